@@ -1,0 +1,51 @@
+// Declared assets become addresses (service.md rule 5, contract §3): an import yields
+// `new URL('../assets/<subpath>/<file>', import.meta.url)`, a `url()` in a stylesheet is
+// rewritten to the same relative address, climbing one `../` per segment of the subpath,
+// so it resolves to `/m/<package>@<version>/assets/<subpath>/<file>` from the code and
+// styles addresses alike (and from the files `core dist` writes).
+import path from 'node:path';
+import type * as esbuild from 'esbuild';
+import type { BundleTarget } from '../types.js';
+
+// Files that are assets by nature: importing one that is not declared is an error that says so.
+const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'ico', 'bmp', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'webm', 'ogg', 'wav', 'flac', 'pdf', 'wasm'];
+const JS_KINDS = new Set<esbuild.ImportKind>(['import-statement', 'dynamic-import', 'require-call', 'require-resolve']);
+
+/** The address of an asset relative to a module's code or styles address. */
+export const assetAddress = (subpath: string, file: string): string => `${'../'.repeat(subpath.split('/').length)}assets/${subpath}/${file}`;
+
+export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
+  const declared = new Map<string, { subpath: string; file: string }>();
+  const extensions = new Set(ASSET_EXTENSIONS);
+  for (const target of targets) {
+    for (const file of target.assets) {
+      declared.set(path.join(root, target.dir, file), { subpath: target.subpath, file });
+      const extension = path.extname(file).slice(1).toLowerCase();
+      if (extension) extensions.add(extension.replace(/[^a-z0-9]/g, ''));
+    }
+  }
+  const filter = new RegExp(`\\.(?:${[...extensions].filter(Boolean).join('|')})(?:[?#].*)?$`, 'i');
+  return {
+    name: 'core-assets',
+    setup(build) {
+      build.onResolve({ filter }, (args) => {
+        if (args.namespace !== 'file' || !(args.path.startsWith('.') || args.path.startsWith('/'))) return undefined;
+        const absolute = path.resolve(args.resolveDir, args.path.replace(/[?#].*$/, ''));
+        const asset = declared.get(absolute);
+        if (!asset) {
+          return {
+            errors: [{ text: `"${args.path}" is not a declared asset: add "${path.basename(absolute)}" to "assets" in the module.json beside it` }],
+          };
+        }
+        const address = assetAddress(asset.subpath, asset.file);
+        if (!JS_KINDS.has(args.kind)) return { path: address, external: true };
+        // A workspace-relative path: absolute ones would leak into comments and the metafile.
+        return { path: path.relative(root, absolute).split(path.sep).join('/'), namespace: 'core-asset', pluginData: address };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'core-asset' }, (args) => ({
+        contents: `export default new URL(${JSON.stringify(args.pluginData)}, import.meta.url).href;\n`,
+        loader: 'js',
+      }));
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// Bundlers are modules loaded by specifier (service.md `bundlers`): resolved from the
+// workspace first, then from this package, so `@core-js/packages/bundlers/ts` always resolves.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BundlerRef } from '../workspace/model.js';
+import type { Bundler, CreateBundler } from './types.js';
+
+export interface BundlerRegistry {
+  get(ref: BundlerRef): Promise<Bundler>;
+  /** Every bundler loaded so far. */
+  loaded(): Bundler[];
+  dispose(): Promise<void>;
+}
+
+/** Resolves a module specifier from `root`, then from this package; a file URL. */
+export function resolveSpecifier(specifier: string, root: string): string {
+  try {
+    return pathToFileURL(createRequire(path.join(root, 'package.json')).resolve(specifier)).href;
+  } catch {
+    return import.meta.resolve(specifier);
+  }
+}
+
+export function createBundlerRegistry(root: string): BundlerRegistry {
+  const bundlers = new Map<string, Promise<Bundler>>();
+  const settled: Bundler[] = [];
+
+  async function load(ref: BundlerRef): Promise<Bundler> {
+    let url: string;
+    try {
+      url = resolveSpecifier(ref.specifier, root);
+    } catch (error) {
+      throw new Error(`the bundler "${ref.name}" (${ref.specifier}) cannot be resolved from the workspace or from @core-js/packages: ${(error as Error).message}`);
+    }
+    const loaded = (await import(url)) as { createBundler?: CreateBundler; default?: { createBundler?: CreateBundler } };
+    const create = loaded.createBundler ?? loaded.default?.createBundler;
+    if (typeof create !== 'function') throw new Error(`the bundler module ${ref.specifier} does not export createBundler(options)`);
+    const bundler = create(ref.processors ? { root, processors: ref.processors } : { root });
+    settled.push(bundler);
+    return bundler;
+  }
+
+  return {
+    get(ref) {
+      const key = JSON.stringify([ref.specifier, ref.processors ?? null]);
+      let bundler = bundlers.get(key);
+      if (!bundler) {
+        bundler = load(ref);
+        // A failed load is retried on the next build: the workspace may have installed it since.
+        bundler.catch(() => bundlers.delete(key));
+        bundlers.set(key, bundler);
+      }
+      return bundler;
+    },
+    loaded: () => settled.slice(),
+    async dispose() {
+      await Promise.all(settled.map((bundler) => bundler.dispose()));
+    },
+  };
+}

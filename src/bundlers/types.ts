@@ -1,0 +1,59 @@
+// The bundler interface: what a module named in a package's `bundlers` registry provides.
+// A bundler module exports `createBundler(options)`; the service groups modules by bundler
+// and variant, and hands each group to one `bundle()` call.
+import type { ImportRecord } from '../workspace/checks.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import type { Platform } from '../workspace/model.js';
+import type { Variant } from '../workspace/variant.js';
+
+export interface BundleTarget {
+  /** The module's specifier (`@acme/app/main`). */
+  specifier: string;
+  subpath: string;
+  /** The module's directory and entry file, relative to the workspace root. */
+  dir: string;
+  entry: string;
+  /** Declared assets, relative to `dir`. */
+  assets: string[];
+  platforms: Platform[];
+}
+
+export interface BundleResult {
+  specifier: string;
+  /** null when the build failed. */
+  code: Uint8Array | null;
+  styles: Uint8Array | null;
+  /** Files the build read (or, when it failed, would need), relative to the root; `dir/` for a directory. */
+  inputs: string[];
+  /** Bare imports found, kept external. */
+  imports: ImportRecord[];
+  /** BUNDLE_ERROR diagnostics; empty when the build succeeded. */
+  errors: Diagnostic[];
+}
+
+export interface Bundler {
+  /** Builds several modules in one pass; each still gets its own outputs. */
+  bundle(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]>;
+  /** Builds one module again, incrementally where the bundler can (an esbuild context). */
+  rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal): Promise<BundleResult>;
+  /** Releases what is kept for a module, for instance after its declaration changed. */
+  forget(specifier: string): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export interface BundlerOptions {
+  /** The workspace root, absolute. */
+  root: string;
+  /** Form 2 of the registry (`processors`), as the manifest gives it. */
+  processors?: Record<string, unknown>;
+}
+
+export type CreateBundler = (options: BundlerOptions) => Bundler;
+
+/** Thrown when a build was cancelled through its signal. */
+export class BuildCancelled extends Error {
+  constructor() {
+    super('the build was cancelled');
+    this.name = 'BuildCancelled';
+  }
+}

@@ -1,0 +1,34 @@
+// The preview page (service.md, contract §6): the import map, a linked stylesheet per
+// module that has one, the development runtime, and a module script that imports the
+// entry and calls nothing: the entry's top-level code mounts the page.
+import type { Preview } from './preview.js';
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+// JSON inside <script> must not close the element or open a comment.
+const scriptJson = (value: unknown) => JSON.stringify(value, null, 2).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+
+export function renderPreviewPage(preview: Preview, runtimeAddress: string): string {
+  const links = preview.modules
+    .filter((module) => module.styles !== null)
+    .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(`${module.package}@${module.version}/${module.subpath}`)}">`);
+  // The runtime names modules as the push channel does: <package>@<version>/<subpath>.
+  const labels = new Map(preview.modules.map((module) => [module.specifier, `${module.package}@${module.version}/${module.subpath}`]));
+  const diagnostics = preview.diagnostics.map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>${escapeHtml(preview.entry)} · preview</title>
+    <script type="importmap">
+${scriptJson({ imports: preview.imports })}
+    </script>
+${links.join('\n')}
+    <script type="application/json" id="core-diagnostics">${scriptJson(diagnostics)}</script>
+    <script type="module" src="${escapeHtml(runtimeAddress)}"></script>
+    <script type="module">import ${JSON.stringify(preview.entry).replace(/</g, '\\u003c')};</script>
+  </head>
+  <body></body>
+</html>
+`;
+}

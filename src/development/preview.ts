@@ -1,0 +1,146 @@
+// The preview's entry report (contract §6): the entry, the import map for every bare
+// specifier reached from the entry package's modules, and every module listed with its
+// addresses. Pure over the state; the versions of installed packages come in as a function.
+import semver from 'semver';
+import { selectModuleStatus, defaultVariantKey } from '../store/selectors.js';
+import type { ServiceState } from '../store/state.js';
+import { stylesAddress } from '../streams/styles-push.js';
+import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
+import type { ModuleModel, PackageModel } from '../workspace/model.js';
+import { DEVELOPMENT_QUERY } from '../workspace/query.js';
+import { isBuiltin, parseBareSpecifier } from '../workspace/specifiers.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
+
+export interface PreviewModule {
+  specifier: string;
+  package: string;
+  version: string;
+  subpath: string;
+  source: 'package' | 'environment';
+  code: string;
+  styles: string | null;
+}
+
+export interface PreviewDiagnostic extends Diagnostic {
+  /** The module it concerns, when it concerns one. */
+  module?: string;
+}
+
+export interface Preview {
+  entry: string;
+  diagnostics: PreviewDiagnostic[];
+  imports: Record<string, string>;
+  modules: PreviewModule[];
+}
+
+export interface PreviewOptions {
+  /** `?entry=`; else core.json `preview`; else the first web module of the first package. */
+  entry?: string;
+  cdnOrigin: string;
+  /** The version of `name` installed for the package in `packageDir`, or null. */
+  installedVersion(name: string, packageDir: string): string | null;
+}
+
+export type PreviewResult = { ok: true; preview: Preview } | { ok: false; reason: 'unknown-entry' | 'not-web'; message: string };
+
+export function chooseEntry(state: ServiceState, requested?: string): ModuleModel | { reason: 'unknown-entry' | 'not-web'; message: string } {
+  const { workspace } = state;
+  const index = indexWorkspace(workspace);
+  const wanted = requested ?? workspace.preview ?? undefined;
+  if (wanted !== undefined) {
+    const module = index.modules.get(wanted);
+    if (!module) return { reason: 'unknown-entry', message: `the preview entry ${wanted} is not a public module of the workspace` };
+    if (!module.platforms.includes('web')) return { reason: 'not-web', message: `the preview entry ${wanted} does not run in browsers (platforms ${JSON.stringify(module.platforms)})` };
+    return module;
+  }
+  for (const pkg of workspace.packages) {
+    const module = (index.modulesOf.get(pkg.name) ?? []).find((m) => m.platforms.includes('web'));
+    if (module) return module;
+  }
+  return { reason: 'unknown-entry', message: 'the workspace has no module for browsers to preview' };
+}
+
+export function derivePreview(state: ServiceState, options: PreviewOptions): PreviewResult {
+  const chosen = chooseEntry(state, options.entry);
+  if ('reason' in chosen) return { ok: false, ...chosen };
+  const { workspace } = state;
+  const index = indexWorkspace(workspace);
+  const inDevelopment = (name: string) => workspace.selection === null || workspace.selection.includes(name);
+  const cdn = (name: string, version: string, subpath: string) => `${options.cdnOrigin}/${name}@${version}${subpath ? `/${subpath}` : ''}`;
+
+  const preview: Preview = { entry: chosen.specifier, diagnostics: [], imports: {}, modules: [] };
+  const listed = new Map<string, PreviewModule>();
+  const queue: ModuleModel[] = [];
+  const unresolved = new Set<string>();
+
+  const list = (module: ModuleModel) => {
+    if (listed.has(module.specifier)) return;
+    const development = inDevelopment(module.package);
+    const record = development ? state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last : undefined;
+    const entry: PreviewModule = {
+      specifier: module.specifier,
+      package: module.package,
+      version: module.version,
+      subpath: module.subpath,
+      source: module.package === chosen.package ? 'package' : 'environment',
+      code: development ? `/m/${module.package}@${module.version}/modules/${module.subpath}?${DEVELOPMENT_QUERY}` : cdn(module.package, module.version, module.subpath),
+      styles: record?.outputs?.styles ? stylesAddress(module) : null,
+    };
+    listed.set(module.specifier, entry);
+    preview.imports[module.specifier] = entry.code;
+    if (development) queue.push(module);
+  };
+
+  for (const module of index.modulesOf.get(chosen.package) ?? []) {
+    if (module.platforms.includes('web')) list(module);
+  }
+  while (queue.length > 0) {
+    const module = queue.shift()!;
+    const { status, diagnostics } = selectModuleStatus(state, module);
+    for (const problem of diagnostics) preview.diagnostics.push({ ...problem, module: module.specifier });
+    if (status === 'pending') continue;
+    const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
+    const owner = index.packages.get(module.package)!;
+    for (const { specifier } of record?.imports ?? []) {
+      if (specifier in preview.imports || isBuiltin(specifier)) continue;
+      const bare = parseBareSpecifier(specifier);
+      if (!bare) continue;
+      const target = index.modules.get(specifier);
+      if (index.packages.has(bare.packageName)) {
+        if (target) list(target); // an unknown one is already a diagnostic of the importer
+        continue;
+      }
+      const version = externalVersion(owner, bare.packageName, options);
+      if (version === null) {
+        if (!unresolved.has(bare.packageName)) {
+          unresolved.add(bare.packageName);
+          const range = owner.dependencies[bare.packageName];
+          preview.diagnostics.push({
+            ...diagnostic(
+              'PREVIEW_VERSION_UNRESOLVED',
+              `${bare.packageName} has no exact version: ${owner.name} declares ${range === undefined ? 'no range' : `the range "${range}"`} and no copy is installed; declare the exact version (for example "${bare.packageName}": "1.2.3") in ${owner.dir}/package.json`,
+              { file: `${owner.dir}/package.json` },
+            ),
+            module: module.specifier,
+          });
+        }
+        continue;
+      }
+      preview.imports[specifier] = cdn(bare.packageName, version, bare.subpath);
+    }
+  }
+  preview.modules = [...listed.values()];
+  return { ok: true, preview };
+}
+
+// The exact version a package outside the workspace is fetched at: its `dependencies`
+// entry when that is exact, else the copy installed in node_modules.
+function externalVersion(owner: PackageModel, name: string, options: PreviewOptions): string | null {
+  const declared = owner.dependencies[name];
+  if (declared !== undefined) {
+    const exact = semver.valid(declared.replace(/^=/, ''));
+    if (exact) return exact;
+  }
+  const installed = options.installedVersion(name, owner.dir);
+  return installed && semver.valid(installed) ? installed : null;
+}

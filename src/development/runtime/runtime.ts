@@ -1,0 +1,131 @@
+// The development runtime, served under /u/ to the preview page only (never part of
+// production output). It listens on /events and:
+// - swaps a changed stylesheet by loading the new sheet before removing the old one, so
+//   nothing is ever unstyled, and the DOM, input values and window state are kept;
+// - keeps the last good sheet while a build is invalid, and shows its diagnostics in an
+//   overlay that goes away when the module builds again;
+// - reconnects after the service restarts, then refreshes every sheet;
+// - logs code changes: code is not replaced in place (service.md Events).
+type Diagnostic = { kind: string; message: string; file?: string; line?: number; column?: number; module?: string };
+type Message =
+  | { type: 'styles'; module: string; href: string }
+  | { type: 'invalid'; module: string; diagnostics: Diagnostic[] }
+  | { type: 'code'; module: string };
+
+const problems = new Map<string, Diagnostic[]>();
+const swaps = new Map<string, HTMLLinkElement>();
+
+function swapSheet(module: string, href: string): void {
+  const current = [...document.querySelectorAll<HTMLLinkElement>('link[data-core-styles]')].filter((link) => link.dataset.coreStyles === module && !link.dataset.coreIncoming);
+  if (current.length === 0) return;
+  swaps.get(module)?.remove(); // a newer sheet supersedes one still loading
+  const incoming = current[current.length - 1]!.cloneNode() as HTMLLinkElement;
+  incoming.dataset.coreIncoming = '';
+  incoming.href = new URL(href, location.href).href;
+  swaps.set(module, incoming);
+  incoming.addEventListener('load', () => {
+    if (swaps.get(module) !== incoming) return;
+    swaps.delete(module);
+    delete incoming.dataset.coreIncoming;
+    for (const link of current) link.remove();
+  });
+  incoming.addEventListener('error', () => {
+    if (swaps.get(module) === incoming) swaps.delete(module);
+    incoming.remove(); // the old sheet stays: the last good style
+  });
+  current[current.length - 1]!.after(incoming);
+}
+
+function refreshAllSheets(): void {
+  for (const link of document.querySelectorAll<HTMLLinkElement>('link[data-core-styles]:not([data-core-incoming])')) {
+    const url = new URL(link.href);
+    url.searchParams.set('v', `r${Date.now().toString(36)}`);
+    swapSheet(link.dataset.coreStyles!, url.href);
+  }
+}
+
+const overlay = (() => {
+  let host: HTMLElement | null = null;
+  let list: HTMLElement | null = null;
+  const ensure = () => {
+    if (host) return;
+    host = document.createElement('core-overlay');
+    const shadow = host.attachShadow({ mode: 'open' });
+    shadow.innerHTML = `<style>
+      :host { position: fixed; inset: auto 1rem 1rem 1rem; z-index: 2147483647; font: 13px/1.45 ui-monospace, Menlo, Consolas, monospace; }
+      section { background: #1e1e1e; color: #f2f2f2; border-left: 4px solid #ff5555; border-radius: 6px; padding: .75rem 1rem; max-height: 50vh; overflow: auto; box-shadow: 0 8px 30px rgba(0,0,0,.35); }
+      header { display: flex; justify-content: space-between; color: #ff8080; font-weight: bold; margin-bottom: .5rem; }
+      button { all: unset; cursor: pointer; color: #aaa; }
+      .where { color: #8cc8ff; } .kind { color: #ffcb6b; } li { margin: .35rem 0; white-space: pre-wrap; } ul { margin: 0; padding-left: 1.1rem; }
+    </style><section role="alert"><header><span>Build failed</span><button title="Hide until the next change">✕</button></header><ul></ul></section>`;
+    list = shadow.querySelector('ul');
+    shadow.querySelector('button')!.addEventListener('click', () => host?.remove());
+  };
+  return {
+    render() {
+      const all = [...problems.entries()].flatMap(([module, diagnostics]) => diagnostics.map((d) => ({ ...d, module: d.module ?? module })));
+      if (all.length === 0) {
+        host?.remove();
+        return;
+      }
+      ensure();
+      list!.replaceChildren(
+        ...all.map((d) => {
+          const item = document.createElement('li');
+          const where = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}` : d.module ?? '';
+          item.innerHTML = `<span class="where"></span> <span class="kind"></span><div class="message"></div>`;
+          item.querySelector('.where')!.textContent = where;
+          item.querySelector('.kind')!.textContent = d.kind;
+          item.querySelector('.message')!.textContent = d.message;
+          return item;
+        }),
+      );
+      if (!host!.isConnected) document.documentElement.append(host!);
+    },
+  };
+})();
+
+function handle(message: Message): void {
+  if (message.type === 'invalid') {
+    problems.set(message.module, message.diagnostics);
+    overlay.render();
+    return;
+  }
+  if (problems.delete(message.module)) overlay.render();
+  if (message.type === 'styles') swapSheet(message.module, message.href);
+  else console.info(`[core] the code of ${message.module} changed; reload the page to run it`);
+}
+
+function connect(delay = 250, reconnecting = false): void {
+  const socket = new WebSocket(new URL('/events', location.href.replace(/^http/, 'ws')));
+  socket.addEventListener('open', () => {
+    delay = 250;
+    if (reconnecting) refreshAllSheets();
+    reconnecting = false;
+  });
+  socket.addEventListener('message', (event) => {
+    try {
+      handle(JSON.parse(String(event.data)) as Message);
+    } catch (error) {
+      console.warn('[core] unreadable message from /events', error);
+    }
+  });
+  socket.addEventListener('close', () => {
+    setTimeout(() => connect(Math.min(delay * 2, 2000), true), delay);
+  });
+}
+
+// Diagnostics known when the page was served.
+try {
+  const initial = JSON.parse(document.getElementById('core-diagnostics')?.textContent || '[]') as Diagnostic[];
+  for (const diagnostic of initial) {
+    const module = diagnostic.module ?? '';
+    problems.set(module, [...(problems.get(module) ?? []), diagnostic]);
+  }
+  overlay.render();
+} catch {
+  // no initial diagnostics
+}
+connect();
+
+export {};

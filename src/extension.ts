@@ -1,0 +1,33 @@
+// What an extension (a module named in CORE_SERVICE_EXTENSIONS) receives, and must export.
+import type Router from '@koa/router';
+import type { Observable } from 'rxjs';
+import type { Readiness } from './http/readiness.js';
+import type { SocketRoutes } from './http/sockets.js';
+import type { OutputCache } from './outputs/output-cache.js';
+import type { CoreEvent } from './store/events.js';
+import type { ServiceState } from './store/state.js';
+import type { PushMessage } from './streams/styles-push.js';
+
+export interface ExtensionHost {
+  /** The workspace directory, absolute. */
+  root: string;
+  /** CORE_CDN_ORIGIN without a trailing slash; null when unset. */
+  cdnOrigin: string | null;
+  state$: Observable<ServiceState>;
+  events$: Observable<CoreEvent>;
+  getState(): ServiceState;
+  readiness: Readiness;
+  outputs: OutputCache;
+  /** GET routes, after the Host guard and with the error answers of contract §2. */
+  router: Router;
+  sockets: SocketRoutes;
+  /** Stylesheet, invalid and code messages derived from the state (contract §8). */
+  push$: Observable<PushMessage>;
+  /** A line for the person running the service (stderr). */
+  report(message: string): void;
+}
+
+export interface ServiceExtension {
+  name: string;
+  setup(host: ExtensionHost): void | Promise<void>;
+}

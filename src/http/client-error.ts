@@ -1,0 +1,19 @@
+// Requests Node's parser refuses (a NUL or a space in the target, headers too large, a
+// client too slow) never reach Koa; they still get the JSON answer of contract §2.
+import type { Socket } from 'node:net';
+import { ERRORS } from './errors.js';
+
+export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable || (error.code === 'ECONNRESET')) {
+    socket.destroy();
+    return;
+  }
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT';
+  const status = timedOut ? 408 : ERRORS.REQUEST_INVALID.status;
+  const reason = timedOut ? 'Request Timeout' : 'Bad Request';
+  const body = JSON.stringify({
+    code: 'REQUEST_INVALID',
+    message: timedOut ? 'the request was not received in time' : `the request cannot be parsed safely (${error.code ?? error.message})`,
+  });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

@@ -1,0 +1,41 @@
+// The DNS-rebinding guard (contract §2, §11): a page of another site that resolves its own
+// host name to 127.0.0.1 still sends its own name in `Host`, and is refused.
+import { isIP } from 'node:net';
+import type { Middleware } from 'koa';
+import { ServiceError } from '../errors.js';
+
+export interface HostPolicy {
+  /** Host names allowed besides localhost, 127.0.0.1 and [::1] (`--host`, `--allowed-host`). */
+  allowedHosts: readonly string[];
+  /** Bound to every interface: any IP address is a real address of the machine, never a rebound name. */
+  anyAddress: boolean;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
+
+/** The host name of a `Host` header (no port, no brackets, lower case), or null when malformed. */
+export function hostName(header: string | undefined): string | null {
+  if (!header || header.length > 255) return null;
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+))(?::(\d{1,5}))?$/.exec(header.trim());
+  if (!match) return null;
+  if (match[1] !== undefined) return isIP(match[1]) === 6 ? match[1].toLowerCase() : null;
+  return match[2]!.toLowerCase().replace(/\.$/, '');
+}
+
+export function isHostAllowed(header: string | undefined, policy: HostPolicy): boolean {
+  const name = hostName(header);
+  if (name === null) return false;
+  if (LOOPBACK.has(name) || name.endsWith('.localhost')) return true;
+  if (policy.anyAddress && isIP(name) !== 0) return true;
+  return policy.allowedHosts.some((host) => host.toLowerCase().replace(/^\[|\]$/g, '') === name);
+}
+
+export function guardHost(policy: HostPolicy): Middleware {
+  return async function guardHost(ctx, next) {
+    const header = ctx.get('host');
+    if (!isHostAllowed(header, policy)) {
+      throw new ServiceError('HOST_NOT_ALLOWED', `the Host ${header ? `"${header.slice(0, 100)}"` : '(none)'} is not allowed: use localhost or 127.0.0.1, or start the service with --allowed-host ${hostName(header) ?? '<name>'}`);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,58 @@
+// Waiting, on behalf of a request, until the state answers from the current sources:
+// first the check against the disk, then the manifests read again, then the builds.
+import { filter, firstValueFrom, type Observable } from 'rxjs';
+import type { Fact } from '../store/events.js';
+import { selectSettled } from '../store/selectors.js';
+import type { BuildRecord, ServiceState } from '../store/state.js';
+import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
+
+export interface Readiness {
+  /** The manifests (and the inputs `scope` names) checked, and the workspace read again if needed. */
+  workspace(scope?: CheckScope): Promise<ServiceState>;
+  /** A finished build of the variant from the current sources; null when the module is gone. */
+  variant(module: string, variant: string): Promise<{ state: ServiceState; record: BuildRecord } | null>;
+  /** Every module's default variant built from the current sources: what `/state` answers. */
+  settled(): Promise<ServiceState>;
+}
+
+export interface ReadinessDeps {
+  state$: Observable<ServiceState>;
+  getState(): ServiceState;
+  dispatch(fact: Fact): void;
+  freshness: FreshnessCheck;
+}
+
+export function createReadiness(deps: ReadinessDeps): Readiness {
+  const when = (predicate: (state: ServiceState) => boolean): Promise<ServiceState> => {
+    const now = deps.getState();
+    return predicate(now) ? Promise.resolve(now) : firstValueFrom(deps.state$.pipe(filter(predicate)));
+  };
+  const workspaceRead = (state: ServiceState) => state.workspaceRead && !state.workspaceStale;
+
+  return {
+    async workspace(scope = { kind: 'workspace' }) {
+      await deps.freshness.check(scope);
+      return when(workspaceRead);
+    },
+
+    async variant(module, variant) {
+      for (;;) {
+        const state = await when(workspaceRead);
+        const builds = state.builds[module];
+        if (!builds) return null;
+        const entry = builds.variants[variant];
+        if (entry?.status === 'done' && entry.last) return { state, record: entry.last };
+        // A request forces a build only of a variant nobody else is building or queueing.
+        if (!entry || (entry.status === 'pending' && !entry.eager && !entry.requested)) {
+          deps.dispatch({ type: 'output.requested', module, variant });
+        }
+        await when((next) => next.builds[module] !== builds || !workspaceRead(next));
+      }
+    },
+
+    async settled() {
+      await deps.freshness.check({ kind: 'all' });
+      return when(selectSettled);
+    },
+  };
+}

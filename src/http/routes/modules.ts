@@ -1,0 +1,121 @@
+// `/m/<package>@<version>/(modules|styles|assets)/...`: compiled code, stylesheets and
+// declared assets (service.md Endpoints, contract §3). Nothing is served that a manifest
+// does not declare; a wrong version never answers the current content.
+import type { HttpContext } from '../context.js';
+import { contentType } from 'mime-types';
+import type { OutputCache } from '../../outputs/output-cache.js';
+import { buildDiagnostics, selectPackage } from '../../store/selectors.js';
+import type { ServiceState } from '../../store/state.js';
+import type { ModuleModel } from '../../workspace/model.js';
+import { parseAssetQuery, parseOutputQuery } from '../../workspace/query.js';
+import { platformOf, variantKey, type Variant } from '../../workspace/variant.js';
+import { indexWorkspace } from '../../workspace/workspace-index.js';
+import { parseAddress, type Address } from '../address.js';
+import type { AssetFiles } from '../../outputs/asset-files.js';
+import { ServiceError } from '../errors.js';
+import type { Readiness } from '../readiness.js';
+import { sendOutput } from '../send-output.js';
+
+export interface ModulesRouteDeps {
+  readiness: Readiness;
+  outputs: OutputCache;
+  assets: AssetFiles;
+}
+
+const TYPES = { modules: 'text/javascript; charset=utf-8', styles: 'text/css; charset=utf-8' } as const;
+
+export function modulesRoute(deps: ModulesRouteDeps) {
+  return async function modules(ctx: HttpContext): Promise<void> {
+    const address = parseAddress(ctx.path);
+    if (address.kind === 'assets') return serveAsset(ctx, address, deps);
+
+    const query = parseOutputQuery(new URLSearchParams(ctx.querystring));
+    if (!query.ok) throw new ServiceError('OPTION_UNSUPPORTED', `${describe(address)}: ${query.message}`);
+    const { variant } = query;
+    const specifier = `${address.packageName}/${address.segments.join('/')}`;
+    const key = variantKey(variant);
+
+    const state = await deps.readiness.workspace({ kind: 'variant', module: specifier, variant: key });
+    const module = findModule(state, address);
+    refuseCrossSite(ctx, variant, specifier);
+    if (!module.platforms.includes(platformOf(variant.target))) {
+      throw new ServiceError(
+        'CONDITIONAL_NOT_FOUND',
+        `${specifier} declares the platforms ${JSON.stringify(module.platforms)}; target=${variant.target} needs "${platformOf(variant.target)}": add it to "platforms" in its module.json if the module really runs there`,
+      );
+    }
+    if (module.diagnostics.length > 0) {
+      throw new ServiceError('BUILD_FAILED', `${specifier} cannot be built: its manifest is invalid`, { diagnostics: module.diagnostics });
+    }
+
+    const built = await deps.readiness.variant(specifier, key);
+    if (!built) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is no longer declared by the workspace`);
+    const current = indexWorkspace(built.state.workspace).modules.get(specifier) ?? module;
+    const diagnostics = buildDiagnostics(current, built.record, built.state.workspace);
+    if (diagnostics.length > 0 || !built.record.outputs) {
+      throw new ServiceError('BUILD_FAILED', `the build of ${specifier} failed with ${diagnostics.length} diagnostic${diagnostics.length === 1 ? '' : 's'}`, { diagnostics });
+    }
+    const output = address.kind === 'modules' ? built.record.outputs.code : built.record.outputs.styles;
+    if (!output) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet: no stylesheet is imported from its sources`);
+    const body = deps.outputs.get(output.hash);
+    if (!body) throw new Error(`the output ${output.hash} of ${specifier} is missing from the output cache`);
+    sendOutput(ctx, body, { type: TYPES[address.kind], hash: output.hash, anyOrigin: variant.env === 'production' });
+  };
+}
+
+const describe = (address: Address) => `/m/${address.packageName}@${address.version}/${address.kind}/${address.segments.join('/')}`;
+
+function findPackageVersion(state: ServiceState, address: Address) {
+  const pkg = selectPackage(state, address.packageName);
+  if (!pkg) {
+    const broken = state.workspace.diagnostics.length > 0 ? ` (the workspace has ${state.workspace.diagnostics.length} manifest problem${state.workspace.diagnostics.length === 1 ? '' : 's'}: see /state)` : '';
+    throw new ServiceError('OUTPUT_NOT_AVAILABLE', `there is no package ${address.packageName} in the workspace${broken}`);
+  }
+  if (pkg.version !== address.version) {
+    throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${address.packageName} is at version ${pkg.version}, not ${address.version}: addresses carry the current version`);
+  }
+  return pkg;
+}
+
+function findModule(state: ServiceState, address: Address): ModuleModel {
+  findPackageVersion(state, address);
+  const subpath = address.segments.join('/');
+  const module = indexWorkspace(state.workspace).modules.get(`${address.packageName}/${subpath}`);
+  if (!module) {
+    const known = (indexWorkspace(state.workspace).modulesOf.get(address.packageName) ?? []).map((m) => m.subpath);
+    throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${address.packageName} declares no module "${subpath}"${known.length ? `; its modules are ${known.join(', ')}` : ''}`);
+  }
+  return module;
+}
+
+// A `<script src>` of another site reading development output (and its source maps) is
+// refused; fetch() with CORS is refused by the browser anyway, lacking the CORS header.
+function refuseCrossSite(ctx: HttpContext, variant: Variant, specifier: string) {
+  if (variant.env !== 'development') return;
+  if (ctx.get('sec-fetch-site') === 'cross-site' && ctx.get('sec-fetch-mode') === 'no-cors') {
+    throw new ServiceError('CROSS_SITE_REFUSED', `development output of ${specifier} is not served to other sites; load env=production output instead`);
+  }
+}
+
+async function serveAsset(ctx: HttpContext, address: Address, deps: ModulesRouteDeps) {
+  const query = parseAssetQuery(new URLSearchParams(ctx.querystring));
+  if (!query.ok) throw new ServiceError('OPTION_UNSUPPORTED', `${describe(address)}: ${query.message}`);
+  const state = await deps.readiness.workspace();
+  findPackageVersion(state, address);
+  // The longest declared subpath that starts the address; the rest must be a declared asset.
+  const modules = indexWorkspace(state.workspace).modulesOf.get(address.packageName) ?? [];
+  for (let split = address.segments.length - 1; split >= 1; split -= 1) {
+    const subpath = address.segments.slice(0, split).join('/');
+    const module = modules.find((m) => m.subpath === subpath);
+    if (!module) continue;
+    const file = address.segments.slice(split).join('/');
+    if (!module.assets.includes(file)) {
+      throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${module.specifier} does not declare the asset "${file}"${module.assets.length ? `; its assets are ${module.assets.join(', ')}` : ''}: declare it under "assets" in its module.json`);
+    }
+    const asset = deps.assets.read(state.workspace.packages.find((p) => p.name === module.package)!.dir, `${module.dir}/${file}`);
+    if (!asset) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `the asset "${file}" of ${module.specifier} is declared but ${module.dir}/${file} is missing or leaves its package`);
+    sendOutput(ctx, asset.content, { type: contentType(file) || 'application/octet-stream', hash: asset.hash, anyOrigin: true });
+    return;
+  }
+  throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${describe(address)} names no declared asset of ${address.packageName}`);
+}

@@ -1,0 +1,63 @@
+// `/state` (contract §5): the report of every public module, answered once every module is
+// built from the current sources. With `Accept: text/event-stream`, the same report as
+// Server-Sent Events: the current one first, then one each time it changes.
+import { PassThrough } from 'node:stream';
+import type { HttpContext } from '../context.js';
+import { distinctUntilChanged, filter, map, type Observable } from 'rxjs';
+import { selectReport, selectSettled, type Report } from '../../store/selectors.js';
+import type { ServiceState } from '../../store/state.js';
+import type { Readiness } from '../readiness.js';
+
+export interface StateRouteDeps {
+  readiness: Readiness;
+  state$: Observable<ServiceState>;
+  /** Comment lines keeping idle event streams open through proxies. */
+  heartbeatMs?: number;
+}
+
+const serialized = new WeakMap<Report, string>();
+/** The report as JSON text, serialized once per report. */
+export function reportJson(report: Report): string {
+  let text = serialized.get(report);
+  if (text === undefined) serialized.set(report, (text = JSON.stringify(report)));
+  return text;
+}
+
+export function stateRoute(deps: StateRouteDeps) {
+  return async function state(ctx: HttpContext): Promise<void> {
+    if (ctx.accepts('application/json', 'text/event-stream') === 'text/event-stream' && ctx.get('accept').includes('text/event-stream')) {
+      return streamState(ctx, deps);
+    }
+    const settled = await deps.readiness.settled();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = reportJson(selectReport(settled));
+  };
+}
+
+async function streamState(ctx: HttpContext, deps: StateRouteDeps) {
+  await deps.readiness.settled();
+  const stream = new PassThrough();
+  ctx.req.socket.setTimeout(0);
+  ctx.req.socket.setNoDelay(true);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Accel-Buffering', 'no');
+  ctx.type = 'text/event-stream; charset=utf-8';
+  ctx.status = 200;
+  ctx.body = stream;
+  const subscription = deps.state$
+    .pipe(
+      filter(selectSettled),
+      map((state) => reportJson(selectReport(state))),
+      distinctUntilChanged(),
+    )
+    .subscribe((json) => stream.write(`event: state\ndata: ${json}\n\n`));
+  const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), deps.heartbeatMs ?? 15_000);
+  const close = () => {
+    clearInterval(heartbeat);
+    subscription.unsubscribe();
+    stream.end();
+  };
+  ctx.req.once('close', close);
+  stream.once('close', close);
+}

@@ -1,0 +1,40 @@
+// Declared assets, read from disk for serving. A declared name that is a symbolic link to
+// somewhere outside its package is not served (contract §11): the real path must stay inside.
+import fs from 'node:fs';
+import path from 'node:path';
+import { RACY_MS } from '../streams/file-hashes.js';
+import { contentHash } from './content-hash.js';
+
+export interface AssetFiles {
+  /** The content of a workspace-relative file of the package in `packageDir`; null when absent or outside it. */
+  read(packageDir: string, file: string): { content: Buffer; hash: string } | null;
+}
+
+export function createAssetFiles(root: string, now: () => number = Date.now): AssetFiles {
+  const remembered = new Map<string, { ino: number; size: number; mtimeMs: number; at: number; content: Buffer; hash: string }>();
+  return {
+    read(packageDir, file) {
+      let real: string;
+      let realPackage: string;
+      try {
+        real = fs.realpathSync(path.join(root, file));
+        realPackage = fs.realpathSync(path.join(root, packageDir));
+      } catch {
+        return null;
+      }
+      if (!real.startsWith(realPackage + path.sep)) return null;
+      const stats = fs.statSync(real, { throwIfNoEntry: false });
+      if (!stats?.isFile()) return null;
+      const known = remembered.get(real);
+      // As for sources: a cached read is trusted only if the file was not modified around it.
+      if (known && known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.at - stats.mtimeMs > RACY_MS) {
+        return known;
+      }
+      const at = now();
+      const content = fs.readFileSync(real);
+      const entry = { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, at, content, hash: contentHash(content) };
+      remembered.set(real, entry);
+      return entry;
+    },
+  };
+}

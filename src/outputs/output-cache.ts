@@ -1,0 +1,37 @@
+// Compiled outputs by content hash. Events and state carry hashes only (contract §9); the
+// bytes live here, shared by every variant and request that produced the same content.
+import { contentHash } from './content-hash.js';
+import type { OutputRef } from '../store/events.js';
+
+export interface OutputCache {
+  put(content: Uint8Array): OutputRef;
+  get(hash: string): Buffer | undefined;
+  /** Forgets every output whose hash is not in `keep`. */
+  retain(keep: ReadonlySet<string>): number;
+  readonly size: number;
+}
+
+export function createOutputCache(): OutputCache {
+  const outputs = new Map<string, Buffer>();
+  return {
+    put(content) {
+      const hash = contentHash(content);
+      if (!outputs.has(hash)) outputs.set(hash, Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+      return { hash, size: content.byteLength };
+    },
+    get: (hash) => outputs.get(hash),
+    retain(keep) {
+      let dropped = 0;
+      for (const hash of outputs.keys()) {
+        if (!keep.has(hash)) {
+          outputs.delete(hash);
+          dropped += 1;
+        }
+      }
+      return dropped;
+    },
+    get size() {
+      return outputs.size;
+    },
+  };
+}

@@ -1,0 +1,190 @@
+// The composition root: the store, its effects, the HTTP application and the extensions,
+// wired together. `startService` is the programmatic API of contract §9; `core run` is a
+// thin command over it.
+import type { Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import chokidar from 'chokidar';
+import { EMPTY, merge, share, type Observable, type Subscription } from 'rxjs';
+import { createBundlerRegistry, resolveSpecifier } from './bundlers/registry.js';
+import type { ExtensionHost, ServiceExtension } from './extension.js';
+import { createApp } from './http/app.js';
+import { handleClientError } from './http/client-error.js';
+import { createReadiness, type Readiness } from './http/readiness.js';
+import { createAssetFiles } from './outputs/asset-files.js';
+import { createOutputCache, type OutputCache } from './outputs/output-cache.js';
+import { EVENT_FORMAT, type CoreEvent } from './store/events.js';
+import { createEventLog, type EventLog } from './store/log.js';
+import { selectReport, type Report } from './store/selectors.js';
+import type { ServiceState } from './store/state.js';
+import { createStore, type Store } from './store/store.js';
+import { createBuildRunner } from './streams/build-runner.js';
+import { builds$ } from './streams/builds.js';
+import { createFileHashes } from './streams/file-hashes.js';
+import { createFreshnessCheck } from './streams/freshness.js';
+import { manifests$ } from './streams/manifests.js';
+import { outputsGc$ } from './streams/outputs-gc.js';
+import { record$ } from './streams/record.js';
+import { resilient } from './streams/resilient.js';
+import { stylesPush$ } from './streams/styles-push.js';
+import { watch$ } from './streams/watch.js';
+import { VERSION } from './version.js';
+import { readWorkspace } from './workspace/read-workspace.js';
+
+export interface ServiceOptions {
+  /** The workspace directory (holding core.json). Default: the current directory. */
+  root?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default 127.0.0.1: loopback only. */
+  host?: string;
+  /** Host names accepted in `Host` besides localhost, 127.0.0.1, [::1] and `host`. */
+  allowedHosts?: string[];
+  /** Module specifiers of extensions, such as `@core-js/packages/development`. Default: none. */
+  extensions?: string[];
+  /** CORE_CDN_ORIGIN. Default: none (the preview answers 503 PREVIEW_CDN_UNSET). */
+  cdnOrigin?: string | null;
+  /** Append every event to this NDJSON file. */
+  record?: string;
+  /** Watch the file system (default true); without it, the check before answering still sees every change. */
+  watch?: boolean;
+  /** Build jobs running at once. Default: the number of cores (at least 2). */
+  concurrency?: number;
+  /** Lines for the person running the service. Default: stderr. */
+  report?: (message: string) => void;
+}
+
+export interface Service {
+  /** `http://HOST:PORT/` */
+  url: string;
+  port: number;
+  root: string;
+  state$: Observable<ServiceState>;
+  events$: Observable<CoreEvent>;
+  /** The `/state` report, once every module is built from the current sources. */
+  report(): Promise<Report>;
+  /** Loaded extensions by name. */
+  extensions: string[];
+  close(): Promise<void>;
+  /** Internals for tools and tests. */
+  readonly internals: { store: Store; log: EventLog; outputs: OutputCache; readiness: Readiness; server: Server };
+}
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+export async function startService(options: ServiceOptions = {}): Promise<Service> {
+  const root = path.resolve(options.root ?? process.cwd());
+  const host = options.host ?? '127.0.0.1';
+  const report = options.report ?? ((message: string) => void process.stderr.write(`${message}\n`));
+  const cdnOrigin = options.cdnOrigin ? options.cdnOrigin.replace(/\/+$/, '') : null;
+
+  const store = createStore();
+  const log = createEventLog(store.events$);
+  const subscriptions: Subscription[] = [];
+  if (options.record) {
+    subscriptions.push(record$(store.events$, path.resolve(options.record)).subscribe({ error: (error) => report(`core: recording to ${options.record} stopped: ${error.message}`) }));
+  }
+  store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root, service: VERSION });
+
+  const hashes = createFileHashes(root);
+  const outputs = createOutputCache();
+  const registry = createBundlerRegistry(root);
+  const run = createBuildRunner({ registry, outputs, hashes });
+  const concurrency = options.concurrency ?? Math.max(2, os.availableParallelism());
+  const effects = merge(
+    resilient('manifests', () => manifests$(store.state$, { readWorkspace: () => readWorkspace(hashes) }), report),
+    resilient('builds', () => builds$(store.state$, { run, concurrency }), report),
+    options.watch === false
+      ? EMPTY
+      : resilient('watch', () => watch$({ root, hashes, getState: store.getState, createWatcher: (dir, ignored) => chokidar.watch(dir, { ignored, ignoreInitial: true, persistent: true }) }), report),
+    resilient('outputs', () => outputsGc$(store.state$, outputs), report),
+  );
+  subscriptions.push(effects.subscribe((fact) => store.dispatch(fact)));
+
+  const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch: store.dispatch });
+  const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
+  await readiness.workspace();
+  const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
+  const app = createApp({ readiness, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report });
+
+  const push$ = stylesPush$(store.state$).pipe(share());
+  const host$: ExtensionHost = {
+    root,
+    cdnOrigin,
+    state$: store.state$,
+    events$: store.events$,
+    getState: store.getState,
+    readiness,
+    outputs,
+    router: app.router,
+    sockets: app.sockets,
+    push$,
+    report,
+  };
+  const loaded: string[] = [];
+  for (const specifier of options.extensions ?? []) {
+    const extension = await loadExtension(specifier, root);
+    await extension.setup(host$);
+    loaded.push(extension.name);
+  }
+
+  const server = await listen(app.koa, options.port ?? 0, host);
+  const port = (server.address() as { port: number }).port;
+  const urlHost = WILDCARD_HOSTS.has(host) ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${urlHost}:${port}/`,
+    port,
+    root,
+    state$: store.state$,
+    events$: store.events$,
+    report: async () => selectReport(await readiness.settled()),
+    extensions: loaded,
+    internals: { store, log, outputs, readiness, server },
+    close() {
+      closing ??= (async () => {
+        for (const client of app.koa.ws.server?.clients ?? []) client.terminate();
+        app.koa.ws.server?.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        subscriptions[subscriptions.length - 1]?.unsubscribe(); // the effects
+        store.dispatch({ type: 'service.stopped' });
+        for (const subscription of subscriptions) subscription.unsubscribe();
+        log.close();
+        store.complete();
+        await registry.dispose();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function loadExtension(specifier: string, root: string): Promise<ServiceExtension> {
+  let url: string;
+  try {
+    url = resolveSpecifier(specifier, root);
+  } catch (error) {
+    throw new Error(`the extension ${specifier} (CORE_SERVICE_EXTENSIONS) cannot be resolved from the workspace or from @core-js/packages: ${(error as Error).message}`);
+  }
+  const module = (await import(url)) as { default?: ServiceExtension } & Partial<ServiceExtension>;
+  const extension = module.default ?? (module as ServiceExtension);
+  if (typeof extension?.setup !== 'function') throw new Error(`the extension ${specifier} exports no setup(host) (a default export { name, setup })`);
+  return { name: extension.name ?? specifier, setup: extension.setup.bind(extension) };
+}
+
+function listen(koa: ReturnType<typeof createApp>['koa'], port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server: Server = koa.listen({ port, host: host.replace(/^\[|\]$/g, '') });
+    // Slow clients may not hold sockets open forever (contract §11).
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 60_000;
+    server.keepAliveTimeout = 5_000;
+    server.on('clientError', handleClientError);
+    server.once('error', reject);
+    server.once('listening', () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}

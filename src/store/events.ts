@@ -1,0 +1,56 @@
+// Events: past-tense facts, the only way the service's state changes (contract §9).
+// Each carries what the reducer needs; `seq` and `time` are stamped by the store.
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import type { ImportRecord } from '../workspace/checks.js';
+import type { WorkspaceModel } from '../workspace/model.js';
+
+/** The version of the event format a log is written in; `core replay` refuses others. */
+export const EVENT_FORMAT = 1;
+
+/** A compiled output, by content hash: the bytes live in the output cache, never in events. */
+export interface OutputRef {
+  hash: string;
+  size: number;
+}
+
+export interface BuildOutputs {
+  code: OutputRef;
+  styles: OutputRef | null;
+}
+
+/** Content hashes of the files a build read; null: absent; '?': changed while it ran. */
+export type InputHashes = Record<string, string | null>;
+
+export const UNVERIFIED = '?';
+
+export type BuildReason = 'startup' | 'change' | 'request';
+
+export type Fact =
+  | { type: 'service.started'; format: typeof EVENT_FORMAT; root: string; service: string }
+  | { type: 'workspace.read'; workspace: WorkspaceModel }
+  | { type: 'workspace.unchanged'; sources: WorkspaceModel['sources'] }
+  | { type: 'files.changed'; files: InputHashes; source: 'watcher' | 'check' }
+  | { type: 'output.requested'; module: string; variant: string }
+  | { type: 'build.started'; build: number; variant: string; bundler: string; reason: BuildReason; modules: { module: string; generation: number }[] }
+  | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes }
+  | { type: 'build.failed'; build: number; module: string; variant: string; errors: Diagnostic[]; imports: ImportRecord[]; inputs: InputHashes }
+  | { type: 'build.cancelled'; build: number; reason: string }
+  | { type: 'service.stopped' };
+
+export type CoreEvent = Fact & { seq: number; time: string };
+
+export type EventType = CoreEvent['type'];
+export type EventOf<T extends EventType> = Extract<CoreEvent, { type: T }>;
+
+export const EVENT_TYPES: readonly EventType[] = [
+  'service.started',
+  'workspace.read',
+  'workspace.unchanged',
+  'files.changed',
+  'output.requested',
+  'build.started',
+  'build.succeeded',
+  'build.failed',
+  'build.cancelled',
+  'service.stopped',
+];

@@ -1,0 +1,159 @@
+// The pure reducer: (state, event) -> state. No I/O, no clock, no randomness: replaying a
+// recorded log through it yields exactly the state the live service had (contract §9).
+import { produce, type Draft } from 'immer';
+import type { ModuleModel } from '../workspace/model.js';
+import { defaultVariant, variantKey } from '../workspace/variant.js';
+import { UNVERIFIED, type CoreEvent, type EventOf, type EventType } from './events.js';
+import { initialState, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
+
+type Handler<T extends EventType> = (draft: Draft<ServiceState>, event: EventOf<T>, base: ServiceState) => void;
+type Handlers = { [T in EventType]: Handler<T> };
+
+/** What a build depends on in a module's declaration (not its version: addresses are relative). */
+export const fingerprintOf = (module: ModuleModel): string =>
+  JSON.stringify([module.entry, module.dir, module.subpath, module.assets, module.platforms, module.bundler]);
+
+/** Can the module be built at all? A broken manifest or a missing entry says no. */
+export const isBuildable = (module: ModuleModel): boolean =>
+  module.diagnostics.length === 0 && module.entry !== null && module.bundler.specifier !== '';
+
+const freshVariant = (eager: boolean, requested = false): VariantState => ({
+  generation: 1,
+  status: 'pending',
+  eager,
+  requested,
+  build: null,
+  last: null,
+});
+
+// A variant whose sources changed: its last result is stale, and a build in flight is too.
+function invalidate(variant: Draft<VariantState>) {
+  variant.generation += 1;
+  variant.status = 'pending';
+  variant.build = null;
+}
+
+const handlers: Handlers = {
+  'service.started': (draft, event) => {
+    Object.assign(draft, initialState(), { root: event.root });
+  },
+
+  'workspace.read': (draft, event, base) => {
+    const { workspace } = event;
+    draft.workspace = workspace;
+    draft.workspaceStale = false;
+    draft.workspaceRead = true;
+    const seen = new Set<string>();
+    for (const module of workspace.modules) {
+      seen.add(module.specifier);
+      const fingerprint = fingerprintOf(module);
+      const previous = base.builds[module.specifier];
+      if (previous && previous.fingerprint === fingerprint) continue;
+      const builds: ModuleBuilds = { fingerprint, variants: {} };
+      if (isBuildable(module)) {
+        // Variants someone asked for stay wanted; all restart from the new declaration.
+        const before = previous?.variants ?? {};
+        const eagerKey = variantKey(defaultVariant(module));
+        for (const key of new Set([eagerKey, ...Object.keys(before)])) {
+          builds.variants[key] = { ...freshVariant(key === eagerKey), generation: (before[key]?.generation ?? 0) + 1 };
+        }
+      }
+      draft.builds[module.specifier] = builds;
+    }
+    for (const specifier of Object.keys(base.builds)) {
+      if (!seen.has(specifier)) delete draft.builds[specifier];
+    }
+  },
+
+  'workspace.unchanged': (draft, event) => {
+    draft.workspace.sources = event.sources;
+    draft.workspaceStale = false;
+  },
+
+  'files.changed': (draft, event, base) => {
+    const sources = base.workspace.sources;
+    for (const [path, hash] of Object.entries(event.files)) {
+      if (path in sources && sources[path] !== hash) draft.workspaceStale = true;
+    }
+    for (const [specifier, builds] of Object.entries(base.builds)) {
+      for (const [key, variant] of Object.entries(builds.variants)) {
+        const inputs = variant.last?.inputs;
+        if (!inputs || variant.status === 'pending') continue;
+        const changed = Object.entries(event.files).some(([path, hash]) => path in inputs && inputs[path] !== hash);
+        if (changed) invalidate(draft.builds[specifier]!.variants[key]!);
+      }
+    }
+  },
+
+  'output.requested': (draft, event, base) => {
+    const builds = base.builds[event.module];
+    if (!builds) return;
+    const variant = builds.variants[event.variant];
+    const target = draft.builds[event.module]!;
+    if (!variant) target.variants[event.variant] = freshVariant(false, true);
+    else if (variant.status === 'pending') target.variants[event.variant]!.requested = true;
+  },
+
+  'build.started': (draft, event, base) => {
+    for (const { module, generation } of event.modules) {
+      const variant = base.builds[module]?.variants[event.variant];
+      if (!variant || variant.generation !== generation || variant.status !== 'pending') continue;
+      const target = draft.builds[module]!.variants[event.variant]!;
+      target.status = 'building';
+      target.build = event.build;
+    }
+  },
+
+  'build.succeeded': (draft, event, base) => {
+    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs });
+  },
+
+  'build.failed': (draft, event, base) => {
+    finish(draft, base, event, { build: event.build, outputs: null, errors: event.errors, imports: event.imports, inputs: event.inputs });
+  },
+
+  'build.cancelled': (draft, event, base) => {
+    for (const [specifier, builds] of Object.entries(base.builds)) {
+      for (const [key, variant] of Object.entries(builds.variants)) {
+        if (variant.build !== event.build) continue;
+        const target = draft.builds[specifier]!.variants[key]!;
+        target.build = null;
+        target.status = 'pending';
+      }
+    }
+  },
+
+  'service.stopped': () => {},
+};
+
+// A result counts only for the build the variant waits for; a stale one is dropped. A result
+// that read a file changing under it (an unverified input) is kept but not trusted: it builds again.
+function finish(
+  draft: Draft<ServiceState>,
+  base: ServiceState,
+  event: EventOf<'build.succeeded'> | EventOf<'build.failed'>,
+  record: NonNullable<VariantState['last']>,
+) {
+  const variant = base.builds[event.module]?.variants[event.variant];
+  if (!variant || variant.build !== event.build) return;
+  const target = draft.builds[event.module]!.variants[event.variant]!;
+  target.last = record;
+  target.build = null;
+  target.requested = false;
+  const unverified = Object.values(record.inputs).includes(UNVERIFIED);
+  if (unverified) {
+    target.generation += 1;
+    target.status = 'pending';
+  } else {
+    target.status = 'done';
+  }
+}
+
+export function reducer(state: ServiceState, event: CoreEvent): ServiceState {
+  const handler = handlers[event.type] as Handler<EventType> | undefined;
+  return produce(state, (draft) => {
+    draft.seq = event.seq;
+    draft.time = event.time;
+    if (handler) handler(draft, event as never, state);
+  });
+}

@@ -1,0 +1,117 @@
+// Selectors: everything the service answers is derived from the state here, so `/state`,
+// the push channel and `core replay` can never disagree.
+import { checkImports } from '../workspace/checks.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import type { BundlerRef, ModuleModel, Platform, WorkspaceModel } from '../workspace/model.js';
+import { defaultVariant, variantKey } from '../workspace/variant.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
+import { isBuildable } from './reducer.js';
+import type { BuildRecord, ServiceState, VariantState } from './state.js';
+
+export type ModuleStatus = 'valid' | 'invalid' | 'pending';
+
+export interface ModuleReport {
+  specifier: string;
+  package: string;
+  version: string;
+  subpath: string;
+  platforms: Platform[];
+  bundler: string;
+  status: ModuleStatus;
+  diagnostics: Diagnostic[];
+}
+
+/** The `/state` document of contract §5. */
+export interface Report {
+  diagnostics: Diagnostic[];
+  modules: ModuleReport[];
+}
+
+export const selectModule = (state: ServiceState, specifier: string): ModuleModel | undefined =>
+  indexWorkspace(state.workspace).modules.get(specifier);
+
+export const selectPackage = (state: ServiceState, name: string) => indexWorkspace(state.workspace).packages.get(name);
+
+export const selectVariant = (state: ServiceState, specifier: string, key: string): VariantState | undefined =>
+  state.builds[specifier]?.variants[key];
+
+export const defaultVariantKey = (module: ModuleModel): string => variantKey(defaultVariant(module));
+
+/** Diagnostics of a finished build: the bundler's errors, then the dependency checks. */
+export function buildDiagnostics(module: ModuleModel, record: BuildRecord, workspace: WorkspaceModel): Diagnostic[] {
+  const checks = checkImports(module, record.imports, workspace);
+  return record.errors.length === 0 ? checks : [...record.errors, ...checks];
+}
+
+/** The status and diagnostics of one module, judged by its default variant. */
+export function selectModuleStatus(state: ServiceState, module: ModuleModel): { status: ModuleStatus; diagnostics: Diagnostic[] } {
+  if (module.diagnostics.length > 0) return { status: 'invalid', diagnostics: module.diagnostics };
+  const record = selectVariant(state, module.specifier, defaultVariantKey(module))?.last;
+  if (!record) return { status: 'pending', diagnostics: [] };
+  const diagnostics = buildDiagnostics(module, record, state.workspace);
+  return { status: diagnostics.length === 0 ? 'valid' : 'invalid', diagnostics };
+}
+
+const reports = new WeakMap<object, WeakMap<object, Report>>();
+
+/** The `/state` report; computed once per (workspace, builds) pair. */
+export function selectReport(state: ServiceState): Report {
+  let byBuilds = reports.get(state.workspace);
+  if (!byBuilds) reports.set(state.workspace, (byBuilds = new WeakMap()));
+  const cached = byBuilds.get(state.builds);
+  if (cached) return cached;
+  const report: Report = {
+    diagnostics: state.workspace.diagnostics,
+    modules: state.workspace.modules.map((module) => ({
+      specifier: module.specifier,
+      package: module.package,
+      version: module.version,
+      subpath: module.subpath,
+      platforms: module.platforms,
+      bundler: module.bundler.name,
+      ...selectModuleStatus(state, module),
+    })),
+  };
+  byBuilds.set(state.builds, report);
+  return report;
+}
+
+/** Is every module's default variant built from the current sources and manifests? */
+export function selectSettled(state: ServiceState): boolean {
+  if (!state.workspaceRead || state.workspaceStale) return false;
+  for (const module of state.workspace.modules) {
+    if (!isBuildable(module)) continue;
+    const variant = selectVariant(state, module.specifier, defaultVariantKey(module));
+    if (!variant || variant.status !== 'done') return false;
+  }
+  return true;
+}
+
+export interface BuildTarget {
+  module: ModuleModel;
+  variant: string;
+  generation: number;
+  requested: boolean;
+  /** The variant has been built before: an incremental rebuild fits. */
+  rebuilt: boolean;
+}
+
+/** Variants that need a build and are wanted, requested ones first. */
+export function selectBuildQueue(state: ServiceState): BuildTarget[] {
+  if (!state.workspaceRead || state.workspaceStale) return [];
+  const requested: BuildTarget[] = [];
+  const eager: BuildTarget[] = [];
+  const index = indexWorkspace(state.workspace);
+  for (const [specifier, builds] of Object.entries(state.builds)) {
+    const module = index.modules.get(specifier);
+    if (!module) continue;
+    for (const [variant, entry] of Object.entries(builds.variants)) {
+      if (entry.status !== 'pending' || !(entry.eager || entry.requested)) continue;
+      const target = { module, variant, generation: entry.generation, requested: entry.requested, rebuilt: entry.last !== null };
+      (entry.requested ? requested : eager).push(target);
+    }
+  }
+  return requested.concat(eager);
+}
+
+export const bundlerKey = (bundler: BundlerRef): string => JSON.stringify([bundler.specifier, bundler.processors ?? null]);

@@ -1,0 +1,66 @@
+// The shape of the service's state: the fold of every event since `service.started`.
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import type { ImportRecord } from '../workspace/checks.js';
+import { emptyWorkspace, type WorkspaceModel } from '../workspace/model.js';
+import type { BuildOutputs, InputHashes } from './events.js';
+
+/** What a finished build of one module variant left behind. */
+export interface BuildRecord {
+  build: number;
+  /** null when the build failed. */
+  outputs: BuildOutputs | null;
+  /** Errors of the bundler itself (BUNDLE_ERROR); dependency checks are derived, not stored. */
+  errors: Diagnostic[];
+  imports: ImportRecord[];
+  inputs: InputHashes;
+}
+
+export type VariantStatus =
+  /** Sources changed since `last` (or it was never built): it needs a build. */
+  | 'pending'
+  /** A build of the current sources is running. */
+  | 'building'
+  /** `last` was built from the current sources. */
+  | 'done';
+
+export interface VariantState {
+  /** Goes up each time the sources are known to have changed; a result of an older one is stale. */
+  generation: number;
+  status: VariantStatus;
+  /** Rebuilt as soon as it goes stale (the default variant); others wait for a request. */
+  eager: boolean;
+  /** A request is waiting for it: it goes first. */
+  requested: boolean;
+  /** The build in flight for the current generation. */
+  build: number | null;
+  last: BuildRecord | null;
+}
+
+export interface ModuleBuilds {
+  /** What the build depends on in the module's declaration; a change restarts its variants. */
+  fingerprint: string;
+  variants: Record<string, VariantState>;
+}
+
+export interface ServiceState {
+  seq: number;
+  time: string | null;
+  root: string | null;
+  workspace: WorkspaceModel;
+  /** A manifest or a searched directory changed since `workspace` was read. */
+  workspaceStale: boolean;
+  /** Has the workspace been read at least once since the service started? */
+  workspaceRead: boolean;
+  /** By module specifier. */
+  builds: Record<string, ModuleBuilds>;
+}
+
+export const initialState = (): ServiceState => ({
+  seq: 0,
+  time: null,
+  root: null,
+  workspace: emptyWorkspace(),
+  workspaceStale: false,
+  workspaceRead: false,
+  builds: {},
+});

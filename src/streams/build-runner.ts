@@ -1,0 +1,117 @@
+// Runs one build job: loads the bundler, compiles, stores the outputs by content hash, hashes
+// the inputs, and reports one `build.succeeded` or `build.failed` per module. Unsubscribing
+// cancels the build. A failure of the bundler itself becomes `build.failed` diagnostics.
+import { Observable } from 'rxjs';
+import type { BundlerRegistry } from '../bundlers/registry.js';
+import { BuildCancelled, type BundleResult, type BundleTarget } from '../bundlers/types.js';
+import type { OutputCache } from '../outputs/output-cache.js';
+import { UNVERIFIED, type Fact, type InputHashes } from '../store/events.js';
+import { diagnostic } from '../workspace/diagnostics.js';
+import type { BundlerRef, ModuleModel } from '../workspace/model.js';
+import { parseVariantKey } from '../workspace/variant.js';
+import { RACY_MS, type FileHashes } from './file-hashes.js';
+
+export interface BuildJob {
+  build: number;
+  variant: string;
+  bundler: BundlerRef;
+  /** One module built again incrementally, or several in one pass. */
+  incremental: boolean;
+  modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null }[];
+}
+
+export type RunBuild = (job: BuildJob) => Observable<Fact>;
+
+export interface BuildRunnerDeps {
+  registry: BundlerRegistry;
+  outputs: OutputCache;
+  hashes: FileHashes;
+  now?: () => number;
+}
+
+export const toBundleTarget = (module: ModuleModel): BundleTarget => ({
+  specifier: module.specifier,
+  subpath: module.subpath,
+  dir: module.dir,
+  entry: module.entry!,
+  assets: module.assets,
+  platforms: module.platforms,
+});
+
+export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
+  const now = deps.now ?? Date.now;
+  return (job) =>
+    new Observable<Fact>((subscriber) => {
+      const abort = new AbortController();
+      void run(job, abort.signal).then(
+        (facts) => {
+          if (abort.signal.aborted) return;
+          for (const fact of facts) subscriber.next(fact);
+          subscriber.complete();
+        },
+        (error) => {
+          if (abort.signal.aborted || error instanceof BuildCancelled) return subscriber.complete();
+          // The bundler could not run at all: every module of the job says why.
+          const message = error instanceof Error ? error.message : String(error);
+          for (const { module, previousInputs } of job.modules) {
+            subscriber.next({
+              type: 'build.failed',
+              build: job.build,
+              module: module.specifier,
+              variant: job.variant,
+              errors: [diagnostic('BUNDLE_ERROR', `the bundler "${job.bundler.name}" failed: ${message}`, { file: module.entry ?? undefined })],
+              imports: [],
+              inputs: { ...previousInputs, ...hashInputs([module.entry!, `${module.dir}/`], {}, 0) },
+            });
+          }
+          subscriber.complete();
+        },
+      );
+      return () => abort.abort();
+    });
+
+  async function run(job: BuildJob, signal: AbortSignal): Promise<Fact[]> {
+    const variant = parseVariantKey(job.variant);
+    if (!variant) throw new Error(`unknown variant ${job.variant}`);
+    // Inputs known from the last build are hashed before this one reads them: a change
+    // during the build then shows as a difference afterwards, never as a false match.
+    const before: Record<string, string | null> = {};
+    for (const { previousInputs } of job.modules) {
+      for (const path of Object.keys(previousInputs ?? {})) before[path] ??= deps.hashes.hash(path);
+    }
+    const startedAt = now();
+    const bundler = await deps.registry.get(job.bundler);
+    const targets = job.modules.map(({ module }) => toBundleTarget(module));
+    const results = job.incremental && targets.length === 1
+      ? [await bundler.rebuild(targets[0]!, variant, signal)]
+      : await bundler.bundle(targets, variant, signal);
+    if (signal.aborted) throw new BuildCancelled();
+    return results.map((result, index) => toFact(job, result, job.modules[index]!.previousInputs, before, startedAt));
+  }
+
+  function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, string | null>, startedAt: number): Fact {
+    const base = { build: job.build, module: result.specifier, variant: job.variant, imports: result.imports };
+    if (result.errors.length > 0 || !result.code) {
+      // What could fix a failure includes what the module read when it last built.
+      const paths = [...new Set([...Object.keys(previousInputs ?? {}), ...result.inputs])];
+      return { type: 'build.failed', ...base, errors: result.errors, inputs: hashInputs(paths, before, startedAt) };
+    }
+    const outputs = { code: deps.outputs.put(result.code), styles: result.styles ? deps.outputs.put(result.styles) : null };
+    return { type: 'build.succeeded', ...base, outputs, inputs: hashInputs(result.inputs, before, startedAt) };
+  }
+
+  // Inputs first seen by this build are hashed after it; one modified since it started may
+  // have been read in either version, so it is marked unverified and the module builds again.
+  function hashInputs(paths: readonly string[], before: Record<string, string | null>, startedAt: number): InputHashes {
+    const inputs: InputHashes = {};
+    for (const path of paths) {
+      if (path in before) {
+        inputs[path] = before[path]!;
+        continue;
+      }
+      const stamp = deps.hashes.stamp(path);
+      inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - RACY_MS ? UNVERIFIED : stamp.hash;
+    }
+    return inputs;
+  }
+}

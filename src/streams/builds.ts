@@ -1,0 +1,123 @@
+// Build scheduling: turns what the state says needs building into build jobs.
+//
+// - A variant is built when it is pending and wanted (the default variant of every module,
+//   or one a request asked for); requested ones go first.
+// - One job per variant needing it: requests arriving while it builds wait for the same
+//   job (the reducer marks it `building`), so concurrent requests share one build.
+// - Modules never built are batched into one bundler call per (bundler, variant); a module
+//   built before is rebuilt on its own, incrementally.
+// - A job whose every module went stale again (a newer change) is cancelled; the reducer
+//   drops any result that is not the one a variant waits for.
+// - At most `concurrency` jobs run, plus a few lanes kept for requests.
+import { asapScheduler, auditTime, Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import type { BuildReason, Fact } from '../store/events.js';
+import { bundlerKey, selectBuildQueue, type BuildTarget } from '../store/selectors.js';
+import type { ServiceState } from '../store/state.js';
+import type { BuildJob, RunBuild } from './build-runner.js';
+
+export interface BuildsDeps {
+  run: RunBuild;
+  /** Jobs running at once; requests may use `requestLanes` more. */
+  concurrency: number;
+  requestLanes?: number;
+  /** The most modules compiled by one bundler call. */
+  batchLimit?: number;
+  scheduler?: SchedulerLike;
+}
+
+export function builds$(state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Fact> {
+  const requestLanes = deps.requestLanes ?? 2;
+  const batchLimit = deps.batchLimit ?? 256;
+  return new Observable<Fact>((subscriber) => {
+    const running = new Map<number, { job: BuildJob; subscription: Subscription }>();
+    let nextBuild = 0;
+
+    function cancelStale(state: ServiceState) {
+      for (const [build, { job, subscription }] of running) {
+        const wanted = job.modules.some(({ module }) => state.builds[module.specifier]?.variants[job.variant]?.build === build);
+        if (wanted) continue;
+        running.delete(build);
+        subscription.unsubscribe();
+        subscriber.next({ type: 'build.cancelled', build, reason: 'every module of the build changed again before it finished' });
+      }
+    }
+
+    function start(job: BuildJob, reason: BuildReason) {
+      subscriber.next({
+        type: 'build.started',
+        build: job.build,
+        variant: job.variant,
+        bundler: job.bundler.name,
+        reason,
+        modules: job.modules.map(({ module, generation }) => ({ module: module.specifier, generation })),
+      });
+      const subscription = deps.run(job).subscribe({
+        next: (fact) => subscriber.next(fact),
+        complete: () => running.delete(job.build),
+      });
+      if (!subscription.closed) running.set(job.build, { job, subscription });
+    }
+
+    function schedule(state: ServiceState) {
+      cancelStale(state);
+      const queue = selectBuildQueue(state);
+      if (queue.length === 0) return;
+      for (const group of groupTargets(queue)) {
+        const requested = group.some((target) => target.requested);
+        const capacity = deps.concurrency + (requested ? requestLanes : 0);
+        if (running.size >= capacity) continue;
+        for (const chunk of chunkTargets(group, batchLimit, deps.concurrency)) {
+          if (running.size >= capacity) break;
+          const first = chunk[0]!;
+          const incremental = chunk.length === 1 && first.rebuilt;
+          const job: BuildJob = {
+            build: ++nextBuild,
+            variant: first.variant,
+            bundler: first.module.bundler,
+            incremental,
+            modules: chunk.map((target) => ({
+              module: target.module,
+              generation: target.generation,
+              previousInputs: state.builds[target.module.specifier]?.variants[target.variant]?.last?.inputs ?? null,
+            })),
+          };
+          start(job, chunk.some((target) => target.requested) ? 'request' : chunk.every((target) => target.rebuilt) ? 'change' : 'startup');
+        }
+      }
+    }
+
+    // Scheduled after the events of a turn are reduced: a burst of changes makes one pass,
+    // and the jobs it starts are reduced at once, before the next pass looks at the state.
+    const subscription = state$.pipe(auditTime(0, deps.scheduler ?? asapScheduler)).subscribe({
+      next: schedule,
+      complete: () => subscriber.complete(),
+    });
+    return () => {
+      subscription.unsubscribe();
+      for (const { subscription: job } of running.values()) job.unsubscribe();
+      running.clear();
+    };
+  });
+}
+
+// Targets that can share a bundler call: same variant and bundler. Requested groups first.
+function groupTargets(queue: BuildTarget[]): BuildTarget[][] {
+  const groups = new Map<string, BuildTarget[]>();
+  for (const target of queue) {
+    const key = `${target.variant}\0${bundlerKey(target.module.bundler)}\0${target.rebuilt ? 'again' : 'first'}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = []));
+    group.push(target);
+  }
+  return [...groups.values()].sort((a, b) => Number(b.some((t) => t.requested)) - Number(a.some((t) => t.requested)));
+}
+
+// Modules built before are rebuilt one by one (incrementally); new ones are batched, in
+// chunks small enough that a request does not wait for the whole workspace.
+function chunkTargets(group: BuildTarget[], limit: number, concurrency: number): BuildTarget[][] {
+  if (group[0]!.rebuilt) return group.map((target) => [target]);
+  const size = Math.max(1, Math.min(limit, Math.ceil(group.length / Math.max(1, concurrency))));
+  const chunks: BuildTarget[][] = [];
+  for (let index = 0; index < group.length; index += size) chunks.push(group.slice(index, index + size));
+  return chunks;
+}

@@ -1,0 +1,118 @@
+// Content hashes of workspace files and directory listings, remembered by stat.
+//
+// A file's stat can look unchanged after a write: timestamps come from a coarse kernel clock,
+// so two writes within one tick, of the same size, share an mtime. As git does for its index
+// ("racy git"), a hash is trusted from the stat alone only when the file's mtime is older
+// than the moment it was hashed by more than a tick; otherwise the file is read again.
+import fs from 'node:fs';
+import path from 'node:path';
+import { contentHash } from '../outputs/content-hash.js';
+
+/** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
+export const RACY_MS = 50;
+
+export interface Stamp {
+  /** null: the path does not exist. */
+  hash: string | null;
+  /** Modification time of the file or directory, 0 when absent. */
+  mtimeMs: number;
+}
+
+export interface FileHashes {
+  /** A workspace-relative path; a trailing `/` names a directory (its listing is hashed). */
+  stamp(relative: string): Stamp;
+  hash(relative: string): string | null;
+  readText(relative: string): { text: string; hash: string } | null;
+  listDir(relative: string): { entries: { name: string; directory: boolean }[]; hash: string } | null;
+}
+
+interface Remembered {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  hash: string;
+  at: number;
+}
+
+export function createFileHashes(root: string, now: () => number = Date.now): FileHashes {
+  const remembered = new Map<string, Remembered>();
+  const absolute = (relative: string) => path.join(root, relative);
+
+  function statOf(relative: string): fs.Stats | undefined {
+    try {
+      return fs.statSync(absolute(relative), { throwIfNoEntry: false });
+    } catch {
+      return undefined; // ENOTDIR, EACCES: as good as absent for the service
+    }
+  }
+
+  function trusted(relative: string, stats: fs.Stats): string | null {
+    const known = remembered.get(relative);
+    if (!known || known.ino !== stats.ino || known.size !== stats.size || known.mtimeMs !== stats.mtimeMs) return null;
+    return known.at - stats.mtimeMs > RACY_MS ? known.hash : null;
+  }
+
+  function remember(relative: string, stats: fs.Stats, hash: string, at: number) {
+    remembered.set(relative, { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, hash, at });
+  }
+
+  function readFile(relative: string): { text: string; hash: string; stats: fs.Stats } | null {
+    const stats = statOf(relative);
+    if (!stats || !stats.isFile()) {
+      remembered.delete(relative);
+      return null;
+    }
+    const at = now();
+    let content: Buffer;
+    try {
+      content = fs.readFileSync(absolute(relative));
+    } catch {
+      return null;
+    }
+    const hash = contentHash(content);
+    remember(relative, stats, hash, at);
+    return { text: content.toString('utf8'), hash, stats };
+  }
+
+  function listDir(relative: string) {
+    const dir = relative.replace(/\/+$/, '') || '.';
+    const stats = statOf(dir);
+    if (!stats || !stats.isDirectory()) {
+      remembered.delete(`${dir}/`);
+      return null;
+    }
+    const at = now();
+    let dirents: fs.Dirent[];
+    try {
+      dirents = fs.readdirSync(absolute(dir), { withFileTypes: true });
+    } catch {
+      return null;
+    }
+    const entries = dirents
+      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const hash = contentHash(entries.map((entry) => `${entry.name}${entry.directory ? '/' : ''}`).join('\n'));
+    remember(`${dir}/`, stats, hash, at);
+    return { entries, hash };
+  }
+
+  function stamp(relative: string): Stamp {
+    const isDir = relative.endsWith('/');
+    const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
+    if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return { hash: null, mtimeMs: 0 };
+    const known = trusted(relative, stats);
+    if (known !== null) return { hash: known, mtimeMs: stats.mtimeMs };
+    const fresh = isDir ? listDir(relative) : readFile(relative);
+    return { hash: fresh ? fresh.hash : null, mtimeMs: stats.mtimeMs };
+  }
+
+  return {
+    stamp,
+    hash: (relative) => stamp(relative).hash,
+    readText(relative) {
+      const file = readFile(relative);
+      return file ? { text: file.text, hash: file.hash } : null;
+    },
+    listDir,
+  };
+}

@@ -1,0 +1,72 @@
+// What the open pages are told (contract §8), derived from successive states: a module
+// whose stylesheet was rebuilt with new content (`styles`), whose build became invalid or
+// changed its diagnostics (`invalid`), whose code changed (`code`). Only the default
+// browser variant counts, and only once it is built from the current sources.
+import { Observable } from 'rxjs';
+import { buildDiagnostics, defaultVariantKey } from '../store/selectors.js';
+import type { ModuleBuilds, ServiceState } from '../store/state.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import type { ModuleModel } from '../workspace/model.js';
+import { DEVELOPMENT_QUERY } from '../workspace/query.js';
+
+export type PushMessage =
+  | { type: 'styles'; module: string; href: string }
+  | { type: 'invalid'; module: string; diagnostics: Diagnostic[] }
+  | { type: 'code'; module: string };
+
+interface View {
+  styles: string | null;
+  code: string | null;
+  diagnostics: string | null;
+}
+
+/** `<package>@<version>/<subpath>`: how pages name a module (`data-core-styles`). */
+export const moduleLabel = (module: Pick<ModuleModel, 'package' | 'version' | 'subpath'>): string => `${module.package}@${module.version}/${module.subpath}`;
+
+export const stylesAddress = (module: Pick<ModuleModel, 'package' | 'version' | 'subpath'>): string =>
+  `/m/${module.package}@${module.version}/styles/${module.subpath}?${DEVELOPMENT_QUERY}`;
+
+export function stylesPush$(state$: Observable<ServiceState>): Observable<PushMessage> {
+  return new Observable<PushMessage>((subscriber) => {
+    const views = new Map<string, View>();
+    let seenBuilds = new WeakSet<ModuleBuilds>();
+    let workspace: ServiceState['workspace'] | null = null;
+    return state$.subscribe({
+      next(state) {
+        // A new workspace model can change diagnostics without a build: look at every module.
+        if (state.workspace !== workspace) {
+          workspace = state.workspace;
+          seenBuilds = new WeakSet();
+        }
+        for (const module of state.workspace.modules) {
+          if (!module.platforms.includes('web')) continue;
+          const builds = state.builds[module.specifier];
+          if (!builds || seenBuilds.has(builds)) continue;
+          seenBuilds.add(builds);
+          const variant = builds.variants[defaultVariantKey(module)];
+          if (!variant || variant.status !== 'done' || !variant.last) continue;
+          const diagnostics = buildDiagnostics(module, variant.last, state.workspace);
+          const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
+          const view: View = {
+            styles: outputs?.styles?.hash ?? null,
+            code: outputs?.code.hash ?? null,
+            diagnostics: diagnostics.length === 0 ? null : JSON.stringify(diagnostics),
+          };
+          const label = moduleLabel(module);
+          const before = views.get(label);
+          views.set(label, view);
+          if (!before) continue;
+          if (view.diagnostics !== null) {
+            if (view.diagnostics !== before.diagnostics) subscriber.next({ type: 'invalid', module: label, diagnostics });
+            continue;
+          }
+          if (view.styles !== null && view.styles !== before.styles) {
+            subscriber.next({ type: 'styles', module: label, href: `${stylesAddress(module)}&v=${view.styles.slice(0, 12)}` });
+          }
+          if (view.code !== before.code) subscriber.next({ type: 'code', module: label });
+        }
+      },
+      complete: () => subscriber.complete(),
+    });
+  });
+}

@@ -1,0 +1,71 @@
+// The checks of contract §4 over the bare imports a build found: declared dependencies,
+// compatible versions, no built-ins in browser modules, only public modules imported.
+// Pure, so a package.json edit changes a module's diagnostics without a rebuild.
+import semver from 'semver';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
+import type { ModuleModel, PackageModel, WorkspaceModel } from './model.js';
+import { isBuiltin, parseBareSpecifier } from './specifiers.js';
+import { indexWorkspace } from './workspace-index.js';
+
+/** A bare import found in a module's sources. */
+export interface ImportRecord {
+  specifier: string;
+  /** The importing file, relative to the workspace. */
+  file: string;
+  line?: number;
+  column?: number;
+}
+
+export function checkImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {
+  const own = indexWorkspace(workspace).packages.get(module.package);
+  if (!own) return [];
+  const found: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const record of imports) {
+    const key = `${record.file}\0${record.specifier}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const problem = checkImport(module, own, record, workspace);
+    if (problem) found.push(problem);
+  }
+  return found;
+}
+
+function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecord, workspace: WorkspaceModel): Diagnostic | null {
+  const where = { file: record.file, line: record.line, column: record.column };
+  const { specifier } = record;
+  if (isBuiltin(specifier)) {
+    if (!module.platforms.includes('web')) return null;
+    return diagnostic('PREVIEW_BUILTIN', `${module.specifier} runs in browsers (platforms ${JSON.stringify(module.platforms)}) but imports the server built-in "${specifier}": remove the import, or declare the module "platforms": ["node"]`, where);
+  }
+  const bare = parseBareSpecifier(specifier);
+  if (!bare) return null;
+  const index = indexWorkspace(workspace);
+  const target = index.packages.get(bare.packageName);
+  if (bare.packageName !== module.package) {
+    const range = own.dependencies[bare.packageName];
+    if (range === undefined) {
+      return diagnostic('DEPENDENCY_NOT_DECLARED', `${module.specifier} imports "${specifier}" but ${own.name} does not declare "${bare.packageName}" in "dependencies" of ${own.dir}/package.json: declare it${target ? ` (the workspace has version ${target.version})` : ''}`, where);
+    }
+    if (target && !satisfiesRange(target.version, range)) {
+      return diagnostic('DEPENDENCY_INCOMPATIBLE', `${module.specifier} imports "${specifier}": ${own.name} asks for ${bare.packageName} "${range}", but the workspace has version ${target.version}: correct the range or the version`, where);
+    }
+  }
+  if (!target) return null; // a package from outside the workspace; the preview resolves its version
+  const imported = index.modules.get(`${target.name}/${bare.subpath}`);
+  if (!imported) {
+    const available = (index.modulesOf.get(target.name) ?? []).map((m) => m.specifier);
+    return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}", which is not a public module of ${target.name}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
+  }
+  if (module.platforms.includes('web') && !imported.platforms.includes('web')) {
+    return diagnostic('BUNDLE_ERROR', `${module.specifier} runs in browsers but imports "${specifier}", whose platforms are ${JSON.stringify(imported.platforms)}`, where);
+  }
+  return null;
+}
+
+// `workspace:` ranges (pnpm, yarn) name the workspace's own version; `*` and `workspace:^` accept it.
+function satisfiesRange(version: string, range: string): boolean {
+  const plain = range.startsWith('workspace:') ? range.slice('workspace:'.length) : range;
+  if (plain === '*' || plain === '^' || plain === '~' || plain === '') return true;
+  return semver.validRange(plain) !== null && semver.satisfies(version, plain, { includePrerelease: true });
+}

@@ -1,0 +1,66 @@
+// The workspace as the service understands it: what the manifests declare, resolved.
+// Plain JSON data, so it can travel inside events and be folded by the reducer.
+import type { Diagnostic } from './diagnostics.js';
+
+export type Platform = 'web' | 'node';
+
+export interface BundlerRef {
+  /** The name a manifest selects (`ts`, `esbuild`, or one of the package's `bundlers`). */
+  name: string;
+  /** The module that implements it, loaded by specifier. */
+  specifier: string;
+  /** Form 2 of the registry: options handed to the bundler. */
+  processors?: Record<string, unknown>;
+}
+
+export interface PackageModel {
+  name: string;
+  version: string;
+  /** Directory relative to the workspace. */
+  dir: string;
+  dependencies: Record<string, string>;
+}
+
+export interface ModuleModel {
+  /** `<package>/<subpath>`: the bare specifier other modules import it by. */
+  specifier: string;
+  package: string;
+  version: string;
+  subpath: string;
+  /** The module's directory, relative to the workspace. */
+  dir: string;
+  /** The entry file, relative to the workspace; null when no manifest names one. */
+  entry: string | null;
+  platforms: Platform[];
+  bundler: BundlerRef;
+  /** Declared assets: file names relative to `dir`. */
+  assets: string[];
+  /** Problems of the manifests that declare it (MANIFEST_INVALID). */
+  diagnostics: Diagnostic[];
+}
+
+export interface WorkspaceModel {
+  /** `core.json` `preview`: the specifier the preview opens by default. */
+  preview: string | null;
+  packages: PackageModel[];
+  /** In the order of `packages`, then by subpath. */
+  modules: ModuleModel[];
+  /** Packages selected for development (`.core/selection.json`); null: every package. */
+  selection: string[] | null;
+  /** Workspace-level problems: an unreadable `core.json` or `package.json`. */
+  diagnostics: Diagnostic[];
+  /**
+   * Every file and directory the model was derived from, with the content hash it had
+   * (null: absent). The check before answering compares them with the disk.
+   */
+  sources: Record<string, string | null>;
+}
+
+export const emptyWorkspace = (): WorkspaceModel => ({
+  preview: null,
+  packages: [],
+  modules: [],
+  selection: null,
+  diagnostics: [],
+  sources: {},
+});

@@ -1,0 +1,36 @@
+// Relative paths inside the workspace: always forward slashes, never absolute, never `..` out.
+import path from 'node:path';
+
+/** A relative path with `.` segments resolved and forward slashes; null when it is absolute. */
+export function normalizeRelative(input: string): string | null {
+  const slashed = input.replace(/\\/g, '/');
+  if (slashed.startsWith('/') || /^[a-zA-Z]:/.test(slashed)) return null;
+  const normal = path.posix.normalize(slashed).replace(/\/+$/, '');
+  return normal === '' ? '.' : normal;
+}
+
+/** Does a normalized relative path stay inside its base? */
+export const isInside = (relative: string): boolean => relative !== '..' && !relative.startsWith('../');
+
+/** `base/relative`, normalized; `.` parts vanish. */
+export function joinRelative(base: string, relative: string): string {
+  const joined = path.posix.normalize(`${base}/${relative}`).replace(/\/+$/, '');
+  return joined.startsWith('./') ? joined.slice(2) : joined === '' ? '.' : joined;
+}
+
+/** The directory of a relative file path (`.` for a top-level file). */
+export const dirOf = (relative: string): string => path.posix.dirname(relative);
+
+/** `target` relative to `base` (both relative to the same root). */
+export function relativeTo(base: string, target: string): string {
+  const result = path.posix.relative(base === '.' ? '' : base, target === '.' ? '' : target);
+  return result === '' ? '.' : result;
+}
+
+/** A workspace-relative path for a file under `root`, or null when it lies outside. */
+export function toWorkspacePath(root: string, absolute: string): string | null {
+  const relative = path.relative(root, absolute);
+  if (relative === '') return '.';
+  if (path.isAbsolute(relative) || relative === '..' || relative.startsWith(`..${path.sep}`)) return null;
+  return relative.split(path.sep).join('/');
+}

@@ -1,0 +1,225 @@
+// Derives the workspace model from its manifests: `core.json`, each `package.json`, every
+// `module.json` under `core.modules`, and `.core/selection.json` (contract §4, §7).
+// Pure over a SourceReader, so tests declare the files as a map.
+import { manifestInvalid, type Diagnostic } from './diagnostics.js';
+import { isObject, parseJson, describeType } from './json.js';
+import type { BundlerRef, ModuleModel, PackageModel, Platform, WorkspaceModel } from './model.js';
+import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
+import { parsePackageManifest, isPackageName, type PackageManifest } from './package-manifest.js';
+import { dirOf, isInside, joinRelative, normalizeRelative, relativeTo } from './paths.js';
+import { parseWorkspaceManifest } from './workspace-manifest.js';
+
+export interface SourceReader {
+  /** The text of a workspace-relative file and its content hash; null when it is absent. */
+  readText(path: string): { text: string; hash: string } | null;
+  /** The entries of a workspace-relative directory and a hash of their names; null when absent. */
+  listDir(path: string): { entries: { name: string; directory: boolean }[]; hash: string } | null;
+}
+
+export const WORKSPACE_MANIFEST = 'core.json';
+export const SELECTION_FILE = '.core/selection.json';
+export const BUILTIN_BUNDLERS: Readonly<Record<string, string>> = {
+  ts: '@core-js/packages/bundlers/ts',
+  esbuild: '@core-js/packages/bundlers/esbuild',
+};
+
+// Targets that are source entry points; `.d.ts` files and data are not modules.
+const SOURCE_FILE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/;
+const DECLARATION_FILE = /\.d\.[cm]?ts$/;
+
+export function readWorkspace(reader: SourceReader): WorkspaceModel {
+  const sources: Record<string, string | null> = {};
+  const read = (path: string) => {
+    const file = reader.readText(path);
+    sources[path] = file ? file.hash : null;
+    return file;
+  };
+  const list = (path: string) => {
+    const dir = reader.listDir(path);
+    sources[path === '.' ? './' : `${path}/`] = dir ? dir.hash : null;
+    return dir;
+  };
+
+  const model: WorkspaceModel = { preview: null, packages: [], modules: [], selection: null, diagnostics: [], sources };
+  const coreJson = read(WORKSPACE_MANIFEST);
+  if (!coreJson) {
+    model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, `there is no ${WORKSPACE_MANIFEST} in the workspace directory`));
+    return model;
+  }
+  const workspace = parseWorkspaceManifest(coreJson.text, WORKSPACE_MANIFEST);
+  model.diagnostics.push(...workspace.diagnostics);
+  if (!workspace.value) return model;
+  model.preview = workspace.value.preview;
+
+  for (const dir of workspace.value.packages) {
+    const file = dir === '.' ? 'package.json' : `${dir}/package.json`;
+    const packageJson = read(file);
+    if (!packageJson) {
+      model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, `${WORKSPACE_MANIFEST} lists the package directory "${dir}", which has no package.json`));
+      continue;
+    }
+    const manifest = parsePackageManifest(packageJson.text, file);
+    model.diagnostics.push(...manifest.diagnostics);
+    if (!manifest.value) continue;
+    const pkg = manifest.value;
+    if (model.packages.some((p) => p.name === pkg.name)) {
+      model.diagnostics.push(manifestInvalid(file, `${file}: the package name "${pkg.name}" is already used by another package of the workspace`));
+      continue;
+    }
+    model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies });
+    model.modules.push(...packageModules(pkg, dir, file, read, list, model.diagnostics));
+  }
+
+  model.selection = readSelection(read, model);
+  return model;
+}
+
+function packageModules(
+  pkg: PackageManifest,
+  dir: string,
+  packageFile: string,
+  read: SourceReader['readText'],
+  list: SourceReader['listDir'],
+  workspaceDiagnostics: Diagnostic[],
+): ModuleModel[] {
+  const modules: ModuleModel[] = [];
+  const declare = (module: ModuleModel, file: string) => {
+    const taken = modules.find((m) => m.subpath === module.subpath);
+    if (taken) {
+      workspaceDiagnostics.push(manifestInvalid(file, `${file} declares the module "${module.specifier}" again; it is already declared in ${taken.dir}`));
+      return;
+    }
+    modules.push(module);
+  };
+
+  // 1. `exports` entries whose target is a source entry point.
+  for (const [key, target] of Object.entries(pkg.exports)) {
+    if (!key.startsWith('./') || key.includes('*')) continue; // the package root and patterns publish no module
+    const subpath = key.slice(2);
+    const relative = normalizeRelative(target);
+    if (!SOURCE_FILE.test(target) || DECLARATION_FILE.test(target)) continue;
+    if (!isSubpath(subpath) || relative === null || !isInside(relative)) {
+      workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: exports["${key}"] must map "./<subpath>" to a file of the package; it maps to "${target}"`));
+      continue;
+    }
+    const entry = joinRelative(dir, relative);
+    declare(newModule(pkg, subpath, dirOf(entry), entry), packageFile);
+  }
+
+  // 2. `module.json` files under `core.modules`, and beside each exports target.
+  const manifests = new Map<string, { file: string; manifest: ModuleManifest; diagnostics: Diagnostic[] }>();
+  const loadManifest = (moduleDir: string) => {
+    if (manifests.has(moduleDir)) return;
+    const file = moduleDir === '.' ? 'module.json' : `${moduleDir}/module.json`;
+    const text = read(file);
+    if (!text) return;
+    const parsed = parseModuleManifest(text.text, file);
+    manifests.set(moduleDir, { file, manifest: parsed.value!, diagnostics: parsed.diagnostics });
+  };
+  const modulesDir = pkg.modulesDir === null ? dir : joinRelative(dir, normalizeRelative(pkg.modulesDir) ?? '.');
+  if (pkg.modulesDir !== null && (normalizeRelative(pkg.modulesDir) === null || !isInside(relativeTo(dir, modulesDir)))) {
+    workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: core.modules must be a directory inside the package; it is "${pkg.modulesDir}"`));
+  } else {
+    for (const moduleDir of findManifestDirs(modulesDir, list)) loadManifest(moduleDir);
+  }
+  for (const module of modules) loadManifest(module.dir);
+
+  for (const [moduleDir, { file, manifest, diagnostics }] of manifests) {
+    const described = modules.filter((m) => m.dir === moduleDir);
+    if (described.length > 0) {
+      for (const module of described) applyManifest(module, manifest, diagnostics);
+      continue;
+    }
+    const subpath = manifest.subpath ?? relativeTo(modulesDir, moduleDir);
+    const module = newModule(pkg, subpath, moduleDir, manifest.entry === null ? null : joinRelative(moduleDir, manifest.entry));
+    module.diagnostics.push(...diagnostics);
+    if (!isSubpath(subpath)) {
+      module.diagnostics.push(manifestInvalid(file, `${file}: a module.json at the top of core.modules needs a "subpath"`));
+      module.subpath = subpath === '.' ? moduleDir : subpath;
+      module.specifier = `${pkg.name}/${module.subpath}`;
+    }
+    if (manifest.entry === null && diagnostics.length === 0) {
+      module.diagnostics.push(manifestInvalid(file, `${file}: "entry" is required for a module declared by module.json alone (for example "index.ts")`));
+    }
+    applyManifest(module, manifest, []);
+    declare(module, file);
+  }
+
+  // 3. Bundlers, by name through the package's registry, then the built-in ones.
+  for (const module of modules) {
+    const file = manifests.get(module.dir)?.file ?? packageFile;
+    const name = manifests.get(module.dir)?.manifest.bundler ?? pkg.defaultBundler ?? 'ts';
+    const resolved = resolveBundler(pkg, name);
+    if (resolved) module.bundler = resolved;
+    else {
+      module.bundler = { name, specifier: '' };
+      module.diagnostics.push(manifestInvalid(file, `${file}: the bundler "${name}" is not registered: add it to "bundlers" in ${packageFile} or use "ts" or "esbuild"`));
+    }
+  }
+  return modules.sort((a, b) => (a.subpath < b.subpath ? -1 : a.subpath > b.subpath ? 1 : 0));
+}
+
+function newModule(pkg: PackageManifest, subpath: string, dir: string, entry: string | null): ModuleModel {
+  return {
+    specifier: `${pkg.name}/${subpath}`,
+    package: pkg.name,
+    version: pkg.version,
+    subpath,
+    dir,
+    entry,
+    platforms: ['web'] as Platform[],
+    bundler: { name: 'ts', specifier: BUILTIN_BUNDLERS.ts! },
+    assets: [],
+    diagnostics: [],
+  };
+}
+
+function applyManifest(module: ModuleModel, manifest: ModuleManifest, diagnostics: Diagnostic[]) {
+  if (manifest.platforms) module.platforms = manifest.platforms;
+  module.assets = manifest.assets;
+  module.diagnostics.push(...diagnostics);
+}
+
+function resolveBundler(pkg: PackageManifest, name: string): BundlerRef | null {
+  const registered = pkg.bundlers[name];
+  if (registered) {
+    return registered.processors ? { name, specifier: registered.specifier, processors: registered.processors } : { name, specifier: registered.specifier };
+  }
+  const builtin = BUILTIN_BUNDLERS[name];
+  return builtin ? { name, specifier: builtin } : null;
+}
+
+// Directories holding a module.json, depth first; node_modules and dot-directories are skipped.
+function findManifestDirs(start: string, list: SourceReader['listDir']): string[] {
+  const found: string[] = [];
+  const visit = (dir: string) => {
+    const listing = list(dir);
+    if (!listing) return;
+    if (listing.entries.some((e) => e.name === 'module.json' && !e.directory)) found.push(dir);
+    for (const entry of listing.entries) {
+      if (!entry.directory || entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+      visit(dir === '.' ? entry.name : `${dir}/${entry.name}`);
+    }
+  };
+  visit(start);
+  return found;
+}
+
+function readSelection(read: SourceReader['readText'], model: WorkspaceModel): string[] | null {
+  const file = read(SELECTION_FILE);
+  if (!file) return null;
+  const parsed = parseJson(file.text, SELECTION_FILE);
+  if (!parsed.ok) {
+    model.diagnostics.push(parsed.diagnostic);
+    return null;
+  }
+  const json = parsed.value;
+  const packages = isObject(json) ? json.packages : undefined;
+  if (!Array.isArray(packages) || !packages.every((p) => typeof p === 'string' && isPackageName(p))) {
+    model.diagnostics.push(manifestInvalid(SELECTION_FILE, `${SELECTION_FILE} must hold {"packages": [<package name>...]}; it holds ${describeType(json)}. It is written by \`core select\`; run \`core select --all\` to reset it`));
+    return null;
+  }
+  return [...new Set(packages as string[])];
+}
+
+export type { PackageModel };
