@@ -42,7 +42,7 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const sockets = createSocketRoutes();
   const koa = websockify(new Koa(), { verifyClient: verifyUpgrade(sockets, deps.hosts), maxPayload: 4096 } as never);
-  const router = new Router();
+  const router = new Router({ strict: true });
   router.get('/m/*rest', modulesRoute(deps));
   router.get('/state', stateRoute({ readiness: deps.readiness, state$: deps.state$ }));
   router.get('/log', logRoute(deps.log));

@@ -152,8 +152,8 @@ function finish(
 export function reducer(state: ServiceState, event: CoreEvent): ServiceState {
   const handler = handlers[event.type] as Handler<EventType> | undefined;
   return produce(state, (draft) => {
+    if (handler) handler(draft, event as never, state);
     draft.seq = event.seq;
     draft.time = event.time;
-    if (handler) handler(draft, event as never, state);
   });
 }
