@@ -40,8 +40,8 @@ export interface ServiceOptions {
   host?: string;
   /** Host names accepted in `Host` besides localhost, 127.0.0.1, [::1] and `host`. */
   allowedHosts?: string[];
-  /** Module specifiers of extensions, such as `@core-js/packages/development`. Default: none. */
-  extensions?: string[];
+  /** Extensions: module specifiers such as `@core-js/packages/development`, or loaded extensions. Default: none. */
+  extensions?: (string | ServiceExtension)[];
   /** CORE_CDN_ORIGIN. Default: none (the preview answers 503 PREVIEW_CDN_UNSET). */
   cdnOrigin?: string | null;
   /** Append every event to this NDJSON file. */
@@ -122,8 +122,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     report,
   };
   const loaded: string[] = [];
-  for (const specifier of options.extensions ?? []) {
-    const extension = await loadExtension(specifier, root);
+  for (const wanted of options.extensions ?? []) {
+    const extension = typeof wanted === 'string' ? await loadExtension(wanted, root) : wanted;
     await extension.setup(host$);
     loaded.push(extension.name);
   }

@@ -9,7 +9,9 @@ import { createInstalledVersions } from './installed-version.js';
 import { renderPreviewPage } from './preview-page.js';
 import { derivePreview, type Preview } from './preview.js';
 
-const RUNTIME_FILE = new URL('./runtime/runtime.js', import.meta.url);
+// Compiled beside this file in dist/; from the TypeScript sources (tests), in dist/ too.
+const RUNTIME_FILES = [new URL('./runtime/runtime.js', import.meta.url), new URL('../../dist/development/runtime/runtime.js', import.meta.url)];
+const RUNTIME_FILE = RUNTIME_FILES.find((file) => fs.existsSync(file)) ?? RUNTIME_FILES[0]!;
 
 export function registerPreviewRoutes(host: ExtensionHost): void {
   const installedVersion = createInstalledVersions(host.root);

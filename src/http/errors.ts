@@ -45,4 +45,6 @@ export class ServiceError extends Error {
   }
 }
 
-export const isServiceError = (error: unknown): error is ServiceError => error instanceof ServiceError;
+// By shape, not by class: an extension may load its own copy of this module.
+export const isServiceError = (error: unknown): error is ServiceError =>
+  error instanceof Error && error.name === 'ServiceError' && typeof (error as ServiceError).code === 'string' && (error as ServiceError).code in ERRORS;

@@ -50,7 +50,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
           subscriber.complete();
         },
         (error) => {
-          if (abort.signal.aborted || error instanceof BuildCancelled) return subscriber.complete();
+          if (abort.signal.aborted || (error instanceof Error && error.name === 'BuildCancelled')) return subscriber.complete();
           // The bundler could not run at all: every module of the job says why.
           const message = error instanceof Error ? error.message : String(error);
           for (const { module, previousInputs } of job.modules) {

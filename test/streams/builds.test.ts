@@ -1,0 +1,139 @@
+// Marble tests of the build-scheduling pipeline, with the real store and reducer and a
+// fake bundler whose builds take a fixed number of frames.
+import { expect } from 'chai';
+import { from, map, mergeMap, Subject, type Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import type { Fact } from '../../src/store/events.js';
+import { createStore } from '../../src/store/store.js';
+import type { BuildJob } from '../../src/streams/build-runner.js';
+import { builds$ } from '../../src/streams/builds.js';
+import type { WorkspaceModel } from '../../src/workspace/model.js';
+
+const DEV = 'browser.development';
+const PROD = 'browser.production.min';
+
+function workspace(...subpaths: string[]): WorkspaceModel {
+  return {
+    preview: null,
+    packages: [{ name: '@t/app', version: '1.0.0', dir: 'app', dependencies: {} }],
+    modules: subpaths.map((subpath) => ({
+      specifier: `@t/app/${subpath}`,
+      package: '@t/app',
+      version: '1.0.0',
+      subpath,
+      dir: `app/${subpath}`,
+      entry: `app/${subpath}/index.ts`,
+      platforms: ['web'],
+      bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' },
+      assets: [],
+      diagnostics: [],
+    })),
+    selection: null,
+    diagnostics: [],
+    sources: { 'core.json': 'c1' },
+  };
+}
+
+type Cold = ReturnType<TestScheduler['createColdObservable']>;
+
+// Facts of `input$` are dispatched at their frames; every build takes `buildFrames` frames
+// and succeeds with its entry hashed as the job's number.
+function harness(cold: (marble: string, values: Record<string, unknown>) => Cold, input$: Observable<Fact>, buildFrames: number) {
+  const store = createStore({ now: () => new Date(0) });
+  store.dispatch({ type: 'service.started', format: 1, root: '/w', service: 'test' });
+  const jobs: { job: BuildJob; build$: Cold }[] = [];
+  const run = (job: BuildJob): Observable<Fact> => {
+    const facts: Fact[] = job.modules.map(({ module }) => ({
+      type: 'build.succeeded',
+      build: job.build,
+      module: module.specifier,
+      variant: job.variant,
+      outputs: { code: { hash: `code-${job.build}`, size: 1 }, styles: null },
+      imports: [],
+      inputs: { [module.entry!]: `entry-${job.build}` },
+    }));
+    const build$ = cold(`${'-'.repeat(buildFrames)}(r|)`, { r: facts });
+    jobs.push({ job, build$ });
+    return (build$ as Observable<Fact[]>).pipe(mergeMap((all) => from(all)));
+  };
+  const facts$ = new Subject<Fact>();
+  builds$(store.state$, { run, concurrency: 1 }).subscribe((fact) => {
+    store.dispatch(fact);
+    facts$.next(fact);
+  });
+  input$.subscribe((fact) => store.dispatch(fact));
+  return { store, jobs, types$: facts$.pipe(map((fact) => fact.type)) };
+}
+
+const T = { s: 'build.started', d: 'build.succeeded', c: 'build.cancelled' };
+const changed = (hash: string): Fact => ({ type: 'files.changed', files: { 'app/one/index.ts': hash }, source: 'watcher' });
+
+describe('builds$', () => {
+  let scheduler: TestScheduler;
+  beforeEach(() => {
+    scheduler = new TestScheduler((actual, expected) => expect(actual).to.deep.equal(expected));
+  });
+
+  it('compiles every module of a new workspace in one batch job', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      result = harness(cold, hot<Fact>('a', { a: { type: 'workspace.read', workspace: workspace('one', 'two', 'three') } }), 3);
+      expectObservable(result.types$, '^ 9ms !').toBe('s 2ms (ddd)', T);
+    });
+    expect(result.jobs).to.have.length(1);
+    expect(result.jobs[0]!.job.modules.map(({ module }) => module.subpath)).to.deep.equal(['one', 'two', 'three']);
+    expect(result.jobs[0]!.job.incremental).to.equal(false);
+    const statuses = Object.values(result.store.getState().builds).map((builds) => builds.variants[DEV]!.status);
+    expect(statuses).to.deep.equal(['done', 'done', 'done']);
+  });
+
+  it('rebuilds an edited module on its own, incrementally', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      result = harness(cold, hot<Fact>('a 9ms b', { a: { type: 'workspace.read', workspace: workspace('one', 'two') }, b: changed('edited') }), 3);
+      expectObservable(result.types$, '^ 19ms !').toBe('s 2ms (dd) 3ms s 2ms d', T);
+    });
+    expect(result.jobs).to.have.length(2);
+    expect(result.jobs[1]!.job.incremental).to.equal(true);
+    expect(result.jobs[1]!.job.modules.map(({ module }) => module.subpath)).to.deep.equal(['one']);
+    expect(result.store.getState().builds['@t/app/one']!.variants[DEV]!.last!.inputs).to.deep.equal({ 'app/one/index.ts': 'entry-2' });
+  });
+
+  it('cancels a build that a newer change made stale, and keeps only the newer result', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      // Built at 0..6; edited at 8 (build 2 starts) and again at 9 (build 2 is stale).
+      result = harness(cold, hot<Fact>('a 7ms b c', { a: { type: 'workspace.read', workspace: workspace('one') }, b: changed('first edit'), c: changed('second edit') }), 6);
+      expectObservable(result.types$, '^ 19ms !').toBe('s 5ms d 1ms s (cs) 2ms d', T);
+    });
+    expect(result.jobs).to.have.length(3);
+    expect(result.jobs[1]!.build$.subscriptions).to.deep.equal([{ subscribedFrame: 8, unsubscribedFrame: 9 }]);
+    expect(result.jobs[2]!.build$.subscriptions).to.deep.equal([{ subscribedFrame: 9, unsubscribedFrame: 15 }]);
+    const variant = result.store.getState().builds['@t/app/one']!.variants[DEV]!;
+    expect(variant.status).to.equal('done');
+    expect(variant.last!.build).to.equal(3);
+  });
+
+  it('serves concurrent requests for one output with one build', () => {
+    let result!: ReturnType<typeof harness>;
+    const request: Fact = { type: 'output.requested', module: '@t/app/one', variant: PROD };
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      // Three requests for the production output arrive in the same frame, a fourth while it builds.
+      result = harness(cold, hot<Fact>('a 9ms (rrr) r', { a: { type: 'workspace.read', workspace: workspace('one') }, r: request }), 3);
+      expectObservable(result.types$, '^ 19ms !').toBe('s 2ms d 6ms s 2ms d', T);
+    });
+    const production = result.jobs.filter(({ job }) => job.variant === PROD);
+    expect(production).to.have.length(1);
+    expect(result.store.getState().builds['@t/app/one']!.variants[PROD]!.status).to.equal('done');
+  });
+
+  it('runs no more jobs at once than its concurrency, plus the lanes kept for requests', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ cold, hot }) => {
+      result = harness(cold, hot<Fact>('a 9ms (bc)', { a: { type: 'workspace.read', workspace: workspace('one', 'two') }, b: changed('x'), c: { type: 'files.changed', files: { 'app/two/index.ts': 'y' }, source: 'watcher' } }), 3);
+    });
+    // The edits of both modules rebuild them one by one; with concurrency 1 the second waits.
+    const rebuilds = result.jobs.slice(1);
+    expect(rebuilds.map(({ build$ }) => build$.subscriptions[0]!.subscribedFrame)).to.deep.equal([10, 13]);
+  });
+});
