@@ -5,6 +5,7 @@ import semver from 'semver';
 import { selectModuleStatus, defaultVariantKey } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { stylesAddress } from '../streams/styles-push.js';
+import { declaredPackage } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, PackageModel } from '../workspace/model.js';
 import { DEVELOPMENT_QUERY } from '../workspace/query.js';
@@ -102,7 +103,7 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
     const owner = index.packages.get(module.package)!;
     for (const { specifier } of record?.imports ?? []) {
-      if (specifier in preview.imports || isBuiltin(specifier)) continue;
+      if (specifier in preview.imports || (isBuiltin(specifier) && !declaredPackage(owner, specifier))) continue;
       const bare = parseBareSpecifier(specifier);
       if (!bare) continue;
       const target = index.modules.get(specifier);

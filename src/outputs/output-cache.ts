@@ -16,7 +16,8 @@ export function createOutputCache(): OutputCache {
   return {
     put(content) {
       const hash = contentHash(content);
-      if (!outputs.has(hash)) outputs.set(hash, Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+      // A copy: a view would keep the bundler's whole response buffer alive.
+      if (!outputs.has(hash)) outputs.set(hash, Buffer.from(content));
       return { hash, size: content.byteLength };
     },
     get: (hash) => outputs.get(hash),

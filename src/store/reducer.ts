@@ -3,19 +3,24 @@
 import { produce, type Draft } from 'immer';
 import type { ModuleModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
 import { UNVERIFIED, type CoreEvent, type EventOf, type EventType } from './events.js';
 import { initialState, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
 
 type Handler<T extends EventType> = (draft: Draft<ServiceState>, event: EventOf<T>, base: ServiceState) => void;
 type Handlers = { [T in EventType]: Handler<T> };
 
-/** What a build depends on in a module's declaration (not its version: addresses are relative). */
-export const fingerprintOf = (module: ModuleModel): string =>
-  JSON.stringify([module.entry, module.dir, module.subpath, module.assets, module.platforms, module.bundler]);
-
 /** Can the module be built at all? A broken manifest or a missing entry says no. */
 export const isBuildable = (module: ModuleModel): boolean =>
   module.diagnostics.length === 0 && module.entry !== null && module.bundler.specifier !== '';
+
+/**
+ * What a build depends on in a module's declaration (not its version: addresses are relative),
+ * and whether it can be built: fixing a broken member of a module.json can leave the rest of
+ * the declaration as it was, and the module must then be built.
+ */
+export const fingerprintOf = (module: ModuleModel): string =>
+  JSON.stringify([module.entry, module.dir, module.subpath, module.assets, module.platforms, module.bundler, isBuildable(module)]);
 
 const freshVariant = (eager: boolean, requested = false): VariantState => ({
   generation: 1,
@@ -87,7 +92,8 @@ const handlers: Handlers = {
 
   'output.requested': (draft, event, base) => {
     const builds = base.builds[event.module];
-    if (!builds) return;
+    const module = indexWorkspace(base.workspace).modules.get(event.module);
+    if (!builds || !module || !isBuildable(module)) return;
     const variant = builds.variants[event.variant];
     const target = draft.builds[event.module]!;
     if (!variant) target.variants[event.variant] = freshVariant(false, true);

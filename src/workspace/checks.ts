@@ -34,7 +34,7 @@ export function checkImports(module: ModuleModel, imports: readonly ImportRecord
 function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecord, workspace: WorkspaceModel): Diagnostic | null {
   const where = { file: record.file, line: record.line, column: record.column };
   const { specifier } = record;
-  if (isBuiltin(specifier)) {
+  if (isBuiltin(specifier) && !declaredPackage(own, specifier)) {
     if (!module.platforms.includes('web')) return null;
     return diagnostic('PREVIEW_BUILTIN', `${module.specifier} runs in browsers (platforms ${JSON.stringify(module.platforms)}) but imports the server built-in "${specifier}": remove the import, or declare the module "platforms": ["node"]`, where);
   }
@@ -68,4 +68,11 @@ function satisfiesRange(version: string, range: string): boolean {
   const plain = range.startsWith('workspace:') ? range.slice('workspace:'.length) : range;
   if (plain === '*' || plain === '^' || plain === '~' || plain === '') return true;
   return semver.validRange(plain) !== null && semver.satisfies(version, plain, { includePrerelease: true });
+}
+
+/** `events`, `buffer`, `util`... declared in `dependencies` are the npm packages of that name (browser polyfills). */
+export function declaredPackage(own: Pick<PackageModel, 'dependencies'>, specifier: string): boolean {
+  if (specifier.startsWith('node:')) return false;
+  const bare = parseBareSpecifier(specifier);
+  return bare !== null && bare.packageName in own.dependencies;
 }

@@ -189,12 +189,14 @@ function resolveBundler(pkg: PackageManifest, name: string): BundlerRef | null {
   return builtin ? { name, specifier: builtin } : null;
 }
 
-// Directories holding a module.json, depth first; node_modules and dot-directories are skipped.
+// Directories holding a module.json, depth first; node_modules and dot-directories are
+// skipped, and so is a directory with its own package.json: another package's modules.
 function findManifestDirs(start: string, list: SourceReader['listDir']): string[] {
   const found: string[] = [];
   const visit = (dir: string) => {
     const listing = list(dir);
     if (!listing) return;
+    if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) return;
     if (listing.entries.some((e) => e.name === 'module.json' && !e.directory)) found.push(dir);
     for (const entry of listing.entries) {
       if (!entry.directory || entry.name === 'node_modules' || entry.name.startsWith('.')) continue;

@@ -22,6 +22,7 @@ export function parseBareSpecifier(specifier: string): BareSpecifier | null {
   if (!isBare(specifier)) return null;
   const parts = specifier.split('/');
   const take = specifier.startsWith('@') ? 2 : 1;
-  if (parts.length < take || parts.slice(0, take).some((p) => p === '')) return null;
+  // `@/x` is a path alias of some tools, not a scope.
+  if (parts.length < take || parts.slice(0, take).some((p) => p === '') || parts[0] === '@') return null;
   return { packageName: parts.slice(0, take).join('/'), subpath: parts.slice(take).join('/') };
 }

@@ -71,7 +71,9 @@ const changed = (hash: string): Fact => ({ type: 'files.changed', files: { 'app/
 describe('builds$', () => {
   let scheduler: TestScheduler;
   beforeEach(() => {
-    scheduler = new TestScheduler((actual, expected) => expect(actual).to.deep.equal(expected));
+    scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
   });
 
   it('compiles every module of a new workspace in one batch job', () => {

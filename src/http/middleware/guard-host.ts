@@ -17,7 +17,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
 export function hostName(header: string | undefined): string | null {
   if (!header || header.length > 255) return null;
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+))(?::(\d{1,5}))?$/.exec(header.trim());
-  if (!match) return null;
+  if (!match || (match[3] !== undefined && Number(match[3]) > 65535)) return null;
   if (match[1] !== undefined) return isIP(match[1]) === 6 ? match[1].toLowerCase() : null;
   return match[2]!.toLowerCase().replace(/\.$/, '');
 }

@@ -1,0 +1,46 @@
+// Compiled outputs kept by content hash.
+import { expect } from 'chai';
+import { contentHash } from '../../src/outputs/content-hash.js';
+import { createOutputCache } from '../../src/outputs/output-cache.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe('createOutputCache', () => {
+  it('keeps an output under the hash of its content, and answers its size', () => {
+    const cache = createOutputCache();
+    const ref = cache.put(bytes('export const a = 1;\n'));
+    expect(ref).to.deep.equal({ hash: contentHash('export const a = 1;\n'), size: 20 });
+    expect(cache.get(ref.hash)!.toString('utf8')).to.equal('export const a = 1;\n');
+  });
+
+  it('keeps just the bytes of a view into a larger buffer', () => {
+    const whole = bytes('xxABCxx');
+    const ref = createOutputCache().put(whole.subarray(2, 5));
+    expect(ref).to.deep.equal({ hash: contentHash('ABC'), size: 3 });
+  });
+
+  it('keeps one copy of content put twice', () => {
+    const cache = createOutputCache();
+    const first = cache.put(bytes('same'));
+    const second = cache.put(bytes('same'));
+    expect(second).to.deep.equal(first);
+    expect(cache.size).to.equal(1);
+  });
+
+  it('answers undefined for a hash it does not hold', () => {
+    expect(createOutputCache().get('nothing')).to.equal(undefined);
+  });
+
+  it('forgets the outputs not kept, and says how many', () => {
+    const cache = createOutputCache();
+    const a = cache.put(bytes('a'));
+    const b = cache.put(bytes('b'));
+    const c = cache.put(bytes('c'));
+    expect(cache.retain(new Set([b.hash, 'unknown']))).to.equal(2);
+    expect(cache.size).to.equal(1);
+    expect(cache.get(a.hash)).to.equal(undefined);
+    expect(cache.get(b.hash)!.toString()).to.equal('b');
+    expect(cache.get(c.hash)).to.equal(undefined);
+    expect(cache.retain(new Set([b.hash]))).to.equal(0);
+  });
+});

@@ -1,0 +1,274 @@
+// The pure reducer: every event type, folded from hand-written facts.
+import { expect } from 'chai';
+import type { Fact } from '../../src/store/events.js';
+import { fingerprintOf, isBuildable, reducer } from '../../src/store/reducer.js';
+import { initialState } from '../../src/store/state.js';
+import { diagnostic } from '../../src/workspace/diagnostics.js';
+import { fold, moduleModel, started, startedBuild, succeeded, TIME, workspaceModel } from '../helpers/models.js';
+
+const DEV = 'browser.development';
+const PROD = 'browser.production.min';
+const one = moduleModel('one');
+const two = moduleModel('two');
+const read = (...modules: typeof one[]): Fact => ({ type: 'workspace.read', workspace: workspaceModel(modules) });
+const changed = (files: Record<string, string | null>): Fact => ({ type: 'files.changed', files, source: 'watcher' });
+
+// One module, its default variant built once from an entry hashed `e1`.
+const built = () => fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }]), succeeded(1, one, DEV, 'e1')]);
+
+describe('reducer', () => {
+  it('stamps every state with the seq and time of the event that made it', () => {
+    const state = reducer(initialState(), { type: 'service.stopped', seq: 7, time: TIME });
+    expect(state).to.include({ seq: 7, time: TIME });
+  });
+
+  it('leaves the state it was given untouched', () => {
+    const before = fold([started, read(one)]);
+    const copy = JSON.parse(JSON.stringify(before));
+    fold([changed({ 'app/one/index.ts': 'x' }), { type: 'output.requested', module: one.specifier, variant: PROD }], before);
+    expect(JSON.parse(JSON.stringify(before))).to.deep.equal(copy);
+  });
+
+  describe('service.started', () => {
+    it('starts from the initial state with the root of the service', () => {
+      const state = fold([started, read(one), { ...started, root: '/other' }]);
+      expect(state).to.deep.equal({ ...initialState(), root: '/other', seq: 3, time: TIME });
+    });
+  });
+
+  describe('workspace.read', () => {
+    it('takes the workspace and wants the default variant of every buildable module, eagerly', () => {
+      const node = moduleModel('server', { platforms: ['node'] });
+      const state = fold([started, read(one, node)]);
+      expect(state).to.include({ workspaceRead: true, workspaceStale: false });
+      expect(state.workspace.modules).to.deep.equal([one, node]);
+      expect(state.builds[one.specifier]).to.deep.equal({
+        fingerprint: fingerprintOf(one),
+        variants: { [DEV]: { generation: 1, status: 'pending', eager: true, requested: false, build: null, last: null } },
+      });
+      expect(Object.keys(state.builds[node.specifier]!.variants)).to.deep.equal(['node.development']);
+    });
+
+    it('wants no build of a module with manifest problems, no entry or no bundler', () => {
+      const broken = moduleModel('broken', { diagnostics: [diagnostic('MANIFEST_INVALID', 'bad', { file: 'app/broken/module.json' })] });
+      const entryless = moduleModel('entryless', { entry: null });
+      const unbundled = moduleModel('unbundled', { bundler: { name: 'webpack', specifier: '' } });
+      for (const module of [broken, entryless, unbundled]) expect(isBuildable(module), module.subpath).to.equal(false);
+      const state = fold([started, read(broken, entryless, unbundled)]);
+      for (const module of [broken, entryless, unbundled]) expect(state.builds[module.specifier]!.variants).to.deep.equal({});
+    });
+
+    it('keeps the builds of modules whose declaration did not change', () => {
+      const before = built();
+      const after = fold([read(one, two)], before);
+      expect(after.builds[one.specifier]).to.equal(before.builds[one.specifier]);
+      expect(after.builds[one.specifier]!.variants[DEV]!.status).to.equal('done');
+      expect(after.builds[two.specifier]!.variants[DEV]!.status).to.equal('pending');
+    });
+
+    it('keeps builds when only the version changed: addresses are relative', () => {
+      const before = built();
+      const after = fold([read({ ...one, version: '2.0.0' })], before);
+      expect(after.builds[one.specifier]).to.equal(before.builds[one.specifier]);
+    });
+
+    it('restarts every variant of a module whose declaration changed, with a newer generation', () => {
+      const before = fold([{ type: 'output.requested', module: one.specifier, variant: PROD }], built());
+      const after = fold([read({ ...one, assets: ['logo.svg'] })], before);
+      expect(after.builds[one.specifier]!.variants).to.deep.equal({
+        [DEV]: { generation: 2, status: 'pending', eager: true, requested: false, build: null, last: null },
+        [PROD]: { generation: 2, status: 'pending', eager: false, requested: false, build: null, last: null },
+      });
+    });
+
+    it('starts building a module once its manifest problem is fixed, though its declaration reads the same', () => {
+      // module.json had "platforms": ["web", "deno"]: the good platform is kept, with a diagnostic.
+      const broken = { ...one, diagnostics: [diagnostic('MANIFEST_INVALID', '"platforms" may hold "web" and "node" only', { file: 'app/one/module.json' })] };
+      const before = fold([started, read(broken)]);
+      expect(before.builds[one.specifier]!.variants).to.deep.equal({});
+      const after = fold([read(one)], before);
+      expect(after.builds[one.specifier]!.variants[DEV]).to.deep.include({ status: 'pending', eager: true });
+    });
+
+    it('stops wanting builds of a module whose manifest broke, though its declaration reads the same', () => {
+      const broken = { ...one, diagnostics: [diagnostic('MANIFEST_INVALID', '"$schema" must be the address of a JSON Schema', { file: 'app/one/module.json' })] };
+      const after = fold([read(broken)], built());
+      expect(after.builds[one.specifier]!.variants).to.deep.equal({});
+    });
+
+    it('drops the builds of removed modules', () => {
+      const after = fold([read(two)], built());
+      expect(Object.keys(after.builds)).to.deep.equal([two.specifier]);
+    });
+
+    it('ends a stale workspace', () => {
+      const stale = fold([changed({ 'core.json': 'core-2' })], built());
+      expect(stale.workspaceStale).to.equal(true);
+      expect(fold([read(one)], stale).workspaceStale).to.equal(false);
+    });
+  });
+
+  describe('workspace.unchanged', () => {
+    it('takes the new hashes of the sources and ends a stale workspace, keeping modules and builds', () => {
+      const stale = fold([changed({ 'core.json': 'core-2' })], built());
+      const after = fold([{ type: 'workspace.unchanged', sources: { 'core.json': 'core-2', 'app/package.json': 'package-1' } }], stale);
+      expect(after.workspaceStale).to.equal(false);
+      expect(after.workspace.sources).to.deep.equal({ 'core.json': 'core-2', 'app/package.json': 'package-1' });
+      expect(after.workspace.modules).to.equal(stale.workspace.modules);
+      expect(after.builds).to.equal(stale.builds);
+    });
+  });
+
+  describe('files.changed', () => {
+    it('makes the workspace stale when a source of the model changed, appeared or vanished', () => {
+      for (const files of [{ 'core.json': 'core-2' }, { 'app/package.json': null }] as Record<string, string | null>[]) expect(fold([changed(files)], built()).workspaceStale, JSON.stringify(files)).to.equal(true);
+    });
+
+    it('leaves the workspace alone for a source reported with the hash it has, or a path it never read', () => {
+      expect(fold([changed({ 'core.json': 'core-1', 'app/other.ts': 'x' })], built()).workspaceStale).to.equal(false);
+    });
+
+    it('makes a done variant pending again, one generation newer, when one of its inputs changed', () => {
+      const after = fold([changed({ 'app/one/index.ts': 'e2' })], built());
+      expect(after.builds[one.specifier]!.variants[DEV]).to.deep.include({ generation: 2, status: 'pending', build: null });
+      expect(after.builds[one.specifier]!.variants[DEV]!.last!.build).to.equal(1);
+    });
+
+    it('leaves a variant alone when its inputs kept their hashes', () => {
+      const before = built();
+      const after = fold([changed({ 'app/one/index.ts': 'e1', 'app/two/index.ts': 'x' })], before);
+      expect(after.builds).to.equal(before.builds);
+    });
+
+    it('makes a running rebuild stale when an input of the last build changed', () => {
+      const running = fold([changed({ 'app/one/index.ts': 'e2' }), startedBuild(2, DEV, [{ module: one, generation: 2 }])], built());
+      expect(running.builds[one.specifier]!.variants[DEV]).to.deep.include({ status: 'building', build: 2 });
+      const after = fold([changed({ 'app/one/index.ts': 'e3' })], running);
+      expect(after.builds[one.specifier]!.variants[DEV]).to.deep.include({ generation: 3, status: 'pending', build: null });
+    });
+  });
+
+  describe('output.requested', () => {
+    it('adds a requested variant that is not eager', () => {
+      const after = fold([{ type: 'output.requested', module: one.specifier, variant: PROD }], built());
+      expect(after.builds[one.specifier]!.variants[PROD]).to.deep.equal({ generation: 1, status: 'pending', eager: false, requested: true, build: null, last: null });
+    });
+
+    it('marks a pending variant requested', () => {
+      const pending = fold([changed({ 'app/one/index.ts': 'e2' })], built());
+      const after = fold([{ type: 'output.requested', module: one.specifier, variant: DEV }], pending);
+      expect(after.builds[one.specifier]!.variants[DEV]!.requested).to.equal(true);
+    });
+
+    it('adds nothing to a module that cannot be built (a broken manifest)', () => {
+      const broken = moduleModel('broken', { diagnostics: [diagnostic('MANIFEST_INVALID', 'bad', { file: 'app/broken/module.json' })] });
+      const before = fold([started, read(one, broken)]);
+      const after = fold([{ type: 'output.requested', module: broken.specifier, variant: PROD }], before);
+      expect(after.builds[broken.specifier]!.variants).to.deep.equal({});
+    });
+
+    it('changes nothing for a done variant or an unknown module', () => {
+      const before = built();
+      const after = fold([{ type: 'output.requested', module: one.specifier, variant: DEV }, { type: 'output.requested', module: '@t/app/nothing', variant: DEV }], before);
+      expect(after.builds).to.equal(before.builds);
+    });
+  });
+
+  describe('build.started', () => {
+    it('marks the variants of the current generation building', () => {
+      const state = fold([started, read(one, two), startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }])]);
+      for (const module of [one, two]) expect(state.builds[module.specifier]!.variants[DEV]).to.deep.include({ status: 'building', build: 1 });
+    });
+
+    it('ignores a module whose generation moved on, and one that is not pending', () => {
+      const state = fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 0 }])]);
+      expect(state.builds[one.specifier]!.variants[DEV]).to.deep.include({ status: 'pending', build: null });
+      const done = built();
+      expect(fold([startedBuild(9, DEV, [{ module: one, generation: 1 }])], done).builds).to.equal(done.builds);
+    });
+  });
+
+  describe('build.succeeded', () => {
+    it('records the result of the build the variant waits for, and clears the request', () => {
+      const state = fold([
+        started,
+        read(one),
+        { type: 'output.requested', module: one.specifier, variant: PROD },
+        startedBuild(1, PROD, [{ module: one, generation: 1 }]),
+        succeeded(1, one, PROD, 'e1', { imports: [{ specifier: 'lit', file: 'app/one/index.ts' }] }),
+      ]);
+      expect(state.builds[one.specifier]!.variants[PROD]).to.deep.equal({
+        generation: 1,
+        status: 'done',
+        eager: false,
+        requested: false,
+        build: null,
+        last: { build: 1, outputs: { code: { hash: 'code-1', size: 10 }, styles: null }, errors: [], imports: [{ specifier: 'lit', file: 'app/one/index.ts' }], inputs: { 'app/one/index.ts': 'e1' } },
+      });
+    });
+
+    it('drops a stale result: one of a build the variant no longer waits for', () => {
+      const running = fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }]), { type: 'build.cancelled', build: 1, reason: 'test' }, startedBuild(2, DEV, [{ module: one, generation: 1 }])]);
+      const after = fold([succeeded(1, one, DEV, 'old')], running);
+      expect(after.builds).to.equal(running.builds);
+      expect(fold([succeeded(2, one, DEV, 'new')], running).builds[one.specifier]!.variants[DEV]!.last!.inputs).to.deep.equal({ 'app/one/index.ts': 'new' });
+    });
+
+    it('drops a result for a variant nobody built', () => {
+      const before = built();
+      expect(fold([succeeded(1, one, PROD, 'e1'), succeeded(1, two, DEV, 'e1')], before).builds).to.equal(before.builds);
+    });
+
+    it('keeps a result that read an input changing under it (UNVERIFIED ?) but makes the variant pending again', () => {
+      const state = fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }]), succeeded(1, one, DEV, '?')]);
+      expect(state.builds[one.specifier]!.variants[DEV]).to.deep.include({ generation: 2, status: 'pending', build: null });
+      expect(state.builds[one.specifier]!.variants[DEV]!.last!.build).to.equal(1);
+    });
+  });
+
+  describe('build.failed', () => {
+    it('records the errors with no outputs, and the variant is done', () => {
+      const error = diagnostic('BUNDLE_ERROR', 'Could not resolve "./missing.css"', { file: 'app/one/index.ts', line: 1, column: 8 });
+      const state = fold([
+        started,
+        read(one),
+        startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+        { type: 'build.failed', build: 1, module: one.specifier, variant: DEV, errors: [error], imports: [], inputs: { 'app/one/index.ts': 'e1', 'app/one/missing.css': null } },
+      ]);
+      expect(state.builds[one.specifier]!.variants[DEV]).to.deep.include({ status: 'done', build: null });
+      expect(state.builds[one.specifier]!.variants[DEV]!.last).to.deep.equal({ build: 1, outputs: null, errors: [error], imports: [], inputs: { 'app/one/index.ts': 'e1', 'app/one/missing.css': null } });
+    });
+
+    it('makes a failed build pending again when the missing file appears', () => {
+      const failed = fold([
+        started,
+        read(one),
+        startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+        { type: 'build.failed', build: 1, module: one.specifier, variant: DEV, errors: [diagnostic('BUNDLE_ERROR', 'missing')], imports: [], inputs: { 'app/one/missing.css': null } },
+      ]);
+      expect(fold([changed({ 'app/one/missing.css': 'css' })], failed).builds[one.specifier]!.variants[DEV]!.status).to.equal('pending');
+    });
+  });
+
+  describe('build.cancelled', () => {
+    it('puts every variant of the build back to pending, keeping its generation', () => {
+      const running = fold([started, read(one, two), startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }])]);
+      const after = fold([{ type: 'build.cancelled', build: 1, reason: 'stale' }], running);
+      for (const module of [one, two]) expect(after.builds[module.specifier]!.variants[DEV]).to.deep.include({ generation: 1, status: 'pending', build: null });
+    });
+
+    it('changes nothing for another build', () => {
+      const running = fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }])]);
+      expect(fold([{ type: 'build.cancelled', build: 2, reason: 'stale' }], running).builds).to.equal(running.builds);
+    });
+  });
+
+  describe('service.stopped', () => {
+    it('changes nothing but seq and time', () => {
+      const before = built();
+      const after = fold([{ type: 'service.stopped' }], before);
+      expect({ ...after, seq: before.seq }).to.deep.equal(before);
+      expect(after.seq).to.equal(before.seq + 1);
+    });
+  });
+});

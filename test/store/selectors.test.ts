@@ -1,0 +1,168 @@
+// Selectors: the /state report, settledness and the build queue, derived from folded states.
+import { expect } from 'chai';
+import type { Fact } from '../../src/store/events.js';
+import { buildDiagnostics, selectBuildQueue, selectModuleStatus, selectReport, selectSettled } from '../../src/store/selectors.js';
+import { diagnostic } from '../../src/workspace/diagnostics.js';
+import type { ModuleModel } from '../../src/workspace/model.js';
+import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
+
+const DEV = 'browser.development';
+const PROD = 'browser.production.min';
+const one = moduleModel('one');
+const two = moduleModel('two');
+const read = (modules: ModuleModel[], extra: Parameters<typeof workspaceModel>[1] = {}): Fact => ({ type: 'workspace.read', workspace: workspaceModel(modules, extra) });
+const buildAll = (modules: ModuleModel[], first = 1): Fact[] =>
+  modules.flatMap((module, index) => [startedBuild(first + index, DEV, [{ module, generation: 1 }]), succeeded(first + index, module, DEV, 'e1')]);
+
+describe('selectReport', () => {
+  it('has the shape of contract §5: workspace diagnostics, then each module with status and diagnostics', () => {
+    const problem = diagnostic('MANIFEST_INVALID', 'lib/package.json is not valid JSON', { file: 'lib/package.json', line: 1, column: 2 });
+    const state = fold([started, read([one], { diagnostics: [problem] }), ...buildAll([one])]);
+    expect(selectReport(state)).to.deep.equal({
+      diagnostics: [problem],
+      modules: [{ specifier: '@t/app/one', package: '@t/app', version: '1.0.0', subpath: 'one', platforms: ['web'], bundler: 'ts', status: 'valid', diagnostics: [] }],
+    });
+  });
+
+  it('lists a module pending until its default variant is built', () => {
+    const state = fold([started, read([one])]);
+    expect(selectReport(state).modules[0]).to.include({ status: 'pending' });
+  });
+
+  it('lists a module with manifest problems invalid with them, built or not', () => {
+    const problem = diagnostic('MANIFEST_INVALID', 'app/one/module.json: "platforms" must be ...', { file: 'app/one/module.json' });
+    const state = fold([started, read([{ ...one, diagnostics: [problem] }])]);
+    expect(selectReport(state).modules[0]).to.deep.include({ status: 'invalid', diagnostics: [problem] });
+  });
+
+  it('lists a failed build invalid with the bundler errors first, then the checks', () => {
+    const error = diagnostic('BUNDLE_ERROR', 'Could not resolve "./gone.css"', { file: 'app/one/index.ts', line: 2, column: 8 });
+    const state = fold([
+      started,
+      read([one]),
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      { type: 'build.failed', build: 1, module: one.specifier, variant: DEV, errors: [error], imports: [{ specifier: 'node:fs', file: 'app/one/index.ts', line: 1, column: 1 }], inputs: {} },
+    ]);
+    const report = selectReport(state).modules[0]!;
+    expect(report.status).to.equal('invalid');
+    expect(report.diagnostics.map((d) => d.kind)).to.deep.equal(['BUNDLE_ERROR', 'PREVIEW_BUILTIN']);
+  });
+
+  it('lists a successful build invalid when a check fails, and valid again once package.json declares the dependency', () => {
+    const imports = [{ specifier: 'lit', file: 'app/one/index.ts', line: 1, column: 1 }];
+    const state = fold([started, read([one]), startedBuild(1, DEV, [{ module: one, generation: 1 }]), succeeded(1, one, DEV, 'e1', { imports })]);
+    expect(selectReport(state).modules[0]).to.deep.include({ status: 'invalid' });
+    expect(selectReport(state).modules[0]!.diagnostics.map((d) => d.kind)).to.deep.equal(['DEPENDENCY_NOT_DECLARED']);
+    const declared = workspaceModel([one]);
+    declared.packages[0]!.dependencies = { lit: '3.1.0' };
+    expect(selectReport(fold([{ type: 'workspace.read', workspace: declared }], state)).modules[0]).to.deep.include({ status: 'valid', diagnostics: [] });
+  });
+
+  it('judges a module by its default variant only', () => {
+    const state = fold([
+      started,
+      read([one]),
+      ...buildAll([one]),
+      { type: 'output.requested', module: one.specifier, variant: PROD },
+      startedBuild(2, PROD, [{ module: one, generation: 1 }]),
+      { type: 'build.failed', build: 2, module: one.specifier, variant: PROD, errors: [diagnostic('BUNDLE_ERROR', 'minify failed')], imports: [], inputs: {} },
+    ]);
+    expect(selectReport(state).modules[0]!.status).to.equal('valid');
+  });
+
+  it('keeps the last result while a module rebuilds', () => {
+    const state = fold([started, read([one]), ...buildAll([one]), { type: 'files.changed', files: { 'app/one/index.ts': 'e2' }, source: 'watcher' }]);
+    expect(selectReport(state).modules[0]!.status).to.equal('valid');
+  });
+
+  it('is the same object while workspace and builds are', () => {
+    const state = fold([started, read([one])]);
+    const later = fold([{ type: 'workspace.unchanged', sources: { 'core.json': 'core-2' } }], state);
+    expect(selectReport(fold([{ type: 'service.stopped' }], state))).to.equal(selectReport(state));
+    expect(selectReport(later)).to.not.equal(selectReport(state));
+  });
+});
+
+describe('selectModuleStatus', () => {
+  it('is pending without a build, valid after a clean one', () => {
+    const pending = fold([started, read([one])]);
+    expect(selectModuleStatus(pending, one)).to.deep.equal({ status: 'pending', diagnostics: [] });
+    expect(selectModuleStatus(fold(buildAll([one]), pending), one)).to.deep.equal({ status: 'valid', diagnostics: [] });
+  });
+});
+
+describe('buildDiagnostics', () => {
+  it('is the bundler errors followed by the import checks', () => {
+    const workspace = workspaceModel([one]);
+    const error = diagnostic('BUNDLE_ERROR', 'x');
+    const record = { build: 1, outputs: null, errors: [error], imports: [{ specifier: 'fs', file: 'app/one/index.ts' }], inputs: {} };
+    expect(buildDiagnostics(one, record, workspace).map((d) => d.kind)).to.deep.equal(['BUNDLE_ERROR', 'PREVIEW_BUILTIN']);
+  });
+});
+
+describe('selectSettled', () => {
+  it('is false before the workspace is read', () => {
+    expect(selectSettled(fold([started]))).to.equal(false);
+  });
+
+  it('is false until every buildable module has its default variant built, then true', () => {
+    const broken = moduleModel('broken', { entry: null });
+    const state = fold([started, read([one, two, broken]), ...buildAll([one])]);
+    expect(selectSettled(state)).to.equal(false);
+    expect(selectSettled(fold(buildAll([two], 2), state))).to.equal(true);
+  });
+
+  it('is true for a workspace without modules', () => {
+    expect(selectSettled(fold([started, read([])]))).to.equal(true);
+  });
+
+  it('is false while the workspace is stale or a module rebuilds', () => {
+    const settled = fold([started, read([one]), ...buildAll([one])]);
+    expect(selectSettled(fold([{ type: 'files.changed', files: { 'core.json': 'core-2' }, source: 'check' }], settled))).to.equal(false);
+    expect(selectSettled(fold([{ type: 'files.changed', files: { 'app/one/index.ts': 'e2' }, source: 'check' }], settled))).to.equal(false);
+  });
+
+  it('does not wait for variants only a request wanted', () => {
+    const settled = fold([started, read([one]), ...buildAll([one]), { type: 'output.requested', module: one.specifier, variant: PROD }]);
+    expect(selectSettled(settled)).to.equal(true);
+  });
+});
+
+describe('selectBuildQueue', () => {
+  it('is empty before the workspace is read and while it is stale', () => {
+    expect(selectBuildQueue(fold([started]))).to.deep.equal([]);
+    expect(selectBuildQueue(fold([started, read([one]), { type: 'files.changed', files: { 'core.json': 'x' }, source: 'watcher' }]))).to.deep.equal([]);
+  });
+
+  it('lists pending eager variants of a new workspace, none built before', () => {
+    const queue = selectBuildQueue(fold([started, read([one, two])]));
+    expect(queue.map((t) => [t.module.specifier, t.variant, t.generation, t.requested, t.rebuilt])).to.deep.equal([
+      ['@t/app/one', DEV, 1, false, false],
+      ['@t/app/two', DEV, 1, false, false],
+    ]);
+  });
+
+  it('puts requested variants first', () => {
+    const state = fold([started, read([one, two]), { type: 'output.requested', module: two.specifier, variant: PROD }]);
+    expect(selectBuildQueue(state).map((t) => [t.module.subpath, t.variant, t.requested])).to.deep.equal([
+      ['two', PROD, true],
+      ['one', DEV, false],
+      ['two', DEV, false],
+    ]);
+  });
+
+  it('leaves out variants that are building or done, and a stale variant nobody wants', () => {
+    const state = fold([
+      started,
+      read([one, two]),
+      ...buildAll([one]),
+      { type: 'output.requested', module: one.specifier, variant: PROD },
+      startedBuild(2, PROD, [{ module: one, generation: 1 }]),
+      succeeded(2, one, PROD, 'e1'),
+      startedBuild(3, DEV, [{ module: two, generation: 1 }]),
+      { type: 'files.changed', files: { 'app/one/index.ts': 'e2' }, source: 'watcher' },
+    ]);
+    // one: DEV is stale and eager (queued, rebuilt); PROD is stale but nobody asks for it again.
+    expect(selectBuildQueue(state).map((t) => [t.module.subpath, t.variant, t.generation, t.rebuilt])).to.deep.equal([['one', DEV, 2, true]]);
+  });
+});

@@ -1,0 +1,104 @@
+// Content hashes of files and directory listings, on a real temporary directory.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { contentHash } from '../../src/outputs/content-hash.js';
+import { createFileHashes, RACY_MS } from '../../src/streams/file-hashes.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const MTIME = new Date('2020-01-01T00:00:00.000Z');
+
+/** Writes `text` and sets the file's mtime to MTIME, as a write within one timestamp tick would leave it. */
+function writeAtMtime(file: string, text: string) {
+  fs.writeFileSync(file, text);
+  fs.utimesSync(file, MTIME, MTIME);
+}
+
+describe('createFileHashes', () => {
+  it('hashes the content of a file', () => {
+    const root = tempWorkspace({ 'core.json': '{"packages": []}' });
+    expect(createFileHashes(root).hash('core.json')).to.equal(contentHash('{"packages": []}'));
+  });
+
+  it('hashes the sorted listing of a directory named with a trailing slash, marking subdirectories', () => {
+    const root = tempWorkspace({ 'app/b.ts': '', 'app/a/module.json': '{}', 'top.txt': '' });
+    const hashes = createFileHashes(root);
+    expect(hashes.hash('app/')).to.equal(contentHash('a/\nb.ts'));
+    expect(hashes.hash('./')).to.equal(contentHash('app/\ntop.txt'));
+    expect(hashes.listDir('app')).to.deep.equal({ entries: [{ name: 'a', directory: true }, { name: 'b.ts', directory: false }], hash: contentHash('a/\nb.ts') });
+  });
+
+  it('answers null for what is absent, and for a file named as a directory or the reverse', () => {
+    const root = tempWorkspace({ 'app/index.ts': 'x' });
+    const hashes = createFileHashes(root);
+    expect(hashes.hash('missing.json')).to.equal(null);
+    expect(hashes.hash('missing/')).to.equal(null);
+    expect(hashes.hash('app/index.ts/')).to.equal(null);
+    expect(hashes.hash('app')).to.equal(null);
+    expect(hashes.hash('app/index.ts/deeper')).to.equal(null);
+    expect(hashes.readText('missing.json')).to.equal(null);
+    expect(hashes.listDir('missing')).to.equal(null);
+  });
+
+  it('reads text with its hash', () => {
+    const root = tempWorkspace({ 'a.json': '{"é": 1}' });
+    expect(createFileHashes(root).readText('a.json')).to.deep.equal({ text: '{"é": 1}', hash: contentHash('{"é": 1}') });
+  });
+
+  it('sees a file that appears, changes and vanishes', () => {
+    const root = tempWorkspace();
+    const hashes = createFileHashes(root);
+    const file = path.join(root, 'a.ts');
+    expect(hashes.hash('a.ts')).to.equal(null);
+    fs.writeFileSync(file, 'one');
+    expect(hashes.hash('a.ts')).to.equal(contentHash('one'));
+    fs.writeFileSync(file, 'three');
+    expect(hashes.hash('a.ts')).to.equal(contentHash('three'));
+    fs.rmSync(file);
+    expect(hashes.hash('a.ts')).to.equal(null);
+  });
+
+  it('sees a file added to a directory', () => {
+    const root = tempWorkspace({ 'app/a.ts': '' });
+    const hashes = createFileHashes(root);
+    const before = hashes.hash('app/');
+    fs.writeFileSync(path.join(root, 'app/module.json'), '{}');
+    expect(hashes.hash('app/')).to.equal(contentHash('a.ts\nmodule.json')).and.not.equal(before);
+  });
+
+  it('reports the mtime with the hash, 0 when absent', () => {
+    const root = tempWorkspace();
+    writeAtMtime(path.join(root, 'a.ts'), 'x');
+    const hashes = createFileHashes(root);
+    expect(hashes.stamp('a.ts')).to.deep.equal({ hash: contentHash('x'), mtimeMs: MTIME.getTime() });
+    expect(hashes.stamp('b.ts')).to.deep.equal({ hash: null, mtimeMs: 0 });
+  });
+
+  describe('the racy rule', () => {
+    it('still sees a rewrite of the same size within the same mtime tick', () => {
+      const root = tempWorkspace();
+      const file = path.join(root, 'a.ts');
+      // Hashed within a tick of its modification: the stat cannot be trusted later.
+      const hashes = createFileHashes(root, () => MTIME.getTime() + 1);
+      writeAtMtime(file, 'aaa');
+      expect(hashes.hash('a.ts')).to.equal(contentHash('aaa'));
+      writeAtMtime(file, 'bbb');
+      expect(fs.statSync(file).mtimeMs).to.equal(MTIME.getTime());
+      expect(hashes.hash('a.ts')).to.equal(contentHash('bbb'));
+    });
+
+    it('trusts the stat of a file hashed well after its modification, without reading it again', () => {
+      const root = tempWorkspace();
+      const file = path.join(root, 'a.ts');
+      const hashes = createFileHashes(root, () => MTIME.getTime() + RACY_MS + 1000);
+      writeAtMtime(file, 'aaa');
+      expect(hashes.hash('a.ts')).to.equal(contentHash('aaa'));
+      // Same inode, size and mtime: only a read could tell, and none is made.
+      writeAtMtime(file, 'bbb');
+      expect(hashes.hash('a.ts')).to.equal(contentHash('aaa'));
+      // A different size is seen from the stat alone.
+      writeAtMtime(file, 'bbbb');
+      expect(hashes.hash('a.ts')).to.equal(contentHash('bbbb'));
+    });
+  });
+});

@@ -1,0 +1,156 @@
+// The check before answering: recorded hashes against the disk (here a fake one).
+import { expect } from 'chai';
+import type { Fact } from '../../src/store/events.js';
+import type { ServiceState } from '../../src/store/state.js';
+import type { FileHashes } from '../../src/streams/file-hashes.js';
+import { createFreshnessCheck, findChanges, type CheckScope } from '../../src/streams/freshness.js';
+import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
+
+const DEV = 'browser.development';
+const PROD = 'browser.production.min';
+const one = moduleModel('one');
+const two = moduleModel('two');
+
+/** A disk whose files hash as `disk` says (absent: null), counting what was asked. */
+function fakeHashes(disk: Record<string, string | null>): FileHashes & { asked: string[] } {
+  const asked: string[] = [];
+  const hash = (path: string) => {
+    asked.push(path);
+    return disk[path] ?? null;
+  };
+  return {
+    asked,
+    hash,
+    stamp: (path) => ({ hash: hash(path), mtimeMs: 0 }),
+    readText: () => null,
+    listDir: () => null,
+  };
+}
+
+// Sources core.json (core-1) and app/package.json (package-1); `one` built from e1, `two` still pending.
+const state = (): ServiceState =>
+  fold([
+    started,
+    { type: 'workspace.read', workspace: workspaceModel([one, two]) },
+    startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+    succeeded(1, one, DEV, 'e1', { inputs: { 'app/one/index.ts': 'e1', 'app/one/helper.ts': 'h1', 'app/one/gone.css': null } }),
+  ]);
+const DISK = { 'core.json': 'core-1', 'app/package.json': 'package-1', 'app/one/index.ts': 'e1', 'app/one/helper.ts': 'h1', 'app/two/index.ts': 'x' };
+const ALL: CheckScope[] = [{ kind: 'all' }];
+
+describe('findChanges', () => {
+  it('is null when the disk holds what the state recorded', () => {
+    expect(findChanges(state(), ALL, fakeHashes(DISK))).to.equal(null);
+  });
+
+  it('reports a changed manifest with its hash now, whatever the scope', () => {
+    for (const scope of [{ kind: 'workspace' }, { kind: 'all' }, { kind: 'variant', module: one.specifier, variant: DEV }] as CheckScope[]) {
+      expect(findChanges(state(), [scope], fakeHashes({ ...DISK, 'core.json': 'core-2' })), scope.kind).to.deep.equal({ 'core.json': 'core-2' });
+    }
+  });
+
+  it('reports a vanished manifest as null', () => {
+    expect(findChanges(state(), ALL, fakeHashes({ ...DISK, 'app/package.json': null }))).to.deep.equal({ 'app/package.json': null });
+  });
+
+  it('reports a changed input of a done variant, and a file that appeared where one was missing', () => {
+    const changes = findChanges(state(), ALL, fakeHashes({ ...DISK, 'app/one/helper.ts': 'h2', 'app/one/gone.css': 'css' }));
+    expect(changes).to.deep.equal({ 'app/one/helper.ts': 'h2', 'app/one/gone.css': 'css' });
+  });
+
+  it('looks only at the manifests for the workspace scope', () => {
+    const hashes = fakeHashes({ ...DISK, 'app/one/helper.ts': 'h2' });
+    expect(findChanges(state(), [{ kind: 'workspace' }], hashes)).to.equal(null);
+    expect(hashes.asked.sort()).to.deep.equal(['app/package.json', 'core.json']);
+  });
+
+  it('looks at the inputs of the variant a scope names, not at other variants', () => {
+    const disk = fakeHashes({ ...DISK, 'app/one/helper.ts': 'h2' });
+    expect(findChanges(state(), [{ kind: 'variant', module: one.specifier, variant: DEV }], disk)).to.deep.equal({ 'app/one/helper.ts': 'h2' });
+    expect(findChanges(state(), [{ kind: 'variant', module: one.specifier, variant: PROD }], fakeHashes({ ...DISK, 'app/one/helper.ts': 'h2' }))).to.equal(null);
+  });
+
+  it('skips pending and building variants: their build reads the disk anyway', () => {
+    const pending = fold([{ type: 'files.changed', files: { 'app/one/index.ts': 'e2' }, source: 'watcher' }], state());
+    const hashes = fakeHashes({ ...DISK, 'app/one/index.ts': 'e3', 'app/one/helper.ts': 'h2' });
+    expect(findChanges(pending, ALL, hashes)).to.equal(null);
+    expect(hashes.asked).to.not.include('app/one/helper.ts');
+  });
+
+  it('skips the manifests of a workspace already stale: it is being read again', () => {
+    const stale = fold([{ type: 'files.changed', files: { 'core.json': 'core-2' }, source: 'watcher' }], state());
+    expect(findChanges(stale, [{ kind: 'workspace' }], fakeHashes({ ...DISK, 'core.json': 'core-3' }))).to.equal(null);
+  });
+
+  it('hashes each path once for many scopes', () => {
+    const hashes = fakeHashes(DISK);
+    findChanges(state(), [{ kind: 'all' }, { kind: 'all' }, { kind: 'variant', module: one.specifier, variant: DEV }], hashes);
+    expect(hashes.asked.length).to.equal(new Set(hashes.asked).size);
+  });
+});
+
+describe('createFreshnessCheck', () => {
+  // A scheduler run by hand: each call queues one pass.
+  function harness(disk: Record<string, string | null>) {
+    const passes: (() => void)[] = [];
+    const dispatched: Fact[] = [];
+    const hashes = fakeHashes(disk);
+    const current = state();
+    const check = createFreshnessCheck({ hashes, getState: () => current, dispatch: (fact) => void dispatched.push(fact), schedule: (run) => void passes.push(run) });
+    return { check, passes, dispatched, hashes };
+  }
+
+  it('answers the callers of one turn with one pass, and reports what changed once', async () => {
+    const { check, passes, dispatched } = harness({ ...DISK, 'core.json': 'core-2', 'app/one/helper.ts': 'h2' });
+    const settled: string[] = [];
+    const calls = [
+      check.check({ kind: 'workspace' }).then(() => settled.push('workspace')),
+      check.check({ kind: 'variant', module: one.specifier, variant: DEV }).then(() => settled.push('variant')),
+      check.check({ kind: 'all' }).then(() => settled.push('all')),
+    ];
+    expect(passes).to.have.length(1);
+    await Promise.resolve();
+    expect(settled).to.deep.equal([]);
+    passes[0]!();
+    await Promise.all(calls);
+    expect(settled).to.deep.equal(['workspace', 'variant', 'all']);
+    expect(dispatched).to.deep.equal([{ type: 'files.changed', files: { 'core.json': 'core-2', 'app/one/helper.ts': 'h2' }, source: 'check' }]);
+  });
+
+  it('dispatches nothing when the disk matches', async () => {
+    const { check, passes, dispatched } = harness(DISK);
+    const call = check.check({ kind: 'all' });
+    passes[0]!();
+    await call;
+    expect(dispatched).to.deep.equal([]);
+  });
+
+  it('starts a new pass for callers after a pass ran', async () => {
+    const { check, passes } = harness(DISK);
+    const first = check.check({ kind: 'workspace' });
+    passes[0]!();
+    await first;
+    const second = check.check({ kind: 'workspace' });
+    expect(passes).to.have.length(2);
+    passes[1]!();
+    await second;
+  });
+
+  it('answers its callers even when hashing fails', async () => {
+    const passes: (() => void)[] = [];
+    const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0 }), readText: () => null, listDir: () => null };
+    const check = createFreshnessCheck({ hashes: broken, getState: state, dispatch: () => {}, schedule: (run) => void passes.push(run) });
+    const call = check.check({ kind: 'workspace' });
+    expect(() => passes[0]!()).to.throw('EIO');
+    await call;
+  });
+
+  it('runs its pass on the next turn of the event loop by default', async () => {
+    const dispatched: Fact[] = [];
+    const check = createFreshnessCheck({ hashes: fakeHashes({ ...DISK, 'core.json': 'core-2' }), getState: state, dispatch: (fact) => void dispatched.push(fact) });
+    const call = check.check({ kind: 'workspace' });
+    expect(dispatched).to.deep.equal([]);
+    await call;
+    expect(dispatched).to.have.length(1);
+  });
+});

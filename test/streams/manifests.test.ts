@@ -1,0 +1,97 @@
+// Marble tests of re-reading the manifests, with the real store and a fake reader whose
+// models are given in order.
+import { expect } from 'chai';
+import { map, ReplaySubject, type Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import type { Fact } from '../../src/store/events.js';
+import { createStore } from '../../src/store/store.js';
+import { manifests$ } from '../../src/streams/manifests.js';
+import type { WorkspaceModel } from '../../src/workspace/model.js';
+import { moduleModel, started, workspaceModel } from '../helpers/models.js';
+
+const model = (coreHash: string, ...subpaths: string[]): WorkspaceModel => workspaceModel(subpaths.map((subpath) => moduleModel(subpath)), { sources: { 'core.json': coreHash } });
+const coreChanged = (hash: string): Fact => ({ type: 'files.changed', files: { 'core.json': hash }, source: 'watcher' });
+
+// Facts of `input$` are dispatched at their frames; each read answers the next model of
+// `models` (the last one again when they run out).
+function harness(input$: Observable<Fact>, models: WorkspaceModel[]) {
+  const store = createStore({ now: () => new Date(0) });
+  store.dispatch(started);
+  const reads: WorkspaceModel[] = [];
+  const readWorkspace = () => {
+    const next = models[Math.min(reads.length, models.length - 1)]!;
+    reads.push(next);
+    return next;
+  };
+  // Replayed: the first read happens at frame 0, before expectObservable subscribes.
+  const facts$ = new ReplaySubject<Fact>();
+  manifests$(store.state$, { readWorkspace }).subscribe((fact) => {
+    store.dispatch(fact);
+    facts$.next(fact);
+  });
+  input$.subscribe((fact) => store.dispatch(fact));
+  return { store, reads, types$: facts$.pipe(map((fact) => fact.type)) };
+}
+
+const T = { r: 'workspace.read', u: 'workspace.unchanged' };
+
+describe('manifests$', () => {
+  let scheduler: TestScheduler;
+  beforeEach(() => {
+    scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
+  });
+
+  it('reads the workspace once at start', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ hot, expectObservable }) => {
+      result = harness(hot<Fact>('-'), [model('c1', 'one')]);
+      expectObservable(result.types$, '^ 9ms !').toBe('r', T);
+    });
+    expect(result.reads).to.have.length(1);
+    expect(result.store.getState()).to.include({ workspaceRead: true, workspaceStale: false });
+    expect(result.store.getState().workspace.modules.map((m) => m.subpath)).to.deep.equal(['one']);
+  });
+
+  it('reads a stale workspace once for a burst of changes arriving together', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ hot, expectObservable }) => {
+      result = harness(hot<Fact>('-- 3ms (abc)', { a: coreChanged('c2'), b: coreChanged('c3'), c: coreChanged('c4') }), [model('c1', 'one'), model('c4', 'one', 'two')]);
+      expectObservable(result.types$, '^ 9ms !').toBe('r 4ms r', T);
+    });
+    expect(result.reads).to.have.length(2);
+    expect(result.store.getState().workspace.modules.map((m) => m.subpath)).to.deep.equal(['one', 'two']);
+  });
+
+  it('answers workspace.unchanged with the new hashes when the model is the same, workspace.read when it differs', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ hot, expectObservable }) => {
+      result = harness(hot<Fact>('-- a 2ms b', { a: coreChanged('c2'), b: coreChanged('c3') }), [model('c1', 'one'), model('c2', 'one'), model('c3', 'one', 'two')]);
+      expectObservable(result.types$, '^ 9ms !').toBe('r 1ms u 2ms r', T);
+    });
+    const state = result.store.getState();
+    expect(state.workspace.sources).to.deep.equal({ 'core.json': 'c3' });
+    expect(state.workspaceStale).to.equal(false);
+  });
+
+  it('reads nothing for a change of a path the workspace was not read from, or one with the hash it had', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ hot, expectObservable }) => {
+      const input = hot<Fact>('-- a 2ms b', { a: { type: 'files.changed', files: { 'app/one/index.ts': 'x' }, source: 'watcher' }, b: coreChanged('c1') });
+      result = harness(input, [model('c1', 'one')]);
+      expectObservable(result.types$, '^ 9ms !').toBe('r', T);
+    });
+    expect(result.reads).to.have.length(1);
+  });
+
+  it('keeps the builds of a workspace read again unchanged', () => {
+    let result!: ReturnType<typeof harness>;
+    let before: unknown;
+    scheduler.run(({ hot }) => {
+      result = harness(hot<Fact>('-- a', { a: coreChanged('c2') }), [model('c1', 'one'), model('c2', 'one')]);
+      scheduler.schedule(() => (before = result.store.getState().builds), 1);
+    });
+    expect(result.store.getState().builds).to.equal(before);
+  });
+});

@@ -1,0 +1,139 @@
+// What open pages are told, derived from successive states of the real store.
+import { expect } from 'chai';
+import type { Fact } from '../../src/store/events.js';
+import { createStore } from '../../src/store/store.js';
+import { moduleLabel, stylesAddress, stylesPush$, type PushMessage } from '../../src/streams/styles-push.js';
+import type { ImportRecord } from '../../src/workspace/checks.js';
+import { diagnostic } from '../../src/workspace/diagnostics.js';
+import type { ModuleModel } from '../../src/workspace/model.js';
+import { DEVELOPMENT_QUERY } from '../../src/workspace/query.js';
+import { moduleModel, started, startedBuild, workspaceModel } from '../helpers/models.js';
+
+const DEV = 'browser.development';
+const one = moduleModel('one');
+const LABEL = '@t/app@1.0.0/one';
+
+// A store folding the facts it is given, and the messages stylesPush$ sent for them.
+function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modules)) {
+  const store = createStore({ now: () => new Date(0) });
+  const messages: PushMessage[] = [];
+  stylesPush$(store.state$).subscribe((message) => messages.push(message));
+  store.dispatch(started);
+  store.dispatch({ type: 'workspace.read', workspace });
+  let build = 0;
+  const generation = (module: ModuleModel) => store.getState().builds[module.specifier]!.variants[variantOf(module)]!.generation;
+  const variantOf = (module: ModuleModel) => (module.platforms.includes('web') ? DEV : 'node.development');
+  const run = (module: ModuleModel, result: (build: number) => Fact) => {
+    build += 1;
+    // An edit makes a built variant stale, as the watcher would report it.
+    if (build > 1) store.dispatch({ type: 'files.changed', files: { [module.entry!]: `edit-${build}` }, source: 'watcher' });
+    store.dispatch(startedBuild(build, variantOf(module), [{ module, generation: generation(module) }]));
+    store.dispatch(result(build));
+  };
+  return {
+    store,
+    messages,
+    /** A successful build with the given code and styles hashes. */
+    built(code: string, styles: string | null, module = one, imports: ImportRecord[] = []) {
+      run(module, (b) => ({ type: 'build.succeeded', build: b, module: module.specifier, variant: variantOf(module), outputs: { code: { hash: code, size: 1 }, styles: styles === null ? null : { hash: styles, size: 1 } }, imports, inputs: { [module.entry!]: `edit-${b}` } }));
+    },
+    failed(message: string, module = one) {
+      run(module, (b) => ({ type: 'build.failed', build: b, module: module.specifier, variant: variantOf(module), errors: [diagnostic('BUNDLE_ERROR', message, { file: 'app/one/style.css' })], imports: [], inputs: { [module.entry!]: `edit-${b}` } }));
+    },
+  };
+}
+
+const styles = (hash: string) => ({ type: 'styles', module: LABEL, href: `/m/@t/app@1.0.0/styles/one?${DEVELOPMENT_QUERY}&v=${hash.slice(0, 12)}` });
+
+describe('stylesPush$', () => {
+  it('says nothing about the first build a page could have loaded', () => {
+    const { built, messages } = harness();
+    built('code-1', 'styles-1');
+    expect(messages).to.deep.equal([]);
+  });
+
+  it('announces a stylesheet rebuilt with new content, with a fresh token in its address', () => {
+    const { built, messages } = harness();
+    built('code-1', 'styles-1-abcdefghijklmnop');
+    built('code-1', 'styles-2-abcdefghijklmnop');
+    expect(messages).to.deep.equal([styles('styles-2-abcdefghijklmnop')]);
+  });
+
+  it('says nothing when a rebuild yields the same outputs', () => {
+    const { built, messages } = harness();
+    built('code-1', 'styles-1');
+    built('code-1', 'styles-1');
+    expect(messages).to.deep.equal([]);
+  });
+
+  it('announces changed code', () => {
+    const { built, messages } = harness();
+    built('code-1', 'styles-1');
+    built('code-2', 'styles-1');
+    expect(messages).to.deep.equal([{ type: 'code', module: LABEL }]);
+  });
+
+  it('announces a build that became invalid once, with its diagnostics', () => {
+    const { built, failed, messages } = harness();
+    built('code-1', 'styles-1');
+    failed('Could not resolve "./missing.css"');
+    failed('Could not resolve "./missing.css"');
+    expect(messages).to.deep.equal([{ type: 'invalid', module: LABEL, diagnostics: [diagnostic('BUNDLE_ERROR', 'Could not resolve "./missing.css"', { file: 'app/one/style.css' })] }]);
+  });
+
+  it('announces new diagnostics of a module that stays invalid', () => {
+    const { built, failed, messages } = harness();
+    built('code-1', 'styles-1');
+    failed('first');
+    failed('second');
+    expect(messages.map((m) => (m.type === 'invalid' ? m.diagnostics[0]!.message : m.type))).to.deep.equal(['first', 'second']);
+  });
+
+  it('sends the stylesheet and the code again after a fix', () => {
+    const { built, failed, messages } = harness();
+    built('code-1', 'styles-1');
+    failed('broken');
+    built('code-1', 'styles-1');
+    expect(messages.slice(1)).to.deep.equal([styles('styles-1'), { type: 'code', module: LABEL }]);
+  });
+
+  it('announces a module invalid when a new workspace model fails its imports, without a build', () => {
+    const declared = workspaceModel([one]);
+    declared.packages[0]!.dependencies = { lit: '3.1.0' };
+    const { store, built, messages } = harness([one], declared);
+    built('code-1', null, one, [{ specifier: 'lit', file: 'app/one/index.ts' }]);
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one]) });
+    expect(messages).to.have.length(1);
+    expect(messages[0]).to.deep.include({ type: 'invalid', module: LABEL });
+    expect((messages[0] as Extract<PushMessage, { type: 'invalid' }>).diagnostics.map((d) => d.kind)).to.deep.equal(['DEPENDENCY_NOT_DECLARED']);
+  });
+
+  it('ignores node-only modules', () => {
+    const server = moduleModel('server', { platforms: ['node'] });
+    const { built, failed, messages } = harness([server]);
+    built('code-1', 'styles-1', server);
+    built('code-2', 'styles-2', server);
+    failed('broken', server);
+    expect(messages).to.deep.equal([]);
+  });
+
+  it('completes when the states end', () => {
+    const store = createStore();
+    let done = false;
+    stylesPush$(store.state$).subscribe({ complete: () => (done = true) });
+    store.complete();
+    expect(done).to.equal(true);
+  });
+});
+
+describe('moduleLabel', () => {
+  it('names a module as pages do: <package>@<version>/<subpath>', () => {
+    expect(moduleLabel(moduleModel('widgets/badge'))).to.equal('@t/app@1.0.0/widgets/badge');
+  });
+});
+
+describe('stylesAddress', () => {
+  it('is the development styles address of the module', () => {
+    expect(stylesAddress(moduleModel('widgets/badge'))).to.equal(`/m/@t/app@1.0.0/styles/widgets/badge?${DEVELOPMENT_QUERY}`);
+  });
+});

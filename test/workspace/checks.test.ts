@@ -1,0 +1,129 @@
+// The dependency, platform and built-in checks over the bare imports a build found.
+import { expect } from 'chai';
+import { checkImports, type ImportRecord } from '../../src/workspace/checks.js';
+import type { ModuleModel, Platform, WorkspaceModel } from '../../src/workspace/model.js';
+
+function module(specifier: string, version: string, platforms: Platform[] = ['web']): ModuleModel {
+  const [scope, name, ...rest] = specifier.split('/');
+  const subpath = rest.join('/');
+  return {
+    specifier,
+    package: `${scope}/${name}`,
+    version,
+    subpath,
+    dir: `${name}/${subpath}`,
+    entry: `${name}/${subpath}/index.ts`,
+    platforms,
+    bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' },
+    assets: [],
+    diagnostics: [],
+  };
+}
+
+// @t/app 1.0.0 (web module main, node module server) and @t/lib 2.1.0 (web module format, node module fs-tools).
+function workspace(dependencies: Record<string, string> = { '@t/lib': '^2.0.0' }): WorkspaceModel {
+  return {
+    preview: null,
+    packages: [
+      { name: '@t/app', version: '1.0.0', dir: 'app', dependencies },
+      { name: '@t/lib', version: '2.1.0', dir: 'lib', dependencies: {} },
+    ],
+    modules: [module('@t/app/main', '1.0.0'), module('@t/app/server', '1.0.0', ['node']), module('@t/lib/format', '2.1.0'), module('@t/lib/fs-tools', '2.1.0', ['node'])],
+    selection: null,
+    diagnostics: [],
+    sources: {},
+  };
+}
+
+const at = (specifier: string, line = 1): ImportRecord => ({ specifier, file: 'app/main/index.ts', line, column: 8 });
+const check = (imports: ImportRecord[], model = workspace(), importer = model.modules[0]!) => checkImports(importer, imports, model);
+const kinds = (imports: ImportRecord[], model = workspace(), importer?: ModuleModel) => check(imports, model, importer).map((d) => d.kind);
+
+describe('checkImports', () => {
+  it('accepts public modules of declared, compatible workspace packages and of its own package', () => {
+    expect(check([at('@t/lib/format'), at('@t/app/main')])).to.deep.equal([]);
+  });
+
+  it('accepts a declared package from outside the workspace, any subpath', () => {
+    expect(check([at('lit'), at('lit/decorators.js'), at('@scope/ext/deep/file.js')], workspace({ lit: '3.1.0', '@scope/ext': '*' }))).to.deep.equal([]);
+  });
+
+  it('ignores relative, absolute and URL imports', () => {
+    expect(check([at('./helper.ts'), at('/abs.js'), at('https://cdn.test/x.js'), at('#internal')])).to.deep.equal([]);
+  });
+
+  it('reports DEPENDENCY_NOT_DECLARED where the import is, for workspace and outside packages', () => {
+    const found = check([at('lit', 3)], workspace({}));
+    expect(found).to.have.length(1);
+    expect(found[0]).to.include({ kind: 'DEPENDENCY_NOT_DECLARED', file: 'app/main/index.ts', line: 3, column: 8 });
+    expect(found[0]!.message).to.contain('"lit"').and.contain('app/package.json');
+    const lib = check([at('@t/lib/format')], workspace({}));
+    expect(lib.map((d) => d.kind)).to.deep.equal(['DEPENDENCY_NOT_DECLARED']);
+    expect(lib[0]!.message).to.contain('the workspace has version 2.1.0');
+  });
+
+  it('reports DEPENDENCY_INCOMPATIBLE when the workspace version misses the declared range', () => {
+    const found = check([at('@t/lib/format')], workspace({ '@t/lib': '^1.0.0' }));
+    expect(found).to.have.length(1);
+    expect(found[0]).to.include({ kind: 'DEPENDENCY_INCOMPATIBLE', file: 'app/main/index.ts' });
+    expect(found[0]!.message).to.contain('"^1.0.0"').and.contain('2.1.0');
+  });
+
+  it('understands workspace: ranges', () => {
+    for (const range of ['workspace:*', 'workspace:^', 'workspace:~', 'workspace:^2.0.0', 'workspace:2.1.0', '*']) {
+      expect(kinds([at('@t/lib/format')], workspace({ '@t/lib': range })), range).to.deep.equal([]);
+    }
+    for (const range of ['workspace:^3.0.0', 'workspace:2.0.0', 'not a range']) {
+      expect(kinds([at('@t/lib/format')], workspace({ '@t/lib': range })), range).to.deep.equal(['DEPENDENCY_INCOMPATIBLE']);
+    }
+  });
+
+  it('reports PREVIEW_BUILTIN for a browser module importing a built-in, bare or node:', () => {
+    const found = check([at('fs'), at('node:fs'), at('fs/promises'), at('node:path')]);
+    expect(found.map((d) => d.kind)).to.deep.equal(['PREVIEW_BUILTIN', 'PREVIEW_BUILTIN', 'PREVIEW_BUILTIN', 'PREVIEW_BUILTIN']);
+    expect(found[0]!.message).to.contain('"fs"').and.contain('"platforms": ["node"]');
+  });
+
+  it('accepts built-ins in a node-only module', () => {
+    const model = workspace();
+    expect(check([at('fs'), at('node:fs'), at('fs/promises')], model, model.modules[1])).to.deep.equal([]);
+  });
+
+  it('takes a built-in name declared in dependencies for the npm package of that name', () => {
+    expect(kinds([at('events'), at('buffer/index.js')], workspace({ '@t/lib': '^2.0.0', events: '3.3.0', buffer: '6.0.3' }))).to.deep.equal([]);
+    expect(kinds([at('node:events')], workspace({ '@t/lib': '^2.0.0', events: '3.3.0' }))).to.deep.equal(['PREVIEW_BUILTIN']);
+  });
+
+  it('reports PREVIEW_BUILTIN for a module that runs on both platforms', () => {
+    const model = workspace();
+    const both = { ...model.modules[0]!, platforms: ['node', 'web'] as Platform[] };
+    expect(kinds([at('node:fs')], model, both)).to.deep.equal(['PREVIEW_BUILTIN']);
+  });
+
+  it('reports a BUNDLE_ERROR for a subpath that is not a public module of a workspace package, listing the real ones', () => {
+    const found = check([at('@t/lib/internal/helper'), at('@t/app/missing'), at('@t/lib')]);
+    expect(found.map((d) => d.kind)).to.deep.equal(['BUNDLE_ERROR', 'BUNDLE_ERROR', 'BUNDLE_ERROR']);
+    expect(found[0]!.message).to.contain('"@t/lib/internal/helper", which is not a public module of @t/lib; its modules are @t/lib/format, @t/lib/fs-tools');
+  });
+
+  it('reports a BUNDLE_ERROR for a browser module importing a node-only module, of its own package or another', () => {
+    const found = check([at('@t/lib/fs-tools'), at('@t/app/server')]);
+    expect(found.map((d) => d.kind)).to.deep.equal(['BUNDLE_ERROR', 'BUNDLE_ERROR']);
+    expect(found[0]!.message).to.contain('runs in browsers but imports "@t/lib/fs-tools", whose platforms are ["node"]');
+  });
+
+  it('lets a node-only module import node-only modules', () => {
+    const model = workspace();
+    expect(check([at('@t/lib/fs-tools')], model, model.modules[1])).to.deep.equal([]);
+  });
+
+  it('reports one import of one file once, and the same import in two files twice', () => {
+    const twice = [at('lit', 1), at('lit', 2), { specifier: 'lit', file: 'app/main/other.ts' }];
+    expect(kinds(twice, workspace({}))).to.deep.equal(['DEPENDENCY_NOT_DECLARED', 'DEPENDENCY_NOT_DECLARED']);
+  });
+
+  it('checks nothing for a module whose package is not in the workspace', () => {
+    const stranger = module('@x/other/main', '1.0.0');
+    expect(check([at('fs'), at('lit')], workspace(), stranger)).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,160 @@
+// package.json: identity, exports, dependencies, and the `core` and `bundlers` members.
+import { expect } from 'chai';
+import { isPackageName, parsePackageManifest } from '../../src/workspace/package-manifest.js';
+
+const FILE = 'packages/app/package.json';
+const parse = (value: Record<string, unknown>) => parsePackageManifest(JSON.stringify(value), FILE);
+const base = { name: '@acme/app', version: '1.0.0' };
+const messages = (value: Record<string, unknown>) => {
+  const result = parse(value);
+  for (const found of result.diagnostics) expect(found).to.include({ kind: 'MANIFEST_INVALID', file: FILE });
+  return result.diagnostics.map((d) => d.message);
+};
+
+describe('parsePackageManifest', () => {
+  it('reads a complete manifest', () => {
+    const result = parse({
+      $schema: 'https://example.test/package.schema.json',
+      ...base,
+      private: true,
+      description: 'the app',
+      exports: { './main': './main/index.ts', './package.json': './package.json' },
+      dependencies: { '@acme/lib': '^1.0.0', lit: '3.1.0' },
+      core: { modules: 'src', bundler: 'esbuild' },
+      bundlers: {
+        fast: '@acme/fast-bundler',
+        full: { specifier: '@core-js/packages/bundlers/esbuild', processors: { bundle: { compiler: 'esbuild' } } },
+      },
+      scripts: { build: 'tsc' },
+    });
+    expect(result.diagnostics).to.deep.equal([]);
+    expect(result.value).to.deep.equal({
+      name: '@acme/app',
+      version: '1.0.0',
+      exports: { './main': './main/index.ts', './package.json': './package.json' },
+      dependencies: { '@acme/lib': '^1.0.0', lit: '3.1.0' },
+      modulesDir: 'src',
+      defaultBundler: 'esbuild',
+      bundlers: {
+        fast: { specifier: '@acme/fast-bundler' },
+        full: { specifier: '@core-js/packages/bundlers/esbuild', processors: { bundle: { compiler: 'esbuild' } } },
+      },
+    });
+  });
+
+  it('needs no more than a name and an exact version', () => {
+    expect(parse(base)).to.deep.equal({
+      value: { ...base, exports: {}, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {} },
+      diagnostics: [],
+    });
+  });
+
+  it('picks the source condition of a conditional exports target, then development, import, browser, default', () => {
+    const result = parse({
+      ...base,
+      exports: {
+        './a': { types: './a/index.d.ts', default: './dist/a.js', source: './a/index.ts' },
+        './b': { node: './b/node.js', import: { browser: './b/browser.ts', default: './b/index.js' } },
+        './d': null,
+      },
+    });
+    expect(result.diagnostics).to.deep.equal([]);
+    expect(result.value!.exports).to.deep.equal({ './a': './a/index.ts', './b': './b/browser.ts' });
+  });
+
+  it('refuses a missing or malformed name, and returns no manifest', () => {
+    for (const name of [undefined, 3, 'Acme', '@acme', '@acme/', 'a b', '.hidden', 'x'.repeat(215)]) {
+      const result = parse({ name, version: '1.0.0' });
+      expect(result.value, String(name)).to.equal(null);
+      expect(result.diagnostics).to.have.length(1);
+      expect(result.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: FILE });
+      expect(result.diagnostics[0]!.message).to.contain('"name" must be a package name');
+    }
+  });
+
+  it('refuses a version that is not exact, and returns no manifest', () => {
+    for (const version of [undefined, 1, '^1.0.0', '1.0', 'latest']) {
+      const result = parse({ name: '@acme/app', version });
+      expect(result.value, String(version)).to.equal(null);
+      expect(result.diagnostics[0]!.message).to.contain('"version" must be an exact version');
+    }
+  });
+
+  it('says a missing name or version is missing', () => {
+    expect(messages({})).to.deep.equal([
+      `${FILE}: "name" must be a package name such as "@acme/app"; it is missing`,
+      `${FILE}: "version" must be an exact version such as "1.0.0"; it is missing`,
+    ]);
+  });
+
+  it('reports both a bad name and a bad version at once', () => {
+    expect(messages({ name: 3, version: 'x' })).to.have.length(2);
+  });
+
+  it('reports members of the wrong type and keeps the manifest', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ $schema: {} }, '"$schema" must be the address of a JSON Schema; it is an object'],
+      [{ private: 'yes' }, '"private" must be a boolean; it is a string'],
+      [{ description: 3 }, '"description" must be a string; it is a number'],
+      [{ exports: './main.ts' }, '"exports" must be an object'],
+      [{ exports: { './main': 3 } }, 'exports["./main"] must be a path'],
+      [{ dependencies: ['lit'] }, '"dependencies" must be an object'],
+      [{ dependencies: { lit: 3 } }, 'dependencies["lit"] must be a version range string; it is a number'],
+      [{ core: 'src' }, '"core" must be an object'],
+      [{ core: { modules: '' } }, 'core.modules must be a directory of the package'],
+      [{ core: { modules: 3 } }, 'core.modules must be a directory of the package'],
+      [{ core: { bundler: '' } }, 'core.bundler must be a bundler name'],
+      [{ core: { bundler: ['ts'] } }, 'core.bundler must be a bundler name'],
+      [{ bundlers: ['ts'] }, '"bundlers" must be an object of bundler names'],
+      [{ bundlers: { mine: '' } }, 'bundlers["mine"] must name a module specifier'],
+      [{ bundlers: { mine: 3 } }, 'bundlers["mine"] must be a specifier string or an object'],
+      [{ bundlers: { mine: {} } }, 'bundlers["mine"].specifier must be a module specifier'],
+      [{ bundlers: { mine: { specifier: 'x', processors: [] } } }, 'bundlers["mine"].processors must be an object'],
+      [{ bundlers: { mine: { specifier: 'x', processors: { bundle: 'esbuild' } } } }, 'bundlers["mine"].processors.bundle must be an object'],
+      [{ bundlers: { mine: { specifier: 'x', processors: { bundle: { compiler: 1 } } } } }, 'bundlers["mine"].processors.bundle must be an object'],
+    ];
+    for (const [member, message] of cases) {
+      const result = parse({ ...base, ...member });
+      expect(result.value, JSON.stringify(member)).to.not.equal(null);
+      expect(result.diagnostics, JSON.stringify(member)).to.have.length(1);
+      expect(result.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: FILE });
+      expect(result.diagnostics[0]!.message).to.contain(`${FILE}: ${message}`);
+    }
+  });
+
+  it('accepts exports entries that publish no module: conditions without a source, fallback arrays, null', () => {
+    const result = parse({ ...base, exports: { './types': { types: './main.d.ts' }, './legacy': ['./a.js', './b.js'], './hidden': null, './main': './main/index.ts' } });
+    expect(result.diagnostics).to.deep.equal([]);
+    expect(result.value!.exports).to.deep.equal({ './main': './main/index.ts' });
+  });
+
+  it('keeps the good entries of a member that has a bad one', () => {
+    const result = parse({ ...base, dependencies: { lit: '3.1.0', bad: false }, bundlers: { bad: 3, good: 'x/bundler' } });
+    expect(result.value!.dependencies).to.deep.equal({ lit: '3.1.0' });
+    expect(result.value!.bundlers).to.deep.equal({ good: { specifier: 'x/bundler' } });
+    expect(result.diagnostics).to.have.length(2);
+  });
+
+  it('points at the line and column of a JSON syntax error', () => {
+    const result = parsePackageManifest('{\n  "name": "@acme/app"\n  "version": "1.0.0"\n}', FILE);
+    expect(result.value).to.equal(null);
+    expect(result.diagnostics).to.have.length(1);
+    expect(result.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: FILE, line: 3, column: 3 });
+  });
+
+  it('refuses a manifest that is not an object', () => {
+    const result = parsePackageManifest('["@acme/app"]', FILE);
+    expect(result.value).to.equal(null);
+    expect(result.diagnostics[0]!.message).to.contain(`${FILE} must hold an object; it holds an array`);
+  });
+});
+
+describe('isPackageName', () => {
+  it('accepts npm names, scoped or not', () => {
+    for (const name of ['lit', '@acme/app', '@a-b/c.d_e~f', 'lodash.merge']) expect(isPackageName(name), name).to.equal(true);
+  });
+
+  it('refuses upper case, spaces, bare scopes, leading dots and names over 214 characters', () => {
+    for (const name of ['Lit', 'a b', '@acme', '@acme/', '.x', '_x', `a${'b'.repeat(214)}`, '@acme/app/main']) expect(isPackageName(name), name).to.equal(false);
+  });
+});

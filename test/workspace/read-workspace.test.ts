@@ -1,0 +1,313 @@
+// Deriving the workspace model from its manifests, over files declared as a map.
+import { expect } from 'chai';
+import { readWorkspace } from '../../src/workspace/read-workspace.js';
+import { hashOf, memoryReader } from '../helpers/memory-reader.js';
+
+const json = (value: unknown) => JSON.stringify(value);
+const TS = '@core-js/packages/bundlers/ts';
+const ESBUILD = '@core-js/packages/bundlers/esbuild';
+
+/** A workspace of the packages given (directory to package.json value) plus other files. */
+function files(packages: Record<string, Record<string, unknown>>, extra: Record<string, string> = {}, core: Record<string, unknown> = {}): Record<string, string> {
+  const all: Record<string, string> = { 'core.json': json({ packages: Object.keys(packages), ...core }) };
+  for (const [dir, manifest] of Object.entries(packages)) all[`${dir}/package.json`] = json({ version: '1.0.0', ...manifest });
+  return { ...all, ...extra };
+}
+
+const read = (...args: Parameters<typeof files>) => readWorkspace(memoryReader(files(...args)));
+
+describe('readWorkspace', () => {
+  it('publishes a module for each exports entry whose target is a source file', () => {
+    const model = read({
+      'packages/app': {
+        name: '@acme/app',
+        exports: { '.': './index.ts', './main': './main/index.ts', './widgets/badge': './src/badge/badge.tsx', './data': './data.json', './types': './types.d.ts', './*': './src/*.ts' },
+        dependencies: { lit: '3.1.0' },
+      },
+    });
+    expect(model.diagnostics).to.deep.equal([]);
+    expect(model.packages).to.deep.equal([{ name: '@acme/app', version: '1.0.0', dir: 'packages/app', dependencies: { lit: '3.1.0' } }]);
+    expect(model.modules).to.deep.equal([
+      {
+        specifier: '@acme/app/main',
+        package: '@acme/app',
+        version: '1.0.0',
+        subpath: 'main',
+        dir: 'packages/app/main',
+        entry: 'packages/app/main/index.ts',
+        platforms: ['web'],
+        bundler: { name: 'ts', specifier: TS },
+        assets: [],
+        diagnostics: [],
+      },
+      {
+        specifier: '@acme/app/widgets/badge',
+        package: '@acme/app',
+        version: '1.0.0',
+        subpath: 'widgets/badge',
+        dir: 'packages/app/src/badge',
+        entry: 'packages/app/src/badge/badge.tsx',
+        platforms: ['web'],
+        bundler: { name: 'ts', specifier: TS },
+        assets: [],
+        diagnostics: [],
+      },
+    ]);
+  });
+
+  it('refuses an exports target outside the package', () => {
+    const model = read({ app: { name: '@acme/app', exports: { './main': '../other/index.ts' } } });
+    expect(model.modules).to.deep.equal([]);
+    expect(model.diagnostics).to.have.length(1);
+    expect(model.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'app/package.json' });
+    expect(model.diagnostics[0]!.message).to.contain('exports["./main"] must map "./<subpath>" to a file of the package');
+  });
+
+  it('adds a module.json beside an exports target to that module', () => {
+    const model = read(
+      { app: { name: '@acme/app', exports: { './main': './main/index.ts' } } },
+      { 'app/main/module.json': json({ platforms: ['node', 'web'], assets: ['logo.svg'], bundler: 'esbuild', entry: 'ignored.ts' }) },
+    );
+    expect(model.modules).to.have.length(1);
+    expect(model.modules[0]).to.deep.include({
+      specifier: '@acme/app/main',
+      entry: 'app/main/index.ts',
+      platforms: ['node', 'web'],
+      assets: ['logo.svg'],
+      bundler: { name: 'esbuild', specifier: ESBUILD },
+      diagnostics: [],
+    });
+  });
+
+  it('lists an exports module invalid when the module.json beside it is broken', () => {
+    const model = read({ app: { name: '@acme/app', exports: { './main': './main/index.ts' } } }, { 'app/main/module.json': '{"platforms": ["web",]}' });
+    expect(model.modules).to.have.length(1);
+    expect(model.modules[0]!.diagnostics).to.have.length(1);
+    expect(model.modules[0]!.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'app/main/module.json', line: 1, column: 22 });
+    expect(model.diagnostics).to.deep.equal([]);
+  });
+
+  it('declares manifest-only modules under core.modules, the subpath from the directory', () => {
+    const model = read(
+      { app: { name: '@acme/app', core: { modules: 'src' } } },
+      {
+        'app/src/main/module.json': json({ entry: 'index.ts' }),
+        'app/src/main/index.ts': '',
+        'app/src/widgets/badge/module.json': json({ entry: './badge.ts', assets: ['star.svg'], platforms: ['web', 'node'] }),
+        'app/elsewhere/module.json': json({ entry: 'index.ts' }),
+      },
+    );
+    expect(model.diagnostics).to.deep.equal([]);
+    expect(model.modules.map((m) => [m.specifier, m.dir, m.entry])).to.deep.equal([
+      ['@acme/app/main', 'app/src/main', 'app/src/main/index.ts'],
+      ['@acme/app/widgets/badge', 'app/src/widgets/badge', 'app/src/widgets/badge/badge.ts'],
+    ]);
+    expect(model.modules[1]).to.deep.include({ assets: ['star.svg'], platforms: ['web', 'node'], diagnostics: [] });
+  });
+
+  it('takes the subpath of a manifest-only module from its subpath member', () => {
+    const model = read({ app: { name: '@acme/app', core: { modules: '.' } } }, { 'app/src/b/module.json': json({ entry: 'index.ts', subpath: 'ui/badge' }) });
+    expect(model.modules.map((m) => [m.specifier, m.dir])).to.deep.equal([['@acme/app/ui/badge', 'app/src/b']]);
+  });
+
+  it('lists a manifest-only module without entry invalid', () => {
+    const model = read({ app: { name: '@acme/app', core: { modules: '.' } } }, { 'app/main/module.json': json({ platforms: ['web'] }) });
+    const [module] = model.modules;
+    expect(module).to.deep.include({ specifier: '@acme/app/main', entry: null });
+    expect(module!.diagnostics).to.have.length(1);
+    expect(module!.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'app/main/module.json' });
+    expect(module!.diagnostics[0]!.message).to.contain('"entry" is required');
+  });
+
+  it('lists a manifest-only module with a broken manifest invalid rather than dropping it', () => {
+    const model = read({ app: { name: '@acme/app', core: { modules: '.' } } }, { 'app/main/module.json': '{ entry: "index.ts" }' });
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@acme/app/main']);
+    expect(model.modules[0]!.diagnostics.map((d) => [d.kind, d.file, d.line, d.column])).to.deep.equal([['MANIFEST_INVALID', 'app/main/module.json', 1, 3]]);
+  });
+
+  it('needs a subpath for a module.json at the top of core.modules', () => {
+    const model = read({ app: { name: '@acme/app', core: { modules: 'src' } } }, { 'app/src/module.json': json({ entry: 'index.ts' }) });
+    expect(model.modules).to.have.length(1);
+    expect(model.modules[0]!.diagnostics.map((d) => d.message)).to.deep.equal(['app/src/module.json: a module.json at the top of core.modules needs a "subpath"']);
+  });
+
+  it('refuses core.modules outside the package', () => {
+    const model = read({ app: { name: '@acme/app', core: { modules: '../other' } } }, { 'other/x/module.json': json({ entry: 'index.ts' }) });
+    expect(model.modules).to.deep.equal([]);
+    expect(model.diagnostics.map((d) => [d.file, d.message])).to.deep.equal([['app/package.json', 'app/package.json: core.modules must be a directory inside the package; it is "../other"']]);
+  });
+
+  it('skips node_modules and dot-directories when searching for module.json', () => {
+    const model = read(
+      { app: { name: '@acme/app', core: { modules: '.' } } },
+      {
+        'app/main/module.json': json({ entry: 'index.ts' }),
+        'app/node_modules/dep/module.json': json({ entry: 'index.ts' }),
+        'app/main/node_modules/dep/module.json': json({ entry: 'index.ts' }),
+        'app/.cache/x/module.json': json({ entry: 'index.ts' }),
+      },
+    );
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@acme/app/main']);
+  });
+
+  it('does not search into a directory holding its own package.json: another package', () => {
+    const model = readWorkspace(
+      memoryReader({
+        'core.json': json({ packages: ['.', 'packages/lib'] }),
+        'package.json': json({ name: '@acme/root', version: '1.0.0', core: { modules: '.' } }),
+        'root-widget/module.json': json({ entry: 'index.ts' }),
+        'packages/lib/package.json': json({ name: '@acme/lib', version: '1.0.0', core: { modules: '.' } }),
+        'packages/lib/format/module.json': json({ entry: 'index.ts' }),
+      }),
+    );
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@acme/root/root-widget', '@acme/lib/format']);
+  });
+
+  it('reports a second declaration of one subpath and keeps the first', () => {
+    const model = read(
+      { app: { name: '@acme/app', exports: { './main': './main/index.ts' }, core: { modules: 'src' } } },
+      { 'app/src/other/module.json': json({ entry: 'index.ts', subpath: 'main' }) },
+    );
+    expect(model.modules.map((m) => m.dir)).to.deep.equal(['app/main']);
+    expect(model.diagnostics).to.have.length(1);
+    expect(model.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'app/src/other/module.json' });
+    expect(model.diagnostics[0]!.message).to.contain('declares the module "@acme/app/main" again; it is already declared in app/main');
+  });
+
+  describe('bundlers', () => {
+    const bundlerOf = (pkg: Record<string, unknown>, module: Record<string, unknown> = {}) => {
+      const model = read({ app: { name: '@acme/app', core: { modules: '.', ...(pkg.core as object) }, bundlers: pkg.bundlers } }, { 'app/main/module.json': json({ entry: 'index.ts', ...module }) });
+      return model.modules[0]!;
+    };
+
+    it('defaults to the built-in ts', () => {
+      expect(bundlerOf({}).bundler).to.deep.equal({ name: 'ts', specifier: TS });
+    });
+
+    it('takes core.bundler when the module selects none', () => {
+      expect(bundlerOf({ core: { bundler: 'esbuild' } }).bundler).to.deep.equal({ name: 'esbuild', specifier: ESBUILD });
+    });
+
+    it('takes the bundler the module selects over core.bundler', () => {
+      expect(bundlerOf({ core: { bundler: 'esbuild' } }, { bundler: 'ts' }).bundler).to.deep.equal({ name: 'ts', specifier: TS });
+    });
+
+    it('resolves a name registered as a specifier string (form 1)', () => {
+      expect(bundlerOf({ bundlers: { mine: '@acme/bundler' } }, { bundler: 'mine' }).bundler).to.deep.equal({ name: 'mine', specifier: '@acme/bundler' });
+    });
+
+    it('resolves a name registered as an object with processors (form 2)', () => {
+      const processors = { bundle: { compiler: 'esbuild' } };
+      expect(bundlerOf({ bundlers: { full: { specifier: ESBUILD, processors } } }, { bundler: 'full' }).bundler).to.deep.equal({ name: 'full', specifier: ESBUILD, processors });
+    });
+
+    it('lets the registry override a built-in name', () => {
+      expect(bundlerOf({ bundlers: { ts: '@acme/own-ts' } }).bundler).to.deep.equal({ name: 'ts', specifier: '@acme/own-ts' });
+    });
+
+    it('lists a module whose bundler is not registered invalid, naming its module.json', () => {
+      const module = bundlerOf({}, { bundler: 'webpack' });
+      expect(module.bundler).to.deep.equal({ name: 'webpack', specifier: '' });
+      expect(module.diagnostics).to.have.length(1);
+      expect(module.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'app/main/module.json' });
+      expect(module.diagnostics[0]!.message).to.contain('the bundler "webpack" is not registered');
+    });
+
+    it('names package.json for an unknown core.bundler of an exports module without module.json', () => {
+      const model = read({ app: { name: '@acme/app', exports: { './main': './main/index.ts' }, core: { bundler: 'rollup' } } });
+      expect(model.modules[0]!.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'app/package.json' });
+    });
+  });
+
+  it('lists modules in the order of packages, then by subpath', () => {
+    const model = read({
+      b: { name: '@acme/b', exports: { './z': './z.ts', './a': './a.ts' } },
+      a: { name: '@acme/a', exports: { './m': './m.ts' } },
+    });
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@acme/b/a', '@acme/b/z', '@acme/a/m']);
+  });
+
+  it('reads the preview entry of core.json', () => {
+    expect(read({ app: { name: '@acme/app' } }, {}, { preview: '@acme/app/main' }).preview).to.equal('@acme/app/main');
+  });
+
+  it('reports a package directory without package.json on core.json and reads the others', () => {
+    const model = readWorkspace(memoryReader({ ...files({ app: { name: '@acme/app', exports: { './main': './main.ts' } } }), 'core.json': json({ packages: ['app', 'missing'] }) }));
+    expect(model.packages.map((p) => p.name)).to.deep.equal(['@acme/app']);
+    expect(model.diagnostics).to.have.length(1);
+    expect(model.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'core.json' });
+    expect(model.diagnostics[0]!.message).to.contain('"missing", which has no package.json');
+  });
+
+  it('reports a broken package.json at the top level and reads the other packages', () => {
+    const model = readWorkspace(memoryReader({ ...files({ app: { name: '@acme/app', exports: { './main': './main.ts' } } }), 'core.json': json({ packages: ['app', 'bad'] }), 'bad/package.json': '{"name": "@acme/bad",' }));
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@acme/app/main']);
+    expect(model.diagnostics.map((d) => [d.kind, d.file, d.line, d.column])).to.deep.equal([['MANIFEST_INVALID', 'bad/package.json', 1, 22]]);
+  });
+
+  it('reports a package name used twice and keeps the first package', () => {
+    const model = read({ one: { name: '@acme/app' }, two: { name: '@acme/app' } });
+    expect(model.packages.map((p) => p.dir)).to.deep.equal(['one']);
+    expect(model.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'two/package.json' });
+  });
+
+  it('reports a missing or broken core.json and declares nothing', () => {
+    const missing = readWorkspace(memoryReader({}));
+    expect(missing.modules).to.deep.equal([]);
+    expect(missing.diagnostics.map((d) => [d.kind, d.file])).to.deep.equal([['MANIFEST_INVALID', 'core.json']]);
+    const broken = readWorkspace(memoryReader({ 'core.json': '{"packages": ' }));
+    expect(broken.diagnostics.map((d) => [d.file, d.line, d.column])).to.deep.equal([['core.json', 1, 14]]);
+  });
+
+  describe('selection', () => {
+    it('is null, every package in development, without .core/selection.json', () => {
+      expect(read({ app: { name: '@acme/app' } }).selection).to.equal(null);
+    });
+
+    it('reads the selected packages of .core/selection.json', () => {
+      const model = read({ app: { name: '@acme/app' } }, { '.core/selection.json': json({ packages: ['@acme/app', '@acme/app', 'lit'] }) });
+      expect(model.selection).to.deep.equal(['@acme/app', 'lit']);
+      expect(model.diagnostics).to.deep.equal([]);
+    });
+
+    it('reports a selection file of the wrong shape and selects every package', () => {
+      for (const text of ['{', json(['@acme/app']), json({ packages: ['Not A Name'] })]) {
+        const model = read({ app: { name: '@acme/app' } }, { '.core/selection.json': text });
+        expect(model.selection, text).to.equal(null);
+        expect(model.diagnostics.map((d) => [d.kind, d.file])).to.deep.equal([['MANIFEST_INVALID', '.core/selection.json']]);
+      }
+    });
+  });
+
+  describe('sources', () => {
+    it('records every file read with its hash and every directory searched, absent ones as null', () => {
+      const workspace = files(
+        { app: { name: '@acme/app', exports: { './main': './main/index.ts' }, core: { modules: 'src' } } },
+        { 'app/main/index.ts': 'export {}', 'app/src/badge/module.json': json({ entry: 'index.ts' }) },
+      );
+      const model = readWorkspace(memoryReader(workspace));
+      const reader = memoryReader(workspace);
+      expect(model.sources).to.deep.equal({
+        'core.json': hashOf(workspace['core.json']!),
+        'app/package.json': hashOf(workspace['app/package.json']!),
+        'app/src/': reader.listDir('app/src')!.hash,
+        'app/src/badge/': reader.listDir('app/src/badge')!.hash,
+        'app/src/badge/module.json': hashOf(workspace['app/src/badge/module.json']!),
+        'app/main/module.json': null,
+        '.core/selection.json': null,
+      });
+    });
+
+    it('records the workspace root as ./ when a package is the workspace itself', () => {
+      const model = readWorkspace(memoryReader({ 'core.json': json({ packages: ['.'] }), 'package.json': json({ name: '@acme/app', version: '1.0.0', core: { modules: '.' } }) }));
+      expect(model.sources).to.have.property('./');
+      expect(model.sources).to.have.property('package.json');
+    });
+
+    it('changes the hash of a directory listing when a module.json appears', () => {
+      const before = read({ app: { name: '@acme/app', core: { modules: '.' } } }, { 'app/main/index.ts': '' });
+      const after = read({ app: { name: '@acme/app', core: { modules: '.' } } }, { 'app/main/index.ts': '', 'app/main/module.json': json({ entry: 'index.ts' }) });
+      expect(after.sources['app/main/']).to.be.a('string').and.not.equal(before.sources['app/main/']);
+    });
+  });
+});
