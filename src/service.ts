@@ -180,6 +180,9 @@ function listen(koa: ReturnType<typeof createApp>['koa'], port: number, host: st
     server.headersTimeout = 10_000;
     server.requestTimeout = 60_000;
     server.keepAliveTimeout = 5_000;
+    // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the Host
+    // guard answers it instead, with the JSON body of contract §2 (HOST_NOT_ALLOWED).
+    (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
     server.on('clientError', handleClientError);
     server.once('error', reject);
     server.once('listening', () => {

@@ -25,7 +25,7 @@ const JS_KINDS = new Set<esbuild.ImportKind>(['import-statement', 'dynamic-impor
 
 export function createEsbuildEngine(options: EngineOptions): Bundler {
   const root = path.resolve(options.root);
-  const contexts = new Map<string, { context: esbuild.BuildContext; signature: string }>();
+  const contexts = new Map<string, { context: esbuild.BuildContext; signature: string; idle?: Promise<void> }>();
 
   function buildOptions(targets: BundleTarget[], variant: Variant): esbuild.BuildOptions {
     const plugins: esbuild.Plugin[] = [bareImportsPlugin(), assetsPlugin(root, targets)];
@@ -83,9 +83,18 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     contexts.delete(key);
     contexts.set(key, entry); // most recently used last
     const context = entry.context;
-    const cancel = () => void context.cancel();
-    signal?.addEventListener('abort', cancel, { once: true });
+    // One rebuild per context at a time, the next one starting once a cancelled one has wound
+    // down: a rebuild started during a cancel is cancelled with it, and esbuild's "The build
+    // was canceled" would be recorded as the module's diagnostic until its next change.
+    const previous = entry.idle;
+    let release!: () => void;
+    entry.idle = new Promise<void>((resolve) => (release = resolve));
+    let cancelled: Promise<void> = Promise.resolve();
+    const cancel = () => void (cancelled = context.cancel().catch(() => {}));
     try {
+      await previous;
+      throwIfAborted(signal);
+      signal?.addEventListener('abort', cancel, { once: true });
       const result = await context.rebuild();
       throwIfAborted(signal);
       return collect(root, target, 0, result);
@@ -95,6 +104,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       throw error;
     } finally {
       signal?.removeEventListener('abort', cancel);
+      void cancelled.then(release);
     }
   }
 

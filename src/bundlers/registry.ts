@@ -18,7 +18,8 @@ export function resolveSpecifier(specifier: string, root: string): string {
   try {
     return pathToFileURL(createRequire(path.join(root, 'package.json')).resolve(specifier)).href;
   } catch {
-    return import.meta.resolve(specifier);
+    // The package resolves itself by name through its own `exports` (self-reference).
+    return pathToFileURL(createRequire(import.meta.url).resolve(specifier)).href;
   }
 }
 

@@ -19,6 +19,7 @@ export function renderPreviewPage(preview: Preview, runtimeAddress: string): str
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
+    <link rel="icon" href="data:,">
     <title>${escapeHtml(preview.entry)} · preview</title>
     <script type="importmap">
 ${scriptJson({ imports: preview.imports })}

@@ -47,6 +47,12 @@ export function createApp(deps: AppDeps): App {
   router.get('/state', stateRoute({ readiness: deps.readiness, state$: deps.state$ }));
   router.get('/log', logRoute(deps.log));
 
+  // Errors after the answer started (a streamed body): a client that went away, such as a
+  // closed /state event stream, is no defect; Koa's default handler would print each one.
+  koa.on('error', function reportStreamError(error: Error & { code?: string }) {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE') return;
+    deps.report(`core: error while answering: ${error.stack ?? error.message}`);
+  });
   koa.use(respondWithErrors(deps.report));
   koa.use(refuseUnsafeTarget());
   koa.use(guardHost(deps.hosts));

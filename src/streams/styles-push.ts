@@ -1,7 +1,9 @@
 // What the open pages are told (contract §8), derived from successive states: a module
 // whose stylesheet was rebuilt with new content (`styles`), whose build became invalid or
-// changed its diagnostics (`invalid`), whose code changed (`code`). Only the default
-// browser variant counts, and only once it is built from the current sources.
+// changed its diagnostics (`invalid`), whose code changed (`code`), and one that builds
+// again after being invalid (`valid`, so pages drop its diagnostics even when the fix
+// restored the last good outputs). Only the default browser variant counts, and only once
+// it is built from the current sources. Changes are judged against the last good outputs.
 import { Observable } from 'rxjs';
 import { buildDiagnostics, defaultVariantKey } from '../store/selectors.js';
 import type { ModuleBuilds, ServiceState } from '../store/state.js';
@@ -12,11 +14,14 @@ import { DEVELOPMENT_QUERY } from '../workspace/query.js';
 export type PushMessage =
   | { type: 'styles'; module: string; href: string }
   | { type: 'invalid'; module: string; diagnostics: Diagnostic[] }
-  | { type: 'code'; module: string };
+  | { type: 'code'; module: string }
+  | { type: 'valid'; module: string };
 
 interface View {
+  /** Hashes of the last good outputs (kept while the build is invalid). */
   styles: string | null;
   code: string | null;
+  /** The diagnostics now, as JSON; null while the build is valid. */
   diagnostics: string | null;
 }
 
@@ -46,20 +51,19 @@ export function stylesPush$(state$: Observable<ServiceState>): Observable<PushMe
           const variant = builds.variants[defaultVariantKey(module)];
           if (!variant || variant.status !== 'done' || !variant.last) continue;
           const diagnostics = buildDiagnostics(module, variant.last, state.workspace);
-          const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
-          const view: View = {
-            styles: outputs?.styles?.hash ?? null,
-            code: outputs?.code.hash ?? null,
-            diagnostics: diagnostics.length === 0 ? null : JSON.stringify(diagnostics),
-          };
           const label = moduleLabel(module);
           const before = views.get(label);
+          const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
+          const view: View = outputs
+            ? { styles: outputs.styles?.hash ?? null, code: outputs.code.hash, diagnostics: null }
+            : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics) };
           views.set(label, view);
           if (!before) continue;
           if (view.diagnostics !== null) {
             if (view.diagnostics !== before.diagnostics) subscriber.next({ type: 'invalid', module: label, diagnostics });
             continue;
           }
+          if (before.diagnostics !== null) subscriber.next({ type: 'valid', module: label });
           if (view.styles !== null && view.styles !== before.styles) {
             subscriber.next({ type: 'styles', module: label, href: `${stylesAddress(module)}&v=${view.styles.slice(0, 12)}` });
           }

@@ -89,12 +89,20 @@ describe('stylesPush$', () => {
     expect(messages.map((m) => (m.type === 'invalid' ? m.diagnostics[0]!.message : m.type))).to.deep.equal(['first', 'second']);
   });
 
-  it('sends the stylesheet and the code again after a fix', () => {
+  it('says valid after a fix that restores the last good outputs, and nothing else', () => {
     const { built, failed, messages } = harness();
     built('code-1', 'styles-1');
     failed('broken');
     built('code-1', 'styles-1');
-    expect(messages.slice(1)).to.deep.equal([styles('styles-1'), { type: 'code', module: LABEL }]);
+    expect(messages.slice(1)).to.deep.equal([{ type: 'valid', module: LABEL }]);
+  });
+
+  it('says valid after a fix, then what changed against the last good outputs', () => {
+    const { built, failed, messages } = harness();
+    built('code-1', 'styles-1');
+    failed('broken');
+    built('code-1', 'styles-2');
+    expect(messages.slice(1)).to.deep.equal([{ type: 'valid', module: LABEL }, styles('styles-2')]);
   });
 
   it('announces a module invalid when a new workspace model fails its imports, without a build', () => {

@@ -4,19 +4,23 @@
 //   nothing is ever unstyled, and the DOM, input values and window state are kept;
 // - keeps the last good sheet while a build is invalid, and shows its diagnostics in an
 //   overlay that goes away when the module builds again;
-// - reconnects after the service restarts, then refreshes every sheet;
-// - logs code changes: code is not replaced in place (service.md Events).
+// - reconnects after the service restarts, then refreshes every sheet and shows only the
+//   problems the service reports on connecting;
+// - logs code changes: code is not replaced in place (service.md Events);
+// - drops a module's diagnostics when it builds again (`valid`).
 type Diagnostic = { kind: string; message: string; file?: string; line?: number; column?: number; module?: string };
 type Message =
   | { type: 'styles'; module: string; href: string }
   | { type: 'invalid'; module: string; diagnostics: Diagnostic[] }
-  | { type: 'code'; module: string };
+  | { type: 'code'; module: string }
+  | { type: 'valid'; module: string };
 
 const problems = new Map<string, Diagnostic[]>();
 const swaps = new Map<string, HTMLLinkElement>();
 
 function swapSheet(module: string, href: string): void {
-  const current = [...document.querySelectorAll<HTMLLinkElement>('link[data-core-styles]')].filter((link) => link.dataset.coreStyles === module && !link.dataset.coreIncoming);
+  // `data-core-incoming` marks a sheet still loading; its value is empty, so test presence.
+  const current = [...document.querySelectorAll<HTMLLinkElement>('link[data-core-styles]')].filter((link) => link.dataset.coreStyles === module && link.dataset.coreIncoming === undefined);
   if (current.length === 0) return;
   swaps.get(module)?.remove(); // a newer sheet supersedes one still loading
   const incoming = current[current.length - 1]!.cloneNode() as HTMLLinkElement;
@@ -93,14 +97,20 @@ function handle(message: Message): void {
   }
   if (problems.delete(message.module)) overlay.render();
   if (message.type === 'styles') swapSheet(message.module, message.href);
-  else console.info(`[core] the code of ${message.module} changed; reload the page to run it`);
+  else if (message.type === 'code') console.info(`[core] the code of ${message.module} changed; reload the page to run it`);
 }
 
 function connect(delay = 250, reconnecting = false): void {
   const socket = new WebSocket(new URL('/events', location.href.replace(/^http/, 'ws')));
   socket.addEventListener('open', () => {
     delay = 250;
-    if (reconnecting) refreshAllSheets();
+    if (reconnecting) {
+      // What was broken before may be fixed now; the service first sends what is broken
+      // now (channel.ts), and the sheets are fetched again for what changed meanwhile.
+      problems.clear();
+      overlay.render();
+      refreshAllSheets();
+    }
     reconnecting = false;
   });
   socket.addEventListener('message', (event) => {

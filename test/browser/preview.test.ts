@@ -1,0 +1,94 @@
+// The preview page in Chromium (service.md Checks 4, contract §6 and §8): the entry mounts
+// the page with its bundled helper and the modules of another package it imports by bare
+// specifier, the linked stylesheets style it, and a code edit is only logged.
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { eventsOpen, launchChromium, openPage, waitForColour, type Watched } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { exampleWorkspace, writeFile } from '../helpers/workspace.js';
+
+const STOREFRONT = '@demo/shop@0.4.0/storefront';
+const BADGE = '@demo/ui@1.1.0/badge';
+
+describe('the preview page', () => {
+  let browser: Browser;
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+  let watched: Watched;
+
+  before(async () => {
+    root = exampleWorkspace();
+    service = await serve(root);
+    browser = await launchChromium();
+    watched = await openPage(browser);
+    await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+    await watched.page.waitForFunction(() => document.querySelector('demo-storefront .total')?.textContent?.includes('€73.00'), null, { timeout: 30_000 }).catch(async () => {
+      throw new Error(`the storefront did not render; page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}; body: ${await watched.page.evaluate(() => document.body.outerHTML)}`);
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('renders the entry with its bundled helper and the modules of @demo/ui imported by bare specifier', async () => {
+    const shown = await watched.page.evaluate(() => ({
+      items: [...document.querySelectorAll('demo-storefront li')].map((item) => item.textContent),
+      total: document.querySelector('demo-storefront .total')?.textContent,
+      badge: document.querySelector('demo-storefront .demo-badge')?.textContent,
+    }));
+    // formatPrice comes from @demo/ui/price, totalCents from the private helper cart.ts.
+    expect(shown.items).to.deep.equal(['2 × Notebook: €25.00', '1 × Fountain pen: €48.00']);
+    expect(shown.total).to.equal('Total €73.00 free shipping');
+    expect(shown.badge).to.equal('free shipping'); // createBadge of @demo/ui/badge
+    expect(watched.errors).to.deep.equal([]);
+    expect(watched.failed.filter((answer) => !answer.endsWith('/favicon.ico'))).to.deep.equal([]);
+  });
+
+  it('loads the modules of @demo/ui from their own /m/ addresses, through the import map', async () => {
+    const loaded = watched.requests.map((url) => new URL(url).pathname);
+    expect(loaded).to.include('/m/@demo/shop@0.4.0/modules/storefront');
+    expect(loaded).to.include('/m/@demo/ui@1.1.0/modules/price');
+    expect(loaded).to.include('/m/@demo/ui@1.1.0/modules/badge');
+  });
+
+  it('styles the page from the linked stylesheet of each module', async () => {
+    const links = await watched.page.evaluate(() =>
+      [...document.querySelectorAll<HTMLLinkElement>('link[data-core-styles]')].map((link) => ({ module: link.dataset.coreStyles, loaded: link.sheet !== null })),
+    );
+    expect(links).to.have.deep.members([
+      { module: STOREFRONT, loaded: true },
+      { module: BADGE, loaded: true },
+    ]);
+    await waitForColour(watched, 'demo-storefront', 'rgb(34, 40, 49)');
+    const styles = await watched.page.evaluate(() => ({
+      weight: getComputedStyle(document.querySelector('demo-storefront .total')!).fontWeight,
+      badge: getComputedStyle(document.querySelector('.demo-badge')!).backgroundColor,
+    }));
+    expect(styles).to.deep.equal({ weight: '600', badge: 'rgb(255, 244, 214)' });
+  });
+
+  it('shows the declared assets the code addresses', async () => {
+    const images = await watched.page.evaluate(() =>
+      [...document.querySelectorAll<HTMLImageElement>('demo-storefront img')].map((image) => ({ path: new URL(image.src).pathname, width: image.naturalWidth })),
+    );
+    expect(images).to.deep.equal([
+      { path: '/m/@demo/shop@0.4.0/assets/storefront/cart.svg', width: 24 },
+      { path: '/m/@demo/ui@1.1.0/assets/badge/star.svg', width: 16 },
+    ]);
+  });
+
+  it('logs a code edit to the console and neither reloads nor runs the new code', async () => {
+    await eventsOpen(watched);
+    const navigations = watched.navigations();
+    const logged = watched.page.waitForEvent('console', { predicate: (message) => message.text().includes(STOREFRONT), timeout: 15_000 });
+    writeFile(root, 'packages/shop/storefront/cart.ts', "export interface Line { name: string; cents: number; quantity: number }\nexport const totalCents = (lines: readonly Line[]): number => 2 * lines.reduce((sum, line) => sum + line.cents * line.quantity, 0);\n");
+    const message = await logged;
+    expect(watched.messages.filter((pushed) => pushed.module === STOREFRONT)).to.deep.equal([{ type: 'code', module: STOREFRONT }]);
+    expect(message.type()).to.equal('info');
+    expect(message.text()).to.equal(`[core] the code of ${STOREFRONT} changed; reload the page to run it`);
+    expect(watched.navigations()).to.equal(navigations);
+    expect(await watched.page.evaluate(() => document.querySelector('demo-storefront .total')?.textContent)).to.equal('Total €73.00 free shipping');
+  });
+});

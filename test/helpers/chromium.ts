@@ -1,0 +1,120 @@
+// Headless Chromium for the browser tests, and what a test watches on a page: its errors,
+// its navigations, the requests and WebSockets it opens, the messages it hears on /events.
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-sync',
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ARGS, timeout: 60_000 });
+}
+
+/** What happened on a page since it was opened. */
+export interface Watched {
+  page: Page;
+  /** Uncaught exceptions and console errors, for failure messages. */
+  errors: string[];
+  /** Answers with an error status, as `status url`. */
+  failed: string[];
+  /** Navigations of the main frame (the first load counts one). */
+  navigations(): number;
+  /** URLs of every request and WebSocket the page opened. */
+  requests: string[];
+  sockets: string[];
+  /** Messages the page received on `/events`, parsed. */
+  messages: { type: string; module: string; href?: string }[];
+  /** Connections to `/events` whose handshake succeeded, and how many of them are open now. */
+  events: { opened: number; open: number };
+}
+
+export async function openPage(browser: Browser): Promise<Watched> {
+  const page = await browser.newPage();
+  // tsx compiles these tests with esbuild's keepNames, which wraps the functions declared
+  // inside a page.evaluate callback in `__name(fn, "name")`: give the page that helper.
+  await page.addInitScript('globalThis.__name = (fn) => fn;');
+  let navigations = 0;
+  const watched: Watched = { page, errors: [], failed: [], navigations: () => navigations, requests: [], sockets: [], messages: [], events: { opened: 0, open: 0 } };
+  page.on('pageerror', (error) => watched.errors.push(error.message));
+  page.on('console', (message) => {
+    // A failed load is in `failed`, with its address.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) watched.errors.push(message.text());
+  });
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) navigations += 1;
+  });
+  page.on('request', (request) => watched.requests.push(request.url()));
+  page.on('response', (response) => {
+    if (response.status() >= 400) watched.failed.push(`${response.status()} ${response.url()}`);
+  });
+  page.on('websocket', (socket) => {
+    watched.sockets.push(socket.url());
+    if (new URL(socket.url()).pathname !== '/events') return;
+    socket.on('framereceived', ({ payload }) => watched.messages.push(JSON.parse(String(payload))));
+  });
+  // Playwright tells when a page creates a WebSocket, not when its handshake succeeds:
+  // Chromium's own protocol does, so a test can wait for the runtime to be listening.
+  const cdp = await page.context().newCDPSession(page);
+  const created = new Set<string>();
+  const connected = new Set<string>();
+  cdp.on('Network.webSocketCreated', ({ requestId, url }) => {
+    if (new URL(url).pathname === '/events') created.add(requestId);
+  });
+  cdp.on('Network.webSocketHandshakeResponseReceived', ({ requestId, response }) => {
+    if (!created.has(requestId) || response.status !== 101) return;
+    connected.add(requestId);
+    watched.events.opened += 1;
+    watched.events.open += 1;
+  });
+  cdp.on('Network.webSocketClosed', ({ requestId }) => {
+    created.delete(requestId);
+    if (connected.delete(requestId)) watched.events.open -= 1;
+  });
+  await cdp.send('Network.enable');
+  return watched;
+}
+
+/** Waits until `test` holds, polling; the failure says what was awaited. */
+export async function until(test: () => boolean, what: string, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Waits until the page's runtime has an open connection to `/events`. */
+export const eventsOpen = (watched: Watched, timeout = 10_000): Promise<void> => until(() => watched.events.open > 0, 'the page to connect to /events', timeout);
+
+/** The computed colour of the first element matching `selector`. */
+export const colourOf = (page: Page, selector: string): Promise<string> =>
+  page.evaluate((s) => {
+    const element = document.querySelector(s);
+    return element ? getComputedStyle(element).color : `(no ${s})`;
+  }, selector);
+
+/** Waits for the computed colour of `selector` to become `colour`; the failure names what the page shows instead. */
+export async function waitForColour(watched: Watched, selector: string, colour: string, timeout = 10_000): Promise<void> {
+  try {
+    await watched.page.waitForFunction(
+      ([s, c]) => {
+        const element = document.querySelector(s!);
+        return !!element && getComputedStyle(element).color === c;
+      },
+      [selector, colour],
+      { timeout, polling: 50 },
+    );
+  } catch {
+    const links = await watched.page.evaluate(() => [...document.querySelectorAll('link[rel=stylesheet]')].map((link) => (link as HTMLLinkElement).href)).catch(() => []);
+    throw new Error(
+      `expected ${selector} to turn ${colour}; it is ${await colourOf(watched.page, selector).catch(() => '?')}; stylesheets: ${links.join(', ') || 'none'}; page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`,
+    );
+  }
+}
