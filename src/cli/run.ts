@@ -65,6 +65,13 @@ export async function runCommand(args: string[]): Promise<number> {
     return 1;
   }
 
+  // Listening before the URL is printed: whoever reads it may send a signal at once, and
+  // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
   const state = service.internals.store.getState();
   const { packages, modules } = state.workspace;
   const development = service.extensions.includes(DEVELOPMENT_EXTENSION);
@@ -82,11 +89,7 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   for (const problem of selectReport(state).diagnostics) process.stderr.write(`warning ${problem.kind}: ${problem.message}\n`);
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   // A second signal, or a stuck close, ends the process anyway.
   const force = setTimeout(() => process.exit(0), 5000);
   force.unref();

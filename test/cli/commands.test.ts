@@ -1,0 +1,106 @@
+// The one-shot commands of `core`: help and version, and `core select` (contract §7), which a
+// running service picks up before its next answer.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { killAllCores, runCore } from '../helpers/cli.js';
+import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
+import { serve } from '../helpers/service.js';
+import { PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
+import type { Preview } from '../../src/development/preview.js';
+
+const VERSION = (JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+
+describe('core help and version', function () {
+  after(async function () {
+    await killAllCores();
+  });
+
+  it('core --help lists every command and exits 0', async function () {
+    const result = await runCore(['--help'], { cwd: tempWorkspace() });
+    expect(result.code).to.equal(0);
+    for (const command of ['run', 'select', 'replay', 'dist', 'init']) expect(result.stdout).to.match(new RegExp(`core ${command}\\b`));
+    expect(result.stdout).to.include('--version');
+  });
+
+  it('core run --help prints the options of run and exits 0, outside a workspace too', async function () {
+    const result = await runCore(['run', '--help'], { cwd: tempWorkspace() });
+    expect(result.code).to.equal(0);
+    expect(result.stdout).to.include('Usage: core run');
+    for (const option of ['--port', '--host', '--allowed-host', '--record', 'CORE_SERVICE_EXTENSIONS', 'CORE_CDN_ORIGIN']) expect(result.stdout).to.include(option);
+  });
+
+  it('core --version prints the version of the package', async function () {
+    const result = await runCore(['--version'], { cwd: tempWorkspace() });
+    expect(result.code).to.equal(0);
+    expect(result.stdout).to.equal(`${VERSION}\n`);
+  });
+
+  it('exits 2 on an unknown command, naming it, with the usage', async function () {
+    const result = await runCore(['serve'], { cwd: tempWorkspace() });
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('"serve"');
+    expect(result.stderr).to.include('core run');
+  });
+});
+
+describe('core select', function () {
+  let root: string;
+  const selection = () => path.join(root, '.core', 'selection.json');
+
+  beforeEach(function () {
+    root = fixtureWorkspace('basic');
+  });
+  after(async function () {
+    await killAllCores();
+  });
+
+  it('records the packages in development in .core/selection.json', async function () {
+    const result = await runCore(['select', '@acme/app'], { cwd: root });
+    expect(result.code).to.equal(0);
+    expect(JSON.parse(fs.readFileSync(selection(), 'utf8'))).to.deep.equal({ packages: ['@acme/app'] });
+    expect(result.stdout).to.include('@acme/app');
+    expect(result.stdout, 'says which packages come from the CDN').to.include('@acme/lib');
+  });
+
+  it('--all puts every package back in development', async function () {
+    expect((await runCore(['select', '@acme/lib'], { cwd: root })).code).to.equal(0);
+    expect(fs.existsSync(selection())).to.equal(true);
+    const result = await runCore(['select', '--all'], { cwd: root });
+    expect(result.code).to.equal(0);
+    expect(fs.existsSync(selection())).to.equal(false);
+  });
+
+  it('exits 2 on an unknown package, naming it and the known ones, and leaves the selection alone', async function () {
+    expect((await runCore(['select', '@acme/app'], { cwd: root })).code).to.equal(0);
+    const result = await runCore(['select', '@acme/nothing'], { cwd: root });
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('@acme/nothing');
+    expect(result.stderr).to.include('@acme/lib');
+    expect(JSON.parse(fs.readFileSync(selection(), 'utf8'))).to.deep.equal({ packages: ['@acme/app'] });
+  });
+
+  it('exits 2 without package names, with --all and names together, and outside a workspace', async function () {
+    expect((await runCore(['select'], { cwd: root })).code).to.equal(2);
+    expect((await runCore(['select', '--all', '@acme/app'], { cwd: root })).code).to.equal(2);
+    expect((await runCore(['select', '--bogus'], { cwd: root })).code).to.equal(2);
+    const outside = await runCore(['select', '@acme/app'], { cwd: tempWorkspace() });
+    expect(outside.code).to.equal(2);
+    expect(outside.stderr).to.include('core.json');
+    expect(fs.existsSync(selection())).to.equal(false);
+  });
+
+  it('is picked up by a running service before its next answer', async function () {
+    const service = await serve(root);
+    try {
+      const entry = async () => (await service.get('/preview/entry.json')).json<Preview>();
+      expect((await entry()).imports['@acme/lib/format']).to.equal(`/m/@acme/lib@1.2.0/modules/format?${DEV}`);
+      expect((await runCore(['select', '@acme/app'], { cwd: root })).code).to.equal(0);
+      expect((await entry()).imports['@acme/lib/format']).to.equal('https://cdn.test/@acme/lib@1.2.0/format');
+      expect((await runCore(['select', '--all'], { cwd: root })).code).to.equal(0);
+      expect((await entry()).imports['@acme/lib/format']).to.equal(`/m/@acme/lib@1.2.0/modules/format?${DEV}`);
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -1,0 +1,12 @@
+// Copies of the acceptance fixtures (basic, deep, errors) in fresh temporary directories.
+import path from 'node:path';
+import { ACCEPTANCE_FIXTURES_DIR, tempWorkspace } from './workspace.js';
+
+export type FixtureName = 'basic' | 'deep' | 'errors';
+
+export const fixtureWorkspace = (name: FixtureName, files: Record<string, string> = {}): string => tempWorkspace(files, path.join(ACCEPTANCE_FIXTURES_DIR, name));
+
+/** The development query of contract §3, every parameter spelled out. */
+export const DEV = 'target=browser&format=esm&env=development&min=false&sourcemap=inline&types=false&css=false';
+/** The production query of contract §3. */
+export const PROD = 'target=browser&format=esm&env=production&min=true&sourcemap=none&types=false&css=false';
