@@ -1,4 +1,6 @@
-// Root hooks: every service a test started is stopped, every temporary workspace removed.
+// Root hooks: every service a test started is stopped, every temporary workspace removed,
+// and esbuild's service process stopped, so the run ends without its keep-alive noise.
+import * as esbuild from 'esbuild';
 import { removeTemporaryDirs } from './helpers/workspace.js';
 import { stopAll } from './helpers/service.js';
 
@@ -6,5 +8,6 @@ export const mochaHooks = {
   async afterAll(this: unknown) {
     await stopAll();
     removeTemporaryDirs();
+    await esbuild.stop();
   },
 };

@@ -39,13 +39,14 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
         }
         const address = assetAddress(asset.subpath, asset.file);
         if (!JS_KINDS.has(args.kind)) return { path: address, external: true };
-        // A workspace-relative path: absolute ones would leak into comments and the metafile.
-        return { path: path.relative(root, absolute).split(path.sep).join('/'), namespace: 'core-asset', pluginData: address };
+        // The file itself, so source maps and the metafile name it by its workspace path.
+        return { path: absolute, pluginData: { assetAddress: address } };
       });
-      build.onLoad({ filter: /.*/, namespace: 'core-asset' }, (args) => ({
-        contents: `export default new URL(${JSON.stringify(args.pluginData)}, import.meta.url).href;\n`,
-        loader: 'js',
-      }));
+      build.onLoad({ filter }, (args) => {
+        const address = (args.pluginData as { assetAddress?: string } | undefined)?.assetAddress;
+        if (address === undefined) return undefined;
+        return { contents: `export default new URL(${JSON.stringify(address)}, import.meta.url).href;\n`, loader: 'js' };
+      });
     },
   };
 }
