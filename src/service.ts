@@ -1,7 +1,7 @@
 // The composition root: the store, its effects, the HTTP application and the extensions,
 // wired together. `startService` is the programmatic API of contract §9; `core run` is a
 // thin command over it.
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import chokidar from 'chokidar';
@@ -105,7 +105,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
   await readiness.workspace();
   const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
-  const app = createApp({ readiness, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report });
+  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report });
 
   const push$ = stylesPush$(store.state$).pipe(share());
   const host$: ExtensionHost = {
@@ -128,7 +128,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     loaded.push(extension.name);
   }
 
-  const server = await listen(app.koa, options.port ?? 0, host);
+  const server = await listen(app, options.port ?? 0, host);
   const port = (server.address() as { port: number }).port;
   const urlHost = WILDCARD_HOSTS.has(host) ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 
@@ -173,9 +173,11 @@ async function loadExtension(specifier: string, root: string): Promise<ServiceEx
   return { name: extension.name ?? specifier, setup: extension.setup.bind(extension) };
 }
 
-function listen(koa: ReturnType<typeof createApp>['koa'], port: number, host: string): Promise<Server> {
+function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server: Server = koa.listen({ port, host: host.replace(/^\[|\]$/g, '') });
+    const server = createServer(app.listener);
+    app.attachSockets(server);
+    server.listen({ port, host: host.replace(/^\[|\]$/g, '') });
     // Slow clients may not hold sockets open forever (contract §11).
     server.headersTimeout = 10_000;
     server.requestTimeout = 60_000;

@@ -1,10 +1,12 @@
-// The Koa application. The middleware order, in one list:
+// The Koa application. In front of it, the answer cache answers a repeated request for an
+// output whose state has not changed (answer-cache.ts). The middleware order, in one list:
 //   1. respondWithErrors     every error becomes the JSON body of contract §2
 //   2. refuseUnsafeTarget    REQUEST_INVALID before anything parses the path (§11)
 //   3. guardHost             HOST_NOT_ALLOWED: the DNS-rebinding guard (§2)
 //   4. router                /m/, /state, /log, and what extensions add (/preview/, /u/)
 //   5. notDeclared           OUTPUT_NOT_AVAILABLE for every other path
 // WebSocket upgrades (koa-websocket) pass `verifyUpgrade` instead: route, Host, Origin.
+import type { RequestListener, Server } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import websockify from 'koa-websocket';
@@ -18,6 +20,8 @@ import { guardHost, type HostPolicy } from './middleware/guard-host.js';
 import { refuseUnsafeTarget } from './middleware/refuse-unsafe-target.js';
 import { respondWithErrors } from './middleware/respond-with-errors.js';
 import type { Readiness } from './readiness.js';
+import type { FreshnessCheck } from '../streams/freshness.js';
+import { createAnswerCache } from './answer-cache.js';
 import { logRoute } from './routes/log.js';
 import { modulesRoute } from './routes/modules.js';
 import { stateRoute } from './routes/state.js';
@@ -25,6 +29,8 @@ import { createSocketRoutes, verifyUpgrade, type SocketRoutes } from './sockets.
 
 export interface AppDeps {
   readiness: Readiness;
+  freshness: FreshnessCheck;
+  getState(): ServiceState;
   state$: Observable<ServiceState>;
   outputs: OutputCache;
   assets: AssetFiles;
@@ -37,13 +43,21 @@ export interface App {
   koa: websockify.App;
   router: Router;
   sockets: SocketRoutes;
+  /** The request listener of the HTTP server: the answer cache, then Koa. */
+  listener: RequestListener;
+  /** Attaches the WebSocket routes to the server's upgrades. */
+  attachSockets(server: Server): void;
 }
 
 export function createApp(deps: AppDeps): App {
   const sockets = createSocketRoutes();
-  const koa = websockify(new Koa(), { verifyClient: verifyUpgrade(sockets, deps.hosts), maxPayload: 4096 } as never);
-  const router = new Router({ strict: true });
-  router.get('/m/*rest', modulesRoute(deps));
+  const socketOptions = { verifyClient: verifyUpgrade(sockets, deps.hosts), maxPayload: 4096 };
+  const koa = websockify(new Koa(), socketOptions as never);
+  const answers = createAnswerCache({ getState: deps.getState, freshness: deps.freshness, hosts: deps.hosts });
+  // Addresses are exact: no trailing-slash alias (strict) and no case alias (sensitive), so
+  // `/M/...` or `/STATE` name nothing rather than a second address of the same answer.
+  const router = new Router({ strict: true, sensitive: true });
+  router.get('/m/*rest', modulesRoute({ ...deps, answers }));
   router.get('/state', stateRoute({ readiness: deps.readiness, state$: deps.state$ }));
   router.get('/log', logRoute(deps.log));
 
@@ -68,5 +82,11 @@ export function createApp(deps: AppDeps): App {
     if (handler) handler(ctx.websocket, ctx.req);
     else ctx.websocket.close(1008, 'no such channel');
   });
-  return { koa, router, sockets };
+  return {
+    koa,
+    router,
+    sockets,
+    listener: answers.listener(koa.callback()),
+    attachSockets: (server) => koa.ws.listen({ server, ...socketOptions } as never),
+  };
 }

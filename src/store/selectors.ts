@@ -37,10 +37,22 @@ export const selectVariant = (state: ServiceState, specifier: string, key: strin
 
 export const defaultVariantKey = (module: ModuleModel): string => variantKey(defaultVariant(module));
 
-/** Diagnostics of a finished build: the bundler's errors, then the dependency checks. */
+const diagnosticsOf = new WeakMap<BuildRecord, WeakMap<WorkspaceModel, Diagnostic[]>>();
+
+/**
+ * Diagnostics of a finished build: the bundler's errors, then the dependency checks.
+ * Computed once per (record, workspace): both are immutable, and every answer asks.
+ */
 export function buildDiagnostics(module: ModuleModel, record: BuildRecord, workspace: WorkspaceModel): Diagnostic[] {
-  const checks = checkImports(module, record.imports, workspace);
-  return record.errors.length === 0 ? checks : [...record.errors, ...checks];
+  let byWorkspace = diagnosticsOf.get(record);
+  if (!byWorkspace) diagnosticsOf.set(record, (byWorkspace = new WeakMap()));
+  let diagnostics = byWorkspace.get(workspace);
+  if (!diagnostics) {
+    const checks = checkImports(module, record.imports, workspace);
+    diagnostics = record.errors.length === 0 ? checks : [...record.errors, ...checks];
+    byWorkspace.set(workspace, diagnostics);
+  }
+  return diagnostics;
 }
 
 /** The status and diagnostics of one module, judged by its default variant. */

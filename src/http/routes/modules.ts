@@ -12,6 +12,7 @@ import { platformOf, variantKey, type Variant } from '../../workspace/variant.js
 import { indexWorkspace } from '../../workspace/workspace-index.js';
 import { parseAddress, type Address } from '../address.js';
 import type { AssetFiles } from '../../outputs/asset-files.js';
+import type { AnswerCache } from '../answer-cache.js';
 import { ServiceError } from '../errors.js';
 import type { Readiness } from '../readiness.js';
 import { sendOutput } from '../send-output.js';
@@ -20,6 +21,7 @@ export interface ModulesRouteDeps {
   readiness: Readiness;
   outputs: OutputCache;
   assets: AssetFiles;
+  answers: AnswerCache;
 }
 
 const TYPES = { modules: 'text/javascript; charset=utf-8', styles: 'text/css; charset=utf-8' } as const;
@@ -59,7 +61,9 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     if (!output) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet: no stylesheet is imported from its sources`);
     const body = deps.outputs.get(output.hash);
     if (!body) throw new Error(`the output ${output.hash} of ${specifier} is missing from the output cache`);
-    sendOutput(ctx, body, { type: TYPES[address.kind], hash: output.hash, anyOrigin: variant.env === 'production' });
+    const answer = { type: TYPES[address.kind], hash: output.hash, anyOrigin: variant.env === 'production' };
+    sendOutput(ctx, body, answer);
+    deps.answers.remember(ctx.req.url ?? '', { ...answer, body, state: built.state, scope: { kind: 'variant', module: specifier, variant: key } });
   };
 }
 

@@ -1,0 +1,179 @@
+// The answer cache in front of Koa: repeated answers while the state stays the same object,
+// after the check against the disk, with the guards of the route.
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { createAnswerCache, type CachedAnswer } from '../../src/http/answer-cache.js';
+import { initialState, type ServiceState } from '../../src/store/state.js';
+import type { CheckScope } from '../../src/streams/freshness.js';
+import { DEV, fixtureWorkspace, PROD } from '../helpers/fixtures.js';
+import { get } from '../helpers/http.js';
+import { serve } from '../helpers/service.js';
+import { writeFile } from '../helpers/workspace.js';
+
+describe('createAnswerCache', () => {
+  let server: Server;
+  let base: string;
+  let state: ServiceState;
+  let handedOver: string[];
+  let checks: CheckScope[];
+  let changeOnCheck: boolean;
+  const cache = createAnswerCache({
+    getState: () => state,
+    freshness: {
+      check: async (scope) => {
+        checks.push(scope);
+        if (changeOnCheck) state = { ...state };
+      },
+    },
+    hosts: { allowedHosts: [], anyAddress: false },
+  });
+  const next: RequestListener = (req: IncomingMessage, res) => {
+    handedOver.push(req.url ?? '');
+    res.writeHead(299, { 'content-type': 'text/plain' });
+    res.end('from koa');
+  };
+  const answer = (overrides: Partial<CachedAnswer> = {}): CachedAnswer => ({
+    state,
+    scope: { kind: 'variant', module: '@t/app/main', variant: 'browser.development' },
+    hash: 'h1',
+    type: 'text/javascript; charset=utf-8',
+    anyOrigin: false,
+    body: Buffer.from('export const cached = 1;\n'),
+    ...overrides,
+  });
+
+  before(async () => {
+    server = createServer(cache.listener(next));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => {
+    state = initialState();
+    handedOver = [];
+    checks = [];
+    changeOnCheck = false;
+  });
+
+  it('hands a request it never answered to Koa', async () => {
+    const res = await get(base, '/m/never');
+    expect(res.status).to.equal(299);
+    expect(handedOver).to.deep.equal(['/m/never']);
+  });
+
+  it('answers a remembered target itself, after the check of its scope, with the headers of an output', async () => {
+    cache.remember('/m/a', answer());
+    const res = await get(base, '/m/a');
+    expect(handedOver).to.deep.equal([]);
+    expect(checks).to.deep.equal([{ kind: 'variant', module: '@t/app/main', variant: 'browser.development' }]);
+    expect(res.status).to.equal(200);
+    expect(res.text).to.equal('export const cached = 1;\n');
+    expect(res.headers).to.include({ etag: '"h1"', 'cache-control': 'no-cache', 'content-type': 'text/javascript; charset=utf-8', 'x-content-type-options': 'nosniff' });
+    expect(res.headers).to.not.have.property('access-control-allow-origin');
+  });
+
+  it('hands over once the state changed, and when the check itself finds a change', async () => {
+    cache.remember('/m/b', answer());
+    state = { ...state };
+    expect((await get(base, '/m/b')).status).to.equal(299);
+    cache.remember('/m/c', answer());
+    changeOnCheck = true;
+    expect((await get(base, '/m/c')).status).to.equal(299);
+    expect(handedOver).to.deep.equal(['/m/b', '/m/c']);
+  });
+
+  it('answers 304 to a matching If-None-Match, but not when the request asks for no cache', async () => {
+    cache.remember('/m/d', answer());
+    const fresh = await get(base, '/m/d', { 'if-none-match': '"h1"' });
+    expect(fresh.status).to.equal(304);
+    expect(fresh.body.length).to.equal(0);
+    expect((await get(base, '/m/d', { 'if-none-match': 'W/"h1"' })).status).to.equal(304);
+    expect((await get(base, '/m/d', { 'if-none-match': '"other"' })).status).to.equal(200);
+    expect((await get(base, '/m/d', { 'if-none-match': '"h1"', 'cache-control': 'no-cache' })).status).to.equal(200);
+  });
+
+  it('hands over a foreign Host, another method and a cross-site load of development output', async () => {
+    cache.remember('/m/e', answer());
+    await get(base, '/m/e', { host: 'evil.test' });
+    await get(base, '/m/e', {}, 'POST');
+    await get(base, '/m/e', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' });
+    expect(handedOver).to.deep.equal(['/m/e', '/m/e', '/m/e']);
+  });
+
+  it('serves production output cross-site, with the wildcard CORS header', async () => {
+    cache.remember('/m/f', answer({ anyOrigin: true }));
+    const res = await get(base, '/m/f', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' });
+    expect(res.status).to.equal(200);
+    expect(res.headers['access-control-allow-origin']).to.equal('*');
+    expect(handedOver).to.deep.equal([]);
+  });
+
+  it('answers HEAD with the headers and no body', async () => {
+    cache.remember('/m/g', answer());
+    const res = await get(base, '/m/g', {}, 'HEAD');
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-length']).to.equal(String(Buffer.byteLength('export const cached = 1;\n')));
+    expect(res.body.length).to.equal(0);
+  });
+
+  it('keeps at most its limit of answers, forgetting the oldest', async () => {
+    const small = createAnswerCache({ getState: () => state, freshness: { check: async () => {} }, hosts: { allowedHosts: [], anyAddress: false }, limit: 2 });
+    const seen: string[] = [];
+    const smallServer = createServer(small.listener((req, res) => (seen.push(req.url ?? ''), res.end())));
+    await new Promise<void>((resolve) => smallServer.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(smallServer.address() as AddressInfo).port}/`;
+    for (const target of ['/1', '/2', '/3']) small.remember(target, answer());
+    for (const target of ['/1', '/2', '/3']) await get(url, target);
+    await new Promise<void>((resolve) => smallServer.close(() => resolve()));
+    expect(seen).to.deep.equal(['/1']);
+  });
+});
+
+describe('the answer cache in the service', () => {
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+  const MAIN = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
+
+  before(async () => {
+    root = fixtureWorkspace('basic');
+    service = await serve(root);
+  });
+  after(() => service.close());
+
+  it('answers a repeated request exactly as the route did', async () => {
+    const first = await service.get(MAIN);
+    const second = await service.get(MAIN);
+    expect(second.status).to.equal(200);
+    expect(second.text).to.equal(first.text);
+    for (const header of ['etag', 'cache-control', 'content-type', 'content-length', 'x-content-type-options', 'access-control-allow-origin']) {
+      expect(second.headers[header], header).to.equal(first.headers[header]);
+    }
+    const production = `/m/@acme/app@1.0.0/modules/main?${PROD}`;
+    const prodFirst = await service.get(production);
+    const prodSecond = await service.get(production);
+    expect(prodSecond.headers['access-control-allow-origin']).to.equal('*');
+    expect(prodSecond.text).to.equal(prodFirst.text);
+  });
+
+  it('never answers a repeated request with code older than the disk', async () => {
+    await service.get(MAIN);
+    await service.get(MAIN);
+    for (let edit = 1; edit <= 3; edit += 1) {
+      writeFile(root, 'packages/app/main/helper.ts', `export const HELPER_MARKER = 'CACHED_${edit}';\nexport function greet(): string {\n  return HELPER_MARKER;\n}\n`);
+      const res = await service.get(MAIN);
+      expect(res.text).to.contain(`CACHED_${edit}`);
+      expect((await service.get(MAIN)).text).to.contain(`CACHED_${edit}`);
+    }
+  });
+
+  it('still refuses a cross-site load of cached development output and a foreign Host', async () => {
+    await service.get(MAIN);
+    const crossSite = await service.get(MAIN, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' });
+    expect(crossSite.status).to.equal(403);
+    expect(crossSite.json().code).to.equal('CROSS_SITE_REFUSED');
+    const foreign = await service.get(MAIN, { host: 'evil.test' });
+    expect(foreign.status).to.equal(403);
+    expect(foreign.json().code).to.equal('HOST_NOT_ALLOWED');
+  });
+});
