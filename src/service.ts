@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import chokidar from 'chokidar';
-import { EMPTY, merge, share, type Observable, type Subscription } from 'rxjs';
+import { setAutoFreeze } from 'immer';
+import { EMPTY, filter, merge, share, switchMap, take, type Observable, type Subscription } from 'rxjs';
 import { createBundlerRegistry, resolveSpecifier } from './bundlers/registry.js';
 import type { ExtensionHost, ServiceExtension } from './extension.js';
 import { createApp } from './http/app.js';
@@ -15,7 +16,7 @@ import { createAssetFiles } from './outputs/asset-files.js';
 import { createOutputCache, type OutputCache } from './outputs/output-cache.js';
 import { EVENT_FORMAT, type CoreEvent } from './store/events.js';
 import { createEventLog, type EventLog } from './store/log.js';
-import { selectReport, type Report } from './store/selectors.js';
+import { selectReport, selectSettled, type Report } from './store/selectors.js';
 import type { ServiceState } from './store/state.js';
 import { createStore, type Store } from './store/store.js';
 import { createBuildRunner } from './streams/build-runner.js';
@@ -72,6 +73,10 @@ export interface Service {
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
+// The reducer is pure and its tests run with immer's freezing on; here, freezing every new
+// object of every state costs more than all the rest of a large workspace's start.
+setAutoFreeze(false);
+
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const root = path.resolve(options.root ?? process.cwd());
   const host = options.host ?? '127.0.0.1';
@@ -94,9 +99,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const effects = merge(
     resilient('manifests', () => manifests$(store.state$, { readWorkspace: () => readWorkspace(hashes) }), report),
     resilient('builds', () => builds$(store.state$, { run, concurrency }), report),
+    // The watcher starts once the first builds are done: setting it up walks the whole tree,
+    // and nothing needs it before then (the check before answering sees every change).
     options.watch === false
       ? EMPTY
-      : resilient('watch', () => watch$({ root, hashes, getState: store.getState, createWatcher: (dir, ignored) => chokidar.watch(dir, { ignored, ignoreInitial: true, persistent: true }) }), report),
+      : store.state$.pipe(
+          filter(selectSettled),
+          take(1),
+          switchMap(() => resilient('watch', () => watch$({ root, hashes, getState: store.getState, createWatcher: (dir, ignored) => chokidar.watch(dir, { ignored, ignoreInitial: true, persistent: true }) }), report)),
+        ),
     resilient('outputs', () => outputsGc$(store.state$, outputs), report),
   );
   subscriptions.push(effects.subscribe((fact) => store.dispatch(fact)));

@@ -39,6 +39,9 @@ export type Fact =
 
 export type CoreEvent = Fact & { seq: number; time: string };
 
+/** Facts dispatched together: reduced as one change of state (the results of one build). */
+export type Facts = Fact | readonly Fact[];
+
 export type EventType = CoreEvent['type'];
 export type EventOf<T extends EventType> = Extract<CoreEvent, { type: T }>;
 

@@ -88,8 +88,16 @@ export function selectReport(state: ServiceState): Report {
   return report;
 }
 
-/** Is every module's default variant built from the current sources and manifests? */
+const settled = new WeakMap<ServiceState, boolean>();
+
+/** Is every module's default variant built from the current sources and manifests? (Once per state: every waiting request asks.) */
 export function selectSettled(state: ServiceState): boolean {
+  let answer = settled.get(state);
+  if (answer === undefined) settled.set(state, (answer = isSettled(state)));
+  return answer;
+}
+
+function isSettled(state: ServiceState): boolean {
   if (!state.workspaceRead || state.workspaceStale) return false;
   for (const module of state.workspace.modules) {
     if (!isBuildable(module)) continue;

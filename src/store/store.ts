@@ -3,12 +3,13 @@
 // (as redux-observable does). Dispatches made while an event is being delivered are queued
 // and handled in order after it: every subscriber sees states in the same, increasing order.
 import { BehaviorSubject, Subject, type Observable } from 'rxjs';
-import type { CoreEvent, Fact } from './events.js';
-import { reducer } from './reducer.js';
+import type { CoreEvent, Fact, Facts } from './events.js';
+import { reduceAll } from './reducer.js';
 import { initialState, type ServiceState } from './state.js';
 
 export interface Store {
-  dispatch(fact: Fact): CoreEvent | null;
+  /** One fact, or several reduced as one change of state (state$ emits once); the last event. */
+  dispatch(facts: Facts): CoreEvent | null;
   getState(): ServiceState;
   readonly state$: Observable<ServiceState>;
   readonly events$: Observable<CoreEvent>;
@@ -25,28 +26,31 @@ export function createStore(options: StoreOptions = {}): Store {
   const now = options.now ?? (() => new Date());
   const state$ = new BehaviorSubject<ServiceState>(options.state ?? initialState());
   const events$ = new Subject<CoreEvent>();
-  const queue: Fact[] = [];
+  const queue: (readonly Fact[])[] = [];
   let delivering = false;
   let completed = false;
 
-  function deliver(fact: Fact): CoreEvent {
+  function deliver(facts: readonly Fact[]): CoreEvent | null {
+    if (facts.length === 0) return null;
     const before = state$.getValue();
-    const event = { ...fact, seq: before.seq + 1, time: now().toISOString() } as CoreEvent;
-    state$.next(reducer(before, event));
-    events$.next(event);
-    return event;
+    const time = now().toISOString();
+    const events = facts.map((fact, index) => ({ ...fact, seq: before.seq + 1 + index, time }) as CoreEvent);
+    state$.next(reduceAll(before, events));
+    for (const event of events) events$.next(event);
+    return events[events.length - 1]!;
   }
 
   return {
-    dispatch(fact) {
+    dispatch(facts) {
       if (completed) return null;
+      const batch: readonly Fact[] = Array.isArray(facts) ? facts : [facts as Fact];
       if (delivering) {
-        queue.push(fact);
+        queue.push(batch);
         return null;
       }
       delivering = true;
       try {
-        const event = deliver(fact);
+        const event = deliver(batch);
         while (queue.length > 0 && !completed) deliver(queue.shift()!);
         return event;
       } finally {

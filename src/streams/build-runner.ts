@@ -6,8 +6,9 @@ import type { BundlerRegistry } from '../bundlers/registry.js';
 import { BuildCancelled, type BundleResult, type BundleTarget } from '../bundlers/types.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { UNVERIFIED, type Fact, type InputHashes } from '../store/events.js';
-import { diagnostic } from '../workspace/diagnostics.js';
+import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
+import { isInside, normalizeRelative } from '../workspace/paths.js';
 import { parseVariantKey } from '../workspace/variant.js';
 import { RACY_MS, type FileHashes } from './file-hashes.js';
 
@@ -20,7 +21,8 @@ export interface BuildJob {
   modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null }[];
 }
 
-export type RunBuild = (job: BuildJob) => Observable<Fact>;
+/** One job: its results, all at once (one change of state), then complete. */
+export type RunBuild = (job: BuildJob) => Observable<readonly Fact[]>;
 
 export interface BuildRunnerDeps {
   registry: BundlerRegistry;
@@ -41,20 +43,20 @@ export const toBundleTarget = (module: ModuleModel): BundleTarget => ({
 export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   const now = deps.now ?? Date.now;
   return (job) =>
-    new Observable<Fact>((subscriber) => {
+    new Observable<readonly Fact[]>((subscriber) => {
       const abort = new AbortController();
       void run(job, abort.signal).then(
         (facts) => {
           if (abort.signal.aborted) return;
-          for (const fact of facts) subscriber.next(fact);
+          subscriber.next(facts);
           subscriber.complete();
         },
         (error) => {
           if (abort.signal.aborted || (error instanceof Error && error.name === 'BuildCancelled')) return subscriber.complete();
           // The bundler could not run at all: every module of the job says why.
           const message = error instanceof Error ? error.message : String(error);
-          for (const { module, previousInputs } of job.modules) {
-            subscriber.next({
+          subscriber.next(
+            job.modules.map(({ module, previousInputs }): Fact => ({
               type: 'build.failed',
               build: job.build,
               module: module.specifier,
@@ -62,8 +64,8 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
               errors: [diagnostic('BUNDLE_ERROR', `the bundler "${job.bundler.name}" failed: ${message}`, { file: module.entry ?? undefined })],
               imports: [],
               inputs: { ...previousInputs, ...hashInputs([module.entry!, `${module.dir}/`], {}, 0) },
-            });
-          }
+            })),
+          );
           subscriber.complete();
         },
       );
@@ -92,12 +94,28 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, string | null>, startedAt: number): Fact {
     const base = { build: job.build, module: result.specifier, variant: job.variant, imports: result.imports };
     if (result.errors.length > 0 || !result.code) {
-      // What could fix a failure includes what the module read when it last built.
-      const paths = [...new Set([...Object.keys(previousInputs ?? {}), ...result.inputs])];
+      // What could fix a failure includes what the module read when it last built, and the
+      // files its diagnostics name: esbuild reports `No matching export in "lib/x.ts"` at the
+      // import, and the fix is in lib/x.ts, which a failed build lists nowhere else.
+      const paths = [...new Set([...Object.keys(previousInputs ?? {}), ...result.inputs, ...namedFiles(result.errors)])];
       return { type: 'build.failed', ...base, errors: result.errors, inputs: hashInputs(paths, before, startedAt) };
     }
     const outputs = { code: deps.outputs.put(result.code), styles: result.styles ? deps.outputs.put(result.styles) : null };
     return { type: 'build.succeeded', ...base, outputs, inputs: hashInputs(result.inputs, before, startedAt) };
+  }
+
+  function namedFiles(errors: readonly Diagnostic[]): string[] {
+    const named: string[] = [];
+    for (const error of errors) {
+      for (const [, name] of error.message.matchAll(/"([^"\n]+)"/g)) {
+        const relative = normalizeRelative(name!);
+        if (relative === null || relative === '.' || !isInside(relative)) continue;
+        // A file that exists, readable or not ("Cannot read file ...: permission denied").
+        const stamp = deps.hashes.stamp(relative);
+        if (stamp.hash !== null || stamp.mtimeMs > 0) named.push(relative);
+      }
+    }
+    return named;
   }
 
   // Inputs first seen by this build are hashed after it; one modified since it started may

@@ -10,7 +10,7 @@
 //   drops any result that is not the one a variant waits for.
 // - At most `concurrency` jobs run, plus a few lanes kept for requests.
 import { asapScheduler, auditTime, Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import type { BuildReason, Fact } from '../store/events.js';
+import type { BuildReason, Facts } from '../store/events.js';
 import { bundlerKey, selectBuildQueue, type BuildTarget } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import type { BuildJob, RunBuild } from './build-runner.js';
@@ -20,15 +20,15 @@ export interface BuildsDeps {
   /** Jobs running at once; requests may use `requestLanes` more. */
   concurrency: number;
   requestLanes?: number;
-  /** The most modules compiled by one bundler call. */
-  batchLimit?: number;
+  /** Modules compiled by one bundler call (fewer when fewer wait). */
+  batchSize?: number;
   scheduler?: SchedulerLike;
 }
 
-export function builds$(state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Fact> {
+export function builds$(state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Facts> {
   const requestLanes = deps.requestLanes ?? 2;
-  const batchLimit = deps.batchLimit ?? 256;
-  return new Observable<Fact>((subscriber) => {
+  const batchSize = deps.batchSize ?? 100;
+  return new Observable<Facts>((subscriber) => {
     const running = new Map<number, { job: BuildJob; subscription: Subscription }>();
     let nextBuild = 0;
 
@@ -66,7 +66,7 @@ export function builds$(state$: Observable<ServiceState>, deps: BuildsDeps): Obs
         const requested = group.some((target) => target.requested);
         const capacity = deps.concurrency + (requested ? requestLanes : 0);
         if (running.size >= capacity) continue;
-        for (const chunk of chunkTargets(group, batchLimit, deps.concurrency)) {
+        for (const chunk of chunkTargets(group, batchSize)) {
           if (running.size >= capacity) break;
           const first = chunk[0]!;
           const incremental = chunk.length === 1 && first.rebuilt;
@@ -112,11 +112,12 @@ function groupTargets(queue: BuildTarget[]): BuildTarget[][] {
   return [...groups.values()].sort((a, b) => Number(b.some((t) => t.requested)) - Number(a.some((t) => t.requested)));
 }
 
-// Modules built before are rebuilt one by one (incrementally); new ones are batched, in
-// chunks small enough that a request does not wait for the whole workspace.
-function chunkTargets(group: BuildTarget[], limit: number, concurrency: number): BuildTarget[][] {
+// Modules built before are rebuilt one by one (incrementally); new ones are batched. The
+// size is fixed, not a share of what waits: a share shrinks as jobs finish and leaves a
+// long tail of ever smaller calls. Chunks are large enough for esbuild to use every core
+// within one call and small enough that JavaScript works on one while esbuild builds the next.
+function chunkTargets(group: BuildTarget[], size: number): BuildTarget[][] {
   if (group[0]!.rebuilt) return group.map((target) => [target]);
-  const size = Math.max(1, Math.min(limit, Math.ceil(group.length / Math.max(1, concurrency))));
   const chunks: BuildTarget[][] = [];
   for (let index = 0; index < group.length; index += size) chunks.push(group.slice(index, index + size));
   return chunks;

@@ -1,10 +1,10 @@
 // The pure reducer: every event type, folded from hand-written facts.
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
-import { fingerprintOf, isBuildable, reducer } from '../../src/store/reducer.js';
+import { fingerprintOf, isBuildable, reduceAll, reducer } from '../../src/store/reducer.js';
 import { initialState } from '../../src/store/state.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
-import { fold, moduleModel, started, startedBuild, succeeded, TIME, workspaceModel } from '../helpers/models.js';
+import { fold, moduleModel, stamp, started, startedBuild, succeeded, TIME, workspaceModel } from '../helpers/models.js';
 
 const DEV = 'browser.development';
 const PROD = 'browser.production.min';
@@ -269,6 +269,30 @@ describe('reducer', () => {
       const after = fold([{ type: 'service.stopped' }], before);
       expect({ ...after, seq: before.seq }).to.deep.equal(before);
       expect(after.seq).to.equal(before.seq + 1);
+    });
+  });
+
+  describe('reduceAll', () => {
+    const three = moduleModel('three');
+    const before = () => fold([started, read(one, two, three), startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: three, generation: 1 }])]);
+
+    it('folds the results of one build in one draft into the state folding them one by one gives', () => {
+      const state = before();
+      const events = stamp([succeeded(1, one, DEV, 'a'), succeeded(1, two, DEV, 'b'), succeeded(1, three, DEV, 'c')], state.seq + 1);
+      const batched = reduceAll(state, events);
+      expect(JSON.parse(JSON.stringify(batched))).to.deep.equal(JSON.parse(JSON.stringify(events.reduce(reducer, state))));
+      expect(batched.seq).to.equal(events[2]!.seq);
+      for (const module of [one, two, three]) expect(batched.builds[module.specifier]!.variants[DEV]!.status).to.equal('done');
+    });
+
+    it('folds one by one what does not commute: two results for one module, or other events', () => {
+      const state = before();
+      const twice = stamp([succeeded(1, one, DEV, 'a'), succeeded(1, one, DEV, 'b')], state.seq + 1);
+      expect(reduceAll(state, twice)).to.deep.equal(twice.reduce(reducer, state));
+      const mixed = stamp([succeeded(1, one, DEV, 'a'), changed({ 'app/one/index.ts': 'x' })], state.seq + 1);
+      const folded = reduceAll(state, mixed);
+      expect(folded).to.deep.equal(mixed.reduce(reducer, state));
+      expect(folded.builds[one.specifier]!.variants[DEV]!.status).to.equal('pending');
     });
   });
 });

@@ -20,6 +20,20 @@ describe('createStore', () => {
     expect(store.getState()).to.include({ seq: 2, time: '2025-01-01T00:00:01.000Z', root: '/w' });
   });
 
+  it('reduces facts dispatched together as one change: consecutive seqs, one state, every event', () => {
+    const store = createStore({ now: clock() });
+    store.dispatch(started);
+    const states: number[] = [];
+    const events: number[] = [];
+    store.state$.subscribe((state) => states.push(state.seq));
+    store.events$.subscribe((event) => events.push(event.seq));
+    const last = store.dispatch([{ type: 'service.stopped' }, { type: 'service.stopped' }, { type: 'service.stopped' }]);
+    expect(last!.seq).to.equal(4);
+    expect(states).to.deep.equal([1, 4]);
+    expect(events).to.deep.equal([2, 3, 4]);
+    expect(store.dispatch([])).to.equal(null);
+  });
+
   it('continues the seq of the state it starts from', () => {
     const store = createStore({ now: clock(), state: { ...initialState(), seq: 41 } });
     expect(store.dispatch({ type: 'service.stopped' })!.seq).to.equal(42);

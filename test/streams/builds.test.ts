@@ -1,7 +1,7 @@
 // Marble tests of the build-scheduling pipeline, with the real store and reducer and a
 // fake bundler whose builds take a fixed number of frames.
 import { expect } from 'chai';
-import { from, map, mergeMap, Subject, type Observable } from 'rxjs';
+import { map, Subject, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
 import { createStore } from '../../src/store/store.js';
@@ -42,7 +42,7 @@ function harness(cold: (marble: string, values: Record<string, unknown>) => Cold
   const store = createStore({ now: () => new Date(0) });
   store.dispatch({ type: 'service.started', format: 1, root: '/w', service: 'test' });
   const jobs: { job: BuildJob; build$: Cold }[] = [];
-  const run = (job: BuildJob): Observable<Fact> => {
+  const run = (job: BuildJob): Observable<readonly Fact[]> => {
     const facts: Fact[] = job.modules.map(({ module }) => ({
       type: 'build.succeeded',
       build: job.build,
@@ -54,12 +54,12 @@ function harness(cold: (marble: string, values: Record<string, unknown>) => Cold
     }));
     const build$ = cold(`${'-'.repeat(buildFrames)}(r|)`, { r: facts });
     jobs.push({ job, build$ });
-    return (build$ as Observable<Fact[]>).pipe(mergeMap((all) => from(all)));
+    return build$ as Observable<readonly Fact[]>;
   };
   const facts$ = new Subject<Fact>();
-  builds$(store.state$, { run, concurrency: 1 }).subscribe((fact) => {
-    store.dispatch(fact);
-    facts$.next(fact);
+  builds$(store.state$, { run, concurrency: 1 }).subscribe((facts) => {
+    store.dispatch(facts);
+    for (const fact of Array.isArray(facts) ? facts : [facts as Fact]) facts$.next(fact);
   });
   input$.subscribe((fact) => store.dispatch(fact));
   return { store, jobs, types$: facts$.pipe(map((fact) => fact.type)) };
