@@ -1,60 +1,44 @@
 // The esbuild engine behind both built-in bundlers. One `build()` call compiles many modules
 // (one entry point each, no code splitting), so each still gets its own code and stylesheet
-// outputs; one esbuild context per module variant makes rebuilds incremental.
-import fs from 'node:fs';
+// outputs; one esbuild context per module variant makes rebuilds incremental. A change of
+// stylesheets only rebuilds the stylesheet alone, when the module has a single one: the
+// most frequent edit of a day's work then costs half a build.
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import type { ImportRecord } from '../workspace/checks.js';
-import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
-import { isBare } from '../workspace/specifiers.js';
 import type { Variant } from '../workspace/variant.js';
-import { assetsPlugin } from './plugins/assets.js';
-import { bareImportsPlugin } from './plugins/bare-imports.js';
-import { BuildCancelled, type BundleResult, type BundleTarget, type Bundler, type BundlerOptions } from './types.js';
+import { variantKey } from '../workspace/variant.js';
+import { collect, failed, isBuildFailure, stylesheetRoot, stylesInputs } from './build-results.js';
+import { createContextPool } from './context-pool.js';
+import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
+import { BuildCancelled, type BundleResult, type BundleTarget, type Bundler, type BundlerOptions, type RebuildHint } from './types.js';
+
+export { esbuildOptions } from './esbuild-options.js';
 
 export interface EngineOptions extends BundlerOptions {
-  /** Extensions of sources this bundler refuses, with the reason. */
-  refuse?: { filter: RegExp; reason: string };
+  /** Sources this bundler refuses, with the reason. */
+  refuse?: SourcePolicy;
 }
 
-// Contexts kept for incremental rebuilds; the least recently used beyond this are disposed.
-const CONTEXT_LIMIT = 64;
-const OUT = '__core_';
-// Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
-const JS_KINDS = new Set<esbuild.ImportKind>(['import-statement', 'dynamic-import', 'require-call', 'require-resolve']);
+interface LastBuild {
+  result: BundleResult;
+  /** The single plain stylesheet the code imports, or null. */
+  stylesheet: string | null;
+  codeInputs: string[];
+  stylesInputs: Set<string>;
+}
 
 export function createEsbuildEngine(options: EngineOptions): Bundler {
   const root = path.resolve(options.root);
-  const contexts = new Map<string, { context: esbuild.BuildContext; signature: string; idle?: Promise<void> }>();
-
-  function buildOptions(targets: BundleTarget[], variant: Variant): esbuild.BuildOptions {
-    const plugins: esbuild.Plugin[] = [bareImportsPlugin(), assetsPlugin(root, targets)];
-    if (options.refuse) plugins.push(refusePlugin(options.refuse));
-    return {
-      absWorkingDir: root,
-      entryPoints: targets.map((target, index) => ({ in: path.join(root, target.entry), out: `${OUT}${index}` })),
-      outdir: root,
-      bundle: true,
-      splitting: false,
-      write: false,
-      metafile: true,
-      format: 'esm',
-      platform: variant.target === 'node' ? 'node' : 'browser',
-      minify: variant.min,
-      sourcemap: variant.sourcemap === 'inline' ? 'inline' : false,
-      define: { 'process.env.NODE_ENV': JSON.stringify(variant.env) },
-      charset: 'utf8',
-      logLevel: 'silent',
-      plugins,
-    };
-  }
+  const contexts = createContextPool();
+  const lastBuilds = new Map<string, LastBuild>();
+  const buildOptions = (targets: BundleTarget[], variant: Variant) => esbuildOptions(root, targets, variant, options.refuse);
 
   async function bundle(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
     if (targets.length === 0) return [];
-    throwIfAborted(signal);
+    if (signal?.aborted) throw new BuildCancelled();
     try {
       const result = await esbuild.build(buildOptions(targets, variant));
-      throwIfAborted(signal);
+      if (signal?.aborted) throw new BuildCancelled();
       return targets.map((target, index) => collect(root, target, index, result));
     } catch (error) {
       if (!isBuildFailure(error)) throw error;
@@ -66,53 +50,46 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     }
   }
 
-  async function rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal): Promise<BundleResult> {
-    throwIfAborted(signal);
-    const key = `${target.specifier}\0${JSON.stringify(variant)}`;
+  async function rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
+    const key = `${target.specifier}\0${variantKey(variant)}`;
     const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets]);
-    let entry = contexts.get(key);
-    if (entry && entry.signature !== signature) {
-      contexts.delete(key);
-      await entry.context.dispose();
-      entry = undefined;
-    }
-    if (!entry) {
-      entry = { context: await esbuild.context(buildOptions([target], variant)), signature };
-      await evict();
-    }
-    contexts.delete(key);
-    contexts.set(key, entry); // most recently used last
-    const context = entry.context;
-    // One rebuild per context at a time, the next one starting once a cancelled one has wound
-    // down: a rebuild started during a cancel is cancelled with it, and esbuild's "The build
-    // was canceled" would be recorded as the module's diagnostic until its next change.
-    const previous = entry.idle;
-    let release!: () => void;
-    entry.idle = new Promise<void>((resolve) => (release = resolve));
-    let cancelled: Promise<void> = Promise.resolve();
-    const cancel = () => void (cancelled = context.cancel().catch(() => {}));
+    const last = lastBuilds.get(key);
+    if (last && since && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
     try {
-      await previous;
-      throwIfAborted(signal);
-      signal?.addEventListener('abort', cancel, { once: true });
-      const result = await context.rebuild();
-      throwIfAborted(signal);
-      return collect(root, target, 0, result);
+      const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant), signal);
+      const collected = collect(root, target, 0, result);
+      const styles = new Set(stylesInputs(result, 0));
+      const code = new Set(Object.keys(result.metafile!.outputs[`${OUT}0.js`]?.inputs ?? {}));
+      // What the code depends on: every input but those only the stylesheet read.
+      const codeInputs = collected.inputs.filter((input) => !styles.has(input) || code.has(input));
+      lastBuilds.set(key, { result: collected, stylesheet: stylesheetRoot(result, 0), codeInputs, stylesInputs: styles });
+      return collected;
     } catch (error) {
-      throwIfAborted(signal);
+      lastBuilds.delete(key);
       if (isBuildFailure(error)) return failed(root, target, error.errors);
       throw error;
-    } finally {
-      signal?.removeEventListener('abort', cancel);
-      void cancelled.then(release);
     }
   }
 
-  async function evict() {
-    while (contexts.size > CONTEXT_LIMIT) {
-      const [oldest, entry] = contexts.entries().next().value!;
-      contexts.delete(oldest);
-      await entry.context.dispose();
+  // Only stylesheets changed, and the code is the one last built: the code output stands,
+  // the stylesheet is built alone (the same bytes a whole build gives it; tested).
+  async function rebuildStyles(key: string, signature: string, target: BundleTarget, variant: Variant, last: LastBuild, signal?: AbortSignal): Promise<BundleResult> {
+    const stylesTarget = { ...target, entry: last.stylesheet! };
+    try {
+      const result = await contexts.rebuild(`${key}\0styles`, `${signature}\0${last.stylesheet}`, () => buildOptions([stylesTarget], variant), signal);
+      const styles = result.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null;
+      const read = stylesInputs(result, 0);
+      const rebuilt: BundleResult = {
+        ...last.result,
+        styles: styles && styles.length > 0 ? styles : null,
+        inputs: [...new Set([...last.codeInputs, ...read])].sort(),
+      };
+      lastBuilds.set(key, { ...last, result: rebuilt, stylesInputs: new Set(read) });
+      return rebuilt;
+    } catch (error) {
+      lastBuilds.delete(key);
+      if (isBuildFailure(error)) return failed(root, target, error.errors);
+      throw error;
     }
   }
 
@@ -120,102 +97,21 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     bundle,
     rebuild,
     async forget(specifier) {
-      for (const [key, entry] of [...contexts]) {
-        if (!key.startsWith(`${specifier}\0`)) continue;
-        contexts.delete(key);
-        await entry.context.dispose();
-      }
+      for (const key of [...lastBuilds.keys()]) if (key.startsWith(`${specifier}\0`)) lastBuilds.delete(key);
+      await contexts.forget(`${specifier}\0`);
     },
     async dispose() {
-      const all = [...contexts.values()];
-      contexts.clear();
-      await Promise.all(all.map((entry) => entry.context.dispose()));
+      lastBuilds.clear();
+      await contexts.dispose();
     },
   };
 }
 
-function throwIfAborted(signal?: AbortSignal) {
-  if (signal?.aborted) throw new BuildCancelled();
-}
-
-const isBuildFailure = (error: unknown): error is esbuild.BuildFailure =>
-  error instanceof Error && Array.isArray((error as Partial<esbuild.BuildFailure>).errors) && (error as esbuild.BuildFailure).errors.length > 0;
-
-// The outputs, inputs and bare imports of entry `index` of a finished build.
-function collect(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult): BundleResult {
-  const files = result.outputFiles ?? [];
-  const metafile = result.metafile!;
-  const codePath = path.join(root, `${OUT}${index}.js`);
-  const stylesPath = path.join(root, `${OUT}${index}.css`);
-  const code = files.find((file) => file.path === codePath)?.contents ?? null;
-  const styles = files.find((file) => file.path === stylesPath)?.contents ?? null;
-  const inputs = new Set<string>();
-  const codeInputs = Object.keys(metafile.outputs[`${OUT}${index}.js`]?.inputs ?? {});
-  for (const input of [...codeInputs, ...Object.keys(metafile.outputs[`${OUT}${index}.css`]?.inputs ?? {})]) {
-    const file = inputPath(input);
-    if (file !== null) inputs.add(file);
-  }
-  const imports: ImportRecord[] = [];
-  for (const input of codeInputs) {
-    for (const record of metafile.inputs[input]?.imports ?? []) {
-      const specifier = record.original ?? record.path;
-      if (!record.external || !JS_KINDS.has(record.kind) || !isBare(specifier)) continue;
-      const file = inputPath(input);
-      if (file === null) continue;
-      imports.push({ specifier, file, ...locate(root, file, specifier) });
-    }
-  }
-  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors: [] };
-}
-
-// A failed build: its diagnostics, and the files whose change could fix it.
-function failed(root: string, target: BundleTarget, messages: esbuild.Message[]): BundleResult {
-  const inputs = new Set<string>([target.entry, `${target.dir}/`]);
-  const errors: Diagnostic[] = [];
-  for (const message of messages) {
-    const file = message.location ? inputPath(message.location.file) : null;
-    const text = message.text.split(root + path.sep).join('');
-    errors.push(
-      diagnostic('BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
-    );
-    if (file === null) continue;
-    inputs.add(file);
-    // A missing file: its creation changes the listing of the directory it would be in.
-    const missing = /^Could not resolve "(\.{1,2}\/[^"]+)"/.exec(message.text);
-    if (missing) inputs.add(`${path.posix.dirname(path.posix.join(path.posix.dirname(file), missing[1]!))}/`);
-  }
-  return { specifier: target.specifier, code: null, styles: null, inputs: [...inputs].sort(), imports: [], errors };
-}
-
-// Metafile paths are relative to the working directory; other namespaces carry a prefix.
-function inputPath(input: string): string | null {
-  const namespaced = /^([a-z-]+):(.*)$/.exec(input);
-  if (namespaced) return namespaced[1] === 'core-asset' ? namespaced[2]! : null;
-  return input.replace(/\\/g, '/');
-}
-
-// Where an import is written, for diagnostics that point at it.
-function locate(root: string, file: string, specifier: string): { line?: number; column?: number } {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(root, file), 'utf8');
-  } catch {
-    return {};
-  }
-  for (const quote of ["'", '"', '`']) {
-    const at = text.indexOf(`${quote}${specifier}${quote}`);
-    if (at === -1) continue;
-    const lines = text.slice(0, at).split('\n');
-    return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
-  }
-  return {};
-}
-
-function refusePlugin(refuse: { filter: RegExp; reason: string }): esbuild.Plugin {
-  return {
-    name: 'core-refuse-sources',
-    setup(build) {
-      build.onLoad({ filter: refuse.filter }, (args) => ({ errors: [{ text: `${path.basename(args.path)}: ${refuse.reason}` }] }));
-    },
-  };
+// Every change is to a plain stylesheet the last build's styles were made from, and that
+// last build is the one the caller knows (same inputs): then the code cannot have changed.
+function stylesOnly(last: LastBuild, since: RebuildHint): boolean {
+  if (last.stylesheet === null || since.changed.length === 0) return false;
+  if (!since.changed.every((file) => file.endsWith('.css') && !file.endsWith('.module.css') && last.stylesInputs.has(file))) return false;
+  const known = new Set(last.result.inputs);
+  return since.inputs.length === known.size && since.inputs.every((input) => known.has(input));
 }

@@ -34,11 +34,20 @@ export interface BundleResult {
 export interface Bundler {
   /** Builds several modules in one pass; each still gets its own outputs. */
   bundle(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]>;
-  /** Builds one module again, incrementally where the bundler can (an esbuild context). */
-  rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal): Promise<BundleResult>;
+  /**
+   * Builds one module again, incrementally where the bundler can (an esbuild context).
+   * `since` says what changed since its last result, for a bundler that can do less then.
+   */
+  rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult>;
   /** Releases what is kept for a module, for instance after its declaration changed. */
   forget(specifier: string): Promise<void>;
   dispose(): Promise<void>;
+}
+
+/** What changed since the module's last build: its inputs then, and those changed since. */
+export interface RebuildHint {
+  inputs: string[];
+  changed: string[];
 }
 
 export interface BundlerOptions {

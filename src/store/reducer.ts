@@ -29,6 +29,7 @@ const freshVariant = (eager: boolean, requested = false): VariantState => ({
   requested,
   build: null,
   last: null,
+  seen: null,
 });
 
 // A variant whose sources changed: its last result is stale, and a build in flight is too.
@@ -83,9 +84,15 @@ const handlers: Handlers = {
     for (const [specifier, builds] of Object.entries(base.builds)) {
       for (const [key, variant] of Object.entries(builds.variants)) {
         const inputs = variant.last?.inputs;
-        if (!inputs || variant.status === 'pending') continue;
-        const changed = Object.entries(event.files).some(([path, hash]) => path in inputs && inputs[path] !== hash);
-        if (changed) invalidate(draft.builds[specifier]!.variants[key]!);
+        if (!inputs) continue;
+        let target: Draft<VariantState> | undefined;
+        for (const [path, hash] of Object.entries(event.files)) {
+          if (!(path in inputs) || (variant.seen && path in variant.seen ? variant.seen[path] : inputs[path]) === hash) continue;
+          target ??= draft.builds[specifier]!.variants[key]!;
+          (target.seen ??= {})[path] = hash;
+        }
+        // A pending variant is stale already; its next build reads the disk anyway.
+        if (target && variant.status !== 'pending') invalidate(target);
       }
     }
   },
@@ -146,6 +153,7 @@ function finish(
   target.last = record;
   target.build = null;
   target.requested = false;
+  target.seen = null;
   const unverified = Object.values(record.inputs).includes(UNVERIFIED);
   if (unverified) {
     target.generation += 1;

@@ -34,6 +34,11 @@ export interface VariantState {
   /** The build in flight for the current generation. */
   build: number | null;
   last: BuildRecord | null;
+  /**
+   * Inputs reported changed since `last` was built, with their newest hashes: the same
+   * content reported again (the watcher and the check both saw one save) restarts nothing.
+   */
+  seen: InputHashes | null;
 }
 
 export interface ModuleBuilds {

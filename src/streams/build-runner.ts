@@ -3,14 +3,14 @@
 // cancels the build. A failure of the bundler itself becomes `build.failed` diagnostics.
 import { Observable } from 'rxjs';
 import type { BundlerRegistry } from '../bundlers/registry.js';
-import { BuildCancelled, type BundleResult, type BundleTarget } from '../bundlers/types.js';
+import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from '../bundlers/types.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { UNVERIFIED, type Fact, type InputHashes } from '../store/events.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
 import { parseVariantKey } from '../workspace/variant.js';
-import { RACY_MS, type FileHashes } from './file-hashes.js';
+import { RACY_MS, type FileHashes, type Stamp } from './file-hashes.js';
 
 export interface BuildJob {
   build: number;
@@ -77,21 +77,28 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     if (!variant) throw new Error(`unknown variant ${job.variant}`);
     // Inputs known from the last build are hashed before this one reads them: a change
     // during the build then shows as a difference afterwards, never as a false match.
-    const before: Record<string, string | null> = {};
+    const before: Record<string, Stamp> = {};
     for (const { previousInputs } of job.modules) {
-      for (const path of Object.keys(previousInputs ?? {})) before[path] ??= deps.hashes.hash(path);
+      for (const path of Object.keys(previousInputs ?? {})) before[path] ??= deps.hashes.stamp(path);
     }
     const startedAt = now();
     const bundler = await deps.registry.get(job.bundler);
     const targets = job.modules.map(({ module }) => toBundleTarget(module));
     const results = job.incremental && targets.length === 1
-      ? [await bundler.rebuild(targets[0]!, variant, signal)]
+      ? [await bundler.rebuild(targets[0]!, variant, signal, since(job.modules[0]!.previousInputs, before))]
       : await bundler.bundle(targets, variant, signal);
     if (signal.aborted) throw new BuildCancelled();
     return results.map((result, index) => toFact(job, result, job.modules[index]!.previousInputs, before, startedAt));
   }
 
-  function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, string | null>, startedAt: number): Fact {
+  // What changed since the module's last build, for a bundler that can then do less.
+  function since(previousInputs: InputHashes | null, before: Record<string, Stamp>): RebuildHint | undefined {
+    if (!previousInputs) return undefined;
+    const inputs = Object.keys(previousInputs);
+    return { inputs, changed: inputs.filter((path) => before[path]?.hash !== previousInputs[path] || previousInputs[path] === UNVERIFIED) };
+  }
+
+  function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, Stamp>, startedAt: number): Fact {
     const base = { build: job.build, module: result.specifier, variant: job.variant, imports: result.imports };
     if (result.errors.length > 0 || !result.code) {
       // What could fix a failure includes what the module read when it last built, and the
@@ -120,11 +127,14 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
 
   // Inputs first seen by this build are hashed after it; one modified since it started may
   // have been read in either version, so it is marked unverified and the module builds again.
-  function hashInputs(paths: readonly string[], before: Record<string, string | null>, startedAt: number): InputHashes {
+  // So is a known input written during the build (its mtime moved), even with the content it
+  // had before: an editor's save truncates the file first, and the build may have read it empty.
+  function hashInputs(paths: readonly string[], before: Record<string, Stamp>, startedAt: number): InputHashes {
     const inputs: InputHashes = {};
     for (const path of paths) {
       if (path in before) {
-        inputs[path] = before[path]!;
+        const known = before[path]!;
+        inputs[path] = known.hash !== null && deps.hashes.stamp(path).mtimeMs !== known.mtimeMs ? UNVERIFIED : known.hash;
         continue;
       }
       const stamp = deps.hashes.stamp(path);

@@ -14,6 +14,7 @@ import type { FileHashes } from './file-hashes.js';
 
 export interface WatcherLike {
   on(event: 'all', listener: (event: string, path: string) => void): unknown;
+  on(event: 'raw', listener: (event: string, path: string, details: { watchedPath?: string }) => void): unknown;
   on(event: 'error', listener: (error: unknown) => void): unknown;
   close(): Promise<void>;
 }
@@ -42,22 +43,29 @@ export function isIgnored(root: string, absolute: string): boolean {
   });
 }
 
-const watchedPaths = new WeakMap<ServiceState['builds'], WeakMap<ServiceState['workspace'], Set<string>>>();
+const recordedHashes = new WeakMap<ServiceState['builds'], WeakMap<ServiceState['workspace'], Map<string, Set<string | null>>>>();
 
-/** Every path the state depends on; computed once per state. */
-export function selectDependedPaths(state: ServiceState): Set<string> {
-  let byWorkspace = watchedPaths.get(state.builds);
-  if (!byWorkspace) watchedPaths.set(state.builds, (byWorkspace = new WeakMap()));
-  let paths = byWorkspace.get(state.workspace);
-  if (paths) return paths;
-  paths = new Set(Object.keys(state.workspace.sources));
+/** Every path the state depends on, with the hashes it recorded for it; computed once per state. */
+export function selectRecordedHashes(state: ServiceState): Map<string, Set<string | null>> {
+  let byWorkspace = recordedHashes.get(state.builds);
+  if (!byWorkspace) recordedHashes.set(state.builds, (byWorkspace = new WeakMap()));
+  let recorded = byWorkspace.get(state.workspace);
+  if (recorded) return recorded;
+  recorded = new Map();
+  const record = (path: string, hash: string | null) => {
+    let hashes = recorded!.get(path);
+    if (!hashes) recorded!.set(path, (hashes = new Set()));
+    hashes.add(hash);
+  };
+  for (const [path, hash] of Object.entries(state.workspace.sources)) record(path, hash);
   for (const builds of Object.values(state.builds)) {
     for (const variant of Object.values(builds.variants)) {
-      for (const input of Object.keys(variant.last?.inputs ?? {})) paths.add(input);
+      // The newest hash the state knows for each input: a change reported since the last build counts.
+      for (const [path, hash] of Object.entries(variant.last?.inputs ?? {})) record(path, variant.seen && path in variant.seen ? variant.seen[path]! : hash);
     }
   }
-  byWorkspace.set(state.workspace, paths);
-  return paths;
+  byWorkspace.set(state.workspace, recorded);
+  return recorded;
 }
 
 export function watch$(deps: WatchDeps): Observable<Fact> {
@@ -69,10 +77,15 @@ export function watch$(deps: WatchDeps): Observable<Fact> {
 
     const flush = () => {
       flushing = null;
-      const depended = selectDependedPaths(deps.getState());
+      // Only what the state depends on, and only when it differs from what the state recorded:
+      // a save that restores the content, or a second look at an unchanged file, changes nothing.
+      const recorded = selectRecordedHashes(deps.getState());
       const files: Record<string, string | null> = {};
       for (const relative of due) {
-        if (depended.has(relative)) files[relative] = deps.hashes.hash(relative);
+        const known = recorded.get(relative);
+        if (!known) continue;
+        const hash = deps.hashes.hash(relative);
+        if (known.size !== 1 || !known.has(hash)) files[relative] = hash;
       }
       due.clear();
       if (Object.keys(files).length > 0) subscriber.next({ type: 'files.changed', files, source: 'watcher' });
@@ -96,6 +109,19 @@ export function watch$(deps: WatchDeps): Observable<Fact> {
       if (event === 'addDir' || event === 'unlinkDir') seen(`${relative}/`);
       else seen(relative);
       if (event !== 'change') seen(parentKey);
+    });
+    // The raw fs.watch notification arrives at once; chokidar's own event follows after a
+    // stat of its own (about 2 ms later). Acting on the first saves that time on every push.
+    watcher.on('raw', (_event, name, details) => {
+      const watched = details?.watchedPath;
+      if (!watched) return;
+      // A directory's watcher names the child; a file's watcher names the file itself.
+      for (const candidate of name ? [path.resolve(watched, name), watched] : [watched]) {
+        const relative = toWorkspacePath(deps.root, candidate);
+        if (relative === null) continue;
+        if (relative !== '.') look(relative);
+        look(relative === '.' ? './' : `${relative}/`);
+      }
     });
     watcher.on('error', () => {
       // A watcher error (too many watches, a vanished directory) loses events, not the

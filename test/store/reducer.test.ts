@@ -44,7 +44,7 @@ describe('reducer', () => {
       expect(state.workspace.modules).to.deep.equal([one, node]);
       expect(state.builds[one.specifier]).to.deep.equal({
         fingerprint: fingerprintOf(one),
-        variants: { [DEV]: { generation: 1, status: 'pending', eager: true, requested: false, build: null, last: null } },
+        variants: { [DEV]: { generation: 1, status: 'pending', eager: true, requested: false, build: null, last: null, seen: null } },
       });
       expect(Object.keys(state.builds[node.specifier]!.variants)).to.deep.equal(['node.development']);
     });
@@ -76,8 +76,8 @@ describe('reducer', () => {
       const before = fold([{ type: 'output.requested', module: one.specifier, variant: PROD }], built());
       const after = fold([read({ ...one, assets: ['logo.svg'] })], before);
       expect(after.builds[one.specifier]!.variants).to.deep.equal({
-        [DEV]: { generation: 2, status: 'pending', eager: true, requested: false, build: null, last: null },
-        [PROD]: { generation: 2, status: 'pending', eager: false, requested: false, build: null, last: null },
+        [DEV]: { generation: 2, status: 'pending', eager: true, requested: false, build: null, last: null, seen: null },
+        [PROD]: { generation: 2, status: 'pending', eager: false, requested: false, build: null, last: null, seen: null },
       });
     });
 
@@ -151,7 +151,7 @@ describe('reducer', () => {
   describe('output.requested', () => {
     it('adds a requested variant that is not eager', () => {
       const after = fold([{ type: 'output.requested', module: one.specifier, variant: PROD }], built());
-      expect(after.builds[one.specifier]!.variants[PROD]).to.deep.equal({ generation: 1, status: 'pending', eager: false, requested: true, build: null, last: null });
+      expect(after.builds[one.specifier]!.variants[PROD]).to.deep.equal({ generation: 1, status: 'pending', eager: false, requested: true, build: null, last: null, seen: null });
     });
 
     it('marks a pending variant requested', () => {
@@ -188,6 +188,21 @@ describe('reducer', () => {
     });
   });
 
+  describe('files.changed, reported twice', () => {
+    it('restarts a running build once for one save, however often it is reported', () => {
+      const building = fold([changed({ 'app/one/index.ts': 'e2' }), startedBuild(2, DEV, [{ module: one, generation: 2 }])], built());
+      const again = fold([changed({ 'app/one/index.ts': 'e2' })], building);
+      expect(again.builds[one.specifier]!.variants[DEV]).to.deep.include({ status: 'building', build: 2, generation: 2 });
+      const newer = fold([changed({ 'app/one/index.ts': 'e3' })], again);
+      expect(newer.builds[one.specifier]!.variants[DEV]).to.deep.include({ status: 'pending', build: null, generation: 3, seen: { 'app/one/index.ts': 'e3' } });
+    });
+
+    it('forgets the reported hashes once a build finished', () => {
+      const rebuilt = fold([changed({ 'app/one/index.ts': 'e2' }), startedBuild(2, DEV, [{ module: one, generation: 2 }]), succeeded(2, one, DEV, 'e2')], built());
+      expect(rebuilt.builds[one.specifier]!.variants[DEV]).to.deep.include({ status: 'done', seen: null });
+    });
+  });
+
   describe('build.succeeded', () => {
     it('records the result of the build the variant waits for, and clears the request', () => {
       const state = fold([
@@ -200,6 +215,7 @@ describe('reducer', () => {
       expect(state.builds[one.specifier]!.variants[PROD]).to.deep.equal({
         generation: 1,
         status: 'done',
+        seen: null,
         eager: false,
         requested: false,
         build: null,

@@ -1,0 +1,130 @@
+// From esbuild's answer to the bundler's results: each entry's outputs, the files it read,
+// its bare imports, or its errors as BUNDLE_ERROR diagnostics.
+import fs from 'node:fs';
+import path from 'node:path';
+import type * as esbuild from 'esbuild';
+import type { ImportRecord } from '../workspace/checks.js';
+import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
+import { isBare } from '../workspace/specifiers.js';
+import { OUT } from './esbuild-options.js';
+import type { BundleResult, BundleTarget } from './types.js';
+
+// Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
+const JS_KINDS = new Set<esbuild.ImportKind>(['import-statement', 'dynamic-import', 'require-call', 'require-resolve']);
+
+export const isBuildFailure = (error: unknown): error is esbuild.BuildFailure =>
+  error instanceof Error && Array.isArray((error as Partial<esbuild.BuildFailure>).errors) && (error as esbuild.BuildFailure).errors.length > 0;
+
+// The outputs, inputs and bare imports of entry `index` of a finished build.
+export function collect(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult): BundleResult {
+  const files = result.outputFiles ?? [];
+  const metafile = result.metafile!;
+  const codePath = path.join(root, `${OUT}${index}.js`);
+  const stylesPath = path.join(root, `${OUT}${index}.css`);
+  const code = files.find((file) => file.path === codePath)?.contents ?? null;
+  const styles = files.find((file) => file.path === stylesPath)?.contents ?? null;
+  const inputs = new Set<string>();
+  const codeOutput = metafile.outputs[`${OUT}${index}.js`];
+  const codeInputs = Object.keys(codeOutput?.inputs ?? {});
+  const read = [...codeInputs, ...Object.keys(metafile.outputs[`${OUT}${index}.css`]?.inputs ?? {}), ...reachedFrom(metafile, codeOutput?.entryPoint)];
+  for (const input of read) {
+    const file = inputPath(input);
+    if (file !== null) inputs.add(file);
+  }
+  const imports: ImportRecord[] = [];
+  for (const input of codeInputs) {
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      const specifier = record.original ?? record.path;
+      if (!record.external || !JS_KINDS.has(record.kind) || !isBare(specifier)) continue;
+      const file = inputPath(input);
+      if (file === null) continue;
+      imports.push({ specifier, file, ...locate(root, file, specifier) });
+    }
+  }
+  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors: [] };
+}
+
+// Every file the entry's import graph read. An output's `inputs` name only the files that
+// put bytes in it: one that put none (empty while an editor saved it, type-only, tree-shaken)
+// is still an input, whose next change must build the module again.
+function reachedFrom(metafile: esbuild.Metafile, entryPoint: string | undefined): string[] {
+  if (entryPoint === undefined) return [];
+  const reached = new Set<string>([entryPoint]);
+  const queue = [entryPoint];
+  while (queue.length > 0) {
+    for (const record of metafile.inputs[queue.pop()!]?.imports ?? []) {
+      if (record.external || reached.has(record.path)) continue;
+      reached.add(record.path);
+      queue.push(record.path);
+    }
+  }
+  return [...reached];
+}
+
+// A failed build: its diagnostics, and the files whose change could fix it.
+export function failed(root: string, target: BundleTarget, messages: esbuild.Message[]): BundleResult {
+  const inputs = new Set<string>([target.entry, `${target.dir}/`]);
+  const errors: Diagnostic[] = [];
+  for (const message of messages) {
+    const file = message.location ? inputPath(message.location.file) : null;
+    const text = message.text.split(root + path.sep).join('');
+    errors.push(
+      diagnostic('BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
+    );
+    if (file === null) continue;
+    inputs.add(file);
+    // A missing file: its creation changes the listing of the directory it would be in.
+    const missing = /^Could not resolve "(\.{1,2}\/[^"]+)"/.exec(message.text);
+    if (missing) inputs.add(`${path.posix.dirname(path.posix.join(path.posix.dirname(file), missing[1]!))}/`);
+  }
+  return { specifier: target.specifier, code: null, styles: null, inputs: [...inputs].sort(), imports: [], errors };
+}
+
+// Metafile paths are relative to the working directory; other namespaces carry a prefix.
+export function inputPath(input: string): string | null {
+  const namespaced = /^([a-z-]+):(.*)$/.exec(input);
+  if (namespaced) return namespaced[1] === 'core-asset' ? namespaced[2]! : null;
+  return input.replace(/\\/g, '/');
+}
+
+// Where an import is written, for diagnostics that point at it.
+function locate(root: string, file: string, specifier: string): { line?: number; column?: number } {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(root, file), 'utf8');
+  } catch {
+    return {};
+  }
+  for (const quote of ["'", '"', '`']) {
+    const at = text.indexOf(`${quote}${specifier}${quote}`);
+    if (at === -1) continue;
+    const lines = text.slice(0, at).split('\n');
+    return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+  }
+  return {};
+}
+
+
+/**
+ * The one plain stylesheet the code of entry `index` imports, when there is exactly one:
+ * then the module's styles output is that stylesheet bundled alone, byte for byte, and a
+ * change of stylesheets only can be built from it without the code. Null otherwise (none,
+ * several, or a CSS module, whose class names are part of the code).
+ */
+export function stylesheetRoot(result: esbuild.BuildResult, index: number): string | null {
+  const metafile = result.metafile!;
+  const roots = new Set<string>();
+  for (const input of Object.keys(metafile.outputs[`${OUT}${index}.js`]?.inputs ?? {})) {
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      if (record.external || !JS_KINDS.has(record.kind) || !record.path.endsWith('.css')) continue;
+      if (record.path.endsWith('.module.css')) return null;
+      roots.add(record.path);
+    }
+  }
+  return roots.size === 1 ? [...roots][0]! : null;
+}
+
+/** The files the styles output of entry `index` was made from. */
+export function stylesInputs(result: esbuild.BuildResult, index: number): string[] {
+  return Object.keys(result.metafile!.outputs[`${OUT}${index}.css`]?.inputs ?? {}).flatMap((input) => inputPath(input) ?? []);
+}

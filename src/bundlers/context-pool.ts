@@ -1,0 +1,85 @@
+// esbuild contexts kept for incremental rebuilds, one per key (a module variant), the least
+// recently used disposed beyond a limit. Rebuilds of one context run one at a time: a
+// rebuild started while a cancelled one winds down would be cancelled with it, and esbuild's
+// "The build was canceled" would be taken for the module's error.
+import * as esbuild from 'esbuild';
+import { BuildCancelled } from './types.js';
+
+export interface ContextPool {
+  /**
+   * Rebuilds the context of `key`, created from `options()` when there is none or its
+   * `signature` (what the options depend on) changed. Rejects with esbuild's failure, or
+   * with BuildCancelled once `signal` aborts.
+   */
+  rebuild(key: string, signature: string, options: () => esbuild.BuildOptions, signal?: AbortSignal): Promise<esbuild.BuildResult>;
+  /** Disposes the contexts whose key starts with `prefix`. */
+  forget(prefix: string): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+interface Pooled {
+  context: esbuild.BuildContext;
+  signature: string;
+  idle?: Promise<void>;
+}
+
+export function createContextPool(limit = 64): ContextPool {
+  const pool = new Map<string, Pooled>();
+
+  async function take(key: string, signature: string, options: () => esbuild.BuildOptions): Promise<Pooled> {
+    let entry = pool.get(key);
+    if (entry && entry.signature !== signature) {
+      pool.delete(key);
+      await entry.context.dispose();
+      entry = undefined;
+    }
+    if (!entry) entry = { context: await esbuild.context(options()), signature };
+    pool.delete(key);
+    pool.set(key, entry); // most recently used last
+    while (pool.size > limit) {
+      const [oldest, stale] = pool.entries().next().value!;
+      pool.delete(oldest);
+      await stale.context.dispose();
+    }
+    return entry;
+  }
+
+  return {
+    async rebuild(key, signature, options, signal) {
+      if (signal?.aborted) throw new BuildCancelled();
+      const entry = await take(key, signature, options);
+      const { context } = entry;
+      const previous = entry.idle;
+      let release!: () => void;
+      entry.idle = new Promise<void>((resolve) => (release = resolve));
+      let cancelled: Promise<void> = Promise.resolve();
+      const cancel = () => void (cancelled = context.cancel().catch(() => {}));
+      try {
+        await previous;
+        if (signal?.aborted) throw new BuildCancelled();
+        signal?.addEventListener('abort', cancel, { once: true });
+        const result = await context.rebuild();
+        if (signal?.aborted) throw new BuildCancelled();
+        return result;
+      } catch (error) {
+        if (signal?.aborted) throw new BuildCancelled();
+        throw error;
+      } finally {
+        signal?.removeEventListener('abort', cancel);
+        void cancelled.then(release);
+      }
+    },
+    async forget(prefix) {
+      for (const [key, entry] of [...pool]) {
+        if (!key.startsWith(prefix)) continue;
+        pool.delete(key);
+        await entry.context.dispose();
+      }
+    },
+    async dispose() {
+      const all = [...pool.values()];
+      pool.clear();
+      await Promise.all(all.map((entry) => entry.context.dispose()));
+    },
+  };
+}

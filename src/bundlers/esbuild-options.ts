@@ -1,0 +1,54 @@
+// The esbuild options of every build of the engine: one entry point per module, outputs
+// kept in memory, bare imports external, declared assets as addresses. Exported for the
+// benchmarks, whose esbuild baselines compile with exactly these options.
+import path from 'node:path';
+import type * as esbuild from 'esbuild';
+import type { Variant } from '../workspace/variant.js';
+import { assetsPlugin } from './plugins/assets.js';
+import { urlImportsPlugin } from './plugins/url-imports.js';
+import type { BundleTarget } from './types.js';
+
+/** Output names: `__core_<index>.js` and `.css` for the entry at `index`. */
+export const OUT = '__core_';
+
+/** Sources a bundler refuses, and why. */
+export interface SourcePolicy {
+  filter: RegExp;
+  reason: string;
+}
+
+/** The options of the engine's esbuild builds: the same plugins, loaders and output settings (also used by bench/). */
+export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy): esbuild.BuildOptions {
+  const plugins: esbuild.Plugin[] = [urlImportsPlugin(), assetsPlugin(root, targets)];
+  if (refuse) plugins.push(refusePlugin(refuse));
+  return {
+    absWorkingDir: root,
+    entryPoints: targets.map((target, index) => ({ in: path.join(root, target.entry), out: `${OUT}${index}` })),
+    outdir: root,
+    bundle: true,
+    // Every bare import stays external and verbatim (service.md rule 5): another public
+    // module, a package from outside the workspace or a built-in is never copied in. CSS
+    // `@import "x.css"` and `url(x.png)` still resolve relative first, by the rules of CSS.
+    packages: 'external',
+    splitting: false,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: variant.target === 'node' ? 'node' : 'browser',
+    minify: variant.min,
+    sourcemap: variant.sourcemap === 'inline' ? 'inline' : false,
+    define: { 'process.env.NODE_ENV': JSON.stringify(variant.env) },
+    charset: 'utf8',
+    logLevel: 'silent',
+    plugins,
+  };
+}
+
+function refusePlugin(refuse: SourcePolicy): esbuild.Plugin {
+  return {
+    name: 'core-refuse-sources',
+    setup(build) {
+      build.onLoad({ filter: refuse.filter }, (args) => ({ errors: [{ text: `${path.basename(args.path)}: ${refuse.reason}` }] }));
+    },
+  };
+}

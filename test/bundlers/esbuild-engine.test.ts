@@ -1,0 +1,116 @@
+// The esbuild engine: batches, incremental rebuilds, and the stylesheet-only rebuild, which
+// must give exactly what a whole build gives.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
+import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
+import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('utf8') : null);
+
+function moduleFiles(): Record<string, string> {
+  return {
+    'app/main/index.ts': "import './main.css';\nimport icon from './icon.svg';\nimport { helper } from './helper.ts';\nexport const value = helper(icon);\n",
+    'app/main/helper.ts': 'export const helper = (s: string) => s.length;\n',
+    'app/main/main.css': "@import './theme.css';\n.main { color: rgb(1, 2, 3); background: url(./icon.svg); }\n",
+    'app/main/theme.css': '.theme { color: rgb(9, 9, 9); }\n',
+    'app/main/icon.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+    'app/two/index.ts': "import './a.css';\nimport './b.css';\nexport const two = 2;\n",
+    'app/two/a.css': '.a { color: red; }\n',
+    'app/two/b.css': '.b { color: blue; }\n',
+    'app/scoped/index.ts': "import styles from './scoped.module.css';\nexport const name = styles.box;\n",
+    'app/scoped/scoped.module.css': '.box { color: green; }\n',
+  };
+}
+
+const target = (name: string, assets: string[] = []): BundleTarget => ({
+  specifier: `@t/app/${name}`,
+  subpath: name,
+  dir: `app/${name}`,
+  entry: `app/${name}/index.ts`,
+  assets,
+  platforms: ['web'],
+});
+
+describe('createEsbuildEngine', () => {
+  const MAIN = target('main', ['icon.svg']);
+  let root: string;
+  let engine: ReturnType<typeof createEsbuildEngine>;
+  const write = (relative: string, content: string) => fs.writeFileSync(path.join(root, relative), content);
+  const hint = (last: BundleResult, changed: string[]) => ({ inputs: last.inputs, changed });
+
+  beforeEach(() => {
+    root = tempWorkspace(moduleFiles());
+    engine = createEsbuildEngine({ root });
+  });
+  afterEach(() => engine.dispose());
+
+  it('builds several modules in one call, each with its own code and stylesheet', async () => {
+    const [main, two] = await engine.bundle([MAIN, target('two')], developmentVariant('browser'));
+    expect(text(main!.code)).to.contain('helper');
+    expect(text(main!.styles)).to.contain('rgb(1, 2, 3)').and.to.contain('rgb(9, 9, 9)');
+    expect(text(two!.styles)).to.contain('.a').and.to.contain('.b');
+    expect(text(two!.code)).to.not.contain('helper');
+    expect(main!.inputs).to.include.members(['app/main/index.ts', 'app/main/helper.ts', 'app/main/main.css', 'app/main/theme.css', 'app/main/icon.svg']);
+  });
+
+  for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+    it(`rebuilds a change of stylesheets alone, to the bytes a whole build gives (${variant.env})`, async () => {
+      const first = await engine.rebuild(MAIN, variant);
+      write('app/main/theme.css', '.theme { color: rgb(7, 7, 7); }\n');
+      const styled = await engine.rebuild(MAIN, variant, undefined, hint(first, ['app/main/theme.css']));
+      // The code output is the very one of the last build: it was not built again.
+      expect(styled.code).to.equal(first.code);
+      const whole = (await createEsbuildEngine({ root }).bundle([MAIN], variant))[0]!;
+      expect(text(styled.styles)).to.equal(text(whole.styles));
+      expect(text(styled.code)).to.equal(text(whole.code));
+      expect(styled.inputs).to.deep.equal(whole.inputs);
+    });
+  }
+
+  it('follows a stylesheet that stops importing another, and reports a broken one as a failure', async () => {
+    const first = await engine.rebuild(MAIN, developmentVariant('browser'));
+    write('app/main/main.css', '.main { color: rgb(1, 2, 3); }\n');
+    const second = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(first, ['app/main/main.css']));
+    expect(second.inputs).to.not.include('app/main/theme.css');
+    expect(text(second.styles)).to.not.contain('rgb(9, 9, 9)');
+    write('app/main/main.css', "@import './missing.css';\n");
+    const broken = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(second, ['app/main/main.css']));
+    expect(broken.code).to.equal(null);
+    expect(broken.errors[0]).to.include({ kind: 'BUNDLE_ERROR', file: 'app/main/main.css' });
+  });
+
+  it('builds the whole module when code changed, or without a hint', async () => {
+    const first = await engine.rebuild(MAIN, developmentVariant('browser'));
+    write('app/main/helper.ts', 'export const helper = (s: string) => s.length + 1;\n');
+    const code = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(first, ['app/main/helper.ts', 'app/main/theme.css']));
+    expect(code.code).to.not.equal(first.code);
+    expect(text(code.code)).to.contain('s.length + 1');
+    const plain = await engine.rebuild(MAIN, developmentVariant('browser'));
+    expect(plain.code).to.not.equal(code.code);
+  });
+
+  it('builds the whole module when it imports several stylesheets, or a CSS module', async () => {
+    const two = target('two');
+    const first = await engine.rebuild(two, developmentVariant('browser'));
+    write('app/two/b.css', '.b { color: black; }\n');
+    const again = await engine.rebuild(two, developmentVariant('browser'), undefined, hint(first, ['app/two/b.css']));
+    expect(again.code).to.not.equal(first.code);
+    expect(text(again.styles)).to.contain('.a').and.to.contain('black');
+    const scoped = target('scoped');
+    const before = await engine.rebuild(scoped, developmentVariant('browser'));
+    write('app/scoped/scoped.module.css', '.box { color: olive; } .other { color: teal; }\n');
+    const after = await engine.rebuild(scoped, developmentVariant('browser'), undefined, hint(before, ['app/scoped/scoped.module.css']));
+    expect(after.code).to.not.equal(before.code);
+    expect(text(after.styles)).to.contain('olive');
+  });
+
+  it('builds the whole module when its inputs are not those of the last build it made', async () => {
+    const first = await engine.rebuild(MAIN, developmentVariant('browser'));
+    write('app/main/theme.css', '.theme { color: rgb(6, 6, 6); }\n');
+    const other = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { inputs: ['app/main/index.ts'], changed: ['app/main/theme.css'] });
+    expect(other.code).to.not.equal(first.code);
+  });
+});
