@@ -17,7 +17,7 @@ export const COMMANDS: Record<string, Command> = {
   select: { summary: 'choose the packages in development (.core/selection.json)', help: SELECT_HELP, run: selectCommand },
   replay: { summary: 'fold a recorded event log and print the /state report', help: REPLAY_HELP, run: replayCommand },
   dist: { summary: 'write the production output of every module as static files', help: DIST_HELP, run: distCommand },
-  init: { summary: 'create a new workspace from the template', help: INIT_HELP, run: initCommand },
+  init: { summary: 'create a workspace from the template in an empty directory', help: INIT_HELP, run: initCommand },
 };
 
 export function usage(): string {

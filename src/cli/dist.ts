@@ -1,6 +1,113 @@
-// TODO(issue): `core dist`, written in its own issue.
-export const DIST_HELP = 'Usage: core dist\n';
-export async function distCommand(_args: string[]): Promise<number> {
-  process.stderr.write('core dist: not available in this build\n');
+// `core dist [--out DIR]`: the production output of every module as static files (contract
+// §10). Parses the arguments and prints; src/dist/ does the work.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { distribute, type DistributionProgress, type PackageSummary } from '../dist/distribute.js';
+import { DISTRIBUTION_MANIFEST } from '../dist/output-paths.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import { UsageError } from './usage-error.js';
+import { workspaceDir } from './workspace-dir.js';
+
+export const DIST_HELP = `Usage: core dist [--out DIR]
+
+Writes the production output (minified, no source map; browser code for web modules,
+Node.js code for node-only ones) of every valid public module of the workspace in the
+current directory as static files:
+
+  DIR/<package>@<version>/modules/<subpath>.js
+  DIR/<package>@<version>/styles/<subpath>.css        when the module has a stylesheet
+  DIR/<package>@<version>/assets/<subpath>/<file>     each declared asset
+  DIR/${DISTRIBUTION_MANIFEST}                         every output with its hash and size,
+                                                     and the import map of the modules
+
+Import map addresses are relative to DIR ("./@acme/lib@1.2.0/modules/format.js"): they
+work as they are for a page at the root of DIR. No manifest is ever rewritten. Files a
+previous run listed in ${DISTRIBUTION_MANIFEST} and this run no longer writes are removed;
+nothing else in DIR is touched.
+
+Options:
+  --out DIR   the output directory (default: dist, in the workspace)
+
+Exit codes: 0 every module written; 1 a module or manifest is invalid (each is named with
+its diagnostics; the valid modules are still written); 2 wrong usage or no core.json.
+`;
+
+export async function distCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { out: { type: 'string' } }, allowPositionals: true, strict: true });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"; name the output directory with --out DIR`);
+  if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out needs a directory');
+  const root = workspaceDir();
+  const out = path.resolve(values.out ?? path.join(root, 'dist'));
+
+  const progress = createProgress(process.stdout);
+  const result = await distribute({ root, out, onProgress: progress.update });
+  progress.end();
+
+  const shown = path.relative(process.cwd(), out) || '.';
+  const files = result.manifest.outputs.length;
+  const bytes = result.manifest.outputs.reduce((sum, output) => sum + output.size, 0);
+  process.stdout.write(`wrote ${plural(result.manifest.modules.length, 'module')} (${plural(files, 'file')}, ${formatBytes(bytes)}) and ${DISTRIBUTION_MANIFEST} to ${shown}\n`);
+  if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
+  if (result.ok) return 0;
+
+  const report: string[] = [];
+  if (result.workspaceDiagnostics.length > 0) {
+    report.push('core dist: the workspace manifests have problems; the modules they declare were not written:');
+    for (const problem of result.workspaceDiagnostics) report.push(`  ${formatDiagnostic(problem)}`);
+  }
+  if (result.invalid.length > 0) {
+    report.push(`core dist: ${plural(result.invalid.length, 'module')} ${result.invalid.length === 1 ? 'is' : 'are'} invalid and ${result.invalid.length === 1 ? 'was' : 'were'} not written:`);
+    for (const { module, diagnostics } of result.invalid) {
+      report.push(`  ${module.specifier}`);
+      for (const problem of diagnostics) report.push(`    ${formatDiagnostic(problem)}`);
+    }
+  }
+  process.stderr.write(`${report.join('\n')}\n`);
   return 1;
+}
+
+// One line per package as it completes. On a terminal a status line below them counts the
+// modules; elsewhere (a CI log, a pipe) only the plain lines are printed.
+function createProgress(stream: NodeJS.WriteStream) {
+  const live = stream.isTTY === true;
+  let status = '';
+  const setStatus = (next: string) => {
+    if (status) stream.write('\r\x1b[2K');
+    status = next;
+    if (status) stream.write(status);
+  };
+  return {
+    update(event: DistributionProgress) {
+      if (event.type === 'package.done') {
+        const kept = status;
+        setStatus('');
+        stream.write(`${formatPackage(event.summary)}\n`);
+        setStatus(kept);
+      } else if (live && event.type === 'started') {
+        setStatus(event.modules > 0 ? `building 0/${event.modules} modules` : '');
+      } else if (live && event.type === 'module.done') {
+        setStatus(`building ${event.done}/${event.total} modules`);
+      }
+    },
+    end: () => setStatus(''),
+  };
+}
+
+function formatPackage(summary: PackageSummary): string {
+  const parts = [plural(summary.written, 'module'), plural(summary.files, 'file'), formatBytes(summary.bytes)];
+  if (summary.invalid > 0) parts.push(`${summary.invalid} invalid`);
+  return `${summary.invalid > 0 ? '✗' : '✓'} ${summary.name}@${summary.version}  ${parts.join(', ')}`;
+}
+
+function formatDiagnostic(problem: Diagnostic): string {
+  const where = problem.file ? ` ${problem.file}${problem.line ? `:${problem.line}${problem.column ? `:${problem.column}` : ''}` : ''}` : '';
+  return `${problem.kind}${where}: ${problem.message}`;
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} kB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

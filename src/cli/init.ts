@@ -1,6 +1,47 @@
-// TODO(issue): `core init`, written in its own issue.
-export const INIT_HELP = 'Usage: core init\n';
-export async function initCommand(_args: string[]): Promise<number> {
-  process.stderr.write('core init: not available in this build\n');
-  return 1;
+// `core init [DIR]`: a new workspace from the template. Parses the arguments and prints;
+// src/init/ does the work.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DirectoryNotEmpty, initWorkspace } from '../init/init-workspace.js';
+import { UsageError } from './usage-error.js';
+
+export const INIT_HELP = `Usage: core init [DIR]
+
+Creates a workspace in DIR (default: the current directory), which must be empty or
+missing (a lone .git directory is allowed). The workspace holds one package at version
+0.1.0 with one module: a custom element built from web standards, no framework, no
+stylesheet. Its name, the package scope and the element's name prefix come from the
+directory's name ("my-site" gives @my-site/app/main and <my-site-greeting>).
+
+  core.json                        the workspace: packages, the module the preview opens
+  package.json                     devDependency on @core-js/packages; npm start runs core run
+  packages/app/package.json        the package: exports ./main
+  packages/app/main/index.ts       the module
+  packages/app/main/module.json    its platforms
+
+The manifests name their JSON Schemas in "$schema" (node_modules/@core-js/packages/schemas/),
+so editors complete and check them once npm install has run.
+
+Exit codes: 0 created; 1 DIR is not empty (nothing is written); 2 wrong usage.
+`;
+
+export async function initCommand(args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  if (positionals.length > 1) throw new UsageError(`name one directory; got ${positionals.length}`);
+  let result;
+  try {
+    result = initWorkspace(positionals[0] ?? process.cwd());
+  } catch (error) {
+    if (!(error instanceof DirectoryNotEmpty)) throw error;
+    process.stderr.write(`core init: ${error.message}\n`);
+    return 1;
+  }
+  const shown = path.relative(process.cwd(), result.dir);
+  process.stdout.write(`created the workspace ${result.name} in ${shown || '.'} (${result.files.length} files)
+
+Next:
+${shown ? `  cd ${shown.includes(' ') ? JSON.stringify(shown) : shown}\n` : ''}  npm install
+  npm start        the preview at http://127.0.0.1:4800/preview/
+`);
+  return 0;
 }

@@ -31,6 +31,9 @@ export function parseModuleManifest(text: string, file: string): ManifestResult<
   const diagnostics: Diagnostic[] = [];
   const problem = (message: string) => diagnostics.push(manifestInvalid(file, `${file}: ${message}`));
 
+  // `$schema` points editors at schemas/module.schema.json; the service only checks its type.
+  if (json.$schema !== undefined && typeof json.$schema !== 'string') problem(`"$schema" must be the address of a JSON Schema; it is ${describeType(json.$schema)}`);
+
   if (json.platforms !== undefined) {
     if (!Array.isArray(json.platforms) || json.platforms.length === 0) {
       problem(`"platforms" must be a non-empty array of "web" and "node"; it is ${describeType(json.platforms)}`);

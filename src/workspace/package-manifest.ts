@@ -23,6 +23,10 @@ export interface PackageManifest {
 
 // npm's rules for names, scoped or not (lower case, URL-safe).
 const PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+// Exactly as written, build metadata allowed: semver alone would also take ` v1.0.0 `,
+// and addresses carry the string as it is.
+const isExactVersion = (version: string): boolean => /^\d/.test(version) && version === version.trim() && semver.parse(version) !== null;
+
 export const isPackageName = (name: string): boolean => name.length <= 214 && PACKAGE_NAME.test(name);
 
 // Conditions looked at, in order, when an `exports` target is an object of conditions.
@@ -39,11 +43,13 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   if (typeof json.name !== 'string' || !isPackageName(json.name)) {
     problem(`"name" must be a package name such as "@acme/app"; it is ${typeof json.name === 'string' ? `"${json.name}"` : describeType(json.name)}`);
   }
-  if (typeof json.version !== 'string' || semver.valid(json.version) === null) {
+  if (typeof json.version !== 'string' || !isExactVersion(json.version)) {
     problem(`"version" must be an exact version such as "1.0.0"; it is ${typeof json.version === 'string' ? `"${json.version}"` : describeType(json.version)}`);
   }
   if (diagnostics.length > 0) return { value: null, diagnostics };
 
+  // `$schema` points editors at schemas/package.schema.json; the service only checks its type.
+  if (json.$schema !== undefined && typeof json.$schema !== 'string') problem(`"$schema" must be the address of a JSON Schema; it is ${describeType(json.$schema)}`);
   for (const member of ['private'] as const) {
     if (json[member] !== undefined && typeof json[member] !== 'boolean') problem(`"${member}" must be a boolean; it is ${describeType(json[member])}`);
   }
@@ -55,9 +61,11 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
       problem(`"exports" must be an object of "./<subpath>" keys; it is ${describeType(json.exports)}`);
     } else {
       for (const [key, target] of Object.entries(json.exports)) {
+        // Conditions without a source condition, fallback arrays and null are valid
+        // packaging that publishes no module here; only other types are mistakes.
         const chosen = typeof target === 'string' ? target : isObject(target) ? pickCondition(target) : undefined;
         if (chosen === undefined) {
-          if (target !== null) problem(`exports["${key}"] must be a path such as "./main/index.ts"; it is ${describeType(target)}`);
+          if (target !== null && !isObject(target) && !Array.isArray(target)) problem(`exports["${key}"] must be a path such as "./main/index.ts"; it is ${describeType(target)}`);
           continue;
         }
         exports[key] = chosen;

@@ -20,6 +20,10 @@ export function parseWorkspaceManifest(text: string, file = 'core.json'): Manife
   const json = parsed.value;
   if (!isObject(json)) return { value: null, diagnostics: [manifestInvalid(file, `${file} must hold an object; it holds ${describeType(json)}`)] };
   const diagnostics: Diagnostic[] = [];
+  // `$schema` points editors at schemas/core.schema.json; the service only checks its type.
+  if (json.$schema !== undefined && typeof json.$schema !== 'string') {
+    diagnostics.push(manifestInvalid(file, `${file}: "$schema" must be the address of a JSON Schema; it is ${describeType(json.$schema)}`));
+  }
   if (!Array.isArray(json.packages)) {
     return { value: null, diagnostics: [manifestInvalid(file, `${file}: "packages" must be an array of package directories; it is ${describeType(json.packages)}`)] };
   }

@@ -1,0 +1,100 @@
+// `core dist` as a function (contract §10): reads the workspace, builds every public module
+// in production, writes the valid ones and core-distribution.json into `out`, and reports
+// each package as it completes. It reads manifests only; it never writes one.
+import os from 'node:os';
+import path from 'node:path';
+import { createBundlerRegistry } from '../bundlers/registry.js';
+import { createAssetFiles } from '../outputs/asset-files.js';
+import { createFileHashes } from '../streams/file-hashes.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import { readWorkspace } from '../workspace/read-workspace.js';
+import { buildDistribution } from './build-distribution.js';
+import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
+import type { ModuleOutcome } from './judge-module.js';
+import { planDistribution, type InvalidModule } from './plan-distribution.js';
+import { writeFiles, writeManifest } from './write-distribution.js';
+
+export interface DistributeOptions {
+  /** The workspace directory (holding core.json). */
+  root: string;
+  /** The output directory; created when missing. */
+  out: string;
+  /** Builds running at once. Default: os.availableParallelism(). */
+  parallelism?: number;
+  onProgress?: (event: DistributionProgress) => void;
+}
+
+export interface PackageSummary {
+  name: string;
+  version: string;
+  written: number;
+  invalid: number;
+  files: number;
+  bytes: number;
+}
+
+export type DistributionProgress =
+  | { type: 'started'; modules: number; packages: number }
+  | { type: 'module.done'; done: number; total: number; outcome: ModuleOutcome }
+  | { type: 'package.done'; summary: PackageSummary };
+
+export interface DistributionResult {
+  out: string;
+  manifest: DistributionManifest;
+  invalid: InvalidModule[];
+  /** Problems of core.json or a package.json: their modules could not even be listed. */
+  workspaceDiagnostics: Diagnostic[];
+  /** Paths a previous run wrote that this one removed. */
+  removed: string[];
+  /** Every module valid and every manifest readable. */
+  ok: boolean;
+}
+
+export async function distribute(options: DistributeOptions): Promise<DistributionResult> {
+  const root = path.resolve(options.root);
+  const out = path.resolve(options.out);
+  const parallelism = options.parallelism ?? os.availableParallelism();
+  const progress = options.onProgress ?? (() => {});
+  const workspace = readWorkspace(createFileHashes(root));
+  const plan = planDistribution(workspace, parallelism);
+
+  const summaries = new Map<string, PackageSummary & { pending: number }>();
+  for (const pkg of workspace.packages) summaries.set(pkg.name, { name: pkg.name, version: pkg.version, written: 0, invalid: 0, files: 0, bytes: 0, pending: 0 });
+  for (const module of workspace.modules) summaries.get(module.package)!.pending += 1;
+  const total = workspace.modules.length;
+  progress({ type: 'started', modules: total, packages: summaries.size });
+  for (const summary of summaries.values()) if (summary.pending === 0) progress({ type: 'package.done', summary: publicSummary(summary) });
+
+  const outcomes: ModuleOutcome[] = [];
+  const settle = (outcome: ModuleOutcome) => {
+    if (outcome.status === 'written') writeFiles(out, outcome.files);
+    outcomes.push(outcome);
+    const summary = summaries.get(outcome.module.package)!;
+    if (outcome.status === 'written') {
+      summary.written += 1;
+      summary.files += outcome.files.length;
+      summary.bytes += outcome.files.reduce((sum, file) => sum + file.size, 0);
+    } else {
+      summary.invalid += 1;
+    }
+    summary.pending -= 1;
+    progress({ type: 'module.done', done: outcomes.length, total, outcome });
+    if (summary.pending === 0) progress({ type: 'package.done', summary: publicSummary(summary) });
+  };
+
+  plan.invalid.forEach(settle);
+  const registry = createBundlerRegistry(root);
+  try {
+    await buildDistribution(plan.jobs, { workspace, registry, assets: createAssetFiles(root), parallelism }, settle);
+  } finally {
+    await registry.dispose();
+  }
+
+  const manifest = distributionManifest(workspace, outcomes);
+  const removed = writeManifest(out, manifest);
+  const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
+  invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
+  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0 };
+}
+
+const publicSummary = ({ pending: _pending, ...summary }: PackageSummary & { pending: number }): PackageSummary => summary;

@@ -1,0 +1,107 @@
+// `core-distribution.json` (contract §10): every output written, with its content hash and
+// size, the import map of the browser modules, the packages from outside the workspace that
+// the outputs still import by bare specifier, and the modules left out. Pure and ordered, so
+// the same workspace always yields the same file.
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import type { Platform, WorkspaceModel } from '../workspace/model.js';
+import { isBuiltin, parseBareSpecifier } from '../workspace/specifiers.js';
+import type { Target } from '../workspace/variant.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
+import type { ModuleOutcome, OutputKind, WrittenModule } from './judge-module.js';
+import { codePath, importMapAddress } from './output-paths.js';
+
+export const DISTRIBUTION_FORMAT = 1;
+
+export interface DistributionOutput {
+  /** Relative to the output directory. */
+  path: string;
+  kind: OutputKind;
+  /** The module's specifier. */
+  module: string;
+  /** contentHash(): the first 128 bits of SHA-256, base64url; the service's ETag of the same output. */
+  hash: string;
+  size: number;
+}
+
+export interface DistributedModule {
+  specifier: string;
+  package: string;
+  version: string;
+  subpath: string;
+  platforms: Platform[];
+  target: Target;
+}
+
+export interface ExternalImport {
+  /** The bare specifier, verbatim as the code imports it. */
+  specifier: string;
+  package: string;
+  /** The range in `dependencies` of the importing package. */
+  range: string;
+  /** The modules whose code imports it. */
+  importedBy: string[];
+}
+
+export interface DistributionManifest {
+  format: typeof DISTRIBUTION_FORMAT;
+  /** A `<script type="importmap">` for a page at the root of the output directory. */
+  importMap: { imports: Record<string, string> };
+  modules: DistributedModule[];
+  outputs: DistributionOutput[];
+  /** Bare imports the import map cannot resolve: a page maps them itself (a CDN, for instance). */
+  external: ExternalImport[];
+  /** Modules not written, with the reasons. */
+  invalid: { specifier: string; diagnostics: Diagnostic[] }[];
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function distributionManifest(workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[]): DistributionManifest {
+  const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written');
+  written.sort((a, b) => byString(a.module.specifier, b.module.specifier));
+
+  const imports: Record<string, string> = {};
+  // Import maps are a browser feature: node-only modules are written and listed, not mapped.
+  for (const { module, target } of written) if (target === 'browser') imports[module.specifier] = importMapAddress(codePath(module));
+
+  return {
+    format: DISTRIBUTION_FORMAT,
+    importMap: { imports },
+    modules: written.map(({ module, target }) => ({
+      specifier: module.specifier,
+      package: module.package,
+      version: module.version,
+      subpath: module.subpath,
+      platforms: module.platforms,
+      target,
+    })),
+    outputs: written
+      .flatMap(({ module, files }) => files.map((file) => ({ path: file.path, kind: file.kind, module: module.specifier, hash: file.hash, size: file.size })))
+      .sort((a, b) => byString(a.path, b.path)),
+    external: externalImports(workspace, written),
+    invalid: outcomes
+      .filter((outcome) => outcome.status === 'invalid')
+      .map((outcome) => ({ specifier: outcome.module.specifier, diagnostics: outcome.diagnostics }))
+      .sort((a, b) => byString(a.specifier, b.specifier)),
+  };
+}
+
+// Packages from outside the workspace stay bare imports (contract §3); built-ins need no map.
+function externalImports(workspace: WorkspaceModel, written: readonly WrittenModule[]): ExternalImport[] {
+  const index = indexWorkspace(workspace);
+  const found = new Map<string, ExternalImport>();
+  for (const { module, imports } of written) {
+    for (const { specifier } of imports) {
+      const bare = parseBareSpecifier(specifier);
+      if (!bare || isBuiltin(specifier) || index.packages.has(bare.packageName)) continue;
+      const range = index.packages.get(module.package)?.dependencies[bare.packageName] ?? '';
+      const key = `${specifier}\0${range}`;
+      let entry = found.get(key);
+      if (!entry) found.set(key, (entry = { specifier, package: bare.packageName, range, importedBy: [] }));
+      if (!entry.importedBy.includes(module.specifier)) entry.importedBy.push(module.specifier);
+    }
+  }
+  return [...found.values()]
+    .map((entry) => ({ ...entry, importedBy: entry.importedBy.sort(byString) }))
+    .sort((a, b) => byString(a.specifier, b.specifier) || byString(a.range, b.range));
+}

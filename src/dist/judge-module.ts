@@ -1,0 +1,69 @@
+// Whether one built module goes into the distribution: the bundler's errors, the dependency
+// checks `/state` applies (contract §4) and its declared assets decide. A valid module
+// becomes its files, each with the content hash the service would send as its ETag.
+import type { BundleResult } from '../bundlers/types.js';
+import { contentHash } from '../outputs/content-hash.js';
+import { checkImports, type ImportRecord } from '../workspace/checks.js';
+import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
+import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
+import type { Target } from '../workspace/variant.js';
+import { assetPath, codePath, stylesPath } from './output-paths.js';
+import type { InvalidModule } from './plan-distribution.js';
+
+export type OutputKind = 'code' | 'styles' | 'asset';
+
+export interface DistributionFile {
+  /** Relative to the output directory, forward slashes. */
+  path: string;
+  kind: OutputKind;
+  content: Uint8Array;
+  hash: string;
+  size: number;
+}
+
+/** A declared asset as read from disk; null when it is missing or leaves its package. */
+export interface AssetContent {
+  file: string;
+  content: Uint8Array | null;
+}
+
+export interface WrittenModule {
+  status: 'written';
+  module: ModuleModel;
+  target: Target;
+  files: DistributionFile[];
+  /** Bare imports kept in its code: what the import map must resolve. */
+  imports: ImportRecord[];
+}
+
+export type ModuleOutcome = WrittenModule | InvalidModule;
+
+export function judgeModule(workspace: WorkspaceModel, module: ModuleModel, target: Target, result: BundleResult, assets: AssetContent[]): ModuleOutcome {
+  const diagnostics: Diagnostic[] = [...result.errors, ...checkImports(module, result.imports, workspace)];
+  if (result.errors.length === 0 && result.code === null) {
+    diagnostics.push(diagnostic('BUNDLE_ERROR', `the bundler "${module.bundler.name}" produced no code for ${module.specifier}`, { file: module.entry ?? undefined }));
+  }
+  for (const asset of assets) {
+    if (asset.content !== null) continue;
+    // The service answers 404 for such an asset; a distribution without it would break the page.
+    diagnostics.push(
+      diagnostic('BUNDLE_ERROR', `${module.specifier} declares the asset "${asset.file}", but ${module.dir}/${asset.file} is missing or is a link that leaves its package`, {
+        file: `${module.dir}/${asset.file}`,
+      }),
+    );
+  }
+  if (diagnostics.length > 0) return { status: 'invalid', module, diagnostics };
+
+  const files: DistributionFile[] = [fileOf(codePath(module), 'code', result.code!)];
+  if (result.styles) files.push(fileOf(stylesPath(module), 'styles', result.styles));
+  for (const asset of assets) files.push(fileOf(assetPath(module, asset.file), 'asset', asset.content!));
+  return { status: 'written', module, target, files, imports: result.imports };
+}
+
+const fileOf = (path: string, kind: OutputKind, content: Uint8Array): DistributionFile => ({
+  path,
+  kind,
+  content,
+  hash: contentHash(content),
+  size: content.byteLength,
+});

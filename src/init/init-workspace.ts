@@ -1,0 +1,58 @@
+// `core init`: writes the template workspace into a directory that is empty or missing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VERSION } from '../version.js';
+import { renderTemplate, workspaceName, type TemplateFile } from './render-template.js';
+
+/** template/ of this package: two levels up from src/init/ and from dist/init/ alike. */
+export const TEMPLATE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../template');
+
+// A fresh `git init` leaves `.git` behind; a directory holding only that is still empty here.
+const IGNORED_ENTRIES = new Set(['.git']);
+
+/** The directory already holds files: nothing was written. */
+export class DirectoryNotEmpty extends Error {
+  constructor(readonly dir: string, readonly entries: string[]) {
+    super(`${dir} is not empty (it holds ${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''}): core init writes only into an empty or new directory`);
+    this.name = 'DirectoryNotEmpty';
+  }
+}
+
+export interface InitResult {
+  dir: string;
+  name: string;
+  /** Relative to `dir`. */
+  files: string[];
+}
+
+export function initWorkspace(target: string, templateDir = TEMPLATE_DIR): InitResult {
+  const dir = path.resolve(target);
+  if (fs.existsSync(dir)) {
+    if (!fs.statSync(dir).isDirectory()) throw new DirectoryNotEmpty(dir, [path.basename(dir)]);
+    const entries = fs.readdirSync(dir).filter((entry) => !IGNORED_ENTRIES.has(entry)).sort();
+    if (entries.length > 0) throw new DirectoryNotEmpty(dir, entries);
+  }
+  const name = workspaceName(path.basename(dir));
+  const files = renderTemplate(readTemplate(templateDir), { name, version: VERSION });
+  for (const file of files) {
+    const destination = path.join(dir, ...file.path.split('/'));
+    fs.mkdirSync(path.dirname(destination), { recursive: true });
+    // `wx`: a file that appeared meanwhile is never overwritten.
+    fs.writeFileSync(destination, file.text, { flag: 'wx' });
+  }
+  return { dir, name, files: files.map((file) => file.path).sort() };
+}
+
+function readTemplate(templateDir: string): TemplateFile[] {
+  const files: TemplateFile[] = [];
+  const visit = (relative: string) => {
+    for (const entry of fs.readdirSync(path.join(templateDir, relative), { withFileTypes: true })) {
+      const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) visit(child);
+      else if (entry.isFile()) files.push({ path: child, text: fs.readFileSync(path.join(templateDir, child), 'utf8') });
+    }
+  };
+  visit('');
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -1,0 +1,84 @@
+// The distribution in a real browser: a page at the root of the output directory, served by
+// a plain static file server, with the import map of core-distribution.json, renders the
+// basic fixture's element with its stylesheet and asset. No service runs.
+import { expect } from 'chai';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { distribute } from '../../src/dist/distribute.js';
+import type { DistributionManifest } from '../../src/dist/distribution-manifest.js';
+import { ACCEPTANCE_FIXTURES_DIR } from '../helpers/workspace.js';
+import { installedWorkspace } from './installed.js';
+
+const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.html': 'text/html' };
+
+// Files of `dir` by path, and `page` at `/`; nothing outside `dir`.
+function staticServer(dir: string, page: string): Promise<http.Server> {
+  const server = http.createServer((request, response) => {
+    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
+    if (pathname === '/') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+      return;
+    }
+    const file = path.resolve(dir, `.${pathname}`);
+    if (!file.startsWith(dir + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(fs.readFileSync(file));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+describe('core dist output in a browser', () => {
+  let browser: Browser;
+  let server: http.Server;
+  let manifest: DistributionManifest;
+
+  before(async () => {
+    const root = installedWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'basic'));
+    const out = path.join(root, 'dist');
+    ({ manifest } = await distribute({ root, out }));
+    const styles = manifest.outputs.filter((output) => output.kind === 'styles' && output.module === '@acme/app/main');
+    // The production page shape of service.md: the stylesheet linked, the entry imported.
+    const page = `<!doctype html>
+<html>
+  <head>
+    <script type="importmap">${JSON.stringify(manifest.importMap)}</script>
+    ${styles.map((output) => `<link rel="stylesheet" href="./${output.path}">`).join('\n    ')}
+    <script type="module">import '@acme/app/main';</script>
+  </head>
+  <body></body>
+</html>`;
+    server = await staticServer(out, page);
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('renders acme-probe with the formatted number, its stylesheet colour and its logo', async () => {
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    page.on('response', (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+    });
+    const { port } = server.address() as { port: number };
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForSelector('acme-probe .core-probe-text');
+    expect(await page.textContent('acme-probe .core-probe-text')).to.include('No. 00042');
+    expect(await page.$eval('acme-probe', (element) => getComputedStyle(element).color)).to.equal('rgb(1, 2, 3)');
+    await page.waitForFunction(() => (document.querySelector('acme-probe img') as HTMLImageElement | null)?.complete === true);
+    const logo = await page.$eval('acme-probe img', (image) => ({ src: (image as HTMLImageElement).src, width: (image as HTMLImageElement).naturalWidth }));
+    expect(logo).to.deep.equal({ src: `http://127.0.0.1:${port}/@acme/app@1.0.0/assets/main/logo.svg`, width: 16 });
+    expect(failures).to.deep.equal([]);
+    await page.close();
+  });
+});

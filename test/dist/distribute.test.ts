@@ -1,0 +1,208 @@
+// `core dist` on real workspaces: the files it writes, core-distribution.json, the manifests
+// it leaves alone, and the exit code and report of the command line.
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { distribute, type DistributionProgress } from '../../src/dist/distribute.js';
+import type { DistributionManifest } from '../../src/dist/distribution-manifest.js';
+import { contentHash } from '../../src/outputs/content-hash.js';
+import { ACCEPTANCE_FIXTURES_DIR, tempWorkspace } from '../helpers/workspace.js';
+import { installedWorkspace } from './installed.js';
+import { runCore } from './run-core.js';
+
+const APP = '@acme/app@1.0.0';
+const LIB = '@acme/lib@1.2.0';
+const readManifest = (out: string): DistributionManifest => JSON.parse(fs.readFileSync(path.join(out, 'core-distribution.json'), 'utf8'));
+
+// Every file under `dir`, relative, with forward slashes.
+function listFiles(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((entry) => fs.statSync(path.join(dir, entry)).isFile())
+    .map((entry) => entry.split(path.sep).join('/'))
+    .sort();
+}
+
+describe('distribute', () => {
+  describe('on the basic fixture', () => {
+    let root: string;
+    let out: string;
+    let manifests: Record<string, Buffer>;
+    let events: DistributionProgress[];
+    let result: Awaited<ReturnType<typeof distribute>>;
+
+    before(async () => {
+      root = installedWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'basic'));
+      out = path.join(root, 'dist');
+      manifests = Object.fromEntries(['core.json', 'packages/app/package.json', 'packages/lib/package.json', 'packages/app/main/module.json'].map((rel) => [rel, fs.readFileSync(path.join(root, rel))]));
+      events = [];
+      result = await distribute({ root, out, parallelism: 2, onProgress: (event) => events.push(event) });
+    });
+
+    it('writes code, stylesheets and declared assets of every module, and core-distribution.json', () => {
+      expect(result.ok).to.equal(true);
+      expect(listFiles(out)).to.deep.equal([
+        `${APP}/assets/main/logo.svg`,
+        `${APP}/modules/main.js`,
+        `${APP}/modules/templates.js`,
+        `${APP}/styles/main.css`,
+        `${LIB}/assets/widgets/badge/star.svg`,
+        `${LIB}/modules/format.js`,
+        `${LIB}/modules/server.js`,
+        `${LIB}/modules/widgets/badge.js`,
+        'core-distribution.json',
+      ]);
+    });
+
+    it('writes production code: minified, no source map, bare imports kept, assets addressed relatively', () => {
+      const code = fs.readFileSync(path.join(out, APP, 'modules/main.js'), 'utf8');
+      expect(code).not.to.include('sourceMappingURL');
+      expect(code).to.match(/from"@acme\/lib\/format"/);
+      expect(code).to.include('new URL("../assets/main/logo.svg",import.meta.url)');
+      expect(code.trim().split('\n')).to.have.length(1);
+      expect(fs.readFileSync(path.join(out, APP, 'styles/main.css'), 'utf8').trim()).to.equal('.core-probe{color:#010203;display:block}');
+      expect(fs.readFileSync(path.join(out, APP, 'assets/main/logo.svg'))).to.deep.equal(fs.readFileSync(path.join(root, 'packages/app/main/logo.svg')));
+    });
+
+    it('builds node-only modules for Node.js', () => {
+      expect(fs.readFileSync(path.join(out, LIB, 'modules/server.js'), 'utf8')).to.match(/from"node:path"/);
+      expect(readManifest(out).modules.find((m) => m.specifier === '@acme/lib/server')).to.include({ target: 'node' });
+    });
+
+    it('lists every written file in core-distribution.json with the hash and size of its content', () => {
+      const manifest = readManifest(out);
+      expect(manifest.outputs.map((o) => o.path)).to.deep.equal(listFiles(out).filter((file) => file !== 'core-distribution.json'));
+      for (const output of manifest.outputs) {
+        const content = fs.readFileSync(path.join(out, output.path));
+        expect(output.hash, output.path).to.equal(contentHash(content));
+        expect(output.size, output.path).to.equal(content.byteLength);
+      }
+      expect(manifest).to.deep.equal(result.manifest);
+    });
+
+    it('holds the import map of the browser modules, relative to the output directory', () => {
+      expect(readManifest(out).importMap.imports).to.deep.equal({
+        '@acme/app/main': `./${APP}/modules/main.js`,
+        '@acme/app/templates': `./${APP}/modules/templates.js`,
+        '@acme/lib/format': `./${LIB}/modules/format.js`,
+        '@acme/lib/widgets/badge': `./${LIB}/modules/widgets/badge.js`,
+      });
+      expect(readManifest(out).external).to.deep.equal([{ specifier: 'lit', package: 'lit', range: '3.1.0', importedBy: ['@acme/app/templates'] }]);
+    });
+
+    it('leaves every manifest byte-identical', () => {
+      for (const [rel, bytes] of Object.entries(manifests)) expect(fs.readFileSync(path.join(root, rel)).equals(bytes), rel).to.equal(true);
+    });
+
+    it('reports each package once, when its last module is done', () => {
+      const packages = events.filter((e) => e.type === 'package.done').map((e) => (e.type === 'package.done' ? e.summary : null));
+      expect(packages.sort((a, b) => a!.name.localeCompare(b!.name))).to.deep.equal([
+        { name: '@acme/app', version: '1.0.0', written: 2, invalid: 0, files: 4, bytes: result.manifest.outputs.filter((o) => o.path.startsWith(APP)).reduce((s, o) => s + o.size, 0) },
+        { name: '@acme/lib', version: '1.2.0', written: 3, invalid: 0, files: 4, bytes: result.manifest.outputs.filter((o) => o.path.startsWith(LIB)).reduce((s, o) => s + o.size, 0) },
+      ]);
+      expect(events.filter((e) => e.type === 'module.done').map((e) => (e.type === 'module.done' ? e.done : 0))).to.deep.equal([1, 2, 3, 4, 5]);
+    });
+
+    it('removes on the next run only the files the previous manifest listed and this one no longer writes', async () => {
+      fs.writeFileSync(path.join(out, 'index.html'), '<!doctype html>');
+      const lib = path.join(root, 'packages/lib/package.json');
+      fs.writeFileSync(lib, fs.readFileSync(lib, 'utf8').replace('"1.2.0"', '"1.3.0"'));
+      const again = await distribute({ root, out, parallelism: 2 });
+      expect(again.removed).to.deep.equal([`${LIB}/assets/widgets/badge/star.svg`, `${LIB}/modules/format.js`, `${LIB}/modules/server.js`, `${LIB}/modules/widgets/badge.js`]);
+      expect(fs.existsSync(path.join(out, '@acme', 'lib@1.2.0'))).to.equal(false);
+      expect(fs.existsSync(path.join(out, '@acme/lib@1.3.0/modules/format.js'))).to.equal(true);
+      expect(fs.existsSync(path.join(out, 'index.html'))).to.equal(true);
+      expect(readManifest(out).importMap.imports['@acme/lib/format']).to.equal('./@acme/lib@1.3.0/modules/format.js');
+    });
+  });
+
+  it('never copies a declared asset that is a link leaving its package, and names the module invalid', async () => {
+    const outside = tempWorkspace({ 'secret.svg': '<svg>secret</svg>' });
+    const root = installedWorkspace({
+      'core.json': JSON.stringify({ packages: ['app'] }),
+      'app/package.json': JSON.stringify({ name: '@t/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'app/main/module.json': JSON.stringify({ assets: ['logo.svg'] }),
+      'app/main/index.ts': "import logo from './logo.svg';\nexport const address = logo;\n",
+    });
+    fs.symlinkSync(path.join(outside, 'secret.svg'), path.join(root, 'app/main/logo.svg'));
+    const out = path.join(root, 'dist');
+    const result = await distribute({ root, out });
+    expect(result.ok).to.equal(false);
+    expect(result.invalid.map((i) => [i.module.specifier, i.diagnostics.map((d) => [d.kind, d.file])])).to.deep.equal([['@t/app/main', [['BUNDLE_ERROR', 'app/main/logo.svg']]]]);
+    expect(listFiles(out)).to.deep.equal(['core-distribution.json']);
+  });
+
+  it('reports a broken package.json as a workspace problem and still writes the other packages', async () => {
+    const root = installedWorkspace({
+      'core.json': JSON.stringify({ packages: ['good', 'bad'] }),
+      'good/package.json': JSON.stringify({ name: '@t/good', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'good/main/index.ts': 'export const good = true;\n',
+      'bad/package.json': '{"name": "@t/bad",',
+    });
+    const result = await distribute({ root, out: path.join(root, 'out') });
+    expect(result.ok).to.equal(false);
+    expect(result.workspaceDiagnostics.map((d) => [d.kind, d.file])).to.deep.equal([['MANIFEST_INVALID', 'bad/package.json']]);
+    expect(Object.keys(result.manifest.importMap.imports)).to.deep.equal(['@t/good/main']);
+    expect(fs.existsSync(path.join(root, 'out/@t/good@1.0.0/modules/main.js'))).to.equal(true);
+  });
+});
+
+describe('core dist', () => {
+  it('writes into dist/ of the workspace by default and exits 0, one plain line per package', async () => {
+    const root = tempWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'basic'));
+    const run = await runCore(root, ['dist']);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(fs.existsSync(path.join(root, 'dist/core-distribution.json'))).to.equal(true);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines.filter((line) => line.includes('@acme/')).sort()).to.deep.equal([
+      `✓ ${APP}  2 modules, 4 files, ${formatted(root, APP)}`,
+      `✓ ${LIB}  3 modules, 4 files, ${formatted(root, LIB)}`,
+    ]);
+    expect(lines.at(-1)).to.match(/^wrote 5 modules \(8 files, .+\) and core-distribution\.json to dist$/);
+    expect(run.stdout).not.to.include('\x1b');
+    expect(run.stdout).not.to.include('\r');
+  });
+
+  it('exits 1 on the errors fixture, naming every invalid module with its diagnostics, and writes the valid ones', async () => {
+    const root = tempWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'errors'));
+    const out = tempWorkspace();
+    const run = await runCore(root, ['dist', '--out', out]);
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.include('4 modules are invalid');
+    for (const [module, kind] of [
+      ['@bad/app/undeclared', 'DEPENDENCY_NOT_DECLARED'],
+      ['@bad/app/incompatible', 'DEPENDENCY_INCOMPATIBLE'],
+      ['@bad/app/builtin', 'PREVIEW_BUILTIN'],
+      ['@bad/app/badcss', 'BUNDLE_ERROR packages/app/badcss/styles.css:1:9'],
+    ]) {
+      expect(run.stderr).to.match(new RegExp(`\\n  ${module}\\n    ${kind}`), `${module} with ${kind}`);
+    }
+    const manifest = readManifest(out);
+    expect(Object.keys(manifest.importMap.imports)).to.deep.equal(['@bad/app/ok', '@bad/lib/util', '@bad/old/x']);
+    expect(manifest.invalid.map((i) => i.specifier)).to.deep.equal(['@bad/app/badcss', '@bad/app/builtin', '@bad/app/incompatible', '@bad/app/undeclared']);
+    expect(listFiles(out)).to.deep.equal(['@bad/app@1.0.0/modules/ok.js', '@bad/lib@1.0.0/modules/util.js', '@bad/old@1.0.0/modules/x.js', 'core-distribution.json']);
+  });
+
+  it('is wrong usage (exit 2) with a stray argument or outside a workspace', async () => {
+    const root = tempWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'basic'));
+    const stray = await runCore(root, ['dist', 'out']);
+    expect(stray.code).to.equal(2);
+    expect(stray.stderr).to.include('--out DIR');
+    const nowhere = await runCore(tempWorkspace(), ['dist']);
+    expect(nowhere.code).to.equal(2);
+    expect(nowhere.stderr).to.include('core.json');
+  });
+
+  it('prints its help', async () => {
+    const help = await runCore(tempWorkspace(), ['dist', '--help']);
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.include('Usage: core dist [--out DIR]');
+    expect(help.stdout).to.include('core-distribution.json');
+  });
+});
+
+// The size column of a package line, from what was written.
+function formatted(root: string, pkg: string): string {
+  const bytes = listFiles(path.join(root, 'dist', pkg)).reduce((sum, file) => sum + fs.statSync(path.join(root, 'dist', pkg, file)).size, 0);
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} kB`;
+}
+

@@ -1,0 +1,39 @@
+// Small workspace models for the distribution tests, declared inline.
+import type { ModuleModel, PackageModel, WorkspaceModel } from '../../src/workspace/model.js';
+
+export function moduleOf(specifier: string, overrides: Partial<ModuleModel> = {}): ModuleModel {
+  const [scope, name, ...rest] = specifier.split('/');
+  const subpath = rest.join('/');
+  const dir = `${name}/${subpath}`;
+  return {
+    specifier,
+    package: `${scope}/${name}`,
+    version: '1.0.0',
+    subpath,
+    dir,
+    entry: `${dir}/index.ts`,
+    platforms: ['web'],
+    bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' },
+    assets: [],
+    diagnostics: [],
+    ...overrides,
+  };
+}
+
+export function workspaceOf(modules: ModuleModel[], packages: Partial<PackageModel>[] = []): WorkspaceModel {
+  const names = [...new Set([...packages.map((p) => p.name!), ...modules.map((m) => m.package)])];
+  return {
+    preview: null,
+    packages: names.map((name) => ({
+      name,
+      version: modules.find((m) => m.package === name)?.version ?? '1.0.0',
+      dir: name.split('/')[1]!,
+      dependencies: {},
+      ...packages.find((p) => p.name === name),
+    })),
+    modules,
+    selection: null,
+    diagnostics: [],
+    sources: {},
+  };
+}
