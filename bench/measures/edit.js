@@ -1,0 +1,105 @@
+// Code edit: the helper of @demo/shop/storefront (cart.ts) written with a new marker -> the
+// next request of the module (development variant, the one pages load) answers the new
+// code, ms from before the write to the last byte of that answer. A single GET right after
+// the write must return the new code (the service checks the disk before answering); an
+// answer without the marker counts as stale and is asked again until it has it.
+// Ours: startService() in this process (watching, as `core run`). Baseline: an esbuild
+// context with the same options (`esbuildOptions`), write then `rebuild()`, in this process,
+// on its own copy of the workspace. Edits alternate (ours, esbuild, ...).
+import fs from 'node:fs';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import { getText, keepAlive } from '../lib/http.js';
+import { progress } from '../lib/log.js';
+import { distModule } from '../lib/paths.js';
+import { codeOf, developmentVariant, moduleTargets, optionsFor, readModel } from '../lib/service-model.js';
+import { now, sleep, summarize } from '../lib/stats.js';
+import { copyFixtures, DEVELOPMENT_QUERY, STOREFRONT } from '../lib/workspaces.js';
+
+export const name = 'edit';
+
+const GAP_MS = 150;
+
+const helperWith = (original, marker) => `${original}\nglobalThis.__benchEdit = "edit-${marker}";\n`;
+
+export async function run({ quick }) {
+  const { startService } = await import(distModule('service.js'));
+  const edits = quick ? 5 : 30;
+  const warmup = 3;
+
+  const oursRoot = copyFixtures('edit-ours');
+  const baseRoot = copyFixtures('edit-esbuild');
+  const original = fs.readFileSync(path.join(oursRoot, STOREFRONT.helper), 'utf8');
+  const notes = [];
+  const service = await startService({ root: oursRoot, port: 0, report: (message) => notes.push(message) });
+  const context = await esbuild.context(optionsFor(baseRoot, moduleTargets(readModel(baseRoot), (module) => module.specifier === STOREFRONT.specifier), developmentVariant('browser')));
+  const agent = keepAlive(); // one connection, as a page has
+  const moduleUrl = `${service.url}${STOREFRONT.modules.slice(1)}?${DEVELOPMENT_QUERY}`;
+  const ours = [];
+  const baseline = [];
+  let stale = 0;
+  let staleExtraMs = [];
+  let baselineStale = 0;
+  try {
+    await service.report();
+    await context.rebuild();
+    progress(`edit: ${warmup} warm-up edits each, then ${edits} edits each, alternating`);
+    for (let index = 0; index < warmup + edits; index++) {
+      const marker = `${index}-${Date.now()}`;
+      const needle = `"edit-${marker}"`;
+      // ours
+      {
+        const started = now();
+        await fs.promises.writeFile(path.join(oursRoot, STOREFRONT.helper), helperWith(original, marker));
+        let { text } = await getText(moduleUrl, { agent });
+        const first = now() - started;
+        let fresh = text.includes(needle);
+        if (!fresh && index >= warmup) stale++;
+        while (!fresh && now() - started < 5000) {
+          ({ text } = await getText(moduleUrl, { agent }));
+          fresh = text.includes(needle);
+        }
+        if (!fresh) throw new Error(`the service did not answer the new code within 5 s of edit ${marker}`);
+        if (index >= warmup) {
+          ours.push(now() - started);
+          if (now() - started > first + 0.001) staleExtraMs.push(now() - started - first);
+        }
+      }
+      await sleep(GAP_MS);
+      // esbuild context
+      {
+        const started = now();
+        await fs.promises.writeFile(path.join(baseRoot, STOREFRONT.helper), helperWith(original, marker));
+        const result = await context.rebuild();
+        const ms = now() - started;
+        const code = codeOf(result);
+        if (!code || !Buffer.from(code).toString('utf8').includes(needle)) baselineStale++;
+        if (index >= warmup) baseline.push(ms);
+      }
+      await sleep(GAP_MS);
+    }
+  } finally {
+    agent.destroy();
+    await context.dispose();
+    await service.close();
+  }
+  return {
+    rows: [
+      {
+        id: 'edit',
+        measure: 'code edit -> next request returns the new code, p50',
+        baselineName: 'esbuild context.rebuild(), same entry and options',
+        unit: 'ms',
+        ours: summarize(ours),
+        baseline: summarize(baseline),
+        checks: [{ on: 'ratio', op: '<=', value: 1.5 }],
+        failed: stale > 0 ? `${stale} of ${edits} first answers after the write held the old code` : undefined,
+      },
+    ],
+    raw: { oursMs: ours, baselineMs: baseline, staleFirstAnswers: stale, staleExtraMs, baselineStale, serviceMessages: [...new Set(notes)].slice(0, 10) },
+    notes: [
+      `ours: in-process startService() (watching), GET right after the write; baseline: in-process esbuild context of the same options, write then rebuild(); ${edits} edits each after ${warmup} warm-up edits, alternating, ${GAP_MS} ms apart`,
+      `first answers after the write that held the old code: ${stale} of ${edits}${baselineStale ? `; esbuild rebuilds without the marker: ${baselineStale}` : ''}`,
+    ],
+  };
+}

@@ -1,0 +1,279 @@
+// A bounded soak of `core run` (issue 7): for N seconds (60 by default, `--seconds N`), ten
+// clients request a mix of addresses over loopback while an editor changes a stylesheet and
+// a helper of the example workspace every 100–200 ms, sometimes breaking the helper and
+// fixing it again. The service runs in a child process, recording its events.
+//
+// Errors are only what must never happen: a 5xx, a connection failure, or an answer that
+// contradicts the edits (code or a stylesheet older than the last edit written before the
+// request was sent). Expected refusals (404, 400, a 422 while the helper is broken) are not.
+// The child's resident memory (VmRSS) is sampled after a warm-up and at the end, each sample
+// the median of readings every 250 ms over a few seconds, as it rises and falls with each
+// garbage collection. SOAK_CHILD_NODE_OPTIONS passes options to the child (`--expose-gc ...`).
+//
+// Prints requests served, errors, p50/p99 latency and the RSS growth; exits 1 when there was
+// an error, when RSS grew by 10 % or more, or when the recorded log does not replay to the
+// last /state. Uses the compiled service in ../dist/ (`npm run soak` builds it first).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const BENCH = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.dirname(BENCH);
+const { lastSession, parseLog, replay } = await import(new URL('../dist/store/replay.js', import.meta.url).href);
+const { selectReport } = await import(new URL('../dist/store/selectors.js', import.meta.url).href);
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, clients: { type: 'string', default: '10' } } });
+const SECONDS = Number(values.seconds);
+const CLIENTS = Number(values.clients);
+if (!(SECONDS > 0) || !(CLIENTS > 0)) {
+  process.stderr.write('usage: node bench/soak.js [--seconds N] [--clients N]\n');
+  process.exit(2);
+}
+const WARM_UP_MS = Math.min(10_000, (SECONDS * 1000) / 4);
+
+const DEV = 'target=browser&format=esm&env=development&min=false&sourcemap=inline&types=false&css=false';
+const PROD = 'target=browser&format=esm&env=production&min=true&sourcemap=none&types=false&css=false';
+const HELPER = 'packages/shop/storefront/cart.ts';
+const STYLES = 'packages/shop/storefront/storefront.css';
+
+const log = (message) => process.stderr.write(`[soak ${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s] ${message}\n`);
+const started = performance.now();
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const quantile = (values, q) => {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+};
+
+// ---------------------------------------------------------------------------------------
+// The workspace: a fresh copy of fixtures/ in bench/.work/soak.
+
+const WORK = path.join(BENCH, '.work', 'soak');
+fs.rmSync(WORK, { recursive: true, force: true });
+fs.mkdirSync(WORK, { recursive: true });
+fs.cpSync(path.join(REPO, 'fixtures'), WORK, { recursive: true, filter: (source) => !['.core', 'node_modules'].includes(path.basename(source)) });
+const RECORD = path.join(BENCH, '.work', 'soak.ndjson');
+fs.rmSync(RECORD, { force: true });
+
+const original = { [HELPER]: fs.readFileSync(path.join(WORK, HELPER), 'utf8'), [STYLES]: fs.readFileSync(path.join(WORK, STYLES), 'utf8') };
+
+// ---------------------------------------------------------------------------------------
+// The editor: every edit writes a numbered marker, atomically (a temporary file renamed over
+// the old one, as many editors save). `written` is the number of the last edit of each file.
+
+const written = { [HELPER]: -1, [STYLES]: -1 };
+let edits = 0;
+let breaks = 0;
+
+function save(file, text) {
+  const target = path.join(WORK, file);
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.soak-tmp`);
+  fs.writeFileSync(temporary, text);
+  fs.renameSync(temporary, target);
+}
+
+// The helper with a marker used by totalCents, so that it stays in the bundle.
+const TOTAL = 'export const totalCents = (lines: readonly Line[]): number => lines.reduce((sum, line) => sum + line.cents * line.quantity, 0);';
+if (!original[HELPER].includes(TOTAL)) throw new Error(`${HELPER} of fixtures/ changed: the soak's edit no longer applies`);
+const helperWith = (n) => original[HELPER].replace(TOTAL, `const SOAK = 'SOAK_H_${n}';\n${TOTAL.slice(0, -1)} + SOAK.length * 0;`);
+
+function edit(random) {
+  const n = edits++;
+  if (random < 0.5) {
+    save(STYLES, `${original[STYLES]}\ndemo-storefront .soak {\n  --soak: "SOAK_C_${n}";\n}\n`);
+    written[STYLES] = n;
+  } else if (random < 0.93) {
+    save(HELPER, helperWith(n));
+    written[HELPER] = n;
+  } else {
+    // Broken, until the next edit of the helper fixes it.
+    save(HELPER, `${original[HELPER]}\nexport const SOAK_BROKEN_${n} = ;\n`);
+    written[HELPER] = n;
+    breaks += 1;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The service, in a child process.
+
+const child = spawn(process.execPath, [path.join(REPO, 'bin', 'core.js'), 'run', '--port', '0', '--record', RECORD], {
+  cwd: WORK,
+  env: { ...process.env, CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'https://esm.sh', NO_COLOR: '1', NODE_OPTIONS: process.env.SOAK_CHILD_NODE_OPTIONS ?? '' },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+let childOut = '';
+let childErr = '';
+child.stdout.setEncoding('utf8').on('data', (chunk) => (childOut += chunk));
+child.stderr.setEncoding('utf8').on('data', (chunk) => (childErr += chunk));
+const exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+let base = null;
+for (const deadline = Date.now() + 30_000; !base; await sleep(20)) {
+  base = /^\s*(http:\/\/[^\s/]+)\/\s*$/m.exec(childOut)?.[1] ?? null;
+  if (child.exitCode !== null) throw new Error(`core run ended before printing its URL: ${childErr}`);
+  if (Date.now() > deadline) throw new Error('core run printed no URL within 30 s');
+}
+const url = new URL(base);
+log(`service pid ${child.pid} at ${base}, workspace ${path.relative(REPO, WORK)}`);
+
+function rssKiB() {
+  const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1]);
+}
+
+// RSS goes up and down with the garbage collector's rhythm; a sample is the median of those
+// taken every 250 ms over a few seconds (after the warm-up, and at the end).
+const RSS_WINDOW_MS = Math.min(5000, (SECONDS * 1000) / 8);
+const rssSamples = [];
+const rssSampler = setInterval(() => rssSamples.push({ at: performance.now(), kib: rssKiB() }), 250);
+const medianRss = (from, to) => {
+  const window = rssSamples.filter((sample) => sample.at >= from && sample.at <= to).map((sample) => sample.kib);
+  return window.length > 0 ? quantile(window, 0.5) : rssKiB();
+};
+
+// ---------------------------------------------------------------------------------------
+// The clients.
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+
+function request(address) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: address, agent, headers: { host: url.host } }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
+    req.end();
+  });
+}
+
+/** What each address may answer, and what contradicts the edits. */
+const MIX = [
+  { weight: 6, address: `/m/@demo/shop@0.4.0/modules/storefront?${DEV}`, expect: [200, 422], marker: { file: HELPER, tag: 'H' } },
+  { weight: 4, address: `/m/@demo/shop@0.4.0/styles/storefront?${DEV}`, expect: [200, 422], marker: { file: STYLES, tag: 'C' } },
+  { weight: 2, address: `/m/@demo/shop@0.4.0/modules/storefront?${PROD}`, expect: [200, 422] },
+  { weight: 2, address: `/m/@demo/shop@0.4.0/styles/storefront?${PROD}`, expect: [200, 422] },
+  { weight: 2, address: '/m/@demo/shop@0.4.0/assets/storefront/cart.svg', expect: [200] },
+  { weight: 2, address: `/m/@demo/ui@1.1.0/modules/badge?${DEV}`, expect: [200] },
+  { weight: 1, address: `/m/@demo/ui@1.1.0/styles/badge?${PROD}`, expect: [200] },
+  { weight: 2, address: `/m/@demo/ui@1.1.0/modules/price?${DEV}`, expect: [200] },
+  { weight: 1, address: '/m/@demo/ui@1.1.0/modules/price?env=production', expect: [200] },
+  { weight: 1, address: '/m/@demo/ui@1.1.0/assets/badge/star.svg', expect: [200] },
+  { weight: 1, address: '/m/@demo/tools@0.2.0/modules/catalogue?target=node', expect: [200] },
+  { weight: 2, address: '/state', expect: [200] },
+  { weight: 1, address: '/preview/entry.json', expect: [200] },
+  // Expected refusals.
+  { weight: 1, address: `/m/@demo/shop@9.9.9/modules/storefront?${DEV}`, expect: [404] },
+  { weight: 1, address: '/m/@demo/shop@0.4.0/modules/storefront?format=cjs', expect: [400] },
+  { weight: 1, address: '/m/@demo/shop@0.4.0/assets/storefront/%2e%2e/package.json', expect: [404] },
+  { weight: 1, address: `/m/@demo/ui@1.1.0/modules/price?target=node`, expect: [404] },
+];
+const WEIGHTED = MIX.flatMap((entry) => Array.from({ length: entry.weight }, () => entry));
+
+const latencies = [];
+const statuses = new Map();
+const errors = [];
+const surprises = new Map(); // statuses outside `expect` that are no error (reported, not counted)
+let served = 0;
+let stopping = false;
+
+function judge(entry, answer, floor) {
+  statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+  if (answer.status >= 500) return errors.push(`${entry.address} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+  if (!entry.expect.includes(answer.status)) surprises.set(`${answer.status} ${entry.address}`, (surprises.get(`${answer.status} ${entry.address}`) ?? 0) + 1);
+  if (answer.status !== 200 || !entry.marker || floor === -1) return;
+  const seen = [...answer.text.matchAll(new RegExp(`SOAK_${entry.marker.tag}_(\\d+)`, 'g'))].map((m) => Number(m[1]));
+  if (seen.length === 0 || Math.min(...seen) < floor) {
+    errors.push(`${entry.address} answered edit ${seen.join(',') || '(none)'} of ${entry.marker.file}; edit ${floor} was written before the request`);
+  }
+}
+
+async function client(end) {
+  while (!stopping && performance.now() < end) {
+    const entry = WEIGHTED[Math.floor(Math.random() * WEIGHTED.length)];
+    const floor = entry.marker ? written[entry.marker.file] : -1;
+    const at = performance.now();
+    try {
+      const answer = await request(entry.address);
+      latencies.push(performance.now() - at);
+      served += 1;
+      judge(entry, answer, floor);
+    } catch (error) {
+      errors.push(`${entry.address}: ${error.message}`);
+    }
+  }
+}
+
+async function editor(end) {
+  while (!stopping && performance.now() < end) {
+    await sleep(100 + Math.random() * 100);
+    edit(Math.random());
+  }
+  // Leave the tree whole: the helper fixed (with a marker of its own, as every edit), the
+  // stylesheet as last edited.
+  const n = edits++;
+  save(HELPER, helperWith(n));
+  written[HELPER] = n;
+}
+
+// ---------------------------------------------------------------------------------------
+
+
+const end = performance.now() + SECONDS * 1000;
+const first = await request('/state');
+if (first.status !== 200) throw new Error(`/state answered ${first.status} at start`);
+log(`running ${SECONDS} s with ${CLIENTS} clients; warm-up ${WARM_UP_MS / 1000} s`);
+const runStart = performance.now();
+let rssWarm = null;
+const warm = setTimeout(() => {
+  rssWarm = medianRss(runStart + WARM_UP_MS, runStart + WARM_UP_MS + RSS_WINDOW_MS);
+  log(`RSS after warm-up: ${(rssWarm / 1024).toFixed(1)} MiB (median of ${RSS_WINDOW_MS / 1000} s; ${served} requests so far)`);
+}, WARM_UP_MS + RSS_WINDOW_MS);
+const progress = setInterval(() => log(`${served} requests, ${errors.length} errors, ${edits} edits, RSS ${(rssKiB() / 1024).toFixed(1)} MiB`), 10_000);
+const onSignal = () => (stopping = true);
+process.once('SIGINT', onSignal);
+
+await Promise.all([editor(end), ...Array.from({ length: CLIENTS }, () => client(end))]);
+clearInterval(progress);
+clearTimeout(warm);
+clearInterval(rssSampler);
+rssWarm ??= medianRss(runStart + WARM_UP_MS, runStart + WARM_UP_MS + RSS_WINDOW_MS);
+const rssEnd = medianRss(performance.now() - RSS_WINDOW_MS, performance.now());
+
+// Quiet: the last /state, and the recorded log replayed to it.
+const last = await request('/state');
+agent.destroy();
+child.kill('SIGTERM');
+const { code } = await exited;
+let replayed = 'not checked';
+try {
+  const parsed = parseLog(fs.readFileSync(RECORD, 'utf8'), RECORD);
+  const same = JSON.stringify(selectReport(replay(lastSession(parsed.events)))) === JSON.stringify(JSON.parse(last.text));
+  replayed = same ? `the log (${parsed.events.length} events) replays to the last /state` : 'MISMATCH: the log does not replay to the last /state';
+} catch (error) {
+  replayed = `MISMATCH: the log cannot be replayed: ${error.message}`;
+}
+const internal = childErr.split('\n').filter((line) => /internal error|pipeline failed/i.test(line));
+for (const line of internal) errors.push(`the service reported: ${line.slice(0, 300)}`);
+
+const growth = ((rssEnd - rssWarm) / rssWarm) * 100;
+const lines = [
+  `soak: ${SECONDS} s, ${CLIENTS} clients, ${edits} edits (${breaks} breaks and fixes)`,
+  `requests served: ${served} (${(served / SECONDS).toFixed(0)}/s); statuses ${[...statuses].sort((a, b) => a[0] - b[0]).map(([status, count]) => `${status}: ${count}`).join(', ')}`,
+  `errors: ${errors.length}`,
+  `latency: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${latencies.reduce((a, b) => Math.max(a, b), 0).toFixed(1)} ms`,
+  `RSS: ${(rssWarm / 1024).toFixed(1)} MiB after warm-up, ${(rssEnd / 1024).toFixed(1)} MiB at the end (medians over ${RSS_WINDOW_MS / 1000} s): growth ${growth.toFixed(1)} %`,
+  `replay: ${replayed}`,
+  `service exit: ${code}`,
+];
+process.stdout.write(`${lines.join('\n')}\n`);
+if (surprises.size > 0) process.stdout.write(`unexpected but not wrong: ${[...surprises].map(([what, count]) => `${what} ×${count}`).join('; ')}\n`);
+for (const error of errors.slice(0, 20)) process.stdout.write(`  error: ${error}\n`);
+const failed = errors.length > 0 || !(growth < 10) || replayed.startsWith('MISMATCH') || code !== 0;
+if (failed) process.stdout.write('soak FAILED\n');
+process.exit(failed ? 1 : 0);
