@@ -35,37 +35,54 @@ export interface AnswerCacheDeps {
   limit?: number;
 }
 
+interface Stored extends CachedAnswer {
+  etag: string;
+  /** Written as they are: built once, not per request. */
+  fresh: Record<string, string>;
+  full: Record<string, string | number>;
+}
+
 export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
   const limit = deps.limit ?? 512;
-  const answers = new Map<string, CachedAnswer>();
+  const answers = new Map<string, Stored>();
+  // Host headers seen: a page load asks with the same one again and again.
+  const hosts = new Map<string, boolean>();
+  const hostAllowed = (header: string | undefined) => {
+    if (header === undefined) return false;
+    let allowed = hosts.get(header);
+    if (allowed === undefined) {
+      if (hosts.size > 64) hosts.clear();
+      hosts.set(header, (allowed = isHostAllowed(header, deps.hosts)));
+    }
+    return allowed;
+  };
 
-  function usable(req: IncomingMessage, answer: CachedAnswer | undefined): answer is CachedAnswer {
+  function usable(req: IncomingMessage, answer: Stored | undefined): answer is Stored {
     if (!answer || answer.state !== deps.getState()) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    if (!isHostAllowed(req.headers.host, deps.hosts)) return false;
+    if (!hostAllowed(req.headers.host)) return false;
     // A cross-site no-cors load of development output is refused by the route.
     return answer.anyOrigin || req.headers['sec-fetch-site'] !== 'cross-site';
   }
 
-  function send(req: IncomingMessage, res: ServerResponse, answer: CachedAnswer) {
-    const etag = `"${answer.hash}"`;
-    const headers: Record<string, string | number> = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', ETag: etag };
-    if (answer.anyOrigin) headers['Access-Control-Allow-Origin'] = '*';
-    if (matches(req, etag)) {
-      res.writeHead(304, headers);
+  function send(req: IncomingMessage, res: ServerResponse, answer: Stored) {
+    if (matches(req, answer.etag)) {
+      res.writeHead(304, answer.fresh);
       res.end();
       return;
     }
-    headers['Content-Type'] = answer.type;
-    headers['Content-Length'] = answer.body.length;
-    res.writeHead(200, headers);
+    res.writeHead(200, answer.full);
     res.end(req.method === 'HEAD' ? undefined : answer.body);
   }
 
   return {
     remember(target, answer) {
+      const etag = `"${answer.hash}"`;
+      const fresh: Record<string, string> = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', ETag: etag };
+      if (answer.anyOrigin) fresh['Access-Control-Allow-Origin'] = '*';
+      const full = { ...fresh, 'Content-Type': answer.type, 'Content-Length': answer.body.length };
       answers.delete(target);
-      answers.set(target, answer);
+      answers.set(target, { ...answer, etag, fresh, full });
       if (answers.size > limit) answers.delete(answers.keys().next().value!);
     },
     listener(next) {

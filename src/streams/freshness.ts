@@ -59,35 +59,46 @@ export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
   };
 }
 
+type Expected = readonly (readonly [path: string, hash: string | null])[];
+
+// What a scope expects on disk, as a flat list computed once per state: every request of a
+// turn walks the same lists, and a settled state is asked again and again.
+const expectations = new WeakMap<ServiceState, Map<string, Expected>>();
+
+function expected(state: ServiceState, key: string, compute: () => Expected): Expected {
+  let byKey = expectations.get(state);
+  if (!byKey) expectations.set(state, (byKey = new Map()));
+  let list = byKey.get(key);
+  if (!list) byKey.set(key, (list = compute()));
+  return list;
+}
+
+// Only a finished build can be stale; a pending or running one reads the disk anyway.
+function variantInputs(state: ServiceState, module: string, variant: string): Expected {
+  const entry = state.builds[module]?.variants[variant];
+  return entry?.status === 'done' && entry.last ? Object.entries(entry.last.inputs) : [];
+}
+
 /** The paths whose content differs from what the state recorded, with their hashes now. */
 export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes): InputHashes | null {
-  const recorded = new Map<string, Set<string | null>>();
-  const expect = (path: string, hash: string | null) => {
-    let known = recorded.get(path);
-    if (!known) recorded.set(path, (known = new Set()));
-    known.add(hash);
-  };
+  const lists: Expected[] = [];
   // A stale workspace is being read again anyway.
-  if (!state.workspaceStale) {
-    for (const [path, hash] of Object.entries(state.workspace.sources)) expect(path, hash);
-  }
-  const expectInputs = (module: string, variant: string) => {
-    const entry = state.builds[module]?.variants[variant];
-    // Only a finished build can be stale; a pending or running one reads the disk anyway.
-    if (entry?.status !== 'done' || !entry.last) return;
-    for (const [path, hash] of Object.entries(entry.last.inputs)) expect(path, hash);
-  };
+  if (!state.workspaceStale) lists.push(expected(state, 'workspace', () => Object.entries(state.workspace.sources)));
   for (const scope of scopes) {
-    if (scope.kind === 'variant') expectInputs(scope.module, scope.variant);
+    if (scope.kind === 'variant') lists.push(expected(state, `variant\0${scope.module}\0${scope.variant}`, () => variantInputs(state, scope.module, scope.variant)));
     if (scope.kind === 'all') {
-      for (const module of state.workspace.modules) expectInputs(module.specifier, defaultVariantKey(module));
+      lists.push(expected(state, 'all', () => state.workspace.modules.flatMap((module) => variantInputs(state, module.specifier, defaultVariantKey(module)))));
     }
   }
+  // Each path is looked at once per pass, however many lists expect it.
+  const now = new Map<string, string | null>();
   let changed: InputHashes | null = null;
-  for (const [path, known] of recorded) {
-    const now = hashes.hash(path);
-    if (known.size === 1 && known.has(now)) continue;
-    (changed ??= {})[path] = now;
+  for (const list of lists) {
+    for (const [path, hash] of list) {
+      let current = now.get(path);
+      if (current === undefined && !now.has(path)) now.set(path, (current = hashes.hash(path)));
+      if (current !== hash) (changed ??= {})[path] = current!;
+    }
   }
   return changed;
 }
