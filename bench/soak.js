@@ -6,9 +6,9 @@
 // Errors are only what must never happen: a 5xx, a connection failure, or an answer that
 // contradicts the edits (code or a stylesheet older than the last edit written before the
 // request was sent). Expected refusals (404, 400, a 422 while the helper is broken) are not.
-// The child's resident memory (VmRSS) is sampled after a warm-up and at the end, each sample
-// the median of readings every 250 ms over a few seconds, as it rises and falls with each
-// garbage collection. SOAK_CHILD_NODE_OPTIONS passes options to the child (`--expose-gc ...`).
+// The child's resident memory (VmRSS) is sampled after a warm-up and at the end, each time
+// after a full garbage collection (bench/soak-gc.cjs, preloaded with --expose-gc): RSS under
+// load swings with the collector's rhythm. SOAK_CHILD_NODE_OPTIONS adds options to the child.
 //
 // Prints requests served, errors, p50/p99 latency and the RSS growth; exits 1 when there was
 // an error, when RSS grew by 10 % or more, or when the recorded log does not replay to the
@@ -99,7 +99,7 @@ function edit(random) {
 // ---------------------------------------------------------------------------------------
 // The service, in a child process.
 
-const child = spawn(process.execPath, [path.join(REPO, 'bin', 'core.js'), 'run', '--port', '0', '--record', RECORD], {
+const child = spawn(process.execPath, ['--expose-gc', '--require', path.join(BENCH, 'soak-gc.cjs'), path.join(REPO, 'bin', 'core.js'), 'run', '--port', '0', '--record', RECORD], {
   cwd: WORK,
   env: { ...process.env, CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'https://esm.sh', NO_COLOR: '1', NODE_OPTIONS: process.env.SOAK_CHILD_NODE_OPTIONS ?? '' },
   stdio: ['ignore', 'pipe', 'pipe'],
@@ -123,15 +123,18 @@ function rssKiB() {
   return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1]);
 }
 
-// RSS goes up and down with the garbage collector's rhythm; a sample is the median of those
-// taken every 250 ms over a few seconds (after the warm-up, and at the end).
-const RSS_WINDOW_MS = Math.min(5000, (SECONDS * 1000) / 8);
-const rssSamples = [];
-const rssSampler = setInterval(() => rssSamples.push({ at: performance.now(), kib: rssKiB() }), 250);
-const medianRss = (from, to) => {
-  const window = rssSamples.filter((sample) => sample.at >= from && sample.at <= to).map((sample) => sample.kib);
-  return window.length > 0 ? quantile(window, 0.5) : rssKiB();
-};
+// RSS goes up and down with the garbage collector's rhythm: a sample is taken after a full
+// collection (bench/soak-gc.cjs), the median of five readings.
+async function collectedRss() {
+  child.kill('SIGUSR2');
+  await sleep(500);
+  const readings = [];
+  for (let n = 0; n < 5; n += 1) {
+    readings.push(rssKiB());
+    await sleep(100);
+  }
+  return quantile(readings, 0.5);
+}
 
 // ---------------------------------------------------------------------------------------
 // The clients.
@@ -228,12 +231,11 @@ const end = performance.now() + SECONDS * 1000;
 const first = await request('/state');
 if (first.status !== 200) throw new Error(`/state answered ${first.status} at start`);
 log(`running ${SECONDS} s with ${CLIENTS} clients; warm-up ${WARM_UP_MS / 1000} s`);
-const runStart = performance.now();
 let rssWarm = null;
-const warm = setTimeout(() => {
-  rssWarm = medianRss(runStart + WARM_UP_MS, runStart + WARM_UP_MS + RSS_WINDOW_MS);
-  log(`RSS after warm-up: ${(rssWarm / 1024).toFixed(1)} MiB (median of ${RSS_WINDOW_MS / 1000} s; ${served} requests so far)`);
-}, WARM_UP_MS + RSS_WINDOW_MS);
+const warm = setTimeout(async () => {
+  rssWarm = await collectedRss();
+  log(`RSS after warm-up: ${(rssWarm / 1024).toFixed(1)} MiB (after a full collection; ${served} requests so far)`);
+}, WARM_UP_MS);
 const progress = setInterval(() => log(`${served} requests, ${errors.length} errors, ${edits} edits, RSS ${(rssKiB() / 1024).toFixed(1)} MiB`), 10_000);
 const onSignal = () => (stopping = true);
 process.once('SIGINT', onSignal);
@@ -241,9 +243,9 @@ process.once('SIGINT', onSignal);
 await Promise.all([editor(end), ...Array.from({ length: CLIENTS }, () => client(end))]);
 clearInterval(progress);
 clearTimeout(warm);
-clearInterval(rssSampler);
-rssWarm ??= medianRss(runStart + WARM_UP_MS, runStart + WARM_UP_MS + RSS_WINDOW_MS);
-const rssEnd = medianRss(performance.now() - RSS_WINDOW_MS, performance.now());
+const rssLoaded = rssKiB();
+rssWarm ??= await collectedRss();
+const rssEnd = await collectedRss();
 
 // Quiet: the last /state, and the recorded log replayed to it.
 const last = await request('/state');
@@ -267,7 +269,7 @@ const lines = [
   `requests served: ${served} (${(served / SECONDS).toFixed(0)}/s); statuses ${[...statuses].sort((a, b) => a[0] - b[0]).map(([status, count]) => `${status}: ${count}`).join(', ')}`,
   `errors: ${errors.length}`,
   `latency: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${latencies.reduce((a, b) => Math.max(a, b), 0).toFixed(1)} ms`,
-  `RSS: ${(rssWarm / 1024).toFixed(1)} MiB after warm-up, ${(rssEnd / 1024).toFixed(1)} MiB at the end (medians over ${RSS_WINDOW_MS / 1000} s): growth ${growth.toFixed(1)} %`,
+  `RSS: ${(rssWarm / 1024).toFixed(1)} MiB after warm-up, ${(rssEnd / 1024).toFixed(1)} MiB at the end (each after a full collection; ${(rssLoaded / 1024).toFixed(1)} MiB under load just before): growth ${growth.toFixed(1)} %`,
   `replay: ${replayed}`,
   `service exit: ${code}`,
 ];

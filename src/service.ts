@@ -196,6 +196,10 @@ function listen(app: ReturnType<typeof createApp>, port: number, host: string): 
     // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the Host
     // guard answers it instead, with the JSON body of contract §2 (HOST_NOT_ALLOWED).
     (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+    // Two Host headers (RFC 9112 §3.2: never to be answered) would reach the guard as the
+    // first alone; joined, they make one malformed value that the guard, the WebSocket check
+    // and every other reader of Host refuse. Other duplicate headers are lists anyway.
+    (server as Server & { joinDuplicateHeaders: boolean }).joinDuplicateHeaders = true;
     server.on('clientError', handleClientError);
     server.once('error', reject);
     server.once('listening', () => {

@@ -33,6 +33,27 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   const lastBuilds = new Map<string, LastBuild>();
   const buildOptions = (targets: BundleTarget[], variant: Variant) => esbuildOptions(root, targets, variant, options.refuse);
 
+  // A failure tells where it failed, not what the build read: an error in one file leaves
+  // the others unnamed, and their next change could not build the module again. The build
+  // once more, recording every file it loads, names them (only failures pay for it).
+  async function failedBuild(target: BundleTarget, variant: Variant, messages: esbuild.Message[]): Promise<BundleResult> {
+    const result = failed(root, target, messages);
+    const read = new Set(result.inputs);
+    const options = buildOptions([target], variant);
+    const recorder: esbuild.Plugin = {
+      name: 'core-record-reads',
+      setup(build) {
+        build.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
+          const relative = path.relative(root, args.path);
+          if (!relative.startsWith('..') && !path.isAbsolute(relative)) read.add(relative.split(path.sep).join('/'));
+          return undefined;
+        });
+      },
+    };
+    await esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] }).catch(() => {});
+    return { ...result, inputs: [...read].sort() };
+  }
+
   async function bundle(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
     if (targets.length === 0) return [];
     if (signal?.aborted) throw new BuildCancelled();
@@ -43,7 +64,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     } catch (error) {
       if (!isBuildFailure(error)) throw error;
       // A failure names no module: split the batch until each failure has its own module.
-      if (targets.length === 1) return [failed(root, targets[0]!, error.errors)];
+      if (targets.length === 1) return [await failedBuild(targets[0]!, variant, error.errors)];
       const middle = Math.ceil(targets.length / 2);
       const halves = await Promise.all([bundle(targets.slice(0, middle), variant, signal), bundle(targets.slice(middle), variant, signal)]);
       return halves.flat();
@@ -66,7 +87,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       return collected;
     } catch (error) {
       lastBuilds.delete(key);
-      if (isBuildFailure(error)) return failed(root, target, error.errors);
+      if (isBuildFailure(error)) return failedBuild(target, variant, error.errors);
       throw error;
     }
   }
@@ -88,7 +109,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       return rebuilt;
     } catch (error) {
       lastBuilds.delete(key);
-      if (isBuildFailure(error)) return failed(root, target, error.errors);
+      if (isBuildFailure(error)) return failedBuild(target, variant, error.errors);
       throw error;
     }
   }

@@ -5,6 +5,9 @@ import type { Fact } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
+import { isBuildable } from '../store/reducer.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
+import { ServiceError } from './errors.js';
 
 export interface Readiness {
   /** The manifests (and the inputs `scope` names) checked, and the workspace read again if needed. */
@@ -40,6 +43,12 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
         const state = await when(workspaceRead);
         const builds = state.builds[module];
         if (!builds) return null;
+        // The manifest may have broken since the route looked: an unbuildable module has no
+        // variants and ignores requests, so waiting for a build would wait forever.
+        const declared = indexWorkspace(state.workspace).modules.get(module);
+        if (declared && !isBuildable(declared)) {
+          throw new ServiceError('BUILD_FAILED', `${module} cannot be built: its manifest is invalid`, { diagnostics: declared.diagnostics });
+        }
         const entry = builds.variants[variant];
         if (entry?.status === 'done' && entry.last) return { state, record: entry.last };
         // A request forces a build only of a variant nobody else is building or queueing.

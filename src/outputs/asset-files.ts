@@ -11,7 +11,7 @@ export interface AssetFiles {
 }
 
 export function createAssetFiles(root: string, now: () => number = Date.now): AssetFiles {
-  const remembered = new Map<string, { ino: number; size: number; mtimeMs: number; at: number; content: Buffer; hash: string }>();
+  const remembered = new Map<string, { ino: number; size: number; mtimeMs: number; ctimeMs: number; at: number; content: Buffer; hash: string }>();
   return {
     read(packageDir, file) {
       let real: string;
@@ -26,13 +26,27 @@ export function createAssetFiles(root: string, now: () => number = Date.now): As
       const stats = fs.statSync(real, { throwIfNoEntry: false });
       if (!stats?.isFile()) return null;
       const known = remembered.get(real);
-      // As for sources: a cached read is trusted only if the file was not modified around it.
-      if (known && known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.at - stats.mtimeMs > RACY_MS) {
+      // As for sources: a cached read is trusted only if the file was not modified around it
+      // (ctime: nor its mode, so a file made unreadable is not served from memory).
+      if (
+        known &&
+        known.ino === stats.ino &&
+        known.size === stats.size &&
+        known.mtimeMs === stats.mtimeMs &&
+        known.ctimeMs === stats.ctimeMs &&
+        known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS
+      ) {
         return known;
       }
       const at = now();
-      const content = fs.readFileSync(real);
-      const entry = { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, at, content, hash: contentHash(content) };
+      let content: Buffer;
+      try {
+        content = fs.readFileSync(real);
+      } catch {
+        remembered.delete(real);
+        return null; // unreadable (EACCES), or gone since the stat: as good as absent
+      }
+      const entry = { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, at, content, hash: contentHash(content) };
       remembered.set(real, entry);
       return entry;
     },

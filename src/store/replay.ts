@@ -36,6 +36,12 @@ export function parseLog(text: string, name = 'the log'): ParsedLog {
         warnings.push(`${name}: line ${index + 1} is cut off (the service stopped while writing it) and is skipped`);
         continue;
       }
+      // A session killed mid-line, then a new one appended to the same file: the cut line
+      // ends where the next session's service.started begins.
+      if (startsSession(lines, index + 1)) {
+        warnings.push(`${name}: line ${index + 1} is cut off (the service was killed while writing it; a new session follows) and is skipped`);
+        continue;
+      }
       throw new LogFormatError(`${name}: line ${index + 1} is not JSON: ${line.slice(0, 80)}`);
     }
     events.push(validate(event, index + 1, name));
@@ -44,6 +50,17 @@ export function parseLog(text: string, name = 'the log'): ParsedLog {
     warnings.push(`${name} does not begin with service.started: events before seq ${events[0]!.seq} are missing, so the report may be incomplete`);
   }
   return { events, warnings };
+}
+
+/** Is the first non-empty line from `index` on the start of a session? */
+function startsSession(lines: readonly string[], index: number): boolean {
+  const next = lines.slice(index).find((line) => line.trim() !== '');
+  if (next === undefined) return false;
+  try {
+    return (JSON.parse(next) as { type?: unknown }).type === 'service.started';
+  } catch {
+    return false;
+  }
 }
 
 function validate(value: unknown, line: number, name: string): CoreEvent {

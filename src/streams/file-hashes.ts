@@ -30,6 +30,8 @@ interface Remembered {
   ino: number;
   size: number;
   mtimeMs: number;
+  /** A change of mode (chmod 000: now unreadable) moves ctime, not mtime. */
+  ctimeMs: number;
   hash: string;
   at: number;
 }
@@ -48,12 +50,12 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
 
   function trusted(relative: string, stats: fs.Stats): string | null {
     const known = remembered.get(relative);
-    if (!known || known.ino !== stats.ino || known.size !== stats.size || known.mtimeMs !== stats.mtimeMs) return null;
-    return known.at - stats.mtimeMs > RACY_MS ? known.hash : null;
+    if (!known || known.ino !== stats.ino || known.size !== stats.size || known.mtimeMs !== stats.mtimeMs || known.ctimeMs !== stats.ctimeMs) return null;
+    return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS ? known.hash : null;
   }
 
   function remember(relative: string, stats: fs.Stats, hash: string, at: number) {
-    remembered.set(relative, { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, hash, at });
+    remembered.set(relative, { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, hash, at });
   }
 
   function readFile(relative: string): { text: string; hash: string; stats: fs.Stats } | null {

@@ -10,7 +10,15 @@ import { toNdjsonLine } from '../store/log.js';
 export function record$(events$: Observable<CoreEvent>, file: string): Observable<never> {
   return new Observable<never>((subscriber) => {
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const fd = fs.openSync(file, 'a');
+    const fd = fs.openSync(file, 'a+');
+    // A server killed mid-line left its last line unfinished: the new session starts on a
+    // line of its own, so replay can skip the cut one (src/store/replay.ts).
+    const size = fs.fstatSync(fd).size;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      fs.readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) fs.writeSync(fd, '\n');
+    }
     const subscription = events$.subscribe({
       next: (event) => {
         try {

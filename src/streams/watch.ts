@@ -16,6 +16,7 @@ export interface WatcherLike {
   on(event: 'all', listener: (event: string, path: string) => void): unknown;
   on(event: 'raw', listener: (event: string, path: string, details: { watchedPath?: string }) => void): unknown;
   on(event: 'error', listener: (error: unknown) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
   close(): Promise<void>;
 }
 
@@ -122,6 +123,11 @@ export function watch$(deps: WatchDeps): Observable<Fact> {
         if (relative !== '.') look(relative);
         look(relative === '.' ? './' : `${relative}/`);
       }
+    });
+    // Until the watcher has walked the tree, a change goes unseen: once it is ready, every
+    // path the state depends on is looked at, so a change made meanwhile is still pushed.
+    watcher.on('ready', () => {
+      for (const relative of selectRecordedHashes(deps.getState()).keys()) look(relative);
     });
     watcher.on('error', () => {
       // A watcher error (too many watches, a vanished directory) loses events, not the

@@ -43,7 +43,7 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
   const index = indexWorkspace(workspace);
   const target = index.packages.get(bare.packageName);
   if (bare.packageName !== module.package) {
-    const range = own.dependencies[bare.packageName];
+    const range = Object.hasOwn(own.dependencies, bare.packageName) ? own.dependencies[bare.packageName] : undefined;
     if (range === undefined) {
       return diagnostic('DEPENDENCY_NOT_DECLARED', `${module.specifier} imports "${specifier}" but ${own.name} does not declare "${bare.packageName}" in "dependencies" of ${own.dir}/package.json: declare it${target ? ` (the workspace has version ${target.version})` : ''}`, where);
     }
@@ -74,5 +74,6 @@ function satisfiesRange(version: string, range: string): boolean {
 export function declaredPackage(own: Pick<PackageModel, 'dependencies'>, specifier: string): boolean {
   if (specifier.startsWith('node:')) return false;
   const bare = parseBareSpecifier(specifier);
-  return bare !== null && bare.packageName in own.dependencies;
+  // Own members only: a package named `constructor` or `toString` is no member of Object.prototype.
+  return bare !== null && Object.hasOwn(own.dependencies, bare.packageName);
 }

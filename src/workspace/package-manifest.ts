@@ -27,6 +27,10 @@ const PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 // and addresses carry the string as it is.
 const isExactVersion = (version: string): boolean => /^\d/.test(version) && version === version.trim() && semver.parse(version) !== null;
 
+// Tables keyed by names from the manifest: without a prototype, `__proto__` or `constructor`
+// are names like any other, never members of Object.prototype.
+const table = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
 export const isPackageName = (name: string): boolean => name.length <= 214 && PACKAGE_NAME.test(name);
 
 // Conditions looked at, in order, when an `exports` target is an object of conditions.
@@ -55,7 +59,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   }
   if (json.description !== undefined && typeof json.description !== 'string') problem(`"description" must be a string; it is ${describeType(json.description)}`);
 
-  const exports: Record<string, string> = {};
+  const exports: Record<string, string> = table();
   if (json.exports !== undefined) {
     if (!isObject(json.exports)) {
       problem(`"exports" must be an object of "./<subpath>" keys; it is ${describeType(json.exports)}`);
@@ -73,7 +77,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
     }
   }
 
-  const dependencies: Record<string, string> = {};
+  const dependencies: Record<string, string> = table();
   if (json.dependencies !== undefined) {
     if (!isObject(json.dependencies)) {
       problem(`"dependencies" must be an object of package names to version ranges; it is ${describeType(json.dependencies)}`);
@@ -102,7 +106,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
     }
   }
 
-  const bundlers: Record<string, BundlerEntry> = {};
+  const bundlers: Record<string, BundlerEntry> = table();
   if (json.bundlers !== undefined) {
     if (!isObject(json.bundlers)) {
       problem(`"bundlers" must be an object of bundler names; it is ${describeType(json.bundlers)}`);

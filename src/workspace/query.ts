@@ -24,7 +24,9 @@ export type QueryResult = { ok: true; variant: Variant } | { ok: false; message:
 export function parseOutputQuery(search: URLSearchParams): QueryResult {
   const seen = new Map<string, string>();
   for (const [name, value] of search) {
-    if (!(name in ALLOWED)) {
+    // Own members only: `constructor` or `__proto__` in a query are unknown parameters,
+    // not members of Object.prototype (`in` would find those and crash below).
+    if (!Object.hasOwn(ALLOWED, name)) {
       return { ok: false, message: `the query parameter "${name}" is not supported; the parameters are ${Object.keys(ALLOWED).join(', ')}` };
     }
     if (seen.has(name)) return { ok: false, message: `the query parameter "${name}" is given twice` };

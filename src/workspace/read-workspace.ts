@@ -181,11 +181,12 @@ function applyManifest(module: ModuleModel, manifest: ModuleManifest, diagnostic
 }
 
 function resolveBundler(pkg: PackageManifest, name: string): BundlerRef | null {
-  const registered = pkg.bundlers[name];
+  // Own members only: a bundler named `constructor` or `toString` is not registered by Object.prototype.
+  const registered = Object.hasOwn(pkg.bundlers, name) ? pkg.bundlers[name] : undefined;
   if (registered) {
     return registered.processors ? { name, specifier: registered.specifier, processors: registered.processors } : { name, specifier: registered.specifier };
   }
-  const builtin = BUILTIN_BUNDLERS[name];
+  const builtin = Object.hasOwn(BUILTIN_BUNDLERS, name) ? BUILTIN_BUNDLERS[name] : undefined;
   return builtin ? { name, specifier: builtin } : null;
 }
 

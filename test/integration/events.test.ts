@@ -124,6 +124,21 @@ describe('the push channel /events', function () {
   });
 
   describe('messages', function () {
+    it('announces a stylesheet edited before the file watcher was ready', async function () {
+      // A service of its own, edited as soon as it answers: its watcher is still walking the tree.
+      const fresh = fixtureWorkspace('basic');
+      const early = await serve(fresh);
+      try {
+        await early.get('/state');
+        const listener = await connect(early);
+        edit(fresh, 'packages/app/main/styles.css', (text) => text.replace('rgb(1, 2, 3)', 'rgb(11, 12, 13)'));
+        const message = await listener.next((m) => m.type === 'styles' && m.module === MAIN);
+        expect((await early.get(message.href!)).text).to.include('rgb(11, 12, 13)');
+      } finally {
+        await early.close();
+      }
+    });
+
     it('announces a rebuilt stylesheet with an href that serves the new sheet', async function () {
       const listener = await connect(service);
       const before = edit(root, 'packages/app/main/styles.css', (text) => text.replace('rgb(1, 2, 3)', 'rgb(4, 5, 6)'));

@@ -157,4 +157,12 @@ describe('isPackageName', () => {
   it('refuses upper case, spaces, bare scopes, leading dots and names over 214 characters', () => {
     for (const name of ['Lit', 'a b', '@acme', '@acme/', '.x', '_x', `a${'b'.repeat(214)}`, '@acme/app/main']) expect(isPackageName(name), name).to.equal(false);
   });
+
+  it('takes names like __proto__ and constructor as names, never as members of Object.prototype', () => {
+    const result = parse({ ...base, dependencies: { constructor: '1.0.0' }, bundlers: JSON.parse('{"__proto__": "x/proto-bundler", "toString": "x/to-string"}') });
+    expect(result.diagnostics).to.deep.equal([]);
+    expect(Object.keys(result.value!.bundlers)).to.deep.equal(['__proto__', 'toString']);
+    expect(result.value!.bundlers['__proto__']).to.deep.equal({ specifier: 'x/proto-bundler' });
+    expect(Object.keys(result.value!.dependencies)).to.deep.equal(['constructor']);
+  });
 });

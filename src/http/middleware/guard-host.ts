@@ -32,7 +32,10 @@ export function isHostAllowed(header: string | undefined, policy: HostPolicy): b
 
 export function guardHost(policy: HostPolicy): Middleware {
   return async function guardHost(ctx, next) {
-    const header = ctx.get('host');
+    // An absolute-form target (`GET http://name/...`) names its host itself, and the Host
+    // header is then to be ignored (RFC 9112 §3.2.2): that name is the one to check.
+    const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(ctx.url ?? '');
+    const header = absolute ? absolute[1]! : ctx.get('host');
     if (!isHostAllowed(header, policy)) {
       throw new ServiceError('HOST_NOT_ALLOWED', `the Host ${header ? `"${header.slice(0, 100)}"` : '(none)'} is not allowed: use localhost or 127.0.0.1, or start the service with --allowed-host ${hostName(header) ?? '<name>'}`);
     }
