@@ -21,6 +21,9 @@ export interface CachedAnswer {
   body: Buffer;
 }
 
+/** Marks a request handed to Koa after the check of its answer's scope ran: no need for another. */
+export const CHECKED = Symbol('core.checked');
+
 export interface AnswerCache {
   remember(target: string, answer: CachedAnswer): void;
   /** A request listener answering from the cache, handing every other request to `next`. */
@@ -94,6 +97,7 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
           // The check found a change, or something else happened meanwhile: ask Koa.
           if (answer.state !== deps.getState()) {
             if (answers.get(target) === answer) answers.delete(target);
+            (req as IncomingMessage & { [CHECKED]?: boolean })[CHECKED] = true;
             return next(req, res);
           }
           send(req, res, answer);

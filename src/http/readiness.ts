@@ -11,7 +11,8 @@ import { ServiceError } from './errors.js';
 
 export interface Readiness {
   /** The manifests (and the inputs `scope` names) checked, and the workspace read again if needed. */
-  workspace(scope?: CheckScope): Promise<ServiceState>;
+  /** `checked`: a check of this scope already ran after the request arrived (the answer cache's). */
+  workspace(scope?: CheckScope, checked?: boolean): Promise<ServiceState>;
   /** A finished build of the variant from the current sources; null when the module is gone. */
   variant(module: string, variant: string): Promise<{ state: ServiceState; record: BuildRecord } | null>;
   /** Every module's default variant built from the current sources: what `/state` answers. */
@@ -33,8 +34,8 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
   const workspaceRead = (state: ServiceState) => state.workspaceRead && !state.workspaceStale;
 
   return {
-    async workspace(scope = { kind: 'workspace' }) {
-      await deps.freshness.check(scope);
+    async workspace(scope = { kind: 'workspace' }, checked = false) {
+      if (!checked) await deps.freshness.check(scope);
       return when(workspaceRead);
     },
 

@@ -10,7 +10,7 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
 import { parseVariantKey } from '../workspace/variant.js';
-import { RACY_MS, type FileHashes, type Stamp } from './file-hashes.js';
+import { MTIME_LAG_MS, type FileHashes, type Stamp } from './file-hashes.js';
 
 export interface BuildJob {
   build: number;
@@ -138,7 +138,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
         continue;
       }
       const stamp = deps.hashes.stamp(path);
-      inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - RACY_MS ? UNVERIFIED : stamp.hash;
+      inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - MTIME_LAG_MS ? UNVERIFIED : stamp.hash;
     }
     return inputs;
   }

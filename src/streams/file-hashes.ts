@@ -11,6 +11,13 @@ import { contentHash } from '../outputs/content-hash.js';
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
 export const RACY_MS = 50;
 
+/**
+ * How far a write's mtime may lag the clock: at most a kernel tick (10 ms at HZ=100; Linux
+ * 6.13+ stamps finer). A file whose mtime is older than a build's start by more than this
+ * was written before the build began, so the build read what is on disk now.
+ */
+export const MTIME_LAG_MS = 20;
+
 export interface Stamp {
   /** null: the path does not exist. */
   hash: string | null;

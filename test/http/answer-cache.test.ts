@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createAnswerCache, type CachedAnswer } from '../../src/http/answer-cache.js';
+import { CHECKED, createAnswerCache, type CachedAnswer } from '../../src/http/answer-cache.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import type { CheckScope } from '../../src/streams/freshness.js';
 import { DEV, fixtureWorkspace, PROD } from '../helpers/fixtures.js';
@@ -16,6 +16,7 @@ describe('createAnswerCache', () => {
   let base: string;
   let state: ServiceState;
   let handedOver: string[];
+  let checkedBefore: boolean[];
   let checks: CheckScope[];
   let changeOnCheck: boolean;
   const cache = createAnswerCache({
@@ -30,6 +31,7 @@ describe('createAnswerCache', () => {
   });
   const next: RequestListener = (req: IncomingMessage, res) => {
     handedOver.push(req.url ?? '');
+    checkedBefore.push((req as IncomingMessage & { [CHECKED]?: boolean })[CHECKED] === true);
     res.writeHead(299, { 'content-type': 'text/plain' });
     res.end('from koa');
   };
@@ -52,6 +54,7 @@ describe('createAnswerCache', () => {
   beforeEach(() => {
     state = initialState();
     handedOver = [];
+    checkedBefore = [];
     checks = [];
     changeOnCheck = false;
   });
@@ -81,6 +84,8 @@ describe('createAnswerCache', () => {
     changeOnCheck = true;
     expect((await get(base, '/m/c')).status).to.equal(299);
     expect(handedOver).to.deep.equal(['/m/b', '/m/c']);
+    // The second was checked after it arrived: Koa need not check again.
+    expect(checkedBefore).to.deep.equal([false, true]);
   });
 
   it('answers 304 to a matching If-None-Match, but not when the request asks for no cache', async () => {

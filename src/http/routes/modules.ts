@@ -12,7 +12,7 @@ import { platformOf, variantKey, type Variant } from '../../workspace/variant.js
 import { indexWorkspace } from '../../workspace/workspace-index.js';
 import { parseAddress, type Address } from '../address.js';
 import type { AssetFiles } from '../../outputs/asset-files.js';
-import type { AnswerCache } from '../answer-cache.js';
+import { CHECKED, type AnswerCache } from '../answer-cache.js';
 import { ServiceError } from '../errors.js';
 import type { Readiness } from '../readiness.js';
 import { sendOutput } from '../send-output.js';
@@ -37,7 +37,8 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const specifier = `${address.packageName}/${address.segments.join('/')}`;
     const key = variantKey(variant);
 
-    const state = await deps.readiness.workspace({ kind: 'variant', module: specifier, variant: key });
+    const checked = (ctx.req as typeof ctx.req & { [CHECKED]?: boolean })[CHECKED] === true;
+    const state = await deps.readiness.workspace({ kind: 'variant', module: specifier, variant: key }, checked);
     const module = findModule(state, address);
     refuseCrossSite(ctx, variant, specifier);
     if (!module.platforms.includes(platformOf(variant.target))) {
