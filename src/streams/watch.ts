@@ -7,7 +7,7 @@
 // check before answering a request covers whatever the watcher still misses.
 import path from 'node:path';
 import { Observable } from 'rxjs';
-import type { Fact } from '../store/events.js';
+import { UNVERIFIED, type Fact } from '../store/events.js';
 import type { ServiceState } from '../store/state.js';
 import { toWorkspacePath } from '../workspace/paths.js';
 import type { FileHashes } from './file-hashes.js';
@@ -84,7 +84,8 @@ export function watch$(deps: WatchDeps): Observable<Fact> {
       const files: Record<string, string | null> = {};
       for (const relative of due) {
         const known = recorded.get(relative);
-        if (!known) continue;
+        // Unknown, or known only as unverified: what reads it is being built again anyway.
+        if (!known || (known.size === 1 && known.has(UNVERIFIED))) continue;
         const hash = deps.hashes.hash(relative);
         if (known.size !== 1 || !known.has(hash)) files[relative] = hash;
       }
