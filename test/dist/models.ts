@@ -1,23 +1,11 @@
 // Small workspace models for the distribution tests, declared inline.
 import type { ModuleModel, PackageModel, WorkspaceModel } from '../../src/workspace/model.js';
+import { moduleModel } from '../helpers/models.js';
 
+/** A buildable web module named by its specifier (`@scope/name/subpath`), in `name/subpath`. */
 export function moduleOf(specifier: string, overrides: Partial<ModuleModel> = {}): ModuleModel {
   const [scope, name, ...rest] = specifier.split('/');
-  const subpath = rest.join('/');
-  const dir = `${name}/${subpath}`;
-  return {
-    specifier,
-    package: `${scope}/${name}`,
-    version: '1.0.0',
-    subpath,
-    dir,
-    entry: `${dir}/index.ts`,
-    platforms: ['web'],
-    bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' },
-    assets: [],
-    diagnostics: [],
-    ...overrides,
-  };
+  return moduleModel(rest.join('/'), { package: `${scope}/${name}`, ...overrides });
 }
 
 export function workspaceOf(modules: ModuleModel[], packages: Partial<PackageModel>[] = []): WorkspaceModel {
