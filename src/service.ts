@@ -12,7 +12,7 @@ import type { ExtensionHost, ServiceExtension } from './extension.js';
 import { createApp } from './http/app.js';
 import { handleClientError } from './http/client-error.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
-import { createAssetFiles } from './outputs/asset-files.js';
+import { createAssetFiles } from './streams/asset-files.js';
 import { createOutputCache, type OutputCache } from './outputs/output-cache.js';
 import { EVENT_FORMAT, type CoreEvent } from './store/events.js';
 import { createEventLog, type EventLog } from './store/log.js';

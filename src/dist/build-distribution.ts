@@ -3,7 +3,7 @@
 // it. Each module's outcome is handed on as soon as it is known, for progress and writing.
 import type { BundlerRegistry } from '../bundlers/registry.js';
 import type { BundleResult } from '../bundlers/types.js';
-import type { AssetFiles } from '../outputs/asset-files.js';
+import type { AssetFiles } from '../streams/asset-files.js';
 import { toBundleTarget } from '../streams/build-runner.js';
 import { diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { createBundlerRegistry } from '../bundlers/registry.js';
-import { createAssetFiles } from '../outputs/asset-files.js';
+import { createAssetFiles } from '../streams/asset-files.js';
 import { createFileHashes } from '../streams/file-hashes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { readWorkspace } from '../workspace/read-workspace.js';

@@ -13,7 +13,7 @@ import websockify from 'koa-websocket';
 import type { EventLog } from '../store/log.js';
 import type { ServiceState } from '../store/state.js';
 import type { OutputCache } from '../outputs/output-cache.js';
-import type { AssetFiles } from '../outputs/asset-files.js';
+import type { AssetFiles } from '../streams/asset-files.js';
 import type { Observable } from 'rxjs';
 import { ServiceError } from './errors.js';
 import { guardHost, type HostPolicy } from './middleware/guard-host.js';

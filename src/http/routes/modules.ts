@@ -11,7 +11,7 @@ import { parseAssetQuery, parseOutputQuery } from '../../workspace/query.js';
 import { platformOf, variantKey, type Variant } from '../../workspace/variant.js';
 import { indexWorkspace } from '../../workspace/workspace-index.js';
 import { parseAddress, type Address } from '../address.js';
-import type { AssetFiles } from '../../outputs/asset-files.js';
+import type { AssetFiles } from '../../streams/asset-files.js';
 import { CHECKED, type AnswerCache } from '../answer-cache.js';
 import { ServiceError } from '../errors.js';
 import type { Readiness } from '../readiness.js';

@@ -2,8 +2,8 @@
 // somewhere outside its package is not served (contract §11): the real path must stay inside.
 import fs from 'node:fs';
 import path from 'node:path';
-import { RACY_MS } from '../streams/file-hashes.js';
-import { contentHash } from './content-hash.js';
+import { RACY_MS } from './file-hashes.js';
+import { contentHash } from '../outputs/content-hash.js';
 
 export interface AssetFiles {
   /** The content of a workspace-relative file of the package in `packageDir`; null when absent or outside it. */
