@@ -80,11 +80,10 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
   return { specifier: target.specifier, code: null, styles: null, inputs: [...inputs].sort(), imports: [], errors };
 }
 
-// Metafile paths are relative to the working directory; other namespaces carry a prefix.
+// Metafile paths are relative to the working directory; one in another namespace (a
+// plugin's virtual module) is no file.
 export function inputPath(input: string): string | null {
-  const namespaced = /^([a-z-]+):(.*)$/.exec(input);
-  if (namespaced) return namespaced[1] === 'core-asset' ? namespaced[2]! : null;
-  return input.replace(/\\/g, '/');
+  return /^[a-z-]+:/.test(input) ? null : input.replace(/\\/g, '/');
 }
 
 // Where an import is written, for diagnostics that point at it.

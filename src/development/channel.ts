@@ -2,9 +2,7 @@
 // It only pushes; whatever a client sends is ignored.
 import type { WebSocket } from 'ws';
 import type { ExtensionHost } from '../extension.js';
-import { buildDiagnostics, defaultVariantKey } from '../store/selectors.js';
-import type { ServiceState } from '../store/state.js';
-import { moduleLabel, type PushMessage } from '../streams/styles-push.js';
+import { invalidMessages } from '../streams/styles-push.js';
 
 const PING_MS = 30_000;
 
@@ -22,7 +20,7 @@ export function registerEventsChannel(host: ExtensionHost): void {
     // those made meanwhile, so every new client first hears what is broken now.
     host.readiness.settled().then(
       (state) => {
-        for (const message of currentProblems(state)) {
+        for (const message of invalidMessages(state)) {
           if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
         }
       },
@@ -43,17 +41,4 @@ export function registerEventsChannel(host: ExtensionHost): void {
       clients.delete(socket);
     });
   });
-}
-
-/** An `invalid` message for every browser module whose build has diagnostics, as the push derives them. */
-function currentProblems(state: ServiceState): PushMessage[] {
-  const messages: PushMessage[] = [];
-  for (const module of state.workspace.modules) {
-    if (!module.platforms.includes('web')) continue;
-    const last = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
-    if (!last) continue;
-    const diagnostics = buildDiagnostics(module, last, state.workspace);
-    if (diagnostics.length > 0) messages.push({ type: 'invalid', module: moduleLabel(module), diagnostics });
-  }
-  return messages;
 }

@@ -74,3 +74,16 @@ export function stylesPush$(state$: Observable<ServiceState>): Observable<PushMe
     });
   });
 }
+
+/** An `invalid` message for every browser module whose build has diagnostics now: what a page that connects has missed. */
+export function invalidMessages(state: ServiceState): PushMessage[] {
+  const messages: PushMessage[] = [];
+  for (const module of state.workspace.modules) {
+    if (!module.platforms.includes('web')) continue;
+    const last = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
+    if (!last) continue;
+    const diagnostics = buildDiagnostics(module, last, state.workspace);
+    if (diagnostics.length > 0) messages.push({ type: 'invalid', module: moduleLabel(module), diagnostics });
+  }
+  return messages;
+}

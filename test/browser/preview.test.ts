@@ -3,7 +3,7 @@
 // specifier, the linked stylesheets style it, and a code edit is only logged.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage, waitForColour, type Watched } from '../helpers/chromium.js';
+import { eventsOpen, waitForColour, type Watched, openPreview } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { exampleWorkspace, writeFile } from '../helpers/workspace.js';
 
@@ -19,9 +19,7 @@ describe('the preview page', () => {
   before(async () => {
     root = exampleWorkspace();
     service = await serve(root);
-    browser = await launchChromium();
-    watched = await openPage(browser);
-    await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+    ({ browser, watched } = await openPreview(service.url));
     await watched.page.waitForFunction(() => document.querySelector('demo-storefront .total')?.textContent?.includes('€73.00'), null, { timeout: 30_000 }).catch(async () => {
       throw new Error(`the storefront did not render; page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}; body: ${await watched.page.evaluate(() => document.body.outerHTML)}`);
     });

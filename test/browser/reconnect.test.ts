@@ -3,7 +3,7 @@
 // shows what is broken now rather than what was broken before the restart.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { colourOf, eventsOpen, launchChromium, openPage, until, waitForColour, type Watched } from '../helpers/chromium.js';
+import { colourOf, eventsOpen, until, waitForColour, type Watched, openPreview } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { exampleWorkspace, writeFile } from '../helpers/workspace.js';
 
@@ -33,9 +33,7 @@ describe('the runtime across restarts of the service', () => {
   before(async () => {
     root = exampleWorkspace();
     service = await serve(root);
-    browser = await launchChromium();
-    watched = await openPage(browser);
-    await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+    ({ browser, watched } = await openPreview(service.url));
     await waitForColour(watched, 'demo-storefront', 'rgb(34, 40, 49)', 30_000);
     await eventsOpen(watched);
     await watched.page.evaluate(() => void ((window as unknown as { kept: string }).kept = 'window state'));

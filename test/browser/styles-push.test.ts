@@ -3,7 +3,7 @@
 // style and shows the overlay, and fixing it brings the new style back.
 import { expect } from 'chai';
 import type { Browser, Route } from 'playwright-core';
-import { colourOf, eventsOpen, launchChromium, openPage, until, waitForColour, type Watched } from '../helpers/chromium.js';
+import { colourOf, eventsOpen, until, waitForColour, type Watched, openPreview } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { exampleWorkspace, writeFile } from '../helpers/workspace.js';
 
@@ -27,9 +27,7 @@ describe('stylesheet push on the preview page', () => {
   before(async () => {
     root = exampleWorkspace();
     service = await serve(root);
-    browser = await launchChromium();
-    watched = await openPage(browser);
-    await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+    ({ browser, watched } = await openPreview(service.url));
     await waitForColour(watched, 'demo-storefront', colour, 30_000);
     await eventsOpen(watched);
     // From now on, at every change of the document and at every frame, the storefront's

@@ -82,6 +82,14 @@ export async function openPage(browser: Browser): Promise<Watched> {
 }
 
 /** Waits until `test` holds, polling; the failure says what was awaited. */
+/** Chromium with a page on the service's preview, loaded. */
+export async function openPreview(serviceUrl: string): Promise<{ browser: Browser; watched: Watched }> {
+  const browser = await launchChromium();
+  const watched = await openPage(browser);
+  await watched.page.goto(new URL('/preview/', serviceUrl).href, { waitUntil: 'load' });
+  return { browser, watched };
+}
+
 export async function until(test: () => boolean, what: string, timeout = 10_000): Promise<void> {
   const deadline = Date.now() + timeout;
   while (!test()) {
