@@ -53,7 +53,7 @@ describe('a production page on another origin', () => {
   after(async () => {
     await browser?.close();
     site?.closeAllConnections();
-    await new Promise((resolve) => site?.close(resolve));
+    if (site) await new Promise((resolve) => site.close(resolve));
     await service?.close();
   });
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { distribute } from '../../src/dist/distribute.js';
 import type { DistributionManifest } from '../../src/dist/distribution-manifest.js';
-import { ACCEPTANCE_FIXTURES_DIR } from '../helpers/workspace.js';
+import { TEST_FIXTURES_DIR } from '../helpers/workspace.js';
 import { installedWorkspace } from './installed.js';
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.html': 'text/html' };
@@ -37,7 +37,7 @@ describe('core dist output in a browser', () => {
   let manifest: DistributionManifest;
 
   before(async () => {
-    const root = installedWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'basic'));
+    const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
     const out = path.join(root, 'dist');
     ({ manifest } = await distribute({ root, out }));
     const styles = manifest.outputs.filter((output) => output.kind === 'styles' && output.module === '@acme/app/main');
@@ -60,7 +60,8 @@ describe('core dist output in a browser', () => {
 
   after(async () => {
     await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    // A before() that failed leaves no server: nothing to wait for.
+    if (server) await new Promise((resolve) => server.close(resolve));
   });
 
   it('renders acme-probe with the formatted number, its stylesheet colour and its logo', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { distribute, type DistributionProgress } from '../../src/dist/distribute.js';
 import type { DistributionManifest } from '../../src/dist/distribution-manifest.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { ACCEPTANCE_FIXTURES_DIR, tempWorkspace } from '../helpers/workspace.js';
+import { TEST_FIXTURES_DIR, tempWorkspace } from '../helpers/workspace.js';
 import { installedWorkspace } from './installed.js';
 import { runCore } from './run-core.js';
 
@@ -31,7 +31,7 @@ describe('distribute', () => {
     let result: Awaited<ReturnType<typeof distribute>>;
 
     before(async () => {
-      root = installedWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'basic'));
+      root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
       out = path.join(root, 'dist');
       manifests = Object.fromEntries(['core.json', 'packages/app/package.json', 'packages/lib/package.json', 'packages/app/main/module.json'].map((rel) => [rel, fs.readFileSync(path.join(root, rel))]));
       events = [];
@@ -148,7 +148,7 @@ describe('distribute', () => {
 
 describe('core dist', () => {
   it('writes into dist/ of the workspace by default and exits 0, one plain line per package', async () => {
-    const root = tempWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'basic'));
+    const root = tempWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
     const run = await runCore(root, ['dist']);
     expect(run.code, run.stderr).to.equal(0);
     expect(fs.existsSync(path.join(root, 'dist/core-distribution.json'))).to.equal(true);
@@ -163,7 +163,7 @@ describe('core dist', () => {
   });
 
   it('exits 1 on the errors fixture, naming every invalid module with its diagnostics, and writes the valid ones', async () => {
-    const root = tempWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'errors'));
+    const root = tempWorkspace({}, path.join(TEST_FIXTURES_DIR, 'errors'));
     const out = tempWorkspace();
     const run = await runCore(root, ['dist', '--out', out]);
     expect(run.code).to.equal(1);
@@ -183,7 +183,7 @@ describe('core dist', () => {
   });
 
   it('is wrong usage (exit 2) with a stray argument or outside a workspace', async () => {
-    const root = tempWorkspace({}, path.join(ACCEPTANCE_FIXTURES_DIR, 'basic'));
+    const root = tempWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
     const stray = await runCore(root, ['dist', 'out']);
     expect(stray.code).to.equal(2);
     expect(stray.stderr).to.include('--out DIR');

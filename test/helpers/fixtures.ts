@@ -1,10 +1,10 @@
-// Copies of the acceptance fixtures (basic, deep, errors) in fresh temporary directories.
+// Copies of the test fixtures in test/fixtures/ (basic, deep, errors) in fresh temporary directories.
 import path from 'node:path';
-import { ACCEPTANCE_FIXTURES_DIR, tempWorkspace } from './workspace.js';
+import { TEST_FIXTURES_DIR, tempWorkspace } from './workspace.js';
 
 export type FixtureName = 'basic' | 'deep' | 'errors';
 
-export const fixtureWorkspace = (name: FixtureName, files: Record<string, string> = {}): string => tempWorkspace(files, path.join(ACCEPTANCE_FIXTURES_DIR, name));
+export const fixtureWorkspace = (name: FixtureName, files: Record<string, string> = {}): string => tempWorkspace(files, path.join(TEST_FIXTURES_DIR, name));
 
 /** The development query of contract §3, every parameter spelled out. */
 export const DEV = 'target=browser&format=esm&env=development&min=false&sourcemap=inline&types=false&css=false';

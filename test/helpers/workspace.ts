@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 export const PROJECT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURES_DIR = path.join(PROJECT_DIR, 'fixtures');
-export const ACCEPTANCE_FIXTURES_DIR = path.resolve(PROJECT_DIR, '../shared/acceptance/fixtures');
+/** Small workspaces written for the tests (basic, deep, errors): the tests need nothing outside the repository. */
+export const TEST_FIXTURES_DIR = path.join(PROJECT_DIR, 'test/fixtures');
 
 const created: string[] = [];
 

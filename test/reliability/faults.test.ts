@@ -13,7 +13,7 @@ import { lastSession, parseLog, replay } from '../../src/store/replay.js';
 import { selectReport, type Report } from '../../src/store/selectors.js';
 import { CORE_BIN, killAllCores, runCore, startCore, type RunningCore } from '../helpers/cli.js';
 import { edit, editJson, readText, remove, write } from '../helpers/edit.js';
-import { ACCEPTANCE_FIXTURES_DIR, tempWorkspace } from '../helpers/workspace.js';
+import { TEST_FIXTURES_DIR, tempWorkspace } from '../helpers/workspace.js';
 import { DEV, fixtureWorkspace, PROD } from '../helpers/fixtures.js';
 import { get, type Answer } from '../helpers/http.js';
 import { serve } from '../helpers/service.js';
@@ -175,7 +175,7 @@ describe('faults while serving', function () {
       expect(live.modules.filter((m) => m.package === '@acme/lib')).to.deep.equal([]);
       expect(live.diagnostics.map((d) => d.message).join()).to.include('packages/lib');
       for (const address of ADDRESSES.filter((a) => a.includes('@acme/lib@'))) expect((await service.get(address)).status, address).to.equal(404);
-      fs.cpSync(path.join(ACCEPTANCE_FIXTURES_DIR, 'basic/packages/lib'), path.join(root, 'packages/lib'), { recursive: true });
+      fs.cpSync(path.join(TEST_FIXTURES_DIR, 'basic/packages/lib'), path.join(root, 'packages/lib'), { recursive: true });
       await expectRecovered('packages/lib copied back');
     });
 
@@ -194,7 +194,7 @@ describe('faults while serving', function () {
       const live = await expectLikeFresh('a module directory replaced by a file', outline);
       expect(moduleOf(live, '@acme/lib/format')!.status).to.equal('invalid');
       remove(root, 'packages/lib/format');
-      fs.cpSync(path.join(ACCEPTANCE_FIXTURES_DIR, 'basic/packages/lib/format'), path.join(root, 'packages/lib/format'), { recursive: true });
+      fs.cpSync(path.join(TEST_FIXTURES_DIR, 'basic/packages/lib/format'), path.join(root, 'packages/lib/format'), { recursive: true });
       await expectRecovered('the module directory back');
     });
 
