@@ -260,7 +260,7 @@ try {
 } catch (error) {
   replayed = `MISMATCH: the log cannot be replayed: ${error.message}`;
 }
-const internal = childErr.split('\n').filter((line) => /internal error|pipeline failed/i.test(line));
+const internal = childErr.split('\n').filter((line) => /internal error|effect failed/i.test(line));
 for (const line of internal) errors.push(`the service reported: ${line.slice(0, 300)}`);
 
 const growth = ((rssEnd - rssWarm) / rssWarm) * 100;

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import chokidar from 'chokidar';
 import { setAutoFreeze } from 'immer';
-import { EMPTY, filter, merge, share, switchMap, take, type Observable, type Subscription } from 'rxjs';
+import { asapScheduler, merge, share, type Observable, type Subscription } from 'rxjs';
 import { createBundlerRegistry, resolveSpecifier } from './bundlers/registry.js';
 import type { ExtensionHost, ServiceExtension } from './extension.js';
 import { createApp } from './http/app.js';
@@ -14,21 +14,22 @@ import { handleClientError } from './http/client-error.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './streams/asset-files.js';
 import { createOutputCache, type OutputCache } from './outputs/output-cache.js';
-import { EVENT_FORMAT, type CoreEvent } from './store/events.js';
+import { EVENT_FORMAT, type CoreEvent, type Facts } from './store/events.js';
 import { createEventLog, type EventLog } from './store/log.js';
-import { selectReport, selectSettled, type Report } from './store/selectors.js';
+import { selectReport, type Report } from './store/selectors.js';
 import type { ServiceState } from './store/state.js';
 import { createStore, type Store } from './store/store.js';
 import { createBuildRunner } from './streams/build-runner.js';
-import { builds$ } from './streams/builds.js';
+import { builds$, counter, type BuildsDeps } from './streams/builds.js';
 import { createFileHashes } from './streams/file-hashes.js';
 import { createFreshnessCheck } from './streams/freshness.js';
-import { manifests$ } from './streams/manifests.js';
-import { outputsGc$ } from './streams/outputs-gc.js';
-import { record$ } from './streams/record.js';
-import { resilient } from './streams/resilient.js';
+import type { Effect } from './streams/effect.js';
+import { manifests$, type ManifestsDeps } from './streams/manifests.js';
+import { outputsGc$, type OutputsGcDeps } from './streams/outputs-gc.js';
+import { record$, type RecordDeps } from './streams/record.js';
+import { supervise } from './streams/supervisor.js';
 import { stylesPush$ } from './streams/styles-push.js';
-import { watch$ } from './streams/watch.js';
+import { watch$, type WatchDeps } from './streams/watch.js';
 import { VERSION } from './version.js';
 import { readWorkspace } from './workspace/read-workspace.js';
 
@@ -53,7 +54,14 @@ export interface ServiceOptions {
   concurrency?: number;
   /** Lines for the person running the service. Default: stderr. */
   report?: (message: string) => void;
+  /** Files and directories the watcher watches at most. Default: CORE_WATCH_LIMIT, else 50,000. */
+  watchLimit?: number;
+  /** For tests and tools: changes what the effects are given (to inject a fault, for instance). */
+  effectDeps?: (deps: EffectDeps) => EffectDeps;
 }
+
+/** What the effects are given: one object for all, each effect taking what it names (src/streams/effect.ts). */
+export type EffectDeps = ManifestsDeps & BuildsDeps & WatchDeps & OutputsGcDeps & Partial<RecordDeps>;
 
 export interface Service {
   /** `http://HOST:PORT/` */
@@ -85,32 +93,45 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
   const store = createStore();
   const log = createEventLog(store.events$);
-  const subscriptions: Subscription[] = [];
-  if (options.record) {
-    subscriptions.push(record$(store.events$, path.resolve(options.record)).subscribe({ error: (error) => report(`core: recording to ${options.record} stopped: ${error.message}`) }));
-  }
-  store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root, service: VERSION });
-
   const hashes = createFileHashes(root);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
-  const run = createBuildRunner({ registry, outputs, hashes });
-  const concurrency = options.concurrency ?? Math.max(2, os.availableParallelism());
+  const baseDeps: EffectDeps = {
+    root,
+    scheduler: asapScheduler,
+    report,
+    readWorkspace: () => readWorkspace(hashes),
+    run: createBuildRunner({ registry, outputs, hashes }),
+    concurrency: options.concurrency ?? Math.max(2, os.availableParallelism()),
+    buildNumbers: counter(),
+    hashes,
+    outputs,
+    createWatcher: (dir, ignored) => chokidar.watch(dir, { ignored, ignoreInitial: true, persistent: true }),
+    watchLimit: options.watchLimit ?? watchLimitFromEnvironment(report),
+    ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
+  };
+  const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
+  // A defect in the reducer must not escape as an unhandled error either.
+  const dispatch = (facts: Facts) => {
+    try {
+      store.dispatch(facts);
+    } catch (error) {
+      report(`core: internal error while reducing ${JSON.stringify(Array.isArray(facts) ? facts.map((fact) => fact.type) : (facts as { type: string }).type)}: ${error instanceof Error ? error.stack : String(error)}`);
+    }
+  };
+  const supervised = <D>(name: string, effect: Effect<D>) => supervise(name, effect as Effect<EffectDeps>, store.events$, store.state$, deps, { scheduler: deps.scheduler, report });
+  const subscriptions: Subscription[] = [];
+  // Subscribed before the first event, so the log holds every one.
+  if (deps.recordFile) subscriptions.push(supervised('record', record$).subscribe(dispatch));
+  store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root, service: VERSION });
+
   const effects = merge(
-    resilient('manifests', () => manifests$(store.state$, { readWorkspace: () => readWorkspace(hashes) }), report),
-    resilient('builds', () => builds$(store.state$, { run, concurrency }), report),
-    // The watcher starts once the first builds are done: setting it up walks the whole tree,
-    // and nothing needs it before then (the check before answering sees every change).
-    options.watch === false
-      ? EMPTY
-      : store.state$.pipe(
-          filter(selectSettled),
-          take(1),
-          switchMap(() => resilient('watch', () => watch$({ root, hashes, getState: store.getState, createWatcher: (dir, ignored) => chokidar.watch(dir, { ignored, ignoreInitial: true, persistent: true }) }), report)),
-        ),
-    resilient('outputs', () => outputsGc$(store.state$, outputs), report),
+    supervised('manifests', manifests$),
+    supervised('builds', builds$),
+    ...(options.watch === false ? [] : [supervised('watch', watch$)]),
+    supervised('outputs', outputsGc$),
   );
-  subscriptions.push(effects.subscribe((fact) => store.dispatch(fact)));
+  subscriptions.push(effects.subscribe(dispatch));
 
   const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch: store.dispatch });
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
@@ -118,7 +139,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
   const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report });
 
-  const push$ = stylesPush$(store.state$).pipe(share());
+  // Not an effect (it derives messages, not facts), but it may fail like one.
+  const push$ = supervise('push', (_event$, state$) => stylesPush$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, report, onFailed: dispatch }).pipe(share());
   const host$: ExtensionHost = {
     root,
     cdnOrigin,
@@ -169,6 +191,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       return closing;
     },
   };
+}
+
+function watchLimitFromEnvironment(report: (message: string) => void): number | undefined {
+  const text = process.env.CORE_WATCH_LIMIT;
+  if (text === undefined || text === '') return undefined;
+  const limit = Number(text);
+  if (Number.isInteger(limit) && limit > 0) return limit;
+  report(`core: CORE_WATCH_LIMIT must be a whole number above 0; got "${text}", so the default applies`);
+  return undefined;
 }
 
 async function loadExtension(specifier: string, root: string): Promise<ServiceExtension> {

@@ -35,7 +35,9 @@ export type Fact =
   | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes }
   | { type: 'build.failed'; build: number; module: string; variant: string; errors: Diagnostic[]; imports: ImportRecord[]; inputs: InputHashes }
   | { type: 'build.cancelled'; build: number; reason: string }
-  | { type: 'service.stopped' };
+  | { type: 'service.stopped' }
+  /** An effect threw; it restarts after `retryInMs` (src/streams/supervisor.ts). `failures`: in a row. */
+  | { type: 'effect.failed'; effect: string; message: string; failures: number; retryInMs: number };
 
 export type CoreEvent = Fact & { seq: number; time: string };
 
@@ -56,4 +58,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   'build.failed',
   'build.cancelled',
   'service.stopped',
+  'effect.failed',
 ];

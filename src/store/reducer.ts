@@ -137,6 +137,11 @@ const handlers: Handlers = {
   },
 
   'service.stopped': () => {},
+
+  'effect.failed': (draft, event, base) => {
+    const worst = Math.max(base.effects?.[event.effect]?.worst ?? 0, event.failures);
+    (draft.effects ??= {})[event.effect] = { message: event.message, failures: event.failures, worst };
+  },
 };
 
 // A result counts only for the build the variant waits for; a stale one is dropped. A result

@@ -1,7 +1,7 @@
 // Selectors: everything the service answers is derived from the state here, so `/state`,
 // the push channel and `core replay` can never disagree.
 import { checkImports } from '../workspace/checks.js';
-import type { Diagnostic } from '../workspace/diagnostics.js';
+import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { BundlerRef, ModuleModel, Platform, WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -65,9 +65,34 @@ export function selectModuleStatus(state: ServiceState, module: ModuleModel): { 
 }
 
 const reports = new WeakMap<object, WeakMap<object, Report>>();
+const withFaults = new WeakMap<Report, WeakMap<object, Report>>();
 
-/** The `/state` report; computed once per (workspace, builds) pair. */
+/** The `/state` report: the modules, and the workspace's and the failing effects' diagnostics. */
 export function selectReport(state: ServiceState): Report {
+  const report = selectModulesReport(state);
+  const effects = state.effects ?? {};
+  const faults = effectDiagnostics(effects);
+  if (faults.length === 0) return report;
+  let byEffects = withFaults.get(report);
+  if (!byEffects) withFaults.set(report, (byEffects = new WeakMap()));
+  let answer = byEffects.get(effects);
+  if (!answer) byEffects.set(effects, (answer = { ...report, diagnostics: [...report.diagnostics, ...faults] }));
+  return answer;
+}
+
+/** Failures in a row of one effect after which `/state` reports it (for the rest of the session). */
+export const EFFECT_FAILURE_BOUND = 5;
+
+function effectDiagnostics(effects: ServiceState['effects']): Diagnostic[] {
+  return Object.entries(effects)
+    .filter(([, fault]) => fault.worst >= EFFECT_FAILURE_BOUND)
+    .map(([name, fault]) =>
+      diagnostic('EFFECT_FAILED', `the ${name} effect failed ${fault.worst} times in a row (last: ${fault.message}); it keeps restarting. This is a defect of core: please report it with a log (core run --record FILE)`),
+    );
+}
+
+/** The report of the modules; computed once per (workspace, builds) pair. */
+function selectModulesReport(state: ServiceState): Report {
   let byBuilds = reports.get(state.workspace);
   if (!byBuilds) reports.set(state.workspace, (byBuilds = new WeakMap()));
   const cached = byBuilds.get(state.builds);

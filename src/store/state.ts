@@ -58,6 +58,15 @@ export interface ServiceState {
   workspaceRead: boolean;
   /** By module specifier. */
   builds: Record<string, ModuleBuilds>;
+  /** Effects that failed, by name: the last failure and how many in a row. */
+  effects: Record<string, EffectFault>;
+}
+
+export interface EffectFault {
+  message: string;
+  failures: number;
+  /** The most failures in a row this session: past the bound, the fault stays reported. */
+  worst: number;
 }
 
 export const initialState = (): ServiceState => ({
@@ -68,4 +77,5 @@ export const initialState = (): ServiceState => ({
   workspaceStale: false,
   workspaceRead: false,
   builds: {},
+  effects: {},
 });

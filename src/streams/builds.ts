@@ -9,28 +9,49 @@
 // - A job whose every module went stale again (a newer change) is cancelled; the reducer
 //   drops any result that is not the one a variant waits for.
 // - At most `concurrency` jobs run, plus a few lanes kept for requests.
-import { asapScheduler, auditTime, Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import type { BuildReason, Facts } from '../store/events.js';
+import { asapScheduler, auditTime, Observable, type Subscription } from 'rxjs';
+import type { BuildReason, CoreEvent, Facts } from '../store/events.js';
 import { bundlerKey, selectBuildQueue, type BuildTarget } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import type { BuildJob, RunBuild } from './build-runner.js';
+import { guarded, type EffectScheduling } from './effect.js';
 
-export interface BuildsDeps {
+export interface BuildsDeps extends EffectScheduling {
   run: RunBuild;
   /** Jobs running at once; requests may use `requestLanes` more. */
   concurrency: number;
   requestLanes?: number;
   /** Modules compiled by one bundler call (fewer when fewer wait). */
   batchSize?: number;
-  scheduler?: SchedulerLike;
+  /** Numbers builds; shared by the restarts of the effect, so a number is never used twice. */
+  buildNumbers?: { next(): number };
 }
 
-export function builds$(state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Facts> {
+/** Build numbers from 1. */
+export const counter = (): { next(): number } => {
+  let last = 0;
+  return { next: () => ++last };
+};
+
+export function builds$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Facts> {
   const requestLanes = deps.requestLanes ?? 2;
   const batchSize = deps.batchSize ?? 100;
+  const buildNumbers = deps.buildNumbers ?? counter();
   return new Observable<Facts>((subscriber) => {
     const running = new Map<number, { job: BuildJob; subscription: Subscription }>();
-    let nextBuild = 0;
+    let orphansCancelled = false;
+
+    // Builds the state waits for that no job of this instance runs: those of an instance that
+    // failed (the supervisor restarted it). Cancelled, they are scheduled again.
+    function cancelOrphans(state: ServiceState): boolean {
+      orphansCancelled = true;
+      const orphans = new Set<number>();
+      for (const builds of Object.values(state.builds)) {
+        for (const variant of Object.values(builds.variants)) if (variant.status === 'building' && variant.build !== null) orphans.add(variant.build);
+      }
+      for (const build of orphans) subscriber.next({ type: 'build.cancelled', build, reason: 'the builds effect restarted after a failure' });
+      return orphans.size > 0;
+    }
 
     function cancelStale(state: ServiceState) {
       for (const [build, { job, subscription }] of running) {
@@ -53,12 +74,15 @@ export function builds$(state$: Observable<ServiceState>, deps: BuildsDeps): Obs
       });
       const subscription = deps.run(job).subscribe({
         next: (fact) => subscriber.next(fact),
+        error: (error) => subscriber.error(error),
         complete: () => running.delete(job.build),
       });
       if (!subscription.closed) running.set(job.build, { job, subscription });
     }
 
     function schedule(state: ServiceState) {
+      // The cancellations make a new state, which the next pass schedules from.
+      if (!orphansCancelled && cancelOrphans(state)) return;
       cancelStale(state);
       const queue = selectBuildQueue(state);
       if (queue.length === 0) return;
@@ -71,7 +95,7 @@ export function builds$(state$: Observable<ServiceState>, deps: BuildsDeps): Obs
           const first = chunk[0]!;
           const incremental = chunk.length === 1 && first.rebuilt;
           const job: BuildJob = {
-            build: ++nextBuild,
+            build: buildNumbers.next(),
             variant: first.variant,
             bundler: first.module.bundler,
             incremental,
@@ -89,7 +113,8 @@ export function builds$(state$: Observable<ServiceState>, deps: BuildsDeps): Obs
     // Scheduled after the events of a turn are reduced: a burst of changes makes one pass,
     // and the jobs it starts are reduced at once, before the next pass looks at the state.
     const subscription = state$.pipe(auditTime(0, deps.scheduler ?? asapScheduler)).subscribe({
-      next: schedule,
+      next: guarded(subscriber, schedule),
+      error: (error) => subscriber.error(error),
       complete: () => subscriber.complete(),
     });
     return () => {

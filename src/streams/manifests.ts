@@ -1,17 +1,17 @@
 // Reads the manifests again whenever one of them (or a directory searched for module.json
 // files) changed, and on start: `workspace.read` when the model changed, else
 // `workspace.unchanged` with the new hashes of what was read.
-import { asapScheduler, distinctUntilChanged, filter, map, observeOn, type Observable, type SchedulerLike } from 'rxjs';
-import type { Fact } from '../store/events.js';
+import { asapScheduler, distinctUntilChanged, filter, map, observeOn, type Observable } from 'rxjs';
+import type { CoreEvent, Fact } from '../store/events.js';
 import type { ServiceState } from '../store/state.js';
 import type { WorkspaceModel } from '../workspace/model.js';
+import type { EffectScheduling } from './effect.js';
 
-export interface ManifestsDeps {
+export interface ManifestsDeps extends EffectScheduling {
   readWorkspace(): WorkspaceModel;
-  scheduler?: SchedulerLike;
 }
 
-export function manifests$(state$: Observable<ServiceState>, deps: ManifestsDeps): Observable<Fact> {
+export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: ManifestsDeps): Observable<Fact> {
   let current: ServiceState | undefined;
   return state$.pipe(
     map((state) => {

@@ -1,7 +1,15 @@
 // Keeps the output cache to what the state still refers to.
-import { asyncScheduler, auditTime, Observable, type SchedulerLike } from 'rxjs';
+import { asapScheduler, auditTime, ignoreElements, tap, type Observable } from 'rxjs';
 import type { OutputCache } from '../outputs/output-cache.js';
+import type { CoreEvent } from '../store/events.js';
 import type { ServiceState } from '../store/state.js';
+import type { EffectScheduling } from './effect.js';
+
+export interface OutputsGcDeps extends EffectScheduling {
+  outputs: OutputCache;
+  /** At most one pass per period (default 1 s). */
+  outputsGcPeriodMs?: number;
+}
 
 export function referencedOutputs(state: ServiceState): Set<string> {
   const keep = new Set<string>();
@@ -16,11 +24,10 @@ export function referencedOutputs(state: ServiceState): Set<string> {
   return keep;
 }
 
-export function outputsGc$(state$: Observable<ServiceState>, outputs: OutputCache, periodMs = 1000, scheduler: SchedulerLike = asyncScheduler): Observable<never> {
-  return new Observable<never>((subscriber) =>
-    state$.pipe(auditTime(periodMs, scheduler)).subscribe({
-      next: (state) => void outputs.retain(referencedOutputs(state)),
-      complete: () => subscriber.complete(),
-    }),
+export function outputsGc$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: OutputsGcDeps): Observable<never> {
+  return state$.pipe(
+    auditTime(deps.outputsGcPeriodMs ?? 1000, deps.scheduler ?? asapScheduler),
+    tap((state) => void deps.outputs.retain(referencedOutputs(state))),
+    ignoreElements(),
   );
 }

@@ -6,8 +6,15 @@ import path from 'node:path';
 import { Observable } from 'rxjs';
 import type { CoreEvent } from '../store/events.js';
 import { toNdjsonLine } from '../store/log.js';
+import type { ServiceState } from '../store/state.js';
 
-export function record$(events$: Observable<CoreEvent>, file: string): Observable<never> {
+export interface RecordDeps {
+  /** The NDJSON file events are appended to. */
+  recordFile: string;
+}
+
+export function record$(events$: Observable<CoreEvent>, _state$: Observable<ServiceState>, deps: RecordDeps): Observable<never> {
+  const file = deps.recordFile;
   return new Observable<never>((subscriber) => {
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const fd = fs.openSync(file, 'a+');
@@ -31,7 +38,11 @@ export function record$(events$: Observable<CoreEvent>, file: string): Observabl
     });
     return () => {
       subscription.unsubscribe();
-      fs.closeSync(fd);
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // Closed already or gone: nothing left to release.
+      }
     };
   });
 }

@@ -37,41 +37,50 @@ export function stylesPush$(state$: Observable<ServiceState>): Observable<PushMe
     let seenBuilds = new WeakSet<ModuleBuilds>();
     let workspace: ServiceState['workspace'] | null = null;
     return state$.subscribe({
-      next(state) {
-        // A new workspace model can change diagnostics without a build: look at every module.
-        if (state.workspace !== workspace) {
-          workspace = state.workspace;
-          seenBuilds = new WeakSet();
-        }
-        for (const module of state.workspace.modules) {
-          if (!module.platforms.includes('web')) continue;
-          const builds = state.builds[module.specifier];
-          if (!builds || seenBuilds.has(builds)) continue;
-          seenBuilds.add(builds);
-          const variant = builds.variants[defaultVariantKey(module)];
-          if (!variant || variant.status !== 'done' || !variant.last) continue;
-          const diagnostics = buildDiagnostics(module, variant.last, state.workspace);
-          const label = moduleLabel(module);
-          const before = views.get(label);
-          const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
-          const view: View = outputs
-            ? { styles: outputs.styles?.hash ?? null, code: outputs.code.hash, diagnostics: null }
-            : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics) };
-          views.set(label, view);
-          if (!before) continue;
-          if (view.diagnostics !== null) {
-            if (view.diagnostics !== before.diagnostics) subscriber.next({ type: 'invalid', module: label, diagnostics });
-            continue;
-          }
-          if (before.diagnostics !== null) subscriber.next({ type: 'valid', module: label });
-          if (view.styles !== null && view.styles !== before.styles) {
-            subscriber.next({ type: 'styles', module: label, href: `${stylesAddress(module)}&v=${view.styles.slice(0, 12)}` });
-          }
-          if (view.code !== before.code) subscriber.next({ type: 'code', module: label });
+      // What this throws fails the derivation (its supervisor restarts it), not the process.
+      next: (state) => {
+        try {
+          derive(state);
+        } catch (error) {
+          subscriber.error(error);
         }
       },
+      error: (error) => subscriber.error(error),
       complete: () => subscriber.complete(),
     });
+    function derive(state: ServiceState) {
+      // A new workspace model can change diagnostics without a build: look at every module.
+      if (state.workspace !== workspace) {
+        workspace = state.workspace;
+        seenBuilds = new WeakSet();
+      }
+      for (const module of state.workspace.modules) {
+        if (!module.platforms.includes('web')) continue;
+        const builds = state.builds[module.specifier];
+        if (!builds || seenBuilds.has(builds)) continue;
+        seenBuilds.add(builds);
+        const variant = builds.variants[defaultVariantKey(module)];
+        if (!variant || variant.status !== 'done' || !variant.last) continue;
+        const diagnostics = buildDiagnostics(module, variant.last, state.workspace);
+        const label = moduleLabel(module);
+        const before = views.get(label);
+        const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
+        const view: View = outputs
+          ? { styles: outputs.styles?.hash ?? null, code: outputs.code.hash, diagnostics: null }
+          : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics) };
+        views.set(label, view);
+        if (!before) continue;
+        if (view.diagnostics !== null) {
+          if (view.diagnostics !== before.diagnostics) subscriber.next({ type: 'invalid', module: label, diagnostics });
+          continue;
+        }
+        if (before.diagnostics !== null) subscriber.next({ type: 'valid', module: label });
+        if (view.styles !== null && view.styles !== before.styles) {
+          subscriber.next({ type: 'styles', module: label, href: `${stylesAddress(module)}&v=${view.styles.slice(0, 12)}` });
+        }
+        if (view.code !== before.code) subscriber.next({ type: 'code', module: label });
+      }
+    }
   });
 }
 

@@ -6,11 +6,14 @@
 // path seen is looked at once more a little later: a quick second save is never lost. The
 // check before answering a request covers whatever the watcher still misses.
 import path from 'node:path';
-import { Observable } from 'rxjs';
-import { UNVERIFIED, type Fact } from '../store/events.js';
+import { asapScheduler, filter, Observable, switchMap, take, type Subscription } from 'rxjs';
+import { UNVERIFIED, type CoreEvent, type Fact } from '../store/events.js';
+import { selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { toWorkspacePath } from '../workspace/paths.js';
+import { guarded, type EffectScheduling } from './effect.js';
 import type { FileHashes } from './file-hashes.js';
+import { createWatchScope } from './watch-scope.js';
 
 export interface WatcherLike {
   on(event: 'all', listener: (event: string, path: string) => void): unknown;
@@ -20,13 +23,16 @@ export interface WatcherLike {
   close(): Promise<void>;
 }
 
-export interface WatchDeps {
+export interface WatchDeps extends EffectScheduling {
   root: string;
   hashes: FileHashes;
-  getState(): ServiceState;
   createWatcher(root: string, ignored: (absolute: string) => boolean): WatcherLike;
   /** How long after a change the path is looked at again. */
   settleMs?: number;
+  /** Files and directories watched at most (CORE_WATCH_LIMIT). */
+  watchLimit?: number;
+  /** A line for the person running the service. */
+  report?(message: string): void;
 }
 
 const IGNORED_DIRS = new Set(['node_modules', '.git']);
@@ -69,18 +75,40 @@ export function selectRecordedHashes(state: ServiceState): Map<string, Set<strin
   return recorded;
 }
 
-export function watch$(deps: WatchDeps): Observable<Fact> {
+// The watcher starts once the first builds are done: setting it up walks the whole tree, and
+// nothing needs it before then (the check before answering sees every change).
+export function watch$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: WatchDeps): Observable<Fact> {
+  return state$.pipe(
+    filter(selectSettled),
+    take(1),
+    switchMap(() => watchFiles(state$, deps)),
+  );
+}
+
+function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observable<Fact> {
   return new Observable<Fact>((subscriber) => {
     const settleMs = deps.settleMs ?? 75;
+    const scheduler = deps.scheduler ?? asapScheduler;
+    let current!: ServiceState;
+    const states = state$.subscribe({ next: (state) => (current = state), error: (error) => subscriber.error(error) });
     const due = new Set<string>();
-    const later = new Map<string, NodeJS.Timeout>();
+    const later = new Map<string, Subscription>();
     let flushing: NodeJS.Immediate | null = null;
+    const scope = createWatchScope(deps.root, {
+      limit: deps.watchLimit,
+      skip: (absolute) => isIgnored(deps.root, absolute),
+      onLimit: (limit) =>
+        deps.report?.(
+          `core: the workspace holds more than ${limit} files and directories; the rest is not watched (a change there is still seen before the next answer, but not pushed). ` +
+            'Move large directories out of the workspace (node_modules and dot-directories are skipped), or raise CORE_WATCH_LIMIT',
+        ),
+    });
 
-    const flush = () => {
+    const flush = guarded(subscriber, () => {
       flushing = null;
       // Only what the state depends on, and only when it differs from what the state recorded:
       // a save that restores the content, or a second look at an unchanged file, changes nothing.
-      const recorded = selectRecordedHashes(deps.getState());
+      const recorded = selectRecordedHashes(current);
       const files: Record<string, string | null> = {};
       for (const relative of due) {
         const known = recorded.get(relative);
@@ -91,53 +119,76 @@ export function watch$(deps: WatchDeps): Observable<Fact> {
       }
       due.clear();
       if (Object.keys(files).length > 0) subscriber.next({ type: 'files.changed', files, source: 'watcher' });
-    };
+    });
     const look = (relative: string) => {
       due.add(relative);
+      // The same file seen through a link to its directory, inside the workspace.
+      for (const alias of scope.aliases(relative.replace(/\/$/, '') || '.')) due.add(relative.endsWith('/') ? `${alias}/` : alias);
       flushing ??= setImmediate(flush);
     };
     const seen = (relative: string) => {
       look(relative);
-      clearTimeout(later.get(relative));
-      later.set(relative, setTimeout(() => (later.delete(relative), look(relative)), settleMs));
+      later.get(relative)?.unsubscribe();
+      later.set(
+        relative,
+        scheduler.schedule(
+          guarded(subscriber, () => {
+            later.delete(relative);
+            look(relative);
+          }),
+          settleMs,
+        ),
+      );
     };
 
-    const watcher = deps.createWatcher(deps.root, (absolute) => isIgnored(deps.root, absolute));
-    watcher.on('all', (event, absolute) => {
-      const relative = toWorkspacePath(deps.root, path.resolve(deps.root, absolute));
-      if (relative === null || relative === '.') return;
-      const parent = path.posix.dirname(relative);
-      const parentKey = parent === '.' ? './' : `${parent}/`;
-      if (event === 'addDir' || event === 'unlinkDir') seen(`${relative}/`);
-      else seen(relative);
-      if (event !== 'change') seen(parentKey);
-    });
+    const watcher = deps.createWatcher(deps.root, (absolute) => scope.ignored(absolute));
+    watcher.on(
+      'all',
+      guarded(subscriber, (event: string, absolute: string) => {
+        const resolved = path.resolve(deps.root, absolute);
+        if (event === 'unlink' || event === 'unlinkDir') scope.forget(resolved);
+        const relative = toWorkspacePath(deps.root, resolved);
+        if (relative === null || relative === '.') return;
+        const parent = path.posix.dirname(relative);
+        const parentKey = parent === '.' ? './' : `${parent}/`;
+        if (event === 'addDir' || event === 'unlinkDir') seen(`${relative}/`);
+        else seen(relative);
+        if (event !== 'change') seen(parentKey);
+      }),
+    );
     // The raw fs.watch notification arrives at once; chokidar's own event follows after a
     // stat of its own (about 2 ms later). Acting on the first saves that time on every push.
-    watcher.on('raw', (_event, name, details) => {
-      const watched = details?.watchedPath;
-      if (!watched) return;
-      // A directory's watcher names the child; a file's watcher names the file itself.
-      for (const candidate of name ? [path.resolve(watched, name), watched] : [watched]) {
-        const relative = toWorkspacePath(deps.root, candidate);
-        if (relative === null) continue;
-        if (relative !== '.') look(relative);
-        look(relative === '.' ? './' : `${relative}/`);
-      }
-    });
+    watcher.on(
+      'raw',
+      guarded(subscriber, (_event: string, name: string, details: { watchedPath?: string }) => {
+        const watched = details?.watchedPath;
+        if (!watched) return;
+        // A directory's watcher names the child; a file's watcher names the file itself.
+        for (const candidate of name ? [path.resolve(watched, name), watched] : [watched]) {
+          const relative = toWorkspacePath(deps.root, candidate);
+          if (relative === null) continue;
+          if (relative !== '.') look(relative);
+          look(relative === '.' ? './' : `${relative}/`);
+        }
+      }),
+    );
     // Until the watcher has walked the tree, a change goes unseen: once it is ready, every
     // path the state depends on is looked at, so a change made meanwhile is still pushed.
-    watcher.on('ready', () => {
-      for (const relative of selectRecordedHashes(deps.getState()).keys()) look(relative);
-    });
+    watcher.on(
+      'ready',
+      guarded(subscriber, () => {
+        for (const relative of selectRecordedHashes(current).keys()) look(relative);
+      }),
+    );
     watcher.on('error', () => {
       // A watcher error (too many watches, a vanished directory) loses events, not the
       // service: the check before answering still finds every change.
     });
 
     return () => {
+      states.unsubscribe();
       if (flushing) clearImmediate(flushing);
-      for (const timer of later.values()) clearTimeout(timer);
+      for (const timer of later.values()) timer.unsubscribe();
       void watcher.close();
     };
   });

@@ -6,7 +6,9 @@ export type DiagnosticKind =
   | 'DEPENDENCY_INCOMPATIBLE'
   | 'PREVIEW_BUILTIN'
   | 'PREVIEW_VERSION_UNRESOLVED'
-  | 'MANIFEST_INVALID';
+  | 'MANIFEST_INVALID'
+  /** An effect of the service keeps failing (a defect); top-level only. */
+  | 'EFFECT_FAILED';
 
 export interface Diagnostic {
   kind: DiagnosticKind;

@@ -485,7 +485,7 @@ describe('names that Object.prototype also holds', function () {
     await service?.close();
   });
   afterEach(function () {
-    expect(reported.filter((line) => /internal error|pipeline failed/i.test(line))).to.deep.equal([]);
+    expect(reported.filter((line) => /internal error|effect failed/i.test(line))).to.deep.equal([]);
   });
 
   it('are unknown query parameters: OPTION_UNSUPPORTED on code, stylesheets and assets', async function () {

@@ -54,7 +54,7 @@ export async function freshReport(root: string): Promise<Report> {
 export const moduleOf = (report: Report, specifier: string) => report.modules.find((m) => m.specifier === specifier);
 
 /** Lines a service reported that tell of a defect: an internal error, a pipeline that failed, a recording that stopped. */
-export const defects = (lines: readonly string[]): string[] => lines.filter((line) => /internal error|pipeline failed|stopped/i.test(line));
+export const defects = (lines: readonly string[]): string[] => lines.filter((line) => /internal error|effect failed|stopped/i.test(line));
 
 /**
  * A report with the text of BUNDLE_ERROR messages left out (kinds, files and positions kept):

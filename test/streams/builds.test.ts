@@ -57,7 +57,7 @@ function harness(cold: (marble: string, values: Record<string, unknown>) => Cold
     return build$ as Observable<readonly Fact[]>;
   };
   const facts$ = new Subject<Fact>();
-  builds$(store.state$, { run, concurrency: 1 }).subscribe((facts) => {
+  builds$(store.events$, store.state$, { run, concurrency: 1 }).subscribe((facts) => {
     store.dispatch(facts);
     for (const fact of Array.isArray(facts) ? facts : [facts as Fact]) facts$.next(fact);
   });

@@ -25,7 +25,7 @@ function harness(input$: Observable<Fact>, models: WorkspaceModel[]) {
   };
   // Replayed: the first read happens at frame 0, before expectObservable subscribes.
   const facts$ = new ReplaySubject<Fact>();
-  manifests$(store.state$, { readWorkspace }).subscribe((fact) => {
+  manifests$(store.events$, store.state$, { readWorkspace }).subscribe((fact) => {
     store.dispatch(fact);
     facts$.next(fact);
   });

@@ -1,0 +1,133 @@
+// What the watcher may walk: the workspace, and nothing else, each directory once, and not
+// more than a bound. A symbolic link to `/` (or to a parent: a loop) would otherwise make it
+// walk the whole file system, through /proc and back, without end.
+//
+// - A link whose real path leaves the workspace is not followed; nor is a dangling one.
+// - A directory is walked once, by device and inode: a second path to it (a link inside the
+//   workspace, a loop) is not walked again but remembered as an alias, so a change seen under
+//   the first path is reported under the other too (the state may know a file by either).
+// - Past `limit` files and directories nothing more is watched, and `onLimit` says so once.
+import fs from 'node:fs';
+import path from 'node:path';
+import { toWorkspacePath } from '../workspace/paths.js';
+
+export const DEFAULT_WATCH_LIMIT = 50_000;
+
+export interface WatchScopeOptions {
+  /** Files and directories watched at most. */
+  limit?: number;
+  onLimit?(limit: number): void;
+  /** Paths never watched at all (node_modules, dot-directories). */
+  skip?(absolute: string): boolean;
+}
+
+export interface WatchScope {
+  /** For chokidar's `ignored`: true for what is not to be watched. */
+  ignored(absolute: string): boolean;
+  /** Other workspace-relative paths of `relative` (through links to a directory inside the workspace). */
+  aliases(relative: string): string[];
+  /** A path was removed: what was decided about it and beneath it no longer holds. */
+  forget(absolute: string): void;
+  /** Files and directories admitted so far. */
+  readonly count: number;
+}
+
+export function createWatchScope(root: string, options: WatchScopeOptions = {}): WatchScope {
+  const limit = options.limit ?? DEFAULT_WATCH_LIMIT;
+  let realRoot = root;
+  try {
+    realRoot = fs.realpathSync(root);
+  } catch {
+    // The workspace itself vanished: nothing will be admitted below anyway.
+  }
+  const decided = new Map<string, boolean>();
+  /** `dev:ino` of each directory walked, to the workspace-relative path that walks it. */
+  const owners = new Map<string, string>();
+  /** A walked directory's relative path to the other relative paths of the same directory. */
+  const aliasesOf = new Map<string, Set<string>>();
+  let count = 0;
+  let warned = false;
+
+  const leaves = (real: string) => real !== realRoot && !real.startsWith(realRoot + path.sep);
+
+  function decide(absolute: string): boolean {
+    if (options.skip?.(absolute)) return true;
+    const relative = toWorkspacePath(root, absolute);
+    if (relative === null) return true;
+    let stats = fs.lstatSync(absolute, { throwIfNoEntry: false });
+    if (!stats) return false; // gone already: chokidar reports the removal
+    if (stats.isSymbolicLink()) {
+      let real: string;
+      try {
+        real = fs.realpathSync(absolute);
+      } catch {
+        return true; // dangling, or a loop the kernel refuses (ELOOP)
+      }
+      if (leaves(real)) return true;
+      stats = fs.statSync(real, { throwIfNoEntry: false });
+      if (!stats) return true;
+    }
+    if (stats.isDirectory()) {
+      const key = `${stats.dev}:${stats.ino}`;
+      const owner = owners.get(key);
+      if (owner !== undefined && owner !== relative) {
+        let aliases = aliasesOf.get(owner);
+        if (!aliases) aliasesOf.set(owner, (aliases = new Set()));
+        aliases.add(relative);
+        return true;
+      }
+      owners.set(key, relative);
+    }
+    if (count >= limit) {
+      if (!warned) {
+        warned = true;
+        options.onLimit?.(limit);
+      }
+      return true;
+    }
+    count += 1;
+    return false;
+  }
+
+  return {
+    ignored(absolute) {
+      const normal = path.resolve(absolute);
+      let answer = decided.get(normal);
+      if (answer === undefined) {
+        answer = decide(normal);
+        // An absent path is decided again once it exists.
+        if (answer || fs.existsSync(normal)) decided.set(normal, answer);
+      }
+      return answer;
+    },
+    aliases(relative) {
+      if (aliasesOf.size === 0) return [];
+      const found: string[] = [];
+      for (const [owner, aliases] of aliasesOf) {
+        const rest = owner === '.' ? relative : relative === owner ? '' : relative.startsWith(`${owner}/`) ? relative.slice(owner.length) : null;
+        if (rest === null) continue;
+        for (const alias of aliases) found.push(rest === '' ? alias : `${alias}${rest.startsWith('/') ? rest : `/${rest}`}`);
+      }
+      return found;
+    },
+    forget(absolute) {
+      const normal = path.resolve(absolute);
+      const relative = toWorkspacePath(root, normal);
+      for (const key of decided.keys()) {
+        if (key === normal || key.startsWith(normal + path.sep)) {
+          if (decided.get(key) === false) count -= 1;
+          decided.delete(key);
+        }
+      }
+      if (relative === null) return;
+      for (const [key, owner] of owners) if (owner === relative || owner.startsWith(`${relative}/`)) owners.delete(key);
+      for (const [owner, aliases] of aliasesOf) {
+        if (owner === relative || owner.startsWith(`${relative}/`)) aliasesOf.delete(owner);
+        else for (const alias of aliases) if (alias === relative || alias.startsWith(`${relative}/`)) aliases.delete(alias);
+      }
+    },
+    get count() {
+      return count;
+    },
+  };
+}
