@@ -30,7 +30,9 @@ export interface FileHashes {
   stamp(relative: string): Stamp;
   hash(relative: string): string | null;
   readText(relative: string): { text: string; hash: string } | null;
-  listDir(relative: string): { entries: { name: string; directory: boolean }[]; hash: string } | null;
+  listDir(relative: string): { entries: { name: string; directory: boolean }[]; hash: string; id: string } | null;
+  /** Does the path, through a symbolic link, lead out of the workspace? */
+  leaves(relative: string): boolean;
 }
 
 interface Remembered {
@@ -46,6 +48,21 @@ interface Remembered {
 export function createFileHashes(root: string, now: () => number = Date.now): FileHashes {
   const remembered = new Map<string, Remembered>();
   const absolute = (relative: string) => path.join(root, relative);
+  let realRoot: string | null = null;
+
+  // Links are followed inside the workspace only: a link to `/` or to another project is
+  // as good as absent (a link to `/` would otherwise make the module.json search walk the
+  // whole file system).
+  function leaves(relative: string): boolean {
+    let real: string;
+    try {
+      realRoot ??= fs.realpathSync(root);
+      real = fs.realpathSync(absolute(relative));
+    } catch {
+      return false; // absent: not a link that leaves
+    }
+    return real !== realRoot && !real.startsWith(realRoot + path.sep);
+  }
 
   function statOf(relative: string): fs.Stats | undefined {
     try {
@@ -67,7 +84,7 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
 
   function readFile(relative: string): { text: string; hash: string; stats: fs.Stats } | null {
     const stats = statOf(relative);
-    if (!stats || !stats.isFile()) {
+    if (!stats || !stats.isFile() || leaves(relative)) {
       remembered.delete(relative);
       return null;
     }
@@ -86,7 +103,7 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
   function listDir(relative: string) {
     const dir = relative.replace(/\/+$/, '') || '.';
     const stats = statOf(dir);
-    if (!stats || !stats.isDirectory()) {
+    if (!stats || !stats.isDirectory() || leaves(dir)) {
       remembered.delete(`${dir}/`);
       return null;
     }
@@ -98,11 +115,16 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
       return null;
     }
     const entries = dirents
-      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() }))
+      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir === '.' ? entry.name : `${dir}/${entry.name}`)) }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const hash = contentHash(entries.map((entry) => `${entry.name}${entry.directory ? '/' : ''}`).join('\n'));
     remember(`${dir}/`, stats, hash, at);
-    return { entries, hash };
+    // The directory itself, whatever path leads to it: a search visits it once (a link loop ends).
+    return { entries, hash, id: `${stats.dev}:${stats.ino}` };
+  }
+
+  function isDirectoryInside(relative: string): boolean {
+    return statOf(relative)?.isDirectory() === true && !leaves(relative);
   }
 
   function stamp(relative: string): Stamp {
@@ -123,5 +145,6 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
       return file ? { text: file.text, hash: file.hash } : null;
     },
     listDir,
+    leaves,
   };
 }

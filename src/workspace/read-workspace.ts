@@ -12,8 +12,10 @@ import { parseWorkspaceManifest } from './workspace-manifest.js';
 export interface SourceReader {
   /** The text of a workspace-relative file and its content hash; null when it is absent. */
   readText(path: string): { text: string; hash: string } | null;
-  /** The entries of a workspace-relative directory and a hash of their names; null when absent. */
-  listDir(path: string): { entries: { name: string; directory: boolean }[]; hash: string } | null;
+  /** The entries of a workspace-relative directory and a hash of their names; null when absent. `id`: the same for every path to one directory. */
+  listDir(path: string): { entries: { name: string; directory: boolean }[]; hash: string; id?: string } | null;
+  /** Does the path lead out of the workspace through a symbolic link (which is not followed)? */
+  leaves?(path: string): boolean;
 }
 
 export const WORKSPACE_MANIFEST = 'core.json';
@@ -55,7 +57,8 @@ export function readWorkspace(reader: SourceReader): WorkspaceModel {
     const file = dir === '.' ? 'package.json' : `${dir}/package.json`;
     const packageJson = read(file);
     if (!packageJson) {
-      model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, `${WORKSPACE_MANIFEST} lists the package directory "${dir}", which has no package.json`));
+      const which = reader.leaves?.(dir) ? 'is a symbolic link leaving the workspace (not followed)' : 'has no package.json';
+      model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, `${WORKSPACE_MANIFEST} lists the package directory "${dir}", which ${which}`));
       continue;
     }
     const manifest = parsePackageManifest(packageJson.text, file);
@@ -194,9 +197,14 @@ function resolveBundler(pkg: PackageManifest, name: string): BundlerRef | null {
 // skipped, and so is a directory with its own package.json: another package's modules.
 function findManifestDirs(start: string, list: SourceReader['listDir']): string[] {
   const found: string[] = [];
+  const visited = new Set<string>();
   const visit = (dir: string) => {
     const listing = list(dir);
     if (!listing) return;
+    if (listing.id !== undefined) {
+      if (visited.has(listing.id)) return;
+      visited.add(listing.id);
+    }
     if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) return;
     if (listing.entries.some((e) => e.name === 'module.json' && !e.directory)) found.push(dir);
     for (const entry of listing.entries) {

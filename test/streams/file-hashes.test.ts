@@ -25,7 +25,32 @@ describe('createFileHashes', () => {
     const hashes = createFileHashes(root);
     expect(hashes.hash('app/')).to.equal(contentHash('a/\nb.ts'));
     expect(hashes.hash('./')).to.equal(contentHash('app/\ntop.txt'));
-    expect(hashes.listDir('app')).to.deep.equal({ entries: [{ name: 'a', directory: true }, { name: 'b.ts', directory: false }], hash: contentHash('a/\nb.ts') });
+    expect(hashes.listDir('app')).to.deep.include({ entries: [{ name: 'a', directory: true }, { name: 'b.ts', directory: false }], hash: contentHash('a/\nb.ts') });
+  });
+
+  it('follows a link to a directory inside the workspace, and no link leading out of it', () => {
+    const root = tempWorkspace({ 'app/real/index.ts': 'x', 'elsewhere.txt': '' });
+    const outside = tempWorkspace({ 'secret.ts': 'secret' });
+    fs.symlinkSync('/', path.join(root, 'app/rootlink'));
+    fs.symlinkSync(outside, path.join(root, 'app/outside'));
+    fs.symlinkSync('real', path.join(root, 'app/inside'));
+    fs.symlinkSync('..', path.join(root, 'app/loop'));
+    fs.symlinkSync(path.join(outside, 'secret.ts'), path.join(root, 'app/secret.ts'));
+    const hashes = createFileHashes(root);
+    expect(hashes.listDir('app')!.entries).to.deep.equal([
+      { name: 'inside', directory: true },
+      { name: 'loop', directory: true },
+      { name: 'outside', directory: false },
+      { name: 'real', directory: true },
+      { name: 'rootlink', directory: false },
+      { name: 'secret.ts', directory: false },
+    ]);
+    expect(hashes.listDir('app/inside')!.id).to.equal(hashes.listDir('app/real')!.id);
+    expect(hashes.listDir('app/loop')!.id).to.equal(hashes.listDir('.')!.id);
+    expect(hashes.listDir('app/rootlink')).to.equal(null);
+    expect(hashes.readText('app/secret.ts')).to.equal(null);
+    expect(hashes.readText('app/inside/index.ts')).to.include({ text: 'x' });
+    expect([hashes.leaves('app/rootlink'), hashes.leaves('app/outside'), hashes.leaves('app/inside'), hashes.leaves('app/missing')]).to.deep.equal([true, true, false, false]);
   });
 
   it('answers null for what is absent, and for a file named as a directory or the reverse', () => {

@@ -24,6 +24,7 @@ function fakeHashes(disk: Record<string, string | null>): FileHashes & { asked: 
     stamp: (path) => ({ hash: hash(path), mtimeMs: 0 }),
     readText: () => null,
     listDir: () => null,
+    leaves: () => false,
   };
 }
 
@@ -138,7 +139,7 @@ describe('createFreshnessCheck', () => {
 
   it('answers its callers even when hashing fails', async () => {
     const passes: (() => void)[] = [];
-    const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0 }), readText: () => null, listDir: () => null };
+    const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0 }), readText: () => null, listDir: () => null, leaves: () => false };
     const check = createFreshnessCheck({ hashes: broken, getState: state, dispatch: () => {}, schedule: (run) => void passes.push(run) });
     const call = check.check({ kind: 'workspace' });
     expect(() => passes[0]!()).to.throw('EIO');
