@@ -71,9 +71,13 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
       const key = `${stats.dev}:${stats.ino}`;
       const owner = owners.get(key);
       if (owner !== undefined && owner !== relative) {
-        let aliases = aliasesOf.get(owner);
-        if (!aliases) aliasesOf.set(owner, (aliases = new Set()));
-        aliases.add(relative);
+        // A path inside the directory it shows is a loop: no file is known by it.
+        const loop = owner === '.' || relative.startsWith(`${owner}/`);
+        if (!loop) {
+          let aliases = aliasesOf.get(owner);
+          if (!aliases) aliasesOf.set(owner, (aliases = new Set()));
+          aliases.add(relative);
+        }
         return true;
       }
       owners.set(key, relative);
@@ -122,7 +126,11 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
       if (relative === null) return;
       for (const [key, owner] of owners) if (owner === relative || owner.startsWith(`${relative}/`)) owners.delete(key);
       for (const [owner, aliases] of aliasesOf) {
-        if (owner === relative || owner.startsWith(`${relative}/`)) aliasesOf.delete(owner);
+        if (owner === relative || owner.startsWith(`${relative}/`)) {
+          // Another path to the same directory may now be walked: decide it again.
+          for (const alias of aliases) decided.delete(path.join(root, alias));
+          aliasesOf.delete(owner);
+        }
         else for (const alias of aliases) if (alias === relative || alias.startsWith(`${relative}/`)) aliases.delete(alias);
       }
     },
