@@ -9,6 +9,9 @@ import { workspaceDir } from './workspace-dir.js';
 
 export const DEFAULT_PORT = 4800;
 
+/** After SIGINT or SIGTERM, the longest a clean stop may take before the process exits anyway. */
+export const STOP_GRACE_MS = 1500;
+
 export const RUN_HELP = `Usage: core run [--port N] [--host H] [--allowed-host H]... [--record FILE]
 
 Serves the workspace in the current directory (the one with core.json).
@@ -46,6 +49,20 @@ export async function runCommand(args: string[]): Promise<number> {
   const extensions = (process.env.CORE_SERVICE_EXTENSIONS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const cdnOrigin = process.env.CORE_CDN_ORIGIN?.trim() || null;
 
+  // Listening before the service starts: whoever started it may send a signal at once, and
+  // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      // Whatever the service is doing, it ends within the grace period; a second signal ends it at once.
+      setTimeout(() => process.exit(0), STOP_GRACE_MS).unref();
+      process.once('SIGINT', () => process.exit(0));
+      process.once('SIGTERM', () => process.exit(0));
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
   let service;
   try {
     service = await startService({
@@ -65,13 +82,6 @@ export async function runCommand(args: string[]): Promise<number> {
     return 1;
   }
 
-  // Listening before the URL is printed: whoever reads it may send a signal at once, and
-  // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
   const state = service.internals.store.getState();
   const { packages, modules } = state.workspace;
   const development = service.extensions.includes(DEVELOPMENT_EXTENSION);
@@ -90,11 +100,6 @@ export async function runCommand(args: string[]): Promise<number> {
   for (const problem of selectReport(state).diagnostics) process.stderr.write(`warning ${problem.kind}: ${problem.message}\n`);
 
   await stopped;
-  // A second signal, or a stuck close, ends the process anyway.
-  const force = setTimeout(() => process.exit(0), 5000);
-  force.unref();
-  process.once('SIGINT', () => process.exit(0));
-  process.once('SIGTERM', () => process.exit(0));
   await service.close();
   return 0;
 }
