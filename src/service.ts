@@ -11,6 +11,7 @@ import { createBundlerRegistry, resolveSpecifier } from './bundlers/registry.js'
 import type { ExtensionHost, ServiceExtension } from './extension.js';
 import { createApp } from './http/app.js';
 import { handleClientError } from './http/client-error.js';
+import { serverTimeLimits } from './http/time-limits.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './streams/asset-files.js';
 import { createOutputCache, type OutputCache } from './outputs/output-cache.js';
@@ -217,13 +218,10 @@ async function loadExtension(specifier: string, root: string): Promise<ServiceEx
 
 function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer(app.listener);
+    // Slow clients may not hold sockets open forever (src/http/time-limits.ts).
+    const server = createServer(serverTimeLimits, app.listener);
     app.attachSockets(server);
     server.listen({ port, host: host.replace(/^\[|\]$/g, '') });
-    // Slow clients may not hold sockets open forever (contract §11).
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 60_000;
-    server.keepAliveTimeout = 5_000;
     // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the Host
     // guard answers it instead, with the JSON body of contract §2 (HOST_NOT_ALLOWED).
     (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;

@@ -25,6 +25,7 @@ import { createAnswerCache } from './answer-cache.js';
 import { logRoute } from './routes/log.js';
 import { modulesRoute } from './routes/modules.js';
 import { stateRoute } from './routes/state.js';
+import { pingSockets } from './time-limits.js';
 import { createSocketRoutes, verifyUpgrade, type SocketRoutes } from './sockets.js';
 
 export interface AppDeps {
@@ -87,6 +88,9 @@ export function createApp(deps: AppDeps): App {
     router,
     sockets,
     listener: answers.listener(koa.callback()),
-    attachSockets: (server) => koa.ws.listen({ server, ...socketOptions } as never),
+    attachSockets: (server) => {
+      koa.ws.listen({ server, ...socketOptions } as never);
+      pingSockets(koa.ws.server!);
+    },
   };
 }
