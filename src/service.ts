@@ -5,7 +5,6 @@ import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import chokidar from 'chokidar';
-import { setAutoFreeze } from 'immer';
 import { asapScheduler, merge, share, type Observable, type Subscription } from 'rxjs';
 import { createBundlerRegistry, resolveSpecifier } from './bundlers/registry.js';
 import type { ExtensionHost, ServiceExtension } from './extension.js';
@@ -55,6 +54,8 @@ export interface ServiceOptions {
   concurrency?: number;
   /** Lines for the person running the service. Default: stderr. */
   report?: (message: string) => void;
+  /** Freeze every state, so that a mutation throws (slower). Default: CORE_DEBUG_FREEZE=1. */
+  freeze?: boolean;
   /** Files and directories the watcher watches at most. Default: CORE_WATCH_LIMIT, else 50,000. */
   watchLimit?: number;
   /** For tests and tools: changes what the effects are given (to inject a fault, for instance). */
@@ -82,9 +83,6 @@ export interface Service {
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-// The reducer is pure and its tests run with immer's freezing on; here, freezing every new
-// object of every state costs more than all the rest of a large workspace's start.
-setAutoFreeze(false);
 
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const root = path.resolve(options.root ?? process.cwd());
@@ -92,7 +90,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const report = options.report ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const cdnOrigin = options.cdnOrigin ? options.cdnOrigin.replace(/\/+$/, '') : null;
 
-  const store = createStore();
+  // Freezing every new object of every state costs more than all the rest of a large
+  // workspace's start: on only when debugging (CORE_DEBUG_FREEZE=1) and in the tests.
+  const store = createStore({ freeze: options.freeze ?? process.env.CORE_DEBUG_FREEZE === '1' });
   const log = createEventLog(store.events$);
   const hashes = createFileHashes(root);
   const outputs = createOutputCache();

@@ -1,6 +1,6 @@
 // The pure reducer: (state, event) -> state. No I/O, no clock, no randomness: replaying a
 // recorded log through it yields exactly the state the live service had (contract §9).
-import { produce, type Draft } from 'immer';
+import { Immer, type Draft } from 'immer';
 import type { ModuleModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -181,11 +181,21 @@ function commute(events: readonly CoreEvent[]): boolean {
   return true;
 }
 
+// Two producers, not immer's global switch: a state frozen by one is as immutable as the
+// other's, and a service that turns freezing off does not turn it off for anyone else.
+const producers = { frozen: new Immer({ autoFreeze: true }), open: new Immer({ autoFreeze: false }) };
+
+export interface ReduceOptions {
+  /** Freeze each new state, so a mutation anywhere throws (default true; the service turns it off for speed). */
+  freeze?: boolean;
+}
+
 /** Folds events in order; a batch of build results in one draft (copying the state once, not per module). */
-export function reduceAll(state: ServiceState, events: readonly CoreEvent[]): ServiceState {
-  if (events.length <= 1 || !commute(events)) return events.reduce(reducer, state);
+export function reduceAll(state: ServiceState, events: readonly CoreEvent[], options: ReduceOptions = {}): ServiceState {
+  const producer = options.freeze === false ? producers.open : producers.frozen;
+  if (events.length <= 1 || !commute(events)) return events.reduce((before, event) => reduceWith(producer, before, event), state);
   const last = events[events.length - 1]!;
-  return produce(state, (draft) => {
+  return producer.produce(state, (draft) => {
     for (const event of events) (handlers[event.type] as Handler<EventType>)(draft, event as never, state);
     draft.seq = last.seq;
     draft.time = last.time;
@@ -193,8 +203,12 @@ export function reduceAll(state: ServiceState, events: readonly CoreEvent[]): Se
 }
 
 export function reducer(state: ServiceState, event: CoreEvent): ServiceState {
+  return reduceWith(producers.frozen, state, event);
+}
+
+function reduceWith(producer: Immer, state: ServiceState, event: CoreEvent): ServiceState {
   const handler = handlers[event.type] as Handler<EventType> | undefined;
-  return produce(state, (draft) => {
+  return producer.produce(state, (draft) => {
     if (handler) handler(draft, event as never, state);
     draft.seq = event.seq;
     draft.time = event.time;

@@ -20,6 +20,8 @@ export interface Store {
 export interface StoreOptions {
   now?: () => Date;
   state?: ServiceState;
+  /** Freeze every state, so a mutation throws where it happens (default true; see ReduceOptions). */
+  freeze?: boolean;
 }
 
 export function createStore(options: StoreOptions = {}): Store {
@@ -35,7 +37,7 @@ export function createStore(options: StoreOptions = {}): Store {
     const before = state$.getValue();
     const time = now().toISOString();
     const events = facts.map((fact, index) => ({ ...fact, seq: before.seq + 1 + index, time }) as CoreEvent);
-    state$.next(reduceAll(before, events));
+    state$.next(reduceAll(before, events, { freeze: options.freeze ?? true }));
     for (const event of events) events$.next(event);
     return events[events.length - 1]!;
   }
