@@ -179,3 +179,17 @@ describe('trace', () => {
     expect(steps[2]!.changes[0]!.to!.diagnostics[0]!.message).to.equal('second');
   });
 });
+
+describe('replay of effect.failed', () => {
+  const failedLine = (seq: number, failures: number) => line({ seq, time: TIME, type: 'effect.failed', effect: 'builds', message: 'boom', failures, retryInMs: 100 * 2 ** (failures - 1) });
+
+  it('reads effect.failed, and lists a fault repeated past the bound among the top-level diagnostics', () => {
+    const few = parseLog(startedLine() + failedLine(2, 1) + failedLine(3, 2), 'run.ndjson');
+    expect(selectReport(replay(few.events)).diagnostics).to.deep.equal([]);
+    const many = parseLog(startedLine() + [1, 2, 3, 4, 5].map((failures) => failedLine(failures + 1, failures)).join(''), 'run.ndjson');
+    const state = replay(many.events);
+    expect(state.effects).to.deep.equal({ builds: { message: 'boom', failures: 5, worst: 5 } });
+    expect(selectReport(state).diagnostics.map((problem) => problem.kind)).to.deep.equal(['EFFECT_FAILED']);
+    expect(selectReport(state).diagnostics[0]!.message).to.include('the builds effect failed 5 times in a row (last: boom)');
+  });
+});
