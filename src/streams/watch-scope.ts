@@ -50,12 +50,13 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
 
   const leaves = (real: string) => real !== realRoot && !real.startsWith(realRoot + path.sep);
 
-  function decide(absolute: string): boolean {
+  /** null: the path is absent (decided again once it exists). */
+  function decide(absolute: string): boolean | null {
     if (options.skip?.(absolute)) return true;
     const relative = toWorkspacePath(root, absolute);
     if (relative === null) return true;
     let stats = fs.lstatSync(absolute, { throwIfNoEntry: false });
-    if (!stats) return false; // gone already: chokidar reports the removal
+    if (!stats) return null; // gone already: chokidar reports the removal
     if (stats.isSymbolicLink()) {
       let real: string;
       try {
@@ -96,12 +97,12 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
   return {
     ignored(absolute) {
       const normal = path.resolve(absolute);
-      let answer = decided.get(normal);
-      if (answer === undefined) {
-        answer = decide(normal);
-        // An absent path is decided again once it exists.
-        if (answer || fs.existsSync(normal)) decided.set(normal, answer);
-      }
+      const known = decided.get(normal);
+      if (known !== undefined) return known;
+      const answer = decide(normal);
+      if (answer === null) return false;
+      // Past the limit nothing more is remembered either: memory stays bounded.
+      if (!answer || count < limit) decided.set(normal, answer);
       return answer;
     },
     aliases(relative) {
