@@ -66,4 +66,14 @@ describe('symbolic links in a workspace', function () {
     });
     expect((await service.get(`/m/@t/app@1.0.0/modules/shared?${DEV}`)).text).to.include('SHARED_TWO');
   });
+
+  it('a tree larger than the watch limit: one warning saying what to do, and the service serves', async function () {
+    const reported: string[] = [];
+    const service = await serve(fixtureWorkspace('basic'), { watchLimit: 5, report: (line) => void reported.push(line) });
+    await service.report();
+    const warning = await waitFor(() => reported.find((line) => line.includes('CORE_WATCH_LIMIT')), { what: 'the warning of the watch limit' });
+    expect(warning).to.include('more than 5 files and directories');
+    expect(reported.filter((line) => line.includes('CORE_WATCH_LIMIT'))).to.have.length(1);
+    expect((await service.get(`/m/@acme/app@1.0.0/modules/main?${DEV}`)).status).to.equal(200);
+  });
 });
