@@ -83,7 +83,6 @@ export interface Service {
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const root = path.resolve(options.root ?? process.cwd());
   const host = options.host ?? '127.0.0.1';

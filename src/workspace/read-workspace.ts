@@ -70,7 +70,7 @@ export function readWorkspace(reader: SourceReader): WorkspaceModel {
       continue;
     }
     model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies });
-    model.modules.push(...packageModules(pkg, dir, file, read, list, model.diagnostics));
+    model.modules.push(...packageModules(pkg, dir, file, read, list, model.diagnostics, (path) => reader.leaves?.(path) ?? false));
   }
 
   model.selection = readSelection(read, model);
@@ -84,6 +84,7 @@ function packageModules(
   read: SourceReader['readText'],
   list: SourceReader['listDir'],
   workspaceDiagnostics: Diagnostic[],
+  leaves: (path: string) => boolean = () => false,
 ): ModuleModel[] {
   const modules: ModuleModel[] = [];
   const declare = (module: ModuleModel, file: string) => {
@@ -122,6 +123,8 @@ function packageModules(
   const modulesDir = pkg.modulesDir === null ? dir : joinRelative(dir, normalizeRelative(pkg.modulesDir) ?? '.');
   if (pkg.modulesDir !== null && (normalizeRelative(pkg.modulesDir) === null || !isInside(relativeTo(dir, modulesDir)))) {
     workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: core.modules must be a directory inside the package; it is "${pkg.modulesDir}"`));
+  } else if (pkg.modulesDir !== null && leaves(modulesDir)) {
+    workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: core.modules "${pkg.modulesDir}" is a symbolic link leaving the workspace (not followed)`));
   } else {
     for (const moduleDir of findManifestDirs(modulesDir, list)) loadManifest(moduleDir);
   }

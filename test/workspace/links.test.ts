@@ -32,4 +32,13 @@ describe('readWorkspace on disk, with symbolic links', () => {
     expect(model.packages).to.deep.equal([]);
     expect(model.diagnostics.map((diagnostic) => diagnostic.message)).to.deep.equal(['core.json lists the package directory "packages/out", which is a symbolic link leaving the workspace (not followed)']);
   });
+
+  it('says so when core.modules is a link leading out of the workspace', () => {
+    const outside = tempWorkspace({ 'widget/module.json': '{"entry": "index.ts"}', 'widget/index.ts': '' });
+    const root = inlineWorkspace({ 'packages/app': { manifest: { name: '@t/app', version: '1.0.0', core: { modules: 'src' } }, files: {} } });
+    fs.symlinkSync(outside, path.join(root, 'packages/app/src'));
+    const model = readWorkspace(createFileHashes(root));
+    expect(model.modules).to.deep.equal([]);
+    expect(model.diagnostics.map((diagnostic) => diagnostic.message)).to.deep.equal(['packages/app/package.json: core.modules "src" is a symbolic link leaving the workspace (not followed)']);
+  });
 });
