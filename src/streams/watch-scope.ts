@@ -26,8 +26,8 @@ export interface WatchScope {
   ignored(absolute: string): boolean;
   /** Other workspace-relative paths of `relative` (through links to a directory inside the workspace). */
   aliases(relative: string): string[];
-  /** A path was removed: what was decided about it and beneath it no longer holds. */
-  forget(absolute: string): void;
+  /** A path was removed: what was decided about it (and beneath it, for a directory) no longer holds. */
+  forget(absolute: string, directory: boolean): void;
   /** Files and directories admitted so far. */
   readonly count: number;
 }
@@ -99,7 +99,12 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
       const normal = path.resolve(absolute);
       const known = decided.get(normal);
       if (known !== undefined) return known;
-      const answer = decide(normal);
+      let answer: boolean | null;
+      try {
+        answer = decide(normal);
+      } catch {
+        answer = true; // unreadable (EACCES, ENOTDIR): nothing to watch there
+      }
       if (answer === null) return false;
       // Past the limit nothing more is remembered either: memory stays bounded.
       if (!answer || count < limit) decided.set(normal, answer);
@@ -109,30 +114,34 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
       if (aliasesOf.size === 0) return [];
       const found: string[] = [];
       for (const [owner, aliases] of aliasesOf) {
-        const rest = owner === '.' ? relative : relative === owner ? '' : relative.startsWith(`${owner}/`) ? relative.slice(owner.length) : null;
+        // `rest` is '' or starts with '/'; the workspace root has no aliases (a link to it is a loop).
+        const rest = relative === owner ? '' : relative.startsWith(`${owner}/`) ? relative.slice(owner.length) : null;
         if (rest === null) continue;
-        for (const alias of aliases) found.push(rest === '' ? alias : `${alias}${rest.startsWith('/') ? rest : `/${rest}`}`);
+        for (const alias of aliases) found.push(`${alias}${rest}`);
       }
       return found;
     },
-    forget(absolute) {
+    forget(absolute, directory) {
       const normal = path.resolve(absolute);
+      if (decided.get(normal) === false) count -= 1;
+      decided.delete(normal);
       const relative = toWorkspacePath(root, normal);
-      for (const key of decided.keys()) {
-        if (key === normal || key.startsWith(normal + path.sep)) {
-          if (decided.get(key) === false) count -= 1;
-          decided.delete(key);
-        }
+      if (!directory || relative === null) return;
+      for (const [key, admitted] of decided) {
+        if (!key.startsWith(normal + path.sep)) continue;
+        if (!admitted) count -= 1;
+        decided.delete(key);
       }
-      if (relative === null) return;
-      for (const [key, owner] of owners) if (owner === relative || owner.startsWith(`${relative}/`)) owners.delete(key);
+      const within = (candidate: string) => candidate === relative || candidate.startsWith(`${relative}/`);
+      for (const [key, owner] of owners) if (within(owner)) owners.delete(key);
       for (const [owner, aliases] of aliasesOf) {
-        if (owner === relative || owner.startsWith(`${relative}/`)) {
+        if (within(owner)) {
           // Another path to the same directory may now be walked: decide it again.
           for (const alias of aliases) decided.delete(path.join(root, alias));
           aliasesOf.delete(owner);
+        } else {
+          for (const alias of aliases) if (within(alias)) aliases.delete(alias);
         }
-        else for (const alias of aliases) if (alias === relative || alias.startsWith(`${relative}/`)) aliases.delete(alias);
       }
     },
     get count() {

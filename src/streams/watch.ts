@@ -146,7 +146,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       'all',
       guarded(subscriber, (event: string, absolute: string) => {
         const resolved = path.resolve(deps.root, absolute);
-        if (event === 'unlink' || event === 'unlinkDir') scope.forget(resolved);
+        if (event === 'unlink' || event === 'unlinkDir') scope.forget(resolved, event === 'unlinkDir');
         const relative = toWorkspacePath(deps.root, resolved);
         if (relative === null || relative === '.') return;
         const parent = path.posix.dirname(relative);

@@ -27,7 +27,7 @@ describe('createWatchScope', () => {
     expect(scope.aliases('app/real')).to.deep.equal(['app/same']);
     expect(scope.aliases('app/other.ts')).to.deep.equal([]);
     // Removed, the directory may be walked again under another path.
-    scope.forget(path.join(root, 'app/real'));
+    scope.forget(path.join(root, 'app/real'), true);
     expect(scope.aliases('app/real/index.ts')).to.deep.equal([]);
     expect(ignored('app/same')).to.equal(false);
   });
