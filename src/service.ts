@@ -14,6 +14,7 @@ import { handleClientError } from './http/client-error.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './streams/asset-files.js';
 import { createOutputCache, type OutputCache } from './outputs/output-cache.js';
+import { BUILD_HISTORY_LIMIT, createBuildHistory } from './store/build-history.js';
 import { EVENT_FORMAT, type CoreEvent } from './store/events.js';
 import { createEventLog, type EventLog } from './store/log.js';
 import { selectReport, selectSettled, type Report } from './store/selectors.js';
@@ -86,6 +87,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const store = createStore();
   const log = createEventLog(store.events$);
   const subscriptions: Subscription[] = [];
+  const history = createBuildHistory(BUILD_HISTORY_LIMIT);
+  subscriptions.push(store.events$.subscribe((event) => history.add(event, store.getState())));
   if (options.record) {
     subscriptions.push(record$(store.events$, path.resolve(options.record)).subscribe({ error: (error) => report(`core: recording to ${options.record} stopped: ${error.message}`) }));
   }
@@ -116,7 +119,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
   await readiness.workspace();
   const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
-  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report });
+  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report, history, cdnOrigin, root });
 
   const push$ = stylesPush$(store.state$).pipe(share());
   const host$: ExtensionHost = {
