@@ -19,7 +19,10 @@ export class ReplayLog {
   /** By module: the indexes of the events that changed it, ascending. */
   private readonly changedAt = new Map<string, number[]>();
   spans: BuildSpan[] = [];
+  /** By `module\0variant`: the indexes in `spans` of its builds, ascending. */
+  private readonly spansOf = new Map<string, number[]>();
   private cached: { index: number; state: ServiceState } | null = null;
+  private changeIndexes: number[] | null = null;
 
   private constructor(
     readonly events: CoreEvent[],
@@ -54,6 +57,13 @@ export class ReplayLog {
       }
     }
     log.spans = history.spans();
+    log.spans.forEach((span, i) => {
+      for (const module of span.modules) {
+        const key = `${module}\0${span.variant}`;
+        if (!log.spansOf.has(key)) log.spansOf.set(key, []);
+        log.spansOf.get(key)!.push(i);
+      }
+    });
     return log;
   }
 
@@ -77,18 +87,7 @@ export class ReplayLog {
   /** The index of the last event at or before `index` that changed `specifier`'s status or diagnostics. */
   lastChange(specifier: string, index: number): number | null {
     const list = this.changedAt.get(specifier);
-    if (!list) return null;
-    let low = 0;
-    let high = list.length - 1;
-    let found: number | null = null;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      if (list[middle]! <= index) {
-        found = list[middle]!;
-        low = middle + 1;
-      } else high = middle - 1;
-    }
-    return found;
+    return list ? lastAtOrBefore(list, (at) => at <= index) : null;
   }
 
   /** The index of the last event whose time is at or before `time` (ms). */
@@ -108,19 +107,42 @@ export class ReplayLog {
 
   /** The next (or previous) event that changed a module, from `index`. */
   nextChange(index: number, direction: 1 | -1): number {
-    const indexes = [...this.changes.keys()];
-    if (direction === 1) return indexes.find((i) => i > index) ?? index;
-    return indexes.reverse().find((i) => i < index) ?? index;
+    this.changeIndexes ??= [...this.changes.keys()];
+    const before = lastAtOrBefore(this.changeIndexes, (at) => at < index);
+    if (direction === -1) return before ?? index;
+    const position = before === null ? 0 : this.changeIndexes.indexOf(before) + 1;
+    const next = this.changeIndexes.slice(position).find((at) => at > index);
+    return next ?? index;
   }
 
   /** The build history as it stood after the event at `index`: builds not ended by then are running. */
-  historyAt(index: number): BuildHistory & { spans(): BuildSpan[] } {
+  historyAt(index: number): BuildHistory {
     const seq = this.events[index]?.seq ?? 0;
-    const spans = this.spans
-      .filter((span) => span.startSeq <= seq)
-      .map((span) => (span.endSeq !== null && span.endSeq <= seq ? span : { ...span, ended: null, endSeq: null, outcome: 'running' as const, failed: [] }));
-    const last = new Map<string, BuildSpan>();
-    for (const span of spans) for (const module of span.modules) last.set(`${module}\0${span.variant}`, span);
-    return { add() {}, spans: () => spans, lastBuild: (module, variant) => last.get(`${module}\0${variant}`) };
+    const asOf = (span: BuildSpan): BuildSpan => (span.endSeq !== null && span.endSeq <= seq ? span : { ...span, ended: null, endSeq: null, outcome: 'running', failed: [] });
+    return {
+      add() {},
+      spans: () => this.spans.filter((span) => span.startSeq <= seq).map(asOf),
+      lastBuild: (module, variant) => {
+        const list = this.spansOf.get(`${module}\0${variant}`);
+        if (!list) return undefined;
+        const found = lastAtOrBefore(list, (i) => this.spans[i]!.startSeq <= seq);
+        return found === null ? undefined : asOf(this.spans[found]!);
+      },
+    };
   }
+}
+
+/** The last item of an ascending list for which `holds` (true up to a point, then false). */
+function lastAtOrBefore(list: readonly number[], holds: (item: number) => boolean): number | null {
+  let low = 0;
+  let high = list.length - 1;
+  let found: number | null = null;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (holds(list[middle]!)) {
+      found = list[middle]!;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found;
 }

@@ -9,7 +9,7 @@ import { fill, h } from './dom.js';
 import { clock, place } from './format.js';
 import { ModuleTable, renderModuleDetail } from './module-view.js';
 import { ReplayLog } from './replay-log.js';
-import { renderTimeline } from './timeline.js';
+import { renderTimeline, type Timeline } from './timeline.js';
 import { VirtualList } from './virtual-list.js';
 
 const ROW = 20;
@@ -19,6 +19,7 @@ export class ReplayView {
   private log: ReplayLog | null = null;
   private index = -1;
   private byTime = false;
+  private strip: Timeline | null = null;
   private readonly status = h('span', { class: 'load-status', role: 'status' }, 'Open a log recorded with core run --record, or load the live /log.');
   private readonly slider = h('input', { type: 'range', min: '0', max: '0', value: '0', class: 'slider', 'aria-label': 'Position in the log', disabled: true, oninput: () => this.fromSlider() });
   private readonly position = h('span', { class: 'position' }, '–');
@@ -48,13 +49,13 @@ export class ReplayView {
       h(
         'div',
         { class: 'controls' },
-        button('⏮', 'First event (Home)', () => this.seek(0)),
-        button('⇤', 'Previous status change (PageUp)', () => this.seek(this.log?.nextChange(this.index, -1) ?? 0)),
+        button('|◀', 'First event (Home)', () => this.seek(0)),
+        button('◀◀', 'Previous status change (PageUp)', () => this.seek(this.log?.nextChange(this.index, -1) ?? 0)),
         button('◀', 'Previous event (←)', () => this.seek(this.index - 1)),
         this.slider,
         button('▶', 'Next event (→)', () => this.seek(this.index + 1)),
-        button('⇥', 'Next status change (PageDown)', () => this.seek(this.log?.nextChange(this.index, 1) ?? 0)),
-        button('⏭', 'Last event (End)', () => this.seek(Infinity)),
+        button('▶▶', 'Next status change (PageDown)', () => this.seek(this.log?.nextChange(this.index, 1) ?? 0)),
+        button('▶|', 'Last event (End)', () => this.seek(Infinity)),
         mode,
         this.seqInput,
         this.position,
@@ -97,6 +98,10 @@ export class ReplayView {
     this.slider.disabled = false;
     this.list.setCount(log.events.length);
     this.index = -1;
+    // The strip shows the whole session: drawn once, only its cursor moves.
+    const start = Date.parse(log.events[0]!.time);
+    const end = Math.max(start + 1, Date.parse(log.events[log.events.length - 1]!.time));
+    this.strip = renderTimeline(this.timeline, log.spans, { from: start, to: end, onSeek: (time) => this.seek(log.indexAtTime(time)) });
     this.seek(log.events.length - 1);
   }
 
@@ -150,12 +155,10 @@ export class ReplayView {
     const changes = log.changes.get(this.index) ?? [];
     fill(
       this.eventDetail,
-      h('h3', null, h('code', null, `#${event.seq}`), ` ${event.type} `, h('span', { class: 'dim' }, describe(event))),
+      h('h3', null, h('code', null, `seq ${event.seq}`), ` ${event.type} `, h('span', { class: 'dim' }, describe(event))),
       changes.length ? h('ul', { class: 'changes' }, changes.map(changeRow)) : h('p', { class: 'dim small' }, 'no module changed its status or diagnostics at this event'),
     );
-    const start = Date.parse(log.events[0]!.time);
-    const end = Math.max(start + 1, Date.parse(log.events[log.events.length - 1]!.time));
-    renderTimeline(this.timeline, log.spans, { from: start, to: end, cursor: Date.parse(event.time), onSeek: (time) => this.seek(log.indexAtTime(time)) });
+    this.strip?.cursor(Date.parse(event.time));
     this.showModule();
   }
 
@@ -168,7 +171,7 @@ export class ReplayView {
       const at = log.lastChange(specifier, this.index);
       if (at !== null) {
         const event = log.events[at]!;
-        cause = h('p', { class: 'cause' }, `${found.module.status} since `, h('button', { type: 'button', class: 'link', onclick: () => this.seek(at) }, `#${event.seq} ${event.type}`), h('span', { class: 'dim' }, ` ${clock(event.time)} ${describe(event)}`));
+        cause = h('p', { class: 'cause' }, `${found.module.status} since `, h('button', { type: 'button', class: 'link', onclick: () => this.seek(at) }, `seq ${event.seq} ${event.type}`), h('span', { class: 'dim' }, ` ${clock(event.time)} ${describe(event)}`));
       }
     }
     renderModuleDetail(this.moduleDetail, found?.module ?? null, found?.details, (s) => this.table.select(s), cause);
@@ -197,7 +200,8 @@ export class ReplayView {
 
   private key(event: KeyboardEvent): void {
     const target = event.target as HTMLElement;
-    if (target instanceof HTMLInputElement && target.type !== 'file') return; // the slider and the fields handle their own keys
+    // The slider and the fields keep their own keys, but for PageUp/PageDown: status changes everywhere.
+    if (target instanceof HTMLInputElement && target.type !== 'file' && !(target.type === 'range' && event.key.startsWith('Page'))) return;
     if (target.closest('.modules')) return;
     const moves: Record<string, () => number> = {
       ArrowRight: () => this.index + 1,
