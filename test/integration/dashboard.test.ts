@@ -38,7 +38,7 @@ describe('the dashboard addresses', function () {
   });
 
   it('keeps OUTPUT_NOT_AVAILABLE for JSON, event-stream and Accept-less clients of /', async function () {
-    for (const headers of [{}, { accept: 'application/json' }, { accept: 'text/event-stream' }, { accept: '*/*' }]) {
+    for (const headers of [{} as Record<string, string>, { accept: 'application/json' }, { accept: 'text/event-stream' }, { accept: '*/*' }]) {
       const answer = await service.get('/', headers);
       expect(answer.status, JSON.stringify(headers)).to.equal(404);
       expect(answer.json().code).to.equal('OUTPUT_NOT_AVAILABLE');
