@@ -107,7 +107,7 @@ export class LiveView {
   private showDetail(): void {
     const specifier = this.table.selected;
     const found = specifier ? this.table.module(specifier) : null;
-    renderModuleDetail(this.detail, found?.module ?? null, found?.details, (s) => this.table.select(s), null, this.details?.frames);
+    renderModuleDetail(this.detail, found?.module ?? null, found?.details, this.table, null, this.details?.frames);
   }
 
   private drawTimeline(): void {

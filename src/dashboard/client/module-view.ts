@@ -42,6 +42,10 @@ export class ModuleTable {
     this.render();
   }
 
+  has(specifier: string): boolean {
+    return this.modules.some((m) => m.specifier === specifier);
+  }
+
   module(specifier: string): { module: ShownModule; details: ModuleDetails | undefined } | null {
     const module = this.modules.find((m) => m.specifier === specifier);
     return module ? { module, details: this.details.get(specifier) } : null;
@@ -131,12 +135,18 @@ export function renderDiagnostics(list: readonly Diagnostic[], kind: 'error' | '
   );
 }
 
+/** Which modules the detail can link to, and how it selects one (the module list does both). */
+export interface ModuleLinks {
+  has(specifier: string): boolean;
+  select(specifier: string): void;
+}
+
 /** One module's detail: status, problems, outputs, last build, imports and importers. */
 export function renderModuleDetail(
   container: HTMLElement,
   module: ShownModule | null,
   details: ModuleDetails | undefined,
-  onSelect: (specifier: string) => void,
+  links: ModuleLinks,
   extra: Node | null = null,
   frames: Record<string, string> = {},
 ): void {
@@ -145,7 +155,7 @@ export function renderModuleDetail(
     return;
   }
   const link = (specifier: string) =>
-    h('button', { type: 'button', class: 'link', onclick: () => onSelect(specifier) }, specifier);
+    h('button', { type: 'button', class: 'link', onclick: () => links.select(specifier) }, specifier);
   const outputs = details
     ? [
         details.code ? ['code', details.code] as const : null,
@@ -192,7 +202,7 @@ export function renderModuleDetail(
       ? h(
           'section',
           { class: 'graph' },
-          h('div', null, h('h3', null, `Imports (${details.imports.length})`), details.imports.length ? h('ul', { class: 'plain' }, details.imports.map((record) => h('li', null, h('code', null, record.specifier), h('span', { class: 'dim' }, ` ${record.file}${record.line ? `:${record.line}` : ''}`)))) : h('p', { class: 'dim' }, 'no bare import')),
+          h('div', null, h('h3', null, `Imports (${details.imports.length})`), details.imports.length ? h('ul', { class: 'plain' }, details.imports.map((record) => h('li', null, links.has(record.specifier) ? link(record.specifier) : h('code', null, record.specifier), h('span', { class: 'dim' }, ` ${record.file}${record.line ? `:${record.line}` : ''}`)))) : h('p', { class: 'dim' }, 'no bare import')),
           h('div', null, h('h3', null, `Importers (${details.importers.length})`), details.importers.length ? h('ul', { class: 'plain' }, details.importers.map((specifier) => h('li', null, link(specifier)))) : h('p', { class: 'dim' }, 'no workspace module imports it')),
         )
       : null,

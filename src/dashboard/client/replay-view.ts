@@ -174,7 +174,7 @@ export class ReplayView {
         cause = h('p', { class: 'cause' }, `${found.module.status} since `, h('button', { type: 'button', class: 'link', onclick: () => this.seek(at) }, `seq ${event.seq} ${event.type}`), h('span', { class: 'dim' }, ` ${clock(event.time)} ${describe(event)}`));
       }
     }
-    renderModuleDetail(this.moduleDetail, found?.module ?? null, found?.details, (s) => this.table.select(s), cause);
+    renderModuleDetail(this.moduleDetail, found?.module ?? null, found?.details, this.table, cause);
   }
 
   private eventRow(index: number): HTMLElement {
