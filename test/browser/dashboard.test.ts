@@ -128,6 +128,13 @@ describe('the build dashboard in Chromium', function () {
       await page.keyboard.press('ArrowDown');
       expect(await seqNow()).to.equal(seqs[3]);
       expect(await page.textContent('.replay .virtual .current')).to.include(String(seqs[3]));
+      // By time, the slider's ends are the first and the last event.
+      await page.selectOption('.replay select', 'time');
+      await page.focus('.replay .slider');
+      await page.keyboard.press('End');
+      expect(await seqNow()).to.equal(seqs.at(-1));
+      await page.keyboard.press('Home');
+      expect(await seqNow()).to.equal(seqs[0]);
     });
   });
 });

@@ -125,7 +125,9 @@ export class ReplayView {
     const log = this.log;
     if (!log) return;
     const value = Number(this.slider.value);
-    this.seek(this.byTime ? log.indexAtTime(Date.parse(log.events[0]!.time) + value) : value, false);
+    // By time: the events up to that moment; the slider's start is the first event itself.
+    if (this.byTime) this.seek(value <= 0 ? 0 : log.indexAtTime(Date.parse(log.events[0]!.time) + value), false);
+    else this.seek(value, false);
   }
 
   private goToSeq(): void {
