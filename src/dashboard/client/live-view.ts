@@ -107,7 +107,25 @@ export class LiveView {
   private showDetail(): void {
     const specifier = this.table.selected;
     const found = specifier ? this.table.module(specifier) : null;
+    if (!found && this.report) {
+      this.showProblems(this.report);
+      return;
+    }
     renderModuleDetail(this.detail, found?.module ?? null, found?.details, this.table, null, this.details?.frames);
+  }
+
+  /** With no module selected: every invalid module and its diagnostics, at a glance. */
+  private showProblems(report: Report): void {
+    const invalid = report.modules.filter((module) => module.status === 'invalid');
+    const pending = report.modules.filter((module) => module.status === 'pending').length;
+    fill(
+      this.detail,
+      h('header', { class: 'detail-head' }, h('h2', null, invalid.length ? `${invalid.length} invalid module${invalid.length === 1 ? '' : 's'}` : `All ${report.modules.length - pending} built modules are valid`), pending ? h('span', { class: 'dim' }, `${pending} pending`) : null),
+      invalid.map((module) =>
+        h('section', { class: 'problem' }, h('h3', null, h('button', { type: 'button', class: 'link', onclick: () => this.table.select(module.specifier) }, module.specifier)), renderDiagnostics(module.diagnostics, 'error', this.details?.frames)),
+      ),
+      h('p', { class: 'dim small' }, 'Select a module for its outputs, last build, imports and importers (Tab to the list, then ↑ ↓).'),
+    );
   }
 
   private drawTimeline(): void {
