@@ -14,6 +14,7 @@ import { serverTimeLimits } from './http/time-limits.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './streams/asset-files.js';
 import { createOutputCache, type OutputCache } from './outputs/output-cache.js';
+import { BUILD_HISTORY_LIMIT, createBuildHistory } from './store/build-history.js';
 import { EVENT_FORMAT, type CoreEvent, type Facts } from './store/events.js';
 import { createEventLog, type EventLog } from './store/log.js';
 import { selectReport, type Report } from './store/selectors.js';
@@ -93,6 +94,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // workspace's start: on only when debugging (CORE_DEBUG_FREEZE=1) and in the tests.
   const store = createStore({ freeze: options.freeze ?? process.env.CORE_DEBUG_FREEZE === '1' });
   const log = createEventLog(store.events$);
+  const history = createBuildHistory(BUILD_HISTORY_LIMIT);
   const hashes = createFileHashes(root);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
@@ -137,7 +139,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
   await readiness.workspace();
   const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
-  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report });
+  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report, history, cdnOrigin, root });
 
   // Not an effect (it derives messages, not facts), but it may fail like one.
   const push$ = supervise('push', (_event$, state$) => stylesPush$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, report, onFailed: dispatch }).pipe(share());

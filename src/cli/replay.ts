@@ -1,14 +1,15 @@
-// `core replay <file> [--until SEQ] [--trace]`: folds a recorded log with the service's own
+// `core replay <file> [--until SEQ] [--trace] [--chrome-trace OUT]`: folds a recorded log with the service's own
 // reducer and prints the `/state` report it yields, or, with --trace, each change of a
 // module's status or diagnostics with the event that caused it.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LogFormatError, lastSession, parseLog, replay, trace } from '../store/replay.js';
+import { chromeTrace } from '../store/chrome-trace.js';
 import { selectReport } from '../store/selectors.js';
 import { formatTrace } from './format-trace.js';
 import { UsageError } from './usage-error.js';
 
-export const REPLAY_HELP = `Usage: core replay <file> [--until SEQ] [--trace]
+export const REPLAY_HELP = `Usage: core replay <file> [--until SEQ] [--trace] [--chrome-trace OUT]
 
 Folds an event log written by \`core run --record <file>\` (or saved from GET /log) with the
 service's reducer, without building anything, and prints the /state report it yields as
@@ -18,6 +19,9 @@ Options:
   --until SEQ   stop after the event SEQ (of the last session in the file)
   --trace       print instead, for each event that changed a module's status or
                 diagnostics, the event and the change (for a person to read)
+  --chrome-trace OUT
+                write the builds as a Trace Event Format file (JSON) that Perfetto
+                (ui.perfetto.dev) and chrome://tracing open: one track per build lane
 
 A log from a newer or unknown event format is refused (exit 1), never misread; a last
 line cut off by a killed server is skipped with a warning.
@@ -26,7 +30,7 @@ line cut off by a killed server is skipped with a warning.
 export async function replayCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { until: { type: 'string' }, trace: { type: 'boolean' }, color: { type: 'boolean' } },
+    options: { until: { type: 'string' }, trace: { type: 'boolean' }, color: { type: 'boolean' }, 'chrome-trace': { type: 'string' } },
     allowPositionals: true,
     strict: true,
   });
@@ -51,6 +55,17 @@ export async function replayCommand(args: string[]): Promise<number> {
   }
   for (const warning of parsed.warnings) process.stderr.write(`core replay: warning: ${warning}\n`);
   const events = lastSession(parsed.events, until);
+  const traceFile = values['chrome-trace'];
+  if (traceFile !== undefined) {
+    if (traceFile === '') throw new UsageError('--chrome-trace takes the file to write');
+    try {
+      fs.writeFileSync(traceFile, `${JSON.stringify(chromeTrace(events))}\n`);
+    } catch (error) {
+      process.stderr.write(`core replay: cannot write ${traceFile}: ${(error as Error).message}\n`);
+      return 1;
+    }
+    if (!values.trace) return 0;
+  }
   if (values.trace) {
     const color = values.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
     process.stdout.write(formatTrace(trace(events), { color }));

@@ -89,10 +89,11 @@ export async function runCommand(args: string[]): Promise<number> {
     `core ${VERSION} serving ${root} (${packages.length} package${packages.length === 1 ? '' : 's'}, ${modules.length} module${modules.length === 1 ? '' : 's'})\n` +
       `\n  ${service.url}\n` +
       (development ? `  preview  ${service.url}preview/\n` : '') +
-      `  state    ${service.url}state\n\n`,
+      `  state    ${service.url}state\n` +
+      `  dashboard ${service.url} (in a browser)\n\n`,
   );
   if (!development) {
-    process.stderr.write(`hint: the development extension is not loaded, so only /m/, /state and /log are served; set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION} for /preview/ and stylesheet push\n`);
+    process.stderr.write(`hint: the development extension is not loaded, so only /m/, /state, /log and the dashboard are served; set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION} for /preview/ and stylesheet push\n`);
   }
   if (!cdnOrigin) {
     process.stderr.write('warning PREVIEW_CDN_UNSET: CORE_CDN_ORIGIN is not set, so /preview/ answers 503 PREVIEW_CDN_UNSET; start again with CORE_CDN_ORIGIN set, for example CORE_CDN_ORIGIN=https://esm.sh\n');

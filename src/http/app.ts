@@ -3,13 +3,15 @@
 //   1. respondWithErrors     every error becomes the JSON body of contract §2
 //   2. refuseUnsafeTarget    REQUEST_INVALID before anything parses the path (§11)
 //   3. guardHost             HOST_NOT_ALLOWED: the DNS-rebinding guard (§2)
-//   4. router                /m/, /state, /log, and what extensions add (/preview/, /u/)
+//   4. router                /m/, /state, /log, the dashboard (/ for browsers, /dashboard/,
+//                            /state/details), and what extensions add (/preview/, /u/)
 //   5. notDeclared           OUTPUT_NOT_AVAILABLE for every other path
 // WebSocket upgrades (koa-websocket) pass `verifyUpgrade` instead: route, Host, Origin.
 import type { RequestListener, Server } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import websockify from 'koa-websocket';
+import type { BuildHistory } from '../store/build-history.js';
 import type { EventLog } from '../store/log.js';
 import type { ServiceState } from '../store/state.js';
 import type { OutputCache } from '../outputs/output-cache.js';
@@ -22,6 +24,7 @@ import { respondWithErrors } from './middleware/respond-with-errors.js';
 import type { Readiness } from './readiness.js';
 import type { FreshnessCheck } from '../streams/freshness.js';
 import { createAnswerCache } from './answer-cache.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { logRoute } from './routes/log.js';
 import { modulesRoute } from './routes/modules.js';
 import { stateRoute } from './routes/state.js';
@@ -38,6 +41,9 @@ export interface AppDeps {
   log: EventLog;
   hosts: HostPolicy;
   report(message: string): void;
+  history: BuildHistory;
+  cdnOrigin: string | null;
+  root: string;
 }
 
 export interface App {
@@ -61,6 +67,10 @@ export function createApp(deps: AppDeps): App {
   router.get('/m/*rest', modulesRoute({ ...deps, answers }));
   router.get('/state', stateRoute({ readiness: deps.readiness, state$: deps.state$ }));
   router.get('/log', logRoute(deps.log));
+  const dashboard = dashboardRoutes(deps);
+  router.get('/', dashboard.page);
+  router.get('/dashboard/:file', dashboard.file);
+  router.get('/state/details', dashboard.details);
 
   // Errors after the answer started (a streamed body): a client that went away, such as a
   // closed /state event stream, is no defect; Koa's default handler would print each one.

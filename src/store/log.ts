@@ -9,6 +9,8 @@ export const LOG_WINDOW = 10_000;
 export interface EventLog {
   /** The events kept, oldest first; those after `since` when given. */
   events(since?: number): CoreEvent[];
+  /** Every event from now on (for `GET /log` as an event stream). */
+  readonly live$: Observable<CoreEvent>;
   close(): void;
 }
 
@@ -24,6 +26,7 @@ export function createEventLog(events$: Observable<CoreEvent>, limit = LOG_WINDO
       const window = kept.length > limit ? kept.slice(kept.length - limit) : kept.slice();
       return since === undefined ? window : window.filter((event) => event.seq > since);
     },
+    live$: events$,
     close: () => subscription.unsubscribe(),
   };
 }

@@ -109,19 +109,29 @@ export function trace(events: readonly CoreEvent[]): TraceStep[] {
   let before = new Map<string, ModuleReport>();
   for (const event of events) {
     state = reducer(state, event);
-    const after = new Map(selectReport(state).modules.map((module) => [module.specifier, module]));
-    const changes: TraceChange[] = [];
-    for (const [specifier, module] of after) {
-      const previous = before.get(specifier) ?? null;
-      if (!previous || previous.status !== module.status || JSON.stringify(previous.diagnostics) !== JSON.stringify(module.diagnostics)) {
-        changes.push({ specifier, from: previous, to: module });
-      }
-    }
-    for (const [specifier, module] of before) {
-      if (!after.has(specifier)) changes.push({ specifier, from: module, to: null });
-    }
+    const after = modulesOf(state);
+    const changes = changesBetween(before, after);
     if (changes.length > 0) steps.push({ event, changes });
     before = after;
   }
   return steps;
+}
+
+/** The modules of a state's report, by specifier. */
+export const modulesOf = (state: ServiceState): Map<string, ModuleReport> => new Map(selectReport(state).modules.map((module) => [module.specifier, module]));
+
+/** The modules whose status or diagnostics differ between two reports (the dashboard's replay asks too). */
+export function changesBetween(before: ReadonlyMap<string, ModuleReport>, after: ReadonlyMap<string, ModuleReport>): TraceChange[] {
+  const changes: TraceChange[] = [];
+  for (const [specifier, module] of after) {
+    const previous = before.get(specifier) ?? null;
+    if (previous === module) continue;
+    if (!previous || previous.status !== module.status || JSON.stringify(previous.diagnostics) !== JSON.stringify(module.diagnostics)) {
+      changes.push({ specifier, from: previous, to: module });
+    }
+  }
+  for (const [specifier, module] of before) {
+    if (!after.has(specifier)) changes.push({ specifier, from: module, to: null });
+  }
+  return changes;
 }

@@ -1,0 +1,140 @@
+// The live view: `/state` as Server-Sent Events (statuses and diagnostics, the moment they
+// change), `/state/details` fetched again after each change or finished build, and the
+// builds of the last minutes on a timeline.
+import type { Details } from '../details.js';
+import type { Report } from '../../store/selectors.js';
+import { fill, h } from './dom.js';
+import { ModuleTable, renderDiagnostics, renderModuleDetail } from './module-view.js';
+import { renderTimeline } from './timeline.js';
+
+const TIMELINE_MS = 5 * 60_000;
+
+export class LiveView {
+  readonly element: HTMLElement;
+  private readonly table: ModuleTable;
+  private readonly detail = h('aside', { class: 'detail', 'aria-label': 'Module detail' });
+  private readonly banner = h('section', { class: 'banner' });
+  private readonly timeline = h('div', { class: 'timeline' });
+  private readonly connection = h('span', { class: 'connection', role: 'status' }, 'connecting…');
+  private readonly facts = h('span', { class: 'facts' });
+  private report: Report | null = null;
+  private details: Details | null = null;
+  private fetching: Promise<void> | null = null;
+  private again = false;
+
+  constructor() {
+    this.table = new ModuleTable(() => this.showDetail());
+    this.element = h(
+      'div',
+      { class: 'view live' },
+      h('div', { class: 'subbar' }, this.connection, this.facts),
+      this.banner,
+      h('div', { class: 'split' }, this.table.element, this.detail),
+      h('section', { class: 'timeline-panel' }, h('h3', null, 'Builds · up to the last 5 minutes', h('span', { class: 'legend' }, h('i', { class: 'bar succeeded' }), 'succeeded', h('i', { class: 'bar failed' }), 'failed', h('i', { class: 'bar cancelled' }), 'cancelled', h('i', { class: 'bar running' }), 'running')), this.timeline),
+    );
+    this.showDetail();
+  }
+
+  start(): void {
+    const state = new EventSource('/state');
+    state.addEventListener('state', (event) => {
+      this.report = JSON.parse((event as MessageEvent<string>).data) as Report;
+      this.connection.textContent = 'live';
+      this.connection.className = 'connection live';
+      this.render();
+      this.refreshDetails();
+    });
+    state.addEventListener('error', () => {
+      this.connection.textContent = state.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting…';
+      this.connection.className = 'connection down';
+    });
+    const log = new EventSource('/log');
+    log.addEventListener('log', (event) => {
+      const type = (JSON.parse((event as MessageEvent<string>).data) as { type: string }).type;
+      if (type.startsWith('build.')) this.refreshDetails();
+    });
+    // The timeline moves with the clock, builds or not.
+    setInterval(() => this.drawTimeline(), 1000);
+  }
+
+  focusSearch(): void {
+    this.table.focusSearch();
+  }
+
+  /** One fetch at a time; changes during it fetch once more after it. */
+  private refreshDetails(): void {
+    if (this.fetching) {
+      this.again = true;
+      return;
+    }
+    this.fetching = fetch('/state/details', { headers: { accept: 'application/json' } })
+      .then((response) => (response.ok ? (response.json() as Promise<Details>) : null))
+      .then((details) => {
+        if (details) this.details = details;
+        this.render();
+      })
+      .catch(() => {})
+      .finally(() => {
+        this.fetching = null;
+        if (this.again) {
+          this.again = false;
+          this.refreshDetails();
+        }
+      });
+  }
+
+  private render(): void {
+    if (!this.report) return;
+    this.table.update(this.report, this.details);
+    const details = this.details;
+    fill(
+      this.facts,
+      h('span', null, 'CDN ', h('code', null, details ? details.cdnOrigin ?? 'unset' : '…')),
+      h('span', null, 'selection ', h('code', null, details ? (details.selection === null ? 'every package' : details.selection.join(', ') || 'none') : '…')),
+      details?.preview ? h('span', null, 'preview ', h('code', null, details.preview)) : null,
+      details ? h('span', { class: 'dim' }, `seq ${details.seq}`) : null,
+    );
+    const packages = details?.packages.filter((p) => !p.development) ?? [];
+    fill(
+      this.banner,
+      this.report.diagnostics.length ? h('div', { class: 'workspace-diagnostics' }, h('h3', null, `Workspace (${this.report.diagnostics.length})`), renderDiagnostics(this.report.diagnostics, 'error', this.details?.frames)) : null,
+      packages.length ? h('p', { class: 'dim small' }, `From the CDN (not in development): ${packages.map((p) => `${p.name}@${p.version}`).join(', ')}`) : null,
+    );
+    this.showDetail();
+    this.drawTimeline();
+  }
+
+  private showDetail(): void {
+    const specifier = this.table.selected;
+    const found = specifier ? this.table.module(specifier) : null;
+    if (!found && this.report) {
+      this.showProblems(this.report);
+      return;
+    }
+    renderModuleDetail(this.detail, found?.module ?? null, found?.details, this.table, null, this.details?.frames);
+  }
+
+  /** With no module selected: every invalid module and its diagnostics, at a glance. */
+  private showProblems(report: Report): void {
+    const invalid = report.modules.filter((module) => module.status === 'invalid');
+    const pending = report.modules.filter((module) => module.status === 'pending').length;
+    fill(
+      this.detail,
+      h('header', { class: 'detail-head' }, h('h2', null, invalid.length ? `${invalid.length} invalid module${invalid.length === 1 ? '' : 's'}` : `All ${report.modules.length - pending} built modules are valid`), pending ? h('span', { class: 'dim' }, `${pending} pending`) : null),
+      invalid.map((module) =>
+        h('section', { class: 'problem' }, h('h3', null, h('button', { type: 'button', class: 'link', onclick: () => this.table.select(module.specifier) }, module.specifier)), renderDiagnostics(module.diagnostics, 'error', this.details?.frames)),
+      ),
+      h('p', { class: 'dim small' }, 'Select a module for its outputs, last build, imports and importers (Tab to the list, then ↑ ↓).'),
+    );
+  }
+
+  private drawTimeline(): void {
+    if (!this.element.isConnected || this.element.hidden) return;
+    const now = Date.now();
+    const builds = this.details?.builds ?? [];
+    // A young session fills the strip rather than sitting in its last pixels.
+    const first = builds.length ? Date.parse(builds[0]!.started) : now;
+    const from = Math.max(now - TIMELINE_MS, Math.min(first, now - 10_000) - 2000);
+    renderTimeline(this.timeline, builds, { from, to: now });
+  }
+}

@@ -1,0 +1,64 @@
+// The build dashboard: `GET /` for a browser (a request whose Accept names text/html), its
+// bundled files under `/dashboard/`, and `GET /state/details`, the JSON it shows beside
+// `/state`. Part of the core service: it shows what `/state` and `/log` serve, behind the
+// same Host guard and without CORS headers. Other clients of `/` get OUTPUT_NOT_AVAILABLE.
+import type { BuildHistory } from '../../store/build-history.js';
+import type { HttpContext } from '../context.js';
+import { readClientFiles, type ClientFileName } from '../../dashboard/client-files.js';
+import { selectDetails } from '../../dashboard/details.js';
+import { DASHBOARD_CSP, renderDashboardPage } from '../../dashboard/page.js';
+import { selectReport } from '../../store/selectors.js';
+import { sourceFrames } from '../../streams/source-frames.js';
+import { ServiceError } from '../errors.js';
+import type { Readiness } from '../readiness.js';
+import { sendOutput } from '../send-output.js';
+
+export interface DashboardDeps {
+  root: string;
+  readiness: Readiness;
+  history: BuildHistory;
+  cdnOrigin: string | null;
+}
+
+export function dashboardRoutes(deps: DashboardDeps) {
+  let files: ReturnType<typeof readClientFiles> | undefined;
+  const client = () => {
+    files ??= readClientFiles();
+    if (!files) throw new ServiceError('INTERNAL_ERROR', 'the dashboard was not built: run `npm run build` in the package');
+    return files;
+  };
+  const address = (name: ClientFileName) => `/dashboard/${name}?v=${client().get(name)!.hash.slice(0, 12)}`;
+
+  return {
+    page: async function dashboardPage(ctx: HttpContext, next: () => Promise<unknown>) {
+      // Only a browser navigation: JSON and event-stream clients keep the 404 they had.
+      if (!ctx.get('accept').includes('text/html')) return next();
+      const html = renderDashboardPage(address('dashboard.js'), address('dashboard.css'));
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Content-Security-Policy', DASHBOARD_CSP);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.set('Vary', 'Accept');
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = html;
+    },
+    file: function dashboardFile(ctx: HttpContext, next: () => Promise<unknown>) {
+      const file = client().get(ctx.params.file as ClientFileName);
+      if (!file) return next();
+      sendOutput(ctx, file.body, { type: file.type, hash: file.hash, anyOrigin: false });
+    },
+    details: async function stateDetails(ctx: HttpContext) {
+      const state = await deps.readiness.settled();
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = 'application/json; charset=utf-8';
+      const details = selectDetails(state, deps.history, deps.cdnOrigin);
+      const report = selectReport(state);
+      // Only files the service read for a build or a manifest: the same sources the
+      // development outputs' source maps already carry.
+      const readable = new Set(Object.keys(state.workspace.sources));
+      for (const builds of Object.values(state.builds)) for (const variant of Object.values(builds.variants)) for (const file of Object.keys(variant.last?.inputs ?? {})) readable.add(file);
+      const frames = await sourceFrames(deps.root, [...report.diagnostics, ...report.modules.flatMap((module) => module.diagnostics)], (file) => readable.has(file));
+      ctx.body = JSON.stringify({ ...details, frames });
+    },
+  };
+}
