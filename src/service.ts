@@ -123,6 +123,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
   const supervised = <D>(name: string, effect: Effect<D>) => supervise(name, effect as Effect<EffectDeps>, store.events$, store.state$, deps, { scheduler: deps.scheduler, report });
   const subscriptions: Subscription[] = [];
+  subscriptions.push(store.events$.subscribe((event) => history.add(event, store.getState())));
   // Subscribed before the first event, so the log holds every one.
   if (deps.recordFile) subscriptions.push(supervised('record', record$).subscribe(dispatch));
   store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root, service: VERSION });
