@@ -5,7 +5,7 @@
 //   service.state$.subscribe((state) => ...);
 //   console.log(await service.report());
 //   await service.close();
-export { startService, type Service, type ServiceOptions } from './service.js';
+export { startService, ListenError, type Service, type ServiceOptions } from './service.js';
 export type { ServiceExtension, ExtensionHost } from './extension.js';
 export type { CoreEvent, Fact, EventType } from './store/events.js';
 export type { ServiceState } from './store/state.js';

@@ -39,6 +39,8 @@ export interface ServiceOptions {
   root?: string;
   /** Default 0: any free port. */
   port?: number;
+  /** Default true: a busy `port` is a `ListenError` (`PORT_IN_USE`); false: the next free port of the following ones is taken. */
+  strictPort?: boolean;
   /** Default 127.0.0.1: loopback only. */
   host?: string;
   /** Host names accepted in `Host` besides localhost, 127.0.0.1, [::1] and `host`. */
@@ -164,7 +166,17 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     loaded.push(extension.name);
   }
 
-  const server = await listen(app, options.port ?? 0, host);
+  let server: Server;
+  try {
+    server = await listen(app, options.port ?? 0, host, options.strictPort ?? true);
+  } catch (error) {
+    // Nothing may keep running for a service that never started: effects, watcher, esbuild.
+    for (const subscription of subscriptions) subscription.unsubscribe();
+    log.close();
+    store.complete();
+    await registry.dispose();
+    throw error;
+  }
   const port = (server.address() as { port: number }).port;
   const urlHost = WILDCARD_HOSTS.has(host) ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 
@@ -218,14 +230,47 @@ async function loadExtension(specifier: string, root: string): Promise<ServiceEx
   return { name: extension.name ?? specifier, setup: extension.setup.bind(extension) };
 }
 
-function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
+/** The service could not start listening: `PORT_IN_USE` or `HOST_UNAVAILABLE`, a condition, not a defect. */
+export class ListenError extends Error {
+  constructor(
+    readonly code: 'PORT_IN_USE' | 'HOST_UNAVAILABLE',
+    readonly port: number,
+    readonly host: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ListenError';
+  }
+}
+
+/** Ports tried after a busy one when `strictPort` is false (as Vite does). */
+export const PORT_ATTEMPTS = 20;
+
+async function listen(app: ReturnType<typeof createApp>, port: number, host: string, strictPort: boolean): Promise<Server> {
+  const attempts = strictPort || port === 0 ? 1 : PORT_ATTEMPTS;
+  for (let attempt = 0; ; attempt += 1) {
+    const candidate = port + attempt;
+    try {
+      return await listenOnce(app, candidate, host);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'EADDRINUSE' && attempt + 1 < attempts && candidate < 65535) continue;
+      if (code === 'EADDRINUSE') {
+        const tried = attempts > 1 ? `ports ${port} to ${candidate} are` : `port ${port} is`;
+        throw new ListenError('PORT_IN_USE', port, host, `${tried} in use on ${host}`);
+      }
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new ListenError('HOST_UNAVAILABLE', port, host, `${host} is not an address of this machine`);
+      throw error;
+    }
+  }
+}
+
+function listenOnce(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     // Slow clients may not hold sockets open forever (src/http/time-limits.ts).
     const server = createServer(serverTimeLimits, app.listener);
-    app.attachSockets(server);
-    server.listen({ port, host: host.replace(/^\[|\]$/g, '') });
     // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the Host
-    // guard answers it instead, with the JSON body of contract §2 (HOST_NOT_ALLOWED).
+    // guard answers it instead, with the JSON body of the README's error table (HOST_NOT_ALLOWED).
     (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
     // Two Host headers (RFC 9112 §3.2: never to be answered) would reach the guard as the
     // first alone; joined, they make one malformed value that the guard, the WebSocket check
@@ -235,7 +280,11 @@ function listen(app: ReturnType<typeof createApp>, port: number, host: string): 
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);
+      // Only once listening: the WebSocket server re-emits the HTTP server's errors, and a
+      // busy port would reach it as an unhandled 'error' event, a crash instead of an answer.
+      app.attachSockets(server);
       resolve(server);
     });
+    server.listen({ port, host: host.replace(/^\[|\]$/g, '') });
   });
 }

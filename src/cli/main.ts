@@ -27,16 +27,49 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   try {
-    return await command.run(rest);
+    return await command.run(joinDashValues(rest));
   } catch (error) {
+    // A wrong command line is one line: what is wrong and where the options are listed.
     if (error instanceof UsageError) {
-      process.stderr.write(`core ${name}: ${error.message}\n\n${command.help}`);
+      process.stderr.write(`core ${name}: ${error.message} (core ${name} --help lists the options)\n`);
       return 2;
     }
-    if (error instanceof Error && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`core ${name}: ${error.message}\n\n${command.help}`);
+    const parseProblem = describeParseError(error);
+    if (parseProblem !== null) {
+      process.stderr.write(`core ${name}: ${parseProblem} (core ${name} --help lists the options)\n`);
       return 2;
     }
     throw error;
   }
+}
+
+// `--port -1` reads to node:util's parser as an option without its value ("argument is
+// ambiguous"); a value that looks like a negative number is meant as the value, so it is
+// joined (`--port=-1`) and then judged by the command like any other value.
+function joinDashValues(args: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (arg.startsWith('--') && !arg.includes('=') && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i += 1;
+    } else joined.push(arg);
+  }
+  return joined;
+}
+
+// node:util's parser explains itself in several sentences with quotes of its own; the
+// command line gets the one fact that matters.
+function describeParseError(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  const code = (error as { code?: string }).code ?? '';
+  if (!code.startsWith('ERR_PARSE_ARGS')) return null;
+  const option = /'(-[^' ]+)/.exec(error.message)?.[1] ?? null;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option ?? error.message}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return /argument missing|ambiguous/.test(error.message) ? `${option ?? 'an option'} needs a value` : `${option ?? 'an option'} takes no value`;
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${/'([^']+)'/.exec(error.message)?.[1] ?? ''}`.trim();
+  return error.message.split('\n')[0]!;
 }

@@ -1,10 +1,11 @@
 // `core run`: serve the workspace until SIGINT or SIGTERM.
 import { parseArgs } from 'node:util';
-import { startService } from '../service.js';
-import { selectReport } from '../store/selectors.js';
-import { VERSION } from '../version.js';
+import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
 import { DEVELOPMENT_EXTENSION } from '../development/name.js';
 import { UsageError } from './usage-error.js';
+import { banner, followChanges, showProgress } from './run-terminal.js';
+import { LOG_LEVELS, shows, type LogLevel } from './live-lines.js';
+import { terminalStyle, wantsColor } from './terminal-style.js';
 import { workspaceDir } from './workspace-dir.js';
 
 export const DEFAULT_PORT = 4800;
@@ -12,22 +13,28 @@ export const DEFAULT_PORT = 4800;
 /** After SIGINT or SIGTERM, the longest a clean stop may take before the process exits anyway. */
 export const STOP_GRACE_MS = 1500;
 
-export const RUN_HELP = `Usage: core run [--port N] [--host H] [--allowed-host H]... [--record FILE]
+export const RUN_HELP = `Usage: core run [--port N] [--strict-port] [--host H] [--allowed-host H]... [--record FILE]
 
 Serves the workspace in the current directory (the one with core.json).
 
 Options:
-  --port N           port to listen on (default ${DEFAULT_PORT}; 0 takes any free port)
+  --port N           port to listen on (default ${DEFAULT_PORT}, or the next free one of the
+                     ${PORT_ATTEMPTS - 1} following; 0 takes any free port). A port given here is kept:
+                     if it is busy, core run says so and exits 1
+  --strict-port      keep the default port too: exit 1 if it is busy (default: off)
   --host H           address to listen on (default 127.0.0.1, loopback only)
   --allowed-host H   another host name accepted in the Host header (repeatable)
   --record FILE      append every event to FILE as NDJSON (see core replay)
+  --log-level L      what the terminal tells while serving: silent, error, warn, info
+                     or debug (every event) (default info)
 
 Environment:
   CORE_SERVICE_EXTENSIONS  comma-separated extension specifiers, such as
                            @core-js/packages/development (the preview and stylesheet push)
   CORE_CDN_ORIGIN          origin serving packages not in development, such as https://esm.sh
 
-Stops cleanly on SIGINT and SIGTERM (exit 0).
+Colour on a terminal (NO_COLOR turns it off, FORCE_COLOR on). Stops cleanly on SIGINT and
+SIGTERM (exit 0).
 `;
 
 export async function runCommand(args: string[]): Promise<number> {
@@ -38,6 +45,8 @@ export async function runCommand(args: string[]): Promise<number> {
       host: { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       record: { type: 'string' },
+      'strict-port': { type: 'boolean' },
+      'log-level': { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -45,6 +54,8 @@ export async function runCommand(args: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535; got "${values.port}"`);
+  const logLevel = (values['log-level'] ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
   const root = workspaceDir();
   const extensions = (process.env.CORE_SERVICE_EXTENSIONS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const cdnOrigin = process.env.CORE_CDN_ORIGIN?.trim() || null;
@@ -68,6 +79,8 @@ export async function runCommand(args: string[]): Promise<number> {
     service = await startService({
       root,
       port,
+      // The default port moves to the next free one (as Vite does); a port asked for is kept.
+      strictPort: values.port !== undefined || values['strict-port'] === true,
       host: values.host ?? '127.0.0.1',
       allowedHosts: values['allowed-host'] ?? [],
       extensions,
@@ -75,32 +88,40 @@ export async function runCommand(args: string[]): Promise<number> {
       record: values.record,
     });
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'EADDRINUSE') process.stderr.write(`core run: port ${port} is in use; pass --port 0 to take any free port\n`);
-    else if (code === 'EADDRNOTAVAIL') process.stderr.write(`core run: ${values.host} is not an address of this machine\n`);
-    else process.stderr.write(`core run: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof ListenError && error.code === 'PORT_IN_USE') {
+      process.stderr.write(`core run: ${error.message}; stop what uses it, or pass another --port (0 takes any free port)\n`);
+    } else if (error instanceof ListenError) {
+      process.stderr.write(`core run: ${error.message}; pass --host with an address of this machine (default 127.0.0.1)\n`);
+    } else {
+      process.stderr.write(`core run: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
     return 1;
   }
 
+  const style = terminalStyle(wantsColor(process.stdout));
+  const errorStyle = terminalStyle(wantsColor(process.stderr));
+  const progress = process.stdout.isTTY && logLevel !== 'silent' ? showProgress(service, style) : null;
+  await service.report();
+  progress?.unsubscribe();
   const state = service.internals.store.getState();
-  const { packages, modules } = state.workspace;
   const development = service.extensions.includes(DEVELOPMENT_EXTENSION);
-  process.stdout.write(
-    `core ${VERSION} serving ${root} (${packages.length} package${packages.length === 1 ? '' : 's'}, ${modules.length} module${modules.length === 1 ? '' : 's'})\n` +
-      `\n  ${service.url}\n` +
-      (development ? `  preview  ${service.url}preview/\n` : '') +
-      `  state    ${service.url}state\n` +
-      `  dashboard ${service.url} (in a browser)\n\n`,
-  );
+  if (logLevel !== 'silent') {
+    process.stdout.write(banner({ state, url: service.url, development, cdnOrigin, readyMs: performance.now(), movedFrom: service.port !== port && port !== 0 ? port : null, style }));
+  } else {
+    process.stdout.write(`${service.url}\n`);
+  }
+  const warn = (text: string) => {
+    if (shows(logLevel, 'warn')) process.stderr.write(`${text}\n`);
+  };
   if (!development) {
-    process.stderr.write(`hint: the development extension is not loaded, so only /m/, /state, /log and the dashboard are served; set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION} for /preview/ and stylesheet push\n`);
+    warn(`${errorStyle.yellow('hint')} the development extension is not loaded, so only /m/, /state, /log and the dashboard are served (/preview/ answers 404); set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION} for the preview and stylesheet push`);
+  } else if (!cdnOrigin) {
+    warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503 PREVIEW_CDN_UNSET; start again with CORE_CDN_ORIGIN set, for example CORE_CDN_ORIGIN=https://esm.sh`);
   }
-  if (!cdnOrigin) {
-    process.stderr.write('warning PREVIEW_CDN_UNSET: CORE_CDN_ORIGIN is not set, so /preview/ answers 503 PREVIEW_CDN_UNSET; start again with CORE_CDN_ORIGIN set, for example CORE_CDN_ORIGIN=https://esm.sh\n');
-  }
-  for (const problem of selectReport(state).diagnostics) process.stderr.write(`warning ${problem.kind}: ${problem.message}\n`);
+  const live = followChanges(service, root, logLevel, errorStyle);
 
   await stopped;
+  live.unsubscribe();
   await service.close();
   return 0;
 }

@@ -1,0 +1,134 @@
+// What `core run` tells the person at the terminal while it serves: one line (or one block,
+// for a failure with its code frame) per meaningful change of the settled state. Pure: the
+// command passes the states, the time and a reader of source lines, and writes what comes back.
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import { defaultVariantKey, selectReport, type ModuleReport } from '../store/selectors.js';
+import type { ServiceState } from '../store/state.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
+import type { TerminalStyle } from './terminal-style.js';
+
+export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LineLevel = Exclude<LogLevel, 'silent'>;
+
+export interface TerminalLine {
+  level: LineLevel;
+  text: string;
+}
+
+/** What the terminal last told about the workspace. */
+export interface TerminalSnapshot {
+  modules: Map<string, { status: ModuleReport['status']; diagnostics: string; styles: string | null }>;
+  warnings: Set<string>;
+  topLevel: Set<string>;
+  selection: string | null;
+}
+
+/** More modules than this changing alike in one step are told in one line. */
+export const BURST = 3;
+
+type ReadLine = (file: string, line: number) => string | null;
+
+const key = (d: Diagnostic) => `${d.kind} ${d.file ?? ''}:${d.line ?? ''}:${d.column ?? ''} ${d.message}`;
+const warningsOf = (module: ModuleReport): Diagnostic[] => (module as ModuleReport & { warnings?: Diagnostic[] }).warnings ?? [];
+
+export function snapshotOf(state: ServiceState): TerminalSnapshot {
+  const report = selectReport(state);
+  const modules: TerminalSnapshot['modules'] = new Map();
+  const warnings = new Set<string>();
+  const index = indexWorkspace(state.workspace);
+  for (const module of report.modules) {
+    const model = index.modules.get(module.specifier);
+    const styles = model ? (state.builds[module.specifier]?.variants[defaultVariantKey(model)]?.last?.outputs?.styles?.hash ?? null) : null;
+    modules.set(module.specifier, { status: module.status, diagnostics: module.diagnostics.map(key).join('\n'), styles });
+    for (const warning of warningsOf(module)) warnings.add(`${module.specifier} ${key(warning)}`);
+  }
+  return { modules, warnings, topLevel: new Set(report.diagnostics.map(key)), selection: JSON.stringify(state.workspace.selection) };
+}
+
+/** The snapshot of a terminal that has told nothing yet: every problem of `state` is news. */
+export function untoldSnapshot(state: ServiceState): TerminalSnapshot {
+  const told = snapshotOf(state);
+  const modules: TerminalSnapshot['modules'] = new Map();
+  for (const [specifier, module] of told.modules) modules.set(specifier, { status: 'pending', diagnostics: '', styles: module.styles });
+  return { modules, warnings: new Set(), topLevel: new Set(), selection: told.selection };
+}
+
+/** A diagnostic as esbuild prints one: the message, then where, then the line with a caret. */
+export function formatDiagnostic(d: Diagnostic, style: TerminalStyle, readLine: ReadLine, mark = style.red('✘'), about = ''): string {
+  const head = `${mark} ${style.bold(`[${d.kind}]`)} ${d.message}${about ? style.dim(`  ${about}`) : ''}`;
+  if (!d.file) return head;
+  const place = `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}`;
+  const lines = [head, `    ${style.cyan(place)}:`];
+  const text = d.line ? readLine(d.file, d.line) : null;
+  if (text !== null && d.line) {
+    const number = String(d.line);
+    const shown = text.length > 160 ? `${text.slice(0, 160)}…` : text;
+    lines.push(`      ${number} │ ${shown}`);
+    if (d.column) lines.push(`      ${' '.repeat(number.length)} ╵ ${' '.repeat(Math.min(d.column - 1, 160))}${style.green('^')}`);
+  }
+  return lines.join('\n');
+}
+
+export interface ChangeContext {
+  style: TerminalStyle;
+  readLine: ReadLine;
+  /** How long ago the change that caused this state was seen, in ms, when known. */
+  sinceChange: number | null;
+}
+
+/** The lines that tell what changed from `before` to the settled state `after`. */
+export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, state: ServiceState, context: ChangeContext): TerminalLine[] {
+  const { style, readLine } = context;
+  const lines: TerminalLine[] = [];
+  const report = selectReport(state);
+  const reports = new Map(report.modules.map((m) => [m.specifier, m]));
+
+  const added = [...after.modules.keys()].filter((s) => !before.modules.has(s));
+  const removed = [...before.modules.keys()].filter((s) => !after.modules.has(s));
+  if (added.length > 0 || removed.length > 0) {
+    const parts = [...added.map((s) => style.green(`+${s}`)), ...removed.map((s) => style.red(`-${s}`))];
+    const shown = parts.length > 6 ? `${parts.slice(0, 6).join(' ')} and ${parts.length - 6} more` : parts.join(' ');
+    lines.push({ level: 'info', text: `${style.cyan('manifests')} read again: ${shown}` });
+  }
+  if (before.selection !== after.selection) {
+    const selection = state.workspace.selection;
+    lines.push({ level: 'info', text: `${style.cyan('selection')} ${selection === null ? 'every package in development' : `in development: ${selection.join(', ') || '(none)'}`}` });
+  }
+
+  const broken: string[] = [];
+  const healed: string[] = [];
+  const restyled: string[] = [];
+  for (const [specifier, now] of after.modules) {
+    const was = before.modules.get(specifier);
+    if (now.status === 'invalid' && (was?.status !== 'invalid' || was.diagnostics !== now.diagnostics)) broken.push(specifier);
+    else if (now.status === 'valid' && was?.status === 'invalid') healed.push(specifier);
+    if (was && now.status === 'valid' && was.styles !== null && now.styles !== null && was.styles !== now.styles) restyled.push(specifier);
+  }
+  if (broken.length > BURST) {
+    const first = reports.get(broken[0]!)!.diagnostics[0];
+    lines.push({ level: 'error', text: `${style.red('✘')} ${broken.length} modules invalid: ${broken.slice(0, 4).join(', ')}, …` });
+    if (first) lines.push({ level: 'error', text: formatDiagnostic(first, style, readLine, style.red('✘'), broken[0]) });
+  } else {
+    for (const specifier of broken) {
+      for (const d of reports.get(specifier)!.diagnostics) lines.push({ level: 'error', text: formatDiagnostic(d, style, readLine, style.red('✘'), specifier) });
+    }
+  }
+  if (healed.length > BURST) lines.push({ level: 'info', text: `${style.green('✔')} ${healed.length} modules valid again` });
+  else for (const specifier of healed) lines.push({ level: 'info', text: `${style.green('✔')} ${specifier} valid again` });
+  const took = context.sinceChange === null ? '' : style.dim(` (${Math.round(context.sinceChange)} ms)`);
+  if (restyled.length > BURST) lines.push({ level: 'info', text: `${style.cyan('styles')} ${restyled.length} stylesheets pushed${took}` });
+  else for (const specifier of restyled) lines.push({ level: 'info', text: `${style.cyan('styles')} ${specifier} pushed${took}` });
+
+  for (const module of report.modules) {
+    for (const warning of warningsOf(module)) {
+      if (!before.warnings.has(`${module.specifier} ${key(warning)}`)) lines.push({ level: 'warn', text: formatDiagnostic(warning, style, readLine, style.yellow('▲'), module.specifier) });
+    }
+  }
+  for (const d of report.diagnostics) {
+    if (!before.topLevel.has(key(d))) lines.push({ level: 'warn', text: formatDiagnostic(d, style, readLine, style.yellow('▲')) });
+  }
+  return lines;
+}
+
+export const shows = (threshold: LogLevel, level: LineLevel): boolean => LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(threshold);

@@ -1,0 +1,108 @@
+// The terminal of `core run`: the banner once every module is built, a progress line while the
+// first builds run (on a terminal only), and the live lines of live-lines.ts while serving.
+import fs from 'node:fs';
+import path from 'node:path';
+import { filter, Subscription } from 'rxjs';
+import type { Service } from '../service.js';
+import type { CoreEvent } from '../store/events.js';
+import { selectModuleStatus, selectReport, selectSettled } from '../store/selectors.js';
+import type { ServiceState } from '../store/state.js';
+import { VERSION } from '../version.js';
+import { linesBetween, shows, snapshotOf, untoldSnapshot, type LogLevel } from './live-lines.js';
+import type { TerminalStyle } from './terminal-style.js';
+
+export interface BannerFacts {
+  state: ServiceState;
+  url: string;
+  development: boolean;
+  cdnOrigin: string | null;
+  readyMs: number;
+  /** The port asked for, when it was busy and another was taken. */
+  movedFrom: number | null;
+  style: TerminalStyle;
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+export function banner(facts: BannerFacts): string {
+  const { state, url, style } = facts;
+  const report = selectReport(state);
+  const invalid = report.modules.filter((m) => m.status === 'invalid').length;
+  const counts = `${plural(state.workspace.packages.length, 'package')}, ${plural(report.modules.length, 'module')}, ${invalid === 0 ? style.green('0 invalid') : style.red(`${invalid} invalid`)}`;
+  const row = (label: string, value: string) => `  ${style.green('➜')}  ${style.bold(label.padEnd(10))}${value}\n`;
+  return (
+    `\n  ${style.bold(style.cyan(`core ${VERSION}`))}  ${style.dim('ready in')} ${style.bold(`${Math.round(facts.readyMs)} ms`)}\n\n` +
+    // The first address line is the base URL alone, so tools reading stdout find it at once.
+    `  ${url}\n\n` +
+    row('Dashboard', style.cyan(url)) +
+    (facts.development ? row('Preview', style.cyan(`${url}preview/`)) : '') +
+    row('State', style.cyan(`${url}state`)) +
+    (facts.development ? row('CDN', facts.cdnOrigin ?? style.yellow('not set (CORE_CDN_ORIGIN)')) : '') +
+    row('Workspace', `${state.root} ${style.dim(`(${counts})`)}`) +
+    (facts.movedFrom !== null ? `\n  ${style.yellow(`port ${facts.movedFrom} is in use, so ${new URL(url).port} is used`)}\n` : '') +
+    '\n'
+  );
+}
+
+/** A progress line rewritten in place while the first builds run; nothing once settled. */
+export function showProgress(service: Service, style: TerminalStyle): Subscription {
+  let last = 0;
+  let shown = false;
+  const subscription = service.state$.subscribe((state) => {
+    const now = Date.now();
+    if (selectSettled(state) || now - last < 100 || state.workspace.modules.length < 20) return;
+    last = now;
+    const built = state.workspace.modules.filter((module) => selectModuleStatus(state, module).status !== 'pending').length;
+    process.stdout.write(`\r${style.dim('building')} ${built}/${state.workspace.modules.length} modules`);
+    shown = true;
+  });
+  subscription.add(() => {
+    if (shown) process.stdout.write('\r\u001b[2K');
+  });
+  return subscription;
+}
+
+/** Writes a line for each meaningful change of the settled state (and each event under `debug`). */
+export function followChanges(service: Service, root: string, logLevel: LogLevel, style: TerminalStyle): Subscription {
+  const subscription = new Subscription();
+  if (logLevel === 'silent') return subscription;
+  const readLine = (file: string, line: number): string | null => {
+    try {
+      return fs.readFileSync(path.resolve(root, file), 'utf8').split(/\r?\n/)[line - 1] ?? null;
+    } catch {
+      return null;
+    }
+  };
+  let lastChange: number | null = null;
+  const debug = (event: CoreEvent) => process.stderr.write(`${style.dim(`#${event.seq} ${event.type}`)} ${summarize(event as unknown as Record<string, unknown>)}\n`);
+  // Under debug, the events of the start too: they happened before the banner.
+  if (logLevel === 'debug') for (const event of service.internals.log.events(0)) debug(event);
+  subscription.add(
+    service.events$.subscribe((event) => {
+      if (event.type === 'files.changed' || event.type === 'workspace.read') lastChange ??= performance.now();
+      if (logLevel === 'debug') debug(event);
+    }),
+  );
+  let before = untoldSnapshot(service.internals.store.getState());
+  subscription.add(
+    // The current state first (what is broken at start), then each settled one.
+    service.state$.pipe(filter(selectSettled)).subscribe((state) => {
+      const after = snapshotOf(state);
+      const sinceChange = lastChange === null ? null : performance.now() - lastChange;
+      lastChange = null;
+      for (const line of linesBetween(before, after, state, { style, readLine, sinceChange })) {
+        if (shows(logLevel, line.level)) (line.level === 'error' || line.level === 'warn' ? process.stderr : process.stdout).write(`${time(style)} ${line.text}\n`);
+      }
+      before = after;
+    }),
+  );
+  return subscription;
+}
+
+const time = (style: TerminalStyle) => style.dim(new Date().toTimeString().slice(0, 8));
+
+function summarize(event: Record<string, unknown>): string {
+  const { seq: _seq, time: _time, type: _type, workspace, ...rest } = event;
+  const text = JSON.stringify(workspace ? { ...rest, workspace: '…' } : rest);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

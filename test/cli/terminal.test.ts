@@ -1,0 +1,182 @@
+// What `core run` tells the person at the terminal: the banner, colour on a terminal only,
+// a line per meaningful change while serving (a burst told once), and a busy default port.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { expect } from 'chai';
+import { startService } from '../../src/index.js';
+import { ListenError } from '../../src/service.js';
+import { formatDiagnostic } from '../../src/cli/live-lines.js';
+import { terminalStyle, wantsColor } from '../../src/cli/terminal-style.js';
+import { CORE_BIN, DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
+import { fixtureWorkspace } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { inlineWorkspace } from '../helpers/workspace.js';
+
+const ESCAPE = /\u001b\[/;
+const STACK_LINE = /^\s+at /m;
+
+function occupyPort(): Promise<net.Server & { port: number }> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => resolve(Object.assign(server, { port: (server.address() as net.AddressInfo).port })));
+  });
+}
+
+describe('wantsColor', function () {
+  it('colours a terminal, not a pipe; NO_COLOR turns it off and FORCE_COLOR on', function () {
+    expect(wantsColor({ isTTY: true }, {})).to.equal(true);
+    expect(wantsColor({ isTTY: false }, {})).to.equal(false);
+    expect(wantsColor({ isTTY: true }, { NO_COLOR: '1' })).to.equal(false);
+    expect(wantsColor({ isTTY: false }, { FORCE_COLOR: '1' })).to.equal(true);
+    expect(wantsColor({ isTTY: true }, { FORCE_COLOR: '0' })).to.equal(false);
+    expect(wantsColor({ isTTY: true }, { NO_COLOR: '' })).to.equal(true);
+  });
+});
+
+describe('formatDiagnostic', function () {
+  it('prints the message, the place and the line with a caret under the column, as esbuild does', function () {
+    const text = formatDiagnostic(
+      { kind: 'BUNDLE_ERROR', message: 'Could not resolve "./nope.js"', file: 'packages/a/main/index.ts', line: 2, column: 8 },
+      terminalStyle(false),
+      (file, line) => (file === 'packages/a/main/index.ts' && line === 2 ? "import './nope.js';" : null),
+      'x',
+      '@a/a/main',
+    );
+    expect(text.split('\n')).to.deep.equal([
+      'x [BUNDLE_ERROR] Could not resolve "./nope.js"  @a/a/main',
+      '    packages/a/main/index.ts:2:8:',
+      "      2 │ import './nope.js';",
+      '        ╵        ^',
+    ]);
+  });
+});
+
+describe('core run on the terminal', function () {
+  after(async function () {
+    await killAllCores();
+  });
+
+  it('prints a plain banner to a pipe: version, ready in N ms, the addresses, the CDN and the counts', async function () {
+    const core = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: DEVELOPMENT_ENV });
+    try {
+      const out = core.output.stdout;
+      expect(out).to.not.match(ESCAPE);
+      expect(out).to.match(/core \d+\.\d+\.\d+ {2}ready in \d+ ms/);
+      expect(out).to.include(`Dashboard ${core.url}\n`);
+      expect(out).to.include(`Preview   ${core.url}preview/\n`);
+      expect(out).to.include(`State     ${core.url}state\n`);
+      expect(out).to.include('CDN       https://cdn.test\n');
+      expect(out).to.match(/Workspace .* \(2 packages, \d+ modules, 0 invalid\)/);
+      expect(out.indexOf('Dashboard')).to.be.below(out.indexOf('Preview'));
+    } finally {
+      await core.stop();
+    }
+  });
+
+  it('colours the banner when FORCE_COLOR is set, and a pseudo-terminal too', async function () {
+    const forced = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: { ...DEVELOPMENT_ENV, NO_COLOR: '', FORCE_COLOR: '1' } });
+    try {
+      expect(forced.output.stdout).to.match(ESCAPE);
+    } finally {
+      await forced.stop();
+    }
+    // script(1) gives the command a real terminal; its output is what the person would see.
+    const env: NodeJS.ProcessEnv = { ...process.env, ...DEVELOPMENT_ENV };
+    delete env.NO_COLOR;
+    delete env.FORCE_COLOR;
+    delete env.NODE_OPTIONS;
+    const child = spawn('script', ['-qfc', `${JSON.stringify(process.execPath)} ${JSON.stringify(CORE_BIN)} run --port 0`, '/dev/null'], { cwd: fixtureWorkspace('basic'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let seen = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (seen += chunk));
+    try {
+      await waitFor(() => /Workspace/.test(seen), { what: 'the banner on a pseudo-terminal' });
+      expect(seen).to.match(ESCAPE);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('tells when a module breaks (with its code frame), when it builds again and when a stylesheet is pushed', async function () {
+    const root = fixtureWorkspace('basic');
+    const core = await startCore(['--port', '0'], { cwd: root, env: DEVELOPMENT_ENV });
+    try {
+      const entry = path.join(root, 'packages/app/main/index.ts');
+      const original = fs.readFileSync(entry, 'utf8');
+      fs.writeFileSync(entry, `${original}\nimport './missing-helper.js';\n`);
+      await waitFor(() => core.output.stderr.includes('missing-helper'), { what: 'the line of the broken module' });
+      const lineNumber = `${original}\n`.split('\n').length;
+      await waitFor(() => core.output.stderr.includes(`${lineNumber} │ import './missing-helper.js';`), { what: 'its code frame' });
+      expect(core.output.stderr).to.match(/\[BUNDLE_ERROR\] Could not resolve "\.\/missing-helper\.js" {2}@acme\/app\/main/);
+      expect(core.output.stderr).to.include(`packages/app/main/index.ts:${lineNumber}:`);
+      fs.writeFileSync(entry, original);
+      await waitFor(() => core.output.stdout.includes('@acme/app/main valid again'), { what: 'the line of the module built again' });
+      const sheet = path.join(root, 'packages/app/main/styles.css');
+      fs.appendFileSync(sheet, '\n.added { color: teal; }\n');
+      await waitFor(() => /styles @acme\/app\/main pushed/.test(core.output.stdout), { what: 'the line of the pushed stylesheet' });
+      expect(core.output.stdout + core.output.stderr).to.not.match(STACK_LINE);
+    } finally {
+      await core.stop();
+    }
+  });
+
+  it('tells a burst of modules broken by one edit in one line', async function () {
+    const modules: Record<string, string> = { 'shared/helper.ts': 'export const shared = 1;\n' };
+    const exports: Record<string, string> = {};
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) {
+      modules[`${name}/index.ts`] = `import { shared } from '../shared/helper.js';\nexport const ${name} = shared;\n`;
+      exports[`./${name}`] = `./${name}/index.ts`;
+    }
+    const root = inlineWorkspace({ 'packages/many': { manifest: { name: '@acme/many', version: '1.0.0', exports }, files: modules } });
+    const core = await startCore(['--port', '0'], { cwd: root, env: DEVELOPMENT_ENV });
+    try {
+      fs.writeFileSync(path.join(root, 'packages/many/shared/helper.ts'), "import './gone.js';\nexport const shared = 1;\n");
+      await waitFor(() => core.output.stderr.includes('6 modules invalid'), { what: 'one line for the six broken modules' });
+      expect(core.output.stderr.match(/\[BUNDLE_ERROR\]/g)).to.have.length(1);
+      fs.writeFileSync(path.join(root, 'packages/many/shared/helper.ts'), 'export const shared = 2;\n');
+      await waitFor(() => core.output.stdout.includes('6 modules valid again'), { what: 'one line for the six modules built again' });
+    } finally {
+      await core.stop();
+    }
+  });
+
+  it('--log-level silent prints the base URL alone and no live line; debug prints every event', async function () {
+    const root = fixtureWorkspace('basic');
+    const silent = await startCore(['--port', '0', '--log-level', 'silent'], { cwd: root, env: DEVELOPMENT_ENV });
+    try {
+      expect(silent.output.stdout).to.equal(`${silent.url}\n`);
+      expect(silent.output.stderr).to.equal('');
+    } finally {
+      await silent.stop();
+    }
+    const debug = await startCore(['--port', '0', '--log-level', 'debug'], { cwd: root, env: DEVELOPMENT_ENV });
+    try {
+      await waitFor(() => debug.output.stderr.includes('build.succeeded'), { what: 'the events under debug' });
+      expect(debug.output.stderr).to.match(/#1 service\.started/);
+    } finally {
+      await debug.stop();
+    }
+  });
+});
+
+describe('a busy port', function () {
+  it('startService refuses it with ListenError PORT_IN_USE, and takes the next free one unless strict', async function () {
+    const busy = await occupyPort();
+    const root = fixtureWorkspace('basic');
+    try {
+      let refused: unknown = null;
+      await startService({ root, port: busy.port, watch: false }).catch((error) => (refused = error));
+      expect(refused).to.be.instanceOf(ListenError);
+      expect((refused as ListenError).code).to.equal('PORT_IN_USE');
+      const moved = await startService({ root, port: busy.port, strictPort: false, watch: false });
+      try {
+        expect(moved.port).to.be.above(busy.port);
+      } finally {
+        await moved.close();
+      }
+    } finally {
+      busy.close();
+    }
+  });
+});
