@@ -2,7 +2,10 @@
 // src/init/ does the work.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DirectoryNotEmpty, initWorkspace } from '../init/init-workspace.js';
+import { DirectoryNotEmpty, initWorkspace, NotADirectory, TEMPLATE_DIR } from '../init/init-workspace.js';
+
+/** This package's own directory (template/ is in it). */
+const PACKAGE_DIR = path.dirname(TEMPLATE_DIR);
 import { UsageError } from './usage-error.js';
 
 export const INIT_HELP = `Usage: core init [DIR]
@@ -11,7 +14,9 @@ Creates a workspace in DIR (default: the current directory), which must be empty
 missing (a lone .git directory is allowed). The workspace holds one package at version
 0.1.0 with one module: a custom element built from web standards, no framework, no
 stylesheet. Its name, the package scope and the element's name prefix come from the
-directory's name ("my-site" gives @my-site/app/main and <my-site-greeting>).
+directory's name ("my-site" gives @my-site/app/main and <my-site-greeting>): letters lose
+their marks ("ünïcode" gives @unicode), anything else but a-z and 0-9 becomes a hyphen, and
+the name starts with a letter ("my-workspace" when nothing is left).
 
   core.json                        the workspace: packages, the module the preview opens
   package.json                     devDependency on @core-js/packages; npm start runs core run
@@ -22,7 +27,7 @@ directory's name ("my-site" gives @my-site/app/main and <my-site-greeting>).
 The manifests name their JSON Schemas in "$schema" (node_modules/@core-js/packages/schemas/),
 so editors complete and check them once npm install has run.
 
-Exit codes: 0 created; 1 DIR is not empty (nothing is written); 2 wrong usage.
+Exit codes: 0 created; 1 DIR is not empty or is a file (nothing is written); 2 wrong usage.
 `;
 
 export async function initCommand(args: string[]): Promise<number> {
@@ -32,7 +37,7 @@ export async function initCommand(args: string[]): Promise<number> {
   try {
     result = initWorkspace(positionals[0] ?? process.cwd());
   } catch (error) {
-    if (!(error instanceof DirectoryNotEmpty)) throw error;
+    if (!(error instanceof DirectoryNotEmpty) && !(error instanceof NotADirectory)) throw error;
     process.stderr.write(`core init: ${error.message}\n`);
     return 1;
   }
@@ -42,6 +47,9 @@ export async function initCommand(args: string[]): Promise<number> {
 Next:
 ${shown ? `  cd ${shown.includes(' ') ? JSON.stringify(shown) : shown}\n` : ''}  npm install
   npm start        the preview at http://127.0.0.1:4800/preview/
+
+Where @core-js/packages is not published on your registry, install this copy first:
+  npm install --save-dev ${JSON.stringify(PACKAGE_DIR).slice(1, -1).includes(' ') ? JSON.stringify(PACKAGE_DIR) : PACKAGE_DIR}
 `);
   return 0;
 }

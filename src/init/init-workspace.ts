@@ -11,10 +11,18 @@ export const TEMPLATE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.
 // A fresh `git init` leaves `.git` behind; a directory holding only that is still empty here.
 const IGNORED_ENTRIES = new Set(['.git']);
 
+/** The path names a file, not a directory: nothing was written. */
+export class NotADirectory extends Error {
+  constructor(readonly dir: string) {
+    super(`${dir} is a file, not a directory: name a new or empty directory for the workspace`);
+    this.name = 'NotADirectory';
+  }
+}
+
 /** The directory already holds files: nothing was written. */
 export class DirectoryNotEmpty extends Error {
   constructor(readonly dir: string, readonly entries: string[]) {
-    super(`${dir} is not empty (it holds ${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''}): core init writes only into an empty or new directory`);
+    super(`${dir} is not empty (it holds ${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''}): name a new or empty directory, such as core init my-site`);
     this.name = 'DirectoryNotEmpty';
   }
 }
@@ -29,7 +37,7 @@ export interface InitResult {
 export function initWorkspace(target: string, templateDir = TEMPLATE_DIR): InitResult {
   const dir = path.resolve(target);
   if (fs.existsSync(dir)) {
-    if (!fs.statSync(dir).isDirectory()) throw new DirectoryNotEmpty(dir, [path.basename(dir)]);
+    if (!fs.statSync(dir).isDirectory()) throw new NotADirectory(dir);
     const entries = fs.readdirSync(dir).filter((entry) => !IGNORED_ENTRIES.has(entry)).sort();
     if (entries.length > 0) throw new DirectoryNotEmpty(dir, entries);
   }

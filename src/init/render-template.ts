@@ -22,7 +22,7 @@ const RENAMED: Readonly<Record<string, string>> = { gitignore: '.gitignore' };
  * and hyphens, starting with a letter.
  */
 export function workspaceName(directoryName: string): string {
-  const name = directoryName
+  const name = transliterate(directoryName)
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^[^a-z]+/, '')
@@ -30,6 +30,21 @@ export function workspaceName(directoryName: string): string {
     .slice(0, 50)
     .replace(/-+$/, '');
   return name === '' ? 'my-workspace' : name;
+}
+
+// Letters with marks lose them (ü -> u, é -> e) by Unicode decomposition, and a few letters
+// that do not decompose are spelled in Latin letters; what is left outside a-z and 0-9
+// becomes a hyphen, so "ünïcode" names @unicode/app, never @n-code.
+const SPELLED: Readonly<Record<string, string>> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
+
+export function transliterate(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[ßæœøłđðþı]/giu, (letter) => {
+      const spelled = SPELLED[letter.toLowerCase()] ?? letter;
+      return letter === letter.toLowerCase() ? spelled : spelled.toUpperCase();
+    });
 }
 
 export function renderTemplate(files: readonly TemplateFile[], values: { name: string; version: string }): TemplateFile[] {

@@ -9,7 +9,10 @@ import { VERSION } from '../../src/version.js';
 import { installCore } from '../dist/installed.js';
 import { runCore } from '../dist/run-core.js';
 import { serve } from '../helpers/service.js';
-import { tempWorkspace } from '../helpers/workspace.js';
+import { PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
+import { get } from '../helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { spawn, spawnSync } from 'node:child_process';
 
 const TEMPLATE_FILES = ['.gitignore', 'README.md', 'core.json', 'package.json', 'packages/app/main/index.ts', 'packages/app/main/module.json', 'packages/app/package.json'];
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -22,6 +25,14 @@ describe('workspaceName', () => {
     expect(workspaceName('---')).to.equal('my-workspace');
     expect(workspaceName('')).to.equal('my-workspace');
     expect(workspaceName('x'.repeat(80))).to.have.length(50);
+  });
+
+  it('takes the marks off letters and spells the others in Latin letters, never dropping a letter', () => {
+    expect(workspaceName('ünïcode')).to.equal('unicode');
+    expect(workspaceName('Café Crème')).to.equal('cafe-creme');
+    expect(workspaceName('Straße')).to.equal('strasse');
+    expect(workspaceName('Øresund')).to.equal('oresund');
+    expect(workspaceName('日本')).to.equal('my-workspace');
   });
 });
 
@@ -106,9 +117,44 @@ describe('core init', () => {
     const parent = tempWorkspace({ 'taken/file.txt': 'x' });
     const refused = await runCore(parent, ['init', 'taken']);
     expect(refused.code).to.equal(1);
-    expect(refused.stderr).to.equal(`core init: ${path.join(parent, 'taken')} is not empty (it holds file.txt): core init writes only into an empty or new directory\n`);
+    expect(refused.stderr).to.equal(`core init: ${path.join(parent, 'taken')} is not empty (it holds file.txt): name a new or empty directory, such as core init my-site\n`);
     expect(fs.readdirSync(path.join(parent, 'taken'))).to.deep.equal(['file.txt']);
     expect((await runCore(parent, ['init', 'a', 'b'])).code).to.equal(2);
+  });
+
+  it('exits 1 in one line when DIR is a file', async () => {
+    const parent = tempWorkspace({ afile: 'x' });
+    const refused = await runCore(parent, ['init', 'afile']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.equal(`core init: ${path.join(parent, 'afile')} is a file, not a directory: name a new or empty directory for the workspace\n`);
+  });
+
+  it("works as the template's README says where the package is not published: install the local copy, then npm start", async function () {
+    this.timeout(60_000);
+    const parent = tempWorkspace();
+    const created = await runCore(parent, ['init', 'ünïcode']);
+    expect(created.code, created.stderr).to.equal(0);
+    const dir = path.join(parent, 'ünïcode');
+    expect(readJson(path.join(dir, 'packages/app/package.json')).name).to.equal('@unicode/app');
+    const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
+    expect(readme).to.include('npm install --save-dev /path/to/packages');
+    const install = `npm install --save-dev ${JSON.stringify(PROJECT_DIR)}`;
+    expect(created.stdout).to.include(`npm install --save-dev ${PROJECT_DIR}`);
+    const npm = spawnSync(`${install} --offline --no-audit --no-fund --ignore-scripts`, { cwd: dir, shell: true, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    expect(npm.status, npm.stderr).to.equal(0);
+    expect(readJson(path.join(dir, 'package.json')).devDependencies['@core-js/packages']).to.match(/^file:/);
+    // npm start, on a free port: the script's own command line with --port 0 added.
+    const script: string = readJson(path.join(dir, 'package.json')).scripts.start;
+    const child = spawn(`${script} --port 0`, { cwd: dir, shell: true, env: { ...process.env, NODE_OPTIONS: '', PATH: `${path.join(dir, 'node_modules/.bin')}${path.delimiter}${process.env.PATH}` }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    try {
+      const url = await waitFor(() => /^\s*(http:\/\/[^\s/]+\/)\s*$/m.exec(out)?.[1], { what: 'the URL of npm start', timeout: 30_000 });
+      const state = await get(url, "/state");
+      expect(state.json().modules.map((m: { specifier: string; status: string }) => [m.specifier, m.status])).to.deep.equal([['@unicode/app/main', 'valid']]);
+    } finally {
+      process.kill(-child.pid!, 'SIGKILL');
+    }
   });
 
   it('prints its help', async () => {

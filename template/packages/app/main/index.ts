@@ -21,10 +21,11 @@ export class GreetingElement extends HTMLElement {
     heading.textContent = `Hello, ${this.getAttribute('name') ?? 'world'}!`;
     const button = document.createElement('button');
     button.type = 'button';
-    button.textContent = `Clicked ${this.#clicks} times`;
+    const label = () => `Clicked ${this.#clicks} ${this.#clicks === 1 ? 'time' : 'times'}`;
+    button.textContent = label();
     button.addEventListener('click', () => {
       this.#clicks += 1;
-      button.textContent = `Clicked ${this.#clicks} times`;
+      button.textContent = label();
     });
     this.#root.replaceChildren(heading, button);
   }
