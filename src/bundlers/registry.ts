@@ -23,6 +23,14 @@ export function resolveSpecifier(specifier: string, root: string): string {
   }
 }
 
+/** A bundler that cannot be loaded: a condition of the workspace, told as a diagnostic. */
+export class BundlerUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BundlerUnavailable';
+  }
+}
+
 export function createBundlerRegistry(root: string): BundlerRegistry {
   const bundlers = new Map<string, Promise<Bundler>>();
   const settled: Bundler[] = [];
@@ -32,11 +40,13 @@ export function createBundlerRegistry(root: string): BundlerRegistry {
     try {
       url = resolveSpecifier(ref.specifier, root);
     } catch (error) {
-      throw new Error(`the bundler "${ref.name}" (${ref.specifier}) cannot be resolved from the workspace or from @core-js/packages: ${(error as Error).message}`);
+      // Node's message goes on with its "Require stack": the first line is the fact.
+      const reason = ((error as Error).message ?? '').split('\n')[0];
+      throw new BundlerUnavailable(`the bundler "${ref.name}" (${ref.specifier}) cannot be resolved from the workspace or from @core-js/packages (${reason})`);
     }
     const loaded = (await import(url)) as { createBundler?: CreateBundler; default?: { createBundler?: CreateBundler } };
     const create = loaded.createBundler ?? loaded.default?.createBundler;
-    if (typeof create !== 'function') throw new Error(`the bundler module ${ref.specifier} does not export createBundler(options)`);
+    if (typeof create !== 'function') throw new BundlerUnavailable(`the bundler module ${ref.specifier} does not export createBundler(options)`);
     const bundler = create(ref.processors ? { root, processors: ref.processors } : { root });
     settled.push(bundler);
     return bundler;

@@ -2,7 +2,7 @@
 // the inputs, and reports one `build.succeeded` or `build.failed` per module. Unsubscribing
 // cancels the build. A failure of the bundler itself becomes `build.failed` diagnostics.
 import { Observable } from 'rxjs';
-import type { BundlerRegistry } from '../bundlers/registry.js';
+import { BundlerUnavailable, type BundlerRegistry } from '../bundlers/registry.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from '../bundlers/types.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { UNVERIFIED, type Fact, type InputHashes } from '../store/events.js';
@@ -18,7 +18,8 @@ export interface BuildJob {
   bundler: BundlerRef;
   /** One module built again incrementally, or several in one pass. */
   incremental: boolean;
-  modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null }[];
+  /** `manifest`: the package.json that selects the bundler, named when the bundler cannot be loaded. */
+  modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; manifest?: string }[];
 }
 
 /** One job: its results, all at once (one change of state), then complete. */
@@ -56,12 +57,16 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
           // The bundler could not run at all: every module of the job says why.
           const message = error instanceof Error ? error.message : String(error);
           subscriber.next(
-            job.modules.map(({ module, previousInputs }): Fact => ({
+            job.modules.map(({ module, previousInputs, manifest }): Fact => ({
               type: 'build.failed',
               build: job.build,
               module: module.specifier,
               variant: job.variant,
-              errors: [diagnostic('BUNDLE_ERROR', `the bundler "${job.bundler.name}" failed: ${message}`, { file: module.entry ?? undefined })],
+              errors: [
+                error instanceof BundlerUnavailable
+                  ? diagnostic('BUNDLE_ERROR', `${module.specifier} cannot be built: ${message}; install it in the workspace, or correct "core.bundler" or "bundlers" in ${manifest ?? 'its package.json'}`, { file: manifest ?? module.entry ?? undefined })
+                  : diagnostic('BUNDLE_ERROR', `the bundler "${job.bundler.name}" failed: ${message}`, { file: module.entry ?? undefined }),
+              ],
               imports: [],
               inputs: { ...previousInputs, ...hashInputs([module.entry!, `${module.dir}/`], {}, 0) },
             })),

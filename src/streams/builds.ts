@@ -13,6 +13,8 @@ import { asapScheduler, auditTime, Observable, type Subscription } from 'rxjs';
 import type { BuildReason, CoreEvent, Facts } from '../store/events.js';
 import { bundlerKey, selectBuildQueue, type BuildTarget } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
+import type { ModuleModel } from '../workspace/model.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { BuildJob, RunBuild } from './build-runner.js';
 import { guarded, type EffectScheduling } from './effect.js';
 
@@ -103,6 +105,7 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
               module: target.module,
               generation: target.generation,
               previousInputs: state.builds[target.module.specifier]?.variants[target.variant]?.last?.inputs ?? null,
+              manifest: packageManifest(state, target.module),
             })),
           };
           start(job, chunk.some((target) => target.requested) ? 'request' : chunk.every((target) => target.rebuilt) ? 'change' : 'startup');
@@ -146,4 +149,10 @@ function chunkTargets(group: BuildTarget[], size: number): BuildTarget[][] {
   const chunks: BuildTarget[][] = [];
   for (let index = 0; index < group.length; index += size) chunks.push(group.slice(index, index + size));
   return chunks;
+}
+
+/** The package.json that selects the module's bundler, relative to the workspace. */
+function packageManifest(state: ServiceState, module: ModuleModel): string | undefined {
+  const dir = indexWorkspace(state.workspace).packages.get(module.package)?.dir;
+  return dir === undefined ? undefined : dir === '.' || dir === '' ? 'package.json' : `${dir}/package.json`;
 }
