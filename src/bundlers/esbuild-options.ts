@@ -6,6 +6,7 @@ import type * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
 import { assetsPlugin } from './plugins/assets.js';
 import { urlImportsPlugin } from './plugins/url-imports.js';
+import { moduleBoundariesPlugin, workspacePackagesPlugin } from './plugins/module-boundaries.js';
 import type { BundleTarget } from './types.js';
 
 /** Output names: `__core_<index>.js` and `.css` for the entry at `index`. */
@@ -19,7 +20,7 @@ export interface SourcePolicy {
 
 /** The options of the engine's esbuild builds: the same plugins, loaders and output settings (also used by bench/). */
 export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy): esbuild.BuildOptions {
-  const plugins: esbuild.Plugin[] = [urlImportsPlugin(), assetsPlugin(root, targets)];
+  const plugins: esbuild.Plugin[] = [urlImportsPlugin(), workspacePackagesPlugin(targets), moduleBoundariesPlugin(root, targets), assetsPlugin(root, targets)];
   if (refuse) plugins.push(refusePlugin(refuse));
   return {
     absWorkingDir: root,
@@ -38,6 +39,10 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
     minify: variant.min,
     sourcemap: variant.sourcemap === 'inline' ? 'inline' : false,
     define: { 'process.env.NODE_ENV': JSON.stringify(variant.env) },
+    // The default target is the newest syntax (esnext), except what no shipping browser runs
+    // yet: decorators, standard or TypeScript's experimental ones, are always lowered, whatever
+    // the tsconfig says, so that a module reported valid also runs (README "Bundling real code").
+    supported: { decorators: false },
     charset: 'utf8',
     logLevel: 'silent',
     plugins,

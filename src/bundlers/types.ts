@@ -16,6 +16,20 @@ export interface BundleTarget {
   /** Declared assets, relative to `dir`. */
   assets: string[];
   platforms: Platform[];
+  /**
+   * The workspace's other public modules by entry file (workspace-relative) and the names of
+   * its packages: a relative import (or a tsconfig `paths` mapping) reaching another module's
+   * entry, and any bare import of a workspace package, stay external as bare imports.
+   */
+  workspace?: WorkspaceBoundaries;
+}
+
+export interface WorkspaceBoundaries {
+  /** Changes when the rest does: what a kept esbuild context is checked against. */
+  key: string;
+  /** Entry file, relative to the workspace, to the public specifier of its module. */
+  entries: Record<string, string>;
+  packages: string[];
 }
 
 export interface BundleResult {

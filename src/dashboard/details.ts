@@ -6,7 +6,7 @@ import type { BuildReason } from '../store/events.js';
 import { defaultVariantKey, selectVariant } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import type { ImportRecord } from '../workspace/checks.js';
-import { parseBareSpecifier } from '../workspace/specifiers.js';
+import { parseBareSpecifier, moduleSpecifier } from '../workspace/specifiers.js';
 
 export interface OutputDetails {
   address: string;
@@ -66,7 +66,7 @@ export function selectDetails(state: ServiceState, history: BuildHistory, cdnOri
     for (const { specifier: imported } of record?.imports ?? []) {
       const bare = parseBareSpecifier(imported);
       if (!bare) continue;
-      const target = `${bare.packageName}/${bare.subpath}`;
+      const target = moduleSpecifier(bare.packageName, bare.subpath);
       if (!records.has(target)) continue;
       if (!importers.has(target)) importers.set(target, new Set());
       importers.get(target)!.add(specifier);

@@ -9,7 +9,8 @@ import { declaredPackage } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, PackageModel } from '../workspace/model.js';
 import { DEVELOPMENT_QUERY } from '../workspace/query.js';
-import { isBuiltin, parseBareSpecifier } from '../workspace/specifiers.js';
+import { isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
+import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 
 export interface PreviewModule {
@@ -77,15 +78,17 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   const list = (module: ModuleModel) => {
     if (listed.has(module.specifier)) return;
     const development = inDevelopment(module.package);
-    const record = development ? state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last : undefined;
+    // Two modules with one entry file are one module on a page: both map to one address.
+    const canonical = index.modules.get(canonicalSpecifier(workspace, module.specifier, module.entry)) ?? module;
+    const record = development ? state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last : undefined;
     const entry: PreviewModule = {
       specifier: module.specifier,
       package: module.package,
       version: module.version,
       subpath: module.subpath,
       source: module.package === chosen.package ? 'package' : 'environment',
-      code: development ? `/m/${module.package}@${module.version}/modules/${module.subpath}?${DEVELOPMENT_QUERY}` : cdn(module.package, module.version, module.subpath),
-      styles: record?.outputs?.styles ? stylesAddress(module) : null,
+      code: development ? `/m/${canonical.package}@${canonical.version}/modules/${canonical.subpath}?${DEVELOPMENT_QUERY}` : cdn(module.package, module.version, module.subpath === ROOT_SUBPATH ? '' : module.subpath),
+      styles: record?.outputs?.styles ? stylesAddress(canonical) : null,
     };
     listed.set(module.specifier, entry);
     preview.imports[module.specifier] = entry.code;

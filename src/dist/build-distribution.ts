@@ -5,6 +5,7 @@ import type { BundlerRegistry } from '../bundlers/registry.js';
 import type { BundleResult } from '../bundlers/types.js';
 import type { AssetFiles } from '../streams/asset-files.js';
 import { toBundleTarget } from '../streams/build-runner.js';
+import { workspaceBoundaries } from '../workspace/boundaries.js';
 import { diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { judgeModule, type AssetContent, type ModuleOutcome } from './judge-module.js';
@@ -23,7 +24,8 @@ export async function buildDistribution(jobs: readonly DistributionJob[], deps: 
     let results: BundleResult[];
     try {
       const bundler = await deps.registry.get(job.bundler);
-      results = await bundler.bundle(job.modules.map(toBundleTarget), job.variant);
+      const boundaries = workspaceBoundaries(deps.workspace);
+      results = await bundler.bundle(job.modules.map((module) => toBundleTarget(module, boundaries)), job.variant);
     } catch (error) {
       // The bundler could not run at all (not loadable, or it threw): every module of the job says why.
       const message = error instanceof Error ? error.message : String(error);

@@ -3,7 +3,7 @@
 // cancels the build. A failure of the bundler itself becomes `build.failed` diagnostics.
 import { Observable } from 'rxjs';
 import { BundlerUnavailable, type BundlerRegistry } from '../bundlers/registry.js';
-import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from '../bundlers/types.js';
+import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint, type WorkspaceBoundaries } from '../bundlers/types.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { UNVERIFIED, type Fact, type InputHashes } from '../store/events.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
@@ -18,6 +18,8 @@ export interface BuildJob {
   bundler: BundlerRef;
   /** One module built again incrementally, or several in one pass. */
   incremental: boolean;
+  /** The module boundaries of the workspace the job was planned in. */
+  workspace?: WorkspaceBoundaries;
   /** `manifest`: the package.json that selects the bundler, named when the bundler cannot be loaded. */
   modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; manifest?: string }[];
 }
@@ -32,13 +34,14 @@ export interface BuildRunnerDeps {
   now?: () => number;
 }
 
-export const toBundleTarget = (module: ModuleModel): BundleTarget => ({
+export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries): BundleTarget => ({
   specifier: module.specifier,
   subpath: module.subpath,
   dir: module.dir,
   entry: module.entry!,
   assets: module.assets,
   platforms: module.platforms,
+  ...(workspace ? { workspace } : {}),
 });
 
 export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
@@ -88,7 +91,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     }
     const startedAt = now();
     const bundler = await deps.registry.get(job.bundler);
-    const targets = job.modules.map(({ module }) => toBundleTarget(module));
+    const targets = job.modules.map(({ module }) => toBundleTarget(module, job.workspace));
     const results = job.incremental && targets.length === 1
       ? [await bundler.rebuild(targets[0]!, variant, signal, since(job.modules[0]!.previousInputs, before))]
       : await bundler.bundle(targets, variant, signal);

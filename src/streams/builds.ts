@@ -15,6 +15,7 @@ import { bundlerKey, selectBuildQueue, type BuildTarget } from '../store/selecto
 import type { ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
+import { workspaceBoundaries } from '../workspace/boundaries.js';
 import type { BuildJob, RunBuild } from './build-runner.js';
 import { guarded, type EffectScheduling } from './effect.js';
 
@@ -101,6 +102,7 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
             variant: first.variant,
             bundler: first.module.bundler,
             incremental,
+            workspace: workspaceBoundaries(state.workspace),
             modules: chunk.map((target) => ({
               module: target.module,
               generation: target.generation,

@@ -6,6 +6,7 @@
 // than the moment it was hashed by more than a tick; otherwise the file is read again.
 import fs from 'node:fs';
 import path from 'node:path';
+import { toWorkspacePath } from '../workspace/paths.js';
 import { contentHash } from '../outputs/content-hash.js';
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
@@ -33,6 +34,8 @@ export interface FileHashes {
   listDir(relative: string): { entries: { name: string; directory: boolean }[]; hash: string; id: string } | null;
   /** Does the path, through a symbolic link, lead out of the workspace? */
   leaves(relative: string): boolean;
+  /** The workspace-relative path with links resolved; null when absent or outside. */
+  realPath(relative: string): string | null;
 }
 
 interface Remembered {
@@ -146,5 +149,13 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     },
     listDir,
     leaves,
+    realPath(relative) {
+      try {
+        realRoot ??= fs.realpathSync(root);
+        return toWorkspacePath(realRoot, fs.realpathSync(absolute(relative)));
+      } catch {
+        return null;
+      }
+    },
   };
 }

@@ -4,7 +4,7 @@
 import semver from 'semver';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import type { ModuleModel, PackageModel, WorkspaceModel } from './model.js';
-import { isBuiltin, parseBareSpecifier } from './specifiers.js';
+import { isBuiltin, parseBareSpecifier, moduleSpecifier } from './specifiers.js';
 import { indexWorkspace } from './workspace-index.js';
 
 /** A bare import found in a module's sources. */
@@ -52,7 +52,7 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
     }
   }
   if (!target) return null; // a package from outside the workspace; the preview resolves its version
-  const imported = index.modules.get(`${target.name}/${bare.subpath}`);
+  const imported = index.modules.get(moduleSpecifier(target.name, bare.subpath));
   if (!imported) {
     const available = (index.modulesOf.get(target.name) ?? []).map((m) => m.specifier);
     return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}", which is not a public module of ${target.name}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);

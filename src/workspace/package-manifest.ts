@@ -13,8 +13,12 @@ export interface BundlerEntry {
 export interface PackageManifest {
   name: string;
   version: string;
-  /** `./<subpath>` keys to a target file, relative to the package. */
-  exports: Record<string, string>;
+  /**
+   * `"."` and `./<subpath>` keys (patterns with `*` too) to their targets, relative to the
+   * package, in the order they are tried for a source (see EXPORT_CONDITIONS); an empty list:
+   * excluded (`null`, as in Node). Without `exports`, `"."` lists `module`, `main`, `types`.
+   */
+  exports: Record<string, string[]>;
   dependencies: Record<string, string>;
   modulesDir: string | null;
   defaultBundler: string | null;
@@ -33,8 +37,12 @@ const table = <T>(): Record<string, T> => Object.create(null) as Record<string, 
 
 export const isPackageName = (name: string): boolean => name.length <= 214 && PACKAGE_NAME.test(name);
 
-// Conditions looked at, in order, when an `exports` target is an object of conditions.
-const SOURCE_CONDITIONS = ['source', 'development', 'import', 'browser', 'default'];
+/**
+ * The conditions of an `exports` target tried, in this order, for the module's one source
+ * (README "Exports"): a target that is a source, or maps back to one, wins. Conditions not
+ * listed are tried after these, in the order written.
+ */
+export const EXPORT_CONDITIONS = ['source', 'development', 'browser', 'import', 'module', 'default', 'production', 'node', 'types'] as const;
 
 export function parsePackageManifest(text: string, file: string): ManifestResult<PackageManifest> {
   const parsed = parseJson(text, file);
@@ -59,22 +67,28 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   }
   if (json.description !== undefined && typeof json.description !== 'string') problem(`"description" must be a string; it is ${describeType(json.description)}`);
 
-  const exports: Record<string, string> = table();
-  if (json.exports !== undefined) {
-    if (!isObject(json.exports)) {
-      problem(`"exports" must be an object of "./<subpath>" keys; it is ${describeType(json.exports)}`);
-    } else {
-      for (const [key, target] of Object.entries(json.exports)) {
-        // Conditions without a source condition, fallback arrays and null are valid
-        // packaging that publishes no module here; only other types are mistakes.
-        const chosen = typeof target === 'string' ? target : isObject(target) ? pickCondition(target) : undefined;
-        if (chosen === undefined) {
-          if (target !== null && !isObject(target) && !Array.isArray(target)) problem(`exports["${key}"] must be a path such as "./main/index.ts"; it is ${describeType(target)}`);
-          continue;
-        }
-        exports[key] = chosen;
-      }
+  const exports: Record<string, string[]> = table();
+  if (json.exports !== undefined && json.exports !== null) {
+    // The forms Node accepts: a string or an array (the root alone), an object of conditions
+    // (the root alone), or an object of "." and "./<subpath>" keys.
+    const keyed = isObject(json.exports) && Object.keys(json.exports).some((key) => key.startsWith('.'));
+    const entries: [string, unknown][] = keyed ? Object.entries(json.exports as Record<string, unknown>) : [['.', json.exports]];
+    if (keyed && Object.keys(json.exports as object).some((key) => !key.startsWith('.'))) {
+      problem(`"exports" mixes "./<subpath>" keys with conditions; Node refuses that: put the conditions under "."`);
     }
+    for (const [key, target] of entries) {
+      if (!key.startsWith('.')) continue;
+      const targets = exportTargets(target);
+      if (targets === null) {
+        problem(`exports["${key}"] must be a path such as "./main/index.ts", an object of conditions, an array or null; it is ${describeType(target)}`);
+        continue;
+      }
+      exports[key] = targets;
+    }
+  } else {
+    // No `exports`: the package root, from the first of these that is or maps to a source.
+    const fallbacks = (['module', 'main', 'types', 'typings'] as const).map((member) => json[member]).filter((value): value is string => typeof value === 'string' && value !== '');
+    if (fallbacks.length > 0) exports['.'] = fallbacks.map((target) => (target.startsWith('./') ? target : `./${target}`));
   }
 
   const dependencies: Record<string, string> = table();
@@ -125,16 +139,21 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   };
 }
 
-function pickCondition(conditions: Record<string, unknown>): string | undefined {
-  for (const condition of SOURCE_CONDITIONS) {
-    const value = conditions[condition];
-    if (typeof value === 'string') return value;
-    if (isObject(value)) {
-      const nested = pickCondition(value);
-      if (nested !== undefined) return nested;
-    }
+/** Every path of an `exports` target, in the order tried; null when it is of no valid type. */
+function exportTargets(target: unknown): string[] | null {
+  if (target === null) return [];
+  if (typeof target === 'string') return [target];
+  if (Array.isArray(target)) {
+    const all: string[] = [];
+    for (const item of target) all.push(...(exportTargets(item) ?? []));
+    return all;
   }
-  return undefined;
+  if (!isObject(target)) return null;
+  const all: string[] = [];
+  const known = EXPORT_CONDITIONS as readonly string[];
+  const conditions = [...EXPORT_CONDITIONS.filter((c) => Object.hasOwn(target, c)), ...Object.keys(target).filter((c) => !known.includes(c))];
+  for (const condition of conditions) all.push(...(exportTargets(target[condition]) ?? []));
+  return all;
 }
 
 // Form 1: a specifier string. Form 2: { specifier, processors: { bundle: { compiler } } }.

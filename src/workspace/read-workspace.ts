@@ -8,6 +8,8 @@ import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-ma
 import { parsePackageManifest, isPackageName, type PackageManifest } from './package-manifest.js';
 import { dirOf, isInside, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import { parseWorkspaceManifest } from './workspace-manifest.js';
+import { createSourceFinder } from './source-finder.js';
+import { moduleSpecifier, ROOT_SUBPATH } from './specifiers.js';
 
 export interface SourceReader {
   /** The text of a workspace-relative file and its content hash; null when it is absent. */
@@ -16,6 +18,8 @@ export interface SourceReader {
   listDir(path: string): { entries: { name: string; directory: boolean }[]; hash: string; id?: string } | null;
   /** Does the path lead out of the workspace through a symbolic link (which is not followed)? */
   leaves?(path: string): boolean;
+  /** The path with links resolved (a `node_modules` link of pnpm), as tsc resolves `extends`. */
+  realPath?(path: string): string | null;
 }
 
 export const WORKSPACE_MANIFEST = 'core.json';
@@ -25,7 +29,7 @@ export const BUILTIN_BUNDLERS: Readonly<Record<string, string>> = {
   esbuild: '@core-js/packages/bundlers/esbuild',
 };
 
-// Targets that are source entry points; `.d.ts` files and data are not modules.
+// Targets that are code entry points; `.d.ts` files and data are not modules.
 const SOURCE_FILE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/;
 const DECLARATION_FILE = /\.d\.[cm]?ts$/;
 
@@ -70,7 +74,7 @@ export function readWorkspace(reader: SourceReader): WorkspaceModel {
       continue;
     }
     model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies });
-    model.modules.push(...packageModules(pkg, dir, file, read, list, model.diagnostics, (path) => reader.leaves?.(path) ?? false));
+    model.modules.push(...packageModules(pkg, dir, file, read, list, model.diagnostics, (path) => reader.leaves?.(path) ?? false, (path) => reader.realPath?.(path) ?? path));
   }
 
   model.selection = readSelection(read, model);
@@ -85,6 +89,7 @@ function packageModules(
   list: SourceReader['listDir'],
   workspaceDiagnostics: Diagnostic[],
   leaves: (path: string) => boolean = () => false,
+  realPath: (path: string) => string | null = (path) => path,
 ): ModuleModel[] {
   const modules: ModuleModel[] = [];
   const declare = (module: ModuleModel, file: string) => {
@@ -96,18 +101,46 @@ function packageModules(
     modules.push(module);
   };
 
-  // 1. `exports` entries whose target is a source entry point.
-  for (const [key, target] of Object.entries(pkg.exports)) {
-    if (!key.startsWith('./') || key.includes('*')) continue; // the package root and patterns publish no module
-    const subpath = key.slice(2);
-    const relative = normalizeRelative(target);
-    if (!SOURCE_FILE.test(target) || DECLARATION_FILE.test(target)) continue;
-    if (!isSubpath(subpath) || relative === null || !isInside(relative)) {
-      workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: exports["${key}"] must map "./<subpath>" to a file of the package; it maps to "${target}"`));
+  // 1. `exports` entries ("." and "./<subpath>", patterns expanded) whose targets are, or map
+  // back to, a source entry point (README "Exports and sources").
+  const sources = createSourceFinder(pkg, dir, read, list, realPath);
+  for (const [key, targets] of Object.entries(pkg.exports)) {
+    if (targets.length === 0 || key === './package.json') continue; // null excludes, as in Node; package.json is data
+    if (key !== '.' && !key.startsWith('./')) continue;
+    if (key.includes('*')) {
+      for (const { subpath, entry } of sources.expandPattern(key, targets)) declare(newModule(pkg, subpath, dirOf(entry), entry), packageFile);
       continue;
     }
-    const entry = joinRelative(dir, relative);
-    declare(newModule(pkg, subpath, dirOf(entry), entry), packageFile);
+    const subpath = key === '.' ? ROOT_SUBPATH : key.slice(2);
+    if (key !== '.' && !isSubpath(subpath)) {
+      workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: exports["${key}"] is not a subpath this service can publish (segments of letters, digits, ".", "_", "-")`));
+      continue;
+    }
+    const outside = targets.find((target) => {
+      const relative = normalizeRelative(target);
+      return relative === null || !isInside(relative);
+    });
+    if (outside !== undefined) {
+      workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: exports["${key}"] must map to a file of the package; it maps to "${outside}"`));
+      continue;
+    }
+    const found = sources.find(key, targets);
+    if (found.entry !== null) {
+      declare(newModule(pkg, subpath, dirOf(found.entry), found.entry), packageFile);
+      continue;
+    }
+    // Targets that are not code (a stylesheet, JSON, an image) publish no module. A code target
+    // that is not there is still the module: invalid, saying what was looked at.
+    const first = targets.find((target) => SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target));
+    if (first === undefined) continue;
+    const entry = joinRelative(dir, normalizeRelative(first)!);
+    const module = newModule(pkg, subpath, dirOf(entry), entry);
+    if (!/\.[cm]?tsx?$/.test(first)) {
+      module.diagnostics.push(
+        manifestInvalid(packageFile, `${packageFile}: exports["${key}"] -> "${first}" names no source: it does not exist and maps to no TypeScript source (looked at ${found.looked.join(', ')}); point the "source" condition at the entry file, or set "outDir" and "rootDir" in the package's tsconfig.json`),
+      );
+    }
+    declare(module, packageFile);
   }
 
   // 2. `module.json` files under `core.modules`, and beside each exports target.
@@ -167,7 +200,7 @@ function packageModules(
 
 function newModule(pkg: PackageManifest, subpath: string, dir: string, entry: string | null): ModuleModel {
   return {
-    specifier: `${pkg.name}/${subpath}`,
+    specifier: moduleSpecifier(pkg.name, subpath),
     package: pkg.name,
     version: pkg.version,
     subpath,

@@ -12,9 +12,16 @@ const BUILTINS = new Set(builtinModules);
 /** `fs`, `node:fs`, `fs/promises`, `node:test`: modules of the server runtime. */
 export const isBuiltin = (specifier: string): boolean => specifier.startsWith('node:') || BUILTINS.has(specifier);
 
-/** A specifier that names a package (not a relative path, an absolute path or a URL). */
+/**
+ * esbuild's own paths (`<runtime>` for its helpers of lowered decorators, `<stdin>`,
+ * `<define:...>`): never an import of a package (README "Bundling real code").
+ */
+export const isBundlerInternal = (specifier: string): boolean => /^<[^<>]+>$/.test(specifier);
+
+/** A specifier that names a package (not a relative path, an absolute path, a URL or one of esbuild's own paths). */
 export function isBare(specifier: string): boolean {
   if (specifier.startsWith('node:')) return true;
+  if (isBundlerInternal(specifier)) return false;
   return specifier !== '' && !specifier.startsWith('.') && !specifier.startsWith('/') && !specifier.startsWith('#') && !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(specifier);
 }
 
@@ -26,3 +33,13 @@ export function parseBareSpecifier(specifier: string): BareSpecifier | null {
   if (parts.length < take || parts.slice(0, take).some((p) => p === '') || parts[0] === '@') return null;
   return { packageName: parts.slice(0, take).join('/'), subpath: parts.slice(take).join('/') };
 }
+
+/**
+ * The subpath of a package's root module (`exports["."]`): its public specifier is the
+ * package name alone, and its addresses use this segment (`/m/lit@3.3.2/modules/@root`).
+ * No `exports` key or module.json subpath can be it (a segment starting with `@` is refused).
+ */
+export const ROOT_SUBPATH = '@root';
+
+/** The public specifier of a package's module: the package name for the root. */
+export const moduleSpecifier = (packageName: string, subpath: string): string => (subpath === ROOT_SUBPATH || subpath === '' ? packageName : `${packageName}/${subpath}`);

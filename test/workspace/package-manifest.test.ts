@@ -31,7 +31,7 @@ describe('parsePackageManifest', () => {
     expect(result.value).to.deep.equal({
       name: '@acme/app',
       version: '1.0.0',
-      exports: { './main': './main/index.ts', './package.json': './package.json' },
+      exports: { './main': ['./main/index.ts'], './package.json': ['./package.json'] },
       dependencies: { '@acme/lib': '^1.0.0', lit: '3.1.0' },
       modulesDir: 'src',
       defaultBundler: 'esbuild',
@@ -49,7 +49,7 @@ describe('parsePackageManifest', () => {
     });
   });
 
-  it('picks the source condition of a conditional exports target, then development, import, browser, default', () => {
+  it('lists the targets of a conditional exports target in the order tried: source, development, browser, import, module, default, production, node, types, then the others', () => {
     const result = parse({
       ...base,
       exports: {
@@ -59,7 +59,23 @@ describe('parsePackageManifest', () => {
       },
     });
     expect(result.diagnostics).to.deep.equal([]);
-    expect(result.value!.exports).to.deep.equal({ './a': './a/index.ts', './b': './b/browser.ts' });
+    expect(result.value!.exports).to.deep.equal({ './a': ['./a/index.ts', './dist/a.js', './a/index.d.ts'], './b': ['./b/browser.ts', './b/index.js', './b/node.js'], './d': [] });
+  });
+
+  it('reads every form Node accepts: a string, an array, conditions alone, and "." keys', () => {
+    expect(parse({ ...base, exports: './index.ts' }).value!.exports).to.deep.equal({ '.': ['./index.ts'] });
+    expect(parse({ ...base, exports: ['./a.js', './b.ts'] }).value!.exports).to.deep.equal({ '.': ['./a.js', './b.ts'] });
+    expect(parse({ ...base, exports: { import: './i.js', custom: './c.js', types: './t.d.ts' } }).value!.exports).to.deep.equal({ '.': ['./i.js', './t.d.ts', './c.js'] });
+    expect(parse({ ...base, exports: { '.': './index.ts', './x/*': './src/x/*.ts' } }).value!.exports).to.deep.equal({ '.': ['./index.ts'], './x/*': ['./src/x/*.ts'] });
+  });
+
+  it('takes the root from module, main, types when there is no exports', () => {
+    expect(parse({ ...base, main: 'dist/index.js', module: './dist/index.mjs', types: 'dist/index.d.ts' }).value!.exports).to.deep.equal({ '.': ['./dist/index.mjs', './dist/index.js', './dist/index.d.ts'] });
+  });
+
+  it('refuses "./" keys mixed with conditions, as Node does', () => {
+    const result = parse({ ...base, exports: { '.': './a.js', import: './b.js' } });
+    expect(result.diagnostics[0]!.message).to.contain('mixes "./<subpath>" keys with conditions');
   });
 
   it('refuses a missing or malformed name, and returns no manifest', () => {
@@ -96,7 +112,6 @@ describe('parsePackageManifest', () => {
       [{ $schema: {} }, '"$schema" must be the address of a JSON Schema; it is an object'],
       [{ private: 'yes' }, '"private" must be a boolean; it is a string'],
       [{ description: 3 }, '"description" must be a string; it is a number'],
-      [{ exports: './main.ts' }, '"exports" must be an object'],
       [{ exports: { './main': 3 } }, 'exports["./main"] must be a path'],
       [{ dependencies: ['lit'] }, '"dependencies" must be an object'],
       [{ dependencies: { lit: 3 } }, 'dependencies["lit"] must be a version range string; it is a number'],
@@ -122,10 +137,10 @@ describe('parsePackageManifest', () => {
     }
   });
 
-  it('accepts exports entries that publish no module: conditions without a source, fallback arrays, null', () => {
+  it('accepts declarations, fallback arrays and null (an excluded subpath: no targets)', () => {
     const result = parse({ ...base, exports: { './types': { types: './main.d.ts' }, './legacy': ['./a.js', './b.js'], './hidden': null, './main': './main/index.ts' } });
     expect(result.diagnostics).to.deep.equal([]);
-    expect(result.value!.exports).to.deep.equal({ './main': './main/index.ts' });
+    expect(result.value!.exports).to.deep.equal({ './types': ['./main.d.ts'], './legacy': ['./a.js', './b.js'], './hidden': [], './main': ['./main/index.ts'] });
   });
 
   it('keeps the good entries of a member that has a bad one', () => {

@@ -17,7 +17,7 @@ function files(packages: Record<string, Record<string, unknown>>, extra: Record<
 const read = (...args: Parameters<typeof files>) => readWorkspace(memoryReader(files(...args)));
 
 describe('readWorkspace', () => {
-  it('publishes a module for each exports entry whose target is a source file', () => {
+  it('publishes a module for each exports entry whose target is a source file, the root (".") as the package name', () => {
     const model = read({
       'packages/app': {
         name: '@acme/app',
@@ -28,6 +28,18 @@ describe('readWorkspace', () => {
     expect(model.diagnostics).to.deep.equal([]);
     expect(model.packages).to.deep.equal([{ name: '@acme/app', version: '1.0.0', dir: 'packages/app', dependencies: { lit: '3.1.0' } }]);
     expect(model.modules).to.deep.equal([
+      {
+        specifier: '@acme/app',
+        package: '@acme/app',
+        version: '1.0.0',
+        subpath: '@root',
+        dir: 'packages/app',
+        entry: 'packages/app/index.ts',
+        platforms: ['web'],
+        bundler: { name: 'ts', specifier: TS },
+        assets: [],
+        diagnostics: [],
+      },
       {
         specifier: '@acme/app/main',
         package: '@acme/app',
@@ -60,7 +72,7 @@ describe('readWorkspace', () => {
     expect(model.modules).to.deep.equal([]);
     expect(model.diagnostics).to.have.length(1);
     expect(model.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'app/package.json' });
-    expect(model.diagnostics[0]!.message).to.contain('exports["./main"] must map "./<subpath>" to a file of the package');
+    expect(model.diagnostics[0]!.message).to.contain('exports["./main"] must map to a file of the package; it maps to "../other/index.ts"');
   });
 
   it('adds a module.json beside an exports target to that module', () => {
@@ -293,6 +305,8 @@ describe('readWorkspace', () => {
         'app/src/': reader.listDir('app/src')!.hash,
         'app/src/badge/': reader.listDir('app/src/badge')!.hash,
         'app/src/badge/module.json': hashOf(workspace['app/src/badge/module.json']!),
+        'app/main/': reader.listDir('app/main')!.hash,
+        'app/tsconfig.json': null,
         'app/main/module.json': null,
         '.core/selection.json': null,
       });

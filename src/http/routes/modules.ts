@@ -9,6 +9,7 @@ import type { ServiceState } from '../../store/state.js';
 import type { ModuleModel } from '../../workspace/model.js';
 import { parseAssetQuery, parseOutputQuery } from '../../workspace/query.js';
 import { platformOf, variantKey, type Variant } from '../../workspace/variant.js';
+import { moduleSpecifier } from '../../workspace/specifiers.js';
 import { indexWorkspace } from '../../workspace/workspace-index.js';
 import { parseAddress, type Address } from '../address.js';
 import type { AssetFiles } from '../../streams/asset-files.js';
@@ -34,7 +35,7 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const query = parseOutputQuery(new URLSearchParams(ctx.querystring));
     if (!query.ok) throw new ServiceError('OPTION_UNSUPPORTED', `${describe(address)}: ${query.message}`);
     const { variant } = query;
-    const specifier = `${address.packageName}/${address.segments.join('/')}`;
+    const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
     const key = variantKey(variant);
 
     const checked = (ctx.req as typeof ctx.req & { [CHECKED]?: boolean })[CHECKED] === true;
@@ -85,7 +86,7 @@ function findPackageVersion(state: ServiceState, address: Address) {
 function findModule(state: ServiceState, address: Address): ModuleModel {
   findPackageVersion(state, address);
   const subpath = address.segments.join('/');
-  const module = indexWorkspace(state.workspace).modules.get(`${address.packageName}/${subpath}`);
+  const module = indexWorkspace(state.workspace).modules.get(moduleSpecifier(address.packageName, subpath));
   if (!module) {
     const known = (indexWorkspace(state.workspace).modulesOf.get(address.packageName) ?? []).map((m) => m.subpath);
     throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${address.packageName} declares no module "${subpath}"${known.length ? `; its modules are ${known.join(', ')}` : ''}`);

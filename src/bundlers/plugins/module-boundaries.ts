@@ -1,0 +1,52 @@
+// Module boundaries (README "Bundling real code"): the code of a public module is in its own
+// output only once on a page.
+// - A bare import of a workspace package stays bare even where a tsconfig `paths` entry maps it
+//   to the other package's sources (esbuild applies `paths` before `packages: 'external'`).
+// - A relative import that reaches another public module's entry file (Lit's entries import
+//   each other by relative path) is an import of that module: it stays external, written as
+//   the module's public specifier, so its classes and state are not copied into this one.
+import path from 'node:path';
+import type * as esbuild from 'esbuild';
+import type { BundleTarget } from '../types.js';
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
+
+export function workspacePackagesPlugin(targets: BundleTarget[]): esbuild.Plugin {
+  const packages = targets[0]?.workspace?.packages ?? [];
+  return {
+    name: 'core-workspace-packages',
+    setup(build) {
+      if (packages.length === 0) return;
+      // In Go: only imports of workspace packages reach this callback.
+      const filter = new RegExp(`^(?:${packages.map(escape).join('|')})(?:/|$)`);
+      build.onResolve({ filter }, (args) => (args.kind === 'entry-point' ? undefined : { path: args.path, external: true }));
+    },
+  };
+}
+
+export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
+  const entries = targets[0]?.workspace?.entries ?? {};
+  // Entry files by path without extension: an import of `./reactive-element.js` names `reactive-element.ts`.
+  const byStem = new Map<string, { file: string; specifier: string }>();
+  for (const [file, specifier] of Object.entries(entries)) byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier });
+  return {
+    name: 'core-module-boundaries',
+    setup(build) {
+      if (byStem.size === 0) return;
+      build.onResolve({ filter: /^\.\.?(?:\/|$)/ }, async (args) => {
+        if (args.pluginData === SKIP) return undefined;
+        if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import' && args.kind !== 'require-call') return undefined;
+        const candidate = byStem.get(stem(path.resolve(args.resolveDir, args.path)));
+        if (!candidate) return undefined;
+        // Confirm with esbuild's own resolution (extensions, tsconfig): the same file, or not ours.
+        const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
+        if (resolved.errors.length > 0 || resolved.path !== candidate.file) return undefined;
+        return { path: candidate.specifier, external: true };
+      });
+    },
+  };
+}
+
+// Marks the resolution this plugin asks for itself, so that it does not answer it again.
+const SKIP = Symbol('core-module-boundaries');

@@ -1,0 +1,33 @@
+// The module boundaries of a workspace, for the bundlers (README "Bundling real code"): every
+// public module's entry file with the specifier it is imported by, and the package names.
+// Two modules with one entry file (Lit's root `@lit/reactive-element` and its
+// `./reactive-element.js`) are one module on a page: the first by subpath (the root first)
+// names it.
+import type { WorkspaceBoundaries } from '../bundlers/types.js';
+import type { WorkspaceModel } from './model.js';
+
+const computed = new WeakMap<WorkspaceModel, WorkspaceBoundaries>();
+
+export function workspaceBoundaries(workspace: WorkspaceModel): WorkspaceBoundaries {
+  let boundaries = computed.get(workspace);
+  if (boundaries) return boundaries;
+  const entries: Record<string, string> = Object.create(null);
+  const modules = [...workspace.modules].sort((a, b) => (a.subpath < b.subpath ? -1 : a.subpath > b.subpath ? 1 : 0));
+  for (const module of modules) if (module.entry !== null && !(module.entry in entries)) entries[module.entry] = module.specifier;
+  const packages = workspace.packages.map((pkg) => pkg.name).sort();
+  boundaries = { key: fingerprint(JSON.stringify([entries, packages])), entries, packages };
+  computed.set(workspace, boundaries);
+  return boundaries;
+}
+
+/** The module that stands for `specifier` on a page: itself, or the module sharing its entry file. */
+export function canonicalSpecifier(workspace: WorkspaceModel, specifier: string, entry: string | null): string {
+  return entry === null ? specifier : (workspaceBoundaries(workspace).entries[entry] ?? specifier);
+}
+
+// FNV-1a, 32 bits: a key that changes when the boundaries do, cheap to compare.
+function fingerprint(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(36);
+}

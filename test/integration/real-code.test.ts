@@ -1,0 +1,168 @@
+// Packages as their authors write them, in a workspace of our own that reproduces each pattern
+// of real libraries: `exports` naming build output (a root ".", condition objects, a tsconfig
+// outDir/rootDir to map it back to src/), a bundler's output that maps to nothing but a tsconfig
+// `paths` entry (through `extends` of a package linked into node_modules) names, entry files that
+// import each other by relative path, and decorators with and without a tsconfig.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { openPreview, type Watched } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+export function realCodeWorkspace(): string {
+  const root = tempWorkspace({
+    'core.json': json({ packages: ['packages/base', 'packages/geometry', 'packages/app'], preview: '@kit/app/main' }),
+    'config/package.json': json({ name: 'config', version: '0.0.0', private: true }),
+    // Monorepo convention: the paths of every package's sources, in a shared base config.
+    'config/tsconfig.base.json': `{
+      // comments and trailing commas, as tsc allows
+      "compilerOptions": {
+        "baseUrl": ".",
+        "paths": {
+          "@kit/geometry": ["../packages/geometry/src/index.ts"],
+          "@kit/base": ["../packages/base/src/index.ts"],
+        },
+      },
+    }`,
+    // A lit-like package: exports name tsc's output (development/) and a minified build.
+    'packages/base/package.json': json({
+      name: '@kit/base',
+      version: '2.0.0',
+      type: 'module',
+      exports: {
+        '.': { types: './development/index.d.ts', default: './index.js' },
+        './element.js': { types: './development/element.d.ts', development: './development/element.js', default: './element.js' },
+        './decorators/tag.js': { types: './development/decorators/tag.d.ts', default: './decorators/tag.js' },
+        './internal/*': null,
+      },
+    }),
+    'packages/base/tsconfig.json': json({ compilerOptions: { outDir: './development/', rootDir: './src', experimentalDecorators: true } }),
+    'packages/base/src/index.ts': "export * from './element.js';\nexport { tag } from './decorators/tag.js';\n",
+    'packages/base/src/element.ts': `const loads = ((globalThis as { kitBaseLoads?: number }).kitBaseLoads ?? 0) + 1;
+(globalThis as { kitBaseLoads?: number }).kitBaseLoads = loads;
+export class BaseElement extends HTMLElement {
+  connectedCallback(): void {
+    this.textContent = this.render();
+  }
+  render(): string {
+    return '';
+  }
+}
+`,
+    'packages/base/src/decorators/tag.ts': `import { BaseElement } from '../element.js';
+export const tag = (name: string) => (value: typeof BaseElement, _context?: unknown) => {
+  if (!(value.prototype instanceof BaseElement)) throw new TypeError(\`@tag('\${name}') decorates a BaseElement\`);
+  if (!customElements.get(name)) customElements.define(name, value);
+};
+`,
+    // A floating-ui-like package: exports name a bundler's output, the sources found by paths.
+    'packages/geometry/package.json': json({
+      name: '@kit/geometry',
+      version: '1.0.0',
+      exports: { '.': { import: { types: './dist/geometry.d.mts', default: './dist/geometry.mjs' }, default: './dist/geometry.umd.js' }, './package.json': './package.json' },
+    }),
+    'packages/geometry/tsconfig.json': json({ extends: 'config/tsconfig.base.json', compilerOptions: { outDir: 'out-tsc' } }),
+    'packages/geometry/src/index.ts': "export const NAME = 'geometry-source-marker';\nexport function rightOf(width: number): number {\n  return width + 8;\n}\n",
+    // The app: decorators (standard ones: no tsconfig says otherwise), roots by bare specifier.
+    'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { '@kit/base': '^2.0.0', '@kit/geometry': 'workspace:*' } }),
+    'packages/app/main/index.ts': `import { BaseElement, tag } from '@kit/base';
+import { rightOf } from '@kit/geometry';
+
+@tag('kit-app')
+export class App extends BaseElement {
+  override render(): string {
+    return \`placed at \${rightOf(100)}\`;
+  }
+}
+
+document.body.append(document.createElement('kit-app'));
+`,
+  });
+  fs.mkdirSync(path.join(root, 'node_modules'), { recursive: true });
+  fs.symlinkSync('../config', path.join(root, 'node_modules', 'config'));
+  return root;
+}
+
+describe('real packages, as their authors write them', function () {
+  let service: Awaited<ReturnType<typeof serve>>;
+
+  before(async function () {
+    service = await serve(realCodeWorkspace());
+  });
+  after(async function () {
+    await service?.close();
+  });
+
+  const code = async (address: string) => {
+    const answer = await service.get(address);
+    expect(answer.status, `${address}: ${answer.text.slice(0, 300)}`).to.equal(200);
+    return answer.text;
+  };
+
+  it('publishes the package roots and the exports naming build output, all valid', async function () {
+    const report = await service.report();
+    expect(report.diagnostics).to.deep.equal([]);
+    expect(report.modules.map((m) => [m.specifier, m.subpath, m.status, m.diagnostics])).to.deep.equal([
+      ['@kit/base', '@root', 'valid', []],
+      ['@kit/base/decorators/tag.js', 'decorators/tag.js', 'valid', []],
+      ['@kit/base/element.js', 'element.js', 'valid', []],
+      ['@kit/geometry', '@root', 'valid', []],
+      ['@kit/app/main', 'main', 'valid', []],
+    ]);
+  });
+
+  it('serves a root module at its @root address, whose relative imports of other entries stay bare', async function () {
+    const root = await code('/m/@kit/base@2.0.0/modules/@root');
+    expect(root).to.match(/from\s*"@kit\/base\/element\.js"/);
+    expect(root).to.match(/from\s*"@kit\/base\/decorators\/tag\.js"/);
+    expect(root).to.not.include('kitBaseLoads');
+    const decorator = await code('/m/@kit/base@2.0.0/modules/decorators/tag.js');
+    expect(decorator).to.match(/from\s*"@kit\/base\/element\.js"/);
+    expect(decorator).to.not.include('kitBaseLoads');
+    expect(await code('/m/@kit/base@2.0.0/modules/element.js')).to.include('kitBaseLoads');
+  });
+
+  it('keeps bare imports of workspace packages bare though a tsconfig paths entry maps them to sources', async function () {
+    const app = await code('/m/@kit/app@1.0.0/modules/main');
+    expect(app).to.match(/from\s*"@kit\/geometry"/);
+    expect(app).to.match(/from\s*"@kit\/base"/);
+    expect(app).to.not.include('geometry-source-marker');
+    expect(await code('/m/@kit/geometry@1.0.0/modules/@root')).to.include('geometry-source-marker');
+  });
+
+  it('lowers decorators and never takes esbuild helpers for imports of packages', async function () {
+    const app = await code('/m/@kit/app@1.0.0/modules/main?env=production');
+    expect(app).to.not.match(/@tag\(/);
+    const entry = (await service.get('/preview/entry.json')).json<{ diagnostics: unknown[]; imports: Record<string, string> }>();
+    expect(entry.diagnostics).to.deep.equal([]);
+    expect(Object.keys(entry.imports).some((specifier) => specifier.startsWith('<'))).to.equal(false);
+  });
+
+  it('maps an entry that is the entry of two modules to one address in the import map', async function () {
+    const entry = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string> }>();
+    expect(entry.imports['@kit/base']).to.match(/^\/m\/@kit\/base@2\.0\.0\/modules\/@root\?/);
+    expect(entry.imports['@kit/base/element.js']).to.match(/^\/m\/@kit\/base@2\.0\.0\/modules\/element\.js\?/);
+  });
+
+  describe('in Chromium', function () {
+    let browser: Browser;
+    let watched: Watched;
+
+    before(async function () {
+      ({ browser, watched } = await openPreview(service.url));
+    });
+    after(async function () {
+      await browser?.close();
+    });
+
+    it('runs the decorated element, with one copy of the base package on the page', async function () {
+      await watched.page.waitForFunction(() => document.querySelector('kit-app')?.textContent === 'placed at 108', null, { timeout: 20_000 }).catch(() => {});
+      const shown = await watched.page.evaluate(() => ({ text: document.querySelector('kit-app')?.textContent ?? null, loads: (globalThis as { kitBaseLoads?: number }).kitBaseLoads ?? 0 }));
+      expect(shown, `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.deep.equal({ text: 'placed at 108', loads: 1 });
+    });
+  });
+});
