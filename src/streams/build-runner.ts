@@ -8,7 +8,8 @@ import type { OutputCache } from '../outputs/output-cache.js';
 import { UNVERIFIED, type Fact, type InputHashes } from '../store/events.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
-import { isInside, normalizeRelative } from '../workspace/paths.js';
+import { dirOf, isInside, normalizeRelative } from '../workspace/paths.js';
+import { loadTsconfig } from '../workspace/tsconfig.js';
 import { parseVariantKey } from '../workspace/variant.js';
 import { MTIME_LAG_MS, type FileHashes, type Stamp } from './file-hashes.js';
 
@@ -96,7 +97,41 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       ? [await bundler.rebuild(targets[0]!, variant, signal, since(job.modules[0]!.previousInputs, before))]
       : await bundler.bundle(targets, variant, signal);
     if (signal.aborted) throw new BuildCancelled();
-    return results.map((result, index) => toFact(job, result, job.modules[index]!.previousInputs, before, startedAt));
+    return results.map((result, index) => toFact(job, withTsconfigs(result, job.modules[index]!.module), job.modules[index]!.previousInputs, before, startedAt));
+  }
+
+  // The tsconfig files that decide how a module compiles are inputs of its build (README
+  // "tsconfig.json"): the nearest one above its entry with its `extends` chain, and every place
+  // a nearer one could appear, so that an edit, an addition or a removal builds it again.
+  function withTsconfigs(result: BundleResult, module: ModuleModel): BundleResult {
+    if (!module.entry) return result;
+    const configs: string[] = [];
+    let dir = dirOf(module.entry);
+    let nearest: string | null = null;
+    for (;;) {
+      const file = dir === '.' ? 'tsconfig.json' : `${dir}/tsconfig.json`;
+      configs.push(file);
+      if (deps.hashes.readText(file) !== null) {
+        nearest = file;
+        break;
+      }
+      if (dir === '.') break;
+      dir = dirOf(dir);
+    }
+    if (nearest !== null) {
+      const loaded = loadTsconfig(nearest, {
+        read: (file) => deps.hashes.readText(file)?.text ?? null,
+        resolvePackage: (specifier, from) => {
+          for (let at = from; ; at = dirOf(at)) {
+            const base = at === '.' ? `node_modules/${specifier}` : `${at}/node_modules/${specifier}`;
+            for (const file of [base, `${base}.json`, `${base}/tsconfig.json`]) if (deps.hashes.readText(file) !== null) return deps.hashes.realPath(file) ?? file;
+            if (at === '.') return null;
+          }
+        },
+      });
+      configs.push(...loaded.files);
+    }
+    return { ...result, inputs: [...new Set([...result.inputs, ...configs])].sort() };
   }
 
   // What changed since the module's last build, for a bundler that can then do less.

@@ -104,11 +104,18 @@ function packageModules(
   // 1. `exports` entries ("." and "./<subpath>", patterns expanded) whose targets are, or map
   // back to, a source entry point (README "Exports and sources").
   const sources = createSourceFinder(pkg, dir, read, list, realPath);
+  // `null` targets exclude what they match from the patterns, as in Node.
+  const exclusions = Object.entries(pkg.exports)
+    .filter(([, targets]) => targets.length === 0)
+    .map(([key]) => new RegExp(`^${key.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`));
+  const excluded = (key: string) => exclusions.some((pattern) => pattern.test(key));
   for (const [key, targets] of Object.entries(pkg.exports)) {
     if (targets.length === 0 || key === './package.json') continue; // null excludes, as in Node; package.json is data
     if (key !== '.' && !key.startsWith('./')) continue;
     if (key.includes('*')) {
-      for (const { subpath, entry } of sources.expandPattern(key, targets)) declare(newModule(pkg, subpath, dirOf(entry), entry), packageFile);
+      for (const { subpath, entry } of sources.expandPattern(key, targets)) {
+        if (!excluded(`./${subpath}`)) declare(newModule(pkg, subpath, dirOf(entry), entry), packageFile);
+      }
       continue;
     }
     const subpath = key === '.' ? ROOT_SUBPATH : key.slice(2);

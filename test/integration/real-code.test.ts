@@ -166,3 +166,96 @@ describe('real packages, as their authors write them', function () {
     });
   });
 });
+
+describe('tsconfig.json as an input of the builds that use it', function () {
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+
+  before(async function () {
+    root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app', 'packages/other'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './src/main.ts' } }),
+      'packages/app/src/main.ts': 'export class Counter {\n  count = 1;\n}\n',
+      'packages/other/package.json': json({ name: '@kit/other', version: '1.0.0', exports: { './main': './main.ts' } }),
+      'packages/other/main.ts': 'export class Other {\n  count = 1;\n}\n',
+    });
+    service = await serve(root);
+  });
+  after(async function () {
+    await service?.close();
+  });
+
+  const codeOf = async (address: string) => (await service.get(address)).text;
+
+  it('builds again, without restart, the modules under a tsconfig added, edited and removed, and only those', async function () {
+    const app = '/m/@kit/app@1.0.0/modules/main';
+    const other = '/m/@kit/other@1.0.0/modules/main';
+    expect(await codeOf(app)).to.match(/^\s+count = 1;/m);
+    const otherBefore = (await service.get(other)).headers.etag;
+    const config = path.join(root, 'packages/app/tsconfig.json');
+    fs.writeFileSync(config, json({ compilerOptions: { useDefineForClassFields: false } }));
+    expect(await codeOf(app)).to.include('this.count = 1');
+    fs.writeFileSync(config, json({ compilerOptions: { useDefineForClassFields: true } }));
+    expect(await codeOf(app)).to.match(/^\s+count = 1;/m);
+    fs.writeFileSync(config, json({ compilerOptions: { useDefineForClassFields: false } }));
+    expect(await codeOf(app)).to.include('this.count = 1');
+    fs.rmSync(config);
+    expect(await codeOf(app)).to.match(/^\s+count = 1;/m);
+    expect((await service.get(other)).headers.etag).to.equal(otherBefore);
+  });
+});
+
+describe('declared assets that esbuild also compiles', function () {
+  it('serves worker.ts and data.css as assets and leaves the imports of the module alone', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/module.json': json({ assets: ['worker.ts', 'data.css'] }),
+      'packages/app/main/index.ts': "import { helper } from './helper.ts';\nimport './styles.css';\nexport const worker = new URL('./worker.ts', import.meta.url).href;\nexport const value = helper();\n",
+      'packages/app/main/helper.ts': 'export const helper = () => 42;\n',
+      'packages/app/main/styles.css': '.app { color: teal; }\n',
+      'packages/app/main/worker.ts': 'self.onmessage = () => {};\n',
+      'packages/app/main/data.css': '.data { color: red; }\n',
+    });
+    const service = await serve(root);
+    try {
+      const report = await service.report();
+      expect(report.modules.map((m) => [m.specifier, m.status, m.diagnostics])).to.deep.equal([['@kit/app/main', 'valid', []]]);
+      expect((await service.get('/m/@kit/app@1.0.0/modules/main')).text).to.include('42');
+      const worker = await service.get('/m/@kit/app@1.0.0/assets/main/worker.ts');
+      expect(worker.status).to.equal(200);
+      expect(worker.text).to.equal('self.onmessage = () => {};\n');
+      expect((await service.get('/m/@kit/app@1.0.0/assets/main/data.css')).text).to.equal('.data { color: red; }\n');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('exports patterns', function () {
+  it('publishes a module per source file a "*" pattern matches, through outDir, and a new file without restart', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/ui'] }),
+      'packages/ui/package.json': json({ name: '@kit/ui', version: '1.0.0', exports: { './components/*': { types: './dist/components/*.d.ts', default: './dist/components/*.js' }, './components/internal-*': null } }),
+      'packages/ui/tsconfig.json': json({ compilerOptions: { outDir: 'dist', rootDir: 'src' } }),
+      'packages/ui/src/components/badge.ts': "export const badge = 'badge';\n",
+      'packages/ui/src/components/card.ts': "export const card = 'card';\n",
+      'packages/ui/src/components/card.d.ts': 'export declare const card: string;\n',
+      'packages/ui/src/components/internal-state.ts': 'export const state = {};\n',
+    });
+    const service = await serve(root);
+    try {
+      const before = await service.report();
+      expect(before.modules.map((m) => [m.specifier, m.status])).to.deep.equal([
+        ['@kit/ui/components/badge', 'valid'],
+        ['@kit/ui/components/card', 'valid'],
+      ]);
+      fs.writeFileSync(path.join(root, 'packages/ui/src/components/chip.ts'), "export const chip = 'chip';\n");
+      const after = await service.report();
+      expect(after.modules.map((m) => m.specifier)).to.include('@kit/ui/components/chip');
+      expect((await service.get('/m/@kit/ui@1.0.0/modules/components/chip')).text).to.include('chip = "chip"');
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -9,6 +9,9 @@ import type { BundleTarget } from '../types.js';
 
 // Files that are assets by nature: importing one that is not declared is an error that says so.
 const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'ico', 'bmp', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'webm', 'ogg', 'wav', 'flac', 'pdf', 'wasm'];
+// Files esbuild compiles as code, styles or data: declaring one as an asset serves it as an
+// asset and never changes how imports of it (or of any file of its kind) resolve.
+const COMPILED_EXTENSIONS = new Set(['js', 'jsx', 'mjs', 'cjs', 'ts', 'tsx', 'mts', 'cts', 'css', 'json']);
 const JS_KINDS = new Set<esbuild.ImportKind>(['import-statement', 'dynamic-import', 'require-call', 'require-resolve']);
 
 /** The address of an asset relative to a module's code or styles address. */
@@ -19,9 +22,10 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
   const extensions = new Set(ASSET_EXTENSIONS);
   for (const target of targets) {
     for (const file of target.assets) {
+      const extension = path.extname(file).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '');
+      if (COMPILED_EXTENSIONS.has(extension)) continue;
       declared.set(path.join(root, target.dir, file), { subpath: target.subpath, file });
-      const extension = path.extname(file).slice(1).toLowerCase();
-      if (extension) extensions.add(extension.replace(/[^a-z0-9]/g, ''));
+      if (extension) extensions.add(extension);
     }
   }
   const filter = new RegExp(`\\.(?:${[...extensions].filter(Boolean).join('|')})(?:[?#].*)?$`, 'i');
