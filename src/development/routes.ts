@@ -34,6 +34,14 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     ctx.redirect(`/preview/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
   });
   host.router.get('/preview/', async (ctx) => {
+    // A browser gets the reason as a page it can show; tools keep the JSON error.
+    if (!host.cdnOrigin && /\btext\/html\b/.test(ctx.get('accept'))) {
+      ctx.status = 503;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = CDN_UNSET_PAGE;
+      return;
+    }
     const page = renderPreviewPage(await preview(ctx), runtimeAddress);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
@@ -49,3 +57,28 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     sendOutput(ctx, runtime, { type: 'text/javascript; charset=utf-8', hash: runtimeHash, anyOrigin: false });
   });
 }
+
+const CDN_UNSET_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Preview: PREVIEW_CDN_UNSET</title>
+<style>
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }
+  code, pre { font: 14px ui-monospace, monospace; background: #f6f8fa; border-radius: 4px; }
+  code { padding: 0.1rem 0.3rem; } pre { padding: 0.75rem 1rem; }
+  @media (prefers-color-scheme: dark) { body { background: #0d1117; color: #e6edf3; } code, pre { background: #161b22; } }
+</style>
+</head>
+<body>
+<h1>The preview needs a CDN origin</h1>
+<p><strong>503 <code>PREVIEW_CDN_UNSET</code></strong>: the service was started without <code>CORE_CDN_ORIGIN</code>,
+the origin that serves the packages this page imports that are not in development
+(packages outside the workspace, and workspace packages left out of <code>core select</code>).</p>
+<p>Start the service again with a CDN origin, for example:</p>
+<pre>CORE_CDN_ORIGIN=https://esm.sh core run</pre>
+<p>The modules in development are served all the same at <a href="/state">/state</a>'s addresses, and
+the build of every module is on <a href="/">the dashboard</a>.</p>
+</body>
+</html>
+`;

@@ -46,9 +46,3 @@ export function parseOutputQuery(search: URLSearchParams): QueryResult {
 }
 
 /** Only the cache-busting token is accepted on asset addresses. */
-export function parseAssetQuery(search: URLSearchParams): { ok: true } | { ok: false; message: string } {
-  for (const name of search.keys()) {
-    if (name !== 'v') return { ok: false, message: `asset addresses take no query parameter but the token "v"; "${name}" was given` };
-  }
-  return { ok: true };
-}

@@ -222,7 +222,7 @@ describe('declared assets that esbuild also compiles', function () {
       const report = await service.report();
       expect(report.modules.map((m) => [m.specifier, m.status, m.diagnostics])).to.deep.equal([['@kit/app/main', 'valid', []]]);
       expect((await service.get('/m/@kit/app@1.0.0/modules/main')).text).to.include('42');
-      const worker = await service.get('/m/@kit/app@1.0.0/assets/main/worker.ts');
+      const worker = await service.get('/m/@kit/app@1.0.0/assets/main/worker.ts?q=oct'); // a query is ignored
       expect(worker.status).to.equal(200);
       expect(worker.text).to.equal('self.onmessage = () => {};\n');
       expect((await service.get('/m/@kit/app@1.0.0/assets/main/data.css')).text).to.equal('.data { color: red; }\n');

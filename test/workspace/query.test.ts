@@ -1,6 +1,6 @@
 // The query of the `modules` and `styles` addresses, and of asset addresses.
 import { expect } from 'chai';
-import { DEVELOPMENT_QUERY, parseAssetQuery, parseOutputQuery, PRODUCTION_QUERY } from '../../src/workspace/query.js';
+import { DEVELOPMENT_QUERY, parseOutputQuery, PRODUCTION_QUERY } from '../../src/workspace/query.js';
 
 const parse = (query: string) => parseOutputQuery(new URLSearchParams(query));
 const refusal = (query: string) => {
@@ -54,17 +54,3 @@ describe('parseOutputQuery', () => {
   });
 });
 
-describe('parseAssetQuery', () => {
-  it('accepts no query and the token v', () => {
-    expect(parseAssetQuery(new URLSearchParams(''))).to.deep.equal({ ok: true });
-    expect(parseAssetQuery(new URLSearchParams('v=123'))).to.deep.equal({ ok: true });
-  });
-
-  it('refuses any other parameter, output options included', () => {
-    for (const query of ['env=production', 'v=1&target=browser', 'x']) {
-      const result = parseAssetQuery(new URLSearchParams(query));
-      expect(result.ok, query).to.equal(false);
-    }
-    expect(parseAssetQuery(new URLSearchParams('env=production'))).to.deep.equal({ ok: false, message: 'asset addresses take no query parameter but the token "v"; "env" was given' });
-  });
-});

@@ -7,7 +7,7 @@ import type { OutputCache } from '../../outputs/output-cache.js';
 import { buildDiagnostics, selectPackage } from '../../store/selectors.js';
 import type { ServiceState } from '../../store/state.js';
 import type { ModuleModel } from '../../workspace/model.js';
-import { parseAssetQuery, parseOutputQuery } from '../../workspace/query.js';
+import { parseOutputQuery } from '../../workspace/query.js';
 import { platformOf, variantKey, type Variant } from '../../workspace/variant.js';
 import { moduleSpecifier } from '../../workspace/specifiers.js';
 import { indexWorkspace } from '../../workspace/workspace-index.js';
@@ -104,8 +104,8 @@ function refuseCrossSite(ctx: HttpContext, variant: Variant, specifier: string) 
 }
 
 async function serveAsset(ctx: HttpContext, address: Address, deps: ModulesRouteDeps) {
-  const query = parseAssetQuery(new URLSearchParams(ctx.querystring));
-  if (!query.ok) throw new ServiceError('OPTION_UNSUPPORTED', `${describe(address)}: ${query.message}`);
+  // The query of an asset address is ignored (README "Addresses"): real elements fetch their
+  // declared files with one (`suggestions.html?q=oct`), and it never widens what is served.
   const state = await deps.readiness.workspace();
   findPackageVersion(state, address);
   // The longest declared subpath that starts the address; the rest must be a declared asset.
