@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import type { ImportRecord } from '../workspace/checks.js';
-import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
+import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
 import { OUT } from './esbuild-options.js';
 import type { BundleResult, BundleTarget } from './types.js';
@@ -34,14 +34,31 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
     for (const record of metafile.inputs[input]?.imports ?? []) {
-      const specifier = record.original ?? record.path;
+      // A relative import of another module's entry is external as that module's specifier (its `path`).
+      const specifier = record.external && isBare(record.path) ? record.path : (record.original ?? record.path);
       if (!record.external || !JS_KINDS.has(record.kind) || !isBare(specifier)) continue;
       const file = inputPath(input);
       if (file === null) continue;
       imports.push({ specifier, file, ...locate(root, file, specifier) });
     }
   }
-  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors: [] };
+  const warnings = warningsOf(root, result.warnings, inputs);
+  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors: [], ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+// esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that
+// starts with a code (`MODULE_BOUNDARY_CROSSED: ...`) is of that kind; esbuild's own are BUNDLE_WARNING.
+function warningsOf(root: string, messages: readonly esbuild.Message[], inputs: ReadonlySet<string>): Diagnostic[] {
+  const warnings: Diagnostic[] = [];
+  for (const message of messages) {
+    const file = message.location ? inputPath(message.location.file) : null;
+    if (file === null || !inputs.has(file)) continue;
+    const coded = /^([A-Z][A-Z_]+): ([\s\S]*)$/.exec(message.text);
+    const kind: DiagnosticKind = coded?.[1] === 'MODULE_BOUNDARY_CROSSED' ? 'MODULE_BOUNDARY_CROSSED' : 'BUNDLE_WARNING';
+    const text = (coded && kind !== 'BUNDLE_WARNING' ? coded[2]! : message.text).split(root + path.sep).join('');
+    warnings.push(diagnostic(kind, text, { file, line: message.location!.line, column: message.location!.column + 1 }));
+  }
+  return warnings;
 }
 
 // Every file the entry's import graph read. An output's `inputs` name only the files that

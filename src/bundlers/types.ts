@@ -43,6 +43,8 @@ export interface BundleResult {
   imports: ImportRecord[];
   /** BUNDLE_ERROR diagnostics; empty when the build succeeded. */
   errors: Diagnostic[];
+  /** Warnings of a build that succeeded (esbuild's, and MODULE_BOUNDARY_CROSSED); absent when none. */
+  warnings?: Diagnostic[];
 }
 
 export interface Bundler {

@@ -32,7 +32,7 @@ export type Fact =
   | { type: 'files.changed'; files: InputHashes; source: 'watcher' | 'check' }
   | { type: 'output.requested'; module: string; variant: string }
   | { type: 'build.started'; build: number; variant: string; bundler: string; reason: BuildReason; modules: { module: string; generation: number }[] }
-  | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes }
+  | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes; warnings?: Diagnostic[] }
   | { type: 'build.failed'; build: number; module: string; variant: string; errors: Diagnostic[]; imports: ImportRecord[]; inputs: InputHashes }
   | { type: 'build.cancelled'; build: number; reason: string }
   | { type: 'service.stopped' }
@@ -47,16 +47,20 @@ export type Facts = Fact | readonly Fact[];
 export type EventType = CoreEvent['type'];
 export type EventOf<T extends EventType> = Extract<CoreEvent, { type: T }>;
 
-export const EVENT_TYPES: readonly EventType[] = [
-  'service.started',
-  'workspace.read',
-  'workspace.unchanged',
-  'files.changed',
-  'output.requested',
-  'build.started',
-  'build.succeeded',
-  'build.failed',
-  'build.cancelled',
-  'service.stopped',
-  'effect.failed',
-];
+// Every event type, once: the compiler refuses this table when a type of the union is missing
+// or unknown, so a new event cannot be forgotten by `core replay` (it refuses unknown types).
+const EVENT_TYPE_TABLE = {
+  'service.started': true,
+  'workspace.read': true,
+  'workspace.unchanged': true,
+  'files.changed': true,
+  'output.requested': true,
+  'build.started': true,
+  'build.succeeded': true,
+  'build.failed': true,
+  'build.cancelled': true,
+  'service.stopped': true,
+  'effect.failed': true,
+} as const satisfies Record<EventType, true>;
+
+export const EVENT_TYPES = Object.keys(EVENT_TYPE_TABLE) as EventType[];

@@ -118,7 +118,7 @@ const handlers: Handlers = {
   },
 
   'build.succeeded': (draft, event, base) => {
-    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs });
+    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}) });
   },
 
   'build.failed': (draft, event, base) => {

@@ -19,6 +19,8 @@ export interface ModuleReport {
   bundler: string;
   status: ModuleStatus;
   diagnostics: Diagnostic[];
+  /** Present when the last build warned: never a reason to be invalid. */
+  warnings?: Diagnostic[];
 }
 
 /** The `/state` document of contract §5. */
@@ -64,6 +66,12 @@ export function selectModuleStatus(state: ServiceState, module: ModuleModel): { 
   return { status: diagnostics.length === 0 ? 'valid' : 'invalid', diagnostics };
 }
 
+/** Warnings of the module's last build, beside its status (README "Warnings"): only when there are some. */
+function moduleWarnings(state: ServiceState, module: ModuleModel): { warnings?: Diagnostic[] } {
+  const warnings = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.warnings;
+  return warnings && warnings.length > 0 ? { warnings } : {};
+}
+
 const reports = new WeakMap<object, WeakMap<object, Report>>();
 const withFaults = new WeakMap<Report, WeakMap<object, Report>>();
 
@@ -107,6 +115,7 @@ function selectModulesReport(state: ServiceState): Report {
       platforms: module.platforms,
       bundler: module.bundler.name,
       ...selectModuleStatus(state, module),
+      ...moduleWarnings(state, module),
     })),
   };
   byBuilds.set(state.builds, report);

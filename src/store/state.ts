@@ -13,6 +13,8 @@ export interface BuildRecord {
   errors: Diagnostic[];
   imports: ImportRecord[];
   inputs: InputHashes;
+  /** Warnings of the build (README "Warnings"); absent when none. */
+  warnings?: Diagnostic[];
 }
 
 export type VariantStatus =

@@ -151,7 +151,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       return { type: 'build.failed', ...base, errors: result.errors, inputs: hashInputs(paths, before, startedAt) };
     }
     const outputs = { code: deps.outputs.put(result.code), styles: result.styles ? deps.outputs.put(result.styles) : null };
-    return { type: 'build.succeeded', ...base, outputs, inputs: hashInputs(result.inputs, before, startedAt) };
+    return { type: 'build.succeeded', ...base, outputs, inputs: hashInputs(result.inputs, before, startedAt), ...(result.warnings?.length ? { warnings: result.warnings } : {}) };
   }
 
   function namedFiles(errors: readonly Diagnostic[]): string[] {

@@ -8,7 +8,10 @@ export type DiagnosticKind =
   | 'PREVIEW_VERSION_UNRESOLVED'
   | 'MANIFEST_INVALID'
   /** An effect of the service keeps failing (a defect); top-level only. */
-  | 'EFFECT_FAILED';
+  | 'EFFECT_FAILED'
+  /** Warnings: listed beside a module's status, never making it invalid. */
+  | 'BUNDLE_WARNING'
+  | 'MODULE_BOUNDARY_CROSSED';
 
 export interface Diagnostic {
   kind: DiagnosticKind;

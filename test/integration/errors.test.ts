@@ -172,9 +172,11 @@ describe('HTTP errors (contract §2)', function () {
       });
     }
 
-    it('refuses query parameters on an asset, naming the parameter', async function () {
-      const answer = await basic.get('/m/@acme/app@1.0.0/assets/main/logo.svg?env=production');
-      expectError(answer, { status: 400, code: 'OPTION_UNSUPPORTED', mentions: ['env'] });
+    it('never refuses the query of an asset: it is ignored, the same declared bytes answer', async function () {
+      const plain = await basic.get('/m/@acme/app@1.0.0/assets/main/logo.svg');
+      const queried = await basic.get('/m/@acme/app@1.0.0/assets/main/logo.svg?env=production&q=oct');
+      expect(queried.status).to.equal(200);
+      expect(queried.text).to.equal(plain.text);
     });
 
     it('accepts every value of contract §3, and a cache-busting token', async function () {

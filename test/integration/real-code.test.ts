@@ -126,6 +126,16 @@ describe('real packages, as their authors write them', function () {
     expect(await code('/m/@kit/base@2.0.0/modules/element.js')).to.include('kitBaseLoads');
   });
 
+  it('warns MODULE_BOUNDARY_CROSSED where a relative import reaches another module, and stays valid', async function () {
+    const report = await service.report();
+    const tag = report.modules.find((m) => m.specifier === '@kit/base/decorators/tag.js')!;
+    expect(tag.status).to.equal('valid');
+    expect(tag.warnings).to.have.length(1);
+    expect(tag.warnings![0]).to.include({ kind: 'MODULE_BOUNDARY_CROSSED', file: 'packages/base/src/decorators/tag.ts', line: 1 });
+    expect(tag.warnings![0]!.message).to.include('write import ... from "@kit/base/element.js"');
+    expect(report.modules.find((m) => m.specifier === '@kit/geometry')).to.not.have.property('warnings');
+  });
+
   it('keeps bare imports of workspace packages bare though a tsconfig paths entry maps them to sources', async function () {
     const app = await code('/m/@kit/app@1.0.0/modules/main');
     expect(app).to.match(/from\s*"@kit\/geometry"/);
@@ -202,6 +212,26 @@ describe('tsconfig.json as an input of the builds that use it', function () {
     fs.rmSync(config);
     expect(await codeOf(app)).to.match(/^\s+count = 1;/m);
     expect((await service.get(other)).headers.etag).to.equal(otherBefore);
+  });
+});
+
+describe("esbuild's warnings", function () {
+  it('lists them as warnings of a module that stays valid: a stylesheet missing its closing brace', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/index.ts': "import './styles.css';\nexport const x = 1;\n",
+      'packages/app/main/styles.css': '.app { color: teal;\n',
+    });
+    const service = await serve(root);
+    try {
+      const [module] = (await service.report()).modules;
+      expect(module!.status).to.equal('valid');
+      expect(module!.warnings?.map((w) => [w.kind, w.file])).to.deep.equal([['BUNDLE_WARNING', 'packages/app/main/styles.css']]);
+      expect(module!.warnings![0]!.line).to.be.a('number');
+    } finally {
+      await service.close();
+    }
   });
 });
 

@@ -42,7 +42,11 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         // Confirm with esbuild's own resolution (extensions, tsconfig): the same file, or not ours.
         const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
         if (resolved.errors.length > 0 || resolved.path !== candidate.file) return undefined;
-        return { path: candidate.specifier, external: true };
+        return {
+          path: candidate.specifier,
+          external: true,
+          warnings: [{ text: `MODULE_BOUNDARY_CROSSED: "${args.path}" is the entry of the public module ${candidate.specifier}: it is imported as that module, never bundled; write import ... from "${candidate.specifier}"` }],
+        };
       });
     },
   };
