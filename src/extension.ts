@@ -18,10 +18,10 @@ export interface ExtensionHost {
   getState(): ServiceState;
   readiness: Readiness;
   outputs: OutputCache;
-  /** GET routes, after the Host guard and with the error answers of contract §2. */
+  /** GET routes, after the Host guard and with the error answers of README "Error codes". */
   router: Router;
   sockets: SocketRoutes;
-  /** Stylesheet, invalid and code messages derived from the state (contract §8). */
+  /** Stylesheet, invalid and code messages derived from the state (README "Preview and stylesheet push"). */
   push$: Observable<PushMessage>;
   /** A line for the person running the service (stderr). */
   report(message: string): void;

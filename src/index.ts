@@ -1,4 +1,4 @@
-// The programmatic API (contract §9): start the service in-process, watch its state.
+// The programmatic API (README "The event log, replay and state subscription"): start the service in-process, watch its state.
 //
 //   import { startService } from '@core-js/packages';
 //   const service = await startService({ root: 'path/to/workspace', port: 0 });

@@ -1,5 +1,5 @@
 // The composition root: the store, its effects, the HTTP application and the extensions,
-// wired together. `startService` is the programmatic API of contract §9; `core run` is a
+// wired together. `startService` is the programmatic API of README "The event log, replay and state subscription"; `core run` is a
 // thin command over it.
 import { createServer, type Server } from 'node:http';
 import os from 'node:os';

@@ -73,7 +73,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   async function rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
-    const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null]);
+    const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null]);
     const last = lastBuilds.get(key);
     if (last && since && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
     try {

@@ -27,7 +27,7 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
     entryPoints: targets.map((target, index) => ({ in: path.join(root, target.entry), out: `${OUT}${index}` })),
     outdir: root,
     bundle: true,
-    // Every bare import stays external and verbatim (service.md rule 5): another public
+    // Every bare import stays external and verbatim (README "Workspaces"): another public
     // module, a package from outside the workspace or a built-in is never copied in. CSS
     // `@import "x.css"` and `url(x.png)` still resolve relative first, by the rules of CSS.
     packages: 'external',
@@ -38,7 +38,8 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
     platform: variant.target === 'node' ? 'node' : 'browser',
     minify: variant.min,
     sourcemap: variant.sourcemap === 'inline' ? 'inline' : false,
-    define: { 'process.env.NODE_ENV': JSON.stringify(variant.env) },
+    // `process.env.NODE_ENV` follows `env` whatever the package defines.
+    define: { ...targets[0]?.define, 'process.env.NODE_ENV': JSON.stringify(variant.env) },
     // The default target is the newest syntax (esnext), except what no shipping browser runs
     // yet: decorators, standard or TypeScript's experimental ones, are always lowered, whatever
     // the tsconfig says, so that a module reported valid also runs (README "Bundling real code").

@@ -1,4 +1,4 @@
-// Bundlers are modules loaded by specifier (service.md `bundlers`): resolved from the
+// Bundlers are modules loaded by specifier (README "Workspaces"): resolved from the
 // workspace first, then from this package, so `@core-js/packages/bundlers/ts` always resolves.
 import { createRequire } from 'node:module';
 import path from 'node:path';

@@ -16,6 +16,8 @@ export interface BundleTarget {
   /** Declared assets, relative to `dir`. */
   assets: string[];
   platforms: Platform[];
+  /** Build-time constants (`core.define` of the package); every target of one bundle() call has the same. */
+  define?: Record<string, string>;
   /**
    * The workspace's other public modules by entry file (workspace-relative) and the names of
    * its packages: a relative import (or a tsconfig `paths` mapping) reaching another module's

@@ -1,5 +1,5 @@
-// `core dist [--out DIR]`: the production output of every module as static files (contract
-// §10). Parses the arguments and prints; src/dist/ does the work.
+// `core dist [--out DIR]`: the production output of every module as static files (README
+// "Distribution: core dist"). Parses the arguments and prints; src/dist/ does the work.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { distribute, type DistributionProgress, type PackageSummary } from '../dist/distribute.js';

@@ -1,4 +1,4 @@
-// `core select <package>...` / `core select --all`: the development selection (contract §7),
+// `core select <package>...` / `core select --all`: the development selection (README "The command line"),
 // the only writer of `.core/`.
 import fs from 'node:fs';
 import path from 'node:path';

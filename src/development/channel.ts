@@ -1,4 +1,4 @@
-// `/events` (contract §8): pushes the messages derived from the state to every open page.
+// `/events` (README "Preview and stylesheet push"): pushes the messages derived from the state to every open page.
 // It only pushes; whatever a client sends is ignored.
 import type { WebSocket } from 'ws';
 import type { ExtensionHost } from '../extension.js';

@@ -1,4 +1,4 @@
-// The preview page (service.md, contract §6): the import map, a linked stylesheet per
+// The preview page (README "Preview and stylesheet push"): the import map, a linked stylesheet per
 // module that has one, the development runtime, and a module script that imports the
 // entry and calls nothing: the entry's top-level code mounts the page.
 import type { Preview } from './preview.js';

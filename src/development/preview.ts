@@ -1,4 +1,4 @@
-// The preview's entry report (contract §6): the entry, the import map for every bare
+// The preview's entry report (README "Preview and stylesheet push"): the entry, the import map for every bare
 // specifier reached from the entry package's modules, and every module listed with its
 // addresses. Pure over the state; the versions of installed packages come in as a function.
 import semver from 'semver';

@@ -1,4 +1,4 @@
-// `core dist` as a function (contract §10): reads the workspace, builds every public module
+// `core dist` as a function (README "Distribution: core dist"): reads the workspace, builds every public module
 // in production, writes the valid ones and core-distribution.json into `out`, and reports
 // each package as it completes. It reads manifests only; it never writes one.
 import os from 'node:os';

@@ -1,4 +1,4 @@
-// `core-distribution.json` (contract §10): every output written, with its content hash and
+// `core-distribution.json` (README "Distribution: core dist"): every output written, with its content hash and
 // size, the import map of the browser modules, the packages from outside the workspace that
 // the outputs still import by bare specifier, and the modules left out. Pure and ordered, so
 // the same workspace always yields the same file.
@@ -86,7 +86,7 @@ export function distributionManifest(workspace: WorkspaceModel, outcomes: readon
   };
 }
 
-// Packages from outside the workspace stay bare imports (contract §3); built-ins need no map.
+// Packages from outside the workspace stay bare imports (README "Addresses"); built-ins need no map.
 function externalImports(workspace: WorkspaceModel, written: readonly WrittenModule[]): ExternalImport[] {
   const index = indexWorkspace(workspace);
   const found = new Map<string, ExternalImport>();

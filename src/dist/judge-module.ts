@@ -1,5 +1,5 @@
 // Whether one built module goes into the distribution: the bundler's errors, the dependency
-// checks `/state` applies (contract §4) and its declared assets decide. A valid module
+// checks `/state` applies (README "Workspaces") and its declared assets decide. A valid module
 // becomes its files, each with the content hash the service would send as its ETag.
 import type { BundleResult } from '../bundlers/types.js';
 import { contentHash } from '../outputs/content-hash.js';

@@ -1,5 +1,5 @@
 // Where `core dist` puts each output, relative to the output directory. The layout mirrors
-// the `/m/` addresses (contract §3, §10) with file extensions added, so the relative asset
+// the `/m/` addresses (README "Addresses", README "Distribution: core dist") with file extensions added, so the relative asset
 // addresses compiled into code and stylesheets (`../assets/<subpath>/<file>`) resolve the
 // same way from the written files as from the service.
 import type { ModuleModel } from '../workspace/model.js';

@@ -1,5 +1,5 @@
-// What `core dist` builds, and how: every buildable module once, in production (contract
-// §10), batched per bundler and variant so one `bundle()` call compiles many modules, each
+// What `core dist` builds, and how: every buildable module once, in production (README
+// "Distribution: core dist"), batched per bundler and variant so one `bundle()` call compiles many modules, each
 // batch split so the builds can use every core. Pure: the caller runs the jobs.
 import { bundlerKey } from '../store/selectors.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
@@ -38,7 +38,7 @@ export function planDistribution(workspace: WorkspaceModel, parallelism: number)
       continue;
     }
     const variant = productionVariant(distributionTarget(module));
-    const key = `${bundlerKey(module.bundler)}\0${variantKey(variant)}`;
+    const key = `${bundlerKey(module.bundler)}\0${variantKey(variant)}\0${JSON.stringify(module.define ?? null)}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { bundler: module.bundler, variant, modules: [] }));
     group.modules.push(module);

@@ -1,4 +1,4 @@
-// Parsing `/m/<package>@<version>/<kind>/<rest>` (contract §3). Every segment is decoded
+// Parsing `/m/<package>@<version>/<kind>/<rest>` (README "Addresses"). Every segment is decoded
 // once; one that could climb or hide a separator (`.`, `..`, an encoded `/` or `\`, a `%`
 // left by double encoding) never names anything, so it answers OUTPUT_NOT_AVAILABLE.
 // Routes then match the decoded segments against what the manifests declare, never

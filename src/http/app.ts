@@ -1,8 +1,8 @@
 // The Koa application. In front of it, the answer cache answers a repeated request for an
 // output whose state has not changed (answer-cache.ts). The middleware order, in one list:
-//   1. respondWithErrors     every error becomes the JSON body of contract §2
-//   2. refuseUnsafeTarget    REQUEST_INVALID before anything parses the path (§11)
-//   3. guardHost             HOST_NOT_ALLOWED: the DNS-rebinding guard (§2)
+//   1. respondWithErrors     every error becomes the JSON body of the README's "Error codes"
+//   2. refuseUnsafeTarget    REQUEST_INVALID before anything parses the path (SECURITY.md)
+//   3. guardHost             HOST_NOT_ALLOWED: the DNS-rebinding guard (SECURITY.md)
 //   4. router                /m/, /state, /log, the dashboard (/ for browsers, /dashboard/,
 //                            /state/details), and what extensions add (/preview/, /u/)
 //   5. notDeclared           OUTPUT_NOT_AVAILABLE for every other path

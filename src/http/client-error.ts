@@ -1,5 +1,5 @@
 // Requests Node's parser refuses (a NUL or a space in the target, headers too large, a
-// client too slow) never reach Koa; they still get the JSON answer of contract §2.
+// client too slow) never reach Koa; they still get the JSON answer of README "Error codes".
 import type { Socket } from 'node:net';
 import { ERRORS } from './errors.js';
 

@@ -1,10 +1,10 @@
-// The one table of error codes (contract §2): every error answer takes its status here.
+// The one table of error codes (README "Error codes"): every error answer takes its status here.
 import type { Diagnostic } from '../workspace/diagnostics.js';
 
 export const ERRORS = {
   OUTPUT_NOT_AVAILABLE: { status: 404, remedy: 'declare the module in exports or module.json, or the file under "assets"' },
   CONDITIONAL_NOT_FOUND: { status: 404, remedy: 'add the platform to "platforms" in module.json if the module really runs there' },
-  OPTION_UNSUPPORTED: { status: 400, remedy: 'use the query values of contract §3' },
+  OPTION_UNSUPPORTED: { status: 400, remedy: 'use the query values of README "Addresses"' },
   BUILD_FAILED: { status: 422, remedy: 'fix the source; the diagnostics say where' },
   PREVIEW_CDN_UNSET: { status: 503, remedy: 'start the service again with CORE_CDN_ORIGIN set, for example https://esm.sh' },
   HOST_NOT_ALLOWED: { status: 403, remedy: 'use localhost, or start the service with --allowed-host for this host name' },

@@ -1,4 +1,4 @@
-// Sending an output (contract §3): a strong ETag of its content, `Cache-Control: no-cache`
+// Sending an output (README "Addresses"): a strong ETag of its content, `Cache-Control: no-cache`
 // (one version's content changes while it is developed), 304 for a matching If-None-Match,
 // and a wildcard CORS header only where the content holds no source code.
 import type { HttpContext } from './context.js';

@@ -1,6 +1,6 @@
 // WebSocket routes (koa-websocket). An upgrade is accepted only for a registered path, from
 // an allowed Host, and with no Origin (a tool) or the service's own origin (a page of the
-// service): another site's page cannot listen in (contract §8, §11).
+// service): another site's page cannot listen in (README "Preview and stylesheet push", SECURITY.md).
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { isHostAllowed, type HostPolicy } from './middleware/guard-host.js';

@@ -1,4 +1,4 @@
-// Compiled outputs by content hash. Events and state carry hashes only (contract §9); the
+// Compiled outputs by content hash. Events and state carry hashes only (README "The event log, replay and state subscription"); the
 // bytes live here, shared by every variant and request that produced the same content.
 import { contentHash } from './content-hash.js';
 import type { OutputRef } from '../store/events.js';

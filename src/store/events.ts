@@ -1,4 +1,4 @@
-// Events: past-tense facts, the only way the service's state changes (contract §9).
+// Events: past-tense facts, the only way the service's state changes (README "The event log, replay and state subscription").
 // Each carries what the reducer needs; `seq` and `time` are stamped by the store.
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { ImportRecord } from '../workspace/checks.js';

@@ -1,5 +1,5 @@
 // The event log: the last events kept in memory for `GET /log`, and NDJSON lines for
-// `--record` files and replay (contract §9).
+// `--record` files and replay (README "The event log, replay and state subscription").
 import type { Observable, Subscription } from 'rxjs';
 import type { CoreEvent } from './events.js';
 

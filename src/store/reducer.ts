@@ -1,5 +1,5 @@
 // The pure reducer: (state, event) -> state. No I/O, no clock, no randomness: replaying a
-// recorded log through it yields exactly the state the live service had (contract §9).
+// recorded log through it yields exactly the state the live service had (README "The event log, replay and state subscription").
 import { Immer, type Draft } from 'immer';
 import type { ModuleModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
@@ -20,7 +20,7 @@ export const isBuildable = (module: ModuleModel): boolean =>
  * the declaration as it was, and the module must then be built.
  */
 export const fingerprintOf = (module: ModuleModel): string =>
-  JSON.stringify([module.entry, module.dir, module.subpath, module.assets, module.platforms, module.bundler, isBuildable(module)]);
+  JSON.stringify([module.entry, module.dir, module.subpath, module.assets, module.platforms, module.bundler, module.define ?? null, isBuildable(module)]);
 
 const freshVariant = (eager: boolean, requested = false): VariantState => ({
   generation: 1,

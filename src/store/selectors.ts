@@ -23,7 +23,7 @@ export interface ModuleReport {
   warnings?: Diagnostic[];
 }
 
-/** The `/state` document of contract §5. */
+/** The `/state` document of README "Addresses". */
 export interface Report {
   diagnostics: Diagnostic[];
   modules: ModuleReport[];

@@ -1,5 +1,5 @@
 // Declared assets, read from disk for serving. A declared name that is a symbolic link to
-// somewhere outside its package is not served (contract §11): the real path must stay inside.
+// somewhere outside its package is not served (SECURITY.md): the real path must stay inside.
 import fs from 'node:fs';
 import path from 'node:path';
 import { RACY_MS } from './file-hashes.js';

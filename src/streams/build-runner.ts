@@ -42,6 +42,7 @@ export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundar
   entry: module.entry!,
   assets: module.assets,
   platforms: module.platforms,
+  ...(module.define ? { define: module.define } : {}),
   ...(workspace ? { workspace } : {}),
 });
 

@@ -134,7 +134,7 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
 function groupTargets(queue: BuildTarget[]): BuildTarget[][] {
   const groups = new Map<string, BuildTarget[]>();
   for (const target of queue) {
-    const key = `${target.variant}\0${bundlerKey(target.module.bundler)}\0${target.rebuilt ? 'again' : 'first'}`;
+    const key = `${target.variant}\0${bundlerKey(target.module.bundler)}\0${JSON.stringify(target.module.define ?? null)}\0${target.rebuilt ? 'again' : 'first'}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = []));
     group.push(target);

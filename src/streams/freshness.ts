@@ -1,4 +1,4 @@
-// The check before answering (contract §4, §5): a request is answered only from state built
+// The check before answering (README "Workspaces", README "Addresses"): a request is answered only from state built
 // from what is on disk now. The watcher is fast but can miss or delay a change; this check
 // compares the recorded hashes of the manifests and of the inputs the answer depends on with
 // the disk, and reports what differs as `files.changed` before the answer is derived.

@@ -1,4 +1,4 @@
-// What the open pages are told (contract §8), derived from successive states: a module
+// What the open pages are told (README "Preview and stylesheet push"), derived from successive states: a module
 // whose stylesheet was rebuilt with new content (`styles`), whose build became invalid or
 // changed its diagnostics (`invalid`), whose code changed (`code`), and one that builds
 // again after being invalid (`valid`, so pages drop its diagnostics even when the fix

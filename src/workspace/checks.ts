@@ -1,4 +1,4 @@
-// The checks of contract §4 over the bare imports a build found: declared dependencies,
+// The checks of README "Workspaces" over the bare imports a build found: declared dependencies,
 // compatible versions, no built-ins in browser modules, only public modules imported.
 // Pure, so a package.json edit changes a module's diagnostics without a rebuild.
 import semver from 'semver';

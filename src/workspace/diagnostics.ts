@@ -1,4 +1,4 @@
-// Diagnostics: what is wrong with a module or a manifest, in the shape of contract §2.
+// Diagnostics: what is wrong with a module or a manifest, in the shape of README "Error codes".
 
 export type DiagnosticKind =
   | 'BUNDLE_ERROR'

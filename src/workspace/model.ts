@@ -37,6 +37,8 @@ export interface ModuleModel {
   assets: string[];
   /** Problems of the manifests that declare it (MANIFEST_INVALID). */
   diagnostics: Diagnostic[];
+  /** The package's `core.define`; absent when it defines nothing. */
+  define?: Record<string, string>;
 }
 
 export interface WorkspaceModel {

@@ -1,4 +1,4 @@
-// `module.json`: platforms, entry, assets, subpath and bundler of one module (service.md).
+// `module.json`: platforms, entry, assets, subpath and bundler of one module (README "Workspaces").
 import { manifestInvalid, type Diagnostic } from './diagnostics.js';
 import { describeType, isObject, parseJson } from './json.js';
 import type { Platform } from './model.js';

@@ -1,5 +1,5 @@
 // `package.json`: identity, public modules by `exports`, dependencies, and the `core` and
-// `bundlers` members (service.md, contract §4).
+// `bundlers` members (README "Workspaces").
 import semver from 'semver';
 import { manifestInvalid, type Diagnostic } from './diagnostics.js';
 import { describeType, isObject, parseJson } from './json.js';
@@ -23,6 +23,8 @@ export interface PackageManifest {
   modulesDir: string | null;
   defaultBundler: string | null;
   bundlers: Record<string, BundlerEntry>;
+  /** `core.define`: build-time constants of the package's modules, with esbuild's `define` meaning. */
+  define: Record<string, string>;
 }
 
 // npm's rules for names, scoped or not (lower case, URL-safe).
@@ -105,6 +107,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
 
   let modulesDir: string | null = null;
   let defaultBundler: string | null = null;
+  const define: Record<string, string> = table();
   if (json.core !== undefined) {
     if (!isObject(json.core)) {
       problem(`"core" must be an object with "modules" and "bundler"; it is ${describeType(json.core)}`);
@@ -112,6 +115,15 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
       if (json.core.modules !== undefined) {
         if (typeof json.core.modules === 'string' && json.core.modules !== '') modulesDir = json.core.modules;
         else problem(`core.modules must be a directory of the package ("." for the package itself); it is ${describeType(json.core.modules)}`);
+      }
+      if (json.core.define !== undefined) {
+        if (!isObject(json.core.define)) problem(`core.define must be an object of names to JavaScript expressions, such as {"__LIB_VERSION__": "\\"1.2.3\\""}; it is ${describeType(json.core.define)}`);
+        else {
+          for (const [name, value] of Object.entries(json.core.define)) {
+            if (typeof value === 'string' && /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/.test(name)) define[name] = value;
+            else problem(`core.define["${name}"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`);
+          }
+        }
       }
       if (json.core.bundler !== undefined) {
         if (typeof json.core.bundler === 'string' && json.core.bundler !== '') defaultBundler = json.core.bundler;
@@ -134,7 +146,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   }
 
   return {
-    value: { name: json.name as string, version: json.version as string, exports, dependencies, modulesDir, defaultBundler, bundlers },
+    value: { name: json.name as string, version: json.version as string, exports, dependencies, modulesDir, defaultBundler, bundlers, define },
     diagnostics,
   };
 }

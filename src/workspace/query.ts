@@ -1,4 +1,4 @@
-// The query of the `modules` and `styles` addresses (contract §3). Absent parameters take
+// The query of the `modules` and `styles` addresses (README "Addresses"). Absent parameters take
 // their defaults; `min` and `sourcemap` default to what `env` requires, so `?env=production`
 // alone asks for the minified, map-less output rather than being refused.
 import type { Variant } from './variant.js';

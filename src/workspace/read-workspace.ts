@@ -1,5 +1,5 @@
 // Derives the workspace model from its manifests: `core.json`, each `package.json`, every
-// `module.json` under `core.modules`, and `.core/selection.json` (contract §4, §7).
+// `module.json` under `core.modules`, and `.core/selection.json` (README "Workspaces", README "The command line").
 // Pure over a SourceReader, so tests declare the files as a map.
 import { manifestInvalid, type Diagnostic } from './diagnostics.js';
 import { isObject, parseJson, describeType } from './json.js';
@@ -217,6 +217,7 @@ function newModule(pkg: PackageManifest, subpath: string, dir: string, entry: st
     bundler: { name: 'ts', specifier: BUILTIN_BUNDLERS.ts! },
     assets: [],
     diagnostics: [],
+    ...(Object.keys(pkg.define).length > 0 ? { define: { ...pkg.define } } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-// A variant: one way of compiling a module (contract §3 query), and the key that names it.
+// A variant: one way of compiling a module (README "Addresses"), and the key that names it.
 import type { ModuleModel } from './model.js';
 
 export type Target = 'browser' | 'node';
@@ -30,7 +30,7 @@ export function parseVariantKey(key: string): Variant | null {
 export const developmentVariant = (target: Target): Variant => ({ target, env: 'development', min: false, sourcemap: 'inline' });
 export const productionVariant = (target: Target): Variant => ({ target, env: 'production', min: true, sourcemap: 'none' });
 
-/** The platform a target needs (contract §2 CONDITIONAL_NOT_FOUND). */
+/** The platform a target needs (README "Error codes" CONDITIONAL_NOT_FOUND). */
 export const platformOf = (target: Target) => (target === 'browser' ? 'web' : 'node');
 
 /** The variant kept built at all times: what `/state`, the preview and the push channel report. */

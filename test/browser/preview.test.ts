@@ -1,4 +1,4 @@
-// The preview page in Chromium (service.md Checks 4, contract §6 and §8): the entry mounts
+// The preview page in Chromium (README "Preview and stylesheet push"): the entry mounts
 // the page with its bundled helper and the modules of another package it imports by bare
 // specifier, the linked stylesheets style it, and a code edit is only logged.
 import { expect } from 'chai';

@@ -1,5 +1,4 @@
-// A page of another origin that loads the production output (service.md Production page
-// shape, Events 3; contract §3): it renders with its styles and never asks for the
+// A page of another origin that loads the production output (README "Addresses"): it renders with its styles and never asks for the
 // development runtime or its push channel.
 import { expect } from 'chai';
 import http from 'node:http';

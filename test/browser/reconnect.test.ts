@@ -1,4 +1,4 @@
-// The runtime reconnects to /events after the service restarts (contract §8): the page
+// The runtime reconnects to /events after the service restarts (README "Preview and stylesheet push"): the page
 // that stayed open picks up stylesheets saved after the restart, without navigating, and
 // shows what is broken now rather than what was broken before the restart.
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// Stylesheet push on the open preview page (service.md States and transitions, contract §8):
+// Stylesheet push on the open preview page (README "Preview and stylesheet push"):
 // a saved stylesheet replaces the linked sheet in place, a broken one keeps the last good
 // style and shows the overlay, and fixing it brings the new style back.
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// The one-shot commands of `core`: help and version, and `core select` (contract §7), which a
+// The one-shot commands of `core`: help and version, and `core select` (README "The command line"), which a
 // running service picks up before its next answer.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// `core run --record FILE` and `core replay FILE [--until SEQ] [--trace]` (contract §9):
+// `core run --record FILE` and `core replay FILE [--until SEQ] [--trace]` (README "The event log, replay and state subscription"):
 // for any recorded session, replaying up to the last event prints the report the live
 // /state answered, through edits, breaks and fixes of code, stylesheets and manifests.
 import fs from 'node:fs';

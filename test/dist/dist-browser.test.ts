@@ -41,7 +41,7 @@ describe('core dist output in a browser', () => {
     const out = path.join(root, 'dist');
     ({ manifest } = await distribute({ root, out }));
     const styles = manifest.outputs.filter((output) => output.kind === 'styles' && output.module === '@acme/app/main');
-    // The production page shape of service.md: the stylesheet linked, the entry imported.
+    // A production page as README "Distribution: core dist" shows it: the stylesheet linked, the entry imported.
     const page = `<!doctype html>
 <html>
   <head>

@@ -1,4 +1,4 @@
-// Assertions on the error answers of contract §2: the status, a JSON body with the code, a
+// Assertions on the error answers of README "Error codes": the status, a JSON body with the code, a
 // message naming what was asked, and `diagnostics` exactly when a build is the cause.
 import { expect } from 'chai';
 import type { Answer } from './http.js';

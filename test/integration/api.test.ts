@@ -1,4 +1,4 @@
-// The programmatic API of contract §9, imported by the package's own name as a tool would.
+// The programmatic API of README "The event log, replay and state subscription", imported by the package's own name as a tool would.
 import { expect } from 'chai';
 import { firstValueFrom, filter } from 'rxjs';
 import { fixtureWorkspace } from '../helpers/fixtures.js';

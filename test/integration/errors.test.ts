@@ -1,4 +1,4 @@
-// Every error code of contract §2 the service serves, over HTTP against a real server on
+// Every error code of README "Error codes" the service serves, over HTTP against a real server on
 // port 0: status, `application/json`, `code`, a message naming what was asked, and
 // `diagnostics` exactly when a build is the cause.
 import fs from 'node:fs';
@@ -14,7 +14,7 @@ type Served = Awaited<ReturnType<typeof serve>>;
 // Text of packages/app/package.json of the basic fixture: it must never leak through /m/.
 const APP_MANIFEST_MARKER = 'Acme demo application.';
 
-describe('HTTP errors (contract §2)', function () {
+describe('HTTP errors (README "Error codes")', function () {
   let basic: Served;
   let broken: Served;
 
@@ -179,7 +179,7 @@ describe('HTTP errors (contract §2)', function () {
       expect(queried.text).to.equal(plain.text);
     });
 
-    it('accepts every value of contract §3, and a cache-busting token', async function () {
+    it('accepts every value of README "Addresses", and a cache-busting token', async function () {
       for (const query of [DEV, PROD, '', 'env=production', 'env=production&min=true', 'sourcemap=none', 'v=abc123', `${DEV}&v=1`]) {
         const answer = await basic.get(`/m/@acme/app@1.0.0/modules/main?${query}`);
         expect(answer.status, query).to.equal(200);

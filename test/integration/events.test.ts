@@ -1,4 +1,4 @@
-// The push channel `/events` (contract §8, §11) with a real WebSocket client: which origins
+// The push channel `/events` (README "Preview and stylesheet push", SECURITY.md) with a real WebSocket client: which origins
 // may listen, and the `styles`, `invalid`, `valid` and `code` messages that follow edits on disk.
 import { expect } from 'chai';
 import WebSocket from 'ws';

@@ -1,5 +1,5 @@
 // Bad input never crashes the service and never answers 500; every edit is seen by the very
-// next answer (contract §4, §5): broken manifests, missing files, version changes, new
+// next answer (README "Workspaces", README "Addresses"): broken manifests, missing files, version changes, new
 // modules, code and stylesheet edits, against a real server on a workspace edited on disk.
 import { expect } from 'chai';
 import { expectError, findDiagnostic } from '../helpers/answers.js';

@@ -1,4 +1,4 @@
-// The success paths of the /m/ addresses (contract §3) against a real server: content types,
+// The success paths of the /m/ addresses (README "Addresses") against a real server: content types,
 // ETag and 304, Cache-Control, CORS, inline source maps, production output, bare imports,
 // bundled helpers, and asset addresses that resolve, from code and from stylesheets.
 import fs from 'node:fs';
@@ -29,7 +29,7 @@ const resolvePath = (relative: string, from: string): string => {
   return url.pathname + url.search;
 };
 
-describe('/m/ outputs (contract §3)', function () {
+describe('/m/ outputs (README "Addresses")', function () {
   let basic: Served;
   let root: string;
 

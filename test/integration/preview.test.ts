@@ -1,4 +1,4 @@
-// The development extension over HTTP (contract §6, §7): /preview/entry.json (entry choice,
+// The development extension over HTTP (README "Preview and stylesheet push", README "The command line"): /preview/entry.json (entry choice,
 // import map, sources, versions of outside packages, the development selection), the
 // /preview/ page, and the runtime under /u/.
 import { expect } from 'chai';

@@ -215,6 +215,28 @@ describe('tsconfig.json as an input of the builds that use it', function () {
   });
 });
 
+describe('build-time constants', function () {
+  it("replaces the names of a package's core.define in its modules, development and production, and only there", async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/lib', 'packages/other'] }),
+      'packages/lib/package.json': json({ name: '@kit/lib', version: '1.0.0', exports: { './main': './main.ts' }, core: { define: { __LIB_VERSION__: '"1.2.3"' } } }),
+      'packages/lib/main.ts': 'declare const __LIB_VERSION__: string;\nexport const version = __LIB_VERSION__;\n',
+      'packages/other/package.json': json({ name: '@kit/other', version: '1.0.0', exports: { './main': './main.ts' } }),
+      'packages/other/main.ts': "declare const __LIB_VERSION__: string;\nexport const version = typeof __LIB_VERSION__ === 'string' ? __LIB_VERSION__ : 'none';\n",
+    });
+    const service = await serve(root);
+    try {
+      expect((await service.get('/m/@kit/lib@1.0.0/modules/main')).text).to.include('version = "1.2.3"');
+      expect((await service.get('/m/@kit/lib@1.0.0/modules/main?env=production')).text).to.include('"1.2.3"');
+      expect((await service.get('/m/@kit/other@1.0.0/modules/main')).text).to.include('__LIB_VERSION__');
+      fs.writeFileSync(path.join(root, 'packages/lib/package.json'), json({ name: '@kit/lib', version: '1.0.0', exports: { './main': './main.ts' }, core: { define: { __LIB_VERSION__: '"2.0.0"' } } }));
+      expect((await service.get('/m/@kit/lib@1.0.0/modules/main')).text).to.include('version = "2.0.0"');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe("esbuild's warnings", function () {
   it('lists them as warnings of a module that stays valid: a stylesheet missing its closing brace', async function () {
     const root = tempWorkspace({

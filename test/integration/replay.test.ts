@@ -1,4 +1,4 @@
-// Replay exactness (contract §9): for any recorded session, replaying up to the last event
+// Replay exactness (README "The event log, replay and state subscription"): for any recorded session, replaying up to the last event
 // yields the report the live /state answered. A live service records every event while it
 // goes through edits, breaks and fixes of code, stylesheets and manifests; after each step
 // the replayed report must deep-equal the live one, and so must every earlier prefix.

@@ -1,4 +1,4 @@
-// `/state` (contract §5), its Server-Sent Events form, and `/log` (contract §9), against a
+// `/state` (README "Addresses"), its Server-Sent Events form, and `/log` (README "The event log, replay and state subscription"), against a
 // real server whose workspace is edited on disk.
 import { expect } from 'chai';
 import { edit } from '../helpers/edit.js';

@@ -1,4 +1,4 @@
-// An edit storm (contract §4, §5, §9): hundreds of random valid and invalid edits of sources,
+// An edit storm (README "Workspaces", README "Addresses", README "The event log, replay and state subscription"): hundreds of random valid and invalid edits of sources,
 // stylesheets, assets and manifests in a few seconds, whole-file writes and atomic renames,
 // with requests in flight. Every edit writes a unique marker, so each content on disk is
 // known by its hash. Then, once quiet:

@@ -1,4 +1,4 @@
-// Faults while serving (contract §4, §5, §9, README "Staying up"): manifests deleted, renamed
+// Faults while serving (README "Workspaces", README "Addresses", README "The event log, replay and state subscription", README "Staying up"): manifests deleted, renamed
 // or made unreadable, a package directory removed, a watcher that misses every event, and a
 // recording server killed with SIGKILL. In every case the service keeps answering (never a
 // 5xx), its `/state` is the report a service started afresh on the same tree gives, and

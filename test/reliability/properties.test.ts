@@ -1,4 +1,4 @@
-// Property-based tests of the `/m/` addresses (contract §2, §3, §11) with fast-check: thousands
+// Property-based tests of the `/m/` addresses (README "Error codes", README "Addresses", SECURITY.md) with fast-check: thousands
 // of generated request-targets (percent-encodings, `.`/`..` in every spelling, encoded
 // separators, double encoding, NUL, broken escapes, unicode raw and encoded, empty and very
 // long segments, queries with valid, invalid, duplicate and unknown parameters) sent verbatim
@@ -50,9 +50,9 @@ const MODULES: DeclaredModule[] = [
 ];
 
 // ---------------------------------------------------------------------------------------
-// The oracle, written from the contract, not from the service's code.
+// The oracle, written from the README, not from the service's code.
 
-/** Every variant a query can name (contract §3), by a key of its own. */
+/** Every variant a query can name (README "Addresses"), by a key of its own. */
 const VARIANTS = (['browser', 'node'] as const).flatMap((target) => [
   { target, env: 'development', min: 'false', sourcemap: 'inline' },
   { target, env: 'development', min: 'true', sourcemap: 'inline' },
@@ -74,7 +74,7 @@ const ALLOWED: Record<string, readonly string[] | null> = {
   v: null,
 };
 
-/** The variant a query names by contract §3 (absent means the default), or null when it is outside §3. */
+/** The variant a query names by README "Addresses" (absent means the default), or null when it is outside that table. */
 function variantOfQuery(query: string): string | null {
   const seen = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(query)) {
@@ -92,7 +92,7 @@ function variantOfQuery(query: string): string | null {
 }
 
 /**
- * Can the target not be parsed safely (contract §11)? Over 8 KiB, a `#`, anything but
+ * Can the target not be parsed safely (SECURITY.md)? Over 8 KiB, a `#`, anything but
  * printable ASCII (what an HTTP parser refuses), broken percent-encoding or a NUL byte.
  * `target` is what the server receives, one character per byte.
  */
@@ -397,7 +397,7 @@ describe('properties of the /m/ addresses', function () {
     );
   });
 
-  it('answers every declared output under generated queries exactly as the query means by contract §3', async function () {
+  it('answers every declared output under generated queries exactly as the query means by README "Addresses"', async function () {
     const address = fc.constantFrom(...[...DECLARED.values()].map((output) => `/m/${output.module.pkg}@${output.module.version}/${output.kind}/${output.module.subpath}${output.kind === 'assets' ? `/${encodeURIComponent(output.file).replace(/%2F/g, '/')}` : ''}`));
     await fc.assert(
       fc.asyncProperty(address, query, async (base, search) => {

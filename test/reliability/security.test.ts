@@ -1,4 +1,4 @@
-// Contract §11, bullet by bullet, against real services: where the server listens, who may
+// SECURITY.md, guard by guard, against real services: where the server listens, who may
 // ask (the Host guard, no wildcard CORS on development addresses, CROSS_SITE_REFUSED), what
 // may be served (unsafe request-targets, `..` in any encoding, symbolic links), `/events`
 // only pushing, and hostile headers, huge URLs and slow clients that neither crash the
@@ -53,7 +53,7 @@ function upgrade(url: string, headers: Record<string, string> = {}): Promise<{ s
   });
 }
 
-describe('contract §11: security of the development server', function () {
+describe('SECURITY.md: security of the development server', function () {
   this.timeout(60_000);
   let service: Served;
   let root: string;

@@ -15,7 +15,7 @@ const buildAll = (modules: ModuleModel[], first = 1): Fact[] =>
   modules.flatMap((module, index) => [startedBuild(first + index, DEV, [{ module, generation: 1 }]), succeeded(first + index, module, DEV, 'e1')]);
 
 describe('selectReport', () => {
-  it('has the shape of contract §5: workspace diagnostics, then each module with status and diagnostics', () => {
+  it('has the shape of README "Addresses": workspace diagnostics, then each module with status and diagnostics', () => {
     const problem = diagnostic('MANIFEST_INVALID', 'lib/package.json is not valid JSON', { file: 'lib/package.json', line: 1, column: 2 });
     const state = fold([started, read([one], { diagnostics: [problem] }), ...buildAll([one])]);
     expect(selectReport(state)).to.deep.equal({

@@ -39,12 +39,24 @@ describe('parsePackageManifest', () => {
         fast: { specifier: '@acme/fast-bundler' },
         full: { specifier: '@core-js/packages/bundlers/esbuild', processors: { bundle: { compiler: 'esbuild' } } },
       },
+      define: {},
     });
+  });
+
+  it('reads core.define, and names a member that is not an identifier with an expression', () => {
+    const result = parse({ ...base, core: { define: { __LIB_VERSION__: '"1.2.3"', 'globalThis.DEBUG': 'false' } } });
+    expect(result.diagnostics).to.deep.equal([]);
+    expect(result.value!.define).to.deep.equal({ __LIB_VERSION__: '"1.2.3"', 'globalThis.DEBUG': 'false' });
+    const broken = parse({ ...base, core: { define: { 'not an identifier': '1', OK: 2 } } });
+    expect(broken.diagnostics.map((d) => d.message)).to.deep.equal([
+      `${FILE}: core.define["not an identifier"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`,
+      `${FILE}: core.define["OK"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`,
+    ]);
   });
 
   it('needs no more than a name and an exact version', () => {
     expect(parse(base)).to.deep.equal({
-      value: { ...base, exports: {}, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {} },
+      value: { ...base, exports: {}, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {} },
       diagnostics: [],
     });
   });

@@ -1,4 +1,4 @@
-// Declared assets become addresses (service.md rule 5, contract §3): an import yields
+// Declared assets become addresses (README "Addresses"): an import yields
 // `new URL('../assets/<subpath>/<file>', import.meta.url)`, a `url()` in a stylesheet is
 // rewritten to the same relative address, climbing one `../` per segment of the subpath,
 // so it resolves to `/m/<package>@<version>/assets/<subpath>/<file>` from the code and

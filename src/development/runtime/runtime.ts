@@ -6,7 +6,7 @@
 //   overlay that goes away when the module builds again;
 // - reconnects after the service restarts, then refreshes every sheet and shows only the
 //   problems the service reports on connecting;
-// - logs code changes: code is not replaced in place (service.md Events);
+// - logs code changes: code is not replaced in place (README "Preview and stylesheet push");
 // - drops a module's diagnostics when it builds again (`valid`).
 type Diagnostic = { kind: string; message: string; file?: string; line?: number; column?: number; module?: string };
 type Message =

@@ -1,4 +1,4 @@
-// The DNS-rebinding guard (contract §2, §11): a page of another site that resolves its own
+// The DNS-rebinding guard (README "Error codes", SECURITY.md): a page of another site that resolves its own
 // host name to 127.0.0.1 still sends its own name in `Host`, and is refused.
 import { isIP } from 'node:net';
 import type { Middleware } from 'koa';

@@ -1,4 +1,4 @@
-// REQUEST_INVALID for a request-target that cannot be parsed safely (contract §11): a
+// REQUEST_INVALID for a request-target that cannot be parsed safely (SECURITY.md): a
 // fragment, a NUL byte, broken percent-encoding, or one too long to be a real address.
 // Refused before any route looks at the path, so no route has to think about it.
 import type { Middleware } from 'koa';

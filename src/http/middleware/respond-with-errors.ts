@@ -1,4 +1,4 @@
-// Every error becomes the JSON body of contract §2. An unexpected exception is a defect: it
+// Every error becomes the JSON body of the README's "Error codes". An unexpected exception is a defect: it
 // is logged with its stack and answered 500 INTERNAL_ERROR, and the server lives on.
 import type { Middleware } from 'koa';
 import { ServiceError, isServiceError } from '../errors.js';

@@ -1,4 +1,4 @@
-// `/log` (contract §9): the events kept in memory, as NDJSON; `?since=SEQ` for the newer ones.
+// `/log` (README "The event log, replay and state subscription"): the events kept in memory, as NDJSON; `?since=SEQ` for the newer ones.
 // With `Accept: text/event-stream`: the same events as Server-Sent Events (`event: log`, one
 // event each, its seq as the SSE id), then every new one as it happens.
 import { PassThrough } from 'node:stream';

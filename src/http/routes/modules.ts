@@ -1,5 +1,5 @@
 // `/m/<package>@<version>/(modules|styles|assets)/...`: compiled code, stylesheets and
-// declared assets (service.md Endpoints, contract §3). Nothing is served that a manifest
+// declared assets (README "Addresses"). Nothing is served that a manifest
 // does not declare; a wrong version never answers the current content.
 import type { HttpContext } from '../context.js';
 import { contentType } from 'mime-types';

@@ -1,4 +1,4 @@
-// `/state` (contract §5): the report of every public module, answered once every module is
+// `/state` (README "Addresses"): the report of every public module, answered once every module is
 // built from the current sources. With `Accept: text/event-stream`, the same report as
 // Server-Sent Events: the current one first, then one each time it changes.
 import { PassThrough } from 'node:stream';
