@@ -43,7 +43,7 @@ export function snapshotOf(state: ServiceState): TerminalSnapshot {
     modules.set(module.specifier, { status: module.status, diagnostics: module.diagnostics.map(key).join('\n'), styles });
     for (const warning of warningsOf(module)) warnings.add(`${module.specifier} ${key(warning)}`);
   }
-  return { modules, warnings, topLevel: new Set(report.diagnostics.map(key)), selection: JSON.stringify(state.workspace.selection) };
+  return { modules, warnings, topLevel: new Set([...report.diagnostics, ...(report.warnings ?? [])].map(key)), selection: JSON.stringify(state.workspace.selection) };
 }
 
 /** The snapshot of a terminal that has told nothing yet: every problem of `state` is news. */
@@ -125,7 +125,7 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
       if (!before.warnings.has(`${module.specifier} ${key(warning)}`)) lines.push({ level: 'warn', text: formatDiagnostic(warning, style, readLine, style.yellow('▲'), module.specifier) });
     }
   }
-  for (const d of report.diagnostics) {
+  for (const d of [...report.diagnostics, ...(report.warnings ?? [])]) {
     if (!before.topLevel.has(key(d))) lines.push({ level: 'warn', text: formatDiagnostic(d, style, readLine, style.yellow('▲')) });
   }
   return lines;

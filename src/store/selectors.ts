@@ -26,6 +26,8 @@ export interface ModuleReport {
 /** The `/state` document of README "Addresses". */
 export interface Report {
   diagnostics: Diagnostic[];
+  /** Hints that make nothing invalid (README "Warnings"); present only when there are some. */
+  warnings?: Diagnostic[];
   modules: ModuleReport[];
 }
 
@@ -107,6 +109,7 @@ function selectModulesReport(state: ServiceState): Report {
   if (cached) return cached;
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
+    ...(state.workspace.warnings?.length ? { warnings: state.workspace.warnings } : {}),
     modules: state.workspace.modules.map((module) => ({
       specifier: module.specifier,
       package: module.package,

@@ -79,13 +79,52 @@ function variantInputs(state: ServiceState, module: string, variant: string): Ex
   return entry?.status === 'done' && entry.last ? Object.entries(entry.last.inputs) : [];
 }
 
+// The manifests and listings an output depends on: those outside every package (core.json, the
+// selection, shared tsconfig files), those of its own package, and those of each workspace
+// package it imports (their versions and modules decide its dependency checks).
+const sourcesByPackage = new WeakMap<object, { shared: Expected; byPackage: Map<string, Expected> }>();
+
+function moduleSources(state: ServiceState, specifier: string, variant: string): Expected {
+  const { workspace } = state;
+  let split = sourcesByPackage.get(workspace);
+  if (!split) {
+    const dirs = workspace.packages.map((pkg) => ({ name: pkg.name, prefix: pkg.dir === '.' || pkg.dir === '' ? '' : `${pkg.dir}/` })).sort((a, b) => b.prefix.length - a.prefix.length);
+    const shared: [string, string | null][] = [];
+    const byPackage = new Map<string, [string, string | null][]>();
+    for (const [path, hash] of Object.entries(workspace.sources)) {
+      const owner = dirs.find((dir) => dir.prefix !== '' && (path.startsWith(dir.prefix) || `${path}/` === dir.prefix || path === dir.prefix));
+      if (!owner) shared.push([path, hash]);
+      else {
+        if (!byPackage.has(owner.name)) byPackage.set(owner.name, []);
+        byPackage.get(owner.name)!.push([path, hash]);
+      }
+    }
+    sourcesByPackage.set(workspace, (split = { shared, byPackage }));
+  }
+  const module = workspace.modules.find((m) => m.specifier === specifier);
+  if (!module) return Object.entries(workspace.sources);
+  const packages = new Set([module.package]);
+  for (const { specifier: imported } of state.builds[specifier]?.variants[variant]?.last?.imports ?? []) {
+    const name = imported.startsWith('@') ? imported.split('/').slice(0, 2).join('/') : imported.split('/')[0]!;
+    if (split.byPackage.has(name)) packages.add(name);
+  }
+  return [...split.shared, ...[...packages].flatMap((name) => split!.byPackage.get(name) ?? [])];
+}
+
 /** The paths whose content differs from what the state recorded, with their hashes now. */
 export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes): InputHashes | null {
   const lists: Expected[] = [];
-  // A stale workspace is being read again anyway.
-  if (!state.workspaceStale) lists.push(expected(state, 'workspace', () => Object.entries(state.workspace.sources)));
+  // A stale workspace is being read again anyway. `/state`, the preview and every `workspace`
+  // answer check every manifest; an output checks only the manifests it depends on, so its
+  // cost does not grow with the workspace (README "Addresses").
+  const whole = scopes.some((scope) => scope.kind !== 'variant');
+  if (!state.workspaceStale && whole) lists.push(expected(state, 'workspace', () => Object.entries(state.workspace.sources)));
   for (const scope of scopes) {
-    if (scope.kind === 'variant') lists.push(expected(state, `variant\0${scope.module}\0${scope.variant}`, () => variantInputs(state, scope.module, scope.variant)));
+    if (scope.kind !== 'variant') continue;
+    if (!state.workspaceStale && !whole) lists.push(expected(state, `sources\0${scope.module}\0${scope.variant}`, () => moduleSources(state, scope.module, scope.variant)));
+    lists.push(expected(state, `variant\0${scope.module}\0${scope.variant}`, () => variantInputs(state, scope.module, scope.variant)));
+  }
+  for (const scope of scopes) {
     if (scope.kind === 'all') {
       lists.push(expected(state, 'all', () => state.workspace.modules.flatMap((module) => variantInputs(state, module.specifier, defaultVariantKey(module)))));
     }

@@ -11,7 +11,8 @@ export type DiagnosticKind =
   | 'EFFECT_FAILED'
   /** Warnings: listed beside a module's status, never making it invalid. */
   | 'BUNDLE_WARNING'
-  | 'MODULE_BOUNDARY_CROSSED';
+  | 'MODULE_BOUNDARY_CROSSED'
+  | 'NO_PUBLIC_MODULE';
 
 export interface Diagnostic {
   kind: DiagnosticKind;

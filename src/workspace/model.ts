@@ -42,6 +42,8 @@ export interface ModuleModel {
 }
 
 export interface WorkspaceModel {
+  /** Hints about the workspace that make nothing invalid (a package without a module); absent when none. */
+  warnings?: Diagnostic[];
   /** `core.json` `preview`: the specifier the preview opens by default. */
   preview: string | null;
   packages: PackageModel[];

@@ -1,7 +1,7 @@
 // Derives the workspace model from its manifests: `core.json`, each `package.json`, every
 // `module.json` under `core.modules`, and `.core/selection.json` (README "Workspaces", README "The command line").
 // Pure over a SourceReader, so tests declare the files as a map.
-import { manifestInvalid, type Diagnostic } from './diagnostics.js';
+import { diagnostic, manifestInvalid, type Diagnostic } from './diagnostics.js';
 import { isObject, parseJson, describeType } from './json.js';
 import type { BundlerRef, ModuleModel, PackageModel, Platform, WorkspaceModel } from './model.js';
 import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
@@ -74,7 +74,13 @@ export function readWorkspace(reader: SourceReader): WorkspaceModel {
       continue;
     }
     model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies });
-    model.modules.push(...packageModules(pkg, dir, file, read, list, model.diagnostics, (path) => reader.leaves?.(path) ?? false, (path) => reader.realPath?.(path) ?? path));
+    const modules = packageModules(pkg, dir, file, read, list, model.diagnostics, (path) => reader.leaves?.(path) ?? false, (path) => reader.realPath?.(path) ?? path);
+    model.modules.push(...modules);
+    if (modules.length === 0) {
+      (model.warnings ??= []).push(
+        diagnostic('NO_PUBLIC_MODULE', `${pkg.name} (${file}) publishes no module: declare one in "exports" ("./main": "./main/index.ts", or "." for the package root), or put a module.json beside an entry file under "core.modules"`, { file }),
+      );
+    }
   }
 
   model.selection = readSelection(read, model);
@@ -165,6 +171,8 @@ function packageModules(
     workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: core.modules must be a directory inside the package; it is "${pkg.modulesDir}"`));
   } else if (pkg.modulesDir !== null && leaves(modulesDir)) {
     workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: core.modules "${pkg.modulesDir}" is a symbolic link leaving the workspace (not followed)`));
+  } else if (pkg.modulesDir !== null && list(modulesDir) === null) {
+    workspaceDiagnostics.push(manifestInvalid(packageFile, `${packageFile}: core.modules "${pkg.modulesDir}" names no directory of the package (${modulesDir} does not exist)`));
   } else {
     for (const moduleDir of findManifestDirs(modulesDir, list)) loadManifest(moduleDir);
   }
@@ -189,6 +197,18 @@ function packageModules(
     }
     applyManifest(module, manifest, []);
     declare(module, file);
+  }
+
+  // A declared asset that is not there is a mistake of the manifest, in development as in
+  // `core dist` (which could not write it): the module says so rather than answering 404 later.
+  for (const module of modules) {
+    const file = manifests.get(module.dir)?.file ?? packageFile;
+    for (const asset of module.assets) {
+      const path = joinRelative(module.dir, asset);
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      if (list(dirOf(path))?.entries.some((entry) => entry.name === name && !entry.directory)) continue;
+      module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", but ${path} does not exist: add the file or remove it from "assets"`));
+    }
   }
 
   // 3. Bundlers, by name through the package's registry, then the built-in ones.

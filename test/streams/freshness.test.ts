@@ -66,6 +66,27 @@ describe('findChanges', () => {
     expect(hashes.asked.sort()).to.deep.equal(['app/package.json', 'core.json']);
   });
 
+  it("scopes an output's check to what it depends on: shared manifests, its package's, and the packages it imports", () => {
+    const lib = moduleModel('fmt', { package: '@t/lib' });
+    const far = moduleModel('x', { package: '@t/far' });
+    const sources = { 'core.json': 'core-1', 'app/package.json': 'package-1', 'app/one/': 'listing-1', 'lib/package.json': 'lib-1', 'far/package.json': 'far-1', 'far/x/': 'far-listing-1' };
+    const scoped = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, lib, far], { sources }) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { inputs: { 'app/one/index.ts': 'e1' }, imports: [{ specifier: '@t/lib/fmt', file: 'app/one/index.ts' }] }),
+    ]);
+    const disk = { ...DISK, ...sources };
+    const scope: CheckScope[] = [{ kind: 'variant', module: one.specifier, variant: DEV }];
+    const hashes = fakeHashes({ ...disk, 'far/package.json': 'far-2' });
+    expect(findChanges(scoped, scope, hashes)).to.equal(null);
+    expect(hashes.asked.sort()).to.deep.equal(['app/one/', 'app/one/index.ts', 'app/package.json', 'core.json', 'lib/package.json']);
+    for (const changed of ['core.json', 'app/package.json', 'app/one/', 'lib/package.json', 'app/one/index.ts']) {
+      expect(findChanges(scoped, scope, fakeHashes({ ...disk, [changed]: 'changed' })), changed).to.deep.equal({ [changed]: 'changed' });
+    }
+    expect(findChanges(scoped, [{ kind: 'workspace' }], fakeHashes({ ...disk, 'far/package.json': 'far-2' }))).to.deep.equal({ 'far/package.json': 'far-2' });
+  });
+
   it('looks at the inputs of the variant a scope names, not at other variants', () => {
     const disk = fakeHashes({ ...DISK, 'app/one/helper.ts': 'h2' });
     expect(findChanges(state(), [{ kind: 'variant', module: one.specifier, variant: DEV }], disk)).to.deep.equal({ 'app/one/helper.ts': 'h2' });

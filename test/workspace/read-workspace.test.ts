@@ -67,6 +67,29 @@ describe('readWorkspace', () => {
     ]);
   });
 
+  it('warns about a package that publishes no module, saying how to declare one', () => {
+    const model = read({ app: { name: '@acme/app', exports: { './main': './main/index.ts' } }, empty: { name: '@acme/empty' } });
+    expect(model.diagnostics).to.deep.equal([]);
+    expect(model.warnings).to.have.length(1);
+    expect(model.warnings![0]).to.include({ kind: 'NO_PUBLIC_MODULE', file: 'empty/package.json' });
+    expect(model.warnings![0]!.message).to.include('"exports"');
+  });
+
+  it('reports core.modules naming no directory', () => {
+    const model = read({ app: { name: '@acme/app', core: { modules: 'components' } } });
+    expect(model.diagnostics.map((d) => d.message)).to.deep.equal(['app/package.json: core.modules "components" names no directory of the package (app/components does not exist)']);
+  });
+
+  it('lists a module invalid when a declared asset does not exist', () => {
+    const model = read(
+      { app: { name: '@acme/app', exports: { './main': './main/index.ts' } } },
+      { 'app/main/index.ts': 'export {}', 'app/main/logo.svg': '<svg/>', 'app/main/module.json': json({ assets: ['logo.svg', 'gone.png'] }) },
+    );
+    expect(model.modules[0]!.diagnostics.map((d) => [d.kind, d.file, d.message])).to.deep.equal([
+      ['MANIFEST_INVALID', 'app/main/module.json', 'app/main/module.json: "assets" declares "gone.png", but app/main/gone.png does not exist: add the file or remove it from "assets"'],
+    ]);
+  });
+
   it('refuses an exports target outside the package', () => {
     const model = read({ app: { name: '@acme/app', exports: { './main': '../other/index.ts' } } });
     expect(model.modules).to.deep.equal([]);
@@ -78,7 +101,7 @@ describe('readWorkspace', () => {
   it('adds a module.json beside an exports target to that module', () => {
     const model = read(
       { app: { name: '@acme/app', exports: { './main': './main/index.ts' } } },
-      { 'app/main/module.json': json({ platforms: ['node', 'web'], assets: ['logo.svg'], bundler: 'esbuild', entry: 'ignored.ts' }) },
+      { 'app/main/module.json': json({ platforms: ['node', 'web'], assets: ['logo.svg'], bundler: 'esbuild', entry: 'ignored.ts' }), 'app/main/logo.svg': '<svg/>' },
     );
     expect(model.modules).to.have.length(1);
     expect(model.modules[0]).to.deep.include({
@@ -106,6 +129,7 @@ describe('readWorkspace', () => {
         'app/src/main/module.json': json({ entry: 'index.ts' }),
         'app/src/main/index.ts': '',
         'app/src/widgets/badge/module.json': json({ entry: './badge.ts', assets: ['star.svg'], platforms: ['web', 'node'] }),
+        'app/src/widgets/badge/star.svg': '<svg/>',
         'app/elsewhere/module.json': json({ entry: 'index.ts' }),
       },
     );
