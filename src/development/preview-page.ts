@@ -11,6 +11,11 @@ export function renderPreviewPage(preview: Preview, runtimeAddress: string): str
   const links = preview.modules
     .filter((module) => module.styles !== null)
     .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(`${module.package}@${module.version}/${module.subpath}`)}">`);
+  // Every module of the graph is fetched at once, not import by import (a waterfall one round
+  // trip per level deep): the import map lists exactly the modules reached from the entry's package.
+  const preloads = [...new Set(Object.values(preview.imports).filter((address) => address.startsWith('/')))].map(
+    (address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`,
+  );
   // The runtime names modules as the push channel does: <package>@<version>/<subpath>.
   const labels = new Map(preview.modules.map((module) => [module.specifier, `${module.package}@${module.version}/${module.subpath}`]));
   const diagnostics = preview.diagnostics.map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
@@ -24,7 +29,7 @@ export function renderPreviewPage(preview: Preview, runtimeAddress: string): str
     <script type="importmap">
 ${scriptJson({ imports: preview.imports })}
     </script>
-${links.join('\n')}
+${[...links, ...preloads].join('\n')}
     <script type="application/json" id="core-diagnostics">${scriptJson(diagnostics)}</script>
     <script type="module" src="${escapeHtml(runtimeAddress)}"></script>
     <script type="module">import ${JSON.stringify(preview.entry).replace(/</g, '\\u003c')};</script>

@@ -87,8 +87,11 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
       version: module.version,
       subpath: module.subpath,
       source: module.package === chosen.package ? 'package' : 'environment',
-      code: development ? `/m/${canonical.package}@${canonical.version}/modules/${canonical.subpath}?${DEVELOPMENT_QUERY}` : cdn(module.package, module.version, module.subpath === ROOT_SUBPATH ? '' : module.subpath),
-      styles: record?.outputs?.styles ? stylesAddress(canonical) : null,
+      // Named by content hash when built: immutable, so a reload fetches only what changed.
+      code: development
+        ? `/m/${canonical.package}@${canonical.version}/modules/${canonical.subpath}?${DEVELOPMENT_QUERY}${record?.outputs ? `&v=${record.outputs.code.hash}` : ''}`
+        : cdn(module.package, module.version, module.subpath === ROOT_SUBPATH ? '' : module.subpath),
+      styles: record?.outputs?.styles ? `${stylesAddress(canonical)}&v=${record.outputs.styles.hash}` : null,
     };
     listed.set(module.specifier, entry);
     preview.imports[module.specifier] = entry.code;

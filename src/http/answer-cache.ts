@@ -7,6 +7,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
+import { IMMUTABLE } from './send-output.js';
 import { isHostAllowed, type HostPolicy } from './middleware/guard-host.js';
 
 export interface CachedAnswer {
@@ -18,6 +19,7 @@ export interface CachedAnswer {
   type: string;
   /** Production outputs: any origin may load them, cross-site loads included. */
   anyOrigin: boolean;
+  immutable?: boolean;
   body: Buffer;
 }
 
@@ -81,7 +83,7 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
   return {
     remember(target, answer) {
       const etag = `"${answer.hash}"`;
-      const fresh: Record<string, string> = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', ETag: etag };
+      const fresh: Record<string, string> = { 'Cache-Control': answer.immutable ? IMMUTABLE : 'no-cache', 'X-Content-Type-Options': 'nosniff', ETag: etag };
       if (answer.anyOrigin) fresh['Access-Control-Allow-Origin'] = '*';
       const full = { ...fresh, 'Content-Type': answer.type, 'Content-Length': answer.body.length };
       answers.delete(target);

@@ -8,10 +8,17 @@ export interface OutputHeaders {
   hash: string;
   /** Production outputs and assets: loadable by any origin. */
   anyOrigin: boolean;
+  /** An address naming its content by hash (`v=<hash>`): those bytes forever (README "Addresses"). */
+  immutable?: boolean;
 }
 
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** A `v` token that names an output by its content hash (the ETag value), as the preview writes it. */
+export const isContentHash = (token: unknown): token is string => typeof token === 'string' && /^[A-Za-z0-9_-]{22}$/.test(token);
+
 export function sendOutput(ctx: HttpContext, body: Buffer, headers: OutputHeaders): void {
-  ctx.set('Cache-Control', 'no-cache');
+  ctx.set('Cache-Control', headers.immutable ? IMMUTABLE : 'no-cache');
   ctx.set('X-Content-Type-Options', 'nosniff');
   if (headers.anyOrigin) ctx.set('Access-Control-Allow-Origin', '*');
   ctx.etag = headers.hash; // Koa quotes it: a strong validator

@@ -76,7 +76,7 @@ export function stylesPush$(state$: Observable<ServiceState>): Observable<PushMe
         }
         if (before.diagnostics !== null) subscriber.next({ type: 'valid', module: label });
         if (view.styles !== null && view.styles !== before.styles) {
-          subscriber.next({ type: 'styles', module: label, href: `${stylesAddress(module)}&v=${view.styles.slice(0, 12)}` });
+          subscriber.next({ type: 'styles', module: label, href: `${stylesAddress(module)}&v=${view.styles}` });
         }
         if (view.code !== before.code) subscriber.next({ type: 'code', module: label });
       }

@@ -158,6 +158,13 @@ describe('real packages, as their authors write them', function () {
     expect(entry.imports['@kit/base/element.js']).to.match(/^\/m\/@kit\/base@2\.0\.0\/modules\/element\.js\?/);
   });
 
+  it('preloads every module of the graph the preview page imports, each address once', async function () {
+    const entry = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string> }>();
+    const page = (await service.get('/preview/', { accept: 'text/html' })).text;
+    const preloaded = [...page.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((match) => match[1]!.replace(/&amp;/g, '&'));
+    expect(preloaded.sort()).to.deep.equal([...new Set(Object.values(entry.imports))].sort());
+  });
+
   describe('in Chromium', function () {
     let browser: Browser;
     let watched: Watched;

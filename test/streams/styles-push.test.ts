@@ -43,7 +43,7 @@ function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modu
   };
 }
 
-const styles = (hash: string) => ({ type: 'styles', module: LABEL, href: `/m/@t/app@1.0.0/styles/one?${DEVELOPMENT_QUERY}&v=${hash.slice(0, 12)}` });
+const styles = (hash: string) => ({ type: 'styles', module: LABEL, href: `/m/@t/app@1.0.0/styles/one?${DEVELOPMENT_QUERY}&v=${hash}` });
 
 describe('stylesPush$', () => {
   it('says nothing about the first build a page could have loaded', () => {

@@ -16,7 +16,7 @@ import type { AssetFiles } from '../../streams/asset-files.js';
 import { CHECKED, type AnswerCache } from '../answer-cache.js';
 import { ServiceError } from '../errors.js';
 import type { Readiness } from '../readiness.js';
-import { sendOutput } from '../send-output.js';
+import { isContentHash, sendOutput } from '../send-output.js';
 
 export interface ModulesRouteDeps {
   readiness: Readiness;
@@ -61,9 +61,19 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     }
     const output = address.kind === 'modules' ? built.record.outputs.code : built.record.outputs.styles;
     if (!output) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet: no stylesheet is imported from its sources`);
-    const body = deps.outputs.get(output.hash);
-    if (!body) throw new Error(`the output ${output.hash} of ${specifier} is missing from the output cache`);
-    const answer = { type: TYPES[address.kind], hash: output.hash, anyOrigin: variant.env === 'production' };
+    // `v=<hash>` names one content for ever: the current one, or (development only: no other
+    // origin may read it) an earlier one still kept; never other bytes (README "Addresses").
+    const token = ctx.query.v;
+    let hash = output.hash;
+    if (isContentHash(token) && token !== output.hash) {
+      if (variant.env !== 'development' || !deps.outputs.get(token)) {
+        throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${describe(address)}?v=${token} names an earlier build of ${specifier}, which is no longer kept: load the page again for the current address`);
+      }
+      hash = token;
+    }
+    const body = deps.outputs.get(hash);
+    if (!body) throw new Error(`the output ${hash} of ${specifier} is missing from the output cache`);
+    const answer = { type: TYPES[address.kind], hash, anyOrigin: variant.env === 'production', immutable: isContentHash(token) };
     sendOutput(ctx, body, answer);
     deps.answers.remember(ctx.req.url ?? '', { ...answer, body, state: built.state, scope: { kind: 'variant', module: specifier, variant: key } });
   };

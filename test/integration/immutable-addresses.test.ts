@@ -1,0 +1,56 @@
+// Addresses named by content hash (README "Addresses"): the preview's import map and stylesheet
+// links carry `v=<hash>`, answered as immutable; an edit gives the next page new addresses, and
+// an address never serves other bytes than those its hash names.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { fixtureWorkspace } from '../helpers/fixtures.js';
+import { serve } from '../helpers/service.js';
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+describe('immutable addresses', function () {
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+
+  before(async function () {
+    root = fixtureWorkspace('basic');
+    service = await serve(root);
+  });
+  after(async function () {
+    await service?.close();
+  });
+
+  const importMap = async () => (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; modules: { specifier: string; styles: string | null }[] }>();
+
+  it('names each built output by its hash, answered immutable; the plain address stays no-cache', async function () {
+    const { imports, modules } = await importMap();
+    const address = imports['@acme/app/main']!;
+    const hash = /&v=([A-Za-z0-9_-]{22})$/.exec(address)![1];
+    const named = await service.get(address);
+    expect(named.headers['cache-control']).to.equal(IMMUTABLE);
+    expect(named.headers.etag).to.equal(`"${hash}"`);
+    const plain = await service.get(address.replace(/&v=.*$/, ''));
+    expect(plain.headers['cache-control']).to.equal('no-cache');
+    expect(plain.text).to.equal(named.text);
+    const styles = modules.find((m) => m.specifier === '@acme/app/main')!.styles!;
+    expect((await service.get(styles)).headers['cache-control']).to.equal(IMMUTABLE);
+    // A token that is no hash is the cache-busting token it always was.
+    expect((await service.get(`${address.replace(/&v=.*$/, '')}&v=123`)).headers['cache-control']).to.equal('no-cache');
+  });
+
+  it('gives a changed module a new address, and never serves other bytes at the old one', async function () {
+    const before = (await importMap()).imports['@acme/app/main']!;
+    const oldBody = (await service.get(before)).text;
+    const entry = path.join(root, 'packages/app/main/index.ts');
+    fs.appendFileSync(entry, '\nexport const addedByTheTest = 1;\n');
+    const after = (await importMap()).imports['@acme/app/main']!;
+    expect(after).to.not.equal(before);
+    expect((await service.get(after)).text).to.include('addedByTheTest');
+    const old = await service.get(before);
+    if (old.status === 200) expect(old.text).to.equal(oldBody);
+    else expect(old.json().code).to.equal('OUTPUT_NOT_AVAILABLE');
+    const production = await service.get(`${before.replace('env=development&min=false&sourcemap=inline', 'env=production&min=true&sourcemap=none')}`);
+    expect(production.status).to.equal(404);
+  });
+});
