@@ -67,10 +67,13 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   if ('reason' in chosen) return { ok: false, ...chosen };
   const { workspace } = state;
   const index = indexWorkspace(workspace);
-  const inDevelopment = (name: string) => workspace.selection === null || workspace.selection.includes(name);
+  // The entry's own package is always served by the service, selected or not: a preview of a
+  // page fetched from a CDN would show what was published, not what is being developed.
+  const inDevelopment = (name: string) => workspace.selection === null || workspace.selection.includes(name) || name === chosen.package;
   const cdn = (name: string, version: string, subpath: string) => `${options.cdnOrigin}/${name}@${version}${subpath ? `/${subpath}` : ''}`;
 
-  const preview: Preview = { entry: chosen.specifier, diagnostics: [], imports: {}, modules: [] };
+  // A broken manifest is shown as itself (its file and position), before anything it causes.
+  const preview: Preview = { entry: chosen.specifier, diagnostics: [...workspace.diagnostics], imports: {}, modules: [] };
   const listed = new Map<string, PreviewModule>();
   const queue: ModuleModel[] = [];
   const unresolved = new Set<string>();
@@ -95,7 +98,9 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     };
     listed.set(module.specifier, entry);
     preview.imports[module.specifier] = entry.code;
-    if (development) queue.push(module);
+    // A module served by the CDN keeps its bare imports too (production output is built the
+    // same way): what it imports must be in the import map as well, transitively.
+    queue.push(module);
   };
 
   for (const module of index.modulesOf.get(chosen.package) ?? []) {
@@ -104,7 +109,8 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   while (queue.length > 0) {
     const module = queue.shift()!;
     const { status, diagnostics } = selectModuleStatus(state, module);
-    for (const problem of diagnostics) preview.diagnostics.push({ ...problem, module: module.specifier });
+    // A module the CDN serves is judged by what was published, not by the sources here.
+    if (inDevelopment(module.package)) for (const problem of diagnostics) preview.diagnostics.push({ ...problem, module: module.specifier });
     if (status === 'pending') continue;
     const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
     const owner = index.packages.get(module.package)!;

@@ -165,6 +165,26 @@ describe('real packages, as their authors write them', function () {
     expect(preloaded.sort()).to.deep.equal([...new Set(Object.values(entry.imports))].sort());
   });
 
+  it('maps, after a selection, what the CDN-served modules import too, and keeps serving the entry package', async function () {
+    const selection = path.join(service.root, '.core/selection.json');
+    fs.mkdirSync(path.dirname(selection), { recursive: true });
+    try {
+      fs.writeFileSync(selection, json({ packages: ['@kit/app'] }));
+      let entry = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; diagnostics: unknown[] }>();
+      expect(entry.imports['@kit/base']).to.equal('https://cdn.test/@kit/base@2.0.0');
+      // Imported by @kit/base itself, which the CDN serves with its bare imports kept.
+      expect(entry.imports['@kit/base/element.js']).to.equal('https://cdn.test/@kit/base@2.0.0/element.js');
+      expect(entry.imports['@kit/base/decorators/tag.js']).to.equal('https://cdn.test/@kit/base@2.0.0/decorators/tag.js');
+      expect(entry.imports['@kit/app/main']).to.match(/^\/m\/@kit\/app@1\.0\.0\/modules\/main\?/);
+      fs.writeFileSync(selection, json({ packages: ['@kit/base'] }));
+      entry = (await service.get('/preview/entry.json')).json();
+      expect(entry.imports['@kit/app/main'], 'the entry package stays served here').to.match(/^\/m\/@kit\/app@1\.0\.0\/modules\/main\?/);
+      expect(entry.imports['@kit/geometry']).to.equal('https://cdn.test/@kit/geometry@1.0.0');
+    } finally {
+      fs.rmSync(selection, { force: true });
+    }
+  });
+
   describe('in Chromium', function () {
     let browser: Browser;
     let watched: Watched;
@@ -313,6 +333,24 @@ describe('exports patterns', function () {
       const after = await service.report();
       expect(after.modules.map((m) => m.specifier)).to.include('@kit/ui/components/chip');
       expect((await service.get('/m/@kit/ui@1.0.0/modules/components/chip')).text).to.include('chip = "chip"');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('a broken manifest in the preview', function () {
+  it('is reported as itself, with its file, first', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app', 'packages/lib'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts' }, dependencies: { '@kit/lib': '^1.0.0' } }),
+      'packages/app/main.ts': "import { x } from '@kit/lib/x';\nexport const y = x;\n",
+      'packages/lib/package.json': '{ "name": "@kit/lib", "version": "1.0.0", ',
+    });
+    const service = await serve(root);
+    try {
+      const entry = (await service.get('/preview/entry.json')).json<{ diagnostics: { kind: string; file?: string }[] }>();
+      expect(entry.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'packages/lib/package.json' });
     } finally {
       await service.close();
     }
