@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { eventsOpen, waitForColour, type Watched, openPreview } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
-import { exampleWorkspace, writeFile } from '../helpers/workspace.js';
+import { exampleWorkspace, tempWorkspace, writeFile } from '../helpers/workspace.js';
 
 const STOREFRONT = '@demo/shop@0.4.0/storefront';
 const BADGE = '@demo/ui@1.1.0/badge';
@@ -88,5 +88,33 @@ describe('the preview page', () => {
     expect(message.text()).to.equal(`[core] the code of ${STOREFRONT} changed; reload the page to run it`);
     expect(watched.navigations()).to.equal(navigations);
     expect(await watched.page.evaluate(() => document.querySelector('demo-storefront .total')?.textContent)).to.equal('Total €73.00 free shipping');
+  });
+});
+
+describe('a preview page that fails to load', () => {
+  it('says in the overlay which address failed and why: an unreachable CDN, a module that throws', async () => {
+    const root = tempWorkspace({
+      'core.json': JSON.stringify({ packages: ['packages/app'] }),
+      'packages/app/package.json': JSON.stringify({ name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts', './boom': './boom.ts' }, dependencies: { lit: '3.1.0' } }),
+      'packages/app/main.ts': "import { html } from 'lit';\nexport const page = html;\n",
+      'packages/app/boom.ts': "throw new Error('the module threw at load');\n",
+    });
+    const service = await serve(root);
+    const { browser, watched } = await openPreview(service.url);
+    try {
+      const overlayText = () => watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.textContent ?? '');
+      await watched.page.goto(new URL('/preview/?entry=@kit/app/main', service.url).href, { waitUntil: 'load' });
+      await watched.page.waitForFunction(() => /cdn\.test\/lit/.test(document.querySelector('core-overlay')?.shadowRoot?.textContent ?? ''), null, { timeout: 20_000 }).catch(() => {});
+      const text = await overlayText();
+      expect(text, `errors: ${[...watched.errors, ...watched.failed].join(' | ')}`).to.include('LOAD_FAILED');
+      expect(text).to.include('https://cdn.test/lit@3.1.0');
+      expect(text).to.include('could not be fetched');
+      await watched.page.goto(new URL('/preview/?entry=@kit/app/boom', service.url).href, { waitUntil: 'load' });
+      await watched.page.waitForFunction(() => /the module threw at load/.test(document.querySelector('core-overlay')?.shadowRoot?.textContent ?? ''), null, { timeout: 20_000 });
+      expect(await overlayText()).to.include('/m/@kit/app@1.0.0/modules/boom');
+    } finally {
+      await browser.close();
+      await service.close();
+    }
   });
 });

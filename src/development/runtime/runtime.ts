@@ -125,6 +125,61 @@ function connect(delay = 250, reconnecting = false): void {
   });
 }
 
+// A page that fails to load says why, in the overlay: a module that answers an error (404, a
+// failed build), one that does not parse, a bare specifier missing from the import map, an
+// address that cannot be fetched at all (a CDN out of reach).
+function loadFailed(address: string, message: string): void {
+  problems.set(`load ${address}`, [{ kind: 'LOAD_FAILED', message, module: address }]);
+  overlay.render();
+}
+
+async function diagnoseEntry(): Promise<void> {
+  const map = (() => {
+    try {
+      return (JSON.parse(document.querySelector('script[type="importmap"]')?.textContent || '{}') as { imports?: Record<string, string> }).imports ?? {};
+    } catch {
+      return {};
+    }
+  })();
+  let found = 0;
+  for (const address of new Set(Object.values(map))) {
+    const url = new URL(address, location.href);
+    const sameOrigin = url.origin === location.origin;
+    try {
+      const answer = await fetch(url, sameOrigin ? {} : { mode: 'no-cors' });
+      if (!sameOrigin || answer.ok) continue;
+      let reason = `${answer.status} ${answer.statusText}`;
+      try {
+        const body = (await answer.json()) as { code?: string; message?: string };
+        if (body.code) reason = `${answer.status} ${body.code}: ${body.message ?? ''}`;
+      } catch {
+        // not a JSON error
+      }
+      loadFailed(url.pathname + url.search, reason);
+      found += 1;
+    } catch {
+      loadFailed(url.href, 'could not be fetched (network error: the origin is out of reach, or refuses this page)');
+      found += 1;
+    }
+  }
+  if (found > 0) return;
+  // Every address answers: the reason is in the graph itself (a specifier not in the import map).
+  const entry = /import\s+("[^"]+")/.exec(document.querySelector('script[type="module"]:not([src])')?.textContent ?? '')?.[1];
+  if (!entry) return;
+  const specifier = JSON.parse(entry) as string;
+  try {
+    await import(specifier);
+  } catch (error) {
+    loadFailed(specifier, error instanceof Error ? error.message : String(error));
+  }
+}
+
+window.addEventListener('error', (event) => {
+  // A module that does not parse or throws while it runs: its address and the message.
+  if (event.filename) loadFailed(new URL(event.filename).pathname + new URL(event.filename).search, `${event.message}${event.lineno ? ` (line ${event.lineno}${event.colno ? `, column ${event.colno}` : ''})` : ''}`);
+});
+document.querySelector('script[type="module"]:not([src])')?.addEventListener('error', () => void diagnoseEntry());
+
 // Diagnostics known when the page was served.
 try {
   const initial = JSON.parse(document.getElementById('core-diagnostics')?.textContent || '[]') as Diagnostic[];
