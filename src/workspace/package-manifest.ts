@@ -39,6 +39,19 @@ const table = <T>(): Record<string, T> => Object.create(null) as Record<string, 
 
 export const isPackageName = (name: string): boolean => name.length <= 214 && PACKAGE_NAME.test(name);
 
+/** npm's rule a name breaks, for the diagnostic. */
+export function whyNotAPackageName(name: string): string {
+  if (name === '') return 'it is empty';
+  if (name.length > 214) return `it is ${name.length} characters long; npm allows 214`;
+  if (name !== name.toLowerCase()) return 'npm names are lower case';
+  if (name.startsWith('@') && !/^@[^/]+\/[^/]+$/.test(name)) return 'a scoped name is "@scope/name", with one slash';
+  const bare = name.startsWith('@') ? name.slice(name.indexOf('/') + 1) : name;
+  if (/^[._]/.test(bare)) return 'a name cannot start with "." or "_"';
+  const bad = /[^a-z0-9\-._~@/]/.exec(name);
+  if (bad) return `"${bad[0]}" is not allowed: npm names hold only a-z, 0-9, "-", ".", "_" and "~" (they are parts of URLs)`;
+  return 'it breaks npm\'s rules for names';
+}
+
 /**
  * The conditions of an `exports` target tried, in this order, for the module's one source
  * (README "Exports"): a target that is a source, or maps back to one, wins. Conditions not
@@ -55,7 +68,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   const problem = (message: string) => diagnostics.push(manifestInvalid(file, `${file}: ${message}`));
 
   if (typeof json.name !== 'string' || !isPackageName(json.name)) {
-    problem(`"name" must be a package name such as "@acme/app"; it is ${typeof json.name === 'string' ? `"${json.name}"` : describeType(json.name)}`);
+    problem(`"name" must be a package name such as "@acme/app"; it is ${typeof json.name === 'string' ? `"${json.name}": ${whyNotAPackageName(json.name)}` : describeType(json.name)}`);
   }
   if (typeof json.version !== 'string' || !isExactVersion(json.version)) {
     problem(`"version" must be an exact version such as "1.0.0"; it is ${typeof json.version === 'string' ? `"${json.version}"` : describeType(json.version)}`);

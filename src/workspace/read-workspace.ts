@@ -69,8 +69,10 @@ export function readWorkspace(reader: SourceReader): WorkspaceModel {
     model.diagnostics.push(...manifest.diagnostics);
     if (!manifest.value) continue;
     const pkg = manifest.value;
-    if (model.packages.some((p) => p.name === pkg.name)) {
-      model.diagnostics.push(manifestInvalid(file, `${file}: the package name "${pkg.name}" is already used by another package of the workspace`));
+    const taken = model.packages.find((p) => p.name === pkg.name);
+    if (taken) {
+      const other = taken.dir === '.' ? 'package.json' : `${taken.dir}/package.json`;
+      model.diagnostics.push(manifestInvalid(file, `${file}: the package name "${pkg.name}" is already used by ${other}, listed before it in core.json; rename one of them`));
       continue;
     }
     model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies });

@@ -90,6 +90,18 @@ describe('parsePackageManifest', () => {
     expect(result.diagnostics[0]!.message).to.contain('mixes "./<subpath>" keys with conditions');
   });
 
+  it('says which of npm\'s rules a rejected name breaks', () => {
+    const cases: [string, string][] = [
+      ['Acme', 'npm names are lower case'],
+      ['@acme', 'a scoped name is "@scope/name", with one slash'],
+      ['a b', '" " is not allowed: npm names hold only a-z, 0-9, "-", ".", "_" and "~" (they are parts of URLs)'],
+      ['.hidden', 'a name cannot start with "." or "_"'],
+    ];
+    for (const [name, why] of cases) {
+      expect(parse({ name, version: '1.0.0' }).diagnostics[0]!.message, name).to.equal(`${FILE}: "name" must be a package name such as "@acme/app"; it is "${name}": ${why}`);
+    }
+  });
+
   it('refuses a missing or malformed name, and returns no manifest', () => {
     for (const name of [undefined, 3, 'Acme', '@acme', '@acme/', 'a b', '.hidden', 'x'.repeat(215)]) {
       const result = parse({ name, version: '1.0.0' });

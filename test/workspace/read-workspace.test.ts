@@ -67,6 +67,12 @@ describe('readWorkspace', () => {
     ]);
   });
 
+  it('names the package that already uses a name, and keeps the first', () => {
+    const model = read({ first: { name: '@acme/app', exports: { './a': './a.ts' } }, second: { name: '@acme/app', exports: { './b': './b.ts' } } });
+    expect(model.packages.map((p) => p.dir)).to.deep.equal(['first']);
+    expect(model.diagnostics.map((d) => d.message)).to.deep.equal(['second/package.json: the package name "@acme/app" is already used by first/package.json, listed before it in core.json; rename one of them']);
+  });
+
   it('warns about a package that publishes no module, saying how to declare one', () => {
     const model = read({ app: { name: '@acme/app', exports: { './main': './main/index.ts' } }, empty: { name: '@acme/empty' } });
     expect(model.diagnostics).to.deep.equal([]);
