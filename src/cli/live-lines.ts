@@ -120,10 +120,19 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
   if (restyled.length > BURST) lines.push({ level: 'info', text: `${style.cyan('styles')} ${restyled.length} stylesheets pushed${took}` });
   else for (const specifier of restyled) lines.push({ level: 'info', text: `${style.cyan('styles')} ${specifier} pushed${took}` });
 
+  const news: { module: string; warning: Diagnostic }[] = [];
   for (const module of report.modules) {
     for (const warning of warningsOf(module)) {
-      if (!before.warnings.has(`${module.specifier} ${key(warning)}`)) lines.push({ level: 'warn', text: formatDiagnostic(warning, style, readLine, style.yellow('▲'), module.specifier) });
+      if (!before.warnings.has(`${module.specifier} ${key(warning)}`)) news.push({ module: module.specifier, warning });
     }
+  }
+  if (news.length > BURST) {
+    const kinds = new Map<string, number>();
+    for (const { warning } of news) kinds.set(warning.kind, (kinds.get(warning.kind) ?? 0) + 1);
+    const counted = [...kinds].map(([kind, count]) => `${kind} ×${count}`).join(', ');
+    lines.push({ level: 'warn', text: `${style.yellow('▲')} ${news.length} warnings (${counted}): each module's are on /state and the dashboard` });
+  } else {
+    for (const { module, warning } of news) lines.push({ level: 'warn', text: formatDiagnostic(warning, style, readLine, style.yellow('▲'), module) });
   }
   for (const d of [...report.diagnostics, ...(report.warnings ?? [])]) {
     if (!before.topLevel.has(key(d))) lines.push({ level: 'warn', text: formatDiagnostic(d, style, readLine, style.yellow('▲')) });

@@ -70,8 +70,40 @@ export function selectModuleStatus(state: ServiceState, module: ModuleModel): { 
 
 /** Warnings of the module's last build, beside its status (README "Warnings"): only when there are some. */
 function moduleWarnings(state: ServiceState, module: ModuleModel): { warnings?: Diagnostic[] } {
-  const warnings = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.warnings;
-  return warnings && warnings.length > 0 ? { warnings } : {};
+  const own = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.warnings ?? [];
+  const shared = sharedHelpers(state).get(module.specifier) ?? [];
+  const warnings = shared.length === 0 ? own : [...own, ...shared];
+  return warnings.length > 0 ? { warnings } : {};
+}
+
+const CODE_FILE = /\.[cm]?[jt]sx?$/;
+const helperWarnings = new WeakMap<object, Map<string, Diagnostic[]>>();
+
+// A helper file bundled into several modules exists once per module on a page: its classes
+// (`instanceof` fails across them) and its module state are duplicated. Each module says so.
+function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
+  let byModule = helperWarnings.get(state.builds);
+  if (byModule) return byModule;
+  byModule = new Map();
+  const entries = new Set(state.workspace.modules.map((module) => module.entry));
+  const bundledInto = new Map<string, string[]>();
+  for (const module of state.workspace.modules) {
+    const inputs = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.inputs ?? {};
+    for (const [file, hash] of Object.entries(inputs)) {
+      if (hash === null || entries.has(file) || !CODE_FILE.test(file) || /\.d\.[cm]?ts$/.test(file)) continue;
+      const modules = bundledInto.get(file);
+      if (modules) modules.push(module.specifier);
+      else bundledInto.set(file, [module.specifier]);
+    }
+  }
+  for (const [file, modules] of bundledInto) {
+    if (modules.length < 2) continue;
+    const shown = modules.length > 5 ? `${modules.slice(0, 5).join(', ')} and ${modules.length - 5} more` : modules.join(', ');
+    const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${modules.length} modules (${shown}): each has its own copy of its classes and state; keep it in one module, or make it a public module and import it by its specifier`, { file });
+    for (const module of modules) byModule.set(module, [...(byModule.get(module) ?? []), warning]);
+  }
+  helperWarnings.set(state.builds, byModule);
+  return byModule;
 }
 
 const reports = new WeakMap<object, WeakMap<object, Report>>();

@@ -12,7 +12,8 @@ export type DiagnosticKind =
   /** Warnings: listed beside a module's status, never making it invalid. */
   | 'BUNDLE_WARNING'
   | 'MODULE_BOUNDARY_CROSSED'
-  | 'NO_PUBLIC_MODULE';
+  | 'NO_PUBLIC_MODULE'
+  | 'HELPER_SHARED';
 
 export interface Diagnostic {
   kind: DiagnosticKind;

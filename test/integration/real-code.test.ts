@@ -356,3 +356,29 @@ describe('a broken manifest in the preview', function () {
     }
   });
 });
+
+describe('a helper bundled into several modules', function () {
+  it('is a warning on each of them, naming the others, and they stay valid', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/ui'] }),
+      'packages/ui/package.json': json({ name: '@kit/ui', version: '1.0.0', exports: { './a': './a.ts', './b': './b.ts', './c': './c.ts' } }),
+      'packages/ui/base.ts': 'export class Base {}\n',
+      'packages/ui/a.ts': "import { Base } from './base.ts';\nexport class A extends Base {}\n",
+      'packages/ui/b.ts': "import { Base } from './base.ts';\nexport class B extends Base {}\n",
+      'packages/ui/c.ts': 'export const c = 1;\n',
+    });
+    const service = await serve(root);
+    try {
+      const report = await service.report();
+      const warned = report.modules.map((m) => [m.specifier, m.status, (m.warnings ?? []).map((w) => [w.kind, w.file])]);
+      expect(warned).to.deep.equal([
+        ['@kit/ui/a', 'valid', [['HELPER_SHARED', 'packages/ui/base.ts']]],
+        ['@kit/ui/b', 'valid', [['HELPER_SHARED', 'packages/ui/base.ts']]],
+        ['@kit/ui/c', 'valid', []],
+      ]);
+      expect(report.modules[0]!.warnings![0]!.message).to.include('bundled into 2 modules (@kit/ui/a, @kit/ui/b)');
+    } finally {
+      await service.close();
+    }
+  });
+});
