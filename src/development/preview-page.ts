@@ -19,6 +19,7 @@ export function renderPreviewPage(preview: Preview, runtimeAddress: string): str
   // The runtime names modules as the push channel does: <package>@<version>/<subpath>.
   const labels = new Map(preview.modules.map((module) => [module.specifier, `${module.package}@${module.version}/${module.subpath}`]));
   const diagnostics = preview.diagnostics.map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
+  const warnings = (preview.warnings ?? []).map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -31,6 +32,7 @@ ${scriptJson({ imports: preview.imports })}
     </script>
 ${[...links, ...preloads].join('\n')}
     <script type="application/json" id="core-diagnostics">${scriptJson(diagnostics)}</script>
+    <script type="application/json" id="core-warnings">${scriptJson(warnings)}</script>
     <script type="module" src="${escapeHtml(runtimeAddress)}"></script>
     <script type="module">import ${JSON.stringify(preview.entry).replace(/</g, '\\u003c')};</script>
   </head>

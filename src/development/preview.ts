@@ -2,7 +2,7 @@
 // specifier reached from the entry package's modules, and every module listed with its
 // addresses. Pure over the state; the versions of installed packages come in as a function.
 import semver from 'semver';
-import { selectModuleStatus, defaultVariantKey } from '../store/selectors.js';
+import { selectModuleStatus, defaultVariantKey, selectReport } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { stylesAddress } from '../streams/styles-push.js';
 import { declaredPackage } from '../workspace/checks.js';
@@ -31,6 +31,8 @@ export interface PreviewDiagnostic extends Diagnostic {
 export interface Preview {
   entry: string;
   diagnostics: PreviewDiagnostic[];
+  /** Warnings of the modules served here (README "Warnings"); present only when there are some. */
+  warnings?: PreviewDiagnostic[];
   imports: Record<string, string>;
   modules: PreviewModule[];
 }
@@ -110,7 +112,10 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     const module = queue.shift()!;
     const { status, diagnostics } = selectModuleStatus(state, module);
     // A module the CDN serves is judged by what was published, not by the sources here.
-    if (inDevelopment(module.package)) for (const problem of diagnostics) preview.diagnostics.push({ ...problem, module: module.specifier });
+    if (inDevelopment(module.package)) {
+      for (const problem of diagnostics) preview.diagnostics.push({ ...problem, module: module.specifier });
+      for (const warning of selectReportModule(state, module.specifier)?.warnings ?? []) (preview.warnings ??= []).push({ ...warning, module: module.specifier });
+    }
     if (status === 'pending') continue;
     const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
     const owner = index.packages.get(module.package)!;
@@ -156,4 +161,12 @@ function externalVersion(owner: PackageModel, name: string, options: PreviewOpti
   }
   const installed = options.installedVersion(name, owner.dir);
   return installed && semver.valid(installed) ? installed : null;
+}
+
+const reportIndexes = new WeakMap<object, Map<string, ReturnType<typeof selectReport>['modules'][number]>>();
+function selectReportModule(state: ServiceState, specifier: string) {
+  const report = selectReport(state);
+  let index = reportIndexes.get(report);
+  if (!index) reportIndexes.set(report, (index = new Map(report.modules.map((m) => [m.specifier, m]))));
+  return index.get(specifier);
 }

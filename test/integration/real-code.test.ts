@@ -201,6 +201,17 @@ describe('real packages, as their authors write them', function () {
       const shown = await watched.page.evaluate(() => ({ text: document.querySelector('kit-app')?.textContent ?? null, loads: (globalThis as { kitBaseLoads?: number }).kitBaseLoads ?? 0 }));
       expect(shown, `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.deep.equal({ text: 'placed at 108', loads: 1 });
     });
+
+    it('shows the warnings apart: a pill that opens their list, and no error overlay', async function () {
+      const seen = await watched.page.evaluate(() => ({
+        pill: document.querySelector('core-warnings')?.shadowRoot?.querySelector('summary')?.textContent ?? null,
+        list: document.querySelector('core-warnings')?.shadowRoot?.querySelector('ul')?.textContent ?? '',
+        overlay: document.querySelector('core-overlay') !== null,
+      }));
+      expect(seen.pill).to.match(/^▲ \d+ warnings?$/);
+      expect(seen.list).to.include('MODULE_BOUNDARY_CROSSED');
+      expect(seen.overlay).to.equal(false);
+    });
   });
 });
 

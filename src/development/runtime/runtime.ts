@@ -68,6 +68,7 @@ const overlay = (() => {
   return {
     render() {
       const all = [...problems.entries()].flatMap(([module, diagnostics]) => diagnostics.map((d) => ({ ...d, module: d.module ?? module })));
+      warningsPill.render(all.length === 0);
       if (all.length === 0) {
         host?.remove();
         return;
@@ -85,6 +86,46 @@ const overlay = (() => {
         }),
       );
       if (!host!.isConnected) document.documentElement.append(host!);
+    },
+  };
+})();
+
+// Warnings never block the page: a small pill that opens their list, apart from the errors.
+const warningsPill = (() => {
+  let warnings: Diagnostic[] = [];
+  try {
+    warnings = JSON.parse(document.getElementById('core-warnings')?.textContent || '[]') as Diagnostic[];
+  } catch {
+    warnings = [];
+  }
+  let host: HTMLElement | null = null;
+  return {
+    render(visible: boolean) {
+      if (!visible || warnings.length === 0) {
+        host?.remove();
+        return;
+      }
+      if (!host) {
+        host = document.createElement('core-warnings');
+        const shadow = host.attachShadow({ mode: 'open' });
+        shadow.innerHTML = `<style>
+          :host { position: fixed; right: 1rem; bottom: 1rem; z-index: 2147483646; font: 12px/1.45 ui-monospace, Menlo, Consolas, monospace; }
+          details { background: #1e1e1e; color: #f2f2f2; border-left: 4px solid #e5b93a; border-radius: 6px; padding: .4rem .8rem; max-width: 48rem; max-height: 40vh; overflow: auto; }
+          summary { cursor: pointer; color: #ffcb6b; } li { margin: .3rem 0; white-space: pre-wrap; } ul { margin: .4rem 0 0; padding-left: 1.1rem; } .where { color: #8cc8ff; }
+        </style><details><summary></summary><ul></ul></details>`;
+        shadow.querySelector('summary')!.textContent = `▲ ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
+        shadow.querySelector('ul')!.replaceChildren(
+          ...warnings.map((d) => {
+            const item = document.createElement('li');
+            item.innerHTML = '<span class="where"></span> <span class="kind"></span> <span class="message"></span>';
+            item.querySelector('.where')!.textContent = d.file ? `${d.file}${d.line ? `:${d.line}` : ''}` : (d.module ?? '');
+            item.querySelector('.kind')!.textContent = d.kind;
+            item.querySelector('.message')!.textContent = d.message;
+            return item;
+          }),
+        );
+      }
+      if (!host.isConnected) document.documentElement.append(host);
     },
   };
 })();
