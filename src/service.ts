@@ -56,7 +56,7 @@ export interface ServiceOptions {
   /** Build jobs running at once. Default: the number of cores (at least 2). */
   concurrency?: number;
   /** Lines for the person running the service. Default: stderr. */
-  report?: (message: string) => void;
+  logger?: (message: string) => void;
   /** Freeze every state, so that a mutation throws (slower). Default: CORE_DEBUG_FREEZE=1. */
   freeze?: boolean;
   /** Files and directories the watcher watches at most. Default: CORE_WATCH_LIMIT, else 50,000. */
@@ -89,7 +89,7 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const root = path.resolve(options.root ?? process.cwd());
   const host = options.host ?? '127.0.0.1';
-  const report = options.report ?? ((message: string) => void process.stderr.write(`${message}\n`));
+  const report = options.logger ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const cdnOrigin = options.cdnOrigin ? options.cdnOrigin.replace(/\/+$/, '') : null;
 
   // Freezing every new object of every state costs more than all the rest of a large
@@ -146,7 +146,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
   // Not an effect (it derives messages, not facts), but it may fail like one.
   const push$ = supervise('push', (_event$, state$) => stylesPush$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, report, onFailed: dispatch }).pipe(share());
-  const host$: ExtensionHost = {
+  const extensionHost: ExtensionHost = {
     root,
     cdnOrigin,
     state$: store.state$,
@@ -162,7 +162,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const loaded: string[] = [];
   for (const wanted of options.extensions ?? []) {
     const extension = typeof wanted === 'string' ? await loadExtension(wanted, root) : wanted;
-    await extension.setup(host$);
+    await extension.setup(extensionHost);
     loaded.push(extension.name);
   }
 

@@ -31,7 +31,7 @@ export async function run({ quick }) {
 
   const oneOurs = async () => {
     const started = now();
-    const service = await startService({ root, port: 0, report: (message) => notes.push(message) });
+    const service = await startService({ root, port: 0, logger: (message) => notes.push(message) });
     try {
       await service.report(); // settled: the development variants are built
       serviceStartMs.push(now() - started);

@@ -31,7 +31,7 @@ export async function run({ quick }) {
   const baseRoot = copyFixtures('edit-esbuild');
   const original = fs.readFileSync(path.join(oursRoot, STOREFRONT.helper), 'utf8');
   const notes = [];
-  const service = await startService({ root: oursRoot, port: 0, report: (message) => notes.push(message) });
+  const service = await startService({ root: oursRoot, port: 0, logger: (message) => notes.push(message) });
   const context = await esbuild.context(optionsFor(baseRoot, moduleTargets(readModel(baseRoot), (module) => module.specifier === STOREFRONT.specifier), developmentVariant('browser')));
   const agent = keepAlive(); // one connection, as a page has
   const moduleUrl = `${service.url}${STOREFRONT.modules.slice(1)}?${DEVELOPMENT_QUERY}`;

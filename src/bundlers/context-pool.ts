@@ -12,8 +12,6 @@ export interface ContextPool {
    * with BuildCancelled once `signal` aborts.
    */
   rebuild(key: string, signature: string, options: () => esbuild.BuildOptions, signal?: AbortSignal): Promise<esbuild.BuildResult>;
-  /** Disposes the contexts whose key starts with `prefix`. */
-  forget(prefix: string): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -67,13 +65,6 @@ export function createContextPool(limit = 64): ContextPool {
       } finally {
         signal?.removeEventListener('abort', cancel);
         void cancelled.then(release);
-      }
-    },
-    async forget(prefix) {
-      for (const [key, entry] of [...pool]) {
-        if (!key.startsWith(prefix)) continue;
-        pool.delete(key);
-        await entry.context.dispose();
       }
     },
     async dispose() {

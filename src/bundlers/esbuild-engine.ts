@@ -117,10 +117,6 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   return {
     bundle,
     rebuild,
-    async forget(specifier) {
-      for (const key of [...lastBuilds.keys()]) if (key.startsWith(`${specifier}\0`)) lastBuilds.delete(key);
-      await contexts.forget(`${specifier}\0`);
-    },
     async dispose() {
       lastBuilds.clear();
       await contexts.dispose();

@@ -8,8 +8,6 @@ import type { Bundler, CreateBundler } from './types.js';
 
 export interface BundlerRegistry {
   get(ref: BundlerRef): Promise<Bundler>;
-  /** Every bundler loaded so far. */
-  loaded(): Bundler[];
   dispose(): Promise<void>;
 }
 
@@ -64,7 +62,6 @@ export function createBundlerRegistry(root: string): BundlerRegistry {
       }
       return bundler;
     },
-    loaded: () => settled.slice(),
     async dispose() {
       await Promise.all(settled.map((bundler) => bundler.dispose()));
     },

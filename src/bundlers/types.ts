@@ -57,8 +57,6 @@ export interface Bundler {
    * `since` says what changed since its last result, for a bundler that can do less then.
    */
   rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult>;
-  /** Releases what is kept for a module, for instance after its declaration changed. */
-  forget(specifier: string): Promise<void>;
   dispose(): Promise<void>;
 }
 

@@ -7,7 +7,7 @@ import type { Platform, WorkspaceModel } from '../workspace/model.js';
 import { isBuiltin, parseBareSpecifier } from '../workspace/specifiers.js';
 import type { Target } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
-import type { ModuleOutcome, OutputKind, WrittenModule } from './judge-module.js';
+import type { ModuleOutcome, DistributedKind, WrittenModule } from './judge-module.js';
 import { codePath, importMapAddress } from './output-paths.js';
 
 export const DISTRIBUTION_FORMAT = 1;
@@ -15,7 +15,7 @@ export const DISTRIBUTION_FORMAT = 1;
 export interface DistributionOutput {
   /** Relative to the output directory. */
   path: string;
-  kind: OutputKind;
+  kind: DistributedKind;
   /** The module's specifier. */
   module: string;
   /** contentHash(): the first 128 bits of SHA-256, base64url; the service's ETag of the same output. */

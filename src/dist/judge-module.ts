@@ -10,12 +10,13 @@ import type { Target } from '../workspace/variant.js';
 import { assetPath, codePath, stylesPath } from './output-paths.js';
 import type { InvalidModule } from './plan-distribution.js';
 
-export type OutputKind = 'code' | 'styles' | 'asset';
+/** What a file of the distribution holds (its addresses' kinds are `OutputKind` of src/http/address.ts). */
+export type DistributedKind = 'code' | 'styles' | 'asset';
 
 export interface DistributionFile {
   /** Relative to the output directory, forward slashes. */
   path: string;
-  kind: OutputKind;
+  kind: DistributedKind;
   content: Uint8Array;
   hash: string;
   size: number;
@@ -60,7 +61,7 @@ export function judgeModule(workspace: WorkspaceModel, module: ModuleModel, targ
   return { status: 'written', module, target, files, imports: result.imports };
 }
 
-const fileOf = (path: string, kind: OutputKind, content: Uint8Array): DistributionFile => ({
+const fileOf = (path: string, kind: DistributedKind, content: Uint8Array): DistributionFile => ({
   path,
   kind,
   content,

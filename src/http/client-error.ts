@@ -9,11 +9,12 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
     return;
   }
   const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT';
-  const status = timedOut ? 408 : ERRORS.REQUEST_INVALID.status;
+  const code = timedOut ? 'REQUEST_TIMEOUT' : 'REQUEST_INVALID';
+  const status = ERRORS[code].status;
   const reason = timedOut ? 'Request Timeout' : 'Bad Request';
   const body = JSON.stringify({
-    code: 'REQUEST_INVALID',
-    message: timedOut ? 'the request was not received in time' : `the request cannot be parsed safely (${error.code ?? error.message})`,
+    code,
+    message: timedOut ? `the request was not received in time: ${ERRORS[code].remedy}` : `the request cannot be parsed safely (${error.code ?? error.message})`,
   });
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -10,6 +10,7 @@ export const ERRORS = {
   HOST_NOT_ALLOWED: { status: 403, remedy: 'use localhost, or start the service with --allowed-host for this host name' },
   CROSS_SITE_REFUSED: { status: 403, remedy: 'load production output (env=production) from other sites' },
   REQUEST_INVALID: { status: 400, remedy: 'send a request-target without "#", NUL bytes or broken percent-encoding' },
+  REQUEST_TIMEOUT: { status: 408, remedy: 'send the request line and headers within 10 s, and the whole request within 60 s' },
   METHOD_NOT_ALLOWED: { status: 405, remedy: 'the service answers GET and HEAD only' },
   INTERNAL_ERROR: { status: 500, remedy: 'a defect of the service: please report it with the output of `core run`' },
 } as const;

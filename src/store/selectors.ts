@@ -31,8 +31,6 @@ export interface Report {
   modules: ModuleReport[];
 }
 
-export const selectModule = (state: ServiceState, specifier: string): ModuleModel | undefined =>
-  indexWorkspace(state.workspace).modules.get(specifier);
 
 export const selectPackage = (state: ServiceState, name: string) => indexWorkspace(state.workspace).packages.get(name);
 

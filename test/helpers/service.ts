@@ -6,7 +6,7 @@ import { get } from './http.js';
 const running = new Set<Service>();
 
 export async function serve(root: string, options: ServiceOptions = {}): Promise<Service & { get: (path: string, headers?: Record<string, string>, method?: string) => ReturnType<typeof get> }> {
-  const service = await startService({ port: 0, report: () => {}, extensions: [development], cdnOrigin: 'https://cdn.test', ...options, root });
+  const service = await startService({ port: 0, logger: () => {}, extensions: [development], cdnOrigin: 'https://cdn.test', ...options, root });
   running.add(service);
   return Object.assign(service, { get: (path: string, headers?: Record<string, string>, method?: string) => get(service.url, path, headers, method) });
 }

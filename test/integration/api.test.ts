@@ -6,7 +6,7 @@ import { fixtureWorkspace } from '../helpers/fixtures.js';
 describe("import { startService } from '@core-js/packages'", () => {
   it('starts the service in-process with url, state$, events$, report() and close()', async () => {
     const api = (await import('@core-js/packages')) as typeof import('../../src/index.js');
-    const service = await api.startService({ root: fixtureWorkspace('basic'), port: 0, report: () => {} });
+    const service = await api.startService({ root: fixtureWorkspace('basic'), port: 0, logger: () => {} });
     try {
       expect(service.url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/$/);
       const types: string[] = [];

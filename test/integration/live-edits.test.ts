@@ -17,7 +17,7 @@ async function watchedService(options: { watch?: boolean } = {}) {
   const root = fixtureWorkspace('basic');
   const reports: string[] = [];
   const statuses: { address: string; status: number }[] = [];
-  const service = await serve(root, { ...options, report: (line) => reports.push(line) });
+  const service = await serve(root, { ...options, logger: (line) => reports.push(line) });
   const get = async (address: string) => {
     const answer = await service.get(address);
     statuses.push({ address, status: answer.status });

@@ -14,7 +14,7 @@ type BuildStarted = Extract<CoreEvent, { type: 'build.started' }>;
 async function settledService(name: FixtureName, reported: string[]): Promise<Served> {
   const root = fixtureWorkspace(name);
   quietTree(root);
-  const service = await serve(root, { report: (line) => reported.push(line) });
+  const service = await serve(root, { logger: (line) => reported.push(line) });
   await stateOf(service);
   return service;
 }

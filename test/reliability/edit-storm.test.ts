@@ -315,7 +315,7 @@ describe('an edit storm', function () {
     root = fixtureWorkspace('basic');
     quietTree(root);
     record = path.join(tempWorkspace(), 'storm.ndjson');
-    service = await serve(root, { record, report: (line) => reported.push(line) });
+    service = await serve(root, { record, logger: (line) => reported.push(line) });
     storm = new Storm(root);
     if (process.env.STORM_VERBOSE) console.log(`recording to ${record}`);
     expect((await stateOf(service)).modules.every((m) => m.status === 'valid')).to.equal(true);
@@ -531,7 +531,7 @@ describe('an edit storm', function () {
 describe('a module whose manifest breaks while a request waits for its build', function () {
   it('answers BUILD_FAILED with the manifest diagnostics rather than waiting forever', async function () {
     const root = fixtureWorkspace('basic');
-    const service = await serve(root, { report: () => {} });
+    const service = await serve(root, { logger: () => {} });
     try {
       await stateOf(service);
       fs.writeFileSync(path.join(root, MAIN_MANIFEST), JSON.stringify({ platforms: ['web'], assets: 'logo.svg' }));
@@ -576,7 +576,7 @@ export function createBundler({ root }) {
     const code = 'export const SOURCE = ' + JSON.stringify(text) + ';\\n';
     return { specifier: target.specifier, code: Buffer.from(code), styles: null, inputs: [target.entry], imports: [], errors: [] };
   };
-  return { bundle: async (targets) => targets.map(compile), rebuild: async (target) => compile(target), forget: async () => {}, dispose: async () => {} };
+  return { bundle: async (targets) => targets.map(compile), rebuild: async (target) => compile(target), dispose: async () => {} };
 }
 `;
     const root = fixtureWorkspace('basic', {
@@ -585,7 +585,7 @@ export function createBundler({ root }) {
     });
     editJsonText(root, LIB_MANIFEST, (json) => (json.bundlers.torn = './torn-bundler.mjs'));
     quietTree(root);
-    const service = await serve(root, { report: () => {} });
+    const service = await serve(root, { logger: () => {} });
     const address = `/m/@acme/lib@1.2.0/modules/widgets/badge?${DEV}`;
     try {
       expect((await service.get(address)).text).to.include('createBadge');
@@ -608,7 +608,7 @@ describe('a file that put no bytes in the output', function () {
     it(`is an input all the same (${watch ? 'watching' : 'no watcher, the check before answering'})`, async function () {
       const root = fixtureWorkspace('basic', { [PAD]: '' });
       quietTree(root);
-      const service = await serve(root, { watch, report: () => {} });
+      const service = await serve(root, { watch, logger: () => {} });
       try {
         expect(moduleOf(await stateOf(service), '@acme/lib/format')!.status).to.equal('valid');
         fs.writeFileSync(path.join(root, PAD), "export const pad = (n: number, width: number): string => 'PAD_WRITTEN_AT_LAST' + String(n).padStart(width, '0');\n");
@@ -629,7 +629,7 @@ describe('a file read by a build that failed elsewhere', function () {
     it(`is an input all the same: its own break is reported at once (${watch ? 'watching' : 'no watcher, the check before answering'})`, async function () {
       const root = fixtureWorkspace('basic', { [STYLES]: '@import "./missing.css";\n.core-probe { color: red; }\n' });
       quietTree(root);
-      const service = await serve(root, { watch, report: () => {} });
+      const service = await serve(root, { watch, logger: () => {} });
       try {
         expect(moduleOf(await stateOf(service), '@acme/app/main')!.diagnostics.map((d) => d.file)).to.deep.equal([STYLES]);
         fs.writeFileSync(path.join(root, HELPER), "import './missing-helper.ts';\nexport const greet = () => 'BROKEN';\n");
@@ -650,7 +650,7 @@ describe('a failure caused by another file', function () {
     it(`is built again once that file is fixed (${watch ? 'watching' : 'no watcher, the check before answering'})`, async function () {
       const root = fixtureWorkspace('basic', { [HELPER]: "export const HELPER_MARKER = 'BROKEN';\n" });
       quietTree(root);
-      const service = await serve(root, { watch, report: () => {} });
+      const service = await serve(root, { watch, logger: () => {} });
       try {
         const broken = moduleOf(await stateOf(service), '@acme/app/main')!;
         expect(broken.status).to.equal('invalid');

@@ -24,7 +24,7 @@ function throwing<A extends unknown[], R>(name: string, fn: (...args: A) => R, t
 async function served(effectDeps: (deps: EffectDeps) => EffectDeps, options: { watch?: boolean } = {}) {
   const reported: string[] = [];
   const root = fixtureWorkspace('basic');
-  const service = await serve(root, { effectDeps, report: (line) => void reported.push(line), ...options });
+  const service = await serve(root, { effectDeps, logger: (line) => void reported.push(line), ...options });
   const failures = () =>
     service.internals.log.events().filter((event): event is Extract<CoreEvent, { type: 'effect.failed' }> => event.type === 'effect.failed');
   return { service, root, reported, failures };

@@ -91,7 +91,7 @@ describe('faults while serving', function () {
 
     before(async function () {
       root = fixtureWorkspace('basic');
-      service = await serve(root, { report: (line) => reported.push(line) });
+      service = await serve(root, { logger: (line) => reported.push(line) });
       everyModuleValid(await stateOf(service));
       baseline = await askEverything(service.url);
     });
@@ -324,7 +324,7 @@ describe('faults while serving', function () {
 
     before(async function () {
       root = fixtureWorkspace('basic');
-      service = await serve(root, { watch: false, report: (line) => reported.push(line) });
+      service = await serve(root, { watch: false, logger: (line) => reported.push(line) });
       everyModuleValid(await stateOf(service));
     });
     after(async function () {

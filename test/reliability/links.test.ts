@@ -69,7 +69,7 @@ describe('symbolic links in a workspace', function () {
 
   it('a tree larger than the watch limit: one warning saying what to do, and the service serves', async function () {
     const reported: string[] = [];
-    const service = await serve(fixtureWorkspace('basic'), { watchLimit: 5, report: (line) => void reported.push(line) });
+    const service = await serve(fixtureWorkspace('basic'), { watchLimit: 5, logger: (line) => void reported.push(line) });
     await service.report();
     const warning = await waitFor(() => reported.find((line) => line.includes('CORE_WATCH_LIMIT')), { what: 'the warning of the watch limit' });
     expect(warning).to.include('more than 5 files and directories');

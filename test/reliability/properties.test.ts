@@ -349,7 +349,7 @@ describe('properties of the /m/ addresses', function () {
       ...Object.fromEntries(BADGE_ASSETS.filter((file) => file !== 'star.svg').map((file) => [`packages/lib/widgets/badge/${file}`, `<svg xmlns="http://www.w3.org/2000/svg"><title>${file}</title></svg>`])),
       ...Object.fromEntries(UNDECLARED_FILES.map((file) => [file, `${SECRET} ${file}`])),
     });
-    service = await serve(root, { report: (line) => reported.push(line) });
+    service = await serve(root, { logger: (line) => reported.push(line) });
 
     // The oracle's model of the workspace is the service's.
     const report = (await service.get('/state')).json<Report>();
@@ -478,7 +478,7 @@ describe('names that Object.prototype also holds', function () {
 
   before(async function () {
     root = fixtureWorkspace('basic');
-    service = await serve(root, { report: (line) => reported.push(line) });
+    service = await serve(root, { logger: (line) => reported.push(line) });
   });
   after(async function () {
     await service?.close();

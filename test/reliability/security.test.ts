@@ -61,7 +61,7 @@ describe('SECURITY.md: security of the development server', function () {
 
   before(async function () {
     root = fixtureWorkspace('basic');
-    service = await serve(root, { report: (line) => reported.push(line) });
+    service = await serve(root, { logger: (line) => reported.push(line) });
     await stateOf(service);
   });
   after(async function () {
@@ -103,7 +103,7 @@ describe('SECURITY.md: security of the development server', function () {
     });
 
     it('accepts IP-address Hosts but never a name when bound to every interface', async function () {
-      const wide = await serve(root, { host: '0.0.0.0', report: () => {} });
+      const wide = await serve(root, { host: '0.0.0.0', logger: () => {} });
       try {
         expect((await get(`http://127.0.0.1:${wide.port}/`, '/state', { host: `192.168.1.20:${wide.port}` })).status).to.equal(200);
         expectError(await get(`http://127.0.0.1:${wide.port}/`, '/state', { host: 'rebound.evil.test' }), { status: 403, code: 'HOST_NOT_ALLOWED', mentions: ['rebound.evil.test'] });
@@ -253,7 +253,7 @@ describe('SECURITY.md: security of the development server', function () {
       fs.symlinkSync(linked, path.join(linked, 'packages/app/main/up'));
       fs.symlinkSync(path.join(linked, 'packages/app/inside.svg'), path.join(linked, 'packages/app/main/inside.svg'));
       fs.writeFileSync(path.join(linked, 'packages/app/main/module.json'), JSON.stringify({ platforms: ['web'], assets: ['logo.svg', 'leak.svg', 'up/secret.svg', 'inside.svg'] }));
-      const other = await serve(linked, { report: () => {} });
+      const other = await serve(linked, { logger: () => {} });
       try {
         for (const file of ['leak.svg', 'up/secret.svg']) {
           const answer = await other.get(`/m/@acme/app@1.0.0/assets/main/${file}`);

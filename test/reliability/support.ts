@@ -42,7 +42,7 @@ export async function stateOf(service: Served): Promise<Report> {
 
 /** The report a service started afresh on `root` answers (it is stopped again). */
 export async function freshReport(root: string): Promise<Report> {
-  const fresh = await serve(root, { watch: false, report: () => {} });
+  const fresh = await serve(root, { watch: false, logger: () => {} });
   try {
     return await stateOf(fresh);
   } finally {

@@ -27,8 +27,8 @@ describe('frozen states', () => {
 
   it('are what every service of the tests makes (CORE_DEBUG_FREEZE=1), and a service without it leaves immer as it was', async () => {
     expect(process.env.CORE_DEBUG_FREEZE).to.equal('1');
-    const debug = await startService({ root: fixtureWorkspace('basic'), report: () => {} });
-    const fast = await startService({ root: fixtureWorkspace('basic'), report: () => {}, freeze: false });
+    const debug = await startService({ root: fixtureWorkspace('basic'), logger: () => {} });
+    const fast = await startService({ root: fixtureWorkspace('basic'), logger: () => {}, freeze: false });
     try {
       await Promise.all([debug.report(), fast.report()]);
       expect(Object.isFrozen(debug.internals.store.getState().builds)).to.equal(true);
