@@ -22,6 +22,7 @@ const MEASURES = {
   push: () => import('./measures/push.js'),
   edit: () => import('./measures/edit.js'),
   scale: () => import('./measures/scale.js'),
+  requests: () => import('./measures/requests.js'),
 };
 
 const USAGE = `Usage: node bench/run.js [--quick] [MEASURE[,MEASURE...]]
@@ -32,6 +33,7 @@ Measures: ${Object.keys(MEASURES).join(', ')} (default: all)
   push        stylesheet written -> styles message -> new sheet fetched, vs Vite css-update
   edit        helper written -> next request returns the new code, vs esbuild context.rebuild()
   scale       1,000 modules: start -> /state all valid vs one esbuild build(); peak RSS; /state p50
+  requests    req/s of one cached module, 1,000-module workspace vs a 2-module one
 Options:
   --quick     fewer repetitions and shorter runs (development only; not for the targets)
 `;
