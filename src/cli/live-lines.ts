@@ -22,6 +22,8 @@ export interface TerminalSnapshot {
   warnings: Set<string>;
   topLevel: Set<string>;
   selection: string | null;
+  /** Package name to version. */
+  versions: Map<string, string>;
 }
 
 /** More modules than this changing alike in one step are told in one line. */
@@ -43,7 +45,13 @@ export function snapshotOf(state: ServiceState): TerminalSnapshot {
     modules.set(module.specifier, { status: module.status, diagnostics: module.diagnostics.map(key).join('\n'), styles });
     for (const warning of warningsOf(module)) warnings.add(`${module.specifier} ${key(warning)}`);
   }
-  return { modules, warnings, topLevel: new Set([...report.diagnostics, ...(report.warnings ?? [])].map(key)), selection: JSON.stringify(state.workspace.selection) };
+  return {
+    modules,
+    warnings,
+    topLevel: new Set([...report.diagnostics, ...(report.warnings ?? [])].map(key)),
+    selection: JSON.stringify(state.workspace.selection),
+    versions: new Map(state.workspace.packages.map((pkg) => [pkg.name, pkg.version])),
+  };
 }
 
 /** The snapshot of a terminal that has told nothing yet: every problem of `state` is news. */
@@ -51,7 +59,7 @@ export function untoldSnapshot(state: ServiceState): TerminalSnapshot {
   const told = snapshotOf(state);
   const modules: TerminalSnapshot['modules'] = new Map();
   for (const [specifier, module] of told.modules) modules.set(specifier, { status: 'pending', diagnostics: '', styles: module.styles });
-  return { modules, warnings: new Set(), topLevel: new Set(), selection: told.selection };
+  return { modules, warnings: new Set(), topLevel: new Set(), selection: told.selection, versions: told.versions };
 }
 
 /** A diagnostic as esbuild prints one: the message, then where, then the line with a caret. */
@@ -86,8 +94,13 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
 
   const added = [...after.modules.keys()].filter((s) => !before.modules.has(s));
   const removed = [...before.modules.keys()].filter((s) => !after.modules.has(s));
-  if (added.length > 0 || removed.length > 0) {
-    const parts = [...added.map((s) => style.green(`+${s}`)), ...removed.map((s) => style.red(`-${s}`))];
+  const versioned = [...after.versions].filter(([name, version]) => before.versions.has(name) && before.versions.get(name) !== version);
+  if (added.length > 0 || removed.length > 0 || versioned.length > 0) {
+    const parts = [
+      ...versioned.map(([name, version]) => `${name} ${before.versions.get(name)} → ${style.bold(version)}`),
+      ...added.map((s) => style.green(`+${s}`)),
+      ...removed.map((s) => style.red(`-${s}`)),
+    ];
     const shown = parts.length > 6 ? `${parts.slice(0, 6).join(' ')} and ${parts.length - 6} more` : parts.join(' ');
     lines.push({ level: 'info', text: `${style.cyan('manifests')} read again: ${shown}` });
   }

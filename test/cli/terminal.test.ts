@@ -121,6 +121,20 @@ describe('core run on the terminal', function () {
     }
   });
 
+  it('tells what a manifest read again changed: a version, a module added and removed', async function () {
+    const root = fixtureWorkspace('basic');
+    const core = await startCore(['--port', '0'], { cwd: root, env: DEVELOPMENT_ENV });
+    try {
+      const manifest = path.join(root, 'packages/app/package.json');
+      const json = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+      fs.writeFileSync(manifest, JSON.stringify({ ...json, version: '1.1.0', exports: { ...json.exports, './extra': './main/index.ts' } }));
+      await waitFor(() => core.output.stdout.includes('manifests read again'), { what: 'the line of the manifests read again' });
+      await waitFor(() => /manifests read again: @acme\/app 1\.0\.0 → 1\.1\.0 \+@acme\/app\/extra/.test(core.output.stdout), { what: 'the version and the module added' });
+    } finally {
+      await core.stop();
+    }
+  });
+
   it('tells a burst of modules broken by one edit in one line', async function () {
     const modules: Record<string, string> = { 'shared/helper.ts': 'export const shared = 1;\n' };
     const exports: Record<string, string> = {};
