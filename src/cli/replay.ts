@@ -16,7 +16,7 @@ service's reducer, without building anything, and prints the /state report it yi
 JSON: exactly what the live service answered at that point.
 
 Options:
-  --until SEQ   stop after the event SEQ (of the last session in the file)
+  --until SEQ   stop after the event SEQ (of the last session in the file; default: its end)
   --trace       print instead, for each event that changed a module's status or
                 diagnostics, the event and the change (for a person to read)
   --chrome-trace OUT

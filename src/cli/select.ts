@@ -14,7 +14,10 @@ export const SELECT_HELP = `Usage: core select <package>...
 Chooses the workspace packages served in development. Packages left out are mapped to
 CORE_CDN_ORIGIN in the preview's import map, at the version in their package.json.
 The choice is kept in .core/selection.json (do not edit or commit it); a running service
-picks it up before its next answer. --all puts every package in development again.
+picks it up before its next answer.
+
+Options:
+  --all        every package in development again (removes the selection; default: off)
 `;
 
 export async function selectCommand(args: string[]): Promise<number> {
