@@ -25,6 +25,8 @@ Options:
   --host H           address to listen on (default 127.0.0.1, loopback only)
   --allowed-host H   another host name accepted in the Host header (repeatable)
   --record FILE      append every event to FILE as NDJSON (see core replay)
+  --cdn ORIGIN       the origin of packages not in development, over CORE_CDN_ORIGIN;
+                     "local": the service itself, from node_modules (default: CORE_CDN_ORIGIN)
   --log-level L      what the terminal tells while serving: silent, error, warn, info
                      or debug (every event) (default info)
 
@@ -47,6 +49,7 @@ export async function runCommand(args: string[]): Promise<number> {
       record: { type: 'string' },
       'strict-port': { type: 'boolean' },
       'log-level': { type: 'string' },
+      cdn: { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -58,7 +61,7 @@ export async function runCommand(args: string[]): Promise<number> {
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
   const root = workspaceDir();
   const extensions = (process.env.CORE_SERVICE_EXTENSIONS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const cdnOrigin = process.env.CORE_CDN_ORIGIN?.trim() || null;
+  const cdnOrigin = values.cdn?.trim() || process.env.CORE_CDN_ORIGIN?.trim() || null;
 
   // Listening before the service starts: whoever started it may send a signal at once, and
   // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.

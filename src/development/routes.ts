@@ -8,6 +8,8 @@ import { contentHash } from '../outputs/content-hash.js';
 import { createInstalledVersions } from './installed-version.js';
 import { renderPreviewPage } from './preview-page.js';
 import { derivePreview, type Preview } from './preview.js';
+import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn } from './local-cdn.js';
+import { diagnostic } from '../workspace/diagnostics.js';
 
 // Compiled beside this file in dist/; from the TypeScript sources (tests), in dist/ too.
 const RUNTIME_FILES = [new URL('./runtime/runtime.js', import.meta.url), new URL('../../dist/development/runtime/runtime.js', import.meta.url)];
@@ -18,6 +20,7 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   const runtime = Buffer.from(fs.readFileSync(RUNTIME_FILE, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, ''));
   const runtimeHash = contentHash(runtime);
   const runtimeAddress = `/u/runtime.js?v=${runtimeHash.slice(0, 12)}`;
+  const localCdn = host.cdnOrigin === LOCAL_CDN ? registerLocalCdn(host) : null;
 
   async function preview(ctx: HttpContext): Promise<Preview> {
     if (!host.cdnOrigin) {
@@ -25,8 +28,14 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     }
     const entry = typeof ctx.query.entry === 'string' && ctx.query.entry !== '' ? ctx.query.entry : undefined;
     const state = await host.readiness.settled();
-    const result = derivePreview(state, { entry, cdnOrigin: host.cdnOrigin, installedVersion });
+    const result = derivePreview(state, { entry, cdnOrigin: localCdn ? LOCAL_CDN_PREFIX : host.cdnOrigin, installedVersion });
     if (!result.ok) throw new ServiceError(result.reason === 'not-web' ? 'CONDITIONAL_NOT_FOUND' : 'OUTPUT_NOT_AVAILABLE', result.message);
+    if (localCdn) {
+      // The installed packages the page loads import others: those are mapped too.
+      for (const specifier of await localCdn.complete(result.preview.imports)) {
+        result.preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
+      }
+    }
     return result.preview;
   }
 

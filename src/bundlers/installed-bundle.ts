@@ -1,0 +1,45 @@
+// One entry of an installed package as one ES module for browsers (README "The local CDN"):
+// its own files bundled, its bare imports kept bare (the import map names one copy of each
+// package for the whole page), CommonJS converted, production mode, minified.
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+
+export interface InstalledBundle {
+  code: Uint8Array;
+  /** Its bare imports, kept as they are written. */
+  imports: string[];
+}
+
+const COMMON: esbuild.BuildOptions = {
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  packages: 'external',
+  minify: true,
+  write: false,
+  metafile: true,
+  logLevel: 'silent',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  supported: { decorators: false },
+};
+
+/**
+ * `commonJsNames(file)`: the names a CommonJS entry exports, asked only when the entry turns out
+ * to be CommonJS (esbuild then gives it a default export alone); each becomes a named export.
+ */
+export async function bundleInstalled(entry: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
+  let result: esbuild.BuildResult = await esbuild.build({ ...COMMON, entryPoints: [entry], outfile: 'out.js' });
+  const exported = Object.values(result.metafile!.outputs)[0]?.exports ?? [];
+  if (exported.length === 1 && exported[0] === 'default') {
+    const names = commonJsNames(entry);
+    if (names.length > 0) {
+      const contents = `import module from ${JSON.stringify(entry)};\nexport default module;\nexport const { ${names.join(', ')} } = module;\n`;
+      result = await esbuild.build({ ...COMMON, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: 'cdn-entry.js', loader: 'js' }, outfile: 'out.js' });
+    }
+  }
+  const imports = new Set<string>();
+  for (const input of Object.values(result.metafile!.inputs)) {
+    for (const record of input.imports) if (record.external && !/^(?:[a-z]+:|\/|\.)/.test(record.path)) imports.add(record.path);
+  }
+  return { code: result.outputFiles![0]!.contents, imports: [...imports].sort() };
+}
