@@ -119,7 +119,7 @@ export async function runCommand(args: string[]): Promise<number> {
   if (!development) {
     warn(`${errorStyle.yellow('hint')} the development extension is not loaded, so only /m/, /state, /log and the dashboard are served (/preview/ answers 404); set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION} for the preview and stylesheet push`);
   } else if (!cdnOrigin) {
-    warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503 PREVIEW_CDN_UNSET; start again with CORE_CDN_ORIGIN set, for example CORE_CDN_ORIGIN=https://esm.sh`);
+    warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503 PREVIEW_CDN_UNSET; start again with CORE_CDN_ORIGIN=local (the service itself, from node_modules) or a CDN origin such as https://esm.sh`);
   }
   const live = followChanges(service, root, logLevel, errorStyle);
 

@@ -20,6 +20,7 @@ describe('the preview without a CDN origin', function () {
     expect(page.headers['content-type']).to.equal('text/html; charset=utf-8');
     expect(page.text).to.include('PREVIEW_CDN_UNSET');
     expect(page.text).to.include('CORE_CDN_ORIGIN=https://esm.sh core run');
+    expect(page.text).to.include('CORE_CDN_ORIGIN=local core run');
   });
 
   it('answers a tool the JSON error', async function () {
