@@ -5,7 +5,8 @@ import type { ExtensionHost } from '../extension.js';
 import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
 import { contentHash } from '../outputs/content-hash.js';
-import { createInstalledVersions } from './installed-version.js';
+import path from 'node:path';
+import { installedVersion as installedFrom } from '../streams/installed-packages.js';
 import { renderPreviewPage } from './preview-page.js';
 import { derivePreview, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn } from './local-cdn.js';
@@ -16,7 +17,8 @@ const RUNTIME_FILES = [new URL('./runtime/runtime.js', import.meta.url), new URL
 const RUNTIME_FILE = RUNTIME_FILES.find((file) => fs.existsSync(file)) ?? RUNTIME_FILES[0]!;
 
 export function registerPreviewRoutes(host: ExtensionHost): void {
-  const installedVersion = createInstalledVersions(host.root);
+  // The version of a package outside the workspace that a workspace package would load.
+  const installedVersion = (name: string, packageDir: string) => installedFrom(name, path.resolve(host.root, packageDir));
   const runtime = Buffer.from(fs.readFileSync(RUNTIME_FILE, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, ''));
   const runtimeHash = contentHash(runtime);
   const runtimeAddress = `/u/runtime.js?v=${runtimeHash.slice(0, 12)}`;

@@ -106,5 +106,22 @@ describe('the local CDN', function () {
       const shown = await watched.page.evaluate(() => ({ text: document.body.textContent, loads: (globalThis as { fakebaseLoads?: number }).fakebaseLoads }));
       expect(shown, `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.deep.equal({ text: 'base:ok base:directive HI! base:badge', loads: 1 });
     });
+
+    it('still renders after a selection, the packages left out served from /cdn/ as production output', async function () {
+      const selection = path.join(root, '.core/selection.json');
+      fs.mkdirSync(path.dirname(selection), { recursive: true });
+      fs.writeFileSync(selection, json({ packages: ['@kit/app'] }));
+      try {
+        const fetched: string[] = [];
+        watched.page.on('request', (request) => fetched.push(new URL(request.url()).pathname));
+        await watched.page.reload({ waitUntil: 'load' });
+        await watched.page.waitForFunction(() => document.body.textContent?.includes('base:badge'), null, { timeout: 20_000 }).catch(() => {});
+        const shown = await watched.page.evaluate(() => ({ text: document.body.textContent, loads: (globalThis as { fakebaseLoads?: number }).fakebaseLoads }));
+        expect(shown, `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.deep.equal({ text: 'base:ok base:directive HI! base:badge', loads: 1 });
+        expect(fetched).to.include('/cdn/@kit/ui@3.0.0/badge');
+      } finally {
+        fs.rmSync(selection, { force: true });
+      }
+    });
   });
 });
