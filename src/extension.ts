@@ -6,7 +6,7 @@ import type { SocketRoutes } from './http/sockets.js';
 import type { OutputCache } from './outputs/output-cache.js';
 import type { CoreEvent } from './store/events.js';
 import type { ServiceState } from './store/state.js';
-import type { PushMessage } from './streams/styles-push.js';
+import type { PushMessage } from './protocol/push.js';
 
 export interface ExtensionHost {
   /** The workspace directory, absolute. */

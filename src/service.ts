@@ -29,7 +29,7 @@ import { manifests$, type ManifestsDeps } from './streams/manifests.js';
 import { outputsGc$, type OutputsGcDeps } from './streams/outputs-gc.js';
 import { record$, type RecordDeps } from './streams/record.js';
 import { supervise } from './streams/supervisor.js';
-import { stylesPush$ } from './streams/styles-push.js';
+import { pushMessages$ } from './streams/push-messages.js';
 import { watch$, type WatchDeps } from './streams/watch.js';
 import { VERSION } from './version.js';
 import { readWorkspace } from './workspace/read-workspace.js';
@@ -145,7 +145,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report, history, cdnOrigin, root });
 
   // Not an effect (it derives messages, not facts), but it may fail like one.
-  const push$ = supervise('push', (_event$, state$) => stylesPush$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, report, onFailed: dispatch }).pipe(share());
+  const push$ = supervise('push', (_event$, state$) => pushMessages$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, report, onFailed: dispatch }).pipe(share());
   const extensionHost: ExtensionHost = {
     root,
     cdnOrigin,

@@ -2,7 +2,7 @@
 // It only pushes; whatever a client sends is ignored.
 import type { WebSocket } from 'ws';
 import type { ExtensionHost } from '../extension.js';
-import { invalidMessages } from '../streams/styles-push.js';
+import { invalidMessages } from '../streams/push-messages.js';
 
 const PING_MS = 30_000;
 

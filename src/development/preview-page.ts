@@ -1,6 +1,7 @@
 // The preview page (README "Preview and stylesheet push"): the import map, a linked stylesheet per
 // module that has one, the development runtime, and a module script that imports the
 // entry and calls nothing: the entry's top-level code mounts the page.
+import { moduleLabel } from '../protocol/push.js';
 import type { Preview } from './preview.js';
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -10,14 +11,14 @@ const scriptJson = (value: unknown) => JSON.stringify(value, null, 2).replace(/<
 export function renderPreviewPage(preview: Preview, runtimeAddress: string): string {
   const links = preview.modules
     .filter((module) => module.styles !== null)
-    .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(`${module.package}@${module.version}/${module.subpath}`)}">`);
+    .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">`);
   // Every module of the graph is fetched at once, not import by import (a waterfall one round
   // trip per level deep): the import map lists exactly the modules reached from the entry's package.
   const preloads = [...new Set(Object.values(preview.imports).filter((address) => address.startsWith('/')))].map(
     (address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`,
   );
   // The runtime names modules as the push channel does: <package>@<version>/<subpath>.
-  const labels = new Map(preview.modules.map((module) => [module.specifier, `${module.package}@${module.version}/${module.subpath}`]));
+  const labels = new Map(preview.modules.map((module) => [module.specifier, moduleLabel(module)]));
   const diagnostics = preview.diagnostics.map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
   const warnings = (preview.warnings ?? []).map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
   return `<!doctype html>

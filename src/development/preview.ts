@@ -4,11 +4,10 @@
 import semver from 'semver';
 import { selectModuleStatus, defaultVariantKey, selectReport } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
-import { stylesAddress } from '../streams/styles-push.js';
+import { codeAddress, stylesAddress } from '../protocol/push.js';
 import { declaredPackage } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, PackageModel } from '../workspace/model.js';
-import { DEVELOPMENT_QUERY } from '../workspace/query.js';
 import { isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -94,9 +93,9 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
       source: module.package === chosen.package ? 'package' : 'environment',
       // Named by content hash when built: immutable, so a reload fetches only what changed.
       code: development
-        ? `/m/${canonical.package}@${canonical.version}/modules/${canonical.subpath}?${DEVELOPMENT_QUERY}${record?.outputs ? `&v=${record.outputs.code.hash}` : ''}`
+        ? codeAddress(canonical, record?.outputs?.code.hash)
         : cdn(module.package, module.version, module.subpath === ROOT_SUBPATH ? '' : module.subpath),
-      styles: record?.outputs?.styles ? `${stylesAddress(canonical)}&v=${record.outputs.styles.hash}` : null,
+      styles: record?.outputs?.styles ? stylesAddress(canonical, record.outputs.styles.hash) : null,
     };
     listed.set(module.specifier, entry);
     preview.imports[module.specifier] = entry.code;

@@ -4,7 +4,7 @@ import { EMPTY, Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
 import { guarded } from '../../src/streams/effect.js';
-import { stylesPush$ } from '../../src/streams/styles-push.js';
+import { pushMessages$ } from '../../src/streams/push-messages.js';
 import { restartDelay, supervise, type EffectFailed } from '../../src/streams/supervisor.js';
 
 const fact: Fact = { type: 'files.changed', files: { 'a.ts': 'h' }, source: 'check' };
@@ -76,7 +76,7 @@ describe('supervise', () => {
       // A state whose modules throw when read stands for a defect in the derivation.
       const broken = { workspace: { get modules(): never { throw new Error('unreadable state'); } }, builds: {} };
       const state$ = cold('a', { a: broken as never });
-      const supervised = supervise('push', (_event$, states$) => stylesPush$(states$), EMPTY, state$, {}, { scheduler, onFailed: (failure) => void seen.push(failure) });
+      const supervised = supervise('push', (_event$, states$) => pushMessages$(states$), EMPTY, state$, {}, { scheduler, onFailed: (failure) => void seen.push(failure) });
       expectObservable(supervised, '^ 250ms !').toBe('');
     });
     expect(seen.map((failure) => [failure.effect, failure.message, failure.failures])).to.deep.equal([

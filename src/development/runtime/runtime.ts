@@ -8,12 +8,9 @@
 //   problems the service reports on connecting;
 // - logs code changes: code is not replaced in place (README "Preview and stylesheet push");
 // - drops a module's diagnostics when it builds again (`valid`).
-type Diagnostic = { kind: string; message: string; file?: string; line?: number; column?: number; module?: string };
-type Message =
-  | { type: 'styles'; module: string; href: string }
-  | { type: 'invalid'; module: string; diagnostics: Diagnostic[] }
-  | { type: 'code'; module: string }
-  | { type: 'valid'; module: string };
+// The messages and their diagnostics are declared once, in src/protocol/push.ts (a type-only
+// import: nothing of it is loaded by the page).
+import type { PushDiagnostic as Diagnostic, PushMessage as Message } from '../../protocol/push.js';
 
 const problems = new Map<string, Diagnostic[]>();
 const swaps = new Map<string, HTMLLinkElement>();

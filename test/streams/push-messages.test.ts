@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import { createStore } from '../../src/store/store.js';
-import { moduleLabel, stylesAddress, stylesPush$, type PushMessage } from '../../src/streams/styles-push.js';
+import { moduleLabel, stylesAddress, type PushMessage } from '../../src/protocol/push.js';
+import { pushMessages$ } from '../../src/streams/push-messages.js';
 import type { ImportRecord } from '../../src/workspace/checks.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
 import type { ModuleModel } from '../../src/workspace/model.js';
@@ -13,11 +14,11 @@ const DEV = 'browser.development';
 const one = moduleModel('one');
 const LABEL = '@t/app@1.0.0/one';
 
-// A store folding the facts it is given, and the messages stylesPush$ sent for them.
+// A store folding the facts it is given, and the messages pushMessages$ sent for them.
 function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modules)) {
   const store = createStore({ now: () => new Date(0) });
   const messages: PushMessage[] = [];
-  stylesPush$(store.state$).subscribe((message) => messages.push(message));
+  pushMessages$(store.state$).subscribe((message) => messages.push(message));
   store.dispatch(started);
   store.dispatch({ type: 'workspace.read', workspace });
   let build = 0;
@@ -45,7 +46,7 @@ function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modu
 
 const styles = (hash: string) => ({ type: 'styles', module: LABEL, href: `/m/@t/app@1.0.0/styles/one?${DEVELOPMENT_QUERY}&v=${hash}` });
 
-describe('stylesPush$', () => {
+describe('pushMessages$', () => {
   it('says nothing about the first build a page could have loaded', () => {
     const { built, messages } = harness();
     built('code-1', 'styles-1');
@@ -128,7 +129,7 @@ describe('stylesPush$', () => {
   it('completes when the states end', () => {
     const store = createStore();
     let done = false;
-    stylesPush$(store.state$).subscribe({ complete: () => (done = true) });
+    pushMessages$(store.state$).subscribe({ complete: () => (done = true) });
     store.complete();
     expect(done).to.equal(true);
   });

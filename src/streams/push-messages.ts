@@ -7,15 +7,7 @@
 import { Observable } from 'rxjs';
 import { buildDiagnostics, defaultVariantKey } from '../store/selectors.js';
 import type { ModuleBuilds, ServiceState } from '../store/state.js';
-import type { Diagnostic } from '../workspace/diagnostics.js';
-import type { ModuleModel } from '../workspace/model.js';
-import { DEVELOPMENT_QUERY } from '../workspace/query.js';
-
-export type PushMessage =
-  | { type: 'styles'; module: string; href: string }
-  | { type: 'invalid'; module: string; diagnostics: Diagnostic[] }
-  | { type: 'code'; module: string }
-  | { type: 'valid'; module: string };
+import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
 
 interface View {
   /** Hashes of the last good outputs (kept while the build is invalid). */
@@ -25,13 +17,7 @@ interface View {
   diagnostics: string | null;
 }
 
-/** `<package>@<version>/<subpath>`: how pages name a module (`data-core-styles`). */
-export const moduleLabel = (module: Pick<ModuleModel, 'package' | 'version' | 'subpath'>): string => `${module.package}@${module.version}/${module.subpath}`;
-
-export const stylesAddress = (module: Pick<ModuleModel, 'package' | 'version' | 'subpath'>): string =>
-  `/m/${module.package}@${module.version}/styles/${module.subpath}?${DEVELOPMENT_QUERY}`;
-
-export function stylesPush$(state$: Observable<ServiceState>): Observable<PushMessage> {
+export function pushMessages$(state$: Observable<ServiceState>): Observable<PushMessage> {
   return new Observable<PushMessage>((subscriber) => {
     const views = new Map<string, View>();
     let seenBuilds = new WeakSet<ModuleBuilds>();
@@ -76,7 +62,7 @@ export function stylesPush$(state$: Observable<ServiceState>): Observable<PushMe
         }
         if (before.diagnostics !== null) subscriber.next({ type: 'valid', module: label });
         if (view.styles !== null && view.styles !== before.styles) {
-          subscriber.next({ type: 'styles', module: label, href: `${stylesAddress(module)}&v=${view.styles}` });
+          subscriber.next({ type: 'styles', module: label, href: stylesAddress(module, view.styles) });
         }
         if (view.code !== before.code) subscriber.next({ type: 'code', module: label });
       }

@@ -1,0 +1,35 @@
+// The push protocol between the service and the preview page (README "Preview and stylesheet
+// push"), in one place: the messages `/events` sends, how a page names a module, and the
+// addresses those messages and the preview carry. The browser runtime imports its types from
+// here (a type-only import, erased when it is compiled), the service its functions.
+import type { ModuleModel } from '../workspace/model.js';
+import { DEVELOPMENT_QUERY } from '../workspace/query.js';
+
+/** A diagnostic as the page receives it: the service's, with the module it concerns. */
+export interface PushDiagnostic {
+  kind: string;
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  module?: string;
+}
+
+export type PushMessage =
+  | { type: 'styles'; module: string; href: string }
+  | { type: 'invalid'; module: string; diagnostics: PushDiagnostic[] }
+  | { type: 'code'; module: string }
+  | { type: 'valid'; module: string };
+
+type Named = Pick<ModuleModel, 'package' | 'version' | 'subpath'>;
+
+/** `<package>@<version>/<subpath>`: how pages name a module (`data-core-styles`, messages). */
+export const moduleLabel = (module: Named): string => `${module.package}@${module.version}/${module.subpath}`;
+
+/** The development address of a module's code; with `hash`, the immutable one naming that content. */
+export const codeAddress = (module: Named, hash?: string): string =>
+  `/m/${module.package}@${module.version}/modules/${module.subpath}?${DEVELOPMENT_QUERY}${hash ? `&v=${hash}` : ''}`;
+
+/** The development address of a module's stylesheet; with `hash`, the immutable one naming that content. */
+export const stylesAddress = (module: Named, hash?: string): string =>
+  `/m/${module.package}@${module.version}/styles/${module.subpath}?${DEVELOPMENT_QUERY}${hash ? `&v=${hash}` : ''}`;
