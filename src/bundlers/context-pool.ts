@@ -13,6 +13,8 @@ export interface ContextPool {
    */
   rebuild(key: string, signature: string, options: () => esbuild.BuildOptions, signal?: AbortSignal): Promise<esbuild.BuildResult>;
   dispose(): Promise<void>;
+  /** Forgets every context without disposing it: they belonged to an esbuild service that died. */
+  abandon(): void;
 }
 
 interface Pooled {
@@ -70,7 +72,11 @@ export function createContextPool(limit = 64): ContextPool {
     async dispose() {
       const all = [...pool.values()];
       pool.clear();
-      await Promise.all(all.map((entry) => entry.context.dispose()));
+      // A context of a service that died cannot be disposed, and needs not be.
+      await Promise.all(all.map((entry) => entry.context.dispose().catch(() => {})));
+    },
+    abandon() {
+      pool.clear();
     },
   };
 }

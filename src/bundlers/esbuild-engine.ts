@@ -9,6 +9,7 @@ import type { Variant } from '../workspace/variant.js';
 import { variantKey } from '../workspace/variant.js';
 import { collect, failed, isBuildFailure, stylesheetRoot, stylesInputs } from './build-results.js';
 import { createContextPool } from './context-pool.js';
+import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type Bundler, type BundlerOptions, type RebuildHint } from './types.js';
 
@@ -54,7 +55,17 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     return { ...result, inputs: [...read].sort() };
   }
 
+  // esbuild's process may die under a build: a new one takes over, and the contexts of the old are gone.
+  const recover = () => {
+    contexts.abandon();
+    lastBuilds.clear();
+  };
+
   async function bundle(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
+    return withLiveService(() => bundleOnce(targets, variant, signal), recover);
+  }
+
+  async function bundleOnce(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
     if (targets.length === 0) return [];
     if (signal?.aborted) throw new BuildCancelled();
     try {
@@ -66,12 +77,16 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       // A failure names no module: split the batch until each failure has its own module.
       if (targets.length === 1) return [await failedBuild(targets[0]!, variant, error.errors)];
       const middle = Math.ceil(targets.length / 2);
-      const halves = await Promise.all([bundle(targets.slice(0, middle), variant, signal), bundle(targets.slice(middle), variant, signal)]);
+      const halves = await Promise.all([bundleOnce(targets.slice(0, middle), variant, signal), bundleOnce(targets.slice(middle), variant, signal)]);
       return halves.flat();
     }
   }
 
   async function rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
+    return withLiveService(() => rebuildOnce(target, variant, signal, since), recover);
+  }
+
+  async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
     const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null]);
     const last = lastBuilds.get(key);

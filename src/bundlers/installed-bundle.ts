@@ -3,6 +3,7 @@
 // package for the whole page), CommonJS converted, production mode, minified.
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { withLiveService } from './esbuild-service.js';
 
 export interface InstalledBundle {
   code: Uint8Array;
@@ -27,7 +28,11 @@ const COMMON: esbuild.BuildOptions = {
  * `commonJsNames(file)`: the names a CommonJS entry exports, asked only when the entry turns out
  * to be CommonJS (esbuild then gives it a default export alone); each becomes a named export.
  */
-export async function bundleInstalled(entry: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
+export function bundleInstalled(entry: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
+  return withLiveService(() => bundleOnce(entry, commonJsNames));
+}
+
+async function bundleOnce(entry: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
   let result: esbuild.BuildResult = await esbuild.build({ ...COMMON, entryPoints: [entry], outfile: 'out.js' });
   const exported = Object.values(result.metafile!.outputs)[0]?.exports ?? [];
   if (exported.length === 1 && exported[0] === 'default') {

@@ -1,0 +1,35 @@
+// esbuild's service (its Go process) is shared by every build of this process. If it dies (a
+// crash of its own was seen under load: a nil pointer in its build service), every later call
+// answers "The service is no longer running", for good. Instead, the first call that meets
+// this restarts it (`esbuild.stop()` lets the next call start a new one) and tries once more;
+// kept contexts belonged to the dead service and are dropped by their owners.
+import * as esbuild from 'esbuild';
+
+let generation = 0;
+
+/** Which service the caller's contexts belong to. */
+export const serviceGeneration = (): number => generation;
+
+export const isServiceGone = (error: unknown): boolean => error instanceof Error && /^The service (?:is no longer running|was stopped)/.test(error.message);
+
+/** Starts a new service unless someone already did since `seen`; resolves to the generation now. */
+export async function restartService(seen: number): Promise<number> {
+  if (generation === seen) {
+    generation += 1;
+    await esbuild.stop();
+  }
+  return generation;
+}
+
+/** `run`, once more on a new service when esbuild's died under it; `onRestart` drops what belonged to the old one. */
+export async function withLiveService<T>(run: () => Promise<T>, onRestart: () => void = () => {}): Promise<T> {
+  const seen = generation;
+  try {
+    return await run();
+  } catch (error) {
+    if (!isServiceGone(error)) throw error;
+    await restartService(seen);
+    onRestart();
+    return run();
+  }
+}

@@ -1,0 +1,55 @@
+// esbuild's process dying under the service (it was seen to crash once, under load): the next
+// build starts a new one, and a module edited afterwards builds again.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { serve } from '../helpers/service.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/** The esbuild service processes started by this process. */
+function esbuildChildren(): number[] {
+  let pids: string;
+  try {
+    pids = execFileSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' });
+  } catch {
+    return [];
+  }
+  return pids
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--service');
+      } catch {
+        return false;
+      }
+    });
+}
+
+describe("esbuild's process dying", function () {
+  it('is replaced by a new one: the next build succeeds, and so does the edit after it', async function () {
+    const root = tempWorkspace({
+      'core.json': JSON.stringify({ packages: ['packages/app'] }),
+      'packages/app/package.json': JSON.stringify({ name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts' } }),
+      'packages/app/main.ts': 'export const value = 1;\n',
+    });
+    const service = await serve(root);
+    try {
+      expect((await service.get('/m/@kit/app@1.0.0/modules/main')).text).to.include('value = 1');
+      const before = esbuildChildren();
+      expect(before, 'an esbuild service process to stop').to.not.be.empty;
+      for (const pid of before) process.kill(pid, 'SIGKILL');
+      await waitFor(() => esbuildChildren().every((pid) => !before.includes(pid)) || undefined, { what: 'the esbuild process to end' });
+      fs.writeFileSync(path.join(root, 'packages/app/main.ts'), 'export const value = 2;\n');
+      const answer = await service.get('/m/@kit/app@1.0.0/modules/main');
+      expect(answer.status, answer.text).to.equal(200);
+      expect(answer.text).to.include('value = 2');
+      expect((await service.get('/m/@kit/app@1.0.0/modules/main?env=production')).status).to.equal(200);
+    } finally {
+      await service.close();
+    }
+  });
+});
