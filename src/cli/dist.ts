@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { distribute, type DistributionProgress, type PackageSummary } from '../dist/distribute.js';
 import { DISTRIBUTION_MANIFEST } from '../dist/output-paths.js';
+import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { UsageError } from './usage-error.js';
 import { workspaceDir } from './workspace-dir.js';
@@ -101,7 +102,7 @@ function formatPackage(summary: PackageSummary): string {
 
 function formatDiagnostic(problem: Diagnostic): string {
   const where = problem.file ? ` ${problem.file}${problem.line ? `:${problem.line}${problem.column ? `:${problem.column}` : ''}` : ''}` : '';
-  return `${problem.kind}${where}: ${problem.message}`;
+  return `${problem.kind}${where}: ${problem.message} (${DIAGNOSTIC_KINDS[problem.kind].remedy})`;
 }
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;

@@ -1,6 +1,7 @@
 // What `core run` tells the person at the terminal while it serves: one line (or one block,
 // for a failure with its code frame) per meaningful change of the settled state. Pure: the
 // command passes the states, the time and a reader of source lines, and writes what comes back.
+import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { defaultVariantKey, selectReport, type ModuleReport } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
@@ -62,10 +63,14 @@ export function untoldSnapshot(state: ServiceState): TerminalSnapshot {
   return { modules, warnings: new Set(), topLevel: new Set(), selection: told.selection, versions: told.versions };
 }
 
-/** A diagnostic as esbuild prints one: the message, then where, then the line with a caret. */
+/**
+ * A diagnostic as esbuild prints one: the message, then where, then the line with a caret; last,
+ * what to do about its kind (README "Error codes").
+ */
 export function formatDiagnostic(d: Diagnostic, style: TerminalStyle, readLine: ReadLine, mark = style.red('✘'), about = ''): string {
   const head = `${mark} ${style.bold(`[${d.kind}]`)} ${d.message}${about ? style.dim(`  ${about}`) : ''}`;
-  if (!d.file) return head;
+  const remedy = `    ${style.dim(`→ ${DIAGNOSTIC_KINDS[d.kind].remedy}`)}`;
+  if (!d.file) return `${head}\n${remedy}`;
   const place = `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}`;
   const lines = [head, `    ${style.cyan(place)}:`];
   const text = d.line ? readLine(d.file, d.line) : null;
@@ -75,6 +80,7 @@ export function formatDiagnostic(d: Diagnostic, style: TerminalStyle, readLine: 
     lines.push(`      ${number} │ ${shown}`);
     if (d.column) lines.push(`      ${' '.repeat(number.length)} ╵ ${' '.repeat(Math.min(d.column - 1, 160))}${style.green('^')}`);
   }
+  lines.push(remedy);
   return lines.join('\n');
 }
 

@@ -1,5 +1,6 @@
 // `core run`: serve the workspace until SIGINT or SIGTERM.
 import { parseArgs } from 'node:util';
+import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
 import { DEVELOPMENT_EXTENSION } from '../development/name.js';
 import { UsageError } from './usage-error.js';
@@ -119,7 +120,7 @@ export async function runCommand(args: string[]): Promise<number> {
   if (!development) {
     warn(`${errorStyle.yellow('hint')} the development extension is not loaded, so only /m/, /state, /log and the dashboard are served (/preview/ answers 404); set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION} for the preview and stylesheet push`);
   } else if (!cdnOrigin) {
-    warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503 PREVIEW_CDN_UNSET; start again with CORE_CDN_ORIGIN=local (the service itself, from node_modules) or a CDN origin such as https://esm.sh`);
+    warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503; to preview, ${ERROR_CODES.PREVIEW_CDN_UNSET.remedy}`);
   }
   const live = followChanges(service, root, logLevel, errorStyle);
 

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import type { HttpContext } from '../http/context.js';
 import type { ExtensionHost } from '../extension.js';
-import { ServiceError } from '../http/errors.js';
+import { ERROR_CODES, ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
@@ -26,7 +26,7 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
 
   async function preview(ctx: HttpContext): Promise<Preview> {
     if (!host.cdnOrigin) {
-      throw new ServiceError('PREVIEW_CDN_UNSET', 'the preview needs CORE_CDN_ORIGIN (the origin serving packages not in development): start the service again with it set: CORE_CDN_ORIGIN=local (the service itself, from node_modules) or a CDN origin such as https://esm.sh');
+      throw new ServiceError('PREVIEW_CDN_UNSET', 'the preview needs CORE_CDN_ORIGIN, the origin serving the packages not in development, and the service was started without it');
     }
     const entry = typeof ctx.query.entry === 'string' && ctx.query.entry !== '' ? ctx.query.entry : undefined;
     const state = await host.readiness.settled();
@@ -86,7 +86,7 @@ const CDN_UNSET_PAGE = `<!doctype html>
 <p><strong>503 <code>PREVIEW_CDN_UNSET</code></strong>: the service was started without <code>CORE_CDN_ORIGIN</code>,
 the origin that serves the packages this page imports that are not in development
 (packages outside the workspace, and workspace packages left out of <code>core select</code>).</p>
-<p>Start the service again with one of:</p>
+<p>To preview: ${ERROR_CODES.PREVIEW_CDN_UNSET.remedy.replace(/`([^`]+)`/g, '<code>$1</code>')}. For example:</p>
 <pre>CORE_CDN_ORIGIN=local core run           # the service itself, from node_modules: no network needed
 CORE_CDN_ORIGIN=https://esm.sh core run   # a public CDN: what is published</pre>
 <p>The modules in development are served all the same at <a href="/state">/state</a>'s addresses, and

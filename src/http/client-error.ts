@@ -1,7 +1,7 @@
 // Requests Node's parser refuses (a NUL or a space in the target, headers too large, a
 // client too slow) never reach Koa; they still get the JSON answer of README "Error codes".
 import type { Socket } from 'node:net';
-import { ERRORS } from './errors.js';
+import { ERROR_CODES, errorBody } from '../codes.js';
 
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable || (error.code === 'ECONNRESET')) {
@@ -10,11 +10,8 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   }
   const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT';
   const code = timedOut ? 'REQUEST_TIMEOUT' : 'REQUEST_INVALID';
-  const status = ERRORS[code].status;
+  const status = ERROR_CODES[code].status;
   const reason = timedOut ? 'Request Timeout' : 'Bad Request';
-  const body = JSON.stringify({
-    code,
-    message: timedOut ? `the request was not received in time: ${ERRORS[code].remedy}` : `the request cannot be parsed safely (${error.code ?? error.message})`,
-  });
+  const body = JSON.stringify(errorBody(code, timedOut ? 'the request was not received in time' : `the request cannot be parsed safely (${error.code ?? error.message})`));
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

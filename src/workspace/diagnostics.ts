@@ -1,19 +1,8 @@
-// Diagnostics: what is wrong with a module or a manifest, in the shape of README "Error codes".
+// Diagnostics: what is wrong with a module or a manifest, in the shape of README "Error codes";
+// their kinds are the table of `src/codes.ts`.
+import type { DiagnosticKind } from '../codes.js';
 
-export type DiagnosticKind =
-  | 'BUNDLE_ERROR'
-  | 'DEPENDENCY_NOT_DECLARED'
-  | 'DEPENDENCY_INCOMPATIBLE'
-  | 'PREVIEW_BUILTIN'
-  | 'PREVIEW_VERSION_UNRESOLVED'
-  | 'MANIFEST_INVALID'
-  /** An effect of the service keeps failing (a defect); top-level only. */
-  | 'EFFECT_FAILED'
-  /** Warnings: listed beside a module's status, never making it invalid. */
-  | 'BUNDLE_WARNING'
-  | 'MODULE_BOUNDARY_CROSSED'
-  | 'NO_PUBLIC_MODULE'
-  | 'HELPER_SHARED';
+export type { DiagnosticKind };
 
 export interface Diagnostic {
   kind: DiagnosticKind;
@@ -35,3 +24,7 @@ export function diagnostic(kind: DiagnosticKind, message: string, where: Pick<Di
 }
 
 export const manifestInvalid = (file: string, message: string): Diagnostic => diagnostic('MANIFEST_INVALID', message, { file });
+
+/** A bundler that threw instead of answering: the module's build failed, at its entry. */
+export const bundlerFailed = (bundlerName: string, message: string, entry: string | null): Diagnostic =>
+  diagnostic('BUNDLE_ERROR', `the bundler "${bundlerName}" failed: ${message}`, { file: entry ?? undefined });

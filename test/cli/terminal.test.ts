@@ -36,7 +36,7 @@ describe('wantsColor', function () {
 });
 
 describe('formatDiagnostic', function () {
-  it('prints the message, the place and the line with a caret under the column, as esbuild does', function () {
+  it('prints the message, the place and the line with a caret under the column, as esbuild does, then the remedy of its kind', function () {
     const text = formatDiagnostic(
       { kind: 'BUNDLE_ERROR', message: 'Could not resolve "./nope.js"', file: 'packages/a/main/index.ts', line: 2, column: 8 },
       terminalStyle(false),
@@ -49,7 +49,13 @@ describe('formatDiagnostic', function () {
       '    packages/a/main/index.ts:2:8:',
       "      2 │ import './nope.js';",
       '        ╵        ^',
+      '    → fix the source at the file, line and column given',
     ]);
+  });
+
+  it('prints the remedy of the kind under a diagnostic without a place too', function () {
+    const text = formatDiagnostic({ kind: 'DEPENDENCY_NOT_DECLARED', message: 'lit is not declared' }, terminalStyle(false), () => null, 'x');
+    expect(text.split('\n')).to.deep.equal(['x [DEPENDENCY_NOT_DECLARED] lit is not declared', '    → declare it in `dependencies` of the importing package']);
   });
 });
 

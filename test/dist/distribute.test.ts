@@ -176,6 +176,8 @@ describe('core dist', () => {
     ]) {
       expect(run.stderr).to.match(new RegExp(`\\n  ${module}\\n    ${kind}`), `${module} with ${kind}`);
     }
+    // Each diagnostic ends with the remedy of its kind (README "Error codes").
+    expect(run.stderr).to.include('(declare it in `dependencies` of the importing package)');
     const manifest = readManifest(out);
     expect(Object.keys(manifest.importMap.imports)).to.deep.equal(['@bad/app/ok', '@bad/lib/util', '@bad/old/x']);
     expect(manifest.invalid.map((i) => i.specifier)).to.deep.equal(['@bad/app/badcss', '@bad/app/builtin', '@bad/app/incompatible', '@bad/app/undeclared']);

@@ -3,10 +3,12 @@
 import { expect } from 'chai';
 import type { Answer } from './http.js';
 import type { Diagnostic } from '../../src/workspace/diagnostics.js';
+import { DIAGNOSTIC_KINDS, ERROR_CODES, type ErrorCode } from '../../src/codes.js';
 
 export interface ErrorBodyShape {
   code: string;
   message: string;
+  remedy: string;
   diagnostics?: Diagnostic[];
 }
 
@@ -26,6 +28,7 @@ export function expectError(answer: Answer, expected: ExpectedError): ErrorBodyS
   const body = answer.json<ErrorBodyShape>();
   expect(body.code, where).to.equal(expected.code);
   expect(body.message, where).to.be.a('string').that.is.not.empty;
+  expect(body.remedy, where).to.equal(ERROR_CODES[expected.code as ErrorCode].remedy);
   for (const text of expected.mentions ?? []) expect(body.message, where).to.include(text);
   if (expected.diagnostics) {
     expect(body.diagnostics, where).to.be.an('array').that.is.not.empty;
@@ -38,7 +41,8 @@ export function expectError(answer: Answer, expected: ExpectedError): ErrorBodyS
 
 /** `{kind, message, file?, line?, column?}`, `file` relative to the workspace, line/column from 1. */
 export function expectDiagnosticShape(diagnostic: Diagnostic): void {
-  expect(diagnostic.kind).to.be.oneOf(['BUNDLE_ERROR', 'DEPENDENCY_NOT_DECLARED', 'DEPENDENCY_INCOMPATIBLE', 'PREVIEW_BUILTIN', 'PREVIEW_VERSION_UNRESOLVED', 'MANIFEST_INVALID']);
+  const errorsOfModules = Object.entries(DIAGNOSTIC_KINDS).filter(([, entry]) => entry.severity === 'error' && entry.scope === 'module').map(([kind]) => kind);
+  expect(diagnostic.kind).to.be.oneOf(errorsOfModules);
   expect(diagnostic.message).to.be.a('string').that.is.not.empty;
   if (diagnostic.file !== undefined) {
     expect(diagnostic.file, 'file relative to the workspace').not.to.match(/^\/|^[A-Za-z]:|\\|(^|\/)\.\.(\/|$)/);

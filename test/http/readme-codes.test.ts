@@ -1,25 +1,35 @@
-// The README's table of error codes and its list of diagnostic kinds are the code's: a code
-// added, removed or given another status without the README saying so fails here.
+// The README's tables of error codes and diagnostic kinds are the code's: they are written from
+// the one table (src/codes.ts) by scripts/write-readme-codes.js, and a code added, removed or
+// changed without the README saying so fails here.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ERRORS } from '../../src/http/errors.js';
+import { DIAGNOSTIC_KINDS, ERROR_CODES, renderCodeTables } from '../../src/codes.js';
 import { PROJECT_DIR } from '../helpers/workspace.js';
 
 const readme = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Error codes'), readme.indexOf('\n## ', readme.indexOf('## Error codes') + 3));
+const START = '<!-- codes: written from src/codes.ts by scripts/write-readme-codes.js -->';
+const section = readme.slice(readme.indexOf(START) + START.length, readme.indexOf('<!-- /codes -->'));
 
-describe('the README error table', () => {
-  it('lists exactly the codes of ERRORS, each with its status', () => {
-    const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((match) => [match[1], Number(match[2])]);
-    expect(rows).to.deep.equal(Object.entries(ERRORS).map(([code, { status }]) => [code, status]));
+describe('the README error tables', () => {
+  it('are the tables rendered from src/codes.ts (run scripts/write-readme-codes.js after a change)', () => {
+    expect(readme).to.include(START);
+    expect(section.trim()).to.equal(renderCodeTables());
   });
 
-  it('names every diagnostic kind', () => {
-    const source = fs.readFileSync(path.join(PROJECT_DIR, 'src/workspace/diagnostics.ts'), 'utf8');
-    const union = source.slice(source.indexOf('export type DiagnosticKind'), source.indexOf(';', source.indexOf('export type DiagnosticKind')));
-    const kinds = [...union.matchAll(/'([A-Z_]+)'/g)].map((match) => match[1]!);
-    expect(kinds.length).to.be.greaterThan(5);
-    for (const kind of kinds) expect(section, kind).to.include(`\`${kind}\``);
+  it('list every code with its status, and every diagnostic kind, one row each', () => {
+    const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((match) => [match[1], Number(match[2])]);
+    expect(rows).to.deep.equal(Object.entries(ERROR_CODES).map(([code, { status }]) => [code, status]));
+    const kinds = [...section.matchAll(/^\| `([A-Z_]+)` \| (error|warning) \|/gm)].map((match) => match[1]);
+    expect(kinds).to.deep.equal(Object.keys(DIAGNOSTIC_KINDS));
+    expect(kinds).to.include.members(['BUNDLE_ERROR', 'MANIFEST_INVALID', 'BUNDLE_WARNING', 'LOAD_FAILED']);
+  });
+
+  it('give every code and kind a remedy, and no code a second status', () => {
+    for (const [code, entry] of [...Object.entries(ERROR_CODES), ...Object.entries(DIAGNOSTIC_KINDS)]) {
+      expect(entry.remedy, code).to.be.a('string').with.length.above(8);
+      expect(entry.when, code).to.be.a('string').with.length.above(8);
+    }
+    for (const entry of Object.values(ERROR_CODES)) expect(entry.status).to.be.within(400, 599);
   });
 });

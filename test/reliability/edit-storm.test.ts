@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ERRORS } from '../../src/http/errors.js';
+import { ERROR_CODES } from '../../src/codes.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import type { CoreEvent } from '../../src/store/events.js';
 import { reducer } from '../../src/store/reducer.js';
@@ -348,7 +348,7 @@ describe('an edit storm', function () {
     if (answer.status >= 500) problems.push(`${address} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
     if (answer.status !== 200 && answer.status !== 304) {
       const code = /^application\/json/.test(String(answer.headers['content-type'])) ? (JSON.parse(answer.text) as { code: string }).code : null;
-      if (!code || !(code in ERRORS)) problems.push(`${address} answered ${answer.status} without a code of the table: ${answer.text.slice(0, 300)}`);
+      if (!code || !(code in ERROR_CODES)) problems.push(`${address} answered ${answer.status} without a code of the table: ${answer.text.slice(0, 300)}`);
       return;
     }
     // The answer is never older than the request: each source it holds is at least as new as

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ERRORS } from '../../src/http/errors.js';
+import { ERROR_CODES } from '../../src/codes.js';
 import type { CoreEvent } from '../../src/store/events.js';
 import { lastSession, parseLog, replay } from '../../src/store/replay.js';
 import { selectReport, type Report } from '../../src/store/selectors.js';
@@ -41,9 +41,9 @@ function expectNoDefect(address: string, answer: Answer): void {
   expect(answer.status, where).to.be.below(500);
   if (answer.status === 200 || answer.status === 304) return;
   expect(answer.headers['content-type'], where).to.match(/^application\/json/);
-  const code = answer.json<{ code: keyof typeof ERRORS }>().code;
-  expect(code, where).to.be.oneOf(Object.keys(ERRORS));
-  expect(ERRORS[code].status, where).to.equal(answer.status);
+  const code = answer.json<{ code: keyof typeof ERROR_CODES }>().code;
+  expect(code, where).to.be.oneOf(Object.keys(ERROR_CODES));
+  expect(ERROR_CODES[code].status, where).to.equal(answer.status);
 }
 
 /** Asks every address of the fixture: each answers without a defect. */

@@ -4,7 +4,7 @@
 // long segments, queries with valid, invalid, duplicate and unknown parameters) sent verbatim
 // to a real service. For every one:
 //   - the status is below 500;
-//   - every answer but 200/304 is `application/json` with a `code` of the ERRORS table whose
+//   - every answer but 200/304 is `application/json` with a `code` of the ERROR_CODES table whose
 //     status it carries;
 //   - a 200 comes only from an address whose segments, each decoded once, name a declared
 //     output, and its body is exactly that output (the canonical answer fetched beforehand,
@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ERRORS } from '../../src/http/errors.js';
+import { ERROR_CODES } from '../../src/codes.js';
 import type { Report } from '../../src/store/selectors.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { rawRequest } from '../helpers/raw-request.js';
@@ -301,8 +301,8 @@ describe('properties of the /m/ addresses', function () {
     const where = `${answer.status} ${answer.text.slice(0, 200)}`;
     expect(answer.headers['content-type'], where).to.match(/^application\/json\b/);
     const body = JSON.parse(answer.text) as { code: string; message: string };
-    expect(body.code, where).to.be.oneOf(Object.keys(ERRORS));
-    expect(ERRORS[body.code as keyof typeof ERRORS].status, `${body.code} carries its status (${where})`).to.equal(answer.status);
+    expect(body.code, where).to.be.oneOf(Object.keys(ERROR_CODES));
+    expect(ERROR_CODES[body.code as keyof typeof ERROR_CODES].status, `${body.code} carries its status (${where})`).to.equal(answer.status);
     expect(body.message, where).to.be.a('string').that.is.not.empty;
     return body.code;
   };

@@ -1,0 +1,190 @@
+// The one table of codes (README "Error codes"): every HTTP error code and every diagnostic
+// kind, with when it happens and what to do about it. Error bodies take their status and
+// remedy here, the terminal its remedy lines, and the README's tables are rendered from it
+// (`renderCodeTables`; a test compares them). It imports nothing, so every layer may use it.
+
+export interface ErrorCodeEntry {
+  status: number;
+  /** When the code is answered, as the README's table says it. */
+  when: string;
+  /** What to do about it: sent in every error body as `remedy`. */
+  remedy: string;
+}
+
+export const ERROR_CODES = {
+  OUTPUT_NOT_AVAILABLE: {
+    status: 404,
+    when: 'anything not declared: unknown package, version, subpath, output kind or asset; a module without stylesheet asked for its styles; a path that escapes a module',
+    remedy: 'ask for an address /state lists, or declare the module in `exports` or module.json, or the file under `assets`',
+  },
+  CONDITIONAL_NOT_FOUND: {
+    status: 404,
+    when: '`target` names a platform the module does not declare (`browser` needs `web`, `node` needs `node`)',
+    remedy: 'add the platform to `platforms` in module.json if the module really runs there',
+  },
+  OPTION_UNSUPPORTED: {
+    status: 400,
+    when: 'a query parameter or value outside the table of README "Addresses"',
+    remedy: 'use the query values README "Addresses" lists (production output is minified, without source map: `min=true&sourcemap=none`)',
+  },
+  BUILD_FAILED: {
+    status: 422,
+    when: "the module's build has diagnostics; they are listed",
+    remedy: 'fix what the diagnostics name, at their file, line and column',
+  },
+  PREVIEW_CDN_UNSET: {
+    status: 503,
+    when: 'the preview, while `CORE_CDN_ORIGIN` is unset',
+    remedy: 'start the service again with CORE_CDN_ORIGIN set: `local` (the service itself, from node_modules) or a CDN origin such as https://esm.sh',
+  },
+  HOST_NOT_ALLOWED: {
+    status: 403,
+    when: 'a `Host` other than localhost, 127.0.0.1, [::1], the `--host` or an `--allowed-host`',
+    remedy: 'use localhost, or start the service with `--allowed-host` naming this host',
+  },
+  CROSS_SITE_REFUSED: {
+    status: 403,
+    when: 'development output fetched cross-site as a no-cors script, or a WebSocket opened by a page of another origin',
+    remedy: 'load production output (`env=production`) from other sites',
+  },
+  REQUEST_INVALID: {
+    status: 400,
+    when: 'a request-target with `#`, a NUL byte, broken percent-encoding, or over 8 KiB',
+    remedy: 'send a request-target without `#`, NUL bytes or broken percent-encoding, of at most 8 KiB',
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    when: 'a request line and headers not received within 10 s, or a whole request within 60 s',
+    remedy: 'send the request line and headers within 10 s, and the whole request within 60 s',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    when: 'anything but GET and HEAD',
+    remedy: 'use GET or HEAD',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    when: 'a defect of the service (never expected; please report it)',
+    remedy: 'report it, with what `core run` printed',
+  },
+} as const satisfies Record<string, ErrorCodeEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface DiagnosticKindEntry {
+  /** An error makes its module (or the workspace) invalid; a warning never does (README "Warnings"). */
+  severity: 'error' | 'warning';
+  /** Where it is listed: a module's diagnostics, the top level of `/state`, or the preview page only. */
+  scope: 'module' | 'top-level' | 'page';
+  when: string;
+  /** What to do about it: printed under it by `core run`, shown by the dashboard and the preview. */
+  remedy: string;
+}
+
+export const DIAGNOSTIC_KINDS = {
+  BUNDLE_ERROR: {
+    severity: 'error',
+    scope: 'module',
+    when: 'esbuild cannot build the module: a syntax error, an unresolved relative import, a broken tsconfig',
+    remedy: 'fix the source at the file, line and column given',
+  },
+  DEPENDENCY_NOT_DECLARED: {
+    severity: 'error',
+    scope: 'module',
+    when: 'a package is imported by bare specifier and is absent from `dependencies` of the importing package',
+    remedy: 'declare it in `dependencies` of the importing package',
+  },
+  DEPENDENCY_INCOMPATIBLE: {
+    severity: 'error',
+    scope: 'module',
+    when: "the version of the workspace package does not satisfy the importing package's range",
+    remedy: 'correct the range or the version',
+  },
+  PREVIEW_BUILTIN: {
+    severity: 'error',
+    scope: 'module',
+    when: 'a browser module imports a server-runtime built-in module',
+    remedy: 'remove the import, or declare the module for `node` only',
+  },
+  PREVIEW_VERSION_UNRESOLVED: {
+    severity: 'error',
+    scope: 'module',
+    when: 'a package outside the workspace has no exact installed or declared version',
+    remedy: 'install the package, or declare an exact version',
+  },
+  MANIFEST_INVALID: {
+    severity: 'error',
+    scope: 'module',
+    when: 'core.json, a package.json or a module.json is not what README "Workspaces" allows; also at the top level',
+    remedy: 'correct the manifest at the place given',
+  },
+  EFFECT_FAILED: {
+    severity: 'error',
+    scope: 'top-level',
+    when: 'an effect of the service failed 5 times in a row (see "Effects and their supervisor")',
+    remedy: 'a defect of the service: report it, with what `core run` printed',
+  },
+  BUNDLE_WARNING: {
+    severity: 'warning',
+    scope: 'module',
+    when: "esbuild's warning about the module's sources",
+    remedy: 'fix the source at the file, line and column given',
+  },
+  MODULE_BOUNDARY_CROSSED: {
+    severity: 'warning',
+    scope: 'module',
+    when: "a relative import reaches another public module's entry; it is kept as that module's specifier",
+    remedy: "import the other module by its public specifier",
+  },
+  HELPER_SHARED: {
+    severity: 'warning',
+    scope: 'module',
+    when: 'a file that is no public module is bundled into several modules, so each page holds a copy',
+    remedy: 'make the file a public module of its own, or keep it inside one module',
+  },
+  NO_PUBLIC_MODULE: {
+    severity: 'warning',
+    scope: 'top-level',
+    when: 'a package in core.json declares no public module',
+    remedy: 'add `exports` to its package.json, or a module.json',
+  },
+  LOAD_FAILED: {
+    severity: 'error',
+    scope: 'page',
+    when: "the preview page failed to load a module (the browser's own error, in the overlay only)",
+    remedy: 'open the address it names: its answer says why',
+  },
+} as const satisfies Record<string, DiagnosticKindEntry>;
+
+export type DiagnosticKind = keyof typeof DIAGNOSTIC_KINDS;
+
+/** The body of every error answer: the README's shape, with the table's remedy. */
+export interface ErrorBody<D = unknown> {
+  code: ErrorCode;
+  message: string;
+  remedy: string;
+  diagnostics?: D[];
+}
+
+export function errorBody<D>(code: ErrorCode, message: string, diagnostics?: D[]): ErrorBody<D> {
+  const body: ErrorBody<D> = { code, message, remedy: ERROR_CODES[code].remedy };
+  if (diagnostics) body.diagnostics = diagnostics;
+  return body;
+}
+
+const SCOPES: Record<DiagnosticKindEntry['scope'], string> = { module: 'a module', 'top-level': 'top level of `/state`', page: 'the preview page' };
+
+/** The README's "Error codes" tables, as Markdown. */
+export function renderCodeTables(): string {
+  const codes = Object.entries(ERROR_CODES).map(([code, entry]) => `| \`${code}\` | ${entry.status} | ${entry.when} | ${entry.remedy} |`);
+  const kinds = Object.entries(DIAGNOSTIC_KINDS).map(([kind, entry]) => `| \`${kind}\` | ${entry.severity} | ${SCOPES[entry.scope]} | ${entry.when} | ${entry.remedy} |`);
+  return [
+    '| code | status | when | remedy |',
+    '|---|---|---|---|',
+    ...codes,
+    '',
+    '| diagnostic kind | severity | listed in | when | remedy |',
+    '|---|---|---|---|---|',
+    ...kinds,
+  ].join('\n');
+}
