@@ -1,33 +1,29 @@
-// Repeated answers, without Koa. Once the modules route has answered an output, the same
-// request-target is answered again straight from this cache for as long as the state is
-// the very same object: the state is immutable, so the route would derive the same answer.
-// Every answer still waits for the check against the disk first, and the guards the route
-// applies (Host, cross-site loads, methods) are applied here too; anything unusual goes to
-// Koa. A warm page load is then as cheap as a static file server's.
+// Repeated answers, without Koa's per-request work. Once the modules route has answered an
+// output, the same request-target is answered again straight from this cache for as long as
+// the state is the very same object: the state is immutable, so the route would derive the same
+// answer. It is no second HTTP stack (ARCHITECTURE.md "One HTTP path"): every request first
+// passes the same guards Koa runs (guards/request-guards.ts), the route's own cross-site rule
+// and the check against the disk; the headers are the route's (`outputHeaders`), and freshness
+// is Koa's own rule (the `fresh` package). Anything else goes to Koa.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import fresh from 'fresh';
 import type { ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
-import { IMMUTABLE } from './send-output.js';
-import { isHostAllowed, type HostPolicy } from './middleware/guard-host.js';
+import { firstRefusal, type RequestGuard } from './guards/request-guards.js';
+import { isCrossSiteRefused, outputHeaders, type OutputHeaders } from './send-output.js';
 
-export interface CachedAnswer {
+export interface CachedAnswer extends OutputHeaders {
   /** The state the answer was derived from. */
   state: ServiceState;
   /** What the check before answering must look at. */
   scope: CheckScope;
-  hash: string;
-  type: string;
-  /** Production outputs: any origin may load them, cross-site loads included. */
-  anyOrigin: boolean;
-  immutable?: boolean;
   body: Buffer;
 }
 
-/** Marks a request handed to Koa after the check of its answer's scope ran: no need for another. */
-export const CHECKED = Symbol('core.checked');
-
 export interface AnswerCache {
   remember(target: string, answer: CachedAnswer): void;
+  /** Whether the check of this request's answer already ran here: the route need not run another. */
+  checked(request: IncomingMessage): boolean;
   /** A request listener answering from the cache, handing every other request to `next`. */
   listener(next: RequestListener): RequestListener;
 }
@@ -35,44 +31,31 @@ export interface AnswerCache {
 export interface AnswerCacheDeps {
   getState(): ServiceState;
   freshness: FreshnessCheck;
-  hosts: HostPolicy;
+  /** The guards of every request, in their order: the same list Koa runs. */
+  guards: readonly RequestGuard[];
   /** Most answers kept; the least recently stored go first. */
   limit?: number;
 }
 
 interface Stored extends CachedAnswer {
-  etag: string;
   /** Written as they are: built once, not per request. */
-  fresh: Record<string, string>;
+  notModified: Record<string, string>;
   full: Record<string, string | number>;
 }
 
 export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
   const limit = deps.limit ?? 512;
   const answers = new Map<string, Stored>();
-  // Host headers seen: a page load asks with the same one again and again.
-  const hosts = new Map<string, boolean>();
-  const hostAllowed = (header: string | undefined) => {
-    if (header === undefined) return false;
-    let allowed = hosts.get(header);
-    if (allowed === undefined) {
-      if (hosts.size > 64) hosts.clear();
-      hosts.set(header, (allowed = isHostAllowed(header, deps.hosts)));
-    }
-    return allowed;
-  };
+  const checkedRequests = new WeakSet<IncomingMessage>();
 
   function usable(req: IncomingMessage, answer: Stored | undefined): answer is Stored {
     if (!answer || answer.state !== deps.getState()) return false;
-    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    if (!hostAllowed(req.headers.host)) return false;
-    // A cross-site no-cors load of development output is refused by the route.
-    return answer.anyOrigin || req.headers['sec-fetch-site'] !== 'cross-site';
+    return firstRefusal(deps.guards, req) === null && !isCrossSiteRefused(req, answer.anyOrigin);
   }
 
   function send(req: IncomingMessage, res: ServerResponse, answer: Stored) {
-    if (matches(req, answer.etag)) {
-      res.writeHead(304, answer.fresh);
+    if (fresh(req.headers, { etag: answer.notModified.ETag })) {
+      res.writeHead(304, answer.notModified);
       res.end();
       return;
     }
@@ -82,14 +65,13 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
 
   return {
     remember(target, answer) {
-      const etag = `"${answer.hash}"`;
-      const fresh: Record<string, string> = { 'Cache-Control': answer.immutable ? IMMUTABLE : 'no-cache', 'X-Content-Type-Options': 'nosniff', ETag: etag };
-      if (answer.anyOrigin) fresh['Access-Control-Allow-Origin'] = '*';
-      const full = { ...fresh, 'Content-Type': answer.type, 'Content-Length': answer.body.length };
+      const notModified = outputHeaders(answer);
+      const full = { ...notModified, 'Content-Type': answer.type, 'Content-Length': answer.body.length };
       answers.delete(target);
-      answers.set(target, { ...answer, etag, fresh, full });
+      answers.set(target, { ...answer, notModified, full });
       if (answers.size > limit) answers.delete(answers.keys().next().value!);
     },
+    checked: (request) => checkedRequests.has(request),
     listener(next) {
       return function answerFromCache(req, res) {
         const target = req.url ?? '';
@@ -99,7 +81,7 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
           // The check found a change, or something else happened meanwhile: ask Koa.
           if (answer.state !== deps.getState()) {
             if (answers.get(target) === answer) answers.delete(target);
-            (req as IncomingMessage & { [CHECKED]?: boolean })[CHECKED] = true;
+            checkedRequests.add(req);
             return next(req, res);
           }
           send(req, res, answer);
@@ -107,13 +89,4 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
       };
     },
   };
-}
-
-// If-None-Match: `*`, or a list of entity tags (weak ones compare weakly), unless the request
-// asks for no cache: the rules of Koa's `fresh`, so both paths answer alike.
-function matches(req: IncomingMessage, etag: string): boolean {
-  const header = req.headers['if-none-match'];
-  if (!header || /(?:^|,)\s*no-cache\s*(?:,|$)/.test(req.headers['cache-control'] ?? '')) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }

@@ -1,12 +1,13 @@
-// The Koa application. In front of it, the answer cache answers a repeated request for an
-// output whose state has not changed (answer-cache.ts). The middleware order, in one list:
+// The Koa application. The middleware order, in one list:
 //   1. respondWithErrors     every error becomes the JSON body of the README's "Error codes"
-//   2. refuseUnsafeTarget    REQUEST_INVALID before anything parses the path (SECURITY.md)
-//   3. guardHost             HOST_NOT_ALLOWED: the DNS-rebinding guard (SECURITY.md)
-//   4. router                /m/, /state, /log, the dashboard (/ for browsers, /dashboard/,
+//   2. guardRequests         the guards of every request (guards/request-guards.ts): REQUEST_INVALID,
+//                            METHOD_NOT_ALLOWED, HOST_NOT_ALLOWED (SECURITY.md)
+//   3. router                /m/, /state, /log, the dashboard (/ for browsers, /dashboard/,
 //                            /state/details), and what extensions add (/preview/, /u/)
-//   5. notDeclared           OUTPUT_NOT_AVAILABLE for every other path
-// WebSocket upgrades (koa-websocket) pass `verifyUpgrade` instead: route, Host, Origin.
+//   4. notDeclared           OUTPUT_NOT_AVAILABLE for every other path
+// The same guards run first in the answer cache, which answers a repeated request for an output
+// whose state has not changed (answer-cache.ts), and in `verifyUpgrade` for WebSocket upgrades
+// (koa-websocket), which then checks the channel and the Origin.
 import type { RequestListener, Server } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -18,8 +19,8 @@ import type { OutputCache } from '../outputs/output-cache.js';
 import type { AssetFiles } from '../streams/asset-files.js';
 import type { Observable } from 'rxjs';
 import { ServiceError } from './errors.js';
-import { guardHost, type HostPolicy } from './middleware/guard-host.js';
-import { refuseUnsafeTarget } from './middleware/refuse-unsafe-target.js';
+import type { HostPolicy } from './guards/guard-host.js';
+import { guardRequests, requestGuards } from './guards/request-guards.js';
 import { respondWithErrors } from './middleware/respond-with-errors.js';
 import type { Readiness } from './readiness.js';
 import type { FreshnessCheck } from '../streams/freshness.js';
@@ -40,7 +41,8 @@ export interface AppDeps {
   assets: AssetFiles;
   log: EventLog;
   hosts: HostPolicy;
-  report(message: string): void;
+  /** Where the service's own messages go (a defect's stack, a failed stream). */
+  logger(message: string): void;
   history: BuildHistory;
   cdnOrigin: string | null;
   root: string;
@@ -57,10 +59,11 @@ export interface App {
 }
 
 export function createApp(deps: AppDeps): App {
+  const guards = requestGuards(deps.hosts);
   const sockets = createSocketRoutes();
-  const socketOptions = { verifyClient: verifyUpgrade(sockets, deps.hosts), maxPayload: 4096 };
+  const socketOptions = { verifyClient: verifyUpgrade(sockets, guards), maxPayload: 4096 };
   const koa = websockify(new Koa(), socketOptions as never);
-  const answers = createAnswerCache({ getState: deps.getState, freshness: deps.freshness, hosts: deps.hosts });
+  const answers = createAnswerCache({ getState: deps.getState, freshness: deps.freshness, guards });
   // Addresses are exact: no trailing-slash alias (strict) and no case alias (sensitive), so
   // `/M/...` or `/STATE` name nothing rather than a second address of the same answer.
   const router = new Router({ strict: true, sensitive: true });
@@ -76,11 +79,10 @@ export function createApp(deps: AppDeps): App {
   // closed /state event stream, is no defect; Koa's default handler would print each one.
   koa.on('error', function reportStreamError(error: Error & { code?: string }) {
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE') return;
-    deps.report(`core: error while answering: ${error.stack ?? error.message}`);
+    deps.logger(`core: error while answering: ${error.stack ?? error.message}`);
   });
-  koa.use(respondWithErrors(deps.report));
-  koa.use(refuseUnsafeTarget());
-  koa.use(guardHost(deps.hosts));
+  koa.use(respondWithErrors(deps.logger));
+  koa.use(guardRequests(guards));
   koa.use(router.routes());
   koa.use(async function notDeclared(ctx, next) {
     await next();

@@ -7,7 +7,7 @@ import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
 import { isBuildable } from '../store/reducer.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
-import { ServiceError } from './errors.js';
+import { unbuildable } from './errors.js';
 
 export interface Readiness {
   /** The manifests (and the inputs `scope` names) checked, and the workspace read again if needed. */
@@ -48,7 +48,7 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
         // variants and ignores requests, so waiting for a build would wait forever.
         const declared = indexWorkspace(state.workspace).modules.get(module);
         if (declared && !isBuildable(declared)) {
-          throw new ServiceError('BUILD_FAILED', `${module} cannot be built: its manifest is invalid`, { diagnostics: declared.diagnostics });
+          throw unbuildable(module, declared.diagnostics);
         }
         const entry = builds.variants[variant];
         if (entry?.status === 'done' && entry.last) return { state, record: entry.last };

@@ -1,6 +1,7 @@
 // Sending an output (README "Addresses"): a strong ETag of its content, `Cache-Control: no-cache`
 // (one version's content changes while it is developed), 304 for a matching If-None-Match,
 // and a wildcard CORS header only where the content holds no source code.
+import type { IncomingMessage } from 'node:http';
 import type { HttpContext } from './context.js';
 
 export interface OutputHeaders {
@@ -17,11 +18,27 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** A `v` token that names an output by its content hash (the ETag value), as the preview writes it. */
 export const isContentHash = (token: unknown): token is string => typeof token === 'string' && /^[A-Za-z0-9_-]{22}$/.test(token);
 
+/** The headers of an output's 200 and 304 answers alike (not its type): the one place they are written. */
+export function outputHeaders(headers: OutputHeaders): Record<string, string> {
+  const written: Record<string, string> = {
+    'Cache-Control': headers.immutable ? IMMUTABLE : 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+    ETag: `"${headers.hash}"`, // a strong validator
+  };
+  if (headers.anyOrigin) written['Access-Control-Allow-Origin'] = '*';
+  return written;
+}
+
+/**
+ * A `<script src>` of another site reading development output (and its source maps) is
+ * refused; fetch() with CORS is refused by the browser anyway, lacking the CORS header.
+ */
+export function isCrossSiteRefused(request: IncomingMessage, anyOrigin: boolean): boolean {
+  return !anyOrigin && request.headers['sec-fetch-site'] === 'cross-site' && request.headers['sec-fetch-mode'] === 'no-cors';
+}
+
 export function sendOutput(ctx: HttpContext, body: Buffer, headers: OutputHeaders): void {
-  ctx.set('Cache-Control', headers.immutable ? IMMUTABLE : 'no-cache');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  if (headers.anyOrigin) ctx.set('Access-Control-Allow-Origin', '*');
-  ctx.etag = headers.hash; // Koa quotes it: a strong validator
+  ctx.set(outputHeaders(headers));
   ctx.type = headers.type;
   ctx.status = 200;
   if (ctx.fresh) {

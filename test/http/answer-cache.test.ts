@@ -3,7 +3,9 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { CHECKED, createAnswerCache, type CachedAnswer } from '../../src/http/answer-cache.js';
+import { createAnswerCache, type CachedAnswer } from '../../src/http/answer-cache.js';
+import { ServiceError } from '../../src/http/errors.js';
+import { requestGuards, type RequestGuard } from '../../src/http/guards/request-guards.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import type { CheckScope } from '../../src/streams/freshness.js';
 import { DEV, fixtureWorkspace, PROD } from '../helpers/fixtures.js';
@@ -19,6 +21,9 @@ describe('createAnswerCache', () => {
   let checkedBefore: boolean[];
   let checks: CheckScope[];
   let changeOnCheck: boolean;
+  let refuseEverything = false;
+  // A guard added to the list: the cache runs the list it is given, as Koa does.
+  const refuseWhenAsked: RequestGuard = () => (refuseEverything ? new ServiceError('REQUEST_INVALID', 'refused by a guard added to the list') : null);
   const cache = createAnswerCache({
     getState: () => state,
     freshness: {
@@ -27,11 +32,11 @@ describe('createAnswerCache', () => {
         if (changeOnCheck) state = { ...state };
       },
     },
-    hosts: { allowedHosts: [], anyAddress: false },
+    guards: [...requestGuards({ allowedHosts: [], anyAddress: false }), refuseWhenAsked],
   });
   const next: RequestListener = (req: IncomingMessage, res) => {
     handedOver.push(req.url ?? '');
-    checkedBefore.push((req as IncomingMessage & { [CHECKED]?: boolean })[CHECKED] === true);
+    checkedBefore.push(cache.checked(req));
     res.writeHead(299, { 'content-type': 'text/plain' });
     res.end('from koa');
   };
@@ -57,6 +62,7 @@ describe('createAnswerCache', () => {
     checkedBefore = [];
     checks = [];
     changeOnCheck = false;
+    refuseEverything = false;
   });
 
   it('hands a request it never answered to Koa', async () => {
@@ -106,6 +112,15 @@ describe('createAnswerCache', () => {
     expect(handedOver).to.deep.equal(['/m/e', '/m/e', '/m/e']);
   });
 
+  it('hands over what any guard of its list refuses: a guard added to the list protects cached answers', async () => {
+    cache.remember('/m/guarded', answer());
+    refuseEverything = true;
+    expect((await get(base, '/m/guarded')).status).to.equal(299);
+    refuseEverything = false;
+    expect((await get(base, '/m/guarded')).status).to.equal(200);
+    expect(handedOver).to.deep.equal(['/m/guarded']);
+  });
+
   it('serves production output cross-site, with the wildcard CORS header', async () => {
     cache.remember('/m/f', answer({ anyOrigin: true }));
     const res = await get(base, '/m/f', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' });
@@ -123,7 +138,7 @@ describe('createAnswerCache', () => {
   });
 
   it('keeps at most its limit of answers, forgetting the oldest', async () => {
-    const small = createAnswerCache({ getState: () => state, freshness: { check: async () => {} }, hosts: { allowedHosts: [], anyAddress: false }, limit: 2 });
+    const small = createAnswerCache({ getState: () => state, freshness: { check: async () => {} }, guards: requestGuards({ allowedHosts: [], anyAddress: false }), limit: 2 });
     const seen: string[] = [];
     const smallServer = createServer(small.listener((req, res) => (seen.push(req.url ?? ''), res.end())));
     await new Promise<void>((resolve) => smallServer.listen(0, '127.0.0.1', resolve));

@@ -1,6 +1,8 @@
 // Which pages may open the push channel.
 import { expect } from 'chai';
 import type { IncomingMessage } from 'node:http';
+import { ERROR_CODES } from '../../src/codes.js';
+import { requestGuards } from '../../src/http/guards/request-guards.js';
 import { createSocketRoutes, isOriginAllowed, verifyUpgrade } from '../../src/http/sockets.js';
 
 describe('isOriginAllowed', () => {
@@ -42,11 +44,20 @@ describe('createSocketRoutes', () => {
 describe('verifyUpgrade', () => {
   const routes = createSocketRoutes();
   routes.add('/events', () => {});
-  const verify = verifyUpgrade(routes, { allowedHosts: [], anyAddress: false });
-  const answer = (url: string, headers: Record<string, string>) => {
+  const verify = verifyUpgrade(routes, requestGuards({ allowedHosts: [], anyAddress: false }));
+  const answer = (url: string, headers: Record<string, string>, method = 'GET') => {
     let result: unknown[] = [];
-    verify({ origin: headers.origin ?? '', req: { url, headers } as unknown as IncomingMessage }, (...args) => (result = args));
+    verify({ origin: headers.origin ?? '', req: { url, headers, method } as unknown as IncomingMessage }, (...args) => (result = args));
     return result;
+  };
+  /** A refusal: its status, and the JSON body of README "Error codes" with its code and remedy. */
+  const refusal = (result: unknown[]) => {
+    const [accepted, status, body, headers] = result as [boolean, number, string, Record<string, string>];
+    expect(accepted).to.equal(false);
+    expect(headers['Content-Type']).to.match(/^application\/json/);
+    const parsed = JSON.parse(body) as { code: keyof typeof ERROR_CODES; message: string; remedy: string };
+    expect(parsed.remedy).to.equal(ERROR_CODES[parsed.code].remedy);
+    return { status, code: parsed.code, message: parsed.message };
   };
 
   it('accepts an upgrade of a registered path from the service\'s own page or a tool', () => {
@@ -54,9 +65,16 @@ describe('verifyUpgrade', () => {
     expect(answer('/events?x=1', { host: 'localhost:4800' })).to.deep.equal([true]);
   });
 
-  it('refuses an unknown path with 404, a foreign Host or Origin with 403', () => {
-    expect(answer('/other', { host: 'localhost:4800' })).to.deep.equal([false, 404, 'Not Found']);
-    expect(answer('/events', { host: 'evil.test' })).to.deep.equal([false, 403, 'Host not allowed']);
-    expect(answer('/events', { host: 'localhost:4800', origin: 'http://evil.test' })).to.deep.equal([false, 403, 'Origin not allowed']);
+  it('refuses an unknown path with 404, a foreign Host or Origin with 403, each with its JSON error body', () => {
+    expect(refusal(answer('/other', { host: 'localhost:4800' }))).to.include({ status: 404, code: 'OUTPUT_NOT_AVAILABLE' });
+    expect(refusal(answer('/events', { host: 'evil.test' }))).to.include({ status: 403, code: 'HOST_NOT_ALLOWED' });
+    const foreign = refusal(answer('/events', { host: 'localhost:4800', origin: 'http://evil.test' }));
+    expect(foreign).to.include({ status: 403, code: 'CROSS_SITE_REFUSED' });
+    expect(foreign.message).to.include('http://evil.test');
+  });
+
+  it('runs the guards of every request first: a broken target or another method is refused as Koa refuses it', () => {
+    expect(refusal(answer('/events%zz', { host: 'localhost:4800' }))).to.include({ status: 400, code: 'REQUEST_INVALID' });
+    expect(refusal(answer('/events', { host: 'localhost:4800' }, 'POST'))).to.include({ status: 405, code: 'METHOD_NOT_ALLOWED' });
   });
 });

@@ -1,8 +1,9 @@
 // The DNS-rebinding guard (README "Error codes", SECURITY.md): a page of another site that resolves its own
 // host name to 127.0.0.1 still sends its own name in `Host`, and is refused.
 import { isIP } from 'node:net';
-import type { Middleware } from 'koa';
+import type { IncomingMessage } from 'node:http';
 import { ServiceError } from '../errors.js';
+import type { RequestGuard } from './request-guards.js';
 
 export interface HostPolicy {
   /** Host names allowed besides localhost, 127.0.0.1 and [::1] (`--host`, `--allowed-host`). */
@@ -30,15 +31,23 @@ export function isHostAllowed(header: string | undefined, policy: HostPolicy): b
   return policy.allowedHosts.some((host) => host.toLowerCase().replace(/^\[|\]$/g, '') === name);
 }
 
-export function guardHost(policy: HostPolicy): Middleware {
-  return async function guardHost(ctx, next) {
-    // An absolute-form target (`GET http://name/...`) names its host itself, and the Host
-    // header is then to be ignored (RFC 9112 §3.2.2): that name is the one to check.
-    const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(ctx.url ?? '');
-    const header = absolute ? absolute[1]! : ctx.get('host');
-    if (!isHostAllowed(header, policy)) {
-      throw new ServiceError('HOST_NOT_ALLOWED', `the Host ${header ? `"${header.slice(0, 100)}"` : '(none)'} is not allowed: use localhost or 127.0.0.1, or start the service with --allowed-host ${hostName(header) ?? '<name>'}`);
+export function guardHost(policy: HostPolicy): RequestGuard {
+  // A page load asks with the same few Host headers again and again.
+  const seen = new Map<string, boolean>();
+  const allowed = (header: string) => {
+    let verdict = seen.get(header);
+    if (verdict === undefined) {
+      if (seen.size > 64) seen.clear();
+      seen.set(header, (verdict = isHostAllowed(header, policy)));
     }
-    await next();
+    return verdict;
+  };
+  return function guardHost(request: IncomingMessage) {
+    // An absolute-form target (`GET http://name/...`) names its host itself, and the Host
+    // header is then ignored by HTTP/1.1: that name is the one to check.
+    const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(request.url ?? '');
+    const header = absolute ? absolute[1]! : request.headers.host;
+    if (header !== undefined && allowed(header)) return null;
+    return new ServiceError('HOST_NOT_ALLOWED', `the Host ${header ? `"${header.slice(0, 100)}"` : '(none)'} is not allowed: use localhost or 127.0.0.1, or start the service with --allowed-host ${hostName(header) ?? '<name>'}`);
   };
 }

@@ -1,7 +1,8 @@
 // REQUEST_INVALID for a request-target that cannot be parsed safely (SECURITY.md): a
 // fragment, a NUL byte, broken percent-encoding, or one too long to be a real address.
-// Refused before any route looks at the path, so no route has to think about it.
-import type { Middleware } from 'koa';
+// Refused before any route looks at the path, so no route has to think about it; and
+// METHOD_NOT_ALLOWED for anything but GET and HEAD: the service only reads.
+import type { IncomingMessage } from 'node:http';
 import { ServiceError } from '../errors.js';
 
 export const MAX_TARGET_LENGTH = 8192;
@@ -20,13 +21,12 @@ export function checkRequestTarget(target: string): string | null {
   return null;
 }
 
-export function refuseUnsafeTarget(): Middleware {
-  return async function refuseUnsafeTarget(ctx, next) {
-    const problem = checkRequestTarget(ctx.req.url ?? '');
-    if (problem) throw new ServiceError('REQUEST_INVALID', problem);
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      throw new ServiceError('METHOD_NOT_ALLOWED', `${ctx.method} is not answered; the service answers GET and HEAD`, { headers: { Allow: 'GET, HEAD' } });
-    }
-    await next();
-  };
+export function refuseUnsafeTarget(request: IncomingMessage): ServiceError | null {
+  const problem = checkRequestTarget(request.url ?? '');
+  return problem ? new ServiceError('REQUEST_INVALID', problem) : null;
+}
+
+export function refuseUnsafeMethod(request: IncomingMessage): ServiceError | null {
+  if (request.method === 'GET' || request.method === 'HEAD') return null;
+  return new ServiceError('METHOD_NOT_ALLOWED', `${request.method} is not answered; the service answers GET and HEAD`, { headers: { Allow: 'GET, HEAD' } });
 }

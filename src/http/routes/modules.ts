@@ -13,10 +13,10 @@ import { moduleSpecifier } from '../../workspace/specifiers.js';
 import { indexWorkspace } from '../../workspace/workspace-index.js';
 import { parseAddress, type Address } from '../address.js';
 import type { AssetFiles } from '../../streams/asset-files.js';
-import { CHECKED, type AnswerCache } from '../answer-cache.js';
-import { ServiceError } from '../errors.js';
+import type { AnswerCache } from '../answer-cache.js';
+import { ServiceError, unbuildable } from '../errors.js';
 import type { Readiness } from '../readiness.js';
-import { isContentHash, sendOutput } from '../send-output.js';
+import { isContentHash, isCrossSiteRefused, sendOutput } from '../send-output.js';
 
 export interface ModulesRouteDeps {
   readiness: Readiness;
@@ -38,7 +38,7 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
     const key = variantKey(variant);
 
-    const checked = (ctx.req as typeof ctx.req & { [CHECKED]?: boolean })[CHECKED] === true;
+    const checked = deps.answers.checked(ctx.req);
     const state = await deps.readiness.workspace({ kind: 'variant', module: specifier, variant: key }, checked);
     const module = findModule(state, address);
     refuseCrossSite(ctx, variant, specifier);
@@ -49,7 +49,7 @@ export function modulesRoute(deps: ModulesRouteDeps) {
       );
     }
     if (module.diagnostics.length > 0) {
-      throw new ServiceError('BUILD_FAILED', `${specifier} cannot be built: its manifest is invalid`, { diagnostics: module.diagnostics });
+      throw unbuildable(specifier, module.diagnostics);
     }
 
     const built = await deps.readiness.variant(specifier, key);
@@ -104,11 +104,8 @@ function findModule(state: ServiceState, address: Address): ModuleModel {
   return module;
 }
 
-// A `<script src>` of another site reading development output (and its source maps) is
-// refused; fetch() with CORS is refused by the browser anyway, lacking the CORS header.
 function refuseCrossSite(ctx: HttpContext, variant: Variant, specifier: string) {
-  if (variant.env !== 'development') return;
-  if (ctx.get('sec-fetch-site') === 'cross-site' && ctx.get('sec-fetch-mode') === 'no-cors') {
+  if (isCrossSiteRefused(ctx.req, variant.env === 'production')) {
     throw new ServiceError('CROSS_SITE_REFUSED', `development output of ${specifier} is not served to other sites; load env=production output instead`);
   }
 }

@@ -1,11 +1,11 @@
 // `/state` (README "Addresses"): the report of every public module, answered once every module is
 // built from the current sources. With `Accept: text/event-stream`, the same report as
 // Server-Sent Events: the current one first, then one each time it changes.
-import { PassThrough } from 'node:stream';
 import type { HttpContext } from '../context.js';
 import { distinctUntilChanged, filter, map, type Observable } from 'rxjs';
 import { selectReport, selectSettled, type Report } from '../../store/selectors.js';
 import type { ServiceState } from '../../store/state.js';
+import { streamEvents } from '../event-stream.js';
 import type { Readiness } from '../readiness.js';
 
 export interface StateRouteDeps {
@@ -37,27 +37,11 @@ export function stateRoute(deps: StateRouteDeps) {
 
 async function streamState(ctx: HttpContext, deps: StateRouteDeps) {
   await deps.readiness.settled();
-  const stream = new PassThrough();
-  ctx.req.socket.setTimeout(0);
-  ctx.req.socket.setNoDelay(true);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Accel-Buffering', 'no');
-  ctx.type = 'text/event-stream; charset=utf-8';
-  ctx.status = 200;
-  ctx.body = stream;
-  const subscription = deps.state$
-    .pipe(
-      filter(selectSettled),
-      map((state) => reportJson(selectReport(state))),
-      distinctUntilChanged(),
-    )
-    .subscribe((json) => stream.write(`event: state\ndata: ${json}\n\n`));
-  const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), deps.heartbeatMs ?? 15_000);
-  const close = () => {
-    clearInterval(heartbeat);
-    subscription.unsubscribe();
-    stream.end();
-  };
-  ctx.req.once('close', close);
-  stream.once('close', close);
+  const reports$ = deps.state$.pipe(
+    filter(selectSettled),
+    map((state) => reportJson(selectReport(state))),
+    distinctUntilChanged(),
+    map((json) => ({ event: 'state', data: json })),
+  );
+  streamEvents(ctx, reports$, deps.heartbeatMs ?? 15_000);
 }

@@ -1,8 +1,10 @@
 // The DNS-rebinding guard: which Host headers are answered.
 import { expect } from 'chai';
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
-import { ServiceError } from '../../src/http/errors.js';
-import { guardHost, hostName, isHostAllowed, type HostPolicy } from '../../src/http/middleware/guard-host.js';
+import { ServiceError } from '../../../src/http/errors.js';
+import { guardHost, hostName, isHostAllowed, type HostPolicy } from '../../../src/http/guards/guard-host.js';
+import { guardRequests, requestGuards } from '../../../src/http/guards/request-guards.js';
 
 const LOOPBACK_ONLY: HostPolicy = { allowedHosts: ['127.0.0.1'], anyAddress: false };
 
@@ -61,12 +63,12 @@ describe('isHostAllowed', () => {
 });
 
 describe('guardHost', () => {
-  // A fake Koa context whose only header is Host.
+  // A fake Koa context whose request's only header is Host, through the guards' middleware.
   async function run(host: string | undefined, policy = LOOPBACK_ONLY): Promise<{ error: ServiceError | null; next: boolean }> {
     let next = false;
-    const ctx = { get: (name: string) => (name.toLowerCase() === 'host' ? (host ?? '') : '') } as unknown as Context;
+    const ctx = { req: { url: '/state', method: 'GET', headers: host === undefined ? {} : { host } } } as unknown as Context;
     try {
-      await guardHost(policy)(ctx, async () => {
+      await guardRequests(requestGuards(policy))(ctx, async () => {
         next = true;
       });
       return { error: null, next };
@@ -86,6 +88,13 @@ describe('guardHost', () => {
     expect(error!.code).to.equal('HOST_NOT_ALLOWED');
     expect(error!.status).to.equal(403);
     expect(error!.message).to.contain('"dev.example.test:4800"').and.contain('--allowed-host dev.example.test');
+  });
+
+  it('checks the host an absolute-form target names, which HTTP/1.1 puts over the Host header', () => {
+    const guard = guardHost(LOOPBACK_ONLY);
+    const request = (url: string, host: string) => ({ url, headers: { host } }) as unknown as IncomingMessage;
+    expect(guard(request('http://evil.test/state', 'localhost:4800'))?.code).to.equal('HOST_NOT_ALLOWED');
+    expect(guard(request('http://localhost:4800/state', 'evil.test'))).to.equal(null);
   });
 
   it('answers HOST_NOT_ALLOWED for a request without Host', async () => {

@@ -1,8 +1,9 @@
 // REQUEST_INVALID for request-targets that cannot be parsed safely, before any route.
 import { expect } from 'chai';
 import type { Context } from 'koa';
-import { ServiceError } from '../../src/http/errors.js';
-import { checkRequestTarget, MAX_TARGET_LENGTH, refuseUnsafeTarget } from '../../src/http/middleware/refuse-unsafe-target.js';
+import { ServiceError } from '../../../src/http/errors.js';
+import { checkRequestTarget, MAX_TARGET_LENGTH } from '../../../src/http/guards/refuse-unsafe-target.js';
+import { guardRequests, requestGuards } from '../../../src/http/guards/request-guards.js';
 
 describe('checkRequestTarget', () => {
   it('accepts ordinary targets, with encoded characters, queries and plus signs', () => {
@@ -33,11 +34,11 @@ describe('checkRequestTarget', () => {
 });
 
 describe('refuseUnsafeTarget', () => {
-  // A fake Koa context: the raw request-target and the method are all the middleware reads.
+  // A fake Koa context, through the guards' middleware: an allowed Host, the target and the method.
   async function run(url: string, method = 'GET'): Promise<{ error: ServiceError | null; next: boolean }> {
     let next = false;
     try {
-      await refuseUnsafeTarget()({ req: { url }, method } as unknown as Context, async () => {
+      await guardRequests(requestGuards({ allowedHosts: [], anyAddress: false }))({ req: { url, method, headers: { host: 'localhost' } } } as unknown as Context, async () => {
         next = true;
       });
       return { error: null, next };
