@@ -24,7 +24,7 @@ export interface ExtensionHost {
   /** Stylesheet, invalid and code messages derived from the state (README "Preview and stylesheet push"). */
   push$: Observable<PushMessage>;
   /** A line for the person running the service (stderr). */
-  report(message: string): void;
+  logger(message: string): void;
 }
 
 export interface ServiceExtension {

@@ -89,7 +89,7 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const root = path.resolve(options.root ?? process.cwd());
   const host = options.host ?? '127.0.0.1';
-  const report = options.logger ?? ((message: string) => void process.stderr.write(`${message}\n`));
+  const logger = options.logger ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const cdnOrigin = options.cdnOrigin ? options.cdnOrigin.replace(/\/+$/, '') : null;
 
   // Freezing every new object of every state costs more than all the rest of a large
@@ -103,7 +103,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const baseDeps: EffectDeps = {
     root,
     scheduler: asapScheduler,
-    report,
+    logger,
     readWorkspace: () => readWorkspace(hashes),
     run: createBuildRunner({ registry, outputs, hashes }),
     concurrency: options.concurrency ?? Math.max(2, os.availableParallelism()),
@@ -111,7 +111,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     hashes,
     outputs,
     createWatcher: (dir, ignored) => chokidar.watch(dir, { ignored, ignoreInitial: true, persistent: true }),
-    watchLimit: options.watchLimit ?? watchLimitFromEnvironment(report),
+    watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),
     ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
   };
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
@@ -120,10 +120,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     try {
       store.dispatch(facts);
     } catch (error) {
-      report(`core: internal error while reducing ${JSON.stringify(Array.isArray(facts) ? facts.map((fact) => fact.type) : (facts as { type: string }).type)}: ${error instanceof Error ? error.stack : String(error)}`);
+      logger(`core: internal error while reducing ${JSON.stringify(Array.isArray(facts) ? facts.map((fact) => fact.type) : (facts as { type: string }).type)}: ${error instanceof Error ? error.stack : String(error)}`);
     }
   };
-  const supervised = <D>(name: string, effect: Effect<D>) => supervise(name, effect as Effect<EffectDeps>, store.events$, store.state$, deps, { scheduler: deps.scheduler, report });
+  const supervised = <D>(name: string, effect: Effect<D>) => supervise(name, effect as Effect<EffectDeps>, store.events$, store.state$, deps, { scheduler: deps.scheduler, logger });
   const subscriptions: Subscription[] = [];
   subscriptions.push(store.events$.subscribe((event) => history.add(event, store.getState())));
   // Subscribed before the first event, so the log holds every one.
@@ -142,10 +142,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
   await readiness.workspace();
   const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
-  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, report, history, cdnOrigin, root });
+  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root });
 
   // Not an effect (it derives messages, not facts), but it may fail like one.
-  const push$ = supervise('push', (_event$, state$) => pushMessages$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, report, onFailed: dispatch }).pipe(share());
+  const push$ = supervise('push', (_event$, state$) => pushMessages$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, logger, onFailed: dispatch }).pipe(share());
   const extensionHost: ExtensionHost = {
     root,
     cdnOrigin,
@@ -157,7 +157,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     router: app.router,
     sockets: app.sockets,
     push$,
-    report,
+    logger,
   };
   const loaded: string[] = [];
   for (const wanted of options.extensions ?? []) {
@@ -208,12 +208,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
 }
 
-function watchLimitFromEnvironment(report: (message: string) => void): number | undefined {
+function watchLimitFromEnvironment(logger: (message: string) => void): number | undefined {
   const text = process.env.CORE_WATCH_LIMIT;
   if (text === undefined || text === '') return undefined;
   const limit = Number(text);
   if (Number.isInteger(limit) && limit > 0) return limit;
-  report(`core: CORE_WATCH_LIMIT must be a whole number above 0; got "${text}", so the default applies`);
+  logger(`core: CORE_WATCH_LIMIT must be a whole number above 0; got "${text}", so the default applies`);
   return undefined;
 }
 
@@ -272,7 +272,7 @@ function listenOnce(app: ReturnType<typeof createApp>, port: number, host: strin
     // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the Host
     // guard answers it instead, with the JSON body of the README's error table (HOST_NOT_ALLOWED).
     (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
-    // Two Host headers (RFC 9112 §3.2: never to be answered) would reach the guard as the
+    // Two Host headers (a request HTTP/1.1 says must be refused) would reach the guard as the
     // first alone; joined, they make one malformed value that the guard, the WebSocket check
     // and every other reader of Host refuse. Other duplicate headers are lists anyway.
     (server as Server & { joinDuplicateHeaders: boolean }).joinDuplicateHeaders = true;

@@ -1,16 +1,15 @@
 // From esbuild's answer to the bundler's results: each entry's outputs, the files it read,
 // its bare imports, or its errors as BUNDLE_ERROR diagnostics.
-import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
 import { OUT } from './esbuild-options.js';
+import { CODE_IMPORT_KINDS } from './import-kinds.js';
 import type { BundleResult, BundleTarget } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
-const JS_KINDS = new Set<esbuild.ImportKind>(['import-statement', 'dynamic-import', 'require-call', 'require-resolve']);
 
 export const isBuildFailure = (error: unknown): error is esbuild.BuildFailure =>
   error instanceof Error && Array.isArray((error as Partial<esbuild.BuildFailure>).errors) && (error as esbuild.BuildFailure).errors.length > 0;
@@ -36,10 +35,11 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     for (const record of metafile.inputs[input]?.imports ?? []) {
       // A relative import of another module's entry is external as that module's specifier (its `path`).
       const specifier = record.external && isBare(record.path) ? record.path : (record.original ?? record.path);
-      if (!record.external || !JS_KINDS.has(record.kind) || !isBare(specifier)) continue;
+      if (!record.external || !CODE_IMPORT_KINDS.has(record.kind) || !isBare(specifier)) continue;
       const file = inputPath(input);
       if (file === null) continue;
-      imports.push({ specifier, file, ...locate(root, file, specifier) });
+      // Where the import is written is found by the build runner, from the text it hashes.
+      imports.push({ specifier, file });
     }
   }
   const warnings = warningsOf(root, result.warnings, inputs);
@@ -103,24 +103,6 @@ export function inputPath(input: string): string | null {
   return /^[a-z-]+:/.test(input) ? null : input.replace(/\\/g, '/');
 }
 
-// Where an import is written, for diagnostics that point at it.
-function locate(root: string, file: string, specifier: string): { line?: number; column?: number } {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(root, file), 'utf8');
-  } catch {
-    return {};
-  }
-  for (const quote of ["'", '"', '`']) {
-    const at = text.indexOf(`${quote}${specifier}${quote}`);
-    if (at === -1) continue;
-    const lines = text.slice(0, at).split('\n');
-    return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
-  }
-  return {};
-}
-
-
 /**
  * The one plain stylesheet the code of entry `index` imports, when there is exactly one:
  * then the module's styles output is that stylesheet bundled alone, byte for byte, and a
@@ -132,7 +114,7 @@ export function stylesheetRoot(result: esbuild.BuildResult, index: number): stri
   const roots = new Set<string>();
   for (const input of Object.keys(metafile.outputs[`${OUT}${index}.js`]?.inputs ?? {})) {
     for (const record of metafile.inputs[input]?.imports ?? []) {
-      if (record.external || !JS_KINDS.has(record.kind) || !record.path.endsWith('.css')) continue;
+      if (record.external || !CODE_IMPORT_KINDS.has(record.kind) || !record.path.endsWith('.css')) continue;
       if (record.path.endsWith('.module.css')) return null;
       roots.add(record.path);
     }

@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BundlerRef } from '../workspace/model.js';
+import { bundlerKey, type BundlerRef } from '../workspace/model.js';
 import type { Bundler, CreateBundler } from './types.js';
 
 export interface BundlerRegistry {
@@ -52,7 +52,7 @@ export function createBundlerRegistry(root: string): BundlerRegistry {
 
   return {
     get(ref) {
-      const key = JSON.stringify([ref.specifier, ref.processors ?? null]);
+      const key = bundlerKey(ref);
       let bundler = bundlers.get(key);
       if (!bundler) {
         bundler = load(ref);

@@ -1,4 +1,4 @@
-// Colour for a person at a terminal, none for a pipe or a file: `NO_COLOR` (no-color.org)
+// Colour for a person at a terminal, none for a pipe or a file: `NO_COLOR`
 // turns it off, `FORCE_COLOR` on, else the stream being a terminal decides.
 export interface TerminalStyle {
   color: boolean;

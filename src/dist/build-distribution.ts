@@ -6,7 +6,8 @@ import type { BundleResult } from '../bundlers/types.js';
 import type { AssetFiles } from '../streams/asset-files.js';
 import { toBundleTarget } from '../streams/build-runner.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
-import { diagnostic } from '../workspace/diagnostics.js';
+import { locateImports } from '../workspace/checks.js';
+import { bundlerFailed } from '../workspace/diagnostics.js';
 import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { judgeModule, type AssetContent, type ModuleOutcome } from './judge-module.js';
 import type { DistributionJob } from './plan-distribution.js';
@@ -33,13 +34,16 @@ export async function buildDistribution(jobs: readonly DistributionJob[], deps: 
         onOutcome({
           status: 'invalid',
           module,
-          diagnostics: [diagnostic('BUNDLE_ERROR', `the bundler "${job.bundler.name}" failed: ${message}`, { file: module.entry ?? undefined })],
+          diagnostics: [bundlerFailed(job.bundler.name, message, module.entry)],
         });
       }
       return;
     }
     job.modules.forEach((module, index) => {
-      const result = results[index]!;
+      const located = results[index]!;
+      // Read through the asset reader: a file of the module's own package, never through a link that leaves it.
+      const packageDir = deps.workspace.packages.find((p) => p.name === module.package)?.dir ?? module.dir;
+      const result = { ...located, imports: locateImports(located.imports, (file) => deps.assets.read(packageDir, file)?.content.toString('utf8') ?? null) };
       const assets = result.code === null ? [] : readAssets(deps, module);
       onOutcome(judgeModule(deps.workspace, module, job.variant.target, result, assets));
     });

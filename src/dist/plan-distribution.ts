@@ -1,7 +1,7 @@
 // What `core dist` builds, and how: every buildable module once, in production (README
 // "Distribution: core dist"), batched per bundler and variant so one `bundle()` call compiles many modules, each
 // batch split so the builds can use every core. Pure: the caller runs the jobs.
-import { bundlerKey } from '../store/selectors.js';
+import { bundlerKey } from '../workspace/model.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { BundlerRef, ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { productionVariant, variantKey, type Target, type Variant } from '../workspace/variant.js';

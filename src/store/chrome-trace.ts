@@ -1,5 +1,5 @@
 // The builds of a recorded session in the Trace Event Format that Perfetto and
-// chrome://tracing open (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
+// chrome://tracing open (README "Builds as a trace"):
 // one thread per build lane, each build a complete event ("X") with its modules, reason and
 // outcome in `args`, and the events that are no build (file changes, requests) as instants.
 import { assignLanes, createBuildHistory } from './build-history.js';

@@ -5,7 +5,7 @@ import type { ModuleModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { UNVERIFIED, type CoreEvent, type EventOf, type EventType } from './events.js';
-import { initialState, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
+import { initialState, knownInputHash, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
 
 type Handler<T extends EventType> = (draft: Draft<ServiceState>, event: EventOf<T>, base: ServiceState) => void;
 type Handlers = { [T in EventType]: Handler<T> };
@@ -87,7 +87,7 @@ const handlers: Handlers = {
         if (!inputs) continue;
         let target: Draft<VariantState> | undefined;
         for (const [path, hash] of Object.entries(event.files)) {
-          if (!(path in inputs) || (variant.seen && path in variant.seen ? variant.seen[path] : inputs[path]) === hash) continue;
+          if (!(path in inputs) || knownInputHash(variant, path) === hash) continue;
           target ??= draft.builds[specifier]!.variants[key]!;
           (target.seen ??= {})[path] = hash;
         }

@@ -2,7 +2,7 @@
 // the push channel and `core replay` can never disagree.
 import { checkImports } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
-import type { BundlerRef, ModuleModel, Platform, WorkspaceModel } from '../workspace/model.js';
+import type { ModuleModel, Platform, WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isBuildable } from './reducer.js';
@@ -201,4 +201,3 @@ export function selectBuildQueue(state: ServiceState): BuildTarget[] {
   return requested.concat(eager);
 }
 
-export const bundlerKey = (bundler: BundlerRef): string => JSON.stringify([bundler.specifier, bundler.processors ?? null]);

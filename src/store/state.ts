@@ -43,6 +43,10 @@ export interface VariantState {
   seen: InputHashes | null;
 }
 
+/** The newest hash the state knows of an input of `variant`: reported since its last build, else recorded by it. */
+export const knownInputHash = (variant: VariantState, path: string): string | null | undefined =>
+  variant.seen && path in variant.seen ? variant.seen[path] : variant.last?.inputs[path];
+
 export interface ModuleBuilds {
   /** What the build depends on in the module's declaration; a change restarts its variants. */
   fingerprint: string;

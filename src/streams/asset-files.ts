@@ -2,7 +2,7 @@
 // somewhere outside its package is not served (SECURITY.md): the real path must stay inside.
 import fs from 'node:fs';
 import path from 'node:path';
-import { RACY_MS } from './file-hashes.js';
+import { isStillValid } from './file-hashes.js';
 import { contentHash } from '../outputs/content-hash.js';
 
 export interface AssetFiles {
@@ -28,16 +28,7 @@ export function createAssetFiles(root: string, now: () => number = Date.now): As
       const known = remembered.get(real);
       // As for sources: a cached read is trusted only if the file was not modified around it
       // (ctime: nor its mode, so a file made unreadable is not served from memory).
-      if (
-        known &&
-        known.ino === stats.ino &&
-        known.size === stats.size &&
-        known.mtimeMs === stats.mtimeMs &&
-        known.ctimeMs === stats.ctimeMs &&
-        known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS
-      ) {
-        return known;
-      }
+      if (known && isStillValid(known, stats)) return known;
       const at = now();
       let content: Buffer;
       try {

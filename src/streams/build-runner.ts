@@ -6,7 +6,8 @@ import { BundlerUnavailable, type BundlerRegistry } from '../bundlers/registry.j
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint, type WorkspaceBoundaries } from '../bundlers/types.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { UNVERIFIED, type Fact, type InputHashes } from '../store/events.js';
-import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
+import { locateImports } from '../workspace/checks.js';
+import { bundlerFailed, diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
 import { dirOf, isInside, normalizeRelative } from '../workspace/paths.js';
 import { loadTsconfig } from '../workspace/tsconfig.js';
@@ -70,7 +71,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
               errors: [
                 error instanceof BundlerUnavailable
                   ? diagnostic('BUNDLE_ERROR', `${module.specifier} cannot be built: ${message}; install it in the workspace, or correct "core.bundler" or "bundlers" in ${manifest ?? 'its package.json'}`, { file: manifest ?? module.entry ?? undefined })
-                  : diagnostic('BUNDLE_ERROR', `the bundler "${job.bundler.name}" failed: ${message}`, { file: module.entry ?? undefined }),
+                  : bundlerFailed(job.bundler.name, message, module.entry),
               ],
               imports: [],
               inputs: { ...previousInputs, ...hashInputs([module.entry!, `${module.dir}/`], {}, 0) },
@@ -143,7 +144,8 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   }
 
   function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, Stamp>, startedAt: number): Fact {
-    const base = { build: job.build, module: result.specifier, variant: job.variant, imports: result.imports };
+    const imports = locateImports(result.imports, (file) => deps.hashes.readText(file)?.text ?? null);
+    const base = { build: job.build, module: result.specifier, variant: job.variant, imports };
     if (result.errors.length > 0 || !result.code) {
       // What could fix a failure includes what the module read when it last built, and the
       // files its diagnostics name: esbuild reports `No matching export in "lib/x.ts"` at the

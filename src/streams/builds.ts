@@ -11,7 +11,8 @@
 // - At most `concurrency` jobs run, plus a few lanes kept for requests.
 import { asapScheduler, auditTime, Observable, type Subscription } from 'rxjs';
 import type { BuildReason, CoreEvent, Facts } from '../store/events.js';
-import { bundlerKey, selectBuildQueue, type BuildTarget } from '../store/selectors.js';
+import { selectBuildQueue, type BuildTarget } from '../store/selectors.js';
+import { bundlerKey } from '../workspace/model.js';
 import type { ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';

@@ -48,6 +48,19 @@ interface Remembered {
   at: number;
 }
 
+/** What a read remembers of the file's stat, and when it read it. */
+export type ReadStamp = Pick<Remembered, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'at'>;
+
+/**
+ * Whether what a read remembered still holds for the file's current stat: the same file, size and
+ * times, and read long enough after its last modification that a write in the same clock tick
+ * cannot hide behind an unchanged mtime.
+ */
+export function isStillValid(known: ReadStamp, stats: fs.Stats): boolean {
+  if (known.ino !== stats.ino || known.size !== stats.size || known.mtimeMs !== stats.mtimeMs || known.ctimeMs !== stats.ctimeMs) return false;
+  return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS;
+}
+
 export function createFileHashes(root: string, now: () => number = Date.now): FileHashes {
   const remembered = new Map<string, Remembered>();
   const absolute = (relative: string) => path.join(root, relative);
@@ -77,8 +90,7 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
 
   function trusted(relative: string, stats: fs.Stats): string | null {
     const known = remembered.get(relative);
-    if (!known || known.ino !== stats.ino || known.size !== stats.size || known.mtimeMs !== stats.mtimeMs || known.ctimeMs !== stats.ctimeMs) return null;
-    return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS ? known.hash : null;
+    return known && isStillValid(known, stats) ? known.hash : null;
   }
 
   function remember(relative: string, stats: fs.Stats, hash: string, at: number) {

@@ -13,7 +13,7 @@ import type { Effect } from './effect.js';
 export interface SupervisionOptions {
   scheduler?: SchedulerLike;
   /** A line for the person running the service. */
-  report?(message: string): void;
+  logger?(message: string): void;
   /** The wait before the first restart; it doubles with each failure in a row. */
   firstDelayMs?: number;
   maxDelayMs?: number;
@@ -77,12 +77,12 @@ export function supervise<Deps, T>(
       const fact: EffectFailed = { type: 'effect.failed', effect: name, message, failures, retryInMs };
       if (options.onFailed) options.onFailed(fact);
       else subscriber.next(fact);
-      if (options.report) {
+      if (options.logger) {
         const line = `core: the ${name} effect failed: ${message}; it restarts in ${retryInMs} ms`;
         // The first failure carries its stack: it is a defect, and this is what to report.
-        if (failures === 1 && error instanceof Error && error.stack) options.report(`${line}\n${error.stack}`);
-        else if (failures === bound) options.report(`${line}. It failed ${failures} times in a row: /state lists it; please report this defect with a log (core run --record FILE)`);
-        else options.report(line);
+        if (failures === 1 && error instanceof Error && error.stack) options.logger(`${line}\n${error.stack}`);
+        else if (failures === bound) options.logger(`${line}. It failed ${failures} times in a row: /state lists it; please report this defect with a log (core run --record FILE)`);
+        else options.logger(line);
       }
       restart = scheduler.schedule(start, retryInMs);
     };

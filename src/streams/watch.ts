@@ -9,8 +9,8 @@ import path from 'node:path';
 import { asapScheduler, filter, Observable, switchMap, take, type Subscription } from 'rxjs';
 import { UNVERIFIED, type CoreEvent, type Fact } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
-import type { ServiceState } from '../store/state.js';
-import { toWorkspacePath } from '../workspace/paths.js';
+import { knownInputHash, type ServiceState } from '../store/state.js';
+import { isSkippedDirectory, toWorkspacePath } from '../workspace/paths.js';
 import { guarded, type EffectScheduling } from './effect.js';
 import type { FileHashes } from './file-hashes.js';
 import { createWatchScope } from './watch-scope.js';
@@ -32,22 +32,16 @@ export interface WatchDeps extends EffectScheduling {
   /** Files and directories watched at most (CORE_WATCH_LIMIT). */
   watchLimit?: number;
   /** A line for the person running the service. */
-  report?(message: string): void;
+  logger?(message: string): void;
 }
-
-const IGNORED_DIRS = new Set(['node_modules', '.git']);
 
 /** Directories and files the service never depends on. */
 export function isIgnored(root: string, absolute: string): boolean {
   const relative = toWorkspacePath(root, absolute);
   if (relative === null || relative === '.') return false;
   const segments = relative.split('/');
-  return segments.some((segment, index) => {
-    if (IGNORED_DIRS.has(segment)) return true;
-    // Dot-directories hold no modules; `.core/` holds the selection, which counts.
-    if (!segment.startsWith('.')) return false;
-    return !(index === 0 && segment === '.core');
-  });
+  // `.core/` at the root holds the selection, which counts.
+  return segments.some((segment, index) => isSkippedDirectory(segment) && !(index === 0 && segment === '.core'));
 }
 
 const recordedHashes = new WeakMap<ServiceState['builds'], WeakMap<ServiceState['workspace'], Map<string, Set<string | null>>>>();
@@ -68,7 +62,7 @@ export function selectRecordedHashes(state: ServiceState): Map<string, Set<strin
   for (const builds of Object.values(state.builds)) {
     for (const variant of Object.values(builds.variants)) {
       // The newest hash the state knows for each input: a change reported since the last build counts.
-      for (const [path, hash] of Object.entries(variant.last?.inputs ?? {})) record(path, variant.seen && path in variant.seen ? variant.seen[path]! : hash);
+      for (const path of Object.keys(variant.last?.inputs ?? {})) record(path, knownInputHash(variant, path) ?? null);
     }
   }
   byWorkspace.set(state.workspace, recorded);
@@ -98,7 +92,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       limit: deps.watchLimit,
       skip: (absolute) => isIgnored(deps.root, absolute),
       onLimit: (limit) =>
-        deps.report?.(
+        deps.logger?.(
           `core: the workspace holds more than ${limit} files and directories; the rest is not watched (a change there is still seen before the next answer, but not pushed). ` +
             'Move large directories out of the workspace (node_modules and dot-directories are skipped), or raise CORE_WATCH_LIMIT',
         ),

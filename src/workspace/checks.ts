@@ -16,6 +16,27 @@ export interface ImportRecord {
   column?: number;
 }
 
+/**
+ * The records with the line and column where each import is written, found in the importing
+ * file's text (`read`, relative to the workspace; null when unreadable): diagnostics point there.
+ */
+export function locateImports(imports: readonly ImportRecord[], read: (file: string) => string | null): ImportRecord[] {
+  const texts = new Map<string, string | null>();
+  return imports.map((record) => {
+    if (record.line !== undefined) return record;
+    if (!texts.has(record.file)) texts.set(record.file, read(record.file));
+    const text = texts.get(record.file);
+    if (!text) return record;
+    for (const quote of ["'", '"', '`']) {
+      const at = text.indexOf(`${quote}${record.specifier}${quote}`);
+      if (at === -1) continue;
+      const lines = text.slice(0, at).split('\n');
+      return { ...record, line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+    }
+    return record;
+  });
+}
+
 export function checkImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {
   const own = indexWorkspace(workspace).packages.get(module.package);
   if (!own) return [];

@@ -13,6 +13,9 @@ export interface BundlerRef {
   processors?: Record<string, unknown>;
 }
 
+/** One bundler instance per key: the same module with the same processors is the same bundler. */
+export const bundlerKey = (bundler: Pick<BundlerRef, 'specifier' | 'processors'>): string => JSON.stringify([bundler.specifier, bundler.processors ?? null]);
+
 export interface PackageModel {
   name: string;
   version: string;

@@ -34,3 +34,6 @@ export function toWorkspacePath(root: string, absolute: string): string | null {
   if (path.isAbsolute(relative) || relative === '..' || relative.startsWith(`..${path.sep}`)) return null;
   return relative.split(path.sep).join('/');
 }
+
+/** Directories that hold no modules of the workspace: node_modules and dot-directories (`.git`, `.core`). */
+export const isSkippedDirectory = (name: string): boolean => name === 'node_modules' || name.startsWith('.');

@@ -6,7 +6,7 @@ import { isObject, parseJson, describeType } from './json.js';
 import type { BundlerRef, ModuleModel, PackageModel, Platform, WorkspaceModel } from './model.js';
 import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
 import { parsePackageManifest, isPackageName, type PackageManifest } from './package-manifest.js';
-import { dirOf, isInside, joinRelative, normalizeRelative, relativeTo } from './paths.js';
+import { dirOf, isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import { parseWorkspaceManifest } from './workspace-manifest.js';
 import { createSourceFinder } from './source-finder.js';
 import { moduleSpecifier, ROOT_SUBPATH } from './specifiers.js';
@@ -274,7 +274,7 @@ function findManifestDirs(start: string, list: SourceReader['listDir']): string[
     if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) return;
     if (listing.entries.some((e) => e.name === 'module.json' && !e.directory)) found.push(dir);
     for (const entry of listing.entries) {
-      if (!entry.directory || entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+      if (!entry.directory || isSkippedDirectory(entry.name)) continue;
       visit(dir === '.' ? entry.name : `${dir}/${entry.name}`);
     }
   };

@@ -5,6 +5,7 @@
 // styles addresses alike (and from the files `core dist` writes).
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
+import { CODE_IMPORT_KINDS } from '../import-kinds.js';
 import type { BundleTarget } from '../types.js';
 
 // Files that are assets by nature: importing one that is not declared is an error that says so.
@@ -12,7 +13,6 @@ const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'i
 // Files esbuild compiles as code, styles or data: declaring one as an asset serves it as an
 // asset and never changes how imports of it (or of any file of its kind) resolve.
 const COMPILED_EXTENSIONS = new Set(['js', 'jsx', 'mjs', 'cjs', 'ts', 'tsx', 'mts', 'cts', 'css', 'json']);
-const JS_KINDS = new Set<esbuild.ImportKind>(['import-statement', 'dynamic-import', 'require-call', 'require-resolve']);
 
 /** The address of an asset relative to a module's code or styles address. */
 export const assetAddress = (subpath: string, file: string): string => `${'../'.repeat(subpath.split('/').length)}assets/${subpath}/${file}`;
@@ -42,7 +42,7 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
           };
         }
         const address = assetAddress(asset.subpath, asset.file);
-        if (!JS_KINDS.has(args.kind)) return { path: address, external: true };
+        if (!CODE_IMPORT_KINDS.has(args.kind)) return { path: address, external: true };
         // The file itself, so source maps and the metafile name it by its workspace path.
         return { path: absolute, pluginData: { assetAddress: address } };
       });
