@@ -144,6 +144,8 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 function stylesOnly(last: LastBuild, since: RebuildHint): boolean {
   if (last.stylesheet === null || since.changed.length === 0) return false;
   if (!since.changed.every((file) => file.endsWith('.css') && !file.endsWith('.module.css') && last.stylesInputs.has(file))) return false;
-  const known = new Set(last.result.inputs);
-  return since.inputs.length === known.size && since.inputs.every((input) => known.has(input));
+  // The service's record holds the tsconfig files besides the inputs this engine reported.
+  const recorded = new Set(since.inputs);
+  if (!last.result.inputs.every((input) => recorded.has(input))) return false;
+  return since.inputs.every((input) => input.endsWith('.json') || last.result.inputs.includes(input));
 }

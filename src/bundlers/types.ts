@@ -62,7 +62,12 @@ export interface Bundler {
 
 /** What changed since the module's last build: its inputs then, and those changed since. */
 export interface RebuildHint {
+  /**
+   * The inputs of the module's last build as the service recorded them: the bundler's own, and
+   * the tsconfig files the service adds (README "tsconfig.json"), which are JSON files.
+   */
   inputs: string[];
+  /** Those whose content changed since. */
   changed: string[];
 }
 

@@ -70,6 +70,19 @@ describe('createEsbuildEngine', () => {
     });
   }
 
+  it('rebuilds a stylesheet alone when the service\'s record adds tsconfig files to the inputs the engine reported', async () => {
+    const first = await engine.rebuild(MAIN, developmentVariant('browser'));
+    write('app/main/theme.css', '.theme { color: rgb(5, 5, 5); }\n');
+    const recorded = [...first.inputs, 'tsconfig.json', 'app/tsconfig.json', 'app/main/tsconfig.json'].sort();
+    const styled = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { inputs: recorded, changed: ['app/main/theme.css'] });
+    expect(styled.code).to.equal(first.code);
+    expect(text(styled.styles)).to.contain('rgb(5, 5, 5)');
+    // An extra input that is no JSON file is another build's record: the whole module builds.
+    write('app/main/theme.css', '.theme { color: rgb(4, 4, 4); }\n');
+    const other = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { inputs: [...styled.inputs, 'app/main/other.ts'], changed: ['app/main/theme.css'] });
+    expect(other.code).to.not.equal(styled.code);
+  });
+
   it('follows a stylesheet that stops importing another, and reports a broken one as a failure', async () => {
     const first = await engine.rebuild(MAIN, developmentVariant('browser'));
     write('app/main/main.css', '.main { color: rgb(1, 2, 3); }\n');
