@@ -27,12 +27,16 @@ import { createFreshnessCheck } from './streams/freshness.js';
 import type { Effect } from './streams/effect.js';
 import { manifests$, type ManifestsDeps } from './streams/manifests.js';
 import { outputsGc$, type OutputsGcDeps } from './streams/outputs-gc.js';
+import { persistBuilds$, type PersistBuildsDeps } from './streams/persist-builds.js';
+import { cacheLocation, createBuildCache, type SavedBuild } from './streams/build-cache.js';
 import { record$, type RecordDeps } from './streams/record.js';
 import { supervise } from './streams/supervisor.js';
 import { pushMessages$ } from './streams/push-messages.js';
 import { watch$, type WatchDeps } from './streams/watch.js';
 import { VERSION } from './version.js';
 import { readWorkspace } from './workspace/read-workspace.js';
+import type { WorkspaceModel } from './workspace/model.js';
+import { ESBUILD_VERSION } from './bundlers/esbuild-service.js';
 
 export interface ServiceOptions {
   /** The workspace directory (holding core.json). Default: the current directory. */
@@ -61,12 +65,17 @@ export interface ServiceOptions {
   freeze?: boolean;
   /** Files and directories the watcher watches at most. Default: CORE_WATCH_LIMIT, else 50,000. */
   watchLimit?: number;
+  /**
+   * The build cache (README "The build cache"): true for its usual place (`cacheLocation`), a
+   * directory, or false. Default false here; `core run` turns it on unless `--no-cache`.
+   */
+  cache?: boolean | string;
   /** For tests and tools: changes what the effects are given (to inject a fault, for instance). */
   effectDeps?: (deps: EffectDeps) => EffectDeps;
 }
 
 /** What the effects are given: one object for all, each effect taking what it names (src/streams/effect.ts). */
-export type EffectDeps = ManifestsDeps & BuildsDeps & WatchDeps & OutputsGcDeps & Partial<RecordDeps>;
+export type EffectDeps = ManifestsDeps & BuildsDeps & WatchDeps & OutputsGcDeps & PersistBuildsDeps & Partial<RecordDeps>;
 
 export interface Service {
   /** `http://HOST:PORT/` */
@@ -100,11 +109,18 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const hashes = createFileHashes(root);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
+  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION }) : null;
   const baseDeps: EffectDeps = {
     root,
     scheduler: asapScheduler,
     logger,
     readWorkspace: () => readWorkspace(hashes),
+    ...(cache
+      ? {
+          restoreBuilds: (workspace: WorkspaceModel) => cache.restore(workspace, hashes, outputs),
+          saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace, outputs),
+        }
+      : {}),
     run: createBuildRunner({ registry, outputs, hashes }),
     concurrency: options.concurrency ?? Math.max(2, os.availableParallelism()),
     buildNumbers: counter(),
@@ -135,6 +151,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     supervised('builds', builds$),
     ...(options.watch === false ? [] : [supervised('watch', watch$)]),
     supervised('outputs', outputsGc$),
+    supervised('persist', persistBuilds$),
   );
   subscriptions.push(effects.subscribe(dispatch));
 

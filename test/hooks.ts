@@ -1,5 +1,8 @@
 // Root hooks: every service a test started is stopped, every temporary workspace removed,
 // and esbuild's service process stopped, so the run ends without its keep-alive noise.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { removeTemporaryDirs } from './helpers/workspace.js';
 import { stopAll } from './helpers/service.js';
@@ -8,10 +11,18 @@ import { stopAll } from './helpers/service.js';
 // frozen: a mutation of the state fails the test that made it.
 process.env.CORE_DEBUG_FREEZE = '1';
 
+// The build cache of every `core run` the tests start goes here, never into the home
+// directory; writable by all, as some tests run the service as `nobody`. Each test workspace
+// is a new directory, so a cache written for another one is foreign and never used.
+const CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'core-test-cache-'));
+fs.chmodSync(CACHE_DIR, 0o777);
+process.env.CORE_CACHE_DIR = CACHE_DIR;
+
 export const mochaHooks = {
   async afterAll(this: unknown) {
     await stopAll();
     removeTemporaryDirs();
+    fs.rmSync(CACHE_DIR, { recursive: true, force: true });
     await esbuild.stop();
   },
 };

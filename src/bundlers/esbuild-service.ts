@@ -33,3 +33,6 @@ export async function withLiveService<T>(run: () => Promise<T>, onRestart: () =>
     return run();
   }
 }
+
+/** The version of esbuild the built-in bundlers compile with: part of the build cache's key. */
+export const ESBUILD_VERSION: string = esbuild.version;

@@ -5,6 +5,7 @@ import { selectCommand, SELECT_HELP } from './select.js';
 import { replayCommand, REPLAY_HELP } from './replay.js';
 import { distCommand, DIST_HELP } from './dist.js';
 import { initCommand, INIT_HELP } from './init.js';
+import { cacheCommand, CACHE_HELP } from './cache.js';
 
 export interface Command {
   summary: string;
@@ -18,6 +19,7 @@ export const COMMANDS: Record<string, Command> = {
   replay: { summary: 'fold a recorded event log and print the /state report', help: REPLAY_HELP, run: replayCommand },
   dist: { summary: 'write the production output of every module as static files', help: DIST_HELP, run: distCommand },
   init: { summary: 'create a workspace from the template in an empty directory', help: INIT_HELP, run: initCommand },
+  cache: { summary: 'show where the build cache is, or clear it (--clear)', help: CACHE_HELP, run: cacheCommand },
 };
 
 export function usage(): string {

@@ -28,7 +28,10 @@ export function banner(facts: BannerFacts): string {
   const { state, url, style } = facts;
   const report = selectReport(state);
   const invalid = report.modules.filter((m) => m.status === 'invalid').length;
-  const counts = `${plural(state.workspace.packages.length, 'package')}, ${plural(report.modules.length, 'module')}, ${invalid === 0 ? style.green('0 invalid') : style.red(`${invalid} invalid`)}`;
+  // Builds restored from the build cache carry build number 0 (README "The build cache").
+  const restored = Object.values(state.builds).filter((builds) => Object.values(builds.variants).some((variant) => variant.last?.build === 0)).length;
+  const cached = restored > 0 ? `, ${restored} from the build cache` : '';
+  const counts = `${plural(state.workspace.packages.length, 'package')}, ${plural(report.modules.length, 'module')}${cached}, ${invalid === 0 ? style.green('0 invalid') : style.red(`${invalid} invalid`)}`;
   const row = (label: string, value: string) => `  ${style.green('➜')}  ${style.bold(label.padEnd(10))}${value}\n`;
   return (
     `\n  ${style.bold(style.cyan(`core ${VERSION}`))}  ${style.dim('ready in')} ${style.bold(`${Math.round(facts.readyMs)} ms`)}\n\n` +

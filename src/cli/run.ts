@@ -30,11 +30,13 @@ Options:
                      "local": the service itself, from node_modules (default: CORE_CDN_ORIGIN)
   --log-level L      what the terminal tells while serving: silent, error, warn, info
                      or debug (every event) (default info)
+  --no-cache         neither read nor write the build cache (see core cache)
 
 Environment:
   CORE_SERVICE_EXTENSIONS  comma-separated extension specifiers, such as
                            @core-js/packages/development (the preview and stylesheet push)
   CORE_CDN_ORIGIN          origin serving packages not in development, such as https://esm.sh
+  CORE_CACHE_DIR           where the build cache lives (default: see core cache)
 
 Colour on a terminal (NO_COLOR turns it off, FORCE_COLOR on). Stops cleanly on SIGINT and
 SIGTERM (exit 0).
@@ -51,6 +53,7 @@ export async function runCommand(args: string[]): Promise<number> {
       'strict-port': { type: 'boolean' },
       'log-level': { type: 'string' },
       cdn: { type: 'string' },
+      'no-cache': { type: 'boolean' },
     },
     allowPositionals: true,
     strict: true,
@@ -90,6 +93,7 @@ export async function runCommand(args: string[]): Promise<number> {
       extensions,
       cdnOrigin,
       record: values.record,
+      cache: values['no-cache'] !== true,
     });
   } catch (error) {
     if (error instanceof ListenError && error.code === 'PORT_IN_USE') {

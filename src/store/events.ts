@@ -25,6 +25,16 @@ export const UNVERIFIED = '?';
 
 export type BuildReason = 'startup' | 'change' | 'request';
 
+/** A build of an earlier run found still valid in the build cache (README "The build cache"). */
+export interface RestoredBuild {
+  module: string;
+  variant: string;
+  outputs: BuildOutputs;
+  imports: ImportRecord[];
+  inputs: InputHashes;
+  warnings?: Diagnostic[];
+}
+
 export type Fact =
   | { type: 'service.started'; format: typeof EVENT_FORMAT; root: string; service: string }
   | { type: 'workspace.read'; workspace: WorkspaceModel }
@@ -35,6 +45,8 @@ export type Fact =
   | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes; warnings?: Diagnostic[] }
   | { type: 'build.failed'; build: number; module: string; variant: string; errors: Diagnostic[]; imports: ImportRecord[]; inputs: InputHashes }
   | { type: 'build.cancelled'; build: number; reason: string }
+  /** The build cache was read at start: `builds` still hold; `stale` entries did not; `ignored` says why none was read. */
+  | { type: 'cache.restored'; dir: string; builds: RestoredBuild[]; stale?: number; ignored?: string }
   | { type: 'service.stopped' }
   /** An effect threw; it restarts after `retryInMs` (src/streams/supervisor.ts). `failures`: in a row. */
   | { type: 'effect.failed'; effect: string; message: string; failures: number; retryInMs: number };
@@ -59,8 +71,16 @@ const EVENT_TYPE_TABLE = {
   'build.succeeded': true,
   'build.failed': true,
   'build.cancelled': true,
+  'cache.restored': true,
   'service.stopped': true,
   'effect.failed': true,
 } as const satisfies Record<EventType, true>;
 
 export const EVENT_TYPES = Object.keys(EVENT_TYPE_TABLE) as EventType[];
+
+/** One line on a `cache.restored` event, for the terminal, the dashboard and `core replay`. */
+export function describeRestored(event: Extract<Fact, { type: 'cache.restored' }>): string {
+  if (event.ignored !== undefined) return `build cache not used: ${event.ignored}`;
+  const builds = `${event.builds.length} build${event.builds.length === 1 ? '' : 's'} restored from the build cache`;
+  return event.stale ? `${builds}; ${event.stale} no longer valid, built again` : builds;
+}

@@ -136,6 +136,20 @@ const handlers: Handlers = {
     }
   },
 
+  // Builds of an earlier run whose every input is unchanged: done, as if built now. Only a
+  // variant nothing has built or started yet takes one.
+  'cache.restored': (draft, event, base) => {
+    for (const { module, variant: key, outputs, imports, inputs, warnings } of event.builds) {
+      const variant = base.builds[module]?.variants[key];
+      if (!variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
+      const target = draft.builds[module]!.variants[key]!;
+      target.last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
+      target.status = 'done';
+      target.requested = false;
+      target.seen = null;
+    }
+  },
+
   'service.stopped': () => {},
 
   'effect.failed': (draft, event, base) => {

@@ -6,6 +6,7 @@ import type { BuildOutputs, InputHashes } from './events.js';
 
 /** What a finished build of one module variant left behind. */
 export interface BuildRecord {
+  /** The build that made it; 0: restored from the build cache (README "The build cache"). */
   build: number;
   /** null when the build failed. */
   outputs: BuildOutputs | null;

@@ -2,16 +2,21 @@
 // files) changed, and on start: `workspace.read` when the model changed, else
 // `workspace.unchanged` with the new hashes of what was read.
 import { asapScheduler, distinctUntilChanged, filter, map, observeOn, type Observable } from 'rxjs';
-import type { CoreEvent, Fact } from '../store/events.js';
+import type { CoreEvent, Fact, Facts } from '../store/events.js';
 import type { ServiceState } from '../store/state.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import type { EffectScheduling } from './effect.js';
 
 export interface ManifestsDeps extends EffectScheduling {
   readWorkspace(): WorkspaceModel;
+  /**
+   * The builds of an earlier run still valid for the workspace first read (the build cache,
+   * README "The build cache"): dispatched with that read, so no build of them ever starts.
+   */
+  restoreBuilds?(workspace: WorkspaceModel): Fact;
 }
 
-export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: ManifestsDeps): Observable<Fact> {
+export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: ManifestsDeps): Observable<Facts> {
   let current: ServiceState | undefined;
   return state$.pipe(
     map((state) => {
@@ -22,11 +27,12 @@ export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<Se
     filter(Boolean),
     // Changes arriving together are read once.
     observeOn(deps.scheduler ?? asapScheduler),
-    map((): Fact => {
+    map((): Facts => {
       const workspace = deps.readWorkspace();
       const before = current!;
       if (before.workspaceRead && sameModel(before.workspace, workspace)) return { type: 'workspace.unchanged', sources: workspace.sources };
-      return { type: 'workspace.read', workspace };
+      const read: Fact = { type: 'workspace.read', workspace };
+      return !before.workspaceRead && deps.restoreBuilds ? [read, deps.restoreBuilds(workspace)] : read;
     }),
   );
 }

@@ -172,7 +172,8 @@ describe('core run on the terminal', function () {
     }
     const debug = await startCore(['--port', '0', '--log-level', 'debug'], { cwd: root, env: DEVELOPMENT_ENV });
     try {
-      await waitFor(() => debug.output.stderr.includes('build.succeeded'), { what: 'the events under debug' });
+      // The silent run left its builds in the build cache: this one restores them.
+      await waitFor(() => debug.output.stderr.includes('cache.restored'), { what: 'the events under debug' });
       expect(debug.output.stderr).to.match(/#1 service\.started/);
     } finally {
       await debug.stop();

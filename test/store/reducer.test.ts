@@ -288,6 +288,39 @@ describe('reducer', () => {
     });
   });
 
+  describe('cache.restored', () => {
+    const restored = (module: typeof one, variant: string, entryHash: string) => ({
+      module: module.specifier,
+      variant,
+      outputs: { code: { hash: `cached-${entryHash}`, size: 10 }, styles: null },
+      imports: [],
+      inputs: { [module.entry!]: entryHash },
+    });
+
+    it('makes a pending variant nothing has built done, with the restored record (build 0)', () => {
+      const state = fold([started, read(one, two), { type: 'cache.restored', dir: '/c', builds: [restored(one, DEV, 'h1')] }]);
+      const variant = state.builds[one.specifier]!.variants[DEV]!;
+      expect(variant).to.include({ status: 'done', generation: 1, build: null });
+      expect(variant.last).to.deep.equal({ build: 0, outputs: { code: { hash: 'cached-h1', size: 10 }, styles: null }, errors: [], imports: [], inputs: { [one.entry!]: 'h1' } });
+      expect(state.builds[two.specifier]!.variants[DEV]!.status).to.equal('pending');
+    });
+
+    it('leaves a variant alone that is building, was built, or does not exist', () => {
+      const building = fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }])]);
+      const after = fold([{ type: 'cache.restored', dir: '/c', builds: [restored(one, DEV, 'h1'), restored(one, PROD, 'h1'), restored(two, DEV, 'h2')] }], building);
+      expect(after.builds[one.specifier]!.variants[DEV]).to.deep.equal(building.builds[one.specifier]!.variants[DEV]);
+      expect(after.builds[one.specifier]!.variants[PROD]).to.equal(undefined);
+      expect(after.builds[two.specifier]).to.equal(undefined);
+      const done = built();
+      expect(fold([{ type: 'cache.restored', dir: '/c', builds: [restored(one, DEV, 'h9')] }], done).builds[one.specifier]!.variants[DEV]!.last!.inputs).to.deep.equal(done.builds[one.specifier]!.variants[DEV]!.last!.inputs);
+    });
+
+    it('goes pending again when a restored input changes, as a built one does', () => {
+      const state = fold([started, read(one), { type: 'cache.restored', dir: '/c', builds: [restored(one, DEV, 'h1')] }, changed({ [one.entry!]: 'h2' })]);
+      expect(state.builds[one.specifier]!.variants[DEV]).to.include({ status: 'pending', generation: 2 });
+    });
+  });
+
   describe('reduceAll', () => {
     const three = moduleModel('three');
     const before = () => fold([started, read(one, two, three), startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: three, generation: 1 }])]);

@@ -14,7 +14,7 @@ const coreChanged = (hash: string): Fact => ({ type: 'files.changed', files: { '
 
 // Facts of `input$` are dispatched at their frames; each read answers the next model of
 // `models` (the last one again when they run out).
-function harness(input$: Observable<Fact>, models: WorkspaceModel[]) {
+function harness(input$: Observable<Fact>, models: WorkspaceModel[], restoreBuilds?: (workspace: WorkspaceModel) => Fact) {
   const store = createStore({ now: () => new Date(0) });
   store.dispatch(started);
   const reads: WorkspaceModel[] = [];
@@ -25,15 +25,16 @@ function harness(input$: Observable<Fact>, models: WorkspaceModel[]) {
   };
   // Replayed: the first read happens at frame 0, before expectObservable subscribes.
   const facts$ = new ReplaySubject<Fact>();
-  manifests$(store.events$, store.state$, { readWorkspace }).subscribe((fact) => {
-    store.dispatch(fact);
-    facts$.next(fact);
+  manifests$(store.events$, store.state$, { readWorkspace, ...(restoreBuilds ? { restoreBuilds } : {}) }).subscribe((facts) => {
+    store.dispatch(facts);
+    // Facts dispatched together show as one group: `(rc)`.
+    for (const fact of Array.isArray(facts) ? facts : [facts as Fact]) facts$.next(fact);
   });
   input$.subscribe((fact) => store.dispatch(fact));
   return { store, reads, types$: facts$.pipe(map((fact) => fact.type)) };
 }
 
-const T = { r: 'workspace.read', u: 'workspace.unchanged' };
+const T = { r: 'workspace.read', u: 'workspace.unchanged', c: 'cache.restored' };
 
 describe('manifests$', () => {
   let scheduler: TestScheduler;
@@ -52,6 +53,24 @@ describe('manifests$', () => {
     expect(result.reads).to.have.length(1);
     expect(result.store.getState()).to.include({ workspaceRead: true, workspaceStale: false });
     expect(result.store.getState().workspace.modules.map((m) => m.subpath)).to.deep.equal(['one']);
+  });
+
+  it('restores the build cache with the first read only, in the same dispatch, so no build of it starts', () => {
+    let result!: ReturnType<typeof harness>;
+    const restored: WorkspaceModel[] = [];
+    const restore = (workspace: WorkspaceModel): Fact => {
+      restored.push(workspace);
+      return { type: 'cache.restored', dir: '/cache', builds: [] };
+    };
+    const seqs: number[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      result = harness(hot<Fact>('-- 3ms a', { a: coreChanged('c2') }), [model('c1', 'one'), model('c2', 'one', 'two')], restore);
+      result.store.state$.subscribe((state) => seqs.push(state.seq));
+      expectObservable(result.types$, '^ 9ms !').toBe('(rc) 1ms r', T);
+    });
+    expect(restored.map((workspace) => workspace.modules.length)).to.deep.equal([1]);
+    // One state for the read and the restoration together (seq 2 and 3): nothing saw the read alone.
+    expect(seqs).to.deep.equal([1, 3, 4, 5]);
   });
 
   it('reads a stale workspace once for a burst of changes arriving together', () => {

@@ -1,0 +1,224 @@
+// The persistent build cache (README "The build cache"): what a build produced, and the facts
+// that produced it, kept on disk so that a restart builds only what changed. Every entry is
+// keyed by content hashes (of each input, tsconfig files included), the module's declaration,
+// the workspace's module boundaries, the variant, and the versions of the service and of
+// esbuild; on load, each is checked against the disk and kept only if all still hold. A file
+// that cannot be parsed, a format, version or workspace that is not this one, an output whose
+// bytes do not hash to their name: ignored, and those modules are built as on a first start.
+//
+// Writes are atomic (a temporary file renamed over the old one), so services sharing a cache
+// never read a half-written file; outputs are named by their content hash, so two services
+// writing the same output write the same bytes.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BuildRecord } from '../store/state.js';
+import type { OutputCache } from '../outputs/output-cache.js';
+import { contentHash } from '../outputs/content-hash.js';
+import { UNVERIFIED, type Fact, type RestoredBuild } from '../store/events.js';
+import { workspaceBoundaries } from '../workspace/boundaries.js';
+import { bundlerKey, type WorkspaceModel } from '../workspace/model.js';
+import { BUILTIN_BUNDLERS } from '../workspace/read-workspace.js';
+import { fingerprintOf, isBuildable } from '../store/reducer.js';
+import type { FileHashes } from './file-hashes.js';
+
+/** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
+export const CACHE_FORMAT = 1;
+const INDEX = 'builds.json';
+const OUTPUTS = 'outputs';
+
+/** What keys the whole cache besides each entry's own facts: a service or esbuild of another version never trusts it. */
+export interface CacheIdentity {
+  /** The version of @core-js/packages. */
+  service: string;
+  /** esbuild's version: the built-in bundlers' compiler. */
+  esbuild: string;
+}
+
+interface CacheEntry {
+  module: string;
+  variant: string;
+  /** The module's declaration as the reducer fingerprints it (entry, assets, bundler, define...). */
+  fingerprint: string;
+  bundler: string;
+  /** The workspace's public modules and packages: what decides which imports stay external. */
+  boundaries: string;
+  record: Omit<BuildRecord, 'build' | 'errors'>;
+}
+
+interface CacheIndex {
+  format: typeof CACHE_FORMAT;
+  identity: CacheIdentity;
+  /** The workspace's real path: a cache of another workspace is foreign. */
+  root: string;
+  entries: CacheEntry[];
+}
+
+export interface BuildCache {
+  readonly dir: string;
+  /** The builds still valid for `workspace`, their outputs put in `outputs`; or why none is. */
+  restore(workspace: WorkspaceModel, hashes: FileHashes, outputs: OutputCache): Extract<Fact, { type: 'cache.restored' }>;
+  /**
+   * Writes every successful build of `builds` (and its outputs, from `outputs`) as the cache,
+   * without blocking the service: outputs first, the index last, each renamed into place.
+   */
+  save(builds: readonly SavedBuild[], workspace: WorkspaceModel, outputs: OutputCache): Promise<void>;
+}
+
+export interface SavedBuild {
+  module: string;
+  variant: string;
+  record: BuildRecord;
+}
+
+/**
+ * Where the cache lives: `CORE_CACHE_DIR`, else `node_modules/.cache/core-js-packages` in the
+ * workspace when it has a node_modules directory (as Babel, Vite and ESLint keep theirs), else
+ * `$XDG_CACHE_HOME/core-js-packages/<hash of the workspace path>` (`~/.cache` by default).
+ */
+export function cacheLocation(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CORE_CACHE_DIR) return path.resolve(env.CORE_CACHE_DIR);
+  const modules = path.join(root, 'node_modules');
+  if (fs.statSync(modules, { throwIfNoEntry: false })?.isDirectory()) return path.join(modules, '.cache', 'core-js-packages');
+  const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
+  return path.join(base, 'core-js-packages', crypto.createHash('sha256').update(realRoot(root)).digest('hex').slice(0, 16));
+}
+
+const realRoot = (root: string): string => {
+  try {
+    return fs.realpathSync(root);
+  } catch {
+    return path.resolve(root);
+  }
+};
+
+/** Only the built-in bundlers' results are kept: their version is the service's and esbuild's. */
+const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
+
+export function createBuildCache(dir: string, root: string, identity: CacheIdentity): BuildCache {
+  const indexFile = path.join(dir, INDEX);
+  const outputFile = (hash: string) => path.join(dir, OUTPUTS, hash);
+  const workspaceRoot = realRoot(root);
+
+  function readIndex(): CacheIndex | string {
+    let text: string;
+    try {
+      text = fs.readFileSync(indexFile, 'utf8');
+    } catch {
+      return 'no cache yet';
+    }
+    let index: CacheIndex;
+    try {
+      index = JSON.parse(text) as CacheIndex;
+    } catch {
+      return `${indexFile} is not JSON (cut off or corrupt)`;
+    }
+    if (typeof index !== 'object' || index === null || index.format !== CACHE_FORMAT || !Array.isArray(index.entries)) return `${indexFile} is of another format`;
+    if (index.identity?.service !== identity.service || index.identity?.esbuild !== identity.esbuild) {
+      return `the cache was written by @core-js/packages ${String(index.identity?.service)} with esbuild ${String(index.identity?.esbuild)}`;
+    }
+    if (index.root !== workspaceRoot) return `the cache belongs to another workspace (${String(index.root)})`;
+    return index;
+  }
+
+  // An output is trusted only if its bytes hash to its name.
+  function loadOutput(hash: string, outputs: OutputCache): boolean {
+    if (outputs.get(hash)) return true;
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(outputFile(hash));
+    } catch {
+      return false;
+    }
+    if (contentHash(bytes) !== hash) return false;
+    outputs.put(bytes);
+    return true;
+  }
+
+  function stillValid(entry: CacheEntry, workspace: WorkspaceModel, boundaries: string, hashes: FileHashes, outputs: OutputCache): boolean {
+    const module = workspace.modules.find((m) => m.specifier === entry.module);
+    if (!module || !isBuildable(module) || fingerprintOf(module) !== entry.fingerprint) return false;
+    if (bundlerKey(module.bundler) !== entry.bundler || !BUILTIN.has(module.bundler.specifier) || entry.boundaries !== boundaries) return false;
+    const { record } = entry;
+    if (!record || typeof record.inputs !== 'object' || !record.outputs?.code) return false;
+    for (const [input, hash] of Object.entries(record.inputs)) {
+      if (hash === UNVERIFIED || hashes.stamp(input).hash !== hash) return false;
+    }
+    return loadOutput(record.outputs.code.hash, outputs) && (record.outputs.styles === null || loadOutput(record.outputs.styles.hash, outputs));
+  }
+
+  async function writeAtomically(file: string, content: string | Uint8Array) {
+    const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    await fs.promises.writeFile(temporary, content);
+    await fs.promises.rename(temporary, file);
+  }
+
+  // Writes the outputs an entry needs that the cache lacks; false when one is not in memory.
+  async function writeOutputs(record: BuildRecord, outputs: OutputCache): Promise<boolean> {
+    for (const ref of [record.outputs!.code, record.outputs!.styles]) {
+      if (!ref) continue;
+      const stats = await fs.promises.stat(outputFile(ref.hash)).catch(() => null);
+      if (stats?.size === ref.size) continue;
+      const bytes = outputs.get(ref.hash);
+      if (!bytes) return false;
+      await writeAtomically(outputFile(ref.hash), bytes);
+    }
+    return true;
+  }
+
+  return {
+    dir,
+    restore(workspace, hashes, outputs) {
+      const index = readIndex();
+      if (typeof index === 'string') return { type: 'cache.restored', dir, builds: [], ignored: index };
+      const boundaries = workspaceBoundaries(workspace).key;
+      const builds: RestoredBuild[] = [];
+      let stale = 0;
+      for (const entry of index.entries) {
+        if (stillValid(entry, workspace, boundaries, hashes, outputs)) builds.push({ module: entry.module, variant: entry.variant, ...entry.record, outputs: entry.record.outputs! });
+        else stale += 1;
+      }
+      return { type: 'cache.restored', dir, builds, ...(stale > 0 ? { stale } : {}) };
+    },
+    async save(builds, workspace, outputs) {
+      const boundaries = workspaceBoundaries(workspace).key;
+      const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
+      const entries: CacheEntry[] = [];
+      await fs.promises.mkdir(path.join(dir, OUTPUTS), { recursive: true });
+      for (const { module: specifier, variant, record } of builds) {
+        const module = modules.get(specifier);
+        if (!module || !record.outputs || !BUILTIN.has(module.bundler.specifier)) continue;
+        if (Object.values(record.inputs).includes(UNVERIFIED)) continue;
+        if (!(await writeOutputs(record, outputs))) continue;
+        const { build: _build, errors: _errors, ...kept } = record;
+        entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: kept });
+      }
+      const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries };
+      await writeAtomically(indexFile, JSON.stringify(index));
+      await removeUnreferenced(path.join(dir, OUTPUTS), entries);
+    },
+  };
+}
+
+// Outputs no entry names any more go, so the cache holds about one build of the workspace. A
+// `.tmp` file is another service's write in progress, unless it is old: then a killed one's.
+const ABANDONED_MS = 10 * 60_000;
+
+async function removeUnreferenced(outputsDir: string, entries: readonly CacheEntry[]) {
+  const kept = new Set<string>();
+  for (const { record } of entries) {
+    kept.add(record.outputs!.code.hash);
+    if (record.outputs!.styles) kept.add(record.outputs!.styles.hash);
+  }
+  const names = await fs.promises.readdir(outputsDir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (kept.has(name)) continue;
+    const file = path.join(outputsDir, name);
+    if (name.endsWith('.tmp')) {
+      const stats = await fs.promises.stat(file).catch(() => null);
+      if (!stats || Date.now() - stats.mtimeMs < ABANDONED_MS) continue;
+    }
+    await fs.promises.rm(file, { force: true });
+  }
+}

@@ -1,0 +1,61 @@
+// Keeps the build cache (README "The build cache") up to date: once the builds have been
+// quiet for a moment, every successful build of the state is written, so that the next start
+// builds only what changed. Writing never blocks the service and never fails it: a cache that
+// cannot be written costs the next start its speed, nothing else.
+import { asapScheduler, concatMap, debounceTime, distinctUntilChanged, EMPTY, filter, from, Observable, tap } from 'rxjs';
+import type { CoreEvent } from '../store/events.js';
+import { selectSettled } from '../store/selectors.js';
+import type { ServiceState } from '../store/state.js';
+import type { SavedBuild } from './build-cache.js';
+import type { EffectScheduling } from './effect.js';
+
+export interface PersistBuildsDeps extends EffectScheduling {
+  /** Writes the cache; absent when the cache is off (`--no-cache`). */
+  saveBuilds?(builds: readonly SavedBuild[], state: ServiceState): Promise<void>;
+  /** How long the builds stay quiet before a write (default 500 ms). */
+  persistDelayMs?: number;
+  logger?(message: string): void;
+}
+
+/** The successful builds of the state, as the cache keeps them. */
+export function selectSavedBuilds(state: ServiceState): SavedBuild[] {
+  const saved: SavedBuild[] = [];
+  for (const [module, builds] of Object.entries(state.builds)) {
+    for (const [variant, entry] of Object.entries(builds.variants)) {
+      if (entry.status === 'done' && entry.last?.outputs) saved.push({ module, variant, record: entry.last });
+    }
+  }
+  return saved;
+}
+
+export function persistBuilds$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: PersistBuildsDeps): Observable<never> {
+  const save = deps.saveBuilds;
+  if (!save) return EMPTY;
+  let told = false;
+  const write = (state: ServiceState): Promise<void> =>
+    save(selectSavedBuilds(state), state).catch((error: Error) => {
+      if (!told) deps.logger?.(`core: the build cache cannot be written (${error.message}); the next start builds every module`);
+      told = true;
+    });
+  return new Observable<never>((subscriber) => {
+    // Settled since the last write, not yet written: written when the service stops, too.
+    let unsaved: ServiceState | null = null;
+    const subscription = state$
+      .pipe(
+        filter(selectSettled),
+        distinctUntilChanged((a, b) => a.builds === b.builds && a.workspace === b.workspace),
+        tap((state) => (unsaved = state)),
+        debounceTime(deps.persistDelayMs ?? 500, deps.scheduler ?? asapScheduler),
+        // One write at a time, in order: the last state written is the last one settled.
+        concatMap((state) => {
+          unsaved = null;
+          return from(write(state));
+        }),
+      )
+      .subscribe({ error: (error) => subscriber.error(error), complete: () => subscriber.complete() });
+    return () => {
+      subscription.unsubscribe();
+      if (unsaved) void write(unsaved);
+    };
+  });
+}

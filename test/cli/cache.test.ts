@@ -1,0 +1,50 @@
+// `core run` keeps the build cache unless --no-cache; `core cache` shows where it is and
+// `--clear` removes it (README "The build cache").
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { killAllCores, runCore, startCore } from '../helpers/cli.js';
+import { fixtureWorkspace } from '../helpers/fixtures.js';
+import { get } from '../helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+describe('core run and core cache', function () {
+  let cacheDir: string;
+  beforeEach(() => {
+    cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cli-cache-'));
+  });
+  afterEach(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
+  after(() => killAllCores());
+
+  it('keeps the cache by default: a restart says its modules come from it', async function () {
+    const root = fixtureWorkspace('basic');
+    const env = { CORE_CACHE_DIR: cacheDir };
+    const first = await startCore(['--port', '0'], { cwd: root, env });
+    expect((await get(first.url, '/state')).status).to.equal(200);
+    await waitFor(() => fs.existsSync(path.join(cacheDir, 'builds.json')), { what: 'the cache written' });
+    expect((await first.stop()).code).to.equal(0);
+
+    const second = await startCore(['--port', '0'], { cwd: root, env });
+    try {
+      expect(second.output.stdout).to.match(/Workspace .* \(2 packages, 5 modules, 5 from the build cache, 0 invalid\)/);
+    } finally {
+      await second.stop();
+    }
+    const shown = await runCore(['cache'], { cwd: root, env });
+    expect(shown.code).to.equal(0);
+    expect(shown.stdout).to.match(new RegExp(`^${cacheDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  \\d+ files, \\d+\\.\\d MB\\n$`));
+    const cleared = await runCore(['cache', '--clear'], { cwd: root, env });
+    expect(cleared.stdout).to.equal(`removed ${cacheDir}\n`);
+    expect(fs.existsSync(cacheDir)).to.equal(false);
+  });
+
+  it('neither reads nor writes it with --no-cache', async function () {
+    const root = fixtureWorkspace('basic');
+    const core = await startCore(['--port', '0', '--no-cache'], { cwd: root, env: { CORE_CACHE_DIR: cacheDir } });
+    expect((await get(core.url, '/state')).status).to.equal(200);
+    expect((await core.stop()).code).to.equal(0);
+    expect(fs.readdirSync(cacheDir)).to.deep.equal([]);
+    expect(core.output.stdout).to.not.include('build cache');
+  });
+});

@@ -1,0 +1,167 @@
+// The build cache (README "The build cache"): a restart restores every build whose inputs are
+// unchanged and builds only the rest; a corrupt, partial or foreign cache is never trusted.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { CoreEvent } from '../../src/store/events.js';
+import type { Service } from '../../src/service.js';
+import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
+import { serve } from '../helpers/service.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { writeFile } from '../helpers/workspace.js';
+
+const MAIN = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
+const MAIN_STYLES = `/m/@acme/app@1.0.0/styles/main?${DEV}`;
+const FORMAT = `/m/@acme/lib@1.2.0/modules/format?${DEV}`;
+
+interface CacheIndex {
+  identity: { service: string; esbuild: string };
+  entries: { module: string; variant: string; record: { outputs: { code: { hash: string } } } }[];
+}
+
+describe('the build cache', function () {
+  let root: string;
+  let cacheDir: string;
+  const made: string[] = [];
+
+  beforeEach(() => {
+    root = fixtureWorkspace('basic');
+    cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-'));
+    made.push(cacheDir);
+  });
+  after(() => {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A service on `root` with the cache in `cacheDir`, writing it 20 ms after the builds settle; its events recorded. */
+  async function start(options: { cache?: boolean | string } = {}) {
+    const events: CoreEvent[] = [];
+    const service = await serve(root, { cache: cacheDir, ...options, effectDeps: (deps) => ({ ...deps, persistDelayMs: 20 }) });
+    // The log holds every event since the start, the restoration included.
+    events.push(...service.internals.log.events());
+    service.events$.subscribe((event) => events.push(event));
+    await service.report();
+    return { service, events };
+  }
+
+  const index = (): CacheIndex => JSON.parse(fs.readFileSync(path.join(cacheDir, 'builds.json'), 'utf8')) as CacheIndex;
+  /** Waits until the cache holds an entry for each of the service's built module variants. */
+  const written = (service: Service, count = builtVariants(service)) =>
+    waitFor(() => fs.existsSync(path.join(cacheDir, 'builds.json')) && index().entries.length === count && index(), { what: `${count} entries in the cache` });
+  const builtVariants = (service: Service) =>
+    Object.values(service.internals.store.getState().builds).reduce((sum, builds) => sum + Object.values(builds.variants).filter((v) => v.last?.outputs).length, 0);
+  const builtModules = (events: CoreEvent[]) => [...new Set(events.flatMap((event) => (event.type === 'build.started' ? event.modules.map((m) => m.module) : [])))].sort();
+  const restoredOf = (events: CoreEvent[]) => events.find((event): event is Extract<CoreEvent, { type: 'cache.restored' }> => event.type === 'cache.restored')!;
+
+  it('survives a restart: nothing unchanged is built again, and the same bytes are served', async () => {
+    const first = await start();
+    const firstReport = await first.service.report();
+    const before = { main: (await first.service.get(MAIN)).text, styles: (await first.service.get(MAIN_STYLES)).text };
+    expect(builtModules(first.events)).to.include('@acme/app/main');
+    const cached = await written(first.service);
+    await first.service.close();
+
+    const second = await start();
+    expect(builtModules(second.events)).to.deep.equal([]);
+    expect(restoredOf(second.events).builds).to.have.length(cached.entries.length);
+    // The same report: the restored builds are as valid, with the same addresses.
+    expect(await second.service.report()).to.deep.equal(firstReport);
+    expect((await second.service.get(MAIN)).text).to.equal(before.main);
+    expect((await second.service.get(MAIN_STYLES)).text).to.equal(before.styles);
+  });
+
+  it('builds again only the modules whose inputs changed in between', async () => {
+    const first = await start();
+    await written(first.service);
+    await first.service.close();
+    writeFile(root, 'packages/lib/format/internal/pad.ts', "export const pad = (n: number, width: number): string => `CHANGED_WHILE_STOPPED ${n} ${width}`;\n");
+
+    const second = await start();
+    expect(builtModules(second.events)).to.deep.equal(['@acme/lib/format']);
+    expect(restoredOf(second.events).stale).to.equal(1);
+    expect((await second.service.get(FORMAT)).text).to.contain('CHANGED_WHILE_STOPPED');
+  });
+
+  it('builds again a module whose declaration changed (build options: core.define)', async () => {
+    const first = await start();
+    await written(first.service);
+    await first.service.close();
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'packages/lib/package.json'), 'utf8')) as { core?: Record<string, unknown> };
+    manifest.core = { ...manifest.core, define: { __FLAG__: 'true' } };
+    writeFile(root, 'packages/lib/package.json', JSON.stringify(manifest, null, 2));
+
+    const second = await start();
+    expect(builtModules(second.events)).to.include.members(['@acme/lib/format']);
+    expect(builtModules(second.events)).to.not.include('@acme/app/main');
+  });
+
+  it('ignores a cache that is not JSON, and builds everything from the sources', async () => {
+    const first = await start();
+    const expected = (await first.service.get(MAIN)).text;
+    await written(first.service);
+    await first.service.close();
+    fs.writeFileSync(path.join(cacheDir, 'builds.json'), '{"format":1,"entr');
+
+    const second = await start();
+    expect(restoredOf(second.events)).to.include({ ignored: `${path.join(cacheDir, 'builds.json')} is not JSON (cut off or corrupt)` });
+    expect(builtModules(second.events)).to.include('@acme/app/main');
+    expect((await second.service.get(MAIN)).text).to.equal(expected);
+  });
+
+  it('never trusts an output whose bytes do not hash to its name: that module is built again', async () => {
+    const first = await start();
+    const expected = (await first.service.get(MAIN)).text;
+    const cached = await written(first.service);
+    await first.service.close();
+    const main = cached.entries.find((entry) => entry.module === '@acme/app/main' && entry.variant === 'browser.development')!;
+    const file = path.join(cacheDir, 'outputs', main.record.outputs.code.hash);
+    fs.writeFileSync(file, fs.readFileSync(file).subarray(0, 40)); // cut off, as by a crash
+
+    const second = await start();
+    expect(builtModules(second.events)).to.deep.equal(['@acme/app/main']);
+    expect((await second.service.get(MAIN)).text).to.equal(expected);
+  });
+
+  it('ignores a cache of another esbuild or service version, and one of another workspace', async () => {
+    const first = await start();
+    await written(first.service);
+    await first.service.close();
+    const cached = index();
+    fs.writeFileSync(path.join(cacheDir, 'builds.json'), JSON.stringify({ ...cached, identity: { ...cached.identity, esbuild: '0.0.1' } }));
+    const second = await start();
+    expect(restoredOf(second.events).ignored).to.match(/written by @core-js\/packages .* with esbuild 0\.0\.1/);
+    expect(builtModules(second.events)).to.include('@acme/app/main');
+    // Written again by this service, for its own versions.
+    await waitFor(() => index().identity.esbuild === cached.identity.esbuild, { what: 'the cache written again' });
+    await second.service.close();
+
+    root = fixtureWorkspace('basic'); // the same files in another directory
+    const third = await start();
+    expect(restoredOf(third.events).ignored).to.match(/belongs to another workspace/);
+    expect(builtModules(third.events)).to.include('@acme/app/main');
+  });
+
+  it('stays whole with two services on one workspace writing it at once', async () => {
+    const [one, two] = await Promise.all([start(), start()]);
+    await Promise.all([written(one.service), written(two.service)]);
+    for (let edit = 1; edit <= 3; edit += 1) {
+      writeFile(root, 'packages/app/main/helper.ts', `export const HELPER_MARKER = 'BOTH_${edit}';\nexport function greet(): string {\n  return HELPER_MARKER;\n}\n`);
+      await Promise.all([one.service.get(MAIN), two.service.get(MAIN)]);
+    }
+    await Promise.all([one.service.close(), two.service.close()]);
+
+    const third = await start();
+    expect(restoredOf(third.events).ignored).to.equal(undefined);
+    expect((await third.service.get(MAIN)).text).to.contain('BOTH_3');
+    expect(fs.readdirSync(cacheDir).filter((name) => name.endsWith('.tmp'))).to.deep.equal([]);
+  });
+
+  it('is neither read nor written when off', async () => {
+    const { service, events } = await start({ cache: false });
+    await service.get(MAIN);
+    await service.close();
+    expect(events.some((event) => event.type === 'cache.restored')).to.equal(false);
+    expect(fs.readdirSync(cacheDir)).to.deep.equal([]);
+  });
+});
