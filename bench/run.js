@@ -23,6 +23,7 @@ const MEASURES = {
   edit: () => import('./measures/edit.js'),
   scale: () => import('./measures/scale.js'),
   requests: () => import('./measures/requests.js'),
+  restart: () => import('./measures/restart.js'),
 };
 
 const USAGE = `Usage: node bench/run.js [--quick] [MEASURE[,MEASURE...]]

@@ -109,7 +109,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const hashes = createFileHashes(root);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
-  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION }) : null;
+  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION }, { hashes, outputs }) : null;
   const baseDeps: EffectDeps = {
     root,
     scheduler: asapScheduler,
@@ -117,8 +117,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     readWorkspace: () => readWorkspace(hashes),
     ...(cache
       ? {
-          restoreBuilds: (workspace: WorkspaceModel) => cache.restore(workspace, hashes, outputs),
-          saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace, outputs),
+          restoreBuilds: (workspace: WorkspaceModel) => cache.restore(workspace),
+          saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),
     run: createBuildRunner({ registry, outputs, hashes }),

@@ -71,9 +71,14 @@ export async function stopChild(child, ms = 5000) {
   clearTimeout(timer);
 }
 
-/** `core run --port 0` in `dir`; resolves with the child and its base URL once it listens. */
-export async function startCore(dir, { env = {}, ms = 120_000 } = {}) {
-  const child = spawnNode([BIN, 'run', '--port', '0'], { cwd: dir, env });
+/**
+ * `core run --port 0` in `dir`; resolves with the child and its base URL once it listens.
+ * Without the build cache (`--no-cache`), so that every start is a first start, unless
+ * `cacheDir` names the cache to use.
+ */
+export async function startCore(dir, { env = {}, ms = 120_000, cacheDir = null } = {}) {
+  const args = cacheDir ? [BIN, 'run', '--port', '0'] : [BIN, 'run', '--port', '0', '--no-cache'];
+  const child = spawnNode(args, { cwd: dir, env: cacheDir ? { ...env, CORE_CACHE_DIR: cacheDir } : env });
   const [, url] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, ms, 'the service URL');
   return { child, url };
 }

@@ -140,13 +140,12 @@ const handlers: Handlers = {
   // variant nothing has built or started yet takes one.
   'cache.restored': (draft, event, base) => {
     for (const { module, variant: key, outputs, imports, inputs, warnings } of event.builds) {
-      const variant = base.builds[module]?.variants[key];
-      if (!variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-      const target = draft.builds[module]!.variants[key]!;
-      target.last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
-      target.status = 'done';
-      target.requested = false;
-      target.seen = null;
+      const builds = base.builds[module];
+      const variant = builds?.variants[key];
+      if (!builds || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
+      const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
+      // New objects, not drafts of the old: a thousand restored modules cost no proxy each.
+      draft.builds[module] = { ...builds, variants: { ...builds.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } };
     }
   },
 

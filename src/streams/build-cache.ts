@@ -18,10 +18,10 @@ import type { OutputCache } from '../outputs/output-cache.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { UNVERIFIED, type Fact, type RestoredBuild } from '../store/events.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
-import { bundlerKey, type WorkspaceModel } from '../workspace/model.js';
+import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../workspace/model.js';
 import { BUILTIN_BUNDLERS } from '../workspace/read-workspace.js';
 import { fingerprintOf, isBuildable } from '../store/reducer.js';
-import type { FileHashes } from './file-hashes.js';
+import type { FileHashes, FileSignature } from './file-hashes.js';
 
 /** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
 export const CACHE_FORMAT = 1;
@@ -45,6 +45,8 @@ interface CacheEntry {
   /** The workspace's public modules and packages: what decides which imports stay external. */
   boundaries: string;
   record: Omit<BuildRecord, 'build' | 'errors'>;
+  /** The stat each input's hash was taken with: an input whose stat is unchanged is not read again. */
+  signatures?: Record<string, FileSignature>;
 }
 
 interface CacheIndex {
@@ -58,12 +60,12 @@ interface CacheIndex {
 export interface BuildCache {
   readonly dir: string;
   /** The builds still valid for `workspace`, their outputs put in `outputs`; or why none is. */
-  restore(workspace: WorkspaceModel, hashes: FileHashes, outputs: OutputCache): Extract<Fact, { type: 'cache.restored' }>;
+  restore(workspace: WorkspaceModel): Extract<Fact, { type: 'cache.restored' }>;
   /**
    * Writes every successful build of `builds` (and its outputs, from `outputs`) as the cache,
    * without blocking the service: outputs first, the index last, each renamed into place.
    */
-  save(builds: readonly SavedBuild[], workspace: WorkspaceModel, outputs: OutputCache): Promise<void>;
+  save(builds: readonly SavedBuild[], workspace: WorkspaceModel): Promise<void>;
 }
 
 export interface SavedBuild {
@@ -96,7 +98,14 @@ const realRoot = (root: string): string => {
 /** Only the built-in bundlers' results are kept: their version is the service's and esbuild's. */
 const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
 
-export function createBuildCache(dir: string, root: string, identity: CacheIdentity): BuildCache {
+export interface BuildCacheDeps {
+  /** The reader of the service's inputs: hashes taken at restore are its own, not read twice. */
+  hashes: FileHashes;
+  outputs: OutputCache;
+}
+
+export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
+  const { hashes, outputs } = deps;
   const indexFile = path.join(dir, INDEX);
   const outputFile = (hash: string) => path.join(dir, OUTPUTS, hash);
   const workspaceRoot = realRoot(root);
@@ -123,7 +132,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   }
 
   // An output is trusted only if its bytes hash to its name.
-  function loadOutput(hash: string, outputs: OutputCache): boolean {
+  function loadOutput(hash: string): boolean {
     if (outputs.get(hash)) return true;
     let bytes: Buffer;
     try {
@@ -136,16 +145,31 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     return true;
   }
 
-  function stillValid(entry: CacheEntry, workspace: WorkspaceModel, boundaries: string, hashes: FileHashes, outputs: OutputCache): boolean {
-    const module = workspace.modules.find((m) => m.specifier === entry.module);
+  // Each input as it is now: unchanged since its hash was taken (the same stat), else read and
+  // hashed again. One answer per path for the whole restoration: modules share tsconfig files.
+  function inputMatcher() {
+    const now = new Map<string, string | null>();
+    return (input: string, hash: string | null, signature: FileSignature | undefined): boolean => {
+      if (hash === UNVERIFIED) return false;
+      let current = now.get(input);
+      if (current === undefined) {
+        current = signature && signature[0] === hash && hashes.adopt(input, signature) ? hash : hashes.stamp(input).hash;
+        now.set(input, current);
+      }
+      return current === hash;
+    };
+  }
+
+  function stillValid(entry: CacheEntry, modules: ReadonlyMap<string, ModuleModel>, boundaries: string, matches: ReturnType<typeof inputMatcher>): boolean {
+    const module = modules.get(entry.module);
     if (!module || !isBuildable(module) || fingerprintOf(module) !== entry.fingerprint) return false;
     if (bundlerKey(module.bundler) !== entry.bundler || !BUILTIN.has(module.bundler.specifier) || entry.boundaries !== boundaries) return false;
     const { record } = entry;
     if (!record || typeof record.inputs !== 'object' || !record.outputs?.code) return false;
     for (const [input, hash] of Object.entries(record.inputs)) {
-      if (hash === UNVERIFIED || hashes.stamp(input).hash !== hash) return false;
+      if (!matches(input, hash, entry.signatures?.[input])) return false;
     }
-    return loadOutput(record.outputs.code.hash, outputs) && (record.outputs.styles === null || loadOutput(record.outputs.styles.hash, outputs));
+    return loadOutput(record.outputs.code.hash) && (record.outputs.styles === null || loadOutput(record.outputs.styles.hash));
   }
 
   async function writeAtomically(file: string, content: string | Uint8Array) {
@@ -155,7 +179,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   }
 
   // Writes the outputs an entry needs that the cache lacks; false when one is not in memory.
-  async function writeOutputs(record: BuildRecord, outputs: OutputCache): Promise<boolean> {
+  async function writeOutputs(record: BuildRecord): Promise<boolean> {
     for (const ref of [record.outputs!.code, record.outputs!.styles]) {
       if (!ref) continue;
       const stats = await fs.promises.stat(outputFile(ref.hash)).catch(() => null);
@@ -169,19 +193,21 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
 
   return {
     dir,
-    restore(workspace, hashes, outputs) {
+    restore(workspace) {
       const index = readIndex();
       if (typeof index === 'string') return { type: 'cache.restored', dir, builds: [], ignored: index };
       const boundaries = workspaceBoundaries(workspace).key;
+      const matches = inputMatcher();
+      const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
       const builds: RestoredBuild[] = [];
       let stale = 0;
       for (const entry of index.entries) {
-        if (stillValid(entry, workspace, boundaries, hashes, outputs)) builds.push({ module: entry.module, variant: entry.variant, ...entry.record, outputs: entry.record.outputs! });
+        if (stillValid(entry, modules, boundaries, matches)) builds.push({ module: entry.module, variant: entry.variant, ...entry.record, outputs: entry.record.outputs! });
         else stale += 1;
       }
       return { type: 'cache.restored', dir, builds, ...(stale > 0 ? { stale } : {}) };
     },
-    async save(builds, workspace, outputs) {
+    async save(builds, workspace) {
       const boundaries = workspaceBoundaries(workspace).key;
       const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
       const entries: CacheEntry[] = [];
@@ -190,9 +216,14 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
         const module = modules.get(specifier);
         if (!module || !record.outputs || !BUILTIN.has(module.bundler.specifier)) continue;
         if (Object.values(record.inputs).includes(UNVERIFIED)) continue;
-        if (!(await writeOutputs(record, outputs))) continue;
+        if (!(await writeOutputs(record))) continue;
         const { build: _build, errors: _errors, ...kept } = record;
-        entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: kept });
+        const signatures: Record<string, FileSignature> = {};
+        for (const [input, hash] of Object.entries(record.inputs)) {
+          const signature = hash === null ? null : hashes.signature(input);
+          if (signature && signature[0] === hash) signatures[input] = signature;
+        }
+        entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: kept, signatures });
       }
       const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries };
       await writeAtomically(indexFile, JSON.stringify(index));

@@ -36,7 +36,17 @@ export interface FileHashes {
   leaves(relative: string): boolean;
   /** The workspace-relative path with links resolved; null when absent or outside. */
   realPath(relative: string): string | null;
+  /** The stat and hash this reader last took of a path: how the build cache proves a file unchanged without reading it. */
+  signature(relative: string): FileSignature | null;
+  /**
+   * Takes `hash` as the path's content if its stat now is the one `signature` recorded (and
+   * was recorded long enough after its last change); false when it is not, and nothing is taken.
+   */
+  adopt(relative: string, signature: FileSignature): boolean;
 }
+
+/** A path's hash with the stat it was taken with: [hash, ino, size, mtimeMs, ctimeMs, when it was read]. */
+export type FileSignature = readonly [hash: string, ino: number, size: number, mtimeMs: number, ctimeMs: number, at: number];
 
 interface Remembered {
   ino: number;
@@ -161,6 +171,19 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     },
     listDir,
     leaves,
+    signature(relative) {
+      const known = remembered.get(relative);
+      return known ? [known.hash, known.ino, known.size, known.mtimeMs, known.ctimeMs, known.at] : null;
+    },
+    adopt(relative, [hash, ino, size, mtimeMs, ctimeMs, at]) {
+      const isDir = relative.endsWith('/');
+      const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
+      if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return false;
+      const known = { hash, ino, size, mtimeMs, ctimeMs, at };
+      if (!isStillValid(known, stats)) return false;
+      remembered.set(relative, known);
+      return true;
+    },
     realPath(relative) {
       try {
         realRoot ??= fs.realpathSync(root);

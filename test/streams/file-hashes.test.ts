@@ -130,4 +130,37 @@ describe('createFileHashes', () => {
       expect(hashes.hash('a.ts')).to.equal(contentHash('bbbb'));
     });
   });
+
+  describe('signature and adopt (the build cache\'s proof that a file is unchanged)', () => {
+    it('takes a recorded hash for a file whose stat is the recorded one, without reading it', () => {
+      const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n' });
+      fs.utimesSync(path.join(root, 'a.ts'), MTIME, MTIME);
+      // Read well after its last change (ctime included): a hash to be trusted later.
+      const first = createFileHashes(root, () => Date.now() + 10_000);
+      expect(first.signature('a.ts')).to.equal(null);
+      first.hash('a.ts');
+      const signature = first.signature('a.ts');
+      expect(signature![0]).to.equal(contentHash('export const a = 1;\n'));
+      // Another reader (the next start) adopts it; the hash it then answers is the recorded one,
+      // even for a signature naming other content: it was not read.
+      const next = createFileHashes(root);
+      const forged = ['forged-hash', ...signature!.slice(1)] as unknown as typeof signature & object;
+      expect(next.adopt('a.ts', forged)).to.equal(true);
+      expect(next.hash('a.ts')).to.equal('forged-hash');
+    });
+
+    it('refuses a file changed since, or one whose hash was taken within a tick of its change', () => {
+      const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n' });
+      fs.utimesSync(path.join(root, 'a.ts'), MTIME, MTIME);
+      const reader = createFileHashes(root, () => Date.now() + 10_000);
+      reader.hash('a.ts');
+      const signature = reader.signature('a.ts')!;
+      fs.writeFileSync(path.join(root, 'a.ts'), 'export const a = 22;\n');
+      expect(createFileHashes(root).adopt('a.ts', signature)).to.equal(false);
+      const racy = createFileHashes(root, () => fs.statSync(path.join(root, 'a.ts')).mtimeMs + RACY_MS / 2);
+      racy.hash('a.ts');
+      expect(createFileHashes(root).adopt('a.ts', racy.signature('a.ts')!)).to.equal(false);
+      expect(createFileHashes(root).adopt('gone.ts', signature)).to.equal(false);
+    });
+  });
 });
