@@ -24,6 +24,7 @@ const MEASURES = {
   scale: () => import('./measures/scale.js'),
   requests: () => import('./measures/requests.js'),
   restart: () => import('./measures/restart.js'),
+  'page-load': () => import('./measures/page-load.js'),
 };
 
 const USAGE = `Usage: node bench/run.js [--quick] [MEASURE[,MEASURE...]]

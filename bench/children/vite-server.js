@@ -1,7 +1,8 @@
 // A Vite dev server (programmatic `createServer`) over a copy of the example workspace.
 // argv[2]: the root; argv[3]: a JSON file mapping the workspace's module specifiers to their
 // entry files (absolute), so bare imports of other workspace modules resolve to their sources
-// as they would through workspace links. Prints `URL <url>` and `TOKEN <token>` once it listens.
+// as they would through workspace links; argv[4] `bundled`: Vite's full-bundle dev mode
+// (`experimental.bundledDev`). Prints `URL <url>` and `TOKEN <token>` once it listens.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createServer } from 'vite';
@@ -26,6 +27,7 @@ const server = await createServer({
   plugins: [workspaceModules],
   optimizeDeps: { noDiscovery: true, include: [] },
   server: { host: '127.0.0.1', port: 0, strictPort: false },
+  experimental: { bundledDev: process.argv[4] === 'bundled' },
 });
 await server.listen();
 const address = server.httpServer.address();

@@ -132,3 +132,79 @@ export function describe(tag: string, count: number): string {
   fs.writeFileSync(path.join(dir, 'core.json'), `${JSON.stringify({ packages: packageDirs }, null, 2)}\n`);
   return { dir, modules: packages * modulesPerPackage };
 }
+
+/**
+ * The page-load app: 100 packages x 10 modules `@pl/pNN/mK`, each a custom element
+ * `<pl-pNN-mK>` with three chained helper files (h1 -> h2 -> h3), a stylesheet, and a bare
+ * import of the same module of the next package (declared in `dependencies`); and `@pl/app/main`,
+ * which imports all 1,000 and renders one element of each. Every element marks itself
+ * rendered (`data-rendered`); its stylesheet colours it. The same sources serve our service and
+ * Vite (`entries` maps each specifier to its entry file, for Vite's resolver).
+ */
+export function generatePageLoadWorkspace(name, { packages = 100, modulesPerPackage = 10 } = {}) {
+  const dir = path.join(WORK, name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  const pad = (n) => String(n).padStart(2, '0');
+  const packageDirs = [];
+  const entries = {};
+  const specifiers = [];
+  for (let p = 0; p < packages; p++) {
+    const packageName = `@pl/p${pad(p)}`;
+    const next = p + 1 < packages ? `@pl/p${pad(p + 1)}` : null;
+    const packageDir = `packages/p${pad(p)}`;
+    packageDirs.push(packageDir);
+    const exports = {};
+    for (let m = 0; m < modulesPerPackage; m++) {
+      const tag = `pl-p${pad(p)}-m${m}`;
+      const moduleDir = path.join(dir, packageDir, `m${m}`);
+      fs.mkdirSync(moduleDir, { recursive: true });
+      exports[`./m${m}`] = `./m${m}/index.ts`;
+      entries[`${packageName}/m${m}`] = path.join(moduleDir, 'index.ts');
+      specifiers.push(`${packageName}/m${m}`);
+      const nextImport = next ? `import { label as nextLabel } from '${next}/m${m}';\n` : `const nextLabel = 'end';\n`;
+      fs.writeFileSync(
+        path.join(moduleDir, 'index.ts'),
+        `import './style.css';
+import { first } from './h1.ts';
+${nextImport}
+export const label = '${tag}';
+
+class Element${p}x${m} extends HTMLElement {
+  connectedCallback(): void {
+    this.textContent = \`\${first(label)} -> \${nextLabel}\`;
+    this.dataset.rendered = '';
+  }
+}
+
+if (!customElements.get(label)) customElements.define(label, Element${p}x${m});
+`,
+      );
+      fs.writeFileSync(path.join(moduleDir, 'h1.ts'), `import { second } from './h2.ts';\n\nexport const first = (text: string): string => \`[\${second(text)}]\`;\n`);
+      fs.writeFileSync(path.join(moduleDir, 'h2.ts'), `import { third } from './h3.ts';\n\nexport const second = (text: string): string => third(text).toUpperCase();\n`);
+      fs.writeFileSync(path.join(moduleDir, 'h3.ts'), `export const third = (text: string): string => \`\${text} (${p * modulesPerPackage + m})\`;\n`);
+      fs.writeFileSync(path.join(moduleDir, 'style.css'), `${tag} {\n  display: block;\n  color: rgb(${p}, ${m}, 200);\n}\n`);
+    }
+    fs.writeFileSync(
+      path.join(dir, packageDir, 'package.json'),
+      `${JSON.stringify({ name: packageName, version: '1.0.0', private: true, type: 'module', exports, dependencies: next ? { [next]: '1.0.0' } : {} }, null, 2)}\n`,
+    );
+  }
+  // The app: imports every module, renders one element of each.
+  const appDir = path.join(dir, 'packages/app/main');
+  fs.mkdirSync(appDir, { recursive: true });
+  fs.writeFileSync(
+    path.join(appDir, 'index.ts'),
+    `${specifiers.map((specifier) => `import '${specifier}';`).join('\n')}\n\nconst tags = ${JSON.stringify(specifiers.map((specifier) => `pl-${specifier.slice(4).replace('/', '-')}`))};\nfor (const tag of tags) document.body.append(document.createElement(tag));\n`,
+  );
+  entries['@pl/app/main'] = path.join(appDir, 'index.ts');
+  fs.writeFileSync(
+    path.join(dir, 'packages/app/package.json'),
+    `${JSON.stringify({ name: '@pl/app', version: '1.0.0', private: true, type: 'module', exports: { './main': './main/index.ts' }, dependencies: Object.fromEntries(packageDirs.map((_, p) => [`@pl/p${pad(p)}`, '1.0.0'])) }, null, 2)}\n`,
+  );
+  fs.writeFileSync(path.join(dir, 'core.json'), `${JSON.stringify({ packages: [...packageDirs, 'packages/app'], preview: '@pl/app/main' }, null, 2)}\n`);
+  // For Vite: the page, and the map of specifiers to entry files its resolver uses.
+  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>page load</title></head>\n<body>\n<script type="module" src="/packages/app/main/index.ts"></script>\n</body>\n</html>\n');
+  const entriesFile = path.join(dir, 'vite-entries.json');
+  fs.writeFileSync(entriesFile, JSON.stringify(entries));
+  return { dir, entriesFile, elements: specifiers.length, lastTag: `pl-${specifiers.at(-1).slice(4).replace('/', '-')}`, lastColor: `rgb(${packages - 1}, ${modulesPerPackage - 1}, 200)` };
+}
