@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheLocation } from '../streams/build-cache.js';
+import { formatBytes } from './format-bytes.js';
 import { UsageError } from './usage-error.js';
 import { workspaceDir } from './workspace-dir.js';
 
@@ -32,7 +33,7 @@ export async function cacheCommand(args: string[]): Promise<number> {
     return 0;
   }
   const { files, bytes } = measure(dir);
-  process.stdout.write(files === 0 ? `${dir} (empty)\n` : `${dir}  ${files} file${files === 1 ? '' : 's'}, ${(bytes / 1024 / 1024).toFixed(1)} MB\n`);
+  process.stdout.write(files === 0 ? `${dir} (empty)\n` : `${dir}  ${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}\n`);
   return 0;
 }
 

@@ -6,6 +6,7 @@ import { distribute, type DistributionProgress, type PackageSummary } from '../d
 import { DISTRIBUTION_MANIFEST } from '../dist/output-paths.js';
 import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
+import { formatBytes } from './format-bytes.js';
 import { UsageError } from './usage-error.js';
 import { workspaceDir } from './workspace-dir.js';
 
@@ -107,8 +108,3 @@ function formatDiagnostic(problem: Diagnostic): string {
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} kB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}

@@ -33,7 +33,7 @@ describe('core run and core cache', function () {
     }
     const shown = await runCore(['cache'], { cwd: root, env });
     expect(shown.code).to.equal(0);
-    expect(shown.stdout).to.match(new RegExp(`^${cacheDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  \\d+ files, \\d+\\.\\d MB\\n$`));
+    expect(shown.stdout).to.match(new RegExp(`^${cacheDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  \\d+ files, \\d+(\\.\\d)? k?B\\n$`));
     const cleared = await runCore(['cache', '--clear'], { cwd: root, env });
     expect(cleared.stdout).to.equal(`removed ${cacheDir}\n`);
     expect(fs.existsSync(cacheDir)).to.equal(false);
