@@ -37,6 +37,7 @@ import { VERSION } from './version.js';
 import { readWorkspace } from './workspace/read-workspace.js';
 import type { WorkspaceModel } from './workspace/model.js';
 import { ESBUILD_VERSION } from './bundlers/esbuild-service.js';
+import { bundlersCodeHash } from './bundlers/code-hash.js';
 
 export interface ServiceOptions {
   /** The workspace directory (holding core.json). Default: the current directory. */
@@ -109,7 +110,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const hashes = createFileHashes(root);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
-  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION }, { hashes, outputs }) : null;
+  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, { hashes, outputs }) : null;
   const baseDeps: EffectDeps = {
     root,
     scheduler: asapScheduler,

@@ -34,6 +34,8 @@ export interface CacheIdentity {
   service: string;
   /** esbuild's version: the built-in bundlers' compiler. */
   esbuild: string;
+  /** A hash of the built-in bundlers' own code (`src/bundlers/`): how they call esbuild. */
+  bundlers: string;
 }
 
 interface CacheEntry {
@@ -127,6 +129,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     if (index.identity?.service !== identity.service || index.identity?.esbuild !== identity.esbuild) {
       return `the cache was written by @core-js/packages ${String(index.identity?.service)} with esbuild ${String(index.identity?.esbuild)}`;
     }
+    if (index.identity?.bundlers !== identity.bundlers) return 'the cache was written by other code of the built-in bundlers';
     if (index.root !== workspaceRoot) return `the cache belongs to another workspace (${String(index.root)})`;
     return index;
   }

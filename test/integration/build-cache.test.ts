@@ -16,7 +16,7 @@ const MAIN_STYLES = `/m/@acme/app@1.0.0/styles/main?${DEV}`;
 const FORMAT = `/m/@acme/lib@1.2.0/modules/format?${DEV}`;
 
 interface CacheIndex {
-  identity: { service: string; esbuild: string };
+  identity: { service: string; esbuild: string; bundlers: string };
   entries: { module: string; variant: string; record: { outputs: { code: { hash: string } } } }[];
 }
 
@@ -123,7 +123,7 @@ describe('the build cache', function () {
     expect((await second.service.get(MAIN)).text).to.equal(expected);
   });
 
-  it('ignores a cache of another esbuild or service version, and one of another workspace', async () => {
+  it('ignores a cache of another esbuild or service version, of other bundler code, and one of another workspace', async () => {
     const first = await start();
     await written(first.service);
     await first.service.close();
@@ -135,6 +135,12 @@ describe('the build cache', function () {
     // Written again by this service, for its own versions.
     await waitFor(() => index().identity.esbuild === cached.identity.esbuild, { what: 'the cache written again' });
     await second.service.close();
+    fs.writeFileSync(path.join(cacheDir, 'builds.json'), JSON.stringify({ ...index(), identity: { ...cached.identity, bundlers: 'older-bundler-code' } }));
+    const changedCode = await start();
+    expect(restoredOf(changedCode.events).ignored).to.equal('the cache was written by other code of the built-in bundlers');
+    expect(builtModules(changedCode.events)).to.include('@acme/app/main');
+    await waitFor(() => index().identity.bundlers === cached.identity.bundlers, { what: 'the cache written again' });
+    await changedCode.service.close();
 
     root = fixtureWorkspace('basic'); // the same files in another directory
     const third = await start();
