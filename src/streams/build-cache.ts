@@ -109,6 +109,7 @@ export interface BuildCacheDeps {
 export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
   const { hashes, outputs } = deps;
   const indexFile = path.join(dir, INDEX);
+  let prunedSiblings = false;
   const outputFile = (hash: string) => path.join(dir, OUTPUTS, hash);
   const workspaceRoot = realRoot(root);
 
@@ -231,6 +232,10 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries };
       await writeAtomically(indexFile, JSON.stringify(index));
       await removeUnreferenced(path.join(dir, OUTPUTS), entries);
+      if (!prunedSiblings) {
+        prunedSiblings = true;
+        await removeCachesOfRemovedWorkspaces(dir);
+      }
     },
   };
 }
@@ -254,5 +259,26 @@ async function removeUnreferenced(outputsDir: string, entries: readonly CacheEnt
       if (!stats || Date.now() - stats.mtimeMs < ABANDONED_MS) continue;
     }
     await fs.promises.rm(file, { force: true });
+  }
+}
+
+// In the shared place (`~/.cache/core-js-packages/<id>/`), the caches of workspaces that no
+// longer exist (a temporary directory, a removed clone) would stay for ever: each service, once,
+// removes those whose recorded workspace is gone.
+async function removeCachesOfRemovedWorkspaces(dir: string) {
+  const shared = path.dirname(dir);
+  if (path.basename(shared) !== 'core-js-packages' || !/^[0-9a-f]{16}$/.test(path.basename(dir))) return;
+  const ids = await fs.promises.readdir(shared).catch(() => [] as string[]);
+  for (const id of ids) {
+    if (!/^[0-9a-f]{16}$/.test(id) || id === path.basename(dir)) continue;
+    const text = await fs.promises.readFile(path.join(shared, id, INDEX), 'utf8').catch(() => null);
+    let root: unknown = null;
+    try {
+      root = text === null ? null : (JSON.parse(text) as { root?: unknown }).root;
+    } catch {
+      continue; // being written, or not ours to judge
+    }
+    if (typeof root !== 'string' || fs.existsSync(root)) continue;
+    await fs.promises.rm(path.join(shared, id), { recursive: true, force: true });
   }
 }

@@ -163,6 +163,21 @@ describe('the build cache', function () {
     expect(fs.readdirSync(cacheDir).filter((name) => name.endsWith('.tmp'))).to.deep.equal([]);
   });
 
+  it('removes, in the shared place, the caches of workspaces that no longer exist, and no other', async () => {
+    const shared = path.join(cacheDir, 'core-js-packages');
+    const sibling = (id: string, root: string) => {
+      fs.mkdirSync(path.join(shared, id), { recursive: true });
+      fs.writeFileSync(path.join(shared, id, 'builds.json'), JSON.stringify({ format: 1, root, entries: [] }));
+    };
+    sibling('aaaaaaaaaaaaaaaa', path.join(cacheDir, 'a-removed-workspace'));
+    sibling('bbbbbbbbbbbbbbbb', root);
+    const own = path.join(shared, '0123456789abcdef');
+    const { service } = await start({ cache: own });
+    await waitFor(() => fs.existsSync(path.join(own, 'builds.json')) && !fs.existsSync(path.join(shared, 'aaaaaaaaaaaaaaaa')), { what: 'the removed workspace\'s cache gone' });
+    await service.close();
+    expect(fs.readdirSync(shared).sort()).to.deep.equal(['0123456789abcdef', 'bbbbbbbbbbbbbbbb']);
+  });
+
   it('is neither read nor written when off', async () => {
     const { service, events } = await start({ cache: false });
     await service.get(MAIN);
