@@ -80,15 +80,17 @@ function variantInputs(state: ServiceState, module: string, variant: string): Ex
 }
 
 // The manifests and listings an output depends on: those outside every package (core.json, the
-// selection, shared tsconfig files), those of its own package, and those of each workspace
-// package it imports (their versions and modules decide its dependency checks).
-const sourcesByPackage = new WeakMap<object, { shared: Expected; byPackage: Map<string, Expected> }>();
+// selection, shared tsconfig files); of its own package, those at the package's level
+// (package.json, its listing) and those of its own module's directory (its module.json and
+// listing), never another module's; and the same of each workspace package it imports, for the
+// modules it imports (their versions, `exports` and platforms decide its dependency checks).
+const sourcesByPackage = new WeakMap<object, { shared: Expected; byPackage: Map<string, Expected>; moduleDirs: Map<string, string[]> }>();
 
 function moduleSources(state: ServiceState, specifier: string, variant: string): Expected {
   const { workspace } = state;
   let split = sourcesByPackage.get(workspace);
   if (!split) {
-    const dirs = workspace.packages.map((pkg) => ({ name: pkg.name, prefix: pkg.dir === '.' || pkg.dir === '' ? '' : `${pkg.dir}/` })).sort((a, b) => b.prefix.length - a.prefix.length);
+    const dirs = workspace.packages.map((pkg) => ({ name: pkg.name, dir: pkg.dir, prefix: pkg.dir === '.' || pkg.dir === '' ? '' : `${pkg.dir}/` })).sort((a, b) => b.prefix.length - a.prefix.length);
     const shared: [string, string | null][] = [];
     const byPackage = new Map<string, [string, string | null][]>();
     for (const [path, hash] of Object.entries(workspace.sources)) {
@@ -99,16 +101,40 @@ function moduleSources(state: ServiceState, specifier: string, variant: string):
         byPackage.get(owner.name)!.push([path, hash]);
       }
     }
-    sourcesByPackage.set(workspace, (split = { shared, byPackage }));
+    // Each package's module directories other than the package's own: what belongs to one module.
+    const moduleDirs = new Map<string, string[]>();
+    for (const module of workspace.modules) {
+      const own = dirs.find((dir) => dir.name === module.package);
+      if (!own || module.dir === own.dir || module.dir === '.' || module.dir === '') continue;
+      if (!moduleDirs.has(module.package)) moduleDirs.set(module.package, []);
+      moduleDirs.get(module.package)!.push(module.dir);
+    }
+    sourcesByPackage.set(workspace, (split = { shared, byPackage, moduleDirs }));
   }
   const module = workspace.modules.find((m) => m.specifier === specifier);
   if (!module) return Object.entries(workspace.sources);
-  const packages = new Set([module.package]);
+  // The modules whose declarations this answer depends on: itself, and those it imports.
+  const wanted = new Map<string, Set<string>>([[module.package, new Set([module.dir])]]);
+  const byName = new Map(workspace.modules.map((m) => [m.specifier, m]));
   for (const { specifier: imported } of state.builds[specifier]?.variants[variant]?.last?.imports ?? []) {
     const name = imported.startsWith('@') ? imported.split('/').slice(0, 2).join('/') : imported.split('/')[0]!;
-    if (split.byPackage.has(name)) packages.add(name);
+    if (!split.byPackage.has(name)) continue;
+    if (!wanted.has(name)) wanted.set(name, new Set());
+    const target = byName.get(imported);
+    if (target) wanted.get(name)!.add(target.dir);
+    else for (const dir of split.moduleDirs.get(name) ?? []) wanted.get(name)!.add(dir); // not a module (yet): all of them
   }
-  return [...split.shared, ...[...packages].flatMap((name) => split!.byPackage.get(name) ?? [])];
+  const inside = (path: string, dir: string) => path === `${dir}/` || path.startsWith(`${dir}/`);
+  const paths: (readonly [string, string | null])[] = [...split.shared];
+  for (const [name, keep] of wanted) {
+    const others = (split.moduleDirs.get(name) ?? []).filter((dir) => !keep.has(dir));
+    for (const entry of split.byPackage.get(name) ?? []) {
+      // Inside another module's directory, and inside none this answer depends on: not its concern.
+      if (others.some((dir) => inside(entry[0], dir)) && ![...keep].some((dir) => inside(entry[0], dir))) continue;
+      paths.push(entry);
+    }
+  }
+  return paths;
 }
 
 /** The paths whose content differs from what the state recorded, with their hashes now. */

@@ -89,6 +89,43 @@ describe('findChanges', () => {
     expect(findChanges(scoped, [{ kind: 'workspace' }], fakeHashes({ ...disk, 'far/package.json': 'far-2' }))).to.deep.equal({ 'far/package.json': 'far-2' });
   });
 
+  it("leaves out other modules' directories: of its own package, and of the packages it imports, all but the modules it imports", () => {
+    const two2 = moduleModel('two');
+    const fmt = moduleModel('fmt', { package: '@t/lib' });
+    const other = moduleModel('other', { package: '@t/lib' });
+    const sources = {
+      'core.json': 'core-1',
+      'app/package.json': 'package-1',
+      'app/': 'app-listing',
+      'app/one/': 'one-listing',
+      'app/one/module.json': 'one-manifest',
+      'app/two/': 'two-listing',
+      'app/two/module.json': 'two-manifest',
+      'lib/package.json': 'lib-1',
+      'lib/fmt/': 'fmt-listing',
+      'lib/fmt/module.json': null,
+      'lib/other/': 'other-listing',
+      'lib/other/module.json': null,
+    };
+    const scoped = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, two2, fmt, other], { sources }) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { inputs: { 'app/one/index.ts': 'e1' }, imports: [{ specifier: '@t/lib/fmt', file: 'app/one/index.ts' }] }),
+    ]);
+    const disk = { ...DISK, ...sources };
+    const scope: CheckScope[] = [{ kind: 'variant', module: one.specifier, variant: DEV }];
+    const hashes = fakeHashes(disk);
+    expect(findChanges(scoped, scope, hashes)).to.equal(null);
+    expect(hashes.asked.sort()).to.deep.equal(['app/', 'app/one/', 'app/one/index.ts', 'app/one/module.json', 'app/package.json', 'core.json', 'lib/fmt/', 'lib/fmt/module.json', 'lib/package.json']);
+    // What it depends on is still seen the moment it changes; another module's manifest is left to its own answers.
+    for (const changed of ['app/one/module.json', 'app/', 'lib/fmt/module.json', 'lib/package.json']) {
+      expect(findChanges(scoped, scope, fakeHashes({ ...disk, [changed]: 'changed' })), changed).to.deep.equal({ [changed]: 'changed' });
+    }
+    expect(findChanges(scoped, scope, fakeHashes({ ...disk, 'app/two/module.json': 'changed', 'lib/other/module.json': '{}' }))).to.equal(null);
+    expect(findChanges(scoped, [{ kind: 'workspace' }], fakeHashes({ ...disk, 'app/two/module.json': 'changed' }))).to.deep.equal({ 'app/two/module.json': 'changed' });
+  });
+
   it('looks at the inputs of the variant a scope names, not at other variants', () => {
     const disk = fakeHashes({ ...DISK, 'app/one/helper.ts': 'h2' });
     expect(findChanges(state(), [{ kind: 'variant', module: one.specifier, variant: DEV }], disk)).to.deep.equal({ 'app/one/helper.ts': 'h2' });
