@@ -4,7 +4,8 @@
 // the next package's module; the app imports all 1,000 and renders one element of each):
 //   ours     `core run` (development extension, CORE_CDN_ORIGIN=local, no build cache) and
 //            its `/preview/` of the app
-//   cached   the same with the build cache an earlier run left (a restart), for information
+//   joined   the same with `/preview/bundled/` (the modules joined in one script, the sheets in one)
+//   cached   the bundled preview with the build cache an earlier run left (a restart), for information
 //   vite     a Vite 8 dev server, `index.html` loading the app's entry
 //   bundled  the same with Vite's full-bundle dev mode (`experimental.bundledDev`)
 // cold  = server process spawned -> the page rendered, in a new browser context;
@@ -44,11 +45,18 @@ const SERVERS = {
       return { child, page: `${url}preview/` };
     },
   },
+  joined: {
+    label: 'ours (/preview/bundled/)',
+    async start(app) {
+      const { child, url } = await startCore(app.dir, { ms: 300_000, env: { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' } });
+      return { child, page: `${url}preview/bundled/` };
+    },
+  },
   cached: {
-    label: 'ours, restarted with its build cache',
+    label: 'ours (/preview/bundled/), restarted with its build cache',
     async start(app) {
       const { child, url } = await startCore(app.dir, { ms: 300_000, cacheDir: path.join(WORK, 'page-load-cache'), env: { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' } });
-      return { child, page: `${url}preview/` };
+      return { child, page: `${url}preview/bundled/` };
     },
   },
   vite: {
@@ -132,7 +140,15 @@ export async function run({ quick }) {
     checks: label ? [{ on: 'ratio', op: '<=', value: 1.0 }] : [],
   });
   return {
-    rows: [row('warm', 'bundled', true), row('cold', 'bundled', true), row('cold', 'bundled', false, 'cached'), row('warm', 'vite', false), row('cold', 'vite', false)],
+    rows: [
+      row('warm', 'bundled', true, 'joined'),
+      row('cold', 'bundled', true, 'joined'),
+      row('cold', 'bundled', false, 'cached'),
+      row('warm', 'bundled', false),
+      row('cold', 'bundled', false),
+      row('warm', 'vite', false),
+      row('cold', 'vite', false),
+    ],
     raw: results,
     notes: [
       `requests per load (median): ${Object.keys(SERVERS).map((key) => `${key} cold ${requests(key, 'cold')}, warm ${requests(key, 'warm')}`).join('; ')}`,

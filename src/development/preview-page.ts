@@ -17,6 +17,35 @@ export function renderPreviewPage(preview: Preview, runtimeAddress: string): str
   const preloads = [...new Set(Object.values(preview.imports).filter((address) => address.startsWith('/')))].map(
     (address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`,
   );
+  return renderPage(preview, runtimeAddress, { imports: preview.imports, head: [...links, ...preloads], imported: preview.entry });
+}
+
+/** The addresses of the bundled preview's two files (README "The bundled preview"). */
+export interface BundledAddresses {
+  code: string;
+  styles: string;
+  /** The styles address without its `v` token: the runtime asks it for the current sheet. */
+  currentStyles: string;
+}
+
+/**
+ * The bundled preview: the same page, its development modules in one script and its
+ * stylesheets in one sheet; the import map keeps what stays a separate module.
+ */
+export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string): string {
+  const preloads = [addresses.code, ...new Set(Object.values(imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
+  const sheet = `    <link rel="stylesheet" href="${escapeHtml(addresses.styles)}" data-core-bundle="${escapeHtml(addresses.currentStyles)}">`;
+  return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...preloads], imported: addresses.code });
+}
+
+interface PageParts {
+  imports: Record<string, string>;
+  head: string[];
+  /** What the page's module script imports: the entry, or the bundle holding it. */
+  imported: string;
+}
+
+function renderPage(preview: Preview, runtimeAddress: string, parts: PageParts): string {
   // The runtime names modules as the push channel does: <package>@<version>/<subpath>.
   const labels = new Map(preview.modules.map((module) => [module.specifier, moduleLabel(module)]));
   const diagnostics = preview.diagnostics.map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
@@ -29,13 +58,13 @@ export function renderPreviewPage(preview: Preview, runtimeAddress: string): str
     <link rel="icon" href="data:,">
     <title>${escapeHtml(preview.entry)} · preview</title>
     <script type="importmap">
-${scriptJson({ imports: preview.imports })}
+${scriptJson({ imports: parts.imports })}
     </script>
-${[...links, ...preloads].join('\n')}
+${parts.head.join('\n')}
     <script type="application/json" id="core-diagnostics">${scriptJson(diagnostics)}</script>
     <script type="application/json" id="core-warnings">${scriptJson(warnings)}</script>
     <script type="module" src="${escapeHtml(runtimeAddress)}"></script>
-    <script type="module">import ${JSON.stringify(preview.entry).replace(/</g, '\\u003c')};</script>
+    <script type="module">import ${JSON.stringify(parts.imported).replace(/</g, '\\u003c')};</script>
   </head>
   <body></body>
 </html>

@@ -1,13 +1,17 @@
-// `/preview/`, `/preview/entry.json` and the runtime under `/u/`.
+// `/preview/`, `/preview/entry.json`, the bundled preview under `/preview/bundled/` and the
+// runtime under `/u/`.
 import fs from 'node:fs';
 import type { HttpContext } from '../http/context.js';
 import type { ExtensionHost } from '../extension.js';
 import { ERROR_CODES, ServiceError } from '../http/errors.js';
-import { sendOutput } from '../http/send-output.js';
+import { isContentHash, isCrossSiteRefused, sendOutput } from '../http/send-output.js';
+import { PageBundleError } from '../bundlers/page-bundle.js';
+import type { ServiceState } from '../store/state.js';
+import { createPageBundles, planPageBundle, type BundledPage, type PageBundlePlan } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { installedVersion as installedFrom } from '../streams/installed-packages.js';
-import { renderPreviewPage } from './preview-page.js';
+import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { derivePreview, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
@@ -25,6 +29,10 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   const localCdn = host.cdnOrigin === LOCAL_CDN ? registerLocalCdn(host) : null;
 
   async function preview(ctx: HttpContext): Promise<Preview> {
+    return (await previewAndState(ctx)).preview;
+  }
+
+  async function previewAndState(ctx: HttpContext): Promise<{ preview: Preview; state: ServiceState }> {
     if (!host.cdnOrigin) {
       throw new ServiceError('PREVIEW_CDN_UNSET', 'the preview needs CORE_CDN_ORIGIN, the origin serving the packages not in development, and the service was started without it');
     }
@@ -38,26 +46,71 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
         result.preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
     }
-    return result.preview;
+    return { preview: result.preview, state };
   }
+
+  const bundles = createPageBundles(host.outputs);
+  async function bundledPage(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }> {
+    const { preview, state } = await previewAndState(ctx);
+    const plan = planPageBundle(state, preview);
+    try {
+      return { preview, plan, page: await bundles.bundle(plan) };
+    } catch (error) {
+      if (error instanceof PageBundleError) throw new ServiceError('BUILD_FAILED', `the bundled preview of ${preview.entry} could not be joined: ${error.message}`);
+      throw error;
+    }
+  }
+  const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
+  const sendBundled = (kind: 'code' | 'styles') => async (ctx: HttpContext) => {
+    if (isCrossSiteRefused(ctx.req, false)) throw new ServiceError('CROSS_SITE_REFUSED', 'the bundled preview is development output: it is not served to other sites');
+    const token = ctx.query.v;
+    const type = kind === 'code' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8';
+    // `v=<hash>` names those bytes for ever (README "Addresses"): a kept one needs no check.
+    const kept = isContentHash(token) ? bundles.find(token) : undefined;
+    if (kept) return sendOutput(ctx, kept.body, { type, hash: kept.hash, anyOrigin: false, immutable: true });
+    const { page, preview, plan } = await bundledPage(ctx);
+    // The runtime asks the plain address for the sheet to swap in: while a module is broken its
+    // rules are missing from it, and the page keeps the last good sheet instead.
+    if (kind === 'styles' && token === undefined && plan.broken.length > 0) {
+      throw new ServiceError('BUILD_FAILED', `the bundled stylesheet of ${preview.entry} waits for ${plan.broken.join(', ')} to build`, {
+        diagnostics: preview.diagnostics.filter((problem) => problem.module !== undefined && plan.broken.includes(problem.module)),
+      });
+    }
+    const file = page[kind];
+    if (isContentHash(token) && token !== file.hash) {
+      throw new ServiceError('OUTPUT_NOT_AVAILABLE', `v=${token} names an earlier bundle of ${preview.entry}, which is no longer kept: load the page again for the current address`);
+    }
+    sendOutput(ctx, file.body, { type, hash: file.hash, anyOrigin: false, immutable: isContentHash(token) });
+  };
 
   host.router.get('/preview', (ctx) => {
     ctx.redirect(`/preview/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
   });
   host.router.get('/preview/', async (ctx) => {
     // A browser gets the reason as a page it can show; tools keep the JSON error.
-    if (!host.cdnOrigin && /\btext\/html\b/.test(ctx.get('accept'))) {
-      ctx.status = 503;
-      ctx.set('Cache-Control', 'no-store');
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = CDN_UNSET_PAGE;
-      return;
-    }
+    if (!host.cdnOrigin && /\btext\/html\b/.test(ctx.get('accept'))) return sendCdnUnsetPage(ctx);
     const page = renderPreviewPage(await preview(ctx), runtimeAddress);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
   });
+  host.router.get('/preview/bundled', (ctx) => {
+    ctx.redirect(`/preview/bundled/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+  });
+  host.router.get('/preview/bundled/', async (ctx) => {
+    if (!host.cdnOrigin && /\btext\/html\b/.test(ctx.get('accept'))) return sendCdnUnsetPage(ctx);
+    const { preview, plan, page } = await bundledPage(ctx);
+    const addresses = {
+      code: bundledAddress('code.js', preview.entry, page.code.hash),
+      styles: bundledAddress('styles.css', preview.entry, page.styles.hash),
+      currentStyles: bundledAddress('styles.css', preview.entry),
+    };
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress);
+  });
+  host.router.get('/preview/bundled/code.js', sendBundled('code'));
+  host.router.get('/preview/bundled/styles.css', sendBundled('styles'));
   host.router.get('/preview/entry.json', async (ctx) => {
     const body = JSON.stringify(await preview(ctx), null, 2);
     ctx.set('Cache-Control', 'no-store');
@@ -67,6 +120,13 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   host.router.get('/u/runtime.js', (ctx) => {
     sendOutput(ctx, runtime, { type: 'text/javascript; charset=utf-8', hash: runtimeHash, anyOrigin: false });
   });
+}
+
+function sendCdnUnsetPage(ctx: HttpContext): void {
+  ctx.status = 503;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = CDN_UNSET_PAGE;
 }
 
 const CDN_UNSET_PAGE = `<!doctype html>

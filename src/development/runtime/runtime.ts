@@ -18,23 +18,51 @@ const swaps = new Map<string, HTMLLinkElement>();
 function swapSheet(module: string, href: string): void {
   // `data-core-incoming` marks a sheet still loading; its value is empty, so test presence.
   const current = [...document.querySelectorAll<HTMLLinkElement>('link[data-core-styles]')].filter((link) => link.dataset.coreStyles === module && link.dataset.coreIncoming === undefined);
+  replaceLinks(module, current, href);
+}
+
+function replaceLinks(key: string, current: HTMLLinkElement[], href: string): void {
   if (current.length === 0) return;
-  swaps.get(module)?.remove(); // a newer sheet supersedes one still loading
+  swaps.get(key)?.remove(); // a newer sheet supersedes one still loading
   const incoming = current[current.length - 1]!.cloneNode() as HTMLLinkElement;
   incoming.dataset.coreIncoming = '';
   incoming.href = new URL(href, location.href).href;
-  swaps.set(module, incoming);
+  swaps.set(key, incoming);
   incoming.addEventListener('load', () => {
-    if (swaps.get(module) !== incoming) return;
-    swaps.delete(module);
+    if (swaps.get(key) !== incoming) return;
+    swaps.delete(key);
     delete incoming.dataset.coreIncoming;
     for (const link of current) link.remove();
   });
   incoming.addEventListener('error', () => {
-    if (swaps.get(module) === incoming) swaps.delete(module);
+    if (swaps.get(key) === incoming) swaps.delete(key);
     incoming.remove(); // the old sheet stays: the last good style
   });
   current[current.length - 1]!.after(incoming);
+}
+
+// The bundled preview links one sheet for every module (README "The bundled preview"): a
+// changed stylesheet swaps it for the current one, named by its content hash (the ETag the
+// service answers for the sheet's plain address). A sheet that cannot be joined now (a broken
+// stylesheet) answers an error, and the last good one stays.
+let bundleAsked = 0;
+async function swapBundle(): Promise<void> {
+  const current = [...document.querySelectorAll<HTMLLinkElement>('link[data-core-bundle]:not([data-core-incoming])')];
+  const plain = current[0]?.dataset.coreBundle;
+  if (!plain) return;
+  const asked = ++bundleAsked;
+  let hash: string | null = null;
+  try {
+    const answer = await fetch(plain, { method: 'HEAD', cache: 'no-store' });
+    hash = answer.ok ? (answer.headers.get('etag')?.replace(/^W\/|"/g, '') ?? null) : null;
+  } catch {
+    hash = null;
+  }
+  if (hash === null || asked !== bundleAsked) return;
+  const url = new URL(plain, location.href);
+  url.searchParams.set('v', hash);
+  if (current.some((link) => link.href === url.href)) return;
+  replaceLinks('bundle', current, url.href);
 }
 
 function refreshAllSheets(): void {
@@ -43,6 +71,7 @@ function refreshAllSheets(): void {
     url.searchParams.set('v', `r${Date.now().toString(36)}`);
     swapSheet(link.dataset.coreStyles!, url.href);
   }
+  void swapBundle();
 }
 
 const overlay = (() => {
@@ -134,6 +163,8 @@ function handle(message: Message): void {
     return;
   }
   if (problems.delete(message.module)) overlay.render();
+  // Any module built again may change the bundled sheet, one left out while broken included.
+  void swapBundle();
   if (message.type === 'styles') swapSheet(message.module, message.href);
   else if (message.type === 'code') console.info(`[core] the code of ${message.module} changed; reload the page to run it`);
 }

@@ -1,0 +1,137 @@
+// The bundled preview (README "The bundled preview"): the same page as `/preview/` with its
+// development modules joined into one script and its stylesheets into one sheet, for pages of
+// many modules, where a browser's own work per module and per sheet is most of a reload.
+// `planPageBundle` is pure over the preview and the state; `createPageBundles` keeps the last
+// few bundles, so the page and its two files agree and an earlier address keeps its bytes.
+import { bundlePage, type PageBundle } from '../bundlers/page-bundle.js';
+import { contentHash } from '../outputs/content-hash.js';
+import type { OutputCache } from '../outputs/output-cache.js';
+import { defaultVariantKey } from '../store/selectors.js';
+import type { ServiceState } from '../store/state.js';
+import { canonicalSpecifier } from '../workspace/boundaries.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
+import type { Preview } from './preview.js';
+
+export interface PageBundlePlan {
+  /** Names the plan: the same key, the same two files. */
+  key: string;
+  entry: string;
+  /** Joined into the bundle: bare specifier -> address and content hash of its code. */
+  modules: Map<string, { address: string; hash: string }>;
+  /** Every listed stylesheet, in the order `/preview/` links them. */
+  sheets: { address: string; hash: string }[];
+  /** The page's import map: what stays a separate module. */
+  imports: Record<string, string>;
+  /** Listed modules with diagnostics: their last good stylesheet is not in the joined sheet. */
+  broken: string[];
+}
+
+// The addresses are the preview's own (`codeAddress`, `stylesAddress`): `v` is their last parameter.
+const tokenOf = (address: string): string | null => /[?&]v=([A-Za-z0-9_-]+)$/.exec(address)?.[1] ?? null;
+
+export function planPageBundle(state: ServiceState, preview: Preview): PageBundlePlan {
+  const index = indexWorkspace(state.workspace);
+  const broken = new Set(preview.diagnostics.map((problem) => problem.module).filter((module) => module !== undefined));
+  const addressOf = (specifier: string) => preview.imports[specifier];
+  // Left out: what the CDN serves, what is not built, what answers an error (the page then
+  // fails as `/preview/` does, and says why). A module loaded on its own must never also be
+  // in the bundle (two instances of one module), so what it imports is left out too.
+  const separate = new Set<string>();
+  const pending: string[] = [];
+  const leaveOut = (address: string | undefined) => {
+    if (address === undefined || separate.has(address)) return;
+    separate.add(address);
+    pending.push(address);
+  };
+  for (const module of preview.modules) {
+    if (!module.code.startsWith('/m/') || tokenOf(module.code) === null || broken.has(module.specifier)) leaveOut(module.code);
+  }
+  const specifiersAt = new Map<string, string[]>();
+  for (const [specifier, address] of Object.entries(preview.imports)) specifiersAt.set(address, [...(specifiersAt.get(address) ?? []), specifier]);
+  while (pending.length > 0) {
+    for (const specifier of specifiersAt.get(pending.pop()!) ?? []) {
+      const module = index.modules.get(specifier);
+      if (!module) continue;
+      const canonical = index.modules.get(canonicalSpecifier(state.workspace, specifier, module.entry)) ?? module;
+      for (const imported of state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last?.imports ?? []) leaveOut(addressOf(imported.specifier));
+    }
+  }
+
+  const modules = new Map<string, { address: string; hash: string }>();
+  const imports: Record<string, string> = {};
+  for (const [specifier, address] of Object.entries(preview.imports)) {
+    const hash = tokenOf(address);
+    if (address.startsWith('/m/') && hash !== null && !separate.has(address)) modules.set(specifier, { address, hash });
+    else imports[specifier] = address;
+  }
+  const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: tokenOf(module.styles!) ?? '' }));
+  const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports]));
+  return { key, entry: preview.entry, modules, sheets, imports, broken: [...broken].filter((specifier) => preview.modules.some((module) => module.specifier === specifier)) };
+}
+
+export interface BundledFile {
+  body: Buffer;
+  hash: string;
+}
+
+export interface BundledPage {
+  code: BundledFile;
+  styles: BundledFile;
+}
+
+export interface PageBundles {
+  /** The two files of `plan`, joined once and kept while it is among the last few. */
+  bundle(plan: PageBundlePlan): Promise<BundledPage>;
+  /** A file of a kept bundle by its content hash: an earlier `v=` address keeps its bytes. */
+  find(hash: string): BundledFile | undefined;
+}
+
+/** How many bundles are kept: an open page, a reload after an edit, another entry. */
+const KEPT = 4;
+
+export function createPageBundles(outputs: OutputCache, join: (input: Parameters<typeof bundlePage>[0]) => Promise<PageBundle> = bundlePage): PageBundles {
+  const kept = new Map<string, Promise<BundledPage>>();
+  const settled = new Map<string, BundledPage>();
+  const text = (hash: string, address: string) => {
+    const body = outputs.get(hash);
+    if (!body) throw new Error(`the output ${hash} of ${address} is missing from the output cache`);
+    return body.toString('utf8');
+  };
+  return {
+    bundle(plan) {
+      const known = kept.get(plan.key);
+      if (known) return known;
+      const joined = join({
+        entry: plan.entry,
+        modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, code: text(hash, address) }])),
+        sheets: plan.sheets.map(({ address, hash }) => ({ address, styles: text(hash, address) })),
+      }).then(({ code, styles }) => {
+        const page = { code: file(code), styles: file(styles) };
+        settled.set(plan.key, page);
+        return page;
+      });
+      kept.set(plan.key, joined);
+      joined.catch(() => {
+        kept.delete(plan.key);
+      });
+      for (const key of kept.keys()) {
+        if (kept.size <= KEPT) break;
+        kept.delete(key);
+        settled.delete(key);
+      }
+      return joined;
+    },
+    find(hash) {
+      for (const page of settled.values()) {
+        if (page.code.hash === hash) return page.code;
+        if (page.styles.hash === hash) return page.styles;
+      }
+      return undefined;
+    },
+  };
+}
+
+function file(content: Uint8Array): BundledFile {
+  const body = Buffer.from(content);
+  return { body, hash: contentHash(body) };
+}

@@ -1,0 +1,171 @@
+// The bundled preview (README "The bundled preview"): the page's development modules joined in
+// one script and its stylesheets in one sheet, both named by content hash; what the CDN serves
+// (and whatever a module loaded on its own imports) stays in the import map.
+import { expect } from 'chai';
+import { expectError } from '../helpers/answers.js';
+import { remove, write } from '../helpers/edit.js';
+import { fixtureWorkspace } from '../helpers/fixtures.js';
+import { serve } from '../helpers/service.js';
+import { inlineWorkspace } from '../helpers/workspace.js';
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+interface Page {
+  html: string;
+  imports: Record<string, string>;
+  code: string;
+  styles: string;
+  currentStyles: string;
+}
+
+function readPage(html: string): Page {
+  const imports = (JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(html)![1]!) as { imports: Record<string, string> }).imports;
+  const sheet = /<link rel="stylesheet" href="([^"]+)" data-core-bundle="([^"]+)">/.exec(html)!;
+  const code = /<script type="module">import "([^"]+)";<\/script>/.exec(html)![1]!;
+  const unescape = (text: string) => text.replaceAll('&amp;', '&');
+  return { html, imports, code, styles: unescape(sheet[1]!), currentStyles: unescape(sheet[2]!) };
+}
+
+describe('the bundled preview', function () {
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+
+  before(async function () {
+    root = fixtureWorkspace('basic');
+    service = await serve(root);
+  });
+  after(async function () {
+    await service?.close();
+  });
+
+  const page = async (query = '') => {
+    const answer = await service.get(`/preview/bundled/${query}`);
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.headers['content-type']).to.match(/^text\/html/);
+    expect(answer.headers['cache-control']).to.equal('no-store');
+    return readPage(answer.text);
+  };
+
+  it('joins the modules in development into one script, named by its hash, and keeps the rest in the import map', async function () {
+    const { imports, code, html } = await page();
+    expect(Object.keys(imports), 'the modules in development are in the bundle, not the map').to.not.include.members(['@acme/app/main', '@acme/lib/format']);
+    expect(code).to.match(/^\/preview\/bundled\/code\.js\?entry=%40acme%2Fapp%2Fmain&v=[A-Za-z0-9_-]{22}$/);
+    expect(html).to.include(`<link rel="modulepreload" href="${code.replaceAll('&', '&amp;')}">`);
+    const script = await service.get(code);
+    expect(script.status).to.equal(200);
+    expect(script.headers['content-type']).to.match(/^text\/javascript/);
+    expect(script.headers['cache-control']).to.equal(IMMUTABLE);
+    expect(script.headers.etag).to.equal(`"${code.slice(-22)}"`);
+    expect(script.headers).to.not.have.property('access-control-allow-origin');
+    // The code of both packages, as compiled for their own addresses; no bare import of either left.
+    expect(script.text).to.include('APP_HELPER_MARKER').and.to.include('No. ');
+    expect(script.text).to.not.match(/from\s*"@acme\//);
+    // The asset keeps resolving against the module's own address, not the bundle's.
+    expect(script.text).to.include('new URL("/m/@acme/app@1.0.0/modules/main');
+    expect(script.text).to.match(/\/\/# sourceMappingURL=data:application\/json;base64,/);
+    const plain = await service.get(code.replace(/&v=.*$/, ''));
+    expect(plain.headers['cache-control']).to.equal('no-cache');
+    expect(plain.text).to.equal(script.text);
+  });
+
+  it('joins every stylesheet into one sheet, its url() addresses made absolute', async function () {
+    const { styles, currentStyles } = await page();
+    expect(currentStyles).to.equal('/preview/bundled/styles.css?entry=%40acme%2Fapp%2Fmain');
+    const sheet = await service.get(styles);
+    expect(sheet.status).to.equal(200);
+    expect(sheet.headers['content-type']).to.match(/^text\/css/);
+    expect(sheet.headers['cache-control']).to.equal(IMMUTABLE);
+    expect(sheet.text).to.include('rgb(1, 2, 3)');
+    expect(sheet.headers.etag).to.equal(`"${styles.slice(-22)}"`);
+  });
+
+  it('gives an edited stylesheet a new sheet address; the old one keeps its bytes', async function () {
+    const before = await page();
+    const old = await service.get(before.styles);
+    write(root, 'packages/app/main/styles.css', '.core-probe {\n  color: rgb(4, 5, 6);\n  background: url(./logo.svg);\n  display: block;\n}\n');
+    try {
+      const after = await page();
+      expect(after.styles).to.not.equal(before.styles);
+      const fresh = await service.get(after.styles);
+      expect(fresh.text).to.include('rgb(4, 5, 6)');
+      // A url() means what it meant at the stylesheet's own address.
+      expect(fresh.text).to.include('url(/m/@acme/app@1.0.0/assets/main/logo.svg)');
+      const again = await service.get(before.styles);
+      expect(again.status).to.equal(200);
+      expect(again.text).to.equal(old.text);
+      expect((await service.get(after.currentStyles)).headers.etag).to.equal(`"${after.styles.slice(-22)}"`);
+    } finally {
+      write(root, 'packages/app/main/styles.css', '.core-probe {\n  color: rgb(1, 2, 3);\n  display: block;\n}\n');
+    }
+  });
+
+  it('answers OUTPUT_NOT_AVAILABLE for a hash it never made, and refuses other sites', async function () {
+    const { code } = await page();
+    expectError(await service.get(code.replace(/v=.*$/, 'v=AAAAAAAAAAAAAAAAAAAAAA')), { status: 404, code: 'OUTPUT_NOT_AVAILABLE', mentions: ['@acme/app/main'] });
+    expectError(await service.get(code, { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors' }), { status: 403, code: 'CROSS_SITE_REFUSED' });
+  });
+
+  it('keeps the last good sheet: the current sheet is refused while a module is broken', async function () {
+    const before = await page();
+    write(root, 'packages/app/main/helper.ts', 'export const greet = (: string => ;\n');
+    try {
+      const broken = await page();
+      expect(broken.html).to.include('BUNDLE_ERROR');
+      expect(Object.keys(broken.imports), 'the broken module is loaded on its own, and fails as on /preview/').to.include('@acme/app/main');
+      expectError(await service.get(broken.currentStyles), { status: 422, code: 'BUILD_FAILED', mentions: ['@acme/app/main'], diagnostics: true });
+      expect((await service.get(before.styles)).status, 'a named sheet is still served').to.equal(200);
+    } finally {
+      write(root, 'packages/app/main/helper.ts', "export const HELPER_MARKER = 'APP_HELPER_MARKER';\n\nexport const greet = (): string => `Hello from ${HELPER_MARKER}`;\n");
+    }
+    expect((await service.get(before.currentStyles)).status).to.equal(200);
+  });
+
+  it('leaves a package out of the selection in the import map, and joins the rest', async function () {
+    write(root, '.core/selection.json', JSON.stringify({ packages: ['@acme/app'] }));
+    try {
+      const { imports, code } = await page();
+      expect(imports['@acme/lib/format']).to.equal('https://cdn.test/@acme/lib@1.2.0/format');
+      const script = await service.get(code);
+      expect(script.text).to.include('APP_HELPER_MARKER');
+      expect(script.text).to.match(/from\s*"@acme\/lib\/format"/);
+    } finally {
+      remove(root, '.core');
+    }
+  });
+
+  it('previews another entry with ?entry=, and redirects /preview/bundled', async function () {
+    const { code } = await page('?entry=@acme/lib/widgets/badge');
+    expect(code).to.match(/entry=%40acme%2Flib%2Fwidgets%2Fbadge&v=/);
+    const script = await service.get(code);
+    expect(script.text).to.include('new URL("/m/@acme/lib@1.2.0/modules/widgets/badge');
+    const redirect = await service.get('/preview/bundled?entry=@acme/app/main');
+    expect(redirect.status).to.equal(302);
+    expect(redirect.headers.location).to.equal('/preview/bundled/?entry=@acme/app/main');
+  });
+
+  it('never also joins a module that a module loaded on its own imports: one instance of each module', async function () {
+    // app (in development) imports lib (from the CDN) and util; lib imports util: util must be
+    // the one module the import map names, or the page would run two copies of it.
+    const pkg = (name: string, dependencies: Record<string, string> = {}) => ({ name, version: '1.0.0', type: 'module', exports: { './main': './main/index.ts' }, dependencies });
+    const local = inlineWorkspace(
+      {
+        app: { manifest: pkg('@x/app', { '@x/lib': '1.0.0', '@x/util': '1.0.0', '@x/solo': '1.0.0' }), files: { 'main/index.ts': "import { lib } from '@x/lib/main';\nimport { util } from '@x/util/main';\nimport { solo } from '@x/solo/main';\nconsole.log(lib, util, solo, 'APP_MARKER');\n" } },
+        lib: { manifest: pkg('@x/lib', { '@x/util': '1.0.0' }), files: { 'main/index.ts': "import { util } from '@x/util/main';\nexport const lib = `lib ${util}`;\n" } },
+        util: { manifest: pkg('@x/util'), files: { 'main/index.ts': "export const util = 'UTIL_MARKER';\n" } },
+        solo: { manifest: pkg('@x/solo'), files: { 'main/index.ts': "export const solo = 'SOLO_MARKER';\n" } },
+      },
+      { '.core/selection.json': JSON.stringify({ packages: ['@x/app', '@x/util', '@x/solo'] }) },
+    );
+    const other = await serve(local);
+    const answer = await other.get('/preview/bundled/');
+    expect(answer.status, answer.text).to.equal(200);
+    const { imports, code } = readPage(answer.text);
+    expect(imports['@x/lib/main']).to.equal('https://cdn.test/@x/lib@1.0.0/main');
+    expect(imports['@x/util/main']).to.match(/^\/m\/@x\/util@1\.0\.0\/modules\/main\?.*&v=/);
+    expect(imports).to.not.have.property('@x/solo/main');
+    const script = (await other.get(code)).text;
+    expect(script).to.include('APP_MARKER').and.to.include('SOLO_MARKER');
+    expect(script).to.not.include('UTIL_MARKER');
+    expect(script).to.match(/from\s*"@x\/util\/main"/);
+  });
+});
