@@ -28,6 +28,8 @@ export interface PageBundleInput {
 
 export interface PageBundle {
   code: Uint8Array;
+  /** The code's source map, linked from it: only a debugger fetches it, a reload never does. */
+  map: Uint8Array;
   styles: Uint8Array;
 }
 
@@ -46,17 +48,20 @@ const COMMON: esbuild.BuildOptions = {
 // from it (a declared asset, a worker) must keep resolving against the module's own address.
 const MODULE_URL = '__coreModuleUrl';
 
-export function bundlePage(input: PageBundleInput): Promise<PageBundle> {
+/** `mapAddress(map)`: the address the code names its source map by, given the map's bytes. */
+export function bundlePage(input: PageBundleInput, mapAddress: (map: Uint8Array) => string): Promise<PageBundle> {
   return withLiveService(async () => {
-    const [code, styles] = await Promise.all([bundleCode(input), bundleStyles(input)]);
-    return { code, styles };
+    const [{ code, map }, styles] = await Promise.all([bundleCode(input), bundleStyles(input)]);
+    const linked = Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress(map)}\n`)]);
+    return { code: linked, map, styles };
   });
 }
 
-async function bundleCode(input: PageBundleInput): Promise<Uint8Array> {
+async function bundleCode(input: PageBundleInput): Promise<{ code: Uint8Array; map: Uint8Array }> {
   const byAddress = new Map([...input.modules.values()].map((module) => [module.address, module]));
-  const result = await build({
+  const [code, map] = await build({
     ...COMMON,
+    sourcemap: 'external',
     format: 'esm',
     platform: 'browser',
     stdin: { contents: `import ${JSON.stringify(input.entry)};\n`, sourcefile: 'page-entry.js', loader: 'js' },
@@ -82,13 +87,13 @@ async function bundleCode(input: PageBundleInput): Promise<Uint8Array> {
       },
     ],
   });
-  return result;
+  return { code, map: map! };
 }
 
 async function bundleStyles(input: PageBundleInput): Promise<Uint8Array> {
   if (input.sheets.length === 0) return new Uint8Array();
   const byAddress = new Map(input.sheets.map((sheet) => [sheet.address, sheet]));
-  const result = await build({
+  const [styles] = await build({
     ...COMMON,
     outfile: 'page.css',
     stdin: { contents: input.sheets.map((sheet) => `@import ${JSON.stringify(`core-sheet:${sheet.address}`)};`).join('\n'), sourcefile: 'page-entry.css', loader: 'css' },
@@ -107,13 +112,15 @@ async function bundleStyles(input: PageBundleInput): Promise<Uint8Array> {
       },
     ],
   });
-  return result;
+  return styles;
 }
 
-async function build(options: esbuild.BuildOptions): Promise<Uint8Array> {
+/** The output and, with an external source map, the map. */
+async function build(options: esbuild.BuildOptions): Promise<[Uint8Array, Uint8Array | undefined]> {
   try {
     const result = await esbuild.build(options);
-    return result.outputFiles!.find((file) => !file.path.endsWith('.map'))!.contents;
+    const files = result.outputFiles!;
+    return [files.find((file) => !file.path.endsWith('.map'))!.contents, files.find((file) => file.path.endsWith('.map'))?.contents];
   } catch (error) {
     const errors = (error as { errors?: esbuild.Message[] }).errors;
     if (!errors || isServiceGone(error)) throw error;

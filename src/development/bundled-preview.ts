@@ -3,7 +3,7 @@
 // many modules, where a browser's own work per module and per sheet is most of a reload.
 // `planPageBundle` is pure over the preview and the state; `createPageBundles` keeps the last
 // few bundles, so the page and its two files agree and an earlier address keeps its bytes.
-import { bundlePage, type PageBundle } from '../bundlers/page-bundle.js';
+import { bundlePage } from '../bundlers/page-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { defaultVariantKey } from '../store/selectors.js';
@@ -76,11 +76,12 @@ export interface BundledFile {
 
 export interface BundledPage {
   code: BundledFile;
+  map: BundledFile;
   styles: BundledFile;
 }
 
 export interface PageBundles {
-  /** The two files of `plan`, joined once and kept while it is among the last few. */
+  /** The files of `plan`, joined once and kept while it is among the last few. */
   bundle(plan: PageBundlePlan): Promise<BundledPage>;
   /** A file of a kept bundle by its content hash: an earlier `v=` address keeps its bytes. */
   find(hash: string): BundledFile | undefined;
@@ -89,7 +90,8 @@ export interface PageBundles {
 /** How many bundles are kept: an open page, a reload after an edit, another entry. */
 const KEPT = 4;
 
-export function createPageBundles(outputs: OutputCache, join: (input: Parameters<typeof bundlePage>[0]) => Promise<PageBundle> = bundlePage): PageBundles {
+/** `mapAddress(entry, hash)`: where the code of `entry`'s bundle finds its source map. */
+export function createPageBundles(outputs: OutputCache, mapAddress: (entry: string, hash: string) => string, join: typeof bundlePage = bundlePage): PageBundles {
   const kept = new Map<string, Promise<BundledPage>>();
   const settled = new Map<string, BundledPage>();
   const text = (hash: string, address: string) => {
@@ -105,8 +107,8 @@ export function createPageBundles(outputs: OutputCache, join: (input: Parameters
         entry: plan.entry,
         modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, code: text(hash, address) }])),
         sheets: plan.sheets.map(({ address, hash }) => ({ address, styles: text(hash, address) })),
-      }).then(({ code, styles }) => {
-        const page = { code: file(code), styles: file(styles) };
+      }, (map) => mapAddress(plan.entry, contentHash(map))).then(({ code, map, styles }) => {
+        const page = { code: file(code), map: file(map), styles: file(styles) };
         settled.set(plan.key, page);
         return page;
       });
@@ -123,8 +125,7 @@ export function createPageBundles(outputs: OutputCache, join: (input: Parameters
     },
     find(hash) {
       for (const page of settled.values()) {
-        if (page.code.hash === hash) return page.code;
-        if (page.styles.hash === hash) return page.styles;
+        for (const kept of [page.code, page.map, page.styles]) if (kept.hash === hash) return kept;
       }
       return undefined;
     },

@@ -49,7 +49,8 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     return { preview: result.preview, state };
   }
 
-  const bundles = createPageBundles(host.outputs);
+  const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
+  const bundles = createPageBundles(host.outputs, (entry, hash) => bundledAddress('code.js.map', entry, hash));
   async function bundledPage(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }> {
     const { preview, state } = await previewAndState(ctx);
     const plan = planPageBundle(state, preview);
@@ -60,11 +61,11 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
       throw error;
     }
   }
-  const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
-  const sendBundled = (kind: 'code' | 'styles') => async (ctx: HttpContext) => {
+  const BUNDLED_TYPES = { code: 'text/javascript; charset=utf-8', map: 'application/json; charset=utf-8', styles: 'text/css; charset=utf-8' } as const;
+  const sendBundled = (kind: 'code' | 'map' | 'styles') => async (ctx: HttpContext) => {
     if (isCrossSiteRefused(ctx.req, false)) throw new ServiceError('CROSS_SITE_REFUSED', 'the bundled preview is development output: it is not served to other sites');
     const token = ctx.query.v;
-    const type = kind === 'code' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8';
+    const type = BUNDLED_TYPES[kind];
     // `v=<hash>` names those bytes for ever (README "Addresses"): a kept one needs no check.
     const kept = isContentHash(token) ? bundles.find(token) : undefined;
     if (kept) return sendOutput(ctx, kept.body, { type, hash: kept.hash, anyOrigin: false, immutable: true });
@@ -110,6 +111,7 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress);
   });
   host.router.get('/preview/bundled/code.js', sendBundled('code'));
+  host.router.get('/preview/bundled/code.js.map', sendBundled('map'));
   host.router.get('/preview/bundled/styles.css', sendBundled('styles'));
   host.router.get('/preview/entry.json', async (ctx) => {
     const body = JSON.stringify(await preview(ctx), null, 2);

@@ -62,7 +62,14 @@ describe('the bundled preview', function () {
     expect(script.text).to.not.match(/from\s*"@acme\//);
     // The asset keeps resolving against the module's own address, not the bundle's.
     expect(script.text).to.include('new URL("/m/@acme/app@1.0.0/modules/main');
-    expect(script.text).to.match(/\/\/# sourceMappingURL=data:application\/json;base64,/);
+    // The source map is linked, named by its hash: a reload never fetches it, a debugger does.
+    const mapAddress = /\/\/# sourceMappingURL=(\S+)\n$/.exec(script.text)![1]!;
+    expect(mapAddress).to.match(/^\/preview\/bundled\/code\.js\.map\?entry=%40acme%2Fapp%2Fmain&v=[A-Za-z0-9_-]{22}$/);
+    const map = await service.get(mapAddress);
+    expect(map.headers['cache-control']).to.equal(IMMUTABLE);
+    const { sources, sourcesContent } = map.json<{ sources: string[]; sourcesContent: string[] }>();
+    expect(sources.some((source) => source.endsWith('packages/app/main/helper.ts')), sources.join(', ')).to.equal(true);
+    expect(sourcesContent.join('\n')).to.include("export const HELPER_MARKER = 'APP_HELPER_MARKER';");
     const plain = await service.get(code.replace(/&v=.*$/, ''));
     expect(plain.headers['cache-control']).to.equal('no-cache');
     expect(plain.text).to.equal(script.text);
