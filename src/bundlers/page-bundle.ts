@@ -28,10 +28,13 @@ export interface PageBundleInput {
 
 export interface PageBundle {
   code: Uint8Array;
-  /** The code's source map, linked from it: only a debugger fetches it, a reload never does. */
-  map: Uint8Array;
   styles: Uint8Array;
+  /** Their source maps, linked from them: only a debugger fetches one, a reload never does. */
+  codeMap: Uint8Array;
+  stylesMap: Uint8Array;
 }
+
+export type MapKind = 'codeMap' | 'stylesMap';
 
 export class PageBundleError extends Error {}
 
@@ -39,45 +42,54 @@ const COMMON: esbuild.BuildOptions = {
   bundle: true,
   write: false,
   logLevel: 'silent',
-  sourcemap: 'inline',
+  sourcemap: 'external',
   charset: 'utf8',
-  outfile: 'page.js',
 };
 
 // Within a joined module `import.meta.url` is the bundle's address; relative addresses built
 // from it (a declared asset, a worker) must keep resolving against the module's own address.
 const MODULE_URL = '__coreModuleUrl';
 
-/** `mapAddress(map)`: the address the code names its source map by, given the map's bytes. */
-export function bundlePage(input: PageBundleInput, mapAddress: (map: Uint8Array) => string): Promise<PageBundle> {
+// Each joined file is named by its address without the query (one address per module or sheet
+// in a page): the query is the same development query for all, and would only lengthen the
+// file comments esbuild writes before each one.
+const pathOf = (address: string) => address.replace(/\?.*$/, '');
+
+/** `mapAddress(kind, map)`: the address a file names its source map by, given the map's bytes. */
+export function bundlePage(input: PageBundleInput, mapAddress: (kind: MapKind, map: Uint8Array) => string): Promise<PageBundle> {
   return withLiveService(async () => {
-    const [{ code, map }, styles] = await Promise.all([bundleCode(input), bundleStyles(input)]);
-    const linked = Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress(map)}\n`)]);
-    return { code: linked, map, styles };
+    const [[code, codeMap], [styles, stylesMap]] = await Promise.all([bundleCode(input), bundleStyles(input)]);
+    return {
+      code: Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress('codeMap', codeMap)}\n`)]),
+      styles: styles.byteLength === 0 ? styles : Buffer.concat([styles, Buffer.from(`/*# sourceMappingURL=${mapAddress('stylesMap', stylesMap)} */\n`)]),
+      codeMap,
+      stylesMap,
+    };
   });
 }
 
-async function bundleCode(input: PageBundleInput): Promise<{ code: Uint8Array; map: Uint8Array }> {
-  const byAddress = new Map([...input.modules.values()].map((module) => [module.address, module]));
-  const [code, map] = await build({
+function bundleCode(input: PageBundleInput): Promise<[Uint8Array, Uint8Array]> {
+  const byPath = new Map([...input.modules.values()].map((module) => [pathOf(module.address), module]));
+  const bySpecifier = new Map([...input.modules].map(([specifier, module]) => [specifier, pathOf(module.address)]));
+  return build({
     ...COMMON,
-    sourcemap: 'external',
     format: 'esm',
     platform: 'browser',
+    outfile: 'page.js',
     stdin: { contents: `import ${JSON.stringify(input.entry)};\n`, sourcefile: 'page-entry.js', loader: 'js' },
     plugins: [
       {
         name: 'core-page-modules',
         setup(build) {
           build.onResolve({ filter: /.*/ }, (args) => {
-            const joined = input.modules.get(args.path);
-            if (joined) return { path: joined.address, namespace: 'core-module' };
+            const joined = bySpecifier.get(args.path);
+            if (joined) return { path: joined, namespace: 'core-module' };
             // Relative to the module that imports it, as it would be from its own address.
             if (args.namespace === 'core-module' && /^\.\.?\//.test(args.path)) return { path: resolveAgainst(args.path, args.importer), external: true };
             return { path: args.path, external: true };
           });
           build.onLoad({ filter: /.*/, namespace: 'core-module' }, async (args) => {
-            const module = byAddress.get(args.path)!;
+            const module = byPath.get(args.path)!;
             if (!module.code.includes('import.meta.url')) return { contents: module.code, loader: 'js' };
             // esbuild's own define replaces the expression, never the same words in a string.
             const moved = await esbuild.transform(module.code, { loader: 'js', format: 'esm', define: { 'import.meta.url': MODULE_URL }, sourcemap: 'inline', sourcefile: args.path });
@@ -87,16 +99,15 @@ async function bundleCode(input: PageBundleInput): Promise<{ code: Uint8Array; m
       },
     ],
   });
-  return { code, map: map! };
 }
 
-async function bundleStyles(input: PageBundleInput): Promise<Uint8Array> {
-  if (input.sheets.length === 0) return new Uint8Array();
-  const byAddress = new Map(input.sheets.map((sheet) => [sheet.address, sheet]));
-  const [styles] = await build({
+async function bundleStyles(input: PageBundleInput): Promise<[Uint8Array, Uint8Array]> {
+  if (input.sheets.length === 0) return [new Uint8Array(), new Uint8Array()];
+  const byPath = new Map(input.sheets.map((sheet) => [pathOf(sheet.address), sheet]));
+  return build({
     ...COMMON,
     outfile: 'page.css',
-    stdin: { contents: input.sheets.map((sheet) => `@import ${JSON.stringify(`core-sheet:${sheet.address}`)};`).join('\n'), sourcefile: 'page-entry.css', loader: 'css' },
+    stdin: { contents: input.sheets.map((sheet) => `@import ${JSON.stringify(`core-sheet:${pathOf(sheet.address)}`)};`).join('\n'), sourcefile: 'page-entry.css', loader: 'css' },
     plugins: [
       {
         name: 'core-page-sheets',
@@ -107,20 +118,19 @@ async function bundleStyles(input: PageBundleInput): Promise<Uint8Array> {
             if (args.namespace === 'core-sheet' && !/^(?:[a-z][a-z0-9+.-]*:|\/\/|#)/i.test(args.path)) return { path: resolveAgainst(args.path, args.importer), external: true };
             return { path: args.path, external: true };
           });
-          build.onLoad({ filter: /.*/, namespace: 'core-sheet' }, (args) => ({ contents: byAddress.get(args.path)!.styles, loader: 'css' }));
+          build.onLoad({ filter: /.*/, namespace: 'core-sheet' }, (args) => ({ contents: byPath.get(args.path)!.styles, loader: 'css' }));
         },
       },
     ],
   });
-  return styles;
 }
 
-/** The output and, with an external source map, the map. */
-async function build(options: esbuild.BuildOptions): Promise<[Uint8Array, Uint8Array | undefined]> {
+/** The output and its external source map. */
+async function build(options: esbuild.BuildOptions): Promise<[Uint8Array, Uint8Array]> {
   try {
-    const result = await esbuild.build(options);
-    const files = result.outputFiles!;
-    return [files.find((file) => !file.path.endsWith('.map'))!.contents, files.find((file) => file.path.endsWith('.map'))?.contents];
+    const files = (await esbuild.build(options)).outputFiles!;
+    const map = files.find((file) => file.path.endsWith('.map'))!;
+    return [files.find((file) => file !== map)!.contents, map.contents];
   } catch (error) {
     const errors = (error as { errors?: esbuild.Message[] }).errors;
     if (!errors || isServiceGone(error)) throw error;

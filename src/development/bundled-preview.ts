@@ -3,7 +3,7 @@
 // many modules, where a browser's own work per module and per sheet is most of a reload.
 // `planPageBundle` is pure over the preview and the state; `createPageBundles` keeps the last
 // few bundles, so the page and its two files agree and an earlier address keeps its bytes.
-import { bundlePage } from '../bundlers/page-bundle.js';
+import { bundlePage, type MapKind } from '../bundlers/page-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { defaultVariantKey } from '../store/selectors.js';
@@ -76,8 +76,9 @@ export interface BundledFile {
 
 export interface BundledPage {
   code: BundledFile;
-  map: BundledFile;
   styles: BundledFile;
+  codeMap: BundledFile;
+  stylesMap: BundledFile;
 }
 
 export interface PageBundles {
@@ -90,8 +91,8 @@ export interface PageBundles {
 /** How many bundles are kept: an open page, a reload after an edit, another entry. */
 const KEPT = 4;
 
-/** `mapAddress(entry, hash)`: where the code of `entry`'s bundle finds its source map. */
-export function createPageBundles(outputs: OutputCache, mapAddress: (entry: string, hash: string) => string, join: typeof bundlePage = bundlePage): PageBundles {
+/** `mapAddress(kind, entry, hash)`: where a file of `entry`'s bundle finds its source map. */
+export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKind, entry: string, hash: string) => string, join: typeof bundlePage = bundlePage): PageBundles {
   const kept = new Map<string, Promise<BundledPage>>();
   const settled = new Map<string, BundledPage>();
   const text = (hash: string, address: string) => {
@@ -107,8 +108,8 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (entry: stri
         entry: plan.entry,
         modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, code: text(hash, address) }])),
         sheets: plan.sheets.map(({ address, hash }) => ({ address, styles: text(hash, address) })),
-      }, (map) => mapAddress(plan.entry, contentHash(map))).then(({ code, map, styles }) => {
-        const page = { code: file(code), map: file(map), styles: file(styles) };
+      }, (kind, map) => mapAddress(kind, plan.entry, contentHash(map))).then((joined) => {
+        const page = { code: file(joined.code), styles: file(joined.styles), codeMap: file(joined.codeMap), stylesMap: file(joined.stylesMap) };
         settled.set(plan.key, page);
         return page;
       });
@@ -125,7 +126,7 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (entry: stri
     },
     find(hash) {
       for (const page of settled.values()) {
-        for (const kept of [page.code, page.map, page.styles]) if (kept.hash === hash) return kept;
+        for (const kept of [page.code, page.styles, page.codeMap, page.stylesMap]) if (kept.hash === hash) return kept;
       }
       return undefined;
     },

@@ -50,7 +50,8 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   }
 
   const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
-  const bundles = createPageBundles(host.outputs, (entry, hash) => bundledAddress('code.js.map', entry, hash));
+  const MAP_FILES = { codeMap: 'code.js.map', stylesMap: 'styles.css.map' } as const;
+  const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash));
   async function bundledPage(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }> {
     const { preview, state } = await previewAndState(ctx);
     const plan = planPageBundle(state, preview);
@@ -61,8 +62,8 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
       throw error;
     }
   }
-  const BUNDLED_TYPES = { code: 'text/javascript; charset=utf-8', map: 'application/json; charset=utf-8', styles: 'text/css; charset=utf-8' } as const;
-  const sendBundled = (kind: 'code' | 'map' | 'styles') => async (ctx: HttpContext) => {
+  const BUNDLED_TYPES = { code: 'text/javascript; charset=utf-8', styles: 'text/css; charset=utf-8', codeMap: 'application/json; charset=utf-8', stylesMap: 'application/json; charset=utf-8' } as const;
+  const sendBundled = (kind: keyof BundledPage) => async (ctx: HttpContext) => {
     if (isCrossSiteRefused(ctx.req, false)) throw new ServiceError('CROSS_SITE_REFUSED', 'the bundled preview is development output: it is not served to other sites');
     const token = ctx.query.v;
     const type = BUNDLED_TYPES[kind];
@@ -111,7 +112,8 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress);
   });
   host.router.get('/preview/bundled/code.js', sendBundled('code'));
-  host.router.get('/preview/bundled/code.js.map', sendBundled('map'));
+  host.router.get('/preview/bundled/code.js.map', sendBundled('codeMap'));
+  host.router.get('/preview/bundled/styles.css.map', sendBundled('stylesMap'));
   host.router.get('/preview/bundled/styles.css', sendBundled('styles'));
   host.router.get('/preview/entry.json', async (ctx) => {
     const body = JSON.stringify(await preview(ctx), null, 2);

@@ -84,6 +84,10 @@ describe('the bundled preview', function () {
     expect(sheet.headers['cache-control']).to.equal(IMMUTABLE);
     expect(sheet.text).to.include('rgb(1, 2, 3)');
     expect(sheet.headers.etag).to.equal(`"${styles.slice(-22)}"`);
+    const mapAddress = /\/\*# sourceMappingURL=(\S+) \*\/\n$/.exec(sheet.text)![1]!;
+    expect(mapAddress).to.match(/^\/preview\/bundled\/styles\.css\.map\?entry=%40acme%2Fapp%2Fmain&v=[A-Za-z0-9_-]{22}$/);
+    const { sources } = (await service.get(mapAddress)).json<{ sources: string[] }>();
+    expect(sources.some((source) => source.endsWith('packages/app/main/styles.css')), sources.join(', ')).to.equal(true);
   });
 
   it('gives an edited stylesheet a new sheet address; the old one keeps its bytes', async function () {
