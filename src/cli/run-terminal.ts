@@ -39,6 +39,8 @@ export function banner(facts: BannerFacts): string {
     `  ${url}\n\n` +
     row('Dashboard', style.cyan(url)) +
     (facts.development ? row('Preview', style.cyan(`${url}preview/`)) : '') +
+    // For pages of many modules (README "The bundled preview").
+    (facts.development ? row('Bundled', `${style.cyan(`${url}preview/bundled/`)} ${style.dim('(one script, one sheet)')}`) : '') +
     row('State', style.cyan(`${url}state`)) +
     (facts.development ? row('CDN', facts.cdnOrigin ?? style.yellow('not set (CORE_CDN_ORIGIN)')) : '') +
     row('Workspace', `${state.root} ${style.dim(`(${counts})`)}`) +

@@ -72,6 +72,7 @@ describe('core run on the terminal', function () {
       expect(out).to.match(/core \d+\.\d+\.\d+ {2}ready in \d+ ms/);
       expect(out).to.include(`Dashboard ${core.url}\n`);
       expect(out).to.include(`Preview   ${core.url}preview/\n`);
+      expect(out).to.include(`Bundled   ${core.url}preview/bundled/ (one script, one sheet)\n`);
       expect(out).to.include(`State     ${core.url}state\n`);
       expect(out).to.include('CDN       https://cdn.test\n');
       expect(out).to.match(/Workspace .* \(2 packages, \d+ modules, 0 invalid\)/);
