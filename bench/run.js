@@ -25,6 +25,7 @@ const MEASURES = {
   requests: () => import('./measures/requests.js'),
   restart: () => import('./measures/restart.js'),
   'page-load': () => import('./measures/page-load.js'),
+  'first-module': () => import('./measures/first-module.js'),
 };
 
 const USAGE = `Usage: node bench/run.js [--quick] [MEASURE[,MEASURE...]]
