@@ -64,7 +64,7 @@ export interface ServiceOptions {
   logger?: (message: string) => void;
   /** Freeze every state, so that a mutation throws (slower). Default: CORE_DEBUG_FREEZE=1. */
   freeze?: boolean;
-  /** Files and directories the watcher watches at most. Default: CORE_WATCH_LIMIT, else 50,000. */
+  /** Directories (and links to files) the watcher watches at most. Default: CORE_WATCH_LIMIT, else 50,000. */
   watchLimit?: number;
   /**
    * The build cache (README "The build cache"): true for its usual place (`cacheLocation`), a

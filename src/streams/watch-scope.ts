@@ -6,7 +6,12 @@
 // - A directory is walked once, by device and inode: a second path to it (a link inside the
 //   workspace, a loop) is not walked again but remembered as an alias, so a change seen under
 //   the first path is reported under the other too (the state may know a file by either).
-// - Past `limit` files and directories nothing more is watched, and `onLimit` says so once.
+// - A plain file is not watched on its own: the watcher of its directory reports a change of
+//   it (by name), so a tree of N files and D directories costs D watches, not N + D (chokidar
+//   would otherwise open one per file). A link to a file is watched itself: its directory's
+//   watcher does not see the file it leads to change.
+// - Past `limit` watched directories and linked files nothing more is watched, and `onLimit`
+//   says so once.
 import fs from 'node:fs';
 import path from 'node:path';
 import { toWorkspacePath } from '../workspace/paths.js';
@@ -14,7 +19,7 @@ import { toWorkspacePath } from '../workspace/paths.js';
 export const DEFAULT_WATCH_LIMIT = 50_000;
 
 export interface WatchScopeOptions {
-  /** Files and directories watched at most. */
+  /** Directories and linked files watched at most. */
   limit?: number;
   onLimit?(limit: number): void;
   /** Paths never watched at all (node_modules, dot-directories). */
@@ -28,7 +33,7 @@ export interface WatchScope {
   aliases(relative: string): string[];
   /** A path was removed: what was decided about it (and beneath it, for a directory) no longer holds. */
   forget(absolute: string, directory: boolean): void;
-  /** Files and directories admitted so far. */
+  /** Directories and linked files admitted so far. */
   readonly count: number;
 }
 
@@ -50,13 +55,14 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
 
   const leaves = (real: string) => real !== realRoot && !real.startsWith(realRoot + path.sep);
 
-  /** null: the path is absent (decided again once it exists). */
-  function decide(absolute: string): boolean | null {
+  /** null: the path is absent (decided again once it exists); 'file': a plain file, seen through its directory. */
+  function decide(absolute: string): boolean | null | 'file' {
     if (options.skip?.(absolute)) return true;
     const relative = toWorkspacePath(root, absolute);
     if (relative === null) return true;
     let stats = fs.lstatSync(absolute, { throwIfNoEntry: false });
     if (!stats) return null; // gone already: chokidar reports the removal
+    if (stats.isFile()) return 'file';
     if (stats.isSymbolicLink()) {
       let real: string;
       try {
@@ -99,13 +105,16 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
       const normal = path.resolve(absolute);
       const known = decided.get(normal);
       if (known !== undefined) return known;
-      let answer: boolean | null;
+      let answer: boolean | null | 'file';
       try {
         answer = decide(normal);
       } catch {
         answer = true; // unreadable (EACCES, ENOTDIR): nothing to watch there
       }
       if (answer === null) return false;
+      // Not remembered: a file removed unseen (its directory reports it, chokidar does not) may
+      // come back as a directory, which is then watched.
+      if (answer === 'file') return true;
       // Past the limit nothing more is remembered either: memory stays bounded.
       if (!answer || count < limit) decided.set(normal, answer);
       return answer;

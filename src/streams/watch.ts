@@ -29,7 +29,7 @@ export interface WatchDeps extends EffectScheduling {
   createWatcher(root: string, ignored: (absolute: string) => boolean): WatcherLike;
   /** How long after a change the path is looked at again. */
   settleMs?: number;
-  /** Files and directories watched at most (CORE_WATCH_LIMIT). */
+  /** Directories and linked files watched at most (CORE_WATCH_LIMIT); a plain file is seen through its directory. */
   watchLimit?: number;
   /** A line for the person running the service. */
   logger?(message: string): void;
@@ -93,7 +93,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       skip: (absolute) => isIgnored(deps.root, absolute),
       onLimit: (limit) =>
         deps.logger?.(
-          `core: the workspace holds more than ${limit} files and directories; the rest is not watched (a change there is still seen before the next answer, but not pushed). ` +
+          `core: the workspace holds more than ${limit} directories (and links to files) to watch; the rest is not watched (a change there is still seen before the next answer, but not pushed). ` +
             'Move large directories out of the workspace (node_modules and dot-directories are skipped), or raise CORE_WATCH_LIMIT',
         ),
     });

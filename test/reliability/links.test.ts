@@ -72,7 +72,7 @@ describe('symbolic links in a workspace', function () {
     const service = await serve(fixtureWorkspace('basic'), { watchLimit: 5, logger: (line) => void reported.push(line) });
     await service.report();
     const warning = await waitFor(() => reported.find((line) => line.includes('CORE_WATCH_LIMIT')), { what: 'the warning of the watch limit' });
-    expect(warning).to.include('more than 5 files and directories');
+    expect(warning).to.include('more than 5 directories (and links to files)');
     expect(reported.filter((line) => line.includes('CORE_WATCH_LIMIT'))).to.have.length(1);
     expect((await service.get(`/m/@acme/app@1.0.0/modules/main?${DEV}`)).status).to.equal(200);
   });

@@ -12,7 +12,8 @@ describe('createWatchScope', () => {
     fs.symlinkSync(path.join(root, 'missing'), path.join(root, 'app/dangling'));
     const scope = createWatchScope(root);
     const ignored = (relative: string) => scope.ignored(path.join(root, relative));
-    expect(['.', 'app', 'app/index.ts', 'app/rootlink', 'app/dangling'].map(ignored)).to.deep.equal([false, false, false, true, true]);
+    // A plain file is seen through its directory's watcher, never watched on its own.
+    expect(['.', 'app', 'app/index.ts', 'app/rootlink', 'app/dangling'].map(ignored)).to.deep.equal([false, false, true, true, true]);
     expect(ignored('../elsewhere')).to.equal(true);
   });
 
@@ -33,11 +34,29 @@ describe('createWatchScope', () => {
   });
 
   it('admits no more than its limit, and says so once', () => {
-    const root = tempWorkspace({ 'a.ts': '', 'b.ts': '', 'c.ts': '', 'd.ts': '' });
+    const root = tempWorkspace({ 'a/x.ts': '', 'b/x.ts': '', 'c/x.ts': '', 'd/x.ts': '' });
     const warnings: number[] = [];
     const scope = createWatchScope(root, { limit: 3, onLimit: (limit) => void warnings.push(limit) });
-    expect(['.', 'a.ts', 'b.ts', 'c.ts', 'd.ts'].map((relative) => scope.ignored(path.join(root, relative)))).to.deep.equal([false, false, false, true, true]);
+    expect(['.', 'a', 'b', 'c', 'd'].map((relative) => scope.ignored(path.join(root, relative)))).to.deep.equal([false, false, false, true, true]);
     expect(warnings).to.deep.equal([3]);
     expect(scope.count).to.equal(3);
+  });
+
+  it('watches a link to a file itself, and counts it; a plain file neither', () => {
+    const root = tempWorkspace({ 'app/index.ts': '', 'common/shared.ts': '' });
+    fs.symlinkSync('../common/shared.ts', path.join(root, 'app/shared.ts'));
+    const scope = createWatchScope(root);
+    const ignored = (relative: string) => scope.ignored(path.join(root, relative));
+    expect(['.', 'app', 'app/index.ts', 'app/shared.ts'].map(ignored)).to.deep.equal([false, false, true, false]);
+    expect(scope.count).to.equal(3);
+  });
+
+  it('decides a path again when a removed file comes back as a directory', () => {
+    const root = tempWorkspace({ 'app/thing': '' });
+    const scope = createWatchScope(root);
+    expect(scope.ignored(path.join(root, 'app/thing'))).to.equal(true);
+    fs.rmSync(path.join(root, 'app/thing'));
+    fs.mkdirSync(path.join(root, 'app/thing'));
+    expect(scope.ignored(path.join(root, 'app/thing'))).to.equal(false);
   });
 });
