@@ -11,6 +11,7 @@ import { UNVERIFIED, type CoreEvent, type Fact } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import { knownInputHash, type ServiceState } from '../store/state.js';
 import { isSkippedDirectory, toWorkspacePath } from '../workspace/paths.js';
+import { contentHash } from '../outputs/content-hash.js';
 import { guarded, type EffectScheduling } from './effect.js';
 import type { FileHashes } from './file-hashes.js';
 import { createWatchScope } from './watch-scope.js';
@@ -29,6 +30,8 @@ export interface WatchDeps extends EffectScheduling {
   createWatcher(root: string, ignored: (absolute: string) => boolean): WatcherLike;
   /** How long after a change the path is looked at again. */
   settleMs?: number;
+  /** How long a file seen emptied waits for the rest of its save before it is reported. */
+  truncationMs?: number;
   /** Directories and linked files watched at most (CORE_WATCH_LIMIT); a plain file is seen through its directory. */
   watchLimit?: number;
   /** A line for the person running the service. */
@@ -43,6 +46,9 @@ export function isIgnored(root: string, absolute: string): boolean {
   // `.core/` at the root holds the selection, which counts.
   return segments.some((segment, index) => isSkippedDirectory(segment) && !(index === 0 && segment === '.core'));
 }
+
+/** The hash of an empty file. */
+const EMPTY_FILE = contentHash('');
 
 const recordedHashes = new WeakMap<ServiceState['builds'], WeakMap<ServiceState['workspace'], Map<string, Set<string | null>>>>();
 
@@ -87,6 +93,9 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
     const states = state$.subscribe({ next: (state) => (current = state), error: (error) => subscriber.error(error) });
     const due = new Set<string>();
     const later = new Map<string, Subscription>();
+    /** Files seen empty once, waiting for the rest of their save. */
+    const truncated = new Set<string>();
+    const truncationMs = deps.truncationMs ?? 20;
     let flushing: NodeJS.Immediate | null = null;
     const scope = createWatchScope(deps.root, {
       limit: deps.watchLimit,
@@ -109,7 +118,20 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
         // Unknown, or known only as unverified: what reads it is being built again anyway.
         if (!known || (known.size === 1 && known.has(UNVERIFIED))) continue;
         const hash = deps.hashes.hash(relative);
-        if (known.size !== 1 || !known.has(hash)) files[relative] = hash;
+        if (known.size === 1 && known.has(hash)) {
+          truncated.delete(relative);
+          continue;
+        }
+        // A save truncates the file, then writes it: a file seen empty that was not is looked
+        // at again a little later, so no build (and no push of an empty stylesheet) starts from
+        // half a save. A request meanwhile still gets what is on disk (the check before answering).
+        if (hash === EMPTY_FILE && !known.has(EMPTY_FILE) && !truncated.has(relative)) {
+          truncated.add(relative);
+          scheduler.schedule(guarded(subscriber, () => look(relative)), truncationMs);
+          continue;
+        }
+        truncated.delete(relative);
+        files[relative] = hash;
       }
       due.clear();
       if (Object.keys(files).length > 0) subscriber.next({ type: 'files.changed', files, source: 'watcher' });

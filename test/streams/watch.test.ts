@@ -1,0 +1,92 @@
+// The watcher's reports (src/streams/watch.ts), with a scripted watcher in place of chokidar and
+// real files: what it reports of a raw notification, and of a save seen half done.
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BehaviorSubject, EMPTY, type Subscription } from 'rxjs';
+import type { Fact } from '../../src/store/events.js';
+import { initialState, type ServiceState } from '../../src/store/state.js';
+import { contentHash } from '../../src/outputs/content-hash.js';
+import { createFileHashes } from '../../src/streams/file-hashes.js';
+import { watch$, type WatcherLike } from '../../src/streams/watch.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+type Listener = (...args: never[]) => void;
+
+/** A watcher whose notifications the test sends. */
+function scriptedWatcher() {
+  const listeners = new Map<string, Listener[]>();
+  const watcher: WatcherLike = {
+    on(event: string, listener: Listener) {
+      listeners.set(event, [...(listeners.get(event) ?? []), listener]);
+      return watcher;
+    },
+    close: () => Promise.resolve(),
+  } as WatcherLike;
+  const emit = (event: string, ...args: unknown[]) => {
+    for (const listener of listeners.get(event) ?? []) (listener as (...a: unknown[]) => void)(...args);
+  };
+  return { watcher, emit };
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('watch$', () => {
+  let subscription: Subscription | undefined;
+  afterEach(() => subscription?.unsubscribe());
+
+  function start(files: Record<string, string>) {
+    const root = tempWorkspace(files);
+    const sources = Object.fromEntries(Object.entries(files).map(([relative, text]) => [relative, contentHash(text)]));
+    const state: ServiceState = { ...initialState(), root, workspaceRead: true, workspace: { ...initialState().workspace, sources } };
+    const { watcher, emit } = scriptedWatcher();
+    const facts: Fact[] = [];
+    const state$ = new BehaviorSubject(state);
+    subscription = watch$(EMPTY, state$, {
+      root,
+      hashes: createFileHashes(root),
+      createWatcher: () => watcher,
+      truncationMs: 30,
+    }).subscribe((fact) => {
+      facts.push(fact);
+      // As the service's state does: a reported hash is what it now knows of the file.
+      if (fact.type === 'files.changed') {
+        const now = state$.value;
+        state$.next({ ...now, workspace: { ...now.workspace, sources: { ...now.workspace.sources, ...(fact.files as Record<string, string>) } } });
+      }
+    });
+    // What a directory's watcher says of a change of a file in it.
+    const notify = (relative: string) => emit('raw', 'change', path.basename(relative), { watchedPath: path.join(root, path.dirname(relative)) });
+    return { root, facts, notify };
+  }
+
+  it('reports a file its directory says changed, with its new hash', async () => {
+    const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' });
+    fs.writeFileSync(path.join(root, 'app/styles.css'), 'a { color: blue; }\n');
+    notify('app/styles.css');
+    await wait(10);
+    expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('a { color: blue; }\n') }, source: 'watcher' }]);
+  });
+
+  it('does not report a file seen emptied in the middle of a save, only what the save wrote', async () => {
+    const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' });
+    fs.writeFileSync(path.join(root, 'app/styles.css'), ''); // the truncation
+    notify('app/styles.css');
+    await wait(5);
+    expect(facts, 'nothing yet: the rest of the save may come').to.deep.equal([]);
+    fs.writeFileSync(path.join(root, 'app/styles.css'), 'a { color: blue; }\n');
+    notify('app/styles.css');
+    await wait(60);
+    expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('a { color: blue; }\n') }, source: 'watcher' }]);
+  });
+
+  it('reports a file that stays empty, a moment later', async () => {
+    const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' });
+    fs.writeFileSync(path.join(root, 'app/styles.css'), '');
+    notify('app/styles.css');
+    await wait(5);
+    expect(facts).to.deep.equal([]);
+    await wait(60);
+    expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('') }, source: 'watcher' }]);
+  });
+});
