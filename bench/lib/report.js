@@ -10,7 +10,7 @@ const COMPARE = {
 /** Fills `ratio` (ours / baseline, medians) and `pass` of a row. */
 export function judge(row) {
   row.ratio = row.baseline && Number.isFinite(row.baseline.median) && row.baseline.median > 0 ? row.ours.median / row.baseline.median : null;
-  row.target = row.checks.map((check) => `${check.on === 'ratio' ? 'ratio' : (check.label ?? 'ours p50')} ${check.op} ${check.on === 'ratio' ? check.value.toFixed(1) : `${check.value} ${row.unit}`}`).join(', ');
+  row.target = row.checks.map((check) => `${check.on === 'ratio' ? 'ratio' : (check.label ?? 'ours p50')} ${check.op} ${check.on === 'ratio' ? String(check.value) : `${check.value} ${row.unit}`}`).join(', ');
   if (row.checks.length === 0) {
     row.target = '- (information)';
     row.pass = null;

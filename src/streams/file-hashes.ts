@@ -71,6 +71,11 @@ export function isStillValid(known: ReadStamp, stats: fs.Stats): boolean {
   return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS;
 }
 
+// Every file read asks where it really is (a link must not lead out of the workspace): the C
+// library's realpath gives the same answer in about half the time of Node's own walk, which
+// is most of the cost of reading 1,000 modules' sources on a first start.
+const realpath = (file: string): string => fs.realpathSync.native(file);
+
 export function createFileHashes(root: string, now: () => number = Date.now): FileHashes {
   const remembered = new Map<string, Remembered>();
   const absolute = (relative: string) => path.join(root, relative);
@@ -82,8 +87,8 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
   function leaves(relative: string): boolean {
     let real: string;
     try {
-      realRoot ??= fs.realpathSync(root);
-      real = fs.realpathSync(absolute(relative));
+      realRoot ??= realpath(root);
+      real = realpath(absolute(relative));
     } catch {
       return false; // absent: not a link that leaves
     }
@@ -186,8 +191,8 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     },
     realPath(relative) {
       try {
-        realRoot ??= fs.realpathSync(root);
-        return toWorkspacePath(realRoot, fs.realpathSync(absolute(relative)));
+        realRoot ??= realpath(root);
+        return toWorkspacePath(realRoot, realpath(absolute(relative)));
       } catch {
         return null;
       }
