@@ -7,7 +7,7 @@ import { ERROR_CODES, ServiceError } from '../http/errors.js';
 import { isContentHash, isCrossSiteRefused, sendOutput } from '../http/send-output.js';
 import { PageBundleError } from '../bundlers/page-bundle.js';
 import type { ServiceState } from '../store/state.js';
-import { createPageBundles, planPageBundle, type BundledPage, type PageBundlePlan } from './bundled-preview.js';
+import { createPageBundles, joinAhead, planPageBundle, type BundledPage, type PageBundlePlan } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { installedVersion as installedFrom } from '../streams/installed-packages.js';
@@ -19,6 +19,9 @@ import { diagnostic } from '../workspace/diagnostics.js';
 // Compiled beside this file in dist/; from the TypeScript sources (tests), in dist/ too.
 const RUNTIME_FILES = [new URL('./runtime/runtime.js', import.meta.url), new URL('../../dist/development/runtime/runtime.js', import.meta.url)];
 const RUNTIME_FILE = RUNTIME_FILES.find((file) => fs.existsSync(file)) ?? RUNTIME_FILES[0]!;
+
+/** How long after the last bundled page is asked for its bundle is still joined ahead. */
+const JOIN_AHEAD_MS = 10 * 60_000;
 
 export function registerPreviewRoutes(host: ExtensionHost): void {
   // The version of a package outside the workspace that a workspace package would load.
@@ -38,7 +41,11 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     }
     const entry = typeof ctx.query.entry === 'string' && ctx.query.entry !== '' ? ctx.query.entry : undefined;
     const state = await host.readiness.settled();
-    const result = derivePreview(state, { entry, cdnOrigin: localCdn ? LOCAL_CDN_PREFIX : host.cdnOrigin, installedVersion });
+    return { preview: await previewOf(state, entry, host.cdnOrigin), state };
+  }
+
+  async function previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview> {
+    const result = derivePreview(state, { entry, cdnOrigin: localCdn ? LOCAL_CDN_PREFIX : cdnOrigin, installedVersion });
     if (!result.ok) throw new ServiceError(result.reason === 'not-web' ? 'CONDITIONAL_NOT_FOUND' : 'OUTPUT_NOT_AVAILABLE', result.message);
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
@@ -46,14 +53,26 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
         result.preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
     }
-    return { preview: result.preview, state };
+    return result.preview;
   }
 
   const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
   const MAP_FILES = { codeMap: 'code.js.map', stylesMap: 'styles.css.map' } as const;
   const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash));
+  // The last bundled page asked for: while it is recent, each settled state's bundle of its
+  // entry is joined ahead, so the reload after an edit finds it ready.
+  let lastAsked: { entry: string | undefined; at: number } | null = null;
+  joinAhead(host.state$, {
+    wanted: () => lastAsked !== null && Date.now() - lastAsked.at < JOIN_AHEAD_MS,
+    join: async (state) => {
+      if (!host.cdnOrigin || !lastAsked) return;
+      const preview = await previewOf(state, lastAsked.entry, host.cdnOrigin);
+      await bundles.bundle(planPageBundle(state, preview));
+    },
+  });
   async function bundledPage(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }> {
     const { preview, state } = await previewAndState(ctx);
+    lastAsked = { entry: typeof ctx.query.entry === 'string' && ctx.query.entry !== '' ? ctx.query.entry : undefined, at: Date.now() };
     const plan = planPageBundle(state, preview);
     try {
       return { preview, plan, page: await bundles.bundle(plan) };

@@ -1,0 +1,51 @@
+// Joining the bundled preview ahead of its page request (src/development/bundled-preview.ts
+// `joinAhead`): on each settled state, only while a bundled page is in use, a newer state first.
+import { expect } from 'chai';
+import { Subject } from 'rxjs';
+import { joinAhead } from '../../src/development/bundled-preview.js';
+import { initialState, type ServiceState } from '../../src/store/state.js';
+
+const settled = (seq: number): ServiceState => ({ ...initialState(), seq, workspaceRead: true });
+const unsettled = (seq: number): ServiceState => ({ ...initialState(), seq, workspaceRead: true, workspaceStale: true });
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('joinAhead', () => {
+  it('joins each settled state while a bundled page is in use, and nothing otherwise', async () => {
+    const states = new Subject<ServiceState>();
+    let wanted = false;
+    const joined: number[] = [];
+    const subscription = joinAhead(states, { wanted: () => wanted, join: async (state) => void joined.push(state.seq) });
+    states.next(settled(1));
+    await tick();
+    expect(joined, 'no bundled page asked for yet').to.deep.equal([]);
+    wanted = true;
+    states.next(unsettled(2));
+    states.next(settled(3));
+    await tick();
+    expect(joined, 'a state still building is not joined').to.deep.equal([3]);
+    wanted = false;
+    states.next(settled(4));
+    await tick();
+    expect(joined).to.deep.equal([3]);
+    subscription.unsubscribe();
+  });
+
+  it('lets a failed join go (the page request reports it) and goes on with the next state', async () => {
+    const states = new Subject<ServiceState>();
+    const joined: number[] = [];
+    const subscription = joinAhead(states, {
+      wanted: () => true,
+      join: async (state) => {
+        joined.push(state.seq);
+        if (state.seq === 1) throw new Error('the bundle could not be joined');
+      },
+    });
+    states.next(settled(1));
+    await tick();
+    states.next(settled(2));
+    await tick();
+    expect(joined).to.deep.equal([1, 2]);
+    expect(subscription.closed).to.equal(false);
+    subscription.unsubscribe();
+  });
+});
