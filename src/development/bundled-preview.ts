@@ -6,6 +6,7 @@
 import { catchError, defer, distinctUntilChanged, EMPTY, filter, switchMap, type Observable, type Subscription } from 'rxjs';
 import { bundlePage, type MapKind } from '../bundlers/page-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
+import { addressHash } from '../protocol/push.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { defaultVariantKey, selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
@@ -27,9 +28,6 @@ export interface PageBundlePlan {
   broken: string[];
 }
 
-// The addresses are the preview's own (`codeAddress`, `stylesAddress`): `v` is their last parameter.
-const tokenOf = (address: string): string | null => /[?&]v=([A-Za-z0-9_-]+)$/.exec(address)?.[1] ?? null;
-
 export function planPageBundle(state: ServiceState, preview: Preview): PageBundlePlan {
   const index = indexWorkspace(state.workspace);
   const broken = new Set(preview.diagnostics.map((problem) => problem.module).filter((module) => module !== undefined));
@@ -45,7 +43,7 @@ export function planPageBundle(state: ServiceState, preview: Preview): PageBundl
     pending.push(address);
   };
   for (const module of preview.modules) {
-    if (!module.code.startsWith('/m/') || tokenOf(module.code) === null || broken.has(module.specifier)) leaveOut(module.code);
+    if (addressHash(module.code) === null || broken.has(module.specifier)) leaveOut(module.code);
   }
   const specifiersAt = new Map<string, string[]>();
   for (const [specifier, address] of Object.entries(preview.imports)) specifiersAt.set(address, [...(specifiersAt.get(address) ?? []), specifier]);
@@ -61,11 +59,11 @@ export function planPageBundle(state: ServiceState, preview: Preview): PageBundl
   const modules = new Map<string, { address: string; hash: string }>();
   const imports: Record<string, string> = {};
   for (const [specifier, address] of Object.entries(preview.imports)) {
-    const hash = tokenOf(address);
-    if (address.startsWith('/m/') && hash !== null && !separate.has(address)) modules.set(specifier, { address, hash });
+    const hash = addressHash(address);
+    if (hash !== null && !separate.has(address)) modules.set(specifier, { address, hash });
     else imports[specifier] = address;
   }
-  const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: tokenOf(module.styles!) ?? '' }));
+  const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: addressHash(module.styles!) ?? '' }));
   const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports]));
   return { key, entry: preview.entry, modules, sheets, imports, broken: [...broken].filter((specifier) => preview.modules.some((module) => module.specifier === specifier)) };
 }

@@ -39,9 +39,8 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     if (!host.cdnOrigin) {
       throw new ServiceError('PREVIEW_CDN_UNSET', 'the preview needs CORE_CDN_ORIGIN, the origin serving the packages not in development, and the service was started without it');
     }
-    const entry = typeof ctx.query.entry === 'string' && ctx.query.entry !== '' ? ctx.query.entry : undefined;
     const state = await host.readiness.settled();
-    return { preview: await previewOf(state, entry, host.cdnOrigin), state };
+    return { preview: await previewOf(state, entryOf(ctx), host.cdnOrigin), state };
   }
 
   async function previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview> {
@@ -72,7 +71,7 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   });
   async function bundledPage(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }> {
     const { preview, state } = await previewAndState(ctx);
-    lastAsked = { entry: typeof ctx.query.entry === 'string' && ctx.query.entry !== '' ? ctx.query.entry : undefined, at: Date.now() };
+    lastAsked = { entry: entryOf(ctx), at: Date.now() };
     const plan = planPageBundle(state, preview);
     try {
       return { preview, plan, page: await bundles.bundle(plan) };
@@ -104,22 +103,17 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     sendOutput(ctx, file.body, { type, hash: file.hash, anyOrigin: false, immutable: isContentHash(token) });
   };
 
-  host.router.get('/preview', (ctx) => {
-    ctx.redirect(`/preview/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
-  });
+  host.router.get('/preview', redirectToDirectory('/preview/'));
   host.router.get('/preview/', async (ctx) => {
-    // A browser gets the reason as a page it can show; tools keep the JSON error.
-    if (!host.cdnOrigin && /\btext\/html\b/.test(ctx.get('accept'))) return sendCdnUnsetPage(ctx);
+    if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
     const page = renderPreviewPage(await preview(ctx), runtimeAddress);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
   });
-  host.router.get('/preview/bundled', (ctx) => {
-    ctx.redirect(`/preview/bundled/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
-  });
+  host.router.get('/preview/bundled', redirectToDirectory('/preview/bundled/'));
   host.router.get('/preview/bundled/', async (ctx) => {
-    if (!host.cdnOrigin && /\btext\/html\b/.test(ctx.get('accept'))) return sendCdnUnsetPage(ctx);
+    if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
     const { preview, plan, page } = await bundledPage(ctx);
     const addresses = {
       code: bundledAddress('code.js', preview.entry, page.code.hash),
@@ -145,11 +139,20 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   });
 }
 
-function sendCdnUnsetPage(ctx: HttpContext): void {
+/** `?entry=`, the preview entry asked for; undefined for the default one. */
+const entryOf = (ctx: HttpContext): string | undefined => (typeof ctx.query.entry === 'string' && ctx.query.entry !== '' ? ctx.query.entry : undefined);
+
+/** `/preview` to `/preview/`, keeping the query: the page's relative addresses need the slash. */
+const redirectToDirectory = (directory: string) => (ctx: HttpContext) => ctx.redirect(`${directory}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+
+/** A browser asking a page while CORE_CDN_ORIGIN is unset gets the reason as a page it can show; tools keep the JSON error. */
+function sentCdnUnsetPage(ctx: HttpContext): boolean {
+  if (!/\btext\/html\b/.test(ctx.get('accept'))) return false;
   ctx.status = 503;
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = CDN_UNSET_PAGE;
+  return true;
 }
 
 const CDN_UNSET_PAGE = `<!doctype html>

@@ -33,3 +33,6 @@ export const codeAddress = (module: Named, hash?: string): string =>
 /** The development address of a module's stylesheet; with `hash`, the immutable one naming that content. */
 export const stylesAddress = (module: Named, hash?: string): string =>
   `/m/${module.package}@${module.version}/styles/${module.subpath}?${DEVELOPMENT_QUERY}${hash ? `&v=${hash}` : ''}`;
+
+/** The content hash an address of `codeAddress` or `stylesAddress` names; null for a plain (or any other) address. */
+export const addressHash = (address: string): string | null => (address.startsWith('/m/') ? (/&v=([A-Za-z0-9_-]+)$/.exec(address)?.[1] ?? null) : null);

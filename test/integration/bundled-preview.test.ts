@@ -6,6 +6,7 @@ import { expectError } from '../helpers/answers.js';
 import { remove, write } from '../helpers/edit.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -178,5 +179,21 @@ describe('the bundled preview', function () {
     expect(script).to.include('APP_MARKER').and.to.include('SOLO_MARKER');
     expect(script).to.not.include('UTIL_MARKER');
     expect(script).to.match(/from\s*"@x\/util\/main"/);
+  });
+
+  it('joins the bundle of each change ahead of the next page request, once a bundled page was asked for', async function () {
+    // Seen from outside by what is kept: the last 4 bundles. With nothing but edits after the
+    // first page, the first bundle is pushed out only if the service joined the others itself.
+    const local = fixtureWorkspace('basic');
+    const other = await serve(local);
+    const first = readPage((await other.get('/preview/bundled/')).text).code;
+    expect((await other.get(first)).status).to.equal(200);
+    for (let edit = 1; edit <= 4; edit++) {
+      write(local, 'packages/app/main/helper.ts', `export const HELPER_MARKER = 'EDIT_${edit}';\n\nexport const greet = (): string => \`Hello from \${HELPER_MARKER}\`;\n`);
+      await other.report(); // the builds settled: what the service joins ahead from
+    }
+    await waitFor(async () => (await other.get(first)).status === 404, { what: 'the first bundle to be pushed out by the ones joined ahead' });
+    const latest = readPage((await other.get('/preview/bundled/')).text).code;
+    expect((await other.get(latest)).text).to.include('EDIT_4');
   });
 });
