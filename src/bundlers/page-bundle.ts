@@ -29,7 +29,10 @@ export interface PageBundleInput {
 export interface PageBundle {
   code: Uint8Array;
   styles: Uint8Array;
-  /** Their source maps, linked from them: only a debugger fetches one, a reload never does. */
+}
+
+/** Their source maps: only a debugger fetches one, a reload never does. */
+export interface PageBundleMaps {
   codeMap: Uint8Array;
   stylesMap: Uint8Array;
 }
@@ -42,7 +45,6 @@ const COMMON: esbuild.BuildOptions = {
   bundle: true,
   write: false,
   logLevel: 'silent',
-  sourcemap: 'external',
   charset: 'utf8',
 };
 
@@ -55,23 +57,30 @@ const MODULE_URL = '__coreModuleUrl';
 // file comments esbuild writes before each one.
 const pathOf = (address: string) => address.replace(/\?.*$/, '');
 
-/** `mapAddress(kind, map)`: the address a file names its source map by, given the map's bytes. */
-export function bundlePage(input: PageBundleInput, mapAddress: (kind: MapKind, map: Uint8Array) => string): Promise<PageBundle> {
+/**
+ * The two files, without their source maps: composing a thousand modules' maps took a third
+ * of a join, and a reload never reads them, so they are joined when asked for
+ * (`bundlePageMaps`). esbuild writes the same code with or without a map.
+ */
+export function bundlePage(input: PageBundleInput): Promise<PageBundle> {
   return withLiveService(async () => {
-    const [[code, codeMap], [styles, stylesMap]] = await Promise.all([bundleCode(input), bundleStyles(input)]);
-    return {
-      code: Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress('codeMap', codeMap)}\n`)]),
-      styles: styles.byteLength === 0 ? styles : Buffer.concat([styles, Buffer.from(`/*# sourceMappingURL=${mapAddress('stylesMap', stylesMap)} */\n`)]),
-      codeMap,
-      stylesMap,
-    };
+    const [[code], [styles]] = await Promise.all([bundleCode(input, false), bundleStyles(input, false)]);
+    return { code, styles };
   });
 }
 
-function bundleCode(input: PageBundleInput): Promise<[Uint8Array, Uint8Array]> {
+/** The source maps of what `bundlePage` joins from the same input, composed down to the workspace sources. */
+export function bundlePageMaps(input: PageBundleInput): Promise<PageBundleMaps> {
+  return withLiveService(async () => {
+    const [[, codeMap], [, stylesMap]] = await Promise.all([bundleCode(input, true), bundleStyles(input, true)]);
+    return { codeMap, stylesMap };
+  });
+}
+
+function bundleCode(input: PageBundleInput, maps: boolean): Promise<[Uint8Array, Uint8Array]> {
   const byPath = new Map([...input.modules.values()].map((module) => [pathOf(module.address), module]));
   const bySpecifier = new Map([...input.modules].map(([specifier, module]) => [specifier, pathOf(module.address)]));
-  return build({
+  return build(maps, {
     ...COMMON,
     format: 'esm',
     platform: 'browser',
@@ -101,10 +110,10 @@ function bundleCode(input: PageBundleInput): Promise<[Uint8Array, Uint8Array]> {
   });
 }
 
-async function bundleStyles(input: PageBundleInput): Promise<[Uint8Array, Uint8Array]> {
+async function bundleStyles(input: PageBundleInput, maps: boolean): Promise<[Uint8Array, Uint8Array]> {
   if (input.sheets.length === 0) return [new Uint8Array(), new Uint8Array()];
   const byPath = new Map(input.sheets.map((sheet) => [pathOf(sheet.address), sheet]));
-  return build({
+  return build(maps, {
     ...COMMON,
     outfile: 'page.css',
     stdin: { contents: input.sheets.map((sheet) => `@import ${JSON.stringify(`core-sheet:${pathOf(sheet.address)}`)};`).join('\n'), sourcefile: 'page-entry.css', loader: 'css' },
@@ -125,12 +134,12 @@ async function bundleStyles(input: PageBundleInput): Promise<[Uint8Array, Uint8A
   });
 }
 
-/** The output and its external source map. */
-async function build(options: esbuild.BuildOptions): Promise<[Uint8Array, Uint8Array]> {
+/** The output, and its source map when `maps` (else empty). */
+async function build(maps: boolean, options: esbuild.BuildOptions): Promise<[Uint8Array, Uint8Array]> {
   try {
-    const files = (await esbuild.build(options)).outputFiles!;
-    const map = files.find((file) => file.path.endsWith('.map'))!;
-    return [files.find((file) => file !== map)!.contents, map.contents];
+    const files = (await esbuild.build({ ...options, sourcemap: maps ? 'external' : false })).outputFiles!;
+    const map = files.find((file) => file.path.endsWith('.map'));
+    return [files.find((file) => file !== map)!.contents, map?.contents ?? new Uint8Array()];
   } catch (error) {
     const errors = (error as { errors?: esbuild.Message[] }).errors;
     if (!errors || isServiceGone(error)) throw error;

@@ -4,7 +4,7 @@
 // `planPageBundle` is pure over the preview and the state; `createPageBundles` keeps the last
 // few bundles, so the page and its two files agree and an earlier address keeps its bytes.
 import { catchError, defer, distinctUntilChanged, EMPTY, filter, switchMap, type Observable, type Subscription } from 'rxjs';
-import { bundlePage, type MapKind } from '../bundlers/page-bundle.js';
+import { bundlePage, bundlePageMaps, type MapKind, type PageBundleInput } from '../bundlers/page-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { addressHash } from '../protocol/push.js';
 import type { OutputCache } from '../outputs/output-cache.js';
@@ -76,8 +76,8 @@ export interface BundledFile {
 export interface BundledPage {
   code: BundledFile;
   styles: BundledFile;
-  codeMap: BundledFile;
-  stylesMap: BundledFile;
+  /** The two source maps, joined the first time one is asked for. */
+  maps(): Promise<Record<MapKind, BundledFile>>;
 }
 
 export interface PageBundles {
@@ -85,30 +85,54 @@ export interface PageBundles {
   bundle(plan: PageBundlePlan): Promise<BundledPage>;
   /** A file of a kept bundle by its content hash: an earlier `v=` address keeps its bytes. */
   find(hash: string): BundledFile | undefined;
+  /** A source map of a kept bundle, by the bundle's key (the maps are a function of what it joined). */
+  findMap(kind: MapKind, key: string): Promise<BundledFile> | undefined;
 }
+
+/** An output a bundle was joined from has been collected since: its maps can no longer be joined. */
+export class BundleOutputGone extends Error {}
 
 /** How many bundles are kept: an open page, a reload after an edit, another entry. */
 const KEPT = 4;
 
-/** `mapAddress(kind, entry, hash)`: where a file of `entry`'s bundle finds its source map. */
-export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKind, entry: string, hash: string) => string, join: typeof bundlePage = bundlePage): PageBundles {
+export interface PageJoiner {
+  files: typeof bundlePage;
+  maps: typeof bundlePageMaps;
+}
+
+/** `mapAddress(kind, entry, key)`: where a file of `entry`'s bundle, of that key, finds its source map. */
+export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKind, entry: string, key: string) => string, join: PageJoiner = { files: bundlePage, maps: bundlePageMaps }): PageBundles {
   const kept = new Map<string, Promise<BundledPage>>();
   const settled = new Map<string, BundledPage>();
   const text = (hash: string, address: string) => {
     const body = outputs.get(hash);
-    if (!body) throw new Error(`the output ${hash} of ${address} is missing from the output cache`);
+    if (!body) throw new BundleOutputGone(`the output ${hash} of ${address} is no longer kept`);
     return body.toString('utf8');
   };
+  // Read from the output cache when joined: the maps are joined later from the same outputs.
+  const inputOf = (plan: PageBundlePlan): PageBundleInput => ({
+    entry: plan.entry,
+    modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, code: text(hash, address) }])),
+    sheets: plan.sheets.map(({ address, hash }) => ({ address, styles: text(hash, address) })),
+  });
   return {
     bundle(plan) {
       const known = kept.get(plan.key);
       if (known) return known;
-      const joined = join({
-        entry: plan.entry,
-        modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, code: text(hash, address) }])),
-        sheets: plan.sheets.map(({ address, hash }) => ({ address, styles: text(hash, address) })),
-      }, (kind, map) => mapAddress(kind, plan.entry, contentHash(map))).then((joined) => {
-        const page = { code: file(joined.code), styles: file(joined.styles), codeMap: file(joined.codeMap), stylesMap: file(joined.stylesMap) };
+      const joined = join.files(inputOf(plan)).then(({ code, styles }) => {
+        let maps: Promise<Record<MapKind, BundledFile>> | null = null;
+        const page: BundledPage = {
+          code: file(Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress('codeMap', plan.entry, plan.key)}\n`)])),
+          styles: file(styles.byteLength === 0 ? styles : Buffer.concat([styles, Buffer.from(`/*# sourceMappingURL=${mapAddress('stylesMap', plan.entry, plan.key)} */\n`)])),
+          maps() {
+            maps ??= Promise.resolve()
+              .then(() => join.maps(inputOf(plan)))
+              .then(({ codeMap, stylesMap }) => ({ codeMap: file(codeMap), stylesMap: file(stylesMap) }));
+            // A failure (an output collected since) is the request's to report; the next one tries again.
+            maps.catch(() => (maps = null));
+            return maps;
+          },
+        };
         settled.set(plan.key, page);
         return page;
       });
@@ -125,9 +149,12 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKi
     },
     find(hash) {
       for (const page of settled.values()) {
-        for (const kept of [page.code, page.styles, page.codeMap, page.stylesMap]) if (kept.hash === hash) return kept;
+        for (const kept of [page.code, page.styles]) if (kept.hash === hash) return kept;
       }
       return undefined;
+    },
+    findMap(kind, key) {
+      return settled.get(key)?.maps().then((maps) => maps[kind]);
     },
   };
 }

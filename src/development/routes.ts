@@ -5,9 +5,9 @@ import type { HttpContext } from '../http/context.js';
 import type { ExtensionHost } from '../extension.js';
 import { ERROR_CODES, ServiceError } from '../http/errors.js';
 import { isContentHash, isCrossSiteRefused, sendOutput } from '../http/send-output.js';
-import { PageBundleError } from '../bundlers/page-bundle.js';
+import { PageBundleError, type MapKind } from '../bundlers/page-bundle.js';
 import type { ServiceState } from '../store/state.js';
-import { createPageBundles, joinAhead, planPageBundle, type BundledPage, type PageBundlePlan } from './bundled-preview.js';
+import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, type BundledFile, type BundledPage, type PageBundlePlan } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { installedVersion as installedFrom } from '../streams/installed-packages.js';
@@ -81,8 +81,11 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     }
   }
   const BUNDLED_TYPES = { code: 'text/javascript; charset=utf-8', styles: 'text/css; charset=utf-8', codeMap: 'application/json; charset=utf-8', stylesMap: 'application/json; charset=utf-8' } as const;
-  const sendBundled = (kind: keyof BundledPage) => async (ctx: HttpContext) => {
+  const refuseCrossSite = (ctx: HttpContext) => {
     if (isCrossSiteRefused(ctx.req, false)) throw new ServiceError('CROSS_SITE_REFUSED', 'the bundled preview is development output: it is not served to other sites');
+  };
+  const sendBundled = (kind: 'code' | 'styles') => async (ctx: HttpContext) => {
+    refuseCrossSite(ctx);
     const token = ctx.query.v;
     const type = BUNDLED_TYPES[kind];
     // `v=<hash>` names those bytes for ever (README "Addresses"): a kept one needs no check.
@@ -101,6 +104,25 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
       throw new ServiceError('OUTPUT_NOT_AVAILABLE', `v=${token} names an earlier bundle of ${preview.entry}, which is no longer kept: load the page again for the current address`);
     }
     sendOutput(ctx, file.body, { type, hash: file.hash, anyOrigin: false, immutable: isContentHash(token) });
+  };
+  // A map is named by the key of the bundle it maps (what was joined): joined the first time a
+  // debugger asks, then kept with its bundle.
+  const sendBundledMap = (kind: MapKind) => async (ctx: HttpContext) => {
+    refuseCrossSite(ctx);
+    const token = ctx.query.v;
+    const type = BUNDLED_TYPES[kind];
+    const kept = isContentHash(token) ? bundles.findMap(kind, token) : undefined;
+    if (isContentHash(token) && !kept) {
+      throw new ServiceError('OUTPUT_NOT_AVAILABLE', `v=${token} names a bundle of the bundled preview of ${entryOf(ctx) ?? 'the default entry'} that is no longer kept: load the page again for the current address`);
+    }
+    let map: BundledFile;
+    try {
+      map = await (kept ?? (await bundledPage(ctx)).page.maps().then((maps) => maps[kind]));
+    } catch (error) {
+      if (error instanceof BundleOutputGone) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `the modules that bundle was joined from have been rebuilt since (${error.message}): load the page again for the current address`);
+      throw error;
+    }
+    sendOutput(ctx, map.body, { type, hash: map.hash, anyOrigin: false, immutable: isContentHash(token) });
   };
 
   host.router.get('/preview', redirectToDirectory('/preview/'));
@@ -125,8 +147,8 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress);
   });
   host.router.get('/preview/bundled/code.js', sendBundled('code'));
-  host.router.get('/preview/bundled/code.js.map', sendBundled('codeMap'));
-  host.router.get('/preview/bundled/styles.css.map', sendBundled('stylesMap'));
+  host.router.get('/preview/bundled/code.js.map', sendBundledMap('codeMap'));
+  host.router.get('/preview/bundled/styles.css.map', sendBundledMap('stylesMap'));
   host.router.get('/preview/bundled/styles.css', sendBundled('styles'));
   host.router.get('/preview/entry.json', async (ctx) => {
     const body = JSON.stringify(await preview(ctx), null, 2);

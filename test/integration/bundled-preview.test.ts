@@ -63,14 +63,21 @@ describe('the bundled preview', function () {
     expect(script.text).to.not.match(/from\s*"@acme\//);
     // The asset keeps resolving against the module's own address, not the bundle's.
     expect(script.text).to.include('new URL("/m/@acme/app@1.0.0/modules/main');
-    // The source map is linked, named by its hash: a reload never fetches it, a debugger does.
+    // The source map is linked, named by what the bundle joined: a reload never fetches it, a
+    // debugger does, and it is joined then.
     const mapAddress = /\/\/# sourceMappingURL=(\S+)\n$/.exec(script.text)![1]!;
     expect(mapAddress).to.match(/^\/preview\/bundled\/code\.js\.map\?entry=%40acme%2Fapp%2Fmain&v=[A-Za-z0-9_-]{22}$/);
     const map = await service.get(mapAddress);
+    expect(map.status, map.text).to.equal(200);
     expect(map.headers['cache-control']).to.equal(IMMUTABLE);
-    const { sources, sourcesContent } = map.json<{ sources: string[]; sourcesContent: string[] }>();
+    const { sources, sourcesContent, mappings } = map.json<{ sources: string[]; sourcesContent: string[]; mappings: string }>();
     expect(sources.some((source) => source.endsWith('packages/app/main/helper.ts')), sources.join(', ')).to.equal(true);
     expect(sourcesContent.join('\n')).to.include("export const HELPER_MARKER = 'APP_HELPER_MARKER';");
+    // Joined apart from the code, the map is of that very code: one group of mappings per line.
+    const lines = script.text.slice(0, script.text.lastIndexOf('//# sourceMappingURL=')).split('\n').length;
+    expect(mappings.split(';').length).to.equal(lines);
+    expect((await service.get(mapAddress.replace(/&v=.*$/, ''))).text, 'the current map at the plain address').to.equal(map.text);
+    expectError(await service.get(mapAddress.replace(/v=[^&]+/, 'v=AAAAAAAAAAAAAAAAAAAAAA')), { status: 404, code: 'OUTPUT_NOT_AVAILABLE', mentions: ['@acme/app/main'] });
     const plain = await service.get(code.replace(/&v=.*$/, ''));
     expect(plain.headers['cache-control']).to.equal('no-cache');
     expect(plain.text).to.equal(script.text);

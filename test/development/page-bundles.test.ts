@@ -1,0 +1,76 @@
+// The bundles of the bundled preview (src/development/bundled-preview.ts `createPageBundles`):
+// joined once per plan, their source maps joined only when asked for, and an address of a
+// bundle no longer kept answered as such.
+import { expect } from 'chai';
+import type { PageBundleInput } from '../../src/bundlers/page-bundle.js';
+import { BundleOutputGone, createPageBundles, type PageBundlePlan } from '../../src/development/bundled-preview.js';
+import { createOutputCache } from '../../src/outputs/output-cache.js';
+
+function setup() {
+  const outputs = createOutputCache();
+  const code = outputs.put(Buffer.from('export const a = 1;\n'));
+  const styles = outputs.put(Buffer.from('.a { color: red }\n'));
+  const plan = (key: string): PageBundlePlan => ({
+    key,
+    entry: '@t/app/main',
+    modules: new Map([['@t/app/main', { address: `/m/@t/app@1.0.0/modules/main?v=${code.hash}`, hash: code.hash }]]),
+    sheets: [{ address: `/m/@t/app@1.0.0/styles/main?v=${styles.hash}`, hash: styles.hash }],
+    imports: {},
+    broken: [],
+  });
+  const calls = { files: 0, maps: 0 };
+  const joiner = {
+    files: async (input: PageBundleInput) => {
+      calls.files += 1;
+      return { code: Buffer.from([...input.modules.values()].map((module) => module.code).join('')), styles: Buffer.from(input.sheets.map((sheet) => sheet.styles).join('')) };
+    },
+    maps: async (input: PageBundleInput) => {
+      calls.maps += 1;
+      return { codeMap: Buffer.from(JSON.stringify({ modules: input.modules.size })), stylesMap: Buffer.from(JSON.stringify({ sheets: input.sheets.length })) };
+    },
+  };
+  const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, joiner);
+  return { outputs, plan, calls, bundles };
+}
+
+describe('createPageBundles', () => {
+  it('joins a plan once, links its maps by the plan key, and joins the maps only when one is asked for', async () => {
+    const { plan, calls, bundles } = setup();
+    const page = await bundles.bundle(plan('KEY1'));
+    expect(await bundles.bundle(plan('KEY1'))).to.equal(page);
+    expect(page.code.body.toString()).to.equal('export const a = 1;\n//# sourceMappingURL=/codeMap?entry=@t/app/main&v=KEY1\n');
+    expect(page.styles.body.toString()).to.equal('.a { color: red }\n/*# sourceMappingURL=/stylesMap?entry=@t/app/main&v=KEY1 */\n');
+    expect(bundles.find(page.code.hash)).to.equal(page.code);
+    expect(calls).to.deep.equal({ files: 1, maps: 0 });
+    const codeMap = await bundles.findMap('codeMap', 'KEY1')!;
+    const stylesMap = await bundles.findMap('stylesMap', 'KEY1')!;
+    expect(JSON.parse(codeMap.body.toString())).to.deep.equal({ modules: 1 });
+    expect(JSON.parse(stylesMap.body.toString())).to.deep.equal({ sheets: 1 });
+    expect(calls, 'both maps from one join').to.deep.equal({ files: 1, maps: 1 });
+    expect(bundles.findMap('codeMap', 'OTHER')).to.equal(undefined);
+  });
+
+  it('says so when the outputs a kept bundle was joined from are gone, and joins its maps once they are back', async () => {
+    const { outputs, plan, calls, bundles } = setup();
+    await bundles.bundle(plan('KEY1'));
+    outputs.retain(new Set());
+    let failure: unknown;
+    await bundles.findMap('codeMap', 'KEY1')!.catch((error: unknown) => (failure = error));
+    expect(failure).to.be.instanceOf(BundleOutputGone);
+    outputs.put(Buffer.from('export const a = 1;\n'));
+    outputs.put(Buffer.from('.a { color: red }\n'));
+    expect(JSON.parse((await bundles.findMap('codeMap', 'KEY1')!).body.toString())).to.deep.equal({ modules: 1 });
+    expect(calls.maps).to.equal(1);
+  });
+
+  it('keeps the last four bundles: an earlier one is forgotten, with its maps', async () => {
+    const { plan, bundles } = setup();
+    const first = await bundles.bundle(plan('KEY1'));
+    for (const key of ['KEY2', 'KEY3', 'KEY4']) await bundles.bundle(plan(key));
+    expect(bundles.find(first.code.hash)).to.equal(first.code);
+    expect(bundles.findMap('codeMap', 'KEY1')).to.not.equal(undefined);
+    await bundles.bundle(plan('KEY5'));
+    expect(bundles.findMap('codeMap', 'KEY1')).to.equal(undefined);
+    expect(bundles.find(first.code.hash), 'its code names its own maps: no kept bundle has those bytes').to.equal(undefined);
+  });
+});
