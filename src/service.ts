@@ -8,6 +8,7 @@ import chokidar from 'chokidar';
 import { asapScheduler, merge, share, type Observable, type Subscription } from 'rxjs';
 import { createBundlerRegistry, resolveSpecifier } from './bundlers/registry.js';
 import type { ExtensionHost, ServiceExtension } from './extension.js';
+import { createActivity } from './http/activity.js';
 import { createApp } from './http/app.js';
 import { handleClientError } from './http/client-error.js';
 import { serverTimeLimits } from './http/time-limits.js';
@@ -95,6 +96,10 @@ export interface Service {
 }
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+/** The watcher's first walk waits for this long without a request being answered... */
+const WALK_QUIET_MS = 250;
+/** ...or this long after the first builds, whatever the requests. */
+const WALK_AT_MOST_MS = 3_000;
 
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const root = path.resolve(options.root ?? process.cwd());
@@ -111,6 +116,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, { hashes, outputs }) : null;
+  const activity = createActivity();
   const baseDeps: EffectDeps = {
     root,
     scheduler: asapScheduler,
@@ -128,6 +134,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     hashes,
     outputs,
     createWatcher: (dir, ignored) => chokidar.watch(dir, { ignored, ignoreInitial: true, persistent: true }),
+    // After the first page: its join and the walk of a large tree each wanted both cores.
+    walkWhen: () => activity.quiet$(WALK_QUIET_MS, WALK_AT_MOST_MS),
     watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),
     ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
   };
@@ -160,7 +168,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
   await readiness.workspace();
   const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
-  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root });
+  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity });
 
   // Not an effect (it derives messages, not facts), but it may fail like one.
   const push$ = supervise('push', (_event$, state$) => pushMessages$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, logger, onFailed: dispatch }).pipe(share());

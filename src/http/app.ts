@@ -24,6 +24,7 @@ import { guardRequests, requestGuards } from './guards/request-guards.js';
 import { respondWithErrors } from './middleware/respond-with-errors.js';
 import type { Readiness } from './readiness.js';
 import type { FreshnessCheck } from '../streams/freshness.js';
+import type { Activity } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { logRoute } from './routes/log.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   history: BuildHistory;
   cdnOrigin: string | null;
   root: string;
+  /** Counts the requests being answered (for the watcher's first walk, which waits for them). */
+  activity?: Activity;
 }
 
 export interface App {
@@ -81,6 +84,7 @@ export function createApp(deps: AppDeps): App {
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE') return;
     deps.logger(`core: error while answering: ${error.stack ?? error.message}`);
   });
+  if (deps.activity) koa.use(deps.activity.middleware);
   koa.use(respondWithErrors(deps.logger));
   koa.use(guardRequests(guards));
   koa.use(router.routes());

@@ -26,9 +26,14 @@ export interface WatchScopeOptions {
   skip?(absolute: string): boolean;
 }
 
+/** What the caller already knows of an entry: chokidar passes the stats its directory walk took. */
+export interface SeenEntry {
+  isFile(): boolean;
+}
+
 export interface WatchScope {
-  /** For chokidar's `ignored`: true for what is not to be watched. */
-  ignored(absolute: string): boolean;
+  /** For chokidar's `ignored`: true for what is not to be watched; `seen`, the entry's `lstat` when the caller has it. */
+  ignored(absolute: string, seen?: SeenEntry): boolean;
   /** Other workspace-relative paths of `relative` (through links to a directory inside the workspace). */
   aliases(relative: string): string[];
   /** A path was removed: what was decided about it (and beneath it, for a directory) no longer holds. */
@@ -56,10 +61,15 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
   const leaves = (real: string) => real !== realRoot && !real.startsWith(realRoot + path.sep);
 
   /** null: the path is absent (decided again once it exists); 'file': a plain file, seen through its directory. */
-  function decide(absolute: string): boolean | null | 'file' {
+  function decide(absolute: string, seen: SeenEntry | undefined): boolean | null | 'file' {
     if (options.skip?.(absolute)) return true;
     const relative = toWorkspacePath(root, absolute);
     if (relative === null) return true;
+    // A walk takes the stats of every entry anyway: asking again for each file of a large tree
+    // was a third of the first walk's time. Only a plain file is taken on its word (chokidar may
+    // pass stats that followed a link: a link is always looked at here, the file it leads to is
+    // then, at worst, seen through its directory like any file).
+    if (seen?.isFile()) return 'file';
     let stats = fs.lstatSync(absolute, { throwIfNoEntry: false });
     if (!stats) return null; // gone already: chokidar reports the removal
     if (stats.isFile()) return 'file';
@@ -101,13 +111,13 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
   }
 
   return {
-    ignored(absolute) {
+    ignored(absolute, seen) {
       const normal = path.resolve(absolute);
       const known = decided.get(normal);
       if (known !== undefined) return known;
       let answer: boolean | null | 'file';
       try {
-        answer = decide(normal);
+        answer = decide(normal, seen);
       } catch {
         answer = true; // unreadable (EACCES, ENOTDIR): nothing to watch there
       }

@@ -6,7 +6,7 @@
 // path seen is looked at once more a little later: a quick second save is never lost. The
 // check before answering a request covers whatever the watcher still misses.
 import path from 'node:path';
-import { asapScheduler, filter, Observable, switchMap, take, type Subscription } from 'rxjs';
+import { asapScheduler, filter, Observable, of, switchMap, take, type Subscription } from 'rxjs';
 import { UNVERIFIED, type CoreEvent, type Fact } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import { knownInputHash, type ServiceState } from '../store/state.js';
@@ -14,7 +14,7 @@ import { isSkippedDirectory, toWorkspacePath } from '../workspace/paths.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { guarded, type EffectScheduling } from './effect.js';
 import type { FileHashes } from './file-hashes.js';
-import { createWatchScope } from './watch-scope.js';
+import { createWatchScope, type SeenEntry } from './watch-scope.js';
 
 export interface WatcherLike {
   on(event: 'all', listener: (event: string, path: string) => void): unknown;
@@ -27,7 +27,8 @@ export interface WatcherLike {
 export interface WatchDeps extends EffectScheduling {
   root: string;
   hashes: FileHashes;
-  createWatcher(root: string, ignored: (absolute: string) => boolean): WatcherLike;
+  /** `ignored` may be given the entry's `lstat` (chokidar passes the one its directory walk took). */
+  createWatcher(root: string, ignored: (absolute: string, seen?: SeenEntry) => boolean): WatcherLike;
   /** How long after a change the path is looked at again. */
   settleMs?: number;
   /** How long a file seen emptied waits for the rest of its save before it is reported. */
@@ -36,6 +37,8 @@ export interface WatchDeps extends EffectScheduling {
   watchLimit?: number;
   /** A line for the person running the service. */
   logger?(message: string): void;
+  /** When the first walk may start, once the first builds are done: at once by default. */
+  walkWhen?(): Observable<unknown>;
 }
 
 /** Directories and files the service never depends on. */
@@ -75,12 +78,14 @@ export function selectRecordedHashes(state: ServiceState): Map<string, Set<strin
   return recorded;
 }
 
-// The watcher starts once the first builds are done: setting it up walks the whole tree, and
-// nothing needs it before then (the check before answering sees every change).
+// The watcher starts once the first builds are done, and once the requests they answered are
+// (`walkWhen`): setting it up walks the whole tree, and nothing needs it before then (the
+// check before answering sees every change, and once ready every known path is looked at).
 export function watch$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: WatchDeps): Observable<Fact> {
   return state$.pipe(
     filter(selectSettled),
     take(1),
+    switchMap(() => (deps.walkWhen ? deps.walkWhen().pipe(take(1)) : of(null))),
     switchMap(() => watchFiles(state$, deps)),
   );
 }
@@ -157,7 +162,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       );
     };
 
-    const watcher = deps.createWatcher(deps.root, (absolute) => scope.ignored(absolute));
+    const watcher = deps.createWatcher(deps.root, (absolute, seen) => scope.ignored(absolute, seen));
     watcher.on(
       'all',
       guarded(subscriber, (event: string, absolute: string) => {

@@ -51,6 +51,21 @@ describe('createWatchScope', () => {
     expect(scope.count).to.equal(3);
   });
 
+  it('takes the word of a walk for a plain file, and looks at anything else itself', () => {
+    const root = tempWorkspace({ 'app/index.ts': '' });
+    fs.symlinkSync('/', path.join(root, 'app/rootlink'));
+    const scope = createWatchScope(root);
+    const file = { isFile: () => true };
+    const notFile = { isFile: () => false };
+    // Taken on its word: no second look (a path that is not there is otherwise decided again later).
+    expect(scope.ignored(path.join(root, 'app/not-there.ts'), file)).to.equal(true);
+    expect(scope.ignored(path.join(root, 'app/not-there.ts'))).to.equal(false);
+    // Stats that followed a link cannot admit it: the link is looked at here, and leaves.
+    expect(scope.ignored(path.join(root, 'app/rootlink'), notFile)).to.equal(true);
+    expect(scope.ignored(path.join(root, 'app'), notFile)).to.equal(false);
+    expect(scope.count).to.equal(1);
+  });
+
   it('decides a path again when a removed file comes back as a directory', () => {
     const root = tempWorkspace({ 'app/thing': '' });
     const scope = createWatchScope(root);

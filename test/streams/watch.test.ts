@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BehaviorSubject, EMPTY, type Subscription } from 'rxjs';
+import { BehaviorSubject, EMPTY, Subject, type Observable, type Subscription } from 'rxjs';
 import type { Fact } from '../../src/store/events.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
@@ -35,18 +35,23 @@ describe('watch$', () => {
   let subscription: Subscription | undefined;
   afterEach(() => subscription?.unsubscribe());
 
-  function start(files: Record<string, string>) {
+  function start(files: Record<string, string>, walkWhen?: () => Observable<unknown>) {
     const root = tempWorkspace(files);
     const sources = Object.fromEntries(Object.entries(files).map(([relative, text]) => [relative, contentHash(text)]));
     const state: ServiceState = { ...initialState(), root, workspaceRead: true, workspace: { ...initialState().workspace, sources } };
     const { watcher, emit } = scriptedWatcher();
     const facts: Fact[] = [];
+    let created = 0;
     const state$ = new BehaviorSubject(state);
     subscription = watch$(EMPTY, state$, {
       root,
       hashes: createFileHashes(root),
-      createWatcher: () => watcher,
+      createWatcher: () => {
+        created += 1;
+        return watcher;
+      },
       truncationMs: 30,
+      ...(walkWhen ? { walkWhen } : {}),
     }).subscribe((fact) => {
       facts.push(fact);
       // As the service's state does: a reported hash is what it now knows of the file.
@@ -57,7 +62,7 @@ describe('watch$', () => {
     });
     // What a directory's watcher says of a change of a file in it.
     const notify = (relative: string) => emit('raw', 'change', path.basename(relative), { watchedPath: path.join(root, path.dirname(relative)) });
-    return { root, facts, notify };
+    return { root, facts, notify, created: () => created };
   }
 
   it('reports a file its directory says changed, with its new hash', async () => {
@@ -88,5 +93,14 @@ describe('watch$', () => {
     expect(facts).to.deep.equal([]);
     await wait(60);
     expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('') }, source: 'watcher' }]);
+  });
+
+  it('starts watching once the first builds are done and `walkWhen` says so, not before', async () => {
+    const go = new Subject<void>();
+    const { created } = start({ 'app/styles.css': 'a { color: red; }\n' }, () => go);
+    await wait(5);
+    expect(created(), 'the first page is being answered').to.equal(0);
+    go.next();
+    expect(created()).to.equal(1);
   });
 });
