@@ -96,10 +96,6 @@ export interface Service {
 }
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
-/** The watcher's first walk waits for this long without a request being answered... */
-const WALK_QUIET_MS = 250;
-/** ...or this long after the first builds, whatever the requests. */
-const WALK_AT_MOST_MS = 3_000;
 
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const root = path.resolve(options.root ?? process.cwd());
@@ -135,7 +131,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     outputs,
     createWatcher: (dir, ignored) => chokidar.watch(dir, { ignored, ignoreInitial: true, persistent: true }),
     // After the first page: its join and the walk of a large tree each wanted both cores.
-    walkWhen: () => activity.quiet$(WALK_QUIET_MS, WALK_AT_MOST_MS),
+    requestsInProgress$: activity.inProgress$,
     watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),
     ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
   };

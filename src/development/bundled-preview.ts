@@ -106,7 +106,7 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKi
   const settled = new Map<string, BundledPage>();
   const text = (hash: string, address: string) => {
     const body = outputs.get(hash);
-    if (!body) throw new BundleOutputGone(`the output ${hash} of ${address} is no longer kept`);
+    if (!body) throw new BundleOutputGone(`the output ${hash} of ${address}, rebuilt since`);
     return body.toString('utf8');
   };
   // Read from the output cache when joined: the maps are joined later from the same outputs.

@@ -101,7 +101,7 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     }
     const file = page[kind];
     if (isContentHash(token) && token !== file.hash) {
-      throw new ServiceError('OUTPUT_NOT_AVAILABLE', `v=${token} names an earlier bundle of ${preview.entry}, which is no longer kept: load the page again for the current address`);
+      throw noLongerKept(`v=${token} names an earlier bundle of ${preview.entry}`);
     }
     sendOutput(ctx, file.body, { type, hash: file.hash, anyOrigin: false, immutable: isContentHash(token) });
   };
@@ -113,13 +113,13 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     const type = BUNDLED_TYPES[kind];
     const kept = isContentHash(token) ? bundles.findMap(kind, token) : undefined;
     if (isContentHash(token) && !kept) {
-      throw new ServiceError('OUTPUT_NOT_AVAILABLE', `v=${token} names a bundle of the bundled preview of ${entryOf(ctx) ?? 'the default entry'} that is no longer kept: load the page again for the current address`);
+      throw noLongerKept(`v=${token} names a bundle of the bundled preview of ${entryOf(ctx) ?? 'the default entry'}`);
     }
     let map: BundledFile;
     try {
       map = await (kept ?? (await bundledPage(ctx)).page.maps().then((maps) => maps[kind]));
     } catch (error) {
-      if (error instanceof BundleOutputGone) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `the modules that bundle was joined from have been rebuilt since (${error.message}): load the page again for the current address`);
+      if (error instanceof BundleOutputGone) throw noLongerKept(`the source map of that bundle needs ${error.message}`);
       throw error;
     }
     sendOutput(ctx, map.body, { type, hash: map.hash, anyOrigin: false, immutable: isContentHash(token) });
@@ -160,6 +160,9 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     sendOutput(ctx, runtime, { type: 'text/javascript; charset=utf-8', hash: runtimeHash, anyOrigin: false });
   });
 }
+
+/** An address of the bundled preview whose bytes the service no longer keeps. */
+const noLongerKept = (what: string) => new ServiceError('OUTPUT_NOT_AVAILABLE', `${what}, which is no longer kept: load the page again for the current address`);
 
 /** `?entry=`, the preview entry asked for; undefined for the default one. */
 const entryOf = (ctx: HttpContext): string | undefined => (typeof ctx.query.entry === 'string' && ctx.query.entry !== '' ? ctx.query.entry : undefined);

@@ -6,7 +6,7 @@
 // path seen is looked at once more a little later: a quick second save is never lost. The
 // check before answering a request covers whatever the watcher still misses.
 import path from 'node:path';
-import { asapScheduler, filter, Observable, of, switchMap, take, type Subscription } from 'rxjs';
+import { asapScheduler, filter, NEVER, Observable, of, race, switchMap, take, timer, type SchedulerLike, type Subscription } from 'rxjs';
 import { UNVERIFIED, type CoreEvent, type Fact } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import { knownInputHash, type ServiceState } from '../store/state.js';
@@ -37,8 +37,11 @@ export interface WatchDeps extends EffectScheduling {
   watchLimit?: number;
   /** A line for the person running the service. */
   logger?(message: string): void;
-  /** When the first walk may start, once the first builds are done: at once by default. */
-  walkWhen?(): Observable<unknown>;
+  /** How many requests are being answered (the HTTP app's count): the first walk waits for them. */
+  requestsInProgress$?: Observable<number>;
+  /** How long without a request being answered the first walk waits for, and at most how long. */
+  walkQuietMs?: number;
+  walkAtMostMs?: number;
 }
 
 /** Directories and files the service never depends on. */
@@ -79,15 +82,34 @@ export function selectRecordedHashes(state: ServiceState): Map<string, Set<strin
 }
 
 // The watcher starts once the first builds are done, and once the requests they answered are
-// (`walkWhen`): setting it up walks the whole tree, and nothing needs it before then (the
+// (`walkStart$`): setting it up walks the whole tree, and nothing needs it before then (the
 // check before answering sees every change, and once ready every known path is looked at).
 export function watch$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: WatchDeps): Observable<Fact> {
   return state$.pipe(
     filter(selectSettled),
     take(1),
-    switchMap(() => (deps.walkWhen ? deps.walkWhen().pipe(take(1)) : of(null))),
+    switchMap(() =>
+      deps.requestsInProgress$
+        ? walkStart$(deps.requestsInProgress$, deps.walkQuietMs ?? WALK_QUIET_MS, deps.walkAtMostMs ?? WALK_AT_MOST_MS, deps.scheduler ?? asapScheduler)
+        : of(null),
+    ),
     switchMap(() => watchFiles(state$, deps)),
   );
+}
+
+/** The first walk waits for this long without a request being answered... */
+export const WALK_QUIET_MS = 250;
+/** ...or this long, whatever the requests. */
+export const WALK_AT_MOST_MS = 3_000;
+
+/**
+ * Emits once no request has been in progress for `quietMs` (counted from subscription at the
+ * earliest), or `atMostMs` after subscription: on a large workspace the walk and the first
+ * page's work each want every core (README "Links and large trees").
+ */
+export function walkStart$(inProgress$: Observable<number>, quietMs: number, atMostMs: number, scheduler: SchedulerLike): Observable<unknown> {
+  const quiet$ = inProgress$.pipe(switchMap((count) => (count === 0 ? timer(quietMs, scheduler) : NEVER)));
+  return race(quiet$, timer(atMostMs, scheduler)).pipe(take(1));
 }
 
 function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observable<Fact> {

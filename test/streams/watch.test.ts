@@ -3,12 +3,13 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BehaviorSubject, EMPTY, Subject, type Observable, type Subscription } from 'rxjs';
+import { BehaviorSubject, EMPTY, type Observable, type Subscription } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { createFileHashes } from '../../src/streams/file-hashes.js';
-import { watch$, type WatcherLike } from '../../src/streams/watch.js';
+import { walkStart$, watch$, type WatcherLike } from '../../src/streams/watch.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 type Listener = (...args: never[]) => void;
@@ -35,7 +36,7 @@ describe('watch$', () => {
   let subscription: Subscription | undefined;
   afterEach(() => subscription?.unsubscribe());
 
-  function start(files: Record<string, string>, walkWhen?: () => Observable<unknown>) {
+  function start(files: Record<string, string>, requestsInProgress$?: Observable<number>) {
     const root = tempWorkspace(files);
     const sources = Object.fromEntries(Object.entries(files).map(([relative, text]) => [relative, contentHash(text)]));
     const state: ServiceState = { ...initialState(), root, workspaceRead: true, workspace: { ...initialState().workspace, sources } };
@@ -51,7 +52,7 @@ describe('watch$', () => {
         return watcher;
       },
       truncationMs: 30,
-      ...(walkWhen ? { walkWhen } : {}),
+      ...(requestsInProgress$ ? { requestsInProgress$, walkQuietMs: 20, walkAtMostMs: 60_000 } : {}),
     }).subscribe((fact) => {
       facts.push(fact);
       // As the service's state does: a reported hash is what it now knows of the file.
@@ -95,12 +96,43 @@ describe('watch$', () => {
     expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('') }, source: 'watcher' }]);
   });
 
-  it('starts watching once the first builds are done and `walkWhen` says so, not before', async () => {
-    const go = new Subject<void>();
-    const { created } = start({ 'app/styles.css': 'a { color: red; }\n' }, () => go);
-    await wait(5);
+  it('starts watching once the first builds are done and the requests answered, not before', async () => {
+    const requests = new BehaviorSubject(1);
+    const { created } = start({ 'app/styles.css': 'a { color: red; }\n' }, requests);
+    await wait(60);
     expect(created(), 'the first page is being answered').to.equal(0);
-    go.next();
+    requests.next(0);
+    await wait(200);
     expect(created()).to.equal(1);
+  });
+});
+
+describe('walkStart$', () => {
+  let scheduler: TestScheduler;
+  beforeEach(() => {
+    scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
+  });
+
+  it('emits once no request has been answered for the quiet time, counted from when it is asked', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      const inProgress = hot('0', { 0: 0 });
+      expectObservable(walkStart$(inProgress, 5, 100, scheduler)).toBe('-----(s|)', { s: 0 });
+    });
+  });
+
+  it('waits for the requests in progress, and for the quiet after the last one', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      const inProgress = hot('a-b-------a--------', { a: 0, b: 1 });
+      expectObservable(walkStart$(inProgress, 5, 100, scheduler)).toBe('---------------(s|)', { s: 0 });
+    });
+  });
+
+  it('does not wait longer than it was told, whatever the requests', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      const inProgress = hot('a', { a: 3 });
+      expectObservable(walkStart$(inProgress, 5, 20, scheduler)).toBe('--------------------(s|)', { s: 0 });
+    });
   });
 });
