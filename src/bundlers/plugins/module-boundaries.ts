@@ -34,7 +34,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
     name: 'core-module-boundaries',
     setup(build) {
       if (byStem.size === 0) return;
-      build.onResolve({ filter: /^\.\.?(?:\/|$)/ }, async (args) => {
+      build.onResolve({ filter: entryImportFilter(byStem.keys()) }, async (args) => {
         if (args.pluginData === SKIP) return undefined;
         if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import' && args.kind !== 'require-call') return undefined;
         const candidate = byStem.get(stem(path.resolve(args.resolveDir, args.path)));
@@ -50,6 +50,16 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
       });
     },
   };
+}
+
+// Which relative imports can reach an entry, decided in Go: those whose last segment is an
+// entry's name (with or without an extension), and those ending in `.`, `..` or `/` (they name
+// a directory, or its name as a file). Every other relative import never reaches JavaScript:
+// a rebuild of a module asks its plugins again for every import it resolves, and a callback
+// waits for the main thread, which is answering the request that asked for the build.
+export function entryImportFilter(stems: Iterable<string>): RegExp {
+  const names = [...new Set([...stems].map((file) => escape(path.basename(file))))].sort();
+  return new RegExp(`^\\.\\.?(?:$|/(?:.*/)?(?:(?:${names.join('|')})(?:\\.d)?(?:\\.[cm]?[jt]sx?)?|\\.\\.?)?$)`);
 }
 
 // Marks the resolution this plugin asks for itself, so that it does not answer it again.

@@ -1,0 +1,51 @@
+// Which relative imports the module-boundaries plugin asks JavaScript about
+// (src/bundlers/plugins/module-boundaries.ts): every one that can reach an entry, and no other.
+import path from 'node:path';
+import { expect } from 'chai';
+import type * as esbuild from 'esbuild';
+import { entryImportFilter, moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
+import type { BundleTarget } from '../../src/bundlers/types.js';
+
+const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
+
+describe('entryImportFilter', () => {
+  const entries = ['/ws/packages/lit/src/index.ts', '/ws/packages/lit/src/reactive-element.ts', '/ws/packages/ui/src/button.min.js'];
+  const filter = entryImportFilter(entries.map(stem));
+
+  it('passes the relative imports that name an entry, with or without an extension, and those naming a directory', () => {
+    const passed = ['./index.js', '../src/index', './reactive-element.js', './reactive-element.ts', '../../lit/src/reactive-element.d.ts', './button.min.mjs', '.', '..', './', '../lib/', './lib/.', './lib/..'];
+    expect(passed.filter((specifier) => !filter.test(specifier))).to.deep.equal([]);
+  });
+
+  it('keeps every other import in Go: helpers, stylesheets, bare and absolute specifiers', () => {
+    const kept = ['./helper.js', './h1.ts', './style.css', './index.css', './indexes.js', './my-index.ts', './button.js', 'index', 'lit', '@lit/reactive-element', '/ws/packages/lit/src/index.ts', 'https://cdn.example/index.js'];
+    expect(kept.filter((specifier) => filter.test(specifier))).to.deep.equal([]);
+  });
+
+  it('passes every relative import that resolves to an entry by name, from any directory', () => {
+    const byStem = new Set(entries.map(stem));
+    const importers = ['/ws/packages/lit/src', '/ws/packages/lit/src/decorators', '/ws/packages/ui/src/deep/er'];
+    const names = ['index', 'index.js', 'index.d.ts', 'reactive-element.js', 'button.min', 'button.min.cjs', 'other.js', '.', '..', ''];
+    const prefixes = ['./', '../', '../../', './x/../', '../../lit/src/', '../../../lit/src/'];
+    for (const importer of importers) {
+      for (const prefix of prefixes) {
+        for (const name of names) {
+          const specifier = name === '' ? prefix : `${prefix}${name}`;
+          if (byStem.has(stem(path.resolve(importer, specifier)))) expect(filter.test(specifier), `${specifier} from ${importer}`).to.equal(true);
+        }
+      }
+    }
+  });
+});
+
+describe('moduleBoundariesPlugin', () => {
+  it('asks only about the relative imports that can reach an entry', () => {
+    const root = '/ws';
+    const target = { specifier: '@acme/app/main', subpath: 'main', dir: 'packages/app/main', entry: 'packages/app/main/index.ts', assets: [], platforms: ['browser'], workspace: { packages: ['@acme/app'], entries: { 'packages/app/main/index.ts': '@acme/app/main', 'packages/app/card/card.ts': '@acme/app/card' }, key: '' } } as unknown as BundleTarget;
+    const filters: RegExp[] = [];
+    moduleBoundariesPlugin(root, [target]).setup({ onResolve: ({ filter }: { filter: RegExp }) => filters.push(filter) } as unknown as esbuild.PluginBuild);
+    expect(filters).to.have.length(1);
+    expect(['../card/card.js', './index.js'].map((specifier) => filters[0]!.test(specifier))).to.deep.equal([true, true]);
+    expect(['./helper.js', './styles.css'].map((specifier) => filters[0]!.test(specifier))).to.deep.equal([false, false]);
+  });
+});
