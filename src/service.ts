@@ -219,6 +219,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         subscriptions[subscriptions.length - 1]?.unsubscribe(); // the effects
+        // The effects' last cache write (what settled since the one before) is not cut short.
+        await cache?.idle();
         store.dispatch({ type: 'service.stopped' });
         for (const subscription of subscriptions) subscription.unsubscribe();
         log.close();

@@ -68,6 +68,8 @@ export interface BuildCache {
    * without blocking the service: outputs first, the index last, each renamed into place.
    */
   save(builds: readonly SavedBuild[], workspace: WorkspaceModel): Promise<void>;
+  /** Resolves once no write is in progress: a stopping service waits for its last one. */
+  idle(): Promise<void>;
 }
 
 export interface SavedBuild {
@@ -195,6 +197,8 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     return true;
   }
 
+  const writing = new Set<Promise<void>>();
+
   return {
     dir,
     restore(workspace) {
@@ -211,33 +215,42 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       }
       return { type: 'cache.restored', dir, builds, ...(stale > 0 ? { stale } : {}) };
     },
-    async save(builds, workspace) {
-      const boundaries = workspaceBoundaries(workspace).key;
-      const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
-      const entries: CacheEntry[] = [];
-      await fs.promises.mkdir(path.join(dir, OUTPUTS), { recursive: true });
-      for (const { module: specifier, variant, record } of builds) {
-        const module = modules.get(specifier);
-        if (!module || !record.outputs || !BUILTIN.has(module.bundler.specifier)) continue;
-        if (Object.values(record.inputs).includes(UNVERIFIED)) continue;
-        if (!(await writeOutputs(record))) continue;
-        const { build: _build, errors: _errors, ...kept } = record;
-        const signatures: Record<string, FileSignature> = {};
-        for (const [input, hash] of Object.entries(record.inputs)) {
-          const signature = hash === null ? null : hashes.signature(input);
-          if (signature && signature[0] === hash) signatures[input] = signature;
-        }
-        entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: kept, signatures });
-      }
-      const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries };
-      await writeAtomically(indexFile, JSON.stringify(index));
-      await removeUnreferenced(path.join(dir, OUTPUTS), entries);
-      if (!prunedSiblings) {
-        prunedSiblings = true;
-        await removeCachesOfRemovedWorkspaces(dir);
-      }
+    save(builds, workspace) {
+      const done = write(builds, workspace).finally(() => writing.delete(done));
+      writing.add(done);
+      return done;
+    },
+    async idle() {
+      while (writing.size > 0) await Promise.allSettled([...writing]);
     },
   };
+
+  async function write(builds: readonly SavedBuild[], workspace: WorkspaceModel): Promise<void> {
+    const boundaries = workspaceBoundaries(workspace).key;
+    const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
+    const entries: CacheEntry[] = [];
+    await fs.promises.mkdir(path.join(dir, OUTPUTS), { recursive: true });
+    for (const { module: specifier, variant, record } of builds) {
+      const module = modules.get(specifier);
+      if (!module || !record.outputs || !BUILTIN.has(module.bundler.specifier)) continue;
+      if (Object.values(record.inputs).includes(UNVERIFIED)) continue;
+      if (!(await writeOutputs(record))) continue;
+      const { build: _build, errors: _errors, ...kept } = record;
+      const signatures: Record<string, FileSignature> = {};
+      for (const [input, hash] of Object.entries(record.inputs)) {
+        const signature = hash === null ? null : hashes.signature(input);
+        if (signature && signature[0] === hash) signatures[input] = signature;
+      }
+      entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: kept, signatures });
+    }
+    const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries };
+    await writeAtomically(indexFile, JSON.stringify(index));
+    await removeUnreferenced(path.join(dir, OUTPUTS), entries);
+    if (!prunedSiblings) {
+      prunedSiblings = true;
+      await removeCachesOfRemovedWorkspaces(dir);
+    }
+  }
 }
 
 // Outputs no entry names any more go, so the cache holds about one build of the workspace. A

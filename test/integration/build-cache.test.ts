@@ -148,6 +148,19 @@ describe('the build cache', function () {
     expect(builtModules(third.events)).to.include('@acme/app/main');
   });
 
+  it('is written with the last settled builds before close() returns', async () => {
+    // A long delay: the write of the edit's build is the one close() makes, and must finish first.
+    const service = await serve(root, { cache: cacheDir, effectDeps: (deps) => ({ ...deps, persistDelayMs: 60_000 }) });
+    await service.report();
+    writeFile(root, 'packages/app/main/helper.ts', `export const HELPER_MARKER = 'AT_CLOSE';\nexport function greet(): string {\n  return HELPER_MARKER;\n}\n`);
+    const served = await service.get(MAIN);
+    expect(served.text).to.contain('AT_CLOSE');
+    await service.close();
+    expect(fs.readdirSync(cacheDir).filter((name) => name.endsWith('.tmp'))).to.deep.equal([]);
+    const main = index().entries.find((entry) => entry.module === '@acme/app/main' && entry.record.outputs.code.hash === served.headers.etag?.replace(/"/g, ''));
+    expect(main, 'the entry of the build served before close').to.not.equal(undefined);
+  });
+
   it('stays whole with two services on one workspace writing it at once', async () => {
     const [one, two] = await Promise.all([start(), start()]);
     await Promise.all([written(one.service), written(two.service)]);
