@@ -6,7 +6,7 @@ import type * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
 import { assetsPlugin } from './plugins/assets.js';
 import { urlImportsPlugin } from './plugins/url-imports.js';
-import { moduleBoundariesPlugin, workspacePackagesPlugin } from './plugins/module-boundaries.js';
+import { moduleBoundariesPlugin, workspacePackagesExternal } from './plugins/module-boundaries.js';
 import type { BundleTarget } from './types.js';
 
 /** Output names: `__core_<index>.js` and `.css` for the entry at `index`. */
@@ -20,7 +20,7 @@ export interface SourcePolicy {
 
 /** The options of the engine's esbuild builds: the same plugins, loaders and output settings (also used by bench/). */
 export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy): esbuild.BuildOptions {
-  const plugins: esbuild.Plugin[] = [urlImportsPlugin(), workspacePackagesPlugin(targets), moduleBoundariesPlugin(root, targets), assetsPlugin(root, targets)];
+  const plugins: esbuild.Plugin[] = [urlImportsPlugin(), moduleBoundariesPlugin(root, targets), assetsPlugin(root, targets)];
   if (refuse) plugins.push(refusePlugin(refuse));
   return {
     absWorkingDir: root,
@@ -31,6 +31,7 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
     // module, a package from outside the workspace or a built-in is never copied in. CSS
     // `@import "x.css"` and `url(x.png)` still resolve relative first, by the rules of CSS.
     packages: 'external',
+    external: workspacePackagesExternal(targets),
     splitting: false,
     write: false,
     metafile: true,

@@ -126,4 +126,16 @@ describe('createEsbuildEngine', () => {
     const other = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { inputs: ['app/main/index.ts'], changed: ['app/main/theme.css'] });
     expect(other.code).to.not.equal(first.code);
   });
+  it("keeps a workspace package's bare imports bare where a tsconfig paths entry maps them to its sources, its own and its subpaths", async () => {
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@t/lib': ['lib/src/index.ts'], '@t/lib/*': ['lib/src/*'] } } }));
+    fs.mkdirSync(path.join(root, 'lib/src'), { recursive: true });
+    write('lib/src/index.ts', "export const lib = 'lib-source-marker';\n");
+    write('lib/src/extra.ts', "export const extra = 'extra-source-marker';\n");
+    write('app/main/index.ts', "import { lib } from '@t/lib';\nimport { extra } from '@t/lib/extra.ts';\nexport const value = lib + extra;\n");
+    const workspace = { key: 'k', packages: ['@t/app', '@t/lib'], entries: { 'app/main/index.ts': '@t/app/main', 'lib/src/index.ts': '@t/lib' } };
+    const [main] = await engine.bundle([{ ...MAIN, workspace }], developmentVariant('browser'));
+    expect(main!.errors).to.deep.equal([]);
+    expect(text(main!.code)).to.match(/from\s*"@t\/lib"/).and.to.match(/from\s*"@t\/lib\/extra\.ts"/);
+    expect(text(main!.code)).to.not.contain('source-marker');
+  });
 });
