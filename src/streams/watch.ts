@@ -203,7 +203,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
     // stat of its own (about 2 ms later). Acting on the first saves that time on every push.
     watcher.on(
       'raw',
-      guarded(subscriber, (_event: string, name: string, details: { watchedPath?: string }) => {
+      guarded(subscriber, (event: string, name: string, details: { watchedPath?: string }) => {
         const watched = details?.watchedPath;
         if (!watched) return;
         // A directory's watcher names the child; a file's watcher names the file itself.
@@ -211,7 +211,9 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
           const relative = toWorkspacePath(deps.root, candidate);
           if (relative === null) continue;
           if (relative !== '.') look(relative);
-          look(relative === '.' ? './' : `${relative}/`);
+          // Only an entry made, removed or renamed changes a listing: every platform reports
+          // those as 'rename', and a save of a file's content as 'change'.
+          if (event !== 'change') look(relative === '.' ? './' : `${relative}/`);
         }
       }),
     );

@@ -36,9 +36,11 @@ describe('watch$', () => {
   let subscription: Subscription | undefined;
   afterEach(() => subscription?.unsubscribe());
 
-  function start(files: Record<string, string>, requestsInProgress$?: Observable<number>) {
+  /** `listings`: directories whose listing the state depends on (as a searched directory). */
+  function start(files: Record<string, string>, requestsInProgress$?: Observable<number>, listings: string[] = []) {
     const root = tempWorkspace(files);
-    const sources = Object.fromEntries(Object.entries(files).map(([relative, text]) => [relative, contentHash(text)]));
+    const sources: Record<string, string | null> = Object.fromEntries(Object.entries(files).map(([relative, text]) => [relative, contentHash(text)]));
+    for (const listing of listings) sources[listing] = createFileHashes(root).hash(listing);
     const state: ServiceState = { ...initialState(), root, workspaceRead: true, workspace: { ...initialState().workspace, sources } };
     const { watcher, emit } = scriptedWatcher();
     const facts: Fact[] = [];
@@ -61,8 +63,8 @@ describe('watch$', () => {
         state$.next({ ...now, workspace: { ...now.workspace, sources: { ...now.workspace.sources, ...(fact.files as Record<string, string>) } } });
       }
     });
-    // What a directory's watcher says of a change of a file in it.
-    const notify = (relative: string) => emit('raw', 'change', path.basename(relative), { watchedPath: path.join(root, path.dirname(relative)) });
+    // What a directory's watcher says of a change of a file in it ('rename': one made or removed).
+    const notify = (relative: string, event = 'change') => emit('raw', event, path.basename(relative), { watchedPath: path.join(root, path.dirname(relative)) });
     return { root, facts, notify, created: () => created };
   }
 
@@ -94,6 +96,17 @@ describe('watch$', () => {
     expect(facts).to.deep.equal([]);
     await wait(60);
     expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('') }, source: 'watcher' }]);
+  });
+
+  it("lists a directory again when an entry of it was made or removed, not when a file's content changed", async () => {
+    const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' }, undefined, ['app/']);
+    fs.writeFileSync(path.join(root, 'app/new.css'), '');
+    notify('app/styles.css'); // a save of styles.css: its content is unchanged, and no listing is read
+    await wait(10);
+    expect(facts).to.deep.equal([]);
+    notify('app/new.css', 'rename');
+    await wait(10);
+    expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/': createFileHashes(root).hash('app/') }, source: 'watcher' }]);
   });
 
   it('starts watching once the first builds are done and the requests answered, not before', async () => {
