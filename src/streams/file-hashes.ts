@@ -112,8 +112,8 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     remembered.set(relative, { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, hash, at });
   }
 
-  function readFile(relative: string): { text: string; hash: string; stats: fs.Stats } | null {
-    const stats = statOf(relative);
+  /** `stats`: taken by the caller just before, not asked again. */
+  function readFile(relative: string, stats = statOf(relative)): { text: string; hash: string; stats: fs.Stats } | null {
     if (!stats || !stats.isFile() || leaves(relative)) {
       remembered.delete(relative);
       return null;
@@ -130,9 +130,9 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     return { text: content.toString('utf8'), hash, stats };
   }
 
-  function listDir(relative: string) {
+  function listDir(relative: string, stats?: fs.Stats) {
     const dir = relative.replace(/\/+$/, '') || '.';
-    const stats = statOf(dir);
+    stats ??= statOf(dir);
     if (!stats || !stats.isDirectory() || leaves(dir)) {
       remembered.delete(`${dir}/`);
       return null;
@@ -163,7 +163,7 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return { hash: null, mtimeMs: 0 };
     const known = trusted(relative, stats);
     if (known !== null) return { hash: known, mtimeMs: stats.mtimeMs };
-    const fresh = isDir ? listDir(relative) : readFile(relative);
+    const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
     return { hash: fresh ? fresh.hash : null, mtimeMs: stats.mtimeMs };
   }
 
@@ -174,7 +174,7 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
       const file = readFile(relative);
       return file ? { text: file.text, hash: file.hash } : null;
     },
-    listDir,
+    listDir: (relative) => listDir(relative),
     leaves,
     signature(relative) {
       const known = remembered.get(relative);
