@@ -85,10 +85,21 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
 }
 
 // `workspace:` ranges (pnpm, yarn) name the workspace's own version; `*` and `workspace:^` accept it.
+// A workspace has few distinct pairs, and every answer checks its module's imports again:
+// semver parses the range on each call.
+const satisfied = new Map<string, boolean>();
+const SATISFIED_KEPT = 10_000;
+
 function satisfiesRange(version: string, range: string): boolean {
-  const plain = range.startsWith('workspace:') ? range.slice('workspace:'.length) : range;
-  if (plain === '*' || plain === '^' || plain === '~' || plain === '') return true;
-  return semver.validRange(plain) !== null && semver.satisfies(version, plain, { includePrerelease: true });
+  const key = `${version}\0${range}`;
+  let answer = satisfied.get(key);
+  if (answer === undefined) {
+    const plain = range.startsWith('workspace:') ? range.slice('workspace:'.length) : range;
+    answer = plain === '*' || plain === '^' || plain === '~' || plain === '' || (semver.validRange(plain) !== null && semver.satisfies(version, plain, { includePrerelease: true }));
+    if (satisfied.size >= SATISFIED_KEPT) satisfied.clear();
+    satisfied.set(key, answer);
+  }
+  return answer;
 }
 
 /** `events`, `buffer`, `util`... declared in `dependencies` are the npm packages of that name (browser polyfills). */
