@@ -171,36 +171,6 @@ export interface JoinAhead {
   join(state: ServiceState): Promise<unknown>;
 }
 
-/** When a bundle is joined ahead (README "The bundled preview"), and of which entry. */
-export interface JoinAheadPolicy {
-  /** A bundled page of `entry` (undefined: the default one) was asked for. */
-  asked(entry: string | undefined): void;
-  /** Is the settled state just reached to be joined ahead? */
-  wanted(): boolean;
-  /** A join ahead begins: the entry it joins. */
-  joining(): string | undefined;
-}
-
-/**
- * The first settled state after the start, for the default entry (the first page then finds
- * its bundle joined, or being joined), and every settled state for `windowMs` after a bundled
- * page was last asked for, for that page's entry.
- */
-export function joinAheadPolicy(windowMs: number, now: () => number = Date.now): JoinAheadPolicy {
-  let first = true;
-  let last: { entry: string | undefined; at: number } | null = null;
-  return {
-    asked(entry) {
-      last = { entry, at: now() };
-    },
-    wanted: () => first || (last !== null && now() - last.at < windowMs),
-    joining() {
-      first = false;
-      return last?.entry;
-    },
-  };
-}
-
 /**
  * Joins the bundle of each settled state ahead of the page request while a bundled page is in
  * use: the join (about 0.4 s for 1,000 modules) runs while the person goes back to the

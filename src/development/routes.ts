@@ -7,7 +7,7 @@ import { ERROR_CODES, ServiceError } from '../http/errors.js';
 import { isContentHash, isCrossSiteRefused, sendOutput } from '../http/send-output.js';
 import { PageBundleError, type MapKind } from '../bundlers/page-bundle.js';
 import type { ServiceState } from '../store/state.js';
-import { BundleOutputGone, createPageBundles, joinAhead, joinAheadPolicy, planPageBundle, type BundledFile, type BundledPage, type PageBundlePlan } from './bundled-preview.js';
+import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, type BundledFile, type BundledPage, type PageBundlePlan } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { installedVersion as installedFrom } from '../streams/installed-packages.js';
@@ -58,22 +58,20 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
   const MAP_FILES = { codeMap: 'code.js.map', stylesMap: 'styles.css.map' } as const;
   const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash));
-  // Joined ahead of the page request: the default entry's bundle once after the start, and the
-  // last bundled page's while it is recent, so the first page and the reload after an edit find
-  // it joined (README "The bundled preview").
-  const ahead = joinAheadPolicy(JOIN_AHEAD_MS);
+  // The last bundled page asked for: while it is recent, each settled state's bundle of its
+  // entry is joined ahead, so the reload after an edit finds it ready.
+  let lastAsked: { entry: string | undefined; at: number } | null = null;
   joinAhead(host.state$, {
-    wanted: ahead.wanted,
+    wanted: () => lastAsked !== null && Date.now() - lastAsked.at < JOIN_AHEAD_MS,
     join: async (state) => {
-      const entry = ahead.joining();
-      if (!host.cdnOrigin) return;
-      const preview = await previewOf(state, entry, host.cdnOrigin);
+      if (!host.cdnOrigin || !lastAsked) return;
+      const preview = await previewOf(state, lastAsked.entry, host.cdnOrigin);
       await bundles.bundle(planPageBundle(state, preview));
     },
   });
   async function bundledPage(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }> {
     const { preview, state } = await previewAndState(ctx);
-    ahead.asked(entryOf(ctx));
+    lastAsked = { entry: entryOf(ctx), at: Date.now() };
     const plan = planPageBundle(state, preview);
     try {
       return { preview, plan, page: await bundles.bundle(plan) };

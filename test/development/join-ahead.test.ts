@@ -2,7 +2,7 @@
 // `joinAhead`): on each settled state, only while a bundled page is in use, a newer state first.
 import { expect } from 'chai';
 import { Subject } from 'rxjs';
-import { joinAhead, joinAheadPolicy } from '../../src/development/bundled-preview.js';
+import { joinAhead } from '../../src/development/bundled-preview.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 
 const settled = (seq: number): ServiceState => ({ ...initialState(), seq, workspaceRead: true });
@@ -47,28 +47,5 @@ describe('joinAhead', () => {
     expect(joined).to.deep.equal([1, 2]);
     expect(subscription.closed).to.equal(false);
     subscription.unsubscribe();
-  });
-});
-
-describe('joinAheadPolicy', () => {
-  it('joins the default entry once after the start, before any page asks', () => {
-    const policy = joinAheadPolicy(1_000, () => 0);
-    expect(policy.wanted()).to.equal(true);
-    expect(policy.joining()).to.equal(undefined);
-    expect(policy.wanted(), 'once: nobody asked for a bundled page since').to.equal(false);
-  });
-
-  it("joins the last asked page's entry while it is recent, and nothing after", () => {
-    let now = 0;
-    const policy = joinAheadPolicy(1_000, () => now);
-    policy.joining();
-    now = 5_000;
-    policy.asked('@acme/app/main');
-    now = 5_900;
-    expect(policy.wanted()).to.equal(true);
-    expect(policy.joining()).to.equal('@acme/app/main');
-    expect(policy.wanted(), 'still recent').to.equal(true);
-    now = 6_000;
-    expect(policy.wanted()).to.equal(false);
   });
 });
