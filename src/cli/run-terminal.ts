@@ -1,5 +1,6 @@
-// The terminal of `core run`: the banner once every module is built, a progress line while the
-// first builds run (on a terminal only), and the live lines of live-lines.ts while serving.
+// The terminal of `core run`: the banner once it listens, a progress line while the first
+// builds run (on a terminal only), the ready line once they are done, and the live lines of
+// live-lines.ts while serving.
 import fs from 'node:fs';
 import path from 'node:path';
 import { filter, Subscription } from 'rxjs';
@@ -12,11 +13,11 @@ import { linesBetween, shows, snapshotOf, untoldSnapshot, type LogLevel } from '
 import type { TerminalStyle } from './terminal-style.js';
 
 export interface BannerFacts {
+  /** The state once the workspace is read: its packages and modules, not yet built. */
   state: ServiceState;
   url: string;
   development: boolean;
   cdnOrigin: string | null;
-  readyMs: number;
   /** The port asked for, when it was busy and another was taken. */
   movedFrom: number | null;
   style: TerminalStyle;
@@ -24,17 +25,16 @@ export interface BannerFacts {
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
+/**
+ * Printed once the service listens, before the first builds are done (README "The terminal
+ * of `core run`"): a page asked for meanwhile waits for what it shows, as any answer does.
+ */
 export function banner(facts: BannerFacts): string {
   const { state, url, style } = facts;
-  const report = selectReport(state);
-  const invalid = report.modules.filter((m) => m.status === 'invalid').length;
-  // Builds restored from the build cache carry build number 0 (README "The build cache").
-  const restored = Object.values(state.builds).filter((builds) => Object.values(builds.variants).some((variant) => variant.last?.build === 0)).length;
-  const cached = restored > 0 ? `, ${restored} from the build cache` : '';
-  const counts = `${plural(state.workspace.packages.length, 'package')}, ${plural(report.modules.length, 'module')}${cached}, ${invalid === 0 ? style.green('0 invalid') : style.red(`${invalid} invalid`)}`;
+  const counts = `${plural(state.workspace.packages.length, 'package')}, ${plural(state.workspace.modules.length, 'module')}`;
   const row = (label: string, value: string) => `  ${style.green('➜')}  ${style.bold(label.padEnd(10))}${value}\n`;
   return (
-    `\n  ${style.bold(style.cyan(`core ${VERSION}`))}  ${style.dim('ready in')} ${style.bold(`${Math.round(facts.readyMs)} ms`)}\n\n` +
+    `\n  ${style.bold(style.cyan(`core ${VERSION}`))}\n\n` +
     // The first address line is the base URL alone, so tools reading stdout find it at once.
     `  ${url}\n\n` +
     row('Dashboard', style.cyan(url)) +
@@ -49,6 +49,17 @@ export function banner(facts: BannerFacts): string {
   );
 }
 
+/** Printed once every module is built: the time from the start of the process, and the counts. */
+export function readyLine(state: ServiceState, readyMs: number, style: TerminalStyle): string {
+  const report = selectReport(state);
+  const invalid = report.modules.filter((m) => m.status === 'invalid').length;
+  // Builds restored from the build cache carry build number 0 (README "The build cache").
+  const restored = Object.values(state.builds).filter((builds) => Object.values(builds.variants).some((variant) => variant.last?.build === 0)).length;
+  const cached = restored > 0 ? `, ${restored} from the build cache` : '';
+  const counts = `${plural(report.modules.length, 'module')}${cached}, ${invalid === 0 ? style.green('0 invalid') : style.red(`${invalid} invalid`)}`;
+  return `  ${style.green('✓')} ${style.dim('ready in')} ${style.bold(`${Math.round(readyMs)} ms`)}  ${style.dim('(')}${counts}${style.dim(')')}\n\n`;
+}
+
 /** A progress line rewritten in place while the first builds run; nothing once settled. */
 export function showProgress(service: Service, style: TerminalStyle): Subscription {
   let last = 0;
@@ -58,7 +69,7 @@ export function showProgress(service: Service, style: TerminalStyle): Subscripti
     if (selectSettled(state) || now - last < 100 || state.workspace.modules.length < 20) return;
     last = now;
     const built = state.workspace.modules.filter((module) => selectModuleStatus(state, module).status !== 'pending').length;
-    process.stdout.write(`\r${style.dim('building')} ${built}/${state.workspace.modules.length} modules`);
+    process.stdout.write(`\r  ${style.dim('building')} ${built}/${state.workspace.modules.length} modules`);
     shown = true;
   });
   subscription.add(() => {

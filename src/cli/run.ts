@@ -4,7 +4,7 @@ import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
 import { DEVELOPMENT_EXTENSION } from '../development/name.js';
 import { UsageError } from './usage-error.js';
-import { banner, followChanges, showProgress } from './run-terminal.js';
+import { banner, followChanges, readyLine, showProgress } from './run-terminal.js';
 import { LOG_LEVELS, shows, type LogLevel } from './live-lines.js';
 import { terminalStyle, wantsColor } from './terminal-style.js';
 import { workspaceDir } from './workspace-dir.js';
@@ -108,13 +108,11 @@ export async function runCommand(args: string[]): Promise<number> {
 
   const style = terminalStyle(wantsColor(process.stdout));
   const errorStyle = terminalStyle(wantsColor(process.stderr));
-  const progress = process.stdout.isTTY && logLevel !== 'silent' ? showProgress(service, style) : null;
-  await service.report();
-  progress?.unsubscribe();
-  const state = service.internals.store.getState();
   const development = service.extensions.includes(DEVELOPMENT_EXTENSION);
+  // The address at once, as the contract says: a page asked for while the first builds run
+  // waits for them (every answer does), and the browser starts meanwhile.
   if (logLevel !== 'silent') {
-    process.stdout.write(banner({ state, url: service.url, development, cdnOrigin, readyMs: performance.now(), movedFrom: service.port !== port && port !== 0 ? port : null, style }));
+    process.stdout.write(banner({ state: service.internals.store.getState(), url: service.url, development, cdnOrigin, movedFrom: service.port !== port && port !== 0 ? port : null, style }));
   } else {
     process.stdout.write(`${service.url}\n`);
   }
@@ -126,10 +124,17 @@ export async function runCommand(args: string[]): Promise<number> {
   } else if (!cdnOrigin) {
     warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503; to preview, ${ERROR_CODES.PREVIEW_CDN_UNSET.remedy}`);
   }
-  const live = followChanges(service, root, logLevel, errorStyle);
+  const progress = process.stdout.isTTY && logLevel !== 'silent' ? showProgress(service, style) : null;
+  // A signal while the first builds run stops the service without waiting for them.
+  const reported = service.report().then(() => true);
+  reported.catch(() => {}); // after a stop, whatever it ends with is nobody's concern
+  const ready = await Promise.race([reported, stopped.then(() => false)]);
+  progress?.unsubscribe();
+  if (ready && logLevel !== 'silent') process.stdout.write(readyLine(service.internals.store.getState(), performance.now(), style));
+  const live = ready ? followChanges(service, root, logLevel, errorStyle) : null;
 
   await stopped;
-  live.unsubscribe();
+  live?.unsubscribe();
   await service.close();
   return 0;
 }

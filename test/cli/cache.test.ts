@@ -27,7 +27,8 @@ describe('core run and core cache', function () {
 
     const second = await startCore(['--port', '0'], { cwd: root, env });
     try {
-      expect(second.output.stdout).to.match(/Workspace .* \(2 packages, 5 modules, 5 from the build cache, 0 invalid\)/);
+      await waitFor(() => /ready in \d+ ms/.test(second.output.stdout), { what: 'the ready line' });
+      expect(second.output.stdout).to.match(/ready in \d+ ms {2}\(5 modules, 5 from the build cache, 0 invalid\)/);
     } finally {
       await second.stop();
     }

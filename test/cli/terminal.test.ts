@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startService } from '../../src/index.js';
@@ -10,7 +11,8 @@ import { ListenError } from '../../src/service.js';
 import { formatDiagnostic } from '../../src/cli/live-lines.js';
 import { terminalStyle, wantsColor } from '../../src/cli/terminal-style.js';
 import { CORE_BIN, DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
-import { fixtureWorkspace } from '../helpers/fixtures.js';
+import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
+import { get } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
 
@@ -64,20 +66,66 @@ describe('core run on the terminal', function () {
     await killAllCores();
   });
 
-  it('prints a plain banner to a pipe: version, ready in N ms, the addresses, the CDN and the counts', async function () {
+  it('prints a plain banner to a pipe: version, the addresses, the CDN and the counts, then ready in N ms', async function () {
     const core = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: DEVELOPMENT_ENV });
     try {
+      await waitFor(() => /ready in \d+ ms/.test(core.output.stdout), { what: 'the ready line' });
       const out = core.output.stdout;
       expect(out).to.not.match(ESCAPE);
-      expect(out).to.match(/core \d+\.\d+\.\d+ {2}ready in \d+ ms/);
+      expect(out).to.match(/core \d+\.\d+\.\d+\n/);
       expect(out).to.include(`Dashboard ${core.url}\n`);
       expect(out).to.include(`Preview   ${core.url}preview/\n`);
       expect(out).to.include(`Bundled   ${core.url}preview/bundled/ (one script, one sheet)\n`);
       expect(out).to.include(`State     ${core.url}state\n`);
       expect(out).to.include('CDN       https://cdn.test\n');
-      expect(out).to.match(/Workspace .* \(2 packages, \d+ modules, 0 invalid\)/);
+      expect(out).to.match(/Workspace .* \(2 packages, 5 modules\)\n/);
+      expect(out).to.match(/✓ ready in \d+ ms {2}\(5 modules, 0 invalid\)\n/);
       expect(out.indexOf('Dashboard')).to.be.below(out.indexOf('Preview'));
+      expect(out.indexOf(`  ${core.url}\n`)).to.be.below(out.indexOf('ready in'));
     } finally {
+      await core.stop();
+    }
+  });
+
+  // A workspace bundler that finishes no build until a gate file exists: only a URL printed
+  // while the builds run lets the test open the gate (README "The terminal of `core run`").
+  it('prints its URL once it listens, while the first builds still run; a request meanwhile waits for them', async function () {
+    const gate = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'core-gate-')), 'open');
+    const bundler = `import fs from 'node:fs';
+import path from 'node:path';
+const opened = () => new Promise((resolve) => { const look = () => (fs.existsSync(${JSON.stringify(gate)}) ? resolve() : setTimeout(look, 10)); look(); });
+export function createBundler({ root }) {
+  const compile = async (target) => {
+    await opened();
+    const text = fs.readFileSync(path.join(root, target.entry), 'utf8');
+    return { specifier: target.specifier, code: Buffer.from('export const SOURCE = ' + JSON.stringify(text) + ';\\n'), styles: null, inputs: [target.entry], imports: [], errors: [] };
+  };
+  return { bundle: async (targets) => Promise.all(targets.map(compile)), rebuild: async (target) => compile(target), dispose: async () => {} };
+}
+`;
+    const root = fixtureWorkspace('basic', {
+      'gated-bundler.mjs': bundler,
+      'packages/lib/widgets/badge/module.json': JSON.stringify({ platforms: ['web'], entry: 'index.ts', assets: ['star.svg'], bundler: 'gated' }),
+    });
+    const manifest = path.join(root, 'packages/lib/package.json');
+    const lib = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+    fs.writeFileSync(manifest, JSON.stringify({ ...lib, bundlers: { ...lib.bundlers, gated: './gated-bundler.mjs' } }));
+    const core = await startCore(['--port', '0'], { cwd: root, env: DEVELOPMENT_ENV });
+    try {
+      expect(core.output.stdout).to.match(/Workspace .* \(2 packages, 5 modules\)/);
+      const state = get(core.url, '/state');
+      // The service is answering, and the state waits for the gated build.
+      expect((await get(core.url, `/m/@acme/lib@1.2.0/modules/format?${DEV}`)).status).to.equal(200);
+      const waited = await Promise.race([state.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+      expect(waited).to.equal('waiting');
+      expect(core.output.stdout).to.not.include('ready in');
+      fs.writeFileSync(gate, '');
+      const answer = await state;
+      expect(answer.status).to.equal(200);
+      expect((JSON.parse(answer.text) as { modules: { status: string }[] }).modules.every((m) => m.status === 'valid')).to.equal(true);
+      await waitFor(() => /ready in \d+ ms {2}\(5 modules, 0 invalid\)/.test(core.output.stdout), { what: 'the ready line once the gate is open' });
+    } finally {
+      fs.writeFileSync(gate, '');
       await core.stop();
     }
   });
