@@ -68,6 +68,9 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   async function bundleOnce(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
     if (targets.length === 0) return [];
     if (signal?.aborted) throw new BuildCancelled();
+    // The caller's next record of these modules is this build's: a rebuild kept from before
+    // no longer is the last build it knows, and its code may be older (see stylesOnly).
+    for (const target of targets) lastBuilds.delete(lastBuildKey(target, variant));
     try {
       const result = await esbuild.build(buildOptions(targets, variant));
       if (signal?.aborted) throw new BuildCancelled();
@@ -87,7 +90,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   }
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
-    const key = `${target.specifier}\0${variantKey(variant)}`;
+    const key = lastBuildKey(target, variant);
     const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null]);
     const last = lastBuilds.get(key);
     if (last && since && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
@@ -138,6 +141,8 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     },
   };
 }
+
+const lastBuildKey = (target: BundleTarget, variant: Variant) => `${target.specifier}\0${variantKey(variant)}`;
 
 // Every change is to a plain stylesheet the last build's styles were made from, and that
 // last build is the one the caller knows (same inputs): then the code cannot have changed.

@@ -126,6 +126,21 @@ describe('createEsbuildEngine', () => {
     const other = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { inputs: ['app/main/index.ts'], changed: ['app/main/theme.css'] });
     expect(other.code).to.not.equal(first.code);
   });
+  // Found by the edit storm (seed 489192): a batch build of the module came between its last
+  // rebuild and a stylesheet's change, and the stylesheet-only rebuild kept the code of that
+  // older rebuild while the service recorded the helper as the batch build had read it.
+  it('builds the whole module when a batch build came after the last rebuild, whose code is older', async () => {
+    const first = await engine.rebuild(MAIN, developmentVariant('browser'));
+    write('app/main/helper.ts', "export const helper = (s: string) => s.length + 'BATCHED';\n");
+    const [batched] = await engine.bundle([MAIN, target('two')], developmentVariant('browser'));
+    expect(text(batched!.code)).to.contain('BATCHED');
+    write('app/main/theme.css', '.theme { color: rgb(3, 3, 3); }\n');
+    const styled = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(batched!, ['app/main/theme.css']));
+    expect(styled.code).to.not.equal(first.code);
+    expect(text(styled.code)).to.contain('BATCHED');
+    expect(text(styled.styles)).to.contain('rgb(3, 3, 3)');
+  });
+
   it("keeps a workspace package's bare imports bare where a tsconfig paths entry maps them to its sources, its own and its subpaths", async () => {
     write('tsconfig.json', JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@t/lib': ['lib/src/index.ts'], '@t/lib/*': ['lib/src/*'] } } }));
     fs.mkdirSync(path.join(root, 'lib/src'), { recursive: true });
