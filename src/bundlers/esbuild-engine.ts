@@ -9,6 +9,7 @@ import type { Variant } from '../workspace/variant.js';
 import { variantKey } from '../workspace/variant.js';
 import { collect, failed, isBuildFailure, stylesheetRoot, stylesInputs } from './build-results.js';
 import { createContextPool } from './context-pool.js';
+import { contentHash } from '../outputs/content-hash.js';
 import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type Bundler, type BundlerOptions, type RebuildHint } from './types.js';
@@ -22,6 +23,8 @@ export interface EngineOptions extends BundlerOptions {
 
 interface LastBuild {
   result: BundleResult;
+  /** Its code's content hash: how a hint proves this is the build the caller recorded. */
+  codeHash: string | null;
   /** The single plain stylesheet the code imports, or null. */
   stylesheet: string | null;
   codeInputs: string[];
@@ -68,9 +71,6 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   async function bundleOnce(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
     if (targets.length === 0) return [];
     if (signal?.aborted) throw new BuildCancelled();
-    // The caller's next record of these modules is this build's: a rebuild kept from before
-    // no longer is the last build it knows, and its code may be older (see stylesOnly).
-    for (const target of targets) lastBuilds.delete(lastBuildKey(target, variant));
     try {
       const result = await esbuild.build(buildOptions(targets, variant));
       if (signal?.aborted) throw new BuildCancelled();
@@ -90,7 +90,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   }
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
-    const key = lastBuildKey(target, variant);
+    const key = `${target.specifier}\0${variantKey(variant)}`;
     const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null]);
     const last = lastBuilds.get(key);
     if (last && since && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
@@ -101,7 +101,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       const code = new Set(Object.keys(result.metafile!.outputs[`${OUT}0.js`]?.inputs ?? {}));
       // What the code depends on: every input but those only the stylesheet read.
       const codeInputs = collected.inputs.filter((input) => !styles.has(input) || code.has(input));
-      lastBuilds.set(key, { result: collected, stylesheet: stylesheetRoot(result, 0), codeInputs, stylesInputs: styles });
+      lastBuilds.set(key, { result: collected, codeHash: collected.code ? contentHash(collected.code) : null, stylesheet: stylesheetRoot(result, 0), codeInputs, stylesInputs: styles });
       return collected;
     } catch (error) {
       lastBuilds.delete(key);
@@ -142,12 +142,13 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   };
 }
 
-const lastBuildKey = (target: BundleTarget, variant: Variant) => `${target.specifier}\0${variantKey(variant)}`;
-
 // Every change is to a plain stylesheet the last build's styles were made from, and that
-// last build is the one the caller knows (same inputs): then the code cannot have changed.
+// last build is the one the caller knows (the same code, by content, and the same inputs):
+// then the code cannot have changed. The caller may have recorded another build since (a
+// batch build), whose code is not this one's.
 function stylesOnly(last: LastBuild, since: RebuildHint): boolean {
   if (last.stylesheet === null || since.changed.length === 0) return false;
+  if (last.codeHash === null || since.code !== last.codeHash) return false;
   if (!since.changed.every((file) => file.endsWith('.css') && !file.endsWith('.module.css') && last.stylesInputs.has(file))) return false;
   // The service's record holds the tsconfig files besides the inputs this engine reported.
   const recorded = new Set(since.inputs);

@@ -69,6 +69,8 @@ export interface RebuildHint {
   inputs: string[];
   /** Those whose content changed since. */
   changed: string[];
+  /** The content hash of the code that build gave, as the service recorded it; null when it failed. */
+  code: string | null;
 }
 
 export interface BundlerOptions {

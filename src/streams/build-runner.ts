@@ -22,8 +22,11 @@ export interface BuildJob {
   incremental: boolean;
   /** The module boundaries of the workspace the job was planned in. */
   workspace?: WorkspaceBoundaries;
-  /** `manifest`: the package.json that selects the bundler, named when the bundler cannot be loaded. */
-  modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; manifest?: string }[];
+  /**
+   * `manifest`: the package.json that selects the bundler, named when the bundler cannot be loaded.
+   * `previousCode`: the content hash of the code of the build `previousInputs` are of.
+   */
+  modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; previousCode?: string | null; manifest?: string }[];
 }
 
 /** One job: its results, all at once (one change of state), then complete. */
@@ -96,7 +99,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     const bundler = await deps.registry.get(job.bundler);
     const targets = job.modules.map(({ module }) => toBundleTarget(module, job.workspace));
     const results = job.incremental && targets.length === 1
-      ? [await bundler.rebuild(targets[0]!, variant, signal, since(job.modules[0]!.previousInputs, before))]
+      ? [await bundler.rebuild(targets[0]!, variant, signal, since(job.modules[0]!, before))]
       : await bundler.bundle(targets, variant, signal);
     if (signal.aborted) throw new BuildCancelled();
     return results.map((result, index) => toFact(job, withTsconfigs(result, job.modules[index]!.module), job.modules[index]!.previousInputs, before, startedAt));
@@ -137,10 +140,10 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   }
 
   // What changed since the module's last build, for a bundler that can then do less.
-  function since(previousInputs: InputHashes | null, before: Record<string, Stamp>): RebuildHint | undefined {
+  function since({ previousInputs, previousCode }: BuildJob['modules'][number], before: Record<string, Stamp>): RebuildHint | undefined {
     if (!previousInputs) return undefined;
     const inputs = Object.keys(previousInputs);
-    return { inputs, changed: inputs.filter((path) => before[path]?.hash !== previousInputs[path] || previousInputs[path] === UNVERIFIED) };
+    return { inputs, changed: inputs.filter((path) => before[path]?.hash !== previousInputs[path] || previousInputs[path] === UNVERIFIED), code: previousCode ?? null };
   }
 
   function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, Stamp>, startedAt: number): Fact {

@@ -108,6 +108,7 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
               module: target.module,
               generation: target.generation,
               previousInputs: state.builds[target.module.specifier]?.variants[target.variant]?.last?.inputs ?? null,
+              previousCode: state.builds[target.module.specifier]?.variants[target.variant]?.last?.outputs?.code.hash ?? null,
               manifest: packageManifest(state, target.module),
             })),
           };

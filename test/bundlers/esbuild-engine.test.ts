@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
+import { contentHash } from '../../src/outputs/content-hash.js';
 import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -39,7 +40,8 @@ describe('createEsbuildEngine', () => {
   let root: string;
   let engine: ReturnType<typeof createEsbuildEngine>;
   const write = (relative: string, content: string) => fs.writeFileSync(path.join(root, relative), content);
-  const hint = (last: BundleResult, changed: string[]) => ({ inputs: last.inputs, changed });
+  // What the service passes: the last build's inputs and the hash of its code, as it recorded them.
+  const hint = (last: BundleResult, changed: string[]) => ({ inputs: last.inputs, changed, code: last.code ? contentHash(last.code) : null });
 
   beforeEach(() => {
     root = tempWorkspace(moduleFiles());
@@ -74,12 +76,12 @@ describe('createEsbuildEngine', () => {
     const first = await engine.rebuild(MAIN, developmentVariant('browser'));
     write('app/main/theme.css', '.theme { color: rgb(5, 5, 5); }\n');
     const recorded = [...first.inputs, 'tsconfig.json', 'app/tsconfig.json', 'app/main/tsconfig.json'].sort();
-    const styled = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { inputs: recorded, changed: ['app/main/theme.css'] });
+    const styled = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { ...hint(first, ['app/main/theme.css']), inputs: recorded });
     expect(styled.code).to.equal(first.code);
     expect(text(styled.styles)).to.contain('rgb(5, 5, 5)');
     // An extra input that is no JSON file is another build's record: the whole module builds.
     write('app/main/theme.css', '.theme { color: rgb(4, 4, 4); }\n');
-    const other = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { inputs: [...styled.inputs, 'app/main/other.ts'], changed: ['app/main/theme.css'] });
+    const other = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { ...hint(styled, ['app/main/theme.css']), inputs: [...styled.inputs, 'app/main/other.ts'] });
     expect(other.code).to.not.equal(styled.code);
   });
 
@@ -123,7 +125,7 @@ describe('createEsbuildEngine', () => {
   it('builds the whole module when its inputs are not those of the last build it made', async () => {
     const first = await engine.rebuild(MAIN, developmentVariant('browser'));
     write('app/main/theme.css', '.theme { color: rgb(6, 6, 6); }\n');
-    const other = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { inputs: ['app/main/index.ts'], changed: ['app/main/theme.css'] });
+    const other = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, { ...hint(first, ['app/main/theme.css']), inputs: ['app/main/index.ts'] });
     expect(other.code).to.not.equal(first.code);
   });
   // Found by the edit storm (seed 489192): a batch build of the module came between its last

@@ -1,0 +1,66 @@
+// What a rebuild is told about the module's last build: the inputs and the code the service
+// recorded, so that a bundler can prove its own last build is that one (README "Bundling real code").
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { firstValueFrom } from 'rxjs';
+import type { Bundler, RebuildHint } from '../../src/bundlers/types.js';
+import { createOutputCache } from '../../src/outputs/output-cache.js';
+import type { EffectDeps } from '../../src/service.js';
+import type { BuildJob } from '../../src/streams/build-runner.js';
+import { createBuildRunner } from '../../src/streams/build-runner.js';
+import { createFileHashes } from '../../src/streams/file-hashes.js';
+import { fixtureWorkspace } from '../helpers/fixtures.js';
+import { moduleModel } from '../helpers/models.js';
+import { serve } from '../helpers/service.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { quietTree } from '../reliability/support.js';
+
+describe('createBuildRunner', () => {
+  it('tells an incremental rebuild the inputs that changed and the code hash of the last build', async () => {
+    const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n', 'app/main/theme.css': '.a { color: red; }\n' });
+    const hints: (RebuildHint | undefined)[] = [];
+    const bundler: Bundler = {
+      bundle: async () => [],
+      rebuild: async (target, _variant, _signal, since) => {
+        hints.push(since);
+        return { specifier: target.specifier, code: Buffer.from('export const a = 1;\n'), styles: null, inputs: ['app/main/index.ts', 'app/main/theme.css'], imports: [], errors: [] };
+      },
+      dispose: async () => {},
+    };
+    const hashes = createFileHashes(root);
+    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes });
+    const recorded = { 'app/main/index.ts': hashes.hash('app/main/index.ts'), 'app/main/theme.css': 'an older content' };
+    const job: BuildJob = {
+      build: 2,
+      variant: 'browser.development',
+      bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' },
+      incremental: true,
+      modules: [{ module: moduleModel('main'), generation: 1, previousInputs: recorded, previousCode: 'CODE-OF-BUILD-1' }],
+    };
+    await firstValueFrom(run(job));
+    expect(hints).to.deep.equal([{ inputs: ['app/main/index.ts', 'app/main/theme.css'], changed: ['app/main/theme.css'], code: 'CODE-OF-BUILD-1' }]);
+  });
+});
+
+describe('the builds effect', () => {
+  it('passes the code hash of the module variant\'s last recorded build with its inputs', async () => {
+    const root = fixtureWorkspace('basic');
+    quietTree(root); // files older than a build's start: their hashes are recorded, not unverified
+    const jobs: BuildJob[] = [];
+    const service = await serve(root, { logger: () => {}, effectDeps: (deps: EffectDeps) => ({ ...deps, run: (job) => (jobs.push(job), deps.run(job)) }) });
+    try {
+      await service.get('/state');
+      const recorded = service.internals.store.getState().builds['@acme/app/main']!.variants['browser.development']!.last!;
+      const helper = path.join(root, 'packages/app/main/helper.ts');
+      fs.appendFileSync(helper, '\nexport const ADDED = 1;\n');
+      await waitFor(() => jobs.find((job) => job.incremental && job.modules[0]!.module.specifier === '@acme/app/main' && job.variant === 'browser.development'), { what: 'the rebuild of main' });
+      const rebuild = jobs.find((job) => job.incremental && job.modules[0]!.module.specifier === '@acme/app/main' && job.variant === 'browser.development')!;
+      expect(rebuild.modules[0]!.previousInputs).to.deep.equal(recorded.inputs);
+      expect(rebuild.modules[0]!.previousCode).to.equal(recorded.outputs!.code.hash);
+    } finally {
+      await service.close();
+    }
+  });
+});
