@@ -78,8 +78,11 @@ export function showProgress(service: Service, style: TerminalStyle): Subscripti
   return subscription;
 }
 
-/** Writes a line for each meaningful change of the settled state (and each event under `debug`). */
-export function followChanges(service: Service, root: string, logLevel: LogLevel, style: TerminalStyle): Subscription {
+/**
+ * Writes a line for each meaningful change of the settled state (and each event under `debug`),
+ * starting from `told`, the state the banner described.
+ */
+export function followChanges(service: Service, told: ServiceState, root: string, logLevel: LogLevel, style: TerminalStyle): Subscription {
   const subscription = new Subscription();
   if (logLevel === 'silent') return subscription;
   const readLine = (file: string, line: number): string | null => {
@@ -99,7 +102,7 @@ export function followChanges(service: Service, root: string, logLevel: LogLevel
       if (logLevel === 'debug') debug(event);
     }),
   );
-  let before = untoldSnapshot(service.internals.store.getState());
+  let before = untoldSnapshot(told);
   subscription.add(
     // The current state first (what is broken at start), then each settled one.
     service.state$.pipe(filter(selectSettled)).subscribe((state) => {

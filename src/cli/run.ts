@@ -111,8 +111,11 @@ export async function runCommand(args: string[]): Promise<number> {
   const development = service.extensions.includes(DEVELOPMENT_EXTENSION);
   // The address at once, as the contract says: a page asked for while the first builds run
   // waits for them (every answer does), and the browser starts meanwhile.
+  // What the banner tells is what the live lines start from: a manifest changed while the first
+  // builds run is told once they are done, even when a request's check has read it already.
+  const told = service.internals.store.getState();
   if (logLevel !== 'silent') {
-    process.stdout.write(banner({ state: service.internals.store.getState(), url: service.url, development, cdnOrigin, movedFrom: service.port !== port && port !== 0 ? port : null, style }));
+    process.stdout.write(banner({ state: told, url: service.url, development, cdnOrigin, movedFrom: service.port !== port && port !== 0 ? port : null, style }));
   } else {
     process.stdout.write(`${service.url}\n`);
   }
@@ -131,7 +134,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const ready = await Promise.race([reported, stopped.then(() => false)]);
   progress?.unsubscribe();
   if (ready && logLevel !== 'silent') process.stdout.write(readyLine(service.internals.store.getState(), performance.now(), style));
-  const live = ready ? followChanges(service, root, logLevel, errorStyle) : null;
+  const live = ready ? followChanges(service, told, root, logLevel, errorStyle) : null;
 
   await stopped;
   live?.unsubscribe();

@@ -89,7 +89,7 @@ describe('core run on the terminal', function () {
 
   // A workspace bundler that finishes no build until a gate file exists: only a URL printed
   // while the builds run lets the test open the gate (README "The terminal of `core run`").
-  it('prints its URL once it listens, while the first builds still run; a request meanwhile waits for them', async function () {
+  function gatedWorkspace(): { root: string; gate: string } {
     const gate = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'core-gate-')), 'open');
     const bundler = `import fs from 'node:fs';
 import path from 'node:path';
@@ -110,6 +110,11 @@ export function createBundler({ root }) {
     const manifest = path.join(root, 'packages/lib/package.json');
     const lib = JSON.parse(fs.readFileSync(manifest, 'utf8'));
     fs.writeFileSync(manifest, JSON.stringify({ ...lib, bundlers: { ...lib.bundlers, gated: './gated-bundler.mjs' } }));
+    return { root, gate };
+  }
+
+  it('prints its URL once it listens, while the first builds still run; a request meanwhile waits for them', async function () {
+    const { root, gate } = gatedWorkspace();
     const core = await startCore(['--port', '0'], { cwd: root, env: DEVELOPMENT_ENV });
     try {
       expect(core.output.stdout).to.match(/Workspace .* \(2 packages, 5 modules\)/);
@@ -186,6 +191,27 @@ export function createBundler({ root }) {
       await waitFor(() => core.output.stdout.includes('manifests read again'), { what: 'the line of the manifests read again' });
       await waitFor(() => /manifests read again: @acme\/app 1\.0\.0 → 1\.1\.0 \+@acme\/app\/extra/.test(core.output.stdout), { what: 'the version and the module added' });
     } finally {
+      await core.stop();
+    }
+  });
+
+  // The check before an answer may read a manifest again while the first builds run: the
+  // live lines start from what the banner told, so the change is still told (CI once missed it).
+  it('tells a manifest changed while the first builds run, even when a request has read it again', async function () {
+    const { root, gate } = gatedWorkspace();
+    const core = await startCore(['--port', '0'], { cwd: root, env: DEVELOPMENT_ENV });
+    try {
+      const manifest = path.join(root, 'packages/app/package.json');
+      const json = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+      fs.writeFileSync(manifest, JSON.stringify({ ...json, version: '1.1.0', exports: { ...json.exports, './extra': './main/index.ts' } }));
+      // Its check reads the manifests again before the first builds are done.
+      expect((await get(core.url, `/m/@acme/app@1.1.0/modules/extra?${DEV}`)).status).to.equal(200);
+      expect(core.output.stdout).to.not.include('ready in');
+      fs.writeFileSync(gate, '');
+      await waitFor(() => /ready in \d+ ms {2}\(6 modules, 0 invalid\)/.test(core.output.stdout), { what: 'the ready line once the gate is open' });
+      await waitFor(() => /manifests read again: @acme\/app 1\.0\.0 → 1\.1\.0 \+@acme\/app\/extra/.test(core.output.stdout), { what: 'the version and the module added' });
+    } finally {
+      fs.writeFileSync(gate, '');
       await core.stop();
     }
   });
