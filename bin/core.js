@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `core` command. The CLI is compiled from src/cli by `npm install` (the prepare step).
-import { main } from '../dist/cli/main.js';
+// The `core` command: the CLI of src/cli in one file, dist/core.js, made by `npm install`
+// (the prepare step) and `npm run build` (scripts/build-cli.js).
+import { main } from '../dist/core.js';
 
 main(process.argv.slice(2)).then(
   (code) => {

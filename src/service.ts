@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import chokidar from 'chokidar';
 import { asapScheduler, merge, share, type Observable, type Subscription } from 'rxjs';
-import { createBundlerRegistry, resolveSpecifier } from './bundlers/registry.js';
+import { createBundlerRegistry } from './bundlers/registry.js';
+import { resolveModule, type ResolvedModule } from './load-module.js';
 import type { ExtensionHost, ServiceExtension } from './extension.js';
 import { createActivity } from './http/activity.js';
 import { createApp } from './http/app.js';
@@ -242,13 +243,13 @@ function watchLimitFromEnvironment(logger: (message: string) => void): number | 
 }
 
 async function loadExtension(specifier: string, root: string): Promise<ServiceExtension> {
-  let url: string;
+  let resolved: ResolvedModule;
   try {
-    url = resolveSpecifier(specifier, root);
+    resolved = resolveModule(specifier, root);
   } catch (error) {
     throw new Error(`the extension ${specifier} (CORE_SERVICE_EXTENSIONS) cannot be resolved from the workspace or from @core-js/packages: ${(error as Error).message}`);
   }
-  const module = (await import(url)) as { default?: ServiceExtension } & Partial<ServiceExtension>;
+  const module = (await resolved.load()) as { default?: ServiceExtension } & Partial<ServiceExtension>;
   const extension = module.default ?? (module as ServiceExtension);
   if (typeof extension?.setup !== 'function') throw new Error(`the extension ${specifier} exports no setup(host) (a default export { name, setup })`);
   return { name: extension.name ?? specifier, setup: extension.setup.bind(extension) };

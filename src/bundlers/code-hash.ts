@@ -4,14 +4,15 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { FROM_SOURCES, packageFile } from '../package-files.js';
 
 let computed: string | null = null;
 
 export function bundlersCodeHash(): string {
   if (computed !== null) return computed;
   const hash = crypto.createHash('sha256');
-  const here = path.dirname(fileURLToPath(import.meta.url));
+  // The compiled files, or the sources under test; never the command in one file (dist/core.js).
+  const here = packageFile(FROM_SOURCES ? 'src' : 'dist', 'bundlers');
   for (const dir of [here, path.join(here, 'plugins')]) {
     for (const name of fs.readdirSync(dir).filter((file) => /\.[cm]?[jt]s$/.test(file) && !file.endsWith('.d.ts')).sort()) {
       hash.update(name).update(fs.readFileSync(path.join(dir, name)));

@@ -1,24 +1,13 @@
 // Bundlers are modules loaded by specifier (README "Workspaces"): resolved from the
-// workspace first, then from this package, so `@core-js/packages/bundlers/ts` always resolves.
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+// workspace first, then from this package, so `@core-js/packages/bundlers/ts` always resolves
+// (src/load-module.ts).
+import { resolveModule, type ResolvedModule } from '../load-module.js';
 import { bundlerKey, type BundlerRef } from '../workspace/model.js';
 import type { Bundler, CreateBundler } from './types.js';
 
 export interface BundlerRegistry {
   get(ref: BundlerRef): Promise<Bundler>;
   dispose(): Promise<void>;
-}
-
-/** Resolves a module specifier from `root`, then from this package; a file URL. */
-export function resolveSpecifier(specifier: string, root: string): string {
-  try {
-    return pathToFileURL(createRequire(path.join(root, 'package.json')).resolve(specifier)).href;
-  } catch {
-    // The package resolves itself by name through its own `exports` (self-reference).
-    return pathToFileURL(createRequire(import.meta.url).resolve(specifier)).href;
-  }
 }
 
 /** A bundler that cannot be loaded: a condition of the workspace, told as a diagnostic. */
@@ -34,15 +23,15 @@ export function createBundlerRegistry(root: string): BundlerRegistry {
   const settled: Bundler[] = [];
 
   async function load(ref: BundlerRef): Promise<Bundler> {
-    let url: string;
+    let resolved: ResolvedModule;
     try {
-      url = resolveSpecifier(ref.specifier, root);
+      resolved = resolveModule(ref.specifier, root);
     } catch (error) {
       // Node's message goes on with its "Require stack": the first line is the fact.
       const reason = ((error as Error).message ?? '').split('\n')[0];
       throw new BundlerUnavailable(`the bundler "${ref.name}" (${ref.specifier}) cannot be resolved from the workspace or from @core-js/packages (${reason})`);
     }
-    const loaded = (await import(url)) as { createBundler?: CreateBundler; default?: { createBundler?: CreateBundler } };
+    const loaded = (await resolved.load()) as { createBundler?: CreateBundler; default?: { createBundler?: CreateBundler } };
     const create = loaded.createBundler ?? loaded.default?.createBundler;
     if (typeof create !== 'function') throw new BundlerUnavailable(`the bundler module ${ref.specifier} does not export createBundler(options)`);
     const bundler = create(ref.processors ? { root, processors: ref.processors } : { root });

@@ -2,10 +2,10 @@
 // src/init/ does the work.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DirectoryNotEmpty, initWorkspace, NotADirectory, TEMPLATE_DIR } from '../init/init-workspace.js';
+import { DirectoryNotEmpty, initWorkspace, NotADirectory } from '../init/init-workspace.js';
+import { PACKAGE_ROOT } from '../package-files.js';
 
-/** This package's own directory (template/ is in it). */
-const PACKAGE_DIR = path.dirname(TEMPLATE_DIR);
+
 import { UsageError } from './usage-error.js';
 
 export const INIT_HELP = `Usage: core init [DIR]
@@ -49,7 +49,7 @@ ${shown ? `  cd ${shown.includes(' ') ? JSON.stringify(shown) : shown}\n` : ''} 
   npm start        the preview at http://127.0.0.1:4800/preview/
 
 Where @core-js/packages is not published on your registry, install this copy first:
-  npm install --save-dev ${JSON.stringify(PACKAGE_DIR).slice(1, -1).includes(' ') ? JSON.stringify(PACKAGE_DIR) : PACKAGE_DIR}
+  npm install --save-dev ${JSON.stringify(PACKAGE_ROOT).slice(1, -1).includes(' ') ? JSON.stringify(PACKAGE_ROOT) : PACKAGE_ROOT}
 `);
   return 0;
 }

@@ -10,15 +10,15 @@ import type { ServiceState } from '../store/state.js';
 import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, type BundledFile, type BundledPage, type PageBundlePlan } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
+import { packageFile } from '../package-files.js';
 import { installedVersion as installedFrom } from '../streams/installed-packages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { derivePreview, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
 
-// Compiled beside this file in dist/; from the TypeScript sources (tests), in dist/ too.
-const RUNTIME_FILES = [new URL('./runtime/runtime.js', import.meta.url), new URL('../../dist/development/runtime/runtime.js', import.meta.url)];
-const RUNTIME_FILE = RUNTIME_FILES.find((file) => fs.existsSync(file)) ?? RUNTIME_FILES[0]!;
+// Compiled into dist/, whichever form this code runs in.
+const RUNTIME_FILE = packageFile('dist/development/runtime/runtime.js');
 
 /** How long after the last bundled page is asked for its bundle is still joined ahead. */
 const JOIN_AHEAD_MS = 10 * 60_000;

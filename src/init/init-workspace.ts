@@ -1,12 +1,12 @@
 // `core init`: writes the template workspace into a directory that is empty or missing.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-files.js';
 import { VERSION } from '../version.js';
 import { renderTemplate, workspaceName, type TemplateFile } from './render-template.js';
 
-/** template/ of this package: two levels up from src/init/ and from dist/init/ alike. */
-export const TEMPLATE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../template');
+/** template/ of this package. */
+export const TEMPLATE_DIR = packageFile('template');
 
 // A fresh `git init` leaves `.git` behind; a directory holding only that is still empty here.
 const IGNORED_ENTRIES = new Set(['.git']);

@@ -1,0 +1,47 @@
+// Extensions and bundlers are modules named by specifier (README "Workspaces", "Extensions"):
+// resolved from the workspace first, then from this package. The package's own are imported
+// as part of the running code, not as files of their own, when the specifier leads to this
+// package's file: the command in one file (dist/core.js) then keeps one copy of the store,
+// of RxJS and of everything else they share (ARCHITECTURE.md, "The command in one file").
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const OWN_MODULES: Readonly<Record<string, () => Promise<unknown>>> = {
+  '@core-js/packages/development': () => import('./development/index.js'),
+  '@core-js/packages/bundlers/esbuild': () => import('./bundlers/esbuild.js'),
+  '@core-js/packages/bundlers/ts': () => import('./bundlers/ts.js'),
+};
+
+// The package resolves itself by name through its own `exports` (self-reference).
+const resolveOwn = (specifier: string): string => pathToFileURL(createRequire(import.meta.url).resolve(specifier)).href;
+
+/** A module found by specifier: its file, and how to import it. */
+export interface ResolvedModule {
+  url: string;
+  load(): Promise<unknown>;
+}
+
+/**
+ * Finds the module `specifier` names from `root`, then from this package; throws when neither
+ * resolves it. A workspace with its own install of this package gets that install's files.
+ */
+export function resolveModule(specifier: string, root: string): ResolvedModule {
+  let url: string;
+  try {
+    url = pathToFileURL(createRequire(path.join(root, 'package.json')).resolve(specifier)).href;
+  } catch {
+    url = resolveOwn(specifier);
+  }
+  const own = OWN_MODULES[specifier];
+  if (own && url === resolveOwnOrNull(specifier)) return { url, load: own };
+  return { url, load: () => import(url) };
+}
+
+function resolveOwnOrNull(specifier: string): string | null {
+  try {
+    return resolveOwn(specifier);
+  } catch {
+    return null;
+  }
+}
