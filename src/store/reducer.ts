@@ -33,6 +33,25 @@ const freshVariant = (eager: boolean, requested = false): VariantState => ({
 });
 
 // A variant whose sources changed: its last result is stale, and a build in flight is too.
+// Many modules' builds replaced in one event (a workspace read, a restored cache) go into a new
+// map assigned whole, never through a draft of the map: immer walks every plain value assigned
+// into a draft that has draft siblings, looking for drafts in it (the whole workspace and every
+// restored record: a fifth of a 1,000-module restart), and skips that walk for a value assigned
+// to the root alone. The map is copied once, on the first change; none leaves it as it was.
+function replacing<T>(base: Readonly<Record<string, T>>) {
+  let next: Record<string, T> | null = null;
+  return {
+    set(key: string, value: T) {
+      (next ??= { ...base })[key] = value;
+    },
+    remove(key: string) {
+      if (!(key in (next ?? base))) return;
+      delete (next ??= { ...base })[key];
+    },
+    changed: (): Record<string, T> | null => next,
+  };
+}
+
 function invalidate(variant: Draft<VariantState>) {
   variant.generation += 1;
   variant.status = 'pending';
@@ -49,26 +68,29 @@ const handlers: Handlers = {
     draft.workspace = workspace;
     draft.workspaceStale = false;
     draft.workspaceRead = true;
+    const builds = replacing(base.builds);
     const seen = new Set<string>();
     for (const module of workspace.modules) {
       seen.add(module.specifier);
       const fingerprint = fingerprintOf(module);
       const previous = base.builds[module.specifier];
       if (previous && previous.fingerprint === fingerprint) continue;
-      const builds: ModuleBuilds = { fingerprint, variants: {} };
+      const next: ModuleBuilds = { fingerprint, variants: {} };
       if (isBuildable(module)) {
         // Variants someone asked for stay wanted; all restart from the new declaration.
         const before = previous?.variants ?? {};
         const eagerKey = variantKey(defaultVariant(module));
         for (const key of new Set([eagerKey, ...Object.keys(before)])) {
-          builds.variants[key] = { ...freshVariant(key === eagerKey), generation: (before[key]?.generation ?? 0) + 1 };
+          next.variants[key] = { ...freshVariant(key === eagerKey), generation: (before[key]?.generation ?? 0) + 1 };
         }
       }
-      draft.builds[module.specifier] = builds;
+      builds.set(module.specifier, next);
     }
     for (const specifier of Object.keys(base.builds)) {
-      if (!seen.has(specifier)) delete draft.builds[specifier];
+      if (!seen.has(specifier)) builds.remove(specifier);
     }
+    const changed = builds.changed();
+    if (changed) draft.builds = changed;
   },
 
   'workspace.unchanged': (draft, event) => {
@@ -139,14 +161,16 @@ const handlers: Handlers = {
   // Builds of an earlier run whose every input is unchanged: done, as if built now. Only a
   // variant nothing has built or started yet takes one.
   'cache.restored': (draft, event, base) => {
+    const builds = replacing(base.builds);
     for (const { module, variant: key, outputs, imports, inputs, warnings } of event.builds) {
-      const builds = base.builds[module];
-      const variant = builds?.variants[key];
-      if (!builds || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
+      const previous = base.builds[module];
+      const variant = previous?.variants[key];
+      if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
       const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
-      // New objects, not drafts of the old: a thousand restored modules cost no proxy each.
-      draft.builds[module] = { ...builds, variants: { ...builds.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } };
+      builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
     }
+    const changed = builds.changed();
+    if (changed) draft.builds = changed;
   },
 
   'service.stopped': () => {},

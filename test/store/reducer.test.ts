@@ -66,6 +66,16 @@ describe('reducer', () => {
       expect(after.builds[two.specifier]!.variants[DEV]!.status).to.equal('pending');
     });
 
+    it('keeps the map of builds itself when no declaration changed, and drops the builds of modules gone', () => {
+      const before = fold([read(one, two)], built());
+      // The selectors remember what they derived by this map: the same map, nothing derived again.
+      expect(fold([read(one, two)], before).builds).to.equal(before.builds);
+      const after = fold([read(two)], before);
+      expect(Object.keys(after.builds)).to.deep.equal([two.specifier]);
+      expect(after.builds[two.specifier]).to.equal(before.builds[two.specifier]);
+      expect(before.builds[one.specifier], 'the state given stays as it was').to.not.equal(undefined);
+    });
+
     it('keeps builds when only the version changed: addresses are relative', () => {
       const before = built();
       const after = fold([read({ ...one, version: '2.0.0' })], before);
