@@ -13,6 +13,9 @@ const OWN_MODULES: Readonly<Record<string, () => Promise<unknown>>> = {
   '@core-js/packages/bundlers/ts': () => import('./bundlers/ts.js'),
 };
 
+/** The specifiers of the package's own modules that `resolveModule` imports as part of the running code. */
+export const OWN_MODULE_SPECIFIERS: readonly string[] = Object.keys(OWN_MODULES);
+
 // The package resolves itself by name through its own `exports` (self-reference).
 const resolveOwn = (specifier: string): string => pathToFileURL(createRequire(import.meta.url).resolve(specifier)).href;
 

@@ -4,8 +4,9 @@ import path from 'node:path';
 import * as development from '../src/development/index.js';
 import * as esbuildBundler from '../src/bundlers/esbuild.js';
 import * as tsBundler from '../src/bundlers/ts.js';
-import { resolveModule } from '../src/load-module.js';
-import { PACKAGE_ROOT } from '../src/package-files.js';
+import { OWN_MODULE_SPECIFIERS, resolveModule } from '../src/load-module.js';
+import { PACKAGE_ROOT, packageFile } from '../src/package-files.js';
+import fs from 'node:fs';
 import { tempWorkspace } from './helpers/workspace.js';
 
 describe('resolveModule', function () {
@@ -21,6 +22,15 @@ describe('resolveModule', function () {
       // Under test the running code is the TypeScript sources: the same module objects, not the compiled copy.
       expect(await resolved.load()).to.equal(running);
     }
+  });
+
+  it('knows every module of the package a workspace can name, besides its API, schemas and manifest', function () {
+    const manifest = JSON.parse(fs.readFileSync(packageFile('package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> };
+    const named = Object.keys(manifest.exports)
+      .filter((subpath) => !['.', './package.json', './schemas/*'].includes(subpath))
+      .map((subpath) => `${manifest.name}${subpath.slice(1)}`);
+    // A bundler or extension added to `exports` alone would be loaded from dist/ beside the bundle: a second store.
+    expect([...OWN_MODULE_SPECIFIERS].sort()).to.deep.equal(named.sort());
   });
 
   it("imports a workspace's own install of this package from its files", async function () {
