@@ -226,8 +226,12 @@ export function createBundler({ root }) {
     const root = inlineWorkspace({ 'packages/many': { manifest: { name: '@acme/many', version: '1.0.0', exports }, files: modules } });
     const core = await startCore(['--port', '0'], { cwd: root, env: DEVELOPMENT_ENV });
     try {
+      // The URL comes before the first builds are done: an edit meanwhile may reach some of them
+      // and not others (two batches), and be told in two steps. This one follows them.
+      await waitFor(() => core.output.stdout.includes('ready in'), { what: 'the ready line' });
       fs.writeFileSync(path.join(root, 'packages/many/shared/helper.ts'), "import './gone.js';\nexport const shared = 1;\n");
-      await waitFor(() => core.output.stderr.includes('6 modules invalid'), { what: 'one line for the six broken modules' });
+      // The burst's line and its first diagnostic are two writes: both, then nothing else.
+      await waitFor(() => core.output.stderr.includes('6 modules invalid') && core.output.stderr.includes('Could not resolve "./gone.js"'), { what: 'one line for the six broken modules, with the first diagnostic' });
       expect(core.output.stderr.match(/\[BUNDLE_ERROR\]/g)).to.have.length(1);
       fs.writeFileSync(path.join(root, 'packages/many/shared/helper.ts'), 'export const shared = 2;\n');
       await waitFor(() => core.output.stdout.includes('6 modules valid again'), { what: 'one line for the six modules built again' });
