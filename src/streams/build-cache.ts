@@ -15,7 +15,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BuildRecord } from '../store/state.js';
 import type { OutputCache } from '../outputs/output-cache.js';
-import { contentHash } from '../outputs/content-hash.js';
 import { UNVERIFIED, type Fact, type RestoredBuild } from '../store/events.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
 import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../workspace/model.js';
@@ -146,9 +145,9 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     } catch {
       return false;
     }
-    if (contentHash(bytes) !== hash) return false;
-    outputs.put(bytes);
-    return true;
+    // Kept by the hash of its bytes, whatever its name: bytes that are not the named output are
+    // never asked for, and go with the next collection of unreferenced outputs.
+    return outputs.put(bytes).hash === hash;
   }
 
   // Each input as it is now: unchanged since its hash was taken (the same stat), else read and
