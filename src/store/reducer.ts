@@ -32,7 +32,6 @@ const freshVariant = (eager: boolean, requested = false): VariantState => ({
   seen: null,
 });
 
-// A variant whose sources changed: its last result is stale, and a build in flight is too.
 // Many modules' builds replaced in one event (a workspace read, a restored cache) go into a new
 // map assigned whole, never through a draft of the map: immer walks every plain value assigned
 // into a draft that has draft siblings, looking for drafts in it (the whole workspace and every
@@ -41,6 +40,8 @@ const freshVariant = (eager: boolean, requested = false): VariantState => ({
 function replacing<T>(base: Readonly<Record<string, T>>) {
   let next: Record<string, T> | null = null;
   return {
+    /** The value as replaced so far. */
+    get: (key: string): T | undefined => (next ?? base)[key],
     set(key: string, value: T) {
       (next ??= { ...base })[key] = value;
     },
@@ -52,6 +53,7 @@ function replacing<T>(base: Readonly<Record<string, T>>) {
   };
 }
 
+// A variant whose sources changed: its last result is stale, and a build in flight is too.
 function invalidate(variant: Draft<VariantState>) {
   variant.generation += 1;
   variant.status = 'pending';
@@ -163,7 +165,7 @@ const handlers: Handlers = {
   'cache.restored': (draft, event, base) => {
     const builds = replacing(base.builds);
     for (const { module, variant: key, outputs, imports, inputs, warnings } of event.builds) {
-      const previous = base.builds[module];
+      const previous = builds.get(module);
       const variant = previous?.variants[key];
       if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
       const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };

@@ -325,6 +325,14 @@ describe('reducer', () => {
       expect(fold([{ type: 'cache.restored', dir: '/c', builds: [restored(one, DEV, 'h9')] }], done).builds[one.specifier]!.variants[DEV]!.last!.inputs).to.deep.equal(done.builds[one.specifier]!.variants[DEV]!.last!.inputs);
     });
 
+    it('restores two variants of one module from one event, each on top of the other', () => {
+      const changedDeclaration = { ...one, assets: ['logo.svg'] };
+      const both = fold([{ type: 'output.requested', module: one.specifier, variant: PROD }, read(changedDeclaration)], built());
+      const state = fold([{ type: 'cache.restored', dir: '/c', builds: [restored(changedDeclaration, DEV, 'h1'), restored(changedDeclaration, PROD, 'h1')] }], both);
+      expect(state.builds[one.specifier]!.variants[DEV]!.status).to.equal('done');
+      expect(state.builds[one.specifier]!.variants[PROD]!.status).to.equal('done');
+    });
+
     it('goes pending again when a restored input changes, as a built one does', () => {
       const state = fold([started, read(one), { type: 'cache.restored', dir: '/c', builds: [restored(one, DEV, 'h1')] }, changed({ [one.entry!]: 'h2' })]);
       expect(state.builds[one.specifier]!.variants[DEV]).to.include({ status: 'pending', generation: 2 });
