@@ -4,8 +4,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DirectoryNotEmpty, initWorkspace, NotADirectory } from '../init/init-workspace.js';
 import { PACKAGE_ROOT } from '../package-files.js';
-
-
 import { UsageError } from './usage-error.js';
 
 export const INIT_HELP = `Usage: core init [DIR]

@@ -109,11 +109,11 @@ export async function runCommand(args: string[]): Promise<number> {
   const style = terminalStyle(wantsColor(process.stdout));
   const errorStyle = terminalStyle(wantsColor(process.stderr));
   const development = service.extensions.includes(DEVELOPMENT_EXTENSION);
-  // The address at once, as the contract says: a page asked for while the first builds run
-  // waits for them (every answer does), and the browser starts meanwhile.
   // What the banner tells is what the live lines start from: a manifest changed while the first
   // builds run is told once they are done, even when a request's check has read it already.
   const told = service.internals.store.getState();
+  // The address at once, as the contract says: a page asked for while the first builds run
+  // waits for them (every answer does), and the browser starts meanwhile.
   if (logLevel !== 'silent') {
     process.stdout.write(banner({ state: told, url: service.url, development, cdnOrigin, movedFrom: service.port !== port && port !== 0 ? port : null, style }));
   } else {
