@@ -39,7 +39,7 @@ import { VERSION } from './version.js';
 import { readWorkspace } from './workspace/read-workspace.js';
 import type { WorkspaceModel } from './workspace/model.js';
 import { ESBUILD_VERSION } from './bundlers/esbuild-service.js';
-import { bundlersCodeHash } from './bundlers/code-hash.js';
+import { bundlersCodeHash, workspaceReaderCodeHash } from './code-hash.js';
 
 export interface ServiceOptions {
   /** The workspace directory (holding core.json). Default: the current directory. */
@@ -112,7 +112,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const hashes = createFileHashes(root);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
-  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, { hashes, outputs }) : null;
+  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, { hashes, outputs, reader: workspaceReaderCodeHash() }) : null;
   const activity = createActivity();
   const baseDeps: EffectDeps = {
     root,
@@ -121,6 +121,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     readWorkspace: () => readWorkspace(hashes),
     ...(cache
       ? {
+          restoreWorkspace: () => cache.restoreWorkspace(),
           restoreBuilds: (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }

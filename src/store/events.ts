@@ -37,7 +37,8 @@ export interface RestoredBuild {
 
 export type Fact =
   | { type: 'service.started'; format: typeof EVENT_FORMAT; root: string; service: string }
-  | { type: 'workspace.read'; workspace: WorkspaceModel }
+  /** `restored`: the model of an earlier run, taken from the build cache as none of its sources changed. */
+  | { type: 'workspace.read'; workspace: WorkspaceModel; restored?: true }
   | { type: 'workspace.unchanged'; sources: WorkspaceModel['sources'] }
   | { type: 'files.changed'; files: InputHashes; source: 'watcher' | 'check' }
   | { type: 'output.requested'; module: string; variant: string }

@@ -23,7 +23,7 @@ import { fingerprintOf, isBuildable } from '../store/reducer.js';
 import type { FileHashes, FileSignature } from './file-hashes.js';
 
 /** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
-export const CACHE_FORMAT = 1;
+export const CACHE_FORMAT = 2;
 const INDEX = 'builds.json';
 const OUTPUTS = 'outputs';
 
@@ -50,16 +50,34 @@ interface CacheEntry {
   signatures?: Record<string, FileSignature>;
 }
 
+/**
+ * The workspace model as last saved, and the stat each of its sources (manifests and listings)
+ * was read with: when every one is unchanged, reading them again would give this very model.
+ */
+interface WorkspaceSnapshot {
+  /** A hash of the code that reads manifests (src/workspace/): a model read otherwise is not taken. */
+  reader: string;
+  model: WorkspaceModel;
+  /** Of each source that exists; one the model records absent (null) is checked absent. */
+  signatures: Record<string, FileSignature>;
+}
+
 interface CacheIndex {
   format: typeof CACHE_FORMAT;
   identity: CacheIdentity;
   /** The workspace's real path: a cache of another workspace is foreign. */
   root: string;
   entries: CacheEntry[];
+  workspace?: WorkspaceSnapshot;
 }
 
 export interface BuildCache {
   readonly dir: string;
+  /**
+   * The workspace model of the last run when no manifest or listing it was read from changed
+   * since (each proved by its stat, as inputs are), so the first read reads nothing; else null.
+   */
+  restoreWorkspace(): WorkspaceModel | null;
   /** The builds still valid for `workspace`, their outputs put in `outputs`; or why none is. */
   restore(workspace: WorkspaceModel): Extract<Fact, { type: 'cache.restored' }>;
   /**
@@ -105,14 +123,20 @@ export interface BuildCacheDeps {
   /** The reader of the service's inputs: hashes taken at restore are its own, not read twice. */
   hashes: FileHashes;
   outputs: OutputCache;
+  /** The hash of the code that reads manifests (`workspaceReaderCodeHash`). */
+  reader: string;
 }
 
 export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
-  const { hashes, outputs } = deps;
+  const { hashes, outputs, reader } = deps;
   const indexFile = path.join(dir, INDEX);
   let prunedSiblings = false;
   const outputFile = (hash: string) => path.join(dir, OUTPUTS, hash);
   const workspaceRoot = realRoot(root);
+
+  // Read once on start, for the workspace's restoration and then the builds'.
+  let startIndex: CacheIndex | string | null = null;
+  const indexAtStart = () => (startIndex ??= readIndex());
 
   function readIndex(): CacheIndex | string {
     let text: string;
@@ -200,8 +224,23 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
 
   return {
     dir,
+    restoreWorkspace() {
+      const index = indexAtStart();
+      const snapshot = typeof index === 'string' ? undefined : index.workspace;
+      if (!snapshot || snapshot.reader !== reader || !isModelShaped(snapshot.model) || typeof snapshot.signatures !== 'object' || snapshot.signatures === null) return null;
+      for (const [source, hash] of Object.entries(snapshot.model.sources)) {
+        if (hash === null) {
+          if (hashes.stamp(source).hash !== null) return null;
+          continue;
+        }
+        const signature = snapshot.signatures[source];
+        if (!Array.isArray(signature) || signature[0] !== hash || !hashes.adopt(source, signature)) return null;
+      }
+      return snapshot.model;
+    },
     restore(workspace) {
-      const index = readIndex();
+      const index = indexAtStart();
+      startIndex = null; // its entries are the outputs' only references: let them go
       if (typeof index === 'string') return { type: 'cache.restored', dir, builds: [], ignored: index };
       const boundaries = workspaceBoundaries(workspace).key;
       const matches = inputMatcher();
@@ -224,6 +263,19 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     },
   };
 
+  // Only a model whose every source this reader last saw with the recorded hash: a manifest
+  // changed since the model was read (the state is about to read it again) leaves no snapshot.
+  function snapshotOf(workspace: WorkspaceModel): { workspace?: WorkspaceSnapshot } {
+    const signatures: Record<string, FileSignature> = {};
+    for (const [source, hash] of Object.entries(workspace.sources)) {
+      if (hash === null) continue;
+      const signature = hashes.signature(source);
+      if (!signature || signature[0] !== hash) return {};
+      signatures[source] = signature;
+    }
+    return { workspace: { reader, model: workspace, signatures } };
+  }
+
   async function write(builds: readonly SavedBuild[], workspace: WorkspaceModel): Promise<void> {
     const boundaries = workspaceBoundaries(workspace).key;
     const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
@@ -242,7 +294,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       }
       entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: kept, signatures });
     }
-    const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries };
+    const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries, ...snapshotOf(workspace) };
     await writeAtomically(indexFile, JSON.stringify(index));
     await removeUnreferenced(path.join(dir, OUTPUTS), entries);
     if (!prunedSiblings) {
@@ -250,6 +302,14 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       await removeCachesOfRemovedWorkspaces(dir);
     }
   }
+}
+
+// A snapshot of this format and reader is the service's own writing; this only keeps a hand-edited
+// file from reaching the reducer as a model.
+function isModelShaped(model: unknown): model is WorkspaceModel {
+  if (typeof model !== 'object' || model === null) return false;
+  const { packages, modules, diagnostics, sources } = model as Partial<WorkspaceModel>;
+  return Array.isArray(packages) && Array.isArray(modules) && Array.isArray(diagnostics) && typeof sources === 'object' && sources !== null;
 }
 
 // Outputs no entry names any more go, so the cache holds about one build of the workspace. A

@@ -10,6 +10,11 @@ import type { EffectScheduling } from './effect.js';
 export interface ManifestsDeps extends EffectScheduling {
   readWorkspace(): WorkspaceModel;
   /**
+   * The model of an earlier run when none of the manifests and listings it was read from changed
+   * (the build cache, README "The build cache"): taken for the first read instead of reading.
+   */
+  restoreWorkspace?(): WorkspaceModel | null;
+  /**
    * The builds of an earlier run still valid for the workspace first read (the build cache,
    * README "The build cache"): dispatched with that read, so no build of them ever starts.
    */
@@ -28,10 +33,11 @@ export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<Se
     // Changes arriving together are read once.
     observeOn(deps.scheduler ?? asapScheduler),
     map((): Facts => {
-      const workspace = deps.readWorkspace();
       const before = current!;
+      const restored = before.workspaceRead ? null : (deps.restoreWorkspace?.() ?? null);
+      const workspace = restored ?? deps.readWorkspace();
       if (before.workspaceRead && sameModel(before.workspace, workspace)) return { type: 'workspace.unchanged', sources: workspace.sources };
-      const read: Fact = { type: 'workspace.read', workspace };
+      const read: Fact = restored ? { type: 'workspace.read', workspace, restored: true } : { type: 'workspace.read', workspace };
       return !before.workspaceRead && deps.restoreBuilds ? [read, deps.restoreBuilds(workspace)] : read;
     }),
   );

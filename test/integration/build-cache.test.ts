@@ -10,6 +10,7 @@ import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { writeFile } from '../helpers/workspace.js';
+import { RACY_MS } from '../../src/streams/file-hashes.js';
 
 const MAIN = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
 const MAIN_STYLES = `/m/@acme/app@1.0.0/styles/main?${DEV}`;
@@ -52,6 +53,9 @@ describe('the build cache', function () {
   const builtVariants = (service: Service) =>
     Object.values(service.internals.store.getState().builds).reduce((sum, builds) => sum + Object.values(builds.variants).filter((v) => v.last?.outputs).length, 0);
   const builtModules = (events: CoreEvent[]) => [...new Set(events.flatMap((event) => (event.type === 'build.started' ? event.modules.map((m) => m.module) : [])))].sort();
+  const workspaceReadOf = (events: CoreEvent[]) => events.find((event): event is Extract<CoreEvent, { type: 'workspace.read' }> => event.type === 'workspace.read')!;
+  /** Past the racy window of the fixture's copy: a stat taken now proves its file later (README "The build cache"). */
+  const pastRacyWindow = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 10));
   const restoredOf = (events: CoreEvent[]) => events.find((event): event is Extract<CoreEvent, { type: 'cache.restored' }> => event.type === 'cache.restored')!;
 
   it('survives a restart: nothing unchanged is built again, and the same bytes are served', async () => {
@@ -69,6 +73,68 @@ describe('the build cache', function () {
     expect(await second.service.report()).to.deep.equal(firstReport);
     expect((await second.service.get(MAIN)).text).to.equal(before.main);
     expect((await second.service.get(MAIN_STYLES)).text).to.equal(before.styles);
+  });
+
+  it('restores the workspace model, reading no manifest, when none of its manifests and listings changed', async () => {
+    await pastRacyWindow();
+    const first = await start();
+    expect(workspaceReadOf(first.events).restored).to.equal(undefined);
+    const model = first.service.internals.store.getState().workspace;
+    await written(first.service);
+    await first.service.close();
+
+    const reads: string[] = [];
+    const original = fs.readFileSync;
+    fs.readFileSync = ((file: fs.PathOrFileDescriptor, options?: never) => {
+      if (typeof file === 'string' && file.startsWith(root)) reads.push(path.relative(root, file));
+      return original(file, options);
+    }) as typeof fs.readFileSync;
+    let second: Awaited<ReturnType<typeof start>>;
+    try {
+      second = await start();
+    } finally {
+      fs.readFileSync = original;
+    }
+    expect(workspaceReadOf(second.events).restored).to.equal(true);
+    expect(second.service.internals.store.getState().workspace).to.deep.equal(model);
+    expect(reads.filter((file) => /(core|package|module)\.json$/.test(file))).to.deep.equal([]);
+    expect(builtModules(second.events)).to.deep.equal([]);
+  });
+
+  it('reads the manifests when one changed, when a module appeared, and when the reader is other code', async () => {
+    await pastRacyWindow();
+    const first = await start();
+    await written(first.service);
+    await first.service.close();
+
+    writeFile(root, 'packages/lib/package.json', fs.readFileSync(path.join(root, 'packages/lib/package.json'), 'utf8').replace('"version": "1.2.0"', '"version": "1.3.0"'));
+    const changed = await start();
+    expect(workspaceReadOf(changed.events).restored).to.equal(undefined);
+    expect(changed.service.internals.store.getState().workspace.packages.find((pkg) => pkg.name === '@acme/lib')?.version).to.equal('1.3.0');
+    await waitFor(() => fs.existsSync(path.join(cacheDir, 'builds.json')) && JSON.stringify(index()).includes('"version":"1.3.0"'), { what: 'the cache written with the new version' });
+    await changed.service.close();
+
+    writeFile(root, 'packages/app/extra/index.ts', 'export const extra = 1;\n');
+    writeFile(root, 'packages/app/extra/module.json', '{}');
+    const appeared = await start();
+    expect(workspaceReadOf(appeared.events).restored).to.equal(undefined);
+    expect(appeared.service.internals.store.getState().workspace.modules.map((module) => module.specifier)).to.include('@acme/app/extra');
+    await appeared.service.close();
+
+    await pastRacyWindow();
+    const again = await start();
+    await waitFor(() => JSON.stringify(index()).includes('app/extra/module.json'), { what: 'the cache written with the new module' });
+    await again.service.close();
+    fs.writeFileSync(path.join(cacheDir, 'builds.json'), JSON.stringify({ ...index(), workspace: { ...(index() as unknown as { workspace: object }).workspace, reader: 'older-reader-code' } }));
+    const otherCode = await start();
+    expect(workspaceReadOf(otherCode.events).restored).to.equal(undefined);
+    expect(restoredOf(otherCode.events).ignored).to.equal(undefined); // the builds still are
+    expect(builtModules(otherCode.events)).to.deep.equal([]);
+    await otherCode.service.close();
+    // Written again by this reader: taken on the next start.
+    const last = await start();
+    expect(workspaceReadOf(last.events).restored).to.equal(true);
+    await last.service.close();
   });
 
   it('builds again only the modules whose inputs changed in between', async () => {

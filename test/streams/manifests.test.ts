@@ -14,7 +14,7 @@ const coreChanged = (hash: string): Fact => ({ type: 'files.changed', files: { '
 
 // Facts of `input$` are dispatched at their frames; each read answers the next model of
 // `models` (the last one again when they run out).
-function harness(input$: Observable<Fact>, models: WorkspaceModel[], restoreBuilds?: (workspace: WorkspaceModel) => Fact) {
+function harness(input$: Observable<Fact>, models: WorkspaceModel[], restoreBuilds?: (workspace: WorkspaceModel) => Fact, restoreWorkspace?: () => WorkspaceModel | null) {
   const store = createStore({ now: () => new Date(0) });
   store.dispatch(started);
   const reads: WorkspaceModel[] = [];
@@ -25,7 +25,7 @@ function harness(input$: Observable<Fact>, models: WorkspaceModel[], restoreBuil
   };
   // Replayed: the first read happens at frame 0, before expectObservable subscribes.
   const facts$ = new ReplaySubject<Fact>();
-  manifests$(store.events$, store.state$, { readWorkspace, ...(restoreBuilds ? { restoreBuilds } : {}) }).subscribe((facts) => {
+  manifests$(store.events$, store.state$, { readWorkspace, ...(restoreBuilds ? { restoreBuilds } : {}), ...(restoreWorkspace ? { restoreWorkspace } : {}) }).subscribe((facts) => {
     store.dispatch(facts);
     // Facts dispatched together show as one group: `(rc)`.
     for (const fact of Array.isArray(facts) ? facts : [facts as Fact]) facts$.next(fact);
@@ -71,6 +71,37 @@ describe('manifests$', () => {
     expect(restored.map((workspace) => workspace.modules.length)).to.deep.equal([1]);
     // One state for the read and the restoration together (seq 2 and 3): nothing saw the read alone.
     expect(seqs).to.deep.equal([1, 3, 4, 5]);
+  });
+
+  it('takes the model the build cache restores for the first read only, and restores the builds for it', () => {
+    let result!: ReturnType<typeof harness>;
+    const restoredFor: WorkspaceModel[] = [];
+    const cached = model('c1', 'one', 'cached');
+    let asked = 0;
+    const restoreWorkspace = () => {
+      asked += 1;
+      return cached;
+    };
+    const events: Fact[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      result = harness(hot<Fact>('-- 3ms a', { a: coreChanged('c2') }), [model('c2', 'one', 'two')], (workspace) => (restoredFor.push(workspace), { type: 'cache.restored', dir: '/cache', builds: [] }), restoreWorkspace);
+      result.store.events$.subscribe((event) => events.push(event));
+      expectObservable(result.types$, '^ 9ms !').toBe('(rc) 1ms r', T);
+    });
+    expect(asked).to.equal(1);
+    expect(result.reads).to.have.length(1); // only the read after the change
+    expect(restoredFor).to.deep.equal([cached]);
+    expect(events.filter((event) => event.type === 'workspace.read').map((event) => 'restored' in event && event.restored)).to.deep.equal([true, false]);
+    expect(result.store.getState().workspace.modules.map((m) => m.subpath)).to.deep.equal(['one', 'two']);
+  });
+
+  it('reads the workspace when the build cache has no model to restore', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ hot, expectObservable }) => {
+      result = harness(hot<Fact>('-'), [model('c1', 'one')], undefined, () => null);
+      expectObservable(result.types$, '^ 9ms !').toBe('r', T);
+    });
+    expect(result.reads).to.have.length(1);
   });
 
   it('reads a stale workspace once for a burst of changes arriving together', () => {

@@ -240,7 +240,7 @@ function describe(event: CoreEvent): string {
     case 'service.started':
       return `core ${event.service} in ${event.root}`;
     case 'workspace.read':
-      return `${event.workspace.packages.length} packages, ${event.workspace.modules.length} modules`;
+      return `${event.workspace.packages.length} packages, ${event.workspace.modules.length} modules${event.restored ? ' (from the build cache)' : ''}`;
     case 'workspace.unchanged':
       return 'manifests unchanged';
     case 'files.changed': {
