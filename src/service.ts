@@ -164,7 +164,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
   const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch: store.dispatch });
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
-  await readiness.workspace();
+  // The first read has just looked at the disk (or proved the cached model by its stats), and no
+  // request waits yet: a check now would stat every manifest again for nobody.
+  await readiness.workspace(undefined, true);
   const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
   const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity });
 

@@ -128,8 +128,11 @@ export async function runCommand(args: string[]): Promise<number> {
     warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503; to preview, ${ERROR_CODES.PREVIEW_CDN_UNSET.remedy}`);
   }
   const progress = process.stdout.isTTY && logLevel !== 'silent' ? showProgress(service, style) : null;
-  // A signal while the first builds run stops the service without waiting for them.
-  const reported = service.report().then(() => true);
+  // A signal while the first builds run stops the service without waiting for them. The line
+  // tells the first settled state: the check against the disk is each request's, and a change
+  // it would find is told by the live lines (a check here would stat every input again while
+  // the first requests wait behind it).
+  const reported = service.internals.readiness.settled(false).then(() => true);
   reported.catch(() => {}); // after a stop, whatever it ends with is nobody's concern
   const ready = await Promise.race([reported, stopped.then(() => false)]);
   progress?.unsubscribe();

@@ -15,8 +15,12 @@ export interface Readiness {
   workspace(scope?: CheckScope, checked?: boolean): Promise<ServiceState>;
   /** A finished build of the variant from the current sources; null when the module is gone. */
   variant(module: string, variant: string): Promise<{ state: ServiceState; record: BuildRecord } | null>;
-  /** Every module's default variant built from the current sources: what `/state` answers. */
-  settled(): Promise<ServiceState>;
+  /**
+   * Every module's default variant built from the current sources: what `/state` answers.
+   * `check: false` for a waiter that is no request (the terminal's ready line): the first
+   * settled state, without the check against the disk that an answer owes its request.
+   */
+  settled(check?: boolean): Promise<ServiceState>;
 }
 
 export interface ReadinessDeps {
@@ -60,8 +64,8 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
       }
     },
 
-    async settled() {
-      await deps.freshness.check({ kind: 'all' });
+    async settled(check = true) {
+      if (check) await deps.freshness.check({ kind: 'all' });
       return when(selectSettled);
     },
   };
