@@ -99,6 +99,25 @@ describe('createFileHashes', () => {
     expect(hashes.stamp('b.ts')).to.deep.equal({ hash: null, mtimeMs: 0 });
   });
 
+  it('reads the same while the process runs in the workspace (paths relative to it) and from elsewhere, a path not plainly normal included', () => {
+    const root = fs.realpathSync(tempWorkspace({ 'core.json': '{}', 'app/index.ts': 'x', 'app/lib/a.ts': 'y' }));
+    fs.symlinkSync('/', path.join(root, 'app/rootlink'));
+    const look = () => {
+      const hashes = createFileHashes(root);
+      return [hashes.hash('core.json'), hashes.hash('app/'), hashes.hash('./'), hashes.hash('app/lib/../index.ts'), hashes.hash('app//index.ts'), hashes.readText('app/lib/a.ts'), hashes.listDir('app')?.entries.length, hashes.leaves('app/rootlink'), hashes.leaves('app/lib'), hashes.realPath('app/lib/a.ts')];
+    };
+    const elsewhere = look();
+    expect(elsewhere.slice(0, 6)).to.deep.equal([contentHash('{}'), contentHash('index.ts\nlib/\nrootlink'), contentHash('app/\ncore.json'), contentHash('x'), contentHash('x'), { text: 'y', hash: contentHash('y') }]);
+    expect(elsewhere.slice(6)).to.deep.equal([3, true, false, 'app/lib/a.ts']);
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      expect(look()).to.deep.equal(elsewhere);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   describe('the racy rule', () => {
     it('still sees a rewrite of the same size within the same mtime tick', () => {
       const root = tempWorkspace();
