@@ -15,8 +15,6 @@ export interface OutputHeaders {
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-/** A `v` token that names an output by its content hash (the ETag value), as the preview writes it. */
-export const isContentHash = (token: unknown): token is string => typeof token === 'string' && /^[A-Za-z0-9_-]{22}$/.test(token);
 
 /** The headers of an output's 200 and 304 answers alike (not its type): the one place they are written. */
 export function outputHeaders(headers: OutputHeaders): Record<string, string> {

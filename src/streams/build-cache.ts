@@ -15,7 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BuildRecord } from '../store/state.js';
 import type { OutputCache } from '../outputs/output-cache.js';
-import { UNVERIFIED, type Fact, type RestoredBuild } from '../store/events.js';
+import { isContentHash } from '../outputs/content-hash.js';
+import { UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../store/events.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
 import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../workspace/model.js';
 import { BUILTIN_BUNDLERS } from '../workspace/read-workspace.js';
@@ -131,7 +132,8 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const { hashes, outputs, reader } = deps;
   const indexFile = path.join(dir, INDEX);
   let prunedSiblings = false;
-  const outputFile = (hash: string) => path.join(dir, OUTPUTS, hash);
+  const outputsDir = path.join(dir, OUTPUTS);
+  const outputFile = (hash: string) => `${outputsDir}${path.sep}${hash}`;
   const workspaceRoot = realRoot(root);
 
   // Read once on start, for the workspace's restoration and then the builds'.
@@ -160,15 +162,23 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     return index;
   }
 
-  // An output is trusted only if its bytes hash to its name.
-  function loadOutput(hash: string): boolean {
+  // An output is trusted only if its bytes hash to its name. Read as the size the entry
+  // records, one byte more to see a longer file: no stat of its own (a restart reads thousands).
+  function loadOutput({ hash, size }: OutputRef): boolean {
     if (outputs.get(hash)) return true;
+    if (!isContentHash(hash) || !Number.isSafeInteger(size) || size < 0) return false;
     let bytes: Buffer;
+    let fd: number | null = null;
     try {
-      bytes = fs.readFileSync(outputFile(hash));
+      fd = fs.openSync(outputFile(hash), 'r');
+      bytes = Buffer.allocUnsafe(size + 1);
+      if (fs.readSync(fd, bytes, 0, size + 1, 0) !== size) return false;
     } catch {
       return false;
+    } finally {
+      if (fd !== null) fs.closeSync(fd);
     }
+    bytes = bytes.subarray(0, size);
     // Kept by the hash of its bytes, whatever its name: bytes that are not the named output are
     // never asked for, and go with the next collection of unreferenced outputs.
     return outputs.put(bytes).hash === hash;
@@ -198,7 +208,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     for (const [input, hash] of Object.entries(record.inputs)) {
       if (!matches(input, hash, entry.signatures?.[input])) return false;
     }
-    return loadOutput(record.outputs.code.hash) && (record.outputs.styles === null || loadOutput(record.outputs.styles.hash));
+    return loadOutput(record.outputs.code) && (record.outputs.styles === null || loadOutput(record.outputs.styles));
   }
 
   async function writeAtomically(file: string, content: string | Uint8Array) {

@@ -175,17 +175,18 @@ describe('the build cache', function () {
     expect((await second.service.get(MAIN)).text).to.equal(expected);
   });
 
-  it('never trusts an output whose bytes do not hash to its name: that module is built again', async () => {
+  it('never trusts an output whose bytes do not hash to its name, shorter or longer: that module is built again', async () => {
     const first = await start();
     const expected = (await first.service.get(MAIN)).text;
     const cached = await written(first.service);
     await first.service.close();
-    const main = cached.entries.find((entry) => entry.module === '@acme/app/main' && entry.variant === 'browser.development')!;
-    const file = path.join(cacheDir, 'outputs', main.record.outputs.code.hash);
+    const output = (module: string) => path.join(cacheDir, 'outputs', cached.entries.find((entry) => entry.module === module && entry.variant === 'browser.development')!.record.outputs.code.hash);
+    const file = output('@acme/app/main');
     fs.writeFileSync(file, fs.readFileSync(file).subarray(0, 40)); // cut off, as by a crash
+    fs.appendFileSync(output('@acme/lib/format'), '\n'); // one byte more than the entry records
 
     const second = await start();
-    expect(builtModules(second.events)).to.deep.equal(['@acme/app/main']);
+    expect(builtModules(second.events)).to.deep.equal(['@acme/app/main', '@acme/lib/format']);
     expect((await second.service.get(MAIN)).text).to.equal(expected);
   });
 

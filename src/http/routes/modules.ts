@@ -16,7 +16,8 @@ import type { AssetFiles } from '../../streams/asset-files.js';
 import type { AnswerCache } from '../answer-cache.js';
 import { ServiceError, unbuildable } from '../errors.js';
 import type { Readiness } from '../readiness.js';
-import { isContentHash, isCrossSiteRefused, sendOutput } from '../send-output.js';
+import { isCrossSiteRefused, sendOutput } from '../send-output.js';
+import { isContentHash } from '../../outputs/content-hash.js';
 
 export interface ModulesRouteDeps {
   readiness: Readiness;
