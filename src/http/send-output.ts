@@ -15,7 +15,6 @@ export interface OutputHeaders {
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-
 /** The headers of an output's 200 and 304 answers alike (not its type): the one place they are written. */
 export function outputHeaders(headers: OutputHeaders): Record<string, string> {
   const written: Record<string, string> = {

