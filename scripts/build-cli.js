@@ -1,7 +1,9 @@
 // Bundles the command line (dist/cli/main.js, with the package's own extension and bundlers,
-// which src/load-module.ts imports by path) into dist/core.js, the file bin/core.js runs: Node
-// reads one file instead of some 300, so `core run` starts answering sooner (ARCHITECTURE.md,
-// "The command in one file"). Run by `npm run build` and `prepare`, after tsc.
+// which src/load-module.ts imports by path) into dist/core.cjs, the file bin/core.js runs, and
+// keeps the code V8 compiles it to: Node reads one file instead of some 300 and compiles little
+// of it, so `core run` starts answering sooner (ARCHITECTURE.md, "The command in one file").
+// Run by `npm run build` and `prepare`, after tsc.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -24,16 +26,6 @@ const rxjsAsModules = {
   },
 };
 
-// esbuild stays a package of its own (it runs its binary from there). Required, not imported:
-// Node's import of a CommonJS file first scans its text for the names it exports.
-const esbuildRequired = {
-  name: 'esbuild-required',
-  setup(build) {
-    build.onResolve({ filter: /^esbuild$/ }, (args) => (args.namespace === 'esbuild-required' ? { path: 'esbuild', external: true } : { path: 'esbuild', namespace: 'esbuild-required' }));
-    build.onLoad({ filter: /.*/, namespace: 'esbuild-required' }, () => ({ contents: "module.exports = require('esbuild');", loader: 'js' }));
-  },
-};
-
 // A JSON file (mime-db's tables, twice: 300 kB) as a string for JSON.parse, not an object
 // literal: V8 reads a string and parses JSON faster than it parses JavaScript.
 const jsonParsed = {
@@ -45,18 +37,24 @@ const jsonParsed = {
 
 await esbuild.build({
   entryPoints: [`${root}dist/cli/main.js`],
-  outfile: `${root}dist/core.js`,
+  outfile: `${root}dist/core.cjs`,
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // Optional native add-ons that ws and chokidar ask for and do without.
-  external: ['fsevents', 'bufferutil', 'utf-8-validate'],
-  // The CommonJS packages bundled (koa and its middleware, ws) call require() for Node's own
-  // modules, and esbuild is required (above).
-  banner: { js: "import { createRequire as createRequireOfCore } from 'node:module';\nconst require = createRequireOfCore(import.meta.url);" },
-  plugins: [rxjsAsModules, esbuildRequired, jsonParsed],
+  // esbuild stays a package of its own (it runs its binary from there); the others are optional
+  // native add-ons that ws and chokidar ask for and do without.
+  external: ['esbuild', 'fsevents', 'bufferutil', 'utf-8-validate'],
+  // A CommonJS script, so that bin/load-bundle.js can compile it with V8's code cache; where
+  // the sources ask for their module's address, they get the bundle's.
+  define: { 'import.meta.url': 'bundleUrl' },
+  banner: { js: "'use strict';\nconst bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [rxjsAsModules, jsonParsed],
   sourcemap: true,
   legalComments: 'eof',
   logLevel: 'warning',
 });
+
+// The code V8 compiles the bundle to, kept beside it: made by a Node of its own, as `core`
+// runs, so that its flags are the ones a run has (V8 refuses a cache made under other flags).
+execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(`${root}bin/load-bundle.js`)}; writeCodeCache(${JSON.stringify(`${root}dist/core.cjs`)});`], { stdio: 'inherit' });

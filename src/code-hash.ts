@@ -15,7 +15,7 @@ function codeHash(folders: readonly string[]): string {
   const known = computed.get(key);
   if (known !== undefined) return known;
   const hash = crypto.createHash('sha256');
-  // The compiled files, or the sources under test; never the command in one file (dist/core.js).
+  // The compiled files, or the sources under test; never the command in one file (dist/core.cjs).
   for (const folder of folders) {
     const dir = packageFile(FROM_SOURCES ? 'src' : 'dist', folder);
     for (const name of fs.readdirSync(dir).filter((file) => /\.[cm]?[jt]s$/.test(file) && !file.endsWith('.d.ts')).sort()) {

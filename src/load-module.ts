@@ -1,7 +1,7 @@
 // Extensions and bundlers are modules named by specifier (README "Workspaces", "Extensions"):
 // resolved from the workspace first, then from this package. The package's own are imported
 // as part of the running code, not as files of their own, when the specifier leads to this
-// package's file: the command in one file (dist/core.js) then keeps one copy of the store,
+// package's file: the command in one file (dist/core.cjs) then keeps one copy of the store,
 // of RxJS and of everything else they share (ARCHITECTURE.md, "The command in one file").
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -18,6 +18,13 @@ export const OWN_MODULE_SPECIFIERS: readonly string[] = Object.keys(OWN_MODULES)
 
 // The package resolves itself by name through its own `exports` (self-reference).
 const resolveOwn = (specifier: string): string => pathToFileURL(createRequire(import.meta.url).resolve(specifier)).href;
+
+// The command in one file is compiled by bin/load-bundle.js with V8's code cache, and Node 20
+// then loses the `import()` of the code it holds ("A dynamic import callback was not
+// specified"): the loader passes in its own, made in an ES module (ARCHITECTURE.md, "The command
+// in one file"). Everywhere else the name is not defined.
+declare const bundleImport: ((url: string) => Promise<unknown>) | undefined;
+const importUrl = (url: string): Promise<unknown> => (typeof bundleImport === 'function' ? bundleImport(url) : import(url));
 
 /** A module found by specifier: its file, and how to import it. */
 export interface ResolvedModule {
@@ -38,7 +45,7 @@ export function resolveModule(specifier: string, root: string): ResolvedModule {
   }
   const own = OWN_MODULES[specifier];
   if (own && url === resolveOwnOrNull(specifier)) return { url, load: own };
-  return { url, load: () => import(url) };
+  return { url, load: () => importUrl(url) };
 }
 
 function resolveOwnOrNull(specifier: string): string | null {

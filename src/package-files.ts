@@ -1,6 +1,6 @@
 // The package's own files: its manifest, the workspace template, the browser code built into
 // dist/. This file sits one folder below the package's root in every form the code runs in:
-// src/ (the TypeScript sources, under test), dist/ (compiled), and dist/core.js, the command
+// src/ (the TypeScript sources, under test), dist/ (compiled), and dist/core.cjs, the command
 // line in one file (ARCHITECTURE.md, "The command in one file"), where it is bundled.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

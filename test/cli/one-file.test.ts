@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,14 +10,16 @@ import { waitFor } from '../helpers/wait-for.js';
 import { PROJECT_DIR } from '../helpers/workspace.js';
 
 const RECORDER = path.join(PROJECT_DIR, 'test/helpers/record-loads.mjs');
+const LOADER = path.join(PROJECT_DIR, 'bin/load-bundle.js');
+const BUNDLE = path.join(PROJECT_DIR, 'dist/core.cjs');
 
 describe('the command in one file', function () {
   this.timeout(60_000);
   after(killAllCores);
 
-  // ARCHITECTURE.md, "The command in one file": Node reads dist/core.js instead of some 300
+  // ARCHITECTURE.md, "The command in one file": Node reads dist/core.cjs instead of some 300
   // files, and the extension and bundlers named by specifier are the ones inside it.
-  it('core run loads dist/core.js and, of the rest, only esbuild, whatever it serves', async function () {
+  it('core run loads bin/ as modules and, of the rest, only esbuild: dist/core.cjs is compiled by bin/load-bundle.js, whatever it serves', async function () {
     const loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'core-loads-')), 'loads.txt');
     const core = await startCore(['--port', '0'], {
       cwd: fixtureWorkspace('basic'),
@@ -33,8 +36,72 @@ describe('the command in one file', function () {
     const files = [...new Set(fs.readFileSync(loads, 'utf8').split('\n').filter(Boolean))];
     const packageFiles = files.filter((file) => file.startsWith(PROJECT_DIR + path.sep) && file !== RECORDER && !file.includes(`${path.sep}record-loads-hooks.mjs`));
     const relative = packageFiles.map((file) => path.relative(PROJECT_DIR, file));
-    expect(relative).to.include('dist/core.js');
     // esbuild is a program of its own, run from its package; nothing else is read as a module.
-    expect(relative.filter((file) => !file.startsWith('node_modules/esbuild/')).sort()).to.deep.equal(['bin/core.js', 'dist/core.js']);
+    expect(relative.filter((file) => !file.startsWith('node_modules/esbuild/')).sort()).to.deep.equal(['bin/core.js', 'bin/load-bundle.js']);
+  });
+});
+
+// bin/load-bundle.js, in a Node of its own as `core` runs it: whether V8 ran the bundle from
+// its code cache, and whether the bundle works.
+function load(bundle: string, nodeFlags: string[] = []): { fromCache: boolean; main: string } {
+  const script = `import { loadBundle } from ${JSON.stringify(LOADER)}; const { exports, fromCache } = loadBundle(${JSON.stringify(bundle)}); console.log(JSON.stringify({ fromCache, main: typeof exports.main }));`;
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS; // the test runner's loader is not the CLI's
+  return JSON.parse(execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '--eval', script], { env, encoding: 'utf8' }));
+}
+
+describe('the code cache of the command in one file', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let bundle: string;
+  // A copy of the package's bundle where it reads the package's manifest: <root>/dist/core.cjs.
+  beforeEach(() => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'core-code-cache-'));
+    fs.copyFileSync(path.join(PROJECT_DIR, 'package.json'), path.join(root, 'package.json'));
+    fs.symlinkSync(path.join(PROJECT_DIR, 'node_modules'), path.join(root, 'node_modules'));
+    dir = path.join(root, 'dist');
+    fs.mkdirSync(dir);
+    bundle = path.join(dir, 'core.cjs');
+    fs.copyFileSync(BUNDLE, bundle);
+    fs.copyFileSync(`${BUNDLE}.code-cache`, `${bundle}.code-cache`);
+  });
+  afterEach(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
+
+  it('runs the bundle from the code cache the build made', () => {
+    expect(load(BUNDLE)).to.deep.equal({ fromCache: true, main: 'function' });
+    expect(load(bundle)).to.deep.equal({ fromCache: true, main: 'function' });
+  });
+
+  it('compiles the bundle from source when the cache was made from other bytes of the same length', () => {
+    const bytes = fs.readFileSync(bundle);
+    const at = bytes.lastIndexOf('sourceMappingURL');
+    bytes[at] = 'S'.charCodeAt(0); // a comment changed: the code V8 made would still be taken by V8
+    fs.writeFileSync(bundle, bytes);
+    expect(load(bundle)).to.deep.equal({ fromCache: false, main: 'function' });
+  });
+
+  it('compiles the bundle from source when the cache is corrupt, cut short, empty or missing (V8 would crash on the first)', () => {
+    const cache = fs.readFileSync(`${bundle}.code-cache`);
+    const corrupt = Buffer.from(cache);
+    for (let index = 5000; index < 6000; index++) corrupt[index] ^= 0x5a;
+    for (const bytes of [corrupt, cache.subarray(0, cache.length >> 1), Buffer.alloc(0)]) {
+      fs.writeFileSync(`${bundle}.code-cache`, bytes);
+      expect(load(bundle)).to.deep.equal({ fromCache: false, main: 'function' });
+    }
+    fs.rmSync(`${bundle}.code-cache`);
+    expect(load(bundle)).to.deep.equal({ fromCache: false, main: 'function' });
+  });
+
+  it('compiles the bundle from source under other V8 flags, which V8 refuses the cache for', () => {
+    expect(load(bundle, ['--max-semi-space-size=16'])).to.deep.equal({ fromCache: false, main: 'function' });
+  });
+
+  it('writes a cache that the next run takes, by a temporary file renamed', async () => {
+    fs.rmSync(`${bundle}.code-cache`);
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(LOADER)}; writeCodeCache(${JSON.stringify(bundle)});`], { env });
+    expect(fs.readdirSync(dir).sort()).to.deep.equal(['core.cjs', 'core.cjs.code-cache']);
+    expect(load(bundle)).to.deep.equal({ fromCache: true, main: 'function' });
   });
 });

@@ -1,4 +1,4 @@
-// Running the `core` command (bin/core.js, which runs dist/core.js, made by `npm run build`)
+// Running the `core` command (bin/core.js, which runs dist/core.cjs, made by `npm run build`)
 // as a child process in a workspace: one-shot commands, and `core run` servers that are
 // stopped by signal. Every child still running is killed by `killAllCores`.
 import { spawn, type ChildProcess } from 'node:child_process';
