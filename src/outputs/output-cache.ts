@@ -4,7 +4,10 @@ import { contentHash } from './content-hash.js';
 import type { OutputRef } from '../store/events.js';
 
 export interface OutputCache {
+  /** Keeps a copy of `content`. */
   put(content: Uint8Array): OutputRef;
+  /** Keeps `content` itself, a view included: the outputs the build cache restores share its one read. */
+  adopt(content: Buffer): OutputRef;
   get(hash: string): Buffer | undefined;
   /** Forgets every output whose hash is not in `keep`. */
   retain(keep: ReadonlySet<string>): number;
@@ -18,6 +21,11 @@ export function createOutputCache(): OutputCache {
       const hash = contentHash(content);
       // A copy: a view would keep the bundler's whole response buffer alive.
       if (!outputs.has(hash)) outputs.set(hash, Buffer.from(content));
+      return { hash, size: content.byteLength };
+    },
+    adopt(content) {
+      const hash = contentHash(content);
+      if (!outputs.has(hash)) outputs.set(hash, content);
       return { hash, size: content.byteLength };
     },
     get: (hash) => outputs.get(hash),

@@ -7,8 +7,9 @@
 // bytes do not hash to their name: ignored, and those modules are built as on a first start.
 //
 // Writes are atomic (a temporary file renamed over the old one), so services sharing a cache
-// never read a half-written file; outputs are named by their content hash, so two services
-// writing the same output write the same bytes.
+// never read a half-written file. The outputs are one pack file that the index names, written
+// before it: a restart reads one file instead of one per output (2,000 opens, reads and closes
+// for 1,000 modules).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,9 +25,10 @@ import { fingerprintOf, isBuildable } from '../store/reducer.js';
 import type { FileHashes, FileSignature } from './file-hashes.js';
 
 /** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
-export const CACHE_FORMAT = 2;
+export const CACHE_FORMAT = 3;
 const INDEX = 'builds.json';
 const OUTPUTS = 'outputs';
+const PACK_NAME = /^[0-9a-f]{16}\.pack$/;
 
 /** What keys the whole cache besides each entry's own facts: a service or esbuild of another version never trusts it. */
 export interface CacheIdentity {
@@ -63,12 +65,20 @@ interface WorkspaceSnapshot {
   signatures: Record<string, FileSignature>;
 }
 
+/** The outputs the entries name, one after the other in one file of `outputs/`. */
+interface OutputPack {
+  file: string;
+  /** Where each output starts, by hash; its size is in the entries. */
+  at: Record<string, number>;
+}
+
 interface CacheIndex {
   format: typeof CACHE_FORMAT;
   identity: CacheIdentity;
   /** The workspace's real path: a cache of another workspace is foreign. */
   root: string;
   entries: CacheEntry[];
+  pack: OutputPack;
   workspace?: WorkspaceSnapshot;
 }
 
@@ -83,7 +93,7 @@ export interface BuildCache {
   restore(workspace: WorkspaceModel): Extract<Fact, { type: 'cache.restored' }>;
   /**
    * Writes every successful build of `builds` (and its outputs, from `outputs`) as the cache,
-   * without blocking the service: outputs first, the index last, each renamed into place.
+   * without blocking the service: the outputs' pack first, the index last, each renamed into place.
    */
   save(builds: readonly SavedBuild[], workspace: WorkspaceModel): Promise<void>;
   /** Resolves once no write is in progress: a stopping service waits for its last one. */
@@ -133,7 +143,8 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const indexFile = path.join(dir, INDEX);
   let prunedSiblings = false;
   const outputsDir = path.join(dir, OUTPUTS);
-  const outputFile = (hash: string) => `${outputsDir}${path.sep}${hash}`;
+  /** The packs this service wrote or read: none is about to be named by another's index. */
+  const knownPacks = new Set<string>();
   const workspaceRoot = realRoot(root);
 
   // Read once on start, for the workspace's restoration and then the builds'.
@@ -162,26 +173,28 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     return index;
   }
 
-  // An output is trusted only if its bytes hash to its name. Read as the size the entry
-  // records, one byte more to see a longer file: no stat of its own (a restart reads thousands).
-  function loadOutput({ hash, size }: OutputRef): boolean {
-    if (outputs.get(hash)) return true;
-    if (!isContentHash(hash) || !Number.isSafeInteger(size) || size < 0) return false;
-    let bytes: Buffer;
-    let fd: number | null = null;
+  // The pack the index names, read whole once: a pack cut short or missing leaves the outputs
+  // past its end, or all, to be built again.
+  function readPack(pack: OutputPack | undefined): Buffer | null {
+    if (typeof pack !== 'object' || pack === null || typeof pack.file !== 'string' || !PACK_NAME.test(pack.file) || typeof pack.at !== 'object' || pack.at === null) return null;
+    knownPacks.add(pack.file);
     try {
-      fd = fs.openSync(outputFile(hash), 'r');
-      bytes = Buffer.allocUnsafe(size + 1);
-      if (fs.readSync(fd, bytes, 0, size + 1, 0) !== size) return false;
+      return fs.readFileSync(path.join(outputsDir, pack.file));
     } catch {
-      return false;
-    } finally {
-      if (fd !== null) fs.closeSync(fd);
+      return null;
     }
-    bytes = bytes.subarray(0, size);
+  }
+
+  // An output is trusted only if its bytes hash to its name. Kept as a view of the pack: the
+  // outputs restored together share its one read.
+  function loadOutput({ hash, size }: OutputRef, pack: { bytes: Buffer; at: Record<string, number> } | null): boolean {
+    if (outputs.get(hash)) return true;
+    if (!pack || !isContentHash(hash) || !Number.isSafeInteger(size) || size < 0 || !Object.hasOwn(pack.at, hash)) return false;
+    const start = pack.at[hash]!;
+    if (!Number.isSafeInteger(start) || start < 0 || start + size > pack.bytes.length) return false;
     // Kept by the hash of its bytes, whatever its name: bytes that are not the named output are
     // never asked for, and go with the next collection of unreferenced outputs.
-    return outputs.put(bytes).hash === hash;
+    return outputs.adopt(pack.bytes.subarray(start, start + size)).hash === hash;
   }
 
   // Each input as it is now: unchanged since its hash was taken (the same stat), else read and
@@ -199,7 +212,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     };
   }
 
-  function stillValid(entry: CacheEntry, modules: ReadonlyMap<string, ModuleModel>, boundaries: string, matches: ReturnType<typeof inputMatcher>): boolean {
+  function stillValid(entry: CacheEntry, modules: ReadonlyMap<string, ModuleModel>, boundaries: string, matches: ReturnType<typeof inputMatcher>, pack: Parameters<typeof loadOutput>[1]): boolean {
     const module = modules.get(entry.module);
     if (!module || !isBuildable(module) || fingerprintOf(module) !== entry.fingerprint) return false;
     if (bundlerKey(module.bundler) !== entry.bundler || !BUILTIN.has(module.bundler.specifier) || entry.boundaries !== boundaries) return false;
@@ -208,26 +221,13 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     for (const [input, hash] of Object.entries(record.inputs)) {
       if (!matches(input, hash, entry.signatures?.[input])) return false;
     }
-    return loadOutput(record.outputs.code) && (record.outputs.styles === null || loadOutput(record.outputs.styles));
+    return loadOutput(record.outputs.code, pack) && (record.outputs.styles === null || loadOutput(record.outputs.styles, pack));
   }
 
   async function writeAtomically(file: string, content: string | Uint8Array) {
     const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
     await fs.promises.writeFile(temporary, content);
     await fs.promises.rename(temporary, file);
-  }
-
-  // Writes the outputs an entry needs that the cache lacks; false when one is not in memory.
-  async function writeOutputs(record: BuildRecord): Promise<boolean> {
-    for (const ref of [record.outputs!.code, record.outputs!.styles]) {
-      if (!ref) continue;
-      const stats = await fs.promises.stat(outputFile(ref.hash)).catch(() => null);
-      if (stats?.size === ref.size) continue;
-      const bytes = outputs.get(ref.hash);
-      if (!bytes) return false;
-      await writeAtomically(outputFile(ref.hash), bytes);
-    }
-    return true;
   }
 
   const writing = new Set<Promise<void>>();
@@ -255,10 +255,12 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       const boundaries = workspaceBoundaries(workspace).key;
       const matches = inputMatcher();
       const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
+      const packBytes = readPack(index.pack);
+      const pack = packBytes && { bytes: packBytes, at: index.pack.at };
       const builds: RestoredBuild[] = [];
       let stale = 0;
       for (const entry of index.entries) {
-        if (stillValid(entry, modules, boundaries, matches)) builds.push({ module: entry.module, variant: entry.variant, ...entry.record, outputs: entry.record.outputs! });
+        if (stillValid(entry, modules, boundaries, matches, pack)) builds.push({ module: entry.module, variant: entry.variant, ...entry.record, outputs: entry.record.outputs! });
         else stale += 1;
       }
       return { type: 'cache.restored', dir, builds, ...(stale > 0 ? { stale } : {}) };
@@ -290,12 +292,23 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     const boundaries = workspaceBoundaries(workspace).key;
     const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
     const entries: CacheEntry[] = [];
-    await fs.promises.mkdir(path.join(dir, OUTPUTS), { recursive: true });
+    const packed: Buffer[] = [];
+    const at: Record<string, number> = {};
+    let packSize = 0;
     for (const { module: specifier, variant, record } of builds) {
       const module = modules.get(specifier);
       if (!module || !record.outputs || !BUILTIN.has(module.bundler.specifier)) continue;
       if (Object.values(record.inputs).includes(UNVERIFIED)) continue;
-      if (!(await writeOutputs(record))) continue;
+      // Only outputs still in memory: one collected since has no entry.
+      const refs = [record.outputs.code, record.outputs.styles].filter((ref): ref is OutputRef => ref !== null);
+      if (!refs.every((ref) => Object.hasOwn(at, ref.hash) || outputs.get(ref.hash))) continue;
+      for (const ref of refs) {
+        if (Object.hasOwn(at, ref.hash)) continue;
+        const bytes = outputs.get(ref.hash)!;
+        at[ref.hash] = packSize;
+        packed.push(bytes);
+        packSize += bytes.length;
+      }
       const { build: _build, errors: _errors, ...kept } = record;
       const signatures: Record<string, FileSignature> = {};
       for (const [input, hash] of Object.entries(record.inputs)) {
@@ -304,9 +317,13 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       }
       entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: kept, signatures });
     }
-    const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries, ...snapshotOf(workspace) };
+    await fs.promises.mkdir(outputsDir, { recursive: true });
+    const pack: OutputPack = { file: `${crypto.randomBytes(8).toString('hex')}.pack`, at };
+    await writeAtomically(path.join(outputsDir, pack.file), Buffer.concat(packed, packSize));
+    const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries, pack, ...snapshotOf(workspace) };
     await writeAtomically(indexFile, JSON.stringify(index));
-    await removeUnreferenced(path.join(dir, OUTPUTS), entries);
+    knownPacks.add(pack.file);
+    await removeUnreferenced(outputsDir, pack.file, knownPacks);
     if (!prunedSiblings) {
       prunedSiblings = true;
       await removeCachesOfRemovedWorkspaces(dir);
@@ -322,23 +339,23 @@ function isModelShaped(model: unknown): model is WorkspaceModel {
   return Array.isArray(packages) && Array.isArray(modules) && Array.isArray(diagnostics) && typeof sources === 'object' && sources !== null;
 }
 
-// Outputs no entry names any more go, so the cache holds about one build of the workspace. A
-// `.tmp` file is another service's write in progress, unless it is old: then a killed one's.
+// The packs the index no longer names go, so the cache holds about one build of the workspace:
+// at once those this service knows (it wrote them, or read them at start); another's is named
+// by that one's index right after it is written, so it goes only once older than that could
+// take. A `.tmp` file is another's write in progress, unless it is old: then a killed one's.
+// Anything else (the outputs of an older format) goes.
+const PACK_NAMED_MS = 10_000;
 const ABANDONED_MS = 10 * 60_000;
 
-async function removeUnreferenced(outputsDir: string, entries: readonly CacheEntry[]) {
-  const kept = new Set<string>();
-  for (const { record } of entries) {
-    kept.add(record.outputs!.code.hash);
-    if (record.outputs!.styles) kept.add(record.outputs!.styles.hash);
-  }
+async function removeUnreferenced(outputsDir: string, kept: string, known: ReadonlySet<string>) {
   const names = await fs.promises.readdir(outputsDir).catch(() => [] as string[]);
   for (const name of names) {
-    if (kept.has(name)) continue;
+    if (name === kept) continue;
     const file = path.join(outputsDir, name);
-    if (name.endsWith('.tmp')) {
+    const spared = name.endsWith('.tmp') ? ABANDONED_MS : PACK_NAME.test(name) && !known.has(name) ? PACK_NAMED_MS : 0;
+    if (spared > 0) {
       const stats = await fs.promises.stat(file).catch(() => null);
-      if (!stats || Date.now() - stats.mtimeMs < ABANDONED_MS) continue;
+      if (!stats || Date.now() - stats.mtimeMs < spared) continue;
     }
     await fs.promises.rm(file, { force: true });
   }

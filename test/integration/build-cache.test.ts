@@ -11,14 +11,21 @@ import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { writeFile } from '../helpers/workspace.js';
 import { RACY_MS } from '../../src/streams/file-hashes.js';
+import { contentHash } from '../../src/outputs/content-hash.js';
 
 const MAIN = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
 const MAIN_STYLES = `/m/@acme/app@1.0.0/styles/main?${DEV}`;
 const FORMAT = `/m/@acme/lib@1.2.0/modules/format?${DEV}`;
 
+interface OutputRef {
+  hash: string;
+  size: number;
+}
+
 interface CacheIndex {
   identity: { service: string; esbuild: string; bundlers: string };
-  entries: { module: string; variant: string; record: { outputs: { code: { hash: string } } } }[];
+  entries: { module: string; variant: string; record: { outputs: { code: OutputRef; styles: OutputRef | null } } }[];
+  pack: { file: string; at: Record<string, number> };
 }
 
 describe('the build cache', function () {
@@ -175,19 +182,51 @@ describe('the build cache', function () {
     expect((await second.service.get(MAIN)).text).to.equal(expected);
   });
 
-  it('never trusts an output whose bytes do not hash to its name, shorter or longer: that module is built again', async () => {
+  it('never trusts an output whose bytes do not hash to its name, nor one a pack cut short lacks: those modules are built again', async () => {
     const first = await start();
     const expected = (await first.service.get(MAIN)).text;
     const cached = await written(first.service);
     await first.service.close();
-    const output = (module: string) => path.join(cacheDir, 'outputs', cached.entries.find((entry) => entry.module === module && entry.variant === 'browser.development')!.record.outputs.code.hash);
-    const file = output('@acme/app/main');
-    fs.writeFileSync(file, fs.readFileSync(file).subarray(0, 40)); // cut off, as by a crash
-    fs.appendFileSync(output('@acme/lib/format'), '\n'); // one byte more than the entry records
+    const packFile = path.join(cacheDir, 'outputs', cached.pack.file);
+    const pack = fs.readFileSync(packFile);
+    const codeOf = (module: string) => cached.entries.find((entry) => entry.module === module && entry.variant === 'browser.development')!.record.outputs.code;
+    pack[cached.pack.at[codeOf('@acme/app/main').hash]! + 10] ^= 0x20; // one byte changed
+    const cut = cached.pack.at[codeOf('@acme/lib/format').hash]! + 1; // cut off inside it, as by a crash
+    fs.writeFileSync(packFile, pack.subarray(0, cut));
+    const beyondTheCut = cached.entries
+      .filter(({ record: { outputs } }) => [outputs.code, outputs.styles].some((ref) => ref && cached.pack.at[ref.hash]! + ref.size > cut))
+      .map((entry) => entry.module);
+    expect(beyondTheCut).to.include('@acme/lib/format');
 
     const second = await start();
-    expect(builtModules(second.events)).to.deep.equal(['@acme/app/main', '@acme/lib/format']);
+    expect(builtModules(second.events)).to.deep.equal([...new Set(['@acme/app/main', ...beyondTheCut])].sort());
     expect((await second.service.get(MAIN)).text).to.equal(expected);
+  });
+
+  it('keeps the outputs in one pack that the index names, and removes what it no longer names', async () => {
+    const outputs = path.join(cacheDir, 'outputs');
+    fs.mkdirSync(outputs, { recursive: true });
+    fs.writeFileSync(path.join(outputs, 'AAAAAAAAAAAAAAAAAAAAAA'), 'an output of an older format');
+    fs.writeFileSync(path.join(outputs, '0123456789abcdef.pack'), 'another service\'s pack, just written');
+    const first = await start();
+    const cached = await written(first.service);
+    await first.service.close();
+    expect(fs.readdirSync(outputs).sort()).to.deep.equal(['0123456789abcdef.pack', cached.pack.file].sort());
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(path.join(outputs, '0123456789abcdef.pack'), old, old);
+    const pack = fs.readFileSync(path.join(outputs, cached.pack.file));
+    for (const { record } of cached.entries) {
+      for (const ref of [record.outputs.code, record.outputs.styles]) {
+        if (ref) expect(contentHash(pack.subarray(cached.pack.at[ref.hash]!, cached.pack.at[ref.hash]! + ref.size))).to.equal(ref.hash);
+      }
+    }
+
+    writeFile(root, 'packages/app/main/helper.ts', `export const HELPER_MARKER = 'REPACKED';\nexport function greet(): string {\n  return HELPER_MARKER;\n}\n`);
+    const second = await start();
+    expect(restoredOf(second.events).builds.length).to.be.greaterThan(0);
+    const repacked = await waitFor(() => index().pack.file !== cached.pack.file && index(), { what: 'a new pack' });
+    await second.service.close();
+    expect(fs.readdirSync(outputs)).to.deep.equal([repacked.pack.file]);
   });
 
   it('ignores a cache of another esbuild or service version, of other bundler code, and one of another workspace', async () => {

@@ -19,6 +19,17 @@ describe('createOutputCache', () => {
     expect(ref).to.deep.equal({ hash: contentHash('ABC'), size: 3 });
   });
 
+  it('keeps an adopted view as it is, sharing the memory of the buffer it views, and copies what is put', () => {
+    const pack = Buffer.alloc(10, 'xxABCxxDEF'); // memory of its own (Buffer.from may share Node's pool)
+    const cache = createOutputCache();
+    const adopted = cache.adopt(pack.subarray(2, 5));
+    const put = cache.put(pack.subarray(7, 10));
+    expect(adopted).to.deep.equal({ hash: contentHash('ABC'), size: 3 });
+    expect(cache.get(adopted.hash)!.buffer).to.equal(pack.buffer);
+    expect(cache.get(put.hash)!.buffer).to.not.equal(pack.buffer);
+    expect(cache.get(put.hash)!.toString()).to.equal('DEF');
+  });
+
   it('keeps one copy of content put twice', () => {
     const cache = createOutputCache();
     const first = cache.put(bytes('same'));
