@@ -26,6 +26,27 @@ const rxjsAsModules = {
   },
 };
 
+// esbuild's API loaded when a build first needs it: a restart whose builds all come from the
+// build cache never does (its ~8 ms of loading), and needs only its version, from its manifest.
+// Every member the sources call is listed here; one missing fails this build.
+const esbuildOnFirstUse = {
+  name: 'esbuild-on-first-use',
+  setup(build) {
+    build.onResolve({ filter: /^esbuild$/ }, (args) => (args.namespace === 'esbuild-on-first-use' ? { path: 'esbuild', external: true } : { path: 'esbuild', namespace: 'esbuild-on-first-use' }));
+    build.onLoad({ filter: /.*/, namespace: 'esbuild-on-first-use' }, () => ({
+      contents: `let loaded = null;
+const esbuild = () => (loaded ??= require('esbuild'));
+export const build = (options) => esbuild().build(options);
+export const context = (options) => esbuild().context(options);
+export const transform = (input, options) => esbuild().transform(input, options);
+export const stop = () => (loaded === null ? Promise.resolve() : loaded.stop());
+export const version = require('esbuild/package.json').version;
+`,
+      loader: 'js',
+    }));
+  },
+};
+
 // One mime-types for all: koa's `accepts` asks for version 2 (its own copy, with mime-db's
 // tables again), whose `lookup` of an extension, all it uses, version 3 answers alike. Loading
 // a copy of the tables costs every start ~5 ms.
@@ -52,14 +73,14 @@ await esbuild.build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // esbuild stays a package of its own (it runs its binary from there); the others are optional
-  // native add-ons that ws and chokidar ask for and do without.
+  // esbuild stays a package of its own (it runs its binary from there; above); the others are
+  // optional native add-ons that ws and chokidar ask for and do without.
   external: ['esbuild', 'fsevents', 'bufferutil', 'utf-8-validate'],
   // A CommonJS script, so that bin/load-bundle.js can compile it with V8's code cache; where
   // the sources ask for their module's address, they get the bundle's.
   define: { 'import.meta.url': 'bundleUrl' },
   banner: { js: "'use strict';\nconst bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [rxjsAsModules, oneMimeTypes, jsonParsed],
+  plugins: [rxjsAsModules, esbuildOnFirstUse, oneMimeTypes, jsonParsed],
   sourcemap: true,
   legalComments: 'eof',
   logLevel: 'warning',

@@ -39,6 +39,26 @@ describe('the command in one file', function () {
     // esbuild is a program of its own, run from its package; nothing else is read as a module.
     expect(relative.filter((file) => !file.startsWith('node_modules/esbuild/')).sort()).to.deep.equal(['bin/core.js', 'bin/load-bundle.js']);
   });
+
+  it('loads esbuild when a build needs it: a restart whose builds all come from the build cache never does', async function () {
+    const root = fixtureWorkspace('basic');
+    const run = async () => {
+      const loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'core-loads-')), 'loads.txt');
+      const core = await startCore(['--port', '0'], { cwd: root, env: { ...DEVELOPMENT_ENV, NODE_OPTIONS: `--import=${RECORDER}`, CORE_TEST_LOADS: loads } });
+      try {
+        await waitFor(() => core.output.stdout.includes('ready in'), { what: 'the ready line' });
+        expect((await get(core.url, '/state')).status).to.equal(200);
+      } finally {
+        await core.stop();
+      }
+      const compiler = fs.readFileSync(loads, 'utf8').split('\n').some((file) => file.startsWith(path.join(PROJECT_DIR, 'node_modules', 'esbuild', 'lib')));
+      return { compiler, ready: /ready in \d+ ms {2}\((.*)\)/.exec(core.output.stdout)![1] };
+    };
+    const first = await run();
+    expect(first).to.deep.equal({ compiler: true, ready: '5 modules, 0 invalid' });
+    const restart = await run();
+    expect(restart).to.deep.equal({ compiler: false, ready: '5 modules, 5 from the build cache, 0 invalid' });
+  });
 });
 
 // bin/load-bundle.js, in a Node of its own as `core` runs it: whether V8 ran the bundle from
