@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -114,6 +114,17 @@ describe('the code cache of the command in one file', function () {
 
   it('compiles the bundle from source under other V8 flags, which V8 refuses the cache for', () => {
     expect(load(bundle, ['--max-semi-space-size=16'])).to.deep.equal({ fromCache: false, main: 'function' });
+  });
+
+  it('says what makes the bundle when it is missing, in one line and exit 1', () => {
+    const root = path.dirname(dir);
+    fs.cpSync(path.join(PROJECT_DIR, 'bin'), path.join(root, 'bin'), { recursive: true });
+    fs.rmSync(bundle);
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    const run = spawnSync(process.execPath, [path.join(root, 'bin', 'core.js'), '--version'], { env, encoding: 'utf8' });
+    expect(run.status).to.equal(1);
+    expect(run.stderr).to.equal(`core: ${bundle} is missing; \`npm install\` or \`npm run build\` in ${root}${path.sep} makes it\n`);
   });
 
   it('writes a cache that the next run takes, by a temporary file renamed', async () => {
