@@ -7,9 +7,10 @@
 // bytes do not hash to their name: ignored, and those modules are built as on a first start.
 //
 // Writes are atomic (a temporary file renamed over the old one), so services sharing a cache
-// never read a half-written file. The outputs are one pack file that the index names, written
-// before it: a restart reads one file instead of one per output (2,000 opens, reads and closes
-// for 1,000 modules).
+// never read a half-written file. The outputs are in a few pack files that the index names,
+// written before it: a restart reads those instead of one file per output (2,000 opens, reads
+// and closes for 1,000 modules). A write adds a pack of the outputs no pack holds yet; once the
+// packs named are mostly outputs no entry needs, or too many, one pack of the rest replaces them.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -65,12 +66,15 @@ interface WorkspaceSnapshot {
   signatures: Record<string, FileSignature>;
 }
 
-/** The outputs the entries name, one after the other in one file of `outputs/`. */
+/** Outputs one after the other in one file of `outputs/`. */
 interface OutputPack {
   file: string;
-  /** Where each output starts, by hash; its size is in the entries. */
+  /** Where each output the entries name starts, by hash; its size is in the entries. */
   at: Record<string, number>;
 }
+
+/** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
+const MAX_PACKS = 8;
 
 interface CacheIndex {
   format: typeof CACHE_FORMAT;
@@ -78,7 +82,7 @@ interface CacheIndex {
   /** The workspace's real path: a cache of another workspace is foreign. */
   root: string;
   entries: CacheEntry[];
-  pack: OutputPack;
+  packs: OutputPack[];
   workspace?: WorkspaceSnapshot;
 }
 
@@ -93,7 +97,8 @@ export interface BuildCache {
   restore(workspace: WorkspaceModel): Extract<Fact, { type: 'cache.restored' }>;
   /**
    * Writes every successful build of `builds` (and its outputs, from `outputs`) as the cache,
-   * without blocking the service: the outputs' pack first, the index last, each renamed into place.
+   * without blocking the service: a pack of the outputs no pack holds first, the index last,
+   * each renamed into place.
    */
   save(builds: readonly SavedBuild[], workspace: WorkspaceModel): Promise<void>;
   /** Resolves once no write is in progress: a stopping service waits for its last one. */
@@ -143,8 +148,10 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const indexFile = path.join(dir, INDEX);
   let prunedSiblings = false;
   const outputsDir = path.join(dir, OUTPUTS);
-  /** The packs this service wrote or read: none is about to be named by another's index. */
-  const knownPacks = new Set<string>();
+  /** The size of each pack this service wrote or read: none is about to be named by another's index. */
+  const knownPacks = new Map<string, number>();
+  /** Where the outputs of the packs this service read, or wrote, lie. */
+  const packed = new Map<string, { file: string; start: number }>();
   const workspaceRoot = realRoot(root);
 
   // Read once on start, for the workspace's restoration and then the builds'.
@@ -173,28 +180,41 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     return index;
   }
 
-  // The pack the index names, read whole once: a pack cut short or missing leaves the outputs
-  // past its end, or all, to be built again.
-  function readPack(pack: OutputPack | undefined): Buffer | null {
-    if (typeof pack !== 'object' || pack === null || typeof pack.file !== 'string' || !PACK_NAME.test(pack.file) || typeof pack.at !== 'object' || pack.at === null) return null;
-    knownPacks.add(pack.file);
-    try {
-      return fs.readFileSync(path.join(outputsDir, pack.file));
-    } catch {
-      return null;
+  // The packs the index names, each read whole once: where each output lies. A pack cut short
+  // or missing leaves the outputs past its end, or all of its own, to be built again.
+  function readPacks(packs: unknown): Map<string, { file: string; bytes: Buffer; start: number }> {
+    const found = new Map<string, { file: string; bytes: Buffer; start: number }>();
+    for (const pack of Array.isArray(packs) ? (packs as Partial<OutputPack>[]) : []) {
+      if (typeof pack !== 'object' || pack === null || typeof pack.file !== 'string' || !PACK_NAME.test(pack.file) || typeof pack.at !== 'object' || pack.at === null) continue;
+      let bytes: Buffer;
+      try {
+        bytes = fs.readFileSync(path.join(outputsDir, pack.file));
+      } catch {
+        continue;
+      }
+      knownPacks.set(pack.file, bytes.length);
+      for (const [hash, start] of Object.entries(pack.at)) {
+        found.set(hash, { file: pack.file, bytes, start });
+        // Named again by a later write without being read: its bytes are checked when restored.
+        if (isContentHash(hash) && Number.isSafeInteger(start) && start >= 0 && start < bytes.length) packed.set(hash, { file: pack.file, start });
+      }
     }
+    return found;
   }
 
-  // An output is trusted only if its bytes hash to its name. Kept as a view of the pack: the
-  // outputs restored together share its one read.
-  function loadOutput({ hash, size }: OutputRef, pack: { bytes: Buffer; at: Record<string, number> } | null): boolean {
+  // An output is trusted only if its bytes hash to its name. Kept as a view of its pack: the
+  // outputs restored together share the packs' reads.
+  function loadOutput({ hash, size }: OutputRef, packs: ReturnType<typeof readPacks>): boolean {
     if (outputs.get(hash)) return true;
-    if (!pack || !isContentHash(hash) || !Number.isSafeInteger(size) || size < 0 || !Object.hasOwn(pack.at, hash)) return false;
-    const start = pack.at[hash]!;
-    if (!Number.isSafeInteger(start) || start < 0 || start + size > pack.bytes.length) return false;
+    const place = packs.get(hash);
+    if (!place || !isContentHash(hash) || !Number.isSafeInteger(size) || size < 0) return false;
+    const { bytes, start } = place;
     // Kept by the hash of its bytes, whatever its name: bytes that are not the named output are
-    // never asked for, and go with the next collection of unreferenced outputs.
-    return outputs.adopt(pack.bytes.subarray(start, start + size)).hash === hash;
+    // never asked for, and go with the next collection of unreferenced outputs. A pack's copy
+    // found wrong is never named again: a build of the same output goes to a new pack.
+    if (Number.isSafeInteger(start) && start >= 0 && start + size <= bytes.length && outputs.adopt(bytes.subarray(start, start + size)).hash === hash) return true;
+    packed.delete(hash);
+    return false;
   }
 
   // Each input as it is now: unchanged since its hash was taken (the same stat), else read and
@@ -212,7 +232,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     };
   }
 
-  function stillValid(entry: CacheEntry, modules: ReadonlyMap<string, ModuleModel>, boundaries: string, matches: ReturnType<typeof inputMatcher>, pack: Parameters<typeof loadOutput>[1]): boolean {
+  function stillValid(entry: CacheEntry, modules: ReadonlyMap<string, ModuleModel>, boundaries: string, matches: ReturnType<typeof inputMatcher>, packs: ReturnType<typeof readPacks>): boolean {
     const module = modules.get(entry.module);
     if (!module || !isBuildable(module) || fingerprintOf(module) !== entry.fingerprint) return false;
     if (bundlerKey(module.bundler) !== entry.bundler || !BUILTIN.has(module.bundler.specifier) || entry.boundaries !== boundaries) return false;
@@ -221,7 +241,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     for (const [input, hash] of Object.entries(record.inputs)) {
       if (!matches(input, hash, entry.signatures?.[input])) return false;
     }
-    return loadOutput(record.outputs.code, pack) && (record.outputs.styles === null || loadOutput(record.outputs.styles, pack));
+    return loadOutput(record.outputs.code, packs) && (record.outputs.styles === null || loadOutput(record.outputs.styles, packs));
   }
 
   async function writeAtomically(file: string, content: string | Uint8Array) {
@@ -255,12 +275,11 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       const boundaries = workspaceBoundaries(workspace).key;
       const matches = inputMatcher();
       const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
-      const packBytes = readPack(index.pack);
-      const pack = packBytes && { bytes: packBytes, at: index.pack.at };
+      const packs = readPacks(index.packs);
       const builds: RestoredBuild[] = [];
       let stale = 0;
       for (const entry of index.entries) {
-        if (stillValid(entry, modules, boundaries, matches, pack)) builds.push({ module: entry.module, variant: entry.variant, ...entry.record, outputs: entry.record.outputs! });
+        if (stillValid(entry, modules, boundaries, matches, packs)) builds.push({ module: entry.module, variant: entry.variant, ...entry.record, outputs: entry.record.outputs! });
         else stale += 1;
       }
       return { type: 'cache.restored', dir, builds, ...(stale > 0 ? { stale } : {}) };
@@ -288,27 +307,61 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     return { workspace: { reader, model: workspace, signatures } };
   }
 
+  // The packs that hold `needed`: those already on disk that hold some, and a new one of the
+  // rest; or one new pack of them all when the packs named would be mostly of no use, or too many.
+  async function packOutputs(needed: ReadonlyMap<string, Buffer>): Promise<OutputPack[]> {
+    const inPacks = new Map<string, Record<string, number>>();
+    let used = 0;
+    const missing = new Map<string, Buffer>();
+    for (const [hash, bytes] of needed) {
+      const place = packed.get(hash);
+      if (place && knownPacks.has(place.file)) {
+        let at = inPacks.get(place.file);
+        if (!at) inPacks.set(place.file, (at = {}));
+        at[hash] = place.start;
+        used += bytes.length;
+      } else missing.set(hash, bytes);
+    }
+    // A pack another service removed since (it was no longer named) holds nothing any more.
+    for (const file of inPacks.keys()) {
+      if (await fs.promises.stat(path.join(outputsDir, file)).then(() => true, () => false)) continue;
+      knownPacks.delete(file);
+      for (const hash of Object.keys(inPacks.get(file)!)) missing.set(hash, needed.get(hash)!);
+      inPacks.delete(file);
+    }
+    const size = [...inPacks.keys()].reduce((sum, file) => sum + knownPacks.get(file)!, 0);
+    const repack = inPacks.size + (missing.size > 0 ? 1 : 0) > MAX_PACKS || size - used > used;
+    const fresh = repack ? needed : missing;
+    const packs = repack ? [] : [...inPacks].map(([file, at]) => ({ file, at }));
+    if (fresh.size > 0) {
+      const file = `${crypto.randomBytes(8).toString('hex')}.pack`;
+      const at: Record<string, number> = {};
+      let offset = 0;
+      for (const [hash, bytes] of fresh) {
+        at[hash] = offset;
+        offset += bytes.length;
+      }
+      await writeAtomically(path.join(outputsDir, file), Buffer.concat([...fresh.values()], offset));
+      knownPacks.set(file, offset);
+      for (const [hash, start] of Object.entries(at)) packed.set(hash, { file, start });
+      packs.push({ file, at });
+    }
+    return packs;
+  }
+
   async function write(builds: readonly SavedBuild[], workspace: WorkspaceModel): Promise<void> {
     const boundaries = workspaceBoundaries(workspace).key;
     const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
     const entries: CacheEntry[] = [];
-    const packed: Buffer[] = [];
-    const at: Record<string, number> = {};
-    let packSize = 0;
+    const needed = new Map<string, Buffer>();
     for (const { module: specifier, variant, record } of builds) {
       const module = modules.get(specifier);
       if (!module || !record.outputs || !BUILTIN.has(module.bundler.specifier)) continue;
       if (Object.values(record.inputs).includes(UNVERIFIED)) continue;
       // Only outputs still in memory: one collected since has no entry.
       const refs = [record.outputs.code, record.outputs.styles].filter((ref): ref is OutputRef => ref !== null);
-      if (!refs.every((ref) => Object.hasOwn(at, ref.hash) || outputs.get(ref.hash))) continue;
-      for (const ref of refs) {
-        if (Object.hasOwn(at, ref.hash)) continue;
-        const bytes = outputs.get(ref.hash)!;
-        at[ref.hash] = packSize;
-        packed.push(bytes);
-        packSize += bytes.length;
-      }
+      if (!refs.every((ref) => outputs.get(ref.hash))) continue;
+      for (const ref of refs) needed.set(ref.hash, outputs.get(ref.hash)!);
       const { build: _build, errors: _errors, ...kept } = record;
       const signatures: Record<string, FileSignature> = {};
       for (const [input, hash] of Object.entries(record.inputs)) {
@@ -318,12 +371,11 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: kept, signatures });
     }
     await fs.promises.mkdir(outputsDir, { recursive: true });
-    const pack: OutputPack = { file: `${crypto.randomBytes(8).toString('hex')}.pack`, at };
-    await writeAtomically(path.join(outputsDir, pack.file), Buffer.concat(packed, packSize));
-    const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries, pack, ...snapshotOf(workspace) };
+    const packs = await packOutputs(needed);
+    const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries, packs, ...snapshotOf(workspace) };
     await writeAtomically(indexFile, JSON.stringify(index));
-    knownPacks.add(pack.file);
-    await removeUnreferenced(outputsDir, pack.file, knownPacks);
+    await removeUnreferenced(outputsDir, new Set(packs.map((pack) => pack.file)), knownPacks);
+    for (const [hash, place] of packed) if (!knownPacks.has(place.file)) packed.delete(hash);
     if (!prunedSiblings) {
       prunedSiblings = true;
       await removeCachesOfRemovedWorkspaces(dir);
@@ -339,7 +391,8 @@ function isModelShaped(model: unknown): model is WorkspaceModel {
   return Array.isArray(packages) && Array.isArray(modules) && Array.isArray(diagnostics) && typeof sources === 'object' && sources !== null;
 }
 
-// The packs the index no longer names go, so the cache holds about one build of the workspace:
+// The packs the index no longer names go, so the cache holds about one build of the workspace
+// (and at most as much again that no entry needs):
 // at once those this service knows (it wrote them, or read them at start); another's is named
 // by that one's index right after it is written, so it goes only once older than that could
 // take. A `.tmp` file is another's write in progress, unless it is old: then a killed one's.
@@ -347,10 +400,10 @@ function isModelShaped(model: unknown): model is WorkspaceModel {
 const PACK_NAMED_MS = 10_000;
 const ABANDONED_MS = 10 * 60_000;
 
-async function removeUnreferenced(outputsDir: string, kept: string, known: ReadonlySet<string>) {
+async function removeUnreferenced(outputsDir: string, kept: ReadonlySet<string>, known: Map<string, number>) {
   const names = await fs.promises.readdir(outputsDir).catch(() => [] as string[]);
   for (const name of names) {
-    if (name === kept) continue;
+    if (kept.has(name)) continue;
     const file = path.join(outputsDir, name);
     const spared = name.endsWith('.tmp') ? ABANDONED_MS : PACK_NAME.test(name) && !known.has(name) ? PACK_NAMED_MS : 0;
     if (spared > 0) {
@@ -358,6 +411,7 @@ async function removeUnreferenced(outputsDir: string, kept: string, known: Reado
       if (!stats || Date.now() - stats.mtimeMs < spared) continue;
     }
     await fs.promises.rm(file, { force: true });
+    known.delete(name);
   }
 }
 

@@ -25,7 +25,7 @@ interface OutputRef {
 interface CacheIndex {
   identity: { service: string; esbuild: string; bundlers: string };
   entries: { module: string; variant: string; record: { outputs: { code: OutputRef; styles: OutputRef | null } } }[];
-  pack: { file: string; at: Record<string, number> };
+  packs: { file: string; at: Record<string, number> }[];
 }
 
 describe('the build cache', function () {
@@ -187,23 +187,43 @@ describe('the build cache', function () {
     const expected = (await first.service.get(MAIN)).text;
     const cached = await written(first.service);
     await first.service.close();
-    const packFile = path.join(cacheDir, 'outputs', cached.pack.file);
+    expect(cached.packs).to.have.length(1);
+    const [{ file, at }] = cached.packs;
+    const packFile = path.join(cacheDir, 'outputs', file);
     const pack = fs.readFileSync(packFile);
     const codeOf = (module: string) => cached.entries.find((entry) => entry.module === module && entry.variant === 'browser.development')!.record.outputs.code;
-    pack[cached.pack.at[codeOf('@acme/app/main').hash]! + 10] ^= 0x20; // one byte changed
-    const cut = cached.pack.at[codeOf('@acme/lib/format').hash]! + 1; // cut off inside it, as by a crash
+    pack[at[codeOf('@acme/app/main').hash]! + 10] ^= 0x20; // one byte changed
+    const cut = at[codeOf('@acme/lib/format').hash]! + 1; // cut off inside it, as by a crash
     fs.writeFileSync(packFile, pack.subarray(0, cut));
     const beyondTheCut = cached.entries
-      .filter(({ record: { outputs } }) => [outputs.code, outputs.styles].some((ref) => ref && cached.pack.at[ref.hash]! + ref.size > cut))
+      .filter(({ record: { outputs } }) => [outputs.code, outputs.styles].some((ref) => ref && at[ref.hash]! + ref.size > cut))
       .map((entry) => entry.module);
     expect(beyondTheCut).to.include('@acme/lib/format');
 
     const second = await start();
     expect(builtModules(second.events)).to.deep.equal([...new Set(['@acme/app/main', ...beyondTheCut])].sort());
     expect((await second.service.get(MAIN)).text).to.equal(expected);
+    await second.service.close();
+    // Built again, the same bytes are written to a new pack: the wrong copy is never named again.
+    const third = await start();
+    expect(builtModules(third.events)).to.deep.equal([]);
+    expect((await third.service.get(MAIN)).text).to.equal(expected);
   });
 
-  it('keeps the outputs in one pack that the index names, and removes what it no longer names', async () => {
+  /** Every output the entries name, each read from the pack the index says holds it. */
+  const expectEveryOutputPacked = (cached: CacheIndex) => {
+    for (const { record } of cached.entries) {
+      for (const ref of [record.outputs.code, record.outputs.styles]) {
+        if (!ref) continue;
+        const holders = cached.packs.filter((pack) => Object.hasOwn(pack.at, ref.hash));
+        expect(holders, ref.hash).to.have.length(1);
+        const bytes = fs.readFileSync(path.join(cacheDir, 'outputs', holders[0]!.file));
+        expect(contentHash(bytes.subarray(holders[0]!.at[ref.hash]!, holders[0]!.at[ref.hash]! + ref.size))).to.equal(ref.hash);
+      }
+    }
+  };
+
+  it('adds a pack of the outputs no pack holds, and removes the packs the index no longer names', async () => {
     const outputs = path.join(cacheDir, 'outputs');
     fs.mkdirSync(outputs, { recursive: true });
     fs.writeFileSync(path.join(outputs, 'AAAAAAAAAAAAAAAAAAAAAA'), 'an output of an older format');
@@ -211,22 +231,45 @@ describe('the build cache', function () {
     const first = await start();
     const cached = await written(first.service);
     await first.service.close();
-    expect(fs.readdirSync(outputs).sort()).to.deep.equal(['0123456789abcdef.pack', cached.pack.file].sort());
+    expect(cached.packs).to.have.length(1);
+    expectEveryOutputPacked(cached);
+    // Another service's pack is spared while its index could be about to name it.
+    expect(fs.readdirSync(outputs).sort()).to.deep.equal(['0123456789abcdef.pack', cached.packs[0]!.file].sort());
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(path.join(outputs, '0123456789abcdef.pack'), old, old);
-    const pack = fs.readFileSync(path.join(outputs, cached.pack.file));
-    for (const { record } of cached.entries) {
-      for (const ref of [record.outputs.code, record.outputs.styles]) {
-        if (ref) expect(contentHash(pack.subarray(cached.pack.at[ref.hash]!, cached.pack.at[ref.hash]! + ref.size))).to.equal(ref.hash);
-      }
-    }
 
     writeFile(root, 'packages/app/main/helper.ts', `export const HELPER_MARKER = 'REPACKED';\nexport function greet(): string {\n  return HELPER_MARKER;\n}\n`);
     const second = await start();
     expect(restoredOf(second.events).builds.length).to.be.greaterThan(0);
-    const repacked = await waitFor(() => index().pack.file !== cached.pack.file && index(), { what: 'a new pack' });
+    const added = await waitFor(() => index().packs.length === 2 && index(), { what: 'a second pack' });
     await second.service.close();
-    expect(fs.readdirSync(outputs)).to.deep.equal([repacked.pack.file]);
+    expectEveryOutputPacked(added);
+    const [kept, fresh] = added.packs;
+    expect(kept!.file).to.equal(cached.packs[0]!.file);
+    // The new pack holds the outputs the first did not: main's new code, in each variant built.
+    const newHashes = added.entries.flatMap(({ record: { outputs: out } }) => [out.code, out.styles]).filter((ref) => ref && !Object.hasOwn(cached.packs[0]!.at, ref.hash)).map((ref) => ref!.hash);
+    expect(Object.keys(fresh!.at).sort()).to.deep.equal([...new Set(newHashes)].sort());
+    expect(added.entries.filter((entry) => Object.hasOwn(fresh!.at, entry.record.outputs.code.hash)).map((entry) => entry.module)).to.include('@acme/app/main');
+    expect(fs.readdirSync(outputs).sort()).to.deep.equal(added.packs.map((pack) => pack.file).sort());
+  });
+
+  it('replaces its packs by one when they would be mostly outputs no entry needs', async () => {
+    const first = await start();
+    const cached = await written(first.service);
+    await first.service.close();
+    // Every module's code changes; only main's stylesheet stays as it is.
+    for (const entry of ['packages/app/main/index.ts', 'packages/app/templates/index.ts', 'packages/lib/format/index.ts', 'packages/lib/server/index.ts', 'packages/lib/widgets/badge/index.ts']) {
+      fs.appendFileSync(path.join(root, entry), `\nexport const EDITED = ${JSON.stringify(entry)};\n`);
+    }
+    const second = await start();
+    await second.service.get(MAIN);
+    const repacked = await waitFor(() => !index().packs.some((pack) => pack.file === cached.packs[0]!.file) && index(), { what: 'the first pack replaced' });
+    await second.service.close();
+    const stylesStayed = repacked.entries.some((entry) => entry.record.outputs.styles && Object.hasOwn(cached.packs[0]!.at, entry.record.outputs.styles.hash));
+    expect(stylesStayed, 'an output of the first pack still needed').to.equal(true);
+    expect(repacked.packs).to.have.length(1);
+    expectEveryOutputPacked(repacked);
+    expect(fs.readdirSync(path.join(cacheDir, 'outputs'))).to.deep.equal([repacked.packs[0]!.file]);
   });
 
   it('ignores a cache of another esbuild or service version, of other bundler code, and one of another workspace', async () => {
