@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BuildRecord } from '../store/state.js';
 import type { OutputCache } from '../outputs/output-cache.js';
-import { isContentHash } from '../outputs/content-hash.js';
+import { contentHash, isContentHash } from '../outputs/content-hash.js';
 import { UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../store/events.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
 import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../workspace/model.js';
@@ -154,6 +154,11 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const packed = new Map<string, { file: string; start: number }>();
   const workspaceRoot = realRoot(root);
 
+  // The index on disk as this service last read or wrote it, so that a write that would change
+  // nothing (a restart that built nothing) writes nothing: its text as read at start, then the
+  // hash of what was written.
+  let indexOnDisk: { text: string } | { hash: string } | null = null;
+
   // Read once on start, for the workspace's restoration and then the builds'.
   let startIndex: CacheIndex | string | null = null;
   const indexAtStart = () => (startIndex ??= readIndex());
@@ -177,6 +182,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     }
     if (index.identity?.bundlers !== identity.bundlers) return 'the cache was written by other code of the built-in bundlers';
     if (index.root !== workspaceRoot) return `the cache belongs to another workspace (${String(index.root)})`;
+    indexOnDisk = { text };
     return index;
   }
 
@@ -373,7 +379,11 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     await fs.promises.mkdir(outputsDir, { recursive: true });
     const packs = await packOutputs(needed);
     const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries, packs, ...snapshotOf(workspace) };
-    await writeAtomically(indexFile, JSON.stringify(index));
+    const text = JSON.stringify(index);
+    const hash = contentHash(text);
+    const unchanged = indexOnDisk !== null && ('text' in indexOnDisk ? indexOnDisk.text === text : indexOnDisk.hash === hash);
+    if (!unchanged || !(await fs.promises.stat(indexFile).then(() => true, () => false))) await writeAtomically(indexFile, text);
+    indexOnDisk = { hash };
     await removeUnreferenced(outputsDir, new Set(packs.map((pack) => pack.file)), knownPacks);
     for (const [hash, place] of packed) if (!knownPacks.has(place.file)) packed.delete(hash);
     if (!prunedSiblings) {

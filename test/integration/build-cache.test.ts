@@ -253,6 +253,24 @@ describe('the build cache', function () {
     expect(fs.readdirSync(outputs).sort()).to.deep.equal(added.packs.map((pack) => pack.file).sort());
   });
 
+  it('writes nothing when a restart built nothing: the index and its pack stay the files they were', async () => {
+    await pastRacyWindow(); // else the restart proves by their stats files the first could not, and says so
+    const first = await start();
+    await written(first.service);
+    await first.service.close();
+    const files = () => ['builds.json', ...fs.readdirSync(path.join(cacheDir, 'outputs')).map((name) => `outputs/${name}`)].map((name) => {
+      const stats = fs.statSync(path.join(cacheDir, name));
+      return [name, stats.ino, stats.mtimeMs];
+    });
+    const before = files();
+    const second = await start();
+    expect(builtModules(second.events)).to.deep.equal([]);
+    await second.service.get(MAIN);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // past the write after the builds settle (20 ms here)
+    await second.service.close();
+    expect(files()).to.deep.equal(before);
+  });
+
   it('replaces its packs by one when they would be mostly outputs no entry needs', async () => {
     const first = await start();
     const cached = await written(first.service);
