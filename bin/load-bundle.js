@@ -1,5 +1,5 @@
 // Runs the command in one file, dist/core.cjs, from the code V8 compiled it to when the build
-// kept it (dist/core.cjs.code-cache): V8 then neither parses the 1.2 MB bundle nor compiles
+// kept it (dist/core.cjs.code-cache): V8 then neither parses the 1.1 MB bundle nor compiles
 // the functions its loading runs (ARCHITECTURE.md, "The command in one file"). Node 20 keeps
 // no compiled code of its own for a file it loads, so the bundle is a CommonJS script compiled
 // here, with the code cache V8's `vm.Script` takes and gives.

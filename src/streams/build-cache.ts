@@ -402,11 +402,10 @@ function isModelShaped(model: unknown): model is WorkspaceModel {
 }
 
 // The packs the index no longer names go, so the cache holds about one build of the workspace
-// (and at most as much again that no entry needs):
-// at once those this service knows (it wrote them, or read them at start); another's is named
-// by that one's index right after it is written, so it goes only once older than that could
-// take. A `.tmp` file is another's write in progress, unless it is old: then a killed one's.
-// Anything else (the outputs of an older format) goes.
+// (and at most as much again that no entry needs). Those this service knows (it wrote them, or
+// read them at start) go at once; another's is named by that one's index right after it is
+// written, so it goes only once older than that could take. A `.tmp` file is another's write in
+// progress, unless it is old: then a killed one's. Anything else (an older format's outputs) goes.
 const PACK_NAMED_MS = 10_000;
 const ABANDONED_MS = 10 * 60_000;
 
