@@ -40,7 +40,13 @@ export const build = (options) => esbuild().build(options);
 export const context = (options) => esbuild().context(options);
 export const transform = (input, options) => esbuild().transform(input, options);
 export const stop = () => (loaded === null ? Promise.resolve() : loaded.stop());
-export const version = require('esbuild/package.json').version;
+export const version = (() => {
+  try {
+    return require('esbuild/package.json').version;
+  } catch {
+    return esbuild().version; // a manifest its package would not export
+  }
+})();
 `,
       loader: 'js',
     }));
