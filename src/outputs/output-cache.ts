@@ -16,18 +16,15 @@ export interface OutputCache {
 
 export function createOutputCache(): OutputCache {
   const outputs = new Map<string, Buffer>();
+  function hold(content: Uint8Array, kept: () => Buffer): OutputRef {
+    const hash = contentHash(content);
+    if (!outputs.has(hash)) outputs.set(hash, kept());
+    return { hash, size: content.byteLength };
+  }
   return {
-    put(content) {
-      const hash = contentHash(content);
-      // A copy: a view would keep the bundler's whole response buffer alive.
-      if (!outputs.has(hash)) outputs.set(hash, Buffer.from(content));
-      return { hash, size: content.byteLength };
-    },
-    adopt(content) {
-      const hash = contentHash(content);
-      if (!outputs.has(hash)) outputs.set(hash, content);
-      return { hash, size: content.byteLength };
-    },
+    // A copy: a view would keep the bundler's whole response buffer alive.
+    put: (content) => hold(content, () => Buffer.from(content)),
+    adopt: (content) => hold(content, () => content),
     get: (hash) => outputs.get(hash),
     retain(keep) {
       let dropped = 0;

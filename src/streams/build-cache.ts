@@ -330,7 +330,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     }
     // A pack another service removed since (it was no longer named) holds nothing any more.
     for (const file of inPacks.keys()) {
-      if (await fs.promises.stat(path.join(outputsDir, file)).then(() => true, () => false)) continue;
+      if (await exists(path.join(outputsDir, file))) continue;
       knownPacks.delete(file);
       for (const hash of Object.keys(inPacks.get(file)!)) missing.set(hash, needed.get(hash)!);
       inPacks.delete(file);
@@ -382,7 +382,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     const text = JSON.stringify(index);
     const hash = contentHash(text);
     const unchanged = indexOnDisk !== null && ('text' in indexOnDisk ? indexOnDisk.text === text : indexOnDisk.hash === hash);
-    if (!unchanged || !(await fs.promises.stat(indexFile).then(() => true, () => false))) await writeAtomically(indexFile, text);
+    if (!unchanged || !(await exists(indexFile))) await writeAtomically(indexFile, text);
     indexOnDisk = { hash };
     await removeUnreferenced(outputsDir, new Set(packs.map((pack) => pack.file)), knownPacks);
     for (const [hash, place] of packed) if (!knownPacks.has(place.file)) packed.delete(hash);
@@ -392,6 +392,8 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     }
   }
 }
+
+const exists = (file: string): Promise<boolean> => fs.promises.stat(file).then(() => true, () => false);
 
 // A snapshot of this format and reader is the service's own writing; this only keeps a hand-edited
 // file from reaching the reducer as a model.

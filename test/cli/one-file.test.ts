@@ -40,6 +40,13 @@ describe('the command in one file', function () {
     expect(relative.filter((file) => !file.startsWith('node_modules/esbuild/')).sort()).to.deep.equal(['bin/core.js', 'bin/load-bundle.js']);
   });
 
+  it('holds one copy of mime-db\'s tables: koa\'s accepts takes the mime-types the rest takes', () => {
+    const bundle = fs.readFileSync(BUNDLE, 'utf8');
+    const tables = [...bundle.matchAll(/^\/\/ (node_modules\/(?:[^/\n]+\/node_modules\/)?mime-db\/db\.json)$/gm)].map((match) => match[1]);
+    expect(tables).to.deep.equal(['node_modules/mime-db/db.json']);
+    expect(fs.existsSync(path.join(PROJECT_DIR, 'node_modules/accepts/node_modules/mime-db/db.json')), 'accepts installs a copy of its own').to.equal(true);
+  });
+
   it('loads esbuild when a build needs it: a restart whose builds all come from the build cache never does', async function () {
     const root = fixtureWorkspace('basic');
     const run = async () => {
@@ -65,9 +72,14 @@ describe('the command in one file', function () {
 // its code cache, and whether the bundle works.
 function load(bundle: string, nodeFlags: string[] = []): { fromCache: boolean; main: string } {
   const script = `import { loadBundle } from ${JSON.stringify(LOADER)}; const { exports, fromCache } = loadBundle(${JSON.stringify(bundle)}); console.log(JSON.stringify({ fromCache, main: typeof exports.main }));`;
+  return JSON.parse(execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '--eval', script], { env: nodeEnv(), encoding: 'utf8' }));
+}
+
+/** The environment of a Node of its own: the test runner's loader is not the CLI's. */
+function nodeEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  delete env.NODE_OPTIONS; // the test runner's loader is not the CLI's
-  return JSON.parse(execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '--eval', script], { env, encoding: 'utf8' }));
+  delete env.NODE_OPTIONS;
+  return env;
 }
 
 describe('the code cache of the command in one file', function () {
@@ -93,6 +105,7 @@ describe('the code cache of the command in one file', function () {
   });
 
   it('compiles the bundle from source when the cache was made from other bytes of the same length', () => {
+    expect(load(bundle).fromCache, 'the copy as the build made it').to.equal(true);
     const bytes = fs.readFileSync(bundle);
     const at = bytes.lastIndexOf('sourceMappingURL');
     bytes[at] = 'S'.charCodeAt(0); // a comment changed: the code V8 made would still be taken by V8
@@ -101,6 +114,7 @@ describe('the code cache of the command in one file', function () {
   });
 
   it('compiles the bundle from source when the cache is corrupt, cut short, empty or missing (V8 would crash on the first)', () => {
+    expect(load(bundle).fromCache, 'the copy as the build made it').to.equal(true);
     const cache = fs.readFileSync(`${bundle}.code-cache`);
     const corrupt = Buffer.from(cache);
     for (let index = 5000; index < 6000; index++) corrupt[index] ^= 0x5a;
@@ -114,24 +128,23 @@ describe('the code cache of the command in one file', function () {
 
   it('compiles the bundle from source under other V8 flags, which V8 refuses the cache for', () => {
     expect(load(bundle, ['--max-semi-space-size=16'])).to.deep.equal({ fromCache: false, main: 'function' });
+    expect(load(bundle).fromCache, 'the same cache under the flags it was made with').to.equal(true);
   });
 
   it('says what makes the bundle when it is missing, in one line and exit 1', () => {
     const root = path.dirname(dir);
     fs.cpSync(path.join(PROJECT_DIR, 'bin'), path.join(root, 'bin'), { recursive: true });
+    expect(spawnSync(process.execPath, [path.join(root, 'bin', 'core.js'), '--version'], { env: nodeEnv(), encoding: 'utf8' }).stdout.trim(), 'the copy with its bundle').to.match(/^\d+\.\d+\.\d+/);
     fs.rmSync(bundle);
-    const env = { ...process.env };
-    delete env.NODE_OPTIONS;
-    const run = spawnSync(process.execPath, [path.join(root, 'bin', 'core.js'), '--version'], { env, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [path.join(root, 'bin', 'core.js'), '--version'], { env: nodeEnv(), encoding: 'utf8' });
     expect(run.status).to.equal(1);
     expect(run.stderr).to.equal(`core: ${bundle} is missing; \`npm install\` or \`npm run build\` in ${root}${path.sep} makes it\n`);
   });
 
   it('writes a cache that the next run takes, by a temporary file renamed', async () => {
     fs.rmSync(`${bundle}.code-cache`);
-    const env = { ...process.env };
-    delete env.NODE_OPTIONS;
-    execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(LOADER)}; writeCodeCache(${JSON.stringify(bundle)});`], { env });
+    expect(load(bundle).fromCache).to.equal(false);
+    execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(LOADER)}; writeCodeCache(${JSON.stringify(bundle)});`], { env: nodeEnv() });
     expect(fs.readdirSync(dir).sort()).to.deep.equal(['core.cjs', 'core.cjs.code-cache']);
     expect(load(bundle)).to.deep.equal({ fromCache: true, main: 'function' });
   });
