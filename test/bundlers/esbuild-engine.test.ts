@@ -23,6 +23,10 @@ function moduleFiles(): Record<string, string> {
     'app/two/b.css': '.b { color: blue; }\n',
     'app/scoped/index.ts': "import styles from './scoped.module.css';\nexport const name = styles.box;\n",
     'app/scoped/scoped.module.css': '.box { color: green; }\n',
+    'app/plain/index.ts': "import './plain.css';\nexport const plain = 1;\n",
+    'app/plain/plain.css': '.plain { color: rgb(1, 1, 1); }\n',
+    'app/plain/mark.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+    'app/plain/extra.css': '.extra { color: rgb(2, 2, 2); }\n',
   };
 }
 
@@ -71,6 +75,40 @@ describe('createEsbuildEngine', () => {
       expect(styled.inputs).to.deep.equal(whole.inputs);
     });
   }
+
+  it('rebuilds a stylesheet that imports nothing to the bytes a whole build gives, also once it imports an asset or another sheet, and again without', async () => {
+    const PLAIN = target('plain', ['mark.svg']);
+    const variant = developmentVariant('browser');
+    let last = await engine.rebuild(PLAIN, variant);
+    const whole = async () => (await createEsbuildEngine({ root }).bundle([PLAIN], variant))[0]!;
+    const sheets = [
+      '.plain { color: rgb(3, 3, 3); }\n',
+      // A declared asset: the plugin rewrites it to its address; without the plugin esbuild has no loader for it.
+      '.plain { background: url(./mark.svg); }\n',
+      '.plain { color: rgb(4, 4, 4); }\n',
+      "@import './extra.css';\n.plain { color: rgb(5, 5, 5); }\n",
+      '.plain { color: rgb(6, 6, 6); }\n',
+      // An undeclared asset: the plugin's error, not esbuild's missing loader.
+      '.plain { background: url(./missing.png); }\n',
+    ];
+    for (const sheet of sheets) {
+      write('app/plain/plain.css', sheet);
+      const next = await engine.rebuild(PLAIN, variant, undefined, hint(last, ['app/plain/plain.css']));
+      const expected = await whole();
+      expect(text(next.styles), sheet).to.equal(text(expected.styles));
+      expect(next.inputs, sheet).to.deep.equal(expected.inputs);
+      expect(next.errors.map((error) => error.message), sheet).to.deep.equal(expected.errors.map((error) => error.message));
+      if (next.code) {
+        expect(next.code, sheet).to.equal(last.code);
+        last = next;
+      }
+    }
+    expect(text(last.styles)).to.contain('rgb(6, 6, 6)');
+    const [asset] = sheets.slice(1);
+    write('app/plain/plain.css', asset!);
+    const withAsset = await engine.rebuild(PLAIN, variant, undefined, hint(last, ['app/plain/plain.css']));
+    expect(text(withAsset.styles)).to.contain('url(../assets/plain/mark.svg)');
+  });
 
   it('rebuilds a stylesheet alone when the service\'s record adds tsconfig files to the inputs the engine reported', async () => {
     const first = await engine.rebuild(MAIN, developmentVariant('browser'));
