@@ -6,6 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
+import type { CoreEvent } from '../../src/store/events.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -52,5 +53,48 @@ describe('immutable addresses', function () {
     else expect(old.json().code).to.equal('OUTPUT_NOT_AVAILABLE');
     const production = await service.get(`${before.replace('env=development&min=false&sourcemap=inline', 'env=production&min=true&sourcemap=none')}`);
     expect(production.status).to.equal(404);
+  });
+});
+
+describe('an address naming the bytes of the last build', function () {
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+
+  before(async function () {
+    root = fixtureWorkspace('basic');
+    // No watcher: an edit stays unseen until a check against the disk finds it.
+    service = await serve(root, { watch: false });
+  });
+  after(async function () {
+    await service?.close();
+  });
+
+  const checksMade = () => service.internals.log.events().filter((event: CoreEvent) => event.type === 'files.changed' && event.source === 'check').length;
+
+  it('is answered in development without the check against the disk (no change can make those bytes stale); production and plain addresses are checked', async function () {
+    const { modules } = (await service.get('/preview/entry.json')).json<{ modules: { specifier: string; styles: string | null }[] }>();
+    const development = modules.find((m) => m.specifier === '@acme/app/main')!.styles!;
+    const before = await service.get(development);
+    expect(before.text).to.include('rgb(1, 2, 3)');
+    const production = await service.get('/m/@acme/app@1.0.0/styles/main?env=production');
+    const productionHash = JSON.parse(production.headers.etag as string) as string;
+
+    const sheet = path.join(root, 'packages/app/main/styles.css');
+    fs.writeFileSync(sheet, fs.readFileSync(sheet, 'utf8').replace('rgb(1, 2, 3)', 'rgb(9, 8, 7)'));
+    const checks = checksMade();
+    const named = await service.get(development);
+    expect(named.status).to.equal(200);
+    expect(named.headers['cache-control']).to.equal(IMMUTABLE);
+    expect(named.text).to.equal(before.text);
+    expect(checksMade(), 'no check ran for the named bytes').to.equal(checks);
+
+    // Production keeps only the current build: its named address is checked, finds the edit, and names an old build.
+    const old = await service.get(`/m/@acme/app@1.0.0/styles/main?env=production&v=${productionHash}`);
+    expect(old.status).to.equal(404);
+    expect(old.json<{ code: string }>().code).to.equal('OUTPUT_NOT_AVAILABLE');
+    expect(checksMade()).to.be.greaterThan(checks);
+    expect((await service.get(development.replace(/&v=.*$/, ''))).text).to.include('rgb(9, 8, 7)');
+    // The earlier development bytes are still those bytes, now as an earlier build's.
+    expect((await service.get(development)).text).to.equal(before.text);
   });
 });

@@ -16,7 +16,8 @@ import type { AssetFiles } from '../../streams/asset-files.js';
 import type { AnswerCache } from '../answer-cache.js';
 import { ServiceError, unbuildable } from '../errors.js';
 import type { Readiness } from '../readiness.js';
-import { isCrossSiteRefused, sendOutput } from '../send-output.js';
+import { isCrossSiteRefused, sendOutput, type OutputHeaders } from '../send-output.js';
+import type { CheckScope } from '../../streams/freshness.js';
 import { isContentHash } from '../../outputs/content-hash.js';
 
 export interface ModulesRouteDeps {
@@ -38,9 +39,22 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const { variant } = query;
     const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
     const key = variantKey(variant);
+    const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
+
+    // An address naming by hash what the last build of the variant made, in development: its
+    // bytes are what the request names and no change on disk can make them stale, so it owes
+    // no check against the disk (README "Addresses"). This is the fetch a page makes right
+    // after a stylesheet push.
+    const now = deps.readiness.current();
+    const named = variant.env === 'development' ? lastBuiltAs(now, address, specifier, variant, ctx.query.v) : null;
+    const namedBody = named === null ? undefined : deps.outputs.get(named);
+    if (named !== null && namedBody) {
+      refuseCrossSite(ctx, variant, specifier);
+      return answerWith(ctx, deps, namedBody, { type: TYPES[address.kind], hash: named, anyOrigin: false, immutable: true }, now, scope);
+    }
 
     const checked = deps.answers.checked(ctx.req);
-    const state = await deps.readiness.workspace({ kind: 'variant', module: specifier, variant: key }, checked);
+    const state = await deps.readiness.workspace(scope, checked);
     const module = findModule(state, address);
     refuseCrossSite(ctx, variant, specifier);
     if (!module.platforms.includes(platformOf(variant.target))) {
@@ -74,10 +88,30 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     }
     const body = deps.outputs.get(hash);
     if (!body) throw new Error(`the output ${hash} of ${specifier} is missing from the output cache`);
-    const answer = { type: TYPES[address.kind], hash, anyOrigin: variant.env === 'production', immutable: isContentHash(token) };
-    sendOutput(ctx, body, answer);
-    deps.answers.remember(ctx.req.url ?? '', { ...answer, body, state: built.state, scope: { kind: 'variant', module: specifier, variant: key } });
+    answerWith(ctx, deps, body, { type: TYPES[address.kind], hash, anyOrigin: variant.env === 'production', immutable: isContentHash(token) }, built.state, scope);
   };
+}
+
+/** Sends `body` and keeps the answer for the same address while the state stays `state` (the answer cache checks `scope` first). */
+function answerWith(ctx: HttpContext, deps: ModulesRouteDeps, body: Buffer, headers: OutputHeaders, state: ServiceState, scope: CheckScope): void {
+  sendOutput(ctx, body, headers);
+  deps.answers.remember(ctx.req.url ?? '', { ...headers, body, state, scope });
+}
+
+/**
+ * The output `token` names when it is what the state's last build of the variant made for
+ * this address (the package at this version, the module declared for the variant's platform,
+ * its build valid): `token` then names the current bytes, not an earlier build's.
+ */
+function lastBuiltAs(state: ServiceState, address: Address, specifier: string, variant: Variant, token: unknown): string | null {
+  if (!isContentHash(token) || !state.workspaceRead || state.workspaceStale) return null;
+  if (selectPackage(state, address.packageName)?.version !== address.version) return null;
+  const module = indexWorkspace(state.workspace).modules.get(specifier);
+  if (!module || module.diagnostics.length > 0 || !module.platforms.includes(platformOf(variant.target))) return null;
+  const record = state.builds[specifier]?.variants[variantKey(variant)]?.last;
+  const output = address.kind === 'modules' ? record?.outputs?.code : record?.outputs?.styles;
+  if (!record || output?.hash !== token || buildDiagnostics(module, record, state.workspace).length > 0) return null;
+  return token;
 }
 
 const describe = (address: Address) => `/m/${address.packageName}@${address.version}/${address.kind}/${address.segments.join('/')}`;
