@@ -4,7 +4,7 @@
 // `planPageBundle` is pure over the preview and the state; `createPageBundles` keeps the last
 // few bundles, so the page and its two files agree and an earlier address keeps its bytes.
 import { catchError, defer, distinctUntilChanged, EMPTY, filter, switchMap, type Observable, type Subscription } from 'rxjs';
-import { bundlePage, bundlePageMaps, type MapKind, type PageBundleInput } from '../bundlers/page-bundle.js';
+import { bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, type JoinFiles, type MapKind, type PageBundleInput } from '../bundlers/page-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { addressHash } from '../protocol/push.js';
 import type { OutputCache } from '../outputs/output-cache.js';
@@ -87,6 +87,8 @@ export interface PageBundles {
   find(hash: string): BundledFile | undefined;
   /** A source map of a kept bundle, by the bundle's key (the maps are a function of what it joined). */
   findMap(kind: MapKind, key: string): Promise<BundledFile> | undefined;
+  /** Removes the files the joins read: the service is closing. */
+  dispose(): void;
 }
 
 /** An output a bundle was joined from has been collected since: its maps can no longer be joined. */
@@ -101,9 +103,17 @@ export interface PageJoiner {
 }
 
 /** `mapAddress(kind, entry, key)`: where a file of `entry`'s bundle, of that key, finds its source map. */
-export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKind, entry: string, key: string) => string, join: PageJoiner = { files: bundlePage, maps: bundlePageMaps }): PageBundles {
+export function createPageBundles(
+  outputs: OutputCache,
+  mapAddress: (kind: MapKind, entry: string, key: string) => string,
+  join: PageJoiner = { files: bundlePage, maps: bundlePageMaps },
+  files: JoinFiles = createJoinFiles(),
+): PageBundles {
   const kept = new Map<string, Promise<BundledPage>>();
   const settled = new Map<string, BundledPage>();
+  /** The files each kept bundle, or join under way, reads. */
+  const reading = new Map<string, string[]>();
+  const joining = new Set<string>();
   const text = (hash: string, address: string) => {
     const body = outputs.get(hash);
     if (!body) throw new BundleOutputGone(`the output ${hash} of ${address}, rebuilt since`);
@@ -112,21 +122,34 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKi
   // Read from the output cache when joined: the maps are joined later from the same outputs.
   const inputOf = (plan: PageBundlePlan): PageBundleInput => ({
     entry: plan.entry,
-    modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, code: text(hash, address) }])),
-    sheets: plan.sheets.map(({ address, hash }) => ({ address, styles: text(hash, address) })),
+    modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, code: text(hash, address), hash }])),
+    sheets: plan.sheets.map(({ address, hash }) => {
+      const styles = text(hash, address);
+      return { address, styles, hash: hash || contentHash(styles) };
+    }),
+    separate: Object.keys(plan.imports),
   });
+  // The files no kept bundle and no join under way reads are removed once a join ends.
+  const release = (key: string) => {
+    joining.delete(key);
+    for (const known of reading.keys()) if (!kept.has(known) && !joining.has(known)) reading.delete(known);
+    files.retain(new Set([...reading.values()].flat()));
+  };
   return {
     bundle(plan) {
       const known = kept.get(plan.key);
       if (known) return known;
-      const joined = join.files(inputOf(plan)).then(({ code, styles }) => {
+      const input = inputOf(plan);
+      reading.set(plan.key, joinedFiles(input, files));
+      joining.add(plan.key);
+      const joined = join.files(input, files).then(({ code, styles }) => {
         let maps: Promise<Record<MapKind, BundledFile>> | null = null;
         const page: BundledPage = {
           code: file(Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress('codeMap', plan.entry, plan.key)}\n`)])),
           styles: file(styles.byteLength === 0 ? styles : Buffer.concat([styles, Buffer.from(`/*# sourceMappingURL=${mapAddress('stylesMap', plan.entry, plan.key)} */\n`)])),
           maps() {
             maps ??= Promise.resolve()
-              .then(() => join.maps(inputOf(plan)))
+              .then(() => join.maps(inputOf(plan), files))
               .then(({ codeMap, stylesMap }) => ({ codeMap: file(codeMap), stylesMap: file(stylesMap) }));
             // A failure (an output collected since) is the request's to report; the next one tries again.
             maps.catch(() => (maps = null));
@@ -137,9 +160,13 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKi
         return page;
       });
       kept.set(plan.key, joined);
-      joined.catch(() => {
-        kept.delete(plan.key);
-      });
+      joined.then(
+        () => release(plan.key),
+        () => {
+          kept.delete(plan.key);
+          release(plan.key);
+        },
+      );
       for (const key of kept.keys()) {
         if (kept.size <= KEPT) break;
         kept.delete(key);
@@ -155,6 +182,9 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKi
     },
     findMap(kind, key) {
       return settled.get(key)?.maps().then((maps) => maps[kind]);
+    },
+    dispose() {
+      files.remove();
     },
   };
 }
@@ -173,7 +203,7 @@ export interface JoinAhead {
 
 /**
  * Joins the bundle of each settled state ahead of the page request while a bundled page is in
- * use: the join (about 0.4 s for 1,000 modules) runs while the person goes back to the
+ * use: the join (about 0.2 s for 1,000 modules) runs while the person goes back to the
  * browser. A newer state supersedes the join of an older one; the page request still checks
  * the disk and joins itself whatever no state settled to.
  */

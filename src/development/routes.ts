@@ -59,6 +59,8 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
   const MAP_FILES = { codeMap: 'code.js.map', stylesMap: 'styles.css.map' } as const;
   const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash));
+  // The state ends when the service closes: the files the joins read go with it.
+  host.state$.subscribe({ complete: () => bundles.dispose() });
   // The last bundled page asked for: while it is recent, each settled state's bundle of its
   // entry is joined ahead, so the reload after an edit finds it ready.
   let lastAsked: { entry: string | undefined; at: number } | null = null;

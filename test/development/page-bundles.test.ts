@@ -2,7 +2,8 @@
 // joined once per plan, their source maps joined only when asked for, and an address of a
 // bundle no longer kept answered as such.
 import { expect } from 'chai';
-import type { PageBundleInput } from '../../src/bundlers/page-bundle.js';
+import fs from 'node:fs';
+import { createJoinFiles, joinedFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { BundleOutputGone, createPageBundles, type PageBundlePlan } from '../../src/development/bundled-preview.js';
 import { createOutputCache } from '../../src/outputs/output-cache.js';
 
@@ -72,5 +73,31 @@ describe('createPageBundles', () => {
     await bundles.bundle(plan('KEY5'));
     expect(bundles.findMap('codeMap', 'KEY1')).to.equal(undefined);
     expect(bundles.find(first.code.hash), 'its code names its own maps: no kept bundle has those bytes').to.equal(undefined);
+  });
+
+  it('keeps the files the kept bundles were joined from, removes the others, and all of them at dispose', async function () {
+    const outputs = createOutputCache();
+    const files = createJoinFiles();
+    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, undefined, files);
+    const planOf = (n: number): PageBundlePlan => {
+      const code = outputs.put(Buffer.from(`globalThis.edit = ${n};\n`));
+      const styles = outputs.put(Buffer.from(`.a { z-index: ${n} }\n`));
+      return {
+        key: `KEY${n}`,
+        entry: '@t/app/main',
+        modules: new Map([['@t/app/main', { address: `/m/@t/app@1.0.0/modules/main?v=${code.hash}`, hash: code.hash }]]),
+        sheets: [{ address: `/m/@t/app@1.0.0/styles/main?v=${styles.hash}`, hash: styles.hash }],
+        imports: {},
+        broken: [],
+      };
+    };
+    const filesOf = (plan: PageBundlePlan) => joinedFiles({ modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, hash, code: '' }])), sheets: plan.sheets.map((sheet) => ({ ...sheet, styles: '' })) }, files);
+    const plans = [1, 2, 3, 4, 5].map(planOf);
+    for (const plan of plans) expect((await bundles.bundle(plan)).code.body.toString()).to.include(`globalThis.edit = ${plan.key.slice(3)}`);
+    expect(filesOf(plans[0]!).some((file) => fs.existsSync(file)), 'the forgotten bundle').to.equal(false);
+    for (const plan of plans.slice(1)) for (const file of filesOf(plan)) expect(fs.existsSync(file), file).to.equal(true);
+    const dir = files.dir();
+    bundles.dispose();
+    expect(fs.existsSync(dir)).to.equal(false);
   });
 });

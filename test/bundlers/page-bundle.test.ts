@@ -1,0 +1,119 @@
+// Joining a page (src/bundlers/page-bundle.ts): esbuild reads each output from a file written
+// once per content and finds the modules by alias; references inside an output keep meaning
+// what they mean at its own address.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { expect } from 'chai';
+import { bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, notStartingWith, type BundledModule, type JoinFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
+import { contentHash } from '../../src/outputs/content-hash.js';
+
+const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
+const DEV = '?target=browser&env=development';
+
+function module(address: string, code: string): BundledModule {
+  const hash = contentHash(code);
+  return { address: `${address}${DEV}&v=${hash}`, code, hash };
+}
+
+function page(): PageBundleInput {
+  return {
+    entry: '@t/app/main',
+    modules: new Map([
+      ['@t/app/main', module('/m/@t/app@1.0.0/modules/main', "import { lib } from '@t/lib';\nimport { badge } from '@t/lib/badge';\nimport helper from '../assets/main/helper.js';\nimport remote from 'https://cdn.test/remote.js';\nimport absolute from '/u/absolute.js';\nexport const main = [lib, badge, helper, remote, absolute, new URL('../assets/main/logo.svg', import.meta.url).href];\ndocument.title = String(main);\n")],
+      ['@t/lib', module('/m/@t/lib@2.0.0/modules', "export const lib = 'LIB_MARKER';\n")],
+    ]),
+    sheets: [
+      { address: `/m/@t/app@1.0.0/styles/main${DEV}`, styles: '.main { background: url(../assets/main/logo.svg); }\n@import "https://cdn.test/font.css";\n', hash: contentHash('main-sheet') },
+      { address: `/m/@t/lib@2.0.0/styles${DEV}`, styles: '.lib { color: rgb(1, 2, 3); }\n', hash: contentHash('lib-sheet') },
+    ],
+    // Not joined (broken, or loaded on its own), under the joined `@t/lib`.
+    separate: ['@t/lib/badge'],
+  };
+}
+
+describe('bundlePage', function () {
+  let files: JoinFiles;
+  beforeEach(() => (files = createJoinFiles()));
+  afterEach(() => files.remove());
+
+  it('joins the outputs read from files: a separate specifier under a joined one stays bare, references mean what they meant at each address', async function () {
+    const { code, styles } = await bundlePage(page(), files);
+    const joined = text(code);
+    expect(joined).to.include('LIB_MARKER');
+    expect(joined).to.match(/from "@t\/lib\/badge"/);
+    expect(joined).to.include('"/m/@t/app@1.0.0/assets/main/helper.js"');
+    expect(joined).to.include('"https://cdn.test/remote.js"');
+    expect(joined).to.include('"/u/absolute.js"');
+    // import.meta.url of a joined module is its own address.
+    expect(joined).to.include('new URL("/m/@t/app@1.0.0/modules/main');
+    const sheet = text(styles);
+    expect(sheet).to.include('url(/m/@t/app@1.0.0/assets/main/logo.svg)');
+    expect(sheet).to.include('https://cdn.test/font.css');
+    expect(sheet.indexOf('.main')).to.be.lessThan(sheet.indexOf('.lib'));
+    // Every output is a file of the join directory, named by its address and hash.
+    for (const file of joinedFiles(page(), files)) expect(fs.existsSync(file), file).to.equal(true);
+    expect(joinedFiles(page(), files)[1]).to.equal(`${files.dir()}/m/@t/lib@2.0.0/modules.${page().modules.get('@t/lib')!.hash}.js`);
+  });
+
+  it('names the sources of the joined maps as the outputs own maps do, not from the join directory', async function () {
+    const input = page();
+    const lib = module('/m/@t/lib@2.0.0/modules', "export const lib = 'LIB_MARKER';\n//# sourceMappingURL=data:application/json;base64," + Buffer.from(JSON.stringify({ version: 3, sources: ['packages/lib/index.ts'], sourcesContent: ["export const lib = 'LIB_MARKER';\n"], mappings: 'AAAA', names: [] })).toString('base64') + '\n');
+    input.modules = new Map([...input.modules, ['@t/lib', lib]]);
+    const { codeMap } = await bundlePageMaps(input, files);
+    const { sources } = JSON.parse(text(codeMap)) as { sources: string[] };
+    expect(sources).to.include('packages/lib/index.ts');
+    expect(sources.some((source) => source.includes(path.basename(files.dir())) || source.startsWith('m/'))).to.equal(false);
+  });
+});
+
+describe('createJoinFiles', function () {
+  it('writes a file once per content, removes those not retained, and its directory at the end', async function () {
+    const files = createJoinFiles();
+    let asked = 0;
+    const one = files.fileOf('/m/@t/a@1.0.0/modules/x?v=1', 'HASH1', 'js');
+    const two = files.fileOf('/m/@t/a@1.0.0/modules/x?v=2', 'HASH2', 'js');
+    await files.write([{ file: one, content: () => (asked++, 'one') }]);
+    await files.write([{ file: one, content: () => (asked++, 'one') }, { file: two, content: async () => (asked++, 'two') }]);
+    expect(asked).to.equal(2);
+    expect(fs.readFileSync(two, 'utf8')).to.equal('two');
+    files.retain(new Set([two]));
+    expect(fs.existsSync(one)).to.equal(false);
+    expect(fs.existsSync(two)).to.equal(true);
+    // A file removed is written again when a join names it again.
+    await files.write([{ file: one, content: () => 'one' }]);
+    expect(fs.readFileSync(one, 'utf8')).to.equal('one');
+    // An address that could climb out of the directory is not followed.
+    expect(files.fileOf('/m/../../etc/passwd', 'H', 'js').startsWith(`${files.dir()}/`)).to.equal(true);
+    expect(files.fileOf('/m/../../etc/passwd', 'H', 'js')).to.not.include('..');
+    const dir = files.dir();
+    files.remove();
+    expect(fs.existsSync(dir)).to.equal(false);
+  });
+
+  it("removes the directory a process that is gone left behind, never a running one's", function () {
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    const left = fs.mkdtempSync(path.join(os.tmpdir(), `core-join-${gone}-`));
+    const running = fs.mkdtempSync(path.join(os.tmpdir(), `core-join-${process.ppid}-`));
+    const files = createJoinFiles();
+    try {
+      files.dir();
+      expect(fs.existsSync(left)).to.equal(false);
+      expect(fs.existsSync(running)).to.equal(true);
+    } finally {
+      files.remove();
+      fs.rmSync(running, { recursive: true, force: true });
+      fs.rmSync(left, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('notStartingWith', function () {
+  it('matches exactly the paths that do not start with the prefix', function () {
+    const prefix = '/tmp/core-join-12-a.b[c]^-\\/';
+    const filter = notStartingWith(prefix);
+    for (const path of [`${prefix}m/x.css`, prefix]) expect(filter.test(path), path).to.equal(false);
+    for (const path of ['', '/', '/tmp/core-join-12-a.b[c]^-\\', '/tmp/core-join-12-aXb', '../logo.svg', 'x.css', 'https://cdn.test/a.css']) expect(filter.test(path), path).to.equal(true);
+  });
+});
