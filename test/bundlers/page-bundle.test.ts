@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
-import { bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, notStartingWith, type BundledModule, type JoinFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
+import { bundleCode, bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, notStartingWith, type BundledModule, type JoinFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
@@ -53,8 +53,25 @@ describe('bundlePage', function () {
     expect(sheet).to.include('https://cdn.test/font.css');
     expect(sheet.indexOf('.main')).to.be.lessThan(sheet.indexOf('.lib'));
     // Every output is a file of the join directory, named by its address and hash.
-    for (const file of joinedFiles(page(), files)) expect(fs.existsSync(file), file).to.equal(true);
-    expect(joinedFiles(page(), files)[1]).to.equal(`${files.dir()}/m/@t/lib@2.0.0/modules.${page().modules.get('@t/lib')!.hash}.js`);
+    const written = joinedFiles(page(), files).filter((file) => !file.includes('.map.'));
+    for (const file of written) expect(fs.existsSync(file), file).to.equal(true);
+    expect(written).to.include(`${files.dir()}/m/@t/lib@2.0.0/modules.${page().modules.get('@t/lib')!.hash}.js`);
+  });
+
+  it('joins the same code without the inline maps as with them, and reads no inline map when joining without', async function () {
+    const input = page();
+    const map = (source: string) => `//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify({ version: 3, sources: [source], sourcesContent: ['x'], mappings: 'AAAA', names: [] })).toString('base64')}\n`;
+    const withMaps = new Map([...input.modules].map(([specifier, { address, code }]) => [specifier, module(address.replace(/\?.*$/, ''), `${code}${map(`packages/${specifier}.ts`)}`)]));
+    input.modules = withMaps;
+    input.sheets = input.sheets.map((sheet) => ({ ...sheet, styles: `${sheet.styles}/*# sourceMappingURL=data:application/json;base64,${Buffer.from('{"version":3,"sources":["s.css"],"mappings":"AAAA","names":[]}').toString('base64')} */\n` }));
+    const { code } = await bundlePage(input, files);
+    for (const file of joinedFiles(input, files).filter((file) => !file.includes('.map.'))) expect(fs.readFileSync(file, 'utf8'), file).to.not.include('sourceMappingURL=data:');
+    await bundlePageMaps(input, files);
+    for (const file of joinedFiles(input, files).filter((file) => file.includes('.map.'))) expect(fs.readFileSync(file, 'utf8'), file).to.include('sourceMappingURL=data:');
+    // The code the maps describe: the same lines, but for the comments naming the files.
+    const withMap = text((await bundleCode(input, files, true))[0]).replace(/\/\/# sourceMappingURL=page\.js\.map\n$/, '');
+    const lines = (source: string) => source.split('\n').map((line) => (line.startsWith('// ') ? '// (a file)' : line));
+    expect(lines(text(code))).to.deep.equal(lines(withMap));
   });
 
   it('names the sources of the joined maps as the outputs own maps do, not from the join directory', async function () {
