@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
-import { bundleCode, bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, notStartingWith, type BundledModule, type JoinFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
+import { bundleCode, bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, notStartingWith, PageBundleError, type BundledModule, type JoinFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
@@ -107,6 +107,19 @@ describe('createJoinFiles', function () {
     const dir = files.dir();
     files.remove();
     expect(fs.existsSync(dir)).to.equal(false);
+  });
+
+  it('says which file it could not write, as a join error (the page answers BUILD_FAILED, not a 500)', async function () {
+    const files = createJoinFiles();
+    try {
+      fs.writeFileSync(path.join(files.dir(), 'm'), 'a file where a directory goes');
+      let failure: unknown;
+      await files.write([{ file: files.fileOf('/m/@t/a@1.0.0/modules/x', 'H', 'js'), content: () => 'x' }]).catch((error: unknown) => (failure = error));
+      expect(failure).to.be.instanceOf(PageBundleError);
+      expect((failure as Error).message).to.include('could not be written for the join');
+    } finally {
+      files.remove();
+    }
   });
 
   it("removes the directory a process that is gone left behind, never a running one's", function () {
