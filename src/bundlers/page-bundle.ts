@@ -85,6 +85,8 @@ export interface JoinFiles {
   write(files: readonly { file: string; content: () => string | Promise<string> }[]): Promise<void>;
   /** Removes the written files not in `keep`. */
   retain(keep: ReadonlySet<string>): void;
+  /** Forgets what was written: after a failed join, the next one writes every file again (the directory may have gone). */
+  forget(): void;
   /** Removes the directory and everything in it. */
   remove(): void;
 }
@@ -157,7 +159,7 @@ export function createJoinFiles(): JoinFiles {
           }
           fs.writeFileSync(file, content);
         } catch (error) {
-          // A full or vanished directory: the page request says so (BUILD_FAILED), the next one tries again.
+          // A full or vanished directory: the page request says so (BUILD_FAILED); the next one writes again.
           throw new PageBundleError(`${file} could not be written for the join: ${(error as Error).message}`);
         }
         written.add(file);
@@ -169,6 +171,10 @@ export function createJoinFiles(): JoinFiles {
         written.delete(file);
         fs.rmSync(file, { force: true });
       }
+    },
+    forget() {
+      written.clear();
+      made.clear();
     },
     remove() {
       if (dir) fs.rmSync(dir, { recursive: true, force: true });

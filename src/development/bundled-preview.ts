@@ -164,6 +164,8 @@ export function createPageBundles(
         () => release(plan.key),
         () => {
           kept.delete(plan.key);
+          // The files may be what failed (a full or vanished directory): the next join writes them again.
+          files.forget();
           release(plan.key);
         },
       );

@@ -100,4 +100,19 @@ describe('createPageBundles', () => {
     bundles.dispose();
     expect(fs.existsSync(dir)).to.equal(false);
   });
+
+  it('joins again after its directory vanished: a failed join is reported, the next one writes every file again', async function () {
+    const outputs = createOutputCache();
+    const files = createJoinFiles();
+    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, undefined, files);
+    const code = outputs.put(Buffer.from('globalThis.joined = 1;\n'));
+    const plan = (key: string): PageBundlePlan => ({ key, entry: '@t/app/main', modules: new Map([['@t/app/main', { address: `/m/@t/app@1.0.0/modules/main?v=${code.hash}`, hash: code.hash }]]), sheets: [], imports: {}, broken: [] });
+    await bundles.bundle(plan('KEY1'));
+    fs.rmSync(files.dir(), { recursive: true, force: true });
+    let failure: unknown;
+    await bundles.bundle(plan('KEY2')).catch((error: unknown) => (failure = error));
+    expect(failure, 'the file it had written is gone').to.be.instanceOf(Error);
+    expect((await bundles.bundle(plan('KEY3'))).code.body.toString()).to.include('globalThis.joined = 1');
+    bundles.dispose();
+  });
 });
