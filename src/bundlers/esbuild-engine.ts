@@ -191,7 +191,6 @@ function stylesOnly(last: LastBuild, since: RebuildHint): boolean {
 
 /** The build read `stylesheet` (workspace-relative) and nothing else, which imports nothing. */
 function importsNothing(result: esbuild.BuildResult, stylesheet: string): boolean {
-  const inputs = result.metafile!.inputs;
-  const read = Object.keys(result.metafile!.outputs[`${OUT}0.css`]?.inputs ?? {});
-  return read.length === 1 && read[0] === stylesheet && (inputs[stylesheet]?.imports.length ?? 1) === 0;
+  const read = stylesInputs(result, 0);
+  return read.length === 1 && read[0] === stylesheet && (result.metafile!.inputs[stylesheet]?.imports.length ?? 1) === 0;
 }

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { isServiceGone, withLiveService } from './esbuild-service.js';
+import { notStartingWith } from './filters.js';
 
 export interface BundledModule {
   /** Its development address, `/m/...`: relative addresses in it are resolved against this. */
@@ -179,8 +180,7 @@ export function createJoinFiles(): JoinFiles {
     remove() {
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
       dir = null;
-      written.clear();
-      made.clear();
+      files.forget();
     },
   };
   return files;
@@ -300,13 +300,6 @@ async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: bool
     ],
   };
   return build(maps, options, [...addressOf.keys()]);
-}
-
-/** A filter (Go's regular expressions have no lookahead) of the paths that do not start with `prefix`. */
-export function notStartingWith(prefix: string): RegExp {
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const alternatives = [...prefix].map((char, index) => `${escape(prefix.slice(0, index))}(?:$|[^${char === ']' || char === '\\' || char === '^' || char === '-' ? `\\${char}` : char}])`);
-  return new RegExp(`^(?:${alternatives.join('|')})`);
 }
 
 /** The output, and its source map when `maps` (else empty). */

@@ -6,8 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
-import { bundleCode, bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, notStartingWith, PageBundleError, type BundledModule, type JoinFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
+import { bundleCode, bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, PageBundleError, type BundledModule, type JoinFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
+import { notStartingWith } from '../../src/bundlers/filters.js';
 
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 const DEV = '?target=browser&env=development';

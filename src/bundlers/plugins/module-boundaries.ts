@@ -9,8 +9,8 @@
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import type { BundleTarget } from '../types.js';
+import { escapeRegExp } from '../filters.js';
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
 
 /**
@@ -55,7 +55,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
 // a rebuild of a module asks its plugins again for every import it resolves, and a callback
 // waits for the main thread, which is answering the request that asked for the build.
 export function entryImportFilter(stems: Iterable<string>): RegExp {
-  const names = [...new Set([...stems].map((file) => escape(path.basename(file))))].sort();
+  const names = [...new Set([...stems].map((file) => escapeRegExp(path.basename(file))))].sort();
   return new RegExp(`^\\.\\.?(?:$|/(?:.*/)?(?:(?:${names.join('|')})(?:\\.d)?(?:\\.[cm]?[jt]sx?)?|\\.\\.?)?$)`);
 }
 

@@ -46,7 +46,7 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     // no check against the disk (README "Addresses"). This is the fetch a page makes right
     // after a stylesheet push.
     const now = deps.readiness.current();
-    const named = variant.env === 'development' ? lastBuiltAs(now, address, specifier, variant, ctx.query.v) : null;
+    const named = variant.env === 'development' ? lastBuiltAs(now, address, specifier, variant, key, ctx.query.v) : null;
     const namedBody = named === null ? undefined : deps.outputs.get(named);
     if (named !== null && namedBody) {
       refuseCrossSite(ctx, variant, specifier);
@@ -103,12 +103,12 @@ function answerWith(ctx: HttpContext, deps: ModulesRouteDeps, body: Buffer, head
  * this address (the package at this version, the module declared for the variant's platform,
  * its build valid): `token` then names the current bytes, not an earlier build's.
  */
-function lastBuiltAs(state: ServiceState, address: Address, specifier: string, variant: Variant, token: unknown): string | null {
+function lastBuiltAs(state: ServiceState, address: Address, specifier: string, variant: Variant, key: string, token: unknown): string | null {
   if (!isContentHash(token) || !state.workspaceRead || state.workspaceStale) return null;
   if (selectPackage(state, address.packageName)?.version !== address.version) return null;
   const module = indexWorkspace(state.workspace).modules.get(specifier);
   if (!module || module.diagnostics.length > 0 || !module.platforms.includes(platformOf(variant.target))) return null;
-  const record = state.builds[specifier]?.variants[variantKey(variant)]?.last;
+  const record = state.builds[specifier]?.variants[key]?.last;
   const output = address.kind === 'modules' ? record?.outputs?.code : record?.outputs?.styles;
   if (!record || output?.hash !== token || buildDiagnostics(module, record, state.workspace).length > 0) return null;
   return token;
