@@ -48,7 +48,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
 
 // esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that
 // starts with a code (`MODULE_BOUNDARY_CROSSED: ...`) is of that kind; esbuild's own are BUNDLE_WARNING.
-function warningsOf(root: string, messages: readonly esbuild.Message[], inputs: ReadonlySet<string>): Diagnostic[] {
+export function warningsOf(root: string, messages: readonly esbuild.Message[], inputs: ReadonlySet<string>): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;

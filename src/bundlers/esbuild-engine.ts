@@ -8,8 +8,9 @@
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
 import { variantKey } from '../workspace/variant.js';
-import { collect, failed, isBuildFailure, stylesheetRoot, stylesInputs } from './build-results.js';
+import { collect, failed, isBuildFailure, stylesheetRoot, stylesInputs, warningsOf } from './build-results.js';
 import { createContextPool } from './context-pool.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { withLiveService } from './esbuild-service.js';
@@ -32,6 +33,8 @@ interface LastBuild {
   /** That stylesheet imported nothing (no `@import`, no `url()`) when last built. */
   stylesheetAlone: boolean;
   codeInputs: string[];
+  /** The last whole build's warnings about what the code read: a stylesheet rebuilt alone brings its own. */
+  codeWarnings: Diagnostic[];
   stylesInputs: Set<string>;
 }
 
@@ -112,6 +115,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
         stylesheet,
         stylesheetAlone: stylesheet !== null && importsNothing(result, stylesheet),
         codeInputs,
+        codeWarnings: (collected.warnings ?? []).filter((warning) => warning.file === undefined || codeInputs.includes(warning.file)),
         stylesInputs: styles,
       });
       return collected;
@@ -134,10 +138,13 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
         (await contexts.rebuild(`${key}\0styles`, stylesSignature, () => buildOptions([stylesTarget], variant), signal));
       const styles = result.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null;
       const read = stylesInputs(result, 0);
+      const warnings = [...last.codeWarnings, ...warningsOf(root, result.warnings, new Set(read))];
+      const { warnings: _before, ...kept } = last.result;
       const rebuilt: BundleResult = {
-        ...last.result,
+        ...kept,
         styles: styles && styles.length > 0 ? styles : null,
         inputs: [...new Set([...last.codeInputs, ...read])].sort(),
+        ...(warnings.length > 0 ? { warnings } : {}),
       };
       lastBuilds.set(key, { ...last, result: rebuilt, stylesheetAlone: importsNothing(result, stylesheet), stylesInputs: new Set(read) });
       return rebuilt;

@@ -76,7 +76,7 @@ describe('createEsbuildEngine', () => {
     });
   }
 
-  it('rebuilds a stylesheet that imports nothing to the bytes a whole build gives, also once it imports an asset or another sheet, and again without', async () => {
+  it('rebuilds a stylesheet that imports nothing to the bytes and warnings a whole build gives, also once it imports an asset or another sheet, and again without', async () => {
     const PLAIN = target('plain', ['mark.svg']);
     const variant = developmentVariant('browser');
     let last = await engine.rebuild(PLAIN, variant);
@@ -88,9 +88,14 @@ describe('createEsbuildEngine', () => {
       '.plain { color: rgb(4, 4, 4); }\n',
       "@import './extra.css';\n.plain { color: rgb(5, 5, 5); }\n",
       '.plain { color: rgb(6, 6, 6); }\n',
+      // A sheet esbuild builds with warnings, then without: its warnings come and go with it.
+      '.plain { color red; }\n',
+      '.plain { color: rgb(7, 7, 7); }\n',
       // An undeclared asset: the plugin's error, not esbuild's missing loader.
       '.plain { background: url(./missing.png); }\n',
     ];
+    const warnings = (result: BundleResult) => (result.warnings ?? []).map((warning) => `${warning.file}:${warning.line}: ${warning.message}`).sort();
+    let warned = false;
     for (const sheet of sheets) {
       write('app/plain/plain.css', sheet);
       const next = await engine.rebuild(PLAIN, variant, undefined, hint(last, ['app/plain/plain.css']));
@@ -98,12 +103,15 @@ describe('createEsbuildEngine', () => {
       expect(text(next.styles), sheet).to.equal(text(expected.styles));
       expect(next.inputs, sheet).to.deep.equal(expected.inputs);
       expect(next.errors.map((error) => error.message), sheet).to.deep.equal(expected.errors.map((error) => error.message));
+      expect(warnings(next), sheet).to.deep.equal(warnings(expected));
+      warned ||= warnings(next).length > 0;
       if (next.code) {
         expect(next.code, sheet).to.equal(last.code);
         last = next;
       }
     }
-    expect(text(last.styles)).to.contain('rgb(6, 6, 6)');
+    expect(warned, 'a sheet with warnings was among them').to.equal(true);
+    expect(text(last.styles)).to.contain('rgb(7, 7, 7)');
     const [asset] = sheets.slice(1);
     write('app/plain/plain.css', asset!);
     const withAsset = await engine.rebuild(PLAIN, variant, undefined, hint(last, ['app/plain/plain.css']));
