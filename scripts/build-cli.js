@@ -80,8 +80,8 @@ await esbuild.build({
   platform: 'node',
   target: 'node20',
   // esbuild stays a package of its own (it runs its binary from there; above); the others are
-  // optional native add-ons that ws and chokidar ask for and do without.
-  external: ['esbuild', 'fsevents', 'bufferutil', 'utf-8-validate'],
+  // optional native add-ons that ws asks for and does without.
+  external: ['esbuild', 'bufferutil', 'utf-8-validate'],
   // A CommonJS script, so that bin/load-bundle.js can compile it with V8's code cache; where
   // the sources ask for their module's address, they get the bundle's.
   define: { 'import.meta.url': 'bundleUrl' },

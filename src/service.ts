@@ -4,7 +4,6 @@
 import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import chokidar from 'chokidar';
 import { asapScheduler, merge, share, type Observable, type Subscription } from 'rxjs';
 import { createBundlerRegistry } from './bundlers/registry.js';
 import { resolveModule, type ResolvedModule } from './load-module.js';
@@ -35,6 +34,7 @@ import { record$, type RecordDeps } from './streams/record.js';
 import { supervise } from './streams/supervisor.js';
 import { pushMessages$ } from './streams/push-messages.js';
 import { watch$, type WatchDeps } from './streams/watch.js';
+import { watchTree } from './streams/tree-watcher.js';
 import { VERSION } from './version.js';
 import { readWorkspace } from './workspace/read-workspace.js';
 import type { WorkspaceModel } from './workspace/model.js';
@@ -131,7 +131,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     buildNumbers: counter(),
     hashes,
     outputs,
-    createWatcher: (dir, ignored) => chokidar.watch(dir, { ignored, ignoreInitial: true, persistent: true }),
+    createWatcher: (dir, ignored) => watchTree(dir, { ignored }),
     // After the first page: its join and the walk of a large tree each wanted both cores.
     requestsInProgress$: activity.inProgress$,
     watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),

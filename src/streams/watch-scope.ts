@@ -7,9 +7,9 @@
 //   workspace, a loop) is not walked again but remembered as an alias, so a change seen under
 //   the first path is reported under the other too (the state may know a file by either).
 // - A plain file is not watched on its own: the watcher of its directory reports a change of
-//   it (by name), so a tree of N files and D directories costs D watches, not N + D (chokidar
-//   would otherwise open one per file). A link to a file is watched itself: its directory's
-//   watcher does not see the file it leads to change.
+//   it (by name), so a tree of N files and D directories costs D watches, not N + D. A link
+//   to a file is watched itself: its directory's watcher does not see the file it leads to
+//   change.
 // - Past `limit` watched directories and linked files nothing more is watched, and `onLimit`
 //   says so once.
 import fs from 'node:fs';
@@ -26,13 +26,13 @@ export interface WatchScopeOptions {
   skip?(absolute: string): boolean;
 }
 
-/** What the caller already knows of an entry: chokidar passes the stats its directory walk took. */
+/** What the caller already knows of an entry: the watcher's walk passes its directory entry. */
 export interface SeenEntry {
   isFile(): boolean;
 }
 
 export interface WatchScope {
-  /** For chokidar's `ignored`: true for what is not to be watched; `seen`, the entry's `lstat` when the caller has it. */
+  /** For the watcher (tree-watcher.ts): true for what is not to be watched; `seen`, what the caller knows of the entry. */
   ignored(absolute: string, seen?: SeenEntry): boolean;
   /** Other workspace-relative paths of `relative` (through links to a directory inside the workspace). */
   aliases(relative: string): string[];
@@ -66,12 +66,12 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
     const relative = toWorkspacePath(root, absolute);
     if (relative === null) return true;
     // A walk takes the stats of every entry anyway: asking again for each file of a large tree
-    // was a third of the first walk's time. Only a plain file is taken on its word (chokidar may
-    // pass stats that followed a link: a link is always looked at here, the file it leads to is
-    // then, at worst, seen through its directory like any file).
+    // was a third of the first walk's time. Only a plain file is taken on its word (a caller
+    // may pass stats that followed a link: a link is always looked at here, the file it leads
+    // to is then, at worst, seen through its directory like any file).
     if (seen?.isFile()) return 'file';
     let stats = fs.lstatSync(absolute, { throwIfNoEntry: false });
-    if (!stats) return null; // gone already: chokidar reports the removal
+    if (!stats) return null; // gone already: the watcher reports the removal
     if (stats.isFile()) return 'file';
     if (stats.isSymbolicLink()) {
       let real: string;
@@ -122,8 +122,8 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
         answer = true; // unreadable (EACCES, ENOTDIR): nothing to watch there
       }
       if (answer === null) return false;
-      // Not remembered: a file removed unseen (its directory reports it, chokidar does not) may
-      // come back as a directory, which is then watched.
+      // Not remembered: a file removed unseen (its directory reports it, the watcher does not)
+      // may come back as a directory, which is then watched.
       if (answer === 'file') return true;
       // Past the limit nothing more is remembered either: memory stays bounded.
       if (!answer || count < limit) decided.set(normal, answer);

@@ -1,10 +1,11 @@
-// File-system changes, seen by chokidar, as `files.changed` facts with the new content hashes.
-// Only paths the state depends on are reported (a manifest, a searched directory, an input
-// of a build); the reducer decides what they make stale.
+// File-system changes, seen by the tree watcher (tree-watcher.ts), as `files.changed` facts
+// with the new content hashes. Only paths the state depends on are reported (a manifest, a
+// searched directory, an input of a build); the reducer decides what they make stale.
 //
-// chokidar drops a second change of one file within 50 ms (its change throttle), so every
-// path seen is looked at once more a little later: a quick second save is never lost. The
-// check before answering a request covers whatever the watcher still misses.
+// Each notice is acted on as it comes. A path an event names (a directory made or removed, a
+// linked file) is looked at once more a little later: a directory made is often filled just
+// after, and one notice may stand for several writes (the kernel merges notices not yet read).
+// The check before answering a request covers whatever the watcher still misses.
 import path from 'node:path';
 import { asapScheduler, filter, NEVER, Observable, of, race, switchMap, take, timer, type SchedulerLike, type Subscription } from 'rxjs';
 import { UNVERIFIED, type CoreEvent, type Fact } from '../store/events.js';
@@ -27,7 +28,7 @@ export interface WatcherLike {
 export interface WatchDeps extends EffectScheduling {
   root: string;
   hashes: FileHashes;
-  /** `ignored` may be given the entry's `lstat` (chokidar passes the one its directory walk took). */
+  /** `ignored` may be given what the watcher's walk knows of the entry (its directory entry). */
   createWatcher(root: string, ignored: (absolute: string, seen?: SeenEntry) => boolean): WatcherLike;
   /** How long after a change the path is looked at again. */
   settleMs?: number;
@@ -199,8 +200,8 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
         if (event !== 'change') seen(parentKey);
       }),
     );
-    // The raw fs.watch notification arrives at once; chokidar's own event follows after a
-    // stat of its own (about 2 ms later). Acting on the first saves that time on every push.
+    // Every notice of a watched directory or linked file, as fs.watch gives it: a save of a
+    // plain file is known by this alone (its directory's watcher names it).
     watcher.on(
       'raw',
       guarded(subscriber, (event: string, name: string, details: { watchedPath?: string }) => {

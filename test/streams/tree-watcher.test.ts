@@ -1,0 +1,203 @@
+// The watcher of the workspace tree (src/streams/tree-watcher.ts), on real temporary
+// directories, with the file-system calls it makes counted.
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { watchTree, type TreeWatcherFs } from '../../src/streams/tree-watcher.js';
+import { createWatchScope } from '../../src/streams/watch-scope.js';
+import { isIgnored, type WatcherLike } from '../../src/streams/watch.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+interface Counted extends TreeWatcherFs {
+  reads: string[];
+  stats: string[];
+  /** Paths watched, and those of them closed since. */
+  watches: string[];
+  closed: string[];
+}
+
+function countingFs(): Counted {
+  const counted: Counted = {
+    reads: [],
+    stats: [],
+    watches: [],
+    closed: [],
+    readdirSync: (dir, options) => {
+      counted.reads.push(dir);
+      return fs.readdirSync(dir, options);
+    },
+    statSync: (file, options) => {
+      counted.stats.push(file);
+      return fs.statSync(file, options);
+    },
+    watch: (file, options, listener) => {
+      const handle = fs.watch(file, options, listener);
+      counted.watches.push(file);
+      const close = handle.close.bind(handle);
+      handle.close = () => {
+        counted.closed.push(file);
+        close();
+      };
+      return handle;
+    },
+  };
+  return counted;
+}
+
+type Event = { kind: 'all'; event: string; path: string } | { kind: 'raw'; event: string; name: string; watchedPath: string } | { kind: 'ready' };
+
+/** The watcher's events as they come, and a way to wait for one. */
+function record(watcher: WatcherLike) {
+  const events: Event[] = [];
+  const waiting: { match(event: Event): boolean; resolve(): void }[] = [];
+  const push = (event: Event) => {
+    events.push(event);
+    for (const waiter of [...waiting]) {
+      if (!waiter.match(event)) continue;
+      waiting.splice(waiting.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
+  watcher.on('all', (event, file) => push({ kind: 'all', event, path: file }));
+  watcher.on('raw', (event, name, details) => push({ kind: 'raw', event, name, watchedPath: details.watchedPath ?? '' }));
+  watcher.on('ready', () => push({ kind: 'ready' }));
+  watcher.on('error', () => {});
+  return {
+    events,
+    next(match: (event: Event) => boolean, what: string): Promise<void> {
+      if (events.some(match)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${what} within 3 s; events: ${JSON.stringify(events)}`)), 3000);
+        waiting.push({ match, resolve: () => (clearTimeout(timer), resolve()) });
+      });
+    },
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
+
+describe('watchTree', () => {
+  const open: WatcherLike[] = [];
+  afterEach(async () => {
+    for (const watcher of open.splice(0)) await watcher.close();
+  });
+
+  function start(root: string, files: Counted, sliceMs?: number) {
+    const watcher = watchTree(root, { ignored: createWatchScope(root, { skip: (absolute) => isIgnored(root, absolute) }).ignored, fs: files, ...(sliceMs === undefined ? {} : { sliceMs }) });
+    open.push(watcher);
+    return record(watcher);
+  }
+
+  it('passes a save on from its directory’s notice, and reads and stats nothing for it, however large the directory', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 300; index++) files[`app/file-${index}.ts`] = `export const n = ${index};\n`;
+    const root = tempWorkspace(files);
+    const counted = countingFs();
+    const events = start(root, counted);
+    await events.next((event) => event.kind === 'ready', 'ready');
+    counted.reads.length = 0;
+    counted.stats.length = 0;
+    fs.writeFileSync(path.join(root, 'app/file-7.ts'), 'export const n = 70;\n');
+    await events.next((event) => event.kind === 'raw' && event.name === 'file-7.ts' && event.watchedPath === path.join(root, 'app'), 'notice of the save');
+    await settle();
+    expect(counted.reads, 'directories read').to.deep.equal([]);
+    expect(counted.stats, 'paths stat-ed').to.deep.equal([]);
+    // A file's save is its directory's notice alone: no event of its own (the file is not watched).
+    expect(events.events.filter((event) => event.kind === 'all')).to.deep.equal([]);
+  });
+
+  it('watches a directory made after the first walk, and those made in it, and reports them', async () => {
+    const root = tempWorkspace({ 'app/index.ts': '' });
+    const counted = countingFs();
+    const events = start(root, counted);
+    await events.next((event) => event.kind === 'ready', 'ready');
+    fs.mkdirSync(path.join(root, 'app/new/deeper'), { recursive: true });
+    await events.next((event) => event.kind === 'all' && event.event === 'addDir' && event.path === path.join(root, 'app/new/deeper'), 'addDir of app/new/deeper');
+    expect(events.events.some((event) => event.kind === 'all' && event.event === 'addDir' && event.path === path.join(root, 'app/new'))).to.equal(true);
+    fs.writeFileSync(path.join(root, 'app/new/deeper/x.ts'), 'export {};\n');
+    await events.next((event) => event.kind === 'raw' && event.name === 'x.ts' && event.watchedPath === path.join(root, 'app/new/deeper'), 'notice from the new directory');
+  });
+
+  it('stops watching a removed directory and what is in it, and watches the one made again under its name', async () => {
+    const root = tempWorkspace({ 'app/sub/inner/a.ts': '', 'app/index.ts': '' });
+    const counted = countingFs();
+    const events = start(root, counted);
+    await events.next((event) => event.kind === 'ready', 'ready');
+    const sub = path.join(root, 'app/sub');
+    fs.rmSync(sub, { recursive: true });
+    await events.next((event) => event.kind === 'all' && event.event === 'unlinkDir' && event.path === sub, 'unlinkDir of app/sub');
+    expect(counted.closed).to.include.members([sub, path.join(sub, 'inner')]);
+    fs.mkdirSync(sub);
+    await events.next((event) => event.kind === 'all' && event.event === 'addDir' && event.path === sub, 'addDir of app/sub again');
+    fs.writeFileSync(path.join(sub, 'b.ts'), '');
+    await events.next((event) => event.kind === 'raw' && event.name === 'b.ts' && event.watchedPath === sub, 'notice from the directory made again');
+  });
+
+  it('watches a linked file itself, and again after its file is replaced by a rename', async () => {
+    const root = tempWorkspace({ 'app/index.ts': '', 'common/shared.ts': 'export const a = 1;\n' });
+    const link = path.join(root, 'app/shared.ts');
+    fs.symlinkSync('../common/shared.ts', link);
+    const counted = countingFs();
+    const events = start(root, counted);
+    await events.next((event) => event.kind === 'ready', 'ready');
+    expect(counted.watches).to.include(link);
+    fs.writeFileSync(path.join(root, 'common/shared.ts'), 'export const a = 2;\n');
+    await events.next((event) => event.kind === 'all' && event.event === 'change' && event.path === link, 'change of the linked file');
+    // An editor's save by rename: the watched file is gone, another takes its name.
+    fs.writeFileSync(path.join(root, 'common/shared.ts.tmp'), 'export const a = 3;\n');
+    fs.renameSync(path.join(root, 'common/shared.ts.tmp'), path.join(root, 'common/shared.ts'));
+    await events.next((event) => event.kind === 'all' && event.event === 'add' && event.path === link, 'the linked file watched again');
+    const changes = () => events.events.filter((event) => event.kind === 'all' && event.event === 'change' && event.path === link).length;
+    const before = changes();
+    fs.writeFileSync(path.join(root, 'common/shared.ts'), 'export const a = 4;\n');
+    await events.next((event) => event.kind === 'all' && event.event === 'change' && event.path === link && changes() > before, 'change of the new file');
+  });
+
+  it('watches nothing the scope refuses: skipped directories, a link out of the workspace, a second path to a directory', async () => {
+    const root = tempWorkspace({ 'app/index.ts': '', 'node_modules/pkg/index.js': '', '.git/HEAD': '' });
+    fs.symlinkSync('/', path.join(root, 'app/rootlink'));
+    fs.symlinkSync('.', path.join(root, 'app/same'));
+    const counted = countingFs();
+    const events = start(root, counted);
+    await events.next((event) => event.kind === 'ready', 'ready');
+    expect([...counted.watches].sort()).to.deep.equal([root, path.join(root, 'app')]);
+  });
+
+  it('walks a large tree in slices, and is ready once every directory is watched', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 120; index++) files[`packages/p${index % 12}/m${index}/src/index.ts`] = '';
+    const root = tempWorkspace(files);
+    const counted = countingFs();
+    const events = start(root, counted, 0);
+    // Other work runs between the slices: a turn of this chain each time.
+    let turns = 0;
+    let counting = true;
+    const turn = () => {
+      turns++;
+      if (counting) setImmediate(turn);
+    };
+    setImmediate(turn);
+    await events.next((event) => event.kind === 'ready', 'ready');
+    counting = false;
+    // The root, packages/, 12 packages, 120 modules and their src/ directories.
+    expect(counted.watches.length).to.equal(1 + 1 + 12 + 120 + 120);
+    expect(events.events.filter((event) => event.kind === 'ready')).to.have.length(1);
+    expect(turns, 'turns of other work while walking').to.be.greaterThan(50);
+    // Nothing of the first walk is reported as made.
+    expect(events.events.filter((event) => event.kind === 'all')).to.deep.equal([]);
+  });
+
+  it('closes every watch, and reports nothing after close', async () => {
+    const root = tempWorkspace({ 'app/sub/index.ts': '' });
+    const counted = countingFs();
+    const events = start(root, counted);
+    await events.next((event) => event.kind === 'ready', 'ready');
+    await open.pop()!.close();
+    expect([...counted.closed].sort()).to.deep.equal([...counted.watches].sort());
+    const seen = events.events.length;
+    fs.writeFileSync(path.join(root, 'app/sub/index.ts'), 'export {};\n');
+    fs.mkdirSync(path.join(root, 'app/other'));
+    await settle();
+    expect(events.events.length).to.equal(seen);
+  });
+});
