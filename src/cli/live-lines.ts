@@ -84,6 +84,27 @@ export function formatDiagnostic(d: Diagnostic, style: TerminalStyle, readLine: 
   return lines.join('\n');
 }
 
+/**
+ * How long ago the change a settled state answers was seen. A change that left the state
+ * settled (a file of a module that cannot build) started nothing to time: counted, it stood
+ * until the next settled state, which then told the time since that old change.
+ */
+export function changeTimer(now: () => number) {
+  let since: number | null = null;
+  return {
+    /** A change was reduced; `settled`: the state after it. */
+    changed(settled: boolean) {
+      if (!settled) since ??= now();
+    },
+    /** A settled state is told: the time since the first change it answers, if any. */
+    settled(): number | null {
+      const took = since === null ? null : now() - since;
+      since = null;
+      return took;
+    },
+  };
+}
+
 export interface ChangeContext {
   style: TerminalStyle;
   readLine: ReadLine;

@@ -9,7 +9,7 @@ import type { CoreEvent } from '../store/events.js';
 import { selectModuleStatus, selectReport, selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { VERSION } from '../version.js';
-import { linesBetween, shows, snapshotOf, untoldSnapshot, type LogLevel } from './live-lines.js';
+import { changeTimer, linesBetween, shows, snapshotOf, untoldSnapshot, type LogLevel } from './live-lines.js';
 import type { TerminalStyle } from './terminal-style.js';
 
 export interface BannerFacts {
@@ -92,13 +92,13 @@ export function followChanges(service: Service, told: ServiceState, root: string
       return null;
     }
   };
-  let lastChange: number | null = null;
+  const sinceChange = changeTimer(() => performance.now());
   const debug = (event: CoreEvent) => process.stderr.write(`${style.dim(`#${event.seq} ${event.type}`)} ${summarize(event as unknown as Record<string, unknown>)}\n`);
   // Under debug, the events of the start too: they happened before the banner.
   if (logLevel === 'debug') for (const event of service.internals.log.events(0)) debug(event);
   subscription.add(
     service.events$.subscribe((event) => {
-      if (event.type === 'files.changed' || event.type === 'workspace.read') lastChange ??= performance.now();
+      if (event.type === 'files.changed' || event.type === 'workspace.read') sinceChange.changed(selectSettled(service.internals.store.getState()));
       if (logLevel === 'debug') debug(event);
     }),
   );
@@ -107,9 +107,7 @@ export function followChanges(service: Service, told: ServiceState, root: string
     // The current state first (what is broken at start), then each settled one.
     service.state$.pipe(filter(selectSettled)).subscribe((state) => {
       const after = snapshotOf(state);
-      const sinceChange = lastChange === null ? null : performance.now() - lastChange;
-      lastChange = null;
-      for (const line of linesBetween(before, after, state, { style, readLine, sinceChange })) {
+      for (const line of linesBetween(before, after, state, { style, readLine, sinceChange: sinceChange.settled() })) {
         if (shows(logLevel, line.level)) (line.level === 'error' || line.level === 'warn' ? process.stderr : process.stdout).write(`${time(style)} ${line.text}\n`);
       }
       before = after;

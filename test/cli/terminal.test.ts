@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { startService } from '../../src/index.js';
 import { ListenError } from '../../src/service.js';
-import { formatDiagnostic } from '../../src/cli/live-lines.js';
+import { changeTimer, formatDiagnostic } from '../../src/cli/live-lines.js';
 import { terminalStyle, wantsColor } from '../../src/cli/terminal-style.js';
 import { CORE_BIN, DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
@@ -58,6 +58,23 @@ describe('formatDiagnostic', function () {
   it('prints the remedy of the kind under a diagnostic without a place too', function () {
     const text = formatDiagnostic({ kind: 'DEPENDENCY_NOT_DECLARED', message: 'lit is not declared' }, terminalStyle(false), () => null, 'x');
     expect(text.split('\n')).to.deep.equal(['x [DEPENDENCY_NOT_DECLARED] lit is not declared', '    → declare it in `dependencies` of the importing package']);
+  });
+});
+
+describe('changeTimer', function () {
+  it('times a settled state from the first change that unsettled it, and forgets a change that left it settled', function () {
+    let clock = 1_000;
+    const timer = changeTimer(() => clock);
+    expect(timer.settled(), 'no change yet').to.equal(null);
+    // A file of a module that cannot build: reduced, the state is still settled.
+    timer.changed(true);
+    clock = 6_000;
+    timer.changed(false); // a stylesheet saved five seconds later
+    clock = 6_010;
+    timer.changed(false); // its second look, before the build ends
+    clock = 6_012;
+    expect(timer.settled()).to.equal(12);
+    expect(timer.settled(), 'told once').to.equal(null);
   });
 });
 
