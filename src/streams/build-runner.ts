@@ -55,13 +55,16 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   return (job) =>
     new Observable<readonly Fact[]>((subscriber) => {
       const abort = new AbortController();
+      let settled = false;
       void run(job, abort.signal).then(
         (facts) => {
           if (abort.signal.aborted) return;
+          settled = true;
           subscriber.next(facts);
           subscriber.complete();
         },
         (error) => {
+          settled = true;
           if (abort.signal.aborted || (error instanceof Error && error.name === 'BuildCancelled')) return subscriber.complete();
           // The bundler could not run at all: every module of the job says why.
           const message = error instanceof Error ? error.message : String(error);
@@ -83,7 +86,11 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
           subscriber.complete();
         },
       );
-      return () => abort.abort();
+      // Only a job still running is cancelled: aborting a finished one made an AbortError (and
+      // its stack) at the end of every build, in the moment its answer was being sent.
+      return () => {
+        if (!settled) abort.abort();
+      };
     });
 
   async function run(job: BuildJob, signal: AbortSignal): Promise<Fact[]> {

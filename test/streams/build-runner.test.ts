@@ -42,6 +42,40 @@ describe('createBuildRunner', () => {
     await firstValueFrom(run(job));
     expect(hints).to.deep.equal([{ inputs: ['app/main/index.ts', 'app/main/theme.css'], changed: ['app/main/theme.css'], code: 'CODE-OF-BUILD-1' }]);
   });
+
+  it('aborts the signal of a job unsubscribed while it builds, never of one that finished', async () => {
+    const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
+    const signals: AbortSignal[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const bundler: Bundler = {
+      bundle: async (targets, _variant, signal) => {
+        signals.push(signal!);
+        if (signals.length === 2) await held;
+        return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: ['app/main/index.ts'], imports: [], errors: [] }));
+      },
+      rebuild: async () => {
+        throw new Error('not asked');
+      },
+      dispose: async () => {},
+    };
+    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes: createFileHashes(root) });
+    const job = (build: number): BuildJob => ({
+      build,
+      variant: 'browser.development',
+      bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' },
+      incremental: false,
+      modules: [{ module: moduleModel('main'), generation: 1, previousInputs: null }],
+    });
+    const facts = await firstValueFrom(run(job(1)));
+    expect(facts.map((fact) => fact.type)).to.deep.equal(['build.succeeded']);
+    expect(signals[0]!.aborted, 'the finished job').to.equal(false);
+    const running = run(job(2)).subscribe();
+    await waitFor(() => signals.length === 2, { what: 'the second job to start' });
+    running.unsubscribe();
+    expect(signals[1]!.aborted, 'the job unsubscribed while it builds').to.equal(true);
+    release();
+  });
 });
 
 describe('the builds effect', () => {
