@@ -18,6 +18,8 @@ export interface CachedAnswer extends OutputHeaders {
   /** What the check before answering must look at. */
   scope: CheckScope;
   body: Buffer;
+  /** Derived from the state alone (an address naming the last build's bytes): it owes no check (README "Addresses"). */
+  unchecked?: boolean;
 }
 
 export interface AnswerCache {
@@ -35,6 +37,12 @@ export interface AnswerCacheDeps {
   guards: readonly RequestGuard[];
   /** Most answers kept; the least recently stored go first. */
   limit?: number;
+  /**
+   * The answer the route gives `target` from the state alone, without a check against the disk
+   * (an address naming the last build's bytes), or null: taken before any is stored, so the
+   * first request of such an address (a page's fetch right after a push) skips Koa too.
+   */
+  derive?(target: string, state: ServiceState): CachedAnswer | null;
 }
 
 interface Stored extends CachedAnswer {
@@ -63,20 +71,32 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
     res.end(req.method === 'HEAD' ? undefined : answer.body);
   }
 
+  function remember(target: string, answer: CachedAnswer): Stored {
+    const notModified = outputHeaders(answer);
+    const full = { ...notModified, 'Content-Type': answer.type, 'Content-Length': answer.body.length };
+    const stored = { ...answer, notModified, full };
+    answers.delete(target);
+    answers.set(target, stored);
+    if (answers.size > limit) answers.delete(answers.keys().next().value!);
+    return stored;
+  }
+
+  function find(target: string): Stored | undefined {
+    const stored = answers.get(target);
+    if (stored?.state === deps.getState() || !deps.derive) return stored;
+    const derived = deps.derive(target, deps.getState());
+    return derived ? remember(target, derived) : stored;
+  }
+
   return {
-    remember(target, answer) {
-      const notModified = outputHeaders(answer);
-      const full = { ...notModified, 'Content-Type': answer.type, 'Content-Length': answer.body.length };
-      answers.delete(target);
-      answers.set(target, { ...answer, notModified, full });
-      if (answers.size > limit) answers.delete(answers.keys().next().value!);
-    },
+    remember: (target, answer) => void remember(target, answer),
     checked: (request) => checkedRequests.has(request),
     listener(next) {
       return function answerFromCache(req, res) {
         const target = req.url ?? '';
-        const answer = answers.get(target);
+        const answer = find(target);
         if (!usable(req, answer)) return next(req, res);
+        if (answer.unchecked) return send(req, res, answer);
         deps.freshness.check(answer.scope).then(() => {
           // The check found a change, or something else happened meanwhile: ask Koa.
           if (answer.state !== deps.getState()) {

@@ -28,7 +28,7 @@ import type { Activity } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { logRoute } from './routes/log.js';
-import { modulesRoute } from './routes/modules.js';
+import { lastBuildAnswerOf, modulesRoute } from './routes/modules.js';
 import { stateRoute } from './routes/state.js';
 import { pingSockets } from './time-limits.js';
 import { createSocketRoutes, verifyUpgrade, type SocketRoutes } from './sockets.js';
@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps): App {
   const sockets = createSocketRoutes();
   const socketOptions = { verifyClient: verifyUpgrade(sockets, guards), maxPayload: 4096 };
   const koa = websockify(new Koa(), socketOptions as never);
-  const answers = createAnswerCache({ getState: deps.getState, freshness: deps.freshness, guards });
+  const answers = createAnswerCache({ getState: deps.getState, freshness: deps.freshness, guards, derive: (target, state) => lastBuildAnswerOf(target, state, deps.outputs) });
   // Addresses are exact: no trailing-slash alias (strict) and no case alias (sensitive), so
   // `/M/...` or `/STATE` name nothing rather than a second address of the same answer.
   const router = new Router({ strict: true, sensitive: true });

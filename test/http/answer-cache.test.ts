@@ -22,6 +22,9 @@ describe('createAnswerCache', () => {
   let checks: CheckScope[];
   let changeOnCheck: boolean;
   let refuseEverything = false;
+  /** Targets the state answers by itself (an address naming the last build's bytes), and how often one was asked for. */
+  let derivable: Map<string, string>;
+  let derivations: number;
   // A guard added to the list: the cache runs the list it is given, as Koa does.
   const refuseWhenAsked: RequestGuard = () => (refuseEverything ? new ServiceError('REQUEST_INVALID', 'refused by a guard added to the list') : null);
   const cache = createAnswerCache({
@@ -33,6 +36,11 @@ describe('createAnswerCache', () => {
       },
     },
     guards: [...requestGuards({ allowedHosts: [], anyAddress: false }), refuseWhenAsked],
+    derive: (target, current) => {
+      derivations += 1;
+      const text = derivable.get(target);
+      return text === undefined ? null : { ...answer({ state: current, body: Buffer.from(text), immutable: true }), unchecked: true };
+    },
   });
   const next: RequestListener = (req: IncomingMessage, res) => {
     handedOver.push(req.url ?? '');
@@ -63,6 +71,8 @@ describe('createAnswerCache', () => {
     checks = [];
     changeOnCheck = false;
     refuseEverything = false;
+    derivable = new Map();
+    derivations = 0;
   });
 
   it('hands a request it never answered to Koa', async () => {
@@ -80,6 +90,31 @@ describe('createAnswerCache', () => {
     expect(res.text).to.equal('export const cached = 1;\n');
     expect(res.headers).to.include({ etag: '"h1"', 'cache-control': 'no-cache', 'content-type': 'text/javascript; charset=utf-8', 'x-content-type-options': 'nosniff' });
     expect(res.headers).to.not.have.property('access-control-allow-origin');
+  });
+
+  it('answers what the state gives a target by itself, before Koa and without the check, and keeps it for that state', async () => {
+    derivable.set('/m/named?v=h1', 'export const named = 1;\n');
+    const res = await get(base, '/m/named?v=h1');
+    expect(res.status).to.equal(200);
+    expect(res.text).to.equal('export const named = 1;\n');
+    expect(res.headers).to.include({ etag: '"h1"', 'cache-control': 'public, max-age=31536000, immutable' });
+    expect(handedOver).to.deep.equal([]);
+    expect(checks).to.deep.equal([]);
+    expect((await get(base, '/m/named?v=h1')).status).to.equal(200);
+    expect(derivations, 'derived once for the state').to.equal(1);
+    // Still behind the guards and the cross-site rule of development output.
+    expect((await get(base, '/m/named?v=h1', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' })).status).to.equal(299);
+    expect(handedOver).to.deep.equal(['/m/named?v=h1']);
+  });
+
+  it('asks the state again once it changed, before taking what it stored', async () => {
+    cache.remember('/m/e', answer());
+    state = { ...state };
+    derivable.set('/m/e', 'export const derived = 2;\n');
+    expect((await get(base, '/m/e')).text).to.equal('export const derived = 2;\n');
+    derivable.delete('/m/e');
+    state = { ...state };
+    expect((await get(base, '/m/e')).status, 'nothing to derive, the stored answer is of another state').to.equal(299);
   });
 
   it('hands over once the state changed, and when the check itself finds a change', async () => {

@@ -13,12 +13,13 @@ import { moduleSpecifier } from '../../workspace/specifiers.js';
 import { indexWorkspace } from '../../workspace/workspace-index.js';
 import { parseAddress, type Address } from '../address.js';
 import type { AssetFiles } from '../../streams/asset-files.js';
-import type { AnswerCache } from '../answer-cache.js';
+import type { AnswerCache, CachedAnswer } from '../answer-cache.js';
 import { ServiceError, unbuildable } from '../errors.js';
 import type { Readiness } from '../readiness.js';
-import { isCrossSiteRefused, sendOutput, type OutputHeaders } from '../send-output.js';
+import { isCrossSiteRefused, sendOutput } from '../send-output.js';
 import type { CheckScope } from '../../streams/freshness.js';
 import { isContentHash } from '../../outputs/content-hash.js';
+import { parse as parseQuery } from 'node:querystring';
 
 export interface ModulesRouteDeps {
   readiness: Readiness;
@@ -41,16 +42,12 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const key = variantKey(variant);
     const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
 
-    // An address naming by hash what the last build of the variant made, in development: its
-    // bytes are what the request names and no change on disk can make them stale, so it owes
-    // no check against the disk (README "Addresses"). This is the fetch a page makes right
-    // after a stylesheet push.
-    const now = deps.readiness.current();
-    const named = variant.env === 'development' ? lastBuiltAs(now, address, specifier, variant, key, ctx.query.v) : null;
-    const namedBody = named === null ? undefined : deps.outputs.get(named);
-    if (named !== null && namedBody) {
+    // An address naming the last build's bytes: the answer cache gives this answer before Koa;
+    // one it hands on still gets it here, or the cross-site refusal.
+    const named = lastBuildAnswer(deps.readiness.current(), deps.outputs, address, variant, ctx.query.v);
+    if (named) {
       refuseCrossSite(ctx, variant, specifier);
-      return answerWith(ctx, deps, namedBody, { type: TYPES[address.kind], hash: named, anyOrigin: false, immutable: true }, now, scope);
+      return answerWith(ctx, deps, named);
     }
 
     const checked = deps.answers.checked(ctx.req);
@@ -88,14 +85,47 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     }
     const body = deps.outputs.get(hash);
     if (!body) throw new Error(`the output ${hash} of ${specifier} is missing from the output cache`);
-    answerWith(ctx, deps, body, { type: TYPES[address.kind], hash, anyOrigin: variant.env === 'production', immutable: isContentHash(token) }, built.state, scope);
+    answerWith(ctx, deps, { type: TYPES[address.kind], hash, anyOrigin: variant.env === 'production', immutable: isContentHash(token), body, state: built.state, scope });
   };
 }
 
-/** Sends `body` and keeps the answer for the same address while the state stays `state` (the answer cache checks `scope` first). */
-function answerWith(ctx: HttpContext, deps: ModulesRouteDeps, body: Buffer, headers: OutputHeaders, state: ServiceState, scope: CheckScope): void {
-  sendOutput(ctx, body, headers);
-  deps.answers.remember(ctx.req.url ?? '', { ...headers, body, state, scope });
+/** Sends the answer and keeps it for the same address while the state stays its state (the answer cache checks its scope first, unless it owes no check). */
+function answerWith(ctx: HttpContext, deps: ModulesRouteDeps, answer: CachedAnswer): void {
+  sendOutput(ctx, answer.body, answer);
+  deps.answers.remember(ctx.req.url ?? '', answer);
+}
+
+/**
+ * The answer to a development address naming by hash what the state's last build made for
+ * it: its bytes are what the request names and no change on disk can make them stale, so it
+ * owes no check against the disk (README "Addresses"). Null for any other. Such are the fetch
+ * a page makes right after a stylesheet push, and every module a preview page loads (its
+ * import map names them so).
+ */
+export function lastBuildAnswer(state: ServiceState, outputs: OutputCache, address: Address, variant: Variant, token: unknown): CachedAnswer | null {
+  if (variant.env !== 'development' || address.kind === 'assets') return null;
+  const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
+  const key = variantKey(variant);
+  const named = lastBuiltAs(state, address, specifier, variant, key, token);
+  const body = named === null ? undefined : outputs.get(named);
+  if (named === null || !body) return null;
+  return { type: TYPES[address.kind], hash: named, anyOrigin: false, immutable: true, body, state, scope: { kind: 'variant', module: specifier, variant: key }, unchecked: true };
+}
+
+/** `lastBuildAnswer` of a request target, read as Koa and the route read it; null for any target the route would answer otherwise. */
+export function lastBuildAnswerOf(target: string, state: ServiceState, outputs: OutputCache): CachedAnswer | null {
+  const at = target.indexOf('?');
+  const pathname = at === -1 ? target : target.slice(0, at);
+  if (!pathname.startsWith('/m/') || at === -1) return null;
+  const querystring = target.slice(at + 1);
+  let address: Address;
+  try {
+    address = parseAddress(pathname);
+  } catch {
+    return null;
+  }
+  const query = parseOutputQuery(new URLSearchParams(querystring));
+  return query.ok ? lastBuildAnswer(state, outputs, address, query.variant, parseQuery(querystring).v) : null;
 }
 
 /**
