@@ -15,7 +15,7 @@ import { collect, failed, isBuildFailure, stylesheetRoot, stylesInputs, warnings
 import { createContextPool } from './context-pool.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { withLiveService } from './esbuild-service.js';
-import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
+import { esbuildOptions, OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type Bundler, type BundlerOptions, type RebuildHint } from './types.js';
 
 export { esbuildOptions } from './esbuild-options.js';
@@ -170,19 +170,17 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     } catch {
       return null; // gone or unreadable: the build says how
     }
-    const build = buildOptions([target], variant);
+    // The build's options that print CSS (its plugins, made for every build, are not needed).
+    const printed = outputOptions(variant);
     let result: esbuild.TransformResult;
     try {
       result = await esbuild.transform(source, {
+        ...printed,
         loader: 'css',
         sourcefile: target.entry,
-        sourcemap: build.sourcemap ? 'inline' : false,
-        minify: build.minify,
-        ...(build.target ? { target: build.target } : {}),
-        ...(build.supported ? { supported: build.supported } : {}),
-        charset: build.charset,
-        legalComments: build.legalComments ?? 'eof',
-        ...(build.minify ? {} : { banner: `/* ${target.entry} */` }),
+        // A bundle's legal comments go to the end of the file.
+        legalComments: 'eof',
+        ...(printed.minify ? {} : { banner: `/* ${target.entry} */` }),
         logLevel: 'silent',
       });
     } catch (error) {

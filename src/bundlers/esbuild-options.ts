@@ -37,17 +37,24 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
     metafile: true,
     format: 'esm',
     platform: variant.target === 'node' ? 'node' : 'browser',
-    minify: variant.min,
-    sourcemap: variant.sourcemap === 'inline' ? 'inline' : false,
     // `process.env.NODE_ENV` follows `env` whatever the package defines.
     define: { ...targets[0]?.define, 'process.env.NODE_ENV': JSON.stringify(variant.env) },
+    ...outputOptions(variant),
+    logLevel: 'silent',
+    plugins,
+  };
+}
+
+/** How a variant prints its outputs, whatever the entries: every build's, and the engine's transform of a lone stylesheet. */
+export function outputOptions(variant: Variant) {
+  return {
+    minify: variant.min,
+    sourcemap: variant.sourcemap === 'inline' ? ('inline' as const) : false,
     // The default target is the newest syntax (esnext), except what no shipping browser runs
     // yet: decorators, standard or TypeScript's experimental ones, are always lowered, whatever
     // the tsconfig says, so that a module reported valid also runs (README "Bundling real code").
     supported: { decorators: false },
-    charset: 'utf8',
-    logLevel: 'silent',
-    plugins,
+    charset: 'utf8' as const,
   };
 }
 
