@@ -88,13 +88,19 @@ describe('watchTree', () => {
     return record(watcher);
   }
 
+  /** A watcher of `root` with its calls counted, once its first walk is done. */
+  async function ready(root: string) {
+    const counted = countingFs();
+    const events = start(root, counted);
+    await events.next((event) => event.kind === 'ready', 'ready');
+    return { counted, events };
+  }
+
   it('passes a save on from its directory’s notice, and reads and stats nothing for it, however large the directory', async () => {
     const files: Record<string, string> = {};
     for (let index = 0; index < 300; index++) files[`app/file-${index}.ts`] = `export const n = ${index};\n`;
     const root = tempWorkspace(files);
-    const counted = countingFs();
-    const events = start(root, counted);
-    await events.next((event) => event.kind === 'ready', 'ready');
+    const { counted, events } = await ready(root);
     counted.reads.length = 0;
     counted.stats.length = 0;
     fs.writeFileSync(path.join(root, 'app/file-7.ts'), 'export const n = 70;\n');
@@ -108,9 +114,7 @@ describe('watchTree', () => {
 
   it('watches a directory made after the first walk, and those made in it, and reports them', async () => {
     const root = tempWorkspace({ 'app/index.ts': '' });
-    const counted = countingFs();
-    const events = start(root, counted);
-    await events.next((event) => event.kind === 'ready', 'ready');
+    const { events } = await ready(root);
     fs.mkdirSync(path.join(root, 'app/new/deeper'), { recursive: true });
     await events.next((event) => event.kind === 'all' && event.event === 'addDir' && event.path === path.join(root, 'app/new/deeper'), 'addDir of app/new/deeper');
     expect(events.events.some((event) => event.kind === 'all' && event.event === 'addDir' && event.path === path.join(root, 'app/new'))).to.equal(true);
@@ -120,9 +124,7 @@ describe('watchTree', () => {
 
   it('stops watching a removed directory and what is in it, and watches the one made again under its name', async () => {
     const root = tempWorkspace({ 'app/sub/inner/a.ts': '', 'app/index.ts': '' });
-    const counted = countingFs();
-    const events = start(root, counted);
-    await events.next((event) => event.kind === 'ready', 'ready');
+    const { counted, events } = await ready(root);
     const sub = path.join(root, 'app/sub');
     fs.rmSync(sub, { recursive: true });
     await events.next((event) => event.kind === 'all' && event.event === 'unlinkDir' && event.path === sub, 'unlinkDir of app/sub');
@@ -137,9 +139,7 @@ describe('watchTree', () => {
     const root = tempWorkspace({ 'app/index.ts': '', 'common/shared.ts': 'export const a = 1;\n' });
     const link = path.join(root, 'app/shared.ts');
     fs.symlinkSync('../common/shared.ts', link);
-    const counted = countingFs();
-    const events = start(root, counted);
-    await events.next((event) => event.kind === 'ready', 'ready');
+    const { counted, events } = await ready(root);
     expect(counted.watches).to.include(link);
     fs.writeFileSync(path.join(root, 'common/shared.ts'), 'export const a = 2;\n');
     await events.next((event) => event.kind === 'all' && event.event === 'change' && event.path === link, 'change of the linked file');
@@ -157,9 +157,7 @@ describe('watchTree', () => {
     const root = tempWorkspace({ 'app/index.ts': '', 'node_modules/pkg/index.js': '', '.git/HEAD': '' });
     fs.symlinkSync('/', path.join(root, 'app/rootlink'));
     fs.symlinkSync('.', path.join(root, 'app/same'));
-    const counted = countingFs();
-    const events = start(root, counted);
-    await events.next((event) => event.kind === 'ready', 'ready');
+    const { counted } = await ready(root);
     expect([...counted.watches].sort()).to.deep.equal([root, path.join(root, 'app')]);
   });
 
@@ -189,9 +187,7 @@ describe('watchTree', () => {
 
   it('closes every watch, and reports nothing after close', async () => {
     const root = tempWorkspace({ 'app/sub/index.ts': '' });
-    const counted = countingFs();
-    const events = start(root, counted);
-    await events.next((event) => event.kind === 'ready', 'ready');
+    const { counted, events } = await ready(root);
     await open.pop()!.close();
     expect([...counted.closed].sort()).to.deep.equal([...counted.watches].sort());
     const seen = events.events.length;
