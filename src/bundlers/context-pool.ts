@@ -44,10 +44,20 @@ export function createContextPool(limit = 64): ContextPool {
     return entry;
   }
 
+  /** Marks a kept entry the most recently used. */
+  function used(key: string, entry: Pooled): Pooled {
+    pool.delete(key);
+    pool.set(key, entry);
+    return entry;
+  }
+
   return {
     async rebuild(key, signature, options, signal) {
       if (signal?.aborted) throw new BuildCancelled();
-      const entry = await take(key, signature, options);
+      // A kept context is rebuilt in this very turn: the caller goes on (to record that the
+      // build started) while esbuild works.
+      const kept = pool.get(key);
+      const entry = kept?.signature === signature ? used(key, kept) : await take(key, signature, options);
       const { context } = entry;
       const previous = entry.idle;
       let release!: () => void;
@@ -55,7 +65,7 @@ export function createContextPool(limit = 64): ContextPool {
       let cancelled: Promise<void> = Promise.resolve();
       const cancel = () => void (cancelled = context.cancel().catch(() => {}));
       try {
-        await previous;
+        if (previous) await previous;
         if (signal?.aborted) throw new BuildCancelled();
         signal?.addEventListener('abort', cancel, { once: true });
         const result = await context.rebuild();

@@ -7,6 +7,8 @@ import type { Bundler, CreateBundler } from './types.js';
 
 export interface BundlerRegistry {
   get(ref: BundlerRef): Promise<Bundler>;
+  /** The bundler once loaded, else undefined: a build then calls it in the same turn, without waiting on `get`. */
+  loaded?(ref: BundlerRef): Bundler | undefined;
   dispose(): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export class BundlerUnavailable extends Error {
 
 export function createBundlerRegistry(root: string): BundlerRegistry {
   const bundlers = new Map<string, Promise<Bundler>>();
+  const ready = new Map<string, Bundler>();
   const settled: Bundler[] = [];
 
   async function load(ref: BundlerRef): Promise<Bundler> {
@@ -46,11 +49,12 @@ export function createBundlerRegistry(root: string): BundlerRegistry {
       if (!bundler) {
         bundler = load(ref);
         // A failed load is retried on the next build: the workspace may have installed it since.
-        bundler.catch(() => bundlers.delete(key));
+        bundler.then((loaded) => void ready.set(key, loaded), () => bundlers.delete(key));
         bundlers.set(key, bundler);
       }
       return bundler;
     },
+    loaded: (ref) => ready.get(bundlerKey(ref)),
     async dispose() {
       await Promise.all(settled.map((bundler) => bundler.dispose()));
     },

@@ -29,7 +29,7 @@ export interface BuildJob {
   modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; previousCode?: string | null; manifest?: string }[];
 }
 
-/** One job: its results, all at once (one change of state), then complete. */
+/** One job: its results, all at once (one change of state), then complete; never in the turn it was subscribed in (its start is recorded after). */
 export type RunBuild = (job: BuildJob) => Observable<readonly Fact[]>;
 
 export interface BuildRunnerDeps {
@@ -103,7 +103,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       for (const path of Object.keys(previousInputs ?? {})) before[path] ??= deps.hashes.stamp(path);
     }
     const startedAt = now();
-    const bundler = await deps.registry.get(job.bundler);
+    const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
     const targets = job.modules.map(({ module }) => toBundleTarget(module, job.workspace));
     const results = job.incremental && targets.length === 1
       ? [await bundler.rebuild(targets[0]!, variant, signal, since(job.modules[0]!, before))]

@@ -67,7 +67,16 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
       }
     }
 
+    // The job runs first, then its start is recorded: a loaded bundler is called in this turn,
+    // so esbuild works while the store records the start (its result comes in a later turn,
+    // after `build.started`, whatever it is).
     function start(job: BuildJob, reason: BuildReason) {
+      const subscription = deps.run(job).subscribe({
+        next: (fact) => subscriber.next(fact),
+        error: (error) => subscriber.error(error),
+        complete: () => running.delete(job.build),
+      });
+      if (!subscription.closed) running.set(job.build, { job, subscription });
       subscriber.next({
         type: 'build.started',
         build: job.build,
@@ -76,12 +85,6 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
         reason,
         modules: job.modules.map(({ module, generation }) => ({ module: module.specifier, generation })),
       });
-      const subscription = deps.run(job).subscribe({
-        next: (fact) => subscriber.next(fact),
-        error: (error) => subscriber.error(error),
-        complete: () => running.delete(job.build),
-      });
-      if (!subscription.closed) running.set(job.build, { job, subscription });
     }
 
     function schedule(state: ServiceState) {

@@ -43,6 +43,26 @@ describe('createBuildRunner', () => {
     expect(hints).to.deep.equal([{ inputs: ['app/main/index.ts', 'app/main/theme.css'], changed: ['app/main/theme.css'], code: 'CODE-OF-BUILD-1' }]);
   });
 
+  it('calls a loaded bundler in the turn the job is subscribed in', async () => {
+    const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
+    const calls: string[] = [];
+    const bundler: Bundler = {
+      bundle: async (targets) => {
+        calls.push('bundle');
+        return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: ['app/main/index.ts'], imports: [], errors: [] }));
+      },
+      rebuild: async () => {
+        throw new Error('not asked');
+      },
+      dispose: async () => {},
+    };
+    const run = createBuildRunner({ registry: { get: async () => bundler, loaded: () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes: createFileHashes(root) });
+    const job: BuildJob = { build: 1, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: 1, previousInputs: null }] };
+    const facts = firstValueFrom(run(job));
+    expect(calls, 'called before this turn ends').to.deep.equal(['bundle']);
+    expect((await facts).map((fact) => fact.type)).to.deep.equal(['build.succeeded']);
+  });
+
   it('aborts the signal of a job unsubscribed while it builds, never of one that finished', async () => {
     const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
     const signals: AbortSignal[] = [];

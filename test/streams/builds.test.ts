@@ -89,6 +89,24 @@ describe('builds$', () => {
     expect(statuses).to.deep.equal(['done', 'done', 'done']);
   });
 
+  it('runs a job before it records its start: the bundler works while the store takes build.started', () => {
+    const order: string[] = [];
+    scheduler.run(({ cold, hot }) => {
+      const store = createStore({ now: () => new Date(0) });
+      store.dispatch({ type: 'service.started', format: 1, root: '/w', service: 'test' });
+      const run = (job: BuildJob): Observable<readonly Fact[]> => {
+        order.push(`run ${job.build}`);
+        return cold('-(r|)', { r: [] as Fact[] }) as Observable<readonly Fact[]>;
+      };
+      builds$(store.events$, store.state$, { run, concurrency: 1 }).subscribe((facts) => {
+        for (const fact of Array.isArray(facts) ? facts : [facts as Fact]) if (fact.type === 'build.started') order.push(`started ${fact.build}`);
+        store.dispatch(facts);
+      });
+      hot<Fact>('a', { a: { type: 'workspace.read', workspace: workspace('one') } }).subscribe((fact) => store.dispatch(fact));
+    });
+    expect(order).to.deep.equal(['run 1', 'started 1']);
+  });
+
   it('rebuilds an edited module on its own, incrementally', () => {
     let result!: ReturnType<typeof harness>;
     scheduler.run(({ cold, hot, expectObservable }) => {
