@@ -21,8 +21,6 @@ export interface Readiness {
    * settled state, without the check against the disk that an answer owes its request.
    */
   settled(check?: boolean): Promise<ServiceState>;
-  /** The state as it is, unchecked: for an answer that no change on disk can make stale (an address naming its bytes). */
-  current(): ServiceState;
 }
 
 export interface ReadinessDeps {
@@ -70,7 +68,5 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
       if (check) await deps.freshness.check({ kind: 'all' });
       return when(selectSettled);
     },
-
-    current: deps.getState,
   };
 }

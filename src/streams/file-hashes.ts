@@ -76,6 +76,9 @@ export function isStillValid(known: ReadStamp, stats: fs.Stats): boolean {
 // is most of the cost of reading 1,000 modules' sources on a first start.
 const realpath = (file: string): string => fs.realpathSync.native(file);
 
+/** What a path leads to, whatever the path: its device and inode. */
+export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.ino}`;
+
 export function createFileHashes(root: string, now: () => number = Date.now): FileHashes {
   const remembered = new Map<string, Remembered>();
   // The check before each answer stats every path the answer depends on: the hottest call of
@@ -158,7 +161,7 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     const hash = contentHash(entries.map((entry) => `${entry.name}${entry.directory ? '/' : ''}`).join('\n'));
     remember(`${dir}/`, stats, hash, at);
     // The directory itself, whatever path leads to it: a search visits it once (a link loop ends).
-    return { entries, hash, id: `${stats.dev}:${stats.ino}` };
+    return { entries, hash, id: entryIdentity(stats) };
   }
 
   function isDirectoryInside(relative: string): boolean {

@@ -17,6 +17,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import { entryIdentity } from './file-hashes.js';
 import type { SeenEntry } from './watch-scope.js';
 import type { WatcherLike } from './watch.js';
 
@@ -43,8 +44,6 @@ interface Watched {
   /** `dev:ino` of what the path led to when it was watched: a path made again is another entry. */
   id: string;
 }
-
-const identity = (stats: fs.Stats) => `${stats.dev}:${stats.ino}`;
 
 export function watchTree(root: string, options: TreeWatcherOptions): WatcherLike {
   const files: TreeWatcherFs = options.fs ?? fs;
@@ -75,7 +74,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): WatcherLik
       unwatch(absolute);
       fail(error);
     });
-    watched.set(absolute, { handle, directory, id: identity(stats) });
+    watched.set(absolute, { handle, directory, id: entryIdentity(stats) });
     return true;
   }
 
@@ -158,7 +157,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): WatcherLik
     const known = watched.get(absolute);
     if (!known) return admit(absolute, ready);
     const stats = files.statSync(absolute, { throwIfNoEntry: false });
-    if (stats && identity(stats) === known.id) return;
+    if (stats && entryIdentity(stats) === known.id) return;
     // Removed, or made again (another entry under the same name): the old watch is of a gone entry.
     unwatch(absolute);
     emitter.emit('all', known.directory ? 'unlinkDir' : 'unlink', absolute);

@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { toWorkspacePath } from '../workspace/paths.js';
+import { entryIdentity } from './file-hashes.js';
 
 export const DEFAULT_WATCH_LIMIT = 50_000;
 
@@ -85,7 +86,7 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
       if (!stats) return true;
     }
     if (stats.isDirectory()) {
-      const key = `${stats.dev}:${stats.ino}`;
+      const key = entryIdentity(stats);
       const owner = owners.get(key);
       if (owner !== undefined && owner !== relative) {
         // A path inside the directory it shows is a loop: no file is known by it.

@@ -42,14 +42,8 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const key = variantKey(variant);
     const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
 
-    // An address naming the last build's bytes: the answer cache gives this answer before Koa;
-    // one it hands on still gets it here, or the cross-site refusal.
-    const named = lastBuildAnswer(deps.readiness.current(), deps.outputs, address, variant, ctx.query.v);
-    if (named) {
-      refuseCrossSite(ctx, variant, specifier);
-      return answerWith(ctx, deps, named);
-    }
-
+    // An address naming the last build's bytes is answered before Koa, by the answer cache
+    // (`lastBuildAnswer`); one it hands on here (refused, or the state moved on) is checked.
     const checked = deps.answers.checked(ctx.req);
     const state = await deps.readiness.workspace(scope, checked);
     const module = findModule(state, address);
