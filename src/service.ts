@@ -34,7 +34,7 @@ import { record$, type RecordDeps } from './streams/record.js';
 import { supervise } from './streams/supervisor.js';
 import { pushMessages$ } from './streams/push-messages.js';
 import { watch$, type WatchDeps } from './streams/watch.js';
-import { watchTree } from './streams/tree-watcher.js';
+import { watchTree, type TreeWatcher } from './streams/tree-watcher.js';
 import { VERSION } from './version.js';
 import { readWorkspace } from './workspace/read-workspace.js';
 import type { WorkspaceModel } from './workspace/model.js';
@@ -114,6 +114,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const registry = createBundlerRegistry(root);
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, { hashes, outputs, reader: workspaceReaderCodeHash() }) : null;
   const activity = createActivity();
+  /** The tree watcher while the watch effect runs: its silence spares the check a stat (README "Addresses"). */
+  let treeWatcher: TreeWatcher | null = null;
   const baseDeps: EffectDeps = {
     root,
     scheduler: asapScheduler,
@@ -131,7 +133,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     buildNumbers: counter(),
     hashes,
     outputs,
-    createWatcher: (dir, ignored) => watchTree(dir, { ignored }),
+    createWatcher: (dir, ignored) => (treeWatcher = watchTree(dir, { ignored })),
     // After the first page: its join and the walk of a large tree each wanted both cores.
     requestsInProgress$: activity.inProgress$,
     watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),
@@ -162,7 +164,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   );
   subscriptions.push(effects.subscribe(dispatch));
 
-  const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch: store.dispatch });
+  const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch: store.dispatch, quiet: (relative, since) => treeWatcher?.unchangedSince(relative, since) === true });
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
   // The first read has just looked at the disk (or proved the cached model by its stats), and no
   // request waits yet: a check now would stat every manifest again for nobody.

@@ -36,6 +36,13 @@ export interface FileHashes {
   leaves(relative: string): boolean;
   /** The workspace-relative path with links resolved; null when absent or outside. */
   realPath(relative: string): string | null;
+  /**
+   * The hash the last `stamp` of a path gave (null: absent), and when that stamp began
+   * (`performance.now()`): what the watcher's silence since then proves still holds (README
+   * "Addresses"). Undefined when it was never stamped, or is a file with other hard links
+   * (a write through another name is noticed in that name's directory).
+   */
+  confirmed(relative: string): Confirmed | undefined;
   /** The stat and hash this reader last took of a path: how the build cache proves a file unchanged without reading it. */
   signature(relative: string): FileSignature | null;
   /**
@@ -43,6 +50,11 @@ export interface FileHashes {
    * was recorded long enough after its last change); false when it is not, and nothing is taken.
    */
   adopt(relative: string, signature: FileSignature): boolean;
+}
+
+export interface Confirmed {
+  hash: string | null;
+  at: number;
 }
 
 /** A path's hash with the stat it was taken with: [hash, ino, size, mtimeMs, ctimeMs, when it was read]. */
@@ -81,6 +93,7 @@ export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.
 
 export function createFileHashes(root: string, now: () => number = Date.now): FileHashes {
   const remembered = new Map<string, Remembered>();
+  const confirmations = new Map<string, Confirmed>();
   // The check before each answer stats every path the answer depends on: the hottest call of
   // the service. Workspace paths are normal, so they are joined by concatenation (path.join's
   // normalization costs a third of a stat), and not at all while the process runs in the
@@ -169,18 +182,25 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
   }
 
   function stamp(relative: string): Stamp {
+    const at = performance.now();
     const isDir = relative.endsWith('/');
     const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
-    if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return { hash: null, mtimeMs: 0 };
-    const known = trusted(relative, stats);
-    if (known !== null) return { hash: known, mtimeMs: stats.mtimeMs };
-    const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
-    return { hash: fresh ? fresh.hash : null, mtimeMs: stats.mtimeMs };
+    let result: Stamp;
+    if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) result = { hash: null, mtimeMs: 0 };
+    else {
+      const known = trusted(relative, stats);
+      const hash = known ?? (isDir ? listDir(relative, stats) : readFile(relative, stats))?.hash ?? null;
+      result = { hash, mtimeMs: stats.mtimeMs };
+    }
+    if (stats && !isDir && stats.nlink > 1) confirmations.delete(relative);
+    else confirmations.set(relative, { hash: result.hash, at });
+    return result;
   }
 
   return {
     stamp,
     hash: (relative) => stamp(relative).hash,
+    confirmed: (relative) => confirmations.get(relative),
     readText(relative) {
       const file = readFile(relative);
       return file ? { text: file.text, hash: file.hash } : null;

@@ -5,6 +5,8 @@
 //
 // All requests arriving in one turn of the event loop share one pass: under load the cost
 // of the check is spread over them, and each pass still starts after its requests arrived.
+// A path the watcher proves unchanged since its content was last confirmed (`quiet`,
+// tree-watcher.ts) is not looked at again: its last hash is what is on disk.
 import type { Fact, InputHashes } from '../store/events.js';
 import { defaultVariantKey } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
@@ -28,7 +30,11 @@ export interface FreshnessDeps {
   dispatch(fact: Fact): void;
   /** When the shared pass runs; the next turn of the event loop by default. */
   schedule?(run: () => void): void;
+  /** Whether the watcher proves `relative` unchanged since `since` (TreeWatcher.unchangedSince). */
+  quiet?: Quiet;
 }
+
+export type Quiet = (relative: string, since: number) => boolean;
 
 export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
   const schedule = deps.schedule ?? ((run) => void setImmediate(run));
@@ -38,7 +44,7 @@ export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
     const { scopes, waiting } = pending!;
     pending = null;
     try {
-      const changed = findChanges(deps.getState(), scopes, deps.hashes);
+      const changed = findChanges(deps.getState(), scopes, deps.hashes, deps.quiet);
       if (changed) deps.dispatch({ type: 'files.changed', files: changed, source: 'check' });
     } finally {
       for (const resolve of waiting) resolve();
@@ -138,7 +144,7 @@ function moduleSources(state: ServiceState, specifier: string, variant: string):
 }
 
 /** The paths whose content differs from what the state recorded, with their hashes now. */
-export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes): InputHashes | null {
+export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes, quiet?: Quiet): InputHashes | null {
   const lists: Expected[] = [];
   // A stale workspace is being read again anyway. `/state`, the preview and every `workspace`
   // answer check every manifest; an output checks only the manifests it depends on, so its
@@ -155,14 +161,21 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
       lists.push(expected(state, 'all', () => state.workspace.modules.flatMap((module) => variantInputs(state, module.specifier, defaultVariantKey(module)))));
     }
   }
+  const current = (path: string): string | null => {
+    if (quiet) {
+      const confirmed = hashes.confirmed(path);
+      if (confirmed && quiet(path, confirmed.at)) return confirmed.hash;
+    }
+    return hashes.hash(path);
+  };
   // Each path is looked at once per pass, however many lists expect it.
   const now = new Map<string, string | null>();
   let changed: InputHashes | null = null;
   for (const list of lists) {
     for (const [path, hash] of list) {
-      let current = now.get(path);
-      if (current === undefined && !now.has(path)) now.set(path, (current = hashes.hash(path)));
-      if (current !== hash) (changed ??= {})[path] = current!;
+      let hashNow = now.get(path);
+      if (hashNow === undefined && !now.has(path)) now.set(path, (hashNow = current(path)));
+      if (hashNow !== hash) (changed ??= {})[path] = hashNow!;
     }
   }
   return changed;

@@ -14,6 +14,17 @@
 // the first walk is done; `error` for a watch that could not be made or failed (too many
 // watches, a vanished directory): those events are lost, and the check before answering still
 // finds every change.
+//
+// The watcher's silence is also a proof (`unchangedSince`, README "Addresses"): on Linux, on a
+// local file system, a path whose directory has been watched and walked since before its content
+// was last confirmed, and that no notice has named since, has not changed. The kernel queues a
+// notice before the write that made it returns, and the event loop reads the watch's descriptor
+// in the same poll as a request's socket that became ready after it, so by the time the check
+// before answering runs every change made before the request has been noticed. What the
+// notices cannot see is never taken on their word: a symbolic link (its target changes
+// elsewhere), a directory listing that holds one, a path through another file system (a
+// mount inside the workspace), and everything once a burst of notices was large enough for
+// the kernel's queue to have overflowed (libuv drops the overflow notice itself).
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,6 +36,7 @@ import type { WatcherLike } from './watch.js';
 export interface TreeWatcherFs {
   readdirSync(dir: string, options: { withFileTypes: true }): fs.Dirent[];
   statSync(file: string, options: { throwIfNoEntry: false }): fs.Stats | undefined;
+  lstatSync(file: string, options: { throwIfNoEntry: false }): fs.Stats | undefined;
   watch(file: string, options: { persistent: boolean }, listener: (event: string, name: string | Buffer | null) => void): fs.FSWatcher;
 }
 
@@ -36,6 +48,48 @@ export interface TreeWatcherOptions {
   /** How long the first walk works before it lets other work run (ms). */
   sliceMs?: number;
   fs?: TreeWatcherFs;
+  /**
+   * Whether notices may prove a path unchanged (`unchangedSince`): by default on Linux, when the
+   * root is on a local file system whose changes all pass through this kernel.
+   */
+  trustNotices?: boolean;
+  /** Notices in one poll past which the kernel's queue may have overflowed: nothing is proven from before. */
+  burstLimit?: number;
+}
+
+export interface TreeWatcher extends WatcherLike {
+  /**
+   * Whether the watches prove that `relative` (workspace-relative; a trailing `/` names a
+   * directory's listing) has not changed since `since`, a `performance.now()` time taken before
+   * its content (or its absence) was last confirmed on disk. False whenever they cannot.
+   */
+  unchangedSince(relative: string, since: number): boolean;
+}
+
+// File systems whose every change is made by this kernel, which then notifies its watches
+// (statfs magic numbers): ext2-4, xfs, btrfs, tmpfs, ramfs, overlayfs, f2fs, zfs, bcachefs.
+// A network or FUSE file system (NFS, 9p, virtiofs, SMB, a host folder in a VM) can change
+// under the watch without a notice.
+const LOCAL_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x858458f6, 0x794c7630, 0xf2f52010, 0x2fc12fc1, 0xca451a4e]);
+
+function noticesAreComplete(root: string): boolean {
+  if (process.platform !== 'linux') return false; // FSEvents and ReadDirectoryChangesW deliver later, not in the same poll
+  try {
+    return LOCAL_FILE_SYSTEMS.has(fs.statfsSync(root).type);
+  } catch {
+    return false;
+  }
+}
+
+/** Half the kernel's queue of notices (fs.inotify.max_queued_events), and not more than 1,024. */
+function defaultBurstLimit(): number {
+  try {
+    const queued = Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
+    if (queued > 0) return Math.min(1024, Math.floor(queued / 2));
+  } catch {
+    // not Linux, or /proc unreadable: the default queue is 16,384
+  }
+  return 1024;
 }
 
 interface Watched {
@@ -43,9 +97,12 @@ interface Watched {
   directory: boolean;
   /** `dev:ino` of what the path led to when it was watched: a path made again is another entry. */
   id: string;
+  dev: number;
+  /** A directory: when its walk began reading it (`performance.now()`); from then on its notices name every change of its entries. */
+  walkedAt?: number;
 }
 
-export function watchTree(root: string, options: TreeWatcherOptions): WatcherLike {
+export function watchTree(root: string, options: TreeWatcherOptions): TreeWatcher {
   const files: TreeWatcherFs = options.fs ?? fs;
   const persistent = options.persistent ?? true;
   const sliceMs = options.sliceMs ?? 8;
@@ -56,6 +113,19 @@ export function watchTree(root: string, options: TreeWatcherOptions): WatcherLik
   let walking: NodeJS.Immediate | null = null;
   let ready = false;
   let closed = false;
+  const trusting = options.trustNotices ?? noticesAreComplete(root);
+  const burstLimit = options.burstLimit ?? defaultBurstLimit();
+  /** When each entry (absolute) was last named by a notice; a directory's listing, by a notice of an entry made, removed or renamed in it. */
+  const noticedAt = new Map<string, number>();
+  const listingChangedAt = new Map<string, number>();
+  /** Entries seen to be symbolic links, and the directories holding them. */
+  const links = new Set<string>();
+  const directoriesWithLinks = new Set<string>();
+  /** Nothing confirmed before this is proven by the watches (an overflow, a watched directory's own notice). */
+  let provenFrom = 0;
+  let burst = 0;
+  let rootDev = -1;
+  const prefix = root.endsWith('/') ? root : `${root}/`;
 
   const fail = (error: unknown) => {
     if (!closed && emitter.listenerCount('error') > 0) emitter.emit('error', error);
@@ -74,7 +144,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): WatcherLik
       unwatch(absolute);
       fail(error);
     });
-    watched.set(absolute, { handle, directory, id: entryIdentity(stats) });
+    watched.set(absolute, { handle, directory, id: entryIdentity(stats), dev: stats.dev });
     return true;
   }
 
@@ -109,6 +179,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): WatcherLik
   // a link is decided by the scope (a link may lead out of the workspace, or to a directory
   // walked already).
   function walk(dir: string, report: boolean) {
+    const at = performance.now();
     let entries: fs.Dirent[];
     try {
       entries = files.readdirSync(dir, { withFileTypes: true });
@@ -117,8 +188,17 @@ export function watchTree(root: string, options: TreeWatcherOptions): WatcherLik
     }
     for (const entry of entries) {
       if (closed) return;
+      if (entry.isSymbolicLink()) noteLink(path.join(dir, entry.name), true);
       if (entry.isDirectory() || entry.isSymbolicLink()) admit(path.join(dir, entry.name), report, entry);
     }
+    const watch = watched.get(dir);
+    if (watch?.directory) watch.walkedAt = at;
+  }
+
+  function noteLink(absolute: string, isLink: boolean) {
+    if (!isLink) return void links.delete(absolute);
+    links.add(absolute);
+    directoriesWithLinks.add(path.dirname(absolute));
   }
 
   function walkSoon() {
@@ -145,19 +225,37 @@ export function watchTree(root: string, options: TreeWatcherOptions): WatcherLik
 
   function notice(watchedPath: string, directory: boolean, event: string, name: string) {
     if (closed) return;
+    remember(watchedPath, directory, event, name);
     emitter.emit('raw', event, name, { watchedPath });
     if (!directory) return linkedFileNotice(watchedPath, event);
     // Only an entry made, removed or renamed changes what is watched: every platform reports
     // those as 'rename', and a save of a file's content as 'change'.
     if (event !== 'rename' || name === '') return;
-    entryNotice(path.join(watchedPath, name));
+    // The watched directory itself removed or moved (libuv names it by its base name): its watch
+    // has ended, even when a directory made again at once got the same inode number.
+    if (name === path.basename(watchedPath)) entryNotice(watchedPath, true);
+    entryNotice(path.join(watchedPath, name), false);
   }
 
-  function entryNotice(absolute: string) {
+  // What `unchangedSince` needs: when each path was last named. A watched directory's notice about
+  // itself (removed, moved) and a burst large enough to have overflowed the kernel's queue leave
+  // nothing proven from before.
+  function remember(watchedPath: string, directory: boolean, event: string, name: string) {
+    const at = performance.now();
+    if (burst++ === 0) setImmediate(() => (burst = 0));
+    if (burst > burstLimit || name === '' || (directory && name === path.basename(watchedPath))) provenFrom = at;
+    if (!directory) return void noticedAt.set(watchedPath, at);
+    noticedAt.set(path.join(watchedPath, name), at);
+    if (event === 'rename') listingChangedAt.set(watchedPath, at);
+  }
+
+  /** `ended`: the entry's own watch reported it moved or removed, so it is watched again whatever its identity now. */
+  function entryNotice(absolute: string, ended: boolean) {
+    noteLink(absolute, files.lstatSync(absolute, { throwIfNoEntry: false })?.isSymbolicLink() === true);
     const known = watched.get(absolute);
     if (!known) return admit(absolute, ready);
     const stats = files.statSync(absolute, { throwIfNoEntry: false });
-    if (stats && entryIdentity(stats) === known.id) return;
+    if (!ended && stats && entryIdentity(stats) === known.id) return;
     // Removed, or made again (another entry under the same name): the old watch is of a gone entry.
     unwatch(absolute);
     emitter.emit('all', known.directory ? 'unlinkDir' : 'unlink', absolute);
@@ -167,15 +265,30 @@ export function watchTree(root: string, options: TreeWatcherOptions): WatcherLik
   // A linked file's own watcher: a save is a change; a removal or a replacement (an editor's
   // save by rename) ends the watch of that file, and the path is decided again.
   function linkedFileNotice(absolute: string, event: string) {
-    if (event === 'rename') return entryNotice(absolute);
+    if (event === 'rename') return entryNotice(absolute, true);
     emitter.emit('all', 'change', absolute);
   }
 
+  function unchangedSince(relative: string, since: number): boolean {
+    if (!trusting || closed || since <= provenFrom) return false;
+    const listing = relative.endsWith('/');
+    const name = listing ? relative.slice(0, -1) : relative;
+    if (name.startsWith('/') || name.includes('..') || name.includes('//') || name.includes('\\') || (name === '' && !listing)) return false;
+    const absolute = name === '' || name === '.' ? root : `${prefix}${name}`;
+    const dir = listing ? absolute : path.dirname(absolute);
+    const watch = watched.get(dir);
+    if (!watch?.directory || watch.walkedAt === undefined || watch.walkedAt >= since || watch.dev !== rootDev) return false;
+    if (listing) return !directoriesWithLinks.has(dir) && !((listingChangedAt.get(dir) ?? -1) >= since);
+    return !links.has(absolute) && !((noticedAt.get(absolute) ?? -1) >= since);
+  }
+
   const start = files.statSync(root, { throwIfNoEntry: false });
+  if (start) rootDev = start.dev;
   if (start?.isDirectory()) admit(root, false);
   walkSoon(); // `ready` even when the root could not be watched
 
-  const watcher: WatcherLike = {
+  const watcher: TreeWatcher = {
+    unchangedSince,
     on(event: string, listener: (...args: never[]) => void) {
       emitter.on(event, listener as (...args: unknown[]) => void);
       return watcher;
@@ -187,6 +300,6 @@ export function watchTree(root: string, options: TreeWatcherOptions): WatcherLik
       for (const { handle } of watched.values()) handle.close();
       watched.clear();
     },
-  } as WatcherLike;
+  } as TreeWatcher;
   return watcher;
 }

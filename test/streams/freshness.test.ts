@@ -28,6 +28,7 @@ function fakeHashes(disk: Record<string, string | null>): FileHashes & { asked: 
     realPath: (path: string) => path,
     signature: () => null,
     adopt: () => false,
+    confirmed: () => undefined,
   };
 }
 
@@ -144,6 +145,26 @@ describe('findChanges', () => {
     expect(findChanges(stale, [{ kind: 'workspace' }], fakeHashes({ ...DISK, 'core.json': 'core-3' }))).to.equal(null);
   });
 
+  it('takes the last confirmed hash of a path the watcher proves unchanged since, and asks the disk for every other', () => {
+    // The disk now: index.ts changed, helper.ts too; the watcher proves only helper.ts and the manifests unchanged.
+    const hashes = fakeHashes({ ...DISK, 'app/one/index.ts': 'e2', 'app/one/helper.ts': 'h2' });
+    const confirmedAt: Record<string, number> = { 'core.json': 5, 'app/package.json': 5, 'app/one/helper.ts': 7, 'app/one/index.ts': 7 };
+    hashes.confirmed = (path) => (path in confirmedAt ? { hash: path === 'app/one/helper.ts' ? 'h1' : (DISK as Record<string, string>)[path]!, at: confirmedAt[path]! } : undefined);
+    const sinces: [string, number][] = [];
+    const quiet = (path: string, since: number) => {
+      sinces.push([path, since]);
+      return path !== 'app/one/index.ts';
+    };
+    // helper.ts: proven, so its confirmed hash stands (the disk is not asked); index.ts: not proven, asked, changed.
+    expect(findChanges(state(), [{ kind: 'variant', module: one.specifier, variant: DEV }], hashes, quiet)).to.deep.equal({ 'app/one/index.ts': 'e2' });
+    expect(hashes.asked.sort()).to.deep.equal(['app/one/gone.css', 'app/one/index.ts']);
+    expect(sinces).to.deep.include(['app/one/helper.ts', 7]);
+    // Without the watcher's proof every path is asked.
+    const unproven = fakeHashes({ ...DISK, 'app/one/helper.ts': 'h2' });
+    expect(findChanges(state(), [{ kind: 'variant', module: one.specifier, variant: DEV }], unproven, () => false)).to.deep.equal({ 'app/one/helper.ts': 'h2' });
+    expect(unproven.asked).to.include.members(['core.json', 'app/package.json', 'app/one/index.ts', 'app/one/helper.ts']);
+  });
+
   it('hashes each path once for many scopes', () => {
     const hashes = fakeHashes(DISK);
     findChanges(state(), [{ kind: 'all' }, { kind: 'all' }, { kind: 'variant', module: one.specifier, variant: DEV }], hashes);
@@ -200,7 +221,7 @@ describe('createFreshnessCheck', () => {
 
   it('answers its callers even when hashing fails', async () => {
     const passes: (() => void)[] = [];
-    const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0 }), readText: () => null, listDir: () => null, leaves: () => false, realPath: (path: string) => path, signature: () => null, adopt: () => false };
+    const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0 }), readText: () => null, listDir: () => null, leaves: () => false, realPath: (path: string) => path, signature: () => null, adopt: () => false, confirmed: () => undefined };
     const check = createFreshnessCheck({ hashes: broken, getState: state, dispatch: () => {}, schedule: (run) => void passes.push(run) });
     const call = check.check({ kind: 'workspace' });
     expect(() => passes[0]!()).to.throw('EIO');

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { watchTree, type TreeWatcherFs } from '../../src/streams/tree-watcher.js';
+import { watchTree, type TreeWatcherFs, type TreeWatcherOptions } from '../../src/streams/tree-watcher.js';
 import { createWatchScope } from '../../src/streams/watch-scope.js';
 import { isIgnored, type WatcherLike } from '../../src/streams/watch.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -11,6 +11,7 @@ import { tempWorkspace } from '../helpers/workspace.js';
 interface Counted extends TreeWatcherFs {
   reads: string[];
   stats: string[];
+  lstats: string[];
   /** Paths watched, and those of them closed since. */
   watches: string[];
   closed: string[];
@@ -20,6 +21,7 @@ function countingFs(): Counted {
   const counted: Counted = {
     reads: [],
     stats: [],
+    lstats: [],
     watches: [],
     closed: [],
     readdirSync: (dir, options) => {
@@ -29,6 +31,10 @@ function countingFs(): Counted {
     statSync: (file, options) => {
       counted.stats.push(file);
       return fs.statSync(file, options);
+    },
+    lstatSync: (file, options) => {
+      counted.lstats.push(file);
+      return fs.lstatSync(file, options);
     },
     watch: (file, options, listener) => {
       const handle = fs.watch(file, options, listener);
@@ -82,18 +88,18 @@ describe('watchTree', () => {
     for (const watcher of open.splice(0)) await watcher.close();
   });
 
-  function start(root: string, files: Counted, sliceMs?: number) {
-    const watcher = watchTree(root, { ignored: createWatchScope(root, { skip: (absolute) => isIgnored(root, absolute) }).ignored, fs: files, ...(sliceMs === undefined ? {} : { sliceMs }) });
+  function start(root: string, files: Counted, sliceMs?: number, more: Partial<TreeWatcherOptions> = {}) {
+    const watcher = watchTree(root, { ignored: createWatchScope(root, { skip: (absolute) => isIgnored(root, absolute) }).ignored, fs: files, ...(sliceMs === undefined ? {} : { sliceMs }), ...more });
     open.push(watcher);
-    return record(watcher);
+    return { ...record(watcher), watcher };
   }
 
   /** A watcher of `root` with its calls counted, once its first walk is done. */
-  async function ready(root: string) {
+  async function ready(root: string, more: Partial<TreeWatcherOptions> = {}) {
     const counted = countingFs();
-    const events = start(root, counted);
+    const events = start(root, counted, undefined, more);
     await events.next((event) => event.kind === 'ready', 'ready');
-    return { counted, events };
+    return { counted, events, watcher: events.watcher };
   }
 
   it('passes a save on from its directory’s notice, and reads and stats nothing for it, however large the directory', async () => {
@@ -195,5 +201,90 @@ describe('watchTree', () => {
     fs.mkdirSync(path.join(root, 'app/other'));
     await settle();
     expect(events.events.length).to.equal(seen);
+  });
+
+  describe('unchangedSince: the watches’ silence as proof', () => {
+    /** Waits until the watcher has passed on a notice naming `name` in `dir` (workspace-relative). */
+    const noticed = (events: { next: ReturnType<typeof record>['next'] }, root: string, dir: string, name: string) =>
+      events.next((event) => event.kind === 'raw' && event.name === name && event.watchedPath === path.join(root, dir), `notice of ${dir}/${name}`);
+
+    it('proves a file, an absent file and a listing unchanged after the walk, until a notice names them', async () => {
+      const root = tempWorkspace({ 'app/index.ts': 'export const a = 1;\n', 'app/helper.ts': '' });
+      const beforeTheWatch = performance.now();
+      const { watcher, events } = await ready(root, { trustNotices: true });
+      const confirmed = performance.now();
+      expect(watcher.unchangedSince('app/index.ts', confirmed), 'file').to.equal(true);
+      expect(watcher.unchangedSince('app/tsconfig.json', confirmed), 'absent file').to.equal(true);
+      expect(watcher.unchangedSince('app/', confirmed), 'listing').to.equal(true);
+      expect(watcher.unchangedSince('./', confirmed), 'the root’s listing').to.equal(true);
+      // Confirmed before the directory was walked: its notices did not cover the time between.
+      expect(watcher.unchangedSince('app/index.ts', beforeTheWatch), 'confirmed before the walk').to.equal(false);
+
+      // A save in place names the file, not the listing, nor the file beside it.
+      fs.writeFileSync(path.join(root, 'app/index.ts'), 'export const a = 2;\n');
+      await noticed(events, root, 'app', 'index.ts');
+      expect(watcher.unchangedSince('app/index.ts', confirmed), 'saved file').to.equal(false);
+      expect(watcher.unchangedSince('app/helper.ts', confirmed), 'the file beside it').to.equal(true);
+      expect(watcher.unchangedSince('app/', confirmed), 'listing after a save').to.equal(true);
+      // Confirmed again after the notice: proven again.
+      expect(watcher.unchangedSince('app/index.ts', performance.now()), 'confirmed after the save').to.equal(true);
+
+      // A file made where none was: the absent path and the listing both change.
+      fs.writeFileSync(path.join(root, 'app/tsconfig.json'), '{}');
+      await noticed(events, root, 'app', 'tsconfig.json');
+      expect(watcher.unchangedSince('app/tsconfig.json', confirmed), 'made file').to.equal(false);
+      expect(watcher.unchangedSince('app/', confirmed), 'listing after a file was made').to.equal(false);
+    });
+
+    it('proves nothing about a link, a listing holding one, an unwatched directory, or when notices are not trusted', async () => {
+      const root = tempWorkspace({ 'app/index.ts': '', 'common/shared.ts': '', 'node_modules/pkg/index.js': '' });
+      fs.symlinkSync('../common/shared.ts', path.join(root, 'app/shared.ts'));
+      const { watcher, events } = await ready(root, { trustNotices: true });
+      const confirmed = performance.now();
+      expect(watcher.unchangedSince('app/shared.ts', confirmed), 'a linked file').to.equal(false);
+      expect(watcher.unchangedSince('app/', confirmed), 'a listing holding a link').to.equal(false);
+      expect(watcher.unchangedSince('node_modules/pkg/index.js', confirmed), 'a skipped directory').to.equal(false);
+      expect(watcher.unchangedSince('elsewhere/index.ts', confirmed), 'a directory that does not exist').to.equal(false);
+      expect(watcher.unchangedSince('app/../common/shared.ts', confirmed), 'a path that is not normal').to.equal(false);
+      expect(watcher.unchangedSince('common/shared.ts', confirmed), 'the plain file itself').to.equal(true);
+      // A link made after the walk is seen as one too.
+      fs.symlinkSync('./shared.ts', path.join(root, 'common/again.ts'));
+      await noticed(events, root, 'common', 'again.ts');
+      expect(watcher.unchangedSince('common/again.ts', performance.now()), 'a link made after the walk').to.equal(false);
+
+      const untrusted = await ready(root, { trustNotices: false });
+      expect(untrusted.watcher.unchangedSince('common/shared.ts', performance.now()), 'notices not trusted').to.equal(false);
+      await untrusted.watcher.close();
+      expect(watcher.unchangedSince('common/shared.ts', performance.now()), 'still open').to.equal(true);
+      await watcher.close();
+      expect(watcher.unchangedSince('common/shared.ts', performance.now()), 'closed').to.equal(false);
+    });
+
+    it('proves nothing confirmed before a burst of notices large enough to have overflowed the kernel’s queue', async () => {
+      const root = tempWorkspace({ 'app/index.ts': '', 'other/kept.ts': '' });
+      const { watcher, events } = await ready(root, { trustNotices: true, burstLimit: 3 });
+      const confirmed = performance.now();
+      for (let index = 0; index < 8; index++) fs.writeFileSync(path.join(root, `app/file-${index}.ts`), '');
+      await noticed(events, root, 'app', 'file-7.ts');
+      // Named by no notice, but a lost notice might have named it.
+      expect(watcher.unchangedSince('other/kept.ts', confirmed)).to.equal(false);
+      expect(watcher.unchangedSince('other/kept.ts', performance.now()), 'confirmed after the burst').to.equal(true);
+    });
+
+    it('proves nothing under a directory removed and made again until the new one is walked', async () => {
+      const root = tempWorkspace({ 'app/sub/index.ts': '', 'app/index.ts': '' });
+      const { watcher, events } = await ready(root, { trustNotices: true });
+      const confirmed = performance.now();
+      const sub = path.join(root, 'app/sub');
+      fs.rmSync(sub, { recursive: true });
+      fs.mkdirSync(sub);
+      fs.writeFileSync(path.join(sub, 'index.ts'), 'export {};\n');
+      await events.next((event) => event.kind === 'all' && event.event === 'addDir' && event.path === sub, 'addDir of app/sub again');
+      expect(watcher.unchangedSince('app/sub/index.ts', confirmed)).to.equal(false);
+      expect(watcher.unchangedSince('app/sub/', confirmed)).to.equal(false);
+      // The new directory is watched (its inode number may be the old one's: the old watch ended all the same).
+      fs.writeFileSync(path.join(sub, 'b.ts'), '');
+      await noticed(events, root, 'app/sub', 'b.ts');
+    });
   });
 });
