@@ -65,6 +65,26 @@ describe('createFileHashes', () => {
     expect(hashes.listDir('missing')).to.equal(null);
   });
 
+  it('remembers what each stamp confirmed and when it began, except for a file with other hard links', () => {
+    const root = tempWorkspace({ 'a.ts': 'a', 'linked.ts': 'l', 'dir/b.ts': 'b' });
+    const hashes = createFileHashes(root);
+    expect(hashes.confirmed('a.ts'), 'never stamped').to.equal(undefined);
+    const before = performance.now();
+    hashes.hash('a.ts');
+    hashes.hash('gone.ts');
+    hashes.hash('dir/');
+    const after = performance.now();
+    for (const [relative, hash] of [['a.ts', contentHash('a')], ['gone.ts', null], ['dir/', hashes.listDir('dir/')!.hash]] as const) {
+      const confirmed = hashes.confirmed(relative)!;
+      expect(confirmed.hash, relative).to.equal(hash);
+      expect(confirmed.at, relative).to.be.within(before, after);
+    }
+    // A write through the other name is noticed in that name's directory, not in this one's.
+    fs.linkSync(path.join(root, 'linked.ts'), path.join(root, 'dir/other-name.ts'));
+    hashes.hash('linked.ts');
+    expect(hashes.confirmed('linked.ts')).to.equal(undefined);
+  });
+
   it('reads text with its hash', () => {
     const root = tempWorkspace({ 'a.json': '{"é": 1}' });
     expect(createFileHashes(root).readText('a.json')).to.deep.equal({ text: '{"é": 1}', hash: contentHash('{"é": 1}') });
