@@ -164,7 +164,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   );
   subscriptions.push(effects.subscribe(dispatch));
 
-  const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch: store.dispatch, quiet: (relative, since) => treeWatcher?.unchangedSince(relative, since) === true });
+  const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch: store.dispatch, quiet: () => treeWatcher && treeWatcher.unchangedSince });
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
   // The first read has just looked at the disk (or proved the cached model by its stats), and no
   // request waits yet: a check now would stat every manifest again for nobody.

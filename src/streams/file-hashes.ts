@@ -37,12 +37,12 @@ export interface FileHashes {
   /** The workspace-relative path with links resolved; null when absent or outside. */
   realPath(relative: string): string | null;
   /**
-   * The hash the last `stamp` of a path gave (null: absent), and when that stamp began
-   * (`performance.now()`): what the watcher's silence since then proves still holds (README
+   * The hash the last `stamp` of a path gave (null: absent), and the watch sequence when that
+   * stamp began (`watchSequence`): what the watcher's silence since then proves still holds (README
    * "Addresses"). Undefined when it was never stamped, or is a file with other hard links
    * (a write through another name is noticed in that name's directory).
    */
-  confirmed(relative: string): Confirmed | undefined;
+  confirmed(relative: string): Readonly<Confirmed> | undefined;
   /** The stat and hash this reader last took of a path: how the build cache proves a file unchanged without reading it. */
   signature(relative: string): FileSignature | null;
   /**
@@ -51,6 +51,16 @@ export interface FileHashes {
    */
   adopt(relative: string, signature: FileSignature): boolean;
 }
+
+// The order of the watcher's notices and the confirmations of the file hashes, in one count: the
+// tree watcher advances it at every notice, walk and possible overflow; a stamp records it. Only
+// the tree watcher's notices (delivered between turns of the event loop) move it, so reading it
+// costs nothing, and a notice after a stamp always counts higher than the stamp (README "Addresses").
+let watchCount = 0;
+/** The count now: what a stamp records. */
+export const watchSequence = (): number => watchCount;
+/** A new count, for a notice, a walk or a possible overflow of the tree watcher. */
+export const nextWatchSequence = (): number => ++watchCount;
 
 export interface Confirmed {
   hash: string | null;
@@ -182,7 +192,7 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
   }
 
   function stamp(relative: string): Stamp {
-    const at = performance.now();
+    const at = watchCount;
     const isDir = relative.endsWith('/');
     const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
     let result: Stamp;
@@ -193,7 +203,14 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
       result = { hash, mtimeMs: stats.mtimeMs };
     }
     if (stats && !isDir && stats.nlink > 1) confirmations.delete(relative);
-    else confirmations.set(relative, { hash: result.hash, at });
+    else {
+      const confirmed = confirmations.get(relative);
+      if (!confirmed) confirmations.set(relative, { hash: result.hash, at });
+      else {
+        confirmed.hash = result.hash;
+        confirmed.at = at;
+      }
+    }
     return result;
   }
 

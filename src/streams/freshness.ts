@@ -30,8 +30,8 @@ export interface FreshnessDeps {
   dispatch(fact: Fact): void;
   /** When the shared pass runs; the next turn of the event loop by default. */
   schedule?(run: () => void): void;
-  /** Whether the watcher proves `relative` unchanged since `since` (TreeWatcher.unchangedSince). */
-  quiet?: Quiet;
+  /** The watcher's proof, while a watcher runs (TreeWatcher.unchangedSince): whether `relative` is unchanged since `since`. */
+  quiet?(): Quiet | null;
 }
 
 export type Quiet = (relative: string, since: number) => boolean;
@@ -44,7 +44,7 @@ export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
     const { scopes, waiting } = pending!;
     pending = null;
     try {
-      const changed = findChanges(deps.getState(), scopes, deps.hashes, deps.quiet);
+      const changed = findChanges(deps.getState(), scopes, deps.hashes, deps.quiet?.() ?? undefined);
       if (changed) deps.dispatch({ type: 'files.changed', files: changed, source: 'check' });
     } finally {
       for (const resolve of waiting) resolve();

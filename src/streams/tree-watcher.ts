@@ -28,7 +28,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { entryIdentity } from './file-hashes.js';
+import { entryIdentity, nextWatchSequence } from './file-hashes.js';
 import type { SeenEntry } from './watch-scope.js';
 import type { WatcherLike } from './watch.js';
 
@@ -60,8 +60,9 @@ export interface TreeWatcherOptions {
 export interface TreeWatcher extends WatcherLike {
   /**
    * Whether the watches prove that `relative` (workspace-relative; a trailing `/` names a
-   * directory's listing) has not changed since `since`, a `performance.now()` time taken before
-   * its content (or its absence) was last confirmed on disk. False whenever they cannot.
+   * directory's listing) has not changed since `since`, the watch sequence (`watchSequence` of
+   * file-hashes.ts) when its content (or its absence) was last confirmed on disk. False whenever
+   * they cannot.
    */
   unchangedSince(relative: string, since: number): boolean;
 }
@@ -98,7 +99,7 @@ interface Watched {
   /** `dev:ino` of what the path led to when it was watched: a path made again is another entry. */
   id: string;
   dev: number;
-  /** A directory: when its walk began reading it (`performance.now()`); from then on its notices name every change of its entries. */
+  /** A directory: the watch sequence when its walk began reading it; from then on its notices name every change of its entries. */
   walkedAt?: number;
 }
 
@@ -121,7 +122,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   /** Entries seen to be symbolic links, and the directories holding them. */
   const links = new Set<string>();
   const directoriesWithLinks = new Set<string>();
-  /** Nothing confirmed before this is proven by the watches (an overflow, a watched directory's own notice). */
+  /** Nothing confirmed before this count is proven by the watches (an overflow, a watched directory's own notice). */
   let provenFrom = 0;
   let burst = 0;
   let rootDev = -1;
@@ -179,7 +180,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   // a link is decided by the scope (a link may lead out of the workspace, or to a directory
   // walked already).
   function walk(dir: string, report: boolean) {
-    const at = performance.now();
+    const at = nextWatchSequence();
     let entries: fs.Dirent[];
     try {
       entries = files.readdirSync(dir, { withFileTypes: true });
@@ -241,7 +242,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   // itself (removed, moved) and a burst large enough to have overflowed the kernel's queue leave
   // nothing proven from before.
   function remember(watchedPath: string, directory: boolean, event: string, name: string) {
-    const at = performance.now();
+    const at = nextWatchSequence();
     if (burst++ === 0) setImmediate(() => (burst = 0));
     if (burst > burstLimit || name === '' || (directory && name === path.basename(watchedPath))) provenFrom = at;
     if (!directory) return void noticedAt.set(watchedPath, at);
@@ -270,16 +271,16 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   }
 
   function unchangedSince(relative: string, since: number): boolean {
-    if (!trusting || closed || since <= provenFrom) return false;
+    if (!trusting || closed || since < provenFrom) return false;
     const listing = relative.endsWith('/');
     const name = listing ? relative.slice(0, -1) : relative;
     if (name.startsWith('/') || name.includes('..') || name.includes('//') || name.includes('\\') || (name === '' && !listing)) return false;
     const absolute = name === '' || name === '.' ? root : `${prefix}${name}`;
     const dir = listing ? absolute : path.dirname(absolute);
     const watch = watched.get(dir);
-    if (!watch?.directory || watch.walkedAt === undefined || watch.walkedAt >= since || watch.dev !== rootDev) return false;
-    if (listing) return !directoriesWithLinks.has(dir) && !((listingChangedAt.get(dir) ?? -1) >= since);
-    return !links.has(absolute) && !((noticedAt.get(absolute) ?? -1) >= since);
+    if (!watch?.directory || watch.walkedAt === undefined || watch.walkedAt > since || watch.dev !== rootDev) return false;
+    if (listing) return !directoriesWithLinks.has(dir) && !((listingChangedAt.get(dir) ?? -1) > since);
+    return !links.has(absolute) && !((noticedAt.get(absolute) ?? -1) > since);
   }
 
   const start = files.statSync(root, { throwIfNoEntry: false });

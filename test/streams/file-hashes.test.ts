@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { createFileHashes, RACY_MS } from '../../src/streams/file-hashes.js';
+import { createFileHashes, nextWatchSequence, RACY_MS } from '../../src/streams/file-hashes.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const MTIME = new Date('2020-01-01T00:00:00.000Z');
@@ -65,20 +65,22 @@ describe('createFileHashes', () => {
     expect(hashes.listDir('missing')).to.equal(null);
   });
 
-  it('remembers what each stamp confirmed and when it began, except for a file with other hard links', () => {
+  it('remembers what each stamp confirmed and the watch sequence it began at, except for a file with other hard links', () => {
     const root = tempWorkspace({ 'a.ts': 'a', 'linked.ts': 'l', 'dir/b.ts': 'b' });
     const hashes = createFileHashes(root);
     expect(hashes.confirmed('a.ts'), 'never stamped').to.equal(undefined);
-    const before = performance.now();
+    const first = nextWatchSequence();
     hashes.hash('a.ts');
     hashes.hash('gone.ts');
     hashes.hash('dir/');
-    const after = performance.now();
     for (const [relative, hash] of [['a.ts', contentHash('a')], ['gone.ts', null], ['dir/', hashes.listDir('dir/')!.hash]] as const) {
-      const confirmed = hashes.confirmed(relative)!;
-      expect(confirmed.hash, relative).to.equal(hash);
-      expect(confirmed.at, relative).to.be.within(before, after);
+      expect(hashes.confirmed(relative), relative).to.deep.equal({ hash, at: first });
     }
+    // A notice meanwhile: the next stamp records the new count.
+    const second = nextWatchSequence();
+    fs.writeFileSync(path.join(root, 'a.ts'), 'A');
+    hashes.hash('a.ts');
+    expect(hashes.confirmed('a.ts')).to.deep.equal({ hash: contentHash('A'), at: second });
     // A write through the other name is noticed in that name's directory, not in this one's.
     fs.linkSync(path.join(root, 'linked.ts'), path.join(root, 'dir/other-name.ts'));
     hashes.hash('linked.ts');

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { watchTree, type TreeWatcherFs, type TreeWatcherOptions } from '../../src/streams/tree-watcher.js';
+import { watchSequence } from '../../src/streams/file-hashes.js';
 import { createWatchScope } from '../../src/streams/watch-scope.js';
 import { isIgnored, type WatcherLike } from '../../src/streams/watch.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -210,9 +211,9 @@ describe('watchTree', () => {
 
     it('proves a file, an absent file and a listing unchanged after the walk, until a notice names them', async () => {
       const root = tempWorkspace({ 'app/index.ts': 'export const a = 1;\n', 'app/helper.ts': '' });
-      const beforeTheWatch = performance.now();
+      const beforeTheWatch = watchSequence();
       const { watcher, events } = await ready(root, { trustNotices: true });
-      const confirmed = performance.now();
+      const confirmed = watchSequence();
       expect(watcher.unchangedSince('app/index.ts', confirmed), 'file').to.equal(true);
       expect(watcher.unchangedSince('app/tsconfig.json', confirmed), 'absent file').to.equal(true);
       expect(watcher.unchangedSince('app/', confirmed), 'listing').to.equal(true);
@@ -227,7 +228,7 @@ describe('watchTree', () => {
       expect(watcher.unchangedSince('app/helper.ts', confirmed), 'the file beside it').to.equal(true);
       expect(watcher.unchangedSince('app/', confirmed), 'listing after a save').to.equal(true);
       // Confirmed again after the notice: proven again.
-      expect(watcher.unchangedSince('app/index.ts', performance.now()), 'confirmed after the save').to.equal(true);
+      expect(watcher.unchangedSince('app/index.ts', watchSequence()), 'confirmed after the save').to.equal(true);
 
       // A file made where none was: the absent path and the listing both change.
       fs.writeFileSync(path.join(root, 'app/tsconfig.json'), '{}');
@@ -240,7 +241,7 @@ describe('watchTree', () => {
       const root = tempWorkspace({ 'app/index.ts': '', 'common/shared.ts': '', 'node_modules/pkg/index.js': '' });
       fs.symlinkSync('../common/shared.ts', path.join(root, 'app/shared.ts'));
       const { watcher, events } = await ready(root, { trustNotices: true });
-      const confirmed = performance.now();
+      const confirmed = watchSequence();
       expect(watcher.unchangedSince('app/shared.ts', confirmed), 'a linked file').to.equal(false);
       expect(watcher.unchangedSince('app/', confirmed), 'a listing holding a link').to.equal(false);
       expect(watcher.unchangedSince('node_modules/pkg/index.js', confirmed), 'a skipped directory').to.equal(false);
@@ -250,31 +251,31 @@ describe('watchTree', () => {
       // A link made after the walk is seen as one too.
       fs.symlinkSync('./shared.ts', path.join(root, 'common/again.ts'));
       await noticed(events, root, 'common', 'again.ts');
-      expect(watcher.unchangedSince('common/again.ts', performance.now()), 'a link made after the walk').to.equal(false);
+      expect(watcher.unchangedSince('common/again.ts', watchSequence()), 'a link made after the walk').to.equal(false);
 
       const untrusted = await ready(root, { trustNotices: false });
-      expect(untrusted.watcher.unchangedSince('common/shared.ts', performance.now()), 'notices not trusted').to.equal(false);
+      expect(untrusted.watcher.unchangedSince('common/shared.ts', watchSequence()), 'notices not trusted').to.equal(false);
       await untrusted.watcher.close();
-      expect(watcher.unchangedSince('common/shared.ts', performance.now()), 'still open').to.equal(true);
+      expect(watcher.unchangedSince('common/shared.ts', watchSequence()), 'still open').to.equal(true);
       await watcher.close();
-      expect(watcher.unchangedSince('common/shared.ts', performance.now()), 'closed').to.equal(false);
+      expect(watcher.unchangedSince('common/shared.ts', watchSequence()), 'closed').to.equal(false);
     });
 
     it('proves nothing confirmed before a burst of notices large enough to have overflowed the kernel’s queue', async () => {
       const root = tempWorkspace({ 'app/index.ts': '', 'other/kept.ts': '' });
       const { watcher, events } = await ready(root, { trustNotices: true, burstLimit: 3 });
-      const confirmed = performance.now();
+      const confirmed = watchSequence();
       for (let index = 0; index < 8; index++) fs.writeFileSync(path.join(root, `app/file-${index}.ts`), '');
       await noticed(events, root, 'app', 'file-7.ts');
       // Named by no notice, but a lost notice might have named it.
       expect(watcher.unchangedSince('other/kept.ts', confirmed)).to.equal(false);
-      expect(watcher.unchangedSince('other/kept.ts', performance.now()), 'confirmed after the burst').to.equal(true);
+      expect(watcher.unchangedSince('other/kept.ts', watchSequence()), 'confirmed after the burst').to.equal(true);
     });
 
     it('proves nothing under a directory removed and made again until the new one is walked', async () => {
       const root = tempWorkspace({ 'app/sub/index.ts': '', 'app/index.ts': '' });
       const { watcher, events } = await ready(root, { trustNotices: true });
-      const confirmed = performance.now();
+      const confirmed = watchSequence();
       const sub = path.join(root, 'app/sub');
       fs.rmSync(sub, { recursive: true });
       fs.mkdirSync(sub);
