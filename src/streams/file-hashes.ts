@@ -98,6 +98,9 @@ export function isStillValid(known: ReadStamp, stats: fs.Stats): boolean {
 // is most of the cost of reading 1,000 modules' sources on a first start.
 const realpath = (file: string): string => fs.realpathSync.native(file);
 
+/** A workspace-relative path joined by concatenation as it is: no leading `/`, `..`, `//` or `\\`. */
+export const isPlainRelative = (relative: string): boolean => !(relative.startsWith('/') || relative.includes('..') || relative.includes('//') || relative.includes('\\'));
+
 /** What a path leads to, whatever the path: its device and inode. */
 export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.ino}`;
 
@@ -110,7 +113,7 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
   // workspace (`core run`), so the kernel walks fewer components. Anything else: path.join.
   const prefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
   const absolute = (relative: string): string => {
-    if (relative.startsWith('/') || relative.includes('..') || relative.includes('//') || relative.includes('\\')) return path.join(root, relative);
+    if (!isPlainRelative(relative)) return path.join(root, relative);
     return process.cwd() === root ? relative : `${prefix}${relative}`;
   };
   let realRoot: string | null = null;

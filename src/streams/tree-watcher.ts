@@ -28,7 +28,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { entryIdentity, nextWatchSequence } from './file-hashes.js';
+import { entryIdentity, isPlainRelative, nextWatchSequence } from './file-hashes.js';
 import type { SeenEntry } from './watch-scope.js';
 import type { WatcherLike } from './watch.js';
 
@@ -226,25 +226,26 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
 
   function notice(watchedPath: string, directory: boolean, event: string, name: string) {
     if (closed) return;
-    remember(watchedPath, directory, event, name);
+    // The watched directory itself removed or moved: libuv names it by its base name.
+    const itself = directory && name === path.basename(watchedPath);
+    remember(watchedPath, directory, event, name, itself);
     emitter.emit('raw', event, name, { watchedPath });
     if (!directory) return linkedFileNotice(watchedPath, event);
     // Only an entry made, removed or renamed changes what is watched: every platform reports
     // those as 'rename', and a save of a file's content as 'change'.
     if (event !== 'rename' || name === '') return;
-    // The watched directory itself removed or moved (libuv names it by its base name): its watch
-    // has ended, even when a directory made again at once got the same inode number.
-    if (name === path.basename(watchedPath)) entryNotice(watchedPath, true);
+    // Its watch has ended, even when a directory made again at once got the same inode number.
+    if (itself) entryNotice(watchedPath, true);
     entryNotice(path.join(watchedPath, name), false);
   }
 
   // What `unchangedSince` needs: when each path was last named. A watched directory's notice about
   // itself (removed, moved) and a burst large enough to have overflowed the kernel's queue leave
   // nothing proven from before.
-  function remember(watchedPath: string, directory: boolean, event: string, name: string) {
+  function remember(watchedPath: string, directory: boolean, event: string, name: string, itself: boolean) {
     const at = nextWatchSequence();
     if (burst++ === 0) setImmediate(() => (burst = 0));
-    if (burst > burstLimit || name === '' || (directory && name === path.basename(watchedPath))) provenFrom = at;
+    if (burst > burstLimit || name === '' || itself) provenFrom = at;
     if (!directory) return void noticedAt.set(watchedPath, at);
     noticedAt.set(path.join(watchedPath, name), at);
     if (event === 'rename') listingChangedAt.set(watchedPath, at);
@@ -274,7 +275,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
     if (!trusting || closed || since < provenFrom) return false;
     const listing = relative.endsWith('/');
     const name = listing ? relative.slice(0, -1) : relative;
-    if (name.startsWith('/') || name.includes('..') || name.includes('//') || name.includes('\\') || (name === '' && !listing)) return false;
+    if (!isPlainRelative(name) || (name === '' && !listing)) return false;
     const absolute = name === '' || name === '.' ? root : `${prefix}${name}`;
     const dir = listing ? absolute : path.dirname(absolute);
     const watch = watched.get(dir);
