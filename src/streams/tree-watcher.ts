@@ -124,6 +124,8 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   const directoriesWithLinks = new Set<string>();
   /** Nothing confirmed before this count is proven by the watches (an overflow, a watched directory's own notice). */
   let provenFrom = 0;
+  /** The count when the first walk began. */
+  let firstWalk = Infinity;
   let burst = 0;
   let rootDev = -1;
   const prefix = root.endsWith('/') ? root : `${root}/`;
@@ -181,6 +183,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   // walked already).
   function walk(dir: string, report: boolean) {
     const at = nextWatchSequence();
+    if (firstWalk === Infinity) firstWalk = at;
     let entries: fs.Dirent[];
     try {
       entries = files.readdirSync(dir, { withFileTypes: true });
@@ -272,7 +275,8 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   }
 
   function unchangedSince(relative: string, since: number): boolean {
-    if (!trusting || closed || since < provenFrom) return false;
+    // Confirmed before the first walk began (most paths, until the first check after it): no watch covers it.
+    if (!trusting || closed || since < provenFrom || since < firstWalk) return false;
     const listing = relative.endsWith('/');
     const name = listing ? relative.slice(0, -1) : relative;
     if (!isPlainRelative(name) || (name === '' && !listing)) return false;
