@@ -64,7 +64,8 @@ export const nextWatchSequence = (): number => ++watchCount;
 
 export interface Confirmed {
   hash: string | null;
-  at: number;
+  /** The watch count when the stamp that confirmed it began. */
+  seq: number;
 }
 
 /** A path's hash with the stat it was taken with: [hash, ino, size, mtimeMs, ctimeMs, when it was read]. */
@@ -78,6 +79,8 @@ interface Remembered {
   ctimeMs: number;
   hash: string;
   at: number;
+  /** The watch count of the last stamp that confirmed it; -1 when no stamp did (a read for a build, a signature adopted, other hard links). */
+  seq: number;
 }
 
 /** What a read remembers of the file's stat, and when it read it. */
@@ -106,7 +109,8 @@ export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.
 
 export function createFileHashes(root: string, now: () => number = Date.now): FileHashes {
   const remembered = new Map<string, Remembered>();
-  const confirmations = new Map<string, Confirmed>();
+  /** Paths a stamp found absent, with its watch count. */
+  const absentSince = new Map<string, number>();
   // The check before each answer stats every path the answer depends on: the hottest call of
   // the service. Workspace paths are normal, so they are joined by concatenation (path.join's
   // normalization costs a third of a stat), and not at all while the process runs in the
@@ -140,13 +144,9 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     }
   }
 
-  function trusted(relative: string, stats: fs.Stats): string | null {
-    const known = remembered.get(relative);
-    return known && isStillValid(known, stats) ? known.hash : null;
-  }
-
   function remember(relative: string, stats: fs.Stats, hash: string, at: number) {
-    remembered.set(relative, { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, hash, at });
+    remembered.set(relative, { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, hash, at, seq: -1 });
+    absentSince.delete(relative);
   }
 
   /** `stats`: taken by the caller just before, not asked again. */
@@ -195,32 +195,36 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
   }
 
   function stamp(relative: string): Stamp {
-    const at = watchCount;
+    const seq = watchCount;
     const isDir = relative.endsWith('/');
     const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
-    let result: Stamp;
-    if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) result = { hash: null, mtimeMs: 0 };
-    else {
-      const known = trusted(relative, stats);
-      const hash = known ?? (isDir ? listDir(relative, stats) : readFile(relative, stats))?.hash ?? null;
-      result = { hash, mtimeMs: stats.mtimeMs };
+    if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return absent(relative, seq, 0);
+    let known = remembered.get(relative);
+    if (!known || !isStillValid(known, stats)) {
+      const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
+      if (!fresh) return absent(relative, seq, stats.mtimeMs);
+      known = remembered.get(relative);
+      if (!known) return { hash: fresh.hash, mtimeMs: stats.mtimeMs };
     }
-    if (stats && !isDir && stats.nlink > 1) confirmations.delete(relative);
-    else {
-      const confirmed = confirmations.get(relative);
-      if (!confirmed) confirmations.set(relative, { hash: result.hash, at });
-      else {
-        confirmed.hash = result.hash;
-        confirmed.at = at;
-      }
-    }
-    return result;
+    known.seq = isDir || stats.nlink <= 1 ? seq : -1;
+    return { hash: known.hash, mtimeMs: stats.mtimeMs };
+  }
+
+  function absent(relative: string, seq: number, mtimeMs: number): Stamp {
+    remembered.delete(relative);
+    absentSince.set(relative, seq);
+    return { hash: null, mtimeMs };
   }
 
   return {
     stamp,
     hash: (relative) => stamp(relative).hash,
-    confirmed: (relative) => confirmations.get(relative),
+    confirmed(relative) {
+      const known = remembered.get(relative);
+      if (known) return known.seq >= 0 ? known : undefined;
+      const seq = absentSince.get(relative);
+      return seq === undefined ? undefined : { hash: null, seq };
+    },
     readText(relative) {
       const file = readFile(relative);
       return file ? { text: file.text, hash: file.hash } : null;
@@ -235,7 +239,7 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
       const isDir = relative.endsWith('/');
       const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
       if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return false;
-      const known = { hash, ino, size, mtimeMs, ctimeMs, at };
+      const known = { hash, ino, size, mtimeMs, ctimeMs, at, seq: -1 };
       if (!isStillValid(known, stats)) return false;
       remembered.set(relative, known);
       return true;

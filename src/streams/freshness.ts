@@ -164,7 +164,7 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
   const current = (path: string): string | null => {
     if (quiet) {
       const confirmed = hashes.confirmed(path);
-      if (confirmed && quiet(path, confirmed.at)) return confirmed.hash;
+      if (confirmed && quiet(path, confirmed.seq)) return confirmed.hash;
     }
     return hashes.hash(path);
   };

@@ -149,7 +149,7 @@ describe('findChanges', () => {
     // The disk now: index.ts changed, helper.ts too; the watcher proves only helper.ts and the manifests unchanged.
     const hashes = fakeHashes({ ...DISK, 'app/one/index.ts': 'e2', 'app/one/helper.ts': 'h2' });
     const confirmedAt: Record<string, number> = { 'core.json': 5, 'app/package.json': 5, 'app/one/helper.ts': 7, 'app/one/index.ts': 7 };
-    hashes.confirmed = (path) => (path in confirmedAt ? { hash: path === 'app/one/helper.ts' ? 'h1' : (DISK as Record<string, string>)[path]!, at: confirmedAt[path]! } : undefined);
+    hashes.confirmed = (path) => (path in confirmedAt ? { hash: path === 'app/one/helper.ts' ? 'h1' : (DISK as Record<string, string>)[path]!, seq: confirmedAt[path]! } : undefined);
     const sinces: [string, number][] = [];
     const quiet = (path: string, since: number) => {
       sinces.push([path, since]);
