@@ -32,6 +32,11 @@ export const ERROR_CODES = {
     when: "the module's build has diagnostics; they are listed",
     remedy: 'fix what the diagnostics name, at their file, line and column',
   },
+  CDN_FILE_OUTSIDE_PACKAGE: {
+    status: 403,
+    when: "a local CDN address whose entry, or a file the entry imports, has a real path outside the installed package's own directory (`../` out of it, a link); nothing of it is read",
+    remedy: 'the local CDN serves a package from its own files only: import another package by its name, or use a real CDN',
+  },
   PREVIEW_CDN_UNSET: {
     status: 503,
     when: 'the preview, while `CORE_CDN_ORIGIN` is unset',

@@ -3,19 +3,21 @@
 // A workspace package answers the production output of its module (the bytes of
 // `/m/...?env=production`); a package installed in node_modules answers the entry of that
 // subpath compiled for browsers, built once per version and subpath and kept. Both are named
-// by version: immutable, and loadable by any origin like every production output.
-import { createRequire } from 'node:module';
+// by version: immutable, and loadable by any origin like every production output. What it may
+// read, and why nothing else, is SECURITY.md's "The local CDN".
 import type { ExtensionHost } from '../extension.js';
 import type { HttpContext } from '../http/context.js';
 import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
-import { bundleInstalled, type InstalledBundle } from '../bundlers/installed-bundle.js';
+import { bundleInstalled, OutsidePackageError, type InstalledBundle } from '../bundlers/installed-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { buildDiagnostics } from '../store/selectors.js';
 import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } from '../streams/installed-packages.js';
 import { moduleSpecifier, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
+import { parseCdnAddress } from './cdn-address.js';
+import { createInstalledBundles } from './installed-bundles.js';
 
 export const LOCAL_CDN = 'local';
 export const LOCAL_CDN_PREFIX = '/cdn';
@@ -29,7 +31,7 @@ export interface LocalCdn {
 }
 
 export function registerLocalCdn(host: ExtensionHost): LocalCdn {
-  const builds = new Map<string, Promise<InstalledBundle>>();
+  const bundles = createInstalledBundles();
   // Installed copies met while completing import maps: a dependency nested in another
   // package's node_modules is served from there.
   const known = new Map<string, InstalledPackage>();
@@ -48,32 +50,23 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     return null;
   };
 
+  // Keyed by the package's directory and the entry's real path: every spelling of an address,
+  // and every subpath that leads to the same file, share one bundle.
   const bundle = (pkg: InstalledPackage, subpath: string): Promise<InstalledBundle> => {
-    const key = `${pkg.name}@${pkg.version}/${subpath}`;
-    let built = builds.get(key);
-    if (!built) {
-      const entry = entryOf(pkg, subpath);
-      built = entry === null
-        ? Promise.reject(new ServiceError('OUTPUT_NOT_AVAILABLE', `${pkg.name}@${pkg.version} exports no "${subpath === '' ? '.' : `./${subpath}`}"`))
-        : bundleInstalled(entry, (file) => commonJsExportNames(file, (f) => createRequire(f)(f)));
-      builds.set(key, built);
-      built.catch(() => builds.delete(key)); // a failure is not kept: the next request tries again
-    }
-    return built;
+    const entry = entryOf(pkg, subpath);
+    if (entry === null) return Promise.reject(new ServiceError('OUTPUT_NOT_AVAILABLE', `${pkg.name}@${pkg.version} exports no "${subpath === '' ? '.' : `./${subpath}`}"`));
+    return bundles.get(`${pkg.dir}\0${entry}`, () =>
+      bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir)).catch((error: unknown) => {
+        if (error instanceof OutsidePackageError) {
+          throw new ServiceError('CDN_FILE_OUTSIDE_PACKAGE', `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''} is not served: its entry or a file it imports lies outside the package`);
+        }
+        throw new ServiceError('BUILD_FAILED', `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''} cannot be built for browsers: ${(error as Error).message}`);
+      }),
+    );
   };
 
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
-    const rest = decodeURIComponent(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
-    const scoped = rest.startsWith('@');
-    const parts = rest.split('/');
-    const nameAtVersion = scoped ? `${parts[0]}/${parts[1] ?? ''}` : parts[0]!;
-    const at = nameAtVersion.lastIndexOf('@');
-    if (at <= 0) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${ctx.path} names no package: local CDN addresses are /cdn/<package>@<version>[/<subpath>]`);
-    const name = nameAtVersion.slice(0, at);
-    const version = nameAtVersion.slice(at + 1);
-    const subpath = parts.slice(scoped ? 2 : 1).join('/');
-    if (subpath.split('/').some((segment) => segment === '..' || segment === '.')) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${ctx.path} leaves its package`);
-
+    const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     const state = await host.readiness.workspace();
     const index = indexWorkspace(state.workspace);
     const pkg = index.packages.get(name);

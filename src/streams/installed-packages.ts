@@ -4,6 +4,8 @@
 // else `module`, a string `browser`, `main`, `index.js` (README "The local CDN").
 import fs from 'node:fs';
 import path from 'node:path';
+import { initSync, parse } from 'cjs-module-lexer';
+import { isPackageName } from '../workspace/package-name.js';
 
 export interface InstalledPackage {
   name: string;
@@ -15,16 +17,33 @@ export interface InstalledPackage {
 
 const CONDITIONS = ['browser', 'import', 'module', 'default'];
 
-/** The copy of `name` that `fromDir` would load, or null. */
+/**
+ * The copy of `name` that `fromDir` would load, or null. The name is judged by npm's rules
+ * first, so it never climbs out of `node_modules`; the copy found must really be a
+ * `node_modules/<name>` directory (pnpm's store is one), and a link from there to anywhere
+ * else is not an installed package: that copy is refused, not one further up.
+ */
 export function findInstalled(name: string, fromDir: string): InstalledPackage | null {
+  if (!isPackageName(name)) return null;
+  const installedTail = path.join(path.sep, 'node_modules', name);
   let dir = path.resolve(fromDir);
   for (;;) {
     const candidate = path.join(dir, 'node_modules', name);
+    let real: string | null = null;
     try {
-      const manifest = JSON.parse(fs.readFileSync(path.join(candidate, 'package.json'), 'utf8')) as Record<string, unknown>;
-      if (typeof manifest.version === 'string') return { name, version: manifest.version, dir: fs.realpathSync(candidate), manifest };
+      real = fs.realpathSync(candidate);
     } catch {
       // not installed here: look further up
+    }
+    if (real !== null) {
+      if (!real.endsWith(installedTail)) return null;
+      const manifestFile = realFileInside(real, path.join(real, 'package.json'));
+      try {
+        const manifest = manifestFile ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>) : null;
+        if (manifest && typeof manifest.version === 'string') return { name, version: manifest.version, dir: real, manifest };
+      } catch {
+        // no readable manifest: not an installed package, look further up
+      }
     }
     const parent = path.dirname(dir);
     if (parent === dir) return null;
@@ -32,10 +51,24 @@ export function findInstalled(name: string, fromDir: string): InstalledPackage |
   }
 }
 
+/** `file`'s real path when it is a file whose real path lies inside `dir` (itself a real path), else null. */
+export function realFileInside(dir: string, file: string): string | null {
+  try {
+    const real = fs.realpathSync(file);
+    return real.startsWith(`${dir}${path.sep}`) && fs.statSync(real).isFile() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The version of `name` that `fromDir` would load, or null. */
 export const installedVersion = (name: string, fromDir: string): string | null => findInstalled(name, fromDir)?.version ?? null;
 
-/** The file a subpath (`''` for the root) of an installed package stands for, absolute; null when it exports none. */
+/**
+ * The file a subpath (`''` for the root) of an installed package stands for, its real path;
+ * null when it exports none. It may lie outside the package (an `exports` target of `../x`, a
+ * link): the bundle refuses it then, with its reason (`bundleInstalled`).
+ */
 export function entryOf(pkg: InstalledPackage, subpath: string): string | null {
   const exports = pkg.manifest.exports;
   const key = subpath === '' ? '.' : `./${subpath}`;
@@ -86,19 +119,51 @@ function pick(target: unknown): string | null {
 
 function existing(file: string): string | null {
   try {
-    return fs.statSync(file).isFile() ? file : null;
+    return fs.statSync(file).isFile() ? fs.realpathSync(file) : null;
   } catch {
     return null;
   }
 }
 
-/** The export names of a CommonJS module, as Node sees them when it loads it (a package's own code). */
-export function commonJsExportNames(file: string, load: (file: string) => unknown): string[] {
-  try {
-    const value = load(file);
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return [];
-    return Object.keys(value).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default');
-  } catch {
-    return []; // code that needs a browser to load: its default export only
+/**
+ * The export names of a CommonJS file of an installed package, found as Node finds them for an
+ * `import` of it, by reading its source with Node's own lexer (`cjs-module-lexer`), never by
+ * running it (README "The local CDN"). Its re-exports (`module.exports = require('./x')`) are
+ * followed to the package's own files only: `packageDir` (a real path) confines every read.
+ */
+export function commonJsExportNames(file: string, packageDir: string): string[] {
+  initSync();
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  const queue = [file];
+  while (queue.length > 0 && seen.size < MAX_REEXPORTED_FILES) {
+    const next = realFileInside(packageDir, queue.shift()!);
+    if (next === null || seen.has(next)) continue;
+    seen.add(next);
+    let found: ReturnType<typeof parse>;
+    try {
+      found = parse(fs.readFileSync(next, 'utf8'), next);
+    } catch {
+      continue; // not CommonJS the lexer reads: its default export only
+    }
+    for (const name of found.exports) if (/^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default' && name !== '__esModule') names.add(name);
+    for (const specifier of found.reexports) {
+      if (!specifier.startsWith('./') && !specifier.startsWith('../')) continue; // another package's names are its own
+      const target = requiredFile(path.resolve(path.dirname(next), specifier), packageDir);
+      if (target) queue.push(target);
+    }
   }
+  return [...names].sort();
+}
+
+// A chain of re-exports longer than this is not a package's layout but a loop or an attack.
+const MAX_REEXPORTED_FILES = 64;
+
+/** The file `require()` of a relative path loads, when it lies inside the package: the path, with `.js` or `.cjs`, or its directory's `index.js`. */
+function requiredFile(resolved: string, packageDir: string): string | null {
+  for (const candidate of [resolved, `${resolved}.js`, `${resolved}.cjs`, path.join(resolved, 'index.js')]) {
+    const found = realFileInside(packageDir, candidate);
+    if (found) return found;
+  }
+  return null;
 }
