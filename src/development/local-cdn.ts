@@ -28,6 +28,8 @@ export const localCdnAddress = (name: string, version: string, subpath: string):
 export interface LocalCdn {
   /** Adds to `imports` what the installed packages it maps import, transitively; returns the specifiers it could not map. */
   complete(imports: Record<string, string>): Promise<string[]>;
+  /** The bundles of installed packages kept in memory: how many, and their bytes of code. */
+  kept(): { count: number; bytes: number };
 }
 
 export function registerLocalCdn(host: ExtensionHost): LocalCdn {
@@ -90,6 +92,7 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
   });
 
   return {
+    kept: () => bundles.kept(),
     async complete(imports) {
       const unresolved: string[] = [];
       const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
