@@ -1,0 +1,56 @@
+// Installed packages as the local CDN finds them (README "The local CDN", SECURITY.md "The
+// local CDN"): only a real `node_modules/<name>` directory is one, and the export names of
+// CommonJS are read from the source, never by running it, its re-exports followed inside the package only.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { commonJsExportNames, findInstalled } from '../../src/streams/installed-packages.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const json = (value: unknown) => JSON.stringify(value);
+
+describe('findInstalled', function () {
+  it('finds a copy from a directory below, with its real directory', function () {
+    const root = tempWorkspace({ 'node_modules/@kit/ui/package.json': json({ name: '@kit/ui', version: '3.0.0' }), 'packages/app/x.txt': '' });
+    expect(findInstalled('@kit/ui', path.join(root, 'packages/app'))).to.include({ name: '@kit/ui', version: '3.0.0', dir: path.join(root, 'node_modules/@kit/ui') });
+  });
+
+  it('never joins a name npm refuses: `..` finds no package.json above node_modules', function () {
+    const root = tempWorkspace({ 'package.json': json({ name: 'ws', version: '0.1.0' }), 'packages/app/package.json': json({ name: 'app', version: '1.0.0' }) });
+    for (const name of ['..', '.', '../packages/app', '@kit/../..', 'Upper']) expect(findInstalled(name, path.join(root, 'packages/app')), name).to.equal(null);
+  });
+
+  it('refuses a link in node_modules to a directory that is not itself node_modules/<name>, and a manifest linked from elsewhere', function () {
+    const root = tempWorkspace({
+      'outside/package.json': json({ name: 'linked', version: '1.0.0' }),
+      'node_modules/.store/linked/node_modules/stored/package.json': json({ name: 'stored', version: '1.0.0' }),
+      'node_modules/manifest-linked/index.js': '',
+    });
+    fs.symlinkSync('../outside', path.join(root, 'node_modules/linked'));
+    fs.symlinkSync('.store/linked/node_modules/stored', path.join(root, 'node_modules/stored'));
+    fs.symlinkSync('../../outside/package.json', path.join(root, 'node_modules/manifest-linked/package.json'));
+    expect(findInstalled('linked', root)).to.equal(null);
+    expect(findInstalled('manifest-linked', root)).to.equal(null);
+    expect(findInstalled('stored', root)?.dir).to.equal(path.join(root, 'node_modules/.store/linked/node_modules/stored')); // as pnpm installs
+  });
+});
+
+describe('commonJsExportNames', function () {
+  it('finds the names without running the file, re-exports followed inside the package only', function () {
+    const root = tempWorkspace({
+      'secret.js': "require('node:fs').writeFileSync(__dirname + '/outside.marker', 'ran');\nexports.stolen = 1;\n",
+      'node_modules/cjs/index.js': "require('node:fs').writeFileSync(__dirname + '/ran.marker', 'ran');\nexports.alpha = 1;\nObject.defineProperty(exports, 'beta', { enumerable: true, value: 2 });\nexports['not-a-name'] = 3;\nexports.default = 4;\nmodule.exports = { ...require('./lib'), ...require('../../secret.js'), ...require('other-package') };\n",
+      'node_modules/cjs/lib/index.js': "exports.gamma = 3;\nmodule.exports.delta = 4;\n",
+    });
+    const dir = path.join(root, 'node_modules/cjs');
+    expect(commonJsExportNames(path.join(dir, 'index.js'), dir)).to.deep.equal(['alpha', 'beta', 'delta', 'gamma']);
+    expect(fs.existsSync(path.join(dir, 'ran.marker'))).to.equal(false);
+    expect(fs.existsSync(path.join(root, 'outside.marker'))).to.equal(false);
+  });
+
+  it('follows a loop of re-exports to an end', function () {
+    const root = tempWorkspace({ 'node_modules/loop/a.js': "exports.a = 1;\nmodule.exports = require('./b');\n", 'node_modules/loop/b.js': "exports.b = 1;\nmodule.exports = require('./a');\n" });
+    const dir = path.join(root, 'node_modules/loop');
+    expect(commonJsExportNames(path.join(dir, 'a.js'), dir)).to.deep.equal(['a', 'b']);
+  });
+});
