@@ -21,9 +21,10 @@ const CONDITIONS = ['browser', 'import', 'module', 'default'];
  * The copy of `name` that `fromDir` would load, or null. The name is judged by npm's rules
  * first, so it never climbs out of `node_modules`; the copy found must really be a
  * `node_modules/<name>` directory (pnpm's store is one), and a link from there to anywhere
- * else is not an installed package: that copy is refused, not one further up.
+ * else is not an installed package: that copy is refused, not one further up. Links are
+ * `'followed'` only where no file of the package is read but its manifest.
  */
-export function findInstalled(name: string, fromDir: string): InstalledPackage | null {
+export function findInstalled(name: string, fromDir: string, links: 'refused' | 'followed' = 'refused'): InstalledPackage | null {
   if (!isPackageName(name)) return null;
   const installedTail = path.join(path.sep, 'node_modules', name);
   let dir = path.resolve(fromDir);
@@ -36,8 +37,8 @@ export function findInstalled(name: string, fromDir: string): InstalledPackage |
       // not installed here: look further up
     }
     if (real !== null) {
-      if (!real.endsWith(installedTail)) return null;
-      const manifestFile = realFileInside(real, path.join(real, 'package.json'));
+      if (links === 'refused' && !real.endsWith(installedTail)) return null;
+      const manifestFile = links === 'refused' ? realFileInside(real, path.join(real, 'package.json')) : path.join(real, 'package.json');
       try {
         const manifest = manifestFile ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>) : null;
         if (manifest && typeof manifest.version === 'string') return { name, version: manifest.version, dir: real, manifest };
@@ -61,8 +62,11 @@ export function realFileInside(dir: string, file: string): string | null {
   }
 }
 
-/** The version of `name` that `fromDir` would load, or null. */
-export const installedVersion = (name: string, fromDir: string): string | null => findInstalled(name, fromDir)?.version ?? null;
+/**
+ * The version of `name` that `fromDir` would load, or null: a number for an import map, so a
+ * linked copy (`npm link`) has one too, though the local CDN serves none of its files.
+ */
+export const installedVersion = (name: string, fromDir: string): string | null => findInstalled(name, fromDir, 'followed')?.version ?? null;
 
 /**
  * The file a subpath (`''` for the root) of an installed package stands for, its real path;

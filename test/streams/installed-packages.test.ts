@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { commonJsExportNames, findInstalled } from '../../src/streams/installed-packages.js';
+import { commonJsExportNames, findInstalled, installedVersion } from '../../src/streams/installed-packages.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -32,6 +32,8 @@ describe('findInstalled', function () {
     expect(findInstalled('linked', root)).to.equal(null);
     expect(findInstalled('manifest-linked', root)).to.equal(null);
     expect(findInstalled('stored', root)?.dir).to.equal(path.join(root, 'node_modules/.store/linked/node_modules/stored')); // as pnpm installs
+    expect(installedVersion('linked', root)).to.equal('1.0.0'); // a version for an import map only
+    expect(installedVersion('..', root)).to.equal(null);
   });
 });
 
