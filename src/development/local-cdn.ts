@@ -2,7 +2,7 @@
 //   /cdn/<package>@<version>[/<subpath>]
 // A workspace package answers the production output of its module (the bytes of
 // `/m/...?env=production`); a package installed in node_modules answers the entry of that
-// subpath compiled for browsers, built once per version and subpath and kept. Both are named
+// subpath compiled for browsers, built once per entry file and kept (within a bound). Both are named
 // by version: immutable, and loadable by any origin like every production output. What it may
 // read, and why nothing else, is SECURITY.md's "The local CDN".
 import type { ExtensionHost } from '../extension.js';

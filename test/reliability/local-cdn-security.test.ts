@@ -39,6 +39,8 @@ function workspace(): { root: string; markers: string[] } {
     'node_modules/leaky/package.json': json({ name: 'leaky', version: '1.0.0', type: 'module', main: 'index.js' }),
     'node_modules/leaky/index.js': "import secret from '../../secret.js';\nexport default secret;\n",
     'node_modules/exporter/package.json': json({ name: 'exporter', version: '1.0.0', exports: { '.': '../../secret.js', './inner': './lib/../../../secrets.local.json' } }),
+    'node_modules/broken/package.json': json({ name: 'broken', version: '1.0.0', main: 'index.js' }),
+    'node_modules/broken/index.js': 'export const = ;\n',
     'node_modules/cjs-marker/package.json': json({ name: 'cjs-marker', version: '1.0.0', main: 'index.js', exports: { '.': './index.js', './again': './again.js' } }),
     'node_modules/cjs-marker/index.js': `${writesMarker(markers[1]!)}exports.alpha = function alpha() { return 'a'; };\nmodule.exports.beta = 2;\n`,
     'node_modules/cjs-marker/again.js': "module.exports = require('./impl');\n",
@@ -132,6 +134,10 @@ describe('the local CDN under attack (SECURITY.md "The local CDN")', function ()
       expectError(answer, { status: 403, code: 'CDN_FILE_OUTSIDE_PACKAGE' });
       expect(answer.text).not.to.include(SECRET);
     }
+  });
+
+  it('answers BUILD_FAILED for an installed package esbuild cannot build, never a 500', async function () {
+    expectError(await service.get('/cdn/broken@1.0.0'), { status: 422, code: 'BUILD_FAILED', mentions: ['broken@1.0.0'] });
   });
 
   it("finds a CommonJS package's named exports, its re-exports followed, without running it", async function () {
