@@ -86,7 +86,7 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
       return;
     }
     const copy = installed(name, version);
-    if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules`);
+    if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);
     const { code } = await bundle(copy, subpath);
     sendOutput(ctx, Buffer.from(code), { type: 'text/javascript; charset=utf-8', hash: contentHash(Buffer.from(code)), anyOrigin: true, immutable: true });
   });
