@@ -32,6 +32,11 @@ export const ERROR_CODES = {
     when: "the module's build has diagnostics; they are listed",
     remedy: 'fix what the diagnostics name, at their file, line and column',
   },
+  PREVIEW_NOT_LOADED: {
+    status: 404,
+    when: '`/preview/` (or an address under it) while the development extension is not loaded',
+    remedy: 'start the service with `core run --dev` (or CORE_SERVICE_EXTENSIONS=@core-js/packages/development), which serves the preview and pushes stylesheets',
+  },
   PREVIEW_CDN_UNSET: {
     status: 503,
     when: 'the preview, while `CORE_CDN_ORIGIN` is unset',
