@@ -37,6 +37,11 @@ export const ERROR_CODES = {
     when: "a local CDN address whose entry, or a file the entry imports, has a real path outside the installed package's own directory (`../` out of it, a link); nothing of it is read",
     remedy: 'the local CDN serves a package from its own files only: import another package by its name, or use a real CDN',
   },
+  PREVIEW_NOT_LOADED: {
+    status: 404,
+    when: '`/preview/` (or an address under it) while the development extension is not loaded',
+    remedy: 'start the service with `core run --dev` (or CORE_SERVICE_EXTENSIONS=@core-js/packages/development), which serves the preview and pushes stylesheets',
+  },
   PREVIEW_CDN_UNSET: {
     status: 503,
     when: 'the preview, while `CORE_CDN_ORIGIN` is unset',

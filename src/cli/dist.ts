@@ -2,7 +2,7 @@
 // "Distribution: core dist"). Parses the arguments and prints; src/dist/ does the work.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { distribute, type DistributionProgress, type PackageSummary } from '../dist/distribute.js';
+import { distribute, type DistributionProgress, type DistributionResult, type PackageSummary } from '../dist/distribute.js';
 import { DISTRIBUTION_MANIFEST } from '../dist/output-paths.js';
 import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
@@ -46,10 +46,7 @@ export async function distCommand(args: string[]): Promise<number> {
   progress.end();
 
   const shown = path.relative(process.cwd(), out) || '.';
-  const files = result.manifest.outputs.length;
-  const bytes = result.manifest.outputs.reduce((sum, output) => sum + output.size, 0);
-  process.stdout.write(`wrote ${plural(result.manifest.modules.length, 'module')} (${plural(files, 'file')}, ${formatBytes(bytes)}) and ${DISTRIBUTION_MANIFEST} to ${shown}\n`);
-  if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
+  if (result.wrote) reportWritten(result, shown);
   if (result.ok) return 0;
 
   const report: string[] = [];
@@ -66,6 +63,15 @@ export async function distCommand(args: string[]): Promise<number> {
   }
   process.stderr.write(`${report.join('\n')}\n`);
   return 1;
+}
+
+function reportWritten(result: DistributionResult, shown: string): void {
+  const files = result.manifest.outputs.length;
+  const bytes = result.manifest.outputs.reduce((sum, output) => sum + output.size, 0);
+  process.stdout.write(`wrote ${plural(result.manifest.modules.length, 'module')} (${plural(files, 'file')}, ${formatBytes(bytes)}) and ${DISTRIBUTION_MANIFEST} to ${shown}\n`);
+  if (result.page.written) process.stdout.write(`wrote the page ${path.join(shown, result.page.path)} for ${result.page.entry}: serve ${shown} with any static file server\n`);
+  else process.stdout.write(`no page written: ${result.page.reason}\n`);
+  if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
 }
 
 // One line per package as it completes. On a terminal a status line below them counts the

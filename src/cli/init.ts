@@ -40,14 +40,23 @@ export async function initCommand(args: string[]): Promise<number> {
     return 1;
   }
   const shown = path.relative(process.cwd(), result.dir);
-  process.stdout.write(`created the workspace ${result.name} in ${shown || '.'} (${result.files.length} files)
-
-Next:
-${shown ? `  cd ${shown.includes(' ') ? JSON.stringify(shown) : shown}\n` : ''}  npm install
-  npm start        the preview at http://127.0.0.1:4800/preview/
-
-Where @core-js/packages is not published on your registry, install this copy first:
-  npm install --save-dev ${JSON.stringify(PACKAGE_ROOT).slice(1, -1).includes(' ') ? JSON.stringify(PACKAGE_ROOT) : PACKAGE_ROOT}
-`);
+  process.stdout.write(`created the workspace ${result.name} in ${shown || '.'} (${result.files.length} files)\n\nNext:\n${nextSteps(shown).map((step) => `  ${step}\n`).join('')}`);
   return 0;
 }
+
+// The steps in the order they work. A copy of this package that was not installed from a
+// registry (a clone, a tarball unpacked by hand) is not published there either, so the
+// workspace installs this copy: that one command also installs everything else, and a plain
+// `npm install` first would fail on the registry (README "core init").
+export function nextSteps(shownDir: string, packageRoot = PACKAGE_ROOT): string[] {
+  const steps: string[] = [];
+  if (shownDir) steps.push(`cd ${shellWord(shownDir)}`);
+  if (installedFromRegistry(packageRoot)) steps.push('npm install');
+  else steps.push(`npm install --save-dev ${shellWord(packageRoot.replace(/[\\/]+$/, ''))}    # this copy of @core-js/packages, not on the registry`);
+  steps.push('npm start    # the preview at http://127.0.0.1:4800/preview/');
+  return steps;
+}
+
+const installedFromRegistry = (packageRoot: string) => path.basename(path.dirname(path.dirname(path.resolve(packageRoot)))) === 'node_modules';
+
+const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);

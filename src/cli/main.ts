@@ -19,7 +19,9 @@ export async function main(args: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`core: unknown command "${name}"\n\n${usage()}`);
+    // One line, as every usage error: the command list is one `core --help` away.
+    const near = nearestCommand(name);
+    process.stderr.write(`core: unknown command "${name}"${near ? `; did you mean "core ${near}"?` : ''} (core --help lists the commands: ${Object.keys(COMMANDS).join(', ')})\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -41,6 +43,28 @@ export async function main(args: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+// The command a mistyped name most likely meant: one edit away, or the only command it
+// starts (a prefix of three letters or more).
+function nearestCommand(typed: string): string | null {
+  const names = Object.keys(COMMANDS);
+  const prefixed = typed.length >= 3 ? names.filter((name) => name.startsWith(typed)) : [];
+  if (prefixed.length === 1) return prefixed[0]!;
+  return names.find((name) => editDistance(name, typed) === 1) ?? null;
+}
+
+// Edits between two names, a swap of two neighbouring letters counting as one (a typo's usual shape).
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 // `--port -1` reads to node:util's parser as an option without its value ("argument is

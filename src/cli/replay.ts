@@ -8,6 +8,7 @@ import { chromeTrace } from '../store/chrome-trace.js';
 import { selectReport } from '../store/selectors.js';
 import { formatTrace } from './format-trace.js';
 import { UsageError } from './usage-error.js';
+import { describeFileError } from './file-error.js';
 
 export const REPLAY_HELP = `Usage: core replay <file> [--until SEQ] [--trace] [--chrome-trace OUT]
 
@@ -42,7 +43,7 @@ export async function replayCommand(args: string[]): Promise<number> {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    process.stderr.write(`core replay: cannot read ${file}: ${(error as Error).message}\n`);
+    process.stderr.write(`core replay: cannot read ${file}: ${describeFileError(error)}\n`);
     return 1;
   }
   let parsed;
@@ -55,15 +56,21 @@ export async function replayCommand(args: string[]): Promise<number> {
   }
   for (const warning of parsed.warnings) process.stderr.write(`core replay: warning: ${warning}\n`);
   const events = lastSession(parsed.events, until);
+  const last = events.at(-1)?.seq;
+  if (until !== undefined && last !== undefined && until > last) {
+    process.stderr.write(`core replay: warning: the log's last session ends at event ${last}; --until ${until} shows its end\n`);
+  }
   const traceFile = values['chrome-trace'];
   if (traceFile !== undefined) {
     if (traceFile === '') throw new UsageError('--chrome-trace takes the file to write');
     try {
       fs.writeFileSync(traceFile, `${JSON.stringify(chromeTrace(events))}\n`);
     } catch (error) {
-      process.stderr.write(`core replay: cannot write ${traceFile}: ${(error as Error).message}\n`);
+      process.stderr.write(`core replay: cannot write ${traceFile}: ${describeFileError(error)}\n`);
       return 1;
     }
+    const builds = events.filter((event) => event.type === 'build.started').length;
+    process.stderr.write(`core replay: wrote ${traceFile} (${builds} build${builds === 1 ? '' : 's'}); open it in ui.perfetto.dev or chrome://tracing\n`);
     if (!values.trace) return 0;
   }
   if (values.trace) {

@@ -1,4 +1,5 @@
 // `core run`: serve the workspace until SIGINT or SIGTERM.
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
@@ -14,11 +15,15 @@ export const DEFAULT_PORT = 4800;
 /** After SIGINT or SIGTERM, the longest a clean stop may take before the process exits anyway. */
 export const STOP_GRACE_MS = 1500;
 
-export const RUN_HELP = `Usage: core run [--port N] [--strict-port] [--host H] [--allowed-host H]... [--record FILE]
+export const RUN_HELP = `Usage: core run [DIR] [--dev] [--port N] [--strict-port] [--host H] [--allowed-host H]...
+                [--record FILE] [--cdn ORIGIN] [--log-level L] [--no-cache]
 
-Serves the workspace in the current directory (the one with core.json).
+Serves the workspace in DIR (default: the current directory), the one with core.json.
+Relative paths of the options (--record) are read from the current directory.
 
 Options:
+  --dev              load the development extension (${DEVELOPMENT_EXTENSION}): the
+                     preview at /preview/ and stylesheet push (also: CORE_SERVICE_EXTENSIONS)
   --port N           port to listen on (default ${DEFAULT_PORT}, or the next free one of the
                      ${PORT_ATTEMPTS - 1} following; 0 takes any free port). A port given here is kept:
                      if it is busy, core run says so and exits 1
@@ -54,18 +59,21 @@ export async function runCommand(args: string[]): Promise<number> {
       'log-level': { type: 'string' },
       cdn: { type: 'string' },
       'no-cache': { type: 'boolean' },
+      dev: { type: 'boolean' },
     },
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+  if (positionals.length > 1) throw new UsageError(`name one workspace directory; got "${positionals.join('", "')}"`);
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535; got "${values.port}"`);
   const logLevel = (values['log-level'] ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
-  const root = workspaceDir();
+  const root = workspaceDir(positionals[0]);
   const extensions = (process.env.CORE_SERVICE_EXTENSIONS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (values.dev === true && !extensions.includes(DEVELOPMENT_EXTENSION)) extensions.push(DEVELOPMENT_EXTENSION);
   const cdnOrigin = values.cdn?.trim() || process.env.CORE_CDN_ORIGIN?.trim() || null;
+  const record = values.record === undefined ? undefined : path.resolve(values.record);
 
   // Listening before the service starts: whoever started it may send a signal at once, and
   // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.
@@ -92,7 +100,7 @@ export async function runCommand(args: string[]): Promise<number> {
       allowedHosts: values['allowed-host'] ?? [],
       extensions,
       cdnOrigin,
-      record: values.record,
+      record,
       cache: values['no-cache'] !== true,
     });
   } catch (error) {
@@ -123,7 +131,7 @@ export async function runCommand(args: string[]): Promise<number> {
     if (shows(logLevel, 'warn')) process.stderr.write(`${text}\n`);
   };
   if (!development) {
-    warn(`${errorStyle.yellow('hint')} the development extension is not loaded, so only /m/, /state, /log and the dashboard are served (/preview/ answers 404); set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION} for the preview and stylesheet push`);
+    warn(`${errorStyle.yellow('hint')} the development extension is not loaded, so only /m/, /state, /log and the dashboard are served (/preview/ answers 404 PREVIEW_NOT_LOADED); start with core run --dev for the preview and stylesheet push`);
   } else if (!cdnOrigin) {
     warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503; to preview, ${ERROR_CODES.PREVIEW_CDN_UNSET.remedy}`);
   }

@@ -2,7 +2,8 @@
 // is `default-src 'self'`); everything it shows is drawn by the bundled client.
 export const DASHBOARD_CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export function renderDashboardPage(scriptAddress: string, styleAddress: string): string {
+/** `previewAddress`: where the preview is served, when the development extension serves one. */
+export function renderDashboardPage(scriptAddress: string, styleAddress: string, previewAddress: string | null = null): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -15,7 +16,7 @@ export function renderDashboardPage(scriptAddress: string, styleAddress: string)
 <script type="module" src="${scriptAddress}"></script>
 </head>
 <body>
-<core-dashboard></core-dashboard>
+<core-dashboard${previewAddress ? ` data-preview="${previewAddress.replace(/[&"<>]/g, '')}"` : ''}></core-dashboard>
 <noscript>The dashboard needs JavaScript; the same data is at <a href="/state">/state</a> and <a href="/log">/log</a>.</noscript>
 </body>
 </html>

@@ -11,6 +11,7 @@ import type { ModuleModel, PackageModel } from '../workspace/model.js';
 import { isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
+import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
 
 export interface PreviewModule {
   specifier: string;
@@ -46,21 +47,8 @@ export interface PreviewOptions {
 
 export type PreviewResult = { ok: true; preview: Preview } | { ok: false; reason: 'unknown-entry' | 'not-web'; message: string };
 
-export function chooseEntry(state: ServiceState, requested?: string): ModuleModel | { reason: 'unknown-entry' | 'not-web'; message: string } {
-  const { workspace } = state;
-  const index = indexWorkspace(workspace);
-  const wanted = requested ?? workspace.preview ?? undefined;
-  if (wanted !== undefined) {
-    const module = index.modules.get(wanted);
-    if (!module) return { reason: 'unknown-entry', message: `the preview entry ${wanted} is not a public module of the workspace` };
-    if (!module.platforms.includes('web')) return { reason: 'not-web', message: `the preview entry ${wanted} does not run in browsers (platforms ${JSON.stringify(module.platforms)})` };
-    return module;
-  }
-  for (const pkg of workspace.packages) {
-    const module = (index.modulesOf.get(pkg.name) ?? []).find((m) => m.platforms.includes('web'));
-    if (module) return module;
-  }
-  return { reason: 'unknown-entry', message: 'the workspace has no module for browsers to preview' };
+export function chooseEntry(state: ServiceState, requested?: string): ModuleModel | NoPreviewEntry {
+  return choosePreviewEntry(state.workspace, requested);
 }
 
 export function derivePreview(state: ServiceState, options: PreviewOptions): PreviewResult {

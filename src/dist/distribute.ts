@@ -10,9 +10,10 @@ import type { Diagnostic } from '../workspace/diagnostics.js';
 import { readWorkspace } from '../workspace/read-workspace.js';
 import { buildDistribution } from './build-distribution.js';
 import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
-import type { ModuleOutcome } from './judge-module.js';
+import type { ModuleOutcome, WrittenModule } from './judge-module.js';
+import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
-import { writeFiles, writeManifest } from './write-distribution.js';
+import { readPreviousManifest, writeFiles, writeManifest, writePage } from './write-distribution.js';
 
 export interface DistributeOptions {
   /** The workspace directory (holding core.json). */
@@ -48,6 +49,10 @@ export interface DistributionResult {
   removed: string[];
   /** Every module valid and every manifest readable. */
   ok: boolean;
+  /** False when the workspace manifests declare no module at all: nothing was written, not even the output directory. */
+  wrote: boolean;
+  /** The page for the preview entry: written, or why not. */
+  page: { written: true; path: string; entry: string } | { written: false; reason: string };
 }
 
 export async function distribute(options: DistributeOptions): Promise<DistributionResult> {
@@ -56,6 +61,12 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const parallelism = options.parallelism ?? os.availableParallelism();
   const progress = options.onProgress ?? (() => {});
   const workspace = readWorkspace(createFileHashes(root));
+  if (workspace.modules.length === 0 && workspace.diagnostics.length > 0) {
+    // core.json (or every package.json) is broken: there is nothing to write, and an empty
+    // output directory or manifest would only hide the earlier run's good one.
+    const manifest = distributionManifest(workspace, []);
+    return { out, manifest, invalid: [], workspaceDiagnostics: workspace.diagnostics, removed: [], ok: false, wrote: false, page: { written: false, reason: 'the workspace manifests have problems' } };
+  }
   const plan = planDistribution(workspace, parallelism);
 
   const summaries = new Map<string, PackageSummary & { pending: number }>();
@@ -90,11 +101,20 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
     await registry.dispose();
   }
 
-  const manifest = distributionManifest(workspace, outcomes);
-  const removed = writeManifest(out, manifest);
+  const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written');
+  const draft = distributionPage(workspace, written, distributionManifest(workspace, outcomes).importMap);
+  const previous = readPreviousManifest(out);
+  const pageWritten = writePage(out, DISTRIBUTION_PAGE, draft.ok ? draft.html : null, previous);
+  const page: DistributionResult['page'] = !draft.ok
+    ? { written: false, reason: draft.reason }
+    : pageWritten
+      ? { written: true, path: DISTRIBUTION_PAGE, entry: draft.entry }
+      : { written: false, reason: `${DISTRIBUTION_PAGE} is there and no earlier core dist wrote it` };
+  const manifest = distributionManifest(workspace, outcomes, page.written ? { path: page.path, entry: page.entry } : null);
+  const removed = writeManifest(out, manifest, previous);
   const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
   invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
-  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0 };
+  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0, wrote: true, page };
 }
 
 const publicSummary = ({ pending: _pending, ...summary }: PackageSummary & { pending: number }): PackageSummary => summary;

@@ -52,11 +52,13 @@ export interface DistributionManifest {
   external: ExternalImport[];
   /** Modules not written, with the reasons. */
   invalid: { specifier: string; diagnostics: Diagnostic[] }[];
+  /** The page written for the preview entry (README "Distribution: core dist"), or null. */
+  page: { path: string; entry: string } | null;
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-export function distributionManifest(workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[]): DistributionManifest {
+export function distributionManifest(workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[], page: DistributionManifest['page'] = null): DistributionManifest {
   const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written');
   written.sort((a, b) => byString(a.module.specifier, b.module.specifier));
 
@@ -83,6 +85,7 @@ export function distributionManifest(workspace: WorkspaceModel, outcomes: readon
       .filter((outcome) => outcome.status === 'invalid')
       .map((outcome) => ({ specifier: outcome.module.specifier, diagnostics: outcome.diagnostics }))
       .sort((a, b) => byString(a.specifier, b.specifier)),
+    page,
   };
 }
 

@@ -17,9 +17,9 @@ export function writeFiles(out: string, files: readonly DistributionFile[]): voi
 }
 
 /** Removes what the previous manifest listed and this one does not, then writes the manifest; returns the paths removed. */
-export function writeManifest(out: string, manifest: DistributionManifest): string[] {
+export function writeManifest(out: string, manifest: DistributionManifest, previous: unknown = readPreviousManifest(out)): string[] {
   const file = path.join(out, DISTRIBUTION_MANIFEST);
-  const removed = staleOutputs(readPrevious(file), manifest);
+  const removed = staleOutputs(previous, manifest);
   for (const relative of removed) {
     const target = path.join(out, ...relative.split('/'));
     fs.rmSync(target, { force: true });
@@ -32,9 +32,10 @@ export function writeManifest(out: string, manifest: DistributionManifest): stri
   return removed;
 }
 
-function readPrevious(file: string): unknown {
+/** The manifest an earlier run left in `out`, parsed, of any shape; null when there is none. */
+export function readPreviousManifest(out: string): unknown {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
+    return JSON.parse(fs.readFileSync(path.join(out, DISTRIBUTION_MANIFEST), 'utf8'));
   } catch {
     return null; // none yet, or not ours: nothing is removed
   }
@@ -49,4 +50,22 @@ function removeEmptyParents(out: string, dir: string): void {
       return;
     }
   }
+}
+
+/**
+ * Writes the page, unless a file of that name is there that no earlier run wrote (the
+ * directory's other files are never touched); removes the earlier run's page when this run
+ * has none. Returns whether the page is in place.
+ */
+export function writePage(out: string, name: string, html: string | null, previous: unknown): boolean {
+  const target = path.join(out, name);
+  const ours = (previous as { page?: { path?: unknown } | null } | null)?.page?.path === name;
+  if (html === null) {
+    if (ours) fs.rmSync(target, { force: true });
+    return false;
+  }
+  if (!ours && fs.existsSync(target)) return false;
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(target, html);
+  return true;
 }

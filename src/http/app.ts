@@ -4,7 +4,8 @@
 //                            METHOD_NOT_ALLOWED, HOST_NOT_ALLOWED (SECURITY.md)
 //   3. router                /m/, /state, /log, the dashboard (/ for browsers, /dashboard/,
 //                            /state/details), and what extensions add (/preview/, /u/)
-//   4. notDeclared           OUTPUT_NOT_AVAILABLE for every other path
+//   4. notDeclared           OUTPUT_NOT_AVAILABLE for every other path (PREVIEW_NOT_LOADED under
+//                            /preview/ while no extension serves it)
 // The same guards run first in the answer cache, which answers a repeated request for an output
 // whose state has not changed (answer-cache.ts), and in `verifyUpgrade` for WebSocket upgrades
 // (koa-websocket), which then checks the channel and the Origin.
@@ -61,6 +62,8 @@ export interface App {
   attachSockets(server: Server): void;
 }
 
+const isPreviewPath = (path: string) => path === '/preview' || path.startsWith('/preview/');
+
 export function createApp(deps: AppDeps): App {
   const guards = requestGuards(deps.hosts);
   const sockets = createSocketRoutes();
@@ -73,7 +76,8 @@ export function createApp(deps: AppDeps): App {
   router.get('/m/*rest', modulesRoute({ ...deps, answers }));
   router.get('/state', stateRoute({ readiness: deps.readiness, state$: deps.state$ }));
   router.get('/log', logRoute(deps.log));
-  const dashboard = dashboardRoutes(deps);
+  const servesPreview = () => router.match('/preview/', 'GET').route;
+  const dashboard = dashboardRoutes({ ...deps, previewAddress: () => (servesPreview() ? '/preview/' : null) });
   router.get('/', dashboard.page);
   router.get('/dashboard/:file', dashboard.file);
   router.get('/state/details', dashboard.details);
@@ -91,6 +95,11 @@ export function createApp(deps: AppDeps): App {
   koa.use(async function notDeclared(ctx, next) {
     await next();
     if (ctx.body === undefined && ctx.status === 404) {
+      // The preview is the development extension's: without it the cause is the missing
+      // extension, not an undeclared module (README "The command line", `--dev`).
+      if (isPreviewPath(ctx.path) && !servesPreview()) {
+        throw new ServiceError('PREVIEW_NOT_LOADED', 'the preview is served by the development extension, which this service did not load');
+      }
       throw new ServiceError('OUTPUT_NOT_AVAILABLE', `nothing is served at ${ctx.path.length > 200 ? `${ctx.path.slice(0, 200)}…` : ctx.path}`);
     }
   });

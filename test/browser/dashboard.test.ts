@@ -64,6 +64,22 @@ describe('the build dashboard in Chromium', function () {
     await page.waitForSelector('.live .timeline .bar.failed');
   });
 
+  it('at 1,024 px wide, shows whole module names and sizes, and links the preview', async function () {
+    const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+    try {
+      await page.goto(service.url, { waitUntil: 'load' });
+      await page.waitForSelector('.live .rows [data-module]');
+      await page.waitForFunction(() => [...document.querySelectorAll('.live .rows .num')].some((cell) => /B$/.test(cell.textContent ?? '')));
+      const cut = await page.$$eval('.live .rows [data-module] .name', (names) => names.filter((name) => name.scrollWidth > name.clientWidth).map((name) => name.textContent));
+      expect(cut, 'module names cut off').to.deep.equal([]);
+      const wrapped = await page.$$eval('.live .rows .num', (cells) => cells.filter((cell) => cell.getClientRects().length > 1 || (cell as HTMLElement).scrollHeight > (cell as HTMLElement).clientHeight + 1).map((cell) => cell.textContent));
+      expect(wrapped, 'sizes wrapped').to.deep.equal([]);
+      expect(await page.getAttribute('.bar .links a.preview-link', 'href')).to.equal('/preview/');
+    } finally {
+      await page.close();
+    }
+  });
+
   it('moves along the module list with the keyboard', async function () {
     const { page } = watched;
     await page.goto(service.url, { waitUntil: 'load' });

@@ -36,11 +36,21 @@ describe('core help and version', function () {
     expect(result.stdout).to.equal(`${VERSION}\n`);
   });
 
-  it('exits 2 on an unknown command, naming it, with the usage', async function () {
-    const result = await runCore(['serve'], { cwd: tempWorkspace() });
+  it('exits 2 on an unknown command in one line, naming it and the commands', async function () {
+    const result = await runCore(['frobnicate'], { cwd: tempWorkspace() });
     expect(result.code).to.equal(2);
-    expect(result.stderr).to.include('"serve"');
-    expect(result.stderr).to.include('core run');
+    expect(result.stderr).to.equal('core: unknown command "frobnicate" (core --help lists the commands: run, select, replay, dist, init, cache)\n');
+    expect(result.stdout).to.equal('');
+  });
+
+  it('names the command a typo most likely meant', async function () {
+    expect((await runCore(['rnu'], { cwd: tempWorkspace() })).stderr).to.include('did you mean "core run"?');
+    expect((await runCore(['dis'], { cwd: tempWorkspace() })).stderr).to.include('did you mean "core dist"?');
+  });
+
+  it("core run --help's usage line names every option", async function () {
+    const usageLines = (await runCore(['run', '--help'], { cwd: tempWorkspace() })).stdout.split('\n\n')[0]!;
+    for (const option of ['[DIR]', '--dev', '--port', '--strict-port', '--host', '--allowed-host', '--record', '--cdn', '--log-level', '--no-cache']) expect(usageLines, option).to.include(option);
   });
 });
 

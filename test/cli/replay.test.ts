@@ -95,10 +95,22 @@ describe('core replay of a session recorded with core run --record', function ()
   });
 
   describe('logs it cannot read faithfully', function () {
-    it('exits 1 on a file that cannot be read', async function () {
-      const result = await runCore(['replay', path.join(tempWorkspace(), 'absent.ndjson')], { cwd: tempWorkspace() });
+    it('exits 1 on a file that cannot be read, in one line of its own words', async function () {
+      const absent = path.join(tempWorkspace(), 'absent.ndjson');
+      const result = await runCore(['replay', absent], { cwd: tempWorkspace() });
       expect(result.code).to.equal(1);
-      expect(result.stderr).to.include('absent.ndjson');
+      expect(result.stderr).to.equal(`core replay: cannot read ${absent}: no such file\n`);
+      const directory = await runCore(['replay', tempWorkspace()], { cwd: tempWorkspace() });
+      expect(directory.stderr).to.match(/: it is a directory, not a file\n$/);
+    });
+
+    it('says so when --until names an event past the end of the log, and prints the end', async function () {
+      const end = lastSeq(record);
+      const result = await runCore(['replay', record, '--until', String(end + 1000)], { cwd: tempWorkspace() });
+      expect(result.code).to.equal(0);
+      expect(result.stderr).to.equal(`core replay: warning: the log's last session ends at event ${end}; --until ${end + 1000} shows its end\n`);
+      expect(JSON.parse(result.stdout)).to.deep.equal(await replayReport(record, root));
+      expect((await runCore(['replay', record, '--until', String(end)], { cwd: tempWorkspace() })).stderr).to.equal('');
     });
 
     it('exits 1 on a line that is not an event, or an event type it does not know', async function () {

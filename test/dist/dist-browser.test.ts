@@ -13,11 +13,12 @@ import { installedWorkspace } from './installed.js';
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.html': 'text/html' };
 
-// Files of `dir` by path, and `page` at `/`; nothing outside `dir`.
-function staticServer(dir: string, page: string): Promise<http.Server> {
+// Files of `dir` by path, and `page` at `/` (else the directory's index.html, as any static server does); nothing outside `dir`.
+function staticServer(dir: string, page: string | null): Promise<http.Server> {
   const server = http.createServer((request, response) => {
-    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
-    if (pathname === '/') {
+    let pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
+    if (pathname === '/' && page === null) pathname = '/index.html';
+    if (pathname === '/' && page !== null) {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
       return;
     }
@@ -81,5 +82,71 @@ describe('core dist output in a browser', () => {
     expect(logo).to.deep.equal({ src: `http://127.0.0.1:${port}/@acme/app@1.0.0/assets/main/logo.svg`, width: 16 });
     expect(failures).to.deep.equal([]);
     await page.close();
+  });
+});
+
+describe('the page core dist writes, from a plain static server', () => {
+  let browser: Browser;
+  let server: http.Server;
+  let out: string;
+
+  before(async () => {
+    const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+    out = path.join(root, 'dist');
+    const result = await distribute({ root, out });
+    expect(result.page).to.deep.equal({ written: true, path: 'index.html', entry: '@acme/app/main' });
+    expect(result.manifest.page).to.deep.equal({ path: 'index.html', entry: '@acme/app/main' });
+    server = await staticServer(out, null);
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    if (server) await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('renders the preview entry with its stylesheet and asset, asking nothing of any other origin', async () => {
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    const requested: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('response', (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+    });
+    const { port } = server.address() as { port: number };
+    const origin = `http://127.0.0.1:${port}`;
+    await page.goto(`${origin}/`);
+    await page.waitForSelector('acme-probe .core-probe-text');
+    expect(await page.textContent('acme-probe .core-probe-text')).to.include('No. 00042');
+    expect(await page.$eval('acme-probe', (element) => getComputedStyle(element).color)).to.equal('rgb(1, 2, 3)');
+    expect(failures).to.deep.equal([]);
+    expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).to.deep.equal([]);
+    // The production page's shape: a stylesheet link and a module script, both relative.
+    const html = fs.readFileSync(path.join(out, 'index.html'), 'utf8');
+    expect(html).to.include('<link rel="stylesheet" href="./@acme/app@1.0.0/styles/main.css">');
+    expect(html).to.include('<script type="module" src="./@acme/app@1.0.0/modules/main.js"></script>');
+    await page.close();
+  });
+
+  it("never overwrites an index.html that no core dist wrote, and removes its own when it has no page to write", async () => {
+    const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+    const mine = path.join(root, 'mine');
+    fs.mkdirSync(mine);
+    fs.writeFileSync(path.join(mine, 'index.html'), 'my own page');
+    const kept = await distribute({ root, out: mine });
+    expect(kept.page.written).to.equal(false);
+    expect(fs.readFileSync(path.join(mine, 'index.html'), 'utf8')).to.equal('my own page');
+
+    const ours = path.join(root, 'ours');
+    expect((await distribute({ root, out: ours })).page.written).to.equal(true);
+    // The preview entry now names a module that is not there: no page, and the old one goes.
+    const core = JSON.parse(fs.readFileSync(path.join(root, 'core.json'), 'utf8'));
+    fs.writeFileSync(path.join(root, 'core.json'), JSON.stringify({ ...core, preview: '@acme/app/absent' }));
+    const none = await distribute({ root, out: ours });
+    expect(none.page).to.deep.equal({ written: false, reason: 'the preview entry @acme/app/absent is not a public module of the workspace' });
+    expect(fs.existsSync(path.join(ours, 'index.html'))).to.equal(false);
   });
 });

@@ -50,6 +50,7 @@ describe('distribute', () => {
         `${LIB}/modules/server.js`,
         `${LIB}/modules/widgets/badge.js`,
         'core-distribution.json',
+        'index.html',
       ]);
     });
 
@@ -70,7 +71,7 @@ describe('distribute', () => {
 
     it('lists every written file in core-distribution.json with the hash and size of its content', () => {
       const manifest = readManifest(out);
-      expect(manifest.outputs.map((o) => o.path)).to.deep.equal(listFiles(out).filter((file) => file !== 'core-distribution.json'));
+      expect(manifest.outputs.map((o) => o.path)).to.deep.equal(listFiles(out).filter((file) => file !== 'core-distribution.json' && file !== 'index.html'));
       for (const output of manifest.outputs) {
         const content = fs.readFileSync(path.join(out, output.path));
         expect(output.hash, output.path).to.equal(contentHash(content));
@@ -153,11 +154,12 @@ describe('core dist', () => {
     expect(run.code, run.stderr).to.equal(0);
     expect(fs.existsSync(path.join(root, 'dist/core-distribution.json'))).to.equal(true);
     const lines = run.stdout.trim().split('\n');
-    expect(lines.filter((line) => line.includes('@acme/')).sort()).to.deep.equal([
+    expect(lines.filter((line) => line.startsWith('✓')).sort()).to.deep.equal([
       `✓ ${APP}  2 modules, 4 files, ${formatted(root, APP)}`,
       `✓ ${LIB}  3 modules, 4 files, ${formatted(root, LIB)}`,
     ]);
-    expect(lines.at(-1)).to.match(/^wrote 5 modules \(8 files, .+\) and core-distribution\.json to dist$/);
+    expect(lines.at(-2)).to.match(/^wrote 5 modules \(8 files, .+\) and core-distribution\.json to dist$/);
+    expect(lines.at(-1)).to.equal('wrote the page dist/index.html for @acme/app/main: serve dist with any static file server');
     expect(run.stdout).not.to.include('\x1b');
     expect(run.stdout).not.to.include('\r');
   });
@@ -182,6 +184,16 @@ describe('core dist', () => {
     expect(Object.keys(manifest.importMap.imports)).to.deep.equal(['@bad/app/ok', '@bad/lib/util', '@bad/old/x']);
     expect(manifest.invalid.map((i) => i.specifier)).to.deep.equal(['@bad/app/badcss', '@bad/app/builtin', '@bad/app/incompatible', '@bad/app/undeclared']);
     expect(listFiles(out)).to.deep.equal(['@bad/app@1.0.0/modules/ok.js', '@bad/lib@1.0.0/modules/util.js', '@bad/old@1.0.0/modules/x.js', 'core-distribution.json']);
+  });
+
+  it('writes nothing, not even the output directory, when core.json is broken, and says only what is wrong', async () => {
+    const root = tempWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+    fs.writeFileSync(path.join(root, 'core.json'), '{"packages": [');
+    const run = await runCore(root, ['dist']);
+    expect(run.code).to.equal(1);
+    expect(run.stdout).to.equal('');
+    expect(run.stderr).to.match(/^core dist: the workspace manifests have problems; the modules they declare were not written:\n  MANIFEST_INVALID core\.json:/);
+    expect(fs.existsSync(path.join(root, 'dist'))).to.equal(false);
   });
 
   it('is wrong usage (exit 2) with a stray argument or outside a workspace', async () => {

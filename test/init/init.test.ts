@@ -8,6 +8,7 @@ import { renderTemplate, TEMPLATE_NAME, TEMPLATE_VERSION, workspaceName } from '
 import { VERSION } from '../../src/version.js';
 import { installCore } from '../dist/installed.js';
 import { runCore } from '../dist/run-core.js';
+import { nextSteps } from '../../src/cli/init.js';
 import { serve } from '../helpers/service.js';
 import { PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
 import { get } from '../helpers/http.js';
@@ -64,7 +65,7 @@ describe('initWorkspace', () => {
     });
     const root = readJson(path.join(dir, 'package.json'));
     expect(root.devDependencies).to.deep.equal({ '@core-js/packages': `^${VERSION}` });
-    expect(root.scripts.start).to.match(/CORE_SERVICE_EXTENSIONS=@core-js\/packages\/development .*core run$/);
+    expect(root.scripts.start).to.equal('core run --dev --cdn local');
     const pkg = readJson(path.join(dir, 'packages/app/package.json'));
     expect(pkg).to.include({ name: '@my-site/app', version: '0.1.0' });
     expect(pkg.exports).to.deep.equal({ './main': './main/index.ts' });
@@ -129,32 +130,43 @@ describe('core init', () => {
     expect(refused.stderr).to.equal(`core init: ${path.join(parent, 'afile')} is a file, not a directory: name a new or empty directory for the workspace\n`);
   });
 
-  it("works as the template's README says where the package is not published: install the local copy, then npm start", async function () {
-    this.timeout(60_000);
+  it('prints the steps in the order they work, and they work as printed with no registry reachable', async function () {
+    this.timeout(120_000);
     const parent = tempWorkspace();
     const created = await runCore(parent, ['init', 'ünïcode']);
     expect(created.code, created.stderr).to.equal(0);
     const dir = path.join(parent, 'ünïcode');
     expect(readJson(path.join(dir, 'packages/app/package.json')).name).to.equal('@unicode/app');
-    const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
-    expect(readme).to.include('npm install --save-dev /path/to/packages');
-    const install = `npm install --save-dev ${JSON.stringify(PROJECT_DIR)}`;
-    expect(created.stdout).to.include(`npm install --save-dev ${PROJECT_DIR}`);
-    const npm = spawnSync(`${install} --offline --no-audit --no-fund --ignore-scripts`, { cwd: dir, shell: true, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
-    expect(npm.status, npm.stderr).to.equal(0);
+    expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).to.include('npm install --save-dev /path/to/packages');
+    // The lines under "Next:", as a person would paste them (a `#` starts the shell's comment).
+    const steps = created.stdout.split('Next:\n')[1]!.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim());
+    expect(steps[0]!.replace(/'/g, '')).to.equal(`cd ${path.basename(dir)}`);
+    // This test runs from a clone, which is on no registry: installing it comes before npm start.
+    expect(steps[1]).to.match(new RegExp(`^npm install --save-dev ${PROJECT_DIR.replace(/[\\/]+$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+#`));
+    expect(steps.at(-1)).to.match(/^npm start\s+#/);
+    // No registry answers: a refused port, so any request fails at once instead of hanging.
+    const env = { ...process.env, NODE_OPTIONS: '', npm_config_registry: 'http://127.0.0.1:9/', npm_config_update_notifier: 'false' };
+    const install = spawnSync(steps.slice(0, -1).join(' && '), { cwd: parent, shell: true, encoding: 'utf8', env });
+    expect(install.status, install.stderr).to.equal(0);
     expect(readJson(path.join(dir, 'package.json')).devDependencies['@core-js/packages']).to.match(/^file:/);
-    // npm start, on a free port: the script's own command line with --port 0 added.
-    const script: string = readJson(path.join(dir, 'package.json')).scripts.start;
-    const child = spawn(`${script} --port 0`, { cwd: dir, shell: true, env: { ...process.env, NODE_OPTIONS: '', PATH: `${path.join(dir, 'node_modules/.bin')}${path.delimiter}${process.env.PATH}` }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // npm start, on a free port: the printed step with --port 0 passed on to the script.
+    const child = spawn(`${steps.at(-1)!.replace(/\s+#.*$/, '')} -- --port 0`, { cwd: dir, shell: true, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     try {
       const url = await waitFor(() => /^\s*(http:\/\/[^\s/]+\/)\s*$/m.exec(out)?.[1], { what: 'the URL of npm start', timeout: 30_000 });
-      const state = await get(url, "/state");
+      const state = await get(url, '/state');
       expect(state.json().modules.map((m: { specifier: string; status: string }) => [m.specifier, m.status])).to.deep.equal([['@unicode/app/main', 'valid']]);
+      // The template's start script loads the development extension: the preview is served.
+      expect((await get(url, '/preview/')).status).to.equal(200);
     } finally {
       process.kill(-child.pid!, 'SIGKILL');
     }
+  });
+
+  it('prints `npm install` first where this package came from a registry', () => {
+    expect(nextSteps('site', '/home/me/site/node_modules/@core-js/packages')).to.deep.equal(['cd site', 'npm install', 'npm start    # the preview at http://127.0.0.1:4800/preview/']);
+    expect(nextSteps('', '/srv/clone/packages')[0]).to.match(/^npm install --save-dev \/srv\/clone\/packages\s+#/);
   });
 
   it('prints its help', async () => {

@@ -19,6 +19,7 @@ import { get, type Answer } from '../helpers/http.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { defects, freshReport, moduleOf, outline, parseNdjson, stateOf, type Served } from './support.js';
+import { NOBODY, nobodyCannotRun } from '../helpers/nobody.js';
 
 const EVERY_MODULE = ['@acme/app/main', '@acme/app/templates', '@acme/lib/format', '@acme/lib/server', '@acme/lib/widgets/badge'];
 const ADDRESSES = [
@@ -224,7 +225,7 @@ describe('faults while serving', function () {
     async function launch(): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
       const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'https://cdn.test' };
       delete env.NODE_OPTIONS;
-      const child = spawn(process.execPath, [CORE_BIN, 'run', '--port', '0'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], ...(asNobody ? { uid: 65534, gid: 65534 } : {}) });
+      const child = spawn(process.execPath, [CORE_BIN, 'run', '--port', '0'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], ...(asNobody ? NOBODY : {}) });
       children.add(child);
       child.on('close', () => children.delete(child));
       let stdout = '';
@@ -273,6 +274,11 @@ describe('faults while serving', function () {
     }
 
     before(async function () {
+      const unreachable = asNobody ? nobodyCannotRun() : null;
+      if (unreachable) {
+        console.log(`      skipped: ${unreachable}`);
+        this.skip();
+      }
       root = fixtureWorkspace('basic');
       // `nobody` must be able to read the copy (a temporary directory is private to root).
       fs.chmodSync(root, 0o755);

@@ -61,11 +61,15 @@ describe('chromeTrace', function () {
     const result = await runCore(['replay', record, '--chrome-trace', out], { cwd: path.dirname(record) });
     expect(result.code, result.stderr).to.equal(0);
     expectValidTrace(JSON.parse(fs.readFileSync(out, 'utf8')));
+    // Success is told too: which file, how many builds, and what opens it.
+    const builds = fs.readFileSync(record, 'utf8').split('\n').filter((line) => line.includes('"type":"build.started"')).length;
+    expect(builds).to.be.greaterThan(0);
+    expect(result.stderr).to.equal(`core replay: wrote ${out} (${builds} build${builds === 1 ? '' : 's'}); open it in ui.perfetto.dev or chrome://tracing\n`);
   });
 
   it('refuses a file it cannot write, with exit 1', async function () {
     const result = await runCore(['replay', record, '--chrome-trace', path.join(tempWorkspace(), 'no', 'such', 'dir', 'trace.json')], { cwd: path.dirname(record) });
     expect(result.code).to.equal(1);
-    expect(result.stderr).to.match(/cannot write/);
+    expect(result.stderr).to.match(/cannot write .*: no such file\n$/);
   });
 });

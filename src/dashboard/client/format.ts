@@ -2,9 +2,10 @@
 import type { Diagnostic } from '../../workspace/diagnostics.js';
 
 export function bytes(size: number): string {
-  if (size < 1024) return `${size} B`;
-  if (size < 1024 * 1024) return `${(size / 1024).toFixed(size < 10 * 1024 ? 1 : 0)} KB`;
-  return `${(size / 1024 / 1024).toFixed(1)} MB`;
+  // A no-break space: a narrow column never parts the number from its unit.
+  if (size < 1024) return `${size}\u00a0B`;
+  if (size < 1024 * 1024) return `${(size / 1024).toFixed(size < 10 * 1024 ? 1 : 0)}\u00a0KB`;
+  return `${(size / 1024 / 1024).toFixed(1)}\u00a0MB`;
 }
 
 export function duration(ms: number | null): string {
@@ -21,3 +22,6 @@ export function place(diagnostic: Diagnostic): string {
   if (!diagnostic.line) return diagnostic.file;
   return `${diagnostic.file}:${diagnostic.line}${diagnostic.column ? `:${diagnostic.column}` : ''}`;
 }
+
+/** The heading over a workspace with no invalid module. */
+export const allValidHeading = (built: number): string => (built === 1 ? 'The built module is valid' : `All ${built} built modules are valid`);

@@ -6,6 +6,7 @@ import type { Report } from '../../store/selectors.js';
 import { fill, h } from './dom.js';
 import { ModuleTable, renderDiagnostics, renderModuleDetail } from './module-view.js';
 import { renderTimeline } from './timeline.js';
+import { allValidHeading } from './format.js';
 
 const TIMELINE_MS = 5 * 60_000;
 
@@ -120,7 +121,7 @@ export class LiveView {
     const pending = report.modules.filter((module) => module.status === 'pending').length;
     fill(
       this.detail,
-      h('header', { class: 'detail-head' }, h('h2', null, invalid.length ? `${invalid.length} invalid module${invalid.length === 1 ? '' : 's'}` : `All ${report.modules.length - pending} built modules are valid`), pending ? h('span', { class: 'dim' }, `${pending} pending`) : null),
+      h('header', { class: 'detail-head' }, h('h2', null, invalid.length ? `${invalid.length} invalid module${invalid.length === 1 ? '' : 's'}` : allValidHeading(report.modules.length - pending)), pending ? h('span', { class: 'dim' }, `${pending} pending`) : null),
       invalid.map((module) =>
         h('section', { class: 'problem' }, h('h3', null, h('button', { type: 'button', class: 'link', onclick: () => this.table.select(module.specifier) }, module.specifier)), renderDiagnostics(module.diagnostics, 'error', this.details?.frames)),
       ),

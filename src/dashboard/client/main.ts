@@ -22,7 +22,7 @@ class CoreDashboard extends HTMLElement {
       for (const tab of tabs) tab.setAttribute('aria-selected', String(tab.dataset.view === name));
     };
     this.replaceChildren(
-      h('header', { class: 'bar' }, h('span', { class: 'brand' }, h('b', null, 'core'), ' build dashboard'), h('nav', { role: 'tablist' }, tabs), h('span', { class: 'links' }, h('a', { href: '/state' }, '/state'), h('a', { href: '/log' }, '/log'), h('a', { href: '/state/details' }, '/state/details'))),
+      h('header', { class: 'bar' }, h('span', { class: 'brand' }, h('b', null, 'core'), ' build dashboard'), h('nav', { role: 'tablist' }, tabs), h('span', { class: 'links' }, this.dataset.preview ? h('a', { href: this.dataset.preview, class: 'preview-link' }, 'preview') : null, h('a', { href: '/state' }, '/state'), h('a', { href: '/log' }, '/log'), h('a', { href: '/state/details' }, '/state/details'))),
       live.element,
       replay.element,
     );

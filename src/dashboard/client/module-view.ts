@@ -87,7 +87,7 @@ export class ModuleTable {
         onclick: () => this.select(module.specifier),
       },
       h('span', { class: `status ${module.status}`, title: module.status }, module.status),
-      h('span', { class: 'name' }, h('span', { class: 'pkg' }, `${module.package}/`), module.subpath, problems > 0 ? h('span', { class: `badge ${module.diagnostics.length ? 'error' : 'warning'}` }, problems) : null),
+      h('span', { class: 'name', title: module.specifier }, h('span', { class: 'pkg' }, `${module.package}/`), module.subpath, problems > 0 ? h('span', { class: `badge ${module.diagnostics.length ? 'error' : 'warning'}` }, problems) : null),
       h('span', { class: 'dim' }, module.platforms.join(' ')),
       h('span', { class: 'num' }, details?.code ? bytes(details.code.size) : '–'),
       h('span', { class: 'num' }, details?.styles ? bytes(details.styles.size) : '–'),

@@ -18,6 +18,8 @@ export interface DashboardDeps {
   readiness: Readiness;
   history: BuildHistory;
   cdnOrigin: string | null;
+  /** The preview's address while an extension serves it (the dashboard links it), else null. */
+  previewAddress(): string | null;
 }
 
 export function dashboardRoutes(deps: DashboardDeps) {
@@ -33,7 +35,7 @@ export function dashboardRoutes(deps: DashboardDeps) {
     page: async function dashboardPage(ctx: HttpContext, next: () => Promise<unknown>) {
       // Only a browser navigation: JSON and event-stream clients keep the 404 they had.
       if (!ctx.get('accept').includes('text/html')) return next();
-      const html = renderDashboardPage(address('dashboard.js'), address('dashboard.css'));
+      const html = renderDashboardPage(address('dashboard.js'), address('dashboard.css'), deps.previewAddress());
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Content-Security-Policy', DASHBOARD_CSP);
       ctx.set('X-Content-Type-Options', 'nosniff');

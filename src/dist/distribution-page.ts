@@ -1,0 +1,55 @@
+// The page `core dist` writes (README "Distribution: core dist"): the production page of the
+// preview entry, so the output directory served by any static server shows the app. Like
+// the preview, it links the stylesheet of every module of the entry's package and of every
+// module they reach by bare import, preloads their code, and imports the entry; every
+// address is relative, so the page works at the root of the output directory. Pure.
+import { escapeHtml, scriptJson } from '../development/preview-page.js';
+import { choosePreviewEntry } from '../workspace/preview-entry.js';
+import type { WorkspaceModel } from '../workspace/model.js';
+import type { WrittenModule } from './judge-module.js';
+import { codePath, importMapAddress, stylesPath } from './output-paths.js';
+
+export const DISTRIBUTION_PAGE = 'index.html';
+
+export type DistributionPage = { ok: true; entry: string; html: string } | { ok: false; reason: string };
+
+
+export function distributionPage(workspace: WorkspaceModel, written: readonly WrittenModule[], importMap: { imports: Record<string, string> }): DistributionPage {
+  const chosen = choosePreviewEntry(workspace);
+  if ('reason' in chosen) return { ok: false, reason: chosen.message };
+  const browser = new Map(written.filter((outcome) => outcome.target === 'browser').map((outcome) => [outcome.module.specifier, outcome]));
+  if (!browser.has(chosen.specifier)) return { ok: false, reason: `the preview entry ${chosen.specifier} was not written` };
+
+  const reached: WrittenModule[] = [];
+  const seen = new Set<string>();
+  const visit = (specifier: string) => {
+    const outcome = browser.get(specifier);
+    if (!outcome || seen.has(specifier)) return;
+    seen.add(specifier);
+    reached.push(outcome);
+    for (const record of outcome.imports) visit(record.specifier);
+  };
+  for (const outcome of browser.values()) if (outcome.module.package === chosen.package) visit(outcome.module.specifier);
+
+  const head = [
+    ...reached.filter((outcome) => outcome.files.some((file) => file.kind === 'styles')).map((outcome) => `    <link rel="stylesheet" href="${escapeHtml(importMapAddress(stylesPath(outcome.module)))}">`),
+    ...reached.map((outcome) => `    <link rel="modulepreload" href="${escapeHtml(importMapAddress(codePath(outcome.module)))}">`),
+  ];
+  const html = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <link rel="icon" href="data:,">
+    <title>${escapeHtml(chosen.specifier)}</title>
+    <script type="importmap">
+${scriptJson(importMap)}
+    </script>
+${head.join('\n')}
+    <script type="module" src="${escapeHtml(importMapAddress(codePath(chosen)))}"></script>
+  </head>
+  <body></body>
+</html>
+`;
+  return { ok: true, entry: chosen.specifier, html };
+}
