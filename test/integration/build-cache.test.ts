@@ -12,6 +12,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { writeFile } from '../helpers/workspace.js';
 import { RACY_MS } from '../../src/streams/file-hashes.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
+import { indexText, type CacheIndex as WrittenIndex } from '../../src/streams/cache-index.js';
 
 const MAIN = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
 const MAIN_STYLES = `/m/@acme/app@1.0.0/styles/main?${DEV}`;
@@ -54,6 +55,11 @@ describe('the build cache', function () {
   }
 
   const index = (): CacheIndex => JSON.parse(fs.readFileSync(path.join(cacheDir, 'builds.json'), 'utf8')) as CacheIndex;
+  /** Writes `changed` as the index, as a writer would: with its checksum (an index of another version or reader). */
+  const rewrite = (changed: object) => {
+    const { checksum: _checksum, ...rest } = changed as { checksum?: string };
+    fs.writeFileSync(path.join(cacheDir, 'builds.json'), indexText(rest as unknown as WrittenIndex));
+  };
   /** Waits until the cache holds an entry for each of the service's built module variants. */
   const written = (service: Service, count = builtVariants(service)) =>
     waitFor(() => fs.existsSync(path.join(cacheDir, 'builds.json')) && index().entries.length === count && index(), { what: `${count} entries in the cache` });
@@ -132,7 +138,7 @@ describe('the build cache', function () {
     const again = await start();
     await waitFor(() => JSON.stringify(index()).includes('app/extra/module.json'), { what: 'the cache written with the new module' });
     await again.service.close();
-    fs.writeFileSync(path.join(cacheDir, 'builds.json'), JSON.stringify({ ...index(), workspace: { ...(index() as unknown as { workspace: object }).workspace, reader: 'older-reader-code' } }));
+    rewrite({ ...index(), workspace: { ...(index() as unknown as { workspace: object }).workspace, reader: 'older-reader-code' } });
     const otherCode = await start();
     expect(workspaceReadOf(otherCode.events).restored).to.equal(undefined);
     expect(restoredOf(otherCode.events).ignored).to.equal(undefined); // the builds still are
@@ -295,14 +301,14 @@ describe('the build cache', function () {
     await written(first.service);
     await first.service.close();
     const cached = index();
-    fs.writeFileSync(path.join(cacheDir, 'builds.json'), JSON.stringify({ ...cached, identity: { ...cached.identity, esbuild: '0.0.1' } }));
+    rewrite({ ...cached, identity: { ...cached.identity, esbuild: '0.0.1' } });
     const second = await start();
     expect(restoredOf(second.events).ignored).to.match(/written by @core-js\/packages .* with esbuild 0\.0\.1/);
     expect(builtModules(second.events)).to.include('@acme/app/main');
     // Written again by this service, for its own versions.
     await waitFor(() => index().identity.esbuild === cached.identity.esbuild, { what: 'the cache written again' });
     await second.service.close();
-    fs.writeFileSync(path.join(cacheDir, 'builds.json'), JSON.stringify({ ...index(), identity: { ...cached.identity, bundlers: 'older-bundler-code' } }));
+    rewrite({ ...index(), identity: { ...cached.identity, bundlers: 'older-bundler-code' } });
     const changedCode = await start();
     expect(restoredOf(changedCode.events).ignored).to.equal('the cache was written by other code of the built-in bundlers');
     expect(builtModules(changedCode.events)).to.include('@acme/app/main');
