@@ -92,9 +92,11 @@ export function parseIndex(text: string, expected: { identity: CacheIdentity; ro
     return { ignored: `${file} is not JSON (cut off or corrupt)`, damaged: true };
   }
   if (!isRecord(value) || typeof value.format !== 'number') return { ignored: `${file} has no format`, damaged: true };
-  if (value.format !== CACHE_FORMAT) return { ignored: `${file} is of another format`, damaged: false };
+  // Formats before this one carry no checksum; any other text without a matching one was changed.
   const sealed = CHECKSUM.exec(text);
+  if (!sealed && value.format < CACHE_FORMAT) return { ignored: `${file} is of another format`, damaged: false };
   if (!sealed || contentHash(`${text.slice(0, sealed.index)}}`) !== sealed[1]) return { ignored: `${file} was changed after it was written (its checksum differs)`, damaged: true };
+  if (value.format !== CACHE_FORMAT) return { ignored: `${file} is of another format`, damaged: false };
   const { identity, root, entries, packs } = value;
   if (!isRecord(identity) || typeof root !== 'string' || !Array.isArray(entries) || !Array.isArray(packs)) return { ignored: `${file} lacks its identity, root, entries or packs`, damaged: true };
   if (identity.service !== expected.identity.service || identity.esbuild !== expected.identity.esbuild) {
