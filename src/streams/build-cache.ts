@@ -3,8 +3,9 @@
 // keyed by content hashes (of each input, tsconfig files included), the module's declaration,
 // the workspace's module boundaries, the variant, and the versions of the service and of
 // esbuild; on load, each is checked against the disk and kept only if all still hold. A file
-// that cannot be parsed, a format, version or workspace that is not this one, an output whose
-// bytes do not hash to their name: ignored, and those modules are built as on a first start.
+// that cannot be parsed or was changed since written (`cache-index.ts`), a format, version or
+// workspace that is not this one, an output whose bytes do not hash to their name: ignored, and
+// those modules are built as on a first start.
 //
 // Writes are atomic (a temporary file renamed over the old one), so services sharing a cache
 // never read a half-written file. The outputs are in a few pack files that the index names,
