@@ -14,7 +14,6 @@
 // packs named are mostly outputs no entry needs, or too many, one pack of the rest replaces them.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { BuildRecord } from '../store/state.js';
 import type { OutputCache } from '../outputs/output-cache.js';
@@ -25,6 +24,7 @@ import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../workspace/
 import { BUILTIN_BUNDLERS } from '../workspace/read-workspace.js';
 import { fingerprintOf, isBuildable } from '../store/reducer.js';
 import type { FileHashes, FileSignature } from './file-hashes.js';
+import { INDEX, realRoot, removeCachesOfRemovedWorkspaces } from './cache-location.js';
 import {
   CACHE_FORMAT,
   indexText,
@@ -42,8 +42,8 @@ import {
 } from './cache-index.js';
 
 export { CACHE_FORMAT, type CacheIdentity } from './cache-index.js';
+export { cacheLocation } from './cache-location.js';
 
-const INDEX = 'builds.json';
 const OUTPUTS = 'outputs';
 
 /** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
@@ -73,27 +73,6 @@ export interface SavedBuild {
   variant: string;
   record: BuildRecord;
 }
-
-/**
- * Where the cache lives: `CORE_CACHE_DIR`, else `node_modules/.cache/core-js-packages` in the
- * workspace when it has a node_modules directory (as Babel, Vite and ESLint keep theirs), else
- * `$XDG_CACHE_HOME/core-js-packages/<hash of the workspace path>` (`~/.cache` by default).
- */
-export function cacheLocation(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CORE_CACHE_DIR) return path.resolve(env.CORE_CACHE_DIR);
-  const modules = path.join(root, 'node_modules');
-  if (fs.statSync(modules, { throwIfNoEntry: false })?.isDirectory()) return path.join(modules, '.cache', 'core-js-packages');
-  const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
-  return path.join(base, 'core-js-packages', crypto.createHash('sha256').update(realRoot(root)).digest('hex').slice(0, 16));
-}
-
-const realRoot = (root: string): string => {
-  try {
-    return fs.realpathSync(root);
-  } catch {
-    return path.resolve(root);
-  }
-};
 
 /** Only the built-in bundlers' results are kept: their version is the service's and esbuild's. */
 const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
@@ -459,26 +438,5 @@ async function removeUnreferenced(outputsDir: string, kept: ReadonlySet<string>,
     }
     // One that cannot be removed stays: it is named by no index, so it is never read.
     if (await fs.promises.rm(file, { force: true }).then(() => true, () => false)) known.delete(name);
-  }
-}
-
-// In the shared place (`~/.cache/core-js-packages/<id>/`), the caches of workspaces that no
-// longer exist (a temporary directory, a removed clone) would stay for ever: each service, once,
-// removes those whose recorded workspace is gone.
-async function removeCachesOfRemovedWorkspaces(dir: string) {
-  const shared = path.dirname(dir);
-  if (path.basename(shared) !== 'core-js-packages' || !/^[0-9a-f]{16}$/.test(path.basename(dir))) return;
-  const ids = await fs.promises.readdir(shared).catch(() => [] as string[]);
-  for (const id of ids) {
-    if (!/^[0-9a-f]{16}$/.test(id) || id === path.basename(dir)) continue;
-    const text = await fs.promises.readFile(path.join(shared, id, INDEX), 'utf8').catch(() => null);
-    let root: unknown = null;
-    try {
-      root = text === null ? null : (JSON.parse(text) as { root?: unknown }).root;
-    } catch {
-      continue; // being written, or not ours to judge
-    }
-    if (typeof root !== 'string' || fs.existsSync(root)) continue;
-    await fs.promises.rm(path.join(shared, id), { recursive: true, force: true });
   }
 }
