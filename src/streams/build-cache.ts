@@ -26,6 +26,7 @@ import { fingerprintOf, isBuildable } from '../store/reducer.js';
 import type { FileHashes, FileSignature } from './file-hashes.js';
 import { INDEX, realRoot, removeCachesOfRemovedWorkspaces } from './cache-location.js';
 import {
+  arePlainPaths,
   CACHE_FORMAT,
   indexText,
   isCacheEntry,
@@ -187,6 +188,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     if (!module || !isBuildable(module) || fingerprintOf(module) !== entry.fingerprint) return false;
     if (bundlerKey(module.bundler) !== entry.bundler || !BUILTIN.has(module.bundler.specifier) || entry.boundaries !== boundaries) return false;
     const { record } = entry;
+    if (!arePlainPaths(record.inputs)) return false;
     for (const [input, hash] of Object.entries(record.inputs)) {
       if (!matches(input, hash, entry.signatures?.[input])) return false;
     }
@@ -216,7 +218,8 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       try {
         return restoreWorkspaceModel();
       } catch (error) {
-        // Checked above, this is a fault of this code: a miss all the same, never a service that does not start.
+        // Past the index's checks, a throw is a fault of this code or of the disk: a miss all the
+        // same, never a service that does not start.
         tellDamage(`the saved workspace model could not be used: ${(error as Error).message}`);
         return null;
       }
@@ -250,7 +253,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       tellDamage('the saved workspace model is not of its shape');
       return null;
     }
-    if (snapshot.reader !== reader) return null;
+    if (snapshot.reader !== reader || !arePlainPaths(snapshot.model.sources)) return null;
     for (const [source, hash] of Object.entries(snapshot.model.sources)) {
       if (hash === null) {
         if (hashes.stamp(source).hash !== null) return null;
@@ -277,7 +280,8 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     for (const entry of index.entries) {
       try {
         if (stillValid(entry, modules, boundaries, matches, packs)) {
-          builds.push({ module: entry.module, variant: entry.variant, ...entry.record });
+          const { outputs, imports, inputs, warnings } = entry.record;
+          builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}) });
           continue;
         }
       } catch (error) {

@@ -120,8 +120,8 @@ const isArrayOf = <T>(value: unknown, item: (value: unknown) => value is T): val
 const isRecordOf = <T>(value: unknown, item: (value: unknown) => value is T): value is Record<string, T> => isRecord(value) && Object.values(value).every(item);
 const isOptional = <T>(value: unknown, item: (value: unknown) => value is T): value is T | undefined => value === undefined || item(value);
 const isHashOrAbsent = (value: unknown): value is string | null => value === null || isContentHash(value);
-/** Paths the service records are workspace-relative and plain: one that is not was never written by it. */
-const arePlainPaths = (record: Checked): boolean => Object.keys(record).every(isPlainRelative);
+/** Every path is workspace-relative and plain: one that is not is never stat'ed or read for the cache (a miss). */
+export const arePlainPaths = (record: object): boolean => Object.keys(record).every(isPlainRelative);
 
 const isOutputRef = (value: unknown): boolean => isRecord(value) && isContentHash(value.hash) && isCount(value.size);
 
@@ -140,7 +140,7 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
   if (!isRecord(value) || !isString(value.module) || !isString(value.variant) || !isString(value.fingerprint) || !isString(value.bundler) || !isString(value.boundaries)) return false;
   const { record, signatures } = value;
   if (!isRecord(record) || !isRecord(record.outputs) || !isOutputRef(record.outputs.code) || !(record.outputs.styles === null || isOutputRef(record.outputs.styles))) return false;
-  if (!isRecordOf(record.inputs, isHashOrAbsent) || !arePlainPaths(record.inputs) || !isArrayOf(record.imports, isImportRecord) || !isOptional(record.warnings, (warnings) => isArrayOf(warnings, isDiagnostic))) return false;
+  if (!isRecordOf(record.inputs, isHashOrAbsent) || !isArrayOf(record.imports, isImportRecord) || !isOptional(record.warnings, (warnings) => isArrayOf(warnings, isDiagnostic))) return false;
   return signatures === undefined || isRecordOf(signatures, isFileSignature);
 }
 
@@ -175,8 +175,7 @@ export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
     (value.selection === null || isArrayOf(value.selection, isString)) &&
     isArrayOf(value.diagnostics, isDiagnostic) &&
     isOptional(value.warnings, (warnings) => isArrayOf(warnings, isDiagnostic)) &&
-    isRecordOf(value.sources, isHashOrAbsent) &&
-    arePlainPaths(value.sources)
+    isRecordOf(value.sources, isHashOrAbsent)
   );
 }
 
