@@ -112,7 +112,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const hashes = createFileHashes(root);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
-  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, { hashes, outputs, reader: workspaceReaderCodeHash() }) : null;
+  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
   const activity = createActivity();
   /** The tree watcher while the watch effect runs: its silence spares the check a stat (README "Addresses"). */
   let treeWatcher: TreeWatcher | null = null;

@@ -3,8 +3,9 @@
 // keyed by content hashes (of each input, tsconfig files included), the module's declaration,
 // the workspace's module boundaries, the variant, and the versions of the service and of
 // esbuild; on load, each is checked against the disk and kept only if all still hold. A file
-// that cannot be parsed, a format, version or workspace that is not this one, an output whose
-// bytes do not hash to their name: ignored, and those modules are built as on a first start.
+// that cannot be parsed or was changed since written (`cache-index.ts`), a format, version or
+// workspace that is not this one, an output whose bytes do not hash to their name: ignored, and
+// those modules are built as on a first start.
 //
 // Writes are atomic (a temporary file renamed over the old one), so services sharing a cache
 // never read a half-written file. The outputs are in a few pack files that the index names,
@@ -13,7 +14,6 @@
 // packs named are mostly outputs no entry needs, or too many, one pack of the rest replaces them.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { BuildRecord } from '../store/state.js';
 import type { OutputCache } from '../outputs/output-cache.js';
@@ -24,67 +24,31 @@ import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../workspace/
 import { BUILTIN_BUNDLERS } from '../workspace/read-workspace.js';
 import { fingerprintOf, isBuildable } from '../store/reducer.js';
 import type { FileHashes, FileSignature } from './file-hashes.js';
+import { INDEX, realRoot, removeCachesOfRemovedWorkspaces } from './cache-location.js';
+import {
+  arePlainPaths,
+  CACHE_FORMAT,
+  indexText,
+  isCacheEntry,
+  isFileSignature,
+  isOutputPack,
+  isWorkspaceSnapshot,
+  PACK_NAME,
+  parseIndex,
+  type CacheEntry,
+  type CacheIdentity,
+  type CacheIndex,
+  type OutputPack,
+  type WorkspaceSnapshot,
+} from './cache-index.js';
 
-/** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
-export const CACHE_FORMAT = 3;
-const INDEX = 'builds.json';
+export { CACHE_FORMAT, type CacheIdentity } from './cache-index.js';
+export { cacheLocation } from './cache-location.js';
+
 const OUTPUTS = 'outputs';
-const PACK_NAME = /^[0-9a-f]{16}\.pack$/;
-
-/** What keys the whole cache besides each entry's own facts: a service or esbuild of another version never trusts it. */
-export interface CacheIdentity {
-  /** The version of @core-js/packages. */
-  service: string;
-  /** esbuild's version: the built-in bundlers' compiler. */
-  esbuild: string;
-  /** A hash of the built-in bundlers' own code (`src/bundlers/`): how they call esbuild. */
-  bundlers: string;
-}
-
-interface CacheEntry {
-  module: string;
-  variant: string;
-  /** The module's declaration as the reducer fingerprints it (entry, assets, bundler, define...). */
-  fingerprint: string;
-  bundler: string;
-  /** The workspace's public modules and packages: what decides which imports stay external. */
-  boundaries: string;
-  record: Omit<BuildRecord, 'build' | 'errors'>;
-  /** The stat each input's hash was taken with: an input whose stat is unchanged is not read again. */
-  signatures?: Record<string, FileSignature>;
-}
-
-/**
- * The workspace model as last saved, and the stat each of its sources (manifests and listings)
- * was read with: when every one is unchanged, reading them again would give this very model.
- */
-interface WorkspaceSnapshot {
-  /** A hash of the code that reads manifests (src/workspace/): a model read otherwise is not taken. */
-  reader: string;
-  model: WorkspaceModel;
-  /** Of each source that exists; one the model records absent (null) is checked absent. */
-  signatures: Record<string, FileSignature>;
-}
-
-/** Outputs one after the other in one file of `outputs/`. */
-interface OutputPack {
-  file: string;
-  /** Where each output the entries name starts, by hash; its size is in the entries. */
-  at: Record<string, number>;
-}
 
 /** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
 const MAX_PACKS = 8;
-
-interface CacheIndex {
-  format: typeof CACHE_FORMAT;
-  identity: CacheIdentity;
-  /** The workspace's real path: a cache of another workspace is foreign. */
-  root: string;
-  entries: CacheEntry[];
-  packs: OutputPack[];
-  workspace?: WorkspaceSnapshot;
-}
 
 export interface BuildCache {
   readonly dir: string;
@@ -111,27 +75,6 @@ export interface SavedBuild {
   record: BuildRecord;
 }
 
-/**
- * Where the cache lives: `CORE_CACHE_DIR`, else `node_modules/.cache/core-js-packages` in the
- * workspace when it has a node_modules directory (as Babel, Vite and ESLint keep theirs), else
- * `$XDG_CACHE_HOME/core-js-packages/<hash of the workspace path>` (`~/.cache` by default).
- */
-export function cacheLocation(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CORE_CACHE_DIR) return path.resolve(env.CORE_CACHE_DIR);
-  const modules = path.join(root, 'node_modules');
-  if (fs.statSync(modules, { throwIfNoEntry: false })?.isDirectory()) return path.join(modules, '.cache', 'core-js-packages');
-  const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
-  return path.join(base, 'core-js-packages', crypto.createHash('sha256').update(realRoot(root)).digest('hex').slice(0, 16));
-}
-
-const realRoot = (root: string): string => {
-  try {
-    return fs.realpathSync(root);
-  } catch {
-    return path.resolve(root);
-  }
-};
-
 /** Only the built-in bundlers' results are kept: their version is the service's and esbuild's. */
 const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
 
@@ -141,6 +84,8 @@ export interface BuildCacheDeps {
   outputs: OutputCache;
   /** The hash of the code that reads manifests (`workspaceReaderCodeHash`). */
   reader: string;
+  /** Where a bad cache is told, once per start. */
+  logger?(message: string): void;
 }
 
 export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
@@ -160,38 +105,35 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   let indexOnDisk: { text: string } | { hash: string } | null = null;
 
   // Read once on start, for the workspace's restoration and then the builds'.
-  let startIndex: CacheIndex | string | null = null;
+  let startIndex: CacheIndex | { ignored: string; damaged: boolean } | null = null;
   const indexAtStart = () => (startIndex ??= readIndex());
 
-  function readIndex(): CacheIndex | string {
+  // A bad cache is said once per start, in one line: what was wrong and that it is rebuilt.
+  let toldDamage = false;
+  const tellDamage = (what: string) => {
+    if (!toldDamage) deps.logger?.(`core: the build cache in ${dir} is damaged (${what}); what it cannot vouch for is built again and the cache written anew`);
+    toldDamage = true;
+  };
+
+  function readIndex(): CacheIndex | { ignored: string; damaged: boolean } {
     let text: string;
     try {
       text = fs.readFileSync(indexFile, 'utf8');
     } catch {
-      return 'no cache yet';
+      return { ignored: 'no cache yet', damaged: false };
     }
-    let index: CacheIndex;
-    try {
-      index = JSON.parse(text) as CacheIndex;
-    } catch {
-      return `${indexFile} is not JSON (cut off or corrupt)`;
-    }
-    if (typeof index !== 'object' || index === null || index.format !== CACHE_FORMAT || !Array.isArray(index.entries)) return `${indexFile} is of another format`;
-    if (index.identity?.service !== identity.service || index.identity?.esbuild !== identity.esbuild) {
-      return `the cache was written by @core-js/packages ${String(index.identity?.service)} with esbuild ${String(index.identity?.esbuild)}`;
-    }
-    if (index.identity?.bundlers !== identity.bundlers) return 'the cache was written by other code of the built-in bundlers';
-    if (index.root !== workspaceRoot) return `the cache belongs to another workspace (${String(index.root)})`;
+    const parsed = parseIndex(text, { identity, root: workspaceRoot, file: indexFile });
+    if (!('index' in parsed)) return parsed;
     indexOnDisk = { text };
-    return index;
+    return parsed.index;
   }
 
   // The packs the index names, each read whole once: where each output lies. A pack cut short
   // or missing leaves the outputs past its end, or all of its own, to be built again.
-  function readPacks(packs: unknown): Map<string, { file: string; bytes: Buffer; start: number }> {
+  function readPacks(packs: readonly unknown[]): Map<string, { file: string; bytes: Buffer; start: number }> {
     const found = new Map<string, { file: string; bytes: Buffer; start: number }>();
-    for (const pack of Array.isArray(packs) ? (packs as Partial<OutputPack>[]) : []) {
-      if (typeof pack !== 'object' || pack === null || typeof pack.file !== 'string' || !PACK_NAME.test(pack.file) || typeof pack.at !== 'object' || pack.at === null) continue;
+    for (const pack of packs) {
+      if (!isOutputPack(pack)) continue;
       let bytes: Buffer;
       try {
         bytes = fs.readFileSync(path.join(outputsDir, pack.file));
@@ -202,7 +144,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       for (const [hash, start] of Object.entries(pack.at)) {
         found.set(hash, { file: pack.file, bytes, start });
         // Named again by a later write without being read: its bytes are checked when restored.
-        if (isContentHash(hash) && Number.isSafeInteger(start) && start >= 0 && start < bytes.length) packed.set(hash, { file: pack.file, start });
+        if (isContentHash(hash) && start < bytes.length) packed.set(hash, { file: pack.file, start });
       }
     }
     return found;
@@ -238,22 +180,34 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     };
   }
 
-  function stillValid(entry: CacheEntry, modules: ReadonlyMap<string, ModuleModel>, boundaries: string, matches: ReturnType<typeof inputMatcher>, packs: ReturnType<typeof readPacks>): boolean {
+  // `damaged`: what the index or a pack says is not what was written (an entry not of its shape,
+  // an output no pack holds whole); `stale`: the workspace changed since.
+  function stillValid(entry: unknown, modules: ReadonlyMap<string, ModuleModel>, boundaries: string, matches: ReturnType<typeof inputMatcher>, packs: ReturnType<typeof readPacks>): entry is CacheEntry {
+    if (!isCacheEntry(entry)) throw new DamagedEntry('an entry is not of its shape');
     const module = modules.get(entry.module);
     if (!module || !isBuildable(module) || fingerprintOf(module) !== entry.fingerprint) return false;
     if (bundlerKey(module.bundler) !== entry.bundler || !BUILTIN.has(module.bundler.specifier) || entry.boundaries !== boundaries) return false;
     const { record } = entry;
-    if (!record || typeof record.inputs !== 'object' || !record.outputs?.code) return false;
+    if (!arePlainPaths(record.inputs)) return false;
     for (const [input, hash] of Object.entries(record.inputs)) {
       if (!matches(input, hash, entry.signatures?.[input])) return false;
     }
-    return loadOutput(record.outputs.code, packs) && (record.outputs.styles === null || loadOutput(record.outputs.styles, packs));
+    if (!loadOutput(record.outputs.code, packs) || (record.outputs.styles !== null && !loadOutput(record.outputs.styles, packs))) {
+      throw new DamagedEntry('an output is missing from its pack or its bytes do not hash to its name');
+    }
+    return true;
   }
 
   async function writeAtomically(file: string, content: string | Uint8Array) {
     const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-    await fs.promises.writeFile(temporary, content);
-    await fs.promises.rename(temporary, file);
+    try {
+      await fs.promises.writeFile(temporary, content);
+      await fs.promises.rename(temporary, file);
+    } catch (error) {
+      // A disk that filled up keeps what was written of it: nobody else would remove it for ten minutes.
+      await fs.promises.rm(temporary, { force: true }).catch(() => {});
+      throw error;
+    }
   }
 
   const writing = new Set<Promise<void>>();
@@ -261,34 +215,25 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   return {
     dir,
     restoreWorkspace() {
-      const index = indexAtStart();
-      const snapshot = typeof index === 'string' ? undefined : index.workspace;
-      if (!snapshot || snapshot.reader !== reader || !isModelShaped(snapshot.model) || typeof snapshot.signatures !== 'object' || snapshot.signatures === null) return null;
-      for (const [source, hash] of Object.entries(snapshot.model.sources)) {
-        if (hash === null) {
-          if (hashes.stamp(source).hash !== null) return null;
-          continue;
-        }
-        const signature = snapshot.signatures[source];
-        if (!Array.isArray(signature) || signature[0] !== hash || !hashes.adopt(source, signature)) return null;
+      try {
+        return restoreWorkspaceModel();
+      } catch (error) {
+        // Past the index's checks, a throw is a fault of this code or of the disk: a miss all the
+        // same, never a service that does not start.
+        tellDamage(`the saved workspace model could not be used: ${(error as Error).message}`);
+        return null;
       }
-      return snapshot.model;
     },
     restore(workspace) {
-      const index = indexAtStart();
-      startIndex = null; // read for the start only: 1.7 MB of a 1,000-module workspace is not kept
-      if (typeof index === 'string') return { type: 'cache.restored', dir, builds: [], ignored: index };
-      const boundaries = workspaceBoundaries(workspace).key;
-      const matches = inputMatcher();
-      const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
-      const packs = readPacks(index.packs);
-      const builds: RestoredBuild[] = [];
-      let stale = 0;
-      for (const entry of index.entries) {
-        if (stillValid(entry, modules, boundaries, matches, packs)) builds.push({ module: entry.module, variant: entry.variant, ...entry.record, outputs: entry.record.outputs! });
-        else stale += 1;
+      try {
+        return restoreBuilds(workspace);
+      } catch (error) {
+        const ignored = `the cache could not be used: ${(error as Error).message}`;
+        tellDamage(ignored);
+        return { type: 'cache.restored', dir, builds: [], ignored };
+      } finally {
+        startIndex = null; // read for the start only: 1.7 MB of a 1,000-module workspace is not kept
       }
-      return { type: 'cache.restored', dir, builds, ...(stale > 0 ? { stale } : {}) };
     },
     save(builds, workspace) {
       const done = write(builds, workspace).finally(() => writing.delete(done));
@@ -299,6 +244,54 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       while (writing.size > 0) await Promise.allSettled([...writing]);
     },
   };
+
+  function restoreWorkspaceModel(): WorkspaceModel | null {
+    const index = indexAtStart();
+    if ('ignored' in index || index.workspace === undefined) return null;
+    const snapshot = index.workspace;
+    if (!isWorkspaceSnapshot(snapshot)) {
+      tellDamage('the saved workspace model is not of its shape');
+      return null;
+    }
+    if (snapshot.reader !== reader || !arePlainPaths(snapshot.model.sources)) return null;
+    for (const [source, hash] of Object.entries(snapshot.model.sources)) {
+      if (hash === null) {
+        if (hashes.stamp(source).hash !== null) return null;
+        continue;
+      }
+      const signature = snapshot.signatures[source];
+      if (!isFileSignature(signature) || signature[0] !== hash || !hashes.adopt(source, signature)) return null;
+    }
+    return snapshot.model;
+  }
+
+  function restoreBuilds(workspace: WorkspaceModel): Extract<Fact, { type: 'cache.restored' }> {
+    const index = indexAtStart();
+    if ('ignored' in index) {
+      if (index.damaged) tellDamage(index.ignored);
+      return { type: 'cache.restored', dir, builds: [], ignored: index.ignored };
+    }
+    const boundaries = workspaceBoundaries(workspace).key;
+    const matches = inputMatcher();
+    const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
+    const packs = readPacks(index.packs);
+    const builds: RestoredBuild[] = [];
+    let stale = 0;
+    for (const entry of index.entries) {
+      try {
+        if (stillValid(entry, modules, boundaries, matches, packs)) {
+          const { outputs, imports, inputs, warnings } = entry.record;
+          builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}) });
+          continue;
+        }
+      } catch (error) {
+        if (!(error instanceof DamagedEntry)) throw error;
+        tellDamage(error.message);
+      }
+      stale += 1;
+    }
+    return { type: 'cache.restored', dir, builds, ...(stale > 0 ? { stale } : {}) };
+  }
 
   // Only a model whose every source this reader last saw with the recorded hash: a manifest
   // changed since the model was read (the state is about to read it again) leaves no snapshot.
@@ -368,40 +361,64 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       const refs = [record.outputs.code, record.outputs.styles].filter((ref): ref is OutputRef => ref !== null);
       if (!refs.every((ref) => outputs.get(ref.hash))) continue;
       for (const ref of refs) needed.set(ref.hash, outputs.get(ref.hash)!);
-      const { build: _build, errors: _errors, ...kept } = record;
+      const { build: _build, errors: _errors, outputs: _outputs, ...kept } = record;
       const signatures: Record<string, FileSignature> = {};
       for (const [input, hash] of Object.entries(record.inputs)) {
         const signature = hash === null ? null : hashes.signature(input);
         if (signature && signature[0] === hash) signatures[input] = signature;
       }
-      entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: kept, signatures });
+      entries.push({ module: specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { ...kept, outputs: record.outputs }, signatures });
     }
-    await fs.promises.mkdir(outputsDir, { recursive: true });
-    const packs = await packOutputs(needed);
-    const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries, packs, ...snapshotOf(workspace) };
-    const text = JSON.stringify(index);
-    const hash = contentHash(text);
-    const unchanged = indexOnDisk !== null && ('text' in indexOnDisk ? indexOnDisk.text === text : indexOnDisk.hash === hash);
-    if (!unchanged || !(await exists(indexFile))) await writeAtomically(indexFile, text);
-    indexOnDisk = { hash };
-    await removeUnreferenced(outputsDir, new Set(packs.map((pack) => pack.file)), knownPacks);
+    const packsBefore = new Set(knownPacks.keys());
+    let packs: OutputPack[] = [];
+    try {
+      await fs.promises.mkdir(outputsDir, { recursive: true });
+      packs = await packOutputs(needed);
+      const index: CacheIndex = { format: CACHE_FORMAT, identity, root: workspaceRoot, entries, packs, ...snapshotOf(workspace) };
+      const text = indexText(index);
+      const hash = contentHash(text);
+      const unchanged = indexOnDisk !== null && ('text' in indexOnDisk ? indexOnDisk.text === text : indexOnDisk.hash === hash);
+      if (!unchanged || !(await exists(indexFile))) await writeAtomically(indexFile, text);
+      indexOnDisk = { hash };
+    } catch (error) {
+      // The index on disk is the one before: a pack only this write named would stay for ever,
+      // and nothing here remembers the failure, so the next write starts as this one did.
+      for (const { file } of packs) {
+        if (packsBefore.has(file)) continue;
+        await fs.promises.rm(path.join(outputsDir, file), { force: true }).catch(() => {});
+        forgetPack(file);
+      }
+      throw new CacheNotWritten(error as Error, await exists(indexFile));
+    }
+    // The index is written: what follows only tidies, and a failure of it costs nothing the next start needs.
+    await removeUnreferenced(outputsDir, new Set(packs.map((pack) => pack.file)), knownPacks).catch(() => {});
     for (const [hash, place] of packed) if (!knownPacks.has(place.file)) packed.delete(hash);
     if (!prunedSiblings) {
       prunedSiblings = true;
-      await removeCachesOfRemovedWorkspaces(dir);
+      await removeCachesOfRemovedWorkspaces(dir).catch(() => {});
     }
+  }
+
+  function forgetPack(file: string) {
+    knownPacks.delete(file);
+    for (const [hash, place] of packed) if (place.file === file) packed.delete(hash);
   }
 }
 
-const exists = (file: string): Promise<boolean> => fs.promises.stat(file).then(() => true, () => false);
-
-// A snapshot of this format and reader is the service's own writing; this only keeps a hand-edited
-// file from reaching the reducer as a model.
-function isModelShaped(model: unknown): model is WorkspaceModel {
-  if (typeof model !== 'object' || model === null) return false;
-  const { packages, modules, diagnostics, sources } = model as Partial<WorkspaceModel>;
-  return Array.isArray(packages) && Array.isArray(modules) && Array.isArray(diagnostics) && typeof sources === 'object' && sources !== null;
+/** The index could not be written; `earlierIndexKept`: the one an earlier write left is still there. */
+export class CacheNotWritten extends Error {
+  constructor(
+    cause: Error,
+    readonly earlierIndexKept: boolean,
+  ) {
+    super(cause.message, { cause });
+  }
 }
+
+/** An entry of the index that is not what its writer wrote: a miss, and said once. */
+class DamagedEntry extends Error {}
+
+const exists = (file: string): Promise<boolean> => fs.promises.stat(file).then(() => true, () => false);
 
 // The packs the index no longer names go, so the cache holds about one build of the workspace
 // (and at most as much again that no entry needs). Those this service knows (it wrote them, or
@@ -412,37 +429,18 @@ const PACK_NAMED_MS = 10_000;
 const ABANDONED_MS = 10 * 60_000;
 
 async function removeUnreferenced(outputsDir: string, kept: ReadonlySet<string>, known: Map<string, number>) {
-  const names = await fs.promises.readdir(outputsDir).catch(() => [] as string[]);
-  for (const name of names) {
-    if (kept.has(name)) continue;
+  const found = await fs.promises.readdir(outputsDir, { withFileTypes: true }).catch(() => []);
+  for (const entry of found) {
+    const { name } = entry;
+    // A directory was never written by a service: someone else's, left alone.
+    if (kept.has(name) || !entry.isFile()) continue;
     const file = path.join(outputsDir, name);
     const spared = name.endsWith('.tmp') ? ABANDONED_MS : PACK_NAME.test(name) && !known.has(name) ? PACK_NAMED_MS : 0;
     if (spared > 0) {
       const stats = await fs.promises.stat(file).catch(() => null);
       if (!stats || Date.now() - stats.mtimeMs < spared) continue;
     }
-    await fs.promises.rm(file, { force: true });
-    known.delete(name);
-  }
-}
-
-// In the shared place (`~/.cache/core-js-packages/<id>/`), the caches of workspaces that no
-// longer exist (a temporary directory, a removed clone) would stay for ever: each service, once,
-// removes those whose recorded workspace is gone.
-async function removeCachesOfRemovedWorkspaces(dir: string) {
-  const shared = path.dirname(dir);
-  if (path.basename(shared) !== 'core-js-packages' || !/^[0-9a-f]{16}$/.test(path.basename(dir))) return;
-  const ids = await fs.promises.readdir(shared).catch(() => [] as string[]);
-  for (const id of ids) {
-    if (!/^[0-9a-f]{16}$/.test(id) || id === path.basename(dir)) continue;
-    const text = await fs.promises.readFile(path.join(shared, id, INDEX), 'utf8').catch(() => null);
-    let root: unknown = null;
-    try {
-      root = text === null ? null : (JSON.parse(text) as { root?: unknown }).root;
-    } catch {
-      continue; // being written, or not ours to judge
-    }
-    if (typeof root !== 'string' || fs.existsSync(root)) continue;
-    await fs.promises.rm(path.join(shared, id), { recursive: true, force: true });
+    // One that cannot be removed stays: it is named by no index, so it is never read.
+    if (await fs.promises.rm(file, { force: true }).then(() => true, () => false)) known.delete(name);
   }
 }

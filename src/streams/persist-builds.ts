@@ -6,7 +6,7 @@ import { asapScheduler, concatMap, debounceTime, distinctUntilChanged, EMPTY, fi
 import type { CoreEvent } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
-import type { SavedBuild } from './build-cache.js';
+import { CacheNotWritten, type SavedBuild } from './build-cache.js';
 import type { EffectScheduling } from './effect.js';
 
 export interface PersistBuildsDeps extends EffectScheduling {
@@ -31,15 +31,25 @@ export function selectSavedBuilds(state: ServiceState): SavedBuild[] {
 export function persistBuilds$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: PersistBuildsDeps): Observable<never> {
   const save = deps.saveBuilds;
   if (!save) return EMPTY;
-  let told = false;
-  const write = (state: ServiceState): Promise<void> =>
-    save(selectSavedBuilds(state), state).catch((error: Error) => {
-      if (!told) deps.logger?.(`core: the build cache cannot be written (${error.message}); the next start builds every module`);
-      told = true;
-    });
   return new Observable<never>((subscriber) => {
-    // Settled since the last write, not yet written: written when the service stops, too.
+    // Said once until a write succeeds again; what the next start loses depends on whether an
+    // earlier write's index is still there.
+    let told = false;
+    // Settled since the last write, not yet written: written when the service stops, too. A state
+    // whose write failed stays unwritten (a full disk may have room again by then).
     let unsaved: ServiceState | null = null;
+    const write = (state: ServiceState): Promise<void> =>
+      save(selectSavedBuilds(state), state).then(
+        () => {
+          told = false;
+        },
+        (error: Error) => {
+          unsaved ??= state;
+          const loses = error instanceof CacheNotWritten && error.earlierIndexKept ? 'builds what changed since it was last written' : 'builds every module';
+          if (!told) deps.logger?.(`core: the build cache cannot be written (${error.message}); the next start ${loses}`);
+          told = true;
+        },
+      );
     const subscription = state$
       .pipe(
         filter(selectSettled),

@@ -40,6 +40,35 @@ describe('core run and core cache', function () {
     expect(fs.existsSync(cacheDir)).to.equal(false);
   });
 
+  it('starts on a damaged cache, says so in one line, and writes a good one', async function () {
+    const root = fixtureWorkspace('basic');
+    const env = { CORE_CACHE_DIR: cacheDir };
+    const index = path.join(cacheDir, 'builds.json');
+    const first = await startCore(['--port', '0'], { cwd: root, env });
+    await waitFor(() => fs.existsSync(index), { what: 'the cache written' });
+    expect((await first.stop()).code).to.equal(0);
+    const entries = (JSON.parse(fs.readFileSync(index, 'utf8')) as { entries: unknown[] }).entries;
+    const damaged = fs.readFileSync(index, 'utf8').replace('"entries":[{', '"entries":[null,{');
+    fs.writeFileSync(index, damaged);
+
+    const second = await startCore(['--port', '0'], { cwd: root, env });
+    expect((await get(second.url, '/state')).status).to.equal(200);
+    await waitFor(() => fs.readFileSync(index, 'utf8') !== damaged, { what: 'the cache written anew' });
+    expect((await second.stop()).code).to.equal(0);
+    const told = second.output.stderr.split('\n').filter((line) => line.includes('build cache'));
+    expect(told).to.deep.equal([`core: the build cache in ${cacheDir} is damaged (${index} was changed after it was written (its checksum differs)); what it cannot vouch for is built again and the cache written anew`]);
+
+    const third = await startCore(['--port', '0'], { cwd: root, env });
+    try {
+      await waitFor(() => /ready in \d+ ms/.test(third.output.stdout), { what: 'the ready line' });
+      expect(third.output.stdout).to.match(/\(5 modules, 5 from the build cache, 0 invalid\)/);
+      expect(third.output.stderr).to.not.include('build cache');
+    } finally {
+      await third.stop();
+    }
+    expect((JSON.parse(fs.readFileSync(index, 'utf8')) as { entries: unknown[] }).entries).to.have.length(entries.length);
+  });
+
   it('neither reads nor writes it with --no-cache', async function () {
     const root = fixtureWorkspace('basic');
     const core = await startCore(['--port', '0', '--no-cache'], { cwd: root, env: { CORE_CACHE_DIR: cacheDir } });

@@ -12,6 +12,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { writeFile } from '../helpers/workspace.js';
 import { RACY_MS } from '../../src/streams/file-hashes.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
+import { indexText, isCacheEntry, parseIndex, type CacheIndex as WrittenIndex } from '../../src/streams/cache-index.js';
 
 const MAIN = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
 const MAIN_STYLES = `/m/@acme/app@1.0.0/styles/main?${DEV}`;
@@ -43,7 +44,7 @@ describe('the build cache', function () {
   });
 
   /** A service on `root` with the cache in `cacheDir`, writing it 20 ms after the builds settle; its events recorded. */
-  async function start(options: { cache?: boolean | string } = {}) {
+  async function start(options: { cache?: boolean | string; logger?: (line: string) => void } = {}) {
     const events: CoreEvent[] = [];
     const service = await serve(root, { cache: cacheDir, ...options, effectDeps: (deps) => ({ ...deps, persistDelayMs: 20 }) });
     // The log holds every event since the start, the restoration included.
@@ -54,6 +55,11 @@ describe('the build cache', function () {
   }
 
   const index = (): CacheIndex => JSON.parse(fs.readFileSync(path.join(cacheDir, 'builds.json'), 'utf8')) as CacheIndex;
+  /** Writes `changed` as the index, as a writer would: with its checksum (an index of another version or reader). */
+  const rewrite = (changed: object) => {
+    const { checksum: _checksum, ...rest } = changed as { checksum?: string };
+    fs.writeFileSync(path.join(cacheDir, 'builds.json'), indexText(rest as unknown as WrittenIndex));
+  };
   /** Waits until the cache holds an entry for each of the service's built module variants. */
   const written = (service: Service, count = builtVariants(service)) =>
     waitFor(() => fs.existsSync(path.join(cacheDir, 'builds.json')) && index().entries.length === count && index(), { what: `${count} entries in the cache` });
@@ -132,7 +138,7 @@ describe('the build cache', function () {
     const again = await start();
     await waitFor(() => JSON.stringify(index()).includes('app/extra/module.json'), { what: 'the cache written with the new module' });
     await again.service.close();
-    fs.writeFileSync(path.join(cacheDir, 'builds.json'), JSON.stringify({ ...index(), workspace: { ...(index() as unknown as { workspace: object }).workspace, reader: 'older-reader-code' } }));
+    rewrite({ ...index(), workspace: { ...(index() as unknown as { workspace: object }).workspace, reader: 'older-reader-code' } });
     const otherCode = await start();
     expect(workspaceReadOf(otherCode.events).restored).to.equal(undefined);
     expect(restoredOf(otherCode.events).ignored).to.equal(undefined); // the builds still are
@@ -295,14 +301,14 @@ describe('the build cache', function () {
     await written(first.service);
     await first.service.close();
     const cached = index();
-    fs.writeFileSync(path.join(cacheDir, 'builds.json'), JSON.stringify({ ...cached, identity: { ...cached.identity, esbuild: '0.0.1' } }));
+    rewrite({ ...cached, identity: { ...cached.identity, esbuild: '0.0.1' } });
     const second = await start();
     expect(restoredOf(second.events).ignored).to.match(/written by @core-js\/packages .* with esbuild 0\.0\.1/);
     expect(builtModules(second.events)).to.include('@acme/app/main');
     // Written again by this service, for its own versions.
     await waitFor(() => index().identity.esbuild === cached.identity.esbuild, { what: 'the cache written again' });
     await second.service.close();
-    fs.writeFileSync(path.join(cacheDir, 'builds.json'), JSON.stringify({ ...index(), identity: { ...cached.identity, bundlers: 'older-bundler-code' } }));
+    rewrite({ ...index(), identity: { ...cached.identity, bundlers: 'older-bundler-code' } });
     const changedCode = await start();
     expect(restoredOf(changedCode.events).ignored).to.equal('the cache was written by other code of the built-in bundlers');
     expect(builtModules(changedCode.events)).to.include('@acme/app/main');
@@ -356,6 +362,147 @@ describe('the build cache', function () {
     await waitFor(() => fs.existsSync(path.join(own, 'builds.json')) && !fs.existsSync(path.join(shared, 'aaaaaaaaaaaaaaaa')), { what: 'the removed workspace\'s cache gone' });
     await service.close();
     expect(fs.readdirSync(shared).sort()).to.deep.equal(['0123456789abcdef', 'bbbbbbbbbbbbbbbb']);
+  });
+
+  describe('damaged', () => {
+    type Index = Record<string, unknown> & { entries: unknown[]; workspace: { model: { modules: Record<string, unknown>[] } } };
+    const indexFile = () => path.join(cacheDir, 'builds.json');
+    const edit = (change: (index: Index) => void) => (text: string) => {
+      const index = JSON.parse(text) as Index;
+      change(index);
+      return JSON.stringify(index); // its checksum as it was: the bytes changed since
+    };
+    /** The same change written with a checksum that matches, as a faulty writer would: only the checks of shapes see it. */
+    const resealed = (change: (index: Index) => void) => (text: string) => {
+      const { checksum: _checksum, ...index } = JSON.parse(text) as Index;
+      change(index as Index);
+      return indexText(index as unknown as WrittenIndex);
+    };
+    const flipAByteOfMainsCode = () => {
+      const cached = index();
+      const [{ file, at }] = cached.packs;
+      const main = cached.entries.find((entry) => entry.module === '@acme/app/main')!.record.outputs.code;
+      const pack = fs.readFileSync(path.join(cacheDir, 'outputs', file));
+      pack[at[main.hash]! + 10] ^= 0x20;
+      fs.writeFileSync(path.join(cacheDir, 'outputs', file), pack);
+    };
+    const damages: [string, (text: string) => string][] = [
+      ['a member of an entry renamed', (text) => text.replace('"fingerprint":', '"fingerprnt":')],
+      ['a null entry', edit((index) => (index.entries[0] = null))],
+      ['an entry of the wrong type', edit((index) => (index.entries[1] = 'an entry'))],
+      ['one letter changed in a path of the cached model', (text) => text.replace('"entry":"packages/app/main/index.ts"', '"entry":"packages/app/main/ineex.ts"')],
+      ['a truncated index', (text) => text.slice(0, Math.floor(text.length / 2))],
+      ['a null entry, with a checksum that matches', resealed((index) => (index.entries[0] = null))],
+      ['an entry of the wrong type, with a checksum that matches', resealed((index) => ((index.entries[1] as { record: object }).record = { imports: 'none' }))],
+      ['a cached model of the wrong type, with a checksum that matches', resealed((index) => (index.workspace.model.modules[0]!.platforms = 'web'))],
+      ['a pack with a flipped byte', (text) => (flipAByteOfMainsCode(), text)],
+    ];
+
+    /** Every output of the state by module and variant: equal hashes are equal bytes. */
+    const outputsOf = (service: Service) =>
+      Object.fromEntries(
+        Object.entries(service.internals.store.getState().builds).map(([module, builds]) => [
+          module,
+          Object.fromEntries(Object.entries(builds.variants).map(([variant, state]) => [variant, state.last?.outputs ?? null])),
+        ]),
+      );
+    const cacheLines = (lines: string[]) => lines.filter((line) => line.includes('build cache'));
+
+    for (const [damage, apply] of damages) {
+      it(`is a miss, said once, and written anew: ${damage}`, async () => {
+        await pastRacyWindow(); // so that the model is restored when whole
+        const first = await start();
+        await written(first.service);
+        await first.service.close();
+        const damaged = apply(fs.readFileSync(indexFile(), 'utf8'));
+        fs.writeFileSync(indexFile(), damaged);
+
+        const lines: string[] = [];
+        const { service } = await start({ logger: (line: string) => lines.push(line) });
+        const report = await service.report();
+        const served = [(await service.get(MAIN)).text, (await service.get(MAIN_STYLES)).text, (await service.get(FORMAT)).text];
+        const outputs = outputsOf(service);
+        expect(cacheLines(lines)).to.have.length(1);
+        expect(cacheLines(lines)[0]).to.match(/^core: the build cache in .* is damaged \(.+\); what it cannot vouch for is built again and the cache written anew$/);
+        // Written anew: a whole index whose every entry is of its shape.
+        const rewritten = await waitFor(
+          () => {
+            const text = fs.readFileSync(indexFile(), 'utf8');
+            if (text === damaged) return false;
+            const { identity, root: written } = JSON.parse(text) as { identity: WrittenIndex['identity']; root: string };
+            const parsed = parseIndex(text, { identity, root: written, file: indexFile() });
+            return 'index' in parsed && parsed.index;
+          },
+          { what: 'the cache written anew' },
+        );
+        expect(rewritten.entries.every(isCacheEntry)).to.equal(true);
+        await service.close();
+
+        const uncached = await start({ cache: false });
+        expect(report).to.deep.equal(await uncached.service.report());
+        expect(outputs).to.deep.equal(outputsOf(uncached.service));
+        expect(served).to.deep.equal([(await uncached.service.get(MAIN)).text, (await uncached.service.get(MAIN_STYLES)).text, (await uncached.service.get(FORMAT)).text]);
+        await uncached.service.close();
+
+        const afterLines: string[] = [];
+        const after = await start({ logger: (line: string) => afterLines.push(line) });
+        expect(cacheLines(afterLines)).to.deep.equal([]);
+        expect(builtModules(after.events)).to.deep.equal([]);
+        expect(restoredOf(after.events).builds).to.have.length(rewritten.entries.length);
+        expect(await after.service.report()).to.deep.equal(report);
+        await after.service.close();
+      });
+    }
+  });
+
+  describe('on a full disk', () => {
+    const originalWriteFile = fs.promises.writeFile;
+    afterEach(() => {
+      fs.promises.writeFile = originalWriteFile;
+    });
+    /** The disk fills up while `which` files of the cache are written: half of each written, then ENOSPC. */
+    const fillTheDiskFor = (which: (name: string) => boolean) => {
+      fs.promises.writeFile = (async (file: fs.PathLike, data: string | Uint8Array, options?: never) => {
+        if (typeof file !== 'string' || !file.startsWith(cacheDir) || !which(path.basename(file))) return originalWriteFile(file, data, options);
+        await originalWriteFile(file, typeof data === 'string' ? data.slice(0, data.length / 2) : data.subarray(0, data.length / 2));
+        throw Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' });
+      }) as typeof fs.promises.writeFile;
+    };
+    const freeTheDisk = () => (fs.promises.writeFile = originalWriteFile);
+    const filesIn = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort() : []);
+
+    for (const [what, which] of [
+      ['every write', () => true],
+      ['the index, after its pack', (name: string) => name.startsWith('builds.json.')],
+    ] as const) {
+      it(`leaves no temporary file nor unnamed pack when ${what} fails, and is written once there is room`, async () => {
+        fillTheDiskFor(which);
+        const lines: string[] = [];
+        const { service } = await start({ logger: (line) => lines.push(line) });
+        await waitFor(() => lines.some((line) => line.includes('cannot be written')), { what: 'the write failing' });
+        expect(lines).to.deep.equal([`core: the build cache cannot be written (ENOSPC: no space left on device, write '${lines[0]!.match(/write '(.*)'\)/)![1]}'); the next start builds every module`]);
+        expect(filesIn(cacheDir).filter((name) => name !== 'outputs')).to.deep.equal([]);
+
+        freeTheDisk();
+        await service.close(); // the state whose write failed is written as it stops
+        const cached = index();
+        expect(cached.entries.length).to.be.greaterThan(0);
+        expect(filesIn(cacheDir)).to.deep.equal(['builds.json', 'outputs', ...cached.packs.map((pack) => path.join('outputs', pack.file))].sort());
+        expectEveryOutputPacked(cached);
+        const again = await start();
+        expect(builtModules(again.events)).to.deep.equal([]);
+      });
+    }
+  });
+
+  it('says the cache cannot be written only when its index was not: a directory in outputs/ is left alone', async () => {
+    fs.mkdirSync(path.join(cacheDir, 'outputs', 'not-a-pack', 'inside'), { recursive: true });
+    const lines: string[] = [];
+    const { service } = await start({ logger: (line) => lines.push(line) });
+    const cached = await written(service);
+    await service.close();
+    expect(lines.filter((line) => line.includes('build cache'))).to.deep.equal([]);
+    expect(fs.readdirSync(path.join(cacheDir, 'outputs')).sort()).to.deep.equal([cached.packs[0]!.file, 'not-a-pack'].sort());
   });
 
   it('is neither read nor written when off', async () => {

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { NEVER, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { ServiceState } from '../../src/store/state.js';
-import type { SavedBuild } from '../../src/streams/build-cache.js';
+import { CacheNotWritten, type SavedBuild } from '../../src/streams/build-cache.js';
 import { persistBuilds$, selectSavedBuilds } from '../../src/streams/persist-builds.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
 
@@ -69,7 +69,32 @@ describe('persistBuilds$', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(subscription.closed).to.equal(false);
     subscription.unsubscribe();
-    expect(calls).to.equal(2);
+    // The second state's write failed: it is tried once more as the service stops.
+    expect(calls).to.equal(3);
     expect(told).to.deep.equal(['core: the build cache cannot be written (EACCES: permission denied); the next start builds every module']);
+  });
+
+  it('says it again after a write succeeded, and writes a state whose write failed once more when it stops', async () => {
+    const twoChanged = fold([{ type: 'files.changed', files: { [two.entry!]: 'b2' }, source: 'watcher' }, startedBuild(3, DEV, [{ module: two, generation: 2 }]), succeeded(3, two, DEV, 'b2')], oneChanged);
+    const told: string[] = [];
+    const results: ('full' | 'ok')[] = ['full', 'ok', 'full', 'ok'];
+    const written: string[][] = [];
+    const saving = (builds: readonly SavedBuild[]) => {
+      written.push(builds.map((build) => `${build.module}:${build.record.build}`));
+      return results.shift() === 'ok' ? Promise.resolve() : Promise.reject(new CacheNotWritten(new Error('ENOSPC: no space left on device'), true));
+    };
+    const { Subject } = await import('rxjs');
+    const state$ = new Subject<ServiceState>();
+    const subscription = persistBuilds$(NEVER, state$ as Observable<ServiceState>, { saveBuilds: saving, persistDelayMs: 1, logger: (line) => told.push(line) }).subscribe();
+    for (const state of [oneBuilt, oneChanged, twoChanged]) {
+      state$.next(state);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const line = 'core: the build cache cannot be written (ENOSPC: no space left on device); the next start builds what changed since it was last written';
+    expect(told).to.deep.equal([line, line]);
+    // No state settled since the last failure: that state is written as the service stops.
+    subscription.unsubscribe();
+    expect(written).to.have.length(4);
+    expect(written[3]).to.deep.equal([`${one.specifier}:2`, `${two.specifier}:3`]);
   });
 });

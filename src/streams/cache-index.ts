@@ -1,0 +1,183 @@
+// The build cache's index, `builds.json` (README "The build cache"): its format, and the checks
+// that decide whether what was read may be used at all. The file ends with a hash of everything
+// before it, written last: any byte changed since it was written (a member renamed, one letter of
+// a path, a cut) makes the whole index a miss, which no check of shapes could see. Each entry,
+// pack and the saved model is then also checked for its shape by the small checkers below, so
+// that not even an index of a faulty writer can reach the reducer as something else. A JSON
+// schema compiled at run time (ajv) would cost every start its compilation, and still not see
+// a changed letter.
+import { DIAGNOSTIC_KINDS } from '../codes.js';
+import type { BuildOutputs } from '../store/events.js';
+import type { BuildRecord } from '../store/state.js';
+import type { WorkspaceModel } from '../workspace/model.js';
+import { contentHash, isContentHash } from '../outputs/content-hash.js';
+import { isPlainRelative, type FileSignature } from './file-hashes.js';
+
+/** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
+export const CACHE_FORMAT = 4;
+
+/** What keys the whole cache besides each entry's own facts: a service or esbuild of another version never trusts it. */
+export interface CacheIdentity {
+  /** The version of @core-js/packages. */
+  service: string;
+  /** esbuild's version: the built-in bundlers' compiler. */
+  esbuild: string;
+  /** A hash of the built-in bundlers' own code (`src/bundlers/`): how they call esbuild. */
+  bundlers: string;
+}
+
+export interface CacheEntry {
+  module: string;
+  variant: string;
+  /** The module's declaration as the reducer fingerprints it (entry, assets, bundler, define...). */
+  fingerprint: string;
+  bundler: string;
+  /** The workspace's public modules and packages: what decides which imports stay external. */
+  boundaries: string;
+  record: Omit<BuildRecord, 'build' | 'errors' | 'outputs'> & { outputs: BuildOutputs };
+  /** The stat each input's hash was taken with: an input whose stat is unchanged is not read again. */
+  signatures?: Record<string, FileSignature>;
+}
+
+/**
+ * The workspace model as last saved, and the stat each of its sources (manifests and listings)
+ * was read with: when every one is unchanged, reading them again would give this very model.
+ */
+export interface WorkspaceSnapshot {
+  /** A hash of the code that reads manifests (src/workspace/): a model read otherwise is not taken. */
+  reader: string;
+  model: WorkspaceModel;
+  /** Of each source that exists; one the model records absent (null) is checked absent. */
+  signatures: Record<string, FileSignature>;
+}
+
+/** Outputs one after the other in one file of `outputs/`. */
+export interface OutputPack {
+  file: string;
+  /** Where each output the entries name starts, by hash; its size is in the entries. */
+  at: Record<string, number>;
+}
+
+export interface CacheIndex {
+  format: typeof CACHE_FORMAT;
+  identity: CacheIdentity;
+  /** The workspace's real path: a cache of another workspace is foreign. */
+  root: string;
+  entries: CacheEntry[];
+  packs: OutputPack[];
+  workspace?: WorkspaceSnapshot;
+}
+
+export const PACK_NAME = /^[0-9a-f]{16}\.pack$/;
+
+/** The index's text: its JSON, the hash of that JSON as its last member. */
+export function indexText(index: CacheIndex): string {
+  const body = JSON.stringify(index);
+  return `${body.slice(0, -1)},"checksum":"${contentHash(body)}"}`;
+}
+
+const CHECKSUM = /,"checksum":"([A-Za-z0-9_-]{22})"}$/;
+
+/**
+ * The index `text` as written, or why it cannot be used: `damaged` when it is not what a writer
+ * of this format wrote (a bad cache, said once), else a plain miss (none yet, another version,
+ * another workspace). Entries, packs and the saved model are checked one by one on use.
+ */
+export function parseIndex(text: string, expected: { identity: CacheIdentity; root: string; file: string }): { index: CacheIndex } | { ignored: string; damaged: boolean } {
+  const { file } = expected;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ignored: `${file} is not JSON (cut off or corrupt)`, damaged: true };
+  }
+  if (!isRecord(value) || typeof value.format !== 'number') return { ignored: `${file} has no format`, damaged: true };
+  // Formats before this one carry no checksum; any other text without a matching one was changed.
+  const sealed = CHECKSUM.exec(text);
+  if (!sealed && value.format < CACHE_FORMAT) return { ignored: `${file} is of another format`, damaged: false };
+  if (!sealed || contentHash(`${text.slice(0, sealed.index)}}`) !== sealed[1]) return { ignored: `${file} was changed after it was written (its checksum differs)`, damaged: true };
+  if (value.format !== CACHE_FORMAT) return { ignored: `${file} is of another format`, damaged: false };
+  const { identity, root, entries, packs } = value;
+  if (!isRecord(identity) || typeof root !== 'string' || !Array.isArray(entries) || !Array.isArray(packs)) return { ignored: `${file} lacks its identity, root, entries or packs`, damaged: true };
+  if (identity.service !== expected.identity.service || identity.esbuild !== expected.identity.esbuild) {
+    return { ignored: `the cache was written by @core-js/packages ${String(identity.service)} with esbuild ${String(identity.esbuild)}`, damaged: false };
+  }
+  if (identity.bundlers !== expected.identity.bundlers) return { ignored: 'the cache was written by other code of the built-in bundlers', damaged: false };
+  if (root !== expected.root) return { ignored: `the cache belongs to another workspace (${root})`, damaged: false };
+  const { checksum: _checksum, ...index } = value;
+  return { index: index as unknown as CacheIndex };
+}
+
+// The checkers: what each part of the index must be before any of it is used. Plain functions
+// over `unknown`, each narrowing to the type the rest of the code relies on.
+
+type Checked = Record<string, unknown>;
+
+const isRecord = (value: unknown): value is Checked => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+const isArrayOf = <T>(value: unknown, item: (value: unknown) => value is T): value is T[] => Array.isArray(value) && value.every(item);
+const isRecordOf = <T>(value: unknown, item: (value: unknown) => value is T): value is Record<string, T> => isRecord(value) && Object.values(value).every(item);
+const isOptional = <T>(value: unknown, item: (value: unknown) => value is T): value is T | undefined => value === undefined || item(value);
+const isHashOrAbsent = (value: unknown): value is string | null => value === null || isContentHash(value);
+/** Every path is workspace-relative and plain: one that is not is never stat'ed or read for the cache (a miss). */
+export const arePlainPaths = (record: object): boolean => Object.keys(record).every(isPlainRelative);
+
+const isOutputRef = (value: unknown): boolean => isRecord(value) && isContentHash(value.hash) && isCount(value.size);
+
+export const isFileSignature = (value: unknown): value is FileSignature =>
+  Array.isArray(value) && value.length === 6 && isContentHash(value[0]) && value.slice(1).every((number) => typeof number === 'number' && Number.isFinite(number));
+
+const isPosition = (value: unknown): boolean => value === undefined || isCount(value);
+
+const isImportRecord = (value: unknown): value is BuildRecord['imports'][number] =>
+  isRecord(value) && isString(value.specifier) && isString(value.file) && isPosition(value.line) && isPosition(value.column);
+
+const isDiagnostic = (value: unknown): value is WorkspaceModel['diagnostics'][number] =>
+  isRecord(value) && isString(value.kind) && Object.hasOwn(DIAGNOSTIC_KINDS, value.kind) && isString(value.message) && isOptional(value.file, isString) && isPosition(value.line) && isPosition(value.column);
+
+export function isCacheEntry(value: unknown): value is CacheEntry {
+  if (!isRecord(value) || !isString(value.module) || !isString(value.variant) || !isString(value.fingerprint) || !isString(value.bundler) || !isString(value.boundaries)) return false;
+  const { record, signatures } = value;
+  if (!isRecord(record) || !isRecord(record.outputs) || !isOutputRef(record.outputs.code) || !(record.outputs.styles === null || isOutputRef(record.outputs.styles))) return false;
+  if (!isRecordOf(record.inputs, isHashOrAbsent) || !isArrayOf(record.imports, isImportRecord) || !isOptional(record.warnings, (warnings) => isArrayOf(warnings, isDiagnostic))) return false;
+  return signatures === undefined || isRecordOf(signatures, isFileSignature);
+}
+
+export const isOutputPack = (value: unknown): value is OutputPack => isRecord(value) && isString(value.file) && PACK_NAME.test(value.file) && isRecordOf(value.at, isCount);
+
+const isPackageModel = (value: unknown): value is Checked =>
+  isRecord(value) && isString(value.name) && isString(value.version) && isString(value.dir) && isRecordOf(value.dependencies, isString);
+
+const isBundlerRef = (value: unknown): boolean => isRecord(value) && isString(value.name) && isString(value.specifier) && isOptional(value.processors, isRecord);
+
+const isModuleModel = (value: unknown): value is Checked =>
+  isRecord(value) &&
+  isString(value.specifier) &&
+  isString(value.package) &&
+  isString(value.version) &&
+  isString(value.subpath) &&
+  isString(value.dir) &&
+  (value.entry === null || isString(value.entry)) &&
+  isArrayOf(value.platforms, (platform): platform is string => platform === 'web' || platform === 'node') &&
+  isBundlerRef(value.bundler) &&
+  isArrayOf(value.assets, isString) &&
+  isArrayOf(value.diagnostics, isDiagnostic) &&
+  isOptional(value.define, (define) => isRecordOf(define, isString));
+
+/** The model as `readWorkspace` makes it, every member of its type: the reducer and the routes take it as read. */
+export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
+  if (!isRecord(value)) return false;
+  return (
+    (value.preview === null || isString(value.preview)) &&
+    isArrayOf(value.packages, isPackageModel) &&
+    isArrayOf(value.modules, isModuleModel) &&
+    (value.selection === null || isArrayOf(value.selection, isString)) &&
+    isArrayOf(value.diagnostics, isDiagnostic) &&
+    isOptional(value.warnings, (warnings) => isArrayOf(warnings, isDiagnostic)) &&
+    isRecordOf(value.sources, isHashOrAbsent)
+  );
+}
+
+export const isWorkspaceSnapshot = (value: unknown): value is WorkspaceSnapshot =>
+  isRecord(value) && isString(value.reader) && isWorkspaceModel(value.model) && isRecordOf(value.signatures, isFileSignature);

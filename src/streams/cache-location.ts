@@ -1,0 +1,51 @@
+// Where the build cache lives (README "The build cache"), and the caches of removed workspaces
+// that no service would otherwise ever remove from the shared place.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The index's name in the cache's directory. */
+export const INDEX = 'builds.json';
+
+/**
+ * Where the cache lives: `CORE_CACHE_DIR`, else `node_modules/.cache/core-js-packages` in the
+ * workspace when it has a node_modules directory (as Babel, Vite and ESLint keep theirs), else
+ * `$XDG_CACHE_HOME/core-js-packages/<hash of the workspace path>` (`~/.cache` by default).
+ */
+export function cacheLocation(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CORE_CACHE_DIR) return path.resolve(env.CORE_CACHE_DIR);
+  const modules = path.join(root, 'node_modules');
+  if (fs.statSync(modules, { throwIfNoEntry: false })?.isDirectory()) return path.join(modules, '.cache', 'core-js-packages');
+  const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
+  return path.join(base, 'core-js-packages', crypto.createHash('sha256').update(realRoot(root)).digest('hex').slice(0, 16));
+}
+
+export const realRoot = (root: string): string => {
+  try {
+    return fs.realpathSync(root);
+  } catch {
+    return path.resolve(root);
+  }
+};
+
+// In the shared place (`~/.cache/core-js-packages/<id>/`), the caches of workspaces that no
+// longer exist (a temporary directory, a removed clone) would stay for ever: each service, once,
+// removes those whose recorded workspace is gone.
+export async function removeCachesOfRemovedWorkspaces(dir: string) {
+  const shared = path.dirname(dir);
+  if (path.basename(shared) !== 'core-js-packages' || !/^[0-9a-f]{16}$/.test(path.basename(dir))) return;
+  const ids = await fs.promises.readdir(shared).catch(() => [] as string[]);
+  for (const id of ids) {
+    if (!/^[0-9a-f]{16}$/.test(id) || id === path.basename(dir)) continue;
+    const text = await fs.promises.readFile(path.join(shared, id, INDEX), 'utf8').catch(() => null);
+    let root: unknown = null;
+    try {
+      root = text === null ? null : (JSON.parse(text) as { root?: unknown }).root;
+    } catch {
+      continue; // being written, or not ours to judge
+    }
+    if (typeof root !== 'string' || fs.existsSync(root)) continue;
+    await fs.promises.rm(path.join(shared, id), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,87 @@
+// createBuildCache's restoration when something fails past the index's checks (README "The build
+// cache"): a miss, said once, never a start that does not finish.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { contentHash } from '../../src/outputs/content-hash.js';
+import { createOutputCache } from '../../src/outputs/output-cache.js';
+import { fingerprintOf } from '../../src/store/reducer.js';
+import { createBuildCache } from '../../src/streams/build-cache.js';
+import { CACHE_FORMAT, indexText } from '../../src/streams/cache-index.js';
+import { createFileHashes, type FileHashes } from '../../src/streams/file-hashes.js';
+import { workspaceBoundaries } from '../../src/workspace/boundaries.js';
+import { bundlerKey, type WorkspaceModel } from '../../src/workspace/model.js';
+import { moduleModel, workspaceModel } from '../helpers/models.js';
+
+describe('createBuildCache', () => {
+  const made: string[] = [];
+  after(() => {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const identity = { service: 'test', esbuild: 'test', bundlers: 'test' };
+  const one = moduleModel('one');
+
+  /** A cache in a new directory for a new workspace, its index naming one build of `one` with `inputs`, and `workspace`. */
+  function cacheOf(workspace: WorkspaceModel, inputs: Record<string, string | null>) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-root-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-'));
+    made.push(root, dir);
+    fs.writeFileSync(
+      path.join(dir, 'builds.json'),
+      indexText({
+        format: CACHE_FORMAT,
+        identity,
+        root: fs.realpathSync(root),
+        entries: [
+          {
+            module: one.specifier,
+            variant: 'browser.development',
+            fingerprint: fingerprintOf(one),
+            bundler: bundlerKey(one.bundler),
+            boundaries: workspaceBoundaries(workspace).key,
+            record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs },
+          },
+        ],
+        packs: [],
+        workspace: { reader: 'reader', model: workspace, signatures: Object.fromEntries(Object.keys(workspace.sources).map((source) => [source, [workspace.sources[source]!, 1, 1, 1, 1, 1]])) },
+      }),
+    );
+    return { root, dir };
+  }
+
+  it('takes a restoration that throws for a miss, says so once, and restores nothing', () => {
+    const workspace = workspaceModel([one], { sources: { 'core.json': contentHash('core') } });
+    const { root, dir } = cacheOf(workspace, { [one.entry!]: contentHash('source') });
+    // The disk fails under the reads that check each input and source against it.
+    const failing = (): never => {
+      throw new Error('EIO: i/o error');
+    };
+    const hashes: FileHashes = { ...createFileHashes(root), stamp: failing, adopt: failing };
+    const told: string[] = [];
+    const cache = createBuildCache(dir, root, identity, { hashes, outputs: createOutputCache(), reader: 'reader', logger: (line) => told.push(line) });
+
+    expect(cache.restoreWorkspace()).to.equal(null);
+    expect(cache.restore(workspace)).to.deep.equal({ type: 'cache.restored', dir, builds: [], ignored: 'the cache could not be used: EIO: i/o error' });
+    expect(told).to.deep.equal([`core: the build cache in ${dir} is damaged (the saved workspace model could not be used: EIO: i/o error); what it cannot vouch for is built again and the cache written anew`]);
+  });
+
+  it('never stats a path outside the workspace that an index names: a miss, not a damage', () => {
+    const workspace = workspaceModel([one], { sources: { '../core.json': contentHash('core') } });
+    const { root, dir } = cacheOf(workspace, { [one.entry!]: contentHash('source'), '../outside.ts': contentHash('outside') });
+    const asked: string[] = [];
+    const real = createFileHashes(root);
+    const hashes: FileHashes = {
+      ...real,
+      stamp: (relative) => (asked.push(relative), real.stamp(relative)),
+      adopt: (relative, signature) => (asked.push(relative), real.adopt(relative, signature)),
+    };
+    const told: string[] = [];
+    const cache = createBuildCache(dir, root, identity, { hashes, outputs: createOutputCache(), reader: 'reader', logger: (line) => told.push(line) });
+    expect(cache.restoreWorkspace()).to.equal(null);
+    expect(cache.restore(workspace)).to.deep.equal({ type: 'cache.restored', dir, builds: [], stale: 1 });
+    expect(asked.filter((relative) => relative.startsWith('..'))).to.deep.equal([]);
+    expect(told).to.deep.equal([]);
+  });
+});
