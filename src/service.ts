@@ -30,6 +30,9 @@ import { manifests$, type ManifestsDeps } from './streams/manifests.js';
 import { outputsGc$, type OutputsGcDeps } from './streams/outputs-gc.js';
 import { persistBuilds$, type PersistBuildsDeps } from './streams/persist-builds.js';
 import { cacheLocation, createBuildCache, type SavedBuild } from './streams/build-cache.js';
+import { createRemoteClient, type ClientLimits } from './streams/remote-cache/client.js';
+import type { RemoteCacheSettings } from './streams/remote-cache/settings.js';
+import { createStartRestore } from './streams/remote-cache/start-restore.js';
 import { record$, type RecordDeps } from './streams/record.js';
 import { supervise } from './streams/supervisor.js';
 import { pushMessages$ } from './streams/push-messages.js';
@@ -73,6 +76,11 @@ export interface ServiceOptions {
    * directory, or false. Default false here; `core run` turns it on unless `--no-cache`.
    */
   cache?: boolean | string;
+  /**
+   * The team's remote cache (README "A team's remote cache"), asked at start for what the build
+   * cache lacks; only read, and only with `cache` on. Default: none.
+   */
+  remoteCache?: { settings: RemoteCacheSettings; limits?: ClientLimits } | null;
   /** For tests and tools: changes what the effects are given (to inject a fault, for instance). */
   effectDeps?: (deps: EffectDeps) => EffectDeps;
 }
@@ -112,7 +120,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const hashes = createFileHashes(root);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
-  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
+  const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
+  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, identity, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
+  const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
   const activity = createActivity();
   /** The tree watcher while the watch effect runs: its silence spares the check a stat (README "Addresses"). */
   let treeWatcher: TreeWatcher | null = null;
@@ -124,7 +134,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
-          restoreBuilds: (workspace: WorkspaceModel) => cache.restore(workspace),
+          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs }) : (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),
@@ -203,6 +213,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     log.close();
     store.complete();
     await registry.dispose();
+    remote?.client.close();
     throw error;
   }
   const port = (server.address() as { port: number }).port;
@@ -227,6 +238,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         subscriptions[subscriptions.length - 1]?.unsubscribe(); // the effects
         // The effects' last cache write (what settled since the one before) is not cut short.
         await cache?.idle();
+        remote?.client.close();
         store.dispatch({ type: 'service.stopped' });
         for (const subscription of subscriptions) subscription.unsubscribe();
         log.close();

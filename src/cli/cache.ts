@@ -4,15 +4,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheLocation } from '../streams/build-cache.js';
+import { createRemoteClient } from '../streams/remote-cache/client.js';
+import { remoteCacheSettings } from '../streams/remote-cache/settings.js';
+import { pushBuilds, signingKeyOf } from './cache-push.js';
 import { formatBytes } from './format-bytes.js';
 import { UsageError } from './usage-error.js';
 import { workspaceDir } from './workspace-dir.js';
 
 export const CACHE_HELP = `Usage: core cache [--clear]
+       core cache push
 
 Prints where the build cache of the workspace in the current directory is, and its size.
 core run keeps there what each module's build produced and the content hashes of what it
-read, so that a restart builds only the modules whose sources changed.
+read, so that a restart builds only the modules whose sources changed. With a team's remote
+cache configured (core.json "remoteCache", or CORE_REMOTE_CACHE), prints its address and
+whether it answers.
+
+push      build every module's development and production variants and upload them to the
+          team's remote cache: for CI on a protected branch only (what it writes, everyone
+          reads)
 
 Options:
   --clear   remove the cache: the next core run builds every module
@@ -21,12 +31,18 @@ Environment:
   CORE_CACHE_DIR   the cache's directory (default: node_modules/.cache/core-js-packages in the
                    workspace when it has node_modules, else $XDG_CACHE_HOME/core-js-packages/<id>,
                    ~/.cache by default)
+  CORE_REMOTE_CACHE               the team's remote cache, over core.json's remoteCache.url
+  CORE_REMOTE_CACHE_HEADER        a header sent to it, "Name: value" (a credential)
+  CORE_REMOTE_CACHE_SIGNING_KEY   push: the Ed25519 private key entries are signed with
+                                  (PEM, or base64 of its PKCS8 DER)
 `;
 
 export async function cacheCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { clear: { type: 'boolean' } }, allowPositionals: true, strict: true });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  const dir = cacheLocation(workspaceDir());
+  if (positionals.length > 1 || (positionals.length === 1 && positionals[0] !== 'push')) throw new UsageError(`unexpected argument "${positionals[positionals[0] === 'push' ? 1 : 0]}"`);
+  const root = workspaceDir();
+  if (positionals[0] === 'push') return push(root);
+  const dir = cacheLocation(root);
   if (values.clear) {
     fs.rmSync(dir, { recursive: true, force: true });
     process.stdout.write(`removed ${dir}\n`);
@@ -34,6 +50,40 @@ export async function cacheCommand(args: string[]): Promise<number> {
   }
   const { files, bytes } = measure(dir);
   process.stdout.write(files === 0 ? `${dir} (empty)\n` : `${dir}  ${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}\n`);
+  process.stdout.write(`${await describeRemote(root)}\n`);
+  return 0;
+}
+
+// The remote's settings, and whether it answers: one HEAD of a name nobody stores (404 is an answer).
+async function describeRemote(root: string): Promise<string> {
+  const { settings, problem } = remoteCacheSettings(root);
+  if (problem) return `team cache: not used (${problem})`;
+  if (!settings) return 'team cache: none (core.json "remoteCache", or CORE_REMOTE_CACHE)';
+  const client = createRemoteClient(settings);
+  const answer = await client.head('ac', '0'.repeat(64));
+  client.close();
+  const state = 'failed' in answer ? `does not answer (${answer.failed})` : 'answers';
+  const trust = settings.publicKey ? 'entries must be signed' : 'entries are not signed';
+  return `team cache: ${settings.base.href} ${state}; ${trust}${settings.header ? `; sends ${settings.header[0]}` : ''}`;
+}
+
+async function push(root: string): Promise<number> {
+  const { settings, problem } = remoteCacheSettings(root);
+  if (!settings) throw new UsageError(problem ?? 'no team cache to push to: set core.json "remoteCache" or CORE_REMOTE_CACHE');
+  const signing = signingKeyOf();
+  if (!('key' in signing)) throw new UsageError(signing.problem);
+  if (settings.publicKey && !signing.key) throw new UsageError('core.json "remoteCache" has a publicKey: set CORE_REMOTE_CACHE_SIGNING_KEY, or readers refuse every entry');
+  const result = await pushBuilds(root, settings, signing.key, (line) => void process.stderr.write(`${line}\n`));
+  const told = `${result.entries} of ${result.built} builds uploaded to ${settings.base.href} (${result.blobs} blobs, ${formatBytes(result.bytes)})${result.skipped > 0 ? `; ${result.skipped} not built, not uploaded` : ''}`;
+  if (result.stopped === 'denied') {
+    process.stderr.write(`core cache push: the team cache refused a write (401 or 403): this address or credential is read-only; nothing more was uploaded\n`);
+    return 1;
+  }
+  if (result.stopped) {
+    process.stderr.write(`core cache push: the upload stopped (${result.stopped}); ${told}\n`);
+    return 1;
+  }
+  process.stdout.write(`${told}\n`);
   return 0;
 }
 

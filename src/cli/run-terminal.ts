@@ -55,7 +55,9 @@ export function readyLine(state: ServiceState, readyMs: number, style: TerminalS
   const invalid = report.modules.filter((m) => m.status === 'invalid').length;
   // Builds restored from the build cache carry build number 0 (README "The build cache").
   const restored = Object.values(state.builds).filter((builds) => Object.values(builds.variants).some((variant) => variant.last?.build === 0)).length;
-  const cached = restored > 0 ? `, ${restored} from the build cache` : '';
+  // Those of the team's remote cache too (README "A team's remote cache"), told apart.
+  const team = state.remoteCache?.hits ?? 0;
+  const cached = (restored > team ? `, ${restored - team} from the build cache` : '') + (team > 0 ? `, ${team} from the team cache` : '');
   const counts = `${plural(report.modules.length, 'module')}${cached}, ${invalid === 0 ? style.green('0 invalid') : style.red(`${invalid} invalid`)}`;
   return `  ${style.green('✓')} ${style.dim('ready in')} ${style.bold(`${Math.round(readyMs)} ms`)}  ${style.dim('(')}${counts}${style.dim(')')}\n\n`;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
+import { remoteCacheSettings } from '../streams/remote-cache/settings.js';
 import { DEVELOPMENT_EXTENSION } from '../development/name.js';
 import { UsageError } from './usage-error.js';
 import { banner, followChanges, readyLine, showProgress } from './run-terminal.js';
@@ -42,6 +43,9 @@ Environment:
                            @core-js/packages/development (the preview and stylesheet push)
   CORE_CDN_ORIGIN          origin serving packages not in development, such as https://esm.sh
   CORE_CACHE_DIR           where the build cache lives (default: see core cache)
+  CORE_REMOTE_CACHE        the team's remote cache, read after the build cache, over
+                           core.json's remoteCache.url; "off": none (see core cache)
+  CORE_REMOTE_CACHE_HEADER a header sent to it, "Name: value" (a credential)
 
 Colour on a terminal (NO_COLOR turns it off, FORCE_COLOR on). Stops cleanly on SIGINT and
 SIGTERM (exit 0).
@@ -74,6 +78,8 @@ export async function runCommand(args: string[]): Promise<number> {
   if (values.dev === true && !extensions.includes(DEVELOPMENT_EXTENSION)) extensions.push(DEVELOPMENT_EXTENSION);
   const cdnOrigin = values.cdn?.trim() || process.env.CORE_CDN_ORIGIN?.trim() || null;
   const record = values.record === undefined ? undefined : path.resolve(values.record);
+  const remote = values['no-cache'] === true ? { settings: null } : remoteCacheSettings(root);
+  if (remote.problem) process.stderr.write(`core run: the team's remote cache is not used: ${remote.problem}\n`);
 
   // Listening before the service starts: whoever started it may send a signal at once, and
   // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.
@@ -102,6 +108,7 @@ export async function runCommand(args: string[]): Promise<number> {
       cdnOrigin,
       record,
       cache: values['no-cache'] !== true,
+      remoteCache: remote.settings ? { settings: remote.settings } : null,
     });
   } catch (error) {
     if (error instanceof ListenError && error.code === 'PORT_IN_USE') {

@@ -48,6 +48,12 @@ export type Fact =
   | { type: 'build.cancelled'; build: number; reason: string }
   /** The build cache was read at start: `builds` still hold; `stale` entries did not; `ignored` says why none was read. */
   | { type: 'cache.restored'; dir: string; builds: RestoredBuild[]; stale?: number; ignored?: string }
+  /**
+   * The team's remote cache was asked at start (README "A team's remote cache") for the `asked`
+   * module variants the local cache had no valid entry for: `builds` were taken (verified),
+   * `misses` say why the rest were not, by kind; `failures` count requests that brought no answer.
+   */
+  | { type: 'cache.remote.restored'; url: string; asked: number; builds: RestoredBuild[]; misses: Partial<Record<string, number>>; failures: Partial<Record<string, number>>; requests: number; bytes: number; ms: number }
   | { type: 'service.stopped' }
   /** An effect threw; it restarts after `retryInMs` (src/streams/supervisor.ts). `failures`: in a row. */
   | { type: 'effect.failed'; effect: string; message: string; failures: number; retryInMs: number };
@@ -73,6 +79,7 @@ const EVENT_TYPE_TABLE = {
   'build.failed': true,
   'build.cancelled': true,
   'cache.restored': true,
+  'cache.remote.restored': true,
   'service.stopped': true,
   'effect.failed': true,
 } as const satisfies Record<EventType, true>;
@@ -84,4 +91,16 @@ export function describeRestored(event: Extract<Fact, { type: 'cache.restored' }
   if (event.ignored !== undefined) return `build cache not used: ${event.ignored}`;
   const builds = `${event.builds.length} build${event.builds.length === 1 ? '' : 's'} restored from the build cache`;
   return event.stale ? `${builds}; ${event.stale} no longer valid, built again` : builds;
+}
+
+/** One line on a `cache.remote.restored` event: the terminal, the dashboard and `core replay`. */
+export function describeRemoteRestored(event: Pick<Extract<Fact, { type: 'cache.remote.restored' }>, 'asked' | 'builds' | 'misses' | 'failures'>): string {
+  const taken = `${event.builds.length} of ${event.asked} build${event.asked === 1 ? '' : 's'} from the team cache`;
+  const count = (kinds: Partial<Record<string, number>>) =>
+    Object.entries(kinds)
+      .map(([kind, times]) => `${times} ${kind}`)
+      .join(', ');
+  const misses = count(event.misses);
+  const failures = count(event.failures);
+  return `${taken}${misses ? `; misses: ${misses}` : ''}${failures ? `; failures: ${failures}` : ''}`;
 }

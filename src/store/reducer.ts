@@ -160,19 +160,13 @@ const handlers: Handlers = {
     }
   },
 
-  // Builds of an earlier run whose every input is unchanged: done, as if built now. Only a
-  // variant nothing has built or started yet takes one.
-  'cache.restored': (draft, event, base) => {
-    const builds = replacing(base.builds);
-    for (const { module, variant: key, outputs, imports, inputs, warnings } of event.builds) {
-      const previous = builds.get(module);
-      const variant = previous?.variants[key];
-      if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-      const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
-      builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
-    }
-    const changed = builds.changed();
-    if (changed) draft.builds = changed;
+  'cache.restored': (draft, event, base) => restoreBuilds(draft, event.builds, base),
+
+  // Builds of the team's remote cache, verified against this disk: taken as the local cache's are.
+  'cache.remote.restored': (draft, event, base) => {
+    const { url, asked, builds, misses, failures, requests, bytes, ms } = event;
+    draft.remoteCache = { url, asked, hits: builds.length, misses, failures, requests, bytes, ms };
+    restoreBuilds(draft, builds, base);
   },
 
   'service.stopped': () => {},
@@ -182,6 +176,21 @@ const handlers: Handlers = {
     (draft.effects ??= {})[event.effect] = { message: event.message, failures: event.failures, worst };
   },
 };
+
+// Builds of an earlier run whose every input is unchanged: done, as if built now. Only a
+// variant nothing has built or started yet takes one.
+function restoreBuilds(draft: Draft<ServiceState>, restored: EventOf<'cache.restored'>['builds'], base: ServiceState) {
+  const builds = replacing(base.builds);
+  for (const { module, variant: key, outputs, imports, inputs, warnings } of restored) {
+    const previous = builds.get(module);
+    const variant = previous?.variants[key];
+    if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
+    const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
+    builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
+  }
+  const changed = builds.changed();
+  if (changed) draft.builds = changed;
+}
 
 // A result counts only for the build the variant waits for; a stale one is dropped. A result
 // that read a file changing under it (an unverified input) is kept but not trusted: it builds again.

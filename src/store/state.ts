@@ -67,6 +67,19 @@ export interface ServiceState {
   builds: Record<string, ModuleBuilds>;
   /** Effects that failed, by name: the last failure and how many in a row. */
   effects: Record<string, EffectFault>;
+  /** What the team's remote cache gave at start (README "A team's remote cache"); absent when none was asked. */
+  remoteCache?: RemoteCacheSummary;
+}
+
+export interface RemoteCacheSummary {
+  url: string;
+  asked: number;
+  hits: number;
+  misses: Partial<Record<string, number>>;
+  failures: Partial<Record<string, number>>;
+  requests: number;
+  bytes: number;
+  ms: number;
 }
 
 export interface EffectFault {

@@ -60,6 +60,12 @@ export interface BuildCache {
   /** The builds still valid for `workspace`, their outputs put in `outputs`; or why none is. */
   restore(workspace: WorkspaceModel): Extract<Fact, { type: 'cache.restored' }>;
   /**
+   * Judges entries kept elsewhere (the team's remote cache, README "A team's remote cache") as
+   * this cache's own are judged on restore, outputs aside: `damaged` when not of an entry's shape,
+   * `stale` when the workspace or an input is not what the build saw.
+   */
+  entryChecker(workspace: WorkspaceModel): (entry: unknown) => 'valid' | 'stale' | 'damaged';
+  /**
    * Writes every successful build of `builds` (and its outputs, from `outputs`) as the cache,
    * without blocking the service: a pack of the outputs no pack holds first, the index last,
    * each renamed into place.
@@ -184,16 +190,23 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   // an output no pack holds whole); `stale`: the workspace changed since.
   function stillValid(entry: unknown, modules: ReadonlyMap<string, ModuleModel>, boundaries: string, matches: ReturnType<typeof inputMatcher>, packs: ReturnType<typeof readPacks>): entry is CacheEntry {
     if (!isCacheEntry(entry)) throw new DamagedEntry('an entry is not of its shape');
+    if (!factsHold(entry, modules, boundaries, matches)) return false;
+    const { record } = entry;
+    if (!loadOutput(record.outputs.code, packs) || (record.outputs.styles !== null && !loadOutput(record.outputs.styles, packs))) {
+      throw new DamagedEntry('an output is missing from its pack or its bytes do not hash to its name');
+    }
+    return true;
+  }
+
+  // The entry's module, declaration, bundler and boundaries are the workspace's, and every input
+  // still hashes as the build read it: what makes a build's outputs valid, wherever they are kept.
+  function factsHold(entry: CacheEntry, modules: ReadonlyMap<string, ModuleModel>, boundaries: string, matches: ReturnType<typeof inputMatcher>): boolean {
     const module = modules.get(entry.module);
     if (!module || !isBuildable(module) || fingerprintOf(module) !== entry.fingerprint) return false;
     if (bundlerKey(module.bundler) !== entry.bundler || !BUILTIN.has(module.bundler.specifier) || entry.boundaries !== boundaries) return false;
-    const { record } = entry;
-    if (!arePlainPaths(record.inputs)) return false;
-    for (const [input, hash] of Object.entries(record.inputs)) {
+    if (!arePlainPaths(entry.record.inputs)) return false;
+    for (const [input, hash] of Object.entries(entry.record.inputs)) {
       if (!matches(input, hash, entry.signatures?.[input])) return false;
-    }
-    if (!loadOutput(record.outputs.code, packs) || (record.outputs.styles !== null && !loadOutput(record.outputs.styles, packs))) {
-      throw new DamagedEntry('an output is missing from its pack or its bytes do not hash to its name');
     }
     return true;
   }
@@ -234,6 +247,12 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       } finally {
         startIndex = null; // read for the start only: 1.7 MB of a 1,000-module workspace is not kept
       }
+    },
+    entryChecker(workspace) {
+      const boundaries = workspaceBoundaries(workspace).key;
+      const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
+      const matches = inputMatcher();
+      return (entry) => (!isCacheEntry(entry) ? 'damaged' : factsHold(entry, modules, boundaries, matches) ? 'valid' : 'stale');
     },
     save(builds, workspace) {
       const done = write(builds, workspace).finally(() => writing.delete(done));

@@ -1,7 +1,7 @@
 // Reads the manifests again whenever one of them (or a directory searched for module.json
 // files) changed, and on start: `workspace.read` when the model changed, else
 // `workspace.unchanged` with the new hashes of what was read.
-import { asapScheduler, distinctUntilChanged, filter, map, observeOn, type Observable } from 'rxjs';
+import { asapScheduler, concatMap, distinctUntilChanged, filter, from, map, observeOn, of, type Observable } from 'rxjs';
 import type { CoreEvent, Fact, Facts } from '../store/events.js';
 import type { ServiceState } from '../store/state.js';
 import type { WorkspaceModel } from '../workspace/model.js';
@@ -16,9 +16,11 @@ export interface ManifestsDeps extends EffectScheduling {
   restoreWorkspace?(): WorkspaceModel | null;
   /**
    * The builds of an earlier run still valid for the workspace first read (the build cache,
-   * README "The build cache"): dispatched with that read, so no build of them ever starts.
+   * README "The build cache"): dispatched with that read, so no build of them ever starts. A
+   * promise when the team's remote cache is asked too (README "A team's remote cache"): the
+   * read waits for it, for the same reason.
    */
-  restoreBuilds?(workspace: WorkspaceModel): Fact;
+  restoreBuilds?(workspace: WorkspaceModel): Facts | Promise<Facts>;
 }
 
 export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: ManifestsDeps): Observable<Facts> {
@@ -32,13 +34,16 @@ export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<Se
     filter(Boolean),
     // Changes arriving together are read once.
     observeOn(deps.scheduler ?? asapScheduler),
-    map((): Facts => {
+    concatMap((): Observable<Facts> => {
       const before = current!;
       const restored = before.workspaceRead ? null : (deps.restoreWorkspace?.() ?? null);
       const workspace = restored ?? deps.readWorkspace();
-      if (before.workspaceRead && sameModel(before.workspace, workspace)) return { type: 'workspace.unchanged', sources: workspace.sources };
+      if (before.workspaceRead && sameModel(before.workspace, workspace)) return of({ type: 'workspace.unchanged', sources: workspace.sources });
       const read: Fact = restored ? { type: 'workspace.read', workspace, restored: true } : { type: 'workspace.read', workspace };
-      return !before.workspaceRead && deps.restoreBuilds ? [read, deps.restoreBuilds(workspace)] : read;
+      if (before.workspaceRead || !deps.restoreBuilds) return of(read);
+      const builds = deps.restoreBuilds(workspace);
+      const withRead = (facts: Facts): Facts => [read, ...(Array.isArray(facts) ? facts : [facts as Fact])];
+      return builds instanceof Promise ? from(builds.then(withRead)) : of(withRead(builds));
     }),
   );
 }

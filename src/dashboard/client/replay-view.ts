@@ -2,7 +2,7 @@
 // service's own reducer; move along it event by event, change by change or by time, and see
 // the state at that point and the event behind each status change (what `--trace` prints).
 import { selectDetails } from '../details.js';
-import { describeRestored, type CoreEvent } from '../../store/events.js';
+import { describeRestored, describeRemoteRestored, type CoreEvent } from '../../store/events.js';
 import type { TraceChange } from '../../store/replay.js';
 import { selectReport } from '../../store/selectors.js';
 import { fill, h } from './dom.js';
@@ -261,6 +261,8 @@ function describe(event: CoreEvent): string {
       return `${event.effect}: ${event.message} (failure ${event.failures}, restarts in ${event.retryInMs} ms)`;
     case 'cache.restored':
       return describeRestored(event);
+    case 'cache.remote.restored':
+      return describeRemoteRestored(event);
     case 'service.stopped':
       return '';
   }

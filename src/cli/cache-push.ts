@@ -1,0 +1,43 @@
+// `core cache push` (README "A team's remote cache"): builds every module's development and
+// production variants with the service itself (the build cache saves what it can) and uploads
+// them. The one writer of the team's cache: meant for CI on a protected branch, where what is
+// built is what the team reads.
+import type { KeyObject } from 'node:crypto';
+import { filter, firstValueFrom } from 'rxjs';
+import { ESBUILD_VERSION } from '../bundlers/esbuild-service.js';
+import { bundlersCodeHash } from '../code-hash.js';
+import { startService } from '../service.js';
+import type { ServiceState } from '../store/state.js';
+import { createRemoteClient } from '../streams/remote-cache/client.js';
+import type { WantedVariant } from '../streams/remote-cache/restore.js';
+import { ed25519Key, type RemoteCacheSettings } from '../streams/remote-cache/settings.js';
+import { startVariants } from '../streams/remote-cache/start-restore.js';
+import { uploadBuilds, type UploadResult } from '../streams/remote-cache/upload.js';
+import { VERSION } from '../version.js';
+import { defaultVariant, productionVariant, variantKey } from '../workspace/variant.js';
+
+/** The signing key of CORE_REMOTE_CACHE_SIGNING_KEY, null when unset, or why it cannot be used. */
+export function signingKeyOf(env: NodeJS.ProcessEnv = process.env): { key: KeyObject | null } | { problem: string } {
+  const text = env.CORE_REMOTE_CACHE_SIGNING_KEY;
+  if (!text) return { key: null };
+  const key = ed25519Key(text, 'private');
+  return key ? { key } : { problem: 'CORE_REMOTE_CACHE_SIGNING_KEY is not an Ed25519 private key (PEM, or base64 of its PKCS8 DER)' };
+}
+
+export async function pushBuilds(root: string, settings: RemoteCacheSettings, signingKey: KeyObject | null, logger: (line: string) => void): Promise<UploadResult & { built: number }> {
+  const service = await startService({ root, cache: true, watch: false, logger });
+  const client = createRemoteClient(settings);
+  try {
+    const start = startVariants(service.internals.store.getState().workspace);
+    const production = start.map(({ module }): WantedVariant => ({ module, variant: variantKey(productionVariant(defaultVariant(module).target)) }));
+    for (const { module, variant } of production) service.internals.store.dispatch({ type: 'output.requested', module: module.specifier, variant });
+    const all = [...start, ...production];
+    const built = (state: ServiceState) => all.every(({ module, variant }) => state.builds[module.specifier]?.variants[variant]?.status === 'done');
+    const state = await firstValueFrom(service.state$.pipe(filter(built)));
+    const result = await uploadBuilds(state, all, start, { client, identity: { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, outputs: service.internals.outputs, signingKey });
+    return { ...result, built: all.length };
+  } finally {
+    client.close();
+    await service.close();
+  }
+}

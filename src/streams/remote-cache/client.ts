@@ -1,0 +1,135 @@
+// The client of Bazel's HTTP remote cache protocol (README "A team's remote cache"):
+// `GET`/`PUT`/`HEAD` of `ac/<sha256 hex>` (entries) and `cas/<sha256 hex>` (bytes named by their
+// SHA-256) under the configured address; 404 is a miss. Connections are kept alive and shared by
+// at most a few requests at once; every request has a time limit for its answer's headers and
+// for each pause of its body, and a bound on the body's size. A failure is counted, never
+// retried, and opens the breaker: the rest of the run asks nothing more.
+import http from 'node:http';
+import https from 'node:https';
+import { createBreaker, type Breaker } from './breaker.js';
+import type { RemoteCacheSettings } from './settings.js';
+
+export type Store = 'ac' | 'cas';
+
+/** Why a request brought no answer: counted by kind, and each opens the breaker a little more. */
+export type FailureKind = 'refused' | 'timeout' | 'server-error' | 'truncated' | 'reset' | 'too-large' | 'denied' | 'unreachable';
+
+export type Answer = { found: Buffer } | { missing: true } | { failed: FailureKind } | { skipped: true };
+
+export interface RemoteClient {
+  get(store: Store, digest: string): Promise<Answer>;
+  head(store: Store, digest: string): Promise<Answer>;
+  /** `stored`, or why not; a 401 or 403 is `denied`. */
+  put(store: Store, digest: string, body: Uint8Array): Promise<'stored' | { failed: FailureKind } | { skipped: true }>;
+  readonly breaker: Breaker;
+  /** Requests made and body bytes received. */
+  readonly counts: { requests: number; puts: number; bytes: number };
+  close(): void;
+}
+
+export interface ClientLimits {
+  /** Until the answer's headers, and then between two parts of its body (default 2 s). */
+  timeoutMs?: number;
+  /** The largest body taken (default 64 MiB). */
+  maxBodyBytes?: number;
+  /** Requests at once over the kept-alive connections (default 8). */
+  sockets?: number;
+}
+
+export function createRemoteClient(settings: RemoteCacheSettings, limits: ClientLimits = {}): RemoteClient {
+  const timeoutMs = limits.timeoutMs ?? 2000;
+  const maxBodyBytes = limits.maxBodyBytes ?? 64 * 1024 * 1024;
+  const agentOptions = { keepAlive: true, maxSockets: limits.sockets ?? 8 };
+  const agent = settings.base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const breaker = createBreaker();
+  const counts = { requests: 0, puts: 0, bytes: 0 };
+  const headers: Record<string, string> = settings.header ? { [settings.header[0]]: settings.header[1] } : {};
+
+  function request(method: 'GET' | 'HEAD' | 'PUT', store: Store, digest: string, body?: Uint8Array): Promise<{ status: number; body: Buffer } | { failed: FailureKind }> {
+    const url = new URL(`${store}/${digest}`, settings.base);
+    counts.requests += 1;
+    if (method === 'PUT') counts.puts += 1;
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (answer: { status: number; body: Buffer } | { failed: FailureKind }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if ('failed' in answer) breaker.failed();
+        resolve(answer);
+      };
+      const transport = url.protocol === 'https:' ? https : http;
+      const sent = transport.request(url, { method, agent, headers: { ...headers, ...(body ? { 'content-length': String(body.length), 'content-type': 'application/octet-stream' } : {}) } });
+      let timer = setTimeout(() => {
+        finish({ failed: 'timeout' });
+        sent.destroy();
+      }, timeoutMs);
+      sent.on('error', (error: NodeJS.ErrnoException) => finish({ failed: failureOf(error) }));
+      sent.on('response', (response) => {
+        const declared = Number(response.headers['content-length'] ?? NaN);
+        if (declared > maxBodyBytes) {
+          finish({ failed: 'too-large' });
+          return void sent.destroy();
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const pause = () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => {
+            finish({ failed: 'timeout' });
+            sent.destroy();
+          }, timeoutMs);
+        };
+        pause();
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBodyBytes) {
+            finish({ failed: 'too-large' });
+            return void sent.destroy();
+          }
+          chunks.push(chunk);
+          pause();
+        });
+        response.on('error', () => finish({ failed: 'truncated' }));
+        response.on('close', () => {
+          if (!response.complete || (method !== 'HEAD' && Number.isFinite(declared) && size !== declared)) return finish({ failed: 'truncated' });
+          counts.bytes += size;
+          finish({ status: response.statusCode ?? 0, body: Buffer.concat(chunks, size) });
+        });
+      });
+      sent.end(body);
+    });
+  }
+
+  async function ask(method: 'GET' | 'HEAD', store: Store, digest: string): Promise<Answer> {
+    if (!breaker.closed) return { skipped: true };
+    const answer = await request(method, store, digest);
+    if ('failed' in answer) return answer;
+    if (answer.status === 200) return { found: answer.body };
+    if (answer.status === 404) return { missing: true };
+    breaker.failed();
+    return { failed: answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error' };
+  }
+
+  return {
+    breaker,
+    counts,
+    get: (store, digest) => ask('GET', store, digest),
+    head: (store, digest) => ask('HEAD', store, digest),
+    async put(store, digest, body) {
+      if (!breaker.closed) return { skipped: true };
+      const answer = await request('PUT', store, digest, body);
+      if ('failed' in answer) return answer;
+      if (answer.status >= 200 && answer.status < 300) return 'stored';
+      breaker.failed();
+      return { failed: answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error' };
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+function failureOf(error: NodeJS.ErrnoException): FailureKind {
+  if (error.code === 'ECONNREFUSED') return 'refused';
+  if (error.code === 'ECONNRESET' || error.code === 'EPIPE') return 'reset';
+  return 'unreachable';
+}

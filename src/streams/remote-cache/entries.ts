@@ -1,0 +1,85 @@
+// What the remote cache holds (README "A team's remote cache"): the keys, known before any build,
+// and the entries, signed when the workspace says so.
+//
+// A module variant's key is the SHA-256 of what the local cache keys an entry by, less the inputs
+// (known only once built): the module and its declaration, the variant, the workspace's
+// boundaries, and the versions of the service, esbuild and the built-in bundlers. Its entry holds
+// the build record, inputs and their hashes included, which the reader checks against its own
+// disk as a local entry is checked. The workspace's key is the hash of all its modules' keys; its
+// entry names each module's entry by the SHA-256 of its bytes, kept in `cas/` too, so that a
+// fresh machine asks one question first.
+//
+// An entry on the server is `{"payload": "<JSON text>", "signature": "<base64>"}`: the signature
+// (Ed25519) is over the payload's very bytes, so no canonical form of JSON is needed.
+import crypto from 'node:crypto';
+import { isContentHash } from '../../outputs/content-hash.js';
+import { workspaceBoundaries } from '../../workspace/boundaries.js';
+import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../../workspace/model.js';
+import { fingerprintOf } from '../../store/reducer.js';
+import type { CacheEntry, CacheIdentity } from '../cache-index.js';
+
+/** Bumped whenever what an entry means changes: keys of another format never meet. */
+export const REMOTE_FORMAT = 1;
+
+export const sha256Hex = (bytes: string | Uint8Array): string => crypto.createHash('sha256').update(bytes).digest('hex');
+
+export const isDigest = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+
+export function moduleKey(module: ModuleModel, variant: string, workspace: WorkspaceModel, identity: CacheIdentity): string {
+  const { entries, packages } = workspaceBoundaries(workspace);
+  return sha256Hex(JSON.stringify(['module', REMOTE_FORMAT, identity.service, identity.esbuild, identity.bundlers, module.specifier, variant, fingerprintOf(module), bundlerKey(module.bundler), entries, packages]));
+}
+
+export const workspaceKey = (moduleKeys: readonly string[]): string => sha256Hex(JSON.stringify(['workspace', REMOTE_FORMAT, [...moduleKeys].sort()]));
+
+/** A module variant's entry: the local cache's entry (stats aside) and the SHA-256 of each output. */
+export interface ModuleEntry {
+  format: typeof REMOTE_FORMAT;
+  key: string;
+  entry: Omit<CacheEntry, 'signatures'>;
+  /** By output content hash: the blob's name in `cas/`. */
+  blobs: Record<string, string>;
+}
+
+/** The workspace's entry: each module key's entry, by the SHA-256 of its bytes in `cas/`. */
+export interface WorkspaceEntry {
+  format: typeof REMOTE_FORMAT;
+  key: string;
+  modules: Record<string, string>;
+}
+
+/** The bytes kept on the server for `payload`, signed with `signingKey` when given. */
+export function sealEntry(payload: ModuleEntry | WorkspaceEntry, signingKey: crypto.KeyObject | null): Buffer {
+  const text = JSON.stringify(payload);
+  const signature = signingKey ? crypto.sign(null, Buffer.from(text), signingKey).toString('base64') : null;
+  return Buffer.from(JSON.stringify({ payload: text, ...(signature ? { signature } : {}) }));
+}
+
+export type EntryProblem = 'not-json' | 'unsigned' | 'bad-signature' | 'wrong-shape';
+
+/** The payload of entry bytes, signature checked against `publicKey` when one is configured. */
+export function openEntry(bytes: Buffer, publicKey: crypto.KeyObject | null): { payload: unknown } | { problem: EntryProblem } {
+  let envelope: unknown;
+  let payload: unknown;
+  try {
+    envelope = JSON.parse(bytes.toString('utf8'));
+    if (!isRecord(envelope) || typeof envelope.payload !== 'string') return { problem: 'wrong-shape' };
+    payload = JSON.parse(envelope.payload);
+  } catch {
+    return { problem: 'not-json' };
+  }
+  if (publicKey) {
+    if (typeof envelope.signature !== 'string') return { problem: 'unsigned' };
+    if (!crypto.verify(null, Buffer.from(envelope.payload), publicKey, Buffer.from(envelope.signature, 'base64'))) return { problem: 'bad-signature' };
+  }
+  return { payload };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The module entry's own members; its `entry` is judged by the local cache's checker. */
+export const isModuleEntry = (value: unknown, key: string): value is ModuleEntry =>
+  isRecord(value) && value.format === REMOTE_FORMAT && value.key === key && isRecord(value.entry) && isRecord(value.blobs) && Object.entries(value.blobs).every(([hash, digest]) => isContentHash(hash) && isDigest(digest));
+
+export const isWorkspaceEntry = (value: unknown, key: string): value is WorkspaceEntry =>
+  isRecord(value) && value.format === REMOTE_FORMAT && value.key === key && isRecord(value.modules) && Object.entries(value.modules).every(([module, digest]) => isDigest(module) && isDigest(digest));

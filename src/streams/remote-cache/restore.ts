@@ -1,0 +1,116 @@
+// The start's second place to look (README "A team's remote cache"): the module variants the
+// local cache had no valid entry for, asked of the team's remote cache before anything is built.
+// The workspace's entry first (one question), then each module's entry still missing, a few at
+// a time. Nothing downloaded is trusted: an entry must open (signature), be of its shape, name
+// this module variant and hold on this disk (the local cache's own checks), and every blob must
+// hash to its name and to the output the record names. Anything else is a miss, counted by kind,
+// and the module is built here.
+import type { KeyObject } from 'node:crypto';
+import type { OutputCache } from '../../outputs/output-cache.js';
+import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
+import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
+import type { CacheIdentity } from '../cache-index.js';
+import type { Answer, RemoteClient } from './client.js';
+import { isModuleEntry, isWorkspaceEntry, moduleKey, openEntry, sha256Hex, workspaceKey, type EntryProblem } from './entries.js';
+import { runLimited } from './run-limited.js';
+
+export type RemoteRestored = Extract<Fact, { type: 'cache.remote.restored' }>;
+
+/** Why a module variant was not taken from the remote. */
+export type MissKind = 'absent' | 'stale' | EntryProblem | 'bad-blob' | 'missing-blob' | 'unanswered';
+
+export interface WantedVariant {
+  module: ModuleModel;
+  variant: string;
+}
+
+export interface RemoteRestoreDeps {
+  client: RemoteClient;
+  /** Where the client asks, for the log. */
+  url: string;
+  identity: CacheIdentity;
+  publicKey: KeyObject | null;
+  /** The local cache's judgement of an entry against this workspace and disk (`entryChecker`). */
+  check(entry: unknown): 'valid' | 'stale' | 'damaged';
+  outputs: OutputCache;
+  now?(): number;
+  /** Requests at once (default 8). */
+  concurrency?: number;
+}
+
+/**
+ * The builds of `wanted` the remote holds and this disk vouches for; `all`: every module variant
+ * a start builds, whose keys name the workspace's entry.
+ */
+export async function restoreFromRemote(workspace: WorkspaceModel, wanted: readonly WantedVariant[], all: readonly WantedVariant[], deps: RemoteRestoreDeps): Promise<RemoteRestored> {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const { client } = deps;
+  const before = { ...client.counts };
+  const misses: Partial<Record<MissKind, number>> = {};
+  const failures: Partial<Record<string, number>> = {};
+  const miss = (kind: MissKind) => void (misses[kind] = (misses[kind] ?? 0) + 1);
+  const answered = (answer: Answer): Buffer | MissKind => {
+    if ('found' in answer) return answer.found;
+    if ('failed' in answer) failures[answer.failed] = (failures[answer.failed] ?? 0) + 1;
+    return 'missing' in answer ? 'absent' : 'unanswered';
+  };
+  // A blob is what its name says, or nothing.
+  const blob = async (digest: string): Promise<Buffer | MissKind> => {
+    const bytes = answered(await client.get('cas', digest));
+    if (typeof bytes === 'string') return bytes === 'absent' ? 'missing-blob' : bytes;
+    return sha256Hex(bytes) === digest ? bytes : 'bad-blob';
+  };
+
+  const listed = wanted.length > 0 ? await workspaceListing(all.map((one) => moduleKey(one.module, one.variant, workspace, deps.identity)), client, answered, deps.publicKey) : {};
+  const builds: RestoredBuild[] = [];
+  await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
+    const key = moduleKey(one.module, one.variant, workspace, deps.identity);
+    const digest = listed[key];
+    const bytes = digest ? await blob(digest) : answered(await client.get('ac', key));
+    const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob);
+    if (typeof found === 'string') miss(found);
+    else builds.push(found);
+  });
+  const counts = client.counts;
+  return {
+    type: 'cache.remote.restored',
+    url: deps.url,
+    asked: wanted.length,
+    builds,
+    misses,
+    failures,
+    requests: counts.requests - before.requests,
+    bytes: counts.bytes - before.bytes,
+    ms: Math.max(0, Math.round(now() - started)),
+  };
+}
+
+// The workspace's entry: each module key's entry digest, or nothing when it is absent or not to be trusted.
+async function workspaceListing(keys: string[], client: RemoteClient, answered: (answer: Answer) => Buffer | MissKind, publicKey: KeyObject | null): Promise<Record<string, string>> {
+  const key = workspaceKey(keys);
+  const bytes = answered(await client.get('ac', key));
+  if (typeof bytes === 'string') return {};
+  const opened = openEntry(bytes, publicKey);
+  return 'payload' in opened && isWorkspaceEntry(opened.payload, key) ? opened.payload.modules : {};
+}
+
+// One module variant's entry judged, then its outputs fetched and judged: the build, or why not.
+async function moduleBuild(bytes: Buffer, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, blob: (digest: string) => Promise<Buffer | MissKind>): Promise<RestoredBuild | MissKind> {
+  const opened = openEntry(bytes, deps.publicKey);
+  if ('problem' in opened) return opened.problem;
+  const { payload } = opened;
+  if (!isModuleEntry(payload, key) || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
+  const verdict = deps.check(payload.entry);
+  if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
+  const { outputs, imports, inputs, warnings } = payload.entry.record;
+  for (const ref of [outputs.code, outputs.styles].filter((one): one is OutputRef => one !== null)) {
+    if (deps.outputs.get(ref.hash)) continue;
+    const digest = payload.blobs[ref.hash];
+    if (!digest) return 'wrong-shape';
+    const found = await blob(digest);
+    if (typeof found === 'string') return found;
+    if (found.length !== ref.size || deps.outputs.adopt(found).hash !== ref.hash) return 'bad-blob';
+  }
+  return { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}) };
+}

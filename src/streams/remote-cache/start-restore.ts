@@ -1,0 +1,49 @@
+// Where the remote cache joins the start (README "A team's remote cache"): after the local
+// cache's restoration, for the module variants it did not restore, before anything is built.
+// What the remote gives is verified here and then written to the local cache with the rest.
+import type { OutputCache } from '../../outputs/output-cache.js';
+import type { Fact, Facts } from '../../store/events.js';
+import { isBuildable } from '../../store/reducer.js';
+import type { WorkspaceModel } from '../../workspace/model.js';
+import { BUILTIN_BUNDLERS } from '../../workspace/read-workspace.js';
+import { defaultVariant, variantKey } from '../../workspace/variant.js';
+import type { BuildCache } from '../build-cache.js';
+import type { CacheIdentity } from '../cache-index.js';
+import type { RemoteClient } from './client.js';
+import { restoreFromRemote, type WantedVariant } from './restore.js';
+import type { RemoteCacheSettings } from './settings.js';
+
+const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
+
+/** The variants a start builds of every module the built-in bundlers build: the remote's keys. */
+export function startVariants(workspace: WorkspaceModel): WantedVariant[] {
+  return workspace.modules.filter((module) => isBuildable(module) && BUILTIN.has(module.bundler.specifier)).map((module) => ({ module, variant: variantKey(defaultVariant(module)) }));
+}
+
+export interface StartRestoreDeps {
+  cache: BuildCache;
+  client: RemoteClient;
+  settings: RemoteCacheSettings;
+  identity: CacheIdentity;
+  outputs: OutputCache;
+}
+
+/** The local cache's restoration, then the remote's for what it lacked: the facts of both. */
+export function createStartRestore(deps: StartRestoreDeps): (workspace: WorkspaceModel) => Promise<Facts> {
+  return async (workspace) => {
+    const local = deps.cache.restore(workspace);
+    const all = startVariants(workspace);
+    const restored = new Set(local.builds.map((build) => `${build.variant} ${build.module}`));
+    const wanted = all.filter((one) => !restored.has(`${one.variant} ${one.module.specifier}`));
+    if (wanted.length === 0) return local;
+    const remote = await restoreFromRemote(workspace, wanted, all, {
+      client: deps.client,
+      url: deps.settings.base.href,
+      identity: deps.identity,
+      publicKey: deps.settings.publicKey,
+      check: deps.cache.entryChecker(workspace),
+      outputs: deps.outputs,
+    });
+    return [local, remote] satisfies Fact[];
+  };
+}

@@ -1,0 +1,83 @@
+// Writing the team's remote cache (README "A team's remote cache"), only ever where writing was
+// asked for (`core cache push`, meant for CI on a protected branch): every output's bytes and
+// every entry's bytes first (`cas/`), then each module variant's entry (`ac/`), the workspace's
+// entry last, so that no entry a reader finds names what is not there yet. A refusal (401, 403:
+// a read-only endpoint) ends the upload at once, told once, never retried.
+import type { KeyObject } from 'node:crypto';
+import type { OutputCache } from '../../outputs/output-cache.js';
+import { UNVERIFIED, type OutputRef } from '../../store/events.js';
+import { fingerprintOf } from '../../store/reducer.js';
+import type { ServiceState } from '../../store/state.js';
+import { workspaceBoundaries } from '../../workspace/boundaries.js';
+import { bundlerKey } from '../../workspace/model.js';
+import { arePlainPaths, type CacheIdentity } from '../cache-index.js';
+import type { FailureKind, RemoteClient, Store } from './client.js';
+import { moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey, type ModuleEntry } from './entries.js';
+import { runLimited } from './run-limited.js';
+import type { WantedVariant } from './restore.js';
+
+export interface UploadResult {
+  /** Module variants whose entry was stored. */
+  entries: number;
+  /** Blobs stored (outputs and entries). */
+  blobs: number;
+  bytes: number;
+  /** Module variants not uploaded: not built, failed, or read a file outside the workspace. */
+  skipped: number;
+  /** Why the upload stopped short, if it did. */
+  stopped?: FailureKind;
+}
+
+export interface UploadDeps {
+  client: RemoteClient;
+  identity: CacheIdentity;
+  outputs: OutputCache;
+  signingKey: KeyObject | null;
+}
+
+/** Uploads the builds of `variants` from `state`; `start`: the variants a start builds, whose keys name the workspace's entry. */
+export async function uploadBuilds(state: ServiceState, variants: readonly WantedVariant[], start: readonly WantedVariant[], deps: UploadDeps): Promise<UploadResult> {
+  const { client } = deps;
+  const workspace = state.workspace;
+  const boundaries = workspaceBoundaries(workspace).key;
+  const blobs = new Map<string, Buffer>();
+  const entries = new Map<string, Buffer>();
+  const result: UploadResult = { entries: 0, blobs: 0, bytes: 0, skipped: 0 };
+  for (const { module, variant } of variants) {
+    const record = state.builds[module.specifier]?.variants[variant]?.last;
+    const refs = record?.outputs ? [record.outputs.code, record.outputs.styles].filter((ref): ref is OutputRef => ref !== null) : [];
+    if (!record?.outputs || record.errors.length > 0 || Object.values(record.inputs).includes(UNVERIFIED) || !arePlainPaths(record.inputs) || !refs.every((ref) => deps.outputs.get(ref.hash))) {
+      result.skipped += 1;
+      continue;
+    }
+    const named: Record<string, string> = {};
+    for (const ref of refs) {
+      const bytes = deps.outputs.get(ref.hash)!;
+      named[ref.hash] = sha256Hex(bytes);
+      blobs.set(named[ref.hash]!, bytes);
+    }
+    const { imports, inputs, warnings, outputs } = record;
+    const key = moduleKey(module, variant, workspace, deps.identity);
+    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { imports, inputs, ...(warnings ? { warnings } : {}), outputs } }, blobs: named };
+    const sealed = sealEntry(payload, deps.signingKey);
+    entries.set(key, sealed);
+    blobs.set(sha256Hex(sealed), sealed);
+  }
+  const put = async (store: Store, digest: string, bytes: Buffer): Promise<boolean> => {
+    if (result.stopped) return false;
+    const answer = await client.put(store, digest, bytes);
+    if (answer === 'stored') {
+      result.bytes += bytes.length;
+      return true;
+    }
+    result.stopped ??= 'failed' in answer ? answer.failed : 'unreachable';
+    return false;
+  };
+  await runLimited([...blobs], 8, async ([digest, bytes]) => void ((await put('cas', digest, bytes)) && (result.blobs += 1)));
+  await runLimited([...entries], 8, async ([key, bytes]) => void ((await put('ac', key, bytes)) && (result.entries += 1)));
+  const startKeys = start.map((one) => moduleKey(one.module, one.variant, workspace, deps.identity));
+  const listed = Object.fromEntries(startKeys.filter((key) => entries.has(key)).map((key) => [key, sha256Hex(entries.get(key)!)]));
+  const listing = workspaceKey(startKeys);
+  if (!result.stopped) await put('ac', listing, sealEntry({ format: REMOTE_FORMAT, key: listing, modules: listed }, deps.signingKey));
+  return result;
+}
