@@ -5,6 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import crypto from 'node:crypto';
+import http from 'node:http';
+import net from 'node:net';
 import { expect } from 'chai';
 import { pushBuilds } from '../../src/cli/cache-push.js';
 import type { CoreEvent } from '../../src/store/events.js';
@@ -12,6 +15,7 @@ import { remoteCacheSettings, type RemoteCacheSettings } from '../../src/streams
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { NGINX, startNginx, stopNginx, type Nginx } from '../helpers/nginx.js';
 import { serve } from '../helpers/service.js';
+import { TEST_FIXTURES_DIR } from '../helpers/workspace.js';
 
 const ADDRESSES = [`/m/@acme/app@1.0.0/modules/main?${DEV}`, `/m/@acme/app@1.0.0/styles/main?${DEV}`, `/m/@acme/lib@1.2.0/modules/format?${DEV}`];
 
@@ -62,4 +66,169 @@ describe('the team remote cache against nginx', function () {
     expect(asked.filter((line) => !line.startsWith('GET '))).to.deep.equal([]);
     expect(asked[0]).to.match(/^GET \/ac\/[0-9a-f]{64} 200$/);
   });
+
+  describe('what it does not trust: a miss, counted, built here, the right bytes served, nothing uploaded', () => {
+    const BASIC_CORE_JSON = JSON.parse(fs.readFileSync(path.join(TEST_FIXTURES_DIR, 'basic/core.json'), 'utf8')) as object;
+    let instance = 0;
+
+    /** Pushes the workspace into an instance of its own; where its files are and how to ask it read-only. */
+    async function pushed(signingKey: crypto.KeyObject | null = null) {
+      const name = `t${(instance += 1)}`;
+      const result = await pushBuilds(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), `${nginx.readWrite}${name}`), signingKey, () => {});
+      expect(result.stopped).to.equal(undefined);
+      const dir = path.join(nginx.data, name);
+      const files = (store: 'ac' | 'cas') => fs.readdirSync(path.join(dir, store)).map((file) => path.join(dir, store, file));
+      const outputs = () => files('cas').filter((file) => !fs.readFileSync(file, 'utf8').startsWith('{"payload"'));
+      return { readOnly: `${nginx.readOnly}${name}`, files, outputs };
+    }
+
+    /** A fresh copy started against `url`: it must build what it could not take, and serve what a build without cache serves. */
+    async function startsRight(url: string, coreJson?: object, limits?: { timeoutMs?: number }) {
+      const files: Record<string, string> = coreJson ? { 'core.json': JSON.stringify(coreJson) } : {};
+      const root = fixtureWorkspace('basic', files);
+      const before = NGINX ? nginx.requests().length : 0;
+      const fresh = await startFresh(root, settingsFor(root, url), limits);
+      const plain = await serve(fixtureWorkspace('basic'), { cache: false });
+      for (const address of ADDRESSES) {
+        const [a, b] = [await fresh.service.get(address), await plain.get(address)];
+        expect(a.status, address).to.equal(200);
+        expect(a.text, address).to.equal(b.text);
+      }
+      expect(nginx.requests().slice(before).filter((line) => !/^(GET|HEAD) /.test(line)), 'uploads').to.deep.equal([]);
+      const remote = remoteOf(fresh.events)!;
+      expect(buildsOf(fresh.events)).to.be.greaterThan(0);
+      return remote;
+    }
+
+    it('a flipped byte in a blob', async () => {
+      const { readOnly, outputs } = await pushed();
+      for (const file of outputs()) {
+        const bytes = fs.readFileSync(file);
+        bytes[0] ^= 1;
+        fs.writeFileSync(file, bytes);
+      }
+      const remote = await startsRight(readOnly);
+      expect(remote.builds).to.deep.equal([]);
+      expect(remote.misses).to.deep.equal({ 'bad-blob': remote.asked });
+    });
+
+    it('a blob cut short', async () => {
+      const { readOnly, outputs } = await pushed();
+      for (const file of outputs()) fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2));
+      const remote = await startsRight(readOnly);
+      expect(remote.misses).to.deep.equal({ 'bad-blob': remote.asked });
+    });
+
+    it('a missing blob', async () => {
+      const { readOnly, outputs } = await pushed();
+      for (const file of outputs()) fs.rmSync(file);
+      const remote = await startsRight(readOnly);
+      expect(remote.misses).to.deep.equal({ 'missing-blob': remote.asked });
+    });
+
+    it('an entry that is not JSON', async () => {
+      const { readOnly, files } = await pushed();
+      for (const file of files('ac')) fs.writeFileSync(file, '{"payload": "{\\"format\\": 1, ');
+      const remote = await startsRight(readOnly);
+      expect(remote.misses).to.deep.equal({ 'not-json': remote.asked });
+    });
+
+    it('an entry signed by another key, with a public key configured', async () => {
+      const signer = crypto.generateKeyPairSync('ed25519');
+      const other = crypto.generateKeyPairSync('ed25519');
+      const { readOnly } = await pushed(signer.privateKey);
+      const remote = await startsRight(readOnly, { ...BASIC_CORE_JSON, remoteCache: { url: 'http://ignored.test', publicKey: other.publicKey.export({ type: 'spki', format: 'pem' }) } });
+      expect(remote.misses).to.deep.equal({ 'bad-signature': remote.asked });
+    });
+
+    it('an unsigned entry, with a public key configured', async () => {
+      const { publicKey } = crypto.generateKeyPairSync('ed25519');
+      const { readOnly } = await pushed(null);
+      const remote = await startsRight(readOnly, { ...BASIC_CORE_JSON, remoteCache: { url: 'http://ignored.test', publicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64') } });
+      expect(remote.misses).to.deep.equal({ unsigned: remote.asked });
+    });
+
+    it('takes entries signed by the configured key', async () => {
+      const signer = crypto.generateKeyPairSync('ed25519');
+      const { readOnly } = await pushed(signer.privateKey);
+      const root = fixtureWorkspace('basic', { 'core.json': JSON.stringify({ ...BASIC_CORE_JSON, remoteCache: { url: 'http://ignored.test', publicKey: signer.publicKey.export({ type: 'spki', format: 'pem' }) } }) });
+      const fresh = await startFresh(root, settingsFor(root, readOnly));
+      expect(buildsOf(fresh.events)).to.equal(0);
+      expect(remoteOf(fresh.events)!.misses).to.deep.equal({});
+    });
+
+    it('a server that refuses connections: counted, and the breaker stops the asking', async () => {
+      const port = await closedPort();
+      const remote = await startsRight(`http://127.0.0.1:${port}/`);
+      // Those already in flight when the third failed end too: at most one round of the bounded concurrency.
+      expect(Object.keys(remote.failures)).to.deep.equal(['refused']);
+      expect(remote.requests).to.equal(remote.failures.refused).and.to.be.within(3, 1 + 8);
+      expect(remote.misses).to.deep.equal({ unanswered: remote.asked });
+    });
+
+    it('a server that accepts and never answers (a mock): each request ends at its time limit, the breaker after 3', async () => {
+      const silent = net.createServer(() => {}); // the mock: holds every connection, says nothing
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = silent.address() as net.AddressInfo;
+        const remote = await startsRight(`http://127.0.0.1:${port}/`, undefined, { timeoutMs: 200 });
+        expect(remote.failures.timeout).to.be.at.least(3);
+        // The workspace's question, then at most one round of the bounded concurrency.
+        expect(remote.requests).to.be.at.most(1 + 8);
+        expect(remote.misses).to.deep.equal({ unanswered: remote.asked });
+      } finally {
+        silent.close();
+      }
+    });
+
+    it('a server that answers 500 (a mock)', async () => {
+      let asked = 0;
+      const failing = http.createServer((_request, response) => {
+        asked += 1;
+        response.writeHead(500).end('broken');
+      });
+      await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = failing.address() as net.AddressInfo;
+        const remote = await startsRight(`http://127.0.0.1:${port}/`);
+        expect(remote.failures['server-error']).to.be.at.least(3);
+        expect(asked).to.equal(remote.requests).and.to.be.at.most(1 + 8);
+      } finally {
+        failing.close();
+      }
+    });
+
+    it('a body cut short in transfer (a mock that promises more than it sends)', async () => {
+      const cutting = net.createServer((socket) => {
+        socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{"payload"'));
+      });
+      await new Promise<void>((resolve) => cutting.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = cutting.address() as net.AddressInfo;
+        const remote = await startsRight(`http://127.0.0.1:${port}/`);
+        expect(remote.failures.truncated).to.be.at.least(3);
+        expect(remote.builds).to.deep.equal([]);
+      } finally {
+        cutting.close();
+      }
+    });
+
+    it('a read-only endpoint: one PUT refused (403), no other sent', async () => {
+      const before = nginx.requests().length;
+      const result = await pushBuilds(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), nginx.readOnly), null, () => {});
+      expect(result.stopped).to.equal('denied');
+      expect(result.entries).to.equal(0);
+      expect(nginx.requests().slice(before)).to.have.length(1).and.to.match(/^PUT \/cas\/[0-9a-f]{64} 403$/);
+    });
+  });
 });
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -64,8 +64,11 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
         finish({ failed: 'timeout' });
         sent.destroy();
       }, timeoutMs);
-      sent.on('error', (error: NodeJS.ErrnoException) => finish({ failed: failureOf(error) }));
+      let answering = false;
+      // Once the headers came, a connection lost is a body cut short.
+      sent.on('error', (error: NodeJS.ErrnoException) => finish({ failed: answering ? 'truncated' : failureOf(error) }));
       sent.on('response', (response) => {
+        answering = true;
         const declared = Number(response.headers['content-length'] ?? NaN);
         if (declared > maxBodyBytes) {
           finish({ failed: 'too-large' });

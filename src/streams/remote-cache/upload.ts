@@ -73,7 +73,11 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
     result.stopped ??= 'failed' in answer ? answer.failed : 'unreachable';
     return false;
   };
-  await runLimited([...blobs], 8, async ([digest, bytes]) => void ((await put('cas', digest, bytes)) && (result.blobs += 1)));
+  // One write alone first: a read-only endpoint refuses it, and no other is sent.
+  const [first, ...rest] = [...blobs];
+  const putBlob = async ([digest, bytes]: [string, Buffer]) => void ((await put('cas', digest, bytes)) && (result.blobs += 1));
+  if (first) await putBlob(first);
+  await runLimited(rest, 8, putBlob);
   await runLimited([...entries], 8, async ([key, bytes]) => void ((await put('ac', key, bytes)) && (result.entries += 1)));
   const startKeys = start.map((one) => moduleKey(one.module, one.variant, workspace, deps.identity));
   const listed = Object.fromEntries(startKeys.filter((key) => entries.has(key)).map((key) => [key, sha256Hex(entries.get(key)!)]));

@@ -1,0 +1,79 @@
+// The remote cache's client (README "A team's remote cache"): every failure is counted by kind
+// and never retried, and after three the breaker keeps the rest of the run from asking.
+import http from 'node:http';
+import net from 'node:net';
+import { expect } from 'chai';
+import { createRemoteClient } from '../../../src/streams/remote-cache/client.js';
+
+const DIGEST = 'a'.repeat(64);
+const settingsAt = (port: number) => ({ base: new URL(`http://127.0.0.1:${port}/team/`), header: ['Authorization', 'Bearer secret'] as const, publicKey: null });
+
+describe('createRemoteClient', () => {
+  const servers: net.Server[] = [];
+  afterEach(() => {
+    for (const server of servers.splice(0)) server.close();
+  });
+  async function listening(server: net.Server): Promise<number> {
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as net.AddressInfo).port;
+  }
+
+  it('asks under the instance with the configured header; 200 is found, 404 missing', async () => {
+    const seen: string[] = [];
+    const port = await listening(
+      http.createServer((request, response) => {
+        seen.push(`${request.method} ${request.url} ${request.headers.authorization}`);
+        if (request.url === `/team/cas/${DIGEST}`) response.end('bytes');
+        else response.writeHead(404).end();
+      }),
+    );
+    const client = createRemoteClient(settingsAt(port));
+    expect(await client.get('cas', DIGEST)).to.deep.equal({ found: Buffer.from('bytes') });
+    expect(await client.get('ac', DIGEST)).to.deep.equal({ missing: true });
+    client.close();
+    expect(seen).to.deep.equal([`GET /team/cas/${DIGEST} Bearer secret`, `GET /team/ac/${DIGEST} Bearer secret`]);
+  });
+
+  it('opens its breaker after three failures: nothing more is asked', async () => {
+    let asked = 0;
+    const port = await listening(
+      http.createServer((_request, response) => {
+        asked += 1;
+        response.writeHead(503).end();
+      }),
+    );
+    const client = createRemoteClient(settingsAt(port));
+    for (let i = 0; i < 3; i += 1) expect(await client.get('ac', DIGEST)).to.deep.equal({ failed: 'server-error' });
+    expect(await client.get('ac', DIGEST)).to.deep.equal({ skipped: true });
+    expect(await client.put('cas', DIGEST, Buffer.from('x'))).to.deep.equal({ skipped: true });
+    client.close();
+    expect(asked).to.equal(3);
+  });
+
+  it('a server that accepts and never answers (a mock): a timeout, at the time limit', async () => {
+    const port = await listening(net.createServer(() => {}));
+    const client = createRemoteClient(settingsAt(port), { timeoutMs: 50 });
+    expect(await client.get('ac', DIGEST)).to.deep.equal({ failed: 'timeout' });
+    client.close();
+  });
+
+  it('refused connections, bodies over the bound, and 403 on PUT each have their kind', async () => {
+    const closed = await listening(net.createServer());
+    servers.pop()!.close();
+    const refusing = createRemoteClient(settingsAt(closed));
+    expect(await refusing.get('ac', DIGEST)).to.deep.equal({ failed: 'refused' });
+    refusing.close();
+
+    const port = await listening(
+      http.createServer((request, response) => {
+        if (request.method === 'PUT') response.writeHead(403).end();
+        else response.end('x'.repeat(100));
+      }),
+    );
+    const client = createRemoteClient(settingsAt(port), { maxBodyBytes: 10 });
+    expect(await client.get('cas', DIGEST)).to.deep.equal({ failed: 'too-large' });
+    expect(await client.put('cas', DIGEST, Buffer.from('x'))).to.deep.equal({ failed: 'denied' });
+    client.close();
+  });
+});
