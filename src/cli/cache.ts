@@ -50,15 +50,16 @@ export async function cacheCommand(args: string[]): Promise<number> {
   }
   const { files, bytes } = measure(dir);
   process.stdout.write(files === 0 ? `${dir} (empty)\n` : `${dir}  ${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}\n`);
-  process.stdout.write(`${await describeRemote(root)}\n`);
+  const remote = await describeRemote(root);
+  if (remote) process.stdout.write(`${remote}\n`);
   return 0;
 }
 
 // The remote's settings, and whether it answers: one HEAD of a name nobody stores (404 is an answer).
-async function describeRemote(root: string): Promise<string> {
+async function describeRemote(root: string): Promise<string | null> {
   const { settings, problem } = remoteCacheSettings(root);
   if (problem) return `team cache: not used (${problem})`;
-  if (!settings) return 'team cache: none (core.json "remoteCache", or CORE_REMOTE_CACHE)';
+  if (!settings) return null;
   const client = createRemoteClient(settings);
   const answer = await client.head('ac', '0'.repeat(64));
   client.close();

@@ -97,4 +97,27 @@ describe('parseWorkspaceManifest', () => {
       expect(result.diagnostics[0]!.message).to.contain('"preview" must be a module specifier');
     }
   });
+
+  it('reads the team remote cache: its address, instance and public key (README "A team\'s remote cache")', () => {
+    const remoteCache = { url: 'https://cache.example.test/bazel', instance: 'main/web', publicKey: 'MCowBQYDK2VwAyEA' };
+    const result = parse({ packages: [], remoteCache });
+    expect(result.diagnostics).to.deep.equal([]);
+    expect(result.value).to.deep.equal({ packages: [], preview: null, remoteCache });
+  });
+
+  it('refuses a remote cache that is not http(s), holds a credential, or names an instance outside its path', () => {
+    for (const [remoteCache, says] of [
+      ['https://cache.test', 'must be an object'],
+      [{ url: 'ftp://cache.test' }, '.url must be an http or https address'],
+      [{ url: 'https://user:secret@cache.test' }, '.url must not hold a credential: give it in CORE_REMOTE_CACHE_HEADER'],
+      [{ url: 'https://cache.test', instance: '../other' }, '.instance must be a path'],
+      [{ url: 'https://cache.test', instance: '/abs' }, '.instance must be a path'],
+      [{ url: 'https://cache.test', publicKey: 3 }, '.publicKey must be an Ed25519 public key'],
+    ] as const) {
+      const result = parse({ packages: [], remoteCache });
+      expect(result.value, JSON.stringify(remoteCache)).to.deep.equal({ packages: [], preview: null });
+      expect(result.diagnostics.map((d) => d.kind)).to.deep.equal(['MANIFEST_INVALID']);
+      expect(result.diagnostics[0]!.message).to.contain(`"remoteCache" ${says}`);
+    }
+  });
 });
