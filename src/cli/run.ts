@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
 import { remoteCacheSettings } from '../streams/remote-cache/settings.js';
+import { describeRemoteRestored } from '../store/events.js';
 import { DEVELOPMENT_EXTENSION } from '../development/name.js';
 import { UsageError } from './usage-error.js';
 import { banner, followChanges, readyLine, showProgress } from './run-terminal.js';
@@ -152,6 +153,9 @@ export async function runCommand(args: string[]): Promise<number> {
   const ready = await Promise.race([reported, stopped.then(() => false)]);
   progress?.unsubscribe();
   if (ready && logLevel !== 'silent') process.stdout.write(readyLine(service.internals.store.getState(), performance.now(), style));
+  // A team cache that did not answer is said once: its modules were built here (README "A team's remote cache").
+  const teamCache = service.internals.store.getState().remoteCache;
+  if (ready && teamCache && Object.keys(teamCache.failures).length > 0) warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} did not answer (${describeRemoteRestored({ ...teamCache, misses: {}, builds: { length: teamCache.hits } })}); what it did not give was built here`);
   const live = ready ? followChanges(service, told, root, logLevel, errorStyle) : null;
 
   await stopped;

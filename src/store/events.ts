@@ -94,7 +94,7 @@ export function describeRestored(event: Extract<Fact, { type: 'cache.restored' }
 }
 
 /** One line on a `cache.remote.restored` event: the terminal, the dashboard and `core replay`. */
-export function describeRemoteRestored(event: Pick<Extract<Fact, { type: 'cache.remote.restored' }>, 'asked' | 'builds' | 'misses' | 'failures'>): string {
+export function describeRemoteRestored(event: Pick<Extract<Fact, { type: 'cache.remote.restored' }>, 'asked' | 'misses' | 'failures'> & { builds: { length: number } }): string {
   const taken = `${event.builds.length} of ${event.asked} build${event.asked === 1 ? '' : 's'} from the team cache`;
   const count = (kinds: Partial<Record<string, number>>) =>
     Object.entries(kinds)

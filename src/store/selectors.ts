@@ -6,7 +6,7 @@ import type { ModuleModel, Platform, WorkspaceModel } from '../workspace/model.j
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isBuildable } from './reducer.js';
-import type { BuildRecord, ServiceState, VariantState } from './state.js';
+import type { BuildRecord, RemoteCacheSummary, ServiceState, VariantState } from './state.js';
 
 export type ModuleStatus = 'valid' | 'invalid' | 'pending';
 
@@ -29,6 +29,8 @@ export interface Report {
   /** Hints that make nothing invalid (README "Warnings"); present only when there are some. */
   warnings?: Diagnostic[];
   modules: ModuleReport[];
+  /** What the team's remote cache gave at start (README "A team's remote cache"); absent when none was asked. */
+  remoteCache?: RemoteCacheSummary;
 }
 
 
@@ -107,8 +109,21 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
 const reports = new WeakMap<object, WeakMap<object, Report>>();
 const withFaults = new WeakMap<Report, WeakMap<object, Report>>();
 
-/** The `/state` report: the modules, and the workspace's and the failing effects' diagnostics. */
+const withRemote = new WeakMap<Report, WeakMap<RemoteCacheSummary, Report>>();
+
+/** The `/state` report: the modules, the workspace's and the failing effects' diagnostics, and what the team's remote cache gave. */
 export function selectReport(state: ServiceState): Report {
+  const report = selectReportOfModules(state);
+  const remote = state.remoteCache;
+  if (!remote) return report;
+  let byRemote = withRemote.get(report);
+  if (!byRemote) withRemote.set(report, (byRemote = new WeakMap()));
+  let answer = byRemote.get(remote);
+  if (!answer) byRemote.set(remote, (answer = { ...report, remoteCache: remote }));
+  return answer;
+}
+
+function selectReportOfModules(state: ServiceState): Report {
   const report = selectModulesReport(state);
   const effects = state.effects ?? {};
   const faults = effectDiagnostics(effects);

@@ -3,6 +3,7 @@
 // builds of the last minutes on a timeline.
 import type { Details } from '../details.js';
 import type { Report } from '../../store/selectors.js';
+import { describeRemoteRestored } from '../../store/events.js';
 import { fill, h } from './dom.js';
 import { ModuleTable, renderDiagnostics, renderModuleDetail } from './module-view.js';
 import { renderTimeline } from './timeline.js';
@@ -93,6 +94,8 @@ export class LiveView {
       h('span', null, 'CDN ', h('code', null, details ? details.cdnOrigin ?? 'unset' : '…')),
       h('span', null, 'selection ', h('code', null, details ? (details.selection === null ? 'every package' : details.selection.join(', ') || 'none') : '…')),
       details?.preview ? h('span', null, 'preview ', h('code', null, details.preview)) : null,
+      // What the team's remote cache gave at start (README "A team's remote cache"): its misses and failures in the title.
+      this.report.remoteCache ? h('span', { class: 'remote-cache', title: `${this.report.remoteCache.url}: ${describeRemoteRestored({ ...this.report.remoteCache, builds: { length: this.report.remoteCache.hits } })}` }, 'team cache ', h('code', null, `${this.report.remoteCache.hits}/${this.report.remoteCache.asked}`)) : null,
       details ? h('span', { class: 'dim' }, `seq ${details.seq}`) : null,
     );
     const packages = details?.packages.filter((p) => !p.development) ?? [];

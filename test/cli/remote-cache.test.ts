@@ -1,0 +1,58 @@
+// `core cache push` and a `core run` that reads what it pushed (README "A team's remote cache"):
+// the ready line counts the team cache's modules, `/state` says what it gave, `core cache`
+// names it and whether it answers; a read-only endpoint refuses the push with one warning.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { killAllCores, runCore, startCore } from '../helpers/cli.js';
+import { fixtureWorkspace } from '../helpers/fixtures.js';
+import { get } from '../helpers/http.js';
+import { NGINX, startNginx, stopNginx, type Nginx } from '../helpers/nginx.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+describe('core cache push, and core run reading the team cache', function () {
+  let nginx: Nginx;
+  const made: string[] = [];
+  before(async function () {
+    if (!NGINX) return this.skip(); // nginx is not installed: `apt-get install -y nginx` (.ci/run does)
+    nginx = await startNginx();
+  });
+  after(async () => {
+    await killAllCores();
+    await stopNginx();
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const emptyCache = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cli-remote-'));
+    made.push(dir);
+    return dir;
+  };
+
+  it('pushes, then a fresh copy starts from the team cache and says so', async () => {
+    const pushed = await runCore(['cache', 'push'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `${nginx.readWrite}cli` } });
+    expect(pushed.stderr).to.equal('');
+    expect(pushed.stdout).to.match(/^10 of 10 builds uploaded to http:\/\/127\.0\.0\.1:\d+\/cli\/ \(\d+ blobs, [\d.]+ k?B\)\n$/);
+    expect(pushed.code).to.equal(0);
+
+    const root = fixtureWorkspace('basic');
+    const env = { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `${nginx.readOnly}cli` };
+    const run = await startCore(['--port', '0'], { cwd: root, env });
+    try {
+      await waitFor(() => /ready in \d+ ms/.test(run.output.stdout), { what: 'the ready line' });
+      expect(run.output.stdout).to.match(/\(5 modules, 5 from the team cache, 0 invalid\)/);
+      const state = JSON.parse((await get(run.url, '/state')).text) as { remoteCache: { hits: number; asked: number; misses: object } };
+      expect(state.remoteCache).to.deep.include({ hits: 5, asked: 5, misses: {} });
+    } finally {
+      await run.stop();
+    }
+    const shown = await runCore(['cache'], { cwd: root, env });
+    expect(shown.stdout.split('\n')[1]).to.match(/^team cache: http:\/\/127\.0\.0\.1:\d+\/cli\/ answers; entries are not signed$/);
+  });
+
+  it('a read-only endpoint refuses the push: one warning, exit 1', async () => {
+    const pushed = await runCore(['cache', 'push'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: nginx.readOnly } });
+    expect(pushed.code).to.equal(1);
+    expect(pushed.stderr).to.equal('core cache push: the team cache refused a write (401 or 403): this address or credential is read-only; nothing more was uploaded\n');
+  });
+});
