@@ -2,6 +2,8 @@
 // "Distribution: core dist"). Parses the arguments and prints; src/dist/ does the work.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { remoteCacheSettings } from '../streams/remote-cache/settings.js';
+import { describeRemoteRestored } from '../store/events.js';
 import { distribute, type DistributionProgress, type DistributionResult, type PackageSummary } from '../dist/distribute.js';
 import { DISTRIBUTION_MANIFEST } from '../dist/output-paths.js';
 import { DIAGNOSTIC_KINDS } from '../codes.js';
@@ -42,7 +44,9 @@ export async function distCommand(args: string[]): Promise<number> {
   const out = path.resolve(values.out ?? path.join(root, 'dist'));
 
   const progress = createProgress(process.stdout);
-  const result = await distribute({ root, out, onProgress: progress.update });
+  const remote = remoteCacheSettings(root);
+  if (remote.problem) process.stderr.write(`core dist: the team's remote cache is not used: ${remote.problem}\n`);
+  const result = await distribute({ root, out, onProgress: progress.update, remoteCache: remote.settings ? { settings: remote.settings } : null });
   progress.end();
 
   const shown = path.relative(process.cwd(), out) || '.';
@@ -72,6 +76,7 @@ function reportWritten(result: DistributionResult, shown: string): void {
   if (result.page.written) process.stdout.write(`wrote the page ${path.join(shown, result.page.path)} for ${result.page.entry}: serve ${shown} with any static file server\n`);
   else process.stdout.write(`no page written: ${result.page.reason}\n`);
   if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
+  if (result.remoteCache) process.stdout.write(`${describeRemoteRestored(result.remoteCache)}; the rest built here\n`);
 }
 
 // One line per package as it completes. On a terminal a status line below them counts the

@@ -51,7 +51,7 @@ export async function buildDistribution(jobs: readonly DistributionJob[], deps: 
 }
 
 // Through the same reader the service serves assets with: a link leaving the package reads as null.
-function readAssets(deps: BuildDistributionDeps, module: ModuleModel): AssetContent[] {
+export function readAssets(deps: Pick<BuildDistributionDeps, 'workspace' | 'assets'>, module: ModuleModel): AssetContent[] {
   const packageDir = deps.workspace.packages.find((p) => p.name === module.package)?.dir ?? module.dir;
   return module.assets.map((file) => ({ file, content: deps.assets.read(packageDir, `${module.dir}/${file}`)?.content ?? null }));
 }

@@ -8,7 +8,11 @@ import { createAssetFiles } from '../streams/asset-files.js';
 import { createFileHashes } from '../streams/file-hashes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { readWorkspace } from '../workspace/read-workspace.js';
-import { buildDistribution } from './build-distribution.js';
+import type { ClientLimits } from '../streams/remote-cache/client.js';
+import type { RemoteRestored } from '../streams/remote-cache/restore.js';
+import type { RemoteCacheSettings } from '../streams/remote-cache/settings.js';
+import { buildDistribution, readAssets } from './build-distribution.js';
+import { remoteOutcomes } from './remote-outcomes.js';
 import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
 import type { ModuleOutcome, WrittenModule } from './judge-module.js';
 import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
@@ -23,6 +27,8 @@ export interface DistributeOptions {
   /** Builds running at once. Default: os.availableParallelism(). */
   parallelism?: number;
   onProgress?: (event: DistributionProgress) => void;
+  /** The team's remote cache, asked for each module's production build before building it (README "A team's remote cache"). */
+  remoteCache?: { settings: RemoteCacheSettings; limits?: ClientLimits } | null;
 }
 
 export interface PackageSummary {
@@ -51,6 +57,8 @@ export interface DistributionResult {
   ok: boolean;
   /** False when the workspace manifests declare no module at all: nothing was written, not even the output directory. */
   wrote: boolean;
+  /** What the team's remote cache gave, when one was asked. */
+  remoteCache?: RemoteRestored;
   /** The page for the preview entry: written, or why not. */
   page: { written: true; path: string; entry: string } | { written: false; reason: string };
 }
@@ -60,7 +68,8 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const out = path.resolve(options.out);
   const parallelism = options.parallelism ?? os.availableParallelism();
   const progress = options.onProgress ?? (() => {});
-  const workspace = readWorkspace(createFileHashes(root));
+  const hashes = createFileHashes(root);
+  const workspace = readWorkspace(hashes);
   if (workspace.modules.length === 0 && workspace.diagnostics.length > 0) {
     // core.json (or every package.json) is broken: there is nothing to write, and an empty
     // output directory or manifest would only hide the earlier run's good one.
@@ -94,14 +103,24 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   };
 
   plan.invalid.forEach(settle);
+  const assets = createAssetFiles(root);
+  let jobs = plan.jobs;
+  let remote: RemoteRestored | undefined;
+  if (options.remoteCache) {
+    const given = await remoteOutcomes(root, workspace, jobs, { hashes, ...options.remoteCache, readAssets: (module) => readAssets({ workspace, assets }, module) });
+    given.outcomes.forEach(settle);
+    ({ jobs, restored: remote } = given);
+  }
   const registry = createBundlerRegistry(root);
   try {
-    await buildDistribution(plan.jobs, { workspace, registry, assets: createAssetFiles(root), parallelism }, settle);
+    await buildDistribution(jobs, { workspace, registry, assets, parallelism }, settle);
   } finally {
     await registry.dispose();
   }
 
-  const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written');
+  // In the workspace's order, not the order builds finished in (or the team cache gave them): the page is the same bytes every run.
+  const order = new Map(workspace.modules.map((module, index) => [module.specifier, index]));
+  const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written').sort((a, b) => order.get(a.module.specifier)! - order.get(b.module.specifier)!);
   const draft = distributionPage(workspace, written, distributionManifest(workspace, outcomes).importMap);
   const previous = readPreviousManifest(out);
   const pageWritten = writePage(out, DISTRIBUTION_PAGE, draft.ok ? draft.html : null, previous);
@@ -114,7 +133,7 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const removed = writeManifest(out, manifest, previous);
   const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
   invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
-  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0, wrote: true, page };
+  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0, wrote: true, page, ...(remote ? { remoteCache: remote } : {}) };
 }
 
 const publicSummary = ({ pending: _pending, ...summary }: PackageSummary & { pending: number }): PackageSummary => summary;

@@ -10,6 +10,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
 import { pushBuilds } from '../../src/cli/cache-push.js';
+import { distribute } from '../../src/dist/distribute.js';
 import type { CoreEvent } from '../../src/store/events.js';
 import { remoteCacheSettings, type RemoteCacheSettings } from '../../src/streams/remote-cache/settings.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
@@ -65,6 +66,19 @@ describe('the team remote cache against nginx', function () {
     const asked = nginx.requests().slice(before);
     expect(asked.filter((line) => !line.startsWith('GET '))).to.deep.equal([]);
     expect(asked[0]).to.match(/^GET \/ac\/[0-9a-f]{64} 200$/);
+  });
+
+  it('core dist takes every production build from the team cache and writes the files a build writes', async () => {
+    await pushBuilds(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), `${nginx.readWrite}dist`), null, () => {});
+    const root = fixtureWorkspace('basic');
+    const [fromRemote, built] = [path.join(root, 'remote-out'), path.join(root, 'built-out')];
+    const remote = await distribute({ root, out: fromRemote, remoteCache: { settings: settingsFor(root, `${nginx.readOnly}dist`) } });
+    const plain = await distribute({ root, out: built });
+    expect(remote.remoteCache!.builds.length).to.equal(remote.remoteCache!.asked).and.to.be.greaterThan(0);
+    expect(remote.remoteCache!.misses).to.deep.equal({});
+    const files = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).sort().map((file) => [file, fs.statSync(path.join(dir, file)).isFile() ? fs.readFileSync(path.join(dir, file), 'utf8') : 'dir']);
+    expect(files(fromRemote)).to.deep.equal(files(built));
+    expect(remote.ok).to.equal(plain.ok);
   });
 
   describe('what it does not trust: a miss, counted, built here, the right bytes served, nothing uploaded', () => {
