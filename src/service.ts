@@ -134,7 +134,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
-          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs }) : (workspace: WorkspaceModel) => cache.restore(workspace),
+          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger }) : (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),

@@ -3,11 +3,9 @@
 // them. The one writer of the team's cache: meant for CI on a protected branch, where what is
 // built is what the team reads.
 import type { KeyObject } from 'node:crypto';
-import { filter, firstValueFrom } from 'rxjs';
 import { ESBUILD_VERSION } from '../bundlers/esbuild-service.js';
 import { bundlersCodeHash } from '../code-hash.js';
 import { startService } from '../service.js';
-import type { ServiceState } from '../store/state.js';
 import { createRemoteClient } from '../streams/remote-cache/client.js';
 import type { WantedVariant } from '../streams/remote-cache/restore.js';
 import { ed25519Key, type RemoteCacheSettings } from '../streams/remote-cache/settings.js';
@@ -30,10 +28,10 @@ export async function pushBuilds(root: string, settings: RemoteCacheSettings, si
   try {
     const start = startVariants(service.internals.store.getState().workspace);
     const production = start.map(({ module }): WantedVariant => ({ module, variant: variantKey(productionVariant(defaultVariant(module).target)) }));
-    for (const { module, variant } of production) service.internals.store.dispatch({ type: 'output.requested', module: module.specifier, variant });
     const all = [...start, ...production];
-    const built = (state: ServiceState) => all.every(({ module, variant }) => state.builds[module.specifier]?.variants[variant]?.status === 'done');
-    const state = await firstValueFrom(service.state$.pipe(filter(built)));
+    // As a request for each does: a variant whose build was cancelled is asked for again.
+    await Promise.all(all.map(({ module, variant }) => service.internals.readiness.variant(module.specifier, variant).catch(() => null)));
+    const state = service.internals.store.getState();
     const result = await uploadBuilds(state, all, start, { client, identity: { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, outputs: service.internals.outputs, signingKey });
     return { ...result, built: all.length };
   } finally {

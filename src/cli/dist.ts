@@ -32,6 +32,12 @@ nothing else in DIR is touched.
 Options:
   --out DIR   the output directory (default: dist, in the workspace)
 
+Environment:
+  CORE_REMOTE_CACHE         the team's remote cache, asked for each module's production
+                            build before building it, over core.json's remoteCache.url;
+                            "off": none (see core cache)
+  CORE_REMOTE_CACHE_HEADER  a header sent to it, "Name: value" (a credential)
+
 Exit codes: 0 every module written; 1 a module or manifest is invalid (each is named with
 its diagnostics; the valid modules are still written); 2 wrong usage or no core.json.
 `;

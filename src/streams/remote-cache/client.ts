@@ -36,6 +36,8 @@ export interface ClientLimits {
   sockets?: number;
 }
 
+type Method = 'GET' | 'HEAD' | 'PUT';
+
 export function createRemoteClient(settings: RemoteCacheSettings, limits: ClientLimits = {}): RemoteClient {
   const timeoutMs = limits.timeoutMs ?? 2000;
   const maxBodyBytes = limits.maxBodyBytes ?? 64 * 1024 * 1024;
@@ -45,66 +47,17 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
   const counts = { requests: 0, puts: 0, bytes: 0 };
   const headers: Record<string, string> = settings.header ? { [settings.header[0]]: settings.header[1] } : {};
 
-  function request(method: 'GET' | 'HEAD' | 'PUT', store: Store, digest: string, body?: Uint8Array): Promise<{ status: number; body: Buffer } | { failed: FailureKind }> {
-    const url = new URL(`${store}/${digest}`, settings.base);
+  const request = (method: Method, store: Store, digest: string, body?: Uint8Array) => {
     counts.requests += 1;
     if (method === 'PUT') counts.puts += 1;
-    return new Promise((resolve) => {
-      let settled = false;
-      const finish = (answer: { status: number; body: Buffer } | { failed: FailureKind }) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if ('failed' in answer) breaker.failed();
-        resolve(answer);
-      };
-      const transport = url.protocol === 'https:' ? https : http;
-      const sent = transport.request(url, { method, agent, headers: { ...headers, ...(body ? { 'content-length': String(body.length), 'content-type': 'application/octet-stream' } : {}) } });
-      let timer = setTimeout(() => {
-        finish({ failed: 'timeout' });
-        sent.destroy();
-      }, timeoutMs);
-      let answering = false;
-      // Once the headers came, a connection lost is a body cut short.
-      sent.on('error', (error: NodeJS.ErrnoException) => finish({ failed: answering ? 'truncated' : failureOf(error) }));
-      sent.on('response', (response) => {
-        answering = true;
-        const declared = Number(response.headers['content-length'] ?? NaN);
-        if (declared > maxBodyBytes) {
-          finish({ failed: 'too-large' });
-          return void sent.destroy();
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const pause = () => {
-          clearTimeout(timer);
-          timer = setTimeout(() => {
-            finish({ failed: 'timeout' });
-            sent.destroy();
-          }, timeoutMs);
-        };
-        pause();
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBodyBytes) {
-            finish({ failed: 'too-large' });
-            return void sent.destroy();
-          }
-          chunks.push(chunk);
-          pause();
-        });
-        response.on('error', () => finish({ failed: 'truncated' }));
-        response.on('close', () => {
-          if (!response.complete || (method !== 'HEAD' && Number.isFinite(declared) && size !== declared)) return finish({ failed: 'truncated' });
-          counts.bytes += size;
-          finish({ status: response.statusCode ?? 0, body: Buffer.concat(chunks, size) });
-        });
-      });
-      sent.end(body);
+    return exchange({ method, url: new URL(`${store}/${digest}`, settings.base), agent, headers, body, timeoutMs, maxBodyBytes }).then((answer) => {
+      if ('failed' in answer) breaker.failed();
+      else counts.bytes += answer.body.length;
+      return answer;
     });
-  }
+  };
 
-  async function ask(method: 'GET' | 'HEAD', store: Store, digest: string): Promise<Answer> {
+  async function ask(method: Method, store: Store, digest: string): Promise<Answer> {
     if (!breaker.closed) return { skipped: true };
     const answer = await request(method, store, digest);
     if ('failed' in answer) return answer;
@@ -135,4 +88,62 @@ function failureOf(error: NodeJS.ErrnoException): FailureKind {
   if (error.code === 'ECONNREFUSED') return 'refused';
   if (error.code === 'ECONNRESET' || error.code === 'EPIPE') return 'reset';
   return 'unreachable';
+}
+
+interface Exchange {
+  method: Method;
+  url: URL;
+  agent: http.Agent;
+  headers: Record<string, string>;
+  body: Uint8Array | undefined;
+  timeoutMs: number;
+  maxBodyBytes: number;
+}
+
+// One request: its status and whole body, or why there is none. Nothing here retries.
+function exchange({ method, url, agent, headers, body, timeoutMs, maxBodyBytes }: Exchange): Promise<{ status: number; body: Buffer } | { failed: FailureKind }> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (answer: { status: number; body: Buffer } | { failed: FailureKind }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(answer);
+    };
+    const transport = url.protocol === 'https:' ? https : http;
+    const sent = transport.request(url, { method, agent, headers: { ...headers, ...(body ? { 'content-length': String(body.length), 'content-type': 'application/octet-stream' } : {}) } });
+    const fail = (kind: FailureKind) => {
+      finish({ failed: kind });
+      sent.destroy();
+    };
+    // Until the headers, then between two parts of the body: a silent server ends at the limit.
+    let timer = setTimeout(() => fail('timeout'), timeoutMs);
+    const waitAgain = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fail('timeout'), timeoutMs);
+    };
+    let answering = false;
+    // Once the headers came, a connection lost is a body cut short.
+    sent.on('error', (error: NodeJS.ErrnoException) => finish({ failed: answering ? 'truncated' : failureOf(error) }));
+    sent.on('response', (response) => {
+      answering = true;
+      const declared = Number(response.headers['content-length'] ?? NaN);
+      if (declared > maxBodyBytes) return fail('too-large');
+      const chunks: Buffer[] = [];
+      let size = 0;
+      waitAgain();
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBodyBytes) return fail('too-large');
+        chunks.push(chunk);
+        waitAgain();
+      });
+      response.on('error', () => finish({ failed: 'truncated' }));
+      response.on('close', () => {
+        if (!response.complete || (method !== 'HEAD' && Number.isFinite(declared) && size !== declared)) return finish({ failed: 'truncated' });
+        finish({ status: response.statusCode ?? 0, body: Buffer.concat(chunks, size) });
+      });
+    });
+    sent.end(body);
+  });
 }

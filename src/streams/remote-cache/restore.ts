@@ -68,7 +68,8 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     const key = moduleKey(one.module, one.variant, workspace, deps.identity);
     const digest = listed[key];
     const bytes = digest ? await blob(digest) : answered(await client.get('ac', key));
-    const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob);
+    // A throw past the checks (a fault of this code or of the disk) is a miss like any other.
+    const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob).catch((): MissKind => 'wrong-shape');
     if (typeof found === 'string') miss(found);
     else builds.push(found);
   });

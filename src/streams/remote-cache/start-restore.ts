@@ -26,6 +26,7 @@ export interface StartRestoreDeps {
   settings: RemoteCacheSettings;
   identity: CacheIdentity;
   outputs: OutputCache;
+  logger?(message: string): void;
 }
 
 /** The local cache's restoration, then the remote's for what it lacked: the facts of both. */
@@ -36,14 +37,20 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
     const restored = new Set(local.builds.map((build) => `${build.variant} ${build.module}`));
     const wanted = all.filter((one) => !restored.has(`${one.variant} ${one.module.specifier}`));
     if (wanted.length === 0) return local;
-    const remote = await restoreFromRemote(workspace, wanted, all, {
-      client: deps.client,
-      url: deps.settings.base.href,
-      identity: deps.identity,
-      publicKey: deps.settings.publicKey,
-      check: deps.cache.entryChecker(workspace),
-      outputs: deps.outputs,
-    });
-    return [local, remote] satisfies Fact[];
+    try {
+      const remote = await restoreFromRemote(workspace, wanted, all, {
+        client: deps.client,
+        url: deps.settings.base.href,
+        identity: deps.identity,
+        publicKey: deps.settings.publicKey,
+        check: deps.cache.entryChecker(workspace),
+        outputs: deps.outputs,
+      });
+      return [local, remote] satisfies Fact[];
+    } catch (error) {
+      // As with the build cache: the team cache never keeps the service from starting.
+      deps.logger?.(`core: the team cache could not be used (${(error as Error).message}); its modules are built here`);
+      return local;
+    }
   };
 }
