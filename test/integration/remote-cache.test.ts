@@ -16,6 +16,7 @@ import { remoteCacheSettings, type RemoteCacheSettings } from '../../src/streams
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { NGINX, startNginx, stopNginx, type Nginx } from '../helpers/nginx.js';
 import { serve } from '../helpers/service.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { TEST_FIXTURES_DIR } from '../helpers/workspace.js';
 
 const ADDRESSES = [`/m/@acme/app@1.0.0/modules/main?${DEV}`, `/m/@acme/app@1.0.0/styles/main?${DEV}`, `/m/@acme/lib@1.2.0/modules/format?${DEV}`];
@@ -79,6 +80,47 @@ describe('the team remote cache against nginx', function () {
     const files = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).sort().map((file) => [file, fs.statSync(path.join(dir, file)).isFile() ? fs.readFileSync(path.join(dir, file), 'utf8') : 'dir']);
     expect(files(fromRemote)).to.deep.equal(files(built));
     expect(remote.ok).to.equal(plain.ok);
+  });
+
+  it('what the team cache gave is written to the local cache: a restart asks the remote nothing', async () => {
+    await pushBuilds(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), `${nginx.readWrite}local`), null, () => {});
+    const root = fixtureWorkspace('basic');
+    const first = await startFresh(root, settingsFor(root, `${nginx.readOnly}local`));
+    expect(buildsOf(first.events)).to.equal(0);
+    await waitFor(() => fs.existsSync(path.join(first.cacheDir, 'builds.json')), { what: 'the local cache written' });
+    await first.service.close();
+    const before = nginx.requests().length;
+    const again = await serve(root, { cache: first.cacheDir, remoteCache: { settings: settingsFor(root, `${nginx.readOnly}local`) } });
+    await again.report();
+    const events = again.internals.log.events();
+    expect(buildsOf(events)).to.equal(0);
+    expect(remoteOf(events)).to.equal(undefined);
+    expect(nginx.requests().slice(before)).to.deep.equal([]);
+  });
+
+  it('an edited source is a stale miss, built here; the other modules still come from the team cache', async () => {
+    await pushBuilds(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), `${nginx.readWrite}edit`), null, () => {});
+    const root = fixtureWorkspace('basic', { 'packages/lib/format/index.ts': 'export const format = (n: number): string => `#${n}`;\n' });
+    const fresh = await startFresh(root, settingsFor(root, `${nginx.readOnly}edit`));
+    const remote = remoteOf(fresh.events)!;
+    expect(remote.misses).to.deep.equal({ stale: 1 });
+    expect(remote.builds.map((build) => build.module)).to.have.length(remote.asked - 1);
+    expect(remote.builds.map((build) => build.module)).to.not.include('@acme/lib/format');
+    expect(buildsOf(fresh.events)).to.equal(1);
+    expect((await fresh.service.get(`/m/@acme/lib@1.2.0/modules/format?${DEV}`)).text).to.contain('#${n}');
+  });
+
+  it('a changed declaration changes the workspace key: the modules are asked one by one, and the unchanged ones hit', async () => {
+    await pushBuilds(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), `${nginx.readWrite}declared`), null, () => {});
+    const root = fixtureWorkspace('basic', { 'packages/app/main/module.json': '{"platforms": ["web"], "assets": []}' });
+    const before = nginx.requests().length;
+    const fresh = await startFresh(root, settingsFor(root, `${nginx.readOnly}declared`));
+    const remote = remoteOf(fresh.events)!;
+    expect(remote.misses).to.deep.equal({ absent: 1 });
+    expect(remote.builds).to.have.length(remote.asked - 1);
+    const asked = nginx.requests().slice(before);
+    expect(asked[0]).to.match(/^GET \/declared\/ac\/[0-9a-f]{64} 404$/);
+    expect(asked.filter((line) => /^GET \/declared\/ac\//.test(line))).to.have.length(1 + remote.asked);
   });
 
   describe('what it does not trust: a miss, counted, built here, the right bytes served, nothing uploaded', () => {
