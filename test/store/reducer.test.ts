@@ -339,6 +339,19 @@ describe('reducer', () => {
     });
   });
 
+  describe('cache.remote.restored', () => {
+    const fromTeam = (module: typeof one) => ({ module: module.specifier, variant: DEV, outputs: { code: { hash: 'team-h1', size: 10 }, styles: null }, imports: [], inputs: { [module.entry!]: 'h1' } });
+    const event: Fact = { type: 'cache.remote.restored', url: 'http://cache.test/', asked: 2, builds: [fromTeam(one)], misses: { stale: 1 }, failures: {}, requests: 4, bytes: 10, ms: 3 };
+
+    it('takes its builds as the build cache\'s are (build 0), and keeps what the team cache gave for /state', () => {
+      const state = fold([started, read(one, two), event]);
+      expect(state.builds[one.specifier]!.variants[DEV]).to.include({ status: 'done' });
+      expect(state.builds[one.specifier]!.variants[DEV]!.last!.build).to.equal(0);
+      expect(state.builds[two.specifier]!.variants[DEV]!.status).to.equal('pending');
+      expect(state.remoteCache).to.deep.equal({ url: 'http://cache.test/', asked: 2, hits: 1, misses: { stale: 1 }, failures: {}, requests: 4, bytes: 10, ms: 3 });
+    });
+  });
+
   describe('reduceAll', () => {
     const three = moduleModel('three');
     const before = () => fold([started, read(one, two, three), startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: three, generation: 1 }])]);
