@@ -26,6 +26,7 @@ const MEASURES = {
   restart: () => import('./measures/restart.js'),
   'page-load': () => import('./measures/page-load.js'),
   'first-module': () => import('./measures/first-module.js'),
+  'remote-cache': () => import('./measures/remote-cache.js'),
 };
 
 const USAGE = `Usage: node bench/run.js [--quick] [MEASURE[,MEASURE...]]

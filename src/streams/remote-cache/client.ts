@@ -52,7 +52,7 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
     if (method === 'PUT') counts.puts += 1;
     return exchange({ method, url: new URL(`${store}/${digest}`, settings.base), agent, headers, body, timeoutMs, maxBodyBytes }).then((answer) => {
       if ('failed' in answer) breaker.failed();
-      else counts.bytes += answer.body.length;
+      else if (answer.status === 200) counts.bytes += answer.body.length;
       return answer;
     });
   };
