@@ -5,7 +5,7 @@
 import type { KeyObject } from 'node:crypto';
 import { ESBUILD_VERSION } from '../bundlers/esbuild-service.js';
 import { bundlersCodeHash } from '../code-hash.js';
-import { startService } from '../service.js';
+import { startService, type Service } from '../service.js';
 import { createRemoteClient } from '../streams/remote-cache/client.js';
 import type { WantedVariant } from '../streams/remote-cache/restore.js';
 import { ed25519Key, type RemoteCacheSettings } from '../streams/remote-cache/settings.js';
@@ -24,18 +24,26 @@ export function signingKeyOf(env: NodeJS.ProcessEnv = process.env): { key: KeyOb
 
 export async function pushBuilds(root: string, settings: RemoteCacheSettings, signingKey: KeyObject | null, logger: (line: string) => void): Promise<UploadResult & { built: number }> {
   const service = await startService({ root, cache: true, watch: false, logger });
-  const client = createRemoteClient(settings);
   try {
     const start = startVariants(service.internals.store.getState().workspace);
     const production = start.map(({ module }): WantedVariant => ({ module, variant: variantKey(productionVariant(defaultVariant(module).target)) }));
     const all = [...start, ...production];
     // As a request for each does: a variant whose build was cancelled is asked for again.
     await Promise.all(all.map(({ module, variant }) => service.internals.readiness.variant(module.specifier, variant).catch(() => null)));
+    return { ...(await uploadServiceBuilds(service, all, settings, signingKey)), built: all.length };
+  } finally {
+    await service.close();
+  }
+}
+
+/** Uploads the builds of `variants` the service holds now (`core cache push`, `core run --remote-cache-write`). */
+export async function uploadServiceBuilds(service: Service, variants: readonly WantedVariant[], settings: RemoteCacheSettings, signingKey: KeyObject | null): Promise<UploadResult> {
+  const client = createRemoteClient(settings);
+  try {
     const state = service.internals.store.getState();
-    const result = await uploadBuilds(state, all, start, { client, identity: { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, outputs: service.internals.outputs, signingKey });
-    return { ...result, built: all.length };
+    const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
+    return await uploadBuilds(state, variants, startVariants(state.workspace), { client, identity, outputs: service.internals.outputs, signingKey });
   } finally {
     client.close();
-    await service.close();
   }
 }

@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
 import { remoteCacheSettings } from '../streams/remote-cache/settings.js';
+import { startVariants } from '../streams/remote-cache/start-restore.js';
+import { signingKeyOf, uploadServiceBuilds } from './cache-push.js';
 import { describeRemoteRestored } from '../store/events.js';
 import { DEVELOPMENT_EXTENSION } from '../development/name.js';
 import { UsageError } from './usage-error.js';
@@ -18,7 +20,7 @@ export const DEFAULT_PORT = 4800;
 export const STOP_GRACE_MS = 1500;
 
 export const RUN_HELP = `Usage: core run [DIR] [--dev] [--port N] [--strict-port] [--host H] [--allowed-host H]...
-                [--record FILE] [--cdn ORIGIN] [--log-level L] [--no-cache]
+                [--record FILE] [--cdn ORIGIN] [--log-level L] [--no-cache] [--remote-cache-write]
 
 Serves the workspace in DIR (default: the current directory), the one with core.json.
 Relative paths of the options (--record) are read from the current directory.
@@ -38,6 +40,8 @@ Options:
   --log-level L      what the terminal tells while serving: silent, error, warn, info
                      or debug (every event) (default info)
   --no-cache         neither read nor write the build cache (see core cache)
+  --remote-cache-write  once the first builds are done, upload them to the team's remote
+                     cache (for CI on a protected branch only; see core cache push)
 
 Environment:
   CORE_SERVICE_EXTENSIONS  comma-separated extension specifiers, such as
@@ -64,6 +68,7 @@ export async function runCommand(args: string[]): Promise<number> {
       'log-level': { type: 'string' },
       cdn: { type: 'string' },
       'no-cache': { type: 'boolean' },
+      'remote-cache-write': { type: 'boolean' },
       dev: { type: 'boolean' },
     },
     allowPositionals: true,
@@ -81,6 +86,9 @@ export async function runCommand(args: string[]): Promise<number> {
   const record = values.record === undefined ? undefined : path.resolve(values.record);
   const remote = values['no-cache'] === true ? { settings: null } : remoteCacheSettings(root);
   if (remote.problem) process.stderr.write(`core run: the team's remote cache is not used: ${remote.problem}\n`);
+  const signing = values['remote-cache-write'] ? signingKeyOf() : { key: null };
+  if (values['remote-cache-write'] && !remote.settings) throw new UsageError('--remote-cache-write needs a team cache: core.json "remoteCache", or CORE_REMOTE_CACHE');
+  if (!('key' in signing)) throw new UsageError(signing.problem);
 
   // Listening before the service starts: whoever started it may send a signal at once, and
   // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.
@@ -156,6 +164,14 @@ export async function runCommand(args: string[]): Promise<number> {
   // A team cache that did not answer is said once: its modules were built here (README "A team's remote cache").
   const teamCache = service.internals.store.getState().remoteCache;
   if (ready && teamCache && Object.keys(teamCache.failures).length > 0) warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} did not answer (${describeRemoteRestored({ ...teamCache, misses: {}, builds: { length: teamCache.hits } })}); what it did not give was built here`);
+  if (ready && values['remote-cache-write'] && remote.settings) {
+    // Once, the first builds settled: what a trusted machine (CI) runs, never a developer's default.
+    const state = service.internals.store.getState();
+    const uploaded = await uploadServiceBuilds(service, startVariants(state.workspace), remote.settings, 'key' in signing ? signing.key : null);
+    if (uploaded.stopped === 'denied') warn(`${errorStyle.yellow('warning')} the team cache refused a write (401 or 403): this address or credential is read-only; nothing more was uploaded`);
+    else if (uploaded.stopped) warn(`${errorStyle.yellow('warning')} the upload to the team cache stopped (${uploaded.stopped}) after ${uploaded.entries} builds`);
+    else warn(`${uploaded.entries} builds uploaded to the team cache at ${remote.settings.base.href}`);
+  }
   const live = ready ? followChanges(service, told, root, logLevel, errorStyle) : null;
 
   await stopped;

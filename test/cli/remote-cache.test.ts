@@ -55,4 +55,22 @@ describe('core cache push, and core run reading the team cache', function () {
     expect(pushed.code).to.equal(1);
     expect(pushed.stderr).to.equal('core cache push: the team cache refused a write (401 or 403): this address or credential is read-only; nothing more was uploaded\n');
   });
+
+  it('core run --remote-cache-write uploads its first builds once; a developer\'s run writes nothing', async () => {
+    const before = nginx.requests().length;
+    const plain = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `${nginx.readWrite}written` } });
+    await waitFor(() => /ready in \d+ ms/.test(plain.output.stdout), { what: 'the ready line' });
+    await plain.stop();
+    expect(nginx.requests().slice(before).filter((line) => line.startsWith('PUT '))).to.deep.equal([]);
+
+    const writer = await startCore(['--port', '0', '--remote-cache-write'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `${nginx.readWrite}written` } });
+    try {
+      await waitFor(() => /5 builds uploaded to the team cache at http:\/\/127\.0\.0\.1:\d+\/written\//.test(writer.output.stderr), { what: 'the upload told' });
+    } finally {
+      await writer.stop();
+    }
+    const puts = nginx.requests().slice(before).filter((line) => line.startsWith('PUT '));
+    expect(puts.filter((line) => / 201$| 204$/.test(line))).to.have.length(puts.length);
+    expect(puts.at(-1)).to.match(/^PUT \/written\/ac\/[0-9a-f]{64} 20[14]$/);
+  });
 });
