@@ -82,7 +82,7 @@ function reportWritten(result: DistributionResult, shown: string): void {
   if (result.page.written) process.stdout.write(`wrote the page ${path.join(shown, result.page.path)} for ${result.page.entry}: serve ${shown} with any static file server\n`);
   else process.stdout.write(`no page written: ${result.page.reason}\n`);
   if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
-  if (result.remoteCache) process.stdout.write(`${describeRemoteRestored(result.remoteCache)}; the rest built here\n`);
+  if (result.remoteCache) process.stdout.write(`${describeRemoteRestored({ ...result.remoteCache, hits: result.remoteCache.builds.length })}; the rest built here\n`);
 }
 
 // One line per package as it completes. On a terminal a status line below them counts the

@@ -163,7 +163,7 @@ export async function runCommand(args: string[]): Promise<number> {
   if (ready && logLevel !== 'silent') process.stdout.write(readyLine(service.internals.store.getState(), performance.now(), style));
   // A team cache that did not answer is said once: its modules were built here (README "A team's remote cache").
   const teamCache = service.internals.store.getState().remoteCache;
-  if (ready && teamCache && Object.keys(teamCache.failures).length > 0) warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} did not answer (${describeRemoteRestored({ ...teamCache, misses: {}, builds: { length: teamCache.hits } })}); what it did not give was built here`);
+  if (ready && teamCache && Object.keys(teamCache.failures).length > 0) warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} did not answer (${describeRemoteRestored({ ...teamCache, misses: {} })}); what it did not give was built here`);
   if (ready && values['remote-cache-write'] && remote.settings) {
     // Once, the first builds settled: what a trusted machine (CI) runs, never a developer's default.
     const state = service.internals.store.getState();

@@ -93,9 +93,17 @@ export function describeRestored(event: Extract<Fact, { type: 'cache.restored' }
   return event.stale ? `${builds}; ${event.stale} no longer valid, built again` : builds;
 }
 
-/** One line on a `cache.remote.restored` event: the terminal, the dashboard and `core replay`. */
-export function describeRemoteRestored(event: Pick<Extract<Fact, { type: 'cache.remote.restored' }>, 'asked' | 'misses' | 'failures'> & { builds: { length: number } }): string {
-  const taken = `${event.builds.length} of ${event.asked} build${event.asked === 1 ? '' : 's'} from the team cache`;
+/** What the team's remote cache gave, counted: from a `cache.remote.restored` event or the state's summary of it. */
+export interface RemoteCacheCounts {
+  asked: number;
+  hits: number;
+  misses: Partial<Record<string, number>>;
+  failures: Partial<Record<string, number>>;
+}
+
+/** One line on what the team's remote cache gave: the terminal, the dashboard, `core dist` and `core replay`. */
+export function describeRemoteRestored(event: RemoteCacheCounts): string {
+  const taken = `${event.hits} of ${event.asked} build${event.asked === 1 ? '' : 's'} from the team cache`;
   const count = (kinds: Partial<Record<string, number>>) =>
     Object.entries(kinds)
       .map(([kind, times]) => `${times} ${kind}`)

@@ -3,6 +3,7 @@
 // names it and whether it answers; a read-only endpoint refuses the push with one warning.
 import fs from 'node:fs';
 import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { killAllCores, runCore, startCore } from '../helpers/cli.js';
@@ -72,5 +73,22 @@ describe('core cache push, and core run reading the team cache', function () {
     const puts = nginx.requests().slice(before).filter((line) => line.startsWith('PUT '));
     expect(puts.filter((line) => / 201$| 204$/.test(line))).to.have.length(puts.length);
     expect(puts.at(-1)).to.match(/^PUT \/written\/ac\/[0-9a-f]{64} 20[14]$/);
+  });
+
+  it('a team cache that does not answer: the modules are built, and the run warns once', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as net.AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const run = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `http://127.0.0.1:${port}/` } });
+    try {
+      await waitFor(() => /ready in \d+ ms/.test(run.output.stdout) && /did not answer/.test(run.output.stderr), { what: 'the ready line and the warning' });
+      expect(run.output.stdout).to.match(/\(5 modules, 0 invalid\)/);
+      const warnings = run.output.stderr.split('\n').filter((line) => line.includes('team cache'));
+      expect(warnings).to.have.length(1);
+      expect(warnings[0]).to.match(new RegExp(`the team cache at http://127\\.0\\.0\\.1:${port}/ did not answer \\(0 of 5 builds from the team cache; failures: \\d refused\\); what it did not give was built here$`));
+    } finally {
+      await run.stop();
+    }
   });
 });

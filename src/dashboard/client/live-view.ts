@@ -95,7 +95,7 @@ export class LiveView {
       h('span', null, 'selection ', h('code', null, details ? (details.selection === null ? 'every package' : details.selection.join(', ') || 'none') : '…')),
       details?.preview ? h('span', null, 'preview ', h('code', null, details.preview)) : null,
       // What the team's remote cache gave at start (README "A team's remote cache"): its misses and failures in the title.
-      this.report.remoteCache ? h('span', { class: 'remote-cache', title: `${this.report.remoteCache.url}: ${describeRemoteRestored({ ...this.report.remoteCache, builds: { length: this.report.remoteCache.hits } })}` }, 'team cache ', h('code', null, `${this.report.remoteCache.hits}/${this.report.remoteCache.asked}`)) : null,
+      this.report.remoteCache ? h('span', { class: 'remote-cache', title: `${this.report.remoteCache.url}: ${describeRemoteRestored(this.report.remoteCache)}` }, 'team cache ', h('code', null, `${this.report.remoteCache.hits}/${this.report.remoteCache.asked}`)) : null,
       details ? h('span', { class: 'dim' }, `seq ${details.seq}`) : null,
     );
     const packages = details?.packages.filter((p) => !p.development) ?? [];

@@ -262,7 +262,7 @@ function describe(event: CoreEvent): string {
     case 'cache.restored':
       return describeRestored(event);
     case 'cache.remote.restored':
-      return describeRemoteRestored(event);
+      return describeRemoteRestored({ ...event, hits: event.builds.length });
     case 'service.stopped':
       return '';
   }
