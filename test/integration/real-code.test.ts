@@ -287,7 +287,8 @@ describe("esbuild's warnings", function () {
     try {
       const [module] = (await service.report()).modules;
       expect(module!.status).to.equal('valid');
-      expect(module!.warnings?.map((w) => [w.kind, w.file])).to.deep.equal([['BUNDLE_WARNING', 'packages/app/main/styles.css']]);
+      expect(module!.warnings?.map((w) => [w.kind, w.file])).to.deep.equal([['CSS_SYNTAX', 'packages/app/main/styles.css']]);
+      expect(module!.warnings![0]!.frame).to.equal('1 | .app { color: teal;\n  |      ^ The unbalanced "{" is here:\n2 | \n  | ^');
       expect(module!.warnings![0]!.line).to.be.a('number');
     } finally {
       await service.close();
