@@ -45,6 +45,12 @@ function reloadsOnCode(): boolean {
 }
 function toggleReload(on: boolean): void {
   reloadToggled = on;
+  // The toggle now decides: an address that says otherwise would undo it at the next reload.
+  const address = new URL(location.href);
+  if (address.searchParams.has('reload')) {
+    address.searchParams.delete('reload');
+    history.replaceState(history.state, '', address.href);
+  }
   try {
     localStorage.setItem(RELOAD_KEY, String(on));
   } catch {
@@ -170,9 +176,11 @@ const overlay = (() => {
       const syntax = [...warnings.entries()].flatMap(([module, list]) => list.filter((d) => d.kind === 'CSS_SYNTAX').map((d) => ({ ...d, module: d.module ?? module })));
       const code = [...changedCode].map((module) => ({ kind: '', module, message: 'its code changed: reload the page to run it (reloading on code changes is off)' }) as Diagnostic);
       const all = [...errors, ...syntax, ...code];
-      warningsPill.render(all.length === 0);
+      // The pill hides under problems, not under a notice of changed code: it sits above that.
+      const shownAlone = errors.length === 0 && syntax.length === 0;
       if (all.length === 0) {
         host?.remove();
+        warningsPill.render(true, 0);
         return;
       }
       ensure();
@@ -195,6 +203,7 @@ const overlay = (() => {
         }),
       );
       if (!host!.isConnected) document.documentElement.append(host!);
+      warningsPill.render(shownAlone, shownAlone ? host!.getBoundingClientRect().height : 0);
     },
   };
 })();
@@ -205,7 +214,8 @@ const warningsPill = (() => {
   let host: HTMLElement | null = null;
   let shadow: ShadowRoot | null = null;
   return {
-    render(visible: boolean) {
+    /** `above`: the height of a notice under it, in pixels. */
+    render(visible: boolean, above: number) {
       const shown = [...warnings.entries()].flatMap(([module, list]) => list.filter((d) => d.kind !== 'CSS_SYNTAX').map((d) => ({ ...d, module: d.module ?? module })));
       if (!visible || shown.length === 0) {
         host?.remove();
@@ -231,6 +241,7 @@ const warningsPill = (() => {
           return item;
         }),
       );
+      host.style.bottom = above > 0 ? `calc(1.5rem + ${above}px)` : '';
       if (!host.isConnected) document.documentElement.append(host);
     },
   };
