@@ -55,7 +55,9 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
         const label = moduleLabel(module);
         const before = views.get(label);
         const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
-        const warnings = outputs ? selectModuleWarnings(state, module) : [];
+        // A first view is what a page was served: no message derives from it, and the warnings
+        // about shared helpers (a look at every module) are left to the changes that follow.
+        const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
         const syntaxProblem = warnings.some((warning) => warning.kind === 'CSS_SYNTAX');
         const view: View = outputs
           ? { styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: outputs.code.hash, diagnostics: null, warnings: JSON.stringify(warnings) }

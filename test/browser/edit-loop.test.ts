@@ -108,6 +108,16 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       expect(JSON.parse((await service.get('/preview/entry.json')).text).warnings).to.equal(undefined);
     });
 
+    it('reloads the page once when a module it loads gains a stylesheet, which the page then has', async () => {
+      let loads = 0;
+      watched.page.on('load', () => void (loads += 1));
+      writeFile(root, 'packages/ui/src/price/price.css', 'demo-storefront li { color: rgb(5, 6, 7); }\n');
+      writeFile(root, 'packages/ui/src/price/index.ts', `import './price.css';\n${readText(root, 'packages/ui/src/price/index.ts')}`);
+      await waitForColour(watched, 'demo-storefront li', 'rgb(5, 6, 7)', 20_000);
+      expect(loads).to.equal(1);
+      await eventsOpen(watched);
+    });
+
     it('with ?reload=false, shows a code edit and its warnings without a reload; the overlay\'s toggle turns reloading back on', async () => {
       await watched.page.goto(new URL(`${address}?reload=false`, service.url).href, { waitUntil: 'load' });
       await showsTotal('Total €146.00');
