@@ -140,6 +140,12 @@ export const DIAGNOSTIC_KINDS = {
     when: "esbuild's warning about the module's sources",
     remedy: 'fix the source at the file, line and column given',
   },
+  CSS_SYNTAX: {
+    severity: 'warning',
+    scope: 'module',
+    when: "esbuild's CSS parser found a syntax problem in a stylesheet (a `{` never closed, a stray character): a browser drops the rules around it, so an open preview keeps its last good sheet",
+    remedy: 'fix the stylesheet at the file, line and column given (the preview shows the lines in its overlay)',
+  },
   MODULE_BOUNDARY_CROSSED: {
     severity: 'warning',
     scope: 'module',

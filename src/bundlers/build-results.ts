@@ -53,12 +53,34 @@ export function warningsOf(root: string, messages: readonly esbuild.Message[], i
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
     if (file === null || !inputs.has(file)) continue;
+    const where = { file, line: message.location!.line, column: message.location!.column + 1 };
+    // A CSS syntax problem makes a browser drop rules: the preview keeps the last good sheet
+    // and shows it with its lines (README "Warnings").
+    if (message.id === 'css-syntax-error') {
+      warnings.push({ ...diagnostic('CSS_SYNTAX', message.text, where), frame: codeFrame(message) });
+      continue;
+    }
     const coded = /^([A-Z][A-Z_]+): ([\s\S]*)$/.exec(message.text);
     const kind: DiagnosticKind = coded?.[1] === 'MODULE_BOUNDARY_CROSSED' ? 'MODULE_BOUNDARY_CROSSED' : 'BUNDLE_WARNING';
     const text = (coded && kind !== 'BUNDLE_WARNING' ? coded[2]! : message.text).split(root + path.sep).join('');
-    warnings.push(diagnostic(kind, text, { file, line: message.location!.line, column: message.location!.column + 1 }));
+    warnings.push(diagnostic(kind, text, where));
   }
   return warnings;
+}
+
+// The lines esbuild points at (the message's, then its notes', such as where an unclosed `{`
+// opened), each numbered, with a caret under the column.
+function codeFrame(message: esbuild.Message): string {
+  const places = [{ location: message.location!, text: '' }, ...message.notes.filter((note) => note.location !== null).map((note) => ({ location: note.location!, text: note.text }))];
+  places.sort((a, b) => a.location.line - b.location.line);
+  const width = String(places[places.length - 1]!.location.line).length;
+  return places
+    .map(({ location, text }) => {
+      const number = String(location.line).padStart(width);
+      const caret = `${' '.repeat(width)} | ${' '.repeat(location.column)}^${text ? ` ${text}` : ''}`;
+      return `${number} | ${location.lineText}\n${caret}`;
+    })
+    .join('\n');
 }
 
 // Every file the entry's import graph read. An output's `inputs` name only the files that

@@ -116,7 +116,9 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
         stylesheet,
         stylesheetAlone: stylesheet !== null && importsNothing(result, stylesheet),
         codeInputs,
-        codeWarnings: (collected.warnings ?? []).filter((warning) => warning.file === undefined || codeInputs.includes(warning.file)),
+        // A stylesheet is among the code's inputs too (its import), but its warnings are the
+        // stylesheet build's: one rebuilt alone reports them again, or not once fixed.
+        codeWarnings: (collected.warnings ?? []).filter((warning) => warning.file === undefined || (codeInputs.includes(warning.file) && !styles.has(warning.file))),
         stylesInputs: styles,
       });
       return collected;

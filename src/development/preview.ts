@@ -35,6 +35,8 @@ export interface Preview {
   warnings?: PreviewDiagnostic[];
   imports: Record<string, string>;
   modules: PreviewModule[];
+  /** The specifiers the page loads: the entry and what it imports, transitively, as far as built (README "Preview and stylesheet push"). */
+  loads: string[];
 }
 
 export interface PreviewOptions {
@@ -62,7 +64,7 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   const cdn = (name: string, version: string, subpath: string) => `${options.cdnOrigin}/${name}@${version}${subpath ? `/${subpath}` : ''}`;
 
   // A broken manifest is shown as itself (its file and position), before anything it causes.
-  const preview: Preview = { entry: chosen.specifier, diagnostics: [...workspace.diagnostics], imports: {}, modules: [] };
+  const preview: Preview = { entry: chosen.specifier, diagnostics: [...workspace.diagnostics], imports: {}, modules: [], loads: [] };
   const listed = new Map<string, PreviewModule>();
   const queue: ModuleModel[] = [];
   const unresolved = new Set<string>();
@@ -135,7 +137,28 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     }
   }
   preview.modules = [...listed.values()];
+  preview.loads = loadedFrom(state, chosen.specifier, preview.imports);
   return { ok: true, preview };
+}
+
+// The entry and every specifier of the import map its build imports, transitively: what the
+// page loads, which the overlay and the preloads cover. A module not built (or broken) imports
+// nothing known yet; the page reloads once it builds.
+function loadedFrom(state: ServiceState, entry: string, imports: Record<string, string>): string[] {
+  const index = indexWorkspace(state.workspace);
+  const loads = new Set<string>([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const module = index.modules.get(queue.shift()!);
+    if (!module) continue;
+    const canonical = index.modules.get(canonicalSpecifier(state.workspace, module.specifier, module.entry)) ?? module;
+    for (const { specifier } of state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last?.imports ?? []) {
+      if (!(specifier in imports) || loads.has(specifier)) continue;
+      loads.add(specifier);
+      queue.push(specifier);
+    }
+  }
+  return [...loads];
 }
 
 // The exact version a package outside the workspace is fetched at: its `dependencies`

@@ -68,10 +68,15 @@ export function selectModuleStatus(state: ServiceState, module: ModuleModel): { 
 
 /** Warnings of the module's last build, beside its status (README "Warnings"): only when there are some. */
 function moduleWarnings(state: ServiceState, module: ModuleModel): { warnings?: Diagnostic[] } {
+  const warnings = selectModuleWarnings(state, module);
+  return warnings.length > 0 ? { warnings } : {};
+}
+
+/** The warnings of the module's last build and those about helpers it shares (README "Warnings"). */
+export function selectModuleWarnings(state: ServiceState, module: ModuleModel): Diagnostic[] {
   const own = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.warnings ?? [];
   const shared = sharedHelpers(state).get(module.specifier) ?? [];
-  const warnings = shared.length === 0 ? own : [...own, ...shared];
-  return warnings.length > 0 ? { warnings } : {};
+  return shared.length === 0 ? own : [...own, ...shared];
 }
 
 const CODE_FILE = /\.[cm]?[jt]sx?$/;

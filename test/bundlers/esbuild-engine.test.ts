@@ -128,6 +128,17 @@ describe('createEsbuildEngine', () => {
     });
   }
 
+  it('drops the warning of a stylesheet fixed by a stylesheet-only rebuild after a whole build that warned about it', async () => {
+    const PLAIN = target('plain');
+    write('app/plain/plain.css', '.plain { color: rgb(1, 1, 1);\n');
+    const broken = await engine.rebuild(PLAIN, developmentVariant('browser'));
+    expect(broken.warnings?.map((warning) => warning.file)).to.deep.equal(['app/plain/plain.css']);
+    write('app/plain/plain.css', '.plain { color: rgb(1, 1, 1); }\n');
+    const fixed = await engine.rebuild(PLAIN, developmentVariant('browser'), undefined, hint(broken, ['app/plain/plain.css']));
+    expect(fixed.code, 'rebuilt as a stylesheet alone').to.equal(broken.code);
+    expect(fixed.warnings ?? []).to.deep.equal([]);
+  });
+
   it('rebuilds a stylesheet alone when the service\'s record adds tsconfig files to the inputs the engine reported', async () => {
     const first = await engine.rebuild(MAIN, developmentVariant('browser'));
     write('app/main/theme.css', '.theme { color: rgb(5, 5, 5); }\n');

@@ -92,6 +92,15 @@ describe('the preview (development extension)', function () {
       ]);
     });
 
+    it('lists in loads what the page loads: the entry and what it imports, not a module of its package it never imports', async function () {
+      const preview = await entryJson(service, '', true);
+      // templates (and lit, which only templates imports) are listed and mapped, but never loaded.
+      expect(preview.loads).to.deep.equal(['@acme/app/main', '@acme/lib/format']);
+      const page = (await service.get('/preview/')).text;
+      const preloads = [...page.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((match) => match[1]!.replace(/&amp;/g, '&'));
+      expect(preloads).to.deep.equal([preview.imports['@acme/app/main'], preview.imports['@acme/lib/format']]);
+    });
+
     it('gives every listed module an address that answers', async function () {
       const preview = await entryJson(service);
       for (const module of preview.modules) {
