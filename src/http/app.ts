@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps): App {
       // The preview is the development extension's: without it the cause is the missing
       // extension, not an undeclared module (README "The command line", `--dev`).
       if (isPreviewPath(ctx.path) && !servesPreview()) {
-        throw new ServiceError('PREVIEW_NOT_LOADED', 'the preview is served by the development extension, which this service did not load');
+        throw new ServiceError('PREVIEW_NOT_LOADED', `nothing is served at ${ctx.path}: the preview is the development extension's, which this service did not load`);
       }
       throw new ServiceError('OUTPUT_NOT_AVAILABLE', `nothing is served at ${ctx.path.length > 200 ? `${ctx.path.slice(0, 200)}…` : ctx.path}`);
     }

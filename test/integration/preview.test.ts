@@ -259,9 +259,10 @@ describe('the preview (development extension)', function () {
         expect(bare.extensions).to.deep.equal([]);
         expect((await bare.get(`/m/@acme/app@1.0.0/modules/main?${DEV}`)).status).to.equal(200);
         expect((await bare.get('/state')).status).to.equal(200);
-        for (const address of ['/preview/', '/preview/entry.json', '/u/runtime.js']) {
-          expectError(await bare.get(address), { status: 404, code: 'OUTPUT_NOT_AVAILABLE', mentions: [address] });
+        for (const address of ['/preview/', '/preview/entry.json']) {
+          expectError(await bare.get(address), { status: 404, code: 'PREVIEW_NOT_LOADED', mentions: [address] });
         }
+        expectError(await bare.get('/u/runtime.js'), { status: 404, code: 'OUTPUT_NOT_AVAILABLE', mentions: ['/u/runtime.js'] });
       } finally {
         await bare.close();
       }
