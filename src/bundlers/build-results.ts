@@ -20,7 +20,9 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const metafile = result.metafile!;
   const codePath = path.join(root, `${OUT}${index}.js`);
   const stylesPath = path.join(root, `${OUT}${index}.css`);
-  const code = files.find((file) => file.path === codePath)?.contents ?? null;
+  // A stylesheet module's code is empty (README "Stylesheet modules"): its import is kept in the
+  // import map, and the page links its sheet.
+  const code = files.find((file) => file.path === codePath)?.contents ?? (isStylesheetEntry(target) ? new Uint8Array(0) : null);
   const styles = files.find((file) => file.path === stylesPath)?.contents ?? null;
   const inputs = new Set<string>();
   const codeOutput = metafile.outputs[`${OUT}${index}.js`];
@@ -96,6 +98,9 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
   }
   return { specifier: target.specifier, code: null, styles: null, inputs: [...inputs].sort(), imports: [], errors };
 }
+
+/** A module whose entry is a stylesheet (a `.css` target of `exports`). */
+export const isStylesheetEntry = (target: Pick<BundleTarget, 'entry'>): boolean => target.entry.endsWith('.css');
 
 // Metafile paths are relative to the working directory; one in another namespace (a
 // plugin's virtual module) is no file.

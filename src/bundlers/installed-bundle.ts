@@ -6,9 +6,12 @@ import * as esbuild from 'esbuild';
 import { withLiveService } from './esbuild-service.js';
 
 export interface InstalledBundle {
+  /** Empty for a stylesheet entry (README "Stylesheet modules"). */
   code: Uint8Array;
   /** Its bare imports, kept as they are written. */
   imports: string[];
+  /** The sheet of a stylesheet entry, its `@import`s joined in and its `url()` files inlined; absent for code. */
+  styles?: Uint8Array;
 }
 
 const COMMON: esbuild.BuildOptions = {
@@ -32,7 +35,19 @@ export function bundleInstalled(entry: string, commonJsNames: (file: string) => 
   return withLiveService(() => bundleOnce(entry, commonJsNames));
 }
 
+// The files a published sheet may reference with `url()`: inlined, since the local CDN serves
+// subpaths that `exports` names, never a package's other files.
+const SHEET_FILES = ['.woff2', '.woff', '.ttf', '.otf', '.eot', '.svg', '.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif'] as const;
+
+async function bundleSheet(entry: string): Promise<InstalledBundle> {
+  // A sheet's `@import` of another package is joined in: an import map does not apply to CSS.
+  const { packages: _external, ...common } = COMMON;
+  const result = await esbuild.build({ ...common, entryPoints: [entry], outfile: 'out.css', loader: Object.fromEntries(SHEET_FILES.map((extension) => [extension, 'dataurl' as const])) });
+  return { code: new Uint8Array(0), imports: [], styles: result.outputFiles![0]!.contents };
+}
+
 async function bundleOnce(entry: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
+  if (entry.endsWith('.css')) return bundleSheet(entry);
   let result: esbuild.BuildResult = await esbuild.build({ ...COMMON, entryPoints: [entry], outfile: 'out.js' });
   const exported = Object.values(result.metafile!.outputs)[0]?.exports ?? [];
   if (exported.length === 1 && exported[0] === 'default') {

@@ -26,6 +26,8 @@ export const localCdnAddress = (name: string, version: string, subpath: string):
 export interface LocalCdn {
   /** Adds to `imports` what the installed packages it maps import, transitively; returns the specifiers it could not map. */
   complete(imports: Record<string, string>): Promise<string[]>;
+  /** The installed stylesheets `imports` maps, each with the address of its sheet, for the page to link. */
+  stylesheets(imports: Record<string, string>): Promise<{ specifier: string; href: string }[]>;
 }
 
 export function registerLocalCdn(host: ExtensionHost): LocalCdn {
@@ -62,6 +64,16 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     return built;
   };
 
+  // The installed copy and subpath a local CDN address of the import map stands for.
+  const installedAt = (specifier: string, address: string, workspace: ReturnType<typeof indexWorkspace>): { pkg: InstalledPackage; subpath: string } | null => {
+    if (!address.startsWith(`${LOCAL_CDN_PREFIX}/`)) return null;
+    const bare = parseBareSpecifier(specifier);
+    if (!bare || workspace.packages.has(bare.packageName)) return null;
+    const version = /@([^@/]+)(?:\/|$)/.exec(address.slice(LOCAL_CDN_PREFIX.length + 1 + (bare.packageName.startsWith('@') ? 1 : 0)))?.[1];
+    const copy = version ? installed(bare.packageName, version) : null;
+    return copy ? { pkg: copy, subpath: bare.subpath } : null;
+  };
+
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const rest = decodeURIComponent(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     const scoped = rest.startsWith('@');
@@ -92,11 +104,29 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     }
     const copy = installed(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules`);
-    const { code } = await bundle(copy, subpath);
+    const { code, styles } = await bundle(copy, subpath);
+    // A published stylesheet is an empty module at its address, which the import map names, and
+    // its sheet at `?styles`, which the preview links (README "Stylesheet modules").
+    if (ctx.query.styles !== undefined) {
+      if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version}/${subpath} is code, not a stylesheet: it has no ?styles`);
+      sendOutput(ctx, Buffer.from(styles), { type: 'text/css; charset=utf-8', hash: contentHash(Buffer.from(styles)), anyOrigin: true, immutable: true });
+      return;
+    }
     sendOutput(ctx, Buffer.from(code), { type: 'text/javascript; charset=utf-8', hash: contentHash(Buffer.from(code)), anyOrigin: true, immutable: true });
   });
 
   return {
+    async stylesheets(imports) {
+      const sheets: { specifier: string; href: string }[] = [];
+      const workspace = indexWorkspace(host.getState().workspace);
+      for (const [specifier, address] of Object.entries(imports)) {
+        const copy = installedAt(specifier, address, workspace);
+        if (!copy) continue;
+        const built = await bundle(copy.pkg, copy.subpath).catch(() => null);
+        if (built?.styles) sheets.push({ specifier, href: `${address}?styles` });
+      }
+      return sheets;
+    },
     async complete(imports) {
       const unresolved: string[] = [];
       const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));

@@ -34,6 +34,8 @@ export interface Preview {
   warnings?: PreviewDiagnostic[];
   imports: Record<string, string>;
   modules: PreviewModule[];
+  /** Stylesheets of installed packages the import map names (README "Stylesheet modules"): the page links each; present only when there are some. */
+  stylesheets?: { specifier: string; href: string }[];
 }
 
 export interface PreviewOptions {

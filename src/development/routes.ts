@@ -52,6 +52,8 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
       for (const specifier of await localCdn.complete(result.preview.imports)) {
         result.preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
+      const sheets = await localCdn.stylesheets(result.preview.imports);
+      if (sheets.length > 0) result.preview.stylesheets = sheets;
     }
     return result.preview;
   }

@@ -1,0 +1,120 @@
+// Stylesheets published through `exports` in Chromium (README "Stylesheet modules"): a workspace
+// module imports a CSS-only package's sheet and an installed package's sheet by bare specifier;
+// both style the page on /preview/ and /preview/bundled/, the workspace sheet is pushed when
+// saved, and the local CDN answers the installed one as an empty module and, at ?styles, its sheet.
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { colourOf, eventsOpen, launchChromium, openPage, waitForColour, type Watched } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { tempWorkspace, writeFile } from '../helpers/workspace.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const LIGHT = 'packages/tokens/themes/light.css';
+
+function workspace(): string {
+  return tempWorkspace({
+    'core.json': json({ packages: ['packages/app', 'packages/tokens'], preview: '@kit/app/main' }),
+    'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { '@kit/tokens': '^2.0.0', fakecss: '3.0.0' } }),
+    'packages/app/main/index.ts': `import '@kit/tokens/themes/light.css';
+import 'fakecss/theme.css';
+document.body.innerHTML = '<p class="tokens">tokens</p><p class="installed">installed</p><p class="imported">imported</p>';
+`,
+    'packages/tokens/package.json': json({ name: '@kit/tokens', version: '2.0.0', exports: { './themes/*.css': './themes/*.css', './base.css': { style: './base.css' } } }),
+    [LIGHT]: '.tokens { color: rgb(1, 2, 3); }\n',
+    'packages/tokens/themes/dark.css': '.tokens { color: rgb(200, 200, 200); }\n',
+    'packages/tokens/base.css': '.unused { color: red; }\n',
+    'node_modules/fakecss/package.json': json({ name: 'fakecss', version: '3.0.0', exports: { './theme.css': './dist/theme.css' } }),
+    'node_modules/fakecss/dist/theme.css': '@import "./base.css";\n.installed { color: rgb(4, 5, 6); }\n',
+    'node_modules/fakecss/dist/base.css': '.imported { color: rgb(7, 8, 9); }\n',
+  });
+}
+
+describe('stylesheet modules in Chromium', () => {
+  let browser: Browser;
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+
+  before(async () => {
+    root = workspace();
+    service = await serve(root, { cdnOrigin: 'local' });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  const open = async (address: string): Promise<Watched> => {
+    const watched = await openPage(browser);
+    await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
+    await watched.page.waitForSelector('p.imported');
+    return watched;
+  };
+  const colours = async (watched: Watched) => ({
+    tokens: await colourOf(watched.page, '.tokens'),
+    installed: await colourOf(watched.page, '.installed'),
+    imported: await colourOf(watched.page, '.imported'),
+  });
+  const STYLED = { tokens: 'rgb(1, 2, 3)', installed: 'rgb(4, 5, 6)', imported: 'rgb(7, 8, 9)' };
+
+  it('publishes each stylesheet of `exports` as a valid module of a CSS-only package, and the importer is valid', async () => {
+    const state = (await service.get('/state')).json<{ warnings?: { kind: string }[]; modules: { specifier: string; status: string; diagnostics: unknown[] }[] }>();
+    expect(state.modules.map((m) => [m.specifier, m.status])).to.deep.equal([
+      ['@kit/app/main', 'valid'],
+      ['@kit/tokens/base.css', 'valid'],
+      ['@kit/tokens/themes/dark.css', 'valid'],
+      ['@kit/tokens/themes/light.css', 'valid'],
+    ]);
+    expect(state.warnings ?? []).to.deep.equal([]);
+    const code = await service.get('/m/@kit/tokens@2.0.0/modules/themes/light.css');
+    expect(code.headers['content-type']).to.equal('text/javascript; charset=utf-8');
+    expect(code.text).to.equal('');
+    const styles = await service.get('/m/@kit/tokens@2.0.0/styles/themes/light.css?sourcemap=none');
+    expect(styles.text).to.include('color: rgb(1, 2, 3)');
+  });
+
+  it('styles the page on /preview/ from the linked sheets, and pushes the workspace sheet when it is saved', async () => {
+    const watched = await open('/preview/');
+    try {
+      await waitForColour(watched, '.installed', STYLED.installed);
+      expect(await colours(watched)).to.deep.equal(STYLED);
+      const links = await watched.page.evaluate(() => [...document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]')].map((link) => link.dataset.coreStyles ?? link.dataset.coreInstalledStyles));
+      expect(links).to.have.members(['@kit/tokens@2.0.0/themes/light.css', 'fakecss/theme.css']);
+      await eventsOpen(watched);
+      writeFile(root, LIGHT, '.tokens { color: rgb(10, 20, 30); }\n');
+      await waitForColour(watched, '.tokens', 'rgb(10, 20, 30)');
+      expect(watched.navigations()).to.equal(1);
+      expect(watched.errors).to.deep.equal([]);
+      expect(watched.failed).to.deep.equal([]);
+    } finally {
+      writeFile(root, LIGHT, '.tokens { color: rgb(1, 2, 3); }\n');
+      await watched.page.close();
+    }
+  });
+
+  it('styles the page on /preview/bundled/ the same way', async () => {
+    await service.get('/state'); // the restored sheet is built
+    const watched = await open('/preview/bundled/');
+    try {
+      await waitForColour(watched, '.tokens', STYLED.tokens);
+      await waitForColour(watched, '.installed', STYLED.installed);
+      expect(await colours(watched)).to.deep.equal(STYLED);
+      expect(watched.errors).to.deep.equal([]);
+      expect(watched.failed).to.deep.equal([]);
+    } finally {
+      await watched.page.close();
+    }
+  });
+
+  it('answers an installed stylesheet on the local CDN as an empty module, and its sheet at ?styles', async () => {
+    const { imports, stylesheets } = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; stylesheets: unknown[] }>();
+    expect(imports['fakecss/theme.css']).to.equal('/cdn/fakecss@3.0.0/theme.css');
+    expect(stylesheets).to.deep.equal([{ specifier: 'fakecss/theme.css', href: '/cdn/fakecss@3.0.0/theme.css?styles' }]);
+    const module = await service.get('/cdn/fakecss@3.0.0/theme.css');
+    expect(module.headers['content-type']).to.equal('text/javascript; charset=utf-8');
+    expect(module.text).to.equal('');
+    const sheet = await service.get('/cdn/fakecss@3.0.0/theme.css?styles');
+    expect(sheet.headers['content-type']).to.equal('text/css; charset=utf-8');
+    expect(sheet.text).to.match(/\.imported\s*\{/); // its @import joined in
+  });
+});
