@@ -88,6 +88,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'esbuild cannot build the module: a syntax error, an unresolved relative import, a broken tsconfig',
     remedy: 'fix the source at the file, line and column given',
   },
+  STYLESHEET_IMPORTED_AS_VALUE: {
+    severity: 'error',
+    scope: 'module',
+    when: 'a stylesheet imported for a value: a default or namespace import of a `.css` file (`./x.css?inline` too), which would be `{}`, or a CSS module script (`with { type: \'css\' }`), which is not served yet',
+    remedy: "write `import './x.css'` for the page to link its rules, or, for a sheet object (a shadow root), `import text from './x.css' with { type: 'text' }` and `new CSSStyleSheet().replaceSync(text)`",
+  },
   DEPENDENCY_NOT_DECLARED: {
     severity: 'error',
     scope: 'module',

@@ -1,7 +1,9 @@
 // From esbuild's answer to the bundler's results: each entry's outputs, the files it read,
 // its bare imports, or its errors as BUNDLE_ERROR diagnostics.
+import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
+import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
@@ -45,7 +47,52 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, inputs);
-  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors: [], ...(warnings.length > 0 ? { warnings } : {}) };
+  const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
+  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors, ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+const PLAIN_STYLESHEET = /\.css(?:\?[^/]*)?$/;
+const CSS_MODULE = /\.module\.css(?:\?[^/]*)?$/;
+
+// A plain stylesheet whose code esbuild put in the output was imported for a value (a default
+// or namespace import, `?inline` too): esbuild makes that `{}`, silently, and the page breaks
+// where it is used (README "Stylesheet modules"). A CSS module's class names are its value.
+function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOutput: string): Diagnostic[] {
+  const used = Object.entries(metafile.outputs[codeOutput]?.inputs ?? {})
+    .filter(([input, { bytesInOutput }]) => bytesInOutput > 0 && PLAIN_STYLESHEET.test(input) && !CSS_MODULE.test(input))
+    .map(([input]) => input);
+  if (used.length === 0) return [];
+  const found: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const [importer, { imports }] of Object.entries(metafile.inputs)) {
+    for (const record of imports) {
+      if (!used.includes(record.path) || !CODE_IMPORT_KINDS.has(record.kind) || record.original === undefined) continue;
+      const file = inputPath(importer);
+      if (file === null || seen.has(`${file}\0${record.original}`)) continue;
+      seen.add(`${file}\0${record.original}`);
+      const where = valueImportAt(root, file, record.original);
+      if (where === undefined) continue; // this importer's own import is for its side effect
+      found.push(diagnostic('STYLESHEET_IMPORTED_AS_VALUE', `"${record.original}" is imported for a value, which esbuild makes an empty object ({}): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`, { file, ...where }));
+    }
+  }
+  return found;
+}
+
+// Where `file` imports `specifier` with a binding (`import x from`, `import * as x from`,
+// `export ... from`); no place when it cannot be read (the import is still reported);
+// undefined when it imports it for its side effect only.
+function valueImportAt(root: string, file: string, specifier: string): { line?: number; column?: number } | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(root, file), 'utf8');
+  } catch {
+    return {};
+  }
+  const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const match = new RegExp(`\\b(?:import|export)\\s+(?!type\\b)[^'";]*?\\bfrom\\s*(['"])${quoted}\\1`).exec(text);
+  if (!match) return undefined;
+  const lines = text.slice(0, match.index).split('\n');
+  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
 
 // esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that
@@ -87,8 +134,10 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
     const text = message.text.split(root + path.sep).join('');
+    // esbuild has no CSS module scripts: said as the stylesheet kind, with what to write instead.
+    const cssModuleScript = /^Importing with a type attribute of "css" is not supported/.test(message.text);
     errors.push(
-      diagnostic('BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
+      diagnostic(cssModuleScript ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', cssModuleScript ? `a CSS module script (with { type: 'css' }) is not served yet: ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}` : text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
     );
     if (file === null) continue;
     inputs.add(file);
