@@ -26,7 +26,7 @@ export const localCdnAddress = (name: string, version: string, subpath: string):
 export interface LocalCdn {
   /** Adds to `imports` what the installed packages it maps import, transitively; returns the specifiers it could not map. */
   complete(imports: Record<string, string>): Promise<string[]>;
-  /** The installed stylesheets `imports` maps, each with the address of its sheet, for the page to link. */
+  /** The stylesheet modules `imports` maps to this CDN (installed, or of a package left out of development), each with the address of its sheet, for the page to link. */
   stylesheets(imports: Record<string, string>): Promise<{ specifier: string; href: string }[]>;
 }
 
@@ -98,6 +98,13 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
       if (!built) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is no longer declared by the workspace`);
       const diagnostics = buildDiagnostics(module, built.record, built.state.workspace);
       if (diagnostics.length > 0 || !built.record.outputs) throw new ServiceError('BUILD_FAILED', `the production build of ${specifier} failed`, { diagnostics });
+      if (ctx.query.styles !== undefined) {
+        // A stylesheet module's sheet, which the preview links (README "Stylesheet modules").
+        const styles = built.record.outputs.styles;
+        if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet`);
+        sendOutput(ctx, host.outputs.get(styles.hash)!, { type: 'text/css; charset=utf-8', hash: styles.hash, anyOrigin: true });
+        return;
+      }
       const body = host.outputs.get(built.record.outputs.code.hash)!;
       sendOutput(ctx, body, { type: 'text/javascript; charset=utf-8', hash: built.record.outputs.code.hash, anyOrigin: true });
       return;
@@ -120,6 +127,12 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
       const sheets: { specifier: string; href: string }[] = [];
       const workspace = indexWorkspace(host.getState().workspace);
       for (const [specifier, address] of Object.entries(imports)) {
+        // A workspace package left out of development: its stylesheet modules' production sheets.
+        const own = address.startsWith(`${LOCAL_CDN_PREFIX}/`) ? workspace.modules.get(specifier) : undefined;
+        if (own?.entry?.endsWith('.css')) {
+          sheets.push({ specifier, href: `${address}?styles` });
+          continue;
+        }
         const copy = installedAt(specifier, address, workspace);
         if (!copy) continue;
         const built = await bundle(copy.pkg, copy.subpath).catch(() => null);

@@ -117,4 +117,27 @@ describe('stylesheet modules in Chromium', () => {
     expect(sheet.headers['content-type']).to.equal('text/css; charset=utf-8');
     expect(sheet.text).to.match(/\.imported\s*\{/); // its @import joined in
   });
+
+  it('links the production sheet of a workspace stylesheet module left out of development, from the local CDN', async () => {
+    writeFile(root, '.core/selection.json', json({ packages: ['@kit/app'] }));
+    try {
+      const { imports, stylesheets } = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; stylesheets: unknown[] }>();
+      expect(imports['@kit/tokens/themes/light.css']).to.equal('/cdn/@kit/tokens@2.0.0/themes/light.css');
+      expect(stylesheets).to.deep.include({ specifier: '@kit/tokens/themes/light.css', href: '/cdn/@kit/tokens@2.0.0/themes/light.css?styles' });
+      const sheet = await service.get('/cdn/@kit/tokens@2.0.0/themes/light.css?styles');
+      expect(sheet.headers['content-type']).to.equal('text/css; charset=utf-8');
+      expect(sheet.text).to.include('color:#010203');
+      const watched = await open('/preview/');
+      try {
+        await waitForColour(watched, '.tokens', STYLED.tokens);
+        expect(await colours(watched)).to.deep.equal(STYLED);
+        expect(watched.errors).to.deep.equal([]);
+        expect(watched.failed).to.deep.equal([]);
+      } finally {
+        await watched.page.close();
+      }
+    } finally {
+      writeFile(root, '.core/selection.json', json({ packages: ['@kit/app', '@kit/tokens'] }));
+    }
+  });
 });
