@@ -133,11 +133,11 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
   const errors: Diagnostic[] = [];
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
-    const text = message.text.split(root + path.sep).join('');
-    // esbuild has no CSS module scripts: said as the stylesheet kind, with what to write instead.
-    const cssModuleScript = /^Importing with a type attribute of "css" is not supported/.test(message.text);
+    // A plugin's error that starts with the stylesheet kind (`STYLESHEET_IMPORTED_AS_VALUE: ...`) is of that kind, with its remedy.
+    const coded = /^STYLESHEET_IMPORTED_AS_VALUE: ([\s\S]*)$/.exec(message.text);
+    const text = coded ? `${coded[1]!}: ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}` : message.text.split(root + path.sep).join('');
     errors.push(
-      diagnostic(cssModuleScript ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', cssModuleScript ? `a CSS module script (with { type: 'css' }) is not served yet: ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}` : text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
+      diagnostic(coded ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
     );
     if (file === null) continue;
     inputs.add(file);

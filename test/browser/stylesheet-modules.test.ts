@@ -1,7 +1,8 @@
 // Stylesheets published through `exports` in Chromium (README "Stylesheet modules"): a workspace
 // module imports a CSS-only package's sheet and an installed package's sheet by bare specifier;
-// both style the page on /preview/ and /preview/bundled/, the workspace sheet is pushed when
-// saved, and the local CDN answers the installed one as an empty module and, at ?styles, its sheet.
+// both style the page on /preview/ and /preview/bundled/ (as does a CSS module script adopted by a
+// shadow root), the workspace sheet is pushed when saved, and the local CDN answers the installed
+// one as an empty module and, at ?styles, its sheet.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { colourOf, eventsOpen, launchChromium, openPage, waitForColour, type Watched } from '../helpers/chromium.js';
@@ -14,10 +15,22 @@ const LIGHT = 'packages/tokens/themes/light.css';
 function workspace(): string {
   return tempWorkspace({
     'core.json': json({ packages: ['packages/app', 'packages/tokens'], preview: '@kit/app/main' }),
-    'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { '@kit/tokens': '^2.0.0', fakecss: '3.0.0' } }),
+    'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts', './card': './card/index.ts' }, dependencies: { '@kit/tokens': '^2.0.0', fakecss: '3.0.0' } }),
     'packages/app/main/index.ts': `import '@kit/tokens/themes/light.css';
 import 'fakecss/theme.css';
-document.body.innerHTML = '<p class="tokens">tokens</p><p class="installed">installed</p><p class="imported">imported</p>';
+import '@kit/app/card';
+document.body.insertAdjacentHTML('beforeend', '<p class="tokens">tokens</p><p class="installed">installed</p><p class="imported">imported</p>');
+`,
+    // A CSS module script: the sheet, declared under assets, adopted by a shadow root.
+    'packages/app/card/module.json': json({ assets: ['card.css'] }),
+    'packages/app/card/card.css': '.card { color: rgb(11, 12, 13); }\n',
+    'packages/app/card/index.ts': `import sheet from './card.css' with { type: 'css' };
+const host = document.createElement('div');
+host.className = 'card-host';
+document.body.append(host);
+const shadow = host.attachShadow({ mode: 'open' });
+shadow.adoptedStyleSheets = [sheet];
+shadow.innerHTML = '<p class="card">card</p>';
 `,
     'packages/tokens/package.json': json({ name: '@kit/tokens', version: '2.0.0', exports: { './themes/*.css': './themes/*.css', './base.css': { style: './base.css' } } }),
     [LIGHT]: '.tokens { color: rgb(1, 2, 3); }\n',
@@ -54,12 +67,17 @@ describe('stylesheet modules in Chromium', () => {
     tokens: await colourOf(watched.page, '.tokens'),
     installed: await colourOf(watched.page, '.installed'),
     imported: await colourOf(watched.page, '.imported'),
+    card: await watched.page.evaluate(() => {
+      const card = document.querySelector('.card-host')?.shadowRoot?.querySelector('.card');
+      return card ? getComputedStyle(card).color : '(no card)';
+    }),
   });
-  const STYLED = { tokens: 'rgb(1, 2, 3)', installed: 'rgb(4, 5, 6)', imported: 'rgb(7, 8, 9)' };
+  const STYLED = { tokens: 'rgb(1, 2, 3)', installed: 'rgb(4, 5, 6)', imported: 'rgb(7, 8, 9)', card: 'rgb(11, 12, 13)' };
 
   it('publishes each stylesheet of `exports` as a valid module of a CSS-only package, and the importer is valid', async () => {
     const state = (await service.get('/state')).json<{ warnings?: { kind: string }[]; modules: { specifier: string; status: string; diagnostics: unknown[] }[] }>();
     expect(state.modules.map((m) => [m.specifier, m.status])).to.deep.equal([
+      ['@kit/app/card', 'valid'],
       ['@kit/app/main', 'valid'],
       ['@kit/tokens/base.css', 'valid'],
       ['@kit/tokens/themes/dark.css', 'valid'],
@@ -73,7 +91,7 @@ describe('stylesheet modules in Chromium', () => {
     expect(styles.text).to.include('color: rgb(1, 2, 3)');
   });
 
-  it('styles the page on /preview/ from the linked sheets, and pushes the workspace sheet when it is saved', async () => {
+  it('styles the page on /preview/ from the linked sheets and a CSS module script, and pushes the workspace sheet when it is saved', async () => {
     const watched = await open('/preview/');
     try {
       await waitForColour(watched, '.installed', STYLED.installed);

@@ -1,7 +1,8 @@
 // A stylesheet imported for a value (README "Stylesheet modules"): a default or namespace import
-// of a plain `.css` file, `?inline`, or a CSS module script (`with { type: 'css' }`) is the
-// diagnostic STYLESHEET_IMPORTED_AS_VALUE at the import, naming what to write instead; a side
-// effect import and a CSS module's class names stay valid.
+// of a plain `.css` file, `?inline`, or a CSS module script (`with { type: 'css' }`) of a sheet
+// not declared under `assets` is the diagnostic STYLESHEET_IMPORTED_AS_VALUE at the import,
+// naming what to write instead; a side effect import, a CSS module's class names and a CSS
+// module script of a declared sheet (kept with its attribute, at the asset's address) are valid.
 import { expect } from 'chai';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -23,8 +24,11 @@ describe('stylesheets imported for a value', () => {
       'app/package.json': json({
         name: '@kit/app',
         version: '1.0.0',
-        exports: { './plain': './plain.ts', './default': './default.ts', './namespace': './namespace.ts', './inline': './inline.ts', './script': './script.ts', './classes': './classes.ts' },
+        exports: { './plain': './plain.ts', './default': './default.ts', './namespace': './namespace.ts', './inline': './inline.ts', './script': './script.ts', './classes': './classes.ts', './card': './card/index.ts' },
       }),
+      'app/card/module.json': json({ assets: ['card.css'] }),
+      'app/card/card.css': ':host { display: block; }\n',
+      'app/card/index.ts': "import sheet from './card.css' with { type: 'css' };\nexport const sheets = [sheet];\n",
       'app/x.css': '.x { color: red; }\n',
       'app/x.module.css': '.title { color: blue; }\n',
       'app/plain.ts': "import './x.css';\nexport const plain = 1;\n",
@@ -55,7 +59,7 @@ describe('stylesheets imported for a value', () => {
       expect(module.status).to.equal('invalid');
       expect(module.diagnostics).to.have.length(1);
       const [problem] = module.diagnostics;
-      expect(problem!.message).to.include("import './x.css'").and.include("with { type: 'text' }");
+      expect(problem!.message).to.include("import './x.css'").and.include("with { type: 'css' }").and.include('assets');
       return [problem!.kind, problem!.file, problem!.line, problem!.column];
     });
     expect(places).to.deep.equal([
@@ -65,10 +69,19 @@ describe('stylesheets imported for a value', () => {
     ]);
   });
 
-  it('reports a CSS module script as not served yet, at the import', async () => {
+  it('reports a CSS module script of a sheet not declared under assets, at the import', async () => {
     const [problem, ...more] = (await modules()).get('script')!.diagnostics;
     expect(more).to.deep.equal([]);
     expect(problem).to.include({ kind: 'STYLESHEET_IMPORTED_AS_VALUE', file: 'app/script.ts', line: 1 });
-    expect(problem!.message).to.include('not served yet').and.include("import './x.css'");
+    expect(problem!.message).to.include('is not a declared asset: add "x.css" to "assets"').and.include("import './x.css'");
+  });
+
+  it('keeps a CSS module script of a declared sheet, with its attribute, at the address that serves it as text/css', async () => {
+    expect((await modules()).get('card')).to.include({ status: 'valid' });
+    const code = (await service.get('/m/@kit/app@1.0.0/modules/card?sourcemap=none')).text;
+    expect(code).to.match(/import sheet from "\.\.\/assets\/card\/card\.css" with \{ type: "css" \}/);
+    const sheet = await service.get('/m/@kit/app@1.0.0/assets/card/card.css');
+    expect(sheet.status).to.equal(200);
+    expect(sheet.headers['content-type']).to.match(/^text\/css/);
   });
 });
