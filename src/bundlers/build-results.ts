@@ -133,11 +133,14 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
   const errors: Diagnostic[] = [];
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
-    // A plugin's error that starts with the stylesheet kind (`STYLESHEET_IMPORTED_AS_VALUE: ...`) is of that kind, with its remedy.
-    const coded = /^STYLESHEET_IMPORTED_AS_VALUE: ([\s\S]*)$/.exec(message.text);
-    const text = coded ? `${coded[1]!}: ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}` : message.text.split(root + path.sep).join('');
+    // esbuild builds no CSS module script: one whose sheet is not a declared asset (the plugin
+    // keeps those) is the stylesheet kind, saying what works.
+    const cssModuleScript = /^Importing with a type attribute of "css" is not supported/.test(message.text);
+    const text = cssModuleScript
+      ? `a CSS module script (with { type: 'css' }) needs its sheet declared under "assets" in the module.json beside the module's entry, and a relative import of it (by bare specifier the import map maps it to code): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`
+      : message.text.split(root + path.sep).join('');
     errors.push(
-      diagnostic(coded ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
+      diagnostic(cssModuleScript ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
     );
     if (file === null) continue;
     inputs.add(file);

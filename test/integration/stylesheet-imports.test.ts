@@ -73,7 +73,7 @@ describe('stylesheets imported for a value', () => {
     const [problem, ...more] = (await modules()).get('script')!.diagnostics;
     expect(more).to.deep.equal([]);
     expect(problem).to.include({ kind: 'STYLESHEET_IMPORTED_AS_VALUE', file: 'app/script.ts', line: 1 });
-    expect(problem!.message).to.include('is not a declared asset: add "x.css" to "assets"').and.include("import './x.css'");
+    expect(problem!.message).to.include('needs its sheet declared under "assets"').and.include("import './x.css'");
   });
 
   it('keeps a CSS module script of a declared sheet, with its attribute, at the address that serves it as text/css', async () => {

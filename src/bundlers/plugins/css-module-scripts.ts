@@ -2,9 +2,11 @@
 // modules"): esbuild cannot build them, and the browser makes the sheet itself from a `text/css`
 // answer. A sheet declared under `assets` stays that import, with its attribute, at the asset's
 // address relative to the module (as `import url from './x.svg'` is), so it is served as written
-// in development and from `core dist` alike. Any other is a diagnostic naming what works.
+// in development and from `core dist` alike. esbuild refuses any other, which the build's
+// diagnostics say as STYLESHEET_IMPORTED_AS_VALUE (`failed` in build-results.ts).
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
+import { escapeRegExp } from '../filters.js';
 import type { BundleTarget } from '../types.js';
 import { assetAddress } from './assets.js';
 
@@ -16,17 +18,14 @@ export function cssModuleScriptsPlugin(root: string, targets: BundleTarget[]): e
   return {
     name: 'core-css-module-scripts',
     setup(build) {
-      // Only imports of `.css` files reach this callback; esbuild's own check of the attribute comes after it.
-      build.onResolve({ filter: /\.css$/i }, (args) => {
+      if (declared.size === 0) return;
+      // Only imports naming a declared sheet reach JavaScript: a callback per stylesheet import
+      // would wait for the main thread on every rebuild (as module-boundaries.ts says).
+      const names = [...new Set([...declared.keys()].map((file) => escapeRegExp(path.basename(file))))].sort();
+      build.onResolve({ filter: new RegExp(`^\\.\\.?/(?:.*/)?(?:${names.join('|')})$`) }, (args) => {
         if (args.with?.type !== 'css') return undefined;
-        if (!/^\.\.?\//.test(args.path)) {
-          return { errors: [{ text: `STYLESHEET_IMPORTED_AS_VALUE: "${args.path}" is imported as a CSS module script by bare specifier, which the import map maps to a module of code` }] };
-        }
         const address = declared.get(path.resolve(args.resolveDir, args.path));
-        if (address === undefined) {
-          return { errors: [{ text: `STYLESHEET_IMPORTED_AS_VALUE: "${args.path}" is imported as a CSS module script but is not a declared asset: add "${path.basename(args.path)}" to "assets" in the module.json beside the module's entry` }] };
-        }
-        return { path: address, external: true };
+        return address === undefined ? undefined : { path: address, external: true };
       });
     },
   };
