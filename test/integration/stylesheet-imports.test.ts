@@ -24,7 +24,7 @@ describe('stylesheets imported for a value', () => {
       'app/package.json': json({
         name: '@kit/app',
         version: '1.0.0',
-        exports: { './plain': './plain.ts', './default': './default.ts', './namespace': './namespace.ts', './inline': './inline.ts', './script': './script.ts', './classes': './classes.ts', './card': './card/index.ts' },
+        exports: { './plain': './plain.ts', './default': './default.ts', './namespace': './namespace.ts', './inline': './inline.ts', './script': './script.ts', './classes': './classes.ts', './card': './card/index.ts', './x.css': './x.css' },
       }),
       'app/card/module.json': json({ assets: ['card.css'] }),
       'app/card/card.css': ':host { display: block; }\n',
@@ -50,6 +50,15 @@ describe('stylesheets imported for a value', () => {
     const state = await modules();
     expect(state.get('plain')).to.include({ status: 'valid' });
     expect(state.get('classes')).to.include({ status: 'valid' });
+  });
+
+  it('keeps a published sheet imported by relative path in the importer\'s own styles, without a warning', async () => {
+    const state = await modules();
+    expect(state.get('x.css')).to.include({ status: 'valid' });
+    expect(state.get('plain')).to.not.have.property('warnings');
+    const code = (await service.get('/m/@kit/app@1.0.0/modules/plain?sourcemap=none')).text;
+    expect(code).to.not.include('x.css');
+    expect((await service.get('/m/@kit/app@1.0.0/styles/plain?sourcemap=none')).text).to.include('color: red');
   });
 
   it('reports a default or namespace import and ?inline at the import, naming both ways to write it', async () => {
