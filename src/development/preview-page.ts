@@ -12,7 +12,7 @@ export function renderPreviewPage(preview: Preview, runtimeAddress: string): str
   const links = preview.modules
     .filter((module) => module.styles !== null)
     .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">`)
-    .concat(installedSheets(preview));
+    .concat(cdnSheets(preview));
   // Every module of the graph is fetched at once, not import by import (a waterfall one round
   // trip per level deep): the import map lists exactly the modules reached from the entry's package.
   const preloads = [...new Set(Object.values(preview.imports).filter((address) => address.startsWith('/')))].map(
@@ -36,13 +36,12 @@ export interface BundledAddresses {
 export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string): string {
   const preloads = [addresses.code, ...new Set(Object.values(imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
   const sheet = `    <link rel="stylesheet" href="${escapeHtml(addresses.styles)}" data-core-bundle="${escapeHtml(addresses.currentStyles)}">`;
-  return renderPage(preview, runtimeAddress, { imports, head: [...installedSheets(preview), sheet, ...preloads], imported: addresses.code });
+  return renderPage(preview, runtimeAddress, { imports, head: [...cdnSheets(preview), sheet, ...preloads], imported: addresses.code });
 }
 
-// The sheets of installed packages' stylesheet modules, served by the local CDN: never
-// pushed, never joined (README "Stylesheet modules").
-const installedSheets = (preview: Preview): string[] =>
-  (preview.stylesheets ?? []).map((sheet) => `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-installed-styles="${escapeHtml(sheet.specifier)}">`);
+// The sheets of stylesheet modules a CDN serves: never pushed, never joined (README "Stylesheet modules").
+const cdnSheets = (preview: Preview): string[] =>
+  (preview.stylesheets ?? []).map((sheet) => `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">`);
 
 interface PageParts {
   imports: Record<string, string>;

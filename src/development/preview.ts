@@ -34,7 +34,7 @@ export interface Preview {
   warnings?: PreviewDiagnostic[];
   imports: Record<string, string>;
   modules: PreviewModule[];
-  /** Stylesheets of installed packages the import map names (README "Stylesheet modules"): the page links each; present only when there are some. */
+  /** Stylesheet modules a CDN serves (README "Stylesheet modules"): the page links each sheet; present only when there are some. */
   stylesheets?: { specifier: string; href: string }[];
 }
 
@@ -150,6 +150,22 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   }
   preview.modules = [...listed.values()];
   return { ok: true, preview };
+}
+
+/** An empty module, which needs no request: what a stylesheet's import stands for once the page links its sheet. */
+export const EMPTY_MODULE = 'data:text/javascript,';
+
+/**
+ * A CDN's stylesheets (README "Stylesheet modules"): a CDN answers a published `.css` file as
+ * itself, `text/css`, which a module import refuses. The page links it instead, and the import
+ * map names an empty module for its import.
+ */
+export function linkCdnStylesheets(preview: Preview, cdnOrigin: string): void {
+  for (const [specifier, address] of Object.entries(preview.imports)) {
+    if (!specifier.endsWith('.css') || !address.startsWith(`${cdnOrigin}/`)) continue;
+    preview.imports[specifier] = EMPTY_MODULE;
+    (preview.stylesheets ??= []).push({ specifier, href: address });
+  }
 }
 
 // The exact version a package outside the workspace is fetched at: its `dependencies`

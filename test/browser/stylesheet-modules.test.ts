@@ -96,7 +96,7 @@ describe('stylesheet modules in Chromium', () => {
     try {
       await waitForColour(watched, '.installed', STYLED.installed);
       expect(await colours(watched)).to.deep.equal(STYLED);
-      const links = await watched.page.evaluate(() => [...document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]')].map((link) => link.dataset.coreStyles ?? link.dataset.coreInstalledStyles));
+      const links = await watched.page.evaluate(() => [...document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]')].map((link) => link.dataset.coreStyles ?? link.dataset.coreCdnStyles));
       expect(links).to.have.members(['@kit/tokens@2.0.0/themes/light.css', 'fakecss/theme.css']);
       await eventsOpen(watched);
       writeFile(root, LIGHT, '.tokens { color: rgb(10, 20, 30); }\n');
