@@ -10,12 +10,17 @@ export interface InstalledBundle {
   code: Uint8Array;
   /** Its bare imports, kept as they are written. */
   imports: string[];
-  /** The sheet of a stylesheet entry, its `@import`s joined in and its `url()` files inlined; absent for code. */
+  /** The sheet of a stylesheet entry, or of the stylesheets a code entry imports, its `@import`s joined in and its `url()` files inlined; absent when none. */
   styles?: Uint8Array;
 }
 
+// The files a published sheet may reference with `url()`: inlined, since the local CDN serves
+// subpaths that `exports` names, never a package's other files.
+const SHEET_FILES = ['.woff2', '.woff', '.ttf', '.otf', '.eot', '.svg', '.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif'] as const;
+
 const COMMON: esbuild.BuildOptions = {
   bundle: true,
+  loader: Object.fromEntries(SHEET_FILES.map((extension) => [extension, 'dataurl' as const])),
   format: 'esm',
   platform: 'browser',
   packages: 'external',
@@ -35,14 +40,10 @@ export function bundleInstalled(entry: string, commonJsNames: (file: string) => 
   return withLiveService(() => bundleOnce(entry, commonJsNames));
 }
 
-// The files a published sheet may reference with `url()`: inlined, since the local CDN serves
-// subpaths that `exports` names, never a package's other files.
-const SHEET_FILES = ['.woff2', '.woff', '.ttf', '.otf', '.eot', '.svg', '.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif'] as const;
-
 async function bundleSheet(entry: string): Promise<InstalledBundle> {
   // A sheet's `@import` of another package is joined in: an import map does not apply to CSS.
   const { packages: _external, ...common } = COMMON;
-  const result = await esbuild.build({ ...common, entryPoints: [entry], outfile: 'out.css', loader: Object.fromEntries(SHEET_FILES.map((extension) => [extension, 'dataurl' as const])) });
+  const result = await esbuild.build({ ...common, entryPoints: [entry], outfile: 'out.css' });
   return { code: new Uint8Array(0), imports: [], styles: result.outputFiles![0]!.contents };
 }
 
@@ -61,5 +62,9 @@ async function bundleOnce(entry: string, commonJsNames: (file: string) => string
   for (const input of Object.values(result.metafile!.inputs)) {
     for (const record of input.imports) if (record.external && !/^(?:[a-z]+:|\/|\.)/.test(record.path)) imports.add(record.path);
   }
-  return { code: result.outputFiles![0]!.contents, imports: [...imports].sort() };
+  // The stylesheets the code imports (a component's own sheet) go to a sheet beside it, which
+  // the preview links as it links a stylesheet export's (README "Stylesheet modules").
+  const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
+  const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
+  return { code, imports: [...imports].sort(), ...(styles && styles.length > 0 ? { styles } : {}) };
 }

@@ -1,7 +1,7 @@
 // Stylesheets published through `exports` in Chromium (README "Stylesheet modules"): a workspace
 // module imports a CSS-only package's sheet and an installed package's sheet by bare specifier;
-// both style the page on /preview/ and /preview/bundled/ (as does a CSS module script adopted by a
-// shadow root), the workspace sheet is pushed when saved, and the local CDN answers the installed
+// both style the page on /preview/ and /preview/bundled/ (as do an installed component's own
+// sheet and a CSS module script adopted by a shadow root), the workspace sheet is pushed when saved, and the local CDN answers the installed
 // one as an empty module and, at ?styles, its sheet.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
@@ -15,11 +15,12 @@ const LIGHT = 'packages/tokens/themes/light.css';
 function workspace(): string {
   return tempWorkspace({
     'core.json': json({ packages: ['packages/app', 'packages/tokens'], preview: '@kit/app/main' }),
-    'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts', './card': './card/index.ts' }, dependencies: { '@kit/tokens': '^2.0.0', fakecss: '3.0.0' } }),
+    'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts', './card': './card/index.ts' }, dependencies: { '@kit/tokens': '^2.0.0', fakecss: '3.0.0', fakewidget: '1.0.0' } }),
     'packages/app/main/index.ts': `import '@kit/tokens/themes/light.css';
 import 'fakecss/theme.css';
 import '@kit/app/card';
-document.body.insertAdjacentHTML('beforeend', '<p class="tokens">tokens</p><p class="installed">installed</p><p class="imported">imported</p>');
+import { widget } from 'fakewidget';
+document.body.insertAdjacentHTML('beforeend', '<p class="tokens">tokens</p><p class="installed">installed</p><p class="imported">imported</p>' + widget());
 `,
     // A CSS module script: the sheet, declared under assets, adopted by a shadow root.
     'packages/app/card/module.json': json({ assets: ['card.css'] }),
@@ -39,6 +40,11 @@ shadow.innerHTML = '<p class="card">card</p>';
     'node_modules/fakecss/package.json': json({ name: 'fakecss', version: '3.0.0', exports: { './theme.css': './dist/theme.css' } }),
     'node_modules/fakecss/dist/theme.css': '@import "./base.css";\n.installed { color: rgb(4, 5, 6); }\n',
     'node_modules/fakecss/dist/base.css': '.imported { color: rgb(7, 8, 9); }\n',
+    // An installed component whose code imports its own sheet, with a font beside it.
+    'node_modules/fakewidget/package.json': json({ name: 'fakewidget', version: '1.0.0', type: 'module', exports: { '.': './index.js' } }),
+    'node_modules/fakewidget/index.js': "import './widget.css';\nexport const widget = () => '<p class=\"widget\">widget</p>';\n",
+    'node_modules/fakewidget/widget.css': "@font-face { font-family: w; src: url(./w.woff2); }\n.widget { color: rgb(21, 22, 23); }\n",
+    'node_modules/fakewidget/w.woff2': 'not really a font',
   });
 }
 
@@ -67,12 +73,13 @@ describe('stylesheet modules in Chromium', () => {
     tokens: await colourOf(watched.page, '.tokens'),
     installed: await colourOf(watched.page, '.installed'),
     imported: await colourOf(watched.page, '.imported'),
+    widget: await colourOf(watched.page, '.widget'),
     card: await watched.page.evaluate(() => {
       const card = document.querySelector('.card-host')?.shadowRoot?.querySelector('.card');
       return card ? getComputedStyle(card).color : '(no card)';
     }),
   });
-  const STYLED = { tokens: 'rgb(1, 2, 3)', installed: 'rgb(4, 5, 6)', imported: 'rgb(7, 8, 9)', card: 'rgb(11, 12, 13)' };
+  const STYLED = { tokens: 'rgb(1, 2, 3)', installed: 'rgb(4, 5, 6)', imported: 'rgb(7, 8, 9)', widget: 'rgb(21, 22, 23)', card: 'rgb(11, 12, 13)' };
 
   it('publishes each stylesheet of `exports` as a valid module of a CSS-only package, and the importer is valid', async () => {
     const state = (await service.get('/state')).json<{ warnings?: { kind: string }[]; modules: { specifier: string; status: string; diagnostics: unknown[] }[] }>();
@@ -97,7 +104,7 @@ describe('stylesheet modules in Chromium', () => {
       await waitForColour(watched, '.installed', STYLED.installed);
       expect(await colours(watched)).to.deep.equal(STYLED);
       const links = await watched.page.evaluate(() => [...document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]')].map((link) => link.dataset.coreStyles ?? link.dataset.coreCdnStyles));
-      expect(links).to.have.members(['@kit/tokens@2.0.0/themes/light.css', 'fakecss/theme.css']);
+      expect(links).to.have.members(['@kit/tokens@2.0.0/themes/light.css', 'fakecss/theme.css', 'fakewidget']);
       await eventsOpen(watched);
       writeFile(root, LIGHT, '.tokens { color: rgb(10, 20, 30); }\n');
       await waitForColour(watched, '.tokens', 'rgb(10, 20, 30)');
@@ -127,13 +134,18 @@ describe('stylesheet modules in Chromium', () => {
   it('answers an installed stylesheet on the local CDN as an empty module, and its sheet at ?styles', async () => {
     const { imports, stylesheets } = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; stylesheets: unknown[] }>();
     expect(imports['fakecss/theme.css']).to.equal('/cdn/fakecss@3.0.0/theme.css');
-    expect(stylesheets).to.deep.equal([{ specifier: 'fakecss/theme.css', href: '/cdn/fakecss@3.0.0/theme.css?styles' }]);
+    expect(stylesheets).to.have.deep.members([
+      { specifier: 'fakecss/theme.css', href: '/cdn/fakecss@3.0.0/theme.css?styles' },
+      { specifier: 'fakewidget', href: '/cdn/fakewidget@1.0.0?styles' },
+    ]);
     const module = await service.get('/cdn/fakecss@3.0.0/theme.css');
     expect(module.headers['content-type']).to.equal('text/javascript; charset=utf-8');
     expect(module.text).to.equal('');
     const sheet = await service.get('/cdn/fakecss@3.0.0/theme.css?styles');
     expect(sheet.headers['content-type']).to.equal('text/css; charset=utf-8');
     expect(sheet.text).to.match(/\.imported\s*\{/); // its @import joined in
+    const widget = await service.get('/cdn/fakewidget@1.0.0?styles');
+    expect(widget.text).to.include('.widget{color:#151617}').and.include('url("data:font/woff2'); // its font inlined
   });
 
   it('links the production sheet of a workspace stylesheet module left out of development, from the local CDN', async () => {
