@@ -98,6 +98,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'esbuild cannot build the module: a syntax error, an unresolved relative import, a broken tsconfig',
     remedy: 'fix the source at the file, line and column given',
   },
+  STYLESHEET_IMPORTED_AS_VALUE: {
+    severity: 'error',
+    scope: 'module',
+    when: 'a stylesheet imported for a value: a default or namespace import of a `.css` file (`./x.css?inline` too), which would be `{}`, or a CSS module script (`with { type: \'css\' }`) of a sheet not declared under `assets`, or by bare specifier',
+    remedy: "write `import './x.css'` for the page to link its rules, or, for a sheet object (a shadow root), declare the sheet under `assets` and import it as a CSS module script: `import sheet from './x.css' with { type: 'css' }`",
+  },
   DEPENDENCY_NOT_DECLARED: {
     severity: 'error',
     scope: 'module',

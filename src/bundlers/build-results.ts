@@ -1,7 +1,9 @@
 // From esbuild's answer to the bundler's results: each entry's outputs, the files it read,
 // its bare imports, or its errors as BUNDLE_ERROR diagnostics.
+import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
+import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
@@ -20,7 +22,9 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const metafile = result.metafile!;
   const codePath = path.join(root, `${OUT}${index}.js`);
   const stylesPath = path.join(root, `${OUT}${index}.css`);
-  const code = files.find((file) => file.path === codePath)?.contents ?? null;
+  // A stylesheet module's code is empty (README "Stylesheet modules"): its import is kept in the
+  // import map, and the page links its sheet.
+  const code = files.find((file) => file.path === codePath)?.contents ?? (isStylesheetEntry(target) ? new Uint8Array(0) : null);
   const styles = files.find((file) => file.path === stylesPath)?.contents ?? null;
   const inputs = new Set<string>();
   const codeOutput = metafile.outputs[`${OUT}${index}.js`];
@@ -43,7 +47,52 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, inputs);
-  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors: [], ...(warnings.length > 0 ? { warnings } : {}) };
+  const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
+  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors, ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+const PLAIN_STYLESHEET = /\.css(?:\?[^/]*)?$/;
+const CSS_MODULE = /\.module\.css(?:\?[^/]*)?$/;
+
+// A plain stylesheet whose code esbuild put in the output was imported for a value (a default
+// or namespace import, `?inline` too): esbuild makes that `{}`, silently, and the page breaks
+// where it is used (README "Stylesheet modules"). A CSS module's class names are its value.
+function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOutput: string): Diagnostic[] {
+  const used = Object.entries(metafile.outputs[codeOutput]?.inputs ?? {})
+    .filter(([input, { bytesInOutput }]) => bytesInOutput > 0 && PLAIN_STYLESHEET.test(input) && !CSS_MODULE.test(input))
+    .map(([input]) => input);
+  if (used.length === 0) return [];
+  const found: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const [importer, { imports }] of Object.entries(metafile.inputs)) {
+    for (const record of imports) {
+      if (!used.includes(record.path) || !CODE_IMPORT_KINDS.has(record.kind) || record.original === undefined) continue;
+      const file = inputPath(importer);
+      if (file === null || seen.has(`${file}\0${record.original}`)) continue;
+      seen.add(`${file}\0${record.original}`);
+      const where = valueImportAt(root, file, record.original);
+      if (where === undefined) continue; // this importer's own import is for its side effect
+      found.push(diagnostic('STYLESHEET_IMPORTED_AS_VALUE', `"${record.original}" is imported for a value, which esbuild makes an empty object ({}): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`, { file, ...where }));
+    }
+  }
+  return found;
+}
+
+// Where `file` imports `specifier` with a binding (`import x from`, `import * as x from`,
+// `export ... from`); no place when it cannot be read (the import is still reported);
+// undefined when it imports it for its side effect only.
+function valueImportAt(root: string, file: string, specifier: string): { line?: number; column?: number } | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(root, file), 'utf8');
+  } catch {
+    return {};
+  }
+  const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const match = new RegExp(`\\b(?:import|export)\\s+(?!type\\b)[^'";]*?\\bfrom\\s*(['"])${quoted}\\1`).exec(text);
+  if (!match) return undefined;
+  const lines = text.slice(0, match.index).split('\n');
+  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
 
 // esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that
@@ -106,9 +155,14 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
   const errors: Diagnostic[] = [];
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
-    const text = message.text.split(root + path.sep).join('');
+    // esbuild builds no CSS module script: one whose sheet is not a declared asset (the plugin
+    // keeps those) is the stylesheet kind, saying what works.
+    const cssModuleScript = /^Importing with a type attribute of "css" is not supported/.test(message.text);
+    const text = cssModuleScript
+      ? `a CSS module script (with { type: 'css' }) needs its sheet declared under "assets" in the module.json beside the module's entry, and a relative import of it (by bare specifier the import map maps it to code): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`
+      : message.text.split(root + path.sep).join('');
     errors.push(
-      diagnostic('BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
+      diagnostic(cssModuleScript ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
     );
     if (file === null) continue;
     inputs.add(file);
@@ -118,6 +172,9 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
   }
   return { specifier: target.specifier, code: null, styles: null, inputs: [...inputs].sort(), imports: [], errors };
 }
+
+/** A module whose entry is a stylesheet (a `.css` target of `exports`). */
+export const isStylesheetEntry = (target: Pick<BundleTarget, 'entry'>): boolean => target.entry.endsWith('.css');
 
 // Metafile paths are relative to the working directory; one in another namespace (a
 // plugin's virtual module) is no file.

@@ -11,7 +11,8 @@ export const scriptJson = (value: unknown) => JSON.stringify(value, null, 2).rep
 export function renderPreviewPage(preview: Preview, runtimeAddress: string): string {
   const links = preview.modules
     .filter((module) => module.styles !== null)
-    .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">`);
+    .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">`)
+    .concat(cdnSheets(preview));
   // Every module of the graph is fetched at once, not import by import (a waterfall one round
   // trip per level deep): the import map lists exactly the modules reached from the entry's package.
   const preloads = [...new Set(loadedAddresses(preview, preview.imports).filter((address) => address.startsWith('/')))].map(
@@ -35,11 +36,15 @@ export interface BundledAddresses {
 export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string): string {
   const preloads = [addresses.code, ...new Set(loadedAddresses(preview, imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
   const sheet = `    <link rel="stylesheet" href="${escapeHtml(addresses.styles)}" data-core-bundle="${escapeHtml(addresses.currentStyles)}">`;
-  return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...preloads], imported: addresses.code });
+  return renderPage(preview, runtimeAddress, { imports, head: [...cdnSheets(preview), sheet, ...preloads], imported: addresses.code });
 }
 
 /** The addresses of `imports` the page loads: a module of the entry's package it never imports is not fetched. */
 const loadedAddresses = (preview: Preview, imports: Record<string, string>): string[] => preview.loads.flatMap((specifier) => (specifier in imports ? [imports[specifier]!] : []));
+
+// The sheets of stylesheet modules a CDN serves: never pushed, never joined (README "Stylesheet modules").
+const cdnSheets = (preview: Preview): string[] =>
+  (preview.stylesheets ?? []).map((sheet) => `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">`);
 
 interface PageParts {
   imports: Record<string, string>;

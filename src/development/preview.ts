@@ -37,6 +37,8 @@ export interface Preview {
   modules: PreviewModule[];
   /** The specifiers the page loads: the entry and what it imports, transitively, as far as built (README "Preview and stylesheet push"). */
   loads: string[];
+  /** Stylesheet modules a CDN serves (README "Stylesheet modules"): the page links each sheet; present only when there are some. */
+  stylesheets?: { specifier: string; href: string }[];
 }
 
 export interface PreviewOptions {
@@ -159,6 +161,22 @@ function loadedFrom(state: ServiceState, entry: string, imports: Record<string, 
     }
   }
   return [...loads];
+}
+
+/** An empty module, which needs no request: what a stylesheet's import stands for once the page links its sheet. */
+export const EMPTY_MODULE = 'data:text/javascript,';
+
+/**
+ * A CDN's stylesheets (README "Stylesheet modules"): a CDN answers a published `.css` file as
+ * itself, `text/css`, which a module import refuses. The page links it instead, and the import
+ * map names an empty module for its import.
+ */
+export function linkCdnStylesheets(preview: Preview, cdnOrigin: string): void {
+  for (const [specifier, address] of Object.entries(preview.imports)) {
+    if (!specifier.endsWith('.css') || !address.startsWith(`${cdnOrigin}/`)) continue;
+    preview.imports[specifier] = EMPTY_MODULE;
+    (preview.stylesheets ??= []).push({ specifier, href: address });
+  }
 }
 
 // The exact version a package outside the workspace is fetched at: its `dependencies`

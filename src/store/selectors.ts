@@ -28,7 +28,50 @@ export interface Report {
   diagnostics: Diagnostic[];
   /** Hints that make nothing invalid (README "Warnings"); present only when there are some. */
   warnings?: Diagnostic[];
+  /** The modules' warnings about their own package's structure, one per package and kind (README "Warnings"); present only when there are some. */
+  warningGroups?: WarningGroup[];
   modules: ModuleReport[];
+}
+
+/** Warnings of one kind about a package's own internal structure, counted: each is still in its module's `warnings`. */
+export interface WarningGroup {
+  package: string;
+  kind: Diagnostic['kind'];
+  /** How many there are, over the package's modules. */
+  count: number;
+  /** How many of its modules have one. */
+  modules: number;
+}
+
+/**
+ * A warning about the internal structure of the module's own package, which the package's user
+ * cannot change (README "Warnings"): a helper shared by its modules, or a relative import of
+ * another of its own modules' entry.
+ */
+export function isStructureWarning(module: Pick<ModuleReport, 'package'>, warning: Diagnostic): boolean {
+  if (warning.kind === 'HELPER_SHARED') return true;
+  if (warning.kind !== 'MODULE_BOUNDARY_CROSSED') return false;
+  // The message names the module reached: `... is the entry of the public module <specifier>: ...`.
+  const reached = / the public module (\S+):/.exec(warning.message)?.[1];
+  return reached !== undefined && (reached === module.package || reached.startsWith(`${module.package}/`));
+}
+
+/** The structure warnings of the modules, one group per package and kind, in the order first met. */
+export function groupStructureWarnings(modules: readonly ModuleReport[]): WarningGroup[] {
+  const groups = new Map<string, WarningGroup>();
+  for (const module of modules) {
+    const kinds = new Set<string>();
+    for (const warning of module.warnings ?? []) {
+      if (!isStructureWarning(module, warning)) continue;
+      const key = `${module.package}\0${warning.kind}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { package: module.package, kind: warning.kind, count: 0, modules: 0 }));
+      group.count += 1;
+      if (!kinds.has(key)) group.modules += 1;
+      kinds.add(key);
+    }
+  }
+  return [...groups.values()];
 }
 
 
@@ -142,19 +185,22 @@ function selectModulesReport(state: ServiceState): Report {
   if (!byBuilds) reports.set(state.workspace, (byBuilds = new WeakMap()));
   const cached = byBuilds.get(state.builds);
   if (cached) return cached;
+  const modules: ModuleReport[] = state.workspace.modules.map((module) => ({
+    specifier: module.specifier,
+    package: module.package,
+    version: module.version,
+    subpath: module.subpath,
+    platforms: module.platforms,
+    bundler: module.bundler.name,
+    ...selectModuleStatus(state, module),
+    ...moduleWarnings(state, module),
+  }));
+  const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
     ...(state.workspace.warnings?.length ? { warnings: state.workspace.warnings } : {}),
-    modules: state.workspace.modules.map((module) => ({
-      specifier: module.specifier,
-      package: module.package,
-      version: module.version,
-      subpath: module.subpath,
-      platforms: module.platforms,
-      bundler: module.bundler.name,
-      ...selectModuleStatus(state, module),
-      ...moduleWarnings(state, module),
-    })),
+    ...(warningGroups.length > 0 ? { warningGroups } : {}),
+    modules,
   };
   byBuilds.set(state.builds, report);
   return report;

@@ -32,6 +32,7 @@ export const BUILTIN_BUNDLERS: Readonly<Record<string, string>> = {
 // Targets that are code entry points; `.d.ts` files and data are not modules.
 const SOURCE_FILE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/;
 const DECLARATION_FILE = /\.d\.[cm]?ts$/;
+const STYLESHEET_FILE = /\.css$/;
 
 export function readWorkspace(reader: SourceReader): WorkspaceModel {
   const sources: Record<string, string | null> = {};
@@ -144,7 +145,15 @@ function packageModules(
       declare(newModule(pkg, subpath, dirOf(found.entry), found.entry), packageFile);
       continue;
     }
-    // Targets that are not code (a stylesheet, JSON, an image) publish no module. A code target
+    // A stylesheet target that exists is a module of its own (README "Stylesheet modules"):
+    // its styles output is the sheet, its code output empty, so a bare import of it is linked
+    // by the page and maps like any module.
+    const sheet = stylesheetTarget(targets, dir, list);
+    if (sheet !== null) {
+      declare(newModule(pkg, subpath, dirOf(sheet), sheet), packageFile);
+      continue;
+    }
+    // Other targets that are not code (JSON, an image) publish no module. A code target
     // that is not there is still the module: invalid, saying what was looked at.
     const first = targets.find((target) => SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target));
     if (first === undefined) continue;
@@ -225,6 +234,19 @@ function packageModules(
     }
   }
   return modules.sort((a, b) => (a.subpath < b.subpath ? -1 : a.subpath > b.subpath ? 1 : 0));
+}
+
+/** The first `.css` target that is a file of the package, workspace-relative; null when none is. */
+function stylesheetTarget(targets: string[], dir: string, list: SourceReader['listDir']): string | null {
+  for (const target of targets) {
+    if (!STYLESHEET_FILE.test(target)) continue;
+    const relative = normalizeRelative(target);
+    if (relative === null || !isInside(relative)) continue;
+    const file = joinRelative(dir, relative);
+    const name = file.slice(file.lastIndexOf('/') + 1);
+    if (list(dirOf(file))?.entries.some((entry) => entry.name === name && !entry.directory)) return file;
+  }
+  return null;
 }
 
 function newModule(pkg: PackageManifest, subpath: string, dir: string, entry: string | null): ModuleModel {

@@ -69,7 +69,8 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
     if (relative === null || !isInside(relative)) return [];
     const file = joinRelative(dir, relative);
     const out: string[] = [];
-    if (SOURCE_FILE.test(file) && !DECLARATION_FILE.test(file)) out.push(file);
+    // A stylesheet stands for itself: a `*` pattern of sheets publishes each (README "Stylesheet modules").
+    if ((SOURCE_FILE.test(file) && !DECLARATION_FILE.test(file)) || file.endsWith('.css')) out.push(file);
     const mapping = TS_SOURCES.find(([pattern]) => pattern.test(file));
     if (!mapping) return out;
     const [pattern, extensions] = mapping;

@@ -81,6 +81,20 @@ describe('readWorkspace', () => {
     expect(model.warnings![0]!.message).to.include('"exports"');
   });
 
+  it('publishes a stylesheet target of `exports` that exists as a module of its own (patterns too), so a CSS-only package warns of nothing', () => {
+    const model = read(
+      { tokens: { name: '@acme/tokens', exports: { './themes/*.css': './src/themes/*.css', './reset.css': { style: './reset.css' }, './gone.css': './gone.css', './data': './data.json' } } },
+      { 'tokens/src/themes/light.css': '', 'tokens/src/themes/dark.css': '', 'tokens/reset.css': '', 'tokens/data.json': '{}' },
+    );
+    expect(model.diagnostics).to.deep.equal([]);
+    expect(model.warnings).to.equal(undefined);
+    expect(model.modules.map((m) => [m.specifier, m.dir, m.entry])).to.deep.equal([
+      ['@acme/tokens/reset.css', 'tokens', 'tokens/reset.css'],
+      ['@acme/tokens/themes/dark.css', 'tokens/src/themes', 'tokens/src/themes/dark.css'],
+      ['@acme/tokens/themes/light.css', 'tokens/src/themes', 'tokens/src/themes/light.css'],
+    ]);
+  });
+
   it('reports core.modules naming no directory', () => {
     const model = read({ app: { name: '@acme/app', core: { modules: 'components' } } });
     expect(model.diagnostics.map((d) => d.message)).to.deep.equal(['app/package.json: core.modules "components" names no directory of the package (app/components does not exist)']);

@@ -26,7 +26,12 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
   const entries = targets[0]?.workspace?.entries ?? {};
   // Entry files by path without extension: an import of `./reactive-element.js` names `reactive-element.ts`.
   const byStem = new Map<string, { file: string; specifier: string }>();
-  for (const [file, specifier] of Object.entries(entries)) byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier });
+  for (const [file, specifier] of Object.entries(entries)) {
+    // A stylesheet module's sheet imported by relative path stays in the importer's styles, as
+    // before it was published: rules hold no state to duplicate (README "Stylesheet modules").
+    if (file.endsWith('.css')) continue;
+    byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier });
+  }
   return {
     name: 'core-module-boundaries',
     setup(build) {
