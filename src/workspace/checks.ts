@@ -66,7 +66,7 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
   if (bare.packageName !== module.package) {
     const range = Object.hasOwn(own.dependencies, bare.packageName) ? own.dependencies[bare.packageName] : undefined;
     if (range === undefined) {
-      return diagnostic('DEPENDENCY_NOT_DECLARED', `${module.specifier} imports "${specifier}" but ${own.name} does not declare "${bare.packageName}" in "dependencies" of ${own.dir}/package.json: declare it${target ? ` (the workspace has version ${target.version})` : ''}`, where);
+      return diagnostic('DEPENDENCY_NOT_DECLARED', `${module.specifier} imports "${specifier}" but ${own.name} does not declare "${bare.packageName}" in "dependencies" (or "peerDependencies", "optionalDependencies") of ${own.dir}/package.json: declare it${target ? ` (the workspace has version ${target.version})` : ''}`, where);
     }
     if (target && !satisfiesRange(target.version, range)) {
       return diagnostic('DEPENDENCY_INCOMPATIBLE', `${module.specifier} imports "${specifier}": ${own.name} asks for ${bare.packageName} "${range}", but the workspace has version ${target.version}: correct the range or the version`, where);

@@ -76,8 +76,10 @@ export function readWorkspace(reader: SourceReader): WorkspaceModel {
       continue;
     }
     model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies });
-    const modules = packageModules(pkg, dir, file, read, list, model.diagnostics, (path) => reader.leaves?.(path) ?? false, (path) => reader.realPath?.(path) ?? path);
+    const warnings: Diagnostic[] = [];
+    const modules = packageModules(pkg, dir, file, read, list, model.diagnostics, warnings, (path) => reader.leaves?.(path) ?? false, (path) => reader.realPath?.(path) ?? path);
     model.modules.push(...modules);
+    if (warnings.length > 0) (model.warnings ??= []).push(...warnings);
     if (modules.length === 0) {
       (model.warnings ??= []).push(
         diagnostic('NO_PUBLIC_MODULE', `${pkg.name} (${file}) publishes no module: declare one in "exports" ("./main": "./main/index.ts", or "." for the package root), or put a module.json beside an entry file under "core.modules"`, { file }),
@@ -96,6 +98,7 @@ function packageModules(
   read: SourceReader['readText'],
   list: SourceReader['listDir'],
   workspaceDiagnostics: Diagnostic[],
+  workspaceWarnings: Diagnostic[],
   leaves: (path: string) => boolean = () => false,
   realPath: (path: string) => string | null = (path) => path,
 ): ModuleModel[] {
@@ -112,17 +115,18 @@ function packageModules(
   // 1. `exports` entries ("." and "./<subpath>", patterns expanded) whose targets are, or map
   // back to, a source entry point (README "Exports and sources").
   const sources = createSourceFinder(pkg, dir, read, list, realPath);
-  // `null` targets exclude what they match from the patterns, as in Node.
-  const exclusions = Object.entries(pkg.exports)
-    .filter(([, targets]) => targets.length === 0)
-    .map(([key]) => new RegExp(`^${key.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`));
-  const excluded = (key: string) => exclusions.some((pattern) => pattern.test(key));
   for (const [key, targets] of Object.entries(pkg.exports)) {
     if (targets.length === 0 || key === './package.json') continue; // null excludes, as in Node; package.json is data
     if (key !== '.' && !key.startsWith('./')) continue;
     if (key.includes('*')) {
-      for (const { subpath, entry } of sources.expandPattern(key, targets)) {
-        if (!excluded(`./${subpath}`)) declare(newModule(pkg, subpath, dirOf(entry), entry), packageFile);
+      // A `null` key more specific than this one takes what it matches, as in Node (`exportsKeyFor`).
+      const expanded = sources.expandPattern(key, targets).filter(({ subpath }) => isSubpath(subpath));
+      for (const { subpath, entry } of expanded) declare(newModule(pkg, subpath, dirOf(entry), entry), packageFile);
+      const codeTargets = targets.filter((target) => target.includes('*') && (/\*$/.test(target) || (SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target))));
+      if (expanded.length === 0 && codeTargets.length > 0) {
+        workspaceWarnings.push(
+          diagnostic('EXPORTS_NO_SOURCE', `${packageFile}: exports["${key}"] -> ${codeTargets.map((t) => `"${t}"`).join(', ')} publishes no module: no file of the package, built or source, is what Node would resolve through it${describeTsconfigs(sources.tsconfigs())}; add the files, or correct the target`, { file: packageFile }),
+        );
       }
       continue;
     }
@@ -150,11 +154,7 @@ function packageModules(
     if (first === undefined) continue;
     const entry = joinRelative(dir, normalizeRelative(first)!);
     const module = newModule(pkg, subpath, dirOf(entry), entry);
-    if (!/\.[cm]?tsx?$/.test(first)) {
-      module.diagnostics.push(
-        manifestInvalid(packageFile, `${packageFile}: exports["${key}"] -> "${first}" names no source: it does not exist and maps to no TypeScript source (looked at ${found.looked.join(', ')}); point the "source" condition at the entry file, or set "outDir" and "rootDir" in the package's tsconfig.json`),
-      );
-    }
+    if (!/\.[cm]?tsx?$/.test(first)) module.diagnostics.push(manifestInvalid(packageFile, noSourceMessage(pkg, packageFile, key, first, found.looked, sources.tsconfigs())));
     declare(module, packageFile);
   }
 
@@ -226,6 +226,22 @@ function packageModules(
   }
   return modules.sort((a, b) => (a.subpath < b.subpath ? -1 : a.subpath > b.subpath ? 1 : 0));
 }
+
+/**
+ * A code target that names no source, said in the package's own words: the member it comes
+ * from (`exports["./x"]`, or `module`/`main` of a package without `exports`), the tsconfig read
+ * for `outDir`, and the fix that fits (README "Exports and sources").
+ */
+function noSourceMessage(pkg: PackageManifest, packageFile: string, key: string, target: string, looked: string[], tsconfigs: string[]): string {
+  const index = pkg.exports[key]?.indexOf(target) ?? -1;
+  const member = pkg.rootMembers !== null && key === '.' ? `"${pkg.rootMembers[index] ?? 'main'}"` : `exports["${key}"]`;
+  const where = `${member} -> "${target}" names no source: it does not exist and maps to no TypeScript source (looked at ${looked.join(', ')}${describeTsconfigs(tsconfigs)})`;
+  const outDir = tsconfigs.length > 0 ? `set "outDir" and "rootDir" in ${tsconfigs[0]} so that it maps to the source` : `add a tsconfig.json to the package whose "outDir" and "rootDir" map it to the source`;
+  const fix = pkg.rootMembers !== null ? `${outDir}, or publish the source with "exports": {".": {"source": "./<entry>.ts", "default": "${target}"}}` : `add a "source" condition naming the entry file to exports["${key}"], or ${outDir}`;
+  return `${packageFile}: ${where}; ${fix}`;
+}
+
+const describeTsconfigs = (tsconfigs: string[]): string => (tsconfigs.length === 0 ? '; no tsconfig.json applies to the package' : `; tsconfig read: ${tsconfigs.join(', ')}`);
 
 function newModule(pkg: PackageManifest, subpath: string, dir: string, entry: string | null): ModuleModel {
   return {

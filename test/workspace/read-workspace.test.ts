@@ -337,6 +337,8 @@ describe('readWorkspace', () => {
         'app/src/badge/module.json': hashOf(workspace['app/src/badge/module.json']!),
         'app/main/': reader.listDir('app/main')!.hash,
         'app/tsconfig.json': null,
+        'tsconfig.json': null,
+        'app/tsconfig.build.json': null,
         'app/main/module.json': null,
         '.core/selection.json': null,
       });
