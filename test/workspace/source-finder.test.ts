@@ -1,0 +1,193 @@
+// `exports` patterns against Node's own resolver: generated packages with built `.js` files are
+// written to a temporary node_modules, every subpath Node resolves to a code file is asked of
+// `require.resolve`, and the workspace must publish exactly those subpaths, from the built files
+// and, once the built files are removed, from their sources.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { expect } from 'chai';
+import { readWorkspace } from '../../src/workspace/read-workspace.js';
+import { exportsKeyFor } from '../../src/workspace/source-finder.js';
+import { memoryReader } from '../helpers/memory-reader.js';
+import { removeTemporaryDirs, tempWorkspace } from '../helpers/workspace.js';
+
+interface Generated {
+  manifest: { name: string; exports: Record<string, string | null> } & Record<string, unknown>;
+  /** Sources and tsconfig, present in a source checkout. */
+  sources: Record<string, string>;
+  /** What a build writes: removed for the source checkout. */
+  built: Record<string, string>;
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const CODE = /\.[cm]?js$/;
+
+const PACKAGES: Generated[] = [
+  {
+    // A target without extension after `*`, spanning directories, through outDir/rootDir.
+    manifest: { name: '@gen/components', version: '1.0.0', exports: { '.': './dist/index.js', './components/*': './dist/components/*' } },
+    sources: {
+      'tsconfig.json': json({ compilerOptions: { outDir: 'dist', rootDir: 'src' } }),
+      'src/index.ts': 'export const root = 1;\n',
+      'src/components/card.ts': 'export const card = 1;\n',
+      'src/components/button/button.ts': 'export const button = 1;\n',
+      'src/components/button/filled/filled-button.tsx': 'export const filled = 1;\n',
+    },
+    built: {
+      'dist/index.js': 'export const root = 1;\n',
+      'dist/components/card.js': 'export const card = 1;\n',
+      'dist/components/card.d.ts': 'export declare const card = 1;\n',
+      'dist/components/button/button.js': 'export const button = 1;\n',
+      'dist/components/button/filled/filled-button.js': 'export const filled = 1;\n',
+      'dist/components/button/styles.css': ':host {}\n',
+    },
+  },
+  {
+    // Sources beside built files and plain `.js` files in one directory; a null key excludes.
+    manifest: { name: '@gen/mixed', version: '1.0.0', exports: { './*.js': './lib/*.js', './internal/*': null } },
+    sources: {
+      'lib/a.ts': 'export const a = 1;\n',
+      'lib/deep/b.ts': 'export const b = 1;\n',
+      'lib/plain.js': 'export const plain = 1;\n',
+      'lib/internal/secret.ts': 'export const secret = 1;\n',
+    },
+    built: {
+      'lib/a.js': 'export const a = 1;\n',
+      'lib/deep/b.js': 'export const b = 1;\n',
+      'lib/internal/secret.js': 'export const secret = 1;\n',
+    },
+  },
+  {
+    // An exact key beside a pattern that matches it, and a prefix with part of a name.
+    manifest: {
+      name: '@gen/features',
+      version: '1.0.0',
+      exports: { './features/*.js': './out/features/*.js', './features/special.js': './out/special-impl.js', './lib-*': './out/lib-*.mjs' },
+      scripts: { build: 'tsc -p tsconfig.build.json' },
+    },
+    sources: {
+      'tsconfig.build.json': json({ compilerOptions: { outDir: 'out', rootDir: 'source' } }),
+      'source/features/one.ts': 'export const one = 1;\n',
+      'source/features/special.ts': 'export const shadowed = 1;\n',
+      'source/special-impl.ts': 'export const special = 1;\n',
+      'source/lib-alpha.mts': 'export const alpha = 1;\n',
+    },
+    built: {
+      'out/features/one.js': 'export const one = 1;\n',
+      'out/features/special.js': 'export const shadowed = 1;\n',
+      'out/special-impl.js': 'export const special = 1;\n',
+      'out/lib-alpha.mjs': 'export const alpha = 1;\n',
+    },
+  },
+];
+
+/** Specifiers worth asking Node: every file through every string target of every key, and plain paths. */
+function candidates(pkg: Generated): string[] {
+  const { name, exports } = pkg.manifest;
+  const found = new Set<string>();
+  const files = Object.keys({ ...pkg.sources, ...pkg.built });
+  for (const file of files) {
+    found.add(`${name}/${file}`);
+    found.add(`${name}/${file.replace(/\.[^./]+$/, '')}`);
+    for (const [key, target] of Object.entries(exports)) {
+      if (target === null) continue;
+      if (!key.includes('*')) {
+        found.add(key === '.' ? name : `${name}/${key.slice(2)}`);
+        continue;
+      }
+      const [targetPrefix, targetSuffix] = target.split('*') as [string, string];
+      const [keyPrefix, keySuffix] = key.slice(2).split('*') as [string, string];
+      const relative = `./${file}`;
+      if (relative.startsWith(targetPrefix) && relative.endsWith(targetSuffix) && relative.length > targetPrefix.length + targetSuffix.length) {
+        found.add(`${name}/${keyPrefix}${relative.slice(targetPrefix.length, relative.length - targetSuffix.length)}${keySuffix}`);
+      }
+    }
+  }
+  return [...found].sort();
+}
+
+/** Specifier to package-relative file, for each candidate Node resolves to a code file. */
+function resolvedByNode(pkg: Generated): Record<string, string> {
+  const root = tempWorkspace({ 'index.js': '' });
+  const dir = path.join(root, 'node_modules', pkg.manifest.name);
+  for (const [file, text] of Object.entries({ 'package.json': json(pkg.manifest), ...pkg.sources, ...pkg.built })) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
+  const require = createRequire(path.join(root, 'index.js'));
+  const resolved: Record<string, string> = {};
+  for (const specifier of candidates(pkg)) {
+    let file: string;
+    try {
+      file = require.resolve(specifier);
+    } catch {
+      continue;
+    }
+    if (CODE.test(file)) resolved[specifier] = path.relative(fs.realpathSync(dir), fs.realpathSync(file)).split(path.sep).join('/');
+  }
+  return resolved;
+}
+
+/** Specifier to package-relative entry, as the workspace publishes the package. */
+function published(pkg: Generated, withBuilt: boolean): { modules: Record<string, string>; warnings: string[] } {
+  const files: Record<string, string> = { 'core.json': json({ packages: ['packages/gen'] }), 'packages/gen/package.json': json(pkg.manifest) };
+  for (const [file, text] of Object.entries({ ...pkg.sources, ...(withBuilt ? pkg.built : {}) })) files[`packages/gen/${file}`] = text;
+  const model = readWorkspace(memoryReader(files));
+  const modules: Record<string, string> = {};
+  for (const module of model.modules) {
+    expect(module.diagnostics, module.specifier).to.deep.equal([]);
+    modules[module.specifier] = module.entry!.slice('packages/gen/'.length);
+  }
+  return { modules, warnings: (model.warnings ?? []).map((w) => w.kind) };
+}
+
+describe('exports patterns against Node', () => {
+  after(removeTemporaryDirs);
+
+  for (const pkg of PACKAGES) {
+    it(`${pkg.manifest.name}: publishes every subpath Node resolves, from built files, and from sources alone`, () => {
+      const node = resolvedByNode(pkg);
+      expect(Object.keys(node)).to.not.be.empty;
+      const built = published(pkg, true);
+      expect(built.modules).to.deep.equal(node);
+      expect(built.warnings).to.deep.equal([]);
+      const fromSources = published(pkg, false);
+      expect(Object.keys(fromSources.modules)).to.deep.equal(Object.keys(node));
+      for (const entry of Object.values(fromSources.modules)) expect(Object.keys(pkg.sources), entry).to.include(entry);
+    });
+  }
+
+  it('names what Node resolved for the generated shapes (the oracle asked the right questions)', () => {
+    expect(resolvedByNode(PACKAGES[0]!)).to.deep.equal({
+      '@gen/components': 'dist/index.js',
+      '@gen/components/components/button/button.js': 'dist/components/button/button.js',
+      '@gen/components/components/button/filled/filled-button.js': 'dist/components/button/filled/filled-button.js',
+      '@gen/components/components/card.js': 'dist/components/card.js',
+    });
+    expect(Object.keys(resolvedByNode(PACKAGES[1]!))).to.deep.equal(['@gen/mixed/a.js', '@gen/mixed/deep/b.js', '@gen/mixed/plain.js']);
+    expect(resolvedByNode(PACKAGES[2]!)['@gen/features/features/special.js']).to.equal('out/special-impl.js');
+  });
+
+  it('warns EXPORTS_NO_SOURCE for a pattern of code targets that matches no file, and not for one of stylesheets', () => {
+    const files = {
+      'core.json': json({ packages: ['packages/gen'] }),
+      'packages/gen/package.json': json({ name: '@gen/empty', version: '1.0.0', exports: { './widgets/*': './dist/widgets/*.js', './themes/*': './themes/*.css', './main': './main.ts' } }),
+      'packages/gen/main.ts': 'export {};\n',
+    };
+    const model = readWorkspace(memoryReader(files));
+    expect(model.warnings?.map((w) => w.kind)).to.deep.equal(['EXPORTS_NO_SOURCE']);
+    expect(model.warnings![0]!.message).to.contain('exports["./widgets/*"] -> "./dist/widgets/*.js" publishes no module');
+    expect(model.warnings![0]!.file).to.equal('packages/gen/package.json');
+  });
+});
+
+describe('exportsKeyFor', () => {
+  it('takes an exact key first, then the pattern with the longest part before "*", then the longer key', () => {
+    const exports = { './a/*': ['./x/*'], './a/b/*': [], './a/*.js': ['./y/*.js'], './a/c.js': ['./c.js'] };
+    expect(exportsKeyFor(exports, './a/c.js')).to.equal('./a/c.js');
+    expect(exportsKeyFor(exports, './a/b/x.js')).to.equal('./a/b/*');
+    expect(exportsKeyFor(exports, './a/d.js')).to.equal('./a/*.js');
+    expect(exportsKeyFor(exports, './a/d.css')).to.equal('./a/*');
+    expect(exportsKeyFor(exports, './b')).to.equal(null);
+  });
+});
