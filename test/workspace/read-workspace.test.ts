@@ -216,6 +216,54 @@ describe('readWorkspace', () => {
     expect(model.diagnostics[0]!.message).to.contain('declares the module "@acme/app/main" again; it is already declared in app/main');
   });
 
+  describe('the tsconfig that maps outputs to sources', () => {
+    it('reads outDir from tsconfig.build.json, for a package whose main names tsc output', () => {
+      const model = read(
+        { 'packages/lib': { name: '@acme/lib', main: 'lib/index.js', types: 'lib/index.d.ts' } },
+        { 'packages/lib/tsconfig.json': json({ compilerOptions: { strict: true } }), 'packages/lib/tsconfig.build.json': json({ extends: './tsconfig.json', compilerOptions: { outDir: 'lib', rootDir: 'src' } }), 'packages/lib/src/index.ts': 'export {}' },
+      );
+      expect(model.modules.map((m) => [m.specifier, m.entry, m.diagnostics])).to.deep.equal([['@acme/lib', 'packages/lib/src/index.ts', []]]);
+    });
+
+    it('reads outDir from the tsconfig that tsc -p of the build script names', () => {
+      const model = read(
+        { 'packages/lib': { name: '@acme/lib', exports: { '.': './build/index.js' }, scripts: { build: 'tsc -p config/tsconfig.lib.json' } } },
+        { 'packages/lib/config/tsconfig.lib.json': json({ compilerOptions: { outDir: '../build', rootDir: '../source' } }), 'packages/lib/source/index.ts': 'export {}' },
+      );
+      expect(model.modules.map((m) => m.entry)).to.deep.equal(['packages/lib/source/index.ts']);
+    });
+
+    it('takes the nearest tsconfig above a package that has none, as tsc and the builds do: a monorepo root whose paths name each source', () => {
+      const model = read(
+        { 'packages/a': { name: '@acme/a', main: 'dist/index.cjs', module: 'dist/index.mjs' }, 'packages/b': { name: '@acme/b', exports: { '.': { import: './dist/b.mjs' } } } },
+        {
+          'tsconfig.json': json({ compilerOptions: { paths: { '@acme/a': ['./packages/a/src/index.ts'], '@acme/*': ['./packages/*/src/main.ts'] } } }),
+          'packages/a/src/index.ts': 'export {}',
+          'packages/b/src/main.ts': 'export {}',
+        },
+      );
+      expect(model.modules.map((m) => [m.entry, m.diagnostics])).to.deep.equal([
+        ['packages/a/src/index.ts', []],
+        ['packages/b/src/main.ts', []],
+      ]);
+    });
+
+    it('names the member a root without exports comes from, and the tsconfig read, when it maps to no source', () => {
+      const model = read({ 'packages/lib': { name: '@acme/lib', main: 'lib/index.js' } }, { 'packages/lib/tsconfig.json': json({ compilerOptions: {} }), 'packages/lib/index.ts': 'export {}' });
+      const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
+      expect(message).to.contain('"main" -> "./lib/index.js" names no source').and.contain('tsconfig read: packages/lib/tsconfig.json');
+      expect(message).to.contain('set "outDir" and "rootDir" in packages/lib/tsconfig.json');
+      expect(message).to.not.contain('exports["."]');
+    });
+
+    it('advises a "source" condition for an exports key, and says when no tsconfig applies', () => {
+      const model = read({ 'packages/lib': { name: '@acme/lib', exports: { './x': './dist/x.js' } } });
+      const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
+      expect(message).to.contain('exports["./x"] -> "./dist/x.js" names no source').and.contain('no tsconfig.json applies to the package');
+      expect(message).to.contain('add a "source" condition');
+    });
+  });
+
   describe('bundlers', () => {
     const bundlerOf = (pkg: Record<string, unknown>, module: Record<string, unknown> = {}) => {
       const model = read({ app: { name: '@acme/app', core: { modules: '.', ...(pkg.core as object) }, bundlers: pkg.bundlers } }, { 'app/main/module.json': json({ entry: 'index.ts', ...module }) });
