@@ -3,6 +3,7 @@
 import { Immer, type Draft } from 'immer';
 import type { ModuleModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
+import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { UNVERIFIED, type CoreEvent, type EventOf, type EventType } from './events.js';
 import { initialState, knownInputHash, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
@@ -169,6 +170,7 @@ const handlers: Handlers = {
       const variant = previous?.variants[key];
       if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
       const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
+      wantDeepImports(draft, base, imports);
       builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
     }
     const changed = builds.changed();
@@ -198,12 +200,27 @@ function finish(
   target.build = null;
   target.requested = false;
   target.seen = null;
+  wantDeepImports(draft, base, record.imports);
   const unverified = Object.values(record.inputs).includes(UNVERIFIED);
   if (unverified) {
     target.generation += 1;
     target.status = 'pending';
   } else {
     target.status = 'done';
+  }
+}
+
+// A deep import of a workspace package without `exports` that is no module yet: the workspace is
+// read again with it, so the file it names becomes a module before anything is answered.
+function wantDeepImports(draft: Draft<ServiceState>, base: ServiceState, imports: readonly { specifier: string }[]) {
+  let index: ReturnType<typeof indexWorkspace> | undefined;
+  for (const { specifier } of imports) {
+    const bare = parseBareSpecifier(specifier);
+    if (!bare || bare.subpath === '' || draft.deepImports?.includes(specifier)) continue;
+    index ??= indexWorkspace(base.workspace);
+    if (!index.packages.get(bare.packageName)?.withoutExports || index.modules.has(specifier)) continue;
+    (draft.deepImports ??= []).push(specifier);
+    draft.workspaceStale = true;
   }
 }
 

@@ -9,7 +9,7 @@ import { parsePackageManifest, isPackageName, type PackageManifest } from './pac
 import { dirOf, isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import { parseWorkspaceManifest } from './workspace-manifest.js';
 import { createSourceFinder } from './source-finder.js';
-import { moduleSpecifier, ROOT_SUBPATH } from './specifiers.js';
+import { moduleSpecifier, parseBareSpecifier, ROOT_SUBPATH } from './specifiers.js';
 
 export interface SourceReader {
   /** The text of a workspace-relative file and its content hash; null when it is absent. */
@@ -33,7 +33,11 @@ export const BUILTIN_BUNDLERS: Readonly<Record<string, string>> = {
 const SOURCE_FILE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/;
 const DECLARATION_FILE = /\.d\.[cm]?ts$/;
 
-export function readWorkspace(reader: SourceReader): WorkspaceModel {
+/**
+ * `deepImports`: bare specifiers of files of packages without `exports` that workspace modules
+ * import (found by their builds): each is a module when it names a file Node would resolve.
+ */
+export function readWorkspace(reader: SourceReader, deepImports: readonly string[] = []): WorkspaceModel {
   const sources: Record<string, string | null> = {};
   const read = (path: string) => {
     const file = reader.readText(path);
@@ -75,9 +79,10 @@ export function readWorkspace(reader: SourceReader): WorkspaceModel {
       model.diagnostics.push(manifestInvalid(file, `${file}: the package name "${pkg.name}" is already used by ${other}, listed before it in core.json; rename one of them`));
       continue;
     }
-    model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies });
+    model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies, ...(pkg.rootMembers !== null ? { withoutExports: true as const } : {}) });
     const warnings: Diagnostic[] = [];
-    const modules = packageModules(pkg, dir, file, read, list, model.diagnostics, warnings, (path) => reader.leaves?.(path) ?? false, (path) => reader.realPath?.(path) ?? path);
+    const deepSubpaths = pkg.rootMembers === null ? [] : deepImports.map((specifier) => parseBareSpecifier(specifier)).filter((bare) => bare !== null && bare.packageName === pkg.name && bare.subpath !== '').map((bare) => bare!.subpath);
+    const modules = packageModules(pkg, dir, file, read, list, model.diagnostics, warnings, deepSubpaths, (path) => reader.leaves?.(path) ?? false, (path) => reader.realPath?.(path) ?? path);
     model.modules.push(...modules);
     if (warnings.length > 0) (model.warnings ??= []).push(...warnings);
     if (modules.length === 0) {
@@ -99,6 +104,7 @@ function packageModules(
   list: SourceReader['listDir'],
   workspaceDiagnostics: Diagnostic[],
   workspaceWarnings: Diagnostic[],
+  deepSubpaths: readonly string[],
   leaves: (path: string) => boolean = () => false,
   realPath: (path: string) => string | null = (path) => path,
 ): ModuleModel[] {
@@ -156,6 +162,14 @@ function packageModules(
     const module = newModule(pkg, subpath, dirOf(entry), entry);
     if (!/\.[cm]?tsx?$/.test(first)) module.diagnostics.push(manifestInvalid(packageFile, noSourceMessage(pkg, packageFile, key, first, found.looked, sources.tsconfigs())));
     declare(module, packageFile);
+  }
+
+  // 1b. Without `exports`, a file a workspace module imports by deep specifier, resolved as Node
+  // resolves it (the file itself, or the source it maps back to); never inside node_modules.
+  for (const subpath of new Set(deepSubpaths)) {
+    if (!isSubpath(subpath) || subpath.split('/').includes('node_modules') || modules.some((m) => m.subpath === subpath)) continue;
+    const found = sources.find(`./${subpath}`, [`./${subpath}`]);
+    if (found.entry !== null) declare(newModule(pkg, subpath, dirOf(found.entry), found.entry), packageFile);
   }
 
   // 2. `module.json` files under `core.modules`, and beside each exports target.

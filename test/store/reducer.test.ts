@@ -233,6 +233,21 @@ describe('reducer', () => {
       });
     });
 
+    it('wants a deep import of a workspace package without exports read as a module, once; not one of a package with exports', () => {
+      const workspace = workspaceModel([one], { packages: [
+        { name: '@t/app', version: '1.0.0', dir: 'app', dependencies: {} },
+        { name: '@t/open', version: '1.0.0', dir: 'open', dependencies: {}, withoutExports: true },
+        { name: '@t/closed', version: '1.0.0', dir: 'closed', dependencies: {} },
+      ] });
+      const imports = ['@t/open/button/filled-button.js', '@t/open', '@t/closed/x.js', 'lit/decorators.js', '@t/open/button/filled-button.js'].map((specifier) => ({ specifier, file: 'app/one/index.ts' }));
+      const state = fold([started, { type: 'workspace.read', workspace }, startedBuild(1, DEV, [{ module: one, generation: 1 }]), succeeded(1, one, DEV, 'e1', { imports })]);
+      expect(state.deepImports).to.deep.equal(['@t/open/button/filled-button.js']);
+      expect(state.workspaceStale).to.equal(true);
+      const read = fold([{ type: 'workspace.read', workspace }], state);
+      expect(read.workspaceStale).to.equal(false);
+      expect(fold([startedBuild(2, DEV, [{ module: one, generation: 1 }]), succeeded(2, one, DEV, 'e1', { imports })], fold([changed({ 'app/one/index.ts': 'e2' })], read)).workspaceStale).to.equal(false);
+    });
+
     it('drops a stale result: one of a build the variant no longer waits for', () => {
       const running = fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }]), { type: 'build.cancelled', build: 1, reason: 'test' }, startedBuild(2, DEV, [{ module: one, generation: 1 }])]);
       const after = fold([succeeded(1, one, DEV, 'old')], running);

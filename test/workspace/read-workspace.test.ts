@@ -216,6 +216,36 @@ describe('readWorkspace', () => {
     expect(model.diagnostics[0]!.message).to.contain('declares the module "@acme/app/main" again; it is already declared in app/main');
   });
 
+  describe('a package without exports', () => {
+    const open = () =>
+      files(
+        { 'packages/app': { name: '@acme/app', exports: { './main': './main/index.ts' } }, 'packages/open': { name: '@acme/open', main: 'index.js' }, 'packages/closed': { name: '@acme/closed', exports: { '.': './index.ts' } } },
+        {
+          'packages/app/main/index.ts': 'export {}',
+          'packages/open/index.ts': 'export {}',
+          'packages/open/button/filled-button.ts': 'export {}',
+          'packages/open/plain/util.js': 'export {}',
+          'packages/open/node_modules/dep/index.js': 'export {}',
+          'packages/closed/index.ts': 'export {}',
+          'packages/closed/x.ts': 'export {}',
+        },
+      );
+
+    it('publishes a deep import that names a file, or the source it is built from, as Node resolves it, and nothing else up front', () => {
+      const deep = ['@acme/open/button/filled-button.js', '@acme/open/plain/util.js', '@acme/open/missing.js', '@acme/open/node_modules/dep/index.js', '@acme/open/../app/main/index.ts', '@acme/closed/x.ts', '@acme/open'];
+      const model = readWorkspace(memoryReader(open()), deep);
+      expect(model.modules.map((m) => [m.specifier, m.entry, m.diagnostics.length])).to.deep.equal([
+        ['@acme/app/main', 'packages/app/main/index.ts', 0],
+        ['@acme/open', 'packages/open/index.ts', 0],
+        ['@acme/open/button/filled-button.js', 'packages/open/button/filled-button.ts', 0],
+        ['@acme/open/plain/util.js', 'packages/open/plain/util.js', 0],
+        ['@acme/closed', 'packages/closed/index.ts', 0],
+      ]);
+      expect(model.packages.map((p) => p.withoutExports ?? false)).to.deep.equal([false, true, false]);
+      expect(readWorkspace(memoryReader(open())).modules.map((m) => m.specifier)).to.deep.equal(['@acme/app/main', '@acme/open', '@acme/closed']);
+    });
+  });
+
   describe('the tsconfig that maps outputs to sources', () => {
     it('reads outDir from tsconfig.build.json, for a package whose main names tsc output', () => {
       const model = read(
