@@ -92,7 +92,7 @@ export const DIAGNOSTIC_KINDS = {
     severity: 'error',
     scope: 'module',
     when: 'a package is imported by bare specifier and is absent from `dependencies`, `peerDependencies` and `optionalDependencies` of the importing package',
-    remedy: 'declare it in `dependencies` (a plugin: in `peerDependencies`) of the importing package',
+    remedy: 'declare it in `dependencies` of the importing package',
   },
   DEPENDENCY_INCOMPATIBLE: {
     severity: 'error',
