@@ -210,17 +210,19 @@ function finish(
   }
 }
 
-// A deep import of a workspace package without `exports` that is no module yet: the workspace is
-// read again with it, so the file it names becomes a module before anything is answered.
+// A deep import of a workspace package without `exports`: every later read of the workspace
+// includes it, and one that is no module yet reads the workspace again at once, so the file it
+// names becomes a module before anything is answered. Kept though its module is there already:
+// a model restored from the build cache has it, and the next read must too.
 function wantDeepImports(draft: Draft<ServiceState>, base: ServiceState, imports: readonly { specifier: string }[]) {
   let index: ReturnType<typeof indexWorkspace> | undefined;
   for (const { specifier } of imports) {
     const bare = parseBareSpecifier(specifier);
     if (!bare || bare.subpath === '' || draft.deepImports?.includes(specifier)) continue;
     index ??= indexWorkspace(base.workspace);
-    if (!index.packages.get(bare.packageName)?.withoutExports || index.modules.has(specifier)) continue;
+    if (!index.packages.get(bare.packageName)?.withoutExports) continue;
     (draft.deepImports ??= []).push(specifier);
-    draft.workspaceStale = true;
+    if (!index.modules.has(specifier)) draft.workspaceStale = true;
   }
 }
 

@@ -248,6 +248,17 @@ describe('reducer', () => {
       expect(fold([startedBuild(2, DEV, [{ module: one, generation: 1 }]), succeeded(2, one, DEV, 'e1', { imports })], fold([changed({ 'app/one/index.ts': 'e2' })], read)).workspaceStale).to.equal(false);
     });
 
+    it('keeps a deep import whose module a restored model already has, for the next read, without reading again', () => {
+      const deep = moduleModel('deep');
+      const workspace = workspaceModel([one, { ...deep, specifier: '@t/open/x.js', package: '@t/open' }], { packages: [
+        { name: '@t/app', version: '1.0.0', dir: 'app', dependencies: {} },
+        { name: '@t/open', version: '1.0.0', dir: 'open', dependencies: {}, withoutExports: true },
+      ] });
+      const restored = fold([started, { type: 'workspace.read', workspace, restored: true }, { type: 'cache.restored', dir: '.core/cache', builds: [{ module: one.specifier, variant: DEV, outputs: { code: { hash: 'code-1', size: 10 }, styles: null }, imports: [{ specifier: '@t/open/x.js', file: 'app/one/index.ts' }], inputs: { 'app/one/index.ts': 'e1' } }] }]);
+      expect(restored.deepImports).to.deep.equal(['@t/open/x.js']);
+      expect(restored.workspaceStale).to.equal(false);
+    });
+
     it('drops a stale result: one of a build the variant no longer waits for', () => {
       const running = fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }]), { type: 'build.cancelled', build: 1, reason: 'test' }, startedBuild(2, DEV, [{ module: one, generation: 1 }])]);
       const after = fold([succeeded(1, one, DEV, 'old')], running);
