@@ -68,12 +68,14 @@ const PACKAGES: Generated[] = [
     sources: {
       'tsconfig.build.json': json({ compilerOptions: { outDir: 'out', rootDir: 'source' } }),
       'source/features/one.ts': 'export const one = 1;\n',
+      'source/features/sub/two.ts': 'export const two = 1;\n',
       'source/features/special.ts': 'export const shadowed = 1;\n',
       'source/special-impl.ts': 'export const special = 1;\n',
       'source/lib-alpha.mts': 'export const alpha = 1;\n',
     },
     built: {
       'out/features/one.js': 'export const one = 1;\n',
+      'out/features/sub/two.js': 'export const two = 1;\n',
       'out/features/special.js': 'export const shadowed = 1;\n',
       'out/special-impl.js': 'export const special = 1;\n',
       'out/lib-alpha.mjs': 'export const alpha = 1;\n',
@@ -165,7 +167,12 @@ describe('exports patterns against Node', () => {
       '@gen/components/components/card.js': 'dist/components/card.js',
     });
     expect(Object.keys(resolvedByNode(PACKAGES[1]!))).to.deep.equal(['@gen/mixed/a.js', '@gen/mixed/deep/b.js', '@gen/mixed/plain.js']);
-    expect(resolvedByNode(PACKAGES[2]!)['@gen/features/features/special.js']).to.equal('out/special-impl.js');
+    expect(resolvedByNode(PACKAGES[2]!)).to.deep.equal({
+      '@gen/features/features/one.js': 'out/features/one.js',
+      '@gen/features/features/special.js': 'out/special-impl.js',
+      '@gen/features/features/sub/two.js': 'out/features/sub/two.js',
+      '@gen/features/lib-alpha': 'out/lib-alpha.mjs',
+    });
   });
 
   it('warns EXPORTS_NO_SOURCE for a pattern of code targets that matches no file, and not for one of stylesheets', () => {
