@@ -150,8 +150,13 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
   // Every file below a directory, relative to it; node_modules and dot-directories skipped.
   const filesBelow = (start: string): string[] => {
     const found: string[] = [];
+    // A directory linked below itself is walked once (`id`: the same for every path to it).
+    const visited = new Set<string>();
     const visit = (current: string, prefix: string) => {
-      for (const entry of list(current)?.entries ?? []) {
+      const listing = list(current);
+      if (!listing || (listing.id !== undefined && visited.has(listing.id))) return;
+      if (listing.id !== undefined) visited.add(listing.id);
+      for (const entry of listing.entries) {
         if (entry.directory) {
           if (!isSkippedDirectory(entry.name)) visit(joinRelative(current, entry.name), `${prefix}${entry.name}/`);
         } else found.push(`${prefix}${entry.name}`);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { readWorkspace } from '../../src/workspace/read-workspace.js';
 import { exportsKeyFor } from '../../src/workspace/source-finder.js';
+import { createFileHashes } from '../../src/streams/file-hashes.js';
 import { memoryReader } from '../helpers/memory-reader.js';
 import { removeTemporaryDirs, tempWorkspace } from '../helpers/workspace.js';
 
@@ -185,6 +186,21 @@ describe('exports patterns against Node', () => {
     expect(model.warnings?.map((w) => w.kind)).to.deep.equal(['EXPORTS_NO_SOURCE']);
     expect(model.warnings![0]!.message).to.contain('exports["./widgets/*"] -> "./dist/widgets/*.js" publishes no module');
     expect(model.warnings![0]!.file).to.equal('packages/gen/package.json');
+  });
+});
+
+describe('exports patterns over a real tree', () => {
+  after(removeTemporaryDirs);
+
+  it('walks a directory linked below itself once', () => {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/loop'] }),
+      'packages/loop/package.json': json({ name: '@gen/loop', version: '1.0.0', exports: { './*': './lib/*' } }),
+      'packages/loop/lib/a.js': 'export const a = 1;\n',
+    });
+    fs.symlinkSync(path.join(root, 'packages/loop/lib'), path.join(root, 'packages/loop/lib/again'), 'dir');
+    const model = readWorkspace(createFileHashes(root));
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@gen/loop/a.js']);
   });
 });
 
