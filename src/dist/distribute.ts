@@ -3,15 +3,20 @@
 // each package as it completes. It reads manifests only; it never writes one.
 import os from 'node:os';
 import path from 'node:path';
-import { createBundlerRegistry } from '../bundlers/registry.js';
+import { createBundlerRegistry, type BundlerRegistry } from '../bundlers/registry.js';
 import { createAssetFiles } from '../streams/asset-files.js';
+import { toBundleTarget } from '../streams/build-runner.js';
 import { createFileHashes } from '../streams/file-hashes.js';
+import { workspaceBoundaries } from '../workspace/boundaries.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
+import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { readWorkspace } from '../workspace/read-workspace.js';
+import { readWithDeepImports } from './deep-imports.js';
 import { buildDistribution } from './build-distribution.js';
 import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
 import type { ModuleOutcome } from './judge-module.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
+import { runLimited } from './run-limited.js';
 import { writeFiles, writeManifest } from './write-distribution.js';
 
 export interface DistributeOptions {
@@ -55,7 +60,15 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const out = path.resolve(options.out);
   const parallelism = options.parallelism ?? os.availableParallelism();
   const progress = options.onProgress ?? (() => {});
-  const workspace = readWorkspace(createFileHashes(root));
+  const hashes = createFileHashes(root);
+  const registry = createBundlerRegistry(root);
+  let workspace: WorkspaceModel;
+  try {
+    workspace = await readWithDeepImports((deep) => readWorkspace(hashes, deep), (read, modules) => bareImportsOf(read, modules, registry, parallelism));
+  } catch (error) {
+    await registry.dispose();
+    throw error;
+  }
   const plan = planDistribution(workspace, parallelism);
 
   const summaries = new Map<string, PackageSummary & { pending: number }>();
@@ -83,7 +96,6 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   };
 
   plan.invalid.forEach(settle);
-  const registry = createBundlerRegistry(root);
   try {
     await buildDistribution(plan.jobs, { workspace, registry, assets: createAssetFiles(root), parallelism }, settle);
   } finally {
@@ -95,6 +107,21 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
   invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
   return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0 };
+}
+
+// The bare imports of the modules' production builds; a build that fails says why in the distribution itself.
+async function bareImportsOf(workspace: WorkspaceModel, modules: ModuleModel[], registry: BundlerRegistry, parallelism: number): Promise<string[]> {
+  const found: string[] = [];
+  const boundaries = workspaceBoundaries(workspace);
+  await runLimited(planDistribution({ ...workspace, modules }, parallelism).jobs, parallelism, async (job) => {
+    try {
+      const bundler = await registry.get(job.bundler);
+      for (const result of await bundler.bundle(job.modules.map((module) => toBundleTarget(module, boundaries)), job.variant)) found.push(...result.imports.map((record) => record.specifier));
+    } catch {
+      // Built again by the distribution, which reports the failure.
+    }
+  });
+  return found;
 }
 
 const publicSummary = ({ pending: _pending, ...summary }: PackageSummary & { pending: number }): PackageSummary => summary;
