@@ -250,7 +250,12 @@ function noSourceMessage(pkg: PackageManifest, packageFile: string, key: string,
   const index = pkg.exports[key]?.indexOf(target) ?? -1;
   const member = pkg.rootMembers !== null && key === '.' ? `"${pkg.rootMembers[index] ?? 'main'}"` : `exports["${key}"]`;
   const where = `${member} -> "${target}" names no source: it does not exist and maps to no TypeScript source (looked at ${looked.join(', ')}${describeTsconfigs(tsconfigs)})`;
-  const outDir = tsconfigs.length > 0 ? `set "outDir" and "rootDir" in ${tsconfigs[0]} so that it maps to the source` : `add a tsconfig.json to the package whose "outDir" and "rootDir" map it to the source`;
+  // A config above the package (a monorepo root) is shared: the fix goes into the package's own.
+  const own = tsconfigs.find((file) => dirOf(file) === dirOf(packageFile));
+  const ownFile = joinRelative(dirOf(packageFile), 'tsconfig.json');
+  const outDir = own !== undefined
+    ? `set "outDir" and "rootDir" in ${own} so that it maps to the source`
+    : `add ${ownFile}${tsconfigs.length > 0 ? ` (extending ${relativeTo(dirOf(packageFile), tsconfigs[0]!)})` : ''} whose "outDir" and "rootDir" map it to the source`;
   const fix = pkg.rootMembers !== null ? `${outDir}, or publish the source with "exports": {".": {"source": "./<entry>.ts", "default": "${target}"}}` : `add a "source" condition naming the entry file to exports["${key}"], or ${outDir}`;
   return `${packageFile}: ${where}; ${fix}`;
 }

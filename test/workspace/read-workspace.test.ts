@@ -290,7 +290,14 @@ describe('readWorkspace', () => {
       const model = read({ 'packages/lib': { name: '@acme/lib', exports: { './x': './dist/x.js' } } });
       const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
       expect(message).to.contain('exports["./x"] -> "./dist/x.js" names no source').and.contain('no tsconfig.json applies to the package');
-      expect(message).to.contain('add a "source" condition');
+      expect(message).to.contain('add a "source" condition').and.contain('add packages/lib/tsconfig.json whose "outDir"');
+    });
+
+    it("advises a tsconfig of the package's own, extending the shared one above it, rather than editing that one", () => {
+      const model = read({ 'packages/lib': { name: '@acme/lib', module: 'dist/lib.mjs' } }, { 'tsconfig.json': json({ compilerOptions: { strict: true } }) });
+      const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
+      expect(message).to.contain('"module" -> "./dist/lib.mjs" names no source').and.contain('tsconfig read: tsconfig.json');
+      expect(message).to.contain('add packages/lib/tsconfig.json (extending ../../tsconfig.json) whose "outDir" and "rootDir" map it to the source');
     });
   });
 
