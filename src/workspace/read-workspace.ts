@@ -87,7 +87,7 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
     if (warnings.length > 0) (model.warnings ??= []).push(...warnings);
     if (modules.length === 0) {
       (model.warnings ??= []).push(
-        diagnostic('NO_PUBLIC_MODULE', `${pkg.name} (${file}) publishes no module: declare one in "exports" ("./main": "./main/index.ts", or "." for the package root), or put a module.json beside an entry file under "core.modules"`, { file }),
+        diagnostic('NO_PUBLIC_MODULE', `${pkg.name} (${file}) publishes no module: declare one in "exports" ("./main": "./main/index.ts", or "." for the package root), or put a module.json beside an entry file under "core.modules"${pkg.rootMembers !== null ? `; without "exports", a file of it is also a module once a workspace module imports it ("${pkg.name}/<file>.js")` : ''}`, { file }),
       );
     }
   }
