@@ -123,6 +123,8 @@ const handlers: Handlers = {
   },
 
   'output.requested': (draft, event, base) => {
+    // A file of a package without `exports` asked for by address: found like an import of it.
+    wantDeepImports(draft, base, [{ specifier: event.module }]);
     const builds = base.builds[event.module];
     const module = indexWorkspace(base.workspace).modules.get(event.module);
     if (!builds || !module || !isBuildable(module)) return;
@@ -210,6 +212,9 @@ function finish(
   }
 }
 
+// Addresses asked for can name any path: past this many, no other is looked for (README "Exports and sources").
+export const DEEP_IMPORTS_KEPT = 10_000;
+
 // A deep import of a workspace package without `exports`: every later read of the workspace
 // includes it, and one that is no module yet reads the workspace again at once, so the file it
 // names becomes a module before anything is answered. Kept though its module is there already:
@@ -217,6 +222,7 @@ function finish(
 function wantDeepImports(draft: Draft<ServiceState>, base: ServiceState, imports: readonly { specifier: string }[]) {
   let index: ReturnType<typeof indexWorkspace> | undefined;
   for (const { specifier } of imports) {
+    if ((draft.deepImports?.length ?? 0) >= DEEP_IMPORTS_KEPT) return;
     const bare = parseBareSpecifier(specifier);
     if (!bare || bare.subpath === '' || draft.deepImports?.includes(specifier)) continue;
     index ??= indexWorkspace(base.workspace);

@@ -22,6 +22,7 @@ function shapesWorkspace(): string {
     'packages/open/tsconfig.build.json': json({ compilerOptions: { outDir: 'lib', rootDir: 'src' } }),
     'packages/open/src/index.ts': "export const open = 'open-root';\n",
     'packages/open/src/button/filled-button.ts': "export const filled = 'open-filled-button';\n",
+    'packages/open/src/extra/direct.ts': "export const direct = 'open-direct';\n",
     'packages/geo/package.json': json({ name: '@shape/geo', version: '1.0.0', module: 'dist/geo.mjs', main: 'dist/geo.cjs' }),
     'packages/geo/src/index.ts': "export const geo = 'geo-source';\n",
     'packages/host/package.json': json({ name: '@shape/host', version: '2.1.0', exports: { '.': './index.ts' } }),
@@ -85,6 +86,14 @@ describe('every way real packages publish', function () {
       expect(answer.status, address).to.equal(200);
       expect(answer.text, address).to.include(marker);
     }
+    // Asked for by address before anything imports it: found on demand, with the same checks.
+    const direct = await service.get('/m/@shape/open@1.0.0/modules/lib/extra/direct.js');
+    expect(direct.status).to.equal(200);
+    expect(direct.text).to.include('open-direct');
+    expect((await service.report()).modules.find((m) => m.specifier === '@shape/open/lib/extra/direct.js')).to.include({ status: 'valid' });
+    const missing = await service.get('/m/@shape/open@1.0.0/modules/lib/extra/missing.js');
+    expect(missing.status).to.equal(404);
+    expect(missing.text).to.include('OUTPUT_NOT_AVAILABLE');
     const entry = await service.get('/preview/entry.json');
     const { imports, diagnostics } = JSON.parse(entry.text) as { imports: Record<string, string>; diagnostics: unknown[] };
     expect(diagnostics).to.deep.equal([]);
