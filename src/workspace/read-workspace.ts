@@ -167,7 +167,7 @@ function packageModules(
   // 1b. Without `exports`, a file a workspace module imports by deep specifier, resolved as Node
   // resolves it (the file itself, or the source it maps back to); never inside node_modules.
   for (const subpath of new Set(deepSubpaths)) {
-    if (!isSubpath(subpath) || subpath.split('/').includes('node_modules') || modules.some((m) => m.subpath === subpath)) continue;
+    if (!isSubpath(subpath) || DECLARATION_FILE.test(subpath) || subpath.split('/').includes('node_modules') || modules.some((m) => m.subpath === subpath)) continue;
     const found = sources.find(`./${subpath}`, [`./${subpath}`]);
     if (found.entry !== null) declare(newModule(pkg, subpath, dirOf(found.entry), found.entry), packageFile);
   }

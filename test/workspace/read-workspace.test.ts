@@ -223,6 +223,7 @@ describe('readWorkspace', () => {
         {
           'packages/app/main/index.ts': 'export {}',
           'packages/open/index.ts': 'export {}',
+          'packages/open/index.d.ts': 'export {}',
           'packages/open/button/filled-button.ts': 'export {}',
           'packages/open/plain/util.js': 'export {}',
           'packages/open/node_modules/dep/index.js': 'export {}',
@@ -232,7 +233,7 @@ describe('readWorkspace', () => {
       );
 
     it('publishes a deep import that names a file, or the source it is built from, as Node resolves it, and nothing else up front', () => {
-      const deep = ['@acme/open/button/filled-button.js', '@acme/open/plain/util.js', '@acme/open/missing.js', '@acme/open/node_modules/dep/index.js', '@acme/open/../app/main/index.ts', '@acme/closed/x.ts', '@acme/open'];
+      const deep = ['@acme/open/button/filled-button.js', '@acme/open/plain/util.js', '@acme/open/missing.js', '@acme/open/index.d.ts', '@acme/open/node_modules/dep/index.js', '@acme/open/../app/main/index.ts', '@acme/closed/x.ts', '@acme/open'];
       const model = readWorkspace(memoryReader(open()), deep);
       expect(model.modules.map((m) => [m.specifier, m.entry, m.diagnostics.length])).to.deep.equal([
         ['@acme/app/main', 'packages/app/main/index.ts', 0],
