@@ -76,12 +76,10 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
     const nearestFile = findTsconfig(dir, '.', (file) => read(file) !== null);
     const nearest = nearestFile === null ? null : load(nearestFile);
     const named = pkg.buildTsconfig === null ? null : normalizeRelative(pkg.buildTsconfig);
-    const buildFiles = [
-      ...(named !== null && isInside(named) ? [joinRelative(dir, named), joinRelative(dir, `${named}/tsconfig.json`)] : []),
-      joinRelative(dir, 'tsconfig.build.json'),
-    ];
-    const buildFile = buildFiles.find((file) => file.endsWith('.json') && file !== nearestFile && read(file) !== null);
-    const build = buildFile === undefined ? null : load(buildFile);
+    // The project the build script names wins, even when it is the nearest one (`tsc -p .`).
+    const namedFile = (named !== null && isInside(named) ? [joinRelative(dir, named), joinRelative(dir, `${named}/tsconfig.json`)] : []).find((file) => file.endsWith('.json') && read(file) !== null);
+    const buildFile = namedFile ?? [joinRelative(dir, 'tsconfig.build.json')].find((file) => read(file) !== null);
+    const build = buildFile === undefined ? null : buildFile === nearestFile ? nearest : load(buildFile);
     configs = { nearest, build };
     return configs;
   };
@@ -217,7 +215,7 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
     },
     tsconfigs() {
       const { nearest, build } = config();
-      return [build?.file, nearest?.file].filter((f): f is string => typeof f === 'string');
+      return [...new Set([build?.file, nearest?.file].filter((f): f is string => typeof f === 'string'))];
     },
   };
 }

@@ -264,6 +264,19 @@ describe('readWorkspace', () => {
       expect(model.modules.map((m) => m.entry)).to.deep.equal(['packages/lib/source/index.ts']);
     });
 
+    it('takes the project tsc -p names over tsconfig.build.json, though it is the package tsconfig.json', () => {
+      const model = read(
+        { 'packages/lib': { name: '@acme/lib', main: 'out/index.js', scripts: { build: 'tsc -p .' } } },
+        {
+          'packages/lib/tsconfig.json': json({ compilerOptions: { outDir: 'out', rootDir: 'source' } }),
+          'packages/lib/tsconfig.build.json': json({ compilerOptions: { outDir: 'out', rootDir: 'other' } }),
+          'packages/lib/source/index.ts': 'export {}',
+          'packages/lib/other/index.ts': 'export {}',
+        },
+      );
+      expect(model.modules.map((m) => m.entry)).to.deep.equal(['packages/lib/source/index.ts']);
+    });
+
     it('takes the nearest tsconfig above a package that has none, as tsc and the builds do: a monorepo root whose paths name each source', () => {
       const model = read(
         { 'packages/a': { name: '@acme/a', main: 'dist/index.cjs', module: 'dist/index.mjs' }, 'packages/b': { name: '@acme/b', exports: { '.': { import: './dist/b.mjs' } } } },
