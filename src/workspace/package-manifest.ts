@@ -19,6 +19,8 @@ export interface PackageManifest {
    * excluded (`null`, as in Node). Without `exports`, `"."` lists `module`, `main`, `types`.
    */
   exports: Record<string, string[]>;
+  /** The `exports` keys whose target has a `source` condition, for the advice of a diagnostic. */
+  sourceKeys: string[];
   /** Without `exports`: the member each target of `"."` comes from (`module`, `main`...), for diagnostics; null with `exports`. */
   rootMembers: string[] | null;
   /** The tsconfig a `tsc -p <file>` (or `--project`, `-b`) in `scripts.build` names, relative to the package; null when none is plain to read. */
@@ -88,6 +90,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   if (json.description !== undefined && typeof json.description !== 'string') problem(`"description" must be a string; it is ${describeType(json.description)}`);
 
   const exports: Record<string, string[]> = table();
+  const sourceKeys: string[] = [];
   let rootMembers: string[] | null = json.exports !== undefined && json.exports !== null ? null : [];
   if (json.exports !== undefined && json.exports !== null) {
     // The forms Node accepts: a string or an array (the root alone), an object of conditions
@@ -105,6 +108,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
         continue;
       }
       exports[key] = targets;
+      if (hasSourceCondition(target)) sourceKeys.push(key);
     }
   } else {
     // No `exports`: the package root, from the first of these that is or maps to a source.
@@ -173,7 +177,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   }
 
   return {
-    value: { name: json.name as string, version: json.version as string, exports, rootMembers, buildTsconfig: buildTsconfig(json.scripts), dependencies, modulesDir, defaultBundler, bundlers, define },
+    value: { name: json.name as string, version: json.version as string, exports, sourceKeys, rootMembers, buildTsconfig: buildTsconfig(json.scripts), dependencies, modulesDir, defaultBundler, bundlers, define },
     diagnostics,
   };
 }
@@ -188,6 +192,9 @@ function buildTsconfig(scripts: unknown): string | null {
   const named = /(?:^|[\s;&|(])tsc\s+(?:[^;&|]*?\s)?(?:-p|--project|-b|--build)\s+([^\s;&|$`'"]+)/.exec(scripts.build);
   return named ? named[1]! : null;
 }
+
+const hasSourceCondition = (target: unknown): boolean =>
+  Array.isArray(target) ? target.some(hasSourceCondition) : isObject(target) && (Object.hasOwn(target, 'source') || Object.values(target).some(hasSourceCondition));
 
 /** Every path of an `exports` target, in the order tried; null when it is of no valid type. */
 function exportTargets(target: unknown): string[] | null {

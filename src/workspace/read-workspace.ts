@@ -256,7 +256,7 @@ function noSourceMessage(pkg: PackageManifest, packageFile: string, key: string,
   const outDir = own !== undefined
     ? `set "outDir" and "rootDir" in ${own} so that it maps to the source`
     : `add ${ownFile}${tsconfigs.length > 0 ? ` (extending ${relativeTo(dirOf(packageFile), tsconfigs[0]!)})` : ''} whose "outDir" and "rootDir" map it to the source`;
-  const fix = pkg.rootMembers !== null ? `${outDir}, or publish the source with "exports": {".": {"source": "./<entry>.ts", "default": "${target}"}}` : `add a "source" condition naming the entry file to exports["${key}"], or ${outDir}`;
+  const fix = pkg.rootMembers !== null ? `${outDir}, or publish the source with "exports": {".": {"source": "./<entry>.ts", "default": "${target}"}}` : `${pkg.sourceKeys.includes(key) ? `point the "source" condition of exports["${key}"] at the entry file` : `add a "source" condition naming the entry file to exports["${key}"]`}, or ${outDir}`;
   return `${packageFile}: ${where}; ${fix}`;
 }
 

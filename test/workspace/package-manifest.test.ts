@@ -32,6 +32,7 @@ describe('parsePackageManifest', () => {
       name: '@acme/app',
       version: '1.0.0',
       exports: { './main': ['./main/index.ts'], './package.json': ['./package.json'] },
+      sourceKeys: [],
       rootMembers: null,
       buildTsconfig: null,
       dependencies: { '@acme/lib': '^1.0.0', lit: '3.1.0' },
@@ -66,7 +67,7 @@ describe('parsePackageManifest', () => {
 
   it('needs no more than a name and an exact version', () => {
     expect(parse(base)).to.deep.equal({
-      value: { ...base, exports: {}, rootMembers: [], buildTsconfig: null, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {} },
+      value: { ...base, exports: {}, sourceKeys: [], rootMembers: [], buildTsconfig: null, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {} },
       diagnostics: [],
     });
   });

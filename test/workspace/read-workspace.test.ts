@@ -305,6 +305,8 @@ describe('readWorkspace', () => {
       const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
       expect(message).to.contain('exports["./x"] -> "./dist/x.js" names no source').and.contain('no tsconfig.json applies to the package');
       expect(message).to.contain('add a "source" condition').and.contain('add packages/lib/tsconfig.json whose "outDir"');
+      const withSource = read({ 'packages/lib': { name: '@acme/lib', exports: { './x': { source: './src/gone.js', default: './dist/x.js' } } } });
+      expect(withSource.modules[0]!.diagnostics[0]!.message).to.contain('point the "source" condition of exports["./x"] at the entry file').and.not.contain('add a "source"');
     });
 
     it("advises a tsconfig of the package's own, extending the shared one above it, rather than editing that one", () => {
