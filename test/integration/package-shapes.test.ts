@@ -91,6 +91,9 @@ describe('every way real packages publish', function () {
     expect(direct.status).to.equal(200);
     expect(direct.text).to.include('open-direct');
     expect((await service.report()).modules.find((m) => m.specifier === '@shape/open/lib/extra/direct.js')).to.include({ status: 'valid' });
+    const wrongVersion = await service.get('/m/@shape/open@9.9.9/modules/lib/extra/other.js');
+    expect(wrongVersion.status).to.equal(404);
+    expect(service.internals.store.getState().deepImports).to.not.include('@shape/open/lib/extra/other.js');
     const missing = await service.get('/m/@shape/open@1.0.0/modules/lib/extra/missing.js');
     expect(missing.status).to.equal(404);
     expect(missing.text).to.include('OUTPUT_NOT_AVAILABLE');
