@@ -168,7 +168,7 @@ function packageModules(
   // resolves it (the file itself, or the source it maps back to); never inside node_modules.
   for (const subpath of new Set(deepSubpaths)) {
     if (!isSubpath(subpath) || DECLARATION_FILE.test(subpath) || subpath.split('/').includes('node_modules') || modules.some((m) => m.subpath === subpath)) continue;
-    const found = sources.find(`./${subpath}`, [`./${subpath}`]);
+    const found = sources.find(`./${subpath}`, [`./${subpath}`], true);
     if (found.entry !== null) declare(newModule(pkg, subpath, dirOf(found.entry), found.entry), packageFile);
   }
 

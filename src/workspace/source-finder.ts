@@ -39,7 +39,8 @@ export interface FoundSource {
 }
 
 export interface SourceFinder {
-  find(key: string, targets: string[]): FoundSource;
+  /** `asBuilt`: as Node resolves in the built package (a deep import of a package without `exports`). */
+  find(key: string, targets: string[], asBuilt?: boolean): FoundSource;
   /** The modules of a `*` pattern key: one per subpath Node resolves through it to a file that is, or maps to, a source. */
   expandPattern(key: string, targets: string[]): { subpath: string; entry: string }[];
   /** The tsconfig files whose `outDir`/`rootDir` and `paths` were read, for diagnostics; empty when none. */
@@ -101,7 +102,10 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
   };
 
   // The source files a target may stand for, in the order tried.
-  const candidates = (target: string): string[] => {
+  // `asBuilt`: only a source the build writes the target from (a deep import of a package
+  // without `exports` names what Node resolves in the built package): beside it only when no
+  // outDir is declared, since tsc then writes nothing beside its sources.
+  const candidates = (target: string, asBuilt = false): string[] => {
     const relative = normalizeRelative(target);
     if (relative === null || !isInside(relative)) return [];
     const file = joinRelative(dir, relative);
@@ -111,13 +115,14 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
     if (!mapping) return out;
     const [pattern, extensions] = mapping;
     const stem = file.replace(pattern, '');
-    for (const extension of extensions) out.push(`${stem}${extension}`);
+    if (!asBuilt || outputRoots().length === 0) for (const extension of extensions) out.push(`${stem}${extension}`);
     for (const [outDir, sourceDir] of outputRoots()) {
       const inside = relativeTo(outDir, stem);
       if (!isInside(inside)) continue;
       for (const extension of extensions) out.push(joinRelative(sourceDir, `${inside}${extension}`));
     }
-    return [...new Set(out)];
+    // `a.d.js` is no output of `a.d.ts`: a declaration file is never an entry.
+    return [...new Set(out)].filter((file) => !DECLARATION_FILE.test(file));
   };
 
   const fromPaths = (specifier: string): string[] => {
@@ -132,12 +137,12 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
     return out;
   };
 
-  const find = (key: string, targets: string[]): FoundSource => {
+  const find = (key: string, targets: string[], asBuilt = false): FoundSource => {
     const looked: string[] = [];
     const specifier = moduleSpecifier(pkg.name, key === '.' ? ROOT_SUBPATH : key.slice(2));
     const codeTargets = targets.filter((t) => SOURCE_FILE.test(t) || DECLARATION_FILE.test(t) || !/\.[a-z0-9]+$/i.test(t));
     if (codeTargets.length === 0) return { entry: null, looked: [] };
-    for (const file of [...codeTargets.flatMap(candidates), ...fromPaths(specifier)]) {
+    for (const file of [...codeTargets.flatMap((target) => candidates(target, asBuilt)), ...fromPaths(specifier)]) {
       if (looked.includes(file)) continue;
       looked.push(file);
       if (exists(file)) return { entry: file, looked };

@@ -2,9 +2,11 @@
 // written to a temporary node_modules, every subpath Node resolves to a code file is asked of
 // `require.resolve`, and the workspace must publish exactly those subpaths, from the built files
 // and, once the built files are removed, from their sources.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { readWorkspace } from '../../src/workspace/read-workspace.js';
 import { exportsKeyFor } from '../../src/workspace/source-finder.js';
@@ -186,6 +188,59 @@ describe('exports patterns against Node', () => {
     expect(model.warnings?.map((w) => w.kind)).to.deep.equal(['EXPORTS_NO_SOURCE']);
     expect(model.warnings![0]!.message).to.contain('exports["./widgets/*"] -> "./dist/widgets/*.js" publishes no module');
     expect(model.warnings![0]!.file).to.equal('packages/gen/package.json');
+  });
+});
+
+describe('deep imports of a package without exports against Node', () => {
+  after(removeTemporaryDirs);
+
+  const pkg: Generated = {
+    manifest: { name: '@gen/open', version: '1.0.0', main: 'lib/index.js', exports: {} },
+    sources: {
+      'tsconfig.build.json': json({ compilerOptions: { outDir: 'lib', rootDir: 'src' } }),
+      'src/index.ts': 'export const root = 1;\n',
+      'src/button/filled-button.ts': 'export const filled = 1;\n',
+      'vendor/plain.js': 'export const plain = 1;\n',
+      'vendor/notes.md': '# notes\n',
+    },
+    built: {
+      'lib/index.js': 'export const root = 1;\n',
+      'lib/button/filled-button.js': 'export const filled = 1;\n',
+      'lib/button/filled-button.d.ts': 'export declare const filled = 1;\n',
+    },
+  };
+
+  it('publishes, from built files and from sources alone, every deep .js import that Node\'s ESM resolver resolves', () => {
+    const { exports: _none, ...manifest } = pkg.manifest;
+    const root = tempWorkspace({ 'resolve.mjs': '' });
+    const dir = path.join(root, 'node_modules', manifest.name);
+    for (const [file, text] of Object.entries({ 'package.json': json(manifest), ...pkg.sources, ...pkg.built })) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    const asked = Object.keys({ ...pkg.sources, ...pkg.built }).flatMap((file) => [`${manifest.name}/${file}`, `${manifest.name}/${file.replace(/\.ts$/, '.js')}`, `${manifest.name}/${file.replace(/\.[^./]+$/, '')}`]);
+    const specifiers = [...new Set(asked)].filter((specifier) => CODE.test(specifier)).sort();
+    // Node's ESM resolver, as a browser's import map would be asked: exact files only.
+    fs.writeFileSync(
+      path.join(root, 'resolve.mjs'),
+      `const out = {};\nfor (const s of ${JSON.stringify(specifiers)}) { try { out[s] = import.meta.resolve(s); } catch {} }\nconsole.log(JSON.stringify(out));\n`,
+    );
+    const resolved = JSON.parse(execFileSync(process.execPath, [path.join(root, 'resolve.mjs')], { encoding: 'utf8' })) as Record<string, string>;
+    const node: Record<string, string> = {};
+    for (const [specifier, url] of Object.entries(resolved)) {
+      const file = fileURLToPath(url);
+      if (fs.existsSync(file)) node[specifier] = path.relative(fs.realpathSync(dir), fs.realpathSync(file)).split(path.sep).join('/');
+    }
+    expect(node).to.deep.equal({ '@gen/open/lib/button/filled-button.js': 'lib/button/filled-button.js', '@gen/open/lib/index.js': 'lib/index.js', '@gen/open/vendor/plain.js': 'vendor/plain.js' });
+
+    const deepOf = (withBuilt: boolean) => {
+      const files: Record<string, string> = { 'core.json': json({ packages: ['packages/gen'] }), 'packages/gen/package.json': json(manifest) };
+      for (const [file, text] of Object.entries({ ...pkg.sources, ...(withBuilt ? pkg.built : {}) })) files[`packages/gen/${file}`] = text;
+      const model = readWorkspace(memoryReader(files), specifiers);
+      return Object.fromEntries(model.modules.filter((m) => m.subpath !== '@root').map((m) => [m.specifier, m.entry!.slice('packages/gen/'.length)]));
+    };
+    expect(deepOf(true)).to.deep.equal(node);
+    expect(deepOf(false)).to.deep.equal({ '@gen/open/lib/button/filled-button.js': 'src/button/filled-button.ts', '@gen/open/lib/index.js': 'src/index.ts', '@gen/open/vendor/plain.js': 'vendor/plain.js' });
   });
 });
 
