@@ -5,7 +5,7 @@ import type { Fact } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
-import { isBuildable } from '../store/reducer.js';
+import { DEEP_IMPORTS_KEPT, isBuildable } from '../store/reducer.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { unbuildable } from './errors.js';
@@ -76,7 +76,8 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
       const pkg = bare && bare.subpath !== '' ? indexWorkspace(state.workspace).packages.get(bare.packageName) : undefined;
       if (!pkg?.withoutExports || indexWorkspace(state.workspace).modules.has(module) || state.deepImports?.includes(module)) return state;
       deps.dispatch({ type: 'output.requested', module, variant });
-      return when(workspaceRead);
+      // Once the reducer took it (or keeps no more), and the workspace was read with it.
+      return when((next) => workspaceRead(next) && (next.deepImports?.includes(module) || (next.deepImports?.length ?? 0) >= DEEP_IMPORTS_KEPT));
     },
 
     async settled(check = true) {
