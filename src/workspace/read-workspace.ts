@@ -131,7 +131,7 @@ function packageModules(
       const codeTargets = targets.filter((target) => target.includes('*') && (/\*$/.test(target) || (SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target))));
       if (expanded.length === 0 && codeTargets.length > 0) {
         workspaceWarnings.push(
-          diagnostic('EXPORTS_NO_SOURCE', `${packageFile}: exports["${key}"] -> ${codeTargets.map((t) => `"${t}"`).join(', ')} publishes no module: no file of the package, built or source, is what Node would resolve through it${describeTsconfigs(sources.tsconfigs())}; add the files, or correct the target`, { file: packageFile }),
+          diagnostic('EXPORTS_NO_SOURCE', `${packageFile}: exports["${key}"] -> ${codeTargets.map((t) => `"${t}"`).join(', ')} publishes no module: no file of the package, built or source, is what Node would resolve through it${describeTsconfigs(sources.tsconfigs(), sources.tsconfigProblems())}; add the files, or correct the target`, { file: packageFile }),
         );
       }
       continue;
@@ -160,7 +160,7 @@ function packageModules(
     if (first === undefined) continue;
     const entry = joinRelative(dir, normalizeRelative(first)!);
     const module = newModule(pkg, subpath, dirOf(entry), entry);
-    if (!/\.[cm]?tsx?$/.test(first)) module.diagnostics.push(manifestInvalid(packageFile, noSourceMessage(pkg, packageFile, key, first, found.looked, sources.tsconfigs())));
+    if (!/\.[cm]?tsx?$/.test(first)) module.diagnostics.push(manifestInvalid(packageFile, noSourceMessage(pkg, packageFile, key, first, found.looked, sources.tsconfigs(), sources.tsconfigProblems())));
     declare(module, packageFile);
   }
 
@@ -246,10 +246,10 @@ function packageModules(
  * from (`exports["./x"]`, or `module`/`main` of a package without `exports`), the tsconfig read
  * for `outDir`, and the fix that fits (README "Exports and sources").
  */
-function noSourceMessage(pkg: PackageManifest, packageFile: string, key: string, target: string, looked: string[], tsconfigs: string[]): string {
+function noSourceMessage(pkg: PackageManifest, packageFile: string, key: string, target: string, looked: string[], tsconfigs: string[], problems: string[]): string {
   const index = pkg.exports[key]?.indexOf(target) ?? -1;
   const member = pkg.rootMembers !== null && key === '.' ? `"${pkg.rootMembers[index] ?? 'main'}"` : `exports["${key}"]`;
-  const where = `${member} -> "${target}" names no source: it does not exist and maps to no TypeScript source (looked at ${looked.join(', ')}${describeTsconfigs(tsconfigs)})`;
+  const where = `${member} -> "${target}" names no source: it does not exist and maps to no TypeScript source (looked at ${looked.join(', ')}${describeTsconfigs(tsconfigs, problems)})`;
   // A config above the package (a monorepo root) is shared: the fix goes into the package's own.
   const own = tsconfigs.find((file) => dirOf(file) === dirOf(packageFile));
   const ownFile = joinRelative(dirOf(packageFile), 'tsconfig.json');
@@ -260,7 +260,8 @@ function noSourceMessage(pkg: PackageManifest, packageFile: string, key: string,
   return `${packageFile}: ${where}; ${fix}`;
 }
 
-const describeTsconfigs = (tsconfigs: string[]): string => (tsconfigs.length === 0 ? '; no tsconfig.json applies to the package' : `; tsconfig read: ${tsconfigs.join(', ')}`);
+const describeTsconfigs = (tsconfigs: string[], problems: string[]): string =>
+  (tsconfigs.length === 0 ? '; no tsconfig.json applies to the package' : `; tsconfig read: ${tsconfigs.join(', ')}`) + problems.map((problem) => `; ${problem}`).join('');
 
 function newModule(pkg: PackageManifest, subpath: string, dir: string, entry: string | null): ModuleModel {
   return {

@@ -45,6 +45,8 @@ export interface SourceFinder {
   expandPattern(key: string, targets: string[]): { subpath: string; entry: string }[];
   /** The tsconfig files whose `outDir`/`rootDir` and `paths` were read, for diagnostics; empty when none. */
   tsconfigs(): string[];
+  /** What is wrong with them (JSON, a broken `extends`): the mapping cannot be trusted then. */
+  tsconfigProblems(): string[];
 }
 
 // What tsc writes for a source file: the output a target names.
@@ -217,6 +219,10 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
         if (entry !== null) found.push({ subpath, entry });
       }
       return found;
+    },
+    tsconfigProblems() {
+      const { nearest, build } = config();
+      return [...new Set([build, nearest].flatMap((c) => c?.diagnostics.map((d) => d.message) ?? []))];
     },
     tsconfigs() {
       const { nearest, build } = config();

@@ -264,6 +264,12 @@ describe('readWorkspace', () => {
       expect(model.modules.map((m) => m.entry)).to.deep.equal(['packages/lib/source/index.ts']);
     });
 
+    it('says what is wrong with a broken tsconfig.build.json when the root maps to no source', () => {
+      const model = read({ 'packages/lib': { name: '@acme/lib', main: 'lib/index.js' } }, { 'packages/lib/tsconfig.build.json': '{ "compilerOptions": { "outDir": "lib", ', 'packages/lib/src/index.ts': 'export {}' });
+      const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
+      expect(message).to.contain('tsconfig read: packages/lib/tsconfig.build.json; packages/lib/tsconfig.build.json is not valid JSON');
+    });
+
     it('takes the project tsc -p names over tsconfig.build.json, though it is the package tsconfig.json', () => {
       const model = read(
         { 'packages/lib': { name: '@acme/lib', main: 'out/index.js', scripts: { build: 'tsc -p .' } } },
