@@ -107,7 +107,7 @@ export const DIAGNOSTIC_KINDS = {
   DEPENDENCY_NOT_DECLARED: {
     severity: 'error',
     scope: 'module',
-    when: 'a package is imported by bare specifier and is absent from `dependencies` of the importing package',
+    when: 'a package is imported by bare specifier and is absent from `dependencies`, `peerDependencies` and `optionalDependencies` of the importing package',
     remedy: 'declare it in `dependencies` of the importing package',
   },
   DEPENDENCY_INCOMPATIBLE: {
@@ -169,6 +169,12 @@ export const DIAGNOSTIC_KINDS = {
     scope: 'top-level',
     when: 'a package in core.json declares no public module',
     remedy: 'add `exports` to its package.json, or a module.json',
+  },
+  EXPORTS_NO_SOURCE: {
+    severity: 'warning',
+    scope: 'top-level',
+    when: 'an `exports` `*` pattern of code targets matches no file of the package, built or source, that Node would resolve through it',
+    remedy: 'add the files, or correct the target (and the `outDir`/`rootDir` of the tsconfig that builds the package)',
   },
   LOAD_FAILED: {
     severity: 'error',

@@ -120,7 +120,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     root,
     scheduler: asapScheduler,
     logger,
-    readWorkspace: () => readWorkspace(hashes),
+    readWorkspace: (deepImports) => readWorkspace(hashes, deepImports),
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),

@@ -3,16 +3,21 @@
 // each package as it completes. It reads manifests only; it never writes one.
 import os from 'node:os';
 import path from 'node:path';
-import { createBundlerRegistry } from '../bundlers/registry.js';
+import { createBundlerRegistry, type BundlerRegistry } from '../bundlers/registry.js';
 import { createAssetFiles } from '../streams/asset-files.js';
+import { toBundleTarget } from '../streams/build-runner.js';
 import { createFileHashes } from '../streams/file-hashes.js';
+import { workspaceBoundaries } from '../workspace/boundaries.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
+import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { readWorkspace } from '../workspace/read-workspace.js';
+import { readWithDeepImports } from './deep-imports.js';
 import { buildDistribution } from './build-distribution.js';
 import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
 import type { ModuleOutcome, WrittenModule } from './judge-module.js';
 import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
+import { runLimited } from './run-limited.js';
 import { readPreviousManifest, writeFiles, writeManifest, writePage } from './write-distribution.js';
 
 export interface DistributeOptions {
@@ -60,8 +65,17 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const out = path.resolve(options.out);
   const parallelism = options.parallelism ?? os.availableParallelism();
   const progress = options.onProgress ?? (() => {});
-  const workspace = readWorkspace(createFileHashes(root));
+  const hashes = createFileHashes(root);
+  const registry = createBundlerRegistry(root);
+  let workspace: WorkspaceModel;
+  try {
+    workspace = await readWithDeepImports((deep) => readWorkspace(hashes, deep), (read, modules) => bareImportsOf(read, modules, registry, parallelism));
+  } catch (error) {
+    await registry.dispose();
+    throw error;
+  }
   if (workspace.modules.length === 0 && workspace.diagnostics.length > 0) {
+    await registry.dispose();
     // core.json (or every package.json) is broken: there is nothing to write, and an empty
     // output directory or manifest would only hide the earlier run's good one.
     const manifest = distributionManifest(workspace, []);
@@ -94,7 +108,6 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   };
 
   plan.invalid.forEach(settle);
-  const registry = createBundlerRegistry(root);
   try {
     await buildDistribution(plan.jobs, { workspace, registry, assets: createAssetFiles(root), parallelism }, settle);
   } finally {
@@ -115,6 +128,21 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
   invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
   return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0, wrote: true, page };
+}
+
+// The bare imports of the modules' production builds; a build that fails says why in the distribution itself.
+async function bareImportsOf(workspace: WorkspaceModel, modules: ModuleModel[], registry: BundlerRegistry, parallelism: number): Promise<string[]> {
+  const found: string[] = [];
+  const boundaries = workspaceBoundaries(workspace);
+  await runLimited(planDistribution({ ...workspace, modules }, parallelism).jobs, parallelism, async (job) => {
+    try {
+      const bundler = await registry.get(job.bundler);
+      for (const result of await bundler.bundle(job.modules.map((module) => toBundleTarget(module, boundaries)), job.variant)) found.push(...result.imports.map((record) => record.specifier));
+    } catch {
+      // Built again by the distribution, which reports the failure.
+    }
+  });
+  return found;
 }
 
 const publicSummary = ({ pending: _pending, ...summary }: PackageSummary & { pending: number }): PackageSummary => summary;

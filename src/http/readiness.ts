@@ -5,7 +5,8 @@ import type { Fact } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
-import { isBuildable } from '../store/reducer.js';
+import { DEEP_IMPORTS_KEPT, isBuildable } from '../store/reducer.js';
+import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { unbuildable } from './errors.js';
 
@@ -21,6 +22,12 @@ export interface Readiness {
    * settled state, without the check against the disk that an answer owes its request.
    */
   settled(check?: boolean): Promise<ServiceState>;
+  /**
+   * A file of a package without `exports` asked for by its address before any module imported
+   * it: the workspace read again with it (README "Exports and sources"). The state after that
+   * read; `state` itself when the address names no such file to look for.
+   */
+  deepModule(state: ServiceState, module: string, variant: string): Promise<ServiceState>;
 }
 
 export interface ReadinessDeps {
@@ -62,6 +69,15 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
         }
         await when((next) => next.builds[module] !== builds || !workspaceRead(next));
       }
+    },
+
+    async deepModule(state, module, variant) {
+      const bare = parseBareSpecifier(module);
+      const pkg = bare && bare.subpath !== '' ? indexWorkspace(state.workspace).packages.get(bare.packageName) : undefined;
+      if (!pkg?.withoutExports || indexWorkspace(state.workspace).modules.has(module) || state.deepImports?.includes(module)) return state;
+      deps.dispatch({ type: 'output.requested', module, variant });
+      // Once the reducer took it (or keeps no more), and the workspace was read with it.
+      return when((next) => workspaceRead(next) && (next.deepImports?.includes(module) || (next.deepImports?.length ?? 0) >= DEEP_IMPORTS_KEPT));
     },
 
     async settled(check = true) {

@@ -65,6 +65,11 @@ export interface ServiceState {
   workspaceRead: boolean;
   /** By module specifier. */
   builds: Record<string, ModuleBuilds>;
+  /**
+   * Deep imports of packages without `exports` that builds found (`pkg/button/filled-button.js`),
+   * in the order found: the workspace is read with them, so each becomes a module (README "Exports and sources").
+   */
+  deepImports?: string[];
   /** Effects that failed, by name: the last failure and how many in a row. */
   effects: Record<string, EffectFault>;
 }

@@ -10,7 +10,7 @@ import { locateImports } from '../workspace/checks.js';
 import { bundlerFailed, diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
 import { dirOf, isInside, normalizeRelative } from '../workspace/paths.js';
-import { loadTsconfig } from '../workspace/tsconfig.js';
+import { loadTsconfig, tsconfigPlaces } from '../workspace/tsconfig.js';
 import { parseVariantKey } from '../workspace/variant.js';
 import { MTIME_LAG_MS, type FileHashes, type Stamp } from './file-hashes.js';
 
@@ -117,19 +117,10 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   // a nearer one could appear, so that an edit, an addition or a removal builds it again.
   function withTsconfigs(result: BundleResult, module: ModuleModel): BundleResult {
     if (!module.entry) return result;
-    const configs: string[] = [];
-    let dir = dirOf(module.entry);
-    let nearest: string | null = null;
-    for (;;) {
-      const file = dir === '.' ? 'tsconfig.json' : `${dir}/tsconfig.json`;
-      configs.push(file);
-      if (deps.hashes.readText(file) !== null) {
-        nearest = file;
-        break;
-      }
-      if (dir === '.') break;
-      dir = dirOf(dir);
-    }
+    const places = tsconfigPlaces(dirOf(module.entry));
+    const found = places.findIndex((file) => deps.hashes.readText(file) !== null);
+    const nearest = found === -1 ? null : places[found]!;
+    const configs = found === -1 ? places : places.slice(0, found + 1);
     if (nearest !== null) {
       const loaded = loadTsconfig(nearest, {
         read: (file) => deps.hashes.readText(file)?.text ?? null,

@@ -27,16 +27,25 @@ export interface LoadedTsconfig {
 
 const DIR_OPTIONS = ['outDir', 'rootDir', 'declarationDir', 'baseUrl'] as const;
 
-/** The nearest tsconfig.json from `dir` up to `stopAt` (both workspace-relative), or null. */
-export function findTsconfig(dir: string, stopAt: string, exists: (file: string) => boolean): string | null {
+/**
+ * Where tsc looks for the tsconfig.json of a directory, nearest first: the directory, then each
+ * one above up to `stopAt` (both workspace-relative). One rule for the builds (an input of each)
+ * and for mapping a package's outputs to its sources (README "Exports and sources").
+ */
+export function tsconfigPlaces(dir: string, stopAt = '.'): string[] {
+  const places: string[] = [];
   let current = normalizeRelative(dir) ?? '.';
   const stop = normalizeRelative(stopAt) ?? '.';
   for (;;) {
-    const file = joinRelative(current, 'tsconfig.json');
-    if (exists(file)) return file;
-    if (current === stop || current === '.') return null;
+    places.push(joinRelative(current, 'tsconfig.json'));
+    if (current === stop || current === '.') return places;
     current = dirOf(current);
   }
+}
+
+/** The nearest tsconfig.json from `dir` up to `stopAt` (both workspace-relative), or null. */
+export function findTsconfig(dir: string, stopAt: string, exists: (file: string) => boolean): string | null {
+  return tsconfigPlaces(dir, stopAt).find(exists) ?? null;
 }
 
 /** Removes comments and trailing commas outside strings, keeping every offset's line and column. */

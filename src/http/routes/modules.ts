@@ -45,7 +45,10 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     // An address naming the last build's bytes is answered before Koa, by the answer cache
     // (`lastBuildAnswer`); one it hands on here (refused, or the state moved on) is checked.
     const checked = deps.answers.checked(ctx.req);
-    const state = await deps.readiness.workspace(scope, checked);
+    const read = await deps.readiness.workspace(scope, checked);
+    // A wrong version looks for no file (README "Exports and sources": found on demand).
+    findPackageVersion(read, address);
+    const state = await deps.readiness.deepModule(read, specifier, key);
     const module = findModule(state, address);
     refuseCrossSite(ctx, variant, specifier);
     if (!module.platforms.includes(platformOf(variant.target))) {
