@@ -11,7 +11,7 @@ import * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { variantKey } from '../workspace/variant.js';
-import { collect, failed, isBuildFailure, stylesheetRoot, stylesInputs, warningsOf } from './build-results.js';
+import { attachChunks, collect, failed, isBuildFailure, sharedInBatch, stylesheetRoot, stylesInputs, warningsOf } from './build-results.js';
 import { createContextPool } from './context-pool.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { withLiveService } from './esbuild-service.js';
@@ -73,7 +73,55 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   };
 
   async function bundle(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
-    return withLiveService(() => bundleOnce(targets, variant, signal), recover);
+    return withLiveService(async () => {
+      const shared = await shareWithinBatch(targets, await bundleOnce(targets, variant, signal), variant, signal);
+      return withChunks(shared.targets, shared.results, variant, signal);
+    }, recover);
+  }
+
+  // Modules of one package built together for the first time, which reach the same file: built
+  // again, that file imported as a shared file instead of copied into each (README "Shared
+  // files"). A package with no such file is built once, as before.
+  async function shareWithinBatch(targets: BundleTarget[], results: BundleResult[], variant: Variant, signal?: AbortSignal): Promise<{ targets: BundleTarget[]; results: BundleResult[] }> {
+    const found = sharedInBatch(targets, results);
+    if (found.size === 0) return { targets, results };
+    const shared = targets.map((target) => {
+      const files = target.package ? found.get(target.package.name) : undefined;
+      return files ? { ...target, shared: { ...target.shared, ...files } } : target;
+    });
+    const again = targets.flatMap((target, index) => (shared[index] !== target && results[index]!.inputs.some((file) => file in shared[index]!.shared!) ? [index] : []));
+    const rebuilt = await bundleOnce(again.map((index) => shared[index]!), variant, signal);
+    const merged = [...results];
+    again.forEach((index, at) => (merged[index] = rebuilt[at]!));
+    return { targets: shared, results: merged };
+  }
+
+  // The shared files each module's code imports, built alone (each one once per call), attached
+  // to its result: their code, what they read and import. A shared file that fails to build
+  // fails every module that imports it, with its errors.
+  async function withChunks(targets: BundleTarget[], results: BundleResult[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
+    const built = new Map<string, BundleResult>();
+    const chunkTarget = new Map<string, BundleTarget>();
+    const wanted = (target: BundleTarget, result: BundleResult) => {
+      const specifiers = new Set(Object.values(target.shared ?? {}));
+      const byspecifier = new Map(Object.entries(target.shared ?? {}).map(([file, specifier]) => [specifier, file]));
+      for (const { specifier } of result.imports) {
+        if (!specifiers.has(specifier) || built.has(specifier) || chunkTarget.has(specifier)) continue;
+        const file = byspecifier.get(specifier)!;
+        const subpath = specifier.slice(target.package!.name.length + 1);
+        chunkTarget.set(specifier, { ...target, specifier, subpath, entry: file, dir: path.posix.dirname(file), assets: [] });
+      }
+    };
+    targets.forEach((target, index) => wanted(target, results[index]!));
+    while (chunkTarget.size > 0) {
+      const batch = [...chunkTarget.values()];
+      chunkTarget.clear();
+      const chunkResults = await bundleOnce(batch, variant, signal);
+      batch.forEach((target, index) => built.set(target.specifier, chunkResults[index]!));
+      batch.forEach((target, index) => wanted(target, chunkResults[index]!));
+    }
+    if (built.size === 0) return results;
+    return results.map((result, index) => attachChunks(targets[index]!, result, built));
   }
 
   async function bundleOnce(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
@@ -94,12 +142,12 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   }
 
   async function rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
-    return withLiveService(() => rebuildOnce(target, variant, signal, since), recover);
+    return withLiveService(async () => (await withChunks([target], [await rebuildOnce(target, variant, signal, since)], variant, signal))[0]!, recover);
   }
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
-    const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null]);
+    const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null]);
     const last = lastBuilds.get(key);
     if (last && since && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
     try {

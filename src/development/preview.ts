@@ -118,6 +118,12 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     if (status === 'pending') continue;
     const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
     const owner = index.packages.get(module.package)!;
+    // The shared files its code imports (README "Shared files"): one address each on the page.
+    if (inDevelopment(module.package)) {
+      for (const [specifier, chunk] of Object.entries(record?.outputs?.chunks ?? {})) {
+        preview.imports[specifier] ??= codeAddress({ package: module.package, version: module.version, subpath: specifier.slice(module.package.length + 1) }, chunk.hash);
+      }
+    }
     for (const { specifier } of record?.imports ?? []) {
       if (specifier in preview.imports || (isBuiltin(specifier) && !declaredPackage(owner, specifier))) continue;
       const bare = parseBareSpecifier(specifier);

@@ -142,7 +142,7 @@ const handlers: Handlers = {
   },
 
   'build.succeeded': (draft, event, base) => {
-    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}) });
+    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) });
   },
 
   'build.failed': (draft, event, base) => {
@@ -157,6 +157,14 @@ const handlers: Handlers = {
         target.build = null;
         target.status = 'pending';
       }
+    }
+  },
+
+  'copies.found': (draft, event, base) => {
+    for (const { module, variant: key, build } of event.copies) {
+      const variant = base.builds[module]?.variants[key];
+      if (!variant || variant.status !== 'done' || variant.last?.build !== build) continue;
+      invalidate(draft.builds[module]!.variants[key]!);
     }
   },
 

@@ -247,7 +247,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     for (const [input, hash] of Object.entries(record.inputs)) {
       if (!matches(input, hash, entry.signatures?.[input])) return false;
     }
-    return loadOutput(record.outputs.code, packs) && (record.outputs.styles === null || loadOutput(record.outputs.styles, packs));
+    return loadOutput(record.outputs.code, packs) && (record.outputs.styles === null || loadOutput(record.outputs.styles, packs)) && Object.values(record.outputs.chunks ?? {}).every((chunk) => loadOutput(chunk, packs));
   }
 
   async function writeAtomically(file: string, content: string | Uint8Array) {
@@ -365,7 +365,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       if (!module || !record.outputs || !BUILTIN.has(module.bundler.specifier)) continue;
       if (Object.values(record.inputs).includes(UNVERIFIED)) continue;
       // Only outputs still in memory: one collected since has no entry.
-      const refs = [record.outputs.code, record.outputs.styles].filter((ref): ref is OutputRef => ref !== null);
+      const refs = [record.outputs.code, record.outputs.styles, ...Object.values(record.outputs.chunks ?? {})].filter((ref): ref is OutputRef => ref !== null);
       if (!refs.every((ref) => outputs.get(ref.hash))) continue;
       for (const ref of refs) needed.set(ref.hash, outputs.get(ref.hash)!);
       const { build: _build, errors: _errors, ...kept } = record;
