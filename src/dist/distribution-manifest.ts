@@ -62,7 +62,13 @@ export function distributionManifest(workspace: WorkspaceModel, outcomes: readon
 
   const imports: Record<string, string> = {};
   // Import maps are a browser feature: node-only modules are written and listed, not mapped.
-  for (const { module, target } of written) if (target === 'browser') imports[module.specifier] = importMapAddress(codePath(module));
+  for (const { module, target, chunks } of written) {
+    if (target !== 'browser') continue;
+    imports[module.specifier] = importMapAddress(codePath(module));
+    for (const [specifier, path] of Object.entries(chunks ?? {})) imports[specifier] = importMapAddress(path);
+  }
+  // A shared file is written once, listed with the first module that imports it.
+  const listed = new Set<string>();
 
   return {
     format: DISTRIBUTION_FORMAT,
@@ -77,6 +83,7 @@ export function distributionManifest(workspace: WorkspaceModel, outcomes: readon
     })),
     outputs: written
       .flatMap(({ module, files }) => files.map((file) => ({ path: file.path, kind: file.kind, module: module.specifier, hash: file.hash, size: file.size })))
+      .filter((output) => !listed.has(output.path) && listed.add(output.path) !== undefined)
       .sort((a, b) => byString(a.path, b.path)),
     external: externalImports(workspace, written),
     invalid: outcomes
