@@ -35,6 +35,7 @@ export interface RestoredBuild {
   imports: ImportRecord[];
   inputs: InputHashes;
   warnings?: Diagnostic[];
+  shared?: string[];
 }
 
 export type Fact =

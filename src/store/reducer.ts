@@ -172,11 +172,11 @@ const handlers: Handlers = {
   // variant nothing has built or started yet takes one.
   'cache.restored': (draft, event, base) => {
     const builds = replacing(base.builds);
-    for (const { module, variant: key, outputs, imports, inputs, warnings } of event.builds) {
+    for (const { module, variant: key, outputs, imports, inputs, warnings, shared } of event.builds) {
       const previous = builds.get(module);
       const variant = previous?.variants[key];
       if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-      const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
+      const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}) };
       builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
     }
     const changed = builds.changed();

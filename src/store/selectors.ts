@@ -113,8 +113,31 @@ export interface SharedFileCopy {
   hash: string;
 }
 
-/** Every variant built before its package's shared files were known, holding a copy of one (README "Shared files"). */
+const copiesOf = new WeakMap<object, WeakMap<object, SharedFileCopy[]>>();
+
+/** Every variant built before its package's shared files were known, holding a copy of one (README "Shared files"). Once per (workspace, builds). */
 export function selectSharedFileCopies(state: ServiceState): SharedFileCopy[] {
+  let byWorkspace = copiesOf.get(state.builds);
+  if (!byWorkspace) copiesOf.set(state.builds, (byWorkspace = new WeakMap()));
+  let copies = byWorkspace.get(state.workspace);
+  if (!copies) byWorkspace.set(state.workspace, (copies = findCopies(state)));
+  return copies;
+}
+
+/**
+ * Is the variant's last build one to answer with? Not while it holds a copy of a shared file, and,
+ * for a variant other than the default, not before the package's default variants are built: they
+ * tell which files are shared (README "Shared files").
+ */
+export function selectAnswerable(state: ServiceState, specifier: string, key: string): boolean {
+  if (selectSharedFileCopies(state).some((copy) => copy.module === specifier && copy.variant === key)) return false;
+  const index = indexWorkspace(state.workspace);
+  const module = index.modules.get(specifier);
+  if (!module || defaultVariantKey(module) === key) return true;
+  return (index.modulesOf.get(module.package) ?? []).every((sibling) => !isBuildable(sibling) || selectVariant(state, sibling.specifier, defaultVariantKey(sibling))?.status === 'done');
+}
+
+function findCopies(state: ServiceState): SharedFileCopy[] {
   const shared = selectSharedFiles(state);
   if (shared.size === 0) return [];
   const copies: SharedFileCopy[] = [];

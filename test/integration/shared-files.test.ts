@@ -1,8 +1,13 @@
 // Shared files (README "Shared files"): a file that several public modules of one package reach
 // is built once, at an address of its own, and each module imports it there instead of bundling
 // a copy; HELPER_SHARED is left for a copy that is really made.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
+import type { CoreEvent } from '../../src/store/events.js';
 import { serve } from '../helpers/service.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -57,6 +62,53 @@ describe('a file several modules of a package reach', function () {
       for (const subpath of ['define.js', 'lookup.js']) expect((await service.get(`/m/@r/lib@1.0.0/modules/${subpath}?${DEV}`)).text, subpath).to.include('from "@r/lib/.shared/registry.ts"');
       writeFile(root, 'packages/lib/registry.ts', 'export const registry = new WeakMap<object, unknown>();\n');
       expect((await service.get(`/m/@r/lib@1.0.0/modules/.shared/registry.ts?${DEV}`)).text).to.include('new WeakMap');
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('is restored from the build cache with the modules that import it, and served without a build', async () => {
+    const root = registryWorkspace();
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-'));
+    try {
+      const first = await serve(root, { cache, effectDeps: (deps) => ({ ...deps, persistDelayMs: 20 }) });
+      await first.report();
+      const before = (await first.get(`/m/@r/lib@1.0.0/modules/.shared/registry.ts?${DEV}`)).text;
+      await waitFor(() => fs.existsSync(path.join(cache, 'builds.json')) && JSON.parse(fs.readFileSync(path.join(cache, 'builds.json'), 'utf8')).entries.length === 3, { what: 'the cache written' });
+      await first.close();
+
+      const events: CoreEvent[] = [];
+      const second = await serve(root, { cache, onEvent: (event: CoreEvent) => void events.push(event) } as never);
+      const report = await second.report();
+      expect(report.modules.map((m) => [m.status, m.warnings ?? []])).to.deep.equal([['valid', []], ['valid', []], ['valid', []]]);
+      expect((await second.get(`/m/@r/lib@1.0.0/modules/.shared/registry.ts?${DEV}`)).text).to.equal(before);
+      await second.close();
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it('is built once for production too, minified, at its production address', async () => {
+    const service = await serve(registryWorkspace());
+    try {
+      const production = 'target=browser&format=esm&env=production&min=true&sourcemap=none&types=false&css=false';
+      const define = await service.get(`/m/@r/lib@1.0.0/modules/define.js?${production}`);
+      expect(define.status).to.equal(200);
+      expect(define.text).to.include('"@r/lib/.shared/registry.ts"').and.not.include('new Map');
+      const shared = await service.get(`/m/@r/lib@1.0.0/modules/.shared/registry.ts?${production}`);
+      expect(shared.status).to.equal(200);
+      expect(shared.text).to.include('new Map').and.not.include('//');
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('answers OUTPUT_NOT_AVAILABLE for a shared address no module imports', async () => {
+    const service = await serve(registryWorkspace());
+    try {
+      const answer = await service.get(`/m/@r/lib@1.0.0/modules/.shared/other.ts?${DEV}`);
+      expect(answer.status).to.equal(404);
+      expect(answer.text).to.include('OUTPUT_NOT_AVAILABLE');
     } finally {
       await service.close();
     }
