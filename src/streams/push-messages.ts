@@ -8,6 +8,7 @@ import { Observable } from 'rxjs';
 import { buildDiagnostics, defaultVariantKey } from '../store/selectors.js';
 import type { ModuleBuilds, ServiceState } from '../store/state.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
+import type { BuildOutputs } from '../store/events.js';
 
 interface View {
   /** Hashes of the last good outputs (kept while the build is invalid). */
@@ -52,7 +53,7 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
         const before = views.get(label);
         const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
         const view: View = outputs
-          ? { styles: outputs.styles?.hash ?? null, code: outputs.code.hash, diagnostics: null }
+          ? { styles: outputs.styles?.hash ?? null, code: codeOf(outputs), diagnostics: null }
           : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics) };
         views.set(label, view);
         if (!before) continue;
@@ -82,3 +83,6 @@ export function invalidMessages(state: ServiceState): PushMessage[] {
   }
   return messages;
 }
+
+// The module's code on a page includes the shared files it imports (README "Shared files"): a change of one is a change of its code.
+const codeOf = (outputs: BuildOutputs): string => (outputs.chunks ? [outputs.code.hash, ...Object.values(outputs.chunks).map((chunk) => chunk.hash)].join(' ') : outputs.code.hash);
