@@ -75,14 +75,14 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   async function bundle(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
     return withLiveService(async () => {
       const shared = await shareWithinBatch(targets, await bundleOnce(targets, variant, signal), variant, signal);
-      return withChunks(shared.targets, shared.results, variant, signal);
+      return withChunks(shared.targets, shared.results, variant, signal, shared.chunks);
     }, recover);
   }
 
   // Modules of one package built together for the first time, which reach the same file: built
   // again, that file imported as a shared file instead of copied into each (README "Shared
   // files"). A package with no such file is built once, as before.
-  async function shareWithinBatch(targets: BundleTarget[], results: BundleResult[], variant: Variant, signal?: AbortSignal): Promise<{ targets: BundleTarget[]; results: BundleResult[] }> {
+  async function shareWithinBatch(targets: BundleTarget[], results: BundleResult[], variant: Variant, signal?: AbortSignal): Promise<{ targets: BundleTarget[]; results: BundleResult[]; chunks?: Map<string, BundleResult> }> {
     const found = sharedInBatch(targets, results);
     if (found.size === 0) return { targets, results };
     const shared = targets.map((target) => {
@@ -90,32 +90,39 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       return files ? { ...target, shared: { ...target.shared, ...files } } : target;
     });
     const again = targets.flatMap((target, index) => (shared[index] !== target && results[index]!.inputs.some((file) => file in shared[index]!.shared!) ? [index] : []));
-    const rebuilt = await bundleOnce(again.map((index) => shared[index]!), variant, signal);
+    // The shared files themselves in the same call: one more esbuild build, not two.
+    const chunkTargets = new Map<string, BundleTarget>();
+    for (const index of again) {
+      for (const [file, specifier] of Object.entries(found.get(shared[index]!.package!.name)!)) if (!chunkTargets.has(specifier)) chunkTargets.set(specifier, chunkTarget(shared[index]!, file, specifier));
+    }
+    const rebuilt = await bundleOnce([...again.map((index) => shared[index]!), ...chunkTargets.values()], variant, signal);
     const merged = [...results];
     again.forEach((index, at) => (merged[index] = rebuilt[at]!));
-    return { targets: shared, results: merged };
+    const chunks = new Map([...chunkTargets.keys()].map((specifier, at) => [specifier, rebuilt[again.length + at]!]));
+    return { targets: shared, results: merged, chunks };
   }
 
-  // The shared files each module's code imports, built alone (each one once per call), attached
-  // to its result: their code, what they read and import. A shared file that fails to build
-  // fails every module that imports it, with its errors.
-  async function withChunks(targets: BundleTarget[], results: BundleResult[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
-    const built = new Map<string, BundleResult>();
-    const chunkTarget = new Map<string, BundleTarget>();
+  // The shared files each module's code imports, built alone (each one once per call, unless
+  // `built` has it already), attached to its result: their code, what they read and import. A
+  // shared file that fails to build fails every module that imports it, with its errors.
+  async function withChunks(targets: BundleTarget[], results: BundleResult[], variant: Variant, signal?: AbortSignal, built = new Map<string, BundleResult>()): Promise<BundleResult[]> {
+    const waiting = new Map<string, BundleTarget>();
     const wanted = (target: BundleTarget, result: BundleResult) => {
-      const specifiers = new Set(Object.values(target.shared ?? {}));
-      const byspecifier = new Map(Object.entries(target.shared ?? {}).map(([file, specifier]) => [specifier, file]));
+      const files = new Map(Object.entries(target.shared ?? {}).map(([file, specifier]) => [specifier, file]));
       for (const { specifier } of result.imports) {
-        if (!specifiers.has(specifier) || built.has(specifier) || chunkTarget.has(specifier)) continue;
-        const file = byspecifier.get(specifier)!;
-        const subpath = specifier.slice(target.package!.name.length + 1);
-        chunkTarget.set(specifier, { ...target, specifier, subpath, entry: file, dir: path.posix.dirname(file), assets: [] });
+        if (!files.has(specifier) || built.has(specifier) || waiting.has(specifier)) continue;
+        waiting.set(specifier, chunkTarget(target, files.get(specifier)!, specifier));
       }
     };
     targets.forEach((target, index) => wanted(target, results[index]!));
-    while (chunkTarget.size > 0) {
-      const batch = [...chunkTarget.values()];
-      chunkTarget.clear();
+    // What the shared files built already import, through a module that names them.
+    for (const [specifier, result] of built) {
+      const importer = targets.find((target) => Object.values(target.shared ?? {}).includes(specifier));
+      if (importer) wanted(importer, result);
+    }
+    while (waiting.size > 0) {
+      const batch = [...waiting.values()];
+      waiting.clear();
       const chunkResults = await bundleOnce(batch, variant, signal);
       batch.forEach((target, index) => built.set(target.specifier, chunkResults[index]!));
       batch.forEach((target, index) => wanted(target, chunkResults[index]!));
@@ -268,4 +275,9 @@ function stylesOnly(last: LastBuild, since: RebuildHint): boolean {
 function importsNothing(result: esbuild.BuildResult, stylesheet: string): boolean {
   const read = stylesInputs(result, 0);
   return read.length === 1 && read[0] === stylesheet && (result.metafile!.inputs[stylesheet]?.imports.length ?? 1) === 0;
+}
+
+/** A shared file built alone, as a module of the package of `importer` (README "Shared files"). */
+function chunkTarget(importer: BundleTarget, file: string, specifier: string): BundleTarget {
+  return { ...importer, specifier, subpath: specifier.slice(importer.package!.name.length + 1), entry: file, dir: path.posix.dirname(file), assets: [] };
 }
