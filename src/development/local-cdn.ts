@@ -16,6 +16,8 @@ import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } fr
 import { moduleSpecifier, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
+import { isSharedSubpath } from '../workspace/shared-files.js';
+import { serveSharedFile } from '../http/routes/shared-files.js';
 
 export const LOCAL_CDN = 'local';
 export const LOCAL_CDN_PREFIX = '/cdn';
@@ -79,6 +81,8 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     const pkg = index.packages.get(name);
     if (pkg) {
       if (pkg.version !== version) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name} is at version ${pkg.version}, not ${version}`);
+      // A shared file of the package, as its production modules import it (README "Shared files").
+      if (isSharedSubpath(subpath)) return serveSharedFile(ctx, { kind: 'modules', packageName: name, version, segments: subpath.split('/') }, productionVariant('browser'), host);
       const specifier = moduleSpecifier(name, subpath);
       const module = index.modules.get(specifier);
       if (!module) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is not a public module of ${name}`);

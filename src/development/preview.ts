@@ -119,10 +119,9 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
     const owner = index.packages.get(module.package)!;
     // The shared files its code imports (README "Shared files"): one address each on the page.
-    if (inDevelopment(module.package)) {
-      for (const [specifier, chunk] of Object.entries(record?.outputs?.chunks ?? {})) {
-        preview.imports[specifier] ??= codeAddress({ package: module.package, version: module.version, subpath: specifier.slice(module.package.length + 1) }, chunk.hash);
-      }
+    for (const [specifier, chunk] of Object.entries(record?.outputs?.chunks ?? {})) {
+      const subpath = specifier.slice(module.package.length + 1);
+      preview.imports[specifier] ??= inDevelopment(module.package) ? codeAddress({ package: module.package, version: module.version, subpath }, chunk.hash) : cdn(module.package, module.version, subpath);
     }
     for (const { specifier } of record?.imports ?? []) {
       if (specifier in preview.imports || (isBuiltin(specifier) && !declaredPackage(owner, specifier))) continue;

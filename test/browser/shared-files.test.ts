@@ -60,4 +60,21 @@ describe('shared files on a page', function () {
     expect(await shown(watched)).to.deep.equal({ ...SHOWN, seed: 'v2' });
     await watched.page.close();
   });
+
+  it('a package left out of the selection, served by the local CDN, still holds one of each', async () => {
+    const local = sharedStateWorkspace();
+    writeFile(local, '.core/selection.json', JSON.stringify({ packages: ['@r/app'] }));
+    const cdnService = await serve(local, { cdnOrigin: 'local' });
+    try {
+      const watched = await openPage(browser);
+      await watched.page.goto(new URL('/preview/', cdnService.url).href, { waitUntil: 'load' });
+      expect(await shown(watched)).to.deep.equal({ ...SHOWN, seed: 'v1' });
+      const paths = watched.requests.map((url) => new URL(url).pathname);
+      expect(paths).to.include('/cdn/@r/lib@1.0.0/.shared/src/registry.ts');
+      expect(paths.filter((path) => path.startsWith('/m/@r/lib'))).to.deep.equal([]);
+      await watched.page.close();
+    } finally {
+      await cdnService.close();
+    }
+  });
 });
