@@ -168,6 +168,8 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
   byModule = new Map();
   const entries = new Set(state.workspace.modules.map((module) => module.entry));
   const bundledInto = new Map<string, ModuleModel[]>();
+  // Files some module imports at their shared address: one more instance beside any copy.
+  const imported = new Set<string>();
   for (const module of state.workspace.modules) {
     const record = lastSuccess(state, module);
     if (!record) continue;
@@ -175,7 +177,10 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
     const ownShared = selectSharedFiles(state).get(module.package) ?? {};
     for (const [file, hash] of Object.entries(record.inputs)) {
       if (hash === null || entries.has(file) || !isCodeFile(file)) continue;
-      if (ownShared[file] !== undefined && chunks.has(ownShared[file])) continue;
+      if (ownShared[file] !== undefined && chunks.has(ownShared[file])) {
+        imported.add(file);
+        continue;
+      }
       const modules = bundledInto.get(file);
       if (modules) modules.push(module);
       else bundledInto.set(file, [module]);
@@ -183,7 +188,7 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
   }
   const dirs = new Map(state.workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
   for (const [file, modules] of bundledInto) {
-    if (modules.length < 2) continue;
+    if (modules.length + (imported.has(file) ? 1 : 0) < 2) continue;
     const shown = modules.length > 5 ? `${modules.slice(0, 5).map((m) => m.specifier).join(', ')} and ${modules.length - 5} more` : modules.map((m) => m.specifier).join(', ');
     const packages = new Set(modules.map((m) => m.package));
     const reason =
@@ -192,7 +197,8 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
         : sharedSubpath(dirs.get(modules[0]!.package) ?? '', file) === null
           ? 'it lies outside the package, or its path holds a character no address carries'
           : 'an import reaches it by another way than a relative path (a tsconfig "paths" mapping, for instance)';
-    const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${modules.length} modules (${shown}), each with its own copy of its classes and state, because ${reason}; make it a public module and import it by its specifier`, { file });
+    const where = `${modules.length} module${modules.length === 1 ? '' : 's'} (${shown})${imported.has(file) ? ', beside its shared address other modules import' : ''}`;
+    const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${where}, each with its own copy of its classes and state, because ${reason}; make it a public module and import it by its specifier`, { file });
     for (const module of modules) byModule.set(module.specifier, [...(byModule.get(module.specifier) ?? []), warning]);
   }
   helperWarnings.set(state.builds, byModule);
