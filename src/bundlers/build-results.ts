@@ -153,7 +153,9 @@ export function sharedInBatch(targets: readonly BundleTarget[], results: readonl
     for (const [file, count] of files) {
       const subpath = count >= 2 ? sharedSubpath(target.package!.dir, file) : null;
       if (subpath === null) continue;
-      (found.get(target.package!.name) ?? found.set(target.package!.name, {}).get(target.package!.name)!)[file] = `${target.package!.name}/${subpath}`;
+      const name = target.package!.name;
+      if (!found.has(name)) found.set(name, {});
+      found.get(name)![file] = `${name}/${subpath}`;
     }
   }
   return found;

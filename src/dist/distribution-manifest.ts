@@ -83,7 +83,11 @@ export function distributionManifest(workspace: WorkspaceModel, outcomes: readon
     })),
     outputs: written
       .flatMap(({ module, files }) => files.map((file) => ({ path: file.path, kind: file.kind, module: module.specifier, hash: file.hash, size: file.size })))
-      .filter((output) => !listed.has(output.path) && listed.add(output.path) !== undefined)
+      .filter((output) => {
+        if (listed.has(output.path)) return false;
+        listed.add(output.path);
+        return true;
+      })
       .sort((a, b) => byString(a.path, b.path)),
     external: externalImports(workspace, written),
     invalid: outcomes

@@ -113,7 +113,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       ? [await bundler.rebuild(targets[0]!, variant, signal, since(job.modules[0]!, before))]
       : await bundler.bundle(targets, variant, signal);
     if (signal.aborted) throw new BuildCancelled();
-    return results.map((result, index) => toFact(job, withTsconfigs(result, job.modules[index]!.module), job.modules[index]!.previousInputs, before, startedAt));
+    return results.map((result, index) => toFact(job, withTsconfigs(result, job.modules[index]!.module), job.modules[index]!.previousInputs, before, startedAt, targets[index]!.shared));
   }
 
   // The tsconfig files that decide how a module compiles are inputs of its build (README
@@ -157,7 +157,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     return { inputs, changed: inputs.filter((path) => before[path]?.hash !== previousInputs[path] || previousInputs[path] === UNVERIFIED), code: previousCode ?? null };
   }
 
-  function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, Stamp>, startedAt: number): Fact {
+  function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, Stamp>, startedAt: number, sharedFiles?: Record<string, string>): Fact {
     const imports = locateImports(result.imports, (file) => deps.hashes.readText(file)?.text ?? null);
     const base = { build: job.build, module: result.specifier, variant: job.variant, imports };
     if (result.errors.length > 0 || !result.code) {
@@ -169,7 +169,8 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     }
     const chunks = result.chunks ? Object.fromEntries(Object.entries(result.chunks).map(([specifier, code]) => [specifier, deps.outputs.put(code)])) : undefined;
     const outputs = { code: deps.outputs.put(result.code), styles: result.styles ? deps.outputs.put(result.styles) : null, ...(chunks ? { chunks } : {}) };
-    const shared = Object.keys(job.shared?.[job.modules.find(({ module }) => module.specifier === result.specifier)?.module.package ?? ''] ?? {});
+    // The shared files it was asked to import: a copy of one it still made cannot be avoided (README "Shared files").
+    const shared = Object.keys(sharedFiles ?? {});
     return { type: 'build.succeeded', ...base, outputs, inputs: hashInputs(result.inputs, before, startedAt), ...(result.warnings?.length ? { warnings: result.warnings } : {}), ...(shared.length > 0 ? { shared } : {}) };
   }
 
