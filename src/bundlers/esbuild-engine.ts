@@ -4,7 +4,9 @@
 // stylesheets only rebuilds the stylesheet alone, when the module has a single one: the
 // most frequent edit of a day's work then costs half a build. A stylesheet that imports
 // nothing is compiled by esbuild's transform, which gives the bytes a build gives it
-// (ARCHITECTURE.md "One stylesheet edit, from the disk to the page").
+// (ARCHITECTURE.md "One stylesheet edit, from the disk to the page"). A file several modules of
+// a package reach is imported by them and built alone, returned with each (ARCHITECTURE.md
+// "Shared files").
 import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
