@@ -12,7 +12,7 @@ import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { judgeModule, type AssetContent, type ModuleOutcome } from './judge-module.js';
 import type { DistributionJob } from './plan-distribution.js';
 import { runLimited } from './run-limited.js';
-import { findSharedFiles, type SharedFiles } from '../workspace/shared-files.js';
+import { findSharedFiles, isCodeFile, type SharedFiles } from '../workspace/shared-files.js';
 
 export interface BuildDistributionDeps {
   workspace: WorkspaceModel;
@@ -26,9 +26,16 @@ export async function buildDistribution(jobs: readonly DistributionJob[], deps: 
   const built: { job: DistributionJob; module: ModuleModel; result: BundleResult }[] = [];
   const run = (job: DistributionJob, shared: SharedFiles) =>
     runBundle(job, deps, boundaries, shared, onOutcome).then((results) => results && job.modules.map((module, index) => ({ job, module, result: results[index]! })));
-  await runLimited(jobs, deps.parallelism, async (job) => void built.push(...((await run(job, new Map())) ?? [])));
+  const entries = new Set(deps.workspace.modules.map((module) => module.entry));
+  await runLimited(jobs, deps.parallelism, async (job) => {
+    for (const entry of (await run(job, new Map())) ?? []) {
+      // A module that reads no file besides entries holds no copy of one: judged at once.
+      if (entry.result.code === null || !entry.result.inputs.some((file) => isCodeFile(file) && !entries.has(file))) judge(deps, job, entry.module, entry.result, onOutcome);
+      else built.push(entry);
+    }
+  });
   // A file modules of one package built in different jobs reach: those that copied it are built
-  // again, importing it (README "Shared files"), before any is judged.
+  // again, importing it (README "Shared files"), before they are judged.
   const results = new Map(built.map(({ module, result }) => [module.specifier, result]));
   const shared = findSharedFiles(deps.workspace, (specifier) => (results.get(specifier)?.code ? results.get(specifier)!.inputs : undefined));
   const again = built.filter(({ module, result }) => {
