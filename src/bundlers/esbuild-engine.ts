@@ -151,7 +151,19 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   }
 
   async function rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
-    return withLiveService(async () => (await withChunks([target], [await rebuildOnce(target, variant, signal, since)], variant, signal))[0]!, recover);
+    return withLiveService(async () => {
+      const own = await rebuildOnce(target, variant, signal, since);
+      const [result] = await withChunks([target], [own], variant, signal);
+      // The shared files' inputs are the code's too: a later change of stylesheets only is still
+      // rebuilt alone, the shared files kept with the code.
+      const key = `${target.specifier}\0${variantKey(variant)}`;
+      const last = lastBuilds.get(key);
+      if (result !== own && result!.chunks && last?.result === own) {
+        const added = result!.inputs.filter((input) => !own.inputs.includes(input));
+        lastBuilds.set(key, { ...last, result: result!, codeInputs: [...new Set([...last.codeInputs, ...added])] });
+      }
+      return result!;
+    }, recover);
   }
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {

@@ -1,7 +1,10 @@
 // The esbuild engine and shared files (README "Shared files"): modules of one package that reach
 // the same file import it by its internal specifier, each such file built alone; a package with
 // no such file gets the bytes it always got.
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
+import { contentHash } from '../../src/outputs/content-hash.js';
 import * as esbuild from 'esbuild';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
@@ -17,6 +20,8 @@ const files = {
   'lib/define.ts': "import { registry } from './registry.ts';\nexport const define = (name: string, value: unknown) => registry.set(name, value);\n",
   'lib/lookup.ts': "import { registry } from './registry';\nexport const lookup = (name: string) => registry.get(name);\n",
   'lib/alone.ts': "import { log } from './log.ts';\nexport const alone = log(1);\n",
+  'lib/styled.ts': "import './styled.css';\nimport { registry } from './registry.ts';\nexport const styled = registry;\n",
+  'lib/styled.css': '.styled { color: rgb(1, 2, 3); }\n',
   'other/one.ts': "import { helper } from './helper.ts';\nexport const one = helper(1);\n",
   'other/two.ts': 'export const two = 2;\n',
   'other/helper.ts': 'export const helper = (n: number) => n + 1;\n',
@@ -70,6 +75,18 @@ describe('the esbuild engine with shared files', () => {
     } finally {
       await other.dispose();
     }
+  });
+
+  it('rebuilds a change of stylesheets alone in a module that imports a shared file, keeping its code and the shared file', async () => {
+    const shared = { 'lib/registry.ts': '@r/lib/.shared/registry.ts', 'lib/log.ts': '@r/lib/.shared/log.ts' };
+    const styled = target('@r/lib', 'lib', 'styled', shared);
+    const first = await engine.rebuild(styled, developmentVariant('browser'));
+    fs.writeFileSync(path.join(root, 'lib/styled.css'), '.styled { color: rgb(4, 5, 6); }\n');
+    const next = await engine.rebuild(styled, developmentVariant('browser'), undefined, { inputs: first.inputs, changed: ['lib/styled.css'], code: contentHash(first.code!) });
+    expect(next.code, 'the code was not built again').to.equal(first.code);
+    expect(next.chunks?.['@r/lib/.shared/registry.ts']).to.equal(first.chunks?.['@r/lib/.shared/registry.ts']);
+    expect(text(next.styles)).to.include('rgb(4, 5, 6)');
+    expect(next.inputs).to.deep.equal(first.inputs);
   });
 
   it('gives a package with no shared file the bytes one esbuild build of its modules gives', async () => {
