@@ -44,7 +44,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, inputs);
-  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors: [], ...(warnings.length > 0 ? { warnings } : {}) };
+  const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
+  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors: [], ...(warnings.length > 0 ? { warnings } : {}), ...(commonjs ? { commonjs: true as const } : {}) };
 }
 
 // esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that

@@ -130,7 +130,16 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       batch.forEach((target, index) => wanted(target, chunkResults[index]!));
     }
     if (built.size === 0) return results;
-    return results.map((result, index) => attachChunks(targets[index]!, result, built));
+    const attached = results.map((result, index) => attachChunks(targets[index]!, result, built));
+    // A CommonJS file built alone exports only `default`, which its importers' named imports
+    // would not find: the modules reaching one are built again with it bundled, as before.
+    const commonjs = new Set([...built].flatMap(([specifier, result]) => (result.commonjs ? [specifier] : [])));
+    const again = attached.flatMap((result, index) => (Object.keys(result.chunks ?? {}).some((specifier) => commonjs.has(specifier)) ? [index] : []));
+    if (again.length === 0) return attached;
+    const narrowed = again.map((index) => ({ ...targets[index]!, shared: Object.fromEntries(Object.entries(targets[index]!.shared!).filter(([, specifier]) => !commonjs.has(specifier))) }));
+    const rebuilt = await withChunks(narrowed, await bundleOnce(narrowed, variant, signal), variant, signal);
+    again.forEach((index, at) => (attached[index] = rebuilt[at]!));
+    return attached;
   }
 
   async function bundleOnce(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {

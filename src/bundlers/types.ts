@@ -56,6 +56,8 @@ export interface BundleResult {
   warnings?: Diagnostic[];
   /** The shared files the code imports, directly or through each other, each built alone: internal specifier -> code. Absent when none. */
   chunks?: Record<string, Uint8Array>;
+  /** The entry is a CommonJS file (esbuild's judgement): built alone it exports only `default`. */
+  commonjs?: true;
 }
 
 export interface Bundler {

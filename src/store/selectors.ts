@@ -196,7 +196,7 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
         ? 'they belong to different packages, and a file is shared only among the modules of its own package'
         : sharedSubpath(dirs.get(modules[0]!.package) ?? '', file) === null
           ? 'it lies outside the package, or its path holds a character no address carries'
-          : 'an import reaches it by another way than a relative path (a tsconfig "paths" mapping, for instance)';
+          : 'it is CommonJS, or an import reaches it by another way than a relative path (a tsconfig "paths" mapping, for instance)';
     const where = `${modules.length} module${modules.length === 1 ? '' : 's'} (${shown})${imported.has(file) ? ', beside its shared address other modules import' : ''}`;
     const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${where}, each with its own copy of its classes and state, because ${reason}; make it a public module and import it by its specifier`, { file });
     for (const module of modules) byModule.set(module.specifier, [...(byModule.get(module.specifier) ?? []), warning]);

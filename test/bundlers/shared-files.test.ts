@@ -89,6 +89,24 @@ describe('the esbuild engine with shared files', () => {
     expect(next.inputs).to.deep.equal(first.inputs);
   });
 
+  it('bundles a CommonJS file the modules share, as before: built alone it would export only its default', async () => {
+    const cjs = tempWorkspace({
+      'lib/count.js': 'let count = 0;\nexports.next = () => ++count;\n',
+      'lib/one.ts': "import { next } from './count.js';\nexport const one = next();\n",
+      'lib/two.ts': "import { next } from './count.js';\nexport const two = next();\n",
+    });
+    const other = createEsbuildEngine({ root: cjs });
+    try {
+      const results = await other.bundle([target('@c/lib', 'lib', 'one'), target('@c/lib', 'lib', 'two')], developmentVariant('browser'));
+      for (const result of results) {
+        expect(result.chunks).to.equal(undefined);
+        expect(text(result.code)).to.include('count').and.not.include('.shared');
+      }
+    } finally {
+      await other.dispose();
+    }
+  });
+
   it('gives a package with no shared file the bytes one esbuild build of its modules gives', async () => {
     const targets = [target('@o/other', 'other', 'one'), target('@o/other', 'other', 'two')];
     const results = await engine.bundle(targets, productionVariant('browser'));
