@@ -13,7 +13,7 @@ import { tempWorkspace, writeFile } from '../helpers/workspace.js';
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 const DEV = 'target=browser&format=esm&env=development&min=false&sourcemap=inline&types=false&css=false';
 
-export const registryWorkspace = (extra: Record<string, string> = {}) =>
+const registryWorkspace = (extra: Record<string, string> = {}) =>
   tempWorkspace({
     'core.json': json({ packages: ['packages/lib'] }),
     'packages/lib/package.json': json({ name: '@r/lib', version: '1.0.0', exports: { './define.js': './define.ts', './lookup.js': './lookup.ts', './other.js': './other.ts' } }),
