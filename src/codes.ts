@@ -161,8 +161,8 @@ export const DIAGNOSTIC_KINDS = {
   HELPER_SHARED: {
     severity: 'warning',
     scope: 'module',
-    when: 'a file that is no public module is bundled into several modules, so each page holds a copy',
-    remedy: 'make the file a public module of its own, or keep it inside one module',
+    when: 'a file that is no public module is still bundled into several modules, so each page holds a copy: they are in different packages, the file lies outside its package or is CommonJS, or an import reaches it by no relative path (README "Shared files")',
+    remedy: 'make the file a public module of its own, import it by a relative path, or keep it inside one module',
   },
   NO_PUBLIC_MODULE: {
     severity: 'warning',

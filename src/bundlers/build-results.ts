@@ -7,6 +7,7 @@ import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
+import { isCodeFile, sharedSubpath } from '../workspace/shared-files.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
 import type { BundleResult, BundleTarget } from './types.js';
@@ -48,7 +49,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   }
   const warnings = warningsOf(root, result.warnings, inputs);
   const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
-  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors, ...(warnings.length > 0 ? { warnings } : {}) };
+  const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
+  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors, ...(warnings.length > 0 ? { warnings } : {}), ...(commonjs ? { commonjs: true as const } : {}) };
 }
 
 const PLAIN_STYLESHEET = /\.css(?:\?[^/]*)?$/;
@@ -204,4 +206,74 @@ export function stylesheetRoot(result: esbuild.BuildResult, index: number): stri
 /** The files the styles output of entry `index` was made from. */
 export function stylesInputs(result: esbuild.BuildResult, index: number): string[] {
   return Object.keys(result.metafile!.outputs[`${OUT}${index}.css`]?.inputs ?? {}).flatMap((input) => inputPath(input) ?? []);
+}
+
+/**
+ * Files two or more modules of one package in this batch bundled, by package: file -> internal
+ * specifier (README "Shared files"). Public modules' entries are imported by their specifiers
+ * already; a file outside the package, or with a name no address carries, stays a copy.
+ */
+export function sharedInBatch(targets: readonly BundleTarget[], results: readonly BundleResult[]): Map<string, Record<string, string>> {
+  const counts = new Map<string, Map<string, number>>();
+  targets.forEach((target, index) => {
+    const result = results[index]!;
+    if (!target.package || result.code === null) return;
+    const entries = target.workspace?.entries ?? {};
+    let files = counts.get(target.package.name);
+    if (!files) counts.set(target.package.name, (files = new Map()));
+    for (const file of result.inputs) {
+      if (file in entries || file === target.entry || !isCodeFile(file) || (target.shared && file in target.shared)) continue;
+      files.set(file, (files.get(file) ?? 0) + 1);
+    }
+  });
+  const found = new Map<string, Record<string, string>>();
+  for (const target of targets) {
+    const files = target.package ? counts.get(target.package.name) : undefined;
+    if (!files || found.has(target.package!.name)) continue;
+    for (const [file, count] of files) {
+      const subpath = count >= 2 ? sharedSubpath(target.package!.dir, file) : null;
+      if (subpath === null) continue;
+      const name = target.package!.name;
+      if (!found.has(name)) found.set(name, {});
+      found.get(name)![file] = `${name}/${subpath}`;
+    }
+  }
+  return found;
+}
+
+/**
+ * The module's result with the shared files its code imports, directly or through each other
+ * (`built`: each built alone, by internal specifier): their code as its chunks, what they read as
+ * its inputs, their bare imports as its own. One that failed fails the module with its errors.
+ */
+export function attachChunks(target: BundleTarget, result: BundleResult, built: ReadonlyMap<string, BundleResult>): BundleResult {
+  const specifiers = new Set(Object.values(target.shared ?? {}));
+  if (specifiers.size === 0 || result.code === null) return result;
+  const reached = new Map<string, BundleResult>();
+  const queue = result.imports.filter((record) => specifiers.has(record.specifier)).map((record) => record.specifier);
+  while (queue.length > 0) {
+    const specifier = queue.pop()!;
+    const chunk = built.get(specifier);
+    if (reached.has(specifier) || !chunk) continue;
+    reached.set(specifier, chunk);
+    for (const record of chunk.imports) if (specifiers.has(record.specifier)) queue.push(record.specifier);
+  }
+  if (reached.size === 0) return result;
+  const parts = [result, ...reached.values()];
+  const inputs = [...new Set(parts.flatMap((part) => part.inputs))].sort();
+  const seen = new Set<string>();
+  const imports = parts.flatMap((part) => part.imports).filter((record) => {
+    const key = `${record.specifier}\0${record.file}`;
+    if (specifiers.has(record.specifier) || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const errors = [...reached.values()].flatMap((chunk) => chunk.errors);
+  if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, imports: [], errors };
+  // A stylesheet a shared file imports is part of each module's stylesheet that imports it.
+  const sheets = parts.flatMap((part) => (part.styles ? [part.styles] : []));
+  const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);
+  const warnings = parts.flatMap((part) => part.warnings ?? []);
+  const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));
+  return { ...result, styles, inputs, imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
 }

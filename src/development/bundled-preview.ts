@@ -52,7 +52,10 @@ export function planPageBundle(state: ServiceState, preview: Preview): PageBundl
       const module = index.modules.get(specifier);
       if (!module) continue;
       const canonical = index.modules.get(canonicalSpecifier(state.workspace, specifier, module.entry)) ?? module;
-      for (const imported of state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last?.imports ?? []) leaveOut(addressOf(imported.specifier));
+      const record = state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last;
+      for (const imported of record?.imports ?? []) leaveOut(addressOf(imported.specifier));
+      // Its shared files too (README "Shared files"): one instance of each, outside the bundle.
+      for (const shared of Object.keys(record?.outputs?.chunks ?? {})) leaveOut(addressOf(shared));
     }
   }
 

@@ -18,6 +18,8 @@ import { productionVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { parseCdnAddress } from './cdn-address.js';
 import { createInstalledBundles } from './installed-bundles.js';
+import { isSharedSubpath } from '../workspace/shared-files.js';
+import { serveSharedFile } from '../http/routes/shared-files.js';
 
 export const LOCAL_CDN = 'local';
 export const LOCAL_CDN_PREFIX = '/cdn';
@@ -86,6 +88,8 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     const pkg = index.packages.get(name);
     if (pkg) {
       if (pkg.version !== version) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name} is at version ${pkg.version}, not ${version}`);
+      // A shared file of the package, as its production modules import it (README "Shared files").
+      if (isSharedSubpath(subpath)) return serveSharedFile(ctx, { kind: 'modules', packageName: name, version, segments: subpath.split('/') }, productionVariant('browser'), host);
       const specifier = moduleSpecifier(name, subpath);
       const module = index.modules.get(specifier);
       if (!module) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is not a public module of ${name}`);

@@ -110,6 +110,11 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     if (status === 'pending') continue;
     const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
     const owner = index.packages.get(module.package)!;
+    // The shared files its code imports (README "Shared files"): one address each on the page.
+    for (const [specifier, chunk] of Object.entries(record?.outputs?.chunks ?? {})) {
+      const subpath = specifier.slice(module.package.length + 1);
+      preview.imports[specifier] ??= inDevelopment(module.package) ? codeAddress({ package: module.package, version: module.version, subpath }, chunk.hash) : cdn(module.package, module.version, subpath);
+    }
     for (const { specifier } of record?.imports ?? []) {
       if (specifier in preview.imports || (isBuiltin(specifier) && !declaredPackage(owner, specifier))) continue;
       const bare = parseBareSpecifier(specifier);

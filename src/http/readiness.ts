@@ -2,7 +2,7 @@
 // first the check against the disk, then the manifests read again, then the builds.
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { Fact } from '../store/events.js';
-import { selectSettled } from '../store/selectors.js';
+import { selectAnswerable, selectSettled } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
 import { DEEP_IMPORTS_KEPT, isBuildable } from '../store/reducer.js';
@@ -62,12 +62,14 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
           throw unbuildable(module, declared.diagnostics);
         }
         const entry = builds.variants[variant];
-        if (entry?.status === 'done' && entry.last) return { state, record: entry.last };
+        if (entry?.status === 'done' && entry.last && selectAnswerable(state, module, variant)) return { state, record: entry.last };
         // A request forces a build only of a variant nobody else is building or queueing.
         if (!entry || (entry.status === 'pending' && !entry.eager && !entry.requested)) {
           deps.dispatch({ type: 'output.requested', module, variant });
         }
-        await when((next) => next.builds[module] !== builds || !workspaceRead(next));
+        // Built, but not yet answerable: the builds of other modules decide (README "Shared files").
+        if (entry?.status === 'done') await when((next) => next.builds !== state.builds || !workspaceRead(next));
+        else await when((next) => next.builds[module] !== builds || !workspaceRead(next));
       }
     },
 

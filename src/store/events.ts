@@ -16,6 +16,8 @@ export interface OutputRef {
 export interface BuildOutputs {
   code: OutputRef;
   styles: OutputRef | null;
+  /** The shared files the code imports, each built alone, by internal specifier (README "Shared files"); absent when none. */
+  chunks?: Record<string, OutputRef>;
 }
 
 /** Content hashes of the files a build read; null: absent; '?': changed while it ran. */
@@ -33,6 +35,7 @@ export interface RestoredBuild {
   imports: ImportRecord[];
   inputs: InputHashes;
   warnings?: Diagnostic[];
+  shared?: string[];
 }
 
 export type Fact =
@@ -43,9 +46,12 @@ export type Fact =
   | { type: 'files.changed'; files: InputHashes; source: 'watcher' | 'check' }
   | { type: 'output.requested'; module: string; variant: string }
   | { type: 'build.started'; build: number; variant: string; bundler: string; reason: BuildReason; modules: { module: string; generation: number }[] }
-  | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes; warnings?: Diagnostic[] }
+  /** `shared`: the shared files of its package the build was asked to import (README "Shared files"); absent when none. */
+  | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes; warnings?: Diagnostic[]; shared?: string[] }
   | { type: 'build.failed'; build: number; module: string; variant: string; errors: Diagnostic[]; imports: ImportRecord[]; inputs: InputHashes }
   | { type: 'build.cancelled'; build: number; reason: string }
+  /** Builds that bundled a copy of a file other modules of the package reach too (README "Shared files"): each builds again, importing it. */
+  | { type: 'copies.found'; copies: { module: string; variant: string; build: number; file: string }[] }
   /** The build cache was read at start: `builds` still hold; `stale` entries did not; `ignored` says why none was read. */
   | { type: 'cache.restored'; dir: string; builds: RestoredBuild[]; stale?: number; ignored?: string }
   | { type: 'service.stopped' }
@@ -72,6 +78,7 @@ const EVENT_TYPE_TABLE = {
   'build.succeeded': true,
   'build.failed': true,
   'build.cancelled': true,
+  'copies.found': true,
   'cache.restored': true,
   'service.stopped': true,
   'effect.failed': true,

@@ -145,7 +145,7 @@ const handlers: Handlers = {
   },
 
   'build.succeeded': (draft, event, base) => {
-    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}) });
+    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) });
   },
 
   'build.failed': (draft, event, base) => {
@@ -163,15 +163,23 @@ const handlers: Handlers = {
     }
   },
 
+  'copies.found': (draft, event, base) => {
+    for (const { module, variant: key, build } of event.copies) {
+      const variant = base.builds[module]?.variants[key];
+      if (!variant || variant.status !== 'done' || variant.last?.build !== build) continue;
+      invalidate(draft.builds[module]!.variants[key]!);
+    }
+  },
+
   // Builds of an earlier run whose every input is unchanged: done, as if built now. Only a
   // variant nothing has built or started yet takes one.
   'cache.restored': (draft, event, base) => {
     const builds = replacing(base.builds);
-    for (const { module, variant: key, outputs, imports, inputs, warnings } of event.builds) {
+    for (const { module, variant: key, outputs, imports, inputs, warnings, shared } of event.builds) {
       const previous = builds.get(module);
       const variant = previous?.variants[key];
       if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-      const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
+      const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}) };
       wantDeepImports(draft, base, imports);
       builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
     }

@@ -5,6 +5,7 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, Platform, WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
+import { findSharedFiles, isCodeFile, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { isBuildable } from './reducer.js';
 import type { BuildRecord, ServiceState, VariantState } from './state.js';
 
@@ -122,31 +123,131 @@ export function selectModuleWarnings(state: ServiceState, module: ModuleModel): 
   return shared.length === 0 ? own : [...own, ...shared];
 }
 
-const CODE_FILE = /\.[cm]?[jt]sx?$/;
 const helperWarnings = new WeakMap<object, Map<string, Diagnostic[]>>();
+const sharedFilesOf = new WeakMap<object, WeakMap<object, SharedFiles>>();
 
-// A helper file bundled into several modules exists once per module on a page: its classes
-// (`instanceof` fails across them) and its module state are duplicated. Each module says so.
+/** The default variant's last successful build of a module. */
+const lastSuccess = (state: ServiceState, module: ModuleModel): BuildRecord | undefined => {
+  const record = selectVariant(state, module.specifier, defaultVariantKey(module))?.last;
+  return record?.outputs ? record : undefined;
+};
+
+/**
+ * The shared files of each package (README "Shared files"): the files two or more of its public
+ * modules' last builds read. Once per (workspace, builds).
+ */
+export function selectSharedFiles(state: ServiceState): SharedFiles {
+  let byWorkspace = sharedFilesOf.get(state.builds);
+  if (!byWorkspace) sharedFilesOf.set(state.builds, (byWorkspace = new WeakMap()));
+  let shared = byWorkspace.get(state.workspace);
+  if (!shared) {
+    const index = indexWorkspace(state.workspace);
+    shared = findSharedFiles(state.workspace, (specifier) => {
+      const inputs = lastSuccess(state, index.modules.get(specifier)!)?.inputs;
+      return inputs ? Object.keys(inputs).filter((file) => inputs[file] !== null) : undefined;
+    });
+    byWorkspace.set(state.workspace, shared);
+  }
+  return shared;
+}
+
+/** A module variant whose last build bundled a shared file of its package instead of importing it. */
+export interface SharedFileCopy {
+  module: string;
+  variant: string;
+  build: number;
+  file: string;
+  /** The file's content hash as that build read it. */
+  hash: string;
+}
+
+const copiesOf = new WeakMap<object, WeakMap<object, SharedFileCopy[]>>();
+
+/** Every variant built before its package's shared files were known, holding a copy of one (README "Shared files"). Once per (workspace, builds). */
+export function selectSharedFileCopies(state: ServiceState): SharedFileCopy[] {
+  let byWorkspace = copiesOf.get(state.builds);
+  if (!byWorkspace) copiesOf.set(state.builds, (byWorkspace = new WeakMap()));
+  let copies = byWorkspace.get(state.workspace);
+  if (!copies) byWorkspace.set(state.workspace, (copies = findCopies(state)));
+  return copies;
+}
+
+/**
+ * Is the variant's last build one to answer with? Not while it holds a copy of a shared file, and,
+ * for a variant other than the default, not before the package's default variants are built: they
+ * tell which files are shared (README "Shared files").
+ */
+export function selectAnswerable(state: ServiceState, specifier: string, key: string): boolean {
+  if (selectSharedFileCopies(state).some((copy) => copy.module === specifier && copy.variant === key)) return false;
+  const index = indexWorkspace(state.workspace);
+  const module = index.modules.get(specifier);
+  if (!module || defaultVariantKey(module) === key) return true;
+  return (index.modulesOf.get(module.package) ?? []).every((sibling) => !isBuildable(sibling) || selectVariant(state, sibling.specifier, defaultVariantKey(sibling))?.status === 'done');
+}
+
+function findCopies(state: ServiceState): SharedFileCopy[] {
+  const shared = selectSharedFiles(state);
+  if (shared.size === 0) return [];
+  const copies: SharedFileCopy[] = [];
+  for (const module of state.workspace.modules) {
+    const files = shared.get(module.package);
+    if (!files) continue;
+    for (const [key, variant] of Object.entries(state.builds[module.specifier]?.variants ?? {})) {
+      const record = variant.last;
+      if (variant.status !== 'done' || !record?.outputs) continue;
+      for (const [file, hash] of Object.entries(record.inputs)) {
+        const specifier = files[file];
+        // A build asked to import it that still copied it cannot do otherwise: HELPER_SHARED says why.
+        if (specifier === undefined || hash === null || record.outputs.chunks?.[specifier] || record.shared?.includes(file)) continue;
+        copies.push({ module: module.specifier, variant: key, build: record.build, file, hash });
+      }
+    }
+  }
+  return copies;
+}
+
+// A file that several modules bundle, each its own copy, exists once per module on a page: its
+// classes (`instanceof` fails across them) and its module state are duplicated. A file several
+// modules of its package reach is imported, not copied (README "Shared files"), so only what
+// cannot be shared so is reported, each module saying so with the reason.
 function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
   let byModule = helperWarnings.get(state.builds);
   if (byModule) return byModule;
   byModule = new Map();
   const entries = new Set(state.workspace.modules.map((module) => module.entry));
-  const bundledInto = new Map<string, string[]>();
+  const bundledInto = new Map<string, ModuleModel[]>();
+  // Files some module imports at their shared address: one more instance beside any copy.
+  const imported = new Set<string>();
   for (const module of state.workspace.modules) {
-    const inputs = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.inputs ?? {};
-    for (const [file, hash] of Object.entries(inputs)) {
-      if (hash === null || entries.has(file) || !CODE_FILE.test(file) || /\.d\.[cm]?ts$/.test(file)) continue;
+    const record = lastSuccess(state, module);
+    if (!record) continue;
+    const chunks = new Set(Object.keys(record.outputs?.chunks ?? {}));
+    const ownShared = selectSharedFiles(state).get(module.package) ?? {};
+    for (const [file, hash] of Object.entries(record.inputs)) {
+      if (hash === null || entries.has(file) || !isCodeFile(file)) continue;
+      if (ownShared[file] !== undefined && chunks.has(ownShared[file])) {
+        imported.add(file);
+        continue;
+      }
       const modules = bundledInto.get(file);
-      if (modules) modules.push(module.specifier);
-      else bundledInto.set(file, [module.specifier]);
+      if (modules) modules.push(module);
+      else bundledInto.set(file, [module]);
     }
   }
+  const dirs = new Map(state.workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
   for (const [file, modules] of bundledInto) {
-    if (modules.length < 2) continue;
-    const shown = modules.length > 5 ? `${modules.slice(0, 5).join(', ')} and ${modules.length - 5} more` : modules.join(', ');
-    const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${modules.length} modules (${shown}): each has its own copy of its classes and state; keep it in one module, or make it a public module and import it by its specifier`, { file });
-    for (const module of modules) byModule.set(module, [...(byModule.get(module) ?? []), warning]);
+    if (modules.length + (imported.has(file) ? 1 : 0) < 2) continue;
+    const shown = modules.length > 5 ? `${modules.slice(0, 5).map((m) => m.specifier).join(', ')} and ${modules.length - 5} more` : modules.map((m) => m.specifier).join(', ');
+    const packages = new Set(modules.map((m) => m.package));
+    const reason =
+      packages.size > 1
+        ? 'they belong to different packages, and a file is shared only among the modules of its own package'
+        : sharedSubpath(dirs.get(modules[0]!.package) ?? '', file) === null
+          ? 'it lies outside the package, or its path holds a character no address carries'
+          : 'it is CommonJS, or an import reaches it by another way than a relative path (a tsconfig "paths" mapping, for instance)';
+    const where = `${modules.length} module${modules.length === 1 ? '' : 's'} (${shown})${imported.has(file) ? ', beside its shared address other modules import' : ''}`;
+    const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${where}, each with its own copy of its classes and state, because ${reason}; make it a public module and import it by its specifier`, { file });
+    for (const module of modules) byModule.set(module.specifier, [...(byModule.get(module.specifier) ?? []), warning]);
   }
   helperWarnings.set(state.builds, byModule);
   return byModule;
@@ -222,7 +323,8 @@ function isSettled(state: ServiceState): boolean {
     const variant = selectVariant(state, module.specifier, defaultVariantKey(module));
     if (!variant || variant.status !== 'done') return false;
   }
-  return true;
+  // A copy of a shared file is built again, importing it (README "Shared files").
+  return selectSharedFileCopies(state).length === 0;
 }
 
 export interface BuildTarget {

@@ -16,6 +16,8 @@ export interface BuildRecord {
   inputs: InputHashes;
   /** Warnings of the build (README "Warnings"); absent when none. */
   warnings?: Diagnostic[];
+  /** The shared files of its package it was asked to import (README "Shared files"); absent when none. */
+  shared?: string[];
 }
 
 export type VariantStatus =

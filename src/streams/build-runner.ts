@@ -26,7 +26,9 @@ export interface BuildJob {
    * `manifest`: the package.json that selects the bundler, named when the bundler cannot be loaded.
    * `previousCode`: the content hash of the code of the build `previousInputs` are of.
    */
-  modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; previousCode?: string | null; manifest?: string }[];
+  modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; previousCode?: string | null; manifest?: string; packageDir?: string }[];
+  /** The shared files of each package the state knows of (README "Shared files"): package -> file -> internal specifier. */
+  shared?: Record<string, Record<string, string>>;
 }
 
 /** One job: its results, all at once (one change of state), then complete; never in the turn it was subscribed in (its start is recorded after). */
@@ -39,7 +41,7 @@ export interface BuildRunnerDeps {
   now?: () => number;
 }
 
-export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries): BundleTarget => ({
+export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries, packageDir?: string, shared?: Record<string, string>): BundleTarget => ({
   specifier: module.specifier,
   subpath: module.subpath,
   dir: module.dir,
@@ -48,6 +50,8 @@ export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundar
   platforms: module.platforms,
   ...(module.define ? { define: module.define } : {}),
   ...(workspace ? { workspace } : {}),
+  ...(packageDir !== undefined ? { package: { name: module.package, dir: packageDir } } : {}),
+  ...(shared && Object.keys(shared).length > 0 ? { shared } : {}),
 });
 
 export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
@@ -104,12 +108,12 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     }
     const startedAt = now();
     const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
-    const targets = job.modules.map(({ module }) => toBundleTarget(module, job.workspace));
+    const targets = job.modules.map(({ module, packageDir }) => toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package]));
     const results = job.incremental && targets.length === 1
       ? [await bundler.rebuild(targets[0]!, variant, signal, since(job.modules[0]!, before))]
       : await bundler.bundle(targets, variant, signal);
     if (signal.aborted) throw new BuildCancelled();
-    return results.map((result, index) => toFact(job, withTsconfigs(result, job.modules[index]!.module), job.modules[index]!.previousInputs, before, startedAt));
+    return results.map((result, index) => toFact(job, withTsconfigs(result, job.modules[index]!.module), job.modules[index]!.previousInputs, before, startedAt, targets[index]!.shared));
   }
 
   // The tsconfig files that decide how a module compiles are inputs of its build (README
@@ -144,7 +148,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     return { inputs, changed: inputs.filter((path) => before[path]?.hash !== previousInputs[path] || previousInputs[path] === UNVERIFIED), code: previousCode ?? null };
   }
 
-  function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, Stamp>, startedAt: number): Fact {
+  function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, Stamp>, startedAt: number, sharedFiles?: Record<string, string>): Fact {
     const imports = locateImports(result.imports, (file) => deps.hashes.readText(file)?.text ?? null);
     const base = { build: job.build, module: result.specifier, variant: job.variant, imports };
     if (result.errors.length > 0 || !result.code) {
@@ -154,8 +158,11 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       const paths = [...new Set([...Object.keys(previousInputs ?? {}), ...result.inputs, ...namedFiles(result.errors)])];
       return { type: 'build.failed', ...base, errors: result.errors, inputs: hashInputs(paths, before, startedAt) };
     }
-    const outputs = { code: deps.outputs.put(result.code), styles: result.styles ? deps.outputs.put(result.styles) : null };
-    return { type: 'build.succeeded', ...base, outputs, inputs: hashInputs(result.inputs, before, startedAt), ...(result.warnings?.length ? { warnings: result.warnings } : {}) };
+    const chunks = result.chunks ? Object.fromEntries(Object.entries(result.chunks).map(([specifier, code]) => [specifier, deps.outputs.put(code)])) : undefined;
+    const outputs = { code: deps.outputs.put(result.code), styles: result.styles ? deps.outputs.put(result.styles) : null, ...(chunks ? { chunks } : {}) };
+    // The shared files it was asked to import: a copy of one it still made cannot be avoided (README "Shared files").
+    const shared = Object.keys(sharedFiles ?? {});
+    return { type: 'build.succeeded', ...base, outputs, inputs: hashInputs(result.inputs, before, startedAt), ...(result.warnings?.length ? { warnings: result.warnings } : {}), ...(shared.length > 0 ? { shared } : {}) };
   }
 
   function namedFiles(errors: readonly Diagnostic[]): string[] {

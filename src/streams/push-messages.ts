@@ -10,6 +10,7 @@ import { Observable } from 'rxjs';
 import { buildDiagnostics, defaultVariantKey, selectModuleWarnings } from '../store/selectors.js';
 import type { ModuleBuilds, ServiceState } from '../store/state.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
+import type { BuildOutputs } from '../store/events.js';
 
 interface View {
   /** Hashes of the last good outputs (kept while the build is invalid). */
@@ -60,7 +61,7 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
         const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
         const syntaxProblem = warnings.some((warning) => warning.kind === 'CSS_SYNTAX');
         const view: View = outputs
-          ? { styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: outputs.code.hash, diagnostics: null, warnings: JSON.stringify(warnings) }
+          ? { styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
           : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
         views.set(label, view);
         if (!before) continue;
@@ -104,3 +105,6 @@ export function warningMessages(state: ServiceState): PushMessage[] {
   }
   return messages;
 }
+
+// The module's code on a page includes the shared files it imports (README "Shared files"): a change of one is a change of its code.
+const codeOf = (outputs: BuildOutputs): string => (outputs.chunks ? [outputs.code.hash, ...Object.values(outputs.chunks).map((chunk) => chunk.hash)].join(' ') : outputs.code.hash);

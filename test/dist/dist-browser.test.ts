@@ -9,7 +9,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { distribute } from '../../src/dist/distribute.js';
 import type { DistributionManifest } from '../../src/dist/distribution-manifest.js';
 import { TEST_FIXTURES_DIR } from '../helpers/workspace.js';
-import { installedWorkspace } from './installed.js';
+import { installCore, installedWorkspace } from './installed.js';
+import { sharedStateWorkspace, SHOWN } from '../helpers/shared-workspace.js';
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.html': 'text/html' };
 
@@ -148,5 +149,59 @@ describe('the page core dist writes, from a plain static server', () => {
     const none = await distribute({ root, out: ours });
     expect(none.page).to.deep.equal({ written: false, reason: 'the preview entry @acme/app/absent is not a public module of the workspace' });
     expect(fs.existsSync(path.join(ours, 'index.html'))).to.equal(false);
+  });
+});
+
+describe('core dist output of shared files in a browser', () => {
+  let browser: Browser;
+  let server: http.Server;
+  let manifest: DistributionManifest;
+
+  before(async () => {
+    const root = installCore(sharedStateWorkspace());
+    const out = path.join(root, 'dist');
+    // Seven modules in seven jobs: the modules that share a file are built apart, and still import it once.
+    ({ manifest } = await distribute({ root, out, parallelism: 7 }));
+    const page = `<!doctype html>
+<html>
+  <head>
+    <script type="importmap">${JSON.stringify(manifest.importMap)}</script>
+    <script type="module">import '@r/app/main.js';</script>
+  </head>
+  <body></body>
+</html>`;
+    server = await staticServer(out, page);
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (server) await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('shows one registry, one Symbol and one class, each shared file written and mapped once', async () => {
+    expect(manifest.invalid).to.deep.equal([]);
+    expect(manifest.importMap.imports['@r/lib/.shared/src/registry.ts']).to.equal('./@r/lib@1.0.0/modules/.shared/src/registry.ts.js');
+    expect(manifest.outputs.filter((output) => output.path.includes('/.shared/')).map((output) => output.path)).to.deep.equal([
+      '@r/lib@1.0.0/modules/.shared/src/base.ts.js',
+      '@r/lib@1.0.0/modules/.shared/src/registry.ts.js',
+      '@r/lib@1.0.0/modules/.shared/src/token.ts.js',
+    ]);
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    page.on('response', (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+    });
+    const { port } = server.address() as { port: number };
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForSelector('#seed');
+    const shown = await page.evaluate(() => Object.fromEntries(['registry', 'symbol', 'instance'].map((id) => [id, document.getElementById(id)?.textContent])));
+    expect(shown).to.deep.equal(SHOWN);
+    expect(failures).to.deep.equal([]);
+    await page.close();
   });
 });

@@ -406,7 +406,7 @@ describe('a broken manifest in the preview', function () {
 });
 
 describe('a helper bundled into several modules', function () {
-  it('is a warning on each of them, naming the others, and they stay valid', async function () {
+  it('is imported once by each when they reach it by a relative path, and no warning is left', async function () {
     const root = tempWorkspace({
       'core.json': json({ packages: ['packages/ui'] }),
       'packages/ui/package.json': json({ name: '@kit/ui', version: '1.0.0', exports: { './a': './a.ts', './b': './b.ts', './c': './c.ts' } }),
@@ -418,13 +418,36 @@ describe('a helper bundled into several modules', function () {
     const service = await serve(root);
     try {
       const report = await service.report();
+      expect(report.modules.map((m) => [m.specifier, m.status, m.warnings ?? []])).to.deep.equal([
+        ['@kit/ui/a', 'valid', []],
+        ['@kit/ui/b', 'valid', []],
+        ['@kit/ui/c', 'valid', []],
+      ]);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('is a warning on each of them, naming the others and why, when they reach it through a tsconfig "paths" mapping, and they stay valid', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/ui'] }),
+      'packages/ui/package.json': json({ name: '@kit/ui', version: '1.0.0', exports: { './a': './a.ts', './b': './b.ts', './c': './c.ts' } }),
+      'packages/ui/tsconfig.json': json({ compilerOptions: { paths: { '#base': ['./base.ts'] } } }),
+      'packages/ui/base.ts': 'export class Base {}\n',
+      'packages/ui/a.ts': "import { Base } from '#base';\nexport class A extends Base {}\n",
+      'packages/ui/b.ts': "import { Base } from '#base';\nexport class B extends Base {}\n",
+      'packages/ui/c.ts': 'export const c = 1;\n',
+    });
+    const service = await serve(root);
+    try {
+      const report = await service.report();
       const warned = report.modules.map((m) => [m.specifier, m.status, (m.warnings ?? []).map((w) => [w.kind, w.file])]);
       expect(warned).to.deep.equal([
         ['@kit/ui/a', 'valid', [['HELPER_SHARED', 'packages/ui/base.ts']]],
         ['@kit/ui/b', 'valid', [['HELPER_SHARED', 'packages/ui/base.ts']]],
         ['@kit/ui/c', 'valid', []],
       ]);
-      expect(report.modules[0]!.warnings![0]!.message).to.include('bundled into 2 modules (@kit/ui/a, @kit/ui/b)');
+      expect(report.modules[0]!.warnings![0]!.message).to.include('bundled into 2 modules (@kit/ui/a, @kit/ui/b)').and.include('tsconfig "paths"');
     } finally {
       await service.close();
     }

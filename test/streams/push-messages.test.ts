@@ -35,13 +35,14 @@ function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modu
     store,
     messages,
     /** A successful build with the given code and styles hashes. */
-    built(code: string, styles: string | null, module = one, imports: ImportRecord[] = [], warnings: Diagnostic[] = []) {
+    built(code: string, styles: string | null, module = one, imports: ImportRecord[] = [], warnings: Diagnostic[] = [], chunks?: Record<string, string>) {
+      const shared = chunks ? { chunks: Object.fromEntries(Object.entries(chunks).map(([specifier, hash]) => [specifier, { hash, size: 1 }])) } : {};
       run(module, (b) => ({
         type: 'build.succeeded',
         build: b,
         module: module.specifier,
         variant: variantOf(module),
-        outputs: { code: { hash: code, size: 1 }, styles: styles === null ? null : { hash: styles, size: 1 } },
+        outputs: { code: { hash: code, size: 1 }, styles: styles === null ? null : { hash: styles, size: 1 }, ...shared },
         imports,
         inputs: { [module.entry!]: `edit-${b}` },
         ...(warnings.length > 0 ? { warnings } : {}),
@@ -80,6 +81,15 @@ describe('pushMessages$', () => {
     const { built, messages } = harness();
     built('code-1', 'styles-1');
     built('code-2', 'styles-1');
+    expect(messages).to.deep.equal([{ type: 'code', module: LABEL }]);
+  });
+
+  it('announces changed code when only a shared file it imports changed', () => {
+    const { built, messages } = harness();
+    built('code-1', 'styles-1', one, [], [], { '@t/app/.shared/registry.ts': 'chunk-1' });
+    built('code-1', 'styles-1', one, [], [], { '@t/app/.shared/registry.ts': 'chunk-1' });
+    expect(messages).to.deep.equal([]);
+    built('code-1', 'styles-1', one, [], [], { '@t/app/.shared/registry.ts': 'chunk-2' });
     expect(messages).to.deep.equal([{ type: 'code', module: LABEL }]);
   });
 

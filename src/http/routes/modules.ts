@@ -20,6 +20,8 @@ import { isCrossSiteRefused, sendOutput } from '../send-output.js';
 import type { CheckScope } from '../../streams/freshness.js';
 import { isContentHash } from '../../outputs/content-hash.js';
 import { parse as parseQuery } from 'node:querystring';
+import { isSharedSubpath } from '../../workspace/shared-files.js';
+import { serveSharedFile } from './shared-files.js';
 
 export interface ModulesRouteDeps {
   readiness: Readiness;
@@ -38,6 +40,7 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const query = parseOutputQuery(new URLSearchParams(ctx.querystring));
     if (!query.ok) throw new ServiceError('OPTION_UNSUPPORTED', `${describe(address)}: ${query.message}`);
     const { variant } = query;
+    if (address.kind === 'modules' && isSharedSubpath(address.segments.join('/'))) return serveSharedFile(ctx, address, variant, deps);
     const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
     const key = variantKey(variant);
     const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
