@@ -1,7 +1,7 @@
 // The esbuild engine behind both built-in bundlers. One `build()` call compiles many modules
 // (one entry point each, no code splitting), so each still gets its own code and stylesheet
 // outputs; one esbuild context per module variant makes rebuilds incremental. A change of
-// stylesheets only rebuilds the stylesheet alone, when the module has a single one: the
+// stylesheets only rebuilds the stylesheet alone, when the module has a single one and is not minified: the
 // most frequent edit of a day's work then costs half a build. A stylesheet that imports
 // nothing is compiled by esbuild's transform, which gives the bytes a build gives it
 // (ARCHITECTURE.md "One stylesheet edit, from the disk to the page").
@@ -101,7 +101,9 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     const key = `${target.specifier}\0${variantKey(variant)}`;
     const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null]);
     const last = lastBuilds.get(key);
-    if (last && since && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
+    // Minified, the code's names depend on every source the bundle read, stylesheets included
+    // (esbuild names by how often each character occurs): a stylesheet edit changes the code.
+    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
     try {
       const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant), signal);
       const collected = collect(root, target, 0, result);
