@@ -48,9 +48,11 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   // A failure tells where it failed, not what the build read: an error in one file leaves
   // the others unnamed, and their next change could not build the module again. The build
   // once more, recording every file it loads, names them (only failures pay for it).
+  // Its diagnostics are that build's too: a first build places them as a fresh start does, where
+  // a kept context or the stylesheet built alone may not (an unreadable stylesheet is "Cannot read
+  // file" at its import, not a nameless failure of the sheet as an entry).
   async function failedBuild(target: BundleTarget, variant: Variant, messages: esbuild.Message[]): Promise<BundleResult> {
-    const result = failed(root, target, messages);
-    const read = new Set(result.inputs);
+    const read = new Set<string>();
     const options = buildOptions([target], variant);
     const recorder: esbuild.Plugin = {
       name: 'core-record-reads',
@@ -62,7 +64,12 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
         });
       },
     };
-    await esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] }).catch(() => {});
+    let located = messages;
+    await esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] }).catch((error: unknown) => {
+      if (isBuildFailure(error)) located = error.errors;
+    });
+    const result = failed(root, target, located);
+    for (const input of result.inputs) read.add(input);
     return { ...result, inputs: [...read].sort() };
   }
 

@@ -141,6 +141,20 @@ describe('createEsbuildEngine', () => {
     expect(text(styled.styles)).to.equal(text(whole.styles));
   });
 
+  it('reports a stylesheet that can no longer be read with the diagnostics a fresh start gives, placed at its import', async () => {
+    const PLAIN = target('plain');
+    const first = await engine.rebuild(PLAIN, developmentVariant('browser'));
+    // A directory where the sheet was: what a build can read of it is what it can of an unreadable file.
+    fs.rmSync(path.join(root, 'app/plain/plain.css'));
+    fs.mkdirSync(path.join(root, 'app/plain/plain.css'));
+    const live = await engine.rebuild(PLAIN, developmentVariant('browser'), undefined, hint(first, ['app/plain/plain.css']));
+    const fresh = (await createEsbuildEngine({ root }).bundle([PLAIN], developmentVariant('browser')))[0]!;
+    expect(fresh.errors).to.have.length(1);
+    expect(fresh.errors[0]).to.include({ file: 'app/plain/index.ts', line: 1 });
+    expect(live.errors).to.deep.equal(fresh.errors);
+    expect(live.inputs).to.deep.equal(fresh.inputs);
+  });
+
   it('rebuilds a stylesheet alone when the service\'s record adds tsconfig files to the inputs the engine reported', async () => {
     const first = await engine.rebuild(MAIN, developmentVariant('browser'));
     write('app/main/theme.css', '.theme { color: rgb(5, 5, 5); }\n');
