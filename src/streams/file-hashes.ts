@@ -241,7 +241,9 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
     if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return absent(relative, seq, 0);
     let known = remembered.get(relative);
-    if (!known || !isStillValid(known, stats, granularityOf(stats))) {
+    // A file of several names is read at every stamp: a write through another name may leave
+    // nothing this path's watch or stat can be trusted to show.
+    if (!known || !isStillValid(known, stats, granularityOf(stats)) || (!isDir && stats.nlink > 1)) {
       const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
       if (!fresh) return absent(relative, seq, stats.mtimeMs);
       known = remembered.get(relative);
@@ -279,7 +281,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     adopt(relative, [hash, ino, size, mtimeMs, ctimeMs, at]) {
       const isDir = relative.endsWith('/');
       const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
-      if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return false;
+      if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile() || stats.nlink > 1)) return false;
       const known = { hash, ino, size, mtimeMs, ctimeMs, at, seq: -1 };
       if (!isStillValid(known, stats, granularityOf(stats))) return false;
       remembered.set(relative, known);

@@ -208,6 +208,20 @@ describe('createFileHashes', () => {
       expect(createFileHashes(root, Date.now, { stat: coarseStat }).adopt('a.ts', settled.signature('a.ts')!)).to.equal(true);
     });
 
+    it('reads a file of several names at every stamp, and lets no restart adopt its hash', () => {
+      const root = tempWorkspace();
+      const file = path.join(root, 'a.ts');
+      writeAtMtime(file, 'aaa');
+      fs.linkSync(file, path.join(root, 'b.ts'));
+      // Long after the change: a stat of one name alone would be trusted.
+      const hashes = createFileHashes(root, () => S + 60_000, { stat: coarseStat });
+      expect(hashes.hash('a.ts')).to.equal(contentHash('aaa'));
+      const signature = hashes.signature('a.ts')!;
+      writeAtMtime(path.join(root, 'b.ts'), 'bbb');
+      expect(hashes.hash('a.ts')).to.equal(contentHash('bbb'));
+      expect(createFileHashes(root, () => S + 60_000, { stat: coarseStat }).adopt('a.ts', signature)).to.equal(false);
+    });
+
     it('takes the granularity from the ctimes seen on each device, or as given', () => {
       const stats = (dev: number, ctimeMs: number) => ({ dev, ctimeMs, mtimeMs: ctimeMs }) as fs.Stats;
       const observed = createGranularity();
