@@ -256,8 +256,7 @@ describe('faults while serving', function () {
 
     /**
      * The live report equals the one of a fresh service (with the same permissions) on the same
-     * tree; in outline, since esbuild places "Cannot read file" at the import in a first build
-     * and sometimes nowhere in an incremental one.
+     * tree, each diagnostic with its message, line and column ("Cannot read file" at the import).
      */
     async function expectLikeFresh(what: string): Promise<Report> {
       const now = await report(live.url);
