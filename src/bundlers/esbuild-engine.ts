@@ -20,6 +20,9 @@ import { BuildCancelled, type BundleResult, type BundleTarget, type Bundler, typ
 
 export { esbuildOptions } from './esbuild-options.js';
 
+/** Within this much of now (with a margin), esbuild does not trust a file's mtime to prove it unchanged (its "mod key" safety gap is 3 s). */
+const ESBUILD_TRUSTS_MTIME_AFTER_MS = 2_000;
+
 export interface EngineOptions extends BundlerOptions {
   /** Sources this bundler refuses, with the reason. */
   refuse?: SourcePolicy;
@@ -73,6 +76,16 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     return { ...result, inputs: [...read].sort() };
   }
 
+  // A kept esbuild context reads a file again only when its inode, size or mtime moved, unless
+  // the mtime is within 3 s of now: a rewrite of the same size that keeps an older mtime (`cp -p`,
+  // a restored timestamp, a file system of whole seconds) would be built from the bytes it read
+  // before. A changed input whose mtime is that old is built in a new context.
+  function keepsOldModificationTime(relative: string): boolean {
+    if (relative.endsWith('/')) return false;
+    const stats = fs.statSync(path.join(root, relative), { throwIfNoEntry: false });
+    return stats !== undefined && stats.mtimeMs < Date.now() - ESBUILD_TRUSTS_MTIME_AFTER_MS;
+  }
+
   // esbuild's process may die under a build: a new one takes over, and the contexts of the old are gone.
   const recover = () => {
     contexts.abandon();
@@ -107,6 +120,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
     const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null]);
+    if (since && since.changed.some(keepsOldModificationTime)) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included
     // (esbuild names by how often each character occurs): a stylesheet edit changes the code.

@@ -155,6 +155,25 @@ describe('createEsbuildEngine', () => {
     expect(live.inputs).to.deep.equal(fresh.inputs);
   });
 
+  it('builds a changed file of the same size whose mtime was kept old, which a kept esbuild context would take as unchanged', async () => {
+    const old = new Date(Date.now() - 60_000);
+    const keepingTime = (relative: string, content: string) => {
+      write(relative, content);
+      fs.utimesSync(path.join(root, relative), old, old);
+    };
+    keepingTime('app/main/helper.ts', 'export const helper = (s: string) => s.length + 1;\n');
+    const first = await engine.rebuild(MAIN, developmentVariant('browser'));
+    // `cp -p` of a file of the same size: inode, size and mtime as they were.
+    keepingTime('app/main/helper.ts', 'export const helper = (s: string) => s.length + 2;\n');
+    const next = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(first, ['app/main/helper.ts']));
+    expect(text(next.code)).to.include('s.length + 2');
+    keepingTime('app/main/theme.css', '.theme { color: rgb(8, 8, 8); }\n');
+    const styled = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(next, ['app/main/theme.css']));
+    keepingTime('app/main/theme.css', '.theme { color: rgb(6, 6, 6); }\n');
+    const again = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(styled, ['app/main/theme.css']));
+    expect(text(again.styles)).to.include('rgb(6, 6, 6)');
+  });
+
   it('rebuilds a stylesheet alone when the service\'s record adds tsconfig files to the inputs the engine reported', async () => {
     const first = await engine.rebuild(MAIN, developmentVariant('browser'));
     write('app/main/theme.css', '.theme { color: rgb(5, 5, 5); }\n');
