@@ -7,7 +7,9 @@ import { expect } from 'chai';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant } from '../../src/workspace/variant.js';
-import { tempWorkspace } from '../helpers/workspace.js';
+import { DEV } from '../helpers/fixtures.js';
+import { serve } from '../helpers/service.js';
+import { inlineWorkspace, tempWorkspace } from '../helpers/workspace.js';
 
 const MAIN: BundleTarget = { specifier: '@t/app/main', subpath: 'main', dir: 'app/main', entry: 'app/main/index.ts', assets: [], platforms: ['web'] };
 const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('utf8') : '');
@@ -54,6 +56,29 @@ describe('workspaceConfinementPlugin', () => {
       ['app/main/index.ts', 1],
       ['app/main/index.ts', 2],
     ]);
+    // The links are inputs of the failure: led back into the workspace, they build the module again.
+    expect(result.inputs).to.include.members(['app/main/linked.ts', 'app/main/linked.css', 'app/main/']);
+  });
+
+  it('builds the module again once the link leads back into the workspace, on a running service', async () => {
+    const root = inlineWorkspace({
+      'packages/app': {
+        manifest: { name: '@t/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: {} },
+        files: { 'main/index.ts': "import { secret } from './linked.ts';\nexport const value = secret;\n", 'common/inside.ts': "export const secret = 'INSIDE_VALUE';\n" },
+      },
+    });
+    const link = path.join(root, 'packages/app/main/linked.ts');
+    fs.symlinkSync(path.join(outside, 'secret.ts'), link);
+    const service = await serve(root);
+    const address = `/m/@t/app@1.0.0/modules/main?${DEV}`;
+    const refused = await service.get(address);
+    expect(refused.status).to.equal(422);
+    expect(refused.text).to.include('is outside the workspace').and.not.to.include('OUTSIDE_SECRET');
+    fs.rmSync(link);
+    fs.symlinkSync('../common/inside.ts', link);
+    const answer = await service.get(address);
+    expect(answer.status, answer.text.slice(0, 300)).to.equal(200);
+    expect(answer.text).to.include('INSIDE_VALUE');
   });
 
   it('bundles a link inside the workspace, and leaves installed packages as they were', async () => {

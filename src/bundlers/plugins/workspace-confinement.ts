@@ -24,11 +24,14 @@ function realRootOf(root: string): string {
   return real;
 }
 
+/** The plugin's name, which esbuild gives each of its messages (`pluginName`). */
+export const WORKSPACE_CONFINEMENT = 'core-workspace-confinement';
+
 export function workspaceConfinementPlugin(root: string): esbuild.Plugin {
   const real = realRootOf(root);
   const inside = (file: string) => file.startsWith(real + path.sep) || file.startsWith(root + path.sep);
   return {
-    name: 'core-workspace-confinement',
+    name: WORKSPACE_CONFINEMENT,
     setup(build) {
       build.onLoad({ filter: notStartingWith(real + path.sep), namespace: 'file' }, (args) => {
         if (inside(args.path) || args.path.split(path.sep).includes('node_modules')) return undefined;
