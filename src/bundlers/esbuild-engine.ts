@@ -1,8 +1,8 @@
 // The esbuild engine behind both built-in bundlers. One `build()` call compiles many modules
 // (one entry point each, no code splitting), so each still gets its own code and stylesheet
 // outputs; one esbuild context per module variant makes rebuilds incremental. A change of
-// stylesheets only rebuilds the stylesheet alone, when the module has a single one and is not minified: the
-// most frequent edit of a day's work then costs half a build. A stylesheet that imports
+// stylesheets only rebuilds the stylesheet alone, when the module has a single one and is not
+// minified: the most frequent edit of a day's work then costs half a build. A stylesheet that imports
 // nothing is compiled by esbuild's transform, which gives the bytes a build gives it
 // (ARCHITECTURE.md "One stylesheet edit, from the disk to the page").
 import fs from 'node:fs';

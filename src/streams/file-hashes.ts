@@ -26,8 +26,9 @@ export const COARSE_TIMESTAMP_MS = 1000;
 
 /**
  * The timestamp granularity of the file system holding a file, from what its stats show: a
- * ctime (set by the kernel, never by a program, unlike an mtime a tar or a copy preserves) with
- * a part below the second shows a fine clock on that device; until one does, a second is
+ * ctime or an mtime with a part below the second, which a file system of whole seconds cannot
+ * hold, shows a fine clock on that device (the ctime is the telling one: the kernel sets it,
+ * where a tar or a copy may give an mtime of whole seconds); until one does, a second is
  * assumed. `fixedMs` overrides what is observed.
  */
 export function createGranularity(fixedMs?: number): (stats: fs.Stats) => number {
