@@ -82,8 +82,12 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   // before. A changed input whose mtime is that old is built in a new context.
   function keepsOldModificationTime(relative: string): boolean {
     if (relative.endsWith('/')) return false;
-    const stats = fs.statSync(path.join(root, relative), { throwIfNoEntry: false });
-    return stats !== undefined && stats.mtimeMs < Date.now() - ESBUILD_TRUSTS_MTIME_AFTER_MS;
+    try {
+      const stats = fs.statSync(path.join(root, relative), { throwIfNoEntry: false });
+      return stats !== undefined && stats.mtimeMs < Date.now() - ESBUILD_TRUSTS_MTIME_AFTER_MS;
+    } catch {
+      return false; // a link loop, a path through a file (ELOOP, ENOTDIR): the build says what it finds
+    }
   }
 
   // esbuild's process may die under a build: a new one takes over, and the contexts of the old are gone.

@@ -18,7 +18,7 @@ import { DEV, fixtureWorkspace, PROD } from '../helpers/fixtures.js';
 import { get, type Answer } from '../helpers/http.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { defects, freshReport, moduleOf, outline, parseNdjson, stateOf, type Served } from './support.js';
+import { defects, freshReport, moduleOf, outline, parseNdjson, stateOf, withSortedDiagnostics, type Served } from './support.js';
 
 const EVERY_MODULE = ['@acme/app/main', '@acme/app/templates', '@acme/lib/format', '@acme/lib/server', '@acme/lib/widgets/badge'];
 const ADDRESSES = [
@@ -262,7 +262,7 @@ describe('faults while serving', function () {
       const now = await report(live.url);
       const fresh = await launch();
       try {
-        expect(outline(now), `${what}: /state against a fresh service`).to.deep.equal(outline(await report(fresh.url)));
+        expect(withSortedDiagnostics(now), `${what}: /state against a fresh service`).to.deep.equal(withSortedDiagnostics(await report(fresh.url)));
         await askEverything(fresh.url);
       } finally {
         await stop(fresh.child);

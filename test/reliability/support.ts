@@ -57,11 +57,20 @@ export const moduleOf = (report: Report, specifier: string) => report.modules.fi
 export const defects = (lines: readonly string[]): string[] => lines.filter((line) => /internal error|effect failed|stopped/i.test(line));
 
 /**
- * A report with each module's diagnostics as a sorted set: a failed build reports what a first
- * build of the module says (its message, file, line and column), whatever the service built
- * before, so a live report and a fresh one compare whole.
+ * A report with the text of BUNDLE_ERROR messages left out (kinds, files and positions kept):
+ * esbuild words a failure differently in an incremental rebuild than in a first build (a
+ * directory it had cached, now a file), which says nothing about the service being current.
  */
 export const outline = (report: Report) => ({
+  diagnostics: report.diagnostics,
+  modules: report.modules.map((m) => ({ ...m, diagnostics: [...new Set(m.diagnostics.map((d) => (d.kind === 'BUNDLE_ERROR' ? `${d.kind} ${d.file}` : JSON.stringify(d))))].sort() })),
+});
+
+/**
+ * A report with each module's diagnostics as a sorted set, each whole (message, file, line and
+ * column): a failed build reports what a first build of the module says, whatever was built before.
+ */
+export const withSortedDiagnostics = (report: Report) => ({
   diagnostics: report.diagnostics,
   modules: report.modules.map((m) => ({ ...m, diagnostics: [...new Set(m.diagnostics.map((d) => JSON.stringify(d)))].sort() })),
 });
