@@ -23,7 +23,7 @@ import type { ServiceState } from './store/state.js';
 import { createStore, type Store } from './store/store.js';
 import { createBuildRunner } from './streams/build-runner.js';
 import { builds$, counter, type BuildsDeps } from './streams/builds.js';
-import { createFileHashes } from './streams/file-hashes.js';
+import { createFileHashes, type FileHashesOptions } from './streams/file-hashes.js';
 import { createFreshnessCheck } from './streams/freshness.js';
 import type { Effect } from './streams/effect.js';
 import { manifests$, type ManifestsDeps } from './streams/manifests.js';
@@ -73,6 +73,8 @@ export interface ServiceOptions {
    * directory, or false. Default false here; `core run` turns it on unless `--no-cache`.
    */
   cache?: boolean | string;
+  /** For tests: the clock and the stat of the file hashes (a file system of whole seconds, simulated), or a timestamp granularity. */
+  fileHashes?: FileHashesOptions & { now?: () => number };
   /** For tests and tools: changes what the effects are given (to inject a fault, for instance). */
   effectDeps?: (deps: EffectDeps) => EffectDeps;
 }
@@ -109,7 +111,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const store = createStore({ freeze: options.freeze ?? process.env.CORE_DEBUG_FREEZE === '1' });
   const log = createEventLog(store.events$);
   const history = createBuildHistory(BUILD_HISTORY_LIMIT);
-  const hashes = createFileHashes(root);
+  const hashes = createFileHashes(root, options.fileHashes?.now, options.fileHashes);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() }, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;

@@ -10,6 +10,7 @@ import { isBare } from '../workspace/specifiers.js';
 import { isCodeFile, sharedSubpath } from '../workspace/shared-files.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
+import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import type { BundleResult, BundleTarget } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -171,6 +172,14 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
     // A missing file: its creation changes the listing of the directory it would be in.
     const missing = /^Could not resolve "(\.{1,2}\/[^"]+)"/.exec(message.text);
     if (missing) inputs.add(`${path.posix.dirname(path.posix.join(path.posix.dirname(file), missing[1]!))}/`);
+    // A file refused as outside the workspace: the path it is imported by (a link inside, which
+    // may be led back into the workspace), read from the import the message points at.
+    if (message.pluginName === WORKSPACE_CONFINEMENT) {
+      const { lineText, column, length } = message.location!;
+      const written = lineText.slice(column, column + length).replace(/^["']|["']$/g, '');
+      const imported = written.startsWith('.') ? path.posix.join(path.posix.dirname(file), written) : null;
+      if (imported !== null && !imported.startsWith('../')) inputs.add(imported).add(`${path.posix.dirname(imported)}/`);
+    }
   }
   return { specifier: target.specifier, code: null, styles: null, inputs: [...inputs].sort(), imports: [], errors };
 }

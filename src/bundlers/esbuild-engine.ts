@@ -1,8 +1,8 @@
 // The esbuild engine behind both built-in bundlers. One `build()` call compiles many modules
 // (one entry point each, no code splitting), so each still gets its own code and stylesheet
 // outputs; one esbuild context per module variant makes rebuilds incremental. A change of
-// stylesheets only rebuilds the stylesheet alone, when the module has a single one: the
-// most frequent edit of a day's work then costs half a build. A stylesheet that imports
+// stylesheets only rebuilds the stylesheet alone, when the module has a single one and is not
+// minified: the most frequent edit of a day's work then costs half a build. A stylesheet that imports
 // nothing is compiled by esbuild's transform, which gives the bytes a build gives it
 // (ARCHITECTURE.md "One stylesheet edit, from the disk to the page"). A file several modules of
 // a package reach is imported by them and built alone, returned with each (ARCHITECTURE.md
@@ -21,6 +21,9 @@ import { esbuildOptions, OUT, outputOptions, type SourcePolicy } from './esbuild
 import { BuildCancelled, type BundleResult, type BundleTarget, type Bundler, type BundlerOptions, type RebuildHint } from './types.js';
 
 export { esbuildOptions } from './esbuild-options.js';
+
+/** Within this much of now (with a margin), esbuild does not trust a file's mtime to prove it unchanged (its "mod key" safety gap is 3 s). */
+const ESBUILD_TRUSTS_MTIME_AFTER_MS = 2_000;
 
 export interface EngineOptions extends BundlerOptions {
   /** Sources this bundler refuses, with the reason. */
@@ -50,9 +53,11 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   // A failure tells where it failed, not what the build read: an error in one file leaves
   // the others unnamed, and their next change could not build the module again. The build
   // once more, recording every file it loads, names them (only failures pay for it).
+  // Its diagnostics are that build's too: a first build places them as a fresh start does, where
+  // a kept context or the stylesheet built alone may not (an unreadable stylesheet is "Cannot read
+  // file" at its import, not a nameless failure of the sheet as an entry).
   async function failedBuild(target: BundleTarget, variant: Variant, messages: esbuild.Message[]): Promise<BundleResult> {
-    const result = failed(root, target, messages);
-    const read = new Set(result.inputs);
+    const read = new Set<string>();
     const options = buildOptions([target], variant);
     const recorder: esbuild.Plugin = {
       name: 'core-record-reads',
@@ -64,8 +69,27 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
         });
       },
     };
-    await esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] }).catch(() => {});
+    let located = messages;
+    await esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] }).catch((error: unknown) => {
+      if (isBuildFailure(error)) located = error.errors;
+    });
+    const result = failed(root, target, located);
+    for (const input of result.inputs) read.add(input);
     return { ...result, inputs: [...read].sort() };
+  }
+
+  // A kept esbuild context reads a file again only when its inode, size or mtime moved, unless
+  // the mtime is within 3 s of now: a rewrite of the same size that keeps an older mtime (`cp -p`,
+  // a restored timestamp, a file system of whole seconds) would be built from the bytes it read
+  // before. A changed input whose mtime is that old is built in a new context.
+  function keepsOldModificationTime(relative: string): boolean {
+    if (relative.endsWith('/')) return false;
+    try {
+      const stats = fs.statSync(path.join(root, relative), { throwIfNoEntry: false });
+      return stats !== undefined && stats.mtimeMs < Date.now() - ESBUILD_TRUSTS_MTIME_AFTER_MS;
+    } catch {
+      return false; // a link loop, a path through a file (ELOOP, ENOTDIR): the build says what it finds
+    }
   }
 
   // esbuild's process may die under a build: a new one takes over, and the contexts of the old are gone.
@@ -178,8 +202,11 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
     const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null]);
+    if (since && since.changed.some(keepsOldModificationTime)) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
-    if (last && since && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
+    // Minified, the code's names depend on every source the bundle read, stylesheets included
+    // (esbuild names by how often each character occurs): a stylesheet edit changes the code.
+    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
     try {
       const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant), signal);
       const collected = collect(root, target, 0, result);

@@ -192,7 +192,8 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
         continue;
       }
       const stamp = deps.hashes.stamp(path);
-      inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - MTIME_LAG_MS ? UNVERIFIED : stamp.hash;
+      // On a file system of whole seconds, a write during the build is stamped up to a second earlier.
+      inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - MTIME_LAG_MS - deps.hashes.granularityMs() ? UNVERIFIED : stamp.hash;
     }
     return inputs;
   }

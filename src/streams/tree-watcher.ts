@@ -28,7 +28,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { entryIdentity, isPlainRelative, nextWatchSequence } from './file-hashes.js';
+import { entryIdentity, isPlainRelative, nextWatchSequence, watchSequence } from './file-hashes.js';
 import type { SeenEntry } from './watch-scope.js';
 import type { WatcherLike } from './watch.js';
 
@@ -256,7 +256,11 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
 
   /** `ended`: the entry's own watch reported it moved or removed, so it is watched again whatever its identity now. */
   function entryNotice(absolute: string, ended: boolean) {
-    noteLink(absolute, files.lstatSync(absolute, { throwIfNoEntry: false })?.isSymbolicLink() === true);
+    const entry = files.lstatSync(absolute, { throwIfNoEntry: false });
+    noteLink(absolute, entry?.isSymbolicLink() === true);
+    // A hard link made here to a file named elsewhere: a write through this name is noticed in
+    // this directory only, never in the other name's, which no earlier confirmation may vouch for.
+    if (entry?.isFile() && entry.nlink > 1) provenFrom = watchSequence();
     const known = watched.get(absolute);
     if (!known) return admit(absolute, ready);
     const stats = files.statSync(absolute, { throwIfNoEntry: false });
