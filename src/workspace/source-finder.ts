@@ -172,6 +172,16 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
     return found;
   };
 
+  // A stylesheet target stands for itself: a `*` pattern of sheets publishes each that exists
+  // (README "Stylesheet modules").
+  const existingSheet = (targets: string[]): string | null => {
+    for (const target of targets) {
+      const relative = target.endsWith('.css') ? normalizeRelative(target) : null;
+      if (relative !== null && isInside(relative) && exists(joinRelative(dir, relative))) return joinRelative(dir, relative);
+    }
+    return null;
+  };
+
   return {
     find,
     expandPattern(key, targets) {
@@ -216,7 +226,7 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
         const subpath = `${keyPrefix}${star}${keySuffix}`;
         // The key Node picks for this subpath: only that key publishes it.
         if (exportsKeyFor(pkg.exports, `./${subpath}`) !== key) continue;
-        const entry = find(`./${subpath}`, concrete(star).filter((t) => SOURCE_FILE.test(t) && !DECLARATION_FILE.test(t))).entry;
+        const entry = find(`./${subpath}`, concrete(star).filter((t) => SOURCE_FILE.test(t) && !DECLARATION_FILE.test(t))).entry ?? existingSheet(concrete(star));
         if (entry !== null) found.push({ subpath, entry });
       }
       return found;

@@ -17,10 +17,11 @@ describe('the dashboard\'s grouped warnings', function () {
     const root = tempWorkspace({
       'core.json': json({ packages: ['lib'] }),
       'lib/package.json': json({ name: '@r/lib', version: '1.0.0', exports: { './a': './a.ts', './b': './b.ts', './c': './c.ts' } }),
-      'lib/registry.ts': 'export const registry = new Map();\n',
-      'lib/a.ts': "import { registry } from './registry.ts';\nexport const define = (k: string, v: unknown) => registry.set(k, v);\n",
-      'lib/b.ts': "import { registry } from './registry.ts';\nexport const lookup = (k: string) => registry.get(k);\n",
-      'lib/c.ts': "import { registry } from './registry.ts';\nexport const size = () => registry.size;\n",
+      // A CommonJS helper is copied into each module that reaches it (README "Shared files"): warned.
+      'lib/registry.cjs': 'exports.registry = new Map();\n',
+      'lib/a.ts': "import { registry } from './registry.cjs';\nexport const define = (k: string, v: unknown) => registry.set(k, v);\n",
+      'lib/b.ts': "import { registry } from './registry.cjs';\nexport const lookup = (k: string) => registry.get(k);\n",
+      'lib/c.ts': "import { registry } from './registry.cjs';\nexport const size = () => registry.size;\n",
     });
     service = await serve(root);
     await service.get('/state');
@@ -42,7 +43,7 @@ describe('the dashboard\'s grouped warnings', function () {
     await group.locator('summary').click();
     const listed = await group.evaluate((element) => element.querySelectorAll('li').length);
     expect(listed).to.equal(1); // one shared file: one warning, carried by three modules
-    expect(await group.textContent()).to.include('lib/registry.ts is bundled into 3 modules');
+    expect(await group.textContent()).to.include('lib/registry.cjs is bundled into 3 modules');
     expect(watched.errors).to.deep.equal([]);
   });
 });

@@ -1,5 +1,5 @@
-// Warnings about a package's own structure, grouped (README "Warnings"): a helper shared by a
-// library's modules and a relative import of another of its own modules' entry are counted
+// Warnings about a package's own structure, grouped (README "Warnings"): a helper copied into a
+// library's modules (CommonJS files, which are never served alone: README "Shared files") and a relative import of another of its own modules' entry are counted
 // once per package and kind in /state (`warningGroups`) and told in one line each by the
 // terminal, while each module keeps its own; a relative import reaching another package's
 // module is no structure of that package, and is told on its own.
@@ -18,11 +18,11 @@ describe('warnings about a package\'s own structure', function () {
     const root = tempWorkspace({
       'core.json': json({ packages: ['packages/lib', 'packages/app'] }),
       'packages/lib/package.json': json({ name: '@r/lib', version: '1.0.0', exports: { './a': './a.ts', './b': './b.ts', './c': './c.ts' } }),
-      'packages/lib/registry.ts': 'export const registry = new Map();\n',
-      'packages/lib/format.ts': 'export const format = (s: string) => `[${s}]`;\n',
-      'packages/lib/a.ts': "import { registry } from './registry.ts';\nimport { format } from './format.ts';\nexport const define = (k: string, v: unknown) => registry.set(format(k), v);\n",
-      'packages/lib/b.ts': "import { registry } from './registry.ts';\nimport { format } from './format.ts';\nexport const lookup = (k: string) => registry.get(format(k));\n",
-      'packages/lib/c.ts': "import { define } from './a.ts';\nimport { registry } from './registry.ts';\nexport const both = () => (define('x', 1), registry.size);\n",
+      'packages/lib/registry.cjs': 'exports.registry = new Map();\n',
+      'packages/lib/format.cjs': "exports.format = (s) => '[' + s + ']';\n",
+      'packages/lib/a.ts': "import { registry } from './registry.cjs';\nimport { format } from './format.cjs';\nexport const define = (k: string, v: unknown) => registry.set(format(k), v);\n",
+      'packages/lib/b.ts': "import { registry } from './registry.cjs';\nimport { format } from './format.cjs';\nexport const lookup = (k: string) => registry.get(format(k));\n",
+      'packages/lib/c.ts': "import { define } from './a.ts';\nimport { registry } from './registry.cjs';\nexport const both = () => (define('x', 1), registry.size);\n",
       'packages/app/package.json': json({ name: '@r/app', version: '1.0.0', exports: { './main': './main.ts' }, dependencies: { '@r/lib': '1.0.0' } }),
       'packages/app/main.ts': "import { lookup } from '../lib/b.ts';\nexport const main = () => lookup('x');\n",
     });
