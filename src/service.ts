@@ -307,6 +307,7 @@ function listenOnce(app: ReturnType<typeof createApp>, port: number, host: strin
     // and every other reader of Host refuse. Other duplicate headers are lists anyway.
     (server as Server & { joinDuplicateHeaders: boolean }).joinDuplicateHeaders = true;
     server.on('clientError', handleClientError);
+    server.on('connect', app.refuseTunnel);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);

@@ -21,6 +21,7 @@ import type { Observable } from 'rxjs';
 import { ServiceError } from './errors.js';
 import type { HostPolicy } from './guards/guard-host.js';
 import { guardRequests, requestGuards } from './guards/request-guards.js';
+import { refuseTunnel } from './client-error.js';
 import { respondWithErrors } from './middleware/respond-with-errors.js';
 import type { Readiness } from './readiness.js';
 import type { FreshnessCheck } from '../streams/freshness.js';
@@ -59,6 +60,8 @@ export interface App {
   listener: RequestListener;
   /** Attaches the WebSocket routes to the server's upgrades. */
   attachSockets(server: Server): void;
+  /** The server's 'connect' listener: CONNECT refused by the guards (client-error.ts). */
+  refuseTunnel: ReturnType<typeof refuseTunnel>;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -104,6 +107,7 @@ export function createApp(deps: AppDeps): App {
     router,
     sockets,
     listener: answers.listener(koa.callback()),
+    refuseTunnel: refuseTunnel(guards),
     attachSockets: (server) => {
       koa.ws.listen({ server, ...socketOptions } as never);
       pingSockets(koa.ws.server!);
