@@ -120,7 +120,9 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
       try {
         answer = decide(normal, seen);
       } catch {
-        answer = true; // unreadable (EACCES, ENOTDIR): nothing to watch there
+        // Unreadable (EACCES, ENOTDIR): nothing to watch there for now; not remembered, as a
+        // chmod may make it readable (the watcher asks again then).
+        return true;
       }
       if (answer === null) return false;
       // Not remembered: a file removed unseen (its directory reports it, the watcher does not)
