@@ -47,7 +47,7 @@ export interface TreeWatcherFs {
 }
 
 export interface TreeWatcherOptions {
-  /** True for what is not to be watched; `seen`, what the walk knows of the entry. */
+  /** True for what is not to be watched; `seen`, what the walk knows of the entry. May throw the error of a path it cannot look at (then listed as unwatched). */
   ignored(absolute: string, seen?: SeenEntry): boolean;
   /** Whether the watches keep the process running (true). */
   persistent?: boolean;
@@ -240,7 +240,12 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
 
   /** Watches `absolute` if the scope admits it: a directory (then walked) or a linked file. */
   function admit(absolute: string, report: boolean, seen?: SeenEntry) {
-    if (watched.has(absolute) || options.ignored(absolute, seen)) return;
+    if (watched.has(absolute)) return;
+    try {
+      if (options.ignored(absolute, seen)) return;
+    } catch (error) {
+      return cannotWatch(absolute, error); // the scope could not look at it (EACCES, ENAMETOOLONG...)
+    }
     const stats = statOf(absolute);
     if (!stats || !(stats.isDirectory() || stats.isFile())) return;
     if (!watchPath(absolute, stats)) return;
