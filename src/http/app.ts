@@ -50,6 +50,8 @@ export interface AppDeps {
   root: string;
   /** Counts the requests being answered (for the watcher's first walk, which waits for them). */
   activity?: Activity;
+  /** Bytes of events a reader of /state or /log may leave untaken before it is dropped (event-stream.ts). */
+  eventStreamBufferBytes?: number;
 }
 
 export interface App {
@@ -74,8 +76,8 @@ export function createApp(deps: AppDeps): App {
   // `/M/...` or `/STATE` name nothing rather than a second address of the same answer.
   const router = new Router({ strict: true, sensitive: true });
   router.get('/m/*rest', modulesRoute({ ...deps, answers }));
-  router.get('/state', stateRoute({ readiness: deps.readiness, state$: deps.state$ }));
-  router.get('/log', logRoute(deps.log));
+  router.get('/state', stateRoute({ readiness: deps.readiness, state$: deps.state$, bufferBytes: deps.eventStreamBufferBytes }));
+  router.get('/log', logRoute(deps.log, undefined, deps.eventStreamBufferBytes));
   const dashboard = dashboardRoutes(deps);
   router.get('/', dashboard.page);
   router.get('/dashboard/:file', dashboard.file);
