@@ -18,9 +18,10 @@
 // subscription"): N readers of the /state event stream and N of /log that read the answer's
 // head and then stop reading, while the shop's package manifest is broken (a name of 100 KB,
 // which every /state report and workspace.read event then carries) and fixed M times (400 by
-// default). It prints RSS after a full collection before the readers, after the cycles, and
-// once the readers have closed, and how many readers the service dropped; exits 1 when the
-// readers cost more than the bound allows or were not released.
+// default). It prints RSS and the heap in use, after a full collection, before the readers,
+// after the cycles, and once the readers have closed, and how the readers ended; exits 1 when
+// the heap grew by more than the bounds allow (the readers', the event log's) or the readers
+// were not released.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -128,6 +129,12 @@ for (const deadline = Date.now() + 30_000; !base; await sleep(20)) {
 }
 const url = new URL(base);
 log(`service pid ${child.pid} at ${base}, workspace ${path.relative(REPO, WORK)}`);
+
+/** The heap in use after the last full collection (bench/soak-gc.cjs), MiB. */
+function heapUsedMiB() {
+  const lines = [...childErr.matchAll(/^soak-heap (\d+)$/gm)];
+  return lines.length === 0 ? NaN : Number(lines[lines.length - 1][1]) / 1024 / 1024;
+}
 
 function rssKiB() {
   const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -252,6 +259,7 @@ async function pausedReaders(readers, cycles) {
   };
   await settled(false);
   const rssBefore = await collectedRss();
+  const heapBefore = heapUsedMiB();
   log(`RSS before the readers: ${(rssBefore / 1024).toFixed(1)} MiB`);
 
   const sockets = [];
@@ -274,6 +282,7 @@ async function pausedReaders(readers, cycles) {
     if (cycle % 100 === 0) log(`${cycle} break/fix cycles, RSS ${(rssKiB() / 1024).toFixed(1)} MiB`);
   }
   const rssPaused = await collectedRss();
+  const heapPaused = heapUsedMiB();
   // A dropped reader's stream ends with `event: dropped`, after all it had not taken; one that
   // did not take it within the grace period had its connection closed before that event went.
   const outcomes = await Promise.all(
@@ -290,19 +299,22 @@ async function pausedReaders(readers, cycles) {
     ),
   );
   const rssClosed = await collectedRss();
+  const heapClosed = heapUsedMiB();
   const tally = (outcome) => outcomes.filter((each) => each === outcome).length;
   const lines = [
     `paused readers: ${readers} of /state and ${readers} of /log, ${cycles} break/fix cycles in ${((performance.now() - at) / 1000).toFixed(1)} s`,
     `readers: ${tally('dropped')} dropped with the last event taken, ${tally('closed')} closed by the service, ${tally('open')} still open, of ${sockets.length}`,
     `RSS (after a full collection): ${(rssBefore / 1024).toFixed(1)} MiB before the readers, ${(rssPaused / 1024).toFixed(1)} MiB after the cycles, ${(rssClosed / 1024).toFixed(1)} MiB once they closed`,
+    `heap in use (after a full collection): ${heapBefore.toFixed(1)} MiB, ${heapPaused.toFixed(1)} MiB, ${heapClosed.toFixed(1)} MiB`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   agent.destroy();
   child.kill('SIGTERM');
   const { code } = await exited;
-  // Each reader may hold 1 MiB and one event (about 100 KB here) in the service; 16 MiB more
-  // for the rest of the service's memory, which the cycles move too.
-  const failed = code !== 0 || rssPaused - rssBefore > sockets.length * 1.2 * 1024 + 16 * 1024 || rssClosed - rssBefore > 16 * 1024;
+  // Each reader may hold 1 MiB and one event (about 100 KB here) in the service; the event log
+  // 16 MiB of JSON (README), about twice that in memory; 16 MiB more for the rest.
+  const bound = 2 * 16 + 16;
+  const failed = code !== 0 || heapPaused - heapBefore > sockets.length * 1.2 + bound || heapClosed - heapBefore > bound;
   if (failed) process.stdout.write(`soak FAILED (service exit ${code})\n`);
   process.exit(failed ? 1 : 0);
 }

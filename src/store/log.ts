@@ -9,7 +9,7 @@ export const LOG_WINDOW = 10_000;
  * How much of them, as JSON text (README): a workspace.read carries the whole model, so 10,000
  * events of a manifest broken and fixed could be a gigabyte.
  */
-export const LOG_BYTES = 64 * 1024 * 1024;
+export const LOG_BYTES = 16 * 1024 * 1024;
 
 export interface EventLog {
   /** The events kept, oldest first; those after `since` when given. */
