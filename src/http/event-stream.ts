@@ -59,6 +59,7 @@ export function streamEvents(ctx: HttpContext, events$: Observable<ServerSentEve
   // The reader left: what it did not take is let go at once.
   const release = () => {
     stop();
+    socket.off('end', release); // a kept-alive connection may carry other answers after this one
     if (grace) clearTimeout(grace);
     stream.destroy();
     if (!response.writableFinished) response.destroy();
@@ -69,7 +70,8 @@ export function streamEvents(ctx: HttpContext, events$: Observable<ServerSentEve
   if (ended) subscription.unsubscribe(); // dropped while the first events came, within subscribe
   // A reader never sends after its request: the end of its side of the connection is its leaving,
   // seen now rather than at the next write.
-  ctx.req.socket.once('end', release);
+  const socket = ctx.req.socket;
+  socket.once('end', release);
   ctx.req.once('close', release);
   response.once('close', release);
   stream.once('close', stop);
