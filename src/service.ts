@@ -77,6 +77,8 @@ export interface ServiceOptions {
   fileHashes?: FileHashesOptions & { now?: () => number };
   /** For tests and tools: changes what the effects are given (to inject a fault, for instance). */
   effectDeps?: (deps: EffectDeps) => EffectDeps;
+  /** Bytes of events a reader of /state or /log may leave untaken before it is dropped (README "The event log, replay and state subscription"). Default 1 MiB. */
+  eventStreamBufferBytes?: number;
 }
 
 /** What the effects are given: one object for all, each effect taking what it names (src/streams/effect.ts). */
@@ -172,7 +174,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // request waits yet: a check now would stat every manifest again for nobody.
   await readiness.workspace(undefined, true);
   const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
-  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity });
+  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity, eventStreamBufferBytes: options.eventStreamBufferBytes });
 
   // Not an effect (it derives messages, not facts), but it may fail like one.
   const push$ = supervise('push', (_event$, state$) => pushMessages$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, logger, onFailed: dispatch }).pipe(share());
@@ -309,6 +311,7 @@ function listenOnce(app: ReturnType<typeof createApp>, port: number, host: strin
     // and every other reader of Host refuse. Other duplicate headers are lists anyway.
     (server as Server & { joinDuplicateHeaders: boolean }).joinDuplicateHeaders = true;
     server.on('clientError', handleClientError);
+    server.on('connect', app.refuseTunnel);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);

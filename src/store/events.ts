@@ -56,7 +56,9 @@ export type Fact =
   | { type: 'cache.restored'; dir: string; builds: RestoredBuild[]; stale?: number; ignored?: string }
   | { type: 'service.stopped' }
   /** An effect threw; it restarts after `retryInMs` (src/streams/supervisor.ts). `failures`: in a row. */
-  | { type: 'effect.failed'; effect: string; message: string; failures: number; retryInMs: number };
+  | { type: 'effect.failed'; effect: string; message: string; failures: number; retryInMs: number }
+  /** Every path the watcher cannot look at now (workspace-relative, `.` the root), with the error code that stopped it; the whole list each time. */
+  | { type: 'watch.unwatched'; paths: Record<string, string> };
 
 export type CoreEvent = Fact & { seq: number; time: string };
 
@@ -82,6 +84,7 @@ const EVENT_TYPE_TABLE = {
   'cache.restored': true,
   'service.stopped': true,
   'effect.failed': true,
+  'watch.unwatched': true,
 } as const satisfies Record<EventType, true>;
 
 export const EVENT_TYPES = Object.keys(EVENT_TYPE_TABLE) as EventType[];

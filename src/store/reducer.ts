@@ -193,6 +193,10 @@ const handlers: Handlers = {
     const worst = Math.max(base.effects?.[event.effect]?.worst ?? 0, event.failures);
     (draft.effects ??= {})[event.effect] = { message: event.message, failures: event.failures, worst };
   },
+
+  'watch.unwatched': (draft, event) => {
+    draft.unwatched = event.paths;
+  },
 };
 
 // A result counts only for the build the variant waits for; a stale one is dropped. A result

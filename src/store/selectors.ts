@@ -32,6 +32,8 @@ export interface Report {
   /** The modules' warnings about their own package's structure, one per package and kind (README "Warnings"); present only when there are some. */
   warningGroups?: WarningGroup[];
   modules: ModuleReport[];
+  /** Paths the watcher cannot look at, with the error code (README "Links and large trees"); present only when there are some. */
+  unwatched?: { path: string; code: string }[];
 }
 
 /** Warnings of one kind about a package's own internal structure, counted: each is still in its module's `warnings`. */
@@ -256,8 +258,21 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
 const reports = new WeakMap<object, WeakMap<object, Report>>();
 const withFaults = new WeakMap<Report, WeakMap<object, Report>>();
 
-/** The `/state` report: the modules, and the workspace's and the failing effects' diagnostics. */
+const withUnwatched = new WeakMap<Report, WeakMap<object, Report>>();
+
+/** The `/state` report: the modules, the workspace's and the failing effects' diagnostics, and what the watcher cannot watch. */
 export function selectReport(state: ServiceState): Report {
+  const report = selectReportWithFaults(state);
+  const unwatched = state.unwatched;
+  if (!unwatched || Object.keys(unwatched).length === 0) return report;
+  let byList = withUnwatched.get(report);
+  if (!byList) withUnwatched.set(report, (byList = new WeakMap()));
+  let answer = byList.get(unwatched);
+  if (!answer) byList.set(unwatched, (answer = { ...report, unwatched: Object.entries(unwatched).map(([path, code]) => ({ path, code })) }));
+  return answer;
+}
+
+function selectReportWithFaults(state: ServiceState): Report {
   const report = selectModulesReport(state);
   const effects = state.effects ?? {};
   const faults = effectDiagnostics(effects);

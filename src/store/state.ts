@@ -74,6 +74,8 @@ export interface ServiceState {
   deepImports?: string[];
   /** Effects that failed, by name: the last failure and how many in a row. */
   effects: Record<string, EffectFault>;
+  /** Paths the watcher cannot look at, with the error code (README "Links and large trees"); absent in states of older logs. */
+  unwatched?: Record<string, string>;
 }
 
 export interface EffectFault {

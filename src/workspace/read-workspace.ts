@@ -318,25 +318,29 @@ function resolveBundler(pkg: PackageManifest, name: string): BundlerRef | null {
 }
 
 // Directories holding a module.json, depth first; node_modules and dot-directories are
-// skipped, and so is a directory with its own package.json: another package's modules.
+// skipped, and so is a directory with its own package.json: another package's modules. A loop
+// of its own, not recursion: a directory chain thousands deep would exhaust the stack.
 function findManifestDirs(start: string, list: SourceReader['listDir']): string[] {
   const found: string[] = [];
   const visited = new Set<string>();
-  const visit = (dir: string) => {
+  const pending = [start];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
     const listing = list(dir);
-    if (!listing) return;
+    if (!listing) continue;
     if (listing.id !== undefined) {
-      if (visited.has(listing.id)) return;
+      if (visited.has(listing.id)) continue;
       visited.add(listing.id);
     }
-    if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) return;
+    if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) continue;
     if (listing.entries.some((e) => e.name === 'module.json' && !e.directory)) found.push(dir);
-    for (const entry of listing.entries) {
+    // Reversed onto the stack, so they are taken in the listing's order, as a recursion would.
+    for (let index = listing.entries.length - 1; index >= 0; index -= 1) {
+      const entry = listing.entries[index]!;
       if (!entry.directory || isSkippedDirectory(entry.name)) continue;
-      visit(dir === '.' ? entry.name : `${dir}/${entry.name}`);
+      pending.push(dir === '.' ? entry.name : `${dir}/${entry.name}`);
     }
-  };
-  visit(start);
+  }
   return found;
 }
 

@@ -3,7 +3,7 @@
 // path, a package specifier resolved through node_modules, or an array). JSONC: comments and
 // trailing commas. Pure over a reader of workspace-relative files; a broken file is a diagnostic.
 import { manifestInvalid, type Diagnostic } from './diagnostics.js';
-import { parseJson, isObject } from './json.js';
+import { MAX_MANIFEST_DEPTH, parseJson, isObject } from './json.js';
 import { dirOf, joinRelative, normalizeRelative } from './paths.js';
 
 export interface TsconfigReader {
@@ -89,6 +89,11 @@ export function loadTsconfig(file: string, reader: TsconfigReader): LoadedTsconf
   const visit = (current: string, from: string | null) => {
     if (loaded.files.includes(current)) {
       loaded.diagnostics.push(manifestInvalid(from ?? current, `${from ?? current}: "extends" leads back to ${current}, a loop`));
+      return;
+    }
+    // Each base is visited within the visit of the config extending it: a chain is bounded like a manifest's nesting.
+    if (loaded.files.length >= MAX_MANIFEST_DEPTH) {
+      loaded.diagnostics.push(manifestInvalid(from ?? current, `${from ?? current}: "extends" leads through more than ${MAX_MANIFEST_DEPTH} configs`));
       return;
     }
     const text = reader.read(current);

@@ -265,5 +265,9 @@ function describe(event: CoreEvent): string {
       return describeRestored(event);
     case 'service.stopped':
       return '';
+    case 'watch.unwatched': {
+      const paths = Object.entries(event.paths);
+      return paths.length === 0 ? 'every path watched' : `${paths.length} unwatched: ${paths.slice(0, 3).map(([path, code]) => `${path} (${code})`).join(', ')}`;
+    }
   }
 }
