@@ -12,6 +12,7 @@ import { get } from '../helpers/http.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { defects, type Served } from './support.js';
+import { NOBODY, nobodyCannotRun } from '../helpers/nobody.js';
 
 const everyModuleValid = (report: Report) => {
   expect(report.diagnostics).to.deep.equal([]);
@@ -37,9 +38,9 @@ describe('file-system errors while watching: nothing ends the service', function
 
     before(function () {
       // `nobody` must be able to reach the package's own command (a clone in a private home directory is not).
-      const reach = asNobody ? spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(CORE_BIN)}, require('fs').constants.R_OK)`], { uid: 65534, gid: 65534 }) : null;
-      if (reach && reach.status !== 0) {
-        this.test!.parent!.title += ` (skipped: the user nobody cannot read ${CORE_BIN})`;
+      const unreachable = asNobody ? nobodyCannotRun() : null;
+      if (unreachable) {
+        this.test!.parent!.title += ` (skipped: ${unreachable})`;
         this.skip();
       }
     });
@@ -58,7 +59,7 @@ describe('file-system errors while watching: nothing ends the service', function
       fs.mkdirSync(path.join(root, 'notes'));
       const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'https://cdn.test' };
       delete env.NODE_OPTIONS;
-      child = spawn(process.execPath, [CORE_BIN, 'run', '--port', '0'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], ...(asNobody ? { uid: 65534, gid: 65534 } : {}) });
+      child = spawn(process.execPath, [CORE_BIN, 'run', '--port', '0'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], ...(asNobody ? NOBODY : {}) });
       let stdout = '';
       child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
       child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
