@@ -3,7 +3,8 @@
 // here is stopped here, by its own pid, also when the run fails.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { BIN } from './paths.js';
+import path from 'node:path';
+import { BIN, WORK } from './paths.js';
 import { withTimeout } from './stats.js';
 
 const running = new Set();
@@ -71,23 +72,46 @@ export async function stopChild(child, ms = 5000) {
   clearTimeout(timer);
 }
 
+let freshCaches = 0;
+
 /**
- * `core run --port 0` in `dir`; resolves with the child and its base URL once it listens.
- * Without the build cache (`--no-cache`), so that every start is a first start, unless
- * `cacheDir` names the cache to use.
+ * A new, empty build cache directory under bench/.work/caches/ (the whole folder is removed at
+ * the start of a run): what a first start on a machine has, a cache that is empty but written to.
  */
-export async function startCore(dir, { env = {}, ms = 120_000, cacheDir = null } = {}) {
-  const args = cacheDir ? [BIN, 'run', '--port', '0'] : [BIN, 'run', '--port', '0', '--no-cache'];
-  const child = spawnNode(args, { cwd: dir, env: cacheDir ? { ...env, CORE_CACHE_DIR: cacheDir } : env });
+export function freshCacheDir() {
+  const dir = path.join(WORK, 'caches', `${process.pid}-${freshCaches++}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Removes every cache `freshCacheDir` made (run.js, before the measures). */
+export function clearFreshCaches() {
+  fs.rmSync(path.join(WORK, 'caches'), { recursive: true, force: true });
+}
+
+/**
+ * `core run --port 0` in `dir`; resolves with the child, its base URL, the cache it used and
+ * `listeningMs` (spawn -> URL printed) once it listens. Every start gets a new, EMPTY build
+ * cache of its own (`CORE_CACHE_DIR`, see `freshCacheDir`), as a first start on a machine
+ * has: it reads nothing and writes its builds, as a first start does. `cacheDir` names the
+ * cache to use instead (a restart); `noCache` runs with `--no-cache` (neither read nor write).
+ */
+export async function startCore(dir, { env = {}, ms = 120_000, cacheDir = null, noCache = false } = {}) {
+  const started = performance.now();
+  const cache = noCache ? null : (cacheDir ?? freshCacheDir());
+  const args = noCache ? [BIN, 'run', '--port', '0', '--no-cache'] : [BIN, 'run', '--port', '0'];
+  const child = spawnNode(args, { cwd: dir, env: cache ? { ...env, CORE_CACHE_DIR: cache } : env });
   const [, url] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, ms, 'the service URL');
-  return { child, url };
+  return { child, url, cacheDir: cache, listeningMs: performance.now() - started };
 }
 
 /** A child script printing `URL <url>` once it listens. */
 export async function startScript(script, args = [], { cwd, env, ms = 60_000 } = {}) {
+  const started = performance.now();
   const child = spawnNode([script, ...args], { cwd, env });
   const [, url] = await waitForLine(child, /^URL (\S+)$/, ms, `the URL of ${script}`);
-  return { child, url };
+  return { child, url, listeningMs: performance.now() - started };
 }
 
 // Peak resident memory from /proc (Linux): VmHWM is the high-water mark of the resident set

@@ -37,49 +37,69 @@ function renderedCheck(app) {
   ];
 }
 
+const OURS_ENV = { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' };
+
+/**
+ * Vite's caches, removed before each of its starts: the cache directory the child sets
+ * (`<root>/.vite-cache`) and Vite's default one (`node_modules/.vite`), in case a version
+ * writes there too. Both modes keep their prebundled dependencies and metadata there.
+ */
+function clearViteCaches(root) {
+  for (const dir of ['.vite-cache', 'node_modules/.vite']) fs.rmSync(path.join(root, dir), { recursive: true, force: true });
+}
+
+/** What each side clears, starts and waits for: printed with the results (bench/README.md). */
+export const PROTOCOL = [
+  'cold, ours: a new empty build cache directory (CORE_CACHE_DIR, read from and written to, as on a first start), then `core run --port 0` spawned (development extension, CORE_CDN_ORIGIN=local); the clock starts at spawn',
+  'cold, ours restarted: the same with the build cache an earlier start of the same workspace wrote (bench/.work/page-load-cache)',
+  'cold, Vite: `<root>/.vite-cache` (its cacheDir) and `node_modules/.vite` removed, then bench/children/vite-server.js spawned (createServer + listen, optimizeDeps.noDiscovery, experimental.bundledDev for the bundled mode); the clock starts at spawn',
+  'both: waited for the URL line (the server listens), then a new browser context, goto(url, commit) and polled each frame until all elements carry data-rendered and the last one has its stylesheet colour; what the page fetches meanwhile (Vite bundledDev: its initial bundle) is inside the figure',
+  'warm: reload() in the same context -> the same check, median of 3 reloads',
+];
+
 const SERVERS = {
   ours: {
     label: 'ours (/preview/)',
     async start(app) {
-      const { child, url } = await startCore(app.dir, { ms: 300_000, env: { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' } });
-      return { child, page: `${url}preview/` };
+      const { child, url, listeningMs } = await startCore(app.dir, { ms: 300_000, env: OURS_ENV });
+      return { child, page: `${url}preview/`, listeningMs };
     },
   },
   joined: {
     label: 'ours (/preview/bundled/)',
     async start(app) {
-      const { child, url } = await startCore(app.dir, { ms: 300_000, env: { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' } });
-      return { child, page: `${url}preview/bundled/` };
+      const { child, url, listeningMs } = await startCore(app.dir, { ms: 300_000, env: OURS_ENV });
+      return { child, page: `${url}preview/bundled/`, listeningMs };
     },
   },
   cached: {
     label: 'ours (/preview/bundled/), restarted with its build cache',
     async start(app) {
-      const { child, url } = await startCore(app.dir, { ms: 300_000, cacheDir: path.join(WORK, 'page-load-cache'), env: { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' } });
-      return { child, page: `${url}preview/bundled/` };
+      const { child, url, listeningMs } = await startCore(app.dir, { ms: 300_000, cacheDir: path.join(WORK, 'page-load-cache'), env: OURS_ENV });
+      return { child, page: `${url}preview/bundled/`, listeningMs };
     },
   },
   vite: {
     label: 'Vite 8 dev server',
     async start(app) {
-      fs.rmSync(path.join(app.dir, '.vite-cache'), { recursive: true, force: true });
-      const { child, url } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile], { cwd: app.dir, ms: 300_000 });
-      return { child, page: url };
+      clearViteCaches(app.dir);
+      const { child, url, listeningMs } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile], { cwd: app.dir, ms: 300_000 });
+      return { child, page: url, listeningMs };
     },
   },
   bundled: {
     label: 'Vite 8 experimental.bundledDev',
     async start(app) {
-      fs.rmSync(path.join(app.dir, '.vite-cache'), { recursive: true, force: true });
-      const { child, url } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile, 'bundled'], { cwd: app.dir, ms: 300_000 });
-      return { child, page: url };
+      clearViteCaches(app.dir);
+      const { child, url, listeningMs } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile, 'bundled'], { cwd: app.dir, ms: 300_000 });
+      return { child, page: url, listeningMs };
     },
   },
 };
 
 async function loadOnce(browser, app, server) {
   const started = now();
-  const { child, page: address } = await server.start(app);
+  const { child, page: address, listeningMs } = await server.start(app);
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -89,8 +109,9 @@ async function loadOnce(browser, app, server) {
     page.on('pageerror', (error) => errors.push(error.message));
     const [check, args] = renderedCheck(app);
     await page.goto(address, { waitUntil: 'commit', timeout: 300_000 });
+    const committed = now();
     await page.waitForFunction(check, args, { timeout: 300_000, polling: 'raf' });
-    const cold = { ms: now() - started, requests };
+    const cold = { ms: now() - started, requests, listeningMs, toCommitMs: committed - started };
     const warm = [];
     for (let index = 0; index < RELOADS; index++) {
       requests = 0;
@@ -151,6 +172,10 @@ export async function run({ quick }) {
     ],
     raw: results,
     notes: [
+      ...PROTOCOL,
+      `cold, where the time goes (medians, ms from spawn): ${Object.keys(SERVERS)
+        .map((key) => `${key} listening ${median(results[key].map((result) => result.cold.listeningMs)).toFixed(0)}, first answer of the page ${median(results[key].map((result) => result.cold.toCommitMs)).toFixed(0)}, rendered ${median(results[key].map((result) => result.cold.ms)).toFixed(0)}`)
+        .join('; ')}`,
       `requests per load (median): ${Object.keys(SERVERS).map((key) => `${key} cold ${requests(key, 'cold')}, warm ${requests(key, 'warm')}`).join('; ')}`,
       `${repetitions} repetitions after a warm-up of each; warm = median of ${RELOADS} reloads per repetition; Chromium ${browserVersionNote()}`,
     ],
