@@ -96,11 +96,12 @@ export function clearFreshCaches() {
  * cache of its own (`CORE_CACHE_DIR`, see `freshCacheDir`), as a first start on a machine
  * has: it reads nothing and writes its builds, as a first start does. `cacheDir` names the
  * cache to use instead (a restart); `noCache` runs with `--no-cache` (neither read nor write).
+ * `nodeArgs` go to node before the script (`--cpu-prof`).
  */
-export async function startCore(dir, { env = {}, ms = 120_000, cacheDir = null, noCache = false } = {}) {
+export async function startCore(dir, { env = {}, ms = 120_000, cacheDir = null, noCache = false, nodeArgs = [] } = {}) {
   const started = performance.now();
   const cache = noCache ? null : (cacheDir ?? freshCacheDir());
-  const args = noCache ? [BIN, 'run', '--port', '0', '--no-cache'] : [BIN, 'run', '--port', '0'];
+  const args = [...nodeArgs, BIN, 'run', '--port', '0', ...(noCache ? ['--no-cache'] : [])];
   const child = spawnNode(args, { cwd: dir, env: cache ? { ...env, CORE_CACHE_DIR: cache } : env });
   const [, url] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, ms, 'the service URL');
   return { child, url, cacheDir: cache, listeningMs: performance.now() - started };
