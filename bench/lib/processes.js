@@ -73,21 +73,40 @@ export async function stopChild(child, ms = 5000) {
 }
 
 let freshCaches = 0;
+const CACHES = path.join(WORK, 'caches');
 
 /**
- * A new, empty build cache directory under bench/.work/caches/ (the whole folder is removed at
- * the start of a run): what a first start on a machine has, a cache that is empty but written to.
+ * A new, empty build cache directory, `bench/.work/caches/<pid>-<n>`: what a first start on a
+ * machine has, a cache that is empty but written to.
  */
 export function freshCacheDir() {
-  const dir = path.join(WORK, 'caches', `${process.pid}-${freshCaches++}`);
+  const dir = path.join(CACHES, `${process.pid}-${freshCaches++}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }
 
-/** Removes every cache `freshCacheDir` made (run.js, before the measures). */
+/** Removes the caches `freshCacheDir` made in this run, and those of runs no longer running. */
 export function clearFreshCaches() {
-  fs.rmSync(path.join(WORK, 'caches'), { recursive: true, force: true });
+  let names = [];
+  try {
+    names = fs.readdirSync(CACHES);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.split('-')[0]);
+    if (pid === process.pid || !isRunning(pid)) fs.rmSync(path.join(CACHES, name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
 }
 
 /**
