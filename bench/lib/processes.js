@@ -16,6 +16,9 @@ process.once('exit', () => {
     } catch {}
   }
 });
+// Without these, a run stopped by a signal would end without 'exit' and leave its servers running.
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
 
 /** Spawns `node <args>`; stdout is split into lines for `waitForLine`, stderr kept for errors. */
 export function spawnNode(args, { cwd, env } = {}) {
