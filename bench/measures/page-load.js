@@ -2,7 +2,7 @@
 // for every server (bench/lib/workspaces.js `generatePageLoadWorkspace`: 100 packages x 10
 // modules, each a custom element with three chained helpers, a stylesheet and a bare import of
 // the next package's module; the app imports all 1,000 and renders one element of each):
-//   ours     `core run` (development extension, CORE_CDN_ORIGIN=local, no build cache) and
+//   ours     `core run` (development extension, CORE_CDN_ORIGIN=local, a new, empty build cache) and
 //            its `/preview/` of the app
 //   joined   the same with `/preview/bundled/` (the modules joined in one script, the sheets in one)
 //   cached   the bundled preview with the build cache an earlier run left (a restart), for information
