@@ -128,20 +128,33 @@ async function loadOnce(browser, app, server) {
   }
 }
 
+/**
+ * The servers of a run: all, or those `BENCH_PAGE_LOAD_SERVERS` names (e.g. `joined,cached,bundled`,
+ * the judged rows without the two one-address-per-module pages, which take most of the time).
+ */
+function selectedServers() {
+  const names = (process.env.BENCH_PAGE_LOAD_SERVERS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  if (names.length === 0) return Object.keys(SERVERS);
+  const unknown = names.filter((name) => !(name in SERVERS));
+  if (unknown.length) throw new Error(`BENCH_PAGE_LOAD_SERVERS: unknown ${unknown.join(', ')} (known: ${Object.keys(SERVERS).join(', ')})`);
+  return Object.keys(SERVERS).filter((name) => names.includes(name));
+}
+
 export async function run({ quick }) {
-  const repetitions = quick ? 1 : 5;
+  const repetitions = Number(process.env.BENCH_PAGE_LOAD_REPETITIONS) || (quick ? 1 : 5);
+  const servers = selectedServers();
   progress('page-load: generating 100 packages x 10 modules and the app');
   const app = generatePageLoadWorkspace('page-load-1000');
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  const results = Object.fromEntries(Object.keys(SERVERS).map((key) => [key, []]));
+  const results = Object.fromEntries(servers.map((key) => [key, []]));
   fs.rmSync(path.join(WORK, 'page-load-cache'), { recursive: true, force: true });
   try {
     progress(`page-load: a warm-up of each, then ${repetitions} repetitions, alternating`);
-    for (const key of Object.keys(SERVERS)) await loadOnce(browser, app, SERVERS[key]);
+    for (const key of servers) await loadOnce(browser, app, SERVERS[key]);
     for (let index = 0; index < repetitions; index++) {
-      for (const key of Object.keys(SERVERS)) results[key].push(await loadOnce(browser, app, SERVERS[key]));
+      for (const key of servers) results[key].push(await loadOnce(browser, app, SERVERS[key]));
       progress(
-        `page-load: repetition ${index + 1}/${repetitions}: ${Object.keys(SERVERS)
+        `page-load: repetition ${index + 1}/${repetitions}: ${servers
           .map((key) => `${key} cold ${results[key].at(-1).cold.ms.toFixed(0)} ms (${results[key].at(-1).cold.requests} req), warm ${results[key].at(-1).warm.ms.toFixed(0)} ms (${results[key].at(-1).warm.requests} req)`)
           .join('; ')}`,
       );
@@ -162,22 +175,24 @@ export async function run({ quick }) {
   });
   return {
     rows: [
-      row('warm', 'bundled', true, 'joined'),
-      row('cold', 'bundled', true, 'joined'),
-      row('cold', 'bundled', false, 'cached'),
-      row('warm', 'bundled', false),
-      row('cold', 'bundled', false),
-      row('warm', 'vite', false),
-      row('cold', 'vite', false),
-    ],
+      ['warm', 'bundled', true, 'joined'],
+      ['cold', 'bundled', true, 'joined'],
+      ['cold', 'bundled', false, 'cached'],
+      ['warm', 'bundled', false, 'ours'],
+      ['cold', 'bundled', false, 'ours'],
+      ['warm', 'vite', false, 'ours'],
+      ['cold', 'vite', false, 'ours'],
+    ]
+      .filter(([, baseline, , ours]) => servers.includes(baseline) && servers.includes(ours))
+      .map((args) => row(...args)),
     raw: results,
     notes: [
       ...PROTOCOL,
-      `cold, where the time goes (medians, ms from spawn): ${Object.keys(SERVERS)
+      `cold, where the time goes (medians, ms from spawn): ${servers
         .map((key) => `${key} listening ${median(results[key].map((result) => result.cold.listeningMs)).toFixed(0)}, first answer of the page ${median(results[key].map((result) => result.cold.toCommitMs)).toFixed(0)}, rendered ${median(results[key].map((result) => result.cold.ms)).toFixed(0)}`)
         .join('; ')}`,
-      `requests per load (median): ${Object.keys(SERVERS).map((key) => `${key} cold ${requests(key, 'cold')}, warm ${requests(key, 'warm')}`).join('; ')}`,
-      `${repetitions} repetitions after a warm-up of each; warm = median of ${RELOADS} reloads per repetition; Chromium ${browserVersionNote()}`,
+      `requests per load (median): ${servers.map((key) => `${key} cold ${requests(key, 'cold')}, warm ${requests(key, 'warm')}`).join('; ')}`,
+      `servers: ${servers.join(', ')}; ${repetitions} repetitions after a warm-up of each; warm = median of ${RELOADS} reloads per repetition; Chromium ${browserVersionNote()}`,
     ],
   };
 }
