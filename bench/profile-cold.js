@@ -6,15 +6,16 @@
 //     events from /log (workspace read, each start-up build, the requests);
 //   - the CPU time of the service process and of its esbuild process (/proc, at the end);
 //   - the service's CPU profile: self time by source file (through dist/core.cjs.map) and the
-//     costliest functions, with their share of the profiled time.
+//     costliest functions, with their share of the profiled time;
+//   - then Vite 8 bundledDev on the same sources, its wall clock and the CPU of its processes.
 // `node bench/profile-cold.js [--runs N]` (after `npm run build`). Not part of `npm run bench`.
 import fs from 'node:fs';
 import { SourceMap } from 'node:module';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { timedGet } from './lib/http.js';
-import { DIST, WORK } from './lib/paths.js';
-import { descendants, startCore, stopChild } from './lib/processes.js';
+import { CHILDREN, DIST, WORK } from './lib/paths.js';
+import { descendants, startCore, startScript, stopChild } from './lib/processes.js';
 import { now } from './lib/stats.js';
 import { generatePageLoadWorkspace } from './lib/workspaces.js';
 
@@ -121,13 +122,46 @@ function analyse(profile) {
   };
   const byFile = new Map();
   const byName = new Map();
+  // A sample in Node's internals, native code or a library is charged to the nearest caller in
+  // src/ (who asked for the stat, the hash, the copy): the share each part of the service costs.
+  const parents = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const bySourceCaller = new Map();
   for (const [id, micros] of self) {
     const place = where(nodes.get(id).callFrame);
     byFile.set(place.file, (byFile.get(place.file) ?? 0) + micros);
     byName.set(place.name, (byName.get(place.name) ?? 0) + micros);
+    let caller = place.file.startsWith('src/') || (place.file.startsWith('(') && place.file !== '(native)') ? place : null;
+    for (let up = parents.get(id); !caller && up !== undefined; up = parents.get(up)) {
+      const candidate = where(nodes.get(up).callFrame);
+      if (candidate.file.startsWith('src/')) caller = candidate;
+    }
+    const key = caller ? caller.file : `${place.file} (no caller in src/)`;
+    bySourceCaller.set(key, (bySourceCaller.get(key) ?? 0) + micros);
   }
   const top = (map, count) => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, micros]) => `  ${(micros / 1000).toFixed(0).padStart(6)} ms ${((micros / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
-  return { totalMs: total / 1000, files: top(byFile, 20), functions: top(byName, 25) };
+  return { totalMs: total / 1000, files: top(byFile, 20), callers: top(bySourceCaller, 20), functions: top(byName, 25) };
+}
+
+/** Vite 8 bundledDev on the same sources, for its CPU: spawn -> rendered, CPU of its processes. */
+async function viteOnce(browser, app) {
+  for (const dir of ['.vite-cache', 'node_modules/.vite']) fs.rmSync(path.join(app.dir, dir), { recursive: true, force: true });
+  const started = now();
+  const { child, url, listeningMs } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile, 'bundled'], { cwd: app.dir, ms: 300_000 });
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const [check, args] = renderedCheck(app);
+    await page.goto(url, { waitUntil: 'commit', timeout: 300_000 });
+    const answeredMs = now() - started;
+    await page.waitForFunction(check, args, { timeout: 300_000, polling: 'raf' });
+    const renderedMs = now() - started;
+    const cpu = { node: cpuMs(child.pid), children: descendants(child.pid).map(cpuMs).reduce((sum, ms) => sum + (ms ?? 0), 0) };
+    return { listeningMs, answeredMs, renderedMs, cpu };
+  } finally {
+    await context.close();
+    await stopChild(child);
+  }
 }
 
 const app = generatePageLoadWorkspace('profile-1000');
@@ -144,9 +178,13 @@ try {
       const analysis = analyse(result.profile);
       out.push(`service CPU profile (until stopped): ${analysis.totalMs.toFixed(0)} ms sampled; self time by file:`);
       out.push(...analysis.files);
+      out.push('self time charged to the nearest src/ file on the stack:');
+      out.push(...analysis.callers);
       out.push('costliest functions (self time):');
       out.push(...analysis.functions);
     } else out.push('no CPU profile written');
+    const vite = await viteOnce(browser, app);
+    out.push(`Vite 8 bundledDev, same sources, right after: spawn -> listening ${vite.listeningMs.toFixed(0)} ms -> page answered ${vite.answeredMs.toFixed(0)} ms -> rendered ${vite.renderedMs.toFixed(0)} ms; CPU until rendered: node ${vite.cpu.node} ms, its child processes ${vite.cpu.children} ms`);
     process.stdout.write(`${out.join('\n')}\n\n`);
   }
 } finally {
