@@ -42,7 +42,9 @@ const OURS_ENV = { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', COR
 /**
  * Vite's caches, removed before each of its starts: the cache directory the child sets
  * (`<root>/.vite-cache`) and Vite's default one (`node_modules/.vite`), in case a version
- * writes there too. Both modes keep their prebundled dependencies and metadata there.
+ * writes there too. Both modes keep their prebundled dependencies and metadata there; with
+ * these sources (nothing to prebundle) Vite 8.3.8 writes neither, so its cold start is every
+ * start (bench/README.md).
  */
 function clearViteCaches(root) {
   for (const dir of ['.vite-cache', 'node_modules/.vite']) fs.rmSync(path.join(root, dir), { recursive: true, force: true });
