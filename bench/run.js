@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { elapsedSeconds, progress } from './lib/log.js';
 import { WORK } from './lib/paths.js';
+import { clearFreshCaches } from './lib/processes.js';
 import { judge, rawTable, resultsTable } from './lib/report.js';
 
 const MEASURES = {
@@ -27,26 +28,44 @@ const MEASURES = {
   'page-load': () => import('./measures/page-load.js'),
   'first-module': () => import('./measures/first-module.js'),
   'remote-cache': () => import('./measures/remote-cache.js'),
+  'scale-10000': () => import('./measures/scale-10000.js'),
+};
+
+/** Left out of a run that names no measure: slow (minutes); name it to run it. */
+const ON_REQUEST = new Set(['scale-10000']);
+
+/** Names for several measures at once. */
+const GROUPS = {
+  // Issue 33's comparisons, side by side in one run.
+  'issue-33': ['page-load', 'edit', 'push', 'requests'],
 };
 
 const USAGE = `Usage: node bench/run.js [--quick] [MEASURE[,MEASURE...]]
 
-Measures: ${Object.keys(MEASURES).join(', ')} (default: all)
+Measures: ${Object.keys(MEASURES).join(', ')} (default: all but ${[...ON_REQUEST].join(', ')})
+Groups: ${Object.entries(GROUPS).map(([group, names]) => `${group} = ${names.join(',')}`).join('; ')}
   cold        first /m/ request of a module vs esbuild build()
   throughput  warm requests/s of one cached module vs node:http and Vite 8 (autocannon, 10 connections)
   push        stylesheet written -> styles message -> new sheet fetched, vs Vite css-update
   edit        helper written -> next request returns the new code, vs esbuild context.rebuild()
   scale       1,000 modules: start -> /state all valid vs one esbuild build(); peak RSS; /state p50
   requests    req/s of one cached module, 1,000-module workspace vs a 2-module one
+  restart     1,000 modules: restart with the build cache vs first start (empty cache)
+  page-load   1,000-module page in Chromium, cold and warm, vs Vite 8 bundledDev and dev server
+  first-module  spawn -> first module served vs Vite 8
+  scale-10000 1,000 vs 10,000 modules: first start, restart, /state, req/s, warm page, peak RSS (slow)
 Options:
   --quick     fewer repetitions and shorter runs (development only; not for the targets)
+  --only M    the same as naming M (measures or groups, comma-separated)
 `;
 
 function parseArgs(argv) {
-  const options = { quick: false, measures: Object.keys(MEASURES) };
+  const options = { quick: false, measures: Object.keys(MEASURES).filter((name) => !ON_REQUEST.has(name)) };
   const names = [];
-  for (const arg of argv) {
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index];
     if (arg === '--quick') options.quick = true;
+    else if (arg === '--only' && index + 1 < argv.length) names.push(...argv[++index].split(',').map((name) => name.trim()).filter(Boolean));
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(USAGE);
       process.exit(0);
@@ -56,6 +75,7 @@ function parseArgs(argv) {
     } else names.push(...arg.split(',').map((name) => name.trim()).filter(Boolean));
   }
   if (names.length > 0) {
+    names.splice(0, names.length, ...names.flatMap((name) => GROUPS[name] ?? [name]));
     const unknown = names.filter((name) => !(name in MEASURES));
     if (unknown.length > 0) {
       process.stderr.write(`unknown measure ${unknown.join(', ')}\n${USAGE}`);
@@ -81,6 +101,7 @@ function machine() {
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   fs.mkdirSync(WORK, { recursive: true });
+  clearFreshCaches();
   const started = new Date();
   const info = machine();
   progress(`measures: ${options.measures.join(', ')}${options.quick ? ' (--quick)' : ''}; ${info.cpu}, ${info.cores} cores, Node ${info.node}, load ${info.loadAverageAtStart.join(' ')}`);
@@ -127,6 +148,7 @@ async function main() {
   const file = path.join(WORK, 'results.json');
   fs.writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), quick: options.quick, machine: info, totalSeconds, rows, measures }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), file)}`);
+  clearFreshCaches();
   // Child processes are stopped by the measures; esbuild's service and sockets may linger.
   process.exit(failed.length > 0 ? 1 : 0);
 }

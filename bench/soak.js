@@ -13,9 +13,19 @@
 // Prints requests served, errors, p50/p99 latency and the RSS growth; exits 1 when there was
 // an error, when RSS grew by 10 % or more, or when the recorded log does not replay to the
 // last /state. Uses the compiled service in ../dist/ (`npm run soak` builds it first).
+//
+// `--paused-readers N [--cycles M]` is another soak (README "The event log, replay and state
+// subscription"): N readers of the /state event stream and N of /log that read the answer's
+// head and then stop reading, while the shop's package manifest is broken (a name of 100 KB,
+// which every /state report and workspace.read event then carries) and fixed M times (400 by
+// default). It prints RSS and the heap in use, after a full collection, before the readers,
+// after the cycles, and once the readers have closed, and how the readers ended; exits 1 when
+// the heap grew by more than the bounds allow (the readers', the event log's) or the readers
+// were not released.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -25,7 +35,9 @@ const REPO = path.dirname(BENCH);
 const { lastSession, parseLog, replay } = await import(new URL('../dist/store/replay.js', import.meta.url).href);
 const { selectReport } = await import(new URL('../dist/store/selectors.js', import.meta.url).href);
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, clients: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '60' }, clients: { type: 'string', default: '10' }, 'paused-readers': { type: 'string' }, cycles: { type: 'string', default: '400' } },
+});
 const SECONDS = Number(values.seconds);
 const CLIENTS = Number(values.clients);
 if (!(SECONDS > 0) || !(CLIENTS > 0)) {
@@ -117,6 +129,12 @@ for (const deadline = Date.now() + 30_000; !base; await sleep(20)) {
 }
 const url = new URL(base);
 log(`service pid ${child.pid} at ${base}, workspace ${path.relative(REPO, WORK)}`);
+
+/** The heap in use after the last full collection (bench/soak-gc.cjs), MiB. */
+function heapUsedMiB() {
+  const lines = [...childErr.matchAll(/^soak-heap (\d+)$/gm)];
+  return lines.length === 0 ? NaN : Number(lines[lines.length - 1][1]) / 1024 / 1024;
+}
 
 function rssKiB() {
   const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -225,7 +243,85 @@ async function editor(end) {
 }
 
 // ---------------------------------------------------------------------------------------
+// The paused-readers soak.
 
+async function pausedReaders(readers, cycles) {
+  if (!(readers >= 0) || !(cycles > 0)) {
+    process.stderr.write('usage: node bench/soak.js --paused-readers N [--cycles M]\n');
+    process.exit(2);
+  }
+  const MANIFEST = 'packages/shop/package.json';
+  const whole = fs.readFileSync(path.join(WORK, MANIFEST), 'utf8');
+  const broken = JSON.stringify({ ...JSON.parse(whole), name: 'x'.repeat(100 * 1024) });
+  const settled = async (withDiagnostics) => {
+    const answer = await request('/state');
+    if (answer.status !== 200 || JSON.parse(answer.text).diagnostics.length > 0 !== withDiagnostics) throw new Error(`/state answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+  };
+  await settled(false);
+  const rssBefore = await collectedRss();
+  const heapBefore = heapUsedMiB();
+  log(`RSS before the readers: ${(rssBefore / 1024).toFixed(1)} MiB`);
+
+  const sockets = [];
+  for (const address of ['/state', '/log']) {
+    for (let n = 0; n < readers; n += 1) {
+      const socket = net.connect(Number(url.port), url.hostname);
+      socket.on('error', () => {});
+      socket.write(`GET ${address} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`);
+      await new Promise((resolve) => socket.once('data', resolve));
+      socket.pause(); // reads nothing more
+      sockets.push(socket);
+    }
+  }
+  const at = performance.now();
+  for (let cycle = 1; cycle <= cycles; cycle += 1) {
+    save(MANIFEST, broken);
+    await settled(true);
+    save(MANIFEST, whole);
+    await settled(false);
+    if (cycle % 100 === 0) log(`${cycle} break/fix cycles, RSS ${(rssKiB() / 1024).toFixed(1)} MiB`);
+  }
+  const rssPaused = await collectedRss();
+  const heapPaused = heapUsedMiB();
+  // A dropped reader's stream ends with `event: dropped`, after all it had not taken; one that
+  // did not take it within the grace period had its connection closed before that event went.
+  const outcomes = await Promise.all(
+    sockets.map(
+      (socket) =>
+        new Promise((resolve) => {
+          let tail = '';
+          let ours = false;
+          socket.on('data', (chunk) => (tail = (tail + chunk.toString('utf8')).slice(-4096)));
+          socket.once('close', () => resolve(ours ? 'open' : tail.includes('event: dropped') ? 'dropped' : 'closed'));
+          socket.resume();
+          setTimeout(() => ((ours = true), socket.destroy()), 5_000); // a reader not dropped stays open: closed here
+        }),
+    ),
+  );
+  const rssClosed = await collectedRss();
+  const heapClosed = heapUsedMiB();
+  const tally = (outcome) => outcomes.filter((each) => each === outcome).length;
+  const lines = [
+    `paused readers: ${readers} of /state and ${readers} of /log, ${cycles} break/fix cycles in ${((performance.now() - at) / 1000).toFixed(1)} s`,
+    `readers: ${tally('dropped')} dropped with the last event taken, ${tally('closed')} closed by the service, ${tally('open')} still open, of ${sockets.length}`,
+    `RSS (after a full collection): ${(rssBefore / 1024).toFixed(1)} MiB before the readers, ${(rssPaused / 1024).toFixed(1)} MiB after the cycles, ${(rssClosed / 1024).toFixed(1)} MiB once they closed`,
+    `heap in use (after a full collection): ${heapBefore.toFixed(1)} MiB, ${heapPaused.toFixed(1)} MiB, ${heapClosed.toFixed(1)} MiB`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  agent.destroy();
+  child.kill('SIGTERM');
+  const { code } = await exited;
+  // Each reader may hold 1 MiB and one event (about 100 KB here) in the service; the event log
+  // 16 MiB of JSON (README), about twice that in memory; 16 MiB more for the rest.
+  const bound = 2 * 16 + 16;
+  const failed = code !== 0 || heapPaused - heapBefore > sockets.length * 1.2 + bound || heapClosed - heapBefore > bound;
+  if (failed) process.stdout.write(`soak FAILED (service exit ${code})\n`);
+  process.exit(failed ? 1 : 0);
+}
+
+// ---------------------------------------------------------------------------------------
+
+if (values['paused-readers'] !== undefined) await pausedReaders(Number(values['paused-readers']), Number(values.cycles));
 
 const end = performance.now() + SECONDS * 1000;
 const first = await request('/state');

@@ -98,10 +98,16 @@ export const DIAGNOSTIC_KINDS = {
     when: 'esbuild cannot build the module: a syntax error, an unresolved relative import, a broken tsconfig',
     remedy: 'fix the source at the file, line and column given',
   },
+  STYLESHEET_IMPORTED_AS_VALUE: {
+    severity: 'error',
+    scope: 'module',
+    when: 'a stylesheet imported for a value: a default or namespace import of a `.css` file (`./x.css?inline` too), which would be `{}`, or a CSS module script (`with { type: \'css\' }`) of a sheet not declared under `assets`, or by bare specifier',
+    remedy: "write `import './x.css'` for the page to link its rules, or, for a sheet object (a shadow root), declare the sheet under `assets` and import it as a CSS module script: `import sheet from './x.css' with { type: 'css' }`",
+  },
   DEPENDENCY_NOT_DECLARED: {
     severity: 'error',
     scope: 'module',
-    when: 'a package is imported by bare specifier and is absent from `dependencies` of the importing package',
+    when: 'a package is imported by bare specifier and is absent from `dependencies`, `peerDependencies` and `optionalDependencies` of the importing package',
     remedy: 'declare it in `dependencies` of the importing package',
   },
   DEPENDENCY_INCOMPATIBLE: {
@@ -140,6 +146,12 @@ export const DIAGNOSTIC_KINDS = {
     when: "esbuild's warning about the module's sources",
     remedy: 'fix the source at the file, line and column given',
   },
+  CSS_SYNTAX: {
+    severity: 'warning',
+    scope: 'module',
+    when: "esbuild's CSS parser found a syntax problem in a stylesheet (a `{` never closed, a stray character): a browser drops the rules around it, so an open preview keeps its last good sheet",
+    remedy: 'fix the stylesheet at the file, line and column given (the preview shows the lines in its overlay)',
+  },
   MODULE_BOUNDARY_CROSSED: {
     severity: 'warning',
     scope: 'module',
@@ -149,14 +161,20 @@ export const DIAGNOSTIC_KINDS = {
   HELPER_SHARED: {
     severity: 'warning',
     scope: 'module',
-    when: 'a file that is no public module is bundled into several modules, so each page holds a copy',
-    remedy: 'make the file a public module of its own, or keep it inside one module',
+    when: 'a file that is no public module is still bundled into several modules, so each page holds a copy: they are in different packages, the file lies outside its package or is CommonJS, or an import reaches it by no relative path (README "Shared files")',
+    remedy: 'make the file a public module of its own, import it by a relative path, or keep it inside one module',
   },
   NO_PUBLIC_MODULE: {
     severity: 'warning',
     scope: 'top-level',
     when: 'a package in core.json declares no public module',
     remedy: 'add `exports` to its package.json, or a module.json',
+  },
+  EXPORTS_NO_SOURCE: {
+    severity: 'warning',
+    scope: 'top-level',
+    when: 'an `exports` `*` pattern of code targets matches no file of the package, built or source, that Node would resolve through it',
+    remedy: 'add the files, or correct the target (and the `outDir`/`rootDir` of the tsconfig that builds the package)',
   },
   LOAD_FAILED: {
     severity: 'error',

@@ -23,7 +23,7 @@ import type { ServiceState } from './store/state.js';
 import { createStore, type Store } from './store/store.js';
 import { createBuildRunner } from './streams/build-runner.js';
 import { builds$, counter, type BuildsDeps } from './streams/builds.js';
-import { createFileHashes } from './streams/file-hashes.js';
+import { createFileHashes, type FileHashesOptions } from './streams/file-hashes.js';
 import { createFreshnessCheck } from './streams/freshness.js';
 import type { Effect } from './streams/effect.js';
 import { manifests$, type ManifestsDeps } from './streams/manifests.js';
@@ -76,6 +76,8 @@ export interface ServiceOptions {
    * directory, or false. Default false here; `core run` turns it on unless `--no-cache`.
    */
   cache?: boolean | string;
+  /** For tests: the clock and the stat of the file hashes (a file system of whole seconds, simulated), or a timestamp granularity. */
+  fileHashes?: FileHashesOptions & { now?: () => number };
   /**
    * The team's remote cache (README "A team's remote cache"), asked at start for what the build
    * cache lacks; only read, and only with `cache` on. Default: none.
@@ -83,6 +85,8 @@ export interface ServiceOptions {
   remoteCache?: { settings: RemoteCacheSettings; limits?: ClientLimits } | null;
   /** For tests and tools: changes what the effects are given (to inject a fault, for instance). */
   effectDeps?: (deps: EffectDeps) => EffectDeps;
+  /** Bytes of events a reader of /state or /log may leave untaken before it is dropped (README "The event log, replay and state subscription"). Default 1 MiB. */
+  eventStreamBufferBytes?: number;
 }
 
 /** What the effects are given: one object for all, each effect taking what it names (src/streams/effect.ts). */
@@ -117,7 +121,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const store = createStore({ freeze: options.freeze ?? process.env.CORE_DEBUG_FREEZE === '1' });
   const log = createEventLog(store.events$);
   const history = createBuildHistory(BUILD_HISTORY_LIMIT);
-  const hashes = createFileHashes(root);
+  const hashes = createFileHashes(root, options.fileHashes?.now, options.fileHashes);
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root);
   const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
@@ -130,7 +134,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     root,
     scheduler: asapScheduler,
     logger,
-    readWorkspace: () => readWorkspace(hashes),
+    readWorkspace: (deepImports) => readWorkspace(hashes, deepImports),
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
@@ -180,7 +184,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // request waits yet: a check now would stat every manifest again for nobody.
   await readiness.workspace(undefined, true);
   const hosts = { allowedHosts: [...(options.allowedHosts ?? []), ...(WILDCARD_HOSTS.has(host) ? [] : [host])], anyAddress: WILDCARD_HOSTS.has(host) };
-  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity });
+  const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity, eventStreamBufferBytes: options.eventStreamBufferBytes });
 
   // Not an effect (it derives messages, not facts), but it may fail like one.
   const push$ = supervise('push', (_event$, state$) => pushMessages$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, logger, onFailed: dispatch }).pipe(share());
@@ -319,6 +323,7 @@ function listenOnce(app: ReturnType<typeof createApp>, port: number, host: strin
     // and every other reader of Host refuse. Other duplicate headers are lists anyway.
     (server as Server & { joinDuplicateHeaders: boolean }).joinDuplicateHeaders = true;
     server.on('clientError', handleClientError);
+    server.on('connect', app.refuseTunnel);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);

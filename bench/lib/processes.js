@@ -3,7 +3,8 @@
 // here is stopped here, by its own pid, also when the run fails.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { BIN } from './paths.js';
+import path from 'node:path';
+import { BIN, WORK } from './paths.js';
 import { withTimeout } from './stats.js';
 
 const running = new Set();
@@ -15,6 +16,9 @@ process.once('exit', () => {
     } catch {}
   }
 });
+// Without these, a run stopped by a signal would end without 'exit' and leave its servers running.
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
 
 /** Spawns `node <args>`; stdout is split into lines for `waitForLine`, stderr kept for errors. */
 export function spawnNode(args, { cwd, env } = {}) {
@@ -71,23 +75,66 @@ export async function stopChild(child, ms = 5000) {
   clearTimeout(timer);
 }
 
+let freshCaches = 0;
+const CACHES = path.join(WORK, 'caches');
+
 /**
- * `core run --port 0` in `dir`; resolves with the child and its base URL once it listens.
- * Without the build cache (`--no-cache`), so that every start is a first start, unless
- * `cacheDir` names the cache to use.
+ * A new, empty build cache directory, `bench/.work/caches/<pid>-<n>`: what a first start on a
+ * machine has, a cache that is empty but written to.
  */
-export async function startCore(dir, { env = {}, ms = 120_000, cacheDir = null } = {}) {
-  const args = cacheDir ? [BIN, 'run', '--port', '0'] : [BIN, 'run', '--port', '0', '--no-cache'];
-  const child = spawnNode(args, { cwd: dir, env: cacheDir ? { ...env, CORE_CACHE_DIR: cacheDir } : env });
+export function freshCacheDir() {
+  const dir = path.join(CACHES, `${process.pid}-${freshCaches++}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Removes the caches `freshCacheDir` made in this run, and those of runs no longer running. */
+export function clearFreshCaches() {
+  let names = [];
+  try {
+    names = fs.readdirSync(CACHES);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.split('-')[0]);
+    if (pid === process.pid || !isRunning(pid)) fs.rmSync(path.join(CACHES, name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * `core run --port 0` in `dir`; resolves with the child, its base URL, the cache it used and
+ * `listeningMs` (spawn -> URL printed) once it listens. Every start gets a new, EMPTY build
+ * cache of its own (`CORE_CACHE_DIR`, see `freshCacheDir`), as a first start on a machine
+ * has: it reads nothing and writes its builds, as a first start does. `cacheDir` names the
+ * cache to use instead (a restart); `noCache` runs with `--no-cache` (neither read nor write).
+ * `nodeArgs` go to node before the script (`--cpu-prof`).
+ */
+export async function startCore(dir, { env = {}, ms = 120_000, cacheDir = null, noCache = false, nodeArgs = [] } = {}) {
+  const started = performance.now();
+  const cache = noCache ? null : (cacheDir ?? freshCacheDir());
+  const args = [...nodeArgs, BIN, 'run', '--port', '0', ...(noCache ? ['--no-cache'] : [])];
+  const child = spawnNode(args, { cwd: dir, env: cache ? { ...env, CORE_CACHE_DIR: cache } : env });
   const [, url] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, ms, 'the service URL');
-  return { child, url };
+  return { child, url, cacheDir: cache, listeningMs: performance.now() - started };
 }
 
 /** A child script printing `URL <url>` once it listens. */
 export async function startScript(script, args = [], { cwd, env, ms = 60_000 } = {}) {
+  const started = performance.now();
   const child = spawnNode([script, ...args], { cwd, env });
   const [, url] = await waitForLine(child, /^URL (\S+)$/, ms, `the URL of ${script}`);
-  return { child, url };
+  return { child, url, listeningMs: performance.now() - started };
 }
 
 // Peak resident memory from /proc (Linux): VmHWM is the high-water mark of the resident set

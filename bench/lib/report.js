@@ -34,6 +34,9 @@ const format = (value, unit) => {
   return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
 };
 
+/** The range of a series next to its median: [min-max]. */
+const spread = (series, unit) => `[${format(series.min, unit)}-${format(series.max, unit)}]`;
+
 function table(header, rows) {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => String(row[column]).length)));
   const line = (cells) => `| ${cells.map((cell, column) => String(cell).padEnd(widths[column])).join(' | ')} |`;
@@ -42,11 +45,11 @@ function table(header, rows) {
 
 export function resultsTable(rows) {
   return table(
-    ['measure', 'ours (median)', 'baseline (median)', 'ratio', 'target', 'result'],
+    ['measure', 'ours (median [min-max])', 'baseline (median [min-max])', 'ratio', 'target', 'result'],
     rows.map((row) => [
       row.measure,
-      `${format(row.ours.median, row.unit)} ${row.unit}`,
-      row.baseline ? `${format(row.baseline.median, row.unit)} ${row.unit} (${row.baselineName})` : '-',
+      `${format(row.ours.median, row.unit)} ${row.unit} ${spread(row.ours, row.unit)}`,
+      row.baseline ? `${format(row.baseline.median, row.unit)} ${row.unit} ${spread(row.baseline, row.unit)} (${row.baselineName})` : '-',
       row.ratio === null ? '-' : row.ratio.toFixed(2),
       row.target,
       row.failed ? `FAIL (${row.failed})` : row.pass === null ? 'info' : row.pass ? 'pass' : 'FAIL',

@@ -144,7 +144,9 @@ export function describe(tag: string, count: number): string {
 export function generatePageLoadWorkspace(name, { packages = 100, modulesPerPackage = 10 } = {}) {
   const dir = path.join(WORK, name);
   fs.rmSync(dir, { recursive: true, force: true });
-  const pad = (n) => String(n).padStart(2, '0');
+  // Two digits up to 100 packages (the page-load workspace's names), more for the 10,000-module one.
+  const digits = Math.max(2, String(packages - 1).length);
+  const pad = (n) => String(n).padStart(digits, '0');
   const packageDirs = [];
   const entries = {};
   const specifiers = [];
@@ -182,7 +184,7 @@ if (!customElements.get(label)) customElements.define(label, Element${p}x${m});
       fs.writeFileSync(path.join(moduleDir, 'h1.ts'), `import { second } from './h2.ts';\n\nexport const first = (text: string): string => \`[\${second(text)}]\`;\n`);
       fs.writeFileSync(path.join(moduleDir, 'h2.ts'), `import { third } from './h3.ts';\n\nexport const second = (text: string): string => third(text).toUpperCase();\n`);
       fs.writeFileSync(path.join(moduleDir, 'h3.ts'), `export const third = (text: string): string => \`\${text} (${p * modulesPerPackage + m})\`;\n`);
-      fs.writeFileSync(path.join(moduleDir, 'style.css'), `${tag} {\n  display: block;\n  color: rgb(${p}, ${m}, 200);\n}\n`);
+      fs.writeFileSync(path.join(moduleDir, 'style.css'), `${tag} {\n  display: block;\n  color: rgb(${p % 256}, ${m % 256}, 200);\n}\n`);
     }
     fs.writeFileSync(
       path.join(dir, packageDir, 'package.json'),
@@ -206,5 +208,5 @@ if (!customElements.get(label)) customElements.define(label, Element${p}x${m});
   fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>page load</title></head>\n<body>\n<script type="module" src="/packages/app/main/index.ts"></script>\n</body>\n</html>\n');
   const entriesFile = path.join(dir, 'vite-entries.json');
   fs.writeFileSync(entriesFile, JSON.stringify(entries));
-  return { dir, entriesFile, elements: specifiers.length, lastTag: `pl-${specifiers.at(-1).slice(4).replace('/', '-')}`, lastColor: `rgb(${packages - 1}, ${modulesPerPackage - 1}, 200)` };
+  return { dir, entriesFile, elements: specifiers.length, lastTag: `pl-${specifiers.at(-1).slice(4).replace('/', '-')}`, lastColor: `rgb(${(packages - 1) % 256}, ${(modulesPerPackage - 1) % 256}, 200)`, packageName: (p) => `@pl/p${pad(p)}` };
 }

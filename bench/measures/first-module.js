@@ -1,6 +1,6 @@
 // Spawn -> first module served, on the example workspace: the process spawned -> the last byte
 // of the first answer with the storefront module's code.
-//   ours      `core run --port 0 --no-cache`, then GET of the storefront's development address
+//   ours      `core run --port 0` (a new empty build cache), then GET of the storefront's development address
 //   baseline  a Vite 8 dev server (bench/children/vite-server.js), then GET of the same entry
 //             file as Vite serves it to a page (transformed to JavaScript)
 // Both pay Node's start and their imports; a fresh copy of the workspace per server, fresh
@@ -74,6 +74,6 @@ export async function run({ quick }) {
       },
     ],
     raw: results,
-    notes: [`${repetitions} repetitions after a warm-up of each; ours starts with --no-cache`],
+    notes: [`${repetitions} repetitions after a warm-up of each; ours starts with a new, empty build cache`],
   };
 }

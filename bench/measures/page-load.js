@@ -2,7 +2,7 @@
 // for every server (bench/lib/workspaces.js `generatePageLoadWorkspace`: 100 packages x 10
 // modules, each a custom element with three chained helpers, a stylesheet and a bare import of
 // the next package's module; the app imports all 1,000 and renders one element of each):
-//   ours     `core run` (development extension, CORE_CDN_ORIGIN=local, no build cache) and
+//   ours     `core run` (development extension, CORE_CDN_ORIGIN=local, a new, empty build cache) and
 //            its `/preview/` of the app
 //   joined   the same with `/preview/bundled/` (the modules joined in one script, the sheets in one)
 //   cached   the bundled preview with the build cache an earlier run left (a restart), for information
@@ -37,49 +37,71 @@ function renderedCheck(app) {
   ];
 }
 
+const OURS_ENV = { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' };
+
+/**
+ * Vite's caches, removed before each of its starts: the cache directory the child sets
+ * (`<root>/.vite-cache`) and Vite's default one (`node_modules/.vite`), in case a version
+ * writes there too. Both modes keep their prebundled dependencies and metadata there; with
+ * these sources (nothing to prebundle) Vite 8.3.8 writes neither, so its cold start is every
+ * start (bench/README.md).
+ */
+function clearViteCaches(root) {
+  for (const dir of ['.vite-cache', 'node_modules/.vite']) fs.rmSync(path.join(root, dir), { recursive: true, force: true });
+}
+
+/** What each side clears, starts and waits for: printed with the results (bench/README.md). */
+export const PROTOCOL = [
+  'cold, ours: a new empty build cache directory (CORE_CACHE_DIR, read from and written to, as on a first start), then `core run --port 0` spawned (development extension, CORE_CDN_ORIGIN=local); the clock starts at spawn',
+  'cold, ours restarted: the same with the build cache an earlier start of the same workspace wrote (bench/.work/page-load-cache)',
+  'cold, Vite: `<root>/.vite-cache` (its cacheDir) and `node_modules/.vite` removed, then bench/children/vite-server.js spawned (createServer + listen, optimizeDeps.noDiscovery, experimental.bundledDev for the bundled mode); the clock starts at spawn',
+  'both: waited for the URL line (the server listens), then a new browser context, goto(url, commit) and polled each frame until all elements carry data-rendered and the last one has its stylesheet colour; what the page fetches meanwhile (Vite bundledDev: its initial bundle) is inside the figure',
+  'warm: reload() in the same context -> the same check, median of 3 reloads',
+];
+
 const SERVERS = {
   ours: {
     label: 'ours (/preview/)',
     async start(app) {
-      const { child, url } = await startCore(app.dir, { ms: 300_000, env: { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' } });
-      return { child, page: `${url}preview/` };
+      const { child, url, listeningMs } = await startCore(app.dir, { ms: 300_000, env: OURS_ENV });
+      return { child, page: `${url}preview/`, listeningMs };
     },
   },
   joined: {
     label: 'ours (/preview/bundled/)',
     async start(app) {
-      const { child, url } = await startCore(app.dir, { ms: 300_000, env: { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' } });
-      return { child, page: `${url}preview/bundled/` };
+      const { child, url, listeningMs } = await startCore(app.dir, { ms: 300_000, env: OURS_ENV });
+      return { child, page: `${url}preview/bundled/`, listeningMs };
     },
   },
   cached: {
     label: 'ours (/preview/bundled/), restarted with its build cache',
     async start(app) {
-      const { child, url } = await startCore(app.dir, { ms: 300_000, cacheDir: path.join(WORK, 'page-load-cache'), env: { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' } });
-      return { child, page: `${url}preview/bundled/` };
+      const { child, url, listeningMs } = await startCore(app.dir, { ms: 300_000, cacheDir: path.join(WORK, 'page-load-cache'), env: OURS_ENV });
+      return { child, page: `${url}preview/bundled/`, listeningMs };
     },
   },
   vite: {
     label: 'Vite 8 dev server',
     async start(app) {
-      fs.rmSync(path.join(app.dir, '.vite-cache'), { recursive: true, force: true });
-      const { child, url } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile], { cwd: app.dir, ms: 300_000 });
-      return { child, page: url };
+      clearViteCaches(app.dir);
+      const { child, url, listeningMs } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile], { cwd: app.dir, ms: 300_000 });
+      return { child, page: url, listeningMs };
     },
   },
   bundled: {
     label: 'Vite 8 experimental.bundledDev',
     async start(app) {
-      fs.rmSync(path.join(app.dir, '.vite-cache'), { recursive: true, force: true });
-      const { child, url } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile, 'bundled'], { cwd: app.dir, ms: 300_000 });
-      return { child, page: url };
+      clearViteCaches(app.dir);
+      const { child, url, listeningMs } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile, 'bundled'], { cwd: app.dir, ms: 300_000 });
+      return { child, page: url, listeningMs };
     },
   },
 };
 
 async function loadOnce(browser, app, server) {
   const started = now();
-  const { child, page: address } = await server.start(app);
+  const { child, page: address, listeningMs } = await server.start(app);
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -89,8 +111,9 @@ async function loadOnce(browser, app, server) {
     page.on('pageerror', (error) => errors.push(error.message));
     const [check, args] = renderedCheck(app);
     await page.goto(address, { waitUntil: 'commit', timeout: 300_000 });
+    const committed = now();
     await page.waitForFunction(check, args, { timeout: 300_000, polling: 'raf' });
-    const cold = { ms: now() - started, requests };
+    const cold = { ms: now() - started, requests, listeningMs, toCommitMs: committed - started };
     const warm = [];
     for (let index = 0; index < RELOADS; index++) {
       requests = 0;
@@ -107,20 +130,33 @@ async function loadOnce(browser, app, server) {
   }
 }
 
+/**
+ * The servers of a run: all, or those `BENCH_PAGE_LOAD_SERVERS` names (e.g. `joined,cached,bundled`,
+ * the judged rows without the two one-address-per-module pages, which take most of the time).
+ */
+function selectedServers() {
+  const names = (process.env.BENCH_PAGE_LOAD_SERVERS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  if (names.length === 0) return Object.keys(SERVERS);
+  const unknown = names.filter((name) => !(name in SERVERS));
+  if (unknown.length) throw new Error(`BENCH_PAGE_LOAD_SERVERS: unknown ${unknown.join(', ')} (known: ${Object.keys(SERVERS).join(', ')})`);
+  return Object.keys(SERVERS).filter((name) => names.includes(name));
+}
+
 export async function run({ quick }) {
-  const repetitions = quick ? 1 : 5;
+  const repetitions = Number(process.env.BENCH_PAGE_LOAD_REPETITIONS) || (quick ? 1 : 5);
+  const servers = selectedServers();
   progress('page-load: generating 100 packages x 10 modules and the app');
   const app = generatePageLoadWorkspace('page-load-1000');
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  const results = Object.fromEntries(Object.keys(SERVERS).map((key) => [key, []]));
+  const results = Object.fromEntries(servers.map((key) => [key, []]));
   fs.rmSync(path.join(WORK, 'page-load-cache'), { recursive: true, force: true });
   try {
     progress(`page-load: a warm-up of each, then ${repetitions} repetitions, alternating`);
-    for (const key of Object.keys(SERVERS)) await loadOnce(browser, app, SERVERS[key]);
+    for (const key of servers) await loadOnce(browser, app, SERVERS[key]);
     for (let index = 0; index < repetitions; index++) {
-      for (const key of Object.keys(SERVERS)) results[key].push(await loadOnce(browser, app, SERVERS[key]));
+      for (const key of servers) results[key].push(await loadOnce(browser, app, SERVERS[key]));
       progress(
-        `page-load: repetition ${index + 1}/${repetitions}: ${Object.keys(SERVERS)
+        `page-load: repetition ${index + 1}/${repetitions}: ${servers
           .map((key) => `${key} cold ${results[key].at(-1).cold.ms.toFixed(0)} ms (${results[key].at(-1).cold.requests} req), warm ${results[key].at(-1).warm.ms.toFixed(0)} ms (${results[key].at(-1).warm.requests} req)`)
           .join('; ')}`,
       );
@@ -141,18 +177,24 @@ export async function run({ quick }) {
   });
   return {
     rows: [
-      row('warm', 'bundled', true, 'joined'),
-      row('cold', 'bundled', true, 'joined'),
-      row('cold', 'bundled', false, 'cached'),
-      row('warm', 'bundled', false),
-      row('cold', 'bundled', false),
-      row('warm', 'vite', false),
-      row('cold', 'vite', false),
-    ],
+      ['warm', 'bundled', true, 'joined'],
+      ['cold', 'bundled', true, 'joined'],
+      ['cold', 'bundled', false, 'cached'],
+      ['warm', 'bundled', false, 'ours'],
+      ['cold', 'bundled', false, 'ours'],
+      ['warm', 'vite', false, 'ours'],
+      ['cold', 'vite', false, 'ours'],
+    ]
+      .filter(([, baseline, , ours]) => servers.includes(baseline) && servers.includes(ours))
+      .map((args) => row(...args)),
     raw: results,
     notes: [
-      `requests per load (median): ${Object.keys(SERVERS).map((key) => `${key} cold ${requests(key, 'cold')}, warm ${requests(key, 'warm')}`).join('; ')}`,
-      `${repetitions} repetitions after a warm-up of each; warm = median of ${RELOADS} reloads per repetition; Chromium ${browserVersionNote()}`,
+      ...PROTOCOL,
+      `cold, where the time goes (medians, ms from spawn): ${servers
+        .map((key) => `${key} listening ${median(results[key].map((result) => result.cold.listeningMs)).toFixed(0)}, first answer of the page ${median(results[key].map((result) => result.cold.toCommitMs)).toFixed(0)}, rendered ${median(results[key].map((result) => result.cold.ms)).toFixed(0)}`)
+        .join('; ')}`,
+      `requests per load (median): ${servers.map((key) => `${key} cold ${requests(key, 'cold')}, warm ${requests(key, 'warm')}`).join('; ')}`,
+      `servers: ${servers.join(', ')}; ${repetitions} repetitions after a warm-up of each; warm = median of ${RELOADS} reloads per repetition; Chromium ${browserVersionNote()}`,
     ],
   };
 }

@@ -1,12 +1,16 @@
 // From esbuild's answer to the bundler's results: each entry's outputs, the files it read,
 // its bare imports, or its errors as BUNDLE_ERROR diagnostics.
+import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
+import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
+import { isCodeFile, sharedSubpath } from '../workspace/shared-files.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
+import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import type { BundleResult, BundleTarget } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -20,7 +24,9 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const metafile = result.metafile!;
   const codePath = path.join(root, `${OUT}${index}.js`);
   const stylesPath = path.join(root, `${OUT}${index}.css`);
-  const code = files.find((file) => file.path === codePath)?.contents ?? null;
+  // A stylesheet module's code is empty (README "Stylesheet modules"): its import is kept in the
+  // import map, and the page links its sheet.
+  const code = files.find((file) => file.path === codePath)?.contents ?? (isStylesheetEntry(target) ? new Uint8Array(0) : null);
   const styles = files.find((file) => file.path === stylesPath)?.contents ?? null;
   const inputs = new Set<string>();
   const codeOutput = metafile.outputs[`${OUT}${index}.js`];
@@ -43,7 +49,53 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, inputs);
-  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors: [], ...(warnings.length > 0 ? { warnings } : {}) };
+  const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
+  const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
+  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors, ...(warnings.length > 0 ? { warnings } : {}), ...(commonjs ? { commonjs: true as const } : {}) };
+}
+
+const PLAIN_STYLESHEET = /\.css(?:\?[^/]*)?$/;
+const CSS_MODULE = /\.module\.css(?:\?[^/]*)?$/;
+
+// A plain stylesheet whose code esbuild put in the output was imported for a value (a default
+// or namespace import, `?inline` too): esbuild makes that `{}`, silently, and the page breaks
+// where it is used (README "Stylesheet modules"). A CSS module's class names are its value.
+function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOutput: string): Diagnostic[] {
+  const used = Object.entries(metafile.outputs[codeOutput]?.inputs ?? {})
+    .filter(([input, { bytesInOutput }]) => bytesInOutput > 0 && PLAIN_STYLESHEET.test(input) && !CSS_MODULE.test(input))
+    .map(([input]) => input);
+  if (used.length === 0) return [];
+  const found: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const [importer, { imports }] of Object.entries(metafile.inputs)) {
+    for (const record of imports) {
+      if (!used.includes(record.path) || !CODE_IMPORT_KINDS.has(record.kind) || record.original === undefined) continue;
+      const file = inputPath(importer);
+      if (file === null || seen.has(`${file}\0${record.original}`)) continue;
+      seen.add(`${file}\0${record.original}`);
+      const where = valueImportAt(root, file, record.original);
+      if (where === undefined) continue; // this importer's own import is for its side effect
+      found.push(diagnostic('STYLESHEET_IMPORTED_AS_VALUE', `"${record.original}" is imported for a value, which esbuild makes an empty object ({}): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`, { file, ...where }));
+    }
+  }
+  return found;
+}
+
+// Where `file` imports `specifier` with a binding (`import x from`, `import * as x from`,
+// `export ... from`); no place when it cannot be read (the import is still reported);
+// undefined when it imports it for its side effect only.
+function valueImportAt(root: string, file: string, specifier: string): { line?: number; column?: number } | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(root, file), 'utf8');
+  } catch {
+    return {};
+  }
+  const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const match = new RegExp(`\\b(?:import|export)\\s+(?!type\\b)[^'";]*?\\bfrom\\s*(['"])${quoted}\\1`).exec(text);
+  if (!match) return undefined;
+  const lines = text.slice(0, match.index).split('\n');
+  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
 
 // esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that
@@ -53,12 +105,34 @@ export function warningsOf(root: string, messages: readonly esbuild.Message[], i
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
     if (file === null || !inputs.has(file)) continue;
+    const where = { file, line: message.location!.line, column: message.location!.column + 1 };
+    // A CSS syntax problem makes a browser drop rules: the preview keeps the last good sheet
+    // and shows it with its lines (README "Warnings").
+    if (message.id === 'css-syntax-error') {
+      warnings.push({ ...diagnostic('CSS_SYNTAX', message.text, where), frame: codeFrame(message) });
+      continue;
+    }
     const coded = /^([A-Z][A-Z_]+): ([\s\S]*)$/.exec(message.text);
     const kind: DiagnosticKind = coded?.[1] === 'MODULE_BOUNDARY_CROSSED' ? 'MODULE_BOUNDARY_CROSSED' : 'BUNDLE_WARNING';
     const text = (coded && kind !== 'BUNDLE_WARNING' ? coded[2]! : message.text).split(root + path.sep).join('');
-    warnings.push(diagnostic(kind, text, { file, line: message.location!.line, column: message.location!.column + 1 }));
+    warnings.push(diagnostic(kind, text, where));
   }
   return warnings;
+}
+
+// The lines esbuild points at (the message's, then its notes', such as where an unclosed `{`
+// opened), each numbered, with a caret under the column.
+function codeFrame(message: esbuild.Message): string {
+  const places = [{ location: message.location!, text: '' }, ...message.notes.filter((note) => note.location !== null).map((note) => ({ location: note.location!, text: note.text }))];
+  places.sort((a, b) => a.location.line - b.location.line);
+  const width = String(places[places.length - 1]!.location.line).length;
+  return places
+    .map(({ location, text }) => {
+      const number = String(location.line).padStart(width);
+      const caret = `${' '.repeat(width)} | ${' '.repeat(location.column)}^${text ? ` ${text}` : ''}`;
+      return `${number} | ${location.lineText}\n${caret}`;
+    })
+    .join('\n');
 }
 
 // Every file the entry's import graph read. An output's `inputs` name only the files that
@@ -84,18 +158,34 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
   const errors: Diagnostic[] = [];
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
-    const text = message.text.split(root + path.sep).join('');
+    // esbuild builds no CSS module script: one whose sheet is not a declared asset (the plugin
+    // keeps those) is the stylesheet kind, saying what works.
+    const cssModuleScript = /^Importing with a type attribute of "css" is not supported/.test(message.text);
+    const text = cssModuleScript
+      ? `a CSS module script (with { type: 'css' }) needs its sheet declared under "assets" in the module.json beside the module's entry, and a relative import of it (by bare specifier the import map maps it to code): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`
+      : message.text.split(root + path.sep).join('');
     errors.push(
-      diagnostic('BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
+      diagnostic(cssModuleScript ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
     );
     if (file === null) continue;
     inputs.add(file);
     // A missing file: its creation changes the listing of the directory it would be in.
     const missing = /^Could not resolve "(\.{1,2}\/[^"]+)"/.exec(message.text);
     if (missing) inputs.add(`${path.posix.dirname(path.posix.join(path.posix.dirname(file), missing[1]!))}/`);
+    // A file refused as outside the workspace: the path it is imported by (a link inside, which
+    // may be led back into the workspace), read from the import the message points at.
+    if (message.pluginName === WORKSPACE_CONFINEMENT) {
+      const { lineText, column, length } = message.location!;
+      const written = lineText.slice(column, column + length).replace(/^["']|["']$/g, '');
+      const imported = written.startsWith('.') ? path.posix.join(path.posix.dirname(file), written) : null;
+      if (imported !== null && !imported.startsWith('../')) inputs.add(imported).add(`${path.posix.dirname(imported)}/`);
+    }
   }
   return { specifier: target.specifier, code: null, styles: null, inputs: [...inputs].sort(), imports: [], errors };
 }
+
+/** A module whose entry is a stylesheet (a `.css` target of `exports`). */
+export const isStylesheetEntry = (target: Pick<BundleTarget, 'entry'>): boolean => target.entry.endsWith('.css');
 
 // Metafile paths are relative to the working directory; one in another namespace (a
 // plugin's virtual module) is no file.
@@ -125,4 +215,74 @@ export function stylesheetRoot(result: esbuild.BuildResult, index: number): stri
 /** The files the styles output of entry `index` was made from. */
 export function stylesInputs(result: esbuild.BuildResult, index: number): string[] {
   return Object.keys(result.metafile!.outputs[`${OUT}${index}.css`]?.inputs ?? {}).flatMap((input) => inputPath(input) ?? []);
+}
+
+/**
+ * Files two or more modules of one package in this batch bundled, by package: file -> internal
+ * specifier (README "Shared files"). Public modules' entries are imported by their specifiers
+ * already; a file outside the package, or with a name no address carries, stays a copy.
+ */
+export function sharedInBatch(targets: readonly BundleTarget[], results: readonly BundleResult[]): Map<string, Record<string, string>> {
+  const counts = new Map<string, Map<string, number>>();
+  targets.forEach((target, index) => {
+    const result = results[index]!;
+    if (!target.package || result.code === null) return;
+    const entries = target.workspace?.entries ?? {};
+    let files = counts.get(target.package.name);
+    if (!files) counts.set(target.package.name, (files = new Map()));
+    for (const file of result.inputs) {
+      if (file in entries || file === target.entry || !isCodeFile(file) || (target.shared && file in target.shared)) continue;
+      files.set(file, (files.get(file) ?? 0) + 1);
+    }
+  });
+  const found = new Map<string, Record<string, string>>();
+  for (const target of targets) {
+    const files = target.package ? counts.get(target.package.name) : undefined;
+    if (!files || found.has(target.package!.name)) continue;
+    for (const [file, count] of files) {
+      const subpath = count >= 2 ? sharedSubpath(target.package!.dir, file) : null;
+      if (subpath === null) continue;
+      const name = target.package!.name;
+      if (!found.has(name)) found.set(name, {});
+      found.get(name)![file] = `${name}/${subpath}`;
+    }
+  }
+  return found;
+}
+
+/**
+ * The module's result with the shared files its code imports, directly or through each other
+ * (`built`: each built alone, by internal specifier): their code as its chunks, what they read as
+ * its inputs, their bare imports as its own. One that failed fails the module with its errors.
+ */
+export function attachChunks(target: BundleTarget, result: BundleResult, built: ReadonlyMap<string, BundleResult>): BundleResult {
+  const specifiers = new Set(Object.values(target.shared ?? {}));
+  if (specifiers.size === 0 || result.code === null) return result;
+  const reached = new Map<string, BundleResult>();
+  const queue = result.imports.filter((record) => specifiers.has(record.specifier)).map((record) => record.specifier);
+  while (queue.length > 0) {
+    const specifier = queue.pop()!;
+    const chunk = built.get(specifier);
+    if (reached.has(specifier) || !chunk) continue;
+    reached.set(specifier, chunk);
+    for (const record of chunk.imports) if (specifiers.has(record.specifier)) queue.push(record.specifier);
+  }
+  if (reached.size === 0) return result;
+  const parts = [result, ...reached.values()];
+  const inputs = [...new Set(parts.flatMap((part) => part.inputs))].sort();
+  const seen = new Set<string>();
+  const imports = parts.flatMap((part) => part.imports).filter((record) => {
+    const key = `${record.specifier}\0${record.file}`;
+    if (specifiers.has(record.specifier) || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const errors = [...reached.values()].flatMap((chunk) => chunk.errors);
+  if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, imports: [], errors };
+  // A stylesheet a shared file imports is part of each module's stylesheet that imports it.
+  const sheets = parts.flatMap((part) => (part.styles ? [part.styles] : []));
+  const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);
+  const warnings = parts.flatMap((part) => part.warnings ?? []);
+  const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));
+  return { ...result, styles, inputs, imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
 }

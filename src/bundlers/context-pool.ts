@@ -15,6 +15,8 @@ export interface ContextPool {
   dispose(): Promise<void>;
   /** Forgets every context without disposing it: they belonged to an esbuild service that died. */
   abandon(): void;
+  /** Disposes the context of `key`, if any: its next rebuild starts from a new one. */
+  discard(key: string): Promise<void>;
 }
 
 interface Pooled {
@@ -87,6 +89,13 @@ export function createContextPool(limit = 64): ContextPool {
     },
     abandon() {
       pool.clear();
+    },
+    async discard(key) {
+      const entry = pool.get(key);
+      if (!entry) return;
+      pool.delete(key);
+      await entry.idle;
+      await entry.context.dispose().catch(() => {});
     },
   };
 }

@@ -5,8 +5,10 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
 import { assetsPlugin } from './plugins/assets.js';
+import { cssModuleScriptsPlugin } from './plugins/css-module-scripts.js';
 import { urlImportsPlugin } from './plugins/url-imports.js';
 import { moduleBoundariesPlugin, workspacePackagesExternal } from './plugins/module-boundaries.js';
+import { workspaceConfinementPlugin } from './plugins/workspace-confinement.js';
 import type { BundleTarget } from './types.js';
 
 /** Output names: `__core_<index>.js` and `.css` for the entry at `index`. */
@@ -20,7 +22,7 @@ export interface SourcePolicy {
 
 /** The options of the engine's esbuild builds: the same plugins, loaders and output settings (also used by bench/). */
 export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy): esbuild.BuildOptions {
-  const plugins: esbuild.Plugin[] = [urlImportsPlugin(), moduleBoundariesPlugin(root, targets), assetsPlugin(root, targets)];
+  const plugins: esbuild.Plugin[] = [urlImportsPlugin(), moduleBoundariesPlugin(root, targets), cssModuleScriptsPlugin(root, targets), assetsPlugin(root, targets), workspaceConfinementPlugin(root)];
   if (refuse) plugins.push(refusePlugin(refuse));
   return {
     absWorkingDir: root,

@@ -1,19 +1,28 @@
 // One entry of an installed package as one ES module for browsers (README "The local CDN"):
 // its own files bundled, its bare imports kept bare (the import map names one copy of each
-// package for the whole page), CommonJS converted, production mode, minified. Every file it
-// loads, the entry first, must lie inside the package's real directory (SECURITY.md).
+// package for the whole page), CommonJS converted, production mode, minified; a stylesheet
+// entry, or the sheets a code entry imports, as a sheet beside it. Every file it loads, the
+// entry first, must lie inside the package's real directory (SECURITY.md): a sheet's `@import`
+// of another package is refused too (CSS has no import map, so it could only be joined in).
 import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { withLiveService } from './esbuild-service.js';
 
 export interface InstalledBundle {
+  /** Empty for a stylesheet entry (README "Stylesheet modules"). */
   code: Uint8Array;
   /** Its bare imports, kept as they are written. */
   imports: string[];
   /** The files it was built from, real paths. */
   inputs: string[];
+  /** The sheet of a stylesheet entry, or of the stylesheets a code entry imports, its `@import`s joined in and its `url()` files inlined; absent when none. */
+  styles?: Uint8Array;
 }
+
+// The files a published sheet may reference with `url()`: inlined, since the local CDN serves
+// subpaths that `exports` names, never a package's other files.
+const SHEET_FILES = ['.woff2', '.woff', '.ttf', '.otf', '.eot', '.svg', '.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif'] as const;
 
 /** A file the entry is or imports whose real path leaves the package: never read, never served. */
 export class OutsidePackageError extends Error {
@@ -45,6 +54,7 @@ const confineToPackage = (packageDir: string): esbuild.Plugin => ({
 
 const COMMON: esbuild.BuildOptions = {
   bundle: true,
+  loader: Object.fromEntries(SHEET_FILES.map((extension) => [extension, 'dataurl' as const])),
   format: 'esm',
   platform: 'browser',
   packages: 'external',
@@ -67,7 +77,19 @@ export function bundleInstalled(entry: string, packageDir: string, commonJsNames
   });
 }
 
+const inputsOf = (result: esbuild.BuildResult, packageDir: string) =>
+  Object.keys(result.metafile!.inputs)
+    .filter((input) => input !== '<stdin>')
+    .map((input) => path.resolve(packageDir, input));
+
+async function bundleSheet(entry: string, packageDir: string): Promise<InstalledBundle> {
+  const { packages: _external, ...common } = COMMON;
+  const result = await esbuild.build({ ...common, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
+  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents };
+}
+
 async function bundleOnce(entry: string, packageDir: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
+  if (entry.endsWith('.css')) return bundleSheet(entry, packageDir);
   const options: esbuild.BuildOptions = { ...COMMON, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], outfile: 'out.js' };
   let result: esbuild.BuildResult = await esbuild.build({ ...options, entryPoints: [entry] });
   const exported = Object.values(result.metafile!.outputs)[0]?.exports ?? [];
@@ -82,6 +104,9 @@ async function bundleOnce(entry: string, packageDir: string, commonJsNames: (fil
   for (const input of Object.values(result.metafile!.inputs)) {
     for (const record of input.imports) if (record.external && !/^(?:[a-z]+:|\/|\.)/.test(record.path)) imports.add(record.path);
   }
-  const inputs = Object.keys(result.metafile!.inputs).filter((input) => input !== '<stdin>').map((input) => path.resolve(packageDir, input));
-  return { code: result.outputFiles![0]!.contents, imports: [...imports].sort(), inputs };
+  // The stylesheets the code imports (a component's own sheet) go to a sheet beside it, which
+  // the preview links as it links a stylesheet export's (README "Stylesheet modules").
+  const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
+  const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
+  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}) };
 }

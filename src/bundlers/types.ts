@@ -24,6 +24,13 @@ export interface BundleTarget {
    * entry, and any bare import of a workspace package, stay external as bare imports.
    */
   workspace?: WorkspaceBoundaries;
+  /** The module's package: its name and directory (workspace-relative), where its shared files are found. */
+  package?: { name: string; dir: string };
+  /**
+   * Files of the package that other public modules reach too, by workspace-relative path, with
+   * their internal specifiers (README "Shared files"): imported by those, never bundled.
+   */
+  shared?: Record<string, string>;
 }
 
 export interface WorkspaceBoundaries {
@@ -47,6 +54,10 @@ export interface BundleResult {
   errors: Diagnostic[];
   /** Warnings of a build that succeeded (esbuild's, and MODULE_BOUNDARY_CROSSED); absent when none. */
   warnings?: Diagnostic[];
+  /** The shared files the code imports, directly or through each other, each built alone: internal specifier -> code. Absent when none. */
+  chunks?: Record<string, Uint8Array>;
+  /** The entry is a CommonJS file (esbuild's judgement): built alone it exports only `default`. */
+  commonjs?: true;
 }
 
 export interface Bundler {

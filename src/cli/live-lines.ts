@@ -3,7 +3,7 @@
 // command passes the states, the time and a reader of source lines, and writes what comes back.
 import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
-import { defaultVariantKey, selectReport, type ModuleReport } from '../store/selectors.js';
+import { defaultVariantKey, groupStructureWarnings, isStructureWarning, selectReport, type ModuleReport } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { TerminalStyle } from './terminal-style.js';
@@ -161,10 +161,18 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
   else for (const specifier of restyled) lines.push({ level: 'info', text: `${style.cyan('styles')} ${specifier} pushed${took}` });
 
   const news: { module: string; warning: Diagnostic }[] = [];
+  // Warnings about a package's own structure are told one line per package and kind, counted
+  // (README "Warnings"): a library's user cannot change them, and there may be hundreds.
+  const structural: ModuleReport[] = [];
   for (const module of report.modules) {
-    for (const warning of warningsOf(module)) {
-      if (!before.warnings.has(`${module.specifier} ${key(warning)}`)) news.push({ module: module.specifier, warning });
-    }
+    const fresh = warningsOf(module).filter((warning) => !before.warnings.has(`${module.specifier} ${key(warning)}`));
+    const own = fresh.filter((warning) => isStructureWarning(module, warning));
+    if (own.length > 0) structural.push({ ...module, warnings: own });
+    for (const warning of fresh) if (!own.includes(warning)) news.push({ module: module.specifier, warning });
+  }
+  for (const group of groupStructureWarnings(structural)) {
+    const count = group.count === 1 ? `a ${group.kind} warning` : `${group.count} ${group.kind} warnings`;
+    lines.push({ level: 'warn', text: `${style.yellow('▲')} ${style.bold(group.package)}: ${count} about its own structure, in ${group.modules} module${group.modules === 1 ? '' : 's'}${style.dim(' (each on /state and the dashboard)')}` });
   }
   if (news.length > BURST) {
     const kinds = new Map<string, number>();

@@ -147,7 +147,7 @@ export async function runCommand(args: string[]): Promise<number> {
     if (shows(logLevel, 'warn')) process.stderr.write(`${text}\n`);
   };
   if (!development) {
-    warn(`${errorStyle.yellow('hint')} the development extension is not loaded, so only /m/, /state, /log and the dashboard are served (/preview/ answers 404 PREVIEW_NOT_LOADED); start with core run --dev for the preview and stylesheet push`);
+    warn(`${errorStyle.yellow('hint')} the development extension is not loaded, so only /m/, /state, /log and the dashboard are served (/preview/ answers 404 PREVIEW_NOT_LOADED); start with core run --dev (or set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION}) for the preview and stylesheet push`);
   } else if (!cdnOrigin) {
     warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503; to preview, ${ERROR_CODES.PREVIEW_CDN_UNSET.remedy}`);
   }

@@ -24,7 +24,7 @@ export interface PageBundlePlan {
   sheets: { address: string; hash: string }[];
   /** The page's import map: what stays a separate module. */
   imports: Record<string, string>;
-  /** Listed modules with diagnostics: their last good stylesheet is not in the joined sheet. */
+  /** Listed modules the page loads with diagnostics: their last good stylesheet is not in the joined sheet. */
   broken: string[];
 }
 
@@ -52,7 +52,10 @@ export function planPageBundle(state: ServiceState, preview: Preview): PageBundl
       const module = index.modules.get(specifier);
       if (!module) continue;
       const canonical = index.modules.get(canonicalSpecifier(state.workspace, specifier, module.entry)) ?? module;
-      for (const imported of state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last?.imports ?? []) leaveOut(addressOf(imported.specifier));
+      const record = state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last;
+      for (const imported of record?.imports ?? []) leaveOut(addressOf(imported.specifier));
+      // Its shared files too (README "Shared files"): one instance of each, outside the bundle.
+      for (const shared of Object.keys(record?.outputs?.chunks ?? {})) leaveOut(addressOf(shared));
     }
   }
 
@@ -65,7 +68,7 @@ export function planPageBundle(state: ServiceState, preview: Preview): PageBundl
   }
   const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: addressHash(module.styles!) ?? '' }));
   const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports]));
-  return { key, entry: preview.entry, modules, sheets, imports, broken: [...broken].filter((specifier) => preview.modules.some((module) => module.specifier === specifier)) };
+  return { key, entry: preview.entry, modules, sheets, imports, broken: [...broken].filter((specifier) => preview.loads.includes(specifier) && preview.modules.some((module) => module.specifier === specifier)) };
 }
 
 export interface BundledFile {

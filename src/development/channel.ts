@@ -2,7 +2,7 @@
 // It only pushes; whatever a client sends is ignored.
 import type { WebSocket } from 'ws';
 import type { ExtensionHost } from '../extension.js';
-import { invalidMessages } from '../streams/push-messages.js';
+import { invalidMessages, warningMessages } from '../streams/push-messages.js';
 
 const PING_MS = 30_000;
 
@@ -17,10 +17,10 @@ export function registerEventsChannel(host: ExtensionHost): void {
   host.sockets.add('/events', (socket) => {
     clients.add(socket);
     // The push tells changes only: a page that reconnects (the service restarted) missed
-    // those made meanwhile, so every new client first hears what is broken now.
+    // those made meanwhile, so every new client first hears what is broken now, and every warning.
     host.readiness.settled().then(
       (state) => {
-        for (const message of invalidMessages(state)) {
+        for (const message of [...invalidMessages(state), ...warningMessages(state)]) {
           if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
         }
       },

@@ -11,12 +11,12 @@ export const KEPT_BUNDLE_BYTES = 64 * 1024 * 1024;
 export interface InstalledBundles {
   /** The bundle kept under `key`, else the one `build` makes (and keeps). */
   get(key: string, build: () => Promise<InstalledBundle>): Promise<InstalledBundle>;
-  /** How many are kept, and their bytes of code. */
+  /** How many are kept, and their bytes of code and stylesheets. */
   kept(): { count: number; bytes: number };
 }
 
 export function createInstalledBundles(maxBytes = KEPT_BUNDLE_BYTES): InstalledBundles {
-  const kept = new LRUCache<string, InstalledBundle>({ maxSize: maxBytes, sizeCalculation: (bundle) => Math.max(1, bundle.code.byteLength) });
+  const kept = new LRUCache<string, InstalledBundle>({ maxSize: maxBytes, sizeCalculation: (bundle) => Math.max(1, bundle.code.byteLength + (bundle.styles?.byteLength ?? 0)) });
   const building = new Map<string, Promise<InstalledBundle>>();
   return {
     get(key, build) {

@@ -18,6 +18,8 @@ import { productionVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { parseCdnAddress } from './cdn-address.js';
 import { createInstalledBundles } from './installed-bundles.js';
+import { isSharedSubpath } from '../workspace/shared-files.js';
+import { serveSharedFile } from '../http/routes/shared-files.js';
 
 export const LOCAL_CDN = 'local';
 export const LOCAL_CDN_PREFIX = '/cdn';
@@ -30,6 +32,8 @@ export interface LocalCdn {
   complete(imports: Record<string, string>): Promise<string[]>;
   /** The bundles of installed packages kept in memory: how many, and their bytes of code. */
   kept(): { count: number; bytes: number };
+  /** The stylesheet modules `imports` maps to this CDN (installed, or of a package left out of development), each with the address of its sheet, for the page to link. */
+  stylesheets(imports: Record<string, string>): Promise<{ specifier: string; href: string }[]>;
 }
 
 export function registerLocalCdn(host: ExtensionHost): LocalCdn {
@@ -67,6 +71,16 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     );
   };
 
+  // The installed copy and subpath a local CDN address of the import map stands for.
+  const installedAt = (specifier: string, address: string, workspace: ReturnType<typeof indexWorkspace>): { pkg: InstalledPackage; subpath: string } | null => {
+    if (!address.startsWith(`${LOCAL_CDN_PREFIX}/`)) return null;
+    const bare = parseBareSpecifier(specifier);
+    if (!bare || workspace.packages.has(bare.packageName)) return null;
+    const version = /@([^@/]+)(?:\/|$)/.exec(address.slice(LOCAL_CDN_PREFIX.length + 1 + (bare.packageName.startsWith('@') ? 1 : 0)))?.[1];
+    const copy = version ? installed(bare.packageName, version) : null;
+    return copy ? { pkg: copy, subpath: bare.subpath } : null;
+  };
+
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     const state = await host.readiness.workspace();
@@ -74,6 +88,8 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     const pkg = index.packages.get(name);
     if (pkg) {
       if (pkg.version !== version) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name} is at version ${pkg.version}, not ${version}`);
+      // A shared file of the package, as its production modules import it (README "Shared files").
+      if (isSharedSubpath(subpath)) return serveSharedFile(ctx, { kind: 'modules', packageName: name, version, segments: subpath.split('/') }, productionVariant('browser'), host);
       const specifier = moduleSpecifier(name, subpath);
       const module = index.modules.get(specifier);
       if (!module) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is not a public module of ${name}`);
@@ -81,18 +97,49 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
       if (!built) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is no longer declared by the workspace`);
       const diagnostics = buildDiagnostics(module, built.record, built.state.workspace);
       if (diagnostics.length > 0 || !built.record.outputs) throw new ServiceError('BUILD_FAILED', `the production build of ${specifier} failed`, { diagnostics });
+      if (ctx.query.styles !== undefined) {
+        // A stylesheet module's sheet, which the preview links (README "Stylesheet modules").
+        const styles = built.record.outputs.styles;
+        if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet`);
+        sendOutput(ctx, host.outputs.get(styles.hash)!, { type: 'text/css; charset=utf-8', hash: styles.hash, anyOrigin: true });
+        return;
+      }
       const body = host.outputs.get(built.record.outputs.code.hash)!;
       sendOutput(ctx, body, { type: 'text/javascript; charset=utf-8', hash: built.record.outputs.code.hash, anyOrigin: true });
       return;
     }
     const copy = installed(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);
-    const { code } = await bundle(copy, subpath);
+    const { code, styles } = await bundle(copy, subpath);
+    // A published stylesheet is an empty module at its address, which the import map names, and
+    // its sheet at `?styles`, which the preview links (README "Stylesheet modules").
+    if (ctx.query.styles !== undefined) {
+      if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version}/${subpath} is code, not a stylesheet: it has no ?styles`);
+      sendOutput(ctx, Buffer.from(styles), { type: 'text/css; charset=utf-8', hash: contentHash(Buffer.from(styles)), anyOrigin: true, immutable: true });
+      return;
+    }
     sendOutput(ctx, Buffer.from(code), { type: 'text/javascript; charset=utf-8', hash: contentHash(Buffer.from(code)), anyOrigin: true, immutable: true });
   });
 
   return {
     kept: () => bundles.kept(),
+    async stylesheets(imports) {
+      const sheets: { specifier: string; href: string }[] = [];
+      const workspace = indexWorkspace(host.getState().workspace);
+      for (const [specifier, address] of Object.entries(imports)) {
+        // A workspace package left out of development: its stylesheet modules' production sheets.
+        const own = address.startsWith(`${LOCAL_CDN_PREFIX}/`) ? workspace.modules.get(specifier) : undefined;
+        if (own?.entry?.endsWith('.css')) {
+          sheets.push({ specifier, href: `${address}?styles` });
+          continue;
+        }
+        const copy = installedAt(specifier, address, workspace);
+        if (!copy) continue;
+        const built = await bundle(copy.pkg, copy.subpath).catch(() => null);
+        if (built?.styles) sheets.push({ specifier, href: `${address}?styles` });
+      }
+      return sheets;
+    },
     async complete(imports) {
       const unresolved: string[] = [];
       const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));

@@ -11,10 +11,11 @@ export const scriptJson = (value: unknown) => JSON.stringify(value, null, 2).rep
 export function renderPreviewPage(preview: Preview, runtimeAddress: string): string {
   const links = preview.modules
     .filter((module) => module.styles !== null)
-    .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">`);
+    .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">`)
+    .concat(cdnSheets(preview));
   // Every module of the graph is fetched at once, not import by import (a waterfall one round
   // trip per level deep): the import map lists exactly the modules reached from the entry's package.
-  const preloads = [...new Set(Object.values(preview.imports).filter((address) => address.startsWith('/')))].map(
+  const preloads = [...new Set(loadedAddresses(preview, preview.imports).filter((address) => address.startsWith('/')))].map(
     (address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`,
   );
   return renderPage(preview, runtimeAddress, { imports: preview.imports, head: [...links, ...preloads], imported: preview.entry });
@@ -33,10 +34,17 @@ export interface BundledAddresses {
  * stylesheets in one sheet; the import map keeps what stays a separate module.
  */
 export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string): string {
-  const preloads = [addresses.code, ...new Set(Object.values(imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
+  const preloads = [addresses.code, ...new Set(loadedAddresses(preview, imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
   const sheet = `    <link rel="stylesheet" href="${escapeHtml(addresses.styles)}" data-core-bundle="${escapeHtml(addresses.currentStyles)}">`;
-  return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...preloads], imported: addresses.code });
+  return renderPage(preview, runtimeAddress, { imports, head: [...cdnSheets(preview), sheet, ...preloads], imported: addresses.code });
 }
+
+/** The addresses of `imports` the page loads: a module of the entry's package it never imports is not fetched. */
+const loadedAddresses = (preview: Preview, imports: Record<string, string>): string[] => preview.loads.flatMap((specifier) => (specifier in imports ? [imports[specifier]!] : []));
+
+// The sheets of stylesheet modules a CDN serves: never pushed, never joined (README "Stylesheet modules").
+const cdnSheets = (preview: Preview): string[] =>
+  (preview.stylesheets ?? []).map((sheet) => `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">`);
 
 interface PageParts {
   imports: Record<string, string>;
@@ -48,8 +56,15 @@ interface PageParts {
 function renderPage(preview: Preview, runtimeAddress: string, parts: PageParts): string {
   // The runtime names modules as the push channel does: <package>@<version>/<subpath>.
   const labels = new Map(preview.modules.map((module) => [module.specifier, moduleLabel(module)]));
-  const diagnostics = preview.diagnostics.map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
-  const warnings = (preview.warnings ?? []).map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
+  // The overlay covers what the page loads, and what concerns no module (a broken manifest).
+  const loads = new Set(preview.loads);
+  const covered = (d: { module?: string }) => d.module === undefined || loads.has(d.module);
+  const diagnostics = preview.diagnostics.filter(covered).map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
+  const warnings = (preview.warnings ?? []).filter(covered).map((d) => (d.module ? { ...d, module: labels.get(d.module) ?? d.module } : d));
+  const page = {
+    modules: preview.modules.filter((module) => loads.has(module.specifier)).map(moduleLabel),
+    addresses: [...new Set([...loadedAddresses(preview, parts.imports), ...(parts.imported.startsWith('/') ? [parts.imported] : [])])],
+  };
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -63,6 +78,7 @@ ${scriptJson({ imports: parts.imports })}
 ${parts.head.join('\n')}
     <script type="application/json" id="core-diagnostics">${scriptJson(diagnostics)}</script>
     <script type="application/json" id="core-warnings">${scriptJson(warnings)}</script>
+    <script type="application/json" id="core-page">${scriptJson(page)}</script>
     <script type="module" src="${escapeHtml(runtimeAddress)}"></script>
     <script type="module">import ${JSON.stringify(parts.imported).replace(/</g, '\\u003c')};</script>
   </head>

@@ -35,6 +35,10 @@ export interface Preview {
   warnings?: PreviewDiagnostic[];
   imports: Record<string, string>;
   modules: PreviewModule[];
+  /** The specifiers the page loads: the entry and what it imports, transitively, as far as built (README "Preview and stylesheet push"). */
+  loads: string[];
+  /** Stylesheet modules a CDN serves (README "Stylesheet modules"): the page links each sheet; present only when there are some. */
+  stylesheets?: { specifier: string; href: string }[];
 }
 
 export interface PreviewOptions {
@@ -62,7 +66,7 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   const cdn = (name: string, version: string, subpath: string) => `${options.cdnOrigin}/${name}@${version}${subpath ? `/${subpath}` : ''}`;
 
   // A broken manifest is shown as itself (its file and position), before anything it causes.
-  const preview: Preview = { entry: chosen.specifier, diagnostics: [...workspace.diagnostics], imports: {}, modules: [] };
+  const preview: Preview = { entry: chosen.specifier, diagnostics: [...workspace.diagnostics], imports: {}, modules: [], loads: [] };
   const listed = new Map<string, PreviewModule>();
   const queue: ModuleModel[] = [];
   const unresolved = new Set<string>();
@@ -106,6 +110,11 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     if (status === 'pending') continue;
     const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
     const owner = index.packages.get(module.package)!;
+    // The shared files its code imports (README "Shared files"): one address each on the page.
+    for (const [specifier, chunk] of Object.entries(record?.outputs?.chunks ?? {})) {
+      const subpath = specifier.slice(module.package.length + 1);
+      preview.imports[specifier] ??= inDevelopment(module.package) ? codeAddress({ package: module.package, version: module.version, subpath }, chunk.hash) : cdn(module.package, module.version, subpath);
+    }
     for (const { specifier } of record?.imports ?? []) {
       if (specifier in preview.imports || (isBuiltin(specifier) && !declaredPackage(owner, specifier))) continue;
       const bare = parseBareSpecifier(specifier);
@@ -135,7 +144,44 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     }
   }
   preview.modules = [...listed.values()];
+  preview.loads = loadedFrom(state, chosen.specifier, preview.imports);
   return { ok: true, preview };
+}
+
+// The entry and every specifier of the import map its build imports, transitively: what the
+// page loads, which the overlay and the preloads cover. A module not built (or broken) imports
+// nothing known yet; the page reloads once it builds.
+function loadedFrom(state: ServiceState, entry: string, imports: Record<string, string>): string[] {
+  const index = indexWorkspace(state.workspace);
+  const loads = new Set<string>([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const module = index.modules.get(queue.shift()!);
+    if (!module) continue;
+    const canonical = index.modules.get(canonicalSpecifier(state.workspace, module.specifier, module.entry)) ?? module;
+    for (const { specifier } of state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last?.imports ?? []) {
+      if (!(specifier in imports) || loads.has(specifier)) continue;
+      loads.add(specifier);
+      queue.push(specifier);
+    }
+  }
+  return [...loads];
+}
+
+/** An empty module, which needs no request: what a stylesheet's import stands for once the page links its sheet. */
+export const EMPTY_MODULE = 'data:text/javascript,';
+
+/**
+ * A CDN's stylesheets (README "Stylesheet modules"): a CDN answers a published `.css` file as
+ * itself, `text/css`, which a module import refuses. The page links it instead, and the import
+ * map names an empty module for its import.
+ */
+export function linkCdnStylesheets(preview: Preview, cdnOrigin: string): void {
+  for (const [specifier, address] of Object.entries(preview.imports)) {
+    if (!specifier.endsWith('.css') || !address.startsWith(`${cdnOrigin}/`)) continue;
+    preview.imports[specifier] = EMPTY_MODULE;
+    (preview.stylesheets ??= []).push({ specifier, href: address });
+  }
 }
 
 // The exact version a package outside the workspace is fetched at: its `dependencies`

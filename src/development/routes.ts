@@ -14,7 +14,7 @@ import path from 'node:path';
 import { packageFile } from '../package-files.js';
 import { installedVersion as installedFrom } from '../streams/installed-packages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
-import { derivePreview, type Preview } from './preview.js';
+import { derivePreview, linkCdnStylesheets, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
 
@@ -52,6 +52,10 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
       for (const specifier of await localCdn.complete(result.preview.imports)) {
         result.preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
+      const sheets = await localCdn.stylesheets(result.preview.imports);
+      if (sheets.length > 0) result.preview.stylesheets = sheets;
+    } else {
+      linkCdnStylesheets(result.preview, cdnOrigin);
     }
     return result.preview;
   }

@@ -12,6 +12,7 @@ import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { judgeModule, type AssetContent, type ModuleOutcome } from './judge-module.js';
 import type { DistributionJob } from './plan-distribution.js';
 import { runLimited } from './run-limited.js';
+import { findSharedFiles, isCodeFile, type SharedFiles } from '../workspace/shared-files.js';
 
 export interface BuildDistributionDeps {
   workspace: WorkspaceModel;
@@ -20,38 +21,72 @@ export interface BuildDistributionDeps {
   parallelism: number;
 }
 
-export async function buildDistribution(jobs: readonly DistributionJob[], deps: BuildDistributionDeps, onOutcome: (outcome: ModuleOutcome) => void): Promise<void> {
+/** `given`: results already known (the team's remote cache, README "A team's remote cache"), judged as if built here. */
+export async function buildDistribution(jobs: readonly DistributionJob[], deps: BuildDistributionDeps, onOutcome: (outcome: ModuleOutcome) => void, given: ReadonlyMap<string, BundleResult> = new Map()): Promise<void> {
+  const boundaries = workspaceBoundaries(deps.workspace);
+  const built: { job: DistributionJob; module: ModuleModel; result: BundleResult }[] = [];
+  const run = (job: DistributionJob, shared: SharedFiles) =>
+    runBundle(job, deps, boundaries, shared, onOutcome).then((results) => results && job.modules.map((module, index) => ({ job, module, result: results[index]! })));
+  const entries = new Set(deps.workspace.modules.map((module) => module.entry));
   await runLimited(jobs, deps.parallelism, async (job) => {
-    let results: BundleResult[];
-    try {
-      const bundler = await deps.registry.get(job.bundler);
-      const boundaries = workspaceBoundaries(deps.workspace);
-      results = await bundler.bundle(job.modules.map((module) => toBundleTarget(module, boundaries)), job.variant);
-    } catch (error) {
-      // The bundler could not run at all (not loadable, or it threw): every module of the job says why.
-      const message = error instanceof Error ? error.message : String(error);
-      for (const module of job.modules) {
-        onOutcome({
-          status: 'invalid',
-          module,
-          diagnostics: [bundlerFailed(job.bundler.name, message, module.entry)],
-        });
-      }
-      return;
+    const known = job.modules.filter((module) => given.has(module.specifier)).map((module) => ({ job, module, result: given.get(module.specifier)! }));
+    const rest = { ...job, modules: job.modules.filter((module) => !given.has(module.specifier)) };
+    const fresh = rest.modules.length > 0 ? ((await run(rest, new Map()))?.map((entry) => ({ ...entry, job })) ?? []) : [];
+    for (const entry of [...known, ...fresh]) {
+      // A module that reads no file besides entries holds no copy of one: judged at once.
+      if (entry.result.code === null || !entry.result.inputs.some((file) => isCodeFile(file) && !entries.has(file))) judge(deps, job, entry.module, entry.result, onOutcome);
+      else built.push(entry);
     }
-    job.modules.forEach((module, index) => {
-      const located = results[index]!;
-      // Read through the asset reader: a file of the module's own package, never through a link that leaves it.
-      const packageDir = deps.workspace.packages.find((p) => p.name === module.package)?.dir ?? module.dir;
-      const result = { ...located, imports: locateImports(located.imports, (file) => deps.assets.read(packageDir, file)?.content.toString('utf8') ?? null) };
-      const assets = result.code === null ? [] : readAssets(deps, module);
-      onOutcome(judgeModule(deps.workspace, module, job.variant.target, result, assets));
-    });
   });
+  // A file modules of one package built in different jobs reach: those that copied it are built
+  // again, importing it (README "Shared files"), before they are judged.
+  const results = new Map(built.map(({ module, result }) => [module.specifier, result]));
+  const shared = findSharedFiles(deps.workspace, (specifier) => (results.get(specifier)?.code ? results.get(specifier)!.inputs : undefined));
+  const again = built.filter(({ module, result }) => {
+    const files = shared.get(module.package);
+    return files !== undefined && result.inputs.some((file) => files[file] !== undefined && !result.chunks?.[files[file]!]);
+  });
+  const rebuilt = new Map<string, BundleResult>();
+  await runLimited(regroup(again), deps.parallelism, async (job) => {
+    for (const entry of (await run(job, shared)) ?? []) rebuilt.set(entry.module.specifier, entry.result);
+  });
+  for (const { job, module, result } of built) judge(deps, job, module, rebuilt.get(module.specifier) ?? result, onOutcome);
+}
+
+// The jobs of the modules built again: one per job they came from.
+function regroup(entries: readonly { job: DistributionJob; module: ModuleModel }[]): DistributionJob[] {
+  const jobs = new Map<DistributionJob, DistributionJob>();
+  for (const { job, module } of entries) {
+    const again = jobs.get(job) ?? { ...job, modules: [] };
+    again.modules.push(module);
+    jobs.set(job, again);
+  }
+  return [...jobs.values()];
+}
+
+// One `bundle()` call; null when the bundler could not run at all (every module of the job then says why).
+async function runBundle(job: DistributionJob, deps: BuildDistributionDeps, boundaries: ReturnType<typeof workspaceBoundaries>, shared: SharedFiles, onOutcome: (outcome: ModuleOutcome) => void): Promise<BundleResult[] | null> {
+  try {
+    const bundler = await deps.registry.get(job.bundler);
+    const dirOf = (name: string) => deps.workspace.packages.find((p) => p.name === name)?.dir;
+    return await bundler.bundle(job.modules.map((module) => toBundleTarget(module, boundaries, dirOf(module.package), shared.get(module.package))), job.variant);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    for (const module of job.modules) onOutcome({ status: 'invalid', module, diagnostics: [bundlerFailed(job.bundler.name, message, module.entry)] });
+    return null;
+  }
+}
+
+function judge(deps: BuildDistributionDeps, job: DistributionJob, module: ModuleModel, located: BundleResult, onOutcome: (outcome: ModuleOutcome) => void): void {
+  // Read through the asset reader: a file of the module's own package, never through a link that leaves it.
+  const packageDir = deps.workspace.packages.find((p) => p.name === module.package)?.dir ?? module.dir;
+  const result = { ...located, imports: locateImports(located.imports, (file) => deps.assets.read(packageDir, file)?.content.toString('utf8') ?? null) };
+  const assets = result.code === null ? [] : readAssets(deps, module);
+  onOutcome(judgeModule(deps.workspace, module, job.variant.target, result, assets));
 }
 
 // Through the same reader the service serves assets with: a link leaving the package reads as null.
-export function readAssets(deps: Pick<BuildDistributionDeps, 'workspace' | 'assets'>, module: ModuleModel): AssetContent[] {
+function readAssets(deps: BuildDistributionDeps, module: ModuleModel): AssetContent[] {
   const packageDir = deps.workspace.packages.find((p) => p.name === module.package)?.dir ?? module.dir;
   return module.assets.map((file) => ({ file, content: deps.assets.read(packageDir, `${module.dir}/${file}`)?.content ?? null }));
 }

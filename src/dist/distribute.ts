@@ -3,20 +3,25 @@
 // each package as it completes. It reads manifests only; it never writes one.
 import os from 'node:os';
 import path from 'node:path';
-import { createBundlerRegistry } from '../bundlers/registry.js';
+import { createBundlerRegistry, type BundlerRegistry } from '../bundlers/registry.js';
 import { createAssetFiles } from '../streams/asset-files.js';
+import { toBundleTarget } from '../streams/build-runner.js';
 import { createFileHashes } from '../streams/file-hashes.js';
+import { workspaceBoundaries } from '../workspace/boundaries.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
+import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { readWorkspace } from '../workspace/read-workspace.js';
 import type { ClientLimits } from '../streams/remote-cache/client.js';
 import type { RemoteRestored } from '../streams/remote-cache/restore.js';
 import type { RemoteCacheSettings } from '../streams/remote-cache/settings.js';
-import { buildDistribution, readAssets } from './build-distribution.js';
-import { remoteOutcomes } from './remote-outcomes.js';
+import { readWithDeepImports } from './deep-imports.js';
+import { buildDistribution } from './build-distribution.js';
+import { remoteResults, type RemoteResults } from './remote-results.js';
 import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
 import type { ModuleOutcome, WrittenModule } from './judge-module.js';
 import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
+import { runLimited } from './run-limited.js';
 import { readPreviousManifest, writeFiles, writeManifest, writePage } from './write-distribution.js';
 
 export interface DistributeOptions {
@@ -69,8 +74,16 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const parallelism = options.parallelism ?? os.availableParallelism();
   const progress = options.onProgress ?? (() => {});
   const hashes = createFileHashes(root);
-  const workspace = readWorkspace(hashes);
+  const registry = createBundlerRegistry(root);
+  let workspace: WorkspaceModel;
+  try {
+    workspace = await readWithDeepImports((deep) => readWorkspace(hashes, deep), (read, modules) => bareImportsOf(read, modules, registry, parallelism));
+  } catch (error) {
+    await registry.dispose();
+    throw error;
+  }
   if (workspace.modules.length === 0 && workspace.diagnostics.length > 0) {
+    await registry.dispose();
     // core.json (or every package.json) is broken: there is nothing to write, and an empty
     // output directory or manifest would only hide the earlier run's good one.
     const manifest = distributionManifest(workspace, []);
@@ -104,16 +117,10 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
 
   plan.invalid.forEach(settle);
   const assets = createAssetFiles(root);
-  let jobs = plan.jobs;
-  let remote: RemoteRestored | undefined;
-  if (options.remoteCache) {
-    const given = await remoteOutcomes(root, workspace, jobs, { hashes, ...options.remoteCache, readAssets: (module) => readAssets({ workspace, assets }, module) });
-    given.outcomes.forEach(settle);
-    ({ jobs, restored: remote } = given);
-  }
-  const registry = createBundlerRegistry(root);
+  let remote: RemoteResults | undefined;
   try {
-    await buildDistribution(jobs, { workspace, registry, assets, parallelism }, settle);
+    if (options.remoteCache) remote = await remoteResults(root, workspace, plan.jobs, { hashes, ...options.remoteCache });
+    await buildDistribution(plan.jobs, { workspace, registry, assets, parallelism }, settle, remote?.results);
   } finally {
     await registry.dispose();
   }
@@ -133,7 +140,22 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const removed = writeManifest(out, manifest, previous);
   const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
   invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
-  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0, wrote: true, page, ...(remote ? { remoteCache: remote } : {}) };
+  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0, wrote: true, page, ...(remote ? { remoteCache: remote.restored } : {}) };
+}
+
+// The bare imports of the modules' production builds; a build that fails says why in the distribution itself.
+async function bareImportsOf(workspace: WorkspaceModel, modules: ModuleModel[], registry: BundlerRegistry, parallelism: number): Promise<string[]> {
+  const found: string[] = [];
+  const boundaries = workspaceBoundaries(workspace);
+  await runLimited(planDistribution({ ...workspace, modules }, parallelism).jobs, parallelism, async (job) => {
+    try {
+      const bundler = await registry.get(job.bundler);
+      for (const result of await bundler.bundle(job.modules.map((module) => toBundleTarget(module, boundaries)), job.variant)) found.push(...result.imports.map((record) => record.specifier));
+    } catch {
+      // Built again by the distribution, which reports the failure.
+    }
+  });
+  return found;
 }
 
 const publicSummary = ({ pending: _pending, ...summary }: PackageSummary & { pending: number }): PackageSummary => summary;

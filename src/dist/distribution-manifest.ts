@@ -64,7 +64,13 @@ export function distributionManifest(workspace: WorkspaceModel, outcomes: readon
 
   const imports: Record<string, string> = {};
   // Import maps are a browser feature: node-only modules are written and listed, not mapped.
-  for (const { module, target } of written) if (target === 'browser') imports[module.specifier] = importMapAddress(codePath(module));
+  for (const { module, target, chunks } of written) {
+    if (target !== 'browser') continue;
+    imports[module.specifier] = importMapAddress(codePath(module));
+    for (const [specifier, path] of Object.entries(chunks ?? {})) imports[specifier] = importMapAddress(path);
+  }
+  // A shared file is written once, listed with the first module that imports it.
+  const listed = new Set<string>();
 
   return {
     format: DISTRIBUTION_FORMAT,
@@ -79,6 +85,11 @@ export function distributionManifest(workspace: WorkspaceModel, outcomes: readon
     })),
     outputs: written
       .flatMap(({ module, files }) => files.map((file) => ({ path: file.path, kind: file.kind, module: module.specifier, hash: file.hash, size: file.size })))
+      .filter((output) => {
+        if (listed.has(output.path)) return false;
+        listed.add(output.path);
+        return true;
+      })
       .sort((a, b) => byString(a.path, b.path)),
     external: externalImports(workspace, written),
     invalid: outcomes

@@ -35,6 +35,8 @@ export interface WrittenModule {
   files: DistributionFile[];
   /** Bare imports kept in its code: what the import map must resolve. */
   imports: ImportRecord[];
+  /** The shared files its code imports (README "Shared files"): internal specifier -> path of the file written. */
+  chunks?: Record<string, string>;
 }
 
 export type ModuleOutcome = WrittenModule | InvalidModule;
@@ -58,7 +60,13 @@ export function judgeModule(workspace: WorkspaceModel, module: ModuleModel, targ
   const files: DistributionFile[] = [fileOf(codePath(module), 'code', result.code!)];
   if (result.styles) files.push(fileOf(stylesPath(module), 'styles', result.styles));
   for (const asset of assets) files.push(fileOf(assetPath(module, asset.file), 'asset', asset.content!));
-  return { status: 'written', module, target, files, imports: result.imports };
+  // Each shared file once, at the path its address mirrors; every module importing it writes the same bytes.
+  const chunks: Record<string, string> = {};
+  for (const [specifier, code] of Object.entries(result.chunks ?? {})) {
+    chunks[specifier] = codePath({ package: module.package, version: module.version, subpath: specifier.slice(module.package.length + 1) });
+    files.push(fileOf(chunks[specifier], 'code', code));
+  }
+  return { status: 'written', module, target, files, imports: result.imports, ...(result.chunks ? { chunks } : {}) };
 }
 
 const fileOf = (path: string, kind: DistributedKind, content: Uint8Array): DistributionFile => ({

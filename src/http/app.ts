@@ -22,6 +22,7 @@ import type { Observable } from 'rxjs';
 import { ServiceError } from './errors.js';
 import type { HostPolicy } from './guards/guard-host.js';
 import { guardRequests, requestGuards } from './guards/request-guards.js';
+import { refuseTunnel } from './client-error.js';
 import { respondWithErrors } from './middleware/respond-with-errors.js';
 import type { Readiness } from './readiness.js';
 import type { FreshnessCheck } from '../streams/freshness.js';
@@ -50,6 +51,8 @@ export interface AppDeps {
   root: string;
   /** Counts the requests being answered (for the watcher's first walk, which waits for them). */
   activity?: Activity;
+  /** Bytes of events a reader of /state or /log may leave untaken before it is dropped (event-stream.ts). */
+  eventStreamBufferBytes?: number;
 }
 
 export interface App {
@@ -60,6 +63,8 @@ export interface App {
   listener: RequestListener;
   /** Attaches the WebSocket routes to the server's upgrades. */
   attachSockets(server: Server): void;
+  /** The server's 'connect' listener: CONNECT refused by the guards (client-error.ts). */
+  refuseTunnel: ReturnType<typeof refuseTunnel>;
 }
 
 const isPreviewPath = (path: string) => path === '/preview' || path.startsWith('/preview/');
@@ -74,8 +79,8 @@ export function createApp(deps: AppDeps): App {
   // `/M/...` or `/STATE` name nothing rather than a second address of the same answer.
   const router = new Router({ strict: true, sensitive: true });
   router.get('/m/*rest', modulesRoute({ ...deps, answers }));
-  router.get('/state', stateRoute({ readiness: deps.readiness, state$: deps.state$ }));
-  router.get('/log', logRoute(deps.log));
+  router.get('/state', stateRoute({ readiness: deps.readiness, state$: deps.state$, bufferBytes: deps.eventStreamBufferBytes }));
+  router.get('/log', logRoute(deps.log, undefined, deps.eventStreamBufferBytes));
   const servesPreview = () => router.match('/preview/', 'GET').route;
   const dashboard = dashboardRoutes({ ...deps, previewAddress: () => (servesPreview() ? '/preview/' : null) });
   router.get('/', dashboard.page);
@@ -98,7 +103,7 @@ export function createApp(deps: AppDeps): App {
       // The preview is the development extension's: without it the cause is the missing
       // extension, not an undeclared module (README "The command line", `--dev`).
       if (isPreviewPath(ctx.path) && !servesPreview()) {
-        throw new ServiceError('PREVIEW_NOT_LOADED', 'the preview is served by the development extension, which this service did not load');
+        throw new ServiceError('PREVIEW_NOT_LOADED', `nothing is served at ${ctx.path}: the preview is the development extension's, which this service did not load`);
       }
       throw new ServiceError('OUTPUT_NOT_AVAILABLE', `nothing is served at ${ctx.path.length > 200 ? `${ctx.path.slice(0, 200)}…` : ctx.path}`);
     }
@@ -113,6 +118,7 @@ export function createApp(deps: AppDeps): App {
     router,
     sockets,
     listener: answers.listener(koa.callback()),
+    refuseTunnel: refuseTunnel(guards),
     attachSockets: (server) => {
       koa.ws.listen({ server, ...socketOptions } as never);
       pingSockets(koa.ws.server!);

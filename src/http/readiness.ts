@@ -2,10 +2,11 @@
 // first the check against the disk, then the manifests read again, then the builds.
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { Fact } from '../store/events.js';
-import { selectSettled } from '../store/selectors.js';
+import { selectAnswerable, selectSettled } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
-import { isBuildable } from '../store/reducer.js';
+import { DEEP_IMPORTS_KEPT, isBuildable } from '../store/reducer.js';
+import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { unbuildable } from './errors.js';
 
@@ -21,6 +22,12 @@ export interface Readiness {
    * settled state, without the check against the disk that an answer owes its request.
    */
   settled(check?: boolean): Promise<ServiceState>;
+  /**
+   * A file of a package without `exports` asked for by its address before any module imported
+   * it: the workspace read again with it (README "Exports and sources"). The state after that
+   * read; `state` itself when the address names no such file to look for.
+   */
+  deepModule(state: ServiceState, module: string, variant: string): Promise<ServiceState>;
 }
 
 export interface ReadinessDeps {
@@ -55,13 +62,24 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
           throw unbuildable(module, declared.diagnostics);
         }
         const entry = builds.variants[variant];
-        if (entry?.status === 'done' && entry.last) return { state, record: entry.last };
+        if (entry?.status === 'done' && entry.last && selectAnswerable(state, module, variant)) return { state, record: entry.last };
         // A request forces a build only of a variant nobody else is building or queueing.
         if (!entry || (entry.status === 'pending' && !entry.eager && !entry.requested)) {
           deps.dispatch({ type: 'output.requested', module, variant });
         }
-        await when((next) => next.builds[module] !== builds || !workspaceRead(next));
+        // Built, but not yet answerable: the builds of other modules decide (README "Shared files").
+        if (entry?.status === 'done') await when((next) => next.builds !== state.builds || !workspaceRead(next));
+        else await when((next) => next.builds[module] !== builds || !workspaceRead(next));
       }
+    },
+
+    async deepModule(state, module, variant) {
+      const bare = parseBareSpecifier(module);
+      const pkg = bare && bare.subpath !== '' ? indexWorkspace(state.workspace).packages.get(bare.packageName) : undefined;
+      if (!pkg?.withoutExports || indexWorkspace(state.workspace).modules.has(module) || state.deepImports?.includes(module)) return state;
+      deps.dispatch({ type: 'output.requested', module, variant });
+      // Once the reducer took it (or keeps no more), and the workspace was read with it.
+      return when((next) => workspaceRead(next) && (next.deepImports?.includes(module) || (next.deepImports?.length ?? 0) >= DEEP_IMPORTS_KEPT));
     },
 
     async settled(check = true) {

@@ -13,13 +13,16 @@ export interface PushDiagnostic {
   line?: number;
   column?: number;
   module?: string;
+  /** The source lines it concerns, with a caret (a CSS syntax problem). */
+  frame?: string;
 }
 
 export type PushMessage =
   | { type: 'styles'; module: string; href: string }
   | { type: 'invalid'; module: string; diagnostics: PushDiagnostic[] }
   | { type: 'code'; module: string }
-  | { type: 'valid'; module: string };
+  | { type: 'valid'; module: string }
+  | { type: 'warnings'; module: string; warnings: PushDiagnostic[] };
 
 type Named = Pick<ModuleModel, 'package' | 'version' | 'subpath'>;
 

@@ -16,6 +16,8 @@ export interface OutputRef {
 export interface BuildOutputs {
   code: OutputRef;
   styles: OutputRef | null;
+  /** The shared files the code imports, each built alone, by internal specifier (README "Shared files"); absent when none. */
+  chunks?: Record<string, OutputRef>;
 }
 
 /** Content hashes of the files a build read; null: absent; '?': changed while it ran. */
@@ -33,6 +35,7 @@ export interface RestoredBuild {
   imports: ImportRecord[];
   inputs: InputHashes;
   warnings?: Diagnostic[];
+  shared?: string[];
 }
 
 export type Fact =
@@ -43,9 +46,12 @@ export type Fact =
   | { type: 'files.changed'; files: InputHashes; source: 'watcher' | 'check' }
   | { type: 'output.requested'; module: string; variant: string }
   | { type: 'build.started'; build: number; variant: string; bundler: string; reason: BuildReason; modules: { module: string; generation: number }[] }
-  | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes; warnings?: Diagnostic[] }
+  /** `shared`: the shared files of its package the build was asked to import (README "Shared files"); absent when none. */
+  | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes; warnings?: Diagnostic[]; shared?: string[] }
   | { type: 'build.failed'; build: number; module: string; variant: string; errors: Diagnostic[]; imports: ImportRecord[]; inputs: InputHashes }
   | { type: 'build.cancelled'; build: number; reason: string }
+  /** Builds that bundled a copy of a file other modules of the package reach too (README "Shared files"): each builds again, importing it. */
+  | { type: 'copies.found'; copies: { module: string; variant: string; build: number; file: string }[] }
   /** The build cache was read at start: `builds` still hold; `stale` entries did not; `ignored` says why none was read. */
   | { type: 'cache.restored'; dir: string; builds: RestoredBuild[]; stale?: number; ignored?: string }
   /**
@@ -56,7 +62,9 @@ export type Fact =
   | { type: 'cache.remote.restored'; url: string; asked: number; builds: RestoredBuild[]; misses: Partial<Record<string, number>>; failures: Partial<Record<string, number>>; requests: number; bytes: number; ms: number }
   | { type: 'service.stopped' }
   /** An effect threw; it restarts after `retryInMs` (src/streams/supervisor.ts). `failures`: in a row. */
-  | { type: 'effect.failed'; effect: string; message: string; failures: number; retryInMs: number };
+  | { type: 'effect.failed'; effect: string; message: string; failures: number; retryInMs: number }
+  /** Every path the watcher cannot look at now (workspace-relative, `.` the root), with the error code that stopped it; the whole list each time. */
+  | { type: 'watch.unwatched'; paths: Record<string, string> };
 
 export type CoreEvent = Fact & { seq: number; time: string };
 
@@ -78,10 +86,12 @@ const EVENT_TYPE_TABLE = {
   'build.succeeded': true,
   'build.failed': true,
   'build.cancelled': true,
+  'copies.found': true,
   'cache.restored': true,
   'cache.remote.restored': true,
   'service.stopped': true,
   'effect.failed': true,
+  'watch.unwatched': true,
 } as const satisfies Record<EventType, true>;
 
 export const EVENT_TYPES = Object.keys(EVENT_TYPE_TABLE) as EventType[];

@@ -3,6 +3,7 @@
 import { Immer, type Draft } from 'immer';
 import type { ModuleModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
+import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { UNVERIFIED, type CoreEvent, type EventOf, type EventType } from './events.js';
 import { initialState, knownInputHash, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
@@ -122,6 +123,8 @@ const handlers: Handlers = {
   },
 
   'output.requested': (draft, event, base) => {
+    // A file of a package without `exports` asked for by address: found like an import of it.
+    wantDeepImports(draft, base, [{ specifier: event.module }]);
     const builds = base.builds[event.module];
     const module = indexWorkspace(base.workspace).modules.get(event.module);
     if (!builds || !module || !isBuildable(module)) return;
@@ -142,7 +145,7 @@ const handlers: Handlers = {
   },
 
   'build.succeeded': (draft, event, base) => {
-    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}) });
+    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) });
   },
 
   'build.failed': (draft, event, base) => {
@@ -157,6 +160,14 @@ const handlers: Handlers = {
         target.build = null;
         target.status = 'pending';
       }
+    }
+  },
+
+  'copies.found': (draft, event, base) => {
+    for (const { module, variant: key, build } of event.copies) {
+      const variant = base.builds[module]?.variants[key];
+      if (!variant || variant.status !== 'done' || variant.last?.build !== build) continue;
+      invalidate(draft.builds[module]!.variants[key]!);
     }
   },
 
@@ -175,17 +186,22 @@ const handlers: Handlers = {
     const worst = Math.max(base.effects?.[event.effect]?.worst ?? 0, event.failures);
     (draft.effects ??= {})[event.effect] = { message: event.message, failures: event.failures, worst };
   },
+
+  'watch.unwatched': (draft, event) => {
+    draft.unwatched = event.paths;
+  },
 };
 
 // Builds of an earlier run whose every input is unchanged: done, as if built now. Only a
 // variant nothing has built or started yet takes one.
 function restoreBuilds(draft: Draft<ServiceState>, restored: EventOf<'cache.restored'>['builds'], base: ServiceState) {
   const builds = replacing(base.builds);
-  for (const { module, variant: key, outputs, imports, inputs, warnings } of restored) {
+  for (const { module, variant: key, outputs, imports, inputs, warnings, shared } of restored) {
     const previous = builds.get(module);
     const variant = previous?.variants[key];
     if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-    const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}) };
+    const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}) };
+    wantDeepImports(draft, base, imports);
     builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
   }
   const changed = builds.changed();
@@ -207,12 +223,33 @@ function finish(
   target.build = null;
   target.requested = false;
   target.seen = null;
+  wantDeepImports(draft, base, record.imports);
   const unverified = Object.values(record.inputs).includes(UNVERIFIED);
   if (unverified) {
     target.generation += 1;
     target.status = 'pending';
   } else {
     target.status = 'done';
+  }
+}
+
+// Addresses asked for can name any path: past this many, no other is looked for (README "Exports and sources").
+export const DEEP_IMPORTS_KEPT = 10_000;
+
+// A deep import of a workspace package without `exports`: every later read of the workspace
+// includes it, and one that is no module yet reads the workspace again at once, so the file it
+// names becomes a module before anything is answered. Kept though its module is there already:
+// a model restored from the build cache has it, and the next read must too.
+function wantDeepImports(draft: Draft<ServiceState>, base: ServiceState, imports: readonly { specifier: string }[]) {
+  let index: ReturnType<typeof indexWorkspace> | undefined;
+  for (const { specifier } of imports) {
+    if ((draft.deepImports?.length ?? 0) >= DEEP_IMPORTS_KEPT) return;
+    const bare = parseBareSpecifier(specifier);
+    if (!bare || bare.subpath === '' || draft.deepImports?.includes(specifier)) continue;
+    index ??= indexWorkspace(base.workspace);
+    if (!index.packages.get(bare.packageName)?.withoutExports) continue;
+    (draft.deepImports ??= []).push(specifier);
+    if (!index.modules.has(specifier)) draft.workspaceStale = true;
   }
 }
 

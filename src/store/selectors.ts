@@ -5,6 +5,7 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, Platform, WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
+import { findSharedFiles, isCodeFile, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { isBuildable } from './reducer.js';
 import type { BuildRecord, RemoteCacheSummary, ServiceState, VariantState } from './state.js';
 
@@ -28,9 +29,54 @@ export interface Report {
   diagnostics: Diagnostic[];
   /** Hints that make nothing invalid (README "Warnings"); present only when there are some. */
   warnings?: Diagnostic[];
+  /** The modules' warnings about their own package's structure, one per package and kind (README "Warnings"); present only when there are some. */
+  warningGroups?: WarningGroup[];
   modules: ModuleReport[];
   /** What the team's remote cache gave at start (README "A team's remote cache"); absent when none was asked. */
   remoteCache?: RemoteCacheSummary;
+  /** Paths the watcher cannot look at, with the error code (README "Links and large trees"); present only when there are some. */
+  unwatched?: { path: string; code: string }[];
+}
+
+/** Warnings of one kind about a package's own internal structure, counted: each is still in its module's `warnings`. */
+export interface WarningGroup {
+  package: string;
+  kind: Diagnostic['kind'];
+  /** How many there are, over the package's modules. */
+  count: number;
+  /** How many of its modules have one. */
+  modules: number;
+}
+
+/**
+ * A warning about the internal structure of the module's own package, which the package's user
+ * cannot change (README "Warnings"): a helper shared by its modules, or a relative import of
+ * another of its own modules' entry.
+ */
+export function isStructureWarning(module: Pick<ModuleReport, 'package'>, warning: Diagnostic): boolean {
+  if (warning.kind === 'HELPER_SHARED') return true;
+  if (warning.kind !== 'MODULE_BOUNDARY_CROSSED') return false;
+  // The message names the module reached: `... is the entry of the public module <specifier>: ...`.
+  const reached = / the public module (\S+):/.exec(warning.message)?.[1];
+  return reached !== undefined && (reached === module.package || reached.startsWith(`${module.package}/`));
+}
+
+/** The structure warnings of the modules, one group per package and kind, in the order first met. */
+export function groupStructureWarnings(modules: readonly ModuleReport[]): WarningGroup[] {
+  const groups = new Map<string, WarningGroup>();
+  for (const module of modules) {
+    const kinds = new Set<string>();
+    for (const warning of module.warnings ?? []) {
+      if (!isStructureWarning(module, warning)) continue;
+      const key = `${module.package}\0${warning.kind}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { package: module.package, kind: warning.kind, count: 0, modules: 0 }));
+      group.count += 1;
+      if (!kinds.has(key)) group.modules += 1;
+      kinds.add(key);
+    }
+  }
+  return [...groups.values()];
 }
 
 
@@ -70,37 +116,142 @@ export function selectModuleStatus(state: ServiceState, module: ModuleModel): { 
 
 /** Warnings of the module's last build, beside its status (README "Warnings"): only when there are some. */
 function moduleWarnings(state: ServiceState, module: ModuleModel): { warnings?: Diagnostic[] } {
-  const own = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.warnings ?? [];
-  const shared = sharedHelpers(state).get(module.specifier) ?? [];
-  const warnings = shared.length === 0 ? own : [...own, ...shared];
+  const warnings = selectModuleWarnings(state, module);
   return warnings.length > 0 ? { warnings } : {};
 }
 
-const CODE_FILE = /\.[cm]?[jt]sx?$/;
-const helperWarnings = new WeakMap<object, Map<string, Diagnostic[]>>();
+/** The warnings of the module's last build and those about helpers it shares (README "Warnings"). */
+export function selectModuleWarnings(state: ServiceState, module: ModuleModel): Diagnostic[] {
+  const own = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.warnings ?? [];
+  const shared = sharedHelpers(state).get(module.specifier) ?? [];
+  return shared.length === 0 ? own : [...own, ...shared];
+}
 
-// A helper file bundled into several modules exists once per module on a page: its classes
-// (`instanceof` fails across them) and its module state are duplicated. Each module says so.
+const helperWarnings = new WeakMap<object, Map<string, Diagnostic[]>>();
+const sharedFilesOf = new WeakMap<object, WeakMap<object, SharedFiles>>();
+
+/** The default variant's last successful build of a module. */
+const lastSuccess = (state: ServiceState, module: ModuleModel): BuildRecord | undefined => {
+  const record = selectVariant(state, module.specifier, defaultVariantKey(module))?.last;
+  return record?.outputs ? record : undefined;
+};
+
+/**
+ * The shared files of each package (README "Shared files"): the files two or more of its public
+ * modules' last builds read. Once per (workspace, builds).
+ */
+export function selectSharedFiles(state: ServiceState): SharedFiles {
+  let byWorkspace = sharedFilesOf.get(state.builds);
+  if (!byWorkspace) sharedFilesOf.set(state.builds, (byWorkspace = new WeakMap()));
+  let shared = byWorkspace.get(state.workspace);
+  if (!shared) {
+    const index = indexWorkspace(state.workspace);
+    shared = findSharedFiles(state.workspace, (specifier) => {
+      const inputs = lastSuccess(state, index.modules.get(specifier)!)?.inputs;
+      return inputs ? Object.keys(inputs).filter((file) => inputs[file] !== null) : undefined;
+    });
+    byWorkspace.set(state.workspace, shared);
+  }
+  return shared;
+}
+
+/** A module variant whose last build bundled a shared file of its package instead of importing it. */
+export interface SharedFileCopy {
+  module: string;
+  variant: string;
+  build: number;
+  file: string;
+  /** The file's content hash as that build read it. */
+  hash: string;
+}
+
+const copiesOf = new WeakMap<object, WeakMap<object, SharedFileCopy[]>>();
+
+/** Every variant built before its package's shared files were known, holding a copy of one (README "Shared files"). Once per (workspace, builds). */
+export function selectSharedFileCopies(state: ServiceState): SharedFileCopy[] {
+  let byWorkspace = copiesOf.get(state.builds);
+  if (!byWorkspace) copiesOf.set(state.builds, (byWorkspace = new WeakMap()));
+  let copies = byWorkspace.get(state.workspace);
+  if (!copies) byWorkspace.set(state.workspace, (copies = findCopies(state)));
+  return copies;
+}
+
+/**
+ * Is the variant's last build one to answer with? Not while it holds a copy of a shared file, and,
+ * for a variant other than the default, not before the package's default variants are built: they
+ * tell which files are shared (README "Shared files").
+ */
+export function selectAnswerable(state: ServiceState, specifier: string, key: string): boolean {
+  if (selectSharedFileCopies(state).some((copy) => copy.module === specifier && copy.variant === key)) return false;
+  const index = indexWorkspace(state.workspace);
+  const module = index.modules.get(specifier);
+  if (!module || defaultVariantKey(module) === key) return true;
+  return (index.modulesOf.get(module.package) ?? []).every((sibling) => !isBuildable(sibling) || selectVariant(state, sibling.specifier, defaultVariantKey(sibling))?.status === 'done');
+}
+
+function findCopies(state: ServiceState): SharedFileCopy[] {
+  const shared = selectSharedFiles(state);
+  if (shared.size === 0) return [];
+  const copies: SharedFileCopy[] = [];
+  for (const module of state.workspace.modules) {
+    const files = shared.get(module.package);
+    if (!files) continue;
+    for (const [key, variant] of Object.entries(state.builds[module.specifier]?.variants ?? {})) {
+      const record = variant.last;
+      if (variant.status !== 'done' || !record?.outputs) continue;
+      for (const [file, hash] of Object.entries(record.inputs)) {
+        const specifier = files[file];
+        // A build asked to import it that still copied it cannot do otherwise: HELPER_SHARED says why.
+        if (specifier === undefined || hash === null || record.outputs.chunks?.[specifier] || record.shared?.includes(file)) continue;
+        copies.push({ module: module.specifier, variant: key, build: record.build, file, hash });
+      }
+    }
+  }
+  return copies;
+}
+
+// A file that several modules bundle, each its own copy, exists once per module on a page: its
+// classes (`instanceof` fails across them) and its module state are duplicated. A file several
+// modules of its package reach is imported, not copied (README "Shared files"), so only what
+// cannot be shared so is reported, each module saying so with the reason.
 function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
   let byModule = helperWarnings.get(state.builds);
   if (byModule) return byModule;
   byModule = new Map();
   const entries = new Set(state.workspace.modules.map((module) => module.entry));
-  const bundledInto = new Map<string, string[]>();
+  const bundledInto = new Map<string, ModuleModel[]>();
+  // Files some module imports at their shared address: one more instance beside any copy.
+  const imported = new Set<string>();
   for (const module of state.workspace.modules) {
-    const inputs = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.inputs ?? {};
-    for (const [file, hash] of Object.entries(inputs)) {
-      if (hash === null || entries.has(file) || !CODE_FILE.test(file) || /\.d\.[cm]?ts$/.test(file)) continue;
+    const record = lastSuccess(state, module);
+    if (!record) continue;
+    const chunks = new Set(Object.keys(record.outputs?.chunks ?? {}));
+    const ownShared = selectSharedFiles(state).get(module.package) ?? {};
+    for (const [file, hash] of Object.entries(record.inputs)) {
+      if (hash === null || entries.has(file) || !isCodeFile(file)) continue;
+      if (ownShared[file] !== undefined && chunks.has(ownShared[file])) {
+        imported.add(file);
+        continue;
+      }
       const modules = bundledInto.get(file);
-      if (modules) modules.push(module.specifier);
-      else bundledInto.set(file, [module.specifier]);
+      if (modules) modules.push(module);
+      else bundledInto.set(file, [module]);
     }
   }
+  const dirs = new Map(state.workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
   for (const [file, modules] of bundledInto) {
-    if (modules.length < 2) continue;
-    const shown = modules.length > 5 ? `${modules.slice(0, 5).join(', ')} and ${modules.length - 5} more` : modules.join(', ');
-    const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${modules.length} modules (${shown}): each has its own copy of its classes and state; keep it in one module, or make it a public module and import it by its specifier`, { file });
-    for (const module of modules) byModule.set(module, [...(byModule.get(module) ?? []), warning]);
+    if (modules.length + (imported.has(file) ? 1 : 0) < 2) continue;
+    const shown = modules.length > 5 ? `${modules.slice(0, 5).map((m) => m.specifier).join(', ')} and ${modules.length - 5} more` : modules.map((m) => m.specifier).join(', ');
+    const packages = new Set(modules.map((m) => m.package));
+    const reason =
+      packages.size > 1
+        ? 'they belong to different packages, and a file is shared only among the modules of its own package'
+        : sharedSubpath(dirs.get(modules[0]!.package) ?? '', file) === null
+          ? 'it lies outside the package, or its path holds a character no address carries'
+          : 'it is CommonJS, or an import reaches it by another way than a relative path (a tsconfig "paths" mapping, for instance)';
+    const where = `${modules.length} module${modules.length === 1 ? '' : 's'} (${shown})${imported.has(file) ? ', beside its shared address other modules import' : ''}`;
+    const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${where}, each with its own copy of its classes and state, because ${reason}; make it a public module and import it by its specifier`, { file });
+    for (const module of modules) byModule.set(module.specifier, [...(byModule.get(module.specifier) ?? []), warning]);
   }
   helperWarnings.set(state.builds, byModule);
   return byModule;
@@ -109,11 +260,12 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
 const reports = new WeakMap<object, WeakMap<object, Report>>();
 const withFaults = new WeakMap<Report, WeakMap<object, Report>>();
 
+const withUnwatched = new WeakMap<Report, WeakMap<object, Report>>();
 const withRemote = new WeakMap<Report, WeakMap<RemoteCacheSummary, Report>>();
 
-/** The `/state` report: the modules, the workspace's and the failing effects' diagnostics, and what the team's remote cache gave. */
+/** The `/state` report: the modules, the workspace's and the failing effects' diagnostics, what the watcher cannot watch, and what the team's remote cache gave. */
 export function selectReport(state: ServiceState): Report {
-  const report = selectReportOfModules(state);
+  const report = selectReportWithUnwatched(state);
   const remote = state.remoteCache;
   if (!remote) return report;
   let byRemote = withRemote.get(report);
@@ -123,7 +275,18 @@ export function selectReport(state: ServiceState): Report {
   return answer;
 }
 
-function selectReportOfModules(state: ServiceState): Report {
+function selectReportWithUnwatched(state: ServiceState): Report {
+  const report = selectReportWithFaults(state);
+  const unwatched = state.unwatched;
+  if (!unwatched || Object.keys(unwatched).length === 0) return report;
+  let byList = withUnwatched.get(report);
+  if (!byList) withUnwatched.set(report, (byList = new WeakMap()));
+  let answer = byList.get(unwatched);
+  if (!answer) byList.set(unwatched, (answer = { ...report, unwatched: Object.entries(unwatched).map(([path, code]) => ({ path, code })) }));
+  return answer;
+}
+
+function selectReportWithFaults(state: ServiceState): Report {
   const report = selectModulesReport(state);
   const effects = state.effects ?? {};
   const faults = effectDiagnostics(effects);
@@ -152,19 +315,22 @@ function selectModulesReport(state: ServiceState): Report {
   if (!byBuilds) reports.set(state.workspace, (byBuilds = new WeakMap()));
   const cached = byBuilds.get(state.builds);
   if (cached) return cached;
+  const modules: ModuleReport[] = state.workspace.modules.map((module) => ({
+    specifier: module.specifier,
+    package: module.package,
+    version: module.version,
+    subpath: module.subpath,
+    platforms: module.platforms,
+    bundler: module.bundler.name,
+    ...selectModuleStatus(state, module),
+    ...moduleWarnings(state, module),
+  }));
+  const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
     ...(state.workspace.warnings?.length ? { warnings: state.workspace.warnings } : {}),
-    modules: state.workspace.modules.map((module) => ({
-      specifier: module.specifier,
-      package: module.package,
-      version: module.version,
-      subpath: module.subpath,
-      platforms: module.platforms,
-      bundler: module.bundler.name,
-      ...selectModuleStatus(state, module),
-      ...moduleWarnings(state, module),
-    })),
+    ...(warningGroups.length > 0 ? { warningGroups } : {}),
+    modules,
   };
   byBuilds.set(state.builds, report);
   return report;
@@ -186,7 +352,8 @@ function isSettled(state: ServiceState): boolean {
     const variant = selectVariant(state, module.specifier, defaultVariantKey(module));
     if (!variant || variant.status !== 'done') return false;
   }
-  return true;
+  // A copy of a shared file is built again, importing it (README "Shared files").
+  return selectSharedFileCopies(state).length === 0;
 }
 
 export interface BuildTarget {

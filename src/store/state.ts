@@ -16,6 +16,8 @@ export interface BuildRecord {
   inputs: InputHashes;
   /** Warnings of the build (README "Warnings"); absent when none. */
   warnings?: Diagnostic[];
+  /** The shared files of its package it was asked to import (README "Shared files"); absent when none. */
+  shared?: string[];
 }
 
 export type VariantStatus =
@@ -65,8 +67,15 @@ export interface ServiceState {
   workspaceRead: boolean;
   /** By module specifier. */
   builds: Record<string, ModuleBuilds>;
+  /**
+   * Deep imports of packages without `exports` that builds found (`pkg/button/filled-button.js`),
+   * in the order found: the workspace is read with them, so each becomes a module (README "Exports and sources").
+   */
+  deepImports?: string[];
   /** Effects that failed, by name: the last failure and how many in a row. */
   effects: Record<string, EffectFault>;
+  /** Paths the watcher cannot look at, with the error code (README "Links and large trees"); absent in states of older logs. */
+  unwatched?: Record<string, string>;
   /** What the team's remote cache gave at start (README "A team's remote cache"); absent when none was asked. */
   remoteCache?: RemoteCacheSummary;
 }

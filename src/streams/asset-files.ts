@@ -2,7 +2,7 @@
 // somewhere outside its package is not served (SECURITY.md): the real path must stay inside.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isStillValid } from './file-hashes.js';
+import { createGranularity, isStillValid } from './file-hashes.js';
 import { contentHash } from '../outputs/content-hash.js';
 
 export interface AssetFiles {
@@ -11,6 +11,7 @@ export interface AssetFiles {
 }
 
 export function createAssetFiles(root: string, now: () => number = Date.now): AssetFiles {
+  const granularity = createGranularity();
   const remembered = new Map<string, { ino: number; size: number; mtimeMs: number; ctimeMs: number; at: number; content: Buffer; hash: string }>();
   return {
     read(packageDir, file) {
@@ -28,7 +29,7 @@ export function createAssetFiles(root: string, now: () => number = Date.now): As
       const known = remembered.get(real);
       // As for sources: a cached read is trusted only if the file was not modified around it
       // (ctime: nor its mode, so a file made unreadable is not served from memory).
-      if (known && isStillValid(known, stats)) return known;
+      if (known && isStillValid(known, stats, granularity(stats))) return known;
       const at = now();
       let content: Buffer;
       try {

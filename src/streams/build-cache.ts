@@ -192,7 +192,8 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     if (!isCacheEntry(entry)) throw new DamagedEntry('an entry is not of its shape');
     if (!factsHold(entry, modules, boundaries, matches)) return false;
     const { record } = entry;
-    if (!loadOutput(record.outputs.code, packs) || (record.outputs.styles !== null && !loadOutput(record.outputs.styles, packs))) {
+    const chunks = Object.values(record.outputs.chunks ?? {});
+    if (!loadOutput(record.outputs.code, packs) || (record.outputs.styles !== null && !loadOutput(record.outputs.styles, packs)) || !chunks.every((chunk) => loadOutput(chunk, packs))) {
       throw new DamagedEntry('an output is missing from its pack or its bytes do not hash to its name');
     }
     return true;
@@ -299,8 +300,8 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     for (const entry of index.entries) {
       try {
         if (stillValid(entry, modules, boundaries, matches, packs)) {
-          const { outputs, imports, inputs, warnings } = entry.record;
-          builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}) });
+          const { outputs, imports, inputs, warnings, shared } = entry.record;
+          builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) });
           continue;
         }
       } catch (error) {
@@ -377,7 +378,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       if (!module || !record.outputs || !BUILTIN.has(module.bundler.specifier)) continue;
       if (Object.values(record.inputs).includes(UNVERIFIED)) continue;
       // Only outputs still in memory: one collected since has no entry.
-      const refs = [record.outputs.code, record.outputs.styles].filter((ref): ref is OutputRef => ref !== null);
+      const refs = [record.outputs.code, record.outputs.styles, ...Object.values(record.outputs.chunks ?? {})].filter((ref): ref is OutputRef => ref !== null);
       if (!refs.every((ref) => outputs.get(ref.hash))) continue;
       for (const ref of refs) needed.set(ref.hash, outputs.get(ref.hash)!);
       const { build: _build, errors: _errors, outputs: _outputs, ...kept } = record;

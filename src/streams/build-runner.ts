@@ -10,7 +10,7 @@ import { locateImports } from '../workspace/checks.js';
 import { bundlerFailed, diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
 import { dirOf, isInside, normalizeRelative } from '../workspace/paths.js';
-import { loadTsconfig } from '../workspace/tsconfig.js';
+import { loadTsconfig, tsconfigPlaces } from '../workspace/tsconfig.js';
 import { parseVariantKey } from '../workspace/variant.js';
 import { MTIME_LAG_MS, type FileHashes, type Stamp } from './file-hashes.js';
 
@@ -26,7 +26,9 @@ export interface BuildJob {
    * `manifest`: the package.json that selects the bundler, named when the bundler cannot be loaded.
    * `previousCode`: the content hash of the code of the build `previousInputs` are of.
    */
-  modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; previousCode?: string | null; manifest?: string }[];
+  modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; previousCode?: string | null; manifest?: string; packageDir?: string }[];
+  /** The shared files of each package the state knows of (README "Shared files"): package -> file -> internal specifier. */
+  shared?: Record<string, Record<string, string>>;
 }
 
 /** One job: its results, all at once (one change of state), then complete; never in the turn it was subscribed in (its start is recorded after). */
@@ -39,7 +41,7 @@ export interface BuildRunnerDeps {
   now?: () => number;
 }
 
-export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries): BundleTarget => ({
+export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries, packageDir?: string, shared?: Record<string, string>): BundleTarget => ({
   specifier: module.specifier,
   subpath: module.subpath,
   dir: module.dir,
@@ -48,6 +50,8 @@ export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundar
   platforms: module.platforms,
   ...(module.define ? { define: module.define } : {}),
   ...(workspace ? { workspace } : {}),
+  ...(packageDir !== undefined ? { package: { name: module.package, dir: packageDir } } : {}),
+  ...(shared && Object.keys(shared).length > 0 ? { shared } : {}),
 });
 
 export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
@@ -104,12 +108,12 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     }
     const startedAt = now();
     const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
-    const targets = job.modules.map(({ module }) => toBundleTarget(module, job.workspace));
+    const targets = job.modules.map(({ module, packageDir }) => toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package]));
     const results = job.incremental && targets.length === 1
       ? [await bundler.rebuild(targets[0]!, variant, signal, since(job.modules[0]!, before))]
       : await bundler.bundle(targets, variant, signal);
     if (signal.aborted) throw new BuildCancelled();
-    return results.map((result, index) => toFact(job, withTsconfigs(result, job.modules[index]!.module), job.modules[index]!.previousInputs, before, startedAt));
+    return results.map((result, index) => toFact(job, withTsconfigs(result, job.modules[index]!.module), job.modules[index]!.previousInputs, before, startedAt, targets[index]!.shared));
   }
 
   // The tsconfig files that decide how a module compiles are inputs of its build (README
@@ -117,19 +121,10 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   // a nearer one could appear, so that an edit, an addition or a removal builds it again.
   function withTsconfigs(result: BundleResult, module: ModuleModel): BundleResult {
     if (!module.entry) return result;
-    const configs: string[] = [];
-    let dir = dirOf(module.entry);
-    let nearest: string | null = null;
-    for (;;) {
-      const file = dir === '.' ? 'tsconfig.json' : `${dir}/tsconfig.json`;
-      configs.push(file);
-      if (deps.hashes.readText(file) !== null) {
-        nearest = file;
-        break;
-      }
-      if (dir === '.') break;
-      dir = dirOf(dir);
-    }
+    const places = tsconfigPlaces(dirOf(module.entry));
+    const found = places.findIndex((file) => deps.hashes.readText(file) !== null);
+    const nearest = found === -1 ? null : places[found]!;
+    const configs = found === -1 ? places : places.slice(0, found + 1);
     if (nearest !== null) {
       const loaded = loadTsconfig(nearest, {
         read: (file) => deps.hashes.readText(file)?.text ?? null,
@@ -153,7 +148,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     return { inputs, changed: inputs.filter((path) => before[path]?.hash !== previousInputs[path] || previousInputs[path] === UNVERIFIED), code: previousCode ?? null };
   }
 
-  function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, Stamp>, startedAt: number): Fact {
+  function toFact(job: BuildJob, result: BundleResult, previousInputs: InputHashes | null, before: Record<string, Stamp>, startedAt: number, sharedFiles?: Record<string, string>): Fact {
     const imports = locateImports(result.imports, (file) => deps.hashes.readText(file)?.text ?? null);
     const base = { build: job.build, module: result.specifier, variant: job.variant, imports };
     if (result.errors.length > 0 || !result.code) {
@@ -163,8 +158,11 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       const paths = [...new Set([...Object.keys(previousInputs ?? {}), ...result.inputs, ...namedFiles(result.errors)])];
       return { type: 'build.failed', ...base, errors: result.errors, inputs: hashInputs(paths, before, startedAt) };
     }
-    const outputs = { code: deps.outputs.put(result.code), styles: result.styles ? deps.outputs.put(result.styles) : null };
-    return { type: 'build.succeeded', ...base, outputs, inputs: hashInputs(result.inputs, before, startedAt), ...(result.warnings?.length ? { warnings: result.warnings } : {}) };
+    const chunks = result.chunks ? Object.fromEntries(Object.entries(result.chunks).map(([specifier, code]) => [specifier, deps.outputs.put(code)])) : undefined;
+    const outputs = { code: deps.outputs.put(result.code), styles: result.styles ? deps.outputs.put(result.styles) : null, ...(chunks ? { chunks } : {}) };
+    // The shared files it was asked to import: a copy of one it still made cannot be avoided (README "Shared files").
+    const shared = Object.keys(sharedFiles ?? {});
+    return { type: 'build.succeeded', ...base, outputs, inputs: hashInputs(result.inputs, before, startedAt), ...(result.warnings?.length ? { warnings: result.warnings } : {}), ...(shared.length > 0 ? { shared } : {}) };
   }
 
   function namedFiles(errors: readonly Diagnostic[]): string[] {
@@ -194,7 +192,8 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
         continue;
       }
       const stamp = deps.hashes.stamp(path);
-      inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - MTIME_LAG_MS ? UNVERIFIED : stamp.hash;
+      // On a file system of whole seconds, a write during the build is stamped up to a second earlier.
+      inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - MTIME_LAG_MS - deps.hashes.granularityMs() ? UNVERIFIED : stamp.hash;
     }
     return inputs;
   }

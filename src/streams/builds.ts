@@ -11,7 +11,7 @@
 // - At most `concurrency` jobs run, plus a few lanes kept for requests.
 import { asapScheduler, auditTime, Observable, type Subscription } from 'rxjs';
 import type { BuildReason, CoreEvent, Facts } from '../store/events.js';
-import { selectBuildQueue, type BuildTarget } from '../store/selectors.js';
+import { selectBuildQueue, selectSharedFileCopies, selectSharedFiles, type BuildTarget } from '../store/selectors.js';
 import { bundlerKey } from '../workspace/model.js';
 import type { ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
@@ -87,10 +87,20 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
       });
     }
 
+    // A build that bundled a copy of a file other modules of its package reach too builds again,
+    // importing it (README "Shared files"); a build asked to import it records so.
+    function rebuildCopies(state: ServiceState): boolean {
+      const copies = selectSharedFileCopies(state);
+      if (copies.length === 0) return false;
+      subscriber.next({ type: 'copies.found', copies: copies.map(({ module, variant, build, file }) => ({ module, variant, build, file })) });
+      return true;
+    }
+
     function schedule(state: ServiceState) {
       // The cancellations make a new state, which the next pass schedules from.
       if (!orphansCancelled && cancelOrphans(state)) return;
       cancelStale(state);
+      if (rebuildCopies(state)) return;
       const queue = selectBuildQueue(state);
       if (queue.length === 0) return;
       for (const group of groupTargets(queue)) {
@@ -107,12 +117,14 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
             bundler: first.module.bundler,
             incremental,
             workspace: workspaceBoundaries(state.workspace),
+            shared: Object.fromEntries(selectSharedFiles(state)),
             modules: chunk.map((target) => ({
               module: target.module,
               generation: target.generation,
               previousInputs: state.builds[target.module.specifier]?.variants[target.variant]?.last?.inputs ?? null,
               previousCode: state.builds[target.module.specifier]?.variants[target.variant]?.last?.outputs?.code.hash ?? null,
               manifest: packageManifest(state, target.module),
+              packageDir: indexWorkspace(state.workspace).packages.get(target.module.package)?.dir,
             })),
           };
           start(job, chunk.some((target) => target.requested) ? 'request' : chunk.every((target) => target.rebuilt) ? 'change' : 'startup');

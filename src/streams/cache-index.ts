@@ -7,7 +7,7 @@
 // schema compiled at run time (ajv) would cost every start its compilation, and still not see
 // a changed letter.
 import { DIAGNOSTIC_KINDS } from '../codes.js';
-import type { BuildOutputs } from '../store/events.js';
+import type { BuildOutputs, OutputRef } from '../store/events.js';
 import type { BuildRecord } from '../store/state.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { contentHash, isContentHash } from '../outputs/content-hash.js';
@@ -123,7 +123,7 @@ const isHashOrAbsent = (value: unknown): value is string | null => value === nul
 /** Every path is workspace-relative and plain: one that is not is never stat'ed or read for the cache (a miss). */
 export const arePlainPaths = (record: object): boolean => Object.keys(record).every(isPlainRelative);
 
-const isOutputRef = (value: unknown): boolean => isRecord(value) && isContentHash(value.hash) && isCount(value.size);
+const isOutputRef = (value: unknown): value is OutputRef => isRecord(value) && isContentHash(value.hash) && isCount(value.size);
 
 export const isFileSignature = (value: unknown): value is FileSignature =>
   Array.isArray(value) && value.length === 6 && isContentHash(value[0]) && value.slice(1).every((number) => typeof number === 'number' && Number.isFinite(number));
@@ -140,6 +140,7 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
   if (!isRecord(value) || !isString(value.module) || !isString(value.variant) || !isString(value.fingerprint) || !isString(value.bundler) || !isString(value.boundaries)) return false;
   const { record, signatures } = value;
   if (!isRecord(record) || !isRecord(record.outputs) || !isOutputRef(record.outputs.code) || !(record.outputs.styles === null || isOutputRef(record.outputs.styles))) return false;
+  if (!isOptional(record.outputs.chunks, (chunks) => isRecordOf(chunks, isOutputRef)) || !isOptional(record.shared, (shared) => isArrayOf(shared, isString))) return false;
   if (!isRecordOf(record.inputs, isHashOrAbsent) || !isArrayOf(record.imports, isImportRecord) || !isOptional(record.warnings, (warnings) => isArrayOf(warnings, isDiagnostic))) return false;
   return signatures === undefined || isRecordOf(signatures, isFileSignature);
 }

@@ -3,7 +3,9 @@
 // A file's stat can look unchanged after a write: timestamps come from a coarse kernel clock,
 // so two writes within one tick, of the same size, share an mtime. As git does for its index
 // ("racy git"), a hash is trusted from the stat alone only when the file's mtime is older
-// than the moment it was hashed by more than a tick; otherwise the file is read again.
+// than the moment it was hashed by more than a tick; otherwise the file is read again. Some file
+// systems keep whole seconds only (ext2, ext4 with 128-byte inodes, some network and container
+// ones): there the tick is a second (`createGranularity`, README "Addresses").
 import fs from 'node:fs';
 import path from 'node:path';
 import { toWorkspacePath } from '../workspace/paths.js';
@@ -18,6 +20,34 @@ export const RACY_MS = 50;
  * was written before the build began, so the build read what is on disk now.
  */
 export const MTIME_LAG_MS = 20;
+
+/** The tick of a file system that keeps whole seconds. */
+export const COARSE_TIMESTAMP_MS = 1000;
+
+/**
+ * The timestamp granularity of the file system holding a file, from what its stats show: a
+ * ctime or an mtime with a part below the second, which a file system of whole seconds cannot
+ * hold, shows a fine clock on that device (the ctime is the telling one: the kernel sets it,
+ * where a tar or a copy may give an mtime of whole seconds); until one does, a second is
+ * assumed. `fixedMs` overrides what is observed.
+ */
+export function createGranularity(fixedMs?: number): (stats: fs.Stats) => number {
+  const fine = new Set<number>();
+  return (stats) => {
+    if (fixedMs !== undefined) return fixedMs;
+    if (fine.has(stats.dev)) return 0;
+    if (stats.ctimeMs % 1000 === 0 && stats.mtimeMs % 1000 === 0) return COARSE_TIMESTAMP_MS;
+    fine.add(stats.dev);
+    return 0;
+  };
+}
+
+export interface FileHashesOptions {
+  /** The timestamp granularity of every file (ms), instead of the one observed (`createGranularity`). */
+  granularityMs?: number;
+  /** How a path is stat'ed: `fs.statSync` by default (tests give a file system of coarser timestamps). */
+  stat?: (absolute: string) => fs.Stats | undefined;
+}
 
 export interface Stamp {
   /** null: the path does not exist. */
@@ -50,6 +80,8 @@ export interface FileHashes {
    * was recorded long enough after its last change); false when it is not, and nothing is taken.
    */
   adopt(relative: string, signature: FileSignature): boolean;
+  /** The coarsest timestamp granularity seen so far (ms): 0 on a file system of fine timestamps, a second on one of whole seconds. */
+  granularityMs(): number;
 }
 
 // The order of the watcher's notices and the confirmations of the file hashes, in one count: the
@@ -91,9 +123,10 @@ export type ReadStamp = Pick<Remembered, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' 
  * times, and read long enough after its last modification that a write in the same clock tick
  * cannot hide behind an unchanged mtime.
  */
-export function isStillValid(known: ReadStamp, stats: fs.Stats): boolean {
+export function isStillValid(known: ReadStamp, stats: fs.Stats, granularityMs = 0): boolean {
   if (known.ino !== stats.ino || known.size !== stats.size || known.mtimeMs !== stats.mtimeMs || known.ctimeMs !== stats.ctimeMs) return false;
-  return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS;
+  // A timestamp of whole seconds is the start of the second the write happened in.
+  return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS + granularityMs;
 }
 
 // Every file read asks where it really is (a link must not lead out of the workspace): the C
@@ -107,7 +140,15 @@ export const isPlainRelative = (relative: string): boolean => !(relative.startsW
 /** What a path leads to, whatever the path: its device and inode. */
 export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.ino}`;
 
-export function createFileHashes(root: string, now: () => number = Date.now): FileHashes {
+export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
+  const granularity = createGranularity(options.granularityMs);
+  let coarsest = 0;
+  const granularityOf = (stats: fs.Stats): number => {
+    const ms = granularity(stats);
+    if (ms > coarsest) coarsest = ms;
+    return ms;
+  };
+  const statFile = options.stat ?? ((file: string) => fs.statSync(file, { throwIfNoEntry: false }));
   const remembered = new Map<string, Remembered>();
   /** Paths a stamp found absent, with its watch count. */
   const absentSince = new Map<string, number>();
@@ -138,13 +179,14 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
 
   function statOf(relative: string): fs.Stats | undefined {
     try {
-      return fs.statSync(absolute(relative), { throwIfNoEntry: false });
+      return statFile(absolute(relative));
     } catch {
       return undefined; // ENOTDIR, EACCES: as good as absent for the service
     }
   }
 
   function remember(relative: string, stats: fs.Stats, hash: string, at: number) {
+    granularityOf(stats);
     remembered.set(relative, { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, hash, at, seq: -1 });
     absentSince.delete(relative);
   }
@@ -200,7 +242,9 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
     if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return absent(relative, seq, 0);
     let known = remembered.get(relative);
-    if (!known || !isStillValid(known, stats)) {
+    // A file of several names is read at every stamp: a write through another name may leave
+    // nothing this path's watch or stat can be trusted to show.
+    if (!known || !isStillValid(known, stats, granularityOf(stats)) || (!isDir && stats.nlink > 1)) {
       const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
       if (!fresh) return absent(relative, seq, stats.mtimeMs);
       known = remembered.get(relative);
@@ -238,12 +282,13 @@ export function createFileHashes(root: string, now: () => number = Date.now): Fi
     adopt(relative, [hash, ino, size, mtimeMs, ctimeMs, at]) {
       const isDir = relative.endsWith('/');
       const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
-      if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return false;
+      if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile() || stats.nlink > 1)) return false;
       const known = { hash, ino, size, mtimeMs, ctimeMs, at, seq: -1 };
-      if (!isStillValid(known, stats)) return false;
+      if (!isStillValid(known, stats, granularityOf(stats))) return false;
       remembered.set(relative, known);
       return true;
     },
+    granularityMs: () => coarsest,
     realPath(relative) {
       try {
         realRoot ??= realpath(root);

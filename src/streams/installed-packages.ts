@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { initSync, parse } from 'cjs-module-lexer';
 import { isPackageName } from '../workspace/package-name.js';
+import { MAX_MANIFEST_DEPTH } from '../workspace/json.js';
 
 export interface InstalledPackage {
   name: string;
@@ -106,17 +107,19 @@ export function entryOf(pkg: InstalledPackage, subpath: string): string | null {
   return existing(path.join(pkg.dir, 'index.js'));
 }
 
-function pick(target: unknown): string | null {
+// An installed package's manifest is never judged: its nesting is bounded here, as a deeper one would overflow the stack.
+function pick(target: unknown, depth = 0): string | null {
   if (typeof target === 'string') return target;
+  if (depth >= MAX_MANIFEST_DEPTH) return null;
   if (Array.isArray(target)) {
     for (const item of target) {
-      const chosen = pick(item);
+      const chosen = pick(item, depth + 1);
       if (chosen !== null) return chosen;
     }
     return null;
   }
   if (target && typeof target === 'object') {
-    for (const condition of CONDITIONS) if (condition in target) return pick((target as Record<string, unknown>)[condition]);
+    for (const condition of CONDITIONS) if (condition in target) return pick((target as Record<string, unknown>)[condition], depth + 1);
   }
   return null;
 }

@@ -8,7 +8,8 @@ import type { WorkspaceModel } from '../workspace/model.js';
 import type { EffectScheduling } from './effect.js';
 
 export interface ManifestsDeps extends EffectScheduling {
-  readWorkspace(): WorkspaceModel;
+  /** The model, with the deep imports of packages without `exports` that builds found (README "Exports and sources"). */
+  readWorkspace(deepImports: readonly string[]): WorkspaceModel;
   /**
    * The model of an earlier run when none of the manifests and listings it was read from changed
    * (the build cache, README "The build cache"): taken for the first read instead of reading.
@@ -37,7 +38,7 @@ export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<Se
     concatMap((): Observable<Facts> => {
       const before = current!;
       const restored = before.workspaceRead ? null : (deps.restoreWorkspace?.() ?? null);
-      const workspace = restored ?? deps.readWorkspace();
+      const workspace = restored ?? deps.readWorkspace(before.deepImports ?? []);
       if (before.workspaceRead && sameModel(before.workspace, workspace)) return of({ type: 'workspace.unchanged', sources: workspace.sources });
       const read: Fact = restored ? { type: 'workspace.read', workspace, restored: true } : { type: 'workspace.read', workspace };
       if (before.workspaceRead || !deps.restoreBuilds) return of(read);

@@ -19,6 +19,7 @@ export function referencedOutputs(state: ServiceState): Set<string> {
       if (!outputs) continue;
       keep.add(outputs.code.hash);
       if (outputs.styles) keep.add(outputs.styles.hash);
+      for (const chunk of Object.values(outputs.chunks ?? {})) keep.add(chunk.hash);
     }
   }
   return keep;

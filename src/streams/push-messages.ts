@@ -1,13 +1,16 @@
 // What the open pages are told (README "Preview and stylesheet push"), derived from successive states: a module
 // whose stylesheet was rebuilt with new content (`styles`), whose build became invalid or
-// changed its diagnostics (`invalid`), whose code changed (`code`), and one that builds
-// again after being invalid (`valid`, so pages drop its diagnostics even when the fix
-// restored the last good outputs). Only the default browser variant counts, and only once
-// it is built from the current sources. Changes are judged against the last good outputs.
+// changed its diagnostics (`invalid`), whose code changed or that gained or lost a stylesheet
+// (`code`: the page reloads to run it), whose warnings changed (`warnings`, all of them), and
+// one that builds again after being invalid (`valid`, so pages drop its diagnostics even when
+// the fix restored the last good outputs). Only the default browser variant counts, and only
+// once it is built from the current sources. Changes are judged against the last good outputs;
+// a stylesheet with a CSS syntax problem is no good one (a browser drops rules around it).
 import { Observable } from 'rxjs';
-import { buildDiagnostics, defaultVariantKey } from '../store/selectors.js';
+import { buildDiagnostics, defaultVariantKey, selectModuleWarnings } from '../store/selectors.js';
 import type { ModuleBuilds, ServiceState } from '../store/state.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
+import type { BuildOutputs } from '../store/events.js';
 
 interface View {
   /** Hashes of the last good outputs (kept while the build is invalid). */
@@ -15,6 +18,8 @@ interface View {
   code: string | null;
   /** The diagnostics now, as JSON; null while the build is valid. */
   diagnostics: string | null;
+  /** The warnings of the last good build, as JSON. */
+  warnings: string;
 }
 
 export function pushMessages$(state$: Observable<ServiceState>): Observable<PushMessage> {
@@ -51,9 +56,13 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
         const label = moduleLabel(module);
         const before = views.get(label);
         const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
+        // A first view is what a page was served: no message derives from it, and the warnings
+        // about shared helpers (a look at every module) are left to the changes that follow.
+        const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
+        const syntaxProblem = warnings.some((warning) => warning.kind === 'CSS_SYNTAX');
         const view: View = outputs
-          ? { styles: outputs.styles?.hash ?? null, code: outputs.code.hash, diagnostics: null }
-          : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics) };
+          ? { styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
+          : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
         views.set(label, view);
         if (!before) continue;
         if (view.diagnostics !== null) {
@@ -61,10 +70,13 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
           continue;
         }
         if (before.diagnostics !== null) subscriber.next({ type: 'valid', module: label });
+        // Before the sheet: a page that keeps its last good sheet for a syntax problem learns it is gone first.
+        if (view.warnings !== before.warnings) subscriber.next({ type: 'warnings', module: label, warnings });
         if (view.styles !== null && view.styles !== before.styles) {
           subscriber.next({ type: 'styles', module: label, href: stylesAddress(module, view.styles) });
         }
-        if (view.code !== before.code) subscriber.next({ type: 'code', module: label });
+        // A stylesheet gained or lost is a link the page must add or drop: it reloads, as for code.
+        if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) subscriber.next({ type: 'code', module: label });
       }
     }
   });
@@ -82,3 +94,17 @@ export function invalidMessages(state: ServiceState): PushMessage[] {
   }
   return messages;
 }
+
+/** A `warnings` message for every valid browser module with warnings now: what a page that reconnects has missed. */
+export function warningMessages(state: ServiceState): PushMessage[] {
+  const messages: PushMessage[] = [];
+  for (const module of state.workspace.modules) {
+    if (!module.platforms.includes('web')) continue;
+    const warnings = selectModuleWarnings(state, module);
+    if (warnings.length > 0) messages.push({ type: 'warnings', module: moduleLabel(module), warnings });
+  }
+  return messages;
+}
+
+// The module's code on a page includes the shared files it imports (README "Shared files"): a change of one is a change of its code.
+const codeOf = (outputs: BuildOutputs): string => (outputs.chunks ? [outputs.code.hash, ...Object.values(outputs.chunks).map((chunk) => chunk.hash)].join(' ') : outputs.code.hash);

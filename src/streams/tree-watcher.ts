@@ -13,7 +13,13 @@
 // walk; `add`, `change` and `unlink` for a linked file, which is watched itself; `ready` once
 // the first walk is done; `error` for a watch that could not be made or failed (too many
 // watches, a vanished directory): those events are lost, and the check before answering still
-// finds every change.
+// finds every change; `unwatched` with every path the watcher cannot look at, by error code,
+// each time that list changes.
+//
+// No error of the file system ends the process (README "Links and large trees"): a path whose
+// stat, listing or watch fails with anything but ENOENT (EACCES, ENAMETOOLONG, ELOOP, EMFILE,
+// ENOSPC, EIO...) is treated as unreadable and listed as unwatched, until a notice naming it or
+// a directory above it (a chmod is one) shows it readable again, or gone.
 //
 // The watcher's silence is also a proof (`unchangedSince`, README "Addresses"): on Linux, on a
 // local file system, a path whose directory has been watched and walked since before its content
@@ -28,7 +34,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { entryIdentity, isPlainRelative, nextWatchSequence } from './file-hashes.js';
+import { entryIdentity, isPlainRelative, nextWatchSequence, watchSequence } from './file-hashes.js';
 import type { SeenEntry } from './watch-scope.js';
 import type { WatcherLike } from './watch.js';
 
@@ -41,7 +47,7 @@ export interface TreeWatcherFs {
 }
 
 export interface TreeWatcherOptions {
-  /** True for what is not to be watched; `seen`, what the walk knows of the entry. */
+  /** True for what is not to be watched; `seen`, what the walk knows of the entry. May throw the error of a path it cannot look at (then listed as unwatched). */
   ignored(absolute: string, seen?: SeenEntry): boolean;
   /** Whether the watches keep the process running (true). */
   persistent?: boolean;
@@ -56,6 +62,18 @@ export interface TreeWatcherOptions {
   /** Notices in one poll past which the kernel's queue may have overflowed: nothing is proven from before. */
   burstLimit?: number;
 }
+
+/** Paths (absolute) the watcher cannot look at, with the error code of the call that failed. */
+export type Unwatched = ReadonlyMap<string, string>;
+
+/** The code of a file-system error; EUNKNOWN for something thrown without one. */
+export function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'EUNKNOWN';
+}
+
+/** Codes that say the path is not there: nothing to watch, nothing to report. */
+const ABSENT = new Set(['ENOENT', 'ENOTDIR']);
 
 export interface TreeWatcher extends WatcherLike {
   /**
@@ -134,17 +152,71 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
     if (!closed && emitter.listenerCount('error') > 0) emitter.emit('error', error);
   };
 
+  const unwatched = new Map<string, string>();
+  let reporting: NodeJS.Immediate | null = null;
+  /** The list is reported once per turn, however many paths a burst of notices changed. */
+  function reportSoon() {
+    reporting ??= setImmediate(() => {
+      reporting = null;
+      if (!closed) emitter.emit('unwatched', new Map(unwatched) as Unwatched);
+    });
+  }
+  function cannotWatch(absolute: string, error: unknown) {
+    const code = errorCode(error);
+    if (ABSENT.has(code)) return forgetUnwatched(absolute);
+    if (unwatched.get(absolute) === code) return;
+    unwatched.set(absolute, code);
+    reportSoon();
+  }
+  function forgetUnwatched(absolute: string) {
+    if (unwatched.delete(absolute)) reportSoon();
+  }
+
+  /** The stat (`lstat`: of the link itself) of `absolute`, or undefined when it is absent or unreadable (then listed). */
+  function statOf(absolute: string, link = false): fs.Stats | undefined {
+    try {
+      const stats = link ? files.lstatSync(absolute, { throwIfNoEntry: false }) : files.statSync(absolute, { throwIfNoEntry: false });
+      if (!stats) forgetUnwatched(absolute);
+      return stats;
+    } catch (error) {
+      cannotWatch(absolute, error);
+      return undefined;
+    }
+  }
+
+  /** Unwatched paths at or below `absolute` are looked at again: a notice there (a chmod is one) may have made them readable. */
+  function retryUnwatched(absolute: string) {
+    if (unwatched.size === 0) return;
+    const inside = absolute + path.sep;
+    for (const other of [...unwatched.keys()]) {
+      if (other !== absolute && !other.startsWith(inside)) continue;
+      if (other !== root && !watched.has(path.dirname(other))) {
+        forgetUnwatched(other); // its directory is not watched any more: nothing there is looked at
+        continue;
+      }
+      const stats = statOf(other);
+      if (!stats) continue;
+      forgetUnwatched(other);
+      if (stats.isDirectory() && watched.get(other)?.directory) {
+        walks.push({ dir: other, report: ready }); // its listing failed before: walked now
+        walkSoon();
+      } else admit(other, ready);
+    }
+  }
+
   function watchPath(absolute: string, stats: fs.Stats): boolean {
     const directory = stats.isDirectory();
     let handle: fs.FSWatcher;
     try {
       handle = files.watch(absolute, { persistent }, (event, name) => notice(absolute, directory, event, name === null ? '' : String(name)));
     } catch (error) {
+      cannotWatch(absolute, error);
       fail(error); // ENOSPC (the system's limit of watches), EACCES, gone meanwhile
       return false;
     }
     handle.on('error', (error) => {
       unwatch(absolute);
+      cannotWatch(absolute, error);
       fail(error);
     });
     watched.set(absolute, { handle, directory, id: entryIdentity(stats), dev: stats.dev });
@@ -158,6 +230,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
     entry.handle.close();
     if (!entry.directory) return;
     const inside = absolute + path.sep;
+    for (const other of unwatched.keys()) if (other.startsWith(inside)) forgetUnwatched(other);
     for (const [other, { handle }] of watched) {
       if (!other.startsWith(inside)) continue;
       watched.delete(other);
@@ -167,10 +240,16 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
 
   /** Watches `absolute` if the scope admits it: a directory (then walked) or a linked file. */
   function admit(absolute: string, report: boolean, seen?: SeenEntry) {
-    if (watched.has(absolute) || options.ignored(absolute, seen)) return;
-    const stats = files.statSync(absolute, { throwIfNoEntry: false });
+    if (watched.has(absolute)) return;
+    try {
+      if (options.ignored(absolute, seen)) return;
+    } catch (error) {
+      return cannotWatch(absolute, error); // the scope could not look at it (EACCES, ENAMETOOLONG...)
+    }
+    const stats = statOf(absolute);
     if (!stats || !(stats.isDirectory() || stats.isFile())) return;
     if (!watchPath(absolute, stats)) return;
+    forgetUnwatched(absolute);
     if (stats.isDirectory()) {
       walks.push({ dir: absolute, report });
       walkSoon();
@@ -187,8 +266,9 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
     let entries: fs.Dirent[];
     try {
       entries = files.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return; // removed or unreadable since: its parent's watcher reports a removal
+    } catch (error) {
+      cannotWatch(dir, error); // removed (its parent's watcher reports it) or unreadable (listed)
+      return;
     }
     for (const entry of entries) {
       if (closed) return;
@@ -233,6 +313,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
     const itself = directory && name === path.basename(watchedPath);
     remember(watchedPath, directory, event, name, itself);
     emitter.emit('raw', event, name, { watchedPath });
+    retryUnwatched(name === '' || itself || !directory ? watchedPath : path.join(watchedPath, name));
     if (!directory) return linkedFileNotice(watchedPath, event);
     // Only an entry made, removed or renamed changes what is watched: every platform reports
     // those as 'rename', and a save of a file's content as 'change'.
@@ -256,10 +337,15 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
 
   /** `ended`: the entry's own watch reported it moved or removed, so it is watched again whatever its identity now. */
   function entryNotice(absolute: string, ended: boolean) {
-    noteLink(absolute, files.lstatSync(absolute, { throwIfNoEntry: false })?.isSymbolicLink() === true);
+    const link = statOf(absolute, true);
+    if (!link && unwatched.has(absolute)) return; // unreadable: listed, and looked at again on a notice naming it or a directory above
+    noteLink(absolute, link?.isSymbolicLink() === true);
+    // A hard link made here to a file named elsewhere: a write through this name is noticed in
+    // this directory only, never in the other name's, which no earlier confirmation may vouch for.
+    if (link?.isFile() && link.nlink > 1) provenFrom = watchSequence();
     const known = watched.get(absolute);
     if (!known) return admit(absolute, ready);
-    const stats = files.statSync(absolute, { throwIfNoEntry: false });
+    const stats = statOf(absolute);
     if (!ended && stats && entryIdentity(stats) === known.id) return;
     // Removed, or made again (another entry under the same name): the old watch is of a gone entry.
     unwatch(absolute);
@@ -288,7 +374,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
     return !links.has(absolute) && !((noticedAt.get(absolute) ?? -1) > since);
   }
 
-  const start = files.statSync(root, { throwIfNoEntry: false });
+  const start = statOf(root);
   if (start) rootDev = start.dev;
   if (start?.isDirectory()) admit(root, false);
   walkSoon(); // `ready` even when the root could not be watched
@@ -302,6 +388,7 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
     async close() {
       closed = true;
       if (walking !== null) clearImmediate(walking);
+      if (reporting !== null) clearImmediate(reporting);
       walks.length = 0;
       for (const { handle } of watched.values()) handle.close();
       watched.clear();

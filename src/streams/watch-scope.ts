@@ -33,7 +33,7 @@ export interface SeenEntry {
 }
 
 export interface WatchScope {
-  /** For the watcher (tree-watcher.ts): true for what is not to be watched; `seen`, what the caller knows of the entry. */
+  /** For the watcher (tree-watcher.ts): true for what is not to be watched; `seen`, what the caller knows of the entry. Throws the error of a path it cannot look at (EACCES, ENAMETOOLONG...), which is not remembered. */
   ignored(absolute: string, seen?: SeenEntry): boolean;
   /** Other workspace-relative paths of `relative` (through links to a directory inside the workspace). */
   aliases(relative: string): string[];
@@ -119,8 +119,12 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
       let answer: boolean | null | 'file';
       try {
         answer = decide(normal, seen);
-      } catch {
-        answer = true; // unreadable (EACCES, ENOTDIR): nothing to watch there
+      } catch (error) {
+        // Absent after all (ENOTDIR): nothing to watch. Unreadable (EACCES, ENAMETOOLONG...): not
+        // remembered, as a chmod may make it readable; thrown for the watcher, which lists it as
+        // unwatched and asks again on a notice naming it.
+        if ((error as { code?: string }).code === 'ENOTDIR') return true;
+        throw error;
       }
       if (answer === null) return false;
       // Not remembered: a file removed unseen (its directory reports it, the watcher does not)

@@ -22,6 +22,8 @@ export interface WatcherLike {
   on(event: 'raw', listener: (event: string, path: string, details: { watchedPath?: string }) => void): unknown;
   on(event: 'error', listener: (error: unknown) => void): unknown;
   on(event: 'ready', listener: () => void): unknown;
+  /** The paths (absolute) the watcher cannot look at, with their error codes, each time that list changes. */
+  on(event: 'unwatched', listener: (paths: ReadonlyMap<string, string>) => void): unknown;
   close(): Promise<void>;
 }
 
@@ -97,6 +99,9 @@ export function watch$(_event$: Observable<CoreEvent>, state$: Observable<Servic
     switchMap(() => watchFiles(state$, deps)),
   );
 }
+
+/** Unwatched paths reported in /state at most. */
+export const UNWATCHED_REPORTED = 100;
 
 /** The first walk waits for this long without a request being answered... */
 export const WALK_QUIET_MS = 250;
@@ -224,6 +229,24 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       'ready',
       guarded(subscriber, () => {
         for (const relative of selectRecordedHashes(current).keys()) look(relative);
+      }),
+    );
+    // What the watcher cannot look at goes into /state (README "Links and large trees"): the
+    // first UNWATCHED_REPORTED paths by name, a bounded event however much of the tree is unreadable.
+    let reported = '{}';
+    watcher.on(
+      'unwatched',
+      guarded(subscriber, (list: ReadonlyMap<string, string>) => {
+        const paths: Record<string, string> = {};
+        const relative = [...list]
+          .map(([absolute, code]) => [toWorkspacePath(deps.root, absolute), code] as const)
+          .filter((entry): entry is readonly [string, string] => entry[0] !== null)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        for (const [name, code] of relative.slice(0, UNWATCHED_REPORTED)) paths[name] = code;
+        const text = JSON.stringify(paths);
+        if (text === reported) return;
+        reported = text;
+        subscriber.next({ type: 'watch.unwatched', paths });
       }),
     );
     watcher.on('error', () => {

@@ -66,7 +66,7 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
   if (bare.packageName !== module.package) {
     const range = Object.hasOwn(own.dependencies, bare.packageName) ? own.dependencies[bare.packageName] : undefined;
     if (range === undefined) {
-      return diagnostic('DEPENDENCY_NOT_DECLARED', `${module.specifier} imports "${specifier}" but ${own.name} does not declare "${bare.packageName}" in "dependencies" of ${own.dir}/package.json: declare it${target ? ` (the workspace has version ${target.version})` : ''}`, where);
+      return diagnostic('DEPENDENCY_NOT_DECLARED', `${module.specifier} imports "${specifier}" but ${own.name} does not declare "${bare.packageName}" in "dependencies" (or "peerDependencies", "optionalDependencies") of ${own.dir}/package.json: declare it${target ? ` (the workspace has version ${target.version})` : ''}`, where);
     }
     if (target && !satisfiesRange(target.version, range)) {
       return diagnostic('DEPENDENCY_INCOMPATIBLE', `${module.specifier} imports "${specifier}": ${own.name} asks for ${bare.packageName} "${range}", but the workspace has version ${target.version}: correct the range or the version`, where);
@@ -75,6 +75,9 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
   if (!target) return null; // a package from outside the workspace; the preview resolves its version
   const imported = index.modules.get(moduleSpecifier(target.name, bare.subpath));
   if (!imported) {
+    if (target.withoutExports && bare.subpath !== '') {
+      return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}", which names no file of ${target.name}: a package without "exports" publishes each of its files as Node resolves it (${target.dir}/${bare.subpath}, or the source it is built from)`, where);
+    }
     const available = (index.modulesOf.get(target.name) ?? []).map((m) => m.specifier);
     return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}", which is not a public module of ${target.name}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
   }

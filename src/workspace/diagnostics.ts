@@ -13,6 +13,8 @@ export interface Diagnostic {
   line?: number;
   /** 1-based. */
   column?: number;
+  /** The source lines it concerns, numbered, with a caret under the column (a CSS syntax problem). */
+  frame?: string;
 }
 
 export function diagnostic(kind: DiagnosticKind, message: string, where: Pick<Diagnostic, 'file' | 'line' | 'column'> = {}): Diagnostic {

@@ -3,11 +3,19 @@ import { manifestInvalid, type Diagnostic } from './diagnostics.js';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; diagnostic: Diagnostic };
 
+/**
+ * Objects and arrays within one another a manifest may hold (README "Workspaces"): the walks of
+ * `exports`, conditions, processors and the rest recurse, and a deeper manifest would overflow
+ * the stack, so it is MANIFEST_INVALID before any of them runs.
+ */
+export const MAX_MANIFEST_DEPTH = 64;
+
 export function parseJson(text: string, file: string): Parsed<unknown> {
   // A byte order mark is legal in a file an editor saved, not in JSON.
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(json) };
+    value = JSON.parse(json);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const result = manifestInvalid(file, `${file} is not valid JSON: ${reason}`);
@@ -15,6 +23,24 @@ export function parseJson(text: string, file: string): Parsed<unknown> {
     if (where) Object.assign(result, where);
     return { ok: false, diagnostic: result };
   }
+  if (isDeeperThan(value, MAX_MANIFEST_DEPTH)) {
+    return { ok: false, diagnostic: manifestInvalid(file, `${file} nests objects and arrays more than ${MAX_MANIFEST_DEPTH} levels deep; no manifest needs that many`) };
+  }
+  return { ok: true, value };
+}
+
+/** Whether `value` nests objects and arrays more than `limit` levels deep; without recursion, as the value may be deeper than the stack. */
+export function isDeeperThan(value: unknown, limit: number): boolean {
+  const pending: { item: unknown; depth: number }[] = [{ item: value, depth: 1 }];
+  while (pending.length > 0) {
+    const { item, depth } = pending.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === 'object' && child !== null) pending.push({ item: child, depth: depth + 1 });
+    }
+  }
+  return false;
 }
 
 // Editors want the line and column. V8 names a position for some errors only (Node 20 says

@@ -22,6 +22,11 @@ export interface PackageModel {
   /** Directory relative to the workspace. */
   dir: string;
   dependencies: Record<string, string>;
+  /**
+   * No `exports`: Node lets any file of the package be imported (`pkg/button/filled-button.js`),
+   * so a deep import of it publishes that file once a workspace module imports it (README "Exports and sources").
+   */
+  withoutExports?: true;
 }
 
 export interface ModuleModel {

@@ -19,6 +19,13 @@ export interface PackageManifest {
    * excluded (`null`, as in Node). Without `exports`, `"."` lists `module`, `main`, `types`.
    */
   exports: Record<string, string[]>;
+  /** The `exports` keys whose target has a `source` condition, for the advice of a diagnostic. */
+  sourceKeys: string[];
+  /** Without `exports`: the member each target of `"."` comes from (`module`, `main`...), for diagnostics; null with `exports`. */
+  rootMembers: string[] | null;
+  /** The tsconfig a `tsc -p <file>` (or `--project`, `-b`) in `scripts.build` names, relative to the package; null when none is plain to read. */
+  buildTsconfig: string | null;
+  /** `dependencies`, `peerDependencies` and `optionalDependencies` together; `dependencies` wins a name declared twice. */
   dependencies: Record<string, string>;
   modulesDir: string | null;
   defaultBundler: string | null;
@@ -83,6 +90,8 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   if (json.description !== undefined && typeof json.description !== 'string') problem(`"description" must be a string; it is ${describeType(json.description)}`);
 
   const exports: Record<string, string[]> = table();
+  const sourceKeys: string[] = [];
+  let rootMembers: string[] | null = json.exports !== undefined && json.exports !== null ? null : [];
   if (json.exports !== undefined && json.exports !== null) {
     // The forms Node accepts: a string or an array (the root alone), an object of conditions
     // (the root alone), or an object of "." and "./<subpath>" keys.
@@ -99,22 +108,31 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
         continue;
       }
       exports[key] = targets;
+      if (hasSourceCondition(target)) sourceKeys.push(key);
     }
   } else {
     // No `exports`: the package root, from the first of these that is or maps to a source.
-    const fallbacks = (['module', 'main', 'types', 'typings'] as const).map((member) => json[member]).filter((value): value is string => typeof value === 'string' && value !== '');
-    if (fallbacks.length > 0) exports['.'] = fallbacks.map((target) => (target.startsWith('./') ? target : `./${target}`));
+    const members = (['module', 'main', 'types', 'typings'] as const).filter((member) => typeof json[member] === 'string' && json[member] !== '');
+    if (members.length > 0) {
+      exports['.'] = members.map((member) => json[member] as string).map((target) => (target.startsWith('./') ? target : `./${target}`));
+      rootMembers = [...members];
+    }
   }
 
+  // `peerDependencies` (a plugin's host) and `optionalDependencies` declare a package as surely
+  // as `dependencies` (README "Workspaces"): one table, `dependencies` written last so its range
+  // is the one checked when a name is in several.
   const dependencies: Record<string, string> = table();
-  if (json.dependencies !== undefined) {
-    if (!isObject(json.dependencies)) {
-      problem(`"dependencies" must be an object of package names to version ranges; it is ${describeType(json.dependencies)}`);
-    } else {
-      for (const [name, range] of Object.entries(json.dependencies)) {
-        if (typeof range === 'string') dependencies[name] = range;
-        else problem(`dependencies["${name}"] must be a version range string; it is ${describeType(range)}`);
-      }
+  for (const member of ['optionalDependencies', 'peerDependencies', 'dependencies'] as const) {
+    const declared = json[member];
+    if (declared === undefined) continue;
+    if (!isObject(declared)) {
+      problem(`"${member}" must be an object of package names to version ranges; it is ${describeType(declared)}`);
+      continue;
+    }
+    for (const [name, range] of Object.entries(declared)) {
+      if (typeof range === 'string') dependencies[name] = range;
+      else problem(`${member}["${name}"] must be a version range string; it is ${describeType(range)}`);
     }
   }
 
@@ -159,10 +177,24 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   }
 
   return {
-    value: { name: json.name as string, version: json.version as string, exports, dependencies, modulesDir, defaultBundler, bundlers, define },
+    value: { name: json.name as string, version: json.version as string, exports, sourceKeys, rootMembers, buildTsconfig: buildTsconfig(json.scripts), dependencies, modulesDir, defaultBundler, bundlers, define },
     diagnostics,
   };
 }
+
+/**
+ * The project of `tsc -p tsconfig.build.json` (`--project`, `-b`, `--build`) in `scripts.build`:
+ * where that package's `outDir` is declared (README "Exports and sources"). A script that
+ * computes its arguments is not read.
+ */
+function buildTsconfig(scripts: unknown): string | null {
+  if (!isObject(scripts) || typeof scripts.build !== 'string') return null;
+  const named = /(?:^|[\s;&|(])tsc\s+(?:[^;&|]*?\s)?(?:-p|--project|-b|--build)\s+([^\s;&|$`'"]+)/.exec(scripts.build);
+  return named ? named[1]! : null;
+}
+
+const hasSourceCondition = (target: unknown): boolean =>
+  Array.isArray(target) ? target.some(hasSourceCondition) : isObject(target) && (Object.hasOwn(target, 'source') || Object.values(target).some(hasSourceCondition));
 
 /** Every path of an `exports` target, in the order tried; null when it is of no valid type. */
 function exportTargets(target: unknown): string[] | null {

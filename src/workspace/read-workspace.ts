@@ -9,7 +9,7 @@ import { parsePackageManifest, isPackageName, type PackageManifest } from './pac
 import { dirOf, isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import { parseWorkspaceManifest } from './workspace-manifest.js';
 import { createSourceFinder } from './source-finder.js';
-import { moduleSpecifier, ROOT_SUBPATH } from './specifiers.js';
+import { moduleSpecifier, parseBareSpecifier, ROOT_SUBPATH } from './specifiers.js';
 
 export interface SourceReader {
   /** The text of a workspace-relative file and its content hash; null when it is absent. */
@@ -32,8 +32,13 @@ export const BUILTIN_BUNDLERS: Readonly<Record<string, string>> = {
 // Targets that are code entry points; `.d.ts` files and data are not modules.
 const SOURCE_FILE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/;
 const DECLARATION_FILE = /\.d\.[cm]?ts$/;
+const STYLESHEET_FILE = /\.css$/;
 
-export function readWorkspace(reader: SourceReader): WorkspaceModel {
+/**
+ * `deepImports`: bare specifiers of files of packages without `exports` that workspace modules
+ * import (found by their builds): each is a module when it names a file Node would resolve.
+ */
+export function readWorkspace(reader: SourceReader, deepImports: readonly string[] = []): WorkspaceModel {
   const sources: Record<string, string | null> = {};
   const read = (path: string) => {
     const file = reader.readText(path);
@@ -75,12 +80,15 @@ export function readWorkspace(reader: SourceReader): WorkspaceModel {
       model.diagnostics.push(manifestInvalid(file, `${file}: the package name "${pkg.name}" is already used by ${other}, listed before it in core.json; rename one of them`));
       continue;
     }
-    model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies });
-    const modules = packageModules(pkg, dir, file, read, list, model.diagnostics, (path) => reader.leaves?.(path) ?? false, (path) => reader.realPath?.(path) ?? path);
+    model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies, ...(pkg.rootMembers !== null ? { withoutExports: true as const } : {}) });
+    const warnings: Diagnostic[] = [];
+    const deepSubpaths = pkg.rootMembers === null ? [] : deepImports.map((specifier) => parseBareSpecifier(specifier)).filter((bare) => bare !== null && bare.packageName === pkg.name && bare.subpath !== '').map((bare) => bare!.subpath);
+    const modules = packageModules(pkg, dir, file, read, list, model.diagnostics, warnings, deepSubpaths, (path) => reader.leaves?.(path) ?? false, (path) => reader.realPath?.(path) ?? path);
     model.modules.push(...modules);
+    if (warnings.length > 0) (model.warnings ??= []).push(...warnings);
     if (modules.length === 0) {
       (model.warnings ??= []).push(
-        diagnostic('NO_PUBLIC_MODULE', `${pkg.name} (${file}) publishes no module: declare one in "exports" ("./main": "./main/index.ts", or "." for the package root), or put a module.json beside an entry file under "core.modules"`, { file }),
+        diagnostic('NO_PUBLIC_MODULE', `${pkg.name} (${file}) publishes no module: declare one in "exports" ("./main": "./main/index.ts", or "." for the package root), or put a module.json beside an entry file under "core.modules"${pkg.rootMembers !== null ? `; without "exports", a file of it is also a module once a workspace module imports it ("${pkg.name}/<file>.js")` : ''}`, { file }),
       );
     }
   }
@@ -96,6 +104,8 @@ function packageModules(
   read: SourceReader['readText'],
   list: SourceReader['listDir'],
   workspaceDiagnostics: Diagnostic[],
+  workspaceWarnings: Diagnostic[],
+  deepSubpaths: readonly string[],
   leaves: (path: string) => boolean = () => false,
   realPath: (path: string) => string | null = (path) => path,
 ): ModuleModel[] {
@@ -112,17 +122,18 @@ function packageModules(
   // 1. `exports` entries ("." and "./<subpath>", patterns expanded) whose targets are, or map
   // back to, a source entry point (README "Exports and sources").
   const sources = createSourceFinder(pkg, dir, read, list, realPath);
-  // `null` targets exclude what they match from the patterns, as in Node.
-  const exclusions = Object.entries(pkg.exports)
-    .filter(([, targets]) => targets.length === 0)
-    .map(([key]) => new RegExp(`^${key.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`));
-  const excluded = (key: string) => exclusions.some((pattern) => pattern.test(key));
   for (const [key, targets] of Object.entries(pkg.exports)) {
     if (targets.length === 0 || key === './package.json') continue; // null excludes, as in Node; package.json is data
     if (key !== '.' && !key.startsWith('./')) continue;
     if (key.includes('*')) {
-      for (const { subpath, entry } of sources.expandPattern(key, targets)) {
-        if (!excluded(`./${subpath}`)) declare(newModule(pkg, subpath, dirOf(entry), entry), packageFile);
+      // A `null` key more specific than this one takes what it matches, as in Node (`exportsKeyFor`).
+      const expanded = sources.expandPattern(key, targets).filter(({ subpath }) => isSubpath(subpath));
+      for (const { subpath, entry } of expanded) declare(newModule(pkg, subpath, dirOf(entry), entry), packageFile);
+      const codeTargets = targets.filter((target) => target.includes('*') && (/\*$/.test(target) || (SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target))));
+      if (expanded.length === 0 && codeTargets.length > 0) {
+        workspaceWarnings.push(
+          diagnostic('EXPORTS_NO_SOURCE', `${packageFile}: exports["${key}"] -> ${codeTargets.map((t) => `"${t}"`).join(', ')} publishes no module: no file of the package, built or source, is what Node would resolve through it${describeTsconfigs(sources.tsconfigs(), sources.tsconfigProblems())}; add the files, or correct the target`, { file: packageFile }),
+        );
       }
       continue;
     }
@@ -144,18 +155,30 @@ function packageModules(
       declare(newModule(pkg, subpath, dirOf(found.entry), found.entry), packageFile);
       continue;
     }
-    // Targets that are not code (a stylesheet, JSON, an image) publish no module. A code target
+    // A stylesheet target that exists is a module of its own (README "Stylesheet modules"):
+    // its styles output is the sheet, its code output empty, so a bare import of it is linked
+    // by the page and maps like any module.
+    const sheet = stylesheetTarget(targets, dir, list);
+    if (sheet !== null) {
+      declare(newModule(pkg, subpath, dirOf(sheet), sheet), packageFile);
+      continue;
+    }
+    // Other targets that are not code (JSON, an image) publish no module. A code target
     // that is not there is still the module: invalid, saying what was looked at.
     const first = targets.find((target) => SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target));
     if (first === undefined) continue;
     const entry = joinRelative(dir, normalizeRelative(first)!);
     const module = newModule(pkg, subpath, dirOf(entry), entry);
-    if (!/\.[cm]?tsx?$/.test(first)) {
-      module.diagnostics.push(
-        manifestInvalid(packageFile, `${packageFile}: exports["${key}"] -> "${first}" names no source: it does not exist and maps to no TypeScript source (looked at ${found.looked.join(', ')}); point the "source" condition at the entry file, or set "outDir" and "rootDir" in the package's tsconfig.json`),
-      );
-    }
+    if (!/\.[cm]?tsx?$/.test(first)) module.diagnostics.push(manifestInvalid(packageFile, noSourceMessage(pkg, packageFile, key, first, found.looked, sources.tsconfigs(), sources.tsconfigProblems())));
     declare(module, packageFile);
+  }
+
+  // 1b. Without `exports`, a file a workspace module imports by deep specifier, resolved as Node
+  // resolves it (the file itself, or the source it maps back to); never inside node_modules.
+  for (const subpath of new Set(deepSubpaths)) {
+    if (!isSubpath(subpath) || DECLARATION_FILE.test(subpath) || subpath.split('/').includes('node_modules') || modules.some((m) => m.subpath === subpath)) continue;
+    const found = sources.find(`./${subpath}`, [`./${subpath}`], true);
+    if (found.entry !== null) declare(newModule(pkg, subpath, dirOf(found.entry), found.entry), packageFile);
   }
 
   // 2. `module.json` files under `core.modules`, and beside each exports target.
@@ -227,6 +250,41 @@ function packageModules(
   return modules.sort((a, b) => (a.subpath < b.subpath ? -1 : a.subpath > b.subpath ? 1 : 0));
 }
 
+/** The first `.css` target that is a file of the package, workspace-relative; null when none is. */
+function stylesheetTarget(targets: string[], dir: string, list: SourceReader['listDir']): string | null {
+  for (const target of targets) {
+    if (!STYLESHEET_FILE.test(target)) continue;
+    const relative = normalizeRelative(target);
+    if (relative === null || !isInside(relative)) continue;
+    const file = joinRelative(dir, relative);
+    const name = file.slice(file.lastIndexOf('/') + 1);
+    if (list(dirOf(file))?.entries.some((entry) => entry.name === name && !entry.directory)) return file;
+  }
+  return null;
+}
+
+/**
+ * A code target that names no source, said in the package's own words: the member it comes
+ * from (`exports["./x"]`, or `module`/`main` of a package without `exports`), the tsconfig read
+ * for `outDir`, and the fix that fits (README "Exports and sources").
+ */
+function noSourceMessage(pkg: PackageManifest, packageFile: string, key: string, target: string, looked: string[], tsconfigs: string[], problems: string[]): string {
+  const index = pkg.exports[key]?.indexOf(target) ?? -1;
+  const member = pkg.rootMembers !== null && key === '.' ? `"${pkg.rootMembers[index] ?? 'main'}"` : `exports["${key}"]`;
+  const where = `${member} -> "${target}" names no source: it does not exist and maps to no TypeScript source (looked at ${looked.join(', ')}${describeTsconfigs(tsconfigs, problems)})`;
+  // A config above the package (a monorepo root) is shared: the fix goes into the package's own.
+  const own = tsconfigs.find((file) => dirOf(file) === dirOf(packageFile));
+  const ownFile = joinRelative(dirOf(packageFile), 'tsconfig.json');
+  const outDir = own !== undefined
+    ? `set "outDir" and "rootDir" in ${own} so that it maps to the source`
+    : `add ${ownFile}${tsconfigs.length > 0 ? ` (extending ${relativeTo(dirOf(packageFile), tsconfigs[0]!)})` : ''} whose "outDir" and "rootDir" map it to the source`;
+  const fix = pkg.rootMembers !== null ? `${outDir}, or publish the source with "exports": {".": {"source": "./<entry>.ts", "default": "${target}"}}` : `${pkg.sourceKeys.includes(key) ? `point the "source" condition of exports["${key}"] at the entry file` : `add a "source" condition naming the entry file to exports["${key}"]`}, or ${outDir}`;
+  return `${packageFile}: ${where}; ${fix}`;
+}
+
+const describeTsconfigs = (tsconfigs: string[], problems: string[]): string =>
+  (tsconfigs.length === 0 ? '; no tsconfig.json applies to the package' : `; tsconfig read: ${tsconfigs.join(', ')}`) + problems.map((problem) => `; ${problem}`).join('');
+
 function newModule(pkg: PackageManifest, subpath: string, dir: string, entry: string | null): ModuleModel {
   return {
     specifier: moduleSpecifier(pkg.name, subpath),
@@ -260,25 +318,29 @@ function resolveBundler(pkg: PackageManifest, name: string): BundlerRef | null {
 }
 
 // Directories holding a module.json, depth first; node_modules and dot-directories are
-// skipped, and so is a directory with its own package.json: another package's modules.
+// skipped, and so is a directory with its own package.json: another package's modules. A loop
+// of its own, not recursion: a directory chain thousands deep would exhaust the stack.
 function findManifestDirs(start: string, list: SourceReader['listDir']): string[] {
   const found: string[] = [];
   const visited = new Set<string>();
-  const visit = (dir: string) => {
+  const pending = [start];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
     const listing = list(dir);
-    if (!listing) return;
+    if (!listing) continue;
     if (listing.id !== undefined) {
-      if (visited.has(listing.id)) return;
+      if (visited.has(listing.id)) continue;
       visited.add(listing.id);
     }
-    if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) return;
+    if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) continue;
     if (listing.entries.some((e) => e.name === 'module.json' && !e.directory)) found.push(dir);
-    for (const entry of listing.entries) {
+    // Reversed onto the stack, so they are taken in the listing's order, as a recursion would.
+    for (let index = listing.entries.length - 1; index >= 0; index -= 1) {
+      const entry = listing.entries[index]!;
       if (!entry.directory || isSkippedDirectory(entry.name)) continue;
-      visit(dir === '.' ? entry.name : `${dir}/${entry.name}`);
+      pending.push(dir === '.' ? entry.name : `${dir}/${entry.name}`);
     }
-  };
-  visit(start);
+  }
   return found;
 }
 

@@ -3,17 +3,22 @@
 // the source is found the way TypeScript maps sources to outputs (README "Exports and sources"):
 //   1. the target itself, when it is a source file that exists;
 //   2. a `.js`/`.mjs`/`.cjs`/`.d.ts` target beside its source (`index.js` -> `index.ts`);
-//   3. a target under the package tsconfig's `outDir` (or `declarationDir`), mapped to `rootDir`
-//      (when absent, `src/` if the package has one, else the package: tsc's common source directory);
+//   3. a target under the `outDir` (or `declarationDir`) of the tsconfig that builds the package,
+//      mapped to `rootDir` (when absent, `src/` if the package has one, else the package: tsc's
+//      common source directory); that tsconfig is the one `tsc -p` of `scripts.build` names, else
+//      the package's `tsconfig.build.json`, else the tsconfig tsc finds for the package: its own or
+//      the nearest above, as the builds find theirs (`findTsconfig`);
 //   4. when no target maps (a bundler's output such as rollup's `dist/lib.mjs`), the tsconfig
 //      `paths` entry for the public specifier (`"@floating-ui/dom": ["../dom/src/index.ts"]`).
+// A `*` pattern publishes what Node would resolve (README "Exports and sources"): every file
+// whose path the target's `*` can stand for, in any directory below, built or still a source.
 // Every file and directory looked at is read through the recording reader, so one that
 // appears later reads the workspace again.
 import type { SourceReader } from './read-workspace.js';
 import type { PackageManifest } from './package-manifest.js';
-import { dirOf, isInside, joinRelative, normalizeRelative, relativeTo } from './paths.js';
+import { dirOf, isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import { moduleSpecifier, ROOT_SUBPATH } from './specifiers.js';
-import { loadTsconfig, pathsTargets, type LoadedTsconfig } from './tsconfig.js';
+import { findTsconfig, loadTsconfig, pathsTargets, type LoadedTsconfig } from './tsconfig.js';
 
 const SOURCE_FILE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/;
 const DECLARATION_FILE = /\.d\.[cm]?ts$/;
@@ -34,10 +39,23 @@ export interface FoundSource {
 }
 
 export interface SourceFinder {
-  find(key: string, targets: string[]): FoundSource;
-  /** The modules of a `*` pattern: one per existing source file it matches. */
+  /** `asBuilt`: as Node resolves in the built package (a deep import of a package without `exports`). */
+  find(key: string, targets: string[], asBuilt?: boolean): FoundSource;
+  /** The modules of a `*` pattern key: one per subpath Node resolves through it to a file that is, or maps to, a source. */
   expandPattern(key: string, targets: string[]): { subpath: string; entry: string }[];
+  /** The tsconfig files whose `outDir`/`rootDir` and `paths` were read, for diagnostics; empty when none. */
+  tsconfigs(): string[];
+  /** What is wrong with them (JSON, a broken `extends`): the mapping cannot be trusted then. */
+  tsconfigProblems(): string[];
 }
+
+// What tsc writes for a source file: the output a target names.
+const OUTPUT_EXTENSIONS: readonly [RegExp, string][] = [
+  [/\.tsx?$/, '.js'],
+  [/\.mts$/, '.mjs'],
+  [/\.cts$/, '.cjs'],
+  [/\.jsx$/, '.js'],
+];
 
 export function createSourceFinder(pkg: PackageManifest, dir: string, read: SourceReader['readText'], list: SourceReader['listDir'], realPath: (path: string) => string | null = (path) => path): SourceFinder {
   // A file exists when its directory lists it: the listing's hash changes only when files come
@@ -46,47 +64,73 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
     const name = file.slice(file.lastIndexOf('/') + 1);
     return list(dirOf(file))?.entries.some((entry) => entry.name === name && !entry.directory) ?? false;
   };
-  let tsconfig: LoadedTsconfig | null | undefined;
-  const config = (): LoadedTsconfig | null => {
-    if (tsconfig !== undefined) return tsconfig;
-    const file = joinRelative(dir, 'tsconfig.json');
-    tsconfig = read(file) === null ? null : loadTsconfig(file, { read: (f) => read(f)?.text ?? null, resolvePackage: (specifier, from) => {
-          const file = resolvePackageFile(specifier, from, exists);
-          return file === null ? null : (realPath(file) ?? file);
-        } });
-    return tsconfig;
+  const load = (file: string): LoadedTsconfig =>
+    loadTsconfig(file, {
+      read: (f) => read(f)?.text ?? null,
+      resolvePackage: (specifier, from) => {
+        const found = resolvePackageFile(specifier, from, exists);
+        return found === null ? null : (realPath(found) ?? found);
+      },
+    });
+  let configs: { nearest: LoadedTsconfig | null; build: LoadedTsconfig | null } | undefined;
+  const config = () => {
+    if (configs) return configs;
+    // Each place is read (absent ones recorded as such), so a tsconfig that appears reads the workspace again.
+    const nearestFile = findTsconfig(dir, '.', (file) => read(file) !== null);
+    const nearest = nearestFile === null ? null : load(nearestFile);
+    const named = pkg.buildTsconfig === null ? null : normalizeRelative(pkg.buildTsconfig);
+    // The project the build script names wins, even when it is the nearest one (`tsc -p .`).
+    const namedFile = (named !== null && isInside(named) ? [joinRelative(dir, named), joinRelative(dir, `${named}/tsconfig.json`)] : []).find((file) => file.endsWith('.json') && read(file) !== null);
+    const buildFile = namedFile ?? [joinRelative(dir, 'tsconfig.build.json')].find((file) => read(file) !== null);
+    const build = buildFile === undefined ? null : buildFile === nearestFile ? nearest : load(buildFile);
+    configs = { nearest, build };
+    return configs;
+  };
+  // outDir and rootDir from the config that builds the package; paths from the one the builds use.
+  const dirsConfig = (): LoadedTsconfig | null => {
+    const { nearest, build } = config();
+    return [build, nearest].find((c) => c?.dirs.outDir || c?.dirs.declarationDir) ?? build ?? nearest;
   };
   const rootDir = (): string => {
-    const dirs = config()?.dirs;
+    const dirs = dirsConfig()?.dirs;
     if (dirs?.rootDir) return dirs.rootDir;
     const src = joinRelative(dir, 'src');
     return list(src) !== null ? src : dir;
   };
+  // Pairs of (output directory, source directory) a target may be mapped through.
+  const outputRoots = (): [string, string][] => {
+    const dirs = dirsConfig()?.dirs;
+    return [dirs?.outDir, dirs?.declarationDir].filter((d): d is string => Boolean(d)).map((out) => [out, rootDir()]);
+  };
 
   // The source files a target may stand for, in the order tried.
-  const candidates = (target: string): string[] => {
+  // `asBuilt`: only a source the build writes the target from (a deep import of a package
+  // without `exports` names what Node resolves in the built package): beside it only when no
+  // outDir is declared, since tsc then writes nothing beside its sources.
+  const candidates = (target: string, asBuilt = false): string[] => {
     const relative = normalizeRelative(target);
     if (relative === null || !isInside(relative)) return [];
     const file = joinRelative(dir, relative);
     const out: string[] = [];
-    if (SOURCE_FILE.test(file) && !DECLARATION_FILE.test(file)) out.push(file);
+    // A stylesheet stands for itself: a `*` pattern of sheets publishes each (README "Stylesheet modules").
+    if ((SOURCE_FILE.test(file) && !DECLARATION_FILE.test(file)) || file.endsWith('.css')) out.push(file);
     const mapping = TS_SOURCES.find(([pattern]) => pattern.test(file));
     if (!mapping) return out;
     const [pattern, extensions] = mapping;
     const stem = file.replace(pattern, '');
-    for (const extension of extensions) out.push(`${stem}${extension}`);
-    const dirs = config()?.dirs;
-    for (const outDir of [dirs?.outDir, dirs?.declarationDir]) {
-      if (!outDir) continue;
+    if (!asBuilt || outputRoots().length === 0) for (const extension of extensions) out.push(`${stem}${extension}`);
+    for (const [outDir, sourceDir] of outputRoots()) {
       const inside = relativeTo(outDir, stem);
       if (!isInside(inside)) continue;
-      for (const extension of extensions) out.push(joinRelative(rootDir(), `${inside}${extension}`));
+      for (const extension of extensions) out.push(joinRelative(sourceDir, `${inside}${extension}`));
     }
-    return [...new Set(out)];
+    // `a.d.js` is no output of `a.d.ts`: a declaration file is never an entry.
+    return [...new Set(out)].filter((file) => !DECLARATION_FILE.test(file));
   };
 
   const fromPaths = (specifier: string): string[] => {
-    const loaded = config();
+    const { nearest, build } = config();
+    const loaded = [nearest, build].find((c) => c?.pathsBase) ?? null;
     if (!loaded) return [];
     const out: string[] = [];
     for (const target of pathsTargets(loaded, specifier)) {
@@ -96,46 +140,128 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
     return out;
   };
 
-  return {
-    find(key, targets) {
-      const looked: string[] = [];
-      const specifier = moduleSpecifier(pkg.name, key === '.' ? ROOT_SUBPATH : key.slice(2));
-      const codeTargets = targets.filter((t) => SOURCE_FILE.test(t) || DECLARATION_FILE.test(t) || !/\.[a-z0-9]+$/i.test(t));
-      if (codeTargets.length === 0) return { entry: null, looked: [] };
-      for (const file of [...codeTargets.flatMap(candidates), ...fromPaths(specifier)]) {
-        if (looked.includes(file)) continue;
-        looked.push(file);
-        if (exists(file)) return { entry: file, looked };
+  const find = (key: string, targets: string[], asBuilt = false): FoundSource => {
+    const looked: string[] = [];
+    const specifier = moduleSpecifier(pkg.name, key === '.' ? ROOT_SUBPATH : key.slice(2));
+    const codeTargets = targets.filter((t) => SOURCE_FILE.test(t) || DECLARATION_FILE.test(t) || !/\.[a-z0-9]+$/i.test(t));
+    if (codeTargets.length === 0) return { entry: null, looked: [] };
+    for (const file of [...codeTargets.flatMap((target) => candidates(target, asBuilt)), ...fromPaths(specifier)]) {
+      if (looked.includes(file)) continue;
+      looked.push(file);
+      if (exists(file)) return { entry: file, looked };
+    }
+    return { entry: null, looked };
+  };
+
+  // Every file below a directory, relative to it; node_modules and dot-directories skipped.
+  const filesBelow = (start: string): string[] => {
+    const found: string[] = [];
+    // A directory linked below itself is walked once (`id`: the same for every path to it).
+    const visited = new Set<string>();
+    const visit = (current: string, prefix: string) => {
+      const listing = list(current);
+      if (!listing || (listing.id !== undefined && visited.has(listing.id))) return;
+      if (listing.id !== undefined) visited.add(listing.id);
+      for (const entry of listing.entries) {
+        if (entry.directory) {
+          if (!isSkippedDirectory(entry.name)) visit(joinRelative(current, entry.name), `${prefix}${entry.name}/`);
+        } else found.push(`${prefix}${entry.name}`);
       }
-      return { entry: null, looked };
-    },
+    };
+    visit(start, '');
+    return found;
+  };
+
+  // A stylesheet target stands for itself: a `*` pattern of sheets publishes each that exists
+  // (README "Stylesheet modules").
+  const existingSheet = (targets: string[]): string | null => {
+    for (const target of targets) {
+      const relative = target.endsWith('.css') ? normalizeRelative(target) : null;
+      if (relative !== null && isInside(relative) && exists(joinRelative(dir, relative))) return joinRelative(dir, relative);
+    }
+    return null;
+  };
+
+  return {
+    find,
     expandPattern(key, targets) {
       const [keyPrefix, keySuffix] = splitStar(key.slice(2));
+      const stars = new Set<string>();
+      const concrete = (star: string) => targets.filter((t) => t.includes('*')).map((t) => t.split('*').join(star));
       for (const target of targets) {
-        if (!target.includes('*')) continue;
-        // The directory part of the target before `*`, mapped like a file: `./dist/components/*.js`
-        // lists the sources under rootDir/components.
-        const [targetPrefix, targetSuffix] = splitStar(target);
-        const probe = candidates(`${targetPrefix}__core_star__${targetSuffix}`);
-        for (const candidate of probe) {
-          const [before, after] = candidate.split('__core_star__') as [string, string];
-          const listed = list(dirOf(`${before}x`));
-          if (!listed) continue;
-          const base = dirOf(`${before}x`);
-          const namePrefix = before.slice(base === '.' ? 0 : base.length + 1);
-          const found: { subpath: string; entry: string }[] = [];
-          for (const entry of listed.entries) {
-            if (entry.directory || !entry.name.startsWith(namePrefix) || !entry.name.endsWith(after) || DECLARATION_FILE.test(entry.name)) continue;
-            const star = entry.name.slice(namePrefix.length, entry.name.length - after.length);
-            if (star === '') continue;
-            found.push({ subpath: `${keyPrefix}${star}${keySuffix}`, entry: joinRelative(base, entry.name) });
+        const relative = normalizeRelative(target.replace(/\*/g, '__core_star__'));
+        if (relative === null || !isInside(relative) || target.split('*').length !== 2) continue;
+        // The package-relative path before and after `*`: `dist/components/` and `.js`.
+        const [before, after] = relative.split('__core_star__') as [string, string];
+        const base = dirOf(`${before}x`);
+        const take = (outputPath: string) => {
+          if (!outputPath.startsWith(before) || !outputPath.endsWith(after) || outputPath.length <= before.length + after.length) return;
+          const star = outputPath.slice(before.length, outputPath.length - after.length);
+          // Node refuses a `*` standing for `.`, `..` or `node_modules` segments.
+          if (star.split('/').some((segment) => segment === '' || segment === '.' || segment === '..' || segment === 'node_modules')) return;
+          stars.add(star);
+        };
+        // Built files, and sources beside their outputs (`a.ts` stands for `a.js`).
+        for (const file of filesBelow(joinRelative(dir, base))) {
+          const path = base === '.' ? file : `${base}/${file}`;
+          take(path);
+          const output = OUTPUT_EXTENSIONS.find(([pattern]) => pattern.test(path) && !DECLARATION_FILE.test(path));
+          if (output) take(path.replace(output[0], output[1]));
+        }
+        // Sources of outputs not built yet: the files under rootDir, as tsc would write them under outDir.
+        for (const [outDir, sourceDir] of outputRoots()) {
+          const outBase = joinRelative(dir, base);
+          const inside = relativeTo(outDir, outBase);
+          if (!isInside(inside)) continue;
+          const packageOut = relativeTo(dir, outDir);
+          for (const file of filesBelow(joinRelative(sourceDir, inside))) {
+            const output = OUTPUT_EXTENSIONS.find(([pattern]) => pattern.test(file) && !DECLARATION_FILE.test(file));
+            const written = output ? file.replace(output[0], output[1]) : file;
+            take(joinRelative(packageOut, joinRelative(inside, written)));
           }
-          if (found.length > 0) return found;
         }
       }
-      return [];
+      const found: { subpath: string; entry: string }[] = [];
+      for (const star of [...stars].sort()) {
+        const subpath = `${keyPrefix}${star}${keySuffix}`;
+        // The key Node picks for this subpath: only that key publishes it.
+        if (exportsKeyFor(pkg.exports, `./${subpath}`) !== key) continue;
+        const entry = find(`./${subpath}`, concrete(star).filter((t) => SOURCE_FILE.test(t) && !DECLARATION_FILE.test(t))).entry ?? existingSheet(concrete(star));
+        if (entry !== null) found.push({ subpath, entry });
+      }
+      return found;
+    },
+    tsconfigProblems() {
+      const { nearest, build } = config();
+      return [...new Set([build, nearest].flatMap((c) => c?.diagnostics.map((d) => d.message) ?? []))];
+    },
+    tsconfigs() {
+      const { nearest, build } = config();
+      return [...new Set([build?.file, nearest?.file].filter((f): f is string => typeof f === 'string'))];
     },
   };
+}
+
+/**
+ * The `exports` key Node matches a `./<subpath>` request with: the key itself, else the pattern
+ * whose part before `*` is longest (then the longer key), as Node's PATTERN_KEY_COMPARE orders them.
+ */
+export function exportsKeyFor(exports: Record<string, string[]>, request: string): string | null {
+  if (Object.hasOwn(exports, request) && !request.includes('*')) return request;
+  let best: string | null = null;
+  for (const key of Object.keys(exports)) {
+    const star = key.indexOf('*');
+    if (star === -1 || key.indexOf('*', star + 1) !== -1) continue;
+    const prefix = key.slice(0, star);
+    const suffix = key.slice(star + 1);
+    if (request.length < key.length || !request.startsWith(prefix) || !request.endsWith(suffix)) continue;
+    if (best === null) best = key;
+    else {
+      const bestStar = best.indexOf('*');
+      if (star > bestStar || (star === bestStar && key.length > best.length)) best = key;
+    }
+  }
+  return best;
 }
 
 function splitStar(text: string): [string, string] {
@@ -153,4 +279,3 @@ function resolvePackageFile(specifier: string, fromDir: string, exists: (file: s
     current = dirOf(current);
   }
 }
-

@@ -3,7 +3,7 @@
 // path, a package specifier resolved through node_modules, or an array). JSONC: comments and
 // trailing commas. Pure over a reader of workspace-relative files; a broken file is a diagnostic.
 import { manifestInvalid, type Diagnostic } from './diagnostics.js';
-import { parseJson, isObject } from './json.js';
+import { MAX_MANIFEST_DEPTH, parseJson, isObject } from './json.js';
 import { dirOf, joinRelative, normalizeRelative } from './paths.js';
 
 export interface TsconfigReader {
@@ -27,16 +27,25 @@ export interface LoadedTsconfig {
 
 const DIR_OPTIONS = ['outDir', 'rootDir', 'declarationDir', 'baseUrl'] as const;
 
-/** The nearest tsconfig.json from `dir` up to `stopAt` (both workspace-relative), or null. */
-export function findTsconfig(dir: string, stopAt: string, exists: (file: string) => boolean): string | null {
+/**
+ * Where tsc looks for the tsconfig.json of a directory, nearest first: the directory, then each
+ * one above up to `stopAt` (both workspace-relative). One rule for the builds (an input of each)
+ * and for mapping a package's outputs to its sources (README "Exports and sources").
+ */
+export function tsconfigPlaces(dir: string, stopAt = '.'): string[] {
+  const places: string[] = [];
   let current = normalizeRelative(dir) ?? '.';
   const stop = normalizeRelative(stopAt) ?? '.';
   for (;;) {
-    const file = joinRelative(current, 'tsconfig.json');
-    if (exists(file)) return file;
-    if (current === stop || current === '.') return null;
+    places.push(joinRelative(current, 'tsconfig.json'));
+    if (current === stop || current === '.') return places;
     current = dirOf(current);
   }
+}
+
+/** The nearest tsconfig.json from `dir` up to `stopAt` (both workspace-relative), or null. */
+export function findTsconfig(dir: string, stopAt: string, exists: (file: string) => boolean): string | null {
+  return tsconfigPlaces(dir, stopAt).find(exists) ?? null;
 }
 
 /** Removes comments and trailing commas outside strings, keeping every offset's line and column. */
@@ -80,6 +89,11 @@ export function loadTsconfig(file: string, reader: TsconfigReader): LoadedTsconf
   const visit = (current: string, from: string | null) => {
     if (loaded.files.includes(current)) {
       loaded.diagnostics.push(manifestInvalid(from ?? current, `${from ?? current}: "extends" leads back to ${current}, a loop`));
+      return;
+    }
+    // Each base is visited within the visit of the config extending it: a chain is bounded like a manifest's nesting.
+    if (loaded.files.length >= MAX_MANIFEST_DEPTH) {
+      loaded.diagnostics.push(manifestInvalid(from ?? current, `${from ?? current}: "extends" leads through more than ${MAX_MANIFEST_DEPTH} configs`));
       return;
     }
     const text = reader.read(current);

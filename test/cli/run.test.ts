@@ -112,7 +112,7 @@ describe('core run', function () {
       expect((await get(core.url, `/m/@acme/app@1.0.0/modules/main?${DEV}`)).status).to.equal(200);
       expect((await get(core.url, '/state')).status).to.equal(200);
       expect((await get(core.url, '/log')).status).to.equal(200);
-      expectError(await get(core.url, '/preview/'), { status: 404, code: 'OUTPUT_NOT_AVAILABLE', mentions: ['/preview/'] });
+      expectError(await get(core.url, '/preview/'), { status: 404, code: 'PREVIEW_NOT_LOADED', mentions: ['/preview/'] });
     } finally {
       expect((await core.stop()).code).to.equal(0);
     }

@@ -5,11 +5,12 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { distribute } from '../../src/dist/distribute.js';
 import type { DistributionManifest } from '../../src/dist/distribution-manifest.js';
 import { TEST_FIXTURES_DIR } from '../helpers/workspace.js';
-import { installedWorkspace } from './installed.js';
+import { installCore, installedWorkspace } from './installed.js';
+import { sharedStateWorkspace, SHOWN } from '../helpers/shared-workspace.js';
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.html': 'text/html' };
 
@@ -32,6 +33,30 @@ function staticServer(dir: string, page: string | null): Promise<http.Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
+const launchBrowser = () =>
+  chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+
+// A production page as README "Distribution: core dist" shows it: the stylesheets linked, the entry imported.
+const handWrittenPage = (manifest: DistributionManifest, sheets: string[], entry: string) => `<!doctype html>
+<html>
+  <head>
+    <script type="importmap">${JSON.stringify(manifest.importMap)}</script>
+    ${sheets.map((sheet) => `<link rel="stylesheet" href="./${sheet}">`).join('\n    ')}
+    <script type="module">import ${JSON.stringify(entry)};</script>
+  </head>
+  <body></body>
+</html>`;
+
+/** What went wrong on `page`: its uncaught errors and every answer of 400 or more. */
+function failuresOf(page: Page): string[] {
+  const failures: string[] = [];
+  page.on('pageerror', (error) => failures.push(error.message));
+  page.on('response', (response) => {
+    if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+  });
+  return failures;
+}
+
 describe('core dist output in a browser', () => {
   let browser: Browser;
   let server: http.Server;
@@ -42,21 +67,8 @@ describe('core dist output in a browser', () => {
     const out = path.join(root, 'dist');
     ({ manifest } = await distribute({ root, out }));
     const styles = manifest.outputs.filter((output) => output.kind === 'styles' && output.module === '@acme/app/main');
-    // A production page as README "Distribution: core dist" shows it: the stylesheet linked, the entry imported.
-    const page = `<!doctype html>
-<html>
-  <head>
-    <script type="importmap">${JSON.stringify(manifest.importMap)}</script>
-    ${styles.map((output) => `<link rel="stylesheet" href="./${output.path}">`).join('\n    ')}
-    <script type="module">import '@acme/app/main';</script>
-  </head>
-  <body></body>
-</html>`;
-    server = await staticServer(out, page);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    server = await staticServer(out, handWrittenPage(manifest, styles.map((output) => output.path), '@acme/app/main'));
+    browser = await launchBrowser();
   });
 
   after(async () => {
@@ -67,11 +79,7 @@ describe('core dist output in a browser', () => {
 
   it('renders acme-probe with the formatted number, its stylesheet colour and its logo', async () => {
     const page = await browser.newPage();
-    const failures: string[] = [];
-    page.on('pageerror', (error) => failures.push(error.message));
-    page.on('response', (response) => {
-      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
-    });
+    const failures = failuresOf(page);
     const { port } = server.address() as { port: number };
     await page.goto(`http://127.0.0.1:${port}/`);
     await page.waitForSelector('acme-probe .core-probe-text');
@@ -97,10 +105,7 @@ describe('the page core dist writes, from a plain static server', () => {
     expect(result.page).to.deep.equal({ written: true, path: 'index.html', entry: '@acme/app/main' });
     expect(result.manifest.page).to.deep.equal({ path: 'index.html', entry: '@acme/app/main' });
     server = await staticServer(out, null);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
@@ -109,13 +114,9 @@ describe('the page core dist writes, from a plain static server', () => {
 
   it('renders the preview entry with its stylesheet and asset, asking nothing of any other origin', async () => {
     const page = await browser.newPage();
-    const failures: string[] = [];
+    const failures = failuresOf(page);
     const requested: string[] = [];
-    page.on('pageerror', (error) => failures.push(error.message));
     page.on('request', (request) => requested.push(request.url()));
-    page.on('response', (response) => {
-      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
-    });
     const { port } = server.address() as { port: number };
     const origin = `http://127.0.0.1:${port}`;
     await page.goto(`${origin}/`);
@@ -148,5 +149,44 @@ describe('the page core dist writes, from a plain static server', () => {
     const none = await distribute({ root, out: ours });
     expect(none.page).to.deep.equal({ written: false, reason: 'the preview entry @acme/app/absent is not a public module of the workspace' });
     expect(fs.existsSync(path.join(ours, 'index.html'))).to.equal(false);
+  });
+});
+
+describe('core dist output of shared files in a browser', () => {
+  let browser: Browser;
+  let server: http.Server;
+  let manifest: DistributionManifest;
+
+  before(async () => {
+    const root = installCore(sharedStateWorkspace());
+    const out = path.join(root, 'dist');
+    // Seven modules in seven jobs: the modules that share a file are built apart, and still import it once.
+    ({ manifest } = await distribute({ root, out, parallelism: 7 }));
+    server = await staticServer(out, handWrittenPage(manifest, [], '@r/app/main.js'));
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (server) await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('shows one registry, one Symbol and one class, each shared file written and mapped once', async () => {
+    expect(manifest.invalid).to.deep.equal([]);
+    expect(manifest.importMap.imports['@r/lib/.shared/src/registry.ts']).to.equal('./@r/lib@1.0.0/modules/.shared/src/registry.ts.js');
+    expect(manifest.outputs.filter((output) => output.path.includes('/.shared/')).map((output) => output.path)).to.deep.equal([
+      '@r/lib@1.0.0/modules/.shared/src/base.ts.js',
+      '@r/lib@1.0.0/modules/.shared/src/registry.ts.js',
+      '@r/lib@1.0.0/modules/.shared/src/token.ts.js',
+    ]);
+    const page = await browser.newPage();
+    const failures = failuresOf(page);
+    const { port } = server.address() as { port: number };
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForSelector('#seed');
+    const shown = await page.evaluate(() => Object.fromEntries(['registry', 'symbol', 'instance'].map((id) => [id, document.getElementById(id)?.textContent])));
+    expect(shown).to.deep.equal(SHOWN);
+    expect(failures).to.deep.equal([]);
+    await page.close();
   });
 });

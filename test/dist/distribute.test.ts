@@ -132,6 +132,23 @@ describe('distribute', () => {
     expect(listFiles(out)).to.deep.equal(['core-distribution.json']);
   });
 
+  it('writes the file a deep import of a package without exports names as a module, and one it imports deeply in turn', async () => {
+    const root = installedWorkspace({
+      'core.json': JSON.stringify({ packages: ['app', 'open', 'other'] }),
+      'app/package.json': JSON.stringify({ name: '@t/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { '@t/open': '*' } }),
+      'app/main/index.ts': "import { filled } from '@t/open/button/filled-button.js';\nexport const app = filled;\n",
+      'open/package.json': JSON.stringify({ name: '@t/open', version: '1.0.0', main: 'index.js', dependencies: { '@t/other': '*' } }),
+      'open/index.ts': 'export const root = 1;\n',
+      'open/button/filled-button.ts': "import { ripple } from '@t/other/ripple.js';\nexport const filled = `filled-${ripple}`;\n",
+      'other/package.json': JSON.stringify({ name: '@t/other', version: '1.0.0' }),
+      'other/ripple.js': "export const ripple = 'ripple';\n",
+    });
+    const result = await distribute({ root, out: path.join(root, 'out') });
+    expect(result.invalid.map((i) => [i.module.specifier, i.diagnostics.map((d) => d.message)])).to.deep.equal([]);
+    expect(Object.keys(result.manifest.importMap.imports)).to.deep.equal(['@t/app/main', '@t/open', '@t/open/button/filled-button.js', '@t/other/ripple.js']);
+    expect(fs.readFileSync(path.join(root, 'out/@t/open@1.0.0/modules/button/filled-button.js.js'), 'utf8')).to.include('@t/other/ripple.js');
+  });
+
   it('reports a broken package.json as a workspace problem and still writes the other packages', async () => {
     const root = installedWorkspace({
       'core.json': JSON.stringify({ packages: ['good', 'bad'] }),

@@ -26,7 +26,7 @@ describe('the dashboard addresses', function () {
     expect(answer.headers['content-type']).to.match(/^text\/html/);
     expect(answer.headers['content-security-policy']).to.match(/^default-src 'self'/);
     expect(answer.headers['access-control-allow-origin']).to.equal(undefined);
-    expect(answer.text).to.include('<core-dashboard>');
+    expect(answer.text).to.include('<core-dashboard data-preview="/preview/">');
     const script = /src="(\/dashboard\/dashboard\.js\?v=[^"]+)"/.exec(answer.text)?.[1];
     const style = /href="(\/dashboard\/dashboard\.css\?v=[^"]+)"/.exec(answer.text)?.[1];
     expect(script, 'the page names its script').to.be.a('string');

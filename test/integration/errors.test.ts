@@ -392,6 +392,14 @@ describe('HTTP errors (README "Error codes")', function () {
       }
     });
 
+    it('answers CONNECT (which Node never hands to the request listener) with the same JSON refusal', async function () {
+      const answer = await rawRequest(basic.port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+      const text = answer.body;
+      expectError({ status: answer.status, headers: answer.headers, text, json: () => JSON.parse(text) } as never, { status: 405, code: 'METHOD_NOT_ALLOWED', mentions: ['CONNECT'] });
+      expect(answer.headers.allow).to.equal('GET, HEAD');
+      expect((await basic.get('/state')).status).to.equal(200);
+    });
+
     it('answers HEAD like GET, without a body', async function () {
       const address = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
       const [head, get] = [await basic.get(address, {}, 'HEAD'), await basic.get(address)];

@@ -92,6 +92,15 @@ describe('the preview (development extension)', function () {
       ]);
     });
 
+    it('lists in loads what the page loads: the entry and what it imports, not a module of its package it never imports', async function () {
+      const preview = await entryJson(service, '', true);
+      // templates (and lit, which only templates imports) are listed and mapped, but never loaded.
+      expect(preview.loads).to.deep.equal(['@acme/app/main', '@acme/lib/format']);
+      const page = (await service.get('/preview/')).text;
+      const preloads = [...page.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((match) => match[1]!.replace(/&amp;/g, '&'));
+      expect(preloads).to.deep.equal([preview.imports['@acme/app/main'], preview.imports['@acme/lib/format']]);
+    });
+
     it('gives every listed module an address that answers', async function () {
       const preview = await entryJson(service);
       for (const module of preview.modules) {
@@ -250,9 +259,10 @@ describe('the preview (development extension)', function () {
         expect(bare.extensions).to.deep.equal([]);
         expect((await bare.get(`/m/@acme/app@1.0.0/modules/main?${DEV}`)).status).to.equal(200);
         expect((await bare.get('/state')).status).to.equal(200);
-        for (const address of ['/preview/', '/preview/entry.json', '/u/runtime.js']) {
-          expectError(await bare.get(address), { status: 404, code: 'OUTPUT_NOT_AVAILABLE', mentions: [address] });
+        for (const address of ['/preview/', '/preview/entry.json']) {
+          expectError(await bare.get(address), { status: 404, code: 'PREVIEW_NOT_LOADED', mentions: [address] });
         }
+        expectError(await bare.get('/u/runtime.js'), { status: 404, code: 'OUTPUT_NOT_AVAILABLE', mentions: ['/u/runtime.js'] });
       } finally {
         await bare.close();
       }

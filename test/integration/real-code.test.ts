@@ -10,6 +10,8 @@ import type { Browser } from 'playwright-core';
 import { openPreview, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait-for.js';
+import type { ServiceOptions } from '../../src/service.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
@@ -287,10 +289,45 @@ describe("esbuild's warnings", function () {
     try {
       const [module] = (await service.report()).modules;
       expect(module!.status).to.equal('valid');
-      expect(module!.warnings?.map((w) => [w.kind, w.file])).to.deep.equal([['BUNDLE_WARNING', 'packages/app/main/styles.css']]);
+      expect(module!.warnings?.map((w) => [w.kind, w.file])).to.deep.equal([['CSS_SYNTAX', 'packages/app/main/styles.css']]);
+      expect(module!.warnings![0]!.frame).to.equal('1 | .app { color: teal;\n  |      ^ The unbalanced "{" is here:\n2 | \n  | ^');
       expect(module!.warnings![0]!.line).to.be.a('number');
     } finally {
       await service.close();
+    }
+  });
+});
+
+describe("a stylesheet's warning once the stylesheet is fixed", function () {
+  it('is gone from /state, /preview/entry.json and, after a restart, from the build cache', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/index.ts': "import './styles.css';\nexport const x = 1;\n",
+      'packages/app/main/styles.css': '.app { color: teal; }\n',
+    });
+    const cache = tempWorkspace();
+    const options: ServiceOptions = { cache, effectDeps: (deps) => ({ ...deps, persistDelayMs: 20 }) };
+    const warningsNow = async (service: Awaited<ReturnType<typeof serve>>) => ({
+      state: (await service.report()).modules[0]!.warnings?.map((warning) => warning.kind),
+      preview: (JSON.parse((await service.get('/preview/entry.json')).text) as { warnings?: { kind: string }[] }).warnings?.map((warning) => warning.kind),
+    });
+    const first = await serve(root, options);
+    try {
+      // Broken, the module is built whole again; fixed, its stylesheet alone.
+      fs.writeFileSync(path.join(root, 'packages/app/main/styles.css'), '.app { color: teal;\n');
+      expect(await warningsNow(first)).to.deep.equal({ state: ['CSS_SYNTAX'], preview: ['CSS_SYNTAX'] });
+      fs.writeFileSync(path.join(root, 'packages/app/main/styles.css'), '.app { color: teal; }\n');
+      expect(await warningsNow(first)).to.deep.equal({ state: undefined, preview: undefined });
+      await waitFor(() => !fs.readFileSync(path.join(cache, 'builds.json'), 'utf8').includes('CSS_SYNTAX'), { what: 'the fixed build in the cache' });
+    } finally {
+      await first.close();
+    }
+    const second = await serve(root, options);
+    try {
+      expect(await warningsNow(second)).to.deep.equal({ state: undefined, preview: undefined });
+    } finally {
+      await second.close();
     }
   });
 });
@@ -369,7 +406,7 @@ describe('a broken manifest in the preview', function () {
 });
 
 describe('a helper bundled into several modules', function () {
-  it('is a warning on each of them, naming the others, and they stay valid', async function () {
+  it('is imported once by each when they reach it by a relative path, and no warning is left', async function () {
     const root = tempWorkspace({
       'core.json': json({ packages: ['packages/ui'] }),
       'packages/ui/package.json': json({ name: '@kit/ui', version: '1.0.0', exports: { './a': './a.ts', './b': './b.ts', './c': './c.ts' } }),
@@ -381,13 +418,36 @@ describe('a helper bundled into several modules', function () {
     const service = await serve(root);
     try {
       const report = await service.report();
+      expect(report.modules.map((m) => [m.specifier, m.status, m.warnings ?? []])).to.deep.equal([
+        ['@kit/ui/a', 'valid', []],
+        ['@kit/ui/b', 'valid', []],
+        ['@kit/ui/c', 'valid', []],
+      ]);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('is a warning on each of them, naming the others and why, when they reach it through a tsconfig "paths" mapping, and they stay valid', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/ui'] }),
+      'packages/ui/package.json': json({ name: '@kit/ui', version: '1.0.0', exports: { './a': './a.ts', './b': './b.ts', './c': './c.ts' } }),
+      'packages/ui/tsconfig.json': json({ compilerOptions: { paths: { '#base': ['./base.ts'] } } }),
+      'packages/ui/base.ts': 'export class Base {}\n',
+      'packages/ui/a.ts': "import { Base } from '#base';\nexport class A extends Base {}\n",
+      'packages/ui/b.ts': "import { Base } from '#base';\nexport class B extends Base {}\n",
+      'packages/ui/c.ts': 'export const c = 1;\n',
+    });
+    const service = await serve(root);
+    try {
+      const report = await service.report();
       const warned = report.modules.map((m) => [m.specifier, m.status, (m.warnings ?? []).map((w) => [w.kind, w.file])]);
       expect(warned).to.deep.equal([
         ['@kit/ui/a', 'valid', [['HELPER_SHARED', 'packages/ui/base.ts']]],
         ['@kit/ui/b', 'valid', [['HELPER_SHARED', 'packages/ui/base.ts']]],
         ['@kit/ui/c', 'valid', []],
       ]);
-      expect(report.modules[0]!.warnings![0]!.message).to.include('bundled into 2 modules (@kit/ui/a, @kit/ui/b)');
+      expect(report.modules[0]!.warnings![0]!.message).to.include('bundled into 2 modules (@kit/ui/a, @kit/ui/b)').and.include('tsconfig "paths"');
     } finally {
       await service.close();
     }

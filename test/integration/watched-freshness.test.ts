@@ -104,4 +104,23 @@ describe('the check before answering, with the watcher’s proof', function () {
     expect(answer.status).to.equal(200);
     expect(answer.text).to.include('EXTRA_MARKER');
   });
+
+  it('answers every save through a hard link made inside the workspace after the file was read', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const { root, service } = await walkedService({ unheard: true });
+    // Confirmed after the walk: from now on the watcher vouches for the file while its directory is silent.
+    expect((await service.get(FORMAT)).status).to.equal(200);
+    const original = fs.readFileSync(path.join(root, PAD), 'utf8');
+    const inside = path.join(root, 'packages/lib/pad-link.ts');
+    fs.linkSync(path.join(root, PAD), inside);
+    fs.writeFileSync(inside, original.replace('LIB_PAD_MARKER', 'LIB_PAD_LINK_1'));
+    const first = await service.get(FORMAT);
+    expect(first.status).to.equal(200);
+    expect(first.text).to.include('LIB_PAD_LINK_1');
+    // A file with other links is looked at by every check, never taken on the watcher's word.
+    expect((await service.get(FORMAT)).status).to.equal(200);
+    fs.writeFileSync(inside, original.replace('LIB_PAD_MARKER', 'LIB_PAD_LINK_2'));
+    const second = await service.get(FORMAT);
+    expect(second.text).to.include('LIB_PAD_LINK_2');
+  });
 });

@@ -18,7 +18,7 @@ import { DEV, fixtureWorkspace, PROD } from '../helpers/fixtures.js';
 import { get, type Answer } from '../helpers/http.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { defects, freshReport, moduleOf, outline, parseNdjson, stateOf, type Served } from './support.js';
+import { defects, freshReport, moduleOf, outline, parseNdjson, stateOf, withSortedDiagnostics, type Served } from './support.js';
 import { NOBODY, nobodyCannotRun } from '../helpers/nobody.js';
 
 const EVERY_MODULE = ['@acme/app/main', '@acme/app/templates', '@acme/lib/format', '@acme/lib/server', '@acme/lib/widgets/badge'];
@@ -257,14 +257,13 @@ describe('faults while serving', function () {
 
     /**
      * The live report equals the one of a fresh service (with the same permissions) on the same
-     * tree; in outline, since esbuild places "Cannot read file" at the import in a first build
-     * and sometimes nowhere in an incremental one.
+     * tree, each diagnostic with its message, line and column ("Cannot read file" at the import).
      */
     async function expectLikeFresh(what: string): Promise<Report> {
       const now = await report(live.url);
       const fresh = await launch();
       try {
-        expect(outline(now), `${what}: /state against a fresh service`).to.deep.equal(outline(await report(fresh.url)));
+        expect(withSortedDiagnostics(now), `${what}: /state against a fresh service`).to.deep.equal(withSortedDiagnostics(await report(fresh.url)));
         await askEverything(fresh.url);
       } finally {
         await stop(fresh.child);

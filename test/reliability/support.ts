@@ -65,3 +65,12 @@ export const outline = (report: Report) => ({
   diagnostics: report.diagnostics,
   modules: report.modules.map((m) => ({ ...m, diagnostics: [...new Set(m.diagnostics.map((d) => (d.kind === 'BUNDLE_ERROR' ? `${d.kind} ${d.file}` : JSON.stringify(d))))].sort() })),
 });
+
+/**
+ * A report with each module's diagnostics as a sorted set, each whole (message, file, line and
+ * column): a failed build reports what a first build of the module says, whatever was built before.
+ */
+export const withSortedDiagnostics = (report: Report) => ({
+  diagnostics: report.diagnostics,
+  modules: report.modules.map((m) => ({ ...m, diagnostics: [...new Set(m.diagnostics.map((d) => JSON.stringify(d)))].sort() })),
+});

@@ -39,6 +39,23 @@ describe('createEventLog', () => {
     expect(seqs(log.events(95))).to.deep.equal([96, 97, 98, 99, 100]);
   });
 
+  it('keeps no more than its bytes of JSON, measured after the turn: the newest events, at least the last', async () => {
+    const events$ = new Subject<CoreEvent>();
+    const big = (seq: number): CoreEvent => ({ type: 'effect.failed', effect: 'x'.repeat(1000), message: '', failures: 1, retryInMs: 0, seq, time: TIME });
+    const size = JSON.stringify(big(10)).length;
+    const log = createEventLog(events$, 100, 5 * size);
+    for (let seq = 1; seq <= 20; seq += 1) events$.next(big(seq));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seqs(log.events())).to.deep.equal([16, 17, 18, 19, 20]);
+    const huge = createEventLog(events$, 100, 10);
+    events$.next(big(21));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seqs(huge.events())).to.deep.equal([21]);
+    expect(seqs(log.events())).to.deep.equal([17, 18, 19, 20, 21]);
+    log.close();
+    huge.close();
+  });
+
   it('answers a copy that later events do not change', () => {
     const events$ = new Subject<CoreEvent>();
     const log = createEventLog(events$, 3);

@@ -1,7 +1,7 @@
 // The pure reducer: every event type, folded from hand-written facts.
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
-import { fingerprintOf, isBuildable, reduceAll, reducer } from '../../src/store/reducer.js';
+import { DEEP_IMPORTS_KEPT, fingerprintOf, isBuildable, reduceAll, reducer } from '../../src/store/reducer.js';
 import { initialState } from '../../src/store/state.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
 import { fold, moduleModel, stamp, started, startedBuild, succeeded, TIME, workspaceModel } from '../helpers/models.js';
@@ -231,6 +231,46 @@ describe('reducer', () => {
         build: null,
         last: { build: 1, outputs: { code: { hash: 'code-1', size: 10 }, styles: null }, errors: [], imports: [{ specifier: 'lit', file: 'app/one/index.ts' }], inputs: { 'app/one/index.ts': 'e1' } },
       });
+    });
+
+    it('wants a deep import of a workspace package without exports read as a module, once; not one of a package with exports', () => {
+      const workspace = workspaceModel([one], { packages: [
+        { name: '@t/app', version: '1.0.0', dir: 'app', dependencies: {} },
+        { name: '@t/open', version: '1.0.0', dir: 'open', dependencies: {}, withoutExports: true },
+        { name: '@t/closed', version: '1.0.0', dir: 'closed', dependencies: {} },
+      ] });
+      const imports = ['@t/open/button/filled-button.js', '@t/open', '@t/closed/x.js', 'lit/decorators.js', '@t/open/button/filled-button.js'].map((specifier) => ({ specifier, file: 'app/one/index.ts' }));
+      const state = fold([started, { type: 'workspace.read', workspace }, startedBuild(1, DEV, [{ module: one, generation: 1 }]), succeeded(1, one, DEV, 'e1', { imports })]);
+      expect(state.deepImports).to.deep.equal(['@t/open/button/filled-button.js']);
+      expect(state.workspaceStale).to.equal(true);
+      const read = fold([{ type: 'workspace.read', workspace }], state);
+      expect(read.workspaceStale).to.equal(false);
+      expect(fold([startedBuild(2, DEV, [{ module: one, generation: 1 }]), succeeded(2, one, DEV, 'e1', { imports })], fold([changed({ 'app/one/index.ts': 'e2' })], read)).workspaceStale).to.equal(false);
+    });
+
+    it('wants a file of a package without exports asked for by address, up to DEEP_IMPORTS_KEPT of them', () => {
+      const workspace = workspaceModel([one], { packages: [
+        { name: '@t/app', version: '1.0.0', dir: 'app', dependencies: {} },
+        { name: '@t/open', version: '1.0.0', dir: 'open', dependencies: {}, withoutExports: true },
+      ] });
+      const asked = fold([started, { type: 'workspace.read', workspace }, { type: 'output.requested', module: '@t/open/y.js', variant: DEV }]);
+      expect(asked.deepImports).to.deep.equal(['@t/open/y.js']);
+      expect(asked.workspaceStale).to.equal(true);
+      const full = { ...fold([started, { type: 'workspace.read', workspace }]), deepImports: Array.from({ length: DEEP_IMPORTS_KEPT }, (_, i) => `@t/open/${i}.js`) };
+      const after = fold([{ type: 'output.requested', module: '@t/open/y.js', variant: DEV }], full);
+      expect(after.deepImports).to.have.length(DEEP_IMPORTS_KEPT);
+      expect(after.workspaceStale).to.equal(false);
+    });
+
+    it('keeps a deep import whose module a restored model already has, for the next read, without reading again', () => {
+      const deep = moduleModel('deep');
+      const workspace = workspaceModel([one, { ...deep, specifier: '@t/open/x.js', package: '@t/open' }], { packages: [
+        { name: '@t/app', version: '1.0.0', dir: 'app', dependencies: {} },
+        { name: '@t/open', version: '1.0.0', dir: 'open', dependencies: {}, withoutExports: true },
+      ] });
+      const restored = fold([started, { type: 'workspace.read', workspace, restored: true }, { type: 'cache.restored', dir: '.core/cache', builds: [{ module: one.specifier, variant: DEV, outputs: { code: { hash: 'code-1', size: 10 }, styles: null }, imports: [{ specifier: '@t/open/x.js', file: 'app/one/index.ts' }], inputs: { 'app/one/index.ts': 'e1' } }] }]);
+      expect(restored.deepImports).to.deep.equal(['@t/open/x.js']);
+      expect(restored.workspaceStale).to.equal(false);
     });
 
     it('drops a stale result: one of a build the variant no longer waits for', () => {

@@ -10,6 +10,8 @@ import type { EffectDeps } from '../../src/service.js';
 import type { BuildJob } from '../../src/streams/build-runner.js';
 import { createBuildRunner } from '../../src/streams/build-runner.js';
 import { createFileHashes } from '../../src/streams/file-hashes.js';
+import { UNVERIFIED } from '../../src/store/events.js';
+import { coarseStat } from '../helpers/coarse-stat.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { moduleModel } from '../helpers/models.js';
 import { serve } from '../helpers/service.js';
@@ -41,6 +43,26 @@ describe('createBuildRunner', () => {
     };
     await firstValueFrom(run(job));
     expect(hints).to.deep.equal([{ inputs: ['app/main/index.ts', 'app/main/theme.css'], changed: ['app/main/theme.css'], code: 'CODE-OF-BUILD-1' }]);
+  });
+
+  it('marks unverified an input first read by the build whose whole-second mtime falls within a second before the build began', async () => {
+    const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
+    const second = new Date('2020-01-01T00:00:00.000Z');
+    // Saved at second + 0.7 s, during a build that began at second + 0.5 s: the file system says second.
+    fs.utimesSync(path.join(root, 'app/main/index.ts'), second, second);
+    const bundler: Bundler = {
+      bundle: async (targets) => targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: ['app/main/index.ts'], imports: [], errors: [] })),
+      rebuild: async () => {
+        throw new Error('not asked');
+      },
+      dispose: async () => {},
+    };
+    const clock = () => second.getTime() + 500;
+    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes: createFileHashes(root, clock, { stat: coarseStat }), now: clock });
+    const job: BuildJob = { build: 1, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: 1, previousInputs: null }] };
+    const [fact] = await firstValueFrom(run(job));
+    expect(fact).to.deep.include({ type: 'build.succeeded' });
+    expect((fact as { inputs: Record<string, string> }).inputs['app/main/index.ts']).to.equal(UNVERIFIED);
   });
 
   it('calls a loaded bundler in the turn the job is subscribed in', async () => {

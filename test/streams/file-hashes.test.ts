@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { createFileHashes, nextWatchSequence, RACY_MS } from '../../src/streams/file-hashes.js';
+import { COARSE_TIMESTAMP_MS, createFileHashes, createGranularity, nextWatchSequence, RACY_MS } from '../../src/streams/file-hashes.js';
+import { coarseStat } from '../helpers/coarse-stat.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const MTIME = new Date('2020-01-01T00:00:00.000Z');
@@ -172,6 +173,66 @@ describe('createFileHashes', () => {
       // A different size is seen from the stat alone.
       writeAtMtime(file, 'bbbb');
       expect(hashes.hash('a.ts')).to.equal(contentHash('bbbb'));
+    });
+  });
+
+  describe('on a file system of whole seconds', () => {
+    // Two saves of the same size within one second: the stat after the second is the stat after the first.
+    const S = MTIME.getTime();
+
+    it('reads again a file hashed within a second of its change, so the second save is seen', () => {
+      const root = tempWorkspace();
+      const file = path.join(root, 'a.ts');
+      const hashes = createFileHashes(root, () => S + 300, { stat: coarseStat });
+      writeAtMtime(file, 'aaa');
+      expect(hashes.hash('a.ts')).to.equal(contentHash('aaa'));
+      writeAtMtime(file, 'bbb');
+      expect(hashes.hash('a.ts')).to.equal(contentHash('bbb'));
+      expect(hashes.granularityMs()).to.equal(COARSE_TIMESTAMP_MS);
+    });
+
+    it('lets a restart adopt no hash taken within a second of the file\'s change', () => {
+      const root = tempWorkspace();
+      const file = path.join(root, 'a.ts');
+      writeAtMtime(file, 'aaa');
+      const before = createFileHashes(root, () => S + 300, { stat: coarseStat });
+      before.hash('a.ts');
+      const signature = before.signature('a.ts')!;
+      writeAtMtime(file, 'bbb');
+      const restarted = createFileHashes(root, () => S + 60_000, { stat: coarseStat });
+      expect(restarted.adopt('a.ts', signature)).to.equal(false);
+      expect(restarted.hash('a.ts')).to.equal(contentHash('bbb'));
+      // Hashed more than a second after its change: adopted as before.
+      const settled = createFileHashes(root, () => S + COARSE_TIMESTAMP_MS + RACY_MS + 1, { stat: coarseStat });
+      settled.hash('a.ts');
+      expect(createFileHashes(root, Date.now, { stat: coarseStat }).adopt('a.ts', settled.signature('a.ts')!)).to.equal(true);
+    });
+
+    it('reads a file of several names at every stamp, and lets no restart adopt its hash', () => {
+      const root = tempWorkspace();
+      const file = path.join(root, 'a.ts');
+      writeAtMtime(file, 'aaa');
+      fs.linkSync(file, path.join(root, 'b.ts'));
+      // Long after the change: a stat of one name alone would be trusted.
+      const hashes = createFileHashes(root, () => S + 60_000, { stat: coarseStat });
+      expect(hashes.hash('a.ts')).to.equal(contentHash('aaa'));
+      const signature = hashes.signature('a.ts')!;
+      writeAtMtime(path.join(root, 'b.ts'), 'bbb');
+      expect(hashes.hash('a.ts')).to.equal(contentHash('bbb'));
+      expect(createFileHashes(root, () => S + 60_000, { stat: coarseStat }).adopt('a.ts', signature)).to.equal(false);
+    });
+
+    it('takes the granularity from the ctimes seen on each device, or as given', () => {
+      const stats = (dev: number, ctimeMs: number) => ({ dev, ctimeMs, mtimeMs: ctimeMs }) as fs.Stats;
+      const observed = createGranularity();
+      expect(observed(stats(1, 5000))).to.equal(COARSE_TIMESTAMP_MS);
+      expect(observed(stats(1, 5000.25))).to.equal(0);
+      expect(observed(stats(1, 6000)), 'a device seen fine stays fine').to.equal(0);
+      expect(observed(stats(2, 6000))).to.equal(COARSE_TIMESTAMP_MS);
+      expect(createGranularity(1000)(stats(1, 5000.25))).to.equal(1000);
+      const given = createFileHashes(tempWorkspace({ 'a.ts': 'a' }), Date.now, { granularityMs: 2000 });
+      given.hash('a.ts');
+      expect(given.granularityMs()).to.equal(2000);
     });
   });
 

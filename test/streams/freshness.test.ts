@@ -29,6 +29,7 @@ function fakeHashes(disk: Record<string, string | null>): FileHashes & { asked: 
     signature: () => null,
     adopt: () => false,
     confirmed: () => undefined,
+    granularityMs: () => 0,
   };
 }
 
@@ -221,7 +222,7 @@ describe('createFreshnessCheck', () => {
 
   it('answers its callers even when hashing fails', async () => {
     const passes: (() => void)[] = [];
-    const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0 }), readText: () => null, listDir: () => null, leaves: () => false, realPath: (path: string) => path, signature: () => null, adopt: () => false, confirmed: () => undefined };
+    const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0 }), readText: () => null, listDir: () => null, leaves: () => false, realPath: (path: string) => path, signature: () => null, adopt: () => false, confirmed: () => undefined, granularityMs: () => 0 };
     const check = createFreshnessCheck({ hashes: broken, getState: state, dispatch: () => {}, schedule: (run) => void passes.push(run) });
     const call = check.check({ kind: 'workspace' });
     expect(() => passes[0]!()).to.throw('EIO');

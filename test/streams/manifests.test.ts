@@ -18,9 +18,11 @@ function harness(input$: Observable<Fact>, models: WorkspaceModel[], restoreBuil
   const store = createStore({ now: () => new Date(0) });
   store.dispatch(started);
   const reads: WorkspaceModel[] = [];
-  const readWorkspace = () => {
+  const deepImports: (readonly string[])[] = [];
+  const readWorkspace = (deep: readonly string[]) => {
     const next = models[Math.min(reads.length, models.length - 1)]!;
     reads.push(next);
+    deepImports.push([...deep]);
     return next;
   };
   // Replayed: the first read happens at frame 0, before expectObservable subscribes.
@@ -31,7 +33,7 @@ function harness(input$: Observable<Fact>, models: WorkspaceModel[], restoreBuil
     for (const fact of Array.isArray(facts) ? facts : [facts as Fact]) facts$.next(fact);
   });
   input$.subscribe((fact) => store.dispatch(fact));
-  return { store, reads, types$: facts$.pipe(map((fact) => fact.type)) };
+  return { store, reads, deepImports, types$: facts$.pipe(map((fact) => fact.type)) };
 }
 
 const T = { r: 'workspace.read', u: 'workspace.unchanged', c: 'cache.restored' };
@@ -53,6 +55,18 @@ describe('manifests$', () => {
     expect(result.reads).to.have.length(1);
     expect(result.store.getState()).to.include({ workspaceRead: true, workspaceStale: false });
     expect(result.store.getState().workspace.modules.map((m) => m.subpath)).to.deep.equal(['one']);
+  });
+
+  it('reads again with the deep imports of packages without exports that a build found', () => {
+    let result!: ReturnType<typeof harness>;
+    const open = model('c1', 'one');
+    open.packages.push({ name: '@t/open', version: '1.0.0', dir: 'open', dependencies: {}, withoutExports: true });
+    const requested: Fact = { type: 'output.requested', module: '@t/open/x.js', variant: 'browser.development' };
+    scheduler.run(({ hot, expectObservable }) => {
+      result = harness(hot<Fact>('-- 5ms a', { a: requested }), [open]);
+      expectObservable(result.types$, '^ 19ms !').toBe('r 6ms u', T);
+    });
+    expect(result.deepImports).to.deep.equal([[], ['@t/open/x.js']]);
   });
 
   it('restores the build cache with the first read only, in the same dispatch, so no build of it starts', () => {

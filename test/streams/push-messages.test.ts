@@ -5,7 +5,7 @@ import { createStore } from '../../src/store/store.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../../src/protocol/push.js';
 import { pushMessages$ } from '../../src/streams/push-messages.js';
 import type { ImportRecord } from '../../src/workspace/checks.js';
-import { diagnostic } from '../../src/workspace/diagnostics.js';
+import { diagnostic, type Diagnostic } from '../../src/workspace/diagnostics.js';
 import type { ModuleModel } from '../../src/workspace/model.js';
 import { DEVELOPMENT_QUERY } from '../../src/workspace/query.js';
 import { moduleModel, started, startedBuild, workspaceModel } from '../helpers/models.js';
@@ -35,8 +35,18 @@ function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modu
     store,
     messages,
     /** A successful build with the given code and styles hashes. */
-    built(code: string, styles: string | null, module = one, imports: ImportRecord[] = []) {
-      run(module, (b) => ({ type: 'build.succeeded', build: b, module: module.specifier, variant: variantOf(module), outputs: { code: { hash: code, size: 1 }, styles: styles === null ? null : { hash: styles, size: 1 } }, imports, inputs: { [module.entry!]: `edit-${b}` } }));
+    built(code: string, styles: string | null, module = one, imports: ImportRecord[] = [], warnings: Diagnostic[] = [], chunks?: Record<string, string>) {
+      const shared = chunks ? { chunks: Object.fromEntries(Object.entries(chunks).map(([specifier, hash]) => [specifier, { hash, size: 1 }])) } : {};
+      run(module, (b) => ({
+        type: 'build.succeeded',
+        build: b,
+        module: module.specifier,
+        variant: variantOf(module),
+        outputs: { code: { hash: code, size: 1 }, styles: styles === null ? null : { hash: styles, size: 1 }, ...shared },
+        imports,
+        inputs: { [module.entry!]: `edit-${b}` },
+        ...(warnings.length > 0 ? { warnings } : {}),
+      }));
     },
     failed(message: string, module = one) {
       run(module, (b) => ({ type: 'build.failed', build: b, module: module.specifier, variant: variantOf(module), errors: [diagnostic('BUNDLE_ERROR', message, { file: 'app/one/style.css' })], imports: [], inputs: { [module.entry!]: `edit-${b}` } }));
@@ -71,6 +81,15 @@ describe('pushMessages$', () => {
     const { built, messages } = harness();
     built('code-1', 'styles-1');
     built('code-2', 'styles-1');
+    expect(messages).to.deep.equal([{ type: 'code', module: LABEL }]);
+  });
+
+  it('announces changed code when only a shared file it imports changed', () => {
+    const { built, messages } = harness();
+    built('code-1', 'styles-1', one, [], [], { '@t/app/.shared/registry.ts': 'chunk-1' });
+    built('code-1', 'styles-1', one, [], [], { '@t/app/.shared/registry.ts': 'chunk-1' });
+    expect(messages).to.deep.equal([]);
+    built('code-1', 'styles-1', one, [], [], { '@t/app/.shared/registry.ts': 'chunk-2' });
     expect(messages).to.deep.equal([{ type: 'code', module: LABEL }]);
   });
 
@@ -115,6 +134,37 @@ describe('pushMessages$', () => {
     expect(messages).to.have.length(1);
     expect(messages[0]).to.deep.include({ type: 'invalid', module: LABEL });
     expect((messages[0] as Extract<PushMessage, { type: 'invalid' }>).diagnostics.map((d) => d.kind)).to.deep.equal(['DEPENDENCY_NOT_DECLARED']);
+  });
+
+  it('announces a module that gains or loses a stylesheet as a code change: the page reloads to link it', () => {
+    const { built, messages } = harness();
+    built('code-1', null);
+    built('code-1', 'styles-1');
+    built('code-1', null);
+    expect(messages).to.deep.equal([styles('styles-1'), { type: 'code', module: LABEL }, { type: 'code', module: LABEL }]);
+  });
+
+  it('announces the warnings of a module when they change, and none once they are gone', () => {
+    const { built, messages } = harness();
+    const warning = diagnostic('BUNDLE_WARNING', 'Comparison using the "===" operator here is always false', { file: 'app/one/index.ts', line: 2, column: 5 });
+    built('code-1', 'styles-1');
+    built('code-2', 'styles-1', one, [], [warning]);
+    built('code-3', 'styles-1', one, [], [warning]);
+    built('code-4', 'styles-1');
+    expect(messages.filter((m) => m.type === 'warnings')).to.deep.equal([
+      { type: 'warnings', module: LABEL, warnings: [warning] },
+      { type: 'warnings', module: LABEL, warnings: [] },
+    ]);
+  });
+
+  it('keeps the last good stylesheet while it has a CSS syntax problem, and announces the fixed one after its warnings are gone', () => {
+    const { built, messages } = harness();
+    const syntax = { ...diagnostic('CSS_SYNTAX', 'Expected "}" to go with "{"', { file: 'app/one/style.css', line: 3, column: 1 }), frame: '2 | a {\n  | ^' };
+    built('code-1', 'styles-1');
+    built('code-1', 'styles-2', one, [], [syntax]);
+    expect(messages).to.deep.equal([{ type: 'warnings', module: LABEL, warnings: [syntax] }]);
+    built('code-1', 'styles-3');
+    expect(messages.slice(1)).to.deep.equal([{ type: 'warnings', module: LABEL, warnings: [] }, styles('styles-3')]);
   });
 
   it('ignores node-only modules', () => {

@@ -204,6 +204,70 @@ describe('watchTree', () => {
     expect(events.events.length).to.equal(seen);
   });
 
+  describe('errors of the file system: the path is unreadable, listed as unwatched, never the end of the process', () => {
+    const CODES = ['EACCES', 'ENAMETOOLONG', 'ELOOP', 'EMFILE', 'ENOSPC', 'EIO'];
+    const CALLS = ['statSync', 'lstatSync', 'readdirSync', 'watch'] as const;
+
+    /** `counted`, with calls on the paths of `failing` throwing the error of the code given, as Node's calls do. */
+    function failingFs(failing: Map<string, { call: (typeof CALLS)[number]; code: string }>): Counted {
+      const counted = countingFs();
+      for (const call of CALLS) {
+        const real = counted[call] as (...args: unknown[]) => unknown;
+        (counted as unknown as Record<string, unknown>)[call] = (file: string, ...rest: unknown[]) => {
+          const rule = failing.get(file);
+          if (rule?.call === call) throw Object.assign(new Error(`${rule.code}: injected, ${call} '${file}'`), { code: rule.code, path: file });
+          return real(file, ...rest);
+        };
+      }
+      return counted;
+    }
+
+    for (const call of CALLS) {
+      for (const code of CODES) {
+        it(`${code} from ${call} on a directory made while watching: listed, the rest still watched, and watched once readable`, async () => {
+          const root = tempWorkspace({ 'app/index.ts': '' });
+          const bad = path.join(root, 'app/bad');
+          const failing = new Map([[bad, { call, code }]]);
+          const events = start(root, failingFs(failing));
+          const lists: Map<string, string>[] = [];
+          events.watcher.on('unwatched' as never, ((list: Map<string, string>) => lists.push(new Map(list))) as never);
+          await events.next((event) => event.kind === 'ready', 'ready');
+          let listed = waitFor(lists, (list) => list.get(bad) === code);
+          fs.mkdirSync(bad);
+          await listed;
+          // Still watching: a directory made elsewhere is seen, and nothing under the unreadable one is.
+          fs.mkdirSync(path.join(root, 'app/good'));
+          await events.next((event) => event.kind === 'all' && event.event === 'addDir' && event.path === path.join(root, 'app/good'), 'addDir of app/good');
+          // Readable again, and named by a notice (as a chmod makes one): watched, and off the list.
+          failing.clear();
+          listed = waitFor(lists, (list) => list.size === 0);
+          fs.utimesSync(bad, new Date(), new Date());
+          await listed;
+          fs.mkdirSync(path.join(bad, 'inner'));
+          await events.next((event) => event.kind === 'all' && event.event === 'addDir' && event.path === path.join(bad, 'inner'), 'addDir inside the directory once readable');
+        });
+      }
+    }
+
+    it('lists the root itself when it cannot be read, and is ready all the same', async () => {
+      const root = tempWorkspace({ 'app/index.ts': '' });
+      const events = start(root, failingFs(new Map([[root, { call: 'statSync', code: 'EIO' }]])));
+      const lists: Map<string, string>[] = [];
+      events.watcher.on('unwatched' as never, ((list: Map<string, string>) => lists.push(new Map(list))) as never);
+      await events.next((event) => event.kind === 'ready', 'ready');
+      await waitFor(lists, (list) => list.get(root) === 'EIO');
+    });
+
+    /** Resolves once a list reported satisfies `match` (the watcher reports at most once a turn). */
+    function waitFor(lists: Map<string, string>[], match: (list: Map<string, string>) => boolean): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no such list of unwatched paths within 3 s; lists: ${JSON.stringify(lists.map((list) => [...list]))}`)), 3000);
+        const poll = () => (lists.length > 0 && match(lists[lists.length - 1]!) ? (clearTimeout(timer), resolve()) : setImmediate(poll));
+        poll();
+      });
+    }
+  });
+
   describe('unchangedSince: the watches’ silence as proof', () => {
     /** Waits until the watcher has passed on a notice naming `name` in `dir` (workspace-relative). */
     const noticed = (events: { next: ReturnType<typeof record>['next'] }, root: string, dir: string, name: string) =>

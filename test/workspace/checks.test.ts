@@ -106,6 +106,14 @@ describe('checkImports', () => {
     expect(found[0]!.message).to.contain('"@t/lib/internal/helper", which is not a public module of @t/lib; its modules are @t/lib/format, @t/lib/fs-tools');
   });
 
+  it('says a deep import of a package without exports names no file of it', () => {
+    const model = workspace({ '@t/lib': '^2.0.0' });
+    model.packages[1] = { ...model.packages[1]!, withoutExports: true };
+    const [found] = check([at('@t/lib/button/missing.js')], model);
+    expect(found).to.include({ kind: 'BUNDLE_ERROR' });
+    expect(found!.message).to.contain('names no file of @t/lib').and.contain('lib/button/missing.js');
+  });
+
   it('reports a BUNDLE_ERROR for a browser module importing a node-only module, of its own package or another', () => {
     const found = check([at('@t/lib/fs-tools'), at('@t/app/server')]);
     expect(found.map((d) => d.kind)).to.deep.equal(['BUNDLE_ERROR', 'BUNDLE_ERROR']);

@@ -1,6 +1,6 @@
 // JSON text to a value, or a MANIFEST_INVALID diagnostic at the line and column of the error.
 import { expect } from 'chai';
-import { describeType, isObject, parseJson } from '../../src/workspace/json.js';
+import { describeType, isDeeperThan, isObject, MAX_MANIFEST_DEPTH, parseJson } from '../../src/workspace/json.js';
 
 const where = (text: string) => {
   const result = parseJson(text, 'm.json');
@@ -10,7 +10,30 @@ const where = (text: string) => {
   return [result.diagnostic.line, result.diagnostic.column];
 };
 
+/** `levels` objects within one another, as `{"a": {"a": ... 1}}`. */
+const nested = (levels: number, open = '{"a": ', close = '}') => `${open.repeat(levels)}1${close.repeat(levels)}`;
+
 describe('parseJson', () => {
+  it(`refuses a manifest nested more than ${MAX_MANIFEST_DEPTH} levels deep (MANIFEST_INVALID), before anything walks it`, () => {
+    expect(parseJson(nested(MAX_MANIFEST_DEPTH), 'm.json').ok).to.equal(true);
+    expect(parseJson(nested(MAX_MANIFEST_DEPTH, '[', ']'), 'm.json').ok).to.equal(true);
+    for (const text of [nested(MAX_MANIFEST_DEPTH + 1), nested(5_000), nested(5_000, '[', ']'), `{"exports": ${nested(5_000, '{"import": [', ']}')}}`]) {
+      const result = parseJson(text, 'm.json');
+      if (result.ok) throw new Error(`${text.slice(0, 40)}... parsed`);
+      expect(result.diagnostic).to.include({ kind: 'MANIFEST_INVALID', file: 'm.json' });
+      expect(result.diagnostic.message).to.include(`more than ${MAX_MANIFEST_DEPTH} levels deep`);
+    }
+  });
+
+  it('measures nesting without recursion, however deep', () => {
+    let deep: unknown = 1;
+    for (let level = 0; level < 200_000; level++) deep = level % 2 === 0 ? [deep] : { a: deep };
+    expect(isDeeperThan(deep, MAX_MANIFEST_DEPTH)).to.equal(true);
+    expect(isDeeperThan({ a: [1, { b: 2 }], c: 'd' }, 3)).to.equal(false);
+    expect(isDeeperThan({ a: [1, { b: {} }] }, 3)).to.equal(true);
+    expect(isDeeperThan('text', 0)).to.equal(false);
+  });
+
   it('parses JSON, with or without a byte order mark', () => {
     expect(parseJson('{"a": [1, "b", null]}', 'm.json')).to.deep.equal({ ok: true, value: { a: [1, 'b', null] } });
     expect(parseJson('\ufeff{"a": 1}', 'm.json')).to.deep.equal({ ok: true, value: { a: 1 } });

@@ -32,6 +32,9 @@ describe('parsePackageManifest', () => {
       name: '@acme/app',
       version: '1.0.0',
       exports: { './main': ['./main/index.ts'], './package.json': ['./package.json'] },
+      sourceKeys: [],
+      rootMembers: null,
+      buildTsconfig: null,
       dependencies: { '@acme/lib': '^1.0.0', lit: '3.1.0' },
       modulesDir: 'src',
       defaultBundler: 'esbuild',
@@ -41,6 +44,14 @@ describe('parsePackageManifest', () => {
       },
       define: {},
     });
+  });
+
+  it('counts peerDependencies and optionalDependencies as declared, the dependencies range winning a name declared twice', () => {
+    const result = parse({ ...base, peerDependencies: { lit: '^3.0.0', '@acme/host': '^2.0.0' }, optionalDependencies: { fsevents: '^2.3.0' }, dependencies: { lit: '3.1.0' } });
+    expect(result.diagnostics).to.deep.equal([]);
+    expect(result.value!.dependencies).to.deep.equal({ fsevents: '^2.3.0', '@acme/host': '^2.0.0', lit: '3.1.0' });
+    expect(messages({ ...base, peerDependencies: { lit: 3 } })).to.deep.equal([`${FILE}: peerDependencies["lit"] must be a version range string; it is a number`]);
+    expect(messages({ ...base, optionalDependencies: ['x'] })).to.deep.equal([`${FILE}: "optionalDependencies" must be an object of package names to version ranges; it is an array`]);
   });
 
   it('reads core.define, and names a member that is not an identifier with an expression', () => {
@@ -56,7 +67,7 @@ describe('parsePackageManifest', () => {
 
   it('needs no more than a name and an exact version', () => {
     expect(parse(base)).to.deep.equal({
-      value: { ...base, exports: {}, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {} },
+      value: { ...base, exports: {}, sourceKeys: [], rootMembers: [], buildTsconfig: null, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {} },
       diagnostics: [],
     });
   });
@@ -82,7 +93,19 @@ describe('parsePackageManifest', () => {
   });
 
   it('takes the root from module, main, types when there is no exports', () => {
-    expect(parse({ ...base, main: 'dist/index.js', module: './dist/index.mjs', types: 'dist/index.d.ts' }).value!.exports).to.deep.equal({ '.': ['./dist/index.mjs', './dist/index.js', './dist/index.d.ts'] });
+    const value = parse({ ...base, main: 'dist/index.js', module: './dist/index.mjs', types: 'dist/index.d.ts' }).value!;
+    expect(value.exports).to.deep.equal({ '.': ['./dist/index.mjs', './dist/index.js', './dist/index.d.ts'] });
+    expect(value.rootMembers).to.deep.equal(['module', 'main', 'types']);
+  });
+
+  it('reads the tsconfig a build script names with tsc -p, --project, -b or --build, and none from a script it cannot read plainly', () => {
+    const named = (build: string) => parse({ ...base, scripts: { build } }).value!.buildTsconfig;
+    expect(named('tsc -p tsconfig.build.json')).to.equal('tsconfig.build.json');
+    expect(named('rimraf lib && tsc --project ./config/tsconfig.lib.json && cp x y')).to.equal('./config/tsconfig.lib.json');
+    expect(named('tsc --pretty -b build')).to.equal('build');
+    expect(named('tsc')).to.equal(null);
+    expect(named('tsc -p $CONFIG')).to.equal(null);
+    expect(named('vite build -p x')).to.equal(null);
   });
 
   it('refuses "./" keys mixed with conditions, as Node does', () => {

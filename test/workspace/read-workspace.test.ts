@@ -78,7 +78,21 @@ describe('readWorkspace', () => {
     expect(model.diagnostics).to.deep.equal([]);
     expect(model.warnings).to.have.length(1);
     expect(model.warnings![0]).to.include({ kind: 'NO_PUBLIC_MODULE', file: 'empty/package.json' });
-    expect(model.warnings![0]!.message).to.include('"exports"');
+    expect(model.warnings![0]!.message).to.include('"exports"').and.include('a file of it is also a module once a workspace module imports it ("@acme/empty/<file>.js")');
+  });
+
+  it('publishes a stylesheet target of `exports` that exists as a module of its own (patterns too), so a CSS-only package warns of nothing', () => {
+    const model = read(
+      { tokens: { name: '@acme/tokens', exports: { './themes/*.css': './src/themes/*.css', './reset.css': { style: './reset.css' }, './gone.css': './gone.css', './data': './data.json' } } },
+      { 'tokens/src/themes/light.css': '', 'tokens/src/themes/dark.css': '', 'tokens/reset.css': '', 'tokens/data.json': '{}' },
+    );
+    expect(model.diagnostics).to.deep.equal([]);
+    expect(model.warnings).to.equal(undefined);
+    expect(model.modules.map((m) => [m.specifier, m.dir, m.entry])).to.deep.equal([
+      ['@acme/tokens/reset.css', 'tokens', 'tokens/reset.css'],
+      ['@acme/tokens/themes/dark.css', 'tokens/src/themes', 'tokens/src/themes/dark.css'],
+      ['@acme/tokens/themes/light.css', 'tokens/src/themes', 'tokens/src/themes/light.css'],
+    ]);
   });
 
   it('reports core.modules naming no directory', () => {
@@ -216,6 +230,113 @@ describe('readWorkspace', () => {
     expect(model.diagnostics[0]!.message).to.contain('declares the module "@acme/app/main" again; it is already declared in app/main');
   });
 
+  describe('a package without exports', () => {
+    const open = () =>
+      files(
+        { 'packages/app': { name: '@acme/app', exports: { './main': './main/index.ts' } }, 'packages/open': { name: '@acme/open', main: 'index.js' }, 'packages/closed': { name: '@acme/closed', exports: { '.': './index.ts' } } },
+        {
+          'packages/app/main/index.ts': 'export {}',
+          'packages/open/index.ts': 'export {}',
+          'packages/open/index.d.ts': 'export {}',
+          'packages/open/button/filled-button.ts': 'export {}',
+          'packages/open/plain/util.js': 'export {}',
+          'packages/open/node_modules/dep/index.js': 'export {}',
+          'packages/closed/index.ts': 'export {}',
+          'packages/closed/x.ts': 'export {}',
+        },
+      );
+
+    it('publishes a deep import that names a file, or the source it is built from, as Node resolves it, and nothing else up front', () => {
+      const deep = ['@acme/open/button/filled-button.js', '@acme/open/plain/util.js', '@acme/open/missing.js', '@acme/open/index.d.ts', '@acme/open/node_modules/dep/index.js', '@acme/open/../app/main/index.ts', '@acme/closed/x.ts', '@acme/open'];
+      const model = readWorkspace(memoryReader(open()), deep);
+      expect(model.modules.map((m) => [m.specifier, m.entry, m.diagnostics.length])).to.deep.equal([
+        ['@acme/app/main', 'packages/app/main/index.ts', 0],
+        ['@acme/open', 'packages/open/index.ts', 0],
+        ['@acme/open/button/filled-button.js', 'packages/open/button/filled-button.ts', 0],
+        ['@acme/open/plain/util.js', 'packages/open/plain/util.js', 0],
+        ['@acme/closed', 'packages/closed/index.ts', 0],
+      ]);
+      expect(model.packages.map((p) => p.withoutExports ?? false)).to.deep.equal([false, true, false]);
+      expect(readWorkspace(memoryReader(open())).modules.map((m) => m.specifier)).to.deep.equal(['@acme/app/main', '@acme/open', '@acme/closed']);
+    });
+  });
+
+  describe('the tsconfig that maps outputs to sources', () => {
+    it('reads outDir from tsconfig.build.json, for a package whose main names tsc output', () => {
+      const model = read(
+        { 'packages/lib': { name: '@acme/lib', main: 'lib/index.js', types: 'lib/index.d.ts' } },
+        { 'packages/lib/tsconfig.json': json({ compilerOptions: { strict: true } }), 'packages/lib/tsconfig.build.json': json({ extends: './tsconfig.json', compilerOptions: { outDir: 'lib', rootDir: 'src' } }), 'packages/lib/src/index.ts': 'export {}' },
+      );
+      expect(model.modules.map((m) => [m.specifier, m.entry, m.diagnostics])).to.deep.equal([['@acme/lib', 'packages/lib/src/index.ts', []]]);
+    });
+
+    it('reads outDir from the tsconfig that tsc -p of the build script names', () => {
+      const model = read(
+        { 'packages/lib': { name: '@acme/lib', exports: { '.': './build/index.js' }, scripts: { build: 'tsc -p config/tsconfig.lib.json' } } },
+        { 'packages/lib/config/tsconfig.lib.json': json({ compilerOptions: { outDir: '../build', rootDir: '../source' } }), 'packages/lib/source/index.ts': 'export {}' },
+      );
+      expect(model.modules.map((m) => m.entry)).to.deep.equal(['packages/lib/source/index.ts']);
+    });
+
+    it('says what is wrong with a broken tsconfig.build.json when the root maps to no source', () => {
+      const model = read({ 'packages/lib': { name: '@acme/lib', main: 'lib/index.js' } }, { 'packages/lib/tsconfig.build.json': '{ "compilerOptions": { "outDir": "lib", ', 'packages/lib/src/index.ts': 'export {}' });
+      const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
+      expect(message).to.contain('tsconfig read: packages/lib/tsconfig.build.json; packages/lib/tsconfig.build.json is not valid JSON');
+    });
+
+    it('takes the project tsc -p names over tsconfig.build.json, though it is the package tsconfig.json', () => {
+      const model = read(
+        { 'packages/lib': { name: '@acme/lib', main: 'out/index.js', scripts: { build: 'tsc -p .' } } },
+        {
+          'packages/lib/tsconfig.json': json({ compilerOptions: { outDir: 'out', rootDir: 'source' } }),
+          'packages/lib/tsconfig.build.json': json({ compilerOptions: { outDir: 'out', rootDir: 'other' } }),
+          'packages/lib/source/index.ts': 'export {}',
+          'packages/lib/other/index.ts': 'export {}',
+        },
+      );
+      expect(model.modules.map((m) => m.entry)).to.deep.equal(['packages/lib/source/index.ts']);
+    });
+
+    it('takes the nearest tsconfig above a package that has none, as tsc and the builds do: a monorepo root whose paths name each source', () => {
+      const model = read(
+        { 'packages/a': { name: '@acme/a', main: 'dist/index.cjs', module: 'dist/index.mjs' }, 'packages/b': { name: '@acme/b', exports: { '.': { import: './dist/b.mjs' } } } },
+        {
+          'tsconfig.json': json({ compilerOptions: { paths: { '@acme/a': ['./packages/a/src/index.ts'], '@acme/*': ['./packages/*/src/main.ts'] } } }),
+          'packages/a/src/index.ts': 'export {}',
+          'packages/b/src/main.ts': 'export {}',
+        },
+      );
+      expect(model.modules.map((m) => [m.entry, m.diagnostics])).to.deep.equal([
+        ['packages/a/src/index.ts', []],
+        ['packages/b/src/main.ts', []],
+      ]);
+    });
+
+    it('names the member a root without exports comes from, and the tsconfig read, when it maps to no source', () => {
+      const model = read({ 'packages/lib': { name: '@acme/lib', main: 'lib/index.js' } }, { 'packages/lib/tsconfig.json': json({ compilerOptions: {} }), 'packages/lib/index.ts': 'export {}' });
+      const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
+      expect(message).to.contain('"main" -> "./lib/index.js" names no source').and.contain('tsconfig read: packages/lib/tsconfig.json');
+      expect(message).to.contain('set "outDir" and "rootDir" in packages/lib/tsconfig.json');
+      expect(message).to.not.contain('exports["."]');
+    });
+
+    it('advises a "source" condition for an exports key, and says when no tsconfig applies', () => {
+      const model = read({ 'packages/lib': { name: '@acme/lib', exports: { './x': './dist/x.js' } } });
+      const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
+      expect(message).to.contain('exports["./x"] -> "./dist/x.js" names no source').and.contain('no tsconfig.json applies to the package');
+      expect(message).to.contain('add a "source" condition').and.contain('add packages/lib/tsconfig.json whose "outDir"');
+      const withSource = read({ 'packages/lib': { name: '@acme/lib', exports: { './x': { source: './src/gone.js', default: './dist/x.js' } } } });
+      expect(withSource.modules[0]!.diagnostics[0]!.message).to.contain('point the "source" condition of exports["./x"] at the entry file').and.not.contain('add a "source"');
+    });
+
+    it("advises a tsconfig of the package's own, extending the shared one above it, rather than editing that one", () => {
+      const model = read({ 'packages/lib': { name: '@acme/lib', module: 'dist/lib.mjs' } }, { 'tsconfig.json': json({ compilerOptions: { strict: true } }) });
+      const [message] = model.modules[0]!.diagnostics.map((d) => d.message);
+      expect(message).to.contain('"module" -> "./dist/lib.mjs" names no source').and.contain('tsconfig read: tsconfig.json');
+      expect(message).to.contain('add packages/lib/tsconfig.json (extending ../../tsconfig.json) whose "outDir" and "rootDir" map it to the source');
+    });
+  });
+
   describe('bundlers', () => {
     const bundlerOf = (pkg: Record<string, unknown>, module: Record<string, unknown> = {}) => {
       const model = read({ app: { name: '@acme/app', core: { modules: '.', ...(pkg.core as object) }, bundlers: pkg.bundlers } }, { 'app/main/module.json': json({ entry: 'index.ts', ...module }) });
@@ -337,6 +458,8 @@ describe('readWorkspace', () => {
         'app/src/badge/module.json': hashOf(workspace['app/src/badge/module.json']!),
         'app/main/': reader.listDir('app/main')!.hash,
         'app/tsconfig.json': null,
+        'tsconfig.json': null,
+        'app/tsconfig.build.json': null,
         'app/main/module.json': null,
         '.core/selection.json': null,
       });

@@ -25,8 +25,20 @@ export function workspacePackagesExternal(targets: BundleTarget[]): string[] {
 export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
   const entries = targets[0]?.workspace?.entries ?? {};
   // Entry files by path without extension: an import of `./reactive-element.js` names `reactive-element.ts`.
-  const byStem = new Map<string, { file: string; specifier: string }>();
-  for (const [file, specifier] of Object.entries(entries)) byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier });
+  // A shared file (README "Shared files") is imported by its internal specifier from its own package only.
+  const byStem = new Map<string, { file: string; specifier: string; within?: string }>();
+  for (const [file, specifier] of Object.entries(entries)) {
+    // A stylesheet module's sheet imported by relative path stays in the importer's styles, as
+    // before it was published: rules hold no state to duplicate (README "Stylesheet modules").
+    if (file.endsWith('.css')) continue;
+    byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier });
+  }
+  for (const target of targets) {
+    const within = target.package ? path.join(root, target.package.dir) + path.sep : undefined;
+    for (const [file, specifier] of Object.entries(target.shared ?? {})) {
+      if (!byStem.has(stem(path.join(root, file)))) byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier, within });
+    }
+  }
   return {
     name: 'core-module-boundaries',
     setup(build) {
@@ -39,6 +51,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         // Confirm with esbuild's own resolution (extensions, tsconfig): the same file, or not ours.
         const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
         if (resolved.errors.length > 0 || resolved.path !== candidate.file) return undefined;
+        if (candidate.within !== undefined) return args.importer.startsWith(candidate.within) ? { path: candidate.specifier, external: true } : undefined;
         return {
           path: candidate.specifier,
           external: true,

@@ -2,7 +2,8 @@
 // change), `/state/details` fetched again after each change or finished build, and the
 // builds of the last minutes on a timeline.
 import type { Details } from '../details.js';
-import type { Report } from '../../store/selectors.js';
+import { isStructureWarning, type Report, type WarningGroup } from '../../store/selectors.js';
+import type { Diagnostic } from '../../workspace/diagnostics.js';
 import { describeRemoteRestored } from '../../store/events.js';
 import { fill, h } from './dom.js';
 import { ModuleTable, renderDiagnostics, renderModuleDetail } from './module-view.js';
@@ -103,9 +104,28 @@ export class LiveView {
       this.banner,
       this.report.diagnostics.length ? h('div', { class: 'workspace-diagnostics' }, h('h3', null, `Workspace (${this.report.diagnostics.length})`), renderDiagnostics(this.report.diagnostics, 'error', this.details?.frames)) : null,
       packages.length ? h('p', { class: 'dim small' }, `From the CDN (not in development): ${packages.map((p) => `${p.name}@${p.version}`).join(', ')}`) : null,
+      (this.report.warningGroups ?? []).map((group) => this.renderGroup(this.report!, group)),
     );
     this.showDetail();
     this.drawTimeline();
+  }
+
+  // One line per package and kind, counted; opened, each distinct warning once (README "Warnings").
+  private renderGroup(report: Report, group: WarningGroup): HTMLElement {
+    const distinct = new Map<string, Diagnostic>();
+    for (const module of report.modules) {
+      if (module.package !== group.package) continue;
+      for (const warning of module.warnings ?? []) {
+        if (warning.kind === group.kind && isStructureWarning(module, warning)) distinct.set(`${warning.file}:${warning.line}:${warning.column} ${warning.message}`, warning);
+      }
+    }
+    const count = group.count === 1 ? `1 ${group.kind} warning` : `${group.count} ${group.kind} warnings`;
+    return h(
+      'details',
+      { class: 'warning-group', dataset: { package: group.package, kind: group.kind } },
+      h('summary', null, h('b', null, group.package), `: ${count} about its own structure, in ${group.modules} module${group.modules === 1 ? '' : 's'}`),
+      renderDiagnostics([...distinct.values()], 'warning', this.details?.frames),
+    );
   }
 
   private showDetail(): void {

@@ -257,6 +257,8 @@ function describe(event: CoreEvent): string {
       return `#${event.build} ${event.module}: ${event.errors.length} error(s)`;
     case 'build.cancelled':
       return `#${event.build}: ${event.reason}`;
+    case 'copies.found':
+      return `shared files copied: ${event.copies.map((copy) => `${copy.module} (${copy.file})`).join(', ')}`;
     case 'effect.failed':
       return `${event.effect}: ${event.message} (failure ${event.failures}, restarts in ${event.retryInMs} ms)`;
     case 'cache.restored':
@@ -265,5 +267,9 @@ function describe(event: CoreEvent): string {
       return describeRemoteRestored({ ...event, hits: event.builds.length });
     case 'service.stopped':
       return '';
+    case 'watch.unwatched': {
+      const paths = Object.entries(event.paths);
+      return paths.length === 0 ? 'every path watched' : `${paths.length} unwatched: ${paths.slice(0, 3).map(([path, code]) => `${path} (${code})`).join(', ')}`;
+    }
   }
 }

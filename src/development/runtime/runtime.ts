@@ -2,18 +2,88 @@
 // production output). It listens on /events and:
 // - swaps a changed stylesheet by loading the new sheet before removing the old one, so
 //   nothing is ever unstyled, and the DOM, input values and window state are kept;
-// - keeps the last good sheet while a build is invalid, and shows its diagnostics in an
-//   overlay that goes away when the module builds again;
+// - keeps the last good sheet while a build is invalid or a sheet has a CSS syntax problem,
+//   and shows them in an overlay that goes away when the module builds again;
+// - reloads the page when the code of a module it loaded changes (README "Preview and
+//   stylesheet push": the setting that turns it off), and a page that failed to load once every
+//   module it failed on builds again;
+// - shows the warnings as they come and go, in a pill apart from the errors;
 // - reconnects after the service restarts, then refreshes every sheet and shows only the
-//   problems the service reports on connecting;
-// - logs code changes: code is not replaced in place (README "Preview and stylesheet push");
-// - drops a module's diagnostics when it builds again (`valid`).
+//   problems the service reports on connecting.
+// It heeds only the modules the page loads (`core-page`): the entry and what it imports.
 // The messages and their diagnostics are declared once, in src/protocol/push.ts (a type-only
 // import: nothing of it is loaded by the page).
 import type { PushDiagnostic as Diagnostic, PushMessage as Message } from '../../protocol/push.js';
 
 const problems = new Map<string, Diagnostic[]>();
+const warnings = new Map<string, Diagnostic[]>();
 const swaps = new Map<string, HTMLLinkElement>();
+
+/** What the service says about the page: the labels of the modules it loads, and their addresses. */
+const page = (() => {
+  try {
+    return JSON.parse(document.getElementById('core-page')?.textContent || 'null') as { modules: string[]; addresses: string[] } | null;
+  } catch {
+    return null;
+  }
+})();
+const onPage = (module: string): boolean => page === null || page.modules.includes(module);
+
+// Reloading on a code change is on unless turned off: `?reload=false` in the page's address,
+// or the overlay's toggle, which the page remembers (README "Preview and stylesheet push").
+const RELOAD_KEY = 'core-reload-on-code';
+let reloadToggled: boolean | null = null;
+function reloadsOnCode(): boolean {
+  if (reloadToggled !== null) return reloadToggled;
+  const asked = new URLSearchParams(location.search).get('reload');
+  if (asked === 'false' || asked === 'true') return asked === 'true';
+  try {
+    return localStorage.getItem(RELOAD_KEY) !== 'false';
+  } catch {
+    return true;
+  }
+}
+function toggleReload(on: boolean): void {
+  reloadToggled = on;
+  // The toggle now decides: an address that says otherwise would undo it at the next reload.
+  const address = new URL(location.href);
+  if (address.searchParams.has('reload')) {
+    address.searchParams.delete('reload');
+    history.replaceState(history.state, '', address.href);
+  }
+  try {
+    localStorage.setItem(RELOAD_KEY, String(on));
+  } catch {
+    // storage refused: the toggle holds for this page only
+  }
+}
+
+let reloading = false;
+function reload(): void {
+  if (reloading) return;
+  reloading = true;
+  location.reload();
+}
+
+/** Modules whose code changed while reloading was off: the overlay says the page runs older code. */
+const changedCode = new Set<string>();
+
+// A page that failed to load: the modules it failed on (by label), and whether it failed on
+// something that names no module (the bundle, a specifier): then any rebuild of the page's
+// modules may fix it. A page that reloads into the same failure waits for the next change.
+const failedOn = new Set<string>();
+let failedUnnamed = false;
+const moduleOfAddress = (address: string): string | null => {
+  const match = /^\/m\/(.+?@[^/]+)\/modules\/([^?]+)/.exec(address);
+  return match ? `${match[1]}/${match[2]}` : null;
+};
+function builtAgain(module: string): void {
+  if (failedOn.size === 0 && !failedUnnamed) return;
+  failedOn.delete(module);
+  if (failedOn.size === 0) reload();
+}
+
+const hasSyntaxProblem = (): boolean => [...warnings.values()].some((list) => list.some((warning) => warning.kind === 'CSS_SYNTAX'));
 
 function swapSheet(module: string, href: string): void {
   // `data-core-incoming` marks a sheet still loading; its value is empty, so test presence.
@@ -49,7 +119,8 @@ let bundleAsked = 0;
 async function swapBundle(): Promise<void> {
   const current = [...document.querySelectorAll<HTMLLinkElement>('link[data-core-bundle]:not([data-core-incoming])')];
   const plain = current[0]?.dataset.coreBundle;
-  if (!plain) return;
+  // The joined sheet holds a sheet with a syntax problem as it is: keep the last good one.
+  if (!plain || hasSyntaxProblem()) return;
   const asked = ++bundleAsked;
   let hash: string | null = null;
   try {
@@ -74,99 +145,131 @@ function refreshAllSheets(): void {
   void swapBundle();
 }
 
+const describe = (d: Diagnostic, withColumn: boolean): string => (d.file ? `${d.file}${d.line ? `:${d.line}${withColumn && d.column ? `:${d.column}` : ''}` : ''}` : (d.module ?? ''));
+
 const overlay = (() => {
   let host: HTMLElement | null = null;
-  let list: HTMLElement | null = null;
+  let shadow: ShadowRoot | null = null;
   const ensure = () => {
     if (host) return;
     host = document.createElement('core-overlay');
-    const shadow = host.attachShadow({ mode: 'open' });
+    shadow = host.attachShadow({ mode: 'open' });
     shadow.innerHTML = `<style>
       :host { position: fixed; inset: auto 1rem 1rem 1rem; z-index: 2147483647; font: 13px/1.45 ui-monospace, Menlo, Consolas, monospace; }
       section { background: #1e1e1e; color: #f2f2f2; border-left: 4px solid #ff5555; border-radius: 6px; padding: .75rem 1rem; max-height: 50vh; overflow: auto; box-shadow: 0 8px 30px rgba(0,0,0,.35); }
-      header { display: flex; justify-content: space-between; color: #ff8080; font-weight: bold; margin-bottom: .5rem; }
+      header { display: flex; gap: 1rem; justify-content: space-between; color: #ff8080; font-weight: bold; margin-bottom: .5rem; }
+      header label { margin-left: auto; color: #aaa; font-weight: normal; cursor: pointer; }
       button { all: unset; cursor: pointer; color: #aaa; }
       .where { color: #8cc8ff; } .kind { color: #ffcb6b; } li { margin: .35rem 0; white-space: pre-wrap; } ul { margin: 0; padding-left: 1.1rem; }
-    </style><section role="alert"><header><span>Build failed</span><button title="Hide until the next change">✕</button></header><ul></ul></section>`;
-    list = shadow.querySelector('ul');
+      pre { margin: .3rem 0 0; color: #d0d0d0; }
+    </style><section role="alert"><header><span class="title"></span><label><input type="checkbox" class="reload"> reload on code changes</label><button title="Hide until the next change">✕</button></header><ul></ul></section>`;
     shadow.querySelector('button')!.addEventListener('click', () => host?.remove());
+    shadow.querySelector<HTMLInputElement>('input.reload')!.addEventListener('change', (event) => {
+      const on = (event.target as HTMLInputElement).checked;
+      toggleReload(on);
+      if (on && changedCode.size > 0) reload();
+    });
   };
   return {
     render() {
-      const all = [...problems.entries()].flatMap(([module, diagnostics]) => diagnostics.map((d) => ({ ...d, module: d.module ?? module })));
-      warningsPill.render(all.length === 0);
+      const errors = [...problems.entries()].flatMap(([module, diagnostics]) => diagnostics.map((d) => ({ ...d, module: d.module ?? module })));
+      const syntax = [...warnings.entries()].flatMap(([module, list]) => list.filter((d) => d.kind === 'CSS_SYNTAX').map((d) => ({ ...d, module: d.module ?? module })));
+      const code = [...changedCode].map((module) => ({ kind: '', module, message: 'its code changed: reload the page to run it (reloading on code changes is off)' }) as Diagnostic);
+      const all = [...errors, ...syntax, ...code];
+      // The pill hides under problems, not under a notice of changed code: it sits above that.
+      const shownAlone = errors.length === 0 && syntax.length === 0;
       if (all.length === 0) {
         host?.remove();
+        warningsPill.render(true, 0);
         return;
       }
       ensure();
-      list!.replaceChildren(
+      shadow!.querySelector('.title')!.textContent = errors.length > 0 ? 'Build failed' : syntax.length > 0 ? 'Stylesheet kept: CSS syntax problem' : 'Code changed';
+      shadow!.querySelector<HTMLInputElement>('input.reload')!.checked = reloadsOnCode();
+      shadow!.querySelector('ul')!.replaceChildren(
         ...all.map((d) => {
           const item = document.createElement('li');
-          const where = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}` : d.module ?? '';
           item.innerHTML = `<span class="where"></span> <span class="kind"></span><div class="message"></div>`;
-          item.querySelector('.where')!.textContent = where;
+          item.querySelector('.where')!.textContent = describe(d, true);
           item.querySelector('.kind')!.textContent = d.kind;
           item.querySelector('.message')!.textContent = d.message;
+          if (d.frame) {
+            const frame = document.createElement('pre');
+            frame.className = 'frame';
+            frame.textContent = d.frame;
+            item.append(frame);
+          }
           return item;
         }),
       );
       if (!host!.isConnected) document.documentElement.append(host!);
+      warningsPill.render(shownAlone, shownAlone ? host!.getBoundingClientRect().height : 0);
     },
   };
 })();
 
-// Warnings never block the page: a small pill that opens their list, apart from the errors.
+// Warnings never block the page: a small pill that opens their list, apart from the errors,
+// updated as the service pushes them. A CSS syntax problem is in the overlay instead.
 const warningsPill = (() => {
-  let warnings: Diagnostic[] = [];
-  try {
-    warnings = JSON.parse(document.getElementById('core-warnings')?.textContent || '[]') as Diagnostic[];
-  } catch {
-    warnings = [];
-  }
   let host: HTMLElement | null = null;
+  let shadow: ShadowRoot | null = null;
   return {
-    render(visible: boolean) {
-      if (!visible || warnings.length === 0) {
+    /** `above`: the height of a notice under it, in pixels. */
+    render(visible: boolean, above: number) {
+      const shown = [...warnings.entries()].flatMap(([module, list]) => list.filter((d) => d.kind !== 'CSS_SYNTAX').map((d) => ({ ...d, module: d.module ?? module })));
+      if (!visible || shown.length === 0) {
         host?.remove();
         return;
       }
       if (!host) {
         host = document.createElement('core-warnings');
-        const shadow = host.attachShadow({ mode: 'open' });
+        shadow = host.attachShadow({ mode: 'open' });
         shadow.innerHTML = `<style>
           :host { position: fixed; right: 1rem; bottom: 1rem; z-index: 2147483646; font: 12px/1.45 ui-monospace, Menlo, Consolas, monospace; }
           details { background: #1e1e1e; color: #f2f2f2; border-left: 4px solid #e5b93a; border-radius: 6px; padding: .4rem .8rem; max-width: 48rem; max-height: 40vh; overflow: auto; }
           summary { cursor: pointer; color: #ffcb6b; } li { margin: .3rem 0; white-space: pre-wrap; } ul { margin: .4rem 0 0; padding-left: 1.1rem; } .where { color: #8cc8ff; }
         </style><details><summary></summary><ul></ul></details>`;
-        shadow.querySelector('summary')!.textContent = `▲ ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
-        shadow.querySelector('ul')!.replaceChildren(
-          ...warnings.map((d) => {
-            const item = document.createElement('li');
-            item.innerHTML = '<span class="where"></span> <span class="kind"></span> <span class="message"></span>';
-            item.querySelector('.where')!.textContent = d.file ? `${d.file}${d.line ? `:${d.line}` : ''}` : (d.module ?? '');
-            item.querySelector('.kind')!.textContent = d.kind;
-            item.querySelector('.message')!.textContent = d.message;
-            return item;
-          }),
-        );
       }
+      shadow!.querySelector('summary')!.textContent = `▲ ${shown.length} warning${shown.length === 1 ? '' : 's'}`;
+      shadow!.querySelector('ul')!.replaceChildren(
+        ...shown.map((d) => {
+          const item = document.createElement('li');
+          item.innerHTML = '<span class="where"></span> <span class="kind"></span> <span class="message"></span>';
+          item.querySelector('.where')!.textContent = describe(d, false);
+          item.querySelector('.kind')!.textContent = d.kind;
+          item.querySelector('.message')!.textContent = d.message;
+          return item;
+        }),
+      );
+      host.style.bottom = above > 0 ? `calc(1.5rem + ${above}px)` : '';
       if (!host.isConnected) document.documentElement.append(host);
     },
   };
 })();
 
 function handle(message: Message): void {
+  if (!onPage(message.module)) return;
   if (message.type === 'invalid') {
     problems.set(message.module, message.diagnostics);
     overlay.render();
+    return;
+  }
+  if (message.type === 'warnings') {
+    if (message.warnings.length > 0) warnings.set(message.module, message.warnings);
+    else warnings.delete(message.module);
+    overlay.render();
+    void swapBundle();
     return;
   }
   if (problems.delete(message.module)) overlay.render();
   // Any module built again may change the bundled sheet, one left out while broken included.
   void swapBundle();
   if (message.type === 'styles') swapSheet(message.module, message.href);
-  else if (message.type === 'code') console.info(`[core] the code of ${message.module} changed; reload the page to run it`);
+  if (message.type === 'valid' || message.type === 'code') builtAgain(message.module);
+  if (message.type !== 'code') return;
+  if (reloadsOnCode()) return reload();
+  changedCode.add(message.module);
+  overlay.render();
 }
 
 function connect(delay = 250, reconnecting = false): void {
@@ -177,6 +280,7 @@ function connect(delay = 250, reconnecting = false): void {
       // What was broken before may be fixed now; the service first sends what is broken
       // now (channel.ts), and the sheets are fetched again for what changed meanwhile.
       problems.clear();
+      warnings.clear();
       overlay.render();
       refreshAllSheets();
     }
@@ -199,6 +303,9 @@ function connect(delay = 250, reconnecting = false): void {
 // address that cannot be fetched at all (a CDN out of reach).
 function loadFailed(address: string, message: string): void {
   problems.set(`load ${address}`, [{ kind: 'LOAD_FAILED', message, module: address }]);
+  const module = moduleOfAddress(address);
+  if (module !== null) failedOn.add(module);
+  else failedUnnamed = true;
   overlay.render();
 }
 
@@ -211,7 +318,8 @@ async function diagnoseEntry(): Promise<void> {
     }
   })();
   let found = 0;
-  for (const address of new Set(Object.values(map))) {
+  // Only what the page loads: a module of the entry's package it never imports is no reason.
+  for (const address of new Set(Object.values(map).filter((address) => page === null || page.addresses.includes(address)))) {
     const url = new URL(address, location.href);
     const sameOrigin = url.origin === location.origin;
     try {
@@ -249,17 +357,18 @@ window.addEventListener('error', (event) => {
 });
 document.querySelector('script[type="module"]:not([src])')?.addEventListener('error', () => void diagnoseEntry());
 
-// Diagnostics known when the page was served.
-try {
-  const initial = JSON.parse(document.getElementById('core-diagnostics')?.textContent || '[]') as Diagnostic[];
-  for (const diagnostic of initial) {
-    const module = diagnostic.module ?? '';
-    problems.set(module, [...(problems.get(module) ?? []), diagnostic]);
+// Diagnostics and warnings known when the page was served.
+for (const [id, into] of [['core-diagnostics', problems], ['core-warnings', warnings]] as const) {
+  try {
+    for (const diagnostic of JSON.parse(document.getElementById(id)?.textContent || '[]') as Diagnostic[]) {
+      const module = diagnostic.module ?? '';
+      into.set(module, [...(into.get(module) ?? []), diagnostic]);
+    }
+  } catch {
+    // none readable
   }
-  overlay.render();
-} catch {
-  // no initial diagnostics
 }
+overlay.render();
 connect();
 
 export {};

@@ -8,7 +8,7 @@ import { toNdjsonLine } from '../../store/log.js';
 import { ServiceError } from '../errors.js';
 import { streamEvents } from '../event-stream.js';
 
-export function logRoute(log: EventLog, heartbeatMs = 15_000) {
+export function logRoute(log: EventLog, heartbeatMs = 15_000, bufferBytes?: number) {
   return function eventLog(ctx: HttpContext): void {
     const since = ctx.query.since;
     if (since !== undefined && (typeof since !== 'string' || !/^\d+$/.test(since))) {
@@ -16,13 +16,13 @@ export function logRoute(log: EventLog, heartbeatMs = 15_000) {
     }
     const after = since === undefined ? undefined : Number(since);
     ctx.set('Cache-Control', 'no-store');
-    if (ctx.get('accept').includes('text/event-stream')) return streamLog(ctx, log, after, heartbeatMs);
+    if (ctx.get('accept').includes('text/event-stream')) return streamLog(ctx, log, after, heartbeatMs, bufferBytes);
     ctx.type = 'application/x-ndjson; charset=utf-8';
     ctx.body = log.events(after).map(toNdjsonLine).join('');
   };
 }
 
-function streamLog(ctx: HttpContext, log: EventLog, since: number | undefined, heartbeatMs: number): void {
+function streamLog(ctx: HttpContext, log: EventLog, since: number | undefined, heartbeatMs: number, bufferBytes: number | undefined): void {
   // The kept events, then the live ones; the seq check sends an event once, should it be both.
   const events$ = defer(() => {
     let sent = since ?? 0;
@@ -32,5 +32,5 @@ function streamLog(ctx: HttpContext, log: EventLog, since: number | undefined, h
       map((event) => ({ event: 'log', id: event.seq, data: JSON.stringify(event) })),
     );
   });
-  streamEvents(ctx, events$, heartbeatMs);
+  streamEvents(ctx, events$, heartbeatMs, bufferBytes);
 }

@@ -20,6 +20,8 @@ import { isCrossSiteRefused, sendOutput } from '../send-output.js';
 import type { CheckScope } from '../../streams/freshness.js';
 import { isContentHash } from '../../outputs/content-hash.js';
 import { parse as parseQuery } from 'node:querystring';
+import { isSharedSubpath } from '../../workspace/shared-files.js';
+import { serveSharedFile } from './shared-files.js';
 
 export interface ModulesRouteDeps {
   readiness: Readiness;
@@ -38,6 +40,7 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const query = parseOutputQuery(new URLSearchParams(ctx.querystring));
     if (!query.ok) throw new ServiceError('OPTION_UNSUPPORTED', `${describe(address)}: ${query.message}`);
     const { variant } = query;
+    if (address.kind === 'modules' && isSharedSubpath(address.segments.join('/'))) return serveSharedFile(ctx, address, variant, deps);
     const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
     const key = variantKey(variant);
     const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
@@ -45,7 +48,10 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     // An address naming the last build's bytes is answered before Koa, by the answer cache
     // (`lastBuildAnswer`); one it hands on here (refused, or the state moved on) is checked.
     const checked = deps.answers.checked(ctx.req);
-    const state = await deps.readiness.workspace(scope, checked);
+    const read = await deps.readiness.workspace(scope, checked);
+    // A wrong version looks for no file (README "Exports and sources": found on demand).
+    findPackageVersion(read, address);
+    const state = await deps.readiness.deepModule(read, specifier, key);
     const module = findModule(state, address);
     refuseCrossSite(ctx, variant, specifier);
     if (!module.platforms.includes(platformOf(variant.target))) {

@@ -13,6 +13,8 @@ export interface StateRouteDeps {
   state$: Observable<ServiceState>;
   /** Comment lines keeping idle event streams open through proxies. */
   heartbeatMs?: number;
+  /** Bytes of events a reader may leave untaken before it is dropped (event-stream.ts). */
+  bufferBytes?: number;
 }
 
 const serialized = new WeakMap<Report, string>();
@@ -43,5 +45,5 @@ async function streamState(ctx: HttpContext, deps: StateRouteDeps) {
     distinctUntilChanged(),
     map((json) => ({ event: 'state', data: json })),
   );
-  streamEvents(ctx, reports$, deps.heartbeatMs ?? 15_000);
+  streamEvents(ctx, reports$, deps.heartbeatMs ?? 15_000, deps.bufferBytes);
 }

@@ -104,8 +104,8 @@ async function moduleBuild(bytes: Buffer, key: string, wanted: WantedVariant, de
   if (!isModuleEntry(payload, key) || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
   const verdict = deps.check(payload.entry);
   if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
-  const { outputs, imports, inputs, warnings } = payload.entry.record;
-  for (const ref of [outputs.code, outputs.styles].filter((one): one is OutputRef => one !== null)) {
+  const { outputs, imports, inputs, warnings, shared } = payload.entry.record;
+  for (const ref of [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null)) {
     if (deps.outputs.get(ref.hash)) continue;
     const digest = payload.blobs[ref.hash];
     if (!digest) return 'wrong-shape';
@@ -113,5 +113,5 @@ async function moduleBuild(bytes: Buffer, key: string, wanted: WantedVariant, de
     if (typeof found === 'string') return found;
     if (found.length !== ref.size || deps.outputs.adopt(found).hash !== ref.hash) return 'bad-blob';
   }
-  return { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}) };
+  return { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
 }

@@ -45,7 +45,7 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
   const result: UploadResult = { entries: 0, blobs: 0, bytes: 0, skipped: 0 };
   for (const { module, variant } of variants) {
     const record = state.builds[module.specifier]?.variants[variant]?.last;
-    const refs = record?.outputs ? [record.outputs.code, record.outputs.styles].filter((ref): ref is OutputRef => ref !== null) : [];
+    const refs = record?.outputs ? [record.outputs.code, record.outputs.styles, ...Object.values(record.outputs.chunks ?? {})].filter((ref): ref is OutputRef => ref !== null) : [];
     if (!record?.outputs || record.errors.length > 0 || Object.values(record.inputs).includes(UNVERIFIED) || !arePlainPaths(record.inputs) || !refs.every((ref) => deps.outputs.get(ref.hash))) {
       result.skipped += 1;
       continue;
@@ -56,9 +56,9 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
       named[ref.hash] = sha256Hex(bytes);
       blobs.set(named[ref.hash]!, bytes);
     }
-    const { imports, inputs, warnings, outputs } = record;
+    const { imports, inputs, warnings, shared, outputs } = record;
     const key = moduleKey(module, variant, workspace, deps.identity);
-    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { imports, inputs, ...(warnings ? { warnings } : {}), outputs } }, blobs: named };
+    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), outputs } }, blobs: named };
     const sealed = sealEntry(payload, deps.signingKey);
     entries.set(key, sealed);
     blobs.set(sha256Hex(sealed), sealed);

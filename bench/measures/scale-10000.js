@@ -1,0 +1,221 @@
+// How the service grows from 1,000 to 10,000 modules (issue 33). Both workspaces are the
+// page-load app (bench/lib/workspaces.js `generatePageLoadWorkspace`): 100 packages x 10 modules
+// and 1,000 packages x 10 modules, each module a custom element with three chained helpers, a
+// stylesheet and a bare import of the next package's module, plus the app importing them all.
+// Per size and repetition, one `core run` (development extension, CORE_CDN_ORIGIN=local):
+//   first    spawned with a new, EMPTY build cache -> the first `/state` with every module valid
+//   state    `/state` p50 of the settled service (sequential, kept-alive connection)
+//   requests one module's development variant, req/s (autocannon, 10 connections)
+//   page     Chromium on `/preview/bundled/`: the first load (built on demand), then the warm
+//            reload -> rendered (median of 3 reloads)
+//   rss      peak RSS: VmHWM of the service + its esbuild process (sum of high-water marks,
+//            an upper bound of their peak together), read after the page, before stopping
+//   restart  spawned again with the cache the first start wrote -> `/state` all valid
+// Rows: ours = 10,000 modules, baseline = 1,000 modules, ratio = growth (10x more modules).
+// Information only: no target. Not part of the default run (slow): `npm run bench -- scale-10000`.
+import fs from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { chromium } from 'playwright-core';
+import { keepAlive, timedGet } from '../lib/http.js';
+import { progress } from '../lib/log.js';
+import { commandOf, descendants, peakRssBytes, startCore, stopChild } from '../lib/processes.js';
+import { median, now, sleep, summarize } from '../lib/stats.js';
+import { DEVELOPMENT_QUERY, generatePageLoadWorkspace } from '../lib/workspaces.js';
+
+export const name = 'scale-10000';
+
+const MB = 1024 * 1024;
+const LIMIT_MS = 900_000;
+const OURS_ENV = { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' };
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
+
+const SIZES = [
+  { key: '1000', packages: 100, label: '1,000' },
+  { key: '10000', packages: 1000, label: '10,000' },
+];
+
+/** Polls `/state` until every module is valid; the ms from `started`, the module count. */
+async function untilAllValid(url, started) {
+  for (;;) {
+    const answer = await timedGet(`${url}state`);
+    if (answer.status !== 200) throw new Error(`/state answered ${answer.status}`);
+    const report = JSON.parse(answer.body.toString('utf8'));
+    const valid = report.modules.filter((module) => module.status === 'valid').length;
+    if (report.modules.length > 0 && valid === report.modules.length) return { ms: now() - started, modules: valid, bytes: answer.body.length };
+    if (now() - started > LIMIT_MS) throw new Error(`/state: ${valid} of ${report.modules.length} valid after ${LIMIT_MS / 1000} s`);
+    await sleep(50);
+  }
+}
+
+/** Modules built and restored, from the service's event log. */
+async function buildCounts(url) {
+  const answer = await timedGet(`${url}log`);
+  const events = answer.body.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return {
+    built: events.filter((event) => event.type === 'build.started').reduce((sum, event) => sum + event.modules.length, 0),
+    restored: events.find((event) => event.type === 'cache.restored')?.builds.length ?? 0,
+  };
+}
+
+function treePeakMB(pid) {
+  const node = peakRssBytes(pid);
+  if (node === null) return null;
+  const children = descendants(pid).map((child) => ({ command: commandOf(child), bytes: peakRssBytes(child) ?? 0 }));
+  return { nodeMB: node / MB, totalMB: (node + children.reduce((sum, child) => sum + child.bytes, 0)) / MB, children: children.map((child) => child.command) };
+}
+
+async function cacheWritten(cacheDir, expected) {
+  const index = path.join(cacheDir, 'builds.json');
+  const deadline = now() + 120_000;
+  for (;;) {
+    try {
+      if (JSON.parse(fs.readFileSync(index, 'utf8')).entries.length >= expected) return true;
+    } catch {
+      // not written yet
+    }
+    if (now() > deadline) return false;
+    await sleep(100);
+  }
+}
+
+function renderedCheck(app) {
+  return [
+    ({ elements, lastTag, lastColor }) => {
+      if (document.querySelectorAll('[data-rendered]').length !== elements) return false;
+      const last = document.querySelector(lastTag);
+      return last !== null && getComputedStyle(last).color === lastColor;
+    },
+    { elements: app.elements, lastTag: app.lastTag, lastColor: app.lastColor },
+  ];
+}
+
+async function pageLoads(browser, app, url) {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const [check, args] = renderedCheck(app);
+    const started = now();
+    await page.goto(`${url}preview/bundled/`, { waitUntil: 'commit', timeout: LIMIT_MS });
+    await page.waitForFunction(check, args, { timeout: LIMIT_MS, polling: 'raf' });
+    const firstMs = now() - started;
+    const reloads = [];
+    for (let index = 0; index < 3; index++) {
+      const reloaded = now();
+      await page.reload({ waitUntil: 'commit', timeout: LIMIT_MS });
+      await page.waitForFunction(check, args, { timeout: LIMIT_MS, polling: 'raf' });
+      reloads.push(now() - reloaded);
+    }
+    if (errors.length) throw new Error(`the bundled page threw: ${errors.slice(0, 3).join('; ')}`);
+    return { pageFirstMs: firstMs, pageWarmMs: median(reloads) };
+  } finally {
+    await context.close();
+  }
+}
+
+async function oneSize(browser, app, { seconds }) {
+  const started = now();
+  const first = await startCore(app.dir, { ms: LIMIT_MS, env: OURS_ENV });
+  const result = { listeningMs: first.listeningMs };
+  try {
+    const settled = await untilAllValid(first.url, started);
+    result.firstMs = settled.ms;
+    result.modules = settled.modules;
+    result.stateBytes = settled.bytes;
+    result.firstBuilt = (await buildCounts(first.url)).built;
+    const agent = keepAlive();
+    const state = [];
+    for (let index = 0; index < 23; index++) {
+      const answer = await timedGet(`${first.url}state`, { agent });
+      if (index >= 3) state.push(answer.ms);
+    }
+    agent.destroy();
+    result.stateMs = median(state);
+    const moduleUrl = `${first.url}m/${app.packageName(0)}@1.0.0/modules/m0?${DEVELOPMENT_QUERY}`;
+    const probe = await timedGet(moduleUrl);
+    if (probe.status !== 200) throw new Error(`${moduleUrl} answered ${probe.status}`);
+    await autocannon({ url: moduleUrl, connections: 10, duration: 1 }); // warm-up
+    const load = await autocannon({ url: moduleUrl, connections: 10, duration: seconds });
+    if (load.errors + load.timeouts + load.non2xx > 0) throw new Error(`${load.errors + load.timeouts + load.non2xx} errors/non-2xx under load`);
+    result.rps = load.requests.average;
+    Object.assign(result, await pageLoads(browser, app, first.url));
+    result.peak = treePeakMB(first.child.pid);
+    result.cacheWritten = await cacheWritten(first.cacheDir, settled.modules);
+  } finally {
+    await stopChild(first.child);
+  }
+  const restarted = now();
+  const again = await startCore(app.dir, { ms: LIMIT_MS, env: OURS_ENV, cacheDir: first.cacheDir });
+  try {
+    result.restartMs = (await untilAllValid(again.url, restarted)).ms;
+    Object.assign(result, { restart: await buildCounts(again.url) });
+  } finally {
+    await stopChild(again.child);
+    fs.rmSync(first.cacheDir, { recursive: true, force: true });
+  }
+  return result;
+}
+
+export async function run({ quick }) {
+  const repetitions = quick ? 1 : 2;
+  const seconds = quick ? 2 : 4;
+  const apps = {};
+  for (const size of SIZES) {
+    progress(`scale-10000: generating ${size.packages} packages x 10 modules and the app`);
+    apps[size.key] = generatePageLoadWorkspace(`scale-${size.key}-page`, { packages: size.packages, modulesPerPackage: 10 });
+  }
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const results = Object.fromEntries(SIZES.map((size) => [size.key, []]));
+  try {
+    for (let index = 0; index < repetitions; index++) {
+      for (const size of SIZES) {
+        const result = await oneSize(browser, apps[size.key], { seconds });
+        results[size.key].push(result);
+        progress(
+          `scale-10000: ${size.label} modules, repetition ${index + 1}/${repetitions}: first start ${result.firstMs.toFixed(0)} ms (${result.firstBuilt} built), restart ${result.restartMs.toFixed(0)} ms (${result.restart.restored} restored, ${result.restart.built} built), /state ${result.stateMs.toFixed(1)} ms, ${result.rps.toFixed(0)} req/s, page first ${result.pageFirstMs.toFixed(0)} / warm ${result.pageWarmMs.toFixed(0)} ms, peak ${result.peak?.totalMB.toFixed(0)} MB`,
+        );
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  const [small, large] = SIZES.map((size) => results[size.key]);
+  const row = (id, measure, unit, pick) => ({
+    id: `scale-10000-${id}`,
+    measure: `10,000 vs 1,000 modules: ${measure}`,
+    baselineName: 'the same, 1,000 modules',
+    unit,
+    ours: summarize(large.map(pick).filter((value) => value !== null && value !== undefined)),
+    baseline: summarize(small.map(pick).filter((value) => value !== null && value !== undefined)),
+    checks: [],
+  });
+  const problems = SIZES.flatMap((size) =>
+    results[size.key].flatMap((result) => [
+      ...(result.cacheWritten ? [] : [`${size.label}: the first start's cache did not list every module within 120 s`]),
+      ...(result.restart.built === 0 ? [] : [`${size.label}: the restart built ${result.restart.built} modules (restored ${result.restart.restored})`]),
+    ]),
+  );
+  return {
+    rows: [
+      row('first', 'first start, empty cache: spawn -> /state all valid', 'ms', (result) => result.firstMs),
+      row('restart', 'restart with the build cache -> /state all valid', 'ms', (result) => result.restartMs),
+      row('state', '/state p50 (settled)', 'ms', (result) => result.stateMs),
+      row('requests', "one module's development variant (10 connections)", 'req/s', (result) => result.rps),
+      row('page-first', '/preview/bundled/ first load after /state (join built on demand)', 'ms', (result) => result.pageFirstMs),
+      row('page-warm', '/preview/bundled/ warm reload -> rendered', 'ms', (result) => result.pageWarmMs),
+      row('rss', 'peak RSS, service + its esbuild process (sum of VmHWM)', 'MB', (result) => result.peak?.totalMB),
+      row('rss-node', 'peak RSS, service process alone (VmHWM)', 'MB', (result) => result.peak?.nodeMB),
+    ],
+    raw: results,
+    notes: [
+      'workspaces: the page-load app at 100 x 10 and 1,000 x 10 modules (+ the app module); ratio = 10,000 / 1,000, information only',
+      'first start: a new empty CORE_CACHE_DIR, spawn -> /state all valid; restart: the cache the first start wrote, same measure; each size and repetition runs both',
+      `/state answer: ${SIZES.map((size) => `${size.label} modules ${results[size.key][0].stateBytes} bytes`).join(', ')}; spawn -> listening median ${SIZES.map((size) => `${size.label} ${median(results[size.key].map((result) => result.listeningMs)).toFixed(0)} ms`).join(', ')}`,
+      `processes in the peak RSS: ${large[0].peak ? ['node', ...large[0].peak.children].join(', ') : 'not available (no /proc)'}`,
+      ...(problems.length ? [`problems: ${problems.join('; ')}`] : []),
+      `${repetitions} repetitions per size, alternating; autocannon ${seconds} s after 1 s of warm-up`,
+    ],
+  };
+}

@@ -1,0 +1,65 @@
+// Shared files (README "Shared files"): a source file that several public modules of one package
+// reach runs once per page. It is not bundled into each of them: it is an internal module of the
+// package, at an address of its own, which the modules import by its internal specifier
+// `<package>/.shared/<path in the package>` (ARCHITECTURE.md "Shared files").
+import type { WorkspaceModel } from './model.js';
+
+/** The first segment of an internal module's subpath: no declared subpath starts with it. */
+export const SHARED_SEGMENT = '.shared';
+
+/** Files that carry code of their own (a `.d.ts` carries none). */
+export const isCodeFile = (file: string): boolean => /\.[cm]?[jt]sx?$/.test(file) && !/\.d\.[cm]?ts$/.test(file);
+
+// Each segment of the path must survive an address unchanged (README "Addresses"); a file with
+// any other name stays a copy in each module, and HELPER_SHARED says so.
+const SAFE_SEGMENT = /^(?!\.\.?$)[A-Za-z0-9._@+~-]+$/;
+
+/** The internal subpath of `file` (workspace-relative) in the package at `packageDir`, or null when it cannot have one. */
+export function sharedSubpath(packageDir: string, file: string): string | null {
+  const prefix = packageDir === '.' || packageDir === '' ? '' : `${packageDir}/`;
+  if (!file.startsWith(prefix)) return null;
+  const inside = file.slice(prefix.length);
+  const segments = inside.split('/');
+  if (segments.some((segment) => !SAFE_SEGMENT.test(segment)) || segments[0] === 'node_modules' || segments.includes('node_modules')) return null;
+  return `${SHARED_SEGMENT}/${inside}`;
+}
+
+export const isSharedSubpath = (subpath: string): boolean => subpath.startsWith(`${SHARED_SEGMENT}/`);
+
+/** Shared files by package: file (workspace-relative) -> internal specifier. */
+export type SharedFiles = Map<string, Record<string, string>>;
+
+/**
+ * The files of each package that two or more of its public modules reach, by what their builds
+ * read (`inputsOf`): what a module's code imports beyond its entry. Entries of public modules are
+ * imported by their specifiers already; files outside the package stay copies.
+ */
+export function findSharedFiles(workspace: WorkspaceModel, inputsOf: (specifier: string) => Iterable<string> | undefined): SharedFiles {
+  const entries = new Set(workspace.modules.map((module) => module.entry));
+  const dirs = new Map(workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
+  const reached = new Map<string, Map<string, number>>();
+  for (const module of workspace.modules) {
+    const inputs = inputsOf(module.specifier);
+    if (!inputs) continue;
+    let counts = reached.get(module.package);
+    if (!counts) reached.set(module.package, (counts = new Map()));
+    for (const file of inputs) {
+      if (entries.has(file) || !isCodeFile(file)) continue;
+      counts.set(file, (counts.get(file) ?? 0) + 1);
+    }
+  }
+  const shared: SharedFiles = new Map();
+  for (const [name, counts] of reached) {
+    const dir = dirs.get(name);
+    if (dir === undefined) continue;
+    for (const [file, count] of counts) {
+      if (count < 2) continue;
+      const subpath = sharedSubpath(dir, file);
+      if (subpath === null) continue;
+      let files = shared.get(name);
+      if (!files) shared.set(name, (files = {}));
+      files[file] = `${name}/${subpath}`;
+    }
+  }
+  return shared;
+}

@@ -1,0 +1,77 @@
+// Shared files in the state (README "Shared files"): which files are shared, which builds hold a
+// copy of one, `copies.found` making those build again, and when a variant may be answered.
+import { expect } from 'chai';
+import { selectAnswerable, selectReport, selectSettled, selectSharedFileCopies, selectSharedFiles } from '../../src/store/selectors.js';
+import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
+
+const DEV = 'browser.development';
+const PROD = 'browser.production.min';
+const one = moduleModel('one');
+const two = moduleModel('two');
+const HELPER = 'app/helper.ts';
+const SPECIFIER = '@t/app/.shared/helper.ts';
+const workspace = workspaceModel([one, two]);
+const chunk = { [SPECIFIER]: { hash: 'chunk-1', size: 1 } };
+
+// Both modules built: `one` with the helper as a chunk, `two` as given.
+function built(twoImportsIt: boolean, twoWasAsked = false) {
+  return fold([
+    started,
+    { type: 'workspace.read', workspace },
+    startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }]),
+    succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
+    succeeded(1, two, DEV, 'two-1', {
+      inputs: { [two.entry!]: 'two-1', [HELPER]: 'h-1' },
+      outputs: { code: { hash: 'two', size: 1 }, styles: null, ...(twoImportsIt ? { chunks: chunk } : {}) },
+      ...(twoWasAsked ? { shared: [HELPER] } : {}),
+    }),
+  ]);
+}
+
+describe('shared files in the state', () => {
+  it('are the files two modules of a package read, each with its internal specifier', () => {
+    expect([...selectSharedFiles(built(true))]).to.deep.equal([['@t/app', { [HELPER]: SPECIFIER }]]);
+  });
+
+  it('find a build that copied one, which is neither settled nor answerable until copies.found builds it again', () => {
+    const state = built(false);
+    expect(selectSharedFileCopies(state)).to.deep.equal([{ module: two.specifier, variant: DEV, build: 1, file: HELPER, hash: 'h-1' }]);
+    expect(selectSettled(state)).to.equal(false);
+    expect(selectAnswerable(state, two.specifier, DEV)).to.equal(false);
+    expect(selectAnswerable(state, one.specifier, DEV)).to.equal(true);
+    const after = fold([{ type: 'copies.found', copies: [{ module: two.specifier, variant: DEV, build: 1, file: HELPER }] }], state);
+    expect(after.builds[two.specifier]!.variants[DEV]).to.include({ status: 'pending', generation: 2 });
+    expect(after.builds[one.specifier]!.variants[DEV]).to.include({ status: 'done', generation: 1 });
+  });
+
+  it('ignore copies.found naming a build that is no longer the last', () => {
+    const state = built(false);
+    const after = fold([{ type: 'copies.found', copies: [{ module: two.specifier, variant: DEV, build: 7, file: HELPER }] }], state);
+    expect(after.builds[two.specifier]!.variants[DEV]).to.include({ status: 'done', generation: 1 });
+  });
+
+  it('leave a copy the build was asked to avoid: settled, and a HELPER_SHARED warning on the modules that copied it', () => {
+    const state = built(false, true);
+    expect(selectSharedFileCopies(state)).to.deep.equal([]);
+    expect(selectSettled(state)).to.equal(true);
+    const warnings = selectReport(state).modules.map((m) => (m.warnings ?? []).map((w) => [w.kind, w.file]));
+    // `two` holds a copy beside the shared file `one` imports: two instances on a page.
+    expect(warnings).to.deep.equal([[], [['HELPER_SHARED', HELPER]]]);
+    expect(selectReport(state).modules[1]!.warnings![0]!.message).to.include('bundled into 1 module (@t/app/two), beside its shared address');
+  });
+
+  it('make a variant other than the default wait for the default variants of its package', () => {
+    const state = fold(
+      [
+        started,
+        { type: 'workspace.read', workspace },
+        { type: 'output.requested', module: one.specifier, variant: PROD },
+        startedBuild(1, PROD, [{ module: one, generation: 1 }]),
+        succeeded(1, one, PROD, 'one-1'),
+      ],
+    );
+    expect(selectAnswerable(state, one.specifier, PROD)).to.equal(false);
+    const later = fold([startedBuild(2, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }]), succeeded(2, one, DEV, 'one-1'), succeeded(2, two, DEV, 'two-1')], state);
+    expect(selectAnswerable(later, one.specifier, PROD)).to.equal(true);
+  });
+});
