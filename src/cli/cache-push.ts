@@ -5,7 +5,9 @@
 import type { KeyObject } from 'node:crypto';
 import { ESBUILD_VERSION } from '../bundlers/esbuild-service.js';
 import { bundlersCodeHash } from '../code-hash.js';
+import { filter, firstValueFrom } from 'rxjs';
 import { startService, type Service } from '../service.js';
+import { selectSettled, selectSharedFileCopies } from '../store/selectors.js';
 import { createRemoteClient } from '../streams/remote-cache/client.js';
 import type { WantedVariant } from '../streams/remote-cache/restore.js';
 import { ed25519Key, type RemoteCacheSettings } from '../streams/remote-cache/settings.js';
@@ -28,11 +30,24 @@ export async function pushBuilds(root: string, settings: RemoteCacheSettings, si
     const start = startVariants(service.internals.store.getState().workspace);
     const production = start.map(({ module }): WantedVariant => ({ module, variant: variantKey(productionVariant(defaultVariant(module).target)) }));
     const all = [...start, ...production];
-    // As a request for each does: a variant whose build was cancelled is asked for again.
-    await Promise.all(all.map(({ module, variant }) => service.internals.readiness.variant(module.specifier, variant).catch(() => null)));
+    await builtWhole(service, all);
     return { ...(await uploadServiceBuilds(service, all, settings, signingKey)), built: all.length };
   } finally {
     await service.close();
+  }
+}
+
+// Every variant built from the current sources, and none holding a copy of a shared file that a
+// build importing it is about to replace (README "Shared files"): what a page would be answered.
+async function builtWhole(service: Service, variants: readonly WantedVariant[]): Promise<void> {
+  const { readiness, store } = service.internals;
+  for (;;) {
+    // As a request for each does: a variant whose build was cancelled is asked for again.
+    await Promise.all(variants.map(({ module, variant }) => readiness.variant(module.specifier, variant).catch(() => null)));
+    const state = store.getState();
+    const done = variants.every(({ module, variant }) => state.builds[module.specifier]?.variants[variant]?.status === 'done');
+    if (done && selectSettled(state) && selectSharedFileCopies(state).length === 0) return;
+    await firstValueFrom(service.state$.pipe(filter((next) => next !== state)));
   }
 }
 

@@ -16,6 +16,7 @@ import { remoteCacheSettings, type RemoteCacheSettings } from '../../src/streams
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { NGINX, startNginx, stopNginx, type Nginx } from '../helpers/nginx.js';
 import { serve } from '../helpers/service.js';
+import { sharedStateWorkspace } from '../helpers/shared-workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { TEST_FIXTURES_DIR } from '../helpers/workspace.js';
 
@@ -77,9 +78,27 @@ describe('the team remote cache against nginx', function () {
     const plain = await distribute({ root, out: built });
     expect(remote.remoteCache!.builds.length).to.equal(remote.remoteCache!.asked).and.to.be.greaterThan(0);
     expect(remote.remoteCache!.misses).to.deep.equal({});
-    const files = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).sort().map((file) => [file, fs.statSync(path.join(dir, file)).isFile() ? fs.readFileSync(path.join(dir, file), 'utf8') : 'dir']);
-    expect(files(fromRemote)).to.deep.equal(files(built));
+    expect(filesOf(fromRemote)).to.deep.equal(filesOf(built));
     expect(remote.ok).to.equal(plain.ok);
+  });
+
+  it('shared files (README "Shared files"): their chunks come with the modules, and core dist writes what a build writes', async () => {
+    await pushBuilds(sharedStateWorkspace(), settingsFor(sharedStateWorkspace(), `${nginx.readWrite}shared`), null, () => {});
+    const root = sharedStateWorkspace();
+    const fresh = await startFresh(root, settingsFor(root, `${nginx.readOnly}shared`));
+    expect(buildsOf(fresh.events)).to.equal(0);
+    expect(remoteOf(fresh.events)!.builds.some((build) => build.outputs.chunks?.['@r/lib/.shared/src/registry.ts'])).to.equal(true);
+    const plain = await serve(sharedStateWorkspace(), { cache: false });
+    for (const address of [`/m/@r/lib@1.0.0/modules/define.js?${DEV}`, `/m/@r/lib@1.0.0/modules/.shared/src/registry.ts?${DEV}`]) {
+      const [a, b] = [await fresh.service.get(address), await plain.get(address)];
+      expect(a.status, address).to.equal(200);
+      expect(a.text, address).to.equal(b.text);
+    }
+    const [fromRemote, built] = [path.join(root, 'remote-out'), path.join(root, 'built-out')];
+    const remote = await distribute({ root, out: fromRemote, remoteCache: { settings: settingsFor(root, `${nginx.readOnly}shared`) } });
+    await distribute({ root, out: built });
+    expect(remote.remoteCache!.builds.length).to.equal(remote.remoteCache!.asked);
+    expect(filesOf(fromRemote)).to.deep.equal(filesOf(built));
   });
 
   it('what the team cache gave is written to the local cache: a restart asks the remote nothing', async () => {
@@ -106,7 +125,8 @@ describe('the team remote cache against nginx', function () {
     expect(remote.misses).to.deep.equal({ stale: 1 });
     expect(remote.builds.map((build) => build.module)).to.have.length(remote.asked - 1);
     expect(remote.builds.map((build) => build.module)).to.not.include('@acme/lib/format');
-    expect(buildsOf(fresh.events)).to.equal(1);
+    const built = new Set(fresh.events.flatMap((event) => (event.type === 'build.started' ? event.modules.map((one) => one.module) : [])));
+    expect([...built]).to.deep.equal(['@acme/lib/format']);
     expect((await fresh.service.get(`/m/@acme/lib@1.2.0/modules/format?${DEV}`)).text).to.contain('#${n}');
   });
 
@@ -278,6 +298,9 @@ describe('the team remote cache against nginx', function () {
     });
   });
 });
+
+/** Every file under `dir` with its text, in order: two distributions compared whole. */
+const filesOf = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).sort().map((file) => [file, fs.statSync(path.join(dir, file)).isFile() ? fs.readFileSync(path.join(dir, file), 'utf8') : 'dir']);
 
 function closedPort(): Promise<number> {
   return new Promise((resolve) => {
