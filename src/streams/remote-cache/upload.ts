@@ -7,6 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import type { OutputCache } from '../../outputs/output-cache.js';
 import { UNVERIFIED, type OutputRef } from '../../store/events.js';
 import { fingerprintOf } from '../../store/reducer.js';
+import { selectSharedFileCopies } from '../../store/selectors.js';
 import type { ServiceState } from '../../store/state.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey } from '../../workspace/model.js';
@@ -43,8 +44,10 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
   const blobs = new Map<string, Buffer>();
   const entries = new Map<string, Buffer>();
   const result: UploadResult = { entries: 0, blobs: 0, bytes: 0, skipped: 0 };
+  // A build holding a copy of a shared file is about to be replaced (README "Shared files"): not a build to share.
+  const copies = new Set(selectSharedFileCopies(state).map((copy) => `${copy.variant} ${copy.module}`));
   for (const { module, variant } of variants) {
-    const record = state.builds[module.specifier]?.variants[variant]?.last;
+    const record = copies.has(`${variant} ${module.specifier}`) ? undefined : state.builds[module.specifier]?.variants[variant]?.last;
     const refs = record?.outputs ? [record.outputs.code, record.outputs.styles, ...Object.values(record.outputs.chunks ?? {})].filter((ref): ref is OutputRef => ref !== null) : [];
     if (!record?.outputs || record.errors.length > 0 || Object.values(record.inputs).includes(UNVERIFIED) || !arePlainPaths(record.inputs) || !refs.every((ref) => deps.outputs.get(ref.hash))) {
       result.skipped += 1;
