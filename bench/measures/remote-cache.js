@@ -39,7 +39,7 @@ async function startNginx(dir) {
     path.join(dir, 'nginx.conf'),
     `daemon off;\nmaster_process off;\nworker_processes 1;\nerror_log ${path.join(dir, 'error.log')};\npid ${path.join(dir, 'nginx.pid')};\nevents { worker_connections 256; }\nhttp {\n  access_log off;\n  ${temporary}\n  server {\n    listen 127.0.0.1:${port};\n    root ${path.join(dir, 'data')};\n    client_max_body_size 64m;\n    location / { dav_methods PUT; create_full_put_path on; }\n  }\n}\n`,
   );
-  const child = spawn(NGINX, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
+  const child = spawn(NGINX, ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
   for (;;) {
     const open = await new Promise((resolve) => net.connect(port, '127.0.0.1', function () { this.destroy(); resolve(true); }).once('error', () => resolve(false)));
     if (open) return { child, url: `http://127.0.0.1:${port}/` };

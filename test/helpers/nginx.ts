@@ -1,6 +1,6 @@
-// A real nginx serving a Bazel HTTP remote cache from a temporary directory (README "A team's
-// remote cache" shows the same configuration): a read-write port (WebDAV PUT) and a read-only
-// one (GET and HEAD only), run as a child in the foreground and stopped by `stopNginx`.
+// A real nginx serving a Bazel HTTP remote cache from a temporary directory, its logs there too
+// (README "A team's remote cache" shows the same configuration): a read-write port (WebDAV PUT)
+// and a read-only one (GET and HEAD only), run as a child in the foreground, stopped by `stopNginx`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -59,7 +59,7 @@ http {
 }
 `,
   );
-  const child = spawn(NGINX, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NGINX, ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', path.join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
   const entry = { child, dir };
   running.add(entry);
   let stderr = '';
