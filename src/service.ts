@@ -123,7 +123,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const history = createBuildHistory(BUILD_HISTORY_LIMIT);
   const hashes = createFileHashes(root, options.fileHashes?.now, options.fileHashes);
   const outputs = createOutputCache();
-  const registry = createBundlerRegistry(root);
+  const registry = createBundlerRegistry(root, resolveModule);
   const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, identity, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
   const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;

@@ -1,9 +1,12 @@
 // Bundlers are modules loaded by specifier (README "Workspaces"): resolved from the
-// workspace first, then from this package, so `@core-js/packages/bundlers/ts` always resolves
-// (src/load-module.ts).
-import { resolveModule, type ResolvedModule } from '../load-module.js';
+// workspace first, then from this package, so `@core-js/packages/bundlers/ts` always resolves.
+// The resolver (`resolveModule` of src/load-module.ts) is passed in: it imports the package's
+// own bundlers, which import this layer (ARCHITECTURE.md "Layers").
 import { bundlerKey, type BundlerRef } from '../workspace/model.js';
-import type { Bundler, CreateBundler } from './types.js';
+import { BundlerUnavailable, type Bundler, type CreateBundler } from './types.js';
+
+/** Finds a module by specifier from `root` and loads it on demand. */
+export type ResolveModule = (specifier: string, root: string) => { load(): Promise<unknown> };
 
 export interface BundlerRegistry {
   get(ref: BundlerRef): Promise<Bundler>;
@@ -12,21 +15,13 @@ export interface BundlerRegistry {
   dispose(): Promise<void>;
 }
 
-/** A bundler that cannot be loaded: a condition of the workspace, told as a diagnostic. */
-export class BundlerUnavailable extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BundlerUnavailable';
-  }
-}
-
-export function createBundlerRegistry(root: string): BundlerRegistry {
+export function createBundlerRegistry(root: string, resolveModule: ResolveModule): BundlerRegistry {
   const bundlers = new Map<string, Promise<Bundler>>();
   const ready = new Map<string, Bundler>();
   const settled: Bundler[] = [];
 
   async function load(ref: BundlerRef): Promise<Bundler> {
-    let resolved: ResolvedModule;
+    let resolved: ReturnType<ResolveModule>;
     try {
       resolved = resolveModule(ref.specifier, root);
     } catch (error) {

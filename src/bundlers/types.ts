@@ -5,6 +5,10 @@ import type { ImportRecord } from '../workspace/checks.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { Platform } from '../workspace/model.js';
 import type { Variant } from '../workspace/variant.js';
+import type { WorkspaceBoundaries } from '../workspace/boundaries.js';
+
+// Defined beside the function that computes it (`workspace/` imports no bundler type).
+export type { WorkspaceBoundaries };
 
 export interface BundleTarget {
   /** The module's specifier (`@acme/app/main`). */
@@ -31,14 +35,6 @@ export interface BundleTarget {
    * their internal specifiers (README "Shared files"): imported by those, never bundled.
    */
   shared?: Record<string, string>;
-}
-
-export interface WorkspaceBoundaries {
-  /** Changes when the rest does: what a kept esbuild context is checked against. */
-  key: string;
-  /** Entry file, relative to the workspace, to the public specifier of its module. */
-  entries: Record<string, string>;
-  packages: string[];
 }
 
 export interface BundleResult {
@@ -98,5 +94,13 @@ export class BuildCancelled extends Error {
   constructor() {
     super('the build was cancelled');
     this.name = 'BuildCancelled';
+  }
+}
+
+/** A bundler that cannot be loaded: a condition of the workspace, told as a diagnostic. */
+export class BundlerUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BundlerUnavailable';
   }
 }

@@ -4,6 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { createBundlerRegistry, type BundlerRegistry } from '../bundlers/registry.js';
+import { resolveModule } from '../load-module.js';
 import { createAssetFiles } from '../streams/asset-files.js';
 import { toBundleTarget } from '../streams/build-runner.js';
 import { createFileHashes } from '../streams/file-hashes.js';
@@ -74,7 +75,7 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   const parallelism = options.parallelism ?? os.availableParallelism();
   const progress = options.onProgress ?? (() => {});
   const hashes = createFileHashes(root);
-  const registry = createBundlerRegistry(root);
+  const registry = createBundlerRegistry(root, resolveModule);
   let workspace: WorkspaceModel;
   try {
     workspace = await readWithDeepImports((deep) => readWorkspace(hashes, deep), (read, modules) => bareImportsOf(read, modules, registry, parallelism));

@@ -2,8 +2,8 @@
 // the inputs, and reports one `build.succeeded` or `build.failed` per module. Unsubscribing
 // cancels the build. A failure of the bundler itself becomes `build.failed` diagnostics.
 import { Observable } from 'rxjs';
-import { BundlerUnavailable, type BundlerRegistry } from '../bundlers/registry.js';
-import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint, type WorkspaceBoundaries } from '../bundlers/types.js';
+import type { BundlerRegistry } from '../bundlers/registry.js';
+import { BuildCancelled, BundlerUnavailable, type BundleResult, type BundleTarget, type RebuildHint, type WorkspaceBoundaries } from '../bundlers/types.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { UNVERIFIED, type Fact, type InputHashes } from '../store/events.js';
 import { locateImports } from '../workspace/checks.js';

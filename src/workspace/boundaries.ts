@@ -3,8 +3,15 @@
 // Two modules with one entry file (Lit's root `@lit/reactive-element` and its
 // `./reactive-element.js`) are one module on a page: the first by subpath (the root first)
 // names it.
-import type { WorkspaceBoundaries } from '../bundlers/types.js';
 import type { WorkspaceModel } from './model.js';
+
+export interface WorkspaceBoundaries {
+  /** Changes when the rest does: what a kept esbuild context is checked against. */
+  key: string;
+  /** Entry file, relative to the workspace, to the public specifier of its module. */
+  entries: Record<string, string>;
+  packages: string[];
+}
 
 const computed = new WeakMap<WorkspaceModel, WorkspaceBoundaries>();
 

@@ -14,7 +14,7 @@
 // whose path the target's `*` can stand for, in any directory below, built or still a source.
 // Every file and directory looked at is read through the recording reader, so one that
 // appears later reads the workspace again.
-import type { SourceReader } from './read-workspace.js';
+import type { SourceReader } from './source-reader.js';
 import type { PackageManifest } from './package-manifest.js';
 import { dirOf, isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import { moduleSpecifier, ROOT_SUBPATH } from './specifiers.js';

@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { ServiceError } from '../errors.js';
-import type { RequestGuard } from './request-guards.js';
+import type { RequestGuard } from './request-guard.js';
 
 export interface HostPolicy {
   /** Host names allowed besides localhost, 127.0.0.1 and [::1] (`--host`, `--allowed-host`). */

@@ -6,10 +6,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import type { ServiceError } from '../errors.js';
 import { guardHost, type HostPolicy } from './guard-host.js';
+import type { RequestGuard } from './request-guard.js';
 import { refuseUnsafeMethod, refuseUnsafeTarget } from './refuse-unsafe-target.js';
 
-/** The refusal of a request, or null when the guard lets it through. Pure over the request's head. */
-export type RequestGuard = (request: IncomingMessage) => ServiceError | null;
+export type { RequestGuard };
 
 export function requestGuards(hosts: HostPolicy): readonly RequestGuard[] {
   return [refuseUnsafeTarget, refuseUnsafeMethod, guardHost(hosts)];
