@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, relative as relativePath, sep } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isExportDeclaration, isImportDeclaration, isLiteralTypeNode, isStringLiteral, SyntaxKind } from 'typescript/unstable/ast';
 import { API } from 'typescript/unstable/sync';
@@ -8,39 +8,18 @@ import { API } from 'typescript/unstable/sync';
 // ARCHITECTURE.md "Layers": the table there is the one list of allowed imports; this test
 // reads it, so the document and the check cannot disagree.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const sourceRoot = join(root, 'src');
 
 interface Layer {
+  /** The row's first cell, as written. */
   readonly name: string;
+  /** `src/x/` (a folder, and everything under it) or `src/x.ts`. */
   readonly paths: readonly string[];
   readonly everything: boolean;
+  /** Paths of layers it may import anything of. */
   readonly values: readonly string[];
+  /** Paths of layers it may import types of (`import type`, `export type`, `import('x').T`). */
   readonly types: readonly string[];
 }
-
-const cellItems = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
-
-export const parseLayerTable = (markdown: string): Layer[] => {
-  const section = markdown.split(/^## /m).find((part) => part.startsWith('Layers\n'));
-  if (!section) throw new Error('ARCHITECTURE.md has no "Layers" section');
-  const rows = section.split('\n').filter((line) => line.startsWith('|')).slice(2);
-  return rows.map((row) => {
-    const [paths = '', , mayImport = ''] = row.split('|').slice(1, -1).map((cell) => cell.trim());
-    const values: string[] = [];
-    const types: string[] = [];
-    let everything = false;
-    for (const entry of mayImport.split(',').map((part) => part.trim())) {
-      if (entry === 'everything') everything = true;
-      else if (entry === 'nothing') continue;
-      else {
-        const [name] = cellItems(entry);
-        if (!name) throw new Error(`ARCHITECTURE.md "Layers": cannot read "${entry}" in the row of ${paths}`);
-        (/ types$/.test(entry) ? types : values).push(`src/${name}`);
-      }
-    }
-    return { name: paths, paths: cellItems(paths), everything, values, types };
-  });
-};
 
 interface Import {
   readonly from: string;
@@ -48,70 +27,60 @@ interface Import {
   readonly typeOnly: boolean;
 }
 
-const toPosix = (path: string) => path.split(sep).join('/');
-const relative = (from: string, to: string) => toPosix(relativePath(from, to));
+const quoted = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
 
-// The compiler's own parse of each file of tsconfig.json's program. Under verbatimModuleSyntax
-// (tsconfig.json) only `import type` and `export type` are erased: `import { type A }` still
-// loads its module, so it counts as a value import; so does `import()`, and `import('x').T`
-// is a type.
-const readImports = (): Import[] => {
-  const api = new API({ cwd: root });
-  try {
-    const [project] = api.updateSnapshot({ openProjects: [join(root, 'tsconfig.json')] }).getProjects();
-    if (!project) throw new Error('tsconfig.json opened no project');
-    const programFiles = new Set(project.program.getSourceFileNames().map(toPosix));
-    const resolve = (from: string, specifier: string): string | undefined => {
-      if (!specifier.startsWith('.')) return undefined;
-      const target = toPosix(join(dirname(from), specifier)).replace(/\.js$/, '.ts');
-      for (const candidate of [target, target.replace(/\.ts$/, '.tsx'), `${target}/index.ts`]) if (programFiles.has(candidate)) return candidate;
-      throw new Error(`${from}: cannot find the file of '${specifier}'`);
-    };
-    return [...programFiles]
-      .filter((file) => file.startsWith(`${toPosix(sourceRoot)}/`))
-      .flatMap((file) =>
-        (project.program.getSourceFile(file)?.imports ?? []).filter(isStringLiteral).flatMap((literal) => {
-          const to = resolve(file, literal.text);
-          if (!to) return [];
-          const { parent } = literal;
-          const typeOnly =
-            (isImportDeclaration(parent) && parent.importClause?.phaseModifier === SyntaxKind.TypeKeyword) ||
-            (isExportDeclaration(parent) && parent.isTypeOnly) ||
-            isLiteralTypeNode(parent);
-          return [{ from: relative(root, file), to: relative(root, to), typeOnly }];
-        }),
-      );
-  } finally {
-    api.close();
-  }
-};
-
-const layers = parseLayerTable(readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8'));
-const imports = readImports();
+function parseLayerTable(markdown: string): Layer[] {
+  const section = markdown.split(/^## /m).find((part) => part.startsWith('Layers\n'));
+  if (!section) throw new Error('ARCHITECTURE.md has no "Layers" section');
+  const rows = section.split('\n').filter((line) => line.startsWith('|')).slice(2);
+  return rows.map((row) => {
+    const [name = '', , mayImport = ''] = row.split('|').slice(1, -1).map((cell) => cell.trim());
+    const values: string[] = [];
+    const types: string[] = [];
+    let everything = false;
+    for (const entry of mayImport.split(',').map((part) => part.trim())) {
+      if (entry === 'everything') everything = true;
+      else if (entry !== 'nothing') {
+        const [path, ...rest] = quoted(entry);
+        const kind = entry.replace(/`[^`]+`/, '').trim();
+        if (!path || rest.length > 0 || (kind !== '' && kind !== 'types')) throw new Error(`ARCHITECTURE.md "Layers": cannot read "${entry}" in the row of ${name}`);
+        (kind === 'types' ? types : values).push(`src/${path}`);
+      }
+    }
+    return { name, paths: quoted(name), everything, values, types };
+  });
+}
 
 const owns = (path: string, file: string) => (path.endsWith('/') ? file.startsWith(path) : file === path);
-const layerOf = (file: string): Layer | undefined =>
-  layers
-    .filter((layer) => layer.paths.some((path) => owns(path, file)))
-    .sort((a, b) => Math.max(...b.paths.filter((path) => owns(path, file)).map((path) => path.length)) - Math.max(...a.paths.filter((path) => owns(path, file)).map((path) => path.length)))[0];
 
-const allows = (granted: readonly string[], file: string) => granted.some((path) => owns(path, file) || layerOf(file)?.paths.includes(path));
+/** The row of the longest path that holds the file (`src/x/y/` before `src/x/`). */
+function layerOf(layers: readonly Layer[], file: string): Layer | undefined {
+  let best: { layer: Layer; length: number } | undefined;
+  for (const layer of layers) {
+    for (const path of layer.paths) if (owns(path, file) && path.length > (best?.length ?? -1)) best = { layer, length: path.length };
+  }
+  return best?.layer;
+}
 
-export const forbiddenImports = (): string[] =>
-  imports.flatMap(({ from, to, typeOnly }) => {
-    const source = layerOf(from);
-    const target = layerOf(to);
-    if (!source || !target || source === target || source.everything) return [];
-    if (allows(source.values, to)) return [];
-    if (typeOnly && allows(source.types, to)) return [];
-    return [`${from} -> ${to}${typeOnly ? ' (types)' : ''}`];
+function forbiddenImports(layers: readonly Layer[], imports: readonly Import[]): string[] {
+  // A row's path grants its whole row; a file's path (`bundlers/types.ts`) only that file.
+  const granted = (paths: readonly string[], target: Layer, file: string) => paths.some((path) => target.paths.includes(path) || path === file);
+  return imports.flatMap(({ from, to, typeOnly }) => {
+    const source = layerOf(layers, from);
+    const target = layerOf(layers, to);
+    const line = `${from} -> ${to}${typeOnly ? ' (types)' : ''}`;
+    if (!source || !target) return [`${line}: ${source ? to : from} is in no row`];
+    if (source === target || source.everything || granted(source.values, target, to)) return [];
+    if (typeOnly && granted(source.types, target, to)) return [];
+    return [line];
   });
+}
 
-// Every circle between files, each reported once by its files in import order.
-export const importCircles = (): string[][] => {
+/** Circles of imports between files, types included, each named once from its least path. */
+function importCircles(imports: readonly Import[]): string[] {
   const edges = new Map<string, string[]>();
   for (const { from, to } of imports) edges.set(from, [...(edges.get(from) ?? []), to]);
-  const circles = new Map<string, string[]>();
+  const circles = new Set<string>();
   const state = new Map<string, 'open' | 'done'>();
   const path: string[] = [];
   const visit = (file: string): void => {
@@ -121,30 +90,121 @@ export const importCircles = (): string[][] => {
       if (state.get(next) === 'open') {
         const circle = path.slice(path.indexOf(next));
         const start = circle.indexOf([...circle].sort()[0]!);
-        const rotated = [...circle.slice(start), ...circle.slice(0, start)];
-        circles.set(rotated.join(' -> '), rotated);
+        circles.add([...circle.slice(start), ...circle.slice(0, start), circle[start]].join(' -> '));
       } else if (!state.has(next)) visit(next);
     }
     path.pop();
     state.set(file, 'done');
   };
   for (const file of [...edges.keys()].sort()) if (!state.has(file)) visit(file);
-  return [...circles.values()];
-};
+  return [...circles];
+}
+
+const toPosix = (path: string) => path.split(sep).join('/');
+
+// The compiler's own parse of every file of tsconfig.json's program. Under
+// verbatimModuleSyntax (tsconfig.json) only `import type` and `export type` are erased:
+// `import { type A }` still loads its module, so it counts as a value import, as `import()` does.
+function readImports(): Import[] {
+  const api = new API({ cwd: root });
+  try {
+    const [project] = api.updateSnapshot({ openProjects: [join(root, 'tsconfig.json')] }).getProjects();
+    if (!project) throw new Error('tsconfig.json opened no project');
+    const programFiles = new Set(project.program.getSourceFileNames().map(toPosix));
+    const resolve = (from: string, specifier: string): string | undefined => {
+      if (!specifier.startsWith('.')) return undefined;
+      const target = toPosix(join(dirname(from), specifier)).replace(/\.js$/, '.ts');
+      const found = [target, target.replace(/\.ts$/, '.tsx'), `${target}/index.ts`].find((candidate) => programFiles.has(candidate));
+      if (!found) throw new Error(`${from}: no file of the program is '${specifier}'`);
+      return found;
+    };
+    const sourceRoot = `${toPosix(root)}/src/`;
+    return [...programFiles]
+      .filter((file) => file.startsWith(sourceRoot))
+      .flatMap((file) =>
+        (project.program.getSourceFile(file)?.imports ?? []).filter(isStringLiteral).flatMap((literal) => {
+          const to = resolve(file, literal.text);
+          if (!to) return [];
+          const { parent } = literal;
+          const typeOnly =
+            (isImportDeclaration(parent) && parent.importClause?.phaseModifier === SyntaxKind.TypeKeyword) ||
+            (isExportDeclaration(parent) && parent.isTypeOnly) ||
+            isLiteralTypeNode(parent);
+          return [{ from: toPosix(relative(root, file)), to: toPosix(relative(root, to)), typeOnly }];
+        }),
+      );
+  } finally {
+    api.close();
+  }
+}
 
 describe('the layers of ARCHITECTURE.md', () => {
-  it('reads a row for every folder and top-level file of src/', () => {
-    const entries = readdirSync(sourceRoot, { withFileTypes: true }).map((entry) => `src/${entry.name}${entry.isDirectory() ? '/' : ''}`);
-    const unlisted = entries.filter((entry) => !layers.some((layer) => layer.paths.includes(entry)));
-    expect(unlisted).to.deep.equal([]);
-    expect(imports.length).to.be.greaterThan(100);
+  let layers: Layer[];
+  let imports: Import[];
+
+  before(() => {
+    layers = parseLayerTable(readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8'));
+    imports = readImports();
+  });
+
+  it('has a row for every folder and top-level file of src/, and names no path that is gone', () => {
+    const entries = readdirSync(join(root, 'src'), { withFileTypes: true }).map((entry) => `src/${entry.name}${entry.isDirectory() ? '/' : ''}`);
+    expect(entries.filter((entry) => !layers.some((layer) => layer.paths.includes(entry)))).to.deep.equal([]);
+    const named = layers.flatMap((layer) => [...layer.paths, ...layer.values, ...layer.types]);
+    expect(named.filter((path) => !existsSync(join(root, path)))).to.deep.equal([]);
+    // The compiler's answer is not empty: a check over no imports would pass anything.
+    expect(imports.filter((edge) => edge.typeOnly).length).to.be.greaterThan(50);
+    expect(imports.filter((edge) => !edge.typeOnly).length).to.be.greaterThan(100);
   });
 
   it('every import of src/ is one its layer may make', () => {
-    expect(forbiddenImports()).to.deep.equal([]);
+    expect(forbiddenImports(layers, imports)).to.deep.equal([]);
   });
 
   it('no files of src/ import each other in a circle', () => {
-    expect(importCircles().map((circle) => circle.join(' -> '))).to.deep.equal([]);
+    expect(importCircles(imports)).to.deep.equal([]);
+  });
+});
+
+describe('the layer check', () => {
+  const table = [
+    '## Layers',
+    '',
+    '| folder | its one job | may import |',
+    '|---|---|---|',
+    '| `src/low/` | leaf | nothing |',
+    '| `src/mid/` | middle | `low/` types, `low/errors.ts` |',
+    '| `src/top/`, `src/top.ts` | top | `mid/`, `low/` |',
+    '| `src/root.ts` | root | everything |',
+    '',
+  ].join('\n');
+  const layers = parseLayerTable(table);
+  const edge = (from: string, to: string, typeOnly = false): Import => ({ from, to, typeOnly });
+
+  it('allows a type import where the row says "types", and refuses a value import there', () => {
+    expect(forbiddenImports(layers, [edge('src/mid/a.ts', 'src/low/b.ts', true)])).to.deep.equal([]);
+    expect(forbiddenImports(layers, [edge('src/mid/a.ts', 'src/low/b.ts')])).to.deep.equal(['src/mid/a.ts -> src/low/b.ts']);
+  });
+
+  it('allows values of a file the row names, and of no other file of its layer', () => {
+    expect(forbiddenImports(layers, [edge('src/mid/a.ts', 'src/low/errors.ts'), edge('src/mid/a.ts', 'src/low/b.ts')])).to.deep.equal(['src/mid/a.ts -> src/low/b.ts']);
+  });
+
+  it('refuses an import upward, allows one within a row and from a row of "everything"', () => {
+    expect(forbiddenImports(layers, [edge('src/low/a.ts', 'src/mid/b.ts', true)])).to.deep.equal(['src/low/a.ts -> src/mid/b.ts (types)']);
+    expect(forbiddenImports(layers, [edge('src/top.ts', 'src/top/x/y.ts'), edge('src/top/a.ts', 'src/low/b.ts'), edge('src/root.ts', 'src/top.ts')])).to.deep.equal([]);
+  });
+
+  it('refuses an import from or to a file that no row holds', () => {
+    expect(forbiddenImports(layers, [edge('src/other.ts', 'src/low/a.ts')])).to.deep.equal(['src/other.ts -> src/low/a.ts: src/other.ts is in no row']);
+  });
+
+  it('refuses a row it cannot read', () => {
+    expect(() => parseLayerTable(table.replace('nothing |', 'the above |'))).to.throw(/cannot read "the above"/);
+  });
+
+  it('finds a circle of type imports as well as of values', () => {
+    expect(importCircles([edge('src/b.ts', 'src/c.ts'), edge('src/c.ts', 'src/a.ts', true), edge('src/a.ts', 'src/b.ts')])).to.deep.equal(['src/a.ts -> src/b.ts -> src/c.ts -> src/a.ts']);
+    expect(importCircles([edge('src/a.ts', 'src/b.ts'), edge('src/b.ts', 'src/c.ts'), edge('src/a.ts', 'src/c.ts')])).to.deep.equal([]);
   });
 });
