@@ -4,7 +4,12 @@
 //             all valid (every module built)
 //   team      the same with CORE_REMOTE_CACHE naming the nginx `core cache push` filled ->
 //             `/state` all valid (every module from the team cache, none built: its event log)
-// The workspace is the scale measure's (200 packages x 5 modules); ratio = team / fresh.
+//   edited    the team start after one leaf module's source changed here: only it is built
+//   refused   CORE_REMOTE_CACHE naming a port nothing listens on (target <= 1.1 of fresh)
+//   silent    a server that accepts and never answers, a stand-in for a hung cache server
+//             (target <= fresh + 3 s)
+//   dist      `core dist` with the team cache against without it (each with an empty build cache)
+// The workspace is the scale measure's (200 packages x 5 modules); ratio = that / fresh.
 // Skipped (an error row) when nginx is not installed.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -73,6 +78,38 @@ async function startOnce(root, expected, cacheDir, env) {
   }
 }
 
+// A server that takes every connection and never answers: what a hung cache server does.
+function startSilent() {
+  const sockets = new Set();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}/`,
+        close: () => {
+          for (const socket of sockets) socket.destroy();
+          server.close();
+        },
+      }),
+    ),
+  );
+}
+
+function distOnce(root, cacheDir, env) {
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+  const out = path.join(WORK, 'remote-cache-dist');
+  fs.rmSync(out, { recursive: true, force: true });
+  const started = now();
+  const result = spawnSync(process.execPath, [BIN, 'dist', '--out', out], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, ...env }, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`core dist failed: ${result.stderr}`);
+  return now() - started;
+}
+
+const row = (id, measure, ours, baseline, failed) => ({ id, measure, baselineName: 'a fresh machine without it', unit: 'ms', ours: summarize(ours), baseline: summarize(baseline), checks: [], failed });
+
 export async function run({ quick }) {
   if (!NGINX) throw new Error('nginx is not installed (apt-get install -y nginx)');
   const repetitions = quick ? 1 : 5;
@@ -82,7 +119,15 @@ export async function run({ quick }) {
   const cacheDir = path.join(WORK, 'remote-cache-local');
   const fresh = [];
   const team = [];
+  const edited = [];
+  const refused = [];
+  const silent = [];
+  const dist = { team: [], fresh: [] };
   const notes = [];
+  const silentServer = await startSilent();
+  const closedPort = `http://127.0.0.1:${await freePort()}/`;
+  const leaf = path.join(root, 'packages/p000/m0/index.ts');
+  const leafText = fs.readFileSync(leaf, 'utf8');
   try {
     progress('remote-cache: core cache push');
     const pushed = spawnSync(process.execPath, [BIN, 'cache', 'push'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: nginx.url }, encoding: 'utf8' });
@@ -91,28 +136,43 @@ export async function run({ quick }) {
       const cold = await startOnce(root, expected, cacheDir, { CORE_REMOTE_CACHE: 'off' });
       const warm = await startOnce(root, expected, cacheDir, { CORE_REMOTE_CACHE: nginx.url });
       if (warm.built !== 0 || warm.team !== expected) notes.push(`repetition ${index}: the team start built ${warm.built} and took ${warm.team} modules from the team cache (expected 0 and ${expected})`);
+      // One leaf edited here, after the push: only that module misses.
+      fs.writeFileSync(leaf, `${leafText}\nexport const editedHere = ${index};\n`);
+      const edit = await startOnce(root, expected, cacheDir, { CORE_REMOTE_CACHE: nginx.url });
+      fs.writeFileSync(leaf, leafText);
+      if (edit.built !== 1 || edit.team !== expected - 1) notes.push(`repetition ${index}: after one leaf edit the team start built ${edit.built} and took ${edit.team} (expected 1 and ${expected - 1})`);
+      const down = await startOnce(root, expected, cacheDir, { CORE_REMOTE_CACHE: closedPort });
+      const hung = await startOnce(root, expected, cacheDir, { CORE_REMOTE_CACHE: silentServer.url });
+      const distTeam = distOnce(root, cacheDir, { CORE_REMOTE_CACHE: nginx.url });
+      const distFresh = distOnce(root, cacheDir, { CORE_REMOTE_CACHE: 'off' });
       if (index === 0) continue; // warm-up
       fresh.push(cold.ms);
       team.push(warm.ms);
-      progress(`remote-cache: repetition ${index}/${repetitions}: fresh ${cold.ms.toFixed(0)} ms (${cold.built} built), from the team cache ${warm.ms.toFixed(0)} ms (${warm.team} taken, ${warm.built} built)`);
+      edited.push(edit.ms);
+      refused.push(down.ms);
+      silent.push(hung.ms);
+      dist.team.push(distTeam);
+      dist.fresh.push(distFresh);
+      progress(
+        `remote-cache: repetition ${index}/${repetitions}: fresh ${cold.ms.toFixed(0)} ms (${cold.built} built), team ${warm.ms.toFixed(0)} ms (${warm.team} taken, ${warm.built} built), ` +
+          `leaf edited ${edit.ms.toFixed(0)} ms (${edit.built} built), refused ${down.ms.toFixed(0)} ms, silent ${hung.ms.toFixed(0)} ms, dist ${distTeam.toFixed(0)} / ${distFresh.toFixed(0)} ms`,
+      );
     }
   } finally {
+    fs.writeFileSync(leaf, leafText);
+    silentServer.close();
     nginx.child.kill('SIGTERM');
     fs.rmSync(cacheDir, { recursive: true, force: true });
   }
+  const failed = notes.length ? notes.join('; ') : undefined;
   return {
     rows: [
-      {
-        id: 'remote-cache',
-        measure: '1,000 modules: a fresh machine with the team cache (nginx, loopback) -> /state all valid',
-        baselineName: 'a fresh machine without it',
-        unit: 'ms',
-        ours: summarize(team),
-        baseline: summarize(fresh),
-        checks: [],
-        failed: notes.length ? notes.join('; ') : undefined,
-      },
+      row('remote-cache', '1,000 modules: a fresh machine with the team cache (nginx, loopback) -> /state all valid (target <= 0.25)', team, fresh, failed),
+      row('remote-cache-edited', 'the same after one leaf edited here (only it built)', edited, fresh, failed),
+      row('remote-cache-refused', 'the same with a team cache refusing connections (target <= 1.1)', refused, fresh),
+      row('remote-cache-silent', 'the same with a team cache that never answers (target <= fresh + 3 s)', silent, fresh),
+      { ...row('remote-cache-dist', 'core dist with the team cache, empty local cache', dist.team, dist.fresh), baselineName: 'core dist without it' },
     ],
-    notes: [`${repetitions} repetitions after a warm-up; each starts from an empty build cache, measured from process spawn; the remote on loopback (no network latency)`],
+    notes: [`${repetitions} repetitions after a warm-up; each start and each core dist from an empty build cache, measured from process spawn; the remote on loopback (no network latency); "silent" is a mock that accepts and never answers`],
   };
 }

@@ -51,7 +51,7 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
     counts.requests += 1;
     if (method === 'PUT') counts.puts += 1;
     return exchange({ method, url: new URL(`${store}/${digest}`, settings.base), agent, headers, body, timeoutMs, maxBodyBytes }).then((answer) => {
-      if ('failed' in answer) breaker.failed();
+      if ('failed' in answer) breaker.failed(answer.failed);
       else if (answer.status === 200) counts.bytes += answer.body.length;
       return answer;
     });
@@ -63,8 +63,9 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
     if ('failed' in answer) return answer;
     if (answer.status === 200) return { found: answer.body };
     if (answer.status === 404) return { missing: true };
-    breaker.failed();
-    return { failed: answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error' };
+    const kind = answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error';
+    breaker.failed(kind);
+    return { failed: kind };
   }
 
   return {
@@ -77,8 +78,9 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
       const answer = await request('PUT', store, digest, body);
       if ('failed' in answer) return answer;
       if (answer.status >= 200 && answer.status < 300) return 'stored';
-      breaker.failed();
-      return { failed: answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error' };
+      const kind = answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error';
+      breaker.failed(kind);
+      return { failed: kind };
     },
     close: () => agent.destroy(),
   };

@@ -19,15 +19,26 @@ import { fingerprintOf } from '../../store/reducer.js';
 import type { CacheEntry, CacheIdentity } from '../cache-index.js';
 
 /** Bumped whenever what an entry means changes: keys of another format never meet. */
-export const REMOTE_FORMAT = 1;
+export const REMOTE_FORMAT = 2;
 
 export const sha256Hex = (bytes: string | Uint8Array): string => crypto.createHash('sha256').update(bytes).digest('hex');
 
 export const isDigest = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
 
 export function moduleKey(module: ModuleModel, variant: string, workspace: WorkspaceModel, identity: CacheIdentity): string {
-  const { entries, packages } = workspaceBoundaries(workspace);
-  return sha256Hex(JSON.stringify(['module', REMOTE_FORMAT, identity.service, identity.esbuild, identity.bundlers, module.specifier, variant, fingerprintOf(module), bundlerKey(module.bundler), entries, packages]));
+  return sha256Hex(JSON.stringify(['module', REMOTE_FORMAT, identity.service, identity.esbuild, identity.bundlers, module.specifier, variant, fingerprintOf(module), bundlerKey(module.bundler), boundariesDigest(workspace)]));
+}
+
+// The boundaries are the whole workspace's: hashed once per model (models are immutable), not
+// written out again into every module's key (1,000 modules made that 1,000 times 1,000 entries).
+const boundaryDigests = new WeakMap<WorkspaceModel, string>();
+function boundariesDigest(workspace: WorkspaceModel): string {
+  let digest = boundaryDigests.get(workspace);
+  if (digest === undefined) {
+    const { entries, packages } = workspaceBoundaries(workspace);
+    boundaryDigests.set(workspace, (digest = sha256Hex(JSON.stringify([entries, packages]))));
+  }
+  return digest;
 }
 
 export const workspaceKey = (moduleKeys: readonly string[]): string => sha256Hex(JSON.stringify(['workspace', REMOTE_FORMAT, [...moduleKeys].sort()]));

@@ -62,10 +62,11 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     return sha256Hex(bytes) === digest ? bytes : 'bad-blob';
   };
 
-  const listed = wanted.length > 0 ? await workspaceListing(all.map((one) => moduleKey(one.module, one.variant, workspace, deps.identity)), client, answered, deps.publicKey) : {};
+  const keyOf = (one: WantedVariant) => moduleKey(one.module, one.variant, workspace, deps.identity);
+  const listed = wanted.length > 0 ? await workspaceListing(all.map(keyOf), client, answered, deps.publicKey) : {};
   const builds: RestoredBuild[] = [];
   await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
-    const key = moduleKey(one.module, one.variant, workspace, deps.identity);
+    const key = keyOf(one);
     const digest = listed[key];
     const bytes = digest ? await blob(digest) : answered(await client.get('ac', key));
     // A throw past the checks (a fault of this code or of the disk) is a miss like any other.
@@ -105,13 +106,14 @@ async function moduleBuild(bytes: Buffer, key: string, wanted: WantedVariant, de
   const verdict = deps.check(payload.entry);
   if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
   const { outputs, imports, inputs, warnings, shared } = payload.entry.record;
-  for (const ref of [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null)) {
-    if (deps.outputs.get(ref.hash)) continue;
-    const digest = payload.blobs[ref.hash];
-    if (!digest) return 'wrong-shape';
-    const found = await blob(digest);
-    if (typeof found === 'string') return found;
-    if (found.length !== ref.size || deps.outputs.adopt(found).hash !== ref.hash) return 'bad-blob';
+  const refs = [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null && !deps.outputs.get(one.hash));
+  if (refs.some((ref) => !payload.blobs[ref.hash])) return 'wrong-shape';
+  // A module's outputs are asked for together: one round trip, not one per output.
+  const found = await Promise.all(refs.map((ref) => blob(payload.blobs[ref.hash]!)));
+  for (const [index, ref] of refs.entries()) {
+    const bytes = found[index]!;
+    if (typeof bytes === 'string') return bytes;
+    if (bytes.length !== ref.size || deps.outputs.adopt(bytes).hash !== ref.hash) return 'bad-blob';
   }
   return { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
 }

@@ -51,10 +51,23 @@ describe('createRemoteClient', () => {
     expect(asked).to.equal(3);
   });
 
-  it('a server that accepts and never answers (a mock): a timeout, at the time limit', async () => {
-    const port = await listening(net.createServer(() => {}));
+  it('a server that accepts and never answers (a mock): a timeout, at the time limit, and nothing more is asked', async () => {
+    let connections = 0;
+    const port = await listening(net.createServer(() => (connections += 1)));
     const client = createRemoteClient(settingsAt(port), { timeoutMs: 50 });
     expect(await client.get('ac', DIGEST)).to.deep.equal({ failed: 'timeout' });
+    // A hung cache costs one time limit, not three: the breaker is open after the first.
+    expect(await client.get('ac', DIGEST)).to.deep.equal({ skipped: true });
+    client.close();
+    expect(connections).to.equal(1);
+  });
+
+  it('a refused connection opens the breaker at once', async () => {
+    const closed = await listening(net.createServer());
+    servers.pop()!.close();
+    const client = createRemoteClient(settingsAt(closed));
+    expect(await client.get('ac', DIGEST)).to.deep.equal({ failed: 'refused' });
+    expect(await client.get('cas', DIGEST)).to.deep.equal({ skipped: true });
     client.close();
   });
 
