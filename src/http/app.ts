@@ -2,14 +2,13 @@
 //   1. respondWithErrors     every error becomes the JSON body of the README's "Error codes"
 //   2. guardRequests         the guards of every request (guards/request-guards.ts): REQUEST_INVALID,
 //                            METHOD_NOT_ALLOWED, HOST_NOT_ALLOWED (SECURITY.md)
-//   3. answerFromCache       a repeated request for an output whose state has not changed, and an
-//                            address naming the last build's bytes (answer-cache.ts)
-//   4. router                /m/, /state, /log, the dashboard (/ for browsers, /dashboard/,
+//   3. router                /m/, /state, /log, the dashboard (/ for browsers, /dashboard/,
 //                            /state/details), and what extensions add (/preview/, /u/)
-//   5. notDeclared           OUTPUT_NOT_AVAILABLE for every other path (PREVIEW_NOT_LOADED under
+//   4. notDeclared           OUTPUT_NOT_AVAILABLE for every other path (PREVIEW_NOT_LOADED under
 //                            /preview/ while no extension serves it)
-// The same guards run first in `verifyUpgrade` for WebSocket upgrades (koa-websocket), which then
-// checks the channel and the Origin.
+// The same guards run first in the answer cache in front of Koa, which answers a repeated request
+// for an output whose state has not changed (answer-cache.ts), and in `verifyUpgrade` for
+// WebSocket upgrades (koa-websocket), which then checks the channel and the Origin.
 import type { RequestListener, Server } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -60,7 +59,7 @@ export interface App {
   koa: websockify.App;
   router: Router;
   sockets: SocketRoutes;
-  /** The request listener of the HTTP server. */
+  /** The request listener of the HTTP server: the answer cache, then Koa. */
   listener: RequestListener;
   /** Attaches the WebSocket routes to the server's upgrades. */
   attachSockets(server: Server): void;
@@ -78,7 +77,9 @@ export function createApp(deps: AppDeps): App {
   const answers = createAnswerCache({
     getState: deps.getState,
     freshness: deps.freshness,
-    derive: (path, querystring, token, state) => uncheckedAnswer(path, querystring, token, state, deps.outputs),
+    guards,
+    logger: deps.logger,
+    derive: (target, state) => uncheckedAnswer(target, state, deps.outputs),
   });
   // Addresses are exact: no trailing-slash alias (strict) and no case alias (sensitive), so
   // `/M/...` or `/STATE` name nothing rather than a second address of the same answer.
@@ -101,7 +102,6 @@ export function createApp(deps: AppDeps): App {
   if (deps.activity) koa.use(deps.activity.middleware);
   koa.use(respondWithErrors(deps.logger));
   koa.use(guardRequests(guards));
-  koa.use(answers.middleware);
   koa.use(router.routes());
   koa.use(async function notDeclared(ctx, next) {
     await next();
@@ -123,7 +123,7 @@ export function createApp(deps: AppDeps): App {
     koa,
     router,
     sockets,
-    listener: koa.callback(),
+    listener: answers.listener(koa.callback()),
     refuseTunnel: refuseTunnel(guards),
     attachSockets: (server) => {
       koa.ws.listen({ server, ...socketOptions } as never);

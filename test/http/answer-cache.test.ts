@@ -1,14 +1,11 @@
-// The answer cache, a Koa middleware right after the guards: repeated answers while the state
-// stays the same object, after the check against the disk; every refusal and defect is
-// written by the one error writer.
-import { createServer, type Server } from 'node:http';
+// The answer cache in front of Koa: repeated answers while the state stays the same object,
+// after the check against the disk, with the guards of the route; a defect inside it is a 500.
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import Koa from 'koa';
-import { createAnswerCache, type AnswerCache, type AnswerCacheDeps, type CachedAnswer } from '../../src/http/answer-cache.js';
+import { createAnswerCache, type CachedAnswer } from '../../src/http/answer-cache.js';
 import { ServiceError } from '../../src/http/errors.js';
-import { guardRequests, requestGuards, type RequestGuard } from '../../src/http/guards/request-guards.js';
-import { respondWithErrors } from '../../src/http/middleware/respond-with-errors.js';
+import { requestGuards, type RequestGuard } from '../../src/http/guards/request-guards.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import type { CheckScope } from '../../src/streams/freshness.js';
 import { DEV, fixtureWorkspace, PROD } from '../helpers/fixtures.js';
@@ -16,43 +13,21 @@ import { get } from '../helpers/http.js';
 import { serve } from '../helpers/service.js';
 import { writeFile } from '../helpers/workspace.js';
 
-/** Koa as the app runs it: the error writer, the guards, the cache, then a stand-in for the route. */
-async function listen(cache: AnswerCache, guards: readonly RequestGuard[], handOver: (url: string) => void, log: (message: string) => void = () => {}): Promise<{ server: Server; base: string }> {
-  const koa = new Koa();
-  koa.use(respondWithErrors(log));
-  koa.use(guardRequests(guards));
-  koa.use(cache.middleware);
-  koa.use((ctx) => {
-    handOver(ctx.url);
-    ctx.status = 299;
-    ctx.body = 'from the route';
-  });
-  const server = createServer(koa.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
-}
-
 describe('createAnswerCache', () => {
   let server: Server;
   let base: string;
   let state: ServiceState;
   let handedOver: string[];
   let logged: string[];
+  let failDerive = false;
   let checks: CheckScope[];
   let changeOnCheck: boolean;
   let refuseEverything = false;
-  let failDerive = false;
   /** Targets the state answers by itself (an address naming the last build's bytes), and how often one was asked for. */
   let derivable: Map<string, string>;
   let derivations: number;
-  // A guard added to the list: it runs before the cache, as every guard does.
+  // A guard added to the list: the cache runs the list it is given, as Koa does.
   const refuseWhenAsked: RequestGuard = () => (refuseEverything ? new ServiceError('REQUEST_INVALID', 'refused by a guard added to the list') : null);
-  const derive: AnswerCacheDeps['derive'] = (path, querystring, _token, current) => {
-    derivations += 1;
-    if (failDerive) throw new Error('a defect while deriving');
-    const text = derivable.get(querystring ? `${path}?${querystring}` : path);
-    return text === undefined ? null : { ...answer({ state: current, body: Buffer.from(text), immutable: true }), unchecked: true };
-  };
   const cache = createAnswerCache({
     getState: () => state,
     freshness: {
@@ -61,8 +36,20 @@ describe('createAnswerCache', () => {
         if (changeOnCheck) state = { ...state };
       },
     },
-    derive,
+    guards: [...requestGuards({ allowedHosts: [], anyAddress: false }), refuseWhenAsked],
+    logger: (message) => void logged.push(message),
+    derive: (target, current) => {
+      derivations += 1;
+      if (failDerive) throw new Error('a defect while deriving');
+      const text = derivable.get(target);
+      return text === undefined ? null : { ...answer({ state: current, body: Buffer.from(text), immutable: true }), unchecked: true };
+    },
   });
+  const next: RequestListener = (req: IncomingMessage, res) => {
+    handedOver.push(req.url ?? '');
+    res.writeHead(299, { 'content-type': 'text/plain' });
+    res.end('from koa');
+  };
   const answer = (overrides: Partial<CachedAnswer> = {}): CachedAnswer => ({
     state,
     scope: { kind: 'variant', module: '@t/app/main', variant: 'browser.development' },
@@ -74,24 +61,24 @@ describe('createAnswerCache', () => {
   });
 
   before(async () => {
-    handedOver = [];
-    logged = [];
-    ({ server, base } = await listen(cache, [...requestGuards({ allowedHosts: [], anyAddress: false }), refuseWhenAsked], (url) => handedOver.push(url), (message) => logged.push(message)));
+    server = createServer(cache.listener(next));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   beforeEach(() => {
     state = initialState();
     handedOver = [];
     logged = [];
+    failDerive = false;
     checks = [];
     changeOnCheck = false;
     refuseEverything = false;
-    failDerive = false;
     derivable = new Map();
     derivations = 0;
   });
 
-  it('hands a request it never answered to the route', async () => {
+  it('hands a request it never answered to Koa', async () => {
     const res = await get(base, '/m/never');
     expect(res.status).to.equal(299);
     expect(handedOver).to.deep.equal(['/m/never']);
@@ -108,7 +95,7 @@ describe('createAnswerCache', () => {
     expect(res.headers).to.not.have.property('access-control-allow-origin');
   });
 
-  it('answers what the state gives a target by itself, before the route and without the check, and keeps it for that state', async () => {
+  it('answers what the state gives a target by itself, before Koa and without the check, and keeps it for that state', async () => {
     derivable.set('/m/named?v=h1', 'export const named = 1;\n');
     const res = await get(base, '/m/named?v=h1');
     expect(res.status).to.equal(200);
@@ -153,32 +140,46 @@ describe('createAnswerCache', () => {
     expect((await get(base, '/m/d', { 'if-none-match': '"h1"', 'cache-control': 'no-cache' })).status).to.equal(200);
   });
 
-  it('never answers what a guard refuses: a foreign Host, another method, a guard added to the list', async () => {
+  it('hands over a foreign Host, another method and a cross-site load of development output', async () => {
     cache.remember('/m/e', answer());
-    expect((await get(base, '/m/e', { host: 'evil.test' })).json().code).to.equal('HOST_NOT_ALLOWED');
-    expect((await get(base, '/m/e', {}, 'POST')).json().code).to.equal('METHOD_NOT_ALLOWED');
-    refuseEverything = true;
-    expect((await get(base, '/m/e')).json().code).to.equal('REQUEST_INVALID');
-    refuseEverything = false;
-    expect((await get(base, '/m/e')).status).to.equal(200);
-    expect(checks, 'no refused request reached the cache').to.have.length(1);
-  });
-
-  it('hands a cross-site load of development output to the route, which refuses it', async () => {
-    cache.remember('/m/e', answer());
+    await get(base, '/m/e', { host: 'evil.test' });
+    await get(base, '/m/e', {}, 'POST');
     await get(base, '/m/e', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' });
-    expect(handedOver).to.deep.equal(['/m/e']);
+    expect(handedOver).to.deep.equal(['/m/e', '/m/e', '/m/e']);
   });
 
-  it('answers a defect inside it 500 INTERNAL_ERROR through the error writer, and serves on', async () => {
+  it('hands over what any guard of its list refuses: a guard added to the list protects cached answers', async () => {
+    cache.remember('/m/guarded', answer());
+    refuseEverything = true;
+    expect((await get(base, '/m/guarded')).status).to.equal(299);
+    refuseEverything = false;
+    expect((await get(base, '/m/guarded')).status).to.equal(200);
+    expect(handedOver).to.deep.equal(['/m/guarded']);
+  });
+
+  it('answers a defect inside it 500 INTERNAL_ERROR, as the error writer of Koa does, and serves on', async () => {
     failDerive = true;
     const failed = await get(base, '/m/defect?v=h1');
     expect(failed.status).to.equal(500);
     expect(failed.json().code).to.equal('INTERNAL_ERROR');
+    expect(failed.headers).to.include({ 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' });
     expect(logged.join('\n')).to.contain('a defect while deriving');
     failDerive = false;
     derivable.set('/m/defect?v=h1', 'export const after = 1;\n');
     expect((await get(base, '/m/defect?v=h1')).text).to.equal('export const after = 1;\n');
+    expect(handedOver).to.deep.equal([]);
+  });
+
+  it('answers a check that fails 500 INTERNAL_ERROR', async () => {
+    const failing = createAnswerCache({ getState: () => state, freshness: { check: () => Promise.reject(new Error('a defect while checking')) }, guards: [], logger: (message) => void logged.push(message) });
+    const failingServer = createServer(failing.listener(next));
+    await new Promise<void>((resolve) => failingServer.listen(0, '127.0.0.1', resolve));
+    failing.remember('/m/checked', answer());
+    const res = await get(`http://127.0.0.1:${(failingServer.address() as AddressInfo).port}/`, '/m/checked');
+    await new Promise<void>((resolve) => failingServer.close(() => resolve()));
+    expect(res.status).to.equal(500);
+    expect(res.json().code).to.equal('INTERNAL_ERROR');
+    expect(logged.join('\n')).to.contain('a defect while checking');
   });
 
   it('serves production output cross-site, with the wildcard CORS header', async () => {
@@ -198,12 +199,14 @@ describe('createAnswerCache', () => {
   });
 
   it('keeps at most its limit of answers, forgetting the oldest', async () => {
-    const small = createAnswerCache({ getState: () => state, freshness: { check: async () => {} }, limit: 2, prefix: '/' });
+    const small = createAnswerCache({ getState: () => state, freshness: { check: async () => {} }, guards: requestGuards({ allowedHosts: [], anyAddress: false }), logger: () => {}, limit: 2, prefix: '/' });
     const seen: string[] = [];
-    const listening = await listen(small, requestGuards({ allowedHosts: [], anyAddress: false }), (url) => seen.push(url));
+    const smallServer = createServer(small.listener((req, res) => (seen.push(req.url ?? ''), res.end())));
+    await new Promise<void>((resolve) => smallServer.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(smallServer.address() as AddressInfo).port}/`;
     for (const target of ['/1', '/2', '/3']) small.remember(target, answer());
-    for (const target of ['/1', '/2', '/3']) await get(listening.base, target);
-    await new Promise<void>((resolve) => listening.server.close(() => resolve()));
+    for (const target of ['/1', '/2', '/3']) await get(url, target);
+    await new Promise<void>((resolve) => smallServer.close(() => resolve()));
     expect(seen).to.deep.equal(['/1']);
   });
 });

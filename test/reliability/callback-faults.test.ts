@@ -32,6 +32,8 @@ describe('callback faults', () => {
     const { service, root, reported, failures } = await served({ fileHashes: { stat: (absolute) => (armed ? failing : statSync(absolute, { throwIfNoEntry: false })) } });
     try {
       expect((await service.get(MAIN)).status).to.equal(200);
+      // Every build done: nothing but the injected path reads the disk meanwhile.
+      await service.report();
       armed = true;
       expect((await service.get(MAIN)).status).to.equal(200);
       armed = false;
@@ -50,6 +52,8 @@ describe('callback faults', () => {
     const { service, root, failures } = await served();
     try {
       expect((await service.get(MAIN)).status).to.equal(200);
+      // Every build done: nothing but the injected path reads the disk meanwhile.
+      await service.report();
       const { store } = service.internals;
       const reduce = store.dispatch.bind(store);
       let defects = 0;
@@ -91,6 +95,8 @@ describe('callback faults', () => {
     const { service, root, reported, failures } = await served();
     try {
       expect((await service.get(MAIN)).status).to.equal(200);
+      // Every build done: nothing but the injected path reads the disk meanwhile.
+      await service.report();
       const { history } = service.internals;
       const add = history.add.bind(history);
       let thrown = 0;

@@ -19,6 +19,7 @@ import type { Readiness } from '../readiness.js';
 import { isCrossSiteRefused, sendOutput } from '../send-output.js';
 import type { CheckScope } from '../../streams/freshness.js';
 import { isContentHash } from '../../outputs/content-hash.js';
+import { parse as parseQuery } from 'node:querystring';
 import { isSharedSubpath } from '../../workspace/shared-files.js';
 import { serveSharedFile } from './shared-files.js';
 
@@ -127,7 +128,13 @@ function namedHash(outputs: OutputCache, address: Address, variant: Variant, tok
  * preview page loads (its import map names them so). Null for any other request: the route
  * answers it, errors included.
  */
-export function uncheckedAnswer(path: string, querystring: string, token: unknown, state: ServiceState, outputs: OutputCache): CachedAnswer | null {
+export function uncheckedAnswer(target: string, state: ServiceState, outputs: OutputCache): CachedAnswer | null {
+  // Read as Koa reads it for the route: the path before `?`, the query by `node:querystring`.
+  const at = target.indexOf('?');
+  if (at === -1) return null;
+  const path = target.slice(0, at);
+  const querystring = target.slice(at + 1);
+  const token = parseQuery(querystring).v;
   if (!isContentHash(token)) return null;
   let address: Address;
   try {
