@@ -12,7 +12,7 @@ import { unbuildable } from './errors.js';
 
 export interface Readiness {
   /** The manifests (and the inputs `scope` names) checked, and the workspace read again if needed. */
-  /** `checked`: a check of this scope already ran after the request arrived (the first read at start). */
+  /** `checked`: the disk was looked at just now (the first read at start): no check runs. */
   workspace(scope?: CheckScope, checked?: boolean): Promise<ServiceState>;
   /** A finished build of the variant from the current sources; null when the module is gone. */
   variant(module: string, variant: string): Promise<{ state: ServiceState; record: BuildRecord } | null>;
