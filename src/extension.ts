@@ -25,6 +25,8 @@ export interface ExtensionHost {
   push$: Observable<PushMessage>;
   /** A line for the person running the service (stderr). */
   logger(message: string): void;
+  /** A throw of the extension's own callback (a subscription, a timer): reported as an effect's failure is, an `effect.failed` event. */
+  failed(name: string, error: unknown): void;
 }
 
 export interface ServiceExtension {

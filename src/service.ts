@@ -15,7 +15,7 @@ import { serverTimeLimits } from './http/time-limits.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './streams/asset-files.js';
 import { createOutputCache, type OutputCache } from './outputs/output-cache.js';
-import { BUILD_HISTORY_LIMIT, createBuildHistory } from './store/build-history.js';
+import { BUILD_HISTORY_LIMIT, createBuildHistory, type BuildHistory } from './store/build-history.js';
 import { EVENT_FORMAT, type CoreEvent, type Facts } from './store/events.js';
 import { createEventLog, type EventLog } from './store/log.js';
 import { selectReport, type Report } from './store/selectors.js';
@@ -34,7 +34,7 @@ import { createRemoteClient, type ClientLimits } from './streams/remote-cache/cl
 import type { RemoteCacheSettings } from './streams/remote-cache/settings.js';
 import { createStartRestore } from './streams/remote-cache/start-restore.js';
 import { record$, type RecordDeps } from './streams/record.js';
-import { supervise } from './streams/supervisor.js';
+import { guardCallbacks, supervise } from './streams/supervisor.js';
 import { pushMessages$ } from './streams/push-messages.js';
 import { watch$, type WatchDeps } from './streams/watch.js';
 import { watchTree, type TreeWatcher } from './streams/tree-watcher.js';
@@ -105,7 +105,7 @@ export interface Service {
   extensions: string[];
   close(): Promise<void>;
   /** Internals for tools and tests. */
-  readonly internals: { store: Store; log: EventLog; outputs: OutputCache; readiness: Readiness; server: Server };
+  readonly internals: { store: Store; log: EventLog; outputs: OutputCache; readiness: Readiness; server: Server; history: BuildHistory };
 }
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
@@ -154,17 +154,29 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
   };
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
-  // A defect in the reducer must not escape as an unhandled error either.
-  const dispatch = (facts: Facts) => {
+  // A callback that is no effect reports a throw as an effect does (an `effect.failed` fact);
+  // that fact goes straight to the store, so a report never reports itself.
+  const callbacks = guardCallbacks((fact) => {
+    try {
+      store.dispatch(fact);
+    } catch (error) {
+      logger(`core: internal error while reducing effect.failed: ${error instanceof Error ? error.stack : String(error)}`);
+    }
+  }, logger);
+  // The one dispatch of every fact after the start: a defect in the reducer must not escape
+  // as an unhandled error either.
+  const dispatch = (facts: Facts): boolean => {
     try {
       store.dispatch(facts);
+      return true;
     } catch (error) {
-      logger(`core: internal error while reducing ${JSON.stringify(Array.isArray(facts) ? facts.map((fact) => fact.type) : (facts as { type: string }).type)}: ${error instanceof Error ? error.stack : String(error)}`);
+      callbacks.failed('reducer', error, `reducing ${JSON.stringify(Array.isArray(facts) ? facts.map((fact) => fact.type) : (facts as { type: string }).type)}`);
+      return false;
     }
   };
   const supervised = <D>(name: string, effect: Effect<D>) => supervise(name, effect as Effect<EffectDeps>, store.events$, store.state$, deps, { scheduler: deps.scheduler, logger });
   const subscriptions: Subscription[] = [];
-  subscriptions.push(store.events$.subscribe((event) => history.add(event, store.getState())));
+  subscriptions.push(store.events$.subscribe((event) => callbacks.run('history', () => history.add(event, store.getState()))));
   // Subscribed before the first event, so the log holds every one.
   if (deps.recordFile) subscriptions.push(supervised('record', record$).subscribe(dispatch));
   store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root, service: VERSION });
@@ -178,8 +190,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   );
   subscriptions.push(effects.subscribe(dispatch));
 
-  const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch: store.dispatch, quiet: () => treeWatcher && treeWatcher.unchangedSince });
-  const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch: store.dispatch, freshness });
+  const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch, failed: (error) => callbacks.failed('freshness', error), quiet: () => treeWatcher && treeWatcher.unchangedSince });
+  const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch, freshness });
   // The first read has just looked at the disk (or proved the cached model by its stats), and no
   // request waits yet: a check now would stat every manifest again for nobody.
   await readiness.workspace(undefined, true);
@@ -200,6 +212,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     sockets: app.sockets,
     push$,
     logger,
+    failed: callbacks.failed,
   };
   const loaded: string[] = [];
   for (const wanted of options.extensions ?? []) {
@@ -232,7 +245,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     events$: store.events$,
     report: async () => selectReport(await readiness.settled()),
     extensions: loaded,
-    internals: { store, log, outputs, readiness, server },
+    internals: { store, log, outputs, readiness, server, history },
     close() {
       closing ??= (async () => {
         for (const client of app.koa.ws.server?.clients ?? []) client.terminate();

@@ -204,6 +204,8 @@ export interface JoinAhead {
   wanted(): boolean;
   /** Joins the bundle of that page for `state`; a failure is the page request's to report. */
   join(state: ServiceState): Promise<unknown>;
+  /** A throw while choosing what to join (a defect): reported, and joining ahead goes on. */
+  failed(error: unknown): void;
 }
 
 /**
@@ -213,11 +215,20 @@ export interface JoinAhead {
  * the disk and joins itself whatever no state settled to.
  */
 export function joinAhead(state$: Observable<ServiceState>, ahead: JoinAhead): Subscription {
+  // A throw in a filter would end the subscription and, unhandled, the process.
+  const safely = (test: () => boolean) => {
+    try {
+      return test();
+    } catch (error) {
+      ahead.failed(error);
+      return false;
+    }
+  };
   return state$
     .pipe(
-      filter(selectSettled),
+      filter((state) => safely(() => selectSettled(state))),
       distinctUntilChanged(),
-      filter(() => ahead.wanted()),
+      filter(() => safely(ahead.wanted)),
       switchMap((state) => defer(() => ahead.join(state)).pipe(catchError(() => EMPTY))),
     )
     .subscribe();

@@ -75,6 +75,7 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
       const preview = await previewOf(state, lastAsked.entry, host.cdnOrigin);
       await bundles.bundle(planPageBundle(state, preview));
     },
+    failed: (error) => host.failed('join-ahead', error),
   });
   async function bundledPage(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }> {
     const { preview, state } = await previewAndState(ctx);

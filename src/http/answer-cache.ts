@@ -1,14 +1,16 @@
 // Repeated answers, without Koa's per-request work. Once the modules route has answered an
-// output, the same request-target is answered again straight from this cache for as long as
-// the state is the very same object: the state is immutable, so the route would derive the same
-// answer. It is no second HTTP stack (ARCHITECTURE.md "One HTTP path"): every request first
-// passes the same guards Koa runs (guards/request-guards.ts), the route's own cross-site rule
-// and the check against the disk; the headers are the route's (`outputHeaders`), and freshness
-// is Koa's own rule (the `fresh` package). Anything else goes to Koa.
+// output, the same request-target is answered again from this cache for as long as the state
+// is the very same object: the state is immutable, so the route would derive the same answer.
+// It is the request listener in front of Koa, measured cheaper than a middleware
+// (ARCHITECTURE.md "One HTTP path"), and no second HTTP stack: it runs the guards first (what
+// they refuse, Koa refuses), takes its answers from the route's one rule (`outputAnswer`),
+// writes the route's headers (`outputHeaders`) with Koa's freshness rule (the `fresh`
+// package), and answers a defect as `respondWithErrors` does.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import fresh from 'fresh';
 import type { ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
+import { asServiceError, sendError } from './errors.js';
 import { firstRefusal, type RequestGuard } from './guards/request-guards.js';
 import { isCrossSiteRefused, outputHeaders, type OutputHeaders } from './send-output.js';
 
@@ -24,10 +26,8 @@ export interface CachedAnswer extends OutputHeaders {
 
 export interface AnswerCache {
   remember(target: string, answer: CachedAnswer): void;
-  /** Whether the check of this request's answer already ran here: the route need not run another. */
-  checked(request: IncomingMessage): boolean;
-  /** A request listener answering from the cache, handing every other request to `next`. */
-  listener(next: RequestListener): RequestListener;
+  /** The server's request listener: answers from the cache what it can, and hands every other request to `koa`. */
+  listener(koa: RequestListener): RequestListener;
 }
 
 export interface AnswerCacheDeps {
@@ -35,12 +35,16 @@ export interface AnswerCacheDeps {
   freshness: FreshnessCheck;
   /** The guards of every request, in their order: the same list Koa runs. */
   guards: readonly RequestGuard[];
+  /** Where a defect's stack goes. */
+  logger(message: string): void;
   /** Most answers kept; the least recently stored go first. */
   limit?: number;
+  /** Only request-targets under this prefix are looked up. */
+  prefix?: string;
   /**
-   * The answer the route gives `target` from the state alone, without a check against the disk
-   * (an address naming the last build's bytes), or null: taken before any is stored, so the
-   * first request of such an address (a page's fetch right after a push) skips Koa too.
+   * The answer the route gives a request-target from the state alone, without a check against
+   * the disk (an address naming the last build's bytes), or null: taken before any is stored,
+   * so the first request of such an address (a page's fetch right after a push) skips Koa too.
    */
   derive?(target: string, state: ServiceState): CachedAnswer | null;
 }
@@ -53,23 +57,8 @@ interface Stored extends CachedAnswer {
 
 export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
   const limit = deps.limit ?? 512;
+  const prefix = deps.prefix ?? '/m/';
   const answers = new Map<string, Stored>();
-  const checkedRequests = new WeakSet<IncomingMessage>();
-
-  function usable(req: IncomingMessage, answer: Stored | undefined): answer is Stored {
-    if (!answer || answer.state !== deps.getState()) return false;
-    return firstRefusal(deps.guards, req) === null && !isCrossSiteRefused(req, answer.anyOrigin);
-  }
-
-  function send(req: IncomingMessage, res: ServerResponse, answer: Stored) {
-    if (fresh(req.headers, { etag: answer.notModified.ETag })) {
-      res.writeHead(304, answer.notModified);
-      res.end();
-      return;
-    }
-    res.writeHead(200, answer.full);
-    res.end(req.method === 'HEAD' ? undefined : answer.body);
-  }
 
   function remember(target: string, answer: CachedAnswer): Stored {
     const notModified = outputHeaders(answer);
@@ -82,30 +71,57 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
   }
 
   function find(target: string): Stored | undefined {
+    const state = deps.getState();
     const stored = answers.get(target);
-    if (stored?.state === deps.getState() || !deps.derive) return stored;
-    const derived = deps.derive(target, deps.getState());
-    return derived ? remember(target, derived) : stored;
+    if (stored?.state === state) return stored;
+    const derived = deps.derive?.(target, state);
+    return derived ? remember(target, derived) : undefined;
+  }
+
+  // Koa's rules for an output's 200, 304 and HEAD, as `sendOutput` applies them through Koa.
+  function send(req: IncomingMessage, res: ServerResponse, answer: Stored) {
+    if (fresh(req.headers, { etag: answer.notModified.ETag })) {
+      res.writeHead(304, answer.notModified);
+      res.end();
+      return;
+    }
+    res.writeHead(200, answer.full);
+    res.end(req.method === 'HEAD' ? undefined : answer.body);
+  }
+
+  /** The cached answer of this request, or null for Koa to answer (a refusal of the guards included). */
+  function usable(req: IncomingMessage): Stored | null {
+    if (firstRefusal(deps.guards, req) !== null) return null;
+    const target = req.url ?? '';
+    if (!target.startsWith(prefix)) return null;
+    const answer = find(target);
+    return answer && !isCrossSiteRefused(req, answer.anyOrigin) ? answer : null;
   }
 
   return {
     remember: (target, answer) => void remember(target, answer),
-    checked: (request) => checkedRequests.has(request),
-    listener(next) {
+    listener(koa) {
+      const failed = (res: ServerResponse, caught: unknown) => sendError(res, asServiceError(caught, deps.logger));
       return function answerFromCache(req, res) {
-        const target = req.url ?? '';
-        const answer = find(target);
-        if (!usable(req, answer)) return next(req, res);
-        if (answer.unchecked) return send(req, res, answer);
-        deps.freshness.check(answer.scope).then(() => {
-          // The check found a change, or something else happened meanwhile: ask Koa.
-          if (answer.state !== deps.getState()) {
-            if (answers.get(target) === answer) answers.delete(target);
-            checkedRequests.add(req);
-            return next(req, res);
+        let answer: Stored | null;
+        try {
+          answer = usable(req);
+          if (!answer) return koa(req, res);
+          if (answer.unchecked) return send(req, res, answer);
+        } catch (caught) {
+          return failed(res, caught);
+        }
+        const checked = answer;
+        deps.freshness.check(checked.scope).then(() => {
+          // The check found a change, or something else happened meanwhile: Koa answers (its
+          // route checks again).
+          if (checked.state !== deps.getState()) {
+            const target = req.url ?? '';
+            if (answers.get(target) === checked) answers.delete(target);
+            return koa(req, res);
           }
-          send(req, res, answer);
-        }, () => next(req, res));
+          send(req, res, checked);
+        }).catch((caught: unknown) => failed(res, caught));
       };
     },
   };

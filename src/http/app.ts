@@ -6,9 +6,9 @@
 //                            /state/details), and what extensions add (/preview/, /u/)
 //   4. notDeclared           OUTPUT_NOT_AVAILABLE for every other path (PREVIEW_NOT_LOADED under
 //                            /preview/ while no extension serves it)
-// The same guards run first in the answer cache, which answers a repeated request for an output
-// whose state has not changed (answer-cache.ts), and in `verifyUpgrade` for WebSocket upgrades
-// (koa-websocket), which then checks the channel and the Origin.
+// The same guards run first in the answer cache in front of Koa, which answers a repeated request
+// for an output whose state has not changed (answer-cache.ts), and in `verifyUpgrade` for
+// WebSocket upgrades (koa-websocket), which then checks the channel and the Origin.
 import type { RequestListener, Server } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -30,7 +30,7 @@ import type { Activity } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { logRoute } from './routes/log.js';
-import { lastBuildAnswerOf, modulesRoute } from './routes/modules.js';
+import { modulesRoute, uncheckedAnswer } from './routes/modules.js';
 import { stateRoute } from './routes/state.js';
 import { pingSockets } from './time-limits.js';
 import { createSocketRoutes, verifyUpgrade, type SocketRoutes } from './sockets.js';
@@ -74,7 +74,13 @@ export function createApp(deps: AppDeps): App {
   const sockets = createSocketRoutes();
   const socketOptions = { verifyClient: verifyUpgrade(sockets, guards), maxPayload: 4096 };
   const koa = websockify(new Koa(), socketOptions as never);
-  const answers = createAnswerCache({ getState: deps.getState, freshness: deps.freshness, guards, derive: (target, state) => lastBuildAnswerOf(target, state, deps.outputs) });
+  const answers = createAnswerCache({
+    getState: deps.getState,
+    freshness: deps.freshness,
+    guards,
+    logger: deps.logger,
+    derive: (target, state) => uncheckedAnswer(target, state, deps.outputs),
+  });
   // Addresses are exact: no trailing-slash alias (strict) and no case alias (sensitive), so
   // `/M/...` or `/STATE` name nothing rather than a second address of the same answer.
   const router = new Router({ strict: true, sensitive: true });

@@ -1,5 +1,6 @@
 // Error answers. Their codes, statuses and remedies are the one table of `src/codes.ts`.
 import { ERROR_CODES, errorBody, type ErrorBody, type ErrorCode } from '../codes.js';
+import type { ServerResponse } from 'node:http';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 
 export { ERROR_CODES, type ErrorCode };
@@ -34,3 +35,21 @@ export const isServiceError = (error: unknown): error is ServiceError =>
 /** BUILD_FAILED for a module whose manifest is invalid: it has no build to wait for. */
 export const unbuildable = (specifier: string, diagnostics: Diagnostic[]): ServiceError =>
   new ServiceError('BUILD_FAILED', `${specifier} cannot be built: its manifest is invalid`, { diagnostics });
+
+/** What is thrown while answering, as an error answer: a defect (anything but a ServiceError) is logged with its stack and answered 500 INTERNAL_ERROR. */
+export function asServiceError(caught: unknown, log: (message: string) => void): ServiceError {
+  if (isServiceError(caught)) return caught;
+  log(`core: internal error: ${caught instanceof Error ? caught.stack : String(caught)}`);
+  return new ServiceError('INTERNAL_ERROR', `the service failed to answer: ${caught instanceof Error ? caught.message : String(caught)}`);
+}
+
+/** The headers of every error answer: its own, then never cached, JSON. */
+export const errorHeaders = (error: ServiceError): Record<string, string> => ({ ...error.headers, 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' });
+
+/** An error answer written where Koa does not run (the answer cache in front of it), as `respondWithErrors` writes it. */
+export function sendError(res: ServerResponse, error: ServiceError): void {
+  if (res.headersSent) return void res.destroy();
+  const body = JSON.stringify(error.toJSON());
+  res.writeHead(error.status, { ...errorHeaders(error), 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}

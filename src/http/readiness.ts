@@ -12,7 +12,7 @@ import { unbuildable } from './errors.js';
 
 export interface Readiness {
   /** The manifests (and the inputs `scope` names) checked, and the workspace read again if needed. */
-  /** `checked`: a check of this scope already ran after the request arrived (the answer cache's). */
+  /** `checked`: the disk was looked at just now (the first read at start): no check runs. */
   workspace(scope?: CheckScope, checked?: boolean): Promise<ServiceState>;
   /** A finished build of the variant from the current sources; null when the module is gone. */
   variant(module: string, variant: string): Promise<{ state: ServiceState; record: BuildRecord } | null>;
@@ -33,7 +33,8 @@ export interface Readiness {
 export interface ReadinessDeps {
   state$: Observable<ServiceState>;
   getState(): ServiceState;
-  dispatch(fact: Fact): void;
+  /** The service's supervised dispatch: false when reducing the fact failed (a defect, reported). */
+  dispatch(fact: Fact): boolean;
   freshness: FreshnessCheck;
 }
 
@@ -43,6 +44,10 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
     return predicate(now) ? Promise.resolve(now) : firstValueFrom(deps.state$.pipe(filter(predicate)));
   };
   const workspaceRead = (state: ServiceState) => state.workspaceRead && !state.workspaceStale;
+  // A request whose fact was not reduced would wait for a build nobody starts: it fails now (a 500).
+  const request = (module: string, variant: string) => {
+    if (!deps.dispatch({ type: 'output.requested', module, variant })) throw new Error(`the request of ${module} (${variant}) could not be reduced`);
+  };
 
   return {
     async workspace(scope = { kind: 'workspace' }, checked = false) {
@@ -65,7 +70,7 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
         if (entry?.status === 'done' && entry.last && selectAnswerable(state, module, variant)) return { state, record: entry.last };
         // A request forces a build only of a variant nobody else is building or queueing.
         if (!entry || (entry.status === 'pending' && !entry.eager && !entry.requested)) {
-          deps.dispatch({ type: 'output.requested', module, variant });
+          request(module, variant);
         }
         // Built, but not yet answerable: the builds of other modules decide (README "Shared files").
         if (entry?.status === 'done') await when((next) => next.builds !== state.builds || !workspaceRead(next));
@@ -77,7 +82,7 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
       const bare = parseBareSpecifier(module);
       const pkg = bare && bare.subpath !== '' ? indexWorkspace(state.workspace).packages.get(bare.packageName) : undefined;
       if (!pkg?.withoutExports || indexWorkspace(state.workspace).modules.has(module) || state.deepImports?.includes(module)) return state;
-      deps.dispatch({ type: 'output.requested', module, variant });
+      request(module, variant);
       // Once the reducer took it (or keeps no more), and the workspace was read with it.
       return when((next) => workspaceRead(next) && (next.deepImports?.includes(module) || (next.deepImports?.length ?? 0) >= DEEP_IMPORTS_KEPT));
     },

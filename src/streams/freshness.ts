@@ -28,6 +28,8 @@ export interface FreshnessDeps {
   hashes: FileHashes;
   getState(): ServiceState;
   dispatch(fact: Fact): void;
+  /** A throw of the pass (a defect of hashing or of the reducer): reported; its callers are answered still. */
+  failed(error: unknown): void;
   /** When the shared pass runs; the next turn of the event loop by default. */
   schedule?(run: () => void): void;
   /** The watcher's proof, while a watcher runs (TreeWatcher.unchangedSince): whether `relative` is unchanged since `since`. */
@@ -46,6 +48,9 @@ export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
     try {
       const changed = findChanges(deps.getState(), scopes, deps.hashes, deps.quiet?.() ?? undefined);
       if (changed) deps.dispatch({ type: 'files.changed', files: changed, source: 'check' });
+    } catch (error) {
+      // The pass runs from the event loop: a throw here would end the process.
+      deps.failed(error);
     } finally {
       for (const resolve of waiting) resolve();
     }

@@ -111,3 +111,49 @@ export function supervise<Deps, T>(
     };
   });
 }
+
+/** Callbacks that are no effect (a timer's pass, a subscription, an extension's callback), run under the effects' rule. */
+export interface CallbackGuard {
+  /** `callback`'s result; undefined when it threw, which is then reported. */
+  run<T>(name: string, callback: () => T): T | undefined;
+  /** Reports a throw of the callback `name`, caught by its caller; `about` says what it was doing. */
+  failed(name: string, error: unknown, about?: string): void;
+}
+
+/**
+ * A throw of such a callback is a defect, not a reason to stop serving: it becomes an
+ * `effect.failed` fact named after the callback (failures in a row: past the bound `/state`
+ * lists it) and a line with its stack. Nothing restarts: the next call runs anew.
+ */
+export function guardCallbacks(report: (fact: EffectFailed) => void, logger: (message: string) => void): CallbackGuard {
+  const inARow = new Map<string, number>();
+  let reporting = false;
+  const failed = (name: string, error: unknown, about?: string) => {
+    const failures = (inARow.get(name) ?? 0) + 1;
+    inARow.set(name, failures);
+    const message = `${about ? `${about}: ` : ''}${error instanceof Error ? error.message : String(error)}`;
+    logger(`core: the ${name} callback failed: ${message}${failures === 1 && error instanceof Error && error.stack ? `\n${error.stack}` : ''}`);
+    // A callback that fails on every fact (one run for each event) would fail again on its own
+    // report: that second failure is only logged.
+    if (reporting) return;
+    reporting = true;
+    try {
+      report({ type: 'effect.failed', effect: name, message, failures, retryInMs: 0 });
+    } finally {
+      reporting = false;
+    }
+  };
+  return {
+    failed,
+    run(name, callback) {
+      try {
+        const result = callback();
+        inARow.delete(name);
+        return result;
+      } catch (error) {
+        failed(name, error);
+        return undefined;
+      }
+    },
+  };
+}

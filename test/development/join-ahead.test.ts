@@ -14,7 +14,7 @@ describe('joinAhead', () => {
     const states = new Subject<ServiceState>();
     let wanted = false;
     const joined: number[] = [];
-    const subscription = joinAhead(states, { wanted: () => wanted, join: async (state) => void joined.push(state.seq) });
+    const subscription = joinAhead(states, { wanted: () => wanted, join: async (state) => void joined.push(state.seq), failed: (error) => { throw error; } });
     states.next(settled(1));
     await tick();
     expect(joined, 'no bundled page asked for yet').to.deep.equal([]);
@@ -39,12 +39,37 @@ describe('joinAhead', () => {
         joined.push(state.seq);
         if (state.seq === 1) throw new Error('the bundle could not be joined');
       },
+      failed: (error) => {
+        throw error;
+      },
     });
     states.next(settled(1));
     await tick();
     states.next(settled(2));
     await tick();
     expect(joined).to.deep.equal([1, 2]);
+    expect(subscription.closed).to.equal(false);
+    subscription.unsubscribe();
+  });
+
+  it('reports a throw of wanted() and goes on with the next state', async () => {
+    const states = new Subject<ServiceState>();
+    const joined: number[] = [];
+    const failures: string[] = [];
+    const subscription = joinAhead(states, {
+      wanted: () => {
+        if (failures.length === 0) throw new Error('INJECTED wanted');
+        return true;
+      },
+      join: async (state) => void joined.push(state.seq),
+      failed: (error) => void failures.push((error as Error).message),
+    });
+    states.next(settled(1));
+    await tick();
+    states.next(settled(2));
+    await tick();
+    expect(failures).to.deep.equal(['INJECTED wanted']);
+    expect(joined).to.deep.equal([2]);
     expect(subscription.closed).to.equal(false);
     subscription.unsubscribe();
   });

@@ -180,7 +180,7 @@ describe('createFreshnessCheck', () => {
     const dispatched: Fact[] = [];
     const hashes = fakeHashes(disk);
     const current = state();
-    const check = createFreshnessCheck({ hashes, getState: () => current, dispatch: (fact) => void dispatched.push(fact), schedule: (run) => void passes.push(run) });
+    const check = createFreshnessCheck({ hashes, getState: () => current, dispatch: (fact) => void dispatched.push(fact), failed: (error) => { throw error; }, schedule: (run) => void passes.push(run) });
     return { check, passes, dispatched, hashes };
   }
 
@@ -220,18 +220,20 @@ describe('createFreshnessCheck', () => {
     await second;
   });
 
-  it('answers its callers even when hashing fails', async () => {
+  it('answers its callers and reports the failure when hashing fails', async () => {
     const passes: (() => void)[] = [];
     const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0 }), readText: () => null, listDir: () => null, leaves: () => false, realPath: (path: string) => path, signature: () => null, adopt: () => false, confirmed: () => undefined, granularityMs: () => 0 };
-    const check = createFreshnessCheck({ hashes: broken, getState: state, dispatch: () => {}, schedule: (run) => void passes.push(run) });
+    const failures: unknown[] = [];
+    const check = createFreshnessCheck({ hashes: broken, getState: state, dispatch: () => {}, failed: (error) => void failures.push(error), schedule: (run) => void passes.push(run) });
     const call = check.check({ kind: 'workspace' });
-    expect(() => passes[0]!()).to.throw('EIO');
+    expect(() => passes[0]!()).to.not.throw();
     await call;
+    expect(failures.map((error) => (error as Error).message)).to.deep.equal(['EIO']);
   });
 
   it('runs its pass on the next turn of the event loop by default', async () => {
     const dispatched: Fact[] = [];
-    const check = createFreshnessCheck({ hashes: fakeHashes({ ...DISK, 'core.json': 'core-2' }), getState: state, dispatch: (fact) => void dispatched.push(fact) });
+    const check = createFreshnessCheck({ hashes: fakeHashes({ ...DISK, 'core.json': 'core-2' }), getState: state, dispatch: (fact) => void dispatched.push(fact), failed: (error) => { throw error; } });
     const call = check.check({ kind: 'workspace' });
     expect(dispatched).to.deep.equal([]);
     await call;

@@ -4,7 +4,7 @@
 import type { HttpContext } from '../context.js';
 import { contentType } from 'mime-types';
 import type { OutputCache } from '../../outputs/output-cache.js';
-import { buildDiagnostics, selectPackage } from '../../store/selectors.js';
+import { buildDiagnostics, selectAnswerable, selectPackage } from '../../store/selectors.js';
 import type { ServiceState } from '../../store/state.js';
 import type { ModuleModel } from '../../workspace/model.js';
 import { parseOutputQuery } from '../../workspace/query.js';
@@ -42,106 +42,110 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const { variant } = query;
     if (address.kind === 'modules' && isSharedSubpath(address.segments.join('/'))) return serveSharedFile(ctx, address, variant, deps);
     const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
-    const key = variantKey(variant);
-    const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
-
-    // An address naming the last build's bytes is answered before Koa, by the answer cache
-    // (`lastBuildAnswer`); one it hands on here (refused, or the state moved on) is checked.
-    const checked = deps.answers.checked(ctx.req);
-    const read = await deps.readiness.workspace(scope, checked);
+    const scope: CheckScope = { kind: 'variant', module: specifier, variant: variantKey(variant) };
+    const read = await deps.readiness.workspace(scope);
     // A wrong version looks for no file (README "Exports and sources": found on demand).
     findPackageVersion(read, address);
-    const state = await deps.readiness.deepModule(read, specifier, key);
-    const module = findModule(state, address);
+    const state = await deps.readiness.deepModule(read, specifier, scope.variant);
+    findModule(state, address);
     refuseCrossSite(ctx, variant, specifier);
-    if (!module.platforms.includes(platformOf(variant.target))) {
-      throw new ServiceError(
-        'CONDITIONAL_NOT_FOUND',
-        `${specifier} declares the platforms ${JSON.stringify(module.platforms)}; target=${variant.target} needs "${platformOf(variant.target)}": add it to "platforms" in its module.json if the module really runs there`,
-      );
-    }
-    if (module.diagnostics.length > 0) {
-      throw unbuildable(specifier, module.diagnostics);
-    }
-
-    const built = await deps.readiness.variant(specifier, key);
-    if (!built) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is no longer declared by the workspace`);
-    const current = indexWorkspace(built.state.workspace).modules.get(specifier) ?? module;
-    const diagnostics = buildDiagnostics(current, built.record, built.state.workspace);
-    if (diagnostics.length > 0 || !built.record.outputs) {
-      throw new ServiceError('BUILD_FAILED', `the build of ${specifier} failed with ${diagnostics.length} diagnostic${diagnostics.length === 1 ? '' : 's'}`, { diagnostics });
-    }
-    const output = address.kind === 'modules' ? built.record.outputs.code : built.record.outputs.styles;
-    if (!output) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet: no stylesheet is imported from its sources`);
-    // `v=<hash>` names one content for ever: the current one, or (development only: no other
-    // origin may read it) an earlier one still kept; never other bytes (README "Addresses").
     const token = ctx.query.v;
-    let hash = output.hash;
-    if (isContentHash(token) && token !== output.hash) {
-      if (variant.env !== 'development' || !deps.outputs.get(token)) {
-        throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${describe(address)}?v=${token} names an earlier build of ${specifier}, which is no longer kept: load the page again for the current address`);
-      }
-      hash = token;
+    let answer = outputAnswer(state, deps.outputs, address, variant, token);
+    if (answer === null) {
+      const built = await deps.readiness.variant(specifier, scope.variant);
+      if (!built) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is no longer declared by the workspace`);
+      answer = outputAnswer(built.state, deps.outputs, address, variant, token);
     }
-    const body = deps.outputs.get(hash);
-    if (!body) throw new Error(`the output ${hash} of ${specifier} is missing from the output cache`);
-    answerWith(ctx, deps, { type: TYPES[address.kind], hash, anyOrigin: variant.env === 'production', immutable: isContentHash(token), body, state: built.state, scope });
+    if (answer === null) throw new Error(`the build of ${specifier} was answerable and is not`);
+    if (answer instanceof ServiceError) throw answer;
+    sendOutput(ctx, answer.body, answer);
+    deps.answers.remember(ctx.url, answer);
   };
 }
 
-/** Sends the answer and keeps it for the same address while the state stays its state (the answer cache checks its scope first, unless it owes no check). */
-function answerWith(ctx: HttpContext, deps: ModulesRouteDeps, answer: CachedAnswer): void {
-  sendOutput(ctx, answer.body, answer);
-  deps.answers.remember(ctx.req.url ?? '', answer);
+/**
+ * The one rule of an output's answer (README "Addresses"), from the state alone: the answer,
+ * the coded error, or null while the state has no answerable build of the variant yet (the
+ * route then waits for one). The route and the answer cache both ask it, so a refusal added
+ * here holds for both (ARCHITECTURE.md "One HTTP path").
+ */
+export function outputAnswer(state: ServiceState, outputs: OutputCache, address: Address, variant: Variant, token: unknown): CachedAnswer | ServiceError | null {
+  if (address.kind === 'assets') throw new Error('an asset has no build: serveAsset answers it');
+  if (!state.workspaceRead || state.workspaceStale) return null;
+  const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
+  const key = variantKey(variant);
+  let module: ModuleModel;
+  try {
+    module = findModule(state, address);
+  } catch (error) {
+    if (error instanceof ServiceError) return error;
+    throw error;
+  }
+  if (!module.platforms.includes(platformOf(variant.target))) {
+    return new ServiceError(
+      'CONDITIONAL_NOT_FOUND',
+      `${specifier} declares the platforms ${JSON.stringify(module.platforms)}; target=${variant.target} needs "${platformOf(variant.target)}": add it to "platforms" in its module.json if the module really runs there`,
+    );
+  }
+  if (module.diagnostics.length > 0) return unbuildable(specifier, module.diagnostics);
+  const entry = state.builds[specifier]?.variants[key];
+  if (entry?.status !== 'done' || !entry.last || !selectAnswerable(state, specifier, key)) return null;
+  const record = entry.last;
+  const diagnostics = buildDiagnostics(module, record, state.workspace);
+  if (diagnostics.length > 0 || !record.outputs) {
+    return new ServiceError('BUILD_FAILED', `the build of ${specifier} failed with ${diagnostics.length} diagnostic${diagnostics.length === 1 ? '' : 's'}`, { diagnostics });
+  }
+  const output = address.kind === 'modules' ? record.outputs.code : record.outputs.styles;
+  if (!output) return new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet: no stylesheet is imported from its sources`);
+  const hash = namedHash(outputs, address, variant, token, output.hash);
+  if (hash instanceof ServiceError) return hash;
+  const body = outputs.get(hash);
+  if (!body) throw new Error(`the output ${hash} of ${specifier} is missing from the output cache`);
+  // Development bytes named by the hash of the last build owe no check against the disk: no
+  // change can make them stale (README "Addresses"); the answer cache serves them at once.
+  const unchecked = variant.env === 'development' && token === output.hash;
+  const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
+  return { type: TYPES[address.kind], hash, anyOrigin: variant.env === 'production', immutable: isContentHash(token), body, state, scope, unchecked };
 }
 
 /**
- * The answer to a development address naming by hash what the state's last build made for
- * it: its bytes are what the request names and no change on disk can make them stale, so it
- * owes no check against the disk (README "Addresses"). Null for any other. Such are the fetch
- * a page makes right after a stylesheet push, and every module a preview page loads (its
- * import map names them so).
+ * `v=<hash>` names one content for ever: the current one, or (development only: no other
+ * origin may read it) an earlier one still kept; never other bytes (README "Addresses").
  */
-export function lastBuildAnswer(state: ServiceState, outputs: OutputCache, address: Address, variant: Variant, token: unknown): CachedAnswer | null {
-  if (variant.env !== 'development' || address.kind === 'assets') return null;
-  const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
-  const key = variantKey(variant);
-  const named = lastBuiltAs(state, address, specifier, variant, key, token);
-  const body = named === null ? undefined : outputs.get(named);
-  if (named === null || !body) return null;
-  return { type: TYPES[address.kind], hash: named, anyOrigin: false, immutable: true, body, state, scope: { kind: 'variant', module: specifier, variant: key }, unchecked: true };
+function namedHash(outputs: OutputCache, address: Address, variant: Variant, token: unknown, current: string): string | ServiceError {
+  if (!isContentHash(token) || token === current) return current;
+  if (variant.env !== 'development' || !outputs.get(token)) {
+    const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
+    return new ServiceError('OUTPUT_NOT_AVAILABLE', `${describe(address)}?v=${token} names an earlier build of ${specifier}, which is no longer kept: load the page again for the current address`);
+  }
+  return token;
 }
 
-/** `lastBuildAnswer` of a request target, read as Koa and the route read it; null for any target the route would answer otherwise. */
-export function lastBuildAnswerOf(target: string, state: ServiceState, outputs: OutputCache): CachedAnswer | null {
+/**
+ * The answer the answer cache may give a request the route has not answered yet: an address
+ * naming by hash what the state's last build made for it, which owes no check against the
+ * disk. Such are the fetch a page makes right after a stylesheet push, and every module a
+ * preview page loads (its import map names them so). Null for any other request: the route
+ * answers it, errors included.
+ */
+export function uncheckedAnswer(target: string, state: ServiceState, outputs: OutputCache): CachedAnswer | null {
+  // Read as Koa reads it for the route: the path before `?`, the query by `node:querystring`.
   const at = target.indexOf('?');
-  const pathname = at === -1 ? target : target.slice(0, at);
-  if (!pathname.startsWith('/m/') || at === -1) return null;
+  if (at === -1) return null;
+  const path = target.slice(0, at);
   const querystring = target.slice(at + 1);
+  const token = parseQuery(querystring).v;
+  if (!isContentHash(token)) return null;
   let address: Address;
   try {
-    address = parseAddress(pathname);
+    address = parseAddress(path);
   } catch {
     return null;
   }
   const query = parseOutputQuery(new URLSearchParams(querystring));
-  return query.ok ? lastBuildAnswer(state, outputs, address, query.variant, parseQuery(querystring).v) : null;
-}
-
-/**
- * The output `token` names when it is what the state's last build of the variant made for
- * this address (the package at this version, the module declared for the variant's platform,
- * its build valid): `token` then names the current bytes, not an earlier build's.
- */
-function lastBuiltAs(state: ServiceState, address: Address, specifier: string, variant: Variant, key: string, token: unknown): string | null {
-  if (!isContentHash(token) || !state.workspaceRead || state.workspaceStale) return null;
-  if (selectPackage(state, address.packageName)?.version !== address.version) return null;
-  const module = indexWorkspace(state.workspace).modules.get(specifier);
-  if (!module || module.diagnostics.length > 0 || !module.platforms.includes(platformOf(variant.target))) return null;
-  const record = state.builds[specifier]?.variants[key]?.last;
-  const output = address.kind === 'modules' ? record?.outputs?.code : record?.outputs?.styles;
-  if (!record || output?.hash !== token || buildDiagnostics(module, record, state.workspace).length > 0) return null;
-  return token;
+  if (!query.ok || address.kind === 'assets' || (address.kind === 'modules' && isSharedSubpath(address.segments.join('/')))) return null;
+  const answer = outputAnswer(state, outputs, address, query.variant, token);
+  return answer instanceof ServiceError || !answer?.unchecked ? null : answer;
 }
 
 const describe = (address: Address) => `/m/${address.packageName}@${address.version}/${address.kind}/${address.segments.join('/')}`;
