@@ -3,17 +3,16 @@
 // start a few answers at most, never one per module. A server that is not there (a refused
 // connection, no route) or does not answer within the time limit opens it at once: asking it
 // again would only wait again, and a hung cache must cost a start one time limit, not three.
-import type { FailureKind } from './client.js';
-
 export interface Breaker {
   /** False once open: the remote is not asked again this run. */
   readonly closed: boolean;
-  failed(kind: FailureKind): void;
+  /** A failure of an answering server: the third opens the breaker. */
+  failed(): void;
+  /** The server is not there, or does not answer: the breaker opens at once. */
+  gone(): void;
 }
 
 export const BREAKER_FAILURES = 3;
-
-const ABSENT: ReadonlySet<FailureKind> = new Set(['refused', 'timeout', 'unreachable']);
 
 export function createBreaker(limit = BREAKER_FAILURES): Breaker {
   let failures = 0;
@@ -21,8 +20,11 @@ export function createBreaker(limit = BREAKER_FAILURES): Breaker {
     get closed() {
       return failures < limit;
     },
-    failed(kind) {
-      failures = ABSENT.has(kind) ? limit : failures + 1;
+    failed() {
+      failures += 1;
+    },
+    gone() {
+      failures = limit;
     },
   };
 }

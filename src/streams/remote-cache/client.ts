@@ -51,7 +51,10 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
     counts.requests += 1;
     if (method === 'PUT') counts.puts += 1;
     return exchange({ method, url: new URL(`${store}/${digest}`, settings.base), agent, headers, body, timeoutMs, maxBodyBytes }).then((answer) => {
-      if ('failed' in answer) breaker.failed(answer.failed);
+      if ('failed' in answer) {
+        if (answer.failed === 'refused' || answer.failed === 'timeout' || answer.failed === 'unreachable') breaker.gone();
+        else breaker.failed();
+      }
       else if (answer.status === 200) counts.bytes += answer.body.length;
       return answer;
     });
@@ -63,9 +66,8 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
     if ('failed' in answer) return answer;
     if (answer.status === 200) return { found: answer.body };
     if (answer.status === 404) return { missing: true };
-    const kind = answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error';
-    breaker.failed(kind);
-    return { failed: kind };
+    breaker.failed();
+    return { failed: answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error' };
   }
 
   return {
@@ -78,9 +80,8 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
       const answer = await request('PUT', store, digest, body);
       if ('failed' in answer) return answer;
       if (answer.status >= 200 && answer.status < 300) return 'stored';
-      const kind = answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error';
-      breaker.failed(kind);
-      return { failed: kind };
+      breaker.failed();
+      return { failed: answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error' };
     },
     close: () => agent.destroy(),
   };
