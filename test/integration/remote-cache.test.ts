@@ -64,10 +64,13 @@ describe('the team remote cache against nginx', function () {
       expect(a.status, address).to.equal(200);
       expect(a.text, address).to.equal(b.text);
     }
-    // A developer's run only reads: the one question for the workspace, then the outputs' blobs.
+    // A developer's run only reads, and asks two questions in all: the workspace's entry, then
+    // the pack of every entry and output it names.
     const asked = nginx.requests().slice(before);
-    expect(asked.filter((line) => !line.startsWith('GET '))).to.deep.equal([]);
+    expect(asked).to.have.length(2);
     expect(asked[0]).to.match(/^GET \/ac\/[0-9a-f]{64} 200$/);
+    expect(asked[1]).to.match(/^GET \/cas\/[0-9a-f]{64} 200$/);
+    expect(remote.requests).to.equal(2);
   });
 
   it('core dist takes every production build from the team cache and writes the files a build writes', async () => {
@@ -186,6 +189,22 @@ describe('the team remote cache against nginx', function () {
       const remote = await startsRight(readOnly);
       expect(remote.builds).to.deep.equal([]);
       expect(remote.misses).to.deep.equal({ 'bad-blob': remote.asked });
+    });
+
+    it('a damaged pack: no part of it is taken, and every module still comes blob by blob', async () => {
+      const { readOnly, outputs } = await pushed();
+      const packs = outputs().filter((file) => fs.readFileSync(file).subarray(4, 7).toString() === '[["');
+      expect(packs).to.have.length(1);
+      const bytes = fs.readFileSync(packs[0]!);
+      bytes[bytes.length - 1] ^= 1;
+      fs.writeFileSync(packs[0]!, bytes);
+      const root = fixtureWorkspace('basic');
+      const fresh = await startFresh(root, settingsFor(root, readOnly));
+      const remote = remoteOf(fresh.events)!;
+      expect(buildsOf(fresh.events)).to.equal(0);
+      expect(remote.misses).to.deep.equal({});
+      expect(remote.builds).to.have.length(remote.asked);
+      expect(remote.requests).to.be.greaterThan(2);
     });
 
     it('a blob cut short', async () => {

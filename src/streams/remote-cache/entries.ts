@@ -57,6 +57,8 @@ export interface WorkspaceEntry {
   format: typeof REMOTE_FORMAT;
   key: string;
   modules: Record<string, string>;
+  /** The SHA-256 of the pack holding those entries and their outputs (`pack.ts`); absent when too large. */
+  pack?: string;
 }
 
 /** The bytes kept on the server for `payload`, signed with `signingKey` when given. */
@@ -93,4 +95,9 @@ export const isModuleEntry = (value: unknown, key: string): value is ModuleEntry
   isRecord(value) && value.format === REMOTE_FORMAT && value.key === key && isRecord(value.entry) && isRecord(value.blobs) && Object.entries(value.blobs).every(([hash, digest]) => isContentHash(hash) && isDigest(digest));
 
 export const isWorkspaceEntry = (value: unknown, key: string): value is WorkspaceEntry =>
-  isRecord(value) && value.format === REMOTE_FORMAT && value.key === key && isRecord(value.modules) && Object.entries(value.modules).every(([module, digest]) => isDigest(module) && isDigest(digest));
+  isRecord(value) &&
+  value.format === REMOTE_FORMAT &&
+  value.key === key &&
+  isRecord(value.modules) &&
+  Object.entries(value.modules).every(([module, digest]) => isDigest(module) && isDigest(digest)) &&
+  (value.pack === undefined || isDigest(value.pack));

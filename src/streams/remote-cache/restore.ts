@@ -12,6 +12,7 @@ import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
 import type { CacheIdentity } from '../cache-index.js';
 import type { Answer, RemoteClient } from './client.js';
 import { isModuleEntry, isWorkspaceEntry, moduleKey, openEntry, sha256Hex, workspaceKey, type EntryProblem } from './entries.js';
+import { readPack } from './pack.js';
 import { runLimited } from './run-limited.js';
 
 export type RemoteRestored = Extract<Fact, { type: 'cache.remote.restored' }>;
@@ -55,15 +56,23 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     if ('failed' in answer) failures[answer.failed] = (failures[answer.failed] ?? 0) + 1;
     return 'missing' in answer ? 'absent' : 'unanswered';
   };
+  // The parts of the workspace's pack, when it has one: each still checked against its digest.
+  let packed = new Map<string, Buffer>();
   // A blob is what its name says, or nothing.
   const blob = async (digest: string): Promise<Buffer | MissKind> => {
+    const inPack = packed.get(digest);
+    if (inPack && sha256Hex(inPack) === digest) return inPack;
     const bytes = answered(await client.get('cas', digest));
     if (typeof bytes === 'string') return bytes === 'absent' ? 'missing-blob' : bytes;
     return sha256Hex(bytes) === digest ? bytes : 'bad-blob';
   };
 
   const keyOf = (one: WantedVariant) => moduleKey(one.module, one.variant, workspace, deps.identity);
-  const listed = wanted.length > 0 ? await workspaceListing(all.map(keyOf), client, answered, deps.publicKey) : {};
+  const { modules: listed, pack } = wanted.length > 0 ? await workspaceListing(all.map(keyOf), client, answered, deps.publicKey) : { modules: {} };
+  if (pack) {
+    const bytes = await blob(pack);
+    packed = typeof bytes === 'string' ? new Map() : (readPack(bytes) ?? new Map());
+  }
   const builds: RestoredBuild[] = [];
   await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
     const key = keyOf(one);
@@ -88,13 +97,15 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   };
 }
 
-// The workspace's entry: each module key's entry digest, or nothing when it is absent or not to be trusted.
-async function workspaceListing(keys: string[], client: RemoteClient, answered: (answer: Answer) => Buffer | MissKind, publicKey: KeyObject | null): Promise<Record<string, string>> {
+// The workspace's entry: each module key's entry digest and the pack holding them, or nothing
+// when it is absent or not to be trusted.
+async function workspaceListing(keys: string[], client: RemoteClient, answered: (answer: Answer) => Buffer | MissKind, publicKey: KeyObject | null): Promise<{ modules: Record<string, string>; pack?: string }> {
   const key = workspaceKey(keys);
   const bytes = answered(await client.get('ac', key));
-  if (typeof bytes === 'string') return {};
+  if (typeof bytes === 'string') return { modules: {} };
   const opened = openEntry(bytes, publicKey);
-  return 'payload' in opened && isWorkspaceEntry(opened.payload, key) ? opened.payload.modules : {};
+  if (!('payload' in opened) || !isWorkspaceEntry(opened.payload, key)) return { modules: {} };
+  return { modules: opened.payload.modules, ...(opened.payload.pack ? { pack: opened.payload.pack } : {}) };
 }
 
 // One module variant's entry judged, then its outputs fetched and judged: the build, or why not.

@@ -14,6 +14,7 @@ import { bundlerKey } from '../../workspace/model.js';
 import { arePlainPaths, type CacheIdentity } from '../cache-index.js';
 import type { FailureKind, RemoteClient, Store } from './client.js';
 import { moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey, type ModuleEntry } from './entries.js';
+import { writePack } from './pack.js';
 import { runLimited } from './run-limited.js';
 import type { WantedVariant } from './restore.js';
 
@@ -43,6 +44,8 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
   const boundaries = workspaceBoundaries(workspace).key;
   const blobs = new Map<string, Buffer>();
   const entries = new Map<string, Buffer>();
+  /** By an entry's digest, the digests of the outputs it names: what the pack holds beside it. */
+  const outputsOf = new Map<string, string[]>();
   const result: UploadResult = { entries: 0, blobs: 0, bytes: 0, skipped: 0 };
   // A build holding a copy of a shared file is about to be replaced (README "Shared files"): not a build to share.
   const copies = new Set(selectSharedFileCopies(state).map((copy) => `${copy.variant} ${copy.module}`));
@@ -63,8 +66,10 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
     const key = moduleKey(module, variant, workspace, deps.identity);
     const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), outputs } }, blobs: named };
     const sealed = sealEntry(payload, deps.signingKey);
+    const sealedDigest = sha256Hex(sealed);
     entries.set(key, sealed);
-    blobs.set(sha256Hex(sealed), sealed);
+    blobs.set(sealedDigest, sealed);
+    outputsOf.set(sealedDigest, Object.values(named));
   }
   const put = async (store: Store, digest: string, bytes: Buffer): Promise<boolean> => {
     if (result.stopped) return false;
@@ -84,7 +89,20 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
   await runLimited([...entries], 8, async ([key, bytes]) => void ((await put('ac', key, bytes)) && (result.entries += 1)));
   const startKeys = start.map((one) => moduleKey(one.module, one.variant, workspace, deps.identity));
   const listed = Object.fromEntries(startKeys.filter((key) => entries.has(key)).map((key) => [key, sha256Hex(entries.get(key)!)]));
+  const pack = writePack(startParts(Object.values(listed), outputsOf, blobs));
+  const packDigest = pack === null ? null : sha256Hex(pack);
+  if (pack !== null && packDigest !== null && (await put('cas', packDigest, pack))) result.blobs += 1;
   const listing = workspaceKey(startKeys);
-  if (!result.stopped) await put('ac', listing, sealEntry({ format: REMOTE_FORMAT, key: listing, modules: listed }, deps.signingKey));
+  if (!result.stopped) await put('ac', listing, sealEntry({ format: REMOTE_FORMAT, key: listing, modules: listed, ...(packDigest ? { pack: packDigest } : {}) }, deps.signingKey));
   return result;
+}
+
+// The blobs a start needs: each listed entry's bytes and the outputs it names.
+function startParts(entryDigests: readonly string[], outputsOf: ReadonlyMap<string, string[]>, blobs: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
+  const parts = new Map<string, Buffer>();
+  for (const digest of [...entryDigests, ...entryDigests.flatMap((entry) => outputsOf.get(entry) ?? [])]) {
+    const bytes = blobs.get(digest);
+    if (bytes) parts.set(digest, bytes);
+  }
+  return parts;
 }
