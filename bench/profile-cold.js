@@ -18,6 +18,7 @@ import { CHILDREN, DIST, WORK } from './lib/paths.js';
 import { descendants, startCore, startScript, stopChild } from './lib/processes.js';
 import { now } from './lib/stats.js';
 import { generatePageLoadWorkspace } from './lib/workspaces.js';
+import { renderedCheck } from './lib/rendered.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 1;
 const TICKS = 100; // clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ)
@@ -30,17 +31,6 @@ function cpuMs(pid) {
   } catch {
     return null;
   }
-}
-
-function renderedCheck(app) {
-  return [
-    ({ elements, lastTag, lastColor }) => {
-      if (document.querySelectorAll('[data-rendered]').length !== elements) return false;
-      const last = document.querySelector(lastTag);
-      return last !== null && getComputedStyle(last).color === lastColor;
-    },
-    { elements: app.elements, lastTag: app.lastTag, lastColor: app.lastColor },
-  ];
 }
 
 async function profileOnce(browser, app, profileDir) {

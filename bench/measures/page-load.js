@@ -20,22 +20,12 @@ import { CHILDREN, WORK } from '../lib/paths.js';
 import { startCore, startScript, stopChild } from '../lib/processes.js';
 import { median, now, summarize } from '../lib/stats.js';
 import { generatePageLoadWorkspace } from '../lib/workspaces.js';
+import { renderedCheck } from '../lib/rendered.js';
 
 export const name = 'page-load';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
 const RELOADS = 3;
-
-function renderedCheck(app) {
-  return [
-    ({ elements, lastTag, lastColor }) => {
-      if (document.querySelectorAll('[data-rendered]').length !== elements) return false;
-      const last = document.querySelector(lastTag);
-      return last !== null && getComputedStyle(last).color === lastColor;
-    },
-    { elements: app.elements, lastTag: app.lastTag, lastColor: app.lastColor },
-  ];
-}
 
 const OURS_ENV = { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' };
 

@@ -22,6 +22,7 @@ import { progress } from '../lib/log.js';
 import { commandOf, descendants, peakRssBytes, startCore, stopChild } from '../lib/processes.js';
 import { median, now, sleep, summarize } from '../lib/stats.js';
 import { DEVELOPMENT_QUERY, generatePageLoadWorkspace } from '../lib/workspaces.js';
+import { renderedCheck } from '../lib/rendered.js';
 
 export const name = 'scale-10000';
 
@@ -77,17 +78,6 @@ async function cacheWritten(cacheDir, expected) {
     if (now() > deadline) return false;
     await sleep(100);
   }
-}
-
-function renderedCheck(app) {
-  return [
-    ({ elements, lastTag, lastColor }) => {
-      if (document.querySelectorAll('[data-rendered]').length !== elements) return false;
-      const last = document.querySelector(lastTag);
-      return last !== null && getComputedStyle(last).color === lastColor;
-    },
-    { elements: app.elements, lastTag: app.lastTag, lastColor: app.lastColor },
-  ];
 }
 
 async function pageLoads(browser, app, url) {
