@@ -146,14 +146,11 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
       const workspace = indexWorkspace(host.getState().workspace);
       while (queue.length > 0) {
         const [specifier, address] = queue.shift()!;
-        const bare = parseBareSpecifier(specifier);
-        if (!bare || workspace.packages.has(bare.packageName)) continue;
-        const version = /@([^@/]+)(?:\/|$)/.exec(address.slice(LOCAL_CDN_PREFIX.length + 1 + (bare.packageName.startsWith('@') ? 1 : 0)))?.[1];
-        const copy = version ? installed(bare.packageName, version) : null;
+        const copy = installedAt(specifier, address, workspace);
         if (!copy) continue;
         let built: InstalledBundle;
         try {
-          built = await bundle(copy, bare.subpath);
+          built = await bundle(copy.pkg, copy.subpath);
         } catch {
           continue; // the page meets it, and the overlay says why
         }
@@ -162,7 +159,7 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
           const target = parseBareSpecifier(imported);
           if (!target) continue;
           const own = workspace.packages.get(target.packageName);
-          const dependency = own ? null : findInstalled(target.packageName, copy.dir);
+          const dependency = own ? null : findInstalled(target.packageName, copy.pkg.dir);
           if (!own && !dependency) {
             unresolved.push(imported);
             continue;

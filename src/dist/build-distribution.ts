@@ -11,7 +11,7 @@ import { bundlerFailed } from '../workspace/diagnostics.js';
 import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { judgeModule, type AssetContent, type ModuleOutcome } from './judge-module.js';
 import type { DistributionJob } from './plan-distribution.js';
-import { runLimited } from './run-limited.js';
+import { runLimited } from '../streams/run-limited.js';
 import { findSharedFiles, isCodeFile, type SharedFiles } from '../workspace/shared-files.js';
 
 export interface BuildDistributionDeps {

@@ -22,7 +22,7 @@ import { distributionManifest, type DistributionManifest } from './distribution-
 import type { ModuleOutcome, WrittenModule } from './judge-module.js';
 import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
-import { runLimited } from './run-limited.js';
+import { runLimited } from '../streams/run-limited.js';
 import { readPreviousManifest, writeFiles, writeManifest, writePage } from './write-distribution.js';
 
 export interface DistributeOptions {

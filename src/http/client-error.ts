@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { ERROR_CODES, errorBody } from '../codes.js';
 import { firstRefusal, type RequestGuard } from './guards/request-guards.js';
 import { refuseUnsafeMethod } from './guards/refuse-unsafe-target.js';
+import { errorHeaders } from './errors.js';
 
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable || (error.code === 'ECONNRESET')) {
@@ -29,7 +30,7 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
 export function refuseTunnel(guards: readonly RequestGuard[]): (request: IncomingMessage, socket: Duplex) => void {
   return function refuseTunnel(request, socket) {
     const refusal = firstRefusal(guards, request) ?? refuseUnsafeMethod(request)!;
-    const headers = { ...refusal.headers, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+    const headers = errorHeaders(refusal);
     const body = JSON.stringify(refusal.toJSON());
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.on('error', () => socket.destroy());

@@ -1,7 +1,7 @@
 // Selectors: everything the service answers is derived from the state here, so `/state`,
 // the push channel and `core replay` can never disagree.
 import { checkImports } from '../workspace/checks.js';
-import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
+import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
 import type { ModuleModel, Platform, WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -56,8 +56,7 @@ export interface WarningGroup {
 export function isStructureWarning(module: Pick<ModuleReport, 'package'>, warning: Diagnostic): boolean {
   if (warning.kind === 'HELPER_SHARED') return true;
   if (warning.kind !== 'MODULE_BOUNDARY_CROSSED') return false;
-  // The message names the module reached: `... is the entry of the public module <specifier>: ...`.
-  const reached = / the public module (\S+):/.exec(warning.message)?.[1];
+  const reached = boundaryCrossedModule(warning.message);
   return reached !== undefined && (reached === module.package || reached.startsWith(`${module.package}/`));
 }
 

@@ -12,6 +12,7 @@ import type { BuildRecord } from '../store/state.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { contentHash, isContentHash } from '../outputs/content-hash.js';
 import { isPlainRelative, type FileSignature } from './file-hashes.js';
+import { isObject } from '../workspace/json.js';
 
 /** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
 export const CACHE_FORMAT = 4;
@@ -113,7 +114,7 @@ export function parseIndex(text: string, expected: { identity: CacheIdentity; ro
 
 type Checked = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Checked => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Checked => isObject(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isArrayOf = <T>(value: unknown, item: (value: unknown) => value is T): value is T[] => Array.isArray(value) && value.every(item);

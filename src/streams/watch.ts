@@ -233,7 +233,6 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
     );
     // What the watcher cannot look at goes into /state (README "Links and large trees"): the
     // first UNWATCHED_REPORTED paths by name, a bounded event however much of the tree is unreadable.
-    let reported = '{}';
     watcher.on(
       'unwatched',
       guarded(subscriber, (list: ReadonlyMap<string, string>) => {
@@ -243,9 +242,8 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
           .filter((entry): entry is readonly [string, string] => entry[0] !== null)
           .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
         for (const [name, code] of relative.slice(0, UNWATCHED_REPORTED)) paths[name] = code;
-        const text = JSON.stringify(paths);
-        if (text === reported) return;
-        reported = text;
+        // The state holds the list last told: the same list is not told again.
+        if (JSON.stringify(paths) === JSON.stringify(current.unwatched ?? {})) return;
         subscriber.next({ type: 'watch.unwatched', paths });
       }),
     );

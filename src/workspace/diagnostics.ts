@@ -30,3 +30,14 @@ export const manifestInvalid = (file: string, message: string): Diagnostic => di
 /** A bundler that threw instead of answering: the module's build failed, at its entry. */
 export const bundlerFailed = (bundlerName: string, message: string, entry: string | null): Diagnostic =>
   diagnostic('BUNDLE_ERROR', `the bundler "${bundlerName}" failed: ${message}`, { file: entry ?? undefined });
+
+/**
+ * The text of a MODULE_BOUNDARY_CROSSED warning (README "Warnings"), and the module it names read
+ * back from it: written and read in one place, so the grouping of a package's own structure
+ * warnings cannot drift from the wording.
+ */
+export const boundaryCrossedText = (written: string, specifier: string): string =>
+  `"${written}" is the entry of the public module ${specifier}: it is imported as that module, never bundled; write import ... from "${specifier}"`;
+
+/** The public module a MODULE_BOUNDARY_CROSSED message names, or undefined. */
+export const boundaryCrossedModule = (message: string): string | undefined => / the public module (\S+): it is imported as that module/.exec(message)?.[1];

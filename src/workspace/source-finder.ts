@@ -156,19 +156,21 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
   // Every file below a directory, relative to it; node_modules and dot-directories skipped.
   const filesBelow = (start: string): string[] => {
     const found: string[] = [];
-    // A directory linked below itself is walked once (`id`: the same for every path to it).
+    // A directory linked below itself is walked once (`id`: the same for every path to it); a
+    // loop, not recursion, so no depth of the tree a pattern covers can exhaust the stack.
     const visited = new Set<string>();
-    const visit = (current: string, prefix: string) => {
+    const pending: [string, string][] = [[start, '']];
+    while (pending.length > 0) {
+      const [current, prefix] = pending.pop()!;
       const listing = list(current);
-      if (!listing || (listing.id !== undefined && visited.has(listing.id))) return;
+      if (!listing || (listing.id !== undefined && visited.has(listing.id))) continue;
       if (listing.id !== undefined) visited.add(listing.id);
       for (const entry of listing.entries) {
         if (entry.directory) {
-          if (!isSkippedDirectory(entry.name)) visit(joinRelative(current, entry.name), `${prefix}${entry.name}/`);
+          if (!isSkippedDirectory(entry.name)) pending.push([joinRelative(current, entry.name), `${prefix}${entry.name}/`]);
         } else found.push(`${prefix}${entry.name}`);
       }
-    };
-    visit(start, '');
+    }
     return found;
   };
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import type { BundleTarget } from '../types.js';
 import { escapeRegExp } from '../filters.js';
+import { boundaryCrossedText } from '../../workspace/diagnostics.js';
 
 const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
 
@@ -55,7 +56,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         return {
           path: candidate.specifier,
           external: true,
-          warnings: [{ text: `MODULE_BOUNDARY_CROSSED: "${args.path}" is the entry of the public module ${candidate.specifier}: it is imported as that module, never bundled; write import ... from "${candidate.specifier}"` }],
+          warnings: [{ text: `MODULE_BOUNDARY_CROSSED: ${boundaryCrossedText(args.path, candidate.specifier)}` }],
         };
       });
     },

@@ -13,7 +13,7 @@ import type { CacheIdentity } from '../cache-index.js';
 import type { Answer, RemoteClient } from './client.js';
 import { isModuleEntry, isWorkspaceEntry, moduleKey, openEntry, sha256Hex, workspaceKey, type EntryProblem } from './entries.js';
 import { readPack } from './pack.js';
-import { runLimited } from './run-limited.js';
+import { runLimited } from '../run-limited.js';
 
 export type RemoteRestored = Extract<Fact, { type: 'cache.remote.restored' }>;
 

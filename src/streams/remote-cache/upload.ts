@@ -15,7 +15,7 @@ import { arePlainPaths, type CacheIdentity } from '../cache-index.js';
 import type { FailureKind, RemoteClient, Store } from './client.js';
 import { moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey, type ModuleEntry } from './entries.js';
 import { writePack } from './pack.js';
-import { runLimited } from './run-limited.js';
+import { runLimited } from '../run-limited.js';
 import type { WantedVariant } from './restore.js';
 
 export interface UploadResult {

@@ -1,5 +1,5 @@
-// At most `limit` tasks in flight, started in order: a fresh machine's questions share a few
-// kept-alive connections instead of opening one per module.
+// At most `limit` tasks in flight, started in order: `core dist`'s builds on every core, and a
+// fresh machine's questions to the team cache over a few kept-alive connections.
 export async function runLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
