@@ -15,6 +15,7 @@ import { startVariants } from '../streams/remote-cache/start-restore.js';
 import { uploadBuilds, type UploadResult } from '../streams/remote-cache/upload.js';
 import { VERSION } from '../version.js';
 import { defaultVariant, productionVariant, variantKey } from '../workspace/variant.js';
+import { UsageError } from './usage-error.js';
 
 /** The signing key of CORE_REMOTE_CACHE_SIGNING_KEY, null when unset, or why it cannot be used. */
 export function signingKeyOf(env: NodeJS.ProcessEnv = process.env): { key: KeyObject | null } | { problem: string } {
@@ -22,6 +23,19 @@ export function signingKeyOf(env: NodeJS.ProcessEnv = process.env): { key: KeyOb
   if (!text) return { key: null };
   const key = ed25519Key(text, 'private');
   return key ? { key } : { problem: 'CORE_REMOTE_CACHE_SIGNING_KEY is not an Ed25519 private key (PEM, or base64 of its PKCS8 DER)' };
+}
+
+/**
+ * What writing to the team cache needs, checked once for `core cache push` and `core run
+ * --remote-cache-write` alike: a cache, a usable signing key, and one whenever readers require
+ * signatures (else every entry written would be refused).
+ */
+export function writeSettings(remote: { settings: RemoteCacheSettings | null; problem?: string }, env: NodeJS.ProcessEnv = process.env): { settings: RemoteCacheSettings; key: KeyObject | null } {
+  if (!remote.settings) throw new UsageError(remote.problem ?? 'no team cache to write to: set core.json "remoteCache" or CORE_REMOTE_CACHE');
+  const signing = signingKeyOf(env);
+  if (!('key' in signing)) throw new UsageError(signing.problem);
+  if (remote.settings.publicKey && !signing.key) throw new UsageError('core.json "remoteCache" has a publicKey: set CORE_REMOTE_CACHE_SIGNING_KEY, or readers refuse every entry');
+  return { settings: remote.settings, key: signing.key };
 }
 
 export async function pushBuilds(root: string, settings: RemoteCacheSettings, signingKey: KeyObject | null, logger: (line: string) => void): Promise<UploadResult & { built: number }> {

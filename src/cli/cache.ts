@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { cacheLocation } from '../streams/build-cache.js';
 import { createRemoteClient } from '../streams/remote-cache/client.js';
 import { remoteCacheSettings } from '../streams/remote-cache/settings.js';
-import { pushBuilds, signingKeyOf } from './cache-push.js';
+import { pushBuilds, writeSettings } from './cache-push.js';
 import { formatBytes } from './format-bytes.js';
 import { UsageError } from './usage-error.js';
 import { workspaceDir } from './workspace-dir.js';
@@ -69,12 +69,8 @@ async function describeRemote(root: string): Promise<string | null> {
 }
 
 async function push(root: string): Promise<number> {
-  const { settings, problem } = remoteCacheSettings(root);
-  if (!settings) throw new UsageError(problem ?? 'no team cache to push to: set core.json "remoteCache" or CORE_REMOTE_CACHE');
-  const signing = signingKeyOf();
-  if (!('key' in signing)) throw new UsageError(signing.problem);
-  if (settings.publicKey && !signing.key) throw new UsageError('core.json "remoteCache" has a publicKey: set CORE_REMOTE_CACHE_SIGNING_KEY, or readers refuse every entry');
-  const result = await pushBuilds(root, settings, signing.key, (line) => void process.stderr.write(`${line}\n`));
+  const { settings, key } = writeSettings(remoteCacheSettings(root));
+  const result = await pushBuilds(root, settings, key, (line) => void process.stderr.write(`${line}\n`));
   const told = `${result.entries} of ${result.built} builds uploaded to ${settings.base.href} (${result.blobs} blobs, ${formatBytes(result.bytes)})${result.skipped > 0 ? `; ${result.skipped} not built, not uploaded` : ''}`;
   if (result.stopped === 'denied') {
     process.stderr.write(`core cache push: the team cache refused a write (401 or 403): this address or credential is read-only; nothing more was uploaded\n`);

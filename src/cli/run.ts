@@ -5,7 +5,7 @@ import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
 import { remoteCacheSettings } from '../streams/remote-cache/settings.js';
 import { startVariants } from '../streams/remote-cache/start-restore.js';
-import { signingKeyOf, uploadServiceBuilds } from './cache-push.js';
+import { writeSettings, uploadServiceBuilds } from './cache-push.js';
 import { describeRemoteRestored } from '../store/events.js';
 import { DEVELOPMENT_EXTENSION } from '../development/name.js';
 import { UsageError } from './usage-error.js';
@@ -86,9 +86,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const record = values.record === undefined ? undefined : path.resolve(values.record);
   const remote = values['no-cache'] === true ? { settings: null } : remoteCacheSettings(root);
   if (remote.problem) process.stderr.write(`core run: the team's remote cache is not used: ${remote.problem}\n`);
-  const signing = values['remote-cache-write'] ? signingKeyOf() : { key: null };
-  if (values['remote-cache-write'] && !remote.settings) throw new UsageError('--remote-cache-write needs a team cache: core.json "remoteCache", or CORE_REMOTE_CACHE');
-  if (!('key' in signing)) throw new UsageError(signing.problem);
+  const signing = values['remote-cache-write'] ? writeSettings({ ...remote, problem: remote.problem ?? '--remote-cache-write needs a team cache: core.json "remoteCache", or CORE_REMOTE_CACHE' }) : { key: null };
 
   // Listening before the service starts: whoever started it may send a signal at once, and
   // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.

@@ -253,7 +253,9 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       const boundaries = workspaceBoundaries(workspace).key;
       const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
       const matches = inputMatcher();
-      return (entry) => (!isCacheEntry(entry) ? 'damaged' : factsHold(entry, modules, boundaries, matches) ? 'valid' : 'stale');
+      // An entry from elsewhere carries no stats of this disk: its inputs are read and hashed
+      // here, never adopted from a stat it names (README "A team's remote cache").
+      return (entry) => (!isCacheEntry(entry) ? 'damaged' : factsHold({ ...entry, signatures: undefined }, modules, boundaries, matches) ? 'valid' : 'stale');
     },
     save(builds, workspace) {
       const done = write(builds, workspace).finally(() => writing.delete(done));

@@ -45,7 +45,18 @@ export async function removeCachesOfRemovedWorkspaces(dir: string) {
     } catch {
       continue; // being written, or not ours to judge
     }
-    if (typeof root !== 'string' || fs.existsSync(root)) continue;
+    // Only a workspace known to be gone: a path that cannot be looked at (a drive not mounted,
+    // no permission) or is not absolute says nothing about it, and its cache stays.
+    if (typeof root !== 'string' || !path.isAbsolute(root) || !isGone(root)) continue;
     await fs.promises.rm(path.join(shared, id), { recursive: true, force: true });
+  }
+}
+
+function isGone(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }

@@ -26,6 +26,12 @@ export function sharedSubpath(packageDir: string, file: string): string | null {
 
 export const isSharedSubpath = (subpath: string): boolean => subpath.startsWith(`${SHARED_SEGMENT}/`);
 
+/** Is `specifier` an internal specifier of a shared file of `packageName`, each segment one an address carries unchanged? */
+export function isSharedSpecifier(packageName: string, specifier: string): boolean {
+  if (!specifier.startsWith(`${packageName}/${SHARED_SEGMENT}/`)) return false;
+  return specifier.slice(packageName.length + SHARED_SEGMENT.length + 2).split('/').every((segment) => SAFE_SEGMENT.test(segment));
+}
+
 /** Shared files by package: file (workspace-relative) -> internal specifier. */
 export type SharedFiles = Map<string, Record<string, string>>;
 

@@ -60,4 +60,13 @@ describe('every way real packages publish', function () {
     expect(diagnostics).to.deep.equal([]);
     expect(imports['@shape/open/lib/button/filled-button.js']).to.match(/^\/m\/@shape\/open@1\.0\.0\/modules\/lib\/button\/filled-button\.js\?/);
   });
+
+  it('records no deep import for a request it refuses as cross-site', async function () {
+    const service = await serve(shapesWorkspace());
+    await service.report();
+    const refused = await service.get('/m/@shape/open@1.0.0/modules/lib/extra/direct.js', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' });
+    expect(refused.status).to.equal(403);
+    expect(refused.text).to.include('CROSS_SITE_REFUSED');
+    expect(service.internals.store.getState().deepImports ?? []).to.not.include('@shape/open/lib/extra/direct.js');
+  });
 });

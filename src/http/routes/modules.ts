@@ -46,9 +46,10 @@ export function modulesRoute(deps: ModulesRouteDeps) {
     const read = await deps.readiness.workspace(scope);
     // A wrong version looks for no file (README "Exports and sources": found on demand).
     findPackageVersion(read, address);
+    // Before a deep import is looked for: a refused cross-site request records nothing in the state.
+    refuseCrossSite(ctx, variant, specifier);
     const state = await deps.readiness.deepModule(read, specifier, scope.variant);
     findModule(state, address);
-    refuseCrossSite(ctx, variant, specifier);
     const token = ctx.query.v;
     let answer = outputAnswer(state, deps.outputs, address, variant, token);
     if (answer === null) {

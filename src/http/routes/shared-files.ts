@@ -28,7 +28,7 @@ export async function serveSharedFile(ctx: HttpContext, address: Address, varian
   // Every module of the package that runs there, built from the current sources: those that import it name its bytes.
   const key = variantKey(variant);
   const modules = (indexWorkspace(state.workspace).modulesOf.get(address.packageName) ?? []).filter((module) => isBuildable(module) && module.platforms.includes(platformOf(variant.target)));
-  const built = await Promise.all(modules.map((module) => deps.readiness.variant(module.specifier, key).catch(() => null)));
+  const built = await Promise.all(modules.map((module) => deps.readiness.variant(module.specifier, key).catch((error: unknown) => (error instanceof ServiceError ? null : Promise.reject(error)))));
   const named = new Set<string>();
   built.forEach((result, index) => {
     const chunk = result?.record.outputs?.chunks?.[specifier];

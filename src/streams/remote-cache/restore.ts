@@ -13,6 +13,8 @@ import type { CacheIdentity } from '../cache-index.js';
 import type { Answer, RemoteClient } from './client.js';
 import { isModuleEntry, isWorkspaceEntry, moduleKey, openEntry, sha256Hex, workspaceKey, type EntryProblem } from './entries.js';
 import { readPack } from './pack.js';
+import { contentHash } from '../../outputs/content-hash.js';
+import { isSharedSpecifier } from '../../workspace/shared-files.js';
 import { runLimited } from '../run-limited.js';
 
 export type RemoteRestored = Extract<Fact, { type: 'cache.remote.restored' }>;
@@ -117,6 +119,9 @@ async function moduleBuild(bytes: Buffer, key: string, wanted: WantedVariant, de
   const verdict = deps.check(payload.entry);
   if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
   const { outputs, imports, inputs, warnings, shared } = payload.entry.record;
+  // A chunk's specifier becomes a file name in `core dist`'s output: only a shared file of this
+  // module's own package, by the names an address carries, is one.
+  if (!Object.keys(outputs.chunks ?? {}).every((specifier) => isSharedSpecifier(wanted.module.package, specifier))) return 'wrong-shape';
   const refs = [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null && !deps.outputs.get(one.hash));
   if (refs.some((ref) => !payload.blobs[ref.hash])) return 'wrong-shape';
   // A module's outputs are asked for together: one round trip, not one per output.
@@ -124,7 +129,11 @@ async function moduleBuild(bytes: Buffer, key: string, wanted: WantedVariant, de
   for (const [index, ref] of refs.entries()) {
     const bytes = found[index]!;
     if (typeof bytes === 'string') return bytes;
-    if (bytes.length !== ref.size || deps.outputs.adopt(bytes).hash !== ref.hash) return 'bad-blob';
+    // Checked before the output cache takes it: a blob that is not the output named is never kept.
+    if (bytes.length !== ref.size || contentHash(bytes) !== ref.hash) return 'bad-blob';
+  }
+  for (const [index, ref] of refs.entries()) {
+    if (deps.outputs.adopt(found[index] as Buffer).hash !== ref.hash) return 'bad-blob';
   }
   return { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
 }

@@ -25,6 +25,12 @@ export function remoteCacheSettings(root: string, env: NodeJS.ProcessEnv = proce
     // no core.json: the workspace's own reading says so
   }
   const declared = text === null ? undefined : parseWorkspaceManifest(text).value?.remoteCache;
+  // A `remoteCache` written but not readable (a broken core.json, a bad member) may hold the
+  // public key every entry must be signed with: without it, nothing is asked rather than
+  // unsigned entries taken.
+  if (declared === undefined && text !== null && hasRemoteCacheMember(text)) {
+    return { settings: null, problem: 'core.json: "remoteCache" cannot be read (the workspace diagnostics say why), so the team cache is not asked' };
+  }
   const url = env.CORE_REMOTE_CACHE || declared?.url;
   if (!url) return { settings: null };
   const address = URL.canParse(url) ? new URL(url) : null;
@@ -62,5 +68,14 @@ export function ed25519Key(text: string, kind: 'public' | 'private'): crypto.Key
     return key.asymmetricKeyType === 'ed25519' ? key : null;
   } catch {
     return null;
+  }
+}
+
+function hasRemoteCacheMember(text: string): boolean {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && Object.hasOwn(value, 'remoteCache');
+  } catch {
+    return /"remoteCache"\s*:/.test(text);
   }
 }

@@ -31,6 +31,16 @@ describe('remoteCacheSettings', () => {
     expect(remoteCacheSettings(workspaceWith({ url: 'https://cache.test', publicKey: rsa }), {}).problem).to.contain('is not an Ed25519 public key');
   });
 
+  it('asks nothing when core.json holds a remoteCache it cannot read, whatever the environment says: its public key may be in it', () => {
+    const { publicKey } = crypto.generateKeyPairSync('ed25519');
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    // The manifest is broken elsewhere (packages is no list): its publicKey must not be dropped silently.
+    const root = tempWorkspace({ 'core.json': JSON.stringify({ packages: 'nope', remoteCache: { url: 'https://cache.test', publicKey: pem } }) });
+    const read = remoteCacheSettings(root, { CORE_REMOTE_CACHE: 'http://127.0.0.1:9090' });
+    expect(read.settings).to.equal(null);
+    expect(read.problem).to.contain('"remoteCache" cannot be read');
+  });
+
   it('refuses an address with a credential, another scheme, or a header that is not "Name: value"', () => {
     const root = workspaceWith();
     expect(remoteCacheSettings(root, { CORE_REMOTE_CACHE: 'https://me:secret@cache.test' }).problem).to.contain('without a credential');
