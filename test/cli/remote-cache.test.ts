@@ -59,17 +59,21 @@ describe('core cache push, and core run reading the team cache', function () {
 
   it('core run --remote-cache-write uploads its first builds once; a developer\'s run writes nothing', async () => {
     const before = nginx.requests().length;
-    const plain = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `${nginx.readWrite}written` } });
-    await waitFor(() => /ready in \d+ ms/.test(plain.output.stdout), { what: 'the ready line' });
-    await plain.stop();
-    expect(nginx.requests().slice(before).filter((line) => line.startsWith('PUT '))).to.deep.equal([]);
-
-    const writer = await startCore(['--port', '0', '--remote-cache-write'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `${nginx.readWrite}written` } });
+    // The developer's run stays up, on an instance of its own, until a writing run of the same
+    // workspace has started, built and uploaded: had it been writing, its upload would be done too.
+    const plain = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `${nginx.readWrite}developer` } });
     try {
-      await waitFor(() => /5 builds uploaded to the team cache at http:\/\/127\.0\.0\.1:\d+\/written\//.test(writer.output.stderr), { what: 'the upload told' });
+      await waitFor(() => /ready in \d+ ms/.test(plain.output.stdout), { what: 'the ready line' });
+      const writer = await startCore(['--port', '0', '--remote-cache-write'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `${nginx.readWrite}written` } });
+      try {
+        await waitFor(() => /5 builds uploaded to the team cache at http:\/\/127\.0\.0\.1:\d+\/written\//.test(writer.output.stderr), { what: 'the upload told' });
+      } finally {
+        await writer.stop();
+      }
     } finally {
-      await writer.stop();
+      await plain.stop();
     }
+    expect(nginx.requests().slice(before).filter((line) => line.startsWith('PUT /developer/'))).to.deep.equal([]);
     const puts = nginx.requests().slice(before).filter((line) => line.startsWith('PUT '));
     expect(puts.filter((line) => / 201$| 204$/.test(line))).to.have.length(puts.length);
     expect(puts.at(-1)).to.match(/^PUT \/written\/ac\/[0-9a-f]{64} 20[14]$/);

@@ -100,7 +100,9 @@ describe('the team remote cache against nginx', function () {
     const [fromRemote, built] = [path.join(root, 'remote-out'), path.join(root, 'built-out')];
     const remote = await distribute({ root, out: fromRemote, remoteCache: { settings: settingsFor(root, `${nginx.readOnly}shared`) } });
     await distribute({ root, out: built });
-    expect(remote.remoteCache!.builds.length).to.equal(remote.remoteCache!.asked);
+    expect(remote.remoteCache!.builds.length).to.equal(remote.remoteCache!.asked).and.to.be.greaterThan(0);
+    expect(remote.remoteCache!.misses).to.deep.equal({});
+    expect(remote.remoteCache!.builds.some((build) => build.outputs.chunks?.['@r/lib/.shared/src/registry.ts'])).to.equal(true);
     expect(filesOf(fromRemote)).to.deep.equal(filesOf(built));
   });
 

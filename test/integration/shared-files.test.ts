@@ -77,11 +77,15 @@ describe('a file several modules of a package reach', function () {
       await waitFor(() => fs.existsSync(path.join(cache, 'builds.json')) && JSON.parse(fs.readFileSync(path.join(cache, 'builds.json'), 'utf8')).entries.length === 3, { what: 'the cache written' });
       await first.close();
 
-      const events: CoreEvent[] = [];
-      const second = await serve(root, { cache, onEvent: (event: CoreEvent) => void events.push(event) } as never);
+      const second = await serve(root, { cache });
       const report = await second.report();
       expect(report.modules.map((m) => [m.status, m.warnings ?? []])).to.deep.equal([['valid', []], ['valid', []], ['valid', []]]);
       expect((await second.get(`/m/@r/lib@1.0.0/modules/.shared/registry.ts?${DEV}`)).text).to.equal(before);
+      // Restored, not rebuilt: every module came from the cache with the shared file it imports, and nothing was built.
+      const events = second.internals.log.events();
+      const restored = events.find((event): event is Extract<CoreEvent, { type: 'cache.restored' }> => event.type === 'cache.restored');
+      expect(restored?.builds.filter((build) => build.outputs.chunks?.['@r/lib/.shared/registry.ts']).map((build) => build.module).sort()).to.deep.equal(['@r/lib/define.js', '@r/lib/lookup.js']);
+      expect(events.filter((event) => event.type === 'build.started')).to.deep.equal([]);
       await second.close();
     } finally {
       fs.rmSync(cache, { recursive: true, force: true });
