@@ -13,7 +13,7 @@ import { createApp } from './http/app.js';
 import { handleClientError } from './http/client-error.js';
 import { serverTimeLimits } from './http/time-limits.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
-import { createAssetFiles } from './streams/asset-files.js';
+import { createAssetFiles } from './io/asset-files.js';
 import { createOutputCache, type OutputCache } from './outputs/output-cache.js';
 import { BUILD_HISTORY_LIMIT, createBuildHistory, type BuildHistory } from './store/build-history.js';
 import { EVENT_FORMAT, type CoreEvent, type Facts } from './store/events.js';
@@ -21,23 +21,19 @@ import { createEventLog, type EventLog } from './store/log.js';
 import { selectReport, type Report } from './store/selectors.js';
 import type { ServiceState } from './store/state.js';
 import { createStore, type Store } from './store/store.js';
-import { createBuildRunner } from './streams/build-runner.js';
-import { builds$, counter, type BuildsDeps } from './streams/builds.js';
-import { createFileHashes, type FileHashesOptions } from './streams/file-hashes.js';
-import { createFreshnessCheck } from './streams/freshness.js';
-import type { Effect } from './streams/effect.js';
-import { manifests$, type ManifestsDeps } from './streams/manifests.js';
-import { outputsGc$, type OutputsGcDeps } from './streams/outputs-gc.js';
-import { persistBuilds$, type PersistBuildsDeps } from './streams/persist-builds.js';
-import { cacheLocation, createBuildCache, type SavedBuild } from './streams/build-cache.js';
-import { createRemoteClient, type ClientLimits } from './streams/remote-cache/client.js';
-import type { RemoteCacheSettings } from './streams/remote-cache/settings.js';
-import { createStartRestore } from './streams/remote-cache/start-restore.js';
-import { record$, type RecordDeps } from './streams/record.js';
-import { guardCallbacks, supervise } from './streams/supervisor.js';
-import { pushMessages$ } from './streams/push-messages.js';
-import { watch$, type WatchDeps } from './streams/watch.js';
-import { watchTree, type TreeWatcher } from './streams/tree-watcher.js';
+import { createBuildRunner } from './io/build-runner.js';
+import { counter } from './effects/builds.js';
+import { createFileHashes, type FileHashesOptions } from './io/file-hashes.js';
+import { createFreshnessCheck } from './io/freshness.js';
+import { cacheLocation, createBuildCache, type SavedBuild } from './io/build-cache.js';
+import { createRemoteClient, type ClientLimits } from './io/remote-cache/client.js';
+import type { RemoteCacheSettings } from './io/remote-cache/settings.js';
+import { createStartRestore } from './io/remote-cache/start-restore.js';
+import { effectRows, type EffectDeps, type EffectName } from './effects/table.js';
+import { openEventFile } from './io/event-file.js';
+import { guardCallbacks, supervise } from './effects/supervisor.js';
+import { pushMessages$ } from './effects/push-messages.js';
+import { watchTree, type TreeWatcher } from './io/tree-watcher.js';
 import { VERSION } from './version.js';
 import { readWorkspace } from './workspace/read-workspace.js';
 import type { WorkspaceModel } from './workspace/model.js';
@@ -89,8 +85,7 @@ export interface ServiceOptions {
   eventStreamBufferBytes?: number;
 }
 
-/** What the effects are given: one object for all, each effect taking what it names (src/streams/effect.ts). */
-export type EffectDeps = ManifestsDeps & BuildsDeps & WatchDeps & OutputsGcDeps & PersistBuildsDeps & Partial<RecordDeps>;
+export type { EffectDeps } from './effects/table.js';
 
 export interface Service {
   /** `http://HOST:PORT/` */
@@ -152,6 +147,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     requestsInProgress$: activity.inProgress$,
     watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),
     ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
+    openEventFile,
   };
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
   // A callback that is no effect reports a throw as an effect does (an `effect.failed` fact);
@@ -174,20 +170,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       return false;
     }
   };
-  const supervised = <D>(name: string, effect: Effect<D>) => supervise(name, effect as Effect<EffectDeps>, store.events$, store.state$, deps, { scheduler: deps.scheduler, logger });
+  const supervised = (names: readonly EffectName[]) =>
+    merge(...effectRows(names).map(([name, effect]) => supervise(name, effect, store.events$, store.state$, deps, { scheduler: deps.scheduler, logger })));
   const subscriptions: Subscription[] = [];
   subscriptions.push(store.events$.subscribe((event) => callbacks.run('history', () => history.add(event, store.getState()))));
   // Subscribed before the first event, so the log holds every one.
-  if (deps.recordFile) subscriptions.push(supervised('record', record$).subscribe(dispatch));
+  subscriptions.push(supervised(['record']).subscribe(dispatch));
   store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root, service: VERSION });
 
-  const effects = merge(
-    supervised('manifests', manifests$),
-    supervised('builds', builds$),
-    ...(options.watch === false ? [] : [supervised('watch', watch$)]),
-    supervised('outputs', outputsGc$),
-    supervised('persist', persistBuilds$),
-  );
+  const effects = supervised(['manifests', 'builds', ...(options.watch === false ? [] : (['watch'] as const)), 'outputs', 'persist']);
   subscriptions.push(effects.subscribe(dispatch));
 
   const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch, failed: (error) => callbacks.failed('freshness', error), quiet: () => treeWatcher && treeWatcher.unchangedSince });

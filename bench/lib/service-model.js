@@ -4,8 +4,8 @@
 import { distModule } from './paths.js';
 
 const { readWorkspace } = await import(distModule('workspace/read-workspace.js'));
-const { createFileHashes } = await import(distModule('streams/file-hashes.js'));
-const { toBundleTarget } = await import(distModule('streams/build-runner.js'));
+const { createFileHashes } = await import(distModule('io/file-hashes.js'));
+const { toBundleTarget } = await import(distModule('io/build-runner.js'));
 const { esbuildOptions } = await import(distModule('bundlers/esbuild-engine.js'));
 const { developmentVariant, productionVariant } = await import(distModule('workspace/variant.js'));
 

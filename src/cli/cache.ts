@@ -3,9 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cacheLocation } from '../streams/build-cache.js';
-import { createRemoteClient } from '../streams/remote-cache/client.js';
-import { remoteCacheSettings } from '../streams/remote-cache/settings.js';
+import { cacheLocation } from '../io/build-cache.js';
+import { createRemoteClient } from '../io/remote-cache/client.js';
+import { remoteCacheSettings } from '../io/remote-cache/settings.js';
 import { pushBuilds, writeSettings } from './cache-push.js';
 import { formatBytes } from './format-bytes.js';
 import { UsageError } from './usage-error.js';

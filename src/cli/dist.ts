@@ -2,7 +2,7 @@
 // "Distribution: core dist"). Parses the arguments and prints; src/dist/ does the work.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { remoteCacheSettings } from '../streams/remote-cache/settings.js';
+import { remoteCacheSettings } from '../io/remote-cache/settings.js';
 import { describeRemoteRestored } from '../store/events.js';
 import { distribute, type DistributionProgress, type DistributionResult, type PackageSummary } from '../dist/distribute.js';
 import { DISTRIBUTION_MANIFEST } from '../dist/output-paths.js';

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createFileHashes } from '../streams/file-hashes.js';
+import { createFileHashes } from '../io/file-hashes.js';
 import { readWorkspace, SELECTION_FILE } from '../workspace/read-workspace.js';
 import { UsageError } from './usage-error.js';
 import { workspaceDir } from './workspace-dir.js';

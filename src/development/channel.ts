@@ -2,7 +2,7 @@
 // It only pushes; whatever a client sends is ignored.
 import type { WebSocket } from 'ws';
 import type { ExtensionHost } from '../extension.js';
-import { invalidMessages, warningMessages } from '../streams/push-messages.js';
+import { invalidMessages, warningMessages } from '../effects/push-messages.js';
 
 const PING_MS = 30_000;
 

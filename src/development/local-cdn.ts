@@ -12,7 +12,7 @@ import { sendOutput } from '../http/send-output.js';
 import { bundleInstalled, OutsidePackageError, type InstalledBundle } from '../bundlers/installed-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { buildDiagnostics } from '../store/selectors.js';
-import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } from '../streams/installed-packages.js';
+import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { moduleSpecifier, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';

@@ -12,7 +12,7 @@ import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, type Bu
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { packageFile } from '../package-files.js';
-import { installedVersion as installedFrom } from '../streams/installed-packages.js';
+import { installedVersion as installedFrom } from '../io/installed-packages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { derivePreview, linkCdnStylesheets, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn } from './local-cdn.js';

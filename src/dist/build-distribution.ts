@@ -3,15 +3,15 @@
 // it. Each module's outcome is handed on as soon as it is known, for progress and writing.
 import type { BundlerRegistry } from '../bundlers/registry.js';
 import type { BundleResult } from '../bundlers/types.js';
-import type { AssetFiles } from '../streams/asset-files.js';
-import { toBundleTarget } from '../streams/build-runner.js';
+import type { AssetFiles } from '../io/asset-files.js';
+import { toBundleTarget } from '../io/build-runner.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
 import { locateImports } from '../workspace/checks.js';
 import { bundlerFailed } from '../workspace/diagnostics.js';
 import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { judgeModule, type AssetContent, type ModuleOutcome } from './judge-module.js';
 import type { DistributionJob } from './plan-distribution.js';
-import { runLimited } from '../streams/run-limited.js';
+import { runLimited } from '../io/run-limited.js';
 import { findSharedFiles, isCodeFile, type SharedFiles } from '../workspace/shared-files.js';
 
 export interface BuildDistributionDeps {

@@ -5,16 +5,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { createBundlerRegistry, type BundlerRegistry } from '../bundlers/registry.js';
 import { resolveModule } from '../load-module.js';
-import { createAssetFiles } from '../streams/asset-files.js';
-import { toBundleTarget } from '../streams/build-runner.js';
-import { createFileHashes } from '../streams/file-hashes.js';
+import { createAssetFiles } from '../io/asset-files.js';
+import { toBundleTarget } from '../io/build-runner.js';
+import { createFileHashes } from '../io/file-hashes.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { readWorkspace } from '../workspace/read-workspace.js';
-import type { ClientLimits } from '../streams/remote-cache/client.js';
-import type { RemoteRestored } from '../streams/remote-cache/restore.js';
-import type { RemoteCacheSettings } from '../streams/remote-cache/settings.js';
+import type { ClientLimits } from '../io/remote-cache/client.js';
+import type { RemoteRestored } from '../io/remote-cache/restore.js';
+import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { readWithDeepImports } from './deep-imports.js';
 import { buildDistribution } from './build-distribution.js';
 import { remoteResults, type RemoteResults } from './remote-results.js';
@@ -22,7 +22,7 @@ import { distributionManifest, type DistributionManifest } from './distribution-
 import type { ModuleOutcome, WrittenModule } from './judge-module.js';
 import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
-import { runLimited } from '../streams/run-limited.js';
+import { runLimited } from '../io/run-limited.js';
 import { readPreviousManifest, writeFiles, writeManifest, writePage } from './write-distribution.js';
 
 export interface DistributeOptions {

@@ -6,11 +6,11 @@
 import { ESBUILD_VERSION } from '../bundlers/esbuild-service.js';
 import { bundlersCodeHash, workspaceReaderCodeHash } from '../code-hash.js';
 import { createOutputCache } from '../outputs/output-cache.js';
-import { createBuildCache } from '../streams/build-cache.js';
-import type { FileHashes } from '../streams/file-hashes.js';
-import { createRemoteClient, type ClientLimits } from '../streams/remote-cache/client.js';
-import { restoreFromRemote, type RemoteRestored } from '../streams/remote-cache/restore.js';
-import type { RemoteCacheSettings } from '../streams/remote-cache/settings.js';
+import { createBuildCache } from '../io/build-cache.js';
+import type { FileHashes } from '../io/file-hashes.js';
+import { createRemoteClient, type ClientLimits } from '../io/remote-cache/client.js';
+import { restoreFromRemote, type RemoteRestored } from '../io/remote-cache/restore.js';
+import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { BUILTIN_BUNDLERS } from '../workspace/read-workspace.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { variantKey } from '../workspace/variant.js';

@@ -9,7 +9,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import fresh from 'fresh';
 import type { ServiceState } from '../store/state.js';
-import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
+import type { CheckScope, FreshnessCheck } from '../io/freshness.js';
 import { asServiceError, sendError } from './errors.js';
 import { firstRefusal, type RequestGuard } from './guards/request-guards.js';
 import { isCrossSiteRefused, outputHeaders, type OutputHeaders } from './send-output.js';

@@ -4,7 +4,7 @@ import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { Fact } from '../store/events.js';
 import { selectAnswerable, selectSettled } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
-import type { CheckScope, FreshnessCheck } from '../streams/freshness.js';
+import type { CheckScope, FreshnessCheck } from '../io/freshness.js';
 import { DEEP_IMPORTS_KEPT, isBuildable } from '../store/reducer.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';

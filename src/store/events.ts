@@ -61,7 +61,7 @@ export type Fact =
    */
   | { type: 'cache.remote.restored'; url: string; asked: number; builds: RestoredBuild[]; misses: Partial<Record<string, number>>; failures: Partial<Record<string, number>>; requests: number; bytes: number; ms: number }
   | { type: 'service.stopped' }
-  /** An effect threw; it restarts after `retryInMs` (src/streams/supervisor.ts). `failures`: in a row. */
+  /** An effect threw; it restarts after `retryInMs` (src/effects/supervisor.ts). `failures`: in a row. */
   | { type: 'effect.failed'; effect: string; message: string; failures: number; retryInMs: number }
   /** Every path the watcher cannot look at now (workspace-relative, `.` the root), with the error code that stopped it; the whole list each time. */
   | { type: 'watch.unwatched'; paths: Record<string, string> };

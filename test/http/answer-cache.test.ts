@@ -7,7 +7,7 @@ import { createAnswerCache, type CachedAnswer } from '../../src/http/answer-cach
 import { ServiceError } from '../../src/http/errors.js';
 import { requestGuards, type RequestGuard } from '../../src/http/guards/request-guards.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
-import type { CheckScope } from '../../src/streams/freshness.js';
+import type { CheckScope } from '../../src/io/freshness.js';
 import { DEV, fixtureWorkspace, PROD } from '../helpers/fixtures.js';
 import { get } from '../helpers/http.js';
 import { serve } from '../helpers/service.js';

@@ -10,9 +10,9 @@ import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { writeFile } from '../helpers/workspace.js';
-import { RACY_MS } from '../../src/streams/file-hashes.js';
+import { RACY_MS } from '../../src/io/file-hashes.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { indexText, isCacheEntry, parseIndex, type CacheIndex as WrittenIndex } from '../../src/streams/cache-index.js';
+import { indexText, isCacheEntry, parseIndex, type CacheIndex as WrittenIndex } from '../../src/io/cache-index.js';
 
 const MAIN = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
 const MAIN_STYLES = `/m/@acme/app@1.0.0/styles/main?${DEV}`;

@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import { pushBuilds } from '../../src/cli/cache-push.js';
 import { distribute } from '../../src/dist/distribute.js';
 import type { CoreEvent } from '../../src/store/events.js';
-import { remoteCacheSettings, type RemoteCacheSettings } from '../../src/streams/remote-cache/settings.js';
+import { remoteCacheSettings, type RemoteCacheSettings } from '../../src/io/remote-cache/settings.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { NGINX, startNginx, stopNginx, type Nginx } from '../helpers/nginx.js';
 import { serve } from '../helpers/service.js';

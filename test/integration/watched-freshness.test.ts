@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
-import type { WatcherLike } from '../../src/streams/watch.js';
+import type { WatcherLike } from '../../src/io/tree-watcher.js';
 
 const FORMAT = `/m/@acme/lib@1.2.0/modules/format?${DEV}`;
 const ENTRY = 'packages/lib/format/index.ts';

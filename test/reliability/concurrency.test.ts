@@ -1,4 +1,4 @@
-// Concurrent cold requests share one build (README "Addresses", src/streams/builds.ts): a
+// Concurrent cold requests share one build (README "Addresses", src/effects/builds.ts): a
 // hundred requests at once for a variant nobody built yet cause exactly one `build.started`
 // of that module and variant in the event log, and every one of them receives the same bytes.
 import { expect } from 'chai';

@@ -11,7 +11,7 @@ export type Served = Awaited<ReturnType<typeof serve>>;
 /**
  * Dates every file and directory under `root` a minute back. A file modified within the last
  * few milliseconds of a build may have been read in either version, so the service builds it
- * again (src/streams/file-hashes.ts, "racy git"); a test counting builds starts from a tree
+ * again (src/io/file-hashes.ts, "racy git"); a test counting builds starts from a tree
  * that has been quiet for a while, as a developer's tree is.
  */
 export function quietTree(root: string): void {

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createFileHashes } from '../../src/streams/file-hashes.js';
+import { createFileHashes } from '../../src/io/file-hashes.js';
 import { readWorkspace } from '../../src/workspace/read-workspace.js';
 import { inlineWorkspace, tempWorkspace } from '../helpers/workspace.js';
 

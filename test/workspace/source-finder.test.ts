@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { readWorkspace } from '../../src/workspace/read-workspace.js';
 import { exportsKeyFor } from '../../src/workspace/source-finder.js';
-import { createFileHashes } from '../../src/streams/file-hashes.js';
+import { createFileHashes } from '../../src/io/file-hashes.js';
 import { memoryReader } from '../helpers/memory-reader.js';
 import { removeTemporaryDirs, tempWorkspace } from '../helpers/workspace.js';
 

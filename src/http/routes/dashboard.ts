@@ -8,7 +8,7 @@ import { readClientFiles, type ClientFileName } from '../../dashboard/client-fil
 import { selectDetails } from '../../dashboard/details.js';
 import { DASHBOARD_CSP, renderDashboardPage } from '../../dashboard/page.js';
 import { selectReport } from '../../store/selectors.js';
-import { sourceFrames } from '../../streams/source-frames.js';
+import { sourceFrames } from '../../io/source-frames.js';
 import { ServiceError } from '../errors.js';
 import type { Readiness } from '../readiness.js';
 import { sendOutput } from '../send-output.js';

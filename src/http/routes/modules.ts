@@ -12,12 +12,12 @@ import { platformOf, variantKey, type Variant } from '../../workspace/variant.js
 import { moduleSpecifier } from '../../workspace/specifiers.js';
 import { indexWorkspace } from '../../workspace/workspace-index.js';
 import { parseAddress, type Address } from '../address.js';
-import type { AssetFiles } from '../../streams/asset-files.js';
+import type { AssetFiles } from '../../io/asset-files.js';
 import type { AnswerCache, CachedAnswer } from '../answer-cache.js';
 import { ServiceError, unbuildable } from '../errors.js';
 import type { Readiness } from '../readiness.js';
 import { isCrossSiteRefused, sendOutput } from '../send-output.js';
-import type { CheckScope } from '../../streams/freshness.js';
+import type { CheckScope } from '../../io/freshness.js';
 import { isContentHash } from '../../outputs/content-hash.js';
 import { parse as parseQuery } from 'node:querystring';
 import { isSharedSubpath } from '../../workspace/shared-files.js';

@@ -36,9 +36,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { entryIdentity, isPlainRelative, nextWatchSequence, watchSequence } from './file-hashes.js';
 import type { SeenEntry } from './watch-scope.js';
-import type { WatcherLike } from './watch.js';
 
 /** The file-system calls the watcher makes: the real ones, or counting ones in the tests. */
+/** What the watch effect needs of a watcher (a scripted one in its marble tests). */
+export interface WatcherLike {
+  on(event: 'all', listener: (event: string, path: string) => void): unknown;
+  on(event: 'raw', listener: (event: string, path: string, details: { watchedPath?: string }) => void): unknown;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
+  /** The paths (absolute) the watcher cannot look at, with their error codes, each time that list changes. */
+  on(event: 'unwatched', listener: (paths: ReadonlyMap<string, string>) => void): unknown;
+  close(): Promise<void>;
+}
+
 export interface TreeWatcherFs {
   readdirSync(dir: string, options: { withFileTypes: true }): fs.Dirent[];
   statSync(file: string, options: { throwIfNoEntry: false }): fs.Stats | undefined;

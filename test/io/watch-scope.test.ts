@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createWatchScope } from '../../src/streams/watch-scope.js';
+import { createWatchScope } from '../../src/io/watch-scope.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 describe('createWatchScope', () => {

@@ -5,7 +5,7 @@ import { map, ReplaySubject, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
 import { createStore } from '../../src/store/store.js';
-import { manifests$ } from '../../src/streams/manifests.js';
+import { manifests$ } from '../../src/effects/manifests.js';
 import type { WorkspaceModel } from '../../src/workspace/model.js';
 import { moduleModel, started, workspaceModel } from '../helpers/models.js';
 

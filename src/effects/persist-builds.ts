@@ -6,7 +6,7 @@ import { asapScheduler, concatMap, debounceTime, distinctUntilChanged, EMPTY, fi
 import type { CoreEvent } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
-import { CacheNotWritten, type SavedBuild } from './build-cache.js';
+import { CacheNotWritten, type SavedBuild } from '../io/build-cache.js';
 import type { EffectScheduling } from './effect.js';
 
 export interface PersistBuildsDeps extends EffectScheduling {

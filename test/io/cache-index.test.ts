@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { CACHE_FORMAT, indexText, isCacheEntry, isOutputPack, isWorkspaceModel, isWorkspaceSnapshot, parseIndex, type CacheEntry, type CacheIndex } from '../../src/streams/cache-index.js';
+import { CACHE_FORMAT, indexText, isCacheEntry, isOutputPack, isWorkspaceModel, isWorkspaceSnapshot, parseIndex, type CacheEntry, type CacheIndex } from '../../src/io/cache-index.js';
 import { moduleModel, workspaceModel } from '../helpers/models.js';
 
 const identity = { service: '1.0.0', esbuild: '0.28.2', bundlers: 'bundlers-code' };

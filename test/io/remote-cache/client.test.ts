@@ -3,7 +3,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
-import { createRemoteClient } from '../../../src/streams/remote-cache/client.js';
+import { createRemoteClient } from '../../../src/io/remote-cache/client.js';
 
 const DIGEST = 'a'.repeat(64);
 const settingsAt = (port: number) => ({ base: new URL(`http://127.0.0.1:${port}/team/`), header: ['Authorization', 'Bearer secret'] as const, publicKey: null });

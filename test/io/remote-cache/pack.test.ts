@@ -1,7 +1,7 @@
 // The workspace's pack of the team cache: what goes in comes out, by digest; anything that is not
 // a whole pack is no pack, and one over the bound is not written.
 import { expect } from 'chai';
-import { MAX_PACK_BYTES, readPack, writePack } from '../../../src/streams/remote-cache/pack.js';
+import { MAX_PACK_BYTES, readPack, writePack } from '../../../src/io/remote-cache/pack.js';
 
 const digest = (n: number) => n.toString(16).padStart(64, '0');
 

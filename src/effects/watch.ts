@@ -14,18 +14,9 @@ import { knownInputHash, type ServiceState } from '../store/state.js';
 import { isSkippedDirectory, toWorkspacePath } from '../workspace/paths.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { guarded, type EffectScheduling } from './effect.js';
-import type { FileHashes } from './file-hashes.js';
-import { createWatchScope, type SeenEntry } from './watch-scope.js';
-
-export interface WatcherLike {
-  on(event: 'all', listener: (event: string, path: string) => void): unknown;
-  on(event: 'raw', listener: (event: string, path: string, details: { watchedPath?: string }) => void): unknown;
-  on(event: 'error', listener: (error: unknown) => void): unknown;
-  on(event: 'ready', listener: () => void): unknown;
-  /** The paths (absolute) the watcher cannot look at, with their error codes, each time that list changes. */
-  on(event: 'unwatched', listener: (paths: ReadonlyMap<string, string>) => void): unknown;
-  close(): Promise<void>;
-}
+import type { FileHashes } from '../io/file-hashes.js';
+import { createWatchScope, type SeenEntry } from '../io/watch-scope.js';
+import type { WatcherLike } from '../io/tree-watcher.js';
 
 export interface WatchDeps extends EffectScheduling {
   root: string;

@@ -2,8 +2,8 @@
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import type { ServiceState } from '../../src/store/state.js';
-import type { FileHashes } from '../../src/streams/file-hashes.js';
-import { createFreshnessCheck, findChanges, type CheckScope } from '../../src/streams/freshness.js';
+import type { FileHashes } from '../../src/io/file-hashes.js';
+import { createFreshnessCheck, findChanges, type CheckScope } from '../../src/io/freshness.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
 
 const DEV = 'browser.development';

@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import { EMPTY, Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
-import { guarded } from '../../src/streams/effect.js';
-import { pushMessages$ } from '../../src/streams/push-messages.js';
-import { restartDelay, supervise, type EffectFailed } from '../../src/streams/supervisor.js';
+import { guarded } from '../../src/effects/effect.js';
+import { pushMessages$ } from '../../src/effects/push-messages.js';
+import { restartDelay, supervise, type EffectFailed } from '../../src/effects/supervisor.js';
 
 const fact: Fact = { type: 'files.changed', files: { 'a.ts': 'h' }, source: 'check' };
 const failed = (failures: number, retryInMs: number, message = 'boom'): EffectFailed => ({ type: 'effect.failed', effect: 'probe', message, failures, retryInMs });

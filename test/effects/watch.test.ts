@@ -1,4 +1,4 @@
-// The watcher's reports (src/streams/watch.ts), with a scripted watcher in place of chokidar and
+// The watcher's reports (src/effects/watch.ts), with a scripted watcher in place of chokidar and
 // real files: what it reports of a raw notification, and of a save seen half done.
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -8,8 +8,9 @@ import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { createFileHashes } from '../../src/streams/file-hashes.js';
-import { walkStart$, watch$, type WatcherLike } from '../../src/streams/watch.js';
+import { createFileHashes } from '../../src/io/file-hashes.js';
+import { walkStart$, watch$ } from '../../src/effects/watch.js';
+import type { WatcherLike } from '../../src/io/tree-watcher.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 type Listener = (...args: never[]) => void;

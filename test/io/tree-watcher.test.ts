@@ -1,12 +1,13 @@
-// The watcher of the workspace tree (src/streams/tree-watcher.ts), on real temporary
+// The watcher of the workspace tree (src/io/tree-watcher.ts), on real temporary
 // directories, with the file-system calls it makes counted.
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { watchTree, type TreeWatcherFs, type TreeWatcherOptions } from '../../src/streams/tree-watcher.js';
-import { watchSequence } from '../../src/streams/file-hashes.js';
-import { createWatchScope } from '../../src/streams/watch-scope.js';
-import { isIgnored, type WatcherLike } from '../../src/streams/watch.js';
+import { watchTree, type TreeWatcherFs, type TreeWatcherOptions } from '../../src/io/tree-watcher.js';
+import { watchSequence } from '../../src/io/file-hashes.js';
+import { createWatchScope } from '../../src/io/watch-scope.js';
+import { isIgnored } from '../../src/effects/watch.js';
+import type { WatcherLike } from '../../src/io/tree-watcher.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 interface Counted extends TreeWatcherFs {

@@ -2,7 +2,7 @@
 // bytes, and refused when unsigned, signed by another key, or not JSON.
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { openEntry, REMOTE_FORMAT, sealEntry, workspaceKey } from '../../../src/streams/remote-cache/entries.js';
+import { openEntry, REMOTE_FORMAT, sealEntry, workspaceKey } from '../../../src/io/remote-cache/entries.js';
 
 const payload = { format: REMOTE_FORMAT, key: 'b'.repeat(64), modules: { ['c'.repeat(64)]: 'd'.repeat(64) } } as const;
 

@@ -5,7 +5,7 @@ import { EMPTY } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { OutputCache } from '../../src/outputs/output-cache.js';
 import type { ServiceState } from '../../src/store/state.js';
-import { outputsGc$ } from '../../src/streams/outputs-gc.js';
+import { outputsGc$ } from '../../src/effects/outputs-gc.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
 
 const DEV = 'browser.development';

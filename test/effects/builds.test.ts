@@ -5,8 +5,8 @@ import { map, Subject, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
 import { createStore } from '../../src/store/store.js';
-import type { BuildJob } from '../../src/streams/build-runner.js';
-import { builds$ } from '../../src/streams/builds.js';
+import type { BuildJob } from '../../src/io/build-runner.js';
+import { builds$ } from '../../src/effects/builds.js';
 import type { WorkspaceModel } from '../../src/workspace/model.js';
 
 const DEV = 'browser.development';

@@ -11,7 +11,7 @@
 //   effects, each taking what it names).
 // - An effect never throws out of a callback of its own (a timer, a watcher's listener, an
 //   inner subscription): it wraps them in `guarded`, so what they throw fails the effect's
-//   Observable, which the supervisor (src/streams/supervisor.ts) reports and restarts.
+//   Observable, which the supervisor (src/effects/supervisor.ts) reports and restarts.
 import type { Observable, SchedulerLike, Subscriber } from 'rxjs';
 import type { CoreEvent, Facts } from '../store/events.js';
 import type { ServiceState } from '../store/state.js';

@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import { NEVER, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { ServiceState } from '../../src/store/state.js';
-import { CacheNotWritten, type SavedBuild } from '../../src/streams/build-cache.js';
-import { persistBuilds$, selectSavedBuilds } from '../../src/streams/persist-builds.js';
+import { CacheNotWritten, type SavedBuild } from '../../src/io/build-cache.js';
+import { persistBuilds$, selectSavedBuilds } from '../../src/effects/persist-builds.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
 
 const DEV = 'browser.development';

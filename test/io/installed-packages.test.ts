@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { commonJsExportNames, findInstalled, installedVersion } from '../../src/streams/installed-packages.js';
+import { commonJsExportNames, findInstalled, installedVersion } from '../../src/io/installed-packages.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import { createStore } from '../../src/store/store.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../../src/protocol/push.js';
-import { pushMessages$ } from '../../src/streams/push-messages.js';
+import { pushMessages$ } from '../../src/effects/push-messages.js';
 import type { ImportRecord } from '../../src/workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../../src/workspace/diagnostics.js';
 import type { ModuleModel } from '../../src/workspace/model.js';

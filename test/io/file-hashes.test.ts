@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { COARSE_TIMESTAMP_MS, createFileHashes, createGranularity, nextWatchSequence, RACY_MS } from '../../src/streams/file-hashes.js';
+import { COARSE_TIMESTAMP_MS, createFileHashes, createGranularity, nextWatchSequence, RACY_MS } from '../../src/io/file-hashes.js';
 import { coarseStat } from '../helpers/coarse-stat.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 

@@ -17,7 +17,7 @@ import type { ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
-import type { BuildJob, RunBuild } from './build-runner.js';
+import type { BuildJob, RunBuild } from '../io/build-runner.js';
 import { guarded, type EffectScheduling } from './effect.js';
 
 export interface BuildsDeps extends EffectScheduling {

@@ -3,7 +3,7 @@
 // CORE_REMOTE_CACHE_HEADER.
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { remoteCacheSettings } from '../../../src/streams/remote-cache/settings.js';
+import { remoteCacheSettings } from '../../../src/io/remote-cache/settings.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
 const workspaceWith = (remoteCache?: object) => tempWorkspace({ 'core.json': JSON.stringify({ packages: [], ...(remoteCache ? { remoteCache } : {}) }) });
