@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isExportDeclaration, isImportDeclaration, isLiteralTypeNode, isStringLiteral, SyntaxKind } from 'typescript/unstable/ast';
-import { API } from 'typescript/unstable/sync';
+import { toPosix, withProgram } from './program.js';
 
 // ARCHITECTURE.md "Layers": the table there is the one list of allowed imports; this test
 // reads it, so the document and the check cannot disagree.
@@ -100,29 +100,22 @@ function importCircles(imports: readonly Import[]): string[] {
   return [...circles];
 }
 
-const toPosix = (path: string) => path.split(sep).join('/');
-
-// The compiler's own parse of every file of tsconfig.json's program. Under
-// verbatimModuleSyntax (tsconfig.json) only `import type` and `export type` are erased:
+// Under verbatimModuleSyntax (tsconfig.json) only `import type` and `export type` are erased:
 // `import { type A }` still loads its module, so it counts as a value import, as `import()` does.
 function readImports(): Import[] {
-  const api = new API({ cwd: root });
-  try {
-    const [project] = api.updateSnapshot({ openProjects: [join(root, 'tsconfig.json')] }).getProjects();
-    if (!project) throw new Error('tsconfig.json opened no project');
-    const programFiles = new Set(project.program.getSourceFileNames().map(toPosix));
+  return withProgram(root, ({ files, sourceFile }) => {
     const resolve = (from: string, specifier: string): string | undefined => {
       if (!specifier.startsWith('.')) return undefined;
       const target = toPosix(join(dirname(from), specifier)).replace(/\.js$/, '.ts');
-      const found = [target, target.replace(/\.ts$/, '.tsx'), `${target}/index.ts`].find((candidate) => programFiles.has(candidate));
+      const found = [target, target.replace(/\.ts$/, '.tsx'), `${target}/index.ts`].find((candidate) => files.has(candidate));
       if (!found) throw new Error(`${from}: no file of the program is '${specifier}'`);
       return found;
     };
     const sourceRoot = `${toPosix(root)}/src/`;
-    return [...programFiles]
+    return [...files]
       .filter((file) => file.startsWith(sourceRoot))
       .flatMap((file) =>
-        (project.program.getSourceFile(file)?.imports ?? []).filter(isStringLiteral).flatMap((literal) => {
+        (sourceFile(file)?.imports ?? []).filter(isStringLiteral).flatMap((literal) => {
           const to = resolve(file, literal.text);
           if (!to) return [];
           const { parent } = literal;
@@ -133,9 +126,7 @@ function readImports(): Import[] {
           return [{ from: toPosix(relative(root, file)), to: toPosix(relative(root, to)), typeOnly }];
         }),
       );
-  } finally {
-    api.close();
-  }
+  });
 }
 
 describe('the layers of ARCHITECTURE.md', () => {

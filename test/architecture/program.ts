@@ -1,0 +1,26 @@
+// The compiler's own parse of a tsconfig's program, for the architecture checks (ARCHITECTURE.md
+// "Layers"): what they read is what `tsc` compiles, not a second guess at the sources.
+import { join, sep } from 'node:path';
+import type { SourceFile } from 'typescript/unstable/ast';
+import { API } from 'typescript/unstable/sync';
+
+export const toPosix = (path: string) => path.split(sep).join('/');
+
+export interface Program {
+  /** Every file of the program, as POSIX absolute paths. */
+  readonly files: ReadonlySet<string>;
+  sourceFile(file: string): SourceFile | undefined;
+}
+
+/** Runs `use` over the program of `dir/tsconfig.json`, and closes the compiler after. */
+export function withProgram<T>(dir: string, use: (program: Program) => T): T {
+  const api = new API({ cwd: dir });
+  try {
+    const [project] = api.updateSnapshot({ openProjects: [join(dir, 'tsconfig.json')] }).getProjects();
+    if (!project) throw new Error(`${dir}/tsconfig.json opened no project`);
+    const files = new Set(project.program.getSourceFileNames().map(toPosix));
+    return use({ files, sourceFile: (file) => project.program.getSourceFile(file) });
+  } finally {
+    api.close();
+  }
+}
