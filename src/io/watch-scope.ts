@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { toWorkspacePath } from '../workspace/paths.js';
+import { errorCode } from './error-code.js';
 import { entryIdentity } from './file-hashes.js';
 
 export const DEFAULT_WATCH_LIMIT = 50_000;
@@ -123,7 +124,7 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
         // Absent after all (ENOTDIR): nothing to watch. Unreadable (EACCES, ENAMETOOLONG...): not
         // remembered, as a chmod may make it readable; thrown for the watcher, which lists it as
         // unwatched and asks again on a notice naming it.
-        if ((error as { code?: string }).code === 'ENOTDIR') return true;
+        if (errorCode(error) === 'ENOTDIR') return true;
         throw error;
       }
       if (answer === null) return false;
