@@ -14,7 +14,8 @@
 // the first walk is done; `error` for a watch that could not be made or failed (too many
 // watches, a vanished directory): those events are lost, and the check before answering still
 // finds every change; `unwatched` with every path the watcher cannot look at, by error code,
-// each time that list changes.
+// each time that list changes; `defect` for a throw of its own code in one of its callbacks
+// (watcher-guard.ts), after which it may have missed a change.
 //
 // No error of the file system ends the process (README "Links and large trees"): a path whose
 // stat, listing or watch fails with anything but ENOENT (EACCES, ENAMETOOLONG, ELOOP, EMFILE,
@@ -25,7 +26,7 @@
 //
 // Its parts, one job each: the watches (directory-watches.ts), the walk (tree-walk.ts), what is
 // watched (tree-admission.ts), the notices (tree-notices.ts), the unwatched paths
-// (unwatched-paths.ts); a throw of one of its callbacks is a defect (watcher-guard.ts).
+// (unwatched-paths.ts), the guard of its callbacks (watcher-guard.ts).
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import { createDirectoryWatches } from './directory-watches.js';
