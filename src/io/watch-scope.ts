@@ -15,6 +15,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { toWorkspacePath } from '../workspace/paths.js';
+import { createDirectoryOwners } from './directory-owners.js';
+import { errorCode } from './error-code.js';
 import { entryIdentity } from './file-hashes.js';
 
 export const DEFAULT_WATCH_LIMIT = 50_000;
@@ -43,26 +45,69 @@ export interface WatchScope {
   readonly count: number;
 }
 
-export function createWatchScope(root: string, options: WatchScopeOptions = {}): WatchScope {
-  const limit = options.limit ?? DEFAULT_WATCH_LIMIT;
-  let realRoot = root;
+/** What a path is once looked at: absent (decided again once it exists), a plain file (seen through its directory), or whether it is ignored. */
+type Decision = boolean | null | 'file';
+
+/** The stats of what the link `absolute` leads to, or true when it is not followed. */
+function followLink(absolute: string, leaves: (real: string) => boolean): fs.Stats | true {
+  let real: string;
   try {
-    realRoot = fs.realpathSync(root);
+    real = fs.realpathSync(absolute);
   } catch {
-    // The workspace itself vanished: nothing will be admitted below anyway.
+    return true; // dangling, or a loop the kernel refuses (ELOOP)
   }
-  const decided = new Map<string, boolean>();
-  /** `dev:ino` of each directory walked, to the workspace-relative path that walks it. */
-  const owners = new Map<string, string>();
-  /** A walked directory's relative path to the other relative paths of the same directory. */
-  const aliasesOf = new Map<string, Set<string>>();
+  if (leaves(real)) return true;
+  return fs.statSync(real, { throwIfNoEntry: false }) ?? true;
+}
+
+/** The real path of `root`, or `root` itself when it vanished (nothing is admitted below it then). */
+function realPathOf(root: string): string {
+  try {
+    return fs.realpathSync(root);
+  } catch {
+    return root;
+  }
+}
+
+/** How many paths are admitted, up to `limit`: past it nothing more is, and `onLimit` is told once. */
+function createAdmittedCount(limit: number, onLimit?: (limit: number) => void) {
   let count = 0;
   let warned = false;
+  return {
+    get count() {
+      return count;
+    },
+    get full() {
+      return count >= limit;
+    },
+    /** Admits one more path; false past the limit. */
+    add(): boolean {
+      if (count < limit) {
+        count += 1;
+        return true;
+      }
+      if (!warned) {
+        warned = true;
+        onLimit?.(limit);
+      }
+      return false;
+    },
+    remove() {
+      count -= 1;
+    },
+  };
+}
+
+export function createWatchScope(root: string, options: WatchScopeOptions = {}): WatchScope {
+  const limit = options.limit ?? DEFAULT_WATCH_LIMIT;
+  const realRoot = realPathOf(root);
+  const decided = new Map<string, boolean>();
+  const owners = createDirectoryOwners();
+  const admitted = createAdmittedCount(limit, options.onLimit);
 
   const leaves = (real: string) => real !== realRoot && !real.startsWith(realRoot + path.sep);
 
-  /** null: the path is absent (decided again once it exists); 'file': a plain file, seen through its directory. */
-  function decide(absolute: string, seen: SeenEntry | undefined): boolean | null | 'file' {
+  function decide(absolute: string, seen: SeenEntry | undefined): Decision {
     if (options.skip?.(absolute)) return true;
     const relative = toWorkspacePath(root, absolute);
     if (relative === null) return true;
@@ -71,105 +116,59 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
     // may pass stats that followed a link: a link is always looked at here, the file it leads
     // to is then, at worst, seen through its directory like any file).
     if (seen?.isFile()) return 'file';
-    let stats = fs.lstatSync(absolute, { throwIfNoEntry: false });
-    if (!stats) return null; // gone already: the watcher reports the removal
-    if (stats.isFile()) return 'file';
-    if (stats.isSymbolicLink()) {
-      let real: string;
-      try {
-        real = fs.realpathSync(absolute);
-      } catch {
-        return true; // dangling, or a loop the kernel refuses (ELOOP)
-      }
-      if (leaves(real)) return true;
-      stats = fs.statSync(real, { throwIfNoEntry: false });
-      if (!stats) return true;
+    const entry = fs.lstatSync(absolute, { throwIfNoEntry: false });
+    if (!entry) return null; // gone already: the watcher reports the removal
+    if (entry.isFile()) return 'file';
+    const stats = entry.isSymbolicLink() ? followLink(absolute, leaves) : entry;
+    if (stats === true) return true;
+    if (stats.isDirectory() && !owners.claim(entryIdentity(stats), relative)) return true;
+    return !admitted.add();
+  }
+
+  function ignored(absolute: string, seen?: SeenEntry): boolean {
+    const normal = path.resolve(absolute);
+    const known = decided.get(normal);
+    if (known !== undefined) return known;
+    let answer: Decision;
+    try {
+      answer = decide(normal, seen);
+    } catch (error) {
+      // Absent after all (ENOTDIR): nothing to watch. Unreadable (EACCES, ENAMETOOLONG...): not
+      // remembered, as a chmod may make it readable; thrown for the watcher, which lists it as
+      // unwatched and asks again on a notice naming it.
+      if (errorCode(error) === 'ENOTDIR') return true;
+      throw error;
     }
-    if (stats.isDirectory()) {
-      const key = entryIdentity(stats);
-      const owner = owners.get(key);
-      if (owner !== undefined && owner !== relative) {
-        // A path inside the directory it shows is a loop: no file is known by it.
-        const loop = owner === '.' || relative.startsWith(`${owner}/`);
-        if (!loop) {
-          let aliases = aliasesOf.get(owner);
-          if (!aliases) aliasesOf.set(owner, (aliases = new Set()));
-          aliases.add(relative);
-        }
-        return true;
-      }
-      owners.set(key, relative);
+    if (answer === null) return false;
+    // Not remembered: a file removed unseen (its directory reports it, the watcher does not)
+    // may come back as a directory, which is then watched.
+    if (answer === 'file') return true;
+    // Past the limit nothing more is remembered either: memory stays bounded.
+    if (!answer || !admitted.full) decided.set(normal, answer);
+    return answer;
+  }
+
+  function forget(absolute: string, directory: boolean) {
+    const normal = path.resolve(absolute);
+    if (decided.get(normal) === false) admitted.remove();
+    decided.delete(normal);
+    const relative = toWorkspacePath(root, normal);
+    if (!directory || relative === null) return;
+    for (const [key, ignoredThere] of decided) {
+      if (!key.startsWith(normal + path.sep)) continue;
+      if (!ignoredThere) admitted.remove();
+      decided.delete(key);
     }
-    if (count >= limit) {
-      if (!warned) {
-        warned = true;
-        options.onLimit?.(limit);
-      }
-      return true;
-    }
-    count += 1;
-    return false;
+    // Another path to the same directory may now be walked: decide it again.
+    for (const alias of owners.forget(relative)) decided.delete(path.join(root, alias));
   }
 
   return {
-    ignored(absolute, seen) {
-      const normal = path.resolve(absolute);
-      const known = decided.get(normal);
-      if (known !== undefined) return known;
-      let answer: boolean | null | 'file';
-      try {
-        answer = decide(normal, seen);
-      } catch (error) {
-        // Absent after all (ENOTDIR): nothing to watch. Unreadable (EACCES, ENAMETOOLONG...): not
-        // remembered, as a chmod may make it readable; thrown for the watcher, which lists it as
-        // unwatched and asks again on a notice naming it.
-        if ((error as { code?: string }).code === 'ENOTDIR') return true;
-        throw error;
-      }
-      if (answer === null) return false;
-      // Not remembered: a file removed unseen (its directory reports it, the watcher does not)
-      // may come back as a directory, which is then watched.
-      if (answer === 'file') return true;
-      // Past the limit nothing more is remembered either: memory stays bounded.
-      if (!answer || count < limit) decided.set(normal, answer);
-      return answer;
-    },
-    aliases(relative) {
-      if (aliasesOf.size === 0) return [];
-      const found: string[] = [];
-      for (const [owner, aliases] of aliasesOf) {
-        // `rest` is '' or starts with '/'; the workspace root has no aliases (a link to it is a loop).
-        const rest = relative === owner ? '' : relative.startsWith(`${owner}/`) ? relative.slice(owner.length) : null;
-        if (rest === null) continue;
-        for (const alias of aliases) found.push(`${alias}${rest}`);
-      }
-      return found;
-    },
-    forget(absolute, directory) {
-      const normal = path.resolve(absolute);
-      if (decided.get(normal) === false) count -= 1;
-      decided.delete(normal);
-      const relative = toWorkspacePath(root, normal);
-      if (!directory || relative === null) return;
-      for (const [key, admitted] of decided) {
-        if (!key.startsWith(normal + path.sep)) continue;
-        if (!admitted) count -= 1;
-        decided.delete(key);
-      }
-      const within = (candidate: string) => candidate === relative || candidate.startsWith(`${relative}/`);
-      for (const [key, owner] of owners) if (within(owner)) owners.delete(key);
-      for (const [owner, aliases] of aliasesOf) {
-        if (within(owner)) {
-          // Another path to the same directory may now be walked: decide it again.
-          for (const alias of aliases) decided.delete(path.join(root, alias));
-          aliasesOf.delete(owner);
-        } else {
-          for (const alias of aliases) if (within(alias)) aliases.delete(alias);
-        }
-      }
-    },
+    ignored,
+    aliases: (relative) => owners.aliases(relative),
+    forget,
     get count() {
-      return count;
+      return admitted.count;
     },
   };
 }

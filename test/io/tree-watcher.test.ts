@@ -205,6 +205,23 @@ describe('watchTree', () => {
     expect(events.events.length).to.equal(seen);
   });
 
+  it('tells a throw of its own code in a notice to its defect listeners, not to the event loop', async () => {
+    const root = tempWorkspace({ 'app/index.ts': '' });
+    const { counted, events, watcher } = await ready(root);
+    const defects: unknown[] = [];
+    watcher.on('defect', (error) => void defects.push(error));
+    // The stat of an entry made, read past the call's own error handling: a defect, not an error of the file system.
+    counted.lstatSync = () =>
+      new Proxy({}, {
+        get: () => {
+          throw new Error('INJECTED lstat');
+        },
+      }) as fs.Stats;
+    fs.writeFileSync(path.join(root, 'app/made.ts'), '');
+    await events.next((event) => event.kind === 'raw' && event.name === 'made.ts', 'notice of the entry made');
+    expect(defects.map((error) => (error as Error).message)).to.deep.equal(['INJECTED lstat']);
+  });
+
   describe('errors of the file system: the path is unreadable, listed as unwatched, never the end of the process', () => {
     const CODES = ['EACCES', 'ENAMETOOLONG', 'ELOOP', 'EMFILE', 'ENOSPC', 'EIO'];
     const CALLS = ['statSync', 'lstatSync', 'readdirSync', 'watch'] as const;

@@ -1,0 +1,136 @@
+// The paths the watch effect was told of (src/effects/watch.ts), hashed and compared with what
+// the state recorded: only what the state depends on, and only when it differs, becomes a change.
+// A path an event names is looked at once more a little later (`seen`): a directory made is often
+// filled just after, and one notice may stand for several writes (the kernel merges notices not
+// yet read).
+import type { SchedulerLike, Subscription } from 'rxjs';
+import { contentHash } from '../outputs/content-hash.js';
+import { UNVERIFIED } from '../store/events.js';
+import { knownInputHash, type ServiceState } from '../store/state.js';
+import type { FileHashes } from './file-hashes.js';
+import type { Guard } from './watcher-guard.js';
+
+/** The hash of an empty file. */
+const EMPTY_FILE = contentHash('');
+
+/** Workspace-relative paths (a trailing `/`: a directory's listing) with the hashes the state recorded for each. */
+export type RecordedHashes = Map<string, Set<string | null>>;
+
+const recordedHashes = new WeakMap<ServiceState['builds'], WeakMap<ServiceState['workspace'], RecordedHashes>>();
+
+/** Every path the state depends on, with the hashes it recorded for it; computed once per state. */
+export function selectRecordedHashes(state: ServiceState): RecordedHashes {
+  let byWorkspace = recordedHashes.get(state.builds);
+  if (!byWorkspace) recordedHashes.set(state.builds, (byWorkspace = new WeakMap()));
+  let recorded = byWorkspace.get(state.workspace);
+  if (recorded) return recorded;
+  recorded = new Map();
+  const record = (path: string, hash: string | null) => {
+    let hashes = recorded!.get(path);
+    if (!hashes) recorded!.set(path, (hashes = new Set()));
+    hashes.add(hash);
+  };
+  for (const [path, hash] of Object.entries(state.workspace.sources)) record(path, hash);
+  for (const builds of Object.values(state.builds)) {
+    for (const variant of Object.values(builds.variants)) {
+      // The newest hash the state knows for each input: a change reported since the last build counts.
+      for (const path of Object.keys(variant.last?.inputs ?? {})) record(path, knownInputHash(variant, path) ?? null);
+    }
+  }
+  byWorkspace.set(state.workspace, recorded);
+  return recorded;
+}
+
+export interface ChangedFilesOptions {
+  hashes: FileHashes;
+  /** The scheduler of the second looks. */
+  scheduler: SchedulerLike;
+  /** How long after a change the path is looked at again. */
+  settleMs: number;
+  /** How long a file seen emptied waits for the rest of its save before it is reported. */
+  truncationMs: number;
+  /** Other workspace-relative paths of a path (through links inside the workspace: `aliases` of the watch scope). */
+  aliases(relative: string): string[];
+  /** What the current state recorded (`selectRecordedHashes`). */
+  recorded(): RecordedHashes;
+  /** The paths that changed, with their new hashes. */
+  changed(files: Record<string, string | null>): void;
+  /** Keeps a throw of a timer's callback from the event loop (the effect's `guarded`). */
+  guard: Guard;
+}
+
+export interface ChangedFiles {
+  /** `relative` is looked at, at the end of this turn. */
+  look(relative: string): void;
+  /** `relative` is looked at now, and again `settleMs` later. */
+  seen(relative: string): void;
+  close(): void;
+}
+
+export function createChangedFiles(options: ChangedFilesOptions): ChangedFiles {
+  const { hashes, scheduler, guard } = options;
+  const due = new Set<string>();
+  const later = new Map<string, Subscription>();
+  /** Files seen empty once, waiting for the rest of their save. */
+  const truncated = new Set<string>();
+  let flushing: NodeJS.Immediate | null = null;
+
+  /** The new hash of `relative`, or undefined when it is no change (yet). */
+  function changeOf(relative: string, recorded: RecordedHashes): string | null | undefined {
+    const known = recorded.get(relative);
+    // Unknown, or known only as unverified: what reads it is being built again anyway.
+    if (!known || (known.size === 1 && known.has(UNVERIFIED))) return undefined;
+    const hash = hashes.hash(relative);
+    if (known.size === 1 && known.has(hash)) return void truncated.delete(relative);
+    // A save truncates the file, then writes it: a file seen empty that was not is looked
+    // at again a little later, so no build (and no push of an empty stylesheet) starts from
+    // half a save. A request meanwhile still gets what is on disk (the check before answering).
+    if (hash === EMPTY_FILE && !known.has(EMPTY_FILE) && !truncated.has(relative)) {
+      truncated.add(relative);
+      scheduler.schedule(guard(() => look(relative)), options.truncationMs);
+      return undefined;
+    }
+    truncated.delete(relative);
+    return hash;
+  }
+
+  // Only what the state depends on, and only when it differs from what the state recorded:
+  // a save that restores the content, or a second look at an unchanged file, changes nothing.
+  const flush = guard(() => {
+    flushing = null;
+    const recorded = options.recorded();
+    const files: Record<string, string | null> = {};
+    for (const relative of due) {
+      const hash = changeOf(relative, recorded);
+      if (hash !== undefined) files[relative] = hash;
+    }
+    due.clear();
+    if (Object.keys(files).length > 0) options.changed(files);
+  });
+
+  function look(relative: string) {
+    due.add(relative);
+    // The same file seen through a link to its directory, inside the workspace.
+    for (const alias of options.aliases(relative.replace(/\/$/, '') || '.')) due.add(relative.endsWith('/') ? `${alias}/` : alias);
+    flushing ??= setImmediate(flush);
+  }
+
+  function seen(relative: string) {
+    look(relative);
+    later.get(relative)?.unsubscribe();
+    const again = guard(() => {
+      later.delete(relative);
+      look(relative);
+    });
+    later.set(relative, scheduler.schedule(again, options.settleMs));
+  }
+
+  return {
+    look,
+    seen,
+    close() {
+      if (flushing) clearImmediate(flushing);
+      for (const timer of later.values()) timer.unsubscribe();
+    },
+  };
+}
