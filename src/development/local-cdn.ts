@@ -14,6 +14,7 @@ import { contentHash } from '../outputs/content-hash.js';
 import { buildDiagnostics } from '../store/selectors.js';
 import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { moduleSpecifier, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
+import type { PackageModel } from '../workspace/model.js';
 import { productionVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { parseCdnAddress } from './cdn-address.js';
@@ -42,7 +43,8 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     const state = await host.readiness.workspace();
     const index = indexWorkspace(state.workspace);
-    if (index.packages.has(name)) return serveWorkspaceModule(ctx, host, index, { name, version, subpath });
+    const own = index.packages.get(name);
+    if (own) return serveWorkspaceModule(ctx, host, index, own, { version, subpath });
     const copy = cdn.copies.find(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);
     const { code, styles } = await bundle(cdn, copy, subpath);
@@ -97,8 +99,8 @@ function installedCopies(host: ExtensionHost): InstalledCopies {
 }
 
 /** A workspace package's address: the production output of its module (or of a shared file), its sheet at `?styles`. */
-async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, index: WorkspaceIndex, { name, version, subpath }: { name: string; version: string; subpath: string }): Promise<void> {
-  const pkg = index.packages.get(name)!;
+async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, index: WorkspaceIndex, pkg: PackageModel, { version, subpath }: { version: string; subpath: string }): Promise<void> {
+  const { name } = pkg;
   if (pkg.version !== version) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name} is at version ${pkg.version}, not ${version}`);
   // A shared file of the package, as its production modules import it (README "Shared files").
   if (isSharedSubpath(subpath)) return serveSharedFile(ctx, { kind: 'modules', packageName: name, version, segments: subpath.split('/') }, productionVariant('browser'), host);
