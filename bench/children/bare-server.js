@@ -12,7 +12,7 @@ const server = http.createServer((request, response) => {
   response.writeHead(answer.status, headers);
   response.end(request.method === 'HEAD' ? undefined : body);
 });
-// The same keep-alive settings as the service's server (src/service.ts `listen`).
+// The same keep-alive settings as the service's server (src/service/listen.ts `listen`).
 server.keepAliveTimeout = 5_000;
 server.headersTimeout = 10_000;
 server.requestTimeout = 60_000;

@@ -1,9 +1,10 @@
 // `core run`: serve the workspace until SIGINT or SIGTERM.
+import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ERROR_CODES } from '../codes.js';
-import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
-import { remoteCacheSettings } from '../io/remote-cache/settings.js';
+import { ListenError, PORT_ATTEMPTS, startService, type Service } from '../service.js';
+import { remoteCacheSettings, type RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { startVariants } from '../io/remote-cache/start-restore.js';
 import { writeSettings, uploadServiceBuilds } from './cache-push.js';
 import { describeRemoteRestored } from '../store/events.js';
@@ -11,7 +12,8 @@ import { DEVELOPMENT_EXTENSION } from '../development/name.js';
 import { UsageError } from './usage-error.js';
 import { banner, followChanges, readyLine, showProgress } from './run-terminal.js';
 import { LOG_LEVELS, shows, type LogLevel } from './live-lines.js';
-import { terminalStyle, wantsColor } from './terminal-style.js';
+import { terminalStyle, wantsColor, type TerminalStyle } from './terminal-style.js';
+import type { ServiceState } from '../store/state.js';
 import { workspaceDir } from './workspace-dir.js';
 
 export const DEFAULT_PORT = 4800;
@@ -57,6 +59,64 @@ SIGTERM (exit 0).
 `;
 
 export async function runCommand(args: string[]): Promise<number> {
+  const run = parseRunArguments(args);
+  const remote = run.cache ? remoteCacheSettings(run.root) : { settings: null };
+  if (remote.problem) process.stderr.write(`core run: the team's remote cache is not used: ${remote.problem}\n`);
+  const signing = run.remoteCacheWrite ? writeSettings({ ...remote, problem: remote.problem ?? '--remote-cache-write needs a team cache: core.json "remoteCache", or CORE_REMOTE_CACHE' }) : { key: null };
+  // Listening before the service starts: whoever started it may send a signal at once, and
+  // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.
+  const stopped = stopSignal();
+  const service = await startOrExplain(run, remote.settings);
+  if (!service) return 1;
+
+  const style = terminalStyle(wantsColor(process.stdout));
+  const errorStyle = terminalStyle(wantsColor(process.stderr));
+  const warn = (text: string) => {
+    if (shows(run.logLevel, 'warn')) process.stderr.write(`${text}\n`);
+  };
+  // What the banner tells is what the live lines start from: a manifest changed while the first
+  // builds run is told once they are done, even when a request's check has read it already.
+  const told = service.internals.store.getState();
+  tellStart(service, run, told, style, errorStyle, warn);
+  const progress = process.stdout.isTTY && run.logLevel !== 'silent' ? showProgress(service, style) : null;
+  // A signal while the first builds run stops the service without waiting for them. The line
+  // tells the first settled state: the check against the disk is each request's, and a change
+  // it would find is told by the live lines (a check here would stat every input again while
+  // the first requests wait behind it).
+  const reported = service.internals.readiness.settled(false).then(() => true);
+  reported.catch(() => {}); // after a stop, whatever it ends with is nobody's concern
+  const ready = await Promise.race([reported, stopped.then(() => false)]);
+  progress?.unsubscribe();
+  if (ready) {
+    if (run.logLevel !== 'silent') process.stdout.write(readyLine(service.internals.store.getState(), performance.now(), style));
+    await afterFirstBuilds(service, run, remote.settings, 'key' in signing ? signing.key : null, errorStyle, warn);
+  }
+  const live = ready ? followChanges(service, told, run.root, run.logLevel, errorStyle) : null;
+
+  await stopped;
+  live?.unsubscribe();
+  await service.close();
+  return 0;
+}
+
+/** What `core run`'s arguments and environment ask for. */
+interface RunRequest {
+  root: string;
+  port: number;
+  /** `--port` given: a busy port is kept, not moved from. */
+  portGiven: boolean;
+  strictPort: boolean;
+  host: string;
+  allowedHosts: string[];
+  logLevel: LogLevel;
+  extensions: string[];
+  cdnOrigin: string | null;
+  record: string | undefined;
+  cache: boolean;
+  remoteCacheWrite: boolean;
+}
+
+function parseRunArguments(args: string[]): RunRequest {
   const { values, positionals } = parseArgs({
     args,
     options: {
@@ -82,15 +142,25 @@ export async function runCommand(args: string[]): Promise<number> {
   const root = workspaceDir(positionals[0]);
   const extensions = (process.env.CORE_SERVICE_EXTENSIONS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   if (values.dev === true && !extensions.includes(DEVELOPMENT_EXTENSION)) extensions.push(DEVELOPMENT_EXTENSION);
-  const cdnOrigin = values.cdn?.trim() || process.env.CORE_CDN_ORIGIN?.trim() || null;
-  const record = values.record === undefined ? undefined : path.resolve(values.record);
-  const remote = values['no-cache'] === true ? { settings: null } : remoteCacheSettings(root);
-  if (remote.problem) process.stderr.write(`core run: the team's remote cache is not used: ${remote.problem}\n`);
-  const signing = values['remote-cache-write'] ? writeSettings({ ...remote, problem: remote.problem ?? '--remote-cache-write needs a team cache: core.json "remoteCache", or CORE_REMOTE_CACHE' }) : { key: null };
+  return {
+    root,
+    port,
+    portGiven: values.port !== undefined,
+    strictPort: values['strict-port'] === true,
+    host: values.host ?? '127.0.0.1',
+    allowedHosts: values['allowed-host'] ?? [],
+    logLevel,
+    extensions,
+    cdnOrigin: values.cdn?.trim() || process.env.CORE_CDN_ORIGIN?.trim() || null,
+    record: values.record === undefined ? undefined : path.resolve(values.record),
+    cache: values['no-cache'] !== true,
+    remoteCacheWrite: values['remote-cache-write'] === true,
+  };
+}
 
-  // Listening before the service starts: whoever started it may send a signal at once, and
-  // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.
-  const stopped = new Promise<void>((resolve) => {
+/** Resolves at the first SIGINT or SIGTERM; from then on the process ends within the grace period. */
+function stopSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = () => {
       // Whatever the service is doing, it ends within the grace period; a second signal ends it at once.
       setTimeout(() => process.exit(0), STOP_GRACE_MS).unref();
@@ -101,21 +171,23 @@ export async function runCommand(args: string[]): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
 
-  let service;
+/** The service, or null once the reason it did not start is on stderr. */
+async function startOrExplain(run: RunRequest, remoteSettings: RemoteCacheSettings | null): Promise<Service | null> {
   try {
-    service = await startService({
-      root,
-      port,
+    return await startService({
+      root: run.root,
+      port: run.port,
       // The default port moves to the next free one (as Vite does); a port asked for is kept.
-      strictPort: values.port !== undefined || values['strict-port'] === true,
-      host: values.host ?? '127.0.0.1',
-      allowedHosts: values['allowed-host'] ?? [],
-      extensions,
-      cdnOrigin,
-      record,
-      cache: values['no-cache'] !== true,
-      remoteCache: remote.settings ? { settings: remote.settings } : null,
+      strictPort: run.portGiven || run.strictPort,
+      host: run.host,
+      allowedHosts: run.allowedHosts,
+      extensions: run.extensions,
+      cdnOrigin: run.cdnOrigin,
+      record: run.record,
+      cache: run.cache,
+      remoteCache: remoteSettings ? { settings: remoteSettings } : null,
     });
   } catch (error) {
     if (error instanceof ListenError && error.code === 'PORT_IN_USE') {
@@ -125,55 +197,38 @@ export async function runCommand(args: string[]): Promise<number> {
     } else {
       process.stderr.write(`core run: ${error instanceof Error ? error.message : String(error)}\n`);
     }
-    return 1;
+    return null;
   }
+}
 
-  const style = terminalStyle(wantsColor(process.stdout));
-  const errorStyle = terminalStyle(wantsColor(process.stderr));
+/** The banner (or the bare address when silent), then what the preview lacks. */
+function tellStart(service: Service, run: RunRequest, told: ServiceState, style: TerminalStyle, errorStyle: TerminalStyle, warn: (text: string) => void): void {
   const development = service.extensions.includes(DEVELOPMENT_EXTENSION);
-  // What the banner tells is what the live lines start from: a manifest changed while the first
-  // builds run is told once they are done, even when a request's check has read it already.
-  const told = service.internals.store.getState();
+  const { cdnOrigin, port } = run;
   // The address at once, as the contract says: a page asked for while the first builds run
   // waits for them (every answer does), and the browser starts meanwhile.
-  if (logLevel !== 'silent') {
+  if (run.logLevel !== 'silent') {
     process.stdout.write(banner({ state: told, url: service.url, development, cdnOrigin, movedFrom: service.port !== port && port !== 0 ? port : null, style }));
   } else {
     process.stdout.write(`${service.url}\n`);
   }
-  const warn = (text: string) => {
-    if (shows(logLevel, 'warn')) process.stderr.write(`${text}\n`);
-  };
   if (!development) {
     warn(`${errorStyle.yellow('hint')} the development extension is not loaded, so only /m/, /state, /log and the dashboard are served (/preview/ answers 404 PREVIEW_NOT_LOADED); start with core run --dev (or set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION}) for the preview and stylesheet push`);
   } else if (!cdnOrigin) {
     warn(`${errorStyle.yellow('warning PREVIEW_CDN_UNSET')}: CORE_CDN_ORIGIN is not set, so /preview/ answers 503; to preview, ${ERROR_CODES.PREVIEW_CDN_UNSET.remedy}`);
   }
-  const progress = process.stdout.isTTY && logLevel !== 'silent' ? showProgress(service, style) : null;
-  // A signal while the first builds run stops the service without waiting for them. The line
-  // tells the first settled state: the check against the disk is each request's, and a change
-  // it would find is told by the live lines (a check here would stat every input again while
-  // the first requests wait behind it).
-  const reported = service.internals.readiness.settled(false).then(() => true);
-  reported.catch(() => {}); // after a stop, whatever it ends with is nobody's concern
-  const ready = await Promise.race([reported, stopped.then(() => false)]);
-  progress?.unsubscribe();
-  if (ready && logLevel !== 'silent') process.stdout.write(readyLine(service.internals.store.getState(), performance.now(), style));
+}
+
+/** Once the first builds settled: a team cache that did not answer, and the upload `--remote-cache-write` asks for. */
+async function afterFirstBuilds(service: Service, run: RunRequest, remoteSettings: RemoteCacheSettings | null, signingKey: KeyObject | null, errorStyle: TerminalStyle, warn: (text: string) => void): Promise<void> {
   // A team cache that did not answer is said once: its modules were built here (README "A team's remote cache").
   const teamCache = service.internals.store.getState().remoteCache;
-  if (ready && teamCache && Object.keys(teamCache.failures).length > 0) warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} did not answer (${describeRemoteRestored({ ...teamCache, misses: {} })}); what it did not give was built here`);
-  if (ready && values['remote-cache-write'] && remote.settings) {
-    // Once, the first builds settled: what a trusted machine (CI) runs, never a developer's default.
-    const state = service.internals.store.getState();
-    const uploaded = await uploadServiceBuilds(service, startVariants(state.workspace), remote.settings, 'key' in signing ? signing.key : null);
-    if (uploaded.stopped === 'denied') warn(`${errorStyle.yellow('warning')} the team cache refused a write (401 or 403): this address or credential is read-only; nothing more was uploaded`);
-    else if (uploaded.stopped) warn(`${errorStyle.yellow('warning')} the upload to the team cache stopped (${uploaded.stopped}) after ${uploaded.entries} builds`);
-    else warn(`${uploaded.entries} builds uploaded to the team cache at ${remote.settings.base.href}`);
-  }
-  const live = ready ? followChanges(service, told, root, logLevel, errorStyle) : null;
-
-  await stopped;
-  live?.unsubscribe();
-  await service.close();
-  return 0;
+  if (teamCache && Object.keys(teamCache.failures).length > 0) warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} did not answer (${describeRemoteRestored({ ...teamCache, misses: {} })}); what it did not give was built here`);
+  if (!run.remoteCacheWrite || !remoteSettings) return;
+  // Once, the first builds settled: what a trusted machine (CI) runs, never a developer's default.
+  const state = service.internals.store.getState();
+  const uploaded = await uploadServiceBuilds(service, startVariants(state.workspace), remoteSettings, signingKey);
+  if (uploaded.stopped === 'denied') warn(`${errorStyle.yellow('warning')} the team cache refused a write (401 or 403): this address or credential is read-only; nothing more was uploaded`);
+  else if (uploaded.stopped) warn(`${errorStyle.yellow('warning')} the upload to the team cache stopped (${uploaded.stopped}) after ${uploaded.entries} builds`);
+  else warn(`${uploaded.entries} builds uploaded to the team cache at ${remoteSettings.base.href}`);
 }

@@ -14,10 +14,11 @@ import { contentHash } from '../outputs/content-hash.js';
 import { buildDiagnostics } from '../store/selectors.js';
 import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { moduleSpecifier, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
+import type { PackageModel } from '../workspace/model.js';
 import { productionVariant, variantKey } from '../workspace/variant.js';
-import { indexWorkspace } from '../workspace/workspace-index.js';
+import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { parseCdnAddress } from './cdn-address.js';
-import { createInstalledBundles } from './installed-bundles.js';
+import { createInstalledBundles, type InstalledBundles } from './installed-bundles.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
 import { serveSharedFile } from '../http/routes/shared-files.js';
 
@@ -37,80 +38,16 @@ export interface LocalCdn {
 }
 
 export function registerLocalCdn(host: ExtensionHost): LocalCdn {
-  const bundles = createInstalledBundles();
-  // Installed copies met while completing import maps: a dependency nested in another
-  // package's node_modules is served from there.
-  const known = new Map<string, InstalledPackage>();
-
-  const installed = (name: string, version: string): InstalledPackage | null => {
-    const seen = known.get(`${name}@${version}`);
-    if (seen) return seen;
-    const dirs = [host.root, ...host.getState().workspace.packages.map((pkg) => `${host.root}/${pkg.dir}`)];
-    for (const dir of dirs) {
-      const found = findInstalled(name, dir);
-      if (found && found.version === version) {
-        known.set(`${name}@${version}`, found);
-        return found;
-      }
-    }
-    return null;
-  };
-
-  // Keyed by the package's directory and the entry's real path: every spelling of an address,
-  // and every subpath that leads to the same file, share one bundle.
-  const bundle = (pkg: InstalledPackage, subpath: string): Promise<InstalledBundle> => {
-    const entry = entryOf(pkg, subpath);
-    if (entry === null) return Promise.reject(new ServiceError('OUTPUT_NOT_AVAILABLE', `${pkg.name}@${pkg.version} exports no "${subpath === '' ? '.' : `./${subpath}`}"`));
-    return bundles.get(`${pkg.dir}\0${entry}`, () =>
-      bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir)).catch((error: unknown) => {
-        if (error instanceof OutsidePackageError) {
-          throw new ServiceError('CDN_FILE_OUTSIDE_PACKAGE', `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''} is not served: its entry or a file it imports lies outside the package`);
-        }
-        throw new ServiceError('BUILD_FAILED', `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''} cannot be built for browsers: ${(error as Error).message}`);
-      }),
-    );
-  };
-
-  // The installed copy and subpath a local CDN address of the import map stands for.
-  const installedAt = (specifier: string, address: string, workspace: ReturnType<typeof indexWorkspace>): { pkg: InstalledPackage; subpath: string } | null => {
-    if (!address.startsWith(`${LOCAL_CDN_PREFIX}/`)) return null;
-    const bare = parseBareSpecifier(specifier);
-    if (!bare || workspace.packages.has(bare.packageName)) return null;
-    const version = /@([^@/]+)(?:\/|$)/.exec(address.slice(LOCAL_CDN_PREFIX.length + 1 + (bare.packageName.startsWith('@') ? 1 : 0)))?.[1];
-    const copy = version ? installed(bare.packageName, version) : null;
-    return copy ? { pkg: copy, subpath: bare.subpath } : null;
-  };
-
+  const cdn: CdnParts = { host, bundles: createInstalledBundles(), copies: installedCopies(host) };
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     const state = await host.readiness.workspace();
     const index = indexWorkspace(state.workspace);
-    const pkg = index.packages.get(name);
-    if (pkg) {
-      if (pkg.version !== version) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name} is at version ${pkg.version}, not ${version}`);
-      // A shared file of the package, as its production modules import it (README "Shared files").
-      if (isSharedSubpath(subpath)) return serveSharedFile(ctx, { kind: 'modules', packageName: name, version, segments: subpath.split('/') }, productionVariant('browser'), host);
-      const specifier = moduleSpecifier(name, subpath);
-      const module = index.modules.get(specifier);
-      if (!module) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is not a public module of ${name}`);
-      const built = await host.readiness.variant(specifier, variantKey(productionVariant('browser')));
-      if (!built) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is no longer declared by the workspace`);
-      const diagnostics = buildDiagnostics(module, built.record, built.state.workspace);
-      if (diagnostics.length > 0 || !built.record.outputs) throw new ServiceError('BUILD_FAILED', `the production build of ${specifier} failed`, { diagnostics });
-      if (ctx.query.styles !== undefined) {
-        // A stylesheet module's sheet, which the preview links (README "Stylesheet modules").
-        const styles = built.record.outputs.styles;
-        if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet`);
-        sendOutput(ctx, host.outputs.get(styles.hash)!, { type: 'text/css; charset=utf-8', hash: styles.hash, anyOrigin: true });
-        return;
-      }
-      const body = host.outputs.get(built.record.outputs.code.hash)!;
-      sendOutput(ctx, body, { type: 'text/javascript; charset=utf-8', hash: built.record.outputs.code.hash, anyOrigin: true });
-      return;
-    }
-    const copy = installed(name, version);
+    const own = index.packages.get(name);
+    if (own) return serveWorkspaceModule(ctx, host, index, own, { version, subpath });
+    const copy = cdn.copies.find(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);
-    const { code, styles } = await bundle(copy, subpath);
+    const { code, styles } = await bundle(cdn, copy, subpath);
     // A published stylesheet is an empty module at its address, which the import map names, and
     // its sheet at `?styles`, which the preview links (README "Stylesheet modules").
     if (ctx.query.styles !== undefined) {
@@ -120,56 +57,142 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     }
     sendOutput(ctx, Buffer.from(code), { type: 'text/javascript; charset=utf-8', hash: contentHash(Buffer.from(code)), anyOrigin: true, immutable: true });
   });
-
   return {
-    kept: () => bundles.kept(),
-    async stylesheets(imports) {
-      const sheets: { specifier: string; href: string }[] = [];
-      const workspace = indexWorkspace(host.getState().workspace);
-      for (const [specifier, address] of Object.entries(imports)) {
-        // A workspace package left out of development: its stylesheet modules' production sheets.
-        const own = address.startsWith(`${LOCAL_CDN_PREFIX}/`) ? workspace.modules.get(specifier) : undefined;
-        if (own?.entry?.endsWith('.css')) {
-          sheets.push({ specifier, href: `${address}?styles` });
-          continue;
-        }
-        const copy = installedAt(specifier, address, workspace);
-        if (!copy) continue;
-        const built = await bundle(copy.pkg, copy.subpath).catch(() => null);
-        if (built?.styles) sheets.push({ specifier, href: `${address}?styles` });
-      }
-      return sheets;
-    },
-    async complete(imports) {
-      const unresolved: string[] = [];
-      const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
-      const workspace = indexWorkspace(host.getState().workspace);
-      while (queue.length > 0) {
-        const [specifier, address] = queue.shift()!;
-        const copy = installedAt(specifier, address, workspace);
-        if (!copy) continue;
-        let built: InstalledBundle;
-        try {
-          built = await bundle(copy.pkg, copy.subpath);
-        } catch {
-          continue; // the page meets it, and the overlay says why
-        }
-        for (const imported of built.imports) {
-          if (imported in imports) continue;
-          const target = parseBareSpecifier(imported);
-          if (!target) continue;
-          const own = workspace.packages.get(target.packageName);
-          const dependency = own ? null : findInstalled(target.packageName, copy.pkg.dir);
-          if (!own && !dependency) {
-            unresolved.push(imported);
-            continue;
-          }
-          if (dependency) known.set(`${dependency.name}@${dependency.version}`, dependency);
-          imports[imported] = localCdnAddress(target.packageName, own ? own.version : dependency!.version, target.subpath);
-          queue.push([imported, imports[imported]!]);
-        }
-      }
-      return unresolved;
-    },
+    kept: () => cdn.bundles.kept(),
+    stylesheets: (imports) => stylesheetsOf(cdn, imports),
+    complete: (imports) => completeImports(cdn, imports),
   };
+}
+
+interface InstalledCopies {
+  /** The installed copy of that version, in the workspace's node_modules or one of its packages', or one met before. */
+  find(name: string, version: string): InstalledPackage | null;
+  remember(copy: InstalledPackage): void;
+}
+
+interface CdnParts {
+  host: ExtensionHost;
+  bundles: InstalledBundles;
+  copies: InstalledCopies;
+}
+
+function installedCopies(host: ExtensionHost): InstalledCopies {
+  // Installed copies met while completing import maps: a dependency nested in another
+  // package's node_modules is served from there.
+  const known = new Map<string, InstalledPackage>();
+  return {
+    find(name, version) {
+      const seen = known.get(`${name}@${version}`);
+      if (seen) return seen;
+      const dirs = [host.root, ...host.getState().workspace.packages.map((pkg) => `${host.root}/${pkg.dir}`)];
+      for (const dir of dirs) {
+        const found = findInstalled(name, dir);
+        if (found && found.version === version) {
+          known.set(`${name}@${version}`, found);
+          return found;
+        }
+      }
+      return null;
+    },
+    remember: (copy) => void known.set(`${copy.name}@${copy.version}`, copy),
+  };
+}
+
+/** A workspace package's address: the production output of its module (or of a shared file), its sheet at `?styles`. */
+async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, index: WorkspaceIndex, pkg: PackageModel, { version, subpath }: { version: string; subpath: string }): Promise<void> {
+  const { name } = pkg;
+  if (pkg.version !== version) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name} is at version ${pkg.version}, not ${version}`);
+  // A shared file of the package, as its production modules import it (README "Shared files").
+  if (isSharedSubpath(subpath)) return serveSharedFile(ctx, { kind: 'modules', packageName: name, version, segments: subpath.split('/') }, productionVariant('browser'), host);
+  const specifier = moduleSpecifier(name, subpath);
+  const module = index.modules.get(specifier);
+  if (!module) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is not a public module of ${name}`);
+  const built = await host.readiness.variant(specifier, variantKey(productionVariant('browser')));
+  if (!built) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is no longer declared by the workspace`);
+  const diagnostics = buildDiagnostics(module, built.record, built.state.workspace);
+  if (diagnostics.length > 0 || !built.record.outputs) throw new ServiceError('BUILD_FAILED', `the production build of ${specifier} failed`, { diagnostics });
+  if (ctx.query.styles !== undefined) {
+    // A stylesheet module's sheet, which the preview links (README "Stylesheet modules").
+    const styles = built.record.outputs.styles;
+    if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet`);
+    sendOutput(ctx, host.outputs.get(styles.hash)!, { type: 'text/css; charset=utf-8', hash: styles.hash, anyOrigin: true });
+    return;
+  }
+  const body = host.outputs.get(built.record.outputs.code.hash)!;
+  sendOutput(ctx, body, { type: 'text/javascript; charset=utf-8', hash: built.record.outputs.code.hash, anyOrigin: true });
+}
+
+// Keyed by the package's directory and the entry's real path: every spelling of an address,
+// and every subpath that leads to the same file, share one bundle.
+function bundle({ bundles }: CdnParts, pkg: InstalledPackage, subpath: string): Promise<InstalledBundle> {
+  const entry = entryOf(pkg, subpath);
+  if (entry === null) return Promise.reject(new ServiceError('OUTPUT_NOT_AVAILABLE', `${pkg.name}@${pkg.version} exports no "${subpath === '' ? '.' : `./${subpath}`}"`));
+  return bundles.get(`${pkg.dir}\0${entry}`, () =>
+    bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir)).catch((error: unknown) => {
+      if (error instanceof OutsidePackageError) {
+        throw new ServiceError('CDN_FILE_OUTSIDE_PACKAGE', `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''} is not served: its entry or a file it imports lies outside the package`);
+      }
+      throw new ServiceError('BUILD_FAILED', `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''} cannot be built for browsers: ${(error as Error).message}`);
+    }),
+  );
+}
+
+// The installed copy and subpath a local CDN address of the import map stands for.
+function installedAt(copies: InstalledCopies, specifier: string, address: string, workspace: WorkspaceIndex): { pkg: InstalledPackage; subpath: string } | null {
+  if (!address.startsWith(`${LOCAL_CDN_PREFIX}/`)) return null;
+  const bare = parseBareSpecifier(specifier);
+  if (!bare || workspace.packages.has(bare.packageName)) return null;
+  const version = /@([^@/]+)(?:\/|$)/.exec(address.slice(LOCAL_CDN_PREFIX.length + 1 + (bare.packageName.startsWith('@') ? 1 : 0)))?.[1];
+  const copy = version ? copies.find(bare.packageName, version) : null;
+  return copy ? { pkg: copy, subpath: bare.subpath } : null;
+}
+
+async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Promise<{ specifier: string; href: string }[]> {
+  const sheets: { specifier: string; href: string }[] = [];
+  const workspace = indexWorkspace(cdn.host.getState().workspace);
+  for (const [specifier, address] of Object.entries(imports)) {
+    // A workspace package left out of development: its stylesheet modules' production sheets.
+    const own = address.startsWith(`${LOCAL_CDN_PREFIX}/`) ? workspace.modules.get(specifier) : undefined;
+    if (own?.entry?.endsWith('.css')) {
+      sheets.push({ specifier, href: `${address}?styles` });
+      continue;
+    }
+    const copy = installedAt(cdn.copies, specifier, address, workspace);
+    if (!copy) continue;
+    const built = await bundle(cdn, copy.pkg, copy.subpath).catch(() => null);
+    if (built?.styles) sheets.push({ specifier, href: `${address}?styles` });
+  }
+  return sheets;
+}
+
+async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<string[]> {
+  const unresolved: string[] = [];
+  const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
+  const workspace = indexWorkspace(cdn.host.getState().workspace);
+  while (queue.length > 0) {
+    const [specifier, address] = queue.shift()!;
+    const copy = installedAt(cdn.copies, specifier, address, workspace);
+    if (!copy) continue;
+    let built: InstalledBundle;
+    try {
+      built = await bundle(cdn, copy.pkg, copy.subpath);
+    } catch {
+      continue; // the page meets it, and the overlay says why
+    }
+    for (const imported of built.imports) {
+      if (imported in imports) continue;
+      const target = parseBareSpecifier(imported);
+      if (!target) continue;
+      const own = workspace.packages.get(target.packageName);
+      const dependency = own ? null : findInstalled(target.packageName, copy.pkg.dir);
+      if (!own && !dependency) {
+        unresolved.push(imported);
+        continue;
+      }
+      if (dependency) cdn.copies.remember(dependency);
+      imports[imported] = localCdnAddress(target.packageName, own ? own.version : dependency!.version, target.subpath);
+      queue.push([imported, imports[imported]!]);
+    }
+  }
+  return unresolved;
 }

@@ -10,7 +10,7 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, PackageModel } from '../workspace/model.js';
 import { isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
-import { indexWorkspace } from '../workspace/workspace-index.js';
+import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
 
 export interface PreviewModule {
@@ -59,93 +59,121 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   const chosen = chooseEntry(state, options.entry);
   if ('reason' in chosen) return { ok: false, ...chosen };
   const { workspace } = state;
-  const index = indexWorkspace(workspace);
-  // The entry's own package is always served by the service, selected or not: a preview of a
-  // page fetched from a CDN would show what was published, not what is being developed.
-  const inDevelopment = (name: string) => workspace.selection === null || workspace.selection.includes(name) || name === chosen.package;
-  const cdn = (name: string, version: string, subpath: string) => `${options.cdnOrigin}/${name}@${version}${subpath ? `/${subpath}` : ''}`;
-
-  // A broken manifest is shown as itself (its file and position), before anything it causes.
-  const preview: Preview = { entry: chosen.specifier, diagnostics: [...workspace.diagnostics], imports: {}, modules: [], loads: [] };
-  const listed = new Map<string, PreviewModule>();
-  const queue: ModuleModel[] = [];
-  const unresolved = new Set<string>();
-
-  const list = (module: ModuleModel) => {
-    if (listed.has(module.specifier)) return;
-    const development = inDevelopment(module.package);
-    // Two modules with one entry file are one module on a page: both map to one address.
-    const canonical = index.modules.get(canonicalSpecifier(workspace, module.specifier, module.entry)) ?? module;
-    const record = development ? state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last : undefined;
-    const entry: PreviewModule = {
-      specifier: module.specifier,
-      package: module.package,
-      version: module.version,
-      subpath: module.subpath,
-      source: module.package === chosen.package ? 'package' : 'environment',
-      // Named by content hash when built: immutable, so a reload fetches only what changed.
-      code: development
-        ? codeAddress(canonical, record?.outputs?.code.hash)
-        : cdn(module.package, module.version, module.subpath === ROOT_SUBPATH ? '' : module.subpath),
-      styles: record?.outputs?.styles ? stylesAddress(canonical, record.outputs.styles.hash) : null,
-    };
-    listed.set(module.specifier, entry);
-    preview.imports[module.specifier] = entry.code;
-    // A module served by the CDN keeps its bare imports too (production output is built the
-    // same way): what it imports must be in the import map as well, transitively.
-    queue.push(module);
+  const walk: PreviewWalk = {
+    state,
+    options,
+    index: indexWorkspace(workspace),
+    entryPackage: chosen.package,
+    // A broken manifest is shown as itself (its file and position), before anything it causes.
+    preview: { entry: chosen.specifier, diagnostics: [...workspace.diagnostics], imports: {}, modules: [], loads: [] },
+    listed: new Map(),
+    queue: [],
+    unresolved: new Set(),
+    // The entry's own package is always served by the service, selected or not: a preview of a
+    // page fetched from a CDN would show what was published, not what is being developed.
+    inDevelopment: (name) => workspace.selection === null || workspace.selection.includes(name) || name === chosen.package,
   };
-
-  for (const module of index.modulesOf.get(chosen.package) ?? []) {
-    if (module.platforms.includes('web')) list(module);
+  for (const module of walk.index.modulesOf.get(chosen.package) ?? []) {
+    if (module.platforms.includes('web')) list(walk, module);
   }
-  while (queue.length > 0) {
-    const module = queue.shift()!;
-    const { status, diagnostics } = selectModuleStatus(state, module);
-    // A module the CDN serves is judged by what was published, not by the sources here.
-    if (inDevelopment(module.package)) {
-      for (const problem of diagnostics) preview.diagnostics.push({ ...problem, module: module.specifier });
-      for (const warning of selectReportModule(state, module.specifier)?.warnings ?? []) (preview.warnings ??= []).push({ ...warning, module: module.specifier });
-    }
-    if (status === 'pending') continue;
-    const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
-    const owner = index.packages.get(module.package)!;
-    // The shared files its code imports (README "Shared files"): one address each on the page.
-    for (const [specifier, chunk] of Object.entries(record?.outputs?.chunks ?? {})) {
-      const subpath = specifier.slice(module.package.length + 1);
-      preview.imports[specifier] ??= inDevelopment(module.package) ? codeAddress({ package: module.package, version: module.version, subpath }, chunk.hash) : cdn(module.package, module.version, subpath);
-    }
-    for (const { specifier } of record?.imports ?? []) {
-      if (specifier in preview.imports || (isBuiltin(specifier) && !declaredPackage(owner, specifier))) continue;
-      const bare = parseBareSpecifier(specifier);
-      if (!bare) continue;
-      const target = index.modules.get(specifier);
-      if (index.packages.has(bare.packageName)) {
-        if (target) list(target); // an unknown one is already a diagnostic of the importer
-        continue;
-      }
-      const version = externalVersion(owner, bare.packageName, options);
-      if (version === null) {
-        if (!unresolved.has(bare.packageName)) {
-          unresolved.add(bare.packageName);
-          const range = owner.dependencies[bare.packageName];
-          preview.diagnostics.push({
-            ...diagnostic(
-              'PREVIEW_VERSION_UNRESOLVED',
-              `${bare.packageName} has no exact version: ${owner.name} declares ${range === undefined ? 'no range' : `the range "${range}"`} and no copy is installed; declare the exact version (for example "${bare.packageName}": "1.2.3") in ${owner.dir}/package.json`,
-              { file: `${owner.dir}/package.json` },
-            ),
-            module: module.specifier,
-          });
-        }
-        continue;
-      }
-      preview.imports[specifier] = cdn(bare.packageName, version, bare.subpath);
-    }
-  }
-  preview.modules = [...listed.values()];
+  while (walk.queue.length > 0) visit(walk, walk.queue.shift()!);
+  const { preview } = walk;
+  preview.modules = [...walk.listed.values()];
   preview.loads = loadedFrom(state, chosen.specifier, preview.imports);
   return { ok: true, preview };
+}
+
+/** The walk from the entry package's modules through what their builds import. */
+interface PreviewWalk {
+  state: ServiceState;
+  options: PreviewOptions;
+  index: WorkspaceIndex;
+  entryPackage: string;
+  preview: Preview;
+  listed: Map<string, PreviewModule>;
+  /** Modules listed whose imports are still to be mapped. */
+  queue: ModuleModel[];
+  /** Packages outside the workspace already reported without an exact version. */
+  unresolved: Set<string>;
+  inDevelopment(name: string): boolean;
+}
+
+const cdnAddress = (walk: PreviewWalk, name: string, version: string, subpath: string) => `${walk.options.cdnOrigin}/${name}@${version}${subpath ? `/${subpath}` : ''}`;
+
+function list(walk: PreviewWalk, module: ModuleModel): void {
+  if (walk.listed.has(module.specifier)) return;
+  const { state } = walk;
+  const development = walk.inDevelopment(module.package);
+  // Two modules with one entry file are one module on a page: both map to one address.
+  const canonical = walk.index.modules.get(canonicalSpecifier(state.workspace, module.specifier, module.entry)) ?? module;
+  const record = development ? state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last : undefined;
+  const entry: PreviewModule = {
+    specifier: module.specifier,
+    package: module.package,
+    version: module.version,
+    subpath: module.subpath,
+    source: module.package === walk.entryPackage ? 'package' : 'environment',
+    // Named by content hash when built: immutable, so a reload fetches only what changed.
+    code: development
+      ? codeAddress(canonical, record?.outputs?.code.hash)
+      : cdnAddress(walk, module.package, module.version, module.subpath === ROOT_SUBPATH ? '' : module.subpath),
+    styles: record?.outputs?.styles ? stylesAddress(canonical, record.outputs.styles.hash) : null,
+  };
+  walk.listed.set(module.specifier, entry);
+  walk.preview.imports[module.specifier] = entry.code;
+  // A module served by the CDN keeps its bare imports too (production output is built the
+  // same way): what it imports must be in the import map as well, transitively.
+  walk.queue.push(module);
+}
+
+/** A listed module: its problems, then what its last build imports, mapped. */
+function visit(walk: PreviewWalk, module: ModuleModel): void {
+  const { state, preview } = walk;
+  const { status, diagnostics } = selectModuleStatus(state, module);
+  // A module the CDN serves is judged by what was published, not by the sources here.
+  if (walk.inDevelopment(module.package)) {
+    for (const problem of diagnostics) preview.diagnostics.push({ ...problem, module: module.specifier });
+    for (const warning of selectReportModule(state, module.specifier)?.warnings ?? []) (preview.warnings ??= []).push({ ...warning, module: module.specifier });
+  }
+  if (status === 'pending') return;
+  const record = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
+  const owner = walk.index.packages.get(module.package)!;
+  // The shared files its code imports (README "Shared files"): one address each on the page.
+  for (const [specifier, chunk] of Object.entries(record?.outputs?.chunks ?? {})) {
+    const subpath = specifier.slice(module.package.length + 1);
+    preview.imports[specifier] ??= walk.inDevelopment(module.package) ? codeAddress({ package: module.package, version: module.version, subpath }, chunk.hash) : cdnAddress(walk, module.package, module.version, subpath);
+  }
+  for (const { specifier } of record?.imports ?? []) {
+    if (specifier in preview.imports || (isBuiltin(specifier) && !declaredPackage(owner, specifier))) continue;
+    mapImport(walk, module, owner, specifier);
+  }
+}
+
+/** A bare import: a workspace module is listed, a package outside the workspace mapped to the CDN at its exact version. */
+function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, specifier: string): void {
+  const bare = parseBareSpecifier(specifier);
+  if (!bare) return;
+  const target = walk.index.modules.get(specifier);
+  if (walk.index.packages.has(bare.packageName)) {
+    if (target) list(walk, target); // an unknown one is already a diagnostic of the importer
+    return;
+  }
+  const version = externalVersion(owner, bare.packageName, walk.options);
+  if (version !== null) {
+    walk.preview.imports[specifier] = cdnAddress(walk, bare.packageName, version, bare.subpath);
+    return;
+  }
+  if (walk.unresolved.has(bare.packageName)) return;
+  walk.unresolved.add(bare.packageName);
+  const range = owner.dependencies[bare.packageName];
+  walk.preview.diagnostics.push({
+    ...diagnostic(
+      'PREVIEW_VERSION_UNRESOLVED',
+      `${bare.packageName} has no exact version: ${owner.name} declares ${range === undefined ? 'no range' : `the range "${range}"`} and no copy is installed; declare the exact version (for example "${bare.packageName}": "1.2.3") in ${owner.dir}/package.json`,
+      { file: `${owner.dir}/package.json` },
+    ),
+    module: module.specifier,
+  });
 }
 
 // The entry and every specifier of the import map its build imports, transitively: what the

@@ -8,14 +8,14 @@ import { isCrossSiteRefused, sendOutput } from '../http/send-output.js';
 import { isContentHash } from '../outputs/content-hash.js';
 import { PageBundleError, type MapKind } from '../bundlers/page-bundle.js';
 import type { ServiceState } from '../store/state.js';
-import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, type BundledFile, type BundledPage, type PageBundlePlan } from './bundled-preview.js';
+import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, type BundledFile, type BundledPage, type PageBundlePlan, type PageBundles } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { packageFile } from '../package-files.js';
 import { installedVersion as installedFrom } from '../io/installed-packages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { derivePreview, linkCdnStylesheets, type Preview } from './preview.js';
-import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn } from './local-cdn.js';
+import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn, type LocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
 
 // Compiled into dist/, whichever form this code runs in.
@@ -25,24 +25,57 @@ const RUNTIME_FILE = packageFile('dist/development/runtime/runtime.js');
 const JOIN_AHEAD_MS = 10 * 60_000;
 
 export function registerPreviewRoutes(host: ExtensionHost): void {
-  // The version of a package outside the workspace that a workspace package would load.
-  const installedVersion = (name: string, packageDir: string) => installedFrom(name, path.resolve(host.root, packageDir));
   const runtime = Buffer.from(fs.readFileSync(RUNTIME_FILE, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, ''));
   const runtimeHash = contentHash(runtime);
   const runtimeAddress = `/u/runtime.js?v=${runtimeHash.slice(0, 12)}`;
-  const localCdn = host.cdnOrigin === LOCAL_CDN ? registerLocalCdn(host) : null;
+  const previews = createPreviews(host, host.cdnOrigin === LOCAL_CDN ? registerLocalCdn(host) : null);
+  const bundled = createBundledPreview(host, previews);
 
-  async function preview(ctx: HttpContext): Promise<Preview> {
-    return (await previewAndState(ctx)).preview;
-  }
+  host.router.get('/preview', redirectToDirectory('/preview/'));
+  host.router.get('/preview/', async (ctx) => {
+    if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
+    const page = renderPreviewPage((await previews.previewAndState(ctx)).preview, runtimeAddress);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = page;
+  });
+  host.router.get('/preview/bundled', redirectToDirectory('/preview/bundled/'));
+  host.router.get('/preview/bundled/', async (ctx) => {
+    if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
+    const { preview, plan, page } = await bundled.page(ctx);
+    const addresses = {
+      code: bundledAddress('code.js', preview.entry, page.code.hash),
+      styles: bundledAddress('styles.css', preview.entry, page.styles.hash),
+      currentStyles: bundledAddress('styles.css', preview.entry),
+    };
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress);
+  });
+  host.router.get('/preview/bundled/code.js', sendBundled(bundled, 'code'));
+  host.router.get('/preview/bundled/code.js.map', sendBundledMap(bundled, 'codeMap'));
+  host.router.get('/preview/bundled/styles.css.map', sendBundledMap(bundled, 'stylesMap'));
+  host.router.get('/preview/bundled/styles.css', sendBundled(bundled, 'styles'));
+  host.router.get('/preview/entry.json', async (ctx) => {
+    const body = JSON.stringify((await previews.previewAndState(ctx)).preview, null, 2);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = body;
+  });
+  host.router.get('/u/runtime.js', (ctx) => {
+    sendOutput(ctx, runtime, { type: 'text/javascript; charset=utf-8', hash: runtimeHash, anyOrigin: false });
+  });
+}
 
-  async function previewAndState(ctx: HttpContext): Promise<{ preview: Preview; state: ServiceState }> {
-    if (!host.cdnOrigin) {
-      throw new ServiceError('PREVIEW_CDN_UNSET', 'the preview needs CORE_CDN_ORIGIN, the origin serving the packages not in development, and the service was started without it');
-    }
-    const state = await host.readiness.settled();
-    return { preview: await previewOf(state, entryOf(ctx), host.cdnOrigin), state };
-  }
+interface Previews {
+  /** The preview of the entry a request asks for, once the state is settled, and that state. */
+  previewAndState(ctx: HttpContext): Promise<{ preview: Preview; state: ServiceState }>;
+  previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview>;
+}
+
+function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Previews {
+  // The version of a package outside the workspace that a workspace package would load.
+  const installedVersion = (name: string, packageDir: string) => installedFrom(name, path.resolve(host.root, packageDir));
 
   async function previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview> {
     const result = derivePreview(state, { entry, cdnOrigin: localCdn ? LOCAL_CDN_PREFIX : cdnOrigin, installedVersion });
@@ -60,8 +93,29 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     return result.preview;
   }
 
-  const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
-  const MAP_FILES = { codeMap: 'code.js.map', stylesMap: 'styles.css.map' } as const;
+  return {
+    previewOf,
+    async previewAndState(ctx) {
+      if (!host.cdnOrigin) {
+        throw new ServiceError('PREVIEW_CDN_UNSET', 'the preview needs CORE_CDN_ORIGIN, the origin serving the packages not in development, and the service was started without it');
+      }
+      const state = await host.readiness.settled();
+      return { preview: await previewOf(state, entryOf(ctx), host.cdnOrigin), state };
+    },
+  };
+}
+
+const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
+const MAP_FILES = { codeMap: 'code.js.map', stylesMap: 'styles.css.map' } as const;
+const BUNDLED_TYPES = { code: 'text/javascript; charset=utf-8', styles: 'text/css; charset=utf-8', codeMap: 'application/json; charset=utf-8', stylesMap: 'application/json; charset=utf-8' } as const;
+
+interface BundledPreview {
+  bundles: PageBundles;
+  /** The bundled page of the entry a request asks for, joined from the settled state. */
+  page(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }>;
+}
+
+function createBundledPreview(host: ExtensionHost, previews: Previews): BundledPreview {
   const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash));
   // The state ends when the service closes: the files the joins read go with it.
   host.state$.subscribe({ complete: () => bundles.dispose() });
@@ -72,102 +126,72 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     wanted: () => lastAsked !== null && Date.now() - lastAsked.at < JOIN_AHEAD_MS,
     join: async (state) => {
       if (!host.cdnOrigin || !lastAsked) return;
-      const preview = await previewOf(state, lastAsked.entry, host.cdnOrigin);
+      const preview = await previews.previewOf(state, lastAsked.entry, host.cdnOrigin);
       await bundles.bundle(planPageBundle(state, preview));
     },
     failed: (error) => host.failed('join-ahead', error),
   });
-  async function bundledPage(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }> {
-    const { preview, state } = await previewAndState(ctx);
-    lastAsked = { entry: entryOf(ctx), at: Date.now() };
-    const plan = planPageBundle(state, preview);
-    try {
-      return { preview, plan, page: await bundles.bundle(plan) };
-    } catch (error) {
-      if (error instanceof PageBundleError) throw new ServiceError('BUILD_FAILED', `the bundled preview of ${preview.entry} could not be joined: ${error.message}`);
-      throw error;
-    }
-  }
-  const BUNDLED_TYPES = { code: 'text/javascript; charset=utf-8', styles: 'text/css; charset=utf-8', codeMap: 'application/json; charset=utf-8', stylesMap: 'application/json; charset=utf-8' } as const;
-  const refuseCrossSite = (ctx: HttpContext) => {
-    if (isCrossSiteRefused(ctx.req, false)) throw new ServiceError('CROSS_SITE_REFUSED', 'the bundled preview is development output: it is not served to other sites');
+  return {
+    bundles,
+    async page(ctx) {
+      const { preview, state } = await previews.previewAndState(ctx);
+      lastAsked = { entry: entryOf(ctx), at: Date.now() };
+      const plan = planPageBundle(state, preview);
+      try {
+        return { preview, plan, page: await bundles.bundle(plan) };
+      } catch (error) {
+        if (error instanceof PageBundleError) throw new ServiceError('BUILD_FAILED', `the bundled preview of ${preview.entry} could not be joined: ${error.message}`);
+        throw error;
+      }
+    },
   };
-  const sendBundled = (kind: 'code' | 'styles') => async (ctx: HttpContext) => {
-    refuseCrossSite(ctx);
-    const token = ctx.query.v;
-    const type = BUNDLED_TYPES[kind];
-    // `v=<hash>` names those bytes for ever (README "Addresses"): a kept one needs no check.
-    const kept = isContentHash(token) ? bundles.find(token) : undefined;
-    if (kept) return sendOutput(ctx, kept.body, { type, hash: kept.hash, anyOrigin: false, immutable: true });
-    const { page, preview, plan } = await bundledPage(ctx);
-    // The runtime asks the plain address for the sheet to swap in: while a module is broken its
-    // rules are missing from it, and the page keeps the last good sheet instead.
-    if (kind === 'styles' && token === undefined && plan.broken.length > 0) {
-      throw new ServiceError('BUILD_FAILED', `the bundled stylesheet of ${preview.entry} waits for ${plan.broken.join(', ')} to build`, {
-        diagnostics: preview.diagnostics.filter((problem) => problem.module !== undefined && plan.broken.includes(problem.module)),
-      });
-    }
-    const file = page[kind];
-    if (isContentHash(token) && token !== file.hash) {
-      throw noLongerKept(`v=${token} names an earlier bundle of ${preview.entry}`);
-    }
-    sendOutput(ctx, file.body, { type, hash: file.hash, anyOrigin: false, immutable: isContentHash(token) });
-  };
-  // A map is named by the key of the bundle it maps (what was joined): joined the first time a
-  // debugger asks, then kept with its bundle.
-  const sendBundledMap = (kind: MapKind) => async (ctx: HttpContext) => {
-    refuseCrossSite(ctx);
-    const token = ctx.query.v;
-    const type = BUNDLED_TYPES[kind];
-    const kept = isContentHash(token) ? bundles.findMap(kind, token) : undefined;
-    if (isContentHash(token) && !kept) {
-      throw noLongerKept(`v=${token} names a bundle of the bundled preview of ${entryOf(ctx) ?? 'the default entry'}`);
-    }
-    let map: BundledFile;
-    try {
-      map = await (kept ?? (await bundledPage(ctx)).page.maps().then((maps) => maps[kind]));
-    } catch (error) {
-      if (error instanceof BundleOutputGone) throw noLongerKept(`the source map of that bundle needs ${error.message}`);
-      throw error;
-    }
-    sendOutput(ctx, map.body, { type, hash: map.hash, anyOrigin: false, immutable: isContentHash(token) });
-  };
-
-  host.router.get('/preview', redirectToDirectory('/preview/'));
-  host.router.get('/preview/', async (ctx) => {
-    if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
-    const page = renderPreviewPage(await preview(ctx), runtimeAddress);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = page;
-  });
-  host.router.get('/preview/bundled', redirectToDirectory('/preview/bundled/'));
-  host.router.get('/preview/bundled/', async (ctx) => {
-    if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
-    const { preview, plan, page } = await bundledPage(ctx);
-    const addresses = {
-      code: bundledAddress('code.js', preview.entry, page.code.hash),
-      styles: bundledAddress('styles.css', preview.entry, page.styles.hash),
-      currentStyles: bundledAddress('styles.css', preview.entry),
-    };
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress);
-  });
-  host.router.get('/preview/bundled/code.js', sendBundled('code'));
-  host.router.get('/preview/bundled/code.js.map', sendBundledMap('codeMap'));
-  host.router.get('/preview/bundled/styles.css.map', sendBundledMap('stylesMap'));
-  host.router.get('/preview/bundled/styles.css', sendBundled('styles'));
-  host.router.get('/preview/entry.json', async (ctx) => {
-    const body = JSON.stringify(await preview(ctx), null, 2);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = body;
-  });
-  host.router.get('/u/runtime.js', (ctx) => {
-    sendOutput(ctx, runtime, { type: 'text/javascript; charset=utf-8', hash: runtimeHash, anyOrigin: false });
-  });
 }
+
+const refuseCrossSite = (ctx: HttpContext) => {
+  if (isCrossSiteRefused(ctx.req, false)) throw new ServiceError('CROSS_SITE_REFUSED', 'the bundled preview is development output: it is not served to other sites');
+};
+
+const sendBundled = (bundled: BundledPreview, kind: 'code' | 'styles') => async (ctx: HttpContext) => {
+  refuseCrossSite(ctx);
+  const token = ctx.query.v;
+  const type = BUNDLED_TYPES[kind];
+  // `v=<hash>` names those bytes for ever (README "Addresses"): a kept one needs no check.
+  const kept = isContentHash(token) ? bundled.bundles.find(token) : undefined;
+  if (kept) return sendOutput(ctx, kept.body, { type, hash: kept.hash, anyOrigin: false, immutable: true });
+  const { page, preview, plan } = await bundled.page(ctx);
+  // The runtime asks the plain address for the sheet to swap in: while a module is broken its
+  // rules are missing from it, and the page keeps the last good sheet instead.
+  if (kind === 'styles' && token === undefined && plan.broken.length > 0) {
+    throw new ServiceError('BUILD_FAILED', `the bundled stylesheet of ${preview.entry} waits for ${plan.broken.join(', ')} to build`, {
+      diagnostics: preview.diagnostics.filter((problem) => problem.module !== undefined && plan.broken.includes(problem.module)),
+    });
+  }
+  const file = page[kind];
+  if (isContentHash(token) && token !== file.hash) {
+    throw noLongerKept(`v=${token} names an earlier bundle of ${preview.entry}`);
+  }
+  sendOutput(ctx, file.body, { type, hash: file.hash, anyOrigin: false, immutable: isContentHash(token) });
+};
+
+// A map is named by the key of the bundle it maps (what was joined): joined the first time a
+// debugger asks, then kept with its bundle.
+const sendBundledMap = (bundled: BundledPreview, kind: MapKind) => async (ctx: HttpContext) => {
+  refuseCrossSite(ctx);
+  const token = ctx.query.v;
+  const type = BUNDLED_TYPES[kind];
+  const kept = isContentHash(token) ? bundled.bundles.findMap(kind, token) : undefined;
+  if (isContentHash(token) && !kept) {
+    throw noLongerKept(`v=${token} names a bundle of the bundled preview of ${entryOf(ctx) ?? 'the default entry'}`);
+  }
+  let map: BundledFile;
+  try {
+    map = await (kept ?? (await bundled.page(ctx)).page.maps().then((maps) => maps[kind]));
+  } catch (error) {
+    if (error instanceof BundleOutputGone) throw noLongerKept(`the source map of that bundle needs ${error.message}`);
+    throw error;
+  }
+  sendOutput(ctx, map.body, { type, hash: map.hash, anyOrigin: false, immutable: isContentHash(token) });
+};
 
 /** An address of the bundled preview whose bytes the service no longer keeps. */
 const noLongerKept = (what: string) => new ServiceError('OUTPUT_NOT_AVAILABLE', `${what}, which is no longer kept: load the page again for the current address`);

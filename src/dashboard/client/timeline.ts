@@ -21,72 +21,31 @@ export interface Timeline {
   cursor(time: number): void;
 }
 
+/** A time window drawn `pixels` wide: where a time falls, as a percentage of the strip. */
+interface Scale {
+  from: number;
+  to: number;
+  width: number;
+  pixels: number;
+}
+
+interface VisibleSpan {
+  span: BuildSpan;
+  lane: number;
+  start: number;
+  end: number;
+}
+
 export function renderTimeline(container: HTMLElement, spans: readonly BuildSpan[], window: TimelineWindow): Timeline {
   const lanes = assignLanes(spans);
   const laneCount = Math.max(1, ...lanes.map((lane) => lane + 1));
-  const width = Math.max(1, window.to - window.from);
-  const pixels = Math.max(200, container.clientWidth || 1200);
-  const percent = (time: number) => (((time - window.from) / width) * 100).toFixed(3);
+  const scale: Scale = { from: window.from, to: window.to, width: Math.max(1, window.to - window.from), pixels: Math.max(200, container.clientWidth || 1200) };
   const visible = spans.flatMap((span, index) => {
     const start = Date.parse(span.started);
     const end = span.ended ? Date.parse(span.ended) : window.to;
     return end < window.from || start > window.to ? [] : [{ span, lane: lanes[index]!, start: Math.max(start, window.from), end: Math.min(end, window.to) }];
   });
-  const bar = (left: number, right: number, lane: number, outcome: BuildOutcome, title: string, build?: number) => {
-    const element = h('div', { class: `bar ${outcome}`, title, dataset: { outcome, ...(build === undefined ? {} : { build: String(build) }) } });
-    element.style.left = `${percent(left)}%`;
-    element.style.width = `max(2px, ${(((right - left) / width) * 100).toFixed(3)}%)`;
-    element.style.top = `${lane * LANE_HEIGHT + 2}px`;
-    return element;
-  };
-  let bars: HTMLElement[];
-  if (visible.length <= pixels) {
-    bars = visible.map(({ span, lane, start, end }) => {
-      const what = span.modules.length === 1 ? span.modules[0] : `${span.modules.length} modules`;
-      const title = `#${span.build} ${what}\n${span.reason}${span.incremental ? ', incremental' : ''} · ${span.outcome}${span.cancelled ? ` (${span.cancelled})` : ''}\n${clock(span.started)} · ${duration(span.ended ? Date.parse(span.ended) - Date.parse(span.started) : null)}${span.failed.length ? `\nfailed: ${span.failed.join(', ')}` : ''}`;
-      return bar(start, end, lane, span.outcome, title, span.build);
-    });
-  } else {
-    const cells = new Map<string, { outcome: BuildOutcome; count: number }>();
-    const pixelOf = (time: number) => Math.min(pixels - 1, Math.floor(((time - window.from) / width) * pixels));
-    for (const { span, lane, start, end } of visible) {
-      for (let pixel = pixelOf(start); pixel <= pixelOf(end); pixel += 1) {
-        const key = `${lane}:${pixel}`;
-        const cell = cells.get(key);
-        if (!cell) cells.set(key, { outcome: span.outcome, count: 1 });
-        else {
-          cell.count += 1;
-          if (SEVERITY[span.outcome] > SEVERITY[cell.outcome]) cell.outcome = span.outcome;
-        }
-      }
-    }
-    bars = [];
-    for (let lane = 0; lane < laneCount; lane += 1) {
-      let run: { first: number; last: number; outcome: BuildOutcome; count: number } | null = null;
-      const flush = () => {
-        if (!run) return;
-        const at = (pixel: number) => window.from + (pixel / pixels) * width;
-        bars.push(bar(at(run.first), at(run.last + 1), lane, run.outcome, `${run.count} builds, the worst ${run.outcome}\n${clock(new Date(at(run.first)).toISOString())} – ${clock(new Date(at(run.last + 1)).toISOString())}`));
-        run = null;
-      };
-      for (let pixel = 0; pixel < pixels; pixel += 1) {
-        const cell = cells.get(`${lane}:${pixel}`);
-        if (cell && run && run.outcome === cell.outcome && run.last === pixel - 1) {
-          run.last = pixel;
-          run.count += cell.count;
-        } else {
-          flush();
-          if (cell) run = { first: pixel, last: pixel, outcome: cell.outcome, count: cell.count };
-        }
-      }
-      flush();
-    }
-  }
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((fraction) => {
-    const tick = h('span', { class: 'tick' }, clock(new Date(window.from + fraction * width).toISOString()).slice(0, 8));
-    tick.style.left = `${fraction * 100}%`;
-    return tick;
-  });
+  const bars = visible.length <= scale.pixels ? visible.map((build) => buildBar(scale, build)) : pixelBars(scale, visible, laneCount);
   const track = h('div', { class: 'track' }, bars);
   track.style.height = `${laneCount * LANE_HEIGHT + 4}px`;
   const cursor = h('div', { class: 'cursor', hidden: true });
@@ -95,14 +54,82 @@ export function renderTimeline(container: HTMLElement, spans: readonly BuildSpan
     const seek = window.onSeek;
     track.addEventListener('click', (event) => {
       const box = track.getBoundingClientRect();
-      seek(window.from + ((event.clientX - box.left) / box.width) * width);
+      seek(window.from + ((event.clientX - box.left) / box.width) * scale.width);
     });
   }
-  fill(container, track, h('div', { class: 'axis' }, ticks), spans.length === 0 ? h('div', { class: 'empty' }, 'no build in this window') : null);
+  fill(container, track, h('div', { class: 'axis' }, axisTicks(scale)), spans.length === 0 ? h('div', { class: 'empty' }, 'no build in this window') : null);
   return {
     cursor(time) {
       cursor.hidden = false;
-      cursor.style.left = `${percent(time)}%`;
+      cursor.style.left = `${percent(scale, time)}%`;
     },
   };
+}
+
+const percent = (scale: Scale, time: number) => (((time - scale.from) / scale.width) * 100).toFixed(3);
+
+function bar(scale: Scale, left: number, right: number, lane: number, outcome: BuildOutcome, title: string, build?: number): HTMLElement {
+  const element = h('div', { class: `bar ${outcome}`, title, dataset: { outcome, ...(build === undefined ? {} : { build: String(build) }) } });
+  element.style.left = `${percent(scale, left)}%`;
+  element.style.width = `max(2px, ${(((right - left) / scale.width) * 100).toFixed(3)}%)`;
+  element.style.top = `${lane * LANE_HEIGHT + 2}px`;
+  return element;
+}
+
+/** A bar of its own for a build, while the builds are fewer than the strip's pixels. */
+function buildBar(scale: Scale, { span, lane, start, end }: VisibleSpan): HTMLElement {
+  const what = span.modules.length === 1 ? span.modules[0] : `${span.modules.length} modules`;
+  const title = `#${span.build} ${what}\n${span.reason}${span.incremental ? ', incremental' : ''} · ${span.outcome}${span.cancelled ? ` (${span.cancelled})` : ''}\n${clock(span.started)} · ${duration(span.ended ? Date.parse(span.ended) - Date.parse(span.started) : null)}${span.failed.length ? `\nfailed: ${span.failed.join(', ')}` : ''}`;
+  return bar(scale, start, end, lane, span.outcome, title, span.build);
+}
+
+/** More builds than pixels: each lane's pixel holds the worst outcome of its builds, and a run of equal pixels is one bar. */
+function pixelBars(scale: Scale, visible: readonly VisibleSpan[], laneCount: number): HTMLElement[] {
+  const cells = new Map<string, { outcome: BuildOutcome; count: number }>();
+  const pixelOf = (time: number) => Math.min(scale.pixels - 1, Math.floor(((time - scale.from) / scale.width) * scale.pixels));
+  for (const { span, lane, start, end } of visible) {
+    for (let pixel = pixelOf(start); pixel <= pixelOf(end); pixel += 1) {
+      const key = `${lane}:${pixel}`;
+      const cell = cells.get(key);
+      if (!cell) cells.set(key, { outcome: span.outcome, count: 1 });
+      else {
+        cell.count += 1;
+        if (SEVERITY[span.outcome] > SEVERITY[cell.outcome]) cell.outcome = span.outcome;
+      }
+    }
+  }
+  const bars: HTMLElement[] = [];
+  for (let lane = 0; lane < laneCount; lane += 1) bars.push(...laneRuns(scale, lane, cells));
+  return bars;
+}
+
+function laneRuns(scale: Scale, lane: number, cells: ReadonlyMap<string, { outcome: BuildOutcome; count: number }>): HTMLElement[] {
+  const bars: HTMLElement[] = [];
+  let run: { first: number; last: number; outcome: BuildOutcome; count: number } | null = null;
+  const flush = () => {
+    if (!run) return;
+    const at = (pixel: number) => scale.from + (pixel / scale.pixels) * scale.width;
+    bars.push(bar(scale, at(run.first), at(run.last + 1), lane, run.outcome, `${run.count} builds, the worst ${run.outcome}\n${clock(new Date(at(run.first)).toISOString())} – ${clock(new Date(at(run.last + 1)).toISOString())}`));
+    run = null;
+  };
+  for (let pixel = 0; pixel < scale.pixels; pixel += 1) {
+    const cell = cells.get(`${lane}:${pixel}`);
+    if (cell && run && run.outcome === cell.outcome && run.last === pixel - 1) {
+      run.last = pixel;
+      run.count += cell.count;
+    } else {
+      flush();
+      if (cell) run = { first: pixel, last: pixel, outcome: cell.outcome, count: cell.count };
+    }
+  }
+  flush();
+  return bars;
+}
+
+function axisTicks(scale: Scale): HTMLElement[] {
+  return [0, 0.25, 0.5, 0.75, 1].map((fraction) => {
+    const tick = h('span', { class: 'tick' }, clock(new Date(scale.from + fraction * scale.width).toISOString()).slice(0, 8));
+    tick.style.left = `${fraction * 100}%`;
+    return tick;
+  });
 }

@@ -1,0 +1,51 @@
+// How the service stops: after a start that never listened, and the close of a running one.
+// Nothing may keep running after either: effects, watcher, esbuild, the team cache's agent.
+import type { Server } from 'node:http';
+import type { Subscription } from 'rxjs';
+import type { BundlerRegistry } from '../bundlers/registry.js';
+import type { App } from '../http/app.js';
+import type { BuildCache } from '../io/build-cache.js';
+import type { RemoteClient } from '../io/remote-cache/client.js';
+import type { EventLog } from '../store/log.js';
+import type { Store } from '../store/store.js';
+
+export interface StoppableParts {
+  store: Store;
+  log: EventLog;
+  /** Every subscription of the service, the effects' own last. */
+  subscriptions: readonly Subscription[];
+  registry: BundlerRegistry;
+  cache: BuildCache | null;
+  remoteClient: RemoteClient | null;
+}
+
+/** Undoes a start whose server could not listen. */
+export async function stopUnstarted(parts: StoppableParts): Promise<void> {
+  for (const subscription of parts.subscriptions) subscription.unsubscribe();
+  parts.log.close();
+  parts.store.complete();
+  await parts.registry.dispose();
+  parts.remoteClient?.close();
+}
+
+/** `Service.close`: the first call closes, every call returns the same promise. */
+export function closeOnce(parts: StoppableParts, app: App, server: Server): () => Promise<void> {
+  let closing: Promise<void> | null = null;
+  return () => (closing ??= closeService(parts, app, server));
+}
+
+async function closeService(parts: StoppableParts, app: App, server: Server): Promise<void> {
+  for (const client of app.koa.ws.server?.clients ?? []) client.terminate();
+  app.koa.ws.server?.close();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  parts.subscriptions[parts.subscriptions.length - 1]?.unsubscribe(); // the effects
+  // The effects' last cache write (what settled since the one before) is not cut short.
+  await parts.cache?.idle();
+  parts.remoteClient?.close();
+  parts.store.dispatch({ type: 'service.stopped' });
+  for (const subscription of parts.subscriptions) subscription.unsubscribe();
+  parts.log.close();
+  parts.store.complete();
+  await parts.registry.dispose();
+}

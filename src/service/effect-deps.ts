@@ -1,0 +1,97 @@
+// What the effects are given (`EffectDeps`, ARCHITECTURE.md "Layers"): the file hashes, the
+// output cache, the bundler registry, the build cache and the team's remote cache, made once
+// for the service's life. The composition root (src/service.ts) keeps the parts it closes.
+import os from 'node:os';
+import path from 'node:path';
+import { asapScheduler } from 'rxjs';
+import { createBundlerRegistry, type BundlerRegistry } from '../bundlers/registry.js';
+import { ESBUILD_VERSION } from '../bundlers/esbuild-service.js';
+import { bundlersCodeHash, workspaceReaderCodeHash } from '../code-hash.js';
+import { counter } from '../effects/builds.js';
+import type { EffectDeps } from '../effects/table.js';
+import { createActivity, type Activity } from '../http/activity.js';
+import { cacheLocation, createBuildCache, type BuildCache, type SavedBuild } from '../io/build-cache.js';
+import { openEventFile } from '../io/event-file.js';
+import { createBuildRunner } from '../io/build-runner.js';
+import { createFileHashes, type FileHashes, type FileHashesOptions } from '../io/file-hashes.js';
+import type { Quiet } from '../io/freshness.js';
+import { createRemoteClient, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
+import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
+import { createStartRestore } from '../io/remote-cache/start-restore.js';
+import { watchTree, type TreeWatcher } from '../io/tree-watcher.js';
+import { resolveModule } from '../load-module.js';
+import { createOutputCache, type OutputCache } from '../outputs/output-cache.js';
+import type { ServiceState } from '../store/state.js';
+import { VERSION } from '../version.js';
+import type { WorkspaceModel } from '../workspace/model.js';
+import { readWorkspace } from '../workspace/read-workspace.js';
+
+/** The options of `startService` these parts read (documented on `ServiceOptions`). */
+export interface EffectDepsOptions {
+  concurrency?: number;
+  watchLimit?: number;
+  cache?: boolean | string;
+  fileHashes?: FileHashesOptions & { now?: () => number };
+  remoteCache?: { settings: RemoteCacheSettings; limits?: ClientLimits } | null;
+  record?: string;
+  effectDeps?: (deps: EffectDeps) => EffectDeps;
+}
+
+export interface EffectMachinery {
+  deps: EffectDeps;
+  hashes: FileHashes;
+  outputs: OutputCache;
+  registry: BundlerRegistry;
+  cache: BuildCache | null;
+  remoteClient: RemoteClient | null;
+  activity: Activity;
+  /** The tree watcher's proof of silence while the watch effect runs: it spares the check a stat (README "Addresses"). */
+  quiet(): Quiet | null;
+}
+
+export function createEffectDeps(root: string, logger: (message: string) => void, options: EffectDepsOptions): EffectMachinery {
+  const hashes = createFileHashes(root, options.fileHashes?.now, options.fileHashes);
+  const outputs = createOutputCache();
+  const registry = createBundlerRegistry(root, resolveModule);
+  const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
+  const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, identity, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
+  const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
+  const activity = createActivity();
+  let treeWatcher: TreeWatcher | null = null;
+  const baseDeps: EffectDeps = {
+    root,
+    scheduler: asapScheduler,
+    logger,
+    readWorkspace: (deepImports) => readWorkspace(hashes, deepImports),
+    ...(cache
+      ? {
+          restoreWorkspace: () => cache.restoreWorkspace(),
+          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger }) : (workspace: WorkspaceModel) => cache.restore(workspace),
+          saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
+        }
+      : {}),
+    run: createBuildRunner({ registry, outputs, hashes }),
+    concurrency: options.concurrency ?? Math.max(2, os.availableParallelism()),
+    buildNumbers: counter(),
+    hashes,
+    outputs,
+    createWatcher: (dir, ignored) => (treeWatcher = watchTree(dir, { ignored })),
+    // After the first page: its join and the walk of a large tree each wanted both cores.
+    requestsInProgress$: activity.inProgress$,
+    watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),
+    ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
+    openEventFile,
+  };
+  const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
+  const quiet = () => treeWatcher && treeWatcher.unchangedSince;
+  return { deps, hashes, outputs, registry, cache, remoteClient: remote?.client ?? null, activity, quiet };
+}
+
+function watchLimitFromEnvironment(logger: (message: string) => void): number | undefined {
+  const text = process.env.CORE_WATCH_LIMIT;
+  if (text === undefined || text === '') return undefined;
+  const limit = Number(text);
+  if (Number.isInteger(limit) && limit > 0) return limit;
+  logger(`core: CORE_WATCH_LIMIT must be a whole number above 0; got "${text}", so the default applies`);
+  return undefined;
+}
