@@ -117,11 +117,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
   const { state$, events$, getState } = store;
   const extensionHost = { root, cdnOrigin, state$, events$, getState, readiness, outputs, router: app.router, sockets: app.sockets, push$, logger, failed: callbacks.failed };
-  const loaded = await setUpExtensions(options.extensions ?? [], extensionHost);
-
   const parts = { store, log, subscriptions, registry: machinery.registry, cache: machinery.cache, remoteClient: machinery.remoteClient };
+  let loaded: string[];
   let server: Server;
   try {
+    // An extension that cannot load or set up stops the start as a port in use does.
+    loaded = await setUpExtensions(options.extensions ?? [], extensionHost);
     server = await listen(app, options.port ?? 0, host, options.strictPort ?? true);
   } catch (error) {
     await stopUnstarted(parts);

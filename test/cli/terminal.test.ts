@@ -297,3 +297,22 @@ describe('a busy port', function () {
     }
   });
 });
+
+describe('an extension that cannot set up', function () {
+  it('stops the start as a busy port does: the error is thrown, and the store and its effects end', async function () {
+    let stateEnded = false;
+    let eventsEnded = false;
+    const failing = {
+      name: 'failing',
+      setup(host: { state$: { subscribe(o: { complete(): void }): unknown }; events$: { subscribe(o: { complete(): void }): unknown } }) {
+        host.state$.subscribe({ complete: () => (stateEnded = true) });
+        host.events$.subscribe({ complete: () => (eventsEnded = true) });
+        throw new Error('setup refused');
+      },
+    };
+    let refused: unknown = null;
+    await startService({ root: fixtureWorkspace('basic'), watch: false, logger: () => {}, extensions: [failing] }).catch((error) => (refused = error));
+    expect((refused as Error | null)?.message).to.equal('setup refused');
+    expect({ stateEnded, eventsEnded }).to.deep.equal({ stateEnded: true, eventsEnded: true });
+  });
+});
