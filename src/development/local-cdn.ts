@@ -11,15 +11,16 @@ import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
 import { bundleInstalled, OutsidePackageError, type InstalledBundle } from '../bundlers/installed-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
-import { buildDiagnostics } from '../store/selectors.js';
 import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } from '../io/installed-packages.js';
-import { moduleSpecifier, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
-import { productionVariant, variantKey } from '../workspace/variant.js';
+import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
+import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { parseCdnAddress } from './cdn-address.js';
 import { createInstalledBundles } from './installed-bundles.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
 import { serveSharedFile } from '../http/routes/shared-files.js';
+import { answerOutput } from '../http/output-answer.js';
+import type { Address } from '../http/address.js';
 
 export const LOCAL_CDN = 'local';
 export const LOCAL_CDN_PREFIX = '/cdn';
@@ -84,28 +85,14 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     const state = await host.readiness.workspace();
-    const index = indexWorkspace(state.workspace);
-    const pkg = index.packages.get(name);
-    if (pkg) {
-      if (pkg.version !== version) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name} is at version ${pkg.version}, not ${version}`);
+    if (indexWorkspace(state.workspace).packages.has(name)) {
+      // The bytes and refusals of `/m/<package>@<version>/(modules|styles)/<subpath>?env=production`, by its one rule;
+      // `?styles` is a stylesheet module's sheet, which the preview links (README "Stylesheet modules").
+      const address: Address = { kind: ctx.query.styles === undefined ? 'modules' : 'styles', packageName: name, version, segments: subpath === '' ? [] : subpath.split('/') };
       // A shared file of the package, as its production modules import it (README "Shared files").
-      if (isSharedSubpath(subpath)) return serveSharedFile(ctx, { kind: 'modules', packageName: name, version, segments: subpath.split('/') }, productionVariant('browser'), host);
-      const specifier = moduleSpecifier(name, subpath);
-      const module = index.modules.get(specifier);
-      if (!module) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is not a public module of ${name}`);
-      const built = await host.readiness.variant(specifier, variantKey(productionVariant('browser')));
-      if (!built) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is no longer declared by the workspace`);
-      const diagnostics = buildDiagnostics(module, built.record, built.state.workspace);
-      if (diagnostics.length > 0 || !built.record.outputs) throw new ServiceError('BUILD_FAILED', `the production build of ${specifier} failed`, { diagnostics });
-      if (ctx.query.styles !== undefined) {
-        // A stylesheet module's sheet, which the preview links (README "Stylesheet modules").
-        const styles = built.record.outputs.styles;
-        if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet`);
-        sendOutput(ctx, host.outputs.get(styles.hash)!, { type: 'text/css; charset=utf-8', hash: styles.hash, anyOrigin: true });
-        return;
-      }
-      const body = host.outputs.get(built.record.outputs.code.hash)!;
-      sendOutput(ctx, body, { type: 'text/javascript; charset=utf-8', hash: built.record.outputs.code.hash, anyOrigin: true });
+      if (address.kind === 'modules' && isSharedSubpath(subpath)) return serveSharedFile(ctx, address, productionVariant('browser'), host);
+      const answer = await answerOutput(ctx, address, productionVariant('browser'), undefined, host);
+      sendOutput(ctx, answer.body, answer);
       return;
     }
     const copy = installed(name, version);
