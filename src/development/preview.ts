@@ -7,17 +7,13 @@ import type { ServiceState } from '../store/state.js';
 import { codeAddress, stylesAddress } from '../protocol/push.js';
 import { declaredPackage } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
-import type { ModuleModel, PackageModel } from '../workspace/model.js';
+import type { ModuleModel, ModuleNames, PackageModel } from '../workspace/model.js';
 import { isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
 
-export interface PreviewModule {
-  specifier: string;
-  package: string;
-  version: string;
-  subpath: string;
+export interface PreviewModule extends ModuleNames {
   source: 'package' | 'environment';
   code: string;
   styles: string | null;

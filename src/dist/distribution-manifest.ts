@@ -3,7 +3,7 @@
 // the outputs still import by bare specifier, and the modules left out. Pure and ordered, so
 // the same workspace always yields the same file.
 import type { Diagnostic } from '../workspace/diagnostics.js';
-import type { Platform, WorkspaceModel } from '../workspace/model.js';
+import type { ModuleNames, Platform, WorkspaceModel } from '../workspace/model.js';
 import { isBuiltin, parseBareSpecifier } from '../workspace/specifiers.js';
 import type { Target } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -23,11 +23,7 @@ export interface DistributionOutput {
   size: number;
 }
 
-export interface DistributedModule {
-  specifier: string;
-  package: string;
-  version: string;
-  subpath: string;
+export interface DistributedModule extends ModuleNames {
   platforms: Platform[];
   target: Target;
 }
