@@ -7,7 +7,7 @@ import type { ServiceState } from '../store/state.js';
 import { codeAddress, stylesAddress } from '../protocol/push.js';
 import { declaredPackage } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
-import type { ModuleModel, ModuleNames, PackageModel } from '../workspace/model.js';
+import { moduleNames, type ModuleModel, type ModuleNames, type PackageModel } from '../workspace/model.js';
 import { isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -74,10 +74,7 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
     const canonical = index.modules.get(canonicalSpecifier(workspace, module.specifier, module.entry)) ?? module;
     const record = development ? state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last : undefined;
     const entry: PreviewModule = {
-      specifier: module.specifier,
-      package: module.package,
-      version: module.version,
-      subpath: module.subpath,
+      ...moduleNames(module),
       source: module.package === chosen.package ? 'package' : 'environment',
       // Named by content hash when built: immutable, so a reload fetches only what changed.
       code: development

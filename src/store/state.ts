@@ -1,7 +1,7 @@
 // The shape of the service's state: the fold of every event since `service.started`.
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { emptyWorkspace, type WorkspaceModel } from '../workspace/model.js';
-import type { BuildFindings, BuildOutputs, InputHashes } from './events.js';
+import type { BuildFindings, BuildOutputs, InputHashes, RemoteCacheCounts } from './events.js';
 
 /** What a finished build of one module variant left behind. */
 export interface BuildRecord extends BuildFindings {
@@ -73,12 +73,8 @@ export interface ServiceState {
   remoteCache?: RemoteCacheSummary;
 }
 
-export interface RemoteCacheSummary {
+export interface RemoteCacheSummary extends RemoteCacheCounts {
   url: string;
-  asked: number;
-  hits: number;
-  misses: Partial<Record<string, number>>;
-  failures: Partial<Record<string, number>>;
   requests: number;
   bytes: number;
   ms: number;

@@ -38,6 +38,9 @@ export interface ModuleNames {
   subpath: string;
 }
 
+/** A module's names alone, to carry where the rest of its model does not go. */
+export const moduleNames = (module: ModuleNames): ModuleNames => ({ specifier: module.specifier, package: module.package, version: module.version, subpath: module.subpath });
+
 export interface ModuleModel extends ModuleNames {
   /** The module's directory, relative to the workspace. */
   dir: string;
