@@ -11,6 +11,7 @@ import { isCodeFile, sharedSubpath } from '../workspace/shared-files.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
+import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import type { BundleResult, BundleTarget } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -159,8 +160,8 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
     // esbuild builds no CSS module script: one whose sheet is not a declared asset (the plugin
-    // keeps those) is the stylesheet kind, saying what works.
-    const cssModuleScript = /^Importing with a type attribute of "css" is not supported/.test(message.text);
+    // keeps those, and refuses the others) is the stylesheet kind, saying what works.
+    const cssModuleScript = message.pluginName === CSS_MODULE_SCRIPTS && message.detail === CSS_MODULE_SCRIPT_REFUSED;
     const text = cssModuleScript
       ? `a CSS module script (with { type: 'css' }) needs its sheet declared under "assets" in the module.json beside the module's entry, and a relative import of it (by bare specifier the import map maps it to code): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`
       : message.text.split(root + path.sep).join('');

@@ -11,16 +11,16 @@ import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
 import { bundleInstalled, OutsidePackageError, type InstalledBundle } from '../bundlers/installed-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
-import { buildDiagnostics } from '../store/selectors.js';
 import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } from '../io/installed-packages.js';
-import { moduleSpecifier, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
-import type { PackageModel } from '../workspace/model.js';
-import { productionVariant, variantKey } from '../workspace/variant.js';
+import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
+import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { parseCdnAddress } from './cdn-address.js';
 import { createInstalledBundles, type InstalledBundles } from './installed-bundles.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
 import { serveSharedFile } from '../http/routes/shared-files.js';
+import { answerOutput } from '../http/output-answer.js';
+import type { Address } from '../http/address.js';
 
 export const LOCAL_CDN = 'local';
 export const LOCAL_CDN_PREFIX = '/cdn';
@@ -42,9 +42,7 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     const state = await host.readiness.workspace();
-    const index = indexWorkspace(state.workspace);
-    const own = index.packages.get(name);
-    if (own) return serveWorkspaceModule(ctx, host, index, own, { version, subpath });
+    if (indexWorkspace(state.workspace).packages.has(name)) return serveWorkspaceModule(ctx, host, { version, subpath }, name);
     const copy = cdn.copies.find(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);
     const { code, styles } = await bundle(cdn, copy, subpath);
@@ -98,28 +96,17 @@ function installedCopies(host: ExtensionHost): InstalledCopies {
   };
 }
 
-/** A workspace package's address: the production output of its module (or of a shared file), its sheet at `?styles`. */
-async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, index: WorkspaceIndex, pkg: PackageModel, { version, subpath }: { version: string; subpath: string }): Promise<void> {
-  const { name } = pkg;
-  if (pkg.version !== version) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name} is at version ${pkg.version}, not ${version}`);
+/**
+ * A workspace package's address: the bytes and refusals of
+ * `/m/<package>@<version>/(modules|styles)/<subpath>?env=production`, by its one rule; `?styles` is a
+ * stylesheet module's sheet, which the preview links (README "Stylesheet modules").
+ */
+async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, { version, subpath }: { version: string; subpath: string }, name: string): Promise<void> {
+  const address: Address = { kind: ctx.query.styles === undefined ? 'modules' : 'styles', packageName: name, version, segments: subpath === '' ? [] : subpath.split('/') };
   // A shared file of the package, as its production modules import it (README "Shared files").
-  if (isSharedSubpath(subpath)) return serveSharedFile(ctx, { kind: 'modules', packageName: name, version, segments: subpath.split('/') }, productionVariant('browser'), host);
-  const specifier = moduleSpecifier(name, subpath);
-  const module = index.modules.get(specifier);
-  if (!module) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is not a public module of ${name}`);
-  const built = await host.readiness.variant(specifier, variantKey(productionVariant('browser')));
-  if (!built) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} is no longer declared by the workspace`);
-  const diagnostics = buildDiagnostics(module, built.record, built.state.workspace);
-  if (diagnostics.length > 0 || !built.record.outputs) throw new ServiceError('BUILD_FAILED', `the production build of ${specifier} failed`, { diagnostics });
-  if (ctx.query.styles !== undefined) {
-    // A stylesheet module's sheet, which the preview links (README "Stylesheet modules").
-    const styles = built.record.outputs.styles;
-    if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet`);
-    sendOutput(ctx, host.outputs.get(styles.hash)!, { type: 'text/css; charset=utf-8', hash: styles.hash, anyOrigin: true });
-    return;
-  }
-  const body = host.outputs.get(built.record.outputs.code.hash)!;
-  sendOutput(ctx, body, { type: 'text/javascript; charset=utf-8', hash: built.record.outputs.code.hash, anyOrigin: true });
+  if (address.kind === 'modules' && isSharedSubpath(subpath)) return serveSharedFile(ctx, address, productionVariant('browser'), host);
+  const answer = await answerOutput(ctx, address, productionVariant('browser'), undefined, host);
+  sendOutput(ctx, answer.body, answer);
 }
 
 // Keyed by the package's directory and the entry's real path: every spelling of an address,

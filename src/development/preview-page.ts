@@ -3,10 +3,7 @@
 // entry and calls nothing: the entry's top-level code mounts the page.
 import { moduleLabel } from '../protocol/push.js';
 import type { Preview } from './preview.js';
-
-export const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-// JSON inside <script> must not close the element or open a comment.
-export const scriptJson = (value: unknown) => JSON.stringify(value, null, 2).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+import { escapeHtml, htmlPage, importMapScript, scriptJson } from '../html-page.js';
 
 export function renderPreviewPage(preview: Preview, runtimeAddress: string): string {
   const links = preview.modules
@@ -65,24 +62,13 @@ function renderPage(preview: Preview, runtimeAddress: string, parts: PageParts):
     modules: preview.modules.filter((module) => loads.has(module.specifier)).map(moduleLabel),
     addresses: [...new Set([...loadedAddresses(preview, parts.imports), ...(parts.imported.startsWith('/') ? [parts.imported] : [])])],
   };
-  return `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <link rel="icon" href="data:,">
-    <title>${escapeHtml(preview.entry)} · preview</title>
-    <script type="importmap">
-${scriptJson({ imports: parts.imports })}
-    </script>
-${parts.head.join('\n')}
-    <script type="application/json" id="core-diagnostics">${scriptJson(diagnostics)}</script>
-    <script type="application/json" id="core-warnings">${scriptJson(warnings)}</script>
-    <script type="application/json" id="core-page">${scriptJson(page)}</script>
-    <script type="module" src="${escapeHtml(runtimeAddress)}"></script>
-    <script type="module">import ${JSON.stringify(parts.imported).replace(/</g, '\\u003c')};</script>
-  </head>
-  <body></body>
-</html>
-`;
+  return htmlPage(`${preview.entry} · preview`, [
+    importMapScript({ imports: parts.imports }),
+    ...parts.head,
+    `    <script type="application/json" id="core-diagnostics">${scriptJson(diagnostics)}</script>`,
+    `    <script type="application/json" id="core-warnings">${scriptJson(warnings)}</script>`,
+    `    <script type="application/json" id="core-page">${scriptJson(page)}</script>`,
+    `    <script type="module" src="${escapeHtml(runtimeAddress)}"></script>`,
+    `    <script type="module">import ${JSON.stringify(parts.imported).replace(/</g, '\\u003c')};</script>`,
+  ]);
 }

@@ -7,17 +7,13 @@ import type { ServiceState } from '../store/state.js';
 import { codeAddress, stylesAddress } from '../protocol/push.js';
 import { declaredPackage } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
-import type { ModuleModel, PackageModel } from '../workspace/model.js';
+import { moduleNames, type ModuleModel, type ModuleNames, type PackageModel } from '../workspace/model.js';
 import { isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
 
-export interface PreviewModule {
-  specifier: string;
-  package: string;
-  version: string;
-  subpath: string;
+export interface PreviewModule extends ModuleNames {
   source: 'package' | 'environment';
   code: string;
   styles: string | null;
@@ -108,10 +104,7 @@ function list(walk: PreviewWalk, module: ModuleModel): void {
   const canonical = walk.index.modules.get(canonicalSpecifier(state.workspace, module.specifier, module.entry)) ?? module;
   const record = development ? state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last : undefined;
   const entry: PreviewModule = {
-    specifier: module.specifier,
-    package: module.package,
-    version: module.version,
-    subpath: module.subpath,
+    ...moduleNames(module),
     source: module.package === walk.entryPackage ? 'package' : 'environment',
     // Named by content hash when built: immutable, so a reload fetches only what changed.
     code: development

@@ -12,6 +12,7 @@ import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, type Bu
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { packageFile } from '../package-files.js';
+import { htmlPage } from '../html-page.js';
 import { installedVersion as installedFrom } from '../io/installed-packages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { derivePreview, linkCdnStylesheets, type Preview } from './preview.js';
@@ -212,19 +213,14 @@ function sentCdnUnsetPage(ctx: HttpContext): boolean {
   return true;
 }
 
-const CDN_UNSET_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Preview: PREVIEW_CDN_UNSET</title>
-<style>
+const CDN_UNSET_PAGE = htmlPage('Preview: PREVIEW_CDN_UNSET', [
+  `<style>
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }
   code, pre { font: 14px ui-monospace, monospace; background: #f6f8fa; border-radius: 4px; }
   code { padding: 0.1rem 0.3rem; } pre { padding: 0.75rem 1rem; }
   @media (prefers-color-scheme: dark) { body { background: #0d1117; color: #e6edf3; } code, pre { background: #161b22; } }
-</style>
-</head>
-<body>
+</style>`,
+], `
 <h1>The preview needs a CDN origin</h1>
 <p><strong>503 <code>PREVIEW_CDN_UNSET</code></strong>: the service was started without <code>CORE_CDN_ORIGIN</code>,
 the origin that serves the packages this page imports that are not in development
@@ -234,6 +230,4 @@ the origin that serves the packages this page imports that are not in developmen
 CORE_CDN_ORIGIN=https://esm.sh core run   # a public CDN: what is published</pre>
 <p>The modules in development are served all the same at <a href="/state">/state</a>'s addresses, and
 the build of every module is on <a href="/">the dashboard</a>.</p>
-</body>
-</html>
-`;
+`);

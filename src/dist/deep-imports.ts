@@ -3,7 +3,8 @@
 // and sources"). Before the distribution, the modules that may import one (their package
 // declares such a workspace package) are built once for their bare imports, and the workspace
 // is read again with those found, until no new module can import another.
-import { parseBareSpecifier } from '../workspace/specifiers.js';
+import { isDeepImport } from '../store/reducer.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 
 export async function readWithDeepImports(
@@ -21,9 +22,9 @@ export async function readWithDeepImports(
     if (modules.length === 0) return workspace;
     for (const module of modules) scanned.add(module.specifier);
     let added = false;
+    const index = indexWorkspace(workspace);
     for (const specifier of await importsOf(workspace, modules)) {
-      const bare = parseBareSpecifier(specifier);
-      if (!bare || bare.subpath === '' || !open.has(bare.packageName) || deep.includes(specifier)) continue;
+      if (deep.includes(specifier) || !isDeepImport(index, specifier)) continue;
       deep.push(specifier);
       added = true;
     }

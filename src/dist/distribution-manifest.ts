@@ -3,7 +3,7 @@
 // the outputs still import by bare specifier, and the modules left out. Pure and ordered, so
 // the same workspace always yields the same file.
 import type { Diagnostic } from '../workspace/diagnostics.js';
-import type { Platform, WorkspaceModel } from '../workspace/model.js';
+import { moduleNames, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { isBuiltin, parseBareSpecifier } from '../workspace/specifiers.js';
 import type { Target } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -23,11 +23,7 @@ export interface DistributionOutput {
   size: number;
 }
 
-export interface DistributedModule {
-  specifier: string;
-  package: string;
-  version: string;
-  subpath: string;
+export interface DistributedModule extends ModuleNames {
   platforms: Platform[];
   target: Target;
 }
@@ -76,10 +72,7 @@ export function distributionManifest(workspace: WorkspaceModel, outcomes: readon
     format: DISTRIBUTION_FORMAT,
     importMap: { imports },
     modules: written.map(({ module, target }) => ({
-      specifier: module.specifier,
-      package: module.package,
-      version: module.version,
-      subpath: module.subpath,
+      ...moduleNames(module),
       platforms: module.platforms,
       target,
     })),

@@ -3,7 +3,7 @@
 // the preview, it links the stylesheet of every module of the entry's package and of every
 // module they reach by bare import, preloads their code, and imports the entry; every
 // address is relative, so the page works at the root of the output directory. Pure.
-import { escapeHtml, scriptJson } from '../development/preview-page.js';
+import { escapeHtml, htmlPage, importMapScript } from '../html-page.js';
 import { choosePreviewEntry } from '../workspace/preview-entry.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import type { WrittenModule } from './judge-module.js';
@@ -35,21 +35,10 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
     ...reached.filter((outcome) => outcome.files.some((file) => file.kind === 'styles')).map((outcome) => `    <link rel="stylesheet" href="${escapeHtml(importMapAddress(stylesPath(outcome.module)))}">`),
     ...reached.map((outcome) => `    <link rel="modulepreload" href="${escapeHtml(importMapAddress(codePath(outcome.module)))}">`),
   ];
-  const html = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <link rel="icon" href="data:,">
-    <title>${escapeHtml(chosen.specifier)}</title>
-    <script type="importmap">
-${scriptJson(importMap)}
-    </script>
-${head.join('\n')}
-    <script type="module" src="${escapeHtml(importMapAddress(codePath(chosen)))}"></script>
-  </head>
-  <body></body>
-</html>
-`;
+  const html = htmlPage(chosen.specifier, [
+    importMapScript(importMap),
+    ...head,
+    `    <script type="module" src="${escapeHtml(importMapAddress(codePath(chosen)))}"></script>`,
+  ]);
   return { ok: true, entry: chosen.specifier, html };
 }

@@ -31,31 +31,22 @@ export const SUPERVISION = { firstDelayMs: 100, maxDelayMs: 10_000, bound: EFFEC
 export const restartDelay = (failures: number, firstDelayMs: number = SUPERVISION.firstDelayMs, maxDelayMs: number = SUPERVISION.maxDelayMs): number =>
   Math.min(maxDelayMs, firstDelayMs * 2 ** Math.min(failures - 1, 30));
 
+/** What every supervised function is given: the events, the states and its dependencies. */
+type Inputs<Deps> = [event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: Deps];
+type Derivation<Deps, T> = (...inputs: Inputs<Deps>) => Observable<T>;
+type Reported = SupervisionOptions & { onFailed(fact: EffectFailed): void };
+
 /** Every effect's facts, and an `effect.failed` fact for each failure. */
-export function supervise<Deps>(
-  name: string,
-  effect: Effect<Deps>,
-  event$: Observable<CoreEvent>,
-  state$: Observable<ServiceState>,
-  deps: Deps,
-  options?: SupervisionOptions,
-): Observable<Facts>;
+export function supervise<Deps>(name: string, effect: Effect<Deps>, ...inputs: [...Inputs<Deps>, options?: SupervisionOptions]): Observable<Facts>;
 /** A derivation that is not an effect (its values are not facts): failures go to `onFailed`. */
+export function supervise<Deps, T>(name: string, effect: Derivation<Deps, T>, ...inputs: [...Inputs<Deps>, options: Reported]): Observable<T>;
 export function supervise<Deps, T>(
   name: string,
-  effect: (event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: Deps) => Observable<T>,
+  effect: Derivation<Deps, T>,
   event$: Observable<CoreEvent>,
   state$: Observable<ServiceState>,
   deps: Deps,
-  options: SupervisionOptions & { onFailed(fact: EffectFailed): void },
-): Observable<T>;
-export function supervise<Deps, T>(
-  name: string,
-  effect: (event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: Deps) => Observable<T>,
-  event$: Observable<CoreEvent>,
-  state$: Observable<ServiceState>,
-  deps: Deps,
-  options: SupervisionOptions & { onFailed?(fact: EffectFailed): void } = {},
+  options: SupervisionOptions & Partial<Pick<Reported, 'onFailed'>> = {},
 ): Observable<T | EffectFailed> {
   const scheduler = options.scheduler ?? asapScheduler;
   const firstDelayMs = options.firstDelayMs ?? SUPERVISION.firstDelayMs;
@@ -73,17 +64,11 @@ export function supervise<Deps, T>(
       if (scheduler.now() - startedAt >= calmMs) failures = 0;
       failures += 1;
       const retryInMs = restartDelay(failures, firstDelayMs, maxDelayMs);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       const fact: EffectFailed = { type: 'effect.failed', effect: name, message, failures, retryInMs };
       if (options.onFailed) options.onFailed(fact);
       else subscriber.next(fact);
-      if (options.logger) {
-        const line = `core: the ${name} effect failed: ${message}; it restarts in ${retryInMs} ms`;
-        // The first failure carries its stack: it is a defect, and this is what to report.
-        if (failures === 1 && error instanceof Error && error.stack) options.logger(`${line}\n${error.stack}`);
-        else if (failures === bound) options.logger(`${line}. It failed ${failures} times in a row: /state lists it; please report this defect with a log (core run --record FILE)`);
-        else options.logger(line);
-      }
+      options.logger?.(failureLine(`the ${name} effect`, `${message}; it restarts in ${retryInMs} ms`, error, failures, bound));
       restart = scheduler.schedule(start, retryInMs);
     };
 
@@ -125,14 +110,14 @@ export interface CallbackGuard {
  * `effect.failed` fact named after the callback (failures in a row: past the bound `/state`
  * lists it) and a line with its stack. Nothing restarts: the next call runs anew.
  */
-export function guardCallbacks(report: (fact: EffectFailed) => void, logger: (message: string) => void): CallbackGuard {
+export function guardCallbacks(report: (fact: EffectFailed) => void, logger: (message: string) => void, bound: number = SUPERVISION.bound): CallbackGuard {
   const inARow = new Map<string, number>();
   let reporting = false;
   const failed = (name: string, error: unknown, about?: string) => {
     const failures = (inARow.get(name) ?? 0) + 1;
     inARow.set(name, failures);
-    const message = `${about ? `${about}: ` : ''}${error instanceof Error ? error.message : String(error)}`;
-    logger(`core: the ${name} callback failed: ${message}${failures === 1 && error instanceof Error && error.stack ? `\n${error.stack}` : ''}`);
+    const message = `${about ? `${about}: ` : ''}${messageOf(error)}`;
+    logger(failureLine(`the ${name} callback`, message, error, failures, bound));
     // A callback that fails on every fact (one run for each event) would fail again on its own
     // report: that second failure is only logged.
     if (reporting) return;
@@ -156,4 +141,18 @@ export function guardCallbacks(report: (fact: EffectFailed) => void, logger: (me
       }
     },
   };
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The line of a failure, an effect's or a callback's alike: the first in a row carries its stack
+ * (it is a defect, and this is what to report), the one that reaches the bound says where it is
+ * listed and what to send.
+ */
+export function failureLine(what: string, message: string, error: unknown, failures: number, bound: number): string {
+  const line = `core: ${what} failed: ${message}`;
+  if (failures === 1 && error instanceof Error && error.stack) return `${line}\n${error.stack}`;
+  if (failures === bound) return `${line}. It failed ${failures} times in a row: /state lists it; please report this defect with a log (core run --record FILE)`;
+  return line;
 }

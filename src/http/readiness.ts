@@ -5,8 +5,7 @@ import type { Fact } from '../store/events.js';
 import { selectAnswerable, selectSettled } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../io/freshness.js';
-import { DEEP_IMPORTS_KEPT, isBuildable } from '../store/reducer.js';
-import { parseBareSpecifier } from '../workspace/specifiers.js';
+import { isBuildable, isDeepImport, keepsNoMoreDeepImports } from '../store/reducer.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { unbuildable } from './errors.js';
 
@@ -79,12 +78,11 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
     },
 
     async deepModule(state, module, variant) {
-      const bare = parseBareSpecifier(module);
-      const pkg = bare && bare.subpath !== '' ? indexWorkspace(state.workspace).packages.get(bare.packageName) : undefined;
-      if (!pkg?.withoutExports || indexWorkspace(state.workspace).modules.has(module) || state.deepImports?.includes(module)) return state;
+      const index = indexWorkspace(state.workspace);
+      if (!isDeepImport(index, module) || index.modules.has(module) || state.deepImports?.includes(module)) return state;
       request(module, variant);
       // Once the reducer took it (or keeps no more), and the workspace was read with it.
-      return when((next) => workspaceRead(next) && (next.deepImports?.includes(module) || (next.deepImports?.length ?? 0) >= DEEP_IMPORTS_KEPT));
+      return when((next) => workspaceRead(next) && (next.deepImports?.includes(module) === true || keepsNoMoreDeepImports(next)));
     },
 
     async settled(check = true) {

@@ -2,19 +2,14 @@
 // push"), in one place: the messages `/events` sends, how a page names a module, and the
 // addresses those messages and the preview carry. The browser runtime imports its types from
 // here (a type-only import, erased when it is compiled), the service its functions.
+import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { DEVELOPMENT_QUERY } from '../workspace/query.js';
 
-/** A diagnostic as the page receives it: the service's, with the module it concerns. */
-export interface PushDiagnostic {
+/** A diagnostic as the page receives it: the service's (its kind a plain string there), with the module it concerns. */
+export interface PushDiagnostic extends Omit<Diagnostic, 'kind'> {
   kind: string;
-  message: string;
-  file?: string;
-  line?: number;
-  column?: number;
   module?: string;
-  /** The source lines it concerns, with a caret (a CSS syntax problem). */
-  frame?: string;
 }
 
 export type PushMessage =

@@ -27,15 +27,21 @@ export const UNVERIFIED = '?';
 
 export type BuildReason = 'startup' | 'change' | 'request';
 
+/** What a build found besides its outputs, kept as it is by the state and the build cache. */
+export interface BuildFindings {
+  imports: ImportRecord[];
+  inputs: InputHashes;
+  /** Warnings of the build (README "Warnings"); absent when none. */
+  warnings?: Diagnostic[];
+  /** The shared files of its package it was asked to import (README "Shared files"); absent when none. */
+  shared?: string[];
+}
+
 /** A build of an earlier run found still valid in the build cache (README "The build cache"). */
-export interface RestoredBuild {
+export interface RestoredBuild extends BuildFindings {
   module: string;
   variant: string;
   outputs: BuildOutputs;
-  imports: ImportRecord[];
-  inputs: InputHashes;
-  warnings?: Diagnostic[];
-  shared?: string[];
 }
 
 export type Fact =
@@ -46,8 +52,7 @@ export type Fact =
   | { type: 'files.changed'; files: InputHashes; source: 'watcher' | 'check' }
   | { type: 'output.requested'; module: string; variant: string }
   | { type: 'build.started'; build: number; variant: string; bundler: string; reason: BuildReason; modules: { module: string; generation: number }[] }
-  /** `shared`: the shared files of its package the build was asked to import (README "Shared files"); absent when none. */
-  | { type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs; imports: ImportRecord[]; inputs: InputHashes; warnings?: Diagnostic[]; shared?: string[] }
+  | ({ type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs } & BuildFindings)
   | { type: 'build.failed'; build: number; module: string; variant: string; errors: Diagnostic[]; imports: ImportRecord[]; inputs: InputHashes }
   | { type: 'build.cancelled'; build: number; reason: string }
   /** Builds that bundled a copy of a file other modules of the package reach too (README "Shared files"): each builds again, importing it. */

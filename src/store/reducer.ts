@@ -236,6 +236,15 @@ function finish(
 // Addresses asked for can name any path: past this many, no other is looked for (README "Exports and sources").
 export const DEEP_IMPORTS_KEPT = 10_000;
 
+/** Whether `specifier` names a file of a workspace package without `exports` (a deep import found on demand, README "Exports and sources"). */
+export function isDeepImport(index: Pick<ReturnType<typeof indexWorkspace>, 'packages'>, specifier: string): boolean {
+  const bare = parseBareSpecifier(specifier);
+  return bare !== null && bare.subpath !== '' && index.packages.get(bare.packageName)?.withoutExports === true;
+}
+
+/** The state holds as many deep imports as it keeps: no other is looked for. */
+export const keepsNoMoreDeepImports = (state: Pick<ServiceState, 'deepImports'>): boolean => (state.deepImports?.length ?? 0) >= DEEP_IMPORTS_KEPT;
+
 // A deep import of a workspace package without `exports`: every later read of the workspace
 // includes it, and one that is no module yet reads the workspace again at once, so the file it
 // names becomes a module before anything is answered. Kept though its module is there already:
@@ -243,11 +252,8 @@ export const DEEP_IMPORTS_KEPT = 10_000;
 function wantDeepImports(draft: Draft<ServiceState>, base: ServiceState, imports: readonly { specifier: string }[]) {
   let index: ReturnType<typeof indexWorkspace> | undefined;
   for (const { specifier } of imports) {
-    if ((draft.deepImports?.length ?? 0) >= DEEP_IMPORTS_KEPT) return;
-    const bare = parseBareSpecifier(specifier);
-    if (!bare || bare.subpath === '' || draft.deepImports?.includes(specifier)) continue;
-    index ??= indexWorkspace(base.workspace);
-    if (!index.packages.get(bare.packageName)?.withoutExports) continue;
+    if (keepsNoMoreDeepImports(draft)) return;
+    if (draft.deepImports?.includes(specifier) || !isDeepImport((index ??= indexWorkspace(base.workspace)), specifier)) continue;
     (draft.deepImports ??= []).push(specifier);
     if (!index.modules.has(specifier)) draft.workspaceStale = true;
   }

@@ -2,7 +2,7 @@
 // the push channel and `core replay` can never disagree.
 import { checkImports } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
-import type { ModuleModel, Platform, WorkspaceModel } from '../workspace/model.js';
+import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { findSharedFiles, isCodeFile, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
@@ -11,11 +11,7 @@ import type { BuildRecord, RemoteCacheSummary, ServiceState, VariantState } from
 
 export type ModuleStatus = 'valid' | 'invalid' | 'pending';
 
-export interface ModuleReport {
-  specifier: string;
-  package: string;
-  version: string;
-  subpath: string;
+export interface ModuleReport extends ModuleNames {
   platforms: Platform[];
   bundler: string;
   status: ModuleStatus;
@@ -315,10 +311,7 @@ function selectModulesReport(state: ServiceState): Report {
   const cached = byBuilds.get(state.builds);
   if (cached) return cached;
   const modules: ModuleReport[] = state.workspace.modules.map((module) => ({
-    specifier: module.specifier,
-    package: module.package,
-    version: module.version,
-    subpath: module.subpath,
+    ...moduleNames(module),
     platforms: module.platforms,
     bundler: module.bundler.name,
     ...selectModuleStatus(state, module),

@@ -1,23 +1,16 @@
 // The shape of the service's state: the fold of every event since `service.started`.
 import type { Diagnostic } from '../workspace/diagnostics.js';
-import type { ImportRecord } from '../workspace/checks.js';
 import { emptyWorkspace, type WorkspaceModel } from '../workspace/model.js';
-import type { BuildOutputs, InputHashes } from './events.js';
+import type { BuildFindings, BuildOutputs, InputHashes, RemoteCacheCounts } from './events.js';
 
 /** What a finished build of one module variant left behind. */
-export interface BuildRecord {
+export interface BuildRecord extends BuildFindings {
   /** The build that made it; 0: restored from the build cache (README "The build cache"). */
   build: number;
   /** null when the build failed. */
   outputs: BuildOutputs | null;
   /** Errors of the bundler itself (BUNDLE_ERROR); dependency checks are derived, not stored. */
   errors: Diagnostic[];
-  imports: ImportRecord[];
-  inputs: InputHashes;
-  /** Warnings of the build (README "Warnings"); absent when none. */
-  warnings?: Diagnostic[];
-  /** The shared files of its package it was asked to import (README "Shared files"); absent when none. */
-  shared?: string[];
 }
 
 export type VariantStatus =
@@ -80,12 +73,8 @@ export interface ServiceState {
   remoteCache?: RemoteCacheSummary;
 }
 
-export interface RemoteCacheSummary {
+export interface RemoteCacheSummary extends RemoteCacheCounts {
   url: string;
-  asked: number;
-  hits: number;
-  misses: Partial<Record<string, number>>;
-  failures: Partial<Record<string, number>>;
   requests: number;
   bytes: number;
   ms: number;

@@ -29,12 +29,19 @@ export interface PackageModel {
   withoutExports?: true;
 }
 
-export interface ModuleModel {
+/** The names of a module, as the state, the /state report, the preview and a distribution all carry them. */
+export interface ModuleNames {
   /** `<package>/<subpath>`: the bare specifier other modules import it by. */
   specifier: string;
   package: string;
   version: string;
   subpath: string;
+}
+
+/** A module's names alone, to carry where the rest of its model does not go. */
+export const moduleNames = (module: ModuleNames): ModuleNames => ({ specifier: module.specifier, package: module.package, version: module.version, subpath: module.subpath });
+
+export interface ModuleModel extends ModuleNames {
   /** The module's directory, relative to the workspace. */
   dir: string;
   /** The entry file, relative to the workspace; null when no manifest names one. */

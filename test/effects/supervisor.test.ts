@@ -5,7 +5,7 @@ import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
 import { guarded } from '../../src/effects/effect.js';
 import { pushMessages$ } from '../../src/effects/push-messages.js';
-import { restartDelay, supervise, type EffectFailed } from '../../src/effects/supervisor.js';
+import { guardCallbacks, restartDelay, supervise, type EffectFailed } from '../../src/effects/supervisor.js';
 
 const fact: Fact = { type: 'files.changed', files: { 'a.ts': 'h' }, source: 'check' };
 const failed = (failures: number, retryInMs: number, message = 'boom'): EffectFailed => ({ type: 'effect.failed', effect: 'probe', message, failures, retryInMs });
@@ -87,5 +87,57 @@ describe('supervise', () => {
 
   it('waits no more than its ceiling however many failures came before', () => {
     expect([1, 2, 3, 8, 100, 10_000].map((failures) => restartDelay(failures))).to.deep.equal([100, 200, 400, 10_000, 10_000, 10_000]);
+  });
+});
+
+describe('guardCallbacks', () => {
+  it('reports a throw as effect.failed, counted in a row per callback, and logs it by the rule of an effect failure', () => {
+    const facts: EffectFailed[] = [];
+    const lines: string[] = [];
+    const guard = guardCallbacks((fact) => void facts.push(fact), (line) => void lines.push(line), 3);
+    const boom = () => {
+      throw new Error('boom');
+    };
+    for (let i = 0; i < 3; i += 1) expect(guard.run('timer', boom)).to.equal(undefined);
+    guard.failed('listener', 'plain', 'reading a.ts');
+    expect(facts.map((fact) => [fact.effect, fact.message, fact.failures, fact.retryInMs])).to.deep.equal([
+      ['timer', 'boom', 1, 0],
+      ['timer', 'boom', 2, 0],
+      ['timer', 'boom', 3, 0],
+      ['listener', 'reading a.ts: plain', 1, 0],
+    ]);
+    // The first of a row with its stack, the one at the bound saying where it is listed.
+    expect(lines[0]).to.match(/^core: the timer callback failed: boom\nError: boom\n {4}at /);
+    expect(lines[1]).to.equal('core: the timer callback failed: boom');
+    expect(lines[2]).to.equal('core: the timer callback failed: boom. It failed 3 times in a row: /state lists it; please report this defect with a log (core run --record FILE)');
+    expect(lines[3]).to.equal('core: the listener callback failed: reading a.ts: plain');
+  });
+
+  it('starts a new count after a run that did not throw, and answers what the callback returned', () => {
+    const facts: EffectFailed[] = [];
+    const guard = guardCallbacks((fact) => void facts.push(fact), () => undefined);
+    guard.failed('timer', new Error('once'));
+    expect(guard.run('timer', () => 7)).to.equal(7);
+    guard.failed('timer', new Error('again'));
+    expect(facts.map((fact) => fact.failures)).to.deep.equal([1, 1]);
+  });
+});
+
+describe('supervise, its lines', () => {
+  it('logs the first failure with its stack, and at the bound where it is listed', () => {
+    const lines: string[] = [];
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
+    scheduler.run(({ cold, expectObservable }) => {
+      const effect = cold<Fact>('#', undefined, new Error('boom'));
+      const supervised = supervise('probe', () => effect, EMPTY, EMPTY, {}, { scheduler, firstDelayMs: 100, maxDelayMs: 100, bound: 2, logger: (line) => void lines.push(line) });
+      expectObservable(supervised, '^ 250ms !').toBe('f 99ms g 99ms h', { f: failed(1, 100), g: failed(2, 100), h: failed(3, 100) });
+    });
+    expect(lines[0]).to.match(/^core: the probe effect failed: boom; it restarts in 100 ms\nError: boom\n/);
+    expect(lines.slice(1)).to.deep.equal([
+      'core: the probe effect failed: boom; it restarts in 100 ms. It failed 2 times in a row: /state lists it; please report this defect with a log (core run --record FILE)',
+      'core: the probe effect failed: boom; it restarts in 100 ms',
+    ]);
   });
 });

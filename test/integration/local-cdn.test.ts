@@ -23,7 +23,9 @@ import { shout } from 'cjs-pkg';
 import { badge } from '@kit/ui/badge';
 document.body.textContent = \`\${html('ok')} \${directive()} \${shout('hi')} \${badge()}\`;
 `,
-    'packages/ui/package.json': json({ name: '@kit/ui', version: '3.0.0', exports: { './badge': './badge.ts' }, dependencies: { fakelit: '2.0.0' } }),
+    'packages/ui/package.json': json({ name: '@kit/ui', version: '3.0.0', exports: { './badge': './badge.ts', './server': './server/index.ts' }, dependencies: { fakelit: '2.0.0' } }),
+    'packages/ui/server/module.json': json({ platforms: ['node'] }),
+    'packages/ui/server/index.ts': 'export const port = 80;\n',
     'packages/ui/badge.ts': "import { html } from 'fakelit';\nexport const badge = () => html('badge');\n",
     'node_modules/fakelit/package.json': json({ name: 'fakelit', version: '2.0.0', type: 'module', exports: { '.': { types: './index.d.ts', browser: './lib/index.js', default: './lib/node.js' }, './directive.js': './lib/directive.js' }, dependencies: { fakebase: '1.0.0' } }),
     'node_modules/fakelit/lib/index.js': "import { base } from 'fakebase';\nexport const html = (s) => base + ':' + s;\n",
@@ -88,6 +90,31 @@ describe('the local CDN', function () {
     } finally {
       fs.rmSync(selection, { force: true });
     }
+  });
+
+  it('answers a workspace package as /m/ answers its production output, refusals and headers included', async function () {
+    const PRODUCTION = 'target=browser&env=production&min=true&sourcemap=none';
+    const pairs: [string, string][] = [
+      ['/cdn/@kit/ui@3.0.0/badge', `/m/@kit/ui@3.0.0/modules/badge?${PRODUCTION}`],
+      ['/cdn/@kit/ui@3.0.0/badge?styles', `/m/@kit/ui@3.0.0/styles/badge?${PRODUCTION}`],
+      ['/cdn/@kit/ui@3.0.0/server', `/m/@kit/ui@3.0.0/modules/server?${PRODUCTION}`],
+      ['/cdn/@kit/ui@3.0.0/absent', `/m/@kit/ui@3.0.0/modules/absent?${PRODUCTION}`],
+      ['/cdn/@kit/ui@2.0.0/badge', `/m/@kit/ui@2.0.0/modules/badge?${PRODUCTION}`],
+    ];
+    const answer = async (address: string) => {
+      const got = await service.get(address);
+      const error = got.status === 200 ? null : got.json<{ code: string; message: string }>();
+      return { status: got.status, code: error?.code, message: error?.message, etag: got.headers.etag, cacheControl: got.headers['cache-control'], cors: got.headers['access-control-allow-origin'] };
+    };
+    const answers = await Promise.all(pairs.map(async ([cdn, m]) => [await answer(cdn), await answer(m)]));
+    for (const [index, [cdn, m]] of answers.entries()) expect(cdn, pairs[index]![0]).to.deep.equal(m);
+    expect(answers.map(([cdn]) => [cdn!.status, cdn!.code])).to.deep.equal([
+      [200, undefined],
+      [404, 'OUTPUT_NOT_AVAILABLE'],
+      [404, 'CONDITIONAL_NOT_FOUND'],
+      [404, 'OUTPUT_NOT_AVAILABLE'],
+      [404, 'OUTPUT_NOT_AVAILABLE'],
+    ]);
   });
 
   describe('in Chromium, with no network', function () {

@@ -117,4 +117,22 @@ describe('a file several modules of a package reach', function () {
       await service.close();
     }
   });
+
+  it('refuses as a module address does: another version, a cross-site read of development output, a v= naming bytes not kept', async () => {
+    const service = await serve(registryWorkspace());
+    try {
+      const shared = (query: string, headers?: Record<string, string>) => service.get(`/m/@r/lib@1.0.0/modules/.shared/registry.ts?${query}`, headers);
+      expect((await shared(DEV)).status).to.equal(200);
+      const version = await service.get(`/m/@r/lib@2.0.0/modules/.shared/registry.ts?${DEV}`);
+      expect([version.status, version.json<{ code: string; message: string }>().code]).to.deep.equal([404, 'OUTPUT_NOT_AVAILABLE']);
+      expect(version.json<{ message: string }>().message).to.include('@r/lib is at version 1.0.0, not 2.0.0');
+      const crossSite = await shared(DEV, { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors' });
+      expect([crossSite.status, crossSite.json<{ code: string }>().code]).to.deep.equal([403, 'CROSS_SITE_REFUSED']);
+      const earlier = await shared(`target=browser&format=esm&env=production&min=true&sourcemap=none&types=false&css=false&v=${'A'.repeat(22)}`);
+      expect([earlier.status, earlier.json<{ code: string }>().code]).to.deep.equal([404, 'OUTPUT_NOT_AVAILABLE']);
+      expect(earlier.json<{ message: string }>().message).to.include('names an earlier build of @r/lib/.shared/registry.ts, which is no longer kept');
+    } finally {
+      await service.close();
+    }
+  });
 });

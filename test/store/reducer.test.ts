@@ -1,7 +1,8 @@
 // The pure reducer: every event type, folded from hand-written facts.
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
-import { DEEP_IMPORTS_KEPT, fingerprintOf, isBuildable, reduceAll, reducer } from '../../src/store/reducer.js';
+import { DEEP_IMPORTS_KEPT, fingerprintOf, isBuildable, isDeepImport, keepsNoMoreDeepImports, reduceAll, reducer } from '../../src/store/reducer.js';
+import { indexWorkspace } from '../../src/workspace/workspace-index.js';
 import { initialState } from '../../src/store/state.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
 import { fold, moduleModel, stamp, started, startedBuild, succeeded, TIME, workspaceModel } from '../helpers/models.js';
@@ -414,5 +415,17 @@ describe('reducer', () => {
       expect(folded).to.deep.equal(mixed.reduce(reducer, state));
       expect(folded.builds[one.specifier]!.variants[DEV]!.status).to.equal('pending');
     });
+  });
+});
+
+describe('isDeepImport', () => {
+  it('is a subpath of a workspace package without exports: the one rule of the reducer, the readiness check and core dist', () => {
+    const index = indexWorkspace(workspaceModel([one], { packages: [
+      { name: '@t/open', version: '1.0.0', dir: 'open', dependencies: {}, withoutExports: true },
+      { name: '@t/closed', version: '1.0.0', dir: 'closed', dependencies: {} },
+    ] }));
+    const judged = ['@t/open/a/b.js', '@t/open', '@t/closed/x.js', 'lit/decorators.js', './local.js'].map((specifier) => isDeepImport(index, specifier));
+    expect(judged).to.deep.equal([true, false, false, false, false]);
+    expect([keepsNoMoreDeepImports({}), keepsNoMoreDeepImports({ deepImports: Array.from({ length: DEEP_IMPORTS_KEPT }, (_, i) => `@t/open/${i}.js`) })]).to.deep.equal([false, true]);
   });
 });

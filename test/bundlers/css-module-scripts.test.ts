@@ -1,0 +1,42 @@
+// CSS module scripts (src/bundlers/plugins/css-module-scripts.ts): one of a sheet declared under
+// `assets` stays an import of the asset's address; any other is refused by the plugin with its
+// `detail`, which the build's diagnostics say as STYLESHEET_IMPORTED_AS_VALUE at the import.
+import { expect } from 'chai';
+import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
+import type { BundleTarget } from '../../src/bundlers/types.js';
+import { developmentVariant } from '../../src/workspace/variant.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const CARD: BundleTarget = { specifier: '@t/app/card', subpath: 'card', dir: 'app/card', entry: 'app/card/index.ts', assets: ['card.css'], platforms: ['web'] };
+const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('utf8') : '');
+
+describe('cssModuleScriptsPlugin', () => {
+  let engine: ReturnType<typeof createEsbuildEngine> | null = null;
+  afterEach(async () => {
+    await engine?.dispose();
+    engine = null;
+  });
+
+  async function build(entry: string) {
+    const root = tempWorkspace({ 'app/card/index.ts': entry, 'app/card/card.css': ':host { display: block; }\n', 'app/card/other.css': '.other {}\n', 'app/card/plain.css': '.plain {}\n' });
+    engine = createEsbuildEngine({ root });
+    return (await engine.bundle([CARD], developmentVariant('browser')))[0]!;
+  }
+
+  it('keeps a CSS module script of a declared sheet at its asset address, and leaves a plain stylesheet import alone', async () => {
+    const result = await build("import './plain.css';\nimport sheet from './card.css' with { type: 'css' };\nexport const sheets = [sheet];\n");
+    expect(result.errors).to.deep.equal([]);
+    expect(text(result.code)).to.match(/from "\.\.\/assets\/card\/card\.css" with \{ type: "css" \}/);
+    expect(text(result.styles)).to.include('.plain');
+  });
+
+  it('refuses one of an undeclared sheet, by path or by package, each at its import, as STYLESHEET_IMPORTED_AS_VALUE', async () => {
+    const result = await build("import sheet from './other.css' with { type: 'css' };\nimport theme from '@t/kit/theme.css' with { type: 'css' };\nexport const sheets = [sheet, theme];\n");
+    expect(text(result.code)).to.equal('');
+    expect(result.errors.map((error) => [error.kind, error.file, error.line])).to.deep.equal([
+      ['STYLESHEET_IMPORTED_AS_VALUE', 'app/card/index.ts', 1],
+      ['STYLESHEET_IMPORTED_AS_VALUE', 'app/card/index.ts', 2],
+    ]);
+    expect(result.errors[0]!.message).to.include('needs its sheet declared under "assets"');
+  });
+});
