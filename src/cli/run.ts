@@ -1,6 +1,6 @@
 // `core run`: serve the workspace until SIGINT or SIGTERM.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line.js';
 import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService } from '../service.js';
 import { remoteCacheSettings } from '../io/remote-cache/settings.js';
@@ -57,7 +57,7 @@ SIGTERM (exit 0).
 `;
 
 export async function runCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandLine({
     args,
     options: {
       port: { type: 'string' },
