@@ -1,12 +1,17 @@
 // The JSON Schemas in schemas/ and the service's manifest parsers judge the same manifests
 // alike: each case of the corpus states its verdict, and ajv (draft 2020-12) and the parser
-// must both reach it. The few rules a schema cannot state exactly are listed apart, each with
-// both verdicts, so a change to either side shows here.
+// must both reach it. The parsers judge by validators compiled from the schemas at build time
+// (scripts/compile-schemas.js): each verdict of the schema is also the compiled validator's, so
+// a validator left behind by a changed schema shows here. The few rules a schema cannot state
+// exactly are listed apart, each with both verdicts, so a change to either side shows here.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TEMPLATE_DIR } from '../../src/init/init-workspace.js';
+import { validate as compiledCore } from '../../src/workspace/generated/core-schema.js';
+import { validate as compiledModule } from '../../src/workspace/generated/module-schema.js';
+import { validate as compiledPackage } from '../../src/workspace/generated/package-schema.js';
 import { parseModuleManifest } from '../../src/workspace/module-manifest.js';
 import { parsePackageManifest } from '../../src/workspace/package-manifest.js';
 import { parseWorkspaceManifest } from '../../src/workspace/workspace-manifest.js';
@@ -18,14 +23,18 @@ type Case = [description: string, manifest: unknown, valid: boolean];
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
 const schema = (name: string): ValidateFunction => ajv.compile(JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, 'schemas', `${name}.schema.json`), 'utf8')));
 const manifests = {
-  core: { validate: schema('core'), parse: (text: string) => parseWorkspaceManifest(text, 'core.json') },
-  package: { validate: schema('package'), parse: (text: string) => parsePackageManifest(text, 'package.json') },
-  module: { validate: schema('module'), parse: (text: string) => parseModuleManifest(text, 'module.json') },
+  core: { validate: schema('core'), compiled: compiledCore as (data: unknown) => boolean, parse: (text: string) => parseWorkspaceManifest(text, 'core.json') },
+  package: { validate: schema('package'), compiled: compiledPackage as (data: unknown) => boolean, parse: (text: string) => parsePackageManifest(text, 'package.json') },
+  module: { validate: schema('module'), compiled: compiledModule as (data: unknown) => boolean, parse: (text: string) => parseModuleManifest(text, 'module.json') },
 };
 type Kind = keyof typeof manifests;
 
 const parserSays = (kind: Kind, manifest: unknown) => manifests[kind].parse(JSON.stringify(manifest)).diagnostics.length === 0;
-const schemaSays = (kind: Kind, manifest: unknown) => manifests[kind].validate(manifest) === true;
+const schemaSays = (kind: Kind, manifest: unknown) => {
+  const verdict = manifests[kind].validate(manifest) === true;
+  expect(manifests[kind].compiled(manifest), `the validator compiled from ${kind}.schema.json`).to.equal(verdict);
+  return verdict;
+};
 
 const PACKAGE = { name: '@acme/app', version: '1.0.0' };
 
@@ -103,6 +112,8 @@ const CORPUS: Record<Kind, Case[]> = {
     ['exports as a string (the root)', { ...PACKAGE, exports: './index.ts' }, true],
     ['exports as an array (the root)', { ...PACKAGE, exports: ['./index.ts'] }, true],
     ['exports as a number', { ...PACKAGE, exports: 3 }, false],
+    ['exports mixing "./" keys with conditions', { ...PACKAGE, exports: { '.': './a.js', import: './b.js' } }, false],
+    ['a condition of the root that is a number', { ...PACKAGE, exports: { import: 3 } }, false],
     ['an export target that is a number', { ...PACKAGE, exports: { './a': 1 } }, false],
     ['an export target that is a boolean', { ...PACKAGE, exports: { './a': false } }, false],
     ['dependencies as an array', { ...PACKAGE, dependencies: ['lit'] }, false],
