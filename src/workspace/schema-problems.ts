@@ -28,7 +28,8 @@ export interface SchemaProblem {
 export interface MemberMessage {
   at: string;
   keyword?: string;
-  message: (value: unknown, names: string[]) => string;
+  /** null: the problem is told by a rule of the parser's own (a rule the schema states only in part). */
+  message: (value: unknown, names: string[]) => string | null;
 }
 
 export interface WordedProblem {
@@ -68,7 +69,7 @@ export function wordProblems(data: unknown, problems: SchemaProblem[], messages:
     const path = problem.path.slice(0, best?.length ?? problem.path.length);
     // A member no message names still is told, as the schema's keyword.
     const text = best ? best.message.message(valueAt(data, path), best.names) : `${path.join('.')} breaks the schema's "${problem.keyword}"`;
-    if (!worded.some((known) => known.message === text)) worded.push({ path, message: text });
+    if (text !== null && !worded.some((known) => known.message === text)) worded.push({ path, message: text });
   }
   return worded;
 }

@@ -60,6 +60,7 @@ const CORPUS: Record<Kind, Case[]> = {
     ['a directory outside the workspace', { packages: ['../app'] }, false],
     ['a directory climbing out through backslashes', { packages: ['a\\..\\..\\b'] }, false],
     ['the parent directory', { packages: ['..'] }, false],
+    ['a `..` segment that stays inside', { packages: ['packages/../app'] }, false],
     ['a directory listed twice', { packages: ['a', 'a'] }, false],
     ['an empty preview', { packages: [], preview: '' }, false],
     ['a preview that is not a string', { packages: [], preview: ['@acme/app/main'] }, false],
@@ -175,9 +176,10 @@ const CORPUS: Record<Kind, Case[]> = {
 
 // Where the schema is stricter or looser than the parser, because JSON Schema cannot state the
 // parser's rule: normalizing paths before comparing them, resolving `..`, and numbers past 2^53.
+// core.json and package.json are judged by their schemas, so they differ only where the parser
+// adds a rule.
 const DIFFERENCES: [Kind, string, unknown, { schema: boolean; parser: boolean }][] = [
   ['core', 'the same directory written two ways', { packages: ['packages/app', './packages/app'] }, { schema: true, parser: false }],
-  ['core', 'a `..` segment that stays inside', { packages: ['packages/../app'] }, { schema: false, parser: true }],
   ['module', 'an entry with a `..` segment that stays inside', { entry: 'src/../index.ts' }, { schema: false, parser: true }],
   ['package', 'a version whose major is beyond 2^53', { ...PACKAGE, version: '99999999999999999.0.0' }, { schema: true, parser: false }],
 ];
