@@ -53,6 +53,15 @@ export const version = (() => {
   },
 };
 
+// jsonc-parser's `main` is a UMD build that loads its parts by computed `require`s a bundle
+// cannot follow; its ES modules (`module`) bundle like any.
+const jsoncParserAsModules = {
+  name: 'jsonc-parser-as-modules',
+  setup(build) {
+    build.onResolve({ filter: /^jsonc-parser$/ }, () => ({ path: path.join(path.dirname(require.resolve('jsonc-parser/package.json')), 'lib/esm/main.js') }));
+  },
+};
+
 // One mime-types for all: koa's `accepts` asks for version 2 (its own copy, with mime-db's
 // tables again), whose `lookup` of an extension, all it uses, version 3 answers alike. Loading
 // a copy of the tables costs every start ~5 ms.
@@ -86,7 +95,7 @@ await esbuild.build({
   // the sources ask for their module's address, they get the bundle's.
   define: { 'import.meta.url': 'bundleUrl' },
   banner: { js: "'use strict';\nconst bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [rxjsAsModules, esbuildOnFirstUse, oneMimeTypes, jsonParsed],
+  plugins: [rxjsAsModules, jsoncParserAsModules, esbuildOnFirstUse, oneMimeTypes, jsonParsed],
   sourcemap: true,
   legalComments: 'eof',
   logLevel: 'warning',

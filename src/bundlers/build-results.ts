@@ -7,7 +7,7 @@ import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
-import { isCodeFile, sharedSubpath } from '../workspace/shared-files.js';
+import { sharedAmong } from '../workspace/shared-files.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
@@ -224,31 +224,15 @@ export function stylesInputs(result: esbuild.BuildResult, index: number): string
  * already; a file outside the package, or with a name no address carries, stays a copy.
  */
 export function sharedInBatch(targets: readonly BundleTarget[], results: readonly BundleResult[]): Map<string, Record<string, string>> {
-  const counts = new Map<string, Map<string, number>>();
-  targets.forEach((target, index) => {
-    const result = results[index]!;
-    if (!target.package || result.code === null) return;
-    const entries = target.workspace?.entries ?? {};
-    let files = counts.get(target.package.name);
-    if (!files) counts.set(target.package.name, (files = new Map()));
-    for (const file of result.inputs) {
-      if (file in entries || file === target.entry || !isCodeFile(file) || (target.shared && file in target.shared)) continue;
-      files.set(file, (files.get(file) ?? 0) + 1);
-    }
-  });
-  const found = new Map<string, Record<string, string>>();
-  for (const target of targets) {
-    const files = target.package ? counts.get(target.package.name) : undefined;
-    if (!files || found.has(target.package!.name)) continue;
-    for (const [file, count] of files) {
-      const subpath = count >= 2 ? sharedSubpath(target.package!.dir, file) : null;
-      if (subpath === null) continue;
-      const name = target.package!.name;
-      if (!found.has(name)) found.set(name, {});
-      found.get(name)![file] = `${name}/${subpath}`;
-    }
-  }
-  return found;
+  return sharedAmong(
+    targets.flatMap((target, index) => {
+      const result = results[index]!;
+      if (!target.package || result.code === null) return [];
+      const entries = target.workspace?.entries ?? {};
+      const files = result.inputs.filter((file) => !(file in entries) && file !== target.entry && !(target.shared && file in target.shared));
+      return [{ packageName: target.package.name, packageDir: target.package.dir, files }];
+    }),
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 // cache"); `--clear` removes it, so that the next start builds every module.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line.js';
 import { cacheLocation } from '../io/build-cache.js';
 import { createRemoteClient } from '../io/remote-cache/client.js';
 import { remoteCacheSettings } from '../io/remote-cache/settings.js';
@@ -38,7 +38,7 @@ Environment:
 `;
 
 export async function cacheCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { clear: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseCommandLine({ args, options: { clear: { type: 'boolean' } }, allowPositionals: true, strict: true });
   if (positionals.length > 1 || (positionals.length === 1 && positionals[0] !== 'push')) throw new UsageError(`unexpected argument "${positionals[positionals[0] === 'push' ? 1 : 0]}"`);
   const root = workspaceDir();
   if (positionals[0] === 'push') return push(root);

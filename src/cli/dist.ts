@@ -1,7 +1,7 @@
 // `core dist [--out DIR]`: the production output of every module as static files (README
 // "Distribution: core dist"). Parses the arguments and prints; src/dist/ does the work.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line.js';
 import { remoteCacheSettings } from '../io/remote-cache/settings.js';
 import { describeRemoteRestored } from '../store/events.js';
 import { distribute, type DistributionProgress, type DistributionResult, type PackageSummary } from '../dist/distribute.js';
@@ -43,7 +43,7 @@ its diagnostics; the valid modules are still written); 2 wrong usage or no core.
 `;
 
 export async function distCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { out: { type: 'string' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseCommandLine({ args, options: { out: { type: 'string' } }, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"; name the output directory with --out DIR`);
   if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out needs a directory');
   const root = workspaceDir();

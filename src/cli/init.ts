@@ -1,7 +1,7 @@
 // `core init [DIR]`: a new workspace from the template. Parses the arguments and prints;
 // src/init/ does the work.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line.js';
 import { DirectoryNotEmpty, initWorkspace, NotADirectory } from '../init/init-workspace.js';
 import { PACKAGE_ROOT } from '../package-files.js';
 import { UsageError } from './usage-error.js';
@@ -29,7 +29,7 @@ Exit codes: 0 created; 1 DIR is not empty or is a file (nothing is written); 2 w
 `;
 
 export async function initCommand(args: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  const { positionals } = parseCommandLine({ args, options: {}, allowPositionals: true, strict: true });
   if (positionals.length > 1) throw new UsageError(`name one directory; got ${positionals.length}`);
   let result;
   try {

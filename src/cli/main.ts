@@ -1,5 +1,5 @@
-// `core <command>`: the command table. Commands parse their own arguments (node:util
-// parseArgs) and call the programmatic API; no logic of their own lives here.
+// `core <command>`: the command table. Commands parse their own arguments (command-line.ts,
+// over node:util parseArgs) and call the programmatic API; no logic of their own lives here.
 import { VERSION } from '../version.js';
 import { COMMANDS, usage } from './commands.js';
 import { UsageError } from './usage-error.js';
@@ -34,11 +34,6 @@ export async function main(args: string[]): Promise<number> {
     // A wrong command line is one line: what is wrong and where the options are listed.
     if (error instanceof UsageError) {
       process.stderr.write(`core ${name}: ${error.message} (core ${name} --help lists the options)\n`);
-      return 2;
-    }
-    const parseProblem = describeParseError(error);
-    if (parseProblem !== null) {
-      process.stderr.write(`core ${name}: ${parseProblem} (core ${name} --help lists the options)\n`);
       return 2;
     }
     throw error;
@@ -81,19 +76,4 @@ function joinDashValues(args: string[]): string[] {
     } else joined.push(arg);
   }
   return joined;
-}
-
-// node:util's parser explains itself in several sentences with quotes of its own; the
-// command line gets the one fact that matters.
-function describeParseError(error: unknown): string | null {
-  if (!(error instanceof Error)) return null;
-  const code = (error as { code?: string }).code ?? '';
-  if (!code.startsWith('ERR_PARSE_ARGS')) return null;
-  const option = /'(-[^' ]+)/.exec(error.message)?.[1] ?? null;
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option ?? error.message}`;
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    return /argument missing|ambiguous/.test(error.message) ? `${option ?? 'an option'} needs a value` : `${option ?? 'an option'} takes no value`;
-  }
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${/'([^']+)'/.exec(error.message)?.[1] ?? ''}`.trim();
-  return error.message.split('\n')[0]!;
 }

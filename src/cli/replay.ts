@@ -2,7 +2,7 @@
 // reducer and prints the `/state` report it yields, or, with --trace, each change of a
 // module's status or diagnostics with the event that caused it.
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line.js';
 import { LogFormatError, lastSession, parseLog, replay, trace } from '../store/replay.js';
 import { chromeTrace } from '../store/chrome-trace.js';
 import { selectReport } from '../store/selectors.js';
@@ -29,7 +29,7 @@ line cut off by a killed server is skipped with a warning.
 `;
 
 export async function replayCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandLine({
     args,
     options: { until: { type: 'string' }, trace: { type: 'boolean' }, color: { type: 'boolean' }, 'chrome-trace': { type: 'string' } },
     allowPositionals: true,

@@ -1,7 +1,7 @@
 // `core run`: serve the workspace until SIGINT or SIGTERM.
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line.js';
 import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService, type Service } from '../service.js';
 import { remoteCacheSettings, type RemoteCacheSettings } from '../io/remote-cache/settings.js';
@@ -117,7 +117,7 @@ interface RunRequest {
 }
 
 function parseRunArguments(args: string[]): RunRequest {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandLine({
     args,
     options: {
       port: { type: 'string' },

@@ -2,7 +2,7 @@
 // the only writer of `.core/`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line.js';
 import { createFileHashes } from '../io/file-hashes.js';
 import { readWorkspace, SELECTION_FILE } from '../workspace/read-workspace.js';
 import { UsageError } from './usage-error.js';
@@ -21,7 +21,7 @@ Options:
 `;
 
 export async function selectCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { all: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseCommandLine({ args, options: { all: { type: 'boolean' } }, allowPositionals: true, strict: true });
   const root = workspaceDir();
   const file = path.join(root, SELECTION_FILE);
   if (values.all) {

@@ -1,8 +1,10 @@
 // `module.json`: platforms, entry, assets, subpath and bundler of one module (README "Workspaces").
-import { manifestInvalid, type Diagnostic } from './diagnostics.js';
+import { manifestInvalid } from './diagnostics.js';
+import { validate as validateModuleSchema } from './generated/module-schema.js';
 import { describeType, isObject, parseJson } from './json.js';
 import type { Platform } from './model.js';
-import { isInside, normalizeRelative } from './paths.js';
+import { normalizeRelative } from './paths.js';
+import { isRefused, schemaProblems, wordProblems, type MemberMessage, type SchemaValidator } from './schema-problems.js';
 import type { ManifestResult } from './workspace-manifest.js';
 
 export interface ModuleManifest {
@@ -13,7 +15,6 @@ export interface ModuleManifest {
   bundler: string | null;
 }
 
-const PLATFORMS: readonly Platform[] = ['web', 'node'];
 // A subpath is what follows the package name in a specifier: plain segments only.
 const SUBPATH = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
 export const isSubpath = (subpath: string): boolean => SUBPATH.test(subpath) && !subpath.split('/').some((s) => s === '.' || s === '..');
@@ -27,60 +28,33 @@ export function parseModuleManifest(text: string, file: string): ManifestResult<
   const parsed = parseJson(text, file);
   if (!parsed.ok) return { value, diagnostics: [parsed.diagnostic] };
   const json = parsed.value;
-  if (!isObject(json)) return { value, diagnostics: [manifestInvalid(file, `${file} must hold an object; it holds ${describeType(json)}`)] };
-  const diagnostics: Diagnostic[] = [];
-  const problem = (message: string) => diagnostics.push(manifestInvalid(file, `${file}: ${message}`));
-
-  // `$schema` points editors at schemas/module.schema.json; the service only checks its type.
-  if (json.$schema !== undefined && typeof json.$schema !== 'string') problem(`"$schema" must be the address of a JSON Schema; it is ${describeType(json.$schema)}`);
-
-  if (json.platforms !== undefined) {
-    if (!Array.isArray(json.platforms) || json.platforms.length === 0) {
-      problem(`"platforms" must be a non-empty array of "web" and "node"; it is ${describeType(json.platforms)}`);
-    } else {
-      const platforms: Platform[] = [];
-      for (const platform of json.platforms) {
-        if (typeof platform === 'string' && (PLATFORMS as readonly string[]).includes(platform)) {
-          if (!platforms.includes(platform as Platform)) platforms.push(platform as Platform);
-        } else {
-          problem(`"platforms" may hold "web" and "node" only; it holds ${typeof platform === 'string' ? `"${platform}"` : describeType(platform)}`);
-        }
-      }
-      if (platforms.length > 0) value.platforms = platforms;
-    }
-  }
-
-  if (json.entry !== undefined) {
-    const entry = typeof json.entry === 'string' ? normalizeRelative(json.entry) : null;
-    if (entry === null || !isInside(entry) || entry === '.') problem(`"entry" must be a file in the module's directory such as "index.ts"; it is ${describeType(json.entry)}${typeof json.entry === 'string' ? ` "${json.entry}"` : ''}`);
-    else value.entry = entry;
-  }
-
-  if (json.assets !== undefined) {
-    if (!Array.isArray(json.assets)) {
-      problem(`"assets" must be an array of file names; it is ${describeType(json.assets)}`);
-    } else {
-      for (const asset of json.assets) {
-        const name = typeof asset === 'string' ? normalizeRelative(asset) : null;
-        if (name === null || !isInside(name) || name === '.') {
-          problem(`"assets" must hold file names inside the module's directory; it holds ${typeof asset === 'string' ? `"${asset}"` : describeType(asset)}`);
-        } else if (!value.assets.includes(name)) {
-          value.assets.push(name);
-        }
-      }
-    }
-  }
-
-  if (json.subpath !== undefined) {
-    const subpath = typeof json.subpath === 'string' ? json.subpath.replace(/^\.\//, '') : null;
-    if (subpath === null || !isSubpath(subpath)) problem(`"subpath" must be a subpath such as "widgets/badge"; it is ${typeof json.subpath === 'string' ? `"${json.subpath}"` : describeType(json.subpath)}`);
-    else value.subpath = subpath;
-  }
-
-  if (json.bundler !== undefined) {
-    if (typeof json.bundler === 'string' && json.bundler !== '') value.bundler = json.bundler;
-    else problem(`"bundler" must be a bundler name such as "ts"; it is ${describeType(json.bundler)}`);
-  }
-
+  const problems = wordProblems(json, schemaProblems(validateModuleSchema as SchemaValidator, json), MODULE_MESSAGES);
+  const diagnostics = problems.map(({ path, message }) => manifestInvalid(file, path.length === 0 ? `${file} ${message}` : `${file}: ${message}`));
+  if (!isObject(json)) return { value, diagnostics };
+  const refused = (...path: string[]) => isRefused(problems, ...path);
+  // Each kept once, in the order written; paths as the service compares them.
+  const kept = <T extends string>(member: 'platforms' | 'assets', normalize: (item: string) => T): T[] =>
+    Array.isArray(json[member]) ? [...new Set((json[member] as string[]).filter((_, index) => !refused(member, String(index))).map(normalize))] : [];
+  const platforms = kept('platforms', (platform) => platform as Platform);
+  if (platforms.length > 0) value.platforms = platforms;
+  value.assets = kept('assets', (asset) => normalizeRelative(asset) ?? asset);
+  if (json.entry !== undefined && !refused('entry')) value.entry = normalizeRelative(json.entry as string) ?? (json.entry as string);
+  if (json.subpath !== undefined && !refused('subpath')) value.subpath = (json.subpath as string).replace(/^\.\//, '');
+  if (json.bundler !== undefined && !refused('bundler')) value.bundler = json.bundler as string;
   return { value, diagnostics };
 }
+
+const describeString = (value: unknown) => (typeof value === 'string' ? `"${value}"` : describeType(value));
+
+// The messages users see, by member; schemas/module.schema.json says what is refused.
+const MODULE_MESSAGES: MemberMessage[] = [
+  { at: '', message: (value) => `must hold an object; it holds ${describeType(value)}` },
+  { at: '$schema', message: (value) => `"$schema" must be the address of a JSON Schema; it is ${describeType(value)}` },
+  { at: 'platforms', message: (value) => `"platforms" must be a non-empty array of "web" and "node"; it is ${describeType(value)}` },
+  { at: 'platforms/*', message: (platform) => `"platforms" may hold "web" and "node" only; it holds ${describeString(platform)}` },
+  { at: 'entry', message: (entry) => `"entry" must be a file in the module's directory such as "index.ts"; it is ${describeType(entry)}${typeof entry === 'string' ? ` "${entry}"` : ''}` },
+  { at: 'assets', message: (value) => `"assets" must be an array of file names; it is ${describeType(value)}` },
+  { at: 'assets/*', message: (asset) => `"assets" must hold file names inside the module's directory; it holds ${describeString(asset)}` },
+  { at: 'subpath', message: (subpath) => `"subpath" must be a subpath such as "widgets/badge"; it is ${describeString(subpath)}` },
+  { at: 'bundler', message: (value) => `"bundler" must be a bundler name such as "ts"; it is ${describeType(value)}` },
+];

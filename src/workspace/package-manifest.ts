@@ -1,8 +1,10 @@
 // `package.json`: identity, public modules by `exports`, dependencies, and the `core` and
 // `bundlers` members (README "Workspaces").
 import semver from 'semver';
-import { manifestInvalid, type Diagnostic } from './diagnostics.js';
+import { manifestInvalid } from './diagnostics.js';
+import { validate as validatePackageSchema } from './generated/package-schema.js';
 import { describeType, isObject, parseJson } from './json.js';
+import { isRefused, schemaProblems, wordProblems, type MemberMessage, type SchemaValidator, type WordedProblem } from './schema-problems.js';
 import type { ManifestResult } from './workspace-manifest.js';
 
 export interface BundlerEntry {
@@ -34,11 +36,8 @@ export interface PackageManifest {
   define: Record<string, string>;
 }
 
-// npm's rules for names, scoped or not (lower case, URL-safe).
+// npm's rules for names, scoped or not (lower case, URL-safe); schemas/package.schema.json states them too.
 const PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
-// Exactly as written, build metadata allowed: semver alone would also take ` v1.0.0 `,
-// and addresses carry the string as it is.
-const isExactVersion = (version: string): boolean => /^\d/.test(version) && version === version.trim() && semver.parse(version) !== null;
 
 // Tables keyed by names from the manifest: without a prototype, `__proto__` or `constructor`
 // are names like any other, never members of Object.prototype.
@@ -70,116 +69,127 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   const parsed = parseJson(text, file);
   if (!parsed.ok) return { value: null, diagnostics: [parsed.diagnostic] };
   const json = parsed.value;
-  if (!isObject(json)) return { value: null, diagnostics: [manifestInvalid(file, `${file} must hold an object; it holds ${describeType(json)}`)] };
-  const diagnostics: Diagnostic[] = [];
-  const problem = (message: string) => diagnostics.push(manifestInvalid(file, `${file}: ${message}`));
+  const problems = packageManifestProblems(json);
+  const diagnostics = problems.map(({ path, message }) => manifestInvalid(file, path.length === 0 ? `${file} ${message}` : `${file}: ${message}`));
+  // Without its identity a package has no address: nothing else of it is read, or told.
+  const identity = diagnostics.filter((_, index) => problems[index]!.path.length <= 1 && ['', 'name', 'version'].includes(problems[index]!.path[0] ?? ''));
+  if (identity.length > 0 || !isObject(json)) return { value: null, diagnostics: identity };
+  return { value: readPackageManifest(json, (...path) => isRefused(problems, ...path)), diagnostics };
+}
 
-  if (typeof json.name !== 'string' || !isPackageName(json.name)) {
-    problem(`"name" must be a package name such as "@acme/app"; it is ${typeof json.name === 'string' ? `"${json.name}": ${whyNotAPackageName(json.name)}` : describeType(json.name)}`);
+/** The problems of a package.json, worded: the schema's, and the one rule it cannot state. */
+function packageManifestProblems(json: unknown): WordedProblem[] {
+  const problems = wordProblems(json, schemaProblems(validatePackageSchema as SchemaValidator, json), PACKAGE_MESSAGES);
+  // A version the schema's pattern takes but semver cannot hold (a part beyond 2^53) has no one meaning.
+  const version = isObject(json) ? json.version : undefined;
+  if (typeof version === 'string' && !isRefused(problems, 'version') && semver.parse(version) === null) {
+    problems.push({ path: ['version'], message: versionMessage(version) });
   }
-  if (typeof json.version !== 'string' || !isExactVersion(json.version)) {
-    problem(`"version" must be an exact version such as "1.0.0"; it is ${typeof json.version === 'string' ? `"${json.version}"` : describeType(json.version)}`);
-  }
-  if (diagnostics.length > 0) return { value: null, diagnostics };
+  return problems;
+}
 
-  // `$schema` points editors at schemas/package.schema.json; the service only checks its type.
-  if (json.$schema !== undefined && typeof json.$schema !== 'string') problem(`"$schema" must be the address of a JSON Schema; it is ${describeType(json.$schema)}`);
-  for (const member of ['private'] as const) {
-    if (json[member] !== undefined && typeof json[member] !== 'boolean') problem(`"${member}" must be a boolean; it is ${describeType(json[member])}`);
-  }
-  if (json.description !== undefined && typeof json.description !== 'string') problem(`"description" must be a string; it is ${describeType(json.description)}`);
+const versionMessage = (version: unknown) => `"version" must be an exact version such as "1.0.0"; it is ${typeof version === 'string' ? `"${version}"` : describeType(version)}`;
+const exportMessage = (key: string, target: unknown) =>
+  `exports["${key}"] must be a path such as "./main/index.ts", an object of conditions, an array or null; it is ${describeType(target)}`;
+const defineMessage = (name: string) => `core.define["${name}"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`;
+const dependencyMessages = (member: string): MemberMessage[] => [
+  { at: member, message: (value) => `"${member}" must be an object of package names to version ranges; it is ${describeType(value)}` },
+  { at: `${member}/*`, message: (value, [name]) => `${member}["${name}"] must be a version range string; it is ${describeType(value)}` },
+];
 
+// The messages users see, by member; schemas/package.schema.json says what is refused.
+const PACKAGE_MESSAGES: MemberMessage[] = [
+  { at: '', message: (value) => `must hold an object; it holds ${describeType(value)}` },
+  { at: 'name', message: (name) => `"name" must be a package name such as "@acme/app"; it is ${typeof name === 'string' ? `"${name}": ${whyNotAPackageName(name)}` : describeType(name)}` },
+  { at: 'version', message: versionMessage },
+  { at: '$schema', message: (value) => `"$schema" must be the address of a JSON Schema; it is ${describeType(value)}` },
+  { at: 'private', message: (value) => `"private" must be a boolean; it is ${describeType(value)}` },
+  { at: 'description', message: (value) => `"description" must be a string; it is ${describeType(value)}` },
+  { at: 'exports', keyword: 'type', message: (value) => exportMessage('.', value) },
+  { at: 'exports', keyword: 'anyOf', message: () => `"exports" mixes "./<subpath>" keys with conditions; Node refuses that: put the conditions under "."` },
+  { at: 'exports/*', message: (value, [key]) => exportMessage(key!, value) },
+  ...dependencyMessages('dependencies'),
+  ...dependencyMessages('peerDependencies'),
+  ...dependencyMessages('optionalDependencies'),
+  { at: 'core', message: (value) => `"core" must be an object with "modules" and "bundler"; it is ${describeType(value)}` },
+  { at: 'core/modules', message: (value) => `core.modules must be a directory of the package ("." for the package itself); it is ${describeType(value)}` },
+  { at: 'core/define', message: (value) => `core.define must be an object of names to JavaScript expressions, such as {"__LIB_VERSION__": "\\"1.2.3\\""}; it is ${describeType(value)}` },
+  { at: 'core/define/*', message: (_, [name]) => defineMessage(name!) },
+  { at: 'core/bundler', message: (value) => `core.bundler must be a bundler name such as "ts"; it is ${describeType(value)}` },
+  { at: 'bundlers', message: (value) => `"bundlers" must be an object of bundler names; it is ${describeType(value)}` },
+  { at: 'bundlers/*', message: (value, [name]) => `bundlers["${name}"] must be a specifier string or an object with "specifier"; it is ${describeType(value)}` },
+  { at: 'bundlers/*', keyword: 'minLength', message: (_, [name]) => `bundlers["${name}"] must name a module specifier` },
+  { at: 'bundlers/*/specifier', message: (value, [name]) => `bundlers["${name}"].specifier must be a module specifier such as "@core-js/packages/bundlers/esbuild"; it is ${describeType(value)}` },
+  { at: 'bundlers/*/processors', message: (value, [name]) => `bundlers["${name}"].processors must be an object; it is ${describeType(value)}` },
+  { at: 'bundlers/*/processors/bundle', message: (_, [name]) => `bundlers["${name}"].processors.bundle must be an object whose "compiler" is a string such as "esbuild"` },
+];
+
+type Refused = (...path: string[]) => boolean;
+
+/** The manifest of a package.json whose identity the schema took; members it refused are left out. */
+function readPackageManifest(json: Record<string, unknown>, refused: Refused): PackageManifest {
+  const core = isObject(json.core) && !refused('core') ? json.core : {};
+  const define: Record<string, string> = table();
+  if (isObject(core.define)) {
+    for (const [name, value] of Object.entries(core.define)) if (!refused('core', 'define', name)) define[name] = value as string;
+  }
+  return {
+    name: json.name as string,
+    version: json.version as string,
+    ...packageExports(json, refused),
+    buildTsconfig: buildTsconfig(json.scripts),
+    dependencies: declaredDependencies(json, refused),
+    modulesDir: core.modules !== undefined && !refused('core', 'modules') ? (core.modules as string) : null,
+    defaultBundler: core.bundler !== undefined && !refused('core', 'bundler') ? (core.bundler as string) : null,
+    bundlers: declaredBundlers(json.bundlers, refused),
+    define,
+  };
+}
+
+function packageExports(json: Record<string, unknown>, refused: Refused): Pick<PackageManifest, 'exports' | 'sourceKeys' | 'rootMembers'> {
   const exports: Record<string, string[]> = table();
-  const sourceKeys: string[] = [];
-  let rootMembers: string[] | null = json.exports !== undefined && json.exports !== null ? null : [];
-  if (json.exports !== undefined && json.exports !== null) {
-    // The forms Node accepts: a string or an array (the root alone), an object of conditions
-    // (the root alone), or an object of "." and "./<subpath>" keys.
-    const keyed = isObject(json.exports) && Object.keys(json.exports).some((key) => key.startsWith('.'));
-    const entries: [string, unknown][] = keyed ? Object.entries(json.exports as Record<string, unknown>) : [['.', json.exports]];
-    if (keyed && Object.keys(json.exports as object).some((key) => !key.startsWith('.'))) {
-      problem(`"exports" mixes "./<subpath>" keys with conditions; Node refuses that: put the conditions under "."`);
-    }
-    for (const [key, target] of entries) {
-      if (!key.startsWith('.')) continue;
-      const targets = exportTargets(target);
-      if (targets === null) {
-        problem(`exports["${key}"] must be a path such as "./main/index.ts", an object of conditions, an array or null; it is ${describeType(target)}`);
-        continue;
-      }
-      exports[key] = targets;
-      if (hasSourceCondition(target)) sourceKeys.push(key);
-    }
-  } else {
+  if (json.exports === undefined || json.exports === null) {
     // No `exports`: the package root, from the first of these that is or maps to a source.
     const members = (['module', 'main', 'types', 'typings'] as const).filter((member) => typeof json[member] === 'string' && json[member] !== '');
-    if (members.length > 0) {
-      exports['.'] = members.map((member) => json[member] as string).map((target) => (target.startsWith('./') ? target : `./${target}`));
-      rootMembers = [...members];
-    }
+    if (members.length > 0) exports['.'] = members.map((member) => json[member] as string).map((target) => (target.startsWith('./') ? target : `./${target}`));
+    return { exports, sourceKeys: [], rootMembers: [...members] };
   }
+  // The forms Node accepts: a string or an array (the root alone), an object of conditions
+  // (the root alone), or an object of "." and "./<subpath>" keys.
+  const keyed = isObject(json.exports) && Object.keys(json.exports).some((key) => key.startsWith('.'));
+  const entries: [string, unknown][] = keyed ? Object.entries(json.exports as Record<string, unknown>) : [['.', json.exports]];
+  const sourceKeys: string[] = [];
+  for (const [key, target] of entries) {
+    if (!key.startsWith('.') || (keyed ? refused('exports', key) : refused('exports'))) continue;
+    exports[key] = exportTargets(target);
+    if (hasSourceCondition(target)) sourceKeys.push(key);
+  }
+  return { exports, sourceKeys, rootMembers: null };
+}
 
-  // `peerDependencies` (a plugin's host) and `optionalDependencies` declare a package as surely
-  // as `dependencies` (README "Workspaces"): one table, `dependencies` written last so its range
-  // is the one checked when a name is in several.
+// `peerDependencies` (a plugin's host) and `optionalDependencies` declare a package as surely
+// as `dependencies` (README "Workspaces"): one table, `dependencies` written last so its range
+// is the one checked when a name is in several.
+function declaredDependencies(json: Record<string, unknown>, refused: Refused): Record<string, string> {
   const dependencies: Record<string, string> = table();
   for (const member of ['optionalDependencies', 'peerDependencies', 'dependencies'] as const) {
     const declared = json[member];
-    if (declared === undefined) continue;
-    if (!isObject(declared)) {
-      problem(`"${member}" must be an object of package names to version ranges; it is ${describeType(declared)}`);
-      continue;
-    }
-    for (const [name, range] of Object.entries(declared)) {
-      if (typeof range === 'string') dependencies[name] = range;
-      else problem(`${member}["${name}"] must be a version range string; it is ${describeType(range)}`);
-    }
+    if (!isObject(declared)) continue;
+    for (const [name, range] of Object.entries(declared)) if (!refused(member, name)) dependencies[name] = range as string;
   }
+  return dependencies;
+}
 
-  let modulesDir: string | null = null;
-  let defaultBundler: string | null = null;
-  const define: Record<string, string> = table();
-  if (json.core !== undefined) {
-    if (!isObject(json.core)) {
-      problem(`"core" must be an object with "modules" and "bundler"; it is ${describeType(json.core)}`);
-    } else {
-      if (json.core.modules !== undefined) {
-        if (typeof json.core.modules === 'string' && json.core.modules !== '') modulesDir = json.core.modules;
-        else problem(`core.modules must be a directory of the package ("." for the package itself); it is ${describeType(json.core.modules)}`);
-      }
-      if (json.core.define !== undefined) {
-        if (!isObject(json.core.define)) problem(`core.define must be an object of names to JavaScript expressions, such as {"__LIB_VERSION__": "\\"1.2.3\\""}; it is ${describeType(json.core.define)}`);
-        else {
-          for (const [name, value] of Object.entries(json.core.define)) {
-            if (typeof value === 'string' && /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/.test(name)) define[name] = value;
-            else problem(`core.define["${name}"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`);
-          }
-        }
-      }
-      if (json.core.bundler !== undefined) {
-        if (typeof json.core.bundler === 'string' && json.core.bundler !== '') defaultBundler = json.core.bundler;
-        else problem(`core.bundler must be a bundler name such as "ts"; it is ${describeType(json.core.bundler)}`);
-      }
-    }
-  }
-
+// Form 1: a specifier string. Form 2: { specifier, processors: { bundle: { compiler } } }.
+function declaredBundlers(declared: unknown, refused: Refused): Record<string, BundlerEntry> {
   const bundlers: Record<string, BundlerEntry> = table();
-  if (json.bundlers !== undefined) {
-    if (!isObject(json.bundlers)) {
-      problem(`"bundlers" must be an object of bundler names; it is ${describeType(json.bundlers)}`);
-    } else {
-      for (const [name, entry] of Object.entries(json.bundlers)) {
-        const parsedEntry = parseBundlerEntry(name, entry);
-        if (typeof parsedEntry === 'string') problem(parsedEntry);
-        else bundlers[name] = parsedEntry;
-      }
-    }
+  if (!isObject(declared)) return bundlers;
+  for (const [name, entry] of Object.entries(declared)) {
+    if (refused('bundlers', name)) continue;
+    if (typeof entry === 'string') bundlers[name] = { specifier: entry };
+    else if (isObject(entry)) bundlers[name] = { specifier: entry.specifier as string, ...(isObject(entry.processors) ? { processors: entry.processors } : {}) };
   }
-
-  return {
-    value: { name: json.name as string, version: json.version as string, exports, sourceKeys, rootMembers, buildTsconfig: buildTsconfig(json.scripts), dependencies, modulesDir, defaultBundler, bundlers, define },
-    diagnostics,
-  };
+  return bundlers;
 }
 
 /**
@@ -196,37 +206,12 @@ function buildTsconfig(scripts: unknown): string | null {
 const hasSourceCondition = (target: unknown): boolean =>
   Array.isArray(target) ? target.some(hasSourceCondition) : isObject(target) && (Object.hasOwn(target, 'source') || Object.values(target).some(hasSourceCondition));
 
-/** Every path of an `exports` target, in the order tried; null when it is of no valid type. */
-function exportTargets(target: unknown): string[] | null {
-  if (target === null) return [];
+/** Every path of an `exports` target, in the order tried; a target of no valid type has none. */
+function exportTargets(target: unknown): string[] {
   if (typeof target === 'string') return [target];
-  if (Array.isArray(target)) {
-    const all: string[] = [];
-    for (const item of target) all.push(...(exportTargets(item) ?? []));
-    return all;
-  }
-  if (!isObject(target)) return null;
-  const all: string[] = [];
+  if (Array.isArray(target)) return target.flatMap(exportTargets);
+  if (!isObject(target)) return [];
   const known = EXPORT_CONDITIONS as readonly string[];
   const conditions = [...EXPORT_CONDITIONS.filter((c) => Object.hasOwn(target, c)), ...Object.keys(target).filter((c) => !known.includes(c))];
-  for (const condition of conditions) all.push(...(exportTargets(target[condition]) ?? []));
-  return all;
-}
-
-// Form 1: a specifier string. Form 2: { specifier, processors: { bundle: { compiler } } }.
-function parseBundlerEntry(name: string, entry: unknown): BundlerEntry | string {
-  if (typeof entry === 'string') {
-    return entry === '' ? `bundlers["${name}"] must name a module specifier` : { specifier: entry };
-  }
-  if (!isObject(entry)) return `bundlers["${name}"] must be a specifier string or an object with "specifier"; it is ${describeType(entry)}`;
-  if (typeof entry.specifier !== 'string' || entry.specifier === '') {
-    return `bundlers["${name}"].specifier must be a module specifier such as "@core-js/packages/bundlers/esbuild"; it is ${describeType(entry.specifier)}`;
-  }
-  if (entry.processors === undefined) return { specifier: entry.specifier };
-  if (!isObject(entry.processors)) return `bundlers["${name}"].processors must be an object; it is ${describeType(entry.processors)}`;
-  const bundle = entry.processors.bundle;
-  if (bundle !== undefined && (!isObject(bundle) || (bundle.compiler !== undefined && typeof bundle.compiler !== 'string'))) {
-    return `bundlers["${name}"].processors.bundle must be an object whose "compiler" is a string such as "esbuild"`;
-  }
-  return { specifier: entry.specifier, processors: entry.processors };
+  return conditions.flatMap((condition) => exportTargets(target[condition]));
 }

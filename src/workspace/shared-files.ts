@@ -43,28 +43,41 @@ export type SharedFiles = Map<string, Record<string, string>>;
 export function findSharedFiles(workspace: WorkspaceModel, inputsOf: (specifier: string) => Iterable<string> | undefined): SharedFiles {
   const entries = new Set(workspace.modules.map((module) => module.entry));
   const dirs = new Map(workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
-  const reached = new Map<string, Map<string, number>>();
+  const reaches: ModuleReach[] = [];
   for (const module of workspace.modules) {
     const inputs = inputsOf(module.specifier);
-    if (!inputs) continue;
-    let counts = reached.get(module.package);
-    if (!counts) reached.set(module.package, (counts = new Map()));
-    for (const file of inputs) {
-      if (entries.has(file) || !isCodeFile(file)) continue;
-      counts.set(file, (counts.get(file) ?? 0) + 1);
-    }
+    const packageDir = dirs.get(module.package);
+    if (inputs && packageDir !== undefined) reaches.push({ packageName: module.package, packageDir, files: [...inputs].filter((file) => !entries.has(file)) });
+  }
+  return sharedAmong(reaches);
+}
+
+/** What one module's code reaches: the files it read, less those imported by specifier anyway (public modules' entries). */
+export interface ModuleReach {
+  packageName: string;
+  packageDir: string;
+  files: Iterable<string>;
+}
+
+/**
+ * The one rule of shared files, for the builds of a workspace and for one batch of builds alike:
+ * a code file of a package that two or more of its modules reach, when its path can be an address.
+ */
+export function sharedAmong(reaches: Iterable<ModuleReach>): SharedFiles {
+  const counts = new Map<string, { dir: string; files: Map<string, number> }>();
+  for (const { packageName, packageDir, files } of reaches) {
+    let counted = counts.get(packageName);
+    if (!counted) counts.set(packageName, (counted = { dir: packageDir, files: new Map() }));
+    for (const file of files) if (isCodeFile(file)) counted.files.set(file, (counted.files.get(file) ?? 0) + 1);
   }
   const shared: SharedFiles = new Map();
-  for (const [name, counts] of reached) {
-    const dir = dirs.get(name);
-    if (dir === undefined) continue;
-    for (const [file, count] of counts) {
-      if (count < 2) continue;
-      const subpath = sharedSubpath(dir, file);
+  for (const [name, { dir, files }] of counts) {
+    for (const [file, count] of files) {
+      const subpath = count >= 2 ? sharedSubpath(dir, file) : null;
       if (subpath === null) continue;
-      let files = shared.get(name);
-      if (!files) shared.set(name, (files = {}));
-      files[file] = `${name}/${subpath}`;
+      let found = shared.get(name);
+      if (!found) shared.set(name, (found = {}));
+      found[file] = `${name}/${subpath}`;
     }
   }
   return shared;

@@ -43,6 +43,8 @@ export interface SourceFinder {
   find(key: string, targets: string[], asBuilt?: boolean): FoundSource;
   /** The modules of a `*` pattern key: one per subpath Node resolves through it to a file that is, or maps to, a source. */
   expandPattern(key: string, targets: string[]): { subpath: string; entry: string }[];
+  /** The first `.css` target that is a file of the package (README "Stylesheet modules"), workspace-relative; null when none is. */
+  stylesheet(targets: string[]): string | null;
   /** The tsconfig files whose `outDir`/`rootDir` and `paths` were read, for diagnostics; empty when none. */
   tsconfigs(): string[];
   /** What is wrong with them (JSON, a broken `extends`): the mapping cannot be trusted then. */
@@ -57,191 +59,215 @@ const OUTPUT_EXTENSIONS: readonly [RegExp, string][] = [
   [/\.jsx$/, '.js'],
 ];
 
+/** Whether `file` (workspace-relative) is a file its directory lists. */
+export function isListedFile(list: SourceReader['listDir'], file: string): boolean {
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  return list(dirOf(file))?.entries.some((entry) => entry.name === name && !entry.directory) ?? false;
+}
+
+// What a finder's parts share: the package, its reader, and its tsconfigs, read once when first asked.
+interface FinderContext {
+  pkg: PackageManifest;
+  dir: string;
+  list: SourceReader['listDir'];
+  /** A file exists when its directory lists it: the listing's hash changes only when files come and go, so an edit of an entry file does not read the workspace again. */
+  exists: (file: string) => boolean;
+  tsconfigs: () => PackageTsconfigs;
+}
+
+interface PackageTsconfigs {
+  /** The tsconfig tsc finds for the package: its own or the nearest above. */
+  nearest: LoadedTsconfig | null;
+  /** The one `tsc -p` of `scripts.build` names, else the package's `tsconfig.build.json`. */
+  build: LoadedTsconfig | null;
+}
+
 export function createSourceFinder(pkg: PackageManifest, dir: string, read: SourceReader['readText'], list: SourceReader['listDir'], realPath: (path: string) => string | null = (path) => path): SourceFinder {
-  // A file exists when its directory lists it: the listing's hash changes only when files come
-  // and go, so an edit of an entry file does not read the workspace again.
-  const exists = (file: string) => {
-    const name = file.slice(file.lastIndexOf('/') + 1);
-    return list(dirOf(file))?.entries.some((entry) => entry.name === name && !entry.directory) ?? false;
+  let tsconfigs: PackageTsconfigs | undefined;
+  const context: FinderContext = { pkg, dir, list, exists: (file) => isListedFile(list, file), tsconfigs: () => (tsconfigs ??= readPackageTsconfigs(pkg, dir, read, list, realPath)) };
+  return {
+    find: (key, targets, asBuilt = false) => findSource(context, key, targets, asBuilt),
+    expandPattern: (key, targets) => patternModules(context, key, targets),
+    stylesheet: (targets) => existingStylesheet(context, targets),
+    tsconfigProblems() {
+      const { nearest, build } = context.tsconfigs();
+      return [...new Set([build, nearest].flatMap((c) => c?.diagnostics.map((d) => d.message) ?? []))];
+    },
+    tsconfigs() {
+      const { nearest, build } = context.tsconfigs();
+      return [...new Set([build?.file, nearest?.file].filter((f): f is string => typeof f === 'string'))];
+    },
   };
+}
+
+function readPackageTsconfigs(pkg: PackageManifest, dir: string, read: SourceReader['readText'], list: SourceReader['listDir'], realPath: (path: string) => string | null): PackageTsconfigs {
   const load = (file: string): LoadedTsconfig =>
     loadTsconfig(file, {
       read: (f) => read(f)?.text ?? null,
       resolvePackage: (specifier, from) => {
-        const found = resolvePackageFile(specifier, from, exists);
+        const found = resolvePackageFile(specifier, from, (candidate) => isListedFile(list, candidate));
         return found === null ? null : (realPath(found) ?? found);
       },
     });
-  let configs: { nearest: LoadedTsconfig | null; build: LoadedTsconfig | null } | undefined;
-  const config = () => {
-    if (configs) return configs;
-    // Each place is read (absent ones recorded as such), so a tsconfig that appears reads the workspace again.
-    const nearestFile = findTsconfig(dir, '.', (file) => read(file) !== null);
-    const nearest = nearestFile === null ? null : load(nearestFile);
-    const named = pkg.buildTsconfig === null ? null : normalizeRelative(pkg.buildTsconfig);
-    // The project the build script names wins, even when it is the nearest one (`tsc -p .`).
-    const namedFile = (named !== null && isInside(named) ? [joinRelative(dir, named), joinRelative(dir, `${named}/tsconfig.json`)] : []).find((file) => file.endsWith('.json') && read(file) !== null);
-    const buildFile = namedFile ?? [joinRelative(dir, 'tsconfig.build.json')].find((file) => read(file) !== null);
-    const build = buildFile === undefined ? null : buildFile === nearestFile ? nearest : load(buildFile);
-    configs = { nearest, build };
-    return configs;
-  };
-  // outDir and rootDir from the config that builds the package; paths from the one the builds use.
-  const dirsConfig = (): LoadedTsconfig | null => {
-    const { nearest, build } = config();
-    return [build, nearest].find((c) => c?.dirs.outDir || c?.dirs.declarationDir) ?? build ?? nearest;
-  };
-  const rootDir = (): string => {
-    const dirs = dirsConfig()?.dirs;
-    if (dirs?.rootDir) return dirs.rootDir;
-    const src = joinRelative(dir, 'src');
-    return list(src) !== null ? src : dir;
-  };
-  // Pairs of (output directory, source directory) a target may be mapped through.
-  const outputRoots = (): [string, string][] => {
-    const dirs = dirsConfig()?.dirs;
-    return [dirs?.outDir, dirs?.declarationDir].filter((d): d is string => Boolean(d)).map((out) => [out, rootDir()]);
-  };
+  // Each place is read (absent ones recorded as such), so a tsconfig that appears reads the workspace again.
+  const nearestFile = findTsconfig(dir, '.', (file) => read(file) !== null);
+  const nearest = nearestFile === null ? null : load(nearestFile);
+  const named = pkg.buildTsconfig === null ? null : normalizeRelative(pkg.buildTsconfig);
+  // The project the build script names wins, even when it is the nearest one (`tsc -p .`).
+  const namedFile = (named !== null && isInside(named) ? [joinRelative(dir, named), joinRelative(dir, `${named}/tsconfig.json`)] : []).find((file) => file.endsWith('.json') && read(file) !== null);
+  const buildFile = namedFile ?? [joinRelative(dir, 'tsconfig.build.json')].find((file) => read(file) !== null);
+  const build = buildFile === undefined ? null : buildFile === nearestFile ? nearest : load(buildFile);
+  return { nearest, build };
+}
 
-  // The source files a target may stand for, in the order tried.
-  // `asBuilt`: only a source the build writes the target from (a deep import of a package
-  // without `exports` names what Node resolves in the built package): beside it only when no
-  // outDir is declared, since tsc then writes nothing beside its sources.
-  const candidates = (target: string, asBuilt = false): string[] => {
-    const relative = normalizeRelative(target);
-    if (relative === null || !isInside(relative)) return [];
-    const file = joinRelative(dir, relative);
-    const out: string[] = [];
-    // A stylesheet stands for itself: a `*` pattern of sheets publishes each (README "Stylesheet modules").
-    if ((SOURCE_FILE.test(file) && !DECLARATION_FILE.test(file)) || file.endsWith('.css')) out.push(file);
-    const mapping = TS_SOURCES.find(([pattern]) => pattern.test(file));
-    if (!mapping) return out;
-    const [pattern, extensions] = mapping;
-    const stem = file.replace(pattern, '');
-    if (!asBuilt || outputRoots().length === 0) for (const extension of extensions) out.push(`${stem}${extension}`);
-    for (const [outDir, sourceDir] of outputRoots()) {
-      const inside = relativeTo(outDir, stem);
+/** Pairs of (output directory, source directory) a target may be mapped through: outDir and rootDir from the config that builds the package. */
+function outputRoots(context: FinderContext): [string, string][] {
+  const { nearest, build } = context.tsconfigs();
+  const dirs = ([build, nearest].find((c) => c?.dirs.outDir || c?.dirs.declarationDir) ?? build ?? nearest)?.dirs;
+  const outDirs = [dirs?.outDir, dirs?.declarationDir].filter((d): d is string => Boolean(d));
+  if (outDirs.length === 0) return [];
+  // Without rootDir, tsc's common source directory: `src/` if the package has one, else the package.
+  const src = joinRelative(context.dir, 'src');
+  const rootDir = dirs?.rootDir ?? (context.list(src) !== null ? src : context.dir);
+  return outDirs.map((out) => [out, rootDir]);
+}
+
+// The source files a target may stand for, in the order tried.
+// `asBuilt`: only a source the build writes the target from (a deep import of a package
+// without `exports` names what Node resolves in the built package): beside it only when no
+// outDir is declared, since tsc then writes nothing beside its sources.
+function sourceCandidates(context: FinderContext, target: string, asBuilt: boolean): string[] {
+  const relative = normalizeRelative(target);
+  if (relative === null || !isInside(relative)) return [];
+  const file = joinRelative(context.dir, relative);
+  const out: string[] = [];
+  // A stylesheet stands for itself: a `*` pattern of sheets publishes each (README "Stylesheet modules").
+  if ((SOURCE_FILE.test(file) && !DECLARATION_FILE.test(file)) || file.endsWith('.css')) out.push(file);
+  const mapping = TS_SOURCES.find(([pattern]) => pattern.test(file));
+  if (!mapping) return out;
+  const [pattern, extensions] = mapping;
+  const stem = file.replace(pattern, '');
+  const roots = outputRoots(context);
+  if (!asBuilt || roots.length === 0) for (const extension of extensions) out.push(`${stem}${extension}`);
+  for (const [outDir, sourceDir] of roots) {
+    const inside = relativeTo(outDir, stem);
+    if (!isInside(inside)) continue;
+    for (const extension of extensions) out.push(joinRelative(sourceDir, `${inside}${extension}`));
+  }
+  // `a.d.js` is no output of `a.d.ts`: a declaration file is never an entry.
+  return [...new Set(out)].filter((candidate) => !DECLARATION_FILE.test(candidate));
+}
+
+/** The sources tsconfig `paths` gives for the public specifier. */
+function pathsCandidates(context: FinderContext, specifier: string): string[] {
+  const { nearest, build } = context.tsconfigs();
+  const loaded = [nearest, build].find((c) => c?.pathsBase) ?? null;
+  if (!loaded) return [];
+  const out: string[] = [];
+  for (const target of pathsTargets(loaded, specifier)) {
+    if (SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target)) out.push(target);
+    else out.push(`${target}.ts`, `${target}.tsx`, `${target}/index.ts`, `${target}/index.tsx`);
+  }
+  return out;
+}
+
+function findSource(context: FinderContext, key: string, targets: string[], asBuilt: boolean): FoundSource {
+  const looked: string[] = [];
+  const specifier = moduleSpecifier(context.pkg.name, key === '.' ? ROOT_SUBPATH : key.slice(2));
+  const codeTargets = targets.filter((t) => SOURCE_FILE.test(t) || DECLARATION_FILE.test(t) || !/\.[a-z0-9]+$/i.test(t));
+  if (codeTargets.length === 0) return { entry: null, looked: [] };
+  for (const file of [...codeTargets.flatMap((target) => sourceCandidates(context, target, asBuilt)), ...pathsCandidates(context, specifier)]) {
+    if (looked.includes(file)) continue;
+    looked.push(file);
+    if (context.exists(file)) return { entry: file, looked };
+  }
+  return { entry: null, looked };
+}
+
+// Every file below a directory, relative to it; node_modules and dot-directories skipped.
+function filesBelow(list: SourceReader['listDir'], start: string): string[] {
+  const found: string[] = [];
+  // A directory linked below itself is walked once (`id`: the same for every path to it); a
+  // loop, not recursion, so no depth of the tree a pattern covers can exhaust the stack.
+  const visited = new Set<string>();
+  const pending: [string, string][] = [[start, '']];
+  while (pending.length > 0) {
+    const [current, prefix] = pending.pop()!;
+    const listing = list(current);
+    if (!listing || (listing.id !== undefined && visited.has(listing.id))) continue;
+    if (listing.id !== undefined) visited.add(listing.id);
+    for (const entry of listing.entries) {
+      if (entry.directory) {
+        if (!isSkippedDirectory(entry.name)) pending.push([joinRelative(current, entry.name), `${prefix}${entry.name}/`]);
+      } else found.push(`${prefix}${entry.name}`);
+    }
+  }
+  return found;
+}
+
+// A stylesheet target stands for itself (README "Stylesheet modules"): the first `.css` target
+// that is a file of the package, workspace-relative; null when none is.
+function existingStylesheet(context: FinderContext, targets: string[]): string | null {
+  for (const target of targets) {
+    const relative = target.endsWith('.css') ? normalizeRelative(target) : null;
+    if (relative !== null && isInside(relative) && context.exists(joinRelative(context.dir, relative))) return joinRelative(context.dir, relative);
+  }
+  return null;
+}
+
+function patternModules(context: FinderContext, key: string, targets: string[]): { subpath: string; entry: string }[] {
+  const [keyPrefix, keySuffix] = splitStar(key.slice(2));
+  const concrete = (star: string) => targets.filter((t) => t.includes('*')).map((t) => t.split('*').join(star));
+  const found: { subpath: string; entry: string }[] = [];
+  for (const star of [...patternStars(context, targets)].sort()) {
+    const subpath = `${keyPrefix}${star}${keySuffix}`;
+    // The key Node picks for this subpath: only that key publishes it.
+    if (exportsKeyFor(context.pkg.exports, `./${subpath}`) !== key) continue;
+    const codeTargets = concrete(star).filter((t) => SOURCE_FILE.test(t) && !DECLARATION_FILE.test(t));
+    const entry = findSource(context, `./${subpath}`, codeTargets, false).entry ?? existingStylesheet(context, concrete(star));
+    if (entry !== null) found.push({ subpath, entry });
+  }
+  return found;
+}
+
+/** What the `*` of the targets can stand for: each path, built or still a source, Node would resolve through them. */
+function patternStars(context: FinderContext, targets: string[]): Set<string> {
+  const { dir, list } = context;
+  const stars = new Set<string>();
+  for (const target of targets) {
+    const relative = normalizeRelative(target.replace(/\*/g, '__core_star__'));
+    if (relative === null || !isInside(relative) || target.split('*').length !== 2) continue;
+    // The package-relative path before and after `*`: `dist/components/` and `.js`.
+    const [before, after] = relative.split('__core_star__') as [string, string];
+    const base = dirOf(`${before}x`);
+    const take = (outputPath: string) => {
+      if (!outputPath.startsWith(before) || !outputPath.endsWith(after) || outputPath.length <= before.length + after.length) return;
+      const star = outputPath.slice(before.length, outputPath.length - after.length);
+      // Node refuses a `*` standing for `.`, `..` or `node_modules` segments.
+      if (star.split('/').some((segment) => segment === '' || segment === '.' || segment === '..' || segment === 'node_modules')) return;
+      stars.add(star);
+    };
+    // Built files, and sources beside their outputs (`a.ts` stands for `a.js`).
+    for (const file of filesBelow(list, joinRelative(dir, base))) {
+      const path = base === '.' ? file : `${base}/${file}`;
+      take(path);
+      take(writtenAs(path));
+    }
+    // Sources of outputs not built yet: the files under rootDir, as tsc would write them under outDir.
+    for (const [outDir, sourceDir] of outputRoots(context)) {
+      const inside = relativeTo(outDir, joinRelative(dir, base));
       if (!isInside(inside)) continue;
-      for (const extension of extensions) out.push(joinRelative(sourceDir, `${inside}${extension}`));
+      const packageOut = relativeTo(dir, outDir);
+      for (const file of filesBelow(list, joinRelative(sourceDir, inside))) take(joinRelative(packageOut, joinRelative(inside, writtenAs(file))));
     }
-    // `a.d.js` is no output of `a.d.ts`: a declaration file is never an entry.
-    return [...new Set(out)].filter((file) => !DECLARATION_FILE.test(file));
-  };
+  }
+  return stars;
+}
 
-  const fromPaths = (specifier: string): string[] => {
-    const { nearest, build } = config();
-    const loaded = [nearest, build].find((c) => c?.pathsBase) ?? null;
-    if (!loaded) return [];
-    const out: string[] = [];
-    for (const target of pathsTargets(loaded, specifier)) {
-      if (SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target)) out.push(target);
-      else out.push(`${target}.ts`, `${target}.tsx`, `${target}/index.ts`, `${target}/index.tsx`);
-    }
-    return out;
-  };
-
-  const find = (key: string, targets: string[], asBuilt = false): FoundSource => {
-    const looked: string[] = [];
-    const specifier = moduleSpecifier(pkg.name, key === '.' ? ROOT_SUBPATH : key.slice(2));
-    const codeTargets = targets.filter((t) => SOURCE_FILE.test(t) || DECLARATION_FILE.test(t) || !/\.[a-z0-9]+$/i.test(t));
-    if (codeTargets.length === 0) return { entry: null, looked: [] };
-    for (const file of [...codeTargets.flatMap((target) => candidates(target, asBuilt)), ...fromPaths(specifier)]) {
-      if (looked.includes(file)) continue;
-      looked.push(file);
-      if (exists(file)) return { entry: file, looked };
-    }
-    return { entry: null, looked };
-  };
-
-  // Every file below a directory, relative to it; node_modules and dot-directories skipped.
-  const filesBelow = (start: string): string[] => {
-    const found: string[] = [];
-    // A directory linked below itself is walked once (`id`: the same for every path to it); a
-    // loop, not recursion, so no depth of the tree a pattern covers can exhaust the stack.
-    const visited = new Set<string>();
-    const pending: [string, string][] = [[start, '']];
-    while (pending.length > 0) {
-      const [current, prefix] = pending.pop()!;
-      const listing = list(current);
-      if (!listing || (listing.id !== undefined && visited.has(listing.id))) continue;
-      if (listing.id !== undefined) visited.add(listing.id);
-      for (const entry of listing.entries) {
-        if (entry.directory) {
-          if (!isSkippedDirectory(entry.name)) pending.push([joinRelative(current, entry.name), `${prefix}${entry.name}/`]);
-        } else found.push(`${prefix}${entry.name}`);
-      }
-    }
-    return found;
-  };
-
-  // A stylesheet target stands for itself: a `*` pattern of sheets publishes each that exists
-  // (README "Stylesheet modules").
-  const existingSheet = (targets: string[]): string | null => {
-    for (const target of targets) {
-      const relative = target.endsWith('.css') ? normalizeRelative(target) : null;
-      if (relative !== null && isInside(relative) && exists(joinRelative(dir, relative))) return joinRelative(dir, relative);
-    }
-    return null;
-  };
-
-  return {
-    find,
-    expandPattern(key, targets) {
-      const [keyPrefix, keySuffix] = splitStar(key.slice(2));
-      const stars = new Set<string>();
-      const concrete = (star: string) => targets.filter((t) => t.includes('*')).map((t) => t.split('*').join(star));
-      for (const target of targets) {
-        const relative = normalizeRelative(target.replace(/\*/g, '__core_star__'));
-        if (relative === null || !isInside(relative) || target.split('*').length !== 2) continue;
-        // The package-relative path before and after `*`: `dist/components/` and `.js`.
-        const [before, after] = relative.split('__core_star__') as [string, string];
-        const base = dirOf(`${before}x`);
-        const take = (outputPath: string) => {
-          if (!outputPath.startsWith(before) || !outputPath.endsWith(after) || outputPath.length <= before.length + after.length) return;
-          const star = outputPath.slice(before.length, outputPath.length - after.length);
-          // Node refuses a `*` standing for `.`, `..` or `node_modules` segments.
-          if (star.split('/').some((segment) => segment === '' || segment === '.' || segment === '..' || segment === 'node_modules')) return;
-          stars.add(star);
-        };
-        // Built files, and sources beside their outputs (`a.ts` stands for `a.js`).
-        for (const file of filesBelow(joinRelative(dir, base))) {
-          const path = base === '.' ? file : `${base}/${file}`;
-          take(path);
-          const output = OUTPUT_EXTENSIONS.find(([pattern]) => pattern.test(path) && !DECLARATION_FILE.test(path));
-          if (output) take(path.replace(output[0], output[1]));
-        }
-        // Sources of outputs not built yet: the files under rootDir, as tsc would write them under outDir.
-        for (const [outDir, sourceDir] of outputRoots()) {
-          const outBase = joinRelative(dir, base);
-          const inside = relativeTo(outDir, outBase);
-          if (!isInside(inside)) continue;
-          const packageOut = relativeTo(dir, outDir);
-          for (const file of filesBelow(joinRelative(sourceDir, inside))) {
-            const output = OUTPUT_EXTENSIONS.find(([pattern]) => pattern.test(file) && !DECLARATION_FILE.test(file));
-            const written = output ? file.replace(output[0], output[1]) : file;
-            take(joinRelative(packageOut, joinRelative(inside, written)));
-          }
-        }
-      }
-      const found: { subpath: string; entry: string }[] = [];
-      for (const star of [...stars].sort()) {
-        const subpath = `${keyPrefix}${star}${keySuffix}`;
-        // The key Node picks for this subpath: only that key publishes it.
-        if (exportsKeyFor(pkg.exports, `./${subpath}`) !== key) continue;
-        const entry = find(`./${subpath}`, concrete(star).filter((t) => SOURCE_FILE.test(t) && !DECLARATION_FILE.test(t))).entry ?? existingSheet(concrete(star));
-        if (entry !== null) found.push({ subpath, entry });
-      }
-      return found;
-    },
-    tsconfigProblems() {
-      const { nearest, build } = config();
-      return [...new Set([build, nearest].flatMap((c) => c?.diagnostics.map((d) => d.message) ?? []))];
-    },
-    tsconfigs() {
-      const { nearest, build } = config();
-      return [...new Set([build?.file, nearest?.file].filter((f): f is string => typeof f === 'string'))];
-    },
-  };
+/** The output tsc writes for a source file (`a.ts` -> `a.js`); any other file as it is. */
+function writtenAs(file: string): string {
+  const output = OUTPUT_EXTENSIONS.find(([pattern]) => pattern.test(file) && !DECLARATION_FILE.test(file));
+  return output ? file.replace(output[0], output[1]) : file;
 }
 
 /**

@@ -48,40 +48,6 @@ export function findTsconfig(dir: string, stopAt: string, exists: (file: string)
   return tsconfigPlaces(dir, stopAt).find(exists) ?? null;
 }
 
-/** Removes comments and trailing commas outside strings, keeping every offset's line and column. */
-export function stripJsonc(text: string): string {
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    const char = text[i]!;
-    if (char === '"') {
-      let end = i + 1;
-      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      out += text.slice(i, end + 1);
-      i = end + 1;
-    } else if (char === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') {
-        out += ' ';
-        i += 1;
-      }
-    } else if (char === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      const stop = end === -1 ? text.length : end + 2;
-      out += text.slice(i, stop).replace(/[^\n]/g, ' ');
-      i = stop;
-    } else if (char === ',') {
-      let next = i + 1;
-      while (next < text.length && /\s/.test(text[next]!)) next += 1;
-      out += text[next] === '}' || text[next] === ']' ? ' ' : ',';
-      i += 1;
-    } else {
-      out += char;
-      i += 1;
-    }
-  }
-  return out;
-}
-
 export function loadTsconfig(file: string, reader: TsconfigReader): LoadedTsconfig {
   const loaded: LoadedTsconfig = { file, files: [], compilerOptions: {}, pathsBase: null, dirs: {}, diagnostics: [] };
   // Options of the config read last win: the chain is read from the base up, then applied down.
@@ -102,7 +68,7 @@ export function loadTsconfig(file: string, reader: TsconfigReader): LoadedTsconf
       return;
     }
     loaded.files.push(current);
-    const parsed = parseJson(stripJsonc(text), current);
+    const parsed = parseJson(text, current, { comments: true });
     if (!parsed.ok) {
       loaded.diagnostics.push(parsed.diagnostic);
       return;
@@ -129,7 +95,8 @@ export function loadTsconfig(file: string, reader: TsconfigReader): LoadedTsconf
     chain.push({ file: current, options });
   };
   visit(file, null);
-  for (const { options } of chain) Object.assign(loaded.compilerOptions, options);
+  // Spread, not assigned: an own "__proto__" key stays a member (JSON.parse makes it one).
+  for (const { options } of chain) loaded.compilerOptions = { ...loaded.compilerOptions, ...options };
   const pathsBase = loaded.compilerOptions.__pathsBase;
   delete loaded.compilerOptions.__pathsBase;
   for (const option of DIR_OPTIONS) {

@@ -1,7 +1,9 @@
 // `core.json`: the packages of the workspace and the module the preview opens by default.
 import { manifestInvalid, type Diagnostic } from './diagnostics.js';
+import { validate as validateCoreSchema } from './generated/core-schema.js';
 import { describeType, isObject, parseJson } from './json.js';
-import { isInside, normalizeRelative } from './paths.js';
+import { normalizeRelative } from './paths.js';
+import { isRefused, schemaProblems, wordProblems, type MemberMessage, type SchemaValidator, type WordedProblem } from './schema-problems.js';
 
 export interface WorkspaceManifest {
   packages: string[];
@@ -19,8 +21,6 @@ export interface RemoteCacheDeclaration {
   publicKey?: string;
 }
 
-const INSTANCE = /^(?!\.{1,2}(?:\/|$))[A-Za-z0-9_-][A-Za-z0-9._-]*(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
-
 export interface ManifestResult<T> {
   /** null when the manifest cannot be used at all. */
   value: T | null;
@@ -31,51 +31,65 @@ export function parseWorkspaceManifest(text: string, file = 'core.json'): Manife
   const parsed = parseJson(text, file);
   if (!parsed.ok) return { value: null, diagnostics: [parsed.diagnostic] };
   const json = parsed.value;
-  if (!isObject(json)) return { value: null, diagnostics: [manifestInvalid(file, `${file} must hold an object; it holds ${describeType(json)}`)] };
-  const diagnostics: Diagnostic[] = [];
-  // `$schema` points editors at schemas/core.schema.json; the service only checks its type.
-  if (json.$schema !== undefined && typeof json.$schema !== 'string') {
-    diagnostics.push(manifestInvalid(file, `${file}: "$schema" must be the address of a JSON Schema; it is ${describeType(json.$schema)}`));
-  }
-  if (!Array.isArray(json.packages)) {
-    return { value: null, diagnostics: [manifestInvalid(file, `${file}: "packages" must be an array of package directories; it is ${describeType(json.packages)}`)] };
-  }
+  const problems = wordProblems(json, schemaProblems(validateCoreSchema as SchemaValidator, json), CORE_MESSAGES);
+  const told = ({ path, message }: WordedProblem) => manifestInvalid(file, path.length === 0 ? `${file} ${message}` : `${file}: ${message}`);
+  // Without its packages the workspace has nothing to serve: that alone is told.
+  const unusable = problems.find(({ path }) => path.length === 0 || (path.length === 1 && path[0] === 'packages'));
+  if (unusable || !isObject(json)) return { value: null, diagnostics: unusable ? [told(unusable)] : [] };
   const packages: string[] = [];
-  json.packages.forEach((entry, index) => {
-    if (typeof entry !== 'string' || entry.trim() === '') {
-      diagnostics.push(manifestInvalid(file, `${file}: packages[${index}] must be a directory name; it is ${describeType(entry)}`));
-      return;
-    }
-    const dir = normalizeRelative(entry);
-    if (dir === null || !isInside(dir)) {
-      diagnostics.push(manifestInvalid(file, `${file}: packages[${index}] "${entry}" must be a directory inside the workspace`));
-      return;
-    }
-    if (packages.includes(dir)) {
-      diagnostics.push(manifestInvalid(file, `${file}: packages[${index}] "${entry}" is listed twice`));
-      return;
-    }
-    packages.push(dir);
+  (json.packages as unknown[]).forEach((entry, index) => {
+    if (isRefused(problems, 'packages', String(index))) return;
+    // The schema takes relative paths without ".." segments; one directory written two ways it cannot see.
+    const dir = normalizeRelative(entry as string) ?? (entry as string);
+    if (packages.includes(dir)) problems.push({ path: ['packages', String(index)], message: `packages[${index}] "${entry as string}" is listed twice` });
+    else packages.push(dir);
   });
-  let preview: string | null = null;
-  if (json.preview !== undefined) {
-    if (typeof json.preview === 'string' && json.preview !== '') preview = json.preview;
-    else diagnostics.push(manifestInvalid(file, `${file}: "preview" must be a module specifier such as "@acme/app/main"; it is ${describeType(json.preview)}`));
-  }
-  const remoteCache = json.remoteCache === undefined ? undefined : parseRemoteCache(json.remoteCache, file, diagnostics);
-  return { value: { packages, preview, ...(remoteCache ? { remoteCache } : {}) }, diagnostics };
+  const remoteProblem = isObject(json.remoteCache) && !isRefused(problems, 'remoteCache') ? remoteCacheProblem(json.remoteCache) : null;
+  if (remoteProblem !== null) problems.push({ path: ['remoteCache'], message: `"remoteCache" ${remoteProblem}` });
+  const preview = json.preview !== undefined && !isRefused(problems, 'preview') ? (json.preview as string) : null;
+  const remoteCache = json.remoteCache !== undefined && !isRefused(problems, 'remoteCache') ? remoteCacheDeclaration(json.remoteCache as RemoteCacheDeclaration) : undefined;
+  return { value: { packages, preview, ...(remoteCache ? { remoteCache } : {}) }, diagnostics: problems.map(told) };
 }
 
-// A declaration that cannot be used is told and leaves the workspace without a remote cache:
-// the modules are then built here, never fetched from a place the manifest did not mean.
-function parseRemoteCache(value: unknown, file: string, diagnostics: Diagnostic[]): RemoteCacheDeclaration | undefined {
-  const invalid = (message: string) => void diagnostics.push(manifestInvalid(file, `${file}: "remoteCache" ${message}`));
-  if (!isObject(value)) return invalid(`must be an object such as {"url": "https://cache.example.com"}; it is ${describeType(value)}`);
-  const { url, instance, publicKey } = value;
+const REMOTE_CACHE_URL = '.url must be an http or https address';
+const REMOTE_CACHE_PUBLIC_KEY = '.publicKey must be an Ed25519 public key (PEM, or base64 of its DER)';
+const describeString = (value: unknown) => (typeof value === 'string' ? `"${value}"` : describeType(value));
+
+// The messages users see, by member; schemas/core.schema.json says what is refused. A
+// declaration of the remote cache that cannot be used is told and leaves the workspace without
+// one: the modules are then built here, never fetched from a place the manifest did not mean.
+const CORE_MESSAGES: MemberMessage[] = [
+  { at: '', message: (value) => `must hold an object; it holds ${describeType(value)}` },
+  { at: '$schema', message: (value) => `"$schema" must be the address of a JSON Schema; it is ${describeType(value)}` },
+  { at: 'packages', message: (value) => `"packages" must be an array of package directories; it is ${describeType(value)}` },
+  // Told with the directories written two ways, which the schema cannot see.
+  { at: 'packages', keyword: 'uniqueItems', message: () => null },
+  {
+    at: 'packages/*',
+    message: (entry, [index]) =>
+      typeof entry !== 'string' || entry.trim() === '' ? `packages[${index}] must be a directory name; it is ${describeType(entry)}` : `packages[${index}] "${entry}" must be a directory inside the workspace`,
+  },
+  { at: 'preview', message: (value) => `"preview" must be a module specifier such as "@acme/app/main"; it is ${describeType(value)}` },
+  { at: 'remoteCache', message: (value) => `"remoteCache" must be an object such as {"url": "https://cache.example.com"}; it is ${describeType(value)}` },
+  { at: 'remoteCache/url', message: (url) => `"remoteCache" ${credentialIn(url) ? CREDENTIAL : `${REMOTE_CACHE_URL}; it is ${describeString(url)}`}` },
+  { at: 'remoteCache/instance', message: () => `"remoteCache" .instance must be a path of letters, digits, ".", "_" and "-" segments, such as "main"` },
+  { at: 'remoteCache/publicKey', message: () => `"remoteCache" ${REMOTE_CACHE_PUBLIC_KEY}` },
+];
+
+const CREDENTIAL = '.url must not hold a credential: give it in CORE_REMOTE_CACHE_HEADER, which is never read from a file';
+const credentialIn = (url: unknown): boolean => typeof url === 'string' && URL.canParse(url) && (new URL(url).username !== '' || new URL(url).password !== '');
+
+/** What the schema cannot state of a remote cache it took: an address that parses, a key that is not blank. */
+function remoteCacheProblem({ url, publicKey }: Record<string, unknown>): string | null {
   const address = typeof url === 'string' && URL.canParse(url) ? new URL(url) : null;
-  if (!address || (address.protocol !== 'http:' && address.protocol !== 'https:')) return invalid(`.url must be an http or https address; it is ${typeof url === 'string' ? `"${url}"` : describeType(url)}`);
-  if (address.username || address.password) return invalid('.url must not hold a credential: give it in CORE_REMOTE_CACHE_HEADER, which is never read from a file');
-  if (instance !== undefined && (typeof instance !== 'string' || !INSTANCE.test(instance))) return invalid('.instance must be a path of letters, digits, ".", "_" and "-" segments, such as "main"');
-  if (publicKey !== undefined && (typeof publicKey !== 'string' || publicKey.trim() === '')) return invalid('.publicKey must be an Ed25519 public key (PEM, or base64 of its DER)');
-  return { url, ...(instance !== undefined ? { instance } : {}), ...(publicKey !== undefined ? { publicKey } : {}) } as RemoteCacheDeclaration;
+  if (!address || (address.protocol !== 'http:' && address.protocol !== 'https:')) return `${REMOTE_CACHE_URL}; it is ${describeString(url)}`;
+  if (address.username || address.password) return CREDENTIAL;
+  if (typeof publicKey === 'string' && publicKey.trim() === '') return REMOTE_CACHE_PUBLIC_KEY;
+  return null;
 }
+
+const remoteCacheDeclaration = ({ url, instance, publicKey }: RemoteCacheDeclaration): RemoteCacheDeclaration => ({
+  url,
+  ...(instance !== undefined ? { instance } : {}),
+  ...(publicKey !== undefined ? { publicKey } : {}),
+});

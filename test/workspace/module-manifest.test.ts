@@ -38,6 +38,7 @@ describe('parseModuleManifest', () => {
       [{ entry: '../index.ts' }, '"entry" must be a file in the module\'s directory'],
       [{ entry: '/abs/index.ts' }, '"entry" must be a file in the module\'s directory'],
       [{ entry: '.' }, '"entry" must be a file in the module\'s directory'],
+      [{ entry: 'src/../index.ts' }, '"entry" must be a file in the module\'s directory such as "index.ts"; it is a string "src/../index.ts"'],
       [{ assets: 'logo.svg' }, '"assets" must be an array of file names'],
       [{ assets: ['../secret.txt'] }, '"assets" must hold file names inside the module\'s directory; it holds "../secret.txt"'],
       [{ assets: ['C:\\\\secret.txt'] }, '"assets" must hold file names inside the module\'s directory'],

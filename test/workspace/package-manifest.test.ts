@@ -160,6 +160,8 @@ describe('parsePackageManifest', () => {
       [{ private: 'yes' }, '"private" must be a boolean; it is a string'],
       [{ description: 3 }, '"description" must be a string; it is a number'],
       [{ exports: { './main': 3 } }, 'exports["./main"] must be a path'],
+      [{ exports: 3 }, 'exports["."] must be a path such as "./main/index.ts", an object of conditions, an array or null; it is a number'],
+      [{ exports: { import: true } }, 'exports["import"] must be a path such as "./main/index.ts", an object of conditions, an array or null; it is a boolean'],
       [{ dependencies: ['lit'] }, '"dependencies" must be an object'],
       [{ dependencies: { lit: 3 } }, 'dependencies["lit"] must be a version range string; it is a number'],
       [{ core: 'src' }, '"core" must be an object'],

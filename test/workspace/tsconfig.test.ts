@@ -28,3 +28,32 @@ describe('loadTsconfig', () => {
     expect(loaded.diagnostics[0]!.message).to.include(`more than ${MAX_MANIFEST_DEPTH} configs`);
   });
 });
+
+describe('loadTsconfig reading JSONC', () => {
+  const load = (text: string) => loadTsconfig('tsconfig.json', { read: (file) => (file === 'tsconfig.json' ? text : null), resolvePackage: () => null });
+
+  it('takes comments and trailing commas, as tsc does', () => {
+    const loaded = load('// the base\n{\n  /* where */ "compilerOptions": { "outDir": "dist", "strict": true, },\n  "files": ["a.ts",],\n}\n');
+    expect(loaded.diagnostics).to.deep.equal([]);
+    expect(loaded.compilerOptions).to.include({ outDir: 'dist', strict: true });
+  });
+
+  it('keeps a "__proto__" key a member, never the prototype of the options', () => {
+    const loaded = load('{ "compilerOptions": { "__proto__": { "outDir": "elsewhere" } } }');
+    expect(loaded.diagnostics).to.deep.equal([]);
+    expect(loaded.dirs).to.deep.equal({});
+    expect(Object.getPrototypeOf(loaded.compilerOptions)).to.equal(Object.prototype);
+  });
+
+  it('refuses broken JSONC with MANIFEST_INVALID at its line and column', () => {
+    const loaded = load('{\n  // fine\n  "compilerOptions": { "strict" true }\n}');
+    expect(loaded.diagnostics).to.have.length(1);
+    expect(loaded.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'tsconfig.json', line: 3, column: 33 });
+    expect(loaded.diagnostics[0]!.message).to.equal('tsconfig.json is not valid JSON: expected ":"');
+  });
+
+  it('refuses a config nested deeper than the stack with MANIFEST_INVALID, without crashing', () => {
+    const loaded = load(`{"compilerOptions": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    expect(loaded.diagnostics.map((diagnostic) => diagnostic.kind)).to.deep.equal(['MANIFEST_INVALID']);
+  });
+});

@@ -98,6 +98,19 @@ describe('parseWorkspaceManifest', () => {
     }
   });
 
+  it('judges by core.schema.json: a `..` segment is refused even when it stays inside, and a blank key or an address that does not parse as the service adds', () => {
+    expect(parse({ packages: ['packages/../app'] }).diagnostics.map((d) => d.message)).to.deep.equal(['core.json: packages[0] "packages/../app" must be a directory inside the workspace']);
+    for (const [remoteCache, says] of [
+      [{ url: 'https://' }, '.url must be an http or https address; it is "https://"'],
+      [{ url: 'https://cache.test', publicKey: '  ' }, '.publicKey must be an Ed25519 public key'],
+    ] as const) {
+      const result = parse({ packages: [], remoteCache });
+      expect(result.value, JSON.stringify(remoteCache)).to.deep.equal({ packages: [], preview: null });
+      expect(result.diagnostics.map((d) => d.message), JSON.stringify(remoteCache)).to.have.length(1);
+      expect(result.diagnostics[0]!.message).to.contain(`"remoteCache" ${says}`);
+    }
+  });
+
   it('reads the team remote cache: its address, instance and public key (README "A team\'s remote cache")', () => {
     const remoteCache = { url: 'https://cache.example.test/bazel', instance: 'main/web', publicKey: 'MCowBQYDK2VwAyEA' };
     const result = parse({ packages: [], remoteCache });

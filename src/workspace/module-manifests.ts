@@ -1,0 +1,122 @@
+// The `module.json` files of a package: found under `core.modules` and beside each exported
+// module's entry, read, and applied (README "Workspaces"); a module.json alone declares a module.
+import { manifestInvalid, type Diagnostic } from './diagnostics.js';
+import type { ModuleModel } from './model.js';
+import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
+import { declareModule, newModule, type PackageContext } from './package-context.js';
+import { isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
+import { isListedFile } from './source-finder.js';
+import type { SourceReader } from './source-reader.js';
+
+export interface ReadModuleManifest {
+  file: string;
+  manifest: ModuleManifest;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Reads the package's module.json files, applies each to the modules of its directory or
+ * declares the module it describes alone, and checks every module's assets. The manifests by
+ * module directory.
+ */
+export function applyModuleManifests(context: PackageContext): Map<string, ReadModuleManifest> {
+  const { pkg, modules } = context;
+  const manifests = new Map<string, ReadModuleManifest>();
+  const modulesDir = pkg.modulesDir === null ? context.dir : joinRelative(context.dir, normalizeRelative(pkg.modulesDir) ?? '.');
+  if (modulesDirIsUsable(context, modulesDir)) for (const moduleDir of findManifestDirs(modulesDir, context.list)) loadManifest(context, manifests, moduleDir);
+  for (const module of modules) loadManifest(context, manifests, module.dir);
+  for (const [moduleDir, read] of manifests) {
+    const described = modules.filter((m) => m.dir === moduleDir);
+    if (described.length > 0) for (const module of described) applyManifest(module, read.manifest, read.diagnostics);
+    else declareModule(context, manifestModule(context, modulesDir, moduleDir, read), read.file);
+  }
+  checkAssets(context, manifests);
+  return manifests;
+}
+
+/** Whether `core.modules` names a directory inside the package, that is one; told in package.json when not. */
+function modulesDirIsUsable({ pkg, packageFile, diagnostics, dir, leaves, list }: PackageContext, modulesDir: string): boolean {
+  if (pkg.modulesDir === null) return true;
+  const problem =
+    normalizeRelative(pkg.modulesDir) === null || !isInside(relativeTo(dir, modulesDir))
+      ? `core.modules must be a directory inside the package; it is "${pkg.modulesDir}"`
+      : leaves(modulesDir)
+        ? `core.modules "${pkg.modulesDir}" is a symbolic link leaving the workspace (not followed)`
+        : list(modulesDir) === null
+          ? `core.modules "${pkg.modulesDir}" names no directory of the package (${modulesDir} does not exist)`
+          : null;
+  if (problem !== null) diagnostics.push(manifestInvalid(packageFile, `${packageFile}: ${problem}`));
+  return problem === null;
+}
+
+function loadManifest(context: PackageContext, manifests: Map<string, ReadModuleManifest>, moduleDir: string): void {
+  if (manifests.has(moduleDir)) return;
+  const file = moduleDir === '.' ? 'module.json' : `${moduleDir}/module.json`;
+  const text = context.read(file);
+  if (!text) return;
+  const parsed = parseModuleManifest(text.text, file);
+  manifests.set(moduleDir, { file, manifest: parsed.value!, diagnostics: parsed.diagnostics });
+}
+
+/** The module a module.json declares alone, its subpath given or its directory's below `core.modules`. */
+function manifestModule({ pkg }: PackageContext, modulesDir: string, moduleDir: string, { file, manifest, diagnostics }: ReadModuleManifest): ModuleModel {
+  const subpath = manifest.subpath ?? relativeTo(modulesDir, moduleDir);
+  const module = newModule(pkg, subpath, moduleDir, manifest.entry === null ? null : joinRelative(moduleDir, manifest.entry));
+  module.diagnostics.push(...diagnostics);
+  if (!isSubpath(subpath)) {
+    module.diagnostics.push(manifestInvalid(file, `${file}: a module.json at the top of core.modules needs a "subpath"`));
+    module.subpath = subpath === '.' ? moduleDir : subpath;
+    module.specifier = `${pkg.name}/${module.subpath}`;
+  }
+  if (manifest.entry === null && diagnostics.length === 0) {
+    module.diagnostics.push(manifestInvalid(file, `${file}: "entry" is required for a module declared by module.json alone (for example "index.ts")`));
+  }
+  applyManifest(module, manifest, []);
+  return module;
+}
+
+function applyManifest(module: ModuleModel, manifest: ModuleManifest, diagnostics: Diagnostic[]): void {
+  if (manifest.platforms) module.platforms = manifest.platforms;
+  module.assets = manifest.assets;
+  module.diagnostics.push(...diagnostics);
+}
+
+// A declared asset that is not there is a mistake of the manifest, in development as in
+// `core dist` (which could not write it): the module says so rather than answering 404 later.
+function checkAssets({ modules, packageFile, list }: PackageContext, manifests: Map<string, ReadModuleManifest>): void {
+  for (const module of modules) {
+    const file = manifests.get(module.dir)?.file ?? packageFile;
+    for (const asset of module.assets) {
+      const path = joinRelative(module.dir, asset);
+      if (isListedFile(list, path)) continue;
+      module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", but ${path} does not exist: add the file or remove it from "assets"`));
+    }
+  }
+}
+
+// Directories holding a module.json, depth first; node_modules and dot-directories are
+// skipped, and so is a directory with its own package.json: another package's modules. A loop
+// of its own, not recursion: a directory chain thousands deep would exhaust the stack.
+function findManifestDirs(start: string, list: SourceReader['listDir']): string[] {
+  const found: string[] = [];
+  const visited = new Set<string>();
+  const pending = [start];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    const listing = list(dir);
+    if (!listing) continue;
+    if (listing.id !== undefined) {
+      if (visited.has(listing.id)) continue;
+      visited.add(listing.id);
+    }
+    if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) continue;
+    if (listing.entries.some((e) => e.name === 'module.json' && !e.directory)) found.push(dir);
+    // Reversed onto the stack, so they are taken in the listing's order, as a recursion would.
+    for (let index = listing.entries.length - 1; index >= 0; index -= 1) {
+      const entry = listing.entries[index]!;
+      if (!entry.directory || isSkippedDirectory(entry.name)) continue;
+      pending.push(dir === '.' ? entry.name : `${dir}/${entry.name}`);
+    }
+  }
+  return found;
+}

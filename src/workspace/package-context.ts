@@ -1,0 +1,52 @@
+// What the readers of one package's modules share (README "Workspaces"): the package, where
+// it is, the reader, where problems go, and the modules declared so far.
+import { manifestInvalid, type Diagnostic } from './diagnostics.js';
+import type { ModuleModel, Platform } from './model.js';
+import { BUILTIN_BUNDLERS } from './module-bundlers.js';
+import type { PackageManifest } from './package-manifest.js';
+import type { SourceReader } from './source-reader.js';
+import { moduleSpecifier } from './specifiers.js';
+
+export interface PackageContext {
+  pkg: PackageManifest;
+  /** The package's directory, workspace-relative. */
+  dir: string;
+  /** Its package.json, workspace-relative. */
+  packageFile: string;
+  read: SourceReader['readText'];
+  list: SourceReader['listDir'];
+  /** Whether a path is a symbolic link leaving the workspace (not followed). */
+  leaves: (path: string) => boolean;
+  realPath: (path: string) => string | null;
+  /** The workspace's diagnostics: problems of a manifest that no one module owns. */
+  diagnostics: Diagnostic[];
+  warnings: Diagnostic[];
+  /** The package's modules, declared so far. */
+  modules: ModuleModel[];
+}
+
+/** Adds `module` to the package's modules; a subpath declared twice is told in `file`, the first declaration kept. */
+export function declareModule(context: PackageContext, module: ModuleModel, file: string): void {
+  const taken = context.modules.find((m) => m.subpath === module.subpath);
+  if (taken) {
+    context.diagnostics.push(manifestInvalid(file, `${file} declares the module "${module.specifier}" again; it is already declared in ${taken.dir}`));
+    return;
+  }
+  context.modules.push(module);
+}
+
+export function newModule(pkg: PackageManifest, subpath: string, dir: string, entry: string | null): ModuleModel {
+  return {
+    specifier: moduleSpecifier(pkg.name, subpath),
+    package: pkg.name,
+    version: pkg.version,
+    subpath,
+    dir,
+    entry,
+    platforms: ['web'] as Platform[],
+    bundler: { name: 'ts', specifier: BUILTIN_BUNDLERS.ts! },
+    assets: [],
+    diagnostics: [],
+    ...(Object.keys(pkg.define).length > 0 ? { define: { ...pkg.define } } : {}),
+  };
+}
