@@ -206,7 +206,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included
     // (esbuild names by how often each character occurs): a stylesheet edit changes the code.
-    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal);
+    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!]);
     try {
       const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant), signal);
       const collected = collect(root, target, 0, result);
@@ -236,12 +236,12 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   // Only stylesheets changed, and the code is the one last built: the code output stands,
   // the stylesheet is built alone (the same bytes a whole build gives it; tested).
-  async function rebuildStyles(key: string, signature: string, target: BundleTarget, variant: Variant, last: LastBuild, signal?: AbortSignal): Promise<BundleResult> {
+  async function rebuildStyles(key: string, signature: string, target: BundleTarget, variant: Variant, last: LastBuild, signal?: AbortSignal, bytes?: Uint8Array): Promise<BundleResult> {
     const stylesheet = last.stylesheet!;
     const stylesTarget = { ...target, entry: stylesheet };
     const stylesSignature = `${signature}\0${stylesheet}`;
     try {
-      const alone = last.stylesheetAlone ? await transformAlone(stylesTarget, variant, signal) : null;
+      const alone = last.stylesheetAlone ? await transformAlone(stylesTarget, variant, signal, bytes) : null;
       const result = alone ? null : await contexts.rebuild(`${key}\0styles`, stylesSignature, () => buildOptions([stylesTarget], variant), signal);
       const styles = alone ? alone.styles : (result!.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
@@ -269,11 +269,12 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   // sheet). Null, and the build decides, when the sheet now imports something (`@import`,
   // `url()`: the plugins give those their addresses), has an `@charset` (the build hoists it
   // above that first line), fails, or a policy of the bundler could refuse it.
-  async function transformAlone(target: BundleTarget, variant: Variant, signal?: AbortSignal): Promise<{ styles: Uint8Array | null; warnings: esbuild.Message[] } | null> {
+  // `bytes`: the sheet as the service hashed it, when it has them (it is not read again).
+  async function transformAlone(target: BundleTarget, variant: Variant, signal?: AbortSignal, bytes?: Uint8Array): Promise<{ styles: Uint8Array | null; warnings: esbuild.Message[] } | null> {
     if (options.refuse?.filter.test(target.entry)) return null;
-    let source: Buffer;
+    let source: Uint8Array;
     try {
-      source = fs.readFileSync(path.join(root, target.entry));
+      source = bytes ?? fs.readFileSync(path.join(root, target.entry));
     } catch {
       return null; // gone or unreadable: the build says how
     }

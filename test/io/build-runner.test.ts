@@ -42,7 +42,8 @@ describe('createBuildRunner', () => {
       modules: [{ module: moduleModel('main'), generation: 1, previousInputs: recorded, previousCode: 'CODE-OF-BUILD-1' }],
     };
     await firstValueFrom(run(job));
-    expect(hints).to.deep.equal([{ inputs: ['app/main/index.ts', 'app/main/theme.css'], changed: ['app/main/theme.css'], code: 'CODE-OF-BUILD-1' }]);
+    // With the bytes of the changed file as the runner hashed them: the bundler need not read it again.
+    expect(hints).to.deep.equal([{ inputs: ['app/main/index.ts', 'app/main/theme.css'], changed: ['app/main/theme.css'], code: 'CODE-OF-BUILD-1', contents: { 'app/main/theme.css': Buffer.from('.a { color: red; }\n') } }]);
   });
 
   it('marks unverified an input first read by the build whose whole-second mtime falls within a second before the build began', async () => {
