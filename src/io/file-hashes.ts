@@ -7,7 +7,7 @@
 // systems keep whole seconds only (ext2, ext4 with 128-byte inodes, some network and container
 // ones): there the tick is a second (`createGranularity`, README "Addresses").
 import fs from 'node:fs';
-import { createConfinedPaths } from './confined-paths.js';
+import { createConfinedPaths, type ConfinedPaths } from './confined-paths.js';
 import { createFileMemory, type Remembered } from './file-memory.js';
 import { createFileReads } from './file-reads.js';
 
@@ -140,23 +140,32 @@ export function isStillValid(known: ReadStamp, stats: fs.Stats, granularityMs = 
 export { isPlainRelative } from './confined-paths.js';
 export { entryIdentity } from './file-reads.js';
 
-export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
-  const granularity = createGranularity(options.granularityMs);
+/** The granularity of each stat, and the coarsest seen so far. */
+function trackGranularity(granularity: (stats: fs.Stats) => number) {
   let coarsest = 0;
-  const granularityOf = (stats: fs.Stats): number => {
-    const ms = granularity(stats);
-    if (ms > coarsest) coarsest = ms;
-    return ms;
+  return {
+    granularityOf(stats: fs.Stats): number {
+      const ms = granularity(stats);
+      if (ms > coarsest) coarsest = ms;
+      return ms;
+    },
+    coarsest: () => coarsest,
   };
+}
+
+/** The stat of a file (`name`) or a directory (`name/`), when it is one. */
+function statAsNamed(paths: ConfinedPaths, relative: string): fs.Stats | undefined {
+  const isDir = relative.endsWith('/');
+  const stats = paths.statOf(isDir ? relative.slice(0, -1) || '.' : relative);
+  return stats && (isDir ? stats.isDirectory() : stats.isFile()) ? stats : undefined;
+}
+
+export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
+  const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, options.stat);
   const memory = createFileMemory(KEPT_CONTENTS);
   const { readFile, listDir } = createFileReads(paths, memory, now, granularityOf);
-  /** The stat of a file (`name`) or a directory (`name/`), when it is one. */
-  const statAs = (relative: string): fs.Stats | undefined => {
-    const isDir = relative.endsWith('/');
-    const stats = paths.statOf(isDir ? relative.slice(0, -1) || '.' : relative);
-    return stats && (isDir ? stats.isDirectory() : stats.isFile()) ? stats : undefined;
-  };
+  const statAs = (relative: string) => statAsNamed(paths, relative);
 
   function stamp(relative: string): Stamp {
     const seq = watchSequence();
@@ -203,22 +212,14 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     hash: (relative) => stamp(relative).hash,
     recall,
     modifiedMs: (relative) => paths.statOf(relative)?.mtimeMs ?? 0,
-    confirmed(relative) {
-      const known = memory.get(relative);
-      if (known) return known.seq >= 0 ? known : undefined;
-      const seq = memory.absentSince(relative);
-      return seq === undefined ? undefined : { hash: null, seq };
-    },
+    confirmed: memory.confirmed,
     readText(relative) {
       const file = readFile(relative);
       return file ? { text: file.text, hash: file.hash } : null;
     },
     listDir: (relative) => listDir(relative),
     leaves: paths.leaves,
-    signature(relative) {
-      const known = memory.get(relative);
-      return known ? [known.hash, known.ino, known.size, known.mtimeMs, known.ctimeMs, known.at] : null;
-    },
+    signature: memory.signature,
     adopt(relative, [hash, ino, size, mtimeMs, ctimeMs, at]) {
       const stats = statAs(relative);
       if (!stats || (!relative.endsWith('/') && stats.nlink > 1)) return false;
@@ -227,7 +228,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
       memory.set(relative, known);
       return true;
     },
-    granularityMs: () => coarsest,
+    granularityMs: coarsest,
     realPath: paths.realPath,
   };
 }

@@ -24,9 +24,12 @@ export interface FileMemory {
   forget(relative: string): void;
   /** Found absent by a stamp that began at watch count `seq`. */
   absent(relative: string, seq: number): void;
-  absentSince(relative: string): number | undefined;
   /** The bytes of the last read, while it is still what is remembered of the path. */
   bytes(relative: string): Uint8Array | undefined;
+  /** What a stamp confirmed of the path (its hash, or null: absent) with the watch count it began at. */
+  confirmed(relative: string): Readonly<{ hash: string | null; seq: number }> | undefined;
+  /** [hash, ino, size, mtimeMs, ctimeMs, when it was read], or null when nothing is remembered. */
+  signature(relative: string): readonly [string, number, number, number, number, number] | null;
 }
 
 export function createFileMemory(keptContents: number): FileMemory {
@@ -51,10 +54,19 @@ export function createFileMemory(keptContents: number): FileMemory {
       remembered.delete(relative);
       absentSince.set(relative, seq);
     },
-    absentSince: (relative) => absentSince.get(relative),
     bytes(relative) {
       const entry = kept.get(relative);
       return entry && remembered.get(relative) === entry.known ? entry.bytes : undefined;
+    },
+    confirmed(relative) {
+      const known = remembered.get(relative);
+      if (known) return known.seq >= 0 ? known : undefined;
+      const seq = absentSince.get(relative);
+      return seq === undefined ? undefined : { hash: null, seq };
+    },
+    signature(relative) {
+      const known = remembered.get(relative);
+      return known ? [known.hash, known.ino, known.size, known.mtimeMs, known.ctimeMs, known.at] : null;
     },
   };
 }
