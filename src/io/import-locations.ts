@@ -21,11 +21,18 @@ export function createImportLocator(hashes: FileHashes): ImportLocator {
     const texts = new Map<string, string | null>();
     return (file: string): string | null => {
       if (texts.has(file)) return texts.get(file)!;
-      const read = hashes.readText(file);
+      const read = textOf(file);
       texts.set(file, read?.text ?? null);
       if (read && kept.get(file)?.hash !== read.hash) keep(file, read.hash);
       return read?.text ?? null;
     };
+  };
+  // A file just edited is at hand as the build's inputs were hashed from it (`recall`): not read again.
+  const textOf = (file: string): { text: string; hash: string } | null => {
+    const recalled = hashes.recall(file);
+    if (recalled.hash === null) return null;
+    if (!recalled.bytes) return hashes.readText(file);
+    return { text: Buffer.from(recalled.bytes.buffer, recalled.bytes.byteOffset, recalled.bytes.byteLength).toString('utf8'), hash: recalled.hash };
   };
   const keep = (file: string, hash: string) => {
     kept.delete(file);
