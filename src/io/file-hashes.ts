@@ -86,7 +86,7 @@ export interface FileHashes {
    * A file's hash for a build, with the bytes it was taken from when this reader still keeps
    * them: what the last read found while the file's stat is still the one it was read under,
    * even within a tick of its write; else a `stamp`. What it takes without reading confirms
-   * nothing: a later `stamp` still reads a racy file again (ARCHITECTURE.md "One stylesheet edit").
+   * nothing: a later `stamp` still reads a racy file again (ARCHITECTURE.md "One stylesheet edit, from the disk to the page").
    */
   recall(relative: string): Recalled;
   /** The file's modification time now, 0 when absent: a stat, never a read. */

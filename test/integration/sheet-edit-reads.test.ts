@@ -1,4 +1,4 @@
-// One stylesheet edit, from the disk to the page (ARCHITECTURE.md "One stylesheet edit"), on a
+// One stylesheet edit, from the disk to the page (ARCHITECTURE.md), on a
 // real service and a real disk: the sheet is read once between the save and the push, the
 // tsconfig chain and the code that imports a package not at all (neither changed), and the
 // store records three facts.
