@@ -32,6 +32,9 @@ export interface FileMemory {
   signature(relative: string): readonly [string, number, number, number, number, number] | null;
 }
 
+/** A file larger than this is read again when a build wants its bytes: the kept ones stay small. */
+const KEPT_FILE_BYTES = 1 << 20;
+
 export function createFileMemory(keptContents: number): FileMemory {
   const remembered = new Map<string, Remembered>();
   const absentSince = new Map<string, number>();
@@ -45,7 +48,7 @@ export function createFileMemory(keptContents: number): FileMemory {
       remembered.set(relative, known);
       absentSince.delete(relative);
       kept.delete(relative);
-      if (!bytes) return;
+      if (!bytes || bytes.length > KEPT_FILE_BYTES) return;
       kept.set(relative, { known, bytes });
       if (kept.size > keptContents) kept.delete(kept.keys().next().value!);
     },
