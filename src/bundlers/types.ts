@@ -78,6 +78,11 @@ export interface RebuildHint {
   changed: string[];
   /** The content hash of the code that build gave, as the service recorded it; null when it failed. */
   code: string | null;
+  /**
+   * The bytes of changed inputs as the service read them when it hashed them, for a bundler that
+   * compiles a file from its bytes instead of reading it again (when the service still has them).
+   */
+  contents?: Readonly<Record<string, Uint8Array>>;
 }
 
 export interface BundlerOptions {

@@ -7,9 +7,9 @@
 // systems keep whole seconds only (ext2, ext4 with 128-byte inodes, some network and container
 // ones): there the tick is a second (`createGranularity`, README "Addresses").
 import fs from 'node:fs';
-import path from 'node:path';
-import { toWorkspacePath } from '../workspace/paths.js';
-import { contentHash } from '../outputs/content-hash.js';
+import { createConfinedPaths, type ConfinedPaths } from './confined-paths.js';
+import { createFileMemory, type Remembered } from './file-memory.js';
+import { createFileReads } from './file-reads.js';
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
 export const RACY_MS = 50;
@@ -82,7 +82,24 @@ export interface FileHashes {
   adopt(relative: string, signature: FileSignature): boolean;
   /** The coarsest timestamp granularity seen so far (ms): 0 on a file system of fine timestamps, a second on one of whole seconds. */
   granularityMs(): number;
+  /**
+   * A file's hash for a build, with the bytes it was taken from when this reader still keeps
+   * them: what the last read found while the file's stat is still the one it was read under,
+   * even within a tick of its write; else a `stamp`. What it takes without reading confirms
+   * nothing: a later `stamp` still reads a racy file again (ARCHITECTURE.md "One stylesheet edit, from the disk to the page").
+   */
+  recall(relative: string): Recalled;
+  /** The file's modification time now, 0 when absent: a stat, never a read. */
+  modifiedMs(relative: string): number;
 }
+
+export interface Recalled extends Stamp {
+  /** The bytes `hash` was taken from, when still kept. */
+  bytes?: Uint8Array;
+}
+
+/** How many files' last read bytes a reader keeps for `recall`: the files just edited. */
+export const KEPT_CONTENTS = 32;
 
 // The order of the watcher's notices and the confirmations of the file hashes, in one count: the
 // tree watcher advances it at every notice, walk and possible overflow; a stamp records it. Only
@@ -103,20 +120,11 @@ export interface Confirmed {
 /** A path's hash with the stat it was taken with: [hash, ino, size, mtimeMs, ctimeMs, when it was read]. */
 export type FileSignature = readonly [hash: string, ino: number, size: number, mtimeMs: number, ctimeMs: number, at: number];
 
-interface Remembered {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  /** A change of mode (chmod 000: now unreadable) moves ctime, not mtime. */
-  ctimeMs: number;
-  hash: string;
-  at: number;
-  /** The watch count of the last stamp that confirmed it; -1 when no stamp did (a read for a build, a signature adopted, other hard links). */
-  seq: number;
-}
-
 /** What a read remembers of the file's stat, and when it read it. */
 export type ReadStamp = Pick<Remembered, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'at'>;
+
+/** The same file, size and times as when it was read. */
+const sameStat = (known: ReadStamp, stats: fs.Stats): boolean => known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ctimeMs === stats.ctimeMs;
 
 /**
  * Whether what a read remembered still holds for the file's current stat: the same file, size and
@@ -124,130 +132,53 @@ export type ReadStamp = Pick<Remembered, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' 
  * cannot hide behind an unchanged mtime.
  */
 export function isStillValid(known: ReadStamp, stats: fs.Stats, granularityMs = 0): boolean {
-  if (known.ino !== stats.ino || known.size !== stats.size || known.mtimeMs !== stats.mtimeMs || known.ctimeMs !== stats.ctimeMs) return false;
+  if (!sameStat(known, stats)) return false;
   // A timestamp of whole seconds is the start of the second the write happened in.
   return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS + granularityMs;
 }
 
-// Every file read asks where it really is (a link must not lead out of the workspace): the C
-// library's realpath gives the same answer in about half the time of Node's own walk, which
-// is most of the cost of reading 1,000 modules' sources on a first start.
-const realpath = (file: string): string => fs.realpathSync.native(file);
+export { isPlainRelative } from './confined-paths.js';
+export { entryIdentity } from './file-reads.js';
 
-/** A workspace-relative path joined by concatenation as it is: no leading `/`, `..`, `//` or `\\`. */
-export const isPlainRelative = (relative: string): boolean => !(relative.startsWith('/') || relative.includes('..') || relative.includes('//') || relative.includes('\\'));
+/** The granularity of each stat, and the coarsest seen so far. */
+function trackGranularity(granularity: (stats: fs.Stats) => number) {
+  let coarsest = 0;
+  return {
+    granularityOf(stats: fs.Stats): number {
+      const ms = granularity(stats);
+      if (ms > coarsest) coarsest = ms;
+      return ms;
+    },
+    coarsest: () => coarsest,
+  };
+}
 
-/** What a path leads to, whatever the path: its device and inode. */
-export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.ino}`;
+/** The stat of a file (`name`) or a directory (`name/`), when it is one. */
+function statAsNamed(paths: ConfinedPaths, relative: string): fs.Stats | undefined {
+  const isDir = relative.endsWith('/');
+  const stats = paths.statOf(isDir ? relative.slice(0, -1) || '.' : relative);
+  return stats && (isDir ? stats.isDirectory() : stats.isFile()) ? stats : undefined;
+}
 
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
-  const granularity = createGranularity(options.granularityMs);
-  let coarsest = 0;
-  const granularityOf = (stats: fs.Stats): number => {
-    const ms = granularity(stats);
-    if (ms > coarsest) coarsest = ms;
-    return ms;
-  };
-  const statFile = options.stat ?? ((file: string) => fs.statSync(file, { throwIfNoEntry: false }));
-  const remembered = new Map<string, Remembered>();
-  /** Paths a stamp found absent, with its watch count. */
-  const absentSince = new Map<string, number>();
-  // The check before each answer stats every path the answer depends on: the hottest call of
-  // the service. Workspace paths are normal, so they are joined by concatenation (path.join's
-  // normalization costs a third of a stat), and not at all while the process runs in the
-  // workspace (`core run`), so the kernel walks fewer components. Anything else: path.join.
-  const prefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
-  const absolute = (relative: string): string => {
-    if (!isPlainRelative(relative)) return path.join(root, relative);
-    return process.cwd() === root ? relative : `${prefix}${relative}`;
-  };
-  let realRoot: string | null = null;
-
-  // Links are followed inside the workspace only: a link to `/` or to another project is
-  // as good as absent (a link to `/` would otherwise make the module.json search walk the
-  // whole file system).
-  function leaves(relative: string): boolean {
-    let real: string;
-    try {
-      realRoot ??= realpath(root);
-      real = realpath(absolute(relative));
-    } catch {
-      return false; // absent: not a link that leaves
-    }
-    return real !== realRoot && !real.startsWith(realRoot + path.sep);
-  }
-
-  function statOf(relative: string): fs.Stats | undefined {
-    try {
-      return statFile(absolute(relative));
-    } catch {
-      return undefined; // ENOTDIR, EACCES: as good as absent for the service
-    }
-  }
-
-  function remember(relative: string, stats: fs.Stats, hash: string, at: number) {
-    granularityOf(stats);
-    remembered.set(relative, { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, hash, at, seq: -1 });
-    absentSince.delete(relative);
-  }
-
-  /** `stats`: taken by the caller just before, not asked again. */
-  function readFile(relative: string, stats = statOf(relative)): { text: string; hash: string; stats: fs.Stats } | null {
-    if (!stats || !stats.isFile() || leaves(relative)) {
-      remembered.delete(relative);
-      return null;
-    }
-    const at = now();
-    let content: Buffer;
-    try {
-      content = fs.readFileSync(absolute(relative));
-    } catch {
-      return null;
-    }
-    const hash = contentHash(content);
-    remember(relative, stats, hash, at);
-    return { text: content.toString('utf8'), hash, stats };
-  }
-
-  function listDir(relative: string, stats?: fs.Stats) {
-    const dir = relative.replace(/\/+$/, '') || '.';
-    stats ??= statOf(dir);
-    if (!stats || !stats.isDirectory() || leaves(dir)) {
-      remembered.delete(`${dir}/`);
-      return null;
-    }
-    const at = now();
-    let dirents: fs.Dirent[];
-    try {
-      dirents = fs.readdirSync(absolute(dir), { withFileTypes: true });
-    } catch {
-      return null;
-    }
-    const entries = dirents
-      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir === '.' ? entry.name : `${dir}/${entry.name}`)) }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const hash = contentHash(entries.map((entry) => `${entry.name}${entry.directory ? '/' : ''}`).join('\n'));
-    remember(`${dir}/`, stats, hash, at);
-    // The directory itself, whatever path leads to it: a search visits it once (a link loop ends).
-    return { entries, hash, id: entryIdentity(stats) };
-  }
-
-  function isDirectoryInside(relative: string): boolean {
-    return statOf(relative)?.isDirectory() === true && !leaves(relative);
-  }
+  const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
+  const paths = createConfinedPaths(root, options.stat);
+  const memory = createFileMemory(KEPT_CONTENTS);
+  const { readFile, listDir } = createFileReads(paths, memory, now, granularityOf);
+  const statAs = (relative: string) => statAsNamed(paths, relative);
 
   function stamp(relative: string): Stamp {
-    const seq = watchCount;
+    const seq = watchSequence();
     const isDir = relative.endsWith('/');
-    const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
-    if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile())) return absent(relative, seq, 0);
-    let known = remembered.get(relative);
+    const stats = statAs(relative);
+    if (!stats) return absent(relative, seq, 0);
+    let known = memory.get(relative);
     // A file of several names is read at every stamp: a write through another name may leave
     // nothing this path's watch or stat can be trusted to show.
     if (!known || !isStillValid(known, stats, granularityOf(stats)) || (!isDir && stats.nlink > 1)) {
       const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
       if (!fresh) return absent(relative, seq, stats.mtimeMs);
-      known = remembered.get(relative);
+      known = memory.get(relative);
       if (!known) return { hash: fresh.hash, mtimeMs: stats.mtimeMs };
     }
     known.seq = isDir || stats.nlink <= 1 ? seq : -1;
@@ -255,47 +186,49 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
   }
 
   function absent(relative: string, seq: number, mtimeMs: number): Stamp {
-    remembered.delete(relative);
-    absentSince.set(relative, seq);
+    memory.absent(relative, seq);
     return { hash: null, mtimeMs };
+  }
+
+  // The bytes a build is given are the ones their hash was taken from, so the build and its
+  // record agree whatever the disk holds by then; a later write moves the stat, or, within the
+  // same tick, is read by the next stamp (the read taken here stays racy) after its watcher's notice.
+  function recall(relative: string): Recalled {
+    const known = memory.get(relative);
+    const stats = known && !relative.endsWith('/') ? paths.statOf(relative) : undefined;
+    if (known && stats?.isFile() && stats.nlink <= 1 && sameStat(known, stats)) {
+      const bytes = memory.bytes(relative);
+      // Not racy: what a stamp would confirm.
+      if (isStillValid(known, stats, granularityOf(stats))) known.seq = watchSequence();
+      return { hash: known.hash, mtimeMs: stats.mtimeMs, ...(bytes ? { bytes } : {}) };
+    }
+    const stamped = stamp(relative);
+    const bytes = stamped.hash === null ? undefined : memory.bytes(relative);
+    return bytes ? { ...stamped, bytes } : stamped;
   }
 
   return {
     stamp,
     hash: (relative) => stamp(relative).hash,
-    confirmed(relative) {
-      const known = remembered.get(relative);
-      if (known) return known.seq >= 0 ? known : undefined;
-      const seq = absentSince.get(relative);
-      return seq === undefined ? undefined : { hash: null, seq };
-    },
+    recall,
+    modifiedMs: (relative) => paths.statOf(relative)?.mtimeMs ?? 0,
+    confirmed: memory.confirmed,
     readText(relative) {
       const file = readFile(relative);
       return file ? { text: file.text, hash: file.hash } : null;
     },
     listDir: (relative) => listDir(relative),
-    leaves,
-    signature(relative) {
-      const known = remembered.get(relative);
-      return known ? [known.hash, known.ino, known.size, known.mtimeMs, known.ctimeMs, known.at] : null;
-    },
+    leaves: paths.leaves,
+    signature: memory.signature,
     adopt(relative, [hash, ino, size, mtimeMs, ctimeMs, at]) {
-      const isDir = relative.endsWith('/');
-      const stats = statOf(isDir ? relative.slice(0, -1) || '.' : relative);
-      if (!stats || (isDir ? !stats.isDirectory() : !stats.isFile() || stats.nlink > 1)) return false;
+      const stats = statAs(relative);
+      if (!stats || (!relative.endsWith('/') && stats.nlink > 1)) return false;
       const known = { hash, ino, size, mtimeMs, ctimeMs, at, seq: -1 };
       if (!isStillValid(known, stats, granularityOf(stats))) return false;
-      remembered.set(relative, known);
+      memory.set(relative, known);
       return true;
     },
-    granularityMs: () => coarsest,
-    realPath(relative) {
-      try {
-        realRoot ??= realpath(root);
-        return toWorkspacePath(realRoot, realpath(absolute(relative)));
-      } catch {
-        return null;
-      }
-    },
+    granularityMs: coarsest,
+    realPath: paths.realPath,
   };
 }

@@ -26,15 +26,20 @@ export function locateImports(imports: readonly ImportRecord[], read: (file: str
     if (record.line !== undefined) return record;
     if (!texts.has(record.file)) texts.set(record.file, read(record.file));
     const text = texts.get(record.file);
-    if (!text) return record;
-    for (const quote of ["'", '"', '`']) {
-      const at = text.indexOf(`${quote}${record.specifier}${quote}`);
-      if (at === -1) continue;
-      const lines = text.slice(0, at).split('\n');
-      return { ...record, line: lines.length, column: lines[lines.length - 1]!.length + 1 };
-    }
-    return record;
+    const place = text ? importPlace(text, record.specifier) : null;
+    return place ? { ...record, ...place } : record;
   });
+}
+
+/** Where `text` first writes `specifier` quoted; null when it does not. */
+export function importPlace(text: string, specifier: string): { line: number; column: number } | null {
+  for (const quote of ["'", '"', '`']) {
+    const at = text.indexOf(`${quote}${specifier}${quote}`);
+    if (at === -1) continue;
+    const lines = text.slice(0, at).split('\n');
+    return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+  }
+  return null;
 }
 
 export function checkImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {

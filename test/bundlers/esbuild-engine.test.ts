@@ -129,6 +129,17 @@ describe('createEsbuildEngine', () => {
     });
   }
 
+  it('compiles a stylesheet that imports nothing from the bytes the hint gives, without reading it again', async () => {
+    const PLAIN = target('plain');
+    const first = await engine.rebuild(PLAIN, developmentVariant('browser'));
+    // The service hashed these bytes; the disk has moved on since, and its next look will tell.
+    write('app/plain/plain.css', '.plain { color: rgb(5, 5, 5); }\n');
+    const given = Buffer.from('.plain { color: rgb(4, 4, 4); }\n');
+    const styled = await engine.rebuild(PLAIN, developmentVariant('browser'), undefined, { ...hint(first, ['app/plain/plain.css']), contents: { 'app/plain/plain.css': given } });
+    expect(styled.code).to.equal(first.code);
+    expect(text(styled.styles)).to.contain('rgb(4, 4, 4)').and.not.to.contain('rgb(5, 5, 5)');
+  });
+
   it('drops the warning of a stylesheet fixed by a stylesheet-only rebuild after a whole build that warned about it', async () => {
     const PLAIN = target('plain');
     write('app/plain/plain.css', '.plain { color: rgb(1, 1, 1);\n');

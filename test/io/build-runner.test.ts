@@ -42,7 +42,41 @@ describe('createBuildRunner', () => {
       modules: [{ module: moduleModel('main'), generation: 1, previousInputs: recorded, previousCode: 'CODE-OF-BUILD-1' }],
     };
     await firstValueFrom(run(job));
-    expect(hints).to.deep.equal([{ inputs: ['app/main/index.ts', 'app/main/theme.css'], changed: ['app/main/theme.css'], code: 'CODE-OF-BUILD-1' }]);
+    // With the bytes of the changed file as the runner hashed them: the bundler need not read it again.
+    expect(hints).to.deep.equal([{ inputs: ['app/main/index.ts', 'app/main/theme.css'], changed: ['app/main/theme.css'], code: 'CODE-OF-BUILD-1', contents: { 'app/main/theme.css': Buffer.from('.a { color: red; }\n') } }]);
+  });
+
+  it('records the tsconfig chain of the entry, read again only once one of its files changed', async () => {
+    const root = tempWorkspace({
+      'app/main/index.ts': 'export const a = 1;\n',
+      'app/tsconfig.json': JSON.stringify({ extends: './base.json' }),
+      'app/base.json': '{}',
+      'app/other.json': '{}',
+    });
+    const bundler: Bundler = {
+      bundle: async (targets) => targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: ['app/main/index.ts'], imports: [], errors: [] })),
+      rebuild: async () => {
+        throw new Error('not asked');
+      },
+      dispose: async () => {},
+    };
+    // Long after the files were written: their stats are trusted, not racy.
+    const hashes = createFileHashes(root, () => Date.now() + 60_000);
+    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes });
+    const job = (build: number): BuildJob => ({ build, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: build, previousInputs: null }] });
+    const inputsOf = async (build: number) => Object.keys(((await firstValueFrom(run(job(build))))[0] as { inputs: Record<string, string> }).inputs);
+    expect(await inputsOf(1)).to.include.members(['app/main/tsconfig.json', 'app/tsconfig.json', 'app/base.json']);
+    const reads: string[] = [];
+    const readFileSync = fs.readFileSync;
+    fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(path.relative(root, String(args[0]))), readFileSync(...args))) as typeof fs.readFileSync;
+    try {
+      await inputsOf(2);
+      expect(reads, 'an unchanged chain').to.deep.equal([]);
+      fs.writeFileSync(path.join(root, 'app/base.json'), JSON.stringify({ extends: './other.json' }));
+      expect(await inputsOf(3)).to.include.members(['app/tsconfig.json', 'app/base.json', 'app/other.json']);
+    } finally {
+      fs.readFileSync = readFileSync;
+    }
   });
 
   it('marks unverified an input first read by the build whose whole-second mtime falls within a second before the build began', async () => {

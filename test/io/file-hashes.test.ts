@@ -157,6 +157,33 @@ describe('createFileHashes', () => {
       expect(hashes.hash('a.ts')).to.equal(contentHash('bbb'));
     });
 
+    it('gives a build the bytes it last read while the stat is unchanged, racy or not, confirming nothing: the next stamp reads again', () => {
+      const root = tempWorkspace();
+      const file = path.join(root, 'a.ts');
+      const hashes = createFileHashes(root, () => MTIME.getTime() + 1);
+      writeAtMtime(file, 'aaa');
+      const stamped = nextWatchSequence();
+      expect(hashes.hash('a.ts')).to.equal(contentHash('aaa'));
+      const reads: string[] = [];
+      const readFileSync = fs.readFileSync;
+      fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(String(args[0])), readFileSync(...args))) as typeof fs.readFileSync;
+      try {
+        nextWatchSequence();
+        const recalled = hashes.recall('a.ts');
+        expect(recalled.hash).to.equal(contentHash('aaa'));
+        expect(Buffer.from(recalled.bytes!).toString()).to.equal('aaa');
+        expect(reads, 'taken as last read').to.deep.equal([]);
+        expect(hashes.confirmed('a.ts'), 'still the stamp that read it').to.include({ seq: stamped });
+        expect(hashes.hash('a.ts')).to.equal(contentHash('aaa'));
+        expect(reads, 'a stamp reads a racy file again').to.have.length(1);
+        writeAtMtime(file, 'bbbb');
+        expect(Buffer.from(hashes.recall('a.ts').bytes!).toString(), 'a changed stat is read').to.equal('bbbb');
+        expect(reads).to.have.length(2);
+      } finally {
+        fs.readFileSync = readFileSync;
+      }
+    });
+
     it('trusts a stat only when all of it is unchanged, ctime included', () => {
       const root = tempWorkspace();
       const file = path.join(root, 'a.ts');

@@ -1,0 +1,62 @@
+// One esbuild build of several modules (one entry point each), and the failures of a build:
+// a failure names no module, so a failed batch is split until each failure has its own.
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import type { Variant } from '../workspace/variant.js';
+import { collect, failed, isBuildFailure } from './build-results.js';
+import { BuildCancelled, type BundleResult, type BundleTarget } from './types.js';
+
+export type BuildOptionsOf = (targets: BundleTarget[], variant: Variant) => esbuild.BuildOptions;
+
+export interface BatchBuilds {
+  bundleOnce(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]>;
+  failedBuild(target: BundleTarget, variant: Variant, messages: esbuild.Message[]): Promise<BundleResult>;
+}
+
+export function createBatchBuilds(root: string, buildOptions: BuildOptionsOf): BatchBuilds {
+  // A failure tells where it failed, not what the build read: an error in one file leaves
+  // the others unnamed, and their next change could not build the module again. The build
+  // once more, recording every file it loads, names them (only failures pay for it).
+  // Its diagnostics are that build's too: a first build places them as a fresh start does, where
+  // a kept context or the stylesheet built alone may not (an unreadable stylesheet is "Cannot read
+  // file" at its import, not a nameless failure of the sheet as an entry).
+  async function failedBuild(target: BundleTarget, variant: Variant, messages: esbuild.Message[]): Promise<BundleResult> {
+    const read = new Set<string>();
+    const options = buildOptions([target], variant);
+    const recorder: esbuild.Plugin = {
+      name: 'core-record-reads',
+      setup(build) {
+        build.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
+          const relative = path.relative(root, args.path);
+          if (!relative.startsWith('..') && !path.isAbsolute(relative)) read.add(relative.split(path.sep).join('/'));
+          return undefined;
+        });
+      },
+    };
+    let located = messages;
+    await esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] }).catch((error: unknown) => {
+      if (isBuildFailure(error)) located = error.errors;
+    });
+    const result = failed(root, target, located);
+    for (const input of result.inputs) read.add(input);
+    return { ...result, inputs: [...read].sort() };
+  }
+
+  async function bundleOnce(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> {
+    if (targets.length === 0) return [];
+    if (signal?.aborted) throw new BuildCancelled();
+    try {
+      const result = await esbuild.build(buildOptions(targets, variant));
+      if (signal?.aborted) throw new BuildCancelled();
+      return targets.map((target, index) => collect(root, target, index, result));
+    } catch (error) {
+      if (!isBuildFailure(error)) throw error;
+      if (targets.length === 1) return [await failedBuild(targets[0]!, variant, error.errors)];
+      const middle = Math.ceil(targets.length / 2);
+      const halves = await Promise.all([bundleOnce(targets.slice(0, middle), variant, signal), bundleOnce(targets.slice(middle), variant, signal)]);
+      return halves.flat();
+    }
+  }
+
+  return { bundleOnce, failedBuild };
+}

@@ -1,0 +1,57 @@
+// A finished build as the fact the store records: `build.succeeded` with the outputs put in
+// the output cache by content hash, or `build.failed`; either with the inputs read and their
+// hashes, and the bare imports found, placed in their files.
+import { BundlerUnavailable, type BundleResult } from '../bundlers/types.js';
+import type { OutputCache } from '../outputs/output-cache.js';
+import type { Fact, InputHashes } from '../store/events.js';
+import { bundlerFailed, diagnostic } from '../workspace/diagnostics.js';
+import type { FileHashes } from './file-hashes.js';
+import { hashInputs, namedFiles, type InputsBefore } from './build-inputs.js';
+import type { ImportLocator } from './import-locations.js';
+
+export interface FactContext {
+  build: number;
+  variant: string;
+  previousInputs: InputHashes | null;
+  before: InputsBefore;
+  startedAt: number;
+  /** The shared files the module was asked to import (README "Shared files"). */
+  shared?: Record<string, string>;
+}
+
+export function createBuildFacts(hashes: FileHashes, outputs: OutputCache, locate: ImportLocator): (result: BundleResult, context: FactContext) => Fact {
+  return (result, { build, variant, previousInputs, before, startedAt, shared: sharedFiles }) => {
+    const base = { build, module: result.specifier, variant };
+    if (result.errors.length > 0 || !result.code) {
+      // What could fix a failure includes what the module read when it last built, and the
+      // files its diagnostics name.
+      const paths = [...new Set([...Object.keys(previousInputs ?? {}), ...result.inputs, ...namedFiles(hashes, result.errors)])];
+      const inputs = hashInputs(hashes, paths, before, startedAt);
+      return { type: 'build.failed', ...base, imports: locate(result.imports, inputs), errors: result.errors, inputs };
+    }
+    const chunks = result.chunks ? Object.fromEntries(Object.entries(result.chunks).map(([specifier, code]) => [specifier, outputs.put(code)])) : undefined;
+    const made = { code: outputs.put(result.code), styles: result.styles ? outputs.put(result.styles) : null, ...(chunks ? { chunks } : {}) };
+    // The shared files it was asked to import: a copy of one it still made cannot be avoided (README "Shared files").
+    const shared = Object.keys(sharedFiles ?? {});
+    const inputs = hashInputs(hashes, result.inputs, before, startedAt);
+    return { type: 'build.succeeded', ...base, imports: locate(result.imports, inputs), outputs: made, inputs, ...(result.warnings?.length ? { warnings: result.warnings } : {}), ...(shared.length > 0 ? { shared } : {}) };
+  };
+}
+
+/** The bundler could not run at all: every module of the job says why. */
+export function bundlerFailedFacts(hashes: FileHashes, job: { build: number; variant: string; bundler: { name: string }; modules: { module: { specifier: string; entry: string | null; dir: string }; previousInputs: InputHashes | null; manifest?: string }[] }, error: unknown): Fact[] {
+  const message = error instanceof Error ? error.message : String(error);
+  return job.modules.map(({ module, previousInputs, manifest }): Fact => ({
+    type: 'build.failed',
+    build: job.build,
+    module: module.specifier,
+    variant: job.variant,
+    errors: [
+      error instanceof BundlerUnavailable
+        ? diagnostic('BUNDLE_ERROR', `${module.specifier} cannot be built: ${message}; install it in the workspace, or correct "core.bundler" or "bundlers" in ${manifest ?? 'its package.json'}`, { file: manifest ?? module.entry ?? undefined })
+        : bundlerFailed(job.bundler.name, message, module.entry),
+    ],
+    imports: [],
+    inputs: { ...previousInputs, ...hashInputs(hashes, [module.entry!, `${module.dir}/`], {}, 0) },
+  }));
+}

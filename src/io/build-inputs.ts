@@ -1,0 +1,70 @@
+// The inputs of a build and their hashes, as the runner records them (README "Addresses"):
+// those known from the last build hashed before it reads them, those first seen hashed after.
+import type { RebuildHint } from '../bundlers/types.js';
+import { UNVERIFIED, type InputHashes } from '../store/events.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import { isInside, normalizeRelative } from '../workspace/paths.js';
+import { MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
+
+/** What the runner took of each input before the build: its hash, its mtime, its bytes when kept. */
+export type InputsBefore = Record<string, Recalled>;
+
+// Inputs known from the last build are hashed before this one reads them: a change during the
+// build then shows as a difference afterwards, never as a false match. The file just saved is
+// taken as the watcher read it (`recall`), bytes and all: it is not read again.
+export function inputsBefore(hashes: FileHashes, previous: readonly (InputHashes | null)[]): InputsBefore {
+  const before: InputsBefore = {};
+  for (const inputs of previous) {
+    for (const path of Object.keys(inputs ?? {})) before[path] ??= hashes.recall(path);
+  }
+  return before;
+}
+
+/** What changed since the module's last build, for a bundler that can then do less; with the bytes of those changed that are at hand. */
+export function rebuildHint(previousInputs: InputHashes | null, previousCode: string | null | undefined, before: InputsBefore): RebuildHint | undefined {
+  if (!previousInputs) return undefined;
+  const inputs = Object.keys(previousInputs);
+  const changed = inputs.filter((path) => before[path]?.hash !== previousInputs[path] || previousInputs[path] === UNVERIFIED);
+  const contents: Record<string, Uint8Array> = {};
+  for (const path of changed) {
+    const bytes = before[path]?.bytes;
+    if (bytes) contents[path] = bytes;
+  }
+  return { inputs, changed, code: previousCode ?? null, ...(Object.keys(contents).length > 0 ? { contents } : {}) };
+}
+
+// Inputs first seen by this build are hashed after it; one modified since it started may
+// have been read in either version, so it is marked unverified and the module builds again.
+// So is a known input written during the build (its mtime moved: a stat tells, no read), even
+// with the content it had before: an editor's save truncates the file first, and the build may
+// have read it empty.
+export function hashInputs(hashes: FileHashes, paths: readonly string[], before: InputsBefore, startedAt: number): InputHashes {
+  const inputs: InputHashes = {};
+  for (const path of paths) {
+    const known = before[path];
+    if (known) {
+      inputs[path] = known.hash !== null && hashes.modifiedMs(path) !== known.mtimeMs ? UNVERIFIED : known.hash;
+      continue;
+    }
+    const stamp = hashes.stamp(path);
+    // On a file system of whole seconds, a write during the build is stamped up to a second earlier.
+    inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - MTIME_LAG_MS - hashes.granularityMs() ? UNVERIFIED : stamp.hash;
+  }
+  return inputs;
+}
+
+// esbuild reports `No matching export in "lib/x.ts"` at the import, and the fix is in lib/x.ts,
+// which a failed build lists nowhere else: the files a diagnostic names that exist, readable or
+// not ("Cannot read file ...: permission denied").
+export function namedFiles(hashes: FileHashes, errors: readonly Diagnostic[]): string[] {
+  const named: string[] = [];
+  for (const error of errors) {
+    for (const [, name] of error.message.matchAll(/"([^"\n]+)"/g)) {
+      const relative = normalizeRelative(name!);
+      if (relative === null || relative === '.' || !isInside(relative)) continue;
+      const stamp = hashes.stamp(relative);
+      if (stamp.hash !== null || stamp.mtimeMs > 0) named.push(relative);
+    }
+  }
+  return named;
+}

@@ -1,0 +1,87 @@
+// The reads behind file hashes: a file's bytes or a directory's listing, hashed, and
+// remembered with the stat they were read under (`src/io/file-memory.ts`).
+import fs from 'node:fs';
+import { contentHash } from '../outputs/content-hash.js';
+import type { ConfinedPaths } from './confined-paths.js';
+import type { FileMemory } from './file-memory.js';
+
+export interface ReadFile {
+  text: string;
+  hash: string;
+  bytes: Buffer;
+  stats: fs.Stats;
+}
+
+export interface Listing {
+  entries: { name: string; directory: boolean }[];
+  hash: string;
+  id: string;
+}
+
+/** What a path leads to, whatever the path: its device and inode. */
+export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.ino}`;
+
+export interface FileReads {
+  /** `stats`: taken by the caller just before, not asked again. */
+  readFile(relative: string, stats?: fs.Stats): ReadFile | null;
+  listDir(relative: string, stats?: fs.Stats): Listing | null;
+}
+
+/** `observe`: told the stats of every read (the granularity of their file system). */
+export function createFileReads(paths: ConfinedPaths, memory: FileMemory, now: () => number, observe: (stats: fs.Stats) => void): FileReads {
+  function readFile(relative: string, stats = paths.statOf(relative)): ReadFile | null {
+    if (!stats || !stats.isFile() || paths.leaves(relative)) {
+      memory.forget(relative);
+      return null;
+    }
+    const at = now();
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(paths.absolute(relative));
+    } catch {
+      return null;
+    }
+    const hash = contentHash(bytes);
+    observe(stats);
+    memory.remember(relative, stats, hash, at, bytes);
+    // Decoded on demand: a stamp wants the hash only.
+    return {
+      get text() {
+        return bytes.toString('utf8');
+      },
+      hash,
+      bytes,
+      stats,
+    };
+  }
+
+  function listDir(relative: string, stats?: fs.Stats): Listing | null {
+    const dir = relative.replace(/\/+$/, '') || '.';
+    stats ??= paths.statOf(dir);
+    if (!stats || !stats.isDirectory() || paths.leaves(dir)) {
+      memory.forget(`${dir}/`);
+      return null;
+    }
+    const at = now();
+    let dirents: fs.Dirent[];
+    try {
+      dirents = fs.readdirSync(paths.absolute(dir), { withFileTypes: true });
+    } catch {
+      return null;
+    }
+    const entries = dirents
+      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir === '.' ? entry.name : `${dir}/${entry.name}`)) }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const hash = contentHash(entries.map((entry) => `${entry.name}${entry.directory ? '/' : ''}`).join('\n'));
+    observe(stats);
+    memory.remember(`${dir}/`, stats, hash, at);
+    // The directory itself, whatever path leads to it: a search visits it once (a link loop ends).
+    return { entries, hash, id: entryIdentity(stats) };
+  }
+
+  function isDirectoryInside(relative: string): boolean {
+    return paths.statOf(relative)?.isDirectory() === true && !paths.leaves(relative);
+  }
+
+  return { readFile, listDir };
+}

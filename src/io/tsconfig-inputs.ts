@@ -1,0 +1,48 @@
+// The tsconfig files that decide how a module compiles are inputs of its build (README
+// "tsconfig.json"): the nearest one above its entry with its `extends` chain, and every place a
+// nearer one could appear, so that an edit, an addition or a removal builds it again. The
+// places are stamped, not read (an unchanged file is known by its stat), and a chain is read
+// again only when one of its files changed: a stylesheet edit reads no tsconfig.
+import { loadTsconfig, tsconfigPlaces } from '../workspace/tsconfig.js';
+import { dirOf } from '../workspace/paths.js';
+import type { FileHashes } from './file-hashes.js';
+
+/** The tsconfig files of a module whose entry is `entry`: the places up to the nearest, then its chain. */
+export type TsconfigInputs = (entry: string) => string[];
+
+export function createTsconfigInputs(hashes: FileHashes): TsconfigInputs {
+  /** By nearest config: the files its chain read, with the hashes they had. */
+  const chains = new Map<string, { files: string[]; hashes: (string | null)[] }>();
+  const chainOf = (nearest: string): string[] => {
+    const known = chains.get(nearest);
+    if (known && known.files.every((file, index) => hashes.hash(file) === known.hashes[index])) return known.files;
+    const { files } = loadTsconfig(nearest, {
+      read: (file) => textOf(hashes, file),
+      resolvePackage: (specifier, from) => resolveConfigPackage(hashes, specifier, from),
+    });
+    chains.set(nearest, { files, hashes: files.map((file) => hashes.hash(file)) });
+    return files;
+  };
+  return (entry) => {
+    const places = tsconfigPlaces(dirOf(entry));
+    const found = places.findIndex((file) => hashes.hash(file) !== null);
+    if (found === -1) return places;
+    return [...places.slice(0, found + 1), ...chainOf(places[found]!)];
+  };
+}
+
+/** A config's text, from the bytes its stamp just read when they are kept. */
+function textOf(hashes: FileHashes, file: string): string | null {
+  const recalled = hashes.recall(file);
+  if (recalled.hash === null) return null;
+  return recalled.bytes ? Buffer.from(recalled.bytes.buffer, recalled.bytes.byteOffset, recalled.bytes.byteLength).toString('utf8') : (hashes.readText(file)?.text ?? null);
+}
+
+/** The config a package specifier in `extends` names, looked up in node_modules from `from` up. */
+function resolveConfigPackage(hashes: FileHashes, specifier: string, from: string): string | null {
+  for (let at = from; ; at = dirOf(at)) {
+    const base = at === '.' ? `node_modules/${specifier}` : `${at}/node_modules/${specifier}`;
+    for (const file of [base, `${base}.json`, `${base}/tsconfig.json`]) if (hashes.hash(file) !== null) return hashes.realPath(file) ?? file;
+    if (at === '.') return null;
+  }
+}
