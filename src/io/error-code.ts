@@ -6,7 +6,11 @@ export function errorCode(error: unknown): string {
   return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'EUNKNOWN';
 }
 
-/** Whether `code` says the path is not there (ENOENT, or ENOTDIR: a file where a directory was named). */
+/**
+ * Whether `code` says the path leads to nothing: ENOENT, ENOTDIR (a file where a directory was
+ * named), or ELOOP (a loop of links: like a dangling link, a link the walk does not follow,
+ * watch-scope.ts, so a running watcher and a fresh walk see the same tree).
+ */
 export function isAbsence(code: string): boolean {
-  return code === 'ENOENT' || code === 'ENOTDIR';
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP';
 }

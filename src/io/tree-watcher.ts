@@ -18,8 +18,8 @@
 // (watcher-guard.ts), after which it may have missed a change.
 //
 // No error of the file system ends the process (README "Links and large trees"): a path whose
-// stat, listing or watch fails with anything but ENOENT (EACCES, ENAMETOOLONG, ELOOP, EMFILE,
-// ENOSPC, EIO...) is treated as unreadable and listed as unwatched, until a notice naming it or
+// stat, listing or watch fails with anything but an absence (ENOENT, ENOTDIR, ELOOP: error-code.ts)
+// (EACCES, ENAMETOOLONG, EMFILE, ENOSPC, EIO...) is treated as unreadable and listed as unwatched, until a notice naming it or
 // a directory above it (a chmod is one) shows it readable again, or gone.
 //
 // The watcher's silence is also a proof (`unchangedSince`, README "Addresses"; notice-proof.ts).

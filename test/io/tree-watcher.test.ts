@@ -222,8 +222,25 @@ describe('watchTree', () => {
     expect(defects.map((error) => (error as Error).message)).to.deep.equal(['INJECTED lstat']);
   });
 
+  it('takes a watched directory replaced at once by a link to itself as a link not followed, as the walk does: nothing listed', async () => {
+    const root = tempWorkspace({ 'app/index.ts': '', 'app/inner/a.ts': '' });
+    const inner = path.join(root, 'app/inner');
+    const { events, watcher } = await ready(root);
+    const lists: Map<string, string>[] = [];
+    watcher.on('unwatched' as never, ((list: Map<string, string>) => lists.push(new Map(list))) as never);
+    fs.rmSync(inner, { recursive: true });
+    fs.symlinkSync(inner, inner); // following it fails with ELOOP
+    await events.next((event) => event.kind === 'all' && event.event === 'unlinkDir' && event.path === inner, 'unlinkDir of the directory');
+    // A later notice, after which any list the first one made has been reported.
+    fs.writeFileSync(path.join(root, 'app/later.ts'), '');
+    await events.next((event) => event.kind === 'raw' && event.name === 'later.ts', 'notice of a later file');
+    await settle();
+    expect(lists.filter((list) => list.has(inner))).to.deep.equal([]);
+  });
+
   describe('errors of the file system: the path is unreadable, listed as unwatched, never the end of the process', () => {
-    const CODES = ['EACCES', 'ENAMETOOLONG', 'ELOOP', 'EMFILE', 'ENOSPC', 'EIO'];
+    // ELOOP is a loop of links: a link not followed, as a dangling one (the test above).
+    const CODES = ['EACCES', 'ENAMETOOLONG', 'EMFILE', 'ENOSPC', 'EIO'];
     const CALLS = ['statSync', 'lstatSync', 'readdirSync', 'watch'] as const;
 
     /** `counted`, with calls on the paths of `failing` throwing the error of the code given, as Node's calls do. */
