@@ -199,6 +199,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     getState: store.getState,
     readiness,
     outputs,
+    ...(cache ? { savedPages: { dir: path.join(cache.dir, 'pages'), identity: JSON.stringify(identity) } } : {}),
     router: app.router,
     sockets: app.sockets,
     push$,

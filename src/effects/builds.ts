@@ -39,7 +39,7 @@ export const counter = (): { next(): number } => {
 
 export function builds$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Facts> {
   const requestLanes = deps.requestLanes ?? 2;
-  const batchSize = deps.batchSize ?? 100;
+  const batchSize = deps.batchSize ?? Number(process.env.XB ?? 100);
   const buildNumbers = deps.buildNumbers ?? counter();
   return new Observable<Facts>((subscriber) => {
     const running = new Map<number, { job: BuildJob; subscription: Subscription }>();

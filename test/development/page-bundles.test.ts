@@ -30,7 +30,7 @@ function setup() {
       return { codeMap: Buffer.from(JSON.stringify({ modules: input.modules.size })), stylesMap: Buffer.from(JSON.stringify({ sheets: input.sheets.length })) };
     },
   };
-  const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, joiner);
+  const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: joiner });
   return { outputs, plan, calls, bundles };
 }
 
@@ -78,7 +78,7 @@ describe('createPageBundles', () => {
   it('keeps the files the kept bundles were joined from, removes the others, and all of them at dispose', async function () {
     const outputs = createOutputCache();
     const files = createJoinFiles();
-    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, undefined, files);
+    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, { files });
     const planOf = (n: number): PageBundlePlan => {
       const code = outputs.put(Buffer.from(`globalThis.edit = ${n};\n`));
       const styles = outputs.put(Buffer.from(`.a { z-index: ${n} }\n`));
@@ -104,7 +104,7 @@ describe('createPageBundles', () => {
   it('joins again after its directory vanished: a failed join is reported, the next one writes every file again', async function () {
     const outputs = createOutputCache();
     const files = createJoinFiles();
-    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, undefined, files);
+    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, { files });
     const code = outputs.put(Buffer.from('globalThis.joined = 1;\n'));
     const plan = (key: string): PageBundlePlan => ({ key, entry: '@t/app/main', modules: new Map([['@t/app/main', { address: `/m/@t/app@1.0.0/modules/main?v=${code.hash}`, hash: code.hash }]]), sheets: [], imports: {}, broken: [] });
     await bundles.bundle(plan('KEY1'));
