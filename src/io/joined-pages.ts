@@ -29,6 +29,9 @@ interface Header {
 const KEPT_PAGES = 4;
 
 const PAGE_FILE = /^[A-Za-z0-9_-]{22}\.page$/;
+const TEMPORARY_FILE = /^[A-Za-z0-9_-]{22}\.page\.\d+\.tmp$/;
+/** A temporary file this old is no write under way: its service stopped or died before renaming it. */
+const ABANDONED_MS = 60_000;
 
 export function createJoinedPages(dir: string, identity: string): JoinedPages {
   const fileOf = (key: string) => path.join(dir, `${contentHash(`${identity}\0${key}`)}.page`);
@@ -80,9 +83,10 @@ function parsePage(content: Buffer): JoinedPage | null {
 }
 
 async function removeOlderPages(dir: string): Promise<void> {
-  const names = (await fs.promises.readdir(dir)).filter((name) => PAGE_FILE.test(name));
-  if (names.length <= KEPT_PAGES) return;
+  const names = (await fs.promises.readdir(dir)).filter((name) => PAGE_FILE.test(name) || TEMPORARY_FILE.test(name));
   const dated = await Promise.all(names.map(async (name) => ({ name, mtimeMs: (await fs.promises.stat(path.join(dir, name)).catch(() => null))?.mtimeMs ?? 0 })));
   dated.sort((a, b) => b.mtimeMs - a.mtimeMs);
-  for (const { name } of dated.slice(KEPT_PAGES)) await fs.promises.rm(path.join(dir, name), { force: true });
+  const pages = dated.filter(({ name }) => PAGE_FILE.test(name));
+  const abandoned = dated.filter(({ name, mtimeMs }) => TEMPORARY_FILE.test(name) && mtimeMs < Date.now() - ABANDONED_MS);
+  for (const { name } of [...pages.slice(KEPT_PAGES), ...abandoned]) await fs.promises.rm(path.join(dir, name), { force: true });
 }

@@ -1,10 +1,11 @@
 // The bundles of the bundled preview (src/development/bundled-preview.ts `createPageBundles`):
 // joined once per plan, their source maps joined only when asked for, and an address of a
-// bundle no longer kept answered as such.
+// bundle no longer kept answered as such; a joined page saved for the next start.
 import { expect } from 'chai';
 import fs from 'node:fs';
 import { createJoinFiles, joinedFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { BundleOutputGone, createPageBundles, type PageBundlePlan } from '../../src/development/bundled-preview.js';
+import type { JoinedPage, JoinedPages } from '../../src/io/joined-pages.js';
 import { createOutputCache } from '../../src/outputs/output-cache.js';
 
 function setup() {
@@ -31,7 +32,7 @@ function setup() {
     },
   };
   const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: joiner });
-  return { outputs, plan, calls, bundles };
+  return { outputs, plan, calls, bundles, joiner };
 }
 
 describe('createPageBundles', () => {
@@ -62,6 +63,26 @@ describe('createPageBundles', () => {
     outputs.put(Buffer.from('.a { color: red }\n'));
     expect(JSON.parse((await bundles.findMap('codeMap', 'KEY1')!).body.toString())).to.deep.equal({ modules: 1 });
     expect(calls.maps).to.equal(1);
+  });
+
+  it('saves what it joins, and a restart answers a saved plan without joining it, its maps still joined when asked for', async () => {
+    const saved = new Map<string, JoinedPage>();
+    const pages: JoinedPages = { read: (key) => saved.get(key) ?? null, write: async (key, page) => void saved.set(key, page) };
+    const first = setup();
+    const joined = await createPageBundles(first.outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: first.joiner, saved: pages }).bundle(first.plan('KEY1'));
+    expect([...saved.keys()]).to.deep.equal(['KEY1']);
+    expect(saved.get('KEY1')!.code.toString(), 'saved without the address of its map').to.equal('export const a = 1;\n');
+
+    const restarted = setup();
+    const bundles = createPageBundles(restarted.outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: restarted.joiner, saved: pages });
+    const page = await bundles.bundle(restarted.plan('KEY1'));
+    expect(restarted.calls.files, 'not joined again').to.equal(0);
+    expect(page.code.body.equals(joined.code.body)).to.equal(true);
+    expect(page.styles.body.equals(joined.styles.body)).to.equal(true);
+    expect(bundles.find(page.code.hash)).to.equal(page.code);
+    expect(JSON.parse((await bundles.findMap('codeMap', 'KEY1')!).body.toString())).to.deep.equal({ modules: 1 });
+    await bundles.bundle(restarted.plan('KEY2'));
+    expect(restarted.calls.files, 'a plan never saved is joined').to.equal(1);
   });
 
   it('keeps the last four bundles: an earlier one is forgotten, with its maps', async () => {
