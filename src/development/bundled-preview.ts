@@ -4,7 +4,8 @@
 // `planPageBundle` is pure over the preview and the state; `createPageBundles` keeps the last
 // few bundles, so the page and its two files agree and an earlier address keeps its bytes.
 import { catchError, defer, distinctUntilChanged, EMPTY, filter, switchMap, type Observable, type Subscription } from 'rxjs';
-import { bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, type JoinFiles, type MapKind, type PageBundleInput, type PageBundleMaps } from '../bundlers/page-bundle.js';
+import { bundlePage, bundlePageMaps, joinedFiles, type MapKind, type PageBundleInput, type PageBundleMaps } from '../bundlers/page-bundle.js';
+import { createJoinFiles, type JoinFiles } from '../bundlers/join-files.js';
 import type { JoinedPages } from '../io/joined-pages.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { addressHash } from '../protocol/push.js';
