@@ -158,11 +158,20 @@ const startedFact = (job: BuildJob, reason: BuildReason): Fact => ({
 
 const reasonOf = (chunk: BuildTarget[]): BuildReason => (chunk.some((target) => target.requested) ? 'request' : chunk.every((target) => target.rebuilt) ? 'change' : 'startup');
 
+// Each pass groups every waiting target, and a first start passes once per finished build: the
+// key of a module (the same object until its declaration changes) is made once, not 1,000 times a pass.
+const compilationKeys = new WeakMap<ModuleModel, string>();
+function compilationKey(module: ModuleModel): string {
+  let key = compilationKeys.get(module);
+  if (key === undefined) compilationKeys.set(module, (key = `${bundlerKey(module.bundler)}\0${JSON.stringify(module.define ?? null)}`));
+  return key;
+}
+
 // Targets that can share a bundler call: same variant and bundler. Requested groups first.
 function groupTargets(queue: BuildTarget[]): BuildTarget[][] {
   const groups = new Map<string, BuildTarget[]>();
   for (const target of queue) {
-    const key = `${target.variant}\0${bundlerKey(target.module.bundler)}\0${JSON.stringify(target.module.define ?? null)}\0${target.rebuilt ? 'again' : 'first'}`;
+    const key = `${target.variant}\0${compilationKey(target.module)}\0${target.rebuilt ? 'again' : 'first'}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = []));
     group.push(target);
