@@ -18,6 +18,11 @@ export interface ExtensionHost {
   getState(): ServiceState;
   readiness: Readiness;
   outputs: OutputCache;
+  /**
+   * Where joined pages may be kept across restarts, in the build cache's directory, and what joins
+   * them (versions and code, as a string): absent without a build cache (README "The build cache").
+   */
+  savedPages?: { dir: string; identity: string };
   /** GET routes, after the Host guard and with the error answers of README "Error codes". */
   router: Router;
   sockets: SocketRoutes;

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { Observable } from 'rxjs';
 import type { Server } from 'node:http';
-import type { ServiceExtension } from './extension.js';
+import type { ExtensionHost, ServiceExtension } from './extension.js';
 import { createApp } from './http/app.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './io/asset-files.js';
@@ -116,7 +116,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity, eventStreamBufferBytes: options.eventStreamBufferBytes });
 
   const { state$, events$, getState } = store;
-  const extensionHost = { root, cdnOrigin, state$, events$, getState, readiness, outputs, router: app.router, sockets: app.sockets, push$, logger, failed: callbacks.failed };
+  // The bundled preview keeps its joined pages beside the build cache (README "The build cache").
+  const savedPages = machinery.cache ? { savedPages: { dir: path.join(machinery.cache.dir, 'pages'), identity: JSON.stringify(machinery.identity) } } : {};
+  const extensionHost: ExtensionHost = { root, cdnOrigin, state$, events$, getState, readiness, outputs, ...savedPages, router: app.router, sockets: app.sockets, push$, logger, failed: callbacks.failed };
   const parts = { store, log, subscriptions, registry: machinery.registry, cache: machinery.cache, remoteClient: machinery.remoteClient };
   let loaded: string[];
   let server: Server;

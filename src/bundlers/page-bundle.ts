@@ -3,17 +3,19 @@
 // is compiled again: each module's output goes in as it is served at its own address, so the
 // page runs the same code; what is not in the bundle stays a bare import for the import map.
 //
-// esbuild reads the outputs as files (`JoinFiles`), each written once per content at its
+// esbuild reads the outputs as files (`JoinFiles`, src/bundlers/join-files.ts), each written once per content at its
 // address's path, and finds the modules by `alias`: a plugin that resolved and loaded each of
 // 1,000 modules and 1,000 sheets called into JavaScript 4,000 times, most of a join (code
 // 270 -> 130 ms, sheets 135 -> 35 ms). Only a relative or absolute reference inside an output
 // still reaches the plugin, to mean what it means at the output's own address.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { isServiceGone, withLiveService } from './esbuild-service.js';
 import { notStartingWith } from './filters.js';
+import { PageBundleError, pathOf, type JoinFiles } from './join-files.js';
+
+// Where the routes take it from: a join's failure, whichever of the two files made it.
+export { PageBundleError } from './join-files.js';
 
 export interface BundledModule {
   /** Its development address, `/m/...`: relative addresses in it are resolved against this. */
@@ -55,7 +57,6 @@ export interface PageBundleMaps {
 
 export type MapKind = 'codeMap' | 'stylesMap';
 
-export class PageBundleError extends Error {}
 
 const COMMON: esbuild.BuildOptions = {
   bundle: true,
@@ -66,125 +67,6 @@ const COMMON: esbuild.BuildOptions = {
 
 /** What `import.meta.url` becomes in a joined module (see `joinable`). */
 const MODULE_URL = '__coreModuleUrl';
-
-// A joined file is named by its address without the query (one address per module or sheet
-// in a page): the query is the same development query for all, and would only lengthen the
-// file comments esbuild writes before each one.
-const pathOf = (address: string) => address.replace(/\?.*$/, '');
-
-/**
- * Where a join finds its modules and sheets: files in a directory of the service's own (a
- * temporary one, removed with the service), named by their address and content hash, so a
- * file once written is the same bytes for every join that names it.
- */
-export interface JoinFiles {
-  /** The directory, made when first asked for. */
-  dir(): string;
-  /** The file of the content `hash` served at `address` (`map.js`, `map.css`: with its inline source map). */
-  fileOf(address: string, hash: string, extension: JoinedExtension): string;
-  /** Writes each file not written yet; its content is asked for only then. */
-  write(files: readonly { file: string; content: () => string | Promise<string> }[]): Promise<void>;
-  /** Removes the written files not in `keep`. */
-  retain(keep: ReadonlySet<string>): void;
-  /** Forgets what was written: after a failed join, the next one writes every file again (the directory may have gone). */
-  forget(): void;
-  /** Removes the directory and everything in it. */
-  remove(): void;
-}
-
-export type JoinedExtension = 'js' | 'css' | 'map.js' | 'map.css';
-
-const JOIN_DIRECTORY = 'core-join-';
-
-// In memory when the system has a memory file system with room (Linux's /dev/shm): on this
-// project's test machines a thousand small files took 11-18 ms there and 0.5-0.9 s in the
-// disk's temporary directory at busy times. Named after the process: the first join of a
-// service removes those a process that is gone left behind (killed before it removed its own).
-const MEMORY_DIRECTORY = '/dev/shm';
-const MEMORY_NEEDED = 64 * 1024 * 1024;
-
-function makeJoinDirectory(): string {
-  const bases = [...(hasRoom(MEMORY_DIRECTORY) ? [MEMORY_DIRECTORY] : []), os.tmpdir()];
-  for (const base of bases) {
-    for (const name of fs.readdirSync(base)) {
-      const pid = name.startsWith(JOIN_DIRECTORY) ? Number(name.slice(JOIN_DIRECTORY.length).split('-')[0]) : 0;
-      if (pid > 0 && pid !== process.pid && !isRunning(pid)) fs.rmSync(path.join(base, name), { recursive: true, force: true });
-    }
-  }
-  return fs.mkdtempSync(path.join(bases[0]!, `${JOIN_DIRECTORY}${process.pid}-`));
-}
-
-function hasRoom(dir: string): boolean {
-  try {
-    fs.accessSync(dir, fs.constants.W_OK);
-    const space = fs.statfsSync(dir);
-    return space.bavail * space.bsize >= MEMORY_NEEDED;
-  } catch {
-    return false;
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // another user's
-  }
-}
-
-export function createJoinFiles(): JoinFiles {
-  let dir: string | null = null;
-  const written = new Set<string>();
-  const made = new Set<string>();
-  const files: JoinFiles = {
-    dir: () => (dir ??= makeJoinDirectory()),
-    fileOf(address, hash, extension) {
-      // An address is a path of the service's own; one that could climb out is named by its hash alone.
-      const at = pathOf(address);
-      const safe = at.startsWith('/') && !at.split('/').some((segment) => segment === '..' || segment === '.') ? at : '/outputs';
-      return `${files.dir()}${safe}.${hash}.${extension}`;
-    },
-    async write(entries) {
-      // Synchronous: a thousand small files take 11-30 ms so, and several times that through the
-      // thread pool (three calls each) while the first builds' cache write shares it.
-      const contents = await Promise.all(entries.map(({ file, content }) => (written.has(file) ? null : content())));
-      entries.forEach(({ file }, index) => {
-        const content = contents[index];
-        if (content === null || content === undefined || written.has(file)) return;
-        const parent = path.dirname(file);
-        try {
-          if (!made.has(parent)) {
-            fs.mkdirSync(parent, { recursive: true });
-            made.add(parent);
-          }
-          fs.writeFileSync(file, content);
-        } catch (error) {
-          // A full or vanished directory: the page request says so (BUILD_FAILED); the next one writes again.
-          throw new PageBundleError(`${file} could not be written for the join: ${(error as Error).message}`);
-        }
-        written.add(file);
-      });
-    },
-    retain(keep) {
-      for (const file of written) {
-        if (keep.has(file)) continue;
-        written.delete(file);
-        fs.rmSync(file, { force: true });
-      }
-    },
-    forget() {
-      written.clear();
-      made.clear();
-    },
-    remove() {
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
-      dir = null;
-      files.forget();
-    },
-  };
-  return files;
-}
 
 /**
  * The two files, without their source maps: composing a thousand modules' maps took a third

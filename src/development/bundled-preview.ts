@@ -4,7 +4,9 @@
 // `planPageBundle` is pure over the preview and the state; `createPageBundles` keeps the last
 // few bundles, so the page and its two files agree and an earlier address keeps its bytes.
 import { catchError, defer, distinctUntilChanged, EMPTY, filter, switchMap, type Observable, type Subscription } from 'rxjs';
-import { bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, type JoinFiles, type MapKind, type PageBundleInput } from '../bundlers/page-bundle.js';
+import { bundlePage, bundlePageMaps, joinedFiles, type MapKind, type PageBundleInput, type PageBundleMaps } from '../bundlers/page-bundle.js';
+import { createJoinFiles, type JoinFiles } from '../bundlers/join-files.js';
+import type { JoinedPages } from '../io/joined-pages.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { addressHash } from '../protocol/push.js';
 import type { OutputCache } from '../outputs/output-cache.js';
@@ -105,79 +107,67 @@ export interface PageJoiner {
   maps: typeof bundlePageMaps;
 }
 
+export interface PageBundlesOptions {
+  join?: PageJoiner;
+  files?: JoinFiles;
+  /** The pages joined before, kept across restarts (README "The build cache"): none by default. */
+  saved?: JoinedPages;
+}
+
 /** `mapAddress(kind, entry, key)`: where a file of `entry`'s bundle, of that key, finds its source map. */
-export function createPageBundles(
-  outputs: OutputCache,
-  mapAddress: (kind: MapKind, entry: string, key: string) => string,
-  join: PageJoiner = { files: bundlePage, maps: bundlePageMaps },
-  files: JoinFiles = createJoinFiles(),
-): PageBundles {
+export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKind, entry: string, key: string) => string, options: PageBundlesOptions = {}): PageBundles {
+  const join = options.join ?? { files: bundlePage, maps: bundlePageMaps };
+  const files = options.files ?? createJoinFiles();
   const kept = new Map<string, Promise<BundledPage>>();
   const settled = new Map<string, BundledPage>();
   /** The files each kept bundle, or join under way, reads. */
   const reading = new Map<string, string[]>();
   const joining = new Set<string>();
-  const text = (hash: string, address: string) => {
-    const body = outputs.get(hash);
-    if (!body) throw new BundleOutputGone(`the output ${hash} of ${address}, rebuilt since`);
-    return body.toString('utf8');
-  };
-  // Read from the output cache when joined: the maps are joined later from the same outputs.
-  const inputOf = (plan: PageBundlePlan): PageBundleInput => ({
-    entry: plan.entry,
-    modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, code: text(hash, address), hash }])),
-    sheets: plan.sheets.map(({ address, hash }) => {
-      const styles = text(hash, address);
-      return { address, styles, hash: hash || contentHash(styles) };
-    }),
-    separate: Object.keys(plan.imports),
-  });
+  const inputOf = (plan: PageBundlePlan) => planInput(outputs, plan);
   // The files no kept bundle and no join under way reads are removed once a join ends.
   const release = (key: string) => {
     joining.delete(key);
     for (const known of reading.keys()) if (!kept.has(known) && !joining.has(known)) reading.delete(known);
     files.retain(new Set([...reading.values()].flat()));
   };
+  const pageOf = (plan: PageBundlePlan, { code, styles }: { code: Uint8Array; styles: Uint8Array }): BundledPage => {
+    const page = bundledPage(plan, code, styles, mapAddress, () => join.maps(inputOf(plan), files));
+    settled.set(plan.key, page);
+    return page;
+  };
+  // Joined anew: its files are read until it ends, then saved for the next start, after the answer.
+  const joinPage = (plan: PageBundlePlan): Promise<BundledPage> => {
+    const input = inputOf(plan);
+    reading.set(plan.key, joinedFiles(input, files));
+    joining.add(plan.key);
+    const joined = join.files(input, files).then((bundle) => {
+      void options.saved?.write(plan.key, { code: Buffer.from(bundle.code), styles: Buffer.from(bundle.styles) });
+      return pageOf(plan, bundle);
+    });
+    joined.then(
+      () => release(plan.key),
+      () => {
+        kept.delete(plan.key);
+        // The files may be what failed (a full or vanished directory): the next join writes them again.
+        files.forget();
+        release(plan.key);
+      },
+    );
+    return joined;
+  };
   return {
     bundle(plan) {
       const known = kept.get(plan.key);
       if (known) return known;
-      const input = inputOf(plan);
-      reading.set(plan.key, joinedFiles(input, files));
-      joining.add(plan.key);
-      const joined = join.files(input, files).then(({ code, styles }) => {
-        let maps: Promise<Record<MapKind, BundledFile>> | null = null;
-        const page: BundledPage = {
-          code: file(Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress('codeMap', plan.entry, plan.key)}\n`)])),
-          styles: file(styles.byteLength === 0 ? styles : Buffer.concat([styles, Buffer.from(`/*# sourceMappingURL=${mapAddress('stylesMap', plan.entry, plan.key)} */\n`)])),
-          maps() {
-            maps ??= Promise.resolve()
-              .then(() => join.maps(inputOf(plan), files))
-              .then(({ codeMap, stylesMap }) => ({ codeMap: file(codeMap), stylesMap: file(stylesMap) }));
-            // A failure (an output collected since) is the request's to report; the next one tries again.
-            maps.catch(() => (maps = null));
-            return maps;
-          },
-        };
-        settled.set(plan.key, page);
-        return page;
-      });
-      kept.set(plan.key, joined);
-      joined.then(
-        () => release(plan.key),
-        () => {
-          kept.delete(plan.key);
-          // The files may be what failed (a full or vanished directory): the next join writes them again.
-          files.forget();
-          release(plan.key);
-        },
-      );
+      const saved = options.saved?.read(plan.key);
+      const page = saved ? Promise.resolve(pageOf(plan, saved)) : joinPage(plan);
+      kept.set(plan.key, page);
       for (const key of kept.keys()) {
         if (kept.size <= KEPT) break;
         kept.delete(key);
         settled.delete(key);
       }
-      return joined;
+      return page;
     },
     find(hash) {
       for (const page of settled.values()) {
@@ -190,6 +180,41 @@ export function createPageBundles(
     },
     dispose() {
       files.remove();
+    },
+  };
+}
+
+// Read from the output cache when joined: the maps are joined later from the same outputs.
+function planInput(outputs: OutputCache, plan: PageBundlePlan): PageBundleInput {
+  const text = (hash: string, address: string) => {
+    const body = outputs.get(hash);
+    if (!body) throw new BundleOutputGone(`the output ${hash} of ${address}, rebuilt since`);
+    return body.toString('utf8');
+  };
+  return {
+    entry: plan.entry,
+    modules: new Map([...plan.modules].map(([specifier, { address, hash }]) => [specifier, { address, code: text(hash, address), hash }])),
+    sheets: plan.sheets.map(({ address, hash }) => {
+      const styles = text(hash, address);
+      return { address, styles, hash: hash || contentHash(styles) };
+    }),
+    separate: Object.keys(plan.imports),
+  };
+}
+
+// The two files as served: each names its source map, joined the first time one is asked for.
+function bundledPage(plan: PageBundlePlan, code: Uint8Array, styles: Uint8Array, mapAddress: (kind: MapKind, entry: string, key: string) => string, joinMaps: () => Promise<PageBundleMaps>): BundledPage {
+  let maps: Promise<Record<MapKind, BundledFile>> | null = null;
+  return {
+    code: file(Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress('codeMap', plan.entry, plan.key)}\n`)])),
+    styles: file(styles.byteLength === 0 ? styles : Buffer.concat([styles, Buffer.from(`/*# sourceMappingURL=${mapAddress('stylesMap', plan.entry, plan.key)} */\n`)])),
+    maps() {
+      maps ??= Promise.resolve()
+        .then(joinMaps)
+        .then(({ codeMap, stylesMap }) => ({ codeMap: file(codeMap), stylesMap: file(stylesMap) }));
+      // A failure (an output collected since) is the request's to report; the next one tries again.
+      maps.catch(() => (maps = null));
+      return maps;
     },
   };
 }

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { packageFile } from '../package-files.js';
 import { htmlPage } from '../html-page.js';
 import { installedVersion as installedFrom } from '../io/installed-packages.js';
+import { createJoinedPages } from '../io/joined-pages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { derivePreview, linkCdnStylesheets, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn, type LocalCdn } from './local-cdn.js';
@@ -117,7 +118,8 @@ interface BundledPreview {
 }
 
 function createBundledPreview(host: ExtensionHost, previews: Previews): BundledPreview {
-  const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash));
+  const saved = host.savedPages ? createJoinedPages(host.savedPages.dir, host.savedPages.identity) : undefined;
+  const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash), saved ? { saved } : {});
   // The state ends when the service closes: the files the joins read go with it.
   host.state$.subscribe({ complete: () => bundles.dispose() });
   // The last bundled page asked for: while it is recent, each settled state's bundle of its

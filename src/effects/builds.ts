@@ -10,7 +10,7 @@
 //   drops any result that is not the one a variant waits for.
 // - At most `concurrency` jobs run, plus a few lanes kept for requests.
 import { asapScheduler, auditTime, Observable, type Subscription } from 'rxjs';
-import type { BuildReason, CoreEvent, Facts } from '../store/events.js';
+import type { BuildReason, CoreEvent, Fact, Facts } from '../store/events.js';
 import { selectBuildQueue, selectSharedFileCopies, selectSharedFiles, type BuildTarget } from '../store/selectors.js';
 import { bundlerKey } from '../workspace/model.js';
 import type { ServiceState } from '../store/state.js';
@@ -49,10 +49,7 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
     // failed (the supervisor restarted it). Cancelled, they are scheduled again.
     function cancelOrphans(state: ServiceState): boolean {
       orphansCancelled = true;
-      const orphans = new Set<number>();
-      for (const builds of Object.values(state.builds)) {
-        for (const variant of Object.values(builds.variants)) if (variant.status === 'building' && variant.build !== null) orphans.add(variant.build);
-      }
+      const orphans = buildingNow(state);
       for (const build of orphans) subscriber.next({ type: 'build.cancelled', build, reason: 'the builds effect restarted after a failure' });
       return orphans.size > 0;
     }
@@ -77,30 +74,17 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
         complete: () => running.delete(job.build),
       });
       if (!subscription.closed) running.set(job.build, { job, subscription });
-      subscriber.next({
-        type: 'build.started',
-        build: job.build,
-        variant: job.variant,
-        bundler: job.bundler.name,
-        reason,
-        modules: job.modules.map(({ module, generation }) => ({ module: module.specifier, generation })),
-      });
-    }
-
-    // A build that bundled a copy of a file other modules of its package reach too builds again,
-    // importing it (README "Shared files"); a build asked to import it records so.
-    function rebuildCopies(state: ServiceState): boolean {
-      const copies = selectSharedFileCopies(state);
-      if (copies.length === 0) return false;
-      subscriber.next({ type: 'copies.found', copies: copies.map(({ module, variant, build, file }) => ({ module, variant, build, file })) });
-      return true;
+      subscriber.next(startedFact(job, reason));
     }
 
     function schedule(state: ServiceState) {
       // The cancellations make a new state, which the next pass schedules from.
       if (!orphansCancelled && cancelOrphans(state)) return;
       cancelStale(state);
-      if (rebuildCopies(state)) return;
+      // A build that bundled a copy of a file other modules of its package reach too builds again,
+      // importing it (README "Shared files"); a build asked to import it records so.
+      const copies = selectSharedFileCopies(state);
+      if (copies.length > 0) return subscriber.next({ type: 'copies.found', copies: copies.map(({ module, variant, build, file }) => ({ module, variant, build, file })) });
       const queue = selectBuildQueue(state);
       if (queue.length === 0) return;
       for (const group of groupTargets(queue)) {
@@ -109,25 +93,7 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
         if (running.size >= capacity) continue;
         for (const chunk of chunkTargets(group, batchSize)) {
           if (running.size >= capacity) break;
-          const first = chunk[0]!;
-          const incremental = chunk.length === 1 && first.rebuilt;
-          const job: BuildJob = {
-            build: buildNumbers.next(),
-            variant: first.variant,
-            bundler: first.module.bundler,
-            incremental,
-            workspace: workspaceBoundaries(state.workspace),
-            shared: Object.fromEntries(selectSharedFiles(state)),
-            modules: chunk.map((target) => ({
-              module: target.module,
-              generation: target.generation,
-              previousInputs: state.builds[target.module.specifier]?.variants[target.variant]?.last?.inputs ?? null,
-              previousCode: state.builds[target.module.specifier]?.variants[target.variant]?.last?.outputs?.code.hash ?? null,
-              manifest: packageManifest(state, target.module),
-              packageDir: indexWorkspace(state.workspace).packages.get(target.module.package)?.dir,
-            })),
-          };
-          start(job, chunk.some((target) => target.requested) ? 'request' : chunk.every((target) => target.rebuilt) ? 'change' : 'startup');
+          start(jobOf(chunk, state, buildNumbers.next()), reasonOf(chunk));
         }
       }
     }
@@ -147,11 +113,65 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
   });
 }
 
+/** The builds the state says are running. */
+function buildingNow(state: ServiceState): Set<number> {
+  const building = new Set<number>();
+  for (const builds of Object.values(state.builds)) {
+    for (const variant of Object.values(builds.variants)) if (variant.status === 'building' && variant.build !== null) building.add(variant.build);
+  }
+  return building;
+}
+
+/** One bundler call for `chunk`: what each module was last built from, its package, the workspace's boundaries and shared files. */
+function jobOf(chunk: BuildTarget[], state: ServiceState, build: number): BuildJob {
+  const first = chunk[0]!;
+  const index = indexWorkspace(state.workspace);
+  return {
+    build,
+    variant: first.variant,
+    bundler: first.module.bundler,
+    incremental: chunk.length === 1 && first.rebuilt,
+    workspace: workspaceBoundaries(state.workspace),
+    shared: Object.fromEntries(selectSharedFiles(state)),
+    modules: chunk.map((target) => {
+      const last = state.builds[target.module.specifier]?.variants[target.variant]?.last;
+      return {
+        module: target.module,
+        generation: target.generation,
+        previousInputs: last?.inputs ?? null,
+        previousCode: last?.outputs?.code.hash ?? null,
+        manifest: packageManifest(state, target.module),
+        packageDir: index.packages.get(target.module.package)?.dir,
+      };
+    }),
+  };
+}
+
+const startedFact = (job: BuildJob, reason: BuildReason): Fact => ({
+  type: 'build.started',
+  build: job.build,
+  variant: job.variant,
+  bundler: job.bundler.name,
+  reason,
+  modules: job.modules.map(({ module, generation }) => ({ module: module.specifier, generation })),
+});
+
+const reasonOf = (chunk: BuildTarget[]): BuildReason => (chunk.some((target) => target.requested) ? 'request' : chunk.every((target) => target.rebuilt) ? 'change' : 'startup');
+
+// Each pass groups every waiting target, and a first start passes once per finished build: the
+// key of a module (the same object until its declaration changes) is made once, not 1,000 times a pass.
+const compilationKeys = new WeakMap<ModuleModel, string>();
+function compilationKey(module: ModuleModel): string {
+  let key = compilationKeys.get(module);
+  if (key === undefined) compilationKeys.set(module, (key = `${bundlerKey(module.bundler)}\0${JSON.stringify(module.define ?? null)}`));
+  return key;
+}
+
 // Targets that can share a bundler call: same variant and bundler. Requested groups first.
 function groupTargets(queue: BuildTarget[]): BuildTarget[][] {
   const groups = new Map<string, BuildTarget[]>();
   for (const target of queue) {
-    const key = `${target.variant}\0${bundlerKey(target.module.bundler)}\0${JSON.stringify(target.module.define ?? null)}\0${target.rebuilt ? 'again' : 'first'}`;
+    const key = `${target.variant}\0${compilationKey(target.module)}\0${target.rebuilt ? 'again' : 'first'}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = []));
     group.push(target);

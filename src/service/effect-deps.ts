@@ -43,6 +43,8 @@ export interface EffectMachinery {
   outputs: OutputCache;
   registry: BundlerRegistry;
   cache: BuildCache | null;
+  /** What the build cache's keys are made of besides the sources: this service, esbuild, the bundlers' code. */
+  identity: { service: string; esbuild: string; bundlers: string };
   remoteClient: RemoteClient | null;
   activity: Activity;
   /** The tree watcher's proof of silence while the watch effect runs: it spares the check a stat (README "Addresses"). */
@@ -84,7 +86,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   };
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
   const quiet = () => treeWatcher && treeWatcher.unchangedSince;
-  return { deps, hashes, outputs, registry, cache, remoteClient: remote?.client ?? null, activity, quiet };
+  return { deps, hashes, outputs, registry, cache, identity, remoteClient: remote?.client ?? null, activity, quiet };
 }
 
 function watchLimitFromEnvironment(logger: (message: string) => void): number | undefined {

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
-import { bundleCode, bundlePage, bundlePageMaps, createJoinFiles, joinedFiles, PageBundleError, type BundledModule, type JoinFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
+import { createJoinFiles, PageBundleError, type JoinFiles } from '../../src/bundlers/join-files.js';
+import { bundleCode, bundlePage, bundlePageMaps, joinedFiles, type BundledModule, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { notStartingWith } from '../../src/bundlers/filters.js';
 

@@ -1,10 +1,12 @@
 // The bundles of the bundled preview (src/development/bundled-preview.ts `createPageBundles`):
 // joined once per plan, their source maps joined only when asked for, and an address of a
-// bundle no longer kept answered as such.
+// bundle no longer kept answered as such; a joined page saved for the next start.
 import { expect } from 'chai';
 import fs from 'node:fs';
-import { createJoinFiles, joinedFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
+import { createJoinFiles } from '../../src/bundlers/join-files.js';
+import { joinedFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { BundleOutputGone, createPageBundles, type PageBundlePlan } from '../../src/development/bundled-preview.js';
+import type { JoinedPage, JoinedPages } from '../../src/io/joined-pages.js';
 import { createOutputCache } from '../../src/outputs/output-cache.js';
 
 function setup() {
@@ -30,8 +32,8 @@ function setup() {
       return { codeMap: Buffer.from(JSON.stringify({ modules: input.modules.size })), stylesMap: Buffer.from(JSON.stringify({ sheets: input.sheets.length })) };
     },
   };
-  const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, joiner);
-  return { outputs, plan, calls, bundles };
+  const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: joiner });
+  return { outputs, plan, calls, bundles, joiner };
 }
 
 describe('createPageBundles', () => {
@@ -64,6 +66,26 @@ describe('createPageBundles', () => {
     expect(calls.maps).to.equal(1);
   });
 
+  it('saves what it joins, and a restart answers a saved plan without joining it, its maps still joined when asked for', async () => {
+    const saved = new Map<string, JoinedPage>();
+    const pages: JoinedPages = { read: (key) => saved.get(key) ?? null, write: async (key, page) => void saved.set(key, page) };
+    const first = setup();
+    const joined = await createPageBundles(first.outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: first.joiner, saved: pages }).bundle(first.plan('KEY1'));
+    expect([...saved.keys()]).to.deep.equal(['KEY1']);
+    expect(saved.get('KEY1')!.code.toString(), 'saved without the address of its map').to.equal('export const a = 1;\n');
+
+    const restarted = setup();
+    const bundles = createPageBundles(restarted.outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: restarted.joiner, saved: pages });
+    const page = await bundles.bundle(restarted.plan('KEY1'));
+    expect(restarted.calls.files, 'not joined again').to.equal(0);
+    expect(page.code.body.equals(joined.code.body)).to.equal(true);
+    expect(page.styles.body.equals(joined.styles.body)).to.equal(true);
+    expect(bundles.find(page.code.hash)).to.equal(page.code);
+    expect(JSON.parse((await bundles.findMap('codeMap', 'KEY1')!).body.toString())).to.deep.equal({ modules: 1 });
+    await bundles.bundle(restarted.plan('KEY2'));
+    expect(restarted.calls.files, 'a plan never saved is joined').to.equal(1);
+  });
+
   it('keeps the last four bundles: an earlier one is forgotten, with its maps', async () => {
     const { plan, bundles } = setup();
     const first = await bundles.bundle(plan('KEY1'));
@@ -78,7 +100,7 @@ describe('createPageBundles', () => {
   it('keeps the files the kept bundles were joined from, removes the others, and all of them at dispose', async function () {
     const outputs = createOutputCache();
     const files = createJoinFiles();
-    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, undefined, files);
+    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, { files });
     const planOf = (n: number): PageBundlePlan => {
       const code = outputs.put(Buffer.from(`globalThis.edit = ${n};\n`));
       const styles = outputs.put(Buffer.from(`.a { z-index: ${n} }\n`));
@@ -104,7 +126,7 @@ describe('createPageBundles', () => {
   it('joins again after its directory vanished: a failed join is reported, the next one writes every file again', async function () {
     const outputs = createOutputCache();
     const files = createJoinFiles();
-    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, undefined, files);
+    const bundles = createPageBundles(outputs, (kind, _entry, key) => `/${kind}?v=${key}`, { files });
     const code = outputs.put(Buffer.from('globalThis.joined = 1;\n'));
     const plan = (key: string): PageBundlePlan => ({ key, entry: '@t/app/main', modules: new Map([['@t/app/main', { address: `/m/@t/app@1.0.0/modules/main?v=${code.hash}`, hash: code.hash }]]), sheets: [], imports: {}, broken: [] });
     await bundles.bundle(plan('KEY1'));

@@ -2,6 +2,9 @@
 // one script and its stylesheets in one sheet, both named by content hash; what the CDN serves
 // (and whatever a module loaded on its own imports) stays in the import map.
 import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expectError } from '../helpers/answers.js';
 import { remove, write } from '../helpers/edit.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
@@ -202,5 +205,33 @@ describe('the bundled preview', function () {
     await waitFor(async () => (await other.get(first)).status === 404, { what: 'the first bundle to be pushed out by the ones joined ahead' });
     const latest = readPage((await other.get('/preview/bundled/')).text).code;
     expect((await other.get(latest)).text).to.include('EDIT_4');
+  });
+});
+
+describe('the bundled preview across a restart', function () {
+  // The join's files live in a directory named after the process (src/bundlers/page-bundle.ts).
+  const joinDirectories = () => ['/dev/shm', os.tmpdir()].flatMap((base) => (fs.existsSync(base) ? fs.readdirSync(base).filter((name) => name.startsWith(`core-join-${process.pid}-`)).map((name) => path.join(base, name)) : []));
+
+  it('answers the page the last start joined, from the build cache, without joining it again', async function () {
+    const root = fixtureWorkspace('basic');
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'core-page-cache-'));
+    const first = await serve(root, { cache });
+    const joined = readPage((await first.get('/preview/bundled/')).text);
+    const joinedCode = (await first.get(joined.code)).text;
+    await waitFor(() => fs.existsSync(path.join(cache, 'pages')) && fs.readdirSync(path.join(cache, 'pages')).some((name) => name.endsWith('.page')), { what: 'the joined page saved' });
+    await first.close();
+    const before = joinDirectories();
+
+    const restarted = await serve(root, { cache });
+    const page = readPage((await restarted.get('/preview/bundled/')).text);
+    expect(page.code, 'the same bytes, the same address').to.equal(joined.code);
+    expect((await restarted.get(page.code)).text).to.equal(joinedCode);
+    expect(joinDirectories(), 'nothing was written to join').to.deep.equal(before);
+    // A change is joined as ever: the saved page is only ever the one of the same outputs.
+    write(root, 'packages/app/main/helper.ts', `export const HELPER_MARKER = 'AFTER_RESTART';\n\nexport const greet = (): string => \`Hello from \${HELPER_MARKER}\`;\n`);
+    const edited = readPage((await restarted.get('/preview/bundled/')).text);
+    expect((await restarted.get(edited.code)).text).to.include('AFTER_RESTART');
+    await restarted.close();
+    fs.rmSync(cache, { recursive: true, force: true });
   });
 });

@@ -1,0 +1,92 @@
+// The bundled preview's joined pages, kept beside the build cache (README "The build cache"):
+// a restart whose builds come from the cache answers the page without joining it again. A page
+// is named by its plan's key, a hash of everything it joins (README "The bundled preview"),
+// together with what joins it (the versions of the service and esbuild, the bundlers' code): the
+// same name is the same bytes. A file starts with one line of JSON, the two files' lengths and
+// hashes, then their bytes; one that does not hash to what it says is a miss, as is any failure.
+import fs from 'node:fs';
+import path from 'node:path';
+import { contentHash } from '../outputs/content-hash.js';
+
+export interface JoinedPage {
+  code: Buffer;
+  styles: Buffer;
+}
+
+export interface JoinedPages {
+  /** The page saved under `key`, or null. */
+  read(key: string): JoinedPage | null;
+  /** Saves it, off the request's path; keeps the last few pages, removes older ones. */
+  write(key: string, page: JoinedPage): Promise<void>;
+}
+
+interface Header {
+  code: { bytes: number; hash: string };
+  styles: { bytes: number; hash: string };
+}
+
+/** Pages kept: those of the bundles the service keeps in memory (an open page, a reload after an edit, another entry). */
+const KEPT_PAGES = 4;
+
+const PAGE_FILE = /^[A-Za-z0-9_-]{22}\.page$/;
+const TEMPORARY_FILE = /^[A-Za-z0-9_-]{22}\.page\.\d+\.tmp$/;
+/** A temporary file this old is no write under way: its service stopped or died before renaming it. */
+const ABANDONED_MS = 60_000;
+
+export function createJoinedPages(dir: string, identity: string): JoinedPages {
+  const fileOf = (key: string) => path.join(dir, `${contentHash(`${identity}\0${key}`)}.page`);
+  return {
+    read(key) {
+      let content: Buffer;
+      try {
+        content = fs.readFileSync(fileOf(key));
+      } catch {
+        return null;
+      }
+      return parsePage(content);
+    },
+    async write(key, page) {
+      const header: Header = { code: { bytes: page.code.byteLength, hash: contentHash(page.code) }, styles: { bytes: page.styles.byteLength, hash: contentHash(page.styles) } };
+      const file = fileOf(key);
+      // A temporary name renamed: a service sharing the cache never reads half a page.
+      const temporary = `${file}.${process.pid}.tmp`;
+      try {
+        await fs.promises.mkdir(dir, { recursive: true });
+        await fs.promises.writeFile(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), page.code, page.styles]));
+        await fs.promises.rename(temporary, file);
+        await removeOlderPages(dir);
+      } catch {
+        // A cache that cannot be written costs the next restart a join, nothing else.
+        await fs.promises.rm(temporary, { force: true }).catch(() => {});
+      }
+    },
+  };
+}
+
+function parsePage(content: Buffer): JoinedPage | null {
+  const end = content.indexOf(0x0a);
+  if (end === -1) return null;
+  let header: Header;
+  try {
+    header = JSON.parse(content.subarray(0, end).toString('utf8')) as Header;
+  } catch {
+    return null;
+  }
+  const codeBytes = header?.code?.bytes;
+  const stylesBytes = header?.styles?.bytes;
+  if (!Number.isSafeInteger(codeBytes) || !Number.isSafeInteger(stylesBytes) || codeBytes < 0 || stylesBytes < 0) return null;
+  if (end + 1 + codeBytes + stylesBytes !== content.byteLength) return null;
+  const code = content.subarray(end + 1, end + 1 + codeBytes);
+  const styles = content.subarray(end + 1 + codeBytes);
+  if (contentHash(code) !== header.code.hash || contentHash(styles) !== header.styles.hash) return null;
+  return { code: Buffer.from(code), styles: Buffer.from(styles) };
+}
+
+async function removeOlderPages(dir: string): Promise<void> {
+  const names = (await fs.promises.readdir(dir)).filter((name) => PAGE_FILE.test(name) || TEMPORARY_FILE.test(name));
+  const dated = await Promise.all(names.map(async (name) => ({ name, mtimeMs: (await fs.promises.stat(path.join(dir, name)).catch(() => null))?.mtimeMs ?? 0 })));
+  dated.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  const pages = dated.filter(({ name }) => PAGE_FILE.test(name));
+  const abandoned = dated.filter(({ name, mtimeMs }) => TEMPORARY_FILE.test(name) && mtimeMs < Date.now() - ABANDONED_MS);
+  for (const { name } of [...pages.slice(KEPT_PAGES), ...abandoned]) await fs.promises.rm(path.join(dir, name), { force: true });
+}
