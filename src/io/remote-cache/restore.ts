@@ -69,7 +69,9 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     return sha256Hex(bytes) === digest ? bytes : 'bad-blob';
   };
 
-  const keyOf = (one: WantedVariant) => moduleKey(one.module, one.variant, workspace, deps.identity);
+  // Each key once: the workspace's key is made of all of them, and `wanted` is mostly `all`.
+  const keys = new Map<WantedVariant, string>();
+  const keyOf = (one: WantedVariant) => keys.get(one) ?? keys.set(one, moduleKey(one.module, one.variant, workspace, deps.identity)).get(one)!;
   const { modules: listed, pack } = wanted.length > 0 ? await workspaceListing(all.map(keyOf), client, answered, deps.publicKey) : { modules: {} };
   if (pack) {
     const bytes = await blob(pack);

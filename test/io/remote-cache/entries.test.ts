@@ -18,13 +18,28 @@ describe('sealEntry and openEntry', () => {
     const other = crypto.generateKeyPairSync('ed25519');
     expect(openEntry(sealEntry(payload, null), signer.publicKey)).to.deep.equal({ problem: 'unsigned' });
     expect(openEntry(sealEntry(payload, other.privateKey), signer.publicKey)).to.deep.equal({ problem: 'bad-signature' });
-    const sealed = JSON.parse(sealEntry(payload, signer.privateKey).toString()) as { payload: string; signature: string };
-    const changed = Buffer.from(JSON.stringify({ ...sealed, payload: sealed.payload.replace('"b', '"e') }));
+    const changed = Buffer.from(sealEntry(payload, signer.privateKey).toString().replace('"b', '"e'));
     expect(openEntry(changed, signer.publicKey)).to.deep.equal({ problem: 'bad-signature' });
+  });
+
+  it('is JSON whose payload member is the signed bytes themselves, parsed once', () => {
+    const sealed = sealEntry(payload, signer.privateKey).toString();
+    const envelope = JSON.parse(sealed) as { payload: unknown; signature: string };
+    expect(envelope.payload).to.deep.equal(payload);
+    expect(crypto.verify(null, Buffer.from(JSON.stringify(payload)), signer.publicKey, Buffer.from(envelope.signature, 'base64'))).to.equal(true);
+    expect(JSON.parse(sealEntry(payload, null).toString())).to.deep.equal({ payload });
+  });
+
+  it('a payload whose own last member is called signature is not taken for a signed one', () => {
+    const named = { ...payload, signature: 'AAAA' };
+    expect(openEntry(sealEntry(named as unknown as typeof payload, null), null)).to.deep.equal({ payload: named });
+    expect(openEntry(sealEntry(named as unknown as typeof payload, null), signer.publicKey)).to.deep.equal({ problem: 'unsigned' });
   });
 
   it('bytes that are not JSON, or not an envelope, are refused', () => {
     expect(openEntry(Buffer.from('{"payload'), null)).to.deep.equal({ problem: 'not-json' });
+    expect(openEntry(Buffer.from('{"payload":{"format":'), null)).to.deep.equal({ problem: 'not-json' });
+    expect(openEntry(Buffer.from('{"payload":{"a":1},"signature":"%%"}'), null)).to.deep.equal({ problem: 'not-json' });
     expect(openEntry(Buffer.from('{"payload": 3}'), null)).to.deep.equal({ problem: 'wrong-shape' });
   });
 });

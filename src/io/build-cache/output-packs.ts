@@ -1,0 +1,158 @@
+// The build cache's pack files (README "The build cache"): outputs one after the other in a few
+// files of `outputs/` that the index names, written before it. A restart reads each whole once
+// instead of one file per output (2,000 opens, reads and closes for 1,000 modules). A write adds
+// a pack of the outputs no pack holds yet; once the packs named are mostly outputs no entry
+// needs, or too many, one pack of the rest replaces them.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isContentHash } from '../../outputs/content-hash.js';
+import { isOutputPack, PACK_NAME, type OutputPack } from '../cache-index.js';
+import { exists, writeAtomically } from './write-atomically.js';
+
+/** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
+const MAX_PACKS = 8;
+
+/** Where each output of the packs read at start lies, with the pack's bytes. */
+export type ReadPacks = ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
+
+export interface OutputPacks {
+  readonly dir: string;
+  /** The packs an index names, each read whole once. */
+  read(packs: readonly unknown[]): ReadPacks;
+  /** An output whose pack's copy was found wrong: never named again, a build of it goes to a new pack. */
+  disown(hash: string): void;
+  /** The packs that hold `needed`, writing a new one of what none holds. */
+  pack(needed: ReadonlyMap<string, Buffer>): Promise<OutputPack[]>;
+  /** The packs only a failed write named go: its index was not written. */
+  discard(packs: readonly OutputPack[], keep: ReadonlySet<string>): Promise<void>;
+  /** Once the index naming `named` is written, the packs no index names go. */
+  tidy(named: readonly OutputPack[]): Promise<void>;
+  /** The packs this service wrote or read. */
+  known(): Set<string>;
+}
+
+export function createOutputPacks(dir: string): OutputPacks {
+  /** The size of each pack this service wrote or read: none is about to be named by another's index. */
+  const sizes = new Map<string, number>();
+  /** Where the outputs of the packs this service read, or wrote, lie. */
+  const packed = new Map<string, { file: string; start: number }>();
+
+  const forget = (file: string) => {
+    sizes.delete(file);
+    for (const [hash, place] of packed) if (place.file === file) packed.delete(hash);
+  };
+
+  return {
+    dir,
+    read: (packs) => readPacks(dir, packs, sizes, packed),
+    disown: (hash) => void packed.delete(hash),
+    pack: (needed) => packOutputs(dir, needed, sizes, packed),
+    async discard(packs, keep) {
+      for (const { file } of packs) {
+        if (keep.has(file)) continue;
+        await fs.promises.rm(path.join(dir, file), { force: true }).catch(() => {});
+        forget(file);
+      }
+    },
+    async tidy(named) {
+      await removeUnreferenced(dir, new Set(named.map((pack) => pack.file)), sizes).catch(() => {});
+      for (const [hash, place] of packed) if (!sizes.has(place.file)) packed.delete(hash);
+    },
+    known: () => new Set(sizes.keys()),
+  };
+}
+
+// A pack cut short or missing leaves the outputs past its end, or all of its own, to be built again.
+function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, number>, packed: Map<string, { file: string; start: number }>): ReadPacks {
+  const found = new Map<string, { file: string; bytes: Buffer; start: number }>();
+  for (const pack of packs) {
+    if (!isOutputPack(pack)) continue;
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(path.join(dir, pack.file));
+    } catch {
+      continue;
+    }
+    sizes.set(pack.file, bytes.length);
+    for (const [hash, start] of Object.entries(pack.at)) {
+      found.set(hash, { file: pack.file, bytes, start });
+      // Named again by a later write without being read: its bytes are checked when restored.
+      if (isContentHash(hash) && start < bytes.length) packed.set(hash, { file: pack.file, start });
+    }
+  }
+  return found;
+}
+
+// The packs that hold `needed`: those already on disk that hold some, and a new one of the
+// rest; or one new pack of them all when the packs named would be mostly of no use, or too many.
+async function packOutputs(dir: string, needed: ReadonlyMap<string, Buffer>, sizes: Map<string, number>, packed: Map<string, { file: string; start: number }>): Promise<OutputPack[]> {
+  const { inPacks, used, missing } = await placesOf(dir, needed, sizes, packed);
+  const size = [...inPacks.keys()].reduce((sum, file) => sum + sizes.get(file)!, 0);
+  const repack = inPacks.size + (missing.size > 0 ? 1 : 0) > MAX_PACKS || size - used > used;
+  const fresh = repack ? needed : missing;
+  const packs = repack ? [] : [...inPacks].map(([file, at]) => ({ file, at }));
+  if (fresh.size > 0) {
+    const file = `${crypto.randomBytes(8).toString('hex')}.pack`;
+    const at: Record<string, number> = {};
+    let offset = 0;
+    for (const [hash, bytes] of fresh) {
+      at[hash] = offset;
+      offset += bytes.length;
+    }
+    await writeAtomically(path.join(dir, file), Buffer.concat([...fresh.values()], offset));
+    sizes.set(file, offset);
+    for (const [hash, start] of Object.entries(at)) packed.set(hash, { file, start });
+    packs.push({ file, at });
+  }
+  return packs;
+}
+
+// Which of `needed` a pack on disk holds (and how many bytes of those packs are of use), and which none does.
+async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes: Map<string, number>, packed: Map<string, { file: string; start: number }>) {
+  const inPacks = new Map<string, Record<string, number>>();
+  let used = 0;
+  const missing = new Map<string, Buffer>();
+  for (const [hash, bytes] of needed) {
+    const place = packed.get(hash);
+    if (place && sizes.has(place.file)) {
+      let at = inPacks.get(place.file);
+      if (!at) inPacks.set(place.file, (at = {}));
+      at[hash] = place.start;
+      used += bytes.length;
+    } else missing.set(hash, bytes);
+  }
+  // A pack another service removed since (it was no longer named) holds nothing any more.
+  for (const file of inPacks.keys()) {
+    if (await exists(path.join(dir, file))) continue;
+    sizes.delete(file);
+    for (const hash of Object.keys(inPacks.get(file)!)) missing.set(hash, needed.get(hash)!);
+    inPacks.delete(file);
+  }
+  return { inPacks, used, missing };
+}
+
+// The packs the index no longer names go, so the cache holds about one build of the workspace
+// (and at most as much again that no entry needs). Those this service knows (it wrote them, or
+// read them at start) go at once; another's is named by that one's index right after it is
+// written, so it goes only once older than that could take. A `.tmp` file is another's write in
+// progress, unless it is old: then a killed one's. Anything else (an older format's outputs) goes.
+const PACK_NAMED_MS = 10_000;
+const ABANDONED_MS = 10 * 60_000;
+
+async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>) {
+  const found = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of found) {
+    const { name } = entry;
+    // A directory was never written by a service: someone else's, left alone.
+    if (kept.has(name) || !entry.isFile()) continue;
+    const file = path.join(dir, name);
+    const spared = name.endsWith('.tmp') ? ABANDONED_MS : PACK_NAME.test(name) && !known.has(name) ? PACK_NAMED_MS : 0;
+    if (spared > 0) {
+      const stats = await fs.promises.stat(file).catch(() => null);
+      if (!stats || Date.now() - stats.mtimeMs < spared) continue;
+    }
+    // One that cannot be removed stays: it is named by no index, so it is never read.
+    if (await fs.promises.rm(file, { force: true }).then(() => true, () => false)) known.delete(name);
+  }
+}

@@ -1,0 +1,143 @@
+// The build cache's restoration (README "The build cache"): each entry kept only if every fact
+// that produced it still holds on this disk, its outputs only if their bytes hash to their names;
+// and the saved workspace model only if no source it was read from changed since.
+import type { OutputCache } from '../../outputs/output-cache.js';
+import { isContentHash } from '../../outputs/content-hash.js';
+import { UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
+import { fingerprintOf, isBuildable } from '../../store/reducer.js';
+import { workspaceBoundaries } from '../../workspace/boundaries.js';
+import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../../workspace/model.js';
+import { BUILTIN_BUNDLERS } from '../../workspace/read-workspace.js';
+import type { FileHashes, FileSignature } from '../file-hashes.js';
+import { arePlainPaths, isCacheEntry, isFileSignature, isWorkspaceSnapshot, type CacheEntry, type CacheIndex } from '../cache-index.js';
+import type { OutputPacks, ReadPacks } from './output-packs.js';
+
+/** Only the built-in bundlers' results are kept: their version is the service's and esbuild's. */
+const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
+export const isKeptBundler = (specifier: string): boolean => BUILTIN.has(specifier);
+
+type InputMatcher = (input: string, hash: string | null, signature: FileSignature | undefined) => boolean;
+
+/** What an entry is judged against: the workspace now, and each input as it is now. */
+export interface WorkspaceFacts {
+  modules: ReadonlyMap<string, ModuleModel>;
+  boundaries: string;
+  matches: InputMatcher;
+}
+
+export function workspaceFacts(workspace: WorkspaceModel, hashes: FileHashes): WorkspaceFacts {
+  return {
+    modules: new Map(workspace.modules.map((module) => [module.specifier, module])),
+    boundaries: workspaceBoundaries(workspace).key,
+    matches: inputMatcher(hashes),
+  };
+}
+
+// Each input as it is now: unchanged since its hash was taken (the same stat), else read and
+// hashed again. One answer per path for the whole restoration: modules share tsconfig files.
+function inputMatcher(hashes: FileHashes): InputMatcher {
+  const now = new Map<string, string | null>();
+  return (input, hash, signature) => {
+    if (hash === UNVERIFIED) return false;
+    let current = now.get(input);
+    if (current === undefined) {
+      current = signature && signature[0] === hash && hashes.adopt(input, signature) ? hash : hashes.stamp(input).hash;
+      now.set(input, current);
+    }
+    return current === hash;
+  };
+}
+
+// The entry's module, declaration, bundler and boundaries are the workspace's, and every input
+// still hashes as the build read it: what makes a build's outputs valid, wherever they are kept.
+export function factsHold(entry: CacheEntry, { modules, boundaries, matches }: WorkspaceFacts): boolean {
+  const module = modules.get(entry.module);
+  if (!module || !isBuildable(module) || fingerprintOf(module) !== entry.fingerprint) return false;
+  if (bundlerKey(module.bundler) !== entry.bundler || !isKeptBundler(module.bundler.specifier) || entry.boundaries !== boundaries) return false;
+  if (!arePlainPaths(entry.record.inputs)) return false;
+  for (const [input, hash] of Object.entries(entry.record.inputs)) {
+    if (!matches(input, hash, entry.signatures?.[input])) return false;
+  }
+  return true;
+}
+
+/** An entry of the index that is not what its writer wrote: a miss, and said once. */
+class DamagedEntry extends Error {}
+
+export interface RestoreDeps {
+  dir: string;
+  hashes: FileHashes;
+  outputs: OutputCache;
+  packs: OutputPacks;
+  tellDamage(what: string): void;
+}
+
+export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps: RestoreDeps): Extract<Fact, { type: 'cache.restored' }> {
+  const facts = workspaceFacts(workspace, deps.hashes);
+  const read = deps.packs.read(index.packs);
+  const load = (ref: OutputRef) => loadOutput(ref, read, deps);
+  const builds: RestoredBuild[] = [];
+  let stale = 0;
+  for (const entry of index.entries) {
+    try {
+      if (stillValid(entry, facts, load)) {
+        const { outputs, imports, inputs, warnings, shared } = entry.record;
+        builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) });
+        continue;
+      }
+    } catch (error) {
+      if (!(error instanceof DamagedEntry)) throw error;
+      deps.tellDamage(error.message);
+    }
+    stale += 1;
+  }
+  return { type: 'cache.restored', dir: deps.dir, builds, ...(stale > 0 ? { stale } : {}) };
+}
+
+// `damaged`: what the index or a pack says is not what was written (an entry not of its shape,
+// an output no pack holds whole); `stale`: the workspace changed since.
+function stillValid(entry: unknown, facts: WorkspaceFacts, load: (ref: OutputRef) => boolean): entry is CacheEntry {
+  if (!isCacheEntry(entry)) throw new DamagedEntry('an entry is not of its shape');
+  if (!factsHold(entry, facts)) return false;
+  const { outputs } = entry.record;
+  const chunks = Object.values(outputs.chunks ?? {});
+  if (!load(outputs.code) || (outputs.styles !== null && !load(outputs.styles)) || !chunks.every(load)) {
+    throw new DamagedEntry('an output is missing from its pack or its bytes do not hash to its name');
+  }
+  return true;
+}
+
+// An output is trusted only if its bytes hash to its name. Kept as a view of its pack: the
+// outputs restored together share the packs' reads.
+function loadOutput({ hash, size }: OutputRef, read: ReadPacks, { outputs, packs }: RestoreDeps): boolean {
+  if (outputs.get(hash)) return true;
+  const place = read.get(hash);
+  if (!place || !isContentHash(hash) || !Number.isSafeInteger(size) || size < 0) return false;
+  const { bytes, start } = place;
+  // Kept by the hash of its bytes, whatever its name: bytes that are not the named output are
+  // never asked for, and go with the next collection of unreferenced outputs. A pack's copy
+  // found wrong is never named again: a build of the same output goes to a new pack.
+  if (Number.isSafeInteger(start) && start >= 0 && start + size <= bytes.length && outputs.adopt(bytes.subarray(start, start + size)).hash === hash) return true;
+  packs.disown(hash);
+  return false;
+}
+
+/** The saved model when every source it was read from is proved unchanged by its stat; else null. */
+export function restoreWorkspaceModel(index: CacheIndex, reader: string, hashes: FileHashes, tellDamage: (what: string) => void): WorkspaceModel | null {
+  if (index.workspace === undefined) return null;
+  const snapshot = index.workspace;
+  if (!isWorkspaceSnapshot(snapshot)) {
+    tellDamage('the saved workspace model is not of its shape');
+    return null;
+  }
+  if (snapshot.reader !== reader || !arePlainPaths(snapshot.model.sources)) return null;
+  for (const [source, hash] of Object.entries(snapshot.model.sources)) {
+    if (hash === null) {
+      if (hashes.stamp(source).hash !== null) return null;
+      continue;
+    }
+    const signature = snapshot.signatures[source];
+    if (!isFileSignature(signature) || signature[0] !== hash || !hashes.adopt(source, signature)) return null;
+  }
+  return snapshot.model;
+}
