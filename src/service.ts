@@ -3,10 +3,11 @@
 // `startService` is the programmatic API of README "The event log, replay and state
 // subscription"; `core run` is a thin command over it.
 import path from 'node:path';
-import type { Observable } from 'rxjs';
+import { map, share, tap, type Observable } from 'rxjs';
 import type { Server } from 'node:http';
 import type { ExtensionHost, ServiceExtension } from './extension.js';
 import { createApp } from './http/app.js';
+import type { AnswerCache } from './http/answer-cache.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './io/asset-files.js';
 import type { FileHashesOptions } from './io/file-hashes.js';
@@ -89,7 +90,7 @@ export interface Service {
   extensions: string[];
   close(): Promise<void>;
   /** Internals for tools and tests. */
-  readonly internals: { store: Store; log: EventLog; outputs: OutputCache; readiness: Readiness; server: Server; history: BuildHistory };
+  readonly internals: { store: Store; log: EventLog; outputs: OutputCache; readiness: Readiness; server: Server; history: BuildHistory; answers: AnswerCache };
 }
 
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
@@ -105,7 +106,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const history = createBuildHistory(BUILD_HISTORY_LIMIT);
   const machinery = createEffectDeps(root, logger, options);
   const { deps, hashes, outputs, activity } = machinery;
-  const { dispatch, callbacks, subscriptions, push$ } = startEffects(store, history, deps, { root, watch: options.watch !== false, logger });
+  const { dispatch, callbacks, subscriptions, pushed$ } = startEffects(store, history, deps, { root, watch: options.watch !== false, logger });
 
   const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch, failed: (error) => callbacks.failed('freshness', error), quiet: machinery.quiet });
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch, freshness });
@@ -116,6 +117,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity, eventStreamBufferBytes: options.eventStreamBufferBytes });
 
   const { state$, events$, getState } = store;
+  // A pushed sheet's answer is kept as the push goes out, made from what the push knew: the page's
+  // fetch that follows parses nothing (ARCHITECTURE.md "One stylesheet edit").
+  const push$ = pushed$.pipe(
+    tap(({ sheet, message }) => {
+      if (sheet && message.type === 'styles') callbacks.run('push', () => app.primeSheet(message.href, sheet.module, sheet.hash, sheet.state));
+    }),
+    map(({ message }) => message),
+    share(),
+  );
   // The bundled preview keeps its joined pages beside the build cache (README "The build cache").
   const savedPages = machinery.cache ? { savedPages: { dir: path.join(machinery.cache.dir, 'pages'), identity: JSON.stringify(machinery.identity) } } : {};
   const extensionHost: ExtensionHost = { root, cdnOrigin, state$, events$, getState, readiness, outputs, ...savedPages, router: app.router, sockets: app.sockets, push$, logger, failed: callbacks.failed };
@@ -139,7 +149,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     events$,
     report: async () => selectReport(await readiness.settled()),
     extensions: loaded,
-    internals: { store, log, outputs, readiness, server, history },
+    internals: { store, log, outputs, readiness, server, history, answers: app.answers },
     close: closeOnce(parts, app, server),
   };
 }

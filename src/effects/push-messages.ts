@@ -6,9 +6,10 @@
 // the fix restored the last good outputs). Only the default browser variant counts, and only
 // once it is built from the current sources. Changes are judged against the last good outputs;
 // a stylesheet with a CSS syntax problem is no good one (a browser drops rules around it).
-import { Observable } from 'rxjs';
+import { map, Observable } from 'rxjs';
 import { buildDiagnostics, defaultVariantKey, selectModuleWarnings } from '../store/selectors.js';
 import type { ModuleBuilds, ServiceState } from '../store/state.js';
+import type { ModuleModel } from '../workspace/model.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
 import type { BuildOutputs } from '../store/events.js';
 
@@ -22,8 +23,23 @@ interface View {
   warnings: string;
 }
 
+/**
+ * A message, and for a `styles` one what its `href` names: the module, the sheet's hash and the
+ * state it was derived from, so the answer the page then fetches is made from them, not from the
+ * address parsed back (ARCHITECTURE.md "One stylesheet edit").
+ */
+export interface Pushed {
+  message: PushMessage;
+  sheet?: { module: ModuleModel; hash: string; state: ServiceState };
+}
+
 export function pushMessages$(state$: Observable<ServiceState>): Observable<PushMessage> {
-  return new Observable<PushMessage>((subscriber) => {
+  return pushed$(state$).pipe(map((pushed) => pushed.message));
+}
+
+export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
+  return new Observable<Pushed>((subscriber) => {
+    const tell = (message: PushMessage) => subscriber.next({ message });
     const views = new Map<string, View>();
     let seenBuilds = new WeakSet<ModuleBuilds>();
     let workspace: ServiceState['workspace'] | null = null;
@@ -66,17 +82,17 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
         views.set(label, view);
         if (!before) continue;
         if (view.diagnostics !== null) {
-          if (view.diagnostics !== before.diagnostics) subscriber.next({ type: 'invalid', module: label, diagnostics });
+          if (view.diagnostics !== before.diagnostics) tell({ type: 'invalid', module: label, diagnostics });
           continue;
         }
-        if (before.diagnostics !== null) subscriber.next({ type: 'valid', module: label });
+        if (before.diagnostics !== null) tell({ type: 'valid', module: label });
         // Before the sheet: a page that keeps its last good sheet for a syntax problem learns it is gone first.
-        if (view.warnings !== before.warnings) subscriber.next({ type: 'warnings', module: label, warnings });
+        if (view.warnings !== before.warnings) tell({ type: 'warnings', module: label, warnings });
         if (view.styles !== null && view.styles !== before.styles) {
-          subscriber.next({ type: 'styles', module: label, href: stylesAddress(module, view.styles) });
+          subscriber.next({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
         }
         // A stylesheet gained or lost is a link the page must add or drop: it reloads, as for code.
-        if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) subscriber.next({ type: 'code', module: label });
+        if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) tell({ type: 'code', module: label });
       }
     }
   });

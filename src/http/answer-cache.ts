@@ -26,6 +26,8 @@ export interface CachedAnswer extends OutputHeaders {
 
 export interface AnswerCache {
   remember(target: string, answer: CachedAnswer): void;
+  /** Whether an answer of `target` is kept for the current state (asked by tests and tools). */
+  holds(target: string): boolean;
   /** The server's request listener: answers from the cache what it can, and hands every other request to `koa`. */
   listener(koa: RequestListener): RequestListener;
 }
@@ -100,6 +102,7 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
 
   return {
     remember: (target, answer) => void remember(target, answer),
+    holds: (target) => answers.get(target)?.state === deps.getState(),
     listener(koa) {
       const failed = (res: ServerResponse, caught: unknown) => sendError(res, asServiceError(caught, deps.logger));
       return function answerFromCache(req, res) {

@@ -16,6 +16,7 @@ import websockify from 'koa-websocket';
 import type { BuildHistory } from '../store/build-history.js';
 import type { EventLog } from '../store/log.js';
 import type { ServiceState } from '../store/state.js';
+import type { ModuleModel } from '../workspace/model.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import type { AssetFiles } from '../io/asset-files.js';
 import type { Observable } from 'rxjs';
@@ -27,10 +28,10 @@ import { respondWithErrors } from './middleware/respond-with-errors.js';
 import type { Readiness } from './readiness.js';
 import type { FreshnessCheck } from '../io/freshness.js';
 import type { Activity } from './activity.js';
-import { createAnswerCache } from './answer-cache.js';
+import { createAnswerCache, type AnswerCache } from './answer-cache.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { logRoute } from './routes/log.js';
-import { modulesRoute, uncheckedAnswer } from './routes/modules.js';
+import { modulesRoute, pushedSheetAnswer, uncheckedAnswer } from './routes/modules.js';
 import { stateRoute } from './routes/state.js';
 import { pingSockets } from './time-limits.js';
 import { createSocketRoutes, verifyUpgrade, type SocketRoutes } from './sockets.js';
@@ -65,6 +66,10 @@ export interface App {
   attachSockets(server: Server): void;
   /** The server's 'connect' listener: CONNECT refused by the guards (client-error.ts). */
   refuseTunnel: ReturnType<typeof refuseTunnel>;
+  /** The answer cache in front of Koa (answer-cache.ts). */
+  answers: AnswerCache;
+  /** Keeps the answer of a sheet the push has just named (`href`), made from its module and hash: the page's fetch that follows finds it. */
+  primeSheet(href: string, module: ModuleModel, hash: string, state: ServiceState): void;
 }
 
 const isPreviewPath = (path: string) => path === '/preview' || path.startsWith('/preview/');
@@ -125,6 +130,11 @@ export function createApp(deps: AppDeps): App {
     sockets,
     listener: answers.listener(koa.callback()),
     refuseTunnel: refuseTunnel(guards),
+    answers,
+    primeSheet(href, module, hash, state) {
+      const answer = pushedSheetAnswer(module, hash, state, deps.outputs);
+      if (answer) answers.remember(href, answer);
+    },
     attachSockets: (server) => {
       koa.ws.listen({ server, ...socketOptions } as never);
       pingSockets(koa.ws.server!);

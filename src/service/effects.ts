@@ -1,10 +1,9 @@
 // The effects run under their supervisor (README "Effects and their supervisor"), the one
 // dispatch of their facts, and the push messages, which fail as an effect does.
-import { merge, share, type Observable, type Subscription } from 'rxjs';
-import { pushMessages$ } from '../effects/push-messages.js';
+import { merge, type Observable, type Subscription } from 'rxjs';
+import { pushed$ as derivePushed$, type Pushed } from '../effects/push-messages.js';
 import { guardCallbacks, supervise, type CallbackGuard } from '../effects/supervisor.js';
 import { effectRows, type EffectDeps, type EffectName } from '../effects/table.js';
-import type { PushMessage } from '../protocol/push.js';
 import type { BuildHistory } from '../store/build-history.js';
 import { EVENT_FORMAT, type Facts } from '../store/events.js';
 import type { Store } from '../store/store.js';
@@ -16,8 +15,8 @@ export interface RunningEffects {
   callbacks: CallbackGuard;
   /** Every subscription, the effects' own last (the close stops them first). */
   subscriptions: Subscription[];
-  /** Stylesheet, invalid and code messages, shared by every extension. */
-  push$: Observable<PushMessage>;
+  /** Stylesheet, invalid and code messages, each with what a `styles` one names (its answer is made from that). */
+  pushed$: Observable<Pushed>;
 }
 
 export interface EffectsOptions {
@@ -60,6 +59,6 @@ export function startEffects(store: Store, history: BuildHistory, deps: EffectDe
   subscriptions.push(effects.subscribe(dispatch));
 
   // Not an effect (it derives messages, not facts), but it may fail like one.
-  const push$ = supervise('push', (_event$, state$) => pushMessages$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, logger, onFailed: dispatch }).pipe(share());
-  return { dispatch, callbacks, subscriptions, push$ };
+  const pushed$ = supervise('push', (_event$, state$) => derivePushed$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, logger, onFailed: dispatch });
+  return { dispatch, callbacks, subscriptions, pushed$ };
 }

@@ -1,7 +1,7 @@
 // One stylesheet edit, from the disk to the page (ARCHITECTURE.md), on a
 // real service and a real disk: the sheet is read once between the save and the push, the
-// tsconfig chain and the code that imports a package not at all (neither changed), and the
-// store records three facts.
+// tsconfig chain and the code that imports a package not at all (neither changed), the
+// store records three facts, and the pushed address's answer is kept as the push goes out.
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -89,6 +89,8 @@ describe('one stylesheet edit', function () {
         expect(events.map((event) => event.type), 'facts recorded').to.deep.equal(['files.changed', 'build.started', 'build.succeeded']);
         expect(changes, 'store round trips').to.equal(3);
         const href = pushed.slice(before).find((message) => message.type === 'styles')!.href!;
+        // The push carried what the answer needs: it is kept before the page asks, not parsed back from the address.
+        expect(service.internals.answers.holds(href), 'the pushed address answered before it is asked').to.equal(true);
         expect((await service.get(href)).text).to.include(color);
       }
     } finally {

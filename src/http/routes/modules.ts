@@ -6,6 +6,8 @@ import { contentType } from 'mime-types';
 import type { OutputCache } from '../../outputs/output-cache.js';
 import type { ServiceState } from '../../store/state.js';
 import { parseOutputQuery } from '../../workspace/query.js';
+import type { ModuleModel } from '../../workspace/model.js';
+import { developmentVariant } from '../../workspace/variant.js';
 import { indexWorkspace } from '../../workspace/workspace-index.js';
 import { parseAddress, type Address } from '../address.js';
 import type { AssetFiles } from '../../io/asset-files.js';
@@ -65,6 +67,17 @@ export function uncheckedAnswer(target: string, state: ServiceState, outputs: Ou
   const query = parseOutputQuery(new URLSearchParams(querystring));
   if (!query.ok || address.kind === 'assets' || (address.kind === 'modules' && isSharedSubpath(address.segments.join('/')))) return null;
   const answer = outputAnswer(state, outputs, address, query.variant, token);
+  return answer instanceof ServiceError || !answer?.unchecked ? null : answer;
+}
+
+/**
+ * The answer of a pushed sheet's address (`stylesAddress(module, hash)`), made from what the push
+ * knew: the module and the hash, not the address parsed back. The address's query is the
+ * development query, whose variant is the browser's development one.
+ */
+export function pushedSheetAnswer(module: ModuleModel, hash: string, state: ServiceState, outputs: OutputCache): CachedAnswer | null {
+  const address: Address = { kind: 'styles', packageName: module.package, version: module.version, segments: module.subpath.split('/') };
+  const answer = outputAnswer(state, outputs, address, developmentVariant('browser'), hash);
   return answer instanceof ServiceError || !answer?.unchecked ? null : answer;
 }
 
