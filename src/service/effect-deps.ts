@@ -18,6 +18,7 @@ import type { Quiet } from '../io/freshness.js';
 import { createRemoteClient, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { createStartRestore } from '../io/remote-cache/start-restore.js';
+import { readAhead } from '../io/workspace-prefetch.js';
 import { watchTree, type TreeWatcher } from '../io/tree-watcher.js';
 import { resolveModule } from '../load-module.js';
 import { createOutputCache, type OutputCache } from '../outputs/output-cache.js';
@@ -60,11 +61,13 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
   const activity = createActivity();
   let treeWatcher: TreeWatcher | null = null;
+  let firstRead = true;
   const baseDeps: EffectDeps = {
     root,
     scheduler: asapScheduler,
     logger,
-    readWorkspace: (deepImports) => readWorkspace(hashes, deepImports),
+    // The first read, at start, with its many listings read ahead in parallel (ARCHITECTURE.md "Reads taken ahead").
+    readWorkspace: (deepImports) => (firstRead ? ((firstRead = false), readAhead(hashes, (reader) => readWorkspace(reader, deepImports))) : readWorkspace(hashes, deepImports)),
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
