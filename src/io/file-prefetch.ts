@@ -6,7 +6,7 @@
 // watch count then, and is given only while no watcher notice came since, and only once.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ConfinedPaths } from './confined-paths.js';
+import { isPlainRelative, type ConfinedPaths } from './confined-paths.js';
 import { runLimited } from './run-limited.js';
 
 export interface ReadAhead {
@@ -23,13 +23,16 @@ export interface ReadAhead {
 }
 
 export interface FilePrefetch {
-  /** Reads `relatives` ahead (a trailing `/`: a directory's listing); at most `limit` at once. */
+  /**
+   * Reads `relatives` ahead (a trailing `/`: a directory's listing); at most `limit` at once. A
+   * path that is not plain (`..`, a leading `/`) is not read ahead: its synchronous read decides.
+   */
   prefetch(relatives: readonly string[], limit?: number): Promise<void>;
   /** The read taken ahead of `relative`, once, while no watcher notice came since it began. */
   take(relative: string): ReadAhead | undefined;
   /** The read taken ahead of `relative`, left for `take`: for a dry run finding what to read next. */
   peek(relative: string): ReadAhead | undefined;
-  /** Drops every read not taken: after the start's reads, nothing is given from before. */
+  /** Drops every read not taken, and those still in flight: after the start's reads, nothing is given from before. */
   clear(): void;
 }
 
@@ -41,12 +44,14 @@ export const PREFETCH_LIMIT = 16;
 
 export function createFilePrefetch(paths: ConfinedPaths, root: string, now: () => number, watchCount: () => number): FilePrefetch {
   const ahead = new Map<string, ReadAhead & { seq: number }>();
+  let generation = 0;
   let realRoot: Promise<string | null> | null = null;
 
   async function readAhead(relative: string): Promise<void> {
     const isDir = relative.endsWith('/');
     const name = isDir ? relative.slice(0, -1) || '.' : relative;
     const file = paths.absolute(name);
+    const begun = generation;
     const seq = watchCount();
     const at = now();
     const stats = await fs.promises.stat(file).catch(() => undefined);
@@ -58,7 +63,7 @@ export function createFilePrefetch(paths: ConfinedPaths, root: string, now: () =
       if (!read.leaves && isDir && stats.isDirectory()) read.dirents = await fs.promises.readdir(file, { withFileTypes: true }).catch(() => undefined);
       if (!read.leaves && !isDir && stats.isFile()) read.bytes = await fs.promises.readFile(file).catch(() => undefined);
     }
-    ahead.set(relative, read);
+    if (begun === generation) ahead.set(relative, read);
   }
 
   const current = (relative: string) => {
@@ -68,13 +73,16 @@ export function createFilePrefetch(paths: ConfinedPaths, root: string, now: () =
   };
 
   return {
-    prefetch: (relatives, limit = PREFETCH_LIMIT) => runLimited([...new Set(relatives)], limit, readAhead),
+    prefetch: (relatives, limit = PREFETCH_LIMIT) => runLimited([...new Set(relatives.filter((relative) => isPlainRelative(relative) && !ahead.has(relative)))], limit, readAhead),
     take(relative) {
       const read = current(relative);
       ahead.delete(relative);
       return read;
     },
     peek: current,
-    clear: () => ahead.clear(),
+    clear() {
+      ahead.clear();
+      generation += 1;
+    },
   };
 }

@@ -71,7 +71,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
-          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger }) : (workspace: WorkspaceModel) => cache.restore(workspace),
+          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.ahead ? { ahead: hashes.ahead } : {}) }) : (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),
