@@ -8,11 +8,8 @@ import type { WorkspaceModel } from '../workspace/model.js';
 import type { EffectScheduling } from './effect.js';
 
 export interface ManifestsDeps extends EffectScheduling {
-  /**
-   * The model, with the deep imports of packages without `exports` that builds found (README
-   * "Exports and sources"). A promise when its reads are taken ahead in parallel (the first read).
-   */
-  readWorkspace(deepImports: readonly string[]): WorkspaceModel | Promise<WorkspaceModel>;
+  /** The model, with the deep imports of packages without `exports` that builds found (README "Exports and sources"). */
+  readWorkspace(deepImports: readonly string[]): WorkspaceModel;
   /**
    * The model of an earlier run when none of the manifests and listings it was read from changed
    * (the build cache, README "The build cache"): taken for the first read instead of reading.
@@ -42,20 +39,14 @@ export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<Se
       const before = current!;
       const restored = before.workspaceRead ? null : (deps.restoreWorkspace?.() ?? null);
       const workspace = restored ?? deps.readWorkspace(before.deepImports ?? []);
-      if (workspace instanceof Promise) return from(workspace).pipe(concatMap((read) => afterRead(before, read, false, deps)));
-      return afterRead(before, workspace, restored !== null, deps);
+      if (before.workspaceRead && sameModel(before.workspace, workspace)) return of({ type: 'workspace.unchanged', sources: workspace.sources });
+      const read: Fact = restored ? { type: 'workspace.read', workspace, restored: true } : { type: 'workspace.read', workspace };
+      if (before.workspaceRead || !deps.restoreBuilds) return of(read);
+      const builds = deps.restoreBuilds(workspace);
+      const withRead = (facts: Facts): Facts => [read, ...(Array.isArray(facts) ? facts : [facts as Fact])];
+      return builds instanceof Promise ? from(builds.then(withRead)) : of(withRead(builds));
     }),
   );
-}
-
-// The read's fact, with the builds restored for it when it is the first.
-function afterRead(before: ServiceState, workspace: WorkspaceModel, restored: boolean, deps: ManifestsDeps): Observable<Facts> {
-  if (before.workspaceRead && sameModel(before.workspace, workspace)) return of({ type: 'workspace.unchanged', sources: workspace.sources });
-  const read: Fact = restored ? { type: 'workspace.read', workspace, restored: true } : { type: 'workspace.read', workspace };
-  if (before.workspaceRead || !deps.restoreBuilds) return of(read);
-  const builds = deps.restoreBuilds(workspace);
-  const withRead = (facts: Facts): Facts => [read, ...(Array.isArray(facts) ? facts : [facts as Fact])];
-  return builds instanceof Promise ? from(builds.then(withRead)) : of(withRead(builds));
 }
 
 function sameModel(a: WorkspaceModel, b: WorkspaceModel): boolean {

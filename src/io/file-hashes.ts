@@ -9,7 +9,6 @@
 import fs from 'node:fs';
 import { createConfinedPaths, type ConfinedPaths } from './confined-paths.js';
 import { createFileMemory, type Remembered } from './file-memory.js';
-import { createFilePrefetch, listingName, type FilePrefetch, type ReadAhead } from './file-prefetch.js';
 import { createFileReads } from './file-reads.js';
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
@@ -92,11 +91,6 @@ export interface FileHashes {
   recall(relative: string): Recalled;
   /** The file's modification time now, 0 when absent: a stat, never a read. */
   modifiedMs(relative: string): number;
-  /**
-   * Reads taken ahead in parallel for the start's many reads, which `stamp`, `readText` and
-   * `listDir` take instead of reading (`src/io/file-prefetch.ts`); absent when stats are injected.
-   */
-  ahead?: Pick<FilePrefetch, 'prefetch' | 'peek' | 'clear'>;
 }
 
 export interface Recalled extends Stamp {
@@ -159,10 +153,10 @@ function trackGranularity(granularity: (stats: fs.Stats) => number) {
   };
 }
 
-/** The stat of a file (`name`) or a directory (`name/`), when it is one: the one taken ahead, if any. */
-function statAsNamed(paths: ConfinedPaths, relative: string, ahead?: ReadAhead): fs.Stats | undefined {
+/** The stat of a file (`name`) or a directory (`name/`), when it is one. */
+function statAsNamed(paths: ConfinedPaths, relative: string): fs.Stats | undefined {
   const isDir = relative.endsWith('/');
-  const stats = ahead ? ahead.stats : paths.statOf(isDir ? relative.slice(0, -1) || '.' : relative);
+  const stats = paths.statOf(isDir ? relative.slice(0, -1) || '.' : relative);
   return stats && (isDir ? stats.isDirectory() : stats.isFile()) ? stats : undefined;
 }
 
@@ -172,20 +166,17 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
   const memory = createFileMemory(KEPT_CONTENTS);
   const { readFile, listDir } = createFileReads(paths, memory, now, granularityOf);
   const statAs = (relative: string) => statAsNamed(paths, relative);
-  // A stat injected by a test is not the one `fs.promises` would take: nothing is read ahead then.
-  const prefetch = options.stat ? null : createFilePrefetch(paths, root, now, watchSequence);
 
   function stamp(relative: string): Stamp {
     const seq = watchSequence();
     const isDir = relative.endsWith('/');
-    const ahead = prefetch?.take(relative);
-    const stats = statAsNamed(paths, relative, ahead);
+    const stats = statAs(relative);
     if (!stats) return absent(relative, seq, 0);
     let known = memory.get(relative);
     // A file of several names is read at every stamp: a write through another name may leave
     // nothing this path's watch or stat can be trusted to show.
     if (!known || !isStillValid(known, stats, granularityOf(stats)) || (!isDir && stats.nlink > 1)) {
-      const fresh = isDir ? listDir(relative, stats, ahead) : readFile(relative, stats, ahead);
+      const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
       if (!fresh) return absent(relative, seq, stats.mtimeMs);
       known = memory.get(relative);
       if (!known) return { hash: fresh.hash, mtimeMs: stats.mtimeMs };
@@ -223,10 +214,10 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     modifiedMs: (relative) => paths.statOf(relative)?.mtimeMs ?? 0,
     confirmed: memory.confirmed,
     readText(relative) {
-      const file = readFile(relative, undefined, prefetch?.take(relative));
+      const file = readFile(relative);
       return file ? { text: file.text, hash: file.hash } : null;
     },
-    listDir: (relative) => listDir(relative, undefined, prefetch?.take(listingName(relative))),
+    listDir: (relative) => listDir(relative),
     leaves: paths.leaves,
     signature: memory.signature,
     adopt(relative, [hash, ino, size, mtimeMs, ctimeMs, at]) {
@@ -239,6 +230,5 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     },
     granularityMs: coarsest,
     realPath: paths.realPath,
-    ...(prefetch ? { ahead: prefetch } : {}),
   };
 }

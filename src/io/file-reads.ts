@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import { contentHash } from '../outputs/content-hash.js';
 import type { ConfinedPaths } from './confined-paths.js';
 import type { FileMemory } from './file-memory.js';
-import type { ReadAhead } from './file-prefetch.js';
 
 export interface ReadFile {
   text: string;
@@ -23,28 +22,25 @@ export interface Listing {
 export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.ino}`;
 
 export interface FileReads {
-  /** `stats`: taken by the caller just before, not asked again; `ahead`: the whole read, taken ahead (`src/io/file-prefetch.ts`). */
-  readFile(relative: string, stats?: fs.Stats, ahead?: ReadAhead): ReadFile | null;
-  listDir(relative: string, stats?: fs.Stats, ahead?: ReadAhead): Listing | null;
+  /** `stats`: taken by the caller just before, not asked again. */
+  readFile(relative: string, stats?: fs.Stats): ReadFile | null;
+  listDir(relative: string, stats?: fs.Stats): Listing | null;
 }
 
 /** `observe`: told the stats of every read (the granularity of their file system). */
 export function createFileReads(paths: ConfinedPaths, memory: FileMemory, now: () => number, observe: (stats: fs.Stats) => void): FileReads {
-  function readFile(relative: string, given?: fs.Stats, ahead?: ReadAhead): ReadFile | null {
-    const stats = given ?? (ahead ? ahead.stats : paths.statOf(relative));
-    if (!stats || !stats.isFile() || (ahead ? ahead.leaves : paths.leaves(relative))) {
+  function readFile(relative: string, stats = paths.statOf(relative)): ReadFile | null {
+    if (!stats || !stats.isFile() || paths.leaves(relative)) {
       memory.forget(relative);
       return null;
     }
-    const at = ahead?.at ?? now();
-    let read: Buffer | undefined;
+    const at = now();
+    let bytes: Buffer;
     try {
-      read = ahead ? ahead.bytes : fs.readFileSync(paths.absolute(relative));
+      bytes = fs.readFileSync(paths.absolute(relative));
     } catch {
       return null;
     }
-    if (!read) return null;
-    const bytes = read;
     const hash = contentHash(bytes);
     observe(stats);
     memory.remember(relative, stats, hash, at, bytes);
@@ -59,21 +55,20 @@ export function createFileReads(paths: ConfinedPaths, memory: FileMemory, now: (
     };
   }
 
-  function listDir(relative: string, stats?: fs.Stats, ahead?: ReadAhead): Listing | null {
+  function listDir(relative: string, stats?: fs.Stats): Listing | null {
     const dir = relative.replace(/\/+$/, '') || '.';
-    stats ??= ahead ? ahead.stats : paths.statOf(dir);
-    if (!stats || !stats.isDirectory() || (ahead ? ahead.leaves : paths.leaves(dir))) {
+    stats ??= paths.statOf(dir);
+    if (!stats || !stats.isDirectory() || paths.leaves(dir)) {
       memory.forget(`${dir}/`);
       return null;
     }
-    const at = ahead?.at ?? now();
-    let dirents: fs.Dirent[] | undefined;
+    const at = now();
+    let dirents: fs.Dirent[];
     try {
-      dirents = ahead ? ahead.dirents : fs.readdirSync(paths.absolute(dir), { withFileTypes: true });
+      dirents = fs.readdirSync(paths.absolute(dir), { withFileTypes: true });
     } catch {
       return null;
     }
-    if (!dirents) return null;
     const entries = dirents
       .map((entry) => ({ name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir === '.' ? entry.name : `${dir}/${entry.name}`)) }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

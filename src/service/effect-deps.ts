@@ -18,7 +18,6 @@ import type { Quiet } from '../io/freshness.js';
 import { createRemoteClient, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { createStartRestore } from '../io/remote-cache/start-restore.js';
-import { readAhead } from '../io/workspace-prefetch.js';
 import { watchTree, type TreeWatcher } from '../io/tree-watcher.js';
 import { resolveModule } from '../load-module.js';
 import { createOutputCache, type OutputCache } from '../outputs/output-cache.js';
@@ -61,17 +60,15 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
   const activity = createActivity();
   let treeWatcher: TreeWatcher | null = null;
-  let firstRead = true;
   const baseDeps: EffectDeps = {
     root,
     scheduler: asapScheduler,
     logger,
-    // The first read, at start, with its many listings read ahead in parallel (ARCHITECTURE.md "Reads taken ahead").
-    readWorkspace: (deepImports) => (firstRead ? ((firstRead = false), readAhead(hashes, (reader) => readWorkspace(reader, deepImports))) : readWorkspace(hashes, deepImports)),
+    readWorkspace: (deepImports) => readWorkspace(hashes, deepImports),
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
-          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.ahead ? { ahead: hashes.ahead } : {}) }) : (workspace: WorkspaceModel) => cache.restore(workspace),
+          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger }) : (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),

@@ -16,7 +16,6 @@ import { readPack } from './pack.js';
 import { contentHash } from '../../outputs/content-hash.js';
 import { isSharedSpecifier } from '../../workspace/shared-files.js';
 import { runLimited } from '../run-limited.js';
-import type { FilePrefetch } from '../file-prefetch.js';
 
 export type RemoteRestored = Extract<Fact, { type: 'cache.remote.restored' }>;
 
@@ -36,11 +35,6 @@ export interface RemoteRestoreDeps {
   publicKey: KeyObject | null;
   /** The local cache's judgement of an entry against this workspace and disk (`entryChecker`). */
   check(entry: unknown): 'valid' | 'stale' | 'damaged';
-  /**
-   * Reads of the inputs taken ahead in parallel, which the check takes instead of reading them
-   * itself (ARCHITECTURE.md "Reads taken ahead"); dropped when the restoration ends.
-   */
-  ahead?: Pick<FilePrefetch, 'prefetch' | 'clear'>;
   outputs: OutputCache;
   now?(): number;
   /** Requests at once (default 8). */
@@ -84,20 +78,15 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     packed = typeof bytes === 'string' ? new Map() : (readPack(bytes) ?? new Map());
   }
   const builds: RestoredBuild[] = [];
-  const readInputs = inputsReadAhead(deps.ahead);
-  try {
-    await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
-      const key = keyOf(one);
-      const digest = listed[key];
-      const bytes = digest ? await blob(digest) : answered(await client.get('ac', key));
-      // A throw past the checks (a fault of this code or of the disk) is a miss like any other.
-      const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob, readInputs).catch((): MissKind => 'wrong-shape');
-      if (typeof found === 'string') miss(found);
-      else builds.push(found);
-    });
-  } finally {
-    deps.ahead?.clear();
-  }
+  await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
+    const key = keyOf(one);
+    const digest = listed[key];
+    const bytes = digest ? await blob(digest) : answered(await client.get('ac', key));
+    // A throw past the checks (a fault of this code or of the disk) is a miss like any other.
+    const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob).catch((): MissKind => 'wrong-shape');
+    if (typeof found === 'string') miss(found);
+    else builds.push(found);
+  });
   const counts = client.counts;
   return {
     type: 'cache.remote.restored',
@@ -112,21 +101,6 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   };
 }
 
-// Each input an entry names read ahead, once, by the first entry naming it: the check hashes what
-// was read, while the thread pool reads the next entries' inputs.
-function inputsReadAhead(ahead: RemoteRestoreDeps['ahead']): (entry: unknown) => Promise<void> {
-  const asked = new Set<string>();
-  return async (entry) => {
-    const record = isObject(entry) ? entry.record : undefined;
-    const inputs = isObject(record) && isObject(record.inputs) ? Object.keys(record.inputs).filter((input) => !asked.has(input)) : [];
-    if (!ahead || inputs.length === 0) return;
-    for (const input of inputs) asked.add(input);
-    await ahead.prefetch(inputs);
-  };
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
 // The workspace's entry: each module key's entry digest and the pack holding them, or nothing
 // when it is absent or not to be trusted.
 async function workspaceListing(keys: string[], client: RemoteClient, answered: (answer: Answer) => Buffer | MissKind, publicKey: KeyObject | null): Promise<{ modules: Record<string, string>; pack?: string }> {
@@ -139,19 +113,11 @@ async function workspaceListing(keys: string[], client: RemoteClient, answered: 
 }
 
 // One module variant's entry judged, then its outputs fetched and judged: the build, or why not.
-async function moduleBuild(
-  bytes: Buffer,
-  key: string,
-  wanted: WantedVariant,
-  deps: RemoteRestoreDeps,
-  blob: (digest: string) => Promise<Buffer | MissKind>,
-  readInputs: (entry: unknown) => Promise<void>,
-): Promise<RestoredBuild | MissKind> {
+async function moduleBuild(bytes: Buffer, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, blob: (digest: string) => Promise<Buffer | MissKind>): Promise<RestoredBuild | MissKind> {
   const opened = openEntry(bytes, deps.publicKey);
   if ('problem' in opened) return opened.problem;
   const { payload } = opened;
   if (!isModuleEntry(payload, key) || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
-  await readInputs(payload.entry);
   const verdict = deps.check(payload.entry);
   if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
   const { outputs, imports, inputs, warnings, shared } = payload.entry.record;

@@ -10,7 +10,7 @@ import { defaultVariant, variantKey } from '../../workspace/variant.js';
 import type { BuildCache } from '../build-cache.js';
 import type { CacheIdentity } from '../cache-index.js';
 import type { RemoteClient } from './client.js';
-import { restoreFromRemote, type RemoteRestoreDeps, type WantedVariant } from './restore.js';
+import { restoreFromRemote, type WantedVariant } from './restore.js';
 import type { RemoteCacheSettings } from './settings.js';
 
 const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
@@ -27,8 +27,6 @@ export interface StartRestoreDeps {
   identity: CacheIdentity;
   outputs: OutputCache;
   logger?(message: string): void;
-  /** The file hashes' reads taken ahead, for the inputs of the entries the remote offers (`RemoteRestoreDeps`). */
-  ahead?: RemoteRestoreDeps['ahead'];
 }
 
 /** The local cache's restoration, then the remote's for what it lacked: the facts of both. */
@@ -47,7 +45,6 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
         publicKey: deps.settings.publicKey,
         check: deps.cache.entryChecker(workspace),
         outputs: deps.outputs,
-        ...(deps.ahead ? { ahead: deps.ahead } : {}),
       });
       return [local, remote] satisfies Fact[];
     } catch (error) {
