@@ -35,7 +35,7 @@ const freePort = () =>
   });
 
 // One nginx, in the foreground, serving and storing `ac/` and `cas/` by WebDAV PUT.
-async function startNginx(dir) {
+export async function startNginx(dir) {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
   const port = await freePort();

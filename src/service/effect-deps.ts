@@ -18,6 +18,7 @@ import type { Quiet } from '../io/freshness.js';
 import { createRemoteClient, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { createStartRestore } from '../io/remote-cache/start-restore.js';
+import { onePassReader } from '../io/workspace-reads.js';
 import { watchTree, type TreeWatcher } from '../io/tree-watcher.js';
 import { resolveModule } from '../load-module.js';
 import { createOutputCache, type OutputCache } from '../outputs/output-cache.js';
@@ -64,7 +65,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     root,
     scheduler: asapScheduler,
     logger,
-    readWorkspace: (deepImports) => readWorkspace(hashes, deepImports),
+    readWorkspace: (deepImports) => readWorkspace(onePassReader(hashes), deepImports),
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),

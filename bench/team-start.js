@@ -1,0 +1,75 @@
+// Team starts of two builds side by side (speed work on issue 34, bench/RESULTS.md): a fresh
+// machine with an empty build cache and the team cache filled by `core cache push`, spawn ->
+// `/state` all valid, alternating this repository's `bin/core.js` and another's, with each run's
+// CPU (the service process's, from /proc) beside its wall time.
+//   node bench/team-start.js /path/to/other/repository [pairs]
+// TEAM_START_PROFILE=dir: each service run under `--cpu-prof`, its profile written into dir.
+// Both must be built (`npm run build`); nginx must be installed.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { timedGet } from './lib/http.js';
+import { BIN, WORK } from './lib/paths.js';
+import { spawnNode, stopChild, waitForLine } from './lib/processes.js';
+import { median, now, sleep } from './lib/stats.js';
+import { generateScaleWorkspace } from './lib/workspaces.js';
+import { startNginx } from './measures/remote-cache.js';
+
+const [other, pairsText = '5'] = process.argv.slice(2);
+if (!other) throw new Error('usage: node bench/team-start.js /path/to/other/repository [pairs]');
+const bins = { this: BIN, other: path.join(path.resolve(other), 'bin', 'core.js') };
+const TICK_MS = 1000 / 100; // USER_HZ
+
+function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+async function teamStart(bin, root, expected, cacheDir, url) {
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+  const started = now();
+  const profile = process.env.TEAM_START_PROFILE ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', path.resolve(process.env.TEAM_START_PROFILE)] : [];
+  const child = spawnNode([...profile, bin, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: url } });
+  try {
+    const [, address] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');
+    for (;;) {
+      const report = JSON.parse((await timedGet(`${address}state`)).body.toString('utf8'));
+      if (report.modules.length === expected && report.modules.every((module) => module.status === 'valid')) break;
+      await sleep(20);
+    }
+    const ms = now() - started;
+    const cpu = cpuMs(child.pid);
+    const events = (await timedGet(`${address}log`)).body.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const team = events.find((event) => event.type === 'cache.remote.restored')?.builds.length ?? 0;
+    return { ms, cpu, team };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+const { dir: root, modules: expected } = generateScaleWorkspace('remote-cache-1000');
+const nginx = await startNginx(path.join(WORK, 'team-start-nginx'));
+const cacheDir = path.join(WORK, 'team-start-cache');
+const results = { this: [], other: [] };
+try {
+  const pushed = spawnSync(process.execPath, [BIN, 'cache', 'push'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: nginx.url }, encoding: 'utf8' });
+  if (pushed.status !== 0) throw new Error(`core cache push failed: ${pushed.stderr}`);
+  const pairs = Number(pairsText);
+  for (let pair = 0; pair <= pairs; pair++) {
+    // Alternating which goes first; the first pair warms the disk cache and is not counted.
+    for (const which of pair % 2 ? ['other', 'this'] : ['this', 'other']) {
+      const run = await teamStart(bins[which], root, expected, cacheDir, nginx.url);
+      if (run.team !== expected) throw new Error(`${which}: ${run.team} of ${expected} modules from the team cache`);
+      if (pair > 0) results[which].push(run);
+      console.log(`pair ${pair} ${which}: ${run.ms.toFixed(0)} ms, CPU ${run.cpu.toFixed(0)} ms, load ${os.loadavg()[0].toFixed(2)}`);
+    }
+  }
+} finally {
+  nginx.child.kill('SIGTERM');
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+}
+const describe = (runs, key) => `${median(runs.map((run) => run[key])).toFixed(0)} [${Math.min(...runs.map((run) => run[key])).toFixed(0)}-${Math.max(...runs.map((run) => run[key])).toFixed(0)}]`;
+for (const which of ['this', 'other']) console.log(`${which}: wall ${describe(results[which], 'ms')} ms, CPU ${describe(results[which], 'cpu')} ms`);
+const ratios = results.this.map((run, index) => run.ms / results.other[index].ms);
+console.log(`wall ratio this/other, per pair: median ${median(ratios).toFixed(2)} [${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}]`);

@@ -1,0 +1,46 @@
+// One read of the workspace reads each file and listing once (src/io/workspace-reads.ts).
+import { expect } from 'chai';
+import { onePassReader } from '../../src/io/workspace-reads.js';
+import { readWorkspace } from '../../src/workspace/read-workspace.js';
+import { memoryReader } from '../helpers/memory-reader.js';
+
+const json = (value: unknown) => JSON.stringify(value);
+
+// Modules found by their module.json and by "exports", the sources found among candidate names,
+// each module under its package's tsconfig: the pure read asks for some paths several times.
+function workspaceFiles(): Record<string, string> {
+  const files: Record<string, string> = { 'core.json': json({ packages: ['packages/a', 'packages/b'] }) };
+  for (const name of ['a', 'b']) {
+    files[`packages/${name}/package.json`] = json({ name: `@acme/${name}`, version: '1.0.0', exports: { './x': './src/x/index.js', './y': './src/y/index.js' }, core: { modules: 'modules' } });
+    files[`packages/${name}/tsconfig.json`] = json({ compilerOptions: { rootDir: 'src', outDir: 'dist' } });
+    files[`packages/${name}/src/x/index.ts`] = 'export const x = 1;';
+    files[`packages/${name}/src/y/index.ts`] = 'export const y = 1;';
+    files[`packages/${name}/modules/m/module.json`] = json({ entry: 'index.ts' });
+    files[`packages/${name}/modules/m/index.ts`] = 'export const m = 1;';
+  }
+  return files;
+}
+
+const repeated = (asked: readonly string[]) => asked.filter((path, index) => asked.indexOf(path) !== index);
+
+describe('onePassReader', () => {
+  it('reads each file and listing once in a read of the workspace, and the model is the same', () => {
+    const direct = memoryReader(workspaceFiles());
+    const expected = readWorkspace(direct);
+    expect(repeated(direct.asked), 'the pure read asks again: this test shows nothing otherwise').to.not.be.empty;
+
+    const counted = memoryReader(workspaceFiles());
+    const model = readWorkspace(onePassReader(counted));
+    expect(repeated(counted.asked)).to.deep.equal([]);
+    expect(model).to.deep.equal(expected);
+    expect(model.modules.map((module) => module.specifier)).to.include.members(['@acme/a/x', '@acme/b/m']);
+  });
+
+  it('remembers nothing from one read to the next: a new reader asks the disk again', () => {
+    const disk = memoryReader(workspaceFiles());
+    readWorkspace(onePassReader(disk));
+    const first = [...disk.asked];
+    readWorkspace(onePassReader(disk));
+    expect(disk.asked.slice(first.length)).to.deep.equal(first);
+  });
+});
