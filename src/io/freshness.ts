@@ -11,6 +11,8 @@ import type { Fact, InputHashes } from '../store/events.js';
 import { defaultVariantKey } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import type { FileHashes } from './file-hashes.js';
+import type { WorkspaceModel } from '../workspace/model.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
 
 export type CheckScope =
   /** The manifests only. */
@@ -97,36 +99,61 @@ function variantInputs(state: ServiceState, module: string, variant: string): Ex
 // modules it imports (their versions, `exports` and platforms decide its dependency checks).
 const sourcesByPackage = new WeakMap<object, { shared: Expected; byPackage: Map<string, Expected>; moduleDirs: Map<string, string[]> }>();
 
+/** The package whose directory holds `path` (the deepest, when package directories nest), found by the path's own directories: no scan of every package per path. */
+function ownerOf(packageByDir: ReadonlyMap<string, string>, path: string): string | undefined {
+  let dir = path.endsWith('/') ? path.slice(0, -1) : path;
+  for (;;) {
+    const owner = packageByDir.get(dir);
+    if (owner !== undefined) return owner;
+    const cut = dir.lastIndexOf('/');
+    if (cut <= 0) return undefined;
+    dir = dir.slice(0, cut);
+  }
+}
+
+function splitSources(workspace: WorkspaceModel) {
+  let split = sourcesByPackage.get(workspace);
+  if (split) return split;
+  // The deepest directory first, then the workspace's order: the first package met wins.
+  const packages = [...workspace.packages].sort((a, b) => b.dir.length - a.dir.length);
+  const packageByDir = new Map<string, string>();
+  const dirOf = new Map<string, string>();
+  for (const pkg of packages) {
+    if (!dirOf.has(pkg.name)) dirOf.set(pkg.name, pkg.dir);
+    if (pkg.dir !== '.' && pkg.dir !== '' && !packageByDir.has(pkg.dir)) packageByDir.set(pkg.dir, pkg.name);
+  }
+  const shared: [string, string | null][] = [];
+  const byPackage = new Map<string, [string, string | null][]>();
+  for (const [path, hash] of Object.entries(workspace.sources)) {
+    const owner = ownerOf(packageByDir, path);
+    if (owner === undefined) shared.push([path, hash]);
+    else {
+      let entries = byPackage.get(owner);
+      if (!entries) byPackage.set(owner, (entries = []));
+      entries.push([path, hash]);
+    }
+  }
+  // Each package's module directories other than the package's own: what belongs to one module.
+  const moduleDirs = new Map<string, string[]>();
+  for (const module of workspace.modules) {
+    const own = dirOf.get(module.package);
+    if (own === undefined || module.dir === own || module.dir === '.' || module.dir === '') continue;
+    let dirs = moduleDirs.get(module.package);
+    if (!dirs) moduleDirs.set(module.package, (dirs = []));
+    dirs.push(module.dir);
+  }
+  sourcesByPackage.set(workspace, (split = { shared, byPackage, moduleDirs }));
+  return split;
+}
+
 function moduleSources(state: ServiceState, specifier: string, variant: string): Expected {
   const { workspace } = state;
-  let split = sourcesByPackage.get(workspace);
-  if (!split) {
-    const dirs = workspace.packages.map((pkg) => ({ name: pkg.name, dir: pkg.dir, prefix: pkg.dir === '.' || pkg.dir === '' ? '' : `${pkg.dir}/` })).sort((a, b) => b.prefix.length - a.prefix.length);
-    const shared: [string, string | null][] = [];
-    const byPackage = new Map<string, [string, string | null][]>();
-    for (const [path, hash] of Object.entries(workspace.sources)) {
-      const owner = dirs.find((dir) => dir.prefix !== '' && (path.startsWith(dir.prefix) || `${path}/` === dir.prefix || path === dir.prefix));
-      if (!owner) shared.push([path, hash]);
-      else {
-        if (!byPackage.has(owner.name)) byPackage.set(owner.name, []);
-        byPackage.get(owner.name)!.push([path, hash]);
-      }
-    }
-    // Each package's module directories other than the package's own: what belongs to one module.
-    const moduleDirs = new Map<string, string[]>();
-    for (const module of workspace.modules) {
-      const own = dirs.find((dir) => dir.name === module.package);
-      if (!own || module.dir === own.dir || module.dir === '.' || module.dir === '') continue;
-      if (!moduleDirs.has(module.package)) moduleDirs.set(module.package, []);
-      moduleDirs.get(module.package)!.push(module.dir);
-    }
-    sourcesByPackage.set(workspace, (split = { shared, byPackage, moduleDirs }));
-  }
-  const module = workspace.modules.find((m) => m.specifier === specifier);
+  const split = splitSources(workspace);
+  const byName = indexWorkspace(workspace).modules;
+  const module = byName.get(specifier);
   if (!module) return Object.entries(workspace.sources);
   // The modules whose declarations this answer depends on: itself, and those it imports.
   const wanted = new Map<string, Set<string>>([[module.package, new Set([module.dir])]]);
-  const byName = new Map(workspace.modules.map((m) => [m.specifier, m]));
   for (const { specifier: imported } of state.builds[specifier]?.variants[variant]?.last?.imports ?? []) {
     const name = imported.startsWith('@') ? imported.split('/').slice(0, 2).join('/') : imported.split('/')[0]!;
     if (!split.byPackage.has(name)) continue;

@@ -84,7 +84,14 @@ export const selectPackage = (state: ServiceState, name: string) => indexWorkspa
 export const selectVariant = (state: ServiceState, specifier: string, key: string): VariantState | undefined =>
   state.builds[specifier]?.variants[key];
 
-export const defaultVariantKey = (module: ModuleModel): string => variantKey(defaultVariant(module));
+const defaultKeys = new WeakMap<ModuleModel, string>();
+
+/** The key of the module's default variant, once per module model: every per-module walk of the state asks. */
+export function defaultVariantKey(module: ModuleModel): string {
+  let key = defaultKeys.get(module);
+  if (key === undefined) defaultKeys.set(module, (key = variantKey(defaultVariant(module))));
+  return key;
+}
 
 const diagnosticsOf = new WeakMap<BuildRecord, WeakMap<WorkspaceModel, Diagnostic[]>>();
 
