@@ -321,16 +321,7 @@ function selectModulesReport(state: ServiceState): Report {
   if (!byBuilds) reports.set(state.workspace, (byBuilds = new WeakMap()));
   const cached = byBuilds.get(state.builds);
   if (cached) return cached;
-  const modules: ModuleReport[] = state.workspace.modules.map((module) => ({
-    specifier: module.specifier,
-    package: module.package,
-    version: module.version,
-    subpath: module.subpath,
-    platforms: module.platforms,
-    bundler: module.bundler.name,
-    ...selectModuleStatus(state, module),
-    ...moduleWarnings(state, module),
-  }));
+  const modules = state.workspace.modules.map((module) => selectModuleReport(state, module));
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
@@ -339,6 +330,40 @@ function selectModulesReport(state: ServiceState): Report {
     modules,
   };
   byBuilds.set(state.builds, report);
+  return report;
+}
+
+interface KeptModuleReport {
+  workspace: WorkspaceModel;
+  record: BuildRecord | null;
+  shared: Diagnostic[] | undefined;
+  report: ModuleReport;
+}
+
+const moduleReports = new WeakMap<ModuleModel, KeptModuleReport>();
+
+/**
+ * One module's line of the report, the same object for as long as what it is made of is: its
+ * model, the workspace its imports are checked against, its last build and the helper warnings
+ * about it. A build changes one module's line, not every module's (and `/state`'s JSON is
+ * written from the lines, each serialized once: `reportJson` in src/http/routes/state.ts).
+ */
+function selectModuleReport(state: ServiceState, module: ModuleModel): ModuleReport {
+  const record = selectVariant(state, module.specifier, defaultVariantKey(module))?.last ?? null;
+  const shared = sharedHelpers(state).get(module.specifier);
+  const kept = moduleReports.get(module);
+  if (kept && kept.workspace === state.workspace && kept.record === record && kept.shared === shared) return kept.report;
+  const report: ModuleReport = {
+    specifier: module.specifier,
+    package: module.package,
+    version: module.version,
+    subpath: module.subpath,
+    platforms: module.platforms,
+    bundler: module.bundler.name,
+    ...selectModuleStatus(state, module),
+    ...moduleWarnings(state, module),
+  };
+  moduleReports.set(module, { workspace: state.workspace, record, shared, report });
   return report;
 }
 
