@@ -5,7 +5,7 @@
 // the disk, imports as esbuild reports them, outputs named by a made-up hash). Then, per size:
 //   report      `selectReport` of a state whose builds changed (what each build's result costs
 //               `/state`), and of a state whose workspace was read again
-//   json        the report serialized
+//   json        the report serialized (`reportJson` of the `/state` route)
 //   check all   the check before `/state` (`findChanges`, scope `all`), first pass of a state
 //               and the next ones, every path proven unchanged by the watcher (no stat: what
 //               is ours to make cheaper, not the kernel's)
@@ -30,6 +30,7 @@ const { initialState } = await import(distModule('store/state.js'));
 const { EVENT_FORMAT } = await import(distModule('store/events.js'));
 const { selectReport, defaultVariantKey, selectSettled } = await import(distModule('store/selectors.js'));
 const { outputAnswer } = await import(distModule('http/routes/modules.js'));
+const { reportJson } = await import(distModule('http/routes/state.js'));
 const { parseAddress } = await import(distModule('http/address.js'));
 const { parseOutputQuery } = await import(distModule('workspace/query.js'));
 const { createOutputCache } = await import(distModule('outputs/output-cache.js'));
@@ -110,7 +111,7 @@ function measure(size) {
     gc?.();
     series.reread.push(time(() => selectReport(reread)).ms);
     gc?.();
-    const json = time(() => JSON.stringify(selectReport(built)));
+    const json = time(() => reportJson(selectReport(built)));
     series.json.push(json.ms);
     bytes = json.value.length;
     gc?.();

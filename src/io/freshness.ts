@@ -9,7 +9,7 @@
 // tree-watcher.ts) is not looked at again: its last hash is what is on disk.
 import type { Fact, InputHashes } from '../store/events.js';
 import { defaultVariantKey } from '../store/selectors.js';
-import type { ServiceState } from '../store/state.js';
+import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { FileHashes } from './file-hashes.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -86,10 +86,32 @@ function expected(state: ServiceState, key: string, compute: () => Expected): Ex
   return list;
 }
 
+// The lists that depend on one immutable part of the state are kept with that part, not with
+// the state: a build changes one record, and the next state's first pass reuses the rest.
+const inputLists = new WeakMap<BuildRecord, Expected>();
+const sourceLists = new WeakMap<WorkspaceModel, Expected>();
+const allInputLists = new WeakMap<ServiceState, Expected[]>();
+
+function workspaceSources(workspace: WorkspaceModel): Expected {
+  let list = sourceLists.get(workspace);
+  if (!list) sourceLists.set(workspace, (list = Object.entries(workspace.sources)));
+  return list;
+}
+
 // Only a finished build can be stale; a pending or running one reads the disk anyway.
 function variantInputs(state: ServiceState, module: string, variant: string): Expected {
   const entry = state.builds[module]?.variants[variant];
-  return entry?.status === 'done' && entry.last ? Object.entries(entry.last.inputs) : [];
+  if (entry?.status !== 'done' || !entry.last) return [];
+  let list = inputLists.get(entry.last);
+  if (!list) inputLists.set(entry.last, (list = Object.entries(entry.last.inputs)));
+  return list;
+}
+
+/** The inputs of every module's default variant: one list per module, kept per state. */
+function allInputs(state: ServiceState): Expected[] {
+  let lists = allInputLists.get(state);
+  if (!lists) allInputLists.set(state, (lists = state.workspace.modules.map((module) => variantInputs(state, module.specifier, defaultVariantKey(module)))));
+  return lists;
 }
 
 // The manifests and listings an output depends on: those outside every package (core.json, the
@@ -151,7 +173,7 @@ function moduleSources(state: ServiceState, specifier: string, variant: string):
   const split = splitSources(workspace);
   const byName = indexWorkspace(workspace).modules;
   const module = byName.get(specifier);
-  if (!module) return Object.entries(workspace.sources);
+  if (!module) return workspaceSources(workspace);
   // The modules whose declarations this answer depends on: itself, and those it imports.
   const wanted = new Map<string, Set<string>>([[module.package, new Set([module.dir])]]);
   for (const { specifier: imported } of state.builds[specifier]?.variants[variant]?.last?.imports ?? []) {
@@ -182,17 +204,13 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
   // answer check every manifest; an output checks only the manifests it depends on, so its
   // cost does not grow with the workspace (README "Addresses").
   const whole = scopes.some((scope) => scope.kind !== 'variant');
-  if (!state.workspaceStale && whole) lists.push(expected(state, 'workspace', () => Object.entries(state.workspace.sources)));
+  if (!state.workspaceStale && whole) lists.push(workspaceSources(state.workspace));
   for (const scope of scopes) {
     if (scope.kind !== 'variant') continue;
     if (!state.workspaceStale && !whole) lists.push(expected(state, `sources\0${scope.module}\0${scope.variant}`, () => moduleSources(state, scope.module, scope.variant)));
     lists.push(expected(state, `variant\0${scope.module}\0${scope.variant}`, () => variantInputs(state, scope.module, scope.variant)));
   }
-  for (const scope of scopes) {
-    if (scope.kind === 'all') {
-      lists.push(expected(state, 'all', () => state.workspace.modules.flatMap((module) => variantInputs(state, module.specifier, defaultVariantKey(module)))));
-    }
-  }
+  if (scopes.some((scope) => scope.kind === 'all')) for (const list of allInputs(state)) lists.push(list);
   const current = (path: string): string | null => {
     if (quiet) {
       const confirmed = hashes.confirmed(path);

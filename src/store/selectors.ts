@@ -144,21 +144,78 @@ const lastSuccess = (state: ServiceState, module: ModuleModel): BuildRecord | un
 
 /**
  * The shared files of each package (README "Shared files"): the files two or more of its public
- * modules' last builds read. Once per (workspace, builds).
+ * modules' last builds read. Once per (workspace, builds), and within it once per package while
+ * the last builds of its modules are the same records: a build finds its own package's again.
  */
 export function selectSharedFiles(state: ServiceState): SharedFiles {
   let byWorkspace = sharedFilesOf.get(state.builds);
   if (!byWorkspace) sharedFilesOf.set(state.builds, (byWorkspace = new WeakMap()));
   let shared = byWorkspace.get(state.workspace);
   if (!shared) {
-    const index = indexWorkspace(state.workspace);
-    shared = findSharedFiles(state.workspace, (specifier) => {
-      const inputs = lastSuccess(state, index.modules.get(specifier)!)?.inputs;
-      return inputs ? Object.keys(inputs).filter((file) => inputs[file] !== null) : undefined;
-    });
+    shared = new Map();
+    for (const group of packageGroups(state.workspace)) {
+      const files = packageSharedFiles(state, group);
+      if (files) shared.set(group.name, files);
+    }
     byWorkspace.set(state.workspace, shared);
   }
   return shared;
+}
+
+/** A package's public modules, and its models (one, unless the workspace repeats a name). */
+interface PackageGroup {
+  name: string;
+  modules: ModuleModel[];
+  /** The workspace as `findSharedFiles` sees it for this package alone. */
+  view: WorkspaceModel;
+}
+
+const groupsOf = new WeakMap<WorkspaceModel, { groups: PackageGroup[]; entries: Set<string | null> }>();
+
+// In the order `findSharedFiles` meets the packages over the whole workspace (their first module),
+// so the map, which builds pass on as it is, keeps its order.
+function packageGroups(workspace: WorkspaceModel): PackageGroup[] {
+  return workspaceGroups(workspace).groups;
+}
+
+function workspaceGroups(workspace: WorkspaceModel): { groups: PackageGroup[]; entries: Set<string | null> } {
+  const found = groupsOf.get(workspace);
+  if (found) return found;
+  const models = new Map<string, WorkspaceModel['packages'][number][]>();
+  for (const pkg of workspace.packages) models.set(pkg.name, [...(models.get(pkg.name) ?? []), pkg]);
+  const byName = new Map<string, PackageGroup>();
+  for (const module of workspace.modules) {
+    let group = byName.get(module.package);
+    if (!group) byName.set(module.package, (group = { name: module.package, modules: [], view: { ...workspace, modules: [], packages: models.get(module.package) ?? [] } }));
+    group.modules.push(module);
+  }
+  for (const group of byName.values()) group.view = { ...group.view, modules: group.modules };
+  const made = { groups: [...byName.values()], entries: new Set(workspace.modules.map((module) => module.entry)) };
+  groupsOf.set(workspace, made);
+  return made;
+}
+
+interface KeptSharedFiles {
+  workspace: WorkspaceModel;
+  records: (BuildRecord | undefined)[];
+  files: Record<string, string> | undefined;
+}
+
+const packageShared = new WeakMap<PackageGroup, KeptSharedFiles>();
+
+function packageSharedFiles(state: ServiceState, group: PackageGroup): Record<string, string> | undefined {
+  const records = group.modules.map((module) => lastSuccess(state, module));
+  const kept = packageShared.get(group);
+  if (kept && kept.workspace === state.workspace && kept.records.every((record, index) => record === records[index])) return kept.files;
+  // Every entry of the workspace, not only the package's, is imported by its specifier: never shared.
+  const { entries } = workspaceGroups(state.workspace);
+  const recordOf = new Map(group.modules.map((module, index) => [module.specifier, records[index]]));
+  const files = findSharedFiles(group.view, (specifier) => {
+    const inputs = recordOf.get(specifier)?.inputs;
+    return inputs ? Object.keys(inputs).filter((file) => inputs[file] !== null && !entries.has(file)) : undefined;
+  }).get(group.name);
+  packageShared.set(group, { workspace: state.workspace, records, files });
+  return files;
 }
 
 /** A module variant whose last build bundled a shared file of its package instead of importing it. */
@@ -205,15 +262,54 @@ function findCopies(state: ServiceState): SharedFileCopy[] {
     for (const [key, variant] of Object.entries(state.builds[module.specifier]?.variants ?? {})) {
       const record = variant.last;
       if (variant.status !== 'done' || !record?.outputs) continue;
-      for (const [file, hash] of Object.entries(record.inputs)) {
-        const specifier = files[file];
-        // A build asked to import it that still copied it cannot do otherwise: HELPER_SHARED says why.
-        if (specifier === undefined || hash === null || record.outputs.chunks?.[specifier] || record.shared?.includes(file)) continue;
-        copies.push({ module: module.specifier, variant: key, build: record.build, file, hash });
-      }
+      for (const copy of recordCopies(module.specifier, key, record, files)) copies.push(copy);
     }
   }
   return copies;
+}
+
+const recordCopiesOf = new WeakMap<BuildRecord, { module: string; variant: string; files: Record<string, string>; copies: SharedFileCopy[] }>();
+
+/** The shared files one build copied, kept with its record while its package's shared files are the same. */
+function recordCopies(module: string, variant: string, record: BuildRecord, files: Record<string, string>): SharedFileCopy[] {
+  const kept = recordCopiesOf.get(record);
+  if (kept && kept.module === module && kept.variant === variant && kept.files === files) return kept.copies;
+  const copies: SharedFileCopy[] = [];
+  for (const [file, hash] of Object.entries(record.inputs)) {
+    const specifier = files[file];
+    // A build asked to import it that still copied it cannot do otherwise: HELPER_SHARED says why.
+    if (specifier === undefined || hash === null || record.outputs?.chunks?.[specifier] || record.shared?.includes(file)) continue;
+    copies.push({ module, variant, build: record.build, file, hash });
+  }
+  recordCopiesOf.set(record, { module, variant, files, copies });
+  return copies;
+}
+
+interface HelperFiles {
+  workspace: WorkspaceModel;
+  ownShared: Record<string, string> | undefined;
+  /** Code files the build bundled, other than entries. */
+  bundled: string[];
+  /** Shared files of its package it imported at their address. */
+  imported: string[];
+}
+
+const helperFilesOf = new WeakMap<BuildRecord, HelperFiles>();
+
+/** The helper files of one build, kept with its record while the workspace and its package's shared files are the same. */
+function helperFiles(workspace: WorkspaceModel, record: BuildRecord, ownShared: Record<string, string> | undefined): HelperFiles {
+  const kept = helperFilesOf.get(record);
+  if (kept && kept.workspace === workspace && kept.ownShared === ownShared) return kept;
+  const { entries } = workspaceGroups(workspace);
+  const chunks = new Set(Object.keys(record.outputs?.chunks ?? {}));
+  const helpers: HelperFiles = { workspace, ownShared, bundled: [], imported: [] };
+  for (const [file, hash] of Object.entries(record.inputs)) {
+    if (hash === null || entries.has(file) || !isCodeFile(file)) continue;
+    if (ownShared?.[file] !== undefined && chunks.has(ownShared[file])) helpers.imported.push(file);
+    else helpers.bundled.push(file);
+  }
+  helperFilesOf.set(record, helpers);
+  return helpers;
 }
 
 // A file that several modules bundle, each its own copy, exists once per module on a page: its
@@ -224,21 +320,16 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
   let byModule = helperWarnings.get(state.builds);
   if (byModule) return byModule;
   byModule = new Map();
-  const entries = new Set(state.workspace.modules.map((module) => module.entry));
   const bundledInto = new Map<string, ModuleModel[]>();
   // Files some module imports at their shared address: one more instance beside any copy.
   const imported = new Set<string>();
+  const shared = selectSharedFiles(state);
   for (const module of state.workspace.modules) {
     const record = lastSuccess(state, module);
     if (!record) continue;
-    const chunks = new Set(Object.keys(record.outputs?.chunks ?? {}));
-    const ownShared = selectSharedFiles(state).get(module.package) ?? {};
-    for (const [file, hash] of Object.entries(record.inputs)) {
-      if (hash === null || entries.has(file) || !isCodeFile(file)) continue;
-      if (ownShared[file] !== undefined && chunks.has(ownShared[file])) {
-        imported.add(file);
-        continue;
-      }
+    const helpers = helperFiles(state.workspace, record, shared.get(module.package));
+    for (const file of helpers.imported) imported.add(file);
+    for (const file of helpers.bundled) {
       const modules = bundledInto.get(file);
       if (modules) modules.push(module);
       else bundledInto.set(file, [module]);
