@@ -170,7 +170,7 @@ interface PackageGroup {
   view: WorkspaceModel;
 }
 
-const groupsOf = new WeakMap<WorkspaceModel, { groups: PackageGroup[]; entries: Set<string | null> }>();
+const groupsOf = new WeakMap<WorkspaceModel, { groups: PackageGroup[]; byName: Map<string, PackageGroup>; entries: Set<string | null> }>();
 
 // In the order `findSharedFiles` meets the packages over the whole workspace (their first module),
 // so the map, which builds pass on as it is, keeps its order.
@@ -178,7 +178,7 @@ function packageGroups(workspace: WorkspaceModel): PackageGroup[] {
   return workspaceGroups(workspace).groups;
 }
 
-function workspaceGroups(workspace: WorkspaceModel): { groups: PackageGroup[]; entries: Set<string | null> } {
+function workspaceGroups(workspace: WorkspaceModel): { groups: PackageGroup[]; byName: Map<string, PackageGroup>; entries: Set<string | null> } {
   const found = groupsOf.get(workspace);
   if (found) return found;
   const models = new Map<string, WorkspaceModel['packages'][number][]>();
@@ -190,7 +190,7 @@ function workspaceGroups(workspace: WorkspaceModel): { groups: PackageGroup[]; e
     group.modules.push(module);
   }
   for (const group of byName.values()) group.view = { ...group.view, modules: group.modules };
-  const made = { groups: [...byName.values()], entries: new Set(workspace.modules.map((module) => module.entry)) };
+  const made = { groups: [...byName.values()], byName, entries: new Set(workspace.modules.map((module) => module.entry)) };
   groupsOf.set(workspace, made);
   return made;
 }
@@ -245,11 +245,22 @@ export function selectSharedFileCopies(state: ServiceState): SharedFileCopy[] {
  * tell which files are shared (README "Shared files").
  */
 export function selectAnswerable(state: ServiceState, specifier: string, key: string): boolean {
-  if (selectSharedFileCopies(state).some((copy) => copy.module === specifier && copy.variant === key)) return false;
   const index = indexWorkspace(state.workspace);
   const module = index.modules.get(specifier);
-  if (!module || defaultVariantKey(module) === key) return true;
+  if (!module) return true;
+  if (holdsCopy(state, module, key)) return false;
+  if (defaultVariantKey(module) === key) return true;
   return (index.modulesOf.get(module.package) ?? []).every((sibling) => !isBuildable(sibling) || selectVariant(state, sibling.specifier, defaultVariantKey(sibling))?.status === 'done');
+}
+
+/** Does the variant's last build hold a copy of a shared file? Asked of its own package's shared files only: an answer's cost does not grow with the workspace. */
+function holdsCopy(state: ServiceState, module: ModuleModel, key: string): boolean {
+  const variant = selectVariant(state, module.specifier, key);
+  const record = variant?.last;
+  if (variant?.status !== 'done' || !record?.outputs) return false;
+  const group = workspaceGroups(state.workspace).byName.get(module.package);
+  const files = group && packageSharedFiles(state, group);
+  return files !== undefined && recordCopies(module.specifier, key, record, files).length > 0;
 }
 
 function findCopies(state: ServiceState): SharedFileCopy[] {

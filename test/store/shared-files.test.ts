@@ -93,4 +93,23 @@ describe('shared files in the state', () => {
     expect(selectSharedFiles(twoBuilt).get('@t/app')).to.equal(undefined);
     expect([...selectSharedFiles(libBuilt)]).to.deep.equal([['@t/app', { [HELPER]: SPECIFIER }]]);
   });
+  it("are asked of the module's own package only when a variant's answer is judged: its cost does not grow with the workspace", () => {
+    const lib = moduleModel('fmt', { package: '@t/lib' });
+    const state = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, two, lib]) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: lib, generation: 1 }]),
+      succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
+      succeeded(1, two, DEV, 'two-1', { inputs: { [two.entry!]: 'two-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'two', size: 1 }, styles: null } }),
+      succeeded(1, lib, DEV, 'lib-1'),
+    ]);
+    const read = new Set<string | symbol>();
+    const watched = { ...state, builds: new Proxy(state.builds, { get: (target, key) => (read.add(key), Reflect.get(target, key)) }) };
+    expect(selectAnswerable(watched, lib.specifier, DEV)).to.equal(true);
+    expect([...read]).to.deep.equal([lib.specifier]);
+    read.clear();
+    // `two` copied the helper `one` imports: not answerable, found from @t/app's builds alone.
+    expect(selectAnswerable(watched, two.specifier, DEV)).to.equal(false);
+    expect([...read].sort()).to.deep.equal([one.specifier, two.specifier]);
+  });
 });
