@@ -133,7 +133,7 @@ export function selectModuleWarnings(state: ServiceState, module: ModuleModel): 
   return shared.length === 0 ? own : [...own, ...shared];
 }
 
-const helperWarnings = new WeakMap<object, Map<string, Diagnostic[]>>();
+const helperWarnings = new WeakMap<object, WeakMap<WorkspaceModel, Map<string, Diagnostic[]>>>();
 const sharedFilesOf = new WeakMap<object, WeakMap<object, SharedFiles>>();
 
 /** The default variant's last successful build of a module. */
@@ -328,25 +328,47 @@ function helperFiles(workspace: WorkspaceModel, record: BuildRecord, ownShared: 
 // modules of its package reach is imported, not copied (README "Shared files"), so only what
 // cannot be shared so is reported, each module saying so with the reason.
 function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
-  let byModule = helperWarnings.get(state.builds);
+  let byWorkspace = helperWarnings.get(state.builds);
+  if (!byWorkspace) helperWarnings.set(state.builds, (byWorkspace = new WeakMap()));
+  let byModule = byWorkspace.get(state.workspace);
   if (byModule) return byModule;
-  byModule = new Map();
+  const shared = selectSharedFiles(state);
+  const helpers = state.workspace.modules.map((module) => {
+    const record = lastSuccess(state, module);
+    return record && helperFiles(state.workspace, record, shared.get(module.package));
+  });
+  // The same helper files of every module as the last time (a build that read what it read
+  // before, or no build of a module with helpers): the same warnings, the same arrays.
+  const last = lastHelpers;
+  if (last && last.workspace === state.workspace && last.helpers.length === helpers.length && last.helpers.every((kept, index) => kept === helpers[index])) {
+    byWorkspace.set(state.workspace, last.byModule);
+    return last.byModule;
+  }
+  byModule = helperWarningsOf(state.workspace, helpers);
+  byWorkspace.set(state.workspace, byModule);
+  lastHelpers = { workspace: state.workspace, helpers, byModule };
+  return byModule;
+}
+
+let lastHelpers: { workspace: WorkspaceModel; helpers: (HelperFiles | undefined)[]; byModule: Map<string, Diagnostic[]> } | undefined;
+
+/** The HELPER_SHARED warnings of the modules, from each one's helper files (in the order of the workspace's modules). */
+function helperWarningsOf(workspace: WorkspaceModel, helpers: readonly (HelperFiles | undefined)[]): Map<string, Diagnostic[]> {
+  const byModule = new Map<string, Diagnostic[]>();
   const bundledInto = new Map<string, ModuleModel[]>();
   // Files some module imports at their shared address: one more instance beside any copy.
   const imported = new Set<string>();
-  const shared = selectSharedFiles(state);
-  for (const module of state.workspace.modules) {
-    const record = lastSuccess(state, module);
-    if (!record) continue;
-    const helpers = helperFiles(state.workspace, record, shared.get(module.package));
-    for (const file of helpers.imported) imported.add(file);
-    for (const file of helpers.bundled) {
+  workspace.modules.forEach((module, index) => {
+    const files = helpers[index];
+    if (!files) return;
+    for (const file of files.imported) imported.add(file);
+    for (const file of files.bundled) {
       const modules = bundledInto.get(file);
       if (modules) modules.push(module);
       else bundledInto.set(file, [module]);
     }
-  }
-  const dirs = new Map(state.workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
+  });
+  const dirs = new Map(workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
   for (const [file, modules] of bundledInto) {
     if (modules.length + (imported.has(file) ? 1 : 0) < 2) continue;
     const shown = modules.length > 5 ? `${modules.slice(0, 5).map((m) => m.specifier).join(', ')} and ${modules.length - 5} more` : modules.map((m) => m.specifier).join(', ');
@@ -361,7 +383,6 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
     const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${where}, each with its own copy of its classes and state, because ${reason}; make it a public module and import it by its specifier`, { file });
     for (const module of modules) byModule.set(module.specifier, [...(byModule.get(module.specifier) ?? []), warning]);
   }
-  helperWarnings.set(state.builds, byModule);
   return byModule;
 }
 

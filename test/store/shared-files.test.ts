@@ -112,4 +112,12 @@ describe('shared files in the state', () => {
     expect(selectAnswerable(watched, two.specifier, DEV)).to.equal(false);
     expect([...read].sort()).to.deep.equal([one.specifier, two.specifier]);
   });
+  it("keep a module's HELPER_SHARED warnings, and its line of the report, the same objects while no module's helper files change", () => {
+    const state = built(false, true);
+    const line = selectReport(state).modules[1]!;
+    expect(line.warnings!.map((w) => w.kind)).to.deep.equal(['HELPER_SHARED']);
+    const pending = fold([{ type: 'files.changed', files: { [one.entry!]: 'one-2' }, source: 'watcher' }], state);
+    expect(pending.builds).to.not.equal(state.builds);
+    expect(selectReport(pending).modules[1]).to.equal(line);
+  });
 });
