@@ -197,20 +197,59 @@ function moduleSources(state: ServiceState, specifier: string, variant: string):
   return paths;
 }
 
+/**
+ * The paths a check of the whole workspace looks at (every manifest, and with `all` every
+ * module's inputs), each once, in the order first met, with the hash each list expects of it:
+ * made once per state, so that every pass over a settled state (each `/state` answer) walks
+ * one list, without a map of what it has looked at already.
+ */
+interface WholePlan {
+  paths: string[];
+  /** The hash the first list naming the path expects. */
+  first: (string | null)[];
+  /** Other hashes expected of a path (a build read it as another hash than the manifests record): [its index, the hash]. */
+  others: [number, string | null][];
+  index: Map<string, number>;
+}
+
+const wholePlans = new WeakMap<ServiceState, { workspace?: WholePlan; all?: WholePlan }>();
+
+function wholePlan(state: ServiceState, all: boolean): WholePlan {
+  let plans = wholePlans.get(state);
+  if (!plans) wholePlans.set(state, (plans = {}));
+  const kind = all ? 'all' : 'workspace';
+  let plan = plans[kind];
+  if (plan) return plan;
+  plan = { paths: [], first: [], others: [], index: new Map() };
+  const lists: Expected[] = [];
+  // A stale workspace is being read again anyway.
+  if (!state.workspaceStale) lists.push(workspaceSources(state.workspace));
+  if (all) for (const list of allInputs(state)) lists.push(list);
+  for (const list of lists) {
+    for (const [path, hash] of list) {
+      const at = plan.index.get(path);
+      if (at === undefined) {
+        plan.index.set(path, plan.paths.length);
+        plan.paths.push(path);
+        plan.first.push(hash);
+      } else if (plan.first[at] !== hash) plan.others.push([at, hash]);
+    }
+  }
+  plans[kind] = plan;
+  return plan;
+}
+
 /** The paths whose content differs from what the state recorded, with their hashes now. */
 export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes, quiet?: Quiet): InputHashes | null {
-  const lists: Expected[] = [];
-  // A stale workspace is being read again anyway. `/state`, the preview and every `workspace`
-  // answer check every manifest; an output checks only the manifests it depends on, so its
-  // cost does not grow with the workspace (README "Addresses").
+  // `/state`, the preview and every `workspace` answer check every manifest; an output checks
+  // only the manifests it depends on, so its cost does not grow with the workspace (README "Addresses").
   const whole = scopes.some((scope) => scope.kind !== 'variant');
-  if (!state.workspaceStale && whole) lists.push(workspaceSources(state.workspace));
+  const lists: Expected[] = [];
   for (const scope of scopes) {
     if (scope.kind !== 'variant') continue;
     if (!state.workspaceStale && !whole) lists.push(expected(state, `sources\0${scope.module}\0${scope.variant}`, () => moduleSources(state, scope.module, scope.variant)));
     lists.push(expected(state, `variant\0${scope.module}\0${scope.variant}`, () => variantInputs(state, scope.module, scope.variant)));
   }
-  if (scopes.some((scope) => scope.kind === 'all')) for (const list of allInputs(state)) lists.push(list);
   const current = (path: string): string | null => {
     if (quiet) {
       const confirmed = hashes.confirmed(path);
@@ -218,12 +257,23 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
     }
     return hashes.hash(path);
   };
-  // Each path is looked at once per pass, however many lists expect it.
-  const now = new Map<string, string | null>();
   let changed: InputHashes | null = null;
+  // Each path is looked at once per pass, however many lists expect it.
+  const plan = whole ? wholePlan(state, scopes.some((scope) => scope.kind === 'all')) : null;
+  const planned: (string | null)[] = [];
+  if (plan) {
+    for (let at = 0; at < plan.paths.length; at += 1) {
+      const hashNow = current(plan.paths[at]!);
+      planned.push(hashNow);
+      if (hashNow !== plan.first[at]) (changed ??= {})[plan.paths[at]!] = hashNow!;
+    }
+    for (const [at, hash] of plan.others) if (planned[at] !== hash) (changed ??= {})[plan.paths[at]!] = planned[at]!;
+  }
+  const now = new Map<string, string | null>();
   for (const list of lists) {
     for (const [path, hash] of list) {
-      let hashNow = now.get(path);
+      const at = plan?.index.get(path);
+      let hashNow = at === undefined ? now.get(path) : planned[at];
       if (hashNow === undefined && !now.has(path)) now.set(path, (hashNow = current(path)));
       if (hashNow !== hash) (changed ??= {})[path] = hashNow!;
     }

@@ -183,6 +183,20 @@ describe('findChanges', () => {
     expect(unproven.asked).to.include.members(['core.json', 'app/package.json', 'app/one/index.ts', 'app/one/helper.ts']);
   });
 
+  it('reports a path two lists expect as different hashes, looked at once: a build read another content than the manifests record', () => {
+    const sources = { 'core.json': 'core-1', 'app/package.json': 'package-1', 'app/tsconfig.json': 'tsconfig-2' };
+    const read = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, two], { sources }) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { inputs: { 'app/one/index.ts': 'e1', 'app/tsconfig.json': 'tsconfig-1' } }),
+    ]);
+    const hashes = fakeHashes({ ...DISK, ...sources });
+    expect(findChanges(read, [...ALL, { kind: 'variant', module: one.specifier, variant: DEV }], hashes)).to.deep.equal({ 'app/tsconfig.json': 'tsconfig-2' });
+    expect(hashes.asked.filter((path) => path === 'app/tsconfig.json')).to.have.length(1);
+    expect(findChanges(read, [{ kind: 'workspace' }], fakeHashes({ ...DISK, ...sources }))).to.equal(null);
+  });
+
   it('hashes each path once for many scopes', () => {
     const hashes = fakeHashes(DISK);
     findChanges(state(), [{ kind: 'all' }, { kind: 'all' }, { kind: 'variant', module: one.specifier, variant: DEV }], hashes);
