@@ -142,6 +142,23 @@ const lastSuccess = (state: ServiceState, module: ModuleModel): BuildRecord | un
   return record?.outputs ? record : undefined;
 };
 
+const defaultRecordsOf = new WeakMap<object, WeakMap<WorkspaceModel, (BuildRecord | null)[]>>();
+
+/**
+ * The last build of each module's default variant, in the order of the workspace's modules:
+ * looked up once per (builds, workspace), as every walk of the modules asks (a lookup by
+ * specifier in the builds of 10,000 modules is the dearest step of such a walk).
+ */
+function defaultRecords(state: ServiceState): (BuildRecord | null)[] {
+  let byWorkspace = defaultRecordsOf.get(state.builds);
+  if (!byWorkspace) defaultRecordsOf.set(state.builds, (byWorkspace = new WeakMap()));
+  let records = byWorkspace.get(state.workspace);
+  if (!records) byWorkspace.set(state.workspace, (records = state.workspace.modules.map((module) => selectVariant(state, module.specifier, defaultVariantKey(module))?.last ?? null)));
+  return records;
+}
+
+const successful = (record: BuildRecord | null | undefined): BuildRecord | undefined => (record?.outputs ? record : undefined);
+
 /**
  * The shared files of each package (README "Shared files"): the files two or more of its public
  * modules' last builds read. Once per (workspace, builds), and within it once per package while
@@ -153,6 +170,7 @@ export function selectSharedFiles(state: ServiceState): SharedFiles {
   let shared = byWorkspace.get(state.workspace);
   if (!shared) {
     shared = new Map();
+    defaultRecords(state);
     for (const group of packageGroups(state.workspace)) {
       const files = packageSharedFiles(state, group);
       if (files) shared.set(group.name, files);
@@ -166,6 +184,8 @@ export function selectSharedFiles(state: ServiceState): SharedFiles {
 interface PackageGroup {
   name: string;
   modules: ModuleModel[];
+  /** Where its modules are in the workspace's modules. */
+  indexes: number[];
   /** The workspace as `findSharedFiles` sees it for this package alone. */
   view: WorkspaceModel;
 }
@@ -184,11 +204,12 @@ function workspaceGroups(workspace: WorkspaceModel): { groups: PackageGroup[]; b
   const models = new Map<string, WorkspaceModel['packages'][number][]>();
   for (const pkg of workspace.packages) models.set(pkg.name, [...(models.get(pkg.name) ?? []), pkg]);
   const byName = new Map<string, PackageGroup>();
-  for (const module of workspace.modules) {
+  workspace.modules.forEach((module, index) => {
     let group = byName.get(module.package);
-    if (!group) byName.set(module.package, (group = { name: module.package, modules: [], view: { ...workspace, modules: [], packages: models.get(module.package) ?? [] } }));
+    if (!group) byName.set(module.package, (group = { name: module.package, modules: [], indexes: [], view: { ...workspace, modules: [], packages: models.get(module.package) ?? [] } }));
     group.modules.push(module);
-  }
+    group.indexes.push(index);
+  });
   for (const group of byName.values()) group.view = { ...group.view, modules: group.modules };
   const made = { groups: [...byName.values()], byName, entries: new Set(workspace.modules.map((module) => module.entry)) };
   groupsOf.set(workspace, made);
@@ -204,7 +225,9 @@ interface KeptSharedFiles {
 const packageShared = new WeakMap<PackageGroup, KeptSharedFiles>();
 
 function packageSharedFiles(state: ServiceState, group: PackageGroup): Record<string, string> | undefined {
-  const records = group.modules.map((module) => lastSuccess(state, module));
+  // One package's lookups when the whole workspace's were not made for this state (an answer's judgement).
+  const all = defaultRecordsOf.get(state.builds)?.get(state.workspace);
+  const records = all ? group.indexes.map((index) => successful(all[index])) : group.modules.map((module) => lastSuccess(state, module));
   const kept = packageShared.get(group);
   if (kept && kept.workspace === state.workspace && kept.records.every((record, index) => record === records[index])) return kept.files;
   // Every entry of the workspace, not only the package's, is imported by its specifier: never shared.
@@ -333,8 +356,9 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
   let byModule = byWorkspace.get(state.workspace);
   if (byModule) return byModule;
   const shared = selectSharedFiles(state);
-  const helpers = state.workspace.modules.map((module) => {
-    const record = lastSuccess(state, module);
+  const records = defaultRecords(state);
+  const helpers = state.workspace.modules.map((module, index) => {
+    const record = successful(records[index]);
     return record && helperFiles(state.workspace, record, shared.get(module.package));
   });
   // The same helper files of every module as the last time (a build that read what it read
@@ -444,7 +468,8 @@ function selectModulesReport(state: ServiceState): Report {
   if (!byBuilds) reports.set(state.workspace, (byBuilds = new WeakMap()));
   const cached = byBuilds.get(state.builds);
   if (cached) return cached;
-  const modules = state.workspace.modules.map((module) => selectModuleReport(state, module));
+  const records = defaultRecords(state);
+  const modules = state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!));
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
@@ -471,8 +496,7 @@ const moduleReports = new WeakMap<ModuleModel, KeptModuleReport>();
  * about it. A build changes one module's line, not every module's (and `/state`'s JSON is
  * written from the lines, each serialized once: `reportJson` in src/http/routes/state.ts).
  */
-function selectModuleReport(state: ServiceState, module: ModuleModel): ModuleReport {
-  const record = selectVariant(state, module.specifier, defaultVariantKey(module))?.last ?? null;
+function selectModuleReport(state: ServiceState, module: ModuleModel, record: BuildRecord | null): ModuleReport {
   const shared = sharedHelpers(state).get(module.specifier);
   const kept = moduleReports.get(module);
   if (kept && kept.workspace === state.workspace && kept.record === record && kept.shared === shared) return kept.report;
