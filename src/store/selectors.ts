@@ -170,6 +170,7 @@ export function selectSharedFiles(state: ServiceState): SharedFiles {
   let shared = byWorkspace.get(state.workspace);
   if (!shared) {
     shared = new Map();
+    // Every package's builds from one walk of the workspace's (`packageSharedFiles` takes them).
     defaultRecords(state);
     for (const group of packageGroups(state.workspace)) {
       const files = packageSharedFiles(state, group);
