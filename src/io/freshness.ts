@@ -245,8 +245,13 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
   // only the manifests it depends on, so its cost does not grow with the workspace (README "Addresses").
   const whole = scopes.some((scope) => scope.kind !== 'variant');
   const lists: Expected[] = [];
+  // Under load a pass serves many requests of the same few addresses: each scope's lists once.
+  const variants = new Set<string>();
   for (const scope of scopes) {
     if (scope.kind !== 'variant') continue;
+    const key = `${scope.module}\0${scope.variant}`;
+    if (variants.has(key)) continue;
+    variants.add(key);
     if (!state.workspaceStale && !whole) lists.push(expected(state, `sources\0${scope.module}\0${scope.variant}`, () => moduleSources(state, scope.module, scope.variant)));
     lists.push(expected(state, `variant\0${scope.module}\0${scope.variant}`, () => variantInputs(state, scope.module, scope.variant)));
   }
