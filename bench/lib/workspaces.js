@@ -141,12 +141,17 @@ export function describe(tag: string, count: number): string {
  * rendered (`data-rendered`); its stylesheet colours it. The same sources serve our service and
  * Vite (`entries` maps each specifier to its entry file, for Vite's resolver).
  */
-export function generatePageLoadWorkspace(name, { packages = 100, modulesPerPackage = 10 } = {}) {
+export function generatePageLoadWorkspace(name, { packages = 100, modulesPerPackage = 10, keep = false } = {}) {
   const dir = path.join(WORK, name);
-  fs.rmSync(dir, { recursive: true, force: true });
   // Two digits up to 100 packages (the page-load workspace's names), more for the 10,000-module one.
   const digits = Math.max(2, String(packages - 1).length);
   const pad = (n) => String(n).padStart(digits, '0');
+  // `keep`: a workspace an earlier call wrote whole (its vite-entries.json is written last) is taken as it is.
+  if (keep && fs.existsSync(path.join(dir, 'vite-entries.json'))) {
+    const specifiers = Object.keys(JSON.parse(fs.readFileSync(path.join(dir, 'vite-entries.json'), 'utf8'))).filter((specifier) => specifier !== '@pl/app/main');
+    return { dir, entriesFile: path.join(dir, 'vite-entries.json'), elements: specifiers.length, lastTag: `pl-${specifiers.at(-1).slice(4).replace('/', '-')}`, lastColor: `rgb(${(packages - 1) % 256}, ${(modulesPerPackage - 1) % 256}, 200)`, packageName: (p) => `@pl/p${pad(p)}` };
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
   const packageDirs = [];
   const entries = {};
   const specifiers = [];

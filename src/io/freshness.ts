@@ -9,8 +9,10 @@
 // tree-watcher.ts) is not looked at again: its last hash is what is on disk.
 import type { Fact, InputHashes } from '../store/events.js';
 import { defaultVariantKey } from '../store/selectors.js';
-import type { ServiceState } from '../store/state.js';
+import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { FileHashes } from './file-hashes.js';
+import type { WorkspaceModel } from '../workspace/model.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
 
 export type CheckScope =
   /** The manifests only. */
@@ -84,10 +86,32 @@ function expected(state: ServiceState, key: string, compute: () => Expected): Ex
   return list;
 }
 
+// The lists that depend on one immutable part of the state are kept with that part, not with
+// the state: a build changes one record, and the next state's first pass reuses the rest.
+const inputLists = new WeakMap<BuildRecord, Expected>();
+const sourceLists = new WeakMap<WorkspaceModel, Expected>();
+const allInputLists = new WeakMap<ServiceState, Expected[]>();
+
+function workspaceSources(workspace: WorkspaceModel): Expected {
+  let list = sourceLists.get(workspace);
+  if (!list) sourceLists.set(workspace, (list = Object.entries(workspace.sources)));
+  return list;
+}
+
 // Only a finished build can be stale; a pending or running one reads the disk anyway.
 function variantInputs(state: ServiceState, module: string, variant: string): Expected {
   const entry = state.builds[module]?.variants[variant];
-  return entry?.status === 'done' && entry.last ? Object.entries(entry.last.inputs) : [];
+  if (entry?.status !== 'done' || !entry.last) return [];
+  let list = inputLists.get(entry.last);
+  if (!list) inputLists.set(entry.last, (list = Object.entries(entry.last.inputs)));
+  return list;
+}
+
+/** The inputs of every module's default variant: one list per module, kept per state. */
+function allInputs(state: ServiceState): Expected[] {
+  let lists = allInputLists.get(state);
+  if (!lists) allInputLists.set(state, (lists = state.workspace.modules.map((module) => variantInputs(state, module.specifier, defaultVariantKey(module)))));
+  return lists;
 }
 
 // The manifests and listings an output depends on: those outside every package (core.json, the
@@ -97,36 +121,61 @@ function variantInputs(state: ServiceState, module: string, variant: string): Ex
 // modules it imports (their versions, `exports` and platforms decide its dependency checks).
 const sourcesByPackage = new WeakMap<object, { shared: Expected; byPackage: Map<string, Expected>; moduleDirs: Map<string, string[]> }>();
 
+/** The package whose directory holds `path` (the deepest, when package directories nest), found by the path's own directories: no scan of every package per path. */
+function ownerOf(packageByDir: ReadonlyMap<string, string>, path: string): string | undefined {
+  let dir = path.endsWith('/') ? path.slice(0, -1) : path;
+  for (;;) {
+    const owner = packageByDir.get(dir);
+    if (owner !== undefined) return owner;
+    const cut = dir.lastIndexOf('/');
+    if (cut <= 0) return undefined;
+    dir = dir.slice(0, cut);
+  }
+}
+
+function splitSources(workspace: WorkspaceModel) {
+  let split = sourcesByPackage.get(workspace);
+  if (split) return split;
+  // The deepest directory first, then the workspace's order: the first package met wins.
+  const packages = [...workspace.packages].sort((a, b) => b.dir.length - a.dir.length);
+  const packageByDir = new Map<string, string>();
+  const dirOf = new Map<string, string>();
+  for (const pkg of packages) {
+    if (!dirOf.has(pkg.name)) dirOf.set(pkg.name, pkg.dir);
+    if (pkg.dir !== '.' && pkg.dir !== '' && !packageByDir.has(pkg.dir)) packageByDir.set(pkg.dir, pkg.name);
+  }
+  const shared: [string, string | null][] = [];
+  const byPackage = new Map<string, [string, string | null][]>();
+  for (const [path, hash] of Object.entries(workspace.sources)) {
+    const owner = ownerOf(packageByDir, path);
+    if (owner === undefined) shared.push([path, hash]);
+    else {
+      let entries = byPackage.get(owner);
+      if (!entries) byPackage.set(owner, (entries = []));
+      entries.push([path, hash]);
+    }
+  }
+  // Each package's module directories other than the package's own: what belongs to one module.
+  const moduleDirs = new Map<string, string[]>();
+  for (const module of workspace.modules) {
+    const own = dirOf.get(module.package);
+    if (own === undefined || module.dir === own || module.dir === '.' || module.dir === '') continue;
+    let dirs = moduleDirs.get(module.package);
+    if (!dirs) moduleDirs.set(module.package, (dirs = []));
+    dirs.push(module.dir);
+  }
+  sourcesByPackage.set(workspace, (split = { shared, byPackage, moduleDirs }));
+  return split;
+}
+
 function moduleSources(state: ServiceState, specifier: string, variant: string): Expected {
   const { workspace } = state;
-  let split = sourcesByPackage.get(workspace);
-  if (!split) {
-    const dirs = workspace.packages.map((pkg) => ({ name: pkg.name, dir: pkg.dir, prefix: pkg.dir === '.' || pkg.dir === '' ? '' : `${pkg.dir}/` })).sort((a, b) => b.prefix.length - a.prefix.length);
-    const shared: [string, string | null][] = [];
-    const byPackage = new Map<string, [string, string | null][]>();
-    for (const [path, hash] of Object.entries(workspace.sources)) {
-      const owner = dirs.find((dir) => dir.prefix !== '' && (path.startsWith(dir.prefix) || `${path}/` === dir.prefix || path === dir.prefix));
-      if (!owner) shared.push([path, hash]);
-      else {
-        if (!byPackage.has(owner.name)) byPackage.set(owner.name, []);
-        byPackage.get(owner.name)!.push([path, hash]);
-      }
-    }
-    // Each package's module directories other than the package's own: what belongs to one module.
-    const moduleDirs = new Map<string, string[]>();
-    for (const module of workspace.modules) {
-      const own = dirs.find((dir) => dir.name === module.package);
-      if (!own || module.dir === own.dir || module.dir === '.' || module.dir === '') continue;
-      if (!moduleDirs.has(module.package)) moduleDirs.set(module.package, []);
-      moduleDirs.get(module.package)!.push(module.dir);
-    }
-    sourcesByPackage.set(workspace, (split = { shared, byPackage, moduleDirs }));
-  }
-  const module = workspace.modules.find((m) => m.specifier === specifier);
-  if (!module) return Object.entries(workspace.sources);
+  const split = splitSources(workspace);
+  const byName = indexWorkspace(workspace).modules;
+  const module = byName.get(specifier);
+  if (!module) return workspaceSources(workspace);
   // The modules whose declarations this answer depends on: itself, and those it imports.
   const wanted = new Map<string, Set<string>>([[module.package, new Set([module.dir])]]);
-  const byName = new Map(workspace.modules.map((m) => [m.specifier, m]));
   for (const { specifier: imported } of state.builds[specifier]?.variants[variant]?.last?.imports ?? []) {
     const name = imported.startsWith('@') ? imported.split('/').slice(0, 2).join('/') : imported.split('/')[0]!;
     if (!split.byPackage.has(name)) continue;
@@ -148,23 +197,63 @@ function moduleSources(state: ServiceState, specifier: string, variant: string):
   return paths;
 }
 
+/**
+ * The paths a check of the whole workspace looks at (every manifest, and with `all` every
+ * module's inputs), each once, in the order first met, with the hash each list expects of it:
+ * made once per state, so that every pass over a settled state (each `/state` answer) walks
+ * one list, without a map of what it has looked at already.
+ */
+interface WholePlan {
+  paths: string[];
+  /** The hash the first list naming the path expects. */
+  first: (string | null)[];
+  /** Other hashes expected of a path (a build read it as another hash than the manifests record): [its index, the hash]. */
+  others: [number, string | null][];
+  index: Map<string, number>;
+}
+
+const wholePlans = new WeakMap<ServiceState, { workspace?: WholePlan; all?: WholePlan }>();
+
+function wholePlan(state: ServiceState, all: boolean): WholePlan {
+  let plans = wholePlans.get(state);
+  if (!plans) wholePlans.set(state, (plans = {}));
+  const kind = all ? 'all' : 'workspace';
+  let plan = plans[kind];
+  if (plan) return plan;
+  plan = { paths: [], first: [], others: [], index: new Map() };
+  const lists: Expected[] = [];
+  // A stale workspace is being read again anyway.
+  if (!state.workspaceStale) lists.push(workspaceSources(state.workspace));
+  if (all) for (const list of allInputs(state)) lists.push(list);
+  for (const list of lists) {
+    for (const [path, hash] of list) {
+      const at = plan.index.get(path);
+      if (at === undefined) {
+        plan.index.set(path, plan.paths.length);
+        plan.paths.push(path);
+        plan.first.push(hash);
+      } else if (plan.first[at] !== hash) plan.others.push([at, hash]);
+    }
+  }
+  plans[kind] = plan;
+  return plan;
+}
+
 /** The paths whose content differs from what the state recorded, with their hashes now. */
 export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes, quiet?: Quiet): InputHashes | null {
-  const lists: Expected[] = [];
-  // A stale workspace is being read again anyway. `/state`, the preview and every `workspace`
-  // answer check every manifest; an output checks only the manifests it depends on, so its
-  // cost does not grow with the workspace (README "Addresses").
+  // `/state`, the preview and every `workspace` answer check every manifest; an output checks
+  // only the manifests it depends on, so its cost does not grow with the workspace (README "Addresses").
   const whole = scopes.some((scope) => scope.kind !== 'variant');
-  if (!state.workspaceStale && whole) lists.push(expected(state, 'workspace', () => Object.entries(state.workspace.sources)));
+  const lists: Expected[] = [];
+  // Under load a pass serves many requests of the same few addresses: each scope's lists once.
+  const variants = new Set<string>();
   for (const scope of scopes) {
     if (scope.kind !== 'variant') continue;
+    const key = `${scope.module}\0${scope.variant}`;
+    if (variants.has(key)) continue;
+    variants.add(key);
     if (!state.workspaceStale && !whole) lists.push(expected(state, `sources\0${scope.module}\0${scope.variant}`, () => moduleSources(state, scope.module, scope.variant)));
     lists.push(expected(state, `variant\0${scope.module}\0${scope.variant}`, () => variantInputs(state, scope.module, scope.variant)));
-  }
-  for (const scope of scopes) {
-    if (scope.kind === 'all') {
-      lists.push(expected(state, 'all', () => state.workspace.modules.flatMap((module) => variantInputs(state, module.specifier, defaultVariantKey(module)))));
-    }
   }
   const current = (path: string): string | null => {
     if (quiet) {
@@ -173,12 +262,23 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
     }
     return hashes.hash(path);
   };
-  // Each path is looked at once per pass, however many lists expect it.
-  const now = new Map<string, string | null>();
   let changed: InputHashes | null = null;
+  // Each path is looked at once per pass, however many lists expect it.
+  const plan = whole ? wholePlan(state, scopes.some((scope) => scope.kind === 'all')) : null;
+  const planned: (string | null)[] = [];
+  if (plan) {
+    for (let at = 0; at < plan.paths.length; at += 1) {
+      const hashNow = current(plan.paths[at]!);
+      planned.push(hashNow);
+      if (hashNow !== plan.first[at]) (changed ??= {})[plan.paths[at]!] = hashNow!;
+    }
+    for (const [at, hash] of plan.others) if (planned[at] !== hash) (changed ??= {})[plan.paths[at]!] = planned[at]!;
+  }
+  const now = new Map<string, string | null>();
   for (const list of lists) {
     for (const [path, hash] of list) {
-      let hashNow = now.get(path);
+      const at = plan?.index.get(path);
+      let hashNow = at === undefined ? now.get(path) : planned[at];
       if (hashNow === undefined && !now.has(path)) now.set(path, (hashNow = current(path)));
       if (hashNow !== hash) (changed ??= {})[path] = hashNow!;
     }

@@ -80,7 +80,14 @@ export const selectPackage = (state: ServiceState, name: string) => indexWorkspa
 export const selectVariant = (state: ServiceState, specifier: string, key: string): VariantState | undefined =>
   state.builds[specifier]?.variants[key];
 
-export const defaultVariantKey = (module: ModuleModel): string => variantKey(defaultVariant(module));
+const defaultKeys = new WeakMap<ModuleModel, string>();
+
+/** The key of the module's default variant, once per module model: every per-module walk of the state asks. */
+export function defaultVariantKey(module: ModuleModel): string {
+  let key = defaultKeys.get(module);
+  if (key === undefined) defaultKeys.set(module, (key = variantKey(defaultVariant(module))));
+  return key;
+}
 
 const diagnosticsOf = new WeakMap<BuildRecord, WeakMap<WorkspaceModel, Diagnostic[]>>();
 
@@ -122,7 +129,7 @@ export function selectModuleWarnings(state: ServiceState, module: ModuleModel): 
   return shared.length === 0 ? own : [...own, ...shared];
 }
 
-const helperWarnings = new WeakMap<object, Map<string, Diagnostic[]>>();
+const helperWarnings = new WeakMap<object, WeakMap<WorkspaceModel, Map<string, Diagnostic[]>>>();
 const sharedFilesOf = new WeakMap<object, WeakMap<object, SharedFiles>>();
 
 /** The default variant's last successful build of a module. */
@@ -131,23 +138,104 @@ const lastSuccess = (state: ServiceState, module: ModuleModel): BuildRecord | un
   return record?.outputs ? record : undefined;
 };
 
+const defaultRecordsOf = new WeakMap<object, WeakMap<WorkspaceModel, (BuildRecord | null)[]>>();
+
+/**
+ * The last build of each module's default variant, in the order of the workspace's modules:
+ * looked up once per (builds, workspace), as every walk of the modules asks (a lookup by
+ * specifier in the builds of 10,000 modules is the dearest step of such a walk).
+ */
+function defaultRecords(state: ServiceState): (BuildRecord | null)[] {
+  let byWorkspace = defaultRecordsOf.get(state.builds);
+  if (!byWorkspace) defaultRecordsOf.set(state.builds, (byWorkspace = new WeakMap()));
+  let records = byWorkspace.get(state.workspace);
+  if (!records) byWorkspace.set(state.workspace, (records = state.workspace.modules.map((module) => selectVariant(state, module.specifier, defaultVariantKey(module))?.last ?? null)));
+  return records;
+}
+
+const successful = (record: BuildRecord | null | undefined): BuildRecord | undefined => (record?.outputs ? record : undefined);
+
 /**
  * The shared files of each package (README "Shared files"): the files two or more of its public
- * modules' last builds read. Once per (workspace, builds).
+ * modules' last builds read. Once per (workspace, builds), and within it once per package while
+ * the last builds of its modules are the same records: a build finds its own package's again.
  */
 export function selectSharedFiles(state: ServiceState): SharedFiles {
   let byWorkspace = sharedFilesOf.get(state.builds);
   if (!byWorkspace) sharedFilesOf.set(state.builds, (byWorkspace = new WeakMap()));
   let shared = byWorkspace.get(state.workspace);
   if (!shared) {
-    const index = indexWorkspace(state.workspace);
-    shared = findSharedFiles(state.workspace, (specifier) => {
-      const inputs = lastSuccess(state, index.modules.get(specifier)!)?.inputs;
-      return inputs ? Object.keys(inputs).filter((file) => inputs[file] !== null) : undefined;
-    });
+    shared = new Map();
+    // Every package's builds from one walk of the workspace's (`packageSharedFiles` takes them).
+    defaultRecords(state);
+    for (const group of packageGroups(state.workspace)) {
+      const files = packageSharedFiles(state, group);
+      if (files) shared.set(group.name, files);
+    }
     byWorkspace.set(state.workspace, shared);
   }
   return shared;
+}
+
+/** A package's public modules, and its models (one, unless the workspace repeats a name). */
+interface PackageGroup {
+  name: string;
+  modules: ModuleModel[];
+  /** Where its modules are in the workspace's modules. */
+  indexes: number[];
+  /** The workspace as `findSharedFiles` sees it for this package alone. */
+  view: WorkspaceModel;
+}
+
+const groupsOf = new WeakMap<WorkspaceModel, { groups: PackageGroup[]; byName: Map<string, PackageGroup>; entries: Set<string | null> }>();
+
+// In the order `findSharedFiles` meets the packages over the whole workspace (their first module),
+// so the map, which builds pass on as it is, keeps its order.
+function packageGroups(workspace: WorkspaceModel): PackageGroup[] {
+  return workspaceGroups(workspace).groups;
+}
+
+function workspaceGroups(workspace: WorkspaceModel): { groups: PackageGroup[]; byName: Map<string, PackageGroup>; entries: Set<string | null> } {
+  const found = groupsOf.get(workspace);
+  if (found) return found;
+  const models = new Map<string, WorkspaceModel['packages'][number][]>();
+  for (const pkg of workspace.packages) models.set(pkg.name, [...(models.get(pkg.name) ?? []), pkg]);
+  const byName = new Map<string, PackageGroup>();
+  workspace.modules.forEach((module, index) => {
+    let group = byName.get(module.package);
+    if (!group) byName.set(module.package, (group = { name: module.package, modules: [], indexes: [], view: { ...workspace, modules: [], packages: models.get(module.package) ?? [] } }));
+    group.modules.push(module);
+    group.indexes.push(index);
+  });
+  for (const group of byName.values()) group.view = { ...group.view, modules: group.modules };
+  const made = { groups: [...byName.values()], byName, entries: new Set(workspace.modules.map((module) => module.entry)) };
+  groupsOf.set(workspace, made);
+  return made;
+}
+
+interface KeptSharedFiles {
+  workspace: WorkspaceModel;
+  records: (BuildRecord | undefined)[];
+  files: Record<string, string> | undefined;
+}
+
+const packageShared = new WeakMap<PackageGroup, KeptSharedFiles>();
+
+function packageSharedFiles(state: ServiceState, group: PackageGroup): Record<string, string> | undefined {
+  // One package's lookups when the whole workspace's were not made for this state (an answer's judgement).
+  const all = defaultRecordsOf.get(state.builds)?.get(state.workspace);
+  const records = all ? group.indexes.map((index) => successful(all[index])) : group.modules.map((module) => lastSuccess(state, module));
+  const kept = packageShared.get(group);
+  if (kept && kept.workspace === state.workspace && kept.records.every((record, index) => record === records[index])) return kept.files;
+  // Every entry of the workspace, not only the package's, is imported by its specifier: never shared.
+  const { entries } = workspaceGroups(state.workspace);
+  const recordOf = new Map(group.modules.map((module, index) => [module.specifier, records[index]]));
+  const files = findSharedFiles(group.view, (specifier) => {
+    const inputs = recordOf.get(specifier)?.inputs;
+    return inputs ? Object.keys(inputs).filter((file) => inputs[file] !== null && !entries.has(file)) : undefined;
+  }).get(group.name);
+  packageShared.set(group, { workspace: state.workspace, records, files });
+  return files;
 }
 
 /** A module variant whose last build bundled a shared file of its package instead of importing it. */
@@ -177,11 +265,22 @@ export function selectSharedFileCopies(state: ServiceState): SharedFileCopy[] {
  * tell which files are shared (README "Shared files").
  */
 export function selectAnswerable(state: ServiceState, specifier: string, key: string): boolean {
-  if (selectSharedFileCopies(state).some((copy) => copy.module === specifier && copy.variant === key)) return false;
   const index = indexWorkspace(state.workspace);
   const module = index.modules.get(specifier);
-  if (!module || defaultVariantKey(module) === key) return true;
+  if (!module) return true;
+  if (holdsCopy(state, module, key)) return false;
+  if (defaultVariantKey(module) === key) return true;
   return (index.modulesOf.get(module.package) ?? []).every((sibling) => !isBuildable(sibling) || selectVariant(state, sibling.specifier, defaultVariantKey(sibling))?.status === 'done');
+}
+
+/** Does the variant's last build hold a copy of a shared file? Asked of its own package's shared files only: an answer's cost does not grow with the workspace. */
+function holdsCopy(state: ServiceState, module: ModuleModel, key: string): boolean {
+  const variant = selectVariant(state, module.specifier, key);
+  const record = variant?.last;
+  if (variant?.status !== 'done' || !record?.outputs) return false;
+  const group = workspaceGroups(state.workspace).byName.get(module.package);
+  const files = group && packageSharedFiles(state, group);
+  return files !== undefined && recordCopies(module.specifier, key, record, files).length > 0;
 }
 
 function findCopies(state: ServiceState): SharedFileCopy[] {
@@ -194,15 +293,54 @@ function findCopies(state: ServiceState): SharedFileCopy[] {
     for (const [key, variant] of Object.entries(state.builds[module.specifier]?.variants ?? {})) {
       const record = variant.last;
       if (variant.status !== 'done' || !record?.outputs) continue;
-      for (const [file, hash] of Object.entries(record.inputs)) {
-        const specifier = files[file];
-        // A build asked to import it that still copied it cannot do otherwise: HELPER_SHARED says why.
-        if (specifier === undefined || hash === null || record.outputs.chunks?.[specifier] || record.shared?.includes(file)) continue;
-        copies.push({ module: module.specifier, variant: key, build: record.build, file, hash });
-      }
+      for (const copy of recordCopies(module.specifier, key, record, files)) copies.push(copy);
     }
   }
   return copies;
+}
+
+const recordCopiesOf = new WeakMap<BuildRecord, { module: string; variant: string; files: Record<string, string>; copies: SharedFileCopy[] }>();
+
+/** The shared files one build copied, kept with its record while its package's shared files are the same. */
+function recordCopies(module: string, variant: string, record: BuildRecord, files: Record<string, string>): SharedFileCopy[] {
+  const kept = recordCopiesOf.get(record);
+  if (kept && kept.module === module && kept.variant === variant && kept.files === files) return kept.copies;
+  const copies: SharedFileCopy[] = [];
+  for (const [file, hash] of Object.entries(record.inputs)) {
+    const specifier = files[file];
+    // A build asked to import it that still copied it cannot do otherwise: HELPER_SHARED says why.
+    if (specifier === undefined || hash === null || record.outputs?.chunks?.[specifier] || record.shared?.includes(file)) continue;
+    copies.push({ module, variant, build: record.build, file, hash });
+  }
+  recordCopiesOf.set(record, { module, variant, files, copies });
+  return copies;
+}
+
+interface HelperFiles {
+  workspace: WorkspaceModel;
+  ownShared: Record<string, string> | undefined;
+  /** Code files the build bundled, other than entries. */
+  bundled: string[];
+  /** Shared files of its package it imported at their address. */
+  imported: string[];
+}
+
+const helperFilesOf = new WeakMap<BuildRecord, HelperFiles>();
+
+/** The helper files of one build, kept with its record while the workspace and its package's shared files are the same. */
+function helperFiles(workspace: WorkspaceModel, record: BuildRecord, ownShared: Record<string, string> | undefined): HelperFiles {
+  const kept = helperFilesOf.get(record);
+  if (kept && kept.workspace === workspace && kept.ownShared === ownShared) return kept;
+  const { entries } = workspaceGroups(workspace);
+  const chunks = new Set(Object.keys(record.outputs?.chunks ?? {}));
+  const helpers: HelperFiles = { workspace, ownShared, bundled: [], imported: [] };
+  for (const [file, hash] of Object.entries(record.inputs)) {
+    if (hash === null || entries.has(file) || !isCodeFile(file)) continue;
+    if (ownShared?.[file] !== undefined && chunks.has(ownShared[file])) helpers.imported.push(file);
+    else helpers.bundled.push(file);
+  }
+  helperFilesOf.set(record, helpers);
+  return helpers;
 }
 
 // A file that several modules bundle, each its own copy, exists once per module on a page: its
@@ -210,30 +348,48 @@ function findCopies(state: ServiceState): SharedFileCopy[] {
 // modules of its package reach is imported, not copied (README "Shared files"), so only what
 // cannot be shared so is reported, each module saying so with the reason.
 function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
-  let byModule = helperWarnings.get(state.builds);
+  let byWorkspace = helperWarnings.get(state.builds);
+  if (!byWorkspace) helperWarnings.set(state.builds, (byWorkspace = new WeakMap()));
+  let byModule = byWorkspace.get(state.workspace);
   if (byModule) return byModule;
-  byModule = new Map();
-  const entries = new Set(state.workspace.modules.map((module) => module.entry));
+  const shared = selectSharedFiles(state);
+  const records = defaultRecords(state);
+  const helpers = state.workspace.modules.map((module, index) => {
+    const record = successful(records[index]);
+    return record && helperFiles(state.workspace, record, shared.get(module.package));
+  });
+  // The same helper files of every module as the last time (a build that read what it read
+  // before, or no build of a module with helpers): the same warnings, the same arrays.
+  const last = lastHelpers;
+  if (last && last.workspace === state.workspace && last.helpers.length === helpers.length && last.helpers.every((kept, index) => kept === helpers[index])) {
+    byWorkspace.set(state.workspace, last.byModule);
+    return last.byModule;
+  }
+  byModule = helperWarningsOf(state.workspace, helpers);
+  byWorkspace.set(state.workspace, byModule);
+  lastHelpers = { workspace: state.workspace, helpers, byModule };
+  return byModule;
+}
+
+let lastHelpers: { workspace: WorkspaceModel; helpers: (HelperFiles | undefined)[]; byModule: Map<string, Diagnostic[]> } | undefined;
+
+/** The HELPER_SHARED warnings of the modules, from each one's helper files (in the order of the workspace's modules). */
+function helperWarningsOf(workspace: WorkspaceModel, helpers: readonly (HelperFiles | undefined)[]): Map<string, Diagnostic[]> {
+  const byModule = new Map<string, Diagnostic[]>();
   const bundledInto = new Map<string, ModuleModel[]>();
   // Files some module imports at their shared address: one more instance beside any copy.
   const imported = new Set<string>();
-  for (const module of state.workspace.modules) {
-    const record = lastSuccess(state, module);
-    if (!record) continue;
-    const chunks = new Set(Object.keys(record.outputs?.chunks ?? {}));
-    const ownShared = selectSharedFiles(state).get(module.package) ?? {};
-    for (const [file, hash] of Object.entries(record.inputs)) {
-      if (hash === null || entries.has(file) || !isCodeFile(file)) continue;
-      if (ownShared[file] !== undefined && chunks.has(ownShared[file])) {
-        imported.add(file);
-        continue;
-      }
+  workspace.modules.forEach((module, index) => {
+    const files = helpers[index];
+    if (!files) return;
+    for (const file of files.imported) imported.add(file);
+    for (const file of files.bundled) {
       const modules = bundledInto.get(file);
       if (modules) modules.push(module);
       else bundledInto.set(file, [module]);
     }
-  }
-  const dirs = new Map(state.workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
+  });
+  const dirs = new Map(workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
   for (const [file, modules] of bundledInto) {
     if (modules.length + (imported.has(file) ? 1 : 0) < 2) continue;
     const shown = modules.length > 5 ? `${modules.slice(0, 5).map((m) => m.specifier).join(', ')} and ${modules.length - 5} more` : modules.map((m) => m.specifier).join(', ');
@@ -248,7 +404,6 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
     const warning = diagnostic('HELPER_SHARED', `${file} is bundled into ${where}, each with its own copy of its classes and state, because ${reason}; make it a public module and import it by its specifier`, { file });
     for (const module of modules) byModule.set(module.specifier, [...(byModule.get(module.specifier) ?? []), warning]);
   }
-  helperWarnings.set(state.builds, byModule);
   return byModule;
 }
 
@@ -310,13 +465,8 @@ function selectModulesReport(state: ServiceState): Report {
   if (!byBuilds) reports.set(state.workspace, (byBuilds = new WeakMap()));
   const cached = byBuilds.get(state.builds);
   if (cached) return cached;
-  const modules: ModuleReport[] = state.workspace.modules.map((module) => ({
-    ...moduleNames(module),
-    platforms: module.platforms,
-    bundler: module.bundler.name,
-    ...selectModuleStatus(state, module),
-    ...moduleWarnings(state, module),
-  }));
+  const records = defaultRecords(state);
+  const modules = state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!));
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
@@ -325,6 +475,36 @@ function selectModulesReport(state: ServiceState): Report {
     modules,
   };
   byBuilds.set(state.builds, report);
+  return report;
+}
+
+interface KeptModuleReport {
+  workspace: WorkspaceModel;
+  record: BuildRecord | null;
+  shared: Diagnostic[] | undefined;
+  report: ModuleReport;
+}
+
+const moduleReports = new WeakMap<ModuleModel, KeptModuleReport>();
+
+/**
+ * One module's line of the report, the same object for as long as what it is made of is: its
+ * model, the workspace its imports are checked against, its last build and the helper warnings
+ * about it. A build changes one module's line, not every module's (and `/state`'s JSON is
+ * written from the lines, each serialized once: `reportJson` in src/http/routes/state.ts).
+ */
+function selectModuleReport(state: ServiceState, module: ModuleModel, record: BuildRecord | null): ModuleReport {
+  const shared = sharedHelpers(state).get(module.specifier);
+  const kept = moduleReports.get(module);
+  if (kept && kept.workspace === state.workspace && kept.record === record && kept.shared === shared) return kept.report;
+  const report: ModuleReport = {
+    ...moduleNames(module),
+    platforms: module.platforms,
+    bundler: module.bundler.name,
+    ...selectModuleStatus(state, module),
+    ...moduleWarnings(state, module),
+  };
+  moduleReports.set(module, { workspace: state.workspace, record, shared, report });
   return report;
 }
 

@@ -130,6 +130,23 @@ describe('findChanges', () => {
     expect(findChanges(scoped, [{ kind: 'workspace' }], fakeHashes({ ...disk, 'app/two/module.json': 'changed' }))).to.deep.equal({ 'app/two/module.json': 'changed' });
   });
 
+  it("gives a path to the deepest package directory holding it: a package nested in another's directory is not its parent's", () => {
+    const inner = moduleModel('fmt', { package: '@t/inner', dir: 'app/vendor/inner/fmt', entry: 'app/vendor/inner/fmt/index.ts' });
+    const base = workspaceModel([one, inner]);
+    const packages = base.packages.map((pkg) => (pkg.name === '@t/inner' ? { ...pkg, dir: 'app/vendor/inner' } : pkg));
+    const sources = { 'core.json': 'core-1', 'app/package.json': 'package-1', 'app/vendor/': 'vendor-listing', 'app/vendor/inner/package.json': 'inner-1', 'app/vendor/inner/fmt/': 'fmt-listing' };
+    const nested = fold([
+      started,
+      { type: 'workspace.read', workspace: { ...base, packages, sources } },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { inputs: { 'app/one/index.ts': 'e1' } }),
+    ]);
+    const hashes = fakeHashes({ ...DISK, ...sources });
+    // `one` imports nothing of @t/inner: the inner package's manifests are not its concern, its own package's listing is.
+    expect(findChanges(nested, [{ kind: 'variant', module: one.specifier, variant: DEV }], hashes)).to.equal(null);
+    expect(hashes.asked.sort()).to.deep.equal(['app/one/index.ts', 'app/package.json', 'app/vendor/', 'core.json']);
+  });
+
   it('looks at the inputs of the variant a scope names, not at other variants', () => {
     const disk = fakeHashes({ ...DISK, 'app/one/helper.ts': 'h2' });
     expect(findChanges(state(), [{ kind: 'variant', module: one.specifier, variant: DEV }], disk)).to.deep.equal({ 'app/one/helper.ts': 'h2' });
@@ -166,6 +183,20 @@ describe('findChanges', () => {
     const unproven = fakeHashes({ ...DISK, 'app/one/helper.ts': 'h2' });
     expect(findChanges(state(), [{ kind: 'variant', module: one.specifier, variant: DEV }], unproven, () => false)).to.deep.equal({ 'app/one/helper.ts': 'h2' });
     expect(unproven.asked).to.include.members(['core.json', 'app/package.json', 'app/one/index.ts', 'app/one/helper.ts']);
+  });
+
+  it('reports a path two lists expect as different hashes, looked at once: a build read another content than the manifests record', () => {
+    const sources = { 'core.json': 'core-1', 'app/package.json': 'package-1', 'app/tsconfig.json': 'tsconfig-2' };
+    const read = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, two], { sources }) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { inputs: { 'app/one/index.ts': 'e1', 'app/tsconfig.json': 'tsconfig-1' } }),
+    ]);
+    const hashes = fakeHashes({ ...DISK, ...sources });
+    expect(findChanges(read, [...ALL, { kind: 'variant', module: one.specifier, variant: DEV }], hashes)).to.deep.equal({ 'app/tsconfig.json': 'tsconfig-2' });
+    expect(hashes.asked.filter((path) => path === 'app/tsconfig.json')).to.have.length(1);
+    expect(findChanges(read, [{ kind: 'workspace' }], fakeHashes({ ...DISK, ...sources }))).to.equal(null);
   });
 
   it('hashes each path once for many scopes', () => {

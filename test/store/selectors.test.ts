@@ -81,6 +81,23 @@ describe('selectReport', () => {
     expect(selectReport(fold([{ type: 'service.stopped' }], state))).to.equal(selectReport(state));
     expect(selectReport(later)).to.not.equal(selectReport(state));
   });
+
+  it("keeps an unchanged module's line, the same object, when another module is built: a build changes one line, not all", () => {
+    const state = fold([started, read([one, two]), ...buildAll([one, two])]);
+    const before = selectReport(state);
+    const after = selectReport(fold([startedBuild(3, DEV, [{ module: two, generation: 2 }]), succeeded(3, two, DEV, 'e2')], fold([{ type: 'files.changed', files: { 'app/two/index.ts': 'e2' }, source: 'watcher' }], state)));
+    expect(after).to.not.equal(before);
+    expect(after.modules[0]).to.equal(before.modules[0]);
+    expect(after.modules[1]).to.not.equal(before.modules[1]);
+    expect(after.modules[1]).to.deep.equal(before.modules[1]);
+  });
+
+  it("makes every module's line again when the workspace is read again: its imports are checked against the new one", () => {
+    const state = fold([started, read([one]), ...buildAll([one])]);
+    const reread = fold([read([one])], state);
+    expect(selectReport(reread).modules[0]).to.not.equal(selectReport(state).modules[0]);
+    expect(selectReport(reread).modules[0]).to.deep.equal(selectReport(state).modules[0]);
+  });
 });
 
 describe('selectModuleStatus', () => {

@@ -74,4 +74,50 @@ describe('shared files in the state', () => {
     const later = fold([startedBuild(2, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }]), succeeded(2, one, DEV, 'one-1'), succeeded(2, two, DEV, 'two-1')], state);
     expect(selectAnswerable(later, one.specifier, PROD)).to.equal(true);
   });
+  it("are kept per package: a build of another package's module leaves them the same object, a build of its own finds them again", () => {
+    const lib = moduleModel('fmt', { package: '@t/lib' });
+    const state = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, two, lib]) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: lib, generation: 1 }]),
+      succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
+      succeeded(1, two, DEV, 'two-1', { inputs: { [two.entry!]: 'two-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'two', size: 1 }, styles: null, chunks: chunk } }),
+      succeeded(1, lib, DEV, 'lib-1'),
+    ]);
+    const files = selectSharedFiles(state).get('@t/app');
+    const libBuilt = fold([{ type: 'files.changed', files: { [lib.entry!]: 'lib-2' }, source: 'watcher' }, startedBuild(2, DEV, [{ module: lib, generation: 2 }]), succeeded(2, lib, DEV, 'lib-2')], state);
+    expect(selectSharedFiles(libBuilt)).to.not.equal(selectSharedFiles(state));
+    expect(selectSharedFiles(libBuilt).get('@t/app')).to.equal(files);
+    // `two` no longer reads the helper: it is no longer shared.
+    const twoBuilt = fold([{ type: 'files.changed', files: { [two.entry!]: 'two-2' }, source: 'watcher' }, startedBuild(3, DEV, [{ module: two, generation: 2 }]), succeeded(3, two, DEV, 'two-2')], libBuilt);
+    expect(selectSharedFiles(twoBuilt).get('@t/app')).to.equal(undefined);
+    expect([...selectSharedFiles(libBuilt)]).to.deep.equal([['@t/app', { [HELPER]: SPECIFIER }]]);
+  });
+  it("are asked of the module's own package only when a variant's answer is judged: its cost does not grow with the workspace", () => {
+    const lib = moduleModel('fmt', { package: '@t/lib' });
+    const state = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, two, lib]) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: lib, generation: 1 }]),
+      succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
+      succeeded(1, two, DEV, 'two-1', { inputs: { [two.entry!]: 'two-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'two', size: 1 }, styles: null } }),
+      succeeded(1, lib, DEV, 'lib-1'),
+    ]);
+    const read = new Set<string | symbol>();
+    const watched = { ...state, builds: new Proxy(state.builds, { get: (target, key) => (read.add(key), Reflect.get(target, key)) }) };
+    expect(selectAnswerable(watched, lib.specifier, DEV)).to.equal(true);
+    expect([...read]).to.deep.equal([lib.specifier]);
+    read.clear();
+    // `two` copied the helper `one` imports: not answerable, found from @t/app's builds alone.
+    expect(selectAnswerable(watched, two.specifier, DEV)).to.equal(false);
+    expect([...read].sort()).to.deep.equal([one.specifier, two.specifier]);
+  });
+  it("keep a module's HELPER_SHARED warnings, and its line of the report, the same objects while no module's helper files change", () => {
+    const state = built(false, true);
+    const line = selectReport(state).modules[1]!;
+    expect(line.warnings!.map((w) => w.kind)).to.deep.equal(['HELPER_SHARED']);
+    const pending = fold([{ type: 'files.changed', files: { [one.entry!]: 'one-2' }, source: 'watcher' }], state);
+    expect(pending.builds).to.not.equal(state.builds);
+    expect(selectReport(pending).modules[1]).to.equal(line);
+  });
 });

@@ -3,7 +3,7 @@
 // Server-Sent Events: the current one first, then one each time it changes.
 import type { HttpContext } from '../context.js';
 import { distinctUntilChanged, filter, map, type Observable } from 'rxjs';
-import { selectReport, selectSettled, type Report } from '../../store/selectors.js';
+import { selectReport, selectSettled, type ModuleReport, type Report } from '../../store/selectors.js';
 import type { ServiceState } from '../../store/state.js';
 import { streamEvents } from '../event-stream.js';
 import type { Readiness } from '../readiness.js';
@@ -18,10 +18,31 @@ export interface StateRouteDeps {
 }
 
 const serialized = new WeakMap<Report, string>();
-/** The report as JSON text, serialized once per report. */
+const moduleJson = new WeakMap<ModuleReport, string>();
+
+/**
+ * The report as JSON text, serialized once per report: exactly `JSON.stringify(report)`, written
+ * member by member so that each module's line, the same object while that module is unchanged
+ * (`selectReport`), is serialized once, not once per build of any module.
+ */
 export function reportJson(report: Report): string {
   let text = serialized.get(report);
-  if (text === undefined) serialized.set(report, (text = JSON.stringify(report)));
+  if (text === undefined) serialized.set(report, (text = writeReport(report)));
+  return text;
+}
+
+function writeReport(report: Report): string {
+  const members: string[] = [];
+  for (const [key, value] of Object.entries(report)) {
+    if (value === undefined) continue;
+    members.push(`${JSON.stringify(key)}:${key === 'modules' ? `[${(value as ModuleReport[]).map(writeModule).join(',')}]` : JSON.stringify(value)}`);
+  }
+  return `{${members.join(',')}}`;
+}
+
+function writeModule(module: ModuleReport): string {
+  let text = moduleJson.get(module);
+  if (text === undefined) moduleJson.set(module, (text = JSON.stringify(module)));
   return text;
 }
 
