@@ -11,11 +11,14 @@ import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { CoreEvent } from '../../src/store/events.js';
+import { RACY_MS } from '../../src/io/file-hashes.js';
 
 const SHEET = 'packages/app/main/styles.css';
 const CODE = 'packages/app/main/index.ts';
 const TSCONFIGS = ['packages/app/tsconfig.json', 'tsconfig.base.json'];
 const MAIN = '@acme/app@1.0.0/main';
+/** Beyond the racy window, for a clock read a little late. */
+const QUIET_MARGIN_MS = 100;
 
 /** Every `fs` read of a file inside `root` while `run` runs, by workspace path. */
 async function readsDuring(root: string, run: () => Promise<void>): Promise<string[]> {
@@ -44,10 +47,11 @@ describe('one stylesheet edit', function () {
       'tsconfig.base.json': JSON.stringify({ compilerOptions: { target: 'es2022' } }),
       'packages/app/tsconfig.json': JSON.stringify({ extends: '../../tsconfig.base.json' }),
     });
-    // Files written within a tick of their first read are racy, and read again by a later look
-    // (README "Addresses"): the ones this edit leaves alone were written well before it.
-    const past = new Date(Date.now() - 60_000);
-    for (const file of [...TSCONFIGS, CODE]) fs.utimesSync(path.join(root, file), past, past);
+    // A file stamped within RACY_MS of its last change (its ctime) is racy, and rightly read
+    // again by a later look (README "Addresses"): the files this edit leaves alone are made older
+    // than that before the service first looks at them (in the whole suite it starts at once).
+    const youngest = Math.max(...[...TSCONFIGS, CODE].map((file) => fs.statSync(path.join(root, file)).ctimeMs));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, youngest + RACY_MS + QUIET_MARGIN_MS - Date.now())));
     let walked!: () => void;
     const ready = new Promise<void>((resolve) => (walked = resolve));
     const service = await serve(root, {
