@@ -2,7 +2,7 @@
 // package and kind, counted, which opens to each distinct warning.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { launchChromium, openPage, type Watched } from '../helpers/chromium.js';
+import { openPreview, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -25,9 +25,7 @@ describe('the dashboard\'s grouped warnings', function () {
     });
     service = await serve(root);
     await service.get('/state');
-    browser = await launchChromium();
-    watched = await openPage(browser);
-    await watched.page.goto(service.url, { waitUntil: 'load' });
+    ({ browser, watched } = await openPreview(service.url, '/'));
   });
   after(async function () {
     await browser?.close();

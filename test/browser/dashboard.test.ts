@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openPage, type Watched } from '../helpers/chromium.js';
+import { openPreview, type Watched } from '../helpers/chromium.js';
 import { runCore } from '../helpers/cli.js';
 import { edit } from '../helpers/edit.js';
 import { BAD_IMPORT, BROKEN_FILE, BROKEN_MODULE, recordSession } from '../helpers/recorded-session.js';
@@ -31,9 +31,7 @@ describe('the build dashboard in Chromium', function () {
   before(async function () {
     root = exampleWorkspace();
     service = await serve(root);
-    browser = await launchChromium();
-    watched = await openPage(browser);
-    await watched.page.goto(service.url, { waitUntil: 'load' });
+    ({ browser, watched } = await openPreview(service.url, '/'));
   });
   after(async function () {
     await browser?.close();

@@ -81,15 +81,15 @@ export async function openPage(browser: Browser): Promise<Watched> {
   return watched;
 }
 
-/** Waits until `test` holds, polling; the failure says what was awaited. */
-/** Chromium with a page on the service's preview, loaded. */
-export async function openPreview(serviceUrl: string): Promise<{ browser: Browser; watched: Watched }> {
+/** Chromium with a page on one of the service's addresses (its preview unless named), loaded. */
+export async function openPreview(serviceUrl: string, address = '/preview/'): Promise<{ browser: Browser; watched: Watched }> {
   const browser = await launchChromium();
   const watched = await openPage(browser);
-  await watched.page.goto(new URL('/preview/', serviceUrl).href, { waitUntil: 'load' });
+  await watched.page.goto(new URL(address, serviceUrl).href, { waitUntil: 'load' });
   return { browser, watched };
 }
 
+/** Waits until `test` holds, polling; the failure says what was awaited. */
 export async function until(test: () => boolean, what: string, timeout = 10_000): Promise<void> {
   const deadline = Date.now() + timeout;
   while (!test()) {

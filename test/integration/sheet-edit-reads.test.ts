@@ -8,7 +8,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { readText, write } from '../helpers/edit.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
-import { serve } from '../helpers/service.js';
+import { awaitedWalk, serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { CoreEvent } from '../../src/store/events.js';
 import { RACY_MS } from '../../src/io/file-hashes.js';
@@ -52,21 +52,12 @@ describe('one stylesheet edit', function () {
     // than that before the service first looks at them (in the whole suite it starts at once).
     const youngest = Math.max(...[...TSCONFIGS, CODE].map((file) => fs.statSync(path.join(root, file)).ctimeMs));
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, youngest + RACY_MS + QUIET_MARGIN_MS - Date.now())));
-    let walked!: () => void;
-    const ready = new Promise<void>((resolve) => (walked = resolve));
+    const walk = awaitedWalk();
+    const ready = walk.walked;
     const service = await serve(root, {
-      effectDeps: (deps) => ({
-        ...deps,
-        walkQuietMs: 0,
-        // The watcher looks at a saved file once more a little later (README "Addresses"): a
-        // read racy by then is read again, after the push this test counts up to.
-        settleMs: 600_000,
-        createWatcher: (...args) => {
-          const watcher = deps.createWatcher(...args);
-          watcher.on('ready', () => walked());
-          return watcher;
-        },
-      }),
+      // The watcher looks at a saved file once more a little later (README "Addresses"): a
+      // read racy by then is read again, after the push this test counts up to.
+      effectDeps: (deps) => ({ ...walk.deps(deps), settleMs: 600_000 }),
     });
     const { store } = service.internals;
     const events: CoreEvent[] = [];

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
-import { serve } from '../helpers/service.js';
+import { awaitedWalk, serve } from '../helpers/service.js';
 import type { WatcherLike } from '../../src/io/tree-watcher.js';
 
 const FORMAT = `/m/@acme/lib@1.2.0/modules/format?${DEV}`;
@@ -19,24 +19,16 @@ const PAD = 'packages/lib/format/internal/pad.ts';
  */
 async function walkedService({ unheard = false } = {}) {
   const root = fixtureWorkspace('basic');
-  let walked!: () => void;
-  const ready = new Promise<void>((resolve) => (walked = resolve));
-  const service = await serve(root, {
-    effectDeps: (deps) => ({
-      ...deps,
-      walkQuietMs: 0,
-      createWatcher: (...args) => {
-        const watcher = deps.createWatcher(...args);
-        watcher.on('ready', () => walked());
-        if (!unheard) return watcher;
-        const withheld: WatcherLike = {
-          on: (event: string, listener: (...args: never[]) => void) => (event === 'all' || event === 'raw' ? withheld : (watcher.on(event as 'ready', listener as () => void), withheld)),
-          close: () => watcher.close(),
-        } as WatcherLike;
-        return withheld;
-      },
-    }),
+  const walk = awaitedWalk((watcher) => {
+    if (!unheard) return watcher;
+    const withheld: WatcherLike = {
+      on: (event: string, listener: (...args: never[]) => void) => (event === 'all' || event === 'raw' ? withheld : (watcher.on(event as 'ready', listener as () => void), withheld)),
+      close: () => watcher.close(),
+    } as WatcherLike;
+    return withheld;
   });
+  const ready = walk.walked;
+  const service = await serve(root, { effectDeps: walk.deps });
   expect((await service.get(FORMAT)).status).to.equal(200);
   await ready;
   return { root, service };
