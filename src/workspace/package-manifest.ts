@@ -4,7 +4,7 @@ import semver from 'semver';
 import { manifestInvalid } from './diagnostics.js';
 import { validate as validatePackageSchema } from './generated/package-schema.js';
 import { describeType, isObject, parseJson } from './json.js';
-import { isRefused, schemaProblems, wordProblems, type MemberMessage, type SchemaValidator, type WordedProblem } from './schema-problems.js';
+import { isRefused, isRefusedItself, schemaProblems, wordProblems, type MemberMessage, type SchemaValidator, type WordedProblem } from './schema-problems.js';
 import type { ManifestResult } from './workspace-manifest.js';
 
 export interface BundlerEntry {
@@ -74,7 +74,7 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   // Without its identity a package has no address: nothing else of it is read, or told.
   const identity = diagnostics.filter((_, index) => problems[index]!.path.length <= 1 && ['', 'name', 'version'].includes(problems[index]!.path[0] ?? ''));
   if (identity.length > 0 || !isObject(json)) return { value: null, diagnostics: identity };
-  return { value: readPackageManifest(json, (...path) => isRefused(problems, ...path)), diagnostics };
+  return { value: readPackageManifest(json, (...path) => isRefused(problems, ...path), (...path) => isRefusedItself(problems, ...path)), diagnostics };
 }
 
 /** The problems of a package.json, worded: the schema's, and the one rule it cannot state. */
@@ -127,8 +127,9 @@ const PACKAGE_MESSAGES: MemberMessage[] = [
 type Refused = (...path: string[]) => boolean;
 
 /** The manifest of a package.json whose identity the schema took; members it refused are left out. */
-function readPackageManifest(json: Record<string, unknown>, refused: Refused): PackageManifest {
-  const core = isObject(json.core) && !refused('core') ? json.core : {};
+function readPackageManifest(json: Record<string, unknown>, refused: Refused, refusedItself: Refused): PackageManifest {
+  // Each member of "core" is judged on its own: a bad define name leaves `modules` and `bundler`.
+  const core = isObject(json.core) && !refusedItself('core') ? json.core : {};
   const define: Record<string, string> = table();
   if (isObject(core.define)) {
     for (const [name, value] of Object.entries(core.define)) if (!refused('core', 'define', name)) define[name] = value as string;

@@ -78,6 +78,13 @@ export function wordProblems(data: unknown, problems: SchemaProblem[], messages:
 export const isRefused = (problems: WordedProblem[], ...path: string[]): boolean =>
   problems.some((problem) => path.every((key, index) => problem.path[index] === undefined || problem.path[index] === key));
 
+/**
+ * Whether a worded problem is about the member at `path` itself (or a member holding it): for an
+ * object of independent members (`core`), where a member refused within leaves the others.
+ */
+export const isRefusedItself = (problems: WordedProblem[], ...path: string[]): boolean =>
+  problems.some((problem) => problem.path.length <= path.length && isRefused([problem], ...path));
+
 // An `anyOf` refused reports every branch's errors: those of the one branch the value is of
 // the type of (a string for a string form) say what is wrong; when no branch or several are,
 // the `anyOf` itself does.

@@ -63,6 +63,11 @@ describe('parsePackageManifest', () => {
       `${FILE}: core.define["not an identifier"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`,
       `${FILE}: core.define["OK"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`,
     ]);
+    // One refused member of "core" leaves its others as they are.
+    const kept = parse({ ...base, core: { modules: 'src', bundler: 'esbuild', define: { 'a b': 'x', OK: '1' } } });
+    expect(kept.diagnostics).to.have.length(1);
+    expect(kept.value).to.include({ modulesDir: 'src', defaultBundler: 'esbuild' });
+    expect(kept.value!.define).to.deep.equal({ OK: '1' });
   });
 
   it('needs no more than a name and an exact version', () => {
