@@ -11,16 +11,26 @@ import type { FileHashes } from './file-hashes.js';
 export type TsconfigInputs = (entry: string) => string[];
 
 export function createTsconfigInputs(hashes: FileHashes): TsconfigInputs {
-  /** By nearest config: the files its chain read, with the hashes they had. */
-  const chains = new Map<string, { files: string[]; hashes: (string | null)[] }>();
+  /**
+   * By nearest config: the files its chain read, and every path the reading looked at with the
+   * hash it had (null: absent), a missing base or package config included, so that one appearing
+   * later reads the chain again.
+   */
+  const chains = new Map<string, { files: string[]; looked: Map<string, string | null> }>();
   const chainOf = (nearest: string): string[] => {
     const known = chains.get(nearest);
-    if (known && known.files.every((file, index) => hashes.hash(file) === known.hashes[index])) return known.files;
+    if (known && [...known.looked].every(([file, hash]) => hashes.hash(file) === hash)) return known.files;
+    const looked = new Map<string, string | null>();
+    const look = (file: string) => {
+      const hash = hashes.hash(file);
+      looked.set(file, hash);
+      return hash;
+    };
     const { files } = loadTsconfig(nearest, {
-      read: (file) => textOf(hashes, file),
-      resolvePackage: (specifier, from) => resolveConfigPackage(hashes, specifier, from),
+      read: (file) => (look(file) === null ? null : textOf(hashes, file)),
+      resolvePackage: (specifier, from) => resolveConfigPackage(hashes, look, specifier, from),
     });
-    chains.set(nearest, { files, hashes: files.map((file) => hashes.hash(file)) });
+    chains.set(nearest, { files, looked });
     return files;
   };
   return (entry) => {
@@ -39,10 +49,10 @@ function textOf(hashes: FileHashes, file: string): string | null {
 }
 
 /** The config a package specifier in `extends` names, looked up in node_modules from `from` up. */
-function resolveConfigPackage(hashes: FileHashes, specifier: string, from: string): string | null {
+function resolveConfigPackage(hashes: FileHashes, look: (file: string) => string | null, specifier: string, from: string): string | null {
   for (let at = from; ; at = dirOf(at)) {
     const base = at === '.' ? `node_modules/${specifier}` : `${at}/node_modules/${specifier}`;
-    for (const file of [base, `${base}.json`, `${base}/tsconfig.json`]) if (hashes.hash(file) !== null) return hashes.realPath(file) ?? file;
+    for (const file of [base, `${base}.json`, `${base}/tsconfig.json`]) if (look(file) !== null) return hashes.realPath(file) ?? file;
     if (at === '.') return null;
   }
 }

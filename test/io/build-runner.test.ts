@@ -74,6 +74,11 @@ describe('createBuildRunner', () => {
       expect(reads, 'an unchanged chain').to.deep.equal([]);
       fs.writeFileSync(path.join(root, 'app/base.json'), JSON.stringify({ extends: './other.json' }));
       expect(await inputsOf(3)).to.include.members(['app/tsconfig.json', 'app/base.json', 'app/other.json']);
+      // A base that is missing is looked at again: once it appears, the chain is read anew.
+      fs.writeFileSync(path.join(root, 'app/other.json'), JSON.stringify({ extends: './later.json' }));
+      expect(await inputsOf(4)).to.not.include('app/later.json');
+      fs.writeFileSync(path.join(root, 'app/later.json'), '{}');
+      expect(await inputsOf(5)).to.include.members(['app/other.json', 'app/later.json']);
     } finally {
       fs.readFileSync = readFileSync;
     }
