@@ -131,7 +131,14 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKi
     files.retain(new Set([...reading.values()].flat()));
   };
   const pageOf = (plan: PageBundlePlan, { code, styles }: { code: Uint8Array; styles: Uint8Array }): BundledPage => {
-    const page = bundledPage(plan, code, styles, mapAddress, () => join.maps(inputOf(plan), files));
+    // A page restored from disk joins its maps from the same files a join reads: they are its
+    // reading too, so another join's end does not remove them under it.
+    const joinMaps = () => {
+      const input = inputOf(plan);
+      reading.set(plan.key, joinedFiles(input, files));
+      return join.maps(input, files);
+    };
+    const page = bundledPage(plan, code, styles, mapAddress, joinMaps);
     settled.set(plan.key, page);
     return page;
   };

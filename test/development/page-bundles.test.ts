@@ -3,7 +3,7 @@
 // bundle no longer kept answered as such; a joined page saved for the next start.
 import { expect } from 'chai';
 import fs from 'node:fs';
-import { createJoinFiles } from '../../src/bundlers/join-files.js';
+import { createJoinFiles, type JoinFiles } from '../../src/bundlers/join-files.js';
 import { joinedFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { BundleOutputGone, createPageBundles, type PageBundlePlan } from '../../src/development/bundled-preview.js';
 import type { JoinedPage, JoinedPages } from '../../src/io/joined-pages.js';
@@ -84,6 +84,30 @@ describe('createPageBundles', () => {
     expect(JSON.parse((await bundles.findMap('codeMap', 'KEY1')!).body.toString())).to.deep.equal({ modules: 1 });
     await bundles.bundle(restarted.plan('KEY2'));
     expect(restarted.calls.files, 'a plan never saved is joined').to.equal(1);
+  });
+
+  it('keeps the files a restored page joins its maps from while another join ends', async () => {
+    const { plan, outputs } = setup();
+    const real = createJoinFiles();
+    const retained: ReadonlySet<string>[] = [];
+    const files: JoinFiles = { ...real, retain: (keep) => (retained.push(new Set(keep)), real.retain(keep)) };
+    let mapsJoined!: () => void;
+    const joiner = {
+      files: async () => ({ code: Buffer.from('joined'), styles: Buffer.from('') }),
+      maps: () => new Promise<{ codeMap: Buffer; stylesMap: Buffer }>((resolve) => (mapsJoined = () => resolve({ codeMap: Buffer.from('{}'), stylesMap: Buffer.from('{}') }))),
+    };
+    const pages: JoinedPages = { read: (key) => (key === 'KEY1' ? { code: Buffer.from('restored'), styles: Buffer.from('') } : null), write: async () => {} };
+    const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: joiner, files, saved: pages });
+    await bundles.bundle(plan('KEY1'));
+    const map = bundles.findMap('codeMap', 'KEY1')!;
+    await bundles.bundle({ ...plan('KEY2'), modules: new Map(), sheets: [] }); // files of its own: none
+    const restored = plan('KEY1');
+    const restoredFiles = joinedFiles({ modules: new Map([...restored.modules].map(([specifier, { address, hash }]) => [specifier, { address, hash, code: '' }])), sheets: restored.sheets.map((sheet) => ({ ...sheet, styles: '' })) }, files);
+    expect(retained.length, 'the other join ended').to.be.above(0);
+    expect(restoredFiles.filter((file) => !retained.at(-1)!.has(file)), 'files of the restored page removed').to.deep.equal([]);
+    mapsJoined();
+    await map;
+    real.remove();
   });
 
   it('keeps the last four bundles: an earlier one is forgotten, with its maps', async () => {
