@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { toWorkspacePath } from '../workspace/paths.js';
 import { createDirectoryOwners } from './directory-owners.js';
-import { errorCode } from './error-code.js';
+import { errorCode, isAbsence } from './error-code.js';
 import { entryIdentity } from './file-hashes.js';
 
 export const DEFAULT_WATCH_LIMIT = 50_000;
@@ -133,10 +133,10 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
     try {
       answer = decide(normal, seen);
     } catch (error) {
-      // Absent after all (ENOTDIR): nothing to watch. Unreadable (EACCES, ENAMETOOLONG...): not
-      // remembered, as a chmod may make it readable; thrown for the watcher, which lists it as
-      // unwatched and asks again on a notice naming it.
-      if (errorCode(error) === 'ENOTDIR') return true;
+      // Absent after all (ENOTDIR, or a loop of links: error-code.ts): nothing to watch.
+      // Unreadable (EACCES, ENAMETOOLONG...): not remembered, as a chmod may make it readable;
+      // thrown for the watcher, which lists it as unwatched and asks again on a notice naming it.
+      if (isAbsence(errorCode(error))) return true;
       throw error;
     }
     if (answer === null) return false;

@@ -50,8 +50,10 @@ function readJsonc(text: string): Read {
   let value: unknown;
   try {
     value = jsoncValue(text, errors);
-  } catch {
-    // jsonc-parser recurses: a nesting deeper than the stack has no one position.
+  } catch (error) {
+    // jsonc-parser recurses: a nesting deeper than the stack has no one position. Anything else
+    // is a defect, not a deep manifest.
+    if (!(error instanceof RangeError)) throw error;
     return { ok: true, value: TOO_DEEP };
   }
   const error = errors[0];
@@ -71,7 +73,8 @@ function firstSyntaxError(text: string, options: ParseOptions): ParseError | nul
   const errors: ParseError[] = [];
   try {
     visit(text, { onError: (error, offset, length) => void errors.push({ error, offset, length }) }, { ...options, allowEmptyContent: false });
-  } catch {
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
     return null;
   }
   return errors[0] ?? null;
