@@ -89,6 +89,8 @@ export interface FileHashes {
    * nothing: a later `stamp` still reads a racy file again (ARCHITECTURE.md "One stylesheet edit, from the disk to the page").
    */
   recall(relative: string): Recalled;
+  /** A file's text as `recall` takes it: from the bytes still kept, else read (null: absent). */
+  recallText(relative: string): { text: string; hash: string } | null;
   /** The file's modification time now, 0 when absent: a stat, never a read. */
   modifiedMs(relative: string): number;
 }
@@ -216,6 +218,15 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     readText(relative) {
       const file = readFile(relative);
       return file ? { text: file.text, hash: file.hash } : null;
+    },
+    recallText(relative) {
+      const recalled = recall(relative);
+      if (recalled.hash === null) return null;
+      if (!recalled.bytes) {
+        const file = readFile(relative);
+        return file ? { text: file.text, hash: file.hash } : null;
+      }
+      return { text: Buffer.from(recalled.bytes.buffer, recalled.bytes.byteOffset, recalled.bytes.byteLength).toString('utf8'), hash: recalled.hash };
     },
     listDir: (relative) => listDir(relative),
     leaves: paths.leaves,

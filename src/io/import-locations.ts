@@ -28,12 +28,7 @@ export function createImportLocator(hashes: FileHashes): ImportLocator {
     };
   };
   // A file just edited is at hand as the build's inputs were hashed from it (`recall`): not read again.
-  const textOf = (file: string): { text: string; hash: string } | null => {
-    const recalled = hashes.recall(file);
-    if (recalled.hash === null) return null;
-    if (!recalled.bytes) return hashes.readText(file);
-    return { text: Buffer.from(recalled.bytes.buffer, recalled.bytes.byteOffset, recalled.bytes.byteLength).toString('utf8'), hash: recalled.hash };
-  };
+  const textOf = (file: string): { text: string; hash: string } | null => hashes.recallText(file);
   const keep = (file: string, hash: string) => {
     kept.delete(file);
     kept.set(file, { hash, places: new Map() });

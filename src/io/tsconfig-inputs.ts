@@ -42,11 +42,7 @@ export function createTsconfigInputs(hashes: FileHashes): TsconfigInputs {
 }
 
 /** A config's text, from the bytes its stamp just read when they are kept. */
-function textOf(hashes: FileHashes, file: string): string | null {
-  const recalled = hashes.recall(file);
-  if (recalled.hash === null) return null;
-  return recalled.bytes ? Buffer.from(recalled.bytes.buffer, recalled.bytes.byteOffset, recalled.bytes.byteLength).toString('utf8') : (hashes.readText(file)?.text ?? null);
-}
+const textOf = (hashes: FileHashes, file: string): string | null => hashes.recallText(file)?.text ?? null;
 
 /** The config a package specifier in `extends` names, looked up in node_modules from `from` up. */
 function resolveConfigPackage(hashes: FileHashes, look: (file: string) => string | null, specifier: string, from: string): string | null {
