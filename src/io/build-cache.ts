@@ -28,9 +28,13 @@ export { cacheLocation } from './cache-location.js';
 export { CacheNotWritten, type SavedBuild } from './build-cache/write.js';
 
 const OUTPUTS = 'outputs';
+/** The bundled preview's joined pages (src/io/joined-pages.ts), beside the builds. */
+const PAGES = 'pages';
 
 export interface BuildCache {
   readonly dir: string;
+  /** Where the joined pages of the bundled preview are kept. */
+  readonly pagesDir: string;
   /**
    * The workspace model of the last run when no manifest or listing it was read from changed
    * since (each proved by its stat, as inputs are), so the first read reads nothing; else null.
@@ -97,6 +101,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const writing = new Set<Promise<void>>();
   return {
     dir,
+    pagesDir: path.join(dir, PAGES),
     restoreWorkspace() {
       try {
         const index = indexAtStart();

@@ -100,6 +100,16 @@ export interface Recalled extends Stamp {
   bytes?: Uint8Array;
 }
 
+/** The text of a recalled file: its kept bytes, else what `read` reads; null when absent. */
+function recalledText(recalled: Recalled, read: () => { text: string; hash: string } | null): { text: string; hash: string } | null {
+  if (recalled.hash === null) return null;
+  if (!recalled.bytes) {
+    const file = read();
+    return file ? { text: file.text, hash: file.hash } : null;
+  }
+  return { text: Buffer.from(recalled.bytes.buffer, recalled.bytes.byteOffset, recalled.bytes.byteLength).toString('utf8'), hash: recalled.hash };
+}
+
 /** How many files' last read bytes a reader keeps for `recall`: the files just edited. */
 export const KEPT_CONTENTS = 32;
 
@@ -219,15 +229,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
       const file = readFile(relative);
       return file ? { text: file.text, hash: file.hash } : null;
     },
-    recallText(relative) {
-      const recalled = recall(relative);
-      if (recalled.hash === null) return null;
-      if (!recalled.bytes) {
-        const file = readFile(relative);
-        return file ? { text: file.text, hash: file.hash } : null;
-      }
-      return { text: Buffer.from(recalled.bytes.buffer, recalled.bytes.byteOffset, recalled.bytes.byteLength).toString('utf8'), hash: recalled.hash };
-    },
+    recallText: (relative) => recalledText(recall(relative), () => readFile(relative)),
     listDir: (relative) => listDir(relative),
     leaves: paths.leaves,
     signature: memory.signature,

@@ -70,8 +70,9 @@ describe('the dashboard timeline', function () {
 
   it('draws more builds than pixels as runs of pixels, each of the worst outcome in it', async function () {
     // A build every 0.6 pixel (a pixel is 1,000 ms), all on one lane, none across a pixel's
-    // edge: build 150 fails, and shares its pixel (90) with build 151, which succeeds.
-    const spans = Array.from({ length: 300 }, (_, index) => span(index, index * 600 + 250, index * 600 + 350, index === 150 ? 'failed' : 'succeeded'));
+    // edge: build 151 fails, and shares its pixel (90) with build 150, which succeeds and comes
+    // first: the pixel takes the worse outcome, not the first one met.
+    const spans = Array.from({ length: 300 }, (_, index) => span(index, index * 600 + 250, index * 600 + 350, index === 151 ? 'failed' : 'succeeded'));
     const bars = await draw(page, spans, { from: 0, to: 200_000 });
     expect(bars.map(({ outcome, build }) => [outcome, build])).to.deep.equal([
       ['succeeded', undefined],
