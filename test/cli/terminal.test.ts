@@ -299,7 +299,7 @@ describe('a busy port', function () {
 });
 
 describe('an extension that cannot set up', function () {
-  it('stops the start as a busy port does: the error is thrown, and the store and its effects end', async function () {
+  it('stops the start as a busy port does: the error is thrown, the store ends and the record effect closes its file', async function () {
     let stateEnded = false;
     let eventsEnded = false;
     const failing = {
@@ -311,8 +311,24 @@ describe('an extension that cannot set up', function () {
       },
     };
     let refused: unknown = null;
-    await startService({ root: fixtureWorkspace('basic'), watch: false, logger: () => {}, extensions: [failing] }).catch((error) => (refused = error));
+    // The record effect's file: closed only when the effects are stopped.
+    let recordClosed = false;
+    const root = fixtureWorkspace('basic');
+    await startService({
+      root,
+      watch: false,
+      logger: () => {},
+      extensions: [failing],
+      record: path.join(root, '.core', 'events.ndjson'),
+      effectDeps: (deps) => ({
+        ...deps,
+        openEventFile: (file) => {
+          const opened = deps.openEventFile(file);
+          return { append: opened.append, close: () => ((recordClosed = true), opened.close()) };
+        },
+      }),
+    }).catch((error) => (refused = error));
     expect((refused as Error | null)?.message).to.equal('setup refused');
-    expect({ stateEnded, eventsEnded }).to.deep.equal({ stateEnded: true, eventsEnded: true });
+    expect({ stateEnded, eventsEnded, recordClosed }).to.deep.equal({ stateEnded: true, eventsEnded: true, recordClosed: true });
   });
 });
