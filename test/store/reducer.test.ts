@@ -419,7 +419,7 @@ describe('reducer', () => {
 });
 
 describe('isDeepImport', () => {
-  it('is a subpath of a workspace package without exports: the one rule of the reducer, the readiness check and core dist', () => {
+  it('is a subpath of a workspace package without exports, and nothing else', () => {
     const index = indexWorkspace(workspaceModel([one], { packages: [
       { name: '@t/open', version: '1.0.0', dir: 'open', dependencies: {}, withoutExports: true },
       { name: '@t/closed', version: '1.0.0', dir: 'closed', dependencies: {} },

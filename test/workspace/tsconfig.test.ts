@@ -43,6 +43,7 @@ describe('loadTsconfig reading JSONC', () => {
     expect(loaded.diagnostics).to.deep.equal([]);
     expect(loaded.dirs).to.deep.equal({});
     expect(Object.getPrototypeOf(loaded.compilerOptions)).to.equal(Object.prototype);
+    expect(Object.hasOwn(loaded.compilerOptions, '__proto__'), 'an own member').to.equal(true);
   });
 
   it('refuses broken JSONC with MANIFEST_INVALID at its line and column', () => {
