@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { contentHash } from '../outputs/content-hash.js';
+import { ABANDONED_MS, TEMPORARY_SUFFIX, writeAtomically } from './build-cache/write-atomically.js';
 
 export interface JoinedPage {
   code: Buffer;
@@ -29,9 +30,7 @@ interface Header {
 const KEPT_PAGES = 4;
 
 const PAGE_FILE = /^[A-Za-z0-9_-]{22}\.page$/;
-const TEMPORARY_FILE = /^[A-Za-z0-9_-]{22}\.page\.\d+\.tmp$/;
-/** A temporary file this old is no write under way: its service stopped or died before renaming it. */
-const ABANDONED_MS = 60_000;
+const isTemporaryFile = (name: string) => TEMPORARY_SUFFIX.test(name) && PAGE_FILE.test(name.replace(TEMPORARY_SUFFIX, ''));
 
 export function createJoinedPages(dir: string, identity: string): JoinedPages {
   const fileOf = (key: string) => path.join(dir, `${contentHash(`${identity}\0${key}`)}.page`);
@@ -47,17 +46,13 @@ export function createJoinedPages(dir: string, identity: string): JoinedPages {
     },
     async write(key, page) {
       const header: Header = { code: { bytes: page.code.byteLength, hash: contentHash(page.code) }, styles: { bytes: page.styles.byteLength, hash: contentHash(page.styles) } };
-      const file = fileOf(key);
-      // A temporary name renamed: a service sharing the cache never reads half a page.
-      const temporary = `${file}.${process.pid}.tmp`;
       try {
         await fs.promises.mkdir(dir, { recursive: true });
-        await fs.promises.writeFile(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), page.code, page.styles]));
-        await fs.promises.rename(temporary, file);
+        // Renamed into place, as every file of the cache: a service sharing it never reads half a page.
+        await writeAtomically(fileOf(key), Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), page.code, page.styles]));
         await removeOlderPages(dir);
       } catch {
         // A cache that cannot be written costs the next restart a join, nothing else.
-        await fs.promises.rm(temporary, { force: true }).catch(() => {});
       }
     },
   };
@@ -83,10 +78,10 @@ function parsePage(content: Buffer): JoinedPage | null {
 }
 
 async function removeOlderPages(dir: string): Promise<void> {
-  const names = (await fs.promises.readdir(dir)).filter((name) => PAGE_FILE.test(name) || TEMPORARY_FILE.test(name));
+  const names = (await fs.promises.readdir(dir)).filter((name) => PAGE_FILE.test(name) || isTemporaryFile(name));
   const dated = await Promise.all(names.map(async (name) => ({ name, mtimeMs: (await fs.promises.stat(path.join(dir, name)).catch(() => null))?.mtimeMs ?? 0 })));
   dated.sort((a, b) => b.mtimeMs - a.mtimeMs);
   const pages = dated.filter(({ name }) => PAGE_FILE.test(name));
-  const abandoned = dated.filter(({ name, mtimeMs }) => TEMPORARY_FILE.test(name) && mtimeMs < Date.now() - ABANDONED_MS);
+  const abandoned = dated.filter(({ name, mtimeMs }) => isTemporaryFile(name) && mtimeMs < Date.now() - ABANDONED_MS);
   for (const { name } of [...pages.slice(KEPT_PAGES), ...abandoned]) await fs.promises.rm(path.join(dir, name), { force: true });
 }

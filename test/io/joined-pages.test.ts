@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ABANDONED_MS } from '../../src/io/build-cache/write-atomically.js';
 import { createJoinedPages } from '../../src/io/joined-pages.js';
 
 describe('createJoinedPages', () => {
@@ -57,9 +58,9 @@ describe('createJoinedPages', () => {
       const past = new Date(Date.now() - (10 - n) * 1000);
       fs.utimesSync(newest!, past, past);
     }
-    const abandoned = path.join(dir, `${'a'.repeat(22)}.page.12345.tmp`);
+    const abandoned = path.join(dir, `${'a'.repeat(22)}.page.12345.0123abcd.tmp`);
     fs.writeFileSync(abandoned, 'half a page');
-    const old = new Date(Date.now() - 120_000);
+    const old = new Date(Date.now() - ABANDONED_MS - 60_000);
     fs.utimesSync(abandoned, old, old);
     await pages.write('KEY5', page(5));
     expect(pageFiles()).to.have.length(4);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isContentHash } from '../../outputs/content-hash.js';
 import { isOutputPack, PACK_NAME, type OutputPack } from '../cache-index.js';
-import { exists, writeAtomically } from './write-atomically.js';
+import { ABANDONED_MS, exists, writeAtomically } from './write-atomically.js';
 
 /** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
 const MAX_PACKS = 8;
@@ -138,7 +138,6 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 // written, so it goes only once older than that could take. A `.tmp` file is another's write in
 // progress, unless it is old: then a killed one's. Anything else (an older format's outputs) goes.
 const PACK_NAMED_MS = 10_000;
-const ABANDONED_MS = 10 * 60_000;
 
 async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>) {
   const found = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);

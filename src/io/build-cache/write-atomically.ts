@@ -3,13 +3,19 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 
+/** A temporary file this old is no write under way: its service stopped or died before renaming it. */
+export const ABANDONED_MS = 10 * 60_000;
+
+/** The name `writeAtomically` gives a temporary file of `file`'s name: `<name>.<pid>.<8 hex>.tmp`. */
+export const TEMPORARY_SUFFIX = /\.\d+\.[0-9a-f]{8}\.tmp$/;
+
 export async function writeAtomically(file: string, content: string | Uint8Array): Promise<void> {
   const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
   try {
     await fs.promises.writeFile(temporary, content);
     await fs.promises.rename(temporary, file);
   } catch (error) {
-    // A disk that filled up keeps what was written of it: nobody else would remove it for ten minutes.
+    // A disk that filled up keeps what was written of it: nobody else would remove it for ABANDONED_MS.
     await fs.promises.rm(temporary, { force: true }).catch(() => {});
     throw error;
   }
