@@ -7,6 +7,7 @@ import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
+import { lineAndColumn } from '../workspace/json.js';
 import { sharedAmong } from '../workspace/shared-files.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
@@ -94,9 +95,7 @@ function valueImportAt(root: string, file: string, specifier: string): { line?: 
   }
   const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const match = new RegExp(`\\b(?:import|export)\\s+(?!type\\b)[^'";]*?\\bfrom\\s*(['"])${quoted}\\1`).exec(text);
-  if (!match) return undefined;
-  const lines = text.slice(0, match.index).split('\n');
-  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+  return match ? lineAndColumn(text, match.index) : undefined;
 }
 
 // esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that

@@ -3,6 +3,7 @@
 // Pure, so a package.json edit changes a module's diagnostics without a rebuild.
 import semver from 'semver';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { lineAndColumn } from './json.js';
 import type { ModuleModel, PackageModel, WorkspaceModel } from './model.js';
 import { isBuiltin, parseBareSpecifier, moduleSpecifier } from './specifiers.js';
 import { indexWorkspace } from './workspace-index.js';
@@ -35,9 +36,7 @@ export function locateImports(imports: readonly ImportRecord[], read: (file: str
 export function importPlace(text: string, specifier: string): { line: number; column: number } | null {
   for (const quote of ["'", '"', '`']) {
     const at = text.indexOf(`${quote}${specifier}${quote}`);
-    if (at === -1) continue;
-    const lines = text.slice(0, at).split('\n');
-    return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+    if (at !== -1) return lineAndColumn(text, at);
   }
   return null;
 }

@@ -143,7 +143,7 @@ const SYNTAX_ERRORS: Partial<Record<ReturnType<typeof printParseErrorCode>, stri
 };
 
 /** Editors want the line and column of an offset (1-based). */
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const lines = text.slice(0, offset).split('\n');
   return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
