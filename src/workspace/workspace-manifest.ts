@@ -71,19 +71,28 @@ const CORE_MESSAGES: MemberMessage[] = [
   },
   { at: 'preview', message: (value) => `"preview" must be a module specifier such as "@acme/app/main"; it is ${describeType(value)}` },
   { at: 'remoteCache', message: (value) => `"remoteCache" must be an object such as {"url": "https://cache.example.com"}; it is ${describeType(value)}` },
-  { at: 'remoteCache/url', message: (url) => `"remoteCache" ${credentialIn(url) ? CREDENTIAL : `${REMOTE_CACHE_URL}; it is ${describeString(url)}`}` },
+  { at: 'remoteCache/url', message: (url) => `"remoteCache" ${remoteCacheAddressProblem(url) === 'credential' ? CREDENTIAL : `${REMOTE_CACHE_URL}; it is ${describeString(url)}`}` },
   { at: 'remoteCache/instance', message: () => `"remoteCache" .instance must be a path of letters, digits, ".", "_" and "-" segments, such as "main"` },
   { at: 'remoteCache/publicKey', message: () => `"remoteCache" ${REMOTE_CACHE_PUBLIC_KEY}` },
 ];
 
 const CREDENTIAL = '.url must not hold a credential: give it in CORE_REMOTE_CACHE_HEADER, which is never read from a file';
-const credentialIn = (url: unknown): boolean => typeof url === 'string' && URL.canParse(url) && (new URL(url).username !== '' || new URL(url).password !== '');
+
+/**
+ * The one rule of a team cache's address (core.json's, and CORE_REMOTE_CACHE's in
+ * src/io/remote-cache/settings.ts): a credential is refused first, whatever the scheme (it must
+ * never sit in a file), then anything but an http or https address.
+ */
+export function remoteCacheAddressProblem(url: unknown): 'credential' | 'not-http' | null {
+  const address = typeof url === 'string' && URL.canParse(url) ? new URL(url) : null;
+  if (address && (address.username || address.password)) return 'credential';
+  return address && (address.protocol === 'http:' || address.protocol === 'https:') ? null : 'not-http';
+}
 
 /** What the schema cannot state of a remote cache it took: an address that parses, a key that is not blank. */
 function remoteCacheProblem({ url, publicKey }: Record<string, unknown>): string | null {
-  const address = typeof url === 'string' && URL.canParse(url) ? new URL(url) : null;
-  if (!address || (address.protocol !== 'http:' && address.protocol !== 'https:')) return `${REMOTE_CACHE_URL}; it is ${describeString(url)}`;
-  if (address.username || address.password) return CREDENTIAL;
+  const problem = remoteCacheAddressProblem(url);
+  if (problem) return problem === 'credential' ? CREDENTIAL : `${REMOTE_CACHE_URL}; it is ${describeString(url)}`;
   if (typeof publicKey === 'string' && publicKey.trim() === '') return REMOTE_CACHE_PUBLIC_KEY;
   return null;
 }

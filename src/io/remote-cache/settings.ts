@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseWorkspaceManifest } from '../../workspace/workspace-manifest.js';
+import { parseWorkspaceManifest, remoteCacheAddressProblem } from '../../workspace/workspace-manifest.js';
 
 export interface RemoteCacheSettings {
   /** Where `ac/` and `cas/` are: the address with the instance, ending in `/`. */
@@ -33,8 +33,7 @@ export function remoteCacheSettings(root: string, env: NodeJS.ProcessEnv = proce
   }
   const url = env.CORE_REMOTE_CACHE || declared?.url;
   if (!url) return { settings: null };
-  const address = URL.canParse(url) ? new URL(url) : null;
-  if (!address || (address.protocol !== 'http:' && address.protocol !== 'https:') || address.username || address.password) {
+  if (remoteCacheAddressProblem(url) !== null) {
     return { settings: null, problem: `CORE_REMOTE_CACHE must be an http or https address without a credential; it is "${url}"` };
   }
   const header = parseHeader(env.CORE_REMOTE_CACHE_HEADER);
