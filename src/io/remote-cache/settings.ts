@@ -33,7 +33,8 @@ export function remoteCacheSettings(root: string, env: NodeJS.ProcessEnv = proce
   }
   const url = env.CORE_REMOTE_CACHE || declared?.url;
   if (!url) return { settings: null };
-  if (remoteCacheAddressProblem(url) !== null) {
+  const address = remoteCacheAddressProblem(url) === null ? new URL(url) : null;
+  if (!address) {
     return { settings: null, problem: `CORE_REMOTE_CACHE must be an http or https address without a credential; it is "${url}"` };
   }
   const header = parseHeader(env.CORE_REMOTE_CACHE_HEADER);
