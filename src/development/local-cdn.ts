@@ -15,7 +15,7 @@ import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } fr
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
-import { parseCdnAddress } from './cdn-address.js';
+import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
 import { createInstalledBundles, type InstalledBundles } from './installed-bundles.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
 import { serveSharedFile } from '../http/routes/shared-files.js';
@@ -129,8 +129,14 @@ function installedAt(copies: InstalledCopies, specifier: string, address: string
   if (!address.startsWith(`${LOCAL_CDN_PREFIX}/`)) return null;
   const bare = parseBareSpecifier(specifier);
   if (!bare || workspace.packages.has(bare.packageName)) return null;
-  const version = /@([^@/]+)(?:\/|$)/.exec(address.slice(LOCAL_CDN_PREFIX.length + 1 + (bare.packageName.startsWith('@') ? 1 : 0)))?.[1];
-  const copy = version ? copies.find(bare.packageName, version) : null;
+  // Read by the one parse of a /cdn/ address; one of another package, or none, names no copy of it.
+  let named: CdnAddress;
+  try {
+    named = parseCdnAddress(address.slice(LOCAL_CDN_PREFIX.length + 1));
+  } catch {
+    return null;
+  }
+  const copy = named.name === bare.packageName ? copies.find(bare.packageName, named.version) : null;
   return copy ? { pkg: copy, subpath: bare.subpath } : null;
 }
 
