@@ -15,6 +15,7 @@ import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } fr
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
+import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
 import { createInstalledBundles, type InstalledBundles } from './installed-bundles.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
@@ -41,8 +42,10 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
   const cdn: CdnParts = { host, bundles: createInstalledBundles(), copies: installedCopies(host) };
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
-    const state = await host.readiness.workspace();
-    if (indexWorkspace(state.workspace).packages.has(name)) return serveWorkspaceModule(ctx, host, { version, subpath }, name);
+    // A workspace package's answer checks the disk itself (answerOutput): one check, not two. A
+    // name the state does not know is looked for again once the workspace is checked.
+    const own = (workspace: WorkspaceModel) => indexWorkspace(workspace).packages.has(name);
+    if (own(host.getState().workspace) || own((await host.readiness.workspace()).workspace)) return serveWorkspaceModule(ctx, host, { version, subpath }, name);
     const copy = cdn.copies.find(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);
     const { code, styles } = await bundle(cdn, copy, subpath);
