@@ -2,7 +2,7 @@
 // with the new content hashes. Only paths the state depends on are reported (a manifest, a
 // searched directory, an input of a build); the reducer decides what they make stale.
 //
-// Each notice is acted on as it comes (src/io/changed-files.ts). A path an event names (a directory made or removed, a
+// Each notice is acted on as it comes (src/effects/changed-files.ts). A path an event names (a directory made or removed, a
 // linked file) is looked at once more a little later: a directory made is often filled just
 // after, and one notice may stand for several writes (the kernel merges notices not yet read).
 // The check before answering a request covers whatever the watcher still misses.
@@ -13,7 +13,8 @@ import { selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { isSkippedDirectory, toWorkspacePath } from '../workspace/paths.js';
 import { guarded, type EffectScheduling } from './effect.js';
-import { createChangedFiles, selectRecordedHashes } from '../io/changed-files.js';
+import { createChangedFiles } from './changed-files.js';
+import { selectRecordedHashes } from '../store/selectors.js';
 import type { FileHashes } from '../io/file-hashes.js';
 import type { WatcherLike } from '../io/tree-watcher.js';
 import { createWatchScope, type SeenEntry } from '../io/watch-scope.js';

@@ -7,7 +7,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { findSharedFiles, isCodeFile, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { isBuildable } from './reducer.js';
-import type { BuildRecord, RemoteCacheSummary, ServiceState, VariantState } from './state.js';
+import { knownInputHash, type BuildRecord, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
 export type ModuleStatus = 'valid' | 'invalid' | 'pending';
 
@@ -555,3 +555,30 @@ export function selectBuildQueue(state: ServiceState): BuildTarget[] {
   return requested.concat(eager);
 }
 
+/** Workspace-relative paths (a trailing `/`: a directory's listing) with the hashes the state recorded for each. */
+export type RecordedHashes = Map<string, Set<string | null>>;
+
+const recordedHashes = new WeakMap<ServiceState['builds'], WeakMap<ServiceState['workspace'], RecordedHashes>>();
+
+/** Every path the state depends on, with the hashes it recorded for it; computed once per state. */
+export function selectRecordedHashes(state: ServiceState): RecordedHashes {
+  let byWorkspace = recordedHashes.get(state.builds);
+  if (!byWorkspace) recordedHashes.set(state.builds, (byWorkspace = new WeakMap()));
+  let recorded = byWorkspace.get(state.workspace);
+  if (recorded) return recorded;
+  recorded = new Map();
+  const record = (path: string, hash: string | null) => {
+    let hashes = recorded!.get(path);
+    if (!hashes) recorded!.set(path, (hashes = new Set()));
+    hashes.add(hash);
+  };
+  for (const [path, hash] of Object.entries(state.workspace.sources)) record(path, hash);
+  for (const builds of Object.values(state.builds)) {
+    for (const variant of Object.values(builds.variants)) {
+      // The newest hash the state knows for each input: a change reported since the last build counts.
+      for (const path of Object.keys(variant.last?.inputs ?? {})) record(path, knownInputHash(variant, path) ?? null);
+    }
+  }
+  byWorkspace.set(state.workspace, recorded);
+  return recorded;
+}

@@ -6,40 +6,12 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { contentHash } from '../outputs/content-hash.js';
 import { UNVERIFIED } from '../store/events.js';
-import { knownInputHash, type ServiceState } from '../store/state.js';
-import type { FileHashes } from './file-hashes.js';
-import type { Guard } from './watcher-guard.js';
+import type { RecordedHashes } from '../store/selectors.js';
+import type { FileHashes } from '../io/file-hashes.js';
+import type { Guard } from '../io/watcher-guard.js';
 
 /** The hash of an empty file. */
 const EMPTY_FILE = contentHash('');
-
-/** Workspace-relative paths (a trailing `/`: a directory's listing) with the hashes the state recorded for each. */
-export type RecordedHashes = Map<string, Set<string | null>>;
-
-const recordedHashes = new WeakMap<ServiceState['builds'], WeakMap<ServiceState['workspace'], RecordedHashes>>();
-
-/** Every path the state depends on, with the hashes it recorded for it; computed once per state. */
-export function selectRecordedHashes(state: ServiceState): RecordedHashes {
-  let byWorkspace = recordedHashes.get(state.builds);
-  if (!byWorkspace) recordedHashes.set(state.builds, (byWorkspace = new WeakMap()));
-  let recorded = byWorkspace.get(state.workspace);
-  if (recorded) return recorded;
-  recorded = new Map();
-  const record = (path: string, hash: string | null) => {
-    let hashes = recorded!.get(path);
-    if (!hashes) recorded!.set(path, (hashes = new Set()));
-    hashes.add(hash);
-  };
-  for (const [path, hash] of Object.entries(state.workspace.sources)) record(path, hash);
-  for (const builds of Object.values(state.builds)) {
-    for (const variant of Object.values(builds.variants)) {
-      // The newest hash the state knows for each input: a change reported since the last build counts.
-      for (const path of Object.keys(variant.last?.inputs ?? {})) record(path, knownInputHash(variant, path) ?? null);
-    }
-  }
-  byWorkspace.set(state.workspace, recorded);
-  return recorded;
-}
 
 export interface ChangedFilesOptions {
   hashes: FileHashes;
