@@ -48,4 +48,23 @@ describe('reportJson', () => {
     const bare = selectReport(fold([started, { type: 'workspace.read', workspace: workspaceModel([one]) }]));
     expect(reportJson(bare)).to.equal(JSON.stringify(bare));
   });
+
+  it('serializes again only the line of the module built again', () => {
+    const state = fold(facts);
+    reportJson(selectReport(state));
+    const rebuilt = fold([{ type: 'files.changed', files: { 'app/one/index.ts': 'e2' }, source: 'watcher' }, startedBuild(3, DEV, [{ module: one, generation: 2 }]), succeeded(3, one, DEV, 'e2')], state);
+    const report = selectReport(rebuilt);
+    const stringify = JSON.stringify;
+    const lines: string[] = [];
+    JSON.stringify = ((value: unknown, ...rest: never[]) => {
+      if ((report.modules as unknown[]).includes(value)) lines.push((value as { specifier: string }).specifier);
+      return stringify(value, ...rest);
+    }) as typeof JSON.stringify;
+    try {
+      reportJson(report);
+    } finally {
+      JSON.stringify = stringify;
+    }
+    expect(lines).to.deep.equal([one.specifier]);
+  });
 });
