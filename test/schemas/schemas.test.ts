@@ -218,3 +218,25 @@ describe('the manifest schemas', () => {
     for (const kind of Object.keys(manifests)) expect(JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, 'schemas', `${kind}.schema.json`), 'utf8')).$schema).to.equal('https://json-schema.org/draft/2020-12/schema');
   });
 });
+
+describe('the compiled validators', () => {
+  it('say what they were made from, and are made again when that is not what is here now, whatever the times', async () => {
+    const { isStale, generatedFile, sourceStamp } = (await import(path.resolve(import.meta.dirname, '..', '..', 'scripts', 'compile-schemas.js'))) as {
+      isStale: (kind: string) => boolean;
+      generatedFile: (kind: string) => string;
+      sourceStamp: (kind: string) => string;
+    };
+    const file = generatedFile('module');
+    const made = fs.readFileSync(file, 'utf8');
+    expect(made).to.include(`\n${sourceStamp('module')}\n`);
+    expect(isStale('module')).to.equal(false);
+    try {
+      fs.writeFileSync(file, made.replace(sourceStamp('module'), '// Made from: an older schema'));
+      const later = new Date(Date.now() + 60_000);
+      fs.utimesSync(file, later, later); // newer than every source, and still not what a build would make
+      expect(isStale('module')).to.equal(true);
+    } finally {
+      fs.writeFileSync(file, made);
+    }
+  });
+});
