@@ -5,7 +5,7 @@ import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace
 import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
-import { findSharedFiles, isCodeFile, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
+import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
@@ -183,8 +183,8 @@ interface PackageGroup {
   modules: ModuleModel[];
   /** Where its modules are in the workspace's modules. */
   indexes: number[];
-  /** The workspace as `findSharedFiles` sees it for this package alone. */
-  view: WorkspaceModel;
+  /** Its directory (the last model's, when the workspace repeats its name). */
+  dir: string | undefined;
 }
 
 const groupsOf = new WeakMap<WorkspaceModel, { groups: PackageGroup[]; byName: Map<string, PackageGroup>; entries: Set<string | null> }>();
@@ -198,16 +198,14 @@ function packageGroups(workspace: WorkspaceModel): PackageGroup[] {
 function workspaceGroups(workspace: WorkspaceModel): { groups: PackageGroup[]; byName: Map<string, PackageGroup>; entries: Set<string | null> } {
   const found = groupsOf.get(workspace);
   if (found) return found;
-  const models = new Map<string, WorkspaceModel['packages'][number][]>();
-  for (const pkg of workspace.packages) models.set(pkg.name, [...(models.get(pkg.name) ?? []), pkg]);
+  const dirs = new Map(workspace.packages.map((pkg) => [pkg.name, pkg.dir]));
   const byName = new Map<string, PackageGroup>();
   workspace.modules.forEach((module, index) => {
     let group = byName.get(module.package);
-    if (!group) byName.set(module.package, (group = { name: module.package, modules: [], indexes: [], view: { ...workspace, modules: [], packages: models.get(module.package) ?? [] } }));
+    if (!group) byName.set(module.package, (group = { name: module.package, modules: [], indexes: [], dir: dirs.get(module.package) }));
     group.modules.push(module);
     group.indexes.push(index);
   });
-  for (const group of byName.values()) group.view = { ...group.view, modules: group.modules };
   const made = { groups: [...byName.values()], byName, entries: new Set(workspace.modules.map((module) => module.entry)) };
   groupsOf.set(workspace, made);
   return made;
@@ -230,10 +228,13 @@ function packageSharedFiles(state: ServiceState, group: PackageGroup): Record<st
   // Every entry of the workspace, not only the package's, is imported by its specifier: never shared.
   const { entries } = workspaceGroups(state.workspace);
   const recordOf = new Map(group.modules.map((module, index) => [module.specifier, records[index]]));
-  const files = findSharedFiles(group.view, (specifier) => {
-    const inputs = recordOf.get(specifier)?.inputs;
-    return inputs ? Object.keys(inputs).filter((file) => inputs[file] !== null && !entries.has(file)) : undefined;
-  }).get(group.name);
+  const { name, dir } = group;
+  const reaches = dir === undefined ? [] : group.modules.flatMap((module) => {
+    const inputs = recordOf.get(module.specifier)?.inputs;
+    return inputs ? [{ packageName: name, packageDir: dir, files: Object.keys(inputs).filter((file) => inputs[file] !== null && !entries.has(file)) }] : [];
+  });
+  // The one rule of shared files (workspace/shared-files.ts), over this package's modules.
+  const files = sharedAmong(reaches).get(name);
   packageShared.set(group, { workspace: state.workspace, records, files });
   return files;
 }
