@@ -28,6 +28,21 @@ function built(twoImportsIt: boolean, twoWasAsked = false) {
   ]);
 }
 
+
+/** `one` and `two` of @t/app built, both reading its helper (which `one` imports, and `two` too or not), and a module of another package. */
+function withAnotherPackage({ twoImportsTheHelper }: { twoImportsTheHelper: boolean }) {
+  const lib = moduleModel('fmt', { package: '@t/lib' });
+  const state = fold([
+    started,
+    { type: 'workspace.read', workspace: workspaceModel([one, two, lib]) },
+    startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: lib, generation: 1 }]),
+    succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
+    succeeded(1, two, DEV, 'two-1', { inputs: { [two.entry!]: 'two-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'two', size: 1 }, styles: null, ...(twoImportsTheHelper ? { chunks: chunk } : {}) } }),
+    succeeded(1, lib, DEV, 'lib-1'),
+  ]);
+  return { lib, state };
+}
+
 describe('shared files in the state', () => {
   it('are the files two modules of a package read, each with its internal specifier', () => {
     expect([...selectSharedFiles(built(true))]).to.deep.equal([['@t/app', { [HELPER]: SPECIFIER }]]);
@@ -75,15 +90,7 @@ describe('shared files in the state', () => {
     expect(selectAnswerable(later, one.specifier, PROD)).to.equal(true);
   });
   it("are kept per package: a build of another package's module leaves them the same object, a build of its own finds them again", () => {
-    const lib = moduleModel('fmt', { package: '@t/lib' });
-    const state = fold([
-      started,
-      { type: 'workspace.read', workspace: workspaceModel([one, two, lib]) },
-      startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: lib, generation: 1 }]),
-      succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
-      succeeded(1, two, DEV, 'two-1', { inputs: { [two.entry!]: 'two-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'two', size: 1 }, styles: null, chunks: chunk } }),
-      succeeded(1, lib, DEV, 'lib-1'),
-    ]);
+    const { lib, state } = withAnotherPackage({ twoImportsTheHelper: true });
     const files = selectSharedFiles(state).get('@t/app');
     const libBuilt = fold([{ type: 'files.changed', files: { [lib.entry!]: 'lib-2' }, source: 'watcher' }, startedBuild(2, DEV, [{ module: lib, generation: 2 }]), succeeded(2, lib, DEV, 'lib-2')], state);
     expect(selectSharedFiles(libBuilt)).to.not.equal(selectSharedFiles(state));
@@ -94,15 +101,7 @@ describe('shared files in the state', () => {
     expect([...selectSharedFiles(libBuilt)]).to.deep.equal([['@t/app', { [HELPER]: SPECIFIER }]]);
   });
   it("are asked of the module's own package only when a variant's answer is judged: its cost does not grow with the workspace", () => {
-    const lib = moduleModel('fmt', { package: '@t/lib' });
-    const state = fold([
-      started,
-      { type: 'workspace.read', workspace: workspaceModel([one, two, lib]) },
-      startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: lib, generation: 1 }]),
-      succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
-      succeeded(1, two, DEV, 'two-1', { inputs: { [two.entry!]: 'two-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'two', size: 1 }, styles: null } }),
-      succeeded(1, lib, DEV, 'lib-1'),
-    ]);
+    const { lib, state } = withAnotherPackage({ twoImportsTheHelper: false });
     const read = new Set<string | symbol>();
     const watched = { ...state, builds: new Proxy(state.builds, { get: (target, key) => (read.add(key), Reflect.get(target, key)) }) };
     expect(selectAnswerable(watched, lib.specifier, DEV)).to.equal(true);
