@@ -7,9 +7,11 @@
 // systems keep whole seconds only (ext2, ext4 with 128-byte inodes, some network and container
 // ones): there the tick is a second (`createGranularity`, README "Addresses").
 import fs from 'node:fs';
-import { createConfinedPaths, type ConfinedPaths } from './confined-paths.js';
+import path from 'node:path';
+import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './confined-paths.js';
 import { createFileMemory, type Remembered } from './file-memory.js';
 import { createFileReads } from './file-reads.js';
+import { createReadAhead, type AheadRead } from './read-ahead.js';
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
 export const RACY_MS = 50;
@@ -47,6 +49,11 @@ export interface FileHashesOptions {
   granularityMs?: number;
   /** How a path is stat'ed: `fs.statSync` by default (tests give a file system of coarser timestamps). */
   stat?: (absolute: string) => fs.Stats | undefined;
+  /**
+   * Files may be read and hashed ahead on a worker thread (`readAhead`; ARCHITECTURE.md "Hashing
+   * on the second core"). Off by default: its reads are stamped by the real clock, not by `now`.
+   */
+  readAhead?: boolean;
 }
 
 export interface Stamp {
@@ -93,6 +100,15 @@ export interface FileHashes {
   recallText(relative: string): { text: string; hash: string } | null;
   /** The file's modification time now, 0 when absent: a stat, never a read. */
   modifiedMs(relative: string): number;
+  /**
+   * Reads and hashes these files on the second core (resolved once all are read, never
+   * rejected); a later `stamp` takes a file's read instead of reading it when the file's stat
+   * then is the one it was read under, and the read was not racy (`isStillValid`). An empty list
+   * starts the worker for what comes. Does nothing unless `readAhead` was asked for.
+   */
+  readAhead?(relatives: readonly string[]): Promise<void>;
+  /** Stops the worker of `readAhead`. */
+  close?(): Promise<void>;
 }
 
 export interface Recalled extends Stamp {
@@ -165,6 +181,9 @@ function trackGranularity(granularity: (stats: fs.Stats) => number) {
   };
 }
 
+/** Reads ahead not taken are forgotten past this many: a path read ahead and never stamped. */
+const MAX_READS_AHEAD = 100_000;
+
 /** The stat of a file (`name`) or a directory (`name/`), when it is one. */
 function statAsNamed(paths: ConfinedPaths, relative: string): fs.Stats | undefined {
   const isDir = relative.endsWith('/');
@@ -178,6 +197,33 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
   const memory = createFileMemory(KEPT_CONTENTS);
   const { readFile, listDir } = createFileReads(paths, memory, now, granularityOf);
   const statAs = (relative: string) => statAsNamed(paths, relative);
+  const ahead = options.readAhead ? createReadAhead(root) : null;
+  const readsAhead = new Map<string, AheadRead>();
+  // Plain relative paths (`isPlainRelative`) are joined by concatenation, as `createConfinedPaths` joins them.
+  const rootPrefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
+
+  async function readAhead(relatives: readonly string[]): Promise<void> {
+    if (!ahead) return;
+    if (relatives.length === 0) return ahead.start();
+    // What a stamp reads; a path remembered already is most likely still what was read (its stat tells).
+    const wanted = [...new Set(relatives)].filter((relative) => !relative.endsWith('/') && isPlainRelative(relative) && !memory.get(relative) && !readsAhead.has(relative));
+    if (wanted.length === 0) return;
+    const reads = await ahead.read(wanted.map((relative) => `${rootPrefix}${relative}`));
+    if (readsAhead.size + wanted.length > MAX_READS_AHEAD) readsAhead.clear();
+    for (const [index, read] of reads.entries()) if (read) readsAhead.set(wanted[index]!, read);
+  }
+
+  // The worker's read of a file, when the stat just taken is the one it read under, on the same
+  // device, and the read began long enough after the file's last change: a write since would have
+  // moved the stat (the rule of a remembered hash, `isStillValid`). A file of several names never.
+  function takeReadAhead(relative: string, stats: fs.Stats): AheadRead | undefined {
+    const read = readsAhead.get(relative);
+    if (!read) return undefined;
+    readsAhead.delete(relative);
+    const [, dev, ino, size, mtimeMs, ctimeMs, at] = read;
+    if (stats.nlink > 1 || stats.dev !== dev) return undefined;
+    return isStillValid({ ino, size, mtimeMs, ctimeMs, at }, stats, granularityOf(stats)) ? read : undefined;
+  }
 
   function stamp(relative: string): Stamp {
     const seq = watchSequence();
@@ -188,6 +234,13 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     // A file of several names is read at every stamp: a write through another name may leave
     // nothing this path's watch or stat can be trusted to show.
     if (!known || !isStillValid(known, stats, granularityOf(stats)) || (!isDir && stats.nlink > 1)) {
+      const readBefore = isDir ? undefined : takeReadAhead(relative, stats);
+      if (readBefore) {
+        memory.remember(relative, stats, readBefore[0], readBefore[6]);
+        known = memory.get(relative)!;
+        known.seq = seq;
+        return { hash: known.hash, mtimeMs: stats.mtimeMs };
+      }
       const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
       if (!fresh) return absent(relative, seq, stats.mtimeMs);
       known = memory.get(relative);
@@ -243,5 +296,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     },
     granularityMs: coarsest,
     realPath: paths.realPath,
+    readAhead,
+    close: async () => ahead?.close(),
   };
 }

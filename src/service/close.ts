@@ -5,6 +5,7 @@ import type { Subscription } from 'rxjs';
 import type { BundlerRegistry } from '../bundlers/registry.js';
 import type { App } from '../http/app.js';
 import type { BuildCache } from '../io/build-cache.js';
+import type { FileHashes } from '../io/file-hashes.js';
 import type { RemoteClient } from '../io/remote-cache/client.js';
 import type { EventLog } from '../store/log.js';
 import type { Store } from '../store/store.js';
@@ -17,6 +18,8 @@ export interface StoppableParts {
   registry: BundlerRegistry;
   cache: BuildCache | null;
   remoteClient: RemoteClient | null;
+  /** Its worker, reading ahead on the second core. */
+  hashes: FileHashes;
 }
 
 /** Undoes a start whose server could not listen. */
@@ -26,6 +29,7 @@ export async function stopUnstarted(parts: StoppableParts): Promise<void> {
   parts.store.complete();
   await parts.registry.dispose();
   parts.remoteClient?.close();
+  await parts.hashes.close?.();
 }
 
 /** `Service.close`: the first call closes, every call returns the same promise. */
@@ -48,4 +52,5 @@ async function closeService(parts: StoppableParts, app: App, server: Server): Pr
   parts.log.close();
   parts.store.complete();
   await parts.registry.dispose();
+  await parts.hashes.close?.();
 }

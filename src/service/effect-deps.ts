@@ -53,7 +53,8 @@ export interface EffectMachinery {
 }
 
 export function createEffectDeps(root: string, logger: (message: string) => void, options: EffectDepsOptions): EffectMachinery {
-  const hashes = createFileHashes(root, options.fileHashes?.now, options.fileHashes);
+  // Reads ahead on the second core are stamped by the real clock: not with a clock of the tests'.
+  const hashes = createFileHashes(root, options.fileHashes?.now, { readAhead: options.fileHashes?.now === undefined, ...options.fileHashes });
   const outputs = createOutputCache();
   const registry = createBundlerRegistry(root, resolveModule);
   const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
@@ -69,7 +70,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
-          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger }) : (workspace: WorkspaceModel) => cache.restore(workspace),
+          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.readAhead ? { readAhead: hashes.readAhead } : {}) }) : (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),

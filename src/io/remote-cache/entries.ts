@@ -23,7 +23,8 @@ import type { CacheEntry, CacheIdentity } from '../cache-index.js';
 /** Bumped whenever what an entry means changes: keys of another format never meet. */
 export const REMOTE_FORMAT = 3;
 
-export const sha256Hex = (bytes: string | Uint8Array): string => crypto.createHash('sha256').update(bytes).digest('hex');
+// Node's one-shot hash: no Hash object per call (a team start checks 1,000 entries and the pack).
+export const sha256Hex = (bytes: string | Uint8Array): string => crypto.hash('sha256', bytes, 'hex');
 
 export const isDigest = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
 

@@ -39,7 +39,15 @@ export interface RemoteRestoreDeps {
   now?(): number;
   /** Requests at once (default 8). */
   concurrency?: number;
+  /**
+   * Reads and hashes files on the second core (`FileHashes.readAhead`): the inputs of the entries
+   * the pack holds, while this thread opens the next ones and checks those read.
+   */
+  readAhead?(relatives: readonly string[]): Promise<void>;
 }
+
+/** Entries opened before their inputs are asked of the worker, in one batch. */
+const READ_AHEAD_ENTRIES = 100;
 
 /**
  * The builds of `wanted` the remote holds and this disk vouches for; `all`: every module variant
@@ -77,11 +85,15 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     const bytes = await blob(pack);
     packed = typeof bytes === 'string' ? new Map() : (readPack(bytes) ?? new Map());
   }
+  const ahead = deps.readAhead ? openAhead(wanted, keyOf, listed, packed, deps.publicKey, deps.readAhead) : new Map<WantedVariant, OpenedAhead>();
   const builds: RestoredBuild[] = [];
   await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
     const key = keyOf(one);
+    const opened = ahead.get(one);
+    // Its inputs read on the worker first: the checks then take those reads, not read again here.
+    await opened?.inputsRead;
     const digest = listed[key];
-    const bytes = digest ? await blob(digest) : answered(await client.get('ac', key));
+    const bytes = opened ? opened.entry : digest ? await blob(digest) : answered(await client.get('ac', key));
     // A throw past the checks (a fault of this code or of the disk) is a miss like any other.
     const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob).catch((): MissKind => 'wrong-shape');
     if (typeof found === 'string') miss(found);
@@ -101,6 +113,45 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   };
 }
 
+interface OpenedAhead {
+  /** The entry: its bytes, or opened already. */
+  entry: Buffer | Opened;
+  inputsRead: Promise<void>;
+}
+
+type Opened = ReturnType<typeof openEntry>;
+
+// The entries the pack holds, each checked against its digest and opened (signature and all) as
+// the checks would, their inputs sent to the worker a batch at a time: the worker hashes a batch
+// while this thread opens the next. Only an entry that opened as this module's sends its inputs,
+// and only plain paths inside the workspace are read (README "A team's remote cache").
+function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant) => string, listed: Record<string, string>, packed: ReadonlyMap<string, Buffer>, publicKey: KeyObject | null, readAhead: (relatives: readonly string[]) => Promise<void>): Map<WantedVariant, OpenedAhead> {
+  const ahead = new Map<WantedVariant, OpenedAhead>();
+  let batch: WantedVariant[] = [];
+  let inputs: string[] = [];
+  const send = () => {
+    const inputsRead = readAhead(inputs);
+    for (const one of batch) ahead.get(one)!.inputsRead = inputsRead;
+    batch = [];
+    inputs = [];
+  };
+  for (const one of wanted) {
+    const key = keyOf(one);
+    const digest = listed[key];
+    const bytes = digest ? packed.get(digest) : undefined;
+    if (!digest || !bytes || sha256Hex(bytes) !== digest) continue;
+    const entry = openEntry(bytes, publicKey);
+    ahead.set(one, { entry, inputsRead: Promise.resolve() });
+    batch.push(one);
+    if ('payload' in entry && isModuleEntry(entry.payload, key) && isRecord(entry.payload.entry.record) && isRecord(entry.payload.entry.record.inputs)) inputs.push(...Object.keys(entry.payload.entry.record.inputs));
+    if (batch.length >= READ_AHEAD_ENTRIES) send();
+  }
+  if (batch.length > 0) send();
+  return ahead;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 // The workspace's entry: each module key's entry digest and the pack holding them, or nothing
 // when it is absent or not to be trusted.
 async function workspaceListing(keys: string[], client: RemoteClient, answered: (answer: Answer) => Buffer | MissKind, publicKey: KeyObject | null): Promise<{ modules: Record<string, string>; pack?: string }> {
@@ -113,8 +164,8 @@ async function workspaceListing(keys: string[], client: RemoteClient, answered: 
 }
 
 // One module variant's entry judged, then its outputs fetched and judged: the build, or why not.
-async function moduleBuild(bytes: Buffer, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, blob: (digest: string) => Promise<Buffer | MissKind>): Promise<RestoredBuild | MissKind> {
-  const opened = openEntry(bytes, deps.publicKey);
+async function moduleBuild(bytes: Buffer | Opened, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, blob: (digest: string) => Promise<Buffer | MissKind>): Promise<RestoredBuild | MissKind> {
+  const opened = Buffer.isBuffer(bytes) ? openEntry(bytes, deps.publicKey) : bytes;
   if ('problem' in opened) return opened.problem;
   const { payload } = opened;
   if (!isModuleEntry(payload, key) || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';

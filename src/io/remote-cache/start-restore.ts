@@ -27,10 +27,14 @@ export interface StartRestoreDeps {
   identity: CacheIdentity;
   outputs: OutputCache;
   logger?(message: string): void;
+  /** Reads files on the second core (`FileHashes.readAhead`): the downloaded entries' inputs. */
+  readAhead?(relatives: readonly string[]): Promise<void>;
 }
 
 /** The local cache's restoration, then the remote's for what it lacked: the facts of both. */
 export function createStartRestore(deps: StartRestoreDeps): (workspace: WorkspaceModel) => Promise<Facts> {
+  // The worker boots while the workspace is read: the entries' inputs are its first work.
+  void deps.readAhead?.([]);
   return async (workspace) => {
     const local = deps.cache.restore(workspace);
     const all = startVariants(workspace);
@@ -45,6 +49,7 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
         publicKey: deps.settings.publicKey,
         check: deps.cache.entryChecker(workspace),
         outputs: deps.outputs,
+        ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
       });
       return [local, remote] satisfies Fact[];
     } catch (error) {

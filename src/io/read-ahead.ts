@@ -1,0 +1,115 @@
+// Files read and hashed on a worker thread, ahead of their use (ARCHITECTURE.md "Hashing on the
+// second core"): a team start checks some 3,000 inputs of the entries it downloaded, a cold start
+// hashes every build's inputs, and on the main thread that is a stat, a real path, a read and a
+// SHA-256 per file. The worker takes paths in batches (a message per batch: a trip through
+// libuv's pool per file costs more than the read itself) and answers with what it read and the
+// stat it read under. Nothing here is believed by itself: `file-hashes.ts` takes a read only when
+// the file's stat, taken at its use, is the very one the worker read under and the read was not
+// racy (`isStillValid`); else it reads the file again itself.
+import { Worker } from 'node:worker_threads';
+
+/** What the worker read of a file: [hash, dev, ino, size, mtimeMs, ctimeMs, when it began the read]. */
+export type AheadRead = readonly [hash: string, dev: number, ino: number, size: number, mtimeMs: number, ctimeMs: number, at: number];
+
+export interface ReadAhead {
+  /** Starts the worker, if not yet: a start that will want it boots it while doing other work. */
+  start(): void;
+  /** Each absolute path's read, or null: absent, not a plain file of one name, leading out of `root`, unreadable, or the worker gone. */
+  read(files: readonly string[]): Promise<(AheadRead | null)[]>;
+  /** Stops the worker; later reads answer null. */
+  close(): Promise<void>;
+}
+
+// The worker's code, evaluated as a script of its own: no module of the bundle to load (the
+// command is one file, ARCHITECTURE.md "The command in one file"). Its hash is `contentHash`'s
+// (src/outputs/content-hash.ts; test/io/read-ahead.test.ts holds them equal), its confinement
+// `leaves`'s (src/io/confined-paths.ts): the real path must be inside the root. A link is not
+// followed at all (`lstat`: the main thread reads such a file itself), so the file's real path is
+// its directory's, asked once per directory and batch. The stat is taken before the read and `at`
+// before the read begins, as `readFile` does (src/io/file-reads.ts).
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const path = require('node:path');
+const { hash } = require('node:crypto');
+let realRoot = null;
+function readOne(file, realDirs) {
+  try {
+    const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (!stats || !stats.isFile() || stats.nlink > 1) return null;
+    realRoot ??= fs.realpathSync.native(workerData.root);
+    const dir = path.dirname(file);
+    let realDir = realDirs.get(dir);
+    if (realDir === undefined) realDirs.set(dir, (realDir = fs.realpathSync.native(dir)));
+    if (realDir !== realRoot && !realDir.startsWith(realRoot + path.sep)) return null;
+    const at = Date.now();
+    const bytes = fs.readFileSync(file);
+    return [hash('sha256', bytes, 'base64url').slice(0, 22), stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, at];
+  } catch {
+    return null;
+  }
+}
+parentPort.on('message', ({ id, files }) => {
+  const realDirs = new Map();
+  parentPort.postMessage({ id, reads: files.map((file) => readOne(file, realDirs)) });
+});
+`;
+
+export function createReadAhead(root: string): ReadAhead {
+  let worker: Worker | null = null;
+  let gone = false;
+  let nextId = 0;
+  const waiting = new Map<number, (reads: (AheadRead | null)[] | null) => void>();
+
+  // The worker keeps the process alive only while a read is asked of it.
+  function settle(id: number, reads: (AheadRead | null)[] | null) {
+    const resolve = waiting.get(id);
+    if (!resolve) return;
+    waiting.delete(id);
+    if (waiting.size === 0) worker?.unref();
+    resolve(reads);
+  }
+
+  // A worker that fails or stops answers nothing more: every read is then taken on the main thread.
+  function end() {
+    gone = true;
+    worker = null;
+    for (const id of [...waiting.keys()]) settle(id, null);
+  }
+
+  function started(): Worker | null {
+    if (gone) return null;
+    if (worker) return worker;
+    try {
+      worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { root } });
+    } catch {
+      gone = true;
+      return null;
+    }
+    worker.unref();
+    worker.on('message', ({ id, reads }: { id: number; reads: (AheadRead | null)[] }) => settle(id, reads));
+    worker.on('error', end);
+    worker.on('exit', end);
+    return worker;
+  }
+
+  return {
+    start: () => void started(),
+    read(files) {
+      const thread = files.length > 0 ? started() : null;
+      if (!thread) return Promise.resolve(files.map(() => null));
+      const id = nextId++;
+      if (waiting.size === 0) thread.ref();
+      return new Promise((resolve) => {
+        waiting.set(id, (reads) => resolve(reads ?? files.map(() => null)));
+        thread.postMessage({ id, files });
+      });
+    },
+    async close() {
+      const thread = worker;
+      gone = true;
+      if (thread) await thread.terminate();
+      end();
+    },
+  };
+}
