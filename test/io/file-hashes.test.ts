@@ -263,6 +263,74 @@ describe('createFileHashes', () => {
     });
   });
 
+  describe('reads ahead on a worker thread', () => {
+    /** Past the racy window of a write just made: the ctime (set by the write) older than RACY_MS. */
+    const pastRacyWindow = () => {
+      const until = Date.now() + RACY_MS + 20;
+      while (Date.now() < until);
+    };
+
+    /** The main thread's reads of files while `run` runs. */
+    async function mainReads(run: () => Promise<void> | void): Promise<string[]> {
+      const reads: string[] = [];
+      const readFileSync = fs.readFileSync;
+      fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(path.basename(String(args[0]))), readFileSync(...args))) as typeof fs.readFileSync;
+      try {
+        await run();
+      } finally {
+        fs.readFileSync = readFileSync;
+      }
+      return reads;
+    }
+
+    it('takes a file read by the worker when its stat is the one it was read under, reading nothing itself', async () => {
+      const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n', 'b.css': 'b {}\n' });
+      pastRacyWindow();
+      const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+      try {
+        await hashes.readAhead!(['a.ts', 'b.css']);
+        const seq = nextWatchSequence();
+        const reads = await mainReads(() => {
+          expect(hashes.stamp('a.ts').hash).to.equal(contentHash('export const a = 1;\n'));
+          expect(hashes.hash('b.css')).to.equal(contentHash('b {}\n'));
+        });
+        expect(reads).to.deep.equal([]);
+        // As a stamp's own read: confirmed from the stamp on, for the watcher's silence to keep.
+        expect(hashes.confirmed('a.ts')).to.deep.include({ hash: contentHash('export const a = 1;\n'), seq });
+      } finally {
+        await hashes.close!();
+      }
+    });
+
+    it('reads again a file changed since the worker read it, and one the worker read within a tick of its change', async () => {
+      const root = tempWorkspace({ 'a.ts': 'aaa', 'racy.ts': 'rrr' });
+      // Its mtime ahead of the clock: any read now is within the tick of its last change.
+      const later = new Date(Date.now() + 60_000);
+      fs.utimesSync(path.join(root, 'racy.ts'), later, later);
+      pastRacyWindow();
+      const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+      try {
+        await hashes.readAhead!(['a.ts', 'racy.ts']);
+        fs.writeFileSync(path.join(root, 'a.ts'), 'bbb');
+        const reads = await mainReads(() => {
+          expect(hashes.hash('a.ts')).to.equal(contentHash('bbb'));
+          expect(hashes.hash('racy.ts')).to.equal(contentHash('rrr'));
+        });
+        expect(reads.sort()).to.deep.equal(['a.ts', 'racy.ts']);
+      } finally {
+        await hashes.close!();
+      }
+    });
+
+    it('does nothing unless asked for: the main thread reads', async () => {
+      const root = tempWorkspace({ 'a.ts': 'aaa' });
+      pastRacyWindow();
+      const hashes = createFileHashes(root, Date.now, { granularityMs: 0 });
+      await hashes.readAhead!(['a.ts']);
+      expect(await mainReads(() => void hashes.hash('a.ts'))).to.deep.equal(['a.ts']);
+    });
+  });
+
   describe('signature and adopt (the build cache\'s proof that a file is unchanged)', () => {
     it('takes a recorded hash for a file whose stat is the recorded one, without reading it', () => {
       const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n' });

@@ -1,0 +1,54 @@
+// The worker that reads and hashes files ahead of their use, on a real temporary directory.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { contentHash } from '../../src/outputs/content-hash.js';
+import { createReadAhead } from '../../src/io/read-ahead.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+describe('createReadAhead', () => {
+  it('answers each file with the hash contentHash gives its bytes and the stat it was read under', async () => {
+    const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n', 'lib/b.css': 'b { color: red }\n' });
+    const ahead = createReadAhead(root);
+    try {
+      const reads = await ahead.read([path.join(root, 'a.ts'), path.join(root, 'lib/b.css')]);
+      const stats = fs.statSync(path.join(root, 'lib/b.css'));
+      expect(reads.map((read) => read?.[0])).to.deep.equal([contentHash('export const a = 1;\n'), contentHash('b { color: red }\n')]);
+      expect(reads[1]!.slice(1, 6)).to.deep.equal([stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs]);
+      expect(reads[1]![6]).to.be.at.least(Math.max(stats.mtimeMs, stats.ctimeMs) - 1000);
+    } finally {
+      await ahead.close();
+    }
+  });
+
+  it('reads nothing absent, no directory, no link, no file of several names and nothing out of the workspace', async () => {
+    const outside = tempWorkspace({ 'secret.ts': 'export const secret = 1;\n' });
+    const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n', 'dir/c.ts': 'c\n' });
+    fs.symlinkSync(path.join(root, 'a.ts'), path.join(root, 'link.ts'));
+    fs.symlinkSync(outside, path.join(root, 'away'));
+    fs.linkSync(path.join(root, 'dir/c.ts'), path.join(root, 'twice.ts'));
+    const ahead = createReadAhead(root);
+    try {
+      const names = ['gone.ts', 'dir', 'link.ts', 'away/secret.ts', 'twice.ts', 'a.ts'];
+      const reads = await ahead.read(names.map((name) => path.join(root, name)));
+      expect(Object.fromEntries(names.map((name, index) => [name, reads[index]?.[0] ?? null]))).to.deep.equal({
+        'gone.ts': null,
+        dir: null,
+        'link.ts': null,
+        'away/secret.ts': null,
+        'twice.ts': null,
+        'a.ts': contentHash('export const a = 1;\n'),
+      });
+    } finally {
+      await ahead.close();
+    }
+  });
+
+  it('answers nothing once closed: the main thread then reads for itself', async () => {
+    const root = tempWorkspace({ 'a.ts': 'a\n' });
+    const ahead = createReadAhead(root);
+    expect((await ahead.read([path.join(root, 'a.ts')]))[0]).to.not.equal(null);
+    await ahead.close();
+    expect(await ahead.read([path.join(root, 'a.ts')])).to.deep.equal([null]);
+  });
+});

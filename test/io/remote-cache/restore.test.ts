@@ -1,0 +1,106 @@
+// The team start's restoration with the entries' inputs read ahead on the worker thread: a client
+// of the shape the service's is, answering from a pack, and the file hashes of a real directory.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createFileHashes, RACY_MS, type FileHashes } from '../../../src/io/file-hashes.js';
+import type { Answer, RemoteClient } from '../../../src/io/remote-cache/client.js';
+import { moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey, type ModuleEntry } from '../../../src/io/remote-cache/entries.js';
+import { writePack } from '../../../src/io/remote-cache/pack.js';
+import { restoreFromRemote, type WantedVariant } from '../../../src/io/remote-cache/restore.js';
+import { createOutputCache } from '../../../src/outputs/output-cache.js';
+import { moduleModel, workspaceModel } from '../../helpers/models.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
+
+const IDENTITY = { service: 'test', esbuild: '0', bundlers: 'b' };
+const VARIANT = 'dev';
+
+describe('restoreFromRemote, inputs read ahead', () => {
+  /** Two modules pushed to a pack, their inputs on disk; the inputs asked of the worker; the main thread's reads. */
+  function teamCache() {
+    const root = tempWorkspace({ 'app/m0/index.ts': 'm0', 'app/m0/helper.ts': 'h0', 'app/m1/index.ts': 'm1', 'app/m1/helper.ts': 'h1' });
+    const until = Date.now() + RACY_MS + 20; // past the racy window of the writes
+    while (Date.now() < until);
+    const modules = [moduleModel('m0'), moduleModel('m1')];
+    const workspace = workspaceModel(modules);
+    const wanted: WantedVariant[] = modules.map((module) => ({ module, variant: VARIANT }));
+    const outputs = createOutputCache();
+    const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+    const parts = new Map<string, Buffer>();
+    const listed: Record<string, string> = {};
+    for (const { module } of wanted) {
+      const key = moduleKey(module, VARIANT, workspace, IDENTITY);
+      const code = outputs.put(Buffer.from(`code of ${module.specifier}`));
+      const inputs = Object.fromEntries([`${module.dir}/index.ts`, `${module.dir}/helper.ts`].map((input) => [input, hashes.hash(input)]));
+      const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs } as ModuleEntry['entry']['record'] }, blobs: {} };
+      const bytes = sealEntry(payload, null);
+      parts.set(sha256Hex(bytes), bytes);
+      listed[key] = sha256Hex(bytes);
+    }
+    const pack = writePack(parts)!;
+    const workspaceEntry = sealEntry({ format: REMOTE_FORMAT, key: workspaceKey(Object.keys(listed)), modules: listed, pack: sha256Hex(pack) }, null);
+    const blobs = new Map([[workspaceKey(Object.keys(listed)), workspaceEntry], [sha256Hex(pack), pack]]);
+    const client = {
+      counts: { requests: 0, puts: 0, bytes: 0 },
+      get: async (_store: string, digest: string): Promise<Answer> => (blobs.has(digest) ? { found: blobs.get(digest)! } : { missing: true }),
+    } as unknown as RemoteClient;
+    return { root, workspace, wanted, outputs, client, fresh: () => createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 }) };
+  }
+
+  /** The local cache's judgement reduced to its inputs: each as this disk has it now. */
+  const checkInputs = (hashes: FileHashes) => (entry: unknown) =>
+    Object.entries((entry as { record: { inputs: Record<string, string> } }).record.inputs).every(([input, hash]) => hashes.stamp(input).hash === hash) ? ('valid' as const) : ('stale' as const);
+
+  it('asks the worker for every input of the entries the pack holds, and checks them without reading them again', async () => {
+    const { workspace, wanted, outputs, client, fresh } = teamCache();
+    const hashes = fresh();
+    const asked: string[][] = [];
+    const reads: string[] = [];
+    const readFileSync = fs.readFileSync;
+    try {
+      const restored = await restoreFromRemote(workspace, wanted, wanted, {
+        client,
+        url: 'http://team/',
+        identity: IDENTITY,
+        publicKey: null,
+        check: checkInputs(hashes),
+        outputs,
+        readAhead: async (relatives) => {
+          asked.push([...relatives]);
+          await hashes.readAhead!(relatives);
+          fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(String(args[0])), readFileSync(...args))) as typeof fs.readFileSync;
+        },
+      });
+      expect(restored.builds.map((build) => build.module)).to.have.members(['@t/app/m0', '@t/app/m1']);
+      expect(restored.misses).to.deep.equal({});
+      expect(asked.flat().sort()).to.deep.equal(['app/m0/helper.ts', 'app/m0/index.ts', 'app/m1/helper.ts', 'app/m1/index.ts']);
+      expect(reads, 'the main thread read nothing after the worker').to.deep.equal([]);
+    } finally {
+      fs.readFileSync = readFileSync;
+      await hashes.close!();
+    }
+  });
+
+  it('judges stale a module whose input changed after the worker read it', async () => {
+    const { root, workspace, wanted, outputs, client, fresh } = teamCache();
+    const hashes = fresh();
+    try {
+      const restored = await restoreFromRemote(workspace, wanted, wanted, {
+        client,
+        url: 'http://team/',
+        identity: IDENTITY,
+        publicKey: null,
+        check: checkInputs(hashes),
+        outputs,
+        readAhead: async (relatives) => {
+          await hashes.readAhead!(relatives);
+          fs.writeFileSync(path.join(root, 'app/m1/helper.ts'), 'H1');
+        },
+      });
+      expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
+      expect(restored.misses).to.deep.equal({ stale: 1 });
+    } finally {
+      await hashes.close!();
+    }
+  });
+});
