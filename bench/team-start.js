@@ -4,6 +4,7 @@
 // CPU (the service process's, from /proc) beside its wall time.
 //   node bench/team-start.js /path/to/other/repository [pairs]
 // TEAM_START_PROFILE=dir: each service run under `--cpu-prof`, its profile written into dir.
+// TEAM_START_FRESH=1: fresh starts instead (empty build cache, no team cache: everything built).
 // Both must be built (`npm run build`); nginx must be installed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +21,7 @@ const [other, pairsText = '5'] = process.argv.slice(2);
 if (!other) throw new Error('usage: node bench/team-start.js /path/to/other/repository [pairs]');
 const bins = { this: BIN, other: path.join(path.resolve(other), 'bin', 'core.js') };
 const TICK_MS = 1000 / 100; // USER_HZ
+const FRESH = process.env.TEAM_START_FRESH === '1';
 
 // The process's CPU (every thread), or its main thread's alone (`thread`: the task of its pid):
 // the main thread's is the start's path, what another thread does beside it is not.
@@ -32,7 +34,7 @@ async function teamStart(bin, root, expected, cacheDir, url) {
   fs.rmSync(cacheDir, { recursive: true, force: true });
   const started = now();
   const profile = process.env.TEAM_START_PROFILE ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', path.resolve(process.env.TEAM_START_PROFILE)] : [];
-  const child = spawnNode([...profile, bin, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: url } });
+  const child = spawnNode([...profile, bin, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: FRESH ? 'off' : url } });
   try {
     const [, address] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');
     for (;;) {
@@ -63,7 +65,7 @@ try {
     // Alternating which goes first; the first pair warms the disk cache and is not counted.
     for (const which of pair % 2 ? ['other', 'this'] : ['this', 'other']) {
       const run = await teamStart(bins[which], root, expected, cacheDir, nginx.url);
-      if (run.team !== expected) throw new Error(`${which}: ${run.team} of ${expected} modules from the team cache`);
+      if (!FRESH && run.team !== expected) throw new Error(`${which}: ${run.team} of ${expected} modules from the team cache`);
       if (pair > 0) results[which].push(run);
       console.log(`pair ${pair} ${which}: ${run.ms.toFixed(0)} ms, CPU ${run.cpu.toFixed(0)} ms (main thread ${run.mainCpu.toFixed(0)}), load ${os.loadavg()[0].toFixed(2)}`);
     }
