@@ -130,7 +130,8 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
   let batch: WantedVariant[] = [];
   let inputs: string[] = [];
   const send = () => {
-    const inputsRead = readAhead(inputs);
+    // Reading ahead only spares work: a failure of it leaves each input to be read at its check.
+    const inputsRead = readAhead(inputs).catch(() => undefined);
     for (const one of batch) ahead.get(one)!.inputsRead = inputsRead;
     batch = [];
     inputs = [];
