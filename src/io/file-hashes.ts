@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './confined-paths.js';
-import { createFileMemory, type Remembered } from './file-memory.js';
+import { createFileMemory, type FileMemory, type Remembered } from './file-memory.js';
 import { createFileReads } from './file-reads.js';
 import { createReadAhead, type AheadRead } from './read-ahead.js';
 
@@ -191,39 +191,49 @@ function statAsNamed(paths: ConfinedPaths, relative: string): fs.Stats | undefin
   return stats && (isDir ? stats.isDirectory() : stats.isFile()) ? stats : undefined;
 }
 
+// Files read and hashed on the worker (`read-ahead.ts`), kept until a stamp takes them.
+function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.Stats) => number) {
+  const worker = createReadAhead(root);
+  const reads = new Map<string, AheadRead>();
+  // Plain relative paths (`isPlainRelative`) are joined by concatenation, as `createConfinedPaths` joins them.
+  const rootPrefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
+  return {
+    async readAhead(relatives: readonly string[]): Promise<void> {
+      if (relatives.length === 0) return worker.start();
+      // What a stamp reads; a path remembered already is most likely still what was read (its stat tells).
+      const wanted = [...new Set(relatives)].filter((relative) => !relative.endsWith('/') && isPlainRelative(relative) && !memory.get(relative) && !reads.has(relative));
+      if (wanted.length === 0) return;
+      const answers = await worker.read(wanted.map((relative) => `${rootPrefix}${relative}`));
+      if (reads.size + wanted.length > MAX_READS_AHEAD) reads.clear();
+      for (const [index, read] of answers.entries()) if (read) reads.set(wanted[index]!, read);
+    },
+    /**
+     * The worker's hash of a file, remembered as a stamp's own read (confirmed from `seq`), when the
+     * stat just taken is the one it read under, on the same device, and the read began long enough
+     * after the file's last change: a write since would have moved the stat (the rule of a
+     * remembered hash, `isStillValid`). A file of several names never.
+     */
+    take(relative: string, stats: fs.Stats, seq: number): string | undefined {
+      const read = reads.get(relative);
+      if (!read) return undefined;
+      reads.delete(relative);
+      const [hash, dev, ino, size, mtimeMs, ctimeMs, at] = read;
+      if (stats.nlink > 1 || stats.dev !== dev || !isStillValid({ ino, size, mtimeMs, ctimeMs, at }, stats, granularityOf(stats))) return undefined;
+      memory.remember(relative, stats, hash, at);
+      memory.get(relative)!.seq = seq;
+      return hash;
+    },
+    close: () => worker.close(),
+  };
+}
+
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, options.stat);
   const memory = createFileMemory(KEPT_CONTENTS);
   const { readFile, listDir } = createFileReads(paths, memory, now, granularityOf);
   const statAs = (relative: string) => statAsNamed(paths, relative);
-  const ahead = options.readAhead ? createReadAhead(root) : null;
-  const readsAhead = new Map<string, AheadRead>();
-  // Plain relative paths (`isPlainRelative`) are joined by concatenation, as `createConfinedPaths` joins them.
-  const rootPrefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
-
-  async function readAhead(relatives: readonly string[]): Promise<void> {
-    if (!ahead) return;
-    if (relatives.length === 0) return ahead.start();
-    // What a stamp reads; a path remembered already is most likely still what was read (its stat tells).
-    const wanted = [...new Set(relatives)].filter((relative) => !relative.endsWith('/') && isPlainRelative(relative) && !memory.get(relative) && !readsAhead.has(relative));
-    if (wanted.length === 0) return;
-    const reads = await ahead.read(wanted.map((relative) => `${rootPrefix}${relative}`));
-    if (readsAhead.size + wanted.length > MAX_READS_AHEAD) readsAhead.clear();
-    for (const [index, read] of reads.entries()) if (read) readsAhead.set(wanted[index]!, read);
-  }
-
-  // The worker's read of a file, when the stat just taken is the one it read under, on the same
-  // device, and the read began long enough after the file's last change: a write since would have
-  // moved the stat (the rule of a remembered hash, `isStillValid`). A file of several names never.
-  function takeReadAhead(relative: string, stats: fs.Stats): AheadRead | undefined {
-    const read = readsAhead.get(relative);
-    if (!read) return undefined;
-    readsAhead.delete(relative);
-    const [, dev, ino, size, mtimeMs, ctimeMs, at] = read;
-    if (stats.nlink > 1 || stats.dev !== dev) return undefined;
-    return isStillValid({ ino, size, mtimeMs, ctimeMs, at }, stats, granularityOf(stats)) ? read : undefined;
-  }
+  const ahead = options.readAhead ? readsAhead(root, memory, granularityOf) : null;
 
   function stamp(relative: string): Stamp {
     const seq = watchSequence();
@@ -234,13 +244,8 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     // A file of several names is read at every stamp: a write through another name may leave
     // nothing this path's watch or stat can be trusted to show.
     if (!known || !isStillValid(known, stats, granularityOf(stats)) || (!isDir && stats.nlink > 1)) {
-      const readBefore = isDir ? undefined : takeReadAhead(relative, stats);
-      if (readBefore) {
-        memory.remember(relative, stats, readBefore[0], readBefore[6]);
-        known = memory.get(relative)!;
-        known.seq = seq;
-        return { hash: known.hash, mtimeMs: stats.mtimeMs };
-      }
+      const readBefore = isDir ? undefined : ahead?.take(relative, stats, seq);
+      if (readBefore) return { hash: readBefore, mtimeMs: stats.mtimeMs };
       const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
       if (!fresh) return absent(relative, seq, stats.mtimeMs);
       known = memory.get(relative);
@@ -296,7 +301,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     },
     granularityMs: coarsest,
     realPath: paths.realPath,
-    readAhead,
+    readAhead: async (relatives) => ahead?.readAhead(relatives),
     close: async () => ahead?.close(),
   };
 }
