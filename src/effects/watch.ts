@@ -26,6 +26,11 @@ export interface WatchDeps extends EffectScheduling {
   hashes: FileHashes;
   /** `ignored` may be given what the watcher's walk knows of the entry (its directory entry). */
   createWatcher(root: string, ignored: (absolute: string, seen?: SeenEntry) => boolean): WatcherLike;
+  /**
+   * Files just saved, before their change is recorded, with their bytes as the watcher read them
+   * (`bytesOf`): the bundlers may start on them at once (`anticipate` of the bundler registry).
+   */
+  anticipate?(saved: readonly string[], bytesOf: (file: string) => Uint8Array | undefined): void;
   /** How long after a change the path is looked at again. */
   settleMs?: number;
   /** How long a file seen emptied waits for the rest of its save before it is reported. */
@@ -101,7 +106,18 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       truncationMs: deps.truncationMs ?? 20,
       aliases: (relative) => scope.aliases(relative),
       recorded: () => selectRecordedHashes(current),
-      changed: (files) => subscriber.next({ type: 'files.changed', files, source: 'watcher' }),
+      changed: (files) => {
+        // Before the store records the change and the builds are planned (ARCHITECTURE.md "One
+        // stylesheet edit"): the bytes are those just hashed, while the file's stat still says so.
+        deps.anticipate?.(
+          Object.keys(files).filter((file) => files[file] !== null),
+          (file) => {
+            const recalled = deps.hashes.recall(file);
+            return recalled.hash === files[file] ? recalled.bytes : undefined;
+          },
+        );
+        subscriber.next({ type: 'files.changed', files, source: 'watcher' });
+      },
       guard,
     });
 
