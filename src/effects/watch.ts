@@ -109,13 +109,17 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       changed: (files) => {
         // Before the store records the change and the builds are planned (ARCHITECTURE.md "One
         // stylesheet edit"): the bytes are those just hashed, while the file's stat still says so.
-        deps.anticipate?.(
-          Object.keys(files).filter((file) => files[file] !== null),
-          (file) => {
-            const recalled = deps.hashes.recall(file);
-            return recalled.hash === files[file] ? recalled.bytes : undefined;
-          },
-        );
+        try {
+          deps.anticipate?.(
+            Object.keys(files).filter((file) => files[file] !== null),
+            (file) => {
+              const recalled = deps.hashes.recall(file);
+              return recalled.hash === files[file] ? recalled.bytes : undefined;
+            },
+          );
+        } catch {
+          // Only a head start is lost: the build that follows does the work itself.
+        }
         subscriber.next({ type: 'files.changed', files, source: 'watcher' });
       },
       guard,

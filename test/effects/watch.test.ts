@@ -90,6 +90,18 @@ describe('watch$', () => {
     expect(facts).to.have.length(1);
   });
 
+  it('reports the change though the bundlers could not be told of it', async () => {
+    const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' }, undefined, [], {
+      anticipate: () => {
+        throw new Error('a bundler failed');
+      },
+    });
+    fs.writeFileSync(path.join(root, 'app/styles.css'), 'a { color: blue; }\n');
+    notify('app/styles.css');
+    await wait(10);
+    expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('a { color: blue; }\n') }, source: 'watcher' }]);
+  });
+
   it('does not report a file seen emptied in the middle of a save, only what the save wrote', async () => {
     const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' });
     fs.writeFileSync(path.join(root, 'app/styles.css'), ''); // the truncation
