@@ -14,7 +14,7 @@ import type { ServiceState } from '../store/state.js';
 import { isSkippedDirectory, toWorkspacePath } from '../workspace/paths.js';
 import { guarded, type EffectScheduling } from './effect.js';
 import { createChangedFiles } from './changed-files.js';
-import { selectRecordedHashes } from '../store/selectors.js';
+import { selectRecordedHashes, selectRecordedHashesOf } from '../store/selectors.js';
 import type { FileHashes } from '../io/file-hashes.js';
 import type { WatcherLike } from '../io/tree-watcher.js';
 import { createWatchScope, type SeenEntry } from '../io/watch-scope.js';
@@ -105,7 +105,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       settleMs: deps.settleMs ?? 75,
       truncationMs: deps.truncationMs ?? 20,
       aliases: (relative) => scope.aliases(relative),
-      recorded: () => selectRecordedHashes(current),
+      recorded: (paths) => selectRecordedHashesOf(current, paths),
       changed: (files) => {
         // Before the store records the change and the builds are planned (ARCHITECTURE.md "One
         // stylesheet edit"): the bytes are those just hashed, while the file's stat still says so.
