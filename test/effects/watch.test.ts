@@ -11,6 +11,7 @@ import { contentHash } from '../../src/outputs/content-hash.js';
 import { createFileHashes } from '../../src/io/file-hashes.js';
 import { walkStart$, watch$, type WatchDeps } from '../../src/effects/watch.js';
 import type { WatcherLike } from '../../src/io/tree-watcher.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 type Listener = (...args: never[]) => void;
@@ -85,7 +86,7 @@ describe('watch$', () => {
     });
     fs.writeFileSync(path.join(root, 'app/styles.css'), 'a { color: blue; }\n');
     notify('app/styles.css');
-    await wait(10);
+    await waitFor(() => facts.length > 0, { what: 'the change reported' });
     expect(told).to.deep.equal([{ saved: ['app/styles.css'], bytes: ['a { color: blue; }\n'], reportedBefore: 0 }]);
     expect(facts).to.have.length(1);
   });
@@ -98,7 +99,7 @@ describe('watch$', () => {
     });
     fs.writeFileSync(path.join(root, 'app/styles.css'), 'a { color: blue; }\n');
     notify('app/styles.css');
-    await wait(10);
+    await waitFor(() => facts.length > 0, { what: 'the change reported' });
     expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('a { color: blue; }\n') }, source: 'watcher' }]);
   });
 
