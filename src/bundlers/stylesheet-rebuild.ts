@@ -150,8 +150,8 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
 // file is the transform's banner, its options are the build's (tested on every kind of
 // sheet). Null, and the build decides, when the sheet now imports something (`@import`,
 // `url()`: the plugins give those their addresses), has an `@charset` (the build hoists it
-// above that first line), fails, or a policy of the bundler could refuse it. `bytes`: the sheet
-// as the service hashed it, when it has them (it is not read again).
+// above that first line), fails, or a policy of the bundler could refuse it (`transformAlone`
+// compiles the sheet as the service hashed it, when it has those bytes: it is not read again).
 function transformOptions(entry: string, variant: Variant): esbuild.TransformOptions {
   // The build's options that print CSS (its plugins, made for every build, are not needed).
   const printed = outputOptions(variant);
