@@ -118,10 +118,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
   const { state$, events$, getState } = store;
   // A pushed sheet's answer is kept as the push goes out, made from what the push knew: the page's
-  // fetch that follows parses nothing (ARCHITECTURE.md "One stylesheet edit").
+  // fetch that follows parses nothing (ARCHITECTURE.md "One stylesheet edit"). Kept once this turn
+  // has sent the message: no request is read before then, and the message leaves sooner.
   const push$ = pushed$.pipe(
     tap(({ sheet, message }) => {
-      if (sheet && message.type === 'styles') callbacks.run('push', () => app.primeSheet(message.href, sheet.module, sheet.hash, sheet.state));
+      if (sheet && message.type === 'styles') queueMicrotask(() => callbacks.run('push', () => app.primeSheet(message.href, sheet.module, sheet.hash, sheet.state)));
     }),
     map(({ message }) => message),
     share(),

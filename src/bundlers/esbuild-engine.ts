@@ -35,11 +35,13 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   const lastBuilds = new Map<string, LastBuild>();
   const buildOptions = (targets: BundleTarget[], variant: Variant) => esbuildOptions(root, targets, variant, options.refuse);
   const { bundleOnce, failedBuild } = createBatchBuilds(root, buildOptions);
-  const rebuildStyles = createStylesheetRebuild({ root, contexts, lastBuilds, buildOptions, failedBuild, refuse: options.refuse });
+  const stylesheets = createStylesheetRebuild({ root, contexts, lastBuilds, buildOptions, failedBuild, refuse: options.refuse });
+  const rebuildStyles = stylesheets.rebuild;
   // esbuild's process may die under a build: a new one takes over, and the contexts of the old are gone.
   const recover = () => {
     contexts.abandon();
     lastBuilds.clear();
+    stylesheets.clear();
   };
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
@@ -82,6 +84,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
         }
         return result!;
       }, recover),
+    anticipate: stylesheets.anticipate,
     async dispose() {
       lastBuilds.clear();
       await contexts.dispose();

@@ -12,6 +12,8 @@ export interface BundlerRegistry {
   get(ref: BundlerRef): Promise<Bundler>;
   /** The bundler once loaded, else undefined: a build then calls it in the same turn, without waiting on `get`. */
   loaded?(ref: BundlerRef): Bundler | undefined;
+  /** Tells every loaded bundler of files just saved (`Bundler.anticipate`). */
+  anticipate?(saved: readonly string[], bytesOf: (file: string) => Uint8Array | undefined): void;
   dispose(): Promise<void>;
 }
 
@@ -50,6 +52,9 @@ export function createBundlerRegistry(root: string, resolveModule: ResolveModule
       return bundler;
     },
     loaded: (ref) => ready.get(bundlerKey(ref)),
+    anticipate(saved, bytesOf) {
+      for (const bundler of ready.values()) bundler.anticipate?.(saved, bytesOf);
+    },
     async dispose() {
       await Promise.all(settled.map((bundler) => bundler.dispose()));
     },

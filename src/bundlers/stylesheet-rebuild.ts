@@ -34,20 +34,89 @@ export interface StylesheetRebuildDeps {
   buildOptions: BuildOptionsOf;
   failedBuild: BatchBuilds['failedBuild'];
   refuse?: SourcePolicy;
+  /** esbuild's `transform` (tests count its calls). */
+  transform?: typeof esbuild.transform;
 }
 
 /** The module's build with its stylesheet built again; `key`: its variant's context; `bytes`: the sheet as the service hashed it. */
 export type RebuildStyles = (key: string, signature: string, target: BundleTarget, variant: Variant, last: LastBuild, signal?: AbortSignal, bytes?: Uint8Array) => Promise<BundleResult>;
 
+export interface StylesheetRebuild {
+  rebuild: RebuildStyles;
+  /** Files just saved, and the bytes the service read (`Bundler.anticipate`): a sheet last built alone is transformed at once. */
+  anticipate(saved: readonly string[], bytesOf: (file: string) => Uint8Array | undefined): void;
+  /** Forgets every early transform (esbuild's process was replaced). */
+  clear(): void;
+}
+
+/** What a transform of a sheet alone gives: its output, or null when the build must decide. */
+type Alone = { styles: Uint8Array | null; warnings: esbuild.Message[] } | null;
+
+/** A transform started as the watcher read the sheet, before the store recorded the change. */
+interface EarlyTransform {
+  source: Uint8Array;
+  /** The transform's options, as JSON: the rebuild takes it only with the very same. */
+  options: string;
+  /** Its outcome; a thrown error is kept as the value, and the rebuild then transforms again. */
+  outcome: Promise<Alone | { failed: unknown }>;
+}
+
 // Only stylesheets changed, and the code is the one last built: the code output stands,
 // the stylesheet is built alone (the same bytes a whole build gives it; tested).
-export function createStylesheetRebuild(deps: StylesheetRebuildDeps): RebuildStyles {
+export function createStylesheetRebuild(deps: StylesheetRebuildDeps): StylesheetRebuild {
   const { root, contexts, lastBuilds } = deps;
-  return async (key, signature, target, variant, last, signal, bytes) => {
+  const transform = deps.transform ?? esbuild.transform;
+  /** The module variant whose sheet was last transformed alone, by the sheet's path. */
+  const sheets = new Map<string, { key: string; variant: Variant }>();
+  const early = new Map<string, EarlyTransform>();
+
+  // The watcher has just read a saved sheet that was last built alone: esbuild transforms those
+  // bytes while the store records the change and the build is planned, and the rebuild that
+  // follows takes the result when it is given the same bytes (ARCHITECTURE.md "One stylesheet edit").
+  function anticipate(saved: readonly string[], bytesOf: (file: string) => Uint8Array | undefined) {
+    for (const file of saved) {
+      const sheet = sheets.get(file);
+      if (!sheet || deps.refuse?.filter.test(file)) continue;
+      const source = bytesOf(file);
+      if (!source) continue;
+      const options = transformOptions(file, sheet.variant);
+      const outcome = transformSource(transform, source, options).catch((failed: unknown) => ({ failed }));
+      early.set(sheet.key, { source, options: JSON.stringify(options), outcome });
+    }
+  }
+
+  // The early transform of these very bytes with these very options, else a transform now.
+  async function transformAlone(key: string, target: BundleTarget, variant: Variant, signal?: AbortSignal, bytes?: Uint8Array): Promise<Alone> {
+    if (deps.refuse?.filter.test(target.entry)) return null;
+    let source: Uint8Array;
+    try {
+      source = bytes ?? fs.readFileSync(path.join(root, target.entry));
+    } catch {
+      return null; // gone or unreadable: the build says how
+    }
+    sheets.set(target.entry, { key, variant });
+    const options = transformOptions(target.entry, variant);
+    let alone = await takeEarly(key, source, JSON.stringify(options));
+    if (alone === undefined) alone = await transformSource(transform, source, options);
+    if (signal?.aborted) throw new BuildCancelled();
+    return alone;
+  }
+
+  /** The outcome of the early transform of the module's sheet, if it had these bytes and options and did not throw. */
+  async function takeEarly(key: string, source: Uint8Array, options: string): Promise<Alone | undefined> {
+    const started = early.get(key);
+    early.delete(key);
+    if (!started || started.options !== options || Buffer.compare(started.source, source) !== 0) return undefined;
+    const outcome = await started.outcome;
+    return outcome !== null && 'failed' in outcome ? undefined : outcome;
+  }
+
+  const rebuild: RebuildStyles = async (key, signature, target, variant, last, signal, bytes) => {
     const stylesheet = last.stylesheet!;
     const stylesTarget = { ...target, entry: stylesheet };
     try {
-      const alone = last.stylesheetAlone ? await transformAlone(root, stylesTarget, variant, deps.refuse, signal, bytes) : null;
+      if (!last.stylesheetAlone) sheets.delete(stylesheet);
+      const alone = last.stylesheetAlone ? await transformAlone(key, stylesTarget, variant, signal, bytes) : null;
       const result = alone ? null : await contexts.rebuild(`${key}\0styles`, `${signature}\0${stylesheet}`, () => deps.buildOptions([stylesTarget], variant), signal);
       const styles = alone ? alone.styles : (result!.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
@@ -67,6 +136,12 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): RebuildSty
       throw error;
     }
   };
+
+  return {
+    rebuild,
+    anticipate,
+    clear: () => early.clear(),
+  };
 }
 
 // A stylesheet that imports nothing, compiled by esbuild's transform: one exchange with its
@@ -75,34 +150,30 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): RebuildSty
 // file is the transform's banner, its options are the build's (tested on every kind of
 // sheet). Null, and the build decides, when the sheet now imports something (`@import`,
 // `url()`: the plugins give those their addresses), has an `@charset` (the build hoists it
-// above that first line), fails, or a policy of the bundler could refuse it. `bytes`: the sheet
-// as the service hashed it, when it has them (it is not read again).
-async function transformAlone(root: string, target: BundleTarget, variant: Variant, refuse: SourcePolicy | undefined, signal?: AbortSignal, bytes?: Uint8Array): Promise<{ styles: Uint8Array | null; warnings: esbuild.Message[] } | null> {
-  if (refuse?.filter.test(target.entry)) return null;
-  let source: Uint8Array;
-  try {
-    source = bytes ?? fs.readFileSync(path.join(root, target.entry));
-  } catch {
-    return null; // gone or unreadable: the build says how
-  }
+// above that first line), fails, or a policy of the bundler could refuse it (`transformAlone`
+// compiles the sheet as the service hashed it, when it has those bytes: it is not read again).
+function transformOptions(entry: string, variant: Variant): esbuild.TransformOptions {
   // The build's options that print CSS (its plugins, made for every build, are not needed).
   const printed = outputOptions(variant);
+  return {
+    ...printed,
+    loader: 'css',
+    sourcefile: entry,
+    // A bundle's legal comments go to the end of the file.
+    legalComments: 'eof',
+    ...(printed.minify ? {} : { banner: `/* ${entry} */` }),
+    logLevel: 'silent',
+  };
+}
+
+async function transformSource(transform: typeof esbuild.transform, source: Uint8Array, options: esbuild.TransformOptions): Promise<Alone> {
   let result: esbuild.TransformResult;
   try {
-    result = await esbuild.transform(source, {
-      ...printed,
-      loader: 'css',
-      sourcefile: target.entry,
-      // A bundle's legal comments go to the end of the file.
-      legalComments: 'eof',
-      ...(printed.minify ? {} : { banner: `/* ${target.entry} */` }),
-      logLevel: 'silent',
-    });
+    result = await transform(source, options);
   } catch (error) {
     if (isBuildFailure(error)) return null;
     throw error;
   }
-  if (signal?.aborted) throw new BuildCancelled();
   if (/@import|@charset|url\(/i.test(result.code)) return null;
   return { styles: result.code.length > 0 ? Buffer.from(result.code) : null, warnings: result.warnings };
 }

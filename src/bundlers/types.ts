@@ -64,6 +64,11 @@ export interface Bundler {
    * `since` says what changed since its last result, for a bundler that can do less then.
    */
   rebuild(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult>;
+  /**
+   * Files just saved, with the bytes the service read, before it plans their builds: a bundler
+   * may start on them at once (a `rebuild` given the same bytes then takes that work).
+   */
+  anticipate?(saved: readonly string[], bytesOf: (file: string) => Uint8Array | undefined): void;
   dispose(): Promise<void>;
 }
 

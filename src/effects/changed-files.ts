@@ -23,8 +23,8 @@ export interface ChangedFilesOptions {
   truncationMs: number;
   /** Other workspace-relative paths of a path (through links inside the workspace: `aliases` of the watch scope). */
   aliases(relative: string): string[];
-  /** What the current state recorded (`selectRecordedHashes`). */
-  recorded(): RecordedHashes;
+  /** What the current state recorded for these paths (`selectRecordedHashesOf`). */
+  recorded(paths: Iterable<string>): RecordedHashes;
   /** The paths that changed, with their new hashes. */
   changed(files: Record<string, string | null>): void;
   /** Keeps a throw of a timer's callback from the event loop (the effect's `guarded`). */
@@ -70,7 +70,7 @@ export function createChangedFiles(options: ChangedFilesOptions): ChangedFiles {
   // a save that restores the content, or a second look at an unchanged file, changes nothing.
   const flush = guard(() => {
     flushing = null;
-    const recorded = options.recorded();
+    const recorded = options.recorded(due);
     const files: Record<string, string | null> = {};
     for (const relative of due) {
       const hash = changeOf(relative, recorded);

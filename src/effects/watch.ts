@@ -14,7 +14,7 @@ import type { ServiceState } from '../store/state.js';
 import { isSkippedDirectory, toWorkspacePath } from '../workspace/paths.js';
 import { guarded, type EffectScheduling } from './effect.js';
 import { createChangedFiles } from './changed-files.js';
-import { selectRecordedHashes } from '../store/selectors.js';
+import { selectRecordedHashes, selectRecordedHashesOf } from '../store/selectors.js';
 import type { FileHashes } from '../io/file-hashes.js';
 import type { WatcherLike } from '../io/tree-watcher.js';
 import { createWatchScope, type SeenEntry } from '../io/watch-scope.js';
@@ -26,6 +26,11 @@ export interface WatchDeps extends EffectScheduling {
   hashes: FileHashes;
   /** `ignored` may be given what the watcher's walk knows of the entry (its directory entry). */
   createWatcher(root: string, ignored: (absolute: string, seen?: SeenEntry) => boolean): WatcherLike;
+  /**
+   * Files just saved, before their change is recorded, with their bytes as the watcher read them
+   * (`bytesOf`): the bundlers may start on them at once (`anticipate` of the bundler registry).
+   */
+  anticipate?(saved: readonly string[], bytesOf: (file: string) => Uint8Array | undefined): void;
   /** How long after a change the path is looked at again. */
   settleMs?: number;
   /** How long a file seen emptied waits for the rest of its save before it is reported. */
@@ -100,8 +105,23 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       settleMs: deps.settleMs ?? 75,
       truncationMs: deps.truncationMs ?? 20,
       aliases: (relative) => scope.aliases(relative),
-      recorded: () => selectRecordedHashes(current),
-      changed: (files) => subscriber.next({ type: 'files.changed', files, source: 'watcher' }),
+      recorded: (paths) => selectRecordedHashesOf(current, paths),
+      changed: (files) => {
+        // Before the store records the change and the builds are planned (ARCHITECTURE.md "One
+        // stylesheet edit"): the bytes are those just hashed, while the file's stat still says so.
+        try {
+          deps.anticipate?.(
+            Object.keys(files).filter((file) => files[file] !== null),
+            (file) => {
+              const recalled = deps.hashes.recall(file);
+              return recalled.hash === files[file] ? recalled.bytes : undefined;
+            },
+          );
+        } catch {
+          // Only a head start is lost: the build that follows does the work itself.
+        }
+        subscriber.next({ type: 'files.changed', files, source: 'watcher' });
+      },
       guard,
     });
 

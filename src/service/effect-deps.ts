@@ -80,6 +80,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     hashes,
     outputs,
     createWatcher: (dir, ignored) => (treeWatcher = watchTree(dir, { ignored })),
+    anticipate: (saved, bytesOf) => registry.anticipate?.(saved, bytesOf),
     // After the first page: its join and the walk of a large tree each wanted both cores.
     requestsInProgress$: activity.inProgress$,
     watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),

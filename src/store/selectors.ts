@@ -583,3 +583,34 @@ export function selectRecordedHashes(state: ServiceState): RecordedHashes {
   byWorkspace.set(state.workspace, recorded);
   return recorded;
 }
+
+/**
+ * The hashes the state recorded for each of `paths`, as `selectRecordedHashes` holds them (a path
+ * the state does not depend on is absent), without making the whole map: one look per module
+ * variant. The watcher asks for the few paths it was told of after nearly every change of state,
+ * and the whole map holds every input of every module (ARCHITECTURE.md "One stylesheet edit").
+ */
+export function selectRecordedHashesOf(state: ServiceState, paths: Iterable<string>): RecordedHashes {
+  const whole = recordedHashes.get(state.builds)?.get(state.workspace);
+  const recorded: RecordedHashes = new Map();
+  const wanted = [...paths];
+  const record = (path: string, hash: string | null) => {
+    let hashes = recorded.get(path);
+    if (!hashes) recorded.set(path, (hashes = new Set()));
+    hashes.add(hash);
+  };
+  if (whole) {
+    for (const path of wanted) if (whole.has(path)) recorded.set(path, whole.get(path)!);
+    return recorded;
+  }
+  const { sources } = state.workspace;
+  for (const path of wanted) if (Object.hasOwn(sources, path)) record(path, sources[path] ?? null);
+  for (const builds of Object.values(state.builds)) {
+    for (const variant of Object.values(builds.variants)) {
+      const inputs = variant.last?.inputs;
+      if (!inputs) continue;
+      for (const path of wanted) if (Object.hasOwn(inputs, path)) record(path, knownInputHash(variant, path) ?? null);
+    }
+  }
+  return recorded;
+}

@@ -9,8 +9,9 @@ import type { Fact } from '../../src/store/events.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { createFileHashes } from '../../src/io/file-hashes.js';
-import { walkStart$, watch$ } from '../../src/effects/watch.js';
+import { walkStart$, watch$, type WatchDeps } from '../../src/effects/watch.js';
 import type { WatcherLike } from '../../src/io/tree-watcher.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 type Listener = (...args: never[]) => void;
@@ -38,7 +39,7 @@ describe('watch$', () => {
   afterEach(() => subscription?.unsubscribe());
 
   /** `listings`: directories whose listing the state depends on (as a searched directory). */
-  function start(files: Record<string, string>, requestsInProgress$?: Observable<number>, listings: string[] = []) {
+  function start(files: Record<string, string>, requestsInProgress$?: Observable<number>, listings: string[] = [], more: Partial<WatchDeps> = {}) {
     const root = tempWorkspace(files);
     const sources: Record<string, string | null> = Object.fromEntries(Object.entries(files).map(([relative, text]) => [relative, contentHash(text)]));
     for (const listing of listings) sources[listing] = createFileHashes(root).hash(listing);
@@ -55,6 +56,7 @@ describe('watch$', () => {
         return watcher;
       },
       truncationMs: 30,
+      ...more,
       ...(requestsInProgress$ ? { requestsInProgress$, walkQuietMs: 20, walkAtMostMs: 60_000 } : {}),
     }).subscribe((fact) => {
       facts.push(fact);
@@ -74,6 +76,30 @@ describe('watch$', () => {
     fs.writeFileSync(path.join(root, 'app/styles.css'), 'a { color: blue; }\n');
     notify('app/styles.css');
     await wait(10);
+    expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('a { color: blue; }\n') }, source: 'watcher' }]);
+  });
+
+  it('tells the bundlers of a saved file, with the bytes it hashed, before it reports the change', async () => {
+    const told: { saved: readonly string[]; bytes: (string | undefined)[]; reportedBefore: number }[] = [];
+    const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' }, undefined, [], {
+      anticipate: (saved, bytesOf) => told.push({ saved, bytes: saved.map((file) => bytesOf(file)?.toString()), reportedBefore: facts.length }),
+    });
+    fs.writeFileSync(path.join(root, 'app/styles.css'), 'a { color: blue; }\n');
+    notify('app/styles.css');
+    await waitFor(() => facts.length > 0, { what: 'the change reported' });
+    expect(told).to.deep.equal([{ saved: ['app/styles.css'], bytes: ['a { color: blue; }\n'], reportedBefore: 0 }]);
+    expect(facts).to.have.length(1);
+  });
+
+  it('reports the change though the bundlers could not be told of it', async () => {
+    const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' }, undefined, [], {
+      anticipate: () => {
+        throw new Error('a bundler failed');
+      },
+    });
+    fs.writeFileSync(path.join(root, 'app/styles.css'), 'a { color: blue; }\n');
+    notify('app/styles.css');
+    await waitFor(() => facts.length > 0, { what: 'the change reported' });
     expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': contentHash('a { color: blue; }\n') }, source: 'watcher' }]);
   });
 

@@ -1,7 +1,7 @@
 // Selectors: the /state report, settledness and the build queue, derived from folded states.
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
-import { buildDiagnostics, selectBuildQueue, selectModuleStatus, selectReport, selectSettled } from '../../src/store/selectors.js';
+import { buildDiagnostics, selectBuildQueue, selectModuleStatus, selectRecordedHashes, selectRecordedHashesOf, selectReport, selectSettled } from '../../src/store/selectors.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
 import type { ModuleModel } from '../../src/workspace/model.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
@@ -181,5 +181,30 @@ describe('selectBuildQueue', () => {
     ]);
     // one: DEV is stale and eager (queued, rebuilt); PROD is stale but nobody asks for it again.
     expect(selectBuildQueue(state).map((t) => [t.module.subpath, t.variant, t.generation, t.rebuilt])).to.deep.equal([['one', DEV, 2, true]]);
+  });
+});
+
+describe('selectRecordedHashesOf', () => {
+  it('gives each asked path the hashes selectRecordedHashes holds for it, and nothing for a path the state does not depend on', () => {
+    const shared = 'app/shared.css';
+    const built = fold([
+      started,
+      read([one, two]),
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { inputs: { [one.entry!]: 'e1', [shared]: 's1' } }),
+      startedBuild(2, DEV, [{ module: two, generation: 1 }]),
+      succeeded(2, two, DEV, 'e2', { inputs: { [two.entry!]: 'e2', [shared]: 's1' } }),
+    ]);
+    // A change reported since the last build of one: its newest hash counts.
+    const state = fold([{ type: 'files.changed', files: { [one.entry!]: 'e3' }, source: 'watcher' }], built);
+    const asked = [one.entry!, shared, 'core.json', 'app/unknown.css', 'constructor', 'app/'];
+    const fromWhole = (whole: Map<string, Set<string | null>>) => new Map(asked.filter((path) => whole.has(path)).map((path) => [path, whole.get(path)]));
+    const before = selectRecordedHashesOf(state, asked);
+    expect(before).to.deep.equal(fromWhole(selectRecordedHashes(state)));
+    expect(before.get(one.entry!)).to.deep.equal(new Set(['e3']));
+    expect(before.get(shared)).to.deep.equal(new Set(['s1']));
+    expect(before.has('app/unknown.css') || before.has('constructor')).to.equal(false);
+    // Once the whole map is made, it is taken from it.
+    expect(selectRecordedHashesOf(state, asked)).to.deep.equal(before);
   });
 });
