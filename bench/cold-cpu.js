@@ -3,7 +3,7 @@
 // clock on a shared machine: `core run` spawned with a new, empty build cache, Chromium on
 // `/preview/bundled/` right after the URL line, until the page is rendered; then the CPU of the
 // service process and of its esbuild process (/proc). Builds alternate, run after run:
-//   node bench/cold-cpu.js [runs] [label=<repository>[,<node flag>|run:<core run flag>...] ...]
+//   node bench/cold-cpu.js [runs] [label=<repository>[,<node flag>|run:<core run flag>|env:<NAME>=<value>...] ...]
 // (default: this repository alone). Prints each run, then medians [min-max] per build.
 // Not part of `npm run bench`.
 import fs from 'node:fs';
@@ -20,9 +20,10 @@ const builds = (process.argv.slice(3).length > 0 ? process.argv.slice(3) : [`thi
   const label = spec.slice(0, spec.indexOf('='));
   const rest = spec.slice(spec.indexOf('=') + 1);
   const [repo, ...flags] = rest.split(',');
-  // `run:<flag>` goes to `core run` (`run:--no-cache`), any other flag to node.
+  // `run:<flag>` goes to `core run` (`run:--no-cache`), `env:<NAME>=<value>` to its environment, any other flag to node.
   const runArgs = flags.filter((flag) => flag.startsWith('run:')).map((flag) => flag.slice(4));
-  return { label, bin: path.join(path.resolve(repo), 'bin', 'core.js'), nodeArgs: flags.filter((flag) => !flag.startsWith('run:')), runArgs };
+  const env = Object.fromEntries(flags.filter((flag) => flag.startsWith('env:')).map((flag) => [flag.slice(4, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)]));
+  return { label, bin: path.join(path.resolve(repo), 'bin', 'core.js'), nodeArgs: flags.filter((flag) => !flag.startsWith('run:') && !flag.startsWith('env:')), runArgs, env };
 });
 const TICKS = 100; // USER_HZ
 
@@ -39,7 +40,7 @@ async function once(browser, app, build) {
   const started = now();
   const child = spawnNode([...build.nodeArgs, build.bin, 'run', '--port', '0', ...build.runArgs], {
     cwd: app.dir,
-    env: { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local', CORE_CACHE_DIR: freshCacheDir() },
+    env: { ...build.env, CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local', CORE_CACHE_DIR: freshCacheDir() },
   });
   const context = await browser.newContext();
   try {
