@@ -22,14 +22,14 @@ export const isBuildFailure = (error: unknown): error is esbuild.BuildFailure =>
 
 // The outputs, inputs and bare imports of entry `index` of a finished build.
 export function collect(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult): BundleResult {
-  const files = result.outputFiles ?? [];
+  const files = outputsByPath(result);
   const metafile = result.metafile!;
   const codePath = path.join(root, `${OUT}${index}.js`);
   const stylesPath = path.join(root, `${OUT}${index}.css`);
   // A stylesheet module's code is empty (README "Stylesheet modules"): its import is kept in the
   // import map, and the page links its sheet.
-  const code = files.find((file) => file.path === codePath)?.contents ?? (isStylesheetEntry(target) ? new Uint8Array(0) : null);
-  const styles = files.find((file) => file.path === stylesPath)?.contents ?? null;
+  const code = files.get(codePath) ?? (isStylesheetEntry(target) ? new Uint8Array(0) : null);
+  const styles = files.get(stylesPath) ?? null;
   const inputs = new Set<string>();
   const codeOutput = metafile.outputs[`${OUT}${index}.js`];
   const codeInputs = Object.keys(codeOutput?.inputs ?? {});
@@ -54,6 +54,20 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors, ...(warnings.length > 0 ? { warnings } : {}), ...(commonjs ? { commonjs: true as const } : {}) };
+}
+
+// Each entry of a batch looks up its two outputs: by path, once per build, not a scan of the
+// batch's 200 outputs per entry.
+const outputsOfBuild = new WeakMap<esbuild.BuildResult, Map<string, Uint8Array>>();
+function outputsByPath(result: esbuild.BuildResult): Map<string, Uint8Array> {
+  let outputs = outputsOfBuild.get(result);
+  if (!outputs) {
+    outputs = new Map();
+    // The first of one path, as a scan finds it.
+    for (const file of result.outputFiles ?? []) if (!outputs.has(file.path)) outputs.set(file.path, file.contents);
+    outputsOfBuild.set(result, outputs);
+  }
+  return outputs;
 }
 
 const PLAIN_STYLESHEET = /\.css(?:\?[^/]*)?$/;

@@ -6,7 +6,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { UNVERIFIED, type CoreEvent, type EventOf, type EventType } from './events.js';
-import { initialState, knownInputHash, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
+import { initialState, knownInputHash, type BuildRecord, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
 
 type Handler<T extends EventType> = (draft: Draft<ServiceState>, event: EventOf<T>, base: ServiceState) => void;
 type Handlers = { [T in EventType]: Handler<T> };
@@ -134,23 +134,24 @@ const handlers: Handlers = {
     else if (variant.status === 'pending') target.variants[event.variant]!.requested = true;
   },
 
+  // A batch's modules are replaced in a new map, not through drafts of each (see `replacing`):
+  // drafts under the map made immer walk every other module's builds, and the workspace, on
+  // each start of a batch and each batch of results.
   'build.started': (draft, event, base) => {
+    const builds = replacing(base.builds);
     for (const { module, generation } of event.modules) {
-      const variant = base.builds[module]?.variants[event.variant];
-      if (!variant || variant.generation !== generation || variant.status !== 'pending') continue;
-      const target = draft.builds[module]!.variants[event.variant]!;
-      target.status = 'building';
-      target.build = event.build;
+      const previous = builds.get(module);
+      const variant = previous?.variants[event.variant];
+      if (!previous || !variant || variant.generation !== generation || variant.status !== 'pending') continue;
+      builds.set(module, { ...previous, variants: { ...previous.variants, [event.variant]: { ...variant, status: 'building', build: event.build } } });
     }
+    const changed = builds.changed();
+    if (changed) draft.builds = changed;
   },
 
-  'build.succeeded': (draft, event, base) => {
-    finish(draft, base, event, { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) });
-  },
+  'build.succeeded': (draft, event, base) => finishAll(draft, base, [event]),
 
-  'build.failed': (draft, event, base) => {
-    finish(draft, base, event, { build: event.build, outputs: null, errors: event.errors, imports: event.imports, inputs: event.inputs });
-  },
+  'build.failed': (draft, event, base) => finishAll(draft, base, [event]),
 
   'build.cancelled': (draft, event, base) => {
     for (const [specifier, builds] of Object.entries(base.builds)) {
@@ -210,27 +211,23 @@ function restoreBuilds(draft: Draft<ServiceState>, restored: EventOf<'cache.rest
 
 // A result counts only for the build the variant waits for; a stale one is dropped. A result
 // that read a file changing under it (an unverified input) is kept but not trusted: it builds again.
-function finish(
-  draft: Draft<ServiceState>,
-  base: ServiceState,
-  event: EventOf<'build.succeeded'> | EventOf<'build.failed'>,
-  record: NonNullable<VariantState['last']>,
-) {
-  const variant = base.builds[event.module]?.variants[event.variant];
-  if (!variant || variant.build !== event.build) return;
-  const target = draft.builds[event.module]!.variants[event.variant]!;
-  target.last = record;
-  target.build = null;
-  target.requested = false;
-  target.seen = null;
-  wantDeepImports(draft, base, record.imports);
-  const unverified = Object.values(record.inputs).includes(UNVERIFIED);
-  if (unverified) {
-    target.generation += 1;
-    target.status = 'pending';
-  } else {
-    target.status = 'done';
+function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: readonly (EventOf<'build.succeeded'> | EventOf<'build.failed'>)[]) {
+  const builds = replacing(base.builds);
+  for (const event of events) {
+    const previous = builds.get(event.module);
+    const variant = previous?.variants[event.variant];
+    if (!previous || !variant || variant.build !== event.build) continue;
+    const record: BuildRecord =
+      event.type === 'build.succeeded'
+        ? { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) }
+        : { build: event.build, outputs: null, errors: event.errors, imports: event.imports, inputs: event.inputs };
+    wantDeepImports(draft, base, record.imports);
+    const unverified = Object.values(record.inputs).includes(UNVERIFIED);
+    const finished: VariantState = { ...variant, last: record, build: null, requested: false, seen: null, ...(unverified ? { generation: variant.generation + 1, status: 'pending' as const } : { status: 'done' as const }) };
+    builds.set(event.module, { ...previous, variants: { ...previous.variants, [event.variant]: finished } });
   }
+  const changed = builds.changed();
+  if (changed) draft.builds = changed;
 }
 
 // Addresses asked for can name any path: past this many, no other is looked for (README "Exports and sources").
@@ -287,7 +284,7 @@ export function reduceAll(state: ServiceState, events: readonly CoreEvent[], opt
   if (events.length <= 1 || !commute(events)) return events.reduce((before, event) => reduceWith(producer, before, event), state);
   const last = events[events.length - 1]!;
   return producer.produce(state, (draft) => {
-    for (const event of events) (handlers[event.type] as Handler<EventType>)(draft, event as never, state);
+    finishAll(draft, state, events as readonly (EventOf<'build.succeeded'> | EventOf<'build.failed'>)[]);
     draft.seq = last.seq;
     draft.time = last.time;
   });

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { ESBUILD_GOGC } from '../../src/bundlers/esbuild-service.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -48,6 +49,30 @@ describe("esbuild's process dying", function () {
       expect(answer.status, answer.text).to.equal(200);
       expect(answer.text).to.include('value = 2');
       expect((await service.get('/m/@kit/app@1.0.0/modules/main?env=production')).status).to.equal(200);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe("esbuild's process and Go's collector", function () {
+  // The tests run without a GOGC of their own.
+  it('runs with GOGC=400 when the environment sets none (README "Performance")', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const root = tempWorkspace({
+      'core.json': JSON.stringify({ packages: ['packages/app'] }),
+      'packages/app/package.json': JSON.stringify({ name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts' } }),
+      'packages/app/main.ts': 'export const value = 1;\n',
+    });
+    const service = await serve(root);
+    try {
+      expect((await service.get('/m/@kit/app@1.0.0/modules/main')).status).to.equal(200);
+      const children = esbuildChildren();
+      expect(children, 'an esbuild service process').to.not.be.empty;
+      for (const pid of children) {
+        const environment = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+        expect(environment).to.include(`GOGC=${ESBUILD_GOGC}`);
+      }
     } finally {
       await service.close();
     }

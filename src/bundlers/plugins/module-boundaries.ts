@@ -23,28 +23,52 @@ export function workspacePackagesExternal(targets: BundleTarget[]): string[] {
   return (targets[0]?.workspace?.packages ?? []).flatMap((name) => [name, `${name}/*`]);
 }
 
-export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
-  const entries = targets[0]?.workspace?.entries ?? {};
-  // Entry files by path without extension: an import of `./reactive-element.js` names `reactive-element.ts`.
-  // A shared file (README "Shared files") is imported by its internal specifier from its own package only.
-  const byStem = new Map<string, { file: string; specifier: string; within?: string }>();
+interface Candidate {
+  file: string;
+  specifier: string;
+  within?: string;
+}
+
+// The entries' part of the map and its filter, made once per workspace model (its boundaries
+// are one object until the workspace changes): a first start makes a plugin for each batch of
+// 100 modules, and each made this map of 1,000 entries again.
+const entryCandidates = new WeakMap<Record<string, string>, { root: string; byStem: Map<string, Candidate>; filter: RegExp | null }>();
+
+function candidatesOf(root: string, entries: Record<string, string>): { byStem: Map<string, Candidate>; filter: RegExp | null } {
+  const known = entryCandidates.get(entries);
+  if (known && known.root === root) return known;
+  const byStem = new Map<string, Candidate>();
   for (const [file, specifier] of Object.entries(entries)) {
     // A stylesheet module's sheet imported by relative path stays in the importer's styles, as
     // before it was published: rules hold no state to duplicate (README "Stylesheet modules").
     if (file.endsWith('.css')) continue;
     byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier });
   }
+  const made = { root, byStem, filter: byStem.size === 0 ? null : entryImportFilter(byStem.keys()) };
+  entryCandidates.set(entries, made);
+  return made;
+}
+
+export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
+  // Entry files by path without extension: an import of `./reactive-element.js` names `reactive-element.ts`.
+  // A shared file (README "Shared files") is imported by its internal specifier from its own package only.
+  const ofEntries = candidatesOf(root, targets[0]?.workspace?.entries ?? {});
+  let byStem = ofEntries.byStem;
+  let filter = ofEntries.filter;
   for (const target of targets) {
     const within = target.package ? path.join(root, target.package.dir) + path.sep : undefined;
     for (const [file, specifier] of Object.entries(target.shared ?? {})) {
-      if (!byStem.has(stem(path.join(root, file)))) byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier, within });
+      if (byStem.has(stem(path.join(root, file)))) continue;
+      if (byStem === ofEntries.byStem) byStem = new Map(byStem);
+      byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier, within });
     }
   }
+  if (byStem !== ofEntries.byStem) filter = entryImportFilter(byStem.keys());
   return {
     name: 'core-module-boundaries',
     setup(build) {
-      if (byStem.size === 0) return;
-      build.onResolve({ filter: entryImportFilter(byStem.keys()) }, async (args) => {
+      if (filter === null) return;
+      build.onResolve({ filter }, async (args) => {
         if (args.pluginData === SKIP) return undefined;
         if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import' && args.kind !== 'require-call') return undefined;
         const candidate = byStem.get(stem(path.resolve(args.resolveDir, args.path)));

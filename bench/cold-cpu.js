@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// The CPU of the cold start of the 1,000-module bundled page (issue 33), steadier than its wall
+// clock on a shared machine: `core run` spawned with a new, empty build cache, Chromium on
+// `/preview/bundled/` right after the URL line, until the page is rendered; then the CPU of the
+// service process and of its esbuild process (/proc). Builds alternate, run after run:
+//   node bench/cold-cpu.js [runs] [label=<repository>[,<node flag>|run:<core run flag>|env:<NAME>=<value>...] ...]
+// (default: this repository alone). Prints each run, then medians [min-max] per build.
+// Not part of `npm run bench`.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { REPO } from './lib/paths.js';
+import { descendants, freshCacheDir, spawnNode, stopChild, waitForLine } from './lib/processes.js';
+import { now } from './lib/stats.js';
+import { generatePageLoadWorkspace } from './lib/workspaces.js';
+import { renderedCheck } from './lib/rendered.js';
+
+const runs = Number(process.argv[2]) || 3;
+const builds = (process.argv.slice(3).length > 0 ? process.argv.slice(3) : [`this=${REPO}`]).map((spec) => {
+  const label = spec.slice(0, spec.indexOf('='));
+  const rest = spec.slice(spec.indexOf('=') + 1);
+  const [repo, ...flags] = rest.split(',');
+  // `run:<flag>` goes to `core run` (`run:--no-cache`), `env:<NAME>=<value>` to its environment, any other flag to node.
+  const runArgs = flags.filter((flag) => flag.startsWith('run:')).map((flag) => flag.slice(4));
+  const env = Object.fromEntries(flags.filter((flag) => flag.startsWith('env:')).map((flag) => [flag.slice(4, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)]));
+  return { label, bin: path.join(path.resolve(repo), 'bin', 'core.js'), nodeArgs: flags.filter((flag) => !flag.startsWith('run:') && !flag.startsWith('env:')), runArgs, env };
+});
+const TICKS = 100; // USER_HZ
+
+function cpuMs(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+async function once(browser, app, build) {
+  const started = now();
+  const child = spawnNode([...build.nodeArgs, build.bin, 'run', '--port', '0', ...build.runArgs], {
+    cwd: app.dir,
+    env: { ...build.env, CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local', CORE_CACHE_DIR: freshCacheDir() },
+  });
+  const context = await browser.newContext();
+  try {
+    const [, url] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');
+    const listening = now() - started;
+    const page = await context.newPage();
+    const [check, args] = renderedCheck(app);
+    await page.goto(`${url}preview/bundled/`, { waitUntil: 'commit', timeout: 300_000 });
+    const answered = now() - started;
+    await page.waitForFunction(check, args, { timeout: 300_000, polling: 'raf' });
+    const rendered = now() - started;
+    const service = cpuMs(child.pid);
+    const esbuild = descendants(child.pid).map(cpuMs).reduce((sum, ms) => sum + ms, 0);
+    return { listening, answered, rendered, service, esbuild };
+  } finally {
+    await context.close();
+    await stopChild(child, 30_000);
+  }
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+const summary = (values) => `${median(values).toFixed(0)} [${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}]`;
+const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+const app = generatePageLoadWorkspace('cold-cpu-1000', { keep: true });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+const results = new Map(builds.map((build) => [build.label, []]));
+try {
+  for (let run = 0; run < runs; run++) {
+    for (const build of builds) {
+      const result = await once(browser, app, build);
+      results.get(build.label).push(result);
+      process.stdout.write(`${build.label} run ${run + 1}: listening ${result.listening.toFixed(0)}, answered ${result.answered.toFixed(0)}, rendered ${result.rendered.toFixed(0)} ms; CPU service ${result.service}, esbuild ${result.esbuild}, sum ${result.service + result.esbuild} ms (load ${load()})\n`);
+    }
+  }
+} finally {
+  await browser.close();
+}
+for (const [label, list] of results) {
+  const of = (key) => summary(list.map((result) => result[key]));
+  process.stdout.write(`${label}: rendered ${of('rendered')} ms, answered ${of('answered')}; CPU service ${of('service')}, esbuild ${of('esbuild')}, sum ${summary(list.map((r) => r.service + r.esbuild))} ms\n`);
+}
+process.exit(0);

@@ -1,0 +1,88 @@
+// One esbuild build of a batch of modules (src/bundlers/esbuild-batch.ts): the CSS module scripts
+// plugin is left out of a batch that imports no stylesheet `with { type: 'css' }`, so its plain
+// stylesheet imports never call into JavaScript, and every output is the bytes a build with it gives.
+import { expect } from 'chai';
+import type * as esbuild from 'esbuild';
+import * as esbuildApi from 'esbuild';
+import { collect } from '../../src/bundlers/build-results.js';
+import { createBatchBuilds } from '../../src/bundlers/esbuild-batch.js';
+import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
+import { CSS_MODULE_SCRIPTS } from '../../src/bundlers/plugins/css-module-scripts.js';
+import type { BundleTarget } from '../../src/bundlers/types.js';
+import { developmentVariant } from '../../src/workspace/variant.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const variant = developmentVariant('browser');
+const target = (name: string, assets: string[] = []): BundleTarget => ({ specifier: `@t/app/${name}`, subpath: name, dir: `app/${name}`, entry: `app/${name}/index.ts`, assets, platforms: ['web'] });
+const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('utf8') : null);
+
+/** The engine's options, with the CSS module scripts plugin's callbacks counted. */
+function countingOptions(root: string, calls: { count: number }) {
+  return (targets: BundleTarget[]): esbuild.BuildOptions => {
+    const options = esbuildOptions(root, targets, variant);
+    const plugins = (options.plugins ?? []).map((plugin) =>
+      plugin.name !== CSS_MODULE_SCRIPTS
+        ? plugin
+        : {
+            ...plugin,
+            setup: (build: esbuild.PluginBuild) =>
+              plugin.setup({
+                ...build,
+                onResolve: (filter, callback) =>
+                  build.onResolve(filter, (args) => {
+                    calls.count += 1;
+                    return callback(args);
+                  }),
+              }),
+          },
+    );
+    return { ...options, plugins };
+  };
+}
+
+/** What one build with the engine's whole options gives each target. */
+async function withEveryPlugin(root: string, targets: BundleTarget[]) {
+  const result = await esbuildApi.build(esbuildOptions(root, targets, variant));
+  return targets.map((one, index) => collect(root, one, index, result));
+}
+
+describe('createBatchBuilds', () => {
+  it('builds plain stylesheet imports without a call into JavaScript each, to the same bytes', async () => {
+    const root = tempWorkspace({
+      'app/a/index.ts': "import './style.css';\nexport const a = 1;\n",
+      'app/a/style.css': '.a { color: red; }\n',
+      'app/b/index.ts': "import './style.css';\nimport './more.css';\nexport const b = 2;\n",
+      'app/b/style.css': '.b { color: blue; }\n',
+      'app/b/more.css': "@import './base.css';\n.more { margin: 0; }\n",
+      'app/b/base.css': '.base { padding: 0; }\n',
+    });
+    const targets = [target('a'), target('b')];
+    const calls = { count: 0 };
+    const results = await createBatchBuilds(root, countingOptions(root, calls)).bundleOnce(targets, variant);
+    expect(calls.count, 'calls of the CSS module scripts plugin').to.equal(0);
+    const expected = await withEveryPlugin(root, targets);
+    expect(results.map((result) => [text(result.code), text(result.styles), result.inputs])).to.deep.equal(expected.map((result) => [text(result.code), text(result.styles), result.inputs]));
+    expect(text(results[1]!.styles)).to.include('.base');
+  });
+
+  it('builds a batch with a CSS module script with the plugin: a declared sheet kept at its address, an undeclared one refused', async () => {
+    const root = tempWorkspace({
+      'app/a/index.ts': "import './style.css';\nexport const a = 1;\n",
+      'app/a/style.css': '.a { color: red; }\n',
+      'app/card/index.ts': "import sheet from './card.css' with { type: 'css' };\nexport const sheets = [sheet];\n",
+      'app/card/card.css': ':host { display: block; }\n',
+      'app/theme/index.ts': "import theme from '@t/kit/theme.css' with { type: 'css' };\nexport const sheets = [theme];\n",
+    });
+    const declared = [target('a'), target('card', ['card.css'])];
+    const calls = { count: 0 };
+    const batch = createBatchBuilds(root, countingOptions(root, calls));
+    const [plain, card] = await batch.bundleOnce(declared, variant);
+    expect(calls.count).to.be.greaterThan(0);
+    expect(text(card!.code)).to.match(/from "\.\.\/assets\/card\/card\.css" with \{ type: "css" \}/);
+    expect(text(plain!.styles)).to.include('.a');
+    // A bare one builds without the plugin (it stays external): the metafile's attributes say to build again.
+    const [theme] = await batch.bundleOnce([target('theme')], variant);
+    expect(theme!.code).to.equal(null);
+    expect(theme!.errors.map((error) => error.kind)).to.deep.equal(['STYLESHEET_IMPORTED_AS_VALUE']);
+  });
+});
