@@ -72,9 +72,13 @@ export interface CacheIndex {
 export const PACK_NAME = /^[0-9a-f]{16}\.pack$/;
 
 /** The index's text: its JSON, the hash of that JSON as its last member. */
-export function indexText(index: CacheIndex): string {
+export const indexText = (index: CacheIndex): string => sealedIndex(index).text;
+
+/** The index's text and the checksum it ends with. */
+export function sealedIndex(index: CacheIndex): { text: string; checksum: string } {
   const body = JSON.stringify(index);
-  return `${body.slice(0, -1)},"checksum":"${contentHash(body)}"}`;
+  const checksum = contentHash(body);
+  return { text: `${body.slice(0, -1)},"checksum":"${checksum}"}`, checksum };
 }
 
 const CHECKSUM = /,"checksum":"([A-Za-z0-9_-]{22})"}$/;
@@ -84,7 +88,7 @@ const CHECKSUM = /,"checksum":"([A-Za-z0-9_-]{22})"}$/;
  * of this format wrote (a bad cache, said once), else a plain miss (none yet, another version,
  * another workspace). Entries, packs and the saved model are checked one by one on use.
  */
-export function parseIndex(text: string, expected: { identity: CacheIdentity; root: string; file: string }): { index: CacheIndex } | { ignored: string; damaged: boolean } {
+export function parseIndex(text: string, expected: { identity: CacheIdentity; root: string; file: string }): { index: CacheIndex; checksum: string } | { ignored: string; damaged: boolean } {
   const { file } = expected;
   let value: unknown;
   try {
@@ -106,7 +110,7 @@ export function parseIndex(text: string, expected: { identity: CacheIdentity; ro
   if (identity.bundlers !== expected.identity.bundlers) return { ignored: 'the cache was written by other code of the built-in bundlers', damaged: false };
   if (root !== expected.root) return { ignored: `the cache belongs to another workspace (${root})`, damaged: false };
   const { checksum: _checksum, ...index } = value;
-  return { index: index as unknown as CacheIndex };
+  return { index: index as unknown as CacheIndex, checksum: sealed[1]! };
 }
 
 // The checkers: what each part of the index must be before any of it is used. Plain functions

@@ -2,16 +2,16 @@
 // bundlers with its outputs still in memory, a pack of the outputs no pack holds first, the
 // index last, each renamed into place; a write that would change nothing writes nothing.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { BuildRecord } from '../../store/state.js';
 import type { OutputCache } from '../../outputs/output-cache.js';
-import { contentHash } from '../../outputs/content-hash.js';
 import { UNVERIFIED, type OutputRef } from '../../store/events.js';
 import { fingerprintOf } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
 import type { FileHashes, FileSignature } from '../file-hashes.js';
 import { removeCachesOfRemovedWorkspaces } from '../cache-location.js';
-import { CACHE_FORMAT, indexText, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
+import { CACHE_FORMAT, isCacheEntry, sealedIndex, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
 import type { OutputPacks } from './output-packs.js';
 import { isKeptBundler } from './restore.js';
 import { exists, writeAtomically } from './write-atomically.js';
@@ -45,32 +45,51 @@ export interface CacheWriterDeps {
 
 export interface CacheWriter {
   write(builds: readonly SavedBuild[], workspace: WorkspaceModel): Promise<void>;
-  /** The index's text as read at start: written again unchanged, it is not written. */
-  readAtStart(text: string): void;
+  /** The index as read at start, and the checksum it was sealed with: written again unchanged, it is not written. */
+  readAtStart(index: CacheIndex, checksum: string): void;
+}
+
+/** What the index on disk says, as this service last read or wrote it. */
+interface IndexOnDisk {
+  /** The hash its text was sealed with (`indexText`): a new text of the same hash is the same index. */
+  checksum: string;
+  /** Its entries by module and variant; `count` counts every one, also those not of an entry's shape. */
+  entries: Map<string, CacheEntry>;
+  count: number;
+  packs: readonly OutputPack[];
+  workspace: WorkspaceSnapshot | undefined;
 }
 
 export function createCacheWriter(deps: CacheWriterDeps): CacheWriter {
   const { dir, indexFile, packs } = deps;
   // The index on disk as this service last read or wrote it, so that a write that would change
-  // nothing (a restart that built nothing) writes nothing: its text as read at start, then the
-  // hash of what was written.
-  let indexOnDisk: { text: string } | { hash: string } | null = null;
+  // nothing (a restart that built nothing) writes nothing, and finds that out without making
+  // the index's text (`unchangedSince`).
+  let onDisk: IndexOnDisk | null = null;
   let prunedSiblings = false;
 
   async function writeIndex(entries: CacheEntry[], named: OutputPack[], workspace: WorkspaceModel) {
     const index: CacheIndex = { format: CACHE_FORMAT, identity: deps.identity, root: deps.workspaceRoot, entries, packs: named, ...snapshotOf(workspace, deps) };
-    const text = indexText(index);
-    const hash = contentHash(text);
-    const unchanged = indexOnDisk !== null && ('text' in indexOnDisk ? indexOnDisk.text === text : indexOnDisk.hash === hash);
-    if (!unchanged || !(await exists(indexFile))) await writeAtomically(indexFile, text);
-    indexOnDisk = { hash };
+    const { text, checksum } = sealedIndex(index);
+    if (onDisk?.checksum !== checksum || !(await exists(indexFile))) await writeAtomically(indexFile, text);
+    onDisk = diskView(index, checksum);
+  }
+
+  async function tidy(named: readonly OutputPack[]) {
+    // The index is written: what follows only tidies, and a failure of it costs nothing the next start needs.
+    await packs.tidy(named);
+    if (!prunedSiblings) {
+      prunedSiblings = true;
+      await removeCachesOfRemovedWorkspaces(dir).catch(() => {});
+    }
   }
 
   return {
-    readAtStart(text) {
-      indexOnDisk = { text };
+    readAtStart(index, checksum) {
+      onDisk = diskView(index, checksum);
     },
     async write(builds, workspace) {
+      if (onDisk && (await unchangedSince(onDisk, builds, workspace, deps))) return tidy(onDisk.packs);
       const { entries, needed } = entriesOf(builds, workspace, deps);
       const packsBefore = packs.known();
       let named: OutputPack[] = [];
@@ -84,15 +103,60 @@ export function createCacheWriter(deps: CacheWriterDeps): CacheWriter {
         await packs.discard(named, packsBefore);
         throw new CacheNotWritten(error as Error, await exists(indexFile));
       }
-      // The index is written: what follows only tidies, and a failure of it costs nothing the next start needs.
-      await packs.tidy(named);
-      if (!prunedSiblings) {
-        prunedSiblings = true;
-        await removeCachesOfRemovedWorkspaces(dir).catch(() => {});
-      }
+      await tidy(named);
     },
   };
 }
+
+const entryKey = (module: string, variant: string) => `${module}\0${variant}`;
+
+function diskView(index: CacheIndex, checksum: string): IndexOnDisk {
+  const entries = new Map<string, CacheEntry>();
+  for (const entry of index.entries as unknown[]) if (isCacheEntry(entry)) entries.set(entryKey(entry.module, entry.variant), entry);
+  return { checksum, entries, count: index.entries.length, packs: index.packs, workspace: index.workspace };
+}
+
+// Whether the index on disk already says what a write of `builds` would: the same builds (each
+// record's parts the very objects the entry was read or written with: a build since makes new
+// ones), each input and workspace source with the stat it was last proved by, the same model
+// and its packs still there. Anything else, or any doubt, takes the whole write, which compares
+// the text it makes.
+async function unchangedSince(disk: IndexOnDisk, builds: readonly SavedBuild[], workspace: WorkspaceModel, deps: CacheWriterDeps): Promise<boolean> {
+  const { hashes } = deps;
+  if (disk.entries.size !== disk.count || disk.workspace?.model !== workspace || disk.workspace.reader !== deps.reader) return false;
+  for (const [source, hash] of Object.entries(workspace.sources)) {
+    if (hash !== null && !sameSignature(hashes.signature(source), disk.workspace.signatures[source])) return false;
+  }
+  const boundaries = workspaceBoundaries(workspace).key;
+  const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
+  let kept = 0;
+  for (const { module: specifier, variant, record } of builds) {
+    const module = modules.get(specifier);
+    const entry = disk.entries.get(entryKey(specifier, variant));
+    if (!module || !entry || !record.outputs || record.outputs !== entry.record.outputs || !sameFindings(record, entry.record)) return false;
+    if (entry.fingerprint !== fingerprintOf(module) || entry.bundler !== bundlerKey(module.bundler) || entry.boundaries !== boundaries || !isKeptBundler(module.bundler.specifier)) return false;
+    const { code, styles, chunks } = record.outputs;
+    if (!deps.outputs.get(code.hash) || (styles !== null && !deps.outputs.get(styles.hash)) || !Object.values(chunks ?? {}).every((chunk) => deps.outputs.get(chunk.hash))) return false;
+    for (const [input, hash] of Object.entries(record.inputs)) {
+      if (hash === null ? entry.signatures?.[input] !== undefined : !sameSignature(hashes.signature(input), entry.signatures?.[input])) return false;
+    }
+    kept += 1;
+  }
+  if (kept !== disk.count) return false;
+  for (const { file } of disk.packs) if (!(await exists(path.join(deps.packs.dir, file)))) return false;
+  return exists(deps.indexFile);
+}
+
+// What an entry keeps of a record besides its outputs (`entriesOf`), member by member the same objects.
+function sameFindings(record: BuildRecord, kept: CacheEntry['record']): boolean {
+  const { build: _build, errors: _errors, outputs: _outputs, ...findings } = record;
+  const { outputs: _keptOutputs, ...keptFindings } = kept;
+  const names = Object.keys(findings);
+  return names.length === Object.keys(keptFindings).length && names.every((name) => findings[name as keyof typeof findings] === keptFindings[name as keyof typeof keptFindings]);
+}
+
+const sameSignature = (now: FileSignature | null | undefined, then: FileSignature | undefined): boolean =>
+  now !== null && now !== undefined && then !== undefined && now.length === then.length && now.every((value, at) => value === then[at]);
 
 // The entries of the builds worth keeping, and the outputs they name by hash.
 function entriesOf(builds: readonly SavedBuild[], workspace: WorkspaceModel, { hashes, outputs }: CacheWriterDeps) {
