@@ -4,6 +4,7 @@
 // repository's `bin/core.js` and another's, with the service process's CPU (from /proc) at the
 // moment the last of them answered, beside the wall time. No browser: the service's part only.
 //   node bench/restart-cpu.js /path/to/other/repository [pairs]
+// RESTART_GAP_MS=ms: the page asked for that long after the address is out, as a browser does.
 // RESTART_PROFILE=dir: each restart under `--cpu-prof`, its profile written into dir.
 // Both must be built (`npm run build`).
 import fs from 'node:fs';
@@ -19,6 +20,8 @@ const [other, pairsText = '5'] = process.argv.slice(2);
 if (!other) throw new Error('usage: node bench/restart-cpu.js /path/to/other/repository [pairs]');
 const bins = { this: BIN, other: path.join(path.resolve(other), 'bin', 'core.js') };
 const TICK_MS = 1000 / 100; // USER_HZ
+/** RESTART_GAP_MS: how long after the address is out the page is asked for (default 0: at once). */
+const GAP_MS = Number(process.env.RESTART_GAP_MS ?? 0);
 const ENV = { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' };
 
 function cpuMs(pid) {
@@ -34,11 +37,15 @@ async function start(bin, root, cacheDir, { profile = false, settle = false } = 
   try {
     const [, address] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');
     const listening = now() - started;
+    // A browser asks for the page some time after the address is out (its context and tab start).
+    if (GAP_MS > 0 && !settle) await sleep(GAP_MS);
+    const asked = now();
     const page = await timedGet(`${address}preview/bundled/`);
     if (page.status !== 200) throw new Error(`the page answered ${page.status}`);
     const answered = now() - started;
+    const answer = now() - asked;
     const html = page.body.toString('utf8');
-    const parts = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1], `${address}preview/bundled/`).href).filter((part) => part.startsWith(address));
+    const parts = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1].replaceAll('&amp;', '&'), `${address}preview/bundled/`).href).filter((part) => part.startsWith(address));
     for (const part of parts) {
       const got = await timedGet(part);
       if (got.status !== 200) throw new Error(`${part} answered ${got.status}`);
@@ -53,7 +60,7 @@ async function start(bin, root, cacheDir, { profile = false, settle = false } = 
       }
       await sleep(1500);
     }
-    return { listening, answered, ms, cpu, parts: parts.length };
+    return { listening, answered, answer, ms, cpu, parts: parts.length };
   } finally {
     await stopChild(child);
   }
@@ -77,10 +84,10 @@ for (let pair = 0; pair <= pairs; pair++) {
   for (const which of pair % 2 ? ['other', 'this'] : ['this', 'other']) {
     const run = await start(bins[which], roots[which], caches[which], { profile: pair > 0 });
     if (pair > 0) results[which].push(run);
-    console.log(`pair ${pair} ${which}: listening ${run.listening.toFixed(0)}, page ${run.answered.toFixed(0)}, parts (${run.parts}) ${run.ms.toFixed(0)} ms, CPU ${run.cpu.toFixed(0)} ms, load ${os.loadavg()[0].toFixed(2)}`);
+    console.log(`pair ${pair} ${which}: listening ${run.listening.toFixed(0)}, page ${run.answered.toFixed(0)} (asked -> answered ${run.answer.toFixed(0)}), parts (${run.parts}) ${run.ms.toFixed(0)} ms, CPU ${run.cpu.toFixed(0)} ms, load ${os.loadavg()[0].toFixed(2)}`);
   }
 }
 const describe = (runs, key) => `${median(runs.map((run) => run[key])).toFixed(0)} [${Math.min(...runs.map((run) => run[key])).toFixed(0)}-${Math.max(...runs.map((run) => run[key])).toFixed(0)}]`;
-for (const which of ['this', 'other']) console.log(`${which}: listening ${describe(results[which], 'listening')}, page ${describe(results[which], 'answered')}, all ${describe(results[which], 'ms')} ms, CPU ${describe(results[which], 'cpu')} ms`);
+for (const which of ['this', 'other']) console.log(`${which}: listening ${describe(results[which], 'listening')}, page ${describe(results[which], 'answered')}, asked -> answered ${describe(results[which], 'answer')}, all ${describe(results[which], 'ms')} ms, CPU ${describe(results[which], 'cpu')} ms`);
 const ratios = results.this.map((run, index) => run.ms / results.other[index].ms);
 console.log(`wall ratio this/other, per pair: median ${median(ratios).toFixed(2)} [${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}]`);
