@@ -119,44 +119,49 @@ function diskView(index: CacheIndex, checksum: string): IndexOnDisk {
 // Whether the index on disk already says what a write of `builds` would: the same builds (each
 // record's parts the very objects the entry was read or written with: a build since makes new
 // ones), each input and workspace source with the stat it was last proved by, the same model
-// and its packs still there. Anything else, or any doubt, takes the whole write, which compares
-// the text it makes.
+// and its packs still there. A record read from an entry was judged against this very model on
+// restore (its declaration, bundler and boundaries: `factsHold`), and one written was made from
+// it, so those need no second look. Anything else, or any doubt, takes the whole write, which
+// compares the text it makes.
 async function unchangedSince(disk: IndexOnDisk, builds: readonly SavedBuild[], workspace: WorkspaceModel, deps: CacheWriterDeps): Promise<boolean> {
-  const { hashes } = deps;
-  if (disk.entries.size !== disk.count || disk.workspace?.model !== workspace || disk.workspace.reader !== deps.reader) return false;
+  const { hashes, outputs } = deps;
+  if (builds.length !== disk.count || disk.entries.size !== disk.count || disk.workspace?.model !== workspace || disk.workspace.reader !== deps.reader) return false;
   for (const [source, hash] of Object.entries(workspace.sources)) {
     if (hash !== null && !sameSignature(hashes.signature(source), disk.workspace.signatures[source])) return false;
   }
-  const boundaries = workspaceBoundaries(workspace).key;
-  const modules = new Map(workspace.modules.map((module) => [module.specifier, module]));
-  let kept = 0;
-  for (const { module: specifier, variant, record } of builds) {
-    const module = modules.get(specifier);
-    const entry = disk.entries.get(entryKey(specifier, variant));
-    if (!module || !entry || !record.outputs || record.outputs !== entry.record.outputs || !sameFindings(record, entry.record)) return false;
-    if (entry.fingerprint !== fingerprintOf(module) || entry.bundler !== bundlerKey(module.bundler) || entry.boundaries !== boundaries || !isKeptBundler(module.bundler.specifier)) return false;
+  for (const { module, variant, record } of builds) {
+    const entry = disk.entries.get(entryKey(module, variant));
+    if (!entry || !record.outputs || record.outputs !== entry.record.outputs || !sameFindings(record, entry.record)) return false;
+    // Only outputs still in memory are written (`entriesOf`): one collected since leaves its entry out.
     const { code, styles, chunks } = record.outputs;
-    if (!deps.outputs.get(code.hash) || (styles !== null && !deps.outputs.get(styles.hash)) || !Object.values(chunks ?? {}).every((chunk) => deps.outputs.get(chunk.hash))) return false;
-    for (const [input, hash] of Object.entries(record.inputs)) {
-      if (hash === null ? entry.signatures?.[input] !== undefined : !sameSignature(hashes.signature(input), entry.signatures?.[input])) return false;
+    if (!outputs.get(code.hash) || (styles !== null && !outputs.get(styles.hash))) return false;
+    if (chunks) for (const chunk of Object.values(chunks)) if (!outputs.get(chunk.hash)) return false;
+    const signatures = entry.signatures;
+    for (const input in record.inputs) {
+      if (record.inputs[input] === null ? signatures?.[input] !== undefined : !sameSignature(hashes.signature(input), signatures?.[input])) return false;
     }
-    kept += 1;
   }
-  if (kept !== disk.count) return false;
   for (const { file } of disk.packs) if (!(await exists(path.join(deps.packs.dir, file)))) return false;
   return exists(deps.indexFile);
 }
 
 // What an entry keeps of a record besides its outputs (`entriesOf`), member by member the same objects.
 function sameFindings(record: BuildRecord, kept: CacheEntry['record']): boolean {
-  const { build: _build, errors: _errors, outputs: _outputs, ...findings } = record;
-  const { outputs: _keptOutputs, ...keptFindings } = kept;
-  const names = Object.keys(findings);
-  return names.length === Object.keys(keptFindings).length && names.every((name) => findings[name as keyof typeof findings] === keptFindings[name as keyof typeof keptFindings]);
+  let members = 0;
+  for (const name in record) {
+    if (name === 'build' || name === 'errors' || name === 'outputs') continue;
+    if (record[name as keyof BuildRecord] !== kept[name as keyof CacheEntry['record']]) return false;
+    members += 1;
+  }
+  // `kept` holds its outputs besides these.
+  return Object.keys(kept).length === members + 1;
 }
 
-const sameSignature = (now: FileSignature | null | undefined, then: FileSignature | undefined): boolean =>
-  now !== null && now !== undefined && then !== undefined && now.length === then.length && now.every((value, at) => value === then[at]);
+function sameSignature(now: FileSignature | null | undefined, then: FileSignature | undefined): boolean {
+  if (!now || !then || now.length !== then.length) return false;
+  for (let at = 0; at < now.length; at += 1) if (now[at] !== then[at]) return false;
+  return true;
+}
 
 // The entries of the builds worth keeping, and the outputs they name by hash.
 function entriesOf(builds: readonly SavedBuild[], workspace: WorkspaceModel, { hashes, outputs }: CacheWriterDeps) {
