@@ -130,8 +130,12 @@ export const arePlainPaths = (record: object): boolean => Object.keys(record).ev
 
 const isOutputRef = (value: unknown): value is OutputRef => isRecord(value) && isContentHash(value.hash) && isCount(value.size);
 
-export const isFileSignature = (value: unknown): value is FileSignature =>
-  Array.isArray(value) && value.length === 6 && isContentHash(value[0]) && value.slice(1).every((number) => typeof number === 'number' && Number.isFinite(number));
+// One per input and per workspace source of an index (thousands): checked without a copy of each.
+export function isFileSignature(value: unknown): value is FileSignature {
+  if (!Array.isArray(value) || value.length !== 6 || !isContentHash(value[0])) return false;
+  for (let at = 1; at < 6; at += 1) if (!Number.isFinite(value[at])) return false;
+  return true;
+}
 
 const isPosition = (value: unknown): boolean => value === undefined || isCount(value);
 
