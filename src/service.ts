@@ -73,12 +73,6 @@ export interface ServiceOptions {
   effectDeps?: (deps: EffectDeps) => EffectDeps;
   /** Bytes of events a reader of /state or /log may leave untaken before it is dropped (README "The event log, replay and state subscription"). Default 1 MiB. */
   eventStreamBufferBytes?: number;
-  /**
-   * Called with the address once the service listens, before the first read of the workspace
-   * (and the build cache's restoration) that `startService` still waits for: `core run` tells
-   * the address then, so a browser starts while the service reads. Requests meanwhile wait.
-   */
-  listening?(url: string): void;
 }
 
 export type { EffectDeps } from './effects/table.js';
@@ -110,15 +104,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const store = createStore({ freeze: options.freeze ?? process.env.CORE_DEBUG_FREEZE === '1' });
   const log = createEventLog(store.events$);
   const history = createBuildHistory(BUILD_HISTORY_LIMIT);
-  // The first read of the workspace waits until the service listens (`listening`).
-  let listened!: () => void;
-  const firstReadAfter = new Promise<void>((resolve) => (listened = resolve));
-  const machinery = createEffectDeps(root, logger, { ...options, firstReadAfter });
+  const machinery = createEffectDeps(root, logger, options);
   const { deps, hashes, outputs, activity } = machinery;
   const { dispatch, callbacks, subscriptions, pushed$ } = startEffects(store, history, deps, { root, watch: options.watch !== false, logger });
 
   const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch, failed: (error) => callbacks.failed('freshness', error), quiet: machinery.quiet });
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch, freshness });
+  // The first read has just looked at the disk (or proved the cached model by its stats), and no
+  // request waits yet: a check now would stat every manifest again for nobody.
+  await readiness.workspace(undefined, true);
   const hosts = acceptedHosts(host, options.allowedHosts);
   const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity, eventStreamBufferBytes: options.eventStreamBufferBytes });
 
@@ -147,11 +141,6 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     throw error;
   }
   const port = (server.address() as { port: number }).port;
-  options.listening?.(serviceUrl(host, port));
-  listened();
-  // The first read looks at the disk now (or proves the cached model by its stats): a check of
-  // it would stat every manifest again. A request arriving meanwhile checks for itself.
-  await readiness.workspace(undefined, true);
   return {
     url: serviceUrl(host, port),
     port,

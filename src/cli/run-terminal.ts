@@ -29,19 +29,14 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
  * Printed once the service listens, before the first builds are done (README "The terminal
  * of `core run`"): a page asked for meanwhile waits for what it shows, as any answer does.
  */
-/**
- * The banner's first lines, told as soon as the service listens: the first address line is the
- * base URL alone, so tools reading stdout find it at once, and a browser starts while the
- * workspace is read.
- */
-export const bannerHead = (url: string, style: TerminalStyle): string => `\n  ${style.bold(style.cyan(`core ${VERSION}`))}\n\n  ${url}\n\n`;
-
-/** The rest of the banner, once the workspace is read. */
 export function banner(facts: BannerFacts): string {
   const { state, url, style } = facts;
   const counts = `${plural(state.workspace.packages.length, 'package')}, ${plural(state.workspace.modules.length, 'module')}`;
   const row = (label: string, value: string) => `  ${style.green('➜')}  ${style.bold(label.padEnd(10))}${value}\n`;
   return (
+    `\n  ${style.bold(style.cyan(`core ${VERSION}`))}\n\n` +
+    // The first address line is the base URL alone, so tools reading stdout find it at once.
+    `  ${url}\n\n` +
     row('Dashboard', style.cyan(url)) +
     (facts.development ? row('Preview', style.cyan(`${url}preview/`)) : '') +
     // For pages of many modules (README "The bundled preview").

@@ -10,7 +10,7 @@ import { writeSettings, uploadServiceBuilds } from './cache-push.js';
 import { describeRemoteRestored } from '../store/events.js';
 import { DEVELOPMENT_EXTENSION } from '../development/name.js';
 import { UsageError } from './usage-error.js';
-import { banner, bannerHead, followChanges, readyLine, showProgress } from './run-terminal.js';
+import { banner, followChanges, readyLine, showProgress } from './run-terminal.js';
 import { LOG_LEVELS, shows, type LogLevel } from './live-lines.js';
 import { terminalStyle, wantsColor, type TerminalStyle } from './terminal-style.js';
 import type { ServiceState } from '../store/state.js';
@@ -66,13 +66,10 @@ export async function runCommand(args: string[]): Promise<number> {
   // Listening before the service starts: whoever started it may send a signal at once, and
   // without a listener SIGINT and SIGTERM would kill the process instead of stopping it.
   const stopped = stopSignal();
-  const style = terminalStyle(wantsColor(process.stdout));
-  // The address at once, as the contract says, before the workspace is read: a browser starts
-  // meanwhile, and a page asked for waits for the read and the builds (every answer does).
-  const tellAddress = (url: string) => process.stdout.write(run.logLevel === 'silent' ? `${url}\n` : bannerHead(url, style));
-  const service = await startOrExplain(run, remote.settings, tellAddress);
+  const service = await startOrExplain(run, remote.settings);
   if (!service) return 1;
 
+  const style = terminalStyle(wantsColor(process.stdout));
   const errorStyle = terminalStyle(wantsColor(process.stderr));
   const warn = (text: string) => {
     if (shows(run.logLevel, 'warn')) process.stderr.write(`${text}\n`);
@@ -177,7 +174,7 @@ function stopSignal(): Promise<void> {
 }
 
 /** The service, or null once the reason it did not start is on stderr. */
-async function startOrExplain(run: RunRequest, remoteSettings: RemoteCacheSettings | null, listening: (url: string) => void): Promise<Service | null> {
+async function startOrExplain(run: RunRequest, remoteSettings: RemoteCacheSettings | null): Promise<Service | null> {
   try {
     return await startService({
       root: run.root,
@@ -191,7 +188,6 @@ async function startOrExplain(run: RunRequest, remoteSettings: RemoteCacheSettin
       record: run.record,
       cache: run.cache,
       remoteCache: remoteSettings ? { settings: remoteSettings } : null,
-      listening,
     });
   } catch (error) {
     if (error instanceof ListenError && error.code === 'PORT_IN_USE') {
@@ -205,12 +201,16 @@ async function startOrExplain(run: RunRequest, remoteSettings: RemoteCacheSettin
   }
 }
 
-/** The rest of the banner (the address was told as the service listened), then what the preview lacks. */
+/** The banner (or the bare address when silent), then what the preview lacks. */
 function tellStart(service: Service, run: RunRequest, told: ServiceState, style: TerminalStyle, errorStyle: TerminalStyle, warn: (text: string) => void): void {
   const development = service.extensions.includes(DEVELOPMENT_EXTENSION);
   const { cdnOrigin, port } = run;
+  // The address at once, as the contract says: a page asked for while the first builds run
+  // waits for them (every answer does), and the browser starts meanwhile.
   if (run.logLevel !== 'silent') {
     process.stdout.write(banner({ state: told, url: service.url, development, cdnOrigin, movedFrom: service.port !== port && port !== 0 ? port : null, style }));
+  } else {
+    process.stdout.write(`${service.url}\n`);
   }
   if (!development) {
     warn(`${errorStyle.yellow('hint')} the development extension is not loaded, so only /m/, /state, /log and the dashboard are served (/preview/ answers 404 PREVIEW_NOT_LOADED); start with core run --dev (or set CORE_SERVICE_EXTENSIONS=${DEVELOPMENT_EXTENSION}) for the preview and stylesheet push`);

@@ -22,8 +22,6 @@ export interface ManifestsDeps extends EffectScheduling {
    * read waits for it, for the same reason.
    */
   restoreBuilds?(workspace: WorkspaceModel): Facts | Promise<Facts>;
-  /** The first read waits for it: the service listens first, so a browser starts meanwhile. */
-  firstReadAfter?: Promise<unknown>;
 }
 
 export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: ManifestsDeps): Observable<Facts> {
@@ -37,21 +35,18 @@ export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<Se
     filter(Boolean),
     // Changes arriving together are read once.
     observeOn(deps.scheduler ?? asapScheduler),
-    concatMap((): Observable<Facts> => (current!.workspaceRead || !deps.firstReadAfter ? read() : from(deps.firstReadAfter).pipe(concatMap(read)))),
+    concatMap((): Observable<Facts> => {
+      const before = current!;
+      const restored = before.workspaceRead ? null : (deps.restoreWorkspace?.() ?? null);
+      const workspace = restored ?? deps.readWorkspace(before.deepImports ?? []);
+      if (before.workspaceRead && sameModel(before.workspace, workspace)) return of({ type: 'workspace.unchanged', sources: workspace.sources });
+      const read: Fact = restored ? { type: 'workspace.read', workspace, restored: true } : { type: 'workspace.read', workspace };
+      if (before.workspaceRead || !deps.restoreBuilds) return of(read);
+      const builds = deps.restoreBuilds(workspace);
+      const withRead = (facts: Facts): Facts => [read, ...(Array.isArray(facts) ? facts : [facts as Fact])];
+      return builds instanceof Promise ? from(builds.then(withRead)) : of(withRead(builds));
+    }),
   );
-
-  // The first read waits for its gate, if any (the service listening); later ones read at once.
-  function read(): Observable<Facts> {
-    const before = current!;
-    const restored = before.workspaceRead ? null : (deps.restoreWorkspace?.() ?? null);
-    const workspace = restored ?? deps.readWorkspace(before.deepImports ?? []);
-    if (before.workspaceRead && sameModel(before.workspace, workspace)) return of({ type: 'workspace.unchanged', sources: workspace.sources });
-    const fact: Fact = restored ? { type: 'workspace.read', workspace, restored: true } : { type: 'workspace.read', workspace };
-    if (before.workspaceRead || !deps.restoreBuilds) return of(fact);
-    const builds = deps.restoreBuilds(workspace);
-    const withRead = (facts: Facts): Facts => [fact, ...(Array.isArray(facts) ? facts : [facts as Fact])];
-    return builds instanceof Promise ? from(builds.then(withRead)) : of(withRead(builds));
-  }
 }
 
 function sameModel(a: WorkspaceModel, b: WorkspaceModel): boolean {

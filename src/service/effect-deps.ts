@@ -36,8 +36,6 @@ export interface EffectDepsOptions {
   remoteCache?: { settings: RemoteCacheSettings; limits?: ClientLimits } | null;
   record?: string;
   effectDeps?: (deps: EffectDeps) => EffectDeps;
-  /** The first read of the workspace waits for it (the service listening). */
-  firstReadAfter?: Promise<unknown>;
 }
 
 export interface EffectMachinery {
@@ -85,7 +83,6 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     requestsInProgress$: activity.inProgress$,
     watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),
     ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
-    ...(options.firstReadAfter ? { firstReadAfter: options.firstReadAfter } : {}),
     openEventFile,
   };
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;

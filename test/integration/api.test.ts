@@ -31,28 +31,4 @@ describe("import { startService } from '@core-js/packages'", () => {
       await service.close();
     }
   });
-
-  it('listens before its first read of the workspace: `listening` has the address, and a request then waits for the read', async () => {
-    const api = (await import('@core-js/packages')) as typeof import('../../src/index.js');
-    const order: string[] = [];
-    let early: Promise<Response> | null = null;
-    const service = await api.startService({
-      root: fixtureWorkspace('basic'),
-      port: 0,
-      logger: () => {},
-      effectDeps: (deps) => ({ ...deps, readWorkspace: (deepImports) => (order.push('read'), deps.readWorkspace(deepImports)) }),
-      listening: (url) => {
-        order.push('listening');
-        early = fetch(`${url}state`);
-      },
-    });
-    try {
-      expect(order.slice(0, 2)).to.deep.equal(['listening', 'read']);
-      const answer = await early!;
-      expect(answer.status).to.equal(200);
-      expect(((await answer.json()) as { modules: unknown[] }).modules).to.have.length(5);
-    } finally {
-      await service.close();
-    }
-  });
 });
