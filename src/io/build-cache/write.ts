@@ -53,8 +53,12 @@ export interface CacheWriter {
 interface IndexOnDisk {
   /** The hash its text was sealed with (`indexText`): a new text of the same hash is the same index. */
   checksum: string;
-  /** Its entries by module and variant; `count` counts every one, also those not of an entry's shape. */
-  entries: Map<string, CacheEntry>;
+  /**
+   * Its entries by module and variant, made on the first write that asks (read at start, the
+   * index is not gone through again before the page); `count` counts every one, also those not
+   * of an entry's shape.
+   */
+  entries(): ReadonlyMap<string, CacheEntry>;
   count: number;
   packs: readonly OutputPack[];
   workspace: WorkspaceSnapshot | undefined;
@@ -111,9 +115,14 @@ export function createCacheWriter(deps: CacheWriterDeps): CacheWriter {
 const entryKey = (module: string, variant: string) => `${module}\0${variant}`;
 
 function diskView(index: CacheIndex, checksum: string): IndexOnDisk {
-  const entries = new Map<string, CacheEntry>();
-  for (const entry of index.entries as unknown[]) if (isCacheEntry(entry)) entries.set(entryKey(entry.module, entry.variant), entry);
-  return { checksum, entries, count: index.entries.length, packs: index.packs, workspace: index.workspace };
+  let entries: Map<string, CacheEntry> | null = null;
+  const byKey = () => {
+    if (entries) return entries;
+    entries = new Map();
+    for (const entry of index.entries as unknown[]) if (isCacheEntry(entry)) entries.set(entryKey(entry.module, entry.variant), entry);
+    return entries;
+  };
+  return { checksum, entries: byKey, count: index.entries.length, packs: index.packs, workspace: index.workspace };
 }
 
 // Whether the index on disk already says what a write of `builds` would: the same builds (each
@@ -125,12 +134,14 @@ function diskView(index: CacheIndex, checksum: string): IndexOnDisk {
 // compares the text it makes.
 async function unchangedSince(disk: IndexOnDisk, builds: readonly SavedBuild[], workspace: WorkspaceModel, deps: CacheWriterDeps): Promise<boolean> {
   const { hashes, outputs } = deps;
-  if (builds.length !== disk.count || disk.entries.size !== disk.count || disk.workspace?.model !== workspace || disk.workspace.reader !== deps.reader) return false;
+  if (builds.length !== disk.count || disk.workspace?.model !== workspace || disk.workspace.reader !== deps.reader) return false;
+  const entries = disk.entries();
+  if (entries.size !== disk.count) return false;
   for (const [source, hash] of Object.entries(workspace.sources)) {
     if (hash !== null && !sameSignature(hashes.signature(source), disk.workspace.signatures[source])) return false;
   }
   for (const { module, variant, record } of builds) {
-    const entry = disk.entries.get(entryKey(module, variant));
+    const entry = entries.get(entryKey(module, variant));
     if (!entry || !record.outputs || record.outputs !== entry.record.outputs || !sameFindings(record, entry.record)) return false;
     // Only outputs still in memory are written (`entriesOf`): one collected since leaves its entry out.
     const { code, styles, chunks } = record.outputs;
