@@ -231,6 +231,34 @@ function file(content: Uint8Array): BundledFile {
   return { body, hash: contentHash(body) };
 }
 
+export interface SavedPagePreparation {
+  saved: JoinedPages;
+  /** The first settled state (no check against the disk: no request waits). */
+  settled(): Promise<unknown>;
+  getState(): ServiceState;
+  /** Makes the default entry's page of `state`, as its request would. */
+  prepare(state: ServiceState): Promise<unknown>;
+}
+
+/**
+ * A restart whose last run served a bundled page (one is saved) prepares the default entry's
+ * page once its state first settled and the address is out, while the browser starts: the
+ * request then checks the disk as every answer does, and finds made what the same state gives
+ * (README "The bundled preview"). Resolves when done; what fails here, the request reports.
+ */
+export async function prepareSavedPage({ saved, settled, getState, prepare }: SavedPagePreparation): Promise<void> {
+  if (!saved.any()) return;
+  try {
+    await settled();
+    // After the turn that tells the address: the terminal's lines go first.
+    await new Promise((resolve) => setImmediate(resolve));
+    const state = getState();
+    if (selectSettled(state)) await prepare(state);
+  } catch {
+    // The service is closing, or the page cannot be made: its request says why.
+  }
+}
+
 export interface JoinAhead {
   /** Is a bundled page in use (asked for recently)? */
   wanted(): boolean;

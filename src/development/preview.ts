@@ -79,6 +79,32 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   return { ok: true, preview };
 }
 
+/**
+ * `derivePreview` kept with the state it was derived from: a page asked for again from the same
+ * state (the one a restart prepared, a reload) is derived once. Its only reads of the disk, the
+ * versions of installed packages, are asked again, and any other answer derives it anew. The
+ * preview answered is shared: whoever adds to it copies it first.
+ */
+export function createPreviewDeriver(installedVersion: PreviewOptions['installedVersion']): (state: ServiceState, options: Omit<PreviewOptions, 'installedVersion'>) => PreviewResult {
+  const derived = new WeakMap<ServiceState, Map<string, { result: PreviewResult; versions: [name: string, dir: string, version: string | null][] }>>();
+  return (state, { entry, cdnOrigin }) => {
+    const key = `${entry ?? ''}\0${cdnOrigin}`;
+    let byKey = derived.get(state);
+    if (!byKey) derived.set(state, (byKey = new Map()));
+    const kept = byKey.get(key);
+    if (kept && kept.versions.every(([name, dir, version]) => installedVersion(name, dir) === version)) return kept.result;
+    const versions: [string, string, string | null][] = [];
+    const asked = (name: string, dir: string) => {
+      const version = installedVersion(name, dir);
+      versions.push([name, dir, version]);
+      return version;
+    };
+    const result = derivePreview(state, { entry, cdnOrigin, installedVersion: asked });
+    byKey.set(key, { result, versions });
+    return result;
+  };
+}
+
 /** The walk from the entry package's modules through what their builds import. */
 interface PreviewWalk {
   state: ServiceState;

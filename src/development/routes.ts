@@ -8,7 +8,7 @@ import { isCrossSiteRefused, sendOutput } from '../http/send-output.js';
 import { isContentHash } from '../outputs/content-hash.js';
 import { PageBundleError, type MapKind } from '../bundlers/page-bundle.js';
 import type { ServiceState } from '../store/state.js';
-import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, type BundledFile, type BundledPage, type PageBundlePlan, type PageBundles } from './bundled-preview.js';
+import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, prepareSavedPage, type BundledFile, type BundledPage, type PageBundlePlan, type PageBundles } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { packageFile } from '../package-files.js';
@@ -16,7 +16,7 @@ import { htmlPage } from '../html-page.js';
 import { installedVersion as installedFrom } from '../io/installed-packages.js';
 import { createJoinedPages } from '../io/joined-pages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
-import { derivePreview, linkCdnStylesheets, type Preview } from './preview.js';
+import { createPreviewDeriver, linkCdnStylesheets, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn, type LocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
 
@@ -79,20 +79,24 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
   // The version of a package outside the workspace that a workspace package would load.
   const installedVersion = (name: string, packageDir: string) => installedFrom(name, path.resolve(host.root, packageDir));
 
+  const derive = createPreviewDeriver(installedVersion);
+
   async function previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview> {
-    const result = derivePreview(state, { entry, cdnOrigin: localCdn ? LOCAL_CDN_PREFIX : cdnOrigin, installedVersion });
+    const result = derive(state, { entry, cdnOrigin: localCdn ? LOCAL_CDN_PREFIX : cdnOrigin });
     if (!result.ok) throw new ServiceError(result.reason === 'not-web' ? 'CONDITIONAL_NOT_FOUND' : 'OUTPUT_NOT_AVAILABLE', result.message);
+    // What follows adds to the preview: the kept one stays as derived.
+    const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      for (const specifier of await localCdn.complete(result.preview.imports)) {
-        result.preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
+      for (const specifier of await localCdn.complete(preview.imports)) {
+        preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
-      const sheets = await localCdn.stylesheets(result.preview.imports);
-      if (sheets.length > 0) result.preview.stylesheets = sheets;
+      const sheets = await localCdn.stylesheets(preview.imports);
+      if (sheets.length > 0) preview.stylesheets = sheets;
     } else {
-      linkCdnStylesheets(result.preview, cdnOrigin);
+      linkCdnStylesheets(preview, cdnOrigin);
     }
-    return result.preview;
+    return preview;
   }
 
   return {
@@ -122,6 +126,17 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash), saved ? { saved } : {});
   // The state ends when the service closes: the files the joins read go with it.
   host.state$.subscribe({ complete: () => bundles.dispose() });
+  // The plan of a preview derived from a state, kept with what it was made from: the page of a
+  // state prepared ahead (or asked for again) is not planned twice.
+  const plans = new WeakMap<object, { state: ServiceState; added: string; plan: PageBundlePlan }>();
+  const planOf = (state: ServiceState, preview: Preview): PageBundlePlan => {
+    const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports]);
+    const kept = plans.get(preview.modules);
+    if (kept && kept.state === state && kept.added === added) return kept.plan;
+    const plan = planPageBundle(state, preview);
+    plans.set(preview.modules, { state, added, plan });
+    return plan;
+  };
   // The last bundled page asked for: while it is recent, each settled state's bundle of its
   // entry is joined ahead, so the reload after an edit finds it ready.
   let lastAsked: { entry: string | undefined; at: number } | null = null;
@@ -130,16 +145,25 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
     join: async (state) => {
       if (!host.cdnOrigin || !lastAsked) return;
       const preview = await previews.previewOf(state, lastAsked.entry, host.cdnOrigin);
-      await bundles.bundle(planPageBundle(state, preview));
+      await bundles.bundle(planOf(state, preview));
     },
     failed: (error) => host.failed('join-ahead', error),
   });
+  const cdnOrigin = host.cdnOrigin;
+  if (cdnOrigin && saved) {
+    void prepareSavedPage({
+      saved,
+      settled: () => host.readiness.settled(false),
+      getState: host.getState,
+      prepare: async (state) => bundles.bundle(planOf(state, await previews.previewOf(state, undefined, cdnOrigin))),
+    });
+  }
   return {
     bundles,
     async page(ctx) {
       const { preview, state } = await previews.previewAndState(ctx);
       lastAsked = { entry: entryOf(ctx), at: Date.now() };
-      const plan = planPageBundle(state, preview);
+      const plan = planOf(state, preview);
       try {
         return { preview, plan, page: await bundles.bundle(plan) };
       } catch (error) {

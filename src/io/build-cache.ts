@@ -94,7 +94,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     }
     const parsed = parseIndex(text, { identity, root: workspaceRoot, file: indexFile });
     if (!('index' in parsed)) return parsed;
-    writer.readAtStart(text);
+    writer.readAtStart(parsed.index, parsed.checksum);
     return parsed.index;
   }
 

@@ -72,9 +72,13 @@ export interface CacheIndex {
 export const PACK_NAME = /^[0-9a-f]{16}\.pack$/;
 
 /** The index's text: its JSON, the hash of that JSON as its last member. */
-export function indexText(index: CacheIndex): string {
+export const indexText = (index: CacheIndex): string => sealedIndex(index).text;
+
+/** The index's text and the checksum it ends with. */
+export function sealedIndex(index: CacheIndex): { text: string; checksum: string } {
   const body = JSON.stringify(index);
-  return `${body.slice(0, -1)},"checksum":"${contentHash(body)}"}`;
+  const checksum = contentHash(body);
+  return { text: `${body.slice(0, -1)},"checksum":"${checksum}"}`, checksum };
 }
 
 const CHECKSUM = /,"checksum":"([A-Za-z0-9_-]{22})"}$/;
@@ -84,7 +88,7 @@ const CHECKSUM = /,"checksum":"([A-Za-z0-9_-]{22})"}$/;
  * of this format wrote (a bad cache, said once), else a plain miss (none yet, another version,
  * another workspace). Entries, packs and the saved model are checked one by one on use.
  */
-export function parseIndex(text: string, expected: { identity: CacheIdentity; root: string; file: string }): { index: CacheIndex } | { ignored: string; damaged: boolean } {
+export function parseIndex(text: string, expected: { identity: CacheIdentity; root: string; file: string }): { index: CacheIndex; checksum: string } | { ignored: string; damaged: boolean } {
   const { file } = expected;
   let value: unknown;
   try {
@@ -106,7 +110,7 @@ export function parseIndex(text: string, expected: { identity: CacheIdentity; ro
   if (identity.bundlers !== expected.identity.bundlers) return { ignored: 'the cache was written by other code of the built-in bundlers', damaged: false };
   if (root !== expected.root) return { ignored: `the cache belongs to another workspace (${root})`, damaged: false };
   const { checksum: _checksum, ...index } = value;
-  return { index: index as unknown as CacheIndex };
+  return { index: index as unknown as CacheIndex, checksum: sealed[1]! };
 }
 
 // The checkers: what each part of the index must be before any of it is used. Plain functions
@@ -126,8 +130,12 @@ export const arePlainPaths = (record: object): boolean => Object.keys(record).ev
 
 const isOutputRef = (value: unknown): value is OutputRef => isRecord(value) && isContentHash(value.hash) && isCount(value.size);
 
-export const isFileSignature = (value: unknown): value is FileSignature =>
-  Array.isArray(value) && value.length === 6 && isContentHash(value[0]) && value.slice(1).every((number) => typeof number === 'number' && Number.isFinite(number));
+// One per input and per workspace source of an index (thousands): checked without a copy of each.
+export function isFileSignature(value: unknown): value is FileSignature {
+  if (!Array.isArray(value) || value.length !== 6 || !isContentHash(value[0])) return false;
+  for (let at = 1; at < 6; at += 1) if (!Number.isFinite(value[at])) return false;
+  return true;
+}
 
 const isPosition = (value: unknown): boolean => value === undefined || isCount(value);
 

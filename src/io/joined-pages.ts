@@ -19,6 +19,8 @@ export interface JoinedPages {
   read(key: string): JoinedPage | null;
   /** Saves it, off the request's path; keeps the last few pages, removes older ones. */
   write(key: string, page: JoinedPage): Promise<void>;
+  /** Whether any page is saved: an earlier run served a bundled page. */
+  any(): boolean;
 }
 
 interface Header {
@@ -35,6 +37,13 @@ const isTemporaryFile = (name: string) => TEMPORARY_SUFFIX.test(name) && PAGE_FI
 export function createJoinedPages(dir: string, identity: string): JoinedPages {
   const fileOf = (key: string) => path.join(dir, `${contentHash(`${identity}\0${key}`)}.page`);
   return {
+    any() {
+      try {
+        return fs.readdirSync(dir).some((name) => PAGE_FILE.test(name));
+      } catch {
+        return false;
+      }
+    },
     read(key) {
       let content: Buffer;
       try {

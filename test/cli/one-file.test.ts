@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
@@ -45,6 +46,13 @@ describe('the command in one file', function () {
     const tables = [...bundle.matchAll(/^\/\/ (node_modules\/(?:[^/\n]+\/node_modules\/)?mime-db\/db\.json)$/gm)].map((match) => match[1]);
     expect(tables).to.deep.equal(['node_modules/mime-db/db.json']);
     expect(fs.existsSync(path.join(PROJECT_DIR, 'node_modules/accepts/node_modules/mime-db/db.json')), 'accepts installs a copy of its own').to.equal(true);
+  });
+
+  it('copies the members of each built-in module once for all the files importing it, not once per file', () => {
+    const bundle = fs.readFileSync(BUNDLE, 'utf8');
+    const builtins = [...bundle.matchAll(/__(toESM|oneNS)\(require\("([^"]+)"\)/g)].filter((match) => isBuiltin(match[2]!));
+    expect(builtins.length, 'built-in modules imported').to.be.greaterThan(20);
+    expect(builtins.filter((match) => match[1] !== 'oneNS').map((match) => match[0])).to.deep.equal([]);
   });
 
   it('loads esbuild when a build needs it: a restart whose builds all come from the build cache never does', async function () {

@@ -68,7 +68,7 @@ describe('createPageBundles', () => {
 
   it('saves what it joins, and a restart answers a saved plan without joining it, its maps still joined when asked for', async () => {
     const saved = new Map<string, JoinedPage>();
-    const pages: JoinedPages = { read: (key) => saved.get(key) ?? null, write: async (key, page) => void saved.set(key, page) };
+    const pages: JoinedPages = { any: () => saved.size > 0, read: (key) => saved.get(key) ?? null, write: async (key, page) => void saved.set(key, page) };
     const first = setup();
     const joined = await createPageBundles(first.outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: first.joiner, saved: pages }).bundle(first.plan('KEY1'));
     expect([...saved.keys()]).to.deep.equal(['KEY1']);
@@ -96,7 +96,7 @@ describe('createPageBundles', () => {
       files: async () => ({ code: Buffer.from('joined'), styles: Buffer.from('') }),
       maps: () => new Promise<{ codeMap: Buffer; stylesMap: Buffer }>((resolve) => (mapsJoined = () => resolve({ codeMap: Buffer.from('{}'), stylesMap: Buffer.from('{}') }))),
     };
-    const pages: JoinedPages = { read: (key) => (key === 'KEY1' ? { code: Buffer.from('restored'), styles: Buffer.from('') } : null), write: async () => {} };
+    const pages: JoinedPages = { any: () => true, read: (key) => (key === 'KEY1' ? { code: Buffer.from('restored'), styles: Buffer.from('') } : null), write: async () => {} };
     const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: joiner, files, saved: pages });
     await bundles.bundle(plan('KEY1'));
     const map = bundles.findMap('codeMap', 'KEY1')!;

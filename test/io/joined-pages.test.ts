@@ -27,6 +27,14 @@ describe('createJoinedPages', () => {
     expect(createJoinedPages(dir, 'identity-2').read('KEY1'), 'joined by other code').to.equal(null);
   });
 
+  it('says whether any page is saved: an earlier run served a bundled page', async () => {
+    const pages = createJoinedPages(dir, 'identity-1');
+    expect(pages.any(), 'no directory yet').to.equal(false);
+    await pages.write('KEY1', page(1));
+    expect(pages.any()).to.equal(true);
+    expect(createJoinedPages(dir, 'identity-2').any(), 'a page of other code is still a page served').to.equal(true);
+  });
+
   it('keeps an empty stylesheet empty', async () => {
     const pages = createJoinedPages(dir, 'identity-1');
     await pages.write('KEY1', { code: Buffer.from('x'), styles: Buffer.alloc(0) });

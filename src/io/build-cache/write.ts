@@ -2,16 +2,16 @@
 // bundlers with its outputs still in memory, a pack of the outputs no pack holds first, the
 // index last, each renamed into place; a write that would change nothing writes nothing.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { BuildRecord } from '../../store/state.js';
 import type { OutputCache } from '../../outputs/output-cache.js';
-import { contentHash } from '../../outputs/content-hash.js';
 import { UNVERIFIED, type OutputRef } from '../../store/events.js';
 import { fingerprintOf } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
 import type { FileHashes, FileSignature } from '../file-hashes.js';
 import { removeCachesOfRemovedWorkspaces } from '../cache-location.js';
-import { CACHE_FORMAT, indexText, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
+import { CACHE_FORMAT, isCacheEntry, sealedIndex, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
 import type { OutputPacks } from './output-packs.js';
 import { isKeptBundler } from './restore.js';
 import { exists, writeAtomically } from './write-atomically.js';
@@ -45,32 +45,55 @@ export interface CacheWriterDeps {
 
 export interface CacheWriter {
   write(builds: readonly SavedBuild[], workspace: WorkspaceModel): Promise<void>;
-  /** The index's text as read at start: written again unchanged, it is not written. */
-  readAtStart(text: string): void;
+  /** The index as read at start, and the checksum it was sealed with: written again unchanged, it is not written. */
+  readAtStart(index: CacheIndex, checksum: string): void;
+}
+
+/** What the index on disk says, as this service last read or wrote it. */
+interface IndexOnDisk {
+  /** The hash its text was sealed with (`indexText`): a new text of the same hash is the same index. */
+  checksum: string;
+  /**
+   * Its entries by module and variant, made on the first write that asks (read at start, the
+   * index is not gone through again before the page); `count` counts every one, also those not
+   * of an entry's shape.
+   */
+  entries(): ReadonlyMap<string, CacheEntry>;
+  count: number;
+  packs: readonly OutputPack[];
+  workspace: WorkspaceSnapshot | undefined;
 }
 
 export function createCacheWriter(deps: CacheWriterDeps): CacheWriter {
   const { dir, indexFile, packs } = deps;
   // The index on disk as this service last read or wrote it, so that a write that would change
-  // nothing (a restart that built nothing) writes nothing: its text as read at start, then the
-  // hash of what was written.
-  let indexOnDisk: { text: string } | { hash: string } | null = null;
+  // nothing (a restart that built nothing) writes nothing, and finds that out without making
+  // the index's text (`unchangedSince`).
+  let onDisk: IndexOnDisk | null = null;
   let prunedSiblings = false;
 
   async function writeIndex(entries: CacheEntry[], named: OutputPack[], workspace: WorkspaceModel) {
     const index: CacheIndex = { format: CACHE_FORMAT, identity: deps.identity, root: deps.workspaceRoot, entries, packs: named, ...snapshotOf(workspace, deps) };
-    const text = indexText(index);
-    const hash = contentHash(text);
-    const unchanged = indexOnDisk !== null && ('text' in indexOnDisk ? indexOnDisk.text === text : indexOnDisk.hash === hash);
-    if (!unchanged || !(await exists(indexFile))) await writeAtomically(indexFile, text);
-    indexOnDisk = { hash };
+    const { text, checksum } = sealedIndex(index);
+    if (onDisk?.checksum !== checksum || !(await exists(indexFile))) await writeAtomically(indexFile, text);
+    onDisk = diskView(index, checksum);
+  }
+
+  async function tidy(named: readonly OutputPack[]) {
+    // The index is written: what follows only tidies, and a failure of it costs nothing the next start needs.
+    await packs.tidy(named);
+    if (!prunedSiblings) {
+      prunedSiblings = true;
+      await removeCachesOfRemovedWorkspaces(dir).catch(() => {});
+    }
   }
 
   return {
-    readAtStart(text) {
-      indexOnDisk = { text };
+    readAtStart(index, checksum) {
+      onDisk = diskView(index, checksum);
     },
     async write(builds, workspace) {
+      if (onDisk && (await unchangedSince(onDisk, builds, workspace, deps))) return tidy(onDisk.packs);
       const { entries, needed } = entriesOf(builds, workspace, deps);
       const packsBefore = packs.known();
       let named: OutputPack[] = [];
@@ -84,14 +107,71 @@ export function createCacheWriter(deps: CacheWriterDeps): CacheWriter {
         await packs.discard(named, packsBefore);
         throw new CacheNotWritten(error as Error, await exists(indexFile));
       }
-      // The index is written: what follows only tidies, and a failure of it costs nothing the next start needs.
-      await packs.tidy(named);
-      if (!prunedSiblings) {
-        prunedSiblings = true;
-        await removeCachesOfRemovedWorkspaces(dir).catch(() => {});
-      }
+      await tidy(named);
     },
   };
+}
+
+const entryKey = (module: string, variant: string) => `${module}\0${variant}`;
+
+function diskView(index: CacheIndex, checksum: string): IndexOnDisk {
+  let entries: Map<string, CacheEntry> | null = null;
+  const byKey = () => {
+    if (entries) return entries;
+    entries = new Map();
+    for (const entry of index.entries as unknown[]) if (isCacheEntry(entry)) entries.set(entryKey(entry.module, entry.variant), entry);
+    return entries;
+  };
+  return { checksum, entries: byKey, count: index.entries.length, packs: index.packs, workspace: index.workspace };
+}
+
+// Whether the index on disk already says what a write of `builds` would: the same builds (each
+// record's parts the very objects the entry was read or written with: a build since makes new
+// ones), each input and workspace source with the stat it was last proved by, the same model
+// and its packs still there. A record read from an entry was judged against this very model on
+// restore (its declaration, bundler and boundaries: `factsHold`), and one written was made from
+// it, so those need no second look. Anything else, or any doubt, takes the whole write, which
+// compares the text it makes.
+async function unchangedSince(disk: IndexOnDisk, builds: readonly SavedBuild[], workspace: WorkspaceModel, deps: CacheWriterDeps): Promise<boolean> {
+  const { hashes, outputs } = deps;
+  if (builds.length !== disk.count || disk.workspace?.model !== workspace || disk.workspace.reader !== deps.reader) return false;
+  const entries = disk.entries();
+  if (entries.size !== disk.count) return false;
+  for (const [source, hash] of Object.entries(workspace.sources)) {
+    if (hash !== null && !sameSignature(hashes.signature(source), disk.workspace.signatures[source])) return false;
+  }
+  for (const { module, variant, record } of builds) {
+    const entry = entries.get(entryKey(module, variant));
+    if (!entry || !record.outputs || record.outputs !== entry.record.outputs || !sameFindings(record, entry.record)) return false;
+    // Only outputs still in memory are written (`entriesOf`): one collected since leaves its entry out.
+    const { code, styles, chunks } = record.outputs;
+    if (!outputs.get(code.hash) || (styles !== null && !outputs.get(styles.hash))) return false;
+    if (chunks) for (const chunk of Object.values(chunks)) if (!outputs.get(chunk.hash)) return false;
+    const signatures = entry.signatures;
+    for (const input in record.inputs) {
+      if (record.inputs[input] === null ? signatures?.[input] !== undefined : !sameSignature(hashes.signature(input), signatures?.[input])) return false;
+    }
+  }
+  for (const { file } of disk.packs) if (!(await exists(path.join(deps.packs.dir, file)))) return false;
+  return exists(deps.indexFile);
+}
+
+// What an entry keeps of a record besides its outputs (`entriesOf`), member by member the same objects.
+function sameFindings(record: BuildRecord, kept: CacheEntry['record']): boolean {
+  let members = 0;
+  for (const name in record) {
+    if (name === 'build' || name === 'errors' || name === 'outputs') continue;
+    if (record[name as keyof BuildRecord] !== kept[name as keyof CacheEntry['record']]) return false;
+    members += 1;
+  }
+  // `kept` holds its outputs besides these.
+  return Object.keys(kept).length === members + 1;
+}
+
+function sameSignature(now: FileSignature | null | undefined, then: FileSignature | undefined): boolean {
+  if (!now || !then || now.length !== then.length) return false;
+  for (let at = 0; at < now.length; at += 1) if (now[at] !== then[at]) return false;
+  return true;
 }
 
 // The entries of the builds worth keeping, and the outputs they name by hash.

@@ -1,0 +1,118 @@
+// The build cache's write when nothing changed (README "The build cache"): the index on disk
+// already says it, so nothing is packed or written; any change, a stat included, is written.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createOutputCache } from '../../../src/outputs/output-cache.js';
+import { contentHash } from '../../../src/outputs/content-hash.js';
+import { createOutputPacks } from '../../../src/io/build-cache/output-packs.js';
+import { createCacheWriter, type SavedBuild } from '../../../src/io/build-cache/write.js';
+import { parseIndex } from '../../../src/io/cache-index.js';
+import { createFileHashes, type FileSignature } from '../../../src/io/file-hashes.js';
+import type { BuildRecord } from '../../../src/store/state.js';
+import { moduleModel, workspaceModel } from '../../helpers/models.js';
+
+describe('createCacheWriter', () => {
+  const made: string[] = [];
+  after(() => {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const identity = { service: 'test', esbuild: 'test', bundlers: 'test' };
+  const one = moduleModel('one');
+  const input = one.entry!;
+  const inputHash = contentHash('source');
+  const workspace = workspaceModel([one], { sources: { 'core.json': contentHash('core') } });
+
+  /** A writer in a new cache directory; the stats it is told each file was hashed with are `signatures`, the packs it makes counted. */
+  function writerOf(of?: { root: string; dir: string }) {
+    const root = of?.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'core-write-root-'));
+    const dir = of?.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'core-write-'));
+    made.push(root, dir);
+    const signatures = new Map<string, FileSignature>([
+      [input, [inputHash, 1, 6, 1000, 1000, 2000]],
+      ['core.json', [contentHash('core'), 2, 4, 1000, 1000, 2000]],
+    ]);
+    const hashes = { ...createFileHashes(root), signature: (relative: string) => signatures.get(relative) ?? null };
+    const outputs = createOutputCache();
+    const real = createOutputPacks(path.join(dir, 'outputs'));
+    let packed = 0;
+    const packs = { ...real, pack: (needed: ReadonlyMap<string, Buffer>) => ((packed += 1), real.pack(needed)) };
+    const indexFile = path.join(dir, 'builds.json');
+    const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot: fs.realpathSync(root), reader: 'reader', hashes, outputs, packs });
+    const record: BuildRecord = { build: 1, outputs: { code: outputs.put(Buffer.from('code')), styles: null }, errors: [], imports: [], inputs: { [input]: inputHash } };
+    const builds: SavedBuild[] = [{ module: one.specifier, variant: 'browser.development', record }];
+    const indexStat = () => {
+      const stats = fs.statSync(indexFile);
+      return [stats.ino, stats.mtimeMs];
+    };
+    const index = () => {
+      const parsed = parseIndex(fs.readFileSync(indexFile, 'utf8'), { identity, root: fs.realpathSync(root), file: indexFile });
+      if (!('index' in parsed)) throw new Error(parsed.ignored);
+      return parsed;
+    };
+    return { root, dir, writer, builds, record, signatures, indexStat, index, packed: () => packed, outputsDir: path.join(dir, 'outputs') };
+  }
+
+  it('packs and writes nothing when the builds, their inputs\' stats and the model are those it last wrote', async () => {
+    const { writer, builds, indexStat, packed } = writerOf();
+    await writer.write(builds, workspace);
+    expect(packed()).to.equal(1);
+    const before = indexStat();
+    await writer.write(builds, workspace);
+    expect(packed()).to.equal(1);
+    expect(indexStat()).to.deep.equal(before);
+  });
+
+  it('packs and writes nothing for the builds of the index it read at start', async () => {
+    const first = writerOf();
+    await first.writer.write(first.builds, workspace);
+    // A restart: the index read back, its entry's parts restored as the state keeps them.
+    const { index, checksum } = first.index();
+    const restored = index.entries[0]!.record;
+    const record: BuildRecord = { build: 0, errors: [], ...restored };
+    const next = writerOf(first);
+    next.writer.readAtStart({ ...index, workspace: { ...index.workspace!, model: workspace } }, checksum);
+    const before = next.indexStat();
+    await next.writer.write([{ ...first.builds[0]!, record }], workspace);
+    expect(next.packed()).to.equal(0);
+    expect(next.indexStat()).to.deep.equal(before);
+  });
+
+  it('writes the index again when it was removed', async () => {
+    const { dir, writer, builds, index } = writerOf();
+    await writer.write(builds, workspace);
+    const written = index().checksum;
+    fs.rmSync(path.join(dir, 'builds.json'));
+    await writer.write(builds, workspace);
+    expect(index().checksum).to.equal(written);
+  });
+
+  it('writes an input seen with another stat (its content the same), so the next start proves it by that stat', async () => {
+    const { writer, builds, signatures, index } = writerOf();
+    await writer.write(builds, workspace);
+    const touched: FileSignature = [inputHash, 1, 6, 5000, 5000, 6000];
+    signatures.set(input, touched);
+    await writer.write(builds, workspace);
+    expect(index().index.entries[0]!.signatures).to.deep.equal({ [input]: touched });
+  });
+
+  it('writes the outputs again when their pack is gone', async () => {
+    const { writer, builds, outputsDir, index, packed } = writerOf();
+    await writer.write(builds, workspace);
+    for (const name of fs.readdirSync(outputsDir)) fs.rmSync(path.join(outputsDir, name));
+    await writer.write(builds, workspace);
+    expect(packed()).to.equal(2);
+    expect(fs.readdirSync(outputsDir)).to.deep.equal(index().index.packs.map((pack) => pack.file));
+  });
+
+  it('compares the text of a build made again with the same outputs, and leaves the same index as it is', async () => {
+    const { writer, builds, record, indexStat, packed } = writerOf();
+    await writer.write(builds, workspace);
+    const before = indexStat();
+    await writer.write([{ ...builds[0]!, record: { ...record, build: 2, inputs: { ...record.inputs } } }], workspace);
+    expect(packed()).to.equal(2);
+    expect(indexStat()).to.deep.equal(before);
+  });
+});
