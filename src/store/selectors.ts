@@ -7,7 +7,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { isBuildable } from './reducer.js';
-import { knownInputHash, type BuildRecord, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
+import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
 export type ModuleStatus = 'valid' | 'invalid' | 'pending';
 
@@ -284,20 +284,42 @@ function holdsCopy(state: ServiceState, module: ModuleModel, key: string): boole
   return files !== undefined && recordCopies(module.specifier, key, record, files).length > 0;
 }
 
+interface KeptCopies {
+  files: Record<string, string>;
+  builds: (ModuleBuilds | undefined)[];
+  /** With the index of each copy's module in the workspace's modules. */
+  copies: [number, SharedFileCopy][];
+}
+
+const packageCopies = new WeakMap<PackageGroup, KeptCopies>();
+
+/** A package's copies, kept while its shared files and its modules' builds are the same objects: a build looks again at its own package only. */
+function groupCopies(state: ServiceState, group: PackageGroup, files: Record<string, string>): [number, SharedFileCopy][] {
+  const builds = group.modules.map((module) => state.builds[module.specifier]);
+  const kept = packageCopies.get(group);
+  if (kept && kept.files === files && kept.builds.every((entry, index) => entry === builds[index])) return kept.copies;
+  const copies: [number, SharedFileCopy][] = [];
+  group.modules.forEach((module, at) => {
+    for (const [key, variant] of Object.entries(builds[at]?.variants ?? {})) {
+      const record = variant.last;
+      if (variant.status !== 'done' || !record?.outputs) continue;
+      for (const copy of recordCopies(module.specifier, key, record, files)) copies.push([group.indexes[at]!, copy]);
+    }
+  });
+  packageCopies.set(group, { files, builds, copies });
+  return copies;
+}
+
 function findCopies(state: ServiceState): SharedFileCopy[] {
   const shared = selectSharedFiles(state);
   if (shared.size === 0) return [];
-  const copies: SharedFileCopy[] = [];
-  for (const module of state.workspace.modules) {
-    const files = shared.get(module.package);
-    if (!files) continue;
-    for (const [key, variant] of Object.entries(state.builds[module.specifier]?.variants ?? {})) {
-      const record = variant.last;
-      if (variant.status !== 'done' || !record?.outputs) continue;
-      for (const copy of recordCopies(module.specifier, key, record, files)) copies.push(copy);
-    }
+  const found: [number, SharedFileCopy][] = [];
+  for (const group of packageGroups(state.workspace)) {
+    const files = shared.get(group.name);
+    if (files) for (const copy of groupCopies(state, group, files)) found.push(copy);
   }
-  return copies;
+  // In the order of the workspace's modules, as a walk of them meets the copies.
+  return found.sort((a, b) => a[0] - b[0]).map(([, copy]) => copy);
 }
 
 const recordCopiesOf = new WeakMap<BuildRecord, { module: string; variant: string; files: Record<string, string>; copies: SharedFileCopy[] }>();
