@@ -578,30 +578,78 @@ export function selectBuildQueue(state: ServiceState): BuildTarget[] {
   return requested.concat(eager);
 }
 
+/** The hashes recorded for one path: how many records name each. */
+export interface RecordedHashSet {
+  readonly size: number;
+  has(hash: string | null): boolean;
+}
+
 /** Workspace-relative paths (a trailing `/`: a directory's listing) with the hashes the state recorded for each. */
-export type RecordedHashes = Map<string, Set<string | null>>;
+export type RecordedHashes = ReadonlyMap<string, RecordedHashSet>;
 
-const recordedHashes = new WeakMap<ServiceState['builds'], WeakMap<ServiceState['workspace'], RecordedHashes>>();
+/**
+ * The index of recorded hashes of one workspace, as of the builds it was last brought to: a
+ * module's inputs are counted in or out when its build entry is another object, so a build costs
+ * its own inputs and a look at each module's entry, not every module's inputs again.
+ */
+interface RecordedIndex {
+  builds: ServiceState['builds'] | null;
+  entries: Map<string, ModuleBuilds>;
+  counts: Map<string, Map<string | null, number>>;
+}
 
-/** Every path the state depends on, with the hashes it recorded for it; computed once per state. */
+const recordedIndexes = new WeakMap<WorkspaceModel, RecordedIndex>();
+
+function countInputs(counts: RecordedIndex['counts'], entry: ModuleBuilds, by: 1 | -1): void {
+  for (const variant of Object.values(entry.variants)) {
+    const inputs = variant.last?.inputs;
+    // The newest hash the state knows for each input: a change reported since the last build counts.
+    if (inputs) for (const path in inputs) countHash(counts, path, knownInputHash(variant, path) ?? null, by);
+  }
+}
+
+function countHash(counts: RecordedIndex['counts'], path: string, hash: string | null, by: 1 | -1): void {
+  let hashes = counts.get(path);
+  if (!hashes) counts.set(path, (hashes = new Map()));
+  const count = (hashes.get(hash) ?? 0) + by;
+  if (count > 0) hashes.set(hash, count);
+  else {
+    hashes.delete(hash);
+    if (hashes.size === 0) counts.delete(path);
+  }
+}
+
+/**
+ * Every path the state depends on, with the hashes it recorded for it. What it answers is the
+ * state last asked about: read it at once, never keep it past another call.
+ */
 export function selectRecordedHashes(state: ServiceState): RecordedHashes {
-  let byWorkspace = recordedHashes.get(state.builds);
-  if (!byWorkspace) recordedHashes.set(state.builds, (byWorkspace = new WeakMap()));
-  let recorded = byWorkspace.get(state.workspace);
-  if (recorded) return recorded;
-  recorded = new Map();
-  const record = (path: string, hash: string | null) => {
-    let hashes = recorded!.get(path);
-    if (!hashes) recorded!.set(path, (hashes = new Set()));
-    hashes.add(hash);
-  };
-  for (const [path, hash] of Object.entries(state.workspace.sources)) record(path, hash);
-  for (const builds of Object.values(state.builds)) {
-    for (const variant of Object.values(builds.variants)) {
-      // The newest hash the state knows for each input: a change reported since the last build counts.
-      for (const path of Object.keys(variant.last?.inputs ?? {})) record(path, knownInputHash(variant, path) ?? null);
+  const { workspace, builds } = state;
+  let index = recordedIndexes.get(workspace);
+  if (!index) {
+    index = { builds: null, entries: new Map(), counts: new Map() };
+    for (const [path, hash] of Object.entries(workspace.sources)) countHash(index.counts, path, hash, 1);
+    recordedIndexes.set(workspace, index);
+  }
+  if (index.builds === builds) return index.counts;
+  const { entries, counts } = index;
+  let present = 0;
+  for (const specifier in builds) {
+    present += 1;
+    const entry = builds[specifier]!;
+    const before = entries.get(specifier);
+    if (before === entry) continue;
+    if (before) countInputs(counts, before, -1);
+    countInputs(counts, entry, 1);
+    entries.set(specifier, entry);
+  }
+  if (entries.size > present) {
+    for (const [specifier, entry] of entries) {
+      if (builds[specifier] !== undefined) continue;
+      countInputs(counts, entry, -1);
+      entries.delete(specifier);
     }
   }
-  byWorkspace.set(state.workspace, recorded);
-  return recorded;
+  index.builds = builds;
+  return counts;
 }
