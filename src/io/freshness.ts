@@ -298,7 +298,7 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
     lists.push(variantInputs(state, scope.module, scope.variant));
   }
   // A bare function (the tests' proofs) proves path by path; a watcher's proof also says when what it proved may have changed.
-  const watch = typeof quiet === 'object' ? quiet : null;
+  const watch = typeof (quiet as WatchProof | undefined)?.proofGeneration === 'function' ? (quiet as WatchProof) : null;
   const unchanged: Quiet | undefined = watch ? (relative, since) => watch.unchangedSince(relative, since) : (quiet as Quiet | undefined);
   const at = watch ? watch.proofGeneration() : -1;
   let proofs = watch ? provenByWatcher.get(watch) : undefined;
