@@ -563,19 +563,47 @@ export interface BuildTarget {
 /** Variants that need a build and are wanted, requested ones first. */
 export function selectBuildQueue(state: ServiceState): BuildTarget[] {
   if (!state.workspaceRead || state.workspaceStale) return [];
+  let byWorkspace = queuesOf.get(state.builds);
+  if (!byWorkspace) queuesOf.set(state.builds, (byWorkspace = new WeakMap()));
+  const kept = byWorkspace.get(state.workspace);
+  if (kept) return kept;
   const requested: BuildTarget[] = [];
   const eager: BuildTarget[] = [];
   const index = indexWorkspace(state.workspace);
-  for (const [specifier, builds] of Object.entries(state.builds)) {
+  for (const specifier in state.builds) {
     const module = index.modules.get(specifier);
     if (!module) continue;
-    for (const [variant, entry] of Object.entries(builds.variants)) {
-      if (entry.status !== 'pending' || !(entry.eager || entry.requested)) continue;
-      const target = { module, variant, generation: entry.generation, requested: entry.requested, rebuilt: entry.last !== null };
-      (entry.requested ? requested : eager).push(target);
-    }
+    const queue = entryQueue(module, state.builds[specifier]!);
+    for (const target of queue.requested) requested.push(target);
+    for (const target of queue.eager) eager.push(target);
   }
-  return requested.concat(eager);
+  const queue = requested.concat(eager);
+  byWorkspace.set(state.workspace, queue);
+  return queue;
+}
+
+const queuesOf = new WeakMap<object, WeakMap<WorkspaceModel, BuildTarget[]>>();
+
+interface EntryQueue {
+  module: ModuleModel;
+  requested: BuildTarget[];
+  eager: BuildTarget[];
+}
+
+const entryQueues = new WeakMap<ModuleBuilds, EntryQueue>();
+
+/** One module's variants waiting to be built, kept with its build entry: each state's queue looks again only at the entries that changed. */
+function entryQueue(module: ModuleModel, builds: ModuleBuilds): EntryQueue {
+  const kept = entryQueues.get(builds);
+  if (kept && kept.module === module) return kept;
+  const queue: EntryQueue = { module, requested: [], eager: [] };
+  for (const [variant, entry] of Object.entries(builds.variants)) {
+    if (entry.status !== 'pending' || !(entry.eager || entry.requested)) continue;
+    const target = { module, variant, generation: entry.generation, requested: entry.requested, rebuilt: entry.last !== null };
+    (entry.requested ? queue.requested : queue.eager).push(target);
+  }
+  entryQueues.set(builds, queue);
+  return queue;
 }
 
 /** The hashes recorded for one path: how many records name each. */

@@ -183,6 +183,22 @@ describe('selectBuildQueue', () => {
     // one: DEV is stale and eager (queued, rebuilt); PROD is stale but nobody asks for it again.
     expect(selectBuildQueue(state).map((t) => [t.module.subpath, t.variant, t.generation, t.rebuilt])).to.deep.equal([['one', DEV, 2, true]]);
   });
+
+  it('looks again only at the build entries that changed since the last state', () => {
+    const first = fold([started, read([one, two]), ...buildAll([two])]);
+    let walks = 0;
+    const counted = { ...first.builds[two.specifier]!, variants: new Proxy(first.builds[two.specifier]!.variants, { ownKeys: (target) => (walks++, Reflect.ownKeys(target)) }) };
+    expect(selectBuildQueue({ ...first, builds: { ...first.builds, [two.specifier]: counted } }).map((t) => t.module.subpath)).to.deep.equal(['one']);
+    const walked = walks;
+    expect(walked).to.be.greaterThan(0);
+    const requested = fold([{ type: 'output.requested', module: one.specifier, variant: PROD }], first);
+    const queue = selectBuildQueue({ ...requested, builds: { ...requested.builds, [two.specifier]: counted } });
+    expect(queue.map((t) => [t.module.subpath, t.variant, t.requested])).to.deep.equal([
+      ['one', PROD, true],
+      ['one', DEV, false],
+    ]);
+    expect(walks).to.equal(walked);
+  });
 });
 
 describe('selectRecordedHashes', () => {
