@@ -11,6 +11,9 @@
 //               is ours to make cheaper, not the kernel's)
 //   check one   the check before one module's answer (scope `variant`): first pass after the
 //               workspace was read again, first pass of a state, next passes
+//               (each "nothing noticed since": the watcher's `proofGeneration` has not moved since
+//               the pass before; in the other rows it moves before each pass)
+//   recorded    what the watcher compares a notice with (`selectRecordedHashes`), after a build elsewhere
 //   answer      `outputAnswer` of one module (the answer cache's rule), after a build elsewhere
 // Figures are CPU ms of the process (`process.cpuUsage`). Ratio = 10,000 / 1,000 modules. `node --expose-gc bench/state-growth.js [--repeat N]` after `npm run build`.
 import os from 'node:os';
@@ -27,8 +30,8 @@ const { findChanges } = await import(distModule('io/freshness.js'));
 const { reducer } = await import(distModule('store/reducer.js'));
 const { initialState } = await import(distModule('store/state.js'));
 const { EVENT_FORMAT } = await import(distModule('store/events.js'));
-const { selectReport, defaultVariantKey, selectSettled } = await import(distModule('store/selectors.js'));
-const { outputAnswer } = await import(distModule('http/routes/modules.js'));
+const { selectReport, defaultVariantKey, selectSettled, selectRecordedHashes } = await import(distModule('store/selectors.js'));
+const { outputAnswer } = await import(distModule('http/output-answer.js'));
 const { reportJson } = await import(distModule('http/routes/state.js'));
 const { parseAddress } = await import(distModule('http/address.js'));
 const { parseOutputQuery } = await import(distModule('workspace/query.js'));
@@ -103,11 +106,15 @@ function measure(size) {
   const scope = { kind: 'variant', module, variant };
   const address = parseAddress(`/m/${app.packageName(0)}@1.0.0/modules/m0`);
   const query = parseOutputQuery(new URLSearchParams(DEVELOPMENT_QUERY));
-  const series = { report: [], reread: [], json: [], jsonReread: [], checkAllFirst: [], checkAll: [], checkSplit: [], checkOneFirst: [], checkOne: [], answer: [] };
+  const series = { report: [], reread: [], json: [], jsonReread: [], checkAllFirst: [], checkAll: [], checkSplit: [], checkOneFirst: [], checkOne: [], checkAllStill: [], checkOneStill: [], recorded: [], answer: [] };
   // Every path stamped once, so each has a confirmed hash for the watcher's proof to vouch for.
   findChanges(state, [{ kind: 'all' }], hashes);
   // What a watcher proves in a settled service: nothing changed since any stamp (README "Addresses").
-  const quiet = () => true;
+  // `moving`: something was noticed before each pass (every path is proven again); `still`: nothing was.
+  let notices = 0;
+  const moving = Object.assign(() => true, { unchangedSince: () => true, proofGeneration: () => ++notices });
+  const still = Object.assign(() => true, { unchangedSince: () => true, proofGeneration: () => 0 });
+  const quiet = moving;
   let bytes = 0;
   for (let run = 0; run < repeat; run++) {
     // A build elsewhere: new `builds`, the same workspace.
@@ -134,6 +141,17 @@ function measure(size) {
     const next = [];
     for (let index = 0; index < 20; index++) next.push(time(() => findChanges(built, [scope], hashes, quiet)).ms);
     series.checkOne.push(median(next));
+    findChanges(built, [{ kind: 'all' }], hashes, still);
+    gc?.();
+    series.checkAllStill.push(time(() => findChanges(built, [{ kind: 'all' }], hashes, still)).ms);
+    findChanges(built, [scope], hashes, still);
+    const stillNext = [];
+    for (let index = 0; index < 20; index++) stillNext.push(time(() => findChanges(built, [scope], hashes, still)).ms);
+    series.checkOneStill.push(median(stillNext));
+    selectRecordedHashes(built);
+    const notice = { ...built, builds: { ...built.builds } };
+    gc?.();
+    series.recorded.push(time(() => selectRecordedHashes(notice)).ms);
     const other = { ...built, builds: { ...built.builds } };
     gc?.();
     const answer = time(() => outputAnswer(other, outputs, address, query.variant, undefined));
@@ -155,6 +173,9 @@ const rows = [
   ['checkSplit', 'check before one module, first pass of a workspace'],
   ['checkOneFirst', 'check before one module, first pass of a state'],
   ['checkOne', 'check before one module, next pass'],
+  ['checkAllStill', 'check before `/state`, next pass, nothing noticed since'],
+  ['checkOneStill', 'check before one module, next pass, nothing noticed since'],
+  ['recorded', 'the hashes a notice is compared with (`selectRecordedHashes`), builds changed'],
   ['answer', '`outputAnswer` of one module, builds changed'],
 ];
 const fmt = (values) => {

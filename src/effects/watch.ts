@@ -93,6 +93,22 @@ const limitMessage = (limit: number) =>
   `core: the workspace holds more than ${limit} directories (and links to files) to watch; the rest is not watched (a change there is still seen before the next answer, but not pushed). ` +
   'Move large directories out of the workspace (node_modules and dot-directories are skipped), or raise CORE_WATCH_LIMIT';
 
+// Before the store records the change and the builds are planned (ARCHITECTURE.md "One
+// stylesheet edit"): the bytes are those just hashed, while the file's stat still says so.
+function tellBundlers(deps: WatchDeps, files: Readonly<Record<string, string | null>>): void {
+  try {
+    deps.anticipate?.(
+      Object.keys(files).filter((file) => files[file] !== null),
+      (file) => {
+        const recalled = deps.hashes.recall(file);
+        return recalled.hash === files[file] ? recalled.bytes : undefined;
+      },
+    );
+  } catch {
+    // Only a head start is lost: the build that follows does the work itself.
+  }
+}
+
 function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observable<Fact> {
   return new Observable<Fact>((subscriber) => {
     let current!: ServiceState;
@@ -107,19 +123,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       aliases: (relative) => scope.aliases(relative),
       recorded: (paths) => selectRecordedHashesOf(current, paths),
       changed: (files) => {
-        // Before the store records the change and the builds are planned (ARCHITECTURE.md "One
-        // stylesheet edit"): the bytes are those just hashed, while the file's stat still says so.
-        try {
-          deps.anticipate?.(
-            Object.keys(files).filter((file) => files[file] !== null),
-            (file) => {
-              const recalled = deps.hashes.recall(file);
-              return recalled.hash === files[file] ? recalled.bytes : undefined;
-            },
-          );
-        } catch {
-          // Only a head start is lost: the build that follows does the work itself.
-        }
+        tellBundlers(deps, files);
         subscriber.next({ type: 'files.changed', files, source: 'watcher' });
       },
       guard,

@@ -6,7 +6,10 @@
 // All requests arriving in one turn of the event loop share one pass: under load the cost
 // of the check is spread over them, and each pass still starts after its requests arrived.
 // A path the watcher proves unchanged since its content was last confirmed (`quiet`,
-// tree-watcher.ts) is not looked at again: its last hash is what is on disk.
+// tree-watcher.ts) is not looked at again: its last hash is what is on disk. And while nothing
+// was noticed since a list of paths was proven so (`proofGeneration` has not moved), a pass looks
+// only at the paths of it the watcher could not vouch for: one module's check costs what that
+// module has, not what the workspace's tables hold (README "Addresses").
 import type { Fact, InputHashes } from '../store/events.js';
 import { defaultVariantKey } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
@@ -34,11 +37,21 @@ export interface FreshnessDeps {
   failed(error: unknown): void;
   /** When the shared pass runs; the next turn of the event loop by default. */
   schedule?(run: () => void): void;
-  /** The watcher's proof, while a watcher runs (TreeWatcher.unchangedSince): whether `relative` is unchanged since `since`. */
-  quiet?(): Quiet | null;
+  /** The watcher's proof, while a watcher runs (the tree watcher): whether a path is unchanged since a watch sequence. */
+  quiet?(): WatchProof | null;
 }
 
+/** Whether `relative` is unchanged since `since`, the watch sequence when its content was last confirmed. */
 export type Quiet = (relative: string, since: number) => boolean;
+
+export interface WatchProof {
+  unchangedSince: Quiet;
+  /**
+   * A count that moves whenever an answer `unchangedSince` gave may no longer hold (a notice, a
+   * walk, a link seen, a watch lost, the watcher closed): while it stays, every path proven stays proven.
+   */
+  proofGeneration(): number;
+}
 
 export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
   const schedule = deps.schedule ?? ((run) => void setImmediate(run));
@@ -73,18 +86,6 @@ export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
 }
 
 type Expected = readonly (readonly [path: string, hash: string | null])[];
-
-// What a scope expects on disk, as a flat list computed once per state: every request of a
-// turn walks the same lists, and a settled state is asked again and again.
-const expectations = new WeakMap<ServiceState, Map<string, Expected>>();
-
-function expected(state: ServiceState, key: string, compute: () => Expected): Expected {
-  let byKey = expectations.get(state);
-  if (!byKey) expectations.set(state, (byKey = new Map()));
-  let list = byKey.get(key);
-  if (!list) byKey.set(key, (list = compute()));
-  return list;
-}
 
 // The lists that depend on one immutable part of the state are kept with that part, not with
 // the state: a build changes one record, and the next state's first pass reuses the rest.
@@ -168,6 +169,23 @@ function splitSources(workspace: WorkspaceModel) {
   return split;
 }
 
+// One module's manifests depend on the workspace and on what its last build imported: kept with
+// the workspace, by the module variant, while that build record is the same object. A build of
+// another module makes a new state but leaves this list (and what was proven of it) as it was.
+const sourceListsOfModules = new WeakMap<WorkspaceModel, Map<string, { record: BuildRecord | null | undefined; list: Expected }>>();
+
+function moduleSourcesKept(state: ServiceState, specifier: string, variant: string): Expected {
+  let byVariant = sourceListsOfModules.get(state.workspace);
+  if (!byVariant) sourceListsOfModules.set(state.workspace, (byVariant = new Map()));
+  const key = `${specifier}\0${variant}`;
+  const record = state.builds[specifier]?.variants[variant]?.last;
+  const kept = byVariant.get(key);
+  if (kept && kept.record === record) return kept.list;
+  const list = moduleSources(state, specifier, variant);
+  byVariant.set(key, { record, list });
+  return list;
+}
+
 function moduleSources(state: ServiceState, specifier: string, variant: string): Expected {
   const { workspace } = state;
   const split = splitSources(workspace);
@@ -239,8 +257,90 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
   return plan;
 }
 
+/**
+ * What a pass proved of one list of paths (or of a whole plan), while the watcher's
+ * `proofGeneration` is `at` and the hashes are read by `hashes`: the paths it could not vouch
+ * for, or whose hash differs from the list's, to be looked at again; every other path of it is
+ * what the list expects, until something is noticed.
+ */
+interface Proven {
+  at: number;
+  hashes: FileHashes;
+  residual: Expected;
+}
+
+interface ProvenPlan {
+  at: number;
+  hashes: FileHashes;
+  /** The hash of each path of the plan at the last pass, and whether the watcher vouched for it and it was the hash first expected. */
+  planned: (string | null)[];
+  sure: Uint8Array;
+  /** The indexes not `sure`. */
+  residual: number[];
+}
+
+const provenByWatcher = new WeakMap<WatchProof, WeakMap<object, Proven | ProvenPlan>>();
+
+/** A path's hash now, and whether the last one looked at took the watcher's word for it. */
+interface Looker {
+  current(path: string): string | null;
+  vouched: boolean;
+}
+
+function lookerOf(hashes: FileHashes, unchanged: Quiet | undefined): Looker {
+  const looker: Looker = {
+    vouched: false,
+    current(path) {
+      looker.vouched = false;
+      if (unchanged) {
+        const confirmed = hashes.confirmed(path);
+        if (confirmed && unchanged(path, confirmed.seq)) {
+          looker.vouched = true;
+          return confirmed.hash;
+        }
+      }
+      return hashes.hash(path);
+    },
+  };
+  return looker;
+}
+
+type Proofs = WeakMap<object, Proven | ProvenPlan>;
+interface Pass {
+  looker: Looker;
+  proofs: Proofs | undefined;
+  at: number;
+  hashes: FileHashes;
+  changed: InputHashes | null;
+}
+
+// The whole plan's paths, each once: while the watcher's proof has not moved since the last pass,
+// only the paths it did not vouch for (or that differed) are looked at again.
+function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; sure: Uint8Array } {
+  const { looker, proofs, at, hashes } = pass;
+  const count = plan.paths.length;
+  const before = proofs?.get(plan) as ProvenPlan | undefined;
+  const still = before !== undefined && before.at === at && before.hashes === hashes;
+  const planned = before?.planned ?? new Array<string | null>(count);
+  const sure = before?.sure ?? new Uint8Array(count);
+  const residual: number[] = [];
+  const look = (index: number) => {
+    const hashNow = looker.current(plan.paths[index]!);
+    planned[index] = hashNow;
+    const same = hashNow === plan.first[index];
+    sure[index] = looker.vouched && same ? 1 : 0;
+    if (!same) (pass.changed ??= {})[plan.paths[index]!] = hashNow!;
+    if (!sure[index]) residual.push(index);
+  };
+  if (still) for (const index of before.residual) look(index);
+  else for (let index = 0; index < count; index += 1) look(index);
+  for (const [index, hash] of plan.others) if (planned[index] !== hash) (pass.changed ??= {})[plan.paths[index]!] = planned[index]!;
+  if (proofs) proofs.set(plan, { at, hashes, planned, sure, residual });
+  return { planned, sure };
+}
+
 /** The paths whose content differs from what the state recorded, with their hashes now. */
-export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes, quiet?: Quiet): InputHashes | null {
+export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes, quiet?: Quiet | WatchProof): InputHashes | null {
   // `/state`, the preview and every `workspace` answer check every manifest; an output checks
   // only the manifests it depends on, so its cost does not grow with the workspace (README "Addresses").
   const whole = scopes.some((scope) => scope.kind !== 'variant');
@@ -252,36 +352,45 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
     const key = `${scope.module}\0${scope.variant}`;
     if (variants.has(key)) continue;
     variants.add(key);
-    if (!state.workspaceStale && !whole) lists.push(expected(state, `sources\0${scope.module}\0${scope.variant}`, () => moduleSources(state, scope.module, scope.variant)));
-    lists.push(expected(state, `variant\0${scope.module}\0${scope.variant}`, () => variantInputs(state, scope.module, scope.variant)));
+    if (!state.workspaceStale && !whole) lists.push(moduleSourcesKept(state, scope.module, scope.variant));
+    lists.push(variantInputs(state, scope.module, scope.variant));
   }
-  const current = (path: string): string | null => {
-    if (quiet) {
-      const confirmed = hashes.confirmed(path);
-      if (confirmed && quiet(path, confirmed.seq)) return confirmed.hash;
-    }
-    return hashes.hash(path);
-  };
-  let changed: InputHashes | null = null;
+  // A bare function (the tests' proofs) proves path by path; a watcher's proof also says when what it proved may have changed.
+  const watch = typeof (quiet as WatchProof | undefined)?.proofGeneration === 'function' ? (quiet as WatchProof) : null;
+  const unchanged: Quiet | undefined = watch ? (relative, since) => watch.unchangedSince(relative, since) : (quiet as Quiet | undefined);
+  let proofs = watch ? provenByWatcher.get(watch) : undefined;
+  if (watch && !proofs) provenByWatcher.set(watch, (proofs = new WeakMap()));
+  const pass: Pass = { looker: lookerOf(hashes, unchanged), proofs, at: watch ? watch.proofGeneration() : -1, hashes, changed: null };
   // Each path is looked at once per pass, however many lists expect it.
   const plan = whole ? wholePlan(state, scopes.some((scope) => scope.kind === 'all')) : null;
-  const planned: (string | null)[] = [];
-  if (plan) {
-    for (let at = 0; at < plan.paths.length; at += 1) {
-      const hashNow = current(plan.paths[at]!);
-      planned.push(hashNow);
-      if (hashNow !== plan.first[at]) (changed ??= {})[plan.paths[at]!] = hashNow!;
-    }
-    for (const [at, hash] of plan.others) if (planned[at] !== hash) (changed ??= {})[plan.paths[at]!] = planned[at]!;
-  }
+  const { planned, sure } = plan ? lookAtPlan(plan, pass) : { planned: [], sure: new Uint8Array(0) };
   const now = new Map<string, string | null>();
+  const unvouched = new Set<string>();
   for (const list of lists) {
-    for (const [path, hash] of list) {
-      const at = plan?.index.get(path);
-      let hashNow = at === undefined ? now.get(path) : planned[at];
-      if (hashNow === undefined && !now.has(path)) now.set(path, (hashNow = current(path)));
-      if (hashNow !== hash) (changed ??= {})[path] = hashNow!;
+    const before = proofs?.get(list) as Proven | undefined;
+    const entries = before !== undefined && before.at === pass.at && before.hashes === hashes ? before.residual : list;
+    const residual: (readonly [string, string | null])[] = [];
+    for (const entry of entries) {
+      const [path, hash] = entry;
+      const index = plan?.index.get(path);
+      let hashNow: string | null;
+      let proven: boolean;
+      if (index !== undefined) {
+        hashNow = planned[index]!;
+        proven = sure[index] === 1;
+      } else if (now.has(path)) {
+        hashNow = now.get(path)!;
+        proven = !unvouched.has(path);
+      } else {
+        now.set(path, (hashNow = pass.looker.current(path)));
+        proven = pass.looker.vouched;
+        if (!proven) unvouched.add(path);
+      }
+      if (hashNow !== hash) (pass.changed ??= {})[path] = hashNow!;
+      else if (proven) continue;
+      residual.push(entry);
     }
+    if (proofs) proofs.set(list, { at: pass.at, hashes, residual });
   }
-  return changed;
+  return pass.changed;
 }

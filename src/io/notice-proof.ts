@@ -97,13 +97,16 @@ export function createNoticeLedger(root: string, options: NoticeLedgerOptions): 
       noticedAt.set(path.join(watchedPath, name), at);
       if (event === 'rename') listingChangedAt.set(watchedPath, at);
     },
+    // Both take back proofs given before: the count moves, so that no proof is kept past them (`proofGeneration` of the tree watcher).
     noteLink(absolute, isLink) {
       if (!isLink) return void links.delete(absolute);
+      if (!links.has(absolute)) nextWatchSequence();
       links.add(absolute);
       directoriesWithLinks.add(path.dirname(absolute));
     },
     distrustAll() {
       provenFrom = watchSequence();
+      nextWatchSequence();
     },
     unchangedSince(relative, since, watchOf) {
       // Confirmed before the first walk began (most paths, until the first check after it): no watch covers it.

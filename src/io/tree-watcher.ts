@@ -30,6 +30,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import { createDirectoryWatches } from './directory-watches.js';
+import { nextWatchSequence, watchSequence } from './file-hashes.js';
 import { createNoticeLedger, defaultBurstLimit, noticesAreComplete } from './notice-proof.js';
 import { createAdmission, statEntry } from './tree-admission.js';
 import { createNoticeHandler } from './tree-notices.js';
@@ -80,14 +81,23 @@ export interface TreeWatcher extends WatcherLike {
    * they cannot.
    */
   unchangedSince(relative: string, since: number): boolean;
+  /**
+   * The watch sequence now: every event after which an answer of `unchangedSince` may turn from
+   * true to false (a notice, a walk, a link seen, a watch lost, a defect, the close) advances it,
+   * so while it stays, what was proven stays proven (the check before answering keeps its proofs by it).
+   */
+  proofGeneration(): number;
 }
 
 export function watchTree(root: string, options: TreeWatcherOptions): TreeWatcher {
   const files: TreeWatcherFs = options.fs ?? fs;
   const emitter = new EventEmitter();
   let closed = false;
-  const guard = createDefectGuard(emitter, () => closed);
+  // A defect may have lost a notice, and a lost watch loses its notices: what was proven before is proven again.
+  const defects = { listenerCount: (event: 'defect') => emitter.listenerCount(event), emit: (event: 'defect', error: unknown) => (nextWatchSequence(), emitter.emit(event, error)) };
+  const guard = createDefectGuard(defects, () => closed);
   const failed = (error: unknown) => {
+    nextWatchSequence();
     if (!closed && emitter.listenerCount('error') > 0) emitter.emit('error', error);
   };
   const unwatched = createUnwatchedPaths(guard((list: Unwatched) => void emitter.emit('unwatched', list)));
@@ -115,12 +125,14 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
 
   const watcher: TreeWatcher = {
     unchangedSince: (relative, since) => !closed && ledger.unchangedSince(relative, since, (dir) => watches.get(dir)),
+    proofGeneration: watchSequence,
     on(event: string, listener: (...args: never[]) => void) {
       emitter.on(event, listener as (...args: unknown[]) => void);
       return watcher;
     },
     async close() {
       closed = true;
+      nextWatchSequence();
       walk.close();
       unwatched.close();
       watches.closeAll();

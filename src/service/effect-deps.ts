@@ -14,7 +14,7 @@ import { cacheLocation, createBuildCache, type BuildCache, type SavedBuild } fro
 import { openEventFile } from '../io/event-file.js';
 import { createBuildRunner } from '../io/build-runner.js';
 import { createFileHashes, type FileHashes, type FileHashesOptions } from '../io/file-hashes.js';
-import type { Quiet } from '../io/freshness.js';
+import type { WatchProof } from '../io/freshness.js';
 import { createRemoteClient, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { createStartRestore } from '../io/remote-cache/start-restore.js';
@@ -49,7 +49,7 @@ export interface EffectMachinery {
   remoteClient: RemoteClient | null;
   activity: Activity;
   /** The tree watcher's proof of silence while the watch effect runs: it spares the check a stat (README "Addresses"). */
-  quiet(): Quiet | null;
+  quiet(): WatchProof | null;
 }
 
 export function createEffectDeps(root: string, logger: (message: string) => void, options: EffectDepsOptions): EffectMachinery {
@@ -88,7 +88,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     openEventFile,
   };
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
-  const quiet = () => treeWatcher && treeWatcher.unchangedSince;
+  const quiet = () => treeWatcher;
   return { deps, hashes, outputs, registry, cache, identity, remoteClient: remote?.client ?? null, activity, quiet };
 }
 

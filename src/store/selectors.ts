@@ -7,7 +7,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { isBuildable } from './reducer.js';
-import { knownInputHash, type BuildRecord, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
+import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
 export type ModuleStatus = 'valid' | 'invalid' | 'pending';
 
@@ -284,20 +284,42 @@ function holdsCopy(state: ServiceState, module: ModuleModel, key: string): boole
   return files !== undefined && recordCopies(module.specifier, key, record, files).length > 0;
 }
 
+interface KeptCopies {
+  files: Record<string, string>;
+  builds: (ModuleBuilds | undefined)[];
+  /** With the index of each copy's module in the workspace's modules. */
+  copies: [number, SharedFileCopy][];
+}
+
+const packageCopies = new WeakMap<PackageGroup, KeptCopies>();
+
+/** A package's copies, kept while its shared files and its modules' builds are the same objects: a build looks again at its own package only. */
+function groupCopies(state: ServiceState, group: PackageGroup, files: Record<string, string>): [number, SharedFileCopy][] {
+  const builds = group.modules.map((module) => state.builds[module.specifier]);
+  const kept = packageCopies.get(group);
+  if (kept && kept.files === files && kept.builds.every((entry, index) => entry === builds[index])) return kept.copies;
+  const copies: [number, SharedFileCopy][] = [];
+  group.modules.forEach((module, at) => {
+    for (const [key, variant] of Object.entries(builds[at]?.variants ?? {})) {
+      const record = variant.last;
+      if (variant.status !== 'done' || !record?.outputs) continue;
+      for (const copy of recordCopies(module.specifier, key, record, files)) copies.push([group.indexes[at]!, copy]);
+    }
+  });
+  packageCopies.set(group, { files, builds, copies });
+  return copies;
+}
+
 function findCopies(state: ServiceState): SharedFileCopy[] {
   const shared = selectSharedFiles(state);
   if (shared.size === 0) return [];
-  const copies: SharedFileCopy[] = [];
-  for (const module of state.workspace.modules) {
-    const files = shared.get(module.package);
-    if (!files) continue;
-    for (const [key, variant] of Object.entries(state.builds[module.specifier]?.variants ?? {})) {
-      const record = variant.last;
-      if (variant.status !== 'done' || !record?.outputs) continue;
-      for (const copy of recordCopies(module.specifier, key, record, files)) copies.push(copy);
-    }
+  const found: [number, SharedFileCopy][] = [];
+  for (const group of packageGroups(state.workspace)) {
+    const files = shared.get(group.name);
+    if (files) for (const copy of groupCopies(state, group, files)) found.push(copy);
   }
-  return copies;
+  // In the order of the workspace's modules, as a walk of them meets the copies.
+  return found.sort((a, b) => a[0] - b[0]).map(([, copy]) => copy);
 }
 
 const recordCopiesOf = new WeakMap<BuildRecord, { module: string; variant: string; files: Record<string, string>; copies: SharedFileCopy[] }>();
@@ -541,76 +563,137 @@ export interface BuildTarget {
 /** Variants that need a build and are wanted, requested ones first. */
 export function selectBuildQueue(state: ServiceState): BuildTarget[] {
   if (!state.workspaceRead || state.workspaceStale) return [];
+  let byWorkspace = queuesOf.get(state.builds);
+  if (!byWorkspace) queuesOf.set(state.builds, (byWorkspace = new WeakMap()));
+  const kept = byWorkspace.get(state.workspace);
+  if (kept) return kept;
   const requested: BuildTarget[] = [];
   const eager: BuildTarget[] = [];
   const index = indexWorkspace(state.workspace);
-  for (const [specifier, builds] of Object.entries(state.builds)) {
+  for (const specifier in state.builds) {
     const module = index.modules.get(specifier);
     if (!module) continue;
-    for (const [variant, entry] of Object.entries(builds.variants)) {
-      if (entry.status !== 'pending' || !(entry.eager || entry.requested)) continue;
-      const target = { module, variant, generation: entry.generation, requested: entry.requested, rebuilt: entry.last !== null };
-      (entry.requested ? requested : eager).push(target);
-    }
+    const queue = entryQueue(module, state.builds[specifier]!);
+    for (const target of queue.requested) requested.push(target);
+    for (const target of queue.eager) eager.push(target);
   }
-  return requested.concat(eager);
+  const queue = requested.concat(eager);
+  byWorkspace.set(state.workspace, queue);
+  return queue;
+}
+
+const queuesOf = new WeakMap<object, WeakMap<WorkspaceModel, BuildTarget[]>>();
+
+interface EntryQueue {
+  module: ModuleModel;
+  requested: BuildTarget[];
+  eager: BuildTarget[];
+}
+
+const entryQueues = new WeakMap<ModuleBuilds, EntryQueue>();
+
+/** One module's variants waiting to be built, kept with its build entry: each state's queue looks again only at the entries that changed. */
+function entryQueue(module: ModuleModel, builds: ModuleBuilds): EntryQueue {
+  const kept = entryQueues.get(builds);
+  if (kept && kept.module === module) return kept;
+  const queue: EntryQueue = { module, requested: [], eager: [] };
+  for (const [variant, entry] of Object.entries(builds.variants)) {
+    if (entry.status !== 'pending' || !(entry.eager || entry.requested)) continue;
+    const target = { module, variant, generation: entry.generation, requested: entry.requested, rebuilt: entry.last !== null };
+    (entry.requested ? queue.requested : queue.eager).push(target);
+  }
+  entryQueues.set(builds, queue);
+  return queue;
+}
+
+/** The hashes recorded for one path: how many records name each. */
+export interface RecordedHashSet {
+  readonly size: number;
+  has(hash: string | null): boolean;
 }
 
 /** Workspace-relative paths (a trailing `/`: a directory's listing) with the hashes the state recorded for each. */
-export type RecordedHashes = Map<string, Set<string | null>>;
+export type RecordedHashes = ReadonlyMap<string, RecordedHashSet>;
 
-const recordedHashes = new WeakMap<ServiceState['builds'], WeakMap<ServiceState['workspace'], RecordedHashes>>();
+/**
+ * The index of recorded hashes of one workspace, as of the builds it was last brought to: a
+ * module's inputs are counted in or out when its build entry is another object, so a build costs
+ * its own inputs and a look at each module's entry, not every module's inputs again.
+ */
+interface RecordedIndex {
+  builds: ServiceState['builds'] | null;
+  entries: Map<string, ModuleBuilds>;
+  counts: Map<string, Map<string | null, number>>;
+}
 
-/** Every path the state depends on, with the hashes it recorded for it; computed once per state. */
+const recordedIndexes = new WeakMap<WorkspaceModel, RecordedIndex>();
+
+function countInputs(counts: RecordedIndex['counts'], entry: ModuleBuilds, by: 1 | -1): void {
+  for (const variant of Object.values(entry.variants)) {
+    const inputs = variant.last?.inputs;
+    // The newest hash the state knows for each input: a change reported since the last build counts.
+    if (inputs) for (const path in inputs) countHash(counts, path, knownInputHash(variant, path) ?? null, by);
+  }
+}
+
+function countHash(counts: RecordedIndex['counts'], path: string, hash: string | null, by: 1 | -1): void {
+  let hashes = counts.get(path);
+  if (!hashes) counts.set(path, (hashes = new Map()));
+  const count = (hashes.get(hash) ?? 0) + by;
+  if (count > 0) hashes.set(hash, count);
+  else {
+    hashes.delete(hash);
+    if (hashes.size === 0) counts.delete(path);
+  }
+}
+
+/**
+ * Every path the state depends on, with the hashes it recorded for it. What it answers is the
+ * state last asked about: read it at once, never keep it past another call.
+ */
 export function selectRecordedHashes(state: ServiceState): RecordedHashes {
-  let byWorkspace = recordedHashes.get(state.builds);
-  if (!byWorkspace) recordedHashes.set(state.builds, (byWorkspace = new WeakMap()));
-  let recorded = byWorkspace.get(state.workspace);
-  if (recorded) return recorded;
-  recorded = new Map();
-  const record = (path: string, hash: string | null) => {
-    let hashes = recorded!.get(path);
-    if (!hashes) recorded!.set(path, (hashes = new Set()));
-    hashes.add(hash);
-  };
-  for (const [path, hash] of Object.entries(state.workspace.sources)) record(path, hash);
-  for (const builds of Object.values(state.builds)) {
-    for (const variant of Object.values(builds.variants)) {
-      // The newest hash the state knows for each input: a change reported since the last build counts.
-      for (const path of Object.keys(variant.last?.inputs ?? {})) record(path, knownInputHash(variant, path) ?? null);
+  const { workspace, builds } = state;
+  let index = recordedIndexes.get(workspace);
+  if (!index) {
+    index = { builds: null, entries: new Map(), counts: new Map() };
+    for (const [path, hash] of Object.entries(workspace.sources)) countHash(index.counts, path, hash, 1);
+    recordedIndexes.set(workspace, index);
+  }
+  if (index.builds === builds) return index.counts;
+  const { entries, counts } = index;
+  let present = 0;
+  for (const specifier in builds) {
+    present += 1;
+    const entry = builds[specifier]!;
+    const before = entries.get(specifier);
+    if (before === entry) continue;
+    if (before) countInputs(counts, before, -1);
+    countInputs(counts, entry, 1);
+    entries.set(specifier, entry);
+  }
+  if (entries.size > present) {
+    for (const [specifier, entry] of entries) {
+      if (builds[specifier] !== undefined) continue;
+      countInputs(counts, entry, -1);
+      entries.delete(specifier);
     }
   }
-  byWorkspace.set(state.workspace, recorded);
-  return recorded;
+  index.builds = builds;
+  return counts;
 }
 
 /**
  * The hashes the state recorded for each of `paths`, as `selectRecordedHashes` holds them (a path
- * the state does not depend on is absent), without making the whole map: one look per module
- * variant. The watcher asks for the few paths it was told of after nearly every change of state,
- * and the whole map holds every input of every module (ARCHITECTURE.md "One stylesheet edit").
+ * the state does not depend on is absent), copied: the watcher keeps them while it reads the files
+ * it was told of, and the whole map answers for the state last asked about only. The whole map is
+ * brought to a new state by the build entries that changed (ARCHITECTURE.md "One stylesheet edit").
  */
 export function selectRecordedHashesOf(state: ServiceState, paths: Iterable<string>): RecordedHashes {
-  const whole = recordedHashes.get(state.builds)?.get(state.workspace);
-  const recorded: RecordedHashes = new Map();
-  const wanted = [...paths];
-  const record = (path: string, hash: string | null) => {
-    let hashes = recorded.get(path);
-    if (!hashes) recorded.set(path, (hashes = new Set()));
-    hashes.add(hash);
-  };
-  if (whole) {
-    for (const path of wanted) if (whole.has(path)) recorded.set(path, whole.get(path)!);
-    return recorded;
-  }
-  const { sources } = state.workspace;
-  for (const path of wanted) if (Object.hasOwn(sources, path)) record(path, sources[path] ?? null);
-  for (const builds of Object.values(state.builds)) {
-    for (const variant of Object.values(builds.variants)) {
-      const inputs = variant.last?.inputs;
-      if (!inputs) continue;
-      for (const path of wanted) if (Object.hasOwn(inputs, path)) record(path, knownInputHash(variant, path) ?? null);
-    }
+  const whole = selectRecordedHashes(state) as ReadonlyMap<string, ReadonlyMap<string | null, number>>;
+  const recorded = new Map<string, Set<string | null>>();
+  for (const path of paths) {
+    const hashes = whole.get(path);
+    if (hashes) recorded.set(path, new Set(hashes.keys()));
   }
   return recorded;
 }

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import type { ServiceState } from '../../src/store/state.js';
 import type { FileHashes } from '../../src/io/file-hashes.js';
-import { createFreshnessCheck, findChanges, type CheckScope } from '../../src/io/freshness.js';
+import { createFreshnessCheck, findChanges, type CheckScope, type WatchProof } from '../../src/io/freshness.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
 
 const DEV = 'browser.development';
@@ -204,6 +204,107 @@ describe('findChanges', () => {
     const hashes = fakeHashes(DISK);
     findChanges(state(), [{ kind: 'all' }, { kind: 'all' }, { kind: 'variant', module: one.specifier, variant: DEV }], hashes);
     expect(hashes.asked.length).to.equal(new Set(hashes.asked).size);
+  });
+});
+
+/** A watcher's proof that vouches for every path but `unproven`, counting what it is asked; `generation` moves it. */
+function fakeProof(unproven: Set<string>): WatchProof & { asked: string[]; generation: number } {
+  const proof = {
+    asked: [] as string[],
+    generation: 1,
+    unchangedSince: (path: string) => {
+      proof.asked.push(path);
+      return !unproven.has(path);
+    },
+    proofGeneration: () => proof.generation,
+  };
+  return proof;
+}
+
+/** `fakeHashes` whose every path of `confirmedDisk` was confirmed as that hash. */
+function confirmedHashes(disk: Record<string, string | null>, confirmedDisk: Record<string, string | null>) {
+  const hashes = fakeHashes(disk);
+  hashes.confirmed = (path) => (path in confirmedDisk ? { hash: confirmedDisk[path]!, seq: 1 } : undefined);
+  return hashes;
+}
+
+describe('findChanges with the watcher’s proof kept between passes', () => {
+  const scope: CheckScope[] = [{ kind: 'variant', module: one.specifier, variant: DEV }];
+
+  it('looks again only at the paths the watcher did not vouch for while nothing was noticed, and at every path once something was', () => {
+    const proof = fakeProof(new Set(['app/one/helper.ts']));
+    const settled = state();
+    const disk: Record<string, string | null> = { ...DISK };
+    const confirmedDisk: Record<string, string | null> = { ...DISK };
+    const hashes = confirmedHashes(disk, confirmedDisk);
+    const pass = () => {
+      proof.asked.length = 0;
+      hashes.asked.length = 0;
+      return findChanges(settled, scope, hashes, proof);
+    };
+    expect(pass()).to.equal(null);
+    expect(hashes.asked.sort()).to.deep.equal(['app/one/gone.css', 'app/one/helper.ts']);
+    expect(proof.asked).to.include.members(['core.json', 'app/package.json', 'app/one/index.ts']);
+
+    // Nothing noticed since: what was vouched for is not asked again, what was not is looked at every pass.
+    disk['app/one/helper.ts'] = 'h2';
+    expect(pass()).to.deep.equal({ 'app/one/helper.ts': 'h2' });
+    expect(proof.asked).to.deep.equal(['app/one/helper.ts']);
+    expect(hashes.asked.sort()).to.deep.equal(['app/one/gone.css', 'app/one/helper.ts']);
+
+    // Something noticed (the generation moved): every path is asked again, and a change the watcher confirmed is found.
+    disk['app/one/helper.ts'] = 'h1';
+    confirmedDisk['app/one/index.ts'] = disk['app/one/index.ts'] = 'e2';
+    proof.generation += 1;
+    expect(pass()).to.deep.equal({ 'app/one/index.ts': 'e2' });
+    expect(proof.asked).to.include.members(['core.json', 'app/package.json', 'app/one/index.ts', 'app/one/helper.ts']);
+    // A vouched path whose hash is not the one expected stays reported on every pass.
+    expect(pass()).to.deep.equal({ 'app/one/index.ts': 'e2' });
+    expect(proof.asked.sort()).to.deep.equal(['app/one/helper.ts', 'app/one/index.ts']);
+  });
+
+  it('keeps a module’s proof across a build of another module', () => {
+    const proof = fakeProof(new Set());
+    const first = fold([startedBuild(2, DEV, [{ module: two, generation: 1 }])], state());
+    const disk = { ...DISK, 'app/one/gone.css': null };
+    const hashes = confirmedHashes(disk, disk);
+    expect(findChanges(first, scope, hashes, proof)).to.equal(null);
+    expect(proof.asked).to.not.have.length(0);
+    proof.asked.length = 0;
+    hashes.asked.length = 0;
+    const next = fold([succeeded(2, two, DEV, 'x', { inputs: { 'app/two/index.ts': 'x' } })], first);
+    expect(findChanges(next, scope, hashes, proof)).to.equal(null);
+    expect(proof.asked).to.deep.equal([]);
+    expect(hashes.asked).to.deep.equal([]);
+    // Its own build: its lists are new, and looked at whole.
+    const rebuilt = fold(
+      [{ type: 'files.changed', files: { 'app/one/helper.ts': 'h9' }, source: 'watcher' }, startedBuild(3, DEV, [{ module: one, generation: 2 }]), succeeded(3, one, DEV, 'e1', { inputs: { 'app/one/index.ts': 'e1' } })],
+      next,
+    );
+    expect(rebuilt.builds[one.specifier]!.variants[DEV]!.last).to.not.equal(next.builds[one.specifier]!.variants[DEV]!.last);
+    expect(findChanges(rebuilt, scope, hashes, proof)).to.equal(null);
+    expect(proof.asked).to.include.members(['core.json', 'app/one/index.ts']);
+  });
+
+  it('walks the whole workspace’s paths again only for what the watcher did not vouch for, while nothing was noticed', () => {
+    const proof = fakeProof(new Set(['app/package.json']));
+    const settled = state();
+    const disk: Record<string, string | null> = { ...DISK, 'app/one/gone.css': null };
+    const confirmedDisk: Record<string, string | null> = { ...disk };
+    const hashes = confirmedHashes(disk, confirmedDisk);
+    expect(findChanges(settled, ALL, hashes, proof)).to.equal(null);
+    proof.asked.length = 0;
+    hashes.asked.length = 0;
+    disk['app/package.json'] = 'package-2';
+    expect(findChanges(settled, [...ALL, ...scope], hashes, proof)).to.deep.equal({ 'app/package.json': 'package-2' });
+    expect(proof.asked).to.deep.equal(['app/package.json']);
+    expect(hashes.asked).to.deep.equal(['app/package.json']);
+    disk['app/package.json'] = 'package-1';
+    confirmedDisk['core.json'] = 'core-2';
+    proof.generation += 1;
+    proof.asked.length = 0;
+    expect(findChanges(settled, ALL, hashes, proof)).to.deep.equal({ 'core.json': 'core-2' });
+    expect(proof.asked).to.include.members(['core.json', 'app/one/index.ts', 'app/one/helper.ts']);
   });
 });
 

@@ -360,6 +360,42 @@ describe('watchTree', () => {
       expect(watcher.unchangedSince('common/shared.ts', watchSequence()), 'closed').to.equal(false);
     });
 
+    it('moves its proof generation at a notice, a watch lost and the close: what it proved before may no longer hold', async () => {
+      const root = tempWorkspace({ 'app/index.ts': '', 'app/helper.ts': '' });
+      const handles = new Map<string, fs.FSWatcher>();
+      const files = countingFs();
+      const watch = files.watch;
+      files.watch = (file, options, listener) => {
+        const handle = watch(file, options, listener);
+        handles.set(String(file), handle);
+        return handle;
+      };
+      const events = start(root, files, undefined, { trustNotices: true });
+      await events.next((event) => event.kind === 'ready', 'ready');
+      const { watcher } = events;
+      const confirmed = watchSequence();
+      const quiet = watcher.proofGeneration();
+      expect(watcher.unchangedSince('app/helper.ts', confirmed)).to.equal(true);
+      expect(watcher.proofGeneration(), 'asking proves, and moves nothing').to.equal(quiet);
+
+      fs.writeFileSync(path.join(root, 'app/index.ts'), 'export {};\n');
+      await noticed(events, root, 'app', 'index.ts');
+      const afterNotice = watcher.proofGeneration();
+      expect(afterNotice).to.be.greaterThan(quiet);
+
+      // The directory's watch fails: nothing in it is proven any more, and the generation says so.
+      const errors: unknown[] = [];
+      watcher.on('error', (error) => errors.push(error));
+      handles.get(path.join(root, 'app'))!.emit('error', Object.assign(new Error('watch lost'), { code: 'EIO' }));
+      expect(errors).to.have.length(1);
+      expect(watcher.unchangedSince('app/helper.ts', confirmed)).to.equal(false);
+      const afterLoss = watcher.proofGeneration();
+      expect(afterLoss).to.be.greaterThan(afterNotice);
+
+      await watcher.close();
+      expect(watcher.proofGeneration()).to.be.greaterThan(afterLoss);
+    });
+
     it('proves nothing confirmed before a burst of notices large enough to have overflowed the kernel’s queue', async () => {
       const root = tempWorkspace({ 'app/index.ts': '', 'other/kept.ts': '' });
       const { watcher, events } = await ready(root, { trustNotices: true, burstLimit: 3 });

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import { buildDiagnostics, selectBuildQueue, selectModuleStatus, selectRecordedHashes, selectRecordedHashesOf, selectReport, selectSettled } from '../../src/store/selectors.js';
+import { knownInputHash, type ServiceState } from '../../src/store/state.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
 import type { ModuleModel } from '../../src/workspace/model.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
@@ -182,6 +183,72 @@ describe('selectBuildQueue', () => {
     // one: DEV is stale and eager (queued, rebuilt); PROD is stale but nobody asks for it again.
     expect(selectBuildQueue(state).map((t) => [t.module.subpath, t.variant, t.generation, t.rebuilt])).to.deep.equal([['one', DEV, 2, true]]);
   });
+
+  it('looks again only at the build entries that changed since the last state', () => {
+    const first = fold([started, read([one, two]), ...buildAll([two])]);
+    let walks = 0;
+    const counted = { ...first.builds[two.specifier]!, variants: new Proxy(first.builds[two.specifier]!.variants, { ownKeys: (target) => (walks++, Reflect.ownKeys(target)) }) };
+    expect(selectBuildQueue({ ...first, builds: { ...first.builds, [two.specifier]: counted } }).map((t) => t.module.subpath)).to.deep.equal(['one']);
+    const walked = walks;
+    expect(walked).to.be.greaterThan(0);
+    const requested = fold([{ type: 'output.requested', module: one.specifier, variant: PROD }], first);
+    const queue = selectBuildQueue({ ...requested, builds: { ...requested.builds, [two.specifier]: counted } });
+    expect(queue.map((t) => [t.module.subpath, t.variant, t.requested])).to.deep.equal([
+      ['one', PROD, true],
+      ['one', DEV, false],
+    ]);
+    expect(walks).to.equal(walked);
+  });
+});
+
+describe('selectRecordedHashes', () => {
+  /** Every path with the set of hashes recorded for it, made from the whole state. */
+  function everyRecorded(state: ServiceState): Record<string, (string | null)[]> {
+    const found: Record<string, Set<string | null>> = {};
+    const add = (path: string, hash: string | null) => (found[path] ??= new Set()).add(hash);
+    for (const [path, hash] of Object.entries(state.workspace.sources)) add(path, hash);
+    for (const builds of Object.values(state.builds)) for (const variant of Object.values(builds.variants)) for (const path of Object.keys(variant.last?.inputs ?? {})) add(path, knownInputHash(variant, path) ?? null);
+    return Object.fromEntries(Object.entries(found).map(([path, hashes]) => [path, [...hashes].sort()]));
+  }
+  function asRecorded(state: ServiceState): Record<string, (string | null)[]> {
+    const recorded = selectRecordedHashes(state);
+    const every = everyRecorded(state);
+    const found: Record<string, (string | null)[]> = {};
+    for (const path of recorded.keys()) {
+      const hashes = recorded.get(path)!;
+      found[path] = (every[path] ?? []).filter((hash) => hashes.has(hash));
+      expect(hashes.size, path).to.equal(found[path]!.length);
+    }
+    return found;
+  }
+
+  it('holds every manifest and every input with the hashes the state knows, whichever state was asked last', () => {
+    const sources = { 'core.json': 'core-1', 'app/package.json': 'package-1' };
+    const workspace = workspaceModel([one, two], { sources });
+    const first = fold([started, { type: 'workspace.read', workspace }, startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }])]);
+    const built = fold([succeeded(1, one, DEV, 'e1', { inputs: { [one.entry!]: 'e1', 'app/shared.ts': 's1' } }), succeeded(1, two, DEV, 't1', { inputs: { [two.entry!]: 't1', 'app/shared.ts': 's1' } })], first);
+    const changed = fold([{ type: 'files.changed', files: { 'app/shared.ts': 's2' }, source: 'watcher' }], built);
+    const rebuilt = fold([startedBuild(2, DEV, [{ module: one, generation: 2 }]), succeeded(2, one, DEV, 'e1', { inputs: { [one.entry!]: 'e1', 'app/other.ts': 'o1' } })], changed);
+    const removed = fold([{ type: 'workspace.read', workspace: workspaceModel([one], { sources }) }], rebuilt);
+    for (const state of [first, built, changed, rebuilt, built, removed, changed, first, rebuilt]) expect(asRecorded(state)).to.deep.equal(everyRecorded(state));
+    expect(asRecorded(changed)['app/shared.ts']).to.deep.equal(['s2']);
+    expect(asRecorded(rebuilt)['app/shared.ts']).to.deep.equal(['s2']);
+    expect(asRecorded(rebuilt)['app/other.ts']).to.deep.equal(['o1']);
+  });
+
+  it('looks again at the inputs of the modules whose builds changed only', () => {
+    const first = fold([started, read([one, two]), ...buildAll([one, two])]);
+    let walks = 0;
+    const counted = { ...first.builds[two.specifier]!, variants: new Proxy(first.builds[two.specifier]!.variants, { ownKeys: (target) => (walks++, Reflect.ownKeys(target)) }) };
+    const before = { ...first, builds: { ...first.builds, [two.specifier]: counted } };
+    selectRecordedHashes(before);
+    const walked = walks;
+    expect(walked).to.be.greaterThan(0);
+    const changed = fold([{ type: 'files.changed', files: { [one.entry!]: 'e2' }, source: 'watcher' }], first);
+    const after = { ...changed, builds: { ...changed.builds, [two.specifier]: counted } };
+    expect(selectRecordedHashes(after).get(one.entry!)!.has('e2')).to.equal(true);
+    expect(walks).to.equal(walked);
+  });
 });
 
 describe('selectRecordedHashesOf', () => {
@@ -198,13 +265,18 @@ describe('selectRecordedHashesOf', () => {
     // A change reported since the last build of one: its newest hash counts.
     const state = fold([{ type: 'files.changed', files: { [one.entry!]: 'e3' }, source: 'watcher' }], built);
     const asked = [one.entry!, shared, 'core.json', 'app/unknown.css', 'constructor', 'app/'];
-    const fromWhole = (whole: Map<string, Set<string | null>>) => new Map(asked.filter((path) => whole.has(path)).map((path) => [path, whole.get(path)]));
     const before = selectRecordedHashesOf(state, asked);
-    expect(before).to.deep.equal(fromWhole(selectRecordedHashes(state)));
+    const whole = selectRecordedHashes(state);
+    for (const path of asked) {
+      expect(before.has(path), path).to.equal(whole.has(path));
+      if (!whole.has(path)) continue;
+      expect(before.get(path)!.size, path).to.equal(whole.get(path)!.size);
+      for (const hash of before.get(path) as Set<string | null>) expect(whole.get(path)!.has(hash), path).to.equal(true);
+    }
     expect(before.get(one.entry!)).to.deep.equal(new Set(['e3']));
     expect(before.get(shared)).to.deep.equal(new Set(['s1']));
     expect(before.has('app/unknown.css') || before.has('constructor')).to.equal(false);
-    // Once the whole map is made, it is taken from it.
+    // Asked again, the same answer.
     expect(selectRecordedHashesOf(state, asked)).to.deep.equal(before);
   });
 });

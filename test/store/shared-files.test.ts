@@ -59,6 +59,26 @@ describe('shared files in the state', () => {
     expect(after.builds[one.specifier]!.variants[DEV]).to.include({ status: 'done', generation: 1 });
   });
 
+  it('find the copies of a package again only when the builds of its own modules change', () => {
+    const { lib, state } = withAnotherPackage({ twoImportsTheHelper: false });
+    let walks = 0;
+    type Entry = (typeof state.builds)[string];
+    const counted = (entry: Entry): Entry => ({ ...entry, variants: new Proxy(entry.variants, { ownKeys: (target) => (walks++, Reflect.ownKeys(target)) }) });
+    const twoBuilds = counted(state.builds[two.specifier]!);
+    const copies = [{ module: two.specifier, variant: DEV, build: 1, file: HELPER, hash: 'h-1' }];
+    expect(selectSharedFileCopies({ ...state, builds: { ...state.builds, [two.specifier]: twoBuilds } })).to.deep.equal(copies);
+    const walked = walks;
+    expect(walked).to.be.greaterThan(0);
+    // Another package's module built again: a new state, and @t/app's copies as they were, not looked for again.
+    const rebuilt = fold([{ type: 'files.changed', files: { [lib.entry!]: 'lib-2' }, source: 'watcher' }, startedBuild(2, DEV, [{ module: lib, generation: 2 }]), succeeded(2, lib, DEV, 'lib-2')], state);
+    expect(rebuilt.builds[lib.specifier]!.variants[DEV]!.last!.build).to.equal(2);
+    expect(selectSharedFileCopies({ ...rebuilt, builds: { ...rebuilt.builds, [two.specifier]: twoBuilds } })).to.deep.equal(copies);
+    expect(walks).to.equal(walked);
+    // A build entry of its own changed: looked at again.
+    expect(selectSharedFileCopies({ ...rebuilt, builds: { ...rebuilt.builds, [two.specifier]: counted(state.builds[two.specifier]!) } })).to.deep.equal(copies);
+    expect(walks).to.be.greaterThan(walked);
+  });
+
   it('ignore copies.found naming a build that is no longer the last', () => {
     const state = built(false);
     const after = fold([{ type: 'copies.found', copies: [{ module: two.specifier, variant: DEV, build: 7, file: HELPER }] }], state);
