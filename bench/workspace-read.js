@@ -2,7 +2,8 @@
 // (`onePassReader` over a new file-hash reader, as a start makes it), N times in one process, on
 // the page-load workspace (bench/lib/workspaces.js `generatePageLoadWorkspace`, 1,001 modules).
 // Prints the CPU of each read (process.cpuUsage, user + system) and the median [min-max].
-//   node bench/workspace-read.js [N=15] [--dist DIR] [--packages P --modules M] [--model FILE] [--fresh]
+//   node bench/workspace-read.js [N=15] [--dist DIR] [--packages P --modules M] [--model FILE] [--fresh] [--own]
+// `--own`: the read's own code alone, over the listings and manifests taken into memory first.
 // `--dist`: another build of the service (a base build, side by side); `--model`: writes the
 // model of the last read, to compare two builds' models; `--fresh`: each read in a new process,
 // as a start reads (code not yet compiled by V8), the CPU of the read alone. Run with
@@ -26,8 +27,13 @@ const dist = path.resolve(option('--dist', DIST));
 const packages = Number(option('--packages', '100'));
 const modulesPerPackage = Number(option('--modules', '10'));
 const modelFile = option('--model', null);
-const fresh = args.includes('--fresh');
-if (fresh) args.splice(args.indexOf('--fresh'), 1);
+const flag = (name) => {
+  const at = args.indexOf(name);
+  if (at !== -1) args.splice(at, 1);
+  return at !== -1;
+};
+const fresh = flag('--fresh');
+const own = flag('--own');
 const runs = Number(args[0] ?? 15);
 
 const load = (relative) => import(pathToFileURL(path.join(dist, relative)).href);
@@ -38,17 +44,35 @@ const { createFileHashes } = await load('io/file-hashes.js');
 const name = packages === 100 && modulesPerPackage === 10 ? 'page-load' : `workspace-read-${packages}x${modulesPerPackage}`;
 const { dir } = generatePageLoadWorkspace(name, { packages, modulesPerPackage, keep: true });
 
+// Every listing and every JSON file of the workspace, taken before the read: a reader without I/O.
+function inMemory(root) {
+  const listings = new Map();
+  const texts = new Map();
+  const pending = ['.'];
+  while (pending.length > 0) {
+    const dir = pending.pop();
+    const entries = fs.readdirSync(path.join(root, dir), { withFileTypes: true }).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    listings.set(dir, { entries, hash: `${dir}:${entries.length}`, id: dir });
+    for (const entry of entries) {
+      const relative = dir === '.' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.directory) pending.push(relative);
+      else if (entry.name.endsWith('.json')) texts.set(relative, { text: fs.readFileSync(path.join(root, relative), 'utf8'), hash: relative });
+    }
+  }
+  return { readText: (file) => texts.get(file) ?? null, listDir: (dir) => listings.get(dir) ?? null, leaves: () => false, realPath: (file) => file };
+}
+
 const cpu = [];
 let model;
 if (fresh) {
   const self = fileURLToPath(import.meta.url);
   for (let run = 0; run < runs; run++) {
-    const output = execFileSync(process.execPath, [self, '1', '--dist', dist, '--packages', String(packages), '--modules', String(modulesPerPackage)], { encoding: 'utf8' });
+    const output = execFileSync(process.execPath, [self, '1', '--dist', dist, '--packages', String(packages), '--modules', String(modulesPerPackage), ...(own ? ['--own'] : [])], { encoding: 'utf8' });
     cpu.push(Number(/each: ([\d.]+)/.exec(output)[1]));
   }
 }
 for (let run = 0; run < (fresh ? 1 : runs); run++) {
-  const hashes = createFileHashes(dir);
+  const hashes = own ? inMemory(dir) : createFileHashes(dir);
   const before = process.cpuUsage();
   model = readWorkspace(onePassReader(hashes), []);
   const used = process.cpuUsage(before);

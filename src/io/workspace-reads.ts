@@ -9,7 +9,7 @@
 // each package and above): one whose directory this pass has listed, without a file of that name,
 // is absent as the disk held it when listed, told without asking the disk again (a directory
 // that could not be listed tells nothing: a file in it may still be readable).
-import { listedFiles, type SourceReader } from '../workspace/source-reader.js';
+import type { SourceReader } from '../workspace/source-reader.js';
 
 type Text = ReturnType<SourceReader['readText']>;
 type Listing = ReturnType<SourceReader['listDir']>;
@@ -29,7 +29,9 @@ export function onePassReader(reader: SourceReader): SourceReader {
   const listedAbsent = (file: string): boolean => {
     const slash = file.lastIndexOf('/');
     const listing = listings.get(slash === -1 ? '.' : file.slice(0, slash));
-    return listing ? !listedFiles(listing).has(file.slice(slash + 1)) : false;
+    if (!listing) return false;
+    const name = file.slice(slash + 1);
+    return !listing.entries.some((entry) => entry.name === name && !entry.directory);
   };
   const readText = (path: string): Text => {
     let text = texts.get(path);

@@ -6,7 +6,7 @@ import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-ma
 import { declareModule, newModule, type PackageContext } from './package-context.js';
 import { isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import { isListedFile } from './source-finder.js';
-import { listedFiles, type SourceReader } from './source-reader.js';
+import type { SourceReader } from './source-reader.js';
 
 export interface ReadModuleManifest {
   file: string;
@@ -109,9 +109,8 @@ function findManifestDirs(start: string, list: SourceReader['listDir']): string[
       if (visited.has(listing.id)) continue;
       visited.add(listing.id);
     }
-    const files = listedFiles(listing);
-    if (dir !== start && files.has('package.json')) continue;
-    if (files.has('module.json')) found.push(dir);
+    if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) continue;
+    if (listing.entries.some((e) => e.name === 'module.json' && !e.directory)) found.push(dir);
     // Reversed onto the stack, so they are taken in the listing's order, as a recursion would.
     for (let index = listing.entries.length - 1; index >= 0; index -= 1) {
       const entry = listing.entries[index]!;

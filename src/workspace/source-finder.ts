@@ -14,7 +14,7 @@
 // whose path the target's `*` can stand for, in any directory below, built or still a source.
 // Every file and directory looked at is read through the recording reader, so one that
 // appears later reads the workspace again.
-import { listedFiles, type SourceReader } from './source-reader.js';
+import type { SourceReader } from './source-reader.js';
 import type { PackageManifest } from './package-manifest.js';
 import { dirOf, isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import { moduleSpecifier, ROOT_SUBPATH } from './specifiers.js';
@@ -61,8 +61,8 @@ const OUTPUT_EXTENSIONS: readonly [RegExp, string][] = [
 
 /** Whether `file` (workspace-relative) is a file its directory lists. */
 export function isListedFile(list: SourceReader['listDir'], file: string): boolean {
-  const listing = list(dirOf(file));
-  return listing ? listedFiles(listing).has(file.slice(file.lastIndexOf('/') + 1)) : false;
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  return list(dirOf(file))?.entries.some((entry) => entry.name === name && !entry.directory) ?? false;
 }
 
 // What a finder's parts share: the package, its reader, and its tsconfigs, read once when first asked.

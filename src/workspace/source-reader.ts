@@ -10,19 +10,3 @@ export interface SourceReader {
   /** The path with links resolved (a `node_modules` link of pnpm), as tsc resolves `extends`. */
   realPath?(path: string): string | null;
 }
-
-type Listing = NonNullable<ReturnType<SourceReader['listDir']>>;
-
-// A module's directory is asked, for each of its entry's candidate names, whether it lists a file:
-// the names of one listing are gathered once, for as long as the listing is kept (README "Workspaces").
-const filesOfListing = new WeakMap<Listing, ReadonlySet<string>>();
-
-/** The names of the files (not directories) a listing holds. */
-export function listedFiles(listing: Listing): ReadonlySet<string> {
-  let files = filesOfListing.get(listing);
-  if (files === undefined) {
-    files = new Set(listing.entries.filter((entry) => !entry.directory).map((entry) => entry.name));
-    filesOfListing.set(listing, files);
-  }
-  return files;
-}
