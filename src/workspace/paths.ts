@@ -16,6 +16,11 @@ const isNormal = (relative: string): boolean =>
 /** A relative path with `.` segments resolved and forward slashes; null when it is absolute. */
 export function normalizeRelative(input: string): string | null {
   if (isNormal(input)) return input;
+  // `./dist/index.js`: how `exports` and manifests write a path.
+  if (input.startsWith('./')) {
+    const rest = input.slice(2);
+    if (isNormal(rest)) return rest;
+  }
   const slashed = input.replace(/\\/g, '/');
   if (slashed.startsWith('/') || /^[a-zA-Z]:/.test(slashed)) return null;
   const normal = path.posix.normalize(slashed).replace(/\/+$/, '');

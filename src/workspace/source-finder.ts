@@ -61,8 +61,12 @@ const OUTPUT_EXTENSIONS: readonly [RegExp, string][] = [
 
 /** Whether `file` (workspace-relative) is a file its directory lists. */
 export function isListedFile(list: SourceReader['listDir'], file: string): boolean {
+  const listing = list(dirOf(file));
+  if (!listing) return false;
   const name = file.slice(file.lastIndexOf('/') + 1);
-  return list(dirOf(file))?.entries.some((entry) => entry.name === name && !entry.directory) ?? false;
+  // A loop, not `some`: every candidate source of every module is looked up here.
+  for (const entry of listing.entries) if (entry.name === name && !entry.directory) return true;
+  return false;
 }
 
 // What a finder's parts share: the package, its reader, and its tsconfigs, read once when first asked.

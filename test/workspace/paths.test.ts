@@ -89,7 +89,7 @@ describe('normalizeRelative and joinRelative, paths already normal', () => {
     const result = path.posix.normalize(`${base}/${relative}`).replace(/\/+$/, '');
     return result.startsWith('./') ? result.slice(2) : result === '' ? '.' : result;
   };
-  const inputs = ['a', 'a/b.ts', '...', 'a/.../b', '.a/b', 'a/.b', 'a./b', 'a/b.', '.', '..', './a', 'a/.', 'a/..', '../a', 'a/./b', 'a/../b', 'a//b', 'a/', '/a', '', 'a\\b', 'c:x', 'C:/x', 'node_modules/x', 'a/b/../../..', '@scope/name', 'a b/c'];
+  const inputs = ['a', 'a/b.ts', './a/b.ts', '././a', './.../x', './/a', './a/', './', '...', 'a/.../b', '.a/b', 'a/.b', 'a./b', 'a/b.', '.', '..', './a', 'a/.', 'a/..', '../a', 'a/./b', 'a/../b', 'a//b', 'a/', '/a', '', 'a\\b', 'c:x', 'C:/x', 'node_modules/x', 'a/b/../../..', '@scope/name', 'a b/c'];
 
   it('are what path.posix makes of every path, normal or not', () => {
     for (const input of inputs) expect(normalizeRelative(input), input).to.equal(normalized(input));
