@@ -31,6 +31,9 @@ const TS_SOURCES: readonly [RegExp, string[]][] = [
   [/\.cjs$/, ['.cts']],
 ];
 
+// Any of TS_SOURCES' patterns, tried first: most targets are sources that map from nothing.
+const MAPPED_OUTPUT = /\.(?:d\.[cm]?ts|jsx?|[cm]js)$/;
+
 export interface FoundSource {
   /** The entry file, relative to the workspace; null when none was found. */
   entry: string | null;
@@ -147,7 +150,7 @@ function sourceCandidates(context: FinderContext, target: string, asBuilt: boole
   const out: string[] = [];
   // A stylesheet stands for itself: a `*` pattern of sheets publishes each (README "Stylesheet modules").
   if ((SOURCE_FILE.test(file) && !DECLARATION_FILE.test(file)) || file.endsWith('.css')) out.push(file);
-  const mapping = TS_SOURCES.find(([pattern]) => pattern.test(file));
+  const mapping = MAPPED_OUTPUT.test(file) ? TS_SOURCES.find(([pattern]) => pattern.test(file)) : undefined;
   if (!mapping) return out;
   const [pattern, extensions] = mapping;
   const stem = file.replace(pattern, '');
