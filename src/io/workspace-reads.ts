@@ -31,7 +31,8 @@ export function onePassReader(reader: SourceReader): SourceReader {
     const listing = listings.get(slash === -1 ? '.' : file.slice(0, slash));
     if (!listing) return false;
     const name = file.slice(slash + 1);
-    return !listing.entries.some((entry) => entry.name === name && !entry.directory);
+    for (const entry of listing.entries) if (entry.name === name && !entry.directory) return false;
+    return true;
   };
   const readText = (path: string): Text => {
     let text = texts.get(path);

@@ -41,7 +41,13 @@ export function joinRelative(base: string, relative: string): string {
 }
 
 /** The directory of a relative file path (`.` for a top-level file). */
-export const dirOf = (relative: string): string => path.posix.dirname(relative);
+export function dirOf(relative: string): string {
+  const slash = relative.lastIndexOf('/');
+  if (slash === -1) return '.';
+  // `a/b/c`: what precedes the last slash. A leading, trailing or doubled slash: path.posix's rules.
+  if (slash > 0 && slash < relative.length - 1 && relative.charCodeAt(slash - 1) !== 47) return relative.slice(0, slash);
+  return path.posix.dirname(relative);
+}
 
 /** `target` relative to `base` (both relative to the same root). */
 export function relativeTo(base: string, target: string): string {

@@ -77,7 +77,7 @@ describe('toWorkspacePath', () => {
   });
 });
 
-describe('normalizeRelative and joinRelative, paths already normal', () => {
+describe('normalizeRelative, joinRelative and dirOf, paths already normal', () => {
   // What path.posix makes of them: the plain paths a read joins take a shorter way, to the same answer.
   const normalized = (input: string) => {
     const slashed = input.replace(/\\/g, '/');
@@ -94,5 +94,6 @@ describe('normalizeRelative and joinRelative, paths already normal', () => {
   it('are what path.posix makes of every path, normal or not', () => {
     for (const input of inputs) expect(normalizeRelative(input), input).to.equal(normalized(input));
     for (const base of inputs) for (const relative of inputs) expect(joinRelative(base, relative), `${base} + ${relative}`).to.equal(joined(base, relative));
+    for (const input of [...inputs, 'a/b/c', 'a//b/c', 'a/b//c', '/a', '//a', 'a/b/', '/']) expect(dirOf(input), input).to.equal(path.posix.dirname(input));
   });
 });
