@@ -1,8 +1,10 @@
 // Relative paths inside the workspace: always forward slashes, never absolute, never `..` out.
 import path from 'node:path';
 
-// A `.` or `..` segment, or a drive letter (`c:`): what normalizing may change or refuse.
-const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+// A `.` or `..` segment, or a drive letter (`c:`): what normalizing may change or refuse. Told
+// by searches for fixed strings: a pattern that may start at every slash costs more.
+const hasDotSegment = (relative: string): boolean =>
+  relative === '.' || relative === '..' || relative.startsWith('./') || relative.startsWith('../') || relative.endsWith('/.') || relative.endsWith('/..') || relative.includes('/./') || relative.includes('/../');
 const DRIVE = /^[a-zA-Z]:/;
 
 /**
@@ -11,7 +13,7 @@ const DRIVE = /^[a-zA-Z]:/;
  * 1,000 modules joins thousands of them: these skip path.posix.normalize.
  */
 const isNormal = (relative: string): boolean =>
-  relative !== '' && relative.charCodeAt(0) !== 47 && relative.charCodeAt(relative.length - 1) !== 47 && !relative.includes('//') && !relative.includes('\\') && !DOT_SEGMENT.test(relative) && !DRIVE.test(relative);
+  relative !== '' && relative.charCodeAt(0) !== 47 && relative.charCodeAt(relative.length - 1) !== 47 && !relative.includes('//') && !relative.includes('\\') && !hasDotSegment(relative) && !(relative.charCodeAt(1) === 58 && DRIVE.test(relative));
 
 /** A relative path with `.` segments resolved and forward slashes; null when it is absolute. */
 export function normalizeRelative(input: string): string | null {
