@@ -31,7 +31,11 @@ export function onePassReader(reader: SourceReader): SourceReader {
     const listing = listings.get(slash === -1 ? '.' : file.slice(0, slash));
     if (!listing) return false;
     const name = file.slice(slash + 1);
-    for (const entry of listing.entries) if (entry.name === name && !entry.directory) return false;
+    // A file system that ignores case (or Unicode normalization) finds `Module.json` by that
+    // name: an entry of the same name but for its case, or a name beyond ASCII, is asked for.
+    if (!/^[\x20-\x7e]*$/.test(name)) return false;
+    const lower = name.toLowerCase();
+    for (const entry of listing.entries) if (entry.name.length === name.length && entry.name.toLowerCase() === lower) return false;
     return true;
   };
   const readText = (path: string): Text => {

@@ -56,6 +56,16 @@ describe('onePassReader', () => {
     expect(reader.readText('a/b.json')?.text).to.equal('{}');
   });
 
+  it('asks for a file its directory lists under another case, as a file system that ignores case finds it', () => {
+    const disk = memoryReader({ 'a/Module.json': '{}', 'a/x.ts': '' });
+    const reader = onePassReader(disk);
+    reader.listDir('a');
+    expect(reader.readText('a/module.json')).to.equal(null);
+    expect(reader.readText('a/tsconfig.json')).to.equal(null);
+    expect(disk.asked).to.include('a/module.json');
+    expect(disk.asked).to.not.include('a/tsconfig.json');
+  });
+
   it('remembers nothing from one read to the next: a new reader asks the disk again', () => {
     const disk = memoryReader(workspaceFiles());
     readWorkspace(onePassReader(disk));
