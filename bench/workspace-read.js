@@ -2,8 +2,10 @@
 // (`onePassReader` over a new file-hash reader, as a start makes it), N times in one process, on
 // the page-load workspace (bench/lib/workspaces.js `generatePageLoadWorkspace`, 1,001 modules).
 // Prints the CPU of each read (process.cpuUsage, user + system) and the median [min-max].
-//   node bench/workspace-read.js [N=15] [--dist DIR] [--packages P --modules M] [--model FILE] [--fresh] [--own]
+//   node bench/workspace-read.js [N=15] [--dist DIR] [--packages P --modules M] [--model FILE] [--fresh] [--own] [--tsconfig]
 // `--own`: the read's own code alone, over the listings and manifests taken into memory first.
+// `--tsconfig`: the workspace with a root tsconfig.json extending a base one, as most monorepos
+// have (each package's nearest).
 // `--dist`: another build of the service (a base build, side by side); `--model`: writes the
 // model of the last read, to compare two builds' models; `--fresh`: each read in a new process,
 // as a start reads (code not yet compiled by V8), the CPU of the read alone. Run with
@@ -34,6 +36,7 @@ const flag = (name) => {
 };
 const fresh = flag('--fresh');
 const own = flag('--own');
+const withTsconfig = flag('--tsconfig');
 const runs = Number(args[0] ?? 15);
 
 const load = (relative) => import(pathToFileURL(path.join(dist, relative)).href);
@@ -41,8 +44,12 @@ const { readWorkspace } = await load('workspace/read-workspace.js');
 const { onePassReader } = await load('io/workspace-reads.js');
 const { createFileHashes } = await load('io/file-hashes.js');
 
-const name = packages === 100 && modulesPerPackage === 10 ? 'page-load' : `workspace-read-${packages}x${modulesPerPackage}`;
+const name = `${packages === 100 && modulesPerPackage === 10 ? 'page-load' : `workspace-read-${packages}x${modulesPerPackage}`}${withTsconfig ? '-tsconfig' : ''}`;
 const { dir } = generatePageLoadWorkspace(name, { packages, modulesPerPackage, keep: true });
+if (withTsconfig) {
+  fs.writeFileSync(path.join(dir, 'tsconfig.base.json'), '{\n  // shared by every package\n  "compilerOptions": { "strict": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", },\n}\n');
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: './tsconfig.base.json', compilerOptions: { noEmit: true } }, null, 2));
+}
 
 // Every listing and every JSON file of the workspace, taken before the read: a reader without I/O.
 function inMemory(root) {
@@ -67,7 +74,7 @@ let model;
 if (fresh) {
   const self = fileURLToPath(import.meta.url);
   for (let run = 0; run < runs; run++) {
-    const output = execFileSync(process.execPath, [self, '1', '--dist', dist, '--packages', String(packages), '--modules', String(modulesPerPackage), ...(own ? ['--own'] : [])], { encoding: 'utf8' });
+    const output = execFileSync(process.execPath, [self, '1', '--dist', dist, '--packages', String(packages), '--modules', String(modulesPerPackage), ...(own ? ['--own'] : []), ...(withTsconfig ? ['--tsconfig'] : [])], { encoding: 'utf8' });
     cpu.push(Number(/each: ([\d.]+)/.exec(output)[1]));
   }
 }

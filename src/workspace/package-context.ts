@@ -6,6 +6,7 @@ import { BUILTIN_BUNDLERS } from './module-bundlers.js';
 import type { PackageManifest } from './package-manifest.js';
 import type { SourceReader } from './source-reader.js';
 import { moduleSpecifier } from './specifiers.js';
+import type { LoadedTsconfig } from './tsconfig.js';
 
 export interface PackageContext {
   pkg: PackageManifest;
@@ -23,6 +24,8 @@ export interface PackageContext {
   warnings: Diagnostic[];
   /** The package's modules, declared so far. */
   modules: ModuleModel[];
+  /** The tsconfig files loaded so far in this read of the workspace, shared by its packages. */
+  tsconfigs?: Map<string, LoadedTsconfig>;
 }
 
 /** Adds `module` to the package's modules; a subpath declared twice is told in `file`, the first declaration kept. */

@@ -10,6 +10,7 @@ import { packageModules } from './package-modules.js';
 import { parseWorkspaceManifest } from './workspace-manifest.js';
 import type { SourceReader } from './source-reader.js';
 import { parseBareSpecifier } from './specifiers.js';
+import type { LoadedTsconfig } from './tsconfig.js';
 
 export type { SourceReader };
 
@@ -47,13 +48,20 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
 
   // Each package's name, to its package: a name taken twice is found without a walk of the packages read before.
   const packagesByName = new Map<string, PackageModel>();
-  for (const dir of workspace.value.packages) readPackage(reader, read, list, model, packagesByName, dir, deepImports);
+  const tsconfigs = new Map<string, LoadedTsconfig>();
+  for (const dir of workspace.value.packages) readPackage(reader, read, list, model, { packagesByName, tsconfigs }, dir, deepImports);
   model.selection = readSelection(read, model);
   return model;
 }
 
 /** Adds the package of `dir` and its modules to `model`; a package that cannot be read is told instead. */
-function readPackage(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel, packagesByName: Map<string, PackageModel>, dir: string, deepImports: readonly string[]): void {
+/** What the packages of one read share: the names taken, and the tsconfig files loaded. */
+interface ReadSoFar {
+  packagesByName: Map<string, PackageModel>;
+  tsconfigs: Map<string, LoadedTsconfig>;
+}
+
+function readPackage(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel, { packagesByName, tsconfigs }: ReadSoFar, dir: string, deepImports: readonly string[]): void {
   const file = dir === '.' ? 'package.json' : `${dir}/package.json`;
   const packageJson = read(file);
   if (!packageJson) {
@@ -87,6 +95,7 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
     diagnostics: model.diagnostics,
     warnings,
     modules: [],
+    tsconfigs,
   };
   const modules = packageModules(context, deepSubpaths);
   model.modules.push(...modules);

@@ -89,9 +89,21 @@ interface PackageTsconfigs {
   build: LoadedTsconfig | null;
 }
 
-export function createSourceFinder(pkg: PackageManifest, dir: string, read: SourceReader['readText'], list: SourceReader['listDir'], realPath: (path: string) => string | null = (path) => path): SourceFinder {
+/**
+ * `loaded`: the tsconfig files loaded so far in this read of the workspace, by file. A config and
+ * its `extends` chain are the same whichever package finds it (a monorepo's root config is every
+ * package's nearest): each is read and parsed once per read, not once per package.
+ */
+export function createSourceFinder(
+  pkg: PackageManifest,
+  dir: string,
+  read: SourceReader['readText'],
+  list: SourceReader['listDir'],
+  realPath: (path: string) => string | null = (path) => path,
+  loaded: Map<string, LoadedTsconfig> = new Map(),
+): SourceFinder {
   let tsconfigs: PackageTsconfigs | undefined;
-  const context: FinderContext = { pkg, dir, list, exists: (file) => isListedFile(list, file), tsconfigs: () => (tsconfigs ??= readPackageTsconfigs(pkg, dir, read, list, realPath)) };
+  const context: FinderContext = { pkg, dir, list, exists: (file) => isListedFile(list, file), tsconfigs: () => (tsconfigs ??= readPackageTsconfigs(pkg, dir, read, list, realPath, loaded)) };
   return {
     find: (key, targets, asBuilt = false) => findSource(context, key, targets, asBuilt),
     expandPattern: (key, targets) => patternModules(context, key, targets),
@@ -107,15 +119,21 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
   };
 }
 
-function readPackageTsconfigs(pkg: PackageManifest, dir: string, read: SourceReader['readText'], list: SourceReader['listDir'], realPath: (path: string) => string | null): PackageTsconfigs {
-  const load = (file: string): LoadedTsconfig =>
-    loadTsconfig(file, {
-      read: (f) => read(f)?.text ?? null,
-      resolvePackage: (specifier, from) => {
-        const found = resolvePackageFile(specifier, from, (candidate) => isListedFile(list, candidate));
-        return found === null ? null : (realPath(found) ?? found);
-      },
-    });
+function readPackageTsconfigs(pkg: PackageManifest, dir: string, read: SourceReader['readText'], list: SourceReader['listDir'], realPath: (path: string) => string | null, loaded: Map<string, LoadedTsconfig>): PackageTsconfigs {
+  const load = (file: string): LoadedTsconfig => {
+    let config = loaded.get(file);
+    if (config === undefined) {
+      config = loadTsconfig(file, {
+        read: (f) => read(f)?.text ?? null,
+        resolvePackage: (specifier, from) => {
+          const found = resolvePackageFile(specifier, from, (candidate) => isListedFile(list, candidate));
+          return found === null ? null : (realPath(found) ?? found);
+        },
+      });
+      loaded.set(file, config);
+    }
+    return config;
+  };
   // Each place is read (absent ones recorded as such), so a tsconfig that appears reads the workspace again.
   const nearestFile = findTsconfig(dir, '.', (file) => read(file) !== null);
   const nearest = nearestFile === null ? null : load(nearestFile);
