@@ -46,7 +46,7 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
   if (!workspace.value) return model;
   model.preview = workspace.value.preview;
 
-  // Each package's name, to its package: a name taken twice is found without a walk of the packages read before.
+  // A name taken twice is found without a walk of the packages read before.
   const packagesByName = new Map<string, PackageModel>();
   const tsconfigs = new Map<string, LoadedTsconfig>();
   for (const dir of workspace.value.packages) readPackage(reader, read, list, model, { packagesByName, tsconfigs }, dir, deepImports);
@@ -54,13 +54,13 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
   return model;
 }
 
-/** Adds the package of `dir` and its modules to `model`; a package that cannot be read is told instead. */
 /** What the packages of one read share: the names taken, and the tsconfig files loaded. */
 interface ReadSoFar {
   packagesByName: Map<string, PackageModel>;
   tsconfigs: Map<string, LoadedTsconfig>;
 }
 
+/** Adds the package of `dir` and its modules to `model`; a package that cannot be read is told instead. */
 function readPackage(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel, { packagesByName, tsconfigs }: ReadSoFar, dir: string, deepImports: readonly string[]): void {
   const file = dir === '.' ? 'package.json' : `${dir}/package.json`;
   const packageJson = read(file);
