@@ -5,20 +5,50 @@
 // 1,200 directories and 2,000 reads of 1,600 files, each a readdir or a read. A read made through
 // this reader answers each path once, as the disk held it then; the next read of the workspace,
 // a new reader, reads everything again.
+// Most files the read asks for are absent (a module.json beside each entry, a tsconfig.json in
+// each package and above): one whose directory this pass has listed, without a file of that name,
+// is absent as the disk held it when listed, told without asking the disk again (a directory
+// that could not be listed tells nothing: a file in it may still be readable).
 import type { SourceReader } from '../workspace/source-reader.js';
 
+type Text = ReturnType<SourceReader['readText']>;
+type Listing = ReturnType<SourceReader['listDir']>;
+
 export function onePassReader(reader: SourceReader): SourceReader {
-  const texts = new Map<string, ReturnType<SourceReader['readText']>>();
-  const listings = new Map<string, ReturnType<SourceReader['listDir']>>();
-  const once = <T>(known: Map<string, T>, path: string, read: (path: string) => T): T => {
-    if (known.has(path)) return known.get(path)!;
-    const found = read(path);
-    known.set(path, found);
-    return found;
+  const texts = new Map<string, Text>();
+  const listings = new Map<string, Listing>();
+  const listDir = (path: string): Listing => {
+    const dir = path.endsWith('/') ? path.replace(/\/+$/, '') || '.' : path || '.';
+    let listing = listings.get(dir);
+    if (listing === undefined) {
+      listing = reader.listDir(dir);
+      listings.set(dir, listing);
+    }
+    return listing;
+  };
+  const listedAbsent = (file: string): boolean => {
+    const slash = file.lastIndexOf('/');
+    const listing = listings.get(slash === -1 ? '.' : file.slice(0, slash));
+    if (!listing) return false;
+    const name = file.slice(slash + 1);
+    // A file system that ignores case (or Unicode normalization) finds `Module.json` by that
+    // name: an entry of the same name but for its case, or a name beyond ASCII, is asked for.
+    if (!/^[\x20-\x7e]*$/.test(name)) return false;
+    const lower = name.toLowerCase();
+    for (const entry of listing.entries) if (entry.name.length === name.length && entry.name.toLowerCase() === lower) return false;
+    return true;
+  };
+  const readText = (path: string): Text => {
+    let text = texts.get(path);
+    if (text === undefined) {
+      text = listedAbsent(path) ? null : reader.readText(path);
+      texts.set(path, text);
+    }
+    return text;
   };
   return {
-    readText: (path) => once(texts, path, (file) => reader.readText(file)),
-    listDir: (path) => once(listings, path.replace(/\/+$/, '') || '.', (dir) => reader.listDir(dir)),
+    readText,
+    listDir,
     ...(reader.leaves ? { leaves: (path: string) => reader.leaves!(path) } : {}),
     ...(reader.realPath ? { realPath: (path: string) => reader.realPath!(path) } : {}),
   };

@@ -41,7 +41,23 @@ export function importPlace(text: string, specifier: string): { line: number; co
   return null;
 }
 
+// The checks read the module, its imports and the workspace's packages and modules, never the
+// hashes of the files read (`sources`): a read of the workspace that changes nothing else gives
+// a model whose packages and modules are the ones before (the store replaces its sources only),
+// and each module's checks are the ones made before, not made again for every module.
+const judged = new WeakMap<readonly ImportRecord[], WeakMap<ModuleModel, { packages: readonly PackageModel[]; modules: readonly ModuleModel[]; diagnostics: Diagnostic[] }>>();
+
 export function checkImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {
+  let byModule = judged.get(imports);
+  if (!byModule) judged.set(imports, (byModule = new WeakMap()));
+  const known = byModule.get(module);
+  if (known && known.packages === workspace.packages && known.modules === workspace.modules) return known.diagnostics;
+  const diagnostics = judgeImports(module, imports, workspace);
+  byModule.set(module, { packages: workspace.packages, modules: workspace.modules, diagnostics });
+  return diagnostics;
+}
+
+function judgeImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {
   const own = indexWorkspace(workspace).packages.get(module.package);
   if (!own) return [];
   const found: Diagnostic[] = [];

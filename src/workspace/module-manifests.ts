@@ -109,8 +109,15 @@ function findManifestDirs(start: string, list: SourceReader['listDir']): string[
       if (visited.has(listing.id)) continue;
       visited.add(listing.id);
     }
-    if (dir !== start && listing.entries.some((e) => e.name === 'package.json' && !e.directory)) continue;
-    if (listing.entries.some((e) => e.name === 'module.json' && !e.directory)) found.push(dir);
+    let packageJson = false;
+    let moduleJson = false;
+    for (const entry of listing.entries) {
+      if (entry.directory) continue;
+      if (entry.name === 'package.json') packageJson = true;
+      else if (entry.name === 'module.json') moduleJson = true;
+    }
+    if (dir !== start && packageJson) continue;
+    if (moduleJson) found.push(dir);
     // Reversed onto the stack, so they are taken in the listing's order, as a recursion would.
     for (let index = listing.entries.length - 1; index >= 0; index -= 1) {
       const entry = listing.entries[index]!;

@@ -10,7 +10,7 @@ import { createSourceFinder } from './source-finder.js';
 
 /** The package's modules, sorted by subpath; problems go to the modules, or to the context's diagnostics and warnings. */
 export function packageModules(context: PackageContext, deepSubpaths: readonly string[]): ModuleModel[] {
-  const sources = createSourceFinder(context.pkg, context.dir, context.read, context.list, context.realPath);
+  const sources = createSourceFinder(context.pkg, context.dir, context.read, context.list, context.realPath, context.tsconfigs);
   declareExportedModules(context, sources);
   declareDeepImportModules(context, sources, deepSubpaths);
   const manifests = applyModuleManifests(context);

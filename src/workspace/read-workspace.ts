@@ -10,6 +10,7 @@ import { packageModules } from './package-modules.js';
 import { parseWorkspaceManifest } from './workspace-manifest.js';
 import type { SourceReader } from './source-reader.js';
 import { parseBareSpecifier } from './specifiers.js';
+import type { LoadedTsconfig } from './tsconfig.js';
 
 export type { SourceReader };
 
@@ -45,13 +46,22 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
   if (!workspace.value) return model;
   model.preview = workspace.value.preview;
 
-  for (const dir of workspace.value.packages) readPackage(reader, read, list, model, dir, deepImports);
+  // A name taken twice is found without a walk of the packages read before.
+  const packagesByName = new Map<string, PackageModel>();
+  const tsconfigs = new Map<string, LoadedTsconfig>();
+  for (const dir of workspace.value.packages) readPackage(reader, read, list, model, { packagesByName, tsconfigs }, dir, deepImports);
   model.selection = readSelection(read, model);
   return model;
 }
 
+/** What the packages of one read share: the names taken, and the tsconfig files loaded. */
+interface ReadSoFar {
+  packagesByName: Map<string, PackageModel>;
+  tsconfigs: Map<string, LoadedTsconfig>;
+}
+
 /** Adds the package of `dir` and its modules to `model`; a package that cannot be read is told instead. */
-function readPackage(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel, dir: string, deepImports: readonly string[]): void {
+function readPackage(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel, { packagesByName, tsconfigs }: ReadSoFar, dir: string, deepImports: readonly string[]): void {
   const file = dir === '.' ? 'package.json' : `${dir}/package.json`;
   const packageJson = read(file);
   if (!packageJson) {
@@ -63,13 +73,15 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   model.diagnostics.push(...manifest.diagnostics);
   if (!manifest.value) return;
   const pkg = manifest.value;
-  const taken = model.packages.find((p) => p.name === pkg.name);
+  const taken = packagesByName.get(pkg.name);
   if (taken) {
     const other = taken.dir === '.' ? 'package.json' : `${taken.dir}/package.json`;
     model.diagnostics.push(manifestInvalid(file, `${file}: the package name "${pkg.name}" is already used by ${other}, listed before it in core.json; rename one of them`));
     return;
   }
-  model.packages.push({ name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies, ...(pkg.rootMembers !== null ? { withoutExports: true as const } : {}) });
+  const packageModel: PackageModel = { name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies, ...(pkg.rootMembers !== null ? { withoutExports: true as const } : {}) };
+  model.packages.push(packageModel);
+  packagesByName.set(pkg.name, packageModel);
   const warnings: Diagnostic[] = [];
   const deepSubpaths = pkg.rootMembers === null ? [] : deepImports.map((specifier) => parseBareSpecifier(specifier)).filter((bare) => bare !== null && bare.packageName === pkg.name && bare.subpath !== '').map((bare) => bare!.subpath);
   const context: PackageContext = {
@@ -83,6 +95,7 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
     diagnostics: model.diagnostics,
     warnings,
     modules: [],
+    tsconfigs,
   };
   const modules = packageModules(context, deepSubpaths);
   model.modules.push(...modules);

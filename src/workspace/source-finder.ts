@@ -31,6 +31,9 @@ const TS_SOURCES: readonly [RegExp, string[]][] = [
   [/\.cjs$/, ['.cts']],
 ];
 
+// Any of TS_SOURCES' patterns, tried first: most targets are sources that map from nothing.
+const MAPPED_OUTPUT = /\.(?:d\.[cm]?ts|jsx?|[cm]js)$/;
+
 export interface FoundSource {
   /** The entry file, relative to the workspace; null when none was found. */
   entry: string | null;
@@ -61,8 +64,12 @@ const OUTPUT_EXTENSIONS: readonly [RegExp, string][] = [
 
 /** Whether `file` (workspace-relative) is a file its directory lists. */
 export function isListedFile(list: SourceReader['listDir'], file: string): boolean {
+  const listing = list(dirOf(file));
+  if (!listing) return false;
   const name = file.slice(file.lastIndexOf('/') + 1);
-  return list(dirOf(file))?.entries.some((entry) => entry.name === name && !entry.directory) ?? false;
+  // A loop, not `some`: every candidate source of every module is looked up here.
+  for (const entry of listing.entries) if (entry.name === name && !entry.directory) return true;
+  return false;
 }
 
 // What a finder's parts share: the package, its reader, and its tsconfigs, read once when first asked.
@@ -82,9 +89,21 @@ interface PackageTsconfigs {
   build: LoadedTsconfig | null;
 }
 
-export function createSourceFinder(pkg: PackageManifest, dir: string, read: SourceReader['readText'], list: SourceReader['listDir'], realPath: (path: string) => string | null = (path) => path): SourceFinder {
+/**
+ * `loaded`: the tsconfig files loaded so far in this read of the workspace, by file. A config and
+ * its `extends` chain are the same whichever package finds it (a monorepo's root config is every
+ * package's nearest): each is read and parsed once per read, not once per package.
+ */
+export function createSourceFinder(
+  pkg: PackageManifest,
+  dir: string,
+  read: SourceReader['readText'],
+  list: SourceReader['listDir'],
+  realPath: (path: string) => string | null = (path) => path,
+  loaded: Map<string, LoadedTsconfig> = new Map(),
+): SourceFinder {
   let tsconfigs: PackageTsconfigs | undefined;
-  const context: FinderContext = { pkg, dir, list, exists: (file) => isListedFile(list, file), tsconfigs: () => (tsconfigs ??= readPackageTsconfigs(pkg, dir, read, list, realPath)) };
+  const context: FinderContext = { pkg, dir, list, exists: (file) => isListedFile(list, file), tsconfigs: () => (tsconfigs ??= readPackageTsconfigs(pkg, dir, read, list, realPath, loaded)) };
   return {
     find: (key, targets, asBuilt = false) => findSource(context, key, targets, asBuilt),
     expandPattern: (key, targets) => patternModules(context, key, targets),
@@ -100,15 +119,21 @@ export function createSourceFinder(pkg: PackageManifest, dir: string, read: Sour
   };
 }
 
-function readPackageTsconfigs(pkg: PackageManifest, dir: string, read: SourceReader['readText'], list: SourceReader['listDir'], realPath: (path: string) => string | null): PackageTsconfigs {
-  const load = (file: string): LoadedTsconfig =>
-    loadTsconfig(file, {
-      read: (f) => read(f)?.text ?? null,
-      resolvePackage: (specifier, from) => {
-        const found = resolvePackageFile(specifier, from, (candidate) => isListedFile(list, candidate));
-        return found === null ? null : (realPath(found) ?? found);
-      },
-    });
+function readPackageTsconfigs(pkg: PackageManifest, dir: string, read: SourceReader['readText'], list: SourceReader['listDir'], realPath: (path: string) => string | null, loaded: Map<string, LoadedTsconfig>): PackageTsconfigs {
+  const load = (file: string): LoadedTsconfig => {
+    let config = loaded.get(file);
+    if (config === undefined) {
+      config = loadTsconfig(file, {
+        read: (f) => read(f)?.text ?? null,
+        resolvePackage: (specifier, from) => {
+          const found = resolvePackageFile(specifier, from, (candidate) => isListedFile(list, candidate));
+          return found === null ? null : (realPath(found) ?? found);
+        },
+      });
+      loaded.set(file, config);
+    }
+    return config;
+  };
   // Each place is read (absent ones recorded as such), so a tsconfig that appears reads the workspace again.
   const nearestFile = findTsconfig(dir, '.', (file) => read(file) !== null);
   const nearest = nearestFile === null ? null : load(nearestFile);
@@ -143,7 +168,7 @@ function sourceCandidates(context: FinderContext, target: string, asBuilt: boole
   const out: string[] = [];
   // A stylesheet stands for itself: a `*` pattern of sheets publishes each (README "Stylesheet modules").
   if ((SOURCE_FILE.test(file) && !DECLARATION_FILE.test(file)) || file.endsWith('.css')) out.push(file);
-  const mapping = TS_SOURCES.find(([pattern]) => pattern.test(file));
+  const mapping = MAPPED_OUTPUT.test(file) ? TS_SOURCES.find(([pattern]) => pattern.test(file)) : undefined;
   if (!mapping) return out;
   const [pattern, extensions] = mapping;
   const stem = file.replace(pattern, '');

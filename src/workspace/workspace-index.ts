@@ -7,12 +7,15 @@ export interface WorkspaceIndex {
   modulesOf: Map<string, ModuleModel[]>;
 }
 
-const cache = new WeakMap<WorkspaceModel, WorkspaceIndex>();
+// By the model's modules, then its packages: a read of the workspace that changes nothing but
+// the hashes of what it read gives a new model with the same packages and modules (the store
+// replaces its sources only), whose index is the one built before.
+const cache = new WeakMap<readonly ModuleModel[], { packages: readonly PackageModel[]; index: WorkspaceIndex }>();
 
 export function indexWorkspace(workspace: WorkspaceModel): WorkspaceIndex {
-  let index = cache.get(workspace);
-  if (index) return index;
-  index = { packages: new Map(), modules: new Map(), modulesOf: new Map() };
+  const known = cache.get(workspace.modules);
+  if (known && known.packages === workspace.packages) return known.index;
+  const index: WorkspaceIndex = { packages: new Map(), modules: new Map(), modulesOf: new Map() };
   for (const pkg of workspace.packages) {
     index.packages.set(pkg.name, pkg);
     index.modulesOf.set(pkg.name, []);
@@ -21,6 +24,6 @@ export function indexWorkspace(workspace: WorkspaceModel): WorkspaceIndex {
     index.modules.set(module.specifier, module);
     index.modulesOf.get(module.package)?.push(module);
   }
-  cache.set(workspace, index);
+  cache.set(workspace.modules, { packages: workspace.packages, index });
   return index;
 }

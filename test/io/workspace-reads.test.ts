@@ -36,6 +36,36 @@ describe('onePassReader', () => {
     expect(model.modules.map((module) => module.specifier)).to.include.members(['@acme/a/x', '@acme/b/m']);
   });
 
+  it('tells a file absent from a directory this pass listed without asking for it, and the model is the same', () => {
+    // A module.json is looked for beside each module's entry, in a directory listed already to find the entry.
+    const expected = readWorkspace(memoryReader(workspaceFiles()));
+    const counted = memoryReader(workspaceFiles());
+    const model = readWorkspace(onePassReader(counted));
+    expect(model).to.deep.equal(expected);
+    expect(expected.sources['packages/a/src/x/module.json'], 'the read asks for it, and finds none').to.equal(null);
+    expect(counted.asked).to.include('packages/a/src/x/');
+    expect(counted.asked).to.not.include('packages/a/src/x/module.json');
+    expect(counted.asked, 'a file its directory lists is read').to.include('packages/a/modules/m/module.json');
+  });
+
+  it('asks for a file whose directory could not be listed: the listing tells nothing of it', () => {
+    const disk = memoryReader({ 'a/b.json': '{}' });
+    const unlisted = { ...disk, listDir: () => null };
+    const reader = onePassReader(unlisted);
+    expect(reader.listDir('a')).to.equal(null);
+    expect(reader.readText('a/b.json')?.text).to.equal('{}');
+  });
+
+  it('asks for a file its directory lists under another case, as a file system that ignores case finds it', () => {
+    const disk = memoryReader({ 'a/Module.json': '{}', 'a/x.ts': '' });
+    const reader = onePassReader(disk);
+    reader.listDir('a');
+    expect(reader.readText('a/module.json')).to.equal(null);
+    expect(reader.readText('a/tsconfig.json')).to.equal(null);
+    expect(disk.asked).to.include('a/module.json');
+    expect(disk.asked).to.not.include('a/tsconfig.json');
+  });
+
   it('remembers nothing from one read to the next: a new reader asks the disk again', () => {
     const disk = memoryReader(workspaceFiles());
     readWorkspace(onePassReader(disk));

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { checkImports, type ImportRecord } from '../../src/workspace/checks.js';
 import type { ModuleModel, Platform, WorkspaceModel } from '../../src/workspace/model.js';
+import { indexWorkspace } from '../../src/workspace/workspace-index.js';
 
 function module(specifier: string, version: string, platforms: Platform[] = ['web']): ModuleModel {
   const [scope, name, ...rest] = specifier.split('/');
@@ -40,6 +41,27 @@ const check = (imports: ImportRecord[], model = workspace(), importer = model.mo
 const kinds = (imports: ImportRecord[], model = workspace(), importer?: ModuleModel) => check(imports, model, importer).map((d) => d.kind);
 
 describe('checkImports', () => {
+  it('judges a module once for a workspace read again with only new hashes of what it read, and again when its packages change', () => {
+    const model = workspace({});
+    const imports = [at('@t/lib/format')];
+    const first = check(imports, model);
+    expect(first.map((d) => d.kind)).to.deep.equal(['DEPENDENCY_NOT_DECLARED']);
+    // What the store makes of a read that found the same model: the sources replaced, the rest kept.
+    const reread: WorkspaceModel = { ...model, sources: { 'core.json': 'another-hash' } };
+    expect(check(imports, reread, model.modules[0]), 'the same judgement, not made again').to.equal(first);
+    const declared: WorkspaceModel = { ...model, packages: workspace().packages };
+    expect(check(imports, declared, model.modules[0])).to.deep.equal([]);
+  });
+
+  it('indexes a workspace read again with only new hashes once, and again when its modules change', () => {
+    const model = workspace();
+    const index = indexWorkspace(model);
+    expect(indexWorkspace({ ...model, sources: { 'core.json': 'another-hash' } })).to.equal(index);
+    const fewer = indexWorkspace({ ...model, modules: model.modules.slice(1) });
+    expect(fewer).to.not.equal(index);
+    expect([...fewer.modules.keys()]).to.not.include('@t/app/main');
+  });
+
   it('accepts public modules of declared, compatible workspace packages and of its own package', () => {
     expect(check([at('@t/lib/format'), at('@t/app/main')])).to.deep.equal([]);
   });

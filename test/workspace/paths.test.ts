@@ -76,3 +76,24 @@ describe('toWorkspacePath', () => {
     expect(toWorkspacePath(root, path.join(root, '..config'))).to.equal('..config');
   });
 });
+
+describe('normalizeRelative, joinRelative and dirOf, paths already normal', () => {
+  // What path.posix makes of them: the plain paths a read joins take a shorter way, to the same answer.
+  const normalized = (input: string) => {
+    const slashed = input.replace(/\\/g, '/');
+    if (slashed.startsWith('/') || /^[a-zA-Z]:/.test(slashed)) return null;
+    const normal = path.posix.normalize(slashed).replace(/\/+$/, '');
+    return normal === '' ? '.' : normal;
+  };
+  const joined = (base: string, relative: string) => {
+    const result = path.posix.normalize(`${base}/${relative}`).replace(/\/+$/, '');
+    return result.startsWith('./') ? result.slice(2) : result === '' ? '.' : result;
+  };
+  const inputs = ['a', 'a/b.ts', './a/b.ts', '././a', './.../x', './/a', './a/', './', '...', 'a/.../b', '.a/b', 'a/.b', 'a./b', 'a/b.', '.', '..', './a', 'a/.', 'a/..', '../a', 'a/./b', 'a/../b', 'a//b', 'a/', '/a', '', 'a\\b', 'c:x', 'C:/x', 'node_modules/x', 'a/b/../../..', '@scope/name', 'a b/c'];
+
+  it('are what path.posix makes of every path, normal or not', () => {
+    for (const input of inputs) expect(normalizeRelative(input), input).to.equal(normalized(input));
+    for (const base of inputs) for (const relative of inputs) expect(joinRelative(base, relative), `${base} + ${relative}`).to.equal(joined(base, relative));
+    for (const input of [...inputs, 'a/b/c', 'a//b/c', 'a/b//c', '/a', '//a', 'a/b/', '/']) expect(dirOf(input), input).to.equal(path.posix.dirname(input));
+  });
+});

@@ -478,3 +478,22 @@ describe('readWorkspace', () => {
     });
   });
 });
+
+describe('readWorkspace, tsconfig files shared by packages', () => {
+  it('loads a config every package finds, and the one it extends, once in a read', () => {
+    const packages: Record<string, Record<string, unknown>> = {};
+    const extra: Record<string, string> = {
+      'tsconfig.json': json({ extends: './tsconfig.base.json' }),
+      'tsconfig.base.json': '{ // shared by every package\n "compilerOptions": { "strict": true, }, }',
+    };
+    for (const name of ['a', 'b', 'c']) {
+      packages[`packages/${name}`] = { name: `@acme/${name}`, exports: { '.': './index.ts' } };
+      extra[`packages/${name}/index.ts`] = 'export {};';
+    }
+    const disk = memoryReader(files(packages, extra));
+    const model = readWorkspace(disk);
+    expect(model.modules.map((module) => module.entry)).to.deep.equal(['packages/a/index.ts', 'packages/b/index.ts', 'packages/c/index.ts']);
+    expect(model.sources).to.have.property('tsconfig.base.json', hashOf(extra['tsconfig.base.json']!));
+    expect(disk.asked.filter((path) => path === 'tsconfig.base.json')).to.have.length(1);
+  });
+});
