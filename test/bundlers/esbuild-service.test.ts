@@ -30,13 +30,18 @@ function esbuildChildren(): number[] {
     });
 }
 
+/** A workspace of one package with one module, `value = 1`. */
+function oneModuleWorkspace(): string {
+  return tempWorkspace({
+    'core.json': JSON.stringify({ packages: ['packages/app'] }),
+    'packages/app/package.json': JSON.stringify({ name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts' } }),
+    'packages/app/main.ts': 'export const value = 1;\n',
+  });
+}
+
 describe("esbuild's process dying", function () {
   it('is replaced by a new one: the next build succeeds, and so does the edit after it', async function () {
-    const root = tempWorkspace({
-      'core.json': JSON.stringify({ packages: ['packages/app'] }),
-      'packages/app/package.json': JSON.stringify({ name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts' } }),
-      'packages/app/main.ts': 'export const value = 1;\n',
-    });
+    const root = oneModuleWorkspace();
     const service = await serve(root);
     try {
       expect((await service.get('/m/@kit/app@1.0.0/modules/main')).text).to.include('value = 1');
@@ -59,11 +64,7 @@ describe("esbuild's process and Go's collector", function () {
   // The tests run without a GOGC of their own.
   it('runs with GOGC=400 when the environment sets none (README "Performance")', async function () {
     if (process.platform !== 'linux') this.skip();
-    const root = tempWorkspace({
-      'core.json': JSON.stringify({ packages: ['packages/app'] }),
-      'packages/app/package.json': JSON.stringify({ name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts' } }),
-      'packages/app/main.ts': 'export const value = 1;\n',
-    });
+    const root = oneModuleWorkspace();
     const service = await serve(root);
     try {
       expect((await service.get('/m/@kit/app@1.0.0/modules/main')).status).to.equal(200);

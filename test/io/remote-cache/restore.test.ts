@@ -47,29 +47,34 @@ describe('restoreFromRemote, inputs read ahead', () => {
     return { root, workspace, wanted, outputs, client, fresh: () => createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 }) };
   }
 
+  /** The team start's restoration of that pack, judged by `hashes`, with `readAhead` as the worker's hook. */
+  function restore(cache: ReturnType<typeof teamCache>, hashes: FileHashes, readAhead: (relatives: readonly string[]) => Promise<void>) {
+    return restoreFromRemote(cache.workspace, cache.wanted, cache.wanted, {
+      client: cache.client,
+      url: 'http://team/',
+      identity: IDENTITY,
+      publicKey: null,
+      check: checkInputs(hashes),
+      outputs: cache.outputs,
+      readAhead,
+    });
+  }
+
   /** The local cache's judgement reduced to its inputs: each as this disk has it now. */
   const checkInputs = (hashes: FileHashes) => (entry: unknown) =>
     Object.entries((entry as { record: { inputs: Record<string, string> } }).record.inputs).every(([input, hash]) => hashes.stamp(input).hash === hash) ? ('valid' as const) : ('stale' as const);
 
   it('asks the worker for every input of the entries the pack holds, and checks them without reading them again', async () => {
-    const { workspace, wanted, outputs, client, fresh } = teamCache();
-    const hashes = fresh();
+    const cache = teamCache();
+    const hashes = cache.fresh();
     const asked: string[][] = [];
     const reads: string[] = [];
     const readFileSync = fs.readFileSync;
     try {
-      const restored = await restoreFromRemote(workspace, wanted, wanted, {
-        client,
-        url: 'http://team/',
-        identity: IDENTITY,
-        publicKey: null,
-        check: checkInputs(hashes),
-        outputs,
-        readAhead: async (relatives) => {
-          asked.push([...relatives]);
-          await hashes.readAhead!(relatives);
-          fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(String(args[0])), readFileSync(...args))) as typeof fs.readFileSync;
-        },
+      const restored = await restore(cache, hashes, async (relatives) => {
+        asked.push([...relatives]);
+        await hashes.readAhead!(relatives);
+        fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(String(args[0])), readFileSync(...args))) as typeof fs.readFileSync;
       });
       expect(restored.builds.map((build) => build.module)).to.have.members(['@t/app/m0', '@t/app/m1']);
       expect(restored.misses).to.deep.equal({});
@@ -82,20 +87,12 @@ describe('restoreFromRemote, inputs read ahead', () => {
   });
 
   it('judges stale a module whose input changed after the worker read it', async () => {
-    const { root, workspace, wanted, outputs, client, fresh } = teamCache();
-    const hashes = fresh();
+    const cache = teamCache();
+    const hashes = cache.fresh();
     try {
-      const restored = await restoreFromRemote(workspace, wanted, wanted, {
-        client,
-        url: 'http://team/',
-        identity: IDENTITY,
-        publicKey: null,
-        check: checkInputs(hashes),
-        outputs,
-        readAhead: async (relatives) => {
-          await hashes.readAhead!(relatives);
-          fs.writeFileSync(path.join(root, 'app/m1/helper.ts'), 'H1');
-        },
+      const restored = await restore(cache, hashes, async (relatives) => {
+        await hashes.readAhead!(relatives);
+        fs.writeFileSync(path.join(cache.root, 'app/m1/helper.ts'), 'H1');
       });
       expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
       expect(restored.misses).to.deep.equal({ stale: 1 });
