@@ -5,7 +5,7 @@
 //   ours     `core run` (development extension, CORE_CDN_ORIGIN=local, a new, empty build cache) and
 //            its `/preview/` of the app
 //   joined   the same with `/preview/bundled/` (the modules joined in one script, the sheets in one)
-//   cached   the bundled preview with the build cache an earlier run left (a restart), for information
+//   cached   the bundled preview with the build cache an earlier run left (a restart)
 //   vite     a Vite 8 dev server, `index.html` loading the app's entry
 //   bundled  the same with Vite's full-bundle dev mode (`experimental.bundledDev`)
 // cold  = server process spawned -> the page rendered, in a new browser context;
@@ -156,24 +156,25 @@ export async function run({ quick }) {
   }
   const series = (key, phase) => summarize(results[key].map((result) => result[phase].ms));
   const requests = (key, phase) => median(results[key].map((result) => result[phase].requests));
-  const row = (phase, baseline, label, ours = 'ours') => ({
+  // Targets of the bundled page against Vite bundledDev's (bench/README.md): warm <= 1.0, cold <= 0.8, restarted <= 0.5.
+  const row = (phase, baseline, target, ours = 'ours') => ({
     id: `page-load-${phase}-${baseline}${ours === 'ours' ? '' : `-${ours}`}`,
     measure: `1,000-module page, ${phase === 'cold' ? 'cold: spawn -> rendered' : 'warm: reload -> rendered'}${ours === 'ours' ? '' : ` (${SERVERS[ours].label})`}`,
     baselineName: `${SERVERS[baseline].label}, same sources`,
     unit: 'ms',
     ours: series(ours, phase),
     baseline: series(baseline, phase),
-    checks: label ? [{ on: 'ratio', op: '<=', value: 1.0 }] : [],
+    checks: target === null ? [] : [{ on: 'ratio', op: '<=', value: target }],
   });
   return {
     rows: [
-      ['warm', 'bundled', true, 'joined'],
-      ['cold', 'bundled', true, 'joined'],
-      ['cold', 'bundled', false, 'cached'],
-      ['warm', 'bundled', false, 'ours'],
-      ['cold', 'bundled', false, 'ours'],
-      ['warm', 'vite', false, 'ours'],
-      ['cold', 'vite', false, 'ours'],
+      ['warm', 'bundled', 1.0, 'joined'],
+      ['cold', 'bundled', 0.8, 'joined'],
+      ['cold', 'bundled', 0.5, 'cached'],
+      ['warm', 'bundled', null, 'ours'],
+      ['cold', 'bundled', null, 'ours'],
+      ['warm', 'vite', null, 'ours'],
+      ['cold', 'vite', null, 'ours'],
     ]
       .filter(([, baseline, , ours]) => servers.includes(baseline) && servers.includes(ours))
       .map((args) => row(...args)),
