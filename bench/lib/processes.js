@@ -149,6 +149,16 @@ export function peakRssBytes(pid) {
   }
 }
 
+/** CPU time the process has used so far, ms (utime + stime of /proc/PID/stat, Linux), or null. */
+export function cpuMs(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** The pids of every descendant of `pid` (the esbuild service process of a node process). */
 export function descendants(pid) {
   const found = [];

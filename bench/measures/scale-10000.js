@@ -4,7 +4,10 @@
 // stylesheet and a bare import of the next package's module, plus the app importing them all.
 // Per size and repetition, one `core run` (development extension, CORE_CDN_ORIGIN=local):
 //   first    spawned with a new, EMPTY build cache -> the first `/state` with every module valid
-//   state    `/state` p50 of the settled service (sequential, kept-alive connection)
+//   idle     after `/state` settles, the start still works in the background (the watcher's
+//            first walk, the build cache's write; at 10,000 modules seconds of CPU): the
+//            steady-state rows below wait until the service used under 5 % of a core for a second
+//   state    `/state` p50 of the settled, idle service (sequential, kept-alive connection)
 //   requests one module's development variant, req/s (autocannon, 10 connections)
 //   page     Chromium on `/preview/bundled/`: the first load (built on demand), then the warm
 //            reload -> rendered (median of 3 reloads)
@@ -19,7 +22,7 @@ import autocannon from 'autocannon';
 import { chromium } from 'playwright-core';
 import { keepAlive, timedGet } from '../lib/http.js';
 import { progress } from '../lib/log.js';
-import { commandOf, descendants, peakRssBytes, startCore, stopChild } from '../lib/processes.js';
+import { commandOf, cpuMs, descendants, peakRssBytes, startCore, stopChild } from '../lib/processes.js';
 import { median, now, sleep, summarize } from '../lib/stats.js';
 import { DEVELOPMENT_QUERY, generatePageLoadWorkspace } from '../lib/workspaces.js';
 import { renderedCheck } from '../lib/rendered.js';
@@ -47,6 +50,19 @@ async function untilAllValid(url, started) {
     if (now() - started > LIMIT_MS) throw new Error(`/state: ${valid} of ${report.modules.length} valid after ${LIMIT_MS / 1000} s`);
     await sleep(50);
   }
+}
+
+/** Waits until the process used under 50 ms of CPU in a second (or 120 s passed); the ms it waited. */
+async function untilIdle(pid) {
+  const started = now();
+  let before = cpuMs(pid);
+  while (before !== null && now() - started < 120_000) {
+    await sleep(1000);
+    const after = cpuMs(pid);
+    if (after === null || after - before < 50) break;
+    before = after;
+  }
+  return now() - started;
 }
 
 /** Modules built and restored, from the service's event log. */
@@ -115,6 +131,7 @@ async function oneSize(browser, app, { seconds }) {
     result.modules = settled.modules;
     result.stateBytes = settled.bytes;
     result.firstBuilt = (await buildCounts(first.url)).built;
+    result.idleMs = await untilIdle(first.child.pid);
     const agent = keepAlive();
     const state = [];
     for (let index = 0; index < 23; index++) {
@@ -203,6 +220,7 @@ export async function run({ quick }) {
       'workspaces: the page-load app at 100 x 10 and 1,000 x 10 modules (+ the app module); ratio = 10,000 / 1,000, information only',
       'first start: a new empty CORE_CACHE_DIR, spawn -> /state all valid; restart: the cache the first start wrote, same measure; each size and repetition runs both',
       `/state answer: ${SIZES.map((size) => `${size.label} modules ${results[size.key][0].stateBytes} bytes`).join(', ')}; spawn -> listening median ${SIZES.map((size) => `${size.label} ${median(results[size.key].map((result) => result.listeningMs)).toFixed(0)} ms`).join(', ')}`,
+      `after /state settled, the service was idle (under 5 % of a core for 1 s) after, median: ${SIZES.map((size) => `${size.label} ${median(results[size.key].map((result) => result.idleMs)).toFixed(0)} ms`).join(', ')}; /state and the requests are measured then`,
       `processes in the peak RSS: ${large[0].peak ? ['node', ...large[0].peak.children].join(', ') : 'not available (no /proc)'}`,
       ...(problems.length ? [`problems: ${problems.join('; ')}`] : []),
       `${repetitions} repetitions per size, alternating; autocannon ${seconds} s after 1 s of warm-up`,

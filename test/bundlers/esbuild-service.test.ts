@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ESBUILD_GOGC } from '../../src/bundlers/esbuild-service.js';
+import { ESBUILD_GOGC, ESBUILD_GOMEMLIMIT } from '../../src/bundlers/esbuild-service.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -61,8 +61,8 @@ describe("esbuild's process dying", function () {
 });
 
 describe("esbuild's process and Go's collector", function () {
-  // The tests run without a GOGC of their own.
-  it('runs with GOGC=400 when the environment sets none (README "Performance")', async function () {
+  // The tests run without a GOGC or GOMEMLIMIT of their own.
+  it('runs with GOGC=400 and a soft memory limit when the environment sets neither (README "Performance")', async function () {
     if (process.platform !== 'linux') this.skip();
     const root = oneModuleWorkspace();
     const service = await serve(root);
@@ -73,6 +73,7 @@ describe("esbuild's process and Go's collector", function () {
       for (const pid of children) {
         const environment = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
         expect(environment).to.include(`GOGC=${ESBUILD_GOGC}`);
+        expect(environment).to.include(`GOMEMLIMIT=${ESBUILD_GOMEMLIMIT}`);
       }
     } finally {
       await service.close();
