@@ -137,8 +137,9 @@ export async function run({ quick }) {
           unit: 'ms',
           ours,
           baseline: vite,
+          // Issue 33's target (issue 6 asked for 1.0).
           checks: [
-            { on: 'ratio', op: '<=', value: 1.0 },
+            { on: 'ratio', op: '<=', value: 0.8 },
             { on: 'ours', op: '<', value: 15 },
           ],
           failed,

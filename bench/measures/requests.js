@@ -57,7 +57,8 @@ export async function run({ quick }) {
           unit: 'req/s',
           ours: largeSeries,
           baseline: smallSeries,
-          checks: [{ on: 'ratio', op: '>=', value: 0.8 }],
+          // Issue 33's target (issue 6 asked for 0.8).
+          checks: [{ on: 'ratio', op: '>=', value: 0.9 }],
           failed: problems > 0 ? `${problems} errors/non-2xx` : undefined,
         },
       ],
