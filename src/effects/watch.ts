@@ -74,8 +74,11 @@ export function watch$(_event$: Observable<CoreEvent>, state$: Observable<Servic
 /** Unwatched paths reported in /state at most. */
 export const UNWATCHED_REPORTED = 100;
 
-/** The first walk waits for this long without a request being answered... */
-export const WALK_QUIET_MS = 250;
+/**
+ * The first walk waits for this long without a request being answered (README "Links and large
+ * trees": at 250 ms a restart's walk often began between the URL line and the browser's requests)...
+ */
+export const WALK_QUIET_MS = 1_000;
 /** ...or this long, whatever the requests. */
 export const WALK_AT_MOST_MS = 3_000;
 
