@@ -11,7 +11,7 @@ import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
 import type { FileHashes, FileSignature } from '../file-hashes.js';
 import { removeCachesOfRemovedWorkspaces } from '../cache-location.js';
-import { CACHE_FORMAT, isCacheEntry, sealedIndex, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
+import { CACHE_FORMAT, isCacheEntry, isOutputPack, sealedIndex, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
 import type { OutputPacks } from './output-packs.js';
 import { isKeptBundler } from './restore.js';
 import { exists, writeAtomically } from './write-atomically.js';
@@ -60,7 +60,8 @@ interface IndexOnDisk {
    */
   entries(): ReadonlyMap<string, CacheEntry>;
   count: number;
-  packs: readonly OutputPack[];
+  /** Its packs, or null when the index names one that is not a pack of ours (`isOutputPack`): then it is written again. */
+  packs: readonly OutputPack[] | null;
   workspace: WorkspaceSnapshot | undefined;
 }
 
@@ -93,7 +94,7 @@ export function createCacheWriter(deps: CacheWriterDeps): CacheWriter {
       onDisk = diskView(index, checksum);
     },
     async write(builds, workspace) {
-      if (onDisk && (await unchangedSince(onDisk, builds, workspace, deps))) return tidy(onDisk.packs);
+      if (onDisk?.packs && (await unchangedSince(onDisk, onDisk.packs, builds, workspace, deps))) return tidy(onDisk.packs);
       const { entries, needed } = entriesOf(builds, workspace, deps);
       const packsBefore = packs.known();
       let named: OutputPack[] = [];
@@ -122,7 +123,10 @@ function diskView(index: CacheIndex, checksum: string): IndexOnDisk {
     for (const entry of index.entries as unknown[]) if (isCacheEntry(entry)) entries.set(entryKey(entry.module, entry.variant), entry);
     return entries;
   };
-  return { checksum, entries: byKey, count: index.entries.length, packs: index.packs, workspace: index.workspace };
+  // The index read at start is believed for its entries one by one (`isCacheEntry`) and for its
+  // packs only if every one is a pack's name: a path of any other shape is never joined to the directory.
+  const packs = Array.isArray(index.packs) && (index.packs as unknown[]).every(isOutputPack) ? index.packs : null;
+  return { checksum, entries: byKey, count: index.entries.length, packs, workspace: index.workspace };
 }
 
 // Whether the index on disk already says what a write of `builds` would: the same builds (each
@@ -132,7 +136,7 @@ function diskView(index: CacheIndex, checksum: string): IndexOnDisk {
 // restore (its declaration, bundler and boundaries: `factsHold`), and one written was made from
 // it, so those need no second look. Anything else, or any doubt, takes the whole write, which
 // compares the text it makes.
-async function unchangedSince(disk: IndexOnDisk, builds: readonly SavedBuild[], workspace: WorkspaceModel, deps: CacheWriterDeps): Promise<boolean> {
+async function unchangedSince(disk: IndexOnDisk, packs: readonly OutputPack[], builds: readonly SavedBuild[], workspace: WorkspaceModel, deps: CacheWriterDeps): Promise<boolean> {
   const { hashes, outputs } = deps;
   if (builds.length !== disk.count || disk.workspace?.model !== workspace || disk.workspace.reader !== deps.reader) return false;
   const entries = disk.entries();
@@ -152,7 +156,7 @@ async function unchangedSince(disk: IndexOnDisk, builds: readonly SavedBuild[], 
       if (record.inputs[input] === null ? signatures?.[input] !== undefined : !sameSignature(hashes.signature(input), signatures?.[input])) return false;
     }
   }
-  for (const { file } of disk.packs) if (!(await exists(path.join(deps.packs.dir, file)))) return false;
+  for (const { file } of packs) if (!(await exists(path.join(deps.packs.dir, file)))) return false;
   return exists(deps.indexFile);
 }
 

@@ -80,6 +80,20 @@ describe('createCacheWriter', () => {
     expect(next.indexStat()).to.deep.equal(before);
   });
 
+  it('writes again an index read at start that names a pack by a path of another shape, and never looks at that path', async () => {
+    const first = writerOf();
+    await first.writer.write(first.builds, workspace);
+    const { index, checksum } = first.index();
+    const record: BuildRecord = { build: 0, errors: [], ...index.entries[0]!.record };
+    // A file that exists beside the packs' directory: named as a pack, it would count as one still there.
+    fs.writeFileSync(path.join(first.dir, 'x'), 'not a pack');
+    const next = writerOf(first);
+    next.writer.readAtStart({ ...index, packs: [...index.packs, { file: '../x', at: {} }], workspace: { ...index.workspace!, model: workspace } }, checksum);
+    await next.writer.write([{ ...first.builds[0]!, record }], workspace);
+    expect(next.packed(), 'the whole write, not "unchanged"').to.equal(1);
+    expect(next.index().index.packs.map((pack) => pack.file)).to.not.include('../x');
+  });
+
   it('writes the index again when it was removed', async () => {
     const { dir, writer, builds, index } = writerOf();
     await writer.write(builds, workspace);
