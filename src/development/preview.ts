@@ -100,7 +100,9 @@ export function createPreviewDeriver(installedVersion: PreviewOptions['installed
       return version;
     };
     const result = derivePreview(state, { entry, cdnOrigin, installedVersion: asked });
-    byKey.set(key, { result, versions });
+    // Only a preview is kept: `entry` is the address's own query, and a refused one (any text)
+    // must not grow the map of a state that lasts.
+    if (result.ok) byKey.set(key, { result, versions });
     return result;
   };
 }

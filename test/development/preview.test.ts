@@ -38,4 +38,12 @@ describe('createPreviewDeriver', () => {
     expect(derive(state, { cdnOrigin: 'https://other.test' })).to.not.equal(next);
     expect(derive(state, { ...options, entry: main.specifier })).to.not.equal(next);
   });
+
+  it('keeps no refused preview: an entry the workspace does not have is derived again each time', () => {
+    const derive = createPreviewDeriver(() => '3.0.0');
+    const refused = derive(state, { ...options, entry: '@t/app/none' });
+    expect(refused.ok).to.equal(false);
+    expect(derive(state, { ...options, entry: '@t/app/none' })).to.not.equal(refused);
+    expect(derive(state, { ...options, entry: '@t/app/none' })).to.deep.equal(refused);
+  });
 });
