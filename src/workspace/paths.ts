@@ -24,7 +24,7 @@ export function normalizeRelative(input: string): string | null {
     if (isNormal(rest)) return rest;
   }
   const slashed = input.replace(/\\/g, '/');
-  if (slashed.startsWith('/') || /^[a-zA-Z]:/.test(slashed)) return null;
+  if (slashed.startsWith('/') || DRIVE.test(slashed)) return null;
   const normal = path.posix.normalize(slashed).replace(/\/+$/, '');
   return normal === '' ? '.' : normal;
 }

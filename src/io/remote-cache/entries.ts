@@ -109,7 +109,13 @@ function splitEntry(bytes: Buffer): { payload: Buffer; signature: string | null 
 const CLOSING_BRACE = 0x7d;
 const QUOTE = 0x22;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A part of the workspace's pack, only when its bytes are what its digest says (README "A team's remote cache"). */
+export function packedPart(packed: ReadonlyMap<string, Buffer>, digest: string): Buffer | undefined {
+  const bytes = packed.get(digest);
+  return bytes && sha256Hex(bytes) === digest ? bytes : undefined;
+}
+
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The module entry's own members; its `entry` is judged by the local cache's checker. */
 export const isModuleEntry = (value: unknown, key: string): value is ModuleEntry =>

@@ -11,7 +11,7 @@ import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
 import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
 import type { CacheIdentity } from '../cache-index.js';
 import type { Answer, RemoteClient } from './client.js';
-import { isModuleEntry, isWorkspaceEntry, moduleKey, openEntry, sha256Hex, workspaceKey, type EntryProblem } from './entries.js';
+import { isModuleEntry, isRecord, isWorkspaceEntry, moduleKey, openEntry, packedPart, sha256Hex, workspaceKey, type EntryProblem } from './entries.js';
 import { readPack } from './pack.js';
 import { contentHash } from '../../outputs/content-hash.js';
 import { isSharedSpecifier } from '../../workspace/shared-files.js';
@@ -70,8 +70,8 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   let packed = new Map<string, Buffer>();
   // A blob is what its name says, or nothing.
   const blob = async (digest: string): Promise<Buffer | MissKind> => {
-    const inPack = packed.get(digest);
-    if (inPack && sha256Hex(inPack) === digest) return inPack;
+    const inPack = packedPart(packed, digest);
+    if (inPack) return inPack;
     const bytes = answered(await client.get('cas', digest));
     if (typeof bytes === 'string') return bytes === 'absent' ? 'missing-blob' : bytes;
     return sha256Hex(bytes) === digest ? bytes : 'bad-blob';
@@ -139,8 +139,8 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
   for (const one of wanted) {
     const key = keyOf(one);
     const digest = listed[key];
-    const bytes = digest ? packed.get(digest) : undefined;
-    if (!digest || !bytes || sha256Hex(bytes) !== digest) continue;
+    const bytes = digest ? packedPart(packed, digest) : undefined;
+    if (!bytes) continue;
     const entry = openEntry(bytes, publicKey);
     ahead.set(one, { entry, inputsRead: Promise.resolve() });
     batch.push(one);
@@ -150,8 +150,6 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
   if (batch.length > 0) send();
   return ahead;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // The workspace's entry: each module key's entry digest and the pack holding them, or nothing
 // when it is absent or not to be trusted.
