@@ -4,10 +4,10 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
 import { collect, failed, isBuildFailure } from './build-results.js';
-import { CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
+import type { OptionalPlugins } from './esbuild-options.js';
 import { BuildCancelled, type BundleResult, type BundleTarget } from './types.js';
 
-export type BuildOptionsOf = (targets: BundleTarget[], variant: Variant) => esbuild.BuildOptions;
+export type BuildOptionsOf = (targets: BundleTarget[], variant: Variant, plugins?: OptionalPlugins) => esbuild.BuildOptions;
 
 export interface BatchBuilds {
   bundleOnce(targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]>;
@@ -47,7 +47,7 @@ export function createBatchBuilds(root: string, buildOptions: BuildOptionsOf): B
     if (targets.length === 0) return [];
     if (signal?.aborted) throw new BuildCancelled();
     try {
-      const result = await buildBatch(buildOptions(targets, variant));
+      const result = await buildBatch((plugins) => buildOptions(targets, variant, plugins));
       if (signal?.aborted) throw new BuildCancelled();
       return targets.map((target, index) => collect(root, target, index, result));
     } catch (error) {
@@ -68,16 +68,14 @@ export function createBatchBuilds(root: string, buildOptions: BuildOptionsOf): B
 // without it first; one that imports a stylesheet `with { type: 'css' }` (esbuild refuses it
 // there, or keeps a bare one: the metafile says so) or fails is built again with it, and only
 // that build counts. The plugin answers nothing for other imports, so every output is the same.
-async function buildBatch(options: esbuild.BuildOptions): Promise<esbuild.BuildResult> {
-  const lean = { ...options, plugins: (options.plugins ?? []).filter((plugin) => plugin.name !== CSS_MODULE_SCRIPTS) };
-  if (lean.plugins.length === (options.plugins ?? []).length) return esbuild.build(options);
+async function buildBatch(optionsWith: (plugins: OptionalPlugins) => esbuild.BuildOptions): Promise<esbuild.BuildResult> {
   try {
-    const result = await esbuild.build(lean);
+    const result = await esbuild.build(optionsWith({ cssModuleScripts: false }));
     if (!importsCssModuleScript(result.metafile!)) return result;
   } catch (error) {
     if (!isBuildFailure(error)) throw error;
   }
-  return esbuild.build(options);
+  return esbuild.build(optionsWith({}));
 }
 
 const importsCssModuleScript = (metafile: esbuild.Metafile): boolean =>

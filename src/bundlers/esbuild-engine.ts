@@ -12,7 +12,7 @@ import { variantKey } from '../workspace/variant.js';
 import { collect, isBuildFailure, stylesheetRoot, stylesInputs } from './build-results.js';
 import { createContextPool } from './context-pool.js';
 import { contentHash } from '../outputs/content-hash.js';
-import { createBatchBuilds } from './esbuild-batch.js';
+import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
 import { shareWithinBatch, withChunks } from './esbuild-shared-files.js';
@@ -33,7 +33,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   const root = path.resolve(options.root);
   const contexts = createContextPool();
   const lastBuilds = new Map<string, LastBuild>();
-  const buildOptions = (targets: BundleTarget[], variant: Variant) => esbuildOptions(root, targets, variant, options.refuse);
+  const buildOptions: BuildOptionsOf = (targets, variant, plugins) => esbuildOptions(root, targets, variant, options.refuse, plugins);
   const { bundleOnce, failedBuild } = createBatchBuilds(root, buildOptions);
   const stylesheets = createStylesheetRebuild({ root, contexts, lastBuilds, buildOptions, failedBuild, refuse: options.refuse });
   const rebuildStyles = stylesheets.rebuild;

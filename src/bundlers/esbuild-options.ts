@@ -20,9 +20,20 @@ export interface SourcePolicy {
   reason: string;
 }
 
+/** Which optional plugins a build's options hold (all of them unless told otherwise; `esbuild-batch.ts`). */
+export interface OptionalPlugins {
+  cssModuleScripts?: boolean;
+}
+
 /** The options of the engine's esbuild builds: the same plugins, loaders and output settings (also used by bench/). */
-export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy): esbuild.BuildOptions {
-  const plugins: esbuild.Plugin[] = [urlImportsPlugin(), moduleBoundariesPlugin(root, targets), cssModuleScriptsPlugin(root, targets), assetsPlugin(root, targets), workspaceConfinementPlugin(root)];
+export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy, optional: OptionalPlugins = {}): esbuild.BuildOptions {
+  const plugins: esbuild.Plugin[] = [
+    urlImportsPlugin(),
+    moduleBoundariesPlugin(root, targets),
+    ...(optional.cssModuleScripts === false ? [] : [cssModuleScriptsPlugin(root, targets)]),
+    assetsPlugin(root, targets),
+    workspaceConfinementPlugin(root),
+  ];
   if (refuse) plugins.push(refusePlugin(refuse));
   return {
     absWorkingDir: root,

@@ -6,7 +6,7 @@ import type * as esbuild from 'esbuild';
 import * as esbuildApi from 'esbuild';
 import { collect } from '../../src/bundlers/build-results.js';
 import { createBatchBuilds } from '../../src/bundlers/esbuild-batch.js';
-import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
+import { esbuildOptions, type OptionalPlugins } from '../../src/bundlers/esbuild-options.js';
 import { CSS_MODULE_SCRIPTS } from '../../src/bundlers/plugins/css-module-scripts.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant } from '../../src/workspace/variant.js';
@@ -18,8 +18,8 @@ const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString(
 
 /** The engine's options, with the CSS module scripts plugin's callbacks counted. */
 function countingOptions(root: string, calls: { count: number }) {
-  return (targets: BundleTarget[]): esbuild.BuildOptions => {
-    const options = esbuildOptions(root, targets, variant);
+  return (targets: BundleTarget[], _variant: unknown, optional?: OptionalPlugins): esbuild.BuildOptions => {
+    const options = esbuildOptions(root, targets, variant, undefined, optional);
     const plugins = (options.plugins ?? []).map((plugin) =>
       plugin.name !== CSS_MODULE_SCRIPTS
         ? plugin
