@@ -8,7 +8,7 @@ import { createBatchBuilds } from '../../src/bundlers/esbuild-batch.js';
 import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import { createStylesheetRebuild, type LastBuild } from '../../src/bundlers/stylesheet-rebuild.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
-import { developmentVariant } from '../../src/workspace/variant.js';
+import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const SHEET = 'app/plain/plain.css';
@@ -53,7 +53,7 @@ describe('createStylesheetRebuild', () => {
       codeWarnings: [],
       stylesInputs: new Set([SHEET]),
     };
-    const rebuild = (given: Uint8Array) => stylesheets.rebuild(KEY, 'signature', TARGET, VARIANT, last, undefined, given);
+    const rebuild = (given: Uint8Array, variant = VARIANT) => stylesheets.rebuild(KEY, 'signature', TARGET, variant, last, undefined, given);
     return { stylesheets, rebuild, dispose: () => contexts.dispose() };
   }
 
@@ -93,6 +93,26 @@ describe('createStylesheetRebuild', () => {
       const retried = await rebuild(bytes('.plain { color: rgb(5, 5, 5); }\n'));
       expect(transforms).to.have.length(5);
       expect(text(retried.styles)).to.contain('rgb(5, 5, 5)');
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('transforms again for a rebuild of other options than the early one, or after the early ones were cleared', async () => {
+    const { stylesheets, rebuild, dispose } = rebuilder();
+    try {
+      await rebuild(bytes('.plain { color: rgb(2, 2, 2); }\n'));
+      const saved = bytes('.plain { color: rgb(3, 3, 3); }\n');
+      stylesheets.anticipate([SHEET], () => saved);
+      expect(transforms).to.have.length(2);
+      const production = await rebuild(Buffer.from(saved), productionVariant('browser'));
+      expect(transforms, 'the production variant transformed for itself').to.have.length(3);
+      expect(text(production.styles)).to.not.contain(`/* ${SHEET} */`);
+      stylesheets.anticipate([SHEET], () => saved);
+      expect(transforms).to.have.length(4);
+      stylesheets.clear();
+      await rebuild(Buffer.from(saved), productionVariant('browser'));
+      expect(transforms, 'cleared: transformed again').to.have.length(5);
     } finally {
       await dispose();
     }
