@@ -286,6 +286,21 @@ describe('findChanges with the watcher’s proof kept between passes', () => {
     expect(proof.asked).to.include.members(['core.json', 'app/one/index.ts']);
   });
 
+  it('keeps nothing it proved with other file hashes: a pass with a new FileHashes looks at every path again', () => {
+    const proof = fakeProof(new Set());
+    const settled = state();
+    const disk = { ...DISK, 'app/one/gone.css': null };
+    const first = confirmedHashes(disk, disk);
+    expect(findChanges(settled, [...ALL, ...scope], first, proof)).to.equal(null);
+    proof.asked.length = 0;
+    expect(findChanges(settled, [...ALL, ...scope], first, proof)).to.equal(null);
+    expect(proof.asked, 'the same hashes, nothing noticed').to.deep.equal([]);
+    // Another disk behind new hashes (a restarted service's, a test's): what the first proved does not hold for it.
+    const changed = { ...disk, 'core.json': 'core-2', 'app/one/index.ts': 'e2' };
+    expect(findChanges(settled, [...ALL, ...scope], confirmedHashes(changed, changed), proof)).to.deep.equal({ 'core.json': 'core-2', 'app/one/index.ts': 'e2' });
+    expect(proof.asked).to.include.members(['core.json', 'app/package.json', 'app/one/index.ts']);
+  });
+
   it('walks the whole workspace’s paths again only for what the watcher did not vouch for, while nothing was noticed', () => {
     const proof = fakeProof(new Set(['app/package.json']));
     const settled = state();
