@@ -91,6 +91,18 @@ describe('watch$', () => {
     expect(facts).to.have.length(1);
   });
 
+  it('tells the bundlers of no file that is gone, and reports it gone', async () => {
+    const told: (readonly string[])[] = [];
+    const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' }, undefined, [], {
+      anticipate: (saved) => told.push(saved),
+    });
+    fs.rmSync(path.join(root, 'app/styles.css'));
+    notify('app/styles.css');
+    await waitFor(() => facts.length > 0, { what: 'the change reported' });
+    expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/styles.css': null }, source: 'watcher' }]);
+    expect(told.flat()).to.deep.equal([]);
+  });
+
   it('reports the change though the bundlers could not be told of it', async () => {
     const { root, facts, notify } = start({ 'app/styles.css': 'a { color: red; }\n' }, undefined, [], {
       anticipate: () => {
