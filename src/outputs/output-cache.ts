@@ -8,6 +8,11 @@ export interface OutputCache {
   put(content: Uint8Array): OutputRef;
   /** Keeps `content` itself, a view included: the outputs the build cache restores share its one read. */
   adopt(content: Buffer): OutputRef;
+  /**
+   * `adopt`, for bytes whose content hash `hash` the caller has just taken (a team cache's blob,
+   * hashed once against its name, which gives its content hash too: README "A team's remote cache").
+   */
+  adoptHashed(content: Buffer, hash: string): OutputRef;
   get(hash: string): Buffer | undefined;
   /** Forgets every output whose hash is not in `keep`. */
   retain(keep: ReadonlySet<string>): number;
@@ -16,8 +21,7 @@ export interface OutputCache {
 
 export function createOutputCache(): OutputCache {
   const outputs = new Map<string, Buffer>();
-  function hold(content: Uint8Array, kept: () => Buffer): OutputRef {
-    const hash = contentHash(content);
+  function hold(content: Uint8Array, kept: () => Buffer, hash = contentHash(content)): OutputRef {
     if (!outputs.has(hash)) outputs.set(hash, kept());
     return { hash, size: content.byteLength };
   }
@@ -25,6 +29,7 @@ export function createOutputCache(): OutputCache {
     // A copy: a view would keep the bundler's whole response buffer alive.
     put: (content) => hold(content, () => Buffer.from(content)),
     adopt: (content) => hold(content, () => content),
+    adoptHashed: (content, hash) => hold(content, () => content, hash),
     get: (hash) => outputs.get(hash),
     retain(keep) {
       let dropped = 0;

@@ -11,9 +11,8 @@ import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
 import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
 import type { CacheIdentity } from '../cache-index.js';
 import type { Answer, RemoteClient } from './client.js';
-import { isModuleEntry, isRecord, isWorkspaceEntry, moduleKey, openEntry, packedPart, sha256Hex, workspaceKey, type EntryProblem } from './entries.js';
+import { contentHashOfDigest, isModuleEntry, isRecord, isWorkspaceEntry, moduleKey, openEntry, packedPart, sha256Hex, workspaceKey, type EntryProblem, type ModuleEntry } from './entries.js';
 import { readPack } from './pack.js';
-import { contentHash } from '../../outputs/content-hash.js';
 import { isSharedSpecifier } from '../../workspace/shared-files.js';
 import { runLimited } from '../run-limited.js';
 
@@ -95,7 +94,7 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     const digest = listed[key];
     const bytes = opened ? opened.entry : digest ? await blob(digest) : answered(await client.get('ac', key));
     // A throw past the checks (a fault of this code or of the disk) is a miss like any other.
-    const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob).catch((): MissKind => 'wrong-shape');
+    const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob, opened?.moduleEntry).catch((): MissKind => 'wrong-shape');
     if (typeof found === 'string') miss(found);
     else builds.push(found);
   });
@@ -116,6 +115,8 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
 interface OpenedAhead {
   /** The entry: its bytes, or opened already. */
   entry: Buffer | Opened;
+  /** Its payload, when it opened as this module key's entry (`isModuleEntry`): not judged twice. */
+  moduleEntry?: ModuleEntry;
   inputsRead: Promise<void>;
 }
 
@@ -142,9 +143,10 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
     const bytes = digest ? packedPart(packed, digest) : undefined;
     if (!bytes) continue;
     const entry = openEntry(bytes, publicKey);
-    ahead.set(one, { entry, inputsRead: Promise.resolve() });
+    const moduleEntry = 'payload' in entry && isModuleEntry(entry.payload, key) ? entry.payload : undefined;
+    ahead.set(one, { entry, ...(moduleEntry ? { moduleEntry } : {}), inputsRead: Promise.resolve() });
     batch.push(one);
-    if ('payload' in entry && isModuleEntry(entry.payload, key) && isRecord(entry.payload.entry.record) && isRecord(entry.payload.entry.record.inputs)) inputs.push(...Object.keys(entry.payload.entry.record.inputs));
+    if (moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs)) inputs.push(...Object.keys(moduleEntry.entry.record.inputs));
     if (batch.length >= READ_AHEAD_ENTRIES) send();
   }
   if (batch.length > 0) send();
@@ -163,11 +165,12 @@ async function workspaceListing(keys: string[], client: RemoteClient, answered: 
 }
 
 // One module variant's entry judged, then its outputs fetched and judged: the build, or why not.
-async function moduleBuild(bytes: Buffer | Opened, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, blob: (digest: string) => Promise<Buffer | MissKind>): Promise<RestoredBuild | MissKind> {
-  const opened = Buffer.isBuffer(bytes) ? openEntry(bytes, deps.publicKey) : bytes;
+// `judged`: the entry's payload, opened ahead and judged a module entry of `key` then.
+async function moduleBuild(bytes: Buffer | Opened, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, blob: (digest: string) => Promise<Buffer | MissKind>, judged?: ModuleEntry): Promise<RestoredBuild | MissKind> {
+  const opened = judged ? { payload: judged } : Buffer.isBuffer(bytes) ? openEntry(bytes, deps.publicKey) : bytes;
   if ('problem' in opened) return opened.problem;
-  const { payload } = opened;
-  if (!isModuleEntry(payload, key) || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
+  const payload = judged ?? (isModuleEntry(opened.payload, key) ? opened.payload : null);
+  if (!payload || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
   const verdict = deps.check(payload.entry);
   if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
   const { outputs, imports, inputs, warnings, shared } = payload.entry.record;
@@ -181,11 +184,10 @@ async function moduleBuild(bytes: Buffer | Opened, key: string, wanted: WantedVa
   for (const [index, ref] of refs.entries()) {
     const bytes = found[index]!;
     if (typeof bytes === 'string') return bytes;
-    // Checked before the output cache takes it: a blob that is not the output named is never kept.
-    if (bytes.length !== ref.size || contentHash(bytes) !== ref.hash) return 'bad-blob';
+    // Checked before the output cache takes it: a blob that is not the output named is never
+    // kept. `blob` gave bytes whose SHA-256 is the digest: their content hash is that digest's.
+    if (bytes.length !== ref.size || contentHashOfDigest(payload.blobs[ref.hash]!) !== ref.hash) return 'bad-blob';
   }
-  for (const [index, ref] of refs.entries()) {
-    if (deps.outputs.adopt(found[index] as Buffer).hash !== ref.hash) return 'bad-blob';
-  }
+  for (const [index, ref] of refs.entries()) deps.outputs.adoptHashed(found[index] as Buffer, ref.hash);
   return { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
 }

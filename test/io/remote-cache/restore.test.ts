@@ -8,6 +8,7 @@ import type { Answer, RemoteClient } from '../../../src/io/remote-cache/client.j
 import { moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey, type ModuleEntry } from '../../../src/io/remote-cache/entries.js';
 import { writePack } from '../../../src/io/remote-cache/pack.js';
 import { restoreFromRemote, type WantedVariant } from '../../../src/io/remote-cache/restore.js';
+import { contentHash } from '../../../src/outputs/content-hash.js';
 import { createOutputCache } from '../../../src/outputs/output-cache.js';
 import { moduleModel, workspaceModel } from '../../helpers/models.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
@@ -99,5 +100,42 @@ describe('restoreFromRemote, inputs read ahead', () => {
     } finally {
       await hashes.close!();
     }
+  });
+});
+
+describe('restoreFromRemote, outputs from the pack', () => {
+  /** One module whose entry names its code output by `named`, and a pack holding `packed` under its own SHA-256. */
+  async function restoreOne(named: Buffer, packed: Buffer) {
+    const module = moduleModel('m0');
+    const workspace = workspaceModel([module]);
+    const wanted: WantedVariant[] = [{ module, variant: VARIANT }];
+    const key = moduleKey(module, VARIANT, workspace, IDENTITY);
+    const code = { hash: contentHash(named), size: named.length };
+    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs: {} } as ModuleEntry['entry']['record'] }, blobs: { [code.hash]: sha256Hex(packed) } };
+    const entry = sealEntry(payload, null);
+    const pack = writePack(new Map([[sha256Hex(entry), entry], [sha256Hex(packed), packed]]))!;
+    const listed = { [key]: sha256Hex(entry) };
+    const blobs = new Map([[workspaceKey([key]), sealEntry({ format: REMOTE_FORMAT, key: workspaceKey([key]), modules: listed, pack: sha256Hex(pack) }, null)], [sha256Hex(pack), pack]]);
+    const client = {
+      counts: { requests: 0, puts: 0, bytes: 0 },
+      get: async (_store: string, digest: string): Promise<Answer> => (blobs.has(digest) ? { found: blobs.get(digest)! } : { missing: true }),
+    } as unknown as RemoteClient;
+    const outputs = createOutputCache();
+    const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs, readAhead: async () => undefined });
+    return { restored, outputs, hash: code.hash };
+  }
+
+  it('keeps an output whose blob hashes to its name, under the content hash its entry names', async () => {
+    const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const a = 1;'));
+    expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
+    expect(outputs.get(hash)?.toString()).to.equal('export const a = 1;');
+  });
+
+  it('a blob that hashes to its name but is not the output its entry names (same size) is a bad blob, never kept', async () => {
+    const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const b = 2;'));
+    expect(restored.builds).to.deep.equal([]);
+    expect(restored.misses).to.deep.equal({ 'bad-blob': 1 });
+    expect(outputs.get(hash)).to.equal(undefined);
+    expect(outputs.size).to.equal(0);
   });
 });
