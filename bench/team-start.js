@@ -58,8 +58,11 @@ const nginx = await startNginx(path.join(WORK, 'team-start-nginx'));
 const cacheDir = path.join(WORK, 'team-start-cache');
 const results = { this: [], other: [] };
 try {
-  const pushed = spawnSync(process.execPath, [BIN, 'cache', 'push'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: nginx.url }, encoding: 'utf8' });
-  if (pushed.status !== 0) throw new Error(`core cache push failed: ${pushed.stderr}`);
+  // Each build pushes its own entries: two builds of other entry formats have other keys.
+  for (const bin of new Set(Object.values(bins))) {
+    const pushed = spawnSync(process.execPath, [bin, 'cache', 'push'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: nginx.url }, encoding: 'utf8' });
+    if (pushed.status !== 0) throw new Error(`core cache push failed: ${pushed.stderr}`);
+  }
   const pairs = Number(pairsText);
   for (let pair = 0; pair <= pairs; pair++) {
     // Alternating which goes first; the first pair warms the disk cache and is not counted.

@@ -10,6 +10,12 @@ import http from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
 import { pushBuilds } from '../../src/cli/cache-push.js';
+import { ESBUILD_VERSION } from '../../src/bundlers/esbuild-service.js';
+import { bundlersCodeHash } from '../../src/code-hash.js';
+import { createRemoteClient } from '../../src/io/remote-cache/client.js';
+import { startVariants } from '../../src/io/remote-cache/start-restore.js';
+import { uploadBuilds } from '../../src/io/remote-cache/upload.js';
+import { VERSION } from '../../src/version.js';
 import { distribute } from '../../src/dist/distribute.js';
 import type { CoreEvent } from '../../src/store/events.js';
 import { remoteCacheSettings, type RemoteCacheSettings } from '../../src/io/remote-cache/settings.js';
@@ -71,6 +77,35 @@ describe('the team remote cache against nginx', function () {
     expect(asked[0]).to.match(/^GET \/ac\/[0-9a-f]{64} 200$/);
     expect(asked[1]).to.match(/^GET \/cas\/[0-9a-f]{64} 200$/);
     expect(remote.requests).to.equal(2);
+  });
+
+  it('the workspace\'s entry holds the module entries, or past its bound names them in the pack: a fresh copy asks two questions either way', async () => {
+    const built = await serve(fixtureWorkspace('basic'), { cache: false });
+    await built.report();
+    const state = built.internals.store.getState();
+    const start = startVariants(state.workspace);
+    const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
+    for (const [instance, maxHeldBytes] of [['held', undefined], ['named', 0]] as const) {
+      const client = createRemoteClient(settingsFor(fixtureWorkspace('basic'), `${nginx.readWrite}${instance}`));
+      await uploadBuilds(state, start, start, { client, identity, outputs: built.internals.outputs, signingKey: null, ...(maxHeldBytes === undefined ? {} : { maxHeldBytes }) });
+      client.close();
+      const workspaceEntries = fs
+        .readdirSync(path.join(nginx.data, instance, 'ac'))
+        .map((file) => (JSON.parse(fs.readFileSync(path.join(nginx.data, instance, 'ac', file), 'utf8')) as { payload: { modules?: object; entries?: object } }).payload)
+        .filter((payload) => payload.modules !== undefined);
+      expect(workspaceEntries, instance).to.have.length(1);
+      const [{ modules, entries }] = workspaceEntries as [{ modules: object; entries?: object }];
+      expect(Object.keys(entries ?? {}), instance).to.have.length(instance === 'held' ? start.length : 0);
+      expect(Object.keys(modules), instance).to.have.length(instance === 'held' ? 0 : start.length);
+
+      const before = nginx.requests().length;
+      const fresh = await startFresh(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), `${nginx.readOnly}${instance}`));
+      const remote = remoteOf(fresh.events)!;
+      expect(buildsOf(fresh.events), instance).to.equal(0);
+      expect(remote.misses, instance).to.deep.equal({});
+      expect(remote.builds, instance).to.have.length(start.length);
+      expect(nginx.requests().slice(before), instance).to.have.length(2);
+    }
   });
 
   it('core dist takes every production build from the team cache and writes the files a build writes', async () => {

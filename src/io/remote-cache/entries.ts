@@ -6,8 +6,9 @@
 // boundaries, and the versions of the service, esbuild and the built-in bundlers. Its entry holds
 // the build record, inputs and their hashes included, which the reader checks against its own
 // disk as a local entry is checked. The workspace's key is the hash of all its modules' keys; its
-// entry names each module's entry by the SHA-256 of its bytes, kept in `cas/` too, so that a
-// fresh machine asks one question first.
+// entry holds each module's entry itself (or, past a bound, names it by the SHA-256 of its bytes,
+// kept in `cas/` too), so that a fresh machine asks one question first and parses one entry, not
+// one per module.
 //
 // An entry on the server is `{"payload":<JSON>,"signature":"<base64>"}`, written as those very
 // bytes: the signature (Ed25519) is over the payload's own bytes, so no canonical form of JSON is
@@ -21,7 +22,7 @@ import { fingerprintOf } from '../../store/reducer.js';
 import type { CacheEntry, CacheIdentity } from '../cache-index.js';
 
 /** Bumped whenever what an entry means changes: keys of another format never meet. */
-export const REMOTE_FORMAT = 3;
+export const REMOTE_FORMAT = 4;
 
 // Node's one-shot hash: no Hash object per call (a team start checks 1,000 entries and the pack).
 export const sha256Hex = (bytes: string | Uint8Array): string => crypto.hash('sha256', bytes, 'hex');
@@ -55,14 +56,20 @@ export interface ModuleEntry {
   blobs: Record<string, string>;
 }
 
-/** The workspace's entry: each module key's entry, by the SHA-256 of its bytes in `cas/`. */
+/** The workspace's entry: each module key's entry, held here or named by the SHA-256 of its bytes in `cas/`. */
 export interface WorkspaceEntry {
   format: typeof REMOTE_FORMAT;
   key: string;
+  /** By module key, the entries held here: their payloads (`ModuleEntry`, judged as such when read), covered by this entry's signature. */
+  entries?: Record<string, unknown>;
+  /** By module key, the digest of each entry not held here. */
   modules: Record<string, string>;
-  /** The SHA-256 of the pack holding those entries and their outputs (`pack.ts`); absent when too large. */
+  /** The SHA-256 of the pack holding the outputs of those entries, and the entries named by digest (`pack.ts`); absent when too large. */
   pack?: string;
 }
+
+/** Module entries are held in the workspace's entry below this many bytes of them (the client takes bodies of 64 MiB at most). */
+export const MAX_HELD_ENTRIES_BYTES = 16 * 1024 * 1024;
 
 const PAYLOAD_PREFIX = '{"payload":';
 const SIGNATURE_MEMBER = ',"signature":"';
@@ -134,4 +141,6 @@ export const isWorkspaceEntry = (value: unknown, key: string): value is Workspac
   value.key === key &&
   isRecord(value.modules) &&
   Object.entries(value.modules).every(([module, digest]) => isDigest(module) && isDigest(digest)) &&
+  // Each entry held is judged as the module's own entry would be (`isModuleEntry`), when its module is asked for.
+  (value.entries === undefined || isRecord(value.entries)) &&
   (value.pack === undefined || isDigest(value.pack));

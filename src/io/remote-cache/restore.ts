@@ -1,7 +1,7 @@
 // The start's second place to look (README "A team's remote cache"): the module variants the
 // local cache had no valid entry for, asked of the team's remote cache before anything is built.
-// The workspace's entry first (one question), then each module's entry still missing, a few at
-// a time. Nothing downloaded is trusted: an entry must open (signature), be of its shape, name
+// The workspace's entry first (one question: it holds the modules' entries, and names a pack of
+// their outputs), then each module's entry still missing, a few at a time. Nothing downloaded is trusted: an entry must open (signature), be of its shape, name
 // this module variant and hold on this disk (the local cache's own checks), and every blob must
 // hash to its name and to the output the record names. Anything else is a miss, counted by kind,
 // and the module is built here.
@@ -79,12 +79,14 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   // Each key once: the workspace's key is made of all of them, and `wanted` is mostly `all`.
   const keys = new Map<WantedVariant, string>();
   const keyOf = (one: WantedVariant) => keys.get(one) ?? keys.set(one, moduleKey(one.module, one.variant, workspace, deps.identity)).get(one)!;
-  const { modules: listed, pack } = wanted.length > 0 ? await workspaceListing(all.map(keyOf), client, answered, deps.publicKey) : { modules: {} };
+  const { modules: listed, entries: held = {}, pack } = wanted.length > 0 ? await workspaceListing(all.map(keyOf), client, answered, deps.publicKey) : { modules: {} };
   if (pack) {
     const bytes = await blob(pack);
     packed = typeof bytes === 'string' ? new Map() : (readPack(bytes) ?? new Map());
   }
-  const ahead = deps.readAhead ? openAhead(wanted, keyOf, listed, packed, deps.publicKey, deps.readAhead) : new Map<WantedVariant, OpenedAhead>();
+  // An entry the workspace's entry holds is opened with it: its signature covers them all.
+  const heldEntry = (key: string): Opened | undefined => (Object.hasOwn(held, key) ? { payload: held[key] } : undefined);
+  const ahead = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey, deps.readAhead) : new Map<WantedVariant, OpenedAhead>();
   const builds: RestoredBuild[] = [];
   await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
     const key = keyOf(one);
@@ -92,7 +94,7 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     // Its inputs read on the worker first: the checks then take those reads, not read again here.
     await opened?.inputsRead;
     const digest = listed[key];
-    const bytes = opened ? opened.entry : digest ? await blob(digest) : answered(await client.get('ac', key));
+    const bytes = opened ? opened.entry : (heldEntry(key) ?? (digest ? await blob(digest) : answered(await client.get('ac', key))));
     // A throw past the checks (a fault of this code or of the disk) is a miss like any other.
     const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob, opened?.moduleEntry).catch((): MissKind => 'wrong-shape');
     if (typeof found === 'string') miss(found);
@@ -122,11 +124,12 @@ interface OpenedAhead {
 
 type Opened = ReturnType<typeof openEntry>;
 
-// The entries the pack holds, each checked against its digest and opened (signature and all) as
-// the checks would, their inputs sent to the worker a batch at a time: the worker hashes a batch
-// while this thread opens the next. Only an entry that opened as this module's sends its inputs,
-// and only plain paths inside the workspace are read (README "A team's remote cache").
-function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant) => string, listed: Record<string, string>, packed: ReadonlyMap<string, Buffer>, publicKey: KeyObject | null, readAhead: (relatives: readonly string[]) => Promise<void>): Map<WantedVariant, OpenedAhead> {
+// The entries the workspace's entry holds, and those the pack holds, each checked against its
+// digest and opened (signature and all) as the checks would, their inputs sent to the worker a
+// batch at a time: the worker hashes a batch while this thread judges the next. Only an entry that
+// opened as this module's sends its inputs, and only plain paths inside the workspace are read
+// (README "A team's remote cache").
+function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant) => string, heldEntry: (key: string) => Opened | undefined, listed: Record<string, string>, packed: ReadonlyMap<string, Buffer>, publicKey: KeyObject | null, readAhead: (relatives: readonly string[]) => Promise<void>): Map<WantedVariant, OpenedAhead> {
   const ahead = new Map<WantedVariant, OpenedAhead>();
   let batch: WantedVariant[] = [];
   let inputs: string[] = [];
@@ -140,9 +143,10 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
   for (const one of wanted) {
     const key = keyOf(one);
     const digest = listed[key];
-    const bytes = digest ? packedPart(packed, digest) : undefined;
-    if (!bytes) continue;
-    const entry = openEntry(bytes, publicKey);
+    const held = heldEntry(key);
+    const bytes = held || !digest ? undefined : packedPart(packed, digest);
+    if (!held && !bytes) continue;
+    const entry = held ?? openEntry(bytes!, publicKey);
     const moduleEntry = 'payload' in entry && isModuleEntry(entry.payload, key) ? entry.payload : undefined;
     ahead.set(one, { entry, ...(moduleEntry ? { moduleEntry } : {}), inputsRead: Promise.resolve() });
     batch.push(one);
@@ -153,15 +157,16 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
   return ahead;
 }
 
-// The workspace's entry: each module key's entry digest and the pack holding them, or nothing
-// when it is absent or not to be trusted.
-async function workspaceListing(keys: string[], client: RemoteClient, answered: (answer: Answer) => Buffer | MissKind, publicKey: KeyObject | null): Promise<{ modules: Record<string, string>; pack?: string }> {
+// The workspace's entry: the module entries it holds (each still to be judged), each other module
+// key's entry digest, and the pack, or nothing when it is absent or not to be trusted.
+async function workspaceListing(keys: string[], client: RemoteClient, answered: (answer: Answer) => Buffer | MissKind, publicKey: KeyObject | null): Promise<{ modules: Record<string, string>; entries?: Record<string, unknown>; pack?: string }> {
   const key = workspaceKey(keys);
   const bytes = answered(await client.get('ac', key));
   if (typeof bytes === 'string') return { modules: {} };
   const opened = openEntry(bytes, publicKey);
   if (!('payload' in opened) || !isWorkspaceEntry(opened.payload, key)) return { modules: {} };
-  return { modules: opened.payload.modules, ...(opened.payload.pack ? { pack: opened.payload.pack } : {}) };
+  const { modules, entries, pack } = opened.payload;
+  return { modules, ...(entries ? { entries } : {}), ...(pack ? { pack } : {}) };
 }
 
 // One module variant's entry judged, then its outputs fetched and judged: the build, or why not.

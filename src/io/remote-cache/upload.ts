@@ -1,7 +1,8 @@
 // Writing the team's remote cache (README "A team's remote cache"), only ever where writing was
-// asked for (`core cache push`, meant for CI on a protected branch): every output's bytes and
-// every entry's bytes first (`cas/`), then each module variant's entry (`ac/`), the workspace's
-// entry last, so that no entry a reader finds names what is not there yet. A refusal (401, 403:
+// asked for (`core cache push`, meant for CI on a protected branch): every output's bytes first
+// (`cas/`, with the entries' bytes when the workspace's entry is too large to hold them), then
+// each module variant's entry (`ac/`), the workspace's entry last, so that no entry a reader
+// finds names what is not there yet. A refusal (401, 403:
 // a read-only endpoint) ends the upload at once, told once, never retried.
 import type { KeyObject } from 'node:crypto';
 import type { OutputCache } from '../../outputs/output-cache.js';
@@ -13,7 +14,7 @@ import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey } from '../../workspace/model.js';
 import { arePlainPaths, type CacheIdentity } from '../cache-index.js';
 import type { FailureKind, RemoteClient, Store } from './client.js';
-import { moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey, type ModuleEntry } from './entries.js';
+import { MAX_HELD_ENTRIES_BYTES, moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey, type ModuleEntry } from './entries.js';
 import { writePack } from './pack.js';
 import { runLimited } from '../run-limited.js';
 import type { WantedVariant } from './restore.js';
@@ -35,6 +36,8 @@ export interface UploadDeps {
   identity: CacheIdentity;
   outputs: OutputCache;
   signingKey: KeyObject | null;
+  /** The most bytes of module entries the workspace's entry holds (default `MAX_HELD_ENTRIES_BYTES`). */
+  maxHeldBytes?: number;
 }
 
 /** Uploads the builds of `variants` from `state`; `start`: the variants a start builds, whose keys name the workspace's entry. */
@@ -44,7 +47,8 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
   const boundaries = workspaceBoundaries(workspace).key;
   const blobs = new Map<string, Buffer>();
   const entries = new Map<string, Buffer>();
-  /** By an entry's digest, the digests of the outputs it names: what the pack holds beside it. */
+  const payloads = new Map<string, ModuleEntry>();
+  /** By module key, the digests of the outputs its entry names: what the pack holds for it. */
   const outputsOf = new Map<string, string[]>();
   const result: UploadResult = { entries: 0, blobs: 0, bytes: 0, skipped: 0 };
   // A build holding a copy of a shared file is about to be replaced (README "Shared files"): not a build to share.
@@ -65,11 +69,21 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
     const { imports, inputs, warnings, shared, outputs } = record;
     const key = moduleKey(module, variant, workspace, deps.identity);
     const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), outputs } }, blobs: named };
-    const sealed = sealEntry(payload, deps.signingKey);
-    const sealedDigest = sha256Hex(sealed);
-    entries.set(key, sealed);
-    blobs.set(sealedDigest, sealed);
-    outputsOf.set(sealedDigest, Object.values(named));
+    entries.set(key, sealEntry(payload, deps.signingKey));
+    payloads.set(key, payload);
+    outputsOf.set(key, Object.values(named));
+  }
+  const startKeys = start.map((one) => moduleKey(one.module, one.variant, workspace, deps.identity));
+  const listedKeys = startKeys.filter((key) => entries.has(key));
+  // The workspace's entry holds the start's module entries (one parse for a fresh machine, not one
+  // per module) unless they would make it too large: then it names each by its digest in `cas/`.
+  const held = listedKeys.reduce((sum, key) => sum + entries.get(key)!.length, 0) <= (deps.maxHeldBytes ?? MAX_HELD_ENTRIES_BYTES);
+  const listed: Record<string, string> = {};
+  if (!held) {
+    for (const key of listedKeys) {
+      listed[key] = sha256Hex(entries.get(key)!);
+      blobs.set(listed[key]!, entries.get(key)!);
+    }
   }
   const put = async (store: Store, digest: string, bytes: Buffer): Promise<boolean> => {
     if (result.stopped) return false;
@@ -87,20 +101,19 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
   if (first) await putBlob(first);
   await runLimited(rest, 8, putBlob);
   await runLimited([...entries], 8, async ([key, bytes]) => void ((await put('ac', key, bytes)) && (result.entries += 1)));
-  const startKeys = start.map((one) => moduleKey(one.module, one.variant, workspace, deps.identity));
-  const listed = Object.fromEntries(startKeys.filter((key) => entries.has(key)).map((key) => [key, sha256Hex(entries.get(key)!)]));
-  const pack = writePack(startParts(Object.values(listed), outputsOf, blobs));
+  const pack = writePack(startParts(Object.values(listed), listedKeys.flatMap((key) => outputsOf.get(key) ?? []), blobs));
   const packDigest = pack === null ? null : sha256Hex(pack);
   if (pack !== null && packDigest !== null && (await put('cas', packDigest, pack))) result.blobs += 1;
   const listing = workspaceKey(startKeys);
-  if (!result.stopped) await put('ac', listing, sealEntry({ format: REMOTE_FORMAT, key: listing, modules: listed, ...(packDigest ? { pack: packDigest } : {}) }, deps.signingKey));
+  const heldEntries = held ? { entries: Object.fromEntries(listedKeys.map((key) => [key, payloads.get(key)!])) } : {};
+  if (!result.stopped) await put('ac', listing, sealEntry({ format: REMOTE_FORMAT, key: listing, ...heldEntries, modules: listed, ...(packDigest ? { pack: packDigest } : {}) }, deps.signingKey));
   return result;
 }
 
-// The blobs a start needs: each listed entry's bytes and the outputs it names.
-function startParts(entryDigests: readonly string[], outputsOf: ReadonlyMap<string, string[]>, blobs: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
+// The blobs a start needs: the entries named by digest, and every output of the start's entries.
+function startParts(entryDigests: readonly string[], outputDigests: readonly string[], blobs: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
   const parts = new Map<string, Buffer>();
-  for (const digest of [...entryDigests, ...entryDigests.flatMap((entry) => outputsOf.get(entry) ?? [])]) {
+  for (const digest of [...entryDigests, ...outputDigests]) {
     const bytes = blobs.get(digest);
     if (bytes) parts.set(digest, bytes);
   }

@@ -1,5 +1,6 @@
 // The team start's restoration with the entries' inputs read ahead on the worker thread: a client
 // of the shape the service's is, answering from a pack, and the file hashes of a real directory.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -17,8 +18,11 @@ const IDENTITY = { service: 'test', esbuild: '0', bundlers: 'b' };
 const VARIANT = 'dev';
 
 describe('restoreFromRemote, inputs read ahead', () => {
-  /** Two modules pushed to a pack, their inputs on disk; the inputs asked of the worker; the main thread's reads. */
-  function teamCache() {
+  /**
+   * Two modules pushed, their inputs on disk: their entries held by the workspace's entry (`held`),
+   * or in a pack it names; the workspace's entry signed by `signer`.
+   */
+  function teamCache({ held = false, signer = null, change }: { held?: boolean; signer?: crypto.KeyObject | null; change?: (payloads: ModuleEntry[]) => void } = {}) {
     const root = tempWorkspace({ 'app/m0/index.ts': 'm0', 'app/m0/helper.ts': 'h0', 'app/m1/index.ts': 'm1', 'app/m1/helper.ts': 'h1' });
     const until = Date.now() + RACY_MS + 20; // past the racy window of the writes
     while (Date.now() < until);
@@ -29,18 +33,23 @@ describe('restoreFromRemote, inputs read ahead', () => {
     const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
     const parts = new Map<string, Buffer>();
     const listed: Record<string, string> = {};
+    const payloads: ModuleEntry[] = [];
     for (const { module } of wanted) {
       const key = moduleKey(module, VARIANT, workspace, IDENTITY);
       const code = outputs.put(Buffer.from(`code of ${module.specifier}`));
       const inputs = Object.fromEntries([`${module.dir}/index.ts`, `${module.dir}/helper.ts`].map((input) => [input, hashes.hash(input)]));
       const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs } as ModuleEntry['entry']['record'] }, blobs: {} };
+      payloads.push(payload);
       const bytes = sealEntry(payload, null);
       parts.set(sha256Hex(bytes), bytes);
       listed[key] = sha256Hex(bytes);
     }
-    const pack = writePack(parts)!;
-    const workspaceEntry = sealEntry({ format: REMOTE_FORMAT, key: workspaceKey(Object.keys(listed)), modules: listed, pack: sha256Hex(pack) }, null);
-    const blobs = new Map([[workspaceKey(Object.keys(listed)), workspaceEntry], [sha256Hex(pack), pack]]);
+    const keys = Object.keys(listed);
+    change?.(payloads);
+    const pack = writePack(held ? new Map() : parts)!;
+    const contents = held ? { entries: Object.fromEntries(keys.map((key, index) => [key, payloads[index]])), modules: {} } : { modules: listed };
+    const workspaceEntry = sealEntry({ format: REMOTE_FORMAT, key: workspaceKey(keys), ...contents, pack: sha256Hex(pack) }, signer);
+    const blobs = new Map([[workspaceKey(keys), workspaceEntry], [sha256Hex(pack), pack]]);
     const client = {
       counts: { requests: 0, puts: 0, bytes: 0 },
       get: async (_store: string, digest: string): Promise<Answer> => (blobs.has(digest) ? { found: blobs.get(digest)! } : { missing: true }),
@@ -49,12 +58,12 @@ describe('restoreFromRemote, inputs read ahead', () => {
   }
 
   /** The team start's restoration of that pack, judged by `hashes`, with `readAhead` as the worker's hook. */
-  function restore(cache: ReturnType<typeof teamCache>, hashes: FileHashes, readAhead: (relatives: readonly string[]) => Promise<void>) {
+  function restore(cache: ReturnType<typeof teamCache>, hashes: FileHashes, readAhead: (relatives: readonly string[]) => Promise<void>, publicKey: crypto.KeyObject | null = null) {
     return restoreFromRemote(cache.workspace, cache.wanted, cache.wanted, {
       client: cache.client,
       url: 'http://team/',
       identity: IDENTITY,
-      publicKey: null,
+      publicKey,
       check: checkInputs(hashes),
       outputs: cache.outputs,
       readAhead,
@@ -65,77 +74,110 @@ describe('restoreFromRemote, inputs read ahead', () => {
   const checkInputs = (hashes: FileHashes) => (entry: unknown) =>
     Object.entries((entry as { record: { inputs: Record<string, string> } }).record.inputs).every(([input, hash]) => hashes.stamp(input).hash === hash) ? ('valid' as const) : ('stale' as const);
 
-  it('asks the worker for every input of the entries the pack holds, and checks them without reading them again', async () => {
-    const cache = teamCache();
-    const hashes = cache.fresh();
-    const asked: string[][] = [];
-    const reads: string[] = [];
-    const readFileSync = fs.readFileSync;
-    try {
-      const restored = await restore(cache, hashes, async (relatives) => {
-        asked.push([...relatives]);
-        await hashes.readAhead!(relatives);
-        fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(String(args[0])), readFileSync(...args))) as typeof fs.readFileSync;
-      });
-      expect(restored.builds.map((build) => build.module)).to.have.members(['@t/app/m0', '@t/app/m1']);
-      expect(restored.misses).to.deep.equal({});
-      expect(asked.flat().sort()).to.deep.equal(['app/m0/helper.ts', 'app/m0/index.ts', 'app/m1/helper.ts', 'app/m1/index.ts']);
-      expect(reads, 'the main thread read nothing after the worker').to.deep.equal([]);
-    } finally {
-      fs.readFileSync = readFileSync;
-      await hashes.close!();
-    }
-  });
-
-  it('judges stale a module whose input changed after the worker read it', async () => {
-    const cache = teamCache();
-    const hashes = cache.fresh();
-    try {
-      const restored = await restore(cache, hashes, async (relatives) => {
-        await hashes.readAhead!(relatives);
-        fs.writeFileSync(path.join(cache.root, 'app/m1/helper.ts'), 'H1');
-      });
-      expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
-      expect(restored.misses).to.deep.equal({ stale: 1 });
-    } finally {
-      await hashes.close!();
-    }
-  });
-});
-
-describe('restoreFromRemote, outputs from the pack', () => {
-  /** One module whose entry names its code output by `named`, and a pack holding `packed` under its own SHA-256. */
-  async function restoreOne(named: Buffer, packed: Buffer) {
-    const module = moduleModel('m0');
-    const workspace = workspaceModel([module]);
-    const wanted: WantedVariant[] = [{ module, variant: VARIANT }];
-    const key = moduleKey(module, VARIANT, workspace, IDENTITY);
-    const code = { hash: contentHash(named), size: named.length };
-    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs: {} } as ModuleEntry['entry']['record'] }, blobs: { [code.hash]: sha256Hex(packed) } };
-    const entry = sealEntry(payload, null);
-    const pack = writePack(new Map([[sha256Hex(entry), entry], [sha256Hex(packed), packed]]))!;
-    const listed = { [key]: sha256Hex(entry) };
-    const blobs = new Map([[workspaceKey([key]), sealEntry({ format: REMOTE_FORMAT, key: workspaceKey([key]), modules: listed, pack: sha256Hex(pack) }, null)], [sha256Hex(pack), pack]]);
-    const client = {
-      counts: { requests: 0, puts: 0, bytes: 0 },
-      get: async (_store: string, digest: string): Promise<Answer> => (blobs.has(digest) ? { found: blobs.get(digest)! } : { missing: true }),
-    } as unknown as RemoteClient;
-    const outputs = createOutputCache();
-    const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs, readAhead: async () => undefined });
-    return { restored, outputs, hash: code.hash };
+  for (const held of [false, true]) {
+    it(`asks the worker for every input of the entries ${held ? "the workspace's entry holds" : 'the pack holds'}, and checks them without reading them again`, async () => {
+      const cache = teamCache({ held });
+      const hashes = cache.fresh();
+      const asked: string[][] = [];
+      const reads: string[] = [];
+      const readFileSync = fs.readFileSync;
+      try {
+        const restored = await restore(cache, hashes, async (relatives) => {
+          asked.push([...relatives]);
+          await hashes.readAhead!(relatives);
+          fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(String(args[0])), readFileSync(...args))) as typeof fs.readFileSync;
+        });
+        expect(restored.builds.map((build) => build.module)).to.have.members(['@t/app/m0', '@t/app/m1']);
+        expect(restored.misses).to.deep.equal({});
+        expect(asked.flat().sort()).to.deep.equal(['app/m0/helper.ts', 'app/m0/index.ts', 'app/m1/helper.ts', 'app/m1/index.ts']);
+        expect(reads, 'the main thread read nothing after the worker').to.deep.equal([]);
+      } finally {
+        fs.readFileSync = readFileSync;
+        await hashes.close!();
+      }
+    });
   }
 
-  it('keeps an output whose blob hashes to its name, under the content hash its entry names', async () => {
-    const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const a = 1;'));
-    expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
-    expect(outputs.get(hash)?.toString()).to.equal('export const a = 1;');
+    it("an entry the workspace's entry holds is judged as the module's own: one of another module is a miss, and only its inputs are not read", async () => {
+      const cache = teamCache({ held: true, change: (payloads) => void (payloads[1] = { ...payloads[0]! }) });
+      const hashes = cache.fresh();
+      const asked: string[] = [];
+      try {
+        const restored = await restore(cache, hashes, async (relatives) => void asked.push(...relatives));
+        expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
+        expect(restored.misses).to.deep.equal({ 'wrong-shape': 1 });
+        expect(asked.sort()).to.deep.equal(['app/m0/helper.ts', 'app/m0/index.ts']);
+      } finally {
+        await hashes.close!();
+      }
+    });
+
+    it("the entries the workspace's entry holds are taken under its signature, and none when it is another key's", async () => {
+      const signer = crypto.generateKeyPairSync('ed25519');
+      const other = crypto.generateKeyPairSync('ed25519');
+      for (const [key, taken] of [[signer.publicKey, 2], [other.publicKey, 0]] as const) {
+        const cache = teamCache({ held: true, signer: signer.privateKey });
+        const hashes = cache.fresh();
+        try {
+          const restored = await restore(cache, hashes, (relatives) => hashes.readAhead!(relatives), key);
+          expect(restored.builds, taken ? 'signed by the key' : 'signed by another key').to.have.length(taken);
+          // Refused, the workspace's entry gives nothing: each module's own entry is asked, and absent here.
+          if (!taken) expect(restored.misses).to.deep.equal({ absent: 2 });
+        } finally {
+          await hashes.close!();
+        }
+      }
+    });
+
+    it('judges stale a module whose input changed after the worker read it', async () => {
+      const cache = teamCache();
+      const hashes = cache.fresh();
+      try {
+        const restored = await restore(cache, hashes, async (relatives) => {
+          await hashes.readAhead!(relatives);
+          fs.writeFileSync(path.join(cache.root, 'app/m1/helper.ts'), 'H1');
+        });
+        expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
+        expect(restored.misses).to.deep.equal({ stale: 1 });
+      } finally {
+        await hashes.close!();
+      }
+    });
   });
 
-  it('a blob that hashes to its name but is not the output its entry names (same size) is a bad blob, never kept', async () => {
-    const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const b = 2;'));
-    expect(restored.builds).to.deep.equal([]);
-    expect(restored.misses).to.deep.equal({ 'bad-blob': 1 });
-    expect(outputs.get(hash)).to.equal(undefined);
-    expect(outputs.size).to.equal(0);
+  describe('restoreFromRemote, outputs from the pack', () => {
+    /** One module whose entry names its code output by `named`, and a pack holding `packed` under its own SHA-256. */
+    async function restoreOne(named: Buffer, packed: Buffer) {
+      const module = moduleModel('m0');
+      const workspace = workspaceModel([module]);
+      const wanted: WantedVariant[] = [{ module, variant: VARIANT }];
+      const key = moduleKey(module, VARIANT, workspace, IDENTITY);
+      const code = { hash: contentHash(named), size: named.length };
+      const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs: {} } as ModuleEntry['entry']['record'] }, blobs: { [code.hash]: sha256Hex(packed) } };
+      const entry = sealEntry(payload, null);
+      const pack = writePack(new Map([[sha256Hex(entry), entry], [sha256Hex(packed), packed]]))!;
+      const listed = { [key]: sha256Hex(entry) };
+      const blobs = new Map([[workspaceKey([key]), sealEntry({ format: REMOTE_FORMAT, key: workspaceKey([key]), modules: listed, pack: sha256Hex(pack) }, null)], [sha256Hex(pack), pack]]);
+      const client = {
+        counts: { requests: 0, puts: 0, bytes: 0 },
+        get: async (_store: string, digest: string): Promise<Answer> => (blobs.has(digest) ? { found: blobs.get(digest)! } : { missing: true }),
+      } as unknown as RemoteClient;
+      const outputs = createOutputCache();
+      const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs, readAhead: async () => undefined });
+      return { restored, outputs, hash: code.hash };
+    }
+
+    it('keeps an output whose blob hashes to its name, under the content hash its entry names', async () => {
+      const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const a = 1;'));
+      expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
+      expect(outputs.get(hash)?.toString()).to.equal('export const a = 1;');
+    });
+
+    it('a blob that hashes to its name but is not the output its entry names (same size) is a bad blob, never kept', async () => {
+      const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const b = 2;'));
+      expect(restored.builds).to.deep.equal([]);
+      expect(restored.misses).to.deep.equal({ 'bad-blob': 1 });
+      expect(outputs.get(hash)).to.equal(undefined);
+      expect(outputs.size).to.equal(0);
+    });
   });
-});
