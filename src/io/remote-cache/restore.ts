@@ -1,10 +1,10 @@
 // The start's second place to look (README "A team's remote cache"): the module variants the
 // local cache had no valid entry for, asked of the team's remote cache before anything is built.
 // The workspace's entry first (one question: it holds the modules' entries, and names a pack of
-// their outputs), then each module's entry still missing, a few at a time. Nothing downloaded is trusted: an entry must open (signature), be of its shape, name
-// this module variant and hold on this disk (the local cache's own checks), and every blob must
-// hash to its name and to the output the record names. Anything else is a miss, counted by kind,
-// and the module is built here.
+// their outputs), then each module's entry still missing, a few at a time. Nothing downloaded is
+// trusted: an entry must open (signature), be of its shape, name this module variant and hold on
+// this disk (the local cache's own checks), and every blob must hash to its name and to the
+// output the record names. Anything else is a miss, counted by kind, and the module is built here.
 import type { KeyObject } from 'node:crypto';
 import type { OutputCache } from '../../outputs/output-cache.js';
 import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
@@ -124,11 +124,11 @@ interface OpenedAhead {
 
 type Opened = ReturnType<typeof openEntry>;
 
-// The entries the workspace's entry holds, and those the pack holds, each checked against its
-// digest and opened (signature and all) as the checks would, their inputs sent to the worker a
-// batch at a time: the worker hashes a batch while this thread judges the next. Only an entry that
-// opened as this module's sends its inputs, and only plain paths inside the workspace are read
-// (README "A team's remote cache").
+// The entries the workspace's entry holds (opened with it), and those the pack holds (each checked
+// against its digest and opened, signature and all, as the checks would), their inputs sent to
+// the worker a batch at a time: the worker hashes a batch while this thread judges the next. Only
+// an entry that opened as this module's sends its inputs, and only plain paths inside the
+// workspace are read (README "A team's remote cache").
 function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant) => string, heldEntry: (key: string) => Opened | undefined, listed: Record<string, string>, packed: ReadonlyMap<string, Buffer>, publicKey: KeyObject | null, readAhead: (relatives: readonly string[]) => Promise<void>): Map<WantedVariant, OpenedAhead> {
   const ahead = new Map<WantedVariant, OpenedAhead>();
   let batch: WantedVariant[] = [];

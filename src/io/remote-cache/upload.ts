@@ -2,8 +2,8 @@
 // asked for (`core cache push`, meant for CI on a protected branch): every output's bytes first
 // (`cas/`, with the entries' bytes when the workspace's entry is too large to hold them), then
 // each module variant's entry (`ac/`), the workspace's entry last, so that no entry a reader
-// finds names what is not there yet. A refusal (401, 403:
-// a read-only endpoint) ends the upload at once, told once, never retried.
+// finds names what is not there yet. A refusal (401, 403: a read-only endpoint) ends the upload
+// at once, told once, never retried.
 import type { KeyObject } from 'node:crypto';
 import type { OutputCache } from '../../outputs/output-cache.js';
 import { UNVERIFIED, type OutputRef } from '../../store/events.js';
