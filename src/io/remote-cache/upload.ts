@@ -22,7 +22,7 @@ import type { WantedVariant } from './restore.js';
 export interface UploadResult {
   /** Module variants whose entry was stored. */
   entries: number;
-  /** Blobs stored (outputs and entries). */
+  /** Blobs stored: outputs, the pack, and the entries the workspace's entry does not hold. */
   blobs: number;
   bytes: number;
   /** Module variants not uploaded: not built, failed, or read a file outside the workspace. */
