@@ -1,6 +1,7 @@
 // The pure reducer: (state, event) -> state. No I/O, no clock, no randomness: replaying a
 // recorded log through it yields exactly the state the live service had (README "The event log, replay and state subscription").
 import { Immer, type Draft } from 'immer';
+import type { ImportRecord } from '../workspace/checks.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
@@ -217,10 +218,11 @@ function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: reado
     const previous = builds.get(event.module);
     const variant = previous?.variants[event.variant];
     if (!previous || !variant || variant.build !== event.build) continue;
+    const imports = sameImports(variant.last?.imports, event.imports);
     const record: BuildRecord =
       event.type === 'build.succeeded'
-        ? { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) }
-        : { build: event.build, outputs: null, errors: event.errors, imports: event.imports, inputs: event.inputs };
+        ? { build: event.build, outputs: event.outputs, errors: [], imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) }
+        : { build: event.build, outputs: null, errors: event.errors, imports, inputs: event.inputs };
     wantDeepImports(draft, base, record.imports);
     const unverified = Object.values(record.inputs).includes(UNVERIFIED);
     const finished: VariantState = { ...variant, last: record, build: null, requested: false, seen: null, ...(unverified ? { generation: variant.generation + 1, status: 'pending' as const } : { status: 'done' as const }) };
@@ -228,6 +230,18 @@ function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: reado
   }
   const changed = builds.changed();
   if (changed) draft.builds = changed;
+}
+
+// A rebuild that imports what the last build did (a stylesheet's edit) keeps the last list: the
+// checks of its imports, kept by the list, are not made again (ARCHITECTURE.md "One stylesheet edit").
+function sameImports(last: ImportRecord[] | undefined, now: ImportRecord[]): ImportRecord[] {
+  if (!last || last.length !== now.length) return now;
+  for (let index = 0; index < now.length; index++) {
+    const a = last[index]!;
+    const b = now[index]!;
+    if (a.specifier !== b.specifier || a.file !== b.file || a.line !== b.line || a.column !== b.column) return now;
+  }
+  return last;
 }
 
 // Addresses asked for can name any path: past this many, no other is looked for (README "Exports and sources").

@@ -234,6 +234,19 @@ describe('reducer', () => {
       });
     });
 
+    it('keeps the list of imports of the last build when a rebuild finds the same ones, so their checks are kept too', () => {
+      const first = [{ specifier: 'lit', file: 'app/one/index.ts', line: 1, column: 7 }];
+      const before = fold([succeeded(1, one, DEV, 'e1', { imports: first })], fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }])]));
+      const kept = before.builds[one.specifier]!.variants[DEV]!.last!.imports;
+      const again = (build: number, imports: typeof first) =>
+        fold([startedBuild(build, DEV, [{ module: one, generation: 2 }]), succeeded(build, one, DEV, 'e2', { imports })], fold([changed({ 'app/one/index.ts': 'e2' })], before)).builds[one.specifier]!.variants[DEV]!.last!.imports;
+      expect(again(2, first.map((record) => ({ ...record })))).to.equal(kept);
+      const moved = [{ ...first[0]!, line: 2 }];
+      expect(again(2, moved)).to.equal(moved);
+      const more = [...first, { specifier: 'lit/decorators.js', file: 'app/one/index.ts' }];
+      expect(again(2, more)).to.equal(more);
+    });
+
     it('wants a deep import of a workspace package without exports read as a module, once; not one of a package with exports', () => {
       const workspace = workspaceModel([one], { packages: [
         { name: '@t/app', version: '1.0.0', dir: 'app', dependencies: {} },
