@@ -5,6 +5,7 @@ import { DEEP_IMPORTS_KEPT, fingerprintOf, isBuildable, isDeepImport, keepsNoMor
 import { indexWorkspace } from '../../src/workspace/workspace-index.js';
 import { initialState } from '../../src/store/state.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
+import type { ImportRecord } from '../../src/workspace/checks.js';
 import { fold, moduleModel, stamp, started, startedBuild, succeeded, TIME, workspaceModel } from '../helpers/models.js';
 
 const DEV = 'browser.development';
@@ -235,7 +236,7 @@ describe('reducer', () => {
     });
 
     it('keeps the list of imports of the last build when a rebuild finds the same ones, so their checks are kept too', () => {
-      const first = [{ specifier: 'lit', file: 'app/one/index.ts', line: 1, column: 7 }];
+      const first: ImportRecord[] = [{ specifier: 'lit', file: 'app/one/index.ts', line: 1, column: 7 }];
       const before = fold([succeeded(1, one, DEV, 'e1', { imports: first })], fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }])]));
       const kept = before.builds[one.specifier]!.variants[DEV]!.last!.imports;
       const again = (build: number, imports: typeof first) =>
