@@ -102,25 +102,34 @@ const handlers: Handlers = {
     draft.workspaceStale = false;
   },
 
+  // The variants are replaced in a new map, as `build.started` does: a draft of one made immer
+  // walk every other module's builds on each save (ARCHITECTURE.md "One stylesheet edit").
   'files.changed': (draft, event, base) => {
     const sources = base.workspace.sources;
-    for (const [path, hash] of Object.entries(event.files)) {
+    const files = Object.entries(event.files);
+    for (const [path, hash] of files) {
       if (path in sources && sources[path] !== hash) draft.workspaceStale = true;
     }
-    for (const [specifier, builds] of Object.entries(base.builds)) {
-      for (const [key, variant] of Object.entries(builds.variants)) {
+    const builds = replacing(base.builds);
+    for (const [specifier, moduleBuilds] of Object.entries(base.builds)) {
+      let variants: Record<string, VariantState> | null = null;
+      for (const [key, variant] of Object.entries(moduleBuilds.variants)) {
         const inputs = variant.last?.inputs;
         if (!inputs) continue;
-        let target: Draft<VariantState> | undefined;
-        for (const [path, hash] of Object.entries(event.files)) {
+        let seen: Record<string, string | null> | null = null;
+        for (const [path, hash] of files) {
           if (!(path in inputs) || knownInputHash(variant, path) === hash) continue;
-          target ??= draft.builds[specifier]!.variants[key]!;
-          (target.seen ??= {})[path] = hash;
+          (seen ??= { ...variant.seen })[path] = hash;
         }
+        if (!seen) continue;
         // A pending variant is stale already; its next build reads the disk anyway.
-        if (target && variant.status !== 'pending') invalidate(target);
+        const stale = variant.status === 'pending' ? {} : { generation: variant.generation + 1, status: 'pending' as const, build: null };
+        (variants ??= { ...moduleBuilds.variants })[key] = { ...variant, seen, ...stale };
       }
+      if (variants) builds.set(specifier, { ...moduleBuilds, variants });
     }
+    const changed = builds.changed();
+    if (changed) draft.builds = changed;
   },
 
   'output.requested': (draft, event, base) => {
