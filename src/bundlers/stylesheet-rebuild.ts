@@ -52,11 +52,17 @@ export interface StylesheetRebuild {
 /** What a transform of a sheet alone gives: its output, or null when the build must decide. */
 type Alone = { styles: Uint8Array | null; warnings: esbuild.Message[] } | null;
 
+/** A sheet's transform options, and their JSON (how two are compared). */
+interface SheetOptions {
+  options: esbuild.TransformOptions;
+  json: string;
+}
+
 /** A transform started as the watcher read the sheet, before the store recorded the change. */
 interface EarlyTransform {
   source: Uint8Array;
-  /** The transform's options, as JSON: the rebuild takes it only with the very same. */
-  options: string;
+  /** The transform's options: the rebuild takes it only with the very same (by their JSON). */
+  options: SheetOptions;
   /** Its outcome; a thrown error is kept as the value, and the rebuild then transforms again. */
   outcome: Promise<Alone | { failed: unknown }>;
 }
@@ -69,6 +75,18 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
   /** The module variant whose sheet was last transformed alone, by the sheet's path. */
   const sheets = new Map<string, { key: string; variant: Variant }>();
   const early = new Map<string, EarlyTransform>();
+  // A sheet's options are the same from one save to the next: made once, not on the way from
+  // the save to esbuild, twice per edit (ARCHITECTURE.md "One stylesheet edit").
+  const optionsMade = new Map<string, SheetOptions>();
+  function optionsOf(entry: string, variant: Variant): SheetOptions {
+    const key = `${variant.min ? 'min' : ''}\0${variant.sourcemap}\0${entry}`;
+    let made = optionsMade.get(key);
+    if (!made) {
+      const options = transformOptions(entry, variant);
+      optionsMade.set(key, (made = { options, json: JSON.stringify(options) }));
+    }
+    return made;
+  }
 
   // The watcher has just read a saved sheet that was last built alone: esbuild transforms those
   // bytes while the store records the change and the build is planned, and the rebuild that
@@ -79,9 +97,9 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       if (!sheet || deps.refuse?.filter.test(file)) continue;
       const source = bytesOf(file);
       if (!source) continue;
-      const options = transformOptions(file, sheet.variant);
-      const outcome = transformSource(transform, source, options).catch((failed: unknown) => ({ failed }));
-      early.set(sheet.key, { source, options: JSON.stringify(options), outcome });
+      const options = optionsOf(file, sheet.variant);
+      const outcome = transformSource(transform, source, options.options).catch((failed: unknown) => ({ failed }));
+      early.set(sheet.key, { source, options, outcome });
     }
   }
 
@@ -95,18 +113,18 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       return null; // gone or unreadable: the build says how
     }
     sheets.set(target.entry, { key, variant });
-    const options = transformOptions(target.entry, variant);
-    let alone = await takeEarly(key, source, JSON.stringify(options));
-    if (alone === undefined) alone = await transformSource(transform, source, options);
+    const options = optionsOf(target.entry, variant);
+    let alone = await takeEarly(key, source, options);
+    if (alone === undefined) alone = await transformSource(transform, source, options.options);
     if (signal?.aborted) throw new BuildCancelled();
     return alone;
   }
 
   /** The outcome of the early transform of the module's sheet, if it had these bytes and options and did not throw. */
-  async function takeEarly(key: string, source: Uint8Array, options: string): Promise<Alone | undefined> {
+  async function takeEarly(key: string, source: Uint8Array, options: SheetOptions): Promise<Alone | undefined> {
     const started = early.get(key);
     early.delete(key);
-    if (!started || started.options !== options || Buffer.compare(started.source, source) !== 0) return undefined;
+    if (!started || started.options.json !== options.json || Buffer.compare(started.source, source) !== 0) return undefined;
     const outcome = await started.outcome;
     return outcome !== null && 'failed' in outcome ? undefined : outcome;
   }

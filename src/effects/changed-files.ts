@@ -32,10 +32,10 @@ export interface ChangedFilesOptions {
 }
 
 export interface ChangedFiles {
-  /** `relative` is looked at, at the end of this turn. */
-  look(relative: string): void;
-  /** `relative` is looked at now, and again `settleMs` later. */
-  seen(relative: string): void;
+  /** The paths of one notice are looked at: at once when it is the first of this turn, else with the rest of the turn's at its end. */
+  look(relatives: Iterable<string>): void;
+  /** The paths of one event are looked at now, and each again `settleMs` later. */
+  seen(relatives: readonly string[]): void;
   close(): void;
 }
 
@@ -46,6 +46,8 @@ export function createChangedFiles(options: ChangedFilesOptions): ChangedFiles {
   /** Files seen empty once, waiting for the rest of their save. */
   const truncated = new Set<string>();
   let flushing: NodeJS.Immediate | null = null;
+  /** Set once a look was made at once in this turn, until the turn's end. */
+  let lookedThisTurn: NodeJS.Immediate | null = null;
 
   /** The new hash of `relative`, or undefined when it is no change (yet). */
   function changeOf(relative: string, recorded: RecordedHashes): string | null | undefined {
@@ -59,7 +61,7 @@ export function createChangedFiles(options: ChangedFilesOptions): ChangedFiles {
     // half a save. A request meanwhile still gets what is on disk (the check before answering).
     if (hash === EMPTY_FILE && !known.has(EMPTY_FILE) && !truncated.has(relative)) {
       truncated.add(relative);
-      scheduler.schedule(guard(() => look(relative)), options.truncationMs);
+      scheduler.schedule(guard(() => look([relative])), options.truncationMs);
       return undefined;
     }
     truncated.delete(relative);
@@ -80,21 +82,34 @@ export function createChangedFiles(options: ChangedFilesOptions): ChangedFiles {
     if (Object.keys(files).length > 0) options.changed(files);
   });
 
-  function look(relative: string) {
-    due.add(relative);
-    // The same file seen through a link to its directory, inside the workspace.
-    for (const alias of options.aliases(relative.replace(/\/$/, '') || '.')) due.add(relative.endsWith('/') ? `${alias}/` : alias);
-    flushing ??= setImmediate(flush);
+  function look(relatives: Iterable<string>) {
+    for (const relative of relatives) {
+      due.add(relative);
+      // The same file seen through a link to its directory, inside the workspace.
+      for (const alias of options.aliases(relative.replace(/\/$/, '') || '.')) due.add(relative.endsWith('/') ? `${alias}/` : alias);
+    }
+    if (flushing) return;
+    // The first notice of a turn (a save) is looked at as it comes: waiting for the end of the
+    // turn cost each stylesheet push a trip of the event loop (ARCHITECTURE.md "One stylesheet
+    // edit"). The others of the same turn (a checkout's) are read together once it ends.
+    if (lookedThisTurn) {
+      flushing = setImmediate(flush);
+      return;
+    }
+    lookedThisTurn = setImmediate(() => (lookedThisTurn = null));
+    flush();
   }
 
-  function seen(relative: string) {
-    look(relative);
-    later.get(relative)?.unsubscribe();
-    const again = guard(() => {
-      later.delete(relative);
-      look(relative);
-    });
-    later.set(relative, scheduler.schedule(again, options.settleMs));
+  function seen(relatives: readonly string[]) {
+    look(relatives);
+    for (const relative of relatives) {
+      later.get(relative)?.unsubscribe();
+      const again = guard(() => {
+        later.delete(relative);
+        look([relative]);
+      });
+      later.set(relative, scheduler.schedule(again, options.settleMs));
+    }
   }
 
   return {
@@ -102,6 +117,7 @@ export function createChangedFiles(options: ChangedFilesOptions): ChangedFiles {
     seen,
     close() {
       if (flushing) clearImmediate(flushing);
+      if (lookedThisTurn) clearImmediate(lookedThisTurn);
       for (const timer of later.values()) timer.unsubscribe();
     },
   };

@@ -138,7 +138,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       guard((event: string, absolute: string) => {
         const resolved = path.resolve(deps.root, absolute);
         if (event === 'unlink' || event === 'unlinkDir') scope.forget(resolved, event === 'unlinkDir');
-        for (const relative of pathsOfEvent(deps.root, event, resolved)) changes.seen(relative);
+        changes.seen(pathsOfEvent(deps.root, event, resolved));
       }),
     );
     // Every notice of a watched directory or linked file, as fs.watch gives it: a save of a
@@ -146,7 +146,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
     watcher.on(
       'raw',
       guard((event: string, name: string, details: { watchedPath?: string }) => {
-        for (const relative of pathsOfNotice(deps.root, event, name, details?.watchedPath)) changes.look(relative);
+        changes.look(pathsOfNotice(deps.root, event, name, details?.watchedPath));
       }),
     );
     // Until the watcher has walked the tree, a change goes unseen: once it is ready, every
@@ -154,7 +154,7 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
     watcher.on(
       'ready',
       guard(() => {
-        for (const relative of selectRecordedHashes(current).keys()) changes.look(relative);
+        changes.look(selectRecordedHashes(current).keys());
       }),
     );
     // What the watcher cannot look at goes into /state (README "Links and large trees"): the

@@ -1,6 +1,7 @@
 // The pure reducer: (state, event) -> state. No I/O, no clock, no randomness: replaying a
 // recorded log through it yields exactly the state the live service had (README "The event log, replay and state subscription").
 import { Immer, type Draft } from 'immer';
+import type { ImportRecord } from '../workspace/checks.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
@@ -101,25 +102,34 @@ const handlers: Handlers = {
     draft.workspaceStale = false;
   },
 
+  // The variants are replaced in a new map, as `build.started` does: a draft of one made immer
+  // walk every other module's builds on each save (ARCHITECTURE.md "One stylesheet edit").
   'files.changed': (draft, event, base) => {
     const sources = base.workspace.sources;
-    for (const [path, hash] of Object.entries(event.files)) {
+    const files = Object.entries(event.files);
+    for (const [path, hash] of files) {
       if (path in sources && sources[path] !== hash) draft.workspaceStale = true;
     }
-    for (const [specifier, builds] of Object.entries(base.builds)) {
-      for (const [key, variant] of Object.entries(builds.variants)) {
+    const builds = replacing(base.builds);
+    for (const [specifier, moduleBuilds] of Object.entries(base.builds)) {
+      let variants: Record<string, VariantState> | null = null;
+      for (const [key, variant] of Object.entries(moduleBuilds.variants)) {
         const inputs = variant.last?.inputs;
         if (!inputs) continue;
-        let target: Draft<VariantState> | undefined;
-        for (const [path, hash] of Object.entries(event.files)) {
+        let seen: Record<string, string | null> | null = null;
+        for (const [path, hash] of files) {
           if (!(path in inputs) || knownInputHash(variant, path) === hash) continue;
-          target ??= draft.builds[specifier]!.variants[key]!;
-          (target.seen ??= {})[path] = hash;
+          (seen ??= { ...variant.seen })[path] = hash;
         }
+        if (!seen) continue;
         // A pending variant is stale already; its next build reads the disk anyway.
-        if (target && variant.status !== 'pending') invalidate(target);
+        const stale = variant.status === 'pending' ? {} : { generation: variant.generation + 1, status: 'pending' as const, build: null };
+        (variants ??= { ...moduleBuilds.variants })[key] = { ...variant, seen, ...stale };
       }
+      if (variants) builds.set(specifier, { ...moduleBuilds, variants });
     }
+    const changed = builds.changed();
+    if (changed) draft.builds = changed;
   },
 
   'output.requested': (draft, event, base) => {
@@ -217,10 +227,11 @@ function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: reado
     const previous = builds.get(event.module);
     const variant = previous?.variants[event.variant];
     if (!previous || !variant || variant.build !== event.build) continue;
+    const imports = sameImports(variant.last?.imports, event.imports);
     const record: BuildRecord =
       event.type === 'build.succeeded'
-        ? { build: event.build, outputs: event.outputs, errors: [], imports: event.imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) }
-        : { build: event.build, outputs: null, errors: event.errors, imports: event.imports, inputs: event.inputs };
+        ? { build: event.build, outputs: event.outputs, errors: [], imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) }
+        : { build: event.build, outputs: null, errors: event.errors, imports, inputs: event.inputs };
     wantDeepImports(draft, base, record.imports);
     const unverified = Object.values(record.inputs).includes(UNVERIFIED);
     const finished: VariantState = { ...variant, last: record, build: null, requested: false, seen: null, ...(unverified ? { generation: variant.generation + 1, status: 'pending' as const } : { status: 'done' as const }) };
@@ -228,6 +239,18 @@ function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: reado
   }
   const changed = builds.changed();
   if (changed) draft.builds = changed;
+}
+
+// A rebuild that imports what the last build did (a stylesheet's edit) keeps the last list: the
+// checks of its imports, kept by the list, are not made again (ARCHITECTURE.md "One stylesheet edit").
+function sameImports(last: ImportRecord[] | undefined, now: ImportRecord[]): ImportRecord[] {
+  if (!last || last.length !== now.length) return now;
+  for (let index = 0; index < now.length; index++) {
+    const a = last[index]!;
+    const b = now[index]!;
+    if (a.specifier !== b.specifier || a.file !== b.file || a.line !== b.line || a.column !== b.column) return now;
+  }
+  return last;
 }
 
 // Addresses asked for can name any path: past this many, no other is looked for (README "Exports and sources").

@@ -30,6 +30,26 @@ describe('joinAhead', () => {
     subscription.unsubscribe();
   });
 
+  it('does not judge whether a state settled while no bundled page is in use', async () => {
+    const states = new Subject<ServiceState>();
+    let wanted = false;
+    let judged = 0;
+    const joined: number[] = [];
+    const subscription = joinAhead(states, { wanted: () => wanted, join: async (state) => void joined.push(state.seq), failed: (error) => { throw error; } });
+    // Whether the workspace was read is the first thing a judgement of the state looks at.
+    const counted = (seq: number): ServiceState => Object.defineProperty({ ...settled(seq) }, 'workspaceRead', { get: () => (judged++, true), enumerable: true });
+    states.next(counted(1));
+    states.next(counted(2));
+    await tick();
+    expect(judged, 'no page in use: no state judged').to.equal(0);
+    wanted = true;
+    states.next(counted(3));
+    await tick();
+    expect(judged).to.be.greaterThan(0);
+    expect(joined).to.deep.equal([3]);
+    subscription.unsubscribe();
+  });
+
   it('lets a failed join go (the page request reports it) and goes on with the next state', async () => {
     const states = new Subject<ServiceState>();
     const joined: number[] = [];

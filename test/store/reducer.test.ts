@@ -5,6 +5,7 @@ import { DEEP_IMPORTS_KEPT, fingerprintOf, isBuildable, isDeepImport, keepsNoMor
 import { indexWorkspace } from '../../src/workspace/workspace-index.js';
 import { initialState } from '../../src/store/state.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
+import type { ImportRecord } from '../../src/workspace/checks.js';
 import { fold, moduleModel, stamp, started, startedBuild, succeeded, TIME, workspaceModel } from '../helpers/models.js';
 
 const DEV = 'browser.development';
@@ -232,6 +233,19 @@ describe('reducer', () => {
         build: null,
         last: { build: 1, outputs: { code: { hash: 'code-1', size: 10 }, styles: null }, errors: [], imports: [{ specifier: 'lit', file: 'app/one/index.ts' }], inputs: { 'app/one/index.ts': 'e1' } },
       });
+    });
+
+    it('keeps the list of imports of the last build when a rebuild finds the same ones, so their checks are kept too', () => {
+      const first: ImportRecord[] = [{ specifier: 'lit', file: 'app/one/index.ts', line: 1, column: 7 }];
+      const before = fold([succeeded(1, one, DEV, 'e1', { imports: first })], fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }])]));
+      const kept = before.builds[one.specifier]!.variants[DEV]!.last!.imports;
+      const again = (build: number, imports: typeof first) =>
+        fold([startedBuild(build, DEV, [{ module: one, generation: 2 }]), succeeded(build, one, DEV, 'e2', { imports })], fold([changed({ 'app/one/index.ts': 'e2' })], before)).builds[one.specifier]!.variants[DEV]!.last!.imports;
+      expect(again(2, first.map((record) => ({ ...record })))).to.equal(kept);
+      const moved = [{ ...first[0]!, line: 2 }];
+      expect(again(2, moved)).to.equal(moved);
+      const more = [...first, { specifier: 'lit/decorators.js', file: 'app/one/index.ts' }];
+      expect(again(2, more)).to.equal(more);
     });
 
     it('wants a deep import of a workspace package without exports read as a module, once; not one of a package with exports', () => {
