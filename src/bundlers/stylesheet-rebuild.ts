@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type { Diagnostic } from '../workspace/diagnostics.js';
-import type { Variant } from '../workspace/variant.js';
+import { variantKey, type Variant } from '../workspace/variant.js';
 import { isBuildFailure, stylesInputs, warningsOf } from './build-results.js';
 import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
@@ -79,7 +79,7 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
   // the save to esbuild, twice per edit (ARCHITECTURE.md "One stylesheet edit").
   const optionsMade = new Map<string, SheetOptions>();
   function optionsOf(entry: string, variant: Variant): SheetOptions {
-    const key = `${variant.min ? 'min' : ''}\0${variant.sourcemap}\0${entry}`;
+    const key = `${variantKey(variant)}\0${variant.sourcemap}\0${entry}`;
     let made = optionsMade.get(key);
     if (!made) {
       const options = transformOptions(entry, variant);

@@ -1,12 +1,21 @@
 // Content hashes: the identity of outputs (ETags, the output cache) and of source files.
 import { hash } from 'node:crypto';
 
+/** The first 22 base64url characters of the SHA-256. */
+const CONTENT_HASH_LENGTH = 22;
+
 /**
  * 128 bits of SHA-256, base64url: collision-free in practice, short in headers and logs.
  * Node's one-shot hash: no Hash object per call (a restart hashes its 2,000 outputs in ~5 ms
  * instead of ~9).
  */
-export const contentHash = (content: string | Uint8Array): string => hash('sha256', content, 'base64url').slice(0, 22);
+export const contentHash = (content: string | Uint8Array): string => hash('sha256', content, 'base64url').slice(0, CONTENT_HASH_LENGTH);
+
+/**
+ * The content hash of bytes whose SHA-256 is `digestHex` (64 hex digits), as a blob of the team
+ * cache is named: bytes checked against that name need no second hash (README "A team's remote cache").
+ */
+export const contentHashOfSha256 = (digestHex: string): string => Buffer.from(digestHex, 'hex').toString('base64url').slice(0, CONTENT_HASH_LENGTH);
 
 /** Something shaped as a content hash: a `v` token of an address (the ETag value), a name in the build cache. */
 export const isContentHash = (token: unknown): token is string => typeof token === 'string' && /^[A-Za-z0-9_-]{22}$/.test(token);

@@ -1,6 +1,7 @@
 // Compiled outputs kept by content hash.
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { contentHash } from '../../src/outputs/content-hash.js';
+import { contentHash, contentHashOfSha256 } from '../../src/outputs/content-hash.js';
 import { createOutputCache } from '../../src/outputs/output-cache.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -30,15 +31,15 @@ describe('createOutputCache', () => {
     expect(cache.get(put.hash)!.toString()).to.equal('DEF');
   });
 
-  it('adopts bytes under the content hash its caller took of them, without hashing them again', () => {
+  it('adopts bytes under the content hash of the SHA-256 its caller checked, without hashing them again', () => {
     const cache = createOutputCache();
     const pack = Buffer.from('xxABCxx');
-    const adopted = cache.adoptHashed(pack.subarray(2, 5), contentHash('ABC'));
+    const adopted = cache.adoptSha256(pack.subarray(2, 5), createHash('sha256').update('ABC').digest('hex'));
     expect(adopted).to.deep.equal({ hash: contentHash('ABC'), size: 3 });
     expect(cache.get(contentHash('ABC'))!.buffer).to.equal(pack.buffer);
-    // The hash given is the key: the caller vouches for it (a team cache's blob checked against its name).
-    expect(cache.adoptHashed(Buffer.from('DEF'), 'given').hash).to.equal('given');
-    expect(cache.get('given')!.toString()).to.equal('DEF');
+    // The digest names the key: the caller vouches for it (a team cache's blob checked against its name).
+    const other = cache.adoptSha256(Buffer.from('DEF'), createHash('sha256').update('GHI').digest('hex'));
+    expect(other.hash).to.equal(contentHash('GHI'));
   });
 
   it('keeps one copy of content put twice', () => {
@@ -64,5 +65,11 @@ describe('createOutputCache', () => {
     expect(cache.get(b.hash)!.toString()).to.equal('b');
     expect(cache.get(c.hash)).to.equal(undefined);
     expect(cache.retain(new Set([b.hash]))).to.equal(0);
+  });
+});
+
+describe('contentHashOfSha256', () => {
+  it('is the content hash of the bytes whose SHA-256 the digest is', () => {
+    for (const text of ['', 'export const a = 1;', 'x'.repeat(100_000)]) expect(contentHashOfSha256(createHash('sha256').update(text).digest('hex'))).to.equal(contentHash(Buffer.from(text)));
   });
 });

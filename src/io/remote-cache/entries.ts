@@ -122,13 +122,6 @@ export function packedPart(packed: ReadonlyMap<string, Buffer>, digest: string):
   return bytes && sha256Hex(bytes) === digest ? bytes : undefined;
 }
 
-/**
- * The content hash (`contentHash`: the first 128 bits of SHA-256, base64url) of bytes whose
- * SHA-256 is `digest`, as a blob of the team cache is named: a blob checked against its name
- * needs no second hash to be checked against the output it stands for.
- */
-export const contentHashOfDigest = (digest: string): string => Buffer.from(digest, 'hex').toString('base64url').slice(0, 22);
-
 export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The module entry's own members; its `entry` is judged by the local cache's checker. */

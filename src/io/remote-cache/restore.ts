@@ -11,10 +11,11 @@ import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
 import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
 import type { CacheIdentity } from '../cache-index.js';
 import type { Answer, RemoteClient } from './client.js';
-import { contentHashOfDigest, isModuleEntry, isRecord, isWorkspaceEntry, moduleKey, openEntry, packedPart, sha256Hex, workspaceKey, type EntryProblem, type ModuleEntry } from './entries.js';
+import { isModuleEntry, isRecord, isWorkspaceEntry, moduleKey, openEntry, packedPart, sha256Hex, workspaceKey, type EntryProblem, type ModuleEntry } from './entries.js';
 import { readPack } from './pack.js';
 import { isSharedSpecifier } from '../../workspace/shared-files.js';
 import { runLimited } from '../run-limited.js';
+import { contentHashOfSha256 } from '../../outputs/content-hash.js';
 
 export type RemoteRestored = Extract<Fact, { type: 'cache.remote.restored' }>;
 
@@ -191,8 +192,8 @@ async function moduleBuild(bytes: Buffer | Opened, key: string, wanted: WantedVa
     if (typeof bytes === 'string') return bytes;
     // Checked before the output cache takes it: a blob that is not the output named is never
     // kept. `blob` gave bytes whose SHA-256 is the digest: their content hash is that digest's.
-    if (bytes.length !== ref.size || contentHashOfDigest(payload.blobs[ref.hash]!) !== ref.hash) return 'bad-blob';
+    if (bytes.length !== ref.size || contentHashOfSha256(payload.blobs[ref.hash]!) !== ref.hash) return 'bad-blob';
   }
-  for (const [index, ref] of refs.entries()) deps.outputs.adoptHashed(found[index] as Buffer, ref.hash);
+  for (const [index, ref] of refs.entries()) deps.outputs.adoptSha256(found[index] as Buffer, payload.blobs[ref.hash]!);
   return { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
 }

@@ -2,8 +2,7 @@
 // bytes, and refused when unsigned, signed by another key, or not JSON.
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { contentHashOfDigest, openEntry, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey } from '../../../src/io/remote-cache/entries.js';
-import { contentHash } from '../../../src/outputs/content-hash.js';
+import { openEntry, REMOTE_FORMAT, sealEntry, workspaceKey } from '../../../src/io/remote-cache/entries.js';
 
 const payload = { format: REMOTE_FORMAT, key: 'b'.repeat(64), modules: { ['c'.repeat(64)]: 'd'.repeat(64) } } as const;
 
@@ -48,11 +47,5 @@ describe('sealEntry and openEntry', () => {
 describe('workspaceKey', () => {
   it('is the same whatever the order of the module keys', () => {
     expect(workspaceKey(['1', '2'])).to.equal(workspaceKey(['2', '1'])).and.to.match(/^[0-9a-f]{64}$/);
-  });
-});
-
-describe('contentHashOfDigest', () => {
-  it('is the content hash of the bytes whose SHA-256 the digest is', () => {
-    for (const text of ['', 'export const a = 1;', 'x'.repeat(100_000)]) expect(contentHashOfDigest(sha256Hex(text))).to.equal(contentHash(Buffer.from(text)));
   });
 });

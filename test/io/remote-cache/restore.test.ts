@@ -57,8 +57,8 @@ describe('restoreFromRemote, inputs read ahead', () => {
     return { root, workspace, wanted, outputs, client, fresh: () => createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 }) };
   }
 
-  /** The team start's restoration of that pack, judged by `hashes`, with `readAhead` as the worker's hook. */
-  function restore(cache: ReturnType<typeof teamCache>, hashes: FileHashes, readAhead: (relatives: readonly string[]) => Promise<void>, publicKey: crypto.KeyObject | null = null) {
+  /** The team start's restoration of that pack, judged by `hashes`, with `readAhead` as the worker's hook (none: `core dist`'s). */
+  function restore(cache: ReturnType<typeof teamCache>, hashes: FileHashes, readAhead: ((relatives: readonly string[]) => Promise<void>) | undefined, publicKey: crypto.KeyObject | null = null) {
     return restoreFromRemote(cache.workspace, cache.wanted, cache.wanted, {
       client: cache.client,
       url: 'http://team/',
@@ -66,7 +66,7 @@ describe('restoreFromRemote, inputs read ahead', () => {
       publicKey,
       check: checkInputs(hashes),
       outputs: cache.outputs,
-      readAhead,
+      ...(readAhead ? { readAhead } : {}),
     });
   }
 
@@ -98,86 +98,102 @@ describe('restoreFromRemote, inputs read ahead', () => {
     });
   }
 
-    it("an entry the workspace's entry holds is judged as the module's own: one of another module is a miss, and only its inputs are not read", async () => {
-      const cache = teamCache({ held: true, change: (payloads) => void (payloads[1] = { ...payloads[0]! }) });
-      const hashes = cache.fresh();
-      const asked: string[] = [];
-      try {
-        const restored = await restore(cache, hashes, async (relatives) => void asked.push(...relatives));
-        expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
-        expect(restored.misses).to.deep.equal({ 'wrong-shape': 1 });
-        expect(asked.sort()).to.deep.equal(['app/m0/helper.ts', 'app/m0/index.ts']);
-      } finally {
-        await hashes.close!();
-      }
-    });
-
-    it("the entries the workspace's entry holds are taken under its signature, and none when it is another key's", async () => {
-      const signer = crypto.generateKeyPairSync('ed25519');
-      const other = crypto.generateKeyPairSync('ed25519');
-      for (const [key, taken] of [[signer.publicKey, 2], [other.publicKey, 0]] as const) {
-        const cache = teamCache({ held: true, signer: signer.privateKey });
-        const hashes = cache.fresh();
-        try {
-          const restored = await restore(cache, hashes, (relatives) => hashes.readAhead!(relatives), key);
-          expect(restored.builds, taken ? 'signed by the key' : 'signed by another key').to.have.length(taken);
-          // Refused, the workspace's entry gives nothing: each module's own entry is asked, and absent here.
-          if (!taken) expect(restored.misses).to.deep.equal({ absent: 2 });
-        } finally {
-          await hashes.close!();
-        }
-      }
-    });
-
-    it('judges stale a module whose input changed after the worker read it', async () => {
-      const cache = teamCache();
-      const hashes = cache.fresh();
-      try {
-        const restored = await restore(cache, hashes, async (relatives) => {
-          await hashes.readAhead!(relatives);
-          fs.writeFileSync(path.join(cache.root, 'app/m1/helper.ts'), 'H1');
-        });
-        expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
-        expect(restored.misses).to.deep.equal({ stale: 1 });
-      } finally {
-        await hashes.close!();
-      }
-    });
-  });
-
-  describe('restoreFromRemote, outputs from the pack', () => {
-    /** One module whose entry names its code output by `named`, and a pack holding `packed` under its own SHA-256. */
-    async function restoreOne(named: Buffer, packed: Buffer) {
-      const module = moduleModel('m0');
-      const workspace = workspaceModel([module]);
-      const wanted: WantedVariant[] = [{ module, variant: VARIANT }];
-      const key = moduleKey(module, VARIANT, workspace, IDENTITY);
-      const code = { hash: contentHash(named), size: named.length };
-      const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs: {} } as ModuleEntry['entry']['record'] }, blobs: { [code.hash]: sha256Hex(packed) } };
-      const entry = sealEntry(payload, null);
-      const pack = writePack(new Map([[sha256Hex(entry), entry], [sha256Hex(packed), packed]]))!;
-      const listed = { [key]: sha256Hex(entry) };
-      const blobs = new Map([[workspaceKey([key]), sealEntry({ format: REMOTE_FORMAT, key: workspaceKey([key]), modules: listed, pack: sha256Hex(pack) }, null)], [sha256Hex(pack), pack]]);
-      const client = {
-        counts: { requests: 0, puts: 0, bytes: 0 },
-        get: async (_store: string, digest: string): Promise<Answer> => (blobs.has(digest) ? { found: blobs.get(digest)! } : { missing: true }),
-      } as unknown as RemoteClient;
-      const outputs = createOutputCache();
-      const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs, readAhead: async () => undefined });
-      return { restored, outputs, hash: code.hash };
+  it("takes the entries the workspace's entry holds without reading ahead (core dist): no question beyond it and the pack", async () => {
+    const cache = teamCache({ held: true });
+    const asked: string[] = [];
+    const get = cache.client.get.bind(cache.client);
+    cache.client.get = (store, digest) => (asked.push(`${store}/${digest}`), get(store, digest));
+    const hashes = cache.fresh();
+    try {
+      const restored = await restore(cache, hashes, undefined);
+      expect(restored.builds.map((build) => build.module)).to.have.members(['@t/app/m0', '@t/app/m1']);
+      expect(restored.misses).to.deep.equal({});
+      expect(asked, "the workspace's entry and its pack").to.have.length(2);
+    } finally {
+      await hashes.close!();
     }
-
-    it('keeps an output whose blob hashes to its name, under the content hash its entry names', async () => {
-      const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const a = 1;'));
-      expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
-      expect(outputs.get(hash)?.toString()).to.equal('export const a = 1;');
-    });
-
-    it('a blob that hashes to its name but is not the output its entry names (same size) is a bad blob, never kept', async () => {
-      const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const b = 2;'));
-      expect(restored.builds).to.deep.equal([]);
-      expect(restored.misses).to.deep.equal({ 'bad-blob': 1 });
-      expect(outputs.get(hash)).to.equal(undefined);
-      expect(outputs.size).to.equal(0);
-    });
   });
+
+  it("an entry the workspace's entry holds is judged as the module's own: one of another module is a miss, and only its inputs are not read", async () => {
+    const cache = teamCache({ held: true, change: (payloads) => void (payloads[1] = { ...payloads[0]! }) });
+    const hashes = cache.fresh();
+    const asked: string[] = [];
+    try {
+      const restored = await restore(cache, hashes, async (relatives) => void asked.push(...relatives));
+      expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
+      expect(restored.misses).to.deep.equal({ 'wrong-shape': 1 });
+      expect(asked.sort()).to.deep.equal(['app/m0/helper.ts', 'app/m0/index.ts']);
+    } finally {
+      await hashes.close!();
+    }
+  });
+
+  it("the entries the workspace's entry holds are taken under its signature, and none when it is another key's", async () => {
+    const signer = crypto.generateKeyPairSync('ed25519');
+    const other = crypto.generateKeyPairSync('ed25519');
+    for (const [key, taken] of [[signer.publicKey, 2], [other.publicKey, 0]] as const) {
+      const cache = teamCache({ held: true, signer: signer.privateKey });
+      const hashes = cache.fresh();
+      try {
+        const restored = await restore(cache, hashes, (relatives) => hashes.readAhead!(relatives), key);
+        expect(restored.builds, taken ? 'signed by the key' : 'signed by another key').to.have.length(taken);
+        // Refused, the workspace's entry gives nothing: each module's own entry is asked, and absent here.
+        if (!taken) expect(restored.misses).to.deep.equal({ absent: 2 });
+      } finally {
+        await hashes.close!();
+      }
+    }
+  });
+
+  it('judges stale a module whose input changed after the worker read it', async () => {
+    const cache = teamCache();
+    const hashes = cache.fresh();
+    try {
+      const restored = await restore(cache, hashes, async (relatives) => {
+        await hashes.readAhead!(relatives);
+        fs.writeFileSync(path.join(cache.root, 'app/m1/helper.ts'), 'H1');
+      });
+      expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
+      expect(restored.misses).to.deep.equal({ stale: 1 });
+    } finally {
+      await hashes.close!();
+    }
+  });
+});
+
+describe('restoreFromRemote, outputs from the pack', () => {
+  /** One module whose entry names its code output by `named`, and a pack holding `packed` under its own SHA-256. */
+  async function restoreOne(named: Buffer, packed: Buffer) {
+    const module = moduleModel('m0');
+    const workspace = workspaceModel([module]);
+    const wanted: WantedVariant[] = [{ module, variant: VARIANT }];
+    const key = moduleKey(module, VARIANT, workspace, IDENTITY);
+    const code = { hash: contentHash(named), size: named.length };
+    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs: {} } as ModuleEntry['entry']['record'] }, blobs: { [code.hash]: sha256Hex(packed) } };
+    const entry = sealEntry(payload, null);
+    const pack = writePack(new Map([[sha256Hex(entry), entry], [sha256Hex(packed), packed]]))!;
+    const listed = { [key]: sha256Hex(entry) };
+    const blobs = new Map([[workspaceKey([key]), sealEntry({ format: REMOTE_FORMAT, key: workspaceKey([key]), modules: listed, pack: sha256Hex(pack) }, null)], [sha256Hex(pack), pack]]);
+    const client = {
+      counts: { requests: 0, puts: 0, bytes: 0 },
+      get: async (_store: string, digest: string): Promise<Answer> => (blobs.has(digest) ? { found: blobs.get(digest)! } : { missing: true }),
+    } as unknown as RemoteClient;
+    const outputs = createOutputCache();
+    const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs, readAhead: async () => undefined });
+    return { restored, outputs, hash: code.hash };
+  }
+
+  it('keeps an output whose blob hashes to its name, under the content hash its entry names', async () => {
+    const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const a = 1;'));
+    expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m0']);
+    expect(outputs.get(hash)?.toString()).to.equal('export const a = 1;');
+  });
+
+  it('a blob that hashes to its name but is not the output its entry names (same size) is a bad blob, never kept', async () => {
+    const { restored, outputs, hash } = await restoreOne(Buffer.from('export const a = 1;'), Buffer.from('export const b = 2;'));
+    expect(restored.builds).to.deep.equal([]);
+    expect(restored.misses).to.deep.equal({ 'bad-blob': 1 });
+    expect(outputs.get(hash)).to.equal(undefined);
+    expect(outputs.size).to.equal(0);
+  });
+});
