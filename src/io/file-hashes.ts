@@ -227,6 +227,35 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
   };
 }
 
+/**
+ * A reader whose stamps are taken once per path within `once`: the results of one build job,
+ * made in one synchronous run, name the same files many times (the tsconfig places above every
+ * module, a package's shared sources), and each was stamped, stat and all, for every module
+ * naming it. Inside one run nothing else can take a stamp, so the first one stands for all: what
+ * the disk held at that moment, as a second stamp a few microseconds later would say.
+ * Outside `once` every call goes to `hashes` as it is.
+ */
+export function stampingOnce(hashes: FileHashes): { hashes: FileHashes; once<T>(run: () => T): T } {
+  let stamps: Map<string, Stamp> | null = null;
+  const stamp = (relative: string): Stamp => {
+    if (!stamps) return hashes.stamp(relative);
+    let known = stamps.get(relative);
+    if (!known) stamps.set(relative, (known = hashes.stamp(relative)));
+    return known;
+  };
+  return {
+    hashes: { ...hashes, stamp, hash: (relative) => stamp(relative).hash },
+    once(run) {
+      stamps = new Map();
+      try {
+        return run();
+      } finally {
+        stamps = null;
+      }
+    },
+  };
+}
+
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, options.stat);
