@@ -2,26 +2,13 @@
 // those known from the last build hashed before it reads them, those first seen hashed after.
 import type { RebuildHint } from '../bundlers/types.js';
 import { UNVERIFIED, type InputHashes } from '../store/events.js';
+import { dictionaryRecord } from '../store/reducer.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
 import { MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
 
 /** What the runner took of each input before the build: its hash, its mtime, its bytes when kept. */
 export type InputsBefore = ReadonlyMap<string, Recalled>;
-
-/**
- * An empty record for paths, held by V8 as a dictionary from the start: each module's inputs are
- * other paths, and adding them one by one to a `{}` made a new hidden class per path, all hung
- * on the one class of the literal (for 1,000 modules, most of the time spent recording their
- * inputs). Deleting a property other than the last one added is what turns an object into a
- * dictionary; it keeps its prototype, and its keys their order.
- */
-export function pathRecord<T>(): Record<string, T> {
-  const record: Record<string, unknown> = { first: 0, second: 0 };
-  delete record.first;
-  delete record.second;
-  return record as Record<string, T>;
-}
 
 // Inputs known from the last build are hashed before this one reads them: a change during the
 // build then shows as a difference afterwards, never as a false match. The file just saved is
@@ -53,7 +40,8 @@ export function rebuildHint(previousInputs: InputHashes | null, previousCode: st
 // with the content it had before: an editor's save truncates the file first, and the build may
 // have read it empty.
 export function hashInputs(hashes: FileHashes, paths: readonly string[], before: InputsBefore, startedAt: number): InputHashes {
-  const inputs: InputHashes = pathRecord();
+  // A dictionary from the start: each module's inputs are other paths (`dictionaryRecord`).
+  const inputs: InputHashes = dictionaryRecord();
   for (const path of paths) {
     const known = before.get(path);
     if (known) {
