@@ -2,7 +2,6 @@
 // those known from the last build hashed before it reads them, those first seen hashed after.
 import type { RebuildHint } from '../bundlers/types.js';
 import { UNVERIFIED, type InputHashes } from '../store/events.js';
-import { dictionaryRecord } from '../store/reducer.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
 import { MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
@@ -40,8 +39,7 @@ export function rebuildHint(previousInputs: InputHashes | null, previousCode: st
 // with the content it had before: an editor's save truncates the file first, and the build may
 // have read it empty.
 export function hashInputs(hashes: FileHashes, paths: readonly string[], before: InputsBefore, startedAt: number): InputHashes {
-  // A dictionary from the start: each module's inputs are other paths (`dictionaryRecord`).
-  const inputs: InputHashes = dictionaryRecord();
+  const inputs: InputHashes = {};
   for (const path of paths) {
     const known = before.get(path);
     if (known) {
