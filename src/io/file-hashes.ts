@@ -98,6 +98,12 @@ export interface FileHashes {
   recall(relative: string): Recalled;
   /** A file's text as `recall` takes it: from the bytes still kept, else read (null: absent). */
   recallText(relative: string): { text: string; hash: string } | null;
+  /**
+   * The text whose hash is `hash`, when the last read of the path was of it and its bytes are
+   * still kept; no stat: the text of a recorded hash, whatever the disk holds now (a stamp that
+   * just read a build's input leaves it at hand for the places of its imports).
+   */
+  keptText?(relative: string, hash: string): string | undefined;
   /** The file's modification time now, 0 when absent: a stat, never a read. */
   modifiedMs(relative: string): number;
   /**
@@ -317,6 +323,10 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
       return file ? { text: file.text, hash: file.hash } : null;
     },
     recallText: (relative) => recalledText(recall(relative), () => readFile(relative)),
+    keptText(relative, hash) {
+      const bytes = memory.get(relative)?.hash === hash ? memory.bytes(relative) : undefined;
+      return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    },
     listDir: (relative) => listDir(relative),
     leaves: paths.leaves,
     signature: memory.signature,

@@ -104,10 +104,11 @@ describe('createBuildRunner', () => {
     expect((fact as { inputs: Record<string, string> }).inputs['app/main/index.ts']).to.equal(UNVERIFIED);
   });
 
-  it('stamps each path the results of one job name once, however many modules name it', async () => {
-    const root = tempWorkspace({ 'app/shared.ts': 'export const s = 1;\n', 'app/one/index.ts': 'export {};\n', 'app/two/index.ts': 'export {};\n', 'app/three/index.ts': 'export {};\n' });
+  it('stamps each path the results of one job name once, however many modules name it, and places their imports without another stat', async () => {
+    const entry = "export {};\nimport '@t/lib';\n";
+    const root = tempWorkspace({ 'app/shared.ts': 'export const s = 1;\n', 'app/one/index.ts': entry, 'app/two/index.ts': entry, 'app/three/index.ts': entry });
     const bundler: Bundler = {
-      bundle: async (targets) => targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: [target.entry, 'app/shared.ts'], imports: [], errors: [] })),
+      bundle: async (targets) => targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: [target.entry, 'app/shared.ts'], imports: [{ specifier: '@t/lib', file: target.entry }], errors: [] })),
       rebuild: async () => {
         throw new Error('not asked');
       },
@@ -126,10 +127,11 @@ describe('createBuildRunner', () => {
     const modules = ['one', 'two', 'three'].map((subpath) => ({ module: moduleModel(subpath), generation: 1, previousInputs: null }));
     const facts = await firstValueFrom(run({ build: 1, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules }));
     const shared = hashes.hash('app/shared.ts');
-    for (const fact of facts) {
-      const { inputs } = fact as { inputs: Record<string, string | null> };
+    for (const [index, fact] of facts.entries()) {
+      const { inputs, imports } = fact as { inputs: Record<string, string | null>; imports: unknown[] };
       // Every module records the shared file and the tsconfig places above it (all absent here).
       expect(inputs).to.include({ 'app/shared.ts': shared, 'app/tsconfig.json': null, 'tsconfig.json': null });
+      expect(imports).to.deep.equal([{ specifier: '@t/lib', file: modules[index]!.module.entry, line: 2, column: 8 }]);
     }
     stats.delete('app/shared.ts'); // and the stamp just above
     // The places every module shares, each looked at once for the three results.
