@@ -139,10 +139,11 @@ export function describe(tag: string, count: number): string {
  * import of the same module of the next package (declared in `dependencies`); and `@pl/app/main`,
  * which imports all 1,000 and renders one element of each. Every element marks itself
  * rendered (`data-rendered`); its stylesheet colours it. The same sources serve our service and
- * Vite (`entries` maps each specifier to its entry file, for Vite's resolver).
+ * Vite (`entries` maps each specifier to its entry file, for Vite's resolver). `under`: the
+ * directory it is written in (bench/.work by default).
  */
-export function generatePageLoadWorkspace(name, { packages = 100, modulesPerPackage = 10, keep = false } = {}) {
-  const dir = path.join(WORK, name);
+export function generatePageLoadWorkspace(name, { packages = 100, modulesPerPackage = 10, keep = false, under = WORK } = {}) {
+  const dir = path.join(under, name);
   // Two digits up to 100 packages (the page-load workspace's names), more for the 10,000-module one.
   const digits = Math.max(2, String(packages - 1).length);
   const pad = (n) => String(n).padStart(digits, '0');

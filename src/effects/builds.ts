@@ -85,8 +85,14 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
       // importing it (README "Shared files"); a build asked to import it records so.
       const copies = selectSharedFileCopies(state);
       if (copies.length > 0) return subscriber.next({ type: 'copies.found', copies: copies.map(({ module, variant, build, file }) => ({ module, variant, build, file })) });
+      // Every lane taken: nothing can start, and a first start passes here after each of its
+      // facts with 1,000 modules waiting, which need not be looked at or grouped each time.
+      if (running.size >= deps.concurrency + requestLanes) return;
       const queue = selectBuildQueue(state);
       if (queue.length === 0) return;
+      // Requested targets come first: with the plain lanes taken, a queue whose first target was
+      // not requested holds none that may use the request lanes.
+      if (running.size >= deps.concurrency && !queue[0]!.requested) return;
       for (const group of groupTargets(queue)) {
         const requested = group.some((target) => target.requested);
         const capacity = deps.concurrency + (requested ? requestLanes : 0);

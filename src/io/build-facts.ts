@@ -52,6 +52,6 @@ export function bundlerFailedFacts(hashes: FileHashes, job: { build: number; var
         : bundlerFailed(job.bundler.name, message, module.entry),
     ],
     imports: [],
-    inputs: { ...previousInputs, ...hashInputs(hashes, [module.entry!, `${module.dir}/`], {}, 0) },
+    inputs: { ...previousInputs, ...hashInputs(hashes, [module.entry!, `${module.dir}/`], new Map(), 0) },
   }));
 }

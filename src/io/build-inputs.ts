@@ -7,15 +7,15 @@ import { isInside, normalizeRelative } from '../workspace/paths.js';
 import { MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
 
 /** What the runner took of each input before the build: its hash, its mtime, its bytes when kept. */
-export type InputsBefore = Record<string, Recalled>;
+export type InputsBefore = ReadonlyMap<string, Recalled>;
 
 // Inputs known from the last build are hashed before this one reads them: a change during the
 // build then shows as a difference afterwards, never as a false match. The file just saved is
 // taken as the watcher read it (`recall`), bytes and all: it is not read again.
 export function inputsBefore(hashes: FileHashes, previous: readonly (InputHashes | null)[]): InputsBefore {
-  const before: InputsBefore = {};
+  const before = new Map<string, Recalled>();
   for (const inputs of previous) {
-    for (const path of Object.keys(inputs ?? {})) before[path] ??= hashes.recall(path);
+    for (const path of Object.keys(inputs ?? {})) if (!before.has(path)) before.set(path, hashes.recall(path));
   }
   return before;
 }
@@ -24,10 +24,10 @@ export function inputsBefore(hashes: FileHashes, previous: readonly (InputHashes
 export function rebuildHint(previousInputs: InputHashes | null, previousCode: string | null | undefined, before: InputsBefore): RebuildHint | undefined {
   if (!previousInputs) return undefined;
   const inputs = Object.keys(previousInputs);
-  const changed = inputs.filter((path) => before[path]?.hash !== previousInputs[path] || previousInputs[path] === UNVERIFIED);
+  const changed = inputs.filter((path) => before.get(path)?.hash !== previousInputs[path] || previousInputs[path] === UNVERIFIED);
   const contents: Record<string, Uint8Array> = {};
   for (const path of changed) {
-    const bytes = before[path]?.bytes;
+    const bytes = before.get(path)?.bytes;
     if (bytes) contents[path] = bytes;
   }
   return { inputs, changed, code: previousCode ?? null, ...(Object.keys(contents).length > 0 ? { contents } : {}) };
@@ -41,7 +41,7 @@ export function rebuildHint(previousInputs: InputHashes | null, previousCode: st
 export function hashInputs(hashes: FileHashes, paths: readonly string[], before: InputsBefore, startedAt: number): InputHashes {
   const inputs: InputHashes = {};
   for (const path of paths) {
-    const known = before[path];
+    const known = before.get(path);
     if (known) {
       inputs[path] = known.hash !== null && hashes.modifiedMs(path) !== known.mtimeMs ? UNVERIFIED : known.hash;
       continue;

@@ -10,7 +10,7 @@ import type { BundlerRef, ModuleModel } from '../workspace/model.js';
 import { parseVariantKey } from '../workspace/variant.js';
 import { bundlerFailedFacts, createBuildFacts } from './build-facts.js';
 import { inputsBefore, rebuildHint } from './build-inputs.js';
-import type { FileHashes } from './file-hashes.js';
+import { stampingOnce, type FileHashes } from './file-hashes.js';
 import { createImportLocator } from './import-locations.js';
 import { createTsconfigInputs } from './tsconfig-inputs.js';
 
@@ -56,8 +56,10 @@ export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundar
 
 export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   const now = deps.now ?? Date.now;
-  const tsconfigInputs = createTsconfigInputs(deps.hashes);
-  const toFact = createBuildFacts(deps.hashes, deps.outputs, createImportLocator(deps.hashes));
+  // A job's results are recorded in one run, each path they name stamped once (`stampingOnce`).
+  const stamps = stampingOnce(deps.hashes);
+  const tsconfigInputs = createTsconfigInputs(stamps.hashes);
+  const toFact = createBuildFacts(stamps.hashes, deps.outputs, createImportLocator(stamps.hashes));
   return (job) =>
     new Observable<readonly Fact[]>((subscriber) => {
       const abort = new AbortController();
@@ -91,14 +93,16 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
     const targets = job.modules.map(({ module, packageDir }) => toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package]));
     const first = job.modules[0]!;
-    const results = job.incremental && targets.length === 1
+    const built = job.incremental && targets.length === 1
       ? [await bundler.rebuild(targets[0]!, variant, signal, rebuildHint(first.previousInputs, first.previousCode, before))]
       : await bundler.bundle(targets, variant, signal);
     if (signal.aborted) throw new BuildCancelled();
-    return results.map((result, index) => {
-      const { module, previousInputs } = job.modules[index]!;
-      const withConfigs = module.entry ? { ...result, inputs: [...new Set([...result.inputs, ...tsconfigInputs(module.entry)])].sort() } : result;
-      return toFact(withConfigs, { build: job.build, variant: job.variant, previousInputs, before, startedAt, shared: targets[index]!.shared });
-    });
+    return stamps.once(() =>
+      built.map((result, index) => {
+        const { module, previousInputs } = job.modules[index]!;
+        const withConfigs = module.entry ? { ...result, inputs: [...new Set([...result.inputs, ...tsconfigInputs(module.entry)])].sort() } : result;
+        return toFact(withConfigs, { build: job.build, variant: job.variant, previousInputs, before, startedAt, shared: targets[index]!.shared });
+      }),
+    );
   }
 }

@@ -98,6 +98,12 @@ export interface FileHashes {
   recall(relative: string): Recalled;
   /** A file's text as `recall` takes it: from the bytes still kept, else read (null: absent). */
   recallText(relative: string): { text: string; hash: string } | null;
+  /**
+   * The text whose hash is `hash`, when the last read of the path was of it and its bytes are
+   * still kept; no stat: the text of a recorded hash, whatever the disk holds now (a stamp that
+   * just read a build's input leaves it at hand for the places of its imports).
+   */
+  keptText?(relative: string, hash: string): string | undefined;
   /** The file's modification time now, 0 when absent: a stat, never a read. */
   modifiedMs(relative: string): number;
   /**
@@ -227,6 +233,35 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
   };
 }
 
+/**
+ * A reader whose stamps are taken once per path within `once`: the results of one build job,
+ * made in one synchronous run, name the same files many times (the tsconfig places above every
+ * module, a package's shared sources), and each was stamped, stat and all, for every module
+ * naming it. Inside one run nothing else can take a stamp, so the first one stands for all: what
+ * the disk held at that moment, as a second stamp a few microseconds later would say.
+ * Outside `once` every call goes to `hashes` as it is.
+ */
+export function stampingOnce(hashes: FileHashes): { hashes: FileHashes; once<T>(run: () => T): T } {
+  let stamps: Map<string, Stamp> | null = null;
+  const stamp = (relative: string): Stamp => {
+    if (!stamps) return hashes.stamp(relative);
+    let known = stamps.get(relative);
+    if (!known) stamps.set(relative, (known = hashes.stamp(relative)));
+    return known;
+  };
+  return {
+    hashes: { ...hashes, stamp, hash: (relative) => stamp(relative).hash },
+    once(run) {
+      stamps = new Map();
+      try {
+        return run();
+      } finally {
+        stamps = null;
+      }
+    },
+  };
+}
+
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, options.stat);
@@ -288,6 +323,10 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
       return file ? { text: file.text, hash: file.hash } : null;
     },
     recallText: (relative) => recalledText(recall(relative), () => readFile(relative)),
+    keptText(relative, hash) {
+      const bytes = memory.get(relative)?.hash === hash ? memory.bytes(relative) : undefined;
+      return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    },
     listDir: (relative) => listDir(relative),
     leaves: paths.leaves,
     signature: memory.signature,

@@ -17,25 +17,29 @@ type Place = { line: number; column: number } | null;
 export function createImportLocator(hashes: FileHashes): ImportLocator {
   const kept = new Map<string, { hash: string; places: Map<string, Place> }>();
   /** The file's text, read once per call and only when a place is not kept for its hash. */
-  const reader = () => {
+  const reader = (inputs: InputHashes) => {
     const texts = new Map<string, string | null>();
     return (file: string): string | null => {
       if (texts.has(file)) return texts.get(file)!;
-      const read = textOf(file);
+      const read = textOf(file, inputs[file]);
       texts.set(file, read?.text ?? null);
       if (read && kept.get(file)?.hash !== read.hash) keep(file, read.hash);
       return read?.text ?? null;
     };
   };
-  // A file just edited is at hand as the build's inputs were hashed from it (`recall`): not read again.
-  const textOf = (file: string): { text: string; hash: string } | null => hashes.recallText(file);
+  // The bytes the build's inputs were just hashed from are at hand (`keptText`): neither read nor
+  // stat'ed again; a file just edited is at hand as the watcher read it (`recall`).
+  const textOf = (file: string, hash: string | null | undefined): { text: string; hash: string } | null => {
+    const kept = hash && hash !== UNVERIFIED ? hashes.keptText?.(file, hash) : undefined;
+    return kept !== undefined ? { text: kept, hash: hash! } : hashes.recallText(file);
+  };
   const keep = (file: string, hash: string) => {
     kept.delete(file);
     kept.set(file, { hash, places: new Map() });
     if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
   };
   return (imports, inputs) => {
-    const read = reader();
+    const read = reader(inputs);
     return imports.map((record) => {
       if (record.line !== undefined) return record;
       const hash = inputs[record.file];

@@ -34,6 +34,26 @@ const freshVariant = (eager: boolean, requested = false): VariantState => ({
   seen: null,
 });
 
+/**
+ * An empty record held by V8 as a dictionary from the start: deleting a property other than the
+ * last one added is what turns an object into one; it keeps its prototype, and its keys their
+ * order. Spreading the builds of 1,000 modules (a dictionary already) into a new literal cost
+ * about 2 ms a copy, made for each `build.started` and each batch of results of a start; copied
+ * key by key into a dictionary it costs a tenth.
+ */
+function dictionaryRecord<T>(): Record<string, T> {
+  const record: Record<string, unknown> = { first: 0, second: 0 };
+  delete record.first;
+  delete record.second;
+  return record as Record<string, T>;
+}
+
+function copyOf<T>(base: Readonly<Record<string, T>>): Record<string, T> {
+  const copy = dictionaryRecord<T>();
+  for (const key of Object.keys(base)) copy[key] = base[key]!;
+  return copy;
+}
+
 // Many modules' builds replaced in one event (a workspace read, a restored cache) go into a new
 // map assigned whole, never through a draft of the map: immer walks every plain value assigned
 // into a draft that has draft siblings, looking for drafts in it (the whole workspace and every
@@ -45,11 +65,11 @@ function replacing<T>(base: Readonly<Record<string, T>>) {
     /** The value as replaced so far. */
     get: (key: string): T | undefined => (next ?? base)[key],
     set(key: string, value: T) {
-      (next ??= { ...base })[key] = value;
+      (next ??= copyOf(base))[key] = value;
     },
     remove(key: string) {
       if (!(key in (next ?? base))) return;
-      delete (next ??= { ...base })[key];
+      delete (next ??= copyOf(base))[key];
     },
     changed: (): Record<string, T> | null => next,
   };

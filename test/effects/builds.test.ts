@@ -156,4 +156,14 @@ describe('builds$', () => {
     const rebuilds = result.jobs.slice(1);
     expect(rebuilds.map(({ build$ }) => build$.subscriptions[0]!.subscribedFrame)).to.deep.equal([10, 13]);
   });
+
+  it('starts a request in a lane kept for requests while every other lane builds', () => {
+    let result!: ReturnType<typeof harness>;
+    scheduler.run(({ cold, hot }) => {
+      // The first start's batch takes the one lane for 9 frames; the request arrives at frame 2.
+      result = harness(cold, hot<Fact>('a 1ms r', { a: { type: 'workspace.read', workspace: workspace('one', 'two') }, r: { type: 'output.requested', module: '@t/app/two', variant: PROD } }), 9);
+    });
+    const frames = result.jobs.map(({ job, build$ }) => [job.variant, job.modules.map(({ module }) => module.subpath), build$.subscriptions[0]!.subscribedFrame]);
+    expect(frames).to.deep.equal([[DEV, ['one', 'two'], 0], [PROD, ['two'], 2]]);
+  });
 });

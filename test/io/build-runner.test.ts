@@ -104,6 +104,42 @@ describe('createBuildRunner', () => {
     expect((fact as { inputs: Record<string, string> }).inputs['app/main/index.ts']).to.equal(UNVERIFIED);
   });
 
+  it('stamps each path the results of one job name once, however many modules name it, and places their imports without another stat', async () => {
+    const entry = "export {};\nimport '@t/lib';\n";
+    const root = tempWorkspace({ 'app/shared.ts': 'export const s = 1;\n', 'app/one/index.ts': entry, 'app/two/index.ts': entry, 'app/three/index.ts': entry });
+    const bundler: Bundler = {
+      bundle: async (targets) => targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: [target.entry, 'app/shared.ts'], imports: [{ specifier: '@t/lib', file: target.entry }], errors: [] })),
+      rebuild: async () => {
+        throw new Error('not asked');
+      },
+      dispose: async () => {},
+    };
+    const stats = new Map<string, number>();
+    const stat = (absolute: string) => {
+      const relative = path.relative(root, absolute);
+      stats.set(relative, (stats.get(relative) ?? 0) + 1);
+      return fs.statSync(absolute, { throwIfNoEntry: false });
+    };
+    // Long after the files were written: nothing read is racy or unverified.
+    const later = () => Date.now() + 60_000;
+    const hashes = createFileHashes(root, later, { stat });
+    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later });
+    const modules = ['one', 'two', 'three'].map((subpath) => ({ module: moduleModel(subpath), generation: 1, previousInputs: null }));
+    const facts = await firstValueFrom(run({ build: 1, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules }));
+    const shared = hashes.hash('app/shared.ts');
+    for (const [index, fact] of facts.entries()) {
+      const { inputs, imports } = fact as { inputs: Record<string, string | null>; imports: unknown[] };
+      // Every module records the shared file and the tsconfig places above it (all absent here).
+      expect(inputs).to.include({ 'app/shared.ts': shared, 'app/tsconfig.json': null, 'tsconfig.json': null });
+      expect(imports).to.deep.equal([{ specifier: '@t/lib', file: modules[index]!.module.entry, line: 2, column: 8 }]);
+    }
+    stats.delete('app/shared.ts'); // and the stamp just above
+    // The places every module shares, each looked at once for the three results.
+    expect(stats.get('app/tsconfig.json')).to.equal(1);
+    expect(stats.get('tsconfig.json')).to.equal(1);
+    expect([...stats.values()].every((count) => count === 1), JSON.stringify(Object.fromEntries(stats))).to.equal(true);
+  });
+
   it('calls a loaded bundler in the turn the job is subscribed in', async () => {
     const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
     const calls: string[] = [];

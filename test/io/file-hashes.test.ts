@@ -54,6 +54,20 @@ describe('createFileHashes', () => {
     expect([hashes.leaves('app/rootlink'), hashes.leaves('app/outside'), hashes.leaves('app/inside'), hashes.leaves('app/missing')]).to.deep.equal([true, true, false, false]);
   });
 
+  it('gives the text of the hash its last read took while those bytes are kept, with no stat, and nothing for another hash', () => {
+    const root = tempWorkspace({ 'a.ts': 'first' });
+    const stats: string[] = [];
+    const hashes = createFileHashes(root, Date.now, { stat: (absolute) => (stats.push(absolute), fs.statSync(absolute, { throwIfNoEntry: false })) });
+    const first = hashes.hash('a.ts')!;
+    fs.writeFileSync(path.join(root, 'a.ts'), 'second');
+    stats.length = 0;
+    // The text of the hash recorded, whatever the disk holds since.
+    expect(hashes.keptText!('a.ts', first)).to.equal('first');
+    expect(hashes.keptText!('a.ts', contentHash('second'))).to.equal(undefined);
+    expect(hashes.keptText!('never-read.ts', first)).to.equal(undefined);
+    expect(stats).to.deep.equal([]);
+  });
+
   it('answers null for what is absent, and for a file named as a directory or the reverse', () => {
     const root = tempWorkspace({ 'app/index.ts': 'x' });
     const hashes = createFileHashes(root);

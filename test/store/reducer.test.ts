@@ -1,4 +1,5 @@
 // The pure reducer: every event type, folded from hand-written facts.
+import v8 from 'node:v8';
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import { DEEP_IMPORTS_KEPT, fingerprintOf, isBuildable, isDeepImport, keepsNoMoreDeepImports, reduceAll, reducer } from '../../src/store/reducer.js';
@@ -197,6 +198,22 @@ describe('reducer', () => {
       expect(state.builds[one.specifier]!.variants[DEV]).to.deep.include({ status: 'pending', build: null });
       const done = built();
       expect(fold([startedBuild(9, DEV, [{ module: one, generation: 1 }])], done).builds).to.equal(done.builds);
+    });
+  });
+
+  describe('the records of many modules', () => {
+    // Which representation V8 gives an object: the copy of the builds map of each batch is a
+    // dictionary (`dictionaryRecord`), not a spread literal.
+    v8.setFlagsFromString('--allow-natives-syntax');
+    const hasFastProperties = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean;
+
+    it('replaces the builds of a batch in a dictionary that keeps the modules and their order', () => {
+      const modules = ['a', 'b', 'c', 'd', 'e'].map((subpath) => moduleModel(subpath));
+      const before = fold([started, read(...modules)]);
+      const state = fold([startedBuild(1, DEV, [{ module: modules[1]!, generation: 1 }])], before);
+      expect(Object.keys(state.builds)).to.deep.equal(Object.keys(before.builds));
+      expect(Object.getPrototypeOf(state.builds)).to.equal(Object.prototype);
+      expect(hasFastProperties(state.builds)).to.equal(false);
     });
   });
 
