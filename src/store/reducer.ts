@@ -76,10 +76,10 @@ function replacing<T>(base: Readonly<Record<string, T>>) {
 }
 
 // A variant whose sources changed: its last result is stale, and a build in flight is too.
+const invalidated = (variant: VariantState) => ({ generation: variant.generation + 1, status: 'pending' as const, build: null });
+
 function invalidate(variant: Draft<VariantState>) {
-  variant.generation += 1;
-  variant.status = 'pending';
-  variant.build = null;
+  Object.assign(variant, invalidated(variant));
 }
 
 const handlers: Handlers = {
@@ -143,7 +143,7 @@ const handlers: Handlers = {
         }
         if (!seen) continue;
         // A pending variant is stale already; its next build reads the disk anyway.
-        const stale = variant.status === 'pending' ? {} : { generation: variant.generation + 1, status: 'pending' as const, build: null };
+        const stale = variant.status === 'pending' ? {} : invalidated(variant);
         (variants ??= { ...moduleBuilds.variants })[key] = { ...variant, seen, ...stale };
       }
       if (variants) builds.set(specifier, { ...moduleBuilds, variants });
