@@ -22,7 +22,8 @@ export interface ContextPool {
 interface Pooled {
   context: esbuild.BuildContext;
   signature: string;
-  idle?: Promise<void>;
+  /** Settles once the last rebuild has wound down; null when it has. */
+  busy: Promise<void> | null;
 }
 
 export function createContextPool(limit = 64): ContextPool {
@@ -35,7 +36,7 @@ export function createContextPool(limit = 64): ContextPool {
       await entry.context.dispose();
       entry = undefined;
     }
-    if (!entry) entry = { context: await esbuild.context(options()), signature };
+    if (!entry) entry = { context: await esbuild.context(options()), signature, busy: null };
     pool.delete(key);
     pool.set(key, entry); // most recently used last
     while (pool.size > limit) {
@@ -61,9 +62,12 @@ export function createContextPool(limit = 64): ContextPool {
       const kept = pool.get(key);
       const entry = kept?.signature === signature ? used(key, kept) : await take(key, signature, options);
       const { context } = entry;
-      const previous = entry.idle;
+      // Only a rebuild still winding down is waited for: awaiting a settled one would queue
+      // esbuild's call behind whatever else this turn started (the route that asked for it).
+      const previous = entry.busy;
       let release!: () => void;
-      entry.idle = new Promise<void>((resolve) => (release = resolve));
+      const busy = new Promise<void>((resolve) => (release = resolve));
+      entry.busy = busy;
       let cancelled: Promise<void> = Promise.resolve();
       const cancel = () => void (cancelled = context.cancel().catch(() => {}));
       try {
@@ -78,7 +82,10 @@ export function createContextPool(limit = 64): ContextPool {
         throw error;
       } finally {
         signal?.removeEventListener('abort', cancel);
-        void cancelled.then(release);
+        void cancelled.then(() => {
+          if (entry.busy === busy) entry.busy = null;
+          release();
+        });
       }
     },
     async dispose() {
@@ -94,7 +101,7 @@ export function createContextPool(limit = 64): ContextPool {
       const entry = pool.get(key);
       if (!entry) return;
       pool.delete(key);
-      await entry.idle;
+      await entry.busy;
       await entry.context.dispose().catch(() => {});
     },
   };
