@@ -22,7 +22,27 @@ export interface ContextPool {
 interface Pooled {
   context: esbuild.BuildContext;
   signature: string;
-  idle?: Promise<void>;
+  /** Settles once the last rebuild has wound down; null when it has. */
+  busy: Promise<void> | null;
+  /** Given the result of the context's next build that succeeds, as esbuild ends it. */
+  ended: { take: ((result: esbuild.BuildResult) => void) | null };
+}
+
+// A successful build's result, taken as esbuild ends the build: `rebuild()` answers one round trip
+// to esbuild's process later (its "on-end" message is sent within a rebuild anyway, then answered,
+// then the rebuild), while the request that asked for the build waits. A failure is taken from
+// `rebuild()`, with the error it makes.
+function endedPlugin(ended: Pooled['ended']): esbuild.Plugin {
+  return {
+    name: 'core-context-pool',
+    setup(build) {
+      build.onEnd((result) => {
+        const take = ended.take;
+        ended.take = null;
+        if (result.errors.length === 0) take?.(result);
+      });
+    },
+  };
 }
 
 export function createContextPool(limit = 64): ContextPool {
@@ -35,7 +55,11 @@ export function createContextPool(limit = 64): ContextPool {
       await entry.context.dispose();
       entry = undefined;
     }
-    if (!entry) entry = { context: await esbuild.context(options()), signature };
+    if (!entry) {
+      const ended: Pooled['ended'] = { take: null };
+      const made = options();
+      entry = { context: await esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] }), signature, busy: null, ended };
+    }
     pool.delete(key);
     pool.set(key, entry); // most recently used last
     while (pool.size > limit) {
@@ -61,16 +85,23 @@ export function createContextPool(limit = 64): ContextPool {
       const kept = pool.get(key);
       const entry = kept?.signature === signature ? used(key, kept) : await take(key, signature, options);
       const { context } = entry;
-      const previous = entry.idle;
+      // Only a rebuild still winding down is waited for: awaiting a settled one would queue
+      // esbuild's call behind whatever else this turn started (the route that asked for it).
+      const previous = entry.busy;
       let release!: () => void;
-      entry.idle = new Promise<void>((resolve) => (release = resolve));
+      const busy = new Promise<void>((resolve) => (release = resolve));
+      entry.busy = busy;
       let cancelled: Promise<void> = Promise.resolve();
+      let rebuilt: Promise<unknown> = Promise.resolve();
       const cancel = () => void (cancelled = context.cancel().catch(() => {}));
       try {
         if (previous) await previous;
         if (signal?.aborted) throw new BuildCancelled();
         signal?.addEventListener('abort', cancel, { once: true });
-        const result = await context.rebuild();
+        const ended = new Promise<esbuild.BuildResult>((resolve) => (entry.ended.take = resolve));
+        const rebuilding = context.rebuild();
+        rebuilt = rebuilding.catch(() => {});
+        const result = await Promise.race([ended, rebuilding]);
         if (signal?.aborted) throw new BuildCancelled();
         return result;
       } catch (error) {
@@ -78,7 +109,10 @@ export function createContextPool(limit = 64): ContextPool {
         throw error;
       } finally {
         signal?.removeEventListener('abort', cancel);
-        void cancelled.then(release);
+        void Promise.all([cancelled, rebuilt]).then(() => {
+          if (entry.busy === busy) entry.busy = null;
+          release();
+        });
       }
     },
     async dispose() {
@@ -94,7 +128,7 @@ export function createContextPool(limit = 64): ContextPool {
       const entry = pool.get(key);
       if (!entry) return;
       pool.delete(key);
-      await entry.idle;
+      await entry.busy;
       await entry.context.dispose().catch(() => {});
     },
   };

@@ -78,5 +78,5 @@ async function buildBatch(optionsWith: (plugins: OptionalPlugins) => esbuild.Bui
   return esbuild.build(optionsWith({}));
 }
 
-const importsCssModuleScript = (metafile: esbuild.Metafile): boolean =>
+export const importsCssModuleScript = (metafile: esbuild.Metafile): boolean =>
   Object.values(metafile.inputs).some((input) => input.imports.some((record) => record.with?.type === 'css'));

@@ -15,6 +15,7 @@ import { contentHash } from '../outputs/content-hash.js';
 import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
+import { createKeptRebuilds } from './kept-rebuild.js';
 import { shareWithinBatch, withChunks } from './esbuild-shared-files.js';
 import { createStylesheetRebuild, importsNothing, stylesOnly, type LastBuild } from './stylesheet-rebuild.js';
 import type { BundleResult, BundleTarget, Bundler, BundlerOptions, RebuildHint } from './types.js';
@@ -35,6 +36,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   const lastBuilds = new Map<string, LastBuild>();
   const buildOptions: BuildOptionsOf = (targets, variant, plugins) => esbuildOptions(root, targets, variant, options.refuse, plugins);
   const { bundleOnce, failedBuild } = createBatchBuilds(root, buildOptions);
+  const kept = createKeptRebuilds(contexts, buildOptions);
   const stylesheets = createStylesheetRebuild({ root, contexts, lastBuilds, buildOptions, failedBuild, refuse: options.refuse });
   const rebuildStyles = stylesheets.rebuild;
   // esbuild's process may die under a build: a new one takes over, and the contexts of the old are gone.
@@ -53,7 +55,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     // (esbuild names by how often each character occurs): a stylesheet edit changes the code.
     if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!]);
     try {
-      const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant), signal);
+      const result = await kept.rebuild(key, signature, target, variant, signal);
       const last = wholeBuild(root, target, result);
       lastBuilds.set(key, last);
       return last.result;
@@ -87,6 +89,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     anticipate: stylesheets.anticipate,
     async dispose() {
       lastBuilds.clear();
+      kept.clear();
       await contexts.dispose();
     },
   };

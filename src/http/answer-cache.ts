@@ -51,6 +51,13 @@ export interface AnswerCacheDeps {
   derive?(target: string, state: ServiceState): CachedAnswer | null;
 }
 
+// Requests the cache checked against the disk and then handed to Koa: the check ran after they
+// arrived, so their route owes none again (README "Addresses").
+const checkedRequests = new WeakSet<IncomingMessage>();
+
+/** Whether the answer cache has checked `request` against the disk already (then handed it to Koa). */
+export const checkedByCache = (request: IncomingMessage): boolean => checkedRequests.has(request);
+
 interface Stored extends CachedAnswer {
   /** Written as they are: built once, not per request. */
   notModified: Record<string, string>;
@@ -116,11 +123,12 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
         }
         const checked = answer;
         deps.freshness.check(checked.scope).then(() => {
-          // The check found a change, or something else happened meanwhile: Koa answers (its
-          // route checks again).
+          // The check found a change, or something else happened meanwhile: Koa answers, from
+          // the state this check made (its route waits for the builds, and checks no more).
           if (checked.state !== deps.getState()) {
             const target = req.url ?? '';
             if (answers.get(target) === checked) answers.delete(target);
+            checkedRequests.add(req);
             return koa(req, res);
           }
           send(req, res, checked);

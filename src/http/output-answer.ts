@@ -12,7 +12,7 @@ import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { CheckScope } from '../io/freshness.js';
 import { isContentHash } from '../outputs/content-hash.js';
 import type { Address } from './address.js';
-import type { CachedAnswer } from './answer-cache.js';
+import { checkedByCache, type CachedAnswer } from './answer-cache.js';
 import type { HttpContext } from './context.js';
 import { ServiceError, unbuildable } from './errors.js';
 import type { Readiness } from './readiness.js';
@@ -29,7 +29,7 @@ export const describeAddress = (address: Address): string => `/m/${address.packa
 export async function answerOutput(ctx: HttpContext, address: Address, variant: Variant, token: unknown, deps: { readiness: Readiness; outputs: OutputCache }): Promise<CachedAnswer> {
   const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
   const scope: CheckScope = { kind: 'variant', module: specifier, variant: variantKey(variant) };
-  const read = await deps.readiness.workspace(scope);
+  const read = await deps.readiness.workspace(scope, checkedByCache(ctx.req));
   // A wrong version looks for no file (README "Exports and sources": found on demand).
   findPackageVersion(read, address);
   // Before a deep import is looked for: a refused cross-site request records nothing in the state.

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createAnswerCache, type CachedAnswer } from '../../src/http/answer-cache.js';
+import { checkedByCache, createAnswerCache, type CachedAnswer } from '../../src/http/answer-cache.js';
 import { ServiceError } from '../../src/http/errors.js';
 import { requestGuards, type RequestGuard } from '../../src/http/guards/request-guards.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
@@ -18,6 +18,8 @@ describe('createAnswerCache', () => {
   let base: string;
   let state: ServiceState;
   let handedOver: string[];
+  /** Of each request handed over, whether the cache says it checked it. */
+  let checkedOnes: boolean[];
   let logged: string[];
   let failDerive = false;
   let checks: CheckScope[];
@@ -47,6 +49,7 @@ describe('createAnswerCache', () => {
   });
   const next: RequestListener = (req: IncomingMessage, res) => {
     handedOver.push(req.url ?? '');
+    checkedOnes.push(checkedByCache(req));
     res.writeHead(299, { 'content-type': 'text/plain' });
     res.end('from koa');
   };
@@ -69,6 +72,7 @@ describe('createAnswerCache', () => {
   beforeEach(() => {
     state = initialState();
     handedOver = [];
+    checkedOnes = [];
     logged = [];
     failDerive = false;
     checks = [];
@@ -128,6 +132,10 @@ describe('createAnswerCache', () => {
     changeOnCheck = true;
     expect((await get(base, '/m/c')).status).to.equal(299);
     expect(handedOver).to.deep.equal(['/m/b', '/m/c']);
+    // Only the one whose check found the change was checked: its route owes it no second check.
+    expect(checkedOnes).to.deep.equal([false, true]);
+    expect((await get(base, '/m/never')).status).to.equal(299);
+    expect(checkedOnes).to.deep.equal([false, true, false]);
   });
 
   it('answers 304 to a matching If-None-Match, but not when the request asks for no cache', async () => {

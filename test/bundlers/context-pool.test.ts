@@ -1,0 +1,62 @@
+// The kept esbuild contexts (src/bundlers/context-pool.ts): a rebuild that succeeds is answered as
+// esbuild ends it, not one round trip to esbuild's process later; a failure is still the error
+// esbuild's rebuild() makes.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type * as esbuild from 'esbuild';
+import { isBuildFailure } from '../../src/bundlers/build-results.js';
+import { createContextPool } from '../../src/bundlers/context-pool.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+describe('createContextPool', () => {
+  let root: string;
+  let pool: ReturnType<typeof createContextPool>;
+  let order: string[];
+  // A plugin of the caller's whose end of each build notes the next turn of the event loop:
+  // esbuild's process answers rebuild() no sooner than that.
+  const options = (): esbuild.BuildOptions => ({
+    absWorkingDir: root,
+    entryPoints: [path.join(root, 'index.ts')],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    logLevel: 'silent',
+    plugins: [{ name: 'next-turn', setup: (build) => void build.onEnd(() => void setImmediate(() => order.push('next turn'))) }],
+  });
+
+  beforeEach(() => {
+    root = tempWorkspace({ 'index.ts': "export { helper } from './helper.ts';\n", 'helper.ts': 'export const helper = 1;\n' });
+    pool = createContextPool();
+    order = [];
+  });
+  afterEach(() => pool.dispose());
+
+  it('answers a successful rebuild in the turn esbuild ends it, with its outputs', async () => {
+    await pool.rebuild('key', 'signature', options);
+    await new Promise((resolve) => setImmediate(resolve));
+    order = [];
+    fs.writeFileSync(path.join(root, 'helper.ts'), 'export const helper = 2;\n');
+    const result = await pool.rebuild('key', 'signature', options);
+    order.push('rebuilt');
+    expect(order).to.deep.equal(['rebuilt']);
+    expect(result.outputFiles!.map((file) => file.text).join('')).to.include('helper = 2');
+    // The next rebuild of the context waits for esbuild's answer to this one, then runs.
+    fs.writeFileSync(path.join(root, 'helper.ts'), 'export const helper = 3;\n');
+    expect((await pool.rebuild('key', 'signature', options)).outputFiles!.map((file) => file.text).join('')).to.include('helper = 3');
+  });
+
+  it('rejects a failed rebuild with the failure esbuild reports', async () => {
+    await pool.rebuild('key', 'signature', options);
+    fs.writeFileSync(path.join(root, 'helper.ts'), 'export const helper = ;\n');
+    const failure = await pool.rebuild('key', 'signature', options).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isBuildFailure(failure)).to.equal(true);
+    expect((failure as esbuild.BuildFailure).errors.map((error) => error.text)).to.deep.equal(['Unexpected ";"']);
+    fs.writeFileSync(path.join(root, 'helper.ts'), 'export const helper = 4;\n');
+    expect((await pool.rebuild('key', 'signature', options)).outputFiles!.map((file) => file.text).join('')).to.include('helper = 4');
+  });
+});
