@@ -9,6 +9,7 @@ import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { precomputedMimeTypes } from './mime-types-precomputed.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -72,6 +73,15 @@ const oneMimeTypes = {
   },
 };
 
+// mime-types with the tables it fills at load made by the build (scripts/mime-types-precomputed.js).
+const mimeTypesPrecomputed = {
+  name: 'mime-types-precomputed',
+  setup(build) {
+    const index = require.resolve('mime-types');
+    build.onLoad({ filter: /[\\/]mime-types[\\/]index\.js$/ }, (args) => (args.path === index ? { contents: precomputedMimeTypes(index), loader: 'js', resolveDir: path.dirname(index) } : undefined));
+  },
+};
+
 // A JSON file (mime-db's tables) as a string for JSON.parse, not an object
 // literal: V8 reads a string and parses JSON faster than it parses JavaScript.
 const jsonParsed = {
@@ -122,7 +132,7 @@ await esbuild.build({
   // the sources ask for their module's address, they get the bundle's.
   define: { 'import.meta.url': 'bundleUrl' },
   banner: { js: `'use strict';\nconst bundleUrl = require('node:url').pathToFileURL(__filename).href;\n${ONE_NAMESPACE_EACH}` },
-  plugins: [rxjsAsModules, jsoncParserAsModules, esbuildOnFirstUse, oneMimeTypes, jsonParsed],
+  plugins: [rxjsAsModules, jsoncParserAsModules, esbuildOnFirstUse, oneMimeTypes, mimeTypesPrecomputed, jsonParsed],
   sourcemap: true,
   legalComments: 'eof',
   logLevel: 'warning',

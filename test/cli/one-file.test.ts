@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import vm from 'node:vm';
 import { DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { get } from '../helpers/http.js';
@@ -13,6 +15,16 @@ import { PROJECT_DIR } from '../helpers/workspace.js';
 const RECORDER = path.join(PROJECT_DIR, 'test/helpers/record-loads.mjs');
 const LOADER = path.join(PROJECT_DIR, 'bin/load-bundle.js');
 const BUNDLE = path.join(PROJECT_DIR, 'dist/core.cjs');
+
+interface MimeTypes {
+  types: Record<string, string>;
+  extensions: Record<string, string[]>;
+  _extensionConflicts: string[][];
+  lookup(value: string): string | false;
+  contentType(value: string): string | false;
+  charset(value: string): string | false;
+  extension(value: string): string | false;
+}
 
 describe('the command in one file', function () {
   this.timeout(60_000);
@@ -41,11 +53,28 @@ describe('the command in one file', function () {
     expect(relative.filter((file) => !file.startsWith('node_modules/esbuild/')).sort()).to.deep.equal(['bin/core.js', 'bin/load-bundle.js']);
   });
 
-  it('holds one copy of mime-db\'s tables: koa\'s accepts takes the mime-types the rest takes', () => {
+  it('holds no copy of mime-db\'s tables: mime-types comes with the tables the build filled (scripts/mime-types-precomputed.js)', () => {
     const bundle = fs.readFileSync(BUNDLE, 'utf8');
-    const tables = [...bundle.matchAll(/^\/\/ (node_modules\/(?:[^/\n]+\/node_modules\/)?mime-db\/db\.json)$/gm)].map((match) => match[1]);
-    expect(tables).to.deep.equal(['node_modules/mime-db/db.json']);
+    expect([...bundle.matchAll(/^\/\/ (node_modules\/(?:[^/\n]+\/node_modules\/)?mime-(?:db|types)\/[^\n]+)$/gm)].map((match) => match[1]).sort()).to.deep.equal(['node_modules/mime-types/index.js', 'node_modules/mime-types/mimeScore.js']);
     expect(fs.existsSync(path.join(PROJECT_DIR, 'node_modules/accepts/node_modules/mime-db/db.json')), 'accepts installs a copy of its own').to.equal(true);
+  });
+
+  it('answers with the precomputed mime-types as mime-types does, for every type and extension mime-db knows', async () => {
+    const { precomputedMimeTypes } = (await import(pathToFileURL(path.join(PROJECT_DIR, 'scripts/mime-types-precomputed.js')).href)) as { precomputedMimeTypes: (index: string) => string };
+    const index = createRequire(path.join(PROJECT_DIR, 'package.json')).resolve('mime-types');
+    const require = createRequire(index);
+    const module = { exports: {} as MimeTypes };
+    vm.runInThisContext(`(function (exports, require, module) {${precomputedMimeTypes(index)}\n})`)(module.exports, require, module);
+    const precomputed = module.exports;
+    const original = require(index) as MimeTypes;
+    const db = require('mime-db') as Record<string, { extensions?: string[] }>;
+    expect(precomputed.types).to.deep.equal(original.types);
+    expect(precomputed.extensions).to.deep.equal(original.extensions);
+    expect(precomputed._extensionConflicts).to.deep.equal(original._extensionConflicts);
+    const asked = ['text/x-unknown', 'TEXT/HTML; charset=latin1', 'x.JS', '', 'none', ...Object.keys(db), ...Object.values(db).flatMap((entry) => entry.extensions ?? [])];
+    for (const member of ['lookup', 'contentType', 'charset', 'extension'] as const) {
+      expect(asked.map((value) => precomputed[member](value)), member).to.deep.equal(asked.map((value) => original[member](value)));
+    }
   });
 
   it('copies the members of each built-in module once for all the files importing it, not once per file', () => {
