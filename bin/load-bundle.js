@@ -57,11 +57,13 @@ export function loadBundle(file) {
 
 /**
  * Loads `file` from source and writes its code cache: the code of the bundle and of every
- * function its loading ran. A temporary name renamed, so that a `core` starting meanwhile
+ * function its loading ran, and the loading of the modules a start loads late (the bundle's
+ * `loadDeferredModules`). A temporary name renamed, so that a `core` starting meanwhile
  * reads the old cache or the new one, never half of one.
  */
-export function writeCodeCache(file) {
-  const { script, bytes } = compile(file, false);
+export async function writeCodeCache(file) {
+  const { script, bytes, exports } = compile(file, false);
+  await exports.loadDeferredModules?.();
   const code = script.createCachedData();
   const cacheFile = codeCacheOf(file);
   const temporary = `${cacheFile}.${process.pid}.tmp`;

@@ -142,4 +142,4 @@ oneNamespacePerBuiltin(`${root}dist/core.cjs`);
 
 // The code V8 compiles the bundle to, kept beside it: made by a Node of its own, as `core`
 // runs, so that its flags are the ones a run has (V8 refuses a cache made under other flags).
-execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(`${root}bin/load-bundle.js`)}; writeCodeCache(${JSON.stringify(`${root}dist/core.cjs`)});`], { stdio: 'inherit' });
+execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(`${root}bin/load-bundle.js`)}; await writeCodeCache(${JSON.stringify(`${root}dist/core.cjs`)});`], { stdio: 'inherit' });

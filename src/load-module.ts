@@ -13,6 +13,11 @@ const OWN_MODULES: Readonly<Record<string, () => Promise<unknown>>> = {
   '@core-js/packages/bundlers/ts': () => import('./bundlers/ts.js'),
 };
 
+/** Loads the package's own modules (bin/load-bundle.js keeps their code in the bundle's code cache). */
+export async function loadOwnModules(): Promise<void> {
+  await Promise.all(Object.values(OWN_MODULES).map((load) => load()));
+}
+
 /** The specifiers of the package's own modules that `resolveModule` imports as part of the running code. */
 export const OWN_MODULE_SPECIFIERS: readonly string[] = Object.keys(OWN_MODULES);
 

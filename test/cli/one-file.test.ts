@@ -141,6 +141,33 @@ describe('the code cache of the command in one file', function () {
     expect(load(bundle)).to.deep.equal({ fromCache: true, main: 'function' });
   });
 
+  // ARCHITECTURE.md, "The command in one file": Koa, ws and the routes are loaded once the
+  // workspace is read (the first builds dispatched), and their code comes from the cache too.
+  it('loads the HTTP layer only when a start asks for it: loading the bundle loads none of the built-in modules only Koa and ws need', () => {
+    const script = `import { loadBundle } from ${JSON.stringify(LOADER)};
+      const builtins = () => process.moduleLoadList.filter((name) => /^NativeModule (zlib|assert)$/.test(name));
+      const { exports } = loadBundle(${JSON.stringify(bundle)});
+      const loaded = builtins();
+      await exports.loadDeferredModules();
+      console.log(JSON.stringify({ loaded, later: builtins() }));`;
+    const { loaded, later } = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { env: nodeEnv(), encoding: 'utf8' }));
+    expect(loaded).to.deep.equal([]);
+    expect([...later].sort()).to.deep.equal(['NativeModule assert', 'NativeModule zlib']);
+  });
+
+  it('keeps in the code cache the code of the modules a start loads late (the HTTP layer, the development extension, the bundlers)', () => {
+    // The cache of the bundle's loading alone, as a build that did not load them would keep it.
+    const script = `import fs from 'node:fs'; import { createRequire } from 'node:module'; import vm from 'node:vm';
+      const file = ${JSON.stringify(bundle)};
+      const loaded = new vm.Script(\`(function (exports, require, module, __filename, __dirname, bundleImport) {\${fs.readFileSync(file, 'utf8')}\\n})\`, { filename: file });
+      const module = { exports: {} };
+      loaded.runInThisContext()(module.exports, createRequire(file), module, file, ${JSON.stringify(dir)}, (url) => import(url));
+      console.log(loaded.createCachedData().length);`;
+    const loadingAlone = Number(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { env: nodeEnv(), encoding: 'utf8' }));
+    const kept = fs.statSync(`${bundle}.code-cache`).size;
+    expect(kept, `the build's cache (${kept} bytes) against the loading's alone (${loadingAlone})`).to.be.greaterThan(loadingAlone * 1.3);
+  });
+
   it('compiles the bundle from source when the cache was made from other bytes of the same length', () => {
     expect(load(bundle).fromCache, 'the copy as the build made it').to.equal(true);
     const bytes = fs.readFileSync(bundle);
@@ -181,7 +208,7 @@ describe('the code cache of the command in one file', function () {
   it('writes a cache that the next run takes, by a temporary file renamed', async () => {
     fs.rmSync(`${bundle}.code-cache`);
     expect(load(bundle).fromCache).to.equal(false);
-    execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(LOADER)}; writeCodeCache(${JSON.stringify(bundle)});`], { env: nodeEnv() });
+    execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(LOADER)}; await writeCodeCache(${JSON.stringify(bundle)});`], { env: nodeEnv() });
     expect(fs.readdirSync(dir).sort()).to.deep.equal(['core.cjs', 'core.cjs.code-cache']);
     expect(load(bundle)).to.deep.equal({ fromCache: true, main: 'function' });
   });
