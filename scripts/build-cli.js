@@ -105,6 +105,15 @@ function __oneNS(mod, isNodeMode) {
 }`;
 const BUILTIN_IMPORT = /__toESM\(require\("([^"]+)"\)/g;
 
+// Built-in modules a start rarely uses, loaded at their first use instead of with the bundle:
+// node:https (with node:tls, ~4 ms of every start) serves only a team cache at an https:
+// address. Their namespace is a proxy that loads the module when a member is first read.
+const LOADED_ON_FIRST_USE = ['node:https'];
+const ON_FIRST_USE = `function __onFirstUse(name, isNodeMode) {
+  let namespace = null;
+  return new Proxy({}, { get: (_, key) => (namespace ??= __oneNS(require(name), isNodeMode))[key] });
+}`;
+
 function oneNamespacePerBuiltin(file) {
   const text = fs.readFileSync(file, 'utf8');
   let renamed = 0;
@@ -115,7 +124,14 @@ function oneNamespacePerBuiltin(file) {
   });
   // esbuild's helper or its call changed shape: the bundle would load as before, slower; say so.
   if (renamed === 0 || !/^var __toESM = /m.test(text)) throw new Error(`scripts/build-cli.js: no \`__toESM(require("node:..."))\` found in ${file}: esbuild's output changed; update oneNamespacePerBuiltin`);
-  fs.writeFileSync(file, changed);
+  let deferred = changed;
+  for (const name of LOADED_ON_FIRST_USE) {
+    const importOf = new RegExp(`^(var import_\\w+ = )__oneNS\\(require\\(${JSON.stringify(name).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)`, 'gm');
+    const before = deferred;
+    deferred = deferred.replace(importOf, (_, declaration) => `${declaration}__onFirstUse(${JSON.stringify(name)}`);
+    if (deferred === before) throw new Error(`scripts/build-cli.js: no top-level import of ${name} found in ${file}; update LOADED_ON_FIRST_USE`);
+  }
+  fs.writeFileSync(file, deferred);
 }
 
 await esbuild.build({
@@ -131,7 +147,7 @@ await esbuild.build({
   // A CommonJS script, so that bin/load-bundle.js can compile it with V8's code cache; where
   // the sources ask for their module's address, they get the bundle's.
   define: { 'import.meta.url': 'bundleUrl' },
-  banner: { js: `'use strict';\nconst bundleUrl = require('node:url').pathToFileURL(__filename).href;\n${ONE_NAMESPACE_EACH}` },
+  banner: { js: `'use strict';\nconst bundleUrl = require('node:url').pathToFileURL(__filename).href;\n${ONE_NAMESPACE_EACH}\n${ON_FIRST_USE}` },
   plugins: [rxjsAsModules, jsoncParserAsModules, esbuildOnFirstUse, oneMimeTypes, mimeTypesPrecomputed, jsonParsed],
   sourcemap: true,
   legalComments: 'eof',

@@ -143,16 +143,17 @@ describe('the code cache of the command in one file', function () {
 
   // ARCHITECTURE.md, "The command in one file": Koa, ws and the routes are loaded once the
   // workspace is read (the first builds dispatched), and their code comes from the cache too.
-  it('loads the HTTP layer only when a start asks for it: loading the bundle loads none of the built-in modules only Koa and ws need', () => {
+  // node:https serves only a team cache at an https: address: it is loaded at its first use.
+  it('loads the HTTP layer only when a start asks for it: loading the bundle loads none of the built-in modules only Koa and ws need, nor node:https', () => {
     const script = `import { loadBundle } from ${JSON.stringify(LOADER)};
-      const builtins = () => process.moduleLoadList.filter((name) => /^NativeModule (zlib|assert)$/.test(name));
+      const builtins = () => process.moduleLoadList.filter((name) => /^NativeModule (zlib|assert|https|tls)$/.test(name));
       const { exports } = loadBundle(${JSON.stringify(bundle)});
       const loaded = builtins();
       await exports.loadDeferredModules();
       console.log(JSON.stringify({ loaded, later: builtins() }));`;
     const { loaded, later } = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { env: nodeEnv(), encoding: 'utf8' }));
     expect(loaded).to.deep.equal([]);
-    expect([...later].sort()).to.deep.equal(['NativeModule assert', 'NativeModule zlib']);
+    expect([...later].sort()).to.deep.equal(['NativeModule assert', 'NativeModule https', 'NativeModule tls', 'NativeModule zlib']);
   });
 
   it('keeps in the code cache the code of the modules a start loads late (the HTTP layer, the development extension, the bundlers)', () => {
