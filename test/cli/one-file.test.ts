@@ -77,6 +77,12 @@ describe('the command in one file', function () {
     }
   });
 
+  it('is ASCII, which bin/load-bundle.js reads as Latin-1: what esbuild leaves unescaped (comments, regular expressions) is escaped', () => {
+    const bytes = fs.readFileSync(BUNDLE);
+    expect(bytes.findIndex((byte) => byte > 0x7f)).to.equal(-1);
+    expect(bytes.toString('latin1')).to.include('/[\\u00df\\u00e6\\u0153\\u00f8\\u0142\\u0111\\u00f0\\u00fe\\u0131]/giu');
+  });
+
   it('copies the members of each built-in module once for all the files importing it, not once per file', () => {
     const bundle = fs.readFileSync(BUNDLE, 'utf8');
     const builtins = [...bundle.matchAll(/__(toESM|oneNS)\(require\("([^"]+)"\)/g)].filter((match) => isBuiltin(match[2]!));
@@ -176,6 +182,12 @@ describe('the code cache of the command in one file', function () {
     bytes[at] = 'S'.charCodeAt(0); // a comment changed: the code V8 made would still be taken by V8
     fs.writeFileSync(bundle, bytes);
     expect(load(bundle)).to.deep.equal({ fromCache: false, main: 'function' });
+  });
+
+  it('reads a bundle that is not ASCII as UTF-8', () => {
+    fs.appendFileSync(bundle, '\nmodule.exports.spelled = "\u00df \u2014 \u{1f600}";\n');
+    const script = `import { loadBundle } from ${JSON.stringify(LOADER)}; console.log(JSON.stringify(loadBundle(${JSON.stringify(bundle)}).exports.spelled));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { env: nodeEnv(), encoding: 'utf8' }))).to.equal('\u00df \u2014 \u{1f600}');
   });
 
   it('compiles the bundle from source when the cache is corrupt, cut short, empty or missing (V8 would crash on the first)', () => {
