@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { precomputedMimeTypes } from './mime-types-precomputed.js';
 
@@ -82,6 +82,24 @@ const mimeTypesPrecomputed = {
   },
 };
 
+// The hashes of the service's own code (src/code-hash.ts, parts of the build cache's keys) read
+// and hash some 50 files of dist/ at every start; the bundle's code is fixed when it is built,
+// so the build computes them once, with that module itself, and the bundle holds the digests.
+const codeHashes = {
+  name: 'code-hashes-computed',
+  setup(build) {
+    const file = `${root}dist/code-hash.js`;
+    build.onLoad({ filter: /[\\/]code-hash\.js$/ }, async (args) => {
+      if (args.path !== file) return undefined;
+      const digests = Object.entries(await import(pathToFileURL(file).href)).map(([name, member]) => {
+        if (typeof member !== 'function' || member.length !== 0) throw new Error(`scripts/build-cli.js: ${file} exports ${name}, not a function of no arguments; update codeHashes`);
+        return `export const ${name} = () => ${JSON.stringify(member())};`;
+      });
+      return { contents: digests.join('\n'), loader: 'js' };
+    });
+  },
+};
+
 // A JSON file (mime-db's tables) as a string for JSON.parse, not an object
 // literal: V8 reads a string and parses JSON faster than it parses JavaScript.
 const jsonParsed = {
@@ -148,7 +166,7 @@ await esbuild.build({
   // the sources ask for their module's address, they get the bundle's.
   define: { 'import.meta.url': 'bundleUrl' },
   banner: { js: `'use strict';\nconst bundleUrl = require('node:url').pathToFileURL(__filename).href;\n${ONE_NAMESPACE_EACH}\n${ON_FIRST_USE}` },
-  plugins: [rxjsAsModules, jsoncParserAsModules, esbuildOnFirstUse, oneMimeTypes, mimeTypesPrecomputed, jsonParsed],
+  plugins: [rxjsAsModules, jsoncParserAsModules, esbuildOnFirstUse, oneMimeTypes, mimeTypesPrecomputed, codeHashes, jsonParsed],
   sourcemap: true,
   legalComments: 'eof',
   logLevel: 'warning',

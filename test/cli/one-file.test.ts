@@ -83,6 +83,13 @@ describe('the command in one file', function () {
     expect(bytes.toString('latin1')).to.include('/[\\u00df\\u00e6\\u0153\\u00f8\\u0142\\u0111\\u00f0\\u00fe\\u0131]/giu');
   });
 
+  it('holds the hashes of its own code (parts of the build cache\'s keys) that the build computed from dist/, instead of reading dist/ at each start', async () => {
+    const { bundlersCodeHash, workspaceReaderCodeHash } = (await import(pathToFileURL(path.join(PROJECT_DIR, 'dist/code-hash.js')).href)) as Record<string, () => string>;
+    const bundle = fs.readFileSync(BUNDLE, 'utf8');
+    expect(bundle).to.include(`var bundlersCodeHash = () => ${JSON.stringify(bundlersCodeHash!())};`);
+    expect(bundle).to.include(`var workspaceReaderCodeHash = () => ${JSON.stringify(workspaceReaderCodeHash!())};`);
+  });
+
   it('copies the members of each built-in module once for all the files importing it, not once per file', () => {
     const bundle = fs.readFileSync(BUNDLE, 'utf8');
     const builtins = [...bundle.matchAll(/__(toESM|oneNS)\(require\("([^"]+)"\)/g)].filter((match) => isBuiltin(match[2]!));
