@@ -54,7 +54,8 @@ function readCache(cacheFile, bundle) {
  * these very bytes by this Node (V8 refuses another's, and the file is compiled from source).
  */
 export function loadBundle(file) {
-  const { exports, fromCache } = compile(file, true);
+  // CORE_CODE_CACHE=off: compiled from source, as without a cache (README "Performance").
+  const { exports, fromCache } = compile(file, process.env.CORE_CODE_CACHE !== 'off');
   return { exports, fromCache };
 }
 

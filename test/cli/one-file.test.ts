@@ -210,6 +210,13 @@ describe('the code cache of the command in one file', function () {
     expect(load(bundle)).to.deep.equal({ fromCache: false, main: 'function' });
   });
 
+  it('compiles the bundle from source with CORE_CODE_CACHE=off', () => {
+    const script = `import { loadBundle } from ${JSON.stringify(LOADER)}; const { exports, fromCache } = loadBundle(${JSON.stringify(bundle)}); console.log(JSON.stringify({ fromCache, main: typeof exports.main }));`;
+    const run = (value: string) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { env: { ...nodeEnv(), CORE_CODE_CACHE: value }, encoding: 'utf8' }));
+    expect(run('off')).to.deep.equal({ fromCache: false, main: 'function' });
+    expect(run('on')).to.deep.equal({ fromCache: true, main: 'function' });
+  });
+
   it('compiles the bundle from source under other V8 flags, which V8 refuses the cache for', () => {
     expect(load(bundle, ['--max-semi-space-size=16'])).to.deep.equal({ fromCache: false, main: 'function' });
     expect(load(bundle).fromCache, 'the same cache under the flags it was made with').to.equal(true);
