@@ -3,15 +3,16 @@
 // the functions its loading runs (ARCHITECTURE.md, "The command in one file"). Node 20 keeps
 // no compiled code of its own for a file it loads, so the bundle is a CommonJS script compiled
 // here, with the code cache V8's `vm.Script` takes and gives.
-import { isAscii } from 'node:buffer';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import vm from 'node:vm';
+'use strict';
+const { isAscii } = require('node:buffer');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const { createRequire } = require('node:module');
+const path = require('node:path');
+const vm = require('node:vm');
 
 /** Where the compiled code of `file` is kept: beside it, made with it by the build. */
-export const codeCacheOf = (file) => `${file}.code-cache`;
+const codeCacheOf = (file) => `${file}.code-cache`;
 
 // V8 takes compiled code made from any source of the same length, and does not check the code
 // itself: a cache whose bytes changed crashes the process. So the cache starts with a hash of
@@ -53,7 +54,7 @@ function readCache(cacheFile, bundle) {
  * The exports of the CommonJS bundle `file`, run from its code cache when one was made from
  * these very bytes by this Node (V8 refuses another's, and the file is compiled from source).
  */
-export function loadBundle(file) {
+function loadBundle(file) {
   // CORE_CODE_CACHE=off: compiled from source, as without a cache (README "Performance").
   const { exports, fromCache } = compile(file, process.env.CORE_CODE_CACHE !== 'off');
   return { exports, fromCache };
@@ -65,7 +66,7 @@ export function loadBundle(file) {
  * `loadDeferredModules`). A temporary name renamed, so that a `core` starting meanwhile
  * reads the old cache or the new one, never half of one.
  */
-export async function writeCodeCache(file) {
+async function writeCodeCache(file) {
   const { script, bytes, exports } = compile(file, false);
   await exports.loadDeferredModules?.();
   const code = script.createCachedData();
@@ -74,3 +75,7 @@ export async function writeCodeCache(file) {
   fs.writeFileSync(temporary, Buffer.concat([hashOf(bytes, code), code]));
   fs.renameSync(temporary, cacheFile);
 }
+
+exports.codeCacheOf = codeCacheOf;
+exports.loadBundle = loadBundle;
+exports.writeCodeCache = writeCodeCache;

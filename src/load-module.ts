@@ -26,8 +26,8 @@ const resolveOwn = (specifier: string): string => pathToFileURL(createRequire(im
 
 // The command in one file is compiled by bin/load-bundle.js with V8's code cache, and Node 20
 // then loses the `import()` of the code it holds ("A dynamic import callback was not
-// specified"): the loader passes in its own, made in an ES module (ARCHITECTURE.md, "The command
-// in one file"). Everywhere else the name is not defined.
+// specified"): the loader passes in its own, made in a module Node compiled itself (ARCHITECTURE.md,
+// "The command in one file"). Everywhere else the name is not defined.
 declare const bundleImport: ((url: string) => Promise<unknown>) | undefined;
 const importUrl = (url: string): Promise<unknown> => (typeof bundleImport === 'function' ? bundleImport(url) : import(url));
 

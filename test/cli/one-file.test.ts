@@ -222,6 +222,13 @@ describe('the code cache of the command in one file', function () {
     expect(load(bundle).fromCache, 'the same cache under the flags it was made with').to.equal(true);
   });
 
+  it('runs bin/ as CommonJS scripts (bin/package.json), which Node starts sooner than ES modules', () => {
+    const script = `const { loadBundle } = require(${JSON.stringify(LOADER)}); console.log(JSON.stringify({ fromCache: loadBundle(${JSON.stringify(bundle)}).fromCache }));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['--eval', script], { env: nodeEnv(), encoding: 'utf8' }))).to.deep.equal({ fromCache: true });
+    // Required, it runs the command line of this process: none, so the usage.
+    expect(execFileSync(process.execPath, ['--eval', `require(${JSON.stringify(path.join(PROJECT_DIR, 'bin/core.js'))})`], { env: nodeEnv(), encoding: 'utf8' })).to.match(/^core \d+\.\d+\.\d+: /);
+  });
+
   it('says what makes the bundle when it is missing, in one line and exit 1', () => {
     const root = path.dirname(dir);
     fs.cpSync(path.join(PROJECT_DIR, 'bin'), path.join(root, 'bin'), { recursive: true });
