@@ -7,8 +7,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
+import { precomputedMimeTypes } from './mime-types-precomputed.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -72,6 +73,33 @@ const oneMimeTypes = {
   },
 };
 
+// mime-types with the tables it fills at load made by the build (scripts/mime-types-precomputed.js).
+const mimeTypesPrecomputed = {
+  name: 'mime-types-precomputed',
+  setup(build) {
+    const index = require.resolve('mime-types');
+    build.onLoad({ filter: /[\\/]mime-types[\\/]index\.js$/ }, (args) => (args.path === index ? { contents: precomputedMimeTypes(index), loader: 'js', resolveDir: path.dirname(index) } : undefined));
+  },
+};
+
+// The hashes of the service's own code (src/code-hash.ts, parts of the build cache's keys) read
+// and hash some 50 files of dist/ at every start; the bundle's code is fixed when it is built,
+// so the build computes them once, with that module itself, and the bundle holds the digests.
+const codeHashes = {
+  name: 'code-hashes-computed',
+  setup(build) {
+    const file = `${root}dist/code-hash.js`;
+    build.onLoad({ filter: /[\\/]code-hash\.js$/ }, async (args) => {
+      if (args.path !== file) return undefined;
+      const digests = Object.entries(await import(pathToFileURL(file).href)).map(([name, member]) => {
+        if (typeof member !== 'function' || member.length !== 0) throw new Error(`scripts/build-cli.js: ${file} exports ${name}, not a function of no arguments; update codeHashes`);
+        return `export const ${name} = () => ${JSON.stringify(member())};`;
+      });
+      return { contents: digests.join('\n'), loader: 'js' };
+    });
+  },
+};
+
 // A JSON file (mime-db's tables) as a string for JSON.parse, not an object
 // literal: V8 reads a string and parses JSON faster than it parses JavaScript.
 const jsonParsed = {
@@ -95,6 +123,15 @@ function __oneNS(mod, isNodeMode) {
 }`;
 const BUILTIN_IMPORT = /__toESM\(require\("([^"]+)"\)/g;
 
+// Built-in modules a start rarely uses, loaded at their first use instead of with the bundle:
+// node:https (with node:tls, ~4 ms of every start) serves only a team cache at an https:
+// address. Their namespace is a proxy that loads the module when a member is first read.
+const LOADED_ON_FIRST_USE = ['node:https'];
+const ON_FIRST_USE = `function __onFirstUse(name, isNodeMode) {
+  let namespace = null;
+  return new Proxy({}, { get: (_, key) => (namespace ??= __oneNS(require(name), isNodeMode))[key] });
+}`;
+
 function oneNamespacePerBuiltin(file) {
   const text = fs.readFileSync(file, 'utf8');
   let renamed = 0;
@@ -105,7 +142,14 @@ function oneNamespacePerBuiltin(file) {
   });
   // esbuild's helper or its call changed shape: the bundle would load as before, slower; say so.
   if (renamed === 0 || !/^var __toESM = /m.test(text)) throw new Error(`scripts/build-cli.js: no \`__toESM(require("node:..."))\` found in ${file}: esbuild's output changed; update oneNamespacePerBuiltin`);
-  fs.writeFileSync(file, changed);
+  let deferred = changed;
+  for (const name of LOADED_ON_FIRST_USE) {
+    const importOf = new RegExp(`^(var import_\\w+ = )__oneNS\\(require\\(${JSON.stringify(name).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)`, 'gm');
+    const before = deferred;
+    deferred = deferred.replace(importOf, (_, declaration) => `${declaration}__onFirstUse(${JSON.stringify(name)}`);
+    if (deferred === before) throw new Error(`scripts/build-cli.js: no top-level import of ${name} found in ${file}; update LOADED_ON_FIRST_USE`);
+  }
+  fs.writeFileSync(file, deferred);
 }
 
 await esbuild.build({
@@ -121,8 +165,8 @@ await esbuild.build({
   // A CommonJS script, so that bin/load-bundle.js can compile it with V8's code cache; where
   // the sources ask for their module's address, they get the bundle's.
   define: { 'import.meta.url': 'bundleUrl' },
-  banner: { js: `'use strict';\nconst bundleUrl = require('node:url').pathToFileURL(__filename).href;\n${ONE_NAMESPACE_EACH}` },
-  plugins: [rxjsAsModules, jsoncParserAsModules, esbuildOnFirstUse, oneMimeTypes, jsonParsed],
+  banner: { js: `'use strict';\nconst bundleUrl = require('node:url').pathToFileURL(__filename).href;\n${ONE_NAMESPACE_EACH}\n${ON_FIRST_USE}` },
+  plugins: [rxjsAsModules, jsoncParserAsModules, esbuildOnFirstUse, oneMimeTypes, mimeTypesPrecomputed, codeHashes, jsonParsed],
   sourcemap: true,
   legalComments: 'eof',
   logLevel: 'warning',
@@ -130,6 +174,22 @@ await esbuild.build({
 
 oneNamespacePerBuiltin(`${root}dist/core.cjs`);
 
+// esbuild escapes what is not ASCII in strings, but not in the comments it keeps nor in some
+// regular expressions. Escaped there too, the bundle is ASCII: bin/load-bundle.js reads it as
+// Latin-1 (~4 ms less than decoding UTF-8) and V8 keeps it as one byte per character. A
+// \uXXXX means the same in a comment and in a regular expression (in a template literal's raw
+// text it would not: a line of code with a template literal is refused).
+function asciiOnly(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const escaped = text.replace(/[^\x00-\x7f]+/g, (characters, at) => {
+    const line = text.slice(text.lastIndexOf('\n', at) + 1, text.indexOf('\n', at));
+    if (!/^\s*(\/\/|\/\*|\*)/.test(line) && line.includes('`')) throw new Error(`scripts/build-cli.js: ${file} has "${characters}" on a line with a template literal: escape it in its source`);
+    return [...characters].map((character) => [...new Array(character.length).keys()].map((unit) => `\\u${character.charCodeAt(unit).toString(16).padStart(4, '0')}`).join('')).join('');
+  });
+  fs.writeFileSync(file, escaped);
+}
+asciiOnly(`${root}dist/core.cjs`);
+
 // The code V8 compiles the bundle to, kept beside it: made by a Node of its own, as `core`
 // runs, so that its flags are the ones a run has (V8 refuses a cache made under other flags).
-execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(`${root}bin/load-bundle.js`)}; writeCodeCache(${JSON.stringify(`${root}dist/core.cjs`)});`], { stdio: 'inherit' });
+execFileSync(process.execPath, ['--input-type=module', '--eval', `import { writeCodeCache } from ${JSON.stringify(`${root}bin/load-bundle.js`)}; await writeCodeCache(${JSON.stringify(`${root}dist/core.cjs`)});`], { stdio: 'inherit' });

@@ -13,6 +13,11 @@ const OWN_MODULES: Readonly<Record<string, () => Promise<unknown>>> = {
   '@core-js/packages/bundlers/ts': () => import('./bundlers/ts.js'),
 };
 
+/** Loads the package's own modules (bin/load-bundle.js keeps their code in the bundle's code cache). */
+export async function loadOwnModules(): Promise<void> {
+  await Promise.all(Object.values(OWN_MODULES).map((load) => load()));
+}
+
 /** The specifiers of the package's own modules that `resolveModule` imports as part of the running code. */
 export const OWN_MODULE_SPECIFIERS: readonly string[] = Object.keys(OWN_MODULES);
 
@@ -21,8 +26,8 @@ const resolveOwn = (specifier: string): string => pathToFileURL(createRequire(im
 
 // The command in one file is compiled by bin/load-bundle.js with V8's code cache, and Node 20
 // then loses the `import()` of the code it holds ("A dynamic import callback was not
-// specified"): the loader passes in its own, made in an ES module (ARCHITECTURE.md, "The command
-// in one file"). Everywhere else the name is not defined.
+// specified"): the loader passes in its own, made in a module Node compiled itself (ARCHITECTURE.md,
+// "The command in one file"). Everywhere else the name is not defined.
 declare const bundleImport: ((url: string) => Promise<unknown>) | undefined;
 const importUrl = (url: string): Promise<unknown> => (typeof bundleImport === 'function' ? bundleImport(url) : import(url));
 

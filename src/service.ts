@@ -6,7 +6,6 @@ import path from 'node:path';
 import { map, share, tap, type Observable } from 'rxjs';
 import type { Server } from 'node:http';
 import type { ExtensionHost, ServiceExtension } from './extension.js';
-import { createApp } from './http/app.js';
 import type { AnswerCache } from './http/answer-cache.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './io/asset-files.js';
@@ -93,6 +92,13 @@ export interface Service {
   readonly internals: { store: Store; log: EventLog; outputs: OutputCache; readiness: Readiness; server: Server; history: BuildHistory; answers: AnswerCache };
 }
 
+/**
+ * The HTTP layer (Koa, its WebSocket server, the routes), loaded once the workspace is read: its
+ * loading (~15 ms of a start's CPU) then runs while the first builds do, not before they are
+ * dispatched (ARCHITECTURE.md "The command in one file").
+ */
+export const loadHttpLayer = () => import('./http/app.js');
+
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const root = path.resolve(options.root ?? process.cwd());
   const host = options.host ?? '127.0.0.1';
@@ -113,6 +119,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // The first read has just looked at the disk (or proved the cached model by its stats), and no
   // request waits yet: a check now would stat every manifest again for nobody.
   await readiness.workspace(undefined, true);
+  const { createApp } = await loadHttpLayer();
   const hosts = acceptedHosts(host, options.allowedHosts);
   const app = createApp({ readiness, freshness, getState: store.getState, state$: store.state$, outputs, assets: createAssetFiles(root), log, hosts, logger, history, cdnOrigin, root, activity, eventStreamBufferBytes: options.eventStreamBufferBytes });
 

@@ -1,8 +1,19 @@
 // `core <command>`: the command table. Commands parse their own arguments (command-line.ts,
 // over node:util parseArgs) and call the programmatic API; no logic of their own lives here.
 import { VERSION } from '../version.js';
+import { loadOwnModules } from '../load-module.js';
+import { loadHttpLayer } from '../service.js';
 import { COMMANDS, usage } from './commands.js';
 import { UsageError } from './usage-error.js';
+
+/**
+ * Loads the modules of the bundle a start loads late: the HTTP layer (src/service.ts), the
+ * development extension and the bundlers (src/load-module.ts). The build runs it before it
+ * keeps the bundle's code cache (bin/load-bundle.js), so that their code comes from it too.
+ */
+export async function loadDeferredModules(): Promise<void> {
+  await Promise.all([loadHttpLayer(), loadOwnModules()]);
+}
 
 /** Runs the command line `args`; resolves to the exit code. */
 export async function main(args: string[]): Promise<number> {

@@ -1,16 +1,18 @@
 // What the effects are given (`EffectDeps`, ARCHITECTURE.md "Layers"): the file hashes, the
 // output cache, the bundler registry, the build cache and the team's remote cache, made once
 // for the service's life. The composition root (src/service.ts) keeps the parts it closes.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { asapScheduler } from 'rxjs';
 import { createBundlerRegistry, type BundlerRegistry } from '../bundlers/registry.js';
-import { ESBUILD_VERSION } from '../bundlers/esbuild-service.js';
+import { ESBUILD_VERSION, startEsbuildEarly } from '../bundlers/esbuild-service.js';
 import { bundlersCodeHash, workspaceReaderCodeHash } from '../code-hash.js';
 import { counter } from '../effects/builds.js';
 import type { EffectDeps } from '../effects/table.js';
 import { createActivity, type Activity } from '../http/activity.js';
 import { cacheLocation, createBuildCache, type BuildCache, type SavedBuild } from '../io/build-cache.js';
+import { INDEX } from '../io/cache-location.js';
 import { openEventFile } from '../io/event-file.js';
 import { createBuildRunner } from '../io/build-runner.js';
 import { createFileHashes, type FileHashes, type FileHashesOptions } from '../io/file-hashes.js';
@@ -60,6 +62,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, identity, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
   const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
+  if (buildsEverything(cache, remote !== null)) startEsbuildEarly();
   const activity = createActivity();
   let treeWatcher: TreeWatcher | null = null;
   const baseDeps: EffectDeps = {
@@ -90,6 +93,15 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
   const quiet = () => treeWatcher;
   return { deps, hashes, outputs, registry, cache, identity, remoteClient: remote?.client ?? null, activity, quiet };
+}
+
+/**
+ * A first start: no build cache yet (or none asked for) and no team cache to restore from, so
+ * every module is built, and esbuild's process is started beside the workspace read, not after
+ * it (README "Performance"). A cache of another workspace or version is not looked into.
+ */
+export function buildsEverything(cache: Pick<BuildCache, 'dir'> | null, remote: boolean): boolean {
+  return !remote && (cache === null || !fs.existsSync(path.join(cache.dir, INDEX)));
 }
 
 function watchLimitFromEnvironment(logger: (message: string) => void): number | undefined {
