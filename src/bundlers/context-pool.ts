@@ -45,6 +45,40 @@ function endedPlugin(ended: Pooled['ended']): esbuild.Plugin {
   };
 }
 
+// One rebuild of a pooled context, after the one before it has wound down; cancelled with `signal`.
+async function rebuildPooled(entry: Pooled, signal: AbortSignal | undefined): Promise<esbuild.BuildResult> {
+  const { context } = entry;
+  // Only a rebuild still winding down is waited for: awaiting a settled one would queue
+  // esbuild's call behind whatever else this turn started (the route that asked for it).
+  const previous = entry.busy;
+  let release!: () => void;
+  const busy = new Promise<void>((resolve) => (release = resolve));
+  entry.busy = busy;
+  let cancelled: Promise<void> = Promise.resolve();
+  let rebuilt: Promise<unknown> = Promise.resolve();
+  const cancel = () => void (cancelled = context.cancel().catch(() => {}));
+  try {
+    if (previous) await previous;
+    if (signal?.aborted) throw new BuildCancelled();
+    signal?.addEventListener('abort', cancel, { once: true });
+    const ended = new Promise<esbuild.BuildResult>((resolve) => (entry.ended.take = resolve));
+    const rebuilding = context.rebuild();
+    rebuilt = rebuilding.catch(() => {});
+    const result = await Promise.race([ended, rebuilding]);
+    if (signal?.aborted) throw new BuildCancelled();
+    return result;
+  } catch (error) {
+    if (signal?.aborted) throw new BuildCancelled();
+    throw error;
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    void Promise.all([cancelled, rebuilt]).then(() => {
+      if (entry.busy === busy) entry.busy = null;
+      release();
+    });
+  }
+}
+
 export function createContextPool(limit = 64): ContextPool {
   const pool = new Map<string, Pooled>();
 
@@ -84,36 +118,7 @@ export function createContextPool(limit = 64): ContextPool {
       // build started) while esbuild works.
       const kept = pool.get(key);
       const entry = kept?.signature === signature ? used(key, kept) : await take(key, signature, options);
-      const { context } = entry;
-      // Only a rebuild still winding down is waited for: awaiting a settled one would queue
-      // esbuild's call behind whatever else this turn started (the route that asked for it).
-      const previous = entry.busy;
-      let release!: () => void;
-      const busy = new Promise<void>((resolve) => (release = resolve));
-      entry.busy = busy;
-      let cancelled: Promise<void> = Promise.resolve();
-      let rebuilt: Promise<unknown> = Promise.resolve();
-      const cancel = () => void (cancelled = context.cancel().catch(() => {}));
-      try {
-        if (previous) await previous;
-        if (signal?.aborted) throw new BuildCancelled();
-        signal?.addEventListener('abort', cancel, { once: true });
-        const ended = new Promise<esbuild.BuildResult>((resolve) => (entry.ended.take = resolve));
-        const rebuilding = context.rebuild();
-        rebuilt = rebuilding.catch(() => {});
-        const result = await Promise.race([ended, rebuilding]);
-        if (signal?.aborted) throw new BuildCancelled();
-        return result;
-      } catch (error) {
-        if (signal?.aborted) throw new BuildCancelled();
-        throw error;
-      } finally {
-        signal?.removeEventListener('abort', cancel);
-        void Promise.all([cancelled, rebuilt]).then(() => {
-          if (entry.busy === busy) entry.busy = null;
-          release();
-        });
-      }
+      return rebuildPooled(entry, signal);
     },
     async dispose() {
       const all = [...pool.values()];

@@ -67,6 +67,30 @@ interface EarlyTransform {
   outcome: Promise<Alone | { failed: unknown }>;
 }
 
+// A sheet's options are the same from one save to the next: made once, not on the way from
+// the save to esbuild, twice per edit (ARCHITECTURE.md "One stylesheet edit").
+function sheetOptionsMemo(): (entry: string, variant: Variant) => SheetOptions {
+  const optionsMade = new Map<string, SheetOptions>();
+  return (entry, variant) => {
+    const key = `${variantKey(variant)}\0${variant.sourcemap}\0${entry}`;
+    let made = optionsMade.get(key);
+    if (!made) {
+      const options = transformOptions(entry, variant);
+      optionsMade.set(key, (made = { options, json: JSON.stringify(options) }));
+    }
+    return made;
+  };
+}
+
+/** The outcome of the early transform of the module's sheet, if it had these bytes and options and did not throw. */
+async function takeEarly(early: Map<string, EarlyTransform>, key: string, source: Uint8Array, options: SheetOptions): Promise<Alone | undefined> {
+  const started = early.get(key);
+  early.delete(key);
+  if (!started || started.options.json !== options.json || Buffer.compare(started.source, source) !== 0) return undefined;
+  const outcome = await started.outcome;
+  return outcome !== null && 'failed' in outcome ? undefined : outcome;
+}
+
 // Only stylesheets changed, and the code is the one last built: the code output stands,
 // the stylesheet is built alone (the same bytes a whole build gives it; tested).
 export function createStylesheetRebuild(deps: StylesheetRebuildDeps): StylesheetRebuild {
@@ -75,18 +99,7 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
   /** The module variant whose sheet was last transformed alone, by the sheet's path. */
   const sheets = new Map<string, { key: string; variant: Variant }>();
   const early = new Map<string, EarlyTransform>();
-  // A sheet's options are the same from one save to the next: made once, not on the way from
-  // the save to esbuild, twice per edit (ARCHITECTURE.md "One stylesheet edit").
-  const optionsMade = new Map<string, SheetOptions>();
-  function optionsOf(entry: string, variant: Variant): SheetOptions {
-    const key = `${variantKey(variant)}\0${variant.sourcemap}\0${entry}`;
-    let made = optionsMade.get(key);
-    if (!made) {
-      const options = transformOptions(entry, variant);
-      optionsMade.set(key, (made = { options, json: JSON.stringify(options) }));
-    }
-    return made;
-  }
+  const optionsOf = sheetOptionsMemo();
 
   // The watcher has just read a saved sheet that was last built alone: esbuild transforms those
   // bytes while the store records the change and the build is planned, and the rebuild that
@@ -114,19 +127,10 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
     }
     sheets.set(target.entry, { key, variant });
     const options = optionsOf(target.entry, variant);
-    let alone = await takeEarly(key, source, options);
+    let alone = await takeEarly(early, key, source, options);
     if (alone === undefined) alone = await transformSource(transform, source, options.options);
     if (signal?.aborted) throw new BuildCancelled();
     return alone;
-  }
-
-  /** The outcome of the early transform of the module's sheet, if it had these bytes and options and did not throw. */
-  async function takeEarly(key: string, source: Uint8Array, options: SheetOptions): Promise<Alone | undefined> {
-    const started = early.get(key);
-    early.delete(key);
-    if (!started || started.options.json !== options.json || Buffer.compare(started.source, source) !== 0) return undefined;
-    const outcome = await started.outcome;
-    return outcome !== null && 'failed' in outcome ? undefined : outcome;
   }
 
   const rebuild: RebuildStyles = async (key, signature, target, variant, last, signal, bytes) => {

@@ -9,7 +9,7 @@
 // - A job whose every module went stale again (a newer change) is cancelled; the reducer
 //   drops any result that is not the one a variant waits for.
 // - At most `concurrency` jobs run, plus a few lanes kept for requests.
-import { asapScheduler, auditTime, Observable, type Subscription } from 'rxjs';
+import { asapScheduler, auditTime, Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { BuildReason, CoreEvent, Fact, Facts } from '../store/events.js';
 import { selectBuildQueue, selectSharedFileCopies, selectSharedFiles, type BuildTarget } from '../store/selectors.js';
 import { bundlerKey } from '../workspace/model.js';
@@ -37,12 +37,25 @@ export const counter = (): { next(): number } => {
   return { next: () => ++last };
 };
 
+type Running = Map<number, { job: BuildJob; subscription: Subscription }>;
+
+// The running builds no module of which waits for any more: stopped, and told cancelled.
+function cancelStale(running: Running, state: ServiceState, subscriber: Subscriber<Facts>) {
+  for (const [build, { job, subscription }] of running) {
+    const wanted = job.modules.some(({ module }) => state.builds[module.specifier]?.variants[job.variant]?.build === build);
+    if (wanted) continue;
+    running.delete(build);
+    subscription.unsubscribe();
+    subscriber.next({ type: 'build.cancelled', build, reason: 'every module of the build changed again before it finished' });
+  }
+}
+
 export function builds$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Facts> {
   const requestLanes = deps.requestLanes ?? 2;
   const batchSize = deps.batchSize ?? 100;
   const buildNumbers = deps.buildNumbers ?? counter();
   return new Observable<Facts>((subscriber) => {
-    const running = new Map<number, { job: BuildJob; subscription: Subscription }>();
+    const running: Running = new Map();
     let orphansCancelled = false;
 
     // Builds the state waits for that no job of this instance runs: those of an instance that
@@ -52,16 +65,6 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
       const orphans = buildingNow(state);
       for (const build of orphans) subscriber.next({ type: 'build.cancelled', build, reason: 'the builds effect restarted after a failure' });
       return orphans.size > 0;
-    }
-
-    function cancelStale(state: ServiceState) {
-      for (const [build, { job, subscription }] of running) {
-        const wanted = job.modules.some(({ module }) => state.builds[module.specifier]?.variants[job.variant]?.build === build);
-        if (wanted) continue;
-        running.delete(build);
-        subscription.unsubscribe();
-        subscriber.next({ type: 'build.cancelled', build, reason: 'every module of the build changed again before it finished' });
-      }
     }
 
     // The job runs first, then its start is recorded: a loaded bundler is called in this turn,
@@ -80,7 +83,7 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
     function schedule(state: ServiceState) {
       // The cancellations make a new state, which the next pass schedules from.
       if (!orphansCancelled && cancelOrphans(state)) return;
-      cancelStale(state);
+      cancelStale(running, state, subscriber);
       // A build that bundled a copy of a file other modules of its package reach too builds again,
       // importing it (README "Shared files"); a build asked to import it records so.
       const copies = selectSharedFileCopies(state);

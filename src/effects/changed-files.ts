@@ -39,6 +39,14 @@ export interface ChangedFiles {
   close(): void;
 }
 
+// Each path, and the same file seen through a link to its directory, inside the workspace.
+function addWithAliases(due: Set<string>, relatives: Iterable<string>, aliases: (relative: string) => string[]) {
+  for (const relative of relatives) {
+    due.add(relative);
+    for (const alias of aliases(relative.replace(/\/$/, '') || '.')) due.add(relative.endsWith('/') ? `${alias}/` : alias);
+  }
+}
+
 export function createChangedFiles(options: ChangedFilesOptions): ChangedFiles {
   const { hashes, scheduler, guard } = options;
   const due = new Set<string>();
@@ -83,11 +91,7 @@ export function createChangedFiles(options: ChangedFilesOptions): ChangedFiles {
   });
 
   function look(relatives: Iterable<string>) {
-    for (const relative of relatives) {
-      due.add(relative);
-      // The same file seen through a link to its directory, inside the workspace.
-      for (const alias of options.aliases(relative.replace(/\/$/, '') || '.')) due.add(relative.endsWith('/') ? `${alias}/` : alias);
-    }
+    addWithAliases(due, relatives, options.aliases);
     if (flushing) return;
     // The first notice of a turn (a save) is looked at as it comes: waiting for the end of the
     // turn cost each stylesheet push a trip of the event loop (ARCHITECTURE.md "One stylesheet

@@ -262,6 +262,12 @@ export function stampingOnce(hashes: FileHashes): { hashes: FileHashes; once<T>(
   };
 }
 
+/** The text of the bytes last read of `relative`, when they are kept and had `hash`. */
+function keptTextOf(memory: FileMemory, relative: string, hash: string): string | undefined {
+  const bytes = memory.get(relative)?.hash === hash ? memory.bytes(relative) : undefined;
+  return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, options.stat);
@@ -323,10 +329,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
       return file ? { text: file.text, hash: file.hash } : null;
     },
     recallText: (relative) => recalledText(recall(relative), () => readFile(relative)),
-    keptText(relative, hash) {
-      const bytes = memory.get(relative)?.hash === hash ? memory.bytes(relative) : undefined;
-      return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-    },
+    keptText: (relative, hash) => keptTextOf(memory, relative, hash),
     listDir: (relative) => listDir(relative),
     leaves: paths.leaves,
     signature: memory.signature,
