@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { timedGet } from './lib/http.js';
-import { BIN, WORK } from './lib/paths.js';
+import { BIN, REPO, WORK } from './lib/paths.js';
 import { spawnNode, stopChild, waitForLine } from './lib/processes.js';
 import { median, now, sleep } from './lib/stats.js';
 import { generateScaleWorkspace } from './lib/workspaces.js';
@@ -53,7 +53,10 @@ async function teamStart(bin, root, expected, cacheDir, url) {
   }
 }
 
-const { dir: root, modules: expected } = generateScaleWorkspace('remote-cache-1000');
+// Outside every repository: in bench/.work, `@core-js/packages/development` resolves from the
+// workspace to this repository (its package name), and a build of another directory then loads
+// this one's extension from source besides its own bundle (bench/cold-cpu.js).
+const { dir: root, modules: expected } = generateScaleWorkspace('remote-cache-1000', { under: path.join(os.tmpdir(), `core-bench-${path.basename(REPO)}`) });
 const nginx = await startNginx(path.join(WORK, 'team-start-nginx'));
 const cacheDir = path.join(WORK, 'team-start-cache');
 const results = { this: [], other: [] };

@@ -35,10 +35,11 @@ export function copyFixtures(name) {
 /**
  * 200 packages x 5 modules: `@bench/pNNN/mK`, each an `index.ts` that imports './styles.css',
  * a helper './helper.ts' and (bare) the module of the same index of the previous package
- * (the first package imports the last one's), declared in `dependencies`.
+ * (the first package imports the last one's), declared in `dependencies`. `under`: the
+ * directory it is written in (bench/.work by default).
  */
-export function generateScaleWorkspace(name, { packages = 200, modulesPerPackage = 5 } = {}) {
-  const dir = path.join(WORK, name);
+export function generateScaleWorkspace(name, { packages = 200, modulesPerPackage = 5, under = WORK } = {}) {
+  const dir = path.join(under, name);
   fs.rmSync(dir, { recursive: true, force: true });
   const pad = (n) => String(n).padStart(3, '0');
   const packageDirs = [];
