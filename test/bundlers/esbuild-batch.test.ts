@@ -2,43 +2,20 @@
 // plugin is left out of a batch that imports no stylesheet `with { type: 'css' }`, so its plain
 // stylesheet imports never call into JavaScript, and every output is the bytes a build with it gives.
 import { expect } from 'chai';
-import type * as esbuild from 'esbuild';
 import * as esbuildApi from 'esbuild';
 import { collect } from '../../src/bundlers/build-results.js';
 import { createBatchBuilds } from '../../src/bundlers/esbuild-batch.js';
-import { esbuildOptions, type OptionalPlugins } from '../../src/bundlers/esbuild-options.js';
-import { CSS_MODULE_SCRIPTS } from '../../src/bundlers/plugins/css-module-scripts.js';
+import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant } from '../../src/workspace/variant.js';
+import { countingCssModuleScripts } from '../helpers/counting-options.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const variant = developmentVariant('browser');
 const target = (name: string, assets: string[] = []): BundleTarget => ({ specifier: `@t/app/${name}`, subpath: name, dir: `app/${name}`, entry: `app/${name}/index.ts`, assets, platforms: ['web'] });
 const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('utf8') : null);
 
-/** The engine's options, with the CSS module scripts plugin's callbacks counted. */
-function countingOptions(root: string, calls: { count: number }) {
-  return (targets: BundleTarget[], _variant: unknown, optional?: OptionalPlugins): esbuild.BuildOptions => {
-    const options = esbuildOptions(root, targets, variant, undefined, optional);
-    const plugins = (options.plugins ?? []).map((plugin) =>
-      plugin.name !== CSS_MODULE_SCRIPTS
-        ? plugin
-        : {
-            ...plugin,
-            setup: (build: esbuild.PluginBuild) =>
-              plugin.setup({
-                ...build,
-                onResolve: (filter, callback) =>
-                  build.onResolve(filter, (args) => {
-                    calls.count += 1;
-                    return callback(args);
-                  }),
-              }),
-          },
-    );
-    return { ...options, plugins };
-  };
-}
+const countingOptions = (root: string, calls: { count: number }) => countingCssModuleScripts(() => root, variant, calls);
 
 /** What one build with the engine's whole options gives each target. */
 async function withEveryPlugin(root: string, targets: BundleTarget[]) {

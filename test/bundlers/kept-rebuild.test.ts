@@ -5,15 +5,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import type * as esbuild from 'esbuild';
 import * as esbuildApi from 'esbuild';
 import { collect, isBuildFailure } from '../../src/bundlers/build-results.js';
 import { createContextPool } from '../../src/bundlers/context-pool.js';
-import { esbuildOptions, type OptionalPlugins } from '../../src/bundlers/esbuild-options.js';
+import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import { createKeptRebuilds } from '../../src/bundlers/kept-rebuild.js';
-import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from '../../src/bundlers/plugins/css-module-scripts.js';
+import { CSS_MODULE_SCRIPT_REFUSED } from '../../src/bundlers/plugins/css-module-scripts.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant } from '../../src/workspace/variant.js';
+import { countingCssModuleScripts } from '../helpers/counting-options.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const variant = developmentVariant('browser');
@@ -24,30 +24,10 @@ const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString(
 describe('createKeptRebuilds', () => {
   let root: string;
   let contexts: ReturnType<typeof createContextPool>;
-  let calls: number;
   const write = (relative: string, content: string) => fs.writeFileSync(path.join(root, relative), content);
 
-  // The engine's options, with the CSS module scripts plugin's callbacks counted.
-  const countingOptions = (targets: BundleTarget[], _variant: unknown, optional?: OptionalPlugins): esbuild.BuildOptions => {
-    const options = esbuildOptions(root, targets, variant, undefined, optional);
-    const plugins = (options.plugins ?? []).map((plugin) =>
-      plugin.name !== CSS_MODULE_SCRIPTS
-        ? plugin
-        : {
-            ...plugin,
-            setup: (build: esbuild.PluginBuild) =>
-              plugin.setup({
-                ...build,
-                onResolve: (filter, callback) =>
-                  build.onResolve(filter, (args) => {
-                    calls += 1;
-                    return callback(args);
-                  }),
-              }),
-          },
-    );
-    return { ...options, plugins };
-  };
+  const counted = { count: 0 };
+  const countingOptions = countingCssModuleScripts(() => root, variant, counted);
   const rebuild = () => createdKept.rebuild(KEY, 'signature', CARD, variant);
   let createdKept: ReturnType<typeof createKeptRebuilds>;
   /** What one build with every plugin gives, as the engine collects it. */
@@ -72,7 +52,7 @@ describe('createKeptRebuilds', () => {
     });
     contexts = createContextPool();
     createdKept = createKeptRebuilds(contexts, countingOptions);
-    calls = 0;
+    counted.count = 0;
   });
   afterEach(() => contexts.dispose());
 
@@ -83,7 +63,7 @@ describe('createKeptRebuilds', () => {
     // A failure of another kind keeps the context as it is.
     write('app/card/helper.ts', 'export const helper = () => ;\n');
     expect((await failureOf(rebuild())).map((error) => error.text)).to.deep.equal(['Unexpected ";"']);
-    expect(calls, 'calls of the CSS module scripts plugin').to.equal(0);
+    expect(counted.count, 'calls of the CSS module scripts plugin').to.equal(0);
     write('app/card/helper.ts', 'export const helper = () => 2;\n');
     const expected = await withEveryPlugin();
     expect([text(result.code), text(result.styles), result.inputs]).to.deep.equal([text(expected.code), text(expected.styles), expected.inputs]);
@@ -94,7 +74,7 @@ describe('createKeptRebuilds', () => {
     await rebuild();
     write('app/card/index.ts', "import './plain.css';\nimport sheet from './card.css' with { type: 'css' };\nexport const sheets = [sheet];\n");
     const declared = collect(root, CARD, 0, await rebuild());
-    expect(calls).to.be.greaterThan(0);
+    expect(counted.count).to.be.greaterThan(0);
     expect(text(declared.code)).to.match(/from "\.\.\/assets\/card\/card\.css" with \{ type: "css" \}/);
     expect(text(declared.code)).to.equal(text((await withEveryPlugin()).code));
     write('app/card/index.ts', "import sheet from './other.css' with { type: 'css' };\nexport const sheets = [sheet];\n");
