@@ -84,4 +84,46 @@ describe('createBuildCache', () => {
     expect(asked.filter((relative) => relative.startsWith('..'))).to.deep.equal([]);
     expect(told).to.deep.equal([]);
   });
+  // A team start's entries name, for each module, the tsconfig places found absent above it: the
+  // workspace's read of this run proved them absent, and the restore takes that read's word.
+  describe('an input recorded absent', () => {
+    const tsconfig = `${one.dir}/tsconfig.json`;
+
+    function checkerOf(sources: WorkspaceModel['sources'], onDisk: boolean) {
+      const workspace = workspaceModel([one], { sources });
+      const { root, dir } = cacheOf(workspace, {});
+      fs.mkdirSync(path.join(root, one.dir), { recursive: true });
+      fs.writeFileSync(path.join(root, one.entry!), 'export {};');
+      if (onDisk) fs.writeFileSync(path.join(root, tsconfig), '{}');
+      const asked: string[] = [];
+      const real = createFileHashes(root);
+      const hashes: FileHashes = {
+        ...real,
+        stamp: (relative) => (asked.push(relative), real.stamp(relative)),
+        adopt: (relative, signature) => (asked.push(relative), real.adopt(relative, signature)),
+      };
+      const cache = createBuildCache(dir, root, identity, { hashes, outputs: createOutputCache(), reader: 'reader', logger: () => {} });
+      const entry = {
+        module: one.specifier,
+        variant: 'browser.development',
+        fingerprint: fingerprintOf(one),
+        bundler: bundlerKey(one.bundler),
+        boundaries: workspaceBoundaries(workspace).key,
+        record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs: { [one.entry!]: real.hash(one.entry!), [tsconfig]: null } },
+      };
+      return { check: () => cache.entryChecker(workspace)(entry), asked };
+    }
+
+    it('by the workspace read of this run is taken as absent, without a stat of its own', () => {
+      const { check, asked } = checkerOf({ 'core.json': 'core-1', [tsconfig]: null }, false);
+      expect(check()).to.equal('valid');
+      expect(asked).to.deep.equal([one.entry]);
+    });
+
+    it('by no read of this run is stamped: a file there now makes the entry stale', () => {
+      const { check, asked } = checkerOf({ 'core.json': 'core-1', [tsconfig]: contentHash('{}') }, true);
+      expect(check()).to.equal('stale');
+      expect(asked).to.include(tsconfig);
+    });
+  });
 });
