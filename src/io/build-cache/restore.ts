@@ -36,16 +36,23 @@ export function workspaceFacts(workspace: WorkspaceModel, hashes: FileHashes): W
 // Each input as it is now: unchanged since its hash was taken (the same stat), else read and
 // hashed again. One answer per path for the whole restoration: modules share tsconfig files.
 // A path the workspace's read, in this run, recorded absent (the tsconfig places above each
-// module, found absent from their directory's listing) is taken as absent without a stat, as
-// that read takes it (README "Workspaces"): what is judged here is judged against that read,
-// and a file made since is seen by the check before answering (README "Addresses").
-function inputMatcher(hashes: FileHashes, readAbsent: Readonly<Record<string, string | null>>): InputMatcher {
+// package), or absent from a listing it recorded (a module's own directory), is taken as
+// absent without a stat, as that read takes it (README "Workspaces"): what is judged here is
+// judged against that read, and a file made since is seen by the check before answering
+// (README "Addresses").
+function inputMatcher(hashes: FileHashes, read: Readonly<Record<string, string | null>>): InputMatcher {
   const now = new Map<string, string | null>();
+  const readAbsent = (input: string): boolean => {
+    if (Object.hasOwn(read, input)) return read[input] === null;
+    const slash = input.lastIndexOf('/');
+    const listing = slash > 0 ? read[input.slice(0, slash + 1)] : undefined;
+    return typeof listing === 'string' && hashes.absentFromListing?.(input, listing) === true;
+  };
   return (input, hash, signature) => {
     if (hash === UNVERIFIED) return false;
     let current = now.get(input);
     if (current === undefined) {
-      if (hash === null && Object.hasOwn(readAbsent, input) && readAbsent[input] === null) current = null;
+      if (hash === null && readAbsent(input)) current = null;
       else current = signature && signature[0] === hash && hashes.adopt(input, signature) ? hash : hashes.stamp(input).hash;
       now.set(input, current);
     }
