@@ -107,6 +107,14 @@ export interface FileHashes {
   /** The file's modification time now, 0 when absent: a stat, never a read. */
   modifiedMs(relative: string): number;
   /**
+   * Whether the file `relative` is absent from its directory's listing whose hash is
+   * `listingHash`, as this reader read a listing of that hash: when a stamp of the directory has
+   * just given that hash, the file is absent now, without a stat of its own. False when it cannot
+   * tell (no such listing read, a name of the listing or the file beyond ASCII, or one the same
+   * but for its case: a file system that ignores case finds it by either).
+   */
+  absentFromListing?(relative: string, listingHash: string): boolean;
+  /**
    * Reads and hashes these files on the second core (resolved once all are read, never
    * rejected); a later `stamp` takes a file's read instead of reading it when the file's stat
    * then is the one it was read under, and the read was not racy (`isStillValid`). An empty list
@@ -268,11 +276,25 @@ function keptTextOf(memory: FileMemory, relative: string, hash: string): string 
   return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, options.stat);
   const memory = createFileMemory(KEPT_CONTENTS);
-  const { readFile, listDir } = createFileReads(paths, memory, now, granularityOf);
+  const reads = createFileReads(paths, memory, now, granularityOf);
+  const { readFile } = reads;
+  // The names of each directory's last listing, lowercased, under that listing's hash: a hash of
+  // the names names them, so whichever stamp gave the hash, these are the directory's names.
+  const listedNames = new Map<string, { hash: string; lowerNames: Set<string> } | null>();
+  const listDir: typeof reads.listDir = (relative, stats) => {
+    const listing = reads.listDir(relative, stats);
+    if (listing) {
+      const ascii = listing.entries.every((entry) => PRINTABLE_ASCII.test(entry.name));
+      listedNames.set(relative.replace(/\/+$/, '') || '.', ascii ? { hash: listing.hash, lowerNames: new Set(listing.entries.map((entry) => entry.name.toLowerCase())) } : null);
+    }
+    return listing;
+  };
   const statAs = (relative: string) => statAsNamed(paths, relative);
   const ahead = options.readAhead ? readsAhead(root, memory, granularityOf) : null;
 
@@ -323,6 +345,13 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     hash: (relative) => stamp(relative).hash,
     recall,
     modifiedMs: (relative) => paths.statOf(relative)?.mtimeMs ?? 0,
+    absentFromListing(relative, listingHash) {
+      const slash = relative.lastIndexOf('/');
+      const name = relative.slice(slash + 1);
+      if (name === '' || !PRINTABLE_ASCII.test(name)) return false;
+      const names = listedNames.get(slash === -1 ? '.' : relative.slice(0, slash));
+      return names?.hash === listingHash && !names.lowerNames.has(name.toLowerCase());
+    },
     confirmed: memory.confirmed,
     readText(relative) {
       const file = readFile(relative);

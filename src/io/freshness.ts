@@ -228,6 +228,8 @@ interface WholePlan {
   /** Other hashes expected of a path (a build read it as another hash than the manifests record): [its index, the hash]. */
   others: [number, string | null][];
   index: Map<string, number>;
+  /** For a file expected absent, the index of its directory's listing in the plan; else -1. */
+  listingOf: number[];
 }
 
 const wholePlans = new WeakMap<ServiceState, { workspace?: WholePlan; all?: WholePlan }>();
@@ -238,7 +240,7 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
   const kind = all ? 'all' : 'workspace';
   let plan = plans[kind];
   if (plan) return plan;
-  plan = { paths: [], first: [], others: [], index: new Map() };
+  plan = { paths: [], first: [], others: [], index: new Map(), listingOf: [] };
   const lists: Expected[] = [];
   // A stale workspace is being read again anyway.
   if (!state.workspaceStale) lists.push(workspaceSources(state.workspace));
@@ -253,6 +255,11 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
       } else if (plan.first[at] !== hash) plan.others.push([at, hash]);
     }
   }
+  plan.listingOf = plan.paths.map((path, at) => {
+    const slash = path.lastIndexOf('/');
+    if (plan!.first[at] !== null || slash <= 0 || slash === path.length - 1) return -1;
+    return plan!.index.get(path.slice(0, slash + 1)) ?? -1;
+  });
   plans[kind] = plan;
   return plan;
 }
@@ -332,8 +339,25 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
     if (!same) (pass.changed ??= {})[plan.paths[index]!] = hashNow!;
     if (!sure[index]) residual.push(index);
   };
-  if (still) for (const index of before.residual) look(index);
-  else for (let index = 0; index < count; index += 1) look(index);
+  // A file expected absent, in a directory whose listing this plan looks at, is looked at after
+  // that listing: a listing of the hash just taken (or vouched for) without its name proves it
+  // absent now, as a stat of its own would (README "Addresses").
+  const afterListings: number[] = [];
+  const lookOrDefer = (index: number) => {
+    if (plan.listingOf[index] === -1 || !hashes.absentFromListing) look(index);
+    else afterListings.push(index);
+  };
+  if (still) for (const index of before.residual) lookOrDefer(index);
+  else for (let index = 0; index < count; index += 1) lookOrDefer(index);
+  for (const index of afterListings) {
+    const listingHash = planned[plan.listingOf[index]!];
+    if (typeof listingHash === 'string' && hashes.absentFromListing!(plan.paths[index]!, listingHash)) {
+      // Proven by this pass, not by the watcher: looked at again by the next one.
+      planned[index] = null;
+      sure[index] = 0;
+      residual.push(index);
+    } else look(index);
+  }
   for (const [index, hash] of plan.others) if (planned[index] !== hash) (pass.changed ??= {})[plan.paths[index]!] = planned[index]!;
   if (proofs) proofs.set(plan, { at, hashes, planned, sure, residual });
   return { planned, sure };

@@ -84,4 +84,63 @@ describe('createBuildCache', () => {
     expect(asked.filter((relative) => relative.startsWith('..'))).to.deep.equal([]);
     expect(told).to.deep.equal([]);
   });
+  // A team start's entries name, for each module, the tsconfig places found absent above it: the
+  // workspace's read of this run proved them absent, and the restore takes that read's word.
+  describe('an input recorded absent', () => {
+    const tsconfig = `${one.dir}/tsconfig.json`;
+
+    /** `listed`: the read listed the module's directory (after the file, if `onDisk`, was made) and recorded the listing. */
+    function checkerOf(sources: WorkspaceModel['sources'], onDisk: boolean, listed = false) {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-root-'));
+      made.push(root);
+      fs.mkdirSync(path.join(root, one.dir), { recursive: true });
+      fs.writeFileSync(path.join(root, one.entry!), 'export {};');
+      if (onDisk) fs.writeFileSync(path.join(root, tsconfig), '{}');
+      const real = createFileHashes(root);
+      const listing = listed ? real.listDir(one.dir)!.hash : undefined;
+      const workspace = workspaceModel([one], { sources: listing === undefined ? sources : { ...sources, [`${one.dir}/`]: listing } });
+      const { dir } = cacheOf(workspace, {});
+      const asked: string[] = [];
+      const hashes: FileHashes = {
+        ...real,
+        stamp: (relative) => (asked.push(relative), real.stamp(relative)),
+        adopt: (relative, signature) => (asked.push(relative), real.adopt(relative, signature)),
+      };
+      const cache = createBuildCache(dir, root, identity, { hashes, outputs: createOutputCache(), reader: 'reader', logger: () => {} });
+      const entry = {
+        module: one.specifier,
+        variant: 'browser.development',
+        fingerprint: fingerprintOf(one),
+        bundler: bundlerKey(one.bundler),
+        boundaries: workspaceBoundaries(workspace).key,
+        record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs: { [one.entry!]: real.hash(one.entry!), [tsconfig]: null } },
+      };
+      return { check: () => cache.entryChecker(workspace)(entry), asked, listing };
+    }
+
+    it('by the workspace read of this run is taken as absent, without a stat of its own', () => {
+      const { check, asked } = checkerOf({ 'core.json': 'core-1', [tsconfig]: null }, false);
+      expect(check()).to.equal('valid');
+      expect(asked).to.deep.equal([one.entry]);
+    });
+
+    it('in a directory whose listing the read recorded, without its name, is taken as absent without a stat of its own', () => {
+      const { check, asked, listing } = checkerOf({ 'core.json': 'core-1' }, false, true);
+      expect(listing).to.be.a('string');
+      expect(check()).to.equal('valid');
+      expect(asked).to.deep.equal([one.entry]);
+    });
+
+    it('in a directory whose recorded listing holds its name is stamped: the file there makes the entry stale', () => {
+      const { check, asked } = checkerOf({ 'core.json': 'core-1' }, true, true);
+      expect(check()).to.equal('stale');
+      expect(asked).to.include(tsconfig);
+    });
+
+    it('by no read of this run is stamped: a file there now makes the entry stale', () => {
+      const { check, asked } = checkerOf({ 'core.json': 'core-1', [tsconfig]: contentHash('{}') }, true);
+      expect(check()).to.equal('stale');
+      expect(asked).to.include(tsconfig);
+    });
+  });
 });

@@ -377,4 +377,25 @@ describe('createFileHashes', () => {
       expect(createFileHashes(root).adopt('gone.ts', signature)).to.equal(false);
     });
   });
+
+  describe('absentFromListing', () => {
+    it('tells a name absent from the listing of that hash it read, and nothing of another hash or a name it holds but for its case', () => {
+      const root = tempWorkspace({ 'app/index.ts': '', 'app/README.md': '' });
+      const hashes = createFileHashes(root);
+      const listed = hashes.hash('app/')!;
+      expect(hashes.absentFromListing!('app/tsconfig.json', listed)).to.equal(true);
+      expect(hashes.absentFromListing!('app/index.ts', listed)).to.equal(false);
+      expect(hashes.absentFromListing!('app/readme.md', listed)).to.equal(false);
+      expect(hashes.absentFromListing!('app/tsconfig.json', contentHash('index.ts'))).to.equal(false);
+      expect(hashes.absentFromListing!('other/tsconfig.json', listed)).to.equal(false);
+    });
+
+    it('tells nothing of a listing holding a name beyond ASCII, nor of a name beyond it', () => {
+      const root = tempWorkspace({ 'app/index.ts': '', 'app/caf\u00e9.ts': '', 'lib/index.ts': '' });
+      const hashes = createFileHashes(root);
+      expect(hashes.absentFromListing!('app/tsconfig.json', hashes.hash('app/')!)).to.equal(false);
+      expect(hashes.absentFromListing!('lib/caf\u00e9.ts', hashes.hash('lib/')!)).to.equal(false);
+      expect(hashes.absentFromListing!('lib/tsconfig.json', hashes.hash('lib/')!)).to.equal(true);
+    });
+  });
 });

@@ -1,8 +1,11 @@
 // The check before answering: recorded hashes against the disk (here a fake one).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import type { ServiceState } from '../../src/store/state.js';
-import type { FileHashes } from '../../src/io/file-hashes.js';
+import { createFileHashes, type FileHashes } from '../../src/io/file-hashes.js';
 import { createFreshnessCheck, findChanges, type CheckScope, type WatchProof } from '../../src/io/freshness.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
 
@@ -320,6 +323,61 @@ describe('findChanges with the watcher’s proof kept between passes', () => {
     proof.asked.length = 0;
     expect(findChanges(settled, ALL, hashes, proof)).to.deep.equal({ 'core.json': 'core-2' });
     expect(proof.asked).to.include.members(['core.json', 'app/one/index.ts', 'app/one/helper.ts']);
+  });
+});
+
+// A file found absent where a module's tsconfig.json would be: its directory's listing, looked at
+// in the same pass, says so, as the disk holds it now (README "Addresses").
+describe('findChanges of files expected absent in a listed directory', () => {
+  const made: string[] = [];
+  after(() => {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function workspaceOnDisk() {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'core-freshness-'));
+    made.push(root);
+    fs.mkdirSync(path.join(root, 'app/one'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'core.json'), '{}');
+    fs.writeFileSync(path.join(root, 'app/one/index.ts'), 'export {};');
+    const statted: string[] = [];
+    const hashes = createFileHashes(root, Date.now, { stat: (file) => (statted.push(path.relative(root, file)), fs.statSync(file, { throwIfNoEntry: false })) });
+    // What the workspace read records: the listing, and the tsconfig places absent from it.
+    const sources = { 'core.json': hashes.hash('core.json'), 'app/one/': hashes.listDir('app/one')!.hash, 'app/one/tsconfig.json': null, 'app/tsconfig.json': null };
+    const inputs = { 'app/one/index.ts': hashes.hash('app/one/index.ts')!, 'app/one/tsconfig.json': null };
+    const workspaceState = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one], { sources }) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, inputs['app/one/index.ts'], { inputs }),
+    ]);
+    statted.length = 0;
+    return { root, hashes, statted, workspaceState };
+  }
+
+  it('takes the absence from the listing the pass looked at, without a stat of the file', () => {
+    const { hashes, statted, workspaceState } = workspaceOnDisk();
+    expect(findChanges(workspaceState, ALL, hashes)).to.equal(null);
+    expect(statted).to.include('app/one');
+    expect(statted).not.to.include('app/one/tsconfig.json');
+    // Its directory is not looked at: stat'ed, as before.
+    expect(statted).to.include('app/tsconfig.json');
+  });
+
+  it('sees a file made there after the read: the listing moved, and the file is looked at', () => {
+    const { root, hashes, workspaceState } = workspaceOnDisk();
+    expect(findChanges(workspaceState, ALL, hashes)).to.equal(null);
+    fs.writeFileSync(path.join(root, 'app/one/tsconfig.json'), '{}');
+    const changed = findChanges(workspaceState, ALL, hashes);
+    expect(changed).to.have.property('app/one/tsconfig.json').that.is.a('string');
+    expect(changed).to.have.property('app/one/');
+  });
+
+  it('stats a file whose name the listing holds but for its case', () => {
+    const { root, hashes, statted, workspaceState } = workspaceOnDisk();
+    fs.writeFileSync(path.join(root, 'app/one/TSConfig.json'), '{}');
+    findChanges(workspaceState, ALL, hashes);
+    expect(statted).to.include('app/one/tsconfig.json');
   });
 });
 

@@ -29,19 +29,31 @@ export function workspaceFacts(workspace: WorkspaceModel, hashes: FileHashes): W
   return {
     modules: new Map(workspace.modules.map((module) => [module.specifier, module])),
     boundaries: workspaceBoundaries(workspace).key,
-    matches: inputMatcher(hashes),
+    matches: inputMatcher(hashes, workspace.sources),
   };
 }
 
 // Each input as it is now: unchanged since its hash was taken (the same stat), else read and
 // hashed again. One answer per path for the whole restoration: modules share tsconfig files.
-function inputMatcher(hashes: FileHashes): InputMatcher {
+// A path the workspace's read, in this run, recorded absent (the tsconfig places above each
+// package), or absent from a listing it recorded (a module's own directory), is taken as
+// absent without a stat, as that read takes it (README "Workspaces"): what is judged here is
+// judged against that read, and a file made since is seen by the check before answering
+// (README "Addresses").
+function inputMatcher(hashes: FileHashes, read: Readonly<Record<string, string | null>>): InputMatcher {
   const now = new Map<string, string | null>();
+  const readAbsent = (input: string): boolean => {
+    if (Object.hasOwn(read, input)) return read[input] === null;
+    const slash = input.lastIndexOf('/');
+    const listing = slash > 0 ? read[input.slice(0, slash + 1)] : undefined;
+    return typeof listing === 'string' && hashes.absentFromListing?.(input, listing) === true;
+  };
   return (input, hash, signature) => {
     if (hash === UNVERIFIED) return false;
     let current = now.get(input);
     if (current === undefined) {
-      current = signature && signature[0] === hash && hashes.adopt(input, signature) ? hash : hashes.stamp(input).hash;
+      if (hash === null && readAbsent(input)) current = null;
+      else current = signature && signature[0] === hash && hashes.adopt(input, signature) ? hash : hashes.stamp(input).hash;
       now.set(input, current);
     }
     return current === hash;
