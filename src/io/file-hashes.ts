@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './confined-paths.js';
 import { createFileMemory, type FileMemory, type Remembered } from './file-memory.js';
-import { createFileReads } from './file-reads.js';
+import { createFileReads, type FileReads } from './file-reads.js';
 import { createReadAhead, type AheadRead } from './read-ahead.js';
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
@@ -278,23 +278,45 @@ function keptTextOf(memory: FileMemory, relative: string, hash: string): string 
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
+// The names of each directory's last listing, lowercased, under that listing's hash: a hash of
+// the names names them, so whichever stamp gave the hash, these are the directory's names.
+function listedNames(list: FileReads['listDir']) {
+  const names = new Map<string, { hash: string; lowerNames: Set<string> } | null>();
+  const listDir: FileReads['listDir'] = (relative, stats) => {
+    const listing = list(relative, stats);
+    if (listing) {
+      const ascii = listing.entries.every((entry) => PRINTABLE_ASCII.test(entry.name));
+      names.set(relative.replace(/\/+$/, '') || '.', ascii ? { hash: listing.hash, lowerNames: new Set(listing.entries.map((entry) => entry.name.toLowerCase())) } : null);
+    }
+    return listing;
+  };
+  /** `relative` is not in its directory's listing of `listingHash` (a name of another case, or beyond ASCII, tells nothing). */
+  function absentFromListing(relative: string, listingHash: string): boolean {
+    const slash = relative.lastIndexOf('/');
+    const name = relative.slice(slash + 1);
+    if (name === '' || !PRINTABLE_ASCII.test(name)) return false;
+    const listed = names.get(slash === -1 ? '.' : relative.slice(0, slash));
+    return listed?.hash === listingHash && !listed.lowerNames.has(name.toLowerCase());
+  }
+  return { listDir, absentFromListing };
+}
+
+// A signature the build cache kept, taken when the file's stat now is the one it recorded (`adopt`).
+function adoptRead(memory: FileMemory, stats: fs.Stats | undefined, granularityOf: (stats: fs.Stats) => number, relative: string, [hash, ino, size, mtimeMs, ctimeMs, at]: FileSignature): boolean {
+  if (!stats || (!relative.endsWith('/') && stats.nlink > 1)) return false;
+  const known = { hash, ino, size, mtimeMs, ctimeMs, at, seq: -1 };
+  if (!isStillValid(known, stats, granularityOf(stats))) return false;
+  memory.set(relative, known);
+  return true;
+}
+
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, options.stat);
   const memory = createFileMemory(KEPT_CONTENTS);
   const reads = createFileReads(paths, memory, now, granularityOf);
   const { readFile } = reads;
-  // The names of each directory's last listing, lowercased, under that listing's hash: a hash of
-  // the names names them, so whichever stamp gave the hash, these are the directory's names.
-  const listedNames = new Map<string, { hash: string; lowerNames: Set<string> } | null>();
-  const listDir: typeof reads.listDir = (relative, stats) => {
-    const listing = reads.listDir(relative, stats);
-    if (listing) {
-      const ascii = listing.entries.every((entry) => PRINTABLE_ASCII.test(entry.name));
-      listedNames.set(relative.replace(/\/+$/, '') || '.', ascii ? { hash: listing.hash, lowerNames: new Set(listing.entries.map((entry) => entry.name.toLowerCase())) } : null);
-    }
-    return listing;
-  };
+  const { listDir, absentFromListing } = listedNames(reads.listDir);
   const statAs = (relative: string) => statAsNamed(paths, relative);
   const ahead = options.readAhead ? readsAhead(root, memory, granularityOf) : null;
 
@@ -345,13 +367,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     hash: (relative) => stamp(relative).hash,
     recall,
     modifiedMs: (relative) => paths.statOf(relative)?.mtimeMs ?? 0,
-    absentFromListing(relative, listingHash) {
-      const slash = relative.lastIndexOf('/');
-      const name = relative.slice(slash + 1);
-      if (name === '' || !PRINTABLE_ASCII.test(name)) return false;
-      const names = listedNames.get(slash === -1 ? '.' : relative.slice(0, slash));
-      return names?.hash === listingHash && !names.lowerNames.has(name.toLowerCase());
-    },
+    absentFromListing,
     confirmed: memory.confirmed,
     readText(relative) {
       const file = readFile(relative);
@@ -362,14 +378,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     listDir: (relative) => listDir(relative),
     leaves: paths.leaves,
     signature: memory.signature,
-    adopt(relative, [hash, ino, size, mtimeMs, ctimeMs, at]) {
-      const stats = statAs(relative);
-      if (!stats || (!relative.endsWith('/') && stats.nlink > 1)) return false;
-      const known = { hash, ino, size, mtimeMs, ctimeMs, at, seq: -1 };
-      if (!isStillValid(known, stats, granularityOf(stats))) return false;
-      memory.set(relative, known);
-      return true;
-    },
+    adopt: (relative, read) => adoptRead(memory, statAs(relative), granularityOf, relative, read),
     granularityMs: coarsest,
     realPath: paths.realPath,
     readAhead: async (relatives) => ahead?.readAhead(relatives),
