@@ -122,13 +122,14 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
           return failed(res, caught);
         }
         const checked = answer;
-        deps.freshness.check(checked.scope).then(() => {
+        deps.freshness.check(checked.scope).then((completed) => {
           // The check found a change, or something else happened meanwhile: Koa answers, from
           // the state this check made (its route waits for the builds, and checks no more).
-          if (checked.state !== deps.getState()) {
+          // A check that threw proved nothing: the route checks again, as for any request.
+          if (!completed || checked.state !== deps.getState()) {
             const target = req.url ?? '';
             if (answers.get(target) === checked) answers.delete(target);
-            checkedRequests.add(req);
+            if (completed) checkedRequests.add(req);
             return koa(req, res);
           }
           send(req, res, checked);

@@ -26,7 +26,8 @@ export type CheckScope =
   | { kind: 'all' };
 
 export interface FreshnessCheck {
-  check(scope: CheckScope): Promise<void>;
+  /** Resolves once the disk was looked at for `scope`: true, or false when the pass threw (nothing was proven). */
+  check(scope: CheckScope): Promise<boolean>;
 }
 
 export interface FreshnessDeps {
@@ -55,25 +56,27 @@ export interface WatchProof {
 
 export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
   const schedule = deps.schedule ?? ((run) => void setImmediate(run));
-  let pending: { scopes: CheckScope[]; waiting: (() => void)[] } | null = null;
+  let pending: { scopes: CheckScope[]; waiting: ((completed: boolean) => void)[] } | null = null;
 
   function pass() {
     const { scopes, waiting } = pending!;
     pending = null;
+    let completed = false;
     try {
       const changed = findChanges(deps.getState(), scopes, deps.hashes, deps.quiet?.() ?? undefined);
       if (changed) deps.dispatch({ type: 'files.changed', files: changed, source: 'check' });
+      completed = true;
     } catch (error) {
       // The pass runs from the event loop: a throw here would end the process.
       deps.failed(error);
     } finally {
-      for (const resolve of waiting) resolve();
+      for (const resolve of waiting) resolve(completed);
     }
   }
 
   return {
     check(scope) {
-      return new Promise<void>((resolve) => {
+      return new Promise<boolean>((resolve) => {
         if (!pending) {
           pending = { scopes: [], waiting: [] };
           schedule(pass);

@@ -24,6 +24,8 @@ describe('createAnswerCache', () => {
   let failDerive = false;
   let checks: CheckScope[];
   let changeOnCheck: boolean;
+  /** The check's pass throws (a defect): it proves nothing. */
+  let checkThrows = false;
   let refuseEverything = false;
   /** Targets the state answers by itself (an address naming the last build's bytes), and how often one was asked for. */
   let derivable: Map<string, string>;
@@ -36,6 +38,7 @@ describe('createAnswerCache', () => {
       check: async (scope) => {
         checks.push(scope);
         if (changeOnCheck) state = { ...state };
+        return !checkThrows;
       },
     },
     guards: [...requestGuards({ allowedHosts: [], anyAddress: false }), refuseWhenAsked],
@@ -138,6 +141,18 @@ describe('createAnswerCache', () => {
     expect(checkedOnes).to.deep.equal([false, true, false]);
   });
 
+  it('hands over a request whose check threw, as one the route must check again', async () => {
+    cache.remember('/m/t', answer());
+    checkThrows = true;
+    try {
+      expect((await get(base, '/m/t')).status, 'nothing was proven: not the stored answer').to.equal(299);
+    } finally {
+      checkThrows = false;
+    }
+    expect(handedOver).to.deep.equal(['/m/t']);
+    expect(checkedOnes).to.deep.equal([false]);
+  });
+
   it('answers 304 to a matching If-None-Match, but not when the request asks for no cache', async () => {
     cache.remember('/m/d', answer());
     const fresh = await get(base, '/m/d', { 'if-none-match': '"h1"' });
@@ -207,7 +222,7 @@ describe('createAnswerCache', () => {
   });
 
   it('keeps at most its limit of answers, forgetting the oldest', async () => {
-    const small = createAnswerCache({ getState: () => state, freshness: { check: async () => {} }, guards: requestGuards({ allowedHosts: [], anyAddress: false }), logger: () => {}, limit: 2, prefix: '/' });
+    const small = createAnswerCache({ getState: () => state, freshness: { check: async () => true }, guards: requestGuards({ allowedHosts: [], anyAddress: false }), logger: () => {}, limit: 2, prefix: '/' });
     const seen: string[] = [];
     const smallServer = createServer(small.listener((req, res) => (seen.push(req.url ?? ''), res.end())));
     await new Promise<void>((resolve) => smallServer.listen(0, '127.0.0.1', resolve));
