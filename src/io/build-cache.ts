@@ -35,6 +35,8 @@ export interface BuildCache {
   readonly dir: string;
   /** Where the joined pages of the bundled preview are kept. */
   readonly pagesDir: string;
+  /** Whether an index was ever written here: without one, a start builds every module. */
+  hasIndex(): boolean;
   /**
    * The workspace model of the last run when no manifest or listing it was read from changed
    * since (each proved by its stat, as inputs are), so the first read reads nothing; else null.
@@ -100,6 +102,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
 
   const writing = new Set<Promise<void>>();
   return {
+    hasIndex: () => fs.existsSync(indexFile),
     dir,
     pagesDir: path.join(dir, PAGES),
     restoreWorkspace() {

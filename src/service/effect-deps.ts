@@ -1,7 +1,6 @@
 // What the effects are given (`EffectDeps`, ARCHITECTURE.md "Layers"): the file hashes, the
 // output cache, the bundler registry, the build cache and the team's remote cache, made once
 // for the service's life. The composition root (src/service.ts) keeps the parts it closes.
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { asapScheduler } from 'rxjs';
@@ -12,7 +11,6 @@ import { counter } from '../effects/builds.js';
 import type { EffectDeps } from '../effects/table.js';
 import { createActivity, type Activity } from '../http/activity.js';
 import { cacheLocation, createBuildCache, type BuildCache, type SavedBuild } from '../io/build-cache.js';
-import { INDEX } from '../io/cache-location.js';
 import { openEventFile } from '../io/event-file.js';
 import { createBuildRunner } from '../io/build-runner.js';
 import { createFileHashes, type FileHashes, type FileHashesOptions } from '../io/file-hashes.js';
@@ -100,8 +98,8 @@ export function createEffectDeps(root: string, logger: (message: string) => void
  * every module is built, and esbuild's process is started beside the workspace read, not after
  * it (README "Performance"). A cache of another workspace or version is not looked into.
  */
-export function buildsEverything(cache: Pick<BuildCache, 'dir'> | null, remote: boolean): boolean {
-  return !remote && (cache === null || !fs.existsSync(path.join(cache.dir, INDEX)));
+export function buildsEverything(cache: Pick<BuildCache, 'hasIndex'> | null, remote: boolean): boolean {
+  return !remote && (cache === null || !cache.hasIndex());
 }
 
 function watchLimitFromEnvironment(logger: (message: string) => void): number | undefined {

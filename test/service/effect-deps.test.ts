@@ -2,12 +2,16 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createBuildCache } from '../../src/io/build-cache.js';
+import { createFileHashes } from '../../src/io/file-hashes.js';
+import { createOutputCache } from '../../src/outputs/output-cache.js';
 import { buildsEverything } from '../../src/service/effect-deps.js';
 
 // README "Performance": esbuild's process is started beside the workspace read on a start that
 // builds every module, and never on one that restores from a cache.
 describe('a start that builds every module', () => {
   let dir: string;
+  const cacheIn = (cacheDir: string) => createBuildCache(cacheDir, dir, { service: 'test', esbuild: '0', bundlers: 'b' }, { hashes: createFileHashes(dir), outputs: createOutputCache(), reader: 'r' });
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-effect-deps-'));
   });
@@ -15,14 +19,14 @@ describe('a start that builds every module', () => {
 
   it('is a start without a build cache, or with one that has no index yet, and no team cache', () => {
     expect(buildsEverything(null, false), 'no build cache').to.equal(true);
-    expect(buildsEverything({ dir }, false), 'an empty cache directory').to.equal(true);
-    expect(buildsEverything({ dir: path.join(dir, 'not-made-yet') }, false), 'no cache directory yet').to.equal(true);
+    expect(buildsEverything(cacheIn(dir), false), 'an empty cache directory').to.equal(true);
+    expect(buildsEverything(cacheIn(path.join(dir, 'not-made-yet')), false), 'no cache directory yet').to.equal(true);
   });
 
   it('is not a start with a build cache index, nor one with a team cache to restore from', () => {
     fs.writeFileSync(path.join(dir, 'builds.json'), '{}');
-    expect(buildsEverything({ dir }, false), 'a cache index').to.equal(false);
+    expect(buildsEverything(cacheIn(dir), false), 'a cache index').to.equal(false);
     expect(buildsEverything(null, true), 'a team cache').to.equal(false);
-    expect(buildsEverything({ dir: path.join(dir, 'not-made-yet') }, true), 'an empty build cache and a team cache').to.equal(false);
+    expect(buildsEverything(cacheIn(path.join(dir, 'not-made-yet')), true), 'an empty build cache and a team cache').to.equal(false);
   });
 });
