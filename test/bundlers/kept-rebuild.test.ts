@@ -79,6 +79,11 @@ describe('createKeptRebuilds', () => {
     expect(text(declared.code)).to.equal(text((await withEveryPlugin()).code));
     write('app/card/index.ts', "import sheet from './other.css' with { type: 'css' };\nexport const sheets = [sheet];\n");
     expect((await failureOf(rebuild())).map((error) => error.detail)).to.deep.equal([CSS_MODULE_SCRIPT_REFUSED]);
+    // Kept: a plain import again is rebuilt in the context with the plugin, which it calls.
+    write('app/card/index.ts', "import './plain.css';\n");
+    const before = counted.count;
+    await rebuild();
+    expect(counted.count, 'the plugin kept after the module imported a CSS module script').to.be.greaterThan(before);
     // A bare one stays external without the plugin: the metafile tells, in a context that never had it.
     createdKept.clear();
     await contexts.dispose();
