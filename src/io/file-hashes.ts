@@ -131,13 +131,16 @@ export interface Recalled extends Stamp {
 }
 
 /** The text of a recalled file: its kept bytes, else what `read` reads; null when absent. */
+/** Bytes kept of a read, as text (no copy of them). */
+const textOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+
 function recalledText(recalled: Recalled, read: () => { text: string; hash: string } | null): { text: string; hash: string } | null {
   if (recalled.hash === null) return null;
   if (!recalled.bytes) {
     const file = read();
     return file ? { text: file.text, hash: file.hash } : null;
   }
-  return { text: Buffer.from(recalled.bytes.buffer, recalled.bytes.byteOffset, recalled.bytes.byteLength).toString('utf8'), hash: recalled.hash };
+  return { text: textOf(recalled.bytes), hash: recalled.hash };
 }
 
 /** How many files' last read bytes a reader keeps for `recall`: the files just edited. */
@@ -273,7 +276,7 @@ export function stampingOnce(hashes: FileHashes): { hashes: FileHashes; once<T>(
 /** The text of the bytes last read of `relative`, when they are kept and had `hash`. */
 function keptTextOf(memory: FileMemory, relative: string, hash: string): string | undefined {
   const bytes = memory.get(relative)?.hash === hash ? memory.bytes(relative) : undefined;
-  return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return bytes && textOf(bytes);
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
