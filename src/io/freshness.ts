@@ -344,10 +344,12 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
   };
   // A file expected absent, in a directory whose listing this plan looks at, is looked at after
   // that listing: a listing of the hash just taken (or vouched for) without its name proves it
-  // absent now, as a stat of its own would (README "Addresses").
+  // absent now, as a stat of its own would (README "Addresses"). Only on a pass of a new proof
+  // generation: a proof by listing is not the watcher's, so while the generation holds, the
+  // next passes stat the path once, and the watcher vouches for it from then on.
   const afterListings: number[] = [];
   const lookOrDefer = (index: number) => {
-    if (plan.listingOf[index] === -1 || !hashes.absentFromListing) look(index);
+    if (still || plan.listingOf[index] === -1 || !hashes.absentFromListing) look(index);
     else afterListings.push(index);
   };
   if (still) for (const index of before.residual) lookOrDefer(index);

@@ -373,6 +373,25 @@ describe('findChanges of files expected absent in a listed directory', () => {
     expect(changed).to.have.property('app/one/');
   });
 
+  it("leaves the watcher to vouch for the file while its proof holds: stat'ed once more, then looked at no more", () => {
+    const { hashes, statted, workspaceState } = workspaceOnDisk();
+    const watcher = { unchangedSince: () => true, proofGeneration: () => 1 };
+    const byListing: string[] = [];
+    const absentFromListing = hashes.absentFromListing!.bind(hashes);
+    hashes.absentFromListing = (relative, listingHash) => (byListing.push(relative), absentFromListing(relative, listingHash));
+    const pass = () => {
+      statted.length = 0;
+      byListing.length = 0;
+      expect(findChanges(workspaceState, ALL, hashes, watcher)).to.equal(null);
+    };
+    pass();
+    expect([byListing, statted.includes('app/one/tsconfig.json')], 'a new proof generation: the listing proves it').to.deep.equal([['app/one/tsconfig.json'], false]);
+    pass();
+    expect([byListing, statted.includes('app/one/tsconfig.json')], 'the same generation: stat\'ed, so that the watcher can vouch for it').to.deep.equal([[], true]);
+    pass();
+    expect([byListing, statted], 'vouched for by the watcher: nothing looked at').to.deep.equal([[], []]);
+  });
+
   it('stats a file whose name the listing holds but for its case', () => {
     const { root, hashes, statted, workspaceState } = workspaceOnDisk();
     fs.writeFileSync(path.join(root, 'app/one/TSConfig.json'), '{}');
