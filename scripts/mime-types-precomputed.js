@@ -6,6 +6,9 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 
+/** `value` as source text that makes it: a string for JSON.parse, which V8 reads faster than the same object as JavaScript. */
+export const parsed = (value) => `JSON.parse(${JSON.stringify(JSON.stringify(value))})`;
+
 const LOAD_DB = "var db = require('mime-db')";
 const FILL_TABLES = 'populateMaps(exports.extensions, exports.types)';
 
@@ -20,8 +23,6 @@ export function precomputedMimeTypes(index) {
   const filled = require(index);
   const db = require('mime-db');
   const charsets = Object.fromEntries(Object.entries(db).filter(([, entry]) => entry.charset).map(([type, entry]) => [type, { charset: entry.charset }]));
-  // A string for JSON.parse: V8 parses JSON faster than the same object as JavaScript.
-  const parsed = (value) => `JSON.parse(${JSON.stringify(JSON.stringify(value))})`;
   return source
     .replace(LOAD_DB, () => `var db = ${parsed(charsets)}`)
     .replace(FILL_TABLES, () => `Object.assign(exports.extensions, ${parsed(filled.extensions)}); Object.assign(exports.types, ${parsed(filled.types)}); exports._extensionConflicts.push(...${parsed(filled._extensionConflicts)})`);
