@@ -88,11 +88,13 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
         if (before.diagnostics !== null) tell({ type: 'valid', module: label });
         // Before the sheet: a page that keeps its last good sheet for a syntax problem learns it is gone first.
         if (view.warnings !== before.warnings) tell({ type: 'warnings', module: label, warnings });
+        // A stylesheet gained or lost is a link the page must add or drop: it reloads, as for code.
+        // Before the sheet: a page that reloads takes the new sheet with it, and swaps nothing
+        // into the page it leaves (the runtime ignores what comes after its reload began).
+        if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) tell({ type: 'code', module: label });
         if (view.styles !== null && view.styles !== before.styles) {
           subscriber.next({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
         }
-        // A stylesheet gained or lost is a link the page must add or drop: it reloads, as for code.
-        if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) tell({ type: 'code', module: label });
       }
     }
   });

@@ -136,12 +136,13 @@ describe('pushMessages$', () => {
     expect((messages[0] as Extract<PushMessage, { type: 'invalid' }>).diagnostics.map((d) => d.kind)).to.deep.equal(['DEPENDENCY_NOT_DECLARED']);
   });
 
-  it('announces a module that gains or loses a stylesheet as a code change: the page reloads to link it', () => {
+  it('announces a module that gains or loses a stylesheet as a code change, before its sheet: the page reloads to link it', () => {
     const { built, messages } = harness();
     built('code-1', null);
     built('code-1', 'styles-1');
     built('code-1', null);
-    expect(messages).to.deep.equal([styles('styles-1'), { type: 'code', module: LABEL }, { type: 'code', module: LABEL }]);
+    // The code change first: a page that reloads swaps no sheet into the page it leaves.
+    expect(messages).to.deep.equal([{ type: 'code', module: LABEL }, styles('styles-1'), { type: 'code', module: LABEL }]);
   });
 
   it('announces the warnings of a module when they change, and none once they are gone', () => {

@@ -129,7 +129,9 @@ async function swapBundle(): Promise<void> {
   } catch {
     hash = null;
   }
-  if (hash === null || asked !== bundleAsked) return;
+  // A page being reloaded (a code change came after the stylesheet's) gets the sheet with its
+  // reload: swapped into the page being left, it would show the change before the reload.
+  if (hash === null || asked !== bundleAsked || reloading) return;
   const url = new URL(plain, location.href);
   url.searchParams.set('v', hash);
   if (current.some((link) => link.href === url.href)) return;
@@ -248,7 +250,8 @@ const warningsPill = (() => {
 })();
 
 function handle(message: Message): void {
-  if (!onPage(message.module)) return;
+  // The page is being left for its reload, which brings whatever changed.
+  if (reloading || !onPage(message.module)) return;
   if (message.type === 'invalid') {
     problems.set(message.module, message.diagnostics);
     overlay.render();
