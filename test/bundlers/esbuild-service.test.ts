@@ -3,10 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { ESBUILD_GOGC, ESBUILD_GOMEMLIMIT } from '../../src/bundlers/esbuild-service.js';
 import { serve } from '../helpers/service.js';
-import { tempWorkspace } from '../helpers/workspace.js';
+import { PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** The esbuild service processes started by this process. */
@@ -78,5 +79,14 @@ describe("esbuild's process and Go's collector", function () {
     } finally {
       await service.close();
     }
+  });
+
+  it("leaves both alone when the user set either: the user's setting wins", () => {
+    const module = JSON.stringify(pathToFileURL(path.join(PROJECT_DIR, 'dist/bundlers/esbuild-service.js')).href);
+    const script = `await import(${module}); console.log(JSON.stringify([process.env.GOGC ?? null, process.env.GOMEMLIMIT ?? null]));`;
+    const run = (env: Record<string, string>) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' }));
+    expect(run({}), 'neither set').to.deep.equal([ESBUILD_GOGC, ESBUILD_GOMEMLIMIT]);
+    expect(run({ GOGC: '100' }), 'GOGC set').to.deep.equal(['100', null]);
+    expect(run({ GOMEMLIMIT: '2GiB' }), 'GOMEMLIMIT set').to.deep.equal([null, '2GiB']);
   });
 });

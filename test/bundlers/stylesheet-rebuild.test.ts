@@ -54,7 +54,7 @@ describe('createStylesheetRebuild', () => {
       stylesInputs: new Set([SHEET]),
     };
     const rebuild = (given: Uint8Array, variant = VARIANT) => stylesheets.rebuild(KEY, 'signature', TARGET, variant, last, undefined, given);
-    return { stylesheets, rebuild, dispose: () => contexts.dispose() };
+    return { stylesheets, rebuild, last, dispose: () => contexts.dispose() };
   }
 
   it('transforms a saved sheet last built alone as soon as it is told, and the rebuild given those bytes takes that transform', async () => {
@@ -118,16 +118,24 @@ describe('createStylesheetRebuild', () => {
     }
   });
 
-  it('starts nothing for a sheet it never built alone, nor reads its bytes', async () => {
-    const { stylesheets, dispose } = rebuilder();
+  it('starts nothing for a sheet it never built alone, nor for one built with its module since, nor reads its bytes', async () => {
+    const { stylesheets, rebuild, last, dispose } = rebuilder();
     try {
       const asked: string[] = [];
-      stylesheets.anticipate([SHEET], (file) => {
-        asked.push(file);
-        return bytes('.plain { color: rgb(3, 3, 3); }\n');
-      });
+      const anticipate = () =>
+        stylesheets.anticipate([SHEET], (file) => {
+          asked.push(file);
+          return bytes('.plain { color: rgb(3, 3, 3); }\n');
+        });
+      anticipate();
+      expect([asked, transforms]).to.deep.equal([[], []]);
+      // Built alone once, then with its module (it imports something now): no longer one to transform early.
+      await rebuild(bytes('.plain { color: rgb(2, 2, 2); }\n'));
+      last.stylesheetAlone = false;
+      await rebuild(bytes('.plain { color: rgb(2, 2, 2); }\n'));
+      anticipate();
       expect(asked).to.deep.equal([]);
-      expect(transforms).to.deep.equal([]);
+      expect(transforms).to.have.length(1);
     } finally {
       await dispose();
     }
