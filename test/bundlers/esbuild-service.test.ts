@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { ESBUILD_GOGC, ESBUILD_GOMEMLIMIT } from '../../src/bundlers/esbuild-service.js';
 import { serve } from '../helpers/service.js';
-import { PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
+import { inlineWorkspace, PROJECT_DIR } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** The esbuild service processes started by this process. */
@@ -33,11 +33,7 @@ function esbuildChildren(): number[] {
 
 /** A workspace of one package with one module, `value = 1`. */
 function oneModuleWorkspace(): string {
-  return tempWorkspace({
-    'core.json': JSON.stringify({ packages: ['packages/app'] }),
-    'packages/app/package.json': JSON.stringify({ name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts' } }),
-    'packages/app/main.ts': 'export const value = 1;\n',
-  });
+  return inlineWorkspace({ 'packages/app': { manifest: { name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts' } }, files: { 'main.ts': 'export const value = 1;\n' } } });
 }
 
 describe("esbuild's process dying", function () {

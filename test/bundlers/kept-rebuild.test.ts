@@ -2,8 +2,6 @@
 // CSS module scripts plugin, so a plain stylesheet import costs no call into JavaScript per
 // rebuild, until the module imports a CSS module script; every result is what a build with the
 // plugin gives.
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
 import { collect, isBuildFailure } from '../../src/bundlers/build-results.js';
@@ -14,6 +12,7 @@ import { CSS_MODULE_SCRIPT_REFUSED } from '../../src/bundlers/plugins/css-module
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant } from '../../src/workspace/variant.js';
 import { countingCssModuleScripts } from '../helpers/counting-options.js';
+import { write as writeTo } from '../helpers/edit.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const variant = developmentVariant('browser');
@@ -24,7 +23,7 @@ const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString(
 describe('createKeptRebuilds', () => {
   let root: string;
   let contexts: ReturnType<typeof createContextPool>;
-  const write = (relative: string, content: string) => fs.writeFileSync(path.join(root, relative), content);
+  const write = (relative: string, content: string) => writeTo(root, relative, content);
 
   const counted = { count: 0 };
   const countingOptions = countingCssModuleScripts(() => root, variant, counted);

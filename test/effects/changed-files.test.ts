@@ -1,12 +1,11 @@
 // When the paths the watcher is told of are read (src/effects/changed-files.ts): the first notice
 // of a turn at once, the others of the same turn together at its end.
 import { expect } from 'chai';
-import fs from 'node:fs';
-import path from 'node:path';
 import { asapScheduler } from 'rxjs';
 import { createChangedFiles, type ChangedFiles } from '../../src/effects/changed-files.js';
 import { createFileHashes } from '../../src/io/file-hashes.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
+import { write } from '../helpers/edit.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -29,7 +28,7 @@ describe('createChangedFiles', () => {
       changed: (changed) => void reports.push(changed),
       guard: (callback) => callback,
     });
-    return { root, reports, write: (relative: string, text: string) => fs.writeFileSync(path.join(root, relative), text) };
+    return { root, reports, write: (relative: string, text: string) => write(root, relative, text) };
   }
 
   it('reads the paths of the first notice of a turn as it comes, not at the end of the turn', () => {

@@ -13,6 +13,7 @@ import { createFileHashes, type FileHashes } from '../../src/io/file-hashes.js';
 import { workspaceBoundaries } from '../../src/workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../src/workspace/model.js';
 import { moduleModel, workspaceModel } from '../helpers/models.js';
+import { tempWorkspace } from '../helpers/workspace.js';
 
 describe('createBuildCache', () => {
   const made: string[] = [];
@@ -91,11 +92,7 @@ describe('createBuildCache', () => {
 
     /** `listed`: the read listed the module's directory (after the file, if `onDisk`, was made) and recorded the listing. */
     function checkerOf(sources: WorkspaceModel['sources'], onDisk: boolean, listed = false) {
-      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-root-'));
-      made.push(root);
-      fs.mkdirSync(path.join(root, one.dir), { recursive: true });
-      fs.writeFileSync(path.join(root, one.entry!), 'export {};');
-      if (onDisk) fs.writeFileSync(path.join(root, tsconfig), '{}');
+      const root = tempWorkspace({ [one.entry!]: 'export {};', ...(onDisk ? { [tsconfig]: '{}' } : {}) });
       const real = createFileHashes(root);
       const listing = listed ? real.listDir(one.dir)!.hash : undefined;
       const workspace = workspaceModel([one], { sources: listing === undefined ? sources : { ...sources, [`${one.dir}/`]: listing } });

@@ -1,6 +1,5 @@
 // The check before answering: recorded hashes against the disk (here a fake one).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
@@ -8,6 +7,7 @@ import type { ServiceState } from '../../src/store/state.js';
 import { createFileHashes, type FileHashes } from '../../src/io/file-hashes.js';
 import { createFreshnessCheck, findChanges, type CheckScope, type WatchProof } from '../../src/io/freshness.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
+import { tempWorkspace } from '../helpers/workspace.js';
 
 const DEV = 'browser.development';
 const PROD = 'browser.production.min';
@@ -329,17 +329,8 @@ describe('findChanges with the watcher’s proof kept between passes', () => {
 // A file found absent where a module's tsconfig.json would be: its directory's listing, looked at
 // in the same pass, says so, as the disk holds it now (README "Addresses").
 describe('findChanges of files expected absent in a listed directory', () => {
-  const made: string[] = [];
-  after(() => {
-    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
-  });
-
   function workspaceOnDisk() {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'core-freshness-'));
-    made.push(root);
-    fs.mkdirSync(path.join(root, 'app/one'), { recursive: true });
-    fs.writeFileSync(path.join(root, 'core.json'), '{}');
-    fs.writeFileSync(path.join(root, 'app/one/index.ts'), 'export {};');
+    const root = tempWorkspace({ 'core.json': '{}', 'app/one/index.ts': 'export {};' });
     const statted: string[] = [];
     const hashes = createFileHashes(root, Date.now, { stat: (file) => (statted.push(path.relative(root, file)), fs.statSync(file, { throwIfNoEntry: false })) });
     // What the workspace read records: the listing, and the tsconfig places absent from it.

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createBuildCache } from '../../src/io/build-cache.js';
 import { createFileHashes } from '../../src/io/file-hashes.js';
 import { createOutputCache } from '../../src/outputs/output-cache.js';
 import { buildsEverything } from '../../src/service/effect-deps.js';
+import { tempWorkspace } from '../helpers/workspace.js';
 
 // README "Performance": esbuild's process is started beside the workspace read on a start that
 // builds every module, and never on one that restores from a cache.
@@ -13,9 +13,8 @@ describe('a start that builds every module', () => {
   let dir: string;
   const cacheIn = (cacheDir: string) => createBuildCache(cacheDir, dir, { service: 'test', esbuild: '0', bundlers: 'b' }, { hashes: createFileHashes(dir), outputs: createOutputCache(), reader: 'r' });
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-effect-deps-'));
+    dir = tempWorkspace();
   });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('is a start without a build cache, or with one that has no index yet, and no team cache', () => {
     expect(buildsEverything(null, false), 'no build cache').to.equal(true);

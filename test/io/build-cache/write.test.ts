@@ -1,7 +1,6 @@
 // The build cache's write when nothing changed (README "The build cache"): the index on disk
 // already says it, so nothing is packed or written; any change, a stat included, is written.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createOutputCache } from '../../../src/outputs/output-cache.js';
@@ -12,13 +11,9 @@ import { parseIndex } from '../../../src/io/cache-index.js';
 import { createFileHashes, type FileSignature } from '../../../src/io/file-hashes.js';
 import type { BuildRecord } from '../../../src/store/state.js';
 import { moduleModel, workspaceModel } from '../../helpers/models.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
 
 describe('createCacheWriter', () => {
-  const made: string[] = [];
-  after(() => {
-    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
-  });
-
   const identity = { service: 'test', esbuild: 'test', bundlers: 'test' };
   const one = moduleModel('one');
   const input = one.entry!;
@@ -27,9 +22,8 @@ describe('createCacheWriter', () => {
 
   /** A writer in a new cache directory; the stats it is told each file was hashed with are `signatures`, the packs it makes counted. */
   function writerOf(of?: { root: string; dir: string }) {
-    const root = of?.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'core-write-root-'));
-    const dir = of?.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'core-write-'));
-    made.push(root, dir);
+    const root = of?.root ?? tempWorkspace();
+    const dir = of?.dir ?? tempWorkspace();
     const signatures = new Map<string, FileSignature>([
       [input, [inputHash, 1, 6, 1000, 1000, 2000]],
       ['core.json', [contentHash('core'), 2, 4, 1000, 1000, 2000]],
@@ -40,7 +34,7 @@ describe('createCacheWriter', () => {
     let packed = 0;
     const packs = { ...real, pack: (needed: ReadonlyMap<string, Buffer>) => ((packed += 1), real.pack(needed)) };
     const indexFile = path.join(dir, 'builds.json');
-    const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot: fs.realpathSync(root), reader: 'reader', hashes, outputs, packs });
+    const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot: root, reader: 'reader', hashes, outputs, packs });
     const record: BuildRecord = { build: 1, outputs: { code: outputs.put(Buffer.from('code')), styles: null }, errors: [], imports: [], inputs: { [input]: inputHash } };
     const builds: SavedBuild[] = [{ module: one.specifier, variant: 'browser.development', record }];
     const indexStat = () => {
@@ -48,7 +42,7 @@ describe('createCacheWriter', () => {
       return [stats.ino, stats.mtimeMs];
     };
     const index = () => {
-      const parsed = parseIndex(fs.readFileSync(indexFile, 'utf8'), { identity, root: fs.realpathSync(root), file: indexFile });
+      const parsed = parseIndex(fs.readFileSync(indexFile, 'utf8'), { identity, root: root, file: indexFile });
       if (!('index' in parsed)) throw new Error(parsed.ignored);
       return parsed;
     };
