@@ -48,9 +48,15 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
     if (!deps.dispatch({ type: 'output.requested', module, variant })) throw new Error(`the request of ${module} (${variant}) could not be reduced`);
   };
 
+  // A check that threw proved nothing (it was reported): the answer fails (a 500) rather than
+  // stand on a state the disk was not looked at for (README "Addresses").
+  const check = async (scope: CheckScope) => {
+    if (!(await deps.freshness.check(scope))) throw new Error('the check against the disk failed');
+  };
+
   return {
     async workspace(scope = { kind: 'workspace' }, checked = false) {
-      if (!checked) await deps.freshness.check(scope);
+      if (!checked) await check(scope);
       return when(workspaceRead);
     },
 
@@ -85,8 +91,8 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
       return when((next) => workspaceRead(next) && (next.deepImports?.includes(module) === true || keepsNoMoreDeepImports(next)));
     },
 
-    async settled(check = true) {
-      if (check) await deps.freshness.check({ kind: 'all' });
+    async settled(checkFirst = true) {
+      if (checkFirst) await check({ kind: 'all' });
       return when(selectSettled);
     },
   };
