@@ -245,7 +245,8 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
 }
 
 /**
- * A reader whose stamps are taken once per path within `once`: the results of one build job,
+ * A reader whose `stamp` and `hash` are taken once per path within `once` (`recall` and the
+ * other calls go to `hashes` as they are, and may stamp again): the results of one build job,
  * made in one synchronous run, name the same files many times (the tsconfig places above every
  * module, a package's shared sources), and each was stamped, stat and all, for every module
  * naming it. Inside one run nothing else can take a stamp, so the first one stands for all: what
