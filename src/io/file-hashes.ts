@@ -280,7 +280,12 @@ function keptTextOf(memory: FileMemory, relative: string, hash: string): string 
   return bytes && textOf(bytes);
 }
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/**
+ * A file name as a file system that ignores case finds it, when a listing can tell whether the
+ * name is there: printable ASCII, lowercased; null beyond ASCII (Unicode case folding and
+ * normalization differ from one file system to another).
+ */
+export const foldedAsciiName = (name: string): string | null => (/^[\x20-\x7e]*$/.test(name) ? name.toLowerCase() : null);
 
 // The names of each directory's last listing, lowercased, under that listing's hash: a hash of
 // the names names them, so whichever stamp gave the hash, these are the directory's names.
@@ -289,18 +294,18 @@ function listedNames(list: FileReads['listDir']) {
   const listDir: FileReads['listDir'] = (relative, stats) => {
     const listing = list(relative, stats);
     if (listing) {
-      const ascii = listing.entries.every((entry) => PRINTABLE_ASCII.test(entry.name));
-      names.set(relative.replace(/\/+$/, '') || '.', ascii ? { hash: listing.hash, lowerNames: new Set(listing.entries.map((entry) => entry.name.toLowerCase())) } : null);
+      const folded = listing.entries.map((entry) => foldedAsciiName(entry.name));
+      names.set(relative.replace(/\/+$/, '') || '.', folded.every((name) => name !== null) ? { hash: listing.hash, lowerNames: new Set(folded as string[]) } : null);
     }
     return listing;
   };
   /** `relative` is not in its directory's listing of `listingHash` (a name of another case, or beyond ASCII, tells nothing). */
   function absentFromListing(relative: string, listingHash: string): boolean {
     const slash = relative.lastIndexOf('/');
-    const name = relative.slice(slash + 1);
-    if (name === '' || !PRINTABLE_ASCII.test(name)) return false;
+    const name = foldedAsciiName(relative.slice(slash + 1));
+    if (!name) return false;
     const listed = names.get(slash === -1 ? '.' : relative.slice(0, slash));
-    return listed?.hash === listingHash && !listed.lowerNames.has(name.toLowerCase());
+    return listed?.hash === listingHash && !listed.lowerNames.has(name);
   }
   return { listDir, absentFromListing };
 }

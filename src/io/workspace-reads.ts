@@ -10,6 +10,7 @@
 // is absent as the disk held it when listed, told without asking the disk again (a directory
 // that could not be listed tells nothing: a file in it may still be readable).
 import type { SourceReader } from '../workspace/source-reader.js';
+import { foldedAsciiName } from './file-hashes.js';
 
 type Text = ReturnType<SourceReader['readText']>;
 type Listing = ReturnType<SourceReader['listDir']>;
@@ -33,8 +34,8 @@ export function onePassReader(reader: SourceReader): SourceReader {
     const name = file.slice(slash + 1);
     // A file system that ignores case (or Unicode normalization) finds `Module.json` by that
     // name: an entry of the same name but for its case, or a name beyond ASCII, is asked for.
-    if (!/^[\x20-\x7e]*$/.test(name)) return false;
-    const lower = name.toLowerCase();
+    const lower = foldedAsciiName(name);
+    if (lower === null) return false;
     for (const entry of listing.entries) if (entry.name.length === name.length && entry.name.toLowerCase() === lower) return false;
     return true;
   };
