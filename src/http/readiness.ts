@@ -48,15 +48,9 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
     if (!deps.dispatch({ type: 'output.requested', module, variant })) throw new Error(`the request of ${module} (${variant}) could not be reduced`);
   };
 
-  // A check that threw proved nothing (it was reported): the answer fails (a 500) rather than
-  // stand on a state the disk was not looked at for (README "Addresses").
-  const check = async (scope: CheckScope) => {
-    if (!(await deps.freshness.check(scope))) throw new Error('the check against the disk failed');
-  };
-
   return {
     async workspace(scope = { kind: 'workspace' }, checked = false) {
-      if (!checked) await check(scope);
+      if (!checked) await deps.freshness.check(scope);
       return when(workspaceRead);
     },
 
@@ -91,8 +85,8 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
       return when((next) => workspaceRead(next) && (next.deepImports?.includes(module) === true || keepsNoMoreDeepImports(next)));
     },
 
-    async settled(checkFirst = true) {
-      if (checkFirst) await check({ kind: 'all' });
+    async settled(check = true) {
+      if (check) await deps.freshness.check({ kind: 'all' });
       return when(selectSettled);
     },
   };
