@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { REPO } from './lib/paths.js';
-import { descendants, freshCacheDir, spawnNode, stopChild, waitForLine } from './lib/processes.js';
-import { now } from './lib/stats.js';
+import { cpuMs as cpuMsOrNull, descendants, freshCacheDir, spawnNode, stopChild, waitForLine } from './lib/processes.js';
+import { median, now } from './lib/stats.js';
 import { generatePageLoadWorkspace } from './lib/workspaces.js';
 import { renderedCheck } from './lib/rendered.js';
 
@@ -26,16 +26,6 @@ const builds = (process.argv.slice(3).length > 0 ? process.argv.slice(3) : [`thi
   const env = Object.fromEntries(flags.filter((flag) => flag.startsWith('env:')).map((flag) => [flag.slice(4, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)]));
   return { label, bin: path.join(path.resolve(repo), 'bin', 'core.js'), nodeArgs: flags.filter((flag) => !flag.startsWith('run:') && !flag.startsWith('env:')), runArgs, env };
 });
-const TICKS = 100; // USER_HZ
-
-function cpuMs(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-  } catch {
-    return 0;
-  }
-}
 
 async function once(browser, app, build) {
   const started = now();
@@ -62,8 +52,8 @@ async function once(browser, app, build) {
   }
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 const summary = (values) => `${median(values).toFixed(0)} [${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}]`;
+const cpuMs = (pid) => cpuMsOrNull(pid) ?? 0; // 0 once the process is gone
 const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 // Outside every repository: in bench/.work, `@core-js/packages/development` resolves from the

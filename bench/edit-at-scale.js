@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { getText, keepAlive, timedGet } from './lib/http.js';
-import { startCore, stopChild } from './lib/processes.js';
+import { cpuMs, startCore, stopChild } from './lib/processes.js';
 import { median, sleep } from './lib/stats.js';
 import { DEVELOPMENT_QUERY, generatePageLoadWorkspace } from './lib/workspaces.js';
 
@@ -18,11 +18,6 @@ const [size = '1000', count = '30'] = process.argv.slice(2);
 const app = generatePageLoadWorkspace(`edit-at-scale-${size}`, { packages: Number(size) / 10, modulesPerPackage: 10, keep: true });
 const cacheDir = path.join(path.dirname(app.dir), `edit-at-scale-${size}-cache`);
 const env = { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' };
-/** The CPU ms the process has used (user + system, from /proc). */
-const cpuOf = (pid) => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
 const core = await startCore(app.dir, { ms: 900_000, env, cacheDir });
 try {
   for (;;) {
@@ -32,9 +27,9 @@ try {
   }
   // Settled: two seconds in a row under 5 % of a core (the watcher's walk done, the cache written).
   for (let quiet = 0, waited = 0; quiet < 2 && waited < 120; waited++) {
-    const before = cpuOf(core.child.pid);
+    const before = cpuMs(core.child.pid);
     await sleep(1000);
-    quiet = cpuOf(core.child.pid) - before < 50 ? quiet + 1 : 0;
+    quiet = cpuMs(core.child.pid) - before < 50 ? quiet + 1 : 0;
   }
   const file = path.join(app.dir, 'packages', app.packageName(5).split('/')[1], 'm3/h3.ts');
   const original = fs.readFileSync(file, 'utf8');
@@ -45,7 +40,7 @@ try {
   let cpu = 0;
   for (let index = 0; index < Number(count) + 3; index++) {
     const needle = `"edit-${index}-${Date.now()}"`;
-    const before = cpuOf(core.child.pid);
+    const before = cpuMs(core.child.pid);
     const started = performance.now();
     await fs.promises.writeFile(file, `${original}\nglobalThis.__benchEdit = ${needle};\n`);
     let { text } = await getText(url, { agent });
@@ -54,7 +49,7 @@ try {
     await sleep(150);
     if (index >= 3) {
       times.push(ms);
-      cpu += cpuOf(core.child.pid) - before;
+      cpu += cpuMs(core.child.pid) - before;
     }
   }
   fs.writeFileSync(file, original);

@@ -15,23 +15,13 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { timedGet } from './lib/http.js';
 import { CHILDREN, DIST, WORK } from './lib/paths.js';
-import { descendants, startCore, startScript, stopChild } from './lib/processes.js';
+import { cpuMs, descendants, startCore, startScript, stopChild } from './lib/processes.js';
 import { now } from './lib/stats.js';
 import { generatePageLoadWorkspace } from './lib/workspaces.js';
 import { renderedCheck } from './lib/rendered.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 1;
-const TICKS = 100; // clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ)
 
-/** User + system CPU of a process so far, in ms. */
-function cpuMs(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-  } catch {
-    return null;
-  }
-}
 
 async function profileOnce(browser, app, profileDir) {
   fs.rmSync(profileDir, { recursive: true, force: true });

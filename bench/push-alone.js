@@ -12,9 +12,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { getText, keepAlive } from './lib/http.js';
-import { startCore, stopChild } from './lib/processes.js';
+import { cpuMs, descendants, startCore, stopChild } from './lib/processes.js';
+import { median as medianOf } from './lib/stats.js';
 import { openSocket } from './lib/socket.js';
 import { copyFixtures, STOREFRONT } from './lib/workspaces.js';
+
+const median = (list) => +medianOf(list).toFixed(2);
 
 const count = Number(process.argv[2] ?? 60);
 const WARMUP = 5;
@@ -27,29 +30,15 @@ await fetch(`${url}state`).then((response) => response.text());
 const client = await openSocket(`${url.replace(/^http/, 'ws')}events`);
 const agent = keepAlive();
 
-/** User and system clock ticks of a process (0 once it is gone). */
-function ticks(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-const children = (pid) => {
-  try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-};
-const withChildren = () => [child.pid, ...children(child.pid)].reduce((sum, pid) => sum + ticks(pid), 0);
+/** User and system CPU of a process, ms (0 once it is gone). */
+const ms = (pid) => cpuMs(pid) ?? 0;
+const withChildren = () => [child.pid, ...descendants(child.pid)].reduce((sum, pid) => sum + ms(pid), 0);
 
 const toMessage = [];
 const toSheet = [];
 let started = { service: 0, all: 0 };
 for (let index = 0; index < count + WARMUP; index++) {
-  if (index === WARMUP) started = { service: ticks(child.pid), all: withChildren() };
+  if (index === WARMUP) started = { service: ms(child.pid), all: withChildren() };
   client.clear();
   const before = performance.now();
   await fs.promises.writeFile(file, `${original}\n.bench-push-${index} { color: rgb(${index % 256}, 0, 0); }\n`);
@@ -65,9 +54,8 @@ for (let index = 0; index < count + WARMUP; index++) {
   }
   await new Promise((resolve) => setTimeout(resolve, GAP_MS));
 }
-const ended = { service: ticks(child.pid), all: withChildren() };
-const median = (list) => +[...list].sort((a, b) => a - b)[list.length >> 1].toFixed(2);
-const perEdit = (tickCount) => +((tickCount * 10) / count).toFixed(2);
+const ended = { service: ms(child.pid), all: withChildren() };
+const perEdit = (cpu) => +(cpu / count).toFixed(2);
 console.log(
   JSON.stringify({
     edits: count,

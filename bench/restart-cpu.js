@@ -13,24 +13,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { timedGet } from './lib/http.js';
 import { BIN, WORK } from './lib/paths.js';
-import { spawnNode, stopChild, waitForLine } from './lib/processes.js';
+import { cpuMs, spawnNode, stopChild, waitForLine } from './lib/processes.js';
 import { median, now, sleep } from './lib/stats.js';
 import { generatePageLoadWorkspace } from './lib/workspaces.js';
 
 const [other, pairsText = '5'] = process.argv.slice(2);
 if (!other) throw new Error('usage: node bench/restart-cpu.js /path/to/other/repository [pairs]');
 const bins = { this: BIN, other: path.join(path.resolve(other), 'bin', 'core.js') };
-const TICK_MS = 1000 / 100; // USER_HZ
 /** RESTART_GAP_MS: how long after the address is out the page is asked for (default 0: at once). */
 const GAP_MS = Number(process.env.RESTART_GAP_MS ?? 0);
 /** The CPU is read again this long after the page's parts answered. */
 const AFTER_MS = 1500;
 const ENV = { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' };
 
-function cpuMs(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
 
 /** One start to the page's parts answered; `settle` waits for `/state` all valid and a quiet second (the cache written). */
 async function start(bin, root, cacheDir, { profile = false, settle = false } = {}) {
