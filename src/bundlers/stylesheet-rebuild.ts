@@ -8,6 +8,7 @@ import * as esbuild from 'esbuild';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { variantKey, type Variant } from '../workspace/variant.js';
 import { isBuildFailure, stylesInputs, warningsOf } from './build-results.js';
+import { transformSheet } from './esbuild-service.js';
 import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
@@ -34,7 +35,7 @@ export interface StylesheetRebuildDeps {
   buildOptions: BuildOptionsOf;
   failedBuild: BatchBuilds['failedBuild'];
   refuse?: SourcePolicy;
-  /** esbuild's `transform` (tests count its calls). */
+  /** esbuild's `transform` (tests count its calls); by default the stylesheets' own process (`transformSheet`). */
   transform?: typeof esbuild.transform;
 }
 
@@ -95,7 +96,7 @@ async function takeEarly(early: Map<string, EarlyTransform>, key: string, source
 // the stylesheet is built alone (the same bytes a whole build gives it; tested).
 export function createStylesheetRebuild(deps: StylesheetRebuildDeps): StylesheetRebuild {
   const { root, contexts, lastBuilds } = deps;
-  const transform = deps.transform ?? esbuild.transform;
+  const transform = deps.transform ?? (transformSheet as typeof esbuild.transform);
   /** The module variant whose sheet was last transformed alone, by the sheet's path. */
   const sheets = new Map<string, { key: string; variant: Variant }>();
   const early = new Map<string, EarlyTransform>();
