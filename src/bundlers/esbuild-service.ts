@@ -3,7 +3,6 @@
 // answers "The service is no longer running", for good. Instead, the first call that meets
 // this restarts it (`esbuild.stop()` lets the next call start a new one) and tries once more;
 // kept contexts belonged to the dead service and are dropped by their owners.
-import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
 
 /**
@@ -60,61 +59,4 @@ export const ESBUILD_VERSION: string = esbuild.version;
  */
 export function startEsbuildEarly(): void {
   esbuild.transform('').catch(() => {});
-}
-
-/** Go's threads for the stylesheet transforms' esbuild process (README "Performance"). */
-export const SHEET_GOMAXPROCS = '1';
-
-let sheetEsbuild: typeof esbuild | null = null;
-let sheetServiceRunning = false;
-
-// A second copy of esbuild's API module: its process is its own, apart from the builds' one.
-// Loaded past the require cache, which then holds the copy the builds use again (README
-// "Performance").
-function loadSheetEsbuild(): typeof esbuild {
-  if (sheetEsbuild) return sheetEsbuild;
-  const require = createRequire(import.meta.url);
-  const main = require.resolve('esbuild');
-  const kept = require.cache[main];
-  delete require.cache[main];
-  try {
-    sheetEsbuild = require('esbuild') as typeof esbuild;
-  } finally {
-    if (kept) require.cache[main] = kept;
-    else delete require.cache[main];
-  }
-  return sheetEsbuild;
-}
-
-// esbuild's API starts its process at the first call, with this process's environment as it is
-// then: set for that call alone.
-function transformOnSheetService(input: string | Uint8Array, options: esbuild.TransformOptions): Promise<esbuild.TransformResult> {
-  const service = loadSheetEsbuild();
-  if (sheetServiceRunning) return service.transform(input, options);
-  const before = process.env.GOMAXPROCS;
-  process.env.GOMAXPROCS = SHEET_GOMAXPROCS;
-  try {
-    sheetServiceRunning = true;
-    return service.transform(input, options);
-  } finally {
-    if (before === undefined) delete process.env.GOMAXPROCS;
-    else process.env.GOMAXPROCS = before;
-  }
-}
-
-/**
- * esbuild's `transform` of one stylesheet, on an esbuild process of its own that runs on one
- * thread (README "Performance"): the builds' process wakes a thread on every core for each
- * call, and on two cores the write of the sheet to it held this process's thread about 1 ms
- * against 0.3. A process that died is replaced once, as the builds' is.
- */
-export async function transformSheet(input: string | Uint8Array, options: esbuild.TransformOptions): Promise<esbuild.TransformResult> {
-  try {
-    return await transformOnSheetService(input, options);
-  } catch (error) {
-    if (!isServiceGone(error)) throw error;
-    sheetServiceRunning = false;
-    await loadSheetEsbuild().stop();
-    return transformOnSheetService(input, options);
-  }
 }

@@ -8,7 +8,6 @@ import * as esbuild from 'esbuild';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { variantKey, type Variant } from '../workspace/variant.js';
 import { isBuildFailure, stylesInputs, warningsOf } from './build-results.js';
-import { transformSheet } from './esbuild-service.js';
 import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
@@ -35,7 +34,7 @@ export interface StylesheetRebuildDeps {
   buildOptions: BuildOptionsOf;
   failedBuild: BatchBuilds['failedBuild'];
   refuse?: SourcePolicy;
-  /** esbuild's `transform` (tests count its calls); by default the stylesheets' own process (`transformSheet`). */
+  /** esbuild's `transform` (tests count its calls). */
   transform?: typeof esbuild.transform;
 }
 
@@ -96,7 +95,7 @@ async function takeEarly(early: Map<string, EarlyTransform>, key: string, source
 // the stylesheet is built alone (the same bytes a whole build gives it; tested).
 export function createStylesheetRebuild(deps: StylesheetRebuildDeps): StylesheetRebuild {
   const { root, contexts, lastBuilds } = deps;
-  const transform = deps.transform ?? (transformSheet as typeof esbuild.transform);
+  const transform = deps.transform ?? esbuild.transform;
   /** The module variant whose sheet was last transformed alone, by the sheet's path. */
   const sheets = new Map<string, { key: string; variant: Variant }>();
   const early = new Map<string, EarlyTransform>();

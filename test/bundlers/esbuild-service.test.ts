@@ -5,8 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
-import * as esbuild from 'esbuild';
-import { ESBUILD_GOGC, ESBUILD_GOMEMLIMIT, SHEET_GOMAXPROCS, transformSheet } from '../../src/bundlers/esbuild-service.js';
+import { ESBUILD_GOGC, ESBUILD_GOMEMLIMIT } from '../../src/bundlers/esbuild-service.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace, PROJECT_DIR } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -85,33 +84,5 @@ describe("esbuild's process and Go's collector", function () {
     expect(run({}), 'neither set').to.deep.equal([ESBUILD_GOGC, ESBUILD_GOMEMLIMIT]);
     expect(run({ GOGC: '100' }), 'GOGC set').to.deep.equal(['100', null]);
     expect(run({ GOMEMLIMIT: '2GiB' }), 'GOMEMLIMIT set').to.deep.equal([null, '2GiB']);
-  });
-});
-
-describe("the stylesheets' esbuild process (transformSheet)", function () {
-  const sheetProcesses = () => esbuildChildren().filter((pid) => fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`GOMAXPROCS=${SHEET_GOMAXPROCS}`));
-
-  it("is a process of its own on one thread, apart from the builds', and gives the builds' bytes", async function () {
-    if (process.platform !== 'linux') this.skip();
-    const before = process.env.GOMAXPROCS;
-    const css = '.a { color: rgb(1, 2, 3); }\n';
-    const options: esbuild.TransformOptions = { loader: 'css', sourcefile: 'a.css', banner: '/* a.css */' };
-    const sheet = await transformSheet(css, options);
-    expect(sheet.code).to.equal((await esbuild.transform(css, options)).code);
-    expect(process.env.GOMAXPROCS, "this process's environment as it was").to.equal(before);
-    const sheets = sheetProcesses();
-    expect(sheets, 'one esbuild process with one thread').to.have.length(1);
-    expect(esbuildChildren().filter((pid) => !sheets.includes(pid)), "the builds' process").to.not.be.empty;
-  });
-
-  it('is replaced when it died: the next transform succeeds', async function () {
-    if (process.platform !== 'linux') this.skip();
-    await transformSheet('.a { color: red; }', { loader: 'css' });
-    const before = sheetProcesses();
-    expect(before).to.have.length(1);
-    process.kill(before[0]!, 'SIGKILL');
-    await waitFor(() => !esbuildChildren().includes(before[0]!) || undefined, { what: 'the process to end' });
-    expect((await transformSheet('.b { color: blue; }', { loader: 'css' })).code).to.include('.b');
-    expect(sheetProcesses()).to.have.length(1).and.not.include(before[0]);
   });
 });
