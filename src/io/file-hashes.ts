@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './confined-paths.js';
 import { createFileMemory, type FileMemory, type Remembered } from './file-memory.js';
 import { createFileReads, type FileReads } from './file-reads.js';
-import { createReadAhead, STAT_FIELDS, type AheadRead } from './read-ahead.js';
+import { createReadAhead, type AheadRead } from './read-ahead.js';
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
 export const RACY_MS = 50;
@@ -33,7 +33,7 @@ export const COARSE_TIMESTAMP_MS = 1000;
  * where a tar or a copy may give an mtime of whole seconds); until one does, a second is
  * assumed. `fixedMs` overrides what is observed.
  */
-export function createGranularity(fixedMs?: number): (stats: StatNumbers) => number {
+export function createGranularity(fixedMs?: number): (stats: fs.Stats) => number {
   const fine = new Set<number>();
   return (stats) => {
     if (fixedMs !== undefined) return fixedMs;
@@ -55,9 +55,6 @@ export interface FileHashesOptions {
    */
   readAhead?: boolean;
 }
-
-/** What a stamp compares of a stat: a stat taken on another thread gives these numbers only. */
-export type StatNumbers = Pick<fs.Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'nlink'>;
 
 export interface Stamp {
   /** null: the path does not exist. */
@@ -124,14 +121,6 @@ export interface FileHashes {
    * starts the worker for what comes. Does nothing unless `readAhead` was asked for.
    */
   readAhead?(relatives: readonly string[]): Promise<void>;
-  /**
-   * Each path's hash as a `stamp` begun now would confirm it, from a stat the worker of
-   * `readAhead` takes after this call (the check before an answer, src/io/freshness.ts): the
-   * remembered hash when that stat is the one it was taken under and not racy, null when the
-   * path is absent (or not of its kind), undefined when the stat proves nothing (a `stamp`
-   * must read it). Every path undefined without the worker.
-   */
-  hashesByStatAhead?(relatives: readonly string[]): Promise<(string | null | undefined)[]>;
   /** Stops the worker of `readAhead`. */
   close?(): Promise<void>;
 }
@@ -180,14 +169,14 @@ export type FileSignature = readonly [hash: string, ino: number, size: number, m
 export type ReadStamp = Pick<Remembered, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'at'>;
 
 /** The same file, size and times as when it was read. */
-const sameStat = (known: ReadStamp, stats: StatNumbers): boolean => known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ctimeMs === stats.ctimeMs;
+const sameStat = (known: ReadStamp, stats: fs.Stats): boolean => known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ctimeMs === stats.ctimeMs;
 
 /**
  * Whether what a read remembered still holds for the file's current stat: the same file, size and
  * times, and read long enough after its last modification that a write in the same clock tick
  * cannot hide behind an unchanged mtime.
  */
-export function isStillValid(known: ReadStamp, stats: StatNumbers, granularityMs = 0): boolean {
+export function isStillValid(known: ReadStamp, stats: fs.Stats, granularityMs = 0): boolean {
   if (!sameStat(known, stats)) return false;
   // A timestamp of whole seconds is the start of the second the write happened in.
   return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS + granularityMs;
@@ -197,10 +186,10 @@ export { isPlainRelative } from './confined-paths.js';
 export { entryIdentity } from './file-reads.js';
 
 /** The granularity of each stat, and the coarsest seen so far. */
-function trackGranularity(granularity: (stats: StatNumbers) => number) {
+function trackGranularity(granularity: (stats: fs.Stats) => number) {
   let coarsest = 0;
   return {
-    granularityOf(stats: StatNumbers): number {
+    granularityOf(stats: fs.Stats): number {
       const ms = granularity(stats);
       if (ms > coarsest) coarsest = ms;
       return ms;
@@ -251,7 +240,6 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
       memory.get(relative)!.seq = seq;
       return hash;
     },
-    stat: (files: readonly string[]) => worker.stat(files),
     close: () => worker.close(),
   };
 }
@@ -361,18 +349,6 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     return { hash: known.hash, mtimeMs: stats.mtimeMs };
   }
 
-  // `stamp`'s rule on a stat the worker took (`STAT_FIELDS` numbers from `at`): it never reads,
-  // and records no absence (a read made meanwhile on this thread may be newer than that stat).
-  function hashFromStatNumbers(relative: string, stats: Float64Array, at: number, seq: number): string | null | undefined {
-    const isDir = relative.endsWith('/');
-    if (stats[at] !== (isDir ? 2 : 1)) return null;
-    const taken: StatNumbers = { dev: stats[at + 1]!, ino: stats[at + 2]!, size: stats[at + 3]!, mtimeMs: stats[at + 4]!, ctimeMs: stats[at + 5]!, nlink: stats[at + 6]! };
-    const known = memory.get(relative);
-    if (!known || (!isDir && taken.nlink > 1) || !isStillValid(known, taken, granularityOf(taken))) return undefined;
-    known.seq = seq;
-    return known.hash;
-  }
-
   function absent(relative: string, seq: number, mtimeMs: number): Stamp {
     memory.absent(relative, seq);
     return { hash: null, mtimeMs };
@@ -415,19 +391,6 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     granularityMs: coarsest,
     realPath: paths.realPath,
     readAhead: async (relatives) => ahead?.readAhead(relatives),
-    hashesByStatAhead: async (relatives) => {
-      // A stamp's count, read before the worker stats: a notice after it counts higher.
-      const seq = watchSequence();
-      const asked = relatives.map((relative) => (isPlainRelative(relative) && !options.stat ? relative : null));
-      const stats = ahead ? await ahead.stat(asked.filter((relative) => relative !== null).map((relative) => paths.absolute(relative.endsWith('/') ? relative.slice(0, -1) || '.' : relative))) : null;
-      let at = 0;
-      return asked.map((relative) => {
-        if (relative === null || !stats) return undefined;
-        const hash = hashFromStatNumbers(relative, stats, at, seq);
-        at += STAT_FIELDS;
-        return hash;
-      });
-    },
     close: async () => ahead?.close(),
   };
 }

@@ -54,44 +54,16 @@ export interface WatchProof {
   proofGeneration(): number;
 }
 
-/**
- * Paths a pass looks at, past which it takes half of their stats on the second core while this
- * thread takes the other half (`lookAhead`): the first pass over a start's state looks at every
- * input and manifest, the watcher vouching for none yet.
- */
-export const SHARED_LOOK_AT_LEAST = 512;
-
 export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
   const schedule = deps.schedule ?? ((run) => void setImmediate(run));
   let pending: { scopes: CheckScope[]; waiting: ((completed: boolean) => void)[] } | null = null;
-  // A pass waiting for the second core's stats: the next one starts once it is done.
-  let looking = false;
-  let deferred = false;
 
-  // Half of a long look taken on the worker of `hashesByStatAhead`, asked before this thread
-  // takes the other half: every stat of it is taken after the pass began, so after its requests
-  // arrived (README "Addresses"). A hash taken so only confirms what the state expects; one that
-  // differs is looked at again by the pass itself.
-  function lookAhead(scopes: readonly CheckScope[]): { taken: Map<string, string | null>; done: Promise<unknown> } | null {
-    const hashesAhead = deps.hashes.hashesByStatAhead;
-    if (!hashesAhead) return null;
-    const paths = pathsToLookAt(deps.getState(), scopes, deps.hashes, deps.quiet?.() ?? undefined);
-    if (paths.length < SHARED_LOOK_AT_LEAST) return null;
-    const half = paths.length >> 1;
-    const theirs = paths.slice(half);
-    const asked = hashesAhead(theirs);
-    const taken = new Map<string, string | null>();
-    for (let index = 0; index < half; index += 1) taken.set(paths[index]!, deps.hashes.hash(paths[index]!));
-    const done = asked.then((hashes) => {
-      for (const [index, hash] of hashes.entries()) if (hash !== undefined) taken.set(theirs[index]!, hash);
-    });
-    return { taken, done };
-  }
-
-  function finish(scopes: readonly CheckScope[], waiting: readonly ((completed: boolean) => void)[], taken: ReadonlyMap<string, string | null> | undefined) {
+  function pass() {
+    const { scopes, waiting } = pending!;
+    pending = null;
     let completed = false;
     try {
-      const changed = findChanges(deps.getState(), scopes, deps.hashes, deps.quiet?.() ?? undefined, taken);
+      const changed = findChanges(deps.getState(), scopes, deps.hashes, deps.quiet?.() ?? undefined);
       if (changed) deps.dispatch({ type: 'files.changed', files: changed, source: 'check' });
       completed = true;
     } catch (error) {
@@ -100,36 +72,6 @@ export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
     } finally {
       for (const resolve of waiting) resolve(completed);
     }
-  }
-
-  function pass() {
-    if (looking) {
-      deferred = true;
-      return;
-    }
-    const { scopes, waiting } = pending!;
-    pending = null;
-    let shared: ReturnType<typeof lookAhead> = null;
-    try {
-      shared = lookAhead(scopes);
-    } catch (error) {
-      deps.failed(error);
-      for (const resolve of waiting) resolve(false);
-      return;
-    }
-    if (!shared) return finish(scopes, waiting, undefined);
-    looking = true;
-    const { taken, done } = shared;
-    // Whatever the worker answered: a path it did not is looked at by the pass itself.
-    const after = () => {
-      looking = false;
-      finish(scopes, waiting, taken);
-      if (deferred) {
-        deferred = false;
-        schedule(pass);
-      }
-    };
-    void done.then(after, after);
   }
 
   return {
@@ -349,16 +291,16 @@ interface ProvenPlan {
 
 const provenByWatcher = new WeakMap<WatchProof, WeakMap<object, Proven | ProvenPlan>>();
 
-/** A path's hash now (`expected`: what the list looking expects of it), and whether the last one looked at took the watcher's word for it. */
+/** A path's hash now, and whether the last one looked at took the watcher's word for it. */
 interface Looker {
-  current(path: string, expected: string | null): string | null;
+  current(path: string): string | null;
   vouched: boolean;
 }
 
-function lookerOf(hashes: FileHashes, unchanged: Quiet | undefined, taken: ReadonlyMap<string, string | null> | undefined): Looker {
+function lookerOf(hashes: FileHashes, unchanged: Quiet | undefined): Looker {
   const looker: Looker = {
     vouched: false,
-    current(path, expected) {
+    current(path) {
       looker.vouched = false;
       if (unchanged) {
         const confirmed = hashes.confirmed(path);
@@ -367,42 +309,10 @@ function lookerOf(hashes: FileHashes, unchanged: Quiet | undefined, taken: Reado
           return confirmed.hash;
         }
       }
-      // Taken by this pass (`lookAhead`), maybe before the state it checks was made: it confirms, never reports a change.
-      if (taken !== undefined && taken.get(path) === expected) return expected;
       return hashes.hash(path);
     },
   };
   return looker;
-}
-
-// The proof a watcher gives, when `quiet` is one (a bare function proves path by path).
-const watchProofOf = (quiet: Quiet | WatchProof | undefined): WatchProof | null => (typeof (quiet as WatchProof | undefined)?.proofGeneration === 'function' ? (quiet as WatchProof) : null);
-
-/**
- * The paths of a check's whole plan its next pass looks at: all of them, but those the watcher
- * vouches for and the files a listing proves absent, when no pass proved the plan under the
- * watcher's proof now; none otherwise (the pass looks at what the last one left), nor for a
- * check of module variants only.
- */
-function pathsToLookAt(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes, quiet: Quiet | WatchProof | undefined): string[] {
-  if (!scopes.some((scope) => scope.kind !== 'variant')) return [];
-  const plan = wholePlan(state, scopes.some((scope) => scope.kind === 'all'));
-  const watch = watchProofOf(quiet);
-  const before = watch ? (provenByWatcher.get(watch)?.get(plan) as ProvenPlan | undefined) : undefined;
-  if (before !== undefined && before.at === watch!.proofGeneration() && before.hashes === hashes) return [];
-  const unchanged: Quiet | undefined = watch ? (relative, since) => watch.unchangedSince(relative, since) : (quiet as Quiet | undefined);
-  const paths: string[] = [];
-  const byListing = hashes.absentFromListing !== undefined;
-  for (let index = 0; index < plan.paths.length; index += 1) {
-    const path = plan.paths[index]!;
-    if (byListing && plan.first[index] === null && plan.listingOf[index] !== -1) continue;
-    if (unchanged) {
-      const confirmed = hashes.confirmed(path);
-      if (confirmed && unchanged(path, confirmed.seq)) continue;
-    }
-    paths.push(path);
-  }
-  return paths;
 }
 
 type Proofs = WeakMap<object, Proven | ProvenPlan>;
@@ -425,7 +335,7 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
   const sure = before?.sure ?? new Uint8Array(count);
   const residual: number[] = [];
   const look = (index: number) => {
-    const hashNow = looker.current(plan.paths[index]!, plan.first[index] ?? null);
+    const hashNow = looker.current(plan.paths[index]!);
     planned[index] = hashNow;
     const same = hashNow === plan.first[index];
     sure[index] = looker.vouched && same ? 1 : 0;
@@ -459,7 +369,7 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
 }
 
 /** The paths whose content differs from what the state recorded, with their hashes now. */
-export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes, quiet?: Quiet | WatchProof, taken?: ReadonlyMap<string, string | null>): InputHashes | null {
+export function findChanges(state: ServiceState, scopes: readonly CheckScope[], hashes: FileHashes, quiet?: Quiet | WatchProof): InputHashes | null {
   // `/state`, the preview and every `workspace` answer check every manifest; an output checks
   // only the manifests it depends on, so its cost does not grow with the workspace (README "Addresses").
   const whole = scopes.some((scope) => scope.kind !== 'variant');
@@ -475,11 +385,11 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
     lists.push(variantInputs(state, scope.module, scope.variant));
   }
   // A bare function (the tests' proofs) proves path by path; a watcher's proof also says when what it proved may have changed.
-  const watch = watchProofOf(quiet);
+  const watch = typeof (quiet as WatchProof | undefined)?.proofGeneration === 'function' ? (quiet as WatchProof) : null;
   const unchanged: Quiet | undefined = watch ? (relative, since) => watch.unchangedSince(relative, since) : (quiet as Quiet | undefined);
   let proofs = watch ? provenByWatcher.get(watch) : undefined;
   if (watch && !proofs) provenByWatcher.set(watch, (proofs = new WeakMap()));
-  const pass: Pass = { looker: lookerOf(hashes, unchanged, taken), proofs, at: watch ? watch.proofGeneration() : -1, hashes, changed: null };
+  const pass: Pass = { looker: lookerOf(hashes, unchanged), proofs, at: watch ? watch.proofGeneration() : -1, hashes, changed: null };
   // Each path is looked at once per pass, however many lists expect it.
   const plan = whole ? wholePlan(state, scopes.some((scope) => scope.kind === 'all')) : null;
   const { planned, sure } = plan ? lookAtPlan(plan, pass) : { planned: [], sure: new Uint8Array(0) };
@@ -501,7 +411,7 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
         hashNow = now.get(path)!;
         proven = !unvouched.has(path);
       } else {
-        now.set(path, (hashNow = pass.looker.current(path, hash)));
+        now.set(path, (hashNow = pass.looker.current(path)));
         proven = pass.looker.vouched;
         if (!proven) unvouched.add(path);
       }

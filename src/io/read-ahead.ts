@@ -16,17 +16,9 @@ export interface ReadAhead {
   start(): void;
   /** Each absolute path's read, or null: absent, not a plain file of one name, leading out of `root`, unreadable, or the worker gone. */
   read(files: readonly string[]): Promise<(AheadRead | null)[]>;
-  /**
-   * Each absolute path's stat, taken by the worker after this call (the check before an answer,
-   * src/io/freshness.ts): `STAT_FIELDS` numbers a path; null once the worker is gone.
-   */
-  stat(files: readonly string[]): Promise<Float64Array | null>;
   /** Stops the worker; later reads answer null. */
   close(): Promise<void>;
 }
-
-/** Numbers per path of `stat`: [kind (0 absent or unreachable, 1 file, 2 directory, 3 other), dev, ino, size, mtimeMs, ctimeMs, nlink]. */
-export const STAT_FIELDS = 7;
 
 // The worker's code, evaluated as a script of its own: no module of the bundle to load (the
 // command is one file, ARCHITECTURE.md "The command in one file"). Its hash is `contentHash`'s
@@ -57,21 +49,7 @@ function readOne(file, realDirs) {
     return null;
   }
 }
-function statInto(stats, at, file) {
-  let found;
-  try {
-    found = fs.statSync(file, { throwIfNoEntry: false });
-  } catch {}
-  if (!found) return;
-  stats.set([found.isFile() ? 1 : found.isDirectory() ? 2 : 3, found.dev, found.ino, found.size, found.mtimeMs, found.ctimeMs, found.nlink], at);
-}
-parentPort.on('message', ({ id, files, stat }) => {
-  if (stat) {
-    const stats = new Float64Array(stat.length * ${STAT_FIELDS});
-    stat.forEach((file, index) => statInto(stats, index * ${STAT_FIELDS}, file));
-    parentPort.postMessage({ id, stats }, [stats.buffer]);
-    return;
-  }
+parentPort.on('message', ({ id, files }) => {
   const realDirs = new Map();
   parentPort.postMessage({ id, reads: files.map((file) => readOne(file, realDirs)) });
 });
@@ -81,15 +59,15 @@ export function createReadAhead(root: string): ReadAhead {
   let worker: Worker | null = null;
   let gone = false;
   let nextId = 0;
-  const waiting = new Map<number, (answer: { reads?: (AheadRead | null)[]; stats?: Float64Array } | null) => void>();
+  const waiting = new Map<number, (reads: (AheadRead | null)[] | null) => void>();
 
   // The worker keeps the process alive only while a read is asked of it.
-  function settle(id: number, answer: { reads?: (AheadRead | null)[]; stats?: Float64Array } | null) {
+  function settle(id: number, reads: (AheadRead | null)[] | null) {
     const resolve = waiting.get(id);
     if (!resolve) return;
     waiting.delete(id);
     if (waiting.size === 0) worker?.unref();
-    resolve(answer);
+    resolve(reads);
   }
 
   // A worker that fails or stops answers nothing more: every read is then taken on the main thread.
@@ -109,32 +87,23 @@ export function createReadAhead(root: string): ReadAhead {
       return null;
     }
     worker.unref();
-    worker.on('message', ({ id, ...answer }: { id: number; reads?: (AheadRead | null)[]; stats?: Float64Array }) => settle(id, answer));
+    worker.on('message', ({ id, reads }: { id: number; reads: (AheadRead | null)[] }) => settle(id, reads));
     worker.on('error', end);
     worker.on('exit', end);
     return worker;
   }
 
-  // One question to the worker; null when it is gone (or goes before answering).
-  function ask(message: { files: readonly string[] } | { stat: readonly string[] }): Promise<{ reads?: (AheadRead | null)[]; stats?: Float64Array } | null> {
-    const thread = started();
-    if (!thread) return Promise.resolve(null);
-    const id = nextId++;
-    if (waiting.size === 0) thread.ref();
-    return new Promise((resolve) => {
-      waiting.set(id, resolve);
-      thread.postMessage({ id, ...message });
-    });
-  }
-
   return {
     start: () => void started(),
-    async read(files) {
-      const answer = files.length > 0 ? await ask({ files }) : null;
-      return answer?.reads ?? files.map(() => null);
-    },
-    async stat(files) {
-      return (await ask({ stat: files }))?.stats ?? null;
+    read(files) {
+      const thread = files.length > 0 ? started() : null;
+      if (!thread) return Promise.resolve(files.map(() => null));
+      const id = nextId++;
+      if (waiting.size === 0) thread.ref();
+      return new Promise((resolve) => {
+        waiting.set(id, (reads) => resolve(reads ?? files.map(() => null)));
+        thread.postMessage({ id, files });
+      });
     },
     async close() {
       const thread = worker;

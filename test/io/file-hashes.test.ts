@@ -336,43 +336,6 @@ describe('createFileHashes', () => {
       }
     });
 
-    it('confirms a remembered hash from a stat the worker takes, and proves nothing of a file changed since, never read or of other names', async () => {
-      const root = tempWorkspace({ 'a.ts': 'aaa', 'b.ts': 'bbb', 'gone.ts': 'ggg', 'linked.ts': 'lll', 'dir/c.ts': 'ccc' });
-      fs.linkSync(path.join(root, 'linked.ts'), path.join(root, 'other-name.ts'));
-      pastRacyWindow();
-      const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
-      try {
-        for (const relative of ['a.ts', 'b.ts', 'gone.ts', 'linked.ts', 'dir/']) hashes.hash(relative);
-        fs.writeFileSync(path.join(root, 'b.ts'), 'b changed');
-        fs.rmSync(path.join(root, 'gone.ts'));
-        const seq = nextWatchSequence();
-        const statted: string[] = [];
-        const statSync = fs.statSync;
-        (fs as { statSync: typeof fs.statSync }).statSync = ((...args: Parameters<typeof fs.statSync>) => (statted.push(String(args[0])), statSync(...args))) as typeof fs.statSync;
-        let taken: (string | null | undefined)[];
-        try {
-          taken = await hashes.hashesByStatAhead!(['a.ts', 'b.ts', 'gone.ts', 'never.ts', 'linked.ts', 'dir/', 'dir', 'a.ts/', '../outside.ts']);
-        } finally {
-          (fs as { statSync: typeof fs.statSync }).statSync = statSync;
-        }
-        expect(statted, 'no stat on this thread').to.deep.equal([]);
-        expect(taken).to.deep.equal([contentHash('aaa'), undefined, null, null, undefined, hashes.listDir('dir')!.hash, null, null, undefined]);
-        // As a stamp's confirmation: from the count it was asked at, for the watcher's silence to keep.
-        expect(hashes.confirmed('a.ts')).to.deep.include({ hash: contentHash('aaa'), seq });
-        expect(hashes.hash('b.ts')).to.equal(contentHash('b changed'));
-      } finally {
-        await hashes.close!();
-      }
-    });
-
-    it('proves nothing without the worker', async () => {
-      const root = tempWorkspace({ 'a.ts': 'aaa' });
-      pastRacyWindow();
-      const hashes = createFileHashes(root, Date.now, { granularityMs: 0 });
-      hashes.hash('a.ts');
-      expect(await hashes.hashesByStatAhead!(['a.ts'])).to.deep.equal([undefined]);
-    });
-
     it('does nothing unless asked for: the main thread reads', async () => {
       const root = tempWorkspace({ 'a.ts': 'aaa' });
       pastRacyWindow();

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import type { ServiceState } from '../../src/store/state.js';
 import { createFileHashes, type FileHashes } from '../../src/io/file-hashes.js';
-import { createFreshnessCheck, findChanges, SHARED_LOOK_AT_LEAST, type CheckScope, type WatchProof } from '../../src/io/freshness.js';
+import { createFreshnessCheck, findChanges, type CheckScope, type WatchProof } from '../../src/io/freshness.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -456,76 +456,5 @@ describe('createFreshnessCheck', () => {
     expect(dispatched).to.deep.equal([]);
     await call;
     expect(dispatched).to.have.length(1);
-  });
-});
-
-describe('createFreshnessCheck of a long first pass, half of its stats on the worker', () => {
-  const FILES = SHARED_LOOK_AT_LEAST + 100;
-  const name = (index: number) => `app/one/f${String(index).padStart(4, '0')}.ts`;
-
-  // A start's state: every input stamped a moment before (as the restore does), nothing vouched for.
-  function restored() {
-    const files: Record<string, string> = { 'core.json': '{}' };
-    for (let index = 0; index < FILES; index += 1) files[name(index)] = `export const f${index} = ${index};\n`;
-    const root = tempWorkspace(files);
-    // Past the racy window of the writes: a stamp now confirms each by its stat alone.
-    const until = Date.now() + 80;
-    while (Date.now() < until);
-    const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
-    const inputs: Record<string, string | null> = {};
-    for (let index = 0; index < FILES; index += 1) inputs[name(index)] = hashes.hash(name(index));
-    const current = fold([
-      started,
-      { type: 'workspace.read', workspace: workspaceModel([one], { sources: { 'core.json': hashes.hash('core.json') } }) },
-      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
-      succeeded(1, one, DEV, inputs[name(0)]!, { inputs }),
-    ]);
-    const dispatched: Fact[] = [];
-    const check = createFreshnessCheck({ hashes, getState: () => current, dispatch: (fact) => void dispatched.push(fact), failed: (error) => { throw error; } });
-    return { root, hashes, check, dispatched };
-  }
-
-  /** The paths this thread stats while `run` runs (the worker's stats are its own). */
-  async function statsHere(run: () => Promise<unknown>): Promise<string[]> {
-    const statted: string[] = [];
-    const statSync = fs.statSync;
-    (fs as { statSync: typeof fs.statSync }).statSync = ((...args: Parameters<typeof fs.statSync>) => (statted.push(String(args[0])), statSync(...args))) as typeof fs.statSync;
-    try {
-      await run();
-    } finally {
-      (fs as { statSync: typeof fs.statSync }).statSync = statSync;
-    }
-    return statted;
-  }
-
-  it('sees what changed after the stamps and before the check, in either half, with half the stats taken here', async () => {
-    const { root, hashes, check, dispatched } = restored();
-    try {
-      // After the stamps, before the check: one file of each half changed, one removed.
-      fs.writeFileSync(path.join(root, name(1)), 'changed first');
-      fs.writeFileSync(path.join(root, name(FILES - 2)), 'changed last');
-      fs.rmSync(path.join(root, name(FILES - 1)));
-      const statted = await statsHere(() => check.check({ kind: 'all' }));
-      expect(dispatched).to.have.length(1);
-      expect((dispatched[0] as Extract<Fact, { type: 'files.changed' }>).files).to.deep.equal({ [name(1)]: hashes.hash(name(1)), [name(FILES - 2)]: hashes.hash(name(FILES - 2)), [name(FILES - 1)]: null });
-      expect(statted.length, 'the stats taken on this thread').to.be.below(FILES * 0.6);
-    } finally {
-      await hashes.close!();
-    }
-  });
-
-  it('answers a request that came while the worker stats with a pass of its own, begun after it', async () => {
-    const { root, hashes, check, dispatched } = restored();
-    try {
-      const first = check.check({ kind: 'all' });
-      // The first pass has begun: it stat'ed its half here and waits for the worker's.
-      await new Promise((resolve) => setImmediate(resolve));
-      fs.writeFileSync(path.join(root, name(0)), 'changed meanwhile');
-      const second = check.check({ kind: 'all' });
-      await Promise.all([first, second]);
-      expect(dispatched.at(-1)).to.deep.equal({ type: 'files.changed', files: { [name(0)]: hashes.hash(name(0)) }, source: 'check' });
-    } finally {
-      await hashes.close!();
-    }
   });
 });
