@@ -94,7 +94,6 @@ type Expected = readonly (readonly [path: string, hash: string | null])[];
 // the state: a build changes one record, and the next state's first pass reuses the rest.
 const inputLists = new WeakMap<BuildRecord, Expected>();
 const sourceLists = new WeakMap<WorkspaceModel, Expected>();
-const allInputLists = new WeakMap<ServiceState, Expected[]>();
 
 function workspaceSources(workspace: WorkspaceModel): Expected {
   let list = sourceLists.get(workspace);
@@ -103,19 +102,17 @@ function workspaceSources(workspace: WorkspaceModel): Expected {
 }
 
 // Only a finished build can be stale; a pending or running one reads the disk anyway.
+function finishedInputs(state: ServiceState, module: string, variant: string): BuildRecord['inputs'] | undefined {
+  const entry = state.builds[module]?.variants[variant];
+  return entry?.status === 'done' && entry.last ? entry.last.inputs : undefined;
+}
+
 function variantInputs(state: ServiceState, module: string, variant: string): Expected {
   const entry = state.builds[module]?.variants[variant];
   if (entry?.status !== 'done' || !entry.last) return [];
   let list = inputLists.get(entry.last);
   if (!list) inputLists.set(entry.last, (list = Object.entries(entry.last.inputs)));
   return list;
-}
-
-/** The inputs of every module's default variant: one list per module, kept per state. */
-function allInputs(state: ServiceState): Expected[] {
-  let lists = allInputLists.get(state);
-  if (!lists) allInputLists.set(state, (lists = state.workspace.modules.map((module) => variantInputs(state, module.specifier, defaultVariantKey(module)))));
-  return lists;
 }
 
 // The manifests and listings an output depends on: those outside every package (core.json, the
@@ -243,25 +240,32 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
   const kind = all ? 'all' : 'workspace';
   let plan = plans[kind];
   if (plan) return plan;
-  plan = { paths: [], first: [], others: [], index: new Map(), listingOf: [] };
-  const lists: Expected[] = [];
+  const made: WholePlan = { paths: [], first: [], others: [], index: new Map(), listingOf: [] };
+  plan = made;
+  const add = (path: string, hash: string | null) => {
+    const at = made.index.get(path);
+    if (at === undefined) {
+      made.index.set(path, made.paths.length);
+      made.paths.push(path);
+      made.first.push(hash);
+    } else if (made.first[at] !== hash) made.others.push([at, hash]);
+  };
   // A stale workspace is being read again anyway.
-  if (!state.workspaceStale) lists.push(workspaceSources(state.workspace));
-  if (all) for (const list of allInputs(state)) lists.push(list);
-  for (const list of lists) {
-    for (const [path, hash] of list) {
-      const at = plan.index.get(path);
-      if (at === undefined) {
-        plan.index.set(path, plan.paths.length);
-        plan.paths.push(path);
-        plan.first.push(hash);
-      } else if (plan.first[at] !== hash) plan.others.push([at, hash]);
+  if (!state.workspaceStale) for (const [path, hash] of workspaceSources(state.workspace)) add(path, hash);
+  // Each module's inputs read where the record holds them: the first pass over a start's state
+  // meets every record once, and a list of pairs per record (`variantInputs`) is made only for
+  // the module answers that ask for one.
+  if (all) {
+    for (const module of state.workspace.modules) {
+      const inputs = finishedInputs(state, module.specifier, defaultVariantKey(module));
+      if (inputs) for (const path in inputs) add(path, inputs[path]!);
     }
   }
-  plan.listingOf = plan.paths.map((path, at) => {
+  made.listingOf = made.paths.map((path, at) => {
+    if (made.first[at] !== null) return -1;
     const slash = path.lastIndexOf('/');
-    if (plan!.first[at] !== null || slash <= 0 || slash === path.length - 1) return -1;
-    return plan!.index.get(path.slice(0, slash + 1)) ?? -1;
+    if (slash <= 0 || slash === path.length - 1) return -1;
+    return made.index.get(path.slice(0, slash + 1)) ?? -1;
   });
   plans[kind] = plan;
   return plan;
