@@ -2,7 +2,7 @@
 // the push channel and `core replay` can never disagree.
 import { judgeImports } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
-import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
+import { type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
@@ -522,13 +522,10 @@ function selectModuleReport(state: ServiceState, module: ModuleModel, record: Bu
   // The record and the helper warnings as looked up for the whole report: `selectModuleWarnings`'s, without its lookups.
   const own = record?.warnings ?? [];
   const warnings = shared === undefined || shared.length === 0 ? own : [...own, ...shared];
-  const report: ModuleReport = {
-    ...moduleNames(module),
-    platforms: module.platforms,
-    bundler: module.bundler.name,
-    ...moduleStatusOf(module, record, state.workspace),
-    ...(warnings.length > 0 ? { warnings } : {}),
-  };
+  const { status, diagnostics } = moduleStatusOf(module, record, state.workspace);
+  // One literal in the order of `moduleNames` (src/workspace/model.ts), the order /state's JSON keeps, not spreads of objects made for it.
+  const report: ModuleReport = { specifier: module.specifier, package: module.package, version: module.version, subpath: module.subpath, platforms: module.platforms, bundler: module.bundler.name, status, diagnostics };
+  if (warnings.length > 0) report.warnings = warnings;
   moduleReports.set(module, { workspace: state.workspace, record, shared, report });
   return report;
 }
