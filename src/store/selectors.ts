@@ -353,11 +353,13 @@ function helperFiles(workspace: WorkspaceModel, record: BuildRecord, ownShared: 
   const kept = helperFilesOf.get(record);
   if (kept && kept.workspace === workspace && kept.ownShared === ownShared) return kept;
   const { entries } = workspaceGroups(workspace);
-  const chunks = new Set(Object.keys(record.outputs?.chunks ?? {}));
+  // The record's own objects as they are, no set or list of pairs made of them: a start reads a thousand.
+  const chunks = record.outputs?.chunks;
   const helpers: HelperFiles = { workspace, ownShared, bundled: [], imported: [] };
-  for (const [file, hash] of Object.entries(record.inputs)) {
-    if (hash === null || entries.has(file) || !isCodeFile(file)) continue;
-    if (ownShared?.[file] !== undefined && chunks.has(ownShared[file])) helpers.imported.push(file);
+  for (const file in record.inputs) {
+    if (record.inputs[file] === null || entries.has(file) || !isCodeFile(file)) continue;
+    const sharedChunk = ownShared?.[file];
+    if (sharedChunk !== undefined && chunks !== undefined && Object.hasOwn(chunks, sharedChunk)) helpers.imported.push(file);
     else helpers.bundled.push(file);
   }
   helperFilesOf.set(record, helpers);
