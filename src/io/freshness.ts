@@ -229,7 +229,7 @@ interface WholePlan {
   others: [number, string | null][];
   index: Map<string, number>;
   /** For a file expected absent, the index of its directory's listing in the plan; else -1. */
-  listingOf: number[];
+  listingOf: Int32Array;
 }
 
 const wholePlans = new WeakMap<ServiceState, { workspace?: WholePlan; all?: WholePlan }>();
@@ -240,11 +240,14 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
   const kind = all ? 'all' : 'workspace';
   let plan = plans[kind];
   if (plan) return plan;
-  const made: WholePlan = { paths: [], first: [], others: [], index: new Map(), listingOf: [] };
+  const made: WholePlan = { paths: [], first: [], others: [], index: new Map(), listingOf: new Int32Array(0) };
   plan = made;
+  // The files expected absent, whose listings are looked for once every path is in.
+  const absent: number[] = [];
   const add = (path: string, hash: string | null) => {
     const at = made.index.get(path);
     if (at === undefined) {
+      if (hash === null) absent.push(made.paths.length);
       made.index.set(path, made.paths.length);
       made.paths.push(path);
       made.first.push(hash);
@@ -261,12 +264,12 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
       if (inputs) for (const path in inputs) add(path, inputs[path]!);
     }
   }
-  made.listingOf = made.paths.map((path, at) => {
-    if (made.first[at] !== null) return -1;
+  made.listingOf = new Int32Array(made.paths.length).fill(-1);
+  for (const at of absent) {
+    const path = made.paths[at]!;
     const slash = path.lastIndexOf('/');
-    if (slash <= 0 || slash === path.length - 1) return -1;
-    return made.index.get(path.slice(0, slash + 1)) ?? -1;
-  });
+    if (slash > 0 && slash !== path.length - 1) made.listingOf[at] = made.index.get(path.slice(0, slash + 1)) ?? -1;
+  }
   plans[kind] = plan;
   return plan;
 }
@@ -352,12 +355,15 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
   // generation: a proof by listing is not the watcher's, so while the generation holds, the
   // next passes stat the path once, and the watcher vouches for it from then on.
   const afterListings: number[] = [];
-  const lookOrDefer = (index: number) => {
-    if (still || plan.listingOf[index] === -1 || !hashes.absentFromListing) look(index);
-    else afterListings.push(index);
-  };
-  if (still) for (const index of before.residual) lookOrDefer(index);
-  else for (let index = 0; index < count; index += 1) lookOrDefer(index);
+  if (still) for (const index of before.residual) look(index);
+  else if (!hashes.absentFromListing) for (let index = 0; index < count; index += 1) look(index);
+  else {
+    const { listingOf } = plan;
+    for (let index = 0; index < count; index += 1) {
+      if (listingOf[index] === -1) look(index);
+      else afterListings.push(index);
+    }
+  }
   for (const index of afterListings) {
     const listingHash = planned[plan.listingOf[index]!];
     if (typeof listingHash === 'string' && hashes.absentFromListing!(plan.paths[index]!, listingHash)) {
