@@ -94,7 +94,6 @@ type Expected = readonly (readonly [path: string, hash: string | null])[];
 // the state: a build changes one record, and the next state's first pass reuses the rest.
 const inputLists = new WeakMap<BuildRecord, Expected>();
 const sourceLists = new WeakMap<WorkspaceModel, Expected>();
-const allInputLists = new WeakMap<ServiceState, Expected[]>();
 
 function workspaceSources(workspace: WorkspaceModel): Expected {
   let list = sourceLists.get(workspace);
@@ -103,19 +102,17 @@ function workspaceSources(workspace: WorkspaceModel): Expected {
 }
 
 // Only a finished build can be stale; a pending or running one reads the disk anyway.
+function finishedInputs(state: ServiceState, module: string, variant: string): BuildRecord['inputs'] | undefined {
+  const entry = state.builds[module]?.variants[variant];
+  return entry?.status === 'done' && entry.last ? entry.last.inputs : undefined;
+}
+
 function variantInputs(state: ServiceState, module: string, variant: string): Expected {
   const entry = state.builds[module]?.variants[variant];
   if (entry?.status !== 'done' || !entry.last) return [];
   let list = inputLists.get(entry.last);
   if (!list) inputLists.set(entry.last, (list = Object.entries(entry.last.inputs)));
   return list;
-}
-
-/** The inputs of every module's default variant: one list per module, kept per state. */
-function allInputs(state: ServiceState): Expected[] {
-  let lists = allInputLists.get(state);
-  if (!lists) allInputLists.set(state, (lists = state.workspace.modules.map((module) => variantInputs(state, module.specifier, defaultVariantKey(module)))));
-  return lists;
 }
 
 // The manifests and listings an output depends on: those outside every package (core.json, the
@@ -232,7 +229,7 @@ interface WholePlan {
   others: [number, string | null][];
   index: Map<string, number>;
   /** For a file expected absent, the index of its directory's listing in the plan; else -1. */
-  listingOf: number[];
+  listingOf: Int32Array;
 }
 
 const wholePlans = new WeakMap<ServiceState, { workspace?: WholePlan; all?: WholePlan }>();
@@ -243,26 +240,36 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
   const kind = all ? 'all' : 'workspace';
   let plan = plans[kind];
   if (plan) return plan;
-  plan = { paths: [], first: [], others: [], index: new Map(), listingOf: [] };
-  const lists: Expected[] = [];
+  const made: WholePlan = { paths: [], first: [], others: [], index: new Map(), listingOf: new Int32Array(0) };
+  plan = made;
+  // The files expected absent, whose listings are looked for once every path is in.
+  const absent: number[] = [];
+  const add = (path: string, hash: string | null) => {
+    const at = made.index.get(path);
+    if (at === undefined) {
+      if (hash === null) absent.push(made.paths.length);
+      made.index.set(path, made.paths.length);
+      made.paths.push(path);
+      made.first.push(hash);
+    } else if (made.first[at] !== hash) made.others.push([at, hash]);
+  };
   // A stale workspace is being read again anyway.
-  if (!state.workspaceStale) lists.push(workspaceSources(state.workspace));
-  if (all) for (const list of allInputs(state)) lists.push(list);
-  for (const list of lists) {
-    for (const [path, hash] of list) {
-      const at = plan.index.get(path);
-      if (at === undefined) {
-        plan.index.set(path, plan.paths.length);
-        plan.paths.push(path);
-        plan.first.push(hash);
-      } else if (plan.first[at] !== hash) plan.others.push([at, hash]);
+  if (!state.workspaceStale) for (const [path, hash] of workspaceSources(state.workspace)) add(path, hash);
+  // Each module's inputs read where the record holds them: the first pass over a start's state
+  // meets every record once, and a list of pairs per record (`variantInputs`) is made only for
+  // the module answers that ask for one.
+  if (all) {
+    for (const module of state.workspace.modules) {
+      const inputs = finishedInputs(state, module.specifier, defaultVariantKey(module));
+      if (inputs) for (const path in inputs) add(path, inputs[path]!);
     }
   }
-  plan.listingOf = plan.paths.map((path, at) => {
+  made.listingOf = new Int32Array(made.paths.length).fill(-1);
+  for (const at of absent) {
+    const path = made.paths[at]!;
     const slash = path.lastIndexOf('/');
-    if (plan!.first[at] !== null || slash <= 0 || slash === path.length - 1) return -1;
-    return plan!.index.get(path.slice(0, slash + 1)) ?? -1;
-  });
+    if (slash > 0 && slash !== path.length - 1) made.listingOf[at] = made.index.get(path.slice(0, slash + 1)) ?? -1;
+  }
   plans[kind] = plan;
   return plan;
 }
@@ -348,12 +355,15 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
   // generation: a proof by listing is not the watcher's, so while the generation holds, the
   // next passes stat the path once, and the watcher vouches for it from then on.
   const afterListings: number[] = [];
-  const lookOrDefer = (index: number) => {
-    if (still || plan.listingOf[index] === -1 || !hashes.absentFromListing) look(index);
-    else afterListings.push(index);
-  };
-  if (still) for (const index of before.residual) lookOrDefer(index);
-  else for (let index = 0; index < count; index += 1) lookOrDefer(index);
+  if (still) for (const index of before.residual) look(index);
+  else if (!hashes.absentFromListing) for (let index = 0; index < count; index += 1) look(index);
+  else {
+    const { listingOf } = plan;
+    for (let index = 0; index < count; index += 1) {
+      if (listingOf[index] === -1) look(index);
+      else afterListings.push(index);
+    }
+  }
   for (const index of afterListings) {
     const listingHash = planned[plan.listingOf[index]!];
     if (typeof listingHash === 'string' && hashes.absentFromListing!(plan.paths[index]!, listingHash)) {

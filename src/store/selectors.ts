@@ -1,8 +1,8 @@
 // Selectors: everything the service answers is derived from the state here, so `/state`,
 // the push channel and `core replay` can never disagree.
-import { checkImports } from '../workspace/checks.js';
+import { judgeImports } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
-import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
+import { type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
@@ -89,37 +89,35 @@ export function defaultVariantKey(module: ModuleModel): string {
   return key;
 }
 
-const diagnosticsOf = new WeakMap<BuildRecord, WeakMap<WorkspaceModel, Diagnostic[]>>();
+// What each record was last judged against: the workspace's packages and modules, all the
+// checks read (a read of the workspace that changed only hashes keeps both). One entry per
+// record, not a map per record: a start judges every module at once.
+const diagnosticsOf = new WeakMap<BuildRecord, { module: ModuleModel; packages: WorkspaceModel['packages']; modules: WorkspaceModel['modules']; diagnostics: Diagnostic[] }>();
 
 /**
  * Diagnostics of a finished build: the bundler's errors, then the dependency checks.
- * Computed once per (record, workspace): both are immutable, and every answer asks.
+ * Computed once per (record, module, the workspace's packages and modules): all immutable, and every answer asks.
  */
 export function buildDiagnostics(module: ModuleModel, record: BuildRecord, workspace: WorkspaceModel): Diagnostic[] {
-  let byWorkspace = diagnosticsOf.get(record);
-  if (!byWorkspace) diagnosticsOf.set(record, (byWorkspace = new WeakMap()));
-  let diagnostics = byWorkspace.get(workspace);
-  if (!diagnostics) {
-    const checks = checkImports(module, record.imports, workspace);
-    diagnostics = record.errors.length === 0 ? checks : [...record.errors, ...checks];
-    byWorkspace.set(workspace, diagnostics);
-  }
+  const kept = diagnosticsOf.get(record);
+  if (kept && kept.module === module && kept.packages === workspace.packages && kept.modules === workspace.modules) return kept.diagnostics;
+  const checks = judgeImports(module, record.imports, workspace);
+  const diagnostics = record.errors.length === 0 ? checks : [...record.errors, ...checks];
+  diagnosticsOf.set(record, { module, packages: workspace.packages, modules: workspace.modules, diagnostics });
   return diagnostics;
 }
 
 /** The status and diagnostics of one module, judged by its default variant. */
 export function selectModuleStatus(state: ServiceState, module: ModuleModel): { status: ModuleStatus; diagnostics: Diagnostic[] } {
-  if (module.diagnostics.length > 0) return { status: 'invalid', diagnostics: module.diagnostics };
-  const record = selectVariant(state, module.specifier, defaultVariantKey(module))?.last;
-  if (!record) return { status: 'pending', diagnostics: [] };
-  const diagnostics = buildDiagnostics(module, record, state.workspace);
-  return { status: diagnostics.length === 0 ? 'valid' : 'invalid', diagnostics };
+  return moduleStatusOf(module, selectVariant(state, module.specifier, defaultVariantKey(module))?.last, state.workspace);
 }
 
-/** Warnings of the module's last build, beside its status (README "Warnings"): only when there are some. */
-function moduleWarnings(state: ServiceState, module: ModuleModel): { warnings?: Diagnostic[] } {
-  const warnings = selectModuleWarnings(state, module);
-  return warnings.length > 0 ? { warnings } : {};
+/** The same of the default variant's last build `record`, already looked up. */
+function moduleStatusOf(module: ModuleModel, record: BuildRecord | null | undefined, workspace: WorkspaceModel): { status: ModuleStatus; diagnostics: Diagnostic[] } {
+  if (module.diagnostics.length > 0) return { status: 'invalid', diagnostics: module.diagnostics };
+  if (!record) return { status: 'pending', diagnostics: [] };
+  const diagnostics = buildDiagnostics(module, record, workspace);
+  return { status: diagnostics.length === 0 ? 'valid' : 'invalid', diagnostics };
 }
 
 /** The warnings of the module's last build and those about helpers it shares (README "Warnings"). */
@@ -355,11 +353,13 @@ function helperFiles(workspace: WorkspaceModel, record: BuildRecord, ownShared: 
   const kept = helperFilesOf.get(record);
   if (kept && kept.workspace === workspace && kept.ownShared === ownShared) return kept;
   const { entries } = workspaceGroups(workspace);
-  const chunks = new Set(Object.keys(record.outputs?.chunks ?? {}));
+  // The record's own objects as they are, no set or list of pairs made of them: a start reads a thousand.
+  const chunks = record.outputs?.chunks;
   const helpers: HelperFiles = { workspace, ownShared, bundled: [], imported: [] };
-  for (const [file, hash] of Object.entries(record.inputs)) {
-    if (hash === null || entries.has(file) || !isCodeFile(file)) continue;
-    if (ownShared?.[file] !== undefined && chunks.has(ownShared[file])) helpers.imported.push(file);
+  for (const file in record.inputs) {
+    if (record.inputs[file] === null || entries.has(file) || !isCodeFile(file)) continue;
+    const sharedChunk = ownShared?.[file];
+    if (sharedChunk !== undefined && chunks !== undefined && Object.hasOwn(chunks, sharedChunk)) helpers.imported.push(file);
     else helpers.bundled.push(file);
   }
   helperFilesOf.set(record, helpers);
@@ -489,7 +489,8 @@ function selectModulesReport(state: ServiceState): Report {
   const cached = byBuilds.get(state.builds);
   if (cached) return cached;
   const records = defaultRecords(state);
-  const modules = state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!));
+  const helpers = sharedHelpers(state);
+  const modules = state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!, helpers));
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
@@ -516,17 +517,17 @@ const moduleReports = new WeakMap<ModuleModel, KeptModuleReport>();
  * about it. A build changes one module's line, not every module's (and `/state`'s JSON is
  * written from the lines, each serialized once: `reportJson` in src/http/routes/state.ts).
  */
-function selectModuleReport(state: ServiceState, module: ModuleModel, record: BuildRecord | null): ModuleReport {
-  const shared = sharedHelpers(state).get(module.specifier);
+function selectModuleReport(state: ServiceState, module: ModuleModel, record: BuildRecord | null, helpers: Map<string, Diagnostic[]>): ModuleReport {
+  const shared = helpers.get(module.specifier);
   const kept = moduleReports.get(module);
   if (kept && kept.workspace === state.workspace && kept.record === record && kept.shared === shared) return kept.report;
-  const report: ModuleReport = {
-    ...moduleNames(module),
-    platforms: module.platforms,
-    bundler: module.bundler.name,
-    ...selectModuleStatus(state, module),
-    ...moduleWarnings(state, module),
-  };
+  // The record and the helper warnings as looked up for the whole report: `selectModuleWarnings`'s, without its lookups.
+  const own = record?.warnings ?? [];
+  const warnings = shared === undefined || shared.length === 0 ? own : [...own, ...shared];
+  const { status, diagnostics } = moduleStatusOf(module, record, state.workspace);
+  // One literal in the order of `moduleNames` (src/workspace/model.ts), the order /state's JSON keeps, not spreads of objects made for it.
+  const report: ModuleReport = { specifier: module.specifier, package: module.package, version: module.version, subpath: module.subpath, platforms: module.platforms, bundler: module.bundler.name, status, diagnostics };
+  if (warnings.length > 0) report.warnings = warnings;
   moduleReports.set(module, { workspace: state.workspace, record, shared, report });
   return report;
 }

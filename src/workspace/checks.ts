@@ -45,27 +45,30 @@ export function importPlace(text: string, specifier: string): { line: number; co
 // hashes of the files read (`sources`): a read of the workspace that changes nothing else gives
 // a model whose packages and modules are the ones before (the store replaces its sources only),
 // and each module's checks are the ones made before, not made again for every module.
-const judged = new WeakMap<readonly ImportRecord[], WeakMap<ModuleModel, { packages: readonly PackageModel[]; modules: readonly ModuleModel[]; diagnostics: Diagnostic[] }>>();
+// One entry per imports array (each build record has its own), not a map per array.
+const judged = new WeakMap<readonly ImportRecord[], { module: ModuleModel; packages: readonly PackageModel[]; modules: readonly ModuleModel[]; diagnostics: Diagnostic[] }>();
 
 export function checkImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {
-  let byModule = judged.get(imports);
-  if (!byModule) judged.set(imports, (byModule = new WeakMap()));
-  const known = byModule.get(module);
-  if (known && known.packages === workspace.packages && known.modules === workspace.modules) return known.diagnostics;
+  const known = judged.get(imports);
+  if (known && known.module === module && known.packages === workspace.packages && known.modules === workspace.modules) return known.diagnostics;
   const diagnostics = judgeImports(module, imports, workspace);
-  byModule.set(module, { packages: workspace.packages, modules: workspace.modules, diagnostics });
+  judged.set(imports, { module, packages: workspace.packages, modules: workspace.modules, diagnostics });
   return diagnostics;
 }
 
-function judgeImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {
+/** The checks themselves, kept by no one: for a caller that keeps them with what they were made of (`buildDiagnostics`). */
+export function judgeImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {
   const own = indexWorkspace(workspace).packages.get(module.package);
   if (!own) return [];
   const found: Diagnostic[] = [];
-  const seen = new Set<string>();
+  // Most modules import a few packages: the pairs seen are only tracked when there are several.
+  const seen = imports.length > 1 ? new Set<string>() : null;
   for (const record of imports) {
-    const key = `${record.file}\0${record.specifier}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (seen) {
+      const key = `${record.file}\0${record.specifier}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
     const problem = checkImport(module, own, record, workspace);
     if (problem) found.push(problem);
   }
@@ -118,7 +121,8 @@ function satisfiesRange(version: string, range: string): boolean {
   let answer = satisfied.get(key);
   if (answer === undefined) {
     const plain = range.startsWith('workspace:') ? range.slice('workspace:'.length) : range;
-    answer = plain === '*' || plain === '^' || plain === '~' || plain === '' || (semver.validRange(plain) !== null && semver.satisfies(version, plain, { includePrerelease: true }));
+    // `satisfies` is false for a range it cannot parse: no `validRange` parse before it.
+    answer = plain === '*' || plain === '^' || plain === '~' || plain === '' || semver.satisfies(version, plain, { includePrerelease: true });
     if (satisfied.size >= SATISFIED_KEPT) satisfied.clear();
     satisfied.set(key, answer);
   }

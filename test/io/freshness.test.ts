@@ -458,3 +458,36 @@ describe('createFreshnessCheck', () => {
     expect(dispatched).to.have.length(1);
   });
 });
+
+describe('createFreshnessCheck of a start\'s first pass, on a real disk', () => {
+  // A start's state: every input stamped a moment before (as the restore does), nothing vouched for.
+  function restored() {
+    const files: Record<string, string> = { 'core.json': '{}' };
+    const names = Array.from({ length: 40 }, (_, index) => `app/one/f${String(index).padStart(2, '0')}.ts`);
+    for (const [index, name] of names.entries()) files[name] = `export const f${index} = ${index};\n`;
+    const root = tempWorkspace(files);
+    const hashes = createFileHashes(root);
+    const inputs: Record<string, string | null> = { 'app/one/tsconfig.json': null };
+    for (const name of names) inputs[name] = hashes.hash(name);
+    const current = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one], { sources: { 'core.json': hashes.hash('core.json'), 'app/one/': hashes.hash('app/one/'), 'app/one/tsconfig.json': null } }) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, inputs[names[0]!]!, { inputs }),
+    ]);
+    const dispatched: Fact[] = [];
+    const check = createFreshnessCheck({ hashes, getState: () => current, dispatch: (fact) => void dispatched.push(fact), failed: (error) => { throw error; } });
+    return { root, names, hashes, check, dispatched };
+  }
+
+  it('sees what changed after the stamps and before the check: an input rewritten, one removed, a file expected absent made', async () => {
+    const { root, names, hashes, check, dispatched } = restored();
+    fs.writeFileSync(path.join(root, names[1]!), 'export const changed = true;\n');
+    fs.rmSync(path.join(root, names[39]!));
+    fs.writeFileSync(path.join(root, 'app/one/tsconfig.json'), '{}');
+    await check.check({ kind: 'all' });
+    expect(dispatched).to.deep.equal([
+      { type: 'files.changed', files: { 'app/one/': hashes.hash('app/one/'), 'app/one/tsconfig.json': hashes.hash('app/one/tsconfig.json'), [names[1]!]: hashes.hash(names[1]!), [names[39]!]: null }, source: 'check' },
+    ]);
+  });
+});

@@ -116,6 +116,24 @@ describe('buildDiagnostics', () => {
     const record = { build: 1, outputs: null, errors: [error], imports: [{ specifier: 'fs', file: 'app/one/index.ts' }], inputs: {} };
     expect(buildDiagnostics(one, record, workspace).map((d) => d.kind)).to.deep.equal(['BUNDLE_ERROR', 'PREVIEW_BUILTIN']);
   });
+
+  it('keeps a record\'s judgement while the workspace\'s packages and modules are the same, and judges again when they are not', () => {
+    const workspace = workspaceModel([one]);
+    const record = { build: 1, outputs: null, errors: [], imports: [{ specifier: 'lodash', file: 'app/one/index.ts' }], inputs: {} };
+    const declared = { ...workspace, packages: workspace.packages.map((pkg) => ({ ...pkg, dependencies: { lodash: '^4.0.0' } })) };
+    const judged = buildDiagnostics(one, record, declared);
+    expect(judged).to.deep.equal([]);
+    // A read that changed only hashes: the same packages and modules, the same judgement.
+    expect(buildDiagnostics(one, record, { ...declared, sources: { 'core.json': 'core-2' } })).to.equal(judged);
+    // The dependency's declaration removed: judged again.
+    expect(buildDiagnostics(one, record, workspace).map((d) => d.kind)).to.deep.equal(['DEPENDENCY_NOT_DECLARED']);
+    expect(buildDiagnostics(one, record, declared)).to.deep.equal([]);
+    // Another model of the module (a new declaration), the same record: judged for that model.
+    const node = { ...one, platforms: ['node' as const] };
+    const builtin = { ...record, imports: [{ specifier: 'fs', file: 'app/one/index.ts' }] };
+    expect(buildDiagnostics(one, builtin, workspace).map((d) => d.kind)).to.deep.equal(['PREVIEW_BUILTIN']);
+    expect(buildDiagnostics(node, builtin, workspaceModel([node]))).to.deep.equal([]);
+  });
 });
 
 describe('selectSettled', () => {
