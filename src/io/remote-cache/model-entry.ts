@@ -1,0 +1,142 @@
+// The workspace model in the team's remote cache (README "A team's remote cache"): the model CI
+// read, with the hash of every source it was read from (manifests, tsconfig files, listings,
+// files found absent), kept under a key known before any read (this service's version, the
+// code that reads manifests, `core.json`'s content hash, the deep imports the read is given).
+// The read is a pure function of those sources: when each hashes here as it did there, this
+// machine's read would give this very model, so a fresh machine takes it instead of reading.
+// Nothing downloaded is trusted: every source is hashed here (on the second core where it can,
+// `FileHashes.readAhead`), a listing by the rule the read lists by (links, confinement); any
+// difference, any fault, is a miss, counted, and the workspace is read as on any start.
+import type { KeyObject } from 'node:crypto';
+import type { Fact } from '../../store/events.js';
+import type { WorkspaceModel } from '../../workspace/model.js';
+import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
+import { arePlainPaths, isWorkspaceModel } from '../cache-index.js';
+import type { FileHashes } from '../file-hashes.js';
+import type { FailureKind, RemoteClient } from './client.js';
+import { isRecord, openEntry, REMOTE_FORMAT, sha256Hex, type EntryProblem } from './entries.js';
+
+/** What the model's key is made of besides `core.json`: the service's version and the reader's code hash (`workspaceReaderCodeHash`). */
+export interface ModelIdentity {
+  service: string;
+  reader: string;
+}
+
+/** The entry of a workspace model: the model, its `sources` the hash of each source it was read from. */
+export interface ModelEntry {
+  format: typeof REMOTE_FORMAT;
+  kind: 'model';
+  key: string;
+  model: WorkspaceModel;
+}
+
+/** `coreJson`: the content hash of `core.json`'s bytes; `deepImports`: those the read is given. */
+export const modelKey = (identity: ModelIdentity, coreJson: string, deepImports: readonly string[]): string =>
+  sha256Hex(JSON.stringify(['model', REMOTE_FORMAT, identity.service, identity.reader, coreJson, [...deepImports].sort()]));
+
+export const isModelEntry = (value: unknown, key: string, coreJson: string): value is ModelEntry =>
+  isRecord(value) && value.format === REMOTE_FORMAT && value.kind === 'model' && value.key === key && isWorkspaceModel(value.model) && arePlainPaths(value.model.sources) && value.model.sources[WORKSPACE_MANIFEST] === coreJson;
+
+/** Why the team's model was not taken: not there, no answer, not a valid entry, a source that differs here, a fault. */
+export type ModelMiss = 'absent' | 'unanswered' | EntryProblem | 'stale' | 'fault';
+
+export type TeamModelFact = Extract<Fact, { type: 'cache.remote.model' }>;
+
+export interface TeamModelDeps {
+  client: RemoteClient;
+  /** Where the client asks, for the log. */
+  url: string;
+  identity: ModelIdentity;
+  publicKey: KeyObject | null;
+  hashes: FileHashes;
+  now?(): number;
+}
+
+export interface TeamModel {
+  /** Sends the question now (a start with no build cache asks while it boots); later calls do nothing. */
+  ask(): void;
+  /** The model's question as the start's restore counts questions (`cache.remote.restored`): made, bytes received, failed by kind. */
+  counts(): { requests: number; bytes: number; failures: Partial<Record<FailureKind, number>> };
+  /** The model when every source holds here, with the fact that counts the answer; null when the key cannot be made (no `core.json`, deep imports). */
+  restore(deepImports: readonly string[]): Promise<{ workspace: WorkspaceModel | null; fact: TeamModelFact }> | null;
+}
+
+/** The first read's model from the team's cache: asked once, for the start's first read only. */
+export function teamModel(deps: TeamModelDeps): TeamModel {
+  const now = deps.now ?? Date.now;
+  let failure: FailureKind | undefined;
+  const question = { requests: 0, bytes: 0 };
+  let asked: { key: string; coreJson: string; answer: Promise<Buffer | ModelMiss>; started: number } | null | undefined;
+  const ask = () => {
+    if (asked !== undefined) return;
+    // The key's one read of the disk: `core.json`, hashed (and remembered) as the read would.
+    const coreJson = deps.hashes.stamp(WORKSPACE_MANIFEST).hash;
+    if (coreJson === null) {
+      asked = null;
+      return;
+    }
+    const key = modelKey(deps.identity, coreJson, []);
+    const answer = deps.client.get('ac', key).then((found): Buffer | ModelMiss => {
+      if ('failed' in found) failure = found.failed;
+      if (!('skipped' in found)) question.requests = 1;
+      if ('found' in found) question.bytes = found.found.length;
+      return 'found' in found ? found.found : 'missing' in found ? 'absent' : 'unanswered';
+    });
+    asked = { key, coreJson, answer, started: now() };
+  };
+  return {
+    ask,
+    counts: () => ({ ...question, failures: failure ? { [failure]: 1 } : {} }),
+    restore(deepImports) {
+      // A start reads with the deep imports of none of its builds yet: the key asked for.
+      if (deepImports.length > 0) return null;
+      ask();
+      if (!asked) return null;
+      const { key, coreJson, answer, started } = asked;
+      const fact = (workspace: WorkspaceModel | null, miss?: ModelMiss, sources = 0) => ({
+        workspace,
+        fact: { type: 'cache.remote.model', url: deps.url, adopted: workspace !== null, ...(miss ? { miss } : {}), ...(failure ? { failure } : {}), sources, ms: Math.round(now() - started) } satisfies TeamModelFact,
+      });
+      return answer.then(
+        async (bytes) => {
+          if (typeof bytes === 'string') return fact(null, bytes);
+          const opened = openEntry(bytes, deps.publicKey);
+          if ('problem' in opened) return fact(null, opened.problem);
+          if (!isModelEntry(opened.payload, key, coreJson)) return fact(null, 'wrong-shape');
+          const { model } = opened.payload;
+          const count = Object.keys(model.sources).length;
+          return (await holdsHere(model.sources, deps.hashes)) ? fact(model, undefined, count) : fact(null, 'stale', count);
+        },
+      ).catch(() => fact(null, 'fault'));
+    },
+  };
+}
+
+/** Sources hashed on the worker per batch: the main thread takes one batch while the next is read. */
+const BATCH = 256;
+
+/**
+ * Whether every source hashes here as recorded: listings first, then files, each read on the
+ * worker and taken with a stat (`stamp`); a file recorded absent is proved absent by its
+ * directory's listing just taken (the read's own rule, README "Workspaces"), else by a stat.
+ */
+export async function holdsHere(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): Promise<boolean> {
+  const present = Object.keys(sources).filter((source) => sources[source] !== null);
+  const ordered = [...present.filter((source) => source.endsWith('/')), ...present.filter((source) => !source.endsWith('/'))];
+  const batches: string[][] = [];
+  for (let at = 0; at < ordered.length; at += BATCH) batches.push(ordered.slice(at, at + BATCH));
+  // Every batch asked at once: the worker answers them in order.
+  const reads = batches.map((batch) => hashes.readAhead?.(batch));
+  for (const [index, batch] of batches.entries()) {
+    await reads[index];
+    for (const source of batch) if (hashes.stamp(source).hash !== sources[source]) return false;
+  }
+  for (const source of Object.keys(sources)) {
+    if (sources[source] !== null) continue;
+    const slash = source.lastIndexOf('/', source.endsWith('/') ? source.length - 2 : undefined);
+    const listing = sources[slash === -1 ? './' : source.slice(0, slash + 1)];
+    if (!source.endsWith('/') && typeof listing === 'string' && hashes.absentFromListing?.(source, listing) === true) continue;
+    if (hashes.stamp(source).hash !== null) return false;
+  }
+  return true;
+}
