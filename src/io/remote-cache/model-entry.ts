@@ -8,6 +8,7 @@
 // `FileHashes.readAhead`), a listing by the rule the read lists by (links, confinement); any
 // difference, any fault, is a miss, counted, and the workspace is read as on any start.
 import type { KeyObject } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { Fact } from '../../store/events.js';
 import type { WorkspaceModel } from '../../workspace/model.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
@@ -112,24 +113,49 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
   };
 }
 
-/** Sources hashed on the worker per batch: the main thread takes one batch while the next is read. */
-const BATCH = 256;
+// The worker reads sources from the front of the list in batches, a couple at a time; whenever
+// the next batch is not answered yet, this thread checks a few from the other end itself (read
+// here), then lets the worker's answers in: the two meet, and neither waits for the other (a
+// listing costs the worker more than taking it costs this thread).
+const BATCH = 64;
+const IN_FLIGHT = 2;
+const STOLEN = 16;
 
 /**
  * Whether every source hashes here as recorded: listings first, then files, each read on the
- * worker and taken with a stat (`stamp`); a file recorded absent is proved absent by its
- * directory's listing just taken (the read's own rule, README "Workspaces"), else by a stat.
+ * worker and taken with a stat (`stamp`), or read here; a file recorded absent is proved absent
+ * by its directory's listing just taken (the read's own rule, README "Workspaces"), else by a stat.
  */
 export async function holdsHere(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): Promise<boolean> {
   const present = Object.keys(sources).filter((source) => sources[source] !== null);
   const ordered = [...present.filter((source) => source.endsWith('/')), ...present.filter((source) => !source.endsWith('/'))];
-  const batches: string[][] = [];
-  for (let at = 0; at < ordered.length; at += BATCH) batches.push(ordered.slice(at, at + BATCH));
-  // Every batch asked at once: the worker answers them in order.
-  const reads = batches.map((batch) => hashes.readAhead?.(batch));
-  for (const [index, batch] of batches.entries()) {
-    await reads[index];
-    for (const source of batch) if (hashes.stamp(source).hash !== sources[source]) return false;
+  const holds = (source: string) => hashes.stamp(source).hash === sources[source];
+  // [front, back): neither sent to the worker nor checked here yet.
+  let front = 0;
+  let back = ordered.length;
+  const sent: { batch: string[]; ready: boolean; read: Promise<void> }[] = [];
+  const send = () => {
+    while (hashes.readAhead && sent.length < IN_FLIGHT && front < back) {
+      const batch = ordered.slice(front, (front = Math.min(front + BATCH, back)));
+      const one = { batch, ready: false, read: Promise.resolve() };
+      one.read = hashes.readAhead(batch).then(() => void (one.ready = true));
+      sent.push(one);
+    }
+  };
+  send();
+  while (sent.length > 0 || front < back) {
+    const next = sent[0];
+    if (next && (next.ready || front >= back)) {
+      await next.read;
+      sent.shift();
+      if (!next.batch.every(holds)) return false;
+      send();
+      continue;
+    }
+    const from = Math.max(front, back - STOLEN);
+    if (!ordered.slice(from, back).every(holds)) return false;
+    back = from;
+    await setImmediate();
   }
   for (const source of Object.keys(sources)) {
     if (sources[source] !== null) continue;
