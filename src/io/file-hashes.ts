@@ -211,7 +211,7 @@ function statAsNamed(paths: ConfinedPaths, relative: string): fs.Stats | undefin
 
 // Files read and hashed on the worker (`read-ahead.ts`), kept until a stamp takes them.
 // A directory's (`dir/`) is its listing, read by `listDir`'s rule; `listed` is told its names when taken.
-function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.Stats) => number, listed: (relative: string, hash: string, names: readonly string[]) => void) {
+function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.Stats) => number, listed: (relative: string, hash: string, names: string) => void) {
   const worker = createReadAhead(root);
   const reads = new Map<string, AheadRead>();
   // Plain relative paths (`isPlainRelative`) are joined by concatenation, as `createConfinedPaths` joins them.
@@ -311,9 +311,9 @@ function listedNames(list: FileReads['listDir']) {
     const listed = names.get(slash === -1 ? '.' : relative.slice(0, slash));
     return listed?.hash === listingHash && !listed.lowerNames.has(name);
   }
-  /** A listing read elsewhere (the worker, `readsAhead`): its names, a directory's ending in `/`. */
-  function note(relative: string, hash: string, listedNames: readonly string[]): void {
-    const folded = listedNames.map((name) => foldedAsciiName(name.endsWith('/') ? name.slice(0, -1) : name));
+  /** A listing read elsewhere (the worker, `readsAhead`): its names joined by newlines, a directory's ending in `/`. */
+  function note(relative: string, hash: string, joinedNames: string): void {
+    const folded = (joinedNames === '' ? [] : joinedNames.split('\n')).map((name) => foldedAsciiName(name.endsWith('/') ? name.slice(0, -1) : name));
     names.set(relative.replace(/\/+$/, '') || '.', folded.every((name) => name !== null) ? { hash, lowerNames: new Set(folded as string[]) } : null);
   }
   return { listDir, absentFromListing, note };

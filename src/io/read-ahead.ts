@@ -11,9 +11,10 @@ import { Worker } from 'node:worker_threads';
 /**
  * What the worker read of a file: [hash, dev, ino, size, mtimeMs, ctimeMs, when it began the read];
  * of a directory (a path ending in `/`), the same of its listing and the listing's names, a
- * directory's ending in `/`, in the listing's order.
+ * directory's ending in `/`, in the listing's order, joined by newlines (the text hashed; one
+ * string crosses to the main thread cheaper than an array of them).
  */
-export type AheadRead = readonly [hash: string, dev: number, ino: number, size: number, mtimeMs: number, ctimeMs: number, at: number, names?: readonly string[]];
+export type AheadRead = readonly [hash: string, dev: number, ino: number, size: number, mtimeMs: number, ctimeMs: number, at: number, names?: string];
 
 export interface ReadAhead {
   /** Starts the worker, if not yet: a start that will want it boots it while doing other work. */
@@ -77,26 +78,42 @@ function isDirectoryInside(absolute) {
   }
   return stats !== undefined && stats.isDirectory() && inside(absolute);
 }
-function listOne(file) {
+// A directory's real path is its parent's (asked once per batch, as for files) and its name
+// when the directory itself is no link; else asked.
+function realDirOf(dir, stats, realDirs) {
+  let real = realDirs.get(dir);
+  if (real !== undefined) return real;
+  const parent = path.dirname(dir);
+  const name = path.basename(dir);
+  const realParent = stats.isSymbolicLink() || name === '.' || name === '..' ? undefined : realDirs.get(parent);
+  real = realParent === undefined ? fs.realpathSync.native(dir) : realParent + path.sep + name;
+  realDirs.set(dir, real);
+  return real;
+}
+function listOne(file, realDirs) {
   try {
     const dir = file.slice(0, -1);
-    const stats = fs.statSync(dir, { throwIfNoEntry: false });
+    const linkStats = fs.lstatSync(dir, { throwIfNoEntry: false });
+    if (!linkStats) return null;
+    const stats = linkStats.isSymbolicLink() ? fs.statSync(dir, { throwIfNoEntry: false }) : linkStats;
     if (!stats || !stats.isDirectory()) return null;
-    if (!inside(dir)) return null;
+    realRoot ??= fs.realpathSync.native(workerData.root);
+    const real = realDirOf(dir, linkStats, realDirs);
+    if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return null;
     const at = Date.now();
     const entries = fs
       .readdirSync(dir, { withFileTypes: true })
       .map((entry) => ({ name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir + path.sep + entry.name)) }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const names = entries.map((entry) => entry.directory ? entry.name + '/' : entry.name);
-    return [hash('sha256', names.join('\\n'), 'base64url').slice(0, 22), stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, at, names];
+    const names = entries.map((entry) => entry.directory ? entry.name + '/' : entry.name).join('\\n');
+    return [hash('sha256', names, 'base64url').slice(0, 22), stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, at, names];
   } catch {
     return null;
   }
 }
 parentPort.on('message', ({ id, files }) => {
   const realDirs = new Map();
-  parentPort.postMessage({ id, reads: files.map((file) => (file.endsWith('/') ? listOne(file) : readOne(file, realDirs))) });
+  parentPort.postMessage({ id, reads: files.map((file) => (file.endsWith('/') ? listOne(file, realDirs) : readOne(file, realDirs))) });
 });
 `;
 
