@@ -62,11 +62,14 @@ describe('createReadAhead', () => {
     const hashes = createFileHashes(root);
     const ahead = createReadAhead(root);
     try {
-      const reads = await ahead.read([`${root}/pkg/`, `${root}/./`, `${root}/leaving/`, `${root}/gone/`, `${root}/pkg/b.ts/`]);
+      const reads = await ahead.read([`${root}/pkg/`, `${root}/./`, `${root}/leaving/`, `${root}/gone/`, `${root}/pkg/b.ts/`, `${root}/pkg/inside/`, `${root}/pkg/a/`]);
       expect(reads[0]![0]).to.equal(hashes.listDir('pkg')!.hash);
       expect(reads[0]![7]).to.equal('Z.json\na/\naway\nb.ts\ninside/');
       expect(reads[1]![0]).to.equal(hashes.listDir('.')!.hash);
-      expect(reads.slice(2)).to.deep.equal([null, null, null]);
+      expect(reads.slice(2, 5)).to.deep.equal([null, null, null]);
+      // Through a link inside the workspace (its real path asked), and below a directory listed before (its parent's).
+      expect(reads[5]![0]).to.equal(hashes.listDir('pkg/inside')!.hash).and.to.equal(hashes.listDir('other')!.hash);
+      expect(reads[6]![0]).to.equal(hashes.listDir('pkg/a')!.hash);
       const stats = fs.statSync(path.join(root, 'pkg'));
       expect(reads[0]!.slice(1, 6)).to.deep.equal([stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs]);
     } finally {
