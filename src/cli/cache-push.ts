@@ -16,6 +16,7 @@ import type { WantedVariant } from '../io/remote-cache/restore.js';
 import { ed25519Key, type RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { startVariants } from '../io/remote-cache/start-restore.js';
 import { uploadBuilds, uploadModel, type UploadResult } from '../io/remote-cache/upload.js';
+import { recordingLinks } from '../io/remote-cache/model-entry.js';
 import { VERSION } from '../version.js';
 import { defaultVariant, productionVariant, variantKey } from '../workspace/variant.js';
 import { UsageError } from './usage-error.js';
@@ -78,8 +79,9 @@ export async function uploadServiceBuilds(service: Service, variants: readonly W
     if (result.stopped || state.root === null) return result;
     // The model a start's first read gives (no deep imports yet), read again here: the service's
     // own may have been read with the deep imports its builds found (README "A team's remote cache").
-    const model = readWorkspace(onePassReader(createFileHashes(state.root)), []);
-    const modelStored = await uploadModel(model, { client, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, signingKey });
+    const { reader, links } = recordingLinks(onePassReader(createFileHashes(state.root)));
+    const model = readWorkspace(reader, []);
+    const modelStored = await uploadModel(model, links, { client, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, signingKey });
     return { ...result, ...(modelStored ? { model: true } : {}) };
   } finally {
     client.close();

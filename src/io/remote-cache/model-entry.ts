@@ -13,6 +13,8 @@ import type { Fact } from '../../store/events.js';
 import type { WorkspaceModel } from '../../workspace/model.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 import { arePlainPaths, isWorkspaceModel } from '../cache-index.js';
+import { isPlainRelative } from '../confined-paths.js';
+import type { SourceReader } from '../../workspace/source-reader.js';
 import type { FileHashes } from '../file-hashes.js';
 import type { FailureKind, RemoteClient } from './client.js';
 import { isRecord, openEntry, REMOTE_FORMAT, sha256Hex, type EntryProblem } from './entries.js';
@@ -29,14 +31,47 @@ export interface ModelEntry {
   kind: 'model';
   key: string;
   model: WorkspaceModel;
+  /**
+   * What the read asked of links besides the sources (`ReadLinks`): no hash shows where a link
+   * leads, and the read follows it (a tsconfig's `extends` through a package link) or tells it.
+   */
+  links: ReadLinks;
 }
+
+/** By path, each answer of `realPath` and of `leaves` the read was given. */
+export interface ReadLinks {
+  realPaths: Record<string, string | null>;
+  leaves: Record<string, boolean>;
+}
+
+/** `reader` recording the answers of its `realPath` and `leaves` (the push's read): what the model's check asks again. */
+export function recordingLinks(reader: SourceReader): { reader: SourceReader; links: ReadLinks } {
+  const links: ReadLinks = { realPaths: {}, leaves: {} };
+  return {
+    links,
+    reader: {
+      ...reader,
+      ...(reader.realPath ? { realPath: (path: string) => (links.realPaths[path] = reader.realPath!(path)) } : {}),
+      ...(reader.leaves ? { leaves: (path: string) => (links.leaves[path] = reader.leaves!(path)) } : {}),
+    },
+  };
+}
+
+const isLinks = (value: unknown): value is ReadLinks =>
+  isRecord(value) &&
+  isRecord(value.realPaths) &&
+  arePlainPaths(value.realPaths) &&
+  Object.values(value.realPaths).every((real) => real === null || (typeof real === 'string' && isPlainRelative(real))) &&
+  isRecord(value.leaves) &&
+  arePlainPaths(value.leaves) &&
+  Object.values(value.leaves).every((leaves) => typeof leaves === 'boolean');
 
 /** `coreJson`: the content hash of `core.json`'s bytes; `deepImports`: those the read is given. */
 export const modelKey = (identity: ModelIdentity, coreJson: string, deepImports: readonly string[]): string =>
   sha256Hex(JSON.stringify(['model', REMOTE_FORMAT, identity.service, identity.reader, coreJson, [...deepImports].sort()]));
 
 export const isModelEntry = (value: unknown, key: string, coreJson: string): value is ModelEntry =>
-  isRecord(value) && value.format === REMOTE_FORMAT && value.kind === 'model' && value.key === key && isWorkspaceModel(value.model) && arePlainPaths(value.model.sources) && value.model.sources[WORKSPACE_MANIFEST] === coreJson;
+  isRecord(value) && value.format === REMOTE_FORMAT && value.kind === 'model' && value.key === key && isWorkspaceModel(value.model) && arePlainPaths(value.model.sources) && value.model.sources[WORKSPACE_MANIFEST] === coreJson && isLinks(value.links);
 
 /** Why the team's model was not taken: not there, no answer, not a valid entry, a source that differs here, a fault. */
 export type ModelMiss = 'absent' | 'unanswered' | EntryProblem | 'stale' | 'fault';
@@ -104,9 +139,9 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
           const opened = openEntry(bytes, deps.publicKey);
           if ('problem' in opened) return fact(null, opened.problem);
           if (!isModelEntry(opened.payload, key, coreJson)) return fact(null, 'wrong-shape');
-          const { model } = opened.payload;
+          const { model, links } = opened.payload;
           const count = Object.keys(model.sources).length;
-          return (await holdsHere(model.sources, deps.hashes)) ? fact(model, undefined, count) : fact(null, 'stale', count);
+          return (await holdsHere(model.sources, deps.hashes)) && linksHold(links, deps.hashes) ? fact(model, undefined, count) : fact(null, 'stale', count);
         },
       ).catch(() => fact(null, 'fault'));
     },
@@ -165,4 +200,9 @@ export async function holdsHere(sources: Readonly<Record<string, string | null>>
     if (hashes.stamp(source).hash !== null) return false;
   }
   return true;
+}
+
+/** Each link the read followed or told leads where it led (checked once the sources hold: their listings and files are those). */
+export function linksHold({ realPaths, leaves }: ReadLinks, hashes: Pick<FileHashes, 'realPath' | 'leaves'>): boolean {
+  return Object.entries(realPaths).every(([path, real]) => hashes.realPath(path) === real) && Object.entries(leaves).every(([path, leaving]) => hashes.leaves(path) === leaving);
 }

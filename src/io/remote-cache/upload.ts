@@ -18,7 +18,7 @@ import { MAX_HELD_ENTRIES_BYTES, moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex,
 import { writePack } from './pack.js';
 import { runLimited } from '../run-limited.js';
 import type { WantedVariant } from './restore.js';
-import { modelKey, type ModelEntry, type ModelIdentity } from './model-entry.js';
+import { modelKey, type ModelEntry, type ModelIdentity, type ReadLinks } from './model-entry.js';
 import type { WorkspaceModel } from '../../workspace/model.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 
@@ -126,14 +126,14 @@ function startParts(entryDigests: readonly string[], outputDigests: readonly str
 }
 
 /**
- * Stores `model`, read with no deep imports (as a start's first read is), under the key a start
- * asks by before reading: true when stored. A model of no `core.json`, or of a source outside
+ * Stores `model`, read with no deep imports (as a start's first read is), and the `links` that
+ * read asked of (`recordingLinks`), under the key a start asks by before reading: true when stored. A model of no `core.json`, or of a source outside
  * the workspace's plain paths, is not one a reader could check: not stored.
  */
-export async function uploadModel(model: WorkspaceModel, deps: { client: RemoteClient; identity: ModelIdentity; signingKey: KeyObject | null }): Promise<boolean> {
+export async function uploadModel(model: WorkspaceModel, links: ReadLinks, deps: { client: RemoteClient; identity: ModelIdentity; signingKey: KeyObject | null }): Promise<boolean> {
   const coreJson = model.sources[WORKSPACE_MANIFEST];
   if (typeof coreJson !== 'string' || !arePlainPaths(model.sources)) return false;
   const key = modelKey(deps.identity, coreJson, []);
-  const payload: ModelEntry = { format: REMOTE_FORMAT, kind: 'model', key, model };
+  const payload: ModelEntry = { format: REMOTE_FORMAT, kind: 'model', key, model, links };
   return (await deps.client.put('ac', key, sealEntry(payload, deps.signingKey))) === 'stored';
 }

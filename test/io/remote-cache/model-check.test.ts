@@ -22,12 +22,14 @@ describe('the workspace model entry', () => {
     const { model } = read();
     const coreJson = model.sources['core.json']!;
     const key = modelKey(identity, coreJson, []);
-    const entry = { format: REMOTE_FORMAT, kind: 'model', key, model };
+    const entry = { format: REMOTE_FORMAT, kind: 'model', key, model, links: { realPaths: { 'node_modules/x': 'packages/x' }, leaves: { 'packages/y': true } } };
     expect(isModelEntry(entry, key, coreJson)).to.equal(true);
     expect(isModelEntry(entry, modelKey(identity, coreJson, ['@acme/lib/deep']), coreJson)).to.equal(false);
     expect(isModelEntry(entry, key, 'x'.repeat(22))).to.equal(false);
     expect(isModelEntry({ ...entry, model: { ...model, sources: { ...model.sources, '../outside.json': null } } }, key, coreJson)).to.equal(false);
     expect(isModelEntry({ ...entry, model: { ...model, modules: 'all' } }, key, coreJson)).to.equal(false);
+    expect(isModelEntry({ ...entry, links: undefined }, key, coreJson)).to.equal(false);
+    expect(isModelEntry({ ...entry, links: { realPaths: { 'node_modules/x': '/etc' }, leaves: {} } }, key, coreJson)).to.equal(false);
   });
 
   it('holds on the disk it was read from, each source hashed here (the worker\'s reads taken with a stat)', async () => {

@@ -101,6 +101,24 @@ describe('the workspace model in the team cache', function () {
     expect(workspace).to.deep.equal(await plainModel(root));
   });
 
+  it('a link the read told of leads elsewhere here: refused, though every source hashes the same', async () => {
+    // On CI a listed package directory is a link leaving the workspace; here it is not there at
+    // all: its package.json is absent to both reads, only the diagnostic differs.
+    const coreJson = JSON.stringify({ packages: ['packages/app', 'packages/lib', 'packages/away'] });
+    const outside = fixtureWorkspace('basic');
+    const name = `model${(instance += 1)}`;
+    const ci = fixtureWorkspace('basic', { 'core.json': coreJson });
+    fs.symlinkSync(path.join(outside, 'packages/lib'), path.join(ci, 'packages/away'));
+    const result = await pushBuilds(ci, settingsFor(ci, `${nginx.readWrite}${name}`), null, () => {});
+    expect(result.model).to.equal(true);
+    const root = fixtureWorkspace('basic', { 'core.json': coreJson });
+    const fresh = await startCounting(root, settingsFor(root, `${nginx.readOnly}${name}`));
+    expect(fresh.model).to.include({ adopted: false, miss: 'stale' });
+    const workspace = fresh.service.internals.store.getState().workspace;
+    expect(workspace.diagnostics.map((one) => one.message).join('\n')).to.contain('which has no package.json');
+    expect(workspace).to.deep.equal(await plainModel(root));
+  });
+
   it('a tampered entry is a miss: the workspace read', async () => {
     const { readOnly, dir } = await pushed();
     const [file] = modelEntryFiles(dir);
