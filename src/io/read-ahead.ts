@@ -78,15 +78,19 @@ function isDirectoryInside(absolute) {
   }
   return stats !== undefined && stats.isDirectory() && inside(absolute);
 }
-// A directory's real path is its parent's (asked once per batch, as for files) and its name
-// when the directory itself is no link; else asked.
+// A directory's real path is its parent's and its name when the directory itself is no link,
+// up to the root (each asked once per batch, as for files); a link's is asked.
+const rootDir = path.resolve(workerData.root);
 function realDirOf(dir, stats, realDirs) {
   let real = realDirs.get(dir);
   if (real !== undefined) return real;
-  const parent = path.dirname(dir);
   const name = path.basename(dir);
-  const realParent = stats.isSymbolicLink() || name === '.' || name === '..' ? undefined : realDirs.get(parent);
-  real = realParent === undefined ? fs.realpathSync.native(dir) : realParent + path.sep + name;
+  if (dir === rootDir) real = fs.realpathSync.native(dir);
+  else if (stats.isSymbolicLink() || name === '.' || name === '..' || !dir.startsWith(rootDir + path.sep)) real = fs.realpathSync.native(dir);
+  else {
+    const parent = path.dirname(dir);
+    real = realDirOf(parent, realDirs.has(parent) ? stats : fs.lstatSync(parent), realDirs) + path.sep + name;
+  }
   realDirs.set(dir, real);
   return real;
 }

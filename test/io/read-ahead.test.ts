@@ -54,7 +54,7 @@ describe('createReadAhead', () => {
   });
 
   it('lists a directory (a path ending in /) by the rule of listDir: the same hash, links to directories inside marked, nothing out of the workspace', async () => {
-    const outside = tempWorkspace({ 'secret/s.ts': 's\n' });
+    const outside = tempWorkspace({ 'secret/s.ts': 's\n', 'secret/deeper/d.ts': 'd\n' });
     const root = tempWorkspace({ 'pkg/b.ts': 'b\n', 'pkg/a/index.ts': 'a\n', 'pkg/Z.json': '{}', 'other/c.ts': 'c\n' });
     fs.symlinkSync(path.join(root, 'other'), path.join(root, 'pkg/inside'));
     fs.symlinkSync(path.join(outside, 'secret'), path.join(root, 'pkg/away'));
@@ -62,7 +62,7 @@ describe('createReadAhead', () => {
     const hashes = createFileHashes(root);
     const ahead = createReadAhead(root);
     try {
-      const reads = await ahead.read([`${root}/pkg/`, `${root}/./`, `${root}/leaving/`, `${root}/gone/`, `${root}/pkg/b.ts/`, `${root}/pkg/inside/`, `${root}/pkg/a/`]);
+      const reads = await ahead.read([`${root}/pkg/`, `${root}/./`, `${root}/leaving/`, `${root}/gone/`, `${root}/pkg/b.ts/`, `${root}/pkg/inside/`, `${root}/pkg/a/`, `${root}/leaving/deeper/`]);
       expect(reads[0]![0]).to.equal(hashes.listDir('pkg')!.hash);
       expect(reads[0]![7]).to.equal('Z.json\na/\naway\nb.ts\ninside/');
       expect(reads[1]![0]).to.equal(hashes.listDir('.')!.hash);
@@ -70,6 +70,8 @@ describe('createReadAhead', () => {
       // Through a link inside the workspace (its real path asked), and below a directory listed before (its parent's).
       expect(reads[5]![0]).to.equal(hashes.listDir('pkg/inside')!.hash).and.to.equal(hashes.listDir('other')!.hash);
       expect(reads[6]![0]).to.equal(hashes.listDir('pkg/a')!.hash);
+      // Below a link leaving the workspace: its real path is outside too.
+      expect(reads[7]).to.equal(null);
       const stats = fs.statSync(path.join(root, 'pkg'));
       expect(reads[0]!.slice(1, 6)).to.deep.equal([stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs]);
     } finally {

@@ -97,12 +97,15 @@ export interface TeamModel {
   restore(deepImports: readonly string[]): Promise<{ workspace: WorkspaceModel | null; fact: TeamModelFact }> | null;
 }
 
+/** The entry judged: its model and links, the check of its sources begun; or why it is not taken. */
+type Judged = { model: WorkspaceModel; links: ReadLinks; check: SourceCheck } | ModelMiss;
+
 /** The first read's model from the team's cache: asked once, for the start's first read only. */
 export function teamModel(deps: TeamModelDeps): TeamModel {
   const now = deps.now ?? Date.now;
   let failure: FailureKind | undefined;
   const question = { requests: 0, bytes: 0 };
-  let asked: { key: string; coreJson: string; answer: Promise<Buffer | ModelMiss>; started: number } | null | undefined;
+  let asked: { judged: Promise<Judged>; started: number } | null | undefined;
   const ask = () => {
     if (asked !== undefined) return;
     // The key's one read of the disk: `core.json`, hashed (and remembered) as the read would.
@@ -118,7 +121,19 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
       if ('found' in found) question.bytes = found.found.length;
       return 'found' in found ? found.found : 'missing' in found ? 'absent' : 'unanswered';
     });
-    asked = { key, coreJson, answer, started: now() };
+    // Judged as soon as it comes, and its sources sent to the worker then: the worker lists them
+    // while this thread still sets the service up, before the first read asks for the model.
+    const judged = answer
+      .then((bytes): Judged => {
+        if (typeof bytes === 'string') return bytes;
+        const opened = openEntry(bytes, deps.publicKey);
+        if ('problem' in opened) return opened.problem;
+        if (!isModelEntry(opened.payload, key, coreJson)) return 'wrong-shape';
+        const { model, links } = opened.payload;
+        return { model, links, check: checkSources(model.sources, deps.hashes) };
+      })
+      .catch((): Judged => 'fault');
+    asked = { judged, started: now() };
   };
   return {
     ask,
@@ -128,22 +143,19 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
       if (deepImports.length > 0) return null;
       ask();
       if (!asked) return null;
-      const { key, coreJson, answer, started } = asked;
+      const { judged, started } = asked;
       const fact = (workspace: WorkspaceModel | null, miss?: ModelMiss, sources = 0) => ({
         workspace,
         fact: { type: 'cache.remote.model', url: deps.url, adopted: workspace !== null, ...(miss ? { miss } : {}), ...(failure ? { failure } : {}), sources, ms: Math.round(now() - started) } satisfies TeamModelFact,
       });
-      return answer.then(
-        async (bytes) => {
-          if (typeof bytes === 'string') return fact(null, bytes);
-          const opened = openEntry(bytes, deps.publicKey);
-          if ('problem' in opened) return fact(null, opened.problem);
-          if (!isModelEntry(opened.payload, key, coreJson)) return fact(null, 'wrong-shape');
-          const { model, links } = opened.payload;
+      return judged
+        .then(async (found) => {
+          if (typeof found === 'string') return fact(null, found);
+          const { model, links, check } = found;
           const count = Object.keys(model.sources).length;
-          return (await holdsHere(model.sources, deps.hashes)) && linksHold(links, deps.hashes) ? fact(model, undefined, count) : fact(null, 'stale', count);
-        },
-      ).catch(() => fact(null, 'fault'));
+          return (await check.holds()) && linksHold(links, deps.hashes) ? fact(model, undefined, count) : fact(null, 'stale', count);
+        })
+        .catch(() => fact(null, 'fault'));
     },
   };
 }
@@ -156,42 +168,74 @@ const BATCH = 64;
 const IN_FLIGHT = 2;
 const STOLEN = 16;
 
+/** A check of sources begun: the worker reads them from the moment it is made. */
+export interface SourceCheck {
+  /** Whether every source hashes here as recorded (`holdsHere`). */
+  holds(): Promise<boolean>;
+}
+
+/** Whether every source hashes here as recorded (`checkSources`, then `holds`). */
+export const holdsHere = (sources: Readonly<Record<string, string | null>>, hashes: FileHashes): Promise<boolean> => checkSources(sources, hashes).holds();
+
 /**
- * Whether every source hashes here as recorded: listings first, then files, each read on the
- * worker and taken with a stat (`stamp`), or read here; a file recorded absent is proved absent
- * by its directory's listing just taken (the read's own rule, README "Workspaces"), else by a stat.
+ * Begins the check of every source: listings first, then files, each read on the worker (batches
+ * sent at once, a couple at a time, while nothing takes them yet) and taken with a stat
+ * (`stamp`), or read here; a file recorded absent is proved absent by its directory's listing
+ * just taken (the read's own rule, README "Workspaces"), else by a stat.
  */
-export async function holdsHere(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): Promise<boolean> {
+export function checkSources(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): SourceCheck {
   const present = Object.keys(sources).filter((source) => sources[source] !== null);
   const ordered = [...present.filter((source) => source.endsWith('/')), ...present.filter((source) => !source.endsWith('/'))];
   const holds = (source: string) => hashes.stamp(source).hash === sources[source];
   // [front, back): neither sent to the worker nor checked here yet.
   let front = 0;
   let back = ordered.length;
+  let reading = 0;
+  let done = false;
   const sent: { batch: string[]; ready: boolean; read: Promise<void> }[] = [];
   const send = () => {
-    while (hashes.readAhead && sent.length < IN_FLIGHT && front < back) {
+    while (hashes.readAhead && !done && reading < IN_FLIGHT && front < back) {
       const batch = ordered.slice(front, (front = Math.min(front + BATCH, back)));
       const one = { batch, ready: false, read: Promise.resolve() };
-      one.read = hashes.readAhead(batch).then(() => void (one.ready = true));
+      reading += 1;
+      one.read = hashes.readAhead(batch).then(() => {
+        one.ready = true;
+        reading -= 1;
+        send();
+      });
       sent.push(one);
     }
   };
   send();
-  while (sent.length > 0 || front < back) {
-    const next = sent[0];
-    if (next && (next.ready || front >= back)) {
-      await next.read;
-      sent.shift();
-      if (!next.batch.every(holds)) return false;
-      send();
-      continue;
+  const presentHold = async (): Promise<boolean> => {
+    while (sent.length > 0 || front < back) {
+      const next = sent[0];
+      if (next && (next.ready || front >= back)) {
+        await next.read;
+        sent.shift();
+        if (!next.batch.every(holds)) return false;
+        continue;
+      }
+      const from = Math.max(front, back - STOLEN);
+      if (!ordered.slice(from, back).every(holds)) return false;
+      back = from;
+      await setImmediate();
     }
-    const from = Math.max(front, back - STOLEN);
-    if (!ordered.slice(from, back).every(holds)) return false;
-    back = from;
-    await setImmediate();
-  }
+    return true;
+  };
+  return {
+    async holds() {
+      try {
+        if (!(await presentHold())) return false;
+      } finally {
+        done = true;
+      }
+      return absentHold(sources, hashes);
+    },
+  };
+}
+
+function absentHold(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): boolean {
   for (const source of Object.keys(sources)) {
     if (sources[source] !== null) continue;
     const slash = source.lastIndexOf('/', source.endsWith('/') ? source.length - 2 : undefined);
