@@ -47,7 +47,10 @@ async function teamStart(bin, root, expected, cacheDir, url) {
     const mainCpu = cpuMs(child.pid, true);
     const events = (await timedGet(`${address}log`)).body.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
     const team = events.find((event) => event.type === 'cache.remote.restored')?.builds.length ?? 0;
-    return { ms, cpu, mainCpu, team };
+    // The workspace model from the team cache (absent from builds before it): taken, or why not.
+    const modelEvent = events.find((event) => event.type === 'cache.remote.model');
+    const model = modelEvent ? (modelEvent.adopted ? 'model taken' : `model refused: ${modelEvent.miss}`) : 'no model asked';
+    return { ms, cpu, mainCpu, team, model };
   } finally {
     await stopChild(child);
   }
@@ -73,7 +76,7 @@ try {
       const run = await teamStart(bins[which], root, expected, cacheDir, nginx.url);
       if (!FRESH && run.team !== expected) throw new Error(`${which}: ${run.team} of ${expected} modules from the team cache`);
       if (pair > 0) results[which].push(run);
-      console.log(`pair ${pair} ${which}: ${run.ms.toFixed(0)} ms, CPU ${run.cpu.toFixed(0)} ms (main thread ${run.mainCpu.toFixed(0)}), load ${os.loadavg()[0].toFixed(2)}`);
+      console.log(`pair ${pair} ${which}: ${run.ms.toFixed(0)} ms, CPU ${run.cpu.toFixed(0)} ms (main thread ${run.mainCpu.toFixed(0)}), ${run.model}, load ${os.loadavg()[0].toFixed(2)}`);
     }
   }
 } finally {

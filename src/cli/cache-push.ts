@@ -4,7 +4,10 @@
 // built is what the team reads.
 import type { KeyObject } from 'node:crypto';
 import { ESBUILD_VERSION } from '../bundlers/esbuild-service.js';
-import { bundlersCodeHash } from '../code-hash.js';
+import { bundlersCodeHash, workspaceReaderCodeHash } from '../code-hash.js';
+import { createFileHashes } from '../io/file-hashes.js';
+import { onePassReader } from '../io/workspace-reads.js';
+import { readWorkspace } from '../workspace/read-workspace.js';
 import { filter, firstValueFrom } from 'rxjs';
 import { startService, type Service } from '../service.js';
 import { selectSettled, selectSharedFileCopies } from '../store/selectors.js';
@@ -12,7 +15,8 @@ import { createRemoteClient } from '../io/remote-cache/client.js';
 import type { WantedVariant } from '../io/remote-cache/restore.js';
 import { ed25519Key, type RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { startVariants } from '../io/remote-cache/start-restore.js';
-import { uploadBuilds, type UploadResult } from '../io/remote-cache/upload.js';
+import { uploadBuilds, uploadModel, type UploadResult } from '../io/remote-cache/upload.js';
+import { recordingLinks } from '../io/remote-cache/model-entry.js';
 import { VERSION } from '../version.js';
 import { defaultVariant, productionVariant, variantKey } from '../workspace/variant.js';
 import { UsageError } from './usage-error.js';
@@ -71,7 +75,14 @@ export async function uploadServiceBuilds(service: Service, variants: readonly W
   try {
     const state = service.internals.store.getState();
     const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
-    return await uploadBuilds(state, variants, startVariants(state.workspace), { client, identity, outputs: service.internals.outputs, signingKey });
+    const result = await uploadBuilds(state, variants, startVariants(state.workspace), { client, identity, outputs: service.internals.outputs, signingKey });
+    if (result.stopped || state.root === null) return result;
+    // The model a start's first read gives (no deep imports yet), read again here: the service's
+    // own may have been read with the deep imports its builds found (README "A team's remote cache").
+    const { reader, links } = recordingLinks(onePassReader(createFileHashes(state.root)));
+    const model = readWorkspace(reader, []);
+    const modelStored = await uploadModel(model, links, { client, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, signingKey });
+    return { ...result, ...(modelStored ? { model: true } : {}) };
   } finally {
     client.close();
   }

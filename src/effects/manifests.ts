@@ -16,6 +16,12 @@ export interface ManifestsDeps extends EffectScheduling {
    */
   restoreWorkspace?(): WorkspaceModel | null;
   /**
+   * When the build cache has no model: the model CI read, from the team's remote cache, when
+   * every source it was read from holds here (README "A team's remote cache"), with the fact that
+   * counts the answer; null when it cannot be asked. Taken for the first read instead of reading.
+   */
+  restoreTeamWorkspace?(deepImports: readonly string[]): Promise<{ workspace: WorkspaceModel | null; fact: Fact }> | null;
+  /**
    * The builds of an earlier run still valid for the workspace first read (the build cache,
    * README "The build cache"): dispatched with that read, so no build of them ever starts. A
    * promise when the team's remote cache is asked too (README "A team's remote cache"): the
@@ -38,15 +44,21 @@ export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<Se
     concatMap((): Observable<Facts> => {
       const before = current!;
       const restored = before.workspaceRead ? null : (deps.restoreWorkspace?.() ?? null);
-      const workspace = restored ?? deps.readWorkspace(before.deepImports ?? []);
-      if (before.workspaceRead && sameModel(before.workspace, workspace)) return of({ type: 'workspace.unchanged', sources: workspace.sources });
-      const read: Fact = restored ? { type: 'workspace.read', workspace, restored: true } : { type: 'workspace.read', workspace };
-      if (before.workspaceRead || !deps.restoreBuilds) return of(read);
-      const builds = deps.restoreBuilds(workspace);
-      const withRead = (facts: Facts): Facts => [read, ...(Array.isArray(facts) ? facts : [facts as Fact])];
-      return builds instanceof Promise ? from(builds.then(withRead)) : of(withRead(builds));
+      const team = before.workspaceRead || restored ? null : (deps.restoreTeamWorkspace?.(before.deepImports ?? []) ?? null);
+      if (team) return from(team).pipe(concatMap(({ workspace, fact }) => withBuilds(before, workspace ?? deps.readWorkspace(before.deepImports ?? []), workspace !== null, [fact])));
+      return withBuilds(before, restored ?? deps.readWorkspace(before.deepImports ?? []), restored !== null, []);
     }),
   );
+
+  // The read's facts (`told`: what came before it), with the builds restored for a first read.
+  function withBuilds(before: ServiceState, workspace: WorkspaceModel, restored: boolean, told: Fact[]): Observable<Facts> {
+    if (before.workspaceRead && sameModel(before.workspace, workspace)) return of({ type: 'workspace.unchanged', sources: workspace.sources });
+    const read: Fact = restored ? { type: 'workspace.read', workspace, restored: true } : { type: 'workspace.read', workspace };
+    if (before.workspaceRead || !deps.restoreBuilds) return of([...told, read]);
+    const builds = deps.restoreBuilds(workspace);
+    const withRead = (facts: Facts): Facts => [...told, read, ...(Array.isArray(facts) ? facts : [facts as Fact])];
+    return builds instanceof Promise ? from(builds.then(withRead)) : of(withRead(builds));
+  }
 }
 
 function sameModel(a: WorkspaceModel, b: WorkspaceModel): boolean {

@@ -118,7 +118,8 @@ export interface FileHashes {
    * Reads and hashes these files on the second core (resolved once all are read, never
    * rejected); a later `stamp` takes a file's read instead of reading it when the file's stat
    * then is the one it was read under, and the read was not racy (`isStillValid`). An empty list
-   * starts the worker for what comes. Does nothing unless `readAhead` was asked for.
+   * starts the worker for what comes. Does nothing unless `readAhead` was asked for. A
+   * directory (`dir/`) is listed there by `listDir`'s rule, taken by a `stamp` alike.
    */
   readAhead?(relatives: readonly string[]): Promise<void>;
   /** Stops the worker of `readAhead`. */
@@ -209,7 +210,8 @@ function statAsNamed(paths: ConfinedPaths, relative: string): fs.Stats | undefin
 }
 
 // Files read and hashed on the worker (`read-ahead.ts`), kept until a stamp takes them.
-function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.Stats) => number) {
+// A directory's (`dir/`) is its listing, read by `listDir`'s rule; `listed` is told its names when taken.
+function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.Stats) => number, listed: (relative: string, hash: string, names: string) => void) {
   const worker = createReadAhead(root);
   const reads = new Map<string, AheadRead>();
   // Plain relative paths (`isPlainRelative`) are joined by concatenation, as `createConfinedPaths` joins them.
@@ -218,7 +220,7 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
     async readAhead(relatives: readonly string[]): Promise<void> {
       if (relatives.length === 0) return worker.start();
       // What a stamp reads; a path remembered already is most likely still what was read (its stat tells).
-      const wanted = [...new Set(relatives)].filter((relative) => !relative.endsWith('/') && isPlainRelative(relative) && !memory.get(relative) && !reads.has(relative));
+      const wanted = [...new Set(relatives)].filter((relative) => isPlainRelative(relative) && !memory.get(relative) && !reads.has(relative));
       if (wanted.length === 0) return;
       const answers = await worker.read(wanted.map((relative) => `${rootPrefix}${relative}`));
       if (reads.size + wanted.length > MAX_READS_AHEAD) reads.clear();
@@ -234,10 +236,12 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
       const read = reads.get(relative);
       if (!read) return undefined;
       reads.delete(relative);
-      const [hash, dev, ino, size, mtimeMs, ctimeMs, at] = read;
-      if (stats.nlink > 1 || stats.dev !== dev || !isStillValid({ ino, size, mtimeMs, ctimeMs, at }, stats, granularityOf(stats))) return undefined;
+      const [hash, dev, ino, size, mtimeMs, ctimeMs, at, names] = read;
+      const isDir = relative.endsWith('/');
+      if ((!isDir && stats.nlink > 1) || isDir !== (names !== undefined) || stats.dev !== dev || !isStillValid({ ino, size, mtimeMs, ctimeMs, at }, stats, granularityOf(stats))) return undefined;
       memory.remember(relative, stats, hash, at);
       memory.get(relative)!.seq = seq;
+      if (names) listed(relative, hash, names);
       return hash;
     },
     close: () => worker.close(),
@@ -307,7 +311,12 @@ function listedNames(list: FileReads['listDir']) {
     const listed = names.get(slash === -1 ? '.' : relative.slice(0, slash));
     return listed?.hash === listingHash && !listed.lowerNames.has(name);
   }
-  return { listDir, absentFromListing };
+  /** A listing read elsewhere (the worker, `readsAhead`): its names joined by newlines, a directory's ending in `/`. */
+  function note(relative: string, hash: string, joinedNames: string): void {
+    const folded = (joinedNames === '' ? [] : joinedNames.split('\n')).map((name) => foldedAsciiName(name.endsWith('/') ? name.slice(0, -1) : name));
+    names.set(relative.replace(/\/+$/, '') || '.', folded.every((name) => name !== null) ? { hash, lowerNames: new Set(folded as string[]) } : null);
+  }
+  return { listDir, absentFromListing, note };
 }
 
 // A signature the build cache kept, taken when the file's stat now is the one it recorded (`adopt`).
@@ -325,9 +334,9 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
   const memory = createFileMemory(KEPT_CONTENTS);
   const reads = createFileReads(paths, memory, now, granularityOf);
   const { readFile } = reads;
-  const { listDir, absentFromListing } = listedNames(reads.listDir);
+  const { listDir, absentFromListing, note } = listedNames(reads.listDir);
   const statAs = (relative: string) => statAsNamed(paths, relative);
-  const ahead = options.readAhead ? readsAhead(root, memory, granularityOf) : null;
+  const ahead = options.readAhead ? readsAhead(root, memory, granularityOf, note) : null;
 
   function stamp(relative: string): Stamp {
     const seq = watchSequence();
@@ -338,7 +347,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     // A file of several names is read at every stamp: a write through another name may leave
     // nothing this path's watch or stat can be trusted to show.
     if (!known || !isStillValid(known, stats, granularityOf(stats)) || (!isDir && stats.nlink > 1)) {
-      const readBefore = isDir ? undefined : ahead?.take(relative, stats, seq);
+      const readBefore = ahead?.take(relative, stats, seq);
       if (readBefore) return { hash: readBefore, mtimeMs: stats.mtimeMs };
       const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
       if (!fresh) return absent(relative, seq, stats.mtimeMs);

@@ -8,13 +8,21 @@
 // racy (`isStillValid`); else it reads the file again itself.
 import { Worker } from 'node:worker_threads';
 
-/** What the worker read of a file: [hash, dev, ino, size, mtimeMs, ctimeMs, when it began the read]. */
-export type AheadRead = readonly [hash: string, dev: number, ino: number, size: number, mtimeMs: number, ctimeMs: number, at: number];
+/**
+ * What the worker read of a file: [hash, dev, ino, size, mtimeMs, ctimeMs, when it began the read];
+ * of a directory (a path ending in `/`), the same of its listing and the listing's names, a
+ * directory's ending in `/`, in the listing's order, joined by newlines (the text hashed; one
+ * string crosses to the main thread cheaper than an array of them).
+ */
+export type AheadRead = readonly [hash: string, dev: number, ino: number, size: number, mtimeMs: number, ctimeMs: number, at: number, names?: string];
 
 export interface ReadAhead {
   /** Starts the worker, if not yet: a start that will want it boots it while doing other work. */
   start(): void;
-  /** Each absolute path's read, or null: absent, not a plain file of one name, leading out of `root`, unreadable, or the worker gone. */
+  /**
+   * Each absolute path's read, or null: absent, not a plain file of one name, leading out of
+   * `root`, unreadable, or the worker gone. A path ending in `/` is a directory's: its listing.
+   */
   read(files: readonly string[]): Promise<(AheadRead | null)[]>;
   /** Stops the worker; later reads answer null. */
   close(): Promise<void>;
@@ -26,7 +34,10 @@ export interface ReadAhead {
 // `leaves`'s (src/io/confined-paths.ts): the real path must be inside the root. A link is not
 // followed at all (`lstat`: the main thread reads such a file itself), so the file's real path is
 // its directory's, asked once per directory and batch. The stat is taken before the read and `at`
-// before the read begins, as `readFile` does (src/io/file-reads.ts).
+// before the read begins, as `readFile` does (src/io/file-reads.ts). A listing follows
+// `listDir`'s rule (src/io/file-reads.ts; test/io/read-ahead.test.ts holds their hashes equal):
+// the directory stat'ed through links and confined by its real path, each entry's name, a
+// directory's (or a link's to a directory inside the root) followed by `/`, sorted by name.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
@@ -49,9 +60,64 @@ function readOne(file, realDirs) {
     return null;
   }
 }
+function inside(absolute) {
+  try {
+    realRoot ??= fs.realpathSync.native(workerData.root);
+    const real = fs.realpathSync.native(absolute);
+    return real === realRoot || real.startsWith(realRoot + path.sep);
+  } catch {
+    return true;
+  }
+}
+function isDirectoryInside(absolute) {
+  let stats;
+  try {
+    stats = fs.statSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  return stats !== undefined && stats.isDirectory() && inside(absolute);
+}
+// A directory's real path is its parent's and its name when the directory itself is no link,
+// up to the root (each asked once per batch, as for files); a link's is asked.
+const rootDir = path.resolve(workerData.root);
+function realDirOf(dir, stats, realDirs) {
+  let real = realDirs.get(dir);
+  if (real !== undefined) return real;
+  const name = path.basename(dir);
+  if (dir === rootDir) real = fs.realpathSync.native(dir);
+  else if (stats.isSymbolicLink() || name === '.' || name === '..' || !dir.startsWith(rootDir + path.sep)) real = fs.realpathSync.native(dir);
+  else {
+    const parent = path.dirname(dir);
+    real = realDirOf(parent, realDirs.has(parent) ? stats : fs.lstatSync(parent), realDirs) + path.sep + name;
+  }
+  realDirs.set(dir, real);
+  return real;
+}
+function listOne(file, realDirs) {
+  try {
+    const dir = file.slice(0, -1);
+    const linkStats = fs.lstatSync(dir, { throwIfNoEntry: false });
+    if (!linkStats) return null;
+    const stats = linkStats.isSymbolicLink() ? fs.statSync(dir, { throwIfNoEntry: false }) : linkStats;
+    if (!stats || !stats.isDirectory()) return null;
+    realRoot ??= fs.realpathSync.native(workerData.root);
+    const real = realDirOf(dir, linkStats, realDirs);
+    if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return null;
+    const at = Date.now();
+    const entries = fs
+      .readdirSync(dir, { withFileTypes: true })
+      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir + path.sep + entry.name)) }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const names = entries.map((entry) => entry.directory ? entry.name + '/' : entry.name).join('\\n');
+    return [hash('sha256', names, 'base64url').slice(0, 22), stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, at, names];
+  } catch {
+    return null;
+  }
+}
 parentPort.on('message', ({ id, files }) => {
   const realDirs = new Map();
-  parentPort.postMessage({ id, reads: files.map((file) => readOne(file, realDirs)) });
+  parentPort.postMessage({ id, reads: files.map((file) => (file.endsWith('/') ? listOne(file, realDirs) : readOne(file, realDirs))) });
 });
 `;
 

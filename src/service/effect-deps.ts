@@ -18,6 +18,7 @@ import type { WatchProof } from '../io/freshness.js';
 import { createRemoteClient, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { createStartRestore } from '../io/remote-cache/start-restore.js';
+import { teamModel } from '../io/remote-cache/model-entry.js';
 import { onePassReader } from '../io/workspace-reads.js';
 import { watchTree, type TreeWatcher } from '../io/tree-watcher.js';
 import { resolveModule } from '../load-module.js';
@@ -61,6 +62,9 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, identity, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
   const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
   if (buildsEverything(cache, remote !== null)) startEsbuildEarly();
+  const team = remote ? teamModel({ client: remote.client, url: remote.settings.base.href, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, publicKey: remote.settings.publicKey, hashes }) : null;
+  // A machine without a build cache asks for the model while it boots (README "A team's remote cache").
+  if (team && !cache!.hasIndex()) team.ask();
   const activity = createActivity();
   let treeWatcher: TreeWatcher | null = null;
   const baseDeps: EffectDeps = {
@@ -71,7 +75,8 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
-          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.readAhead ? { readAhead: hashes.readAhead } : {}) }) : (workspace: WorkspaceModel) => cache.restore(workspace),
+          ...(team ? { restoreTeamWorkspace: (deepImports: readonly string[]) => team.restore(deepImports) } : {}),
+          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.readAhead ? { readAhead: hashes.readAhead } : {}), ...(team ? { earlier: team.counts } : {}) }) : (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),

@@ -65,6 +65,13 @@ export type Fact =
    * `misses` say why the rest were not, by kind; `failures` count requests that brought no answer.
    */
   | { type: 'cache.remote.restored'; url: string; asked: number; builds: RestoredBuild[]; misses: Partial<Record<string, number>>; failures: Partial<Record<string, number>>; requests: number; bytes: number; ms: number }
+  /**
+   * The team's remote cache was asked for the workspace model of a start without a build cache
+   * (README "A team's remote cache"): `adopted` when every one of its `sources` held here, so the
+   * workspace was not read; else `miss` says why, and it was read. `failure`: why the question
+   * brought no answer (it counts toward the breaker of the questions after it).
+   */
+  | { type: 'cache.remote.model'; url: string; adopted: boolean; miss?: string; failure?: string; sources: number; ms: number }
   | { type: 'service.stopped' }
   /** An effect threw; it restarts after `retryInMs` (src/effects/supervisor.ts). `failures`: in a row. */
   | { type: 'effect.failed'; effect: string; message: string; failures: number; retryInMs: number }
@@ -94,6 +101,7 @@ const EVENT_TYPE_TABLE = {
   'copies.found': true,
   'cache.restored': true,
   'cache.remote.restored': true,
+  'cache.remote.model': true,
   'service.stopped': true,
   'effect.failed': true,
   'watch.unwatched': true,

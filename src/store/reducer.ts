@@ -211,6 +211,9 @@ const handlers: Handlers = {
     restoreBuilds(draft, builds, base);
   },
 
+  // Counted in the event log only: the model itself comes with the `workspace.read` beside it.
+  'cache.remote.model': () => {},
+
   'service.stopped': () => {},
 
   'effect.failed': (draft, event, base) => {

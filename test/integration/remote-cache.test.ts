@@ -41,6 +41,7 @@ export async function startFresh(root: string, settings: RemoteCacheSettings, li
 }
 
 export const buildsOf = (events: CoreEvent[]) => events.filter((event) => event.type === 'build.started').length;
+export const modelOf = (events: CoreEvent[]) => events.find((event): event is Extract<CoreEvent, { type: 'cache.remote.model' }> => event.type === 'cache.remote.model');
 export const remoteOf = (events: CoreEvent[]) => events.find((event): event is Extract<CoreEvent, { type: 'cache.remote.restored' }> => event.type === 'cache.remote.restored');
 
 describe('the team remote cache against nginx', function () {
@@ -70,16 +71,18 @@ describe('the team remote cache against nginx', function () {
       expect(a.status, address).to.equal(200);
       expect(a.text, address).to.equal(b.text);
     }
-    // A developer's run only reads, and asks two questions in all: the workspace's entry, then
-    // the pack of every entry and output it names.
+    // A developer's run only reads, and asks three questions in all: the workspace model's entry
+    // (README "A team's remote cache"), the workspace's entry, then the pack of every entry and
+    // output it names.
     const asked = nginx.requests().slice(before);
-    expect(asked).to.have.length(2);
+    expect(asked).to.have.length(3);
     expect(asked[0]).to.match(/^GET \/ac\/[0-9a-f]{64} 200$/);
-    expect(asked[1]).to.match(/^GET \/cas\/[0-9a-f]{64} 200$/);
-    expect(remote.requests).to.equal(2);
+    expect(asked[1]).to.match(/^GET \/ac\/[0-9a-f]{64} 200$/);
+    expect(asked[2]).to.match(/^GET \/cas\/[0-9a-f]{64} 200$/);
+    expect(remote.requests).to.equal(3);
   });
 
-  it('the workspace\'s entry holds the module entries, or past its bound names them in the pack: a fresh copy asks two questions either way', async () => {
+  it('the workspace\'s entry holds the module entries, or past its bound names them in the pack: a fresh copy asks two questions either way (and one of the model, absent here)', async () => {
     const built = await serve(fixtureWorkspace('basic'), { cache: false });
     await built.report();
     const state = built.internals.store.getState();
@@ -104,7 +107,7 @@ describe('the team remote cache against nginx', function () {
       expect(buildsOf(fresh.events), instance).to.equal(0);
       expect(remote.misses, instance).to.deep.equal({});
       expect(remote.builds, instance).to.have.length(start.length);
-      expect(nginx.requests().slice(before), instance).to.have.length(2);
+      expect(nginx.requests().slice(before), instance).to.have.length(3);
     }
   });
 
@@ -179,8 +182,9 @@ describe('the team remote cache against nginx', function () {
     expect(remote.misses).to.deep.equal({ absent: 1 });
     expect(remote.builds).to.have.length(remote.asked - 1);
     const asked = nginx.requests().slice(before);
-    expect(asked[0]).to.match(/^GET \/declared\/ac\/[0-9a-f]{64} 404$/);
-    expect(asked.filter((line) => /^GET \/declared\/ac\//.test(line))).to.have.length(1 + remote.asked);
+    // The model's entry first (its sources do not hold: the workspace is read), then the workspace's.
+    expect(asked[1]).to.match(/^GET \/declared\/ac\/[0-9a-f]{64} 404$/);
+    expect(asked.filter((line) => /^GET \/declared\/ac\//.test(line))).to.have.length(2 + remote.asked);
   });
 
   describe('what it does not trust: a miss, counted, built here, the right bytes served, nothing uploaded', () => {
@@ -198,6 +202,9 @@ describe('the team remote cache against nginx', function () {
       return { readOnly: `${nginx.readOnly}${name}`, files, outputs };
     }
 
+    /** The events of the last copy `startsRight` started. */
+    let lastStarted: CoreEvent[] = [];
+
     /** A fresh copy started against `url`: it must build what it could not take, and serve what a build without cache serves. */
     async function startsRight(url: string, coreJson?: object, limits?: { timeoutMs?: number }) {
       const files: Record<string, string> = coreJson ? { 'core.json': JSON.stringify(coreJson) } : {};
@@ -213,6 +220,7 @@ describe('the team remote cache against nginx', function () {
       expect(nginx.requests().slice(before).filter((line) => !/^(GET|HEAD) /.test(line)), 'uploads').to.deep.equal([]);
       const remote = remoteOf(fresh.events)!;
       expect(buildsOf(fresh.events)).to.be.greaterThan(0);
+      lastStarted = fresh.events;
       return remote;
     }
 
@@ -292,7 +300,8 @@ describe('the team remote cache against nginx', function () {
     it('a server that refuses connections: counted, and the breaker stops the asking at once', async () => {
       const port = await closedPort();
       const remote = await startsRight(`http://127.0.0.1:${port}/`);
-      // The workspace's question is asked alone, first: refused, nothing more is asked.
+      // The model's question is asked alone, first: refused, nothing more is asked.
+      expect(modelOf(lastStarted)).to.include({ adopted: false, miss: 'unanswered', failure: 'refused' });
       expect(remote.failures).to.deep.equal({ refused: 1 });
       expect(remote.requests).to.equal(1);
       expect(remote.misses).to.deep.equal({ unanswered: remote.asked });
@@ -304,7 +313,8 @@ describe('the team remote cache against nginx', function () {
       try {
         const { port } = silent.address() as net.AddressInfo;
         const remote = await startsRight(`http://127.0.0.1:${port}/`, undefined, { timeoutMs: 200 });
-        // One time limit in all: the workspace's question is asked alone, first.
+        // One time limit in all: the model's question is asked alone, first.
+        expect(modelOf(lastStarted)).to.include({ adopted: false, miss: 'unanswered', failure: 'timeout' });
         expect(remote.failures).to.deep.equal({ timeout: 1 });
         expect(remote.requests).to.equal(1);
         expect(remote.misses).to.deep.equal({ unanswered: remote.asked });
@@ -324,7 +334,9 @@ describe('the team remote cache against nginx', function () {
         const { port } = failing.address() as net.AddressInfo;
         const remote = await startsRight(`http://127.0.0.1:${port}/`);
         expect(remote.failures['server-error']).to.be.at.least(3);
-        expect(asked).to.equal(remote.requests).and.to.be.at.most(1 + 8);
+        // The model's question, then the workspace's and at most a round of module questions.
+        expect(modelOf(lastStarted)).to.include({ failure: 'server-error' });
+        expect(asked).to.equal(remote.requests).and.to.be.at.most(2 + 8);
       } finally {
         failing.close();
       }

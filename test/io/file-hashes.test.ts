@@ -336,6 +336,31 @@ describe('createFileHashes', () => {
       }
     });
 
+    it('takes a listing made by the worker when the directory\'s stat is the one it was listed under; its names then prove a file absent', async () => {
+      const root = tempWorkspace({ 'pkg/a.ts': 'a\n', 'pkg/sub/b.ts': 'b\n', 'other/c.ts': 'c\n' });
+      pastRacyWindow();
+      const expected = createFileHashes(root, Date.now, { granularityMs: 0 });
+      const [pkg, other] = [expected.listDir('pkg')!.hash, expected.listDir('other')!.hash];
+      const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+      const readdirSync = fs.readdirSync;
+      const listed: string[] = [];
+      fs.readdirSync = ((...args: Parameters<typeof fs.readdirSync>) => (listed.push(path.basename(String(args[0]))), readdirSync(...args))) as typeof fs.readdirSync;
+      try {
+        await hashes.readAhead!(['pkg/', 'other/']);
+        fs.writeFileSync(path.join(root, 'other/d.ts'), 'd\n');
+        expect(hashes.stamp('pkg/').hash).to.equal(pkg);
+        expect(listed).to.deep.equal([]);
+        expect(hashes.absentFromListing!('pkg/module.json', pkg)).to.equal(true);
+        expect(hashes.absentFromListing!('pkg/A.TS', pkg)).to.equal(false);
+        // Changed since the worker listed it: listed again here.
+        expect(hashes.stamp('other/').hash).to.not.equal(other);
+        expect(listed).to.deep.equal(['other']);
+      } finally {
+        fs.readdirSync = readdirSync;
+        await hashes.close!();
+      }
+    });
+
     it('does nothing unless asked for: the main thread reads', async () => {
       const root = tempWorkspace({ 'a.ts': 'aaa' });
       pastRacyWindow();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { createReadAhead } from '../../src/io/read-ahead.js';
+import { createFileHashes } from '../../src/io/file-hashes.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 describe('createReadAhead', () => {
@@ -50,5 +51,31 @@ describe('createReadAhead', () => {
     expect((await ahead.read([path.join(root, 'a.ts')]))[0]).to.not.equal(null);
     await ahead.close();
     expect(await ahead.read([path.join(root, 'a.ts')])).to.deep.equal([null]);
+  });
+
+  it('lists a directory (a path ending in /) by the rule of listDir: the same hash, links to directories inside marked, nothing out of the workspace', async () => {
+    const outside = tempWorkspace({ 'secret/s.ts': 's\n', 'secret/deeper/d.ts': 'd\n' });
+    const root = tempWorkspace({ 'pkg/b.ts': 'b\n', 'pkg/a/index.ts': 'a\n', 'pkg/Z.json': '{}', 'other/c.ts': 'c\n' });
+    fs.symlinkSync(path.join(root, 'other'), path.join(root, 'pkg/inside'));
+    fs.symlinkSync(path.join(outside, 'secret'), path.join(root, 'pkg/away'));
+    fs.symlinkSync(path.join(outside, 'secret'), path.join(root, 'leaving'));
+    const hashes = createFileHashes(root);
+    const ahead = createReadAhead(root);
+    try {
+      const reads = await ahead.read([`${root}/pkg/`, `${root}/./`, `${root}/leaving/`, `${root}/gone/`, `${root}/pkg/b.ts/`, `${root}/pkg/inside/`, `${root}/pkg/a/`, `${root}/leaving/deeper/`]);
+      expect(reads[0]![0]).to.equal(hashes.listDir('pkg')!.hash);
+      expect(reads[0]![7]).to.equal('Z.json\na/\naway\nb.ts\ninside/');
+      expect(reads[1]![0]).to.equal(hashes.listDir('.')!.hash);
+      expect(reads.slice(2, 5)).to.deep.equal([null, null, null]);
+      // Through a link inside the workspace (its real path asked), and below a directory listed before (its parent's).
+      expect(reads[5]![0]).to.equal(hashes.listDir('pkg/inside')!.hash).and.to.equal(hashes.listDir('other')!.hash);
+      expect(reads[6]![0]).to.equal(hashes.listDir('pkg/a')!.hash);
+      // Below a link leaving the workspace: its real path is outside too.
+      expect(reads[7]).to.equal(null);
+      const stats = fs.statSync(path.join(root, 'pkg'));
+      expect(reads[0]!.slice(1, 6)).to.deep.equal([stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs]);
+    } finally {
+      await ahead.close();
+    }
   });
 });

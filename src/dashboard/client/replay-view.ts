@@ -265,6 +265,8 @@ function describe(event: CoreEvent): string {
       return describeRestored(event);
     case 'cache.remote.restored':
       return describeRemoteRestored({ ...event, hits: event.builds.length });
+    case 'cache.remote.model':
+      return event.adopted ? `workspace model from the team cache (${event.sources} sources held)` : `workspace model not taken from the team cache: ${event.miss ?? 'unknown'}`;
     case 'service.stopped':
       return '';
     case 'watch.unwatched': {

@@ -75,7 +75,7 @@ const PAYLOAD_PREFIX = '{"payload":';
 const SIGNATURE_MEMBER = ',"signature":"';
 
 /** The bytes kept on the server for `payload`, signed with `signingKey` when given. */
-export function sealEntry(payload: ModuleEntry | WorkspaceEntry, signingKey: crypto.KeyObject | null): Buffer {
+export function sealEntry(payload: ModuleEntry | WorkspaceEntry | { format: typeof REMOTE_FORMAT; kind: 'model' }, signingKey: crypto.KeyObject | null): Buffer {
   const text = JSON.stringify(payload);
   const signature = signingKey ? crypto.sign(null, Buffer.from(text), signingKey).toString('base64') : null;
   return Buffer.from(`${PAYLOAD_PREFIX}${text}${signature ? `${SIGNATURE_MEMBER}${signature}"` : ''}}`);

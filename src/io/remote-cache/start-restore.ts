@@ -10,7 +10,7 @@ import { defaultVariant, variantKey } from '../../workspace/variant.js';
 import type { BuildCache } from '../build-cache.js';
 import type { CacheIdentity } from '../cache-index.js';
 import type { RemoteClient } from './client.js';
-import { restoreFromRemote, type WantedVariant } from './restore.js';
+import { restoreFromRemote, type RemoteRestored, type WantedVariant } from './restore.js';
 import type { RemoteCacheSettings } from './settings.js';
 
 const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
@@ -29,6 +29,8 @@ export interface StartRestoreDeps {
   logger?(message: string): void;
   /** Reads files on the second core (`FileHashes.readAhead`): the downloaded entries' inputs. */
   readAhead?(relatives: readonly string[]): Promise<void>;
+  /** The questions asked of the team cache earlier in the start (the workspace model's, `model-entry.ts`): counted with the restore's. */
+  earlier?(): { requests: number; bytes: number; failures: Partial<Record<string, number>> };
 }
 
 /** The local cache's restoration, then the remote's for what it lacked: the facts of both. */
@@ -51,11 +53,20 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
         outputs: deps.outputs,
         ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
       });
-      return [local, remote] satisfies Fact[];
+      return [local, withEarlier(remote, deps.earlier?.())] satisfies Fact[];
     } catch (error) {
       // As with the build cache: the team cache never keeps the service from starting.
       deps.logger?.(`core: the team cache could not be used (${(error as Error).message}); its modules are built here`);
       return local;
     }
   };
+}
+
+// The start's questions counted together: the run's warning that the team cache did not answer
+// is told of the first question refused, whichever it was (README "A team's remote cache").
+function withEarlier(remote: RemoteRestored, earlier: ReturnType<NonNullable<StartRestoreDeps['earlier']>> | undefined): RemoteRestored {
+  if (!earlier) return remote;
+  const failures = { ...remote.failures };
+  for (const [kind, count] of Object.entries(earlier.failures)) failures[kind] = (failures[kind] ?? 0) + (count ?? 0);
+  return { ...remote, failures, requests: remote.requests + earlier.requests, bytes: remote.bytes + earlier.bytes };
 }

@@ -2,7 +2,7 @@
 // asked for (`core cache push`, meant for CI on a protected branch): every output's bytes first
 // (`cas/`, with the entries' bytes when the workspace's entry is too large to hold them), then
 // each module variant's entry (`ac/`), the workspace's entry last, so that no entry a reader
-// finds names what is not there yet. A refusal (401, 403: a read-only endpoint) ends the upload
+// finds names what is not there yet; then the workspace model's entry (`uploadModel`). A refusal (401, 403: a read-only endpoint) ends the upload
 // at once, told once, never retried.
 import type { KeyObject } from 'node:crypto';
 import type { OutputCache } from '../../outputs/output-cache.js';
@@ -18,6 +18,9 @@ import { MAX_HELD_ENTRIES_BYTES, moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex,
 import { writePack } from './pack.js';
 import { runLimited } from '../run-limited.js';
 import type { WantedVariant } from './restore.js';
+import { modelKey, type ModelEntry, type ModelIdentity, type ReadLinks } from './model-entry.js';
+import type { WorkspaceModel } from '../../workspace/model.js';
+import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 
 export interface UploadResult {
   /** Module variants whose entry was stored. */
@@ -29,6 +32,8 @@ export interface UploadResult {
   skipped: number;
   /** Why the upload stopped short, if it did. */
   stopped?: FailureKind;
+  /** The workspace model's entry was stored (`uploadModel`). */
+  model?: true;
 }
 
 export interface UploadDeps {
@@ -118,4 +123,17 @@ function startParts(entryDigests: readonly string[], outputDigests: readonly str
     if (bytes) parts.set(digest, bytes);
   }
   return parts;
+}
+
+/**
+ * Stores `model`, read with no deep imports (as a start's first read is), and the `links` that
+ * read asked of (`recordingLinks`), under the key a start asks by before reading: true when stored. A model of no `core.json`, or of a source outside
+ * the workspace's plain paths, is not one a reader could check: not stored.
+ */
+export async function uploadModel(model: WorkspaceModel, links: ReadLinks, deps: { client: RemoteClient; identity: ModelIdentity; signingKey: KeyObject | null }): Promise<boolean> {
+  const coreJson = model.sources[WORKSPACE_MANIFEST];
+  if (typeof coreJson !== 'string' || !arePlainPaths(model.sources)) return false;
+  const key = modelKey(deps.identity, coreJson, []);
+  const payload: ModelEntry = { format: REMOTE_FORMAT, kind: 'model', key, model, links };
+  return (await deps.client.put('ac', key, sealEntry(payload, deps.signingKey))) === 'stored';
 }

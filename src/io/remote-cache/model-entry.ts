@@ -1,0 +1,252 @@
+// The workspace model in the team's remote cache (README "A team's remote cache"): the model CI
+// read, with the hash of every source it was read from (manifests, tsconfig files, listings,
+// files found absent), kept under a key known before any read (this service's version, the
+// code that reads manifests, `core.json`'s content hash, the deep imports the read is given).
+// The read is a pure function of those sources: when each hashes here as it did there, this
+// machine's read would give this very model, so a fresh machine takes it instead of reading.
+// Nothing downloaded is trusted: every source is hashed here (on the second core where it can,
+// `FileHashes.readAhead`), a listing by the rule the read lists by (links, confinement); any
+// difference, any fault, is a miss, counted, and the workspace is read as on any start.
+import type { KeyObject } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
+import type { Fact } from '../../store/events.js';
+import type { WorkspaceModel } from '../../workspace/model.js';
+import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
+import { arePlainPaths, isWorkspaceModel } from '../cache-index.js';
+import { isPlainRelative } from '../confined-paths.js';
+import type { SourceReader } from '../../workspace/source-reader.js';
+import type { FileHashes } from '../file-hashes.js';
+import type { FailureKind, RemoteClient } from './client.js';
+import { isRecord, openEntry, REMOTE_FORMAT, sha256Hex, type EntryProblem } from './entries.js';
+
+/** What the model's key is made of besides `core.json`: the service's version and the reader's code hash (`workspaceReaderCodeHash`). */
+export interface ModelIdentity {
+  service: string;
+  reader: string;
+}
+
+/** The entry of a workspace model: the model, its `sources` the hash of each source it was read from. */
+export interface ModelEntry {
+  format: typeof REMOTE_FORMAT;
+  kind: 'model';
+  key: string;
+  model: WorkspaceModel;
+  /**
+   * What the read asked of links besides the sources (`ReadLinks`): no hash shows where a link
+   * leads, and the read follows it (a tsconfig's `extends` through a package link) or tells it.
+   */
+  links: ReadLinks;
+}
+
+/** By path, each answer of `realPath` and of `leaves` the read was given. */
+export interface ReadLinks {
+  realPaths: Record<string, string | null>;
+  leaves: Record<string, boolean>;
+}
+
+/** `reader` recording the answers of its `realPath` and `leaves` (the push's read): what the model's check asks again. */
+export function recordingLinks(reader: SourceReader): { reader: SourceReader; links: ReadLinks } {
+  const links: ReadLinks = { realPaths: {}, leaves: {} };
+  return {
+    links,
+    reader: {
+      ...reader,
+      ...(reader.realPath ? { realPath: (path: string) => (links.realPaths[path] = reader.realPath!(path)) } : {}),
+      ...(reader.leaves ? { leaves: (path: string) => (links.leaves[path] = reader.leaves!(path)) } : {}),
+    },
+  };
+}
+
+const isLinks = (value: unknown): value is ReadLinks =>
+  isRecord(value) &&
+  isRecord(value.realPaths) &&
+  arePlainPaths(value.realPaths) &&
+  Object.values(value.realPaths).every((real) => real === null || (typeof real === 'string' && isPlainRelative(real))) &&
+  isRecord(value.leaves) &&
+  arePlainPaths(value.leaves) &&
+  Object.values(value.leaves).every((leaves) => typeof leaves === 'boolean');
+
+/** `coreJson`: the content hash of `core.json`'s bytes; `deepImports`: those the read is given. */
+export const modelKey = (identity: ModelIdentity, coreJson: string, deepImports: readonly string[]): string =>
+  sha256Hex(JSON.stringify(['model', REMOTE_FORMAT, identity.service, identity.reader, coreJson, [...deepImports].sort()]));
+
+export const isModelEntry = (value: unknown, key: string, coreJson: string): value is ModelEntry =>
+  isRecord(value) && value.format === REMOTE_FORMAT && value.kind === 'model' && value.key === key && isWorkspaceModel(value.model) && arePlainPaths(value.model.sources) && value.model.sources[WORKSPACE_MANIFEST] === coreJson && isLinks(value.links);
+
+/** Why the team's model was not taken: not there, no answer, not a valid entry, a source that differs here, a fault. */
+export type ModelMiss = 'absent' | 'unanswered' | EntryProblem | 'stale' | 'fault';
+
+export type TeamModelFact = Extract<Fact, { type: 'cache.remote.model' }>;
+
+export interface TeamModelDeps {
+  client: RemoteClient;
+  /** Where the client asks, for the log. */
+  url: string;
+  identity: ModelIdentity;
+  publicKey: KeyObject | null;
+  hashes: FileHashes;
+  now?(): number;
+}
+
+export interface TeamModel {
+  /** Sends the question now (a start with no build cache asks while it boots); later calls do nothing. */
+  ask(): void;
+  /** The model's question as the start's restore counts questions (`cache.remote.restored`): made, bytes received, failed by kind. */
+  counts(): { requests: number; bytes: number; failures: Partial<Record<FailureKind, number>> };
+  /** The model when every source holds here, with the fact that counts the answer; null when the key cannot be made (no `core.json`, deep imports). */
+  restore(deepImports: readonly string[]): Promise<{ workspace: WorkspaceModel | null; fact: TeamModelFact }> | null;
+}
+
+/** The entry judged: its model and links, the check of its sources begun; or why it is not taken. */
+type Judged = { model: WorkspaceModel; links: ReadLinks; check: SourceCheck } | ModelMiss;
+
+/** The first read's model from the team's cache: asked once, for the start's first read only. */
+export function teamModel(deps: TeamModelDeps): TeamModel {
+  const now = deps.now ?? Date.now;
+  let failure: FailureKind | undefined;
+  const question = { requests: 0, bytes: 0 };
+  let asked: { judged: Promise<Judged>; started: number } | null | undefined;
+  const ask = () => {
+    if (asked !== undefined) return;
+    // The key's one read of the disk: `core.json`, hashed (and remembered) as the read would.
+    const coreJson = deps.hashes.stamp(WORKSPACE_MANIFEST).hash;
+    if (coreJson === null) {
+      asked = null;
+      return;
+    }
+    const key = modelKey(deps.identity, coreJson, []);
+    const answer = deps.client.get('ac', key).then((found): Buffer | ModelMiss => {
+      if ('failed' in found) failure = found.failed;
+      if (!('skipped' in found)) question.requests = 1;
+      if ('found' in found) question.bytes = found.found.length;
+      return 'found' in found ? found.found : 'missing' in found ? 'absent' : 'unanswered';
+    });
+    // Judged as soon as it comes, and its sources sent to the worker then: the worker lists them
+    // while this thread still sets the service up, before the first read asks for the model.
+    const judged = answer
+      .then((bytes): Judged => {
+        if (typeof bytes === 'string') return bytes;
+        const opened = openEntry(bytes, deps.publicKey);
+        if ('problem' in opened) return opened.problem;
+        if (!isModelEntry(opened.payload, key, coreJson)) return 'wrong-shape';
+        const { model, links } = opened.payload;
+        return { model, links, check: checkSources(model.sources, deps.hashes) };
+      })
+      .catch((): Judged => 'fault');
+    asked = { judged, started: now() };
+  };
+  return {
+    ask,
+    counts: () => ({ ...question, failures: failure ? { [failure]: 1 } : {} }),
+    restore(deepImports) {
+      // A start reads with the deep imports of none of its builds yet: the key asked for.
+      if (deepImports.length > 0) return null;
+      ask();
+      if (!asked) return null;
+      const { judged, started } = asked;
+      const fact = (workspace: WorkspaceModel | null, miss?: ModelMiss, sources = 0) => ({
+        workspace,
+        fact: { type: 'cache.remote.model', url: deps.url, adopted: workspace !== null, ...(miss ? { miss } : {}), ...(failure ? { failure } : {}), sources, ms: Math.round(now() - started) } satisfies TeamModelFact,
+      });
+      return judged
+        .then(async (found) => {
+          if (typeof found === 'string') return fact(null, found);
+          const { model, links, check } = found;
+          const count = Object.keys(model.sources).length;
+          return (await check.holds()) && linksHold(links, deps.hashes) ? fact(model, undefined, count) : fact(null, 'stale', count);
+        })
+        .catch(() => fact(null, 'fault'));
+    },
+  };
+}
+
+// The worker reads sources from the front of the list in batches, a couple at a time; whenever
+// the next batch is not answered yet, this thread checks a few from the other end itself (read
+// here), then lets the worker's answers in: the two meet, and neither waits for the other (a
+// listing costs the worker more than taking it costs this thread).
+const BATCH = 64;
+const IN_FLIGHT = 2;
+const STOLEN = 16;
+
+/** A check of sources begun: the worker reads them from the moment it is made. */
+export interface SourceCheck {
+  /** Whether every source hashes here as recorded (`holdsHere`). */
+  holds(): Promise<boolean>;
+}
+
+/** Whether every source hashes here as recorded (`checkSources`, then `holds`). */
+export const holdsHere = (sources: Readonly<Record<string, string | null>>, hashes: FileHashes): Promise<boolean> => checkSources(sources, hashes).holds();
+
+/**
+ * Begins the check of every source: listings first, then files, each read on the worker (batches
+ * sent at once, a couple at a time, while nothing takes them yet) and taken with a stat
+ * (`stamp`), or read here; a file recorded absent is proved absent by its directory's listing
+ * just taken (the read's own rule, README "Workspaces"), else by a stat.
+ */
+export function checkSources(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): SourceCheck {
+  const present = Object.keys(sources).filter((source) => sources[source] !== null);
+  const ordered = [...present.filter((source) => source.endsWith('/')), ...present.filter((source) => !source.endsWith('/'))];
+  const holds = (source: string) => hashes.stamp(source).hash === sources[source];
+  // [front, back): neither sent to the worker nor checked here yet.
+  let front = 0;
+  let back = ordered.length;
+  let reading = 0;
+  let done = false;
+  const sent: { batch: string[]; ready: boolean; read: Promise<void> }[] = [];
+  const send = () => {
+    while (hashes.readAhead && !done && reading < IN_FLIGHT && front < back) {
+      const batch = ordered.slice(front, (front = Math.min(front + BATCH, back)));
+      const one = { batch, ready: false, read: Promise.resolve() };
+      reading += 1;
+      one.read = hashes.readAhead(batch).then(() => {
+        one.ready = true;
+        reading -= 1;
+        send();
+      });
+      sent.push(one);
+    }
+  };
+  send();
+  const presentHold = async (): Promise<boolean> => {
+    while (sent.length > 0 || front < back) {
+      const next = sent[0];
+      if (next && (next.ready || front >= back)) {
+        await next.read;
+        sent.shift();
+        if (!next.batch.every(holds)) return false;
+        continue;
+      }
+      const from = Math.max(front, back - STOLEN);
+      if (!ordered.slice(from, back).every(holds)) return false;
+      back = from;
+      await setImmediate();
+    }
+    return true;
+  };
+  return {
+    async holds() {
+      try {
+        if (!(await presentHold())) return false;
+      } finally {
+        done = true;
+      }
+      return absentHold(sources, hashes);
+    },
+  };
+}
+
+function absentHold(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): boolean {
+  for (const source of Object.keys(sources)) {
+    if (sources[source] !== null) continue;
+    const slash = source.lastIndexOf('/', source.endsWith('/') ? source.length - 2 : undefined);
+    const listing = sources[slash === -1 ? './' : source.slice(0, slash + 1)];
+    if (!source.endsWith('/') && typeof listing === 'string' && hashes.absentFromListing?.(source, listing) === true) continue;
+    if (hashes.stamp(source).hash !== null) return false;
+  }
+  return true;
+}
+
+/** Each link the read followed or told leads where it led (checked once the sources hold: their listings and files are those). */
+export function linksHold({ realPaths, leaves }: ReadLinks, hashes: Pick<FileHashes, 'realPath' | 'leaves'>): boolean {
+  return Object.entries(realPaths).every(([path, real]) => hashes.realPath(path) === real) && Object.entries(leaves).every(([path, leaving]) => hashes.leaves(path) === leaving);
+}

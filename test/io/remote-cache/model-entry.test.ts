@@ -1,0 +1,169 @@
+// The workspace model in the team's remote cache (README "A team's remote cache") against a real
+// nginx: `core cache push` stores the model CI read; a fresh copy takes it instead of reading
+// the workspace when every source it was read from holds there, and reads as always otherwise.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { pushBuilds } from '../../../src/cli/cache-push.js';
+import type { CoreEvent } from '../../../src/store/events.js';
+import { remoteCacheSettings, type RemoteCacheSettings } from '../../../src/io/remote-cache/settings.js';
+import { fixtureWorkspace } from '../../helpers/fixtures.js';
+import { NGINX, startNginx, stopNginx, type Nginx } from '../../helpers/nginx.js';
+import { serve } from '../../helpers/service.js';
+import { TEST_FIXTURES_DIR } from '../../helpers/workspace.js';
+
+const settingsFor = (root: string, url: string): RemoteCacheSettings => remoteCacheSettings(root, { CORE_REMOTE_CACHE: url }).settings!;
+
+type ModelFact = Extract<CoreEvent, { type: 'cache.remote.model' }>;
+
+/** A copy with an empty build cache asking `settings`: its events, and how many times it read the workspace. */
+async function startCounting(root: string, settings: RemoteCacheSettings) {
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-remote-model-'));
+  let reads = 0;
+  const service = await serve(root, {
+    cache: cacheDir,
+    remoteCache: { settings },
+    effectDeps: (deps) => ({ ...deps, readWorkspace: (deepImports) => ((reads += 1), deps.readWorkspace(deepImports)) }),
+  });
+  const events: CoreEvent[] = [...service.internals.log.events()];
+  service.events$.subscribe((event) => events.push(event));
+  await service.report();
+  const model = events.find((event): event is ModelFact => event.type === 'cache.remote.model');
+  return { service, events, model, reads: () => reads };
+}
+
+/** The model a service without any cache reads from the same files. */
+async function plainModel(root: string) {
+  const plain = await serve(root, { cache: false });
+  await plain.report();
+  return plain.internals.store.getState().workspace;
+}
+
+const modelEntryFiles = (dir: string) =>
+  fs.readdirSync(path.join(dir, 'ac')).map((file) => path.join(dir, 'ac', file)).filter((file) => fs.readFileSync(file, 'utf8').includes('"kind":"model"'));
+
+describe('the workspace model in the team cache', function () {
+  let nginx: Nginx;
+  let instance = 0;
+  before(async function () {
+    if (!NGINX) return this.skip(); // nginx is not installed: `apt-get install -y nginx` (.ci/run does)
+    nginx = await startNginx();
+  });
+  after(() => stopNginx());
+
+  /** `core cache push` of the basic fixture (with `files`) into an instance of its own. */
+  async function pushed(files: Record<string, string> = {}, signingKey: crypto.KeyObject | null = null) {
+    const name = `model${(instance += 1)}`;
+    const root = fixtureWorkspace('basic', files);
+    const result = await pushBuilds(root, settingsFor(root, `${nginx.readWrite}${name}`), signingKey, () => {});
+    expect(result.stopped).to.equal(undefined);
+    expect(result.model).to.equal(true);
+    return { readOnly: `${nginx.readOnly}${name}`, dir: path.join(nginx.data, name) };
+  }
+
+  it('a fresh copy takes the model CI read: no workspace read, nothing built, the model a read gives', async () => {
+    const { readOnly } = await pushed();
+    const root = fixtureWorkspace('basic');
+    const fresh = await startCounting(root, settingsFor(root, readOnly));
+    expect(fresh.model).to.include({ adopted: true });
+    expect(fresh.model!.sources).to.be.greaterThan(10);
+    expect(fresh.reads()).to.equal(0);
+    expect(fresh.events.filter((event) => event.type === 'build.started')).to.deep.equal([]);
+    const read = fresh.events.find((event) => event.type === 'workspace.read')!;
+    expect(fresh.events.indexOf(fresh.model!)).to.be.below(fresh.events.indexOf(read));
+    expect(fresh.service.internals.store.getState().workspace).to.deep.equal(await plainModel(root));
+  });
+
+  it('a source changed after the push: refused as stale, the workspace read, the model of this disk', async () => {
+    const { readOnly } = await pushed();
+    const root = fixtureWorkspace('basic', { 'packages/lib/widgets/badge/module.json': '{"platforms": ["web"], "entry": "index.ts", "assets": []}' });
+    const fresh = await startCounting(root, settingsFor(root, readOnly));
+    expect(fresh.model).to.include({ adopted: false, miss: 'stale' });
+    expect(fresh.reads()).to.equal(1);
+    const workspace = fresh.service.internals.store.getState().workspace;
+    expect(workspace).to.deep.equal(await plainModel(root));
+    expect(workspace.modules.find((module) => module.specifier === '@acme/lib/widgets/badge')).to.have.nested.property('assets').that.deep.equals([]);
+  });
+
+  it('a listing changed (a module directory added): refused, and the new module is in the model', async () => {
+    const { readOnly } = await pushed();
+    const root = fixtureWorkspace('basic', {
+      'packages/lib/widgets/card/module.json': '{"platforms": ["web"], "entry": "index.ts"}',
+      'packages/lib/widgets/card/index.ts': 'export const card = 1;\n',
+    });
+    const fresh = await startCounting(root, settingsFor(root, readOnly));
+    expect(fresh.model).to.include({ adopted: false, miss: 'stale' });
+    expect(fresh.reads()).to.equal(1);
+    const workspace = fresh.service.internals.store.getState().workspace;
+    expect(workspace.modules.map((module) => module.specifier)).to.include('@acme/lib/widgets/card');
+    expect(workspace).to.deep.equal(await plainModel(root));
+  });
+
+  it('a link the read told of leads elsewhere here: refused, though every source hashes the same', async () => {
+    // On CI a listed package directory is a link leaving the workspace; here it is not there at
+    // all: its package.json is absent to both reads, only the diagnostic differs.
+    const coreJson = JSON.stringify({ packages: ['packages/app', 'packages/lib', 'packages/away'] });
+    const outside = fixtureWorkspace('basic');
+    const name = `model${(instance += 1)}`;
+    const ci = fixtureWorkspace('basic', { 'core.json': coreJson });
+    fs.symlinkSync(path.join(outside, 'packages/lib'), path.join(ci, 'packages/away'));
+    const result = await pushBuilds(ci, settingsFor(ci, `${nginx.readWrite}${name}`), null, () => {});
+    expect(result.model).to.equal(true);
+    const root = fixtureWorkspace('basic', { 'core.json': coreJson });
+    const fresh = await startCounting(root, settingsFor(root, `${nginx.readOnly}${name}`));
+    expect(fresh.model).to.include({ adopted: false, miss: 'stale' });
+    const workspace = fresh.service.internals.store.getState().workspace;
+    expect(workspace.diagnostics.map((one) => one.message).join('\n')).to.contain('which has no package.json');
+    expect(workspace).to.deep.equal(await plainModel(root));
+  });
+
+  it('a tampered entry is a miss: the workspace read', async () => {
+    const { readOnly, dir } = await pushed();
+    const [file] = modelEntryFiles(dir);
+    fs.writeFileSync(file!, fs.readFileSync(file!, 'utf8').replace('"kind":"model"', '"kind":"modle"'));
+    const root = fixtureWorkspace('basic');
+    const fresh = await startCounting(root, settingsFor(root, readOnly));
+    expect(fresh.model).to.include({ adopted: false, miss: 'wrong-shape' });
+    expect(fresh.reads()).to.equal(1);
+    expect(fresh.service.internals.store.getState().workspace).to.deep.equal(await plainModel(root));
+  });
+
+  describe('signed, with a public key in core.json', () => {
+    const BASIC = JSON.parse(fs.readFileSync(path.join(TEST_FIXTURES_DIR, 'basic/core.json'), 'utf8')) as object;
+    const signer = crypto.generateKeyPairSync('ed25519');
+    const coreJson = JSON.stringify({ ...BASIC, remoteCache: { url: 'http://ignored.test', publicKey: signer.publicKey.export({ type: 'spki', format: 'pem' }) } });
+
+    it('taken when signed by the key', async () => {
+      const { readOnly } = await pushed({ 'core.json': coreJson }, signer.privateKey);
+      const root = fixtureWorkspace('basic', { 'core.json': coreJson });
+      const fresh = await startCounting(root, settingsFor(root, readOnly));
+      expect(fresh.model).to.include({ adopted: true });
+      expect(fresh.reads()).to.equal(0);
+    });
+
+    it('a payload changed under its signature: a bad signature, the workspace read', async () => {
+      const { readOnly, dir } = await pushed({ 'core.json': coreJson }, signer.privateKey);
+      const [file] = modelEntryFiles(dir);
+      // Still a model of this workspace, one module fewer: only the signature tells.
+      const text = fs.readFileSync(file!, 'utf8');
+      const entry = JSON.parse(text) as { payload: { model: { modules: unknown[] } }; signature: string };
+      entry.payload.model.modules.pop();
+      fs.writeFileSync(file!, `{"payload":${JSON.stringify(entry.payload)},"signature":"${entry.signature}"}`);
+      const root = fixtureWorkspace('basic', { 'core.json': coreJson });
+      const fresh = await startCounting(root, settingsFor(root, readOnly));
+      expect(fresh.model).to.include({ adopted: false, miss: 'bad-signature' });
+      expect(fresh.reads()).to.equal(1);
+      expect(fresh.service.internals.store.getState().workspace).to.deep.equal(await plainModel(root));
+    });
+
+    it('an unsigned entry: refused', async () => {
+      const { readOnly } = await pushed({ 'core.json': coreJson }, null);
+      const root = fixtureWorkspace('basic', { 'core.json': coreJson });
+      const fresh = await startCounting(root, settingsFor(root, readOnly));
+      expect(fresh.model).to.include({ adopted: false, miss: 'unsigned' });
+      expect(fresh.reads()).to.equal(1);
+    });
+  });
+});
