@@ -16,7 +16,7 @@ import type { WantedVariant } from '../io/remote-cache/restore.js';
 import { ed25519Key, type RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { startVariants } from '../io/remote-cache/start-restore.js';
 import { uploadBuilds, uploadModel, type UploadResult } from '../io/remote-cache/upload.js';
-import { recordingLinks } from '../io/remote-cache/model-entry.js';
+import { recordingLinks } from '../io/read-links.js';
 import { VERSION } from '../version.js';
 import { defaultVariant, productionVariant, variantKey } from '../workspace/variant.js';
 import { UsageError } from './usage-error.js';

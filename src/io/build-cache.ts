@@ -17,6 +17,7 @@ import type { OutputCache } from '../outputs/output-cache.js';
 import type { Fact } from '../store/events.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import type { FileHashes } from './file-hashes.js';
+import type { LinksOfReads } from './read-links.js';
 import { INDEX, realRoot } from './cache-location.js';
 import { isCacheEntry, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
 import { createOutputPacks } from './build-cache/output-packs.js';
@@ -38,8 +39,14 @@ export interface BuildCache {
   /** Whether an index was ever written here: without one, a start builds every module. */
   hasIndex(): boolean;
   /**
+   * What each workspace read of this run asked of links (`recordingLinks`), noted by the reader:
+   * a model is saved with its read's links, and one whose read is not noted here is not saved.
+   */
+  readonly links: LinksOfReads;
+  /**
    * The workspace model of the last run when no manifest or listing it was read from changed
-   * since (each proved by its stat, as inputs are), so the first read reads nothing; else null.
+   * since (each proved by its stat, as inputs are) and every link its read asked about leads
+   * where it led, so the first read reads nothing; else null.
    */
   restoreWorkspace(): WorkspaceModel | null;
   /** The builds still valid for `workspace`, their outputs put in `outputs`; or why none is. */
@@ -75,7 +82,8 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const indexFile = path.join(dir, INDEX);
   const workspaceRoot = realRoot(root);
   const packs = createOutputPacks(path.join(dir, OUTPUTS));
-  const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot, reader, hashes, outputs, packs });
+  const links: LinksOfReads = new WeakMap();
+  const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot, reader, hashes, outputs, packs, links });
 
   // A bad cache is said once per start, in one line: what was wrong and that it is rebuilt.
   let toldDamage = false;
@@ -103,12 +111,13 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const writing = new Set<Promise<void>>();
   return {
     hasIndex: () => fs.existsSync(indexFile),
+    links,
     dir,
     pagesDir: path.join(dir, PAGES),
     restoreWorkspace() {
       try {
         const index = indexAtStart();
-        return 'ignored' in index ? null : restoreWorkspaceModel(index, reader, hashes, tellDamage);
+        return 'ignored' in index ? null : restoreWorkspaceModel(index, reader, hashes, links, tellDamage);
       } catch (error) {
         // Past the index's checks, a throw is a fault of this code or of the disk: a miss all the
         // same, never a service that does not start.

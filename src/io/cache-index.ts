@@ -12,10 +12,11 @@ import type { BuildRecord } from '../store/state.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { contentHash, isContentHash } from '../outputs/content-hash.js';
 import { isPlainRelative, type FileSignature } from './file-hashes.js';
+import type { ReadLinks } from './read-links.js';
 import { isObject } from '../workspace/json.js';
 
 /** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
-export const CACHE_FORMAT = 4;
+export const CACHE_FORMAT = 5;
 
 /** What keys the whole cache besides each entry's own facts: a service or esbuild of another version never trusts it. */
 export interface CacheIdentity {
@@ -50,6 +51,8 @@ export interface WorkspaceSnapshot {
   model: WorkspaceModel;
   /** Of each source that exists; one the model records absent (null) is checked absent. */
   signatures: Record<string, FileSignature>;
+  /** What the read asked of links (`recordingLinks`): where a link leads shows in no source's stat. */
+  links: ReadLinks;
 }
 
 /** Outputs one after the other in one file of `outputs/`. */
@@ -189,5 +192,13 @@ export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
   );
 }
 
+/** Links as `recordingLinks` records them, every path plain and workspace-relative: none other is ever asked of the disk. */
+export const isReadLinks = (value: unknown): value is ReadLinks =>
+  isRecord(value) &&
+  isRecordOf(value.realPaths, (real): real is string | null => real === null || (isString(real) && isPlainRelative(real))) &&
+  arePlainPaths(value.realPaths) &&
+  isRecordOf(value.leaves, (leaves): leaves is boolean => typeof leaves === 'boolean') &&
+  arePlainPaths(value.leaves);
+
 export const isWorkspaceSnapshot = (value: unknown): value is WorkspaceSnapshot =>
-  isRecord(value) && isString(value.reader) && isWorkspaceModel(value.model) && isRecordOf(value.signatures, isFileSignature);
+  isRecord(value) && isString(value.reader) && isWorkspaceModel(value.model) && isRecordOf(value.signatures, isFileSignature) && isReadLinks(value.links);

@@ -20,6 +20,7 @@ import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { createStartRestore } from '../io/remote-cache/start-restore.js';
 import { teamModel } from '../io/remote-cache/model-entry.js';
 import { onePassReader } from '../io/workspace-reads.js';
+import { recordingLinks } from '../io/read-links.js';
 import { watchTree, type TreeWatcher } from '../io/tree-watcher.js';
 import { resolveModule } from '../load-module.js';
 import { createOutputCache, type OutputCache } from '../outputs/output-cache.js';
@@ -71,11 +72,20 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     root,
     scheduler: asapScheduler,
     logger,
-    readWorkspace: (deepImports) => readWorkspace(onePassReader(hashes), deepImports),
+    readWorkspace: cache ? (deepImports) => readNotingLinks(cache, hashes, deepImports) : (deepImports) => readWorkspace(onePassReader(hashes), deepImports),
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
-          ...(team ? { restoreTeamWorkspace: (deepImports: readonly string[]) => team.restore(deepImports) } : {}),
+          ...(team
+            ? {
+                // The team's model, once taken, is saved with the links its read asked, as a model read here is.
+                restoreTeamWorkspace: (deepImports: readonly string[]) =>
+                  team.restore(deepImports)?.then(({ links, ...taken }) => {
+                    if (taken.workspace && links) cache.links.set(taken.workspace.sources, links);
+                    return taken;
+                  }) ?? null,
+              }
+            : {}),
           restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.readAhead ? { readAhead: hashes.readAhead } : {}), ...(team ? { earlier: team.counts } : {}) }) : (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
@@ -96,6 +106,14 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
   const quiet = () => treeWatcher;
   return { deps, hashes, outputs, registry, cache, identity, remoteClient: remote?.client ?? null, activity, quiet };
+}
+
+// The build cache saves a model with what its read asked of links (README "The build cache").
+function readNotingLinks(cache: BuildCache, hashes: FileHashes, deepImports: readonly string[]): WorkspaceModel {
+  const { reader, links } = recordingLinks(onePassReader(hashes));
+  const model = readWorkspace(reader, deepImports);
+  cache.links.set(model.sources, links);
+  return model;
 }
 
 /**

@@ -150,6 +150,43 @@ describe('the build cache', function () {
     await last.service.close();
   });
 
+
+  it('reads the manifests when a link the read asked about leads elsewhere now, though every source is unchanged', async () => {
+    // A listed package directory that is a link to a directory inside without a package.json;
+    // then to one outside with the same files: its package.json is absent to both reads, and
+    // replacing the link changes no source (`packages/` is not listed), only the diagnostic differs.
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'core-outside-'));
+    made.push(outside);
+    root = fixtureWorkspace('basic', { 'core.json': JSON.stringify({ packages: ['packages/app', 'packages/lib', 'packages/away'] }), 'spare/notes.md': 'not a package\n' });
+    fs.writeFileSync(path.join(outside, 'notes.md'), 'not a package\n');
+    const link = path.join(root, 'packages/away');
+    fs.symlinkSync('../spare', link);
+    await pastRacyWindow();
+    const first = await start();
+    const messages = (service: Service) => service.internals.store.getState().workspace.diagnostics.map((one) => one.message).join('\n');
+    expect(messages(first.service)).to.contain('"packages/away", which has no package.json');
+    await written(first.service);
+    await first.service.close();
+
+    fs.unlinkSync(link);
+    fs.symlinkSync(outside, link);
+    const second = await start();
+    expect(workspaceReadOf(second.events).restored).to.equal(undefined);
+    expect(messages(second.service)).to.contain('"packages/away", which is a symbolic link leaving the workspace (not followed)');
+    const plain = await serve(root, { cache: false });
+    await plain.report();
+    expect(second.service.internals.store.getState().workspace).to.deep.equal(plain.internals.store.getState().workspace);
+    expect(await second.service.report()).to.deep.equal(await plain.report());
+    await plain.close();
+    await waitFor(() => JSON.stringify(index()).includes('leaving the workspace'), { what: 'the cache written with the model read again' });
+    await second.service.close();
+    // Saved with the links that read asked: taken on the next start.
+    await pastRacyWindow();
+    const third = await start();
+    expect(workspaceReadOf(third.events).restored).to.equal(true);
+    expect(third.service.internals.store.getState().workspace).to.deep.equal(plain.internals.store.getState().workspace);
+    await third.service.close();
+  });
   it('builds again only the modules whose inputs changed in between', async () => {
     const first = await start();
     await written(first.service);

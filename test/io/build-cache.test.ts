@@ -46,7 +46,7 @@ describe('createBuildCache', () => {
           },
         ],
         packs: [],
-        workspace: { reader: 'reader', model: workspace, signatures: Object.fromEntries(Object.keys(workspace.sources).map((source) => [source, [workspace.sources[source]!, 1, 1, 1, 1, 1]])) },
+        workspace: { reader: 'reader', model: workspace, signatures: Object.fromEntries(Object.keys(workspace.sources).map((source) => [source, [workspace.sources[source]!, 1, 1, 1, 1, 1]])), links: { realPaths: {}, leaves: {} } },
       }),
     );
     return { root, dir };

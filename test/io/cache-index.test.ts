@@ -31,7 +31,7 @@ const index: CacheIndex = {
   root,
   entries: [entry],
   packs: [{ file: '0123456789abcdef.pack', at: { [hashOf('code')]: 0 } }],
-  workspace: { reader: 'reader-code', model, signatures: { 'core.json': [hashOf('core'), 1, 2, 3, 4, 5] } },
+  workspace: { reader: 'reader-code', model, signatures: { 'core.json': [hashOf('core'), 1, 2, 3, 4, 5] }, links: { realPaths: {}, leaves: {} } },
 };
 
 describe('parseIndex', () => {
@@ -62,7 +62,9 @@ describe('parseIndex', () => {
     expect(other({ identity: { ...identity, bundlers: 'other' } })).to.deep.equal({ ignored: 'the cache was written by other code of the built-in bundlers', damaged: false });
     expect(other({ root: '/elsewhere' })).to.deep.equal({ ignored: 'the cache belongs to another workspace (/elsewhere)', damaged: false });
     expect(parseIndex(JSON.stringify({ format: 3, entries: [] }), expected)).to.deep.equal({ ignored: 'builds.json is of another format', damaged: false });
-    expect(other({ format: 5 } as never)).to.deep.equal({ ignored: 'builds.json is of another format', damaged: false });
+    expect(other({ format: CACHE_FORMAT + 1 } as never)).to.deep.equal({ ignored: 'builds.json is of another format', damaged: false });
+    // The format before links were saved with the model: sealed as this one is, a miss all the same.
+    expect(other({ format: 4 } as never)).to.deep.equal({ ignored: 'builds.json is of another format', damaged: false });
     expect(parseIndex(JSON.stringify({ entries: [] }), expected)).to.deep.equal({ ignored: 'builds.json has no format', damaged: true });
     expect(parseIndex(JSON.stringify(index), expected)).to.include({ damaged: true }); // this format, its checksum gone
     expect(parseIndex(indexText({ ...index, entries: 'none' } as never), expected)).to.deep.equal({ ignored: 'builds.json lacks its identity, root, entries or packs', damaged: true });
@@ -105,6 +107,17 @@ describe('isWorkspaceModel', () => {
     ];
     for (const value of broken) expect(isWorkspaceModel(value), JSON.stringify(value)).to.equal(false);
     expect(isWorkspaceSnapshot({ ...index.workspace, signatures: { 'core.json': 'stat' } })).to.equal(false);
+    const links = (realPaths: object, leaves: object = {}) => ({ ...index.workspace, links: { realPaths, leaves } });
+    expect(isWorkspaceSnapshot(links({ 'packages/shared': 'common/shared', 'packages/gone': null }, { 'packages/app': false }))).to.equal(true);
+    const badLinks: unknown[] = [
+      { ...index.workspace, links: undefined },
+      links({ 'packages/app': '../elsewhere' }),
+      links({ '/etc': 'etc' }),
+      links({ 'packages/app': 3 }),
+      links({}, { 'packages/app': 'no' }),
+      links({}, { '../up': true }),
+    ];
+    for (const value of badLinks) expect(isWorkspaceSnapshot(value), JSON.stringify(value)).to.equal(false);
   });
 });
 

@@ -1,6 +1,7 @@
 // The build cache's restoration (README "The build cache"): each entry kept only if every fact
 // that produced it still holds on this disk, its outputs only if their bytes hash to their names;
-// and the saved workspace model only if no source it was read from changed since.
+// and the saved workspace model only if no source it was read from changed since, and every link
+// its read asked about leads where it led.
 import type { OutputCache } from '../../outputs/output-cache.js';
 import { isContentHash } from '../../outputs/content-hash.js';
 import { UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
@@ -11,6 +12,7 @@ import { BUILTIN_BUNDLERS } from '../../workspace/read-workspace.js';
 import type { FileHashes, FileSignature } from '../file-hashes.js';
 import { arePlainPaths, isCacheEntry, isFileSignature, isWorkspaceSnapshot, type CacheEntry, type CacheIndex } from '../cache-index.js';
 import type { OutputPacks, ReadPacks } from './output-packs.js';
+import { linksHold, type LinksOfReads } from '../read-links.js';
 
 /** Only the built-in bundlers' results are kept: their version is the service's and esbuild's. */
 const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
@@ -134,8 +136,12 @@ function loadOutput({ hash, size }: OutputRef, read: ReadPacks, { outputs, packs
   return false;
 }
 
-/** The saved model when every source it was read from is proved unchanged by its stat; else null. */
-export function restoreWorkspaceModel(index: CacheIndex, reader: string, hashes: FileHashes, tellDamage: (what: string) => void): WorkspaceModel | null {
+/**
+ * The saved model when every source it was read from is proved unchanged by its stat and each
+ * link its read asked about answers as it did (a link replaced changes no source); else null.
+ * Its links are noted in `links`, so the model is saved again with them.
+ */
+export function restoreWorkspaceModel(index: CacheIndex, reader: string, hashes: FileHashes, links: LinksOfReads, tellDamage: (what: string) => void): WorkspaceModel | null {
   if (index.workspace === undefined) return null;
   const snapshot = index.workspace;
   if (!isWorkspaceSnapshot(snapshot)) {
@@ -151,5 +157,7 @@ export function restoreWorkspaceModel(index: CacheIndex, reader: string, hashes:
     const signature = snapshot.signatures[source];
     if (!isFileSignature(signature) || signature[0] !== hash || !hashes.adopt(source, signature)) return null;
   }
+  if (!linksHold(snapshot.links, hashes)) return null;
+  links.set(snapshot.model.sources, snapshot.links);
   return snapshot.model;
 }

@@ -10,6 +10,7 @@ import { fingerprintOf } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
 import type { FileHashes, FileSignature } from '../file-hashes.js';
+import type { LinksOfReads } from '../read-links.js';
 import { removeCachesOfRemovedWorkspaces } from '../cache-location.js';
 import { CACHE_FORMAT, isCacheEntry, isOutputPack, sealedIndex, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
 import type { OutputPacks } from './output-packs.js';
@@ -41,6 +42,8 @@ export interface CacheWriterDeps {
   hashes: FileHashes;
   outputs: OutputCache;
   packs: OutputPacks;
+  /** What each read of this run asked of links, by its model's sources: a model of no known read is not saved. */
+  links: LinksOfReads;
 }
 
 export interface CacheWriter {
@@ -203,9 +206,12 @@ function entriesOf(builds: readonly SavedBuild[], workspace: WorkspaceModel, { h
   return { entries, needed };
 }
 
-// Only a model whose every source this reader last saw with the recorded hash: a manifest
-// changed since the model was read (the state is about to read it again) leaves no snapshot.
-function snapshotOf(workspace: WorkspaceModel, { hashes, reader }: CacheWriterDeps): { workspace?: WorkspaceSnapshot } {
+// Only a model whose every source this reader last saw with the recorded hash, and whose read's
+// links are known: a manifest changed since the model was read (the state is about to read it
+// again) leaves no snapshot.
+function snapshotOf(workspace: WorkspaceModel, { hashes, reader, links: linksOfReads }: CacheWriterDeps): { workspace?: WorkspaceSnapshot } {
+  const links = linksOfReads.get(workspace.sources);
+  if (!links) return {};
   const signatures: Record<string, FileSignature> = {};
   for (const [source, hash] of Object.entries(workspace.sources)) {
     if (hash === null) continue;
@@ -213,6 +219,6 @@ function snapshotOf(workspace: WorkspaceModel, { hashes, reader }: CacheWriterDe
     if (!signature || signature[0] !== hash) return {};
     signatures[source] = signature;
   }
-  return { workspace: { reader, model: workspace, signatures } };
+  return { workspace: { reader, model: workspace, signatures, links } };
 }
 

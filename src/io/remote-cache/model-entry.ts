@@ -12,9 +12,8 @@ import { setImmediate } from 'node:timers/promises';
 import type { Fact } from '../../store/events.js';
 import type { WorkspaceModel } from '../../workspace/model.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
-import { arePlainPaths, isWorkspaceModel } from '../cache-index.js';
-import { isPlainRelative } from '../confined-paths.js';
-import type { SourceReader } from '../../workspace/source-reader.js';
+import { arePlainPaths, isReadLinks, isWorkspaceModel } from '../cache-index.js';
+import { linksHold, type ReadLinks } from '../read-links.js';
 import type { FileHashes } from '../file-hashes.js';
 import type { FailureKind, RemoteClient } from './client.js';
 import { isRecord, openEntry, REMOTE_FORMAT, sha256Hex, type EntryProblem } from './entries.js';
@@ -38,40 +37,12 @@ export interface ModelEntry {
   links: ReadLinks;
 }
 
-/** By path, each answer of `realPath` and of `leaves` the read was given. */
-export interface ReadLinks {
-  realPaths: Record<string, string | null>;
-  leaves: Record<string, boolean>;
-}
-
-/** `reader` recording the answers of its `realPath` and `leaves` (the push's read): what the model's check asks again. */
-export function recordingLinks(reader: SourceReader): { reader: SourceReader; links: ReadLinks } {
-  const links: ReadLinks = { realPaths: {}, leaves: {} };
-  return {
-    links,
-    reader: {
-      ...reader,
-      ...(reader.realPath ? { realPath: (path: string) => (links.realPaths[path] = reader.realPath!(path)) } : {}),
-      ...(reader.leaves ? { leaves: (path: string) => (links.leaves[path] = reader.leaves!(path)) } : {}),
-    },
-  };
-}
-
-const isLinks = (value: unknown): value is ReadLinks =>
-  isRecord(value) &&
-  isRecord(value.realPaths) &&
-  arePlainPaths(value.realPaths) &&
-  Object.values(value.realPaths).every((real) => real === null || (typeof real === 'string' && isPlainRelative(real))) &&
-  isRecord(value.leaves) &&
-  arePlainPaths(value.leaves) &&
-  Object.values(value.leaves).every((leaves) => typeof leaves === 'boolean');
-
 /** `coreJson`: the content hash of `core.json`'s bytes; `deepImports`: those the read is given. */
 export const modelKey = (identity: ModelIdentity, coreJson: string, deepImports: readonly string[]): string =>
   sha256Hex(JSON.stringify(['model', REMOTE_FORMAT, identity.service, identity.reader, coreJson, [...deepImports].sort()]));
 
 export const isModelEntry = (value: unknown, key: string, coreJson: string): value is ModelEntry =>
-  isRecord(value) && value.format === REMOTE_FORMAT && value.kind === 'model' && value.key === key && isWorkspaceModel(value.model) && arePlainPaths(value.model.sources) && value.model.sources[WORKSPACE_MANIFEST] === coreJson && isLinks(value.links);
+  isRecord(value) && value.format === REMOTE_FORMAT && value.kind === 'model' && value.key === key && isWorkspaceModel(value.model) && arePlainPaths(value.model.sources) && value.model.sources[WORKSPACE_MANIFEST] === coreJson && isReadLinks(value.links);
 
 /** Why the team's model was not taken: not there, no answer, not a valid entry, a source that differs here, a fault. */
 export type ModelMiss = 'absent' | 'unanswered' | EntryProblem | 'stale' | 'fault';
@@ -93,8 +64,12 @@ export interface TeamModel {
   ask(): void;
   /** The model's question as the start's restore counts questions (`cache.remote.restored`): made, bytes received, failed by kind. */
   counts(): { requests: number; bytes: number; failures: Partial<Record<FailureKind, number>> };
-  /** The model when every source holds here, with the fact that counts the answer; null when the key cannot be made (no `core.json`, deep imports). */
-  restore(deepImports: readonly string[]): Promise<{ workspace: WorkspaceModel | null; fact: TeamModelFact }> | null;
+  /**
+   * The model when every source holds here, with the fact that counts the answer and, when taken,
+   * the links its read asked (what the build cache saves it with); null when the key cannot be made
+   * (no `core.json`, deep imports).
+   */
+  restore(deepImports: readonly string[]): Promise<{ workspace: WorkspaceModel | null; fact: TeamModelFact; links?: ReadLinks }> | null;
 }
 
 /** The entry judged: its model and links, the check of its sources begun; or why it is not taken. */
@@ -153,7 +128,7 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
           if (typeof found === 'string') return fact(null, found);
           const { model, links, check } = found;
           const count = Object.keys(model.sources).length;
-          return (await check.holds()) && linksHold(links, deps.hashes) ? fact(model, undefined, count) : fact(null, 'stale', count);
+          return (await check.holds()) && linksHold(links, deps.hashes) ? { ...fact(model, undefined, count), links } : fact(null, 'stale', count);
         })
         .catch(() => fact(null, 'fault'));
     },
@@ -244,9 +219,4 @@ function absentHold(sources: Readonly<Record<string, string | null>>, hashes: Fi
     if (hashes.stamp(source).hash !== null) return false;
   }
   return true;
-}
-
-/** Each link the read followed or told leads where it led (checked once the sources hold: their listings and files are those). */
-export function linksHold({ realPaths, leaves }: ReadLinks, hashes: Pick<FileHashes, 'realPath' | 'leaves'>): boolean {
-  return Object.entries(realPaths).every(([path, real]) => hashes.realPath(path) === real) && Object.entries(leaves).every(([path, leaving]) => hashes.leaves(path) === leaving);
 }

@@ -18,7 +18,8 @@ import { MAX_HELD_ENTRIES_BYTES, moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex,
 import { writePack } from './pack.js';
 import { runLimited } from '../run-limited.js';
 import type { WantedVariant } from './restore.js';
-import { modelKey, type ModelEntry, type ModelIdentity, type ReadLinks } from './model-entry.js';
+import { modelKey, type ModelEntry, type ModelIdentity } from './model-entry.js';
+import type { ReadLinks } from '../read-links.js';
 import type { WorkspaceModel } from '../../workspace/model.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 

@@ -34,7 +34,7 @@ describe('createCacheWriter', () => {
     let packed = 0;
     const packs = { ...real, pack: (needed: ReadonlyMap<string, Buffer>) => ((packed += 1), real.pack(needed)) };
     const indexFile = path.join(dir, 'builds.json');
-    const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot: root, reader: 'reader', hashes, outputs, packs });
+    const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot: root, reader: 'reader', hashes, outputs, packs, links: new WeakMap([[workspace.sources, { realPaths: {}, leaves: {} }]]) });
     const record: BuildRecord = { build: 1, outputs: { code: outputs.put(Buffer.from('code')), styles: null }, errors: [], imports: [], inputs: { [input]: inputHash } };
     const builds: SavedBuild[] = [{ module: one.specifier, variant: 'browser.development', record }];
     const indexStat = () => {

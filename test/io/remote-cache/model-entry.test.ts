@@ -13,14 +13,14 @@ import { fixtureWorkspace } from '../../helpers/fixtures.js';
 import { NGINX, startNginx, stopNginx, type Nginx } from '../../helpers/nginx.js';
 import { serve } from '../../helpers/service.js';
 import { TEST_FIXTURES_DIR } from '../../helpers/workspace.js';
+import { RACY_MS } from '../../../src/io/file-hashes.js';
 
 const settingsFor = (root: string, url: string): RemoteCacheSettings => remoteCacheSettings(root, { CORE_REMOTE_CACHE: url }).settings!;
 
 type ModelFact = Extract<CoreEvent, { type: 'cache.remote.model' }>;
 
-/** A copy with an empty build cache asking `settings`: its events, and how many times it read the workspace. */
-async function startCounting(root: string, settings: RemoteCacheSettings) {
-  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-remote-model-'));
+/** A copy with an empty build cache (or `cacheDir`) asking `settings`: its events, and how many times it read the workspace. */
+async function startCounting(root: string, settings: RemoteCacheSettings, cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-remote-model-'))) {
   let reads = 0;
   const service = await serve(root, {
     cache: cacheDir,
@@ -31,7 +31,7 @@ async function startCounting(root: string, settings: RemoteCacheSettings) {
   service.events$.subscribe((event) => events.push(event));
   await service.report();
   const model = events.find((event): event is ModelFact => event.type === 'cache.remote.model');
-  return { service, events, model, reads: () => reads };
+  return { service, events, model, reads: () => reads, cacheDir };
 }
 
 /** The model a service without any cache reads from the same files. */
@@ -74,6 +74,24 @@ describe('the workspace model in the team cache', function () {
     const read = fresh.events.find((event) => event.type === 'workspace.read')!;
     expect(fresh.events.indexOf(fresh.model!)).to.be.below(fresh.events.indexOf(read));
     expect(fresh.service.internals.store.getState().workspace).to.deep.equal(await plainModel(root));
+  });
+
+  it('a model taken is saved by the build cache with its entry\'s links: the next start takes it from there, reading nothing', async () => {
+    const { readOnly } = await pushed();
+    const root = fixtureWorkspace('basic');
+    // Past the racy window of the copy: the stats taken now prove its files to the next start.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 10));
+    const fresh = await startCounting(root, settingsFor(root, readOnly));
+    expect(fresh.model).to.include({ adopted: true });
+    const model = fresh.service.internals.store.getState().workspace;
+    await fresh.service.close();
+    const saved = JSON.parse(fs.readFileSync(path.join(fresh.cacheDir, 'builds.json'), 'utf8')) as { workspace?: { links: object } };
+    expect(saved.workspace?.links).to.deep.equal({ realPaths: {}, leaves: { 'packages/app': false, 'packages/lib': false } });
+    const next = await startCounting(root, settingsFor(root, readOnly), fresh.cacheDir);
+    expect(next.events.find((event) => event.type === 'workspace.read')).to.include({ restored: true });
+    expect(next.model).to.equal(undefined);
+    expect(next.reads()).to.equal(0);
+    expect(next.service.internals.store.getState().workspace).to.deep.equal(model);
   });
 
   it('a source changed after the push: refused as stale, the workspace read, the model of this disk', async () => {

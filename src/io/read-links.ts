@@ -1,0 +1,38 @@
+// What a workspace read asked of links besides its sources (README "Links and large trees"): no
+// hash of a manifest or listing shows where a link leads, and the read follows a link (a
+// tsconfig's `extends` through a package link) or tells it (a package directory or `core.modules`
+// leaving the workspace). A model kept for a later start, in the build cache or the team's
+// remote cache, is taken only when each of these answers is still the one the read was given.
+import type { SourceReader } from '../workspace/source-reader.js';
+import type { FileHashes } from './file-hashes.js';
+
+/** By path, each answer of `realPath` and of `leaves` the read was given. */
+export interface ReadLinks {
+  realPaths: Record<string, string | null>;
+  leaves: Record<string, boolean>;
+}
+
+/**
+ * The links each read of this run asked, by the `sources` record of the model it made: the store
+ * keeps that very record (a read that changed only hashes puts its own in, `workspace.unchanged`),
+ * so the model about to be saved is found with the links of the read it came from.
+ */
+export type LinksOfReads = WeakMap<Readonly<Record<string, string | null>>, ReadLinks>;
+
+/** `reader` recording the answers of its `realPath` and `leaves`: what the model's check asks again. */
+export function recordingLinks(reader: SourceReader): { reader: SourceReader; links: ReadLinks } {
+  const links: ReadLinks = { realPaths: {}, leaves: {} };
+  return {
+    links,
+    reader: {
+      ...reader,
+      ...(reader.realPath ? { realPath: (path: string) => (links.realPaths[path] = reader.realPath!(path)) } : {}),
+      ...(reader.leaves ? { leaves: (path: string) => (links.leaves[path] = reader.leaves!(path)) } : {}),
+    },
+  };
+}
+
+/** Each link the read followed or told leads where it led (checked once the sources hold: their listings and files are those). */
+export function linksHold({ realPaths, leaves }: ReadLinks, hashes: Pick<FileHashes, 'realPath' | 'leaves'>): boolean {
+  return Object.entries(realPaths).every(([path, real]) => hashes.realPath(path) === real) && Object.entries(leaves).every(([path, leaving]) => hashes.leaves(path) === leaving);
+}
