@@ -1,8 +1,8 @@
 // Selectors: everything the service answers is derived from the state here, so `/state`,
 // the push channel and `core replay` can never disagree.
-import { judgeImports } from '../workspace/checks.js';
+import { checkImports } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
-import { type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
+import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
@@ -89,21 +89,21 @@ export function defaultVariantKey(module: ModuleModel): string {
   return key;
 }
 
-// What each record was last judged against: the workspace's packages and modules, all the
-// checks read (a read of the workspace that changed only hashes keeps both). One entry per
-// record, not a map per record: a start judges every module at once.
-const diagnosticsOf = new WeakMap<BuildRecord, { module: ModuleModel; packages: WorkspaceModel['packages']; modules: WorkspaceModel['modules']; diagnostics: Diagnostic[] }>();
+// A failed build's errors joined to its checks, kept while the checks are the same array: the
+// checks themselves are judged once per imports, module and workspace by `checkImports`.
+const withErrors = new WeakMap<BuildRecord, { checks: Diagnostic[]; diagnostics: Diagnostic[] }>();
 
 /**
- * Diagnostics of a finished build: the bundler's errors, then the dependency checks.
- * Computed once per (record, module, the workspace's packages and modules): all immutable, and every answer asks.
+ * Diagnostics of a finished build: the bundler's errors, then the dependency checks, the same
+ * array for as long as what they are made of is (every answer asks).
  */
 export function buildDiagnostics(module: ModuleModel, record: BuildRecord, workspace: WorkspaceModel): Diagnostic[] {
-  const kept = diagnosticsOf.get(record);
-  if (kept && kept.module === module && kept.packages === workspace.packages && kept.modules === workspace.modules) return kept.diagnostics;
-  const checks = judgeImports(module, record.imports, workspace);
-  const diagnostics = record.errors.length === 0 ? checks : [...record.errors, ...checks];
-  diagnosticsOf.set(record, { module, packages: workspace.packages, modules: workspace.modules, diagnostics });
+  const checks = checkImports(module, record.imports, workspace);
+  if (record.errors.length === 0) return checks;
+  const kept = withErrors.get(record);
+  if (kept?.checks === checks) return kept.diagnostics;
+  const diagnostics = [...record.errors, ...checks];
+  withErrors.set(record, { checks, diagnostics });
   return diagnostics;
 }
 
@@ -122,10 +122,14 @@ function moduleStatusOf(module: ModuleModel, record: BuildRecord | null | undefi
 
 /** The warnings of the module's last build and those about helpers it shares (README "Warnings"). */
 export function selectModuleWarnings(state: ServiceState, module: ModuleModel): Diagnostic[] {
-  const own = selectVariant(state, module.specifier, defaultVariantKey(module))?.last?.warnings ?? [];
-  const shared = sharedHelpers(state).get(module.specifier) ?? [];
-  return shared.length === 0 ? own : [...own, ...shared];
+  return warningsOf(selectVariant(state, module.specifier, defaultVariantKey(module))?.last, sharedHelpers(state).get(module.specifier));
 }
+
+/** A build's own warnings, then the warnings about helpers it shares. */
+const warningsOf = (record: BuildRecord | null | undefined, shared: Diagnostic[] | undefined): Diagnostic[] => {
+  const own = record?.warnings ?? [];
+  return shared === undefined || shared.length === 0 ? own : [...own, ...shared];
+};
 
 const helperWarnings = new WeakMap<object, WeakMap<WorkspaceModel, Map<string, Diagnostic[]>>>();
 const sharedFilesOf = new WeakMap<object, WeakMap<object, SharedFiles>>();
@@ -521,12 +525,10 @@ function selectModuleReport(state: ServiceState, module: ModuleModel, record: Bu
   const shared = helpers.get(module.specifier);
   const kept = moduleReports.get(module);
   if (kept && kept.workspace === state.workspace && kept.record === record && kept.shared === shared) return kept.report;
-  // The record and the helper warnings as looked up for the whole report: `selectModuleWarnings`'s, without its lookups.
-  const own = record?.warnings ?? [];
-  const warnings = shared === undefined || shared.length === 0 ? own : [...own, ...shared];
+  // The record and the helper warnings as looked up for the whole report, not again per module.
+  const warnings = warningsOf(record, shared);
   const { status, diagnostics } = moduleStatusOf(module, record, state.workspace);
-  // One literal in the order of `moduleNames` (src/workspace/model.ts), the order /state's JSON keeps, not spreads of objects made for it.
-  const report: ModuleReport = { specifier: module.specifier, package: module.package, version: module.version, subpath: module.subpath, platforms: module.platforms, bundler: module.bundler.name, status, diagnostics };
+  const report: ModuleReport = { ...moduleNames(module), platforms: module.platforms, bundler: module.bundler.name, status, diagnostics };
   if (warnings.length > 0) report.warnings = warnings;
   moduleReports.set(module, { workspace: state.workspace, record, shared, report });
   return report;

@@ -132,7 +132,19 @@ describe('buildDiagnostics', () => {
     const node = { ...one, platforms: ['node' as const] };
     const builtin = { ...record, imports: [{ specifier: 'fs', file: 'app/one/index.ts' }] };
     expect(buildDiagnostics(one, builtin, workspace).map((d) => d.kind)).to.deep.equal(['PREVIEW_BUILTIN']);
+    // The same workspace object: only the module differs, and the judgement is its own.
+    expect(buildDiagnostics(node, builtin, workspace)).to.deep.equal([]);
     expect(buildDiagnostics(node, builtin, workspaceModel([node]))).to.deep.equal([]);
+  });
+
+  it('keeps a failed build\'s errors and checks as one array while its checks are the same', () => {
+    const workspace = workspaceModel([one]);
+    const record = { build: 1, outputs: null, errors: [diagnostic('BUNDLE_ERROR', 'x')], imports: [], inputs: {} };
+    const first = buildDiagnostics(one, record, workspace);
+    expect(buildDiagnostics(one, record, { ...workspace, sources: { 'core.json': 'core-2' } })).to.equal(first);
+    const again = buildDiagnostics(one, record, workspaceModel([one]));
+    expect(again).to.not.equal(first);
+    expect(again).to.deep.equal(first);
   });
 });
 
