@@ -62,7 +62,7 @@ export interface TeamModelDeps {
 }
 
 export interface TeamModel {
-  /** Sends the question now (a start with no build cache asks while it boots); later calls do nothing. */
+  /** Sends the question now (a start with no build cache asks while it boots, `restore` otherwise); later calls do nothing. */
   ask(): void;
   /** The model's question as the start's restore counts questions (`cache.remote.restored`): made, bytes received, failed by kind. */
   counts(): { requests: number; bytes: number; failures: Partial<Record<FailureKind, number>> };
