@@ -15,7 +15,7 @@ import { BIN, REPO, WORK } from './lib/paths.js';
 import { spawnNode, stopChild, waitForLine } from './lib/processes.js';
 import { median, now, sleep } from './lib/stats.js';
 import { generateScaleWorkspace } from './lib/workspaces.js';
-import { startNginx } from './measures/remote-cache.js';
+import { signedTeam, startNginx } from './measures/remote-cache.js';
 
 const [other, pairsText = '5'] = process.argv.slice(2);
 if (!other) throw new Error('usage: node bench/team-start.js /path/to/other/repository [pairs]');
@@ -60,13 +60,15 @@ async function teamStart(bin, root, expected, cacheDir, url) {
 // workspace to this repository (its package name), and a build of another directory then loads
 // this one's extension from source besides its own bundle (bench/cold-cpu.js).
 const { dir: root, modules: expected } = generateScaleWorkspace('remote-cache-1000', { under: path.join(os.tmpdir(), `core-bench-${path.basename(REPO)}`) });
+// A team that signs: the workspace model is shared only then (README "A team's remote cache").
+const signing = signedTeam(root);
 const nginx = await startNginx(path.join(WORK, 'team-start-nginx'));
 const cacheDir = path.join(WORK, 'team-start-cache');
 const results = { this: [], other: [] };
 try {
   // Each build pushes its own entries: two builds of other entry formats have other keys.
   for (const bin of new Set(Object.values(bins))) {
-    const pushed = spawnSync(process.execPath, [bin, 'cache', 'push'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: nginx.url }, encoding: 'utf8' });
+    const pushed = spawnSync(process.execPath, [bin, 'cache', 'push'], { cwd: root, env: { ...process.env, ...signing, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: nginx.url }, encoding: 'utf8' });
     if (pushed.status !== 0) throw new Error(`core cache push failed: ${pushed.stderr}`);
   }
   const pairs = Number(pairsText);

@@ -2,7 +2,8 @@
 // team's remote cache"), against a real nginx on this machine:
 //   fresh     `core run --port 0` spawned with an empty build cache and no remote -> `/state`
 //             all valid (every module built)
-//   team      the same with CORE_REMOTE_CACHE naming the nginx `core cache push` filled ->
+//   team      the same with CORE_REMOTE_CACHE naming the nginx `core cache push` filled, signed
+//             (the workspace's core.json holds the public key: the model is shared too) ->
 //             `/state` all valid (every module from the team cache, none built: its event log)
 //   edited    the team start after one leaf module's source changed here: only it is built
 //   refused   CORE_REMOTE_CACHE naming a port nothing listens on (target <= 1.1 of fresh)
@@ -12,6 +13,7 @@
 // The workspace is the scale measure's (200 packages x 5 modules); ratio = that / fresh.
 // Skipped (an error row) when nginx is not installed.
 import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -51,6 +53,18 @@ export async function startNginx(dir) {
     if (child.exitCode !== null) throw new Error(`nginx exited: ${fs.readFileSync(path.join(dir, 'error.log'), 'utf8')}`);
     await sleep(20);
   }
+}
+
+// A team that signs (README "A team's remote cache": only then is the workspace model shared):
+// a key pair made here, its public key in the workspace's `core.json` (CORE_REMOTE_CACHE names
+// the server), the environment that signs a push.
+export function signedTeam(root) {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
+  const manifest = path.join(root, 'core.json');
+  const declared = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+  const remoteCache = { url: 'http://127.0.0.1:9/', publicKey: publicKey.export({ type: 'spki', format: 'pem' }) };
+  fs.writeFileSync(manifest, `${JSON.stringify({ ...declared, remoteCache }, null, 2)}\n`);
+  return { CORE_REMOTE_CACHE_SIGNING_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }) };
 }
 
 async function untilAllValid(url, expected, started) {
@@ -115,6 +129,7 @@ export async function run({ quick }) {
   const repetitions = quick ? 1 : 5;
   progress('remote-cache: generating 200 packages x 5 modules');
   const { dir: root, modules: expected } = generateScaleWorkspace('remote-cache-1000');
+  const signing = signedTeam(root);
   const nginx = await startNginx(path.join(WORK, 'remote-cache-nginx'));
   const cacheDir = path.join(WORK, 'remote-cache-local');
   const fresh = [];
@@ -130,7 +145,7 @@ export async function run({ quick }) {
   const leafText = fs.readFileSync(leaf, 'utf8');
   try {
     progress('remote-cache: core cache push');
-    const pushed = spawnSync(process.execPath, [BIN, 'cache', 'push'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: nginx.url }, encoding: 'utf8' });
+    const pushed = spawnSync(process.execPath, [BIN, 'cache', 'push'], { cwd: root, env: { ...process.env, ...signing, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: nginx.url }, encoding: 'utf8' });
     if (pushed.status !== 0) throw new Error(`core cache push failed: ${pushed.stderr}`);
     for (let index = 0; index <= repetitions; index++) {
       const cold = await startOnce(root, expected, cacheDir, { CORE_REMOTE_CACHE: 'off' });

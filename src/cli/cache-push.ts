@@ -76,7 +76,8 @@ export async function uploadServiceBuilds(service: Service, variants: readonly W
     const state = service.internals.store.getState();
     const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
     const result = await uploadBuilds(state, variants, startVariants(state.workspace), { client, identity, outputs: service.internals.outputs, signingKey });
-    if (result.stopped || state.root === null) return result;
+    // Unsigned, no model is uploaded (`uploadModel`): not read again either.
+    if (result.stopped || state.root === null || signingKey === null) return result;
     // The model a start's first read gives (no deep imports yet), read again here: the service's
     // own may have been read with the deep imports its builds found (README "A team's remote cache").
     const { reader, links } = recordingLinks(onePassReader(createFileHashes(state.root)));

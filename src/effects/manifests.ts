@@ -16,7 +16,8 @@ export interface ManifestsDeps extends EffectScheduling {
    */
   restoreWorkspace?(): WorkspaceModel | null;
   /**
-   * When the build cache has no model: the model CI read, from the team's remote cache, when
+   * When the build cache has no model that holds (none saved, or a source changed since): the
+   * model CI read, from the team's remote cache, when
    * every source it was read from holds here (README "A team's remote cache"), with the fact that
    * counts the answer; null when it cannot be asked. Taken for the first read instead of reading.
    */

@@ -159,8 +159,12 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
 
 export const isOutputPack = (value: unknown): value is OutputPack => isRecord(value) && isString(value.file) && PACK_NAME.test(value.file) && isRecordOf(value.at, isCount);
 
+// A model's paths are what the service reads and imports (README "The build cache", "A team's
+// remote cache"): only plain workspace-relative ones (`.` and `` the root), whoever wrote it.
+const isPlainPath = (value: unknown): value is string => isString(value) && isPlainRelative(value);
+
 const isPackageModel = (value: unknown): value is Checked =>
-  isRecord(value) && isString(value.name) && isString(value.version) && isString(value.dir) && isRecordOf(value.dependencies, isString);
+  isRecord(value) && isString(value.name) && isString(value.version) && isPlainPath(value.dir) && isRecordOf(value.dependencies, isString);
 
 const isBundlerRef = (value: unknown): boolean => isRecord(value) && isString(value.name) && isString(value.specifier) && isOptional(value.processors, isRecord);
 
@@ -170,11 +174,11 @@ const isModuleModel = (value: unknown): value is Checked =>
   isString(value.package) &&
   isString(value.version) &&
   isString(value.subpath) &&
-  isString(value.dir) &&
-  (value.entry === null || isString(value.entry)) &&
+  isPlainPath(value.dir) &&
+  (value.entry === null || isPlainPath(value.entry)) &&
   isArrayOf(value.platforms, (platform): platform is string => platform === 'web' || platform === 'node') &&
   isBundlerRef(value.bundler) &&
-  isArrayOf(value.assets, isString) &&
+  isArrayOf(value.assets, isPlainPath) &&
   isArrayOf(value.diagnostics, isDiagnostic) &&
   isOptional(value.define, (define) => isRecordOf(define, isString));
 

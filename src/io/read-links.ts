@@ -19,14 +19,33 @@ export interface ReadLinks {
  */
 export type LinksOfReads = WeakMap<Readonly<Record<string, string | null>>, ReadLinks>;
 
-/** `reader` recording the answers of its `realPath` and `leaves`: what the model's check asks again. */
+/**
+ * `reader` recording the answers of its `realPath` and `leaves`: what the model's check asks
+ * again. A directory listed by a second path (its listing's `id` seen before: a link to it) the
+ * read walks once only, and no hash shows which path it skipped: the real path of both is
+ * recorded too, so a checkout where either leads elsewhere is not taken for this read.
+ */
 export function recordingLinks(reader: SourceReader): { reader: SourceReader; links: ReadLinks } {
   const links: ReadLinks = { realPaths: {}, leaves: {} };
+  const realPath = reader.realPath ? (path: string) => (links.realPaths[path] = reader.realPath!(path)) : undefined;
+  const firstPathOf = new Map<string, string>();
+  const listDir: SourceReader['listDir'] = (path) => {
+    const listing = reader.listDir(path);
+    if (listing?.id === undefined || !realPath) return listing;
+    const first = firstPathOf.get(listing.id);
+    if (first === undefined) firstPathOf.set(listing.id, path);
+    else if (first !== path) {
+      realPath(first);
+      realPath(path);
+    }
+    return listing;
+  };
   return {
     links,
     reader: {
       ...reader,
-      ...(reader.realPath ? { realPath: (path: string) => (links.realPaths[path] = reader.realPath!(path)) } : {}),
+      listDir,
+      ...(realPath ? { realPath } : {}),
       ...(reader.leaves ? { leaves: (path: string) => (links.leaves[path] = reader.leaves!(path)) } : {}),
     },
   };

@@ -64,7 +64,8 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
   if (buildsEverything(cache, remote !== null)) startEsbuildEarly();
   const team = remote ? teamModel({ client: remote.client, url: remote.settings.base.href, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, publicKey: remote.settings.publicKey, hashes }) : null;
-  // A machine without a build cache asks for the model while it boots (README "A team's remote cache").
+  // A machine without a build cache asks for the model while it boots; one whose saved model no
+  // longer holds asks at its first read (`manifests$`), README "A team's remote cache".
   if (team && !cache!.hasIndex()) team.ask();
   const activity = createActivity();
   let treeWatcher: TreeWatcher | null = null;

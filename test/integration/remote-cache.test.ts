@@ -71,18 +71,17 @@ describe('the team remote cache against nginx', function () {
       expect(a.status, address).to.equal(200);
       expect(a.text, address).to.equal(b.text);
     }
-    // A developer's run only reads, and asks three questions in all: the workspace model's entry
-    // (README "A team's remote cache"), the workspace's entry, then the pack of every entry and
-    // output it names.
+    // A developer's run only reads, and asks two questions in all: the workspace's entry, then
+    // the pack of every entry and output it names (no model: unsigned, none is shared, README "A
+    // team's remote cache").
     const asked = nginx.requests().slice(before);
-    expect(asked).to.have.length(3);
+    expect(asked).to.have.length(2);
     expect(asked[0]).to.match(/^GET \/ac\/[0-9a-f]{64} 200$/);
-    expect(asked[1]).to.match(/^GET \/ac\/[0-9a-f]{64} 200$/);
-    expect(asked[2]).to.match(/^GET \/cas\/[0-9a-f]{64} 200$/);
-    expect(remote.requests).to.equal(3);
+    expect(asked[1]).to.match(/^GET \/cas\/[0-9a-f]{64} 200$/);
+    expect(remote.requests).to.equal(2);
   });
 
-  it('the workspace\'s entry holds the module entries, or past its bound names them in the pack: a fresh copy asks two questions either way (and one of the model, absent here)', async () => {
+  it('the workspace\'s entry holds the module entries, or past its bound names them in the pack: a fresh copy asks two questions either way', async () => {
     const built = await serve(fixtureWorkspace('basic'), { cache: false });
     await built.report();
     const state = built.internals.store.getState();
@@ -107,7 +106,7 @@ describe('the team remote cache against nginx', function () {
       expect(buildsOf(fresh.events), instance).to.equal(0);
       expect(remote.misses, instance).to.deep.equal({});
       expect(remote.builds, instance).to.have.length(start.length);
-      expect(nginx.requests().slice(before), instance).to.have.length(3);
+      expect(nginx.requests().slice(before), instance).to.have.length(2);
     }
   });
 
@@ -182,14 +181,16 @@ describe('the team remote cache against nginx', function () {
     expect(remote.misses).to.deep.equal({ absent: 1 });
     expect(remote.builds).to.have.length(remote.asked - 1);
     const asked = nginx.requests().slice(before);
-    // The model's entry first (its sources do not hold: the workspace is read), then the workspace's.
-    expect(asked[1]).to.match(/^GET \/declared\/ac\/[0-9a-f]{64} 404$/);
-    expect(asked.filter((line) => /^GET \/declared\/ac\//.test(line))).to.have.length(2 + remote.asked);
+    // The workspace's entry first, then each module's.
+    expect(asked[0]).to.match(/^GET \/declared\/ac\/[0-9a-f]{64} 404$/);
+    expect(asked.filter((line) => /^GET \/declared\/ac\//.test(line))).to.have.length(1 + remote.asked);
   });
 
   describe('what it does not trust: a miss, counted, built here, the right bytes served, nothing uploaded', () => {
     const BASIC_CORE_JSON = JSON.parse(fs.readFileSync(path.join(TEST_FIXTURES_DIR, 'basic/core.json'), 'utf8')) as object;
     let instance = 0;
+    // A team that signs: the model is asked too (README "A team's remote cache").
+    const SIGNED_CORE_JSON = { ...BASIC_CORE_JSON, remoteCache: { url: 'http://ignored.test', publicKey: crypto.generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) } };
 
     /** Pushes the workspace into an instance of its own; where its files are and how to ask it read-only. */
     async function pushed(signingKey: crypto.KeyObject | null = null) {
@@ -299,8 +300,8 @@ describe('the team remote cache against nginx', function () {
 
     it('a server that refuses connections: counted, and the breaker stops the asking at once', async () => {
       const port = await closedPort();
-      const remote = await startsRight(`http://127.0.0.1:${port}/`);
-      // The model's question is asked alone, first: refused, nothing more is asked.
+      const remote = await startsRight(`http://127.0.0.1:${port}/`, SIGNED_CORE_JSON);
+      // The model's question (asked: a public key is configured) is asked alone, first: refused, nothing more is asked.
       expect(modelOf(lastStarted)).to.include({ adopted: false, miss: 'unanswered', failure: 'refused' });
       expect(remote.failures).to.deep.equal({ refused: 1 });
       expect(remote.requests).to.equal(1);
@@ -312,7 +313,7 @@ describe('the team remote cache against nginx', function () {
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       try {
         const { port } = silent.address() as net.AddressInfo;
-        const remote = await startsRight(`http://127.0.0.1:${port}/`, undefined, { timeoutMs: 200 });
+        const remote = await startsRight(`http://127.0.0.1:${port}/`, SIGNED_CORE_JSON, { timeoutMs: 200 });
         // One time limit in all: the model's question is asked alone, first.
         expect(modelOf(lastStarted)).to.include({ adopted: false, miss: 'unanswered', failure: 'timeout' });
         expect(remote.failures).to.deep.equal({ timeout: 1 });
@@ -332,7 +333,7 @@ describe('the team remote cache against nginx', function () {
       await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
       try {
         const { port } = failing.address() as net.AddressInfo;
-        const remote = await startsRight(`http://127.0.0.1:${port}/`);
+        const remote = await startsRight(`http://127.0.0.1:${port}/`, SIGNED_CORE_JSON);
         expect(remote.failures['server-error']).to.be.at.least(3);
         // The model's question, then the workspace's and at most a round of module questions.
         expect(modelOf(lastStarted)).to.include({ failure: 'server-error' });

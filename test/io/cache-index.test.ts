@@ -95,6 +95,7 @@ describe('isCacheEntry', () => {
 describe('isWorkspaceModel', () => {
   it('takes the model as read, and none of another shape', () => {
     expect(isWorkspaceModel(model)).to.equal(true);
+    expect(isWorkspaceModel({ ...model, packages: [{ ...model.packages[0], dir: '.' }], modules: [{ ...model.modules[0], dir: '', entry: null, assets: ['./logo.svg'] }] })).to.equal(true);
     expect(isWorkspaceSnapshot(index.workspace)).to.equal(true);
     const broken: unknown[] = [
       { ...model, modules: [{ ...model.modules[0], platforms: 'web' }] },
@@ -104,6 +105,15 @@ describe('isWorkspaceModel', () => {
       { ...model, selection: 'all' },
       { ...model, diagnostics: [null] },
       { ...model, sources: { 'core.json': 3 } },
+      // Paths the service would read or import outside the workspace (README "The build cache").
+      { ...model, packages: [{ ...model.packages[0], dir: '../elsewhere' }] },
+      { ...model, packages: [{ ...model.packages[0], dir: '/etc' }] },
+      { ...model, modules: [{ ...model.modules[0], dir: '../../x' }] },
+      { ...model, modules: [{ ...model.modules[0], dir: '/abs/one' }] },
+      { ...model, modules: [{ ...model.modules[0], entry: 'app/../../evil.js' }] },
+      { ...model, modules: [{ ...model.modules[0], entry: '/tmp/evil.js' }] },
+      { ...model, modules: [{ ...model.modules[0], assets: ['app/one/logo.svg', '../secret'] }] },
+      { ...model, modules: [{ ...model.modules[0], assets: ['/etc/passwd'] }] },
     ];
     for (const value of broken) expect(isWorkspaceModel(value), JSON.stringify(value)).to.equal(false);
     expect(isWorkspaceSnapshot({ ...index.workspace, signatures: { 'core.json': 'stat' } })).to.equal(false);

@@ -4,7 +4,9 @@
 // code that reads manifests, `core.json`'s content hash, the deep imports the read is given).
 // The read is a pure function of those sources: when each hashes here as it did there, this
 // machine's read would give this very model, so a fresh machine takes it instead of reading.
-// Nothing downloaded is trusted: every source is hashed here (on the second core where it can,
+// The sources vouch for the read, not for the model's content (the directories and entries the
+// service imports from): only a model signed by the team's key (`publicKey`) is asked for.
+// Nothing else downloaded is trusted: every source is hashed here (on the second core where it can,
 // `FileHashes.readAhead`), a listing by the rule the read lists by (links, confinement); any
 // difference, any fault, is a miss, counted, and the workspace is read as on any start.
 import type { KeyObject } from 'node:crypto';
@@ -60,14 +62,14 @@ export interface TeamModelDeps {
 }
 
 export interface TeamModel {
-  /** Sends the question now (a start with no build cache asks while it boots); later calls do nothing. */
+  /** Sends the question now (a start with no build cache asks while it boots, `restore` otherwise); later calls do nothing. */
   ask(): void;
   /** The model's question as the start's restore counts questions (`cache.remote.restored`): made, bytes received, failed by kind. */
   counts(): { requests: number; bytes: number; failures: Partial<Record<FailureKind, number>> };
   /**
    * The model when every source holds here, with the fact that counts the answer and, when taken,
-   * the links its read asked (what the build cache saves it with); null when the key cannot be made
-   * (no `core.json`, deep imports).
+   * the links its read asked (what the build cache saves it with); null when nothing is asked (no
+   * public key, no `core.json`, deep imports).
    */
   restore(deepImports: readonly string[]): Promise<{ workspace: WorkspaceModel | null; fact: TeamModelFact; links?: ReadLinks }> | null;
 }
@@ -83,6 +85,12 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
   let asked: { judged: Promise<Judged>; started: number } | null | undefined;
   const ask = () => {
     if (asked !== undefined) return;
+    // Only a signed model is taken (README "A team's remote cache"): its paths are what the
+    // service imports and reads, and no source hashed here vouches for them. No key, no question.
+    if (deps.publicKey === null) {
+      asked = null;
+      return;
+    }
     // The key's one read of the disk: `core.json`, hashed (and remembered) as the read would.
     const coreJson = deps.hashes.stamp(WORKSPACE_MANIFEST).hash;
     if (coreJson === null) {

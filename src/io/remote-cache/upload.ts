@@ -129,11 +129,12 @@ function startParts(entryDigests: readonly string[], outputDigests: readonly str
 /**
  * Stores `model`, read with no deep imports (as a start's first read is), and the `links` that
  * read asked of (`recordingLinks`), under the key a start asks by before reading: true when stored. A model of no `core.json`, or of a source outside
- * the workspace's plain paths, is not one a reader could check: not stored.
+ * the workspace's plain paths, is not one a reader could check: not stored. Unsigned, none is
+ * stored: readers take only a signed model (README "A team's remote cache").
  */
 export async function uploadModel(model: WorkspaceModel, links: ReadLinks, deps: { client: RemoteClient; identity: ModelIdentity; signingKey: KeyObject | null }): Promise<boolean> {
   const coreJson = model.sources[WORKSPACE_MANIFEST];
-  if (typeof coreJson !== 'string' || !arePlainPaths(model.sources)) return false;
+  if (deps.signingKey === null || typeof coreJson !== 'string' || !arePlainPaths(model.sources)) return false;
   const key = modelKey(deps.identity, coreJson, []);
   const payload: ModelEntry = { format: REMOTE_FORMAT, kind: 'model', key, model, links };
   return (await deps.client.put('ac', key, sealEntry(payload, deps.signingKey))) === 'stored';

@@ -44,12 +44,16 @@ describe('the workspace model entry', () => {
 
   it('does not hold when a file recorded absent is there, a listing gained a name, or a hash differs', async () => {
     for (const change of [
+      // Absent beside a recorded listing (`packages/lib/`): that listing gained a name.
       (root: string) => fs.writeFileSync(path.join(root, 'packages/lib/tsconfig.json'), '{}'),
+      // Absent where no listing was recorded (the root's): only the proof of absence tells.
+      (root: string) => fs.writeFileSync(path.join(root, 'tsconfig.json'), '{}'),
       (root: string) => fs.writeFileSync(path.join(root, 'packages/lib/format/extra.ts'), 'export {};\n'),
       (root: string) => fs.appendFileSync(path.join(root, 'packages/lib/package.json'), '\n'),
     ]) {
       const { root, model } = read();
-      expect(Object.values(model.sources)).to.include(null);
+      expect(model.sources).to.include({ 'packages/lib/tsconfig.json': null, 'tsconfig.json': null });
+      expect(model.sources).to.not.have.property('./');
       change(root);
       const hashes = createFileHashes(root, Date.now, { readAhead: true });
       try {

@@ -44,6 +44,14 @@ async function plainModel(root: string) {
 const modelEntryFiles = (dir: string) =>
   fs.readdirSync(path.join(dir, 'ac')).map((file) => path.join(dir, 'ac', file)).filter((file) => fs.readFileSync(file, 'utf8').includes('"kind":"model"'));
 
+// Only a signed model is shared (README "A team's remote cache"): the team's key pair, its
+// public key in `core.json` (`signedCoreJson` of other content), the push signed by the other.
+const BASIC = JSON.parse(fs.readFileSync(path.join(TEST_FIXTURES_DIR, 'basic/core.json'), 'utf8')) as object;
+const signer = crypto.generateKeyPairSync('ed25519');
+const signedCoreJson = (content: object = BASIC) => JSON.stringify({ ...content, remoteCache: { url: 'http://ignored.test', publicKey: signer.publicKey.export({ type: 'spki', format: 'pem' }) } });
+/** The basic fixture with `files`, its `core.json` holding the team's public key. */
+const signedWorkspace = (files: Record<string, string> = {}) => fixtureWorkspace('basic', { 'core.json': signedCoreJson(), ...files });
+
 describe('the workspace model in the team cache', function () {
   let nginx: Nginx;
   let instance = 0;
@@ -53,19 +61,19 @@ describe('the workspace model in the team cache', function () {
   });
   after(() => stopNginx());
 
-  /** `core cache push` of the basic fixture (with `files`) into an instance of its own. */
-  async function pushed(files: Record<string, string> = {}, signingKey: crypto.KeyObject | null = null) {
+  /** `core cache push` of the signed basic fixture (with `files`) into an instance of its own, signed by `signingKey`. */
+  async function pushed(files: Record<string, string> = {}, signingKey: crypto.KeyObject | null = signer.privateKey) {
     const name = `model${(instance += 1)}`;
-    const root = fixtureWorkspace('basic', files);
+    const root = signedWorkspace(files);
     const result = await pushBuilds(root, settingsFor(root, `${nginx.readWrite}${name}`), signingKey, () => {});
     expect(result.stopped).to.equal(undefined);
-    expect(result.model).to.equal(true);
-    return { readOnly: `${nginx.readOnly}${name}`, dir: path.join(nginx.data, name) };
+    expect(result.model).to.equal(signingKey ? true : undefined);
+    return { readOnly: `${nginx.readOnly}${name}`, dir: path.join(nginx.data, name), name };
   }
 
   it('a fresh copy takes the model CI read: no workspace read, nothing built, the model a read gives', async () => {
     const { readOnly } = await pushed();
-    const root = fixtureWorkspace('basic');
+    const root = signedWorkspace();
     const fresh = await startCounting(root, settingsFor(root, readOnly));
     expect(fresh.model).to.include({ adopted: true });
     expect(fresh.model!.sources).to.be.greaterThan(10);
@@ -78,7 +86,7 @@ describe('the workspace model in the team cache', function () {
 
   it('a model taken is saved by the build cache with its entry\'s links: the next start takes it from there, reading nothing', async () => {
     const { readOnly } = await pushed();
-    const root = fixtureWorkspace('basic');
+    const root = signedWorkspace();
     // Past the racy window of the copy: the stats taken now prove its files to the next start.
     await new Promise((resolve) => setTimeout(resolve, RACY_MS + 10));
     const fresh = await startCounting(root, settingsFor(root, readOnly));
@@ -96,7 +104,7 @@ describe('the workspace model in the team cache', function () {
 
   it('a source changed after the push: refused as stale, the workspace read, the model of this disk', async () => {
     const { readOnly } = await pushed();
-    const root = fixtureWorkspace('basic', { 'packages/lib/widgets/badge/module.json': '{"platforms": ["web"], "entry": "index.ts", "assets": []}' });
+    const root = signedWorkspace({ 'packages/lib/widgets/badge/module.json': '{"platforms": ["web"], "entry": "index.ts", "assets": []}' });
     const fresh = await startCounting(root, settingsFor(root, readOnly));
     expect(fresh.model).to.include({ adopted: false, miss: 'stale' });
     expect(fresh.reads()).to.equal(1);
@@ -107,7 +115,7 @@ describe('the workspace model in the team cache', function () {
 
   it('a listing changed (a module directory added): refused, and the new module is in the model', async () => {
     const { readOnly } = await pushed();
-    const root = fixtureWorkspace('basic', {
+    const root = signedWorkspace({
       'packages/lib/widgets/card/module.json': '{"platforms": ["web"], "entry": "index.ts"}',
       'packages/lib/widgets/card/index.ts': 'export const card = 1;\n',
     });
@@ -122,12 +130,12 @@ describe('the workspace model in the team cache', function () {
   it('a link the read told of leads elsewhere here: refused, though every source hashes the same', async () => {
     // On CI a listed package directory is a link leaving the workspace; here it is not there at
     // all: its package.json is absent to both reads, only the diagnostic differs.
-    const coreJson = JSON.stringify({ packages: ['packages/app', 'packages/lib', 'packages/away'] });
+    const coreJson = signedCoreJson({ packages: ['packages/app', 'packages/lib', 'packages/away'] });
     const outside = fixtureWorkspace('basic');
     const name = `model${(instance += 1)}`;
     const ci = fixtureWorkspace('basic', { 'core.json': coreJson });
     fs.symlinkSync(path.join(outside, 'packages/lib'), path.join(ci, 'packages/away'));
-    const result = await pushBuilds(ci, settingsFor(ci, `${nginx.readWrite}${name}`), null, () => {});
+    const result = await pushBuilds(ci, settingsFor(ci, `${nginx.readWrite}${name}`), signer.privateKey, () => {});
     expect(result.model).to.equal(true);
     const root = fixtureWorkspace('basic', { 'core.json': coreJson });
     const fresh = await startCounting(root, settingsFor(root, `${nginx.readOnly}${name}`));
@@ -140,48 +148,63 @@ describe('the workspace model in the team cache', function () {
   it('a tampered entry is a miss: the workspace read', async () => {
     const { readOnly, dir } = await pushed();
     const [file] = modelEntryFiles(dir);
-    fs.writeFileSync(file!, fs.readFileSync(file!, 'utf8').replace('"kind":"model"', '"kind":"modle"'));
-    const root = fixtureWorkspace('basic');
+    // Signed again after the change: only the shape tells.
+    const entry = JSON.parse(fs.readFileSync(file!, 'utf8')) as { payload: string | object };
+    const payload = JSON.stringify(entry.payload).replace('"kind":"model"', '"kind":"modle"');
+    fs.writeFileSync(file!, `{"payload":${payload},"signature":"${crypto.sign(null, Buffer.from(payload), signer.privateKey).toString('base64')}"}`);
+    const root = signedWorkspace();
     const fresh = await startCounting(root, settingsFor(root, readOnly));
     expect(fresh.model).to.include({ adopted: false, miss: 'wrong-shape' });
     expect(fresh.reads()).to.equal(1);
     expect(fresh.service.internals.store.getState().workspace).to.deep.equal(await plainModel(root));
   });
 
-  describe('signed, with a public key in core.json', () => {
-    const BASIC = JSON.parse(fs.readFileSync(path.join(TEST_FIXTURES_DIR, 'basic/core.json'), 'utf8')) as object;
-    const signer = crypto.generateKeyPairSync('ed25519');
-    const coreJson = JSON.stringify({ ...BASIC, remoteCache: { url: 'http://ignored.test', publicKey: signer.publicKey.export({ type: 'spki', format: 'pem' }) } });
+  it('a payload changed under its signature: a bad signature, the workspace read', async () => {
+    const { readOnly, dir } = await pushed();
+    const [file] = modelEntryFiles(dir);
+    // Still a model of this workspace, one module fewer: only the signature tells.
+    const text = fs.readFileSync(file!, 'utf8');
+    const entry = JSON.parse(text) as { payload: { model: { modules: unknown[] } }; signature: string };
+    entry.payload.model.modules.pop();
+    fs.writeFileSync(file!, `{"payload":${JSON.stringify(entry.payload)},"signature":"${entry.signature}"}`);
+    const root = signedWorkspace();
+    const fresh = await startCounting(root, settingsFor(root, readOnly));
+    expect(fresh.model).to.include({ adopted: false, miss: 'bad-signature' });
+    expect(fresh.reads()).to.equal(1);
+    expect(fresh.service.internals.store.getState().workspace).to.deep.equal(await plainModel(root));
+  });
 
-    it('taken when signed by the key', async () => {
-      const { readOnly } = await pushed({ 'core.json': coreJson }, signer.privateKey);
-      const root = fixtureWorkspace('basic', { 'core.json': coreJson });
-      const fresh = await startCounting(root, settingsFor(root, readOnly));
-      expect(fresh.model).to.include({ adopted: true });
-      expect(fresh.reads()).to.equal(0);
-    });
+  it('an unsigned entry: refused', async () => {
+    const { readOnly, dir } = await pushed();
+    const [file] = modelEntryFiles(dir);
+    const entry = JSON.parse(fs.readFileSync(file!, 'utf8')) as { payload: object };
+    fs.writeFileSync(file!, `{"payload":${JSON.stringify(entry.payload)}}`);
+    const root = signedWorkspace();
+    const fresh = await startCounting(root, settingsFor(root, readOnly));
+    expect(fresh.model).to.include({ adopted: false, miss: 'unsigned' });
+    expect(fresh.reads()).to.equal(1);
+  });
 
-    it('a payload changed under its signature: a bad signature, the workspace read', async () => {
-      const { readOnly, dir } = await pushed({ 'core.json': coreJson }, signer.privateKey);
-      const [file] = modelEntryFiles(dir);
-      // Still a model of this workspace, one module fewer: only the signature tells.
-      const text = fs.readFileSync(file!, 'utf8');
-      const entry = JSON.parse(text) as { payload: { model: { modules: unknown[] } }; signature: string };
-      entry.payload.model.modules.pop();
-      fs.writeFileSync(file!, `{"payload":${JSON.stringify(entry.payload)},"signature":"${entry.signature}"}`);
-      const root = fixtureWorkspace('basic', { 'core.json': coreJson });
-      const fresh = await startCounting(root, settingsFor(root, readOnly));
-      expect(fresh.model).to.include({ adopted: false, miss: 'bad-signature' });
-      expect(fresh.reads()).to.equal(1);
-      expect(fresh.service.internals.store.getState().workspace).to.deep.equal(await plainModel(root));
-    });
-
-    it('an unsigned entry: refused', async () => {
-      const { readOnly } = await pushed({ 'core.json': coreJson }, null);
-      const root = fixtureWorkspace('basic', { 'core.json': coreJson });
-      const fresh = await startCounting(root, settingsFor(root, readOnly));
-      expect(fresh.model).to.include({ adopted: false, miss: 'unsigned' });
-      expect(fresh.reads()).to.equal(1);
-    });
+  it('no public key in core.json: an unsigned push uploads no model, and a fresh copy asks for none', async () => {
+    const name = `model${(instance += 1)}`;
+    const ci = fixtureWorkspace('basic');
+    const result = await pushBuilds(ci, settingsFor(ci, `${nginx.readWrite}${name}`), null, () => {});
+    expect(result.stopped).to.equal(undefined);
+    expect(result.entries).to.be.greaterThan(0);
+    expect(result.model).to.equal(undefined);
+    expect(modelEntryFiles(path.join(nginx.data, name))).to.deep.equal([]);
+    const before = nginx.requests().length;
+    const root = fixtureWorkspace('basic');
+    const fresh = await startCounting(root, settingsFor(root, `${nginx.readOnly}${name}`));
+    expect(fresh.model).to.equal(undefined);
+    expect(fresh.reads()).to.equal(1);
+    // The start's questions alone: the workspace's entry, then the pack it names.
+    const asked = nginx.requests().slice(before);
+    expect(asked).to.have.length(2);
+    expect(asked[0]).to.match(new RegExp(`^GET /${name}/ac/[0-9a-f]{64} 200$`));
+    expect(asked[1]).to.match(new RegExp(`^GET /${name}/cas/[0-9a-f]{64} 200$`));
+    const restored = fresh.events.find((event) => event.type === 'cache.remote.restored');
+    expect(restored).to.include({ requests: 2 });
+    expect(fresh.events.filter((event) => event.type === 'build.started')).to.deep.equal([]);
   });
 });
