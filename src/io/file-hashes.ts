@@ -44,6 +44,15 @@ export function createGranularity(fixedMs?: number): (stats: fs.Stats) => number
   };
 }
 
+/**
+ * The source key of the listing that proves a file absent (`absentFromListing`): its directory's
+ * listing, `./` for the workspace's root, as the workspace read records listings.
+ */
+export const listingPathOf = (file: string): string => {
+  const slash = file.lastIndexOf('/');
+  return slash === -1 ? './' : file.slice(0, slash + 1);
+};
+
 export interface FileHashesOptions {
   /** The timestamp granularity of every file (ms), instead of the one observed (`createGranularity`). */
   granularityMs?: number;

@@ -13,7 +13,7 @@
 import type { Fact, InputHashes } from '../store/events.js';
 import { defaultVariantKey } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
-import type { FileHashes } from './file-hashes.js';
+import { listingPathOf, type FileHashes } from './file-hashes.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 
@@ -267,8 +267,7 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
   made.listingOf = new Int32Array(made.paths.length).fill(-1);
   for (const at of absent) {
     const path = made.paths[at]!;
-    const slash = path.lastIndexOf('/');
-    if (slash > 0 && slash !== path.length - 1) made.listingOf[at] = made.index.get(path.slice(0, slash + 1)) ?? -1;
+    if (!path.endsWith('/')) made.listingOf[at] = made.index.get(listingPathOf(path)) ?? -1;
   }
   plans[kind] = plan;
   return plan;
