@@ -145,44 +145,39 @@ describe('the workspace model in the team cache', function () {
     expect(workspace).to.deep.equal(await plainModel(root));
   });
 
-  it('a tampered entry is a miss: the workspace read', async () => {
+  /** The pushed model's entry rewritten by `rewrite`, then a fresh copy started: the model refused as `miss`, the workspace read once. */
+  async function refusedWhenRewritten(rewrite: (text: string) => string, miss: string) {
     const { readOnly, dir } = await pushed();
     const [file] = modelEntryFiles(dir);
-    // Signed again after the change: only the shape tells.
-    const entry = JSON.parse(fs.readFileSync(file!, 'utf8')) as { payload: string | object };
-    const payload = JSON.stringify(entry.payload).replace('"kind":"model"', '"kind":"modle"');
-    fs.writeFileSync(file!, `{"payload":${payload},"signature":"${crypto.sign(null, Buffer.from(payload), signer.privateKey).toString('base64')}"}`);
+    fs.writeFileSync(file!, rewrite(fs.readFileSync(file!, 'utf8')));
     const root = signedWorkspace();
     const fresh = await startCounting(root, settingsFor(root, readOnly));
-    expect(fresh.model).to.include({ adopted: false, miss: 'wrong-shape' });
+    expect(fresh.model).to.include({ adopted: false, miss });
     expect(fresh.reads()).to.equal(1);
+    return { fresh, root };
+  }
+
+  it('a tampered entry is a miss: the workspace read', async () => {
+    // Signed again after the change: only the shape tells.
+    const { fresh, root } = await refusedWhenRewritten((text) => {
+      const payload = JSON.stringify((JSON.parse(text) as { payload: object }).payload).replace('"kind":"model"', '"kind":"modle"');
+      return `{"payload":${payload},"signature":"${crypto.sign(null, Buffer.from(payload), signer.privateKey).toString('base64')}"}`;
+    }, 'wrong-shape');
     expect(fresh.service.internals.store.getState().workspace).to.deep.equal(await plainModel(root));
   });
 
   it('a payload changed under its signature: a bad signature, the workspace read', async () => {
-    const { readOnly, dir } = await pushed();
-    const [file] = modelEntryFiles(dir);
     // Still a model of this workspace, one module fewer: only the signature tells.
-    const text = fs.readFileSync(file!, 'utf8');
-    const entry = JSON.parse(text) as { payload: { model: { modules: unknown[] } }; signature: string };
-    entry.payload.model.modules.pop();
-    fs.writeFileSync(file!, `{"payload":${JSON.stringify(entry.payload)},"signature":"${entry.signature}"}`);
-    const root = signedWorkspace();
-    const fresh = await startCounting(root, settingsFor(root, readOnly));
-    expect(fresh.model).to.include({ adopted: false, miss: 'bad-signature' });
-    expect(fresh.reads()).to.equal(1);
+    const { fresh, root } = await refusedWhenRewritten((text) => {
+      const entry = JSON.parse(text) as { payload: { model: { modules: unknown[] } }; signature: string };
+      entry.payload.model.modules.pop();
+      return `{"payload":${JSON.stringify(entry.payload)},"signature":"${entry.signature}"}`;
+    }, 'bad-signature');
     expect(fresh.service.internals.store.getState().workspace).to.deep.equal(await plainModel(root));
   });
 
   it('an unsigned entry: refused', async () => {
-    const { readOnly, dir } = await pushed();
-    const [file] = modelEntryFiles(dir);
-    const entry = JSON.parse(fs.readFileSync(file!, 'utf8')) as { payload: object };
-    fs.writeFileSync(file!, `{"payload":${JSON.stringify(entry.payload)}}`);
-    const root = signedWorkspace();
-    const fresh = await startCounting(root, settingsFor(root, readOnly));
-    expect(fresh.model).to.include({ adopted: false, miss: 'unsigned' });
-    expect(fresh.reads()).to.equal(1);
+    await refusedWhenRewritten((text) => `{"payload":${JSON.stringify((JSON.parse(text) as { payload: object }).payload)}}`, 'unsigned');
   });
 
   it('no public key in core.json: an unsigned push uploads no model, and a fresh copy asks for none', async () => {
