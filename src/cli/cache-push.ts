@@ -6,8 +6,6 @@ import type { KeyObject } from 'node:crypto';
 import { ESBUILD_VERSION } from '../bundlers/esbuild-service.js';
 import { bundlersCodeHash, workspaceReaderCodeHash } from '../code-hash.js';
 import { createFileHashes } from '../io/file-hashes.js';
-import { onePassReader } from '../io/workspace-reads.js';
-import { readWorkspace } from '../workspace/read-workspace.js';
 import { filter, firstValueFrom } from 'rxjs';
 import { startService, type Service } from '../service.js';
 import { selectSettled, selectSharedFileCopies } from '../store/selectors.js';
@@ -16,7 +14,7 @@ import type { WantedVariant } from '../io/remote-cache/restore.js';
 import { ed25519Key, type RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { startVariants } from '../io/remote-cache/start-restore.js';
 import { uploadBuilds, uploadModel, type UploadResult } from '../io/remote-cache/upload.js';
-import { recordingLinks } from '../io/read-links.js';
+import { readWithLinks } from '../io/read-links.js';
 import { VERSION } from '../version.js';
 import { defaultVariant, productionVariant, variantKey } from '../workspace/variant.js';
 import { UsageError } from './usage-error.js';
@@ -80,8 +78,7 @@ export async function uploadServiceBuilds(service: Service, variants: readonly W
     if (result.stopped || state.root === null || signingKey === null) return result;
     // The model a start's first read gives (no deep imports yet), read again here: the service's
     // own may have been read with the deep imports its builds found (README "A team's remote cache").
-    const { reader, links } = recordingLinks(onePassReader(createFileHashes(state.root)));
-    const model = readWorkspace(reader, []);
+    const { model, links } = readWithLinks(createFileHashes(state.root), []);
     const modelStored = await uploadModel(model, links, { client, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, signingKey });
     return { ...result, ...(modelStored ? { model: true } : {}) };
   } finally {

@@ -53,6 +53,12 @@ export const listingPathOf = (file: string): string => {
   return slash === -1 ? './' : file.slice(0, slash + 1);
 };
 
+/** `file` is absent from the listing of its directory that `sources` (a read's record) holds, as `hashes` read that listing. */
+export const absentFromRecordedListing = (sources: Readonly<Record<string, string | null>>, file: string, hashes: Pick<FileHashes, 'absentFromListing'>): boolean => {
+  const listing = sources[listingPathOf(file)];
+  return typeof listing === 'string' && hashes.absentFromListing?.(file, listing) === true;
+};
+
 export interface FileHashesOptions {
   /** The timestamp granularity of every file (ms), instead of the one observed (`createGranularity`). */
   granularityMs?: number;

@@ -3,8 +3,11 @@
 // tsconfig's `extends` through a package link) or tells it (a package directory or `core.modules`
 // leaving the workspace). A model kept for a later start, in the build cache or the team's
 // remote cache, is taken only when each of these answers is still the one the read was given.
+import type { WorkspaceModel } from '../workspace/model.js';
+import { readWorkspace } from '../workspace/read-workspace.js';
 import type { SourceReader } from '../workspace/source-reader.js';
 import type { FileHashes } from './file-hashes.js';
+import { onePassReader } from './workspace-reads.js';
 
 /** By path, each answer of `realPath` and of `leaves` the read was given. */
 export interface ReadLinks {
@@ -54,4 +57,10 @@ export function recordingLinks(reader: SourceReader): { reader: SourceReader; li
 /** Each link the read followed or told leads where it led (checked once the sources hold: their listings and files are those). */
 export function linksHold({ realPaths, leaves }: ReadLinks, hashes: Pick<FileHashes, 'realPath' | 'leaves'>): boolean {
   return Object.entries(realPaths).every(([path, real]) => hashes.realPath(path) === real) && Object.entries(leaves).every(([path, leaving]) => hashes.leaves(path) === leaving);
+}
+
+/** The workspace read as the service reads it (`onePassReader`), with what that read asked of links. */
+export function readWithLinks(hashes: FileHashes, deepImports: readonly string[]): { model: WorkspaceModel; links: ReadLinks } {
+  const { reader, links } = recordingLinks(onePassReader(hashes));
+  return { model: readWorkspace(reader, deepImports), links };
 }

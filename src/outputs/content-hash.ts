@@ -17,5 +17,7 @@ export const contentHash = (content: string | Uint8Array): string => hash('sha25
  */
 export const contentHashOfSha256 = (digestHex: string): string => Buffer.from(digestHex, 'hex').toString('base64url').slice(0, CONTENT_HASH_LENGTH);
 
+const CONTENT_HASH = new RegExp(`^[A-Za-z0-9_-]{${CONTENT_HASH_LENGTH}}$`);
+
 /** Something shaped as a content hash: a `v` token of an address (the ETag value), a name in the build cache. */
-export const isContentHash = (token: unknown): token is string => typeof token === 'string' && /^[A-Za-z0-9_-]{22}$/.test(token);
+export const isContentHash = (token: unknown): token is string => typeof token === 'string' && CONTENT_HASH.test(token);

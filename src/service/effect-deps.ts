@@ -20,7 +20,7 @@ import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { createStartRestore } from '../io/remote-cache/start-restore.js';
 import { teamModel } from '../io/remote-cache/model-entry.js';
 import { onePassReader } from '../io/workspace-reads.js';
-import { recordingLinks } from '../io/read-links.js';
+import { readWithLinks } from '../io/read-links.js';
 import { watchTree, type TreeWatcher } from '../io/tree-watcher.js';
 import { resolveModule } from '../load-module.js';
 import { createOutputCache, type OutputCache } from '../outputs/output-cache.js';
@@ -111,8 +111,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
 
 // The build cache saves a model with what its read asked of links (README "The build cache").
 function readNotingLinks(cache: BuildCache, hashes: FileHashes, deepImports: readonly string[]): WorkspaceModel {
-  const { reader, links } = recordingLinks(onePassReader(hashes));
-  const model = readWorkspace(reader, deepImports);
+  const { model, links } = readWithLinks(hashes, deepImports);
   cache.links.set(model.sources, links);
   return model;
 }

@@ -9,7 +9,7 @@ import { fingerprintOf, isBuildable } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../../workspace/model.js';
 import { BUILTIN_BUNDLERS } from '../../workspace/read-workspace.js';
-import type { FileHashes, FileSignature } from '../file-hashes.js';
+import { absentFromRecordedListing, type FileHashes, type FileSignature } from '../file-hashes.js';
 import { arePlainPaths, isCacheEntry, isFileSignature, isWorkspaceSnapshot, type CacheEntry, type CacheIndex } from '../cache-index.js';
 import type { OutputPacks, ReadPacks } from './output-packs.js';
 import { linksHold, type LinksOfReads } from '../read-links.js';
@@ -44,12 +44,7 @@ export function workspaceFacts(workspace: WorkspaceModel, hashes: FileHashes): W
 // (README "Addresses").
 function inputMatcher(hashes: FileHashes, read: Readonly<Record<string, string | null>>): InputMatcher {
   const now = new Map<string, string | null>();
-  const readAbsent = (input: string): boolean => {
-    if (Object.hasOwn(read, input)) return read[input] === null;
-    const slash = input.lastIndexOf('/');
-    const listing = slash > 0 ? read[input.slice(0, slash + 1)] : undefined;
-    return typeof listing === 'string' && hashes.absentFromListing?.(input, listing) === true;
-  };
+  const readAbsent = (input: string): boolean => (Object.hasOwn(read, input) ? read[input] === null : absentFromRecordedListing(read, input, hashes));
   return (input, hash, signature) => {
     if (hash === UNVERIFIED) return false;
     let current = now.get(input);

@@ -16,7 +16,7 @@ import type { WorkspaceModel } from '../../workspace/model.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 import { arePlainPaths, isReadLinks, isWorkspaceModel } from '../cache-index.js';
 import { linksHold, type ReadLinks } from '../read-links.js';
-import { listingPathOf, type FileHashes } from '../file-hashes.js';
+import { absentFromRecordedListing, type FileHashes } from '../file-hashes.js';
 import type { FailureKind, RemoteClient } from './client.js';
 import { isRecord, openEntry, REMOTE_FORMAT, sha256Hex, type EntryProblem } from './entries.js';
 
@@ -221,8 +221,7 @@ export function checkSources(sources: Readonly<Record<string, string | null>>, h
 function absentHold(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): boolean {
   for (const source of Object.keys(sources)) {
     if (sources[source] !== null) continue;
-    const listing = source.endsWith('/') ? undefined : sources[listingPathOf(source)];
-    if (typeof listing === 'string' && hashes.absentFromListing?.(source, listing) === true) continue;
+    if (!source.endsWith('/') && absentFromRecordedListing(sources, source, hashes)) continue;
     if (hashes.stamp(source).hash !== null) return false;
   }
   return true;
