@@ -52,6 +52,8 @@ function cancelStale(running: Running, state: ServiceState, subscriber: Subscrib
 
 export function builds$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Facts> {
   const requestLanes = deps.requestLanes ?? 2;
+  // The lanes a job may take: the plain ones, and the request lanes for a requested one.
+  const capacityOf = (requested: boolean) => deps.concurrency + (requested ? requestLanes : 0);
   const batchSize = deps.batchSize ?? 100;
   const buildNumbers = deps.buildNumbers ?? counter();
   return new Observable<Facts>((subscriber) => {
@@ -90,15 +92,14 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
       if (copies.length > 0) return subscriber.next({ type: 'copies.found', copies: copies.map(({ module, variant, build, file }) => ({ module, variant, build, file })) });
       // Every lane taken: nothing can start, and a first start passes here after each of its
       // facts with 1,000 modules waiting, which need not be looked at or grouped each time.
-      if (running.size >= deps.concurrency + requestLanes) return;
+      if (running.size >= capacityOf(true)) return;
       const queue = selectBuildQueue(state);
       if (queue.length === 0) return;
       // Requested targets come first: with the plain lanes taken, a queue whose first target was
       // not requested holds none that may use the request lanes.
-      if (running.size >= deps.concurrency && !queue[0]!.requested) return;
+      if (running.size >= capacityOf(queue[0]!.requested)) return;
       for (const group of groupTargets(queue)) {
-        const requested = group.some((target) => target.requested);
-        const capacity = deps.concurrency + (requested ? requestLanes : 0);
+        const capacity = capacityOf(group.some((target) => target.requested));
         if (running.size >= capacity) continue;
         for (const chunk of chunkTargets(group, batchSize)) {
           if (running.size >= capacity) break;

@@ -256,7 +256,7 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
       if ((!isDir && stats.nlink > 1) || isDir !== (names !== undefined) || stats.dev !== dev || !isStillValid({ ino, size, mtimeMs, ctimeMs, at }, stats, granularityOf(stats))) return undefined;
       memory.remember(relative, stats, hash, at);
       memory.get(relative)!.seq = seq;
-      if (names) listed(relative, hash, names);
+      if (names !== undefined) listed(relative, hash, names);
       return hash;
     },
     close: () => worker.close(),
@@ -310,12 +310,14 @@ export const foldedAsciiName = (name: string): string | null => (/^[\x20-\x7e]*$
 // the names names them, so whichever stamp gave the hash, these are the directory's names.
 function listedNames(list: FileReads['listDir']) {
   const names = new Map<string, { hash: string; lowerNames: Set<string> } | null>();
+  // A name beyond ASCII makes the listing tell nothing (`foldedAsciiName`).
+  const record = (relative: string, hash: string, entryNames: readonly string[]) => {
+    const folded = entryNames.map(foldedAsciiName);
+    names.set(relative.replace(/\/+$/, '') || '.', folded.every((name) => name !== null) ? { hash, lowerNames: new Set(folded as string[]) } : null);
+  };
   const listDir: FileReads['listDir'] = (relative, stats) => {
     const listing = list(relative, stats);
-    if (listing) {
-      const folded = listing.entries.map((entry) => foldedAsciiName(entry.name));
-      names.set(relative.replace(/\/+$/, '') || '.', folded.every((name) => name !== null) ? { hash: listing.hash, lowerNames: new Set(folded as string[]) } : null);
-    }
+    if (listing) record(relative, listing.hash, listing.entries.map((entry) => entry.name));
     return listing;
   };
   /** `relative` is not in its directory's listing of `listingHash` (a name of another case, or beyond ASCII, tells nothing). */
@@ -328,8 +330,7 @@ function listedNames(list: FileReads['listDir']) {
   }
   /** A listing read elsewhere (the worker, `readsAhead`): its names joined by newlines, a directory's ending in `/`. */
   function note(relative: string, hash: string, joinedNames: string): void {
-    const folded = (joinedNames === '' ? [] : joinedNames.split('\n')).map((name) => foldedAsciiName(name.endsWith('/') ? name.slice(0, -1) : name));
-    names.set(relative.replace(/\/+$/, '') || '.', folded.every((name) => name !== null) ? { hash, lowerNames: new Set(folded as string[]) } : null);
+    record(relative, hash, (joinedNames === '' ? [] : joinedNames.split('\n')).map((name) => (name.endsWith('/') ? name.slice(0, -1) : name)));
   }
   return { listDir, absentFromListing, note };
 }

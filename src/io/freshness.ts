@@ -102,16 +102,18 @@ function workspaceSources(workspace: WorkspaceModel): Expected {
 }
 
 // Only a finished build can be stale; a pending or running one reads the disk anyway.
-function finishedInputs(state: ServiceState, module: string, variant: string): BuildRecord['inputs'] | undefined {
+function finishedRecord(state: ServiceState, module: string, variant: string): BuildRecord | undefined {
   const entry = state.builds[module]?.variants[variant];
-  return entry?.status === 'done' && entry.last ? entry.last.inputs : undefined;
+  return entry?.status === 'done' && entry.last ? entry.last : undefined;
 }
 
+const finishedInputs = (state: ServiceState, module: string, variant: string): BuildRecord['inputs'] | undefined => finishedRecord(state, module, variant)?.inputs;
+
 function variantInputs(state: ServiceState, module: string, variant: string): Expected {
-  const entry = state.builds[module]?.variants[variant];
-  if (entry?.status !== 'done' || !entry.last) return [];
-  let list = inputLists.get(entry.last);
-  if (!list) inputLists.set(entry.last, (list = Object.entries(entry.last.inputs)));
+  const record = finishedRecord(state, module, variant);
+  if (!record) return [];
+  let list = inputLists.get(record);
+  if (!list) inputLists.set(record, (list = Object.entries(record.inputs)));
   return list;
 }
 

@@ -56,8 +56,8 @@ export function checkImports(module: ModuleModel, imports: readonly ImportRecord
   return diagnostics;
 }
 
-/** The checks themselves, kept by no one: for a caller that keeps them with what they were made of (`buildDiagnostics`). */
-export function judgeImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {
+/** The checks themselves, kept by `checkImports` with what they were made of. */
+function judgeImports(module: ModuleModel, imports: readonly ImportRecord[], workspace: WorkspaceModel): Diagnostic[] {
   const own = indexWorkspace(workspace).packages.get(module.package);
   if (!own) return [];
   const found: Diagnostic[] = [];

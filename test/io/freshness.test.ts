@@ -423,7 +423,7 @@ describe('createFreshnessCheck', () => {
     const { check, passes, dispatched } = harness(DISK);
     const call = check.check({ kind: 'all' });
     passes[0]!();
-    await call;
+    expect(await call, 'the check completed').to.equal(true);
     expect(dispatched).to.deep.equal([]);
   });
 
@@ -445,7 +445,7 @@ describe('createFreshnessCheck', () => {
     const check = createFreshnessCheck({ hashes: broken, getState: state, dispatch: () => {}, failed: (error) => void failures.push(error), schedule: (run) => void passes.push(run) });
     const call = check.check({ kind: 'workspace' });
     expect(() => passes[0]!()).to.not.throw();
-    await call;
+    expect(await call, 'a check that threw did not complete').to.equal(false);
     expect(failures.map((error) => (error as Error).message)).to.deep.equal(['EIO']);
   });
 
