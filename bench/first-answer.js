@@ -10,10 +10,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { timedGet } from './lib/http.js';
+import { timedGet, untilAllValid } from './lib/http.js';
 import { BIN, CHILDREN, REPO, WORK } from './lib/paths.js';
 import { spawnNode, stopChild, waitForLine } from './lib/processes.js';
-import { median, sleep } from './lib/stats.js';
+import { median } from './lib/stats.js';
 import { generateScaleWorkspace } from './lib/workspaces.js';
 
 const [other, pairsText = '8'] = process.argv.slice(2);
@@ -29,11 +29,7 @@ async function start() {
   const child = spawnNode([BIN, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: 'off' } });
   try {
     const [, address] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');
-    for (;;) {
-      const report = JSON.parse((await timedGet(`${address}state`)).body.toString('utf8'));
-      if (report.modules.length === expected && report.modules.every((module) => module.status === 'valid')) break;
-      await sleep(50);
-    }
+    await untilAllValid(address, expected, 50);
     return (await timedGet(`${address}log`)).body.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
   } finally {
     await stopChild(child);

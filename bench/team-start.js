@@ -10,10 +10,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { timedGet } from './lib/http.js';
+import { timedGet, untilAllValid } from './lib/http.js';
 import { BIN, REPO, WORK } from './lib/paths.js';
 import { spawnNode, stopChild, waitForLine } from './lib/processes.js';
-import { median, now, sleep } from './lib/stats.js';
+import { median, now } from './lib/stats.js';
 import { generateScaleWorkspace } from './lib/workspaces.js';
 import { signedTeam, startNginx } from './measures/remote-cache.js';
 
@@ -37,11 +37,7 @@ async function teamStart(bin, root, expected, cacheDir, url) {
   const child = spawnNode([...profile, bin, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: FRESH ? 'off' : url } });
   try {
     const [, address] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');
-    for (;;) {
-      const report = JSON.parse((await timedGet(`${address}state`)).body.toString('utf8'));
-      if (report.modules.length === expected && report.modules.every((module) => module.status === 'valid')) break;
-      await sleep(20);
-    }
+    await untilAllValid(address, expected, 20);
     const ms = now() - started;
     const cpu = cpuMs(child.pid);
     const mainCpu = cpuMs(child.pid, true);

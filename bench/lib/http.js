@@ -28,3 +28,12 @@ export async function getText(url, options) {
   const answer = await timedGet(url, options);
   return { status: answer.status, headers: answer.headers, text: answer.body.toString('utf8') };
 }
+
+/** Polls `/state` every `pollMs` until it lists `expected` modules, all valid. */
+export async function untilAllValid(address, expected, pollMs) {
+  for (;;) {
+    const report = JSON.parse((await timedGet(`${address}state`)).body.toString('utf8'));
+    if (report.modules.length === expected && report.modules.every((module) => module.status === 'valid')) return;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
