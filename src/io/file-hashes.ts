@@ -125,8 +125,7 @@ export interface FileHashes {
    * Whether the file `relative` is absent from its directory's listing whose hash is
    * `listingHash`, as this reader read a listing of that hash: when a stamp of the directory has
    * just given that hash, the file is absent now, without a stat of its own. False when it cannot
-   * tell (no such listing read, a name of the listing or the file beyond ASCII, or one the same
-   * but for its case: a file system that ignores case finds it by either).
+   * tell (no such listing read, or not by `foldedListing`'s rule).
    */
   absentFromListing?(relative: string, listingHash: string): boolean;
   /**
@@ -299,34 +298,49 @@ function keptTextOf(memory: FileMemory, relative: string, hash: string): string 
   return bytes && textOf(bytes);
 }
 
+// A file name as a file system that ignores case finds it: printable ASCII, lowercased; null beyond ASCII.
+const foldedAsciiName = (name: string): string | null => (/^[\x20-\x7e]*$/.test(name) ? name.toLowerCase() : null);
+
 /**
- * A file name as a file system that ignores case finds it, when a listing can tell whether the
- * name is there: printable ASCII, lowercased; null beyond ASCII (Unicode case folding and
- * normalization differ from one file system to another).
+ * The one rule by which a listing proves a file absent (the workspace read's listings and the
+ * stamps' alike): the listing's names as a file system that ignores case finds them, or null
+ * when a name is beyond ASCII. Such a listing proves nothing absent: Unicode case folding and
+ * normalization differ from one file system to another, and some names beyond ASCII are found
+ * by an ASCII one there (the Kelvin sign is K once normalized, NFC and NFD spell é alike).
  */
-export const foldedAsciiName = (name: string): string | null => (/^[\x20-\x7e]*$/.test(name) ? name.toLowerCase() : null);
+export function foldedListing(names: Iterable<string>): ReadonlySet<string> | null {
+  const folded = new Set<string>();
+  for (const name of names) {
+    const lower = foldedAsciiName(name);
+    if (lower === null) return null;
+    folded.add(lower);
+  }
+  return folded;
+}
+
+/** `name` is absent from a listing of these names (`foldedListing`); never told of a name beyond ASCII, nor by a listing that proves nothing. */
+export function absentFromFoldedListing(folded: ReadonlySet<string> | null, name: string): boolean {
+  const lower = foldedAsciiName(name);
+  return folded !== null && lower !== null && !folded.has(lower);
+}
 
 // The names of each directory's last listing, lowercased, under that listing's hash: a hash of
 // the names names them, so whichever stamp gave the hash, these are the directory's names.
 function listedNames(list: FileReads['listDir']) {
-  const names = new Map<string, { hash: string; lowerNames: Set<string> } | null>();
-  // A name beyond ASCII makes the listing tell nothing (`foldedAsciiName`).
+  const names = new Map<string, { hash: string; folded: ReadonlySet<string> | null }>();
   const record = (relative: string, hash: string, entryNames: readonly string[]) => {
-    const folded = entryNames.map(foldedAsciiName);
-    names.set(relative.replace(/\/+$/, '') || '.', folded.every((name) => name !== null) ? { hash, lowerNames: new Set(folded as string[]) } : null);
+    names.set(relative.replace(/\/+$/, '') || '.', { hash, folded: foldedListing(entryNames) });
   };
   const listDir: FileReads['listDir'] = (relative, stats) => {
     const listing = list(relative, stats);
     if (listing) record(relative, listing.hash, listing.entries.map((entry) => entry.name));
     return listing;
   };
-  /** `relative` is not in its directory's listing of `listingHash` (a name of another case, or beyond ASCII, tells nothing). */
+  /** `relative` is not in its directory's listing of `listingHash`, by `foldedListing`'s rule. */
   function absentFromListing(relative: string, listingHash: string): boolean {
     const slash = relative.lastIndexOf('/');
-    const name = foldedAsciiName(relative.slice(slash + 1));
-    if (!name) return false;
     const listed = names.get(slash === -1 ? '.' : relative.slice(0, slash));
-    return listed?.hash === listingHash && !listed.lowerNames.has(name);
+    return listed?.hash === listingHash && absentFromFoldedListing(listed.folded, relative.slice(slash + 1));
   }
   /** A listing read elsewhere (the worker, `readsAhead`): its names joined by newlines, a directory's ending in `/`. */
   function note(relative: string, hash: string, joinedNames: string): void {

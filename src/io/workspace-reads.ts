@@ -10,7 +10,7 @@
 // is absent as the disk held it when listed, told without asking the disk again (a directory
 // that could not be listed tells nothing: a file in it may still be readable).
 import type { SourceReader } from '../workspace/source-reader.js';
-import { foldedAsciiName } from './file-hashes.js';
+import { absentFromFoldedListing, foldedListing } from './file-hashes.js';
 
 type Text = ReturnType<SourceReader['readText']>;
 type Listing = ReturnType<SourceReader['listDir']>;
@@ -27,17 +27,17 @@ export function onePassReader(reader: SourceReader): SourceReader {
     }
     return listing;
   };
+  const folded = new Map<string, ReadonlySet<string> | null>();
+  // By the stamps' rule (`foldedListing`): a file system that ignores case or Unicode
+  // normalization finds `Module.json` by another spelling.
   const listedAbsent = (file: string): boolean => {
     const slash = file.lastIndexOf('/');
-    const listing = listings.get(slash === -1 ? '.' : file.slice(0, slash));
+    const dir = slash === -1 ? '.' : file.slice(0, slash);
+    const listing = listings.get(dir);
     if (!listing) return false;
-    const name = file.slice(slash + 1);
-    // A file system that ignores case (or Unicode normalization) finds `Module.json` by that
-    // name: an entry of the same name but for its case, or a name beyond ASCII, is asked for.
-    const lower = foldedAsciiName(name);
-    if (lower === null) return false;
-    for (const entry of listing.entries) if (entry.name.length === name.length && entry.name.toLowerCase() === lower) return false;
-    return true;
+    let names = folded.get(dir);
+    if (names === undefined) folded.set(dir, (names = foldedListing(listing.entries.map((entry) => entry.name))));
+    return absentFromFoldedListing(names, file.slice(slash + 1));
   };
   const readText = (path: string): Text => {
     let text = texts.get(path);

@@ -422,5 +422,17 @@ describe('createFileHashes', () => {
       expect(hashes.absentFromListing!('lib/caf\u00e9.ts', hashes.hash('lib/')!)).to.equal(false);
       expect(hashes.absentFromListing!('lib/tsconfig.json', hashes.hash('lib/')!)).to.equal(true);
     });
+
+    it('tells nothing of a name beyond ASCII in NFC or NFD, present or absent, nor by a listing holding one', () => {
+      const nfd = 'cafe\u0301.ts';
+      const nfc = 'caf\u00e9.ts';
+      const root = tempWorkspace({ [`app/${nfd}`]: '', 'app/index.ts': '', 'lib/index.ts': '' });
+      const hashes = createFileHashes(root);
+      const app = hashes.hash('app/')!;
+      for (const name of [nfd, nfc, 'tsconfig.json']) expect(hashes.absentFromListing!(`app/${name}`, app), name).to.equal(false);
+      const lib = hashes.hash('lib/')!;
+      for (const name of [nfd, nfc]) expect(hashes.absentFromListing!(`lib/${name}`, lib), name).to.equal(false);
+      expect(hashes.absentFromListing!('lib/tsconfig.json', lib)).to.equal(true);
+    });
   });
 });

@@ -2,7 +2,9 @@
 import { expect } from 'chai';
 import { onePassReader } from '../../src/io/workspace-reads.js';
 import { readWorkspace } from '../../src/workspace/read-workspace.js';
+import { createFileHashes } from '../../src/io/file-hashes.js';
 import { memoryReader } from '../helpers/memory-reader.js';
+import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -64,6 +66,23 @@ describe('onePassReader', () => {
     expect(reader.readText('a/tsconfig.json')).to.equal(null);
     expect(disk.asked).to.include('a/module.json');
     expect(disk.asked).to.not.include('a/tsconfig.json');
+  });
+
+  it('asks for any file of a directory that lists a name beyond ASCII (NFC or NFD), by the one rule the stamps prove absence by', () => {
+    const nfd = 'cafe\u0301.json';
+    const nfc = 'caf\u00e9.json';
+    const files = { [`a/${nfd}`]: '{}', 'a/x.ts': '' };
+    const disk = memoryReader(files);
+    const reader = onePassReader(disk);
+    reader.listDir('a');
+    expect(reader.readText(`a/${nfd}`)?.text, 'present').to.equal('{}');
+    expect(reader.readText(`a/${nfc}`), 'absent here, found by a file system that normalizes').to.equal(null);
+    expect(reader.readText('a/tsconfig.json')).to.equal(null);
+    expect(disk.asked).to.include.members([`a/${nfd}`, `a/${nfc}`, 'a/tsconfig.json']);
+    // The same listing on disk: the stamps' `absentFromListing` tells nothing of it either.
+    const hashes = createFileHashes(tempWorkspace(files));
+    const listed = hashes.hash('a/')!;
+    for (const name of [nfd, nfc, 'tsconfig.json']) expect(hashes.absentFromListing!(`a/${name}`, listed), name).to.equal(false);
   });
 
   it('remembers nothing from one read to the next: a new reader asks the disk again', () => {
