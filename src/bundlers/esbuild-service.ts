@@ -10,17 +10,43 @@ import * as esbuild from 'esbuild';
  * it collected about a sixth of the CPU of a first start's builds (1,000 modules, 2 cores);
  * at 400 esbuild's peak memory grows by about 100 MB there, and by some 300 MB at 10,000
  * modules, so a soft limit makes the collector run sooner once esbuild's heap is that large.
- * esbuild's process inherits this process's environment when the first call starts it, and
- * this process starts no other; a GOGC or GOMEMLIMIT set by the user wins, and then neither is set.
+ * esbuild's process inherits this process's environment when a call starts it (synchronously,
+ * in the call): `startTuned` sets both for that call only and takes them away at once, so this
+ * process's environment, an embedder's included, stays as it was. A GOGC or GOMEMLIMIT set by
+ * the user wins, and then neither is set.
  */
 export const ESBUILD_GOGC = '400';
 export const ESBUILD_GOMEMLIMIT = '600MiB';
-if (process.env.GOGC === undefined && process.env.GOMEMLIMIT === undefined) {
-  process.env.GOGC = ESBUILD_GOGC;
-  process.env.GOMEMLIMIT = ESBUILD_GOMEMLIMIT;
+
+/** esbuild's process started now, unless one runs, with the collector's settings in its environment only. */
+function startTuned(): void {
+  const tuned = process.env.GOGC === undefined && process.env.GOMEMLIMIT === undefined;
+  if (tuned) {
+    process.env.GOGC = ESBUILD_GOGC;
+    process.env.GOMEMLIMIT = ESBUILD_GOMEMLIMIT;
+  }
+  try {
+    // Any call starts the process when none runs: the spawn happens before the call returns.
+    esbuild.transform('').catch(() => {});
+  } catch {
+    // A process that cannot start is the next build's to report.
+  } finally {
+    if (tuned) {
+      delete process.env.GOGC;
+      delete process.env.GOMEMLIMIT;
+    }
+  }
 }
 
 let generation = 0;
+/** The generation whose process `startTuned` started: every build of this package goes through `withLiveService`, which starts it first. */
+let started = -1;
+
+function startedTuned(): void {
+  if (started === generation) return;
+  started = generation;
+  startTuned();
+}
 
 /** Which service the caller's contexts belong to. */
 export const serviceGeneration = (): number => generation;
@@ -31,13 +57,17 @@ export const isServiceGone = (error: unknown): boolean => error instanceof Error
 export async function restartService(seen: number): Promise<number> {
   if (generation === seen) {
     generation += 1;
-    await esbuild.stop();
+    // stop() ends the process before it returns: the new one starts before any other call can.
+    const stopped = esbuild.stop();
+    startedTuned();
+    await stopped;
   }
   return generation;
 }
 
 /** `run`, once more on a new service when esbuild's died under it; `onRestart` drops what belonged to the old one. */
 export async function withLiveService<T>(run: () => Promise<T>, onRestart: () => void = () => {}): Promise<T> {
+  startedTuned();
   const seen = generation;
   try {
     return await run();
@@ -58,5 +88,5 @@ export const ESBUILD_VERSION: string = esbuild.version;
  * not after. A process that cannot start is the first build's to report.
  */
 export function startEsbuildEarly(): void {
-  esbuild.transform('').catch(() => {});
+  startedTuned();
 }

@@ -31,6 +31,14 @@ function esbuildChildren(): number[] {
     });
 }
 
+/** The GOGC and GOMEMLIMIT of a process's environment, as it was started. */
+const goSettingsOf = (pid: number): string[] =>
+  fs
+    .readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .filter((entry) => /^GO(?:GC|MEMLIMIT)=/.test(entry))
+    .sort();
+
 /** A workspace of one package with one module, `value = 1`. */
 function oneModuleWorkspace(): string {
   return inlineWorkspace({ 'packages/app': { manifest: { name: '@kit/app', version: '1.0.0', exports: { './main': './main.ts' } }, files: { 'main.ts': 'export const value = 1;\n' } } });
@@ -51,6 +59,7 @@ describe("esbuild's process dying", function () {
       expect(answer.status, answer.text).to.equal(200);
       expect(answer.text).to.include('value = 2');
       expect((await service.get('/m/@kit/app@1.0.0/modules/main?env=production')).status).to.equal(200);
+      if (process.platform === 'linux') for (const pid of esbuildChildren()) expect(goSettingsOf(pid), 'the new process is tuned alike').to.deep.equal([`GOGC=${ESBUILD_GOGC}`, `GOMEMLIMIT=${ESBUILD_GOMEMLIMIT}`]);
     } finally {
       await service.close();
     }
@@ -67,22 +76,33 @@ describe("esbuild's process and Go's collector", function () {
       expect((await service.get('/m/@kit/app@1.0.0/modules/main')).status).to.equal(200);
       const children = esbuildChildren();
       expect(children, 'an esbuild service process').to.not.be.empty;
-      for (const pid of children) {
-        const environment = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-        expect(environment).to.include(`GOGC=${ESBUILD_GOGC}`);
-        expect(environment).to.include(`GOMEMLIMIT=${ESBUILD_GOMEMLIMIT}`);
-      }
+      for (const pid of children) expect(goSettingsOf(pid)).to.deep.equal([`GOGC=${ESBUILD_GOGC}`, `GOMEMLIMIT=${ESBUILD_GOMEMLIMIT}`]);
+      expect([process.env.GOGC, process.env.GOMEMLIMIT], "this process's own environment is left as it was").to.deep.equal([undefined, undefined]);
     } finally {
       await service.close();
     }
   });
 
-  it("leaves both alone when the user set either: the user's setting wins", () => {
+  it("changes nothing of an embedder's environment, and leaves both alone when the user set either: the user's setting wins", function () {
+    if (process.platform !== 'linux') this.skip();
     const module = JSON.stringify(pathToFileURL(path.join(PROJECT_DIR, 'dist/bundlers/esbuild-service.js')).href);
-    const script = `await import(${module}); console.log(JSON.stringify([process.env.GOGC ?? null, process.env.GOMEMLIMIT ?? null]));`;
+    // An embedder that imports the module, then has esbuild's process started: its own
+    // environment before and after, and the one esbuild's process was started with.
+    const script = [
+      `const service = await import(${module});`,
+      "const { execFileSync } = await import('node:child_process');",
+      "const fs = await import('node:fs');",
+      'const own = () => [process.env.GOGC ?? null, process.env.GOMEMLIMIT ?? null];',
+      'const imported = own();',
+      'service.startEsbuildEarly();',
+      "const children = execFileSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' }).split('\\n').filter(Boolean);",
+      "const child = children.map((pid) => fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\\0').filter((entry) => /^GO(?:GC|MEMLIMIT)=/.test(entry)).sort());",
+      'console.log(JSON.stringify({ imported, started: own(), child }));',
+      'process.exit(0);',
+    ].join('\n');
     const run = (env: Record<string, string>) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' }));
-    expect(run({}), 'neither set').to.deep.equal([ESBUILD_GOGC, ESBUILD_GOMEMLIMIT]);
-    expect(run({ GOGC: '100' }), 'GOGC set').to.deep.equal(['100', null]);
-    expect(run({ GOMEMLIMIT: '2GiB' }), 'GOMEMLIMIT set').to.deep.equal([null, '2GiB']);
+    expect(run({}), 'neither set').to.deep.equal({ imported: [null, null], started: [null, null], child: [[`GOGC=${ESBUILD_GOGC}`, `GOMEMLIMIT=${ESBUILD_GOMEMLIMIT}`]] });
+    expect(run({ GOGC: '100' }), 'GOGC set').to.deep.equal({ imported: ['100', null], started: ['100', null], child: [['GOGC=100']] });
+    expect(run({ GOMEMLIMIT: '2GiB' }), 'GOMEMLIMIT set').to.deep.equal({ imported: [null, '2GiB'], started: [null, '2GiB'], child: [['GOMEMLIMIT=2GiB']] });
   });
 });
