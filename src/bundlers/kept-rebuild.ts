@@ -19,8 +19,15 @@ export interface KeptRebuilds {
   clear(): void;
 }
 
-/** esbuild's own refusal of an import `with { type: 'css' }`, which the plugin answers instead. */
-const refusesCssModuleScript = (message: esbuild.Message): boolean => /type attribute of "css"/.test(message.text);
+/**
+ * esbuild's own refusal of an import `with { type: 'css' }`, which the plugin answers instead,
+ * told by where it is, not by its wording (which may change with any esbuild version): the
+ * refusal carries no message id (esbuild gives ids only to warnings a log override can silence),
+ * no plugin name, no class but BuildFailure's, and a failed context keeps no metafile to ask. It
+ * is located at the attribute's value, so its line holds `type: 'css'`. Another error on such a
+ * line is built once more with the plugin too, which then reports it as it is.
+ */
+const atCssTypeAttribute = (message: esbuild.Message): boolean => /\btype["']?\s*:\s*(["'])css\1/.test(message.location?.lineText ?? '');
 
 export function createKeptRebuilds(contexts: ContextPool, buildOptions: BuildOptionsOf): KeptRebuilds {
   // The module variants whose sources imported a CSS module script: their contexts hold its plugin.
@@ -32,7 +39,7 @@ export function createKeptRebuilds(contexts: ContextPool, buildOptions: BuildOpt
           const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant, { cssModuleScripts: false }), signal);
           if (!importsCssModuleScript(result.metafile!)) return result;
         } catch (error) {
-          if (!isBuildFailure(error) || !error.errors.some(refusesCssModuleScript)) throw error;
+          if (!isBuildFailure(error) || !error.errors.some(atCssTypeAttribute)) throw error;
         }
         withPlugin.add(key);
       }

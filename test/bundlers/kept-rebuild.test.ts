@@ -91,4 +91,39 @@ describe('createKeptRebuilds', () => {
     write('app/card/index.ts', "import theme from '@t/kit/theme.css' with { type: 'css' };\nexport const sheets = [theme];\n");
     expect((await failureOf(rebuild())).map((error) => error.detail)).to.deep.equal([CSS_MODULE_SCRIPT_REFUSED]);
   });
+
+  describe('a refusal told by where it is, not by its wording', () => {
+    /** A pool whose context without the plugin fails with `messages`; the one with it answers. */
+    const failingWithout = (messages: Partial<esbuildApi.Message>[]) => {
+      const signatures: string[] = [];
+      const answered = { errors: [], warnings: [] } as unknown as esbuildApi.BuildResult;
+      const pool = {
+        rebuild: async (_key: string, signature: string) => {
+          signatures.push(signature);
+          if (signature === 'signature') throw Object.assign(new Error('Build failed'), { errors: messages, warnings: [] });
+          return answered;
+        },
+        dispose: async () => {},
+        abandon: () => {},
+        discard: async () => {},
+      };
+      return { kept: createKeptRebuilds(pool, countingOptions), signatures, answered };
+    };
+    const located = (lineText: string) => ({ file: 'app/card/index.ts', namespace: 'file', line: 1, column: 0, length: 5, lineText, suggestion: '' });
+
+    it("builds again with the plugin when an error is located at a `type: 'css'` attribute, whatever esbuild's message says", async () => {
+      for (const lineText of ["import sheet from './card.css' with { type: 'css' };", '  "type": "css"']) {
+        const { kept, signatures, answered } = failingWithout([{ text: 'a wording of another esbuild version', location: located(lineText), notes: [], id: '', pluginName: '', detail: undefined }]);
+        expect(await kept.rebuild(KEY, 'signature', CARD, variant), lineText).to.equal(answered);
+        expect(signatures).to.have.length(2);
+        expect(signatures[1]).to.contain('signature\0');
+      }
+    });
+
+    it('throws any other failure as it is, without a build with the plugin', async () => {
+      const { kept, signatures } = failingWithout([{ text: 'Unexpected ";"', location: located('export const helper = () => ;'), notes: [], id: '', pluginName: '', detail: undefined }]);
+      expect((await failureOf(kept.rebuild(KEY, 'signature', CARD, variant))).map((error) => error.text)).to.deep.equal(['Unexpected ";"']);
+      expect(signatures).to.deep.equal(['signature']);
+    });
+  });
 });
