@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { CACHE_FORMAT, indexText, isCacheEntry, isOutputPack, isWorkspaceModel, isWorkspaceSnapshot, parseIndex, type CacheEntry, type CacheIndex } from '../../src/io/cache-index.js';
+import { isPlainRelative } from '../../src/io/file-hashes.js';
 import { moduleModel, workspaceModel } from '../helpers/models.js';
 
 const identity = { service: '1.0.0', esbuild: '0.28.2', bundlers: 'bundlers-code' };
@@ -128,6 +129,19 @@ describe('isWorkspaceModel', () => {
       links({}, { '../up': true }),
     ];
     for (const value of badLinks) expect(isWorkspaceSnapshot(value), JSON.stringify(value)).to.equal(false);
+  });
+});
+
+describe('isPlainRelative', () => {
+  it('refuses a `..` segment, an absolute path, `//` and a backslash, and takes a name holding `..`', () => {
+    for (const plain of ['', 'a', 'a/b.js', 'dir/', 'a..b/x.js', 'a/b..js', '..a/x', 'a/..b', 'a/b../c', '...']) expect(isPlainRelative(plain), plain).to.equal(true);
+    for (const refused of ['..', '../x', 'a/..', 'a/../b', 'a/../', '/etc/passwd', 'a//b', 'a\\b']) expect(isPlainRelative(refused), refused).to.equal(false);
+  });
+
+  it('lets a model take a file whose name holds `..`, and still refuses one that climbs', () => {
+    const named = { ...model, modules: [{ ...model.modules[0], dir: 'app/v1..2', entry: 'app/v1..2/index..ts', assets: ['app/v1..2/logo..svg'] }] };
+    expect(isWorkspaceModel(named)).to.equal(true);
+    expect(isWorkspaceModel({ ...model, modules: [{ ...model.modules[0], entry: 'app/v1..2/../../evil.js' }] })).to.equal(false);
   });
 });
 
