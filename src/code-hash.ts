@@ -1,7 +1,7 @@
 // Hashes of the service's own code, parts of the build cache's keys (README "The build cache"):
 // a change of how modules are compiled never restores outputs compiled the old way, and a change
-// of how manifests are read never restores a workspace model read the old way, even between two
-// builds of one version.
+// of how manifests are read (or their sources listed and checked) never restores a workspace model
+// read the old way, even between two builds of one version.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,26 +9,37 @@ import { FROM_SOURCES, packageFile } from './package-files.js';
 
 const computed = new Map<string, string>();
 
-/** The code of these folders of src/ (or dist/), each file's name and bytes, in order. */
-function codeHash(folders: readonly string[]): string {
-  const key = folders.join('\0');
+// The compiled files, or the sources under test; never the command in one file (dist/core.cjs).
+const CODE_BASE = packageFile(FROM_SOURCES ? 'src' : 'dist');
+const MODULE_EXTENSION = FROM_SOURCES ? '.ts' : '.js';
+
+/** The code of these folders and modules (named without extension) of `base`, each file's name and bytes, in order. */
+function codeHash(base: string, folders: readonly string[], modules: readonly string[] = []): string {
+  const key = [base, ...folders, '', ...modules].join('\0');
   const known = computed.get(key);
   if (known !== undefined) return known;
   const hash = crypto.createHash('sha256');
-  // The compiled files, or the sources under test; never the command in one file (dist/core.cjs).
   for (const folder of folders) {
-    const dir = packageFile(FROM_SOURCES ? 'src' : 'dist', folder);
+    const dir = path.join(base, folder);
     for (const name of fs.readdirSync(dir).filter((file) => /\.[cm]?[jt]s$/.test(file) && !file.endsWith('.d.ts')).sort()) {
       hash.update(`${folder}/${name}`).update(fs.readFileSync(path.join(dir, name)));
     }
   }
+  for (const module of modules) hash.update(module).update(fs.readFileSync(path.join(base, `${module}${MODULE_EXTENSION}`)));
   const digest = hash.digest('base64url').slice(0, 22);
   computed.set(key, digest);
   return digest;
 }
 
 /** The built-in bundlers (src/bundlers/ and its plugins): how they call esbuild. */
-export const bundlersCodeHash = (): string => codeHash(['bundlers', 'bundlers/plugins']);
+export const bundlersCodeHash = (): string => codeHash(CODE_BASE, ['bundlers', 'bundlers/plugins']);
 
-/** The workspace model (src/workspace/): how manifests are read into it. */
-export const workspaceReaderCodeHash = (): string => codeHash(['workspace']);
+/**
+ * The modules of io/ whose rules a model's sources are listed, hashed and proved absent by, and
+ * its links followed by: a model read under other rules is checked by these against sources
+ * recorded under those, so a change of them is a change of the reader.
+ */
+const LISTING_RULES = ['io/file-reads', 'io/file-hashes', 'io/confined-paths', 'io/read-ahead', 'io/read-links', 'io/workspace-reads'];
+
+/** The workspace model (src/workspace/ and io/'s listing rules): how manifests are read into it. `base`: tests only. */
+export const workspaceReaderCodeHash = (base = CODE_BASE): string => codeHash(base, ['workspace'], LISTING_RULES);

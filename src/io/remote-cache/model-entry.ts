@@ -20,7 +20,10 @@ import { absentFromRecordedListing, type FileHashes } from '../file-hashes.js';
 import type { FailureKind, RemoteClient } from './client.js';
 import { isRecord, openEntry, REMOTE_FORMAT, sha256Hex, type EntryProblem } from './entries.js';
 
-/** What the model's key is made of besides `core.json`: the service's version and the reader's code hash (`workspaceReaderCodeHash`). */
+/**
+ * What the model's key is made of besides `core.json`: the service's version and the reader's code
+ * hash (`workspaceReaderCodeHash`, which covers the io/ rules its sources are listed and checked by).
+ */
 export interface ModelIdentity {
   service: string;
   reader: string;
