@@ -67,8 +67,11 @@ export interface TeamModelDeps {
 export interface TeamModel {
   /** Sends the question now (a start with no build cache asks while it boots, `restore` otherwise); later calls do nothing. */
   ask(): void;
-  /** The model's question as the start's restore counts questions (`cache.remote.restored`): made, bytes received, failed by kind. */
-  counts(): { requests: number; bytes: number; failures: Partial<Record<FailureKind, number>> };
+  /**
+   * The model's question's failure, by kind, as the start's restore counts failures
+   * (`cache.remote.restored`). Its request and bytes are the client's to count (`RemoteClient.counts`).
+   */
+  failures(): Partial<Record<FailureKind, number>>;
   /**
    * The model when every source holds here, with the fact that counts the answer and, when taken,
    * the links its read asked (what the build cache saves it with); null when nothing is asked (no
@@ -84,7 +87,6 @@ type Judged = { model: WorkspaceModel; links: ReadLinks; check: SourceCheck } | 
 export function teamModel(deps: TeamModelDeps): TeamModel {
   const now = deps.now ?? Date.now;
   let failure: FailureKind | undefined;
-  const question = { requests: 0, bytes: 0 };
   let asked: { judged: Promise<Judged>; started: number } | null | undefined;
   const ask = () => {
     if (asked !== undefined) return;
@@ -103,8 +105,6 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
     const key = modelKey(deps.identity, coreJson, []);
     const answer = deps.client.get('ac', key).then((found): Buffer | ModelMiss => {
       if ('failed' in found) failure = found.failed;
-      if (!('skipped' in found)) question.requests = 1;
-      if ('found' in found) question.bytes = found.found.length;
       return 'found' in found ? found.found : 'missing' in found ? 'absent' : 'unanswered';
     });
     // Judged as soon as it comes, and its sources sent to the worker then: the worker lists them
@@ -123,7 +123,7 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
   };
   return {
     ask,
-    counts: () => ({ ...question, failures: failure ? { [failure]: 1 } : {} }),
+    failures: () => (failure ? { [failure]: 1 } : {}),
     restore(deepImports) {
       // A start reads with the deep imports of none of its builds yet: the key asked for.
       if (deepImports.length > 0) return null;

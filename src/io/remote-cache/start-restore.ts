@@ -29,14 +29,17 @@ export interface StartRestoreDeps {
   logger?(message: string): void;
   /** Reads files on the second core (`FileHashes.readAhead`): the downloaded entries' inputs. */
   readAhead?(relatives: readonly string[]): Promise<void>;
-  /** The questions asked of the team cache earlier in the start (the workspace model's, `model-entry.ts`): counted with the restore's. */
-  earlier?(): { requests: number; bytes: number; failures: Partial<Record<string, number>> };
+  /** The failures of the questions asked earlier in the start (the workspace model's, `model-entry.ts`): counted with the restore's. */
+  earlierFailures?(): Partial<Record<string, number>>;
 }
 
 /** The local cache's restoration, then the remote's for what it lacked: the facts of both. */
 export function createStartRestore(deps: StartRestoreDeps): (workspace: WorkspaceModel) => Promise<Facts> {
   // The worker boots while the workspace is read: the entries' inputs are its first work.
   void deps.readAhead?.([]);
+  // The start's requests and bytes are the client's one count (the model's question included),
+  // since the client was made or since the last restore told them.
+  const told = { requests: 0, bytes: 0 };
   return async (workspace) => {
     const local = deps.cache.restore(workspace);
     const all = startVariants(workspace);
@@ -53,7 +56,10 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
         outputs: deps.outputs,
         ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
       });
-      return [local, withEarlier(remote, deps.earlier?.())] satisfies Fact[];
+      const { requests, bytes } = deps.client.counts;
+      const counted = { ...remote, requests: requests - told.requests, bytes: bytes - told.bytes };
+      Object.assign(told, { requests, bytes });
+      return [local, withEarlier(counted, deps.earlierFailures?.())] satisfies Fact[];
     } catch (error) {
       // As with the build cache: the team cache never keeps the service from starting.
       deps.logger?.(`core: the team cache could not be used (${(error as Error).message}); its modules are built here`);
@@ -64,9 +70,9 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
 
 // The start's questions counted together: the run's warning that the team cache did not answer
 // is told of the first question refused, whichever it was (README "A team's remote cache").
-function withEarlier(remote: RemoteRestored, earlier: ReturnType<NonNullable<StartRestoreDeps['earlier']>> | undefined): RemoteRestored {
+function withEarlier(remote: RemoteRestored, earlier: Partial<Record<string, number>> | undefined): RemoteRestored {
   if (!earlier) return remote;
   const failures = { ...remote.failures };
-  for (const [kind, count] of Object.entries(earlier.failures)) failures[kind] = (failures[kind] ?? 0) + (count ?? 0);
-  return { ...remote, failures, requests: remote.requests + earlier.requests, bytes: remote.bytes + earlier.bytes };
+  for (const [kind, count] of Object.entries(earlier)) failures[kind] = (failures[kind] ?? 0) + (count ?? 0);
+  return { ...remote, failures };
 }
