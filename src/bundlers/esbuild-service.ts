@@ -39,7 +39,11 @@ function startTuned(): void {
 }
 
 let generation = 0;
-/** The generation whose process `startTuned` started: every build of this package goes through `withLiveService`, which starts it first. */
+/**
+ * The generation whose process `startTuned` started. The package's builds run in `withLiveService`
+ * (a stylesheet's transform follows a build), which starts the process first; a process that a
+ * direct call of esbuild started before is kept as it is.
+ */
 let started = -1;
 
 function startedTuned(): void {
