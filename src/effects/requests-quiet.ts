@@ -1,6 +1,6 @@
 // Work that can wait for the requests being answered (the watcher's first walk, the build
-// cache's write): on a large workspace it and the first page's work each want every core
-// (README "Links and large trees", "The build cache").
+// cache's write, a new `/events` client's greeting): on a large workspace it and the first
+// page's work each want every core (README "Links and large trees", "The build cache").
 import { NEVER, race, switchMap, take, timer, type Observable, type SchedulerLike } from 'rxjs';
 
 /**
