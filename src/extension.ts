@@ -17,6 +17,8 @@ export interface ExtensionHost {
   events$: Observable<CoreEvent>;
   getState(): ServiceState;
   readiness: Readiness;
+  /** How many requests are being answered (the HTTP app's count): work that can wait for them does. */
+  requestsInProgress$?: Observable<number>;
   outputs: OutputCache;
   /**
    * Where joined pages may be kept across restarts, in the build cache's directory, and what joins

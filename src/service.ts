@@ -136,7 +136,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   );
   // The bundled preview keeps its joined pages beside the build cache (README "The build cache").
   const savedPages = machinery.cache ? { savedPages: { dir: machinery.cache.pagesDir, identity: JSON.stringify(machinery.identity) } } : {};
-  const extensionHost: ExtensionHost = { root, cdnOrigin, state$, events$, getState, readiness, outputs, ...savedPages, router: app.router, sockets: app.sockets, push$, logger, failed: callbacks.failed };
+  const extensionHost: ExtensionHost = { root, cdnOrigin, state$, events$, getState, readiness, requestsInProgress$: activity.inProgress$, outputs, ...savedPages, router: app.router, sockets: app.sockets, push$, logger, failed: callbacks.failed };
   const parts = { store, log, subscriptions, registry: machinery.registry, cache: machinery.cache, remoteClient: machinery.remoteClient, hashes };
   let loaded: string[];
   let server: Server;

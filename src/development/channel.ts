@@ -1,10 +1,28 @@
 // `/events` (README "Preview and stylesheet push"): pushes the messages derived from the state to every open page.
 // It only pushes; whatever a client sends is ignored.
+import { asapScheduler, from, of, switchMap, type Observable, type SchedulerLike } from 'rxjs';
 import type { WebSocket } from 'ws';
 import type { ExtensionHost } from '../extension.js';
 import { invalidMessages, warningMessages } from '../effects/push-messages.js';
+import { whenRequestsQuiet$ } from '../effects/requests-quiet.js';
+import type { ServiceState } from '../store/state.js';
 
 const PING_MS = 30_000;
+
+/** A new client's greeting waits this long without a request being answered, at most this long. */
+export const GREETING_QUIET_MS = 1_000;
+export const GREETING_AT_MOST_MS = 3_000;
+
+/**
+ * The state a new client is greeted from: checked against the disk, as every answer's, but once
+ * the requests being answered are. A page connects while it renders, right after its own
+ * requests, and on a first start nothing vouches for a path yet: the check stats every input of
+ * the workspace (1,000 modules: 8,400 paths, about 0.1 s of the main thread) beside the browser.
+ */
+export function greetingState$(host: Pick<ExtensionHost, 'readiness' | 'requestsInProgress$'>, scheduler: SchedulerLike = asapScheduler): Observable<ServiceState> {
+  const quiet$ = host.requestsInProgress$ ? whenRequestsQuiet$(host.requestsInProgress$, GREETING_QUIET_MS, GREETING_AT_MOST_MS, scheduler) : of(null);
+  return quiet$.pipe(switchMap(() => from(host.readiness.settled())));
+}
 
 export function registerEventsChannel(host: ExtensionHost): void {
   const clients = new Set<WebSocket>();
@@ -18,14 +36,14 @@ export function registerEventsChannel(host: ExtensionHost): void {
     clients.add(socket);
     // The push tells changes only: a page that reconnects (the service restarted) missed
     // those made meanwhile, so every new client first hears what is broken now, and every warning.
-    host.readiness.settled().then(
-      (state) => {
+    const greeting = greetingState$(host).subscribe({
+      next: (state) => {
         for (const message of [...invalidMessages(state), ...warningMessages(state)]) {
           if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
         }
       },
-      () => {}, // the service is closing
-    );
+      error: () => {}, // the service is closing
+    });
     let alive = true;
     socket.on('pong', () => (alive = true));
     const ping = setInterval(() => {
@@ -37,6 +55,7 @@ export function registerEventsChannel(host: ExtensionHost): void {
     socket.on('message', () => {}); // no commands are accepted
     socket.on('error', () => socket.terminate());
     socket.on('close', () => {
+      greeting.unsubscribe();
       clearInterval(ping);
       clients.delete(socket);
     });

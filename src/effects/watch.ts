@@ -7,12 +7,13 @@
 // after, and one notice may stand for several writes (the kernel merges notices not yet read).
 // The check before answering a request covers whatever the watcher still misses.
 import path from 'node:path';
-import { asapScheduler, filter, NEVER, Observable, of, race, switchMap, take, timer, type SchedulerLike } from 'rxjs';
+import { asapScheduler, filter, Observable, of, switchMap, take } from 'rxjs';
 import type { CoreEvent, Fact } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { isSkippedDirectory, toWorkspacePath } from '../workspace/paths.js';
 import { guarded, type EffectScheduling } from './effect.js';
+import { whenRequestsQuiet$ } from './requests-quiet.js';
 import { createChangedFiles } from './changed-files.js';
 import { selectRecordedHashes, selectRecordedHashesOf } from '../store/selectors.js';
 import type { FileHashes } from '../io/file-hashes.js';
@@ -56,7 +57,7 @@ export function isIgnored(root: string, absolute: string): boolean {
 }
 
 // The watcher starts once the first builds are done, and once the requests they answered are
-// (`walkStart$`): setting it up walks the whole tree, and nothing needs it before then (the
+// (`whenRequestsQuiet$`): setting it up walks the whole tree, and nothing needs it before then (the
 // check before answering sees every change, and once ready every known path is looked at).
 export function watch$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: WatchDeps): Observable<Fact> {
   return state$.pipe(
@@ -64,7 +65,7 @@ export function watch$(_event$: Observable<CoreEvent>, state$: Observable<Servic
     take(1),
     switchMap(() =>
       deps.requestsInProgress$
-        ? walkStart$(deps.requestsInProgress$, deps.walkQuietMs ?? WALK_QUIET_MS, deps.walkAtMostMs ?? WALK_AT_MOST_MS, deps.scheduler ?? asapScheduler)
+        ? whenRequestsQuiet$(deps.requestsInProgress$, deps.walkQuietMs ?? WALK_QUIET_MS, deps.walkAtMostMs ?? WALK_AT_MOST_MS, deps.scheduler ?? asapScheduler)
         : of(null),
     ),
     switchMap(() => watchFiles(state$, deps)),
@@ -81,16 +82,6 @@ export const UNWATCHED_REPORTED = 100;
 export const WALK_QUIET_MS = 1_000;
 /** ...or this long, whatever the requests. */
 export const WALK_AT_MOST_MS = 3_000;
-
-/**
- * Emits once no request has been in progress for `quietMs` (counted from subscription at the
- * earliest), or `atMostMs` after subscription: on a large workspace the walk and the first
- * page's work each want every core (README "Links and large trees").
- */
-export function walkStart$(inProgress$: Observable<number>, quietMs: number, atMostMs: number, scheduler: SchedulerLike): Observable<unknown> {
-  const quiet$ = inProgress$.pipe(switchMap((count) => (count === 0 ? timer(quietMs, scheduler) : NEVER)));
-  return race(quiet$, timer(atMostMs, scheduler)).pipe(take(1));
-}
 
 const limitMessage = (limit: number) =>
   `core: the workspace holds more than ${limit} directories (and links to files) to watch; the rest is not watched (a change there is still seen before the next answer, but not pushed). ` +

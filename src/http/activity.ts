@@ -1,6 +1,6 @@
 // Requests being answered, for work that can wait for them: the watcher's first walk of a
-// large workspace waits until the service has answered what it was asked (README "Links and
-// large trees"; the waiting itself is the watch effect's, src/effects/watch.ts `walkStart$`).
+// large workspace and the build cache's write wait until the service has answered what it was
+// asked (README "Links and large trees"; the waiting itself is `src/effects/requests-quiet.ts`).
 import type Koa from 'koa';
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs';
 

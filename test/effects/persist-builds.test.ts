@@ -44,6 +44,33 @@ describe('persistBuilds$', () => {
     expect(writes).to.deep.equal([{ frame: 35, modules: [`${one.specifier}:2`, `${two.specifier}:1`] }]);
   });
 
+  it('waits for the requests being answered, then for their quiet time, from the same settled state', () => {
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const state$ = hot<ServiceState>('b', { b: oneBuilt });
+      // A page asked before the builds settled is answered at 30 ms, its script from 40 to 45 ms.
+      const inProgress$ = cold('1 29ms 0 9ms 1 4ms 0', { 0: 0, 1: 1 });
+      expectObservable(persistBuilds$(NEVER, state$, { saveBuilds, persistDelayMs: 20, requestsInProgress$: inProgress$, persistQuietMs: 10, persistAtMostMs: 200, scheduler }), '^ 300ms !').toBe('');
+    });
+    expect(writes.map((write) => write.frame)).to.deep.equal([55]);
+  });
+
+  // The service's count is a BehaviorSubject: each subscriber hears the count now first, as from a cold observable.
+  it('writes after the delay alone when no request is being answered', () => {
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const state$ = hot<ServiceState>('b', { b: oneBuilt });
+      expectObservable(persistBuilds$(NEVER, state$, { saveBuilds, persistDelayMs: 20, requestsInProgress$: cold('0', { 0: 0 }), persistQuietMs: 10, persistAtMostMs: 200, scheduler }), '^ 100ms !').toBe('');
+    });
+    expect(writes.map((write) => write.frame)).to.deep.equal([20]);
+  });
+
+  it('writes at most as late as told while requests go on', () => {
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const state$ = hot<ServiceState>('b', { b: oneBuilt });
+      expectObservable(persistBuilds$(NEVER, state$, { saveBuilds, persistDelayMs: 20, requestsInProgress$: cold('1', { 1: 1 }), persistQuietMs: 10, persistAtMostMs: 60, scheduler }), '^ 100ms !').toBe('');
+    });
+    expect(writes.map((write) => write.frame)).to.deep.equal([60]);
+  });
+
   it('writes what settled since the last write when it stops, and nothing more', () => {
     scheduler.run(({ hot, expectObservable }) => {
       const state$ = hot<ServiceState>('b 50ms c', { b: oneBuilt, c: oneChanged });

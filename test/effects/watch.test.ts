@@ -4,12 +4,11 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BehaviorSubject, EMPTY, type Observable, type Subscription } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { createFileHashes } from '../../src/io/file-hashes.js';
-import { walkStart$, watch$, type WatchDeps } from '../../src/effects/watch.js';
+import { watch$, type WatchDeps } from '../../src/effects/watch.js';
 import type { WatcherLike } from '../../src/io/tree-watcher.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -156,35 +155,5 @@ describe('watch$', () => {
     requests.next(0);
     await wait(200);
     expect(created()).to.equal(1);
-  });
-});
-
-describe('walkStart$', () => {
-  let scheduler: TestScheduler;
-  beforeEach(() => {
-    scheduler = new TestScheduler((actual, expected) => {
-      expect(actual).to.deep.equal(expected);
-    });
-  });
-
-  it('emits once no request has been answered for the quiet time, counted from when it is asked', () => {
-    scheduler.run(({ hot, expectObservable }) => {
-      const inProgress = hot('0', { 0: 0 });
-      expectObservable(walkStart$(inProgress, 5, 100, scheduler)).toBe('-----(s|)', { s: 0 });
-    });
-  });
-
-  it('waits for the requests in progress, and for the quiet after the last one', () => {
-    scheduler.run(({ hot, expectObservable }) => {
-      const inProgress = hot('a-b-------a--------', { a: 0, b: 1 });
-      expectObservable(walkStart$(inProgress, 5, 100, scheduler)).toBe('---------------(s|)', { s: 0 });
-    });
-  });
-
-  it('does not wait longer than it was told, whatever the requests', () => {
-    scheduler.run(({ hot, expectObservable }) => {
-      const inProgress = hot('a', { a: 3 });
-      expectObservable(walkStart$(inProgress, 5, 20, scheduler)).toBe('--------------------(s|)', { s: 0 });
-    });
   });
 });
