@@ -1,6 +1,6 @@
 // `/events` (README "Preview and stylesheet push"): pushes the messages derived from the state to every open page.
 // It only pushes; whatever a client sends is ignored.
-import { asapScheduler, from, of, switchMap, type Observable, type SchedulerLike } from 'rxjs';
+import { asapScheduler, from, of, switchMap, tap, type Observable, type SchedulerLike } from 'rxjs';
 import type { WebSocket } from 'ws';
 import type { ExtensionHost } from '../extension.js';
 import { invalidMessages, warningMessages } from '../effects/push-messages.js';
@@ -14,18 +14,27 @@ export const GREETING_QUIET_MS = 1_000;
 export const GREETING_AT_MOST_MS = 3_000;
 
 /**
- * The state a new client is greeted from: checked against the disk, as every answer's, but once
- * the requests being answered are. A page connects while it renders, right after its own
- * requests, and on a first start nothing vouches for a path yet: the check stats every input of
- * the workspace (1,000 modules: 8,400 paths, about 0.1 s of the main thread) beside the browser.
+ * The states new clients are greeted from: checked against the disk, as every answer's. Until
+ * one client was greeted, the check waits for the requests being answered: on a first start a
+ * page connects while it renders, right after its own requests, and nothing vouches for a path
+ * yet, so the check stats every input of the workspace (1,000 modules: 8,400 paths, about 0.1 s
+ * of the main thread) beside the browser. Later clients (a reload, a second tab, a reconnect)
+ * are greeted at once: what is broken shows as soon as the page can hear it.
  */
-export function greetingState$(host: Pick<ExtensionHost, 'readiness' | 'requestsInProgress$'>, scheduler: SchedulerLike = asapScheduler): Observable<ServiceState> {
-  const quiet$ = host.requestsInProgress$ ? whenRequestsQuiet$(host.requestsInProgress$, GREETING_QUIET_MS, GREETING_AT_MOST_MS, scheduler) : of(null);
-  return quiet$.pipe(switchMap(() => from(host.readiness.settled())));
+export function createGreetings(host: Pick<ExtensionHost, 'readiness' | 'requestsInProgress$'>, scheduler: SchedulerLike = asapScheduler): () => Observable<ServiceState> {
+  let greeted = false;
+  return () => {
+    const quiet$ = !greeted && host.requestsInProgress$ ? whenRequestsQuiet$(host.requestsInProgress$, GREETING_QUIET_MS, GREETING_AT_MOST_MS, scheduler) : of(null);
+    return quiet$.pipe(
+      switchMap(() => from(host.readiness.settled())),
+      tap(() => (greeted = true)),
+    );
+  };
 }
 
 export function registerEventsChannel(host: ExtensionHost): void {
   const clients = new Set<WebSocket>();
+  const greetingState$ = createGreetings(host);
   host.push$.subscribe((message) => {
     const text = JSON.stringify(message);
     for (const socket of clients) {
@@ -36,7 +45,7 @@ export function registerEventsChannel(host: ExtensionHost): void {
     clients.add(socket);
     // The push tells changes only: a page that reconnects (the service restarted) missed
     // those made meanwhile, so every new client first hears what is broken now, and every warning.
-    const greeting = greetingState$(host).subscribe({
+    const greeting = greetingState$().subscribe({
       next: (state) => {
         for (const message of [...invalidMessages(state), ...warningMessages(state)]) {
           if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
