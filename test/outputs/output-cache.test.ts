@@ -72,4 +72,12 @@ describe('contentHashOfSha256', () => {
   it('is the content hash of the bytes whose SHA-256 the digest is', () => {
     for (const text of ['', 'export const a = 1;', 'x'.repeat(100_000)]) expect(contentHashOfSha256(createHash('sha256').update(text).digest('hex'))).to.equal(contentHash(Buffer.from(text)));
   });
+
+  it('maps every digit of the digest as base64url does', () => {
+    // 500 digests: each of the 16 digits at each of the 33 places that make the 22 characters.
+    for (let index = 0; index < 500; index++) {
+      const digest = createHash('sha256').update(String(index)).digest();
+      expect(contentHashOfSha256(digest.toString('hex')), digest.toString('hex')).to.equal(digest.toString('base64url').slice(0, 22));
+    }
+  });
 });
