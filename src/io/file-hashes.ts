@@ -137,6 +137,8 @@ export interface FileHashes {
    * directory (`dir/`) is listed there by `listDir`'s rule, taken by a `stamp` alike.
    */
   readAhead?(relatives: readonly string[]): Promise<void>;
+  /** The SHA-256 (hex) of each range of `bytes`, on the worker of `readAhead` (null: none, or gone). */
+  sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
   /** Stops the worker of `readAhead`. */
   close?(): Promise<void>;
 }
@@ -259,6 +261,7 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
       if (names !== undefined) listed(relative, hash, names);
       return hash;
     },
+    sha256: worker.sha256,
     close: () => worker.close(),
   };
 }
@@ -416,6 +419,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     granularityMs: coarsest,
     realPath: paths.realPath,
     readAhead: async (relatives) => ahead?.readAhead(relatives),
+    sha256Ahead: async (bytes, ranges) => (ahead ? ahead.sha256(bytes, ranges) : null),
     close: async () => ahead?.close(),
   };
 }

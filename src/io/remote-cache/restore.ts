@@ -44,6 +44,11 @@ export interface RemoteRestoreDeps {
    * the pack holds, while this thread opens the next ones and checks those read.
    */
   readAhead?(relatives: readonly string[]): Promise<void>;
+  /**
+   * The SHA-256 (hex) of ranges of bytes on the second core (`FileHashes.sha256Ahead`): the pack
+   * and its parts checked there while this thread judges the entries, their outputs kept after.
+   */
+  sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
 }
 
 /** Entries opened before their inputs are asked of the worker, in one batch. */
@@ -66,11 +71,13 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     if ('failed' in answer) failures[answer.failed] = (failures[answer.failed] ?? 0) + 1;
     return 'missing' in answer ? 'absent' : 'unanswered';
   };
-  // The parts of the workspace's pack, when it has one: each still checked against its digest.
+  // The parts of the workspace's pack, when it has one: each still checked against its digest,
+  // here as it is used, or all at once on the worker (`checked`: those that hashed to their names).
   let packed = new Map<string, Buffer>();
+  let checked: ReadonlySet<string> | null = null;
   // A blob is what its name says, or nothing.
   const blob = async (digest: string): Promise<Buffer | MissKind> => {
-    const inPack = packedPart(packed, digest);
+    const inPack = checked ? (checked.has(digest) ? packed.get(digest) : undefined) : packedPart(packed, digest);
     if (inPack) return inPack;
     const bytes = answered(await client.get('cas', digest));
     if (typeof bytes === 'string') return bytes === 'absent' ? 'missing-blob' : bytes;
@@ -81,14 +88,23 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   const keys = new Map<WantedVariant, string>();
   const keyOf = (one: WantedVariant) => keys.get(one) ?? keys.set(one, moduleKey(one.module, one.variant, workspace, deps.identity)).get(one)!;
   const { modules: listed, entries: held = {}, pack } = wanted.length > 0 ? await workspaceListing(all.map(keyOf), client, answered, deps.publicKey) : { modules: {} };
-  if (pack) {
-    const bytes = await blob(pack);
-    packed = typeof bytes === 'string' ? new Map() : (readPack(bytes) ?? new Map());
-  }
+  // The pack is checked on the worker when it holds outputs only (every entry held by the
+  // workspace's entry): nothing of it is used before its outputs are kept, after every check.
+  const packBytes = pack ? answered(await client.get('cas', pack)) : null;
+  const parts = Buffer.isBuffer(packBytes) ? readPack(packBytes) : null;
+  const onWorker = parts !== null && deps.sha256Ahead !== undefined && Object.keys(listed).length === 0;
+  if (parts) packed = onWorker || sha256Hex(packBytes as Buffer) === pack ? parts : new Map();
   // An entry the workspace's entry holds is opened with it: its signature covers them all.
   const heldEntry = (key: string): Opened | undefined => (Object.hasOwn(held, key) ? { payload: held[key] } : undefined);
   const ahead = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey, deps.readAhead) : new Map<WantedVariant, OpenedAhead>();
+  // Asked after the entries' inputs: the worker reads those first, which the checks wait for.
+  const packChecked = onWorker ? checkedParts(packBytes as Buffer, parts, pack!, deps.sha256Ahead!) : null;
   const builds: RestoredBuild[] = [];
+  const found = (build: RestoredBuild | MissKind) => {
+    if (typeof build === 'string') miss(build);
+    else builds.push(build);
+  };
+  const judgedAll: Judged[] = [];
   await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
     const key = keyOf(one);
     const opened = ahead.get(one);
@@ -96,11 +112,16 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     await opened?.inputsRead;
     const digest = listed[key];
     const bytes = opened ? opened.entry : (heldEntry(key) ?? (digest ? await blob(digest) : answered(await client.get('ac', key))));
-    // A throw past the checks (a fault of this code or of the disk) is a miss like any other.
-    const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob, opened?.moduleEntry).catch((): MissKind => 'wrong-shape');
-    if (typeof found === 'string') miss(found);
-    else builds.push(found);
+    const judged = typeof bytes === 'string' ? bytes : judgeEntry(bytes, key, one, deps, opened?.moduleEntry);
+    if (typeof judged === 'string') miss(judged);
+    else if (packChecked) judgedAll.push(judged);
+    else found(await keptOutputs(judged, blob, deps.outputs).catch((): MissKind => 'wrong-shape'));
   });
+  if (packChecked) {
+    // An output whose part failed (all of them when the pack did) is then asked for alone.
+    checked = await packChecked;
+    await runLimited(judgedAll, deps.concurrency ?? 8, async (judged) => found(await keptOutputs(judged, blob, deps.outputs).catch((): MissKind => 'wrong-shape')));
+  }
   const counts = client.counts;
   return {
     type: 'cache.remote.restored',
@@ -170,30 +191,59 @@ async function workspaceListing(keys: string[], client: RemoteClient, answered: 
   return { modules, ...(entries ? { entries } : {}), ...(pack ? { pack } : {}) };
 }
 
-// One module variant's entry judged, then its outputs fetched and judged: the build, or why not.
-// `judged`: the entry's payload, opened ahead and judged a module entry of `key` then.
-async function moduleBuild(bytes: Buffer | Opened, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, blob: (digest: string) => Promise<Buffer | MissKind>, judged?: ModuleEntry): Promise<RestoredBuild | MissKind> {
-  const opened = judged ? { payload: judged } : Buffer.isBuffer(bytes) ? openEntry(bytes, deps.publicKey) : bytes;
-  if ('problem' in opened) return opened.problem;
-  const payload = judged ?? (isModuleEntry(opened.payload, key) ? opened.payload : null);
-  if (!payload || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
-  const verdict = deps.check(payload.entry);
-  if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
-  const { outputs, imports, inputs, warnings, shared } = payload.entry.record;
-  // A chunk's specifier becomes a file name in `core dist`'s output: only a shared file of this
-  // module's own package, by the names an address carries, is one.
-  if (!Object.keys(outputs.chunks ?? {}).every((specifier) => isSharedSpecifier(wanted.module.package, specifier))) return 'wrong-shape';
-  const refs = [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null && !deps.outputs.get(one.hash));
-  if (refs.some((ref) => !payload.blobs[ref.hash])) return 'wrong-shape';
+// The parts of a pack whose bytes hash to their names, hashed on the worker (here when it is
+// gone): none when the pack itself does not hash to its own name.
+async function checkedParts(bytes: Buffer, parts: ReadonlyMap<string, Buffer>, digest: string, sha256Ahead: NonNullable<RemoteRestoreDeps['sha256Ahead']>): Promise<ReadonlySet<string>> {
+  const ranges: [number, number][] = [[0, bytes.length]];
+  for (const part of parts.values()) ranges.push([part.byteOffset - bytes.byteOffset, part.byteOffset - bytes.byteOffset + part.length]);
+  const digests = (await sha256Ahead(bytes, ranges).catch(() => null)) ?? ranges.map(([start, end]) => sha256Hex(bytes.subarray(start, end)));
+  if (digests[0] !== digest) return new Set();
+  const names = [...parts.keys()];
+  return new Set(names.filter((name, index) => digests[index + 1] === name));
+}
+
+/** A module variant's entry that holds here: its build, once the outputs it names are kept. */
+interface Judged {
+  build: RestoredBuild;
+  /** The outputs the output cache lacks, each with the SHA-256 its blob is named by. */
+  outputs: { ref: OutputRef; digest: string }[];
+}
+
+// One module variant's entry judged: what it builds and the outputs to fetch, or why not.
+// `judged`: the entry's payload, opened ahead and judged a module entry of `key` then. A throw
+// (a fault of this code or of the disk) is a miss like any other.
+function judgeEntry(bytes: Buffer | Opened, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, judged?: ModuleEntry): Judged | MissKind {
+  try {
+    const opened = judged ? { payload: judged } : Buffer.isBuffer(bytes) ? openEntry(bytes, deps.publicKey) : bytes;
+    if ('problem' in opened) return opened.problem;
+    const payload = judged ?? (isModuleEntry(opened.payload, key) ? opened.payload : null);
+    if (!payload || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
+    const verdict = deps.check(payload.entry);
+    if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
+    const { outputs, imports, inputs, warnings, shared } = payload.entry.record;
+    // A chunk's specifier becomes a file name in `core dist`'s output: only a shared file of this
+    // module's own package, by the names an address carries, is one.
+    if (!Object.keys(outputs.chunks ?? {}).every((specifier) => isSharedSpecifier(wanted.module.package, specifier))) return 'wrong-shape';
+    const refs = [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null && !deps.outputs.get(one.hash));
+    if (refs.some((ref) => !payload.blobs[ref.hash])) return 'wrong-shape';
+    const build = { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
+    return { build, outputs: refs.map((ref) => ({ ref, digest: payload.blobs[ref.hash]! })) };
+  } catch {
+    return 'wrong-shape';
+  }
+}
+
+// A judged entry's outputs fetched and checked, then kept: the build, or why not.
+async function keptOutputs({ build, outputs }: Judged, blob: (digest: string) => Promise<Buffer | MissKind>, cache: OutputCache): Promise<RestoredBuild | MissKind> {
   // A module's outputs are asked for together: one round trip, not one per output.
-  const found = await Promise.all(refs.map((ref) => blob(payload.blobs[ref.hash]!)));
-  for (const [index, ref] of refs.entries()) {
+  const found = await Promise.all(outputs.map(({ digest }) => blob(digest)));
+  for (const [index, { ref, digest }] of outputs.entries()) {
     const bytes = found[index]!;
     if (typeof bytes === 'string') return bytes;
     // Checked before the output cache takes it: a blob that is not the output named is never
     // kept. `blob` gave bytes whose SHA-256 is the digest: their content hash is that digest's.
-    if (bytes.length !== ref.size || contentHashOfSha256(payload.blobs[ref.hash]!) !== ref.hash) return 'bad-blob';
+    if (bytes.length !== ref.size || contentHashOfSha256(digest) !== ref.hash) return 'bad-blob';
   }
-  for (const [index, ref] of refs.entries()) deps.outputs.adoptSha256(found[index] as Buffer, payload.blobs[ref.hash]!);
-  return { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
+  for (const [index, { digest }] of outputs.entries()) cache.adoptSha256(found[index] as Buffer, digest);
+  return build;
 }

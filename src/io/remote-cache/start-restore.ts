@@ -10,7 +10,7 @@ import { defaultVariant, variantKey } from '../../workspace/variant.js';
 import type { BuildCache } from '../build-cache.js';
 import type { CacheIdentity } from '../cache-index.js';
 import type { RemoteClient } from './client.js';
-import { restoreFromRemote, type RemoteRestored, type WantedVariant } from './restore.js';
+import { restoreFromRemote, type RemoteRestoreDeps, type RemoteRestored, type WantedVariant } from './restore.js';
 import type { RemoteCacheSettings } from './settings.js';
 
 const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
@@ -29,6 +29,8 @@ export interface StartRestoreDeps {
   logger?(message: string): void;
   /** Reads files on the second core (`FileHashes.readAhead`): the downloaded entries' inputs. */
   readAhead?(relatives: readonly string[]): Promise<void>;
+  /** Hashes on the second core (`FileHashes.sha256Ahead`): the pack's parts. */
+  sha256Ahead?: RemoteRestoreDeps['sha256Ahead'];
   /** The questions asked of the team cache earlier in the start (the workspace model's, `model-entry.ts`): counted with the restore's. */
   earlier?(): { requests: number; bytes: number; failures: Partial<Record<string, number>> };
 }
@@ -52,6 +54,7 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
         check: deps.cache.entryChecker(workspace),
         outputs: deps.outputs,
         ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
+        ...(deps.sha256Ahead ? { sha256Ahead: deps.sha256Ahead } : {}),
       });
       return [local, withEarlier(remote, deps.earlier?.())] satisfies Fact[];
     } catch (error) {
