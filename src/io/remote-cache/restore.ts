@@ -6,6 +6,7 @@
 // this disk (the local cache's own checks), and every blob must hash to its name and to the
 // output the record names. Anything else is a miss, counted by kind, and the module is built here.
 import type { KeyObject } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { OutputCache } from '../../outputs/output-cache.js';
 import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
 import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
@@ -41,7 +42,7 @@ export interface RemoteRestoreDeps {
   concurrency?: number;
   /**
    * Reads and hashes files on the second core (`FileHashes.readAhead`): the inputs of the entries
-   * the pack holds, while this thread opens the next ones and checks those read.
+   * opened ahead, a batch at a time from the front, while this thread judges others from the back.
    */
   readAhead?(relatives: readonly string[]): Promise<void>;
   /**
@@ -50,9 +51,6 @@ export interface RemoteRestoreDeps {
    */
   sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
 }
-
-/** Entries opened before their inputs are asked of the worker, in one batch. */
-const READ_AHEAD_ENTRIES = 100;
 
 /**
  * The builds of `wanted` the remote holds and this disk vouches for; `all`: every module variant
@@ -96,32 +94,36 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   if (parts) packed = onWorker || sha256Hex(packBytes as Buffer) === pack ? parts : new Map();
   // An entry the workspace's entry holds is opened with it: its signature covers them all.
   const heldEntry = (key: string): Opened | undefined => (Object.hasOwn(held, key) ? { payload: held[key] } : undefined);
-  const ahead = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey, deps.readAhead) : new Map<WantedVariant, OpenedAhead>();
-  // Asked after the entries' inputs: the worker reads those first, which the checks wait for.
+  const opened = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey) : [];
+  // Asked first: the worker hashes it while this thread judges entries whose inputs it reads
+  // itself (`judgeAhead`), so it is most likely answered once every entry is judged.
   const packChecked = onWorker ? checkedParts(packBytes as Buffer, parts, pack!, deps.sha256Ahead!) : null;
-  const builds: RestoredBuild[] = [];
-  const found = (build: RestoredBuild | MissKind) => {
-    if (typeof build === 'string') miss(build);
-    else builds.push(build);
-  };
+  // Every entry judged first, then the outputs of those that hold fetched and kept.
   const judgedAll: Judged[] = [];
-  await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
-    const key = keyOf(one);
-    const opened = ahead.get(one);
-    // Its inputs read on the worker first: the checks then take those reads, not read again here.
-    await opened?.inputsRead;
-    const digest = listed[key];
-    const bytes = opened ? opened.entry : (heldEntry(key) ?? (digest ? await blob(digest) : answered(await client.get('ac', key))));
-    const judged = typeof bytes === 'string' ? bytes : judgeEntry(bytes, key, one, deps, opened?.moduleEntry);
-    if (typeof judged === 'string') miss(judged);
-    else if (packChecked) judgedAll.push(judged);
-    else found(await keptOutputs(judged, blob, deps.outputs).catch((): MissKind => 'wrong-shape'));
+  const judged = (result: Judged | MissKind) => {
+    if (typeof result === 'string') miss(result);
+    else judgedAll.push(result);
+  };
+  if (deps.readAhead) await judgeAhead(opened, deps.readAhead, (one) => judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry)));
+  const openedAhead = new Set(opened.map((one) => one.wanted));
+  await runLimited(
+    wanted.filter((one) => !openedAhead.has(one)),
+    deps.concurrency ?? 8,
+    async (one) => {
+      const key = keyOf(one);
+      const digest = listed[key];
+      const bytes = heldEntry(key) ?? (digest ? await blob(digest) : answered(await client.get('ac', key)));
+      judged(typeof bytes === 'string' ? bytes : judgeEntry(bytes, key, one, deps));
+    },
+  );
+  // An output whose part failed (all of them when the pack did) is then asked for alone.
+  if (packChecked) checked = await packChecked;
+  const builds: RestoredBuild[] = [];
+  await runLimited(judgedAll, deps.concurrency ?? 8, async (one) => {
+    const found = await keptOutputs(one, blob, deps.outputs).catch((): MissKind => 'wrong-shape');
+    if (typeof found === 'string') miss(found);
+    else builds.push(found);
   });
-  if (packChecked) {
-    // An output whose part failed (all of them when the pack did) is then asked for alone.
-    checked = await packChecked;
-    await runLimited(judgedAll, deps.concurrency ?? 8, async (judged) => found(await keptOutputs(judged, blob, deps.outputs).catch((): MissKind => 'wrong-shape')));
-  }
   const counts = client.counts;
   return {
     type: 'cache.remote.restored',
@@ -137,31 +139,23 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
 }
 
 interface OpenedAhead {
+  wanted: WantedVariant;
   /** The entry: its bytes, or opened already. */
   entry: Buffer | Opened;
   /** Its payload, when it opened as this module key's entry (`isModuleEntry`): not judged twice. */
   moduleEntry?: ModuleEntry;
-  inputsRead: Promise<void>;
+  /** The inputs to read on the worker: those of an entry that opened as this module's. */
+  inputs: string[];
 }
 
 type Opened = ReturnType<typeof openEntry>;
 
 // The entries the workspace's entry holds (opened with it), and those the pack holds (each checked
-// against its digest and opened, signature and all, as the checks would), their inputs sent to
-// the worker a batch at a time: the worker hashes a batch while this thread judges the next. Only
-// an entry that opened as this module's sends its inputs, and only plain paths inside the
-// workspace are read (README "A team's remote cache").
-function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant) => string, heldEntry: (key: string) => Opened | undefined, listed: Record<string, string>, packed: ReadonlyMap<string, Buffer>, publicKey: KeyObject | null, readAhead: (relatives: readonly string[]) => Promise<void>): Map<WantedVariant, OpenedAhead> {
-  const ahead = new Map<WantedVariant, OpenedAhead>();
-  let batch: WantedVariant[] = [];
-  let inputs: string[] = [];
-  const send = () => {
-    // Reading ahead only spares work: a failure of it leaves each input to be read at its check.
-    const inputsRead = readAhead(inputs).catch(() => undefined);
-    for (const one of batch) ahead.get(one)!.inputsRead = inputsRead;
-    batch = [];
-    inputs = [];
-  };
+// against its digest and opened, signature and all, as the checks would), with the inputs to read
+// ahead. Only an entry that opened as this module's has its inputs read, and only plain paths
+// inside the workspace are (README "A team's remote cache").
+function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant) => string, heldEntry: (key: string) => Opened | undefined, listed: Record<string, string>, packed: ReadonlyMap<string, Buffer>, publicKey: KeyObject | null): OpenedAhead[] {
+  const ahead: OpenedAhead[] = [];
   for (const one of wanted) {
     const key = keyOf(one);
     const digest = listed[key];
@@ -170,13 +164,58 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
     if (!held && !bytes) continue;
     const entry = held ?? openEntry(bytes!, publicKey);
     const moduleEntry = 'payload' in entry && isModuleEntry(entry.payload, key) ? entry.payload : undefined;
-    ahead.set(one, { entry, ...(moduleEntry ? { moduleEntry } : {}), inputsRead: Promise.resolve() });
-    batch.push(one);
-    if (moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs)) inputs.push(...Object.keys(moduleEntry.entry.record.inputs));
-    if (batch.length >= READ_AHEAD_ENTRIES) send();
+    const inputs = moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs) ? Object.keys(moduleEntry.entry.record.inputs) : [];
+    ahead.push({ wanted: one, entry, ...(moduleEntry ? { moduleEntry } : {}), inputs });
   }
-  if (batch.length > 0) send();
   return ahead;
+}
+
+/** Entries whose inputs are read on the worker in one message, and how many such messages at once. */
+const READ_AHEAD_ENTRIES = 64;
+const IN_FLIGHT = 2;
+/** Entries this thread judges from the back, reading their inputs itself, while the worker's next batch is not answered. */
+const STOLEN = 16;
+
+// The entries opened ahead judged: their inputs read on the worker from the front, a batch at a
+// time, a couple in flight; whenever the next batch is not answered yet, this thread judges a
+// few from the back itself (their inputs read here), then lets the worker's answers in. The two
+// meet and neither waits for the other, whatever else the second core is busy with (the workspace
+// model's check shares its sources so, `model-entry.ts`).
+async function judgeAhead(opened: readonly OpenedAhead[], readAhead: (relatives: readonly string[]) => Promise<void>, judge: (one: OpenedAhead) => void): Promise<void> {
+  // [front, back): neither sent to the worker nor judged yet.
+  let front = 0;
+  let back = opened.length;
+  let reading = 0;
+  const sent: { from: number; to: number; ready: boolean; read: Promise<void> }[] = [];
+  const send = () => {
+    while (reading < IN_FLIGHT && front < back) {
+      const batch = { from: front, to: (front = Math.min(front + READ_AHEAD_ENTRIES, back)), ready: false, read: Promise.resolve() };
+      reading += 1;
+      // Reading ahead only spares work: a failure of it leaves each input to be read at its check.
+      batch.read = readAhead(opened.slice(batch.from, batch.to).flatMap((one) => one.inputs))
+        .catch(() => undefined)
+        .then(() => {
+          batch.ready = true;
+          reading -= 1;
+          send();
+        });
+      sent.push(batch);
+    }
+  };
+  send();
+  while (sent.length > 0 || front < back) {
+    const next = sent[0];
+    if (next && (next.ready || front >= back)) {
+      await next.read;
+      sent.shift();
+      for (let index = next.from; index < next.to; index++) judge(opened[index]!);
+      continue;
+    }
+    const from = Math.max(front, back - STOLEN);
+    for (let index = from; index < back; index++) judge(opened[index]!);
+    back = from;
+    await setImmediate();
+  }
 }
 
 // The workspace's entry: the module entries it holds (each still to be judged), each other module

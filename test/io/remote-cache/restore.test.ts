@@ -279,3 +279,39 @@ describe('restoreFromRemote, the pack checked on the worker', () => {
     expect(badPack.asked).to.deep.equal(['ac', 'cas', 'cas', 'cas']);
   });
 });
+
+describe('restoreFromRemote, entries judged while the worker reads', () => {
+  it("judges entries from the back itself while the worker's batches of the front are not answered, then takes those", async () => {
+    const modules = Array.from({ length: 200 }, (_, index) => moduleModel(`m${index}`));
+    const workspace = workspaceModel(modules);
+    const wanted: WantedVariant[] = modules.map((module) => ({ module, variant: VARIANT }));
+    const outputs = createOutputCache();
+    const entries: Record<string, ModuleEntry> = {};
+    for (const { module } of wanted) {
+      const code = outputs.put(Buffer.from(`code of ${module.specifier}`));
+      const key = moduleKey(module, VARIANT, workspace, IDENTITY);
+      entries[key] = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs: { [`${module.dir}/index.ts`]: 'h' } } as ModuleEntry['entry']['record'] }, blobs: {} };
+    }
+    const keys = Object.keys(entries);
+    const listing = sealEntry({ format: REMOTE_FORMAT, key: workspaceKey(keys), entries, modules: {} }, null);
+    const client = { counts: { requests: 0, puts: 0, bytes: 0 }, get: async (): Promise<Answer> => ({ found: listing }) } as unknown as RemoteClient;
+    // The worker answers nothing until this thread has judged every entry it was not sent.
+    const asked: string[][] = [];
+    const answers: (() => void)[] = [];
+    const judged: string[] = [];
+    const check = (entry: unknown) => {
+      judged.push((entry as { module: string }).module);
+      if (judged.length === 200 - 128) for (const answer of answers.splice(0)) answer();
+      return 'valid' as const;
+    };
+    const readAhead = (relatives: readonly string[]) => (asked.push([...relatives]), new Promise<void>((resolve) => answers.push(resolve)));
+    const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check, outputs, readAhead });
+    expect(restored.builds).to.have.length(200);
+    expect(restored.misses).to.deep.equal({});
+    // Two batches of 64 sent from the front; the rest judged here from the back, before any of those.
+    expect(asked.map((batch) => batch.length)).to.deep.equal([64, 64]);
+    expect(asked[0]![0]).to.equal('app/m0/index.ts');
+    expect(judged.slice(0, 200 - 128).every((module) => Number(module.split('/m')[1]) >= 128), 'judged here first: from the back').to.equal(true);
+    expect(judged.slice(200 - 128), "then the worker's batches, in order").to.deep.equal(modules.slice(0, 128).map((module) => module.specifier));
+  });
+});
