@@ -378,6 +378,12 @@ describe('createFileHashes', () => {
         // Read within its write's tick, a listing, nothing read: a stamp's to take.
         expect([hashes.takeAhead!('racy.ts'), hashes.takeAhead!('dir/'), hashes.takeAhead!('gone.ts')]).to.deep.equal([undefined, undefined, undefined]);
         expect(stats, 'nothing stat-ed').to.deep.equal([]);
+        // Stamped here while the worker reads it: the stamp's read stands, the worker's is not taken over it.
+        const reading = hashes.readAhead!(['dir/b.ts']);
+        expect(hashes.stamp('dir/b.ts').hash).to.equal(contentHash('b'));
+        await reading;
+        expect(hashes.takeAhead!('dir/b.ts')).to.equal(undefined);
+        stats.length = 0;
         // Changed since that read (the restore's verdict then stands as of the read): the next stamp, the first check's, sees it.
         fs.writeFileSync(path.join(root, 'a.ts'), 'changed');
         expect(hashes.stamp('a.ts').hash).to.equal(contentHash('changed'));
