@@ -283,6 +283,6 @@ async function keptOutputs({ build, outputs }: Judged, blob: (digest: string) =>
     // kept. `blob` gave bytes whose SHA-256 is the digest: their content hash is that digest's.
     if (bytes.length !== ref.size || contentHashOfSha256(digest) !== ref.hash) return 'bad-blob';
   }
-  for (const [index, { digest }] of outputs.entries()) cache.adoptSha256(found[index] as Buffer, digest);
+  for (const [index, { ref }] of outputs.entries()) cache.adoptChecked(found[index] as Buffer, ref.hash);
   return build;
 }
