@@ -95,16 +95,18 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   // An entry the workspace's entry holds is opened with it: its signature covers them all.
   const heldEntry = (key: string): Opened | undefined => (Object.hasOwn(held, key) ? { payload: held[key] } : undefined);
   const opened = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey) : [];
-  // Asked first: the worker hashes it while this thread judges entries whose inputs it reads
-  // itself (`judgeAhead`), so it is most likely answered once every entry is judged.
-  const packChecked = onWorker ? checkedParts(packBytes as Buffer, parts, pack!, deps.sha256Ahead!) : null;
+  // Asked once every input is sent (the worker hashes it after reading them, while this thread
+  // judges the last entries), so it is most likely answered once every entry is judged.
+  let packChecked: Promise<ReadonlySet<string>> | null = null;
+  const checkPack = () => void (onWorker && (packChecked ??= checkedParts(packBytes as Buffer, parts, pack!, deps.sha256Ahead!)));
   // Every entry judged first, then the outputs of those that hold fetched and kept.
   const judgedAll: Judged[] = [];
   const judged = (result: Judged | MissKind) => {
     if (typeof result === 'string') miss(result);
     else judgedAll.push(result);
   };
-  if (deps.readAhead) await judgeAhead(opened, deps.readAhead, (one) => judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry)));
+  if (deps.readAhead) await judgeAhead(opened, deps.readAhead, (one) => judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry)), checkPack);
+  checkPack();
   const openedAhead = new Set(opened.map((one) => one.wanted));
   await runLimited(
     wanted.filter((one) => !openedAhead.has(one)),
@@ -181,7 +183,8 @@ const STOLEN = 16;
 // few from the back itself (their inputs read here), then lets the worker's answers in. The two
 // meet and neither waits for the other, whatever else the second core is busy with (the workspace
 // model's check shares its sources so, `model-entry.ts`).
-async function judgeAhead(opened: readonly OpenedAhead[], readAhead: (relatives: readonly string[]) => Promise<void>, judge: (one: OpenedAhead) => void): Promise<void> {
+// `allSent`: told once nothing is left to send.
+async function judgeAhead(opened: readonly OpenedAhead[], readAhead: (relatives: readonly string[]) => Promise<void>, judge: (one: OpenedAhead) => void, allSent: () => void): Promise<void> {
   // [front, back): neither sent to the worker nor judged yet.
   let front = 0;
   let back = opened.length;
@@ -201,6 +204,7 @@ async function judgeAhead(opened: readonly OpenedAhead[], readAhead: (relatives:
         });
       sent.push(batch);
     }
+    if (front >= back) allSent();
   };
   send();
   while (sent.length > 0 || front < back) {
@@ -214,6 +218,7 @@ async function judgeAhead(opened: readonly OpenedAhead[], readAhead: (relatives:
     const from = Math.max(front, back - STOLEN);
     for (let index = from; index < back; index++) judge(opened[index]!);
     back = from;
+    if (front >= back) allSent();
     await setImmediate();
   }
 }
