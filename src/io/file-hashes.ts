@@ -33,7 +33,7 @@ export const COARSE_TIMESTAMP_MS = 1000;
  * where a tar or a copy may give an mtime of whole seconds); until one does, a second is
  * assumed. `fixedMs` overrides what is observed.
  */
-export function createGranularity(fixedMs?: number): (stats: fs.Stats) => number {
+export function createGranularity(fixedMs?: number): (stats: StatTimes) => number {
   const fine = new Set<number>();
   return (stats) => {
     if (fixedMs !== undefined) return fixedMs;
@@ -136,6 +136,16 @@ export interface FileHashes {
    * directory (`dir/`) is listed there by `listDir`'s rule, taken by a `stamp` alike.
    */
   readAhead?(relatives: readonly string[]): Promise<void>;
+  /**
+   * A file's hash as the `readAhead` worker read it, taken with no stat here: remembered under
+   * the stat it was read under, as a `stamp` taken at that read (confirmed from the watch count
+   * when it was asked); undefined when there is no such read, or it began within the file's
+   * write's tick. It holds as of that read only: the next `stamp` stats the file, and reads it
+   * again if it changed since (the first check before any answer, README "Addresses").
+   */
+  takeAhead?(relative: string): string | undefined;
+  /** The SHA-256 (hex) of each range of `bytes`, on the worker of `readAhead` (null: none, or gone). */
+  sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
   /** Stops the worker of `readAhead`. */
   close?(): Promise<void>;
 }
@@ -183,15 +193,18 @@ export type FileSignature = readonly [hash: string, ino: number, size: number, m
 /** What a read remembers of the file's stat, and when it read it. */
 export type ReadStamp = Pick<Remembered, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'at'>;
 
+/** What a stat says of a file that a remembered read is judged by (a worker's read carries it too). */
+export type StatTimes = Pick<fs.Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
+
 /** The same file, size and times as when it was read. */
-const sameStat = (known: ReadStamp, stats: fs.Stats): boolean => known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ctimeMs === stats.ctimeMs;
+const sameStat = (known: ReadStamp, stats: StatTimes): boolean => known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ctimeMs === stats.ctimeMs;
 
 /**
  * Whether what a read remembered still holds for the file's current stat: the same file, size and
  * times, and read long enough after its last modification that a write in the same clock tick
  * cannot hide behind an unchanged mtime.
  */
-export function isStillValid(known: ReadStamp, stats: fs.Stats, granularityMs = 0): boolean {
+export function isStillValid(known: ReadStamp, stats: StatTimes, granularityMs = 0): boolean {
   if (!sameStat(known, stats)) return false;
   // A timestamp of whole seconds is the start of the second the write happened in.
   return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS + granularityMs;
@@ -201,10 +214,10 @@ export { isPlainRelative } from './confined-paths.js';
 export { entryIdentity } from './file-reads.js';
 
 /** The granularity of each stat, and the coarsest seen so far. */
-function trackGranularity(granularity: (stats: fs.Stats) => number) {
+function trackGranularity(granularity: (stats: StatTimes) => number) {
   let coarsest = 0;
   return {
-    granularityOf(stats: fs.Stats): number {
+    granularityOf(stats: StatTimes): number {
       const ms = granularity(stats);
       if (ms > coarsest) coarsest = ms;
       return ms;
@@ -225,9 +238,10 @@ function statAsNamed(paths: ConfinedPaths, relative: string): fs.Stats | undefin
 
 // Files read and hashed on the worker (`read-ahead.ts`), kept until a stamp takes them.
 // A directory's (`dir/`) is its listing, read by `listDir`'s rule; `listed` is told its names when taken.
-function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.Stats) => number, listed: (relative: string, hash: string, names: string) => void) {
+function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: StatTimes) => number, listed: (relative: string, hash: string, names: string) => void) {
   const worker = createReadAhead(root);
-  const reads = new Map<string, AheadRead>();
+  // Each read with the watch count when it was asked: before the worker's stat.
+  const reads = new Map<string, { read: AheadRead; seq: number }>();
   // Plain relative paths (`isPlainRelative`) are joined by concatenation, as `createConfinedPaths` joins them.
   const rootPrefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
   return {
@@ -236,9 +250,10 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
       // What a stamp reads; a path remembered already is most likely still what was read (its stat tells).
       const wanted = [...new Set(relatives)].filter((relative) => isPlainRelative(relative) && !memory.get(relative) && !reads.has(relative));
       if (wanted.length === 0) return;
+      const seq = watchSequence();
       const answers = await worker.read(wanted.map((relative) => `${rootPrefix}${relative}`));
       if (reads.size + wanted.length > MAX_READS_AHEAD) reads.clear();
-      for (const [index, read] of answers.entries()) if (read) reads.set(wanted[index]!, read);
+      for (const [index, read] of answers.entries()) if (read) reads.set(wanted[index]!, { read, seq });
     },
     /**
      * The worker's hash of a file, remembered as a stamp's own read (confirmed from `seq`), when the
@@ -247,7 +262,7 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
      * remembered hash, `isStillValid`). A file of several names never.
      */
     take(relative: string, stats: fs.Stats, seq: number): string | undefined {
-      const read = reads.get(relative);
+      const read = reads.get(relative)?.read;
       if (!read) return undefined;
       reads.delete(relative);
       const [hash, dev, ino, size, mtimeMs, ctimeMs, at, names] = read;
@@ -258,6 +273,24 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: fs.
       if (names !== undefined) listed(relative, hash, names);
       return hash;
     },
+    /**
+     * A file's read as a stamp taken when the worker read it: remembered under the stat the
+     * worker read it under, confirmed from the count when it was asked, when that read began
+     * out of the file's last write's tick (`isStillValid` on its own stat). No stat here. A path
+     * remembered since it was asked (stamped here meanwhile) is the stamp's: that read may be newer.
+     */
+    takeAsRead(relative: string): string | undefined {
+      const ahead = reads.get(relative);
+      if (!ahead || ahead.read[7] !== undefined || memory.get(relative)) return undefined;
+      const [hash, dev, ino, size, mtimeMs, ctimeMs, at] = ahead.read;
+      const stats = { dev, ino, size, mtimeMs, ctimeMs };
+      if (!isStillValid({ ino, size, mtimeMs, ctimeMs, at }, stats, granularityOf(stats))) return undefined;
+      reads.delete(relative);
+      memory.remember(relative, stats, hash, at);
+      memory.get(relative)!.seq = ahead.seq;
+      return hash;
+    },
+    sha256: worker.sha256,
     close: () => worker.close(),
   };
 }
@@ -430,6 +463,8 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     granularityMs: coarsest,
     realPath: paths.realPath,
     readAhead: async (relatives) => ahead?.readAhead(relatives),
+    takeAhead: (relative) => ahead?.takeAsRead(relative),
+    sha256Ahead: async (bytes, ranges) => (ahead ? ahead.sha256(bytes, ranges) : null),
     close: async () => ahead?.close(),
   };
 }

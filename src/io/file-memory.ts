@@ -20,7 +20,7 @@ export interface FileMemory {
   get(relative: string): Remembered | undefined;
   set(relative: string, known: Remembered): void;
   /** The read of `stats` at `at`, with its bytes when it was a file's. */
-  remember(relative: string, stats: fs.Stats, hash: string, at: number, bytes?: Uint8Array): void;
+  remember(relative: string, stats: Pick<fs.Stats, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>, hash: string, at: number, bytes?: Uint8Array): void;
   forget(relative: string): void;
   /** Found absent by a stamp that began at watch count `seq`. */
   absent(relative: string, seq: number): void;

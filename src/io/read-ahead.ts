@@ -24,6 +24,11 @@ export interface ReadAhead {
    * `root`, unreadable, or the worker gone. A path ending in `/` is a directory's: its listing.
    */
   read(files: readonly string[]): Promise<(AheadRead | null)[]>;
+  /**
+   * The SHA-256 (hex) of each `[start, end)` range of a copy of `bytes`, or null when the worker
+   * is gone: a pack downloaded from the team cache checked against its digests on the second core.
+   */
+  sha256(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
   /** Stops the worker; later reads answer null. */
   close(): Promise<void>;
 }
@@ -115,7 +120,8 @@ function listOne(file, realDirs) {
     return null;
   }
 }
-parentPort.on('message', ({ id, files }) => {
+parentPort.on('message', ({ id, files, bytes, ranges }) => {
+  if (bytes) return parentPort.postMessage({ id, reads: ranges.map(([start, end]) => hash('sha256', bytes.subarray(start, end), 'hex')) });
   const realDirs = new Map();
   parentPort.postMessage({ id, reads: files.map((file) => (file.endsWith('/') ? listOne(file, realDirs) : readOne(file, realDirs))) });
 });
@@ -125,10 +131,10 @@ export function createReadAhead(root: string): ReadAhead {
   let worker: Worker | null = null;
   let gone = false;
   let nextId = 0;
-  const waiting = new Map<number, (reads: (AheadRead | null)[] | null) => void>();
+  const waiting = new Map<number, (reads: unknown[] | null) => void>();
 
   // The worker keeps the process alive only while a read is asked of it.
-  function settle(id: number, reads: (AheadRead | null)[] | null) {
+  function settle(id: number, reads: unknown[] | null) {
     const resolve = waiting.get(id);
     if (!resolve) return;
     waiting.delete(id);
@@ -153,23 +159,32 @@ export function createReadAhead(root: string): ReadAhead {
       return null;
     }
     worker.unref();
-    worker.on('message', ({ id, reads }: { id: number; reads: (AheadRead | null)[] }) => settle(id, reads));
+    worker.on('message', ({ id, reads }: { id: number; reads: unknown[] }) => settle(id, reads));
     worker.on('error', end);
     worker.on('exit', end);
     return worker;
   }
 
+  // One question to the worker: its answer, or null when it is gone (or goes before answering).
+  function ask(thread: Worker, message: object): Promise<unknown[] | null> {
+    const id = nextId++;
+    if (waiting.size === 0) thread.ref();
+    return new Promise((resolve) => {
+      waiting.set(id, resolve);
+      thread.postMessage({ id, ...message });
+    });
+  }
+
   return {
     start: () => void started(),
-    read(files) {
+    async read(files) {
       const thread = files.length > 0 ? started() : null;
-      if (!thread) return Promise.resolve(files.map(() => null));
-      const id = nextId++;
-      if (waiting.size === 0) thread.ref();
-      return new Promise((resolve) => {
-        waiting.set(id, (reads) => resolve(reads ?? files.map(() => null)));
-        thread.postMessage({ id, files });
-      });
+      const reads = thread ? ((await ask(thread, { files })) as (AheadRead | null)[] | null) : null;
+      return reads ?? files.map(() => null);
+    },
+    async sha256(bytes, ranges) {
+      const thread = started();
+      return thread ? ((await ask(thread, { bytes, ranges })) as string[] | null) : null;
     },
     async close() {
       const thread = worker;

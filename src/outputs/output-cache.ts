@@ -1,6 +1,6 @@
 // Compiled outputs by content hash. Events and state carry hashes only (README "The event log, replay and state subscription"); the
 // bytes live here, shared by every variant and request that produced the same content.
-import { contentHash, contentHashOfSha256 } from './content-hash.js';
+import { contentHash } from './content-hash.js';
 import type { OutputRef } from '../store/events.js';
 
 export interface OutputCache {
@@ -9,10 +9,10 @@ export interface OutputCache {
   /** Keeps `content` itself, a view included: the outputs the build cache restores share its one read. */
   adopt(content: Buffer): OutputRef;
   /**
-   * `adopt`, for bytes the caller has just checked to have the SHA-256 `digestHex` (a team cache's
-   * blob, hashed once against its name, which gives its content hash too: README "A team's remote cache").
+   * `adopt`, for bytes the caller has just checked to have the content hash `hash` (a team cache's
+   * blob, hashed once against its name, whose first bits are its content hash: README "A team's remote cache").
    */
-  adoptSha256(content: Buffer, digestHex: string): OutputRef;
+  adoptChecked(content: Buffer, hash: string): OutputRef;
   get(hash: string): Buffer | undefined;
   /** Forgets every output whose hash is not in `keep`. */
   retain(keep: ReadonlySet<string>): number;
@@ -29,7 +29,7 @@ export function createOutputCache(): OutputCache {
     // A copy: a view would keep the bundler's whole response buffer alive.
     put: (content) => hold(content, () => Buffer.from(content)),
     adopt: (content) => hold(content, () => content),
-    adoptSha256: (content, digestHex) => hold(content, () => content, contentHashOfSha256(digestHex)),
+    adoptChecked: (content, hash) => hold(content, () => content, hash),
     get: (hash) => outputs.get(hash),
     retain(keep) {
       let dropped = 0;

@@ -9,7 +9,7 @@ import { createOutputCache } from '../../src/outputs/output-cache.js';
 import { fingerprintOf } from '../../src/store/reducer.js';
 import { createBuildCache } from '../../src/io/build-cache.js';
 import { CACHE_FORMAT, indexText } from '../../src/io/cache-index.js';
-import { createFileHashes, type FileHashes } from '../../src/io/file-hashes.js';
+import { createFileHashes, RACY_MS, type FileHashes } from '../../src/io/file-hashes.js';
 import { workspaceBoundaries } from '../../src/workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../src/workspace/model.js';
 import { moduleModel, workspaceModel } from '../helpers/models.js';
@@ -139,5 +139,32 @@ describe('createBuildCache', () => {
       expect(check()).to.equal('stale');
       expect(asked).to.include(tsconfig);
     });
+  });
+
+  // A team start's entries' inputs are read on the worker just before their check.
+  it('takes an input the read-ahead worker read as it read it, without a stamp or stat of its own (the first check before an answer stats it)', async () => {
+    const root = tempWorkspace({ [one.entry!]: 'export {};' });
+    const until = Date.now() + RACY_MS + 20; // past the racy window of the write
+    while (Date.now() < until);
+    const real = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+    const workspace = workspaceModel([one], { sources: { 'core.json': 'core-1' } });
+    const asked: string[] = [];
+    const hashes: FileHashes = { ...real, stamp: (relative) => (asked.push(relative), real.stamp(relative)), adopt: (relative, signature) => (asked.push(relative), real.adopt(relative, signature)) };
+    const cache = createBuildCache(cacheOf(workspace, {}).dir, root, identity, { hashes, outputs: createOutputCache(), reader: 'reader', logger: () => {} });
+    const entry = {
+      module: one.specifier,
+      variant: 'browser.development',
+      fingerprint: fingerprintOf(one),
+      bundler: bundlerKey(one.bundler),
+      boundaries: workspaceBoundaries(workspace).key,
+      record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs: { [one.entry!]: contentHash('export {};') } },
+    };
+    try {
+      await real.readAhead!([one.entry!]);
+      expect(cache.entryChecker(workspace)(entry)).to.equal('valid');
+      expect(asked).to.deep.equal([]);
+    } finally {
+      await real.close!();
+    }
   });
 });

@@ -361,6 +361,37 @@ describe('createFileHashes', () => {
       }
     });
 
+    it('takeAhead takes a file as the worker read it, with no stat here, confirmed from when it was asked; a write after it is seen by the next stamp', async () => {
+      const root = tempWorkspace({ 'a.ts': 'aaa', 'racy.ts': 'rrr', 'dir/b.ts': 'b' });
+      const later = new Date(Date.now() + 60_000);
+      fs.utimesSync(path.join(root, 'racy.ts'), later, later);
+      pastRacyWindow();
+      const stats: string[] = [];
+      const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0, stat: (absolute) => (stats.push(path.basename(absolute)), fs.statSync(absolute, { throwIfNoEntry: false })) });
+      try {
+        const asked = nextWatchSequence();
+        await hashes.readAhead!(['a.ts', 'racy.ts', 'dir/']);
+        // A notice after the worker was asked: what it read is not vouched for past it.
+        nextWatchSequence();
+        expect(hashes.takeAhead!('a.ts')).to.equal(contentHash('aaa'));
+        expect(hashes.confirmed('a.ts')).to.deep.include({ hash: contentHash('aaa'), seq: asked });
+        // Read within its write's tick, a listing, nothing read: a stamp's to take.
+        expect([hashes.takeAhead!('racy.ts'), hashes.takeAhead!('dir/'), hashes.takeAhead!('gone.ts')]).to.deep.equal([undefined, undefined, undefined]);
+        expect(stats, 'nothing stat-ed').to.deep.equal([]);
+        // Stamped here while the worker reads it: the stamp's read stands, the worker's is not taken over it.
+        const reading = hashes.readAhead!(['dir/b.ts']);
+        expect(hashes.stamp('dir/b.ts').hash).to.equal(contentHash('b'));
+        await reading;
+        expect(hashes.takeAhead!('dir/b.ts')).to.equal(undefined);
+        stats.length = 0;
+        // Changed since that read (the restore's verdict then stands as of the read): the next stamp, the first check's, sees it.
+        fs.writeFileSync(path.join(root, 'a.ts'), 'changed');
+        expect(hashes.stamp('a.ts').hash).to.equal(contentHash('changed'));
+      } finally {
+        await hashes.close!();
+      }
+    });
+
     it('does nothing unless asked for: the main thread reads', async () => {
       const root = tempWorkspace({ 'a.ts': 'aaa' });
       pastRacyWindow();

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import type { ServiceState } from '../../src/store/state.js';
-import { createFileHashes, type FileHashes } from '../../src/io/file-hashes.js';
+import { createFileHashes, nextWatchSequence, RACY_MS, type FileHashes } from '../../src/io/file-hashes.js';
+import { contentHash } from '../../src/outputs/content-hash.js';
 import { createFreshnessCheck, findChanges, type CheckScope, type WatchProof } from '../../src/io/freshness.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -489,5 +490,34 @@ describe('createFreshnessCheck of a start\'s first pass, on a real disk', () => 
     expect(dispatched).to.deep.equal([
       { type: 'files.changed', files: { 'app/one/': hashes.hash('app/one/'), 'app/one/tsconfig.json': hashes.hash('app/one/tsconfig.json'), [names[1]!]: hashes.hash(names[1]!), [names[39]!]: null }, source: 'check' },
     ]);
+  });
+});
+
+describe("findChanges after a team start's restore", () => {
+  it('sees an input changed after the restore took it as the worker read it (no stat then): its confirmation dates from before that read, which no later walk of the watcher vouches for', async () => {
+    const files = { 'core.json': '{}', 'app/package.json': '{"name":"app"}', 'app/one/index.ts': 'e1', 'app/one/helper.ts': 'h1', 'app/two/index.ts': 'x' };
+    const root = tempWorkspace(files);
+    const until = Date.now() + RACY_MS + 20; // past the racy window of the writes
+    while (Date.now() < until);
+    const sources = { 'core.json': contentHash(files['core.json']), 'app/package.json': contentHash(files['app/package.json']) };
+    const restored = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, two], { sources }) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { inputs: { 'app/one/index.ts': contentHash('e1'), 'app/one/helper.ts': contentHash('h1') } }),
+    ]);
+    const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+    try {
+      // The restore: the inputs read on the worker, taken as read (`takeAhead`), no stat.
+      await hashes.readAhead!(['app/one/index.ts', 'app/one/helper.ts']);
+      expect([hashes.takeAhead!('app/one/index.ts'), hashes.takeAhead!('app/one/helper.ts')]).to.deep.equal([contentHash('e1'), contentHash('h1')]);
+      // Changed before the first check; the watcher's walk (after the start) vouches only for what is confirmed from it on.
+      fs.writeFileSync(path.join(root, 'app/one/index.ts'), 'e2');
+      const walk = nextWatchSequence();
+      const proof: WatchProof = { unchangedSince: (_path, since) => since >= walk, proofGeneration: () => walk };
+      expect(findChanges(restored, ALL, hashes, proof)).to.deep.equal({ 'app/one/index.ts': contentHash('e2') });
+    } finally {
+      await hashes.close!();
+    }
   });
 });

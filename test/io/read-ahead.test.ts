@@ -1,4 +1,5 @@
 // The worker that reads and hashes files ahead of their use, on a real temporary directory.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -43,6 +44,19 @@ describe('createReadAhead', () => {
     } finally {
       await ahead.close();
     }
+  });
+
+  it("hashes ranges of bytes (a downloaded pack's parts) with SHA-256, a view's ranges its own; nothing once closed", async () => {
+    const ahead = createReadAhead(tempWorkspace({}));
+    const whole = Buffer.from('..first part|second part');
+    const view = whole.subarray(2);
+    const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+    try {
+      expect(await ahead.sha256(view, [[0, 10], [11, 22], [0, 0]])).to.deep.equal([sha256('first part'), sha256('second part'), sha256('')]);
+    } finally {
+      await ahead.close();
+    }
+    expect(await ahead.sha256(view, [[0, 10]])).to.equal(null);
   });
 
   it('answers nothing once closed: the main thread then reads for itself', async () => {

@@ -31,14 +31,14 @@ describe('createOutputCache', () => {
     expect(cache.get(put.hash)!.toString()).to.equal('DEF');
   });
 
-  it('adopts bytes under the content hash of the SHA-256 its caller checked, without hashing them again', () => {
+  it('adopts bytes under the content hash its caller checked, without hashing them again', () => {
     const cache = createOutputCache();
     const pack = Buffer.from('xxABCxx');
-    const adopted = cache.adoptSha256(pack.subarray(2, 5), createHash('sha256').update('ABC').digest('hex'));
+    const adopted = cache.adoptChecked(pack.subarray(2, 5), contentHash('ABC'));
     expect(adopted).to.deep.equal({ hash: contentHash('ABC'), size: 3 });
     expect(cache.get(contentHash('ABC'))!.buffer).to.equal(pack.buffer);
-    // The digest names the key: the caller vouches for it (a team cache's blob checked against its name).
-    const other = cache.adoptSha256(Buffer.from('DEF'), createHash('sha256').update('GHI').digest('hex'));
+    // The hash given names the key: the caller vouches for it (a team cache's blob checked against its name).
+    const other = cache.adoptChecked(Buffer.from('DEF'), contentHash('GHI'));
     expect(other.hash).to.equal(contentHash('GHI'));
   });
 
@@ -71,5 +71,13 @@ describe('createOutputCache', () => {
 describe('contentHashOfSha256', () => {
   it('is the content hash of the bytes whose SHA-256 the digest is', () => {
     for (const text of ['', 'export const a = 1;', 'x'.repeat(100_000)]) expect(contentHashOfSha256(createHash('sha256').update(text).digest('hex'))).to.equal(contentHash(Buffer.from(text)));
+  });
+
+  it('maps every digit of the digest as base64url does', () => {
+    // 500 digests: each of the 16 digits at each of the 33 places that make the 22 characters.
+    for (let index = 0; index < 500; index++) {
+      const digest = createHash('sha256').update(String(index)).digest();
+      expect(contentHashOfSha256(digest.toString('hex')), digest.toString('hex')).to.equal(digest.toString('base64url').slice(0, 22));
+    }
   });
 });

@@ -36,7 +36,9 @@ export function workspaceFacts(workspace: WorkspaceModel, hashes: FileHashes): W
 }
 
 // Each input as it is now: unchanged since its hash was taken (the same stat), else read and
-// hashed again. One answer per path for the whole restoration: modules share tsconfig files.
+// hashed again, or as the read-ahead worker read it a moment ago (`takeAhead`: its stat then,
+// not stat'ed again here; the first check before any answer stats it). One answer per path for
+// the whole restoration: modules share tsconfig files.
 // A path the workspace's read, in this run, recorded absent (the tsconfig places above each
 // package), or absent from a listing it recorded (a module's own directory), is taken as
 // absent without a stat, as that read takes it (README "Workspaces"): what is judged here is
@@ -50,7 +52,7 @@ function inputMatcher(hashes: FileHashes, read: Readonly<Record<string, string |
     let current = now.get(input);
     if (current === undefined) {
       if (hash === null && readAbsent(input)) current = null;
-      else current = signature && signature[0] === hash && hashes.adopt(input, signature) ? hash : hashes.stamp(input).hash;
+      else current = signature && signature[0] === hash && hashes.adopt(input, signature) ? hash : (hashes.takeAhead?.(input) ?? hashes.stamp(input).hash);
       now.set(input, current);
     }
     return current === hash;

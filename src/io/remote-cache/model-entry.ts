@@ -165,14 +165,17 @@ export const holdsHere = (sources: Readonly<Record<string, string | null>>, hash
 
 /**
  * Begins the check of every source: listings first, then files, each read on the worker (batches
- * sent at once, a couple at a time, while nothing takes them yet) and taken with a stat
- * (`stamp`), or read here; a file recorded absent is proved absent by its directory's listing
+ * sent at once, a couple at a time, while nothing takes them yet) and taken as read there
+ * (`takeAhead`; a listing with a stat, `stamp`), or read here; a file recorded absent is proved absent by its directory's listing
  * just taken (the read's own rule, README "Workspaces"), else by a stat.
  */
 export function checkSources(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): SourceCheck {
   const present = Object.keys(sources).filter((source) => sources[source] !== null);
   const ordered = [...present.filter((source) => source.endsWith('/')), ...present.filter((source) => !source.endsWith('/'))];
   const holds = (source: string) => hashes.stamp(source).hash === sources[source];
+  // A file the worker read is taken with the stat it was read under: the first check before any
+  // answer stats every source again (README "Addresses"); a listing is stamped here.
+  const holdsAsRead = (source: string) => (hashes.takeAhead?.(source) ?? hashes.stamp(source).hash) === sources[source];
   // [front, back): neither sent to the worker nor checked here yet.
   let front = 0;
   let back = ordered.length;
@@ -199,7 +202,7 @@ export function checkSources(sources: Readonly<Record<string, string | null>>, h
       if (next && (next.ready || front >= back)) {
         await next.read;
         sent.shift();
-        if (!next.batch.every(holds)) return false;
+        if (!next.batch.every(holdsAsRead)) return false;
         continue;
       }
       const from = Math.max(front, back - STOLEN);

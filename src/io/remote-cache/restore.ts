@@ -6,6 +6,7 @@
 // this disk (the local cache's own checks), and every blob must hash to its name and to the
 // output the record names. Anything else is a miss, counted by kind, and the module is built here.
 import type { KeyObject } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { OutputCache } from '../../outputs/output-cache.js';
 import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
 import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
@@ -41,13 +42,15 @@ export interface RemoteRestoreDeps {
   concurrency?: number;
   /**
    * Reads and hashes files on the second core (`FileHashes.readAhead`): the inputs of the entries
-   * the pack holds, while this thread opens the next ones and checks those read.
+   * opened ahead, a batch at a time from the front, while this thread judges others from the back.
    */
   readAhead?(relatives: readonly string[]): Promise<void>;
+  /**
+   * The SHA-256 (hex) of ranges of bytes on the second core (`FileHashes.sha256Ahead`): the pack
+   * and its parts checked there while this thread judges the entries, their outputs kept after.
+   */
+  sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
 }
-
-/** Entries opened before their inputs are asked of the worker, in one batch. */
-const READ_AHEAD_ENTRIES = 100;
 
 /**
  * The builds of `wanted` the remote holds and this disk vouches for; `all`: every module variant
@@ -66,11 +69,13 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     if ('failed' in answer) failures[answer.failed] = (failures[answer.failed] ?? 0) + 1;
     return 'missing' in answer ? 'absent' : 'unanswered';
   };
-  // The parts of the workspace's pack, when it has one: each still checked against its digest.
+  // The parts of the workspace's pack, when it has one: each still checked against its digest,
+  // here as it is used, or all at once on the worker (`checked`: those that hashed to their names).
   let packed = new Map<string, Buffer>();
+  let checked: ReadonlySet<string> | null = null;
   // A blob is what its name says, or nothing.
   const blob = async (digest: string): Promise<Buffer | MissKind> => {
-    const inPack = packedPart(packed, digest);
+    const inPack = checked ? (checked.has(digest) ? packed.get(digest) : undefined) : packedPart(packed, digest);
     if (inPack) return inPack;
     const bytes = answered(await client.get('cas', digest));
     if (typeof bytes === 'string') return bytes === 'absent' ? 'missing-blob' : bytes;
@@ -81,23 +86,43 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   const keys = new Map<WantedVariant, string>();
   const keyOf = (one: WantedVariant) => keys.get(one) ?? keys.set(one, moduleKey(one.module, one.variant, workspace, deps.identity)).get(one)!;
   const { modules: listed, entries: held = {}, pack } = wanted.length > 0 ? await workspaceListing(all.map(keyOf), client, answered, deps.publicKey) : { modules: {} };
-  if (pack) {
-    const bytes = await blob(pack);
-    packed = typeof bytes === 'string' ? new Map() : (readPack(bytes) ?? new Map());
-  }
+  // The pack is checked on the worker when it holds outputs only (every entry held by the
+  // workspace's entry): nothing of it is used before its outputs are kept, after every check.
+  const packBytes = pack ? answered(await client.get('cas', pack)) : null;
+  const parts = Buffer.isBuffer(packBytes) ? readPack(packBytes) : null;
+  const onWorker = parts !== null && deps.sha256Ahead !== undefined && Object.keys(listed).length === 0;
+  if (parts) packed = onWorker || sha256Hex(packBytes as Buffer) === pack ? parts : new Map();
   // An entry the workspace's entry holds is opened with it: its signature covers them all.
   const heldEntry = (key: string): Opened | undefined => (Object.hasOwn(held, key) ? { payload: held[key] } : undefined);
-  const ahead = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey, deps.readAhead) : new Map<WantedVariant, OpenedAhead>();
+  const opened = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey) : [];
+  // Asked once every input is sent (the worker hashes it after reading them, while this thread
+  // judges the last entries), so it is most likely answered once every entry is judged.
+  let packChecked: Promise<ReadonlySet<string>> | null = null;
+  const checkPack = () => void (onWorker && (packChecked ??= checkedParts(packBytes as Buffer, parts, pack!, deps.sha256Ahead!)));
+  // Every entry judged first, then the outputs of those that hold fetched and kept.
+  const judgedAll: Judged[] = [];
+  const judged = (result: Judged | MissKind) => {
+    if (typeof result === 'string') miss(result);
+    else judgedAll.push(result);
+  };
+  if (deps.readAhead) await judgeAhead(opened, deps.readAhead, (one) => judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry)), checkPack);
+  checkPack();
+  const openedAhead = new Set(opened.map((one) => one.wanted));
+  await runLimited(
+    wanted.filter((one) => !openedAhead.has(one)),
+    deps.concurrency ?? 8,
+    async (one) => {
+      const key = keyOf(one);
+      const digest = listed[key];
+      const bytes = heldEntry(key) ?? (digest ? await blob(digest) : answered(await client.get('ac', key)));
+      judged(typeof bytes === 'string' ? bytes : judgeEntry(bytes, key, one, deps));
+    },
+  );
+  // An output whose part failed (all of them when the pack did) is then asked for alone.
+  if (packChecked) checked = await packChecked;
   const builds: RestoredBuild[] = [];
-  await runLimited(wanted, deps.concurrency ?? 8, async (one) => {
-    const key = keyOf(one);
-    const opened = ahead.get(one);
-    // Its inputs read on the worker first: the checks then take those reads, not read again here.
-    await opened?.inputsRead;
-    const digest = listed[key];
-    const bytes = opened ? opened.entry : (heldEntry(key) ?? (digest ? await blob(digest) : answered(await client.get('ac', key))));
-    // A throw past the checks (a fault of this code or of the disk) is a miss like any other.
-    const found = typeof bytes === 'string' ? bytes : await moduleBuild(bytes, key, one, deps, blob, opened?.moduleEntry).catch((): MissKind => 'wrong-shape');
+  await runLimited(judgedAll, deps.concurrency ?? 8, async (one) => {
+    const found = await keptOutputs(one, blob, deps.outputs).catch((): MissKind => 'wrong-shape');
     if (typeof found === 'string') miss(found);
     else builds.push(found);
   });
@@ -116,31 +141,23 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
 }
 
 interface OpenedAhead {
+  wanted: WantedVariant;
   /** The entry: its bytes, or opened already. */
   entry: Buffer | Opened;
   /** Its payload, when it opened as this module key's entry (`isModuleEntry`): not judged twice. */
   moduleEntry?: ModuleEntry;
-  inputsRead: Promise<void>;
+  /** The inputs to read on the worker: those of an entry that opened as this module's. */
+  inputs: string[];
 }
 
 type Opened = ReturnType<typeof openEntry>;
 
 // The entries the workspace's entry holds (opened with it), and those the pack holds (each checked
-// against its digest and opened, signature and all, as the checks would), their inputs sent to
-// the worker a batch at a time: the worker hashes a batch while this thread judges the next. Only
-// an entry that opened as this module's sends its inputs, and only plain paths inside the
-// workspace are read (README "A team's remote cache").
-function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant) => string, heldEntry: (key: string) => Opened | undefined, listed: Record<string, string>, packed: ReadonlyMap<string, Buffer>, publicKey: KeyObject | null, readAhead: (relatives: readonly string[]) => Promise<void>): Map<WantedVariant, OpenedAhead> {
-  const ahead = new Map<WantedVariant, OpenedAhead>();
-  let batch: WantedVariant[] = [];
-  let inputs: string[] = [];
-  const send = () => {
-    // Reading ahead only spares work: a failure of it leaves each input to be read at its check.
-    const inputsRead = readAhead(inputs).catch(() => undefined);
-    for (const one of batch) ahead.get(one)!.inputsRead = inputsRead;
-    batch = [];
-    inputs = [];
-  };
+// against its digest and opened, signature and all, as the checks would), with the inputs to read
+// ahead. Only an entry that opened as this module's has its inputs read, and only plain paths
+// inside the workspace are (README "A team's remote cache").
+function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant) => string, heldEntry: (key: string) => Opened | undefined, listed: Record<string, string>, packed: ReadonlyMap<string, Buffer>, publicKey: KeyObject | null): OpenedAhead[] {
+  const ahead: OpenedAhead[] = [];
   for (const one of wanted) {
     const key = keyOf(one);
     const digest = listed[key];
@@ -149,13 +166,61 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
     if (!held && !bytes) continue;
     const entry = held ?? openEntry(bytes!, publicKey);
     const moduleEntry = 'payload' in entry && isModuleEntry(entry.payload, key) ? entry.payload : undefined;
-    ahead.set(one, { entry, ...(moduleEntry ? { moduleEntry } : {}), inputsRead: Promise.resolve() });
-    batch.push(one);
-    if (moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs)) inputs.push(...Object.keys(moduleEntry.entry.record.inputs));
-    if (batch.length >= READ_AHEAD_ENTRIES) send();
+    const inputs = moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs) ? Object.keys(moduleEntry.entry.record.inputs) : [];
+    ahead.push({ wanted: one, entry, ...(moduleEntry ? { moduleEntry } : {}), inputs });
   }
-  if (batch.length > 0) send();
   return ahead;
+}
+
+/** Entries whose inputs are read on the worker in one message, and how many such messages at once. */
+const READ_AHEAD_ENTRIES = 64;
+const IN_FLIGHT = 2;
+/** Entries this thread judges from the back, reading their inputs itself, while the worker's next batch is not answered. */
+const STOLEN = 16;
+
+// The entries opened ahead judged: their inputs read on the worker from the front, a batch at a
+// time, a couple in flight; whenever the next batch is not answered yet, this thread judges a
+// few from the back itself (their inputs read here), then lets the worker's answers in. The two
+// meet and neither waits for the other, whatever else the second core is busy with (the workspace
+// model's check shares its sources so, `model-entry.ts`).
+// `allSent`: told once nothing is left to send.
+async function judgeAhead(opened: readonly OpenedAhead[], readAhead: (relatives: readonly string[]) => Promise<void>, judge: (one: OpenedAhead) => void, allSent: () => void): Promise<void> {
+  // [front, back): neither sent to the worker nor judged yet.
+  let front = 0;
+  let back = opened.length;
+  let reading = 0;
+  const sent: { from: number; to: number; ready: boolean; read: Promise<void> }[] = [];
+  const send = () => {
+    while (reading < IN_FLIGHT && front < back) {
+      const batch = { from: front, to: (front = Math.min(front + READ_AHEAD_ENTRIES, back)), ready: false, read: Promise.resolve() };
+      reading += 1;
+      // Reading ahead only spares work: a failure of it leaves each input to be read at its check.
+      batch.read = readAhead(opened.slice(batch.from, batch.to).flatMap((one) => one.inputs))
+        .catch(() => undefined)
+        .then(() => {
+          batch.ready = true;
+          reading -= 1;
+          send();
+        });
+      sent.push(batch);
+    }
+    if (front >= back) allSent();
+  };
+  send();
+  while (sent.length > 0 || front < back) {
+    const next = sent[0];
+    if (next && (next.ready || front >= back)) {
+      await next.read;
+      sent.shift();
+      for (let index = next.from; index < next.to; index++) judge(opened[index]!);
+      continue;
+    }
+    const from = Math.max(front, back - STOLEN);
+    for (let index = from; index < back; index++) judge(opened[index]!);
+    back = from;
+    if (front >= back) allSent();
+    await setImmediate();
+  }
 }
 
 // The workspace's entry: the module entries it holds (each still to be judged), each other module
@@ -170,30 +235,59 @@ async function workspaceListing(keys: string[], client: RemoteClient, answered: 
   return { modules, ...(entries ? { entries } : {}), ...(pack ? { pack } : {}) };
 }
 
-// One module variant's entry judged, then its outputs fetched and judged: the build, or why not.
-// `judged`: the entry's payload, opened ahead and judged a module entry of `key` then.
-async function moduleBuild(bytes: Buffer | Opened, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, blob: (digest: string) => Promise<Buffer | MissKind>, judged?: ModuleEntry): Promise<RestoredBuild | MissKind> {
-  const opened = judged ? { payload: judged } : Buffer.isBuffer(bytes) ? openEntry(bytes, deps.publicKey) : bytes;
-  if ('problem' in opened) return opened.problem;
-  const payload = judged ?? (isModuleEntry(opened.payload, key) ? opened.payload : null);
-  if (!payload || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
-  const verdict = deps.check(payload.entry);
-  if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
-  const { outputs, imports, inputs, warnings, shared } = payload.entry.record;
-  // A chunk's specifier becomes a file name in `core dist`'s output: only a shared file of this
-  // module's own package, by the names an address carries, is one.
-  if (!Object.keys(outputs.chunks ?? {}).every((specifier) => isSharedSpecifier(wanted.module.package, specifier))) return 'wrong-shape';
-  const refs = [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null && !deps.outputs.get(one.hash));
-  if (refs.some((ref) => !payload.blobs[ref.hash])) return 'wrong-shape';
+// The parts of a pack whose bytes hash to their names, hashed on the worker (here when it is
+// gone): none when the pack itself does not hash to its own name.
+async function checkedParts(bytes: Buffer, parts: ReadonlyMap<string, Buffer>, digest: string, sha256Ahead: NonNullable<RemoteRestoreDeps['sha256Ahead']>): Promise<ReadonlySet<string>> {
+  const ranges: [number, number][] = [[0, bytes.length]];
+  for (const part of parts.values()) ranges.push([part.byteOffset - bytes.byteOffset, part.byteOffset - bytes.byteOffset + part.length]);
+  const digests = (await sha256Ahead(bytes, ranges).catch(() => null)) ?? ranges.map(([start, end]) => sha256Hex(bytes.subarray(start, end)));
+  if (digests[0] !== digest) return new Set();
+  const names = [...parts.keys()];
+  return new Set(names.filter((name, index) => digests[index + 1] === name));
+}
+
+/** A module variant's entry that holds here: its build, once the outputs it names are kept. */
+interface Judged {
+  build: RestoredBuild;
+  /** The outputs the output cache lacks, each with the SHA-256 its blob is named by. */
+  outputs: { ref: OutputRef; digest: string }[];
+}
+
+// One module variant's entry judged: what it builds and the outputs to fetch, or why not.
+// `judged`: the entry's payload, opened ahead and judged a module entry of `key` then. A throw
+// (a fault of this code or of the disk) is a miss like any other.
+function judgeEntry(bytes: Buffer | Opened, key: string, wanted: WantedVariant, deps: RemoteRestoreDeps, judged?: ModuleEntry): Judged | MissKind {
+  try {
+    const opened = judged ? { payload: judged } : Buffer.isBuffer(bytes) ? openEntry(bytes, deps.publicKey) : bytes;
+    if ('problem' in opened) return opened.problem;
+    const payload = judged ?? (isModuleEntry(opened.payload, key) ? opened.payload : null);
+    if (!payload || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
+    const verdict = deps.check(payload.entry);
+    if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
+    const { outputs, imports, inputs, warnings, shared } = payload.entry.record;
+    // A chunk's specifier becomes a file name in `core dist`'s output: only a shared file of this
+    // module's own package, by the names an address carries, is one.
+    if (!Object.keys(outputs.chunks ?? {}).every((specifier) => isSharedSpecifier(wanted.module.package, specifier))) return 'wrong-shape';
+    const refs = [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null && !deps.outputs.get(one.hash));
+    if (refs.some((ref) => !payload.blobs[ref.hash])) return 'wrong-shape';
+    const build = { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
+    return { build, outputs: refs.map((ref) => ({ ref, digest: payload.blobs[ref.hash]! })) };
+  } catch {
+    return 'wrong-shape';
+  }
+}
+
+// A judged entry's outputs fetched and checked, then kept: the build, or why not.
+async function keptOutputs({ build, outputs }: Judged, blob: (digest: string) => Promise<Buffer | MissKind>, cache: OutputCache): Promise<RestoredBuild | MissKind> {
   // A module's outputs are asked for together: one round trip, not one per output.
-  const found = await Promise.all(refs.map((ref) => blob(payload.blobs[ref.hash]!)));
-  for (const [index, ref] of refs.entries()) {
+  const found = await Promise.all(outputs.map(({ digest }) => blob(digest)));
+  for (const [index, { ref, digest }] of outputs.entries()) {
     const bytes = found[index]!;
     if (typeof bytes === 'string') return bytes;
     // Checked before the output cache takes it: a blob that is not the output named is never
     // kept. `blob` gave bytes whose SHA-256 is the digest: their content hash is that digest's.
-    if (bytes.length !== ref.size || contentHashOfSha256(payload.blobs[ref.hash]!) !== ref.hash) return 'bad-blob';
+    if (bytes.length !== ref.size || contentHashOfSha256(digest) !== ref.hash) return 'bad-blob';
   }
-  for (const [index, ref] of refs.entries()) deps.outputs.adoptSha256(found[index] as Buffer, payload.blobs[ref.hash]!);
-  return { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
+  for (const [index, { ref }] of outputs.entries()) cache.adoptChecked(found[index] as Buffer, ref.hash);
+  return build;
 }

@@ -10,7 +10,7 @@ import { defaultVariant, variantKey } from '../../workspace/variant.js';
 import type { BuildCache } from '../build-cache.js';
 import type { CacheIdentity } from '../cache-index.js';
 import type { RemoteClient } from './client.js';
-import { restoreFromRemote, type RemoteRestored, type WantedVariant } from './restore.js';
+import { restoreFromRemote, type RemoteRestoreDeps, type RemoteRestored, type WantedVariant } from './restore.js';
 import type { RemoteCacheSettings } from './settings.js';
 
 const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
@@ -31,6 +31,8 @@ export interface StartRestoreDeps {
   readAhead?(relatives: readonly string[]): Promise<void>;
   /** The failures of the questions asked earlier in the start (the workspace model's, `model-entry.ts`): counted with the restore's. */
   earlierFailures?(): Partial<Record<string, number>>;
+  /** Hashes on the second core (`FileHashes.sha256Ahead`): the pack's parts. */
+  sha256Ahead?: RemoteRestoreDeps['sha256Ahead'];
 }
 
 /** The local cache's restoration, then the remote's for what it lacked: the facts of both. */
@@ -55,6 +57,7 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
         check: deps.cache.entryChecker(workspace),
         outputs: deps.outputs,
         ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
+        ...(deps.sha256Ahead ? { sha256Ahead: deps.sha256Ahead } : {}),
       });
       const { requests, bytes } = deps.client.counts;
       const counted = { ...remote, requests: requests - told.requests, bytes: bytes - told.bytes };

@@ -3,12 +3,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createFileHashes } from '../../../src/io/file-hashes.js';
+import { createFileHashes, RACY_MS } from '../../../src/io/file-hashes.js';
 import { onePassReader } from '../../../src/io/workspace-reads.js';
 import { holdsHere, isModelEntry, modelKey } from '../../../src/io/remote-cache/model-entry.js';
 import { REMOTE_FORMAT } from '../../../src/io/remote-cache/entries.js';
 import { readWorkspace } from '../../../src/workspace/read-workspace.js';
 import { fixtureWorkspace } from '../../helpers/fixtures.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
 
 const identity = { service: '1.0.0', reader: 'r'.repeat(22) };
 
@@ -32,11 +33,30 @@ describe('the workspace model entry', () => {
     expect(isModelEntry({ ...entry, links: { realPaths: { 'node_modules/x': '/etc' }, leaves: {} } }, key, coreJson)).to.equal(false);
   });
 
-  it('holds on the disk it was read from, each source hashed here (the worker\'s reads taken with a stat)', async () => {
+  it('holds on the disk it was read from, each source hashed here (a file the worker read taken as read)', async () => {
     const { root, model } = read();
     const hashes = createFileHashes(root, Date.now, { readAhead: true });
     try {
       expect(await holdsHere(model.sources, hashes)).to.equal(true);
+    } finally {
+      await hashes.close!();
+    }
+  });
+
+  it("takes a file the worker read with the stat it was read under (no stat here; the first check's pass stats it), a listing with a stamp", async () => {
+    const root = tempWorkspace({ 'core.json': '{}', 'app/package.json': '{"name":"app"}', 'app/index.ts': 'export {};\n' });
+    const until = Date.now() + RACY_MS + 20; // past the racy window of the writes
+    while (Date.now() < until);
+    const expected = createFileHashes(root);
+    const sources = { 'core.json': expected.hash('core.json'), 'app/package.json': expected.hash('app/package.json'), 'app/': expected.listDir('app')!.hash };
+    const stats: string[] = [];
+    const hashes = createFileHashes(root, Date.now, { readAhead: true, stat: (absolute) => (stats.push(path.relative(root, absolute)), fs.statSync(absolute, { throwIfNoEntry: false })) });
+    try {
+      expect(await holdsHere(sources, hashes)).to.equal(true);
+      expect(stats).to.deep.equal(['app']);
+      // Changed since: seen by the next stamp, as the first check's pass takes it.
+      fs.writeFileSync(path.join(root, 'core.json'), '{"packages":[]}');
+      expect(hashes.stamp('core.json').hash).to.not.equal(sources['core.json']);
     } finally {
       await hashes.close!();
     }

@@ -8,7 +8,8 @@ import { createFileHashes, RACY_MS, type FileHashes } from '../../../src/io/file
 import type { Answer, RemoteClient } from '../../../src/io/remote-cache/client.js';
 import { moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey, type ModuleEntry } from '../../../src/io/remote-cache/entries.js';
 import { writePack } from '../../../src/io/remote-cache/pack.js';
-import { restoreFromRemote, type WantedVariant } from '../../../src/io/remote-cache/restore.js';
+import { restoreFromRemote, type RemoteRestoreDeps, type WantedVariant } from '../../../src/io/remote-cache/restore.js';
+import { createReadAhead } from '../../../src/io/read-ahead.js';
 import { contentHash } from '../../../src/outputs/content-hash.js';
 import { createOutputCache } from '../../../src/outputs/output-cache.js';
 import { moduleModel, workspaceModel } from '../../helpers/models.js';
@@ -195,5 +196,122 @@ describe('restoreFromRemote, outputs from the pack', () => {
     expect(restored.misses).to.deep.equal({ 'bad-blob': 1 });
     expect(outputs.get(hash)).to.equal(undefined);
     expect(outputs.size).to.equal(0);
+  });
+});
+
+describe('restoreFromRemote, the pack checked on the worker', () => {
+  /**
+   * Two modules whose entries the workspace's entry holds, their outputs in a pack and each alone
+   * in `cas/` too; `sha256Ahead` hashes. `flip`: the pack's last byte flipped `before` it is
+   * named (its last part is not what its name says) or `after` (the pack is not). `hashedHere`:
+   * told the length of each thing this thread hashes while restoring.
+   */
+  async function restoreHeld(sha256Ahead: RemoteRestoreDeps['sha256Ahead'], flip?: 'before' | 'after', hashedHere: (length: number) => void = () => undefined) {
+    const modules = [moduleModel('m0'), moduleModel('m1')];
+    const workspace = workspaceModel(modules);
+    const wanted: WantedVariant[] = modules.map((module) => ({ module, variant: VARIANT }));
+    const blobs = new Map<string, Buffer>();
+    const entries: Record<string, ModuleEntry> = {};
+    for (const { module } of wanted) {
+      const bytes = Buffer.from(`code of ${module.specifier}`);
+      const code = { hash: contentHash(bytes), size: bytes.length };
+      const key = moduleKey(module, VARIANT, workspace, IDENTITY);
+      entries[key] = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs: {} } as ModuleEntry['entry']['record'] }, blobs: { [code.hash]: sha256Hex(bytes) } };
+      blobs.set(sha256Hex(bytes), bytes);
+    }
+    const pack = writePack(new Map(blobs))!;
+    if (flip === 'before') pack[pack.length - 1]! ^= 1;
+    const keys = Object.keys(entries);
+    blobs.set(workspaceKey(keys), sealEntry({ format: REMOTE_FORMAT, key: workspaceKey(keys), entries, modules: {}, pack: sha256Hex(pack) }, null));
+    blobs.set(sha256Hex(pack), pack);
+    if (flip === 'after') pack[pack.length - 1]! ^= 1;
+    const asked: string[] = [];
+    const client = {
+      counts: { requests: 0, puts: 0, bytes: 0 },
+      get: async (store: string, digest: string): Promise<Answer> => (asked.push(store), blobs.has(digest) ? { found: blobs.get(digest)! } : { missing: true }),
+    } as unknown as RemoteClient;
+    const outputs = createOutputCache();
+    const hash = crypto.hash;
+    crypto.hash = ((algorithm: string, data: Uint8Array, encoding: 'hex') => (hashedHere(data.length), hash(algorithm, data, encoding))) as typeof crypto.hash;
+    try {
+      const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs, readAhead: async () => undefined, sha256Ahead });
+      return { restored, outputs, asked, pack };
+    } finally {
+      crypto.hash = hash;
+    }
+  }
+
+  it('hashes the pack and each of its parts on the worker, not here, and keeps the outputs of the parts that match', async () => {
+    const worker = createReadAhead(tempWorkspace({}));
+    const ranges: (readonly [number, number])[] = [];
+    const hashedHere: number[] = [];
+    try {
+      const { restored, outputs, asked, pack } = await restoreHeld(async (bytes, asked) => (ranges.push(...asked), worker.sha256(bytes, asked)), undefined, (length) => hashedHere.push(length));
+      expect(restored.builds.map((build) => build.module)).to.have.members(['@t/app/m0', '@t/app/m1']);
+      expect(restored.misses).to.deep.equal({});
+      expect(outputs.size).to.equal(2);
+      expect(asked, "the workspace's entry and its pack only").to.deep.equal(['ac', 'cas']);
+      expect(ranges, 'the whole pack and its two parts').to.have.length(3);
+      expect(ranges[0]).to.deep.equal([0, pack.length]);
+      // The keys are hashed here (JSON of other lengths); the pack and its parts are not.
+      const partLength = Buffer.byteLength('code of @t/app/m0');
+      expect(hashedHere.filter((length) => length === pack.length || length === partLength), 'the pack or a part hashed on this thread').to.deep.equal([]);
+      expect(hashedHere, 'the keys hashed here').to.not.deep.equal([]);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a part that is not what its name says is asked for alone; a pack that is not gives no part', async () => {
+    const worker = createReadAhead(tempWorkspace({}));
+    try {
+      // The last part not what its name says: that module's output is fetched from `cas/`, the other taken from the pack.
+      const badPart = await restoreHeld(worker.sha256, 'before');
+      expect(badPart.restored.builds).to.have.length(2);
+      expect(badPart.asked).to.deep.equal(['ac', 'cas', 'cas']);
+      for (const build of badPart.restored.builds) expect(badPart.outputs.get(build.outputs.code!.hash)!.toString()).to.equal(`code of ${build.module}`);
+    } finally {
+      await worker.close();
+    }
+    // The pack not what its name says, the worker gone (this thread hashes): both outputs fetched alone.
+    const badPack = await restoreHeld(async () => null, 'after');
+    expect(badPack.restored.builds).to.have.length(2);
+    expect(badPack.asked).to.deep.equal(['ac', 'cas', 'cas', 'cas']);
+  });
+});
+
+describe('restoreFromRemote, entries judged while the worker reads', () => {
+  it("judges entries from the back itself while the worker's batches of the front are not answered, then takes those", async () => {
+    const modules = Array.from({ length: 200 }, (_, index) => moduleModel(`m${index}`));
+    const workspace = workspaceModel(modules);
+    const wanted: WantedVariant[] = modules.map((module) => ({ module, variant: VARIANT }));
+    const outputs = createOutputCache();
+    const entries: Record<string, ModuleEntry> = {};
+    for (const { module } of wanted) {
+      const code = outputs.put(Buffer.from(`code of ${module.specifier}`));
+      const key = moduleKey(module, VARIANT, workspace, IDENTITY);
+      entries[key] = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant: VARIANT, fingerprint: 'f', bundler: 'b', boundaries: 'w', record: { outputs: { code, styles: null }, imports: [], inputs: { [`${module.dir}/index.ts`]: 'h' } } as ModuleEntry['entry']['record'] }, blobs: {} };
+    }
+    const keys = Object.keys(entries);
+    const listing = sealEntry({ format: REMOTE_FORMAT, key: workspaceKey(keys), entries, modules: {} }, null);
+    const client = { counts: { requests: 0, puts: 0, bytes: 0 }, get: async (): Promise<Answer> => ({ found: listing }) } as unknown as RemoteClient;
+    // The worker answers nothing until this thread has judged every entry it was not sent.
+    const asked: string[][] = [];
+    const answers: (() => void)[] = [];
+    const judged: string[] = [];
+    const check = (entry: unknown) => {
+      judged.push((entry as { module: string }).module);
+      if (judged.length === 200 - 128) for (const answer of answers.splice(0)) answer();
+      return 'valid' as const;
+    };
+    const readAhead = (relatives: readonly string[]) => (asked.push([...relatives]), new Promise<void>((resolve) => answers.push(resolve)));
+    const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check, outputs, readAhead });
+    expect(restored.builds).to.have.length(200);
+    expect(restored.misses).to.deep.equal({});
+    // Two batches of 64 sent from the front; the rest judged here from the back, before any of those.
+    expect(asked.map((batch) => batch.length)).to.deep.equal([64, 64]);
+    expect(asked[0]![0]).to.equal('app/m0/index.ts');
+    expect(judged.slice(0, 200 - 128).every((module) => Number(module.split('/m')[1]) >= 128), 'judged here first: from the back').to.equal(true);
+    expect(judged.slice(200 - 128), "then the worker's batches, in order").to.deep.equal(modules.slice(0, 128).map((module) => module.specifier));
   });
 });
