@@ -58,7 +58,7 @@ describe('core cache push, and core run reading the team cache', function () {
   });
 
   it('core run --remote-cache-write uploads its first builds once; a developer\'s run writes nothing', async () => {
-    const before = nginx.requests().length;
+    const before = await nginx.settled();
     // The developer's run stays up, on an instance of its own, until a writing run of the same
     // workspace has started, built and uploaded: had it been writing, its upload would be done too.
     const plain = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `${nginx.readWrite}developer` } });
@@ -73,8 +73,8 @@ describe('core cache push, and core run reading the team cache', function () {
     } finally {
       await plain.stop();
     }
-    expect(nginx.requests().slice(before).filter((line) => line.startsWith('PUT /developer/'))).to.deep.equal([]);
-    const puts = nginx.requests().slice(before).filter((line) => line.startsWith('PUT '));
+    expect((await nginx.since(before)).filter((line) => line.startsWith('PUT /developer/'))).to.deep.equal([]);
+    const puts = (await nginx.since(before)).filter((line) => line.startsWith('PUT '));
     expect(puts.filter((line) => / 201$| 204$/.test(line))).to.have.length(puts.length);
     expect(puts.at(-1)).to.match(/^PUT \/written\/ac\/[0-9a-f]{64} 20[14]$/);
   });

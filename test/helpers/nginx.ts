@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { waitFor } from './wait-for.js';
 
 export const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((file) => fs.existsSync(file)) ?? null;
 
@@ -18,6 +19,15 @@ export interface Nginx {
   data: string;
   /** The requests so far, "METHOD /path STATUS" each. */
   requests(): string[];
+  /**
+   * How many requests the log holds once every request answered so far is in it. nginx logs a
+   * request after it answered it, so a client can hold the answer before the log has the line; one
+   * worker serves in turn, so once a request of its own is logged every earlier one is. That
+   * request's line is counted too (it comes before whatever the test asks next).
+   */
+  settled(): Promise<number>;
+  /** The requests after the first `count`, once every request answered so far is logged (the lines of `settled` left out). */
+  since(count: number): Promise<string[]>;
 }
 
 const running = new Set<{ child: ChildProcess; dir: string }>();
@@ -29,6 +39,20 @@ export async function startNginx(): Promise<Nginx> {
   fs.mkdirSync(data);
   const [readWrite, readOnly] = [await freePort(), await freePort()];
   const log = path.join(dir, 'access.log');
+  const requests = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+  let markers = 0;
+  const settled = async (): Promise<number> => {
+    const marker = `/settled-${(markers += 1)}`;
+    await fetch(`http://127.0.0.1:${readOnly}${marker}`).then((response) => response.arrayBuffer());
+    const line = `GET ${marker} 404`;
+    return waitFor(
+      () => {
+        const index = requests().indexOf(line);
+        return index >= 0 && index + 1;
+      },
+      { what: `nginx's log line ${line}` },
+    );
+  };
   const location = (port: number, extra: string) => `
     server {
       listen 127.0.0.1:${port};
@@ -70,7 +94,9 @@ http {
     readWrite: `http://127.0.0.1:${readWrite}/`,
     readOnly: `http://127.0.0.1:${readOnly}/`,
     data,
-    requests: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []),
+    requests,
+    settled,
+    since: async (count) => requests().slice(count, (await settled()) - 1).filter((line) => !/^GET \/settled-\d+ /.test(line)),
   };
 }
 

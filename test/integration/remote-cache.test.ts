@@ -56,7 +56,7 @@ describe('the team remote cache against nginx', function () {
     const pushed = await pushBuilds(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), nginx.readWrite), null, () => {});
     expect(pushed.stopped).to.equal(undefined);
     expect(pushed.entries).to.equal(pushed.built);
-    const before = nginx.requests().length;
+    const before = await nginx.settled();
 
     const fresh = await startFresh(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), nginx.readOnly));
     const remote = remoteOf(fresh.events)!;
@@ -74,7 +74,7 @@ describe('the team remote cache against nginx', function () {
     // A developer's run only reads, and asks two questions in all: the workspace's entry, then
     // the pack of every entry and output it names (no model: unsigned, none is shared, README "A
     // team's remote cache").
-    const asked = nginx.requests().slice(before);
+    const asked = await nginx.since(before);
     expect(asked).to.have.length(2);
     expect(asked[0]).to.match(/^GET \/ac\/[0-9a-f]{64} 200$/);
     expect(asked[1]).to.match(/^GET \/cas\/[0-9a-f]{64} 200$/);
@@ -100,13 +100,13 @@ describe('the team remote cache against nginx', function () {
       expect(Object.keys(entries ?? {}), instance).to.have.length(instance === 'held' ? start.length : 0);
       expect(Object.keys(modules), instance).to.have.length(instance === 'held' ? 0 : start.length);
 
-      const before = nginx.requests().length;
+      const before = await nginx.settled();
       const fresh = await startFresh(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), `${nginx.readOnly}${instance}`));
       const remote = remoteOf(fresh.events)!;
       expect(buildsOf(fresh.events), instance).to.equal(0);
       expect(remote.misses, instance).to.deep.equal({});
       expect(remote.builds, instance).to.have.length(start.length);
-      expect(nginx.requests().slice(before), instance).to.have.length(2);
+      expect(await nginx.since(before), instance).to.have.length(2);
     }
   });
 
@@ -150,13 +150,13 @@ describe('the team remote cache against nginx', function () {
     expect(buildsOf(first.events)).to.equal(0);
     await waitFor(() => fs.existsSync(path.join(first.cacheDir, 'builds.json')), { what: 'the local cache written' });
     await first.service.close();
-    const before = nginx.requests().length;
+    const before = await nginx.settled();
     const again = await serve(root, { cache: first.cacheDir, remoteCache: { settings: settingsFor(root, `${nginx.readOnly}local`) } });
     await again.report();
     const events = again.internals.log.events();
     expect(buildsOf(events)).to.equal(0);
     expect(remoteOf(events)).to.equal(undefined);
-    expect(nginx.requests().slice(before)).to.deep.equal([]);
+    expect(await nginx.since(before)).to.deep.equal([]);
   });
 
   it('an edited source is a stale miss, built here; the other modules still come from the team cache', async () => {
@@ -175,12 +175,12 @@ describe('the team remote cache against nginx', function () {
   it('a changed declaration changes the workspace key: the modules are asked one by one, and the unchanged ones hit', async () => {
     await pushBuilds(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), `${nginx.readWrite}declared`), null, () => {});
     const root = fixtureWorkspace('basic', { 'packages/app/main/module.json': '{"platforms": ["web"], "assets": []}' });
-    const before = nginx.requests().length;
+    const before = await nginx.settled();
     const fresh = await startFresh(root, settingsFor(root, `${nginx.readOnly}declared`));
     const remote = remoteOf(fresh.events)!;
     expect(remote.misses).to.deep.equal({ absent: 1 });
     expect(remote.builds).to.have.length(remote.asked - 1);
-    const asked = nginx.requests().slice(before);
+    const asked = await nginx.since(before);
     // The workspace's entry first, then each module's.
     expect(asked[0]).to.match(/^GET \/declared\/ac\/[0-9a-f]{64} 404$/);
     expect(asked.filter((line) => /^GET \/declared\/ac\//.test(line))).to.have.length(1 + remote.asked);
@@ -210,7 +210,7 @@ describe('the team remote cache against nginx', function () {
     async function startsRight(url: string, coreJson?: object, limits?: { timeoutMs?: number }) {
       const files: Record<string, string> = coreJson ? { 'core.json': JSON.stringify(coreJson) } : {};
       const root = fixtureWorkspace('basic', files);
-      const before = NGINX ? nginx.requests().length : 0;
+      const before = NGINX ? await nginx.settled() : 0;
       const fresh = await startFresh(root, settingsFor(root, url), limits);
       const plain = await serve(fixtureWorkspace('basic'), { cache: false });
       for (const address of ADDRESSES) {
@@ -218,7 +218,7 @@ describe('the team remote cache against nginx', function () {
         expect(a.status, address).to.equal(200);
         expect(a.text, address).to.equal(b.text);
       }
-      expect(nginx.requests().slice(before).filter((line) => !/^(GET|HEAD) /.test(line)), 'uploads').to.deep.equal([]);
+      expect((await nginx.since(before)).filter((line) => !/^(GET|HEAD) /.test(line)), 'uploads').to.deep.equal([]);
       const remote = remoteOf(fresh.events)!;
       expect(buildsOf(fresh.events)).to.be.greaterThan(0);
       lastStarted = fresh.events;
@@ -359,11 +359,11 @@ describe('the team remote cache against nginx', function () {
     });
 
     it('a read-only endpoint: one PUT refused (403), no other sent', async () => {
-      const before = nginx.requests().length;
+      const before = await nginx.settled();
       const result = await pushBuilds(fixtureWorkspace('basic'), settingsFor(fixtureWorkspace('basic'), nginx.readOnly), null, () => {});
       expect(result.stopped).to.equal('denied');
       expect(result.entries).to.equal(0);
-      expect(nginx.requests().slice(before)).to.have.length(1).and.to.match(/^PUT \/cas\/[0-9a-f]{64} 403$/);
+      expect(await nginx.since(before)).to.have.length(1).and.to.match(/^PUT \/cas\/[0-9a-f]{64} 403$/);
     });
   });
 });

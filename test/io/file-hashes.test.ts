@@ -344,7 +344,11 @@ describe('createFileHashes', () => {
       const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
       const readdirSync = fs.readdirSync;
       const listed: string[] = [];
-      fs.readdirSync = ((...args: Parameters<typeof fs.readdirSync>) => (listed.push(path.basename(String(args[0]))), readdirSync(...args))) as typeof fs.readdirSync;
+      // Only this workspace's listings: a service an earlier test left running may walk its own meanwhile.
+      const listing = (directory: string) => {
+        if (directory.startsWith(root + path.sep)) listed.push(path.basename(directory));
+      };
+      fs.readdirSync = ((...args: Parameters<typeof fs.readdirSync>) => (listing(String(args[0])), readdirSync(...args))) as typeof fs.readdirSync;
       try {
         await hashes.readAhead!(['pkg/', 'other/']);
         fs.writeFileSync(path.join(root, 'other/d.ts'), 'd\n');

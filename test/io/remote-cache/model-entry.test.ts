@@ -188,13 +188,13 @@ describe('the workspace model in the team cache', function () {
     expect(result.entries).to.be.greaterThan(0);
     expect(result.model).to.equal(undefined);
     expect(modelEntryFiles(path.join(nginx.data, name))).to.deep.equal([]);
-    const before = nginx.requests().length;
+    const before = await nginx.settled();
     const root = fixtureWorkspace('basic');
     const fresh = await startCounting(root, settingsFor(root, `${nginx.readOnly}${name}`));
     expect(fresh.model).to.equal(undefined);
     expect(fresh.reads()).to.equal(1);
     // The start's questions alone: the workspace's entry, then the pack it names.
-    const asked = nginx.requests().slice(before);
+    const asked = await nginx.since(before);
     expect(asked).to.have.length(2);
     expect(asked[0]).to.match(new RegExp(`^GET /${name}/ac/[0-9a-f]{64} 200$`));
     expect(asked[1]).to.match(new RegExp(`^GET /${name}/cas/[0-9a-f]{64} 200$`));
