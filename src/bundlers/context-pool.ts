@@ -17,14 +17,6 @@ export interface ContextPool {
   abandon(): void;
   /** Disposes the context of `key`, if any: its next rebuild starts from a new one. */
   discard(key: string): Promise<void>;
-  /**
-   * Starts a rebuild of the context kept for `key` now, before anyone asks: the next `rebuild`
-   * of `key` with the context's signature takes it, unless `dropEarly` came first. Null when
-   * no context is kept for `key`; else settles once that rebuild ended, whatever its outcome.
-   */
-  rebuildEarly(key: string): Promise<void> | null;
-  /** Forgets the early rebuild of `key`: the next `rebuild` starts its own, once that one wound down. */
-  dropEarly(key: string): void;
 }
 
 interface Pooled {
@@ -34,8 +26,6 @@ interface Pooled {
   busy: Promise<void> | null;
   /** Given the result of the context's next build that succeeds, as esbuild ends it. */
   ended: { take: ((result: esbuild.BuildResult) => void) | null };
-  /** A rebuild started by `rebuildEarly`, not yet taken, with the signature it was started with. */
-  early: { signature: string; result: Promise<esbuild.BuildResult> } | null;
 }
 
 // A successful build's result, taken as esbuild ends the build: `rebuild()` answers one round trip
@@ -102,7 +92,7 @@ export function createContextPool(limit = 64): ContextPool {
     if (!entry) {
       const ended: Pooled['ended'] = { take: null };
       const made = options();
-      entry = { context: await esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] }), signature, busy: null, ended, early: null };
+      entry = { context: await esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] }), signature, busy: null, ended };
     }
     pool.delete(key);
     pool.set(key, entry); // most recently used last
@@ -127,31 +117,8 @@ export function createContextPool(limit = 64): ContextPool {
       // A kept context is rebuilt in this very turn: the caller goes on (to record that the
       // build started) while esbuild works.
       const kept = pool.get(key);
-      const early = kept?.early;
-      if (kept) kept.early = null;
-      if (early && early.signature === signature && kept!.signature === signature) {
-        used(key, kept!);
-        const result = await early.result;
-        if (signal?.aborted) throw new BuildCancelled();
-        return result;
-      }
       const entry = kept?.signature === signature ? used(key, kept) : await take(key, signature, options);
       return rebuildPooled(entry, signal);
-    },
-    rebuildEarly(key) {
-      const entry = pool.get(key);
-      if (!entry) return null;
-      const result = rebuildPooled(entry, undefined);
-      entry.early = { signature: entry.signature, result };
-      // Its failure is the taker's to report; one nobody takes is dropped.
-      return result.then(
-        () => {},
-        () => {},
-      );
-    },
-    dropEarly(key) {
-      const entry = pool.get(key);
-      if (entry) entry.early = null;
     },
     async dispose() {
       const all = [...pool.values()];

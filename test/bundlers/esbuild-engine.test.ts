@@ -3,8 +3,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import type * as esbuild from 'esbuild';
-import { createContextPool, type ContextPool } from '../../src/bundlers/context-pool.js';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
@@ -280,112 +278,5 @@ describe('createEsbuildEngine', () => {
     expect(main!.errors).to.deep.equal([]);
     expect(text(main!.code)).to.match(/from\s*"@t\/lib"/).and.to.match(/from\s*"@t\/lib\/extra\.ts"/);
     expect(text(main!.code)).to.not.contain('source-marker');
-  });
-
-  describe('a code rebuild started as the watcher read a save', () => {
-    const HELPER = 'app/main/helper.ts';
-    const VARIANT = developmentVariant('browser');
-    let builds: number;
-    let early: Promise<void>[];
-    let watched: ReturnType<typeof createEsbuildEngine>;
-    let clock: number;
-
-    // The pool the engine keeps its contexts in, with every esbuild build counted and each early
-    // rebuild's end at hand (so a test writes after it read the sources).
-    function watchedPool(): ContextPool {
-      const pool = createContextPool();
-      const counted = (options: () => esbuild.BuildOptions) => () => {
-        const made = options();
-        return { ...made, plugins: [...(made.plugins ?? []), { name: 'count', setup: (build: esbuild.PluginBuild) => void build.onStart(() => void builds++) }] };
-      };
-      return {
-        ...pool,
-        rebuild: (key, signature, options, signal) => pool.rebuild(key, signature, counted(options), signal),
-        rebuildEarly(key) {
-          const ended = pool.rebuildEarly(key);
-          if (ended) early.push(ended);
-          return ended;
-        },
-      };
-    }
-    // The hint the service gives once it recorded the save: the bytes it hashed.
-    const savedHint = (last: BundleResult, contents: Record<string, string>) => ({ ...hint(last, Object.keys(contents)), contents: Object.fromEntries(Object.entries(contents).map(([file, text]) => [file, Buffer.from(text)])) });
-
-    beforeEach(() => {
-      builds = 0;
-      early = [];
-      clock = 1_000;
-      // Held still, so a slow machine's early rebuild is not out of its window.
-      watched = createEsbuildEngine({ root, contexts: watchedPool(), now: () => clock });
-    });
-    afterEach(() => watched.dispose());
-
-    it('is taken by the rebuild given the bytes it started from, which builds nothing more', async () => {
-      await watched.rebuild(MAIN, VARIANT);
-      const last = await watched.rebuild(MAIN, VARIANT, undefined, hint(await watched.rebuild(MAIN, VARIANT), []));
-      const saved = 'export const helper = (s: string) => s.length + 5;\n';
-      write(HELPER, saved);
-      watched.anticipate!([HELPER], () => Buffer.from(saved));
-      expect(early).to.have.length(1);
-      await Promise.all(early);
-      const counted = builds;
-      const result = await watched.rebuild(MAIN, VARIANT, undefined, savedHint(last, { [HELPER]: saved }));
-      expect(builds, 'no build after the early one').to.equal(counted);
-      expect(text(result.code)).to.contain('s.length + 5');
-      expect(result.inputs).to.deep.equal(last.inputs);
-    });
-
-    it('is not taken once its window passed: a file it read first may have been written before the job started', async () => {
-      const last = await watched.rebuild(MAIN, VARIANT, undefined, hint(await watched.rebuild(MAIN, VARIANT), []));
-      const saved = 'export const helper = (s: string) => s.length + 9;\n';
-      write(HELPER, saved);
-      watched.anticipate!([HELPER], () => Buffer.from(saved));
-      await Promise.all(early);
-      clock += 11;
-      const counted = builds;
-      expect(text((await watched.rebuild(MAIN, VARIANT, undefined, savedHint(last, { [HELPER]: saved }))).code)).to.contain('s.length + 9');
-      expect(builds).to.equal(counted + 1);
-    });
-
-    it('is not taken, and the module builds again, when another input was written after it started', async () => {
-      const last = await watched.rebuild(MAIN, VARIANT, undefined, hint(await watched.rebuild(MAIN, VARIANT), []));
-      const saved = 'export const helper = (s: string) => s.length + 6;\n';
-      write(HELPER, saved);
-      watched.anticipate!([HELPER], () => Buffer.from(saved));
-      await Promise.all(early);
-      // A write the service has not read yet: its hint still says only the helper changed.
-      write('app/main/index.ts', "import './main.css';\nimport icon from './icon.svg';\nimport { helper } from './helper.ts';\nexport const value = helper(icon) + 'LATER';\n");
-      const counted = builds;
-      const result = await watched.rebuild(MAIN, VARIANT, undefined, savedHint(last, { [HELPER]: saved }));
-      expect(builds).to.equal(counted + 1);
-      expect(text(result.code)).to.contain('LATER').and.to.contain('s.length + 6');
-    });
-
-    it('is not taken for other bytes than those it started from, nor for other changes than those it was told of', async () => {
-      const last = await watched.rebuild(MAIN, VARIANT, undefined, hint(await watched.rebuild(MAIN, VARIANT), []));
-      write(HELPER, 'export const helper = (s: string) => s.length + 7;\n');
-      watched.anticipate!([HELPER], () => Buffer.from('export const helper = (s: string) => s.length + 0;\n'));
-      await Promise.all(early);
-      let counted = builds;
-      const other = await watched.rebuild(MAIN, VARIANT, undefined, savedHint(last, { [HELPER]: 'export const helper = (s: string) => s.length + 7;\n' }));
-      expect(builds).to.equal(counted + 1);
-      expect(text(other.code)).to.contain('s.length + 7');
-      const saved = 'export const helper = (s: string) => s.length + 8;\n';
-      write(HELPER, saved);
-      watched.anticipate!([HELPER], () => Buffer.from(saved));
-      await Promise.all(early);
-      counted = builds;
-      await watched.rebuild(MAIN, VARIANT, undefined, savedHint(other, { [HELPER]: saved, 'app/main/index.ts': fs.readFileSync(path.join(root, 'app/main/index.ts'), 'utf8') }));
-      expect(builds).to.equal(counted + 1);
-    });
-
-    it('starts nothing for a module never rebuilt in a kept context, for a plain stylesheet, or without the bytes read', async () => {
-      await watched.bundle([MAIN], VARIANT);
-      watched.anticipate!([HELPER], (file) => Buffer.from(fs.readFileSync(path.join(root, file))));
-      await watched.rebuild(MAIN, VARIANT);
-      watched.anticipate!(['app/main/theme.css'], (file) => Buffer.from(fs.readFileSync(path.join(root, file))));
-      watched.anticipate!([HELPER], () => undefined);
-      expect(early).to.deep.equal([]);
-    });
   });
 });
