@@ -1,11 +1,12 @@
 // The effects run under their supervisor (README "Effects and their supervisor"), the one
 // dispatch of their facts, and the push messages, which fail as an effect does.
-import { merge, type Observable, type Subscription } from 'rxjs';
+import { defer, merge, startWith, Subject, type Observable, type Subscription } from 'rxjs';
 import { pushed$ as derivePushed$, type Pushed } from '../effects/push-messages.js';
 import { guardCallbacks, supervise, type CallbackGuard } from '../effects/supervisor.js';
 import { effectRows, type EffectDeps, type EffectName } from '../effects/table.js';
 import type { BuildHistory } from '../store/build-history.js';
 import { EVENT_FORMAT, type Facts } from '../store/events.js';
+import type { ServiceState } from '../store/state.js';
 import type { Store } from '../store/store.js';
 import { VERSION } from '../version.js';
 
@@ -55,10 +56,27 @@ export function startEffects(store: Store, history: BuildHistory, deps: EffectDe
   subscriptions.push(supervised(['record']).subscribe(dispatch));
   store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root: options.root, service: VERSION });
 
+  // Each state reaches the push messages before the effects (ARCHITECTURE.md "One stylesheet
+  // edit", step 5): a `styles` message then leaves before they judge the state (the build
+  // cache's `selectSettled`, the bundled preview's). Nothing listens, nothing is derived.
+  const ahead = statesAhead(store.state$, store.getState);
+  subscriptions.push(ahead.subscription);
+
   const effects = supervised(['manifests', 'builds', ...(options.watch ? (['watch'] as const) : []), 'outputs', 'persist']);
   subscriptions.push(effects.subscribe(dispatch));
 
   // Not an effect (it derives messages, not facts), but it may fail like one.
-  const pushed$ = supervise('push', (_event$, state$) => derivePushed$(state$), store.events$, store.state$, deps, { scheduler: deps.scheduler, logger, onFailed: dispatch });
+  const pushed$ = supervise('push', (_event$, state$) => derivePushed$(state$), store.events$, ahead.state$, deps, { scheduler: deps.scheduler, logger, onFailed: dispatch });
   return { dispatch, callbacks, subscriptions, pushed$ };
+}
+
+/**
+ * The states of `state$` as its subscriber of this moment sees them, ahead of every later one:
+ * each subscriber of the returned `state$` gets the current state, then each new one before the
+ * subscribers of `state$` made after this call. Costs nothing while nobody listens.
+ */
+export function statesAhead(state$: Observable<ServiceState>, getState: () => ServiceState): { state$: Observable<ServiceState>; subscription: Subscription } {
+  const states = new Subject<ServiceState>();
+  const subscription = state$.subscribe(states);
+  return { state$: defer(() => states.pipe(startWith(getState()))), subscription };
 }

@@ -227,6 +227,12 @@ function packageSharedFiles(state: ServiceState, group: PackageGroup): Record<st
   const records = all ? group.indexes.map((index) => successful(all[index])) : group.modules.map((module) => lastSuccess(state, module));
   const kept = packageShared.get(group);
   if (kept && kept.workspace === state.workspace && kept.records.every((record, index) => record === records[index])) return kept.files;
+  // A module rebuilt from the same files (every edit of a day's work) reaches what it reached:
+  // the rule below would find the same files, at a cost on the way from the build to its answer.
+  if (kept && kept.workspace === state.workspace && kept.records.every((record, index) => record === records[index] || sameFilesRead(record, records[index]))) {
+    packageShared.set(group, { ...kept, records });
+    return kept.files;
+  }
   // Every entry of the workspace, not only the package's, is imported by its specifier: never shared.
   const { entries } = workspaceGroups(state.workspace);
   const recordOf = new Map(group.modules.map((module, index) => [module.specifier, records[index]]));
@@ -254,6 +260,19 @@ export interface SharedFileCopy {
 const copiesOf = new WeakMap<object, WeakMap<object, SharedFileCopy[]>>();
 
 /** Every variant built before its package's shared files were known, holding a copy of one (README "Shared files"). Once per (workspace, builds). */
+/** Two records read the same files (the paths `packageSharedFiles` takes: those present), whatever their content. */
+function sameFilesRead(a: BuildRecord | undefined, b: BuildRecord | undefined): boolean {
+  if (!a?.inputs || !b?.inputs) return a?.inputs === b?.inputs;
+  let count = 0;
+  for (const file in a.inputs) {
+    if (a.inputs[file] === null) continue;
+    if (b.inputs[file] === null || b.inputs[file] === undefined) return false;
+    count++;
+  }
+  for (const file in b.inputs) if (b.inputs[file] !== null) count--;
+  return count === 0;
+}
+
 export function selectSharedFileCopies(state: ServiceState): SharedFileCopy[] {
   let byWorkspace = copiesOf.get(state.builds);
   if (!byWorkspace) copiesOf.set(state.builds, (byWorkspace = new WeakMap()));

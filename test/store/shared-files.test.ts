@@ -120,6 +120,20 @@ describe('shared files in the state', () => {
     expect(selectSharedFiles(twoBuilt).get('@t/app')).to.equal(undefined);
     expect([...selectSharedFiles(libBuilt)]).to.deep.equal([['@t/app', { [HELPER]: SPECIFIER }]]);
   });
+  it('are kept the same object through a rebuild of a module of the package that read the same files, found again when it reads others', () => {
+    const state = built(true);
+    const files = selectSharedFiles(state).get('@t/app');
+    const edited = fold([{ type: 'files.changed', files: { [one.entry!]: 'one-2' }, source: 'watcher' }, startedBuild(2, DEV, [{ module: one, generation: 2 }]), succeeded(2, one, DEV, 'one-2', { inputs: { [one.entry!]: 'one-2', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one-2', size: 1 }, styles: null, chunks: chunk } })], state);
+    expect(selectSharedFiles(edited).get('@t/app')).to.equal(files);
+    // `one` reads another file besides: its files are no longer the same, the rule runs again.
+    const more = fold([{ type: 'files.changed', files: { [one.entry!]: 'one-3' }, source: 'watcher' }, startedBuild(3, DEV, [{ module: one, generation: 3 }]), succeeded(3, one, DEV, 'one-3', { inputs: { [one.entry!]: 'one-3', [HELPER]: 'h-1', 'app/other.ts': 'o-1' }, outputs: { code: { hash: 'one-3', size: 1 }, styles: null, chunks: chunk } })], edited);
+    expect(selectSharedFiles(more).get('@t/app')).to.not.equal(files);
+    expect(selectSharedFiles(more).get('@t/app')).to.deep.equal(files);
+    // `two` stops reading the helper (its hash null: gone): not shared any more.
+    const gone = fold([{ type: 'files.changed', files: { [two.entry!]: 'two-2' }, source: 'watcher' }, startedBuild(4, DEV, [{ module: two, generation: 2 }]), succeeded(4, two, DEV, 'two-2', { inputs: { [two.entry!]: 'two-2', [HELPER]: null }, outputs: { code: { hash: 'two-2', size: 1 }, styles: null } })], more);
+    expect(selectSharedFiles(gone).get('@t/app')).to.equal(undefined);
+  });
+
   it("are asked of the module's own package only when a variant's answer is judged: its cost does not grow with the workspace", () => {
     const { lib, state } = withAnotherPackage({ twoImportsTheHelper: false });
     const read = new Set<string | symbol>();
