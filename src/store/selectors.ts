@@ -259,7 +259,6 @@ export interface SharedFileCopy {
 
 const copiesOf = new WeakMap<object, WeakMap<object, SharedFileCopy[]>>();
 
-/** Every variant built before its package's shared files were known, holding a copy of one (README "Shared files"). Once per (workspace, builds). */
 /** Two records read the same files (the paths `packageSharedFiles` takes: those present), whatever their content. */
 function sameFilesRead(a: BuildRecord | undefined, b: BuildRecord | undefined): boolean {
   if (!a?.inputs || !b?.inputs) return a?.inputs === b?.inputs;
@@ -273,6 +272,7 @@ function sameFilesRead(a: BuildRecord | undefined, b: BuildRecord | undefined): 
   return count === 0;
 }
 
+/** Every variant built before its package's shared files were known, holding a copy of one (README "Shared files"). Once per (workspace, builds). */
 export function selectSharedFileCopies(state: ServiceState): SharedFileCopy[] {
   let byWorkspace = copiesOf.get(state.builds);
   if (!byWorkspace) copiesOf.set(state.builds, (byWorkspace = new WeakMap()));
