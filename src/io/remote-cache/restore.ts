@@ -86,19 +86,15 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   const keys = new Map<WantedVariant, string>();
   const keyOf = (one: WantedVariant) => keys.get(one) ?? keys.set(one, moduleKey(one.module, one.variant, workspace, deps.identity)).get(one)!;
   const { modules: listed, entries: held = {}, pack } = wanted.length > 0 ? await workspaceListing(all.map(keyOf), client, answered, deps.publicKey) : { modules: {} };
-  // The pack is checked on the worker when it holds outputs only (every entry held by the
-  // workspace's entry): nothing of it is used before its outputs are kept, after every check.
-  const packBytes = pack ? answered(await client.get('cas', pack)) : null;
-  const parts = Buffer.isBuffer(packBytes) ? readPack(packBytes) : null;
-  const onWorker = parts !== null && deps.sha256Ahead !== undefined && Object.keys(listed).length === 0;
-  if (parts) packed = onWorker || sha256Hex(packBytes as Buffer) === pack ? parts : new Map();
+  const fetched = await fetchPack(pack, Object.keys(listed).length === 0, deps, answered);
+  packed = fetched.parts;
   // An entry the workspace's entry holds is opened with it: its signature covers them all.
   const heldEntry = (key: string): Opened | undefined => (Object.hasOwn(held, key) ? { payload: held[key] } : undefined);
   const opened = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey) : [];
   // Asked once every input is sent (the worker hashes it after reading them, while this thread
   // judges the last entries), so it is most likely answered once every entry is judged.
   let packChecked: Promise<ReadonlySet<string>> | null = null;
-  const checkPack = () => void (onWorker && (packChecked ??= checkedParts(packBytes as Buffer, parts, pack!, deps.sha256Ahead!)));
+  const checkPack = () => void (fetched.check && (packChecked ??= fetched.check()));
   // Every entry judged first, then the outputs of those that hold fetched and kept.
   const judgedAll: Judged[] = [];
   const judged = (result: Judged | MissKind) => {
@@ -138,6 +134,25 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     bytes: counts.bytes - before.bytes,
     ms: Math.max(0, Math.round(now() - started)),
   };
+}
+
+interface FetchedPack {
+  /** Its parts: each checked by the worker later, or all when the whole pack hashed to its name here; else none. */
+  parts: Map<string, Buffer>;
+  /** The worker's check of each part, when it is the worker's to make. */
+  check: (() => Promise<ReadonlySet<string>>) | null;
+}
+
+/** The workspace's pack, when its entry names one. */
+async function fetchPack(pack: string | undefined, outputsOnly: boolean, deps: RemoteRestoreDeps, answered: (answer: Answer) => Buffer | MissKind): Promise<FetchedPack> {
+  const bytes = pack ? answered(await deps.client.get('cas', pack)) : null;
+  const parts = Buffer.isBuffer(bytes) ? readPack(bytes) : null;
+  if (!parts || !Buffer.isBuffer(bytes)) return { parts: new Map(), check: null };
+  // Checked on the worker when the pack holds outputs only (every entry held by the workspace's
+  // entry): nothing of it is used before its outputs are kept, after every check.
+  const { sha256Ahead } = deps;
+  if (outputsOnly && sha256Ahead) return { parts, check: () => checkedParts(bytes, parts, pack!, sha256Ahead) };
+  return { parts: sha256Hex(bytes) === pack ? parts : new Map(), check: null };
 }
 
 interface OpenedAhead {
