@@ -4,14 +4,14 @@ import { asapScheduler, from, of, switchMap, tap, type Observable, type Schedule
 import type { WebSocket } from 'ws';
 import type { ExtensionHost } from '../extension.js';
 import { invalidMessages, warningMessages } from '../effects/push-messages.js';
-import { whenRequestsQuiet$ } from '../effects/requests-quiet.js';
+import { REQUESTS_AT_MOST_MS, REQUESTS_QUIET_MS, whenRequestsQuiet$ } from '../effects/requests-quiet.js';
 import type { ServiceState } from '../store/state.js';
 
 const PING_MS = 30_000;
 
 /** A new client's greeting waits this long without a request being answered, at most this long. */
-export const GREETING_QUIET_MS = 1_000;
-export const GREETING_AT_MOST_MS = 3_000;
+export const GREETING_QUIET_MS = REQUESTS_QUIET_MS;
+export const GREETING_AT_MOST_MS = REQUESTS_AT_MOST_MS;
 
 /**
  * The states new clients are greeted from: checked against the disk, as every answer's. Until

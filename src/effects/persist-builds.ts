@@ -10,7 +10,7 @@ import { selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { CacheNotWritten, type SavedBuild } from '../io/build-cache.js';
 import type { EffectScheduling } from './effect.js';
-import { whenRequestsQuiet$ } from './requests-quiet.js';
+import { REQUESTS_AT_MOST_MS, REQUESTS_QUIET_MS, whenRequestsQuiet$ } from './requests-quiet.js';
 
 export interface PersistBuildsDeps extends EffectScheduling {
   /** Writes the cache; absent when the cache is off (`--no-cache`). */
@@ -36,16 +36,12 @@ export function selectSavedBuilds(state: ServiceState): SavedBuild[] {
   return saved;
 }
 
-/** Each settled state waits this long without a request being answered, at most this long. */
-export const PERSIST_QUIET_MS = 1_000;
-export const PERSIST_AT_MOST_MS = 3_000;
-
 // Once the builds stayed quiet for the delay, and the requests for their own time (or at most
 // theirs): counted from the same settled state, so a quiet service writes after the delay alone.
 function writeTime$(deps: PersistBuildsDeps): Observable<unknown> {
   const scheduler = deps.scheduler ?? asapScheduler;
   const requestsQuiet$ = deps.requestsInProgress$
-    ? whenRequestsQuiet$(deps.requestsInProgress$, deps.persistQuietMs ?? PERSIST_QUIET_MS, deps.persistAtMostMs ?? PERSIST_AT_MOST_MS, scheduler)
+    ? whenRequestsQuiet$(deps.requestsInProgress$, deps.persistQuietMs ?? REQUESTS_QUIET_MS, deps.persistAtMostMs ?? REQUESTS_AT_MOST_MS, scheduler)
     : of(null);
   return combineLatest([timer(deps.persistDelayMs ?? 500, scheduler), requestsQuiet$]).pipe(take(1));
 }

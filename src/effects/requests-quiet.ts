@@ -4,6 +4,14 @@
 import { NEVER, race, switchMap, take, timer, type Observable, type SchedulerLike } from 'rxjs';
 
 /**
+ * How long without a request being answered such work waits for (README "Links and large trees":
+ * at 250 ms a restart's watcher walk often began between the URL line and the browser's requests)...
+ */
+export const REQUESTS_QUIET_MS = 1_000;
+/** ...and at most how long, whatever the requests. */
+export const REQUESTS_AT_MOST_MS = 3_000;
+
+/**
  * Emits once no request has been in progress for `quietMs` (counted from subscription at the
  * earliest), or `atMostMs` after subscription, whatever the requests.
  */

@@ -13,7 +13,7 @@ import { selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { isSkippedDirectory, toWorkspacePath } from '../workspace/paths.js';
 import { guarded, type EffectScheduling } from './effect.js';
-import { whenRequestsQuiet$ } from './requests-quiet.js';
+import { REQUESTS_AT_MOST_MS, REQUESTS_QUIET_MS, whenRequestsQuiet$ } from './requests-quiet.js';
 import { createChangedFiles } from './changed-files.js';
 import { selectRecordedHashes, selectRecordedHashesOf } from '../store/selectors.js';
 import type { FileHashes } from '../io/file-hashes.js';
@@ -65,7 +65,7 @@ export function watch$(_event$: Observable<CoreEvent>, state$: Observable<Servic
     take(1),
     switchMap(() =>
       deps.requestsInProgress$
-        ? whenRequestsQuiet$(deps.requestsInProgress$, deps.walkQuietMs ?? WALK_QUIET_MS, deps.walkAtMostMs ?? WALK_AT_MOST_MS, deps.scheduler ?? asapScheduler)
+        ? whenRequestsQuiet$(deps.requestsInProgress$, deps.walkQuietMs ?? REQUESTS_QUIET_MS, deps.walkAtMostMs ?? REQUESTS_AT_MOST_MS, deps.scheduler ?? asapScheduler)
         : of(null),
     ),
     switchMap(() => watchFiles(state$, deps)),
@@ -74,14 +74,6 @@ export function watch$(_event$: Observable<CoreEvent>, state$: Observable<Servic
 
 /** Unwatched paths reported in /state at most. */
 export const UNWATCHED_REPORTED = 100;
-
-/**
- * The first walk waits for this long without a request being answered (README "Links and large
- * trees": at 250 ms a restart's walk often began between the URL line and the browser's requests)...
- */
-export const WALK_QUIET_MS = 1_000;
-/** ...or this long, whatever the requests. */
-export const WALK_AT_MOST_MS = 3_000;
 
 const limitMessage = (limit: number) =>
   `core: the workspace holds more than ${limit} directories (and links to files) to watch; the rest is not watched (a change there is still seen before the next answer, but not pushed). ` +
