@@ -24,7 +24,7 @@ export const GREETING_AT_MOST_MS = REQUESTS_AT_MOST_MS;
 export function createGreetings(host: Pick<ExtensionHost, 'readiness' | 'requestsInProgress$'>, scheduler: SchedulerLike = asapScheduler): () => Observable<ServiceState> {
   let greeted = false;
   return () => {
-    const quiet$ = !greeted && host.requestsInProgress$ ? whenRequestsQuiet$(host.requestsInProgress$, GREETING_QUIET_MS, GREETING_AT_MOST_MS, scheduler) : of(null);
+    const quiet$ = !greeted ? whenRequestsQuiet$(host.requestsInProgress$, GREETING_QUIET_MS, GREETING_AT_MOST_MS, scheduler) : of(null);
     return quiet$.pipe(
       switchMap(() => from(host.readiness.settled())),
       tap(() => (greeted = true)),

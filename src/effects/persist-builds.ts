@@ -4,7 +4,7 @@
 // cannot be written costs the next start its speed, nothing else. It waits for the requests
 // being answered, too: a first start's write (1,000 modules: 200-300 ms of the main thread) ran
 // beside the bundled page's join and its rendering, each wanting both cores (README "The build cache").
-import { asapScheduler, combineLatest, concatMap, debounce, distinctUntilChanged, EMPTY, filter, from, Observable, of, take, tap, timer } from 'rxjs';
+import { asapScheduler, combineLatest, concatMap, debounce, distinctUntilChanged, EMPTY, filter, from, Observable, take, tap, timer } from 'rxjs';
 import type { CoreEvent } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
@@ -40,9 +40,7 @@ export function selectSavedBuilds(state: ServiceState): SavedBuild[] {
 // theirs): counted from the same settled state, so a quiet service writes after the delay alone.
 function writeTime$(deps: PersistBuildsDeps): Observable<unknown> {
   const scheduler = deps.scheduler ?? asapScheduler;
-  const requestsQuiet$ = deps.requestsInProgress$
-    ? whenRequestsQuiet$(deps.requestsInProgress$, deps.persistQuietMs ?? REQUESTS_QUIET_MS, deps.persistAtMostMs ?? REQUESTS_AT_MOST_MS, scheduler)
-    : of(null);
+  const requestsQuiet$ = whenRequestsQuiet$(deps.requestsInProgress$, deps.persistQuietMs ?? REQUESTS_QUIET_MS, deps.persistAtMostMs ?? REQUESTS_AT_MOST_MS, scheduler);
   return combineLatest([timer(deps.persistDelayMs ?? 500, scheduler), requestsQuiet$]).pipe(take(1));
 }
 

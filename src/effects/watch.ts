@@ -7,7 +7,7 @@
 // after, and one notice may stand for several writes (the kernel merges notices not yet read).
 // The check before answering a request covers whatever the watcher still misses.
 import path from 'node:path';
-import { asapScheduler, filter, Observable, of, switchMap, take } from 'rxjs';
+import { asapScheduler, filter, Observable, switchMap, take } from 'rxjs';
 import type { CoreEvent, Fact } from '../store/events.js';
 import { selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
@@ -63,11 +63,7 @@ export function watch$(_event$: Observable<CoreEvent>, state$: Observable<Servic
   return state$.pipe(
     filter(selectSettled),
     take(1),
-    switchMap(() =>
-      deps.requestsInProgress$
-        ? whenRequestsQuiet$(deps.requestsInProgress$, deps.walkQuietMs ?? REQUESTS_QUIET_MS, deps.walkAtMostMs ?? REQUESTS_AT_MOST_MS, deps.scheduler ?? asapScheduler)
-        : of(null),
-    ),
+    switchMap(() => whenRequestsQuiet$(deps.requestsInProgress$, deps.walkQuietMs ?? REQUESTS_QUIET_MS, deps.walkAtMostMs ?? REQUESTS_AT_MOST_MS, deps.scheduler ?? asapScheduler)),
     switchMap(() => watchFiles(state$, deps)),
   );
 }

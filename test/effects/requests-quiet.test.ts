@@ -31,4 +31,10 @@ describe('whenRequestsQuiet$', () => {
       expectObservable(whenRequestsQuiet$(inProgress, 5, 20, scheduler)).toBe('--------------------(s|)', { s: 0 });
     });
   });
+
+  it('emits at once without a request count (no HTTP app to wait for)', () => {
+    scheduler.run(({ expectObservable }) => {
+      expectObservable(whenRequestsQuiet$(undefined, 5, 20, scheduler)).toBe('(s|)', { s: null });
+    });
+  });
 });
