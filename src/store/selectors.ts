@@ -226,11 +226,10 @@ function packageSharedFiles(state: ServiceState, group: PackageGroup): Record<st
   const all = defaultRecordsOf.get(state.builds)?.get(state.workspace);
   const records = all ? group.indexes.map((index) => successful(all[index])) : group.modules.map((module) => lastSuccess(state, module));
   const kept = packageShared.get(group);
-  if (kept && kept.workspace === state.workspace && kept.records.every((record, index) => record === records[index])) return kept.files;
   // A module rebuilt from the same files (every edit of a day's work) reaches what it reached:
   // the rule below would find the same files, at a cost on the way from the build to its answer.
   if (kept && kept.workspace === state.workspace && kept.records.every((record, index) => record === records[index] || sameFilesRead(record, records[index]))) {
-    packageShared.set(group, { ...kept, records });
+    if (kept.records.some((record, index) => record !== records[index])) packageShared.set(group, { ...kept, records });
     return kept.files;
   }
   // Every entry of the workspace, not only the package's, is imported by its specifier: never shared.
