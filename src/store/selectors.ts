@@ -6,6 +6,7 @@ import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type Wo
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
+import type { InputHashes } from './events.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
@@ -238,7 +239,7 @@ function packageSharedFiles(state: ServiceState, group: PackageGroup): Record<st
   const { name, dir } = group;
   const reaches = dir === undefined ? [] : group.modules.flatMap((module) => {
     const inputs = recordOf.get(module.specifier)?.inputs;
-    return inputs ? [{ packageName: name, packageDir: dir, files: Object.keys(inputs).filter((file) => inputs[file] !== null && !entries.has(file)) }] : [];
+    return inputs ? [{ packageName: name, packageDir: dir, files: Object.keys(inputs).filter((file) => wasRead(inputs, file) && !entries.has(file)) }] : [];
   });
   // The one rule of shared files (workspace/shared-files.ts), over this package's modules.
   const files = sharedAmong(reaches).get(name);
@@ -258,16 +259,21 @@ export interface SharedFileCopy {
 
 const copiesOf = new WeakMap<object, WeakMap<object, SharedFileCopy[]>>();
 
-/** Two records read the same files (the paths `packageSharedFiles` takes: those present), whatever their content. */
+/** A file a build read: its inputs also name the files it looked for and found absent (hash null). */
+function wasRead(inputs: InputHashes, file: string): boolean {
+  return typeof inputs[file] === 'string';
+}
+
+/** Two records read the same files (the paths `packageSharedFiles` takes), whatever their content. */
 function sameFilesRead(a: BuildRecord | undefined, b: BuildRecord | undefined): boolean {
   if (!a?.inputs || !b?.inputs) return a?.inputs === b?.inputs;
   let count = 0;
   for (const file in a.inputs) {
-    if (a.inputs[file] === null) continue;
-    if (b.inputs[file] === null || b.inputs[file] === undefined) return false;
+    if (!wasRead(a.inputs, file)) continue;
+    if (!wasRead(b.inputs, file)) return false;
     count++;
   }
-  for (const file in b.inputs) if (b.inputs[file] !== null) count--;
+  for (const file in b.inputs) if (wasRead(b.inputs, file)) count--;
   return count === 0;
 }
 
