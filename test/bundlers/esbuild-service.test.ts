@@ -59,7 +59,11 @@ describe("esbuild's process dying", function () {
       expect(answer.status, answer.text).to.equal(200);
       expect(answer.text).to.include('value = 2');
       expect((await service.get('/m/@kit/app@1.0.0/modules/main?env=production')).status).to.equal(200);
-      if (process.platform === 'linux') for (const pid of esbuildChildren()) expect(goSettingsOf(pid), 'the new process is tuned alike').to.deep.equal([`GOGC=${ESBUILD_GOGC}`, `GOMEMLIMIT=${ESBUILD_GOMEMLIMIT}`]);
+      if (process.platform === 'linux') {
+        const after = esbuildChildren();
+        expect(after, 'a new esbuild service process').to.not.be.empty;
+        for (const pid of after) expect(goSettingsOf(pid), 'the new process is tuned alike').to.deep.equal([`GOGC=${ESBUILD_GOGC}`, `GOMEMLIMIT=${ESBUILD_GOMEMLIMIT}`]);
+      }
     } finally {
       await service.close();
     }
