@@ -396,6 +396,21 @@ describe('createFileHashes', () => {
       }
     });
 
+    it('takeAhead does not take a read over a later stamp that found the file absent', async () => {
+      const root = tempWorkspace({ 'a.ts': 'aaa' });
+      pastRacyWindow();
+      const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+      try {
+        await hashes.readAhead!(['a.ts']);
+        fs.rmSync(path.join(root, 'a.ts'));
+        expect(hashes.stamp('a.ts').hash).to.equal(null);
+        expect(hashes.takeAhead!('a.ts')).to.equal(undefined);
+        expect(hashes.confirmed('a.ts')).to.deep.include({ hash: null });
+      } finally {
+        await hashes.close!();
+      }
+    });
+
     it('does nothing unless asked for: the main thread reads', async () => {
       const root = tempWorkspace({ 'a.ts': 'aaa' });
       pastRacyWindow();
