@@ -101,12 +101,8 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     if (typeof result === 'string') miss(result);
     else judgedAll.push(result);
   };
-  // The entries opened ahead: their inputs read on the worker from the front, judged here from the back meanwhile (`twoEnded`).
-  const readAhead = deps.readAhead;
-  if (readAhead) {
-    const judging = twoEnded(opened, (batch) => readAhead(batch.flatMap((one) => one.inputs)), checkPack);
-    await judging.check((one) => (judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry)), true));
-  }
+  // The entries opened ahead: their inputs read on the worker from the front, judged here from the back meanwhile.
+  if (deps.readAhead) await twoEnded(opened, (batch) => deps.readAhead!(batch.flatMap((one) => one.inputs)), checkPack).check((one) => (judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry)), true));
   checkPack();
   const openedAhead = new Set(opened.map((one) => one.wanted));
   await runLimited(
