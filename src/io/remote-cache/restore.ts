@@ -50,6 +50,8 @@ export interface RemoteRestoreDeps {
    * and its parts checked there while this thread judges the entries, their outputs kept after.
    */
   sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
+  /** The client's counts the restore's requests and bytes are counted from (default: as it begins). */
+  countsSince?: Readonly<{ requests: number; bytes: number }>;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   const now = deps.now ?? Date.now;
   const started = now();
   const { client } = deps;
-  const before = { ...client.counts };
+  const before = deps.countsSince ?? { ...client.counts };
   const misses: Partial<Record<MissKind, number>> = {};
   const failures: Partial<Record<string, number>> = {};
   const miss = (kind: MissKind) => void (misses[kind] = (misses[kind] ?? 0) + 1);
