@@ -297,6 +297,13 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: Sta
 }
 
 /**
+ * A file's hash as the read-ahead worker read it (`takeAhead`), else as a stamp reads it now: a team
+ * start's check of what it downloaded. A function of the reader's own calls, not a method of it, so
+ * a reader made of another's (`stampingOnce`) takes its own `stamp` here.
+ */
+export const stampAsRead = (hashes: FileHashes, relative: string): string | null => hashes.takeAhead?.(relative) ?? hashes.stamp(relative).hash;
+
+/**
  * A reader whose `stamp` and `hash` are taken once per path within `once` (`recall` and the
  * other calls go to `hashes` as they are, and may stamp again): the results of one build job,
  * made in one synchronous run, name the same files many times (the tsconfig places above every

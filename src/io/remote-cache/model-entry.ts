@@ -15,7 +15,7 @@ import type { WorkspaceModel } from '../../workspace/model.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 import { arePlainPaths, isReadLinks, isWorkspaceModel } from '../cache-index.js';
 import { linksHold, type ReadLinks } from '../read-links.js';
-import { absentFromRecordedListing, type FileHashes } from '../file-hashes.js';
+import { absentFromRecordedListing, stampAsRead, type FileHashes } from '../file-hashes.js';
 import type { FailureKind, RemoteClient } from './client.js';
 import { isRecord, openEntry, REMOTE_FORMAT, sha256Hex, type EntryProblem } from './entries.js';
 import { twoEnded } from './two-ended.js';
@@ -167,7 +167,7 @@ export function checkSources(sources: Readonly<Record<string, string | null>>, h
   const holds = (source: string) => hashes.stamp(source).hash === sources[source];
   // A file the worker read is taken with the stat it was read under: the first check before any
   // answer stats every source again (README "Addresses"); a listing is stamped here.
-  const holdsAsRead = (source: string) => (hashes.takeAhead?.(source) ?? hashes.stamp(source).hash) === sources[source];
+  const holdsAsRead = (source: string) => stampAsRead(hashes, source) === sources[source];
   // From the front on the worker, from the back here (`twoEnded`): neither waits for the other
   // (a listing costs the worker more than taking it costs this thread).
   const readAhead = hashes.readAhead?.bind(hashes);
