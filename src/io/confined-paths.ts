@@ -2,7 +2,7 @@
 // is followed inside it only (README "Links and large trees").
 import fs from 'node:fs';
 import path from 'node:path';
-import { toWorkspacePath } from '../workspace/paths.js';
+import { hasParentSegment, toWorkspacePath } from '../workspace/paths.js';
 
 /**
  * A workspace-relative path joined by concatenation as it is: no leading `/`, no `..` segment,
@@ -10,8 +10,6 @@ import { toWorkspacePath } from '../workspace/paths.js';
  */
 export const isPlainRelative = (relative: string): boolean =>
   !(relative.startsWith('/') || relative.includes('//') || relative.includes('\\') || (relative.includes('..') && hasParentSegment(relative)));
-
-const hasParentSegment = (relative: string): boolean => relative === '..' || relative.startsWith('../') || relative.endsWith('/..') || relative.includes('/../');
 
 // Every file read asks where it really is (a link must not lead out of the workspace): the C
 // library's realpath gives the same answer in about half the time of Node's own walk, which

@@ -277,11 +277,12 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: Sta
      * A file's read as a stamp taken when the worker read it: remembered under the stat the
      * worker read it under, confirmed from the count when it was asked, when that read began
      * out of the file's last write's tick (`isStillValid` on its own stat). No stat here. A path
-     * remembered since it was asked (stamped here meanwhile) is the stamp's: that read may be newer.
+     * remembered since it was asked (stamped here meanwhile) is the stamp's: that read may be newer;
+     * so is a path a stamp found absent since (the absence holds, not the worker's older read).
      */
     takeAsRead(relative: string): string | undefined {
       const ahead = reads.get(relative);
-      if (!ahead || ahead.read[7] !== undefined || memory.get(relative)) return undefined;
+      if (!ahead || ahead.read[7] !== undefined || memory.get(relative) || (memory.confirmed(relative)?.seq ?? -1) >= ahead.seq) return undefined;
       const [hash, dev, ino, size, mtimeMs, ctimeMs, at] = ahead.read;
       const stats = { dev, ino, size, mtimeMs, ctimeMs };
       if (!isStillValid({ ino, size, mtimeMs, ctimeMs, at }, stats, granularityOf(stats))) return undefined;
@@ -294,6 +295,13 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: Sta
     close: () => worker.close(),
   };
 }
+
+/**
+ * A file's hash as the read-ahead worker read it (`takeAhead`), else as a stamp reads it now: a team
+ * start's check of what it downloaded. A function of the reader's own calls, not a method of it, so
+ * a reader made of another's (`stampingOnce`) takes its own `stamp` here.
+ */
+export const stampAsRead = (hashes: FileHashes, relative: string): string | null => hashes.takeAhead?.(relative) ?? hashes.stamp(relative).hash;
 
 /**
  * A reader whose `stamp` and `hash` are taken once per path within `once` (`recall` and the

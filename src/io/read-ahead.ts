@@ -3,9 +3,12 @@
 // hashes every build's inputs, and on the main thread that is a stat, a real path, a read and a
 // SHA-256 per file. The worker takes paths in batches (a message per batch: a trip through
 // libuv's pool per file costs more than the read itself) and answers with what it read and the
-// stat it read under. Nothing here is believed by itself: `file-hashes.ts` takes a read only when
-// the file's stat, taken at its use, is the very one the worker read under and the read was not
-// racy (`isStillValid`); else it reads the file again itself.
+// stat it read under. Nothing here is believed by itself: `file-hashes.ts`'s `stamp` takes a read
+// only when the file's stat, taken at its use, is the very one the worker read under and the read
+// was not racy (`isStillValid`); else it reads the file again itself. A team start's check takes a
+// read with the worker's own stat instead (`takeAhead`, no stat on the main thread): when the read
+// was not racy on that stat, confirmed from the watch count when the worker was asked, and no stamp
+// since read or found absent the path (ARCHITECTURE.md "Hashing on the second core").
 import { Worker } from 'node:worker_threads';
 
 /**

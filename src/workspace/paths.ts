@@ -1,10 +1,12 @@
 // Relative paths inside the workspace: always forward slashes, never absolute, never `..` out.
 import path from 'node:path';
 
-// A `.` or `..` segment, or a drive letter (`c:`): what normalizing may change or refuse. Told
-// by searches for fixed strings: a pattern that may start at every slash costs more.
+// A `..` segment (a name holding `..`, `a..b`, is not one). Told by searches for fixed strings:
+// a pattern that may start at every slash costs more.
+export const hasParentSegment = (relative: string): boolean => relative === '..' || relative.startsWith('../') || relative.endsWith('/..') || relative.includes('/../');
+// A `.` or `..` segment: what normalizing may change or refuse (a drive letter, `c:`, too: `DRIVE`).
 const hasDotSegment = (relative: string): boolean =>
-  relative === '.' || relative === '..' || relative.startsWith('./') || relative.startsWith('../') || relative.endsWith('/.') || relative.endsWith('/..') || relative.includes('/./') || relative.includes('/../');
+  relative === '.' || relative.startsWith('./') || relative.endsWith('/.') || relative.includes('/./') || hasParentSegment(relative);
 const DRIVE = /^[a-zA-Z]:/;
 
 /**

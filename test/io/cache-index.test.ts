@@ -134,7 +134,7 @@ describe('isWorkspaceModel', () => {
 
 describe('isPlainRelative', () => {
   it('refuses a `..` segment, an absolute path, `//` and a backslash, and takes a name holding `..`', () => {
-    for (const plain of ['', 'a', 'a/b.js', 'dir/', 'a..b/x.js', 'a/b..js', '..a/x', 'a/..b', 'a/b../c', '...']) expect(isPlainRelative(plain), plain).to.equal(true);
+    for (const plain of ['', 'a', 'a/b.js', 'dir/', 'a..b/x.js', 'a/b..js', '..a/x', 'a/..b', 'a/b../c', '...', './x', 'a/./b']) expect(isPlainRelative(plain), plain).to.equal(true);
     for (const refused of ['..', '../x', 'a/..', 'a/../b', 'a/../', '/etc/passwd', 'a//b', 'a\\b']) expect(isPlainRelative(refused), refused).to.equal(false);
   });
 

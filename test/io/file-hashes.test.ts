@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { COARSE_TIMESTAMP_MS, createFileHashes, createGranularity, nextWatchSequence, RACY_MS } from '../../src/io/file-hashes.js';
+import { COARSE_TIMESTAMP_MS, createFileHashes, createGranularity, nextWatchSequence, RACY_MS, stampAsRead } from '../../src/io/file-hashes.js';
 import { coarseStat } from '../helpers/coarse-stat.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -391,6 +391,35 @@ describe('createFileHashes', () => {
         // Changed since that read (the restore's verdict then stands as of the read): the next stamp, the first check's, sees it.
         fs.writeFileSync(path.join(root, 'a.ts'), 'changed');
         expect(hashes.stamp('a.ts').hash).to.equal(contentHash('changed'));
+      } finally {
+        await hashes.close!();
+      }
+    });
+
+    it('takeAhead does not take a read over a later stamp that found the file absent', async () => {
+      const root = tempWorkspace({ 'a.ts': 'aaa' });
+      pastRacyWindow();
+      const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+      try {
+        await hashes.readAhead!(['a.ts']);
+        fs.rmSync(path.join(root, 'a.ts'));
+        expect(hashes.stamp('a.ts').hash).to.equal(null);
+        expect(hashes.takeAhead!('a.ts')).to.equal(undefined);
+        expect(hashes.confirmed('a.ts')).to.deep.include({ hash: null });
+      } finally {
+        await hashes.close!();
+      }
+    });
+
+    it('stampAsRead takes the worker\'s read with no stat, and stamps a file it did not read', async () => {
+      const root = tempWorkspace({ 'a.ts': 'aaa', 'b.ts': 'bbb' });
+      pastRacyWindow();
+      const stats: string[] = [];
+      const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0, stat: (absolute) => (stats.push(path.basename(absolute)), fs.statSync(absolute, { throwIfNoEntry: false })) });
+      try {
+        await hashes.readAhead!(['a.ts']);
+        expect([stampAsRead(hashes, 'a.ts'), stampAsRead(hashes, 'b.ts'), stampAsRead(hashes, 'gone.ts')]).to.deep.equal([contentHash('aaa'), contentHash('bbb'), null]);
+        expect(stats, 'stat-ed here: only what the worker did not read').to.deep.equal(['b.ts', 'gone.ts']);
       } finally {
         await hashes.close!();
       }

@@ -1,7 +1,7 @@
 // Workspace-relative paths: forward slashes, never absolute, never out of the workspace.
 import path from 'node:path';
 import { expect } from 'chai';
-import { dirOf, isInside, joinRelative, normalizeRelative, relativeTo, toWorkspacePath } from '../../src/workspace/paths.js';
+import { dirOf, hasParentSegment, isInside, joinRelative, normalizeRelative, relativeTo, toWorkspacePath } from '../../src/workspace/paths.js';
 
 describe('normalizeRelative', () => {
   it('resolves dot segments, turns backslashes into slashes and drops trailing slashes', () => {
@@ -21,6 +21,13 @@ describe('normalizeRelative', () => {
 
   it('is null for absolute paths, Windows ones included', () => {
     for (const input of ['/etc/passwd', '\\server\\share', 'C:\\x', 'c:/x']) expect(normalizeRelative(input), input).to.equal(null);
+  });
+});
+
+describe('hasParentSegment', () => {
+  it('tells a `..` segment, not a name holding `..` nor a `.` segment', () => {
+    for (const parent of ['..', '../x', 'a/..', 'a/../b']) expect(hasParentSegment(parent), parent).to.equal(true);
+    for (const other of ['a..b/x', 'a/b..', '..a', '.', './x', 'a/./b']) expect(hasParentSegment(other), other).to.equal(false);
   });
 });
 

@@ -9,7 +9,7 @@ import { fingerprintOf, isBuildable } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../../workspace/model.js';
 import { BUILTIN_BUNDLERS } from '../../workspace/read-workspace.js';
-import { absentFromRecordedListing, type FileHashes, type FileSignature } from '../file-hashes.js';
+import { absentFromRecordedListing, stampAsRead, type FileHashes, type FileSignature } from '../file-hashes.js';
 import { arePlainPaths, isCacheEntry, isFileSignature, isWorkspaceSnapshot, type CacheEntry, type CacheIndex } from '../cache-index.js';
 import type { OutputPacks, ReadPacks } from './output-packs.js';
 import { linksHold, type LinksOfReads } from '../read-links.js';
@@ -52,7 +52,7 @@ function inputMatcher(hashes: FileHashes, read: Readonly<Record<string, string |
     let current = now.get(input);
     if (current === undefined) {
       if (hash === null && readAbsent(input)) current = null;
-      else current = signature && signature[0] === hash && hashes.adopt(input, signature) ? hash : (hashes.takeAhead?.(input) ?? hashes.stamp(input).hash);
+      else current = signature && signature[0] === hash && hashes.adopt(input, signature) ? hash : stampAsRead(hashes, input);
       now.set(input, current);
     }
     return current === hash;

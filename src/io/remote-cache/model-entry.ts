@@ -10,15 +10,15 @@
 // `FileHashes.readAhead`), a listing by the rule the read lists by (links, confinement); any
 // difference, any fault, is a miss, counted, and the workspace is read as on any start.
 import type { KeyObject } from 'node:crypto';
-import { setImmediate } from 'node:timers/promises';
 import type { Fact } from '../../store/events.js';
 import type { WorkspaceModel } from '../../workspace/model.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 import { arePlainPaths, isReadLinks, isWorkspaceModel } from '../cache-index.js';
 import { linksHold, type ReadLinks } from '../read-links.js';
-import { absentFromRecordedListing, type FileHashes } from '../file-hashes.js';
+import { absentFromRecordedListing, stampAsRead, type FileHashes } from '../file-hashes.js';
 import type { FailureKind, RemoteClient } from './client.js';
 import { isRecord, openEntry, REMOTE_FORMAT, sha256Hex, type EntryProblem } from './entries.js';
+import { twoEnded } from './two-ended.js';
 
 /**
  * What the model's key is made of besides `core.json`: the service's version and the reader's code
@@ -146,14 +146,6 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
   };
 }
 
-// The worker reads sources from the front of the list in batches, a couple at a time; whenever
-// the next batch is not answered yet, this thread checks a few from the other end itself (read
-// here), then lets the worker's answers in: the two meet, and neither waits for the other (a
-// listing costs the worker more than taking it costs this thread).
-const BATCH = 64;
-const IN_FLIGHT = 2;
-const STOLEN = 16;
-
 /** A check of sources begun: the worker reads them from the moment it is made. */
 export interface SourceCheck {
   /** Whether every source hashes here as recorded (`holdsHere`). */
@@ -175,51 +167,14 @@ export function checkSources(sources: Readonly<Record<string, string | null>>, h
   const holds = (source: string) => hashes.stamp(source).hash === sources[source];
   // A file the worker read is taken with the stat it was read under: the first check before any
   // answer stats every source again (README "Addresses"); a listing is stamped here.
-  const holdsAsRead = (source: string) => (hashes.takeAhead?.(source) ?? hashes.stamp(source).hash) === sources[source];
-  // [front, back): neither sent to the worker nor checked here yet.
-  let front = 0;
-  let back = ordered.length;
-  let reading = 0;
-  let done = false;
-  const sent: { batch: string[]; ready: boolean; read: Promise<void> }[] = [];
-  const send = () => {
-    while (hashes.readAhead && !done && reading < IN_FLIGHT && front < back) {
-      const batch = ordered.slice(front, (front = Math.min(front + BATCH, back)));
-      const one = { batch, ready: false, read: Promise.resolve() };
-      reading += 1;
-      one.read = hashes.readAhead(batch).then(() => {
-        one.ready = true;
-        reading -= 1;
-        send();
-      });
-      sent.push(one);
-    }
-  };
-  send();
-  const presentHold = async (): Promise<boolean> => {
-    while (sent.length > 0 || front < back) {
-      const next = sent[0];
-      if (next && (next.ready || front >= back)) {
-        await next.read;
-        sent.shift();
-        if (!next.batch.every(holdsAsRead)) return false;
-        continue;
-      }
-      const from = Math.max(front, back - STOLEN);
-      if (!ordered.slice(from, back).every(holds)) return false;
-      back = from;
-      await setImmediate();
-    }
-    return true;
-  };
+  const holdsAsRead = (source: string) => stampAsRead(hashes, source) === sources[source];
+  // From the front on the worker, from the back here (`twoEnded`): neither waits for the other
+  // (a listing costs the worker more than taking it costs this thread).
+  const readAhead = hashes.readAhead?.bind(hashes);
+  const checking = twoEnded(ordered, readAhead);
   return {
     async holds() {
-      try {
-        if (!(await presentHold())) return false;
-      } finally {
-        done = true;
-      }
-      return absentHold(sources, hashes);
+      return (await checking.check((source, asRead) => (asRead ? holdsAsRead(source) : holds(source)))) && absentHold(sources, hashes);
     },
   };
 }

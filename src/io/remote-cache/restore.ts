@@ -6,7 +6,6 @@
 // this disk (the local cache's own checks), and every blob must hash to its name and to the
 // output the record names. Anything else is a miss, counted by kind, and the module is built here.
 import type { KeyObject } from 'node:crypto';
-import { setImmediate } from 'node:timers/promises';
 import type { OutputCache } from '../../outputs/output-cache.js';
 import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
 import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
@@ -16,6 +15,7 @@ import { isModuleEntry, isRecord, isWorkspaceEntry, moduleKey, openEntry, packed
 import { readPack } from './pack.js';
 import { isSharedSpecifier } from '../../workspace/shared-files.js';
 import { runLimited } from '../run-limited.js';
+import { twoEnded } from './two-ended.js';
 import { contentHashOfSha256 } from '../../outputs/content-hash.js';
 
 export type RemoteRestored = Extract<Fact, { type: 'cache.remote.restored' }>;
@@ -50,6 +50,8 @@ export interface RemoteRestoreDeps {
    * and its parts checked there while this thread judges the entries, their outputs kept after.
    */
   sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
+  /** The client's counts the restore's requests and bytes are counted from (default: as it begins). */
+  countsSince?: Readonly<{ requests: number; bytes: number }>;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   const now = deps.now ?? Date.now;
   const started = now();
   const { client } = deps;
-  const before = { ...client.counts };
+  const before = deps.countsSince ?? { ...client.counts };
   const misses: Partial<Record<MissKind, number>> = {};
   const failures: Partial<Record<string, number>> = {};
   const miss = (kind: MissKind) => void (misses[kind] = (misses[kind] ?? 0) + 1);
@@ -101,7 +103,8 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     if (typeof result === 'string') miss(result);
     else judgedAll.push(result);
   };
-  if (deps.readAhead) await judgeAhead(opened, deps.readAhead, (one) => judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry)), checkPack);
+  // The entries opened ahead: their inputs read on the worker from the front, judged here from the back meanwhile.
+  if (deps.readAhead) await twoEnded(opened, (batch) => deps.readAhead!(batch.flatMap((one) => one.inputs)), checkPack).check((one) => (judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry)), true));
   checkPack();
   const openedAhead = new Set(opened.map((one) => one.wanted));
   await runLimited(
@@ -185,57 +188,6 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
     ahead.push({ wanted: one, entry, ...(moduleEntry ? { moduleEntry } : {}), inputs });
   }
   return ahead;
-}
-
-/** Entries whose inputs are read on the worker in one message, and how many such messages at once. */
-const READ_AHEAD_ENTRIES = 64;
-const IN_FLIGHT = 2;
-/** Entries this thread judges from the back, reading their inputs itself, while the worker's next batch is not answered. */
-const STOLEN = 16;
-
-// The entries opened ahead judged: their inputs read on the worker from the front, a batch at a
-// time, a couple in flight; whenever the next batch is not answered yet, this thread judges a
-// few from the back itself (their inputs read here), then lets the worker's answers in. The two
-// meet and neither waits for the other, whatever else the second core is busy with (the workspace
-// model's check shares its sources so, `model-entry.ts`).
-// `allSent`: told once nothing is left to send.
-async function judgeAhead(opened: readonly OpenedAhead[], readAhead: (relatives: readonly string[]) => Promise<void>, judge: (one: OpenedAhead) => void, allSent: () => void): Promise<void> {
-  // [front, back): neither sent to the worker nor judged yet.
-  let front = 0;
-  let back = opened.length;
-  let reading = 0;
-  const sent: { from: number; to: number; ready: boolean; read: Promise<void> }[] = [];
-  const send = () => {
-    while (reading < IN_FLIGHT && front < back) {
-      const batch = { from: front, to: (front = Math.min(front + READ_AHEAD_ENTRIES, back)), ready: false, read: Promise.resolve() };
-      reading += 1;
-      // Reading ahead only spares work: a failure of it leaves each input to be read at its check.
-      batch.read = readAhead(opened.slice(batch.from, batch.to).flatMap((one) => one.inputs))
-        .catch(() => undefined)
-        .then(() => {
-          batch.ready = true;
-          reading -= 1;
-          send();
-        });
-      sent.push(batch);
-    }
-    if (front >= back) allSent();
-  };
-  send();
-  while (sent.length > 0 || front < back) {
-    const next = sent[0];
-    if (next && (next.ready || front >= back)) {
-      await next.read;
-      sent.shift();
-      for (let index = next.from; index < next.to; index++) judge(opened[index]!);
-      continue;
-    }
-    const from = Math.max(front, back - STOLEN);
-    for (let index = from; index < back; index++) judge(opened[index]!);
-    back = from;
-    if (front >= back) allSent();
-    await setImmediate();
-  }
 }
 
 // The workspace's entry: the module entries it holds (each still to be judged), each other module

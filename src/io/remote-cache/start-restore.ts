@@ -39,9 +39,6 @@ export interface StartRestoreDeps {
 export function createStartRestore(deps: StartRestoreDeps): (workspace: WorkspaceModel) => Promise<Facts> {
   // The worker boots while the workspace is read: the entries' inputs are its first work.
   void deps.readAhead?.([]);
-  // The start's requests and bytes are the client's one count (the model's question included),
-  // since the client was made or since the last restore told them.
-  const told = { requests: 0, bytes: 0 };
   return async (workspace) => {
     const local = deps.cache.restore(workspace);
     const all = startVariants(workspace);
@@ -58,11 +55,11 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
         outputs: deps.outputs,
         ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
         ...(deps.sha256Ahead ? { sha256Ahead: deps.sha256Ahead } : {}),
+        // The start's requests and bytes: the client's one count since it was made, the model's
+        // question included (a start restores once, README "A team's remote cache").
+        countsSince: { requests: 0, bytes: 0 },
       });
-      const { requests, bytes } = deps.client.counts;
-      const counted = { ...remote, requests: requests - told.requests, bytes: bytes - told.bytes };
-      Object.assign(told, { requests, bytes });
-      return [local, withEarlier(counted, deps.earlierFailures?.())] satisfies Fact[];
+      return [local, withEarlier(remote, deps.earlierFailures?.())] satisfies Fact[];
     } catch (error) {
       // As with the build cache: the team cache never keeps the service from starting.
       deps.logger?.(`core: the team cache could not be used (${(error as Error).message}); its modules are built here`);

@@ -315,3 +315,24 @@ describe('restoreFromRemote, entries judged while the worker reads', () => {
     expect(judged.slice(200 - 128), "then the worker's batches, in order").to.deep.equal(modules.slice(0, 128).map((module) => module.specifier));
   });
 });
+
+describe('restoreFromRemote, its counts', () => {
+  it("counts the client's requests and bytes from `countsSince` when given, else from its own beginning", async () => {
+    // A client that finds nothing, and had answered two questions before the restore.
+    const counts = { requests: 2, puts: 0, bytes: 9 };
+    const client = {
+      counts,
+      get: async (): Promise<Answer> => {
+        counts.requests += 1;
+        return { missing: true };
+      },
+    } as unknown as RemoteClient;
+    const modules = [moduleModel('m0')];
+    const wanted: WantedVariant[] = modules.map((module) => ({ module, variant: VARIANT }));
+    const deps: RemoteRestoreDeps = { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'stale', outputs: createOutputCache() };
+    const own = await restoreFromRemote(workspaceModel(modules), wanted, wanted, deps);
+    expect(own).to.include({ requests: counts.requests - 2, bytes: 0 });
+    const whole = await restoreFromRemote(workspaceModel(modules), wanted, wanted, { ...deps, countsSince: { requests: 0, bytes: 0 } });
+    expect(whole).to.include({ requests: counts.requests, bytes: 9 });
+  });
+});

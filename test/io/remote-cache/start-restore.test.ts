@@ -14,11 +14,14 @@ import { tempWorkspace } from '../../helpers/workspace.js';
 
 describe('createStartRestore', () => {
   it("counts the start's requests and bytes as the client counted them, the model's question included", async () => {
-    // A client that answers each question with 5 bytes that are no entry, and counts as the real one does.
+    // A client that answers each question with 5 bytes that are no entry, and counts as the real one
+    // does; the first question (the model's) it asks twice, the first try cut after 2 bytes (a retry):
+    // a count of one request and the answer's length per question would not give its count.
     const counts = { requests: 0, puts: 0, bytes: 0 };
     const client = {
       counts,
       get: async (): Promise<Answer> => {
+        if (counts.requests === 0) Object.assign(counts, { requests: 1, bytes: 2 });
         counts.requests += 1;
         counts.bytes += 5;
         return { found: Buffer.from('nope!') };
@@ -33,7 +36,7 @@ describe('createStartRestore', () => {
     const restore = createStartRestore({ cache, client, settings, identity: { service: '1', esbuild: '0', bundlers: 'b' }, outputs: createOutputCache(), earlierFailures: team.failures });
     const facts = (await restore(workspaceModel([moduleModel('one')]))) as Fact[];
     const restored = facts.find((fact) => fact.type === 'cache.remote.restored');
-    expect(counts.requests, 'the model, the workspace entry, the module entry').to.equal(3);
+    expect(counts, 'the model twice, the workspace entry, the module entry').to.include({ requests: 4, bytes: 17 });
     expect(restored).to.include({ requests: counts.requests, bytes: counts.bytes });
   });
 });
