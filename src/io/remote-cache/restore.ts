@@ -63,14 +63,7 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   const started = now();
   const { client } = deps;
   const before = deps.countsSince ?? { ...client.counts };
-  const misses: Partial<Record<MissKind, number>> = {};
-  const failures: Partial<Record<string, number>> = {};
-  const miss = (kind: MissKind) => void (misses[kind] = (misses[kind] ?? 0) + 1);
-  const answered = (answer: Answer): Buffer | MissKind => {
-    if ('found' in answer) return answer.found;
-    if ('failed' in answer) failures[answer.failed] = (failures[answer.failed] ?? 0) + 1;
-    return 'missing' in answer ? 'absent' : 'unanswered';
-  };
+  const { misses, failures, miss, answered } = createTally();
   // The parts of the workspace's pack, when it has one: each still checked against its digest,
   // here as it is used, or all at once on the worker (`checked`: those that hashed to their names).
   let packed = new Map<string, Buffer>();
@@ -104,7 +97,13 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     else judgedAll.push(result);
   };
   // The entries opened ahead: their inputs read on the worker from the front, judged here from the back meanwhile.
-  if (deps.readAhead) await twoEnded(opened, (batch) => deps.readAhead!(batch.flatMap((one) => one.inputs)), checkPack).check((one) => (judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry)), true));
+  const { readAhead } = deps;
+  if (readAhead) {
+    await twoEnded(opened, (batch) => readAhead(batch.flatMap((one) => one.inputs)), checkPack).check((one) => {
+      judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry));
+      return true;
+    });
+  }
   checkPack();
   const openedAhead = new Set(opened.map((one) => one.wanted));
   await runLimited(
@@ -136,6 +135,23 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     requests: counts.requests - before.requests,
     bytes: counts.bytes - before.bytes,
     ms: Math.max(0, Math.round(now() - started)),
+  };
+}
+
+/** What a restore counts: its misses by kind, and the team cache's failures by kind. */
+function createTally() {
+  const misses: Partial<Record<MissKind, number>> = {};
+  const failures: Partial<Record<string, number>> = {};
+  return {
+    misses,
+    failures,
+    miss: (kind: MissKind) => void (misses[kind] = (misses[kind] ?? 0) + 1),
+    /** An answer's bytes, or the miss it is (its failure counted). */
+    answered: (answer: Answer): Buffer | MissKind => {
+      if ('found' in answer) return answer.found;
+      if ('failed' in answer) failures[answer.failed] = (failures[answer.failed] ?? 0) + 1;
+      return 'missing' in answer ? 'absent' : 'unanswered';
+    },
   };
 }
 
