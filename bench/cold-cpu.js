@@ -6,14 +6,12 @@
 //   node bench/cold-cpu.js [runs] [label=<repository>[,<node flag>|run:<core run flag>|env:<NAME>=<value>...] ...]
 // (default: this repository alone). Prints each run, then medians [min-max] per build.
 // Not part of `npm run bench`.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium, loadAverage } from './lib/chromium.js';
 import { REPO } from './lib/paths.js';
 import { cpuMs as cpuMsOrNull, descendants, freshCacheDir, spawnNode, stopChild, waitForLine } from './lib/processes.js';
 import { median, now } from './lib/stats.js';
-import { generatePageLoadWorkspace } from './lib/workspaces.js';
+import { coldCpuWorkspace } from './lib/workspaces.js';
 import { renderedCheck } from './lib/rendered.js';
 
 const runs = Number(process.argv[2]) || 3;
@@ -54,14 +52,12 @@ async function once(browser, app, build) {
 
 const summary = (values) => `${median(values).toFixed(0)} [${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}]`;
 const cpuMs = (pid) => cpuMsOrNull(pid) ?? 0; // 0 once the process is gone
-const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const load = loadAverage;
 
-// Outside every repository: in bench/.work, `@core-js/packages/development` resolves from the
-// workspace to this repository (its package name), and a build of another directory then loads
-// this one's extension from source besides its own bundle (about 0.45 s more of its CPU, and
-// another build's code measured as its own).
-const app = generatePageLoadWorkspace('cold-cpu-1000', { keep: true, under: path.join(os.tmpdir(), `core-bench-${path.basename(REPO)}`) });
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+// Outside every repository (`coldCpuWorkspace`): in bench/.work a build of another directory
+// measured about 0.45 s more of its CPU, this one's extension loaded from source besides its own.
+const app = coldCpuWorkspace();
+const browser = await launchChromium();
 const results = new Map(builds.map((build) => [build.label, []]));
 try {
   for (let run = 0; run < runs; run++) {

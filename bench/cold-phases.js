@@ -10,13 +10,12 @@
 // per build and phase. Chromium's figure counts every Chromium process of the machine. Not part of
 // `npm run bench`.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium, loadAverage } from './lib/chromium.js';
 import { REPO } from './lib/paths.js';
 import { cpuMs as cpuMsOrNull, descendants, freshCacheDir, spawnNode, stopChild, waitForLine } from './lib/processes.js';
 import { median, now } from './lib/stats.js';
-import { generatePageLoadWorkspace } from './lib/workspaces.js';
+import { coldCpuWorkspace } from './lib/workspaces.js';
 import { renderedCheck } from './lib/rendered.js';
 
 const runs = Number(process.argv[2]) || 3;
@@ -87,10 +86,10 @@ async function once(browser, app, build) {
   }
 }
 
-const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const load = loadAverage;
 const phaseName = (index) => `${PHASES[index]} -> ${PHASES[index + 1]}`;
-const app = generatePageLoadWorkspace('cold-cpu-1000', { keep: true, under: path.join(os.tmpdir(), `core-bench-${path.basename(REPO)}`) });
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+const app = coldCpuWorkspace();
+const browser = await launchChromium();
 const results = new Map(builds.map((build) => [build.label, []]));
 try {
   for (let run = 0; run < runs; run++) {

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import { SourceMap } from 'node:module';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './lib/chromium.js';
 import { timedGet } from './lib/http.js';
 import { CHILDREN, DIST, WORK } from './lib/paths.js';
 import { cpuMs, descendants, startCore, startScript, stopChild } from './lib/processes.js';
@@ -145,7 +145,7 @@ async function viteOnce(browser, app) {
 }
 
 const app = generatePageLoadWorkspace('profile-1000');
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+const browser = await launchChromium();
 try {
   for (let index = 0; index < runs; index++) {
     const result = await profileOnce(browser, app, path.join(WORK, 'profile-cold', String(index)));

@@ -1,8 +1,9 @@
 // The workloads: copies of the example workspace in fixtures/, and the generated workspace of
 // 200 packages x 5 modules. Everything is written under bench/.work/, fresh on every run.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { FIXTURES, WORK } from './paths.js';
+import { FIXTURES, REPO, WORK } from './paths.js';
 
 /** The storefront module of fixtures/: what the single-module measures use. */
 export const STOREFRONT = {
@@ -143,6 +144,14 @@ export function describe(tag: string, count: number): string {
  * Vite (`entries` maps each specifier to its entry file, for Vite's resolver). `under`: the
  * directory it is written in (bench/.work by default).
  */
+/**
+ * The 1,000-module page-load workspace of the cold scripts (cold-cpu.js, cold-phases.js), kept,
+ * outside every repository: in bench/.work, `@core-js/packages/development` resolves from the
+ * workspace to this repository (its package name), and a build of another directory then loads
+ * this one's extension from source besides its own bundle.
+ */
+export const coldCpuWorkspace = () => generatePageLoadWorkspace('cold-cpu-1000', { keep: true, under: path.join(os.tmpdir(), `core-bench-${path.basename(REPO)}`) });
+
 export function generatePageLoadWorkspace(name, { packages = 100, modulesPerPackage = 10, keep = false, under = WORK } = {}) {
   const dir = path.join(under, name);
   // Two digits up to 100 packages (the page-load workspace's names), more for the 10,000-module one.

@@ -14,7 +14,7 @@
 // stylesheet. Requests are counted per load. Repetitions alternate ours, vite, bundled.
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../lib/chromium.js';
 import { progress } from '../lib/log.js';
 import { CHILDREN, WORK } from '../lib/paths.js';
 import { cpuMs, descendants, startCore, startScript, stopChild } from '../lib/processes.js';
@@ -24,7 +24,6 @@ import { renderedCheck } from '../lib/rendered.js';
 
 export const name = 'page-load';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
 const RELOADS = 3;
 
 // A new tab costs headless Chromium 0.6-0.9 s of CPU in the second after it opens (its renderer
@@ -161,7 +160,7 @@ export async function run({ quick }) {
   const servers = selectedServers();
   progress('page-load: generating 100 packages x 10 modules and the app');
   const app = generatePageLoadWorkspace('page-load-1000');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   const results = Object.fromEntries(servers.map((key) => [key, []]));
   fs.rmSync(path.join(WORK, 'page-load-cache'), { recursive: true, force: true });
   try {

@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../lib/chromium.js';
 import { keepAlive, timedGet } from '../lib/http.js';
 import { progress } from '../lib/log.js';
 import { commandOf, cpuMs, descendants, peakRssBytes, startCore, stopChild } from '../lib/processes.js';
@@ -32,7 +32,6 @@ export const name = 'scale-10000';
 const MB = 1024 * 1024;
 const LIMIT_MS = 900_000;
 const OURS_ENV = { CORE_SERVICE_EXTENSIONS: '@core-js/packages/development', CORE_CDN_ORIGIN: 'local' };
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
 
 const SIZES = [
   { key: '1000', packages: 100, label: '1,000' },
@@ -173,7 +172,7 @@ export async function run({ quick }) {
     progress(`scale-10000: generating ${size.packages} packages x 10 modules and the app`);
     apps[size.key] = generatePageLoadWorkspace(`scale-${size.key}-page`, { packages: size.packages, modulesPerPackage: 10 });
   }
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   const results = Object.fromEntries(SIZES.map((size) => [size.key, []]));
   try {
     for (let index = 0; index < repetitions; index++) {

@@ -85,6 +85,26 @@ describe('createBuildCache', () => {
     expect(asked.filter((relative) => relative.startsWith('..'))).to.deep.equal([]);
     expect(told).to.deep.equal([]);
   });
+  /** A cache whose hashes note each path stamped or adopted (`asked`), and an entry of `one` with these inputs. */
+  function countingCache(dir: string, root: string, real: FileHashes, workspace: WorkspaceModel, inputs: Record<string, string | null>) {
+    const asked: string[] = [];
+    const hashes: FileHashes = {
+      ...real,
+      stamp: (relative) => (asked.push(relative), real.stamp(relative)),
+      adopt: (relative, signature) => (asked.push(relative), real.adopt(relative, signature)),
+    };
+    const cache = createBuildCache(dir, root, identity, { hashes, outputs: createOutputCache(), reader: 'reader', logger: () => {} });
+    const entry = {
+      module: one.specifier,
+      variant: 'browser.development',
+      fingerprint: fingerprintOf(one),
+      bundler: bundlerKey(one.bundler),
+      boundaries: workspaceBoundaries(workspace).key,
+      record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs },
+    };
+    return { cache, asked, entry };
+  }
+
   // A team start's entries name, for each module, the tsconfig places found absent above it: the
   // workspace's read of this run proved them absent, and the restore takes that read's word.
   describe('an input recorded absent', () => {
@@ -97,21 +117,7 @@ describe('createBuildCache', () => {
       const listing = listed ? real.listDir(one.dir)!.hash : undefined;
       const workspace = workspaceModel([one], { sources: listing === undefined ? sources : { ...sources, [`${one.dir}/`]: listing } });
       const { dir } = cacheOf(workspace, {});
-      const asked: string[] = [];
-      const hashes: FileHashes = {
-        ...real,
-        stamp: (relative) => (asked.push(relative), real.stamp(relative)),
-        adopt: (relative, signature) => (asked.push(relative), real.adopt(relative, signature)),
-      };
-      const cache = createBuildCache(dir, root, identity, { hashes, outputs: createOutputCache(), reader: 'reader', logger: () => {} });
-      const entry = {
-        module: one.specifier,
-        variant: 'browser.development',
-        fingerprint: fingerprintOf(one),
-        bundler: bundlerKey(one.bundler),
-        boundaries: workspaceBoundaries(workspace).key,
-        record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs: { [one.entry!]: real.hash(one.entry!), [tsconfig]: null } },
-      };
+      const { cache, asked, entry } = countingCache(dir, root, real, workspace, { [one.entry!]: real.hash(one.entry!), [tsconfig]: null });
       return { check: () => cache.entryChecker(workspace)(entry), asked, listing };
     }
 
@@ -148,17 +154,7 @@ describe('createBuildCache', () => {
     while (Date.now() < until);
     const real = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
     const workspace = workspaceModel([one], { sources: { 'core.json': 'core-1' } });
-    const asked: string[] = [];
-    const hashes: FileHashes = { ...real, stamp: (relative) => (asked.push(relative), real.stamp(relative)), adopt: (relative, signature) => (asked.push(relative), real.adopt(relative, signature)) };
-    const cache = createBuildCache(cacheOf(workspace, {}).dir, root, identity, { hashes, outputs: createOutputCache(), reader: 'reader', logger: () => {} });
-    const entry = {
-      module: one.specifier,
-      variant: 'browser.development',
-      fingerprint: fingerprintOf(one),
-      bundler: bundlerKey(one.bundler),
-      boundaries: workspaceBoundaries(workspace).key,
-      record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs: { [one.entry!]: contentHash('export {};') } },
-    };
+    const { cache, asked, entry } = countingCache(cacheOf(workspace, {}).dir, root, real, workspace, { [one.entry!]: contentHash('export {};') });
     try {
       await real.readAhead!([one.entry!]);
       expect(cache.entryChecker(workspace)(entry)).to.equal('valid');
