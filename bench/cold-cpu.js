@@ -7,7 +7,7 @@
 // (default: this repository alone). Prints each run, then medians [min-max] per build.
 // Not part of `npm run bench`.
 import path from 'node:path';
-import { launchChromium, loadAverage } from './lib/chromium.js';
+import { alternatedRuns } from './lib/chromium.js';
 import { REPO } from './lib/paths.js';
 import { cpuMs as cpuMsOrNull, descendants, freshCacheDir, spawnNode, stopChild, waitForLine } from './lib/processes.js';
 import { median, now } from './lib/stats.js';
@@ -52,24 +52,12 @@ async function once(browser, app, build) {
 
 const summary = (values) => `${median(values).toFixed(0)} [${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}]`;
 const cpuMs = (pid) => cpuMsOrNull(pid) ?? 0; // 0 once the process is gone
-const load = loadAverage;
-
 // Outside every repository (`coldCpuWorkspace`): in bench/.work a build of another directory
 // measured about 0.45 s more of its CPU, this one's extension loaded from source besides its own.
 const app = coldCpuWorkspace();
-const browser = await launchChromium();
-const results = new Map(builds.map((build) => [build.label, []]));
-try {
-  for (let run = 0; run < runs; run++) {
-    for (const build of builds) {
-      const result = await once(browser, app, build);
-      results.get(build.label).push(result);
-      process.stdout.write(`${build.label} run ${run + 1}: listening ${result.listening.toFixed(0)}, answered ${result.answered.toFixed(0)}, rendered ${result.rendered.toFixed(0)} ms; CPU service ${result.service}, esbuild ${result.esbuild}, sum ${result.service + result.esbuild} ms (load ${load()})\n`);
-    }
-  }
-} finally {
-  await browser.close();
-}
+const results = await alternatedRuns(builds, runs, (browser, build) => once(browser, app, build), (result) =>
+  `listening ${result.listening.toFixed(0)}, answered ${result.answered.toFixed(0)}, rendered ${result.rendered.toFixed(0)} ms; CPU service ${result.service}, esbuild ${result.esbuild}, sum ${result.service + result.esbuild} ms`,
+);
 for (const [label, list] of results) {
   const of = (key) => summary(list.map((result) => result[key]));
   process.stdout.write(`${label}: rendered ${of('rendered')} ms, answered ${of('answered')}; CPU service ${of('service')}, esbuild ${of('esbuild')}, sum ${summary(list.map((r) => r.service + r.esbuild))} ms\n`);

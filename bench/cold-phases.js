@@ -11,7 +11,7 @@
 // `npm run bench`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchChromium, loadAverage } from './lib/chromium.js';
+import { alternatedRuns } from './lib/chromium.js';
 import { REPO } from './lib/paths.js';
 import { cpuMs as cpuMsOrNull, descendants, freshCacheDir, spawnNode, stopChild, waitForLine } from './lib/processes.js';
 import { median, now } from './lib/stats.js';
@@ -86,23 +86,11 @@ async function once(browser, app, build) {
   }
 }
 
-const load = loadAverage;
 const phaseName = (index) => `${PHASES[index]} -> ${PHASES[index + 1]}`;
 const app = coldCpuWorkspace();
-const browser = await launchChromium();
-const results = new Map(builds.map((build) => [build.label, []]));
-try {
-  for (let run = 0; run < runs; run++) {
-    for (const build of builds) {
-      const phases = await once(browser, app, build);
-      results.get(build.label).push(phases);
-      const text = phases.map((phase, index) => `${phaseName(index)} ${phase.ms.toFixed(0)} ms (service ${phase.service}, esbuild ${phase.esbuild}, Chromium ${phase.chromium})`).join('; ');
-      process.stdout.write(`${build.label} run ${run + 1}: ${text} (load ${load()})\n`);
-    }
-  }
-} finally {
-  await browser.close();
-}
+const results = await alternatedRuns(builds, runs, (browser, build) => once(browser, app, build), (phases) =>
+  phases.map((phase, index) => `${phaseName(index)} ${phase.ms.toFixed(0)} ms (service ${phase.service}, esbuild ${phase.esbuild}, Chromium ${phase.chromium})`).join('; '),
+);
 for (const [label, list] of results) {
   process.stdout.write(`${label}, medians (ms of phase / CPU ms of service, esbuild, Chromium):\n`);
   PHASES.slice(1).forEach((_, index) => {

@@ -24,6 +24,16 @@ describe('createBuildCache', () => {
   const identity = { service: 'test', esbuild: 'test', bundlers: 'test' };
   const one = moduleModel('one');
 
+  /** The cache's entry of one build of `one` (its development variant) that read `inputs`. */
+  const entryOf = (workspace: WorkspaceModel, inputs: Record<string, string | null>) => ({
+    module: one.specifier,
+    variant: 'browser.development',
+    fingerprint: fingerprintOf(one),
+    bundler: bundlerKey(one.bundler),
+    boundaries: workspaceBoundaries(workspace).key,
+    record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs },
+  });
+
   /** A cache in a new directory for a new workspace, its index naming one build of `one` with `inputs`, and `workspace`. */
   function cacheOf(workspace: WorkspaceModel, inputs: Record<string, string | null>) {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-root-'));
@@ -36,14 +46,7 @@ describe('createBuildCache', () => {
         identity,
         root: fs.realpathSync(root),
         entries: [
-          {
-            module: one.specifier,
-            variant: 'browser.development',
-            fingerprint: fingerprintOf(one),
-            bundler: bundlerKey(one.bundler),
-            boundaries: workspaceBoundaries(workspace).key,
-            record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs },
-          },
+          entryOf(workspace, inputs),
         ],
         packs: [],
         workspace: { reader: 'reader', model: workspace, signatures: Object.fromEntries(Object.keys(workspace.sources).map((source) => [source, [workspace.sources[source]!, 1, 1, 1, 1, 1]])), links: { realPaths: {}, leaves: {} } },
@@ -94,15 +97,7 @@ describe('createBuildCache', () => {
       adopt: (relative, signature) => (asked.push(relative), real.adopt(relative, signature)),
     };
     const cache = createBuildCache(dir, root, identity, { hashes, outputs: createOutputCache(), reader: 'reader', logger: () => {} });
-    const entry = {
-      module: one.specifier,
-      variant: 'browser.development',
-      fingerprint: fingerprintOf(one),
-      bundler: bundlerKey(one.bundler),
-      boundaries: workspaceBoundaries(workspace).key,
-      record: { outputs: { code: { hash: contentHash('code'), size: 4 }, styles: null }, imports: [], inputs },
-    };
-    return { cache, asked, entry };
+    return { cache, asked, entry: entryOf(workspace, inputs) };
   }
 
   // A team start's entries name, for each module, the tsconfig places found absent above it: the
