@@ -28,7 +28,7 @@ export interface RemoteClient {
 }
 
 export interface ClientLimits {
-  /** Until the answer's headers, and then between two parts of its body (default 2 s). */
+  /** Until the answer's headers, and then for each `MIN_BODY_BYTES` of its body, or all of it (default 2 s). */
   timeoutMs?: number;
   /** The largest body taken (default 64 MiB). */
   maxBodyBytes?: number;
@@ -103,6 +103,9 @@ interface Exchange {
   maxBodyBytes: number;
 }
 
+/** What a body must bring within each time limit, unless it ends sooner (16 KiB: 8 KiB/s at the default). */
+const MIN_BODY_BYTES = 16 * 1024;
+
 // One request: its status and whole body, or why there is none. Nothing here retries.
 function exchange({ method, url, agent, headers, body, timeoutMs, maxBodyBytes }: Exchange): Promise<{ status: number; body: Buffer } | { failed: FailureKind }> {
   return new Promise((resolve) => {
@@ -119,11 +122,15 @@ function exchange({ method, url, agent, headers, body, timeoutMs, maxBodyBytes }
       finish({ failed: kind });
       sent.destroy();
     };
-    // Until the headers, then between two parts of the body: a silent server ends at the limit.
+    // Until the headers, then for each MIN_BODY_BYTES of the body (or the rest of it): a silent
+    // server ends at the limit, and so does one that sends a byte now and then, which a wait
+    // between two parts of the body would keep waiting for (README "A team's remote cache").
     let timer = setTimeout(() => fail('timeout'), timeoutMs);
-    const waitAgain = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => fail('timeout'), timeoutMs);
+    let windowBytes = 0;
+    const windowEnds = () => {
+      if (windowBytes < MIN_BODY_BYTES) return fail('timeout');
+      windowBytes = 0;
+      timer = setTimeout(windowEnds, timeoutMs);
     };
     let answering = false;
     // Once the headers came, a connection lost is a body cut short.
@@ -134,12 +141,13 @@ function exchange({ method, url, agent, headers, body, timeoutMs, maxBodyBytes }
       if (declared > maxBodyBytes) return fail('too-large');
       const chunks: Buffer[] = [];
       let size = 0;
-      waitAgain();
+      clearTimeout(timer);
+      timer = setTimeout(windowEnds, timeoutMs);
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
+        windowBytes += chunk.length;
         if (size > maxBodyBytes) return fail('too-large');
         chunks.push(chunk);
-        waitAgain();
       });
       response.on('error', () => finish({ failed: 'truncated' }));
       response.on('close', () => {

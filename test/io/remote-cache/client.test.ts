@@ -62,6 +62,31 @@ describe('createRemoteClient', () => {
     expect(connections).to.equal(1);
   });
 
+  it('a server that answers a byte now and then (a mock): a timeout once a time limit brought too little of the body', async () => {
+    const port = await listening(
+      net.createServer((socket) => {
+        socket.setNoDelay(true);
+        socket.once('data', () => {
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n');
+          // Well within the limit between two bytes, far too slow for the body ever to come.
+          const trickle = setInterval(() => socket.write('x'), 10);
+          socket.on('close', () => clearInterval(trickle));
+          socket.on('error', () => clearInterval(trickle));
+        });
+      }),
+    );
+    const client = createRemoteClient(settingsAt(port), { timeoutMs: 300 });
+    expect(await client.get('cas', DIGEST)).to.deep.equal({ failed: 'timeout' });
+    client.close();
+  });
+
+  it('a body that comes whole within the limit is taken, however small', async () => {
+    const port = await listening(http.createServer((_request, response) => response.end('small')));
+    const client = createRemoteClient(settingsAt(port), { timeoutMs: 100 });
+    expect(await client.get('cas', DIGEST)).to.deep.equal({ found: Buffer.from('small') });
+    client.close();
+  });
+
   it('a refused connection opens the breaker at once', async () => {
     const closed = await listening(net.createServer());
     servers.pop()!.close();
