@@ -33,7 +33,7 @@ function cpuMs(pid, thread = false) {
 async function teamStart(bin, root, expected, cacheDir, url) {
   fs.rmSync(cacheDir, { recursive: true, force: true });
   const started = now();
-  const profile = process.env.TEAM_START_PROFILE ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', path.resolve(process.env.TEAM_START_PROFILE)] : [];
+  const profile = process.env.TEAM_START_PROFILE ? ['--cpu-prof', '--cpu-prof-interval', process.env.TEAM_START_PROFILE_US ?? '100', '--cpu-prof-dir', path.resolve(process.env.TEAM_START_PROFILE)] : [];
   const child = spawnNode([...profile, bin, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: FRESH ? 'off' : url } });
   try {
     const [, address] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');

@@ -52,6 +52,12 @@ export interface RemoteRestoreDeps {
   sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
   /** The client's counts the restore's requests and bytes are counted from (default: as it begins). */
   countsSince?: Readonly<{ requests: number; bytes: number }>;
+  /**
+   * A restore begun before its model is taken (`StartRestore.ahead`): the entries are fetched and
+   * their inputs sent to the worker now, but judged only once this says true (the model taken,
+   * its sources checked); false: dropped, nothing judged, nothing more sent.
+   */
+  judgeWhen?: Promise<boolean>;
 }
 
 /**
@@ -98,12 +104,15 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   };
   // The entries opened ahead: their inputs read on the worker from the front, judged here from the back meanwhile.
   const { readAhead } = deps;
-  if (readAhead) {
-    await twoEnded(opened, (batch) => readAhead(batch.flatMap((one) => one.inputs)), checkPack).check((one) => {
-      judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry));
-      return true;
-    });
+  const ends = readAhead ? twoEnded(opened, (batch) => readAhead(batch.flatMap((one) => one.inputs)), checkPack) : null;
+  if (deps.judgeWhen && !(await deps.judgeWhen)) {
+    await ends?.check(() => false);
+    return { type: 'cache.remote.restored', url: deps.url, asked: wanted.length, builds: [], misses: {}, failures: {}, requests: 0, bytes: 0, ms: 0 };
   }
+  await ends?.check((one) => {
+    judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry));
+    return true;
+  });
   checkPack();
   const openedAhead = new Set(opened.map((one) => one.wanted));
   await runLimited(
@@ -200,11 +209,15 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
     if (!held && !bytes) continue;
     const entry = held ?? openEntry(bytes!, publicKey);
     const moduleEntry = 'payload' in entry && isModuleEntry(entry.payload, key) ? entry.payload : undefined;
-    const inputs = moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs) ? Object.keys(moduleEntry.entry.record.inputs) : [];
+    const inputs = moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs) ? filesRead(moduleEntry.entry.record.inputs) : [];
     ahead.push({ wanted: one, entry, ...(moduleEntry ? { moduleEntry } : {}), inputs });
   }
   return ahead;
 }
+
+// The inputs a build read (a hash recorded): one recorded absent is judged from the workspace's
+// listings, or stat'ed at its check, never read (`workspaceFacts`), so the worker is not asked for it.
+const filesRead = (inputs: Record<string, unknown>): string[] => Object.keys(inputs).filter((input) => typeof inputs[input] === 'string');
 
 // The workspace's entry: the module entries it holds (each still to be judged), each other module
 // key's entry digest, and the pack, or nothing when it is absent or not to be trusted.
