@@ -54,8 +54,8 @@ export interface RemoteRestoreDeps {
   countsSince?: Readonly<{ requests: number; bytes: number }>;
   /**
    * A restore begun before its model is taken (`StartRestore.ahead`): the entries are fetched and
-   * their inputs sent to the worker now, but judged only once this says true (the model taken,
-   * its sources checked); false: dropped, nothing judged, nothing more sent.
+   * opened now, their inputs sent to the worker and judged only once this says true (the model
+   * taken, its sources checked); false: dropped, nothing read, nothing judged.
    */
   judgeWhen?: Promise<boolean>;
 }
@@ -102,13 +102,14 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     if (typeof result === 'string') miss(result);
     else judgedAll.push(result);
   };
+  // Begun early (`judgeWhen`): the worker reads the model's sources meanwhile, and is given nothing
+  // more until they are checked. The restore's time is its own: the wait is the model's check's.
+  const waitedFrom = now();
+  if (deps.judgeWhen && !(await deps.judgeWhen)) return { type: 'cache.remote.restored', url: deps.url, asked: wanted.length, builds: [], misses: {}, failures: {}, requests: 0, bytes: 0, ms: 0 };
+  const waited = now() - waitedFrom;
   // The entries opened ahead: their inputs read on the worker from the front, judged here from the back meanwhile.
   const { readAhead } = deps;
   const ends = readAhead ? twoEnded(opened, (batch) => readAhead(batch.flatMap((one) => one.inputs)), checkPack) : null;
-  if (deps.judgeWhen && !(await deps.judgeWhen)) {
-    await ends?.check(() => false);
-    return { type: 'cache.remote.restored', url: deps.url, asked: wanted.length, builds: [], misses: {}, failures: {}, requests: 0, bytes: 0, ms: 0 };
-  }
   await ends?.check((one) => {
     judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry));
     return true;
@@ -143,7 +144,7 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     failures,
     requests: counts.requests - before.requests,
     bytes: counts.bytes - before.bytes,
-    ms: Math.max(0, Math.round(now() - started)),
+    ms: Math.max(0, Math.round(now() - started - waited)),
   };
 }
 

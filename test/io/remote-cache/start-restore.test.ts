@@ -69,22 +69,23 @@ describe('createStartRestore', () => {
       const restore = createStartRestore({ cache, client, settings, identity, outputs, readAhead: async (relatives) => void sent.push(...relatives) });
       return { restore, asked, sent, judged };
     }
-    /** Turns of the event loop until `done` (the early restore's steps are each a turn or two). */
+    /** Turns of the event loop until `done`, 100 at most (the early restore's steps are each a turn or two). */
     const until = async (done: () => boolean) => {
       for (let turn = 0; turn < 100 && !done(); turn++) await new Promise((resolve) => setImmediate(resolve));
     };
 
-    it('fetches the entries and sends their inputs to the worker at once, judges them only when the start restores that very model, and asks nothing again', async () => {
+    it("fetches the entries at once, reads and judges them only when the start restores that very model (the worker reads the model's sources meanwhile), and asks nothing again", async () => {
       const workspace = workspaceModel([moduleModel('m0'), moduleModel('m1')]);
       const team = teamCache(workspace);
       team.restore.ahead(workspace);
-      await until(() => team.sent.length === 2);
+      await until(() => false);
       expect(team.asked, "the workspace's entry, asked before the model is taken").to.have.length(1);
-      expect(team.sent.sort()).to.deep.equal(['app/m0/index.ts', 'app/m1/index.ts']);
+      expect(team.sent, 'nothing sent to the worker before the model is taken').to.deep.equal([]);
       expect(team.judged, 'nothing judged before the model is taken').to.deep.equal([]);
       const facts = (await team.restore(workspace)) as Fact[];
       const restored = facts.find((fact) => fact.type === 'cache.remote.restored');
       expect(restored && 'builds' in restored && restored.builds.map((build) => build.module).sort()).to.deep.equal(['@t/app/m0', '@t/app/m1']);
+      expect(team.sent.sort()).to.deep.equal(['app/m0/index.ts', 'app/m1/index.ts']);
       expect(team.judged.sort()).to.deep.equal(['@t/app/m0', '@t/app/m1']);
       expect(team.asked, 'nothing asked again').to.have.length(1);
     });
@@ -93,12 +94,13 @@ describe('createStartRestore', () => {
       const team = workspaceModel([moduleModel('m0'), moduleModel('m1')]);
       const cache = teamCache(team);
       cache.restore.ahead(team);
-      await until(() => cache.sent.length === 2);
+      await until(() => false);
       const readHere = workspaceModel([moduleModel('m0'), moduleModel('m1')]);
       const facts = (await cache.restore(readHere)) as Fact[];
       const restored = facts.find((fact) => fact.type === 'cache.remote.restored');
       // The model read here is another object: its entries judged against it (stale here), the team's never.
       expect(cache.judged, 'judged once each, for the model read here').to.have.length(2);
+      expect(cache.sent, "read once each, for the model read here").to.have.length(2);
       expect(restored && 'misses' in restored && restored.misses).to.deep.equal({ stale: 2 });
       expect(cache.asked, "the workspace's entry asked again, for the model read here").to.have.length(2);
     });
