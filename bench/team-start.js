@@ -3,7 +3,8 @@
 // `/state` all valid, alternating this repository's `bin/core.js` and another's, with each run's
 // CPU (the service process's, from /proc) beside its wall time.
 //   node bench/team-start.js /path/to/other/repository [pairs]
-// TEAM_START_PROFILE=dir: each service run under `--cpu-prof`, its profile written into dir.
+// TEAM_START_PROFILE=dir: each service run under `--cpu-prof`, its profile written into dir
+// (sampling every TEAM_START_PROFILE_US microseconds, 100 unless given: 500 distorts a start less).
 // TEAM_START_FRESH=1: fresh starts instead (empty build cache, no team cache: everything built).
 // Both must be built (`npm run build`); nginx must be installed.
 import { spawnSync } from 'node:child_process';
