@@ -163,6 +163,17 @@ interface Answer {
   bytes?: Uint8Array;
 }
 
+/**
+ * Ends the worker `core run` started before the bundle loaded, when nothing will read ahead (no
+ * team cache: only a team start's checks use the worker), so no idle thread is kept.
+ */
+export function endEarlyWorker(): void {
+  const global = globalThis as { [EARLY_WORKER]?: unknown };
+  const early = global[EARLY_WORKER];
+  delete global[EARLY_WORKER];
+  if (early instanceof Worker) void early.terminate();
+}
+
 export function createReadAhead(root: string): ReadAhead {
   let worker: Worker | null = null;
   let gone = false;

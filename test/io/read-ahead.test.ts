@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { createReadAhead } from '../../src/io/read-ahead.js';
+import { createReadAhead, endEarlyWorker } from '../../src/io/read-ahead.js';
 import { createFileHashes } from '../../src/io/file-hashes.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -96,6 +96,13 @@ describe('createReadAhead', () => {
     } finally {
       await ahead.close();
     }
+    // Ended when nothing will read ahead (no team cache): not left there, its thread gone.
+    startEarlyWorker();
+    const unused = global[earlyWorker] as Worker;
+    const exited = new Promise((resolve) => unused.once('exit', resolve));
+    endEarlyWorker();
+    expect(global[earlyWorker]).to.equal(undefined);
+    await exited;
     // Ended before it was taken: not left there.
     startEarlyWorker();
     const ended = global[earlyWorker] as Worker;
