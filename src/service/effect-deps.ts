@@ -18,7 +18,7 @@ import { endEarlyWorker } from '../io/read-ahead.js';
 import type { WatchProof } from '../io/freshness.js';
 import { createRemoteClient, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
-import { createStartRestore, type StartRestore } from '../io/remote-cache/start-restore.js';
+import { createStartRestore } from '../io/remote-cache/start-restore.js';
 import { teamModel } from '../io/remote-cache/model-entry.js';
 import { onePassReader } from '../io/workspace-reads.js';
 import { readWithLinks } from '../io/read-links.js';
@@ -66,14 +66,10 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   if (buildsEverything(cache, remote !== null)) startEsbuildEarly();
   // The read-ahead worker serves the team cache's checks only.
   if (!remote) endEarlyWorker();
-  // A machine without a build cache asks for the model while it boots, and begins restoring the
-  // builds of it as soon as its entry is judged; one whose saved model no longer holds asks at its
-  // first read (`manifests$`), README "A team's remote cache".
-  const fresh = remote !== null && !cache!.hasIndex();
-  let startRestore: StartRestore | null = null;
-  const team = remote ? teamModel({ client: remote.client, url: remote.settings.base.href, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, publicKey: remote.settings.publicKey, hashes, ...(fresh ? { judged: (model: WorkspaceModel) => startRestore?.ahead(model) } : {}) }) : null;
-  if (team && fresh) team.ask();
-  startRestore = remote ? createStartRestore({ cache: cache!, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.readAhead ? { readAhead: hashes.readAhead } : {}), ...(hashes.sha256Ahead ? { sha256Ahead: hashes.sha256Ahead } : {}), ...(team ? { earlierFailures: team.failures } : {}) }) : null;
+  const team = remote ? teamModel({ client: remote.client, url: remote.settings.base.href, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, publicKey: remote.settings.publicKey, hashes }) : null;
+  // A machine without a build cache asks for the model while it boots; one whose saved model no
+  // longer holds asks at its first read (`manifests$`), README "A team's remote cache".
+  if (team && !cache!.hasIndex()) team.ask();
   const activity = createActivity();
   let treeWatcher: TreeWatcher | null = null;
   const baseDeps: EffectDeps = {
@@ -94,7 +90,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
                   }) ?? null,
               }
             : {}),
-          restoreBuilds: startRestore ?? ((workspace: WorkspaceModel) => cache.restore(workspace)),
+          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.readAhead ? { readAhead: hashes.readAhead } : {}), ...(hashes.sha256Ahead ? { sha256Ahead: hashes.sha256Ahead } : {}), ...(team ? { earlierFailures: team.failures } : {}) }) : (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),

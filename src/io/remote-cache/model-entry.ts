@@ -62,12 +62,6 @@ export interface TeamModelDeps {
   publicKey: KeyObject | null;
   hashes: FileHashes;
   now?(): number;
-  /**
-   * Told the model once its entry is judged (signed, of its shape), its sources' check just begun:
-   * work that depends on the model alone may begin meanwhile (the restore, `StartRestore.ahead`),
-   * to be used only if the model is taken (README "A team's remote cache").
-   */
-  judged?(model: WorkspaceModel): void;
 }
 
 export interface TeamModel {
@@ -122,14 +116,7 @@ export function teamModel(deps: TeamModelDeps): TeamModel {
         if ('problem' in opened) return opened.problem;
         if (!isModelEntry(opened.payload, key, coreJson)) return 'wrong-shape';
         const { model, links } = opened.payload;
-        // The worker is given the sources first: what `judged` begins then reads after them.
-        const check = checkSources(model.sources, deps.hashes);
-        try {
-          deps.judged?.(model);
-        } catch {
-          // What begins early only spares time: its fault is no reason to refuse the model.
-        }
-        return { model, links, check };
+        return { model, links, check: checkSources(model.sources, deps.hashes) };
       })
       .catch((): Judged => 'fault');
     asked = { judged, started: now() };

@@ -53,12 +53,6 @@ export interface RemoteRestoreDeps {
   sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<Hashed | null>;
   /** The client's counts the restore's requests and bytes are counted from (default: as it begins). */
   countsSince?: Readonly<{ requests: number; bytes: number }>;
-  /**
-   * A restore begun before its model is taken (`StartRestore.ahead`): the entries are fetched and
-   * opened now, their inputs sent to the worker and judged only once this says true (the model
-   * taken, its sources checked); false: dropped, nothing read, nothing judged.
-   */
-  judgeWhen?: Promise<boolean>;
 }
 
 /**
@@ -103,18 +97,14 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     if (typeof result === 'string') miss(result);
     else judgedAll.push(result);
   };
-  // Begun early (`judgeWhen`): the worker reads the model's sources meanwhile, and is given nothing
-  // more until they are checked. The restore's time is its own: the wait is the model's check's.
-  const waitedFrom = now();
-  if (deps.judgeWhen && !(await deps.judgeWhen)) return { type: 'cache.remote.restored', url: deps.url, asked: wanted.length, builds: [], misses: {}, failures: {}, requests: 0, bytes: 0, ms: 0 };
-  const waited = now() - waitedFrom;
   // The entries opened ahead: their inputs read on the worker from the front, judged here from the back meanwhile.
   const { readAhead } = deps;
-  const ends = readAhead ? twoEnded(opened, (batch) => readAhead(batch.flatMap((one) => one.inputs)), checkPack) : null;
-  await ends?.check((one) => {
-    judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry));
-    return true;
-  });
+  if (readAhead) {
+    await twoEnded(opened, (batch) => readAhead(batch.flatMap((one) => one.inputs)), checkPack).check((one) => {
+      judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry));
+      return true;
+    });
+  }
   checkPack();
   const openedAhead = new Set(opened.map((one) => one.wanted));
   await runLimited(
@@ -146,7 +136,7 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
     failures,
     requests: counts.requests - before.requests,
     bytes: counts.bytes - before.bytes,
-    ms: Math.max(0, Math.round(now() - started - waited)),
+    ms: Math.max(0, Math.round(now() - started)),
   };
 }
 

@@ -36,51 +36,29 @@ export interface StartRestoreDeps {
 }
 
 /** The local cache's restoration, then the remote's for what it lacked: the facts of both. */
-export interface StartRestore {
-  (workspace: WorkspaceModel): Promise<Facts>;
-  /**
-   * Begins the remote's restoration of every module of `workspace` now, on a start with nothing in
-   * the build cache: the team's model, its entry judged, while its sources are still checked
-   * (README "A team's remote cache"). Taken by the start's restoration when it is for this very
-   * model and the build cache restored nothing; else dropped. Only the first call counts.
-   */
-  ahead(workspace: WorkspaceModel): void;
-}
-
-export function createStartRestore(deps: StartRestoreDeps): StartRestore {
+export function createStartRestore(deps: StartRestoreDeps): (workspace: WorkspaceModel) => Promise<Facts> {
   // The worker boots while the workspace is read: the entries' inputs are its first work.
   void deps.readAhead?.([]);
-  const remoteRestore = (workspace: WorkspaceModel, wanted: readonly WantedVariant[], all: readonly WantedVariant[], judgeWhen?: Promise<boolean>) =>
-    restoreFromRemote(workspace, wanted, all, {
-      client: deps.client,
-      url: deps.settings.base.href,
-      identity: deps.identity,
-      publicKey: deps.settings.publicKey,
-      check: deps.cache.entryChecker(workspace),
-      outputs: deps.outputs,
-      ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
-      ...(deps.sha256Ahead ? { sha256Ahead: deps.sha256Ahead } : {}),
-      // The start's requests and bytes: the client's one count since it was made, the model's
-      // question included (a start restores once, README "A team's remote cache").
-      countsSince: { requests: 0, bytes: 0 },
-      ...(judgeWhen ? { judgeWhen } : {}),
-    });
-  // The restoration begun for a model not yet taken (`ahead`): its judgements hold for that model
-  // only, so it is used for that object alone, once its sources held and the start restores it.
-  let early: { workspace: WorkspaceModel; restored: Promise<RemoteRestored>; judge(taken: boolean): void } | null | undefined;
-  const restore = async (workspace: WorkspaceModel): Promise<Facts> => {
-    const begun = early?.workspace === workspace ? early : null;
-    // Begun for another model (the team's, not taken): dropped.
-    if (!begun) early?.judge(false);
-    early = null;
+  return async (workspace) => {
     const local = deps.cache.restore(workspace);
     const all = startVariants(workspace);
     const restored = new Set(local.builds.map((build) => `${build.variant} ${build.module}`));
     const wanted = all.filter((one) => !restored.has(`${one.variant} ${one.module.specifier}`));
-    begun?.judge(wanted.length === all.length);
     if (wanted.length === 0) return local;
     try {
-      const remote = await (begun && wanted.length === all.length ? begun.restored : remoteRestore(workspace, wanted, all));
+      const remote = await restoreFromRemote(workspace, wanted, all, {
+        client: deps.client,
+        url: deps.settings.base.href,
+        identity: deps.identity,
+        publicKey: deps.settings.publicKey,
+        check: deps.cache.entryChecker(workspace),
+        outputs: deps.outputs,
+        ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
+        ...(deps.sha256Ahead ? { sha256Ahead: deps.sha256Ahead } : {}),
+        // The start's requests and bytes: the client's one count since it was made, the model's
+        // question included (a start restores once, README "A team's remote cache").
+        countsSince: { requests: 0, bytes: 0 },
+      });
       return [local, withEarlier(remote, deps.earlierFailures?.())] satisfies Fact[];
     } catch (error) {
       // As with the build cache: the team cache never keeps the service from starting.
@@ -88,18 +66,6 @@ export function createStartRestore(deps: StartRestoreDeps): StartRestore {
       return local;
     }
   };
-  return Object.assign(restore, {
-    ahead(workspace: WorkspaceModel) {
-      if (early !== undefined) return;
-      const all = startVariants(workspace);
-      if (all.length === 0) return void (early = null);
-      let judge: (taken: boolean) => void = () => undefined;
-      const restored = remoteRestore(workspace, all, all, new Promise<boolean>((resolve) => (judge = resolve)));
-      // Its failure is the start's restoration's to tell, if that ever takes it.
-      restored.catch(() => undefined);
-      early = { workspace, restored, judge };
-    },
-  });
 }
 
 // The start's questions counted together: the run's warning that the team cache did not answer

@@ -5,11 +5,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createFileHashes, RACY_MS } from '../../../src/io/file-hashes.js';
 import { onePassReader } from '../../../src/io/workspace-reads.js';
-import crypto from 'node:crypto';
-import { holdsHere, isModelEntry, modelKey, teamModel } from '../../../src/io/remote-cache/model-entry.js';
-import { REMOTE_FORMAT, sealEntry } from '../../../src/io/remote-cache/entries.js';
-import type { Answer, RemoteClient } from '../../../src/io/remote-cache/client.js';
-import type { WorkspaceModel } from '../../../src/workspace/model.js';
+import { holdsHere, isModelEntry, modelKey } from '../../../src/io/remote-cache/model-entry.js';
+import { REMOTE_FORMAT } from '../../../src/io/remote-cache/entries.js';
 import { readWorkspace } from '../../../src/workspace/read-workspace.js';
 import { fixtureWorkspace } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
@@ -86,23 +83,4 @@ describe('the workspace model entry', () => {
       }
     }
   });
-
-  it('tells `judged` of a signed model as soon as its entry is judged, before its sources are checked (taken or not), and of no entry refused', async () => {
-    const { root, model } = read();
-    const team = crypto.generateKeyPairSync('ed25519');
-    const other = crypto.generateKeyPairSync('ed25519');
-    const coreJson = model.sources['core.json']!;
-    // A source that differs here: the model is judged, then refused as stale.
-    const stale = { ...model, sources: { ...model.sources, 'packages/absent.json': 'x'.repeat(22) } };
-    for (const [signer, expected] of [[team.privateKey, [stale]], [other.privateKey, []]] as const) {
-      const entry = sealEntry({ format: REMOTE_FORMAT, kind: 'model', key: modelKey(identity, coreJson, []), model: stale, links: { realPaths: {}, leaves: {} } } as unknown as Parameters<typeof sealEntry>[0], signer);
-      const client = { counts: { requests: 0, puts: 0, bytes: 0 }, get: async (): Promise<Answer> => ({ found: entry }) } as unknown as RemoteClient;
-      const judged: WorkspaceModel[] = [];
-      const hashes = createFileHashes(root);
-      const taken = await teamModel({ client, url: 'http://team/', identity, publicKey: team.publicKey, hashes, judged: (judgedModel) => judged.push(judgedModel) }).restore([]);
-      expect(taken?.workspace, 'refused: stale, or signed by another key').to.equal(null);
-      expect(judged, signer === team.privateKey ? "the team's signature: told" : 'another key: not told').to.deep.equal(expected);
-    }
-  });
 });
-

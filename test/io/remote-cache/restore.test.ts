@@ -352,37 +352,3 @@ describe('restoreFromRemote, its counts', () => {
     expect(whole).to.include({ requests: counts.requests, bytes: 9 });
   });
 });
-
-describe('restoreFromRemote, begun before its model is taken (`judgeWhen`)', () => {
-  const modules = [moduleModel('m0')];
-  const wanted: WantedVariant[] = modules.map((module) => ({ module, variant: VARIANT }));
-  /** A team cache holding nothing: what is asked of it. */
-  const emptyCache = () => {
-    const asked: string[] = [];
-    const client = { counts: { requests: 0, puts: 0, bytes: 0 }, get: async (store: string, digest: string): Promise<Answer> => (asked.push(`${store}/${digest}`), { missing: true }) } as unknown as RemoteClient;
-    return { client, asked };
-  };
-
-  it("asks for each module's entry only once told to, and counts as its time its own, not the wait for the model's check", async () => {
-    const { client, asked } = emptyCache();
-    let clock = 1000;
-    let go: (taken: boolean) => void = () => undefined;
-    const restoring = restoreFromRemote(workspaceModel(modules), wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs: createOutputCache(), now: () => clock, judgeWhen: new Promise((resolve) => (go = resolve)) });
-    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
-    expect(asked, "the workspace's entry only, before").to.have.length(1);
-    clock += 500; // the model's check
-    go(true);
-    const restored = await restoring;
-    expect(asked, "then the module's own entry").to.have.length(2);
-    expect(restored).to.include({ asked: 1, ms: 0 });
-    expect(restored.misses).to.deep.equal({ absent: 1 });
-  });
-
-  it('told no (its model not taken): nothing asked beyond the workspace entry, nothing judged, no build', async () => {
-    const { client, asked } = emptyCache();
-    const restored = await restoreFromRemote(workspaceModel(modules), wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs: createOutputCache(), judgeWhen: Promise.resolve(false) });
-    expect(restored.builds).to.deep.equal([]);
-    expect(asked, "the workspace's entry only").to.have.length(1);
-  });
-});
-
