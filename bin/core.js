@@ -6,10 +6,6 @@
 'use strict';
 const path = require('node:path');
 const { loadBundle } = require('./load-bundle.js');
-const { startEarlyWorker } = require('./early-worker.js');
-
-// `core run` reads and hashes files on a second thread: started now, it is up once the bundle is.
-if (process.argv[2] === 'run') startEarlyWorker();
 
 const root = path.resolve(__dirname, '..');
 const bundle = path.join(root, 'dist', 'core.cjs');

@@ -55,8 +55,8 @@ export interface ReadAhead {
 // `listDir`'s rule (src/io/file-reads.ts; test/io/read-ahead.test.ts holds their hashes equal):
 // the directory stat'ed through links and confined by its real path, each entry's name, a
 // directory's (or a link's to a directory inside the root) followed by `/`, sorted by name.
-const WORKER_BODY = `
-const { parentPort } = require('node:worker_threads');
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
 const { hash } = require('node:crypto');
@@ -65,7 +65,7 @@ function readOne(file, realDirs) {
   try {
     const stats = fs.lstatSync(file, { throwIfNoEntry: false });
     if (!stats || !stats.isFile() || stats.nlink > 1) return null;
-    realRoot ??= fs.realpathSync.native(root);
+    realRoot ??= fs.realpathSync.native(workerData.root);
     const dir = path.dirname(file);
     let realDir = realDirs.get(dir);
     if (realDir === undefined) realDirs.set(dir, (realDir = fs.realpathSync.native(dir)));
@@ -79,7 +79,7 @@ function readOne(file, realDirs) {
 }
 function inside(absolute) {
   try {
-    realRoot ??= fs.realpathSync.native(root);
+    realRoot ??= fs.realpathSync.native(workerData.root);
     const real = fs.realpathSync.native(absolute);
     return real === realRoot || real.startsWith(realRoot + path.sep);
   } catch {
@@ -97,7 +97,7 @@ function isDirectoryInside(absolute) {
 }
 // A directory's real path is its parent's and its name when the directory itself is no link,
 // up to the root (each asked once per batch, as for files); a link's is asked.
-const rootDir = path.resolve(root);
+const rootDir = path.resolve(workerData.root);
 function realDirOf(dir, stats, realDirs) {
   let real = realDirs.get(dir);
   if (real !== undefined) return real;
@@ -118,7 +118,7 @@ function listOne(file, realDirs) {
     if (!linkStats) return null;
     const stats = linkStats.isSymbolicLink() ? fs.statSync(dir, { throwIfNoEntry: false }) : linkStats;
     if (!stats || !stats.isDirectory()) return null;
-    realRoot ??= fs.realpathSync.native(root);
+    realRoot ??= fs.realpathSync.native(workerData.root);
     const real = realDirOf(dir, linkStats, realDirs);
     if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return null;
     const at = Date.now();
@@ -139,39 +139,10 @@ parentPort.on('message', ({ id, files, bytes, ranges }) => {
 });
 `;
 
-// The body above runs with the workspace's root as `root`: given by the worker's data, or, in a
-// worker started before the bundle loaded (bin/early-worker.js), by its first message.
-const WORKER_SOURCE = `(function (require, root) {${WORKER_BODY}})(require, require('node:worker_threads').workerData.root)`;
-
-/** Where bin/early-worker.js leaves the worker it started, for the first read-ahead to take. */
-const EARLY_WORKER = Symbol.for('@core-js/packages/read-ahead-worker');
-
-// The worker `core run` started before the bundle loaded, taken once: its thread's own start ran
-// beside the bundle's load (ARCHITECTURE.md "Hashing on the second core"). One that ended is not left there.
-function takeEarlyWorker(root: string): Worker | null {
-  const global = globalThis as { [EARLY_WORKER]?: unknown };
-  const early = global[EARLY_WORKER];
-  delete global[EARLY_WORKER];
-  if (!(early instanceof Worker)) return null;
-  early.postMessage({ body: WORKER_BODY, root });
-  return early;
-}
-
 /** The worker's answer: the reads, or the digests with the bytes they were taken from. */
 interface Answer {
   reads: unknown[];
   bytes?: Uint8Array;
-}
-
-/**
- * Ends the worker `core run` started before the bundle loaded, when nothing will read ahead (no
- * team cache: only a team start's checks use the worker), so no idle thread is kept.
- */
-export function endEarlyWorker(): void {
-  const global = globalThis as { [EARLY_WORKER]?: unknown };
-  const early = global[EARLY_WORKER];
-  delete global[EARLY_WORKER];
-  if (early instanceof Worker) void early.terminate();
 }
 
 export function createReadAhead(root: string): ReadAhead {
@@ -200,7 +171,7 @@ export function createReadAhead(root: string): ReadAhead {
     if (gone) return null;
     if (worker) return worker;
     try {
-      worker = takeEarlyWorker(root) ?? new Worker(WORKER_SOURCE, { eval: true, workerData: { root } });
+      worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { root } });
     } catch {
       gone = true;
       return null;

@@ -14,7 +14,6 @@ import { cacheLocation, createBuildCache, type BuildCache, type SavedBuild } fro
 import { openEventFile } from '../io/event-file.js';
 import { createBuildRunner } from '../io/build-runner.js';
 import { createFileHashes, type FileHashes, type FileHashesOptions } from '../io/file-hashes.js';
-import { endEarlyWorker } from '../io/read-ahead.js';
 import type { WatchProof } from '../io/freshness.js';
 import { createRemoteClient, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
@@ -64,8 +63,6 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, identity, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
   const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
   if (buildsEverything(cache, remote !== null)) startEsbuildEarly();
-  // The read-ahead worker serves the team cache's checks only.
-  if (!remote) endEarlyWorker();
   const team = remote ? teamModel({ client: remote.client, url: remote.settings.base.href, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, publicKey: remote.settings.publicKey, hashes }) : null;
   // A machine without a build cache asks for the model while it boots; one whose saved model no
   // longer holds asks at its first read (`manifests$`), README "A team's remote cache".

@@ -2,11 +2,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { createReadAhead, endEarlyWorker } from '../../src/io/read-ahead.js';
+import { createReadAhead } from '../../src/io/read-ahead.js';
 import { createFileHashes } from '../../src/io/file-hashes.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -78,37 +76,6 @@ describe('createReadAhead', () => {
     } finally {
       await ahead.close();
     }
-  });
-
-  it("takes the worker `core run` started before the bundle loaded (bin/early-worker.js), once, and reads with it", async () => {
-    const { startEarlyWorker } = createRequire(import.meta.url)('../../bin/early-worker.js') as { startEarlyWorker(): void };
-    const earlyWorker = Symbol.for('@core-js/packages/read-ahead-worker');
-    const global = globalThis as { [earlyWorker]?: unknown };
-    startEarlyWorker();
-    const early = global[earlyWorker];
-    expect(early, 'left to be taken').to.be.instanceOf(Worker);
-    const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n' });
-    const ahead = createReadAhead(root);
-    try {
-      const [read] = await ahead.read([path.join(root, 'a.ts')]);
-      expect(read?.[0]).to.equal(contentHash('export const a = 1;\n'));
-      expect(global[earlyWorker], 'taken').to.equal(undefined);
-    } finally {
-      await ahead.close();
-    }
-    // Ended when nothing will read ahead (no team cache): not left there, its thread gone.
-    startEarlyWorker();
-    const unused = global[earlyWorker] as Worker;
-    const exited = new Promise((resolve) => unused.once('exit', resolve));
-    endEarlyWorker();
-    expect(global[earlyWorker]).to.equal(undefined);
-    await exited;
-    // Ended before it was taken: not left there.
-    startEarlyWorker();
-    const ended = global[earlyWorker] as Worker;
-    await ended.terminate();
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(global[earlyWorker]).to.equal(undefined);
   });
 
   it('answers nothing once closed: the main thread then reads for itself', async () => {
