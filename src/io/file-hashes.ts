@@ -144,7 +144,7 @@ export interface FileHashes {
    * again if it changed since (the first check before any answer, README "Addresses").
    */
   takeAhead?(relative: string): string | undefined;
-  /** The SHA-256 (hex) of each range of `bytes`, on the worker of `readAhead` (null: none, or gone). */
+  /** The SHA-256 (hex) of each range of `bytes`, on the worker of `readAhead`, with the bytes (moved there and back when they own their memory: `ReadAhead.sha256`); null: no worker, or gone. */
   sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<Hashed | null>;
   /** Stops the worker of `readAhead`. */
   close?(): Promise<void>;
