@@ -3,7 +3,8 @@
 // `/state` all valid, alternating this repository's `bin/core.js` and another's, with each run's
 // CPU (the service process's, from /proc) beside its wall time.
 //   node bench/team-start.js /path/to/other/repository [pairs]
-// TEAM_START_PROFILE=dir: each service run under `--cpu-prof`, its profile written into dir.
+// TEAM_START_PROFILE=dir: each service run under `--cpu-prof`, its profile written into dir
+// (sampling every TEAM_START_PROFILE_US microseconds, 100 unless given: 500 distorts a start less).
 // TEAM_START_FRESH=1: fresh starts instead (empty build cache, no team cache: everything built).
 // Both must be built (`npm run build`); nginx must be installed.
 import { spawnSync } from 'node:child_process';
@@ -33,7 +34,7 @@ function cpuMs(pid, thread = false) {
 async function teamStart(bin, root, expected, cacheDir, url) {
   fs.rmSync(cacheDir, { recursive: true, force: true });
   const started = now();
-  const profile = process.env.TEAM_START_PROFILE ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', path.resolve(process.env.TEAM_START_PROFILE)] : [];
+  const profile = process.env.TEAM_START_PROFILE ? ['--cpu-prof', '--cpu-prof-interval', process.env.TEAM_START_PROFILE_US ?? '100', '--cpu-prof-dir', path.resolve(process.env.TEAM_START_PROFILE)] : [];
   const child = spawnNode([...profile, bin, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: FRESH ? 'off' : url } });
   try {
     const [, address] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './confined-paths.js';
 import { createFileMemory, type FileMemory, type Remembered } from './file-memory.js';
 import { createFileReads, type FileReads } from './file-reads.js';
-import { createReadAhead, type AheadRead } from './read-ahead.js';
+import { createReadAhead, type AheadRead, type Hashed } from './read-ahead.js';
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
 export const RACY_MS = 50;
@@ -144,8 +144,8 @@ export interface FileHashes {
    * again if it changed since (the first check before any answer, README "Addresses").
    */
   takeAhead?(relative: string): string | undefined;
-  /** The SHA-256 (hex) of each range of `bytes`, on the worker of `readAhead` (null: none, or gone). */
-  sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
+  /** The SHA-256 (hex) of each range of `bytes`, on the worker of `readAhead`, with the bytes (moved there and back when they own their memory: `ReadAhead.sha256`); null: no worker, or gone. */
+  sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<Hashed | null>;
   /** Stops the worker of `readAhead`. */
   close?(): Promise<void>;
 }

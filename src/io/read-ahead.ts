@@ -19,6 +19,12 @@ import { Worker } from 'node:worker_threads';
  */
 export type AheadRead = readonly [hash: string, dev: number, ino: number, size: number, mtimeMs: number, ctimeMs: number, at: number, names?: string];
 
+/** Ranges hashed on the worker: each one's SHA-256 (hex), and the bytes they were taken from. */
+export interface Hashed {
+  digests: string[];
+  bytes: Uint8Array;
+}
+
 export interface ReadAhead {
   /** Starts the worker, if not yet: a start that will want it boots it while doing other work. */
   start(): void;
@@ -28,10 +34,13 @@ export interface ReadAhead {
    */
   read(files: readonly string[]): Promise<(AheadRead | null)[]>;
   /**
-   * The SHA-256 (hex) of each `[start, end)` range of a copy of `bytes`, or null when the worker
-   * is gone: a pack downloaded from the team cache checked against its digests on the second core.
+   * The SHA-256 (hex) of each `[start, end)` range of `bytes`, with the bytes: a pack downloaded
+   * from the team cache checked against its digests on the second core. Bytes that own their
+   * memory whole are moved to the worker, not copied, and come back with the digests (`bytes`
+   * here is then empty: the answer's are the ones to use); null when the worker is gone, and those
+   * bytes with it.
    */
-  sha256(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
+  sha256(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<Hashed | null>;
   /** Stops the worker; later reads answer null. */
   close(): Promise<void>;
 }
@@ -124,25 +133,31 @@ function listOne(file, realDirs) {
   }
 }
 parentPort.on('message', ({ id, files, bytes, ranges }) => {
-  if (bytes) return parentPort.postMessage({ id, reads: ranges.map(([start, end]) => hash('sha256', bytes.subarray(start, end), 'hex')) });
+  if (bytes) return parentPort.postMessage({ id, reads: ranges.map(([start, end]) => hash('sha256', bytes.subarray(start, end), 'hex')), bytes }, [bytes.buffer]);
   const realDirs = new Map();
   parentPort.postMessage({ id, reads: files.map((file) => (file.endsWith('/') ? listOne(file, realDirs) : readOne(file, realDirs))) });
 });
 `;
 
+/** The worker's answer: the reads, or the digests with the bytes they were taken from. */
+interface Answer {
+  reads: unknown[];
+  bytes?: Uint8Array;
+}
+
 export function createReadAhead(root: string): ReadAhead {
   let worker: Worker | null = null;
   let gone = false;
   let nextId = 0;
-  const waiting = new Map<number, (reads: unknown[] | null) => void>();
+  const waiting = new Map<number, (answer: Answer | null) => void>();
 
   // The worker keeps the process alive only while a read is asked of it.
-  function settle(id: number, reads: unknown[] | null) {
+  function settle(id: number, answer: Answer | null) {
     const resolve = waiting.get(id);
     if (!resolve) return;
     waiting.delete(id);
     if (waiting.size === 0) worker?.unref();
-    resolve(reads);
+    resolve(answer);
   }
 
   // A worker that fails or stops answers nothing more: every read is then taken on the main thread.
@@ -162,19 +177,19 @@ export function createReadAhead(root: string): ReadAhead {
       return null;
     }
     worker.unref();
-    worker.on('message', ({ id, reads }: { id: number; reads: unknown[] }) => settle(id, reads));
+    worker.on('message', (answer: Answer & { id: number }) => settle(answer.id, answer));
     worker.on('error', end);
     worker.on('exit', end);
     return worker;
   }
 
   // One question to the worker: its answer, or null when it is gone (or goes before answering).
-  function ask(thread: Worker, message: object): Promise<unknown[] | null> {
+  function ask(thread: Worker, message: object, moved: ArrayBuffer[] = []): Promise<Answer | null> {
     const id = nextId++;
     if (waiting.size === 0) thread.ref();
     return new Promise((resolve) => {
       waiting.set(id, resolve);
-      thread.postMessage({ id, ...message });
+      thread.postMessage({ id, ...message }, moved);
     });
   }
 
@@ -182,12 +197,17 @@ export function createReadAhead(root: string): ReadAhead {
     start: () => void started(),
     async read(files) {
       const thread = files.length > 0 ? started() : null;
-      const reads = thread ? ((await ask(thread, { files })) as (AheadRead | null)[] | null) : null;
-      return reads ?? files.map(() => null);
+      const answer = thread ? await ask(thread, { files }) : null;
+      return (answer?.reads as (AheadRead | null)[] | undefined) ?? files.map(() => null);
     },
     async sha256(bytes, ranges) {
       const thread = started();
-      return thread ? ((await ask(thread, { bytes, ranges })) as string[] | null) : null;
+      if (!thread) return null;
+      // Moved only when they are all their memory holds: a view of a larger (or pooled) buffer is copied.
+      const { buffer } = bytes;
+      const owned = buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
+      const answer = await ask(thread, { bytes, ranges }, owned ? [buffer] : []);
+      return answer?.bytes ? { digests: answer.reads as string[], bytes: answer.bytes } : null;
     },
     async close() {
       const thread = worker;

@@ -52,11 +52,30 @@ describe('createReadAhead', () => {
     const view = whole.subarray(2);
     const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
     try {
-      expect(await ahead.sha256(view, [[0, 10], [11, 22], [0, 0]])).to.deep.equal([sha256('first part'), sha256('second part'), sha256('')]);
+      const hashed = await ahead.sha256(view, [[0, 10], [11, 22], [0, 0]]);
+      expect(hashed?.digests).to.deep.equal([sha256('first part'), sha256('second part'), sha256('')]);
+      expect(Buffer.from(hashed!.bytes).toString(), 'the bytes hashed, given back').to.equal('first part|second part');
+      expect(view.toString(), 'a view of a larger buffer: copied, still here').to.equal('first part|second part');
     } finally {
       await ahead.close();
     }
     expect(await ahead.sha256(view, [[0, 10]])).to.equal(null);
+  });
+
+  it('moves bytes that own their memory to the worker and back with the digests (a 6 MB pack is not copied)', async () => {
+    const ahead = createReadAhead(tempWorkspace({}));
+    const pack = Buffer.alloc(1024 * 1024, 'ab');
+    const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
+    const expected = sha256(pack);
+    try {
+      const hashing = ahead.sha256(pack, [[0, pack.length]]);
+      expect(pack.length, 'moved: nothing left here while the worker has them').to.equal(0);
+      const hashed = await hashing;
+      expect(hashed?.digests).to.deep.equal([expected]);
+      expect(sha256(hashed!.bytes), 'the same bytes, back').to.equal(expected);
+    } finally {
+      await ahead.close();
+    }
   });
 
   it('answers nothing once closed: the main thread then reads for itself', async () => {

@@ -7,7 +7,7 @@ import { isContentHash } from '../../outputs/content-hash.js';
 import { UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
 import { fingerprintOf, isBuildable } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
-import { bundlerKey, type ModuleModel, type WorkspaceModel } from '../../workspace/model.js';
+import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
 import { BUILTIN_BUNDLERS } from '../../workspace/read-workspace.js';
 import { absentFromRecordedListing, stampAsRead, type FileHashes, type FileSignature } from '../file-hashes.js';
 import { arePlainPaths, isCacheEntry, isFileSignature, isWorkspaceSnapshot, type CacheEntry, type CacheIndex } from '../cache-index.js';
@@ -22,17 +22,25 @@ type InputMatcher = (input: string, hash: string | null, signature: FileSignatur
 
 /** What an entry is judged against: the workspace now, and each input as it is now. */
 export interface WorkspaceFacts {
-  modules: ReadonlyMap<string, ModuleModel>;
+  /** By specifier, each module whose builds are kept: what its entries must name. */
+  modules: ReadonlyMap<string, KeptModule>;
   boundaries: string;
   matches: InputMatcher;
 }
 
+/** A module whose builds are kept (buildable, by a built-in bundler): its declaration and bundler as an entry names them. */
+export interface KeptModule {
+  fingerprint: string;
+  bundler: string;
+}
+
+// Each module's once, not once per entry: a start judges 1,000 entries or more.
 export function workspaceFacts(workspace: WorkspaceModel, hashes: FileHashes): WorkspaceFacts {
-  return {
-    modules: new Map(workspace.modules.map((module) => [module.specifier, module])),
-    boundaries: workspaceBoundaries(workspace).key,
-    matches: inputMatcher(hashes, workspace.sources),
-  };
+  const modules = new Map<string, KeptModule>();
+  for (const module of workspace.modules) {
+    if (isBuildable(module) && isKeptBundler(module.bundler.specifier)) modules.set(module.specifier, { fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler) });
+  }
+  return { modules, boundaries: workspaceBoundaries(workspace).key, matches: inputMatcher(hashes, workspace.sources) };
 }
 
 // Each input as it is now: unchanged since its hash was taken (the same stat), else read and
@@ -63,8 +71,7 @@ function inputMatcher(hashes: FileHashes, read: Readonly<Record<string, string |
 // still hashes as the build read it: what makes a build's outputs valid, wherever they are kept.
 export function factsHold(entry: CacheEntry, { modules, boundaries, matches }: WorkspaceFacts): boolean {
   const module = modules.get(entry.module);
-  if (!module || !isBuildable(module) || fingerprintOf(module) !== entry.fingerprint) return false;
-  if (bundlerKey(module.bundler) !== entry.bundler || !isKeptBundler(module.bundler.specifier) || entry.boundaries !== boundaries) return false;
+  if (!module || module.fingerprint !== entry.fingerprint || module.bundler !== entry.bundler || entry.boundaries !== boundaries) return false;
   if (!arePlainPaths(entry.record.inputs)) return false;
   for (const [input, hash] of Object.entries(entry.record.inputs)) {
     if (!matches(input, hash, entry.signatures?.[input])) return false;

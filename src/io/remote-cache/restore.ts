@@ -11,6 +11,7 @@ import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
 import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
 import type { CacheIdentity } from '../cache-index.js';
 import type { Answer, RemoteClient } from './client.js';
+import type { Hashed } from '../read-ahead.js';
 import { isModuleEntry, isRecord, isWorkspaceEntry, moduleKey, openEntry, packedPart, sha256Hex, workspaceKey, type EntryProblem, type ModuleEntry } from './entries.js';
 import { readPack } from './pack.js';
 import { isSharedSpecifier } from '../../workspace/shared-files.js';
@@ -49,7 +50,7 @@ export interface RemoteRestoreDeps {
    * The SHA-256 (hex) of ranges of bytes on the second core (`FileHashes.sha256Ahead`): the pack
    * and its parts checked there while this thread judges the entries, their outputs kept after.
    */
-  sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<string[] | null>;
+  sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<Hashed | null>;
   /** The client's counts the restore's requests and bytes are counted from (default: as it begins). */
   countsSince?: Readonly<{ requests: number; bytes: number }>;
 }
@@ -88,7 +89,7 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   const opened = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey) : [];
   // Asked once every input is sent (the worker hashes it after reading them, while this thread
   // judges the last entries), so it is most likely answered once every entry is judged.
-  let packChecked: Promise<ReadonlySet<string>> | null = null;
+  let packChecked: Promise<CheckedParts> | null = null;
   const checkPack = () => void (fetched.check && (packChecked ??= fetched.check()));
   // Every entry judged first, then the outputs of those that hold fetched and kept.
   const judgedAll: Judged[] = [];
@@ -116,8 +117,9 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
       judged(typeof bytes === 'string' ? bytes : judgeEntry(bytes, key, one, deps));
     },
   );
-  // An output whose part failed (all of them when the pack did) is then asked for alone.
-  if (packChecked) checked = await packChecked;
+  // An output whose part failed (all of them when the pack did) is then asked for alone. The parts
+  // are the bytes the worker gave back (moved there and back, not copied).
+  if (packChecked) ({ checked, parts: packed } = await packChecked);
   const builds: RestoredBuild[] = [];
   await runLimited(judgedAll, deps.concurrency ?? 8, async (one) => {
     const found = await keptOutputs(one, blob, deps.outputs).catch((): MissKind => 'wrong-shape');
@@ -158,8 +160,8 @@ function createTally() {
 interface FetchedPack {
   /** Its parts: each checked by the worker later, or all when the whole pack hashed to its name here; else none. */
   parts: Map<string, Buffer>;
-  /** The worker's check of each part, when it is the worker's to make. */
-  check: (() => Promise<ReadonlySet<string>>) | null;
+  /** The worker's check of each part, when it is the worker's to make: `parts` are of no use until it answers. */
+  check: (() => Promise<CheckedParts>) | null;
 }
 
 /** The workspace's pack, when its entry names one. */
@@ -200,11 +202,15 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
     if (!held && !bytes) continue;
     const entry = held ?? openEntry(bytes!, publicKey);
     const moduleEntry = 'payload' in entry && isModuleEntry(entry.payload, key) ? entry.payload : undefined;
-    const inputs = moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs) ? Object.keys(moduleEntry.entry.record.inputs) : [];
+    const inputs = moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs) ? filesRead(moduleEntry.entry.record.inputs) : [];
     ahead.push({ wanted: one, entry, ...(moduleEntry ? { moduleEntry } : {}), inputs });
   }
   return ahead;
 }
+
+// The inputs a build read (a hash recorded): one recorded absent is judged from the workspace's
+// listings, or stat'ed at its check, never read (`workspaceFacts`), so the worker is not asked for it.
+const filesRead = (inputs: Record<string, unknown>): string[] => Object.keys(inputs).filter((input) => typeof inputs[input] === 'string');
 
 // The workspace's entry: the module entries it holds (each still to be judged), each other module
 // key's entry digest, and the pack, or nothing when it is absent or not to be trusted.
@@ -218,15 +224,26 @@ async function workspaceListing(keys: string[], client: RemoteClient, answered: 
   return { modules, ...(entries ? { entries } : {}), ...(pack ? { pack } : {}) };
 }
 
+/** The parts of a pack as the worker gave them back (`parts`), and those that hashed to their names (`checked`). */
+interface CheckedParts {
+  parts: Map<string, Buffer>;
+  checked: ReadonlySet<string>;
+}
+
 // The parts of a pack whose bytes hash to their names, hashed on the worker (here when it is
-// gone): none when the pack itself does not hash to its own name.
-async function checkedParts(bytes: Buffer, parts: ReadonlyMap<string, Buffer>, digest: string, sha256Ahead: NonNullable<RemoteRestoreDeps['sha256Ahead']>): Promise<ReadonlySet<string>> {
+// gone before it took them): none when the pack itself does not hash to its own name, nor when the
+// worker took the bytes and went.
+async function checkedParts(bytes: Buffer, parts: ReadonlyMap<string, Buffer>, digest: string, sha256Ahead: NonNullable<RemoteRestoreDeps['sha256Ahead']>): Promise<CheckedParts> {
+  const names = [...parts.keys()];
   const ranges: [number, number][] = [[0, bytes.length]];
   for (const part of parts.values()) ranges.push([part.byteOffset - bytes.byteOffset, part.byteOffset - bytes.byteOffset + part.length]);
-  const digests = (await sha256Ahead(bytes, ranges).catch(() => null)) ?? ranges.map(([start, end]) => sha256Hex(bytes.subarray(start, end)));
-  if (digests[0] !== digest) return new Set();
-  const names = [...parts.keys()];
-  return new Set(names.filter((name, index) => digests[index + 1] === name));
+  const hashed = await sha256Ahead(bytes, ranges).catch(() => null);
+  if (!hashed && bytes.length === 0) return { parts: new Map(), checked: new Set() };
+  const back = hashed ? Buffer.from(hashed.bytes.buffer, hashed.bytes.byteOffset, hashed.bytes.byteLength) : bytes;
+  const digests = hashed?.digests ?? ranges.map(([start, end]) => sha256Hex(bytes.subarray(start, end)));
+  if (digests[0] !== digest || back.length !== ranges[0]![1]) return { parts: new Map(), checked: new Set() };
+  const partsBack = new Map(names.map((name, index) => [name, back.subarray(ranges[index + 1]![0], ranges[index + 1]![1])]));
+  return { parts: partsBack, checked: new Set(names.filter((name, index) => digests[index + 1] === name)) };
 }
 
 /** A module variant's entry that holds here: its build, once the outputs it names are kept. */

@@ -99,6 +99,22 @@ describe('restoreFromRemote, inputs read ahead', () => {
     });
   }
 
+  it('asks the worker for no input recorded absent: those are judged by the listings and stats of their check, never read', async () => {
+    const cache = teamCache({ held: true, change: (payloads) => payloads.forEach((payload) => Object.assign(payload.entry.record.inputs, { 'app/tsconfig.json': null })) });
+    const hashes = cache.fresh();
+    const asked: string[] = [];
+    try {
+      const restored = await restore(cache, hashes, async (relatives) => {
+        asked.push(...relatives);
+        await hashes.readAhead!(relatives);
+      });
+      expect(restored.builds.map((build) => build.module)).to.have.members(['@t/app/m0', '@t/app/m1']);
+      expect(asked.sort()).to.deep.equal(['app/m0/helper.ts', 'app/m0/index.ts', 'app/m1/helper.ts', 'app/m1/index.ts']);
+    } finally {
+      await hashes.close!();
+    }
+  });
+
   it("takes the entries the workspace's entry holds without reading ahead (core dist): no question beyond it and the pack", async () => {
     const cache = teamCache({ held: true });
     const asked: string[] = [];
