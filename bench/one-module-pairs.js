@@ -3,18 +3,20 @@
 // short series each per round, so that a machine shared with other work slows each of them
 // alike (a series of one is compared with the series of the other taken just before and after,
 // not with a run minutes apart).
-//   node bench/one-module-pairs.js SPEC SPEC... [--rounds=8] [--seconds=2] [--fresh] [--node-arg=...]
+//   node bench/one-module-pairs.js SPEC SPEC... [--rounds=8] [--seconds=2] [--fresh] [--state=N] [--node-arg=...]
 //   SPEC      SIZE or SIZE@REPO: 1000 or 10000 modules (the page-load workspace of
 //             bench/measures/scale-10000.js), served by REPO's bin/core.js (default this
 //             repository); started and settled by bench/lib/settled-service.js, whose build
 //             cache --fresh empties first (a first start, as the bench's scale-10000 row measures).
 // Per series: autocannon, 10 connections, on `/m/<first package>@1.0.0/modules/m0?<development
-// variant>` after 1 s of warm-up in the first round. Printed per service: req/s and the
+// variant>` after 1 s of warm-up in the first round (and before it --state=N `/state` requests,
+// as the bench's scale-10000 measure makes). Printed per service: req/s and the
 // service's CPU per request (utime + stime of /proc/PID/stat), median [min-max] over the rounds,
 // and per round the ratio to the first service's series of the same round.
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { keepAlive, timedGet } from './lib/http.js';
 import { REPO } from './lib/paths.js';
 import { cpuMs, stopChild } from './lib/processes.js';
 import { rssMB, startSettled } from './lib/settled-service.js';
@@ -25,6 +27,7 @@ const option = (name, fallback) => args.find((arg) => arg.startsWith(`--${name}=
 const rounds = Number(option('rounds', 8));
 const seconds = Number(option('seconds', 2));
 const fresh = args.includes('--fresh');
+const stateRequests = Number(option('state', 0));
 const nodeArgs = args.filter((arg) => arg.startsWith('--node-arg=')).map((arg) => arg.slice('--node-arg='.length));
 const specs = args
   .filter((arg) => !arg.startsWith('--'))
@@ -44,7 +47,12 @@ const services = [];
 try {
   // One at a time: a start of 10,000 modules takes both cores.
   for (const spec of specs) services.push(await settled(spec));
-  for (const service of services) await autocannon({ url: service.moduleUrl, connections: 10, duration: 1 });
+  for (const service of services) {
+    const agent = keepAlive();
+    for (let index = 0; index < stateRequests; index++) await timedGet(`${service.url}state`, { agent });
+    agent.destroy();
+    await autocannon({ url: service.moduleUrl, connections: 10, duration: 1 });
+  }
   for (let round = 0; round < rounds; round++) {
     // The order turns each round, so neither is always loaded right after the other.
     const order = services.map((_, index) => services[(index + round) % services.length]);

@@ -10,6 +10,7 @@
 //   --gc-log=FILE  the service's --trace-gc lines, into FILE
 //   --snapshot=FILE  a heap snapshot of the service after the requests, into FILE (needs
 //             --node-arg=--heapsnapshot-signal=SIGUSR2)
+//   --state=N   N `/state` requests before the load, as the bench's scale-10000 measure makes
 //   --fresh   empties the build cache first: a first start, as the bench's scale-10000 measures
 // Once the service is settled, its CPU over 5 s without requests, then autocannon on one
 // module's development address (10 connections): 1 s of warm-up, then `--series` series of
@@ -21,6 +22,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { keepAlive, timedGet } from './lib/http.js';
 import { REPO } from './lib/paths.js';
 import { cpuMs, descendants, stopChild } from './lib/processes.js';
 import { rssMB, startSettled } from './lib/settled-service.js';
@@ -37,6 +39,7 @@ const series = Number(option('series', 3));
 const seconds = Number(option('seconds', 3));
 const freshCache = args.includes('--fresh');
 const straceFile = option('strace', null);
+const stateRequests = Number(option('state', 0));
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const service = await startSettled({ size, repo, fresh: freshCache, nodeArgs });
@@ -47,6 +50,11 @@ try {
   await sleep(5000);
   const quietCpu = cpuMs(child.pid) - quietBefore;
   console.log(`${size} modules (${service.modules} in /state), ${repo}: valid after ${service.validMs.toFixed(0)} ms, settled after ${service.settledMs.toFixed(0)} ms, then ${quietCpu} ms of CPU in 5 s without requests; RSS ${rssMB(child.pid)} MB`);
+  // As the bench's scale-10000 measure asks before its requests (its `/state` p50).
+  const agent = keepAlive();
+  for (let index = 0; index < stateRequests; index++) await timedGet(`${service.url}state`, { agent });
+  agent.destroy();
+  const gcBeforeLoad = gcLines().length;
   await autocannon({ url: moduleUrl, connections: 10, duration: 1 });
   const rates = [];
   const windowStart = monotonicUs();
@@ -95,6 +103,10 @@ try {
   console.log(`median ${sorted[Math.floor(sorted.length / 2)].toFixed(0)} req/s [${sorted[0].toFixed(0)}-${sorted.at(-1).toFixed(0)}]`);
   if (option('snapshot', null)) await heapSnapshot(option('snapshot', null));
   if (option('gc-log', null)) fs.writeFileSync(option('gc-log', null), gcLines().join('\n'));
+  if (nodeArgs.includes('--trace-gc')) {
+    const during = gcLines().slice(gcBeforeLoad).filter((line) => !line.includes('Scavenge'));
+    console.log(`collections other than scavenges from the warm-up on: ${during.length}${during.length ? `\n  ${during.join('\n  ')}` : ''}`);
+  }
   const last = gcLines().at(-1);
   if (last) console.log(`last GC line: ${last}`);
 } finally {
