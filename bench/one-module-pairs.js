@@ -18,7 +18,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { keepAlive, timedGet } from './lib/http.js';
 import { REPO } from './lib/paths.js';
-import { cpuMs, stopChild } from './lib/processes.js';
+import { cpuMs, descendants, stopChild } from './lib/processes.js';
 import { rssMB, startSettled } from './lib/settled-service.js';
 import { median } from './lib/stats.js';
 
@@ -43,6 +43,11 @@ async function settled(spec) {
   return { ...spec, ...service, rates: [], cpu: [] };
 }
 
+/** CPU ms of every descendant of `pid` (the esbuild service process). */
+function childrenCpuMs(pid) {
+  return descendants(pid).reduce((sum, descendant) => sum + (cpuMs(descendant) ?? 0), 0);
+}
+
 const services = [];
 try {
   // One at a time: a start of 10,000 modules takes both cores.
@@ -58,12 +63,14 @@ try {
     const order = services.map((_, index) => services[(index + round) % services.length]);
     for (const service of order) {
       const before = cpuMs(service.child.pid);
+      const childrenBefore = childrenCpuMs(service.child.pid);
       const load = await autocannon({ url: service.moduleUrl, connections: 10, duration: seconds });
+      service.childrenCpu = childrenCpuMs(service.child.pid) - childrenBefore;
       if (load.errors + load.timeouts + load.non2xx > 0) throw new Error(`${service.label}: ${load.errors + load.timeouts + load.non2xx} errors/non-2xx under load`);
       service.rates.push(load.requests.average);
       service.cpu.push(((cpuMs(service.child.pid) - before) * 1000) / load.requests.total);
     }
-    console.log(`round ${round + 1}: ${services.map((service) => `${service.label} ${service.rates[round].toFixed(0)} req/s ${service.cpu[round].toFixed(1)} us/request`).join(', ')}; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
+    console.log(`round ${round + 1}: ${services.map((service) => `${service.label} ${service.rates[round].toFixed(0)} req/s ${service.cpu[round].toFixed(1)} us/request (its children ${service.childrenCpu} ms)`).join(', ')}; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
   }
   const range = (values, digits) => `${median(values).toFixed(digits)} [${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}]`;
   const [first] = services;

@@ -14,7 +14,8 @@
 //            measured in turns, 1 s each, while both run settled: the 1,000-module service
 //            idles through the 10,000-module start (it uses no CPU then), so the two rates are
 //            taken under the same load of the machine (a shared machine's load moved the old
-//            one-size-then-the-other figure between 0.70 and 1.12, bench/RESULTS.md)
+//            one-size-then-the-other figure between 0.70 and 1.12, bench/RESULTS.md); with
+//            the service's CPU per request in those series (utime + stime from /proc)
 //   page     Chromium on `/preview/bundled/`: the first load (built on demand), then the warm
 //            reload -> rendered (median of 3 reloads)
 //   rss      peak RSS: VmHWM of the service + its esbuild process (sum of high-water marks,
@@ -133,7 +134,7 @@ async function pageLoads(browser, app, url) {
  */
 async function startSize(app) {
   const started = now();
-  const first = await startCore(app.dir, { ms: LIMIT_MS, env: OURS_ENV });
+  const first = await startCore(app.dir, { ms: LIMIT_MS, env: OURS_ENV, nodeArgs: TRACE_GC ? ['--trace-gc'] : [] });
   const result = { listeningMs: first.listeningMs };
   try {
     const settled = await untilAllValid(first.url, started);
@@ -169,26 +170,33 @@ async function startSize(app) {
  */
 async function requestsSideBySide(sizes, rounds) {
   const load = async (size, seconds) => {
+    const cpuBefore = cpuMs(size.first.child.pid);
     const answered = await autocannon({ url: size.moduleUrl, connections: 10, duration: seconds });
     if (answered.errors + answered.timeouts + answered.non2xx > 0) throw new Error(`${answered.errors + answered.timeouts + answered.non2xx} errors/non-2xx under load`);
-    return answered.requests.total;
+    return { requests: answered.requests.total, cpuMs: cpuMs(size.first.child.pid) - cpuBefore };
   };
+  const linesBefore = sizes.map((size) => size.first.child.lines.length);
   for (const size of sizes) await load(size, 1);
-  const totals = sizes.map(() => 0);
+  const totals = sizes.map(() => ({ requests: 0, cpuMs: 0 }));
   const perRound = [];
   for (let round = 0; round < rounds; round++) {
     const rates = sizes.map(() => 0);
     for (let turn = 0; turn < sizes.length; turn++) {
       const index = (turn + round) % sizes.length;
-      const requests = await load(sizes[index], 1);
-      totals[index] += requests;
-      rates[index] = requests;
+      const answered = await load(sizes[index], 1);
+      totals[index].requests += answered.requests;
+      totals[index].cpuMs += answered.cpuMs;
+      rates[index] = answered.requests;
     }
     perRound.push(rates);
   }
   sizes.forEach((size, index) => {
-    size.result.rps = totals[index] / rounds;
+    size.result.rps = totals[index].requests / rounds;
     size.result.rpsRounds = perRound.map((rates) => rates[index]);
+    // The service's own CPU per request: what the machine's other work moves least (it still
+    // moves it, through the caches and cores it shares).
+    size.result.cpuPerRequestUs = (totals[index].cpuMs * 1000) / totals[index].requests;
+    if (TRACE_GC) size.result.collections = collectionsOf(size.first.child.lines.slice(linesBefore[index]));
   });
 }
 
@@ -209,6 +217,28 @@ async function finishSize(browser, { app, first, result }) {
     fs.rmSync(first.cacheDir, { recursive: true, force: true });
   }
   return result;
+}
+
+// BENCH_SCALE_TRACE_GC=1: each service runs with --trace-gc, and the collections during the
+// requests (warm-up included) are summed per size and repetition in the notes.
+const TRACE_GC = process.env.BENCH_SCALE_TRACE_GC === '1';
+
+function collectionsOf(lines) {
+  const found = { scavenges: 0, scavengeMs: 0, markCompacts: 0, markCompactMs: 0, heapMB: null };
+  for (const line of lines) {
+    const match = /: (Scavenge|Mark-Compact)\S* ([\d.]+) \([\d.]+\) -> [\d.]+ \([\d.]+\) MB, ([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms)?/.exec(line);
+    if (!match) continue;
+    const ms = Number(match[3]) + Number(match[4] ?? 0);
+    if (match[1] === 'Scavenge') {
+      found.scavenges += 1;
+      found.scavengeMs += ms;
+    } else {
+      found.markCompacts += 1;
+      found.markCompactMs += ms;
+    }
+    found.heapMB = Number(match[2]);
+  }
+  return found;
 }
 
 /** Per repetition, each round's 10,000-module req/s over the 1,000-module req/s of the same round. */
@@ -242,7 +272,7 @@ export async function run({ quick }) {
         const result = await finishSize(browser, one);
         results[size.key].push(result);
         progress(
-          `scale-10000: ${size.label} modules, repetition ${index + 1}/${repetitions}: first start ${result.firstMs.toFixed(0)} ms (${result.firstBuilt} built), restart ${result.restartMs.toFixed(0)} ms (${result.restart.restored} restored, ${result.restart.built} built), /state ${result.stateMs.toFixed(1)} ms, ${result.rps.toFixed(0)} req/s (per round ${result.rpsRounds.join(', ')}), page first ${result.pageFirstMs.toFixed(0)} / warm ${result.pageWarmMs.toFixed(0)} ms, peak ${result.peak?.totalMB.toFixed(0)} MB`,
+          `scale-10000: ${size.label} modules, repetition ${index + 1}/${repetitions}: first start ${result.firstMs.toFixed(0)} ms (${result.firstBuilt} built), restart ${result.restartMs.toFixed(0)} ms (${result.restart.restored} restored, ${result.restart.built} built), /state ${result.stateMs.toFixed(1)} ms, ${result.rps.toFixed(0)} req/s (per round ${result.rpsRounds.join(', ')}; ${result.cpuPerRequestUs.toFixed(1)} us of CPU per request), page first ${result.pageFirstMs.toFixed(0)} / warm ${result.pageWarmMs.toFixed(0)} ms, peak ${result.peak?.totalMB.toFixed(0)} MB`,
         );
       }
     }
@@ -271,6 +301,7 @@ export async function run({ quick }) {
       row('restart', 'restart with the build cache -> /state all valid', 'ms', (result) => result.restartMs),
       row('state', '/state p50 (settled)', 'ms', (result) => result.stateMs),
       row('requests', "one module's development variant (10 connections)", 'req/s', (result) => result.rps),
+      row('requests-cpu', "one module's development variant: the service's CPU per request (the same series)", 'us', (result) => result.cpuPerRequestUs),
       row('page-first', '/preview/bundled/ first load after /state (join built on demand)', 'ms', (result) => result.pageFirstMs),
       row('page-warm', '/preview/bundled/ warm reload -> rendered', 'ms', (result) => result.pageWarmMs),
       row('rss', 'peak RSS, service + its esbuild process (sum of VmHWM)', 'MB', (result) => result.peak?.totalMB),
@@ -284,6 +315,9 @@ export async function run({ quick }) {
       `after /state settled and the build cache was written, the service was idle (under 5 % of a core for 1 s) after, median: ${SIZES.map((size) => `${size.label} ${median(results[size.key].map((result) => result.idleMs)).toFixed(0)} ms`).join(', ')}; /state and the requests are measured then`,
       `processes in the peak RSS: ${large[0].peak ? ['node', ...large[0].peak.children].join(', ') : 'not available (no /proc)'}`,
       ...(problems.length ? [`problems: ${problems.join('; ')}`] : []),
+      ...(TRACE_GC
+        ? [`collections during the requests (per repetition): ${SIZES.map((size) => `${size.label}: ${results[size.key].map(({ collections: found }) => `${found.scavenges} scavenges ${found.scavengeMs.toFixed(1)} ms, ${found.markCompacts} mark-compacts ${found.markCompactMs.toFixed(1)} ms (pause + incremental steps), heap ${found.heapMB} MB`).join('; ')}`).join(' | ')}`]
+        : []),
       `${repetitions} repetitions per size, alternating; requests: both sizes running and settled, autocannon 1 s of warm-up each, then ${rounds} rounds of 1 s per size in turns (the order turning each round); ratio of req/s per round (10,000 / 1,000): ${ratiosPerRound(small, large)}`,
     ],
   };
