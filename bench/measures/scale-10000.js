@@ -134,7 +134,7 @@ async function pageLoads(browser, app, url) {
  */
 async function startSize(app) {
   const started = now();
-  const first = await startCore(app.dir, { ms: LIMIT_MS, env: OURS_ENV, nodeArgs: TRACE_GC ? ['--trace-gc'] : [] });
+  const first = await startCore(app.dir, { ms: LIMIT_MS, env: OURS_ENV, nodeArgs: [...(TRACE_GC ? ['--trace-gc'] : []), ...EXTRA_NODE_ARGS] });
   const result = { listeningMs: first.listeningMs };
   try {
     const settled = await untilAllValid(first.url, started);
@@ -176,6 +176,7 @@ async function requestsSideBySide(sizes, rounds) {
     return { requests: answered.requests.total, cpuMs: cpuMs(size.first.child.pid) - cpuBefore };
   };
   const linesBefore = sizes.map((size) => size.first.child.lines.length);
+  const windowStart = monotonicUs();
   for (const size of sizes) await load(size, 1);
   const totals = sizes.map(() => ({ requests: 0, cpuMs: 0 }));
   const perRound = [];
@@ -196,6 +197,7 @@ async function requestsSideBySide(sizes, rounds) {
     // The service's own CPU per request: what the machine's other work moves least (it still
     // moves it, through the caches and cores it shares).
     size.result.cpuPerRequestUs = (totals[index].cpuMs * 1000) / totals[index].requests;
+    size.result.requestsWindow = [windowStart, monotonicUs(), size.first.child.pid];
     if (TRACE_GC) size.result.collections = collectionsOf(size.first.child.lines.slice(linesBefore[index]));
   });
 }
@@ -222,6 +224,10 @@ async function finishSize(browser, { app, first, result }) {
 // BENCH_SCALE_TRACE_GC=1: each service runs with --trace-gc, and the collections during the
 // requests (warm-up included) are summed per size and repetition in the notes.
 const TRACE_GC = process.env.BENCH_SCALE_TRACE_GC === '1';
+// BENCH_SCALE_NODE_ARGS: more node options for the services (`--cpu-prof --cpu-prof-dir=DIR`);
+// the notes then give each size's window of requests in the clock of a --cpu-prof profile.
+const EXTRA_NODE_ARGS = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 function collectionsOf(lines) {
   const found = { scavenges: 0, scavengeMs: 0, markCompacts: 0, markCompactMs: 0, heapMB: null };
@@ -315,6 +321,7 @@ export async function run({ quick }) {
       `after /state settled and the build cache was written, the service was idle (under 5 % of a core for 1 s) after, median: ${SIZES.map((size) => `${size.label} ${median(results[size.key].map((result) => result.idleMs)).toFixed(0)} ms`).join(', ')}; /state and the requests are measured then`,
       `processes in the peak RSS: ${large[0].peak ? ['node', ...large[0].peak.children].join(', ') : 'not available (no /proc)'}`,
       ...(problems.length ? [`problems: ${problems.join('; ')}`] : []),
+      ...(EXTRA_NODE_ARGS.length ? [`requests' window (monotonic us from, to, pid): ${SIZES.map((size) => `${size.label}: ${results[size.key].map((result) => result.requestsWindow.join(' ')).join('; ')}`).join(' | ')}`] : []),
       ...(TRACE_GC
         ? [`collections during the requests (per repetition): ${SIZES.map((size) => `${size.label}: ${results[size.key].map(({ collections: found }) => `${found.scavenges} scavenges ${found.scavengeMs.toFixed(1)} ms, ${found.markCompacts} mark-compacts ${found.markCompactMs.toFixed(1)} ms (pause + incremental steps), heap ${found.heapMB} MB`).join('; ')}`).join(' | ')}`]
         : []),
