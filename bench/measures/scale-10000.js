@@ -10,7 +10,12 @@
 //            request, so a quiet second can come before it starts), then until the service used
 //            under 5 % of a core for a second
 //   state    `/state` p50 of the settled, idle service (sequential, kept-alive connection)
-//   requests one module's development variant, req/s (autocannon, 10 connections)
+//   requests one module's development variant, req/s (autocannon, 10 connections), both sizes
+//            measured in turns, 1 s each, while both run settled: the 1,000-module service
+//            idles through the 10,000-module start (it uses no CPU then), so the two rates are
+//            taken under the same load of the machine (a shared machine's load moved the old
+//            one-size-then-the-other figure between 0.70 and 1.12, bench/RESULTS.md); with
+//            the service's CPU per request in those series (utime + stime from /proc)
 //   page     Chromium on `/preview/bundled/`: the first load (built on demand), then the warm
 //            reload -> rendered (median of 3 reloads)
 //   rss      peak RSS: VmHWM of the service + its esbuild process (sum of high-water marks,
@@ -122,9 +127,14 @@ async function pageLoads(browser, app, url) {
   }
 }
 
-async function oneSize(browser, app, { seconds }) {
+/**
+ * The first start of one size, up to its settled `/state`: the service is left running (its
+ * requests are measured side by side with the other size's, `requestsSideBySide`); `finishSize`
+ * measures the rest and stops it.
+ */
+async function startSize(app) {
   const started = now();
-  const first = await startCore(app.dir, { ms: LIMIT_MS, env: OURS_ENV });
+  const first = await startCore(app.dir, { ms: LIMIT_MS, env: OURS_ENV, nodeArgs: [...(TRACE_GC ? ['--trace-gc'] : []), ...EXTRA_NODE_ARGS] });
   const result = { listeningMs: first.listeningMs };
   try {
     const settled = await untilAllValid(first.url, started);
@@ -145,10 +155,55 @@ async function oneSize(browser, app, { seconds }) {
     const moduleUrl = `${first.url}m/${app.packageName(0)}@1.0.0/modules/m0?${DEVELOPMENT_QUERY}`;
     const probe = await timedGet(moduleUrl);
     if (probe.status !== 200) throw new Error(`${moduleUrl} answered ${probe.status}`);
-    await autocannon({ url: moduleUrl, connections: 10, duration: 1 }); // warm-up
-    const load = await autocannon({ url: moduleUrl, connections: 10, duration: seconds });
-    if (load.errors + load.timeouts + load.non2xx > 0) throw new Error(`${load.errors + load.timeouts + load.non2xx} errors/non-2xx under load`);
-    result.rps = load.requests.average;
+    return { app, first, moduleUrl, result };
+  } catch (error) {
+    await stopChild(first.child);
+    throw error;
+  }
+}
+
+/**
+ * One module's requests of every started size, in turns: a warm-up of 1 s each, then `rounds`
+ * series of 1 s each per size, the order turning each round. A machine shared with other work
+ * slows the sizes alike, where series taken minutes apart (one size, then the other) compared
+ * whatever else ran at each time. Each size's req/s is its requests over its seconds.
+ */
+async function requestsSideBySide(sizes, rounds) {
+  const load = async (size, seconds) => {
+    const cpuBefore = cpuMs(size.first.child.pid);
+    const answered = await autocannon({ url: size.moduleUrl, connections: 10, duration: seconds });
+    if (answered.errors + answered.timeouts + answered.non2xx > 0) throw new Error(`${answered.errors + answered.timeouts + answered.non2xx} errors/non-2xx under load`);
+    return { requests: answered.requests.total, cpuMs: cpuMs(size.first.child.pid) - cpuBefore };
+  };
+  const linesBefore = sizes.map((size) => size.first.child.lines.length);
+  const windowStart = monotonicUs();
+  for (const size of sizes) await load(size, 1);
+  const totals = sizes.map(() => ({ requests: 0, cpuMs: 0 }));
+  const perRound = [];
+  for (let round = 0; round < rounds; round++) {
+    const rates = sizes.map(() => 0);
+    for (let turn = 0; turn < sizes.length; turn++) {
+      const index = (turn + round) % sizes.length;
+      const answered = await load(sizes[index], 1);
+      totals[index].requests += answered.requests;
+      totals[index].cpuMs += answered.cpuMs;
+      rates[index] = answered.requests;
+    }
+    perRound.push(rates);
+  }
+  sizes.forEach((size, index) => {
+    size.result.rps = totals[index].requests / rounds;
+    size.result.rpsRounds = perRound.map((rates) => rates[index]);
+    // The service's own CPU per request: what the machine's other work moves least (it still
+    // moves it, through the caches and cores it shares).
+    size.result.cpuPerRequestUs = (totals[index].cpuMs * 1000) / totals[index].requests;
+    size.result.requestsWindow = [windowStart, monotonicUs(), size.first.child.pid];
+    if (TRACE_GC) size.result.collections = collectionsOf(size.first.child.lines.slice(linesBefore[index]));
+  });
+}
+
+async function finishSize(browser, { app, first, result }) {
+  try {
     Object.assign(result, await pageLoads(browser, app, first.url));
     result.peak = treePeakMB(first.child.pid);
   } finally {
@@ -166,9 +221,40 @@ async function oneSize(browser, app, { seconds }) {
   return result;
 }
 
+// BENCH_SCALE_TRACE_GC=1: each service runs with --trace-gc, and the collections during the
+// requests (warm-up included) are summed per size and repetition in the notes.
+const TRACE_GC = process.env.BENCH_SCALE_TRACE_GC === '1';
+// BENCH_SCALE_NODE_ARGS: more node options for the services (`--cpu-prof --cpu-prof-dir=DIR`);
+// the notes then give each size's window of requests in the clock of a --cpu-prof profile.
+const EXTRA_NODE_ARGS = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+function collectionsOf(lines) {
+  const found = { scavenges: 0, scavengeMs: 0, markCompacts: 0, markCompactMs: 0, heapMB: null };
+  for (const line of lines) {
+    const match = /: (Scavenge|Mark-Compact)\S* ([\d.]+) \([\d.]+\) -> [\d.]+ \([\d.]+\) MB, ([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms)?/.exec(line);
+    if (!match) continue;
+    const ms = Number(match[3]) + Number(match[4] ?? 0);
+    if (match[1] === 'Scavenge') {
+      found.scavenges += 1;
+      found.scavengeMs += ms;
+    } else {
+      found.markCompacts += 1;
+      found.markCompactMs += ms;
+    }
+    found.heapMB = Number(match[2]);
+  }
+  return found;
+}
+
+/** Per repetition, each round's 10,000-module req/s over the 1,000-module req/s of the same round. */
+function ratiosPerRound(small, large) {
+  return large.map((result, repetition) => result.rpsRounds.map((requests, round) => (requests / small[repetition].rpsRounds[round]).toFixed(2)).join(' ')).join('; ');
+}
+
 export async function run({ quick }) {
   const repetitions = quick ? 1 : 2;
-  const seconds = quick ? 2 : 4;
+  const rounds = quick ? 2 : 4;
   const apps = {};
   for (const size of SIZES) {
     progress(`scale-10000: generating ${size.packages} packages x 10 modules and the app`);
@@ -178,11 +264,21 @@ export async function run({ quick }) {
   const results = Object.fromEntries(SIZES.map((size) => [size.key, []]));
   try {
     for (let index = 0; index < repetitions; index++) {
-      for (const size of SIZES) {
-        const result = await oneSize(browser, apps[size.key], { seconds });
+      // Each size starts alone (a start of 10,000 modules takes both cores); the smaller one
+      // idles meanwhile, so both are running, settled, when their requests are measured in turns.
+      const started = [];
+      try {
+        for (const size of SIZES) started.push({ ...(await startSize(apps[size.key])), size });
+        await requestsSideBySide(started, rounds);
+      } catch (error) {
+        for (const { first } of started) await stopChild(first.child);
+        throw error;
+      }
+      for (const { size, ...one } of started) {
+        const result = await finishSize(browser, one);
         results[size.key].push(result);
         progress(
-          `scale-10000: ${size.label} modules, repetition ${index + 1}/${repetitions}: first start ${result.firstMs.toFixed(0)} ms (${result.firstBuilt} built), restart ${result.restartMs.toFixed(0)} ms (${result.restart.restored} restored, ${result.restart.built} built), /state ${result.stateMs.toFixed(1)} ms, ${result.rps.toFixed(0)} req/s, page first ${result.pageFirstMs.toFixed(0)} / warm ${result.pageWarmMs.toFixed(0)} ms, peak ${result.peak?.totalMB.toFixed(0)} MB`,
+          `scale-10000: ${size.label} modules, repetition ${index + 1}/${repetitions}: first start ${result.firstMs.toFixed(0)} ms (${result.firstBuilt} built), restart ${result.restartMs.toFixed(0)} ms (${result.restart.restored} restored, ${result.restart.built} built), /state ${result.stateMs.toFixed(1)} ms, ${result.rps.toFixed(0)} req/s (per round ${result.rpsRounds.join(', ')}; ${result.cpuPerRequestUs.toFixed(1)} us of CPU per request), page first ${result.pageFirstMs.toFixed(0)} / warm ${result.pageWarmMs.toFixed(0)} ms, peak ${result.peak?.totalMB.toFixed(0)} MB`,
         );
       }
     }
@@ -211,6 +307,7 @@ export async function run({ quick }) {
       row('restart', 'restart with the build cache -> /state all valid', 'ms', (result) => result.restartMs),
       row('state', '/state p50 (settled)', 'ms', (result) => result.stateMs),
       row('requests', "one module's development variant (10 connections)", 'req/s', (result) => result.rps),
+      row('requests-cpu', "one module's development variant: the service's CPU per request (the same series)", 'us', (result) => result.cpuPerRequestUs),
       row('page-first', '/preview/bundled/ first load after /state (join built on demand)', 'ms', (result) => result.pageFirstMs),
       row('page-warm', '/preview/bundled/ warm reload -> rendered', 'ms', (result) => result.pageWarmMs),
       row('rss', 'peak RSS, service + its esbuild process (sum of VmHWM)', 'MB', (result) => result.peak?.totalMB),
@@ -224,7 +321,11 @@ export async function run({ quick }) {
       `after /state settled and the build cache was written, the service was idle (under 5 % of a core for 1 s) after, median: ${SIZES.map((size) => `${size.label} ${median(results[size.key].map((result) => result.idleMs)).toFixed(0)} ms`).join(', ')}; /state and the requests are measured then`,
       `processes in the peak RSS: ${large[0].peak ? ['node', ...large[0].peak.children].join(', ') : 'not available (no /proc)'}`,
       ...(problems.length ? [`problems: ${problems.join('; ')}`] : []),
-      `${repetitions} repetitions per size, alternating; autocannon ${seconds} s after 1 s of warm-up`,
+      ...(EXTRA_NODE_ARGS.length ? [`requests' window (monotonic us from, to, pid): ${SIZES.map((size) => `${size.label}: ${results[size.key].map((result) => result.requestsWindow.join(' ')).join('; ')}`).join(' | ')}`] : []),
+      ...(TRACE_GC
+        ? [`collections during the requests (per repetition): ${SIZES.map((size) => `${size.label}: ${results[size.key].map(({ collections: found }) => `${found.scavenges} scavenges ${found.scavengeMs.toFixed(1)} ms, ${found.markCompacts} mark-compacts ${found.markCompactMs.toFixed(1)} ms (pause + incremental steps), heap ${found.heapMB} MB`).join('; ')}`).join(' | ')}`]
+        : []),
+      `${repetitions} repetitions per size, alternating; requests: both sizes running and settled, autocannon 1 s of warm-up each, then ${rounds} rounds of 1 s per size in turns (the order turning each round); ratio of req/s per round (10,000 / 1,000): ${ratiosPerRound(small, large)}`,
     ],
   };
 }
