@@ -9,10 +9,6 @@ import type { ServiceState } from '../store/state.js';
 
 const PING_MS = 30_000;
 
-/** A new client's greeting waits this long without a request being answered, at most this long. */
-export const GREETING_QUIET_MS = REQUESTS_QUIET_MS;
-export const GREETING_AT_MOST_MS = REQUESTS_AT_MOST_MS;
-
 /**
  * The states new clients are greeted from: checked against the disk, as every answer's. Until
  * one client was greeted, the check waits for the requests being answered: on a first start a
@@ -24,7 +20,7 @@ export const GREETING_AT_MOST_MS = REQUESTS_AT_MOST_MS;
 export function createGreetings(host: Pick<ExtensionHost, 'readiness' | 'requestsInProgress$'>, scheduler: SchedulerLike = asapScheduler): () => Observable<ServiceState> {
   let greeted = false;
   return () => {
-    const quiet$ = !greeted ? whenRequestsQuiet$(host.requestsInProgress$, GREETING_QUIET_MS, GREETING_AT_MOST_MS, scheduler) : of(null);
+    const quiet$ = !greeted ? whenRequestsQuiet$(host.requestsInProgress$, REQUESTS_QUIET_MS, REQUESTS_AT_MOST_MS, scheduler) : of(null);
     return quiet$.pipe(
       switchMap(() => from(host.readiness.settled())),
       tap(() => (greeted = true)),

@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import { BehaviorSubject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { createGreetings, GREETING_AT_MOST_MS, GREETING_QUIET_MS } from '../../src/development/channel.js';
+import { createGreetings } from '../../src/development/channel.js';
+import { REQUESTS_AT_MOST_MS, REQUESTS_QUIET_MS } from '../../src/effects/requests-quiet.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 
 describe('createGreetings', () => {
@@ -29,14 +30,14 @@ describe('createGreetings', () => {
       const requestsInProgress$ = cold('1 49ms 0', { 0: 0, 1: 1 });
       createGreetings({ readiness: readiness() as never, requestsInProgress$ }, scheduler)().subscribe();
     });
-    expect(checks).to.deep.equal([50 + GREETING_QUIET_MS]);
+    expect(checks).to.deep.equal([50 + REQUESTS_QUIET_MS]);
   });
 
   it('checks at most as late as told while requests go on', () => {
     scheduler.run(({ cold }) => {
       createGreetings({ readiness: readiness() as never, requestsInProgress$: cold('1', { 1: 1 }) }, scheduler)().subscribe();
     });
-    expect(checks).to.deep.equal([GREETING_AT_MOST_MS]);
+    expect(checks).to.deep.equal([REQUESTS_AT_MOST_MS]);
   });
 
   it('checks at once without a count of requests', () => {
@@ -54,11 +55,11 @@ describe('createGreetings', () => {
     });
     // The first check's promise settles after the virtual run: the second client comes later.
     await Promise.resolve();
-    expect(checks).to.deep.equal([GREETING_AT_MOST_MS]);
+    expect(checks).to.deep.equal([REQUESTS_AT_MOST_MS]);
     const connected = scheduler.now();
     scheduler.run(() => {
       greetings().subscribe();
     });
-    expect(checks).to.deep.equal([GREETING_AT_MOST_MS, connected]);
+    expect(checks).to.deep.equal([REQUESTS_AT_MOST_MS, connected]);
   });
 });
