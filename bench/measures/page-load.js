@@ -8,6 +8,8 @@
 //   cached   the bundled preview with the build cache an earlier run left (a restart)
 //   vite     a Vite 8 dev server, `index.html` loading the app's entry
 //   bundled  the same with Vite's full-bundle dev mode (`experimental.bundledDev`)
+//   floor    esbuild's own `serve()`, the app bundled from the sources in one build: what the
+//            compiler alone costs, under any design of ours (bench/children/esbuild-serve.js)
 // cold  = server process spawned -> the page rendered, in a new browser context;
 // warm  = `reload()` in that context -> rendered (median of 3 reloads per repetition).
 // Rendered: all 1,000 elements connected (`data-rendered`) and the last one coloured by its
@@ -84,6 +86,13 @@ const SERVERS = {
     async start(app) {
       clearViteCaches(app.dir);
       const { child, url, listeningMs } = await startScript(path.join(CHILDREN, 'vite-server.js'), [app.dir, app.entriesFile], { cwd: app.dir, ms: 300_000 });
+      return { child, page: url, listeningMs };
+    },
+  },
+  floor: {
+    label: 'esbuild serve(): the app bundled from the sources in one build (the compiler alone)',
+    async start(app) {
+      const { child, url, listeningMs } = await startScript(path.join(CHILDREN, 'esbuild-serve.js'), [app.dir, app.entriesFile], { cwd: app.dir, ms: 300_000 });
       return { child, page: url, listeningMs };
     },
   },
@@ -198,6 +207,9 @@ export async function run({ quick }) {
       ['cold', 'bundled', null, 'ours'],
       ['warm', 'vite', null, 'ours'],
       ['cold', 'vite', null, 'ours'],
+      // What the compiler alone reaches (no module builds, checks or join): the floor under row 2.
+      ['cold', 'bundled', null, 'floor'],
+      ['cold', 'floor', null, 'joined'],
     ]
       .filter(([, baseline, , ours]) => servers.includes(baseline) && servers.includes(ours))
       .map((args) => row(...args)),
