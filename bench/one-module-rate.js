@@ -7,6 +7,7 @@
 //   --node-arg  passed to node before bin/core.js (--cpu-prof, --trace-gc, ...); repeatable
 //   --perf    `perf stat` on the service's pid during each series
 //   --strace=FILE  the service's file system calls during the first series, into FILE
+//   --perf-record=FILE  `perf record` (cpu-clock samples) of the service's main thread during the first series, into FILE
 //   --gc-log=FILE  the service's --trace-gc lines, into FILE
 //   --snapshot=FILE  a heap snapshot of the service after the requests, into FILE (needs
 //             --node-arg=--heapsnapshot-signal=SIGUSR2)
@@ -70,12 +71,17 @@ try {
     const machineBefore = machineBusyMs();
     const perf = withPerf ? spawn('perf', ['stat', '-e', 'task-clock,cycles,instructions,cache-misses', '-p', String(child.pid)], { stdio: ['ignore', 'ignore', 'pipe'] }) : null;
     const strace = straceFile && index === 0 ? spawn('strace', ['-f', '-qq', '-e', 'trace=%stat,%file,getdents64', '-o', straceFile, '-p', String(child.pid)], { stdio: 'ignore' }) : null;
+    const record = option('perf-record', null) && index === 0 ? spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '4000', '-t', String(child.pid), '-o', option('perf-record', null)], { stdio: 'ignore' }) : null;
     let perfText = '';
     perf?.stderr.on('data', (chunk) => (perfText += chunk));
     const load = await autocannon({ url: moduleUrl, connections: 10, duration: seconds });
     if (perf) {
       perf.kill('SIGINT');
       await new Promise((resolve) => perf.once('exit', resolve));
+    }
+    if (record) {
+      record.kill('SIGINT');
+      await new Promise((resolve) => record.once('exit', resolve));
     }
     if (strace) {
       strace.kill('SIGINT');
