@@ -7,6 +7,7 @@
 //   --node-arg  passed to node before bin/core.js (--cpu-prof, --trace-gc, ...); repeatable
 //   --perf    `perf stat` on the service's pid during each series
 //   --strace=FILE  the service's file system calls during the first series, into FILE
+//   --perf-record=FILE  `perf record` (cpu-clock samples) of the service's main thread during the first series, into FILE
 //   --gc-log=FILE  the service's --trace-gc lines, into FILE
 //   --snapshot=FILE  a heap snapshot of the service after the requests, into FILE (needs
 //             --node-arg=--heapsnapshot-signal=SIGUSR2)
@@ -40,6 +41,8 @@ const seconds = Number(option('seconds', 3));
 const freshCache = args.includes('--fresh');
 const straceFile = option('strace', null);
 const stateRequests = Number(option('state', 0));
+// `N:SIGNAL`: after series N, SIGNAL to the service (a --require'd script of an experiment acts on it), then 5 s of rest.
+const [signalAfter, signalName] = option('signal-after', '0:').split(':');
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const service = await startSettled({ size, repo, fresh: freshCache, nodeArgs });
@@ -63,16 +66,22 @@ try {
     const cpuBefore = cpuMs(child.pid);
     const childrenBefore = childrenCpuMs(child.pid);
     const countsBefore = processCounts(child.pid);
+    const threadsBefore = threadCpu(child.pid);
     const ownBefore = process.cpuUsage();
     const machineBefore = machineBusyMs();
     const perf = withPerf ? spawn('perf', ['stat', '-e', 'task-clock,cycles,instructions,cache-misses', '-p', String(child.pid)], { stdio: ['ignore', 'ignore', 'pipe'] }) : null;
     const strace = straceFile && index === 0 ? spawn('strace', ['-f', '-qq', '-e', 'trace=%stat,%file,getdents64', '-o', straceFile, '-p', String(child.pid)], { stdio: 'ignore' }) : null;
+    const record = option('perf-record', null) && index === 0 ? spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '4000', '-t', String(child.pid), '-o', option('perf-record', null)], { stdio: 'ignore' }) : null;
     let perfText = '';
     perf?.stderr.on('data', (chunk) => (perfText += chunk));
     const load = await autocannon({ url: moduleUrl, connections: 10, duration: seconds });
     if (perf) {
       perf.kill('SIGINT');
       await new Promise((resolve) => perf.once('exit', resolve));
+    }
+    if (record) {
+      record.kill('SIGINT');
+      await new Promise((resolve) => record.once('exit', resolve));
     }
     if (strace) {
       strace.kill('SIGINT');
@@ -96,6 +105,13 @@ try {
         (nodeArgs.includes('--trace-gc') ? `; per 10k requests: ${((scavenges.length * 10000) / total).toFixed(1)} scavenges (${((pause(scavenges) * 10000) / total).toFixed(1)} ms), ${((marks.length * 10000) / total).toFixed(2)} mark-compacts (${((pause(marks) * 10000) / total).toFixed(1)} ms)` : ''),
     );
     console.log(`  per request (us for the times): ${counted}`);
+    console.log(`  per thread, us per request: ${threadsPerRequest(child.pid, threadsBefore, threadCpu(child.pid), total)}`);
+    if (index + 1 === Number(signalAfter)) {
+      const cpuBeforeSignal = cpuMs(child.pid);
+      process.kill(child.pid, signalName);
+      await sleep(5000);
+      console.log(`${signalName} sent to the service after series ${signalAfter}: ${cpuMs(child.pid) - cpuBeforeSignal} ms of its CPU in the 5 s after; RSS ${rssMB(child.pid)} MB`);
+    }
     if (perf) console.log(perfText.split('\n').filter((line) => /task-clock|cycles|instructions|cache-misses/.test(line)).map((line) => `  ${line.trim()}  (${perLine(line, total)})`).join('\n'));
   }
   console.log(`requests window (monotonic us, as a --cpu-prof's): ${windowStart} ${monotonicUs()}`);
@@ -137,6 +153,37 @@ function processCounts(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const count = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
   return { 'user ms': Number(fields[11]) * 10, 'system ms': Number(fields[12]) * 10, 'minor faults': Number(fields[7]), 'voluntary switches': count('voluntary_ctxt_switches'), 'involuntary switches': count('nonvoluntary_ctxt_switches') };
+}
+
+/** Each thread's name, CPU ms and context switches so far (Linux /proc/PID/task). */
+function threadCpu(pid) {
+  const threads = new Map();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.split(') ')[1].split(' ');
+      const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      const count = (field) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+      threads.set(tid, { name, ms: (Number(fields[11]) + Number(fields[12])) * 10, involuntary: count('nonvoluntary_ctxt_switches') });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return threads;
+}
+
+/** The threads that used CPU between two `threadCpu` readings, grouped by name. */
+function threadsPerRequest(pid, before, after, total) {
+  const byName = new Map();
+  for (const [tid, thread] of after) {
+    const ms = thread.ms - (before.get(tid)?.ms ?? 0);
+    const involuntary = thread.involuntary - (before.get(tid)?.involuntary ?? 0);
+    const name = tid === String(pid) ? `main ${thread.name}` : thread.name;
+    const sum = byName.get(name) ?? { ms: 0, involuntary: 0, threads: 0 };
+    byName.set(name, { ms: sum.ms + ms, involuntary: sum.involuntary + involuntary, threads: sum.threads + 1 });
+  }
+  return [...byName].map(([name, sum]) => `${name} x${sum.threads} ${((sum.ms * 1000) / total).toFixed(1)} (${((sum.involuntary) / total).toFixed(2)} preempted)`).join(', ');
 }
 
 function childrenCpuMs(pid) {

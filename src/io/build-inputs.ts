@@ -5,6 +5,7 @@ import { UNVERIFIED, type InputHashes } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
 import { MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
+import { pathRecord } from './path-records.js';
 
 /** What the runner took of each input before the build: its hash, its mtime, its bytes when kept. */
 export type InputsBefore = ReadonlyMap<string, Recalled>;
@@ -39,7 +40,7 @@ export function rebuildHint(previousInputs: InputHashes | null, previousCode: st
 // with the content it had before: an editor's save truncates the file first, and the build may
 // have read it empty.
 export function hashInputs(hashes: FileHashes, paths: readonly string[], before: InputsBefore, startedAt: number): InputHashes {
-  const inputs: InputHashes = {};
+  const inputs: InputHashes = pathRecord();
   for (const path of paths) {
     const known = before.get(path);
     if (known) {
