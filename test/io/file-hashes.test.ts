@@ -500,3 +500,59 @@ describe('createFileHashes', () => {
     });
   });
 });
+
+describe('FileHashes.statsAhead', () => {
+  // A reader that remembers `a.ts` and the listing of `dir/` out of their racy window, the
+  // worker running, and every stat this thread makes (`inRun`: those made in `run`).
+  async function remembering() {
+    const root = tempWorkspace({ 'a.ts': 'a1', 'dir/b.ts': 'b', 'linked.ts': 'l' });
+    fs.linkSync(path.join(root, 'linked.ts'), path.join(root, 'dir/twice.ts'));
+    const until = Date.now() + RACY_MS + 20;
+    while (Date.now() < until);
+    let running = false;
+    const inRun: string[] = [];
+    const stat = (absolute: string) => {
+      if (running) inRun.push(path.relative(root, absolute));
+      return fs.statSync(absolute, { throwIfNoEntry: false });
+    };
+    const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0, stat });
+    for (const relative of ['a.ts', 'dir/', 'linked.ts']) hashes.stamp(relative);
+    await hashes.readAhead!([]); // starts the worker
+    const stampAll = (relatives: string[]) =>
+      hashes.statsAhead!(relatives, () => {
+        running = true;
+        try {
+          return relatives.map((relative) => hashes.stamp(relative).hash);
+        } finally {
+          running = false;
+        }
+      });
+    return { root, hashes, inRun, stampAll };
+  }
+
+  it('stamps by the stats taken before `run`, no stat in it, for a file and a listing unchanged, and a path absent', async () => {
+    const { hashes, inRun, stampAll } = await remembering();
+    try {
+      const first = hashes.listDir('dir/')!.hash;
+      expect(await stampAll(['a.ts', 'dir/', 'gone.ts'])).to.deep.equal([contentHash('a1'), first, null]);
+      expect(inRun).to.deep.equal([]);
+    } finally {
+      await hashes.close!();
+    }
+  });
+
+  it('reads again in `run` a file rewritten and a directory whose listing changed since they were remembered, and a file of several names', async () => {
+    const { root, hashes, inRun, stampAll } = await remembering();
+    try {
+      fs.writeFileSync(path.join(root, 'a.ts'), 'a2');
+      fs.writeFileSync(path.join(root, 'dir/new.ts'), 'n');
+      const [a, dir, linked] = await stampAll(['a.ts', 'dir/', 'linked.ts']);
+      expect(a).to.equal(contentHash('a2'));
+      expect(dir).to.equal(hashes.listDir('dir/')!.hash);
+      expect(linked).to.equal(contentHash('l'));
+      expect(inRun).to.deep.equal(['a.ts', 'dir', 'linked.ts']);
+    } finally {
+      await hashes.close!();
+    }
+  });
+});
