@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './confined-paths.js';
 import { createFileMemory, type FileMemory, type Remembered } from './file-memory.js';
 import { createFileReads, type FileReads } from './file-reads.js';
-import { createReadAhead, STAT_FIELDS, statJob, writeStat, type AheadRead, type Hashed } from './read-ahead.js';
+import { createReadAhead, type AheadRead, type Hashed } from './read-ahead.js';
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
 export const RACY_MS = 50;
@@ -144,16 +144,6 @@ export interface FileHashes {
    * again if it changed since (the first check before any answer, README "Addresses").
    */
   takeAhead?(relative: string): string | undefined;
-  /**
-   * Runs `run` (synchronous) with each path's stat taken once this is called, by the worker of
-   * `readAhead` and this thread together: a `stamp` in `run` takes that stat instead of its own
-   * (the hash it remembers holds when the stat is the one it was read under, as ever; else it
-   * stats and reads as before), so this thread makes the stats the worker does not reach, and
-   * those only while the worker makes the others. The stats are as new as the call, not as `run`:
-   * for a check asked after its request arrived, taken after that arrival too (README
-   * "Addresses"). `run` runs at once, stamping as ever, when the worker is not running already.
-   */
-  statsAhead?<T>(relatives: readonly string[], run: () => T): Promise<T>;
   /** The SHA-256 (hex) of each range of `bytes`, on the worker of `readAhead`, with the bytes (moved there and back when they own their memory: `ReadAhead.sha256`); null: no worker, or gone. */
   sha256Ahead?(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<Hashed | null>;
   /** Stops the worker of `readAhead`. */
@@ -301,40 +291,9 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: Sta
       memory.get(relative)!.seq = ahead.seq;
       return hash;
     },
-    /**
-     * The stat of each path taken now, by the worker and this thread together (`statOf`, this
-     * thread's stat: each takes the next path not taken, so this thread does not wait for the
-     * worker's), with the watch count when it was asked (what a stamp taking one confirms from);
-     * null when the worker is not running (a boot is not waited for).
-     */
-    async statNow(relatives: readonly string[], statOf: (relative: string) => fs.Stats | undefined): Promise<StatsTaken | null> {
-      if (!worker.running()) return null;
-      const named = relatives.filter((relative) => isPlainRelative(relative.endsWith('/') ? relative.slice(0, -1) : relative));
-      const seq = watchSequence();
-      const job = statJob(named.map((relative) => `${rootPrefix}${relative.endsWith('/') ? relative.slice(0, -1) : relative}`));
-      const workerDone = worker.statShared(job);
-      for (let index = Atomics.add(job.claims, 0, 1); index < named.length; index = Atomics.add(job.claims, 0, 1)) {
-        const relative = named[index]!;
-        writeStat(job.stats, index, statOf(relative.endsWith('/') ? relative.slice(0, -1) : relative));
-      }
-      // Every path taken: the worker's last ones are written once it answers (or it went, and the stats it left are not taken).
-      if (!(await workerDone)) return null;
-      // Each path's place in the stats: a stat is made an object only when a stamp takes it.
-      const at = new Map<string, number>();
-      for (const [index, relative] of named.entries()) at.set(relative, index);
-      return { stats: job.stats, at, seq };
-    },
     sha256: worker.sha256,
     close: () => worker.close(),
   };
-}
-
-/** The stats of `statNow`: each path's at its place (`at`) in `stats`, as `StatJob` holds them. */
-interface StatsTaken {
-  stats: Float64Array;
-  at: Map<string, number>;
-  /** The watch count when they were asked. */
-  seq: number;
 }
 
 /**
@@ -450,30 +409,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
   const statAs = (relative: string) => statAsNamed(paths, relative);
   const ahead = options.readAhead ? readsAhead(root, memory, granularityOf, note) : null;
 
-  // The stats the worker took for the run of `statsAhead` under way (none outside one), with the watch count when they were asked.
-  let statsTaken: StatsTaken | null = null;
-
-  // A stamp by the worker's stat (`statsAhead`): absent when it found no such file or directory, as
-  // `statAs` would say; the hash remembered when that stat is the one it was read under (`isStillValid`);
-  // else undefined, and the stamp stats and reads here as ever. Each stat is taken once.
-  function stampByStatTaken(relative: string): Stamp | undefined {
-    const { stats, at, seq } = statsTaken!;
-    const index = at.get(relative);
-    if (index === undefined) return undefined;
-    at.delete(relative);
-    const from = index * STAT_FIELDS;
-    const isDir = relative.endsWith('/');
-    if (stats[from] !== (isDir ? 2 : 1)) return absent(relative, seq, 0);
-    const taken = { dev: stats[from + 1]!, ino: stats[from + 2]!, size: stats[from + 3]!, mtimeMs: stats[from + 4]!, ctimeMs: stats[from + 5]! };
-    const known = memory.get(relative);
-    if (!known || (!isDir && stats[from + 6]! > 1) || !isStillValid(known, taken, granularityOf(taken))) return undefined;
-    known.seq = seq;
-    return { hash: known.hash, mtimeMs: taken.mtimeMs };
-  }
-
   function stamp(relative: string): Stamp {
-    const byWorker = statsTaken ? stampByStatTaken(relative) : undefined;
-    if (byWorker) return byWorker;
     const seq = watchSequence();
     const isDir = relative.endsWith('/');
     const stats = statAs(relative);
@@ -536,15 +472,6 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     realPath: paths.realPath,
     readAhead: async (relatives) => ahead?.readAhead(relatives),
     takeAhead: (relative) => ahead?.takeAsRead(relative),
-    async statsAhead(relatives, run) {
-      const taken = ahead && relatives.length > 0 ? await ahead.statNow(relatives, paths.statOf).catch(() => null) : null;
-      statsTaken = taken;
-      try {
-        return run();
-      } finally {
-        statsTaken = null;
-      }
-    },
     sha256Ahead: async (bytes, ranges) => (ahead ? ahead.sha256(bytes, ranges) : null),
     close: async () => ahead?.close(),
   };

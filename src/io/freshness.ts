@@ -61,19 +61,6 @@ export function createFreshnessCheck(deps: FreshnessDeps): FreshnessCheck {
   function pass() {
     const { scopes, waiting } = pending!;
     pending = null;
-    // A whole check while no watcher proves anything (the start's first answers) stats every
-    // path: those stats are taken now (after every request of the pass arrived) by the read-ahead
-    // worker and this thread together, and the pass runs on them, with no stat of its own for a
-    // path whose hash they confirm (`statsAhead`). A check asked meanwhile is a pass of its own.
-    const { statsAhead } = deps.hashes;
-    const whole = scopes.some((scope) => scope.kind !== 'variant');
-    if (statsAhead && whole && !deps.quiet?.()) {
-      const paths = plannedStats(deps.getState(), scopes);
-      void statsAhead(paths, () => passNow(scopes, waiting));
-    } else passNow(scopes, waiting);
-  }
-
-  function passNow(scopes: CheckScope[], waiting: ((completed: boolean) => void)[]) {
     let completed = false;
     try {
       const changed = findChanges(deps.getState(), scopes, deps.hashes, deps.quiet?.() ?? undefined);
@@ -286,16 +273,6 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
   }
   plans[kind] = plan;
   return plan;
-}
-
-/**
- * The paths a whole check of `scopes` stats (every manifest, and with `all` every module's
- * inputs), but for the files expected absent in a directory it lists: its listing most likely
- * proves them absent (`lookAtPlan`), and one it does not is stat'ed in the pass.
- */
-function plannedStats(state: ServiceState, scopes: readonly CheckScope[]): string[] {
-  const { paths, listingOf } = wholePlan(state, scopes.some((scope) => scope.kind === 'all'));
-  return paths.filter((_path, index) => listingOf[index] === -1);
 }
 
 /**

@@ -25,41 +25,9 @@ export interface Hashed {
   bytes: Uint8Array;
 }
 
-/** Numbers per path of a `StatJob`'s stats. */
-export const STAT_FIELDS = 7;
-
-/** Paths stat'ed by the worker and its caller together (`ReadAhead.statShared`), in shared memory. */
-export interface StatJob {
-  files: readonly string[];
-  /** `STAT_FIELDS` numbers a path: [kind, dev, ino, size, mtimeMs, ctimeMs, nlink], kind 0 absent or unreadable, 1 a file, 2 a directory, 3 anything else. */
-  stats: Float64Array;
-  /** [the paths taken so far]: the next path to stat is the one `Atomics.add(claims, 0, 1)` gives. */
-  claims: Int32Array;
-}
-
-/** A job of `files`, its memory shared. */
-export function statJob(files: readonly string[]): StatJob {
-  return { files, stats: new Float64Array(new SharedArrayBuffer(Math.max(1, files.length) * STAT_FIELDS * 8)), claims: new Int32Array(new SharedArrayBuffer(4)) };
-}
-
-/** A stat written into a job's stats at path `index`. */
-export function writeStat(stats: Float64Array, index: number, found: Pick<import('node:fs').Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'nlink' | 'isFile' | 'isDirectory'> | undefined): void {
-  if (!found) return;
-  const at = index * STAT_FIELDS;
-  stats[at] = found.isFile() ? 1 : found.isDirectory() ? 2 : 3;
-  stats[at + 1] = found.dev;
-  stats[at + 2] = found.ino;
-  stats[at + 3] = found.size;
-  stats[at + 4] = found.mtimeMs;
-  stats[at + 5] = found.ctimeMs;
-  stats[at + 6] = found.nlink;
-}
-
 export interface ReadAhead {
   /** Starts the worker, if not yet: a start that will want it boots it while doing other work. */
   start(): void;
-  /** Whether the worker was started and is not gone: asking it then waits for no boot. */
-  running(): boolean;
   /**
    * Each absolute path's read, or null: absent, not a plain file of one name, leading out of
    * `root`, unreadable, or the worker gone. A path ending in `/` is a directory's: its listing.
@@ -73,14 +41,6 @@ export interface ReadAhead {
    * bytes with it.
    */
   sha256(bytes: Uint8Array, ranges: readonly (readonly [start: number, end: number])[]): Promise<Hashed | null>;
-  /**
-   * Stats the paths of `job` as `fs.statSync` does (links followed), no read, sharing them with the
-   * caller: each takes the next path not taken yet (`claims`), so the caller stats too while the
-   * worker does, and neither waits for the other. Resolves true once the worker takes no more
-   * (every path taken, and its stats written), false when it is gone (the caller then stats
-   * what it left).
-   */
-  statShared(job: StatJob): Promise<boolean>;
   /** Stops the worker; later reads answer null. */
   close(): Promise<void>;
 }
@@ -172,34 +132,7 @@ function listOne(file, realDirs) {
     return null;
   }
 }
-// The paths of a shared job not taken yet by the caller (test/io/read-ahead.test.ts holds the
-// stats equal to \`writeStat\`'s of fs.statSync).
-function statShared(files, stats, claims) {
-  for (;;) {
-    const index = Atomics.add(claims, 0, 1);
-    if (index >= files.length) return;
-    let found;
-    try {
-      found = fs.statSync(files[index], { throwIfNoEntry: false });
-    } catch {
-      found = undefined;
-    }
-    if (!found) continue;
-    const at = index * ${STAT_FIELDS};
-    stats[at] = found.isFile() ? 1 : found.isDirectory() ? 2 : 3;
-    stats[at + 1] = found.dev;
-    stats[at + 2] = found.ino;
-    stats[at + 3] = found.size;
-    stats[at + 4] = found.mtimeMs;
-    stats[at + 5] = found.ctimeMs;
-    stats[at + 6] = found.nlink;
-  }
-}
-parentPort.on('message', ({ id, files, bytes, ranges, stat }) => {
-  if (stat) {
-    statShared(stat.files, stat.stats, stat.claims);
-    return parentPort.postMessage({ id, reads: [] });
-  }
+parentPort.on('message', ({ id, files, bytes, ranges }) => {
   if (bytes) return parentPort.postMessage({ id, reads: ranges.map(([start, end]) => hash('sha256', bytes.subarray(start, end), 'hex')), bytes }, [bytes.buffer]);
   const realDirs = new Map();
   parentPort.postMessage({ id, reads: files.map((file) => (file.endsWith('/') ? listOne(file, realDirs) : readOne(file, realDirs))) });
@@ -262,7 +195,6 @@ export function createReadAhead(root: string): ReadAhead {
 
   return {
     start: () => void started(),
-    running: () => worker !== null && !gone,
     async read(files) {
       const thread = files.length > 0 ? started() : null;
       const answer = thread ? await ask(thread, { files }) : null;
@@ -276,10 +208,6 @@ export function createReadAhead(root: string): ReadAhead {
       const owned = buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
       const answer = await ask(thread, { bytes, ranges }, owned ? [buffer] : []);
       return answer?.bytes ? { digests: answer.reads as string[], bytes: answer.bytes } : null;
-    },
-    async statShared(job) {
-      const thread = worker && !gone ? worker : null;
-      return thread ? (await ask(thread, { stat: job })) !== null : false;
     },
     async close() {
       const thread = worker;

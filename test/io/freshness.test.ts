@@ -522,12 +522,11 @@ describe("findChanges after a team start's restore", () => {
   });
 });
 
-describe("the first whole check after a team start's restore (stats on the worker)", () => {
+describe("the first check after a team start's restore, before the watcher runs", () => {
   const files = { 'core.json': '{}', 'app/package.json': '{"name":"app"}', 'app/one/index.ts': 'e1', 'app/one/helper.ts': 'h1', 'app/two/index.ts': 'x' };
   const inputs = { 'app/one/index.ts': contentHash('e1'), 'app/one/helper.ts': contentHash('h1') };
 
-  // A restored state, a reader whose inputs the worker read and the restore took as read, and
-  // every stat this thread makes, by path.
+  // A restored state, and a reader whose inputs the worker read and the restore took as read (no stat then).
   async function restoredStart() {
     const root = tempWorkspace(files);
     const until = Date.now() + RACY_MS + 20; // past the racy window of the writes
@@ -539,39 +538,18 @@ describe("the first whole check after a team start's restore (stats on the worke
       startedBuild(1, DEV, [{ module: one, generation: 1 }]),
       succeeded(1, one, DEV, 'e1', { inputs }),
     ]);
-    // This thread's stats and the check's reads of the state, in order: the pass reads it as it begins.
-    const statsHere: string[] = [];
-    const stat = (absolute: string) => {
-      statsHere.push(path.relative(root, absolute));
-      return fs.statSync(absolute, { throwIfNoEntry: false });
-    };
-    const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0, stat });
+    const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
     await hashes.readAhead!(Object.keys(inputs));
     for (const input of Object.keys(inputs)) expect(hashes.takeAhead!(input)).to.equal(inputs[input as keyof typeof inputs]);
     const facts: Fact[] = [];
-    const check = createFreshnessCheck({ hashes, getState: () => (statsHere.push('(the state read)'), state), dispatch: (fact) => void facts.push(fact), failed: (error) => expect.fail(String(error)), quiet: () => null });
-    return { root, hashes, statsHere, facts, check };
+    const check = createFreshnessCheck({ hashes, getState: () => state, dispatch: (fact) => void facts.push(fact), failed: (error) => expect.fail(String(error)), quiet: () => null });
+    return { root, hashes, facts, check };
   }
 
-  it('stats each input once, before the pass (on the worker, or here while the worker stats others), and finds nothing changed when nothing did', async () => {
-    const { hashes, statsHere, facts, check } = await restoredStart();
-    try {
-      expect(await check.check({ kind: 'all' })).to.equal(true);
-      expect(facts).to.deep.equal([]);
-      // None after the pass began (its state read, the last one), and none twice.
-      const inPass = statsHere.slice(statsHere.lastIndexOf('(the state read)'));
-      expect(inPass.filter((relative) => relative in inputs)).to.deep.equal([]);
-      const inputStats = statsHere.filter((relative) => relative in inputs);
-      expect(new Set(inputStats).size).to.equal(inputStats.length);
-    } finally {
-      await hashes.close!();
-    }
-  });
-
-  it('reports an input written between the worker\'s read and the check, though the restore took the read with no stat', async () => {
+  it("reports an input rewritten (same size) between the worker's read and the check", async () => {
     const { root, hashes, facts, check } = await restoredStart();
     try {
-      fs.writeFileSync(path.join(root, 'app/one/index.ts'), 'e2'); // same size
+      fs.writeFileSync(path.join(root, 'app/one/index.ts'), 'e2');
       expect(await check.check({ kind: 'all' })).to.equal(true);
       expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/one/index.ts': contentHash('e2') }, source: 'check' }]);
     } finally {
@@ -579,9 +557,11 @@ describe("the first whole check after a team start's restore (stats on the worke
     }
   });
 
-  it('reports an input removed since the worker read it', async () => {
+  it("reports an input removed between the worker's read and the check, and nothing when nothing changed", async () => {
     const { root, hashes, facts, check } = await restoredStart();
     try {
+      expect(await check.check({ kind: 'all' })).to.equal(true);
+      expect(facts).to.deep.equal([]);
       fs.rmSync(path.join(root, 'app/one/helper.ts'));
       expect(await check.check({ kind: 'all' })).to.equal(true);
       expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/one/helper.ts': null }, source: 'check' }]);

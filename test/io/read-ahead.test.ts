@@ -4,40 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { createReadAhead, statJob, writeStat, STAT_FIELDS } from '../../src/io/read-ahead.js';
+import { createReadAhead } from '../../src/io/read-ahead.js';
 import { createFileHashes } from '../../src/io/file-hashes.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 describe('createReadAhead', () => {
-  it("stats a shared job's paths as writeStat writes fs.statSync's stats (links followed, absence left zero), when the caller takes none", async () => {
-    const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n', 'dir/c.ts': 'c\n' });
-    fs.symlinkSync(path.join(root, 'a.ts'), path.join(root, 'link.ts'));
-    fs.linkSync(path.join(root, 'dir/c.ts'), path.join(root, 'twice.ts'));
-    const ahead = createReadAhead(root);
-    try {
-      const files = ['a.ts', 'dir', 'link.ts', 'twice.ts', 'gone.ts', 'a.ts/under'].map((name) => path.join(root, name));
-      const job = statJob(files);
-      expect(await ahead.statShared(job)).to.equal(false); // not started: the caller stats it all
-      ahead.start();
-      expect(await ahead.statShared(job)).to.equal(true);
-      const expected = new Float64Array(files.length * STAT_FIELDS);
-      for (const [index, file] of files.entries()) {
-        let found: fs.Stats | undefined;
-        try {
-          found = fs.statSync(file, { throwIfNoEntry: false });
-        } catch {
-          found = undefined;
-        }
-        writeStat(expected, index, found);
-      }
-      expect([...job.stats]).to.deep.equal([...expected]);
-      expect([...job.stats.subarray(0, STAT_FIELDS * 4)].filter((_value, at) => at % STAT_FIELDS === 0)).to.deep.equal([1, 2, 1, 1]);
-      expect(Atomics.load(job.claims, 0)).to.be.at.least(files.length);
-    } finally {
-      await ahead.close();
-    }
-  });
-
   it('answers each file with the hash contentHash gives its bytes and the stat it was read under', async () => {
     const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n', 'lib/b.css': 'b { color: red }\n' });
     const ahead = createReadAhead(root);
