@@ -143,7 +143,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       const facts = workspaceFacts(workspace, hashes);
       // An entry from elsewhere carries no stats of this disk: its inputs are read and hashed
       // here, never adopted from a stat it names (README "A team's remote cache").
-      return (entry) => (!isCacheEntry(entry) ? 'damaged' : factsHold({ ...entry, signatures: undefined }, facts) ? 'valid' : 'stale');
+      return (entry) => (!isCacheEntry(entry) ? 'damaged' : factsHold(entry, facts, undefined) ? 'valid' : 'stale');
     },
     save(builds, workspace) {
       const done = writer.write(builds, workspace).finally(() => writing.delete(done));

@@ -142,6 +142,31 @@ describe('createBuildCache', () => {
     });
   });
 
+  it('never stats an input outside the workspace that an entry from elsewhere names, after inputs that hold', () => {
+    const root = tempWorkspace({ [one.entry!]: 'export {};' });
+    const real = createFileHashes(root);
+    const workspace = workspaceModel([one], { sources: { 'core.json': 'core-1' } });
+    const { cache, asked, entry } = countingCache(cacheOf(workspace, {}).dir, root, real, workspace, { [one.entry!]: contentHash('export {};'), '../outside.ts': contentHash('outside'), '/etc/passwd': null });
+    expect(cache.entryChecker(workspace)(entry)).to.equal('stale');
+    expect(asked.filter((relative) => relative !== one.entry)).to.deep.equal([]);
+  });
+
+  it("judges an entry from elsewhere (`entryChecker`) by this disk alone: stats it names that match this disk's are not taken for its inputs' hashes", () => {
+    const root = tempWorkspace({ [one.entry!]: 'export {};' });
+    const until = Date.now() + RACY_MS + 20; // past the racy window of the write
+    while (Date.now() < until);
+    const real = createFileHashes(root);
+    const workspace = workspaceModel([one], { sources: { 'core.json': 'core-1' } });
+    const claimed = contentHash('not what the file holds');
+    const { cache, asked, entry } = countingCache(cacheOf(workspace, {}).dir, root, real, workspace, { [one.entry!]: claimed });
+    const stats = fs.statSync(path.join(root, one.entry!));
+    // This disk's very stat of the file, under the claimed hash: a local entry's signature would be adopted.
+    const signatures = { [one.entry!]: [claimed, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, Date.now()] as const };
+    expect(cache.entryChecker(workspace)({ ...entry, signatures })).to.equal('stale');
+    expect(asked).to.deep.equal([one.entry]);
+    expect(real.signature(one.entry!)?.[0]).to.equal(contentHash('export {};'));
+  });
+
   // A team start's entries' inputs are read on the worker just before their check.
   it('takes an input the read-ahead worker read as it read it, without a stamp or stat of its own (the first check before an answer stats it)', async () => {
     const root = tempWorkspace({ [one.entry!]: 'export {};' });

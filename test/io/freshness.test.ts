@@ -521,3 +521,52 @@ describe("findChanges after a team start's restore", () => {
     }
   });
 });
+
+describe("the first check after a team start's restore, before the watcher runs", () => {
+  const files = { 'core.json': '{}', 'app/package.json': '{"name":"app"}', 'app/one/index.ts': 'e1', 'app/one/helper.ts': 'h1', 'app/two/index.ts': 'x' };
+  const inputs = { 'app/one/index.ts': contentHash('e1'), 'app/one/helper.ts': contentHash('h1') };
+
+  // A restored state, and a reader whose inputs the worker read and the restore took as read (no stat then).
+  async function restoredStart() {
+    const root = tempWorkspace(files);
+    const until = Date.now() + RACY_MS + 20; // past the racy window of the writes
+    while (Date.now() < until);
+    const sources = { 'core.json': contentHash(files['core.json']), 'app/package.json': contentHash(files['app/package.json']) };
+    const state = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, two], { sources }) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { inputs }),
+    ]);
+    const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+    await hashes.readAhead!(Object.keys(inputs));
+    for (const input of Object.keys(inputs)) expect(hashes.takeAhead!(input)).to.equal(inputs[input as keyof typeof inputs]);
+    const facts: Fact[] = [];
+    const check = createFreshnessCheck({ hashes, getState: () => state, dispatch: (fact) => void facts.push(fact), failed: (error) => expect.fail(String(error)), quiet: () => null });
+    return { root, hashes, facts, check };
+  }
+
+  it("reports an input rewritten (same size) between the worker's read and the check", async () => {
+    const { root, hashes, facts, check } = await restoredStart();
+    try {
+      fs.writeFileSync(path.join(root, 'app/one/index.ts'), 'e2');
+      expect(await check.check({ kind: 'all' })).to.equal(true);
+      expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/one/index.ts': contentHash('e2') }, source: 'check' }]);
+    } finally {
+      await hashes.close!();
+    }
+  });
+
+  it("reports an input removed between the worker's read and the check, and nothing when nothing changed", async () => {
+    const { root, hashes, facts, check } = await restoredStart();
+    try {
+      expect(await check.check({ kind: 'all' })).to.equal(true);
+      expect(facts).to.deep.equal([]);
+      fs.rmSync(path.join(root, 'app/one/helper.ts'));
+      expect(await check.check({ kind: 'all' })).to.equal(true);
+      expect(facts).to.deep.equal([{ type: 'files.changed', files: { 'app/one/helper.ts': null }, source: 'check' }]);
+    } finally {
+      await hashes.close!();
+    }
+  });
+});

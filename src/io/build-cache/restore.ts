@@ -9,7 +9,7 @@ import { fingerprintOf, isBuildable } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
 import { BUILTIN_BUNDLERS } from '../../workspace/read-workspace.js';
-import { absentFromRecordedListing, stampAsRead, type FileHashes, type FileSignature } from '../file-hashes.js';
+import { absentFromRecordedListing, isPlainRelative, stampAsRead, type FileHashes, type FileSignature } from '../file-hashes.js';
 import { arePlainPaths, isCacheEntry, isFileSignature, isWorkspaceSnapshot, type CacheEntry, type CacheIndex } from '../cache-index.js';
 import type { OutputPacks, ReadPacks } from './output-packs.js';
 import { linksHold, type LinksOfReads } from '../read-links.js';
@@ -69,12 +69,15 @@ function inputMatcher(hashes: FileHashes, read: Readonly<Record<string, string |
 
 // The entry's module, declaration, bundler and boundaries are the workspace's, and every input
 // still hashes as the build read it: what makes a build's outputs valid, wherever they are kept.
-export function factsHold(entry: CacheEntry, { modules, boundaries, matches }: WorkspaceFacts): boolean {
+// `signatures`: the stats this disk's own entry names, adopted instead of a read where they hold;
+// none for an entry from elsewhere (given apart, not by a copy of each entry without them).
+export function factsHold(entry: Omit<CacheEntry, 'signatures'>, { modules, boundaries, matches }: WorkspaceFacts, signatures: CacheEntry['signatures']): boolean {
   const module = modules.get(entry.module);
   if (!module || module.fingerprint !== entry.fingerprint || module.bundler !== entry.bundler || entry.boundaries !== boundaries) return false;
-  if (!arePlainPaths(entry.record.inputs)) return false;
-  for (const [input, hash] of Object.entries(entry.record.inputs)) {
-    if (!matches(input, hash, entry.signatures?.[input])) return false;
+  // Each input's name checked before it is looked at: nothing outside the workspace is ever stat'ed.
+  const { inputs } = entry.record;
+  for (const input in inputs) {
+    if (!isPlainRelative(input) || !matches(input, inputs[input]!, signatures?.[input])) return false;
   }
   return true;
 }
@@ -116,7 +119,7 @@ export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps
 // an output no pack holds whole); `stale`: the workspace changed since.
 function stillValid(entry: unknown, facts: WorkspaceFacts, load: (ref: OutputRef) => boolean): entry is CacheEntry {
   if (!isCacheEntry(entry)) throw new DamagedEntry('an entry is not of its shape');
-  if (!factsHold(entry, facts)) return false;
+  if (!factsHold(entry, facts, entry.signatures)) return false;
   const { outputs } = entry.record;
   const chunks = Object.values(outputs.chunks ?? {});
   if (!load(outputs.code) || (outputs.styles !== null && !load(outputs.styles)) || !chunks.every(load)) {
