@@ -12,6 +12,7 @@ import { bundlerFailedFacts, createBuildFacts } from './build-facts.js';
 import { inputsBefore, rebuildHint } from './build-inputs.js';
 import { stampingOnce, type FileHashes } from './file-hashes.js';
 import { createImportLocator } from './import-locations.js';
+import type { WatchProof } from './freshness.js';
 import { createTsconfigInputs } from './tsconfig-inputs.js';
 
 export interface BuildJob {
@@ -39,6 +40,8 @@ export interface BuildRunnerDeps {
   outputs: OutputCache;
   hashes: FileHashes;
   now?: () => number;
+  /** The tree watcher's proof of silence while it runs: the tsconfig places it vouches for are not stamped again (README "Addresses"). */
+  quiet?: () => WatchProof | null;
 }
 
 export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries, packageDir?: string, shared?: Record<string, string>): BundleTarget => ({
@@ -58,7 +61,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   const now = deps.now ?? Date.now;
   // A job's results are recorded in one run, each path they name stamped once (`stampingOnce`).
   const stamps = stampingOnce(deps.hashes);
-  const tsconfigInputs = createTsconfigInputs(stamps.hashes);
+  const tsconfigInputs = createTsconfigInputs(stamps.hashes, deps.quiet);
   const toFact = createBuildFacts(stamps.hashes, deps.outputs, createImportLocator(stamps.hashes));
   return (job) =>
     new Observable<readonly Fact[]>((subscriber) => {
