@@ -11,7 +11,7 @@ import type { Variant } from '../workspace/variant.js';
 import { variantKey } from '../workspace/variant.js';
 import { collect, isBuildFailure, stylesheetRoot, stylesInputs } from './build-results.js';
 import { createContextPool } from './context-pool.js';
-import { contentHash } from '../outputs/content-hash.js';
+import { outputHash } from '../outputs/content-hash.js';
 import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
@@ -105,7 +105,7 @@ function wholeBuild(root: string, target: BundleTarget, result: esbuild.BuildRes
   const stylesheet = stylesheetRoot(result, 0);
   return {
     result: collected,
-    codeHash: collected.code ? contentHash(collected.code) : null,
+    codeHash: collected.code ? outputHash(collected.code) : null,
     stylesheet,
     stylesheetAlone: stylesheet !== null && importsNothing(result, stylesheet),
     codeInputs,
