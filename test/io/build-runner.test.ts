@@ -127,6 +127,53 @@ describe('createBuildRunner', () => {
     expect(inputs).to.not.have.property('tsconfig.json');
   });
 
+  it('takes a known input the watcher proves unwritten during the build without a stat; one written through another name is still caught', async () => {
+    const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n', 'app/main/util.ts': 'export const u = 1;\n' });
+    const statsAfter = new Map<string, number>();
+    let during = () => {};
+    const inputs = ['app/main/index.ts', 'app/main/util.ts'];
+    const bundler: Bundler = {
+      bundle: async (targets) => {
+        during();
+        statsAfter.clear();
+        return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs, imports: [], errors: [] }));
+      },
+      rebuild: async () => {
+        throw new Error('not asked');
+      },
+      dispose: async () => {},
+    };
+    const stat = (absolute: string) => {
+      const relative = path.relative(root, absolute);
+      statsAfter.set(relative, (statsAfter.get(relative) ?? 0) + 1);
+      return fs.statSync(absolute, { throwIfNoEntry: false });
+    };
+    const later = () => Date.now() + 60_000;
+    const hashes = createFileHashes(root, later, { stat });
+    // A watcher that has noticed nothing: its word is taken for every path it may vouch for.
+    const quiet = () => ({ unchangedSince: () => true, proofGeneration: () => 0 });
+    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later, quiet });
+    for (const input of inputs) hashes.stamp(input);
+    const recorded = Object.fromEntries(inputs.map((input) => [input, hashes.hash(input)]));
+    const build = async () => {
+      const job: BuildJob = { build: 2, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: 2, previousInputs: recorded }] };
+      return ((await firstValueFrom(run(job)))[0] as { inputs: Record<string, string | null> }).inputs;
+    };
+    expect(await build()).to.include(recorded);
+    expect(inputs.filter((input) => statsAfter.has(input)), 'inputs stat\'ed after the build').to.deep.equal([]);
+    // util.ts gets a second name, and is written through it during the build, back to the same
+    // bytes (as a save that truncates first): the watcher of its own directory may say nothing.
+    fs.linkSync(path.join(root, 'app/main/util.ts'), path.join(root, 'app/other-name.ts'));
+    hashes.stamp('app/main/util.ts');
+    during = () => {
+      fs.writeFileSync(path.join(root, 'app/other-name.ts'), '');
+      fs.writeFileSync(path.join(root, 'app/other-name.ts'), 'export const u = 1;\n');
+      const moved = new Date(Date.now() + 5_000);
+      fs.utimesSync(path.join(root, 'app/other-name.ts'), moved, moved);
+    };
+    expect((await build())['app/main/util.ts']).to.equal(UNVERIFIED);
+  });
+
   it('marks unverified an input first read by the build whose whole-second mtime falls within a second before the build began', async () => {
     const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
     const second = new Date('2020-01-01T00:00:00.000Z');
