@@ -39,8 +39,11 @@ export function createTsconfigInputs(hashes: FileHashes, quiet?: () => WatchProo
     chains.set(nearest, { files, looked });
     return files;
   };
+  // The places above an entry's directory are a function of its path: made once per entry.
+  const placesOf = new Map<string, string[]>();
   return (entry) => {
-    const places = tsconfigPlaces(dirOf(entry));
+    let places = placesOf.get(entry);
+    if (!places) placesOf.set(entry, (places = tsconfigPlaces(dirOf(entry))));
     const found = places.findIndex((file) => placeHash(file) !== null);
     if (found === -1) return places;
     return [...places.slice(0, found + 1), ...chainOf(places[found]!)];
