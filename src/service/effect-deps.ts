@@ -92,6 +92,10 @@ export function createEffectDeps(root: string, logger: (message: string) => void
         }
       : {}),
     run: createBuildRunner({ registry, outputs, hashes, quiet: () => treeWatcher }),
+    afterResult: (pass) => {
+      const next = setImmediate(pass);
+      return () => clearImmediate(next);
+    },
     concurrency: options.concurrency ?? Math.max(2, os.availableParallelism()),
     buildNumbers: counter(),
     hashes,
