@@ -150,8 +150,9 @@ describe('createBuildRunner', () => {
     };
     const later = () => Date.now() + 60_000;
     const hashes = createFileHashes(root, later, { stat });
-    // A watcher that has noticed nothing: its word is taken for every path it may vouch for.
-    const quiet = () => ({ unchangedSince: () => true, proofGeneration: () => 0 });
+    // A watcher that has noticed nothing but `noticed`: its word is taken for every path it may vouch for.
+    const noticed = new Set<string>();
+    const quiet = () => ({ unchangedSince: (relative: string) => !noticed.has(relative), proofGeneration: () => noticed.size });
     const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later, quiet });
     for (const input of inputs) hashes.stamp(input);
     const recorded = Object.fromEntries(inputs.map((input) => [input, hashes.hash(input)]));
@@ -172,6 +173,19 @@ describe('createBuildRunner', () => {
       fs.utimesSync(path.join(root, 'app/other-name.ts'), moved, moved);
     };
     expect((await build())['app/main/util.ts']).to.equal(UNVERIFIED);
+    // A write the watcher noticed during the build: stat'ed, and caught by its mtime.
+    fs.unlinkSync(path.join(root, 'app/other-name.ts'));
+    hashes.stamp('app/main/util.ts');
+    recorded['app/main/util.ts'] = hashes.hash('app/main/util.ts');
+    during = () => {
+      fs.writeFileSync(path.join(root, 'app/main/index.ts'), 'export const a = 1;\n');
+      const moved = new Date(Date.now() + 9_000);
+      fs.utimesSync(path.join(root, 'app/main/index.ts'), moved, moved);
+      noticed.add('app/main/index.ts');
+    };
+    const inputs3 = await build();
+    expect(inputs3['app/main/index.ts']).to.equal(UNVERIFIED);
+    expect(inputs3['app/main/util.ts']).to.equal(recorded['app/main/util.ts']);
   });
 
   it('marks unverified an input first read by the build whose whole-second mtime falls within a second before the build began', async () => {
