@@ -19,7 +19,7 @@ export interface ContextPool {
   discard(key: string): Promise<void>;
 }
 
-export interface Pooled {
+interface Pooled {
   context: esbuild.BuildContext;
   signature: string;
   /** Settles once the last rebuild has wound down; null when it has. */
@@ -31,20 +31,15 @@ export interface Pooled {
 // A successful build's result, taken as esbuild ends the build: `rebuild()` answers one round trip
 // to esbuild's process later (its "on-end" message is sent within a rebuild anyway, then answered,
 // then the rebuild), while the request that asked for the build waits. A failure is taken from
-// `rebuild()`, with the error it makes. esbuild's "on-end" is answered in the next turn, once the
-// result has been recorded and the request that waited for it answered: that write to esbuild's
-// process (which wakes it; on a loaded machine a millisecond of this thread) came first, on the
-// way of the answer (bench/RESULTS.md, stop 35). esbuild waits for a promise an `onEnd` returns.
-export function endedPlugin(ended: Pooled['ended']): esbuild.Plugin {
+// `rebuild()`, with the error it makes.
+function endedPlugin(ended: Pooled['ended']): esbuild.Plugin {
   return {
     name: 'core-context-pool',
     setup(build) {
       build.onEnd((result) => {
         const take = ended.take;
         ended.take = null;
-        if (result.errors.length > 0 || !take) return undefined;
-        take(result);
-        return new Promise<void>((resolve) => void setImmediate(resolve));
+        if (result.errors.length === 0) take?.(result);
       });
     },
   };

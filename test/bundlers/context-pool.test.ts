@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type * as esbuild from 'esbuild';
 import { isBuildFailure } from '../../src/bundlers/build-results.js';
-import { createContextPool, endedPlugin } from '../../src/bundlers/context-pool.js';
+import { createContextPool } from '../../src/bundlers/context-pool.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 describe('createContextPool', () => {
@@ -58,36 +58,5 @@ describe('createContextPool', () => {
     expect((failure as esbuild.BuildFailure).errors.map((error) => error.text)).to.deep.equal(['Unexpected ";"']);
     fs.writeFileSync(path.join(root, 'helper.ts'), 'export const helper = 4;\n');
     expect((await pool.rebuild('key', 'signature', options)).outputFiles!.map((file) => file.text).join('')).to.include('helper = 4');
-  });
-});
-
-describe('endedPlugin', () => {
-  // The plugin's `onEnd` as esbuild calls it, with what it returns (esbuild answers its end once that settles).
-  const onEndOf = (ended: { take: ((result: esbuild.BuildResult) => void) | null }) => {
-    let callback!: (result: esbuild.BuildResult) => unknown;
-    void endedPlugin(ended).setup({ onEnd: (given: typeof callback) => void (callback = given) } as unknown as esbuild.PluginBuild);
-    return callback;
-  };
-  const result = (errors: number) => ({ errors: Array.from({ length: errors }, () => ({ text: 'x' })), warnings: [] }) as unknown as esbuild.BuildResult;
-
-  it('hands a successful result over at once, and lets esbuild end the build only in the next turn', async () => {
-    const order: string[] = [];
-    const ended = { take: (taken: esbuild.BuildResult) => void order.push(`taken ${taken.errors.length}`) };
-    const answer = onEndOf(ended)(result(0)) as Promise<void> | undefined;
-    expect(order).to.deep.equal(['taken 0']);
-    expect(answer).to.be.an.instanceOf(Promise);
-    void answer!.then(() => order.push('esbuild answered'));
-    // The result's consumers, in the microtasks of this turn: the answer that waited for it first.
-    for (let turn = 0; turn < 20; turn += 1) await Promise.resolve();
-    order.push('microtasks done');
-    await new Promise((resolve) => setImmediate(resolve));
-    await Promise.resolve();
-    expect(order).to.deep.equal(['taken 0', 'microtasks done', 'esbuild answered']);
-  });
-
-  it('answers esbuild at once for a failure, or when nobody waits for the result', () => {
-    const ended = { take: (): void => {} };
-    expect(onEndOf(ended)(result(1))).to.equal(undefined);
-    expect(onEndOf({ take: null })(result(0))).to.equal(undefined);
   });
 });
