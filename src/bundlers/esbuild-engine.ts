@@ -11,7 +11,7 @@ import type { Variant } from '../workspace/variant.js';
 import { variantKey } from '../workspace/variant.js';
 import { collect, isBuildFailure, stylesheetRoot, stylesInputs } from './build-results.js';
 import { createContextPool } from './context-pool.js';
-import { contentHash } from '../outputs/content-hash.js';
+import { outputHash } from '../outputs/content-hash.js';
 import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
@@ -95,17 +95,47 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   };
 }
 
-/** A whole build of the module in its kept context, as the stylesheet rebuilt alone later needs it. */
+/**
+ * A whole build of the module in its kept context, as the stylesheet rebuilt alone later needs it.
+ * Only its result and code hash are needed now: the rest (which inputs are the code's, the
+ * stylesheet, its warnings) only by a later stylesheet edit, so it is derived in a later turn,
+ * after the answer that waits for this result (or at once, if asked first).
+ */
 function wholeBuild(root: string, target: BundleTarget, result: esbuild.BuildResult): LastBuild {
   const collected = collect(root, target, 0, result);
+  let parts: StylesheetParts | undefined;
+  const derived = () => (parts ??= stylesheetParts(collected, result));
+  setImmediate(derived);
+  return {
+    result: collected,
+    codeHash: collected.code ? outputHash(collected.code) : null,
+    get stylesheet() {
+      return derived().stylesheet;
+    },
+    get stylesheetAlone() {
+      return derived().stylesheetAlone;
+    },
+    get codeInputs() {
+      return derived().codeInputs;
+    },
+    get codeWarnings() {
+      return derived().codeWarnings;
+    },
+    get stylesInputs() {
+      return derived().stylesInputs;
+    },
+  };
+}
+
+type StylesheetParts = Omit<LastBuild, 'result' | 'codeHash'>;
+
+function stylesheetParts(collected: BundleResult, result: esbuild.BuildResult): StylesheetParts {
   const styles = new Set(stylesInputs(result, 0));
   const code = new Set(Object.keys(result.metafile!.outputs[`${OUT}0.js`]?.inputs ?? {}));
   // What the code depends on: every input but those only the stylesheet read.
   const codeInputs = collected.inputs.filter((input) => !styles.has(input) || code.has(input));
   const stylesheet = stylesheetRoot(result, 0);
   return {
-    result: collected,
-    codeHash: collected.code ? contentHash(collected.code) : null,
     stylesheet,
     stylesheetAlone: stylesheet !== null && importsNothing(result, stylesheet),
     codeInputs,

@@ -9,7 +9,7 @@
 // - A job whose every module went stale again (a newer change) is cancelled; the reducer
 //   drops any result that is not the one a variant waits for.
 // - At most `concurrency` jobs run, plus a few lanes kept for requests.
-import { asapScheduler, auditTime, Observable, type Subscriber, type Subscription } from 'rxjs';
+import { asapScheduler, audit, Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { BuildReason, CoreEvent, Fact, Facts } from '../store/events.js';
 import { selectBuildQueue, selectSharedFileCopies, selectSharedFiles, type BuildTarget } from '../store/selectors.js';
 import { bundlerKey } from '../workspace/model.js';
@@ -29,7 +29,15 @@ export interface BuildsDeps extends EffectScheduling {
   batchSize?: number;
   /** Numbers builds; shared by the restarts of the effect, so a number is never used twice. */
   buildNumbers?: { next(): number };
+  /**
+   * When the pass after a build's result runs (the service: the next turn of the event loop),
+   * returning its cancel: the request that waited for that result is answered first (README
+   * "Performance"). Absent: that pass runs as every other.
+   */
+  afterResult?: (pass: () => void) => () => void;
 }
+
+const isResult = (event: CoreEvent): boolean => event.type === 'build.succeeded' || event.type === 'build.failed';
 
 /** Build numbers from 1. */
 export const counter = (): { next(): number } => {
@@ -50,7 +58,7 @@ function cancelStale(running: Running, state: ServiceState, subscriber: Subscrib
   }
 }
 
-export function builds$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Facts> {
+export function builds$(event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Facts> {
   const requestLanes = deps.requestLanes ?? 2;
   // The lanes a job may take: the plain ones, and the request lanes for a requested one.
   const capacityOf = (requested: boolean) => deps.concurrency + (requested ? requestLanes : 0);
@@ -110,12 +118,34 @@ export function builds$(_event$: Observable<CoreEvent>, state$: Observable<Servi
 
     // Scheduled after the events of a turn are reduced: a burst of changes makes one pass,
     // and the jobs it starts are reduced at once, before the next pass looks at the state.
-    const subscription = state$.pipe(auditTime(0, deps.scheduler ?? asapScheduler)).subscribe({
+    // After a build's result, later still when `afterResult` says so: nothing of the pass is
+    // on the way of the answer that waited for it.
+    let lastWasResult = false;
+    const events = event$.subscribe((event) => void (lastWasResult = isResult(event)));
+    const scheduler = deps.scheduler ?? asapScheduler;
+    const passTime = () =>
+      new Observable<void>((timing) => {
+        let cancel: (() => void) | undefined;
+        const fire = () => {
+          timing.next();
+          timing.complete();
+        };
+        const action = scheduler.schedule(() => {
+          if (lastWasResult && deps.afterResult) cancel = deps.afterResult(fire);
+          else fire();
+        });
+        return () => {
+          action.unsubscribe();
+          cancel?.();
+        };
+      });
+    const subscription = state$.pipe(audit(passTime)).subscribe({
       next: guarded(subscriber, schedule),
       error: (error) => subscriber.error(error),
       complete: () => subscriber.complete(),
     });
     return () => {
+      events.unsubscribe();
       subscription.unsubscribe();
       for (const { subscription: job } of running.values()) job.unsubscribe();
       running.clear();

@@ -17,23 +17,25 @@ export interface FactContext {
   startedAt: number;
   /** The shared files the module was asked to import (README "Shared files"). */
   shared?: Record<string, string>;
+  /** Whether the watcher proves a known input unwritten since `before` was taken (`hashInputs`). */
+  unwritten?: (path: string) => boolean;
 }
 
 export function createBuildFacts(hashes: FileHashes, outputs: OutputCache, locate: ImportLocator): (result: BundleResult, context: FactContext) => Fact {
-  return (result, { build, variant, previousInputs, before, startedAt, shared: sharedFiles }) => {
+  return (result, { build, variant, previousInputs, before, startedAt, shared: sharedFiles, unwritten }) => {
     const base = { build, module: result.specifier, variant };
     if (result.errors.length > 0 || !result.code) {
       // What could fix a failure includes what the module read when it last built, and the
       // files its diagnostics name.
       const paths = [...new Set([...Object.keys(previousInputs ?? {}), ...result.inputs, ...namedFiles(hashes, result.errors)])];
-      const inputs = hashInputs(hashes, paths, before, startedAt);
+      const inputs = hashInputs(hashes, paths, before, startedAt, unwritten);
       return { type: 'build.failed', ...base, imports: locate(result.imports, inputs), errors: result.errors, inputs };
     }
     const chunks = result.chunks ? Object.fromEntries(Object.entries(result.chunks).map(([specifier, code]) => [specifier, outputs.put(code)])) : undefined;
     const made = { code: outputs.put(result.code), styles: result.styles ? outputs.put(result.styles) : null, ...(chunks ? { chunks } : {}) };
     // The shared files it was asked to import: a copy of one it still made cannot be avoided (README "Shared files").
     const shared = Object.keys(sharedFiles ?? {});
-    const inputs = hashInputs(hashes, result.inputs, before, startedAt);
+    const inputs = hashInputs(hashes, result.inputs, before, startedAt, unwritten);
     return { type: 'build.succeeded', ...base, imports: locate(result.imports, inputs), outputs: made, inputs, ...(result.warnings?.length ? { warnings: result.warnings } : {}), ...(shared.length > 0 ? { shared } : {}) };
   };
 }

@@ -38,13 +38,14 @@ export function rebuildHint(previousInputs: InputHashes | null, previousCode: st
 // have been read in either version, so it is marked unverified and the module builds again.
 // So is a known input written during the build (its mtime moved: a stat tells, no read), even
 // with the content it had before: an editor's save truncates the file first, and the build may
-// have read it empty.
-export function hashInputs(hashes: FileHashes, paths: readonly string[], before: InputsBefore, startedAt: number): InputHashes {
+// have read it empty. `unwritten` spares that stat where the watcher proves no write since the
+// inputs were taken (a write the build read was noticed before its result: README "Addresses").
+export function hashInputs(hashes: FileHashes, paths: readonly string[], before: InputsBefore, startedAt: number, unwritten?: (path: string) => boolean): InputHashes {
   const inputs: InputHashes = pathRecord();
   for (const path of paths) {
     const known = before.get(path);
     if (known) {
-      inputs[path] = known.hash !== null && hashes.modifiedMs(path) !== known.mtimeMs ? UNVERIFIED : known.hash;
+      inputs[path] = known.hash !== null && !unwritten?.(path) && hashes.modifiedMs(path) !== known.mtimeMs ? UNVERIFIED : known.hash;
       continue;
     }
     const stamp = hashes.stamp(path);

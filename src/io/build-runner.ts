@@ -10,8 +10,9 @@ import type { BundlerRef, ModuleModel } from '../workspace/model.js';
 import { parseVariantKey } from '../workspace/variant.js';
 import { bundlerFailedFacts, createBuildFacts } from './build-facts.js';
 import { inputsBefore, rebuildHint } from './build-inputs.js';
-import { stampingOnce, type FileHashes } from './file-hashes.js';
+import { stampingOnce, watchSequence, type FileHashes } from './file-hashes.js';
 import { createImportLocator } from './import-locations.js';
+import type { WatchProof } from './freshness.js';
 import { createTsconfigInputs } from './tsconfig-inputs.js';
 
 export interface BuildJob {
@@ -39,6 +40,8 @@ export interface BuildRunnerDeps {
   outputs: OutputCache;
   hashes: FileHashes;
   now?: () => number;
+  /** The tree watcher's proof of silence while it runs: the tsconfig places it vouches for are not stamped again (README "Addresses"). */
+  quiet?: () => WatchProof | null;
 }
 
 export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries, packageDir?: string, shared?: Record<string, string>): BundleTarget => ({
@@ -58,7 +61,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   const now = deps.now ?? Date.now;
   // A job's results are recorded in one run, each path they name stamped once (`stampingOnce`).
   const stamps = stampingOnce(deps.hashes);
-  const tsconfigInputs = createTsconfigInputs(stamps.hashes);
+  const tsconfigInputs = createTsconfigInputs(stamps.hashes, deps.quiet);
   const toFact = createBuildFacts(stamps.hashes, deps.outputs, createImportLocator(stamps.hashes));
   return (job) =>
     new Observable<readonly Fact[]>((subscriber) => {
@@ -88,6 +91,8 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
   async function run(job: BuildJob, signal: AbortSignal): Promise<Fact[]> {
     const variant = parseVariantKey(job.variant);
     if (!variant) throw new Error(`unknown variant ${job.variant}`);
+    // The watch count before the inputs are taken: a notice after it names a file written since.
+    const watchedFrom = watchSequence();
     const before = inputsBefore(deps.hashes, job.modules.map((module) => module.previousInputs));
     const startedAt = now();
     const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
@@ -97,12 +102,23 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       ? [await bundler.rebuild(targets[0]!, variant, signal, rebuildHint(first.previousInputs, first.previousCode, before))]
       : await bundler.bundle(targets, variant, signal);
     if (signal.aborted) throw new BuildCancelled();
+    const unwritten = unwrittenSince(deps.hashes, deps.quiet?.() ?? null, watchedFrom);
     return stamps.once(() =>
       built.map((result, index) => {
         const { module, previousInputs } = job.modules[index]!;
         const withConfigs = module.entry ? { ...result, inputs: [...new Set([...result.inputs, ...tsconfigInputs(module.entry)])].sort() } : result;
-        return toFact(withConfigs, { build: job.build, variant: job.variant, previousInputs, before, startedAt, shared: targets[index]!.shared });
+        return toFact(withConfigs, { build: job.build, variant: job.variant, previousInputs, before, startedAt, shared: targets[index]!.shared, ...(unwritten ? { unwritten } : {}) });
       }),
     );
   }
+}
+
+/**
+ * Whether the watcher proves a path unwritten since the watch count `since`, by the rule of the
+ * check before an answer (README "Addresses"): never a file of several names (`confirmed` has
+ * none: a write through another name is noticed in that name's directory), nor without a watcher.
+ */
+function unwrittenSince(hashes: FileHashes, proof: WatchProof | null, since: number): ((path: string) => boolean) | undefined {
+  if (!proof) return undefined;
+  return (path) => hashes.confirmed(path) !== undefined && proof.unchangedSince(path, since);
 }

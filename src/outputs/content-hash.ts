@@ -11,6 +11,18 @@ const CONTENT_HASH_LENGTH = 22;
  */
 export const contentHash = (content: string | Uint8Array): string => hash('sha256', content, 'base64url').slice(0, CONTENT_HASH_LENGTH);
 
+// A build's code is hashed by the engine (the code its last build gave) and again when the
+// output cache keeps it: the second takes the first's hash. By the object, so only for bytes
+// nobody writes after they are made (a bundler's outputs); forgotten with them.
+const outputHashes = new WeakMap<Uint8Array, string>();
+
+/** `contentHash` of a bundler's output, hashed once however many times it is asked. */
+export function outputHash(content: Uint8Array): string {
+  let hash = outputHashes.get(content);
+  if (hash === undefined) outputHashes.set(content, (hash = contentHash(content)));
+  return hash;
+}
+
 /**
  * The content hash of bytes whose SHA-256 is `digestHex` (64 hex digits), as a blob of the team
  * cache is named: bytes checked against that name need no second hash (README "A team's remote cache").

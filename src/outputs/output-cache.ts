@@ -1,6 +1,6 @@
 // Compiled outputs by content hash. Events and state carry hashes only (README "The event log, replay and state subscription"); the
 // bytes live here, shared by every variant and request that produced the same content.
-import { contentHash } from './content-hash.js';
+import { contentHash, outputHash } from './content-hash.js';
 import type { OutputRef } from '../store/events.js';
 
 export interface OutputCache {
@@ -27,7 +27,7 @@ export function createOutputCache(): OutputCache {
   }
   return {
     // A copy: a view would keep the bundler's whole response buffer alive.
-    put: (content) => hold(content, () => Buffer.from(content)),
+    put: (content) => hold(content, () => Buffer.from(content), outputHash(content)),
     adopt: (content) => hold(content, () => content),
     adoptChecked: (content, hash) => hold(content, () => content, hash),
     get: (hash) => outputs.get(hash),

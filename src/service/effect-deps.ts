@@ -91,7 +91,11 @@ export function createEffectDeps(root: string, logger: (message: string) => void
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),
-    run: createBuildRunner({ registry, outputs, hashes }),
+    run: createBuildRunner({ registry, outputs, hashes, quiet: () => treeWatcher }),
+    afterResult: (pass) => {
+      const next = setImmediate(pass);
+      return () => clearImmediate(next);
+    },
     concurrency: options.concurrency ?? Math.max(2, os.availableParallelism()),
     buildNumbers: counter(),
     hashes,

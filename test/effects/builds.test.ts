@@ -1,7 +1,7 @@
 // Marble tests of the build-scheduling pipeline, with the real store and reducer and a
 // fake bundler whose builds take a fixed number of frames.
 import { expect } from 'chai';
-import { map, Subject, type Observable } from 'rxjs';
+import { map, Observable, Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Fact } from '../../src/store/events.js';
 import { createStore } from '../../src/store/store.js';
@@ -165,5 +165,59 @@ describe('builds$', () => {
     });
     const frames = result.jobs.map(({ job, build$ }) => [job.variant, job.modules.map(({ module }) => module.subpath), build$.subscriptions[0]!.subscribedFrame]);
     expect(frames).to.deep.equal([[DEV, ['one', 'two'], 0], [PROD, ['two'], 2]]);
+  });
+});
+
+describe('builds$ after a build\'s result', () => {
+  // Real time: a result's pass waits for `afterResult` (the service gives it the next turn), a
+  // request's continuation in the microtasks of that turn comes first; any other fact's pass does not wait.
+  it('starts what the result left waiting only when `afterResult` runs the pass; after any other fact at once', async () => {
+    const store = createStore({ now: () => new Date(0) });
+    store.dispatch({ type: 'service.started', format: 1, root: '/w', service: 'test' });
+    const started: string[] = [];
+    const finish = new Map<number, () => void>();
+    const run = (job: BuildJob): Observable<readonly Fact[]> =>
+      new Observable<readonly Fact[]>((subscriber) => {
+        started.push(`${job.variant} ${job.modules.map(({ module }) => module.subpath).join(',')}`);
+        finish.set(job.build, () => {
+          subscriber.next(job.modules.map(({ module }) => ({ type: 'build.succeeded', build: job.build, module: module.specifier, variant: job.variant, outputs: { code: { hash: `code-${job.build}`, size: 1 }, styles: null }, imports: [], inputs: { [module.entry!]: `entry-${job.build}` } })));
+          subscriber.complete();
+        });
+      });
+    const deferred: (() => void)[] = [];
+    const afterResult = (pass: () => void) => {
+      deferred.push(pass);
+      return () => deferred.splice(deferred.indexOf(pass), 1);
+    };
+    const subscription = builds$(store.events$, store.state$, { run, concurrency: 1, requestLanes: 0, afterResult }).subscribe((facts) => store.dispatch(facts));
+    const microtasks = async () => {
+      for (let turn = 0; turn < 10; turn += 1) await Promise.resolve();
+    };
+    try {
+      store.dispatch({ type: 'workspace.read', workspace: workspace('one') });
+      await microtasks();
+      expect(started).to.deep.equal([`${DEV} one`]);
+      // A request while the one lane builds: it waits for that build's result.
+      store.dispatch({ type: 'output.requested', module: '@t/app/one', variant: PROD });
+      await microtasks();
+      expect(started).to.have.length(1);
+      finish.get(1)!();
+      await microtasks();
+      expect(started, 'a pass in the microtasks of the result').to.have.length(1);
+      expect(deferred).to.have.length(1);
+      deferred.shift()!();
+      await microtasks();
+      expect(started).to.deep.equal([`${DEV} one`, `${PROD} one`]);
+      finish.get(2)!();
+      await microtasks();
+      deferred.shift()!();
+      // An edit's pass is not deferred: its build starts in the same turn.
+      store.dispatch({ type: 'files.changed', files: { 'app/one/index.ts': 'edited' }, source: 'watcher' });
+      await microtasks();
+      expect(started).to.have.length(3);
+      expect(deferred).to.deep.equal([]);
+    } finally {
+      subscription.unsubscribe();
+    }
   });
 });

@@ -84,6 +84,110 @@ describe('createBuildRunner', () => {
     }
   });
 
+  it('stats no tsconfig place the watcher vouches for after a build, and looks again at one it noticed', async () => {
+    const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
+    // What is stat'ed once the bundler has answered: the runner's bookkeeping only.
+    const statsAfter = new Map<string, number>();
+    const bundler: Bundler = {
+      bundle: async (targets) => {
+        statsAfter.clear();
+        return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: ['app/main/index.ts'], imports: [], errors: [] }));
+      },
+      rebuild: async () => {
+        throw new Error('not asked');
+      },
+      dispose: async () => {},
+    };
+    const stat = (absolute: string) => {
+      const relative = path.relative(root, absolute);
+      statsAfter.set(relative, (statsAfter.get(relative) ?? 0) + 1);
+      return fs.statSync(absolute, { throwIfNoEntry: false });
+    };
+    const later = () => Date.now() + 60_000;
+    const hashes = createFileHashes(root, later, { stat });
+    // The watcher's word: every path unchanged since its stamp, but those it noticed.
+    const noticed = new Set<string>();
+    const quiet = () => ({ unchangedSince: (relative: string) => !noticed.has(relative), proofGeneration: () => noticed.size });
+    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later, quiet });
+    let previousInputs: Record<string, string | null> | null = null;
+    const inputsOf = async (build: number) => {
+      const job: BuildJob = { build, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: build, previousInputs: previousInputs as never }] };
+      previousInputs = ((await firstValueFrom(run(job)))[0] as { inputs: Record<string, string | null> }).inputs;
+      return previousInputs;
+    };
+    const places = ['app/main/tsconfig.json', 'app/tsconfig.json', 'tsconfig.json'];
+    expect(await inputsOf(1)).to.include({ 'app/main/tsconfig.json': null, 'app/tsconfig.json': null, 'tsconfig.json': null });
+    expect(await inputsOf(2)).to.include({ 'app/main/tsconfig.json': null, 'app/tsconfig.json': null, 'tsconfig.json': null });
+    expect(places.filter((place) => statsAfter.has(place)), 'places stat\'ed again').to.deep.equal([]);
+    // One appears, and the watcher names it: it is stamped again, and the build records it.
+    fs.writeFileSync(path.join(root, 'app/tsconfig.json'), '{}');
+    noticed.add('app/tsconfig.json');
+    const inputs = await inputsOf(3);
+    expect(inputs['app/tsconfig.json']).to.equal(hashes.hash('app/tsconfig.json')).and.to.be.a('string');
+    expect(inputs).to.not.have.property('tsconfig.json');
+  });
+
+  it('takes a known input the watcher proves unwritten during the build without a stat; one written through another name is still caught', async () => {
+    const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n', 'app/main/util.ts': 'export const u = 1;\n' });
+    const statsAfter = new Map<string, number>();
+    let during = () => {};
+    const inputs = ['app/main/index.ts', 'app/main/util.ts'];
+    const bundler: Bundler = {
+      bundle: async (targets) => {
+        during();
+        statsAfter.clear();
+        return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs, imports: [], errors: [] }));
+      },
+      rebuild: async () => {
+        throw new Error('not asked');
+      },
+      dispose: async () => {},
+    };
+    const stat = (absolute: string) => {
+      const relative = path.relative(root, absolute);
+      statsAfter.set(relative, (statsAfter.get(relative) ?? 0) + 1);
+      return fs.statSync(absolute, { throwIfNoEntry: false });
+    };
+    const later = () => Date.now() + 60_000;
+    const hashes = createFileHashes(root, later, { stat });
+    // A watcher that has noticed nothing but `noticed`: its word is taken for every path it may vouch for.
+    const noticed = new Set<string>();
+    const quiet = () => ({ unchangedSince: (relative: string) => !noticed.has(relative), proofGeneration: () => noticed.size });
+    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later, quiet });
+    for (const input of inputs) hashes.stamp(input);
+    const recorded = Object.fromEntries(inputs.map((input) => [input, hashes.hash(input)]));
+    const build = async () => {
+      const job: BuildJob = { build: 2, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: 2, previousInputs: recorded }] };
+      return ((await firstValueFrom(run(job)))[0] as { inputs: Record<string, string | null> }).inputs;
+    };
+    expect(await build()).to.include(recorded);
+    expect(inputs.filter((input) => statsAfter.has(input)), 'inputs stat\'ed after the build').to.deep.equal([]);
+    // util.ts gets a second name, and is written through it during the build, back to the same
+    // bytes (as a save that truncates first): the watcher of its own directory may say nothing.
+    fs.linkSync(path.join(root, 'app/main/util.ts'), path.join(root, 'app/other-name.ts'));
+    hashes.stamp('app/main/util.ts');
+    during = () => {
+      fs.writeFileSync(path.join(root, 'app/other-name.ts'), '');
+      fs.writeFileSync(path.join(root, 'app/other-name.ts'), 'export const u = 1;\n');
+      const moved = new Date(Date.now() + 5_000);
+      fs.utimesSync(path.join(root, 'app/other-name.ts'), moved, moved);
+    };
+    expect((await build())['app/main/util.ts']).to.equal(UNVERIFIED);
+    // A write the watcher noticed during the build: stat'ed, and caught by its mtime.
+    fs.unlinkSync(path.join(root, 'app/other-name.ts'));
+    hashes.stamp('app/main/util.ts');
+    recorded['app/main/util.ts'] = hashes.hash('app/main/util.ts');
+    during = () => {
+      fs.writeFileSync(path.join(root, 'app/main/index.ts'), 'export const a = 1;\n');
+      const moved = new Date(Date.now() + 9_000);
+      fs.utimesSync(path.join(root, 'app/main/index.ts'), moved, moved);
+      noticed.add('app/main/index.ts');
+    };
+    const inputs3 = await build();
+    expect(inputs3['app/main/index.ts']).to.equal(UNVERIFIED);
+    expect(inputs3['app/main/util.ts']).to.equal(recorded['app/main/util.ts']);
+  });
+
   it('marks unverified an input first read by the build whose whole-second mtime falls within a second before the build began', async () => {
     const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
     const second = new Date('2020-01-01T00:00:00.000Z');
