@@ -102,6 +102,13 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       ? [await bundler.rebuild(targets[0]!, variant, signal, rebuildHint(first.previousInputs, first.previousCode, before))]
       : await bundler.bundle(targets, variant, signal);
     if (signal.aborted) throw new BuildCancelled();
+    // A write the build read queued its notice before the result was sent, but the service may
+    // read the two in one turn, the result first: the watcher's word is taken in the next turn,
+    // as the check before an answer takes it (README "Addresses").
+    if (deps.quiet?.()) {
+      await nextTurn();
+      if (signal.aborted) throw new BuildCancelled();
+    }
     const unwritten = unwrittenSince(deps.hashes, deps.quiet?.() ?? null, watchedFrom);
     return stamps.once(() =>
       built.map((result, index) => {
@@ -112,6 +119,8 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     );
   }
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Whether the watcher proves a path unwritten since the watch count `since`, by the rule of the

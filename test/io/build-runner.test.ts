@@ -188,6 +188,40 @@ describe('createBuildRunner', () => {
     expect(inputs3['app/main/util.ts']).to.equal(recorded['app/main/util.ts']);
   });
 
+  it('takes the watcher\'s word after the turn that brought the build\'s result: a notice read in that turn after the result still counts', async () => {
+    const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
+    const input = 'app/main/index.ts';
+    let during = () => {};
+    const bundler: Bundler = {
+      bundle: async (targets) => {
+        during();
+        return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: [input], imports: [], errors: [] }));
+      },
+      rebuild: async () => {
+        throw new Error('not asked');
+      },
+      dispose: async () => {},
+    };
+    const later = () => Date.now() + 60_000;
+    const hashes = createFileHashes(root, later);
+    const noticed = new Set<string>();
+    const quiet = () => ({ unchangedSince: (relative: string) => !noticed.has(relative), proofGeneration: () => noticed.size });
+    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later, quiet });
+    hashes.stamp(input);
+    const recorded = { [input]: hashes.hash(input) };
+    // Written while the build read it (same bytes, as a save that truncates first); the watcher's
+    // notice of it is read later in the turn that reads the result.
+    during = () => {
+      fs.writeFileSync(path.join(root, input), 'export const a = 1;\n');
+      const moved = new Date(Date.now() + 7_000);
+      fs.utimesSync(path.join(root, input), moved, moved);
+      setImmediate(() => noticed.add(input));
+    };
+    const job: BuildJob = { build: 2, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: 2, previousInputs: recorded }] };
+    const inputs = ((await firstValueFrom(run(job)))[0] as { inputs: Record<string, string | null> }).inputs;
+    expect(inputs[input]).to.equal(UNVERIFIED);
+  });
+
   it('marks unverified an input first read by the build whose whole-second mtime falls within a second before the build began', async () => {
     const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
     const second = new Date('2020-01-01T00:00:00.000Z');
