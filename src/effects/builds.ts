@@ -9,7 +9,7 @@
 // - A job whose every module went stale again (a newer change) is cancelled; the reducer
 //   drops any result that is not the one a variant waits for.
 // - At most `concurrency` jobs run, plus a few lanes kept for requests.
-import { asapScheduler, audit, Observable, type Subscriber, type Subscription } from 'rxjs';
+import { asapScheduler, audit, Observable, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import type { BuildReason, CoreEvent, Fact, Facts } from '../store/events.js';
 import { selectBuildQueue, selectSharedFileCopies, selectSharedFiles, type BuildTarget } from '../store/selectors.js';
 import { bundlerKey } from '../workspace/model.js';
@@ -56,6 +56,32 @@ function cancelStale(running: Running, state: ServiceState, subscriber: Subscrib
     subscription.unsubscribe();
     subscriber.next({ type: 'build.cancelled', build, reason: 'every module of the build changed again before it finished' });
   }
+}
+
+// Scheduled after the events of a turn are reduced: a burst of changes makes one pass,
+// and the jobs it starts are reduced at once, before the next pass looks at the state.
+// After a build's result, later still when `afterResult` says so: nothing of the pass is
+// on the way of the answer that waited for it.
+function passTiming(event$: Observable<CoreEvent>, scheduler: SchedulerLike, afterResult: BuildsDeps['afterResult']): { passTime: () => Observable<void>; events: Subscription } {
+  let lastWasResult = false;
+  const events = event$.subscribe((event) => void (lastWasResult = isResult(event)));
+  const passTime = () =>
+    new Observable<void>((timing) => {
+      let cancel: (() => void) | undefined;
+      const fire = () => {
+        timing.next();
+        timing.complete();
+      };
+      const action = scheduler.schedule(() => {
+        if (lastWasResult && afterResult) cancel = afterResult(fire);
+        else fire();
+      });
+      return () => {
+        action.unsubscribe();
+        cancel?.();
+      };
+    });
+  return { passTime, events };
 }
 
 export function builds$(event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: BuildsDeps): Observable<Facts> {
@@ -116,29 +142,7 @@ export function builds$(event$: Observable<CoreEvent>, state$: Observable<Servic
       }
     }
 
-    // Scheduled after the events of a turn are reduced: a burst of changes makes one pass,
-    // and the jobs it starts are reduced at once, before the next pass looks at the state.
-    // After a build's result, later still when `afterResult` says so: nothing of the pass is
-    // on the way of the answer that waited for it.
-    let lastWasResult = false;
-    const events = event$.subscribe((event) => void (lastWasResult = isResult(event)));
-    const scheduler = deps.scheduler ?? asapScheduler;
-    const passTime = () =>
-      new Observable<void>((timing) => {
-        let cancel: (() => void) | undefined;
-        const fire = () => {
-          timing.next();
-          timing.complete();
-        };
-        const action = scheduler.schedule(() => {
-          if (lastWasResult && deps.afterResult) cancel = deps.afterResult(fire);
-          else fire();
-        });
-        return () => {
-          action.unsubscribe();
-          cancel?.();
-        };
-      });
+    const { passTime, events } = passTiming(event$, deps.scheduler ?? asapScheduler, deps.afterResult);
     const subscription = state$.pipe(audit(passTime)).subscribe({
       next: guarded(subscriber, schedule),
       error: (error) => subscriber.error(error),
