@@ -86,35 +86,9 @@ describe('createBuildRunner', () => {
 
   it('stats no tsconfig place the watcher vouches for after a build, and looks again at one it noticed', async () => {
     const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
-    // What is stat'ed once the bundler has answered: the runner's bookkeeping only.
-    const statsAfter = new Map<string, number>();
-    const bundler: Bundler = {
-      bundle: async (targets) => {
-        statsAfter.clear();
-        return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: ['app/main/index.ts'], imports: [], errors: [] }));
-      },
-      rebuild: async () => {
-        throw new Error('not asked');
-      },
-      dispose: async () => {},
-    };
-    const stat = (absolute: string) => {
-      const relative = path.relative(root, absolute);
-      statsAfter.set(relative, (statsAfter.get(relative) ?? 0) + 1);
-      return fs.statSync(absolute, { throwIfNoEntry: false });
-    };
-    const later = () => Date.now() + 60_000;
-    const hashes = createFileHashes(root, later, { stat });
-    // The watcher's word: every path unchanged since its stamp, but those it noticed.
-    const noticed = new Set<string>();
-    const quiet = () => ({ unchangedSince: (relative: string) => !noticed.has(relative), proofGeneration: () => noticed.size });
-    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later, quiet });
+    const { run, hashes, noticed, statsAfter } = watchedRunner(root, ['app/main/index.ts']);
     let previousInputs: Record<string, string | null> | null = null;
-    const inputsOf = async (build: number) => {
-      const job: BuildJob = { build, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: build, previousInputs: previousInputs as never }] };
-      previousInputs = ((await firstValueFrom(run(job)))[0] as { inputs: Record<string, string | null> }).inputs;
-      return previousInputs;
-    };
+    const inputsOf = async (build: number) => (previousInputs = await inputsAfter(run, build, previousInputs));
     const places = ['app/main/tsconfig.json', 'app/tsconfig.json', 'tsconfig.json'];
     expect(await inputsOf(1)).to.include({ 'app/main/tsconfig.json': null, 'app/tsconfig.json': null, 'tsconfig.json': null });
     expect(await inputsOf(2)).to.include({ 'app/main/tsconfig.json': null, 'app/tsconfig.json': null, 'tsconfig.json': null });
@@ -129,44 +103,19 @@ describe('createBuildRunner', () => {
 
   it('takes a known input the watcher proves unwritten during the build without a stat; one written through another name is still caught', async () => {
     const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n', 'app/main/util.ts': 'export const u = 1;\n' });
-    const statsAfter = new Map<string, number>();
-    let during = () => {};
     const inputs = ['app/main/index.ts', 'app/main/util.ts'];
-    const bundler: Bundler = {
-      bundle: async (targets) => {
-        during();
-        statsAfter.clear();
-        return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs, imports: [], errors: [] }));
-      },
-      rebuild: async () => {
-        throw new Error('not asked');
-      },
-      dispose: async () => {},
-    };
-    const stat = (absolute: string) => {
-      const relative = path.relative(root, absolute);
-      statsAfter.set(relative, (statsAfter.get(relative) ?? 0) + 1);
-      return fs.statSync(absolute, { throwIfNoEntry: false });
-    };
-    const later = () => Date.now() + 60_000;
-    const hashes = createFileHashes(root, later, { stat });
-    // A watcher that has noticed nothing but `noticed`: its word is taken for every path it may vouch for.
-    const noticed = new Set<string>();
-    const quiet = () => ({ unchangedSince: (relative: string) => !noticed.has(relative), proofGeneration: () => noticed.size });
-    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later, quiet });
+    const watched = watchedRunner(root, inputs);
+    const { run, hashes, noticed, statsAfter } = watched;
     for (const input of inputs) hashes.stamp(input);
     const recorded = Object.fromEntries(inputs.map((input) => [input, hashes.hash(input)]));
-    const build = async () => {
-      const job: BuildJob = { build: 2, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: 2, previousInputs: recorded }] };
-      return ((await firstValueFrom(run(job)))[0] as { inputs: Record<string, string | null> }).inputs;
-    };
+    const build = () => inputsAfter(run, 2, recorded);
     expect(await build()).to.include(recorded);
     expect(inputs.filter((input) => statsAfter.has(input)), 'inputs stat\'ed after the build').to.deep.equal([]);
     // util.ts gets a second name, and is written through it during the build, back to the same
     // bytes (as a save that truncates first): the watcher of its own directory may say nothing.
     fs.linkSync(path.join(root, 'app/main/util.ts'), path.join(root, 'app/other-name.ts'));
     hashes.stamp('app/main/util.ts');
-    during = () => {
+    watched.during = () => {
       fs.writeFileSync(path.join(root, 'app/other-name.ts'), '');
       fs.writeFileSync(path.join(root, 'app/other-name.ts'), 'export const u = 1;\n');
       const moved = new Date(Date.now() + 5_000);
@@ -177,7 +126,7 @@ describe('createBuildRunner', () => {
     fs.unlinkSync(path.join(root, 'app/other-name.ts'));
     hashes.stamp('app/main/util.ts');
     recorded['app/main/util.ts'] = hashes.hash('app/main/util.ts');
-    during = () => {
+    watched.during = () => {
       fs.writeFileSync(path.join(root, 'app/main/index.ts'), 'export const a = 1;\n');
       const moved = new Date(Date.now() + 9_000);
       fs.utimesSync(path.join(root, 'app/main/index.ts'), moved, moved);
@@ -191,35 +140,18 @@ describe('createBuildRunner', () => {
   it('takes the watcher\'s word after the turn that brought the build\'s result: a notice read in that turn after the result still counts', async () => {
     const root = tempWorkspace({ 'app/main/index.ts': 'export const a = 1;\n' });
     const input = 'app/main/index.ts';
-    let during = () => {};
-    const bundler: Bundler = {
-      bundle: async (targets) => {
-        during();
-        return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: [input], imports: [], errors: [] }));
-      },
-      rebuild: async () => {
-        throw new Error('not asked');
-      },
-      dispose: async () => {},
-    };
-    const later = () => Date.now() + 60_000;
-    const hashes = createFileHashes(root, later);
-    const noticed = new Set<string>();
-    const quiet = () => ({ unchangedSince: (relative: string) => !noticed.has(relative), proofGeneration: () => noticed.size });
-    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later, quiet });
-    hashes.stamp(input);
-    const recorded = { [input]: hashes.hash(input) };
+    const watched = watchedRunner(root, [input]);
+    watched.hashes.stamp(input);
+    const recorded = { [input]: watched.hashes.hash(input) };
     // Written while the build read it (same bytes, as a save that truncates first); the watcher's
     // notice of it is read later in the turn that reads the result.
-    during = () => {
+    watched.during = () => {
       fs.writeFileSync(path.join(root, input), 'export const a = 1;\n');
       const moved = new Date(Date.now() + 7_000);
       fs.utimesSync(path.join(root, input), moved, moved);
-      setImmediate(() => noticed.add(input));
+      setImmediate(() => watched.noticed.add(input));
     };
-    const job: BuildJob = { build: 2, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: 2, previousInputs: recorded }] };
-    const inputs = ((await firstValueFrom(run(job)))[0] as { inputs: Record<string, string | null> }).inputs;
-    expect(inputs[input]).to.equal(UNVERIFIED);
+    expect((await inputsAfter(watched.run, 2, recorded))[input]).to.equal(UNVERIFIED);
   });
 
   it('marks unverified an input first read by the build whose whole-second mtime falls within a second before the build began', async () => {
@@ -332,6 +264,46 @@ describe('createBuildRunner', () => {
     release();
   });
 });
+
+// A runner whose bundler reports `inputs` (after `during`, the writes made while it builds) and
+// whose watcher has noticed only `noticed`; `statsAfter` counts the stats made once it answered.
+function watchedRunner(root: string, inputs: string[]) {
+  const statsAfter = new Map<string, number>();
+  const noticed = new Set<string>();
+  const watched = {
+    during: () => {},
+    noticed,
+    statsAfter,
+    hashes: createFileHashes(root, () => Date.now() + 60_000, {
+      stat: (absolute: string) => {
+        const relative = path.relative(root, absolute);
+        statsAfter.set(relative, (statsAfter.get(relative) ?? 0) + 1);
+        return fs.statSync(absolute, { throwIfNoEntry: false });
+      },
+    }),
+    run: undefined as unknown as ReturnType<typeof createBuildRunner>,
+  };
+  const bundler: Bundler = {
+    bundle: async (targets) => {
+      watched.during();
+      statsAfter.clear();
+      return targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs, imports: [], errors: [] }));
+    },
+    rebuild: async () => {
+      throw new Error('not asked');
+    },
+    dispose: async () => {},
+  };
+  const quiet = () => ({ unchangedSince: (relative: string) => !noticed.has(relative), proofGeneration: () => noticed.size });
+  watched.run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes: watched.hashes, now: () => Date.now() + 60_000, quiet });
+  return watched;
+}
+
+// The inputs recorded by a whole build of `main` that last built with `previousInputs`.
+async function inputsAfter(run: ReturnType<typeof createBuildRunner>, build: number, previousInputs: Record<string, string | null> | null): Promise<Record<string, string | null>> {
+  const job: BuildJob = { build, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: build, previousInputs: previousInputs as never }] };
+  return ((await firstValueFrom(run(job)))[0] as { inputs: Record<string, string | null> }).inputs;
+}
 
 describe('the builds effect', () => {
   it('passes the code hash of the module variant\'s last recorded build with its inputs', async () => {
