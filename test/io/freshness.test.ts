@@ -493,29 +493,37 @@ describe('createFreshnessCheck of a start\'s first pass, on a real disk', () => 
   });
 });
 
+// A restored state, and a reader whose inputs the worker read and the restore took as read (no stat then).
+const restoredFiles = { 'core.json': '{}', 'app/package.json': '{"name":"app"}', 'app/one/index.ts': 'e1', 'app/one/helper.ts': 'h1', 'app/two/index.ts': 'x' };
+const restoredInputs = { 'app/one/index.ts': contentHash('e1'), 'app/one/helper.ts': contentHash('h1') };
+async function restoredStart() {
+  const root = tempWorkspace(restoredFiles);
+  const until = Date.now() + RACY_MS + 20; // past the racy window of the writes
+  while (Date.now() < until);
+  const sources = { 'core.json': contentHash(restoredFiles['core.json']), 'app/package.json': contentHash(restoredFiles['app/package.json']) };
+  const state = fold([
+    started,
+    { type: 'workspace.read', workspace: workspaceModel([one, two], { sources }) },
+    startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+    succeeded(1, one, DEV, 'e1', { inputs: restoredInputs }),
+  ]);
+  const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+  await hashes.readAhead!(Object.keys(restoredInputs));
+  for (const input of Object.keys(restoredInputs)) expect(hashes.takeAhead!(input)).to.equal(restoredInputs[input as keyof typeof restoredInputs]);
+  const facts: Fact[] = [];
+  const check = createFreshnessCheck({ hashes, getState: () => state, dispatch: (fact) => void facts.push(fact), failed: (error) => expect.fail(String(error)), quiet: () => null });
+  return { root, state, hashes, facts, check };
+}
+
 describe("findChanges after a team start's restore", () => {
   it('sees an input changed after the restore took it as the worker read it (no stat then): its confirmation dates from before that read, which no later walk of the watcher vouches for', async () => {
-    const files = { 'core.json': '{}', 'app/package.json': '{"name":"app"}', 'app/one/index.ts': 'e1', 'app/one/helper.ts': 'h1', 'app/two/index.ts': 'x' };
-    const root = tempWorkspace(files);
-    const until = Date.now() + RACY_MS + 20; // past the racy window of the writes
-    while (Date.now() < until);
-    const sources = { 'core.json': contentHash(files['core.json']), 'app/package.json': contentHash(files['app/package.json']) };
-    const restored = fold([
-      started,
-      { type: 'workspace.read', workspace: workspaceModel([one, two], { sources }) },
-      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
-      succeeded(1, one, DEV, 'e1', { inputs: { 'app/one/index.ts': contentHash('e1'), 'app/one/helper.ts': contentHash('h1') } }),
-    ]);
-    const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+    const { root, state, hashes } = await restoredStart();
     try {
-      // The restore: the inputs read on the worker, taken as read (`takeAhead`), no stat.
-      await hashes.readAhead!(['app/one/index.ts', 'app/one/helper.ts']);
-      expect([hashes.takeAhead!('app/one/index.ts'), hashes.takeAhead!('app/one/helper.ts')]).to.deep.equal([contentHash('e1'), contentHash('h1')]);
       // Changed before the first check; the watcher's walk (after the start) vouches only for what is confirmed from it on.
       fs.writeFileSync(path.join(root, 'app/one/index.ts'), 'e2');
       const walk = nextWatchSequence();
       const proof: WatchProof = { unchangedSince: (_path, since) => since >= walk, proofGeneration: () => walk };
-      expect(findChanges(restored, ALL, hashes, proof)).to.deep.equal({ 'app/one/index.ts': contentHash('e2') });
+      expect(findChanges(state, ALL, hashes, proof)).to.deep.equal({ 'app/one/index.ts': contentHash('e2') });
     } finally {
       await hashes.close!();
     }
@@ -523,29 +531,6 @@ describe("findChanges after a team start's restore", () => {
 });
 
 describe("the first check after a team start's restore, before the watcher runs", () => {
-  const files = { 'core.json': '{}', 'app/package.json': '{"name":"app"}', 'app/one/index.ts': 'e1', 'app/one/helper.ts': 'h1', 'app/two/index.ts': 'x' };
-  const inputs = { 'app/one/index.ts': contentHash('e1'), 'app/one/helper.ts': contentHash('h1') };
-
-  // A restored state, and a reader whose inputs the worker read and the restore took as read (no stat then).
-  async function restoredStart() {
-    const root = tempWorkspace(files);
-    const until = Date.now() + RACY_MS + 20; // past the racy window of the writes
-    while (Date.now() < until);
-    const sources = { 'core.json': contentHash(files['core.json']), 'app/package.json': contentHash(files['app/package.json']) };
-    const state = fold([
-      started,
-      { type: 'workspace.read', workspace: workspaceModel([one, two], { sources }) },
-      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
-      succeeded(1, one, DEV, 'e1', { inputs }),
-    ]);
-    const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
-    await hashes.readAhead!(Object.keys(inputs));
-    for (const input of Object.keys(inputs)) expect(hashes.takeAhead!(input)).to.equal(inputs[input as keyof typeof inputs]);
-    const facts: Fact[] = [];
-    const check = createFreshnessCheck({ hashes, getState: () => state, dispatch: (fact) => void facts.push(fact), failed: (error) => expect.fail(String(error)), quiet: () => null });
-    return { root, hashes, facts, check };
-  }
-
   it("reports an input rewritten (same size) between the worker's read and the check", async () => {
     const { root, hashes, facts, check } = await restoredStart();
     try {
