@@ -105,7 +105,13 @@ function wholeBuild(root: string, target: BundleTarget, result: esbuild.BuildRes
   const collected = collect(root, target, 0, result);
   let parts: StylesheetParts | undefined;
   const derived = () => (parts ??= stylesheetParts(collected, result));
-  setImmediate(derived);
+  setImmediate(() => {
+    try {
+      derived();
+    } catch {
+      // Left to the caller that asks for a part: a throw from this turn would end the process.
+    }
+  });
   return {
     result: collected,
     codeHash: collected.code ? outputHash(collected.code) : null,
