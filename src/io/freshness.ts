@@ -15,6 +15,7 @@ import { defaultVariantKey } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
 import { listingPathOf, type FileHashes } from './file-hashes.js';
 import type { WorkspaceModel } from '../workspace/model.js';
+import { pathRecord } from '../workspace/path-records.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 
 export type CheckScope =
@@ -329,6 +330,7 @@ interface Pass {
   proofs: Proofs | undefined;
   at: number;
   hashes: FileHashes;
+  /** A `files.changed` payload, kept in the event log: a path record (ARCHITECTURE.md "One module's requests at 10,000 modules"). */
   changed: InputHashes | null;
 }
 
@@ -347,7 +349,7 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
     planned[index] = hashNow;
     const same = hashNow === plan.first[index];
     sure[index] = looker.vouched && same ? 1 : 0;
-    if (!same) (pass.changed ??= {})[plan.paths[index]!] = hashNow!;
+    if (!same) (pass.changed ??= pathRecord())[plan.paths[index]!] = hashNow!;
     if (!sure[index]) residual.push(index);
   };
   // A file expected absent, in a directory whose listing this plan looks at, is looked at after
@@ -374,7 +376,7 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
       residual.push(index);
     } else look(index);
   }
-  for (const [index, hash] of plan.others) if (planned[index] !== hash) (pass.changed ??= {})[plan.paths[index]!] = planned[index]!;
+  for (const [index, hash] of plan.others) if (planned[index] !== hash) (pass.changed ??= pathRecord())[plan.paths[index]!] = planned[index]!;
   if (proofs) proofs.set(plan, { at, hashes, planned, sure, residual });
   return { planned, sure };
 }
@@ -426,7 +428,7 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
         proven = pass.looker.vouched;
         if (!proven) unvouched.add(path);
       }
-      if (hashNow !== hash) (pass.changed ??= {})[path] = hashNow!;
+      if (hashNow !== hash) (pass.changed ??= pathRecord())[path] = hashNow!;
       else if (proven) continue;
       residual.push(entry);
     }
