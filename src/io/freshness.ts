@@ -13,7 +13,7 @@
 import type { Fact, InputHashes } from '../store/events.js';
 import { defaultVariantKey } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
-import { listingPathOf, type FileHashes } from './file-hashes.js';
+import { listingPathOf, watchSequence, type FileHashes } from './file-hashes.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { pathRecord } from '../workspace/path-records.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -313,7 +313,7 @@ function lookerOf(hashes: FileHashes, unchanged: Quiet | undefined): Looker {
       looker.vouched = false;
       if (unchanged) {
         const confirmed = hashes.confirmed(path);
-        if (confirmed && unchanged(path, confirmed.seq)) {
+        if (confirmed && (unchanged(path, confirmed.seq) || (confirmed.hash === null && directoryStillAbsent(hashes, unchanged, path)))) {
           looker.vouched = true;
           return confirmed.hash;
         }
@@ -322,6 +322,24 @@ function lookerOf(hashes: FileHashes, unchanged: Quiet | undefined): Looker {
     },
   };
   return looker;
+}
+
+// A file found absent in a directory that is not there either (`.core/selection.json` before the
+// first `core select`): no watch covers the file, but the directory is an entry of a watched one,
+// and the watcher proves it still absent by the one rule (README "Addresses"); no file is in a
+// directory that is not there. Its absence is stamped once, when its parent's watch could vouch
+// for it: a directory that is there is listed once, and is not asked about again.
+function directoryStillAbsent(hashes: FileHashes, unchanged: Quiet, path: string): boolean {
+  const name = path.endsWith('/') ? path.slice(0, -1) : path;
+  const cut = name.lastIndexOf('/');
+  if (cut <= 0) return false;
+  const dir = name.slice(0, cut);
+  let confirmed = hashes.confirmed(`${dir}/`);
+  if (!confirmed && unchanged(dir, watchSequence())) {
+    hashes.stamp(`${dir}/`);
+    confirmed = hashes.confirmed(`${dir}/`);
+  }
+  return confirmed !== undefined && confirmed.hash === null && unchanged(dir, confirmed.seq);
 }
 
 type Proofs = WeakMap<object, Proven | ProvenPlan>;
