@@ -35,25 +35,58 @@ export interface JoinFiles {
 
 export type JoinedExtension = 'js' | 'css' | 'map.js' | 'map.css';
 
-const JOIN_DIRECTORY = 'core-join-';
-
 // In memory when the system has a memory file system with room (Linux's /dev/shm): on this
 // project's test machines a thousand small files took 11-18 ms there and 0.5-0.9 s in the
-// disk's temporary directory at busy times. Named after the process: the first join of a
-// service removes those a process that is gone left behind (killed before it removed its own).
+// disk's temporary directory at busy times. Named after the process, in a directory of the user's
+// own: the first join of a service removes what a process that is gone left there (killed before
+// it removed its own), and lists nothing else (the temporary directory can hold thousands of entries).
 const MEMORY_DIRECTORY = '/dev/shm';
 const MEMORY_NEEDED = 64 * 1024 * 1024;
 
-function makeJoinDirectory(): string {
-  const bases = [...(hasRoom(MEMORY_DIRECTORY) ? [MEMORY_DIRECTORY] : []), os.tmpdir()];
-  for (const base of bases) {
-    for (const name of fs.readdirSync(base)) {
-      const pid = name.startsWith(JOIN_DIRECTORY) ? Number(name.slice(JOIN_DIRECTORY.length).split('-')[0]) : 0;
-      if (pid > 0 && pid !== process.pid && !isRunning(pid)) fs.rmSync(path.join(base, name), { recursive: true, force: true });
-    }
-  }
-  return fs.mkdtempSync(path.join(bases[0]!, `${JOIN_DIRECTORY}${process.pid}-`));
+const JOIN_DIRECTORY = 'core-join-';
+const userId = (): number | undefined => process.getuid?.();
+
+export interface JoinFilesOptions {
+  /** Where the join directory may go, first choice first (tests); by default /dev/shm when it has room, then the temporary directory. */
+  bases?: readonly string[];
 }
+
+function makeJoinDirectory(bases: readonly string[]): string {
+  for (const base of bases) {
+    const own = ownDirectory(base, false);
+    if (own) removeLeftovers(own);
+  }
+  const own = ownDirectory(bases[0]!, true);
+  // Without one of our own (another user's, or a link, under that name), one in the base itself, as unique.
+  return fs.mkdtempSync(own ? path.join(own, `${process.pid}-`) : path.join(bases[0]!, `${JOIN_DIRECTORY}${process.pid}-`));
+}
+
+// `core-join-<uid>` in `base`, made when asked: used only when it is a directory (not a link)
+// of this user that no one else may write to, as a shared temporary directory holds anyone's names.
+function ownDirectory(base: string, make: boolean): string | null {
+  const uid = userId();
+  const dir = path.join(base, `${JOIN_DIRECTORY}${uid ?? os.userInfo().username}`);
+  try {
+    if (make) fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+  }
+  try {
+    const stat = fs.lstatSync(dir);
+    return stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0 ? dir : null;
+  } catch {
+    return null;
+  }
+}
+
+function removeLeftovers(own: string): void {
+  for (const name of fs.readdirSync(own)) {
+    const pid = Number(name.split('-')[0]);
+    if (pid > 0 && pid !== process.pid && !isRunning(pid)) fs.rmSync(path.join(own, name), { recursive: true, force: true });
+  }
+}
+
+const defaultBases = (): string[] => [...(hasRoom(MEMORY_DIRECTORY) ? [MEMORY_DIRECTORY] : []), os.tmpdir()];
 
 function hasRoom(dir: string): boolean {
   try {
@@ -74,12 +107,12 @@ function isRunning(pid: number): boolean {
   }
 }
 
-export function createJoinFiles(): JoinFiles {
+export function createJoinFiles(options: JoinFilesOptions = {}): JoinFiles {
   let dir: string | null = null;
   const written = new Set<string>();
   const made = new Set<string>();
   const files: JoinFiles = {
-    dir: () => (dir ??= makeJoinDirectory()),
+    dir: () => (dir ??= makeJoinDirectory(options.bases ?? defaultBases())),
     fileOf(address, hash, extension) {
       // An address is a path of the service's own; one that could climb out is named by its hash alone.
       const at = pathOf(address);

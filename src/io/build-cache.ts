@@ -143,7 +143,9 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       const facts = workspaceFacts(workspace, hashes);
       // An entry from elsewhere carries no stats of this disk: its inputs are read and hashed
       // here, never adopted from a stat it names (README "A team's remote cache").
-      return (entry) => (!isCacheEntry(entry) ? 'damaged' : factsHold(entry, facts, undefined) ? 'valid' : 'stale');
+      const judge = (entry: unknown) => (!isCacheEntry(entry) ? 'damaged' : factsHold(entry, facts, undefined) ? 'valid' : 'stale');
+      // One entry's inputs read in one pass: a module's files share their directories' real paths.
+      return (entry) => (hashes.inPass ? hashes.inPass(() => judge(entry)) : judge(entry));
     },
     save(builds, workspace) {
       const done = writer.write(builds, workspace).finally(() => writing.delete(done));

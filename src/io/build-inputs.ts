@@ -5,7 +5,7 @@ import { UNVERIFIED, type InputHashes } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
 import { MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
-import { pathRecord } from './path-records.js';
+import { pathRecord } from '../workspace/path-records.js';
 
 /** What the runner took of each input before the build: its hash, its mtime, its bytes when kept. */
 export type InputsBefore = ReadonlyMap<string, Recalled>;

@@ -86,6 +86,8 @@ export interface FileHashes {
   listDir(relative: string): { entries: { name: string; directory: boolean }[]; hash: string; id: string } | null;
   /** Does the path, through a symbolic link, lead out of the workspace? */
   leaves(relative: string): boolean;
+  /** Runs `run` (synchronous) as one pass of reads: each directory's real path asked once (`ConfinedPaths.inPass`). */
+  inPass?<T>(run: () => T): T;
   /** The workspace-relative path with links resolved; null when absent or outside. */
   realPath(relative: string): string | null;
   /**
@@ -401,7 +403,7 @@ function adoptRead(memory: FileMemory, stats: fs.Stats | undefined, granularityO
 
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
-  const paths = createConfinedPaths(root, options.stat);
+  const paths = createConfinedPaths(root, { ...(options.stat ? { stat: options.stat } : {}) });
   const memory = createFileMemory(KEPT_CONTENTS);
   const reads = createFileReads(paths, memory, now, granularityOf);
   const { readFile } = reads;
@@ -466,6 +468,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     keptText: (relative, hash) => keptTextOf(memory, relative, hash),
     listDir: (relative) => listDir(relative),
     leaves: paths.leaves,
+    inPass: paths.inPass,
     signature: memory.signature,
     adopt: (relative, read) => adoptRead(memory, statAs(relative), granularityOf, relative, read),
     granularityMs: coarsest,

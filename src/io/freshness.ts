@@ -13,8 +13,9 @@
 import type { Fact, InputHashes } from '../store/events.js';
 import { defaultVariantKey } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
-import { listingPathOf, type FileHashes } from './file-hashes.js';
+import { listingPathOf, watchSequence, type FileHashes } from './file-hashes.js';
 import type { WorkspaceModel } from '../workspace/model.js';
+import { pathRecord } from '../workspace/path-records.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 
 export type CheckScope =
@@ -312,7 +313,7 @@ function lookerOf(hashes: FileHashes, unchanged: Quiet | undefined): Looker {
       looker.vouched = false;
       if (unchanged) {
         const confirmed = hashes.confirmed(path);
-        if (confirmed && unchanged(path, confirmed.seq)) {
+        if (confirmed && (unchanged(path, confirmed.seq) || (confirmed.hash === null && directoryStillAbsent(hashes, unchanged, path)))) {
           looker.vouched = true;
           return confirmed.hash;
         }
@@ -323,12 +324,31 @@ function lookerOf(hashes: FileHashes, unchanged: Quiet | undefined): Looker {
   return looker;
 }
 
+// A file found absent in a directory that is not there either (`.core/selection.json` before the
+// first `core select`): no watch covers the file, but the directory is an entry of a watched one,
+// and the watcher proves it still absent by the one rule (README "Addresses"); no file is in a
+// directory that is not there. Its absence is stamped once, when its parent's watch could vouch
+// for it: a directory that is there is listed once, and is not asked about again.
+function directoryStillAbsent(hashes: FileHashes, unchanged: Quiet, path: string): boolean {
+  const name = path.endsWith('/') ? path.slice(0, -1) : path;
+  const cut = name.lastIndexOf('/');
+  if (cut <= 0) return false;
+  const dir = name.slice(0, cut);
+  let confirmed = hashes.confirmed(`${dir}/`);
+  if (!confirmed && unchanged(dir, watchSequence())) {
+    hashes.stamp(`${dir}/`);
+    confirmed = hashes.confirmed(`${dir}/`);
+  }
+  return confirmed !== undefined && confirmed.hash === null && unchanged(dir, confirmed.seq);
+}
+
 type Proofs = WeakMap<object, Proven | ProvenPlan>;
 interface Pass {
   looker: Looker;
   proofs: Proofs | undefined;
   at: number;
   hashes: FileHashes;
+  /** A `files.changed` payload, kept in the event log: a path record (ARCHITECTURE.md "One module's requests at 10,000 modules"). */
   changed: InputHashes | null;
 }
 
@@ -347,7 +367,7 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
     planned[index] = hashNow;
     const same = hashNow === plan.first[index];
     sure[index] = looker.vouched && same ? 1 : 0;
-    if (!same) (pass.changed ??= {})[plan.paths[index]!] = hashNow!;
+    if (!same) (pass.changed ??= pathRecord())[plan.paths[index]!] = hashNow!;
     if (!sure[index]) residual.push(index);
   };
   // A file expected absent, in a directory whose listing this plan looks at, is looked at after
@@ -374,7 +394,7 @@ function lookAtPlan(plan: WholePlan, pass: Pass): { planned: (string | null)[]; 
       residual.push(index);
     } else look(index);
   }
-  for (const [index, hash] of plan.others) if (planned[index] !== hash) (pass.changed ??= {})[plan.paths[index]!] = planned[index]!;
+  for (const [index, hash] of plan.others) if (planned[index] !== hash) (pass.changed ??= pathRecord())[plan.paths[index]!] = planned[index]!;
   if (proofs) proofs.set(plan, { at, hashes, planned, sure, residual });
   return { planned, sure };
 }
@@ -426,7 +446,7 @@ export function findChanges(state: ServiceState, scopes: readonly CheckScope[], 
         proven = pass.looker.vouched;
         if (!proven) unvouched.add(path);
       }
-      if (hashNow !== hash) (pass.changed ??= {})[path] = hashNow!;
+      if (hashNow !== hash) (pass.changed ??= pathRecord())[path] = hashNow!;
       else if (proven) continue;
       residual.push(entry);
     }

@@ -3,6 +3,7 @@
 import { Immer, type Draft } from 'immer';
 import type { ImportRecord } from '../workspace/checks.js';
 import type { ModuleModel } from '../workspace/model.js';
+import { pathRecord } from '../workspace/path-records.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -139,7 +140,8 @@ const handlers: Handlers = {
         let seen: Record<string, string | null> | null = null;
         for (const [path, hash] of files) {
           if (!(path in inputs) || knownInputHash(variant, path) === hash) continue;
-          (seen ??= { ...variant.seen })[path] = hash;
+          // Kept in the state, keyed by paths (ARCHITECTURE.md "One module's requests at 10,000 modules").
+          (seen ??= Object.assign(pathRecord<string | null>(), variant.seen))[path] = hash;
         }
         if (!seen) continue;
         // A pending variant is stale already; its next build reads the disk anyway.

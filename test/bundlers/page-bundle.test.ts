@@ -124,20 +124,73 @@ describe('createJoinFiles', function () {
     }
   });
 
-  it("removes the directory a process that is gone left behind, never a running one's", function () {
-    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
-    const left = fs.mkdtempSync(path.join(os.tmpdir(), `core-join-${gone}-`));
-    const running = fs.mkdtempSync(path.join(os.tmpdir(), `core-join-${process.ppid}-`));
-    const files = createJoinFiles();
-    try {
-      files.dir();
-      expect(fs.existsSync(left)).to.equal(false);
-      expect(fs.existsSync(running)).to.equal(true);
-    } finally {
+  describe('its directory', function () {
+    // Bases of the test's own, the first one's `core-join-<uid>` in use as on /dev/shm.
+    let bases: string[];
+    const own = (base: string) => path.join(base, `core-join-${process.getuid!()}`);
+    const goneProcess = () => spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    beforeEach(() => (bases = [fs.mkdtempSync(path.join(os.tmpdir(), 'core-join-bases-')), fs.mkdtempSync(path.join(os.tmpdir(), 'core-join-bases-'))]));
+    afterEach(() => bases.forEach((base) => fs.rmSync(base, { recursive: true, force: true })));
+
+    it("is a directory of the process in the user's own, removed with the service", function () {
+      const files = createJoinFiles({ bases });
+      const dir = files.dir();
+      expect(path.dirname(dir)).to.equal(own(bases[0]!));
+      expect(path.basename(dir)).to.match(new RegExp(`^${process.pid}-`));
+      expect(fs.statSync(own(bases[0]!)).mode & 0o777).to.equal(0o700);
       files.remove();
-      fs.rmSync(running, { recursive: true, force: true });
-      fs.rmSync(left, { recursive: true, force: true });
+      expect(fs.existsSync(dir)).to.equal(false);
+    });
+
+    it("removes what a process that is gone left in the user's own directories, never a running one's, and nothing beside them", function () {
+      const gone = goneProcess();
+      const left = bases.map((base) => (fs.mkdirSync(own(base), { mode: 0o700 }), fs.mkdtempSync(path.join(own(base), `${gone}-`))));
+      const running = fs.mkdtempSync(path.join(own(bases[1]!), `${process.ppid}-`));
+      // Not in the user's own directory: the sweep does not list the base (a temporary directory of thousands of entries).
+      const beside = fs.mkdtempSync(path.join(bases[0]!, `core-join-${gone}-`));
+      const files = createJoinFiles({ bases });
+      try {
+        files.dir();
+        expect(left.filter((dir) => fs.existsSync(dir))).to.deep.equal([]);
+        expect(fs.existsSync(running)).to.equal(true);
+        expect(fs.existsSync(beside)).to.equal(true);
+      } finally {
+        files.remove();
+      }
+    });
+
+    // What the user's own name holds when it is not the user's alone: the join goes in the base itself, and nothing there is swept.
+    function expectNotUsed(setUp: (dir: string) => void) {
+      const gone = goneProcess();
+      fs.mkdirSync(own(bases[1]!), { mode: 0o700 });
+      const left = fs.mkdtempSync(path.join(own(bases[1]!), `${gone}-`));
+      setUp(own(bases[1]!));
+      const files = createJoinFiles({ bases: [bases[1]!] });
+      try {
+        const dir = files.dir();
+        expect(path.dirname(dir)).to.equal(bases[1]);
+        expect(path.basename(dir)).to.match(new RegExp(`^core-join-${process.pid}-`));
+        expect(fs.existsSync(left), 'what it holds').to.equal(true);
+      } finally {
+        files.remove();
+      }
     }
+
+    it("is made in the base itself when the user's own name is a link", function () {
+      expectNotUsed((dir) => {
+        fs.renameSync(dir, path.join(bases[0]!, 'elsewhere'));
+        fs.symlinkSync(path.join(bases[0]!, 'elsewhere'), dir);
+      });
+    });
+
+    it("is made in the base itself when others may write in the user's own name", function () {
+      expectNotUsed((dir) => fs.chmodSync(dir, 0o777));
+    });
+
+    it("is made in the base itself when the user's own name is another user's", function () {
+      if (process.getuid!() !== 0) this.skip(); // only root can give a directory away
+      expectNotUsed((dir) => fs.chownSync(dir, 4321, 4321));
+    });
   });
 });
 

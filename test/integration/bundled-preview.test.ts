@@ -209,8 +209,9 @@ describe('the bundled preview', function () {
 });
 
 describe('the bundled preview across a restart', function () {
-  // The join's files live in a directory named after the process (src/bundlers/page-bundle.ts).
-  const joinDirectories = () => ['/dev/shm', os.tmpdir()].flatMap((base) => (fs.existsSync(base) ? fs.readdirSync(base).filter((name) => name.startsWith(`core-join-${process.pid}-`)).map((name) => path.join(base, name)) : []));
+  // The join's files live in a directory named after the process, in the user's own (README "The bundled preview").
+  const joinDirectories = () =>
+    ['/dev/shm', os.tmpdir()].map((base) => path.join(base, `core-join-${process.getuid!()}`)).flatMap((own) => (fs.existsSync(own) ? fs.readdirSync(own).filter((name) => name.startsWith(`${process.pid}-`)).map((name) => path.join(own, name)) : []));
 
   it('answers the page the last start joined, from the build cache, without joining it again', async function () {
     const root = fixtureWorkspace('basic');

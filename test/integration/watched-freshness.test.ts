@@ -4,9 +4,11 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
+import { findDiagnostic } from '../helpers/answers.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { awaitedWalk, serve } from '../helpers/service.js';
 import type { WatcherLike } from '../../src/io/tree-watcher.js';
+import type { Report } from '../../src/store/selectors.js';
 
 const FORMAT = `/m/@acme/lib@1.2.0/modules/format?${DEV}`;
 const ENTRY = 'packages/lib/format/index.ts';
@@ -61,8 +63,8 @@ describe('the check before answering, with the watcher’s proof', function () {
     const asked = await statsDuring(root, async () => {
       for (let index = 0; index < 5; index++) expect((await service.get(FORMAT)).status).to.equal(200);
     });
-    // Only the selection, whose directory does not exist: the watches prove what is in a watched directory.
-    expect(asked).to.deep.equal(Array(5).fill('.core/selection.json'));
+    // The selection too, whose directory does not exist: the root's watch proves that directory still absent.
+    expect(asked).to.deep.equal([]);
   });
 
   it('still answers every edit made just before a request, in place or by rename, of the same size', async function () {
@@ -95,6 +97,16 @@ describe('the check before answering, with the watcher’s proof', function () {
     const answer = await service.get(FORMAT);
     expect(answer.status).to.equal(200);
     expect(answer.text).to.include('EXTRA_MARKER');
+  });
+
+  it('sees the selection made just before a request, in the directory the watcher proved absent', async function () {
+    const { root, service } = await walkedService({ unheard: true });
+    // The selection's absence, and its directory's, confirmed after the walk, then proven by the watcher.
+    for (let index = 0; index < 3; index++) expect((await service.get('/state')).status).to.equal(200);
+    fs.mkdirSync(path.join(root, '.core'));
+    fs.writeFileSync(path.join(root, '.core/selection.json'), '{"packages": "@acme/app"}');
+    const report = (await service.get('/state')).json<Report>();
+    expect(findDiagnostic(report.diagnostics, 'MANIFEST_INVALID').file).to.equal('.core/selection.json');
   });
 
   it('answers every save through a hard link made inside the workspace after the file was read', async function () {

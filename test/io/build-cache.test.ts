@@ -167,6 +167,24 @@ describe('createBuildCache', () => {
     expect(real.signature(one.entry!)?.[0]).to.equal(contentHash('export {};'));
   });
 
+  it('judges an entry from elsewhere (`entryChecker`) in one pass of reads: its directories\' real paths asked once', () => {
+    const root = tempWorkspace({ [one.entry!]: 'export {};', [`${one.dir}/helper.ts`]: 'export {};' });
+    const real = createFileHashes(root);
+    const order: string[] = [];
+    const { inPass, stamp } = real;
+    real.inPass = (run) => {
+      order.push('pass');
+      const result = inPass!(run);
+      order.push('end');
+      return result;
+    };
+    real.stamp = (relative) => (order.push(relative), stamp(relative));
+    const workspace = workspaceModel([one], { sources: { 'core.json': 'core-1' } });
+    const { cache, entry } = countingCache(cacheOf(workspace, {}).dir, root, real, workspace, { [one.entry!]: contentHash('export {};'), [`${one.dir}/helper.ts`]: contentHash('export {};') });
+    expect(cache.entryChecker(workspace)(entry)).to.equal('valid');
+    expect(order).to.deep.equal(['pass', one.entry, `${one.dir}/helper.ts`, 'end']);
+  });
+
   // A team start's entries' inputs are read on the worker just before their check.
   it('takes an input the read-ahead worker read as it read it, without a stamp or stat of its own (the first check before an answer stats it)', async () => {
     const root = tempWorkspace({ [one.entry!]: 'export {};' });

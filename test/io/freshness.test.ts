@@ -392,6 +392,56 @@ describe('findChanges of files expected absent in a listed directory', () => {
   });
 });
 
+// `.core/selection.json` before the first `core select`: absent, in a directory that is not there,
+// which no watch covers; its directory is an entry of the watched root (README "Addresses").
+describe('findChanges of a file expected absent in a directory that is not there', () => {
+  function workspaceOnDisk() {
+    const root = tempWorkspace({ 'core.json': '{}' });
+    const statted: string[] = [];
+    const hashes = createFileHashes(root, Date.now, { stat: (file) => (statted.push(path.relative(root, file)), fs.statSync(file, { throwIfNoEntry: false })) });
+    const workspaceState = fold([started, { type: 'workspace.read', workspace: workspaceModel([], { sources: { 'core.json': hashes.hash('core.json'), '.core/selection.json': null } }) }]);
+    // The watcher vouches for the root's entries and files, never for a path in `.core/`, which it does not watch; `noticed` names what it saw change.
+    const noticed = new Set<string>();
+    const watcher = { generation: 1, unchangedSince: (relative: string) => !relative.startsWith('.core/') && !noticed.has(relative), proofGeneration: () => watcher.generation };
+    const pass = () => {
+      statted.length = 0;
+      return findChanges(workspaceState, [{ kind: 'workspace' }], hashes, watcher);
+    };
+    return { root, statted, watcher, noticed, pass };
+  }
+
+  it('takes the watcher’s word for the directory’s absence: stat’ed until its directory is proven absent, then looked at no more', () => {
+    const { statted, pass } = workspaceOnDisk();
+    expect(pass()).to.equal(null);
+    expect(statted, 'first found absent').to.include('.core/selection.json');
+    expect(pass()).to.equal(null);
+    expect(statted, 'its directory found absent, once').to.deep.equal(['.core']);
+    expect(pass()).to.equal(null);
+    expect(statted, 'vouched for').to.deep.equal([]);
+  });
+
+  it('looks at the file again once its directory is made (`core select`)', () => {
+    const { root, statted, watcher, noticed, pass } = workspaceOnDisk();
+    pass();
+    pass();
+    fs.mkdirSync(path.join(root, '.core'));
+    fs.writeFileSync(path.join(root, '.core/selection.json'), '["@t/app"]');
+    noticed.add('.core');
+    watcher.generation += 1;
+    expect(pass()).to.have.property('.core/selection.json').that.is.a('string');
+    expect(statted).to.include('.core/selection.json');
+  });
+
+  it('looks at the file on every pass while its directory cannot be proven absent (it is a link, or not watched)', () => {
+    const { statted, noticed, pass } = workspaceOnDisk();
+    noticed.add('.core');
+    for (let index = 0; index < 3; index += 1) {
+      expect(pass()).to.equal(null);
+      expect(statted).to.include('.core/selection.json');
+    }
+  });
+});
+
 describe('createFreshnessCheck', () => {
   // A scheduler run by hand: each call queues one pass.
   function harness(disk: Record<string, string | null>) {

@@ -11,7 +11,7 @@ import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
 import type { FileHashes, FileSignature } from '../file-hashes.js';
 import type { LinksOfReads } from '../read-links.js';
-import { pathRecord } from '../path-records.js';
+import { pathRecord } from '../../workspace/path-records.js';
 import { removeCachesOfRemovedWorkspaces } from '../cache-location.js';
 import { CACHE_FORMAT, isCacheEntry, isOutputPack, sealedIndex, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
 import type { OutputPacks } from './output-packs.js';
@@ -197,7 +197,7 @@ function entriesOf(builds: readonly SavedBuild[], workspace: WorkspaceModel, { h
     if (!refs.every((ref) => outputs.get(ref.hash))) continue;
     for (const ref of refs) needed.set(ref.hash, outputs.get(ref.hash)!);
     const { build: _build, errors: _errors, outputs: _outputs, ...kept } = record;
-    // Keyed by this module's own paths, kept with the index (src/io/path-records.ts).
+    // Keyed by this module's own paths, kept with the index (src/workspace/path-records.ts).
     const signatures: Record<string, FileSignature> = pathRecord();
     for (const [input, hash] of Object.entries(record.inputs)) {
       const signature = hash === null ? null : hashes.signature(input);
