@@ -1,6 +1,8 @@
 // The tsconfig files that decide how a module compiles are inputs of its build (README
-// "tsconfig.json"): the nearest one above its entry with its `extends` chain, and every place a
-// nearer one could appear, so that an edit, an addition or a removal builds it again. The
+// "Bundling real code"): esbuild applies to each source the nearest config above that source
+// (a `tsconfig.json`, else a `jsconfig.json` in the same directory), so for the entry and every
+// source of the workspace the build read, the nearest one with its `extends` chain, and every
+// place a nearer one could appear, so that an edit, an addition or a removal builds it again. The
 // places are stamped, not read (an unchanged file is known by its stat), and a chain is read
 // again only when one of its files changed: a stylesheet edit reads no tsconfig. A place the
 // watcher has named in no notice since its last stamp is not stamped again (its silence as proof,
@@ -11,8 +13,8 @@ import { dirOf } from '../workspace/paths.js';
 import type { FileHashes } from './file-hashes.js';
 import type { WatchProof } from './freshness.js';
 
-/** The tsconfig files of a module whose entry is `entry`: the places up to the nearest, then its chain. */
-export type TsconfigInputs = (entry: string) => string[];
+/** The config files of a module whose entry is `entry` and whose build read `sources`: each one's places up to the nearest, then its chain. */
+export type TsconfigInputs = (entry: string, sources?: readonly string[]) => string[];
 
 export function createTsconfigInputs(hashes: FileHashes, quiet?: () => WatchProof | null): TsconfigInputs {
   // The places only: a chain's files are stamped still, since a change of one may alter the list.
@@ -39,16 +41,41 @@ export function createTsconfigInputs(hashes: FileHashes, quiet?: () => WatchProo
     chains.set(nearest, { files, looked });
     return files;
   };
-  // The places above an entry's directory are a function of its path: made once per entry.
+  // The places above a directory are a function of its path: made once per directory.
   const placesOf = new Map<string, string[]>();
-  return (entry) => {
-    let places = placesOf.get(entry);
-    if (!places) placesOf.set(entry, (places = tsconfigPlaces(dirOf(entry))));
-    const found = places.findIndex((file) => placeHash(file) !== null);
-    if (found === -1) return places;
-    return [...places.slice(0, found + 1), ...chainOf(places[found]!)];
+  const placesAbove = (dir: string): string[] => {
+    let places = placesOf.get(dir);
+    if (!places) placesOf.set(dir, (places = tsconfigPlaces(dir)));
+    return places;
+  };
+  return (entry, sources = []) => {
+    const configs = new Set<string>();
+    // A directory walked once per call: the places above it were added by the first walk through it.
+    const walked = new Set<string>();
+    for (const dir of new Set([dirOf(entry), ...sources.filter(isConfiguredSource).map(dirOf)])) {
+      for (const place of placesAbove(dir)) {
+        const placeDir = dirOf(place);
+        if (walked.has(placeDir)) break;
+        walked.add(placeDir);
+        configs.add(place);
+        if (placeHash(place) !== null) {
+          for (const file of chainOf(place)) configs.add(file);
+          break;
+        }
+        const jsconfig = place.slice(0, -'tsconfig.json'.length) + 'jsconfig.json';
+        configs.add(jsconfig);
+        if (placeHash(jsconfig) !== null) {
+          for (const file of chainOf(jsconfig)) configs.add(file);
+          break;
+        }
+      }
+    }
+    return [...configs];
   };
 }
+
+/** A source esbuild compiles under a config: a file (not a listing) of the workspace, outside installed packages (esbuild applies none there), not one of its own `<...>` paths. */
+const isConfiguredSource = (source: string): boolean => !source.endsWith('/') && !source.startsWith('<') && !source.split('/').includes('node_modules');
 
 /**
  * A path's hash as its last stamp confirmed it, while the watcher proves it unchanged since that

@@ -253,6 +253,25 @@ describe('tsconfig.json as an input of the builds that use it', function () {
     expect(await codeOf(app)).to.match(/^\s+count = 1;/m);
     expect((await service.get(other)).headers.etag).to.equal(otherBefore);
   });
+
+  it('builds again the module of a source whose own nearer tsconfig.json, or jsconfig.json, is added or edited', async function () {
+    // esbuild applies to each source the config nearest to it, not the entry's (README "Bundling real code").
+    const app = '/m/@kit/app@1.0.0/modules/main';
+    fs.mkdirSync(path.join(root, 'packages/app/src/parts'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'packages/app/src/parts/box.ts'), 'export class Box {\n  size = 1;\n}\n');
+    fs.writeFileSync(path.join(root, 'packages/app/src/main.ts'), "export { Box } from './parts/box.ts';\n");
+    expect(await codeOf(app)).to.match(/^\s+size = 1;/m);
+    const nested = path.join(root, 'packages/app/src/parts/tsconfig.json');
+    fs.writeFileSync(nested, json({ compilerOptions: { useDefineForClassFields: false } }));
+    expect(await codeOf(app), 'a tsconfig.json beside a source the entry imports').to.include('this.size = 1');
+    fs.rmSync(nested);
+    expect(await codeOf(app)).to.match(/^\s+size = 1;/m);
+    const jsconfig = path.join(root, 'packages/app/jsconfig.json');
+    fs.writeFileSync(jsconfig, json({ compilerOptions: { useDefineForClassFields: false } }));
+    expect(await codeOf(app), 'a jsconfig.json where no tsconfig.json is').to.include('this.size = 1');
+    fs.writeFileSync(jsconfig, json({ compilerOptions: { useDefineForClassFields: true } }));
+    expect(await codeOf(app)).to.match(/^\s+size = 1;/m);
+  });
 });
 
 describe('build-time constants', function () {
