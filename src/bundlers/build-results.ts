@@ -38,6 +38,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     const file = inputPath(input);
     if (file !== null) inputs.add(file);
   }
+  for (const linked of linkedPaths(metafile, read)) inputs.add(linked);
+  if (code !== null) inputs.add(target.entry);
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
     for (const record of metafile.inputs[input]?.imports ?? []) {
@@ -147,6 +149,33 @@ function codeFrame(message: esbuild.Message): string {
       return `${number} | ${location.lineText}\n${caret}`;
     })
     .join('\n');
+}
+
+// esbuild names each file by its real path: an import that reached it through a symbolic link
+// (a linked file or directory) would leave no input the link's retargeting changes, and the old
+// target's output would be served on. So the path as the import wrote it, through the link, is an
+// input too, hashed through the link to what it leads to now (README "Links and large trees").
+// Found from the specifier alone, as esbuild resolved it (the file, an extension added or
+// rewritten, a directory's index); a resolution these do not explain is left as it is.
+function linkedPaths(metafile: esbuild.Metafile, read: readonly string[]): Set<string> {
+  const linked = new Set<string>();
+  for (const input of new Set(read)) {
+    const importer = inputPath(input);
+    if (importer === null) continue;
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      const original = record.original;
+      if (record.external || original === undefined || !(original.startsWith('./') || original.startsWith('../'))) continue;
+      const resolved = inputPath(record.path);
+      const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
+      if (resolved === null || written === null || written.startsWith('../')) continue;
+      const stem = written.slice(0, written.length - path.posix.extname(written).length);
+      // Resolved beside the written path (the file itself, an extension added or rewritten, a directory's index): no link crossed.
+      if (resolved === written || resolved.startsWith(`${written}.`) || resolved.startsWith(`${written}/`) || resolved.startsWith(`${stem}.`)) continue;
+      const extension = path.posix.extname(resolved);
+      for (const candidate of [written, `${stem}${extension}`, `${written}${extension}`, `${written}/${path.posix.basename(resolved)}`]) linked.add(candidate);
+    }
+  }
+  return linked;
 }
 
 // Every file the entry's import graph read. An output's `inputs` name only the files that
