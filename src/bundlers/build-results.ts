@@ -39,7 +39,10 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     if (file !== null) inputs.add(file);
   }
   for (const linked of linkedPaths(metafile, read)) inputs.add(linked);
-  if (code !== null) inputs.add(target.entry);
+  if (code !== null) {
+    inputs.add(target.entry);
+    for (const linked of throughEntryLink(target.entry, codeOutput?.entryPoint, inputs)) inputs.add(linked);
+  }
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
     for (const record of metafile.inputs[input]?.imports ?? []) {
@@ -176,6 +179,23 @@ function linkedPaths(metafile: esbuild.Metafile, read: readonly string[]): Set<s
     }
   }
   return linked;
+}
+
+// An entry whose own path crosses a link (a package or module directory that is a link to a
+// checkout elsewhere in the workspace) is built from real paths its relative imports never
+// name through the link: each input under the link's real directory is an input by the entry's
+// path too, so that the link retargeted builds the module from what it leads to now.
+function throughEntryLink(entry: string, entryPoint: string | undefined, inputs: ReadonlySet<string>): string[] {
+  const real = entryPoint === undefined ? null : inputPath(entryPoint);
+  if (real === null || real === entry) return [];
+  const written = entry.split('/');
+  const reached = real.split('/');
+  let common = 0;
+  while (common < written.length && common < reached.length && written[written.length - 1 - common] === reached[reached.length - 1 - common]) common += 1;
+  if (common === 0 || common === written.length || common === reached.length) return [];
+  const writtenDir = `${written.slice(0, written.length - common).join('/')}/`;
+  const realDir = `${reached.slice(0, reached.length - common).join('/')}/`;
+  return [...inputs].filter((input) => input.startsWith(realDir)).map((input) => writtenDir + input.slice(realDir.length));
 }
 
 // Every file the entry's import graph read. An output's `inputs` name only the files that
