@@ -170,7 +170,8 @@ function linkedPaths(metafile: esbuild.Metafile, read: readonly string[]): Set<s
       if (record.external || original === undefined || !(original.startsWith('./') || original.startsWith('../'))) continue;
       const resolved = inputPath(record.path);
       const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
-      if (resolved === null || written === null || written.startsWith('../')) continue;
+      // A file outside the workspace (through node_modules) is never read by the service's checks: nothing to record.
+      if (resolved === null || written === null || written.startsWith('../') || resolved.startsWith('../')) continue;
       const stem = written.slice(0, written.length - path.posix.extname(written).length);
       // Resolved beside the written path (the file itself, an extension added or rewritten, a directory's index): no link crossed.
       if (resolved === written || resolved.startsWith(`${written}.`) || resolved.startsWith(`${written}/`) || resolved.startsWith(`${stem}.`)) continue;
