@@ -7,7 +7,9 @@
 // again only when one of its files changed: a stylesheet edit reads no tsconfig. A place the
 // watcher has named in no notice since its last stamp is not stamped again (its silence as proof,
 // the rule of the check before an answer, README "Addresses"): an edit of a source stats no
-// absent place.
+// absent place. The nearest `package.json` above each source decides how esbuild resolves and
+// keeps it (`imports`, `browser`, `sideEffects`, `type`): it and the places a nearer one could
+// appear are inputs the same way.
 import { loadTsconfig, tsconfigPlaces } from '../workspace/tsconfig.js';
 import { dirOf } from '../workspace/paths.js';
 import type { FileHashes } from './file-hashes.js';
@@ -50,9 +52,20 @@ export function createTsconfigInputs(hashes: FileHashes, quiet?: () => WatchProo
   };
   return (entry, sources = []) => {
     const configs = new Set<string>();
+    const dirs = new Set([dirOf(entry), ...sources.filter(isConfiguredSource).map(dirOf)]);
     // A directory walked once per call: the places above it were added by the first walk through it.
     const walked = new Set<string>();
-    for (const dir of new Set([dirOf(entry), ...sources.filter(isConfiguredSource).map(dirOf)])) {
+    const manifestsWalked = new Set<string>();
+    for (const dir of dirs) {
+      for (const place of placesAbove(dir)) {
+        const manifest = place.slice(0, -'tsconfig.json'.length) + 'package.json';
+        if (manifestsWalked.has(manifest)) break;
+        manifestsWalked.add(manifest);
+        configs.add(manifest);
+        if (placeHash(manifest) !== null) break;
+      }
+    }
+    for (const dir of dirs) {
       for (const place of placesAbove(dir)) {
         const placeDir = dirOf(place);
         if (walked.has(placeDir)) break;

@@ -274,6 +274,35 @@ describe('tsconfig.json as an input of the builds that use it', function () {
   });
 });
 
+describe('package.json fields esbuild reads as an input of the builds', function () {
+  it('builds again the module whose package.json, or a nearer one beside a source, changes imports, browser or sideEffects', async function () {
+    const manifest = (fields: Record<string, unknown>) => json({ name: '@kit/app', version: '1.0.0', exports: { './main': './src/main.ts' }, ...fields });
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': manifest({ imports: { '#unit': './src/unit-a.ts' } }),
+      'packages/app/src/main.ts': "import './effect.ts';\nexport { unit } from '#unit';\nexport { part } from './parts/part.ts';\n",
+      'packages/app/src/effect.ts': "console.log('SIDE_EFFECT');\n",
+      'packages/app/src/unit-a.ts': "export const unit = 'UNIT_A';\n",
+      'packages/app/src/unit-b.ts': "export const unit = 'UNIT_B';\n",
+      'packages/app/src/parts/part.ts': "export const part = 'PART_PLAIN';\n",
+      'packages/app/src/parts/part-browser.ts': "export const part = 'PART_BROWSER';\n",
+    });
+    const service = await serve(root);
+    try {
+      const code = async () => (await service.get('/m/@kit/app@1.0.0/modules/main')).text;
+      expect(await code()).to.include('UNIT_A').and.include('SIDE_EFFECT').and.include('PART_PLAIN');
+      fs.writeFileSync(path.join(root, 'packages/app/package.json'), manifest({ imports: { '#unit': './src/unit-b.ts' } }));
+      expect(await code(), '"imports" retargeted').to.include('UNIT_B');
+      fs.writeFileSync(path.join(root, 'packages/app/package.json'), manifest({ imports: { '#unit': './src/unit-b.ts' }, sideEffects: false }));
+      expect(await code(), '"sideEffects": false').to.not.include('SIDE_EFFECT');
+      fs.writeFileSync(path.join(root, 'packages/app/src/parts/package.json'), json({ browser: { './part.ts': './part-browser.ts' } }));
+      expect(await code(), 'a package.json beside a source, with a "browser" map').to.include('PART_BROWSER');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe('build-time constants', function () {
   it("replaces the names of a package's core.define in its modules, development and production, and only there", async function () {
     const root = tempWorkspace({
