@@ -38,7 +38,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     const file = inputPath(input);
     if (file !== null) inputs.add(file);
   }
-  for (const linked of linkedPaths(metafile, read)) inputs.add(linked);
+  for (const file of resolutionInputs(metafile, read)) inputs.add(file);
   if (code !== null) {
     inputs.add(target.entry);
     for (const linked of throughEntryLink(target.entry, codeOutput?.entryPoint, inputs)) inputs.add(linked);
@@ -154,14 +154,18 @@ function codeFrame(message: esbuild.Message): string {
     .join('\n');
 }
 
-// esbuild names each file by its real path: an import that reached it through a symbolic link
-// (a linked file or directory) would leave no input the link's retargeting changes, and the old
-// target's output would be served on. So the path as the import wrote it, through the link, is an
-// input too, hashed through the link to what it leads to now (README "Links and large trees").
-// Found from the specifier alone, as esbuild resolved it (the file, an extension added or
-// rewritten, a directory's index); a resolution these do not explain is left as it is.
-function linkedPaths(metafile: esbuild.Metafile, read: readonly string[]): Set<string> {
-  const linked = new Set<string>();
+// What a relative import's resolution depends on beyond the file it found (README "Links and
+// large trees", "Bundling real code"), found from the specifier alone:
+// - esbuild names each file by its real path: an import that reached it through a symbolic link
+//   (a linked file or directory) would leave no input the link's retargeting changes, and the
+//   old target's output would be served on. So the path as the import wrote it, through the
+//   link, is an input too, hashed through the link to what it leads to now.
+// - A file resolved by an extension added (`./unit` to `unit.js`), a TypeScript rewrite
+//   (`./part.js` to `part.ts`) or as a directory's index (`./tools` to `tools/index.ts`): each
+//   path esbuild tries before it is an input, absent, so that one made there builds the module
+//   from it. An import naming its file exactly depends on nothing more.
+function resolutionInputs(metafile: esbuild.Metafile, read: readonly string[]): Set<string> {
+  const found = new Set<string>();
   for (const input of new Set(read)) {
     const importer = inputPath(input);
     if (importer === null) continue;
@@ -171,15 +175,42 @@ function linkedPaths(metafile: esbuild.Metafile, read: readonly string[]): Set<s
       const resolved = inputPath(record.path);
       const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
       // A file outside the workspace (through node_modules) is never read by the service's checks: nothing to record.
-      if (resolved === null || written === null || written.startsWith('../') || resolved.startsWith('../')) continue;
+      if (resolved === null || written === null || written.startsWith('../') || resolved.startsWith('../') || resolved.includes('?')) continue;
       const stem = written.slice(0, written.length - path.posix.extname(written).length);
       // Resolved beside the written path (the file itself, an extension added or rewritten, a directory's index): no link crossed.
-      if (resolved === written || resolved.startsWith(`${written}.`) || resolved.startsWith(`${written}/`) || resolved.startsWith(`${stem}.`)) continue;
+      if (resolved === written || resolved.startsWith(`${written}.`) || resolved.startsWith(`${written}/`) || resolved.startsWith(`${stem}.`)) {
+        for (const shadow of triedBefore(written, stem, resolved)) found.add(shadow);
+        continue;
+      }
       const extension = path.posix.extname(resolved);
-      for (const candidate of [written, `${stem}${extension}`, `${written}${extension}`, `${written}/${path.posix.basename(resolved)}`]) linked.add(candidate);
+      for (const candidate of [written, `${stem}${extension}`, `${written}${extension}`, `${written}/${path.posix.basename(resolved)}`]) found.add(candidate);
     }
   }
-  return linked;
+  return found;
+}
+
+/** esbuild's default `resolveExtensions`, in the order it tries them. */
+const RESOLVE_EXTENSIONS = ['.tsx', '.ts', '.jsx', '.js', '.css', '.json'];
+/** The TypeScript sources esbuild tries for an import naming the JavaScript file tsc would emit. */
+const TYPESCRIPT_REWRITES: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
+
+/** The paths esbuild tries, for the import written `written`, before `resolved` (beside it). */
+function triedBefore(written: string, stem: string, resolved: string): string[] {
+  if (resolved === written) return [];
+  const upTo = (base: string, extensions: readonly string[], found: string) => {
+    const tried: string[] = [];
+    for (const extension of extensions) {
+      if (base + extension === found) break;
+      tried.push(base + extension);
+    }
+    return tried;
+  };
+  if (resolved.startsWith(`${written}.`) && !resolved.includes('/', written.length)) return [written, ...upTo(written, RESOLVE_EXTENSIONS, resolved)];
+  const rewrites = TYPESCRIPT_REWRITES[path.posix.extname(written)];
+  if (rewrites && resolved.startsWith(`${stem}.`) && !resolved.includes('/', stem.length)) return [written, ...upTo(stem, rewrites, resolved)];
+  // A directory: every file its name could be, then the indexes before the one found.
+  if (resolved.startsWith(`${written}/`)) return [...RESOLVE_EXTENSIONS.map((extension) => written + extension), ...upTo(`${written}/index`, RESOLVE_EXTENSIONS, resolved)];
+  return [];
 }
 
 // An entry whose own path crosses a link (a package or module directory that is a link to a

@@ -303,6 +303,32 @@ describe('package.json fields esbuild reads as an input of the builds', function
   });
 });
 
+describe('a file added that an import resolves to before the file it found', function () {
+  it('builds the module again from it: an extension-less import, a .js import of a .ts file, a directory import', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './src/main.ts' } }),
+      'packages/app/src/main.ts': "export { unit } from './unit';\nexport { part } from './part.js';\nexport { tool } from './tools';\n",
+      'packages/app/src/unit.js': "export const unit = 'UNIT_JS';\n",
+      'packages/app/src/part.ts': "export const part = 'PART_TS';\n",
+      'packages/app/src/tools/index.ts': "export const tool = 'TOOL_INDEX';\n",
+    });
+    const service = await serve(root);
+    try {
+      const code = async () => (await service.get('/m/@kit/app@1.0.0/modules/main')).text;
+      expect(await code()).to.include('UNIT_JS').and.include('PART_TS').and.include('TOOL_INDEX');
+      fs.writeFileSync(path.join(root, 'packages/app/src/unit.ts'), "export const unit = 'UNIT_TS';\n");
+      expect(await code(), 'unit.ts beside unit.js').to.include('UNIT_TS');
+      fs.writeFileSync(path.join(root, 'packages/app/src/part.js'), "export const part = 'PART_JS';\n");
+      expect(await code(), 'part.js beside part.ts').to.include('PART_JS');
+      fs.writeFileSync(path.join(root, 'packages/app/src/tools.ts'), "export const tool = 'TOOL_FILE';\n");
+      expect(await code(), 'tools.ts beside tools/').to.include('TOOL_FILE');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe('build-time constants', function () {
   it("replaces the names of a package's core.define in its modules, development and production, and only there", async function () {
     const root = tempWorkspace({
