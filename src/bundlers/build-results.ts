@@ -13,7 +13,7 @@ import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
-import type { BundleResult, BundleTarget } from './types.js';
+import { LINK_TARGET, type BundleResult, type BundleTarget } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
 
@@ -39,10 +39,10 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     if (file !== null) inputs.add(file);
   }
   for (const file of resolutionInputs(metafile, read)) inputs.add(file);
-  if (code !== null) {
-    inputs.add(target.entry);
-    for (const linked of throughEntryLink(target.entry, codeOutput?.entryPoint, inputs)) inputs.add(linked);
-  }
+  // An entry reached through a link (the entry itself, its module's or its package's directory):
+  // where its path leads is an input, so that the link retargeted builds the module from there.
+  const realEntry = codeOutput?.entryPoint === undefined ? null : inputPath(codeOutput.entryPoint);
+  if (code !== null && realEntry !== null && realEntry !== target.entry) inputs.add(`${target.entry}${LINK_TARGET}`);
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
     for (const record of metafile.inputs[input]?.imports ?? []) {
@@ -158,8 +158,8 @@ function codeFrame(message: esbuild.Message): string {
 // large trees", "Bundling real code"), found from the specifier alone:
 // - esbuild names each file by its real path: an import that reached it through a symbolic link
 //   (a linked file or directory) would leave no input the link's retargeting changes, and the
-//   old target's output would be served on. So the path as the import wrote it, through the
-//   link, is an input too, hashed through the link to what it leads to now.
+//   old target's output would be served on. So where the path the import wrote leads is an
+//   input too (`LINK_TARGET`), not the file by a second name (it would count twice as read).
 // - A file resolved by an extension added (`./unit` to `unit.js`), a TypeScript rewrite
 //   (`./part.js` to `part.ts`) or as a directory's index (`./tools` to `tools/index.ts`): each
 //   path esbuild tries before it is an input, absent, so that one made there builds the module
@@ -183,7 +183,7 @@ function resolutionInputs(metafile: esbuild.Metafile, read: readonly string[]): 
         continue;
       }
       const extension = path.posix.extname(resolved);
-      for (const candidate of [written, `${stem}${extension}`, `${written}${extension}`, `${written}/${path.posix.basename(resolved)}`]) found.add(candidate);
+      for (const candidate of [written, `${stem}${extension}`, `${written}${extension}`, `${written}/${path.posix.basename(resolved)}`]) found.add(`${candidate}${LINK_TARGET}`);
     }
   }
   return found;
@@ -211,23 +211,6 @@ function triedBefore(written: string, stem: string, resolved: string): string[] 
   // A directory: every file its name could be, then the indexes before the one found.
   if (resolved.startsWith(`${written}/`)) return [...RESOLVE_EXTENSIONS.map((extension) => written + extension), ...upTo(`${written}/index`, RESOLVE_EXTENSIONS, resolved)];
   return [];
-}
-
-// An entry whose own path crosses a link (a package or module directory that is a link to a
-// checkout elsewhere in the workspace) is built from real paths its relative imports never
-// name through the link: each input under the link's real directory is an input by the entry's
-// path too, so that the link retargeted builds the module from what it leads to now.
-function throughEntryLink(entry: string, entryPoint: string | undefined, inputs: ReadonlySet<string>): string[] {
-  const real = entryPoint === undefined ? null : inputPath(entryPoint);
-  if (real === null || real === entry) return [];
-  const written = entry.split('/');
-  const reached = real.split('/');
-  let common = 0;
-  while (common < written.length && common < reached.length && written[written.length - 1 - common] === reached[reached.length - 1 - common]) common += 1;
-  if (common === 0 || common === written.length || common === reached.length) return [];
-  const writtenDir = `${written.slice(0, written.length - common).join('/')}/`;
-  const realDir = `${reached.slice(0, reached.length - common).join('/')}/`;
-  return [...inputs].filter((input) => input.startsWith(realDir)).map((input) => writtenDir + input.slice(realDir.length));
 }
 
 // Every file the entry's import graph read. An output's `inputs` name only the files that

@@ -37,6 +37,13 @@ export interface BundleTarget {
   shared?: Record<string, string>;
 }
 
+/**
+ * The end of an input that names where a path leads rather than what it holds (`<path> ->`): its
+ * hash is the path's real path in the workspace, so a link retargeted changes it, whatever the
+ * new target holds (README "Links and large trees"). No file of the workspace ends so.
+ */
+export const LINK_TARGET = ' ->';
+
 export interface BundleResult {
   specifier: string;
   /** null when the build failed. */
