@@ -38,11 +38,13 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     const file = inputPath(input);
     if (file !== null) inputs.add(file);
   }
-  for (const file of resolutionInputs(metafile, read)) inputs.add(file);
+  const resolution = resolutionInputs(metafile, read);
   // An entry reached through a link (the entry itself, its module's or its package's directory):
   // where its path leads is an input, so that the link retargeted builds the module from there.
   const realEntry = codeOutput?.entryPoint === undefined ? null : inputPath(codeOutput.entryPoint);
-  if (code !== null && realEntry !== null && realEntry !== target.entry) inputs.add(`${target.entry}${LINK_TARGET}`);
+  if (code !== null && realEntry !== null && realEntry !== target.entry) resolution.add(`${target.entry}${LINK_TARGET}`);
+  for (const file of inputs) resolution.delete(file);
+  for (const file of resolution) inputs.add(file);
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
     for (const record of metafile.inputs[input]?.imports ?? []) {
@@ -58,7 +60,24 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const warnings = warningsOf(root, result.warnings, inputs);
   const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
-  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors, ...(warnings.length > 0 ? { warnings } : {}), ...(commonjs ? { commonjs: true as const } : {}) };
+  return {
+    specifier: target.specifier,
+    code,
+    styles: styles && styles.length > 0 ? styles : null,
+    inputs: [...inputs].sort(),
+    ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
+    imports,
+    errors,
+    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(commonjs ? { commonjs: true as const } : {}),
+  };
+}
+
+/** The files a build read: its inputs but those its resolution depended on (`resolution`). */
+export function filesRead(result: Pick<BundleResult, 'inputs' | 'resolution'>): string[] {
+  if (!result.resolution) return result.inputs;
+  const resolution = new Set(result.resolution);
+  return result.inputs.filter((file) => !resolution.has(file));
 }
 
 // Each entry of a batch looks up its two outputs: by path, once per build, not a scan of the
@@ -171,6 +190,7 @@ function resolutionInputs(metafile: esbuild.Metafile, read: readonly string[]): 
     if (importer === null) continue;
     for (const record of metafile.inputs[input]?.imports ?? []) {
       const original = record.original;
+      // One kept external (a shared file, another module's entry) names no `original`: esbuild tells none.
       if (record.external || original === undefined || !(original.startsWith('./') || original.startsWith('../'))) continue;
       const resolved = inputPath(record.path);
       const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
@@ -306,7 +326,7 @@ export function sharedInBatch(targets: readonly BundleTarget[], results: readonl
       const result = results[index]!;
       if (!target.package || result.code === null) return [];
       const entries = target.workspace?.entries ?? {};
-      const files = result.inputs.filter((file) => !(file in entries) && file !== target.entry && !(target.shared && file in target.shared));
+      const files = filesRead(result).filter((file) => !(file in entries) && file !== target.entry && !(target.shared && file in target.shared));
       return [{ packageName: target.package.name, packageDir: target.package.dir, files }];
     }),
   );
@@ -332,6 +352,8 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   if (reached.size === 0) return result;
   const parts = [result, ...reached.values()];
   const inputs = [...new Set(parts.flatMap((part) => part.inputs))].sort();
+  const read = new Set(parts.flatMap((part) => filesRead(part)));
+  const resolution = inputs.filter((file) => !read.has(file));
   const seen = new Set<string>();
   const imports = parts.flatMap((part) => part.imports).filter((record) => {
     const key = `${record.specifier}\0${record.file}`;
@@ -340,11 +362,11 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
     return true;
   });
   const errors = [...reached.values()].flatMap((chunk) => chunk.errors);
-  if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, imports: [], errors };
+  if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports: [], errors };
   // A stylesheet a shared file imports is part of each module's stylesheet that imports it.
   const sheets = parts.flatMap((part) => (part.styles ? [part.styles] : []));
   const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);
   const warnings = parts.flatMap((part) => part.warnings ?? []);
   const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));
-  return { ...result, styles, inputs, imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
+  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
 }

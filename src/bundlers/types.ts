@@ -51,6 +51,12 @@ export interface BundleResult {
   styles: Uint8Array | null;
   /** Files the build read (or, when it failed, would need), relative to the root; `dir/` for a directory. */
   inputs: string[];
+  /**
+   * The inputs that are no file read but what resolving its imports depended on (README "Links
+   * and large trees", "Bundling real code"): where a link crossed leads (`LINK_TARGET`), the paths
+   * tried before the file found, absent. Inputs like the rest; never counted as files a module reached.
+   */
+  resolution?: string[];
   /** Bare imports found, kept external. */
   imports: ImportRecord[];
   /** BUNDLE_ERROR diagnostics; empty when the build succeeded. */
