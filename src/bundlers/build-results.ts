@@ -11,6 +11,7 @@ import { lineAndColumn } from '../workspace/json.js';
 import { sharedAmong } from '../workspace/shared-files.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
+import { keptExternalOf } from './plugins/module-boundaries.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget } from './types.js';
@@ -38,7 +39,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     const file = inputPath(input);
     if (file !== null) inputs.add(file);
   }
-  const resolution = resolutionInputs(metafile, read);
+  const resolution = resolutionInputs(root, result, read);
   // An entry reached through a link (the entry itself, its module's or its package's directory):
   // where its path leads is an input, so that the link retargeted builds the module from there.
   const realEntry = codeOutput?.entryPoint === undefined ? null : inputPath(codeOutput.entryPoint);
@@ -183,30 +184,41 @@ function codeFrame(message: esbuild.Message): string {
 //   (`./part.js` to `part.ts`) or as a directory's index (`./tools` to `tools/index.ts`): each
 //   path esbuild tries before it is an input, absent, so that one made there builds the module
 //   from it. An import naming its file exactly depends on nothing more.
-function resolutionInputs(metafile: esbuild.Metafile, read: readonly string[]): Set<string> {
+function resolutionInputs(root: string, result: esbuild.BuildResult, read: readonly string[]): Set<string> {
+  const metafile = result.metafile!;
   const found = new Set<string>();
-  for (const input of new Set(read)) {
+  const reading = new Set(read);
+  for (const input of reading) {
     const importer = inputPath(input);
     if (importer === null) continue;
     for (const record of metafile.inputs[input]?.imports ?? []) {
-      const original = record.original;
-      // One kept external (a shared file, another module's entry) names no `original`: esbuild tells none.
-      if (record.external || original === undefined || !(original.startsWith('./') || original.startsWith('../'))) continue;
-      const resolved = inputPath(record.path);
-      const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
-      // A file outside the workspace (through node_modules) is never read by the service's checks: nothing to record.
-      if (resolved === null || written === null || written.startsWith('../') || resolved.startsWith('../') || resolved.includes('?')) continue;
-      const stem = written.slice(0, written.length - path.posix.extname(written).length);
-      // Resolved beside the written path (the file itself, an extension added or rewritten, a directory's index): no link crossed.
-      if (resolved === written || resolved.startsWith(`${written}.`) || resolved.startsWith(`${written}/`) || resolved.startsWith(`${stem}.`)) {
-        for (const shadow of triedBefore(written, stem, resolved)) found.add(shadow);
-        continue;
-      }
-      const extension = path.posix.extname(resolved);
-      for (const candidate of [written, `${stem}${extension}`, `${written}${extension}`, `${written}/${path.posix.basename(resolved)}`]) found.add(`${candidate}${LINK_TARGET}`);
+      // One kept external (a shared file, another module's entry) names no `original`: the plugin that kept it tells it.
+      if (!record.external && record.original !== undefined) addResolution(found, importer, record.original, inputPath(record.path));
     }
   }
+  for (const kept of keptExternalOf(result)) {
+    const importer = toRelative(root, kept.importer);
+    if (reading.has(importer)) addResolution(found, importer, kept.original, toRelative(root, kept.file));
+  }
   return found;
+}
+
+const toRelative = (root: string, file: string): string => path.relative(root, file).split(path.sep).join('/');
+
+/** What the import `original` of `importer`, resolved to `resolved`, depended on besides that file. */
+function addResolution(found: Set<string>, importer: string, original: string, resolved: string | null): void {
+  if (!(original.startsWith('./') || original.startsWith('../'))) return;
+  const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
+  // A file outside the workspace (through node_modules) is never read by the service's checks: nothing to record.
+  if (resolved === null || written === null || written.startsWith('../') || resolved.startsWith('../') || resolved.includes('?')) return;
+  const stem = written.slice(0, written.length - path.posix.extname(written).length);
+  // Resolved beside the written path (the file itself, an extension added or rewritten, a directory's index): no link crossed.
+  if (resolved === written || resolved.startsWith(`${written}.`) || resolved.startsWith(`${written}/`) || resolved.startsWith(`${stem}.`)) {
+    for (const shadow of triedBefore(written, stem, resolved)) found.add(shadow);
+    return;
+  }
+  const extension = path.posix.extname(resolved);
+  for (const candidate of [written, `${stem}${extension}`, `${written}${extension}`, `${written}/${path.posix.basename(resolved)}`]) found.add(`${candidate}${LINK_TARGET}`);
 }
 
 /** esbuild's default `resolveExtensions`, in the order it tries them. */

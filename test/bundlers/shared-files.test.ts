@@ -74,6 +74,17 @@ describe('the esbuild engine with shared files', () => {
     // Inputs, so that a util.tsx made there builds them again (README "Bundling real code").
     for (const result of results) expect(result.inputs).to.include.members(['kit/util', 'kit/util.tsx', 'kit/util.ts']);
     expect(sharedInBatch(targets, results)).to.deep.equal(new Map([['@r/kit', { 'kit/util.ts': '@r/kit/.shared/util.ts' }]]));
+    // Built by the engine, util.ts is then imported as a shared file (kept external): the paths tried before it are still inputs.
+    const engine = createEsbuildEngine({ root });
+    try {
+      const shared = await engine.bundle(targets, developmentVariant('browser'));
+      for (const result of shared) {
+        expect(text(result.code)).to.include('from "@r/kit/.shared/util.ts"');
+        expect(result.inputs).to.include.members(['kit/util', 'kit/util.tsx', 'kit/util.ts']);
+      }
+    } finally {
+      await engine.dispose();
+    }
   });
 
   it('imports the shared files the service names on a rebuild, and fails a module with the errors of one that does not build', async () => {
