@@ -8,13 +8,14 @@ import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
 import { lineAndColumn } from '../workspace/json.js';
+import { resolvedBeside, triedBefore } from '../workspace/resolution.js';
 import { sharedAmong } from '../workspace/shared-files.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
 import { keptExternalOf } from './plugins/module-boundaries.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
-import { LINK_TARGET, type BundleResult, type BundleTarget } from './types.js';
+import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
 
@@ -46,6 +47,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   if (code !== null && realEntry !== null && realEntry !== target.entry) resolution.add(`${target.entry}${LINK_TARGET}`);
   for (const file of inputs) resolution.delete(file);
   for (const file of resolution) inputs.add(file);
+  const mapped = mappedImports(metafile, read);
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
     for (const record of metafile.inputs[input]?.imports ?? []) {
@@ -67,6 +69,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     styles: styles && styles.length > 0 ? styles : null,
     inputs: [...inputs].sort(),
     ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
+    ...(mapped.length > 0 ? { mapped } : {}),
     imports,
     errors,
     ...(warnings.length > 0 ? { warnings } : {}),
@@ -203,6 +206,23 @@ function resolutionInputs(root: string, result: esbuild.BuildResult, read: reado
   return found;
 }
 
+// An import neither relative nor kept external that esbuild resolved to a file of the workspace:
+// through a tsconfig `paths` entry or `baseUrl`, which the build runner reads to find what it tried.
+function mappedImports(metafile: esbuild.Metafile, read: readonly string[]): MappedImport[] {
+  const mapped: MappedImport[] = [];
+  for (const input of new Set(read)) {
+    const importer = inputPath(input);
+    if (importer === null) continue;
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      const specifier = record.original;
+      if (record.external || specifier === undefined || specifier.startsWith('.') || specifier.startsWith('/')) continue;
+      const resolved = inputPath(record.path);
+      if (resolved !== null && !resolved.startsWith('../') && !resolved.split('/').includes('node_modules')) mapped.push({ importer, specifier, resolved });
+    }
+  }
+  return mapped;
+}
+
 const toRelative = (root: string, file: string): string => path.relative(root, file).split(path.sep).join('/');
 
 /** What the import `original` of `importer`, resolved to `resolved`, depended on besides that file. */
@@ -211,38 +231,13 @@ function addResolution(found: Set<string>, importer: string, original: string, r
   const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
   // A file outside the workspace (through node_modules) is never read by the service's checks: nothing to record.
   if (resolved === null || written === null || written.startsWith('../') || resolved.startsWith('../') || resolved.includes('?')) return;
-  const stem = written.slice(0, written.length - path.posix.extname(written).length);
-  // Resolved beside the written path (the file itself, an extension added or rewritten, a directory's index): no link crossed.
-  if (resolved === written || resolved.startsWith(`${written}.`) || resolved.startsWith(`${written}/`) || resolved.startsWith(`${stem}.`)) {
-    for (const shadow of triedBefore(written, stem, resolved)) found.add(shadow);
+  if (resolvedBeside(written, resolved)) {
+    for (const shadow of triedBefore(written, resolved)) found.add(shadow);
     return;
   }
+  const stem = written.slice(0, written.length - path.posix.extname(written).length);
   const extension = path.posix.extname(resolved);
   for (const candidate of [written, `${stem}${extension}`, `${written}${extension}`, `${written}/${path.posix.basename(resolved)}`]) found.add(`${candidate}${LINK_TARGET}`);
-}
-
-/** esbuild's default `resolveExtensions`, in the order it tries them. */
-const RESOLVE_EXTENSIONS = ['.tsx', '.ts', '.jsx', '.js', '.css', '.json'];
-/** The TypeScript sources esbuild tries for an import naming the JavaScript file tsc would emit. */
-const TYPESCRIPT_REWRITES: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
-
-/** The paths esbuild tries, for the import written `written`, before `resolved` (beside it). */
-function triedBefore(written: string, stem: string, resolved: string): string[] {
-  if (resolved === written) return [];
-  const upTo = (base: string, extensions: readonly string[], found: string) => {
-    const tried: string[] = [];
-    for (const extension of extensions) {
-      if (base + extension === found) break;
-      tried.push(base + extension);
-    }
-    return tried;
-  };
-  if (resolved.startsWith(`${written}.`) && !resolved.includes('/', written.length)) return [written, ...upTo(written, RESOLVE_EXTENSIONS, resolved)];
-  const rewrites = TYPESCRIPT_REWRITES[path.posix.extname(written)];
-  if (rewrites && resolved.startsWith(`${stem}.`) && !resolved.includes('/', stem.length)) return [written, ...upTo(stem, rewrites, resolved)];
-  // A directory: every file its name could be, then the indexes before the one found.
-  if (resolved.startsWith(`${written}/`)) return [...RESOLVE_EXTENSIONS.map((extension) => written + extension), ...upTo(`${written}/index`, RESOLVE_EXTENSIONS, resolved)];
-  return [];
 }
 
 // Every file the entry's import graph read. An output's `inputs` name only the files that
@@ -366,6 +361,7 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   const inputs = [...new Set(parts.flatMap((part) => part.inputs))].sort();
   const read = new Set(parts.flatMap((part) => filesRead(part)));
   const resolution = inputs.filter((file) => !read.has(file));
+  const mapped = parts.flatMap((part) => part.mapped ?? []);
   const seen = new Set<string>();
   const imports = parts.flatMap((part) => part.imports).filter((record) => {
     const key = `${record.specifier}\0${record.file}`;
@@ -380,5 +376,5 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);
   const warnings = parts.flatMap((part) => part.warnings ?? []);
   const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));
-  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
+  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), ...(mapped.length > 0 ? { mapped } : {}), imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
 }

@@ -44,6 +44,13 @@ export interface BundleTarget {
  */
 export const LINK_TARGET = ' ->';
 
+/** An import esbuild resolved through a tsconfig mapping (`paths`, `baseUrl`): by whom, as written, to which file (workspace-relative). */
+export interface MappedImport {
+  importer: string;
+  specifier: string;
+  resolved: string;
+}
+
 export interface BundleResult {
   specifier: string;
   /** null when the build failed. */
@@ -57,6 +64,8 @@ export interface BundleResult {
    * tried before the file found, absent. Inputs like the rest; never counted as files a module reached.
    */
   resolution?: string[];
+  /** The imports esbuild resolved through a tsconfig mapping (`paths`, `baseUrl`): the service adds what their mapping tried before (README "Bundling real code"). */
+  mapped?: MappedImport[];
   /** Bare imports found, kept external. */
   imports: ImportRecord[];
   /** BUNDLE_ERROR diagnostics; empty when the build succeeded. */

@@ -329,6 +329,31 @@ describe('a file added that an import resolves to before the file it found', fun
   });
 });
 
+describe('a file added at a target a tsconfig mapping tries before the file it found', function () {
+  it('builds the module again from it: an earlier target of a "paths" entry, an extension-less import through "baseUrl"', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './src/main.ts' } }),
+      'packages/app/tsconfig.json': json({ compilerOptions: { baseUrl: '.', paths: { '#parts/*': ['./overrides/*', './src/parts/*'] } } }),
+      'packages/app/src/main.ts': "export { part } from '#parts/part.ts';\nexport { unit } from 'src/unit';\n",
+      'packages/app/src/parts/part.ts': "export const part = 'PART_DEFAULT';\n",
+      'packages/app/src/unit.ts': "export const unit = 'UNIT_TS';\n",
+    });
+    const service = await serve(root);
+    try {
+      const code = async () => (await service.get('/m/@kit/app@1.0.0/modules/main')).text;
+      expect(await code()).to.include('PART_DEFAULT').and.include('UNIT_TS');
+      fs.mkdirSync(path.join(root, 'packages/app/overrides'));
+      fs.writeFileSync(path.join(root, 'packages/app/overrides/part.ts'), "export const part = 'PART_OVERRIDE';\n");
+      expect(await code(), 'overrides/part.ts, the first target').to.include('PART_OVERRIDE');
+      fs.writeFileSync(path.join(root, 'packages/app/src/unit.tsx'), "export const unit = 'UNIT_TSX';\n");
+      expect(await code(), 'src/unit.tsx beside src/unit.ts').to.include('UNIT_TSX');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe('build-time constants', function () {
   it("replaces the names of a package's core.define in its modules, development and production, and only there", async function () {
     const root = tempWorkspace({
