@@ -8,12 +8,14 @@ import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
 import { lineAndColumn } from '../workspace/json.js';
+import { resolvedBeside, triedBefore } from '../workspace/resolution.js';
 import { sharedAmong } from '../workspace/shared-files.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
+import { keptExternalOf } from './plugins/module-boundaries.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
-import type { BundleResult, BundleTarget } from './types.js';
+import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
 
@@ -38,6 +40,14 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     const file = inputPath(input);
     if (file !== null) inputs.add(file);
   }
+  const resolution = resolutionInputs(root, result, read);
+  // An entry reached through a link (the entry itself, its module's or its package's directory):
+  // where its path leads is an input, so that the link retargeted builds the module from there.
+  const realEntry = codeOutput?.entryPoint === undefined ? null : inputPath(codeOutput.entryPoint);
+  if (code !== null && realEntry !== null && realEntry !== target.entry) resolution.add(`${target.entry}${LINK_TARGET}`);
+  for (const file of inputs) resolution.delete(file);
+  for (const file of resolution) inputs.add(file);
+  const mapped = mappedImports(metafile, read);
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
     for (const record of metafile.inputs[input]?.imports ?? []) {
@@ -53,7 +63,25 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const warnings = warningsOf(root, result.warnings, inputs);
   const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
-  return { specifier: target.specifier, code, styles: styles && styles.length > 0 ? styles : null, inputs: [...inputs].sort(), imports, errors, ...(warnings.length > 0 ? { warnings } : {}), ...(commonjs ? { commonjs: true as const } : {}) };
+  return {
+    specifier: target.specifier,
+    code,
+    styles: styles && styles.length > 0 ? styles : null,
+    inputs: [...inputs].sort(),
+    ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
+    ...(mapped.length > 0 ? { mapped } : {}),
+    imports,
+    errors,
+    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(commonjs ? { commonjs: true as const } : {}),
+  };
+}
+
+/** The files a build read: its inputs but those its resolution depended on (`resolution`). */
+export function filesRead(result: Pick<BundleResult, 'inputs' | 'resolution'>): string[] {
+  if (!result.resolution) return result.inputs;
+  const resolution = new Set(result.resolution);
+  return result.inputs.filter((file) => !resolution.has(file));
 }
 
 // Each entry of a batch looks up its two outputs: by path, once per build, not a scan of the
@@ -149,6 +177,69 @@ function codeFrame(message: esbuild.Message): string {
     .join('\n');
 }
 
+// What a relative import's resolution depends on beyond the file it found (README "Links and
+// large trees", "Bundling real code"), found from the specifier alone:
+// - esbuild names each file by its real path: an import that reached it through a symbolic link
+//   (a linked file or directory) would leave no input the link's retargeting changes, and the
+//   old target's output would be served on. So where the path the import wrote leads is an
+//   input too (`LINK_TARGET`), not the file by a second name (it would count twice as read).
+// - A file resolved by an extension added (`./unit` to `unit.js`), a TypeScript rewrite
+//   (`./part.js` to `part.ts`) or as a directory's index (`./tools` to `tools/index.ts`): each
+//   path esbuild tries before it is an input, absent, so that one made there builds the module
+//   from it. An import naming its file exactly depends on nothing more.
+function resolutionInputs(root: string, result: esbuild.BuildResult, read: readonly string[]): Set<string> {
+  const metafile = result.metafile!;
+  const found = new Set<string>();
+  const reading = new Set(read);
+  for (const input of reading) {
+    const importer = inputPath(input);
+    if (importer === null) continue;
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      // One kept external (a shared file, another module's entry) names no `original`: the plugin that kept it tells it.
+      if (!record.external && record.original !== undefined) addResolution(found, importer, record.original, inputPath(record.path));
+    }
+  }
+  for (const kept of keptExternalOf(result)) {
+    const importer = toRelative(root, kept.importer);
+    if (reading.has(importer)) addResolution(found, importer, kept.original, toRelative(root, kept.file));
+  }
+  return found;
+}
+
+// An import neither relative nor kept external that esbuild resolved to a file of the workspace:
+// through a tsconfig `paths` entry or `baseUrl`, which the build runner reads to find what it tried.
+function mappedImports(metafile: esbuild.Metafile, read: readonly string[]): MappedImport[] {
+  const mapped: MappedImport[] = [];
+  for (const input of new Set(read)) {
+    const importer = inputPath(input);
+    if (importer === null) continue;
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      const specifier = record.original;
+      if (record.external || specifier === undefined || specifier.startsWith('.') || specifier.startsWith('/')) continue;
+      const resolved = inputPath(record.path);
+      if (resolved !== null && !resolved.startsWith('../') && !resolved.split('/').includes('node_modules')) mapped.push({ importer, specifier, resolved });
+    }
+  }
+  return mapped;
+}
+
+const toRelative = (root: string, file: string): string => path.relative(root, file).split(path.sep).join('/');
+
+/** What the import `original` of `importer`, resolved to `resolved`, depended on besides that file. */
+function addResolution(found: Set<string>, importer: string, original: string, resolved: string | null): void {
+  if (!(original.startsWith('./') || original.startsWith('../'))) return;
+  const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
+  // A file outside the workspace (through node_modules) is never read by the service's checks: nothing to record.
+  if (resolved === null || written === null || written.startsWith('../') || resolved.startsWith('../') || resolved.includes('?')) return;
+  if (resolvedBeside(written, resolved)) {
+    for (const shadow of triedBefore(written, resolved)) found.add(shadow);
+    return;
+  }
+  const stem = written.slice(0, written.length - path.posix.extname(written).length);
+  const extension = path.posix.extname(resolved);
+  for (const candidate of [written, `${stem}${extension}`, `${written}${extension}`, `${written}/${path.posix.basename(resolved)}`]) found.add(`${candidate}${LINK_TARGET}`);
+}
+
 // Every file the entry's import graph read. An output's `inputs` name only the files that
 // put bytes in it: one that put none (empty while an editor saved it, type-only, tree-shaken)
 // is still an input, whose next change must build the module again.
@@ -242,7 +333,7 @@ export function sharedInBatch(targets: readonly BundleTarget[], results: readonl
       const result = results[index]!;
       if (!target.package || result.code === null) return [];
       const entries = target.workspace?.entries ?? {};
-      const files = result.inputs.filter((file) => !(file in entries) && file !== target.entry && !(target.shared && file in target.shared));
+      const files = filesRead(result).filter((file) => !(file in entries) && file !== target.entry && !(target.shared && file in target.shared));
       return [{ packageName: target.package.name, packageDir: target.package.dir, files }];
     }),
   );
@@ -268,6 +359,9 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   if (reached.size === 0) return result;
   const parts = [result, ...reached.values()];
   const inputs = [...new Set(parts.flatMap((part) => part.inputs))].sort();
+  const read = new Set(parts.flatMap((part) => filesRead(part)));
+  const resolution = inputs.filter((file) => !read.has(file));
+  const mapped = parts.flatMap((part) => part.mapped ?? []);
   const seen = new Set<string>();
   const imports = parts.flatMap((part) => part.imports).filter((record) => {
     const key = `${record.specifier}\0${record.file}`;
@@ -276,11 +370,11 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
     return true;
   });
   const errors = [...reached.values()].flatMap((chunk) => chunk.errors);
-  if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, imports: [], errors };
+  if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports: [], errors };
   // A stylesheet a shared file imports is part of each module's stylesheet that imports it.
   const sheets = parts.flatMap((part) => (part.styles ? [part.styles] : []));
   const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);
   const warnings = parts.flatMap((part) => part.warnings ?? []);
   const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));
-  return { ...result, styles, inputs, imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
+  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), ...(mapped.length > 0 ? { mapped } : {}), imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
 }

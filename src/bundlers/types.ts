@@ -37,6 +37,20 @@ export interface BundleTarget {
   shared?: Record<string, string>;
 }
 
+/**
+ * The end of an input that names where a path leads rather than what it holds (`<path> ->`): its
+ * hash is the path's real path in the workspace, so a link retargeted changes it, whatever the
+ * new target holds (README "Links and large trees"). No file of the workspace ends so.
+ */
+export const LINK_TARGET = ' ->';
+
+/** An import esbuild resolved through a tsconfig mapping (`paths`, `baseUrl`): by whom, as written, to which file (workspace-relative). */
+export interface MappedImport {
+  importer: string;
+  specifier: string;
+  resolved: string;
+}
+
 export interface BundleResult {
   specifier: string;
   /** null when the build failed. */
@@ -44,6 +58,14 @@ export interface BundleResult {
   styles: Uint8Array | null;
   /** Files the build read (or, when it failed, would need), relative to the root; `dir/` for a directory. */
   inputs: string[];
+  /**
+   * The inputs that are no file read but what resolving its imports depended on (README "Links
+   * and large trees", "Bundling real code"): where a link crossed leads (`LINK_TARGET`), the paths
+   * tried before the file found, absent. Inputs like the rest; never counted as files a module reached.
+   */
+  resolution?: string[];
+  /** The imports esbuild resolved through a tsconfig mapping (`paths`, `baseUrl`): the service adds what their mapping tried before (README "Bundling real code"). */
+  mapped?: MappedImport[];
   /** Bare imports found, kept external. */
   imports: ImportRecord[];
   /** BUNDLE_ERROR diagnostics; empty when the build succeeded. */

@@ -11,7 +11,7 @@ import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
 import { bundleInstalled, OutsidePackageError, type InstalledBundle } from '../bundlers/installed-bundle.js';
 import { contentHash } from '../outputs/content-hash.js';
-import { commonJsExportNames, entryOf, findInstalled, type InstalledPackage } from '../io/installed-packages.js';
+import { commonJsExportNames, entryOf, findInstalled, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
@@ -83,8 +83,11 @@ function installedCopies(host: ExtensionHost): InstalledCopies {
   const known = new Map<string, InstalledPackage>();
   return {
     find(name, version) {
+      // A copy met before, while it is still the one installed there: an upgrade in place
+      // (`npm install`) must answer neither the old version nor the old files.
       const seen = known.get(`${name}@${version}`);
-      if (seen) return seen;
+      if (seen && stillInstalled(seen)) return seen;
+      known.delete(`${name}@${version}`);
       const dirs = [host.root, ...host.getState().workspace.packages.map((pkg) => `${host.root}/${pkg.dir}`)];
       for (const dir of dirs) {
         const found = findInstalled(name, dir);
@@ -112,12 +115,13 @@ async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, { ver
   sendOutput(ctx, answer.body, answer);
 }
 
-// Keyed by the package's directory and the entry's real path: every spelling of an address,
-// and every subpath that leads to the same file, share one bundle.
+// Keyed by the package's directory, the copy installed there and the entry's real path: every
+// spelling of an address, and every subpath that leads to the same file, share one bundle, and
+// another copy installed in the same directory is built from its own files.
 function bundle({ bundles }: CdnParts, pkg: InstalledPackage, subpath: string): Promise<InstalledBundle> {
   const entry = entryOf(pkg, subpath);
   if (entry === null) return Promise.reject(new ServiceError('OUTPUT_NOT_AVAILABLE', `${pkg.name}@${pkg.version} exports no "${subpath === '' ? '.' : `./${subpath}`}"`));
-  return bundles.get(`${pkg.dir}\0${entry}`, () =>
+  return bundles.get(`${pkg.dir}\0${pkg.manifestStamp}\0${entry}`, () =>
     bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir)).catch((error: unknown) => {
       if (error instanceof OutsidePackageError) {
         throw new ServiceError('CDN_FILE_OUTSIDE_PACKAGE', `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''} is not served: its entry or a file it imports lies outside the package`);

@@ -2,6 +2,7 @@
 // most `parallelism` at once, then reads the declared assets of each built module and judges
 // it. Each module's outcome is handed on as soon as it is known, for progress and writing.
 import type { BundlerRegistry } from '../bundlers/registry.js';
+import { filesRead } from '../bundlers/build-results.js';
 import type { BundleResult } from '../bundlers/types.js';
 import type { AssetFiles } from '../io/asset-files.js';
 import { toBundleTarget } from '../io/build-runner.js';
@@ -34,17 +35,17 @@ export async function buildDistribution(jobs: readonly DistributionJob[], deps: 
     const fresh = rest.modules.length > 0 ? ((await run(rest, new Map()))?.map((entry) => ({ ...entry, job })) ?? []) : [];
     for (const entry of [...known, ...fresh]) {
       // A module that reads no file besides entries holds no copy of one: judged at once.
-      if (entry.result.code === null || !entry.result.inputs.some((file) => isCodeFile(file) && !entries.has(file))) judge(deps, job, entry.module, entry.result, onOutcome);
+      if (entry.result.code === null || !filesRead(entry.result).some((file) => isCodeFile(file) && !entries.has(file))) judge(deps, job, entry.module, entry.result, onOutcome);
       else built.push(entry);
     }
   });
   // A file modules of one package built in different jobs reach: those that copied it are built
   // again, importing it (README "Shared files"), before they are judged.
   const results = new Map(built.map(({ module, result }) => [module.specifier, result]));
-  const shared = findSharedFiles(deps.workspace, (specifier) => (results.get(specifier)?.code ? results.get(specifier)!.inputs : undefined));
+  const shared = findSharedFiles(deps.workspace, (specifier) => (results.get(specifier)?.code ? filesRead(results.get(specifier)!) : undefined));
   const again = built.filter(({ module, result }) => {
     const files = shared.get(module.package);
-    return files !== undefined && result.inputs.some((file) => files[file] !== undefined && !result.chunks?.[files[file]!]);
+    return files !== undefined && filesRead(result).some((file) => files[file] !== undefined && !result.chunks?.[files[file]!]);
   });
   const rebuilt = new Map<string, BundleResult>();
   await runLimited(regroup(again), deps.parallelism, async (job) => {

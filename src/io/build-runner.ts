@@ -113,7 +113,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     return stamps.once(() =>
       built.map((result, index) => {
         const { module, previousInputs } = job.modules[index]!;
-        const withConfigs = module.entry ? { ...result, inputs: [...new Set([...result.inputs, ...tsconfigInputs(module.entry)])].sort() } : result;
+        const withConfigs = module.entry ? { ...result, inputs: [...new Set([...result.inputs, ...tsconfigInputs(module.entry, result.inputs, result.mapped)])].sort() } : result;
         return toFact(withConfigs, { build: job.build, variant: job.variant, previousInputs, before, startedAt, shared: targets[index]!.shared, ...(unwritten ? { unwritten } : {}) });
       }),
     );

@@ -8,6 +8,8 @@
 // ones): there the tick is a second (`createGranularity`, README "Addresses").
 import fs from 'node:fs';
 import path from 'node:path';
+import { LINK_TARGET } from '../bundlers/types.js';
+import { contentHash } from '../outputs/content-hash.js';
 import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './confined-paths.js';
 import { createFileMemory, type FileMemory, type Remembered } from './file-memory.js';
 import { createFileReads, type FileReads } from './file-reads.js';
@@ -401,6 +403,13 @@ function adoptRead(memory: FileMemory, stats: fs.Stats | undefined, granularityO
   return true;
 }
 
+// Where a path leads, looked at every time (never remembered, so never vouched for by the
+// watcher): a link is retargeted without a notice in the directories of what it led to.
+function linkTargetStamp(paths: ConfinedPaths, relative: string): Stamp {
+  const real = paths.realPath(relative.slice(0, -LINK_TARGET.length));
+  return { hash: real === null ? null : contentHash(`${LINK_TARGET}${real}`), mtimeMs: 0 };
+}
+
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, { ...(options.stat ? { stat: options.stat } : {}) });
@@ -412,6 +421,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
   const ahead = options.readAhead ? readsAhead(root, memory, granularityOf, note) : null;
 
   function stamp(relative: string): Stamp {
+    if (relative.endsWith(LINK_TARGET)) return linkTargetStamp(paths, relative);
     const seq = watchSequence();
     const isDir = relative.endsWith('/');
     const stats = statAs(relative);

@@ -14,6 +14,8 @@ export interface InstalledPackage {
   /** The package's directory, absolute (links resolved). */
   dir: string;
   manifest: Record<string, unknown>;
+  /** The stat of the package.json read, taken before reading it: another copy installed there (`npm install`) changes it. */
+  manifestStamp: string;
 }
 
 const CONDITIONS = ['browser', 'import', 'module', 'default'];
@@ -41,8 +43,9 @@ export function findInstalled(name: string, fromDir: string, links: 'refused' | 
       if (links === 'refused' && !real.endsWith(installedTail)) return null;
       const manifestFile = links === 'refused' ? realFileInside(real, path.join(real, 'package.json')) : path.join(real, 'package.json');
       try {
+        const manifestStamp = manifestFile ? stampOf(manifestFile) : null;
         const manifest = manifestFile ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>) : null;
-        if (manifest && typeof manifest.version === 'string') return { name, version: manifest.version, dir: real, manifest };
+        if (manifest && manifestStamp && typeof manifest.version === 'string') return { name, version: manifest.version, dir: real, manifest, manifestStamp };
       } catch {
         // no readable manifest: not an installed package, look further up
       }
@@ -52,6 +55,15 @@ export function findInstalled(name: string, fromDir: string, links: 'refused' | 
     dir = parent;
   }
 }
+
+/** A file's identity and times, or null when absent: what a copy installed over it changes. */
+function stampOf(file: string): string | null {
+  const stats = fs.statSync(file, { throwIfNoEntry: false, bigint: true });
+  return stats ? `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}` : null;
+}
+
+/** Whether the copy found is still the one installed there: its package.json has the stat it was read with. */
+export const stillInstalled = (pkg: InstalledPackage): boolean => stampOf(path.join(pkg.dir, 'package.json')) === pkg.manifestStamp;
 
 /** `file`'s real path when it is a file whose real path lies inside `dir` (itself a real path), else null. */
 export function realFileInside(dir: string, file: string): string | null {

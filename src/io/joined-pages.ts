@@ -2,8 +2,9 @@
 // a restart whose builds come from the cache answers the page without joining it again. A page
 // is named by its plan's key, a hash of everything it joins (README "The bundled preview"),
 // together with what joins it (the versions of the service and esbuild, the bundlers' code): the
-// same name is the same bytes. A file starts with one line of JSON, the two files' lengths and
-// hashes, then their bytes; one that does not hash to what it says is a miss, as is any failure.
+// same name is the same bytes. A file starts with one line of JSON, the name of the page it holds
+// and the two files' lengths and hashes, then their bytes; one that does not hash to what it says,
+// or holds another page than its name's (a file copied or renamed over it), is a miss, as is any failure.
 import fs from 'node:fs';
 import path from 'node:path';
 import { contentHash } from '../outputs/content-hash.js';
@@ -24,6 +25,8 @@ export interface JoinedPages {
 }
 
 interface Header {
+  /** The page's name, which its file's name must be: its bytes hash alone cannot say which page they are. */
+  page: string;
   code: { bytes: number; hash: string };
   styles: { bytes: number; hash: string };
 }
@@ -35,7 +38,8 @@ const PAGE_FILE = /^[A-Za-z0-9_-]{22}\.page$/;
 const isTemporaryFile = (name: string) => TEMPORARY_SUFFIX.test(name) && PAGE_FILE.test(name.replace(TEMPORARY_SUFFIX, ''));
 
 export function createJoinedPages(dir: string, identity: string): JoinedPages {
-  const fileOf = (key: string) => path.join(dir, `${contentHash(`${identity}\0${key}`)}.page`);
+  const nameOf = (key: string) => contentHash(`${identity}\0${key}`);
+  const fileOf = (key: string) => path.join(dir, `${nameOf(key)}.page`);
   return {
     any() {
       try {
@@ -51,10 +55,10 @@ export function createJoinedPages(dir: string, identity: string): JoinedPages {
       } catch {
         return null;
       }
-      return parsePage(content);
+      return parsePage(content, nameOf(key));
     },
     async write(key, page) {
-      const header: Header = { code: { bytes: page.code.byteLength, hash: contentHash(page.code) }, styles: { bytes: page.styles.byteLength, hash: contentHash(page.styles) } };
+      const header: Header = { page: nameOf(key), code: { bytes: page.code.byteLength, hash: contentHash(page.code) }, styles: { bytes: page.styles.byteLength, hash: contentHash(page.styles) } };
       try {
         await fs.promises.mkdir(dir, { recursive: true });
         // Renamed into place, as every file of the cache: a service sharing it never reads half a page.
@@ -67,7 +71,7 @@ export function createJoinedPages(dir: string, identity: string): JoinedPages {
   };
 }
 
-function parsePage(content: Buffer): JoinedPage | null {
+function parsePage(content: Buffer, name: string): JoinedPage | null {
   const end = content.indexOf(0x0a);
   if (end === -1) return null;
   let header: Header;
@@ -76,6 +80,7 @@ function parsePage(content: Buffer): JoinedPage | null {
   } catch {
     return null;
   }
+  if (header?.page !== name) return null;
   const codeBytes = header?.code?.bytes;
   const stylesBytes = header?.styles?.bytes;
   if (!Number.isSafeInteger(codeBytes) || !Number.isSafeInteger(stylesBytes) || codeBytes < 0 || stylesBytes < 0) return null;

@@ -43,7 +43,7 @@ describe('moduleBoundariesPlugin', () => {
     const root = '/ws';
     const target = { specifier: '@acme/app/main', subpath: 'main', dir: 'packages/app/main', entry: 'packages/app/main/index.ts', assets: [], platforms: ['browser'], workspace: { packages: ['@acme/app'], entries: { 'packages/app/main/index.ts': '@acme/app/main', 'packages/app/card/card.ts': '@acme/app/card' }, key: '' } } as unknown as BundleTarget;
     const filters: RegExp[] = [];
-    moduleBoundariesPlugin(root, [target]).setup({ onResolve: ({ filter }: { filter: RegExp }) => filters.push(filter) } as unknown as esbuild.PluginBuild);
+    moduleBoundariesPlugin(root, [target]).setup({ onResolve: ({ filter }: { filter: RegExp }) => filters.push(filter), onEnd: () => {} } as unknown as esbuild.PluginBuild);
     expect(filters).to.have.length(1);
     expect(['../card/card.js', './index.js'].map((specifier) => filters[0]!.test(specifier))).to.deep.equal([true, true]);
     expect(['./helper.js', './styles.css'].map((specifier) => filters[0]!.test(specifier))).to.deep.equal([false, false]);

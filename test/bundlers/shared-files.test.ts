@@ -6,6 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import * as esbuild from 'esbuild';
+import { collect, sharedInBatch } from '../../src/bundlers/build-results.js';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
@@ -59,6 +60,31 @@ describe('the esbuild engine with shared files', () => {
     }
     expect(text(alone!.code)).to.include('from "@r/lib/.shared/log.ts"');
     expect(text(define!.chunks!['@r/lib/.shared/registry.ts'])).to.equal(text(lookup!.chunks!['@r/lib/.shared/registry.ts']));
+  });
+
+  it('never takes a path esbuild tried before the file it found (an input, absent) for a file the modules share', async () => {
+    const root = tempWorkspace({
+      'kit/one.ts': "import { util } from './util';\nexport const one = util(1);\n",
+      'kit/two.ts': "import { util } from './util';\nexport const two = util(2);\n",
+      'kit/util.ts': 'export const util = (n: number) => n;\n',
+    });
+    const targets = [target('@r/kit', 'kit', 'one'), target('@r/kit', 'kit', 'two')];
+    const built = await esbuild.build(esbuildOptions(root, targets, developmentVariant('browser')));
+    const results = targets.map((each, index) => collect(root, each, index, built));
+    // Inputs, so that a util.tsx made there builds them again (README "Bundling real code").
+    for (const result of results) expect(result.inputs).to.include.members(['kit/util', 'kit/util.tsx', 'kit/util.ts']);
+    expect(sharedInBatch(targets, results)).to.deep.equal(new Map([['@r/kit', { 'kit/util.ts': '@r/kit/.shared/util.ts' }]]));
+    // Built by the engine, util.ts is then imported as a shared file (kept external): the paths tried before it are still inputs.
+    const engine = createEsbuildEngine({ root });
+    try {
+      const shared = await engine.bundle(targets, developmentVariant('browser'));
+      for (const result of shared) {
+        expect(text(result.code)).to.include('from "@r/kit/.shared/util.ts"');
+        expect(result.inputs).to.include.members(['kit/util', 'kit/util.tsx', 'kit/util.ts']);
+      }
+    } finally {
+      await engine.dispose();
+    }
   });
 
   it('imports the shared files the service names on a rebuild, and fails a module with the errors of one that does not build', async () => {

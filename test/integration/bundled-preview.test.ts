@@ -235,4 +235,32 @@ describe('the bundled preview across a restart', function () {
     await restarted.close();
     fs.rmSync(cache, { recursive: true, force: true });
   });
+
+  it('never answers a saved page under the name of another: a page file copied over another is joined again', async function () {
+    const root = fixtureWorkspace('basic');
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'core-page-cache-'));
+    const pagesDir = path.join(cache, 'pages');
+    /** A run that serves the bundled page, then stops once it is saved: the page files then. */
+    const serveOnce = async (): Promise<string[]> => {
+      const known = fs.existsSync(pagesDir) ? fs.readdirSync(pagesDir).length : 0;
+      const service = await serve(root, { cache });
+      const page = readPage((await service.get('/preview/bundled/')).text);
+      await service.get(page.code);
+      await waitFor(() => fs.existsSync(pagesDir) && fs.readdirSync(pagesDir).filter((name) => name.endsWith('.page')).length > known, { what: 'the joined page saved' });
+      await service.close();
+      return fs.readdirSync(pagesDir).filter((name) => name.endsWith('.page'));
+    };
+    const [first] = await serveOnce();
+    write(root, 'packages/lib/format/internal/pad.ts', "export const pad = (n: number, width: number): string => `SECOND_PAGE ${String(n).padStart(width, '0')}`;\n");
+    const second = (await serveOnce()).find((name) => name !== first)!;
+    // The first state's page, whole and hashing to what its header says, under the second's name.
+    fs.copyFileSync(path.join(pagesDir, first!), path.join(pagesDir, second));
+
+    const restarted = await serve(root, { cache });
+    const page = readPage((await restarted.get('/preview/bundled/')).text);
+    const code = (await restarted.get(page.code)).text;
+    await restarted.close();
+    expect(code).to.include('SECOND_PAGE').and.not.include('LIB_PAD_MARKER');
+    fs.rmSync(cache, { recursive: true, force: true });
+  });
 });

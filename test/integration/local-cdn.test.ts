@@ -117,6 +117,27 @@ describe('the local CDN', function () {
     ]);
   });
 
+  it('answers the copy installed now: after an upgrade in place, the new version from its own files, and the old one no more', async function () {
+    const upgraded = workspace();
+    const own = await serve(upgraded, { cdnOrigin: 'local' });
+    try {
+      const before = await own.get('/cdn/cjs-pkg@1.0.0');
+      expect(before.status).to.equal(200);
+      expect(before.text).to.include('toUpperCase');
+      // npm install cjs-pkg@1.1.0: new files in the same directory.
+      fs.writeFileSync(path.join(upgraded, 'node_modules/cjs-pkg/package.json'), json({ name: 'cjs-pkg', version: '1.1.0', main: 'index.js' }));
+      fs.writeFileSync(path.join(upgraded, 'node_modules/cjs-pkg/index.js'), "exports.shout = (s) => s.toLowerCase() + ' UPGRADED';\n");
+      const now = await own.get('/cdn/cjs-pkg@1.1.0');
+      expect(now.status).to.equal(200);
+      expect(now.text, 'the new version, built from its files').to.include('UPGRADED').and.not.include('toUpperCase');
+      const old = await own.get('/cdn/cjs-pkg@1.0.0');
+      expect(old.status, 'the version no longer installed').to.equal(404);
+      expect(old.json<{ code: string }>().code).to.equal('OUTPUT_NOT_AVAILABLE');
+    } finally {
+      await own.close();
+    }
+  });
+
   describe('in Chromium, with no network', function () {
     let browser: Browser;
     let watched: Watched;

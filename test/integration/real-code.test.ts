@@ -253,6 +253,105 @@ describe('tsconfig.json as an input of the builds that use it', function () {
     expect(await codeOf(app)).to.match(/^\s+count = 1;/m);
     expect((await service.get(other)).headers.etag).to.equal(otherBefore);
   });
+
+  it('builds again the module of a source whose own nearer tsconfig.json, or jsconfig.json, is added or edited', async function () {
+    // esbuild applies to each source the config nearest to it, not the entry's (README "Bundling real code").
+    const app = '/m/@kit/app@1.0.0/modules/main';
+    fs.mkdirSync(path.join(root, 'packages/app/src/parts'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'packages/app/src/parts/box.ts'), 'export class Box {\n  size = 1;\n}\n');
+    fs.writeFileSync(path.join(root, 'packages/app/src/main.ts'), "export { Box } from './parts/box.ts';\n");
+    expect(await codeOf(app)).to.match(/^\s+size = 1;/m);
+    const nested = path.join(root, 'packages/app/src/parts/tsconfig.json');
+    fs.writeFileSync(nested, json({ compilerOptions: { useDefineForClassFields: false } }));
+    expect(await codeOf(app), 'a tsconfig.json beside a source the entry imports').to.include('this.size = 1');
+    fs.rmSync(nested);
+    expect(await codeOf(app)).to.match(/^\s+size = 1;/m);
+    const jsconfig = path.join(root, 'packages/app/jsconfig.json');
+    fs.writeFileSync(jsconfig, json({ compilerOptions: { useDefineForClassFields: false } }));
+    expect(await codeOf(app), 'a jsconfig.json where no tsconfig.json is').to.include('this.size = 1');
+    fs.writeFileSync(jsconfig, json({ compilerOptions: { useDefineForClassFields: true } }));
+    expect(await codeOf(app)).to.match(/^\s+size = 1;/m);
+  });
+});
+
+describe('package.json fields esbuild reads as an input of the builds', function () {
+  it('builds again the module whose package.json, or a nearer one beside a source, changes imports, browser or sideEffects', async function () {
+    const manifest = (fields: Record<string, unknown>) => json({ name: '@kit/app', version: '1.0.0', exports: { './main': './src/main.ts' }, ...fields });
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': manifest({ imports: { '#unit': './src/unit-a.ts' } }),
+      'packages/app/src/main.ts': "import './effect.ts';\nexport { unit } from '#unit';\nexport { part } from './parts/part.ts';\n",
+      'packages/app/src/effect.ts': "console.log('SIDE_EFFECT');\n",
+      'packages/app/src/unit-a.ts': "export const unit = 'UNIT_A';\n",
+      'packages/app/src/unit-b.ts': "export const unit = 'UNIT_B';\n",
+      'packages/app/src/parts/part.ts': "export const part = 'PART_PLAIN';\n",
+      'packages/app/src/parts/part-browser.ts': "export const part = 'PART_BROWSER';\n",
+    });
+    const service = await serve(root);
+    try {
+      const code = async () => (await service.get('/m/@kit/app@1.0.0/modules/main')).text;
+      expect(await code()).to.include('UNIT_A').and.include('SIDE_EFFECT').and.include('PART_PLAIN');
+      fs.writeFileSync(path.join(root, 'packages/app/package.json'), manifest({ imports: { '#unit': './src/unit-b.ts' } }));
+      expect(await code(), '"imports" retargeted').to.include('UNIT_B');
+      fs.writeFileSync(path.join(root, 'packages/app/package.json'), manifest({ imports: { '#unit': './src/unit-b.ts' }, sideEffects: false }));
+      expect(await code(), '"sideEffects": false').to.not.include('SIDE_EFFECT');
+      fs.writeFileSync(path.join(root, 'packages/app/src/parts/package.json'), json({ browser: { './part.ts': './part-browser.ts' } }));
+      expect(await code(), 'a package.json beside a source, with a "browser" map').to.include('PART_BROWSER');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('a file added that an import resolves to before the file it found', function () {
+  it('builds the module again from it: an extension-less import, a .js import of a .ts file, a directory import', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './src/main.ts' } }),
+      'packages/app/src/main.ts': "export { unit } from './unit';\nexport { part } from './part.js';\nexport { tool } from './tools';\n",
+      'packages/app/src/unit.js': "export const unit = 'UNIT_JS';\n",
+      'packages/app/src/part.ts': "export const part = 'PART_TS';\n",
+      'packages/app/src/tools/index.ts': "export const tool = 'TOOL_INDEX';\n",
+    });
+    const service = await serve(root);
+    try {
+      const code = async () => (await service.get('/m/@kit/app@1.0.0/modules/main')).text;
+      expect(await code()).to.include('UNIT_JS').and.include('PART_TS').and.include('TOOL_INDEX');
+      fs.writeFileSync(path.join(root, 'packages/app/src/unit.ts'), "export const unit = 'UNIT_TS';\n");
+      expect(await code(), 'unit.ts beside unit.js').to.include('UNIT_TS');
+      fs.writeFileSync(path.join(root, 'packages/app/src/part.js'), "export const part = 'PART_JS';\n");
+      expect(await code(), 'part.js beside part.ts').to.include('PART_JS');
+      fs.writeFileSync(path.join(root, 'packages/app/src/tools.ts'), "export const tool = 'TOOL_FILE';\n");
+      expect(await code(), 'tools.ts beside tools/').to.include('TOOL_FILE');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('a file added at a target a tsconfig mapping tries before the file it found', function () {
+  it('builds the module again from it: an earlier target of a "paths" entry, an extension-less import through "baseUrl"', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './src/main.ts' } }),
+      'packages/app/tsconfig.json': json({ compilerOptions: { baseUrl: '.', paths: { '#parts/*': ['./overrides/*', './src/parts/*'] } } }),
+      'packages/app/src/main.ts': "export { part } from '#parts/part.ts';\nexport { unit } from 'src/unit';\n",
+      'packages/app/src/parts/part.ts': "export const part = 'PART_DEFAULT';\n",
+      'packages/app/src/unit.ts': "export const unit = 'UNIT_TS';\n",
+    });
+    const service = await serve(root);
+    try {
+      const code = async () => (await service.get('/m/@kit/app@1.0.0/modules/main')).text;
+      expect(await code()).to.include('PART_DEFAULT').and.include('UNIT_TS');
+      fs.mkdirSync(path.join(root, 'packages/app/overrides'));
+      fs.writeFileSync(path.join(root, 'packages/app/overrides/part.ts'), "export const part = 'PART_OVERRIDE';\n");
+      expect(await code(), 'overrides/part.ts, the first target').to.include('PART_OVERRIDE');
+      fs.writeFileSync(path.join(root, 'packages/app/src/unit.tsx'), "export const unit = 'UNIT_TSX';\n");
+      expect(await code(), 'src/unit.tsx beside src/unit.ts').to.include('UNIT_TSX');
+    } finally {
+      await service.close();
+    }
+  });
 });
 
 describe('build-time constants', function () {

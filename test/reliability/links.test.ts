@@ -7,9 +7,9 @@ import path from 'node:path';
 import { DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { get } from '../helpers/http.js';
-import { serve } from '../helpers/service.js';
+import { awaitedWalk, serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { inlineWorkspace } from '../helpers/workspace.js';
+import { inlineWorkspace, tempWorkspace } from '../helpers/workspace.js';
 
 /** Resident memory of a process, in MiB (Linux). */
 const residentMiB = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
@@ -68,6 +68,79 @@ describe('symbolic links in a workspace', function () {
       what: 'the watcher reporting common/shared/index.ts',
     });
     expect((await service.get(`/m/@t/app@1.0.0/modules/shared?${DEV}`)).text).to.include('SHARED_TWO');
+  });
+
+  it('a link a source is imported through, retargeted: the next answer builds from the new target, before the watcher is up and after', async function () {
+    const root = inlineWorkspace({
+      'packages/app': {
+        manifest: { name: '@t/app', version: '1.0.0', exports: { './main': './main/index.ts', './other': './other/index.ts' } },
+        files: {
+          'main/index.ts': "export { pad } from './parts/pad.ts';\nexport { unit } from './units';\nexport { zone } from './zones/zone.ts';\n",
+          'main/pad-a.ts': "export const pad = 'PAD_A';\n",
+          'main/pad-b.ts': "export const pad = 'PAD_B';\n",
+          'main/unit-a.ts': "export const unit = 'UNIT_A';\n",
+          'main/unit-b.ts': "export const unit = 'UNIT_B';\n",
+          'main/zones-a/zone.ts': "export const zone = 'ZONE_A';\n",
+          'main/zones-b/zone.ts': "export const zone = 'ZONE_B';\n",
+          'other/index.ts': 'export const other = 1;\n',
+        },
+      },
+    });
+    const main = path.join(root, 'packages/app/main');
+    fs.mkdirSync(path.join(main, 'parts'));
+    fs.symlinkSync('../pad-a.ts', path.join(main, 'parts/pad.ts'));
+    fs.symlinkSync('unit-a.ts', path.join(main, 'units.ts'));
+    fs.symlinkSync('zones-a', path.join(main, 'zones'));
+    /** Points the link at `target`, as `ln -sfn` does: a new link renamed over the old one. */
+    const retarget = (link: string, target: string) => {
+      fs.symlinkSync(target, path.join(main, `${link}.new`));
+      fs.renameSync(path.join(main, `${link}.new`), path.join(main, link));
+    };
+    const walk = awaitedWalk();
+    const service = await serve(root, { effectDeps: walk.deps });
+    const code = async () => (await service.get(`/m/@t/app@1.0.0/modules/main?${DEV}`)).text;
+    expect(await code()).to.include('PAD_A').and.include('UNIT_A').and.include('ZONE_A');
+    retarget('parts/pad.ts', '../pad-b.ts');
+    retarget('units.ts', 'unit-b.ts');
+    retarget('zones', 'zones-b');
+    expect(await code(), 'retargeted in the first second').to.include('PAD_B').and.include('UNIT_B').and.include('ZONE_B');
+    await walk.walked;
+    retarget('parts/pad.ts', '../pad-a.ts');
+    retarget('units.ts', 'unit-a.ts');
+    retarget('zones', 'zones-a');
+    expect(await code(), 'retargeted once the watcher is up').to.include('PAD_A').and.include('UNIT_A').and.include('ZONE_A');
+  });
+
+  it('a package directory that is a link, retargeted: every file of the module is built from the new target, running and after a restart', async function () {
+    const files = (marker: string) => ({
+      'package.json': JSON.stringify({ name: '@t/lib', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'main/index.ts': "export { pad } from './parts/pad.ts';\n",
+      'main/parts/pad.ts': `export const pad = '${marker}';\n`,
+    });
+    const root = inlineWorkspace({}, Object.fromEntries(['ONE', 'TWO'].flatMap((marker) => Object.entries(files(`LIB_${marker}`)).map(([file, text]) => [`checkouts/${marker}/lib/${file}`, text]))));
+    fs.writeFileSync(path.join(root, 'core.json'), JSON.stringify({ packages: ['packages/lib'] }));
+    fs.mkdirSync(path.join(root, 'packages'));
+    fs.symlinkSync('../checkouts/ONE/lib', path.join(root, 'packages/lib'));
+    /** Points packages/lib at another checkout, as `ln -sfn` does. */
+    const retarget = (marker: string) => {
+      fs.symlinkSync(`../checkouts/${marker}/lib`, path.join(root, 'packages/lib.new'));
+      fs.renameSync(path.join(root, 'packages/lib.new'), path.join(root, 'packages/lib'));
+    };
+    const cache = tempWorkspace();
+    const walk = awaitedWalk();
+    const service = await serve(root, { cache, effectDeps: walk.deps });
+    const code = async (from = service) => (await from.get(`/m/@t/lib@1.0.0/modules/main?${DEV}`)).text;
+    expect(await code()).to.include('LIB_ONE');
+    retarget('TWO');
+    expect(await code(), 'retargeted in the first second').to.include('LIB_TWO');
+    await walk.walked;
+    retarget('ONE');
+    expect(await code(), 'retargeted once the watcher is up').to.include('LIB_ONE');
+    await service.close();
+    retarget('TWO');
+    const restarted = await serve(root, { cache });
+    expect(await code(restarted), 'retargeted while stopped').to.include('LIB_TWO');
+    await restarted.close();
   });
 
   it('a tree larger than the watch limit: one warning saying what to do, and the service serves', async function () {

@@ -49,6 +49,21 @@ function candidatesOf(root: string, entries: Record<string, string>): { byStem: 
   return made;
 }
 
+/** A relative import this plugin kept external, with the file esbuild resolved it to (absolute paths). */
+export interface KeptExternal {
+  importer: string;
+  original: string;
+  file: string;
+}
+
+// By build result: esbuild's metafile names no `original` for an import a plugin kept external,
+// and what its resolution depended on is an input of the module all the same (README "Bundling
+// real code"): `collect` finds them here.
+const keptExternals = new WeakMap<object, readonly KeptExternal[]>();
+
+/** The relative imports the build that gave `result` kept external as modules or shared files. */
+export const keptExternalOf = (result: object): readonly KeptExternal[] => keptExternals.get(result) ?? [];
+
 export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
   // Entry files by path without extension: an import of `./reactive-element.js` names `reactive-element.ts`.
   // A shared file (README "Shared files") is imported by its internal specifier from its own package only.
@@ -68,6 +83,12 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
     name: 'core-module-boundaries',
     setup(build) {
       if (filter === null) return;
+      // One list per build of a kept context: handed to its result as it ends, a new one begun.
+      let kept: KeptExternal[] = [];
+      build.onEnd((result) => {
+        keptExternals.set(result, kept);
+        kept = [];
+      });
       build.onResolve({ filter }, async (args) => {
         if (args.pluginData === SKIP) return undefined;
         if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import' && args.kind !== 'require-call') return undefined;
@@ -76,7 +97,9 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         // Confirm with esbuild's own resolution (extensions, tsconfig): the same file, or not ours.
         const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
         if (resolved.errors.length > 0 || resolved.path !== candidate.file) return undefined;
-        if (candidate.within !== undefined) return args.importer.startsWith(candidate.within) ? { path: candidate.specifier, external: true } : undefined;
+        if (candidate.within !== undefined && !args.importer.startsWith(candidate.within)) return undefined;
+        kept.push({ importer: args.importer, original: args.path, file: candidate.file });
+        if (candidate.within !== undefined) return { path: candidate.specifier, external: true };
         return {
           path: candidate.specifier,
           external: true,
