@@ -19,6 +19,12 @@ export interface ModuleReport extends ModuleNames {
   diagnostics: Diagnostic[];
   /** Present when the last build warned: never a reason to be invalid. */
   warnings?: Diagnostic[];
+  /**
+   * Present when the module is valid but imports, itself or through valid modules it imports,
+   * modules of the workspace in development that are invalid: a page that loads it fails until
+   * those build (README "Addresses").
+   */
+  invalidImports?: string[];
 }
 
 /** The `/state` document of README "Addresses". */
@@ -518,7 +524,11 @@ function selectModulesReport(state: ServiceState): Report {
   if (cached) return cached;
   const records = defaultRecords(state);
   const helpers = sharedHelpers(state);
-  const modules = state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!, helpers));
+  const modules = withInvalidImports(
+    state.workspace,
+    records,
+    state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!, helpers)),
+  );
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
@@ -528,6 +538,41 @@ function selectModulesReport(state: ServiceState): Report {
   };
   byBuilds.set(state.builds, report);
   return report;
+}
+
+/**
+ * The module lines of the valid modules that reach invalid ones through their bare imports, with
+ * `invalidImports`: a build judges only its own module, and the page fails on the first module
+ * that does not answer. Only modules the service serves count: those of packages in development
+ * and of the module's own package (a preview serves its entry's package); the CDN serves the others.
+ */
+function withInvalidImports(workspace: WorkspaceModel, records: readonly (BuildRecord | null)[], modules: ModuleReport[]): ModuleReport[] {
+  if (!modules.some((module) => module.status === 'invalid')) return modules;
+  const selection = workspace.selection === null ? null : new Set(workspace.selection);
+  const indexOf = new Map(modules.map((module, index) => [module.specifier, index]));
+  // A walk from each valid module that imports something: the graph may hold cycles.
+  const invalidReached = (from: number): string[] => {
+    const found = new Set<string>();
+    const seen = new Set([from]);
+    const queue = [from];
+    while (queue.length > 0) {
+      for (const { specifier } of records[queue.pop()!]?.imports ?? []) {
+        const imported = indexOf.get(specifier);
+        if (imported === undefined || seen.has(imported)) continue;
+        seen.add(imported);
+        const module = modules[imported]!;
+        if (selection !== null && !selection.has(module.package) && module.package !== modules[from]!.package) continue;
+        if (module.status === 'invalid') found.add(module.specifier);
+        else if (module.status === 'valid') queue.push(imported);
+      }
+    }
+    return [...found].sort();
+  };
+  return modules.map((module, index) => {
+    if (module.status !== 'valid') return module;
+    const invalid = invalidReached(index);
+    return invalid.length === 0 ? module : { ...module, invalidImports: invalid };
+  });
 }
 
 interface KeptModuleReport {
