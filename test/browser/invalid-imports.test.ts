@@ -81,4 +81,19 @@ describe('a valid module importing an invalid one, in /state and in Chromium', f
       expect(seen).to.deep.equal({ '@demo/app/main': 'fails', '@demo/app/plain': 'runs' });
     });
   }
+
+  it("shows them in the dashboard's detail of the module, each a link to that module", async function () {
+    const watched = await openPage(browser);
+    try {
+      await watched.page.goto(service.url, { waitUntil: 'load' });
+      await watched.page.click('.live .rows [data-module="@demo/app/main"]');
+      await watched.page.waitForSelector('.live .detail .invalid-imports');
+      expect(await watched.page.$$eval('.live .detail .invalid-imports li', (items) => items.map((item) => item.textContent))).to.deep.equal(['@demo/lib/broken']);
+      await watched.page.click('.live .detail .invalid-imports li button');
+      await watched.page.waitForFunction(() => document.querySelector('.live .detail h2')?.textContent === '@demo/lib/broken');
+      expect(watched.errors).to.deep.equal([]);
+    } finally {
+      await watched.page.close();
+    }
+  });
 });

@@ -169,6 +169,16 @@ export function renderModuleDetail(
     extra ?? null,
     module.diagnostics.length ? h('section', null, h('h3', null, `Diagnostics (${module.diagnostics.length})`), renderDiagnostics(module.diagnostics, 'error', frames)) : null,
     module.warnings?.length ? h('section', null, h('h3', null, `Warnings (${module.warnings.length})`), renderDiagnostics(module.warnings, 'warning', frames)) : null,
+    // Valid itself, yet a page that loads it fails on these (README "Addresses").
+    module.invalidImports?.length
+      ? h(
+          'section',
+          { class: 'invalid-imports' },
+          h('h3', null, `Imports invalid modules (${module.invalidImports.length})`),
+          h('p', { class: 'dim' }, 'This module builds, but a page that loads it fails until these build:'),
+          h('ul', null, module.invalidImports.map((specifier) => h('li', null, link(specifier)))),
+        )
+      : null,
     h(
       'section',
       null,
