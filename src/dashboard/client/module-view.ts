@@ -87,7 +87,7 @@ export class ModuleTable {
         onclick: () => this.select(module.specifier),
       },
       h('span', { class: `status ${module.status}`, title: module.status }, module.status),
-      h('span', { class: 'name', title: module.specifier }, h('span', { class: 'pkg' }, `${module.package}/`), module.subpath, problems > 0 ? h('span', { class: `badge ${module.diagnostics.length ? 'error' : 'warning'}` }, problems) : null),
+      h('span', { class: 'name', title: module.specifier }, ...rowName(module), problems > 0 ? h('span', { class: `badge ${module.diagnostics.length ? 'error' : 'warning'}` }, problems) : null),
       h('span', { class: 'dim' }, module.platforms.join(' ')),
       h('span', { class: 'num' }, details?.code ? bytes(details.code.size) : '–'),
       h('span', { class: 'num' }, details?.styles ? bytes(details.styles.size) : '–'),
@@ -219,3 +219,7 @@ export function renderModuleDetail(
     details ? h('p', { class: 'dim small' }, `entry ${details.entry ?? '(none)'} · dir ${details.dir}`) : null,
   );
 }
+
+// A package's root module is named by the package alone (`lit`), never by its address segment (`@root`).
+const rowName = (module: ShownModule): (HTMLElement | string)[] =>
+  module.specifier === module.package ? [module.package] : [h('span', { class: 'pkg' }, `${module.package}/`), module.subpath];
