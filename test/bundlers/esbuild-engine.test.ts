@@ -284,7 +284,11 @@ describe('createEsbuildEngine', () => {
     write('app/plain/index.ts', "export type { Part };\nclass Part {}\nexport const plain = 1;\nexport const odd = (x: number) => x === -0;\n");
     write('app/main/index.ts', "import { Part, plain } from '../plain/index.js';\nexport { Part } from '../plain/index.js';\nexport const value = (part: Part) => [part, plain];\n");
     const workspace = { key: 'k', packages: ['@t/app'], entries: { 'app/main/index.ts': '@t/app/main', 'app/plain/index.ts': '@t/app/plain' } };
-    const [main, plain] = await engine.bundle([{ ...MAIN, workspace }, { ...target('plain'), workspace }], developmentVariant('browser'));
+    // A file without a named export list imports as written: esbuild drops an import used as a type only.
+    write('app/two/index.ts', "import { Part, plain } from '../plain/index.js';\nexport const two = (part: Part) => [part, plain];\n");
+    const [main, plain, two] = await engine.bundle([{ ...MAIN, workspace }, { ...target('plain'), workspace }, { ...target('two'), workspace }], developmentVariant('browser'));
+    expect(text(two!.code)).to.match(/^import \{ plain \} from "@t\/app\/plain";$/m).and.to.not.contain('core-crossed');
+    expect(two!.inputs).to.not.include('app/plain/index.ts');
     expect(main!.errors).to.deep.equal([]);
     expect(text(main!.code)).to.match(/import \{ odd, plain \} from "@t\/app\/plain"/).and.to.not.match(/\bPart\b[^\n]*from "@t\/app\/plain"/);
     expect(main!.imports.map((record) => `${record.specifier} ${record.file}`)).to.include('@t/app/plain app/main/index.ts');

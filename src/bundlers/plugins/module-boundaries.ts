@@ -11,6 +11,7 @@
 //   (`export { Part } from './lit-html.js'`, where `Part` is a type), which tsc erases knowing
 //   the other file, and esbuild erases inside one bundle only. Kept external as written, such
 //   a name is imported from an output that has no such export, and the page fails to link.
+import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import type { BundleTarget } from '../types.js';
@@ -31,6 +32,32 @@ export function workspacePackagesExternal(targets: BundleTarget[]): string[] {
 }
 
 const BOUNDARIES = 'core-module-boundaries';
+
+/**
+ * Whether a TypeScript file has a named export list (`export { A } from`, `export { A }`), once per
+ * build and file: esbuild itself drops an import used only as a type, so only such a list can
+ * name a type of another module in the output; every other file imports as written, at no cost.
+ */
+function namedExportsOf() {
+  const known = new Map<string, boolean>();
+  return {
+    of(file: string): boolean {
+      let found = known.get(file);
+      if (found === undefined) {
+        try {
+          found = NAMED_EXPORT_LIST.test(fs.readFileSync(file, 'utf8'));
+        } catch {
+          found = false;
+        }
+        known.set(file, found);
+      }
+      return found;
+    },
+    clear: () => known.clear(),
+  };
+}
+
+const NAMED_EXPORT_LIST = /\bexport\s*\{/;
 // The engine's plugins that decide what a source is (esbuild-options.ts), by name.
 const SOURCE_PLUGINS = new Set(['core-url-imports', CSS_MODULE_SCRIPTS, 'core-assets', WORKSPACE_CONFINEMENT, 'core-refuse-sources']);
 
@@ -102,7 +129,11 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
     setup(build) {
       if (filter === null) return;
       const valueExports = valueExportsOf(root, build);
-      build.onStart(() => valueExports.clear());
+      const exportsByName = namedExportsOf();
+      build.onStart(() => {
+        valueExports.clear();
+        exportsByName.clear();
+      });
       build.onResolve({ filter }, async (args) => {
         if (args.pluginData === SKIP) return undefined;
         if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import' && args.kind !== 'require-call') return undefined;
@@ -113,7 +144,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         if (resolved.errors.length > 0 || resolved.path !== candidate.file) return undefined;
         if (candidate.within !== undefined) return args.importer.startsWith(candidate.within) ? { path: candidate.specifier, external: true } : undefined;
         const warnings = [{ text: `MODULE_BOUNDARY_CROSSED: ${boundaryCrossedText(args.path, candidate.specifier)}` }];
-        const names = TYPESCRIPT.test(args.importer) ? await valueExports.of(candidate.file) : null;
+        const names = TYPESCRIPT.test(args.importer) && exportsByName.of(args.importer) ? await valueExports.of(candidate.file) : null;
         if (names === null) return { path: candidate.specifier, external: true, warnings };
         // Imported for its effects as well, as the import was before: only the types are gone.
         const quoted = JSON.stringify(candidate.specifier);
