@@ -321,7 +321,9 @@ function connect(delay = 250, reconnecting = false): void {
 // failed build), one that does not parse, a bare specifier missing from the import map, an
 // address that cannot be fetched at all (a CDN out of reach).
 function loadFailed(address: string, message: string): void {
-  problems.set(`load ${address}`, [{ kind: 'LOAD_FAILED', message, module: address }]);
+  // A module's address is shown without its query: the variant's options and content hash, the
+  // same on every address of the page, made each line of the overlay three lines long.
+  problems.set(`load ${address}`, [{ kind: 'LOAD_FAILED', message, module: address.replace(/^(\/m\/[^?]*)\?.*$/, '$1') }]);
   const module = moduleOfAddress(address);
   if (module !== null) failedOn.add(module);
   else failedUnnamed = true;
