@@ -162,7 +162,13 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
   else for (const specifier of healed) lines.push({ level: 'info', text: `${style.green('✔')} ${specifier} valid again` });
   const took = context.sinceChange === null ? '' : style.dim(` (${Math.round(context.sinceChange)} ms)`);
   if (restyled.length > BURST) lines.push({ level: 'info', text: `${style.cyan('styles')} ${restyled.length} stylesheets pushed${took}` });
-  else for (const specifier of restyled) lines.push({ level: 'info', text: `${style.cyan('styles')} ${specifier} pushed${took}` });
+  else {
+    for (const specifier of restyled) {
+      // An open page keeps its last good sheet while the stylesheet has a syntax problem (README "Warnings").
+      const kept = warningsOf(reports.get(specifier)!).some((warning) => warning.kind === 'CSS_SYNTAX');
+      lines.push({ level: 'info', text: `${style.cyan('styles')} ${specifier} ${kept ? 'rebuilt with a CSS syntax problem: open pages keep the last good sheet' : 'pushed'}${took}` });
+    }
+  }
   if (recoded.length > BURST) lines.push({ level: 'info', text: `${style.cyan('code')} ${recoded.length} modules rebuilt${took}` });
   else for (const specifier of recoded) lines.push({ level: 'info', text: `${style.cyan('code')} ${specifier} rebuilt${took}` });
 

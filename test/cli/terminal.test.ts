@@ -193,6 +193,9 @@ export function createBundler({ root }) {
       fs.appendFileSync(sheet, '\n.added { color: teal; }\n');
       await waitFor(() => /styles @acme\/app\/main pushed/.test(core.output.stdout), { what: 'the line of the pushed stylesheet' });
       expect(core.output.stdout, 'a stylesheet alone changes no code').to.not.match(/code @acme\/app\/main rebuilt/);
+      fs.appendFileSync(sheet, '\n.unclosed { color: red;\n');
+      await waitFor(() => /styles @acme\/app\/main rebuilt with a CSS syntax problem: open pages keep the last good sheet/.test(core.output.stdout), { what: 'the line of a sheet the pages keep out' });
+      expect(core.output.stdout.match(/styles @acme\/app\/main pushed/g), 'one push: the good sheet').to.have.length(1);
       fs.writeFileSync(entry, `${original}\nexport const added = 'added';\n`);
       await waitFor(() => /code @acme\/app\/main rebuilt \(\d+ ms\)/.test(core.output.stdout), { what: 'the line of the code rebuilt' });
       expect(core.output.stdout + core.output.stderr).to.not.match(STACK_LINE);
