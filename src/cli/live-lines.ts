@@ -136,6 +136,40 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
     lines.push({ level: 'info', text: `${style.cyan('selection')} ${selection === null ? 'every package in development' : `in development: ${selection.join(', ') || '(none)'}`}` });
   }
 
+  lines.push(...statusLines(before, after, reports, context));
+
+  const news: { module: string; warning: Diagnostic }[] = [];
+  // Warnings about a package's own structure are told one line per package and kind, counted
+  // (README "Warnings"): a library's user cannot change them, and there may be hundreds.
+  const structural: ModuleReport[] = [];
+  for (const module of report.modules) {
+    const fresh = warningsOf(module).filter((warning) => !before.warnings.has(`${module.specifier} ${key(warning)}`));
+    const own = fresh.filter((warning) => isStructureWarning(module, warning));
+    if (own.length > 0) structural.push({ ...module, warnings: own });
+    for (const warning of fresh) if (!own.includes(warning)) news.push({ module: module.specifier, warning });
+  }
+  for (const group of groupStructureWarnings(structural)) {
+    const count = group.count === 1 ? `a ${group.kind} warning` : `${group.count} ${group.kind} warnings`;
+    lines.push({ level: 'warn', text: `${style.yellow('▲')} ${style.bold(group.package)}: ${count} about its own structure, in ${group.modules} module${group.modules === 1 ? '' : 's'}${style.dim(' (each on /state and the dashboard)')}` });
+  }
+  if (news.length > BURST) {
+    const kinds = new Map<string, number>();
+    for (const { warning } of news) kinds.set(warning.kind, (kinds.get(warning.kind) ?? 0) + 1);
+    const counted = [...kinds].map(([kind, count]) => `${kind} ×${count}`).join(', ');
+    lines.push({ level: 'warn', text: `${style.yellow('▲')} ${news.length} warnings (${counted}): each module's are on /state and the dashboard` });
+  } else {
+    for (const { module, warning } of news) lines.push({ level: 'warn', text: formatDiagnostic(warning, style, readLine, style.yellow('▲'), module) });
+  }
+  for (const d of [...report.diagnostics, ...(report.warnings ?? [])]) {
+    if (!before.topLevel.has(key(d))) lines.push({ level: 'warn', text: formatDiagnostic(d, style, readLine, style.yellow('▲')) });
+  }
+  return lines;
+}
+
+/** The lines of the modules whose status, stylesheet or code changed from `before` to `after`. */
+function statusLines(before: TerminalSnapshot, after: TerminalSnapshot, reports: ReadonlyMap<string, ModuleReport>, context: ChangeContext): TerminalLine[] {
+  const { style, readLine } = context;
+  const lines: TerminalLine[] = [];
   const broken: string[] = [];
   const healed: string[] = [];
   const restyled: string[] = [];
@@ -171,32 +205,6 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
   }
   if (recoded.length > BURST) lines.push({ level: 'info', text: `${style.cyan('code')} ${recoded.length} modules rebuilt${took}` });
   else for (const specifier of recoded) lines.push({ level: 'info', text: `${style.cyan('code')} ${specifier} rebuilt${took}` });
-
-  const news: { module: string; warning: Diagnostic }[] = [];
-  // Warnings about a package's own structure are told one line per package and kind, counted
-  // (README "Warnings"): a library's user cannot change them, and there may be hundreds.
-  const structural: ModuleReport[] = [];
-  for (const module of report.modules) {
-    const fresh = warningsOf(module).filter((warning) => !before.warnings.has(`${module.specifier} ${key(warning)}`));
-    const own = fresh.filter((warning) => isStructureWarning(module, warning));
-    if (own.length > 0) structural.push({ ...module, warnings: own });
-    for (const warning of fresh) if (!own.includes(warning)) news.push({ module: module.specifier, warning });
-  }
-  for (const group of groupStructureWarnings(structural)) {
-    const count = group.count === 1 ? `a ${group.kind} warning` : `${group.count} ${group.kind} warnings`;
-    lines.push({ level: 'warn', text: `${style.yellow('▲')} ${style.bold(group.package)}: ${count} about its own structure, in ${group.modules} module${group.modules === 1 ? '' : 's'}${style.dim(' (each on /state and the dashboard)')}` });
-  }
-  if (news.length > BURST) {
-    const kinds = new Map<string, number>();
-    for (const { warning } of news) kinds.set(warning.kind, (kinds.get(warning.kind) ?? 0) + 1);
-    const counted = [...kinds].map(([kind, count]) => `${kind} ×${count}`).join(', ');
-    lines.push({ level: 'warn', text: `${style.yellow('▲')} ${news.length} warnings (${counted}): each module's are on /state and the dashboard` });
-  } else {
-    for (const { module, warning } of news) lines.push({ level: 'warn', text: formatDiagnostic(warning, style, readLine, style.yellow('▲'), module) });
-  }
-  for (const d of [...report.diagnostics, ...(report.warnings ?? [])]) {
-    if (!before.topLevel.has(key(d))) lines.push({ level: 'warn', text: formatDiagnostic(d, style, readLine, style.yellow('▲')) });
-  }
   return lines;
 }
 
