@@ -543,35 +543,43 @@ function selectModulesReport(state: ServiceState): Report {
 /**
  * The module lines of the valid modules that reach invalid ones through their bare imports, with
  * `invalidImports`: a build judges only its own module, and the page fails on the first module
- * that does not answer. Only modules the service serves count: those of packages in development
- * and of the module's own package (a preview serves its entry's package); the CDN serves the others.
+ * that does not answer. Only modules of packages in development count (the CDN serves the
+ * others), and only through them. A walk from each invalid module up its importers: its cost
+ * grows with the invalid modules, not with every valid module's whole graph.
  */
 function withInvalidImports(workspace: WorkspaceModel, records: readonly (BuildRecord | null)[], modules: ModuleReport[]): ModuleReport[] {
   if (!modules.some((module) => module.status === 'invalid')) return modules;
   const selection = workspace.selection === null ? null : new Set(workspace.selection);
+  const served = (module: ModuleReport) => selection === null || selection.has(module.package);
   const indexOf = new Map(modules.map((module, index) => [module.specifier, index]));
-  // A walk from each valid module that imports something: the graph may hold cycles.
-  const invalidReached = (from: number): string[] => {
-    const found = new Set<string>();
-    const seen = new Set([from]);
-    const queue = [from];
+  const importers: number[][] = modules.map(() => []);
+  modules.forEach((module, index) => {
+    if (module.status !== 'valid') return;
+    for (const { specifier } of records[index]?.imports ?? []) {
+      const imported = indexOf.get(specifier);
+      if (imported !== undefined && imported !== index) importers[imported]!.push(index);
+    }
+  });
+  const reached = new Map<number, Set<string>>();
+  modules.forEach((module, index) => {
+    if (module.status !== 'invalid' || !served(module)) return;
+    const seen = new Set([index]);
+    const queue = [index];
     while (queue.length > 0) {
-      for (const { specifier } of records[queue.pop()!]?.imports ?? []) {
-        const imported = indexOf.get(specifier);
-        if (imported === undefined || seen.has(imported)) continue;
-        seen.add(imported);
-        const module = modules[imported]!;
-        if (selection !== null && !selection.has(module.package) && module.package !== modules[from]!.package) continue;
-        if (module.status === 'invalid') found.add(module.specifier);
-        else if (module.status === 'valid') queue.push(imported);
+      for (const importer of importers[queue.pop()!]!) {
+        if (seen.has(importer)) continue;
+        seen.add(importer);
+        let found = reached.get(importer);
+        if (!found) reached.set(importer, (found = new Set()));
+        found.add(module.specifier);
+        if (served(modules[importer]!)) queue.push(importer);
       }
     }
-    return [...found].sort();
-  };
+  });
+  if (reached.size === 0) return modules;
   return modules.map((module, index) => {
-    if (module.status !== 'valid') return module;
-    const invalid = invalidReached(index);
-    return invalid.length === 0 ? module : { ...module, invalidImports: invalid };
+    const found = reached.get(index);
+    return found ? { ...module, invalidImports: [...found].sort() } : module;
   });
 }
 

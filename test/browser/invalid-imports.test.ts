@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
-import { inlineWorkspace } from '../helpers/workspace.js';
+import { inlineWorkspace, writeFile } from '../helpers/workspace.js';
 
 interface ModuleLine {
   specifier: string;
@@ -40,10 +40,12 @@ function workspace(): string {
 describe('a valid module importing an invalid one, in /state and in Chromium', function () {
   let browser: Browser;
   let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
 
   before(async function () {
     browser = await launchChromium();
-    service = await serve(workspace());
+    root = workspace();
+    service = await serve(root);
   });
   after(async function () {
     await browser?.close();
@@ -95,5 +97,12 @@ describe('a valid module importing an invalid one, in /state and in Chromium', f
     } finally {
       await watched.page.close();
     }
+  });
+
+  it('lists none once the invalid module comes from the CDN, its package out of development (the last test: it changes the selection)', async function () {
+    writeFile(root, '.core/selection.json', JSON.stringify({ packages: ['@demo/app'] }));
+    const { modules } = JSON.parse((await service.get('/state')).body.toString()) as { modules: ModuleLine[] };
+    expect(modules.filter((line) => line.invalidImports)).to.deep.equal([]);
+    expect(modules.find((line) => line.specifier === '@demo/lib/broken')?.status).to.equal('invalid');
   });
 });
