@@ -14,6 +14,7 @@ import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
 import { keptExternalOf } from './plugins/module-boundaries.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
+import { CROSSED } from './plugins/module-boundaries.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
@@ -33,12 +34,17 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const code = files.get(codePath) ?? (isStylesheetEntry(target) ? new Uint8Array(0) : null);
   const styles = files.get(stylesPath) ?? null;
   const inputs = new Set<string>();
+  // The files whose code is in this module's outputs: warnings are about those only, not about
+  // the entry of a module imported from TypeScript (an input, for its exports).
+  const bundled = new Set<string>();
   const codeOutput = metafile.outputs[`${OUT}${index}.js`];
   const codeInputs = Object.keys(codeOutput?.inputs ?? {});
   const read = [...codeInputs, ...Object.keys(metafile.outputs[`${OUT}${index}.css`]?.inputs ?? {}), ...reachedFrom(metafile, codeOutput?.entryPoint)];
   for (const input of read) {
     const file = inputPath(input);
-    if (file !== null) inputs.add(file);
+    if (file === null) continue;
+    inputs.add(file);
+    if (!input.startsWith(`${CROSSED}:`)) bundled.add(file);
   }
   const resolution = resolutionInputs(root, result, read);
   // An entry reached through a link (the entry itself, its module's or its package's directory):
@@ -50,17 +56,20 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const mapped = mappedImports(metafile, read);
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
+    if (input.startsWith(`${CROSSED}:`)) continue;
     for (const record of metafile.inputs[input]?.imports ?? []) {
-      // A relative import of another module's entry is external as that module's specifier (its `path`).
-      const specifier = record.external && isBare(record.path) ? record.path : (record.original ?? record.path);
-      if (!record.external || !CODE_IMPORT_KINDS.has(record.kind) || !isBare(specifier)) continue;
+      // A relative import of another module's entry is external as that module's specifier (its
+      // `path`), or, from TypeScript, reaches the module standing for it, which imports that.
+      const crossed = record.path.startsWith(`${CROSSED}:`) ? metafile.inputs[record.path]?.imports.find((imported) => imported.external) : undefined;
+      const specifier = crossed ? crossed.path : record.external && isBare(record.path) ? record.path : (record.original ?? record.path);
+      if (!(record.external || crossed) || !CODE_IMPORT_KINDS.has(record.kind) || !isBare(specifier)) continue;
       const file = inputPath(input);
       if (file === null) continue;
       // Where the import is written is found by the build runner, from the text it hashes.
       imports.push({ specifier, file });
     }
   }
-  const warnings = warningsOf(root, result.warnings, inputs);
+  const warnings = warningsOf(root, result.warnings, bundled);
   const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
@@ -295,6 +304,8 @@ export const isStylesheetEntry = (target: Pick<BundleTarget, 'entry'>): boolean 
 // Metafile paths are relative to the working directory; one in another namespace (a
 // plugin's virtual module) is no file.
 export function inputPath(input: string): string | null {
+  // The module standing for another module is made from that module's entry (its path).
+  if (input.startsWith(`${CROSSED}:`)) return input.slice(CROSSED.length + 1);
   return /^[a-z-]+:/.test(input) ? null : input.replace(/\\/g, '/');
 }
 

@@ -14,12 +14,12 @@ export interface Command {
 }
 
 export const COMMANDS: Record<string, Command> = {
-  run: { summary: 'serve the workspace in the current directory', help: RUN_HELP, run: runCommand },
+  run: { summary: 'serve the workspace in DIR (default: the current directory)', help: RUN_HELP, run: runCommand },
   select: { summary: 'choose the packages in development (.core/selection.json)', help: SELECT_HELP, run: selectCommand },
   replay: { summary: 'fold a recorded event log and print the /state report', help: REPLAY_HELP, run: replayCommand },
   dist: { summary: 'write the production output of every module as static files', help: DIST_HELP, run: distCommand },
   init: { summary: 'create a workspace from the template in an empty directory', help: INIT_HELP, run: initCommand },
-  cache: { summary: 'show where the build cache is, or clear it (--clear)', help: CACHE_HELP, run: cacheCommand },
+  cache: { summary: "show or clear (--clear) the build cache, or upload it to the team's cache (push)", help: CACHE_HELP, run: cacheCommand },
 };
 
 export function usage(): string {
@@ -32,6 +32,7 @@ ${lines.join('\n')}
   core --help | core <command> --help
   core --version
 
-Exit codes: 0 success, 1 failure (an invalid module, a server error), 2 wrong usage.
+Exit codes: 0 success, 1 failure (an invalid module in dist, a port in use, an unreadable log),
+2 wrong usage (an unknown command or option, no core.json).
 `;
 }

@@ -23,6 +23,9 @@ current directory as static files:
   DIR/<package>@<version>/assets/<subpath>/<file>     each declared asset
   DIR/${DISTRIBUTION_MANIFEST}                         every output with its hash and size,
                                                      and the import map of the modules
+  DIR/index.html                                     the page of the preview entry (core.json
+                                                     "preview"), where no other file of that
+                                                     name is: any static file server shows it
 
 Import map addresses are relative to DIR ("./@acme/lib@1.2.0/modules/format.js"): they
 work as they are for a page at the root of DIR. No manifest is ever rewritten. Files a

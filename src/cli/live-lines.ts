@@ -19,7 +19,7 @@ export interface TerminalLine {
 
 /** What the terminal last told about the workspace. */
 export interface TerminalSnapshot {
-  modules: Map<string, { status: ModuleReport['status']; diagnostics: string; styles: string | null }>;
+  modules: Map<string, { status: ModuleReport['status']; diagnostics: string; styles: string | null; code: string | null }>;
   warnings: Set<string>;
   topLevel: Set<string>;
   selection: string | null;
@@ -42,8 +42,8 @@ export function snapshotOf(state: ServiceState): TerminalSnapshot {
   const index = indexWorkspace(state.workspace);
   for (const module of report.modules) {
     const model = index.modules.get(module.specifier);
-    const styles = model ? (state.builds[module.specifier]?.variants[defaultVariantKey(model)]?.last?.outputs?.styles?.hash ?? null) : null;
-    modules.set(module.specifier, { status: module.status, diagnostics: module.diagnostics.map(key).join('\n'), styles });
+    const outputs = model ? state.builds[module.specifier]?.variants[defaultVariantKey(model)]?.last?.outputs : undefined;
+    modules.set(module.specifier, { status: module.status, diagnostics: module.diagnostics.map(key).join('\n'), styles: outputs?.styles?.hash ?? null, code: outputs?.code.hash ?? null });
     for (const warning of warningsOf(module)) warnings.add(`${module.specifier} ${key(warning)}`);
   }
   return {
@@ -59,7 +59,7 @@ export function snapshotOf(state: ServiceState): TerminalSnapshot {
 export function untoldSnapshot(state: ServiceState): TerminalSnapshot {
   const told = snapshotOf(state);
   const modules: TerminalSnapshot['modules'] = new Map();
-  for (const [specifier, module] of told.modules) modules.set(specifier, { status: 'pending', diagnostics: '', styles: module.styles });
+  for (const [specifier, module] of told.modules) modules.set(specifier, { status: 'pending', diagnostics: '', styles: module.styles, code: module.code });
   return { modules, warnings: new Set(), topLevel: new Set(), selection: told.selection, versions: told.versions };
 }
 
@@ -136,29 +136,7 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
     lines.push({ level: 'info', text: `${style.cyan('selection')} ${selection === null ? 'every package in development' : `in development: ${selection.join(', ') || '(none)'}`}` });
   }
 
-  const broken: string[] = [];
-  const healed: string[] = [];
-  const restyled: string[] = [];
-  for (const [specifier, now] of after.modules) {
-    const was = before.modules.get(specifier);
-    if (now.status === 'invalid' && (was?.status !== 'invalid' || was.diagnostics !== now.diagnostics)) broken.push(specifier);
-    else if (now.status === 'valid' && was?.status === 'invalid') healed.push(specifier);
-    if (was && now.status === 'valid' && was.styles !== null && now.styles !== null && was.styles !== now.styles) restyled.push(specifier);
-  }
-  if (broken.length > BURST) {
-    const first = reports.get(broken[0]!)!.diagnostics[0];
-    lines.push({ level: 'error', text: `${style.red('✘')} ${broken.length} modules invalid: ${broken.slice(0, 4).join(', ')}, …` });
-    if (first) lines.push({ level: 'error', text: formatDiagnostic(first, style, readLine, style.red('✘'), broken[0]) });
-  } else {
-    for (const specifier of broken) {
-      for (const d of reports.get(specifier)!.diagnostics) lines.push({ level: 'error', text: formatDiagnostic(d, style, readLine, style.red('✘'), specifier) });
-    }
-  }
-  if (healed.length > BURST) lines.push({ level: 'info', text: `${style.green('✔')} ${healed.length} modules valid again` });
-  else for (const specifier of healed) lines.push({ level: 'info', text: `${style.green('✔')} ${specifier} valid again` });
-  const took = context.sinceChange === null ? '' : style.dim(` (${Math.round(context.sinceChange)} ms)`);
-  if (restyled.length > BURST) lines.push({ level: 'info', text: `${style.cyan('styles')} ${restyled.length} stylesheets pushed${took}` });
-  else for (const specifier of restyled) lines.push({ level: 'info', text: `${style.cyan('styles')} ${specifier} pushed${took}` });
+  lines.push(...statusLines(before, after, reports, context));
 
   const news: { module: string; warning: Diagnostic }[] = [];
   // Warnings about a package's own structure are told one line per package and kind, counted
@@ -185,6 +163,48 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
   for (const d of [...report.diagnostics, ...(report.warnings ?? [])]) {
     if (!before.topLevel.has(key(d))) lines.push({ level: 'warn', text: formatDiagnostic(d, style, readLine, style.yellow('▲')) });
   }
+  return lines;
+}
+
+/** The lines of the modules whose status, stylesheet or code changed from `before` to `after`. */
+function statusLines(before: TerminalSnapshot, after: TerminalSnapshot, reports: ReadonlyMap<string, ModuleReport>, context: ChangeContext): TerminalLine[] {
+  const { style, readLine } = context;
+  const lines: TerminalLine[] = [];
+  const broken: string[] = [];
+  const healed: string[] = [];
+  const restyled: string[] = [];
+  const recoded: string[] = [];
+  for (const [specifier, now] of after.modules) {
+    const was = before.modules.get(specifier);
+    if (now.status === 'invalid' && (was?.status !== 'invalid' || was.diagnostics !== now.diagnostics)) broken.push(specifier);
+    else if (now.status === 'valid' && was?.status === 'invalid') healed.push(specifier);
+    if (was && now.status === 'valid' && was.styles !== null && now.styles !== null && was.styles !== now.styles) restyled.push(specifier);
+    // A save of code is told too (a page that loads it reloads), as a stylesheet's push is.
+    if (was?.status === 'valid' && now.status === 'valid' && was.code !== null && now.code !== null && was.code !== now.code) recoded.push(specifier);
+  }
+  if (broken.length > BURST) {
+    const first = reports.get(broken[0]!)!.diagnostics[0];
+    const more = broken.length > 4 ? ` and ${broken.length - 4} more` : '';
+    lines.push({ level: 'error', text: `${style.red('✘')} ${broken.length} modules invalid: ${broken.slice(0, 4).join(', ')}${more}` });
+    if (first) lines.push({ level: 'error', text: formatDiagnostic(first, style, readLine, style.red('✘'), broken[0]) });
+  } else {
+    for (const specifier of broken) {
+      for (const d of reports.get(specifier)!.diagnostics) lines.push({ level: 'error', text: formatDiagnostic(d, style, readLine, style.red('✘'), specifier) });
+    }
+  }
+  if (healed.length > BURST) lines.push({ level: 'info', text: `${style.green('✔')} ${healed.length} modules valid again` });
+  else for (const specifier of healed) lines.push({ level: 'info', text: `${style.green('✔')} ${specifier} valid again` });
+  const took = context.sinceChange === null ? '' : style.dim(` (${Math.round(context.sinceChange)} ms)`);
+  if (restyled.length > BURST) lines.push({ level: 'info', text: `${style.cyan('styles')} ${restyled.length} stylesheets pushed${took}` });
+  else {
+    for (const specifier of restyled) {
+      // An open page keeps its last good sheet while the stylesheet has a syntax problem (README "Warnings").
+      const kept = warningsOf(reports.get(specifier)!).some((warning) => warning.kind === 'CSS_SYNTAX');
+      lines.push({ level: 'info', text: `${style.cyan('styles')} ${specifier} ${kept ? 'rebuilt with a CSS syntax problem: open pages keep the last good sheet' : 'pushed'}${took}` });
+    }
+  }
+  if (recoded.length > BURST) lines.push({ level: 'info', text: `${style.cyan('code')} ${recoded.length} modules rebuilt${took}` });
+  else for (const specifier of recoded) lines.push({ level: 'info', text: `${style.cyan('code')} ${specifier} rebuilt${took}` });
   return lines;
 }
 

@@ -50,6 +50,8 @@ Environment:
                            @core-js/packages/development (the preview and stylesheet push)
   CORE_CDN_ORIGIN          origin serving packages not in development, such as https://esm.sh
   CORE_CACHE_DIR           where the build cache lives (default: see core cache)
+  CORE_WATCH_LIMIT         the most directories the watcher watches (default 50000); a
+                           change past it is seen by the next answer, not pushed
   CORE_REMOTE_CACHE        the team's remote cache, read after the build cache, over
                            core.json's remoteCache.url; "off": none (see core cache)
   CORE_REMOTE_CACHE_HEADER a header sent to it, "Name: value" (a credential)

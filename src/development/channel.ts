@@ -6,6 +6,8 @@ import type { ExtensionHost } from '../extension.js';
 import { invalidMessages, warningMessages } from '../effects/push-messages.js';
 import { REQUESTS_AT_MOST_MS, REQUESTS_QUIET_MS, whenRequestsQuiet$ } from '../effects/requests-quiet.js';
 import type { ServiceState } from '../store/state.js';
+import type { PushMessage } from '../protocol/push.js';
+import { createMessageFramer } from './framed-messages.js';
 
 const PING_MS = 30_000;
 
@@ -31,21 +33,28 @@ export function createGreetings(host: Pick<ExtensionHost, 'readiness' | 'request
 export function registerEventsChannel(host: ExtensionHost): void {
   const clients = new Set<WebSocket>();
   const greetingState$ = createGreetings(host);
-  host.push$.subscribe((message) => {
-    const text = JSON.stringify(message);
-    for (const socket of clients) {
-      if (socket.readyState === socket.OPEN) socket.send(text);
-    }
-  });
+  const framed = createMessageFramer(host.root, host.state$);
+  // Each message is sent once its frames are read, in the order the messages came: a page must
+  // never hear a module valid before it hears it invalid.
+  let sending: Promise<unknown> = Promise.resolve();
+  const sendInOrder = (message: PushMessage, to: () => Iterable<WebSocket>) => {
+    const ready = framed(message);
+    sending = sending
+      .then(() => ready)
+      .then((sent) => {
+        const text = JSON.stringify(sent);
+        for (const socket of to()) if (socket.readyState === socket.OPEN) socket.send(text);
+      })
+      .catch(() => {}); // a socket that failed: the next message is still sent
+  };
+  host.push$.subscribe((message) => sendInOrder(message, () => clients));
   host.sockets.add('/events', (socket) => {
     clients.add(socket);
     // The push tells changes only: a page that reconnects (the service restarted) missed
     // those made meanwhile, so every new client first hears what is broken now, and every warning.
     const greeting = greetingState$().subscribe({
       next: (state) => {
-        for (const message of [...invalidMessages(state), ...warningMessages(state)]) {
-          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
-        }
+        for (const message of [...invalidMessages(state), ...warningMessages(state)]) sendInOrder(message, () => [socket]);
       },
       error: () => {}, // the service is closing
     });

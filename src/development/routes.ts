@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import type { HttpContext } from '../http/context.js';
 import type { ExtensionHost } from '../extension.js';
-import { ERROR_CODES, ServiceError } from '../http/errors.js';
+import { ERROR_CODES, isServiceError, ServiceError } from '../http/errors.js';
 import { isCrossSiteRefused, sendOutput } from '../http/send-output.js';
 import { isContentHash } from '../outputs/content-hash.js';
 import { PageBundleError, type MapKind } from '../bundlers/page-bundle.js';
@@ -12,7 +12,7 @@ import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, prepare
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { packageFile } from '../package-files.js';
-import { htmlPage } from '../html-page.js';
+import { escapeHtml, htmlPage } from '../html-page.js';
 import { installedVersion as installedFrom } from '../io/installed-packages.js';
 import { createJoinedPages } from '../io/joined-pages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
@@ -36,7 +36,9 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   host.router.get('/preview', redirectToDirectory('/preview/'));
   host.router.get('/preview/', async (ctx) => {
     if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
-    const page = renderPreviewPage((await previews.previewAndState(ctx)).preview, runtimeAddress);
+    const made = await madeOrErrorPage(ctx, previews.previewAndState(ctx));
+    if (made === undefined) return;
+    const page = renderPreviewPage(made.preview, runtimeAddress);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
@@ -44,7 +46,9 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
   host.router.get('/preview/bundled', redirectToDirectory('/preview/bundled/'));
   host.router.get('/preview/bundled/', async (ctx) => {
     if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
-    const { preview, plan, page } = await bundled.page(ctx);
+    const made = await madeOrErrorPage(ctx, bundled.page(ctx));
+    if (made === undefined) return;
+    const { preview, plan, page } = made;
     const addresses = {
       code: bundledAddress('code.js', preview.entry, page.code.hash),
       styles: bundledAddress('styles.css', preview.entry, page.styles.hash),
@@ -229,6 +233,49 @@ const entryOf = (ctx: HttpContext): string | undefined => (typeof ctx.query.entr
 /** `/preview` to `/preview/`, keeping the query: the page's relative addresses need the slash. */
 const redirectToDirectory = (directory: string) => (ctx: HttpContext) => ctx.redirect(`${directory}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
 
+/**
+ * What a preview page is made of, or undefined once a browser that asked for one the service
+ * cannot make (an entry that does not run in browsers or does not exist, a bundle that cannot be
+ * joined) was answered the error as a page it can show, with the fix and the way to the
+ * dashboard; tools keep the JSON error.
+ */
+async function madeOrErrorPage<T>(ctx: HttpContext, made: Promise<T>): Promise<T | undefined> {
+  try {
+    return await made;
+  } catch (error) {
+    if (!isServiceError(error) || !/\btext\/html\b/.test(ctx.get('accept'))) throw error;
+    ctx.status = error.status;
+    for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = previewErrorPage(error);
+    return undefined;
+  }
+}
+
+const inlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+function previewErrorPage(error: ServiceError): string {
+  const diagnostics = (error.diagnostics ?? []).map((d) => {
+    const place = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''} ` : '';
+    return `<li><code>${escapeHtml(place)}${escapeHtml(d.kind)}</code> ${escapeHtml(d.message)}</li>`;
+  });
+  return htmlPage(`Preview: ${error.code}`, [ERROR_PAGE_STYLE], `
+<h1>The preview cannot show this page</h1>
+<p><strong>${error.status} <code>${escapeHtml(error.code)}</code></strong>: ${escapeHtml(error.message)}</p>
+${diagnostics.length > 0 ? `<ul>${diagnostics.join('\n')}</ul>` : ''}
+<p>To fix: ${inlineCode(ERROR_CODES[error.code].remedy)}.</p>
+<p><a href="/preview/">The preview of the default entry</a> · <a href="/">the dashboard</a>, with the build of every module · <a href="/state">/state</a></p>
+`);
+}
+
+const ERROR_PAGE_STYLE = `<style>
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }
+  code, pre { font: 14px ui-monospace, monospace; background: #f6f8fa; border-radius: 4px; }
+  code { padding: 0.1rem 0.3rem; } pre { padding: 0.75rem 1rem; }
+  @media (prefers-color-scheme: dark) { body { background: #0d1117; color: #e6edf3; } code, pre { background: #161b22; } }
+</style>`;
+
 /** A browser asking a page while CORE_CDN_ORIGIN is unset gets the reason as a page it can show; tools keep the JSON error. */
 function sentCdnUnsetPage(ctx: HttpContext): boolean {
   if (!/\btext\/html\b/.test(ctx.get('accept'))) return false;
@@ -239,14 +286,7 @@ function sentCdnUnsetPage(ctx: HttpContext): boolean {
   return true;
 }
 
-const CDN_UNSET_PAGE = htmlPage('Preview: PREVIEW_CDN_UNSET', [
-  `<style>
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }
-  code, pre { font: 14px ui-monospace, monospace; background: #f6f8fa; border-radius: 4px; }
-  code { padding: 0.1rem 0.3rem; } pre { padding: 0.75rem 1rem; }
-  @media (prefers-color-scheme: dark) { body { background: #0d1117; color: #e6edf3; } code, pre { background: #161b22; } }
-</style>`,
-], `
+const CDN_UNSET_PAGE = htmlPage('Preview: PREVIEW_CDN_UNSET', [ERROR_PAGE_STYLE], `
 <h1>The preview needs a CDN origin</h1>
 <p><strong>503 <code>PREVIEW_CDN_UNSET</code></strong>: the service was started without <code>CORE_CDN_ORIGIN</code>,
 the origin that serves the packages this page imports that are not in development

@@ -19,6 +19,10 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   if ('reason' in chosen) return { ok: false, reason: chosen.message };
   const browser = new Map(written.filter((outcome) => outcome.target === 'browser').map((outcome) => [outcome.module.specifier, outcome]));
   if (!browser.has(chosen.specifier)) return { ok: false, reason: `the preview entry ${chosen.specifier} was not written` };
+  // A valid entry that imports a module of the workspace not written (invalid) fails to load:
+  // no page that cannot run (README "Distribution: core dist").
+  const missing = unwrittenImports(chosen.specifier, browser, new Set(workspace.modules.map((module) => module.specifier)));
+  if (missing.length > 0) return { ok: false, reason: `the preview entry ${chosen.specifier} imports ${missing.join(', ')}, which ${missing.length === 1 ? 'was' : 'were'} not written` };
 
   const reached: WrittenModule[] = [];
   const seen = new Set<string>();
@@ -41,4 +45,20 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
     `    <script type="module" src="${escapeHtml(importMapAddress(codePath(chosen)))}"></script>`,
   ]);
   return { ok: true, entry: chosen.specifier, html };
+}
+
+/** The workspace modules the entry imports, itself or through written modules, that were not written. */
+function unwrittenImports(entry: string, written: ReadonlyMap<string, WrittenModule>, workspaceModules: ReadonlySet<string>): string[] {
+  const missing = new Set<string>();
+  const seen = new Set([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    for (const { specifier } of written.get(queue.pop()!)?.imports ?? []) {
+      if (seen.has(specifier)) continue;
+      seen.add(specifier);
+      if (written.has(specifier)) queue.push(specifier);
+      else if (workspaceModules.has(specifier)) missing.add(specifier);
+    }
+  }
+  return [...missing].sort();
 }

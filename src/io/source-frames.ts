@@ -10,9 +10,9 @@ const MAX_LINE = 240;
 const MAX_FILE = 2 * 1024 * 1024;
 
 /** `file:line` -> the frame, for each diagnostic whose file is in `readable`. */
-export async function sourceFrames(root: string, diagnostics: readonly Diagnostic[], readable: (file: string) => boolean): Promise<Record<string, string>> {
+export async function sourceFrames(root: string, diagnostics: readonly Pick<Diagnostic, 'file' | 'line' | 'column'>[], readable: (file: string) => boolean): Promise<Record<string, string>> {
   const frames: Record<string, string> = {};
-  const byFile = new Map<string, Diagnostic[]>();
+  const byFile = new Map<string, Pick<Diagnostic, 'file' | 'line' | 'column'>[]>();
   for (const d of diagnostics) {
     if (!d.file || !d.line || !readable(d.file)) continue;
     if (!byFile.has(d.file)) byFile.set(d.file, []);

@@ -19,6 +19,12 @@ export interface ModuleReport extends ModuleNames {
   diagnostics: Diagnostic[];
   /** Present when the last build warned: never a reason to be invalid. */
   warnings?: Diagnostic[];
+  /**
+   * Present when the module is valid but imports, itself or through valid modules it imports,
+   * modules of the workspace in development that are invalid: a page that loads it fails until
+   * those build (README "Addresses").
+   */
+  invalidImports?: string[];
 }
 
 /** The `/state` document of README "Addresses". */
@@ -518,7 +524,11 @@ function selectModulesReport(state: ServiceState): Report {
   if (cached) return cached;
   const records = defaultRecords(state);
   const helpers = sharedHelpers(state);
-  const modules = state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!, helpers));
+  const modules = withInvalidImports(
+    state.workspace,
+    records,
+    state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!, helpers)),
+  );
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
@@ -528,6 +538,49 @@ function selectModulesReport(state: ServiceState): Report {
   };
   byBuilds.set(state.builds, report);
   return report;
+}
+
+/**
+ * The module lines of the valid modules that reach invalid ones through their bare imports, with
+ * `invalidImports`: a build judges only its own module, and the page fails on the first module
+ * that does not answer. Only modules of packages in development count (the CDN serves the
+ * others), and only through them. A walk from each invalid module up its importers: its cost
+ * grows with the invalid modules, not with every valid module's whole graph.
+ */
+function withInvalidImports(workspace: WorkspaceModel, records: readonly (BuildRecord | null)[], modules: ModuleReport[]): ModuleReport[] {
+  if (!modules.some((module) => module.status === 'invalid')) return modules;
+  const selection = workspace.selection === null ? null : new Set(workspace.selection);
+  const served = (module: ModuleReport) => selection === null || selection.has(module.package);
+  const indexOf = new Map(modules.map((module, index) => [module.specifier, index]));
+  const importers: number[][] = modules.map(() => []);
+  modules.forEach((module, index) => {
+    if (module.status !== 'valid') return;
+    for (const { specifier } of records[index]?.imports ?? []) {
+      const imported = indexOf.get(specifier);
+      if (imported !== undefined && imported !== index) importers[imported]!.push(index);
+    }
+  });
+  const reached = new Map<number, Set<string>>();
+  modules.forEach((module, index) => {
+    if (module.status !== 'invalid' || !served(module)) return;
+    const seen = new Set([index]);
+    const queue = [index];
+    while (queue.length > 0) {
+      for (const importer of importers[queue.pop()!]!) {
+        if (seen.has(importer)) continue;
+        seen.add(importer);
+        let found = reached.get(importer);
+        if (!found) reached.set(importer, (found = new Set()));
+        found.add(module.specifier);
+        if (served(modules[importer]!)) queue.push(importer);
+      }
+    }
+  });
+  if (reached.size === 0) return modules;
+  return modules.map((module, index) => {
+    const found = reached.get(index);
+    return found ? { ...module, invalidImports: [...found].sort() } : module;
+  });
 }
 
 interface KeptModuleReport {

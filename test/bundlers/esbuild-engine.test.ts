@@ -279,4 +279,26 @@ describe('createEsbuildEngine', () => {
     expect(text(main!.code)).to.match(/from\s*"@t\/lib"/).and.to.match(/from\s*"@t\/lib\/extra\.ts"/);
     expect(text(main!.code)).to.not.contain('source-marker');
   });
+
+  it("imports from another module's entry, reached by a relative path from TypeScript, only the values it exports, and takes that entry as an input", async () => {
+    write('app/plain/index.ts', "export type { Part };\nclass Part {}\nexport const plain = 1;\nexport const odd = (x: number) => x === -0;\n");
+    write('app/main/index.ts', "import { Part, plain } from '../plain/index.js';\nexport { Part } from '../plain/index.js';\nexport const value = (part: Part) => [part, plain];\n");
+    const workspace = { key: 'k', packages: ['@t/app'], entries: { 'app/main/index.ts': '@t/app/main', 'app/plain/index.ts': '@t/app/plain' } };
+    // A file without a named export list imports as written: esbuild drops an import used as a type only.
+    write('app/two/index.ts', "import { Part, plain } from '../plain/index.js';\nexport const two = (part: Part) => [part, plain];\n");
+    const [main, plain, two] = await engine.bundle([{ ...MAIN, workspace }, { ...target('plain'), workspace }, { ...target('two'), workspace }], developmentVariant('browser'));
+    expect(text(two!.code)).to.match(/^import \{ plain \} from "@t\/app\/plain";$/m).and.to.not.contain('core-crossed');
+    expect(two!.inputs).to.not.include('app/plain/index.ts');
+    expect(main!.errors).to.deep.equal([]);
+    expect(text(main!.code)).to.match(/import \{ odd, plain \} from "@t\/app\/plain"/).and.to.not.match(/\bPart\b[^\n]*from "@t\/app\/plain"/);
+    expect(main!.imports.map((record) => `${record.specifier} ${record.file}`)).to.include('@t/app/plain app/main/index.ts');
+    expect(main!.inputs).to.include('app/plain/index.ts');
+    // Warned about where it is written, never about the other entry's own lines.
+    expect(main!.warnings?.map((warning) => `${warning.kind} ${warning.file}:${warning.line}`)).to.deep.equal(['MODULE_BOUNDARY_CROSSED app/main/index.ts:1']);
+    expect(plain!.warnings?.map((warning) => `${warning.kind} ${warning.file}:${warning.line}`)).to.deep.equal(['BUNDLE_WARNING app/plain/index.ts:4']);
+    // A type the other entry makes a value is imported after the next build.
+    write('app/plain/index.ts', "export class Part {}\nexport const plain = 1;\n");
+    const again = await engine.rebuild({ ...MAIN, workspace }, developmentVariant('browser'), undefined, hint(main!, ['app/plain/index.ts']));
+    expect(text(again.code)).to.match(/import \{ Part, plain \} from "@t\/app\/plain"/);
+  });
 });

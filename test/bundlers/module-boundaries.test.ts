@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import type * as esbuild from 'esbuild';
-import { entryImportFilter, moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
+import { entryImportFilter, exportedNames, moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 
 const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
@@ -43,9 +43,21 @@ describe('moduleBoundariesPlugin', () => {
     const root = '/ws';
     const target = { specifier: '@acme/app/main', subpath: 'main', dir: 'packages/app/main', entry: 'packages/app/main/index.ts', assets: [], platforms: ['browser'], workspace: { packages: ['@acme/app'], entries: { 'packages/app/main/index.ts': '@acme/app/main', 'packages/app/card/card.ts': '@acme/app/card' }, key: '' } } as unknown as BundleTarget;
     const filters: RegExp[] = [];
-    moduleBoundariesPlugin(root, [target]).setup({ onResolve: ({ filter }: { filter: RegExp }) => filters.push(filter), onEnd: () => {} } as unknown as esbuild.PluginBuild);
+    moduleBoundariesPlugin(root, [target]).setup({ onStart: () => {}, onEnd: () => {}, onLoad: () => {}, onResolve: ({ filter, namespace }: { filter: RegExp; namespace?: string }) => namespace === undefined && filters.push(filter) } as unknown as esbuild.PluginBuild);
     expect(filters).to.have.length(1);
     expect(['../card/card.js', './index.js'].map((specifier) => filters[0]!.test(specifier))).to.deep.equal([true, true]);
     expect(['./helper.js', './styles.css'].map((specifier) => filters[0]!.test(specifier))).to.deep.equal([false, false]);
+  });
+});
+
+describe('exportedNames', () => {
+  it("reads the names of an esbuild bundle's closing export clause, renamed and quoted ones too", () => {
+    const code = 'var a = 1;\nvar b = 2;\nvar export_default = 3;\nexport {\n  a,\n  b as value,\n  export_default as default,\n  a as "not-an-identifier"\n};\n';
+    expect(exportedNames(code)).to.deep.equal(['a', 'value', 'default', 'not-an-identifier']);
+  });
+
+  it('finds no name in a bundle that exports nothing, and cannot know those of one that re-exports all of a bare import', () => {
+    expect(exportedNames('console.log(1);\n')).to.deep.equal([]);
+    expect(exportedNames('export * from "lit-html";\nvar a = 1;\nexport {\n  a\n};\n')).to.equal(null);
   });
 });

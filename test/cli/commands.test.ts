@@ -48,6 +48,16 @@ describe('core help and version', function () {
     expect((await runCore(['dis'], { cwd: tempWorkspace() })).stderr).to.include('did you mean "core dist"?');
   });
 
+  it('says what the README says of DIR, cache push, the exit codes, the page of dist and the watch limit', async function () {
+    const cwd = tempWorkspace();
+    const top = (await runCore(['--help'], { cwd })).stdout;
+    expect(top).to.match(/core run +serve the workspace in DIR \(default: the current directory\)/);
+    expect(top).to.match(/core cache +.*\(push\)/);
+    expect(top).to.include('1 failure (an invalid module in dist, a port in use, an unreadable log)');
+    expect((await runCore(['dist', '--help'], { cwd })).stdout).to.match(/DIR\/index\.html +the page of the preview entry/);
+    expect((await runCore(['run', '--help'], { cwd })).stdout).to.match(/CORE_WATCH_LIMIT +the most directories the watcher watches \(default 50000\)/);
+  });
+
   it("core run --help's usage line names every option", async function () {
     const usageLines = (await runCore(['run', '--help'], { cwd: tempWorkspace() })).stdout.split('\n\n')[0]!;
     for (const option of ['[DIR]', '--dev', '--port', '--strict-port', '--host', '--allowed-host', '--record', '--cdn', '--log-level', '--no-cache']) expect(usageLines, option).to.include(option);

@@ -192,6 +192,12 @@ export function createBundler({ root }) {
       const sheet = path.join(root, 'packages/app/main/styles.css');
       fs.appendFileSync(sheet, '\n.added { color: teal; }\n');
       await waitFor(() => /styles @acme\/app\/main pushed/.test(core.output.stdout), { what: 'the line of the pushed stylesheet' });
+      expect(core.output.stdout, 'a stylesheet alone changes no code').to.not.match(/code @acme\/app\/main rebuilt/);
+      fs.appendFileSync(sheet, '\n.unclosed { color: red;\n');
+      await waitFor(() => /styles @acme\/app\/main rebuilt with a CSS syntax problem: open pages keep the last good sheet/.test(core.output.stdout), { what: 'the line of a sheet the pages keep out' });
+      expect(core.output.stdout.match(/styles @acme\/app\/main pushed/g), 'one push: the good sheet').to.have.length(1);
+      fs.writeFileSync(entry, `${original}\nexport const added = 'added';\n`);
+      await waitFor(() => /code @acme\/app\/main rebuilt \(\d+ ms\)/.test(core.output.stdout), { what: 'the line of the code rebuilt' });
       expect(core.output.stdout + core.output.stderr).to.not.match(STACK_LINE);
     } finally {
       await core.stop();
@@ -250,6 +256,8 @@ export function createBundler({ root }) {
       // The burst's line and its first diagnostic are two writes: both, then nothing else.
       await waitFor(() => core.output.stderr.includes('6 modules invalid') && core.output.stderr.includes('Could not resolve "./gone.js"'), { what: 'one line for the six broken modules, with the first diagnostic' });
       expect(core.output.stderr.match(/\[BUNDLE_ERROR\]/g)).to.have.length(1);
+      // Four named, the rest counted: no ellipsis that hides how many are left.
+      expect(core.output.stderr).to.match(/6 modules invalid: (@acme\/many\/[a-f], ){3}@acme\/many\/[a-f] and 2 more\n/);
       fs.writeFileSync(path.join(root, 'packages/many/shared/helper.ts'), 'export const shared = 2;\n');
       await waitFor(() => core.output.stdout.includes('6 modules valid again'), { what: 'one line for the six modules built again' });
     } finally {

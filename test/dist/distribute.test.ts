@@ -162,6 +162,23 @@ describe('distribute', () => {
     expect(Object.keys(result.manifest.importMap.imports)).to.deep.equal(['@t/good/main']);
     expect(fs.existsSync(path.join(root, 'out/@t/good@1.0.0/modules/main.js'))).to.equal(true);
   });
+
+  it('writes no page for a valid entry that imports, through a valid module, one that was not written, and says which', async () => {
+    const root = installedWorkspace({
+      'core.json': JSON.stringify({ packages: ['lib', 'app'], preview: '@t/app/main' }),
+      'lib/package.json': JSON.stringify({ name: '@t/lib', version: '1.0.0', exports: { './middle': './middle.ts', './broken': './broken.ts' } }),
+      'lib/middle.ts': "export { broken } from '@t/lib/broken';\n",
+      'lib/broken.ts': "import { gone } from './gone.js';\nexport const broken = gone;\n",
+      'app/package.json': JSON.stringify({ name: '@t/app', version: '1.0.0', exports: { './main': './main.ts' }, dependencies: { '@t/lib': '1.0.0' } }),
+      'app/main.ts': "import { broken } from '@t/lib/middle';\ndocument.body.textContent = String(broken);\n",
+    });
+    const out = path.join(root, 'out');
+    const result = await distribute({ root, out });
+    expect(result.invalid.map((outcome) => outcome.module.specifier)).to.deep.equal(['@t/lib/broken']);
+    expect(Object.keys(result.manifest.importMap.imports)).to.have.members(['@t/app/main', '@t/lib/middle']);
+    expect(result.page).to.deep.equal({ written: false, reason: 'the preview entry @t/app/main imports @t/lib/broken, which was not written' });
+    expect(fs.existsSync(path.join(out, 'index.html'))).to.equal(false);
+  });
 });
 
 describe('core dist', () => {

@@ -131,6 +131,21 @@ describe('the preview (development extension)', function () {
       expectError(await service.get('/preview/?entry=@acme/lib/server'), { status: 404, code: 'CONDITIONAL_NOT_FOUND', mentions: ['@acme/lib/server'] });
     });
 
+    it('answers a browser asking a page it cannot make with a page naming the code, the reason and the fix', async function () {
+      const browser = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+      for (const address of ['/preview/', '/preview/bundled/']) {
+        const page = await service.get(`${address}?entry=@acme/lib/server`, browser);
+        expect(page.status, address).to.equal(404);
+        expect(page.headers['content-type']).to.equal('text/html; charset=utf-8');
+        expect(page.text).to.include('<code>CONDITIONAL_NOT_FOUND</code>').and.to.include('@acme/lib/server does not run in browsers');
+        expect(page.text).to.include('To fix: add the platform to <code>platforms</code> in module.json');
+        expect(page.text).to.include('<a href="/">the dashboard</a>');
+        const missing = await service.get(`${address}?entry=%3Cimg%3E`, browser);
+        expect(missing.status).to.equal(404);
+        expect(missing.text, 'what was asked is escaped').to.include('&lt;img&gt;').and.not.include('<img>');
+      }
+    });
+
     it('reports the diagnostics of listed modules', async function () {
       const broken = await serve(fixtureWorkspace('errors'));
       try {

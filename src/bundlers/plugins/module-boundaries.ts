@@ -6,11 +6,19 @@
 // - A relative import that reaches another public module's entry file (Lit's entries import
 //   each other by relative path) is an import of that module: it stays external, written as
 //   the module's public specifier, so its classes and state are not copied into this one.
+//   From a TypeScript file, the import goes through a module of this plugin that re-exports
+//   only the other module's values: TypeScript imports and re-exports types by the same syntax
+//   (`export { Part } from './lit-html.js'`, where `Part` is a type), which tsc erases knowing
+//   the other file, and esbuild erases inside one bundle only. Kept external as written, such
+//   a name is imported from an output that has no such export, and the page fails to link.
+import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import type { BundleTarget } from '../types.js';
 import { escapeRegExp } from '../filters.js';
 import { boundaryCrossedText } from '../../workspace/diagnostics.js';
+import { CSS_MODULE_SCRIPTS } from './css-module-scripts.js';
+import { WORKSPACE_CONFINEMENT } from './workspace-confinement.js';
 
 const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
 
@@ -21,6 +29,58 @@ const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
  */
 export function workspacePackagesExternal(targets: BundleTarget[]): string[] {
   return (targets[0]?.workspace?.packages ?? []).flatMap((name) => [name, `${name}/*`]);
+}
+
+const BOUNDARIES = 'core-module-boundaries';
+
+/**
+ * Whether a TypeScript file has a named export list (`export { A } from`, `export { A }`), once per
+ * build and file: esbuild itself drops an import used only as a type, so only such a list can
+ * name a type of another module in the output; every other file imports as written, at no cost.
+ */
+function namedExportsOf() {
+  const known = new Map<string, boolean>();
+  return {
+    of(file: string): boolean {
+      let found = known.get(file);
+      if (found === undefined) {
+        try {
+          found = NAMED_EXPORT_LIST.test(fs.readFileSync(file, 'utf8'));
+        } catch {
+          found = false;
+        }
+        known.set(file, found);
+      }
+      return found;
+    },
+    clear: () => known.clear(),
+  };
+}
+
+const NAMED_EXPORT_LIST = /\bexport\s*\{/;
+// The engine's plugins that decide what a source is (esbuild-options.ts), by name.
+const SOURCE_PLUGINS = new Set(['core-url-imports', CSS_MODULE_SCRIPTS, 'core-assets', WORKSPACE_CONFINEMENT, 'core-refuse-sources']);
+
+/**
+ * The names an unminified ES module bundle of esbuild exports: its one closing `export { ... }`
+ * clause. Not the metafile's `exports`, which still list a type re-exported from TypeScript
+ * (the name the bundle drops). Null when it re-exports all of a bare import (`export * from`).
+ */
+export function exportedNames(code: string): string[] | null {
+  if (/^export \* from /m.test(code)) return null;
+  const start = code.lastIndexOf('\nexport {');
+  if (start === -1) return [];
+  const end = code.indexOf('};', start);
+  if (end === -1) return null;
+  return code
+    .slice(start + '\nexport {'.length, end)
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+    .map((item) => {
+      const exported = item.split(/\s+as\s+/).pop()!;
+      return exported.startsWith('"') ? (JSON.parse(exported) as string) : exported;
+    });
 }
 
 interface Candidate {
@@ -80,11 +140,17 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
   }
   if (byStem !== ofEntries.byStem) filter = entryImportFilter(byStem.keys());
   return {
-    name: 'core-module-boundaries',
+    name: BOUNDARIES,
     setup(build) {
       if (filter === null) return;
+      const valueExports = valueExportsOf(root, build);
+      const exportsByName = namedExportsOf();
       // One list per build of a kept context: handed to its result as it ends, a new one begun.
       let kept: KeptExternal[] = [];
+      build.onStart(() => {
+        valueExports.clear();
+        exportsByName.clear();
+      });
       build.onEnd((result) => {
         keptExternals.set(result, kept);
         kept = [];
@@ -100,13 +166,75 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         if (candidate.within !== undefined && !args.importer.startsWith(candidate.within)) return undefined;
         kept.push({ importer: args.importer, original: args.path, file: candidate.file });
         if (candidate.within !== undefined) return { path: candidate.specifier, external: true };
-        return {
-          path: candidate.specifier,
-          external: true,
-          warnings: [{ text: `MODULE_BOUNDARY_CROSSED: ${boundaryCrossedText(args.path, candidate.specifier)}` }],
-        };
+        const warnings = [{ text: `MODULE_BOUNDARY_CROSSED: ${boundaryCrossedText(args.path, candidate.specifier)}` }];
+        const names = TYPESCRIPT.test(args.importer) && exportsByName.of(args.importer) ? await valueExports.of(candidate.file) : null;
+        if (names === null) return { path: candidate.specifier, external: true, warnings };
+        // Imported for its effects as well, as the import was before: only the types are gone.
+        const quoted = JSON.stringify(candidate.specifier);
+        const reexport = `import ${quoted};\n${names.length === 0 ? '' : `export { ${names.map((name) => (IDENTIFIER.test(name) ? name : JSON.stringify(name))).join(', ')} } from ${quoted};\n`}`;
+        return { path: path.relative(root, candidate.file).split(path.sep).join('/'), namespace: CROSSED, pluginData: reexport, warnings };
       });
+      build.onResolve({ filter: /.*/, namespace: CROSSED }, (args) => ({ path: args.path, external: true }));
+      build.onLoad({ filter: /.*/, namespace: CROSSED }, (args) => ({ contents: args.pluginData as string, loader: 'js' }));
     },
+  };
+}
+
+/**
+ * The namespace of the modules standing for another public module, imported from TypeScript:
+ * each re-exports that module's values from its specifier. Its path is the other module's entry,
+ * workspace-relative, an input of the build (a change of its exports changes this output).
+ */
+export const CROSSED = 'core-crossed';
+
+const TYPESCRIPT = /\.[cm]?tsx?$/;
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * The names another module's entry exports as values, found by esbuild bundling it alone (its
+ * own crossings bundled too: the names are the same), once per build and entry. Null when they
+ * cannot be known: the bundle fails, or re-exports all of a bare import (`export * from 'x'`),
+ * whose names only the page sees; the import then stays external as written.
+ */
+function valueExportsOf(root: string, build: esbuild.PluginBuild) {
+  const known = new Map<string, Promise<string[] | null>>();
+  const find = async (file: string): Promise<string[] | null> => {
+    const { plugins = [], external, loader, define, platform, tsconfig, tsconfigRaw, conditions, mainFields } = build.initialOptions;
+    try {
+      const result = await build.esbuild.build({
+        absWorkingDir: root,
+        entryPoints: [file],
+        outdir: root,
+        bundle: true,
+        write: false,
+        format: 'esm',
+        logLevel: 'silent',
+        packages: 'external',
+        ...(external ? { external } : {}),
+        ...(loader ? { loader } : {}),
+        ...(define ? { define } : {}),
+        ...(platform ? { platform } : {}),
+        ...(tsconfig ? { tsconfig } : {}),
+        ...(tsconfigRaw ? { tsconfigRaw } : {}),
+        ...(conditions ? { conditions } : {}),
+        ...(mainFields ? { mainFields } : {}),
+        // The build's own plugins that decide what a source is (confinement first of all), not
+        // this one (the names would stop at the next boundary) nor one that watches the build.
+        plugins: plugins.filter((plugin) => SOURCE_PLUGINS.has(plugin.name)),
+      });
+      const code = result.outputFiles.find((out) => out.path.endsWith('.js'))?.text;
+      return code === undefined ? null : exportedNames(code);
+    } catch {
+      return null;
+    }
+  };
+  return {
+    of(file: string): Promise<string[] | null> {
+      let names = known.get(file);
+      if (!names) known.set(file, (names = find(file)));
+      return names;
+    },
+    clear: () => known.clear(),
   };
 }
 

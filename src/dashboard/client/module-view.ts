@@ -87,7 +87,7 @@ export class ModuleTable {
         onclick: () => this.select(module.specifier),
       },
       h('span', { class: `status ${module.status}`, title: module.status }, module.status),
-      h('span', { class: 'name', title: module.specifier }, h('span', { class: 'pkg' }, `${module.package}/`), module.subpath, problems > 0 ? h('span', { class: `badge ${module.diagnostics.length ? 'error' : 'warning'}` }, problems) : null),
+      h('span', { class: 'name', title: module.specifier }, ...rowName(module), problems > 0 ? h('span', { class: `badge ${module.diagnostics.length ? 'error' : 'warning'}` }, problems) : null),
       h('span', { class: 'dim' }, module.platforms.join(' ')),
       h('span', { class: 'num' }, details?.code ? bytes(details.code.size) : '–'),
       h('span', { class: 'num' }, details?.styles ? bytes(details.styles.size) : '–'),
@@ -169,6 +169,16 @@ export function renderModuleDetail(
     extra ?? null,
     module.diagnostics.length ? h('section', null, h('h3', null, `Diagnostics (${module.diagnostics.length})`), renderDiagnostics(module.diagnostics, 'error', frames)) : null,
     module.warnings?.length ? h('section', null, h('h3', null, `Warnings (${module.warnings.length})`), renderDiagnostics(module.warnings, 'warning', frames)) : null,
+    // Valid itself, yet a page that loads it fails on these (README "Addresses").
+    module.invalidImports?.length
+      ? h(
+          'section',
+          { class: 'invalid-imports' },
+          h('h3', null, `Imports invalid modules (${module.invalidImports.length})`),
+          h('p', { class: 'dim' }, 'This module builds, but a page that loads it fails until these build:'),
+          h('ul', null, module.invalidImports.map((specifier) => h('li', null, link(specifier)))),
+        )
+      : null,
     h(
       'section',
       null,
@@ -209,3 +219,7 @@ export function renderModuleDetail(
     details ? h('p', { class: 'dim small' }, `entry ${details.entry ?? '(none)'} · dir ${details.dir}`) : null,
   );
 }
+
+// A package's root module is named by the package alone (`lit`), never by its address segment (`@root`).
+const rowName = (module: ShownModule): (HTMLElement | string)[] =>
+  module.specifier === module.package ? [module.package] : [h('span', { class: 'pkg' }, `${module.package}/`), module.subpath];

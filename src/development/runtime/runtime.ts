@@ -115,13 +115,29 @@ function replaceLinks(key: string, current: HTMLLinkElement[], href: string): vo
 // changed stylesheet swaps it for the current one, named by its content hash (the ETag the
 // service answers for the sheet's plain address). A sheet that cannot be joined now (a broken
 // stylesheet) answers an error, and the last good one stays.
-let bundleAsked = 0;
-async function swapBundle(): Promise<void> {
+// One look at a time: a new connection hears the warnings of every module at once, each a reason
+// to look, and a page of many modules would ask the same HEAD for each. A reason that comes while
+// a look is under way makes one more look after it, which sees everything up to then.
+let bundleLook: Promise<void> | null = null;
+let bundleLookAgain = false;
+function swapBundle(): void {
+  if (bundleLook) {
+    bundleLookAgain = true;
+    return;
+  }
+  bundleLook = lookAtBundle().finally(() => {
+    bundleLook = null;
+    if (!bundleLookAgain) return;
+    bundleLookAgain = false;
+    swapBundle();
+  });
+}
+
+async function lookAtBundle(): Promise<void> {
   const current = [...document.querySelectorAll<HTMLLinkElement>('link[data-core-bundle]:not([data-core-incoming])')];
   const plain = current[0]?.dataset.coreBundle;
   // The joined sheet holds a sheet with a syntax problem as it is: keep the last good one.
   if (!plain || hasSyntaxProblem()) return;
-  const asked = ++bundleAsked;
   let hash: string | null = null;
   try {
     const answer = await fetch(plain, { method: 'HEAD', cache: 'no-store' });
@@ -131,7 +147,7 @@ async function swapBundle(): Promise<void> {
   }
   // A page being reloaded (a code change came after the stylesheet's) gets the sheet with its
   // reload: swapped into the page being left, it would show the change before the reload.
-  if (hash === null || asked !== bundleAsked || reloading) return;
+  if (hash === null || reloading) return;
   const url = new URL(plain, location.href);
   url.searchParams.set('v', hash);
   if (current.some((link) => link.href === url.href)) return;
@@ -144,7 +160,7 @@ function refreshAllSheets(): void {
     url.searchParams.set('v', `r${Date.now().toString(36)}`);
     swapSheet(link.dataset.coreStyles!, url.href);
   }
-  void swapBundle();
+  swapBundle();
 }
 
 const describe = (d: Diagnostic, withColumn: boolean): string => (d.file ? `${d.file}${d.line ? `:${d.line}${withColumn && d.column ? `:${d.column}` : ''}` : ''}` : (d.module ?? ''));
@@ -261,12 +277,12 @@ function handle(message: Message): void {
     if (message.warnings.length > 0) warnings.set(message.module, message.warnings);
     else warnings.delete(message.module);
     overlay.render();
-    void swapBundle();
+    swapBundle();
     return;
   }
   if (problems.delete(message.module)) overlay.render();
   // Any module built again may change the bundled sheet, one left out while broken included.
-  void swapBundle();
+  swapBundle();
   if (message.type === 'styles') swapSheet(message.module, message.href);
   if (message.type === 'valid' || message.type === 'code') builtAgain(message.module);
   if (message.type !== 'code') return;
@@ -305,7 +321,9 @@ function connect(delay = 250, reconnecting = false): void {
 // failed build), one that does not parse, a bare specifier missing from the import map, an
 // address that cannot be fetched at all (a CDN out of reach).
 function loadFailed(address: string, message: string): void {
-  problems.set(`load ${address}`, [{ kind: 'LOAD_FAILED', message, module: address }]);
+  // A module's address is shown without its query: the variant's options and content hash, the
+  // same on every address of the page, made each line of the overlay three lines long.
+  problems.set(`load ${address}`, [{ kind: 'LOAD_FAILED', message, module: address.replace(/^(\/m\/[^?]*)\?.*$/, '$1') }]);
   const module = moduleOfAddress(address);
   if (module !== null) failedOn.add(module);
   else failedUnnamed = true;

@@ -1,0 +1,79 @@
+// Modules that import each other's entries by relative path (README "Bundling real code"), as
+// Lit's do, in Chromium: a TypeScript re-export of another module's types (`export { Part }
+// from './parts.js'`, `Part` a type) must not reach the page as an import of a name that
+// module's output does not export, on /preview/ and on /preview/bundled/.
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { launchChromium, openPage } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { inlineWorkspace } from '../helpers/workspace.js';
+
+const PARTS = `
+export type { Part, PartKind };
+type PartKind = 'child' | 'attribute';
+class Part {
+  constructor(readonly kind: PartKind) {}
+}
+export const makePart = (kind: PartKind): Part => new Part(kind);
+export default 'parts';
+`;
+
+// Part and PartKind are types: tsc erases them, knowing parts.ts; the values stay.
+const DIRECTIVE = `
+import { Part } from './parts.js';
+export { Part, PartKind, makePart } from './parts.js';
+export { default as partsName } from './parts.js';
+export const describe = (part: Part): string => 'directive on ' + part.kind;
+`;
+
+const MAIN = `
+import { describe, makePart, partsName } from '@demo/lib/directive';
+document.body.dataset.shown = describe(makePart('child')) + ' from ' + partsName;
+`;
+
+function workspace(): string {
+  return inlineWorkspace(
+    {
+      'packages/lib': {
+        manifest: { name: '@demo/lib', version: '1.0.0', type: 'module', exports: { './parts': './src/parts.ts', './directive': './src/directive.ts' } },
+        files: { 'src/parts.ts': PARTS, 'src/directive.ts': DIRECTIVE },
+      },
+      'packages/app': {
+        manifest: { name: '@demo/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@demo/lib': '1.0.0' } },
+        files: { 'main.ts': MAIN },
+      },
+    },
+    { 'core.json': JSON.stringify({ packages: ['packages/lib', 'packages/app'], preview: '@demo/app/main' }) },
+  );
+}
+
+describe('a TypeScript module re-exporting the types of another module it imports by relative path, in Chromium', function () {
+  let browser: Browser;
+
+  before(async function () {
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+  });
+
+  for (const address of ['/preview/', '/preview/bundled/']) {
+    it(`runs on ${address}, the types erased and the values imported from the other module`, async function () {
+      const service = await serve(workspace());
+      const watched = await openPage(browser);
+      try {
+        const state = JSON.parse((await service.get('/state')).body.toString()) as { modules: { specifier: string; status: string }[] };
+        expect(state.modules.map((module) => `${module.specifier} ${module.status}`)).to.deep.equal(['@demo/lib/directive valid', '@demo/lib/parts valid', '@demo/app/main valid']);
+        await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
+        await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined, undefined, { timeout: 15_000 }).catch(() => {
+          throw new Error(`the page did not run: ${[...watched.errors, ...watched.failed].join(' | ') || 'no error seen'}`);
+        });
+        expect(await watched.page.evaluate(() => document.body.dataset.shown)).to.equal('directive on child from parts');
+        expect({ errors: watched.errors, failed: watched.failed }).to.deep.equal({ errors: [], failed: [] });
+      } finally {
+        await watched.page.close();
+        await service.close();
+      }
+    });
+  }
+});
