@@ -179,7 +179,7 @@ const overlay = (() => {
       header label { margin-left: auto; color: #aaa; font-weight: normal; cursor: pointer; }
       button { all: unset; cursor: pointer; color: #aaa; }
       .where { color: #8cc8ff; } .kind { color: #ffcb6b; } li { margin: .35rem 0; white-space: pre-wrap; } ul { margin: 0; padding-left: 1.1rem; }
-      pre { margin: .3rem 0 0; color: #d0d0d0; }
+      pre { margin: .3rem 0 0; color: #d0d0d0; overflow-x: auto; }
     </style><section role="alert"><header><span class="title"></span><label><input type="checkbox" class="reload"> reload on code changes</label><button title="Hide until the next change">✕</button></header><ul></ul></section>`;
     shadow.querySelector('button')!.addEventListener('click', () => host?.remove());
     shadow.querySelector<HTMLInputElement>('input.reload')!.addEventListener('change', (event) => {
