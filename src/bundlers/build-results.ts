@@ -210,13 +210,7 @@ function resolutionInputs(root: string, result: esbuild.BuildResult, read: reado
   }
   for (const kept of keptExternalOf(result)) {
     const importer = toRelative(root, kept.importer);
-    if (!reading.has(importer)) continue;
-    addResolution(found, importer, kept.original, toRelative(root, kept.file));
-    // The other module's files that decided the names re-exported: inputs, never files read here.
-    for (const read of kept.reads ?? []) {
-      const file = inputPath(read);
-      if (file !== null && !file.startsWith('../')) found.add(file);
-    }
+    if (reading.has(importer)) addResolution(found, importer, kept.original, toRelative(root, kept.file));
   }
   return found;
 }
