@@ -100,6 +100,11 @@ describe('symbolic links in a workspace', function () {
     const service = await serve(root, { effectDeps: walk.deps });
     const code = async () => (await service.get(`/m/@t/app@1.0.0/modules/main?${DEV}`)).text;
     expect(await code()).to.include('PAD_A').and.include('UNIT_A').and.include('ZONE_A');
+    // Where each link leads is the input, not the file under a second name (read once, by its real path).
+    const built = service.internals.log.events().filter((event) => event.type === 'build.succeeded' && event.module === '@t/app/main').pop();
+    const inputs = Object.keys(built && 'inputs' in built ? built.inputs : {});
+    expect(inputs).to.include.members(['packages/app/main/parts/pad.ts ->', 'packages/app/main/units.ts ->', 'packages/app/main/pad-a.ts', 'packages/app/main/unit-a.ts']);
+    expect(inputs).to.not.include.members(['packages/app/main/parts/pad.ts']);
     retarget('parts/pad.ts', '../pad-b.ts');
     retarget('units.ts', 'unit-b.ts');
     retarget('zones', 'zones-b');
