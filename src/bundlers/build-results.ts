@@ -10,11 +10,11 @@ import { isBare } from '../workspace/specifiers.js';
 import { lineAndColumn } from '../workspace/json.js';
 import { resolvedBeside, triedBefore } from '../workspace/resolution.js';
 import { sharedAmong } from '../workspace/shared-files.js';
+import { isInside, toWorkspacePath } from '../workspace/paths.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
-import { keptExternalOf } from './plugins/module-boundaries.js';
+import { CROSSED, keptExternalOf } from './plugins/module-boundaries.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
-import { CROSSED } from './plugins/module-boundaries.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
@@ -209,8 +209,8 @@ function resolutionInputs(root: string, result: esbuild.BuildResult, read: reado
     }
   }
   for (const kept of keptExternalOf(result)) {
-    const importer = toRelative(root, kept.importer);
-    if (reading.has(importer)) addResolution(found, importer, kept.original, toRelative(root, kept.file));
+    const importer = toWorkspacePath(root, kept.importer);
+    if (importer !== null && reading.has(importer)) addResolution(found, importer, kept.original, toWorkspacePath(root, kept.file));
   }
   return found;
 }
@@ -226,20 +226,18 @@ function mappedImports(metafile: esbuild.Metafile, read: readonly string[]): Map
       const specifier = record.original;
       if (record.external || specifier === undefined || specifier.startsWith('.') || specifier.startsWith('/')) continue;
       const resolved = inputPath(record.path);
-      if (resolved !== null && !resolved.startsWith('../') && !resolved.split('/').includes('node_modules')) mapped.push({ importer, specifier, resolved });
+      if (resolved !== null && isInside(resolved) && !resolved.split('/').includes('node_modules')) mapped.push({ importer, specifier, resolved });
     }
   }
   return mapped;
 }
-
-const toRelative = (root: string, file: string): string => path.relative(root, file).split(path.sep).join('/');
 
 /** What the import `original` of `importer`, resolved to `resolved`, depended on besides that file. */
 function addResolution(found: Set<string>, importer: string, original: string, resolved: string | null): void {
   if (!(original.startsWith('./') || original.startsWith('../'))) return;
   const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
   // A file outside the workspace (through node_modules) is never read by the service's checks: nothing to record.
-  if (resolved === null || written === null || written.startsWith('../') || resolved.startsWith('../') || resolved.includes('?')) return;
+  if (resolved === null || written === null || !isInside(written) || !isInside(resolved) || resolved.includes('?')) return;
   if (resolvedBeside(written, resolved)) {
     for (const shadow of triedBefore(written, resolved)) found.add(shadow);
     return;
