@@ -7,6 +7,7 @@ import { defaultVariantKey, groupStructureWarnings, isStructureWarning, selectRe
 import type { ServiceState } from '../store/state.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { TerminalStyle } from './terminal-style.js';
+import { codeOf, keepsLastGoodSheet } from '../effects/push-messages.js';
 
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -43,7 +44,7 @@ export function snapshotOf(state: ServiceState): TerminalSnapshot {
   for (const module of report.modules) {
     const model = index.modules.get(module.specifier);
     const outputs = model ? state.builds[module.specifier]?.variants[defaultVariantKey(model)]?.last?.outputs : undefined;
-    modules.set(module.specifier, { status: module.status, diagnostics: module.diagnostics.map(key).join('\n'), styles: outputs?.styles?.hash ?? null, code: outputs?.code.hash ?? null });
+    modules.set(module.specifier, { status: module.status, diagnostics: module.diagnostics.map(key).join('\n'), styles: outputs?.styles?.hash ?? null, code: outputs ? codeOf(outputs) : null });
     for (const warning of warningsOf(module)) warnings.add(`${module.specifier} ${key(warning)}`);
   }
   return {
@@ -195,11 +196,16 @@ function statusLines(before: TerminalSnapshot, after: TerminalSnapshot, reports:
   if (healed.length > BURST) lines.push({ level: 'info', text: `${style.green('✔')} ${healed.length} modules valid again` });
   else for (const specifier of healed) lines.push({ level: 'info', text: `${style.green('✔')} ${specifier} valid again` });
   const took = context.sinceChange === null ? '' : style.dim(` (${Math.round(context.sinceChange)} ms)`);
-  if (restyled.length > BURST) lines.push({ level: 'info', text: `${style.cyan('styles')} ${restyled.length} stylesheets pushed${took}` });
-  else {
+  // An open page keeps its last good sheet while the stylesheet has a syntax problem (README "Warnings").
+  const keptBack = (specifier: string) => keepsLastGoodSheet(warningsOf(reports.get(specifier)!));
+  if (restyled.length > BURST) {
+    const held = restyled.filter(keptBack).length;
+    const pushed = restyled.length - held;
+    const told = [...(pushed > 0 ? [`${pushed} stylesheets pushed`] : []), ...(held > 0 ? [`${held} rebuilt with a CSS syntax problem: open pages keep their last good sheets`] : [])];
+    lines.push({ level: 'info', text: `${style.cyan('styles')} ${told.join(', ')}${took}` });
+  } else {
     for (const specifier of restyled) {
-      // An open page keeps its last good sheet while the stylesheet has a syntax problem (README "Warnings").
-      const kept = warningsOf(reports.get(specifier)!).some((warning) => warning.kind === 'CSS_SYNTAX');
+      const kept = keptBack(specifier);
       lines.push({ level: 'info', text: `${style.cyan('styles')} ${specifier} ${kept ? 'rebuilt with a CSS syntax problem: open pages keep the last good sheet' : 'pushed'}${took}` });
     }
   }

@@ -12,6 +12,7 @@ import type { ModuleBuilds, ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
 import type { BuildOutputs } from '../store/events.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
 
 interface View {
   /** Hashes of the last good outputs (kept while the build is invalid). */
@@ -75,7 +76,7 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
         // A first view is what a page was served: no message derives from it, and the warnings
         // about shared helpers (a look at every module) are left to the changes that follow.
         const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
-        const syntaxProblem = warnings.some((warning) => warning.kind === 'CSS_SYNTAX');
+        const syntaxProblem = keepsLastGoodSheet(warnings);
         const view: View = outputs
           ? { styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
           : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
@@ -125,4 +126,7 @@ export function warningMessages(state: ServiceState): PushMessage[] {
 }
 
 // The module's code on a page includes the shared files it imports (README "Shared files"): a change of one is a change of its code.
-const codeOf = (outputs: BuildOutputs): string => (outputs.chunks ? [outputs.code.hash, ...Object.values(outputs.chunks).map((chunk) => chunk.hash)].join(' ') : outputs.code.hash);
+/** A stylesheet with a syntax problem is not pushed: a page keeps its last good sheet (README "Warnings"). */
+export const keepsLastGoodSheet = (warnings: readonly Diagnostic[]): boolean => warnings.some((warning) => warning.kind === 'CSS_SYNTAX');
+
+export const codeOf = (outputs: BuildOutputs): string => (outputs.chunks ? [outputs.code.hash, ...Object.values(outputs.chunks).map((chunk) => chunk.hash)].join(' ') : outputs.code.hash);

@@ -239,6 +239,28 @@ export function createBundler({ root }) {
     }
   });
 
+  it('tells a burst of stylesheets in one line, and never as pushed those the pages keep out for a syntax problem', async function () {
+    const modules: Record<string, string> = { 'shared/look.css': '.look { color: teal; }\n' };
+    const exports: Record<string, string> = {};
+    for (const name of ['a', 'b', 'c', 'd', 'e']) {
+      modules[`${name}/index.ts`] = `import '../shared/look.css';\nexport const ${name} = 1;\n`;
+      exports[`./${name}`] = `./${name}/index.ts`;
+    }
+    const root = inlineWorkspace({ 'packages/many': { manifest: { name: '@acme/many', version: '1.0.0', exports }, files: modules } });
+    const core = await startCore(['--port', '0'], { cwd: root, env: DEVELOPMENT_ENV });
+    try {
+      await waitFor(() => core.output.stdout.includes('ready in'), { what: 'the ready line' });
+      const sheet = path.join(root, 'packages/many/shared/look.css');
+      fs.appendFileSync(sheet, '.added { color: navy; }\n');
+      await waitFor(() => /styles 5 stylesheets pushed/.test(core.output.stdout), { what: 'one line for the five pushed sheets' });
+      fs.appendFileSync(sheet, '.unclosed { color: red;\n');
+      await waitFor(() => /styles 5 rebuilt with a CSS syntax problem: open pages keep their last good sheets/.test(core.output.stdout), { what: 'one line for the five sheets kept out' });
+      expect(core.output.stdout.match(/stylesheets pushed/g), 'one push: the good sheets').to.have.length(1);
+    } finally {
+      await core.stop();
+    }
+  });
+
   it('tells a burst of modules broken by one edit in one line', async function () {
     const modules: Record<string, string> = { 'shared/helper.ts': 'export const shared = 1;\n' };
     const exports: Record<string, string> = {};
