@@ -33,7 +33,7 @@ export function createGreetings(host: Pick<ExtensionHost, 'readiness' | 'request
 export function registerEventsChannel(host: ExtensionHost): void {
   const clients = new Set<WebSocket>();
   const greetingState$ = createGreetings(host);
-  const framed = createMessageFramer(host.root, host.state$);
+  const framed = createMessageFramer(host.root, host.getState);
   // Each message is sent once its frames are read, in the order the messages came: a page must
   // never hear a module valid before it hears it invalid.
   let sending: Promise<unknown> = Promise.resolve();

@@ -2,18 +2,15 @@
 // push"): the overlay shows them as the terminal does. Read from a file the service built from,
 // as the dashboard's frames are (`sourceFrames`), when the message is sent: the state holds no
 // source text, so the event log never carries any.
-import type { Observable } from 'rxjs';
 import { sourceFrames } from '../io/source-frames.js';
 import type { PushMessage } from '../protocol/push.js';
 import type { ServiceState } from '../store/state.js';
 
 /** Gives each `invalid` message's diagnostics their frames; other messages as they are. */
-export function createMessageFramer(root: string, state$: Observable<ServiceState>): (message: PushMessage) => Promise<PushMessage> {
-  let latest: ServiceState | undefined;
-  state$.subscribe((state) => (latest = state));
+export function createMessageFramer(root: string, getState: () => ServiceState): (message: PushMessage) => Promise<PushMessage> {
   return async (message) => {
-    if (message.type !== 'invalid' || latest === undefined || !message.diagnostics.some((d) => d.file && d.line && !d.frame)) return message;
-    const state = latest;
+    if (message.type !== 'invalid' || !message.diagnostics.some((d) => d.file && d.line && !d.frame)) return message;
+    const state = getState();
     const readable = (file: string) => file in state.workspace.sources || Object.values(state.builds).some((builds) => Object.values(builds.variants).some((variant) => variant.last?.inputs[file] !== undefined));
     let frames: Record<string, string>;
     try {
