@@ -106,3 +106,40 @@ describe('a valid module importing an invalid one, in /state and in Chromium', f
     expect(modules.find((line) => line.specifier === '@demo/lib/broken')?.status).to.equal('invalid');
   });
 });
+
+describe('invalidImports through a package out of development', function () {
+  it('stops at a module the CDN serves: what it imports is its published code, not this workspace', async function () {
+    const root = inlineWorkspace(
+      {
+        'packages/base': {
+          manifest: { name: '@demo/base', version: '1.0.0', type: 'module', exports: { './broken': './broken.ts' } },
+          files: { 'broken.ts': "import { missing } from './missing.js';\nexport const broken = missing;\n" },
+        },
+        'packages/lib': {
+          manifest: { name: '@demo/lib', version: '1.0.0', type: 'module', exports: { './middle': './middle.ts' }, dependencies: { '@demo/base': '1.0.0' } },
+          files: { 'middle.ts': "export { broken } from '@demo/base/broken';\n" },
+        },
+        'packages/app': {
+          manifest: { name: '@demo/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@demo/lib': '1.0.0' } },
+          files: { 'main.ts': "import { broken } from '@demo/lib/middle';\ndocument.body.dataset.shown = String(broken);\n" },
+        },
+      },
+      {
+        'core.json': JSON.stringify({ packages: ['packages/base', 'packages/lib', 'packages/app'] }),
+        '.core/selection.json': JSON.stringify({ packages: ['@demo/base', '@demo/app'] }),
+      },
+    );
+    const service = await serve(root);
+    try {
+      const { modules } = JSON.parse((await service.get('/state')).body.toString()) as { modules: ModuleLine[] };
+      const line = (specifier: string) => modules.find((module) => module.specifier === specifier);
+      expect(line('@demo/base/broken')?.status).to.equal('invalid');
+      // The middle module reaches it in this workspace, but a page loads it from the CDN.
+      expect(line('@demo/lib/middle')?.invalidImports).to.deep.equal(['@demo/base/broken']);
+      expect(line('@demo/app/main')?.status).to.equal('valid');
+      expect(line('@demo/app/main')?.invalidImports).to.equal(undefined);
+    } finally {
+      await service.close();
+    }
+  });
+});
