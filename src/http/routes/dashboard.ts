@@ -12,6 +12,7 @@ import { sourceFrames } from '../../io/source-frames.js';
 import { ServiceError } from '../errors.js';
 import type { Readiness } from '../readiness.js';
 import { sendOutput } from '../send-output.js';
+import { wantsHtml } from '../wants-html.js';
 
 export interface DashboardDeps {
   root: string;
@@ -34,7 +35,7 @@ export function dashboardRoutes(deps: DashboardDeps) {
   return {
     page: async function dashboardPage(ctx: HttpContext, next: () => Promise<unknown>) {
       // Only a browser navigation: JSON and event-stream clients keep the 404 they had.
-      if (!ctx.get('accept').includes('text/html')) return next();
+      if (!wantsHtml(ctx)) return next();
       const html = renderDashboardPage(address('dashboard.js'), address('dashboard.css'), deps.previewAddress());
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Content-Security-Policy', DASHBOARD_CSP);
