@@ -56,11 +56,10 @@ export function dashboardRoutes(deps: DashboardDeps) {
       ctx.type = 'application/json; charset=utf-8';
       const details = selectDetails(state, deps.history, deps.cdnOrigin);
       const report = selectReport(state);
-      // Only files the service read for a build or a manifest: the same sources the
-      // development outputs' source maps already carry.
-      const readable = new Set(Object.keys(state.workspace.sources));
-      for (const builds of Object.values(state.builds)) for (const variant of Object.values(builds.variants)) for (const file of Object.keys(variant.last?.inputs ?? {})) readable.add(file);
-      const frames = await sourceFrames(deps.root, [...report.diagnostics, ...report.modules.flatMap((module) => module.diagnostics)], (file) => readable.has(file));
+      // By the rule of every frame (README "Code frames"): only from a file the build or the read that
+      // reported the diagnostic read, while it holds what was read.
+      const places = [...report.diagnostics.map((diagnostic) => ({ module: null, diagnostic })), ...report.modules.flatMap((module) => module.diagnostics.map((diagnostic) => ({ module: module.specifier, diagnostic })))];
+      const frames = sourceFrames(deps.root, state, places);
       ctx.body = JSON.stringify({ ...details, frames });
     },
   };
