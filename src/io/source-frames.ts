@@ -17,7 +17,7 @@ const MAX_LINE = 240;
 const MAX_FILE = 2 * 1024 * 1024;
 
 /** What is shown instead of the lines of a file changed since it was read for a diagnostic. */
-export const SOURCE_CHANGED = '(the file changed since this was reported: its lines are not shown)';
+export const SOURCE_CHANGED = '(file changed since this was reported)';
 
 /** A file's lines, `'changed'` once it no longer holds what was read, null: nothing to show. */
 export type FramedSource = readonly string[] | 'changed' | null;
