@@ -39,7 +39,9 @@ export type JoinedExtension = 'js' | 'css' | 'map.js' | 'map.css';
 // project's test machines a thousand small files took 11-18 ms there and 0.5-0.9 s in the
 // disk's temporary directory at busy times. Named after the process, in a directory of the user's
 // own: the first join of a service removes what a process that is gone left there (killed before
-// it removed its own), and lists nothing else (the temporary directory can hold thousands of entries).
+// it removed its own), and the directories named after such a process in the base itself, as
+// services made them before they had a directory of the user's own (and still do when that name
+// is not the user's alone): one listing of the base per service.
 const MEMORY_DIRECTORY = '/dev/shm';
 const MEMORY_NEEDED = 64 * 1024 * 1024;
 
@@ -55,6 +57,7 @@ function makeJoinDirectory(bases: readonly string[]): string {
   for (const base of bases) {
     const own = ownDirectory(base, false);
     if (own) removeLeftovers(own);
+    removeLeftoversBeside(base);
   }
   const own = ownDirectory(bases[0]!, true);
   // Without one of our own (another user's, or a link, under that name), one in the base itself, as unique.
@@ -83,6 +86,32 @@ function removeLeftovers(own: string): void {
   for (const name of fs.readdirSync(own)) {
     const pid = Number(name.split('-')[0]);
     if (pid > 0 && pid !== process.pid && !isRunning(pid)) fs.rmSync(path.join(own, name), { recursive: true, force: true });
+  }
+}
+
+// `core-join-<pid>-` and the six characters mkdtemp adds: never the user's own `core-join-<uid>`.
+const PROCESS_DIRECTORY = new RegExp(`^${JOIN_DIRECTORY}(\\d+)-[^/]{6}$`);
+
+// The same rule as in the user's own directory, where anyone may have made the name: only a
+// directory (a link is not followed, nor removed) of this user, of a process no longer running.
+function removeLeftoversBeside(base: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(base);
+  } catch {
+    return;
+  }
+  const uid = userId();
+  for (const name of names) {
+    const pid = Number(PROCESS_DIRECTORY.exec(name)?.[1]);
+    if (!(pid > 0) || pid === process.pid || isRunning(pid)) continue;
+    const dir = path.join(base, name);
+    try {
+      const stat = fs.lstatSync(dir);
+      if (stat.isDirectory() && (uid === undefined || stat.uid === uid)) fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
   }
 }
 

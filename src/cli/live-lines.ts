@@ -1,6 +1,6 @@
 // What `core run` tells the person at the terminal while it serves: one line (or one block,
 // for a failure with its code frame) per meaningful change of the settled state. Pure: the
-// command passes the states, the time and a reader of source lines, and writes what comes back.
+// command passes the states, the time and a reader of source files, and writes what comes back.
 import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { defaultVariantKey, groupStructureWarnings, isStructureWarning, selectReport, type ModuleReport } from '../store/selectors.js';
@@ -8,6 +8,7 @@ import type { ServiceState } from '../store/state.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { TerminalStyle } from './terminal-style.js';
 import { codeOf, keepsLastGoodSheet } from '../effects/push-messages.js';
+import { readHashOf, SOURCE_CHANGED, type FramedSource } from '../io/source-frames.js';
 
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -31,7 +32,8 @@ export interface TerminalSnapshot {
 /** More modules than this changing alike in one step are told in one line. */
 export const BURST = 3;
 
-type ReadLine = (file: string, line: number) => string | null;
+/** The lines of a file while it hashes to `hash` (`framedSource` of src/io/source-frames.ts, given the root). */
+type ReadSource = (file: string, hash: string | null) => FramedSource;
 
 const key = (d: Diagnostic) => `${d.kind} ${d.file ?? ''}:${d.line ?? ''}:${d.column ?? ''} ${d.message}`;
 const warningsOf = (module: ModuleReport): Diagnostic[] => (module as ModuleReport & { warnings?: Diagnostic[] }).warnings ?? [];
@@ -65,16 +67,18 @@ export function untoldSnapshot(state: ServiceState): TerminalSnapshot {
 }
 
 /**
- * A diagnostic as esbuild prints one: the message, then where, then the line with a caret; last,
+ * A diagnostic as esbuild prints one: the message, then where, then the line with a caret (from
+ * `source`, the file's lines, or the line saying it changed since: README "Code frames"); last,
  * what to do about its kind (README "Error codes").
  */
-export function formatDiagnostic(d: Diagnostic, style: TerminalStyle, readLine: ReadLine, mark = style.red('✘'), about = ''): string {
+export function formatDiagnostic(d: Diagnostic, style: TerminalStyle, source: FramedSource, mark = style.red('✘'), about = ''): string {
   const head = `${mark} ${style.bold(`[${d.kind}]`)} ${d.message}${about ? style.dim(`  ${about}`) : ''}`;
   const remedy = `    ${style.dim(`→ ${DIAGNOSTIC_KINDS[d.kind].remedy}`)}`;
   if (!d.file) return `${head}\n${remedy}`;
   const place = `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}`;
   const lines = [head, `    ${style.cyan(place)}:`];
-  const text = d.line ? readLine(d.file, d.line) : null;
+  if (source === 'changed') lines.push(`      ${style.dim(SOURCE_CHANGED)}`);
+  const text = d.line && source !== null && source !== 'changed' ? (source[d.line - 1] ?? null) : null;
   if (text !== null && d.line) {
     const number = String(d.line);
     const shown = text.length > 160 ? `${text.slice(0, 160)}…` : text;
@@ -108,14 +112,15 @@ export function changeTimer(now: () => number) {
 
 export interface ChangeContext {
   style: TerminalStyle;
-  readLine: ReadLine;
+  readSource: ReadSource;
   /** How long ago the change that caused this state was seen, in ms, when known. */
   sinceChange: number | null;
 }
 
 /** The lines that tell what changed from `before` to the settled state `after`. */
 export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, state: ServiceState, context: ChangeContext): TerminalLine[] {
-  const { style, readLine } = context;
+  const { style } = context;
+  const told = diagnosticTeller(state, context);
   const lines: TerminalLine[] = [];
   const report = selectReport(state);
   const reports = new Map(report.modules.map((m) => [m.specifier, m]));
@@ -137,7 +142,7 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
     lines.push({ level: 'info', text: `${style.cyan('selection')} ${selection === null ? 'every package in development' : `in development: ${selection.join(', ') || '(none)'}`}` });
   }
 
-  lines.push(...statusLines(before, after, reports, context));
+  lines.push(...statusLines(before, after, reports, context, told));
 
   const news: { module: string; warning: Diagnostic }[] = [];
   // Warnings about a package's own structure are told one line per package and kind, counted
@@ -159,17 +164,24 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
     const counted = [...kinds].map(([kind, count]) => `${kind} ×${count}`).join(', ');
     lines.push({ level: 'warn', text: `${style.yellow('▲')} ${news.length} warnings (${counted}): each module's are on /state and the dashboard` });
   } else {
-    for (const { module, warning } of news) lines.push({ level: 'warn', text: formatDiagnostic(warning, style, readLine, style.yellow('▲'), module) });
+    for (const { module, warning } of news) lines.push({ level: 'warn', text: told(warning, module, style.yellow('▲')) });
   }
   for (const d of [...report.diagnostics, ...(report.warnings ?? [])]) {
-    if (!before.topLevel.has(key(d))) lines.push({ level: 'warn', text: formatDiagnostic(d, style, readLine, style.yellow('▲')) });
+    if (!before.topLevel.has(key(d))) lines.push({ level: 'warn', text: told(d, null, style.yellow('▲')) });
   }
   return lines;
 }
 
+/** A diagnostic of `module` (null: of the workspace) with its line, by the rule of every code frame. */
+type DiagnosticTeller = (d: Diagnostic, module: string | null, mark: string) => string;
+
+function diagnosticTeller(state: ServiceState, context: ChangeContext): DiagnosticTeller {
+  return (d, module, mark) => formatDiagnostic(d, context.style, d.file && d.line ? context.readSource(d.file, readHashOf(state, module, d.file)) : null, mark, module ?? '');
+}
+
 /** The lines of the modules whose status, stylesheet or code changed from `before` to `after`. */
-function statusLines(before: TerminalSnapshot, after: TerminalSnapshot, reports: ReadonlyMap<string, ModuleReport>, context: ChangeContext): TerminalLine[] {
-  const { style, readLine } = context;
+function statusLines(before: TerminalSnapshot, after: TerminalSnapshot, reports: ReadonlyMap<string, ModuleReport>, context: ChangeContext, told: DiagnosticTeller): TerminalLine[] {
+  const { style } = context;
   const lines: TerminalLine[] = [];
   const broken: string[] = [];
   const healed: string[] = [];
@@ -187,10 +199,10 @@ function statusLines(before: TerminalSnapshot, after: TerminalSnapshot, reports:
     const first = reports.get(broken[0]!)!.diagnostics[0];
     const more = broken.length > 4 ? ` and ${broken.length - 4} more` : '';
     lines.push({ level: 'error', text: `${style.red('✘')} ${broken.length} modules invalid: ${broken.slice(0, 4).join(', ')}${more}` });
-    if (first) lines.push({ level: 'error', text: formatDiagnostic(first, style, readLine, style.red('✘'), broken[0]) });
+    if (first) lines.push({ level: 'error', text: told(first, broken[0]!, style.red('✘')) });
   } else {
     for (const specifier of broken) {
-      for (const d of reports.get(specifier)!.diagnostics) lines.push({ level: 'error', text: formatDiagnostic(d, style, readLine, style.red('✘'), specifier) });
+      for (const d of reports.get(specifier)!.diagnostics) lines.push({ level: 'error', text: told(d, specifier, style.red('✘')) });
     }
   }
   if (healed.length > BURST) lines.push({ level: 'info', text: `${style.green('✔')} ${healed.length} modules valid again` });

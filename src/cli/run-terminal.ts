@@ -1,9 +1,8 @@
 // The terminal of `core run`: the banner once it listens, a progress line while the first
 // builds run (on a terminal only), the ready line once they are done, and the live lines of
 // live-lines.ts while serving.
-import fs from 'node:fs';
-import path from 'node:path';
 import { filter, Subscription } from 'rxjs';
+import { framedSource } from '../io/source-frames.js';
 import type { Service } from '../service.js';
 import type { CoreEvent } from '../store/events.js';
 import { selectModuleStatus, selectReport, selectSettled } from '../store/selectors.js';
@@ -87,13 +86,7 @@ export function showProgress(service: Service, style: TerminalStyle): Subscripti
 export function followChanges(service: Service, told: ServiceState, root: string, logLevel: LogLevel, style: TerminalStyle): Subscription {
   const subscription = new Subscription();
   if (logLevel === 'silent') return subscription;
-  const readLine = (file: string, line: number): string | null => {
-    try {
-      return fs.readFileSync(path.resolve(root, file), 'utf8').split(/\r?\n/)[line - 1] ?? null;
-    } catch {
-      return null;
-    }
-  };
+  const readSource = (file: string, hash: string | null) => framedSource(root, file, hash);
   const sinceChange = changeTimer(() => performance.now());
   const debug = (event: CoreEvent) => process.stderr.write(`${style.dim(`#${event.seq} ${event.type}`)} ${summarize(event as unknown as Record<string, unknown>)}\n`);
   // Under debug, the events of the start too: they happened before the banner.
@@ -109,7 +102,7 @@ export function followChanges(service: Service, told: ServiceState, root: string
     // The current state first (what is broken at start), then each settled one.
     service.state$.pipe(filter(selectSettled)).subscribe((state) => {
       const after = snapshotOf(state);
-      for (const line of linesBetween(before, after, state, { style, readLine, sinceChange: sinceChange.settled() })) {
+      for (const line of linesBetween(before, after, state, { style, readSource, sinceChange: sinceChange.settled() })) {
         if (shows(logLevel, line.level)) (line.level === 'error' || line.level === 'warn' ? process.stderr : process.stdout).write(`${time(style)} ${line.text}\n`);
       }
       before = after;

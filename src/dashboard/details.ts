@@ -3,10 +3,9 @@
 // Derived from the state and the build history only, like `/state` (`GET /state/details`).
 import type { BuildHistory, BuildSpan } from '../store/build-history.js';
 import type { BuildReason } from '../store/events.js';
-import { defaultVariantKey, selectVariant } from '../store/selectors.js';
+import { defaultVariantKey, selectImporters, selectVariant } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import type { ImportRecord } from '../workspace/checks.js';
-import { parseBareSpecifier, moduleSpecifier } from '../workspace/specifiers.js';
 
 export interface OutputDetails {
   address: string;
@@ -60,18 +59,7 @@ const encodePath = (path: string) => path.split('/').map(encodeURIComponent).joi
 
 export function selectDetails(state: ServiceState, history: BuildHistory, cdnOrigin: string | null): Details {
   const { workspace } = state;
-  const importers = new Map<string, Set<string>>();
-  const records = new Map(workspace.modules.map((module) => [module.specifier, selectVariant(state, module.specifier, defaultVariantKey(module))?.last ?? null]));
-  for (const [specifier, record] of records) {
-    for (const { specifier: imported } of record?.imports ?? []) {
-      const bare = parseBareSpecifier(imported);
-      if (!bare) continue;
-      const target = moduleSpecifier(bare.packageName, bare.subpath);
-      if (!records.has(target)) continue;
-      if (!importers.has(target)) importers.set(target, new Set());
-      importers.get(target)!.add(specifier);
-    }
-  }
+  const importers = selectImporters(state);
   const selection = workspace.selection;
   return {
     seq: state.seq,
@@ -80,9 +68,9 @@ export function selectDetails(state: ServiceState, history: BuildHistory, cdnOri
     packages: workspace.packages.map((p) => ({ name: p.name, version: p.version, dir: p.dir, development: selection === null || selection.includes(p.name) })),
     preview: workspace.preview,
     builds: history.spans().slice(-RECENT_BUILDS),
-    modules: workspace.modules.map((module) => {
+    modules: workspace.modules.map((module, index) => {
       const variant = defaultVariantKey(module);
-      const record = records.get(module.specifier) ?? null;
+      const record = selectVariant(state, module.specifier, variant)?.last ?? null;
       const base = `/m/${module.package}@${module.version}`;
       const subpath = encodePath(module.subpath);
       const span = history.lastBuild(module.specifier, variant);
@@ -107,7 +95,7 @@ export function selectDetails(state: ServiceState, history: BuildHistory, cdnOri
             }
           : null,
         imports: record?.imports ?? [],
-        importers: [...(importers.get(module.specifier) ?? [])].sort(),
+        importers: importers[index]!.map((importer) => workspace.modules[importer]!.specifier).sort(),
       };
     }),
   };

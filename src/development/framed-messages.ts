@@ -1,9 +1,9 @@
-// The lines around each place an `invalid` message points at (README "Preview and stylesheet
-// push"): the overlay shows them as the terminal does. Read from a file the service built from,
-// as the dashboard's frames are (`sourceFrames`), when the message is sent: the state holds no
-// source text, so the event log never carries any.
+// The lines around each place an `invalid` message points at (README "Code frames"): the overlay
+// shows them as the terminal does. Read when the message is sent, by the rule every frame follows
+// (`sourceFrames`): from the file the module's build read, while it still holds what that build
+// read. The state holds no source text, so the event log never carries any.
 import { sourceFrames } from '../io/source-frames.js';
-import type { PushMessage } from '../protocol/push.js';
+import { moduleLabel, type PushMessage } from '../protocol/push.js';
 import type { ServiceState } from '../store/state.js';
 
 /** Gives each `invalid` message's diagnostics their frames; other messages as they are. */
@@ -11,10 +11,11 @@ export function createMessageFramer(root: string, getState: () => ServiceState):
   return async (message) => {
     if (message.type !== 'invalid' || !message.diagnostics.some((d) => d.file && d.line && !d.frame)) return message;
     const state = getState();
-    const readable = (file: string) => file in state.workspace.sources || Object.values(state.builds).some((builds) => Object.values(builds.variants).some((variant) => variant.last?.inputs[file] !== undefined));
+    // A message names its module by label (README "Preview and stylesheet push"), the state by specifier.
+    const module = state.workspace.modules.find((candidate) => moduleLabel(candidate) === message.module)?.specifier ?? null;
     let frames: Record<string, string>;
     try {
-      frames = await sourceFrames(root, message.diagnostics.filter((d) => !d.frame), readable);
+      frames = sourceFrames(root, state, message.diagnostics.filter((d) => !d.frame).map((diagnostic) => ({ module, diagnostic })));
     } catch {
       return message; // no frame rather than no message
     }

@@ -5,6 +5,7 @@ import type { HttpContext } from '../http/context.js';
 import type { ExtensionHost } from '../extension.js';
 import { ERROR_CODES, isServiceError, ServiceError } from '../http/errors.js';
 import { isCrossSiteRefused, sendOutput } from '../http/send-output.js';
+import { wantsHtml } from '../http/wants-html.js';
 import { isContentHash } from '../outputs/content-hash.js';
 import { PageBundleError, type MapKind } from '../bundlers/page-bundle.js';
 import type { ServiceState } from '../store/state.js';
@@ -243,7 +244,7 @@ async function madeOrErrorPage<T>(ctx: HttpContext, made: Promise<T>): Promise<T
   try {
     return await made;
   } catch (error) {
-    if (!isServiceError(error) || !/\btext\/html\b/.test(ctx.get('accept'))) throw error;
+    if (!isServiceError(error) || !wantsHtml(ctx)) throw error;
     ctx.status = error.status;
     for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
     ctx.set('Cache-Control', 'no-store');
@@ -278,7 +279,7 @@ const ERROR_PAGE_STYLE = `<style>
 
 /** A browser asking a page while CORE_CDN_ORIGIN is unset gets the reason as a page it can show; tools keep the JSON error. */
 function sentCdnUnsetPage(ctx: HttpContext): boolean {
-  if (!/\btext\/html\b/.test(ctx.get('accept'))) return false;
+  if (!wantsHtml(ctx)) return false;
   ctx.status = 503;
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'text/html; charset=utf-8';

@@ -19,21 +19,11 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   if ('reason' in chosen) return { ok: false, reason: chosen.message };
   const browser = new Map(written.filter((outcome) => outcome.target === 'browser').map((outcome) => [outcome.module.specifier, outcome]));
   if (!browser.has(chosen.specifier)) return { ok: false, reason: `the preview entry ${chosen.specifier} was not written` };
+  const packageModules = [...browser.values()].filter((outcome) => outcome.module.package === chosen.package).map((outcome) => outcome.module.specifier);
+  const { reached, unwritten } = walkImports(chosen.specifier, packageModules, browser, new Set(workspace.modules.map((module) => module.specifier)));
   // A valid entry that imports a module of the workspace not written (invalid) fails to load:
   // no page that cannot run (README "Distribution: core dist").
-  const missing = unwrittenImports(chosen.specifier, browser, new Set(workspace.modules.map((module) => module.specifier)));
-  if (missing.length > 0) return { ok: false, reason: `the preview entry ${chosen.specifier} imports ${missing.join(', ')}, which ${missing.length === 1 ? 'was' : 'were'} not written` };
-
-  const reached: WrittenModule[] = [];
-  const seen = new Set<string>();
-  const visit = (specifier: string) => {
-    const outcome = browser.get(specifier);
-    if (!outcome || seen.has(specifier)) return;
-    seen.add(specifier);
-    reached.push(outcome);
-    for (const record of outcome.imports) visit(record.specifier);
-  };
-  for (const outcome of browser.values()) if (outcome.module.package === chosen.package) visit(outcome.module.specifier);
+  if (unwritten.length > 0) return { ok: false, reason: `the preview entry ${chosen.specifier} imports ${unwritten.join(', ')}, which ${unwritten.length === 1 ? 'was' : 'were'} not written` };
 
   const head = [
     ...reached.filter((outcome) => outcome.files.some((file) => file.kind === 'styles')).map((outcome) => `    <link rel="stylesheet" href="${escapeHtml(importMapAddress(stylesPath(outcome.module)))}">`),
@@ -47,18 +37,30 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   return { ok: true, entry: chosen.specifier, html };
 }
 
-/** The workspace modules the entry imports, itself or through written modules, that were not written. */
-function unwrittenImports(entry: string, written: ReadonlyMap<string, WrittenModule>, workspaceModules: ReadonlySet<string>): string[] {
-  const missing = new Set<string>();
-  const seen = new Set([entry]);
-  const queue = [entry];
-  while (queue.length > 0) {
-    for (const { specifier } of written.get(queue.pop()!)?.imports ?? []) {
-      if (seen.has(specifier)) continue;
-      seen.add(specifier);
-      if (written.has(specifier)) queue.push(specifier);
-      else if (workspaceModules.has(specifier)) missing.add(specifier);
+/**
+ * One walk of the written modules' bare imports, from the entry first, then from each of `roots`
+ * (the modules of its package): `reached`, every written module it comes to, each once, in the
+ * order they are first reached (the order of the page's links); `unwritten`, the modules of the
+ * workspace the entry imports, itself or through written modules, that were not written.
+ */
+function walkImports(entry: string, roots: readonly string[], written: ReadonlyMap<string, WrittenModule>, workspaceModules: ReadonlySet<string>): { reached: WrittenModule[]; unwritten: string[] } {
+  const reached: WrittenModule[] = [];
+  const unwritten = new Set<string>();
+  const seen = new Set<string>();
+  let fromEntry = true;
+  const visit = (specifier: string) => {
+    if (seen.has(specifier)) return;
+    seen.add(specifier);
+    const outcome = written.get(specifier);
+    if (!outcome) {
+      if (fromEntry && workspaceModules.has(specifier)) unwritten.add(specifier);
+      return;
     }
-  }
-  return [...missing].sort();
+    reached.push(outcome);
+    for (const record of outcome.imports) visit(record.specifier);
+  };
+  visit(entry);
+  fromEntry = false;
+  for (const root of roots) visit(root);
+  return { reached, unwritten: [...unwritten].sort() };
 }

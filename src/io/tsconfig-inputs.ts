@@ -63,7 +63,7 @@ export function createTsconfigInputs(hashes: FileHashes, quiet?: () => WatchProo
       const placeDir = dirOf(place);
       if (walked.has(placeDir)) break;
       walked.add(placeDir);
-      const jsconfig = place.slice(0, -'tsconfig.json'.length) + 'jsconfig.json';
+      const jsconfig = joinRelative(placeDir, 'jsconfig.json');
       places.push(place);
       if (placeHash(place) !== null) return { places, nearest: place };
       places.push(jsconfig);
@@ -98,7 +98,8 @@ function manifestPlaces(dirs: ReadonlySet<string>, placesAbove: (dir: string) =>
   const manifests = new Set<string>();
   for (const dir of dirs) {
     for (const place of placesAbove(dir)) {
-      const manifest = place.slice(0, -'tsconfig.json'.length) + 'package.json';
+      // Made as `tsconfigPlaces` makes the places, so the root's (`tsconfig.json`) is `package.json`.
+      const manifest = joinRelative(dirOf(place), 'package.json');
       if (manifests.has(manifest)) break;
       manifests.add(manifest);
       if (placeHash(manifest) !== null) break;

@@ -525,8 +525,7 @@ function selectModulesReport(state: ServiceState): Report {
   const records = defaultRecords(state);
   const helpers = sharedHelpers(state);
   const modules = withInvalidImports(
-    state.workspace,
-    records,
+    state,
     state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!, helpers)),
   );
   const warningGroups = groupStructureWarnings(modules);
@@ -540,26 +539,47 @@ function selectModulesReport(state: ServiceState): Report {
   return report;
 }
 
+const importersOf = new WeakMap<object, WeakMap<WorkspaceModel, number[][]>>();
+
+/**
+ * Who imports each module: for each of the workspace's modules (by index), the indexes of the
+ * other modules whose last build of the default variant imports its specifier, each once, in the
+ * workspace's order. Once per (builds, workspace), as `defaultRecords`: the report's walk of
+ * invalid imports and the dashboard's importers read the same index.
+ */
+export function selectImporters(state: ServiceState): readonly (readonly number[])[] {
+  let byWorkspace = importersOf.get(state.builds);
+  if (!byWorkspace) importersOf.set(state.builds, (byWorkspace = new WeakMap()));
+  let importers = byWorkspace.get(state.workspace);
+  if (!importers) {
+    const records = defaultRecords(state);
+    const indexOf = new Map(state.workspace.modules.map((module, index) => [module.specifier, index]));
+    importers = state.workspace.modules.map((): number[] => []);
+    for (const [index, record] of records.entries()) {
+      for (const { specifier } of record?.imports ?? []) {
+        const imported = indexOf.get(specifier);
+        // Importers come in the workspace's order, so one imported twice is the last pushed.
+        if (imported !== undefined && imported !== index && importers[imported]!.at(-1) !== index) importers[imported]!.push(index);
+      }
+    }
+    byWorkspace.set(state.workspace, importers);
+  }
+  return importers;
+}
+
 /**
  * The module lines of the valid modules that reach invalid ones through their bare imports, with
  * `invalidImports`: a build judges only its own module, and the page fails on the first module
  * that does not answer. Only modules of packages in development count (the CDN serves the
- * others), and only through them. A walk from each invalid module up its importers: its cost
- * grows with the invalid modules, not with every valid module's whole graph.
+ * others), and only through them. A walk from each invalid module up its valid importers: its
+ * cost grows with the invalid modules, not with every valid module's whole graph.
  */
-function withInvalidImports(workspace: WorkspaceModel, records: readonly (BuildRecord | null)[], modules: ModuleReport[]): ModuleReport[] {
+function withInvalidImports(state: ServiceState, modules: ModuleReport[]): ModuleReport[] {
   if (!modules.some((module) => module.status === 'invalid')) return modules;
+  const { workspace } = state;
   const selection = workspace.selection === null ? null : new Set(workspace.selection);
   const served = (module: ModuleReport) => selection === null || selection.has(module.package);
-  const indexOf = new Map(modules.map((module, index) => [module.specifier, index]));
-  const importers: number[][] = modules.map(() => []);
-  modules.forEach((module, index) => {
-    if (module.status !== 'valid') return;
-    for (const { specifier } of records[index]?.imports ?? []) {
-      const imported = indexOf.get(specifier);
-      if (imported !== undefined && imported !== index) importers[imported]!.push(index);
-    }
-  });
+  const importers = selectImporters(state);
   const reached = new Map<number, Set<string>>();
   modules.forEach((module, index) => {
     if (module.status !== 'invalid' || !served(module)) return;
@@ -567,7 +587,7 @@ function withInvalidImports(workspace: WorkspaceModel, records: readonly (BuildR
     const queue = [index];
     while (queue.length > 0) {
       for (const importer of importers[queue.pop()!]!) {
-        if (seen.has(importer)) continue;
+        if (seen.has(importer) || modules[importer]!.status !== 'valid') continue;
         seen.add(importer);
         let found = reached.get(importer);
         if (!found) reached.set(importer, (found = new Set()));

@@ -142,18 +142,51 @@ describe('createJoinFiles', function () {
       expect(fs.existsSync(dir)).to.equal(false);
     });
 
-    it("removes what a process that is gone left in the user's own directories, never a running one's, and nothing beside them", function () {
+    it("removes what a process that is gone left in the user's own directories, never a running one's", function () {
       const gone = goneProcess();
       const left = bases.map((base) => (fs.mkdirSync(own(base), { mode: 0o700 }), fs.mkdtempSync(path.join(own(base), `${gone}-`))));
       const running = fs.mkdtempSync(path.join(own(bases[1]!), `${process.ppid}-`));
-      // Not in the user's own directory: the sweep does not list the base (a temporary directory of thousands of entries).
-      const beside = fs.mkdtempSync(path.join(bases[0]!, `core-join-${gone}-`));
       const files = createJoinFiles({ bases });
       try {
         files.dir();
         expect(left.filter((dir) => fs.existsSync(dir))).to.deep.equal([]);
         expect(fs.existsSync(running)).to.equal(true);
-        expect(fs.existsSync(beside)).to.equal(true);
+      } finally {
+        files.remove();
+      }
+    });
+
+    it('removes the directories named the old way beside them (core-join-<pid>-*) of a process that is gone, by the same rule: never a running one\'s, nor a link, nor another name', function () {
+      const gone = goneProcess();
+      // Made before a service had a directory of the user's own: in each base itself.
+      const left = bases.map((base) => fs.mkdtempSync(path.join(base, `core-join-${gone}-`)));
+      fs.writeFileSync(path.join(left[0]!, 'outputs.js'), 'export {};\n');
+      const running = fs.mkdtempSync(path.join(bases[1]!, `core-join-${process.ppid}-`));
+      const elsewhere = fs.mkdtempSync(path.join(bases[0]!, 'elsewhere-'));
+      const link = path.join(bases[0]!, `core-join-${gone}-linked`);
+      fs.symlinkSync(elsewhere, link);
+      const other = fs.mkdtempSync(path.join(bases[0]!, `core-joined-${gone}-`));
+      const files = createJoinFiles({ bases });
+      try {
+        files.dir();
+        expect(left.filter((dir) => fs.existsSync(dir))).to.deep.equal([]);
+        expect(fs.existsSync(running), 'a running process\'s').to.equal(true);
+        expect(fs.lstatSync(link).isSymbolicLink(), 'the link').to.equal(true);
+        expect(fs.existsSync(elsewhere), 'where the link leads').to.equal(true);
+        expect(fs.existsSync(other), 'another name').to.equal(true);
+      } finally {
+        files.remove();
+      }
+    });
+
+    it("keeps a directory named the old way that is another user's", function () {
+      if (process.getuid!() !== 0) this.skip(); // only root can give a directory away
+      const left = fs.mkdtempSync(path.join(bases[0]!, `core-join-${goneProcess()}-`));
+      fs.chownSync(left, 4321, 4321);
+      const files = createJoinFiles({ bases });
+      try {
+        files.dir();
+        expect(fs.existsSync(left)).to.equal(true);
       } finally {
         files.remove();
       }

@@ -8,10 +8,13 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { startService } from '../../src/index.js';
 import { ListenError } from '../../src/service.js';
-import { changeTimer, formatDiagnostic } from '../../src/cli/live-lines.js';
+import { changeTimer, formatDiagnostic, linesBetween, snapshotOf, untoldSnapshot } from '../../src/cli/live-lines.js';
+import { framedSource, SOURCE_CHANGED } from '../../src/io/source-frames.js';
+import type { ServiceState } from '../../src/store/state.js';
 import { terminalStyle, wantsColor } from '../../src/cli/terminal-style.js';
 import { CORE_BIN, DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
+import { BUILT_LINE, FRAMED_FILE, framedWorkspace, SAVED_LINE, SAVED_TEXT } from '../helpers/framed-state.js';
 import { get } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
@@ -42,7 +45,7 @@ describe('formatDiagnostic', function () {
     const text = formatDiagnostic(
       { kind: 'BUNDLE_ERROR', message: 'Could not resolve "./nope.js"', file: 'packages/a/main/index.ts', line: 2, column: 8 },
       terminalStyle(false),
-      (file, line) => (file === 'packages/a/main/index.ts' && line === 2 ? "import './nope.js';" : null),
+      ['export {};', "import './nope.js';"],
       'x',
       '@a/a/main',
     );
@@ -56,8 +59,25 @@ describe('formatDiagnostic', function () {
   });
 
   it('prints the remedy of the kind under a diagnostic without a place too', function () {
-    const text = formatDiagnostic({ kind: 'DEPENDENCY_NOT_DECLARED', message: 'lit is not declared' }, terminalStyle(false), () => null, 'x');
+    const text = formatDiagnostic({ kind: 'DEPENDENCY_NOT_DECLARED', message: 'lit is not declared' }, terminalStyle(false), null, 'x');
     expect(text.split('\n')).to.deep.equal(['x [DEPENDENCY_NOT_DECLARED] lit is not declared', '    → declare it in `dependencies` of the importing package']);
+  });
+});
+
+describe('linesBetween', function () {
+  const linesOf = (root: string, state: ServiceState) =>
+    linesBetween(untoldSnapshot(state), snapshotOf(state), state, { style: terminalStyle(false), readSource: (file, hash) => framedSource(root, file, hash), sinceChange: null }).map((line) => line.text);
+
+  it("prints a broken module's line from the file its build read", function () {
+    const { root, state } = framedWorkspace();
+    expect(linesOf(root, state).join('\n')).to.include(`      2 │ ${BUILT_LINE}`);
+  });
+
+  it('says the file changed, and prints none of its new lines, when it was saved after that build', function () {
+    const { root, state } = framedWorkspace(SAVED_TEXT);
+    const [text] = linesOf(root, state);
+    expect(text!.split('\n').slice(1, 3)).to.deep.equal([`    ${FRAMED_FILE}:2:8:`, `      ${SOURCE_CHANGED}`]);
+    expect(text).to.not.include(SAVED_LINE);
   });
 });
 

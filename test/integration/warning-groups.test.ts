@@ -49,7 +49,7 @@ describe('warnings about a package\'s own structure', function () {
 
   it('tells them on the terminal one line per package and kind, and a warning across packages on its own', async function () {
     const state = service.internals.store.getState();
-    const lines = linesBetween(untoldSnapshot(state), snapshotOf(state), state, { style: terminalStyle(false), readLine: () => null, sinceChange: null });
+    const lines = linesBetween(untoldSnapshot(state), snapshotOf(state), state, { style: terminalStyle(false), readSource: () => null, sinceChange: null });
     const warned = lines.filter((line) => line.level === 'warn').map((line) => line.text.split('\n')[0]);
     expect(warned).to.deep.equal([
       '▲ @r/lib: 5 HELPER_SHARED warnings about its own structure, in 3 modules (each on /state and the dashboard)',
@@ -57,6 +57,6 @@ describe('warnings about a package\'s own structure', function () {
       '▲ [MODULE_BOUNDARY_CROSSED] "../lib/b.ts" is the entry of the public module @r/lib/b: it is imported as that module, never bundled; write import ... from "@r/lib/b"  @r/app/main',
     ]);
     // Told once: the same state again tells nothing.
-    expect(linesBetween(snapshotOf(state), snapshotOf(state), state, { style: terminalStyle(false), readLine: () => null, sinceChange: null })).to.deep.equal([]);
+    expect(linesBetween(snapshotOf(state), snapshotOf(state), state, { style: terminalStyle(false), readSource: () => null, sinceChange: null })).to.deep.equal([]);
   });
 });

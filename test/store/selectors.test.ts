@@ -1,7 +1,7 @@
 // Selectors: the /state report, settledness and the build queue, derived from folded states.
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
-import { buildDiagnostics, selectBuildQueue, selectModuleStatus, selectRecordedHashes, selectRecordedHashesOf, selectReport, selectSettled } from '../../src/store/selectors.js';
+import { buildDiagnostics, selectBuildQueue, selectImporters, selectModuleStatus, selectRecordedHashes, selectRecordedHashesOf, selectReport, selectSettled } from '../../src/store/selectors.js';
 import { knownInputHash, type ServiceState } from '../../src/store/state.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
 import type { ModuleModel } from '../../src/workspace/model.js';
@@ -98,6 +98,26 @@ describe('selectReport', () => {
     const reread = fold([read([one])], state);
     expect(selectReport(reread).modules[0]).to.not.equal(selectReport(state).modules[0]);
     expect(selectReport(reread).modules[0]).to.deep.equal(selectReport(state).modules[0]);
+  });
+});
+
+describe('selectImporters', () => {
+  const three = moduleModel('three');
+  const importing = (build: number, module: ModuleModel, specifiers: string[]): Fact[] => [
+    startedBuild(build, DEV, [{ module, generation: 1 }]),
+    succeeded(build, module, DEV, 'e1', { imports: specifiers.map((specifier) => ({ specifier, file: module.entry! })) }),
+  ];
+
+  it("lists each module's importers by index, each once, itself and what is no module of the workspace left out", () => {
+    const state = fold([started, read([one, two, three]), ...importing(1, one, [two.specifier, two.specifier, one.specifier, 'lit']), ...importing(2, two, []), ...importing(3, three, [two.specifier, one.specifier])]);
+    expect(selectImporters(state)).to.deep.equal([[2], [0, 2], []]);
+  });
+
+  it('is the same index while workspace and builds are, and made again for new builds', () => {
+    const state = fold([started, read([one, two]), ...importing(1, one, [two.specifier]), ...importing(2, two, [])]);
+    expect(selectImporters(fold([{ type: 'service.stopped' }], state))).to.equal(selectImporters(state));
+    const rebuilt = fold([{ type: 'files.changed', files: { 'app/one/index.ts': 'e2' }, source: 'watcher' }, startedBuild(3, DEV, [{ module: one, generation: 2 }]), succeeded(3, one, DEV, 'e2')], state);
+    expect(selectImporters(rebuilt)).to.deep.equal([[], []]);
   });
 });
 

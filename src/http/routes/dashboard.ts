@@ -12,6 +12,7 @@ import { sourceFrames } from '../../io/source-frames.js';
 import { ServiceError } from '../errors.js';
 import type { Readiness } from '../readiness.js';
 import { sendOutput } from '../send-output.js';
+import { wantsHtml } from '../wants-html.js';
 
 export interface DashboardDeps {
   root: string;
@@ -34,7 +35,7 @@ export function dashboardRoutes(deps: DashboardDeps) {
   return {
     page: async function dashboardPage(ctx: HttpContext, next: () => Promise<unknown>) {
       // Only a browser navigation: JSON and event-stream clients keep the 404 they had.
-      if (!ctx.get('accept').includes('text/html')) return next();
+      if (!wantsHtml(ctx)) return next();
       const html = renderDashboardPage(address('dashboard.js'), address('dashboard.css'), deps.previewAddress());
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Content-Security-Policy', DASHBOARD_CSP);
@@ -55,11 +56,10 @@ export function dashboardRoutes(deps: DashboardDeps) {
       ctx.type = 'application/json; charset=utf-8';
       const details = selectDetails(state, deps.history, deps.cdnOrigin);
       const report = selectReport(state);
-      // Only files the service read for a build or a manifest: the same sources the
-      // development outputs' source maps already carry.
-      const readable = new Set(Object.keys(state.workspace.sources));
-      for (const builds of Object.values(state.builds)) for (const variant of Object.values(builds.variants)) for (const file of Object.keys(variant.last?.inputs ?? {})) readable.add(file);
-      const frames = await sourceFrames(deps.root, [...report.diagnostics, ...report.modules.flatMap((module) => module.diagnostics)], (file) => readable.has(file));
+      // By the rule of every frame (README "Code frames"): only from a file the build or the read that
+      // reported the diagnostic read, while it holds what was read.
+      const places = [...report.diagnostics.map((diagnostic) => ({ module: null, diagnostic })), ...report.modules.flatMap((module) => module.diagnostics.map((diagnostic) => ({ module: module.specifier, diagnostic })))];
+      const frames = sourceFrames(deps.root, state, places);
       ctx.body = JSON.stringify({ ...details, frames });
     },
   };
