@@ -31,6 +31,13 @@ export type BuildReason = 'startup' | 'change' | 'request';
 export interface BuildFindings {
   imports: ImportRecord[];
   inputs: InputHashes;
+  /**
+   * The inputs that are no file the build read (README "Shared files", "Bundling real code"):
+   * where a link leads, paths tried before the file found, config places, the files another
+   * module's entry re-exports from. Inputs like the rest (stamped, checked); never files read, so
+   * never shared files. Sorted; absent when none.
+   */
+  resolution?: string[];
   /** Warnings of the build (README "Warnings"); absent when none. */
   warnings?: Diagnostic[];
   /** The shared files of its package it was asked to import (README "Shared files"); absent when none. */
