@@ -8,36 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { selectSharedFiles } from '../../src/store/selectors.js';
-import type { ServiceState } from '../../src/store/state.js';
 import { filesRead } from '../../src/workspace/files-read.js';
 import { DEV } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
-import { inlineWorkspace, writeFile } from '../helpers/workspace.js';
+import { writeFile } from '../helpers/workspace.js';
+import { crossingWorkspace, lastBuild, PART, PLAIN } from '../helpers/crossing-workspace.js';
 
-const PART = 'packages/lib/src/part.ts';
-const PLAIN = 'packages/lib/src/plain.ts';
 const address = (subpath: string) => `/m/@t/lib@1.0.0/modules/${subpath}?${DEV}`;
-
-/** `plain` re-exports all of `part.ts`, where `Part` is a type; `main` (and `other`) re-export `Part` and `plain` from plain's entry. */
-export function crossingWorkspace(): string {
-  return inlineWorkspace({
-    'packages/lib': {
-      manifest: { name: '@t/lib', version: '1.0.0', type: 'module', exports: { './plain': './src/plain.ts', './main': './src/main.ts', './other': './src/other.ts' } },
-      files: {
-        'src/part.ts': 'export type Part = { name: string };\n',
-        'src/plain.ts': "export * from './part.ts';\nexport const plain = 1;\n",
-        'src/main.ts': "export { Part, plain } from './plain.ts';\n",
-        'src/other.ts': "export { Part, plain } from './plain.ts';\nexport const other = 2;\n",
-      },
-    },
-  });
-}
-
-/** The last build of `module`'s default variant. */
-function lastBuild(state: ServiceState, module: string) {
-  const variants = Object.values(state.builds[module]!.variants);
-  return variants.find((variant) => variant.eager)!.last!;
-}
 
 describe("the files another module's entry is re-exported from, by a TypeScript importer", function () {
   this.timeout(30_000);

@@ -1,7 +1,9 @@
-// The team's remote cache (README "A team's remote cache") and links inside the workspace: an
-// input that names where a link leads (`<path> ->`) is judged on a team start as the local check
-// judges it, by the link's real path in the workspace, so a copy whose link leads where CI's led
-// takes the build, and one whose link leads elsewhere builds it.
+// The team's remote cache (README "A team's remote cache") and what a build only depends on
+// (`resolution`): an input that names where a link leads (`<path> ->`) is judged on a team start
+// as the local check judges it, by the link's real path in the workspace, so a copy whose link
+// leads where CI's led takes the build, and one whose link leads elsewhere builds it; and the
+// files a crossed entry's names were learnt from travel as what the importer depends on, never
+// as files it read.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -9,7 +11,11 @@ import { pushBuilds } from '../../src/cli/cache-push.js';
 import { DEV } from '../helpers/fixtures.js';
 import { NGINX, startNginx, stopNginx, type Nginx } from '../helpers/nginx.js';
 import { serve } from '../helpers/service.js';
-import { inlineWorkspace } from '../helpers/workspace.js';
+import { inlineWorkspace, writeFile } from '../helpers/workspace.js';
+import { crossingWorkspace, lastBuild, PART, PLAIN } from '../helpers/crossing-workspace.js';
+import { selectSharedFiles } from '../../src/store/selectors.js';
+import { filesRead } from '../../src/workspace/files-read.js';
+import { distribute } from '../../src/dist/distribute.js';
 import os from 'node:os';
 import type { CoreEvent } from '../../src/store/events.js';
 import { remoteCacheSettings, type RemoteCacheSettings } from '../../src/io/remote-cache/settings.js';
@@ -58,7 +64,7 @@ function linkedFile(target: 'a' | 'b'): string {
   return root;
 }
 
-describe('the team remote cache and links inside the workspace, against nginx', function () {
+describe('the team remote cache and what a build only depends on, against nginx', function () {
   let nginx: Nginx;
   before(async function () {
     if (!NGINX) return this.skip(); // nginx is not installed: `apt-get install -y nginx` (.ci/run does)
@@ -91,4 +97,26 @@ describe('the team remote cache and links inside the workspace, against nginx', 
       expect((await other.service.get(MODULE)).text).to.equal((await plain.get(MODULE)).text);
     });
   }
+
+  it("a crossed entry's files: a fresh copy's restored importer still depends on them without having read them (no shared file, here or in core dist), and an edit of one builds it", async () => {
+    const ci = crossingWorkspace();
+    const pushed = await pushBuilds(ci, settingsFor(ci, `${nginx.readWrite}crossing`), null, () => {});
+    expect(pushed.entries).to.equal(pushed.built);
+    const root = crossingWorkspace();
+    const fresh = await startFresh(root, settingsFor(root, `${nginx.readOnly}crossing`));
+    expect(buildsOf(fresh.events)).to.equal(0);
+    const state = fresh.service.internals.store.getState();
+    for (const module of ['@t/lib/main', '@t/lib/other']) {
+      const record = lastBuild(state, module);
+      expect(record.build, `${module} from the team cache`).to.equal(0);
+      expect(record.resolution, module).to.include.members([PART, PLAIN]);
+      expect(filesRead(record), module).to.not.include(PART);
+    }
+    expect([...selectSharedFiles(state)]).to.deep.equal([]);
+    const dist = await distribute({ root, out: path.join(root, 'out'), remoteCache: { settings: settingsFor(root, `${nginx.readOnly}crossing`) } });
+    expect(dist.remoteCache!.builds.length).to.equal(dist.remoteCache!.asked).and.to.be.greaterThan(0);
+    expect(fs.existsSync(path.join(root, 'out/@t/lib@1.0.0/modules/.shared')), 'no shared file written').to.equal(false);
+    writeFile(root, PART, 'export class Part {}\n');
+    expect((await fresh.service.get(`/m/@t/lib@1.0.0/modules/main?${DEV}`)).text).to.match(/import \{ Part, plain \} from "@t\/lib\/plain"/);
+  });
 });
