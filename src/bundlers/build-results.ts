@@ -13,7 +13,8 @@ import { sharedAmong } from '../workspace/shared-files.js';
 import { isInside, toWorkspacePath } from '../workspace/paths.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
-import { CROSSED, keptExternalOf } from './plugins/module-boundaries.js';
+import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.js';
+import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
@@ -44,23 +45,25 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     const file = inputPath(input);
     if (file === null) continue;
     inputs.add(file);
-    if (!input.startsWith(`${CROSSED}:`)) bundled.add(file);
+    if (!isCrossed(input)) bundled.add(file);
   }
   const resolution = resolutionInputs(root, result, read);
   // An entry reached through a link (the entry itself, its module's or its package's directory):
   // where its path leads is an input, so that the link retargeted builds the module from there.
   const realEntry = codeOutput?.entryPoint === undefined ? null : inputPath(codeOutput.entryPoint);
   if (code !== null && realEntry !== null && realEntry !== target.entry) resolution.add(`${target.entry}${LINK_TARGET}`);
-  for (const file of inputs) resolution.delete(file);
+  // Another module's entry imported from TypeScript is an input for its exports, not a file read.
+  for (const file of inputs) if (!bundled.has(file)) resolution.add(file);
+  for (const file of bundled) resolution.delete(file);
   for (const file of resolution) inputs.add(file);
   const mapped = mappedImports(metafile, read);
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
-    if (input.startsWith(`${CROSSED}:`)) continue;
+    if (isCrossed(input)) continue;
     for (const record of metafile.inputs[input]?.imports ?? []) {
       // A relative import of another module's entry is external as that module's specifier (its
       // `path`), or, from TypeScript, reaches the module standing for it, which imports that.
-      const crossed = record.path.startsWith(`${CROSSED}:`) ? metafile.inputs[record.path]?.imports.find((imported) => imported.external) : undefined;
+      const crossed = isCrossed(record.path) ? metafile.inputs[record.path]?.imports.find((imported) => imported.external) : undefined;
       const specifier = crossed ? crossed.path : record.external && isBare(record.path) ? record.path : (record.original ?? record.path);
       if (!(record.external || crossed) || !CODE_IMPORT_KINDS.has(record.kind) || !isBare(specifier)) continue;
       const file = inputPath(input);
@@ -84,13 +87,6 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(commonjs ? { commonjs: true as const } : {}),
   };
-}
-
-/** The files a build read: its inputs but those its resolution depended on (`resolution`). */
-export function filesRead(result: Pick<BundleResult, 'inputs' | 'resolution'>): string[] {
-  if (!result.resolution) return result.inputs;
-  const resolution = new Set(result.resolution);
-  return result.inputs.filter((file) => !resolution.has(file));
 }
 
 // Each entry of a batch looks up its two outputs: by path, once per build, not a scan of the
@@ -210,7 +206,14 @@ function resolutionInputs(root: string, result: esbuild.BuildResult, read: reado
   }
   for (const kept of keptExternalOf(result)) {
     const importer = toWorkspacePath(root, kept.importer);
-    if (importer !== null && reading.has(importer)) addResolution(found, importer, kept.original, toWorkspacePath(root, kept.file));
+    if (importer === null || !reading.has(importer)) continue;
+    addResolution(found, importer, kept.original, toWorkspacePath(root, kept.file));
+    // The files of the other module whose exports decided the names imported (a TypeScript
+    // importer's crossing): what its answer depends on, never files this module read.
+    for (const read of kept.reads ?? []) {
+      const file = inputPath(read);
+      if (file !== null && isInside(file)) found.add(file);
+    }
   }
   return found;
 }
@@ -303,7 +306,7 @@ export const isStylesheetEntry = (target: Pick<BundleTarget, 'entry'>): boolean 
 // plugin's virtual module) is no file.
 export function inputPath(input: string): string | null {
   // The module standing for another module is made from that module's entry (its path).
-  if (input.startsWith(`${CROSSED}:`)) return input.slice(CROSSED.length + 1);
+  if (isCrossed(input)) return input.slice(CROSSED.length + 1);
   return /^[a-z-]+:/.test(input) ? null : input.replace(/\\/g, '/');
 }
 

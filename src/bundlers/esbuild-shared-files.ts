@@ -2,6 +2,7 @@
 // each (ARCHITECTURE.md "Shared files", README "Shared files").
 import path from 'node:path';
 import type { Variant } from '../workspace/variant.js';
+import { filesRead } from '../workspace/files-read.js';
 import { attachChunks, sharedInBatch } from './build-results.js';
 import type { BundleResult, BundleTarget } from './types.js';
 
@@ -22,7 +23,7 @@ export async function shareWithinBatch(bundleOnce: BundleOnce, targets: BundleTa
     const files = target.package ? found.get(target.package.name) : undefined;
     return files ? { ...target, shared: { ...target.shared, ...files } } : target;
   });
-  const again = targets.flatMap((target, index) => (shared[index] !== target && results[index]!.inputs.some((file) => file in shared[index]!.shared!) ? [index] : []));
+  const again = targets.flatMap((target, index) => (shared[index] !== target && filesRead(results[index]!).some((file) => file in shared[index]!.shared!) ? [index] : []));
   // The shared files themselves in the same call: one more esbuild build, not two.
   const chunkTargets = new Map<string, BundleTarget>();
   for (const index of again) {

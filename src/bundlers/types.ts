@@ -56,12 +56,14 @@ export interface BundleResult {
   /** null when the build failed. */
   code: Uint8Array | null;
   styles: Uint8Array | null;
-  /** Files the build read (or, when it failed, would need), relative to the root; `dir/` for a directory. */
+  /** Every input: the files the build read (or, when it failed, would need) and what it depended on (`resolution`), relative to the root; `dir/` for a directory. */
   inputs: string[];
   /**
-   * The inputs that are no file read but what resolving its imports depended on (README "Links
-   * and large trees", "Bundling real code"): where a link crossed leads (`LINK_TARGET`), the paths
-   * tried before the file found, absent. Inputs like the rest; never counted as files a module reached.
+   * The inputs that are no file read but what the build depended on (README "Links and large
+   * trees", "Bundling real code"): where a link crossed leads (`LINK_TARGET`), the paths tried
+   * before the file found, absent, another module's entry imported from TypeScript and the files
+   * its names were learnt from, and (added by the service) the config files and places. Inputs
+   * like the rest; never counted as files a module reached (`filesRead`, src/workspace/files-read.ts).
    */
   resolution?: string[];
   /** The imports esbuild resolved through a tsconfig mapping (`paths`, `baseUrl`): the service adds what their mapping tried before (README "Bundling real code"). */

@@ -2,7 +2,7 @@
 // most `parallelism` at once, then reads the declared assets of each built module and judges
 // it. Each module's outcome is handed on as soon as it is known, for progress and writing.
 import type { BundlerRegistry } from '../bundlers/registry.js';
-import { filesRead } from '../bundlers/build-results.js';
+import { filesRead } from '../workspace/files-read.js';
 import type { BundleResult } from '../bundlers/types.js';
 import type { AssetFiles } from '../io/asset-files.js';
 import { toBundleTarget } from '../io/build-runner.js';

@@ -15,7 +15,7 @@ import { BUILTIN_BUNDLERS } from '../workspace/read-workspace.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { variantKey } from '../workspace/variant.js';
 import { VERSION } from '../version.js';
-import { LINK_TARGET, type BundleResult } from '../bundlers/types.js';
+import type { BundleResult } from '../bundlers/types.js';
 import type { OutputRef } from '../store/events.js';
 import type { DistributionJob } from './plan-distribution.js';
 
@@ -49,8 +49,8 @@ export async function remoteResults(root: string, workspace: WorkspaceModel, job
       code: bytes(build.outputs.code),
       styles: build.outputs.styles ? bytes(build.outputs.styles) : null,
       inputs: Object.keys(build.inputs),
-      // A path recorded absent, or where a link leads, is no file the build read (a shared file is one).
-      resolution: Object.keys(build.inputs).filter((file) => build.inputs[file] === null || file.endsWith(LINK_TARGET)),
+      // What the build only depended on, as it recorded it: never a file it read, so never a shared file.
+      ...(build.resolution ? { resolution: build.resolution } : {}),
       imports: build.imports,
       errors: [],
       ...(build.warnings ? { warnings: build.warnings } : {}),

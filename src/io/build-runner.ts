@@ -3,7 +3,7 @@
 // cancels the build. A failure of the bundler itself becomes `build.failed` diagnostics.
 import { Observable } from 'rxjs';
 import type { BundlerRegistry } from '../bundlers/registry.js';
-import { BuildCancelled, type BundleTarget, type WorkspaceBoundaries } from '../bundlers/types.js';
+import { BuildCancelled, type BundleResult, type BundleTarget, type WorkspaceBoundaries } from '../bundlers/types.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import type { Fact, InputHashes } from '../store/events.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
@@ -113,11 +113,20 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     return stamps.once(() =>
       built.map((result, index) => {
         const { module, previousInputs } = job.modules[index]!;
-        const withConfigs = module.entry ? { ...result, inputs: [...new Set([...result.inputs, ...tsconfigInputs(module.entry, result.inputs, result.mapped)])].sort() } : result;
+        const withConfigs = module.entry ? withConfigInputs(result, tsconfigInputs(module.entry, result.inputs, result.mapped)) : result;
         return toFact(withConfigs, { build: job.build, variant: job.variant, previousInputs, before, startedAt, shared: targets[index]!.shared, ...(unwritten ? { unwritten } : {}) });
       }),
     );
   }
+}
+
+// The config files and places a module's build used (README "Bundling real code") are inputs it
+// depends on, not files it read: one its code imports (a `package.json` for a value) stays read.
+function withConfigInputs(result: BundleResult, configs: readonly string[]): BundleResult {
+  const read = new Set(result.inputs);
+  const added = [...new Set(configs)].filter((file) => !read.has(file));
+  if (added.length === 0) return result;
+  return { ...result, inputs: [...result.inputs, ...added].sort(), resolution: [...(result.resolution ?? []), ...added].sort() };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -16,7 +16,7 @@ import type { ReadLinks } from './read-links.js';
 import { isObject } from '../workspace/json.js';
 
 /** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
-export const CACHE_FORMAT = 5;
+export const CACHE_FORMAT = 6;
 
 /** What keys the whole cache besides each entry's own facts: a service or esbuild of another version never trusts it. */
 export interface CacheIdentity {
@@ -154,8 +154,12 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
   if (!isRecord(record) || !isRecord(record.outputs) || !isOutputRef(record.outputs.code) || !(record.outputs.styles === null || isOutputRef(record.outputs.styles))) return false;
   if (!isOptional(record.outputs.chunks, (chunks) => isRecordOf(chunks, isOutputRef)) || !isOptional(record.shared, (shared) => isArrayOf(shared, isString))) return false;
   if (!isRecordOf(record.inputs, isHashOrAbsent) || !isArrayOf(record.imports, isImportRecord) || !isOptional(record.warnings, (warnings) => isArrayOf(warnings, isDiagnostic))) return false;
+  if (!isOptional(record.resolution, (resolution) => isDependsOn(resolution, record.inputs as Checked))) return false;
   return signatures === undefined || isRecordOf(signatures, isFileSignature);
 }
+
+/** What a build only depends on (`BuildFindings.resolution`): paths of its record's inputs. */
+export const isDependsOn = (value: unknown, inputs: Checked): value is string[] => isArrayOf(value, isString) && value.every((file) => Object.hasOwn(inputs, file));
 
 export const isOutputPack = (value: unknown): value is OutputPack => isRecord(value) && isString(value.file) && PACK_NAME.test(value.file) && isRecordOf(value.at, isCount);
 

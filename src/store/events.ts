@@ -4,8 +4,12 @@ import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { ImportRecord } from '../workspace/checks.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 
-/** The version of the event format a log is written in; `core replay` refuses others. */
-export const EVENT_FORMAT = 1;
+/**
+ * The version of the event format a log is written in; `core replay` refuses others. 2: a build's
+ * `resolution` (what it only depends on); a build of format 1 recorded none, and would be taken
+ * as having read every input.
+ */
+export const EVENT_FORMAT = 2;
 
 /** A compiled output, by content hash: the bytes live in the output cache, never in events. */
 export interface OutputRef {
@@ -31,6 +35,13 @@ export type BuildReason = 'startup' | 'change' | 'request';
 export interface BuildFindings {
   imports: ImportRecord[];
   inputs: InputHashes;
+  /**
+   * The inputs that are no file the build read (README "Shared files", "Bundling real code"):
+   * where a link leads, paths tried before the file found, config places, the files another
+   * module's entry re-exports from. Inputs like the rest (stamped, checked); never files read, so
+   * never shared files. Sorted; absent when none.
+   */
+  resolution?: string[];
   /** Warnings of the build (README "Warnings"); absent when none. */
   warnings?: Diagnostic[];
   /** The shared files of its package it was asked to import (README "Shared files"); absent when none. */

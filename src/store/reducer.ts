@@ -232,11 +232,11 @@ const handlers: Handlers = {
 // variant nothing has built or started yet takes one.
 function restoreBuilds(draft: Draft<ServiceState>, restored: EventOf<'cache.restored'>['builds'], base: ServiceState) {
   const builds = replacing(base.builds);
-  for (const { module, variant: key, outputs, imports, inputs, warnings, shared } of restored) {
+  for (const { module, variant: key, outputs, imports, inputs, resolution, warnings, shared } of restored) {
     const previous = builds.get(module);
     const variant = previous?.variants[key];
     if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-    const last = { build: 0, outputs, errors: [], imports, inputs, ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}) };
+    const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}) };
     wantDeepImports(draft, base, imports);
     builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
   }
@@ -255,7 +255,7 @@ function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: reado
     const imports = sameImports(variant.last?.imports, event.imports);
     const record: BuildRecord =
       event.type === 'build.succeeded'
-        ? { build: event.build, outputs: event.outputs, errors: [], imports, inputs: event.inputs, ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) }
+        ? { build: event.build, outputs: event.outputs, errors: [], imports, inputs: event.inputs, ...(event.resolution?.length ? { resolution: sameList(variant.last?.resolution, event.resolution) } : {}), ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}) }
         : { build: event.build, outputs: null, errors: event.errors, imports, inputs: event.inputs };
     wantDeepImports(draft, base, record.imports);
     const unverified = Object.values(record.inputs).includes(UNVERIFIED);
@@ -275,6 +275,15 @@ function sameImports(last: ImportRecord[] | undefined, now: ImportRecord[]): Imp
     const b = now[index]!;
     if (a.specifier !== b.specifier || a.file !== b.file || a.line !== b.line || a.column !== b.column) return now;
   }
+  return last;
+}
+
+// A rebuild that depends on the paths the last build depended on (nearly every edit) keeps the
+// last list: one array for both records, not one per build kept (ARCHITECTURE.md "One module's
+// requests at 10,000 modules").
+function sameList(last: string[] | undefined, now: string[]): string[] {
+  if (!last || last.length !== now.length) return now;
+  for (let index = 0; index < now.length; index++) if (last[index] !== now[index]) return now;
   return last;
 }
 

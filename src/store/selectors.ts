@@ -6,7 +6,7 @@ import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type Wo
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
-import type { InputHashes } from './events.js';
+import { filesRead } from '../workspace/files-read.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
@@ -244,8 +244,8 @@ function packageSharedFiles(state: ServiceState, group: PackageGroup): Record<st
   const recordOf = new Map(group.modules.map((module, index) => [module.specifier, records[index]]));
   const { name, dir } = group;
   const reaches = dir === undefined ? [] : group.modules.flatMap((module) => {
-    const inputs = recordOf.get(module.specifier)?.inputs;
-    return inputs ? [{ packageName: name, packageDir: dir, files: Object.keys(inputs).filter((file) => wasRead(inputs, file) && !entries.has(file)) }] : [];
+    const record = recordOf.get(module.specifier);
+    return record ? [{ packageName: name, packageDir: dir, files: filesRead(record).filter((file) => !entries.has(file)) }] : [];
   });
   // The one rule of shared files (workspace/shared-files.ts), over this package's modules.
   const files = sharedAmong(reaches).get(name);
@@ -265,22 +265,13 @@ export interface SharedFileCopy {
 
 const copiesOf = new WeakMap<object, WeakMap<object, SharedFileCopy[]>>();
 
-/** A file a build read: its inputs also name the files it looked for and found absent (hash null). */
-function wasRead(inputs: InputHashes, file: string): boolean {
-  return typeof inputs[file] === 'string';
-}
-
 /** Two records read the same files (the paths `packageSharedFiles` takes), whatever their content. */
 function sameFilesRead(a: BuildRecord | undefined, b: BuildRecord | undefined): boolean {
-  if (!a?.inputs || !b?.inputs) return a?.inputs === b?.inputs;
-  let count = 0;
-  for (const file in a.inputs) {
-    if (!wasRead(a.inputs, file)) continue;
-    if (!wasRead(b.inputs, file)) return false;
-    count++;
-  }
-  for (const file in b.inputs) if (wasRead(b.inputs, file)) count--;
-  return count === 0;
+  if (!a || !b) return a === b;
+  const [readA, readB] = [filesRead(a), filesRead(b)];
+  if (readA.length !== readB.length) return false;
+  const inB = new Set(readB);
+  return readA.every((file) => inB.has(file));
 }
 
 /** Every variant built before its package's shared files were known, holding a copy of one (README "Shared files"). Once per (workspace, builds). */
@@ -361,10 +352,12 @@ function recordCopies(module: string, variant: string, record: BuildRecord, file
   const kept = recordCopiesOf.get(record);
   if (kept && kept.module === module && kept.variant === variant && kept.files === files) return kept.copies;
   const copies: SharedFileCopy[] = [];
-  for (const [file, hash] of Object.entries(record.inputs)) {
+  for (const file of filesRead(record)) {
     const specifier = files[file];
+    const hash = record.inputs[file];
     // A build asked to import it that still copied it cannot do otherwise: HELPER_SHARED says why.
-    if (specifier === undefined || hash === null || record.outputs?.chunks?.[specifier] || record.shared?.includes(file)) continue;
+    // (A file read, then removed before its hash was taken, is recorded absent: that build is built again.)
+    if (specifier === undefined || hash === null || hash === undefined || record.outputs?.chunks?.[specifier] || record.shared?.includes(file)) continue;
     copies.push({ module, variant, build: record.build, file, hash });
   }
   recordCopiesOf.set(record, { module, variant, files, copies });
@@ -387,11 +380,11 @@ function helperFiles(workspace: WorkspaceModel, record: BuildRecord, ownShared: 
   const kept = helperFilesOf.get(record);
   if (kept && kept.workspace === workspace && kept.ownShared === ownShared) return kept;
   const { entries } = workspaceGroups(workspace);
-  // The record's own objects as they are, no set or list of pairs made of them: a start reads a thousand.
+  // The record's own objects, and the list of files it read: no list of pairs made of them, a start reads a thousand.
   const chunks = record.outputs?.chunks;
   const helpers: HelperFiles = { workspace, ownShared, bundled: [], imported: [] };
-  for (const file in record.inputs) {
-    if (record.inputs[file] === null || entries.has(file) || !isCodeFile(file)) continue;
+  for (const file of filesRead(record)) {
+    if (entries.has(file) || !isCodeFile(file)) continue;
     const sharedChunk = ownShared?.[file];
     if (sharedChunk !== undefined && chunks !== undefined && Object.hasOwn(chunks, sharedChunk)) helpers.imported.push(file);
     else helpers.bundled.push(file);

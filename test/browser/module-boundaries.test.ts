@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
-import { inlineWorkspace } from '../helpers/workspace.js';
+import { inlineWorkspace, writeFile } from '../helpers/workspace.js';
 
 const PARTS = `
 export type { Part, PartKind };
@@ -76,4 +76,42 @@ describe('a TypeScript module re-exporting the types of another module it import
       }
     });
   }
+
+  it('imports a type made a value in a file the other entry re-exports from at the next load, on /preview/', async function () {
+    const root = inlineWorkspace(
+      {
+        'packages/lib': {
+          manifest: { name: '@demo/lib', version: '1.0.0', type: 'module', exports: { './plain': './src/plain.ts', './main': './src/main.ts' } },
+          files: { 'src/part.ts': 'export type Part = { name: string };\n', 'src/plain.ts': "export * from './part.ts';\nexport const plain = 1;\n", 'src/main.ts': "export { Part, plain } from './plain.ts';\n" },
+        },
+        'packages/app': {
+          manifest: { name: '@demo/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@demo/lib': '1.0.0' } },
+          files: { 'main.ts': "import * as lib from '@demo/lib/main';\ndocument.body.dataset.shown = Object.keys(lib).sort().join(',');\n" },
+        },
+      },
+      { 'core.json': JSON.stringify({ packages: ['packages/lib', 'packages/app'], preview: '@demo/app/main' }) },
+    );
+    const service = await serve(root);
+    // Each load in a page of its own: the first one's push channel may reload it when the code changes.
+    const shown = async () => {
+      const watched = await openPage(browser);
+      try {
+        await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+        await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined, undefined, { timeout: 15_000 }).catch(() => {
+          throw new Error(`the page did not run: ${[...watched.errors, ...watched.failed].join(' | ') || 'no error seen'}`);
+        });
+        expect({ errors: watched.errors, failed: watched.failed }).to.deep.equal({ errors: [], failed: [] });
+        return await watched.page.evaluate(() => document.body.dataset.shown);
+      } finally {
+        await watched.page.close();
+      }
+    };
+    try {
+      expect(await shown()).to.equal('plain');
+      writeFile(root, 'packages/lib/src/part.ts', 'export class Part {}\n');
+      expect(await shown()).to.equal('Part,plain');
+    } finally {
+      await service.close();
+    }
+  });
 });

@@ -301,4 +301,19 @@ describe('createEsbuildEngine', () => {
     const again = await engine.rebuild({ ...MAIN, workspace }, developmentVariant('browser'), undefined, hint(main!, ['app/plain/index.ts']));
     expect(text(again.code)).to.match(/import \{ Part, plain \} from "@t\/app\/plain"/);
   });
+
+  it("takes the files another module's entry re-exports from as inputs of a TypeScript importer: a type one of them makes a value is imported after the next build", async () => {
+    write('app/plain/part.ts', 'export type Part = { name: string };\n');
+    write('app/plain/index.ts', "export * from './part.ts';\nexport const plain = 1;\n");
+    write('app/main/index.ts', "export { Part, plain } from '../plain/index.js';\n");
+    const workspace = { key: 'k', packages: ['@t/app'], entries: { 'app/main/index.ts': '@t/app/main', 'app/plain/index.ts': '@t/app/plain' } };
+    const [main] = await engine.bundle([{ ...MAIN, workspace }, { ...target('plain'), workspace }], developmentVariant('browser'));
+    expect(text(main!.code)).to.match(/import \{ plain \} from "@t\/app\/plain"/).and.to.not.match(/\bPart\b/);
+    expect(main!.inputs).to.include('app/plain/part.ts');
+    // Not a file of its own: never a shared file of the package.
+    expect(main!.resolution).to.include('app/plain/part.ts');
+    write('app/plain/part.ts', 'export class Part {}\n');
+    const again = await engine.rebuild({ ...MAIN, workspace }, developmentVariant('browser'), undefined, hint(main!, ['app/plain/part.ts']));
+    expect(text(again.code)).to.match(/import \{ Part, plain \} from "@t\/app\/plain"/);
+  });
 });

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { map, Observable, Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { Fact } from '../../src/store/events.js';
+import { EVENT_FORMAT, type Fact } from '../../src/store/events.js';
 import { createStore } from '../../src/store/store.js';
 import type { BuildJob } from '../../src/io/build-runner.js';
 import { builds$ } from '../../src/effects/builds.js';
@@ -40,7 +40,7 @@ type Cold = ReturnType<TestScheduler['createColdObservable']>;
 // and succeeds with its entry hashed as the job's number.
 function harness(cold: (marble: string, values: Record<string, unknown>) => Cold, input$: Observable<Fact>, buildFrames: number) {
   const store = createStore({ now: () => new Date(0) });
-  store.dispatch({ type: 'service.started', format: 1, root: '/w', service: 'test' });
+  store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root: '/w', service: 'test' });
   const jobs: { job: BuildJob; build$: Cold }[] = [];
   const run = (job: BuildJob): Observable<readonly Fact[]> => {
     const facts: Fact[] = job.modules.map(({ module }) => ({
@@ -93,7 +93,7 @@ describe('builds$', () => {
     const order: string[] = [];
     scheduler.run(({ cold, hot }) => {
       const store = createStore({ now: () => new Date(0) });
-      store.dispatch({ type: 'service.started', format: 1, root: '/w', service: 'test' });
+      store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root: '/w', service: 'test' });
       const run = (job: BuildJob): Observable<readonly Fact[]> => {
         order.push(`run ${job.build}`);
         return cold('-(r|)', { r: [] as Fact[] }) as Observable<readonly Fact[]>;
@@ -173,7 +173,7 @@ describe('builds$ after a build\'s result', () => {
   // request's continuation in the microtasks of that turn comes first; any other fact's pass does not wait.
   it('starts what the result left waiting only when `afterResult` runs the pass; after any other fact at once', async () => {
     const store = createStore({ now: () => new Date(0) });
-    store.dispatch({ type: 'service.started', format: 1, root: '/w', service: 'test' });
+    store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root: '/w', service: 'test' });
     const started: string[] = [];
     const finish = new Map<number, () => void>();
     const run = (job: BuildJob): Observable<readonly Fact[]> =>

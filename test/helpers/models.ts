@@ -1,5 +1,5 @@
 // Small workspace models and event folds for store and stream tests.
-import type { CoreEvent, Fact } from '../../src/store/events.js';
+import { EVENT_FORMAT, type CoreEvent, type Fact } from '../../src/store/events.js';
 import { reducer } from '../../src/store/reducer.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import type { ModuleModel, WorkspaceModel } from '../../src/workspace/model.js';
@@ -49,7 +49,7 @@ export function fold(facts: Fact[], from: ServiceState = initialState()): Servic
   return stamp(facts, from.seq + 1).reduce(reducer, from);
 }
 
-export const started: Extract<Fact, { type: 'service.started' }> = { type: 'service.started', format: 1, root: '/w', service: 'test' };
+export const started: Extract<Fact, { type: 'service.started' }> = { type: 'service.started', format: EVENT_FORMAT, root: '/w', service: 'test' };
 
 /** A successful build of one module, its entry hashed as given. */
 export function succeeded(build: number, module: ModuleModel, variant: string, entryHash: string, extra: Partial<Extract<Fact, { type: 'build.succeeded' }>> = {}): Fact {

@@ -66,6 +66,9 @@ describe('createBuildRunner', () => {
     const job = (build: number): BuildJob => ({ build, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('main'), generation: build, previousInputs: null }] });
     const inputsOf = async (build: number) => Object.keys(((await firstValueFrom(run(job(build))))[0] as { inputs: Record<string, string> }).inputs);
     expect(await inputsOf(1)).to.include.members(['app/main/tsconfig.json', 'app/tsconfig.json', 'app/base.json']);
+    // Config files and places are what the build depends on, never files it read (README "Shared files").
+    const first = (await firstValueFrom(run(job(1))))[0] as { resolution?: string[] };
+    expect(first.resolution).to.include.members(['app/main/tsconfig.json', 'app/tsconfig.json', 'app/base.json']).and.not.include('app/main/index.ts');
     const reads: string[] = [];
     const readFileSync = fs.readFileSync;
     fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(path.relative(root, String(args[0]))), readFileSync(...args))) as typeof fs.readFileSync;

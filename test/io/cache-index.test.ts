@@ -88,8 +88,12 @@ describe('isCacheEntry', () => {
       { ...entry, record: { ...entry.record, inputs: { 'app/one/index.ts': '?' } } },
       { ...entry, record: { ...entry.record, warnings: [{ kind: 'NO_SUCH_KIND', message: 'm' }] } },
       { ...entry, signatures: { 'app/one/index.ts': [hashOf('source'), 12, 40] } },
+      // What it only depends on: a list of its own inputs, nothing else.
+      { ...entry, record: { ...entry.record, resolution: 'app/one/index.ts' } },
+      { ...entry, record: { ...entry.record, resolution: ['app/one/elsewhere.ts'] } },
     ];
     for (const value of broken) expect(isCacheEntry(value), JSON.stringify(value)).to.equal(false);
+    expect(isCacheEntry({ ...entry, record: { ...entry.record, resolution: Object.keys(entry.record.inputs) } })).to.equal(true);
   });
 });
 

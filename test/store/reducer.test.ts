@@ -252,6 +252,18 @@ describe('reducer', () => {
       });
     });
 
+    it('records what the build only depends on, and keeps the last list when a rebuild depends on the same paths', () => {
+      const inputs = { 'app/one/index.ts': 'e1', 'app/one/tsconfig.json': null, 'app/one/linked.ts ->': 'l1' };
+      const first = ['app/one/linked.ts ->', 'app/one/tsconfig.json'];
+      const before = fold([succeeded(1, one, DEV, 'e1', { inputs, resolution: first })], fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }])]));
+      expect(before.builds[one.specifier]!.variants[DEV]!.last!.resolution).to.equal(first);
+      const again = (build: number, resolution: string[]) =>
+        fold([startedBuild(build, DEV, [{ module: one, generation: 2 }]), succeeded(build, one, DEV, 'e2', { inputs: { ...inputs, 'app/one/index.ts': 'e2' }, resolution })], fold([changed({ 'app/one/index.ts': 'e2' })], before)).builds[one.specifier]!.variants[DEV]!.last!.resolution;
+      expect(again(2, [...first])).to.equal(first);
+      const other = ['app/one/tsconfig.json'];
+      expect(again(3, other)).to.equal(other);
+    });
+
     it('keeps the list of imports of the last build when a rebuild finds the same ones, so their checks are kept too', () => {
       const first: ImportRecord[] = [{ specifier: 'lit', file: 'app/one/index.ts', line: 1, column: 7 }];
       const before = fold([succeeded(1, one, DEV, 'e1', { imports: first })], fold([started, read(one), startedBuild(1, DEV, [{ module: one, generation: 1 }])]));

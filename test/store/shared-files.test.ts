@@ -48,6 +48,21 @@ describe('shared files in the state', () => {
     expect([...selectSharedFiles(built(true))]).to.deep.equal([['@t/app', { [HELPER]: SPECIFIER }]]);
   });
 
+  it('are never the paths a build only depends on (`resolution`), whatever their hash: where a link leads, the files another entry re-exports from', () => {
+    const LINK = 'app/linked.ts ->';
+    const state = fold([
+      started,
+      { type: 'workspace.read', workspace },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }]),
+      ...[one, two].map((module) =>
+        succeeded(1, module, DEV, `${module.subpath}-1`, { inputs: { [module.entry!]: `${module.subpath}-1`, [HELPER]: 'h-1', [LINK]: 'l-1' }, resolution: [HELPER, LINK] }),
+      ),
+    ]);
+    expect([...selectSharedFiles(state)]).to.deep.equal([]);
+    expect(selectSharedFileCopies(state)).to.deep.equal([]);
+    expect(selectReport(state).modules.flatMap((module) => module.diagnostics).filter((one) => one.kind === 'HELPER_SHARED')).to.deep.equal([]);
+  });
+
   it('find a build that copied one, which is neither settled nor answerable until copies.found builds it again', () => {
     const state = built(false);
     expect(selectSharedFileCopies(state)).to.deep.equal([{ module: two.specifier, variant: DEV, build: 1, file: HELPER, hash: 'h-1' }]);
@@ -129,8 +144,8 @@ describe('shared files in the state', () => {
     const more = fold([{ type: 'files.changed', files: { [one.entry!]: 'one-3' }, source: 'watcher' }, startedBuild(3, DEV, [{ module: one, generation: 3 }]), succeeded(3, one, DEV, 'one-3', { inputs: { [one.entry!]: 'one-3', [HELPER]: 'h-1', 'app/other.ts': 'o-1' }, outputs: { code: { hash: 'one-3', size: 1 }, styles: null, chunks: chunk } })], edited);
     expect(selectSharedFiles(more).get('@t/app')).to.not.equal(files);
     expect(selectSharedFiles(more).get('@t/app')).to.deep.equal(files);
-    // `two` stops reading the helper (its hash null: gone): not shared any more.
-    const gone = fold([{ type: 'files.changed', files: { [two.entry!]: 'two-2' }, source: 'watcher' }, startedBuild(4, DEV, [{ module: two, generation: 2 }]), succeeded(4, two, DEV, 'two-2', { inputs: { [two.entry!]: 'two-2', [HELPER]: null }, outputs: { code: { hash: 'two-2', size: 1 }, styles: null } })], more);
+    // `two` stops reading the helper (only looked for, found absent: a path it depends on): not shared any more.
+    const gone = fold([{ type: 'files.changed', files: { [two.entry!]: 'two-2' }, source: 'watcher' }, startedBuild(4, DEV, [{ module: two, generation: 2 }]), succeeded(4, two, DEV, 'two-2', { inputs: { [two.entry!]: 'two-2', [HELPER]: null }, resolution: [HELPER], outputs: { code: { hash: 'two-2', size: 1 }, styles: null } })], more);
     expect(selectSharedFiles(gone).get('@t/app')).to.equal(undefined);
   });
 

@@ -109,11 +109,17 @@ function candidatesOf(root: string, entries: Record<string, string>): { byStem: 
   return made;
 }
 
-/** A relative import this plugin kept external, with the file esbuild resolved it to (absolute paths). */
+/** A relative import this plugin kept as another module or a shared file, with the file esbuild resolved it to (absolute paths). */
 export interface KeptExternal {
   importer: string;
   original: string;
   file: string;
+  /**
+   * From TypeScript, the files whose exports decided which names the import re-exports (the
+   * other module's own graph, as its metafile names them, relative to the workspace): inputs of
+   * the importer, so that a type one of them makes a value is re-exported at the next build.
+   */
+  reads?: readonly string[];
 }
 
 // By build result: esbuild's metafile names no `original` for an import a plugin kept external,
@@ -164,11 +170,16 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
         if (resolved.errors.length > 0 || resolved.path !== candidate.file) return undefined;
         if (candidate.within !== undefined && !args.importer.startsWith(candidate.within)) return undefined;
-        kept.push({ importer: args.importer, original: args.path, file: candidate.file });
-        if (candidate.within !== undefined) return { path: candidate.specifier, external: true };
+        const crossing = { importer: args.importer, original: args.path, file: candidate.file };
+        if (candidate.within !== undefined) {
+          kept.push(crossing);
+          return { path: candidate.specifier, external: true };
+        }
         const warnings = [{ text: `MODULE_BOUNDARY_CROSSED: ${boundaryCrossedText(args.path, candidate.specifier)}` }];
-        const names = TYPESCRIPT.test(args.importer) && exportsByName.of(args.importer) ? await valueExports.of(candidate.file) : null;
-        if (names === null) return { path: candidate.specifier, external: true, warnings };
+        const values = TYPESCRIPT.test(args.importer) && exportsByName.of(args.importer) ? await valueExports.of(candidate.file) : null;
+        kept.push(values === null ? crossing : { ...crossing, reads: values.reads });
+        if (values === null) return { path: candidate.specifier, external: true, warnings };
+        const { names } = values;
         // Imported for its effects as well, as the import was before: only the types are gone.
         const quoted = JSON.stringify(candidate.specifier);
         const reexport = `import ${quoted};\n${names.length === 0 ? '' : `export { ${names.map((name) => (IDENTIFIER.test(name) ? name : JSON.stringify(name))).join(', ')} } from ${quoted};\n`}`;
@@ -187,8 +198,17 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
  */
 export const CROSSED = 'core-crossed';
 
+/** Is this metafile path a module standing for another module (`CROSSED`), not a file? */
+export const isCrossed = (input: string): boolean => input.startsWith(`${CROSSED}:`);
+
 const TYPESCRIPT = /\.[cm]?tsx?$/;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** The names another module's entry exports as values, and the files its bundle read to know them (metafile paths). */
+interface ValueExports {
+  names: string[];
+  reads: string[];
+}
 
 /**
  * The names another module's entry exports as values, found by esbuild bundling it alone (its
@@ -197,8 +217,8 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
  * whose names only the page sees; the import then stays external as written.
  */
 function valueExportsOf(root: string, build: esbuild.PluginBuild) {
-  const known = new Map<string, Promise<string[] | null>>();
-  const find = async (file: string): Promise<string[] | null> => {
+  const known = new Map<string, Promise<ValueExports | null>>();
+  const find = async (file: string): Promise<ValueExports | null> => {
     const { plugins = [], external, loader, define, platform, tsconfig, tsconfigRaw, conditions, mainFields } = build.initialOptions;
     try {
       const result = await build.esbuild.build({
@@ -207,6 +227,7 @@ function valueExportsOf(root: string, build: esbuild.PluginBuild) {
         outdir: root,
         bundle: true,
         write: false,
+        metafile: true,
         format: 'esm',
         logLevel: 'silent',
         packages: 'external',
@@ -223,13 +244,14 @@ function valueExportsOf(root: string, build: esbuild.PluginBuild) {
         plugins: plugins.filter((plugin) => SOURCE_PLUGINS.has(plugin.name)),
       });
       const code = result.outputFiles.find((out) => out.path.endsWith('.js'))?.text;
-      return code === undefined ? null : exportedNames(code);
+      const names = code === undefined ? null : exportedNames(code);
+      return names === null ? null : { names, reads: Object.keys(result.metafile.inputs) };
     } catch {
       return null;
     }
   };
   return {
-    of(file: string): Promise<string[] | null> {
+    of(file: string): Promise<ValueExports | null> {
       let names = known.get(file);
       if (!names) known.set(file, (names = find(file)));
       return names;

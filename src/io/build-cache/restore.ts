@@ -102,8 +102,8 @@ export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps
   for (const entry of index.entries) {
     try {
       if (stillValid(entry, facts, load)) {
-        const { outputs, imports, inputs, warnings, shared } = entry.record;
-        builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) });
+        const { outputs, imports, inputs, resolution, warnings, shared } = entry.record;
+        builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) });
         continue;
       }
     } catch (error) {

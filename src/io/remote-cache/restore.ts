@@ -17,6 +17,7 @@ import { readPack } from './pack.js';
 import { isSharedSpecifier } from '../../workspace/shared-files.js';
 import { runLimited } from '../run-limited.js';
 import { twoEnded } from './two-ended.js';
+import { filesRead } from '../../workspace/files-read.js';
 import { contentHashOfSha256 } from '../../outputs/content-hash.js';
 
 export type RemoteRestored = Extract<Fact, { type: 'cache.remote.restored' }>;
@@ -202,15 +203,18 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
     if (!held && !bytes) continue;
     const entry = held ?? openEntry(bytes!, publicKey);
     const moduleEntry = 'payload' in entry && isModuleEntry(entry.payload, key) ? entry.payload : undefined;
-    const inputs = moduleEntry && isRecord(moduleEntry.entry.record) && isRecord(moduleEntry.entry.record.inputs) ? filesRead(moduleEntry.entry.record.inputs) : [];
+    const record = moduleEntry && isRecord(moduleEntry.entry.record) ? moduleEntry.entry.record : undefined;
+    const inputs = record && isRecord(record.inputs) ? [...filesRead({ inputs: record.inputs, resolution: isStringList(record.resolution) ? record.resolution : undefined })] : [];
     ahead.push({ wanted: one, entry, ...(moduleEntry ? { moduleEntry } : {}), inputs });
   }
   return ahead;
 }
 
-// The inputs a build read (a hash recorded): one recorded absent is judged from the workspace's
-// listings, or stat'ed at its check, never read (`workspaceFacts`), so the worker is not asked for it.
-const filesRead = (inputs: Record<string, unknown>): string[] => Object.keys(inputs).filter((input) => typeof inputs[input] === 'string');
+// Only the files the build read go to the worker: what it only depended on is judged at its check
+// as the local cache judges it (`factsHold`), where a link leads by its real path here
+// (`linkTargetStamp`), a path recorded absent from the workspace's listings or a stat; the entry
+// itself is checked for its shape there too.
+const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 // The workspace's entry: the module entries it holds (each still to be judged), each other module
 // key's entry digest, and the pack, or nothing when it is absent or not to be trusted.
@@ -264,13 +268,13 @@ function judgeEntry(bytes: Buffer | Opened, key: string, wanted: WantedVariant, 
     if (!payload || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
     const verdict = deps.check(payload.entry);
     if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
-    const { outputs, imports, inputs, warnings, shared } = payload.entry.record;
+    const { outputs, imports, inputs, resolution, warnings, shared } = payload.entry.record;
     // A chunk's specifier becomes a file name in `core dist`'s output: only a shared file of this
     // module's own package, by the names an address carries, is one.
     if (!Object.keys(outputs.chunks ?? {}).every((specifier) => isSharedSpecifier(wanted.module.package, specifier))) return 'wrong-shape';
     const refs = [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null && !deps.outputs.get(one.hash));
     if (refs.some((ref) => !payload.blobs[ref.hash])) return 'wrong-shape';
-    const build = { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
+    const build = { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
     return { build, outputs: refs.map((ref) => ({ ref, digest: payload.blobs[ref.hash]! })) };
   } catch {
     return 'wrong-shape';

@@ -72,9 +72,9 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
       named[ref.hash] = sha256Hex(bytes);
       blobs.set(named[ref.hash]!, bytes);
     }
-    const { imports, inputs, warnings, shared, outputs } = record;
+    const { imports, inputs, resolution, warnings, shared, outputs } = record;
     const key = moduleKey(module, variant, workspace, deps.identity);
-    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { imports, inputs, ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), outputs } }, blobs: named };
+    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), outputs } }, blobs: named };
     entries.set(key, sealEntry(payload, deps.signingKey));
     payloads.set(key, payload);
     outputsOf.set(key, Object.values(named));

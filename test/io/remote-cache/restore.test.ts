@@ -99,8 +99,17 @@ describe('restoreFromRemote, inputs read ahead', () => {
     });
   }
 
-  it('asks the worker for no input recorded absent: those are judged by the listings and stats of their check, never read', async () => {
-    const cache = teamCache({ held: true, change: (payloads) => payloads.forEach((payload) => Object.assign(payload.entry.record.inputs, { 'app/tsconfig.json': null })) });
+  it('asks the worker only for the files the builds read: what they only depend on (a config place recorded absent, where a link leads) is judged by the listings and stats of its check, never read', async () => {
+    // Where `app/m0/helper.ts` leads: to itself, as this disk's check finds (no file of that name to read).
+    const dependsOn = { 'app/tsconfig.json': null, 'app/m0/nowhere.ts ->': null, 'app/m0/helper.ts ->': contentHash(' ->app/m0/helper.ts') };
+    const cache = teamCache({
+      held: true,
+      change: (payloads) =>
+        payloads.forEach(({ entry: { record } }) => {
+          Object.assign(record.inputs, dependsOn);
+          record.resolution = [...new Set([...(record.resolution ?? []), ...Object.keys(dependsOn)])].sort();
+        }),
+    });
     const hashes = cache.fresh();
     const asked: string[] = [];
     try {
