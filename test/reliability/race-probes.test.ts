@@ -233,3 +233,106 @@ for (const watch of [true, false]) {
     });
   });
 }
+
+// The kernel out of watches (ENOSPC: fs.inotify.max_user_watches; EMFILE: max_user_instances).
+describe('a watcher the kernel refuses', function () {
+  const realWatch = fs.watch;
+  afterEach(() => void ((fs as { watch: typeof fs.watch }).watch = realWatch));
+
+  for (const code of ['ENOSPC', 'EMFILE']) {
+    for (const scope of ['the edited file’s directory', 'every directory']) {
+      it(`${code} for ${scope}: an edit of the same size is still answered, and /state names what is unwatched`, async function () {
+        const root = fixtureWorkspace('basic');
+        quietTree(root);
+        const refused = path.join(root, 'packages/lib/format/internal');
+        (fs as { watch: typeof fs.watch }).watch = ((file: fs.PathLike, ...rest: unknown[]) => {
+          if (scope === 'every directory' || String(file) === refused) throw Object.assign(new Error(`${code}: injected, watch '${String(file)}'`), { code, path: String(file) });
+          return (realWatch as (...args: unknown[]) => fs.FSWatcher)(file, ...rest);
+        }) as typeof fs.watch;
+        const walk = awaitedWalk();
+        const service = await serve(root, { effectDeps: walk.deps });
+        expect((await service.get(FORMAT)).text).to.include('LIB_PAD_MARKER');
+        await walk.walked;
+        const report = await stateOf(service);
+        expect((report as unknown as { unwatched?: { path: string; code: string }[] }).unwatched).to.deep.include({ path: scope === 'every directory' ? '.' : 'packages/lib/format/internal', code });
+        const pad = path.join(root, PAD);
+        for (const marker of ['LIB_PAD_ONCEMO', 'LIB_PAD_TWICEM']) {
+          fs.writeFileSync(pad, padWith(pad, marker));
+          expect((await service.get(FORMAT)).text).to.include(marker);
+        }
+      });
+    }
+  }
+});
+
+// A branch switch: every source of two packages rewritten by another process within a few
+// milliseconds, a module.json and, last, a package.json's version, while requests arrive.
+describe('a branch switch under requests', function () {
+  const COUNT = 60;
+  const sources = (branch: string) => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < COUNT; i++) {
+      files[`packages/a/m${i}/index.ts`] = `export const A${i} = 'A${i}_${branch}';\n`;
+      files[`packages/app/m${i}/index.ts`] = `export const P${i} = 'P${i}_${branch}';\n`;
+    }
+    files['packages/app/main/index.ts'] = `${Array.from({ length: COUNT }, (_, i) => `import { A${i} } from '@b/a/m${i}';\n`).join('')}export const ALL = [${Array.from({ length: COUNT }, (_, i) => `A${i}`).join(', ')}, 'MAIN_${branch}'];\n`;
+    return files;
+  };
+  const manifest = (name: string, version: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ name, version, type: 'module', exports: Object.fromEntries(Array.from({ length: COUNT }, (_, i) => [`./m${i}`, `./m${i}/index.ts`])), ...extra }, null, 2);
+
+  it('never answers a new version’s address from old sources, never 5xx, and settles to what a fresh service reports', async function () {
+    const root = tempWorkspace({
+      'core.json': JSON.stringify({ packages: ['packages/a', 'packages/app'], preview: '@b/app/main' }),
+      'packages/a/package.json': manifest('@b/a', '1.0.0'),
+      'packages/app/package.json': JSON.stringify({ ...JSON.parse(manifest('@b/app', '1.0.0')), exports: { ...JSON.parse(manifest('@b/app', '1.0.0')).exports, './main': './main/index.ts' }, dependencies: { '@b/a': '^1.0.0' } }, null, 2),
+      'packages/a/m0/module.json': JSON.stringify({ entry: 'index.ts' }),
+      ...sources('OLD'),
+    });
+    quietTree(root);
+    const walk = awaitedWalk();
+    const service = await serve(root, { effectDeps: walk.deps });
+    const mapOf = async () => {
+      const answer = await service.get('/preview/entry.json');
+      expect(answer.status, answer.text.slice(0, 300)).to.be.below(500);
+      return answer.status === 200 ? answer.json<{ imports: Record<string, string> }>().imports : {};
+    };
+    const first = await mapOf();
+    expect(first['@b/a/m5']).to.match(/^\/m\/@b\/a@1\.0\.0\//);
+    await walk.walked;
+
+    // The other process: sources first, then the module.json (its entry moves), the version last.
+    const next = { ...sources('NEW'), 'packages/a/m0/main.ts': "export const A0 = 'A0_NEW';\n", 'packages/a/m0/module.json': JSON.stringify({ entry: 'main.ts' }), 'packages/a/package.json': manifest('@b/a', '1.1.0') };
+    const script = `const fs = require('fs'), path = require('path'); const files = ${JSON.stringify(next)}; for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(${JSON.stringify(root)}, file), text);`;
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'inherit' });
+    let done = false;
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => ((done = true), resolve(code))));
+    const seen: string[] = [];
+    while (!done) {
+      const map = await mapOf();
+      const answers = await Promise.all(Object.values(map).filter((address) => address.startsWith('/m/')).map(async (address) => [address, await service.get(address)] as const));
+      for (const [address, answer] of answers) {
+        expect(answer.status, `${address}: ${answer.text.slice(0, 200)}`).to.be.below(500);
+        if (address.startsWith('/m/@b/a@1.1.0/') && answer.status === 200) expect(answer.text, address).to.include('_NEW');
+        seen.push(`${answer.status}`);
+      }
+    }
+    expect(await exited).to.equal(0);
+    const after = await mapOf();
+    for (const [specifier, address] of Object.entries(after)) {
+      if (!address.startsWith('/m/')) continue;
+      const answer = await service.get(address);
+      expect(answer.status, `${specifier} at ${address}`).to.equal(200);
+      expect(answer.text, address).to.include('_NEW').and.not.include('_OLD');
+    }
+    expect(after['@b/a/m5']).to.match(/^\/m\/@b\/a@1\.1\.0\//);
+    const live = await stateOf(service);
+    const fresh = await serve(root, { watch: false });
+    try {
+      expect(live).to.deep.equal(await stateOf(fresh));
+    } finally {
+      await fresh.close();
+    }
+  });
+});
