@@ -336,3 +336,36 @@ describe('a branch switch under requests', function () {
     }
   });
 });
+
+// The build cache across a restart, when what it recorded and the disk part ways.
+describe('the build cache and an edit it did not see', function () {
+  for (const when of ['between the build and the write at close', 'while the service is stopped']) {
+    it(`is not restored as fresh: a same-size edit ${when}, its mtime set back to what it was`, async function () {
+      const root = fixtureWorkspace('basic');
+      quietTree(root);
+      const cacheDir = path.join(tempWorkspace(), 'cache');
+      const pad = path.join(root, PAD);
+      const first = await serve(root, { cache: cacheDir, watch: false });
+      expect((await first.get(FORMAT)).text).to.include('LIB_PAD_MARKER');
+      await first.report();
+      const was = fs.statSync(pad);
+      const sameTimes = () => fs.utimesSync(pad, was.atime, was.mtime);
+      if (when.startsWith('between')) {
+        fs.writeFileSync(pad, padWith(pad, 'LIB_PAD_UNSEEN'));
+        sameTimes();
+        await first.close();
+      } else {
+        await first.close();
+        fs.writeFileSync(pad, padWith(pad, 'LIB_PAD_UNSEEN'));
+        sameTimes();
+      }
+      expect(fs.existsSync(path.join(cacheDir, 'builds.json')), 'the cache written').to.equal(true);
+      expect(fs.statSync(pad).mtimeMs).to.equal(was.mtimeMs);
+      const second = await serve(root, { cache: cacheDir, watch: false });
+      expect((await second.get(FORMAT)).text).to.include('LIB_PAD_UNSEEN');
+      const restored = second.internals.log.events().find((event) => event.type === 'cache.restored') as { builds: { module: string }[] } | undefined;
+      const modules = restored!.builds.map((build) => build.module);
+      expect(modules, 'what the cache restored').to.include('@acme/app/templates').and.not.include('@acme/lib/format');
+    });
+  }
+});
