@@ -6,7 +6,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Observable } from 'rxjs';
 import type { EffectDeps } from '../../src/effects/table.js';
+import { DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
+import { get } from '../helpers/http.js';
 import { awaitedWalk, serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { moduleOf, quietTree, stateOf } from './support.js';
@@ -368,4 +370,122 @@ describe('the build cache and an edit it did not see', function () {
       expect(modules, 'what the cache restored').to.include('@acme/app/templates').and.not.include('@acme/lib/format');
     });
   }
+});
+
+// `core run` killed with SIGKILL while it writes the build cache: the next start believes
+// nothing half-written, and serves what a start without the cache serves.
+describe('core run killed while it writes the build cache', function () {
+  after(() => killAllCores());
+  for (const which of ['a pack', 'the index']) {
+    it(`at the first temporary file of ${which}: the restart serves the bytes a start without the cache serves`, async function () {
+      const root = fixtureWorkspace('basic');
+      quietTree(root);
+      const cacheDir = path.join(tempWorkspace(), 'cache');
+      fs.mkdirSync(cacheDir);
+      const env = { ...DEVELOPMENT_ENV, CORE_CACHE_DIR: cacheDir };
+      const pattern = which === 'a pack' ? /\.pack\.\d+\.[0-9a-f]{8}\.tmp$/ : /^builds\.json\.\d+\.[0-9a-f]{8}\.tmp$/;
+      let killed!: () => void;
+      const killedAt = new Promise<void>((resolve) => (killed = resolve));
+      let core: Awaited<ReturnType<typeof startCore>> | null = null;
+      const seen: string[] = [];
+      const watcher = fs.watch(cacheDir, { recursive: true }, (_event, name) => {
+        if (name === null) return;
+        seen.push(String(name));
+        if (core && pattern.test(path.basename(String(name)))) {
+          core.child.kill('SIGKILL');
+          killed();
+        }
+      });
+      try {
+        core = await startCore(['--port', '0'], { cwd: root, env });
+        expect((await get(core.url, '/state')).status).to.equal(200);
+        await killedAt;
+        expect((await core.exited).signal).to.equal('SIGKILL');
+      } finally {
+        watcher.close();
+      }
+      const again = await startCore(['--port', '0'], { cwd: root, env });
+      const fresh = await serve(root, { watch: false });
+      try {
+        const state = await get(again.url, '/state');
+        expect(state.status).to.equal(200);
+        expect(state.json<{ modules: { status: string }[] }>().modules.map((m) => m.status)).to.deep.equal((await stateOf(fresh)).modules.map((m) => m.status));
+        for (const address of [FORMAT, MAIN]) {
+          const answer = await get(again.url, address);
+          const expected = await fresh.get(address);
+          expect(answer.status).to.equal(200);
+          expect(answer.text, address).to.equal(expected.text);
+        }
+        expect(again.output.stderr).not.to.match(/internal error|effect failed|TypeError|at .*\.js:\d+/i);
+      } finally {
+        await again.stop();
+        await fresh.close();
+      }
+    });
+  }
+});
+
+// The watcher's first walk, a save made at the moment it reaches the file's directory (the
+// walk asks whether to skip an entry just before it watches it): not yet watched, not yet
+// walked, the save makes no notice.
+describe('a save as the watcher’s first walk reaches its directory', function () {
+  for (const how of ['in place', 'renamed over', 'the directory replaced']) {
+    it(`is in the next answer, and in the one after the walk (${how})`, async function () {
+      const root = fixtureWorkspace('basic');
+      quietTree(root);
+      const dir = path.join(root, 'packages/lib/format/internal');
+      const pad = path.join(dir, 'pad.ts');
+      let saved = false;
+      const save = () => {
+        saved = true;
+        const text = padWith(pad, 'LIB_PAD_MIDWAY');
+        if (how === 'in place') fs.writeFileSync(pad, text);
+        else if (how === 'renamed over') (fs.writeFileSync(`${pad}.tmp`, text), fs.renameSync(`${pad}.tmp`, pad));
+        else {
+          const copy = `${dir}.copy`;
+          fs.cpSync(dir, copy, { recursive: true });
+          fs.writeFileSync(path.join(copy, 'pad.ts'), text);
+          fs.rmSync(dir, { recursive: true });
+          fs.renameSync(copy, dir);
+        }
+      };
+      const walk = awaitedWalk();
+      const service = await serve(root, {
+        effectDeps: (deps) => {
+          const walking = walk.deps(deps);
+          return {
+            ...walking,
+            createWatcher: (dirOfRoot, ignored) =>
+              walking.createWatcher(dirOfRoot, (absolute, seen) => {
+                if (!saved && (absolute === dir || absolute === pad)) save();
+                return ignored(absolute, seen);
+              }),
+          };
+        },
+      });
+      // The first answer may come before the walk: it waits for nothing the walk does.
+      const before = await service.get(FORMAT);
+      expect(before.status).to.equal(200);
+      await walk.walked;
+      expect(saved, 'the walk reached the directory').to.equal(true);
+      expect((await service.get(FORMAT)).text).to.include('LIB_PAD_MIDWAY');
+      expect((await service.get(FORMAT)).text).to.include('LIB_PAD_MIDWAY');
+      fs.writeFileSync(pad, padWith(pad, 'LIB_PAD_AFTERS'));
+      expect((await service.get(FORMAT)).text).to.include('LIB_PAD_AFTERS');
+    });
+  }
+});
+
+// A change and its undoing within a tick (a checkout and a checkout back): the bytes first read.
+describe('a file changed and changed back at once', function () {
+  it('answers the original bytes, and the next edit', async function () {
+    const { service, pad } = await walked(true);
+    const original = fs.readFileSync(pad, 'utf8');
+    fs.writeFileSync(pad, padWith(pad, 'LIB_PAD_BRANCH'));
+    fs.writeFileSync(pad, original);
+    const answer = await service.get(FORMAT);
+    expect(answer.text).to.include('LIB_PAD_MARKER').and.not.include('LIB_PAD_BRANCH');
+    fs.writeFileSync(pad, padWith(pad, 'LIB_PAD_BACKTO'));
+    expect((await service.get(FORMAT)).text).to.include('LIB_PAD_BACKTO');
+  });
 });
