@@ -6,6 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Observable } from 'rxjs';
 import type { EffectDeps } from '../../src/effects/table.js';
+import { coarseStat } from '../helpers/coarse-stat.js';
 import { DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { get } from '../helpers/http.js';
@@ -270,7 +271,7 @@ describe('a watcher the kernel refuses', function () {
 // A branch switch: every source of two packages rewritten by another process within a few
 // milliseconds, a module.json and, last, a package.json's version, while requests arrive.
 describe('a branch switch under requests', function () {
-  const COUNT = 60;
+  const COUNT = 50;
   const sources = (branch: string) => {
     const files: Record<string, string> = {};
     for (let i = 0; i < COUNT; i++) {
@@ -283,7 +284,7 @@ describe('a branch switch under requests', function () {
   const manifest = (name: string, version: string, extra: Record<string, unknown> = {}) =>
     JSON.stringify({ name, version, type: 'module', exports: Object.fromEntries(Array.from({ length: COUNT }, (_, i) => [`./m${i}`, `./m${i}/index.ts`])), ...extra }, null, 2);
 
-  it('never answers a new version’s address from old sources, never 5xx, and settles to what a fresh service reports', async function () {
+  for (const watch of [true, false]) it(`never answers a new version’s address from old sources, never 5xx, and settles to what a fresh service reports (${watch ? 'watching' : 'no watcher'})`, async function () {
     const root = tempWorkspace({
       'core.json': JSON.stringify({ packages: ['packages/a', 'packages/app'], preview: '@b/app/main' }),
       'packages/a/package.json': manifest('@b/a', '1.0.0'),
@@ -293,7 +294,7 @@ describe('a branch switch under requests', function () {
     });
     quietTree(root);
     const walk = awaitedWalk();
-    const service = await serve(root, { effectDeps: walk.deps });
+    const service = await serve(root, watch ? { effectDeps: walk.deps } : { watch: false });
     const mapOf = async () => {
       const answer = await service.get('/preview/entry.json');
       expect(answer.status, answer.text.slice(0, 300)).to.be.below(500);
@@ -301,7 +302,7 @@ describe('a branch switch under requests', function () {
     };
     const first = await mapOf();
     expect(first['@b/a/m5']).to.match(/^\/m\/@b\/a@1\.0\.0\//);
-    await walk.walked;
+    if (watch) await walk.walked;
 
     // The other process: sources first, then the module.json (its entry moves), the version last.
     const next = { ...sources('NEW'), 'packages/a/m0/main.ts': "export const A0 = 'A0_NEW';\n", 'packages/a/m0/module.json': JSON.stringify({ entry: 'main.ts' }), 'packages/a/package.json': manifest('@b/a', '1.1.0') };
@@ -487,5 +488,28 @@ describe('a file changed and changed back at once', function () {
     expect(answer.text).to.include('LIB_PAD_MARKER').and.not.include('LIB_PAD_BRANCH');
     fs.writeFileSync(pad, padWith(pad, 'LIB_PAD_BACKTO'));
     expect((await service.get(FORMAT)).text).to.include('LIB_PAD_BACKTO');
+  });
+});
+
+// A file system of whole seconds with no watcher at all (test/helpers/coarse-stat.ts): only the
+// check before answering, by stat, stands between a save and a stale answer.
+describe('a file system of whole seconds, no watcher', function () {
+  it('answers each of three same-size saves within one second, and a save setting the second back', async function () {
+    const root = fixtureWorkspace('basic');
+    const pad = path.join(root, PAD);
+    const second = new Date('2020-01-01T00:00:00.000Z');
+    const save = (marker: string, at = second) => {
+      fs.writeFileSync(pad, padWith(pad, marker));
+      fs.utimesSync(pad, at, at);
+    };
+    save('LIB_PAD_SECOND');
+    const service = await serve(root, { watch: false, fileHashes: { stat: coarseStat, now: () => second.getTime() + 300 } });
+    expect((await service.get(FORMAT)).text).to.include('LIB_PAD_SECOND');
+    for (const marker of ['LIB_PAD_SAVEDA', 'LIB_PAD_SAVEDB', 'LIB_PAD_SAVEDC']) {
+      save(marker);
+      expect((await service.get(FORMAT)).text).to.include(marker);
+    }
+    save('LIB_PAD_EARLIE', new Date(second.getTime() - 3_600_000));
+    expect((await service.get(FORMAT)).text).to.include('LIB_PAD_EARLIE');
   });
 });
