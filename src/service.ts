@@ -2,7 +2,6 @@
 // wired together; each part is a file of src/service/ (ARCHITECTURE.md "Layers").
 // `startService` is the programmatic API of README "The event log, replay and state
 // subscription"; `core run` is a thin command over it.
-import path from 'node:path';
 import { map, share, tap, type Observable } from 'rxjs';
 import type { Server } from 'node:http';
 import type { ExtensionHost, ServiceExtension } from './extension.js';
@@ -10,6 +9,7 @@ import type { AnswerCache } from './http/answer-cache.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './io/asset-files.js';
 import type { FileHashesOptions } from './io/file-hashes.js';
+import { realDirectory } from './io/confined-paths.js';
 import { createFreshnessCheck } from './io/freshness.js';
 import type { ClientLimits } from './io/remote-cache/client.js';
 import type { RemoteCacheSettings } from './io/remote-cache/settings.js';
@@ -100,7 +100,7 @@ export interface Service {
 export const loadHttpLayer = () => import('./http/app.js');
 
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
-  const root = path.resolve(options.root ?? process.cwd());
+  const root = realDirectory(options.root ?? process.cwd());
   const host = options.host ?? '127.0.0.1';
   const logger = options.logger ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const cdnOrigin = options.cdnOrigin ? options.cdnOrigin.replace(/\/+$/, '') : null;

@@ -16,6 +16,20 @@ export const isPlainRelative = (relative: string): boolean =>
 // is most of the cost of reading 1,000 modules' sources on a first start.
 const realpath = (file: string): string => fs.realpathSync.native(file);
 
+/**
+ * The workspace's directory by its real path: esbuild, the confinement and the watcher see the
+ * real paths of its files, which a root named through a link would place outside it (README
+ * "Links and large trees"). As given when it cannot be resolved, for the caller's own error.
+ */
+export function realDirectory(dir: string): string {
+  const resolved = path.resolve(dir);
+  try {
+    return realpath(resolved);
+  } catch {
+    return resolved;
+  }
+}
+
 export interface ConfinedPaths {
   absolute(relative: string): string;
   /** Undefined when absent, or not reachable (ENOTDIR, EACCES): as good as absent for the service. */

@@ -148,6 +148,28 @@ describe('symbolic links in a workspace', function () {
     await restarted.close();
   });
 
+  // `core run ~/link/to/workspace`, or /tmp on macOS (a link to /private/tmp): esbuild and the
+  // confinement see real paths, so a root named through a link made the files of the workspace
+  // look like files elsewhere (its declared assets "not declared").
+  it('a workspace named through a link to it: served as when named by its real path, edits through either path seen', async function () {
+    const real = fixtureWorkspace('basic');
+    const linked = path.join(tempWorkspace(), 'linked');
+    fs.symlinkSync(real, linked);
+    const walk = awaitedWalk();
+    const service = await serve(linked, { effectDeps: walk.deps });
+    const main = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
+    const first = await service.get(main);
+    expect(first.status, first.text.slice(0, 300)).to.equal(200);
+    expect(service.root).to.equal(real);
+    expect((await service.report()).modules.filter((module) => module.status !== 'valid').map((module) => module.specifier)).to.deep.equal([]);
+    await walk.walked;
+    const helper = 'packages/app/main/helper.ts';
+    fs.writeFileSync(path.join(linked, helper), fs.readFileSync(path.join(real, helper), 'utf8').replace('APP_HELPER_MARKER', 'APP_HELPER_LINKED'));
+    expect((await service.get(main)).text).to.include('APP_HELPER_LINKED');
+    fs.writeFileSync(path.join(real, helper), fs.readFileSync(path.join(real, helper), 'utf8').replace('APP_HELPER_LINKED', 'APP_HELPER_REALLY'));
+    expect((await service.get(main)).text).to.include('APP_HELPER_REALLY');
+  });
+
   it('a tree larger than the watch limit: one warning saying what to do, and the service serves', async function () {
     const reported: string[] = [];
     const service = await serve(fixtureWorkspace('basic'), { watchLimit: 5, logger: (line) => void reported.push(line) });
