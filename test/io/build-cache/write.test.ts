@@ -46,7 +46,7 @@ describe('createCacheWriter', () => {
       if (!('index' in parsed)) throw new Error(parsed.ignored);
       return parsed;
     };
-    return { root, dir, writer, builds, record, signatures, indexStat, index, packed: () => packed, outputsDir: path.join(dir, 'outputs') };
+    return { root, dir, writer, builds, record, outputs, signatures, indexStat, index, packed: () => packed, outputsDir: path.join(dir, 'outputs') };
   }
 
   it('packs and writes nothing when the builds, their inputs\' stats and the model are those it last wrote', async () => {
@@ -113,6 +113,28 @@ describe('createCacheWriter', () => {
     await writer.write(builds, workspace);
     expect(packed()).to.equal(2);
     expect(fs.readdirSync(outputsDir)).to.deep.equal(index().index.packs.map((pack) => pack.file));
+  });
+
+  it('packs again and writes the index again when a pack it named was removed after its check, before its index was renamed into place', async () => {
+    const { writer, builds, record, outputs, outputsDir, index } = writerOf();
+    await writer.write(builds, workspace);
+    const [reused] = fs.readdirSync(outputsDir);
+    // A second variant, of new outputs: the write names the first pack again, beside a new one.
+    const more: SavedBuild[] = [...builds, { ...builds[0]!, variant: 'node.development', record: { ...record, build: 2, outputs: { code: outputs.put(Buffer.from('node code')), styles: null } } }];
+    const realWriteFile = fs.promises.writeFile;
+    // Another service sharing the cache removes it just before this index is written.
+    fs.promises.writeFile = (async (file: fs.PathLike, ...rest: unknown[]) => {
+      if (String(file).includes('builds.json.')) fs.rmSync(path.join(outputsDir, reused!), { force: true });
+      return (realWriteFile as (...args: unknown[]) => Promise<void>)(file, ...rest);
+    }) as typeof fs.promises.writeFile;
+    try {
+      await writer.write(more, workspace);
+    } finally {
+      fs.promises.writeFile = realWriteFile;
+    }
+    const { packs, entries } = index().index;
+    expect(packs.map((pack) => pack.file).filter((file) => !fs.existsSync(path.join(outputsDir, file)))).to.deep.equal([]);
+    expect(entries.map((entry) => packs.some((pack) => Object.hasOwn(pack.at, entry.record.outputs.code.hash)))).to.deep.equal([true, true]);
   });
 
   it('compares the text of a build made again with the same outputs, and leaves the same index as it is', async () => {
