@@ -160,8 +160,8 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 // writing its outputs twice. A pack taken out of reach keeps its old mtime but gets a new ctime
 // (a rename sets it): the `.tmp` rule counts from the later of the two, so another's tidy never
 // removes one about to be put back.
-// Cost: with nothing to remove, a listing of `outputs/`; each removal adds two renames' worth of
-// work and the index read twice; the writer's check is one stat per pack named (at most 9).
+// Cost on one service alone: the writer's check, one stat per pack named (at most 9); a tidy
+// that removes packs (after a repack) reads the index twice and renames each before removing it.
 const PACK_NAMED_MS = 10_000;
 
 async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string) {
