@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { createOutputCache } from '../../../src/outputs/output-cache.js';
 import { contentHash } from '../../../src/outputs/content-hash.js';
 import { createOutputPacks } from '../../../src/io/build-cache/output-packs.js';
-import { createCacheWriter, type SavedBuild } from '../../../src/io/build-cache/write.js';
+import { CacheNotWritten, createCacheWriter, type SavedBuild } from '../../../src/io/build-cache/write.js';
 import { parseIndex } from '../../../src/io/cache-index.js';
 import { createFileHashes, type FileSignature } from '../../../src/io/file-hashes.js';
 import type { BuildRecord } from '../../../src/store/state.js';
@@ -135,6 +135,22 @@ describe('createCacheWriter', () => {
     const { packs, entries } = index().index;
     expect(packs.map((pack) => pack.file).filter((file) => !fs.existsSync(path.join(outputsDir, file)))).to.deep.equal([]);
     expect(entries.map((entry) => packs.some((pack) => Object.hasOwn(pack.at, entry.record.outputs.code.hash)))).to.deep.equal([true, true]);
+  });
+
+  it('gives up, saying the cache was not written, when its packs are removed before every write of its index', async () => {
+    const { writer, builds, outputsDir, packed } = writerOf();
+    const realWriteFile = fs.promises.writeFile;
+    fs.promises.writeFile = (async (file: fs.PathLike, ...rest: unknown[]) => {
+      if (String(file).includes('builds.json.')) for (const name of fs.readdirSync(outputsDir)) fs.rmSync(path.join(outputsDir, name));
+      return (realWriteFile as (...args: unknown[]) => Promise<void>)(file, ...rest);
+    }) as typeof fs.promises.writeFile;
+    const failed = await writer.write(builds, workspace).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    fs.promises.writeFile = realWriteFile;
+    expect(failed).to.be.instanceOf(CacheNotWritten);
+    expect(packed(), 'the first write and 3 more').to.equal(4);
   });
 
   it('compares the text of a build made again with the same outputs, and leaves the same index as it is', async () => {
