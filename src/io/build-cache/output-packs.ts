@@ -13,8 +13,11 @@ import { ABANDONED_MS, exists, writeAtomically } from './write-atomically.js';
 /** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
 const MAX_PACKS = 8;
 
-/** Where each output of the packs read at start lies, with the pack's bytes. */
-export type ReadPacks = ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
+/** Where each output of the packs read at start lies, with the pack's bytes; `gone`: the outputs of the packs named that were not there. */
+export interface ReadPacks {
+  found: ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
+  gone: ReadonlySet<string>;
+}
 
 export interface OutputPacks {
   readonly dir: string;
@@ -74,12 +77,14 @@ export function createOutputPacks(dir: string): OutputPacks {
 // A pack cut short or missing leaves the outputs past its end, or all of its own, to be built again.
 function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, number>, packed: Map<string, { file: string; start: number }>): ReadPacks {
   const found = new Map<string, { file: string; bytes: Buffer; start: number }>();
+  const gone = new Set<string>();
   for (const pack of packs) {
     if (!isOutputPack(pack)) continue;
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(path.join(dir, pack.file));
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') for (const hash of Object.keys(pack.at)) gone.add(hash);
       continue;
     }
     sizes.set(pack.file, bytes.length);
@@ -89,7 +94,7 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
       if (isContentHash(hash) && start < bytes.length) packed.set(hash, { file: pack.file, start });
     }
   }
-  return found;
+  return { found, gone };
 }
 
 // The packs that hold `needed`: those already on disk that hold some, and a new one of the
