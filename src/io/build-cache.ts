@@ -95,14 +95,14 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   // Read once on start, for the workspace's restoration and then the builds'.
   let startIndex: CacheIndex | { ignored: string; damaged: boolean } | null = null;
   const indexAtStart = () => (startIndex ??= readIndex());
+  // The index read at start, as a file: every write renames a new one into place.
+  let readFrom: fs.Stats | null = null;
+  const indexReplaced = () => !readFrom || !sameFile(readFrom, fs.statSync(indexFile, { throwIfNoEntry: false }));
   function readIndex(): CacheIndex | { ignored: string; damaged: boolean } {
-    let text: string;
-    try {
-      text = fs.readFileSync(indexFile, 'utf8');
-    } catch {
-      return { ignored: 'no cache yet', damaged: false };
-    }
-    const parsed = parseIndex(text, { identity, root: workspaceRoot, file: indexFile });
+    const read = readWithStat(indexFile);
+    if (!read) return { ignored: 'no cache yet', damaged: false };
+    readFrom = read.stats;
+    const parsed = parseIndex(read.text, { identity, root: workspaceRoot, file: indexFile });
     if (!('index' in parsed)) return parsed;
     writer.readAtStart(parsed.index, parsed.checksum);
     return parsed.index;
@@ -128,7 +128,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     restore(workspace) {
       try {
         const index = indexAtStart();
-        if (!('ignored' in index)) return restoreBuilds(index, workspace, { dir, hashes, outputs, packs, tellDamage });
+        if (!('ignored' in index)) return restoreBuilds(index, workspace, { dir, hashes, outputs, packs, tellDamage, indexReplaced });
         if (index.damaged) tellDamage(index.ignored);
         return { type: 'cache.restored', dir, builds: [], ignored: index.ignored };
       } catch (error) {
@@ -157,3 +157,19 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     },
   };
 }
+
+// The stat of the very file read: a rename between a stat and a read could pair another's.
+function readWithStat(file: string): { text: string; stats: fs.Stats } | null {
+  try {
+    const opened = fs.openSync(file, 'r');
+    try {
+      return { stats: fs.fstatSync(opened), text: fs.readFileSync(opened, 'utf8') };
+    } finally {
+      fs.closeSync(opened);
+    }
+  } catch {
+    return null;
+  }
+}
+
+const sameFile = (then: fs.Stats, now: fs.Stats | undefined): boolean => !!now && now.ino === then.ino && now.dev === then.dev && now.mtimeMs === then.mtimeMs;

@@ -88,6 +88,43 @@ describe('createBuildCache', () => {
     expect(asked.filter((relative) => relative.startsWith('..'))).to.deep.equal([]);
     expect(told).to.deep.equal([]);
   });
+  describe('a pack named by the index read at start, gone when the packs are read', () => {
+    const workspace = workspaceModel([one], { sources: { 'core.json': contentHash('core') } });
+    const PACK = 'aaaaaaaaaaaaaaaa.pack';
+
+    /** A cache whose index names one build of `one`, of no inputs, its code in one pack; its index read (with the model), the pack removed after. */
+    function readThenRemoved(replaceIndex: boolean) {
+      const { root, dir } = cacheOf(workspace, {});
+      const indexFile = path.join(dir, 'builds.json');
+      const index = JSON.parse(fs.readFileSync(indexFile, 'utf8').replace(/\n[^\n]*$/, ''));
+      fs.mkdirSync(path.join(dir, 'outputs'));
+      fs.writeFileSync(path.join(dir, 'outputs', PACK), 'code');
+      fs.writeFileSync(indexFile, indexText({ ...index, packs: [{ file: PACK, at: { [contentHash('code')]: 0 } }] }));
+      const told: string[] = [];
+      const cache = createBuildCache(dir, root, identity, { hashes: createFileHashes(root), outputs: createOutputCache(), reader: 'reader', logger: (line) => told.push(line) });
+      cache.restoreWorkspace();
+      // Another service writes its index (renamed into place) and removes the pack it no longer names.
+      if (replaceIndex) {
+        fs.writeFileSync(`${indexFile}.new`, fs.readFileSync(indexFile));
+        fs.renameSync(`${indexFile}.new`, indexFile);
+      }
+      fs.rmSync(path.join(dir, 'outputs', PACK));
+      return { restored: cache.restore(workspace), told };
+    }
+
+    it('is a miss, not a damage, when another index replaced the one read', () => {
+      const { restored, told } = readThenRemoved(true);
+      expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
+      expect(told).to.deep.equal([]);
+    });
+    it('is a damage when the index read is still the one on disk', () => {
+      const { restored, told } = readThenRemoved(false);
+      expect(restored.builds).to.deep.equal([]);
+      expect(told).to.have.length(1);
+      expect(told[0]).to.include('is damaged (an output is missing from its pack');
+    });
+  });
+
   /** A cache whose hashes note each path stamped or adopted (`asked`), and an entry of `one` with these inputs. */
   function countingCache(dir: string, root: string, real: FileHashes, workspace: WorkspaceModel, inputs: Record<string, string | null>) {
     const asked: string[] = [];

@@ -13,8 +13,11 @@ import { ABANDONED_MS, exists, writeAtomically } from './write-atomically.js';
 /** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
 const MAX_PACKS = 8;
 
-/** Where each output of the packs read at start lies, with the pack's bytes. */
-export type ReadPacks = ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
+/** Where each output of the packs read at start lies, with the pack's bytes; `gone`: the outputs of the packs named that were not there. */
+export interface ReadPacks {
+  found: ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
+  gone: ReadonlySet<string>;
+}
 
 export interface OutputPacks {
   readonly dir: string;
@@ -26,8 +29,10 @@ export interface OutputPacks {
   pack(needed: ReadonlyMap<string, Buffer>): Promise<OutputPack[]>;
   /** The packs only a failed write named go: its index was not written. */
   discard(packs: readonly OutputPack[], keep: ReadonlySet<string>): Promise<void>;
-  /** Once the index naming `named` is written, the packs no index names go. */
-  tidy(named: readonly OutputPack[]): Promise<void>;
+  /** Which of `named` are not on disk now (another service removed them). */
+  gone(named: readonly OutputPack[]): Promise<string[]>;
+  /** Once the index naming `named` is written, the packs no index names go: neither it nor the one at `indexFile` now. */
+  tidy(named: readonly OutputPack[], indexFile: string): Promise<void>;
   /** The packs this service wrote or read. */
   known(): Set<string>;
 }
@@ -55,8 +60,14 @@ export function createOutputPacks(dir: string): OutputPacks {
         forget(file);
       }
     },
-    async tidy(named) {
-      await removeUnreferenced(dir, new Set(named.map((pack) => pack.file)), sizes).catch(() => {});
+    async gone(named) {
+      const gone: string[] = [];
+      for (const { file } of named) if (!(await exists(path.join(dir, file)))) gone.push(file);
+      for (const file of gone) forget(file);
+      return gone;
+    },
+    async tidy(named, indexFile) {
+      await removeUnreferenced(dir, new Set(named.map((pack) => pack.file)), sizes, indexFile).catch(() => {});
       for (const [hash, place] of packed) if (!sizes.has(place.file)) packed.delete(hash);
     },
     known: () => new Set(sizes.keys()),
@@ -66,12 +77,14 @@ export function createOutputPacks(dir: string): OutputPacks {
 // A pack cut short or missing leaves the outputs past its end, or all of its own, to be built again.
 function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, number>, packed: Map<string, { file: string; start: number }>): ReadPacks {
   const found = new Map<string, { file: string; bytes: Buffer; start: number }>();
+  const gone = new Set<string>();
   for (const pack of packs) {
     if (!isOutputPack(pack)) continue;
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(path.join(dir, pack.file));
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') for (const hash of Object.keys(pack.at)) gone.add(hash);
       continue;
     }
     sizes.set(pack.file, bytes.length);
@@ -81,7 +94,7 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
       if (isContentHash(hash) && start < bytes.length) packed.set(hash, { file: pack.file, start });
     }
   }
-  return found;
+  return { found, gone };
 }
 
 // The packs that hold `needed`: those already on disk that hold some, and a new one of the
@@ -133,25 +146,67 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 }
 
 // The packs the index no longer names go, so the cache holds about one build of the workspace
-// (and at most as much again that no entry needs). Those this service knows (it wrote them, or
-// read them at start) go at once; another's is named by that one's index right after it is
-// written, so it goes only once older than that could take. A `.tmp` file is another's write in
-// progress, unless it is old: then a killed one's. Anything else (an older format's outputs) goes.
+// (and at most as much again that no entry needs). A `.tmp` file is another's write or removal
+// in progress, unless it is old: then a killed one's. Anything else (an older format's outputs) goes.
+//
+// Services sharing the cache write with no lock, so a pack this service's index no longer names
+// may be named by another's index, renamed into place since or about to be. Two rules together
+// keep any index left on disk naming only packs that are there (README "The build cache"):
+// - A pack is removed in three steps: skipped if the index on disk names it; else taken out of
+//   reach by renaming it to a temporary name; then the index on disk is read again and the pack
+//   put back if it names it now, removed if not. An index renamed into place before that second
+//   read is seen by it; one renamed after it finds the pack already out of reach.
+// - A writer, after renaming its index into place, checks that every pack it names is there
+//   (`gone`), and writes the missing outputs to a new pack and the index again if one is not
+//   (src/io/build-cache/write.ts). So an index renamed after another's second read is always
+//   written again, whether its check before writing saw the pack or not.
+// A pack another service wrote and this one never read is, besides, left alone until 10 s old
+// (its index names it right after writing it): not needed for the above, it spares that service
+// writing its outputs twice. A pack taken out of reach keeps its old mtime but gets a new ctime
+// (a rename sets it): the `.tmp` rule counts from the later of the two, so another's tidy never
+// removes one about to be put back.
+// Cost on one service alone: the writer's check, one stat per pack named (at most 9); a tidy
+// that removes packs (after a repack) reads the index twice and renames each before removing it.
 const PACK_NAMED_MS = 10_000;
 
-async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>) {
+async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string) {
   const found = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+  const unnamed: string[] = [];
   for (const entry of found) {
     const { name } = entry;
     // A directory was never written by a service: someone else's, left alone.
     if (kept.has(name) || !entry.isFile()) continue;
     const file = path.join(dir, name);
-    const spared = name.endsWith('.tmp') ? ABANDONED_MS : PACK_NAME.test(name) && !known.has(name) ? PACK_NAMED_MS : 0;
+    const isPack = PACK_NAME.test(name);
+    const temporary = name.endsWith('.tmp');
+    const spared = temporary ? ABANDONED_MS : isPack && !known.has(name) ? PACK_NAMED_MS : 0;
     if (spared > 0) {
       const stats = await fs.promises.stat(file).catch(() => null);
-      if (!stats || Date.now() - stats.mtimeMs < spared) continue;
+      if (!stats || Date.now() - (temporary ? Math.max(stats.mtimeMs, stats.ctimeMs) : stats.mtimeMs) < spared) continue;
     }
+    if (isPack) unnamed.push(name);
     // One that cannot be removed stays: it is named by no index, so it is never read.
-    if (await fs.promises.rm(file, { force: true }).then(() => true, () => false)) known.delete(name);
+    else await fs.promises.rm(file, { force: true }).catch(() => {});
   }
+  if (unnamed.length === 0) return;
+  const namedBefore = await namedByIndex(indexFile);
+  const taken: { name: string; temporary: string }[] = [];
+  for (const name of unnamed) {
+    if (namedBefore(name)) continue;
+    const temporary = `${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    if (await fs.promises.rename(path.join(dir, name), path.join(dir, temporary)).then(() => true, () => false)) taken.push({ name, temporary });
+  }
+  if (taken.length === 0) return;
+  const namedNow = await namedByIndex(indexFile);
+  for (const { name, temporary } of taken) {
+    if (namedNow(name)) await fs.promises.rename(path.join(dir, temporary), path.join(dir, name)).catch(() => {});
+    else if (await fs.promises.rm(path.join(dir, temporary), { force: true }).then(() => true, () => false)) known.delete(name);
+  }
+}
+
+// Whether the index on disk names a pack: any mention of its name counts (a damaged index too),
+// and an index that cannot be read names every pack. No index names none.
+async function namedByIndex(indexFile: string): Promise<(pack: string) => boolean> {
+  const text = await fs.promises.readFile(indexFile, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : null));
+  return (pack) => text === null || text.includes(`"${pack}"`);
 }

@@ -91,17 +91,24 @@ export interface RestoreDeps {
   outputs: OutputCache;
   packs: OutputPacks;
   tellDamage(what: string): void;
+  /** Whether the index on disk is another than the one restored from (another service wrote one since). */
+  indexReplaced(): boolean;
 }
 
 export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps: RestoreDeps): Extract<Fact, { type: 'cache.restored' }> {
   const facts = workspaceFacts(workspace, deps.hashes);
   const read = deps.packs.read(index.packs);
-  const load = (ref: OutputRef) => loadOutput(ref, read, deps);
+  const load = (ref: OutputRef) => loadOutput(ref, read.found, deps);
+  // A pack gone since its index was read, when another index has replaced it: the service that
+  // wrote that one removed what it no longer names (README "The build cache", "Writing"), so
+  // those entries are replaced, not damaged.
+  let replaced: boolean | undefined;
+  const replacedSince = (ref: OutputRef) => read.gone.has(ref.hash) && (replaced ??= deps.indexReplaced());
   const builds: RestoredBuild[] = [];
   let stale = 0;
   for (const entry of index.entries) {
     try {
-      if (stillValid(entry, facts, load)) {
+      if (stillValid(entry, facts, load, replacedSince)) {
         const { outputs, imports, inputs, resolution, warnings, shared } = entry.record;
         builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) });
         continue;
@@ -117,20 +124,21 @@ export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps
 
 // `damaged`: what the index or a pack says is not what was written (an entry not of its shape,
 // an output no pack holds whole); `stale`: the workspace changed since.
-function stillValid(entry: unknown, facts: WorkspaceFacts, load: (ref: OutputRef) => boolean): entry is CacheEntry {
+// `replacedSince`: an output whose pack went with an index another service replaced: stale.
+function stillValid(entry: unknown, facts: WorkspaceFacts, load: (ref: OutputRef) => boolean, replacedSince: (ref: OutputRef) => boolean): entry is CacheEntry {
   if (!isCacheEntry(entry)) throw new DamagedEntry('an entry is not of its shape');
   if (!factsHold(entry, facts, entry.signatures)) return false;
   const { outputs } = entry.record;
-  const chunks = Object.values(outputs.chunks ?? {});
-  if (!load(outputs.code) || (outputs.styles !== null && !load(outputs.styles)) || !chunks.every(load)) {
-    throw new DamagedEntry('an output is missing from its pack or its bytes do not hash to its name');
-  }
-  return true;
+  const refs = [outputs.code, ...(outputs.styles !== null ? [outputs.styles] : []), ...Object.values(outputs.chunks ?? {})];
+  const unloaded = refs.find((ref) => !load(ref));
+  if (unloaded === undefined) return true;
+  if (replacedSince(unloaded)) return false;
+  throw new DamagedEntry('an output is missing from its pack or its bytes do not hash to its name');
 }
 
 // An output is trusted only if its bytes hash to its name. Kept as a view of its pack: the
 // outputs restored together share the packs' reads.
-function loadOutput({ hash, size }: OutputRef, read: ReadPacks, { outputs, packs }: RestoreDeps): boolean {
+function loadOutput({ hash, size }: OutputRef, read: ReadPacks['found'], { outputs, packs }: RestoreDeps): boolean {
   if (outputs.get(hash)) return true;
   const place = read.get(hash);
   if (!place || !isContentHash(hash) || !Number.isSafeInteger(size) || size < 0) return false;

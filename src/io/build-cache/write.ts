@@ -18,6 +18,9 @@ import type { OutputPacks } from './output-packs.js';
 import { isKeptBundler } from './restore.js';
 import { exists, writeAtomically } from './write-atomically.js';
 
+/** How many times a write names its outputs again when another service removed a pack its index names, before it gives up until the next write. */
+const MAX_REWRITES = 3;
+
 export interface SavedBuild {
   module: string;
   variant: string;
@@ -86,7 +89,7 @@ export function createCacheWriter(deps: CacheWriterDeps): CacheWriter {
 
   async function tidy(named: readonly OutputPack[]) {
     // The index is written: what follows only tidies, and a failure of it costs nothing the next start needs.
-    await packs.tidy(named);
+    await packs.tidy(named, indexFile);
     if (!prunedSiblings) {
       prunedSiblings = true;
       await removeCachesOfRemovedWorkspaces(dir).catch(() => {});
@@ -111,6 +114,19 @@ export function createCacheWriter(deps: CacheWriterDeps): CacheWriter {
         // and nothing here remembers the failure, so the next write starts as this one did.
         await packs.discard(named, packsBefore);
         throw new CacheNotWritten(error as Error, await exists(indexFile));
+      }
+      // Another service sharing the cache may have removed a pack this index names after it was
+      // checked, before the index was renamed into place (src/io/build-cache/output-packs.ts,
+      // `removeUnreferenced`): what it held goes to a new pack and the index is written again.
+      for (let rewrites = 0; (await packs.gone(named)).length > 0; rewrites += 1) {
+        if (rewrites === MAX_REWRITES) throw new CacheNotWritten(new Error('another service sharing it kept removing the packs it named'), true);
+        try {
+          named = await packs.pack(needed);
+          await writeIndex(entries, named, workspace);
+        } catch (error) {
+          // A new pack the index does not name yet is removed by a later write's tidying.
+          throw new CacheNotWritten(error as Error, true);
+        }
       }
       await tidy(named);
     },

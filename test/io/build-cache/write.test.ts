@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { createOutputCache } from '../../../src/outputs/output-cache.js';
 import { contentHash } from '../../../src/outputs/content-hash.js';
 import { createOutputPacks } from '../../../src/io/build-cache/output-packs.js';
-import { createCacheWriter, type SavedBuild } from '../../../src/io/build-cache/write.js';
+import { CacheNotWritten, createCacheWriter, type SavedBuild } from '../../../src/io/build-cache/write.js';
 import { parseIndex } from '../../../src/io/cache-index.js';
 import { createFileHashes, type FileSignature } from '../../../src/io/file-hashes.js';
 import type { BuildRecord } from '../../../src/store/state.js';
@@ -46,7 +46,7 @@ describe('createCacheWriter', () => {
       if (!('index' in parsed)) throw new Error(parsed.ignored);
       return parsed;
     };
-    return { root, dir, writer, builds, record, signatures, indexStat, index, packed: () => packed, outputsDir: path.join(dir, 'outputs') };
+    return { root, dir, writer, builds, record, outputs, signatures, indexStat, index, packed: () => packed, outputsDir: path.join(dir, 'outputs') };
   }
 
   it('packs and writes nothing when the builds, their inputs\' stats and the model are those it last wrote', async () => {
@@ -113,6 +113,44 @@ describe('createCacheWriter', () => {
     await writer.write(builds, workspace);
     expect(packed()).to.equal(2);
     expect(fs.readdirSync(outputsDir)).to.deep.equal(index().index.packs.map((pack) => pack.file));
+  });
+
+  it('packs again and writes the index again when a pack it named was removed after its check, before its index was renamed into place', async () => {
+    const { writer, builds, record, outputs, outputsDir, index } = writerOf();
+    await writer.write(builds, workspace);
+    const [reused] = fs.readdirSync(outputsDir);
+    // A second variant, of new outputs: the write names the first pack again, beside a new one.
+    const more: SavedBuild[] = [...builds, { ...builds[0]!, variant: 'node.development', record: { ...record, build: 2, outputs: { code: outputs.put(Buffer.from('node code')), styles: null } } }];
+    const realWriteFile = fs.promises.writeFile;
+    // Another service sharing the cache removes it just before this index is written.
+    fs.promises.writeFile = (async (file: fs.PathLike, ...rest: unknown[]) => {
+      if (String(file).includes('builds.json.')) fs.rmSync(path.join(outputsDir, reused!), { force: true });
+      return (realWriteFile as (...args: unknown[]) => Promise<void>)(file, ...rest);
+    }) as typeof fs.promises.writeFile;
+    try {
+      await writer.write(more, workspace);
+    } finally {
+      fs.promises.writeFile = realWriteFile;
+    }
+    const { packs, entries } = index().index;
+    expect(packs.map((pack) => pack.file).filter((file) => !fs.existsSync(path.join(outputsDir, file)))).to.deep.equal([]);
+    expect(entries.map((entry) => packs.some((pack) => Object.hasOwn(pack.at, entry.record.outputs.code.hash)))).to.deep.equal([true, true]);
+  });
+
+  it('gives up, saying the cache was not written, when its packs are removed before every write of its index', async () => {
+    const { writer, builds, outputsDir, packed } = writerOf();
+    const realWriteFile = fs.promises.writeFile;
+    fs.promises.writeFile = (async (file: fs.PathLike, ...rest: unknown[]) => {
+      if (String(file).includes('builds.json.')) for (const name of fs.readdirSync(outputsDir)) fs.rmSync(path.join(outputsDir, name));
+      return (realWriteFile as (...args: unknown[]) => Promise<void>)(file, ...rest);
+    }) as typeof fs.promises.writeFile;
+    const failed = await writer.write(builds, workspace).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    fs.promises.writeFile = realWriteFile;
+    expect(failed).to.be.instanceOf(CacheNotWritten);
+    expect(packed(), 'the first write and 3 more').to.equal(4);
   });
 
   it('compares the text of a build made again with the same outputs, and leaves the same index as it is', async () => {
