@@ -13,11 +13,19 @@ import { ABANDONED_MS, exists, writeAtomically } from './write-atomically.js';
 /** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
 const MAX_PACKS = 8;
 
-/** Where each output of the packs read at start lies, with the pack's bytes; `gone`: the outputs of the packs named that were not there. */
+/**
+ * Where each output of the packs read at start lies, with the pack's bytes; `gone`: the outputs
+ * of the packs named that were not there; `claimed`: those of `gone` whose pack another
+ * service's tidy had taken out of reach (renamed to a claim) when read.
+ */
 export interface ReadPacks {
   found: ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
   gone: ReadonlySet<string>;
+  claimed: ReadonlySet<string>;
 }
+
+/** A pack taken out of reach by a tidy (see `removeUnreferenced`): `<pack>.<pid>.<8 hex>.tmp`; group 1 is the pack's name. */
+const CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
 
 export interface OutputPacks {
   readonly dir: string;
@@ -78,13 +86,24 @@ export function createOutputPacks(dir: string): OutputPacks {
 function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, number>, packed: Map<string, { file: string; start: number }>): ReadPacks {
   const found = new Map<string, { file: string; bytes: Buffer; start: number }>();
   const gone = new Set<string>();
+  const claimed = new Set<string>();
+  // Listed once, and only when a pack named is missing: a tidy may be between taking it out of
+  // reach and putting it back (the index on disk names it), so it is no damage.
+  let claims: Set<string> | undefined;
+  const isClaimed = (file: string) =>
+    (claims ??= new Set(listNames(dir).flatMap((name) => CLAIM_NAME.exec(name)?.[1] ?? []))).has(file);
   for (const pack of packs) {
     if (!isOutputPack(pack)) continue;
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(path.join(dir, pack.file));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') for (const hash of Object.keys(pack.at)) gone.add(hash);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') continue;
+      const taken = isClaimed(pack.file);
+      for (const hash of Object.keys(pack.at)) {
+        gone.add(hash);
+        if (taken) claimed.add(hash);
+      }
       continue;
     }
     sizes.set(pack.file, bytes.length);
@@ -94,7 +113,15 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
       if (isContentHash(hash) && start < bytes.length) packed.set(hash, { file: pack.file, start });
     }
   }
-  return { found, gone };
+  return { found, gone, claimed };
+}
+
+function listNames(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 // The packs that hold `needed`: those already on disk that hold some, and a new one of the

@@ -101,9 +101,10 @@ export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps
   const load = (ref: OutputRef) => loadOutput(ref, read.found, deps);
   // A pack gone since its index was read, when another index has replaced it: the service that
   // wrote that one removed what it no longer names (README "The build cache", "Writing"), so
-  // those entries are replaced, not damaged.
+  // those entries are replaced, not damaged. So is one whose pack a tidy had taken out of reach
+  // when read (it is put back if the index on disk names it): stale for this start.
   let replaced: boolean | undefined;
-  const replacedSince = (ref: OutputRef) => read.gone.has(ref.hash) && (replaced ??= deps.indexReplaced());
+  const replacedSince = (ref: OutputRef) => read.gone.has(ref.hash) && (read.claimed.has(ref.hash) || (replaced ??= deps.indexReplaced()));
   const builds: RestoredBuild[] = [];
   let stale = 0;
   for (const entry of index.entries) {
@@ -124,7 +125,8 @@ export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps
 
 // `damaged`: what the index or a pack says is not what was written (an entry not of its shape,
 // an output no pack holds whole); `stale`: the workspace changed since.
-// `replacedSince`: an output whose pack went with an index another service replaced: stale.
+// `replacedSince`: an output whose pack went with an index another service replaced, or was
+// taken out of reach by a tidy when read: stale.
 function stillValid(entry: unknown, facts: WorkspaceFacts, load: (ref: OutputRef) => boolean, replacedSince: (ref: OutputRef) => boolean): entry is CacheEntry {
   if (!isCacheEntry(entry)) throw new DamagedEntry('an entry is not of its shape');
   if (!factsHold(entry, facts, entry.signatures)) return false;
