@@ -191,7 +191,10 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 // (its index names it right after writing it): not needed for the above, it spares that service
 // writing its outputs twice. A pack taken out of reach keeps its old mtime but gets a new ctime
 // (a rename sets it): the `.tmp` rule counts from the later of the two, so another's tidy never
-// removes one about to be put back.
+// removes one about to be put back. A claim left that old was a killed tidy's, between taking the
+// pack out of reach and putting it back: it is decided as that tidy would have, by the index on
+// disk (put back if it, or this service's own, names the pack; removed if not), never removed
+// blindly, which would lose a pack an index names.
 // Cost on one service alone: the writer's check, one stat per pack named (at most 9); a tidy
 // that removes packs (after a repack) reads the index twice and renames each before removing it.
 const PACK_NAMED_MS = 10_000;
@@ -199,6 +202,7 @@ const PACK_NAMED_MS = 10_000;
 async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string) {
   const found = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
   const unnamed: string[] = [];
+  const abandonedClaims: { name: string; temporary: string }[] = [];
   for (const entry of found) {
     const { name } = entry;
     // A directory was never written by a service: someone else's, left alone.
@@ -211,12 +215,19 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
       const stats = await fs.promises.stat(file).catch(() => null);
       if (!stats || Date.now() - (temporary ? Math.max(stats.mtimeMs, stats.ctimeMs) : stats.mtimeMs) < spared) continue;
     }
+    const claimedPack = CLAIM_NAME.exec(name)?.[1];
     if (isPack) unnamed.push(name);
+    else if (claimedPack !== undefined) abandonedClaims.push({ name: claimedPack, temporary: name });
     // One that cannot be removed stays: it is named by no index, so it is never read.
     else await fs.promises.rm(file, { force: true }).catch(() => {});
   }
-  if (unnamed.length === 0) return;
+  if (unnamed.length === 0 && abandonedClaims.length === 0) return;
   const namedBefore = await namedByIndex(indexFile);
+  for (const { name, temporary } of abandonedClaims) {
+    const back = (kept.has(name) || namedBefore(name)) && !(await exists(path.join(dir, name)));
+    if (back) await fs.promises.rename(path.join(dir, temporary), path.join(dir, name)).catch(() => {});
+    else await fs.promises.rm(path.join(dir, temporary), { force: true }).catch(() => {});
+  }
   const taken: { name: string; temporary: string }[] = [];
   for (const name of unnamed) {
     if (namedBefore(name)) continue;
