@@ -4,7 +4,7 @@
 // its read asked about leads where it led.
 import type { OutputCache } from '../../outputs/output-cache.js';
 import { isContentHash } from '../../outputs/content-hash.js';
-import { UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
+import { findingsOf, UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
 import { fingerprintOf, isBuildable } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
@@ -110,8 +110,7 @@ export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps
   for (const entry of index.entries) {
     try {
       if (stillValid(entry, facts, load, replacedSince)) {
-        const { outputs, imports, inputs, resolution, warnings, shared } = entry.record;
-        builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) });
+        builds.push({ module: entry.module, variant: entry.variant, outputs: entry.record.outputs, ...findingsOf(entry.record) });
         continue;
       }
     } catch (error) {

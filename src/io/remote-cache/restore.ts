@@ -7,7 +7,7 @@
 // output the record names. Anything else is a miss, counted by kind, and the module is built here.
 import type { KeyObject } from 'node:crypto';
 import type { OutputCache } from '../../outputs/output-cache.js';
-import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
+import { findingsOf, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
 import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
 import { isDependsOn, type CacheIdentity } from '../cache-index.js';
 import type { Answer, RemoteClient } from './client.js';
@@ -269,13 +269,13 @@ function judgeEntry(bytes: Buffer | Opened, key: string, wanted: WantedVariant, 
     if (!payload || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
     const verdict = deps.check(payload.entry);
     if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
-    const { outputs, imports, inputs, resolution, warnings, shared } = payload.entry.record;
+    const { outputs } = payload.entry.record;
     // A chunk's specifier becomes a file name in `core dist`'s output: only a shared file of this
     // module's own package, by the names an address carries, is one.
     if (!Object.keys(outputs.chunks ?? {}).every((specifier) => isSharedSpecifier(wanted.module.package, specifier))) return 'wrong-shape';
     const refs = [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null && !deps.outputs.get(one.hash));
     if (refs.some((ref) => !payload.blobs[ref.hash])) return 'wrong-shape';
-    const build = { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
+    const build = { module: wanted.module.specifier, variant: wanted.variant, outputs, ...findingsOf(payload.entry.record) };
     return { build, outputs: refs.map((ref) => ({ ref, digest: payload.blobs[ref.hash]! })) };
   } catch {
     return 'wrong-shape';
