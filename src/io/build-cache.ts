@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { OutputCache } from '../outputs/output-cache.js';
 import type { Fact } from '../store/events.js';
 import type { WorkspaceModel } from '../workspace/model.js';
-import type { FileHashes } from './file-hashes.js';
+import { sameStat, type FileHashes } from './file-hashes.js';
 import type { LinksOfReads } from './read-links.js';
 import { INDEX, realRoot } from './cache-location.js';
 import { isCacheEntry, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
@@ -97,7 +97,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const indexAtStart = () => (startIndex ??= readIndex());
   // The index read at start, as a file: every write renames a new one into place.
   let readFrom: fs.Stats | null = null;
-  const indexReplaced = () => !readFrom || !sameFile(readFrom, fs.statSync(indexFile, { throwIfNoEntry: false }));
+  const indexReplaced = () => !readFrom || isReplaced(indexFile, readFrom);
   function readIndex(): CacheIndex | { ignored: string; damaged: boolean } {
     const read = readWithStat(indexFile);
     if (!read) return { ignored: 'no cache yet', damaged: false };
@@ -172,4 +172,8 @@ function readWithStat(file: string): { text: string; stats: fs.Stats } | null {
   }
 }
 
-const sameFile = (then: fs.Stats, now: fs.Stats | undefined): boolean => !!now && now.ino === then.ino && now.dev === then.dev && now.mtimeMs === then.mtimeMs;
+/** Whether the file at `file` is no longer the one read with `then` (gone, or another renamed there). */
+function isReplaced(file: string, then: fs.Stats): boolean {
+  const now = fs.statSync(file, { throwIfNoEntry: false });
+  return !now || !sameStat(then, now);
+}

@@ -201,7 +201,7 @@ export type ReadStamp = Pick<Remembered, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' 
 export type StatTimes = Pick<fs.Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
 
 /** The same file, size and times as when it was read. */
-const sameStat = (known: ReadStamp, stats: StatTimes): boolean => known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ctimeMs === stats.ctimeMs;
+export const sameStat = (known: Omit<ReadStamp, 'at'>, stats: StatTimes): boolean => known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ctimeMs === stats.ctimeMs;
 
 /**
  * Whether what a read remembered still holds for the file's current stat: the same file, size and

@@ -48,6 +48,15 @@ export interface BuildFindings {
   shared?: string[];
 }
 
+/**
+ * A build's findings alone, each optional member only when present: what the build cache, the team
+ * cache and a restore copy of a record, so a member added to BuildFindings is copied by them all.
+ */
+export function findingsOf(record: BuildFindings): BuildFindings {
+  const { imports, inputs, resolution, warnings, shared } = record;
+  return { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
+}
+
 /** A build of an earlier run found still valid in the build cache (README "The build cache"). */
 export interface RestoredBuild extends BuildFindings {
   module: string;

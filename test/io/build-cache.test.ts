@@ -93,7 +93,7 @@ describe('createBuildCache', () => {
     const PACK = 'aaaaaaaaaaaaaaaa.pack';
 
     /** A cache whose index names one build of `one`, of no inputs, its code in one pack; its index read (with the model), the pack removed after. */
-    function readThenRemoved(replaceIndex: boolean) {
+    function readThenRemoved(replaceIndex: boolean, claimed = false) {
       const { root, dir } = cacheOf(workspace, {});
       const indexFile = path.join(dir, 'builds.json');
       const index = JSON.parse(fs.readFileSync(indexFile, 'utf8').replace(/\n[^\n]*$/, ''));
@@ -108,12 +108,19 @@ describe('createBuildCache', () => {
         fs.writeFileSync(`${indexFile}.new`, fs.readFileSync(indexFile));
         fs.renameSync(`${indexFile}.new`, indexFile);
       }
-      fs.rmSync(path.join(dir, 'outputs', PACK));
+      // A tidy of another service takes it out of reach (its claim), to put it back once it reads the index on disk.
+      if (claimed) fs.renameSync(path.join(dir, 'outputs', PACK), path.join(dir, 'outputs', `${PACK}.4242.0123abcd.tmp`));
+      else fs.rmSync(path.join(dir, 'outputs', PACK));
       return { restored: cache.restore(workspace), told };
     }
 
     it('is a miss, not a damage, when another index replaced the one read', () => {
       const { restored, told } = readThenRemoved(true);
+      expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
+      expect(told).to.deep.equal([]);
+    });
+    it("is a miss, not a damage, when another service's tidy holds it out of reach (renamed to its claim) though the index is still the one read", () => {
+      const { restored, told } = readThenRemoved(false, true);
       expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
       expect(told).to.deep.equal([]);
     });

@@ -63,6 +63,21 @@ describe('shared files in the state', () => {
     expect(selectReport(state).modules.flatMap((module) => module.diagnostics).filter((one) => one.kind === 'HELPER_SHARED')).to.deep.equal([]);
   });
 
+  it('find no copy in a build that only depends on a shared file (in its inputs and `resolution`, no chunk): only the builds that read it', () => {
+    const three = moduleModel('three');
+    const state = fold([
+      started,
+      { type: 'workspace.read', workspace: workspaceModel([one, two, three]) },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }, { module: three, generation: 1 }]),
+      succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
+      succeeded(1, two, DEV, 'two-1', { inputs: { [two.entry!]: 'two-1', [HELPER]: 'h-1' } }),
+      // `three` imports an entry that re-exports from the helper: TypeScript looked at it, the build did not read it.
+      succeeded(1, three, DEV, 'three-1', { inputs: { [three.entry!]: 'three-1', [HELPER]: 'h-1' }, resolution: [HELPER] }),
+    ]);
+    expect([...selectSharedFiles(state)]).to.deep.equal([['@t/app', { [HELPER]: SPECIFIER }]]);
+    expect(selectSharedFileCopies(state)).to.deep.equal([{ module: two.specifier, variant: DEV, build: 1, file: HELPER, hash: 'h-1' }]);
+  });
+
   it('find a build that copied one, which is neither settled nor answerable until copies.found builds it again', () => {
     const state = built(false);
     expect(selectSharedFileCopies(state)).to.deep.equal([{ module: two.specifier, variant: DEV, build: 1, file: HELPER, hash: 'h-1' }]);

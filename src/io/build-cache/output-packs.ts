@@ -13,11 +13,19 @@ import { ABANDONED_MS, exists, writeAtomically } from './write-atomically.js';
 /** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
 const MAX_PACKS = 8;
 
-/** Where each output of the packs read at start lies, with the pack's bytes; `gone`: the outputs of the packs named that were not there. */
+/**
+ * Where each output of the packs read at start lies, with the pack's bytes; `gone`: the outputs
+ * of the packs named that were not there; `claimed`: those of `gone` whose pack another
+ * service's tidy had taken out of reach (renamed to a claim) when read.
+ */
 export interface ReadPacks {
   found: ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
   gone: ReadonlySet<string>;
+  claimed: ReadonlySet<string>;
 }
+
+/** A pack taken out of reach by a tidy (see `removeUnreferenced`): `<pack>.<pid>.<8 hex>.tmp`; group 1 is the pack's name. */
+const CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
 
 export interface OutputPacks {
   readonly dir: string;
@@ -78,13 +86,24 @@ export function createOutputPacks(dir: string): OutputPacks {
 function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, number>, packed: Map<string, { file: string; start: number }>): ReadPacks {
   const found = new Map<string, { file: string; bytes: Buffer; start: number }>();
   const gone = new Set<string>();
+  const claimed = new Set<string>();
+  // Listed once, and only when a pack named is missing: a tidy may be between taking it out of
+  // reach and putting it back (the index on disk names it), so it is no damage.
+  let claims: Set<string> | undefined;
+  const isClaimed = (file: string) =>
+    (claims ??= new Set(listNames(dir).flatMap((name) => CLAIM_NAME.exec(name)?.[1] ?? []))).has(file);
   for (const pack of packs) {
     if (!isOutputPack(pack)) continue;
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(path.join(dir, pack.file));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') for (const hash of Object.keys(pack.at)) gone.add(hash);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') continue;
+      const taken = isClaimed(pack.file);
+      for (const hash of Object.keys(pack.at)) {
+        gone.add(hash);
+        if (taken) claimed.add(hash);
+      }
       continue;
     }
     sizes.set(pack.file, bytes.length);
@@ -94,7 +113,15 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
       if (isContentHash(hash) && start < bytes.length) packed.set(hash, { file: pack.file, start });
     }
   }
-  return { found, gone };
+  return { found, gone, claimed };
+}
+
+function listNames(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 // The packs that hold `needed`: those already on disk that hold some, and a new one of the
@@ -164,7 +191,10 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 // (its index names it right after writing it): not needed for the above, it spares that service
 // writing its outputs twice. A pack taken out of reach keeps its old mtime but gets a new ctime
 // (a rename sets it): the `.tmp` rule counts from the later of the two, so another's tidy never
-// removes one about to be put back.
+// removes one about to be put back. A claim left that old was a killed tidy's, between taking the
+// pack out of reach and putting it back: it is decided as that tidy would have, by the index on
+// disk (put back if it, or this service's own, names the pack; removed if not), never removed
+// blindly, which would lose a pack an index names.
 // Cost on one service alone: the writer's check, one stat per pack named (at most 9); a tidy
 // that removes packs (after a repack) reads the index twice and renames each before removing it.
 const PACK_NAMED_MS = 10_000;
@@ -172,6 +202,7 @@ const PACK_NAMED_MS = 10_000;
 async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string) {
   const found = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
   const unnamed: string[] = [];
+  const abandonedClaims: { name: string; temporary: string }[] = [];
   for (const entry of found) {
     const { name } = entry;
     // A directory was never written by a service: someone else's, left alone.
@@ -184,12 +215,19 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
       const stats = await fs.promises.stat(file).catch(() => null);
       if (!stats || Date.now() - (temporary ? Math.max(stats.mtimeMs, stats.ctimeMs) : stats.mtimeMs) < spared) continue;
     }
+    const claimedPack = CLAIM_NAME.exec(name)?.[1];
     if (isPack) unnamed.push(name);
+    else if (claimedPack !== undefined) abandonedClaims.push({ name: claimedPack, temporary: name });
     // One that cannot be removed stays: it is named by no index, so it is never read.
     else await fs.promises.rm(file, { force: true }).catch(() => {});
   }
-  if (unnamed.length === 0) return;
+  if (unnamed.length === 0 && abandonedClaims.length === 0) return;
   const namedBefore = await namedByIndex(indexFile);
+  for (const { name, temporary } of abandonedClaims) {
+    const back = (kept.has(name) || namedBefore(name)) && !(await exists(path.join(dir, name)));
+    if (back) await fs.promises.rename(path.join(dir, temporary), path.join(dir, name)).catch(() => {});
+    else await fs.promises.rm(path.join(dir, temporary), { force: true }).catch(() => {});
+  }
   const taken: { name: string; temporary: string }[] = [];
   for (const name of unnamed) {
     if (namedBefore(name)) continue;

@@ -4,7 +4,7 @@
 // its read asked about leads where it led.
 import type { OutputCache } from '../../outputs/output-cache.js';
 import { isContentHash } from '../../outputs/content-hash.js';
-import { UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
+import { findingsOf, UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
 import { fingerprintOf, isBuildable } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
@@ -101,16 +101,16 @@ export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps
   const load = (ref: OutputRef) => loadOutput(ref, read.found, deps);
   // A pack gone since its index was read, when another index has replaced it: the service that
   // wrote that one removed what it no longer names (README "The build cache", "Writing"), so
-  // those entries are replaced, not damaged.
+  // those entries are replaced, not damaged. So is one whose pack a tidy had taken out of reach
+  // when read (it is put back if the index on disk names it): stale for this start.
   let replaced: boolean | undefined;
-  const replacedSince = (ref: OutputRef) => read.gone.has(ref.hash) && (replaced ??= deps.indexReplaced());
+  const replacedSince = (ref: OutputRef) => read.gone.has(ref.hash) && (read.claimed.has(ref.hash) || (replaced ??= deps.indexReplaced()));
   const builds: RestoredBuild[] = [];
   let stale = 0;
   for (const entry of index.entries) {
     try {
       if (stillValid(entry, facts, load, replacedSince)) {
-        const { outputs, imports, inputs, resolution, warnings, shared } = entry.record;
-        builds.push({ module: entry.module, variant: entry.variant, outputs, imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) });
+        builds.push({ module: entry.module, variant: entry.variant, outputs: entry.record.outputs, ...findingsOf(entry.record) });
         continue;
       }
     } catch (error) {
@@ -124,7 +124,8 @@ export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps
 
 // `damaged`: what the index or a pack says is not what was written (an entry not of its shape,
 // an output no pack holds whole); `stale`: the workspace changed since.
-// `replacedSince`: an output whose pack went with an index another service replaced: stale.
+// `replacedSince`: an output whose pack went with an index another service replaced, or was
+// taken out of reach by a tidy when read: stale.
 function stillValid(entry: unknown, facts: WorkspaceFacts, load: (ref: OutputRef) => boolean, replacedSince: (ref: OutputRef) => boolean): entry is CacheEntry {
   if (!isCacheEntry(entry)) throw new DamagedEntry('an entry is not of its shape');
   if (!factsHold(entry, facts, entry.signatures)) return false;

@@ -7,9 +7,9 @@
 // output the record names. Anything else is a miss, counted by kind, and the module is built here.
 import type { KeyObject } from 'node:crypto';
 import type { OutputCache } from '../../outputs/output-cache.js';
-import type { Fact, OutputRef, RestoredBuild } from '../../store/events.js';
+import { findingsOf, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
 import type { ModuleModel, WorkspaceModel } from '../../workspace/model.js';
-import type { CacheIdentity } from '../cache-index.js';
+import { isDependsOn, type CacheIdentity } from '../cache-index.js';
 import type { Answer, RemoteClient } from './client.js';
 import type { Hashed } from '../read-ahead.js';
 import { isModuleEntry, isRecord, isWorkspaceEntry, moduleKey, openEntry, packedPart, sha256Hex, workspaceKey, type EntryProblem, type ModuleEntry } from './entries.js';
@@ -204,7 +204,7 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
     const entry = held ?? openEntry(bytes!, publicKey);
     const moduleEntry = 'payload' in entry && isModuleEntry(entry.payload, key) ? entry.payload : undefined;
     const record = moduleEntry && isRecord(moduleEntry.entry.record) ? moduleEntry.entry.record : undefined;
-    const inputs = record && isRecord(record.inputs) ? [...filesRead({ inputs: record.inputs, resolution: isStringList(record.resolution) ? record.resolution : undefined })] : [];
+    const inputs = record && isRecord(record.inputs) && isResolutionOf(record.resolution, record.inputs) ? [...filesRead({ inputs: record.inputs, resolution: record.resolution })] : [];
     ahead.push({ wanted: one, entry, ...(moduleEntry ? { moduleEntry } : {}), inputs });
   }
   return ahead;
@@ -213,8 +213,9 @@ function openAhead(wanted: readonly WantedVariant[], keyOf: (one: WantedVariant)
 // Only the files the build read go to the worker: what it only depended on is judged at its check
 // as the local cache judges it (`factsHold`), where a link leads by its real path here
 // (`linkTargetStamp`), a path recorded absent from the workspace's listings or a stat; the entry
-// itself is checked for its shape there too.
-const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+// itself is checked for its shape there too, by the same rule for its resolution as here (an entry
+// whose resolution names a path not among its inputs is refused, so none of its inputs is read).
+const isResolutionOf = (value: unknown, inputs: Record<string, unknown>): value is string[] | undefined => value === undefined || isDependsOn(value, inputs);
 
 // The workspace's entry: the module entries it holds (each still to be judged), each other module
 // key's entry digest, and the pack, or nothing when it is absent or not to be trusted.
@@ -268,13 +269,13 @@ function judgeEntry(bytes: Buffer | Opened, key: string, wanted: WantedVariant, 
     if (!payload || payload.entry.module !== wanted.module.specifier || payload.entry.variant !== wanted.variant) return 'wrong-shape';
     const verdict = deps.check(payload.entry);
     if (verdict !== 'valid') return verdict === 'stale' ? 'stale' : 'wrong-shape';
-    const { outputs, imports, inputs, resolution, warnings, shared } = payload.entry.record;
+    const { outputs } = payload.entry.record;
     // A chunk's specifier becomes a file name in `core dist`'s output: only a shared file of this
     // module's own package, by the names an address carries, is one.
     if (!Object.keys(outputs.chunks ?? {}).every((specifier) => isSharedSpecifier(wanted.module.package, specifier))) return 'wrong-shape';
     const refs = [outputs.code, outputs.styles, ...Object.values(outputs.chunks ?? {})].filter((one): one is OutputRef => one !== null && !deps.outputs.get(one.hash));
     if (refs.some((ref) => !payload.blobs[ref.hash])) return 'wrong-shape';
-    const build = { module: wanted.module.specifier, variant: wanted.variant, outputs, imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
+    const build = { module: wanted.module.specifier, variant: wanted.variant, outputs, ...findingsOf(payload.entry.record) };
     return { build, outputs: refs.map((ref) => ({ ref, digest: payload.blobs[ref.hash]! })) };
   } catch {
     return 'wrong-shape';

@@ -6,7 +6,7 @@
 // at once, told once, never retried.
 import type { KeyObject } from 'node:crypto';
 import type { OutputCache } from '../../outputs/output-cache.js';
-import { UNVERIFIED, type OutputRef } from '../../store/events.js';
+import { findingsOf, UNVERIFIED, type OutputRef } from '../../store/events.js';
 import { fingerprintOf } from '../../store/reducer.js';
 import { selectSharedFileCopies } from '../../store/selectors.js';
 import type { ServiceState } from '../../store/state.js';
@@ -72,9 +72,8 @@ export async function uploadBuilds(state: ServiceState, variants: readonly Wante
       named[ref.hash] = sha256Hex(bytes);
       blobs.set(named[ref.hash]!, bytes);
     }
-    const { imports, inputs, resolution, warnings, shared, outputs } = record;
     const key = moduleKey(module, variant, workspace, deps.identity);
-    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), outputs } }, blobs: named };
+    const payload: ModuleEntry = { format: REMOTE_FORMAT, key, entry: { module: module.specifier, variant, fingerprint: fingerprintOf(module), bundler: bundlerKey(module.bundler), boundaries, record: { ...findingsOf(record), outputs: record.outputs } }, blobs: named };
     entries.set(key, sealEntry(payload, deps.signingKey));
     payloads.set(key, payload);
     outputsOf.set(key, Object.values(named));

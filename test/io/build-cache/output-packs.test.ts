@@ -53,4 +53,31 @@ describe('createOutputPacks: tidy', () => {
     await packs.tidy([], indexFile);
     expect(fs.readdirSync(outputs)).to.deep.equal([path.basename(claimed)]);
   });
+
+  describe("a claim left by a tidy killed before it put the pack back (older than a temporary file's 10 min)", () => {
+    const realNow = Date.now;
+    afterEach(() => void (Date.now = realNow));
+
+    function abandonedClaim(named: boolean) {
+      const { outputs, indexFile, indexNaming, packs } = cache();
+      if (named) indexNaming('aaaaaaaaaaaaaaaa.pack');
+      else indexNaming();
+      fs.writeFileSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack.4242.0123abcd.tmp'), 'bytes');
+      // A rename sets the ctime, which cannot be set back: the tidy runs an hour later instead.
+      Date.now = () => realNow() + 60 * 60_000;
+      return { outputs, tidy: () => packs.tidy([], indexFile) };
+    }
+
+    it('is put back when the index on disk names its pack', async () => {
+      const { outputs, tidy } = abandonedClaim(true);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal(['aaaaaaaaaaaaaaaa.pack']);
+      expect(fs.readFileSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack'), 'utf8')).to.equal('bytes');
+    });
+    it('is removed when the index on disk does not name its pack', async () => {
+      const { outputs, tidy } = abandonedClaim(false);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal([]);
+    });
+  });
 });

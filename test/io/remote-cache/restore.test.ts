@@ -10,6 +10,7 @@ import { moduleKey, REMOTE_FORMAT, sealEntry, sha256Hex, workspaceKey, type Modu
 import { writePack } from '../../../src/io/remote-cache/pack.js';
 import { restoreFromRemote, type RemoteRestoreDeps, type WantedVariant } from '../../../src/io/remote-cache/restore.js';
 import { createReadAhead } from '../../../src/io/read-ahead.js';
+import { isCacheEntry } from '../../../src/io/cache-index.js';
 import { contentHash } from '../../../src/outputs/content-hash.js';
 import { createOutputCache } from '../../../src/outputs/output-cache.js';
 import { moduleModel, workspaceModel } from '../../helpers/models.js';
@@ -119,6 +120,33 @@ describe('restoreFromRemote, inputs read ahead', () => {
       });
       expect(restored.builds.map((build) => build.module)).to.have.members(['@t/app/m0', '@t/app/m1']);
       expect(asked.sort()).to.deep.equal(['app/m0/helper.ts', 'app/m0/index.ts', 'app/m1/helper.ts', 'app/m1/index.ts']);
+    } finally {
+      await hashes.close!();
+    }
+  });
+
+  it('refuses (a miss) an entry whose resolution names a path not among its inputs, and reads none of its inputs ahead', async () => {
+    const cache = teamCache({ held: true, change: (payloads) => void (payloads[0]!.entry.record.resolution = ['app/m0/elsewhere.ts']) });
+    const hashes = cache.fresh();
+    const asked: string[] = [];
+    // The local cache's judgement: an entry not of its shape (`isCacheEntry`) is damaged, else judged by its inputs.
+    const check = (entry: unknown) => (isCacheEntry(entry) ? checkInputs(hashes)(entry) : ('damaged' as const));
+    try {
+      const restored = await restoreFromRemote(cache.workspace, cache.wanted, cache.wanted, {
+        client: cache.client,
+        url: 'http://team/',
+        identity: IDENTITY,
+        publicKey: null,
+        check,
+        outputs: cache.outputs,
+        readAhead: async (relatives) => {
+          asked.push(...relatives);
+          await hashes.readAhead!(relatives);
+        },
+      });
+      expect(restored.builds.map((build) => build.module)).to.deep.equal(['@t/app/m1']);
+      expect(restored.misses).to.deep.equal({ 'wrong-shape': 1 });
+      expect(asked.sort()).to.deep.equal(['app/m1/helper.ts', 'app/m1/index.ts']);
     } finally {
       await hashes.close!();
     }
