@@ -5,7 +5,7 @@
 // under the old error. Never from a file the service did not read for that diagnostic.
 import fs from 'node:fs';
 import { contentHash } from '../outputs/content-hash.js';
-import { defaultVariantKey } from '../store/selectors.js';
+import { defaultVariantKey, selectVariant } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
@@ -35,7 +35,7 @@ export interface FramePlace {
  */
 export function readHashOf(state: ServiceState, module: string | null, file: string): string | null {
   const model = module === null ? undefined : indexWorkspace(state.workspace).modules.get(module);
-  const built = model ? state.builds[model.specifier]?.variants[defaultVariantKey(model)]?.last?.inputs[file] : undefined;
+  const built = model ? selectVariant(state, model.specifier, defaultVariantKey(model))?.last?.inputs[file] : undefined;
   if (typeof built === 'string') return built;
   const read = state.workspace.sources[file];
   return typeof read === 'string' ? read : null;
