@@ -352,7 +352,9 @@ describe('race probes', function () {
   });
 
   // `core run` killed with SIGKILL while it writes the build cache: the next start believes
-  // nothing half-written, and serves what a start without the cache serves.
+  // nothing half-written, and serves what a start without the cache serves. The killed one never
+  // renames that temporary file into place (a module preloaded into it holds the rename), so the
+  // kill lands mid-write however fast the write is.
   describe('core run killed while it writes the build cache', function () {
     after(() => killAllCores());
     for (const which of ['a pack', 'the index']) {
@@ -361,28 +363,36 @@ describe('race probes', function () {
         quietTree(root);
         const cacheDir = path.join(tempWorkspace(), 'cache');
         fs.mkdirSync(cacheDir);
-        const env = { ...DEVELOPMENT_ENV, CORE_CACHE_DIR: cacheDir };
         const pattern = which === 'a pack' ? /\.pack\.\d+\.[0-9a-f]{8}\.tmp$/ : /^builds\.json\.\d+\.[0-9a-f]{8}\.tmp$/;
+        const holdRename = path.join(tempWorkspace(), 'hold-rename.cjs');
+        fs.writeFileSync(
+          holdRename,
+          `const fs = require('node:fs'); const rename = fs.promises.rename; const held = new RegExp(${JSON.stringify(pattern.source)});\n` +
+            `fs.promises.rename = (from, to) => (held.test(require('node:path').basename(String(from))) ? new Promise(() => {}) : rename(from, to));\n`,
+        );
+        const env = { ...DEVELOPMENT_ENV, CORE_CACHE_DIR: cacheDir };
         let killed!: () => void;
         const killedAt = new Promise<void>((resolve) => (killed = resolve));
+        const left = () => (fs.readdirSync(cacheDir, { recursive: true }) as string[]).filter((name) => pattern.test(path.basename(name)));
         let core: Awaited<ReturnType<typeof startCore>> | null = null;
-        const seen: string[] = [];
+        const kill = () => {
+          core!.child.kill('SIGKILL');
+          killed();
+        };
         const watcher = fs.watch(cacheDir, { recursive: true }, (_event, name) => {
-          if (name === null) return;
-          seen.push(String(name));
-          if (core && pattern.test(path.basename(String(name)))) {
-            core.child.kill('SIGKILL');
-            killed();
-          }
+          if (core && name !== null && pattern.test(path.basename(String(name)))) kill();
         });
         try {
-          core = await startCore(['--port', '0'], { cwd: root, env });
+          core = await startCore(['--port', '0'], { cwd: root, env: { ...env, NODE_OPTIONS: `--require ${holdRename}` } });
+          // Written before startCore returned, when the watcher had no child to kill: its rename is held.
+          if (left().length > 0) kill();
           expect((await get(core.url, '/state')).status).to.equal(200);
           await killedAt;
           expect((await core.exited).signal).to.equal('SIGKILL');
         } finally {
           watcher.close();
         }
+        expect(left(), 'the temporary file the kill left').to.have.length.above(0);
         const again = await startCore(['--port', '0'], { cwd: root, env });
         const fresh = await serve(root, { watch: false });
         try {
