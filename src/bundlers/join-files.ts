@@ -84,8 +84,7 @@ function ownDirectory(base: string, make: boolean): string | null {
 
 function removeLeftovers(own: string): void {
   for (const name of fs.readdirSync(own)) {
-    const pid = Number(name.split('-')[0]);
-    if (pid > 0 && pid !== process.pid && !isRunning(pid)) fs.rmSync(path.join(own, name), { recursive: true, force: true });
+    if (isLeftover(Number(name.split('-')[0]))) fs.rmSync(path.join(own, name), { recursive: true, force: true });
   }
 }
 
@@ -103,8 +102,7 @@ function removeLeftoversBeside(base: string): void {
   }
   const uid = userId();
   for (const name of names) {
-    const pid = Number(PROCESS_DIRECTORY.exec(name)?.[1]);
-    if (!(pid > 0) || pid === process.pid || isRunning(pid)) continue;
+    if (!isLeftover(Number(PROCESS_DIRECTORY.exec(name)?.[1]))) continue;
     const dir = path.join(base, name);
     try {
       const stat = fs.lstatSync(dir);
@@ -126,6 +124,9 @@ function hasRoom(dir: string): boolean {
     return false;
   }
 }
+
+/** Named after a process that is gone: not this one, nor one still running (NaN: not a process's name). */
+const isLeftover = (pid: number): boolean => pid > 0 && pid !== process.pid && !isRunning(pid);
 
 function isRunning(pid: number): boolean {
   try {

@@ -18,7 +18,8 @@ import type { Fact } from '../store/events.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { sameStat, type FileHashes } from './file-hashes.js';
 import type { LinksOfReads } from './read-links.js';
-import { INDEX, realRoot } from './cache-location.js';
+import { INDEX } from './cache-location.js';
+import { realDirectory } from './confined-paths.js';
 import { isCacheEntry, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
 import { createOutputPacks } from './build-cache/output-packs.js';
 import { factsHold, restoreBuilds, restoreWorkspaceModel, workspaceFacts } from './build-cache/restore.js';
@@ -80,7 +81,7 @@ export interface BuildCacheDeps {
 export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
   const { hashes, outputs, reader } = deps;
   const indexFile = path.join(dir, INDEX);
-  const workspaceRoot = realRoot(root);
+  const workspaceRoot = realDirectory(root);
   const packs = createOutputPacks(path.join(dir, OUTPUTS));
   const links: LinksOfReads = new WeakMap();
   const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot, reader, hashes, outputs, packs, links });

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { realDirectory } from './confined-paths.js';
 
 /** The index's name in the cache's directory. */
 export const INDEX = 'builds.json';
@@ -18,16 +19,8 @@ export function cacheLocation(root: string, env: NodeJS.ProcessEnv = process.env
   const modules = path.join(root, 'node_modules');
   if (fs.statSync(modules, { throwIfNoEntry: false })?.isDirectory()) return path.join(modules, '.cache', 'core-js-packages');
   const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
-  return path.join(base, 'core-js-packages', crypto.createHash('sha256').update(realRoot(root)).digest('hex').slice(0, 16));
+  return path.join(base, 'core-js-packages', crypto.createHash('sha256').update(realDirectory(root)).digest('hex').slice(0, 16));
 }
-
-export const realRoot = (root: string): string => {
-  try {
-    return fs.realpathSync(root);
-  } catch {
-    return path.resolve(root);
-  }
-};
 
 // In the shared place (`~/.cache/core-js-packages/<id>/`), the caches of workspaces that no
 // longer exist (a temporary directory, a removed clone) would stay for ever: each service, once,

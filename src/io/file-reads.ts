@@ -27,23 +27,40 @@ export interface FileReads {
   listDir(relative: string, stats?: fs.Stats): Listing | null;
 }
 
+/** What `readConfinedFile` found instead of a file's bytes. */
+export type UnreadFile = 'not-a-file' | 'outside' | 'unreadable';
+
+/**
+ * The one gate of every file read: a file (not gone, not a directory) whose path does not lead
+ * out of the workspace through a link, its bytes and their hash. Remembers nothing: a code frame
+ * (src/io/source-frames.ts) reads through it too. `stats`: taken by the caller just before.
+ */
+export function readConfinedFile(paths: ConfinedPaths, relative: string, stats = paths.statOf(relative)): { bytes: Buffer; hash: string; stats: fs.Stats } | UnreadFile {
+  if (!stats || !stats.isFile()) return 'not-a-file';
+  if (paths.leaves(relative)) return 'outside';
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(paths.absolute(relative));
+  } catch {
+    return 'unreadable';
+  }
+  return { bytes, hash: contentHash(bytes), stats };
+}
+
 /** `observe`: told the stats of every read (the granularity of their file system). */
 export function createFileReads(paths: ConfinedPaths, memory: FileMemory, now: () => number, observe: (stats: fs.Stats) => void): FileReads {
   function readFile(relative: string, stats = paths.statOf(relative)): ReadFile | null {
-    if (!stats || !stats.isFile() || paths.leaves(relative)) {
+    // Taken before the read begins: a write after it is seen as racy, never missed.
+    const at = now();
+    const read = readConfinedFile(paths, relative, stats);
+    if (read === 'unreadable') return null;
+    if (typeof read === 'string') {
       memory.forget(relative);
       return null;
     }
-    const at = now();
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(paths.absolute(relative));
-    } catch {
-      return null;
-    }
-    const hash = contentHash(bytes);
-    observe(stats);
-    memory.remember(relative, stats, hash, at, bytes);
+    const { bytes, hash } = read;
+    observe(read.stats);
+    memory.remember(relative, read.stats, hash, at, bytes);
     // Decoded on demand: a stamp wants the hash only.
     return {
       get text() {
@@ -51,7 +68,7 @@ export function createFileReads(paths: ConfinedPaths, memory: FileMemory, now: (
       },
       hash,
       bytes,
-      stats,
+      stats: read.stats,
     };
   }
 

@@ -3,13 +3,12 @@
 // the disk when shown, and only while the file still holds what the build (or the workspace read)
 // that reported the diagnostic read: between a save and its rebuild, the new lines would stand
 // under the old error. Never from a file the service did not read for that diagnostic.
-import fs from 'node:fs';
-import { contentHash } from '../outputs/content-hash.js';
-import { defaultVariantKey } from '../store/selectors.js';
+import { defaultVariantKey, selectVariant } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { createConfinedPaths, isPlainRelative } from './confined-paths.js';
+import { readConfinedFile } from './file-reads.js';
 
 const BEFORE = 2;
 const AFTER = 1;
@@ -35,7 +34,7 @@ export interface FramePlace {
  */
 export function readHashOf(state: ServiceState, module: string | null, file: string): string | null {
   const model = module === null ? undefined : indexWorkspace(state.workspace).modules.get(module);
-  const built = model ? state.builds[model.specifier]?.variants[defaultVariantKey(model)]?.last?.inputs[file] : undefined;
+  const built = model ? selectVariant(state, model.specifier, defaultVariantKey(model))?.last?.inputs[file] : undefined;
   if (typeof built === 'string') return built;
   const read = state.workspace.sources[file];
   return typeof read === 'string' ? read : null;
@@ -46,16 +45,12 @@ export function framedSource(root: string, file: string, hash: string | null): F
   if (hash === null || !isPlainRelative(file)) return null;
   const paths = createConfinedPaths(root);
   const stats = paths.statOf(file);
-  // Gone, or no longer a file, since it was read: not what was reported on.
-  if (!stats || !stats.isFile()) return 'changed';
-  if (stats.size > MAX_FILE || paths.leaves(file)) return null;
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(paths.absolute(file));
-  } catch {
-    return 'changed';
-  }
-  return contentHash(bytes) === hash ? bytes.toString('utf8').split(/\r?\n/) : 'changed';
+  if (stats?.isFile() && stats.size > MAX_FILE) return null;
+  const read = readConfinedFile(paths, file, stats);
+  if (read === 'outside') return null;
+  // Gone, no longer a file, or unreadable since it was read: not what was reported on.
+  if (typeof read === 'string') return 'changed';
+  return read.hash === hash ? read.bytes.toString('utf8').split(/\r?\n/) : 'changed';
 }
 
 /**

@@ -54,18 +54,4 @@ describe('core run options', function () {
     expect(fs.existsSync(path.join(cwd, 'session.ndjson')), 'the record beside the command').to.equal(true);
     expect(fs.existsSync(path.join(root, 'session.ndjson')), 'nothing written into the workspace').to.equal(false);
   });
-
-  it('serves a workspace DIR named through a link as by its real path: every module valid', async function () {
-    const real = fixtureWorkspace('basic');
-    const linked = path.join(tempWorkspace(), 'linked');
-    fs.symlinkSync(real, linked);
-    const core = await startCore([linked, '--port', '0'], { cwd: tempWorkspace() });
-    try {
-      const state = await get(core.url, '/state');
-      const invalid = state.json<{ modules: { specifier: string; status: string }[] }>().modules.filter((m) => m.status !== 'valid');
-      expect(invalid.map((m) => m.specifier)).to.deep.equal([]);
-    } finally {
-      await core.stop();
-    }
-  });
 });

@@ -203,6 +203,7 @@ describe('race probes', function () {
         fs.mkdirSync(entry);
         fs.writeFileSync(path.join(entry, 'index.ts'), 'export const X = 1;\n');
         const answer = await service.get(FORMAT);
+        expect(answer.status, answer.text.slice(0, 300)).to.be.below(500);
         const fresh = await serve(root, { watch: false });
         try {
           const first = await fresh.get(FORMAT);
@@ -246,7 +247,9 @@ describe('race probes', function () {
   });
 
   // A branch switch: every source of two packages rewritten by another process within a few
-  // milliseconds, a module.json and, last, a package.json's version, while requests arrive.
+  // milliseconds, then a module.json and, last, a package.json's version, while requests arrive.
+  // The process waits between the two until a round of requests was asked with the sources
+  // switched and the version not yet: the round the switch is under way is always asked.
   describe('a branch switch under requests', function () {
     const COUNT = 50;
     const sources = (branch: string) => {
@@ -281,24 +284,34 @@ describe('race probes', function () {
       expect(first['@b/a/m5']).to.match(/^\/m\/@b\/a@1\.0\.0\//);
       if (watch) await walk.walked;
 
-      // The other process: sources first, then the module.json (its entry moves), the version last.
-      const next = { ...sources('NEW'), 'packages/a/m0/main.ts': "export const A0 = 'A0_NEW';\n", 'packages/a/m0/module.json': JSON.stringify({ entry: 'main.ts' }), 'packages/a/package.json': manifest('@b/a', '1.1.0') };
-      const script = `const fs = require('fs'), path = require('path'); const files = ${JSON.stringify(next)}; for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(${JSON.stringify(root)}, file), text);`;
+      // The other process: sources first, says so, and once its input ends the module.json (its
+      // entry moves), the version last.
+      const rest = { 'packages/a/m0/main.ts': "export const A0 = 'A0_NEW';\n", 'packages/a/m0/module.json': JSON.stringify({ entry: 'main.ts' }), 'packages/a/package.json': manifest('@b/a', '1.1.0') };
+      const script =
+        `const fs = require('fs'), path = require('path'); const write = (files) => { for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(${JSON.stringify(root)}, file), text); };` +
+        `write(${JSON.stringify(sources('NEW'))}); process.stdout.write('sources\\n'); process.stdin.on('end', () => write(${JSON.stringify(rest)})).resume();`;
       const { spawn } = await import('node:child_process');
-      const child = spawn(process.execPath, ['-e', script], { stdio: 'inherit' });
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let switched = false;
+      child.stdout.once('data', () => (switched = true));
       let done = false;
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => ((done = true), resolve(code))));
-      const seen: string[] = [];
+      // Each round by when it began: before the sources were switched, with them switched and the
+      // version not yet, or once the process was let finish.
+      const rounds: ('before' | 'under way' | 'finishing')[] = [];
       while (!done) {
+        const underWay = switched && !child.stdin.writableEnded;
+        rounds.push(underWay ? 'under way' : switched ? 'finishing' : 'before');
         const map = await mapOf();
         const answers = await Promise.all(Object.values(map).filter((address) => address.startsWith('/m/')).map(async (address) => [address, await service.get(address)] as const));
         for (const [address, answer] of answers) {
           expect(answer.status, `${address}: ${answer.text.slice(0, 200)}`).to.be.below(500);
           if (address.startsWith('/m/@b/a@1.1.0/') && answer.status === 200) expect(answer.text, address).to.include('_NEW');
-          seen.push(`${answer.status}`);
         }
+        if (underWay) child.stdin.end();
       }
       expect(await exited).to.equal(0);
+      expect(rounds, 'a round asked while the switch was under way').to.include('under way');
       const after = await mapOf();
       for (const [specifier, address] of Object.entries(after)) {
         if (!address.startsWith('/m/')) continue;
@@ -351,7 +364,9 @@ describe('race probes', function () {
   });
 
   // `core run` killed with SIGKILL while it writes the build cache: the next start believes
-  // nothing half-written, and serves what a start without the cache serves.
+  // nothing half-written, and serves what a start without the cache serves. The killed one never
+  // renames that temporary file into place (a module preloaded into it holds the rename), so the
+  // kill lands mid-write however fast the write is.
   describe('core run killed while it writes the build cache', function () {
     after(() => killAllCores());
     for (const which of ['a pack', 'the index']) {
@@ -360,28 +375,36 @@ describe('race probes', function () {
         quietTree(root);
         const cacheDir = path.join(tempWorkspace(), 'cache');
         fs.mkdirSync(cacheDir);
-        const env = { ...DEVELOPMENT_ENV, CORE_CACHE_DIR: cacheDir };
         const pattern = which === 'a pack' ? /\.pack\.\d+\.[0-9a-f]{8}\.tmp$/ : /^builds\.json\.\d+\.[0-9a-f]{8}\.tmp$/;
+        const holdRename = path.join(tempWorkspace(), 'hold-rename.cjs');
+        fs.writeFileSync(
+          holdRename,
+          `const fs = require('node:fs'); const rename = fs.promises.rename; const held = new RegExp(${JSON.stringify(pattern.source)});\n` +
+            `fs.promises.rename = (from, to) => (held.test(require('node:path').basename(String(from))) ? new Promise(() => {}) : rename(from, to));\n`,
+        );
+        const env = { ...DEVELOPMENT_ENV, CORE_CACHE_DIR: cacheDir };
         let killed!: () => void;
         const killedAt = new Promise<void>((resolve) => (killed = resolve));
+        const left = () => (fs.readdirSync(cacheDir, { recursive: true }) as string[]).filter((name) => pattern.test(path.basename(name)));
         let core: Awaited<ReturnType<typeof startCore>> | null = null;
-        const seen: string[] = [];
+        const kill = () => {
+          core!.child.kill('SIGKILL');
+          killed();
+        };
         const watcher = fs.watch(cacheDir, { recursive: true }, (_event, name) => {
-          if (name === null) return;
-          seen.push(String(name));
-          if (core && pattern.test(path.basename(String(name)))) {
-            core.child.kill('SIGKILL');
-            killed();
-          }
+          if (core && name !== null && pattern.test(path.basename(String(name)))) kill();
         });
         try {
-          core = await startCore(['--port', '0'], { cwd: root, env });
+          core = await startCore(['--port', '0'], { cwd: root, env: { ...env, NODE_OPTIONS: `--require ${holdRename}` } });
+          // Written before startCore returned, when the watcher had no child to kill: its rename is held.
+          if (left().length > 0) kill();
           expect((await get(core.url, '/state')).status).to.equal(200);
           await killedAt;
           expect((await core.exited).signal).to.equal('SIGKILL');
         } finally {
           watcher.close();
         }
+        expect(left(), 'the temporary file the kill left').to.have.length.above(0);
         const again = await startCore(['--port', '0'], { cwd: root, env });
         const fresh = await serve(root, { watch: false });
         try {
