@@ -193,29 +193,38 @@ function codeFrame(message: esbuild.Message): string {
 //   path esbuild tries before it is an input, absent, so that one made there builds the module
 //   from it. An import naming its file exactly depends on nothing more.
 function resolutionInputs(root: string, result: esbuild.BuildResult, read: readonly string[]): Set<string> {
-  const metafile = result.metafile!;
   const found = new Set<string>();
   const reading = new Set(read);
-  for (const input of reading) {
-    const importer = inputPath(input);
-    if (importer === null) continue;
-    for (const record of metafile.inputs[input]?.imports ?? []) {
-      // One kept external (a shared file, another module's entry) names no `original`: the plugin that kept it tells it.
-      if (!record.external && record.original !== undefined) addResolution(found, importer, record.original, inputPath(record.path));
-    }
-  }
+  addRelativeResolutions(found, result.metafile!.inputs, reading);
   for (const kept of keptExternalOf(result)) {
     const importer = toWorkspacePath(root, kept.importer);
     if (importer === null || !reading.has(importer)) continue;
     addResolution(found, importer, kept.original, toWorkspacePath(root, kept.file));
+    if (kept.graph === undefined) continue;
     // The files of the other module whose exports decided the names imported (a TypeScript
-    // importer's crossing): what its answer depends on, never files this module read.
-    for (const read of kept.reads ?? []) {
+    // importer's crossing): what its answer depends on, never files this module read. So are
+    // their own relative imports' resolutions: a link that build went through, retargeted,
+    // changes the names imported as one of this module's own does.
+    const reads = Object.keys(kept.graph);
+    for (const read of reads) {
       const file = inputPath(read);
       if (file !== null && isInside(file)) found.add(file);
     }
+    addRelativeResolutions(found, kept.graph, reads);
   }
   return found;
+}
+
+/** What the relative imports of the files `read` depended on besides the files they found, by a build's metafile `inputs`. */
+function addRelativeResolutions(found: Set<string>, inputs: esbuild.Metafile['inputs'], read: Iterable<string>): void {
+  for (const input of read) {
+    const importer = inputPath(input);
+    if (importer === null) continue;
+    for (const record of inputs[input]?.imports ?? []) {
+      // One kept external (a shared file, another module's entry) names no `original`: the plugin that kept it tells it.
+      if (!record.external && record.original !== undefined) addResolution(found, importer, record.original, inputPath(record.path));
+    }
+  }
 }
 
 // An import neither relative nor kept external that esbuild resolved to a file of the workspace:

@@ -10,8 +10,8 @@ import { expect } from 'chai';
 import { selectSharedFiles } from '../../src/store/selectors.js';
 import { filesRead } from '../../src/workspace/files-read.js';
 import { DEV } from '../helpers/fixtures.js';
-import { serve } from '../helpers/service.js';
-import { writeFile } from '../helpers/workspace.js';
+import { awaitedWalk, serve } from '../helpers/service.js';
+import { inlineWorkspace, writeFile } from '../helpers/workspace.js';
 import { crossingWorkspace, lastBuild, PART, PLAIN } from '../helpers/crossing-workspace.js';
 
 const address = (subpath: string) => `/m/@t/lib@1.0.0/modules/${subpath}?${DEV}`;
@@ -63,5 +63,38 @@ describe("the files another module's entry is re-exported from, by a TypeScript 
     expect([...selectSharedFiles(state)]).to.deep.equal([]);
     writeFile(root, PART, 'export class Part {}\n');
     expect((await restarted.get(address('main'))).text).to.match(/import \{ Part, plain \} from "@t\/lib\/plain"/);
+  });
+
+  it('include the links that build went through: a directory link retargeted to where the type is a value builds the importer again, before the watcher is up and after', async () => {
+    const root = inlineWorkspace({
+      'packages/lib': {
+        manifest: { name: '@t/lib', version: '1.0.0', type: 'module', exports: { './plain': './src/plain.ts', './main': './src/main.ts' } },
+        files: {
+          'src/part-type/part.ts': 'export type Part = { name: string };\n',
+          'src/part-value/part.ts': 'export class Part {}\n',
+          'src/plain.ts': "export * from './linked/part.ts';\nexport const plain = 1;\n",
+          'src/main.ts': "export { Part, plain } from './plain.ts';\n",
+        },
+      },
+    });
+    const src = path.join(root, 'packages/lib/src');
+    fs.symlinkSync('part-type', path.join(src, 'linked'));
+    /** Points `linked` at `target`, as `ln -sfn` does: a new link renamed over the old one. */
+    const retarget = (target: string) => {
+      fs.symlinkSync(target, path.join(src, 'linked.new'));
+      fs.renameSync(path.join(src, 'linked.new'), path.join(src, 'linked'));
+    };
+    const walk = awaitedWalk();
+    const service = await serve(root, { effectDeps: walk.deps });
+    expect((await service.get(address('main'))).text).to.match(/import \{ plain \} from "@t\/lib\/plain"/).and.to.not.match(/\bPart\b/);
+    // Where the link leads is what the importer depends on, recorded as its own imports' links are.
+    const record = lastBuild(service.internals.store.getState(), '@t/lib/main');
+    expect(record.resolution).to.include.members(['packages/lib/src/linked/part.ts ->', 'packages/lib/src/part-type/part.ts']);
+    expect(filesRead(record)).to.not.include('packages/lib/src/linked/part.ts ->');
+    retarget('part-value');
+    expect((await service.get(address('main'))).text, 'retargeted in the first second').to.match(/import \{ Part, plain \} from "@t\/lib\/plain"/);
+    await walk.walked;
+    retarget('part-type');
+    expect((await service.get(address('main'))).text, 'retargeted once the watcher is up').to.match(/import \{ plain \} from "@t\/lib\/plain"/).and.to.not.match(/\bPart\b/);
   });
 });

@@ -115,11 +115,12 @@ export interface KeptExternal {
   original: string;
   file: string;
   /**
-   * From TypeScript, the files whose exports decided which names the import re-exports (the
-   * other module's own graph, as its metafile names them, relative to the workspace): inputs of
-   * the importer, so that a type one of them makes a value is re-exported at the next build.
+   * From TypeScript, the graph of the files whose exports decided which names the import
+   * re-exports (the other module's own, as its metafile names them, relative to the workspace):
+   * each file, and what each of its relative imports resolved through, are inputs of the
+   * importer, so that a type one of them makes a value is re-exported at the next build.
    */
-  reads?: readonly string[];
+  graph?: esbuild.Metafile['inputs'];
 }
 
 // By build result: esbuild's metafile names no `original` for an import a plugin kept external,
@@ -177,7 +178,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         }
         const warnings = [{ text: `MODULE_BOUNDARY_CROSSED: ${boundaryCrossedText(args.path, candidate.specifier)}` }];
         const values = TYPESCRIPT.test(args.importer) && exportsByName.of(args.importer) ? await valueExports.of(candidate.file) : null;
-        kept.push(values === null ? crossing : { ...crossing, reads: values.reads });
+        kept.push(values === null ? crossing : { ...crossing, graph: values.graph });
         if (values === null) return { path: candidate.specifier, external: true, warnings };
         const { names } = values;
         // Imported for its effects as well, as the import was before: only the types are gone.
@@ -204,10 +205,10 @@ export const isCrossed = (input: string): boolean => input.startsWith(`${CROSSED
 const TYPESCRIPT = /\.[cm]?tsx?$/;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-/** The names another module's entry exports as values, and the files its bundle read to know them (metafile paths). */
+/** The names another module's entry exports as values, and the graph of the files its bundle read to know them (its metafile's). */
 interface ValueExports {
   names: string[];
-  reads: string[];
+  graph: esbuild.Metafile['inputs'];
 }
 
 /**
@@ -245,7 +246,7 @@ function valueExportsOf(root: string, build: esbuild.PluginBuild) {
       });
       const code = result.outputFiles.find((out) => out.path.endsWith('.js'))?.text;
       const names = code === undefined ? null : exportedNames(code);
-      return names === null ? null : { names, reads: Object.keys(result.metafile.inputs) };
+      return names === null ? null : { names, graph: result.metafile.inputs };
     } catch {
       return null;
     }
