@@ -9,10 +9,11 @@ import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant } from '../../src/workspace/variant.js';
 import { countingCssModuleScripts } from '../helpers/counting-options.js';
+import { appTarget } from '../helpers/targets.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const variant = developmentVariant('browser');
-const target = (name: string, assets: string[] = []): BundleTarget => ({ specifier: `@t/app/${name}`, subpath: name, dir: `app/${name}`, entry: `app/${name}/index.ts`, assets, platforms: ['web'] });
+const target = (name: string, assets: string[] = []): BundleTarget => appTarget(name, { assets });
 const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('utf8') : null);
 
 const countingOptions = (root: string, calls: { count: number }) => countingCssModuleScripts(() => root, variant, calls);

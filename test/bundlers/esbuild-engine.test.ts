@@ -7,6 +7,7 @@ import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
+import { appTarget } from '../helpers/targets.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('utf8') : null);
@@ -30,14 +31,7 @@ function moduleFiles(): Record<string, string> {
   };
 }
 
-const target = (name: string, assets: string[] = []): BundleTarget => ({
-  specifier: `@t/app/${name}`,
-  subpath: name,
-  dir: `app/${name}`,
-  entry: `app/${name}/index.ts`,
-  assets,
-  platforms: ['web'],
-});
+const target = (name: string, assets: string[] = []): BundleTarget => appTarget(name, { assets });
 
 describe('createEsbuildEngine', () => {
   const MAIN = target('main', ['icon.svg']);

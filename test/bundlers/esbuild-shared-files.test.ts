@@ -6,20 +6,12 @@ import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import { shareWithinBatch } from '../../src/bundlers/esbuild-shared-files.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant } from '../../src/workspace/variant.js';
+import { appTarget } from '../helpers/targets.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const entries = { 'app/one/index.ts': '@t/app/one', 'app/plain/index.ts': '@t/app/plain', 'app/main/index.ts': '@t/app/main' };
 
-const target = (name: string): BundleTarget => ({
-  specifier: `@t/app/${name}`,
-  subpath: name,
-  dir: `app/${name}`,
-  entry: `app/${name}/index.ts`,
-  assets: [],
-  platforms: ['web'],
-  package: { name: '@t/app', dir: 'app' },
-  workspace: { key: 'k', packages: ['@t/app'], entries },
-});
+const target = (name: string): BundleTarget => appTarget(name, { package: { name: '@t/app', dir: 'app' }, workspace: { key: 'k', packages: ['@t/app'], entries } });
 
 describe('shareWithinBatch', () => {
   it('builds again only the modules that read a shared file, not a TypeScript module whose entry import re-exports from it', async () => {
