@@ -5,7 +5,8 @@
 // few bundles, so the page and its two files agree and an earlier address keeps its bytes.
 import { catchError, defer, distinctUntilChanged, EMPTY, filter, switchMap, type Observable, type Subscription } from 'rxjs';
 import { bundlePage, bundlePageMaps, joinedFiles, type MapKind, type PageBundleInput, type PageBundleMaps } from '../bundlers/page-bundle.js';
-import { createJoinFiles, type JoinFiles } from '../bundlers/join-files.js';
+import type { JoinFiles } from '../bundlers/join-files.js';
+import { createJoinFiles } from '../io/join-directory.js';
 import type { JoinedPages } from '../io/joined-pages.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { addressHash } from '../protocol/push.js';

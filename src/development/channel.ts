@@ -33,12 +33,13 @@ export function createGreetings(host: Pick<ExtensionHost, 'readiness' | 'request
 export function registerEventsChannel(host: ExtensionHost): void {
   const clients = new Set<WebSocket>();
   const greetingState$ = createGreetings(host);
-  const framed = createMessageFramer(host.root, host.getState);
+  const framed = createMessageFramer(host.root);
   // Each message is sent once its frames are read, in the order the messages came: a page must
-  // never hear a module valid before it hears it invalid.
+  // never hear a module valid before it hears it invalid. Framed against the state it was
+  // derived from (README "Code frames"), never a later one.
   let sending: Promise<unknown> = Promise.resolve();
-  const sendInOrder = (message: PushMessage, to: () => Iterable<WebSocket>) => {
-    const ready = framed(message);
+  const sendInOrder = (message: PushMessage, from: ServiceState, to: () => Iterable<WebSocket>) => {
+    const ready = framed(message, from);
     sending = sending
       .then(() => ready)
       .then((sent) => {
@@ -47,14 +48,17 @@ export function registerEventsChannel(host: ExtensionHost): void {
       })
       .catch(() => {}); // a socket that failed: the next message is still sent
   };
-  host.push$.subscribe((message) => sendInOrder(message, () => clients));
+  // A pushed message is derived from each state as the store delivers it, one at a time (a
+  // dispatch made meanwhile waits its turn, src/store/store.ts): the current state is its own.
+  host.push$.subscribe((message) => sendInOrder(message, host.getState(), () => clients));
   host.sockets.add('/events', (socket) => {
     clients.add(socket);
     // The push tells changes only: a page that reconnects (the service restarted) missed
     // those made meanwhile, so every new client first hears what is broken now, and every warning.
     const greeting = greetingState$().subscribe({
       next: (state) => {
-        for (const message of [...invalidMessages(state), ...warningMessages(state)]) sendInOrder(message, () => [socket]);
+        // From the greeted state, which a build that finished since the check is not.
+        for (const message of [...invalidMessages(state), ...warningMessages(state)]) sendInOrder(message, state, () => [socket]);
       },
       error: () => {}, // the service is closing
     });

@@ -6,6 +6,9 @@ import type { Preview } from './preview.js';
 import { escapeHtml, htmlPage, importMapScript, scriptJson } from '../html-page.js';
 
 export function renderPreviewPage(preview: Preview, runtimeAddress: string): string {
+  // The stylesheet order of every page of the entry (README "Preview and stylesheet push"): the
+  // listed modules' sheets in the order listed, then the CDN's; the bundled preview joins the
+  // first in that order, and `core dist`'s page links its modules' in it.
   const links = preview.modules
     .filter((module) => module.styles !== null)
     .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">`)
@@ -33,7 +36,8 @@ export interface BundledAddresses {
 export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string): string {
   const preloads = [addresses.code, ...new Set(loadedAddresses(preview, imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
   const sheet = `    <link rel="stylesheet" href="${escapeHtml(addresses.styles)}" data-core-bundle="${escapeHtml(addresses.currentStyles)}">`;
-  return renderPage(preview, runtimeAddress, { imports, head: [...cdnSheets(preview), sheet, ...preloads], imported: addresses.code });
+  // Where `/preview/` links the sheets it joins: before the CDN's (the cascade is the link order).
+  return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...cdnSheets(preview), ...preloads], imported: addresses.code });
 }
 
 /** The addresses of `imports` the page loads: a module of the entry's package it never imports is not fetched. */

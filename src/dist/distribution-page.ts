@@ -1,8 +1,9 @@
 // The page `core dist` writes (README "Distribution: core dist"): the production page of the
 // preview entry, so the output directory served by any static server shows the app. Like
 // the preview, it links the stylesheet of every module of the entry's package and of every
-// module they reach by bare import, preloads their code, and imports the entry; every
-// address is relative, so the page works at the root of the output directory. Pure.
+// module they reach by bare import, in the preview's order (the cascade a developer checked on
+// `/preview/`), preloads their code, and imports the entry; every address is relative, so the
+// page works at the root of the output directory. Pure.
 import { escapeHtml, htmlPage, importMapScript } from '../html-page.js';
 import { choosePreviewEntry } from '../workspace/preview-entry.js';
 import type { WorkspaceModel } from '../workspace/model.js';
@@ -19,8 +20,10 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   if ('reason' in chosen) return { ok: false, reason: chosen.message };
   const browser = new Map(written.filter((outcome) => outcome.target === 'browser').map((outcome) => [outcome.module.specifier, outcome]));
   if (!browser.has(chosen.specifier)) return { ok: false, reason: `the preview entry ${chosen.specifier} was not written` };
-  const packageModules = [...browser.values()].filter((outcome) => outcome.module.package === chosen.package).map((outcome) => outcome.module.specifier);
-  const { reached, unwritten } = walkImports(chosen.specifier, packageModules, browser, new Set(workspace.modules.map((module) => module.specifier)));
+  // The package's modules in the workspace's order, as `/preview/` lists them (src/development/preview.ts).
+  const packageModules = workspace.modules.filter((module) => module.package === chosen.package && browser.has(module.specifier)).map((module) => module.specifier);
+  const reached = previewOrder(packageModules, browser);
+  const unwritten = unwrittenImports(chosen.specifier, browser, new Set(workspace.modules.map((module) => module.specifier)));
   // A valid entry that imports a module of the workspace not written (invalid) fails to load:
   // no page that cannot run (README "Distribution: core dist").
   if (unwritten.length > 0) return { ok: false, reason: `the preview entry ${chosen.specifier} imports ${unwritten.join(', ')}, which ${unwritten.length === 1 ? 'was' : 'were'} not written` };
@@ -38,29 +41,37 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
 }
 
 /**
- * One walk of the written modules' bare imports, from the entry first, then from each of `roots`
- * (the modules of its package): `reached`, every written module it comes to, each once, in the
- * order they are first reached (the order of the page's links); `unwritten`, the modules of the
- * workspace the entry imports, itself or through written modules, that were not written.
+ * The written modules `/preview/` lists, in its order (README "Preview and stylesheet push"): the
+ * modules of the entry's package first, then every written module they reach by bare import,
+ * breadth first, each where it is first reached. The order of the page's links: stylesheet
+ * order is the cascade, so the page looks as the preview and the bundled preview did.
  */
-function walkImports(entry: string, roots: readonly string[], written: ReadonlyMap<string, WrittenModule>, workspaceModules: ReadonlySet<string>): { reached: WrittenModule[]; unwritten: string[] } {
-  const reached: WrittenModule[] = [];
-  const unwritten = new Set<string>();
-  const seen = new Set<string>();
-  let fromEntry = true;
-  const visit = (specifier: string) => {
-    if (seen.has(specifier)) return;
-    seen.add(specifier);
-    const outcome = written.get(specifier);
-    if (!outcome) {
-      if (fromEntry && workspaceModules.has(specifier)) unwritten.add(specifier);
-      return;
+function previewOrder(roots: readonly string[], written: ReadonlyMap<string, WrittenModule>): WrittenModule[] {
+  const listed = new Set(roots);
+  const order = roots.map((specifier) => written.get(specifier)!);
+  for (let next = 0; next < order.length; next += 1) {
+    for (const { specifier } of order[next]!.imports) {
+      const outcome = written.get(specifier);
+      if (!outcome || listed.has(specifier)) continue;
+      listed.add(specifier);
+      order.push(outcome);
     }
-    reached.push(outcome);
-    for (const record of outcome.imports) visit(record.specifier);
-  };
-  visit(entry);
-  fromEntry = false;
-  for (const root of roots) visit(root);
-  return { reached, unwritten: [...unwritten].sort() };
+  }
+  return order;
+}
+
+/** The modules of the workspace the entry imports, itself or through written modules, that were not written. */
+function unwrittenImports(entry: string, written: ReadonlyMap<string, WrittenModule>, workspaceModules: ReadonlySet<string>): string[] {
+  const unwritten = new Set<string>();
+  const seen = new Set([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    for (const { specifier } of written.get(queue.pop()!)?.imports ?? []) {
+      if (seen.has(specifier)) continue;
+      seen.add(specifier);
+      if (written.has(specifier)) queue.push(specifier);
+      else if (workspaceModules.has(specifier)) unwritten.add(specifier);
+    }
+  }
+  return [...unwritten].sort();
 }

@@ -100,9 +100,15 @@ function importCircles(imports: readonly Import[]): string[] {
   return [...circles];
 }
 
+/** An import of a module that is no file of the program (`node:fs`, `esbuild`), as written. */
+interface BareImport {
+  readonly from: string;
+  readonly specifier: string;
+}
+
 // Under verbatimModuleSyntax (tsconfig.json) only `import type` and `export type` are erased:
 // `import { type A }` still loads its module, so it counts as a value import, as `import()` does.
-function readImports(): Import[] {
+function readImports(): { imports: Import[]; bare: BareImport[] } {
   return withProgram(root, ({ files, sourceFile }) => {
     const resolve = (from: string, specifier: string): string | undefined => {
       if (!specifier.startsWith('.')) return undefined;
@@ -112,30 +118,65 @@ function readImports(): Import[] {
       return found;
     };
     const sourceRoot = `${toPosix(root)}/src/`;
-    return [...files]
-      .filter((file) => file.startsWith(sourceRoot))
-      .flatMap((file) =>
-        (sourceFile(file)?.imports ?? []).filter(isStringLiteral).flatMap((literal) => {
-          const to = resolve(file, literal.text);
-          if (!to) return [];
-          const { parent } = literal;
-          const typeOnly =
-            (isImportDeclaration(parent) && parent.importClause?.phaseModifier === SyntaxKind.TypeKeyword) ||
-            (isExportDeclaration(parent) && parent.isTypeOnly) ||
-            isLiteralTypeNode(parent);
-          return [{ from: toPosix(relative(root, file)), to: toPosix(relative(root, to)), typeOnly }];
-        }),
-      );
+    const imports: Import[] = [];
+    const bare: BareImport[] = [];
+    for (const file of [...files].filter((candidate) => candidate.startsWith(sourceRoot))) {
+      const from = toPosix(relative(root, file));
+      for (const literal of (sourceFile(file)?.imports ?? []).filter(isStringLiteral)) {
+        const to = resolve(file, literal.text);
+        if (!to) {
+          bare.push({ from, specifier: literal.text });
+          continue;
+        }
+        const { parent } = literal;
+        const typeOnly =
+          (isImportDeclaration(parent) && parent.importClause?.phaseModifier === SyntaxKind.TypeKeyword) ||
+          (isExportDeclaration(parent) && parent.isTypeOnly) ||
+          isLiteralTypeNode(parent);
+        imports.push({ from, to: toPosix(relative(root, to)), typeOnly });
+      }
+    }
+    return { imports, bare };
   });
+}
+
+const FILE_SYSTEM = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
+const FILE_SYSTEM_SECTION = 'The file system in `src/bundlers/`';
+
+/** The files of `src/bundlers/` that ARCHITECTURE.md allows to import the file system, each with its reason. */
+function parseFileSystemReasons(markdown: string): Map<string, string> {
+  const layers = markdown.split(/^## /m).find((part) => part.startsWith('Layers\n')) ?? '';
+  const section = layers.split(/^### /m).find((part) => part.startsWith(`${FILE_SYSTEM_SECTION}\n`));
+  if (!section) throw new Error(`ARCHITECTURE.md "Layers" has no "${FILE_SYSTEM_SECTION}" section`);
+  const reasons = new Map<string, string>();
+  for (const line of section.split('\n').filter((text) => text.startsWith('- '))) {
+    const match = /^- `(src\/bundlers\/[^`]+\.ts)`: (\S.*)$/.exec(line);
+    if (!match) throw new Error(`ARCHITECTURE.md "${FILE_SYSTEM_SECTION}": cannot read "${line}"`);
+    reasons.set(match[1]!, match[2]!);
+  }
+  return reasons;
+}
+
+/** A file of `src/bundlers/` importing the file system that has no reason, and a reason for a file that no longer does. */
+function fileSystemOutsideIo(reasons: ReadonlyMap<string, string>, bare: readonly BareImport[]): string[] {
+  const importing = new Set(bare.filter(({ from, specifier }) => from.startsWith('src/bundlers/') && FILE_SYSTEM.has(specifier)).map(({ from }) => from));
+  return [
+    ...[...importing].filter((file) => !reasons.has(file)).map((file) => `${file} imports the file system, and ARCHITECTURE.md gives no reason`),
+    ...[...reasons.keys()].filter((file) => !importing.has(file)).map((file) => `${file} has a reason in ARCHITECTURE.md, and imports no file system`),
+  ].sort();
 }
 
 describe('the layers of ARCHITECTURE.md', () => {
   let layers: Layer[];
   let imports: Import[];
+  let bare: BareImport[];
+  let fileSystemReasons: Map<string, string>;
 
   before(() => {
-    layers = parseLayerTable(readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8'));
-    imports = readImports();
+    const architecture = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8');
+    layers = parseLayerTable(architecture);
+    fileSystemReasons = parseFileSystemReasons(architecture);
+    ({ imports, bare } = readImports());
   });
 
   it('has a row for every folder and top-level file of src/, and names no path that is gone', () => {
@@ -154,6 +195,12 @@ describe('the layers of ARCHITECTURE.md', () => {
 
   it('no files of src/ import each other in a circle', () => {
     expect(importCircles(imports)).to.deep.equal([]);
+  });
+
+  it('src/bundlers/ imports the file system only in the files ARCHITECTURE.md names, each with its reason', () => {
+    // The compiler's answer holds the imports of built-in modules: a check over none would pass anything.
+    expect(bare.filter(({ specifier }) => FILE_SYSTEM.has(specifier)).length).to.be.greaterThan(10);
+    expect(fileSystemOutsideIo(fileSystemReasons, bare)).to.deep.equal([]);
   });
 });
 
@@ -197,5 +244,32 @@ describe('the layer check', () => {
   it('finds a circle of type imports as well as of values', () => {
     expect(importCircles([edge('src/b.ts', 'src/c.ts'), edge('src/c.ts', 'src/a.ts', true), edge('src/a.ts', 'src/b.ts')])).to.deep.equal(['src/a.ts -> src/b.ts -> src/c.ts -> src/a.ts']);
     expect(importCircles([edge('src/a.ts', 'src/b.ts'), edge('src/b.ts', 'src/c.ts'), edge('src/a.ts', 'src/c.ts')])).to.deep.equal([]);
+  });
+});
+
+describe('the file system check of src/bundlers/', () => {
+  const architecture = (lines: string[]) => ['## Layers', '', '### The file system in `src/bundlers/`', '', ...lines, '', '## Next', ''].join('\n');
+  const reasons = parseFileSystemReasons(architecture(['- `src/bundlers/engine.ts`: the mtime of a changed input']));
+
+  it('refuses a file of src/bundlers/ importing the file system without a reason, in any of its names', () => {
+    const bare = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'].map((specifier) => ({ from: 'src/bundlers/join.ts', specifier }));
+    for (const one of bare) {
+      expect(fileSystemOutsideIo(reasons, [{ from: 'src/bundlers/engine.ts', specifier: 'node:fs' }, one])).to.deep.equal(['src/bundlers/join.ts imports the file system, and ARCHITECTURE.md gives no reason']);
+    }
+  });
+
+  it('allows a file with a reason, another import, and the file system outside src/bundlers/', () => {
+    const bare = [{ from: 'src/bundlers/engine.ts', specifier: 'node:fs' }, { from: 'src/bundlers/join.ts', specifier: 'node:path' }, { from: 'src/io/join.ts', specifier: 'node:fs' }];
+    expect(fileSystemOutsideIo(reasons, bare)).to.deep.equal([]);
+  });
+
+  it('refuses a reason for a file that no longer imports the file system', () => {
+    expect(fileSystemOutsideIo(reasons, [])).to.deep.equal(['src/bundlers/engine.ts has a reason in ARCHITECTURE.md, and imports no file system']);
+  });
+
+  it('refuses a line it cannot read, and a document without the section', () => {
+    expect(() => parseFileSystemReasons(architecture(['- `src/io/x.ts`: elsewhere']))).to.throw(/cannot read/);
+    expect(() => parseFileSystemReasons(architecture(['- `src/bundlers/x.ts`:']))).to.throw(/cannot read/);
+    expect(() => parseFileSystemReasons('## Layers\n\n## Next\n')).to.throw(/has no "The file system/);
   });
 });

@@ -1,11 +1,18 @@
 // When a new client of `/events` is greeted (src/development/channel.ts): from a state checked
 // against the disk, once the requests being answered are, in virtual time.
 import { expect } from 'chai';
-import { BehaviorSubject } from 'rxjs';
+import { EventEmitter } from 'node:events';
+import { BehaviorSubject, Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { createGreetings } from '../../src/development/channel.js';
+import type { WebSocket } from 'ws';
+import { createGreetings, registerEventsChannel } from '../../src/development/channel.js';
 import { REQUESTS_AT_MOST_MS, REQUESTS_QUIET_MS } from '../../src/effects/requests-quiet.js';
+import type { ExtensionHost } from '../../src/extension.js';
+import { createSocketRoutes } from '../../src/http/sockets.js';
+import { SOURCE_CHANGED } from '../../src/io/source-frames.js';
+import type { PushMessage } from '../../src/protocol/push.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
+import { framedWorkspace, rebuiltState, SAVED_LINE, SAVED_TEXT } from '../helpers/framed-state.js';
 
 describe('createGreetings', () => {
   let scheduler: TestScheduler;
@@ -63,3 +70,36 @@ describe('createGreetings', () => {
     expect(checks).to.deep.equal([REQUESTS_AT_MOST_MS, connected]);
   });
 });
+
+// README "Code frames": a frame is only ever the lines of the file as the reporting build read it.
+describe('registerEventsChannel, greeting a client', () => {
+  /** A socket that keeps what it is sent. */
+  function fakeSocket(): { socket: WebSocket; sent: PushMessage[] } {
+    const sent: PushMessage[] = [];
+    const socket = Object.assign(new EventEmitter(), { OPEN: 1, readyState: 1, send: (text: string) => void sent.push(JSON.parse(text)), ping: () => {}, terminate: () => {} });
+    return { socket: socket as unknown as WebSocket, sent };
+  }
+
+  it("frames the greeted state's invalid message against that state's build, not one that finished since", async () => {
+    // The greeting's check settled on the failed build; the file was saved and its next build
+    // finished before the greeting went out: the current state holds that build's read.
+    const { root, state: greeted } = framedWorkspace(SAVED_TEXT);
+    const current = rebuiltState(greeted);
+    const sockets = createSocketRoutes();
+    const host = { root, getState: () => current, readiness: { settled: () => Promise.resolve(greeted) }, push$: new Subject<PushMessage>(), sockets };
+    registerEventsChannel(host as unknown as ExtensionHost);
+    const { socket, sent } = fakeSocket();
+    sockets.get('/events')!(socket, {} as never);
+    try {
+      for (let turn = 0; sent.length === 0 && turn < 1000; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      const [message] = sent;
+      expect(message?.type).to.equal('invalid');
+      const frames = message?.type === 'invalid' ? message.diagnostics.map((d) => [d.line, d.frame]) : [];
+      expect(frames).to.deep.equal([[2, SOURCE_CHANGED]]);
+      expect(JSON.stringify(sent)).to.not.include(SAVED_LINE);
+    } finally {
+      socket.emit('close');
+    }
+  });
+});
+

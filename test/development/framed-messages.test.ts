@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { createMessageFramer } from '../../src/development/framed-messages.js';
 import { SOURCE_CHANGED } from '../../src/io/source-frames.js';
 import { moduleLabel, type PushMessage } from '../../src/protocol/push.js';
-import { BUILT_LINE, FRAMED_FILE, FRAMED_MODULE, framedWorkspace, SAVED_LINE, SAVED_TEXT } from '../helpers/framed-state.js';
+import { BUILT_LINE, FRAMED_FILE, FRAMED_MODULE, framedWorkspace, rebuiltState, SAVED_LINE, SAVED_TEXT } from '../helpers/framed-state.js';
 
 const invalid: PushMessage = {
   type: 'invalid',
@@ -16,14 +16,27 @@ const framesOf = (message: PushMessage) => (message.type === 'invalid' ? message
 describe('createMessageFramer', function () {
   it("frames an invalid message's place from the file its build read", async function () {
     const { root, state } = framedWorkspace();
-    const [frame] = framesOf(await createMessageFramer(root, () => state)(invalid));
+    const [frame] = framesOf(await createMessageFramer(root)(invalid, state));
     expect(frame).to.include(`> 2 | ${BUILT_LINE}`);
   });
 
   it('says the file changed, and shows none of its new lines, when it was saved after that build', async function () {
     const { root, state } = framedWorkspace(SAVED_TEXT);
-    const framed = await createMessageFramer(root, () => state)(invalid);
+    const framed = await createMessageFramer(root)(invalid, state);
     expect(framesOf(framed)).to.deep.equal([SOURCE_CHANGED]);
     expect(JSON.stringify(framed)).to.not.include(SAVED_LINE);
   });
+
+  it("judges a message against its own build's read, not a later build's that read the new lines", async function () {
+    const { root, state } = framedWorkspace(SAVED_TEXT);
+    const later = rebuiltState(state);
+    const framer = createMessageFramer(root);
+    const framed = await framer(invalid, state);
+    expect(framesOf(framed)).to.deep.equal([SOURCE_CHANGED]);
+    expect(JSON.stringify(framed)).to.not.include(SAVED_LINE);
+    // The later build's own message, framed against its own state, shows the lines it read.
+    const [frame] = framesOf(await framer({ ...invalid, diagnostics: [{ kind: 'BUNDLE_ERROR', message: 'Expected ";"', file: FRAMED_FILE, line: 3, column: 1 }] }, later));
+    expect(frame).to.include(`  2 | ${SAVED_LINE}`);
+  });
 });
+

@@ -3,7 +3,8 @@
 // bundle no longer kept answered as such; a joined page saved for the next start.
 import { expect } from 'chai';
 import fs from 'node:fs';
-import { createJoinFiles, type JoinFiles } from '../../src/bundlers/join-files.js';
+import type { JoinFiles } from '../../src/bundlers/join-files.js';
+import { createJoinFiles } from '../../src/io/join-directory.js';
 import { joinedFiles, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { BundleOutputGone, createPageBundles, type PageBundlePlan } from '../../src/development/bundled-preview.js';
 import type { JoinedPage, JoinedPages } from '../../src/io/joined-pages.js';

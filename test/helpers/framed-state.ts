@@ -35,3 +35,23 @@ export function framedWorkspace(text = BUILT_TEXT): { root: string; state: Servi
   ]);
   return { root, state };
 }
+
+/** `state` after the save of `SAVED_TEXT` and the build that followed, which read it and failed on its line 3. */
+export function rebuiltState(state: ServiceState): ServiceState {
+  return fold(
+    [
+      { type: 'files.changed', files: { [FRAMED_FILE]: contentHash(SAVED_TEXT) }, source: 'watcher' },
+      startedBuild(2, 'browser.development', [{ module: FRAMED_MODULE, generation: 2 }]),
+      {
+        type: 'build.failed',
+        build: 2,
+        module: FRAMED_MODULE.specifier,
+        variant: 'browser.development',
+        errors: [diagnostic('BUNDLE_ERROR', 'Expected ";"', { file: FRAMED_FILE, line: 3, column: 1 })],
+        imports: [],
+        inputs: { [FRAMED_FILE]: contentHash(SAVED_TEXT) },
+      },
+    ],
+    state,
+  );
+}

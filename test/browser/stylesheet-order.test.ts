@@ -1,0 +1,94 @@
+// One stylesheet order for every page of an entry (README "Preview and stylesheet push",
+// "Distribution: core dist"): stylesheet order is the cascade, so `/preview/`, `/preview/bundled/`
+// and the page `core dist` writes must apply the same rules when sheets of several modules set
+// the same property. Here `preview` names the second module of its package, and both modules of
+// the package, and the library both import, colour one element.
+import { expect } from 'chai';
+import type http from 'node:http';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { distribute } from '../../src/dist/distribute.js';
+import { launchChromium, openPage } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { staticServer } from '../helpers/static-server.js';
+import { inlineWorkspace } from '../helpers/workspace.js';
+import { installCore } from '../dist/installed.js';
+
+const MOUNT = "document.body.insertAdjacentHTML('beforeend', '<p class=\"probe\">probe</p>');\n";
+
+function workspace(): string {
+  return inlineWorkspace(
+    {
+      'packages/app': {
+        manifest: { name: '@demo/app', version: '1.0.0', type: 'module', exports: { './first': './first.ts', './main': './main.ts' }, dependencies: { '@demo/lib': '^1.0.0' } },
+        files: {
+          'first.ts': "import './first.css';\nimport '@demo/lib';\nexport const first = 1;\n",
+          'first.css': '.probe { color: rgb(1, 0, 0); background-color: rgb(1, 0, 0); }\n',
+          'main.ts': `import './main.css';\nimport '@demo/lib';\n${MOUNT}`,
+          'main.css': '.probe { color: rgb(0, 2, 0); background-color: rgb(0, 2, 0); }\n',
+        },
+      },
+      'packages/lib': {
+        manifest: { name: '@demo/lib', version: '1.0.0', type: 'module', exports: { '.': './index.ts' } },
+        files: { 'index.ts': "import './index.css';\nexport const lib = 1;\n", 'index.css': '.probe { color: rgb(0, 0, 3); }\n' },
+      },
+    },
+    { 'core.json': JSON.stringify({ packages: ['packages/app', 'packages/lib'], preview: '@demo/app/main' }) },
+  );
+}
+
+describe('the stylesheet order of an entry that is not its package\'s first module', function () {
+  let browser: Browser;
+  let root: string;
+
+  before(async function () {
+    root = installCore(workspace());
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+  });
+
+  /** The probe's colours on the page at `url`, once the entry mounted it, and the sheets the page links. */
+  async function looks(url: string): Promise<{ colours: string[]; sheets: string[]; failures: string[] }> {
+    const watched = await openPage(browser);
+    try {
+      await watched.page.goto(url, { waitUntil: 'load' });
+      await watched.page.waitForSelector('.probe', { timeout: 20_000 });
+      const colours = await watched.page.$eval('.probe', (element) => [getComputedStyle(element).color, getComputedStyle(element).backgroundColor]);
+      const sheets = await watched.page.evaluate(() => [...document.querySelectorAll('link[rel=stylesheet]')].map((link) => new URL((link as HTMLLinkElement).href).pathname));
+      return { colours, sheets, failures: [...watched.errors, ...watched.failed] };
+    } finally {
+      await watched.page.close();
+    }
+  }
+
+  it("is the preview's on /preview/, /preview/bundled/ and core dist's page: the package's modules in its order, then what they reach", async function () {
+    const service = await serve(root);
+    let preview: Awaited<ReturnType<typeof looks>>;
+    let bundled: Awaited<ReturnType<typeof looks>>;
+    try {
+      preview = await looks(new URL('/preview/', service.url).href);
+      bundled = await looks(new URL('/preview/bundled/', service.url).href);
+    } finally {
+      await service.close();
+    }
+    const out = path.join(root, 'dist');
+    const { page } = await distribute({ root, out });
+    expect(page).to.deep.equal({ written: true, path: 'index.html', entry: '@demo/app/main' });
+    const server: http.Server = await staticServer(out, null);
+    let distributed: Awaited<ReturnType<typeof looks>>;
+    try {
+      distributed = await looks(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+
+    // first, main, lib: the library's colour last, main's background over first's.
+    const expected = ['rgb(0, 0, 3)', 'rgb(0, 2, 0)'];
+    expect({ preview: preview.colours, bundled: bundled.colours, dist: distributed.colours }).to.deep.equal({ preview: expected, bundled: expected, dist: expected });
+    expect(preview.sheets.map((sheet) => sheet.replace(/^\/m\//, '').replace(/\/styles\//, ' '))).to.deep.equal(['@demo/app@1.0.0 first', '@demo/app@1.0.0 main', '@demo/lib@1.0.0 @root']);
+    expect(distributed.sheets).to.deep.equal(['/@demo/app@1.0.0/styles/first.css', '/@demo/app@1.0.0/styles/main.css', '/@demo/lib@1.0.0/styles/@root.css']);
+    expect([...preview.failures, ...bundled.failures, ...distributed.failures]).to.deep.equal([]);
+  });
+});
