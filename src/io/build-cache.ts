@@ -76,13 +76,16 @@ export interface BuildCacheDeps {
   reader: string;
   /** Where a bad cache is told, once per start. */
   logger?(message: string): void;
+  /** The clock the age of the cache's files is judged by (Date.now unless a test moves it). */
+  now?(): number;
 }
 
 export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
   const { hashes, outputs, reader } = deps;
   const indexFile = path.join(dir, INDEX);
   const workspaceRoot = realDirectory(root);
-  const packs = createOutputPacks(path.join(dir, OUTPUTS));
+  const now = deps.now ?? Date.now;
+  const packs = createOutputPacks(path.join(dir, OUTPUTS), now);
   const links: LinksOfReads = new WeakMap();
   const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot, reader, hashes, outputs, packs, links });
 

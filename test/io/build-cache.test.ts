@@ -108,8 +108,8 @@ describe('createBuildCache', () => {
         fs.writeFileSync(`${indexFile}.new`, fs.readFileSync(indexFile));
         fs.renameSync(`${indexFile}.new`, indexFile);
       }
-      // A tidy of another service takes it out of reach (its claim), to put it back once it reads the index on disk.
-      if (claimed) fs.renameSync(path.join(dir, 'outputs', PACK), path.join(dir, 'outputs', `${PACK}.4242.0123abcd.tmp`));
+      // A tidy of another service takes it out of reach (its claim, named with when it was made), to put it back once it reads the index on disk.
+      if (claimed) fs.renameSync(path.join(dir, 'outputs', PACK), path.join(dir, 'outputs', `${PACK}.${Date.now()}.4242.0123abcd.tmp`));
       else fs.rmSync(path.join(dir, 'outputs', PACK));
       return { restored: cache.restore(workspace), told };
     }

@@ -24,8 +24,12 @@ export interface ReadPacks {
   claimed: ReadonlySet<string>;
 }
 
-/** A pack taken out of reach by a tidy (see `removeUnreferenced`): `<pack>.<pid>.<8 hex>.tmp`; group 1 is the pack's name. */
-const CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
+/**
+ * A pack taken out of reach by a tidy (see `removeUnreferenced`): `<pack>.<claimed at>.<pid>.<8
+ * hex>.tmp`, the time in ms of its claimer's clock; group 1 is the pack's name, group 2 that time.
+ */
+const CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.(\\d{1,16})\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
+const claimName = (pack: string, claimedAt: number) => `${pack}.${Math.floor(claimedAt)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
 
 export interface OutputPacks {
   readonly dir: string;
@@ -45,7 +49,8 @@ export interface OutputPacks {
   known(): Set<string>;
 }
 
-export function createOutputPacks(dir: string): OutputPacks {
+/** `now`: the clock a temporary file's or a claim's age is judged by. */
+export function createOutputPacks(dir: string, now: () => number = Date.now): OutputPacks {
   /** The size of each pack this service wrote or read: none is about to be named by another's index. */
   const sizes = new Map<string, number>();
   /** Where the outputs of the packs this service read, or wrote, lie. */
@@ -75,7 +80,7 @@ export function createOutputPacks(dir: string): OutputPacks {
       return gone;
     },
     async tidy(named, indexFile) {
-      await removeUnreferenced(dir, new Set(named.map((pack) => pack.file)), sizes, indexFile).catch(() => {});
+      await removeUnreferenced(dir, new Set(named.map((pack) => pack.file)), sizes, indexFile, now).catch(() => {});
       for (const [hash, place] of packed) if (!sizes.has(place.file)) packed.delete(hash);
     },
     known: () => new Set(sizes.keys()),
@@ -189,17 +194,19 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 //   written again, whether its check before writing saw the pack or not.
 // A pack another service wrote and this one never read is, besides, left alone until 10 s old
 // (its index names it right after writing it): not needed for the above, it spares that service
-// writing its outputs twice. A pack taken out of reach keeps its old mtime but gets a new ctime
-// (a rename sets it): the `.tmp` rule counts from the later of the two, so another's tidy never
-// removes one about to be put back. A claim left that old was a killed tidy's, between taking the
-// pack out of reach and putting it back: it is decided as that tidy would have, by the index on
-// disk (put back if it, or this service's own, names the pack; removed if not), never removed
-// blindly, which would lose a pack an index names.
+// writing its outputs twice. A pack taken out of reach keeps its old mtime, and a rename need
+// not change a file's ctime (POSIX leaves it open), so its claim's name carries the time it was
+// claimed, by its claimer's clock: the `.tmp` rule counts a claim's age from that time (any other
+// temporary file's from its mtime: it is written, never renamed, until done), so another's tidy
+// never takes for abandoned one about to be put back. A claim left that old was a killed tidy's,
+// between taking the pack out of reach and putting it back: it is decided as that tidy would have,
+// by the index on disk (put back if it, or this service's own, names the pack; removed if not),
+// never removed blindly, which would lose a pack an index names.
 // Cost on one service alone: the writer's check, one stat per pack named (at most 9); a tidy
 // that removes packs (after a repack) reads the index twice and renames each before removing it.
 const PACK_NAMED_MS = 10_000;
 
-async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string) {
+async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string, now: () => number) {
   const found = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
   const unnamed: string[] = [];
   const abandonedClaims: { name: string; temporary: string }[] = [];
@@ -209,15 +216,18 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
     if (kept.has(name) || !entry.isFile()) continue;
     const file = path.join(dir, name);
     const isPack = PACK_NAME.test(name);
+    const claim = CLAIM_NAME.exec(name);
+    if (claim) {
+      if (now() - Number(claim[2]) >= ABANDONED_MS) abandonedClaims.push({ name: claim[1]!, temporary: name });
+      continue;
+    }
     const temporary = name.endsWith('.tmp');
     const spared = temporary ? ABANDONED_MS : isPack && !known.has(name) ? PACK_NAMED_MS : 0;
     if (spared > 0) {
       const stats = await fs.promises.stat(file).catch(() => null);
-      if (!stats || Date.now() - (temporary ? Math.max(stats.mtimeMs, stats.ctimeMs) : stats.mtimeMs) < spared) continue;
+      if (!stats || now() - stats.mtimeMs < spared) continue;
     }
-    const claimedPack = CLAIM_NAME.exec(name)?.[1];
     if (isPack) unnamed.push(name);
-    else if (claimedPack !== undefined) abandonedClaims.push({ name: claimedPack, temporary: name });
     // One that cannot be removed stays: it is named by no index, so it is never read.
     else await fs.promises.rm(file, { force: true }).catch(() => {});
   }
@@ -231,7 +241,7 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
   const taken: { name: string; temporary: string }[] = [];
   for (const name of unnamed) {
     if (namedBefore(name)) continue;
-    const temporary = `${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    const temporary = claimName(name, now());
     if (await fs.promises.rename(path.join(dir, name), path.join(dir, temporary)).then(() => true, () => false)) taken.push({ name, temporary });
   }
   if (taken.length === 0) return;
