@@ -80,6 +80,13 @@ export interface BuildCacheDeps {
   now?(): number;
 }
 
+/**
+ * How long after its write an index may still be written again by its writer, which checks
+ * right after renaming it into place that every pack it names is there (README "The build
+ * cache", "Writing"): until then a pack it names found gone is no damage.
+ */
+const INDEX_SETTLING_MS = 10_000;
+
 export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
   const { hashes, outputs, reader } = deps;
   const indexFile = path.join(dir, INDEX);
@@ -99,9 +106,10 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   // Read once on start, for the workspace's restoration and then the builds'.
   let startIndex: CacheIndex | { ignored: string; damaged: boolean } | null = null;
   const indexAtStart = () => (startIndex ??= readIndex());
-  // The index read at start, as a file: every write renames a new one into place.
+  // The index read at start, as a file: every write renames a new one into place. Its mtime is
+  // its write's, a moment before that rename.
   let readFrom: fs.Stats | null = null;
-  const indexReplaced = () => !readFrom || isReplaced(indexFile, readFrom);
+  const indexNotFinal = () => !readFrom || now() - readFrom.mtimeMs < INDEX_SETTLING_MS || isReplaced(indexFile, readFrom);
   function readIndex(): CacheIndex | { ignored: string; damaged: boolean } {
     const read = readWithStat(indexFile);
     if (!read) return { ignored: 'no cache yet', damaged: false };
@@ -132,7 +140,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     restore(workspace) {
       try {
         const index = indexAtStart();
-        if (!('ignored' in index)) return restoreBuilds(index, workspace, { dir, hashes, outputs, packs, tellDamage, indexReplaced });
+        if (!('ignored' in index)) return restoreBuilds(index, workspace, { dir, hashes, outputs, packs, tellDamage, indexNotFinal });
         if (index.damaged) tellDamage(index.ignored);
         return { type: 'cache.restored', dir, builds: [], ignored: index.ignored };
       } catch (error) {

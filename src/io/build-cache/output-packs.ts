@@ -15,8 +15,8 @@ const MAX_PACKS = 8;
 
 /**
  * Where each output of the packs read at start lies, with the pack's bytes; `gone`: the outputs
- * of the packs named that were not there; `claimed`: those of `gone` whose pack another
- * service's tidy had taken out of reach (renamed to a claim) when read.
+ * of the packs named that were not there; `claimed`: those of `gone` whose pack was in another
+ * service's tidy's hands when read (taken out of reach to its claim, and maybe back).
  */
 export interface ReadPacks {
   found: ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
@@ -93,24 +93,29 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
   const gone = new Set<string>();
   const claimed = new Set<string>();
   // Listed once, and only when a pack named is missing: a tidy may be between taking it out of
-  // reach and putting it back (the index on disk names it), so it is no damage.
-  let claims: Set<string> | undefined;
-  const isClaimed = (file: string) =>
-    (claims ??= new Set(listNames(dir).flatMap((name) => CLAIM_NAME.exec(name)?.[1] ?? []))).has(file);
+  // reach and putting it back (README "The build cache", "Damage").
+  let listed: ReadonlySet<string> | undefined;
+  const listing = () => (listed ??= new Set(listNames(dir)));
   for (const pack of packs) {
     if (!isOutputPack(pack)) continue;
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(path.join(dir, pack.file));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') continue;
-      const taken = isClaimed(pack.file);
-      for (const hash of Object.keys(pack.at)) {
-        gone.add(hash);
-        if (taken) claimed.add(hash);
+    let bytes = readPack(dir, pack.file);
+    if (bytes === 'missing') {
+      // Renamed to its claim and back by another service's tidy, it is missing from its place
+      // only for a moment, and never both it and its claim are: read once more after a listing,
+      // it is found if put back meanwhile; missing still, it is in another's hands if that
+      // listing held it or its claim (claimed again since), and gone only if it held neither.
+      const names = listing();
+      bytes = readPack(dir, pack.file);
+      if (bytes === 'missing') {
+        const taken = names.has(pack.file) || [...names].some((name) => CLAIM_NAME.exec(name)?.[1] === pack.file);
+        for (const hash of Object.keys(pack.at)) {
+          gone.add(hash);
+          if (taken) claimed.add(hash);
+        }
+        continue;
       }
-      continue;
     }
+    if (bytes === null) continue;
     sizes.set(pack.file, bytes.length);
     for (const [hash, start] of Object.entries(pack.at)) {
       found.set(hash, { file: pack.file, bytes, start });
@@ -119,6 +124,15 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
     }
   }
   return { found, gone, claimed };
+}
+
+/** A pack's bytes; `missing` when not there; null when it cannot be read (its outputs fail their check). */
+function readPack(dir: string, file: string): Buffer | 'missing' | null {
+  try {
+    return fs.readFileSync(path.join(dir, file));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : null;
+  }
 }
 
 function listNames(dir: string): string[] {
