@@ -94,7 +94,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const now = deps.now ?? Date.now;
   const packs = createOutputPacks(path.join(dir, OUTPUTS), now);
   const links: LinksOfReads = new WeakMap();
-  const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot, reader, hashes, outputs, packs, links });
+  const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot, reader, hashes, outputs, packs, links, now });
 
   // A bad cache is said once per start, in one line: what was wrong and that it is rebuilt.
   let toldDamage = false;
