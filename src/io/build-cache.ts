@@ -88,10 +88,9 @@ export interface BuildCacheDeps {
 const INDEX_SETTLING_MS = 10_000;
 
 export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
-  const { hashes, outputs, reader } = deps;
+  const { hashes, outputs, reader, now = Date.now } = deps;
   const indexFile = path.join(dir, INDEX);
   const workspaceRoot = realDirectory(root);
-  const now = deps.now ?? Date.now;
   const packs = createOutputPacks(path.join(dir, OUTPUTS), now);
   const links: LinksOfReads = new WeakMap();
   const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot, reader, hashes, outputs, packs, links, now });
@@ -106,10 +105,9 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   // Read once on start, for the workspace's restoration and then the builds'.
   let startIndex: CacheIndex | { ignored: string; damaged: boolean } | null = null;
   const indexAtStart = () => (startIndex ??= readIndex());
-  // The index read at start, as a file: every write renames a new one into place. Its mtime is
-  // its write's, a moment before that rename.
+  // The index read at start, as a file: every write renames a new one into place.
   let readFrom: fs.Stats | null = null;
-  const indexNotFinal = () => !readFrom || now() - readFrom.mtimeMs < INDEX_SETTLING_MS || isReplaced(indexFile, readFrom);
+  const indexNotFinal = () => !readFrom || isUnsettled(readFrom, now()) || isReplaced(indexFile, readFrom);
   function readIndex(): CacheIndex | { ignored: string; damaged: boolean } {
     const read = readWithStat(indexFile);
     if (!read) return { ignored: 'no cache yet', damaged: false };
@@ -183,6 +181,9 @@ function readWithStat(file: string): { text: string; stats: fs.Stats } | null {
     return null;
   }
 }
+
+/** Whether the index read with `then` may still be written again by its writer: its mtime is its write's, a moment before its rename. */
+const isUnsettled = (then: fs.Stats, now: number): boolean => now - then.mtimeMs < INDEX_SETTLING_MS;
 
 /** Whether the file at `file` is no longer the one read with `then` (gone, or another renamed there). */
 function isReplaced(file: string, then: fs.Stats): boolean {
