@@ -52,7 +52,7 @@ describe('createOutputPacks: tidy', () => {
     const old = new Date(Date.now() - 60 * 60_000);
     fs.utimesSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack'), old, old);
     fs.renameSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack'), claimed);
-    // A file system whose rename leaves a file's ctime (POSIX allows it): its stat says an hour old.
+    // A file system whose rename leaves a file's ctime (README "The build cache", "Writing"): its stat says an hour old.
     fs.promises.stat = (async (file: fs.PathLike) => {
       const stats = await realStat(file);
       return Object.assign(stats, { ctimeMs: stats.mtimeMs, ctime: stats.mtime });
