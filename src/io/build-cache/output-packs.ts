@@ -206,10 +206,10 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 //   (`gone`), and writes the missing outputs to a new pack and the index again if one is not
 //   (src/io/build-cache/write.ts). So an index renamed after another's second read is always
 //   written again, whether its check before writing saw the pack or not.
-// A pack another service wrote and this one never read is, besides, left alone until 10 s old
-// (its index names it right after writing it): not needed for the above, it spares that service
-// writing its outputs twice. A pack taken out of reach keeps its old mtime, and a rename need
-// not change a file's ctime (README "The build cache", "Writing"), so its claim's name carries the time it was
+// A pack another service wrote and this one never read is, besides, left alone until 10 s old (its
+// index names it right after writing it): not needed for the above, it spares that service writing
+// its outputs twice. A pack taken out of reach keeps its old mtime, and a rename need not change a
+// file's ctime (README "The build cache", "Writing"), so its claim's name carries the time it was
 // claimed, by its claimer's clock: the `.tmp` rule counts a claim's age from that time (any other
 // temporary file's from its mtime: it is written, never renamed, until done), so another's tidy
 // never takes for abandoned one about to be put back. A claim left that old was a killed tidy's,
