@@ -102,7 +102,7 @@ describe('createBuildCache', () => {
      * A cache whose index names one build of `one`, of no inputs, its code in one pack; its index
      * read (with the model), the pack then removed, or claimed, and the start judging by `now`.
      */
-    function readThenRemoved({ replaceIndex = false, claimed = false, putBackWhenListed = false, now }: { replaceIndex?: boolean; claimed?: boolean; putBackWhenListed?: boolean; now?: () => number }) {
+    function readThenRemoved({ replaceIndex = false, claimed = false, putBackWhenListed = false, claimedAgainWhenListed = false, now }: { replaceIndex?: boolean; claimed?: boolean; putBackWhenListed?: boolean; claimedAgainWhenListed?: boolean; now?: () => number }) {
       const { root, dir } = cacheOf(workspace, {});
       const indexFile = path.join(dir, 'builds.json');
       const outputs = path.join(dir, 'outputs');
@@ -125,7 +125,10 @@ describe('createBuildCache', () => {
       if (putBackWhenListed) {
         fs.readdirSync = ((dirPath: fs.PathLike, ...rest: unknown[]) => {
           if (String(dirPath) === outputs && fs.existsSync(path.join(outputs, CLAIM))) fs.renameSync(path.join(outputs, CLAIM), path.join(outputs, PACK));
-          return (realReaddirSync as (...args: unknown[]) => unknown)(dirPath, ...rest);
+          const listed = (realReaddirSync as (...args: unknown[]) => unknown)(dirPath, ...rest);
+          // A tidy of a third service takes it out of reach in turn, just after that listing.
+          if (claimedAgainWhenListed && String(dirPath) === outputs) fs.renameSync(path.join(outputs, PACK), path.join(outputs, `${PACK}.${Date.now()}.4343.4567cdef.tmp`));
+          return listed;
         }) as typeof fs.readdirSync;
       }
       return { restored: cache.restore(workspace), told };
@@ -145,6 +148,11 @@ describe('createBuildCache', () => {
       const { restored, told } = readThenRemoved({ claimed: true, putBackWhenListed: true, now: aMinuteLater });
       expect(restored.builds.map((build) => build.module)).to.deep.equal([one.specifier]);
       expect(restored).to.not.have.property('stale');
+      expect(told).to.deep.equal([]);
+    });
+    it("is a miss, not a damage, when the listing after it was found missing holds it, put back, though another service's tidy took it again before it was read once more", () => {
+      const { restored, told } = readThenRemoved({ claimed: true, putBackWhenListed: true, claimedAgainWhenListed: true, now: aMinuteLater });
+      expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
       expect(told).to.deep.equal([]);
     });
     it('is a miss, not a damage, when the index read was written moments ago: its writer may be about to find the pack removed and write it again', () => {
