@@ -76,15 +76,24 @@ export interface BuildCacheDeps {
   reader: string;
   /** Where a bad cache is told, once per start. */
   logger?(message: string): void;
+  /** The clock the age of the cache's files is judged by (Date.now unless a test moves it). */
+  now?(): number;
 }
 
+/**
+ * How long after its write an index may still be written again by its writer, which checks
+ * right after renaming it into place that every pack it names is there (README "The build
+ * cache", "Writing"): until then a pack it names found gone is no damage.
+ */
+const INDEX_SETTLING_MS = 10_000;
+
 export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
-  const { hashes, outputs, reader } = deps;
+  const { hashes, outputs, reader, now = Date.now } = deps;
   const indexFile = path.join(dir, INDEX);
   const workspaceRoot = realDirectory(root);
-  const packs = createOutputPacks(path.join(dir, OUTPUTS));
+  const packs = createOutputPacks(path.join(dir, OUTPUTS), now);
   const links: LinksOfReads = new WeakMap();
-  const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot, reader, hashes, outputs, packs, links });
+  const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot, reader, hashes, outputs, packs, links, now });
 
   // A bad cache is said once per start, in one line: what was wrong and that it is rebuilt.
   let toldDamage = false;
@@ -98,7 +107,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const indexAtStart = () => (startIndex ??= readIndex());
   // The index read at start, as a file: every write renames a new one into place.
   let readFrom: fs.Stats | null = null;
-  const indexReplaced = () => !readFrom || isReplaced(indexFile, readFrom);
+  const indexNotFinal = () => !readFrom || isUnsettled(readFrom, now()) || isReplaced(indexFile, readFrom);
   function readIndex(): CacheIndex | { ignored: string; damaged: boolean } {
     const read = readWithStat(indexFile);
     if (!read) return { ignored: 'no cache yet', damaged: false };
@@ -129,7 +138,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
     restore(workspace) {
       try {
         const index = indexAtStart();
-        if (!('ignored' in index)) return restoreBuilds(index, workspace, { dir, hashes, outputs, packs, tellDamage, indexReplaced });
+        if (!('ignored' in index)) return restoreBuilds(index, workspace, { dir, hashes, outputs, packs, tellDamage, indexNotFinal });
         if (index.damaged) tellDamage(index.ignored);
         return { type: 'cache.restored', dir, builds: [], ignored: index.ignored };
       } catch (error) {
@@ -172,6 +181,9 @@ function readWithStat(file: string): { text: string; stats: fs.Stats } | null {
     return null;
   }
 }
+
+/** Whether the index read with `then` may still be written again by its writer: its mtime is its write's, a moment before its rename. */
+const isUnsettled = (then: fs.Stats, now: number): boolean => now - then.mtimeMs < INDEX_SETTLING_MS;
 
 /** Whether the file at `file` is no longer the one read with `then` (gone, or another renamed there). */
 function isReplaced(file: string, then: fs.Stats): boolean {

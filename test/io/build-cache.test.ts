@@ -91,17 +91,27 @@ describe('createBuildCache', () => {
   describe('a pack named by the index read at start, gone when the packs are read', () => {
     const workspace = workspaceModel([one], { sources: { 'core.json': contentHash('core') } });
     const PACK = 'aaaaaaaaaaaaaaaa.pack';
+    /** A claim of PACK by another service's tidy (src/io/build-cache/output-packs.ts): its name carries when it was made. */
+    const CLAIM = `${PACK}.${Date.now()}.4242.0123abcd.tmp`;
+    /** A clock for which the index just written is a minute old: its writer is long done checking its packs. */
+    const aMinuteLater = () => Date.now() + 60_000;
+    const realReaddirSync = fs.readdirSync;
+    afterEach(() => void (fs.readdirSync = realReaddirSync));
 
-    /** A cache whose index names one build of `one`, of no inputs, its code in one pack; its index read (with the model), the pack removed after. */
-    function readThenRemoved(replaceIndex: boolean, claimed = false) {
+    /**
+     * A cache whose index names one build of `one`, of no inputs, its code in one pack; its index
+     * read (with the model), the pack then removed, or claimed, and the start judging by `now`.
+     */
+    function readThenRemoved({ replaceIndex = false, claimed = false, putBackWhenListed = false, claimedAgainWhenListed = false, now }: { replaceIndex?: boolean; claimed?: boolean; putBackWhenListed?: boolean; claimedAgainWhenListed?: boolean; now?: () => number }) {
       const { root, dir } = cacheOf(workspace, {});
       const indexFile = path.join(dir, 'builds.json');
+      const outputs = path.join(dir, 'outputs');
       const index = JSON.parse(fs.readFileSync(indexFile, 'utf8').replace(/\n[^\n]*$/, ''));
-      fs.mkdirSync(path.join(dir, 'outputs'));
-      fs.writeFileSync(path.join(dir, 'outputs', PACK), 'code');
+      fs.mkdirSync(outputs);
+      fs.writeFileSync(path.join(outputs, PACK), 'code');
       fs.writeFileSync(indexFile, indexText({ ...index, packs: [{ file: PACK, at: { [contentHash('code')]: 0 } }] }));
       const told: string[] = [];
-      const cache = createBuildCache(dir, root, identity, { hashes: createFileHashes(root), outputs: createOutputCache(), reader: 'reader', logger: (line) => told.push(line) });
+      const cache = createBuildCache(dir, root, identity, { hashes: createFileHashes(root), outputs: createOutputCache(), reader: 'reader', logger: (line) => told.push(line), ...(now ? { now } : {}) });
       cache.restoreWorkspace();
       // Another service writes its index (renamed into place) and removes the pack it no longer names.
       if (replaceIndex) {
@@ -109,23 +119,49 @@ describe('createBuildCache', () => {
         fs.renameSync(`${indexFile}.new`, indexFile);
       }
       // A tidy of another service takes it out of reach (its claim), to put it back once it reads the index on disk.
-      if (claimed) fs.renameSync(path.join(dir, 'outputs', PACK), path.join(dir, 'outputs', `${PACK}.4242.0123abcd.tmp`));
-      else fs.rmSync(path.join(dir, 'outputs', PACK));
+      if (claimed) fs.renameSync(path.join(outputs, PACK), path.join(outputs, CLAIM));
+      else fs.rmSync(path.join(outputs, PACK));
+      // That tidy puts it back (the index on disk names it) after the start found it missing, before the start lists the directory.
+      if (putBackWhenListed) {
+        fs.readdirSync = ((dirPath: fs.PathLike, ...rest: unknown[]) => {
+          if (String(dirPath) === outputs && fs.existsSync(path.join(outputs, CLAIM))) fs.renameSync(path.join(outputs, CLAIM), path.join(outputs, PACK));
+          const listed = (realReaddirSync as (...args: unknown[]) => unknown)(dirPath, ...rest);
+          // A tidy of a third service takes it out of reach in turn, just after that listing.
+          if (claimedAgainWhenListed && String(dirPath) === outputs) fs.renameSync(path.join(outputs, PACK), path.join(outputs, `${PACK}.${Date.now()}.4343.4567cdef.tmp`));
+          return listed;
+        }) as typeof fs.readdirSync;
+      }
       return { restored: cache.restore(workspace), told };
     }
 
     it('is a miss, not a damage, when another index replaced the one read', () => {
-      const { restored, told } = readThenRemoved(true);
+      const { restored, told } = readThenRemoved({ replaceIndex: true, now: aMinuteLater });
       expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
       expect(told).to.deep.equal([]);
     });
     it("is a miss, not a damage, when another service's tidy holds it out of reach (renamed to its claim) though the index is still the one read", () => {
-      const { restored, told } = readThenRemoved(false, true);
+      const { restored, told } = readThenRemoved({ claimed: true, now: aMinuteLater });
       expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
       expect(told).to.deep.equal([]);
     });
-    it('is a damage when the index read is still the one on disk', () => {
-      const { restored, told } = readThenRemoved(false);
+    it("is read, and no damage, when another service's tidy puts it back after the start found it missing and before it listed the directory", () => {
+      const { restored, told } = readThenRemoved({ claimed: true, putBackWhenListed: true, now: aMinuteLater });
+      expect(restored.builds.map((build) => build.module)).to.deep.equal([one.specifier]);
+      expect(restored).to.not.have.property('stale');
+      expect(told).to.deep.equal([]);
+    });
+    it("is a miss, not a damage, when the listing after it was found missing holds it, put back, though another service's tidy took it again before it was read once more", () => {
+      const { restored, told } = readThenRemoved({ claimed: true, putBackWhenListed: true, claimedAgainWhenListed: true, now: aMinuteLater });
+      expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
+      expect(told).to.deep.equal([]);
+    });
+    it('is a miss, not a damage, when the index read was written moments ago: its writer may be about to find the pack removed and write it again', () => {
+      const { restored, told } = readThenRemoved({});
+      expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
+      expect(told).to.deep.equal([]);
+    });
+    it('is a damage when the index read is still the one on disk, written long enough ago', () => {
+      const { restored, told } = readThenRemoved({ now: aMinuteLater });
       expect(restored.builds).to.deep.equal([]);
       expect(told).to.have.length(1);
       expect(told[0]).to.include('is damaged (an output is missing from its pack');

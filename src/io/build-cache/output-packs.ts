@@ -15,8 +15,8 @@ const MAX_PACKS = 8;
 
 /**
  * Where each output of the packs read at start lies, with the pack's bytes; `gone`: the outputs
- * of the packs named that were not there; `claimed`: those of `gone` whose pack another
- * service's tidy had taken out of reach (renamed to a claim) when read.
+ * of the packs named that were not there; `claimed`: those of `gone` whose pack was in another
+ * service's tidy's hands when read (taken out of reach to its claim, and maybe back).
  */
 export interface ReadPacks {
   found: ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
@@ -24,8 +24,12 @@ export interface ReadPacks {
   claimed: ReadonlySet<string>;
 }
 
-/** A pack taken out of reach by a tidy (see `removeUnreferenced`): `<pack>.<pid>.<8 hex>.tmp`; group 1 is the pack's name. */
-const CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
+/**
+ * A pack taken out of reach by a tidy (see `removeUnreferenced`): `<pack>.<claimed at>.<pid>.<8
+ * hex>.tmp`, the time in ms of its claimer's clock; group 1 is the pack's name, group 2 that time.
+ */
+const CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.(\\d{1,16})\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
+const claimName = (pack: string, claimedAt: number) => `${pack}.${Math.floor(claimedAt)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
 
 export interface OutputPacks {
   readonly dir: string;
@@ -45,7 +49,8 @@ export interface OutputPacks {
   known(): Set<string>;
 }
 
-export function createOutputPacks(dir: string): OutputPacks {
+/** `now`: the clock a temporary file's or a claim's age is judged by. */
+export function createOutputPacks(dir: string, now: () => number = Date.now): OutputPacks {
   /** The size of each pack this service wrote or read: none is about to be named by another's index. */
   const sizes = new Map<string, number>();
   /** Where the outputs of the packs this service read, or wrote, lie. */
@@ -75,7 +80,7 @@ export function createOutputPacks(dir: string): OutputPacks {
       return gone;
     },
     async tidy(named, indexFile) {
-      await removeUnreferenced(dir, new Set(named.map((pack) => pack.file)), sizes, indexFile).catch(() => {});
+      await removeUnreferenced(dir, new Set(named.map((pack) => pack.file)), sizes, indexFile, now).catch(() => {});
       for (const [hash, place] of packed) if (!sizes.has(place.file)) packed.delete(hash);
     },
     known: () => new Set(sizes.keys()),
@@ -88,24 +93,29 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
   const gone = new Set<string>();
   const claimed = new Set<string>();
   // Listed once, and only when a pack named is missing: a tidy may be between taking it out of
-  // reach and putting it back (the index on disk names it), so it is no damage.
-  let claims: Set<string> | undefined;
-  const isClaimed = (file: string) =>
-    (claims ??= new Set(listNames(dir).flatMap((name) => CLAIM_NAME.exec(name)?.[1] ?? []))).has(file);
+  // reach and putting it back (README "The build cache", "Damage").
+  let listed: ReadonlySet<string> | undefined;
+  const listing = () => (listed ??= new Set(listNames(dir)));
   for (const pack of packs) {
     if (!isOutputPack(pack)) continue;
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(path.join(dir, pack.file));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') continue;
-      const taken = isClaimed(pack.file);
-      for (const hash of Object.keys(pack.at)) {
-        gone.add(hash);
-        if (taken) claimed.add(hash);
+    let bytes = readPack(dir, pack.file);
+    if (bytes === 'missing') {
+      // Renamed to its claim and back by another service's tidy, it is missing from its place
+      // only for a moment, and never both it and its claim are: read once more after a listing,
+      // it is found if put back meanwhile; missing still, it is in another's hands if that
+      // listing held it or its claim (claimed again since), and gone only if it held neither.
+      const names = listing();
+      bytes = readPack(dir, pack.file);
+      if (bytes === 'missing') {
+        const taken = names.has(pack.file) || [...names].some((name) => CLAIM_NAME.exec(name)?.[1] === pack.file);
+        for (const hash of Object.keys(pack.at)) {
+          gone.add(hash);
+          if (taken) claimed.add(hash);
+        }
+        continue;
       }
-      continue;
     }
+    if (bytes === null) continue;
     sizes.set(pack.file, bytes.length);
     for (const [hash, start] of Object.entries(pack.at)) {
       found.set(hash, { file: pack.file, bytes, start });
@@ -114,6 +124,15 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
     }
   }
   return { found, gone, claimed };
+}
+
+/** A pack's bytes; `missing` when not there; null when it cannot be read (its outputs fail their check). */
+function readPack(dir: string, file: string): Buffer | 'missing' | null {
+  try {
+    return fs.readFileSync(path.join(dir, file));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : null;
+  }
 }
 
 function listNames(dir: string): string[] {
@@ -187,19 +206,21 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 //   (`gone`), and writes the missing outputs to a new pack and the index again if one is not
 //   (src/io/build-cache/write.ts). So an index renamed after another's second read is always
 //   written again, whether its check before writing saw the pack or not.
-// A pack another service wrote and this one never read is, besides, left alone until 10 s old
-// (its index names it right after writing it): not needed for the above, it spares that service
-// writing its outputs twice. A pack taken out of reach keeps its old mtime but gets a new ctime
-// (a rename sets it): the `.tmp` rule counts from the later of the two, so another's tidy never
-// removes one about to be put back. A claim left that old was a killed tidy's, between taking the
-// pack out of reach and putting it back: it is decided as that tidy would have, by the index on
-// disk (put back if it, or this service's own, names the pack; removed if not), never removed
-// blindly, which would lose a pack an index names.
+// A pack another service wrote and this one never read is, besides, left alone until 10 s old (its
+// index names it right after writing it): not needed for the above, it spares that service writing
+// its outputs twice. A pack taken out of reach keeps its old mtime, and a rename need not change a
+// file's ctime (README "The build cache", "Writing"), so its claim's name carries the time it was
+// claimed, by its claimer's clock: the `.tmp` rule counts a claim's age from that time (any other
+// temporary file's from its mtime: it is written, never renamed, until done), so another's tidy
+// never takes for abandoned one about to be put back. A claim left that old was a killed tidy's,
+// between taking the pack out of reach and putting it back: it is decided as that tidy would have,
+// by the index on disk (put back if it, or this service's own, names the pack; removed if not),
+// never removed blindly, which would lose a pack an index names.
 // Cost on one service alone: the writer's check, one stat per pack named (at most 9); a tidy
 // that removes packs (after a repack) reads the index twice and renames each before removing it.
 const PACK_NAMED_MS = 10_000;
 
-async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string) {
+async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string, now: () => number) {
   const found = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
   const unnamed: string[] = [];
   const abandonedClaims: { name: string; temporary: string }[] = [];
@@ -209,15 +230,18 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
     if (kept.has(name) || !entry.isFile()) continue;
     const file = path.join(dir, name);
     const isPack = PACK_NAME.test(name);
+    const claim = CLAIM_NAME.exec(name);
+    if (claim) {
+      if (now() - Number(claim[2]) >= ABANDONED_MS) abandonedClaims.push({ name: claim[1]!, temporary: name });
+      continue;
+    }
     const temporary = name.endsWith('.tmp');
     const spared = temporary ? ABANDONED_MS : isPack && !known.has(name) ? PACK_NAMED_MS : 0;
     if (spared > 0) {
       const stats = await fs.promises.stat(file).catch(() => null);
-      if (!stats || Date.now() - (temporary ? Math.max(stats.mtimeMs, stats.ctimeMs) : stats.mtimeMs) < spared) continue;
+      if (!stats || now() - stats.mtimeMs < spared) continue;
     }
-    const claimedPack = CLAIM_NAME.exec(name)?.[1];
     if (isPack) unnamed.push(name);
-    else if (claimedPack !== undefined) abandonedClaims.push({ name: claimedPack, temporary: name });
     // One that cannot be removed stays: it is named by no index, so it is never read.
     else await fs.promises.rm(file, { force: true }).catch(() => {});
   }
@@ -231,7 +255,7 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
   const taken: { name: string; temporary: string }[] = [];
   for (const name of unnamed) {
     if (namedBefore(name)) continue;
-    const temporary = `${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    const temporary = claimName(name, now());
     if (await fs.promises.rename(path.join(dir, name), path.join(dir, temporary)).then(() => true, () => false)) taken.push({ name, temporary });
   }
   if (taken.length === 0) return;

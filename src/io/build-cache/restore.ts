@@ -91,8 +91,12 @@ export interface RestoreDeps {
   outputs: OutputCache;
   packs: OutputPacks;
   tellDamage(what: string): void;
-  /** Whether the index on disk is another than the one restored from (another service wrote one since). */
-  indexReplaced(): boolean;
+  /**
+   * Whether the index restored from may not be the last word of its packs: another is on disk now
+   * (another service wrote one since), or it was written so lately that its writer may be about to
+   * find a pack it names removed and write it again.
+   */
+  indexNotFinal(): boolean;
 }
 
 export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps: RestoreDeps): Extract<Fact, { type: 'cache.restored' }> {
@@ -100,11 +104,13 @@ export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps
   const read = deps.packs.read(index.packs);
   const load = (ref: OutputRef) => loadOutput(ref, read.found, deps);
   // A pack gone since its index was read, when another index has replaced it: the service that
-  // wrote that one removed what it no longer names (README "The build cache", "Writing"), so
-  // those entries are replaced, not damaged. So is one whose pack a tidy had taken out of reach
-  // when read (it is put back if the index on disk names it): stale for this start.
-  let replaced: boolean | undefined;
-  const replacedSince = (ref: OutputRef) => read.gone.has(ref.hash) && (read.claimed.has(ref.hash) || (replaced ??= deps.indexReplaced()));
+  // wrote that one removed what it no longer names (README "The build cache", "Damage",
+  // "Writing"), so those entries are replaced, not damaged; so is one whose index was written
+  // moments ago, whose writer writes it again if another's tidy removed a pack it names. So is
+  // one whose pack a tidy had in hand when read (it is put back if the index on disk names it):
+  // stale for this start.
+  let notFinal: boolean | undefined;
+  const replacedSince = (ref: OutputRef) => read.gone.has(ref.hash) && (read.claimed.has(ref.hash) || (notFinal ??= deps.indexNotFinal()));
   const builds: RestoredBuild[] = [];
   let stale = 0;
   for (const entry of index.entries) {

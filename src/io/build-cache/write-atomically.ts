@@ -2,6 +2,7 @@
 // build cache"), so services sharing a cache never read a half-written file.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** A temporary file this old is no write under way: its service stopped or died before renaming it. */
 export const ABANDONED_MS = 10 * 60_000;
@@ -22,3 +23,18 @@ export async function writeAtomically(file: string, content: string | Uint8Array
 }
 
 export const exists = (file: string): Promise<boolean> => fs.promises.stat(file).then(() => true, () => false);
+
+/**
+ * Removes the temporary files of `file` (`writeAtomically`'s names for it) that a write killed
+ * or stopped before its rename left: those ABANDONED_MS old by `now`, counted from their last
+ * write (a write under way is younger). Any other file is left alone.
+ */
+export async function removeAbandonedWrites(file: string, now: () => number): Promise<void> {
+  const base = path.basename(file);
+  for (const name of await fs.promises.readdir(path.dirname(file)).catch(() => [] as string[])) {
+    if (name === base || name.replace(TEMPORARY_SUFFIX, '') !== base) continue;
+    const temporary = path.join(path.dirname(file), name);
+    const stats = await fs.promises.stat(temporary).catch(() => null);
+    if (stats?.isFile() && now() - stats.mtimeMs >= ABANDONED_MS) await fs.promises.rm(temporary, { force: true }).catch(() => {});
+  }
+}

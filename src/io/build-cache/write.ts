@@ -16,7 +16,7 @@ import { removeCachesOfRemovedWorkspaces } from '../cache-location.js';
 import { CACHE_FORMAT, isCacheEntry, isOutputPack, sealedIndex, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
 import type { OutputPacks } from './output-packs.js';
 import { isKeptBundler } from './restore.js';
-import { exists, writeAtomically } from './write-atomically.js';
+import { exists, removeAbandonedWrites, writeAtomically } from './write-atomically.js';
 
 /** How many times a write names its outputs again when another service removed a pack its index names, before it gives up until the next write. */
 const MAX_REWRITES = 3;
@@ -48,6 +48,8 @@ export interface CacheWriterDeps {
   packs: OutputPacks;
   /** What each read of this run asked of links, by its model's sources: a model of no known read is not saved. */
   links: LinksOfReads;
+  /** The clock a temporary file's age is judged by (Date.now unless a test moves it). */
+  now?(): number;
 }
 
 export interface CacheWriter {
@@ -92,6 +94,9 @@ export function createCacheWriter(deps: CacheWriterDeps): CacheWriter {
     await packs.tidy(named, indexFile);
     if (!prunedSiblings) {
       prunedSiblings = true;
+      // An index's write killed before its rename leaves its temporary file beside it, which no
+      // pack's tidy sees (README "The build cache", "Writing"): once a run is enough.
+      await removeAbandonedWrites(indexFile, deps.now ?? Date.now);
       await removeCachesOfRemovedWorkspaces(dir).catch(() => {});
     }
   }

@@ -4,11 +4,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createOutputPacks } from '../../../src/io/build-cache/output-packs.js';
+import { ABANDONED_MS } from '../../../src/io/build-cache/write-atomically.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
 describe('createOutputPacks: tidy', () => {
   const realRename = fs.promises.rename;
-  afterEach(() => void (fs.promises.rename = realRename));
+  const realStat = fs.promises.stat;
+  afterEach(() => void ((fs.promises.rename = realRename), (fs.promises.stat = realStat)));
 
   function cache() {
     const dir = tempWorkspace();
@@ -42,42 +44,73 @@ describe('createOutputPacks: tidy', () => {
     expect(fs.readdirSync(outputs)).to.deep.equal(['aaaaaaaaaaaaaaaa.pack']);
   });
 
-  it("leaves alone a pack another service is removing: renamed just now, though its mtime is old", async () => {
+  it("leaves alone a pack another service is removing: claimed just now by its name, though its mtime is old and the file system left its ctime at that too", async () => {
     const { outputs, indexFile, indexNaming, packs } = cache();
     indexNaming();
-    const claimed = path.join(outputs, 'aaaaaaaaaaaaaaaa.pack.4242.0123abcd.tmp');
+    const claimed = path.join(outputs, `aaaaaaaaaaaaaaaa.pack.${Date.now()}.4242.0123abcd.tmp`);
     fs.writeFileSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack'), 'bytes');
     const old = new Date(Date.now() - 60 * 60_000);
     fs.utimesSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack'), old, old);
     fs.renameSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack'), claimed);
+    // A file system whose rename leaves a file's ctime (README "The build cache", "Writing"): its stat says an hour old.
+    fs.promises.stat = (async (file: fs.PathLike) => {
+      const stats = await realStat(file);
+      return Object.assign(stats, { ctimeMs: stats.mtimeMs, ctime: stats.mtime });
+    }) as typeof fs.promises.stat;
     await packs.tidy([], indexFile);
     expect(fs.readdirSync(outputs)).to.deep.equal([path.basename(claimed)]);
   });
 
-  describe("a claim left by a tidy killed before it put the pack back (older than a temporary file's 10 min)", () => {
-    const realNow = Date.now;
-    afterEach(() => void (Date.now = realNow));
-
-    function abandonedClaim(named: boolean) {
-      const { outputs, indexFile, indexNaming, packs } = cache();
-      if (named) indexNaming('aaaaaaaaaaaaaaaa.pack');
-      else indexNaming();
-      fs.writeFileSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack.4242.0123abcd.tmp'), 'bytes');
-      // A rename sets the ctime, which cannot be set back: the tidy runs an hour later instead.
-      Date.now = () => realNow() + 60 * 60_000;
+  describe('a temporary file a killed write left (older than 10 min by the clock, counted from its last write)', () => {
+    function abandonedWrite(sinceWritten: number) {
+      const { outputs, indexFile, indexNaming } = cache();
+      indexNaming();
+      const temporary = path.join(outputs, 'bbbbbbbbbbbbbbbb.pack.4242.0123abcd.tmp');
+      fs.writeFileSync(temporary, 'half a pack');
+      const written = fs.statSync(temporary).mtimeMs;
+      const packs = createOutputPacks(outputs, () => written + sinceWritten);
       return { outputs, tidy: () => packs.tidy([], indexFile) };
     }
 
+    it('is removed once ABANDONED_MS have passed', async () => {
+      const { outputs, tidy } = abandonedWrite(ABANDONED_MS + 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal([]);
+    });
+    it('is kept while younger: a write under way', async () => {
+      const { outputs, tidy } = abandonedWrite(ABANDONED_MS - 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal(['bbbbbbbbbbbbbbbb.pack.4242.0123abcd.tmp']);
+    });
+  });
+
+  describe("a claim left by a tidy killed before it put the pack back (older than a temporary file's 10 min by the time in its name)", () => {
+    function abandonedClaim(named: boolean, sinceClaimed: number) {
+      const { outputs, indexFile, indexNaming } = cache();
+      if (named) indexNaming('aaaaaaaaaaaaaaaa.pack');
+      else indexNaming();
+      const claimedAt = Date.now();
+      const claim = `aaaaaaaaaaaaaaaa.pack.${claimedAt}.4242.0123abcd.tmp`;
+      fs.writeFileSync(path.join(outputs, claim), 'bytes');
+      const packs = createOutputPacks(outputs, () => claimedAt + sinceClaimed);
+      return { outputs, claim, tidy: () => packs.tidy([], indexFile) };
+    }
+
     it('is put back when the index on disk names its pack', async () => {
-      const { outputs, tidy } = abandonedClaim(true);
+      const { outputs, tidy } = abandonedClaim(true, ABANDONED_MS + 1_000);
       await tidy();
       expect(fs.readdirSync(outputs)).to.deep.equal(['aaaaaaaaaaaaaaaa.pack']);
       expect(fs.readFileSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack'), 'utf8')).to.equal('bytes');
     });
     it('is removed when the index on disk does not name its pack', async () => {
-      const { outputs, tidy } = abandonedClaim(false);
+      const { outputs, tidy } = abandonedClaim(false, ABANDONED_MS + 1_000);
       await tidy();
       expect(fs.readdirSync(outputs)).to.deep.equal([]);
+    });
+    it('is left alone while younger, though the index on disk does not name its pack: its tidy may be about to put it back', async () => {
+      const { outputs, claim, tidy } = abandonedClaim(false, ABANDONED_MS - 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal([claim]);
     });
   });
 });

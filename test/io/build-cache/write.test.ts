@@ -7,6 +7,7 @@ import { createOutputCache } from '../../../src/outputs/output-cache.js';
 import { contentHash } from '../../../src/outputs/content-hash.js';
 import { createOutputPacks } from '../../../src/io/build-cache/output-packs.js';
 import { CacheNotWritten, createCacheWriter, type SavedBuild } from '../../../src/io/build-cache/write.js';
+import { ABANDONED_MS } from '../../../src/io/build-cache/write-atomically.js';
 import { parseIndex } from '../../../src/io/cache-index.js';
 import { createFileHashes, type FileSignature } from '../../../src/io/file-hashes.js';
 import type { BuildRecord } from '../../../src/store/state.js';
@@ -21,7 +22,7 @@ describe('createCacheWriter', () => {
   const workspace = workspaceModel([one], { sources: { 'core.json': contentHash('core') } });
 
   /** A writer in a new cache directory; the stats it is told each file was hashed with are `signatures`, the packs it makes counted. */
-  function writerOf(of?: { root: string; dir: string }) {
+  function writerOf(of?: { root: string; dir: string }, now?: () => number) {
     const root = of?.root ?? tempWorkspace();
     const dir = of?.dir ?? tempWorkspace();
     const signatures = new Map<string, FileSignature>([
@@ -34,7 +35,7 @@ describe('createCacheWriter', () => {
     let packed = 0;
     const packs = { ...real, pack: (needed: ReadonlyMap<string, Buffer>) => ((packed += 1), real.pack(needed)) };
     const indexFile = path.join(dir, 'builds.json');
-    const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot: root, reader: 'reader', hashes, outputs, packs, links: new WeakMap([[workspace.sources, { realPaths: {}, leaves: {} }]]) });
+    const writer = createCacheWriter({ dir, indexFile, identity, workspaceRoot: root, reader: 'reader', hashes, outputs, packs, links: new WeakMap([[workspace.sources, { realPaths: {}, leaves: {} }]]), ...(now ? { now } : {}) });
     const record: BuildRecord = { build: 1, outputs: { code: outputs.put(Buffer.from('code')), styles: null }, errors: [], imports: [], inputs: { [input]: inputHash } };
     const builds: SavedBuild[] = [{ module: one.specifier, variant: 'browser.development', record }];
     const indexStat = () => {
@@ -160,5 +161,26 @@ describe('createCacheWriter', () => {
     await writer.write([{ ...builds[0]!, record: { ...record, build: 2, inputs: { ...record.inputs } } }], workspace);
     expect(packed()).to.equal(2);
     expect(indexStat()).to.deep.equal(before);
+  });
+
+  describe("a temporary file of the index that a write killed before its rename left (older than 10 min by the clock, counted from its last write)", () => {
+    /** A cache directory holding such a file, written `sinceWritten` ms before the writer's clock, and another service's temporary file of another name. */
+    async function leftThenWritten(sinceWritten: number) {
+      const dir = tempWorkspace();
+      const left = path.join(dir, 'builds.json.4242.0123abcd.tmp');
+      fs.writeFileSync(left, '{"half an index');
+      fs.writeFileSync(path.join(dir, 'notes.json.4242.0123abcd.tmp'), 'not the index');
+      const written = fs.statSync(left).mtimeMs;
+      const { writer, builds } = writerOf({ root: tempWorkspace(), dir }, () => written + sinceWritten);
+      await writer.write(builds, workspace);
+      return fs.readdirSync(dir).sort();
+    }
+
+    it('is removed by the first write of a run once ABANDONED_MS have passed', async () => {
+      expect(await leftThenWritten(ABANDONED_MS + 1_000)).to.deep.equal(['builds.json', 'notes.json.4242.0123abcd.tmp', 'outputs']);
+    });
+    it("is kept while younger: another service's write under way", async () => {
+      expect(await leftThenWritten(ABANDONED_MS - 1_000)).to.deep.equal(['builds.json', 'builds.json.4242.0123abcd.tmp', 'notes.json.4242.0123abcd.tmp', 'outputs']);
+    });
   });
 });
