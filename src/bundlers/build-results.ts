@@ -215,14 +215,27 @@ function resolutionInputs(root: string, result: esbuild.BuildResult, read: reado
   return found;
 }
 
+/**
+ * What the relative imports of every file of a build depended on besides the files they found
+ * (the paths tried before them, absent; where a link crossed leads), by its metafile `inputs`
+ * whose paths are relative to the build's directory: the rule of a module's inputs, for a
+ * build of another directory's files (an installed package's, README "The local CDN"), where
+ * esbuild tries `extensions` in their order.
+ */
+export function relativeResolutions(inputs: esbuild.Metafile['inputs'], extensions: readonly string[]): string[] {
+  const found = new Set<string>();
+  addRelativeResolutions(found, inputs, Object.keys(inputs), extensions);
+  return [...found].sort();
+}
+
 /** What the relative imports of the files `read` depended on besides the files they found, by a build's metafile `inputs`. */
-function addRelativeResolutions(found: Set<string>, inputs: esbuild.Metafile['inputs'], read: Iterable<string>): void {
+function addRelativeResolutions(found: Set<string>, inputs: esbuild.Metafile['inputs'], read: Iterable<string>, extensions?: readonly string[]): void {
   for (const input of read) {
     const importer = inputPath(input);
     if (importer === null) continue;
     for (const record of inputs[input]?.imports ?? []) {
       // One kept external (a shared file, another module's entry) names no `original`: the plugin that kept it tells it.
-      if (!record.external && record.original !== undefined) addResolution(found, importer, record.original, inputPath(record.path));
+      if (!record.external && record.original !== undefined) addResolution(found, importer, record.original, inputPath(record.path), extensions);
     }
   }
 }
@@ -245,13 +258,13 @@ function mappedImports(metafile: esbuild.Metafile, read: readonly string[]): Map
 }
 
 /** What the import `original` of `importer`, resolved to `resolved`, depended on besides that file. */
-function addResolution(found: Set<string>, importer: string, original: string, resolved: string | null): void {
+function addResolution(found: Set<string>, importer: string, original: string, resolved: string | null, extensions?: readonly string[]): void {
   if (!(original.startsWith('./') || original.startsWith('../'))) return;
   const written = resolved === null ? null : path.posix.normalize(path.posix.join(path.posix.dirname(importer), original.split('?')[0]!.split('#')[0]!));
   // A file outside the workspace (through node_modules) is never read by the service's checks: nothing to record.
   if (resolved === null || written === null || !isInside(written) || !isInside(resolved) || resolved.includes('?')) return;
   if (resolvedBeside(written, resolved)) {
-    for (const shadow of triedBefore(written, resolved)) found.add(shadow);
+    for (const shadow of triedBefore(written, resolved, extensions)) found.add(shadow);
     return;
   }
   const stem = written.slice(0, written.length - path.posix.extname(written).length);

@@ -8,13 +8,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { withLiveService } from './esbuild-service.js';
+import { inputPath, relativeResolutions } from './build-results.js';
+import { INSTALLED_EXTENSIONS } from '../workspace/resolution.js';
 
 export interface InstalledBundle {
   /** Empty for a stylesheet entry (README "Stylesheet modules"). */
   code: Uint8Array;
   /** Its bare imports, kept as they are written. */
   imports: string[];
-  /** The files it was built from, real paths. */
+  /**
+   * What its build depended on, relative to the package's directory: the files it read, the
+   * paths its relative imports tried before the file found (absent) and where a link crossed
+   * leads (`relativeResolutions`), and the `package.json` of each directory below the package's
+   * own that holds a file read (esbuild reads it there). The local CDN keeps the bundle while
+   * each of these is as the build found it (README "The local CDN").
+   */
   inputs: string[];
   /** The sheet of a stylesheet entry, or of the stylesheets a code entry imports, its `@import`s joined in and its `url()` files inlined; absent when none. */
   styles?: Uint8Array;
@@ -77,15 +85,32 @@ export function bundleInstalled(entry: string, packageDir: string, commonJsNames
   });
 }
 
-const inputsOf = (result: esbuild.BuildResult, packageDir: string) =>
-  Object.keys(result.metafile!.inputs)
+// The metafile names files relative to `absWorkingDir`, the package's real directory; the
+// confinement let none outside it be read.
+function inputsOf(result: esbuild.BuildResult): string[] {
+  const { inputs } = result.metafile!;
+  const read = Object.keys(inputs)
     .filter((input) => input !== '<stdin>')
-    .map((input) => path.resolve(packageDir, input));
+    .map(inputPath)
+    .filter((file): file is string => file !== null);
+  return [...new Set([...read, ...relativeResolutions(inputs, INSTALLED_EXTENSIONS), ...manifestPlaces(read)])].sort();
+}
+
+// esbuild reads the package.json of each directory it resolves in (`type`, `sideEffects`, a
+// `browser` map): one written there, or removed, changes the build. The package's own is the
+// installed copy's identity (`manifestStamp`), judged before the bundle is looked for.
+function manifestPlaces(files: readonly string[]): string[] {
+  const places = new Set<string>();
+  for (const file of files) {
+    for (let cut = file.lastIndexOf('/'); cut > 0; cut = file.lastIndexOf('/', cut - 1)) places.add(`${file.slice(0, cut)}/package.json`);
+  }
+  return [...places];
+}
 
 async function bundleSheet(entry: string, packageDir: string): Promise<InstalledBundle> {
   const { packages: _external, ...common } = COMMON;
   const result = await esbuild.build({ ...common, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
-  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents };
+  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result), styles: result.outputFiles![0]!.contents };
 }
 
 async function bundleOnce(entry: string, packageDir: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
@@ -108,5 +133,5 @@ async function bundleOnce(entry: string, packageDir: string, commonJsNames: (fil
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
-  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}) };
+  return { code, imports: [...imports].sort(), inputs: inputsOf(result), ...(styles && styles.length > 0 ? { styles } : {}) };
 }

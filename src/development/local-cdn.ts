@@ -2,22 +2,26 @@
 //   /cdn/<package>@<version>[/<subpath>]
 // A workspace package answers the production output of its module (the bytes of
 // `/m/...?env=production`); a package installed in node_modules answers the entry of that
-// subpath compiled for browsers, built once per entry file and kept (within a bound). Both are named
-// by version: immutable, and loadable by any origin like every production output. What it may
-// read, and why nothing else, is SECURITY.md's "The local CDN".
+// subpath compiled for browsers, built once per entry file and kept (within a bound) while every
+// file its build read is unchanged. Both are loadable by any origin like every production output.
+// An installed package's answer is revalidated (`no-cache`, its ETag), not immutable though its
+// address names a version: a file patched in place changes its bytes (README "The local CDN").
+// What it may read, and why nothing else, is SECURITY.md's "The local CDN".
 import type { ExtensionHost } from '../extension.js';
 import type { HttpContext } from '../http/context.js';
 import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
-import { bundleInstalled, OutsidePackageError, type InstalledBundle } from '../bundlers/installed-bundle.js';
-import { contentHash } from '../outputs/content-hash.js';
+import { bundleInstalled, OutsidePackageError } from '../bundlers/installed-bundle.js';
+import { outputHash } from '../outputs/content-hash.js';
 import { commonJsExportNames, entryOf, findInstalled, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
-import { createInstalledBundles, type InstalledBundles } from './installed-bundles.js';
+import { createInstalledBundles, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
+import { createFileHashes, type FileHashes } from '../io/file-hashes.js';
+import { hashInputs, inputsBefore, inputsHold } from '../io/build-inputs.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
 import { serveSharedFile } from '../http/routes/shared-files.js';
 import { answerOutput } from '../http/output-answer.js';
@@ -32,14 +36,14 @@ export const localCdnAddress = (name: string, version: string, subpath: string):
 export interface LocalCdn {
   /** Adds to `imports` what the installed packages it maps import, transitively; returns the specifiers it could not map. */
   complete(imports: Record<string, string>): Promise<string[]>;
-  /** The bundles of installed packages kept in memory: how many, and their bytes of code. */
-  kept(): { count: number; bytes: number };
+  /** The bundles of installed packages kept in memory: how many, their bytes of code, and how many builds were made (README "The local CDN"). */
+  kept(): { count: number; bytes: number; builds: number };
   /** The stylesheet modules `imports` maps to this CDN (installed, or of a package left out of development), each with the address of its sheet, for the page to link. */
   stylesheets(imports: Record<string, string>): Promise<{ specifier: string; href: string }[]>;
 }
 
 export function registerLocalCdn(host: ExtensionHost): LocalCdn {
-  const cdn: CdnParts = { host, bundles: createInstalledBundles(), copies: installedCopies(host) };
+  const cdn: CdnParts = { host, bundles: createInstalledBundles(), copies: installedCopies(host), readers: new Map() };
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     // A workspace package's answer checks the disk itself (answerOutput): one check, not two. A
@@ -53,10 +57,10 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     // its sheet at `?styles`, which the preview links (README "Stylesheet modules").
     if (ctx.query.styles !== undefined) {
       if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version}/${subpath} is code, not a stylesheet: it has no ?styles`);
-      sendOutput(ctx, Buffer.from(styles), { type: 'text/css; charset=utf-8', hash: contentHash(Buffer.from(styles)), anyOrigin: true, immutable: true });
+      sendOutput(ctx, bytesOf(styles), { type: 'text/css; charset=utf-8', hash: outputHash(styles), anyOrigin: true });
       return;
     }
-    sendOutput(ctx, Buffer.from(code), { type: 'text/javascript; charset=utf-8', hash: contentHash(Buffer.from(code)), anyOrigin: true, immutable: true });
+    sendOutput(ctx, bytesOf(code), { type: 'text/javascript; charset=utf-8', hash: outputHash(code), anyOrigin: true });
   });
   return {
     kept: () => cdn.bundles.kept(),
@@ -64,6 +68,9 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     complete: (imports) => completeImports(cdn, imports),
   };
 }
+
+/** A kept bundle's bytes as a Buffer, without a copy per answer (its hash is taken once: `outputHash`). */
+const bytesOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 interface InstalledCopies {
   /** The installed copy of that version, in the workspace's node_modules or one of its packages', or one met before. */
@@ -75,6 +82,8 @@ interface CdnParts {
   host: ExtensionHost;
   bundles: InstalledBundles;
   copies: InstalledCopies;
+  /** By an installed package's real directory, the reader that hashes its files, confined to it. */
+  readers: Map<string, FileHashes>;
 }
 
 function installedCopies(host: ExtensionHost): InstalledCopies {
@@ -117,18 +126,38 @@ async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, { ver
 
 // Keyed by the package's directory, the copy installed there and the entry's real path: every
 // spelling of an address, and every subpath that leads to the same file, share one bundle, and
-// another copy installed in the same directory is built from its own files.
-function bundle({ bundles }: CdnParts, pkg: InstalledPackage, subpath: string): Promise<InstalledBundle> {
+// another copy installed in the same directory is built from its own files. A kept bundle
+// answers while every input of its build hashes as recorded, by the rule of a module's inputs
+// (README "Addresses"): a stat per input when unchanged, a read only of what the stat cannot vouch for.
+function bundle(cdn: CdnParts, pkg: InstalledPackage, subpath: string): Promise<KeptBundle> {
   const entry = entryOf(pkg, subpath);
   if (entry === null) return Promise.reject(new ServiceError('OUTPUT_NOT_AVAILABLE', `${pkg.name}@${pkg.version} exports no "${subpath === '' ? '.' : `./${subpath}`}"`));
-  return bundles.get(`${pkg.dir}\0${pkg.manifestStamp}\0${entry}`, () =>
-    bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir)).catch((error: unknown) => {
-      if (error instanceof OutsidePackageError) {
-        throw new ServiceError('CDN_FILE_OUTSIDE_PACKAGE', `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''} is not served: its entry or a file it imports lies outside the package`);
-      }
-      throw new ServiceError('BUILD_FAILED', `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''} cannot be built for browsers: ${(error as Error).message}`);
-    }),
-  );
+  const files = readerOf(cdn, pkg.dir);
+  const named = `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''}`;
+  const build = (previous: KeptBundle | undefined) =>
+    buildRecorded(files, pkg, entry, previous).catch((error: unknown) => {
+      if (error instanceof OutsidePackageError) throw new ServiceError('CDN_FILE_OUTSIDE_PACKAGE', `${named} is not served: its entry or a file it imports lies outside the package`);
+      throw new ServiceError('BUILD_FAILED', `${named} cannot be built for browsers: ${(error as Error).message}`);
+    });
+  return cdn.bundles.get(`${pkg.dir}\0${pkg.manifestStamp}\0${entry}`, build, (kept) => inputsHold(files, kept.recorded));
+}
+
+// The inputs of the bundle it replaces hashed before the build reads them, those first met hashed
+// after it, one written meanwhile marked unverified (`hashInputs`): a change during the build is
+// never recorded as what the build read, and the next request builds again.
+async function buildRecorded(files: FileHashes, pkg: InstalledPackage, entry: string, previous: KeptBundle | undefined): Promise<KeptBundle> {
+  const before = inputsBefore(files, previous ? [previous.recorded] : []);
+  const startedAt = Date.now();
+  const built = await bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir));
+  return { ...built, recorded: hashInputs(files, built.inputs, before, startedAt) };
+}
+
+// One reader per installed package, rooted at its real directory: a path leading out of it
+// (`../`, a link) is never read. It keeps the stats and hashes of the package's files, not their bytes.
+function readerOf({ readers }: CdnParts, dir: string): FileHashes {
+  let reader = readers.get(dir);
+  if (!reader) readers.set(dir, (reader = createFileHashes(dir, Date.now, { keptContents: 0 })));
+  return reader;
 }
 
 // The installed copy and subpath a local CDN address of the import map stands for.
@@ -173,7 +202,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     const [specifier, address] = queue.shift()!;
     const copy = installedAt(cdn.copies, specifier, address, workspace);
     if (!copy) continue;
-    let built: InstalledBundle;
+    let built: KeptBundle;
     try {
       built = await bundle(cdn, copy.pkg, copy.subpath);
     } catch {

@@ -1,10 +1,10 @@
 // The inputs of a build and their hashes, as the runner records them (README "Addresses"):
 // those known from the last build hashed before it reads them, those first seen hashed after.
-import type { RebuildHint } from '../bundlers/types.js';
+import { LINK_TARGET, type RebuildHint } from '../bundlers/types.js';
 import { UNVERIFIED, type InputHashes } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
-import { MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
+import { isPlainRelative, listingPathOf, MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
 import { pathRecord } from '../workspace/path-records.js';
 
 /** What the runner took of each input before the build: its hash, its mtime, its bytes when kept. */
@@ -53,6 +53,33 @@ export function hashInputs(hashes: FileHashes, paths: readonly string[], before:
     inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - MTIME_LAG_MS - hashes.granularityMs() ? UNVERIFIED : stamp.hash;
   }
   return inputs;
+}
+
+/**
+ * Whether every input still hashes as `hashInputs` recorded it, by the stamp's one rule (README
+ * "Addresses"): a file whose stat is the one its hash was read under, long enough after its last
+ * change, is not read again; any other is read and hashed; a path recorded absent must still be
+ * absent, which its directory's listing proves without a stat of its own when that listing, as
+ * stamped now, is one read without its name (`absentFromListing`): one stat per directory, not
+ * one per path an import tried. An input marked unverified never holds. Stops at the first that differs.
+ */
+export function inputsHold(hashes: FileHashes, inputs: InputHashes): boolean {
+  const listings = new Map<string, string | null>();
+  const listingNow = (dir: string): string | null => {
+    let hash = listings.get(dir);
+    if (hash === undefined) listings.set(dir, (hash = hashes.stamp(dir).hash));
+    return hash;
+  };
+  for (const path in inputs) {
+    const hash = inputs[path]!;
+    if (hash === UNVERIFIED || !isPlainRelative(path)) return false;
+    if (hash === null && hashes.absentFromListing && !path.endsWith('/') && !path.endsWith(LINK_TARGET)) {
+      const listing = listingNow(listingPathOf(path));
+      if (typeof listing === 'string' && hashes.absentFromListing(path, listing)) continue;
+    }
+    if (hashes.stamp(path).hash !== hash) return false;
+  }
+  return true;
 }
 
 // esbuild reports `No matching export in "lib/x.ts"` at the import, and the fix is in lib/x.ts,

@@ -71,6 +71,8 @@ export interface FileHashesOptions {
    * on the second core"). Off by default: its reads are stamped by the real clock, not by `now`.
    */
   readAhead?: boolean;
+  /** How many files' last read bytes are kept for `recall` (`KEPT_CONTENTS` by default): none where no build recalls them (the local CDN's readers of installed packages). */
+  keptContents?: number;
 }
 
 export interface Stamp {
@@ -413,7 +415,7 @@ function linkTargetStamp(paths: ConfinedPaths, relative: string): Stamp {
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, { ...(options.stat ? { stat: options.stat } : {}) });
-  const memory = createFileMemory(KEPT_CONTENTS);
+  const memory = createFileMemory(options.keptContents ?? KEPT_CONTENTS);
   const reads = createFileReads(paths, memory, now, granularityOf);
   const { readFile } = reads;
   const { listDir, absentFromListing, note } = listedNames(reads.listDir);

@@ -4,7 +4,12 @@
 import path from 'node:path';
 
 /** esbuild's default `resolveExtensions`, in the order it tries them. */
-const RESOLVE_EXTENSIONS = ['.tsx', '.ts', '.jsx', '.js', '.css', '.json'];
+const RESOLVE_EXTENSIONS: readonly string[] = ['.tsx', '.ts', '.jsx', '.js', '.css', '.json'];
+/**
+ * The same, in the order esbuild tries them for a file inside `node_modules` (an installed
+ * package's, README "The local CDN"): JavaScript before TypeScript, as a package publishes both.
+ */
+export const INSTALLED_EXTENSIONS: readonly string[] = ['.jsx', '.js', '.tsx', '.ts', '.css', '.json'];
 /** The TypeScript sources esbuild tries for an import naming the JavaScript file tsc would emit. */
 const TYPESCRIPT_REWRITES: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
 
@@ -14,8 +19,8 @@ const stemOf = (file: string): string => file.slice(0, file.length - path.posix.
 export const resolvedBeside = (written: string, resolved: string): boolean =>
   resolved === written || resolved.startsWith(`${written}.`) || resolved.startsWith(`${written}/`) || resolved.startsWith(`${stemOf(written)}.`);
 
-/** The paths esbuild tries, for the path `written`, before `resolved` (beside it). */
-export function triedBefore(written: string, resolved: string): string[] {
+/** The paths esbuild tries, for the path `written`, before `resolved` (beside it); `extensions` in the order it tries them there. */
+export function triedBefore(written: string, resolved: string, extensions = RESOLVE_EXTENSIONS): string[] {
   if (resolved === written) return [];
   const stem = stemOf(written);
   const upTo = (base: string, extensions: readonly string[]) => {
@@ -26,11 +31,11 @@ export function triedBefore(written: string, resolved: string): string[] {
     }
     return tried;
   };
-  if (resolved.startsWith(`${written}.`) && !resolved.includes('/', written.length)) return [written, ...upTo(written, RESOLVE_EXTENSIONS)];
+  if (resolved.startsWith(`${written}.`) && !resolved.includes('/', written.length)) return [written, ...upTo(written, extensions)];
   const rewrites = TYPESCRIPT_REWRITES[path.posix.extname(written)];
   if (rewrites && resolved.startsWith(`${stem}.`) && !resolved.includes('/', stem.length)) return [written, ...upTo(stem, rewrites)];
   // A directory: every file its name could be, then the indexes before the one found.
-  if (resolved.startsWith(`${written}/`)) return [...RESOLVE_EXTENSIONS.map((extension) => written + extension), ...upTo(`${written}/index`, RESOLVE_EXTENSIONS)];
+  if (resolved.startsWith(`${written}/`)) return [...extensions.map((extension) => written + extension), ...upTo(`${written}/index`, extensions)];
   return [];
 }
 

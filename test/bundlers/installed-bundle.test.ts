@@ -28,16 +28,47 @@ describe('bundleInstalled', function () {
       'node_modules/pkg/leaky.js': "import secret from '../../secret.js';\nexport default secret;\n",
       'node_modules/pkg/absolute.js': '',
       'node_modules/pkg/linking.js': "import secret from './linked.js';\nexport default secret;\n",
+      'node_modules/pkg/tools-user.js': "import { tool } from './tools';\nimport { unit } from './unit';\nimport { alias } from './aliased.js';\nexport const used = [tool, unit, alias];\n",
+      'node_modules/pkg/tools/index.js': "export const tool = 'tool';\n",
+      'node_modules/pkg/unit.js': "export const unit = 'unit';\nexport const alias = 'alias';\n",
     });
     dir = path.join(root, 'node_modules/pkg');
     fs.writeFileSync(path.join(dir, 'absolute.js'), `import secret from ${JSON.stringify(path.join(root, 'secret.js'))};\nexport default secret;\n`);
     fs.symlinkSync('../../secret.js', path.join(dir, 'linked.js'));
+    fs.symlinkSync('unit.js', path.join(dir, 'aliased.js'));
   });
 
   it('bundles the package own files, its bare imports kept, every input inside it', async function () {
     const built = await bundleInstalled(path.join(dir, 'index.js'), dir, noNames);
     expect(built.imports).to.deep.equal(['other']);
-    expect(built.inputs.sort()).to.deep.equal([path.join(dir, 'index.js'), path.join(dir, 'lib/helper.js')]);
+    // Relative to the package: its files read, and the package.json of their directory below it.
+    expect(built.inputs).to.deep.equal(['index.js', 'lib/helper.js', 'lib/package.json']);
+  });
+
+  it('counts as inputs the paths an import tried before the file it found, absent, and where a link crossed inside leads', async function () {
+    const built = await bundleInstalled(path.join(dir, 'tools-user.js'), dir, noNames);
+    // Inside node_modules esbuild tries JavaScript before TypeScript: .jsx, .js, .tsx, .ts, .css, .json.
+    expect(built.inputs).to.deep.equal([
+      // `./aliased.js`, a link to unit.js: where each path it could be leads.
+      'aliased.js ->',
+      'aliased.js.js ->',
+      'aliased.js/unit.js ->',
+      'tools-user.js',
+      // `./tools`, a directory: every file its name could be, then the indexes before index.js.
+      'tools.css',
+      'tools.js',
+      'tools.json',
+      'tools.jsx',
+      'tools.ts',
+      'tools.tsx',
+      'tools/index.js',
+      'tools/index.jsx',
+      'tools/package.json',
+      // `./unit`: itself, then the extensions before .js.
+      'unit',
+      'unit.js',
+      'unit.jsx',
+    ]);
   });
 
   it('refuses an import of `../../secret.js`, of an absolute path, and through a link, naming the file', async function () {

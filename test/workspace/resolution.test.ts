@@ -1,7 +1,7 @@
 // The paths esbuild tries before the file it finds (src/workspace/resolution.ts, README "Bundling
 // real code"): what a module's build depends on besides the files it read.
 import { expect } from 'chai';
-import { resolvedBeside, triedBefore, triedThrough } from '../../src/workspace/resolution.js';
+import { INSTALLED_EXTENSIONS, resolvedBeside, triedBefore, triedThrough } from '../../src/workspace/resolution.js';
 
 describe('the paths esbuild tries before the file it found', () => {
   it('has none for an import naming its file exactly', () => {
@@ -21,6 +21,12 @@ describe('the paths esbuild tries before the file it found', () => {
 
   it("lists every file a directory's name could be, then the indexes before the one found", () => {
     expect(triedBefore('src/tools', 'src/tools/index.ts')).to.deep.equal(['src/tools.tsx', 'src/tools.ts', 'src/tools.jsx', 'src/tools.js', 'src/tools.css', 'src/tools.json', 'src/tools/index.tsx']);
+  });
+
+  it('inside node_modules (an installed package), in the order esbuild tries there: JavaScript first', () => {
+    expect(triedBefore('lib/impl', 'lib/impl.js', INSTALLED_EXTENSIONS)).to.deep.equal(['lib/impl', 'lib/impl.jsx']);
+    expect(triedBefore('lib/impl', 'lib/impl.ts', INSTALLED_EXTENSIONS)).to.deep.equal(['lib/impl', 'lib/impl.jsx', 'lib/impl.js', 'lib/impl.tsx']);
+    expect(triedBefore('tools', 'tools/index.js', INSTALLED_EXTENSIONS)).to.deep.equal(['tools.jsx', 'tools.js', 'tools.tsx', 'tools.ts', 'tools.css', 'tools.json', 'tools/index.jsx']);
   });
 
   it('tells a file beside the written path from one reached elsewhere (through a link)', () => {

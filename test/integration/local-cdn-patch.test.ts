@@ -1,0 +1,154 @@
+// The local CDN follows an installed package patched in place (README "The local CDN"): a
+// kept bundle answers only while every file its build read, and every path its imports tried,
+// is as the build found it; a patch of the same size and the same mtime (patch-package, an edit
+// to debug, a restored timestamp) builds it again; an unchanged package is not built again; the
+// answer is revalidated (`no-cache`, a strong ETag), so a reload in the browser shows the patch.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { openPreview, type Watched } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { registerLocalCdn, type LocalCdn } from '../../src/development/local-cdn.js';
+import type { ServiceExtension } from '../../src/extension.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const IMPL = "export const greet = () => 'hello from before';\n";
+const PATCHED = "export const greet = () => 'hello from AFTER!';\n";
+
+/**
+ * A workspace whose preview imports `patchme`, an installed package whose entry imports
+ * `./lib/impl` (impl.js, found after impl.jsx was tried) and `./lib/typed` (typed.ts, found after
+ * typed.jsx, typed.js and typed.tsx were tried: inside node_modules esbuild tries JavaScript first).
+ */
+function workspace(): { root: string; impl: string } {
+  const root = tempWorkspace({
+    'core.json': json({ packages: ['packages/app'], preview: '@p/app/main' }),
+    'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { patchme: '1.0.0' } }),
+    'packages/app/main/index.ts': "import { greet } from 'patchme';\ndocument.body.textContent = greet();\n",
+    'node_modules/patchme/package.json': json({ name: 'patchme', version: '1.0.0', type: 'module', main: 'index.js' }),
+    'node_modules/patchme/index.js': "export { greet } from './lib/impl';\nexport { kind } from './lib/typed';\n",
+    'node_modules/patchme/lib/impl.js': IMPL,
+    'node_modules/patchme/lib/typed.ts': "export const kind: string = 'from typed.ts';\n",
+  });
+  // As npm installs a package: files whose mtimes are long past.
+  // Whole seconds, which utimes sets exactly (a patch puts the very same mtime back).
+  const past = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
+  for (const file of ['package.json', 'index.js', 'lib/impl.js', 'lib/typed.ts']) fs.utimesSync(path.join(root, 'node_modules/patchme', file), past, past);
+  return { root, impl: path.join(root, 'node_modules/patchme/lib/impl.js') };
+}
+
+/** Rewrites `file` in place with `text` of the same length, its mtime put back as it was: only its ctime tells. */
+function patchInPlace(file: string, text: string): void {
+  const { atime, mtime, size } = fs.statSync(file);
+  const mtimeNs = fs.statSync(file, { bigint: true }).mtimeNs;
+  expect(Buffer.byteLength(text), 'a patch of the same size').to.equal(size);
+  fs.writeFileSync(file, text);
+  fs.utimesSync(file, atime, mtime);
+  expect(fs.statSync(file, { bigint: true }).mtimeNs, 'the same mtime').to.equal(mtimeNs);
+}
+
+describe('the local CDN, an installed package patched in place', function () {
+  let cdn: LocalCdn;
+  // The local CDN alone, so that its kept bundles can be counted.
+  const localCdnOnly: ServiceExtension = { name: 'local-cdn', setup: (host) => void (cdn = registerLocalCdn(host)) };
+
+  it('answers the patched code, a same-size same-mtime patch included, and the old ETag no more', async function () {
+    const { root, impl } = workspace();
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [localCdnOnly] });
+    try {
+      const first = await service.get('/cdn/patchme@1.0.0');
+      expect(first.status).to.equal(200);
+      expect(first.text).to.include('hello from before');
+      expect(first.headers['cache-control'], 'an answer that can change is revalidated').to.equal('no-cache');
+      expect(first.headers['access-control-allow-origin']).to.equal('*');
+      expect(first.headers.etag).to.match(/^"[A-Za-z0-9_-]{22}"$/);
+      expect((await service.get('/cdn/patchme@1.0.0', { 'If-None-Match': first.headers.etag! })).status).to.equal(304);
+
+      patchInPlace(impl, PATCHED);
+      const patched = await service.get('/cdn/patchme@1.0.0');
+      expect(patched.status).to.equal(200);
+      expect(patched.text).to.include('hello from AFTER!').and.not.include('hello from before');
+      expect(patched.headers.etag).to.not.equal(first.headers.etag);
+      const withOld = await service.get('/cdn/patchme@1.0.0', { 'If-None-Match': first.headers.etag! });
+      expect(withOld.status, 'the old ETag is not the content now').to.equal(200);
+      expect(withOld.body.equals(patched.body)).to.equal(true);
+      expect((await service.get('/cdn/patchme@1.0.0', { 'If-None-Match': patched.headers.etag! })).status).to.equal(304);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('builds an unchanged package once, and again only after a patch', async function () {
+    const { root, impl } = workspace();
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [localCdnOnly] });
+    try {
+      for (let request = 0; request < 5; request += 1) expect((await service.get('/cdn/patchme@1.0.0')).status).to.equal(200);
+      expect(cdn.kept(), 'five answers, one build').to.deep.include({ count: 1, builds: 1 });
+      patchInPlace(impl, PATCHED);
+      for (let request = 0; request < 5; request += 1) expect((await service.get('/cdn/patchme@1.0.0')).text).to.include('hello from AFTER!');
+      expect(cdn.kept(), 'built again once, for the patch').to.deep.include({ count: 1, builds: 2 });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('builds again when a file is made where an import tried before the file it found', async function () {
+    const { root } = workspace();
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [localCdnOnly] });
+    try {
+      expect((await service.get('/cdn/patchme@1.0.0')).text).to.include('hello from before');
+      // Inside node_modules, esbuild resolves `./lib/impl` to impl.jsx before impl.js.
+      fs.writeFileSync(path.join(root, 'node_modules/patchme/lib/impl.jsx'), "export const greet = () => 'hello from impl.jsx';\n");
+      const now = await service.get('/cdn/patchme@1.0.0');
+      expect(now.text).to.include('hello from impl.jsx').and.not.include('hello from before');
+      expect(cdn.kept().builds).to.equal(2);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('builds again when a JavaScript file is made beside the TypeScript one found, as esbuild tries them inside node_modules', async function () {
+    const { root } = workspace();
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [localCdnOnly] });
+    try {
+      expect((await service.get('/cdn/patchme@1.0.0')).text).to.include('from typed.ts');
+      fs.writeFileSync(path.join(root, 'node_modules/patchme/lib/typed.js'), "export const kind = 'from typed.js';\n");
+      const now = await service.get('/cdn/patchme@1.0.0');
+      expect(now.text).to.include('from typed.js').and.not.include('from typed.ts');
+    } finally {
+      await service.close();
+    }
+  });
+
+  describe('in Chromium', function () {
+    let browser: Browser | undefined;
+    let watched: Watched;
+    let service: Awaited<ReturnType<typeof serve>>;
+    let impl: string;
+
+    before(async function () {
+      const made = workspace();
+      impl = made.impl;
+      service = await serve(made.root, { cdnOrigin: 'local' });
+      ({ browser, watched } = await openPreview(service.url));
+    });
+    after(async function () {
+      await browser?.close();
+      await service?.close();
+    });
+
+    const shown = async (text: string) => {
+      await watched.page.waitForFunction((expected) => document.body.textContent === expected, text, { timeout: 20_000 }).catch(() => {});
+      return watched.page.evaluate(() => document.body.textContent);
+    };
+
+    it('shows the patched behaviour after a reload', async function () {
+      expect(await shown('hello from before'), `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.equal('hello from before');
+      patchInPlace(impl, PATCHED);
+      await watched.page.reload({ waitUntil: 'load' });
+      expect(await shown('hello from AFTER!'), `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.equal('hello from AFTER!');
+    });
+  });
+});
