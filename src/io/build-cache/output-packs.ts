@@ -220,6 +220,11 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 // that removes packs (after a repack) reads the index twice and renames each before removing it.
 const PACK_NAMED_MS = 10_000;
 
+// A claim's age by its name's time, bounded on both sides: one more than ABANDONED_MS ahead of
+// this clock (a clock stepped back since, or another machine's ahead) would otherwise never age,
+// and its pack, never put back, would miss for ever (README "The build cache", "Writing").
+const isAbandonedClaim = (age: number): boolean => age >= ABANDONED_MS || age < -ABANDONED_MS;
+
 async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string, now: () => number) {
   const found = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
   const unnamed: string[] = [];
@@ -232,7 +237,7 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
     const isPack = PACK_NAME.test(name);
     const claim = CLAIM_NAME.exec(name);
     if (claim) {
-      if (now() - Number(claim[2]) >= ABANDONED_MS) abandonedClaims.push({ name: claim[1]!, temporary: name });
+      if (isAbandonedClaim(now() - Number(claim[2]))) abandonedClaims.push({ name: claim[1]!, temporary: name });
       continue;
     }
     const temporary = name.endsWith('.tmp');

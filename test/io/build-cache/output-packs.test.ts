@@ -112,5 +112,15 @@ describe('createOutputPacks: tidy', () => {
       await tidy();
       expect(fs.readdirSync(outputs)).to.deep.equal([claim]);
     });
+    it('is put back when its time is more than ABANDONED_MS ahead of the clock (a clock stepped back, another machine ahead): it would never age', async () => {
+      const { outputs, tidy } = abandonedClaim(true, -ABANDONED_MS - 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal(['aaaaaaaaaaaaaaaa.pack']);
+    });
+    it('is left alone when its time is ahead of the clock by less than ABANDONED_MS (clocks a little apart), though the index on disk does not name its pack', async () => {
+      const { outputs, claim, tidy } = abandonedClaim(false, -ABANDONED_MS + 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal([claim]);
+    });
   });
 });
