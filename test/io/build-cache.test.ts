@@ -161,9 +161,15 @@ describe('createBuildCache', () => {
       expect(told).to.deep.equal([]);
     });
     it('is a miss, not a damage, when the index read was written moments ago: its writer may be about to find the pack removed and write it again', () => {
-      const { restored, told } = readThenRemoved({});
+      const { restored, told } = readThenRemoved({ sinceWritten: 1_000 });
       expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
       expect(told).to.deep.equal([]);
+    });
+    it('is a damage when the index read was written INDEX_SETTLING_MS ago: its writer has checked its packs by then', () => {
+      const { restored, told } = readThenRemoved({ sinceWritten: INDEX_SETTLING_MS });
+      expect(restored.builds).to.deep.equal([]);
+      expect(told).to.have.length(1);
+      expect(told[0]).to.include('is damaged (an output is missing from its pack');
     });
     it('is a damage when the index read is still the one on disk and its mtime is further ahead of the clock than a write settles in (a clock stepped back): no write just done', () => {
       const { restored, told } = readThenRemoved({ sinceWritten: -INDEX_SETTLING_MS - 60_000 });
