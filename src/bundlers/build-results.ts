@@ -8,6 +8,7 @@ import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
 import { lineAndColumn } from '../workspace/json.js';
+import { contentHash } from '../outputs/content-hash.js';
 import { resolvedBeside, triedBefore } from '../workspace/resolution.js';
 import { sharedAmong } from '../workspace/shared-files.js';
 import { isInside, toWorkspacePath } from '../workspace/paths.js';
@@ -73,7 +74,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, bundled);
-  const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
+  const { errors, placedFrom } = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
     specifier: target.specifier,
@@ -84,6 +85,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     ...(mapped.length > 0 ? { mapped } : {}),
     imports,
     errors,
+    ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(commonjs ? { commonjs: true as const } : {}),
   };
@@ -109,11 +111,13 @@ const CSS_MODULE = /\.module\.css(?:\?[^/]*)?$/;
 // A plain stylesheet whose code esbuild put in the output was imported for a value (a default
 // or namespace import, `?inline` too): esbuild makes that `{}`, silently, and the page breaks
 // where it is used (README "Stylesheet modules"). A CSS module's class names are its value.
-function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOutput: string): Diagnostic[] {
+// `placedFrom`: the hash of each importer's text the places were found in (`BundleResult`).
+function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOutput: string): { errors: Diagnostic[]; placedFrom: Record<string, string> } {
+  const placedFrom: Record<string, string> = {};
   const used = Object.entries(metafile.outputs[codeOutput]?.inputs ?? {})
     .filter(([input, { bytesInOutput }]) => bytesInOutput > 0 && PLAIN_STYLESHEET.test(input) && !CSS_MODULE.test(input))
     .map(([input]) => input);
-  if (used.length === 0) return [];
+  if (used.length === 0) return { errors: [], placedFrom };
   const found: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const [importer, { imports }] of Object.entries(metafile.inputs)) {
@@ -124,25 +128,28 @@ function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOu
       seen.add(`${file}\0${record.original}`);
       const where = valueImportAt(root, file, record.original);
       if (where === undefined) continue; // this importer's own import is for its side effect
-      found.push(diagnostic('STYLESHEET_IMPORTED_AS_VALUE', `"${record.original}" is imported for a value, which esbuild makes an empty object ({}): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`, { file, ...where }));
+      if (where.hash !== undefined) placedFrom[file] = where.hash;
+      found.push(diagnostic('STYLESHEET_IMPORTED_AS_VALUE', `"${record.original}" is imported for a value, which esbuild makes an empty object ({}): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`, { file, ...where.place }));
     }
   }
-  return found;
+  return { errors: found, placedFrom };
 }
 
 // Where `file` imports `specifier` with a binding (`import x from`, `import * as x from`,
-// `export ... from`); no place when it cannot be read (the import is still reported);
-// undefined when it imports it for its side effect only.
-function valueImportAt(root: string, file: string, specifier: string): { line?: number; column?: number } | undefined {
-  let text: string;
+// `export ... from`), with the hash of the text it was found in: the file as it is now, which
+// the service keeps as the place only if the build read the same (`placedFrom`); no place when
+// it cannot be read (the import is still reported); undefined when it imports it for its side effect only.
+function valueImportAt(root: string, file: string, specifier: string): { place: { line?: number; column?: number }; hash?: string } | undefined {
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(path.join(root, file), 'utf8');
+    bytes = fs.readFileSync(path.join(root, file));
   } catch {
-    return {};
+    return { place: {} };
   }
+  const text = bytes.toString('utf8');
   const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const match = new RegExp(`\\b(?:import|export)\\s+(?!type\\b)[^'";]*?\\bfrom\\s*(['"])${quoted}\\1`).exec(text);
-  return match ? lineAndColumn(text, match.index) : undefined;
+  return match ? { place: lineAndColumn(text, match.index), hash: contentHash(bytes) } : undefined;
 }
 
 // esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that
@@ -404,7 +411,8 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
     return true;
   });
   const errors = [...reached.values()].flatMap((chunk) => chunk.errors);
-  if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports: [], errors };
+  const placedFrom = Object.assign({}, ...[...reached.values()].map((chunk) => chunk.placedFrom ?? {})) as Record<string, string>;
+  if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports: [], errors, ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}) };
   // A stylesheet a shared file imports is part of each module's stylesheet that imports it.
   const sheets = parts.flatMap((part) => (part.styles ? [part.styles] : []));
   const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);

@@ -6,9 +6,10 @@ import type { Preview } from './preview.js';
 import { escapeHtml, htmlPage, importMapScript, scriptJson } from '../html-page.js';
 
 export function renderPreviewPage(preview: Preview, runtimeAddress: string): string {
-  // The stylesheet order of every page of the entry (README "Preview and stylesheet push"): the
-  // listed modules' sheets in the order listed, then the CDN's; the bundled preview joins the
-  // first in that order, and `core dist`'s page links its modules' in it.
+  // The stylesheet order of both preview pages of the entry (README "Preview and stylesheet
+  // push"): the listed modules' sheets in the order listed, then the CDN's; the bundled preview
+  // joins the first in that order. `core dist`'s page links its modules' in it when no package is
+  // left out of development, which moves a sheet here to the CDN's (README "Distribution: core dist").
   const links = preview.modules
     .filter((module) => module.styles !== null)
     .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">`)

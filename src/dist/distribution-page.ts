@@ -1,9 +1,11 @@
 // The page `core dist` writes (README "Distribution: core dist"): the production page of the
 // preview entry, so the output directory served by any static server shows the app. Like
 // the preview, it links the stylesheet of every module of the entry's package and of every
-// module they reach by bare import, in the preview's order (the cascade a developer checked on
-// `/preview/`), preloads their code, and imports the entry; every address is relative, so the
-// page works at the root of the output directory. Pure.
+// module they reach by bare import, in the preview's order when every package reached is in
+// development (the cascade a developer checked on `/preview/`); under a selection `/preview/`
+// links a CDN's sheets after every development sheet, and this page keeps each where it is
+// reached (README "Distribution: core dist"). It preloads their code, and imports the entry;
+// every address is relative, so the page works at the root of the output directory. Pure.
 import { escapeHtml, htmlPage, importMapScript } from '../html-page.js';
 import { choosePreviewEntry } from '../workspace/preview-entry.js';
 import type { WorkspaceModel } from '../workspace/model.js';
@@ -41,10 +43,13 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
 }
 
 /**
- * The written modules `/preview/` lists, in its order (README "Preview and stylesheet push"): the
- * modules of the entry's package first, then every written module they reach by bare import,
- * breadth first, each where it is first reached. The order of the page's links: stylesheet
- * order is the cascade, so the page looks as the preview and the bundled preview did.
+ * The written modules in the order `/preview/` lists its development modules (README "Preview
+ * and stylesheet push"): the modules of the entry's package first, then every written module
+ * they reach by bare import, breadth first, each where it is first reached. The order of the
+ * page's links: stylesheet order is the cascade, so the page looks as the preview and the
+ * bundled preview did with every package in development. A package left out of development is
+ * kept where it is reached, not moved last as the preview's CDN sheets are (README
+ * "Distribution: core dist"): the production page has no CDN sheets.
  */
 function previewOrder(roots: readonly string[], written: ReadonlyMap<string, WrittenModule>): WrittenModule[] {
   const listed = new Set(roots);

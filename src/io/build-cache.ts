@@ -85,7 +85,7 @@ export interface BuildCacheDeps {
  * right after renaming it into place that every pack it names is there (README "The build
  * cache", "Writing"): until then a pack it names found gone is no damage.
  */
-const INDEX_SETTLING_MS = 10_000;
+export const INDEX_SETTLING_MS = 10_000;
 
 export function createBuildCache(dir: string, root: string, identity: CacheIdentity, deps: BuildCacheDeps): BuildCache {
   const { hashes, outputs, reader, now = Date.now } = deps;
@@ -182,8 +182,13 @@ function readWithStat(file: string): { text: string; stats: fs.Stats } | null {
   }
 }
 
-/** Whether the index read with `then` may still be written again by its writer: its mtime is its write's, a moment before its rename. */
-const isUnsettled = (then: fs.Stats, now: number): boolean => now - then.mtimeMs < INDEX_SETTLING_MS;
+/**
+ * Whether the index read with `then` may still be written again by its writer: its mtime is its
+ * write's, a moment before its rename. Bounded on both sides: an mtime further ahead of this
+ * clock (a clock stepped back, another machine's ahead) says nothing of a write just done, and
+ * would excuse a damaged cache until this clock caught up (README "The build cache", "Damage").
+ */
+const isUnsettled = (then: fs.Stats, now: number): boolean => Math.abs(now - then.mtimeMs) < INDEX_SETTLING_MS;
 
 /** Whether the file at `file` is no longer the one read with `then` (gone, or another renamed there). */
 function isReplaced(file: string, then: fs.Stats): boolean {

@@ -4,7 +4,7 @@
 import { BundlerUnavailable, type BundleResult } from '../bundlers/types.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import type { Fact, InputHashes, OutputRef } from '../store/events.js';
-import { bundlerFailed, diagnostic } from '../workspace/diagnostics.js';
+import { bundlerFailed, diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { pathRecord } from '../workspace/path-records.js';
 import type { FileHashes } from './file-hashes.js';
 import { hashInputs, namedFiles, type InputsBefore } from './build-inputs.js';
@@ -30,7 +30,7 @@ export function createBuildFacts(hashes: FileHashes, outputs: OutputCache, locat
       // files its diagnostics name.
       const paths = [...new Set([...Object.keys(previousInputs ?? {}), ...result.inputs, ...namedFiles(hashes, result.errors)])];
       const inputs = hashInputs(hashes, paths, before, startedAt, unwritten);
-      return { type: 'build.failed', ...base, imports: locate(result.imports, inputs), errors: result.errors, inputs };
+      return { type: 'build.failed', ...base, imports: locate(result.imports, inputs), errors: placedWhereRead(result, inputs), inputs };
     }
     const chunks = result.chunks ? chunkRefs(outputs, result.chunks) : undefined;
     const made = { code: outputs.put(result.code), styles: result.styles ? outputs.put(result.styles) : null, ...(chunks ? { chunks } : {}) };
@@ -39,6 +39,23 @@ export function createBuildFacts(hashes: FileHashes, outputs: OutputCache, locat
     const inputs = hashInputs(hashes, result.inputs, before, startedAt, unwritten);
     return { type: 'build.succeeded', ...base, imports: locate(result.imports, inputs), outputs: made, inputs, ...(result.resolution?.length ? { resolution: result.resolution } : {}), ...(result.warnings?.length ? { warnings: result.warnings } : {}), ...(shared.length > 0 ? { shared } : {}) };
   };
+}
+
+/**
+ * The errors, each placed by a read of its file after the build (`placedFrom`) kept at its place
+ * only if that read hashed as the build's read did (its input's hash): a file saved between the
+ * two (its rebuild still to come) names the file without a line, never a line of text the build
+ * did not see (README "Code frames").
+ */
+function placedWhereRead(result: BundleResult, inputs: InputHashes): Diagnostic[] {
+  const { placedFrom } = result;
+  if (!placedFrom) return result.errors;
+  return result.errors.map((error) => {
+    const read = error.file === undefined ? undefined : placedFrom[error.file];
+    if (read === undefined || read === inputs[error.file!]) return error;
+    const { line: _line, column: _column, ...unplaced } = error;
+    return unplaced;
+  });
 }
 
 /** The bundler could not run at all: every module of the job says why. */

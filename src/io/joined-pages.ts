@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { contentHash } from '../outputs/content-hash.js';
-import { ABANDONED_MS, TEMPORARY_SUFFIX, writeAtomically } from './build-cache/write-atomically.js';
+import { removeAbandonedTemporaries, TEMPORARY_SUFFIX, writeAtomically } from './build-cache/write-atomically.js';
 
 export interface JoinedPage {
   code: Buffer;
@@ -37,7 +37,8 @@ const KEPT_PAGES = 4;
 const PAGE_FILE = /^[A-Za-z0-9_-]{22}\.page$/;
 const isTemporaryFile = (name: string) => TEMPORARY_SUFFIX.test(name) && PAGE_FILE.test(name.replace(TEMPORARY_SUFFIX, ''));
 
-export function createJoinedPages(dir: string, identity: string): JoinedPages {
+/** `now`: the clock a temporary file's age is judged by. */
+export function createJoinedPages(dir: string, identity: string, now: () => number = Date.now): JoinedPages {
   const nameOf = (key: string) => contentHash(`${identity}\0${key}`);
   const fileOf = (key: string) => path.join(dir, `${nameOf(key)}.page`);
   return {
@@ -64,6 +65,7 @@ export function createJoinedPages(dir: string, identity: string): JoinedPages {
         // Renamed into place, as every file of the cache: a service sharing it never reads half a page.
         await writeAtomically(fileOf(key), Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), page.code, page.styles]));
         await removeOlderPages(dir);
+        await removeAbandonedTemporaries(dir, isTemporaryFile, now);
       } catch {
         // A cache that cannot be written costs the next restart a join, nothing else.
       }
@@ -91,11 +93,10 @@ function parsePage(content: Buffer, name: string): JoinedPage | null {
   return { code: Buffer.from(code), styles: Buffer.from(styles) };
 }
 
+// The newest KEPT_PAGES pages stay, by their last write.
 async function removeOlderPages(dir: string): Promise<void> {
-  const names = (await fs.promises.readdir(dir)).filter((name) => PAGE_FILE.test(name) || isTemporaryFile(name));
-  const dated = await Promise.all(names.map(async (name) => ({ name, mtimeMs: (await fs.promises.stat(path.join(dir, name)).catch(() => null))?.mtimeMs ?? 0 })));
-  dated.sort((a, b) => b.mtimeMs - a.mtimeMs);
-  const pages = dated.filter(({ name }) => PAGE_FILE.test(name));
-  const abandoned = dated.filter(({ name, mtimeMs }) => isTemporaryFile(name) && mtimeMs < Date.now() - ABANDONED_MS);
-  for (const { name } of [...pages.slice(KEPT_PAGES), ...abandoned]) await fs.promises.rm(path.join(dir, name), { force: true });
+  const names = (await fs.promises.readdir(dir)).filter((name) => PAGE_FILE.test(name));
+  const pages = await Promise.all(names.map(async (name) => ({ name, mtimeMs: (await fs.promises.stat(path.join(dir, name)).catch(() => null))?.mtimeMs ?? 0 })));
+  pages.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { name } of pages.slice(KEPT_PAGES)) await fs.promises.rm(path.join(dir, name), { force: true });
 }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isExportDeclaration, isImportDeclaration, isLiteralTypeNode, isStringLiteral, SyntaxKind } from 'typescript/unstable/ast';
+import { tempWorkspace } from '../helpers/workspace.js';
 import { toPosix, withProgram } from './program.js';
 
 // ARCHITECTURE.md "Layers": the table there is the one list of allowed imports; this test
@@ -108,8 +109,10 @@ interface BareImport {
 
 // Under verbatimModuleSyntax (tsconfig.json) only `import type` and `export type` are erased:
 // `import { type A }` still loads its module, so it counts as a value import, as `import()` does.
-function readImports(): { imports: Import[]; bare: BareImport[] } {
-  return withProgram(root, ({ files, sourceFile }) => {
+// A bare import is recorded only for its value: an erased `import type { Stats } from 'node:fs'`
+// loads no file system. `dir`: the program's directory (its tsconfig.json and src/).
+function readImports(dir = root): { imports: Import[]; bare: BareImport[] } {
+  return withProgram(dir, ({ files, sourceFile }) => {
     const resolve = (from: string, specifier: string): string | undefined => {
       if (!specifier.startsWith('.')) return undefined;
       const target = toPosix(join(dirname(from), specifier)).replace(/\.js$/, '.ts');
@@ -117,23 +120,23 @@ function readImports(): { imports: Import[]; bare: BareImport[] } {
       if (!found) throw new Error(`${from}: no file of the program is '${specifier}'`);
       return found;
     };
-    const sourceRoot = `${toPosix(root)}/src/`;
+    const sourceRoot = `${toPosix(dir)}/src/`;
     const imports: Import[] = [];
     const bare: BareImport[] = [];
     for (const file of [...files].filter((candidate) => candidate.startsWith(sourceRoot))) {
-      const from = toPosix(relative(root, file));
+      const from = toPosix(relative(dir, file));
       for (const literal of (sourceFile(file)?.imports ?? []).filter(isStringLiteral)) {
-        const to = resolve(file, literal.text);
-        if (!to) {
-          bare.push({ from, specifier: literal.text });
-          continue;
-        }
         const { parent } = literal;
         const typeOnly =
           (isImportDeclaration(parent) && parent.importClause?.phaseModifier === SyntaxKind.TypeKeyword) ||
           (isExportDeclaration(parent) && parent.isTypeOnly) ||
           isLiteralTypeNode(parent);
-        imports.push({ from, to: toPosix(relative(root, to)), typeOnly });
+        const to = resolve(file, literal.text);
+        if (!to) {
+          if (!typeOnly) bare.push({ from, specifier: literal.text });
+          continue;
+        }
+        imports.push({ from, to: toPosix(relative(dir, to)), typeOnly });
       }
     }
     return { imports, bare };
@@ -265,6 +268,18 @@ describe('the file system check of src/bundlers/', () => {
 
   it('refuses a reason for a file that no longer imports the file system', () => {
     expect(fileSystemOutsideIo(reasons, [])).to.deep.equal(['src/bundlers/engine.ts has a reason in ARCHITECTURE.md, and imports no file system']);
+  });
+
+  it('counts a value import of the file system, and not an erased `import type` (read by the compiler)', function () {
+    const dir = tempWorkspace({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', verbatimModuleSyntax: true, noEmit: true, types: [] }, include: ['src'] }),
+      'src/bundlers/typed.ts': "import type { Stats } from 'node:fs';\nexport type Kept = Stats;\n",
+      // `import { type A }` is not erased: the module loads.
+      'src/bundlers/reads.ts': "import { type Stats, statSync } from 'node:fs';\nexport const size = (file: string): Stats => statSync(file);\n",
+    });
+    const { bare } = readImports(dir);
+    expect(bare).to.deep.equal([{ from: 'src/bundlers/reads.ts', specifier: 'node:fs' }]);
+    expect(fileSystemOutsideIo(new Map(), bare)).to.deep.equal(['src/bundlers/reads.ts imports the file system, and ARCHITECTURE.md gives no reason']);
   });
 
   it('refuses a line it cannot read, and a document without the section', () => {

@@ -1,8 +1,9 @@
-// One stylesheet order for every page of an entry (README "Preview and stylesheet push",
-// "Distribution: core dist"): stylesheet order is the cascade, so `/preview/`, `/preview/bundled/`
-// and the page `core dist` writes must apply the same rules when sheets of several modules set
-// the same property. Here `preview` names the second module of its package, and both modules of
-// the package, and the library both import, colour one element.
+// One stylesheet order for every page of an entry with every package in development (README
+// "Preview and stylesheet push", "Distribution: core dist"): stylesheet order is the cascade, so
+// `/preview/`, `/preview/bundled/` and the page `core dist` writes must apply the same rules when
+// sheets of several modules set the same property. Here `preview` names the second module of its
+// package, and both modules of the package, and the library both import, colour one element.
+// Under a selection the orders differ by rule: test/integration/stylesheet-order-selection.test.ts.
 import { expect } from 'chai';
 import type http from 'node:http';
 import path from 'node:path';

@@ -56,6 +56,16 @@ describe('createEsbuildEngine', () => {
     expect(main!.inputs).to.include.members(['app/main/index.ts', 'app/main/helper.ts', 'app/main/main.css', 'app/main/theme.css', 'app/main/icon.svg']);
   });
 
+  it('says which text placed a stylesheet imported for a value: the hash of the importer as read for its line', async () => {
+    const source = "// one line first\nimport sheet from './value.css';\nexport const value = sheet;\n";
+    fs.mkdirSync(path.join(root, 'app/value'));
+    write('app/value/index.ts', source);
+    write('app/value/value.css', '.value { color: rgb(3, 3, 3); }\n');
+    const [built] = await engine.bundle([target('value')], developmentVariant('browser'));
+    expect(built!.errors.map(({ kind, file, line }) => ({ kind, file, line }))).to.deep.equal([{ kind: 'STYLESHEET_IMPORTED_AS_VALUE', file: 'app/value/index.ts', line: 2 }]);
+    expect(built!.placedFrom).to.deep.equal({ 'app/value/index.ts': contentHash(source) });
+  });
+
   for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
     it(`rebuilds a change of stylesheets alone, to the bytes a whole build gives (${variant.env})`, async () => {
       const first = await engine.rebuild(MAIN, variant);

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { createOutputCache } from '../../src/outputs/output-cache.js';
 import { fingerprintOf } from '../../src/store/reducer.js';
-import { createBuildCache } from '../../src/io/build-cache.js';
+import { createBuildCache, INDEX_SETTLING_MS } from '../../src/io/build-cache.js';
 import { CACHE_FORMAT, indexText } from '../../src/io/cache-index.js';
 import { createFileHashes, RACY_MS, type FileHashes } from '../../src/io/file-hashes.js';
 import { workspaceBoundaries } from '../../src/workspace/boundaries.js';
@@ -102,7 +102,8 @@ describe('createBuildCache', () => {
      * A cache whose index names one build of `one`, of no inputs, its code in one pack; its index
      * read (with the model), the pack then removed, or claimed, and the start judging by `now`.
      */
-    function readThenRemoved({ replaceIndex = false, claimed = false, putBackWhenListed = false, claimedAgainWhenListed = false, now }: { replaceIndex?: boolean; claimed?: boolean; putBackWhenListed?: boolean; claimedAgainWhenListed?: boolean; now?: () => number }) {
+    /** `sinceWritten`: the start's clock is this long after the index's mtime (negative: before it), instead of `now`. */
+    function readThenRemoved({ replaceIndex = false, claimed = false, putBackWhenListed = false, claimedAgainWhenListed = false, now, sinceWritten }: { replaceIndex?: boolean; claimed?: boolean; putBackWhenListed?: boolean; claimedAgainWhenListed?: boolean; now?: () => number; sinceWritten?: number }) {
       const { root, dir } = cacheOf(workspace, {});
       const indexFile = path.join(dir, 'builds.json');
       const outputs = path.join(dir, 'outputs');
@@ -110,6 +111,10 @@ describe('createBuildCache', () => {
       fs.mkdirSync(outputs);
       fs.writeFileSync(path.join(outputs, PACK), 'code');
       fs.writeFileSync(indexFile, indexText({ ...index, packs: [{ file: PACK, at: { [contentHash('code')]: 0 } }] }));
+      if (sinceWritten !== undefined) {
+        const written = fs.statSync(indexFile).mtimeMs;
+        now = () => written + sinceWritten;
+      }
       const told: string[] = [];
       const cache = createBuildCache(dir, root, identity, { hashes: createFileHashes(root), outputs: createOutputCache(), reader: 'reader', logger: (line) => told.push(line), ...(now ? { now } : {}) });
       cache.restoreWorkspace();
@@ -156,9 +161,21 @@ describe('createBuildCache', () => {
       expect(told).to.deep.equal([]);
     });
     it('is a miss, not a damage, when the index read was written moments ago: its writer may be about to find the pack removed and write it again', () => {
-      const { restored, told } = readThenRemoved({});
+      const { restored, told } = readThenRemoved({ sinceWritten: 1_000 });
       expect(restored).to.deep.equal({ type: 'cache.restored', dir: restored.dir, builds: [], stale: 1 });
       expect(told).to.deep.equal([]);
+    });
+    it('is a damage when the index read was written INDEX_SETTLING_MS ago: its writer has checked its packs by then', () => {
+      const { restored, told } = readThenRemoved({ sinceWritten: INDEX_SETTLING_MS });
+      expect(restored.builds).to.deep.equal([]);
+      expect(told).to.have.length(1);
+      expect(told[0]).to.include('is damaged (an output is missing from its pack');
+    });
+    it('is a damage when the index read is still the one on disk and its mtime is further ahead of the clock than a write settles in (a clock stepped back): no write just done', () => {
+      const { restored, told } = readThenRemoved({ sinceWritten: -INDEX_SETTLING_MS - 60_000 });
+      expect(restored.builds).to.deep.equal([]);
+      expect(told).to.have.length(1);
+      expect(told[0]).to.include('is damaged (an output is missing from its pack');
     });
     it('is a damage when the index read is still the one on disk, written long enough ago', () => {
       const { restored, told } = readThenRemoved({ now: aMinuteLater });

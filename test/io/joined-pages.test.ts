@@ -77,6 +77,25 @@ describe('createJoinedPages', () => {
     expect(fs.existsSync(abandoned)).to.equal(false);
   });
 
+  describe('a temporary file of a page a killed write left, judged by the injected clock from its last write', () => {
+    /** A service whose clock is `sinceWritten` after the temporary file's mtime writes a page. */
+    async function writtenAfter(sinceWritten: number): Promise<string[]> {
+      fs.mkdirSync(dir, { recursive: true });
+      const temporary = path.join(dir, `${'a'.repeat(22)}.page.12345.0123abcd.tmp`);
+      fs.writeFileSync(temporary, 'half a page');
+      const written = fs.statSync(temporary).mtimeMs;
+      await createJoinedPages(dir, 'identity-1', () => written + sinceWritten).write('KEY1', page(1));
+      return fs.readdirSync(dir).filter((name) => name.endsWith('.tmp'));
+    }
+
+    it('is removed once ABANDONED_MS have passed', async () => {
+      expect(await writtenAfter(ABANDONED_MS)).to.deep.equal([]);
+    });
+    it('is kept while younger: a write under way', async () => {
+      expect(await writtenAfter(ABANDONED_MS - 1_000)).to.deep.equal([`${'a'.repeat(22)}.page.12345.0123abcd.tmp`]);
+    });
+  });
+
   it('does not fail when it cannot write: the next start joins again', async () => {
     const blocked = path.join(path.dirname(dir), 'a-file');
     fs.writeFileSync(blocked, '');

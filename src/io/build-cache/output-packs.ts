@@ -29,6 +29,15 @@ export interface ReadPacks {
  * hex>.tmp`, the time in ms of its claimer's clock; group 1 is the pack's name, group 2 that time.
  */
 const CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.(\\d{1,16})\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
+/**
+ * A claim by a service of an earlier version, whose names carried no time: `<pack>.<pid>.<8
+ * hex>.tmp`, aged by its file's later time, mtime or ctime, as that version did. A pack's own
+ * temporary file while written has that name too, but no index names a pack before its rename,
+ * so the index decides either the same way (README "The build cache", "Writing").
+ */
+const EARLIER_CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
+/** The pack a claim holds, of either format, or undefined. */
+const claimedPack = (name: string): string | undefined => CLAIM_NAME.exec(name)?.[1] ?? EARLIER_CLAIM_NAME.exec(name)?.[1];
 const claimName = (pack: string, claimedAt: number) => `${pack}.${Math.floor(claimedAt)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
 
 export interface OutputPacks {
@@ -107,7 +116,7 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
       const names = listing();
       bytes = readPack(dir, pack.file);
       if (bytes === 'missing') {
-        const taken = names.has(pack.file) || [...names].some((name) => CLAIM_NAME.exec(name)?.[1] === pack.file);
+        const taken = names.has(pack.file) || [...names].some((name) => claimedPack(name) === pack.file);
         for (const hash of Object.keys(pack.at)) {
           gone.add(hash);
           if (taken) claimed.add(hash);
@@ -215,10 +224,16 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 // never takes for abandoned one about to be put back. A claim left that old was a killed tidy's,
 // between taking the pack out of reach and putting it back: it is decided as that tidy would have,
 // by the index on disk (put back if it, or this service's own, names the pack; removed if not),
-// never removed blindly, which would lose a pack an index names.
+// never removed blindly, which would lose a pack an index names. So is a claim of an earlier
+// version (`EARLIER_CLAIM_NAME`), aged as that version aged it.
 // Cost on one service alone: the writer's check, one stat per pack named (at most 9); a tidy
 // that removes packs (after a repack) reads the index twice and renames each before removing it.
 const PACK_NAMED_MS = 10_000;
+
+// A claim's age by its name's time, bounded on both sides: one more than ABANDONED_MS ahead of
+// this clock (a clock stepped back since, or another machine's ahead) would otherwise never age,
+// and its pack, never put back, would miss for ever (README "The build cache", "Writing").
+const isAbandonedClaim = (age: number): boolean => age >= ABANDONED_MS || age < -ABANDONED_MS;
 
 async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known: Map<string, number>, indexFile: string, now: () => number) {
   const found = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -232,16 +247,18 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
     const isPack = PACK_NAME.test(name);
     const claim = CLAIM_NAME.exec(name);
     if (claim) {
-      if (now() - Number(claim[2]) >= ABANDONED_MS) abandonedClaims.push({ name: claim[1]!, temporary: name });
+      if (isAbandonedClaim(now() - Number(claim[2]))) abandonedClaims.push({ name: claim[1]!, temporary: name });
       continue;
     }
     const temporary = name.endsWith('.tmp');
+    const earlierClaim = EARLIER_CLAIM_NAME.exec(name)?.[1];
     const spared = temporary ? ABANDONED_MS : isPack && !known.has(name) ? PACK_NAMED_MS : 0;
     if (spared > 0) {
       const stats = await fs.promises.stat(file).catch(() => null);
-      if (!stats || now() - stats.mtimeMs < spared) continue;
+      if (!stats || now() - (earlierClaim === undefined ? stats.mtimeMs : Math.max(stats.mtimeMs, stats.ctimeMs)) < spared) continue;
     }
     if (isPack) unnamed.push(name);
+    else if (earlierClaim !== undefined) abandonedClaims.push({ name: earlierClaim, temporary: name });
     // One that cannot be removed stays: it is named by no index, so it is never read.
     else await fs.promises.rm(file, { force: true }).catch(() => {});
   }

@@ -26,14 +26,22 @@ export const exists = (file: string): Promise<boolean> => fs.promises.stat(file)
 
 /**
  * Removes the temporary files of `file` (`writeAtomically`'s names for it) that a write killed
- * or stopped before its rename left: those ABANDONED_MS old by `now`, counted from their last
- * write (a write under way is younger). Any other file is left alone.
+ * or stopped before its rename left (see `removeAbandonedTemporaries`). Any other file is left alone.
  */
 export async function removeAbandonedWrites(file: string, now: () => number): Promise<void> {
   const base = path.basename(file);
-  for (const name of await fs.promises.readdir(path.dirname(file)).catch(() => [] as string[])) {
-    if (name === base || name.replace(TEMPORARY_SUFFIX, '') !== base) continue;
-    const temporary = path.join(path.dirname(file), name);
+  await removeAbandonedTemporaries(path.dirname(file), (name) => name !== base && name.replace(TEMPORARY_SUFFIX, '') === base, now);
+}
+
+/**
+ * Removes the files of `dir` whose base name `isTemporary` accepts and that are ABANDONED_MS old
+ * by `now`, counted from their last write (a write under way is younger): the one sweep of what
+ * a killed write left, for every file of the cache written by `writeAtomically`.
+ */
+export async function removeAbandonedTemporaries(dir: string, isTemporary: (name: string) => boolean, now: () => number): Promise<void> {
+  for (const name of await fs.promises.readdir(dir).catch(() => [] as string[])) {
+    if (!isTemporary(name)) continue;
+    const temporary = path.join(dir, name);
     const stats = await fs.promises.stat(temporary).catch(() => null);
     if (stats?.isFile() && now() - stats.mtimeMs >= ABANDONED_MS) await fs.promises.rm(temporary, { force: true }).catch(() => {});
   }

@@ -112,5 +112,55 @@ describe('createOutputPacks: tidy', () => {
       await tidy();
       expect(fs.readdirSync(outputs)).to.deep.equal([claim]);
     });
+    it('is put back when its time is more than ABANDONED_MS ahead of the clock (a clock stepped back, another machine ahead): it would never age', async () => {
+      const { outputs, tidy } = abandonedClaim(true, -ABANDONED_MS - 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal(['aaaaaaaaaaaaaaaa.pack']);
+    });
+    it('is left alone when its time is ahead of the clock by less than ABANDONED_MS (clocks a little apart), though the index on disk does not name its pack', async () => {
+      const { outputs, claim, tidy } = abandonedClaim(false, -ABANDONED_MS + 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal([claim]);
+    });
+  });
+
+  describe('a claim in the earlier format, with no time in its name (<pack>.<pid>.<8 hex>.tmp): aged by the later of its mtime and ctime, decided by the index', () => {
+    const EARLIER = 'aaaaaaaaaaaaaaaa.pack.4242.0123abcd.tmp';
+    /** The claim, its mtime an hour ago (a pack's, kept by the rename); the clock `sinceChanged` after its ctime. */
+    function earlierClaim(named: boolean, sinceChanged: number) {
+      const { outputs, indexFile, indexNaming } = cache();
+      if (named) indexNaming('aaaaaaaaaaaaaaaa.pack');
+      else indexNaming();
+      fs.writeFileSync(path.join(outputs, EARLIER), 'bytes');
+      const hourAgo = new Date(Date.now() - 60 * 60_000);
+      fs.utimesSync(path.join(outputs, EARLIER), hourAgo, hourAgo);
+      const changed = fs.statSync(path.join(outputs, EARLIER)).ctimeMs;
+      const packs = createOutputPacks(outputs, () => changed + sinceChanged);
+      return { outputs, tidy: () => packs.tidy([], indexFile) };
+    }
+
+    it('is left alone while its ctime is younger than ABANDONED_MS, though its mtime is an hour old: its tidy may be about to put it back', async () => {
+      const { outputs, tidy } = earlierClaim(false, ABANDONED_MS - 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal([EARLIER]);
+    });
+    it('is put back once abandoned when the index on disk names its pack', async () => {
+      const { outputs, tidy } = earlierClaim(true, ABANDONED_MS + 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal(['aaaaaaaaaaaaaaaa.pack']);
+    });
+    it('is removed once abandoned when the index on disk does not name its pack', async () => {
+      const { outputs, tidy } = earlierClaim(false, ABANDONED_MS + 1_000);
+      await tidy();
+      expect(fs.readdirSync(outputs)).to.deep.equal([]);
+    });
+    it("makes its pack, missing at a start's read, a claimed one (a miss), not a gone one (a damage)", () => {
+      const { outputs } = cache();
+      fs.writeFileSync(path.join(outputs, EARLIER), 'bytes');
+      const hash = 'x'.repeat(22);
+      const read = createOutputPacks(outputs).read([{ file: 'aaaaaaaaaaaaaaaa.pack', at: { [hash]: 0 } }]);
+      expect([...read.gone]).to.deep.equal([hash]);
+      expect([...read.claimed]).to.deep.equal([hash]);
+    });
   });
 });
