@@ -17,6 +17,7 @@ import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
+import { unservedModuleUrls } from './module-urls.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -78,7 +79,9 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs.add(file);
     resolution.add(file);
   }
-  const errors = [...stylesheetValueImports(root, metafile, `${OUT}${index}.js`), ...unserved.errors];
+  const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
+  const urls = code === null ? [] : unservedModuleUrls(root, target, code, sources);
+  const errors = [...stylesheetValueImports(root, metafile, `${OUT}${index}.js`), ...unserved.errors, ...urls];
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
     specifier: target.specifier,
