@@ -18,6 +18,7 @@ import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { unservedModuleUrls } from './module-urls.js';
+import { patternListings } from './glob-imports.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -49,6 +50,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     if (!isCrossed(input)) bundled.add(file);
   }
   const resolution = resolutionInputs(root, result, read);
+  for (const listing of patternListings(root, metafile.inputs, read, inputPath)) resolution.add(listing);
   // An entry reached through a link (the entry itself, its module's or its package's directory):
   // where its path leads is an input, so that the link retargeted builds the module from there.
   const realEntry = codeOutput?.entryPoint === undefined ? null : inputPath(codeOutput.entryPoint);
