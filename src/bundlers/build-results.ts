@@ -382,7 +382,11 @@ export const isStylesheetEntry = (target: Pick<BundleTarget, 'entry'>): boolean 
 export function inputPath(input: string): string | null {
   // The module standing for another module is made from that module's entry (its path).
   if (isCrossed(input)) return input.slice(CROSSED.length + 1);
-  return /^[a-z-]+:/.test(input) ? null : input.replace(/\\/g, '/');
+  if (/^[a-z-]+:/.test(input)) return null;
+  // A file imported with a query (`./notes.txt?raw`) is named with it: the file is what was read,
+  // and what an edit must build again from (README "Bundling real code").
+  const query = input.indexOf('?');
+  return (query === -1 ? input : input.slice(0, query)).replace(/\\/g, '/');
 }
 
 /**
