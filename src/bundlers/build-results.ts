@@ -20,6 +20,7 @@ import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-mod
 import { unservedModuleUrls } from './module-urls.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
+import { viteQueryImports } from './vite-query-imports.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -85,7 +86,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   const urls = code === null ? [] : unservedModuleUrls(root, target, code, sources);
   const viteReads = code === null ? [] : viteImportMetaReads(root, code, sources, target.define);
-  const errors = [...stylesheetValueImports(root, metafile, `${OUT}${index}.js`), ...unserved.errors, ...urls, ...viteReads];
+  const viteQueries = viteQueryImports(root, target, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
+  const errors = [...stylesheetValueImports(root, metafile, `${OUT}${index}.js`), ...unserved.errors, ...urls, ...viteReads, ...viteQueries];
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
     specifier: target.specifier,

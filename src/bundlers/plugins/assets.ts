@@ -17,6 +17,9 @@ const COMPILED_EXTENSIONS = new Set(['js', 'jsx', 'mjs', 'cjs', 'ts', 'tsx', 'mt
 
 const STYLESHEET_KINDS: ReadonlySet<esbuild.ImportKind> = new Set<esbuild.ImportKind>(['import-rule', 'url-token']);
 
+/** A declared asset of this name is still compiled where it is imported (README "Bundling real code"): no address. */
+export const isCompiledByEsbuild = (file: string): boolean => COMPILED_EXTENSIONS.has(path.extname(file).slice(1).toLowerCase());
+
 /** The address of an asset relative to a module's code or styles address. */
 export const assetAddress = (subpath: string, file: string): string => `${'../'.repeat(subpath.split('/').length)}assets/${subpath}/${file}`;
 
