@@ -18,6 +18,7 @@ import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { unservedModuleUrls } from './module-urls.js';
+import { isMarkedAssetAddress, placeAssetAddresses } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
@@ -36,8 +37,12 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const stylesPath = path.join(root, `${OUT}${index}.css`);
   // A stylesheet module's code is empty (README "Stylesheet modules"): its import is kept in the
   // import map, and the page links its sheet.
-  const code = files.get(codePath) ?? (isStylesheetEntry(target) ? new Uint8Array(0) : null);
-  const styles = files.get(stylesPath) ?? null;
+  const built = files.get(codePath);
+  const code = built ? placeAssetAddresses(built, target.subpath) : isStylesheetEntry(target) ? new Uint8Array(0) : null;
+  const builtStyles = files.get(stylesPath);
+  // A shared file's sheet is part of each importing module's (`attachChunks`), which places its
+  // asset addresses from where that module's sheet is served.
+  const styles = builtStyles && !target.subpath.startsWith('.shared/') ? placeAssetAddresses(builtStyles, target.subpath) : (builtStyles ?? null);
   const inputs = new Set<string>();
   // The files whose code is in this module's outputs: warnings are about those only, not about
   // the entry of a module imported from TypeScript (an input, for its exports).
@@ -151,7 +156,7 @@ function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOu
 // (README "Workspaces"). Each is an error at its place; the file it would name is an
 // input, absent, so making it builds the module again. Kept on purpose: a URL with a scheme
 // (`https:`, `data:`), one from the root of the origin (`//`, `/`), a fragment (`#mask`), and
-// the relative addresses the plugins write (declared assets).
+// the addresses the plugins write (declared assets).
 const KEPT_ON_PURPOSE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\.\.?\/)/;
 
 export function unservedStylesheetReferences(root: string, metafile: esbuild.Metafile, stylesOutput: string): { errors: Diagnostic[]; absent: string[] } {
@@ -164,7 +169,7 @@ export function unservedStylesheetReferences(root: string, metafile: esbuild.Met
     for (const record of metafile.inputs[input]?.imports ?? []) {
       if (!record.external || (record.kind !== 'import-rule' && record.kind !== 'url-token')) continue;
       const reference = record.path;
-      if (reference === '' || KEPT_ON_PURPOSE.test(reference)) continue;
+      if (reference === '' || KEPT_ON_PURPOSE.test(reference) || isMarkedAssetAddress(reference)) continue;
       const named = path.posix.normalize(path.posix.join(path.posix.dirname(file), reference.replace(/[?#].*$/, '')));
       if (isInside(named)) absent.add(named);
       text ??= readText(root, file);
@@ -465,7 +470,7 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   const errors = [...reached.values()].flatMap((chunk) => chunk.errors);
   if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports: [], errors };
   // A stylesheet a shared file imports is part of each module's stylesheet that imports it.
-  const sheets = parts.flatMap((part) => (part.styles ? [part.styles] : []));
+  const sheets = parts.flatMap((part) => (part.styles ? [placeAssetAddresses(part.styles, target.subpath)] : []));
   const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);
   const warnings = parts.flatMap((part) => part.warnings ?? []);
   const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));

@@ -37,6 +37,8 @@ export function unservedModuleUrls(root: string, target: BundleTarget, code: Uin
     seen.add(reference!);
     const { pathname } = new URL(reference!, codeAddress);
     if (!pathname.startsWith(base) || pathname.endsWith('/') || declared.has(pathname)) continue;
+    // Another module's assets are that module's to declare (the import of one is checked where it resolves).
+    if (pathname.startsWith(`${base}assets/`) && !pathname.startsWith(`${base}assets/${target.subpath}/`)) continue;
     const place = placeOf(root, sources, reference!);
     const shown = `/m/${packageName}@<version>/${pathname.slice(base.length)}`;
     const text = pathname.startsWith(`${base}assets/`) ? notDeclared(target, reference!, shown) : notServed(target, reference!, shown, place?.file ?? target.entry);

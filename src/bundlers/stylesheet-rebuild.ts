@@ -11,6 +11,7 @@ import { isBuildFailure, stylesInputs, unservedStylesheetReferences, warningsOf 
 import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
+import { placeAssetAddresses } from './plugins/assets.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from './types.js';
 
 export interface LastBuild {
@@ -140,7 +141,8 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       if (!last.stylesheetAlone) sheets.delete(stylesheet);
       const alone = last.stylesheetAlone ? await transformAlone(key, stylesTarget, variant, signal, bytes) : null;
       const result = alone ? null : await contexts.rebuild(`${key}\0styles`, `${signature}\0${stylesheet}`, () => deps.buildOptions([stylesTarget], variant), signal);
-      const styles = alone ? alone.styles : (result!.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null);
+      const built = alone ? alone.styles : (result!.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null);
+      const styles = built && placeAssetAddresses(built, target.subpath);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
       const warnings = [...last.codeWarnings, ...warningsOf(root, alone ? alone.warnings : result!.warnings, new Set(read))];
       // A sheet alone imports nothing; one built may name a file that is not there, as in a whole build.

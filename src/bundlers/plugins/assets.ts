@@ -23,10 +23,30 @@ export const isCompiledByEsbuild = (file: string): boolean => COMPILED_EXTENSION
 /** The address of an asset relative to a module's code or styles address. */
 export const assetAddress = (subpath: string, file: string): string => `${'../'.repeat(subpath.split('/').length)}assets/${subpath}/${file}`;
 
+// An asset's address climbs from the output that holds it, which is not always the declaring
+// module's: a shared file is served at `modules/.shared/<path>`, and a stylesheet it imports is
+// part of each importing module's sheet (README "Shared files"). A file module has one content
+// in a build whatever entry bundles it, so the build writes this mark where the climb goes and
+// each entry's outputs get their own (`placeAssetAddresses`).
+const CLIMB_MARK = '__core_asset_climb__/';
+const CLIMB_BYTES = Buffer.from(CLIMB_MARK);
+const markedAddress = (subpath: string, file: string): string => `${CLIMB_MARK}assets/${subpath}/${file}`;
+
+/** A path the plugin made for a declared asset, as the build's metafile names it. */
+export const isMarkedAssetAddress = (reference: string): boolean => reference.startsWith(CLIMB_MARK);
+
+/** `output` (code or stylesheet of the module or shared file at `subpath`) with each asset address climbing from where it is served. */
+export function placeAssetAddresses(output: Uint8Array, subpath: string): Uint8Array {
+  const bytes = Buffer.from(output.buffer, output.byteOffset, output.byteLength);
+  if (bytes.indexOf(CLIMB_BYTES) === -1) return output;
+  return Buffer.from(bytes.toString('utf8').split(CLIMB_MARK).join('../'.repeat(subpath.split('/').length)));
+}
+
 export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
   const declared = new Map<string, { subpath: string; file: string }>();
   const extensions = new Set(ASSET_EXTENSIONS);
-  for (const target of targets) {
+  // A shared file built alone imports the assets of the module it was found from, as that module does.
+  for (const target of [...targets, ...targets.flatMap((target) => (target.importer ? [target.importer] : []))]) {
     for (const file of target.assets) {
       const extension = path.extname(file).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '');
       if (COMPILED_EXTENSIONS.has(extension)) continue;
@@ -53,7 +73,7 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
             errors: [{ text: `"${args.path}" is not a declared asset: add "${path.basename(absolute)}" to "assets" in the module.json beside it` }],
           };
         }
-        const address = assetAddress(asset.subpath, asset.file);
+        const address = markedAddress(asset.subpath, asset.file);
         if (!CODE_IMPORT_KINDS.has(args.kind)) return { path: address, external: true };
         // The file itself, so source maps and the metafile name it by its workspace path.
         return { path: absolute, pluginData: { assetAddress: address } };
