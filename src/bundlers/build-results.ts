@@ -18,6 +18,11 @@ import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
+import { unservedModuleUrls } from './module-urls.js';
+import { isMarkedAssetAddress, placeAssetAddresses } from './plugins/assets.js';
+import { patternListings } from './glob-imports.js';
+import { viteImportMetaReads } from './vite-import-meta.js';
+import { viteQueryImports } from './vite-query-imports.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -33,8 +38,12 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const stylesPath = path.join(root, `${OUT}${index}.css`);
   // A stylesheet module's code is empty (README "Stylesheet modules"): its import is kept in the
   // import map, and the page links its sheet.
-  const code = files.get(codePath) ?? (isStylesheetEntry(target) ? new Uint8Array(0) : null);
-  const styles = files.get(stylesPath) ?? null;
+  const built = files.get(codePath);
+  const code = built ? placeAssetAddresses(built, target.subpath) : isStylesheetEntry(target) ? new Uint8Array(0) : null;
+  const builtStyles = files.get(stylesPath);
+  // A shared file's sheet is part of each importing module's (`attachChunks`), which places its
+  // asset addresses from where that module's sheet is served.
+  const styles = builtStyles && !target.subpath.startsWith('.shared/') ? placeAssetAddresses(builtStyles, target.subpath) : (builtStyles ?? null);
   const inputs = new Set<string>();
   // The files whose code is in this module's outputs: warnings are about those only, not about
   // the entry of a module imported from TypeScript (an input, for its exports).
@@ -49,6 +58,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     if (!isCrossed(input)) bundled.add(file);
   }
   const resolution = resolutionInputs(root, result, read);
+  for (const listing of patternListings(root, metafile.inputs, read, inputPath)) resolution.add(listing);
   // An entry reached through a link (the entry itself, its module's or its package's directory):
   // where its path leads is an input, so that the link retargeted builds the module from there.
   const realEntry = codeOutput?.entryPoint === undefined ? null : inputPath(codeOutput.entryPoint);
@@ -74,7 +84,18 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, bundled);
-  const { errors, placedFrom } = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
+  const unserved = unservedStylesheetReferences(root, metafile, `${OUT}${index}.css`);
+  for (const file of unserved.absent) {
+    inputs.add(file);
+    resolution.add(file);
+  }
+  const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
+  const urls = code === null ? [] : unservedModuleUrls(root, target, code, sources);
+  const viteReads = code === null ? [] : viteImportMetaReads(root, code, sources, target.define);
+  const viteQueries = viteQueryImports(root, target, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
+  const valueImports = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
+  const { placedFrom } = valueImports;
+  const errors = [...valueImports.errors, ...unserved.errors, ...urls, ...viteReads, ...viteQueries];
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
     specifier: target.specifier,
@@ -133,6 +154,60 @@ function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOu
     }
   }
   return { errors: found, placedFrom };
+}
+
+// A stylesheet's `@import` and `url()` are relative by the rules of CSS, and esbuild resolves them
+// so first; one that names no file there is kept as written (a bare name falls to `packages:
+// 'external'`, and a typo with it), and the browser asks for it at the sheet's own address,
+// where nothing is served: the page misses those rules or that image while the module is valid
+// (README "Workspaces"). Each is an error at its place; the file it would name is an
+// input, absent, so making it builds the module again. Kept on purpose: a URL with a scheme
+// (`https:`, `data:`), one from the root of the origin (`//`, `/`), a fragment (`#mask`), and
+// the addresses the plugins write (declared assets).
+const KEPT_ON_PURPOSE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\.\.?\/)/;
+
+export function unservedStylesheetReferences(root: string, metafile: esbuild.Metafile, stylesOutput: string): { errors: Diagnostic[]; absent: string[] } {
+  const errors: Diagnostic[] = [];
+  const absent = new Set<string>();
+  for (const input of Object.keys(metafile.outputs[stylesOutput]?.inputs ?? {})) {
+    const file = inputPath(input);
+    if (file === null) continue;
+    let text: string | null | undefined;
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      if (!record.external || (record.kind !== 'import-rule' && record.kind !== 'url-token')) continue;
+      const reference = record.path;
+      if (reference === '' || KEPT_ON_PURPOSE.test(reference) || isMarkedAssetAddress(reference)) continue;
+      const named = path.posix.normalize(path.posix.join(path.posix.dirname(file), reference.replace(/[?#].*$/, '')));
+      if (isInside(named)) absent.add(named);
+      text ??= readText(root, file);
+      const where = text === null ? null : referenceAt(text, reference);
+      errors.push(diagnostic('BUNDLE_ERROR', unservedMessage(record.kind, reference, path.posix.basename(file)), { file, ...where }));
+    }
+  }
+  return { errors, absent: [...absent] };
+}
+
+function unservedMessage(kind: string, reference: string, sheet: string): string {
+  const why = `names no file beside ${sheet}: a stylesheet's @import and url() are relative, by the rules of CSS, and the browser would ask for it at the sheet's own address, where nothing is served`;
+  if (kind === 'import-rule') {
+    return `@import "${reference}" ${why}, so the page would miss its rules. Name a file that is there, by its path from the sheet, or, for a stylesheet of a package, import it from the module's code (import '${reference}'): the page links it`;
+  }
+  return `url(${reference}) ${why}. Write the path of a file of the package (declared under "assets" in the module.json beside the module's entry when it is no stylesheet)`;
+}
+
+function readText(root: string, file: string): string | null {
+  try {
+    return fs.readFileSync(path.join(root, file), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Where `reference` is written in the sheet's text, if found as written: at its `url(`, or at the string an `@import` names, as esbuild points at a reference. */
+function referenceAt(text: string, reference: string): { line: number; column: number } | null {
+  const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const match = new RegExp(`url\\(\\s*["']?(?=${quoted}["')\\s])|@import\\s*(?=["']${quoted}["'])`, 'i').exec(text);
+  return match ? lineAndColumn(text, match.index + (match[0].startsWith('@') ? match[0].length : 0)) : null;
 }
 
 // Where `file` imports `specifier` with a binding (`import x from`, `import * as x from`,
@@ -336,7 +411,11 @@ export const isStylesheetEntry = (target: Pick<BundleTarget, 'entry'>): boolean 
 export function inputPath(input: string): string | null {
   // The module standing for another module is made from that module's entry (its path).
   if (isCrossed(input)) return input.slice(CROSSED.length + 1);
-  return /^[a-z-]+:/.test(input) ? null : input.replace(/\\/g, '/');
+  if (/^[a-z-]+:/.test(input)) return null;
+  // A file imported with a query (`./notes.txt?raw`) is named with it: the file is what was read,
+  // and what an edit must build again from (README "Bundling real code").
+  const query = input.indexOf('?');
+  return (query === -1 ? input : input.slice(0, query)).replace(/\\/g, '/');
 }
 
 /**
@@ -414,7 +493,7 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   const placedFrom = Object.assign({}, ...[...reached.values()].map((chunk) => chunk.placedFrom ?? {})) as Record<string, string>;
   if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports: [], errors, ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}) };
   // A stylesheet a shared file imports is part of each module's stylesheet that imports it.
-  const sheets = parts.flatMap((part) => (part.styles ? [part.styles] : []));
+  const sheets = parts.flatMap((part) => (part.styles ? [placeAssetAddresses(part.styles, target.subpath)] : []));
   const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);
   const warnings = parts.flatMap((part) => part.warnings ?? []);
   const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));

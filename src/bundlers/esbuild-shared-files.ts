@@ -10,7 +10,8 @@ type BundleOnce = (targets: BundleTarget[], variant: Variant, signal?: AbortSign
 
 /** A shared file built alone, as a module of the package of `importer` (README "Shared files"). */
 export function chunkTarget(importer: BundleTarget, file: string, specifier: string): BundleTarget {
-  return { ...importer, specifier, subpath: specifier.slice(importer.package!.name.length + 1), entry: file, dir: path.posix.dirname(file), assets: [] };
+  const declaring = importer.importer ?? { dir: importer.dir, subpath: importer.subpath, assets: importer.assets };
+  return { ...importer, specifier, subpath: specifier.slice(importer.package!.name.length + 1), entry: file, dir: path.posix.dirname(file), assets: [], importer: declaring };
 }
 
 // Modules of one package built together for the first time, which reach the same file: built

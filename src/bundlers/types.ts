@@ -35,6 +35,11 @@ export interface BundleTarget {
    * their internal specifiers (README "Shared files"): imported by those, never bundled.
    */
   shared?: Record<string, string>;
+  /**
+   * A shared file's only (README "Shared files"): the module it is built for, whose declared
+   * assets it may import as that module's own files do, whatever else its build holds.
+   */
+  importer?: Pick<BundleTarget, 'dir' | 'subpath' | 'assets'>;
 }
 
 /**

@@ -3,6 +3,7 @@
 // rewritten to the same relative address, climbing one `../` per segment of the subpath,
 // so it resolves to `/m/<package>@<version>/assets/<subpath>/<file>` from the code and
 // styles addresses alike (and from the files `core dist` writes).
+import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { CODE_IMPORT_KINDS } from '../import-kinds.js';
@@ -14,13 +15,38 @@ const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'i
 // asset and never changes how imports of it (or of any file of its kind) resolve.
 const COMPILED_EXTENSIONS = new Set(['js', 'jsx', 'mjs', 'cjs', 'ts', 'tsx', 'mts', 'cts', 'css', 'json']);
 
+const STYLESHEET_KINDS: ReadonlySet<esbuild.ImportKind> = new Set<esbuild.ImportKind>(['import-rule', 'url-token']);
+
+/** A declared asset of this name is still compiled where it is imported (README "Bundling real code"): no address. */
+export const isCompiledByEsbuild = (file: string): boolean => COMPILED_EXTENSIONS.has(path.extname(file).slice(1).toLowerCase());
+
 /** The address of an asset relative to a module's code or styles address. */
 export const assetAddress = (subpath: string, file: string): string => `${'../'.repeat(subpath.split('/').length)}assets/${subpath}/${file}`;
+
+// An asset's address climbs from the output that holds it, which is not always the declaring
+// module's: a shared file is served at `modules/.shared/<path>`, and a stylesheet it imports is
+// part of each importing module's sheet (README "Shared files"). A file module has one content
+// in a build whatever entry bundles it, so the build writes this mark where the climb goes and
+// each entry's outputs get their own (`placeAssetAddresses`).
+const CLIMB_MARK = '__core_asset_climb__/';
+const CLIMB_BYTES = Buffer.from(CLIMB_MARK);
+const markedAddress = (subpath: string, file: string): string => `${CLIMB_MARK}assets/${subpath}/${file}`;
+
+/** A path the plugin made for a declared asset, as the build's metafile names it. */
+export const isMarkedAssetAddress = (reference: string): boolean => reference.startsWith(CLIMB_MARK);
+
+/** `output` (code or stylesheet of the module or shared file at `subpath`) with each asset address climbing from where it is served. */
+export function placeAssetAddresses(output: Uint8Array, subpath: string): Uint8Array {
+  const bytes = Buffer.from(output.buffer, output.byteOffset, output.byteLength);
+  if (bytes.indexOf(CLIMB_BYTES) === -1) return output;
+  return Buffer.from(bytes.toString('utf8').split(CLIMB_MARK).join('../'.repeat(subpath.split('/').length)));
+}
 
 export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
   const declared = new Map<string, { subpath: string; file: string }>();
   const extensions = new Set(ASSET_EXTENSIONS);
-  for (const target of targets) {
+  // A shared file built alone imports the assets of the module it was found from, as that module does.
+  for (const target of [...targets, ...targets.flatMap((target) => (target.importer ? [target.importer] : []))]) {
     for (const file of target.assets) {
       const extension = path.extname(file).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '');
       if (COMPILED_EXTENSIONS.has(extension)) continue;
@@ -33,15 +59,21 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
     name: 'core-assets',
     setup(build) {
       build.onResolve({ filter }, (args) => {
-        if (args.namespace !== 'file' || !(args.path.startsWith('.') || args.path.startsWith('/'))) return undefined;
+        if (args.namespace !== 'file') return undefined;
+        // In a stylesheet, `url(logo.svg)` is `./logo.svg`, by the rules of CSS.
+        const relative = args.path.startsWith('.') || args.path.startsWith('/') || (STYLESHEET_KINDS.has(args.kind) && !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(args.path));
+        if (!relative) return undefined;
         const absolute = path.resolve(args.resolveDir, args.path.replace(/[?#].*$/, ''));
+        // A name that is no file beside the sheet: esbuild keeps it as written, and build-results.ts
+        // says it is served nowhere. A file there that is not declared is refused below, as `./` is.
+        if (!args.path.startsWith('.') && !args.path.startsWith('/') && !declared.has(absolute) && !fs.existsSync(absolute)) return undefined;
         const asset = declared.get(absolute);
         if (!asset) {
           return {
             errors: [{ text: `"${args.path}" is not a declared asset: add "${path.basename(absolute)}" to "assets" in the module.json beside it` }],
           };
         }
-        const address = assetAddress(asset.subpath, asset.file);
+        const address = markedAddress(asset.subpath, asset.file);
         if (!CODE_IMPORT_KINDS.has(args.kind)) return { path: address, external: true };
         // The file itself, so source maps and the metafile name it by its workspace path.
         return { path: absolute, pluginData: { assetAddress: address } };
