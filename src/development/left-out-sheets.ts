@@ -7,13 +7,14 @@ import type { ExtensionHost } from '../extension.js';
 import { isServiceError } from '../http/errors.js';
 import { buildDiagnostics } from '../store/selectors.js';
 import type { ModuleModel } from '../workspace/model.js';
+import type { WorkspaceIndex } from '../workspace/workspace-index.js';
 import { productionVariant, variantKey } from '../workspace/variant.js';
 import { hasDevelopmentSheet } from './preview.js';
 
 const PRODUCTION_BROWSER = variantKey(productionVariant('browser'));
 
 /** Whether the local CDN's `?styles` of `module` answers a stylesheet: its production build's, asked for as the page's code request would. */
-export async function hasProductionSheet(host: Pick<ExtensionHost, 'getState' | 'readiness'>, module: ModuleModel): Promise<boolean> {
+async function hasProductionSheet(host: Pick<ExtensionHost, 'getState' | 'readiness'>, module: ModuleModel): Promise<boolean> {
   // The development build, already made, says whether there is a sheet at all: a module without
   // one costs no production build before the page asks for its code.
   if (!module.platforms.includes('web') || !hasDevelopmentSheet(host.getState(), module)) return false;
@@ -27,4 +28,18 @@ export async function hasProductionSheet(host: Pick<ExtensionHost, 'getState' | 
   }
   if (!built?.record.outputs?.styles) return false;
   return buildDiagnostics(module, built.record, built.state.workspace).length === 0;
+}
+
+/**
+ * Of the script modules of workspace packages that `imports` maps to addresses under `prefix`
+ * (the local CDN's), those whose `?styles` answers a sheet. Their production builds are asked for
+ * at once, not one after another: the first page of many left-out modules waits for one round.
+ */
+export async function leftOutProductionSheets(host: Pick<ExtensionHost, 'getState' | 'readiness'>, imports: Record<string, string>, workspace: WorkspaceIndex, prefix: string): Promise<Set<string>> {
+  const scripts = Object.entries(imports).flatMap(([specifier, address]) => {
+    const module = address.startsWith(`${prefix}/`) ? workspace.modules.get(specifier) : undefined;
+    return module && !module.entry?.endsWith('.css') ? [module] : [];
+  });
+  const sheets = await Promise.all(scripts.map((module) => hasProductionSheet(host, module)));
+  return new Set(scripts.filter((_, at) => sheets[at]).map((module) => module.specifier));
 }

@@ -19,7 +19,7 @@ import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
-import { hasProductionSheet } from './left-out-sheets.js';
+import { leftOutProductionSheets } from './left-out-sheets.js';
 import { createInstalledBundles, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
 import { createFileHashes, type FileHashes } from '../io/file-hashes.js';
 import { hashInputs, inputsBefore, inputsHold } from '../io/build-inputs.js';
@@ -180,12 +180,13 @@ function installedAt(copies: InstalledCopies, specifier: string, address: string
 async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Promise<{ specifier: string; href: string }[]> {
   const sheets: { specifier: string; href: string }[] = [];
   const workspace = indexWorkspace(cdn.host.getState().workspace);
+  const scriptSheets = await leftOutProductionSheets(cdn.host, imports, workspace, LOCAL_CDN_PREFIX);
   for (const [specifier, address] of Object.entries(imports)) {
     // A workspace package left out of development: its stylesheet modules' production sheets,
     // and those its script modules import (left-out-sheets.ts).
     const own = address.startsWith(`${LOCAL_CDN_PREFIX}/`) ? workspace.modules.get(specifier) : undefined;
     if (own) {
-      if (own.entry?.endsWith('.css') || (await hasProductionSheet(cdn.host, own))) sheets.push({ specifier, href: `${address}?styles` });
+      if (own.entry?.endsWith('.css') || scriptSheets.has(specifier)) sheets.push({ specifier, href: `${address}?styles` });
       continue;
     }
     const copy = installedAt(cdn.copies, specifier, address, workspace);
