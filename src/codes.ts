@@ -176,6 +176,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'an `exports` `*` pattern of code targets matches no file of the package, built or source, that Node would resolve through it',
     remedy: 'add the files, or correct the target (and the `outDir`/`rootDir` of the tsconfig that builds the package)',
   },
+  PREVIEW_STYLESHEET_UNLINKED: {
+    severity: 'warning',
+    scope: 'page',
+    when: "a script module of a workspace package left out of development imports a stylesheet, and the CDN origin (not `local`) answers its code only: the preview has no address to link its sheet at, so the page shows it unstyled",
+    remedy: 'put its package back in development (`core select`), serve the preview with `--cdn local` (which links the sheet at `?styles`), or publish the sheet as a stylesheet module (a `.css` target of `exports`) imported by bare specifier',
+  },
   LOAD_FAILED: {
     severity: 'error',
     scope: 'page',

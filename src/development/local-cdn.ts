@@ -19,6 +19,7 @@ import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
+import { leftOutProductionSheets } from './left-out-sheets.js';
 import { createInstalledBundles, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
 import { createFileHashes, type FileHashes } from '../io/file-hashes.js';
 import { hashInputs, inputsBefore, inputsHold } from '../io/build-inputs.js';
@@ -38,7 +39,7 @@ export interface LocalCdn {
   complete(imports: Record<string, string>): Promise<string[]>;
   /** The bundles of installed packages kept in memory: how many, their bytes of code, and how many builds were made (README "The local CDN"). */
   kept(): { count: number; bytes: number; builds: number };
-  /** The stylesheet modules `imports` maps to this CDN (installed, or of a package left out of development), each with the address of its sheet, for the page to link. */
+  /** The modules `imports` maps to this CDN (installed, or of a package left out of development) that have a sheet (a stylesheet module, or code importing one), each with its sheet's address, for the page to link. */
   stylesheets(imports: Record<string, string>): Promise<{ specifier: string; href: string }[]>;
 }
 
@@ -179,11 +180,13 @@ function installedAt(copies: InstalledCopies, specifier: string, address: string
 async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Promise<{ specifier: string; href: string }[]> {
   const sheets: { specifier: string; href: string }[] = [];
   const workspace = indexWorkspace(cdn.host.getState().workspace);
+  const scriptSheets = await leftOutProductionSheets(cdn.host, imports, workspace, LOCAL_CDN_PREFIX);
   for (const [specifier, address] of Object.entries(imports)) {
-    // A workspace package left out of development: its stylesheet modules' production sheets.
+    // A workspace package left out of development: its stylesheet modules' production sheets,
+    // and those its script modules import (left-out-sheets.ts).
     const own = address.startsWith(`${LOCAL_CDN_PREFIX}/`) ? workspace.modules.get(specifier) : undefined;
-    if (own?.entry?.endsWith('.css')) {
-      sheets.push({ specifier, href: `${address}?styles` });
+    if (own) {
+      if (own.entry?.endsWith('.css') || scriptSheets.has(specifier)) sheets.push({ specifier, href: `${address}?styles` });
       continue;
     }
     const copy = installedAt(cdn.copies, specifier, address, workspace);

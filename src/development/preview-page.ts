@@ -44,7 +44,8 @@ export function renderBundledPage(preview: Preview, imports: Record<string, stri
 /** The addresses of `imports` the page loads: a module of the entry's package it never imports is not fetched. */
 const loadedAddresses = (preview: Preview, imports: Record<string, string>): string[] => preview.loads.flatMap((specifier) => (specifier in imports ? [imports[specifier]!] : []));
 
-// The sheets of stylesheet modules a CDN serves: never pushed, never joined (README "Stylesheet modules").
+// The sheets a CDN serves (a stylesheet module's, or a left-out script module's at the local CDN's
+// `?styles`): never pushed, never joined (README "Stylesheet modules", "The local CDN").
 const cdnSheets = (preview: Preview): string[] =>
   (preview.stylesheets ?? []).map((sheet) => `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">`);
 

@@ -33,7 +33,7 @@ export interface Preview {
   modules: PreviewModule[];
   /** The specifiers the page loads: the entry and what it imports, transitively, as far as built (README "Preview and stylesheet push"). */
   loads: string[];
-  /** Stylesheet modules a CDN serves (README "Stylesheet modules"): the page links each sheet; present only when there are some. */
+  /** Sheets a CDN serves (README "Stylesheet modules", "The local CDN"): stylesheet modules', and the local CDN's of the script modules it serves; the page links each; present only when there are some. */
   stylesheets?: { specifier: string; href: string }[];
 }
 
@@ -231,6 +231,42 @@ export function linkCdnStylesheets(preview: Preview, cdnOrigin: string): void {
     preview.imports[specifier] = EMPTY_MODULE;
     (preview.stylesheets ??= []).push({ specifier, href: address });
   }
+}
+
+/**
+ * The script modules of workspace packages left out of development that `imports` maps to
+ * `cdnOrigin` and whose build here has a stylesheet (README "Preview and stylesheet push"): that
+ * CDN's address answers their code only. The local CDN links each sheet at `?styles`; another
+ * origin has no address for it, and the page would show it unstyled without a word.
+ */
+export function leftOutScriptSheets(state: ServiceState, imports: Record<string, string>, cdnOrigin: string): ModuleModel[] {
+  const index = indexWorkspace(state.workspace);
+  const found: ModuleModel[] = [];
+  for (const [specifier, address] of Object.entries(imports)) {
+    const module = index.modules.get(specifier);
+    if (!module || module.entry?.endsWith('.css') || !address.startsWith(`${cdnOrigin}/`)) continue;
+    if (hasDevelopmentSheet(state, module)) found.push(module);
+  }
+  return found;
+}
+
+/**
+ * Whether the module's last development build made a stylesheet: its sources import one. A
+ * production build reads the same imports (only minified), so one without a sheet here has none there.
+ */
+export const hasDevelopmentSheet = (state: ServiceState, module: ModuleModel): boolean => state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last?.outputs?.styles != null;
+
+/** A CDN origin of its own cannot serve a left-out script module's sheet: the preview says so, as a warning of that module. */
+export function warnUnlinkedScriptSheets(state: ServiceState, preview: Preview, cdnOrigin: string): void {
+  const unlinked = leftOutScriptSheets(state, preview.imports, cdnOrigin).map((module) => ({
+    ...diagnostic(
+      'PREVIEW_STYLESHEET_UNLINKED',
+      `${module.specifier} imports a stylesheet, and ${preview.imports[module.specifier]} answers its code only: the page links no sheet for it (its package, ${module.package}, is left out of development)`,
+    ),
+    module: module.specifier,
+  }));
+  // A new list: the preview's own may be the one kept with the state it was derived from.
+  if (unlinked.length > 0) preview.warnings = [...(preview.warnings ?? []), ...unlinked];
 }
 
 // The exact version a package outside the workspace is fetched at: its `dependencies`

@@ -17,7 +17,7 @@ import { escapeHtml, htmlPage } from '../html-page.js';
 import { installedVersion as installedFrom } from '../io/installed-packages.js';
 import { createJoinedPages } from '../io/joined-pages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
-import { createPreviewDeriver, linkCdnStylesheets, type Preview } from './preview.js';
+import { createPreviewDeriver, linkCdnStylesheets, warnUnlinkedScriptSheets, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn, type LocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
 
@@ -100,6 +100,7 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
       if (sheets.length > 0) preview.stylesheets = sheets;
     } else {
       linkCdnStylesheets(preview, cdnOrigin);
+      warnUnlinkedScriptSheets(state, preview, cdnOrigin);
     }
     return preview;
   }
