@@ -17,6 +17,8 @@ import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
+import { unservedModuleUrls } from './module-urls.js';
+import { patternListings } from './glob-imports.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -48,6 +50,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     if (!isCrossed(input)) bundled.add(file);
   }
   const resolution = resolutionInputs(root, result, read);
+  for (const listing of patternListings(root, metafile.inputs, read, inputPath)) resolution.add(listing);
   // An entry reached through a link (the entry itself, its module's or its package's directory):
   // where its path leads is an input, so that the link retargeted builds the module from there.
   const realEntry = codeOutput?.entryPoint === undefined ? null : inputPath(codeOutput.entryPoint);
@@ -73,7 +76,14 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, bundled);
-  const errors = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
+  const unserved = unservedStylesheetReferences(root, metafile, `${OUT}${index}.css`);
+  for (const file of unserved.absent) {
+    inputs.add(file);
+    resolution.add(file);
+  }
+  const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
+  const urls = code === null ? [] : unservedModuleUrls(root, target, code, sources);
+  const errors = [...stylesheetValueImports(root, metafile, `${OUT}${index}.js`), ...unserved.errors, ...urls];
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
     specifier: target.specifier,
@@ -128,6 +138,60 @@ function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOu
     }
   }
   return found;
+}
+
+// A stylesheet's `@import` and `url()` are relative by the rules of CSS, and esbuild resolves them
+// so first; one that names no file there is kept as written (a bare name falls to `packages:
+// 'external'`, and a typo with it), and the browser asks for it at the sheet's own address,
+// where nothing is served: the page misses those rules or that image while the module is valid
+// (README "Workspaces"). Each is an error at its place; the file it would name is an
+// input, absent, so making it builds the module again. Kept on purpose: a URL with a scheme
+// (`https:`, `data:`), one from the root of the origin (`//`, `/`), a fragment (`#mask`), and
+// the relative addresses the plugins write (declared assets).
+const KEPT_ON_PURPOSE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\.\.?\/)/;
+
+export function unservedStylesheetReferences(root: string, metafile: esbuild.Metafile, stylesOutput: string): { errors: Diagnostic[]; absent: string[] } {
+  const errors: Diagnostic[] = [];
+  const absent = new Set<string>();
+  for (const input of Object.keys(metafile.outputs[stylesOutput]?.inputs ?? {})) {
+    const file = inputPath(input);
+    if (file === null) continue;
+    let text: string | null | undefined;
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      if (!record.external || (record.kind !== 'import-rule' && record.kind !== 'url-token')) continue;
+      const reference = record.path;
+      if (reference === '' || KEPT_ON_PURPOSE.test(reference)) continue;
+      const named = path.posix.normalize(path.posix.join(path.posix.dirname(file), reference.replace(/[?#].*$/, '')));
+      if (isInside(named)) absent.add(named);
+      text ??= readText(root, file);
+      const where = text === null ? null : referenceAt(text, reference);
+      errors.push(diagnostic('BUNDLE_ERROR', unservedMessage(record.kind, reference, path.posix.basename(file)), { file, ...where }));
+    }
+  }
+  return { errors, absent: [...absent] };
+}
+
+function unservedMessage(kind: string, reference: string, sheet: string): string {
+  const why = `names no file beside ${sheet}: a stylesheet's @import and url() are relative, by the rules of CSS, and the browser would ask for it at the sheet's own address, where nothing is served`;
+  if (kind === 'import-rule') {
+    return `@import "${reference}" ${why}, so the page would miss its rules. Name a file that is there, by its path from the sheet, or, for a stylesheet of a package, import it from the module's code (import '${reference}'): the page links it`;
+  }
+  return `url(${reference}) ${why}. Write the path of a file of the package (declared under "assets" in the module.json beside the module's entry when it is no stylesheet)`;
+}
+
+function readText(root: string, file: string): string | null {
+  try {
+    return fs.readFileSync(path.join(root, file), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Where `reference` is written in the sheet's text, if found as written: at its `url(`, or at the string an `@import` names, as esbuild points at a reference. */
+function referenceAt(text: string, reference: string): { line: number; column: number } | null {
+  const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const match = new RegExp(`url\\(\\s*["']?(?=${quoted}["')\\s])|@import\\s*(?=["']${quoted}["'])`, 'i').exec(text);
+  return match ? lineAndColumn(text, match.index + (match[0].startsWith('@') ? match[0].length : 0)) : null;
 }
 
 // Where `file` imports `specifier` with a binding (`import x from`, `import * as x from`,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { variantKey, type Variant } from '../workspace/variant.js';
-import { isBuildFailure, stylesInputs, warningsOf } from './build-results.js';
+import { isBuildFailure, stylesInputs, unservedStylesheetReferences, warningsOf } from './build-results.js';
 import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
@@ -143,11 +143,17 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       const styles = alone ? alone.styles : (result!.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
       const warnings = [...last.codeWarnings, ...warningsOf(root, alone ? alone.warnings : result!.warnings, new Set(read))];
+      // A sheet alone imports nothing; one built may name a file that is not there, as in a whole build.
+      const unserved = alone ? { errors: [], absent: [] } : unservedStylesheetReferences(root, result!.metafile!, `${OUT}0.css`);
       const { warnings: _before, ...kept } = last.result;
+      const resolution = [...new Set([...(kept.resolution ?? []), ...unserved.absent])].sort();
       const rebuilt: BundleResult = {
         ...kept,
         styles: styles && styles.length > 0 ? styles : null,
-        inputs: [...new Set([...last.codeInputs, ...read])].sort(),
+        inputs: [...new Set([...last.codeInputs, ...read, ...unserved.absent])].sort(),
+        ...(resolution.length > 0 ? { resolution } : {}),
+        // The code's errors stand; the last sheet's are replaced by this one's.
+        errors: [...kept.errors.filter((error) => error.file === undefined || !last.stylesInputs.has(error.file)), ...unserved.errors],
         ...(warnings.length > 0 ? { warnings } : {}),
       };
       lastBuilds.set(key, { ...last, result: rebuilt, stylesheetAlone: alone !== null || importsNothing(result!, stylesheet), stylesInputs: new Set(read) });

@@ -437,7 +437,7 @@ describe('declared assets that esbuild also compiles', function () {
       'core.json': json({ packages: ['packages/app'] }),
       'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
       'packages/app/main/module.json': json({ assets: ['worker.ts', 'data.css'] }),
-      'packages/app/main/index.ts': "import { helper } from './helper.ts';\nimport './styles.css';\nexport const worker = new URL('./worker.ts', import.meta.url).href;\nexport const value = helper();\n",
+      'packages/app/main/index.ts': "import { helper } from './helper.ts';\nimport './styles.css';\nexport const worker = new URL('../assets/main/worker.ts', import.meta.url).href;\nexport const value = helper();\n",
       'packages/app/main/helper.ts': 'export const helper = () => 42;\n',
       'packages/app/main/styles.css': '.app { color: teal; }\n',
       'packages/app/main/worker.ts': 'self.onmessage = () => {};\n',

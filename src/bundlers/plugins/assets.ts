@@ -3,6 +3,7 @@
 // rewritten to the same relative address, climbing one `../` per segment of the subpath,
 // so it resolves to `/m/<package>@<version>/assets/<subpath>/<file>` from the code and
 // styles addresses alike (and from the files `core dist` writes).
+import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { CODE_IMPORT_KINDS } from '../import-kinds.js';
@@ -13,6 +14,8 @@ const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'i
 // Files esbuild compiles as code, styles or data: declaring one as an asset serves it as an
 // asset and never changes how imports of it (or of any file of its kind) resolve.
 const COMPILED_EXTENSIONS = new Set(['js', 'jsx', 'mjs', 'cjs', 'ts', 'tsx', 'mts', 'cts', 'css', 'json']);
+
+const STYLESHEET_KINDS: ReadonlySet<esbuild.ImportKind> = new Set<esbuild.ImportKind>(['import-rule', 'url-token']);
 
 /** The address of an asset relative to a module's code or styles address. */
 export const assetAddress = (subpath: string, file: string): string => `${'../'.repeat(subpath.split('/').length)}assets/${subpath}/${file}`;
@@ -33,8 +36,14 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
     name: 'core-assets',
     setup(build) {
       build.onResolve({ filter }, (args) => {
-        if (args.namespace !== 'file' || !(args.path.startsWith('.') || args.path.startsWith('/'))) return undefined;
+        if (args.namespace !== 'file') return undefined;
+        // In a stylesheet, `url(logo.svg)` is `./logo.svg`, by the rules of CSS.
+        const relative = args.path.startsWith('.') || args.path.startsWith('/') || (STYLESHEET_KINDS.has(args.kind) && !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(args.path));
+        if (!relative) return undefined;
         const absolute = path.resolve(args.resolveDir, args.path.replace(/[?#].*$/, ''));
+        // A name that is no file beside the sheet: esbuild keeps it as written, and build-results.ts
+        // says it is served nowhere. A file there that is not declared is refused below, as `./` is.
+        if (!args.path.startsWith('.') && !args.path.startsWith('/') && !declared.has(absolute) && !fs.existsSync(absolute)) return undefined;
         const asset = declared.get(absolute);
         if (!asset) {
           return {

@@ -1,0 +1,79 @@
+// `new URL('<relative>', import.meta.url)` in a module's code (README "Workspaces"): esbuild keeps
+// it as written, and the browser resolves it against the module's code address,
+// `/m/<package>@<version>/modules/<subpath>` (`core dist`: `.../modules/<subpath>.js`), where
+// only module code is served. A worker, an image or a data file named so beside its source was a
+// 404 on the page while `/state` said valid. Each such reference that stays among the package's
+// addresses and reaches no declared asset of the module is an error at its place, naming the
+// address to write; one with a scheme, one from the origin's root, one leaving the package's
+// addresses (another package's asset) and a directory (`./`) are the author's to answer for.
+import fs from 'node:fs';
+import path from 'node:path';
+import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
+import { lineAndColumn } from '../workspace/json.js';
+import { isInside } from '../workspace/paths.js';
+import { assetAddress } from './plugins/assets.js';
+import type { BundleTarget } from './types.js';
+
+const MARK = Buffer.from('import.meta.url');
+// As esbuild prints it: one string, double-quoted, or a template without substitutions (kept unminified).
+const IN_OUTPUT = /new URL\(\s*(["`])([^"`\\$]*)\1\s*,\s*import\.meta\.url\s*\)/g;
+const KEPT_ON_PURPOSE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\?|$)/;
+// Stands for `/m/<package>@<version>/`: as many segments, so a reference climbs out of it alike.
+const ORIGIN = 'http://module.invalid';
+
+/** The errors of the module's code `code`, whose sources (workspace-relative) are `sources`. */
+export function unservedModuleUrls(root: string, target: BundleTarget, code: Uint8Array, sources: readonly string[]): Diagnostic[] {
+  const bytes = Buffer.from(code.buffer, code.byteOffset, code.byteLength);
+  if (!target.platforms.includes('web') || bytes.indexOf(MARK) === -1) return [];
+  const packageName = target.specifier.endsWith(`/${target.subpath}`) ? target.specifier.slice(0, -target.subpath.length - 1) : target.specifier;
+  // Any version: one segment, as the real one is (shown as written in messages).
+  const base = `/m/${packageName}@0.0.0/`;
+  const codeAddress = new URL(`${base}modules/${target.subpath}`, ORIGIN);
+  const declared = new Map(target.assets.map((file) => [new URL(assetAddress(target.subpath, file), codeAddress).pathname, file]));
+  const errors: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const [, , reference] of bytes.toString('utf8').matchAll(IN_OUTPUT)) {
+    if (seen.has(reference!) || KEPT_ON_PURPOSE.test(reference!)) continue;
+    seen.add(reference!);
+    const { pathname } = new URL(reference!, codeAddress);
+    if (!pathname.startsWith(base) || pathname.endsWith('/') || declared.has(pathname)) continue;
+    const place = placeOf(root, sources, reference!);
+    const shown = `/m/${packageName}@<version>/${pathname.slice(base.length)}`;
+    const text = pathname.startsWith(`${base}assets/`) ? notDeclared(target, reference!, shown) : notServed(target, reference!, shown, place?.file ?? target.entry);
+    errors.push(diagnostic('BUNDLE_ERROR', text, place ?? { file: target.entry }));
+  }
+  // In the order of the sources, whatever order the output holds them in.
+  return errors.sort((a, b) => a.file!.localeCompare(b.file!) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+}
+
+function notDeclared(target: BundleTarget, reference: string, address: string): string {
+  return `new URL('${reference}', import.meta.url) names ${address}, which is not a declared asset of ${target.specifier}: the browser gets a 404. Declare the file under "assets" in the module.json beside the module's entry`;
+}
+
+function notServed(target: BundleTarget, reference: string, address: string, source: string): string {
+  const why = `new URL('${reference}', import.meta.url) resolves against the module's own address, to ${address}, where only module code is served: the browser gets a 404 (esbuild keeps it as written).`;
+  const named = path.posix.normalize(path.posix.join(path.posix.dirname(source), reference.replace(/[?#].*$/, '')));
+  const asset = target.assets.find((file) => path.posix.join(target.dir, file) === named);
+  if (asset !== undefined) return `${why} The declared asset "${asset}" is new URL('${assetAddress(target.subpath, asset)}', import.meta.url), in development and from core dist alike`;
+  // Assets are named relative to the module's directory.
+  const file = named.startsWith(`${target.dir}/`) ? named.slice(target.dir.length + 1) : path.posix.basename(named);
+  return `${why} Declare "${file}" under "assets" in the module.json beside the module's entry, and write its address, new URL('${assetAddress(target.subpath, file)}', import.meta.url)`;
+}
+
+/** Where a source writes `new URL(<reference>, import.meta.url)`: the first found, at its `new`. */
+function placeOf(root: string, sources: readonly string[], reference: string): { file: string; line: number; column: number } | null {
+  const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const written = new RegExp(`new\\s+URL\\(\\s*(['"\`])${quoted}\\1\\s*,\\s*import\\.meta\\.url`);
+  for (const file of sources) {
+    if (!isInside(file)) continue;
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(root, file), 'utf8');
+    } catch {
+      continue;
+    }
+    const match = written.exec(text);
+    if (match) return { file, ...lineAndColumn(text, match.index) };
+  }
+  return null;
+}

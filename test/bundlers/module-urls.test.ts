@@ -1,0 +1,75 @@
+// `new URL('<relative>', import.meta.url)` in a module's code (README "Workspaces"): esbuild keeps
+// it as written, and the browser resolves it against the module's own address
+// (`/m/<package>@<version>/modules/<subpath>`), where only module code is served. One that does not
+// reach a declared asset is a BUNDLE_ERROR at its place, naming the address to write when it means
+// a declared asset; one that does, or leaves the package's addresses, or is no file, stays valid.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
+import type { BundleResult } from '../../src/bundlers/types.js';
+import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
+import { appTarget } from '../helpers/targets.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const places = (result: BundleResult) => result.errors.map(({ kind, file, line, column }) => ({ kind, file, line, column }));
+
+describe('new URL(relative, import.meta.url) in a module', () => {
+  let root: string;
+  let engine: ReturnType<typeof createEsbuildEngine>;
+  const write = (relative: string, content: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
+    fs.writeFileSync(path.join(root, relative), content);
+  };
+  const MAIN = appTarget('main', { assets: ['logo.svg', 'worker.js'] });
+
+  beforeEach(() => {
+    root = tempWorkspace({
+      'app/main/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+      'app/main/worker.js': "self.postMessage('worker');\n",
+      'app/main/img.png': 'PNG',
+    });
+    engine = createEsbuildEngine({ root });
+  });
+  afterEach(() => engine.dispose());
+
+  for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+    it(`reports each that reaches no declared asset at its place, and none of those that do or leave the package (${variant.env})`, async () => {
+      write(
+        'app/main/index.ts',
+        [
+          "import logo from './logo.svg';",
+          "import { data } from './lib/data.ts';",
+          'export const fine = [logo, data,',
+          "  new URL('../assets/main/logo.svg', import.meta.url).href,",
+          "  new URL('./', import.meta.url).href, new URL('https://cdn.test/x.png', import.meta.url).href,",
+          "  new URL('../../../other@1.0.0/assets/x/y.png', import.meta.url).href];",
+          "export const image = new URL('./img.png', import.meta.url).href;",
+          "export const worker = () => new Worker(new URL(\"./worker.js\", import.meta.url), { type: 'module' });",
+          "export const undeclared = new URL('../assets/main/img.png', import.meta.url).href;",
+          '',
+        ].join('\n'),
+      );
+      write('app/main/lib/data.ts', "export const data = new URL(`./data.bin`, import.meta.url).href;\n");
+      const [result] = await engine.bundle([MAIN], variant);
+      expect(places(result!)).to.deep.equal([
+        { kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 7, column: 22 },
+        { kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 8, column: 40 },
+        { kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 9, column: 27 },
+        { kind: 'BUNDLE_ERROR', file: 'app/main/lib/data.ts', line: 1, column: 21 },
+      ]);
+      const [image, worker, undeclared, data] = result!.errors.map((error) => error.message);
+      expect(image).to.include("new URL('./img.png', import.meta.url)").and.to.include('/modules/').and.to.include('"img.png" under "assets"');
+      // A declared asset: the address that reaches it.
+      expect(worker).to.include("new URL('../assets/main/worker.js', import.meta.url)");
+      expect(undeclared).to.include('not a declared asset');
+      expect(data).to.include("new URL('./data.bin', import.meta.url)").and.to.include('"lib/data.bin" under "assets"').and.to.include("new URL('../assets/main/lib/data.bin', import.meta.url)");
+    });
+  }
+
+  it('leaves a module of the node platform alone: there the URL is a file beside its output', async () => {
+    write('app/tool/index.ts', "export const config = new URL('./config.json', import.meta.url);\n");
+    const [result] = await engine.bundle([appTarget('tool', { platforms: ['node'] })], developmentVariant('node'));
+    expect(result!.errors).to.deep.equal([]);
+  });
+});
