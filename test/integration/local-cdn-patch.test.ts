@@ -122,6 +122,32 @@ describe('the local CDN, an installed package patched in place', function () {
     }
   });
 
+  it('builds again when a file is made where a dynamic import by a pattern looks, below its first directory too', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'], preview: '@p/app/main' }),
+      'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/index.ts': 'export {};\n',
+      'node_modules/globbed/package.json': json({ name: 'globbed', version: '1.0.0', main: 'index.js' }),
+      'node_modules/globbed/index.js': "export const load = (n) => import(`./locale/${n}.js`);\nexport const data = (n) => require('./data/' + n);\n",
+      'node_modules/globbed/locale/en.js': "export default 'LOCALE_EN';\n",
+      'node_modules/globbed/locale/regional/en-gb.js': "export default 'LOCALE_EN_GB';\n",
+      'node_modules/globbed/data/a.json': '{"first": "DATA_A"}',
+    });
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [localCdnOnly] });
+    const code = async () => (await service.get('/cdn/globbed@1.0.0')).text;
+    try {
+      expect(await code()).to.include('LOCALE_EN').and.include('LOCALE_EN_GB').and.include('DATA_A');
+      fs.writeFileSync(path.join(root, 'node_modules/globbed/locale/fr.js'), "export default 'LOCALE_FR';\n");
+      expect(await code()).to.include('LOCALE_FR');
+      fs.writeFileSync(path.join(root, 'node_modules/globbed/locale/regional/fr-ca.js'), "export default 'LOCALE_FR_CA';\n");
+      expect(await code()).to.include('LOCALE_FR_CA');
+      fs.writeFileSync(path.join(root, 'node_modules/globbed/data/b.json'), '{"second": "DATA_B"}');
+      expect(await code()).to.include('DATA_B');
+    } finally {
+      await service.close();
+    }
+  });
+
   describe('in Chromium', function () {
     let browser: Browser | undefined;
     let watched: Watched;
