@@ -19,7 +19,7 @@ import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
-import { createInstalledBundles, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
+import { createInstalledBundles, KEPT_BUNDLE_BYTES, UnsettledBundleError, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
 import { createFileHashes, type FileHashes } from '../io/file-hashes.js';
 import { hashInputs, inputsBefore, inputsHold } from '../io/build-inputs.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
@@ -36,14 +36,22 @@ export const localCdnAddress = (name: string, version: string, subpath: string):
 export interface LocalCdn {
   /** Adds to `imports` what the installed packages it maps import, transitively; returns the specifiers it could not map. */
   complete(imports: Record<string, string>): Promise<string[]>;
-  /** The bundles of installed packages kept in memory: how many, their bytes of code, and how many builds were made (README "The local CDN"). */
-  kept(): { count: number; bytes: number; builds: number };
+  /** The bundles of installed packages kept in memory: how many, the bytes they are counted as, how many builds were made, and how many package directories have a reader (README "The local CDN"). */
+  kept(): { count: number; bytes: number; builds: number; readers: number };
   /** The stylesheet modules `imports` maps to this CDN (installed, or of a package left out of development), each with the address of its sheet, for the page to link. */
   stylesheets(imports: Record<string, string>): Promise<{ specifier: string; href: string }[]>;
 }
 
-export function registerLocalCdn(host: ExtensionHost): LocalCdn {
-  const cdn: CdnParts = { host, bundles: createInstalledBundles(), copies: installedCopies(host), readers: new Map() };
+/** `keptBytes`: the bound of the kept bundles (`KEPT_BUNDLE_BYTES`), smaller in tests. */
+export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_BYTES }: { keptBytes?: number } = {}): LocalCdn {
+  const readers = new Map<string, FileHashes>();
+  // A directory's reader goes with its last bundle (SECURITY.md "Bounded memory"): readers are
+  // never more than the directories of the kept bundles and of the builds running.
+  const bundles = createInstalledBundles(keptBytes, (key) => {
+    const dir = directoryOf(key);
+    if (!bundles.has((other) => directoryOf(other) === dir)) readers.delete(dir);
+  });
+  const cdn: CdnParts = { host, bundles, copies: installedCopies(host), readers };
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     // A workspace package's answer checks the disk itself (answerOutput): one check, not two. A
@@ -63,7 +71,7 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     sendOutput(ctx, bytesOf(code), { type: 'text/javascript; charset=utf-8', hash: outputHash(code), anyOrigin: true });
   });
   return {
-    kept: () => cdn.bundles.kept(),
+    kept: () => ({ ...cdn.bundles.kept(), readers: readers.size }),
     stylesheets: (imports) => stylesheetsOf(cdn, imports),
     complete: (imports) => completeImports(cdn, imports),
   };
@@ -139,8 +147,14 @@ function bundle(cdn: CdnParts, pkg: InstalledPackage, subpath: string): Promise<
       if (error instanceof OutsidePackageError) throw new ServiceError('CDN_FILE_OUTSIDE_PACKAGE', `${named} is not served: its entry or a file it imports lies outside the package`);
       throw new ServiceError('BUILD_FAILED', `${named} cannot be built for browsers: ${(error as Error).message}`);
     });
-  return cdn.bundles.get(`${pkg.dir}\0${pkg.manifestStamp}\0${entry}`, build, (kept) => inputsHold(files, kept.recorded));
+  return cdn.bundles.get(bundleKey(pkg.dir, pkg.manifestStamp, entry), build, (kept) => inputsHold(files, kept.recorded)).catch((error: unknown) => {
+    if (error instanceof UnsettledBundleError) throw new ServiceError('CDN_PACKAGE_CHANGING', `${named} is not served yet: ${error.message} (an install or a patch still running)`);
+    throw error;
+  });
 }
+
+const bundleKey = (dir: string, manifestStamp: string, entry: string): string => `${dir}\0${manifestStamp}\0${entry}`;
+const directoryOf = (key: string): string => key.slice(0, key.indexOf('\0'));
 
 // The inputs of the bundle it replaces hashed before the build reads them, those first met hashed
 // after it, one written meanwhile marked unverified (`hashInputs`): a change during the build is

@@ -148,6 +148,41 @@ describe('the local CDN, an installed package patched in place', function () {
     }
   });
 
+  it('keeps a package directory\'s reader only while a bundle of it is kept: dropped with its last bundle, and after a failed build', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'], preview: '@p/app/main' }),
+      'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/index.ts': 'export {};\n',
+      'node_modules/one/package.json': json({ name: 'one', version: '1.0.0', main: 'index.js', exports: { '.': './index.js', './more': './more.js' } }),
+      'node_modules/one/index.js': `export const one = '${'1'.repeat(3000)}';\n`,
+      'node_modules/one/more.js': `export const more = '${'m'.repeat(3000)}';\n`,
+      'node_modules/two/package.json': json({ name: 'two', version: '1.0.0', main: 'index.js' }),
+      'node_modules/two/index.js': `export const two = '${'2'.repeat(3000)}';\n`,
+      'node_modules/broken/package.json': json({ name: 'broken', version: '1.0.0', main: 'index.js' }),
+      'node_modules/broken/index.js': 'export const = ;\n',
+    });
+    // Room for two of these bundles, not three.
+    const small: ServiceExtension = { name: 'local-cdn', setup: (host) => void (cdn = registerLocalCdn(host, { keptBytes: 8000 })) };
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [small] });
+    try {
+      expect((await service.get('/cdn/one@1.0.0')).status).to.equal(200);
+      expect((await service.get('/cdn/one@1.0.0/more')).status).to.equal(200);
+      expect(cdn.kept(), 'one directory, two bundles').to.deep.include({ count: 2, readers: 1 });
+      expect((await service.get('/cdn/two@1.0.0')).status).to.equal(200);
+      expect(cdn.kept(), 'one of one\'s bundles dropped: its reader stays for the other').to.deep.include({ count: 2, readers: 2 });
+      expect((await service.get('/cdn/two@1.0.0')).status).to.equal(200);
+      expect((await service.get('/cdn/one@1.0.0/more')).status).to.equal(200);
+      expect((await service.get('/cdn/two@1.0.0')).status).to.equal(200);
+      expect((await service.get('/cdn/one@1.0.0/more')).status).to.equal(200);
+      expect((await service.get('/cdn/one@1.0.0')).status).to.equal(200);
+      expect(cdn.kept(), 'two dropped, its last bundle gone: its reader too').to.deep.include({ count: 2, readers: 1 });
+      expect((await service.get('/cdn/broken@1.0.0')).status).to.equal(422);
+      expect(cdn.kept(), 'no reader kept for a build that failed').to.deep.include({ count: 2, readers: 1 });
+    } finally {
+      await service.close();
+    }
+  });
+
   describe('in Chromium', function () {
     let browser: Browser | undefined;
     let watched: Watched;
