@@ -40,6 +40,8 @@ export interface InstalledBundles {
    * then `UnsettledBundleError`.
    */
   get(key: string, build: (previous: KeptBundle | undefined) => Promise<KeptBundle>, holds: (kept: KeptBundle) => boolean): Promise<KeptBundle>;
+  /** The bundle kept under `key`, not judged: for an address that names its bytes by hash. */
+  peek(key: string): KeptBundle | undefined;
   /** Whether a bundle whose key `matches` is kept or being built. */
   has(matches: (key: string) => boolean): boolean;
   /** How many are kept, the bytes they are counted as, and how many builds were made (each failed one too). */
@@ -95,6 +97,7 @@ export function createInstalledBundles(maxBytes = KEPT_BUNDLE_BYTES, released: (
       }
       throw new UnsettledBundleError(BUILDS_PER_ANSWER);
     },
+    peek: (key) => kept.get(key),
     has(matches) {
       for (const key of kept.keys()) if (matches(key)) return true;
       for (const key of building.keys()) if (matches(key)) return true;

@@ -183,6 +183,50 @@ describe('the local CDN, an installed package patched in place', function () {
     }
   });
 
+  it('names each installed package in the import map by the hash of its bytes: that address immutable and only those bytes, the plain one revalidated, a patch a new address', async function () {
+    const { root, impl } = workspace();
+    fs.writeFileSync(path.join(root, 'node_modules/patchme/lib/look.css'), '.patchme { color: red; }\n');
+    fs.writeFileSync(path.join(root, 'node_modules/patchme/index.js'), "import './lib/look.css';\nexport { greet } from './lib/impl';\nexport { kind } from './lib/typed';\n");
+    const service = await serve(root, { cdnOrigin: 'local' });
+    const mapped = async () => (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; stylesheets?: { specifier: string; href: string }[] }>();
+    try {
+      const before = await mapped();
+      const address = before.imports.patchme!;
+      expect(address).to.match(/^\/cdn\/patchme@1\.0\.0\?v=[A-Za-z0-9_-]{22}$/);
+      const named = await service.get(address);
+      expect(named.status).to.equal(200);
+      expect(named.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+      expect(named.headers.etag).to.equal(`"${address.split('?v=')[1]}"`);
+      expect(named.text).to.include('hello from before');
+      const sheet = before.stylesheets?.find((link) => link.specifier === 'patchme')?.href;
+      expect(sheet).to.match(/^\/cdn\/patchme@1\.0\.0\?styles&v=[A-Za-z0-9_-]{22}$/);
+      const sheetAnswer = await service.get(sheet!);
+      expect(sheetAnswer.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+      expect(sheetAnswer.text).to.include('red');
+      const plain = await service.get('/cdn/patchme@1.0.0');
+      expect(plain.headers['cache-control'], 'the plain address stays revalidated').to.equal('no-cache');
+      expect(plain.headers.etag).to.equal(named.headers.etag);
+      expect((await service.get('/cdn/patchme@1.0.0?v=token')).headers['cache-control'], 'a v that is no hash is a plain token').to.equal('no-cache');
+      const other = await service.get('/cdn/patchme@1.0.0?v=AAAAAAAAAAAAAAAAAAAAAA');
+      expect(other.status, 'a hash of bytes it never had').to.equal(404);
+      expect(other.json<{ code: string }>().code).to.equal('OUTPUT_NOT_AVAILABLE');
+
+      patchInPlace(impl, PATCHED);
+      const kept = await service.get(address);
+      expect(kept.text, 'the old address answers the old bytes while they are kept').to.include('hello from before');
+      const after = await mapped();
+      expect(after.imports.patchme, 'a patched package gets a new address').to.not.equal(address);
+      const patched = await service.get(after.imports.patchme!);
+      expect(patched.text).to.include('hello from AFTER!');
+      expect(patched.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+      const old = await service.get(address);
+      expect(old.status, 'the old bytes, dropped once judged stale, are not answered as the old address').to.equal(404);
+      expect(old.json<{ code: string }>().code).to.equal('OUTPUT_NOT_AVAILABLE');
+    } finally {
+      await service.close();
+    }
+  });
+
   describe('in Chromium', function () {
     let browser: Browser | undefined;
     let watched: Watched;
@@ -205,8 +249,20 @@ describe('the local CDN, an installed package patched in place', function () {
       return watched.page.evaluate(() => document.body.textContent);
     };
 
-    it('shows the patched behaviour after a reload', async function () {
+    it('fetches no unchanged package on a reload, and shows the patched behaviour after one', async function () {
       expect(await shown('hello from before'), `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.equal('hello from before');
+      // What the page asks the network for (a 304 included), not what its cache answers.
+      const cdp = await watched.page.context().newCDPSession(watched.page);
+      const fetched: string[] = [];
+      const cached = new Set<string>();
+      cdp.on('Network.requestServedFromCache', ({ requestId }) => void cached.add(requestId));
+      cdp.on('Network.responseReceived', ({ requestId, response }) => {
+        if (new URL(response.url).pathname.startsWith('/cdn/') && !cached.has(requestId) && !response.fromDiskCache && !response.fromServiceWorker) fetched.push(`${response.status} ${response.url}`);
+      });
+      await cdp.send('Network.enable');
+      await watched.page.reload({ waitUntil: 'load' });
+      expect(await shown('hello from before')).to.equal('hello from before');
+      expect(fetched, 'the import map names the package by the hash of its bytes: immutable, kept by the browser').to.deep.equal([]);
       patchInPlace(impl, PATCHED);
       await watched.page.reload({ waitUntil: 'load' });
       expect(await shown('hello from AFTER!'), `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.equal('hello from AFTER!');
