@@ -37,6 +37,11 @@ export const ERROR_CODES = {
     when: "a local CDN address whose entry, or a file the entry imports, has a real path outside the installed package's own directory (`../` out of it, a link); nothing of it is read",
     remedy: 'the local CDN serves a package from its own files only: import another package by its name, or use a real CDN',
   },
+  CDN_PACKAGE_CHANGING: {
+    status: 503,
+    when: "a local CDN address of an installed package whose files changed during each of 3 builds in a row (an install or a patch still running); no bytes a build may have read half-written are answered",
+    remedy: 'ask again once the install or the patch has finished',
+  },
   PREVIEW_NOT_LOADED: {
     status: 404,
     when: '`/preview/` (or an address under it) while the development extension is not loaded',

@@ -9,6 +9,7 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { withLiveService } from './esbuild-service.js';
 import { inputPath, relativeResolutions } from './build-results.js';
+import { patternListings } from './glob-imports.js';
 import { INSTALLED_EXTENSIONS } from '../workspace/resolution.js';
 
 export interface InstalledBundle {
@@ -86,14 +87,17 @@ export function bundleInstalled(entry: string, packageDir: string, commonJsNames
 }
 
 // The metafile names files relative to `absWorkingDir`, the package's real directory; the
-// confinement let none outside it be read.
-function inputsOf(result: esbuild.BuildResult): string[] {
+// confinement let none outside it be read. A dynamic import by a pattern depends on the listings
+// of the directories it matches, by the rule of a module's build (README "Bundling real code"):
+// a locale added to an installed package builds its bundle again.
+function inputsOf(result: esbuild.BuildResult, packageDir: string): string[] {
   const { inputs } = result.metafile!;
   const read = Object.keys(inputs)
     .filter((input) => input !== '<stdin>')
     .map(inputPath)
     .filter((file): file is string => file !== null);
-  return [...new Set([...read, ...relativeResolutions(inputs, INSTALLED_EXTENSIONS), ...manifestPlaces(read)])].sort();
+  const listings = patternListings(packageDir, inputs, Object.keys(inputs), inputPath);
+  return [...new Set([...read, ...relativeResolutions(inputs, INSTALLED_EXTENSIONS), ...manifestPlaces(read), ...listings])].sort();
 }
 
 // esbuild reads the package.json of each directory it resolves in (`type`, `sideEffects`, a
@@ -110,7 +114,7 @@ function manifestPlaces(files: readonly string[]): string[] {
 async function bundleSheet(entry: string, packageDir: string): Promise<InstalledBundle> {
   const { packages: _external, ...common } = COMMON;
   const result = await esbuild.build({ ...common, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
-  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result), styles: result.outputFiles![0]!.contents };
+  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents };
 }
 
 async function bundleOnce(entry: string, packageDir: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
@@ -133,5 +137,5 @@ async function bundleOnce(entry: string, packageDir: string, commonJsNames: (fil
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
-  return { code, imports: [...imports].sort(), inputs: inputsOf(result), ...(styles && styles.length > 0 ? { styles } : {}) };
+  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}) };
 }

@@ -4,15 +4,17 @@
 // `/m/...?env=production`); a package installed in node_modules answers the entry of that
 // subpath compiled for browsers, built once per entry file and kept (within a bound) while every
 // file its build read is unchanged. Both are loadable by any origin like every production output.
-// An installed package's answer is revalidated (`no-cache`, its ETag), not immutable though its
-// address names a version: a file patched in place changes its bytes (README "The local CDN").
+// An installed package's plain address is revalidated (`no-cache`, its ETag), not immutable though
+// it names a version: a file patched in place changes its bytes. The import map names it by the
+// hash of the bytes checked (`?v=`), immutable, so a reload fetches nothing unchanged and a patch
+// is a new address (README "The local CDN").
 // What it may read, and why nothing else, is SECURITY.md's "The local CDN".
 import type { ExtensionHost } from '../extension.js';
 import type { HttpContext } from '../http/context.js';
 import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
 import { bundleInstalled, OutsidePackageError } from '../bundlers/installed-bundle.js';
-import { outputHash } from '../outputs/content-hash.js';
+import { isContentHash, outputHash } from '../outputs/content-hash.js';
 import { commonJsExportNames, entryOf, findInstalled, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
@@ -20,7 +22,7 @@ import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-inde
 import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
 import { leftOutProductionSheets } from './left-out-sheets.js';
-import { createInstalledBundles, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
+import { createInstalledBundles, KEPT_BUNDLE_BYTES, UnsettledBundleError, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
 import { createFileHashes, type FileHashes } from '../io/file-hashes.js';
 import { hashInputs, inputsBefore, inputsHold } from '../io/build-inputs.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
@@ -37,14 +39,22 @@ export const localCdnAddress = (name: string, version: string, subpath: string):
 export interface LocalCdn {
   /** Adds to `imports` what the installed packages it maps import, transitively; returns the specifiers it could not map. */
   complete(imports: Record<string, string>): Promise<string[]>;
-  /** The bundles of installed packages kept in memory: how many, their bytes of code, and how many builds were made (README "The local CDN"). */
-  kept(): { count: number; bytes: number; builds: number };
+  /** The bundles of installed packages kept in memory: how many, the bytes they are counted as, how many builds were made, and how many package directories have a reader (README "The local CDN"). */
+  kept(): { count: number; bytes: number; builds: number; readers: number };
   /** The modules `imports` maps to this CDN (installed, or of a package left out of development) that have a sheet (a stylesheet module, or code importing one), each with its sheet's address, for the page to link. */
   stylesheets(imports: Record<string, string>): Promise<{ specifier: string; href: string }[]>;
 }
 
-export function registerLocalCdn(host: ExtensionHost): LocalCdn {
-  const cdn: CdnParts = { host, bundles: createInstalledBundles(), copies: installedCopies(host), readers: new Map() };
+/** `keptBytes`: the bound of the kept bundles (`KEPT_BUNDLE_BYTES`), smaller in tests. */
+export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_BYTES }: { keptBytes?: number } = {}): LocalCdn {
+  const readers = new Map<string, FileHashes>();
+  // A directory's reader goes with its last bundle (SECURITY.md "Bounded memory"): readers are
+  // never more than the directories of the kept bundles and of the builds running.
+  const bundles = createInstalledBundles(keptBytes, (key) => {
+    const dir = directoryOf(key);
+    if (!bundles.has((other) => directoryOf(other) === dir)) readers.delete(dir);
+  });
+  const cdn: CdnParts = { host, bundles, copies: installedCopies(host), readers, checked: new WeakMap() };
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     // A workspace package's answer checks the disk itself (answerOutput): one check, not two. A
@@ -53,21 +63,40 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
     if (own(host.getState().workspace) || own((await host.readiness.workspace()).workspace)) return serveWorkspaceModule(ctx, host, { version, subpath }, name);
     const copy = cdn.copies.find(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);
-    const { code, styles } = await bundle(cdn, copy, subpath);
-    // A published stylesheet is an empty module at its address, which the import map names, and
-    // its sheet at `?styles`, which the preview links (README "Stylesheet modules").
-    if (ctx.query.styles !== undefined) {
-      if (!styles) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version}/${subpath} is code, not a stylesheet: it has no ?styles`);
-      sendOutput(ctx, bytesOf(styles), { type: 'text/css; charset=utf-8', hash: outputHash(styles), anyOrigin: true });
-      return;
-    }
-    sendOutput(ctx, bytesOf(code), { type: 'text/javascript; charset=utf-8', hash: outputHash(code), anyOrigin: true });
+    serveInstalled(ctx, await answeredBundle(cdn, copy, subpath, ctx.query.v), `${name}@${version}${subpath ? `/${subpath}` : ''}`);
   });
   return {
-    kept: () => cdn.bundles.kept(),
+    kept: () => ({ ...cdn.bundles.kept(), readers: readers.size }),
     stylesheets: (imports) => stylesheetsOf(cdn, imports),
     complete: (imports) => completeImports(cdn, imports),
   };
+}
+
+// An address naming its bytes by hash (`v=<hash>`, the ETag value, as the import map writes it) is
+// answered from the kept bundle of that hash without a check, since no change on disk can make the
+// bytes it names stale, and immutable; the plain address is judged and revalidated (README "The
+// local CDN", by the rule of "Addresses").
+async function answeredBundle(cdn: CdnParts, pkg: InstalledPackage, subpath: string, token: unknown): Promise<KeptBundle> {
+  if (isContentHash(token)) {
+    const entry = entryOf(pkg, subpath);
+    const kept = entry === null ? undefined : cdn.bundles.peek(bundleKey(pkg.dir, pkg.manifestStamp, entry));
+    if (kept && (outputHash(kept.code) === token || (kept.styles && outputHash(kept.styles) === token))) return kept;
+  }
+  return bundle(cdn, pkg, subpath);
+}
+
+function serveInstalled(ctx: HttpContext, built: KeptBundle, named: string): void {
+  // A published stylesheet is an empty module at its address, which the import map names, and
+  // its sheet at `?styles`, which the preview links (README "Stylesheet modules").
+  const sheet = ctx.query.styles !== undefined;
+  const bytes = sheet ? built.styles : built.code;
+  if (!bytes) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${named} is code, not a stylesheet: it has no ?styles`);
+  const hash = outputHash(bytes);
+  const token = ctx.query.v;
+  if (isContentHash(token) && token !== hash) {
+    throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${ctx.path}?v=${token} names other bytes than ${named}${sheet ? '?styles' : ''} has now (a patch since), which are no longer kept: load the page again for the current address`);
+  }
+  sendOutput(ctx, bytesOf(bytes), { type: sheet ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8', hash, anyOrigin: true, immutable: isContentHash(token) });
 }
 
 /** A kept bundle's bytes as a Buffer, without a copy per answer (its hash is taken once: `outputHash`). */
@@ -85,7 +114,17 @@ interface CdnParts {
   copies: InstalledCopies;
   /** By an installed package's real directory, the reader that hashes its files, confined to it. */
   readers: Map<string, FileHashes>;
+  /** By import map, the hash of the sheet (null: none) of each bundle `complete` checked for it, by specifier: the page links those, not checked again. */
+  checked: WeakMap<Record<string, string>, Map<string, string | null>>;
 }
+
+const sheetHashOf = (built: KeptBundle): string | null => (built.styles ? outputHash(built.styles) : null);
+
+/** A /cdn/ address without its query (`?v=`, `?styles`). */
+const plainAddress = (address: string): string => {
+  const query = address.indexOf('?');
+  return query < 0 ? address : address.slice(0, query);
+};
 
 function installedCopies(host: ExtensionHost): InstalledCopies {
   // Installed copies met while completing import maps: a dependency nested in another
@@ -121,7 +160,7 @@ async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, { ver
   const address: Address = { kind: ctx.query.styles === undefined ? 'modules' : 'styles', packageName: name, version, segments: subpath === '' ? [] : subpath.split('/') };
   // A shared file of the package, as its production modules import it (README "Shared files").
   if (address.kind === 'modules' && isSharedSubpath(subpath)) return serveSharedFile(ctx, address, productionVariant('browser'), host);
-  const answer = await answerOutput(ctx, address, productionVariant('browser'), undefined, host);
+  const answer = await answerOutput(ctx, address, productionVariant('browser'), ctx.query.v, host);
   sendOutput(ctx, answer.body, answer);
 }
 
@@ -140,8 +179,14 @@ function bundle(cdn: CdnParts, pkg: InstalledPackage, subpath: string): Promise<
       if (error instanceof OutsidePackageError) throw new ServiceError('CDN_FILE_OUTSIDE_PACKAGE', `${named} is not served: its entry or a file it imports lies outside the package`);
       throw new ServiceError('BUILD_FAILED', `${named} cannot be built for browsers: ${(error as Error).message}`);
     });
-  return cdn.bundles.get(`${pkg.dir}\0${pkg.manifestStamp}\0${entry}`, build, (kept) => inputsHold(files, kept.recorded));
+  return cdn.bundles.get(bundleKey(pkg.dir, pkg.manifestStamp, entry), build, (kept) => inputsHold(files, kept.recorded)).catch((error: unknown) => {
+    if (error instanceof UnsettledBundleError) throw new ServiceError('CDN_PACKAGE_CHANGING', `${named} is not served yet: ${error.message} (an install or a patch still running)`);
+    throw error;
+  });
 }
+
+const bundleKey = (dir: string, manifestStamp: string, entry: string): string => `${dir}\0${manifestStamp}\0${entry}`;
+const directoryOf = (key: string): string => key.slice(0, key.indexOf('\0'));
 
 // The inputs of the bundle it replaces hashed before the build reads them, those first met hashed
 // after it, one written meanwhile marked unverified (`hashInputs`): a change during the build is
@@ -164,6 +209,7 @@ function readerOf({ readers }: CdnParts, dir: string): FileHashes {
 // The installed copy and subpath a local CDN address of the import map stands for.
 function installedAt(copies: InstalledCopies, specifier: string, address: string, workspace: WorkspaceIndex): { pkg: InstalledPackage; subpath: string } | null {
   if (!address.startsWith(`${LOCAL_CDN_PREFIX}/`)) return null;
+  address = plainAddress(address);
   const bare = parseBareSpecifier(specifier);
   if (!bare || workspace.packages.has(bare.packageName)) return null;
   // Read by the one parse of a /cdn/ address; one of another package, or none, names no copy of it.
@@ -191,14 +237,17 @@ async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Pr
     }
     const copy = installedAt(cdn.copies, specifier, address, workspace);
     if (!copy) continue;
-    const built = await bundle(cdn, copy.pkg, copy.subpath).catch(() => null);
-    if (built?.styles) sheets.push({ specifier, href: `${address}?styles` });
+    let sheetHash = cdn.checked.get(imports)?.get(specifier);
+    if (sheetHash === undefined) sheetHash = await bundle(cdn, copy.pkg, copy.subpath).then(sheetHashOf, () => null);
+    if (sheetHash) sheets.push({ specifier, href: `${plainAddress(address)}?styles&v=${sheetHash}` });
   }
   return sheets;
 }
 
 async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<string[]> {
   const unresolved: string[] = [];
+  const checked = new Map<string, string | null>();
+  cdn.checked.set(imports, checked);
   const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
   const workspace = indexWorkspace(cdn.host.getState().workspace);
   while (queue.length > 0) {
@@ -211,6 +260,10 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     } catch {
       continue; // the page meets it, and the overlay says why
     }
+    // Named by the hash of the bytes just checked: a patch gives the package a new address, so no
+    // browser keeps its old bytes, and a reload fetches nothing unchanged (README "The local CDN").
+    imports[specifier] = `${plainAddress(address)}?v=${outputHash(built.code)}`;
+    checked.set(specifier, sheetHashOf(built));
     for (const imported of built.imports) {
       if (imported in imports) continue;
       const target = parseBareSpecifier(imported);

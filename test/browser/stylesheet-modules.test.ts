@@ -133,10 +133,12 @@ describe('stylesheet modules in Chromium', () => {
 
   it('answers an installed stylesheet on the local CDN as an empty module, and its sheet at ?styles', async () => {
     const { imports, stylesheets } = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; stylesheets: unknown[] }>();
-    expect(imports['fakecss/theme.css']).to.equal('/cdn/fakecss@3.0.0/theme.css');
+    // Each named by the hash of its bytes, the ETag of its plain address (README "The local CDN").
+    const etag = async (address: string) => (await service.get(address)).headers.etag!.slice(1, -1);
+    expect(imports['fakecss/theme.css']).to.equal(`/cdn/fakecss@3.0.0/theme.css?v=${await etag('/cdn/fakecss@3.0.0/theme.css')}`);
     expect(stylesheets).to.have.deep.members([
-      { specifier: 'fakecss/theme.css', href: '/cdn/fakecss@3.0.0/theme.css?styles' },
-      { specifier: 'fakewidget', href: '/cdn/fakewidget@1.0.0?styles' },
+      { specifier: 'fakecss/theme.css', href: `/cdn/fakecss@3.0.0/theme.css?styles&v=${await etag('/cdn/fakecss@3.0.0/theme.css?styles')}` },
+      { specifier: 'fakewidget', href: `/cdn/fakewidget@1.0.0?styles&v=${await etag('/cdn/fakewidget@1.0.0?styles')}` },
     ]);
     const module = await service.get('/cdn/fakecss@3.0.0/theme.css');
     expect(module.headers['content-type']).to.equal('text/javascript; charset=utf-8');

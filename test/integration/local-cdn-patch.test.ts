@@ -122,6 +122,111 @@ describe('the local CDN, an installed package patched in place', function () {
     }
   });
 
+  it('builds again when a file is made where a dynamic import by a pattern looks, below its first directory too', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'], preview: '@p/app/main' }),
+      'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/index.ts': 'export {};\n',
+      'node_modules/globbed/package.json': json({ name: 'globbed', version: '1.0.0', main: 'index.js' }),
+      'node_modules/globbed/index.js': "export const load = (n) => import(`./locale/${n}.js`);\nexport const data = (n) => require('./data/' + n);\n",
+      'node_modules/globbed/locale/en.js': "export default 'LOCALE_EN';\n",
+      'node_modules/globbed/locale/regional/en-gb.js': "export default 'LOCALE_EN_GB';\n",
+      'node_modules/globbed/data/a.json': '{"first": "DATA_A"}',
+    });
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [localCdnOnly] });
+    const code = async () => (await service.get('/cdn/globbed@1.0.0')).text;
+    try {
+      expect(await code()).to.include('LOCALE_EN').and.include('LOCALE_EN_GB').and.include('DATA_A');
+      fs.writeFileSync(path.join(root, 'node_modules/globbed/locale/fr.js'), "export default 'LOCALE_FR';\n");
+      expect(await code()).to.include('LOCALE_FR');
+      fs.writeFileSync(path.join(root, 'node_modules/globbed/locale/regional/fr-ca.js'), "export default 'LOCALE_FR_CA';\n");
+      expect(await code()).to.include('LOCALE_FR_CA');
+      fs.writeFileSync(path.join(root, 'node_modules/globbed/data/b.json'), '{"second": "DATA_B"}');
+      expect(await code()).to.include('DATA_B');
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('keeps a package directory\'s reader only while a bundle of it is kept: dropped with its last bundle, and after a failed build', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'], preview: '@p/app/main' }),
+      'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/index.ts': 'export {};\n',
+      'node_modules/one/package.json': json({ name: 'one', version: '1.0.0', main: 'index.js', exports: { '.': './index.js', './more': './more.js' } }),
+      'node_modules/one/index.js': `export const one = '${'1'.repeat(3000)}';\n`,
+      'node_modules/one/more.js': `export const more = '${'m'.repeat(3000)}';\n`,
+      'node_modules/two/package.json': json({ name: 'two', version: '1.0.0', main: 'index.js' }),
+      'node_modules/two/index.js': `export const two = '${'2'.repeat(3000)}';\n`,
+      'node_modules/broken/package.json': json({ name: 'broken', version: '1.0.0', main: 'index.js' }),
+      'node_modules/broken/index.js': 'export const = ;\n',
+    });
+    // Room for two of these bundles, not three.
+    const small: ServiceExtension = { name: 'local-cdn', setup: (host) => void (cdn = registerLocalCdn(host, { keptBytes: 8000 })) };
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [small] });
+    try {
+      expect((await service.get('/cdn/one@1.0.0')).status).to.equal(200);
+      expect((await service.get('/cdn/one@1.0.0/more')).status).to.equal(200);
+      expect(cdn.kept(), 'one directory, two bundles').to.deep.include({ count: 2, readers: 1 });
+      expect((await service.get('/cdn/two@1.0.0')).status).to.equal(200);
+      expect(cdn.kept(), 'one of one\'s bundles dropped: its reader stays for the other').to.deep.include({ count: 2, readers: 2 });
+      expect((await service.get('/cdn/two@1.0.0')).status).to.equal(200);
+      expect((await service.get('/cdn/one@1.0.0/more')).status).to.equal(200);
+      expect((await service.get('/cdn/two@1.0.0')).status).to.equal(200);
+      expect((await service.get('/cdn/one@1.0.0/more')).status).to.equal(200);
+      expect((await service.get('/cdn/one@1.0.0')).status).to.equal(200);
+      expect(cdn.kept(), 'two dropped, its last bundle gone: its reader too').to.deep.include({ count: 2, readers: 1 });
+      expect((await service.get('/cdn/broken@1.0.0')).status).to.equal(422);
+      expect(cdn.kept(), 'no reader kept for a build that failed').to.deep.include({ count: 2, readers: 1 });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('names each installed package in the import map by the hash of its bytes: that address immutable and only those bytes, the plain one revalidated, a patch a new address', async function () {
+    const { root, impl } = workspace();
+    fs.writeFileSync(path.join(root, 'node_modules/patchme/lib/look.css'), '.patchme { color: red; }\n');
+    fs.writeFileSync(path.join(root, 'node_modules/patchme/index.js'), "import './lib/look.css';\nexport { greet } from './lib/impl';\nexport { kind } from './lib/typed';\n");
+    const service = await serve(root, { cdnOrigin: 'local' });
+    const mapped = async () => (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; stylesheets?: { specifier: string; href: string }[] }>();
+    try {
+      const before = await mapped();
+      const address = before.imports.patchme!;
+      expect(address).to.match(/^\/cdn\/patchme@1\.0\.0\?v=[A-Za-z0-9_-]{22}$/);
+      const named = await service.get(address);
+      expect(named.status).to.equal(200);
+      expect(named.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+      expect(named.headers.etag).to.equal(`"${address.split('?v=')[1]}"`);
+      expect(named.text).to.include('hello from before');
+      const sheet = before.stylesheets?.find((link) => link.specifier === 'patchme')?.href;
+      expect(sheet).to.match(/^\/cdn\/patchme@1\.0\.0\?styles&v=[A-Za-z0-9_-]{22}$/);
+      const sheetAnswer = await service.get(sheet!);
+      expect(sheetAnswer.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+      expect(sheetAnswer.text).to.include('red');
+      const plain = await service.get('/cdn/patchme@1.0.0');
+      expect(plain.headers['cache-control'], 'the plain address stays revalidated').to.equal('no-cache');
+      expect(plain.headers.etag).to.equal(named.headers.etag);
+      expect((await service.get('/cdn/patchme@1.0.0?v=token')).headers['cache-control'], 'a v that is no hash is a plain token').to.equal('no-cache');
+      const other = await service.get('/cdn/patchme@1.0.0?v=AAAAAAAAAAAAAAAAAAAAAA');
+      expect(other.status, 'a hash of bytes it never had').to.equal(404);
+      expect(other.json<{ code: string }>().code).to.equal('OUTPUT_NOT_AVAILABLE');
+
+      patchInPlace(impl, PATCHED);
+      const kept = await service.get(address);
+      expect(kept.text, 'the old address answers the old bytes while they are kept').to.include('hello from before');
+      const after = await mapped();
+      expect(after.imports.patchme, 'a patched package gets a new address').to.not.equal(address);
+      const patched = await service.get(after.imports.patchme!);
+      expect(patched.text).to.include('hello from AFTER!');
+      expect(patched.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+      const old = await service.get(address);
+      expect(old.status, 'the old bytes, dropped once judged stale, are not answered as the old address').to.equal(404);
+      expect(old.json<{ code: string }>().code).to.equal('OUTPUT_NOT_AVAILABLE');
+    } finally {
+      await service.close();
+    }
+  });
+
   describe('in Chromium', function () {
     let browser: Browser | undefined;
     let watched: Watched;
@@ -144,8 +249,20 @@ describe('the local CDN, an installed package patched in place', function () {
       return watched.page.evaluate(() => document.body.textContent);
     };
 
-    it('shows the patched behaviour after a reload', async function () {
+    it('fetches no unchanged package on a reload, and shows the patched behaviour after one', async function () {
       expect(await shown('hello from before'), `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.equal('hello from before');
+      // What the page asks the network for (a 304 included), not what its cache answers.
+      const cdp = await watched.page.context().newCDPSession(watched.page);
+      const fetched: string[] = [];
+      const cached = new Set<string>();
+      cdp.on('Network.requestServedFromCache', ({ requestId }) => void cached.add(requestId));
+      cdp.on('Network.responseReceived', ({ requestId, response }) => {
+        if (new URL(response.url).pathname.startsWith('/cdn/') && !cached.has(requestId) && !response.fromDiskCache && !response.fromServiceWorker) fetched.push(`${response.status} ${response.url}`);
+      });
+      await cdp.send('Network.enable');
+      await watched.page.reload({ waitUntil: 'load' });
+      expect(await shown('hello from before')).to.equal('hello from before');
+      expect(fetched, 'the import map names the package by the hash of its bytes: immutable, kept by the browser').to.deep.equal([]);
       patchInPlace(impl, PATCHED);
       await watched.page.reload({ waitUntil: 'load' });
       expect(await shown('hello from AFTER!'), `page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`).to.equal('hello from AFTER!');

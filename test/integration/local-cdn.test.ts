@@ -51,15 +51,21 @@ describe('the local CDN', function () {
 
   const entry = async () => (await service.get('/preview/entry.json')).json<{ diagnostics: unknown[]; imports: Record<string, string> }>();
 
-  it('maps installed packages to /cdn/, with what they import themselves', async function () {
+  it('maps installed packages to /cdn/, with what they import themselves, each named by the hash of its bytes', async function () {
     const { diagnostics, imports } = await entry();
     expect(diagnostics).to.deep.equal([]);
-    expect(imports).to.include({
+    const expected = {
       fakelit: '/cdn/fakelit@2.0.0',
       'fakelit/directive.js': '/cdn/fakelit@2.0.0/directive.js',
       'cjs-pkg': '/cdn/cjs-pkg@1.0.0',
       fakebase: '/cdn/fakebase@1.0.0',
-    });
+    };
+    for (const [specifier, address] of Object.entries(expected)) {
+      expect(imports[specifier]).to.match(/\?v=[A-Za-z0-9_-]{22}$/);
+      const [plain, hash] = imports[specifier]!.split('?v=');
+      expect(plain).to.equal(address);
+      expect((await service.get(address)).headers.etag, `${specifier}: v is the ETag of its plain address`).to.equal(`"${hash}"`);
+    }
   });
 
   it('answers an installed entry for browsers, production, bare imports kept, revalidated, once built', async function () {
