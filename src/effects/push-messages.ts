@@ -15,6 +15,8 @@ import type { BuildOutputs } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 
 interface View {
+  /** How pages named the module when this view was taken: a new version gives it new addresses. */
+  label: string;
   /** Hashes of the last good outputs (kept while the build is invalid). */
   styles: string | null;
   code: string | null;
@@ -41,6 +43,7 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
 export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
   return new Observable<Pushed>((subscriber) => {
     const tell = (message: PushMessage) => subscriber.next({ message });
+    // By specifier, not label: a module whose version changed is the same module at new addresses.
     const views = new Map<string, View>();
     let seenBuilds = new WeakSet<ModuleBuilds>();
     let workspace: ServiceState['workspace'] | null = null;
@@ -71,17 +74,24 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
         if (!variant || variant.status !== 'done' || !variant.last) continue;
         const diagnostics = buildDiagnostics(module, variant.last, state.workspace);
         const label = moduleLabel(module);
-        const before = views.get(label);
+        const before = views.get(module.specifier);
         const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
         // A first view is what a page was served: no message derives from it, and the warnings
         // about shared helpers (a look at every module) are left to the changes that follow.
         const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
         const syntaxProblem = keepsLastGoodSheet(warnings);
         const view: View = outputs
-          ? { styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
-          : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
-        views.set(label, view);
+          ? { label, styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
+          : { label, styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
+        views.set(module.specifier, view);
         if (!before) continue;
+        // A new version (package.json bumped) moves every address of the module: a page that
+        // loaded the old ones knows the module by its old label only, and must reload to load
+        // the new ones (README "Preview and stylesheet push"). Whatever else changed, it sees then.
+        if (before.label !== label) {
+          tell({ type: 'code', module: before.label });
+          continue;
+        }
         if (view.diagnostics !== null) {
           if (view.diagnostics !== before.diagnostics) tell({ type: 'invalid', module: label, diagnostics });
           continue;
