@@ -3,7 +3,8 @@
 // changed its diagnostics (`invalid`), whose code changed or that gained or lost a stylesheet
 // (`code`: the page reloads to run it), whose warnings changed (`warnings`, all of them), and
 // one that builds again after being invalid (`valid`, so pages drop its diagnostics even when
-// the fix restored the last good outputs). Only the default browser variant counts, and only
+// the fix restored the last good outputs); and the workspace's own diagnostics when they
+// change (`workspace`). Only the default browser variant counts, and only
 // once it is built from the current sources. Changes are judged against the last good outputs;
 // a stylesheet with a CSS syntax problem is no good one (a browser drops rules around it).
 import { map, Observable } from 'rxjs';
@@ -47,6 +48,7 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
     const views = new Map<string, View>();
     let seenBuilds = new WeakSet<ModuleBuilds>();
     let workspace: ServiceState['workspace'] | null = null;
+    let workspaceDiagnostics = '[]';
     return state$.subscribe({
       // What this throws fails the derivation (its supervisor restarts it), not the process.
       next: (state) => {
@@ -61,7 +63,8 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
     });
     function derive(state: ServiceState) {
       // A new workspace model can change diagnostics without a build: look at every module.
-      if (state.workspace !== workspace) {
+      const workspaceRead = state.workspace !== workspace;
+      if (workspaceRead) {
         workspace = state.workspace;
         seenBuilds = new WeakSet();
       }
@@ -107,6 +110,12 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
           subscriber.next({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
         }
       }
+      // A broken manifest concerns no module: pages show it as a page loaded now would (README
+      // "Preview and stylesheet push"), and drop it once fixed.
+      if (!workspaceRead) return;
+      const diagnostics = JSON.stringify(state.workspace.diagnostics);
+      if (diagnostics !== workspaceDiagnostics) tell({ type: 'workspace', diagnostics: [...state.workspace.diagnostics] });
+      workspaceDiagnostics = diagnostics;
     }
   });
 }
@@ -123,6 +132,9 @@ export function invalidMessages(state: ServiceState): PushMessage[] {
   }
   return messages;
 }
+
+/** The workspace's own diagnostics, when it has some: what a page that connects has missed. */
+export const workspaceMessages = (state: ServiceState): PushMessage[] => (state.workspace.diagnostics.length > 0 ? [{ type: 'workspace', diagnostics: [...state.workspace.diagnostics] }] : []);
 
 /** A `warnings` message for every valid browser module with warnings now: what a page that reconnects has missed. */
 export function warningMessages(state: ServiceState): PushMessage[] {

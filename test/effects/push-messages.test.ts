@@ -179,6 +179,19 @@ describe('pushMessages$', () => {
     expect(messages.slice(1)).to.deep.equal([{ type: 'code', module: '@t/app@1.1.0/one' }]);
   });
 
+  it("announces the workspace's own diagnostics when they change, and none once they are gone", () => {
+    const { store, built, messages } = harness();
+    built('code-1', 'styles-1');
+    const broken = diagnostic('MANIFEST_INVALID', 'app/package.json is not valid JSON', { file: 'app/package.json', line: 1, column: 2 });
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one], { diagnostics: [broken] }) });
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one], { diagnostics: [broken] }) });
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one]) });
+    expect(messages).to.deep.equal([
+      { type: 'workspace', diagnostics: [broken] },
+      { type: 'workspace', diagnostics: [] },
+    ]);
+  });
+
   it('ignores node-only modules', () => {
     const server = moduleModel('server', { platforms: ['node'] });
     const { built, failed, messages } = harness([server]);

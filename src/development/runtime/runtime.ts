@@ -7,7 +7,8 @@
 // - reloads the page when the code of a module it loaded changes (README "Preview and
 //   stylesheet push": the setting that turns it off), and a page that failed to load once every
 //   module it failed on builds again;
-// - shows the warnings as they come and go, in a pill apart from the errors;
+// - shows the warnings as they come and go, in a pill apart from the errors, and the
+//   workspace's own diagnostics (a broken manifest) with the errors;
 // - reconnects after the service restarts, then refreshes every sheet, shows only the
 //   problems the service reports on connecting, and reloads when the code it would load now
 //   is not the code the page runs (it changed while the service was away).
@@ -268,7 +269,15 @@ const warningsPill = (() => {
 
 function handle(message: Message): void {
   // The page is being left for its reload, which brings whatever changed.
-  if (reloading || !onPage(message.module)) return;
+  if (reloading) return;
+  // Under the key the page was served them with (diagnostics of no module).
+  if (message.type === 'workspace') {
+    if (message.diagnostics.length > 0) problems.set('', message.diagnostics);
+    else problems.delete('');
+    overlay.render();
+    return;
+  }
+  if (!onPage(message.module)) return;
   if (message.type === 'invalid') {
     problems.set(message.module, message.diagnostics);
     overlay.render();
