@@ -91,7 +91,10 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
 
   async function previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview> {
     const result = derive(state, { entry, cdnOrigin: localCdn ? LOCAL_CDN_PREFIX : cdnOrigin });
-    if (!result.ok) throw new ServiceError(result.reason === 'not-web' ? 'CONDITIONAL_NOT_FOUND' : 'OUTPUT_NOT_AVAILABLE', result.message);
+    // No entry, often because a manifest is broken (its package then publishes nothing): the
+    // broken manifest is the reason to show, as the page would show it (README "Preview and stylesheet push").
+    const broken = state.workspace.diagnostics.length > 0 ? { diagnostics: [...state.workspace.diagnostics] } : {};
+    if (!result.ok) throw new ServiceError(result.reason === 'not-web' ? 'CONDITIONAL_NOT_FOUND' : 'OUTPUT_NOT_AVAILABLE', result.message, broken);
     // What follows adds to the preview: the kept one stays as derived.
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {

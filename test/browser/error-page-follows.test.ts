@@ -1,6 +1,7 @@
 // A preview page the service cannot make is answered as an error page (README "Preview and
-// stylesheet push"); the save that makes it possible again (here: the entry's package.json
-// fixed) shows the preview in that same tab, without a reload by hand.
+// stylesheet push"), naming the broken manifest when that is the reason; the save that makes it
+// possible again (here: the entry's package.json fixed) shows the preview in that same tab,
+// without a reload by hand.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { eventsOpen, launchChromium, openPage, type Watched } from '../helpers/chromium.js';
@@ -33,7 +34,9 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       writeFile(root, SHOP_MANIFEST, manifest.replace('"exports"', '"exports" "'));
       await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
       expect(await watched.page.locator('h1').textContent()).to.equal('The preview cannot show this page');
-      expect(await watched.page.locator('body').textContent()).to.include('OUTPUT_NOT_AVAILABLE');
+      const shown = await watched.page.locator('body').textContent();
+      expect(shown).to.include('OUTPUT_NOT_AVAILABLE');
+      expect(shown, 'the broken manifest, the reason').to.include(`${SHOP_MANIFEST}:6:17 MANIFEST_INVALID`);
 
       writeFile(root, SHOP_MANIFEST, manifest);
       await watched.page.waitForFunction(() => document.querySelector('demo-storefront .total')?.textContent?.startsWith('Total €73.00'), null, { timeout: 20_000 }).catch(async () => {
