@@ -79,5 +79,20 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       expect(loads).to.equal(before + 1);
       expect(watched.events.opened).to.be.greaterThan(opened);
     });
+
+    it('with ?reload=false, says the code changed while the service was stopped, and does not reload', async () => {
+      await watched.page.goto(new URL(`${address}?reload=false`, service.url).href, { waitUntil: 'load' });
+      await showsTotal('Total €365.00');
+      await eventsOpen(watched);
+      const before = loads;
+      const { port } = service;
+      await service.close();
+      multiplyTotal(6);
+      service = await serve(root, { port });
+      await watched.page.waitForFunction(() => document.querySelector('core-overlay')?.shadowRoot?.textContent?.includes('Code changed'), null, { timeout: 20_000 });
+      expect(await watched.page.evaluate(() => document.querySelector('core-overlay')!.shadowRoot!.querySelector('li')!.textContent)).to.include(address);
+      expect(loads).to.equal(before);
+      await showsTotal('Total €365.00');
+    });
   });
 }
