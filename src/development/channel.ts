@@ -3,7 +3,7 @@
 import { asapScheduler, from, of, switchMap, tap, type Observable, type SchedulerLike } from 'rxjs';
 import type { WebSocket } from 'ws';
 import type { ExtensionHost } from '../extension.js';
-import { invalidMessages, warningMessages } from '../effects/push-messages.js';
+import { invalidMessages, warningMessages, workspaceMessages } from '../effects/push-messages.js';
 import { REQUESTS_AT_MOST_MS, REQUESTS_QUIET_MS, whenRequestsQuiet$ } from '../effects/requests-quiet.js';
 import type { ServiceState } from '../store/state.js';
 import type { PushMessage } from '../protocol/push.js';
@@ -54,11 +54,12 @@ export function registerEventsChannel(host: ExtensionHost): void {
   host.sockets.add('/events', (socket) => {
     clients.add(socket);
     // The push tells changes only: a page that reconnects (the service restarted) missed
-    // those made meanwhile, so every new client first hears what is broken now, and every warning.
+    // those made meanwhile, so every new client first hears what is broken now (the workspace's
+    // manifests, then each module), and every warning.
     const greeting = greetingState$().subscribe({
       next: (state) => {
         // From the greeted state, which a build that finished since the check is not.
-        for (const message of [...invalidMessages(state), ...warningMessages(state)]) sendInOrder(message, state, () => [socket]);
+        for (const message of [...workspaceMessages(state), ...invalidMessages(state), ...warningMessages(state)]) sendInOrder(message, state, () => [socket]);
       },
       error: () => {}, // the service is closing
     });

@@ -24,6 +24,9 @@ import { diagnostic } from '../workspace/diagnostics.js';
 // Compiled into dist/, whichever form this code runs in.
 const RUNTIME_FILE = packageFile('dist/development/runtime/runtime.js');
 
+/** How often a preview's error page asks whether the service can make the page now. */
+const ERROR_PAGE_ASKS_EVERY_MS = 1000;
+
 /** How long after the last bundled page is asked for its bundle is still joined ahead. */
 const JOIN_AHEAD_MS = 10 * 60_000;
 
@@ -88,7 +91,10 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
 
   async function previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview> {
     const result = derive(state, { entry, cdnOrigin: localCdn ? LOCAL_CDN_PREFIX : cdnOrigin });
-    if (!result.ok) throw new ServiceError(result.reason === 'not-web' ? 'CONDITIONAL_NOT_FOUND' : 'OUTPUT_NOT_AVAILABLE', result.message);
+    // No entry, often because a manifest is broken (its package then publishes nothing): the
+    // broken manifest is the reason to show, as the page would show it (README "Preview and stylesheet push").
+    const broken = state.workspace.diagnostics.length > 0 ? { diagnostics: [...state.workspace.diagnostics] } : {};
+    if (!result.ok) throw new ServiceError(result.reason === 'not-web' ? 'CONDITIONAL_NOT_FOUND' : 'OUTPUT_NOT_AVAILABLE', result.message, broken);
     // What follows adds to the preview: the kept one stays as derived.
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
@@ -262,7 +268,7 @@ function previewErrorPage(error: ServiceError): string {
     const place = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''} ` : '';
     return `<li><code>${escapeHtml(place)}${escapeHtml(d.kind)}</code> ${escapeHtml(d.message)}</li>`;
   });
-  return htmlPage(`Preview: ${error.code}`, [ERROR_PAGE_STYLE], `
+  return htmlPage(`Preview: ${error.code}`, [ERROR_PAGE_STYLE, SHOWN_ONCE_MADE], `
 <h1>The preview cannot show this page</h1>
 <p><strong>${error.status} <code>${escapeHtml(error.code)}</code></strong>: ${escapeHtml(error.message)}</p>
 ${diagnostics.length > 0 ? `<ul>${diagnostics.join('\n')}</ul>` : ''}
@@ -270,6 +276,16 @@ ${diagnostics.length > 0 ? `<ul>${diagnostics.join('\n')}</ul>` : ''}
 <p><a href="/preview/">The preview of the default entry</a> · <a href="/">the dashboard</a>, with the build of every module · <a href="/state">/state</a></p>
 `);
 }
+
+// What makes a preview page possible again is a save (a manifest fixed, the entry declared), or a
+// restart, which no push message tells: the error page asks for its own address again until it
+// answers the page, and shows it then, as the preview follows every save (README "Preview and
+// stylesheet push").
+const SHOWN_ONCE_MADE = `<script type="module">
+  const ask = () => fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' }).then((answer) => answer.ok, () => false);
+  const follow = async () => ((await ask()) ? location.reload() : setTimeout(follow, ${ERROR_PAGE_ASKS_EVERY_MS}));
+  setTimeout(follow, ${ERROR_PAGE_ASKS_EVERY_MS});
+</script>`;
 
 const ERROR_PAGE_STYLE = `<style>
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }

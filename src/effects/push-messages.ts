@@ -3,7 +3,8 @@
 // changed its diagnostics (`invalid`), whose code changed or that gained or lost a stylesheet
 // (`code`: the page reloads to run it), whose warnings changed (`warnings`, all of them), and
 // one that builds again after being invalid (`valid`, so pages drop its diagnostics even when
-// the fix restored the last good outputs). Only the default browser variant counts, and only
+// the fix restored the last good outputs); and the workspace's own diagnostics when they
+// change (`workspace`). Only the default browser variant counts, and only
 // once it is built from the current sources. Changes are judged against the last good outputs;
 // a stylesheet with a CSS syntax problem is no good one (a browser drops rules around it).
 import { map, Observable } from 'rxjs';
@@ -15,6 +16,8 @@ import type { BuildOutputs } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 
 interface View {
+  /** How pages named the module when this view was taken: a new version gives it new addresses. */
+  label: string;
   /** Hashes of the last good outputs (kept while the build is invalid). */
   styles: string | null;
   code: string | null;
@@ -41,9 +44,11 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
 export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
   return new Observable<Pushed>((subscriber) => {
     const tell = (message: PushMessage) => subscriber.next({ message });
+    // By specifier, not label: a module whose version changed is the same module at new addresses.
     const views = new Map<string, View>();
     let seenBuilds = new WeakSet<ModuleBuilds>();
     let workspace: ServiceState['workspace'] | null = null;
+    let workspaceDiagnostics = '[]';
     return state$.subscribe({
       // What this throws fails the derivation (its supervisor restarts it), not the process.
       next: (state) => {
@@ -58,7 +63,8 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
     });
     function derive(state: ServiceState) {
       // A new workspace model can change diagnostics without a build: look at every module.
-      if (state.workspace !== workspace) {
+      const workspaceRead = state.workspace !== workspace;
+      if (workspaceRead) {
         workspace = state.workspace;
         seenBuilds = new WeakSet();
       }
@@ -71,17 +77,24 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
         if (!variant || variant.status !== 'done' || !variant.last) continue;
         const diagnostics = buildDiagnostics(module, variant.last, state.workspace);
         const label = moduleLabel(module);
-        const before = views.get(label);
+        const before = views.get(module.specifier);
         const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
         // A first view is what a page was served: no message derives from it, and the warnings
         // about shared helpers (a look at every module) are left to the changes that follow.
         const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
         const syntaxProblem = keepsLastGoodSheet(warnings);
         const view: View = outputs
-          ? { styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
-          : { styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
-        views.set(label, view);
+          ? { label, styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
+          : { label, styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
+        views.set(module.specifier, view);
         if (!before) continue;
+        // A new version (package.json bumped) moves every address of the module: a page that
+        // loaded the old ones knows the module by its old label only, and must reload to load
+        // the new ones (README "Preview and stylesheet push"). Whatever else changed, it sees then.
+        if (before.label !== label) {
+          tell({ type: 'code', module: before.label });
+          continue;
+        }
         if (view.diagnostics !== null) {
           if (view.diagnostics !== before.diagnostics) tell({ type: 'invalid', module: label, diagnostics });
           continue;
@@ -97,6 +110,12 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
           subscriber.next({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
         }
       }
+      // A broken manifest concerns no module: pages show it as a page loaded now would (README
+      // "Preview and stylesheet push"), and drop it once fixed.
+      if (!workspaceRead) return;
+      const diagnostics = JSON.stringify(state.workspace.diagnostics);
+      if (diagnostics !== workspaceDiagnostics) tell({ type: 'workspace', diagnostics: [...state.workspace.diagnostics] });
+      workspaceDiagnostics = diagnostics;
     }
   });
 }
@@ -113,6 +132,9 @@ export function invalidMessages(state: ServiceState): PushMessage[] {
   }
   return messages;
 }
+
+/** The workspace's own diagnostics, when it has some: what a page that connects has missed. */
+export const workspaceMessages = (state: ServiceState): PushMessage[] => (state.workspace.diagnostics.length > 0 ? [{ type: 'workspace', diagnostics: [...state.workspace.diagnostics] }] : []);
 
 /** A `warnings` message for every valid browser module with warnings now: what a page that reconnects has missed. */
 export function warningMessages(state: ServiceState): PushMessage[] {

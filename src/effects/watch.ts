@@ -91,6 +91,9 @@ function tellBundlers(deps: WatchDeps, files: Readonly<Record<string, string | n
   }
 }
 
+/** The paths the state recorded inside `directory` (workspace-relative, ending in `/`). */
+const recordedInside = (state: ServiceState, directory: string): string[] => [...selectRecordedHashes(state).keys()].filter((recorded) => recorded.startsWith(directory) && recorded !== directory);
+
 function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observable<Fact> {
   return new Observable<Fact>((subscriber) => {
     let current!: ServiceState;
@@ -117,7 +120,11 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       guard((event: string, absolute: string) => {
         const resolved = path.resolve(deps.root, absolute);
         if (event === 'unlink' || event === 'unlinkDir') scope.forget(resolved, event === 'unlinkDir');
-        changes.seen(pathsOfEvent(deps.root, event, resolved));
+        const paths = pathsOfEvent(deps.root, event, resolved);
+        // A directory moved in or out whole (a rename) brings no notice of the files it holds:
+        // every path the state recorded inside it is looked at (its package.json, its sources).
+        if ((event === 'addDir' || event === 'unlinkDir') && paths.length > 0) paths.push(...recordedInside(current, paths[0]!));
+        changes.seen(paths);
       }),
     );
     // Every notice of a watched directory or linked file, as fs.watch gives it: a save of a

@@ -17,7 +17,9 @@ export type PushMessage =
   | { type: 'invalid'; module: string; diagnostics: PushDiagnostic[] }
   | { type: 'code'; module: string }
   | { type: 'valid'; module: string }
-  | { type: 'warnings'; module: string; warnings: PushDiagnostic[] };
+  | { type: 'warnings'; module: string; warnings: PushDiagnostic[] }
+  // The workspace's own diagnostics (a broken core.json or package.json), which concern no module.
+  | { type: 'workspace'; diagnostics: PushDiagnostic[] };
 
 type Named = Pick<ModuleModel, 'package' | 'version' | 'subpath'>;
 

@@ -168,6 +168,30 @@ describe('pushMessages$', () => {
     expect(messages.slice(1)).to.deep.equal([{ type: 'warnings', module: LABEL, warnings: [] }, styles('styles-3')]);
   });
 
+  it('announces a new version of a module as a code change under the label pages loaded it by, then goes on under the new one', () => {
+    const { store, built, messages } = harness();
+    built('code-1', 'styles-1');
+    // package.json bumped: the same build, at new addresses.
+    const bumped = { ...one, version: '1.1.0' };
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([bumped]) });
+    expect(messages).to.deep.equal([{ type: 'code', module: LABEL }]);
+    built('code-2', 'styles-1', bumped);
+    expect(messages.slice(1)).to.deep.equal([{ type: 'code', module: '@t/app@1.1.0/one' }]);
+  });
+
+  it("announces the workspace's own diagnostics when they change, and none once they are gone", () => {
+    const { store, built, messages } = harness();
+    built('code-1', 'styles-1');
+    const broken = diagnostic('MANIFEST_INVALID', 'app/package.json is not valid JSON', { file: 'app/package.json', line: 1, column: 2 });
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one], { diagnostics: [broken] }) });
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one], { diagnostics: [broken] }) });
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one]) });
+    expect(messages).to.deep.equal([
+      { type: 'workspace', diagnostics: [broken] },
+      { type: 'workspace', diagnostics: [] },
+    ]);
+  });
+
   it('ignores node-only modules', () => {
     const server = moduleModel('server', { platforms: ['node'] });
     const { built, failed, messages } = harness([server]);

@@ -7,9 +7,11 @@
 // - reloads the page when the code of a module it loaded changes (README "Preview and
 //   stylesheet push": the setting that turns it off), and a page that failed to load once every
 //   module it failed on builds again;
-// - shows the warnings as they come and go, in a pill apart from the errors;
-// - reconnects after the service restarts, then refreshes every sheet and shows only the
-//   problems the service reports on connecting.
+// - shows the warnings as they come and go, in a pill apart from the errors, and the
+//   workspace's own diagnostics (a broken manifest) with the errors;
+// - reconnects after the service restarts, then refreshes every sheet, shows only the
+//   problems the service reports on connecting, and reloads when the code it would load now
+//   is not the code the page runs (it changed while the service was away).
 // It heeds only the modules the page loads (`core-page`): the entry and what it imports.
 // The messages and their diagnostics are declared once, in src/protocol/push.ts (a type-only
 // import: nothing of it is loaded by the page).
@@ -267,7 +269,15 @@ const warningsPill = (() => {
 
 function handle(message: Message): void {
   // The page is being left for its reload, which brings whatever changed.
-  if (reloading || !onPage(message.module)) return;
+  if (reloading) return;
+  // Under the key the page was served them with (diagnostics of no module).
+  if (message.type === 'workspace') {
+    if (message.diagnostics.length > 0) problems.set('', message.diagnostics);
+    else problems.delete('');
+    overlay.render();
+    return;
+  }
+  if (!onPage(message.module)) return;
   if (message.type === 'invalid') {
     problems.set(message.module, message.diagnostics);
     overlay.render();
@@ -291,6 +301,35 @@ function handle(message: Message): void {
   overlay.render();
 }
 
+// The push tells changes only, and a service that was away (stopped, restarted) saw none of
+// those made meanwhile: the page it serves now names the code it would load, by content hash.
+// Other addresses than this page's mean its code changed: the same as a `code` message. While
+// that page has diagnostics, this one keeps running, as for an `invalid` message: the service
+// sends them on connecting, and the fix is a `code` message.
+async function reloadIfCodeChanged(): Promise<void> {
+  const served = await servedPage();
+  if (page === null || served === null || served.broken || reloading) return;
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
+  if (same(page.modules, served.modules) && same(page.addresses, served.addresses)) return;
+  if (reloadsOnCode()) return reload();
+  changedCode.add(location.pathname);
+  overlay.render();
+}
+
+/** What the service says about this page now; null for an error page or no answer (the push tells the rest). */
+async function servedPage(): Promise<(NonNullable<typeof page> & { broken: boolean }) | null> {
+  try {
+    const answer = await fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' });
+    if (!answer.ok) return null;
+    const served = new DOMParser().parseFromString(await answer.text(), 'text/html');
+    const described = JSON.parse(served.getElementById('core-page')?.textContent || 'null') as typeof page;
+    const diagnostics = JSON.parse(served.getElementById('core-diagnostics')?.textContent || '[]') as Diagnostic[];
+    return described && { ...described, broken: diagnostics.length > 0 };
+  } catch {
+    return null;
+  }
+}
+
 function connect(delay = 250, reconnecting = false): void {
   const socket = new WebSocket(new URL('/events', location.href.replace(/^http/, 'ws')));
   socket.addEventListener('open', () => {
@@ -302,6 +341,7 @@ function connect(delay = 250, reconnecting = false): void {
       warnings.clear();
       overlay.render();
       refreshAllSheets();
+      void reloadIfCodeChanged();
     }
     reconnecting = false;
   });
