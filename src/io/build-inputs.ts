@@ -4,7 +4,7 @@ import { LINK_TARGET, type RebuildHint } from '../bundlers/types.js';
 import { UNVERIFIED, type InputHashes } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
-import { isPlainRelative, listingPathOf, MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
+import { isPlainRelative, listingPathOf, MTIME_LAG_MS, type FileHashes, type Recalled, type Stamp } from './file-hashes.js';
 import { pathRecord } from '../workspace/path-records.js';
 
 /** What the runner took of each input before the build: its hash, its mtime, its bytes when kept. */
@@ -34,26 +34,31 @@ export function rebuildHint(previousInputs: InputHashes | null, previousCode: st
   return { inputs, changed, code: previousCode ?? null, ...(Object.keys(contents).length > 0 ? { contents } : {}) };
 }
 
-// Inputs first seen by this build are hashed after it; one modified since it started may
+// Inputs first seen by this build are hashed after it; one written since it started may
 // have been read in either version, so it is marked unverified and the module builds again.
-// So is a known input written during the build (its mtime moved: a stat tells, no read), even
-// with the content it had before: an editor's save truncates the file first, and the build may
-// have read it empty. `unwritten` spares that stat where the watcher proves no write since the
-// inputs were taken (a write the build read was noticed before its result: README "Addresses").
+// So is a known input written during the build (a stat tells, no read), even with the content
+// it had before: an editor's save truncates the file first, and the build may have read it
+// empty. A write is told by the ctime as well as the mtime: `cp -p`, `rsync -a` or `touch -r`
+// put the mtime back, never the ctime (README "Addresses"). `unwritten` spares that stat where
+// the watcher proves no write since the inputs were taken (a write the build read was noticed
+// before its result: README "Addresses").
 export function hashInputs(hashes: FileHashes, paths: readonly string[], before: InputsBefore, startedAt: number, unwritten?: (path: string) => boolean): InputHashes {
   const inputs: InputHashes = pathRecord();
   for (const path of paths) {
     const known = before.get(path);
     if (known) {
-      inputs[path] = known.hash !== null && !unwritten?.(path) && hashes.modifiedMs(path) !== known.mtimeMs ? UNVERIFIED : known.hash;
+      inputs[path] = known.hash !== null && !unwritten?.(path) && !sameTimes(hashes.timesOf(path), known) ? UNVERIFIED : known.hash;
       continue;
     }
     const stamp = hashes.stamp(path);
     // On a file system of whole seconds, a write during the build is stamped up to a second earlier.
-    inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - MTIME_LAG_MS - hashes.granularityMs() ? UNVERIFIED : stamp.hash;
+    const writtenSince = startedAt - MTIME_LAG_MS - hashes.granularityMs();
+    inputs[path] = stamp.hash !== null && startedAt > 0 && Math.max(stamp.mtimeMs, stamp.ctimeMs) >= writtenSince ? UNVERIFIED : stamp.hash;
   }
   return inputs;
 }
+
+const sameTimes = (now: Pick<Stamp, 'mtimeMs' | 'ctimeMs'>, then: Pick<Stamp, 'mtimeMs' | 'ctimeMs'>): boolean => now.mtimeMs === then.mtimeMs && now.ctimeMs === then.ctimeMs;
 
 /**
  * Whether every input still hashes as `hashInputs` recorded it, by the stamp's one rule (README

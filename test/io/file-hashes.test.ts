@@ -131,12 +131,13 @@ describe('createFileHashes', () => {
     expect(hashes.hash('app/')).to.equal(contentHash('a.ts\nmodule.json')).and.not.equal(before);
   });
 
-  it('reports the mtime with the hash, 0 when absent', () => {
+  it('reports the mtime and the ctime with the hash, 0 when absent', () => {
     const root = tempWorkspace();
     writeAtMtime(path.join(root, 'a.ts'), 'x');
     const hashes = createFileHashes(root);
-    expect(hashes.stamp('a.ts')).to.deep.equal({ hash: contentHash('x'), mtimeMs: MTIME.getTime() });
-    expect(hashes.stamp('b.ts')).to.deep.equal({ hash: null, mtimeMs: 0 });
+    const { ctimeMs } = fs.statSync(path.join(root, 'a.ts'));
+    expect(hashes.stamp('a.ts')).to.deep.equal({ hash: contentHash('x'), mtimeMs: MTIME.getTime(), ctimeMs });
+    expect(hashes.stamp('b.ts')).to.deep.equal({ hash: null, mtimeMs: 0, ctimeMs: 0 });
   });
 
   it('reads the same while the process runs in the workspace (paths relative to it) and from elsewhere, a path not plainly normal included', () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Observable } from 'rxjs';
 import type { EffectDeps } from '../../src/effects/table.js';
+import { MTIME_LAG_MS } from '../../src/io/file-hashes.js';
 import { coarseStat } from '../helpers/coarse-stat.js';
 import { DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
@@ -179,6 +180,35 @@ describe('race probes', function () {
         fs.writeFileSync(pad, padWith(pad, 'LIB_PAD_FUTURG'));
         fs.utimesSync(pad, future, future);
         expect((await service.get(FORMAT)).text).to.include('LIB_PAD_FUTURG');
+      });
+    });
+
+    describe(`a copy keeping times while its module builds (${how})`, function () {
+      // `cp -p`, `rsync -a`: the file rewritten at the same size, its mtime put back, after the
+      // build read it and before its inputs are hashed. The first stat of the file is that hash's
+      // (an input first seen by the build): the copy lands there, in the window.
+      it('is in the answer after the build: the ctime tells the write the mtime hides', async function () {
+        const root = fixtureWorkspace('basic');
+        quietTree(root);
+        // The build starts once the tree's own writes (their ctimes) are out of its window: only the copy is in it.
+        const quietAt = Date.now();
+        while (Date.now() <= quietAt + MTIME_LAG_MS);
+        const helper = path.join(root, HELPER);
+        let landed = false;
+        const stat = (file: string) => {
+          if (!landed && file === helper) {
+            landed = true;
+            const { atime, mtime } = fs.statSync(helper);
+            fs.writeFileSync(helper, helperWith(root, 'APP_HELPER_SECOND').text);
+            fs.utimesSync(helper, atime, mtime);
+          }
+          return fs.statSync(file, { throwIfNoEntry: false });
+        };
+        const service = await serve(root, { watch, fileHashes: { stat } });
+        const answer = await service.get(MAIN);
+        expect(landed, 'the copy landed during the build').to.equal(true);
+        expect(answer.status).to.equal(200);
+        expect(answer.text).to.include('APP_HELPER_SECOND').and.not.include('APP_HELPER_MARKER');
       });
     });
 
