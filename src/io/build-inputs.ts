@@ -1,10 +1,10 @@
 // The inputs of a build and their hashes, as the runner records them (README "Addresses"):
 // those known from the last build hashed before it reads them, those first seen hashed after.
-import { LINK_TARGET, type RebuildHint } from '../bundlers/types.js';
+import type { RebuildHint } from '../bundlers/types.js';
 import { UNVERIFIED, type InputHashes } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
-import { isPlainRelative, listingPathOf, MTIME_LAG_MS, type FileHashes, type Recalled, type Stamp } from './file-hashes.js';
+import { absentFromListingOf, isPlainRelative, MTIME_LAG_MS, type FileHashes, type Recalled, type Stamp } from './file-hashes.js';
 import { pathRecord } from '../workspace/path-records.js';
 
 /** What the runner took of each input before the build: its hash, its mtime, its bytes when kept. */
@@ -65,8 +65,8 @@ const sameTimes = (now: Pick<Stamp, 'mtimeMs' | 'ctimeMs'>, then: Pick<Stamp, 'm
  * "Addresses"): a file whose stat is the one its hash was read under, long enough after its last
  * change, is not read again; any other is read and hashed; a path recorded absent must still be
  * absent, which its directory's listing proves without a stat of its own when that listing, as
- * stamped now, is one read without its name (`absentFromListing`): one stat per directory, not
- * one per path an import tried. An input marked unverified never holds. Stops at the first that differs.
+ * stamped now, is one read without its name (`absentFromListingOf`): one stat per directory, not
+ * one per path an import tried. Stops at the first that differs (`everyInputHolds`).
  */
 export function inputsHold(hashes: FileHashes, inputs: InputHashes): boolean {
   const listings = new Map<string, string | null>();
@@ -75,14 +75,19 @@ export function inputsHold(hashes: FileHashes, inputs: InputHashes): boolean {
     if (hash === undefined) listings.set(dir, (hash = hashes.stamp(dir).hash));
     return hash;
   };
+  return everyInputHolds(inputs, (path, hash) => (hash === null && absentFromListingOf(path, listingNow, hashes)) || hashes.stamp(path).hash === hash);
+}
+
+/**
+ * Whether `holds` says so of every input of a record, each name checked first (nothing outside
+ * the workspace is ever stat'ed) and an input marked unverified never holding: the one loop of
+ * the local CDN's kept bundles (`inputsHold`) and the build cache's entries (`factsHold`).
+ * Stops at the first that does not.
+ */
+export function everyInputHolds(inputs: InputHashes, holds: (path: string, hash: string | null) => boolean): boolean {
   for (const path in inputs) {
     const hash = inputs[path]!;
-    if (hash === UNVERIFIED || !isPlainRelative(path)) return false;
-    if (hash === null && hashes.absentFromListing && !path.endsWith('/') && !path.endsWith(LINK_TARGET)) {
-      const listing = listingNow(listingPathOf(path));
-      if (typeof listing === 'string' && hashes.absentFromListing(path, listing)) continue;
-    }
-    if (hashes.stamp(path).hash !== hash) return false;
+    if (hash === UNVERIFIED || !isPlainRelative(path) || !holds(path, hash)) return false;
   }
   return true;
 }

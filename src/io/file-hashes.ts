@@ -55,11 +55,22 @@ export const listingPathOf = (file: string): string => {
   return slash === -1 ? './' : file.slice(0, slash + 1);
 };
 
-/** `file` is absent from the listing of its directory that `sources` (a read's record) holds, as `hashes` read that listing. */
-export const absentFromRecordedListing = (sources: Readonly<Record<string, string | null>>, file: string, hashes: Pick<FileHashes, 'absentFromListing'>): boolean => {
-  const listing = sources[listingPathOf(file)];
-  return typeof listing === 'string' && hashes.absentFromListing?.(file, listing) === true;
-};
+/**
+ * `file` is absent from its directory's listing whose hash `listingOf` gives (as a read recorded
+ * it, or as a stamp gives it now), as `hashes` read that listing: the one proof of absence
+ * without a stat of its own, for the build cache's restoration, the local CDN's kept bundles and
+ * the workspace's model. Never of a directory's own listing (`dir/`) nor of where a link leads
+ * (`LINK_TARGET`): no listing names either, so none proves them absent.
+ */
+export function absentFromListingOf(file: string, listingOf: (listingPath: string) => string | null | undefined, hashes: Pick<FileHashes, 'absentFromListing'>): boolean {
+  if (!hashes.absentFromListing || file.endsWith('/') || file.endsWith(LINK_TARGET)) return false;
+  const listing = listingOf(listingPathOf(file));
+  return typeof listing === 'string' && hashes.absentFromListing(file, listing);
+}
+
+/** `file` is absent from the listing of its directory that `sources` (a read's record) holds, as `hashes` read that listing (`absentFromListingOf`). */
+export const absentFromRecordedListing = (sources: Readonly<Record<string, string | null>>, file: string, hashes: Pick<FileHashes, 'absentFromListing'>): boolean =>
+  absentFromListingOf(file, (listingPath) => sources[listingPath], hashes);
 
 export interface FileHashesOptions {
   /** The timestamp granularity of every file (ms), instead of the one observed (`createGranularity`). */
