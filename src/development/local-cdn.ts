@@ -20,7 +20,7 @@ import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-inde
 import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
 import { createInstalledBundles, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
-import { createFileHashes, type FileHashes } from '../io/file-hashes.js';
+import { bufferView, createFileHashes, type FileHashes } from '../io/file-hashes.js';
 import { hashInputs, inputsBefore, inputsHold } from '../io/build-inputs.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
 import { serveSharedFile } from '../http/routes/shared-files.js';
@@ -70,7 +70,7 @@ export function registerLocalCdn(host: ExtensionHost): LocalCdn {
 }
 
 /** A kept bundle's bytes as a Buffer, without a copy per answer (its hash is taken once: `outputHash`). */
-const bytesOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+const bytesOf = bufferView;
 
 interface InstalledCopies {
   /** The installed copy of that version, in the workspace's node_modules or one of its packages', or one met before. */

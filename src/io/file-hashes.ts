@@ -175,8 +175,11 @@ export interface Recalled extends Stamp {
 }
 
 /** The text of a recalled file: its kept bytes, else what `read` reads; null when absent. */
+/** Bytes as a Buffer over the same memory: no copy of them. */
+export const bufferView = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
 /** Bytes kept of a read, as text (no copy of them). */
-const textOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+const textOf = (bytes: Uint8Array): string => bufferView(bytes).toString('utf8');
 
 function recalledText(recalled: Recalled, read: () => { text: string; hash: string } | null): { text: string; hash: string } | null {
   if (recalled.hash === null) return null;
