@@ -122,6 +122,22 @@ describe('the local CDN, an installed package patched in place', function () {
     }
   });
 
+  it("builds again when a file is made where esbuild looks before TypeScript's rewrite: `./x.js`, found as x.ts, once x.js.jsx is made", async function () {
+    const { root } = workspace();
+    fs.writeFileSync(path.join(root, 'node_modules/patchme/index.js'), "export { greet } from './lib/x.js';\n");
+    fs.writeFileSync(path.join(root, 'node_modules/patchme/lib/x.ts'), "export const greet = (): string => 'hello from x.ts';\n");
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [localCdnOnly] });
+    try {
+      expect((await service.get('/cdn/patchme@1.0.0')).text).to.include('hello from x.ts');
+      // Inside node_modules, the first of the names esbuild tries before the rewrite to x.ts.
+      fs.writeFileSync(path.join(root, 'node_modules/patchme/lib/x.js.jsx'), "export const greet = () => 'hello from x.js.jsx';\n");
+      const now = await service.get('/cdn/patchme@1.0.0');
+      expect(now.text).to.include('hello from x.js.jsx').and.not.include('hello from x.ts');
+    } finally {
+      await service.close();
+    }
+  });
+
   describe('in Chromium', function () {
     let browser: Browser | undefined;
     let watched: Watched;
