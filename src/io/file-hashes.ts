@@ -428,6 +428,9 @@ function linkTargetStamp(paths: ConfinedPaths, relative: string): Stamp {
   return { hash: real === null ? null : contentHash(`${LINK_TARGET}${real}`), mtimeMs: 0, ctimeMs: 0 };
 }
 
+/** A stat's modification and change times, 0 when absent. */
+const timesOf = (stats: StatTimes | undefined): { mtimeMs: number; ctimeMs: number } => ({ mtimeMs: stats?.mtimeMs ?? 0, ctimeMs: stats?.ctimeMs ?? 0 });
+
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
   const paths = createConfinedPaths(root, { ...(options.stat ? { stat: options.stat } : {}) });
@@ -485,10 +488,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     stamp,
     hash: (relative) => stamp(relative).hash,
     recall,
-    timesOf: (relative) => {
-      const stats = paths.statOf(relative);
-      return { mtimeMs: stats?.mtimeMs ?? 0, ctimeMs: stats?.ctimeMs ?? 0 };
-    },
+    timesOf: (relative) => timesOf(paths.statOf(relative)),
     absentFromListing,
     confirmed: memory.confirmed,
     readText(relative) {
