@@ -174,13 +174,13 @@ export interface Recalled extends Stamp {
   bytes?: Uint8Array;
 }
 
-/** The text of a recalled file: its kept bytes, else what `read` reads; null when absent. */
 /** Bytes as a Buffer over the same memory: no copy of them. */
 export const bufferView = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** Bytes kept of a read, as text (no copy of them). */
 const textOf = (bytes: Uint8Array): string => bufferView(bytes).toString('utf8');
 
+/** The text of a recalled file: its kept bytes, else what `read` reads; null when absent. */
 function recalledText(recalled: Recalled, read: () => { text: string; hash: string } | null): { text: string; hash: string } | null {
   if (recalled.hash === null) return null;
   if (!recalled.bytes) {
