@@ -11,6 +11,8 @@ import { withLiveService } from './esbuild-service.js';
 import { inputPath, relativeResolutions } from './build-results.js';
 import { patternListings } from './glob-imports.js';
 import { INSTALLED_EXTENSIONS } from '../workspace/resolution.js';
+import { dirOf } from '../workspace/paths.js';
+import { packageJsonPlaces } from '../workspace/tsconfig.js';
 
 export interface InstalledBundle {
   /** Empty for a stylesheet entry (README "Stylesheet modules"). */
@@ -106,7 +108,11 @@ function inputsOf(result: esbuild.BuildResult, packageDir: string): string[] {
 function manifestPlaces(files: readonly string[]): string[] {
   const places = new Set<string>();
   for (const file of files) {
-    for (let cut = file.lastIndexOf('/'); cut > 0; cut = file.lastIndexOf('/', cut - 1)) places.add(`${file.slice(0, cut)}/package.json`);
+    for (const place of packageJsonPlaces(dirOf(file))) {
+      // Nearest first: once one is in, so are those above it.
+      if (places.has(place)) break;
+      if (place !== 'package.json') places.add(place);
+    }
   }
   return [...places];
 }

@@ -23,7 +23,7 @@ import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
 import { leftOutProductionSheets } from './left-out-sheets.js';
 import { createInstalledBundles, KEPT_BUNDLE_BYTES, UnsettledBundleError, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
-import { createFileHashes, type FileHashes } from '../io/file-hashes.js';
+import { bufferView, createFileHashes, type FileHashes } from '../io/file-hashes.js';
 import { hashInputs, inputsBefore, inputsHold } from '../io/build-inputs.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
 import { serveSharedFile } from '../http/routes/shared-files.js';
@@ -100,7 +100,7 @@ function serveInstalled(ctx: HttpContext, built: KeptBundle, named: string): voi
 }
 
 /** A kept bundle's bytes as a Buffer, without a copy per answer (its hash is taken once: `outputHash`). */
-const bytesOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+const bytesOf = bufferView;
 
 interface InstalledCopies {
   /** The installed copy of that version, in the workspace's node_modules or one of its packages', or one met before. */

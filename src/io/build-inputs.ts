@@ -1,10 +1,10 @@
 // The inputs of a build and their hashes, as the runner records them (README "Addresses"):
 // those known from the last build hashed before it reads them, those first seen hashed after.
-import { LINK_TARGET, type RebuildHint } from '../bundlers/types.js';
+import type { RebuildHint } from '../bundlers/types.js';
 import { UNVERIFIED, type InputHashes } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside, normalizeRelative } from '../workspace/paths.js';
-import { isPlainRelative, listingPathOf, MTIME_LAG_MS, type FileHashes, type Recalled } from './file-hashes.js';
+import { absentFromListingOf, isPlainRelative, MTIME_LAG_MS, type FileHashes, type Recalled, type Stamp } from './file-hashes.js';
 import { pathRecord } from '../workspace/path-records.js';
 
 /** What the runner took of each input before the build: its hash, its mtime, its bytes when kept. */
@@ -34,34 +34,39 @@ export function rebuildHint(previousInputs: InputHashes | null, previousCode: st
   return { inputs, changed, code: previousCode ?? null, ...(Object.keys(contents).length > 0 ? { contents } : {}) };
 }
 
-// Inputs first seen by this build are hashed after it; one modified since it started may
+// Inputs first seen by this build are hashed after it; one written since it started may
 // have been read in either version, so it is marked unverified and the module builds again.
-// So is a known input written during the build (its mtime moved: a stat tells, no read), even
-// with the content it had before: an editor's save truncates the file first, and the build may
-// have read it empty. `unwritten` spares that stat where the watcher proves no write since the
-// inputs were taken (a write the build read was noticed before its result: README "Addresses").
+// So is a known input written during the build (a stat tells, no read), even with the content
+// it had before: an editor's save truncates the file first, and the build may have read it
+// empty. A write is told by the ctime as well as the mtime: `cp -p`, `rsync -a` or `touch -r`
+// put the mtime back, never the ctime (README "Addresses"). `unwritten` spares that stat where
+// the watcher proves no write since the inputs were taken (a write the build read was noticed
+// before its result: README "Addresses").
 export function hashInputs(hashes: FileHashes, paths: readonly string[], before: InputsBefore, startedAt: number, unwritten?: (path: string) => boolean): InputHashes {
   const inputs: InputHashes = pathRecord();
   for (const path of paths) {
     const known = before.get(path);
     if (known) {
-      inputs[path] = known.hash !== null && !unwritten?.(path) && hashes.modifiedMs(path) !== known.mtimeMs ? UNVERIFIED : known.hash;
+      inputs[path] = known.hash !== null && !unwritten?.(path) && !sameTimes(hashes.timesOf(path), known) ? UNVERIFIED : known.hash;
       continue;
     }
     const stamp = hashes.stamp(path);
     // On a file system of whole seconds, a write during the build is stamped up to a second earlier.
-    inputs[path] = stamp.hash !== null && startedAt > 0 && stamp.mtimeMs >= startedAt - MTIME_LAG_MS - hashes.granularityMs() ? UNVERIFIED : stamp.hash;
+    const writtenSince = startedAt - MTIME_LAG_MS - hashes.granularityMs();
+    inputs[path] = stamp.hash !== null && startedAt > 0 && Math.max(stamp.mtimeMs, stamp.ctimeMs) >= writtenSince ? UNVERIFIED : stamp.hash;
   }
   return inputs;
 }
+
+const sameTimes = (now: Pick<Stamp, 'mtimeMs' | 'ctimeMs'>, then: Pick<Stamp, 'mtimeMs' | 'ctimeMs'>): boolean => now.mtimeMs === then.mtimeMs && now.ctimeMs === then.ctimeMs;
 
 /**
  * Whether every input still hashes as `hashInputs` recorded it, by the stamp's one rule (README
  * "Addresses"): a file whose stat is the one its hash was read under, long enough after its last
  * change, is not read again; any other is read and hashed; a path recorded absent must still be
  * absent, which its directory's listing proves without a stat of its own when that listing, as
- * stamped now, is one read without its name (`absentFromListing`): one stat per directory, not
- * one per path an import tried. An input marked unverified never holds. Stops at the first that differs.
+ * stamped now, is one read without its name (`absentFromListingOf`): one stat per directory, not
+ * one per path an import tried. Stops at the first that differs (`everyInputHolds`).
  */
 export function inputsHold(hashes: FileHashes, inputs: InputHashes): boolean {
   const listings = new Map<string, string | null>();
@@ -70,14 +75,19 @@ export function inputsHold(hashes: FileHashes, inputs: InputHashes): boolean {
     if (hash === undefined) listings.set(dir, (hash = hashes.stamp(dir).hash));
     return hash;
   };
+  return everyInputHolds(inputs, (path, hash) => (hash === null && absentFromListingOf(path, listingNow, hashes)) || hashes.stamp(path).hash === hash);
+}
+
+/**
+ * Whether `holds` says so of every input of a record, each name checked first (nothing outside
+ * the workspace is ever stat'ed) and an input marked unverified never holding: the one loop of
+ * the local CDN's kept bundles (`inputsHold`) and the build cache's entries (`factsHold`).
+ * Stops at the first that does not.
+ */
+export function everyInputHolds(inputs: InputHashes, holds: (path: string, hash: string | null) => boolean): boolean {
   for (const path in inputs) {
     const hash = inputs[path]!;
-    if (hash === UNVERIFIED || !isPlainRelative(path)) return false;
-    if (hash === null && hashes.absentFromListing && !path.endsWith('/') && !path.endsWith(LINK_TARGET)) {
-      const listing = listingNow(listingPathOf(path));
-      if (typeof listing === 'string' && hashes.absentFromListing(path, listing)) continue;
-    }
-    if (hashes.stamp(path).hash !== hash) return false;
+    if (hash === UNVERIFIED || !isPlainRelative(path) || !holds(path, hash)) return false;
   }
   return true;
 }

@@ -55,11 +55,22 @@ export const listingPathOf = (file: string): string => {
   return slash === -1 ? './' : file.slice(0, slash + 1);
 };
 
-/** `file` is absent from the listing of its directory that `sources` (a read's record) holds, as `hashes` read that listing. */
-export const absentFromRecordedListing = (sources: Readonly<Record<string, string | null>>, file: string, hashes: Pick<FileHashes, 'absentFromListing'>): boolean => {
-  const listing = sources[listingPathOf(file)];
-  return typeof listing === 'string' && hashes.absentFromListing?.(file, listing) === true;
-};
+/**
+ * `file` is absent from its directory's listing whose hash `listingOf` gives (as a read recorded
+ * it, or as a stamp gives it now), as `hashes` read that listing: the one proof of absence
+ * without a stat of its own, for the build cache's restoration, the local CDN's kept bundles and
+ * the workspace's model. Never of a directory's own listing (`dir/`) nor of where a link leads
+ * (`LINK_TARGET`): no listing names either, so none proves them absent.
+ */
+export function absentFromListingOf(file: string, listingOf: (listingPath: string) => string | null | undefined, hashes: Pick<FileHashes, 'absentFromListing'>): boolean {
+  if (!hashes.absentFromListing || file.endsWith('/') || file.endsWith(LINK_TARGET)) return false;
+  const listing = listingOf(listingPathOf(file));
+  return typeof listing === 'string' && hashes.absentFromListing(file, listing);
+}
+
+/** `file` is absent from the listing of its directory that `sources` (a read's record) holds, as `hashes` read that listing (`absentFromListingOf`). */
+export const absentFromRecordedListing = (sources: Readonly<Record<string, string | null>>, file: string, hashes: Pick<FileHashes, 'absentFromListing'>): boolean =>
+  absentFromListingOf(file, (listingPath) => sources[listingPath], hashes);
 
 export interface FileHashesOptions {
   /** The timestamp granularity of every file (ms), instead of the one observed (`createGranularity`). */
@@ -80,6 +91,8 @@ export interface Stamp {
   hash: string | null;
   /** Modification time of the file or directory, 0 when absent. */
   mtimeMs: number;
+  /** Its change time (ctime), 0 when absent: every write moves it, and nothing sets it back, as `touch -r` or `cp -p` set the mtime back. */
+  ctimeMs: number;
 }
 
 export interface FileHashes {
@@ -125,8 +138,8 @@ export interface FileHashes {
    * just read a build's input leaves it at hand for the places of its imports).
    */
   keptText?(relative: string, hash: string): string | undefined;
-  /** The file's modification time now, 0 when absent: a stat, never a read. */
-  modifiedMs(relative: string): number;
+  /** The file's modification and change times now, 0 when absent: a stat, never a read. */
+  timesOf(relative: string): { mtimeMs: number; ctimeMs: number };
   /**
    * Whether the file `relative` is absent from its directory's listing whose hash is
    * `listingHash`, as this reader read a listing of that hash: when a stamp of the directory has
@@ -161,10 +174,13 @@ export interface Recalled extends Stamp {
   bytes?: Uint8Array;
 }
 
-/** The text of a recalled file: its kept bytes, else what `read` reads; null when absent. */
-/** Bytes kept of a read, as text (no copy of them). */
-const textOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+/** Bytes as a Buffer over the same memory: no copy of them. */
+export const bufferView = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
+/** Bytes kept of a read, as text (no copy of them). */
+const textOf = (bytes: Uint8Array): string => bufferView(bytes).toString('utf8');
+
+/** The text of a recalled file: its kept bytes, else what `read` reads; null when absent. */
 function recalledText(recalled: Recalled, read: () => { text: string; hash: string } | null): { text: string; hash: string } | null {
   if (recalled.hash === null) return null;
   if (!recalled.bytes) {
@@ -409,8 +425,11 @@ function adoptRead(memory: FileMemory, stats: fs.Stats | undefined, granularityO
 // watcher): a link is retargeted without a notice in the directories of what it led to.
 function linkTargetStamp(paths: ConfinedPaths, relative: string): Stamp {
   const real = paths.realPath(relative.slice(0, -LINK_TARGET.length));
-  return { hash: real === null ? null : contentHash(`${LINK_TARGET}${real}`), mtimeMs: 0 };
+  return { hash: real === null ? null : contentHash(`${LINK_TARGET}${real}`), mtimeMs: 0, ctimeMs: 0 };
 }
+
+/** A stat's modification and change times, 0 when absent. */
+const timesOf = (stats: StatTimes | undefined): { mtimeMs: number; ctimeMs: number } => ({ mtimeMs: stats?.mtimeMs ?? 0, ctimeMs: stats?.ctimeMs ?? 0 });
 
 export function createFileHashes(root: string, now: () => number = Date.now, options: FileHashesOptions = {}): FileHashes {
   const { granularityOf, coarsest } = trackGranularity(createGranularity(options.granularityMs));
@@ -427,25 +446,25 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     const seq = watchSequence();
     const isDir = relative.endsWith('/');
     const stats = statAs(relative);
-    if (!stats) return absent(relative, seq, 0);
+    if (!stats) return absent(relative, seq, 0, 0);
     let known = memory.get(relative);
     // A file of several names is read at every stamp: a write through another name may leave
     // nothing this path's watch or stat can be trusted to show.
     if (!known || !isStillValid(known, stats, granularityOf(stats)) || (!isDir && stats.nlink > 1)) {
       const readBefore = ahead?.take(relative, stats, seq);
-      if (readBefore) return { hash: readBefore, mtimeMs: stats.mtimeMs };
+      if (readBefore) return { hash: readBefore, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs };
       const fresh = isDir ? listDir(relative, stats) : readFile(relative, stats);
-      if (!fresh) return absent(relative, seq, stats.mtimeMs);
+      if (!fresh) return absent(relative, seq, stats.mtimeMs, stats.ctimeMs);
       known = memory.get(relative);
-      if (!known) return { hash: fresh.hash, mtimeMs: stats.mtimeMs };
+      if (!known) return { hash: fresh.hash, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs };
     }
     known.seq = isDir || stats.nlink <= 1 ? seq : -1;
-    return { hash: known.hash, mtimeMs: stats.mtimeMs };
+    return { hash: known.hash, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs };
   }
 
-  function absent(relative: string, seq: number, mtimeMs: number): Stamp {
+  function absent(relative: string, seq: number, mtimeMs: number, ctimeMs: number): Stamp {
     memory.absent(relative, seq);
-    return { hash: null, mtimeMs };
+    return { hash: null, mtimeMs, ctimeMs };
   }
 
   // The bytes a build is given are the ones their hash was taken from, so the build and its
@@ -458,7 +477,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
       const bytes = memory.bytes(relative);
       // Not racy: what a stamp would confirm.
       if (isStillValid(known, stats, granularityOf(stats))) known.seq = watchSequence();
-      return { hash: known.hash, mtimeMs: stats.mtimeMs, ...(bytes ? { bytes } : {}) };
+      return { hash: known.hash, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ...(bytes ? { bytes } : {}) };
     }
     const stamped = stamp(relative);
     const bytes = stamped.hash === null ? undefined : memory.bytes(relative);
@@ -469,7 +488,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     stamp,
     hash: (relative) => stamp(relative).hash,
     recall,
-    modifiedMs: (relative) => paths.statOf(relative)?.mtimeMs ?? 0,
+    timesOf: (relative) => timesOf(paths.statOf(relative)),
     absentFromListing,
     confirmed: memory.confirmed,
     readText(relative) {

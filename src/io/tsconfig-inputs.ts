@@ -10,7 +10,7 @@
 // absent place. The nearest `package.json` above each source decides how esbuild resolves and
 // keeps it (`imports`, `browser`, `sideEffects`, `type`): it and the places a nearer one could
 // appear are inputs the same way.
-import { loadTsconfig, pathsTargets, tsconfigPlaces, type LoadedTsconfig } from '../workspace/tsconfig.js';
+import { loadTsconfig, packageJsonPlaces, pathsTargets, tsconfigPlaces, type LoadedTsconfig } from '../workspace/tsconfig.js';
 import { dirOf, joinRelative } from '../workspace/paths.js';
 import { triedThrough } from '../workspace/resolution.js';
 import type { MappedImport } from '../bundlers/types.js';
@@ -49,13 +49,8 @@ export function createTsconfigInputs(hashes: FileHashes, quiet?: () => WatchProo
     chains.set(nearest, { config, looked });
     return config;
   };
-  // The places above a directory are a function of its path: made once per directory.
-  const placesOf = new Map<string, string[]>();
-  const placesAbove = (dir: string): string[] => {
-    let places = placesOf.get(dir);
-    if (!places) placesOf.set(dir, (places = tsconfigPlaces(dir)));
-    return places;
-  };
+  const placesAbove = oncePerDirectory(tsconfigPlaces);
+  const manifestsAbove = oncePerDirectory(packageJsonPlaces);
   /** The places from `dir` up to its nearest config (a tsconfig.json, else a jsconfig.json beside it), and that config; a walk stops at a directory `walked` holds. */
   const nearestFrom = (dir: string, walked = new Set<string>()): { places: string[]; nearest: string | null } => {
     const places: string[] = [];
@@ -73,7 +68,7 @@ export function createTsconfigInputs(hashes: FileHashes, quiet?: () => WatchProo
   };
   return (entry, sources = [], mapped = []) => {
     const dirs = new Set([dirOf(entry), ...sources.filter(isConfiguredSource).map(dirOf)]);
-    const configs = new Set(manifestPlaces(dirs, placesAbove, placeHash));
+    const configs = new Set(nearestManifests(dirs, manifestsAbove, placeHash));
     // A directory walked once per call: the places above it were added by the first walk through it.
     const walked = new Set<string>();
     for (const dir of dirs) {
@@ -93,13 +88,21 @@ export function createTsconfigInputs(hashes: FileHashes, quiet?: () => WatchProo
   };
 }
 
+/** `placesOf` made once per directory: the places above one are a function of its path. */
+function oncePerDirectory(placesOf: (dir: string) => string[]): (dir: string) => string[] {
+  const made = new Map<string, string[]>();
+  return (dir) => {
+    let places = made.get(dir);
+    if (!places) made.set(dir, (places = placesOf(dir)));
+    return places;
+  };
+}
+
 /** The nearest package.json above each directory, and the places a nearer one could appear. */
-function manifestPlaces(dirs: ReadonlySet<string>, placesAbove: (dir: string) => string[], placeHash: (relative: string) => string | null): Set<string> {
+function nearestManifests(dirs: ReadonlySet<string>, manifestsAbove: (dir: string) => string[], placeHash: (relative: string) => string | null): Set<string> {
   const manifests = new Set<string>();
   for (const dir of dirs) {
-    for (const place of placesAbove(dir)) {
-      // Made as `tsconfigPlaces` makes the places, so the root's (`tsconfig.json`) is `package.json`.
-      const manifest = joinRelative(dirOf(place), 'package.json');
+    for (const manifest of manifestsAbove(dir)) {
       if (manifests.has(manifest)) break;
       manifests.add(manifest);
       if (placeHash(manifest) !== null) break;

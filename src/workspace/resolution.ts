@@ -33,7 +33,9 @@ export function triedBefore(written: string, resolved: string, extensions = RESO
   };
   if (resolved.startsWith(`${written}.`) && !resolved.includes('/', written.length)) return [written, ...upTo(written, extensions)];
   const rewrites = TYPESCRIPT_REWRITES[path.posix.extname(written)];
-  if (rewrites && resolved.startsWith(`${stem}.`) && !resolved.includes('/', stem.length)) return [written, ...upTo(stem, rewrites)];
+  // esbuild tries the written name with each extension added before it rewrites `.js` to `.ts`
+  // (`./x.js` tries `x.js.jsx`, ... before `x.ts`): a file made at one of them is found instead.
+  if (rewrites && resolved.startsWith(`${stem}.`) && !resolved.includes('/', stem.length)) return [written, ...extensions.map((extension) => written + extension), ...upTo(stem, rewrites)];
   // A directory: every file its name could be, then the indexes before the one found.
   if (resolved.startsWith(`${written}/`)) return [...extensions.map((extension) => written + extension), ...upTo(`${written}/index`, extensions)];
   return [];

@@ -43,6 +43,14 @@ export function tsconfigPlaces(dir: string, stopAt = '.'): string[] {
   }
 }
 
+/**
+ * Where a package.json that decides how esbuild resolves and keeps a directory's files could be
+ * (`imports`, `browser`, `sideEffects`, `type`: README "Bundling real code", "The local CDN"),
+ * nearest first: the places of `tsconfigPlaces`, so the root's is `package.json`. One rule for a
+ * module's build inputs and an installed package's bundle inputs.
+ */
+export const packageJsonPlaces = (dir: string, stopAt = '.'): string[] => tsconfigPlaces(dir, stopAt).map((place) => joinRelative(dirOf(place), 'package.json'));
+
 /** The nearest tsconfig.json from `dir` up to `stopAt` (both workspace-relative), or null. */
 export function findTsconfig(dir: string, stopAt: string, exists: (file: string) => boolean): string | null {
   return tsconfigPlaces(dir, stopAt).find(exists) ?? null;

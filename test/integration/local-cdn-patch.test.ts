@@ -11,6 +11,7 @@ import { openPreview, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { registerLocalCdn, type LocalCdn } from '../../src/development/local-cdn.js';
+import { MTIME_LAG_MS } from '../../src/io/file-hashes.js';
 import type { ServiceExtension } from '../../src/extension.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -21,21 +22,29 @@ const PATCHED = "export const greet = () => 'hello from AFTER!';\n";
  * A workspace whose preview imports `patchme`, an installed package whose entry imports
  * `./lib/impl` (impl.js, found after impl.jsx was tried) and `./lib/typed` (typed.ts, found after
  * typed.jsx, typed.js and typed.tsx were tried: inside node_modules esbuild tries JavaScript first).
+ * `files`: the package's files written instead, or besides, by their paths in it.
  */
-function workspace(): { root: string; impl: string } {
+function workspace(files: Record<string, string> = {}): { root: string; impl: string } {
+  const packageFiles = {
+    'package.json': json({ name: 'patchme', version: '1.0.0', type: 'module', main: 'index.js' }),
+    'index.js': "export { greet } from './lib/impl';\nexport { kind } from './lib/typed';\n",
+    'lib/impl.js': IMPL,
+    'lib/typed.ts': "export const kind: string = 'from typed.ts';\n",
+    ...files,
+  };
   const root = tempWorkspace({
     'core.json': json({ packages: ['packages/app'], preview: '@p/app/main' }),
     'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { patchme: '1.0.0' } }),
     'packages/app/main/index.ts': "import { greet } from 'patchme';\ndocument.body.textContent = greet();\n",
-    'node_modules/patchme/package.json': json({ name: 'patchme', version: '1.0.0', type: 'module', main: 'index.js' }),
-    'node_modules/patchme/index.js': "export { greet } from './lib/impl';\nexport { kind } from './lib/typed';\n",
-    'node_modules/patchme/lib/impl.js': IMPL,
-    'node_modules/patchme/lib/typed.ts': "export const kind: string = 'from typed.ts';\n",
+    ...Object.fromEntries(Object.entries(packageFiles).map(([file, text]) => [`node_modules/patchme/${file}`, text])),
   });
   // As npm installs a package: files whose mtimes are long past.
   // Whole seconds, which utimes sets exactly (a patch puts the very same mtime back).
   const past = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
-  for (const file of ['package.json', 'index.js', 'lib/impl.js', 'lib/typed.ts']) fs.utimesSync(path.join(root, 'node_modules/patchme', file), past, past);
+  for (const file of Object.keys(packageFiles)) fs.utimesSync(path.join(root, 'node_modules/patchme', file), past, past);
+  // Installed before any build starts: their ctimes (now) out of the window in which a write may be one during the build (README "Addresses").
+  const installedAt = Date.now();
+  while (Date.now() <= installedAt + MTIME_LAG_MS);
   return { root, impl: path.join(root, 'node_modules/patchme/lib/impl.js') };
 }
 
@@ -184,9 +193,10 @@ describe('the local CDN, an installed package patched in place', function () {
   });
 
   it('names each installed package in the import map by the hash of its bytes: that address immutable and only those bytes, the plain one revalidated, a patch a new address', async function () {
-    const { root, impl } = workspace();
-    fs.writeFileSync(path.join(root, 'node_modules/patchme/lib/look.css'), '.patchme { color: red; }\n');
-    fs.writeFileSync(path.join(root, 'node_modules/patchme/index.js'), "import './lib/look.css';\nexport { greet } from './lib/impl';\nexport { kind } from './lib/typed';\n");
+    const { root, impl } = workspace({
+      'lib/look.css': '.patchme { color: red; }\n',
+      'index.js': "import './lib/look.css';\nexport { greet } from './lib/impl';\nexport { kind } from './lib/typed';\n",
+    });
     const service = await serve(root, { cdnOrigin: 'local' });
     const mapped = async () => (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; stylesheets?: { specifier: string; href: string }[] }>();
     try {
@@ -222,6 +232,20 @@ describe('the local CDN, an installed package patched in place', function () {
       const old = await service.get(address);
       expect(old.status, 'the old bytes, dropped once judged stale, are not answered as the old address').to.equal(404);
       expect(old.json<{ code: string }>().code).to.equal('OUTPUT_NOT_AVAILABLE');
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("builds again when a file is made where esbuild looks before TypeScript's rewrite: `./x.js`, found as x.ts, once x.js.jsx is made", async function () {
+    const { root } = workspace({ 'index.js': "export { greet } from './lib/x.js';\n", 'lib/x.ts': "export const greet = (): string => 'hello from x.ts';\n" });
+    const service = await serve(root, { cdnOrigin: 'local', extensions: [localCdnOnly] });
+    try {
+      expect((await service.get('/cdn/patchme@1.0.0')).text).to.include('hello from x.ts');
+      // Inside node_modules, the first of the names esbuild tries before the rewrite to x.ts.
+      fs.writeFileSync(path.join(root, 'node_modules/patchme/lib/x.js.jsx'), "export const greet = () => 'hello from x.js.jsx';\n");
+      const now = await service.get('/cdn/patchme@1.0.0');
+      expect(now.text).to.include('hello from x.js.jsx').and.not.include('hello from x.ts');
     } finally {
       await service.close();
     }

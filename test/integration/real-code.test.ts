@@ -329,6 +329,26 @@ describe('a file added that an import resolves to before the file it found', fun
   });
 });
 
+describe('a file added where esbuild looks before TypeScript\'s rewrite', function () {
+  it('builds the module again from it: `./piece.js`, found as piece.ts, once piece.js.ts is made', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './src/main.ts' } }),
+      'packages/app/src/main.ts': "export { piece } from './piece.js';\n",
+      'packages/app/src/piece.ts': "export const piece: string = 'PIECE_TS';\n",
+    });
+    const service = await serve(root);
+    try {
+      const code = async () => (await service.get('/m/@kit/app@1.0.0/modules/main')).text;
+      expect(await code()).to.include('PIECE_TS');
+      fs.writeFileSync(path.join(root, 'packages/app/src/piece.js.ts'), "export const piece: string = 'PIECE_JS_TS';\n");
+      expect(await code(), 'piece.js.ts, tried before piece.ts').to.include('PIECE_JS_TS').and.not.include("'PIECE_TS'");
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe('a file added at a target a tsconfig mapping tries before the file it found', function () {
   it('builds the module again from it: an earlier target of a "paths" entry, an extension-less import through "baseUrl"', async function () {
     const root = tempWorkspace({

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createFileHashes } from '../../src/io/file-hashes.js';
+import { createFileHashes, MTIME_LAG_MS } from '../../src/io/file-hashes.js';
 import { hashInputs, inputsBefore, inputsHold } from '../../src/io/build-inputs.js';
 import { UNVERIFIED } from '../../src/store/events.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -15,7 +15,8 @@ const PAST = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
 /**
  * The reader's clock, seconds after the package was written: its reads are out of the window in
  * which a file's stat cannot vouch for what was read (README "Addresses"), as a package's
- * installed well before it is served are.
+ * installed well before it is served are. The builds below start then too: the package's files
+ * (their mtimes put back, their ctimes now) were written before them.
  */
 const later = () => Date.now() + 5_000;
 
@@ -48,7 +49,7 @@ describe('inputsHold', function () {
     const dir = packageDir();
     const stats: string[] = [];
     const files = createFileHashes(dir, later, { keptContents: 0, stat: (file) => (stats.push(file), fs.statSync(file, { throwIfNoEntry: false })) });
-    const recorded = hashInputs(files, INPUTS, inputsBefore(files, []), Date.now());
+    const recorded = hashInputs(files, INPUTS, inputsBefore(files, []), later());
     expect(recorded['lib/a']).to.equal(null);
     expect(inputsHold(files, recorded)).to.equal(true);
     const { result, reads } = counting(() => inputsHold(files, recorded), stats);
@@ -61,7 +62,7 @@ describe('inputsHold', function () {
   it('does not hold once a file is rewritten at the same size with its mtime put back', function () {
     const dir = packageDir();
     const files = createFileHashes(dir, later, { keptContents: 0 });
-    const recorded = hashInputs(files, INPUTS, inputsBefore(files, []), Date.now());
+    const recorded = hashInputs(files, INPUTS, inputsBefore(files, []), later());
     const file = path.join(dir, 'lib/a.js');
     fs.writeFileSync(file, 'export const a = 2;\n');
     fs.utimesSync(file, PAST, PAST);
@@ -71,7 +72,7 @@ describe('inputsHold', function () {
   it('does not hold once a file is made where one was recorded absent', function () {
     const dir = packageDir();
     const files = createFileHashes(dir, later, { keptContents: 0 });
-    const recorded = hashInputs(files, INPUTS, inputsBefore(files, []), Date.now());
+    const recorded = hashInputs(files, INPUTS, inputsBefore(files, []), later());
     expect(inputsHold(files, recorded)).to.equal(true);
     fs.writeFileSync(path.join(dir, 'lib/a.jsx'), 'export const a = 3;\n');
     expect(inputsHold(files, recorded)).to.equal(false);
@@ -82,10 +83,54 @@ describe('inputsHold', function () {
     fs.linkSync(path.join(dir, 'lib/a.js'), path.join(dir, 'other-name.js'));
     const stats: string[] = [];
     const files = createFileHashes(dir, later, { keptContents: 0, stat: (file) => (stats.push(file), fs.statSync(file, { throwIfNoEntry: false })) });
-    const recorded = hashInputs(files, INPUTS, inputsBefore(files, []), Date.now());
+    const recorded = hashInputs(files, INPUTS, inputsBefore(files, []), later());
     const { result, reads } = counting(() => inputsHold(files, recorded), stats);
     expect(result).to.equal(true);
     expect(reads.map((file) => path.relative(dir, file))).to.deep.equal(['lib/a.js']);
     expect(inputsHold(files, { ...recorded, 'index.js': UNVERIFIED })).to.equal(false);
+  });
+});
+
+// The rule of `hashInputs` for a write during the build, at both kinds of input: a first-seen
+// one hashed after the build, a known one taken before it. A copy that keeps times (`cp -p`,
+// `rsync -a`, `touch -r`) puts the mtime back; the ctime it cannot.
+describe('hashInputs, a write during the build with the mtime put back', function () {
+  const rewriteKeepingTimes = (file: string, text: string) => {
+    fs.writeFileSync(file, text);
+    fs.utimesSync(file, PAST, PAST);
+  };
+
+  it('marks a first-seen input unverified: its ctime is after the build started', function () {
+    const dir = packageDir();
+    const file = path.join(dir, 'lib/a.js');
+    // The build starts once the package's own writes (their ctimes) are out of its window.
+    const installed = fs.statSync(file).ctimeMs;
+    while (Date.now() <= installed + MTIME_LAG_MS);
+    const startedAt = Date.now();
+    const files = createFileHashes(dir, later, { keptContents: 0 });
+    expect(hashInputs(files, ['lib/a.js'], new Map(), startedAt)['lib/a.js'], 'unwritten during the build').to.be.a('string').and.not.equal(UNVERIFIED);
+    // The build reads lib/a.js (the first version), meanwhile:
+    rewriteKeepingTimes(file, 'export const a = 2;\n');
+    const recorded = hashInputs(files, ['lib/a.js'], new Map(), startedAt);
+    expect(recorded['lib/a.js']).to.equal(UNVERIFIED);
+    expect(inputsHold(files, recorded)).to.equal(false);
+  });
+
+  it('marks a known input unverified even when its content is back as before: the build may have read it truncated', function () {
+    const dir = packageDir();
+    const files = createFileHashes(dir, later, { keptContents: 0 });
+    const previous = hashInputs(files, ['lib/a.js'], inputsBefore(files, []), later());
+    const before = inputsBefore(files, [previous]);
+    const file = path.join(dir, 'lib/a.js');
+    rewriteKeepingTimes(file, fs.readFileSync(file, 'utf8'));
+    expect(hashInputs(files, ['lib/a.js'], before, later())['lib/a.js']).to.equal(UNVERIFIED);
+  });
+
+  it('keeps the hash of an input nothing wrote during the build', function () {
+    const dir = packageDir();
+    const files = createFileHashes(dir, later, { keptContents: 0 });
+    const previous = hashInputs(files, ['lib/a.js'], inputsBefore(files, []), later());
+    expect(previous['lib/a.js']).to.be.a('string').and.not.equal(UNVERIFIED);
+    expect(hashInputs(files, ['lib/a.js'], inputsBefore(files, [previous]), later())).to.deep.equal(previous);
   });
 });

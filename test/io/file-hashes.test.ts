@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { contentHash } from '../../src/outputs/content-hash.js';
-import { COARSE_TIMESTAMP_MS, createFileHashes, createGranularity, nextWatchSequence, RACY_MS, stampAsRead } from '../../src/io/file-hashes.js';
+import { absentFromRecordedListing, COARSE_TIMESTAMP_MS, createFileHashes, createGranularity, nextWatchSequence, RACY_MS, stampAsRead } from '../../src/io/file-hashes.js';
+import { LINK_TARGET } from '../../src/bundlers/types.js';
 import { coarseStat } from '../helpers/coarse-stat.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -131,12 +132,13 @@ describe('createFileHashes', () => {
     expect(hashes.hash('app/')).to.equal(contentHash('a.ts\nmodule.json')).and.not.equal(before);
   });
 
-  it('reports the mtime with the hash, 0 when absent', () => {
+  it('reports the mtime and the ctime with the hash, 0 when absent', () => {
     const root = tempWorkspace();
     writeAtMtime(path.join(root, 'a.ts'), 'x');
     const hashes = createFileHashes(root);
-    expect(hashes.stamp('a.ts')).to.deep.equal({ hash: contentHash('x'), mtimeMs: MTIME.getTime() });
-    expect(hashes.stamp('b.ts')).to.deep.equal({ hash: null, mtimeMs: 0 });
+    const { ctimeMs } = fs.statSync(path.join(root, 'a.ts'));
+    expect(hashes.stamp('a.ts')).to.deep.equal({ hash: contentHash('x'), mtimeMs: MTIME.getTime(), ctimeMs });
+    expect(hashes.stamp('b.ts')).to.deep.equal({ hash: null, mtimeMs: 0, ctimeMs: 0 });
   });
 
   it('reads the same while the process runs in the workspace (paths relative to it) and from elsewhere, a path not plainly normal included', () => {
@@ -468,6 +470,18 @@ describe('createFileHashes', () => {
   });
 
   describe('absentFromListing', () => {
+    // A build records where a link leads (`LINK_TARGET`) absent when it led nowhere: no listing names that path, so none proves it absent.
+    it("proves by a recorded listing a file absent, never where a link leads", () => {
+      const root = tempWorkspace({ 'app/index.ts': '', 'shared/x.ts': '' });
+      fs.symlinkSync(path.join(root, 'shared/x.ts'), path.join(root, 'app/x'));
+      const hashes = createFileHashes(root);
+      const recorded = { 'app/': hashes.hash('app/') };
+      expect(absentFromRecordedListing(recorded, 'app/tsconfig.json', hashes)).to.equal(true);
+      expect(absentFromRecordedListing(recorded, 'app/index.ts', hashes)).to.equal(false);
+      expect(absentFromRecordedListing(recorded, `app/x${LINK_TARGET}`, hashes), 'where app/x leads').to.equal(false);
+      expect(absentFromRecordedListing(recorded, `app/y${LINK_TARGET}`, hashes), 'where app/y would lead').to.equal(false);
+    });
+
     it('tells a name absent from the listing of that hash it read, and nothing of another hash or a name it holds but for its case', () => {
       const root = tempWorkspace({ 'app/index.ts': '', 'app/README.md': '' });
       const hashes = createFileHashes(root);

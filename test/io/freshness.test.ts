@@ -25,10 +25,10 @@ function fakeHashes(disk: Record<string, string | null>): FileHashes & { asked: 
   return {
     asked,
     hash,
-    stamp: (path) => ({ hash: hash(path), mtimeMs: 0 }),
-    recall: (path) => ({ hash: hash(path), mtimeMs: 0 }),
+    stamp: (path) => ({ hash: hash(path), mtimeMs: 0, ctimeMs: 0 }),
+    recall: (path) => ({ hash: hash(path), mtimeMs: 0, ctimeMs: 0 }),
     recallText: () => null,
-    modifiedMs: () => 0,
+    timesOf: () => ({ mtimeMs: 0, ctimeMs: 0 }),
     readText: () => null,
     listDir: () => null,
     leaves: () => false,
@@ -491,7 +491,7 @@ describe('createFreshnessCheck', () => {
 
   it('answers its callers and reports the failure when hashing fails', async () => {
     const passes: (() => void)[] = [];
-    const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0 }), recall: () => ({ hash: null, mtimeMs: 0 }), recallText: () => null, modifiedMs: () => 0, readText: () => null, listDir: () => null, leaves: () => false, realPath: (path: string) => path, signature: () => null, adopt: () => false, confirmed: () => undefined, granularityMs: () => 0 };
+    const broken: FileHashes = { hash: () => { throw new Error('EIO'); }, stamp: () => ({ hash: null, mtimeMs: 0, ctimeMs: 0 }), recall: () => ({ hash: null, mtimeMs: 0, ctimeMs: 0 }), recallText: () => null, timesOf: () => ({ mtimeMs: 0, ctimeMs: 0 }), readText: () => null, listDir: () => null, leaves: () => false, realPath: (path: string) => path, signature: () => null, adopt: () => false, confirmed: () => undefined, granularityMs: () => 0 };
     const failures: unknown[] = [];
     const check = createFreshnessCheck({ hashes: broken, getState: state, dispatch: () => {}, failed: (error) => void failures.push(error), schedule: (run) => void passes.push(run) });
     const call = check.check({ kind: 'workspace' });

@@ -182,6 +182,33 @@ describe('race probes', function () {
       });
     });
 
+    describe(`a copy keeping times while its module builds (${how})`, function () {
+      // `cp -p`, `rsync -a`: the file rewritten at the same size, its mtime put back, after the
+      // build read it and before its inputs are hashed. The first stat of the file is that hash's
+      // (an input first seen by the build): the copy lands there, in the window.
+      it('is in the answer after the build: the ctime tells the write the mtime hides', async function () {
+        const root = fixtureWorkspace('basic');
+        // Its builds start once the tree's own writes (their ctimes) are out of their window: only the copy is in it.
+        quietTree(root);
+        const helper = path.join(root, HELPER);
+        let landed = false;
+        const stat = (file: string) => {
+          if (!landed && file === helper) {
+            landed = true;
+            const { atime, mtime } = fs.statSync(helper);
+            fs.writeFileSync(helper, helperWith(root, 'APP_HELPER_SECOND').text);
+            fs.utimesSync(helper, atime, mtime);
+          }
+          return fs.statSync(file, { throwIfNoEntry: false });
+        };
+        const service = await serve(root, { watch, fileHashes: { stat } });
+        const answer = await service.get(MAIN);
+        expect(landed, 'the copy landed during the build').to.equal(true);
+        expect(answer.status).to.equal(200);
+        expect(answer.text).to.include('APP_HELPER_SECOND').and.not.include('APP_HELPER_MARKER');
+      });
+    });
+
     describe(`a directory replaced (${how})`, function () {
       it('a package removed, answered, and copied back unchanged but with an older mtime', async function () {
         const { root, service } = await walked(watch);

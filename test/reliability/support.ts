@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { MTIME_LAG_MS } from '../../src/io/file-hashes.js';
 import type { CoreEvent } from '../../src/store/events.js';
 import type { Report } from '../../src/store/selectors.js';
 import { serve } from '../helpers/service.js';
@@ -12,7 +13,9 @@ export type Served = Awaited<ReturnType<typeof serve>>;
  * Dates every file and directory under `root` a minute back. A file modified within the last
  * few milliseconds of a build may have been read in either version, so the service builds it
  * again (src/io/file-hashes.ts, "racy git"); a test counting builds starts from a tree
- * that has been quiet for a while, as a developer's tree is.
+ * that has been quiet for a while, as a developer's tree is. Dating a file is a change of it
+ * (its ctime, which the service judges too: README "Addresses"), so it returns once that change
+ * is out of the window of a build starting then.
  */
 export function quietTree(root: string): void {
   const past = new Date(Date.now() - 60_000);
@@ -25,6 +28,8 @@ export function quietTree(root: string): void {
   };
   visit(root);
   fs.utimesSync(root, past, past);
+  const dated = Date.now();
+  while (Date.now() <= dated + MTIME_LAG_MS);
 }
 
 export const parseNdjson = (text: string): CoreEvent[] =>

@@ -13,10 +13,13 @@ describe('the paths esbuild tries before the file it found', () => {
     expect(triedBefore('src/unit', 'src/unit.tsx')).to.deep.equal(['src/unit']);
   });
 
-  it("lists the JavaScript file and the TypeScript sources before the one TypeScript's rewrite found", () => {
-    expect(triedBefore('src/part.js', 'src/part.ts')).to.deep.equal(['src/part.js']);
-    expect(triedBefore('src/part.js', 'src/part.tsx')).to.deep.equal(['src/part.js', 'src/part.ts']);
-    expect(triedBefore('src/part.mjs', 'src/part.mts')).to.deep.equal(['src/part.mjs']);
+  // The order checked against esbuild 0.28 itself: with `part.ts` and one candidate present, the candidate is found.
+  it("lists the JavaScript file, it with each extension added, then the TypeScript sources before the one TypeScript's rewrite found", () => {
+    const added = (written: string) => ['.tsx', '.ts', '.jsx', '.js', '.css', '.json'].map((extension) => written + extension);
+    expect(triedBefore('src/part.js', 'src/part.ts')).to.deep.equal(['src/part.js', ...added('src/part.js')]);
+    expect(triedBefore('src/part.js', 'src/part.tsx')).to.deep.equal(['src/part.js', ...added('src/part.js'), 'src/part.ts']);
+    expect(triedBefore('src/part.jsx', 'src/part.ts')).to.deep.equal(['src/part.jsx', ...added('src/part.jsx')]);
+    expect(triedBefore('src/part.mjs', 'src/part.mts')).to.deep.equal(['src/part.mjs', ...added('src/part.mjs')]);
   });
 
   it("lists every file a directory's name could be, then the indexes before the one found", () => {
@@ -26,6 +29,7 @@ describe('the paths esbuild tries before the file it found', () => {
   it('inside node_modules (an installed package), in the order esbuild tries there: JavaScript first', () => {
     expect(triedBefore('lib/impl', 'lib/impl.js', INSTALLED_EXTENSIONS)).to.deep.equal(['lib/impl', 'lib/impl.jsx']);
     expect(triedBefore('lib/impl', 'lib/impl.ts', INSTALLED_EXTENSIONS)).to.deep.equal(['lib/impl', 'lib/impl.jsx', 'lib/impl.js', 'lib/impl.tsx']);
+    expect(triedBefore('lib/x.js', 'lib/x.ts', INSTALLED_EXTENSIONS)).to.deep.equal(['lib/x.js', 'lib/x.js.jsx', 'lib/x.js.js', 'lib/x.js.tsx', 'lib/x.js.ts', 'lib/x.js.css', 'lib/x.js.json']);
     expect(triedBefore('tools', 'tools/index.js', INSTALLED_EXTENSIONS)).to.deep.equal(['tools.jsx', 'tools.js', 'tools.tsx', 'tools.ts', 'tools.css', 'tools.json', 'tools/index.jsx']);
   });
 

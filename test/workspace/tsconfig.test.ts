@@ -1,7 +1,7 @@
 // tsconfig files read along their `extends` chain (src/workspace/tsconfig.ts), over an injected reader.
 import { expect } from 'chai';
 import { MAX_MANIFEST_DEPTH } from '../../src/workspace/json.js';
-import { loadTsconfig } from '../../src/workspace/tsconfig.js';
+import { loadTsconfig, packageJsonPlaces, tsconfigPlaces } from '../../src/workspace/tsconfig.js';
 
 /** `length` configs, each extending the next; the last sets `strict`. */
 function chain(length: number): Map<string, string> {
@@ -56,5 +56,15 @@ describe('loadTsconfig reading JSONC', () => {
   it('refuses a config nested deeper than the stack with MANIFEST_INVALID, without crashing', () => {
     const loaded = load(`{"compilerOptions": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
     expect(loaded.diagnostics.map((diagnostic) => diagnostic.kind)).to.deep.equal(['MANIFEST_INVALID']);
+  });
+});
+
+// One rule of places for a module's build and an installed package's bundle (README "Bundling real code", "The local CDN").
+describe('the places of a config above a directory', () => {
+  it('are the directory and each one above it, nearest first, up to the root or the directory asked', () => {
+    expect(tsconfigPlaces('packages/app/src')).to.deep.equal(['packages/app/src/tsconfig.json', 'packages/app/tsconfig.json', 'packages/tsconfig.json', 'tsconfig.json']);
+    expect(packageJsonPlaces('packages/app/src')).to.deep.equal(['packages/app/src/package.json', 'packages/app/package.json', 'packages/package.json', 'package.json']);
+    expect(packageJsonPlaces('packages/app/src', 'packages/app')).to.deep.equal(['packages/app/src/package.json', 'packages/app/package.json']);
+    expect(packageJsonPlaces('.')).to.deep.equal(['package.json']);
   });
 });

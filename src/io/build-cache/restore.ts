@@ -4,12 +4,13 @@
 // its read asked about leads where it led.
 import type { OutputCache } from '../../outputs/output-cache.js';
 import { isContentHash } from '../../outputs/content-hash.js';
-import { findingsOf, UNVERIFIED, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
+import { findingsOf, type Fact, type OutputRef, type RestoredBuild } from '../../store/events.js';
 import { fingerprintOf, isBuildable } from '../../store/reducer.js';
 import { workspaceBoundaries } from '../../workspace/boundaries.js';
 import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
 import { BUILTIN_BUNDLERS } from '../../workspace/read-workspace.js';
-import { absentFromRecordedListing, isPlainRelative, stampAsRead, type FileHashes, type FileSignature } from '../file-hashes.js';
+import { absentFromRecordedListing, stampAsRead, type FileHashes, type FileSignature } from '../file-hashes.js';
+import { everyInputHolds } from '../build-inputs.js';
 import { arePlainPaths, isCacheEntry, isFileSignature, isWorkspaceSnapshot, type CacheEntry, type CacheIndex } from '../cache-index.js';
 import type { OutputPacks, ReadPacks } from './output-packs.js';
 import { linksHold, type LinksOfReads } from '../read-links.js';
@@ -56,7 +57,6 @@ function inputMatcher(hashes: FileHashes, read: Readonly<Record<string, string |
   const now = new Map<string, string | null>();
   const readAbsent = (input: string): boolean => (Object.hasOwn(read, input) ? read[input] === null : absentFromRecordedListing(read, input, hashes));
   return (input, hash, signature) => {
-    if (hash === UNVERIFIED) return false;
     let current = now.get(input);
     if (current === undefined) {
       if (hash === null && readAbsent(input)) current = null;
@@ -75,11 +75,7 @@ export function factsHold(entry: Omit<CacheEntry, 'signatures'>, { modules, boun
   const module = modules.get(entry.module);
   if (!module || module.fingerprint !== entry.fingerprint || module.bundler !== entry.bundler || entry.boundaries !== boundaries) return false;
   // Each input's name checked before it is looked at: nothing outside the workspace is ever stat'ed.
-  const { inputs } = entry.record;
-  for (const input in inputs) {
-    if (!isPlainRelative(input) || !matches(input, inputs[input]!, signatures?.[input])) return false;
-  }
-  return true;
+  return everyInputHolds(entry.record.inputs, (input, hash) => matches(input, hash, signatures?.[input]));
 }
 
 /** An entry of the index that is not what its writer wrote: a miss, and said once. */

@@ -182,7 +182,7 @@ export function checkSources(sources: Readonly<Record<string, string | null>>, h
 function absentHold(sources: Readonly<Record<string, string | null>>, hashes: FileHashes): boolean {
   for (const source of Object.keys(sources)) {
     if (sources[source] !== null) continue;
-    if (!source.endsWith('/') && absentFromRecordedListing(sources, source, hashes)) continue;
+    if (absentFromRecordedListing(sources, source, hashes)) continue;
     if (hashes.stamp(source).hash !== null) return false;
   }
   return true;
