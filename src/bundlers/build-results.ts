@@ -1,6 +1,5 @@
 // From esbuild's answer to the bundler's results: each entry's outputs, the files it read,
 // its bare imports, or its errors as BUNDLE_ERROR diagnostics.
-import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { DIAGNOSTIC_KINDS } from '../codes.js';
@@ -8,7 +7,6 @@ import type { ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
 import { lineAndColumn } from '../workspace/json.js';
-import { contentHash } from '../outputs/content-hash.js';
 import { resolvedBeside, triedBefore } from '../workspace/resolution.js';
 import { sharedAmong } from '../workspace/shared-files.js';
 import { isInside, toWorkspacePath } from '../workspace/paths.js';
@@ -23,6 +21,7 @@ import { isMarkedAssetAddress, placeAssetAddresses } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
+import { placedReads, type PlacedReads } from './placed-reads.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -84,18 +83,18 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, bundled);
-  const unserved = unservedStylesheetReferences(root, metafile, `${OUT}${index}.css`);
+  const reads = placedReads(root); // each place below: from one read of its file, judged by `placedFrom`
+  const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`);
   for (const file of unserved.absent) {
     inputs.add(file);
     resolution.add(file);
   }
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
-  const urls = code === null ? [] : unservedModuleUrls(root, target, code, sources);
-  const viteReads = code === null ? [] : viteImportMetaReads(root, code, sources, target.define);
-  const viteQueries = viteQueryImports(root, target, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
-  const valueImports = stylesheetValueImports(root, metafile, `${OUT}${index}.js`);
-  const { placedFrom } = valueImports;
-  const errors = [...valueImports.errors, ...unserved.errors, ...urls, ...viteReads, ...viteQueries];
+  const urls = code === null ? [] : unservedModuleUrls(reads, target, code, sources);
+  const viteReads = code === null ? [] : viteImportMetaReads(reads, code, sources, target.define);
+  const viteQueries = viteQueryImports(reads, target, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...urls, ...viteReads, ...viteQueries];
+  const placedFrom = reads.placedFrom(errors);
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
     specifier: target.specifier,
@@ -132,13 +131,11 @@ const CSS_MODULE = /\.module\.css(?:\?[^/]*)?$/;
 // A plain stylesheet whose code esbuild put in the output was imported for a value (a default
 // or namespace import, `?inline` too): esbuild makes that `{}`, silently, and the page breaks
 // where it is used (README "Stylesheet modules"). A CSS module's class names are its value.
-// `placedFrom`: the hash of each importer's text the places were found in (`BundleResult`).
-function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOutput: string): { errors: Diagnostic[]; placedFrom: Record<string, string> } {
-  const placedFrom: Record<string, string> = {};
+function stylesheetValueImports(reads: PlacedReads, metafile: esbuild.Metafile, codeOutput: string): Diagnostic[] {
   const used = Object.entries(metafile.outputs[codeOutput]?.inputs ?? {})
     .filter(([input, { bytesInOutput }]) => bytesInOutput > 0 && PLAIN_STYLESHEET.test(input) && !CSS_MODULE.test(input))
     .map(([input]) => input);
-  if (used.length === 0) return { errors: [], placedFrom };
+  if (used.length === 0) return [];
   const found: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const [importer, { imports }] of Object.entries(metafile.inputs)) {
@@ -147,13 +144,12 @@ function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOu
       const file = inputPath(importer);
       if (file === null || seen.has(`${file}\0${record.original}`)) continue;
       seen.add(`${file}\0${record.original}`);
-      const where = valueImportAt(root, file, record.original);
+      const where = valueImportAt(reads, file, record.original);
       if (where === undefined) continue; // this importer's own import is for its side effect
-      if (where.hash !== undefined) placedFrom[file] = where.hash;
-      found.push(diagnostic('STYLESHEET_IMPORTED_AS_VALUE', `"${record.original}" is imported for a value, which esbuild makes an empty object ({}): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`, { file, ...where.place }));
+      found.push(diagnostic('STYLESHEET_IMPORTED_AS_VALUE', `"${record.original}" is imported for a value, which esbuild makes an empty object ({}): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`, { file, ...where }));
     }
   }
-  return { errors: found, placedFrom };
+  return found;
 }
 
 // A stylesheet's `@import` and `url()` are relative by the rules of CSS, and esbuild resolves them
@@ -166,20 +162,19 @@ function stylesheetValueImports(root: string, metafile: esbuild.Metafile, codeOu
 // the addresses the plugins write (declared assets).
 const KEPT_ON_PURPOSE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\.\.?\/)/;
 
-export function unservedStylesheetReferences(root: string, metafile: esbuild.Metafile, stylesOutput: string): { errors: Diagnostic[]; absent: string[] } {
+export function unservedStylesheetReferences(reads: PlacedReads, metafile: esbuild.Metafile, stylesOutput: string): { errors: Diagnostic[]; absent: string[] } {
   const errors: Diagnostic[] = [];
   const absent = new Set<string>();
   for (const input of Object.keys(metafile.outputs[stylesOutput]?.inputs ?? {})) {
     const file = inputPath(input);
     if (file === null) continue;
-    let text: string | null | undefined;
     for (const record of metafile.inputs[input]?.imports ?? []) {
       if (!record.external || (record.kind !== 'import-rule' && record.kind !== 'url-token')) continue;
       const reference = record.path;
       if (reference === '' || KEPT_ON_PURPOSE.test(reference) || isMarkedAssetAddress(reference)) continue;
       const named = path.posix.normalize(path.posix.join(path.posix.dirname(file), reference.replace(/[?#].*$/, '')));
       if (isInside(named)) absent.add(named);
-      text ??= readText(root, file);
+      const text = reads.text(file);
       const where = text === null ? null : referenceAt(text, reference);
       errors.push(diagnostic('BUNDLE_ERROR', unservedMessage(record.kind, reference, path.posix.basename(file)), { file, ...where }));
     }
@@ -195,14 +190,6 @@ function unservedMessage(kind: string, reference: string, sheet: string): string
   return `url(${reference}) ${why}. Write the path of a file of the package (declared under "assets" in the module.json beside the module's entry when it is no stylesheet)`;
 }
 
-function readText(root: string, file: string): string | null {
-  try {
-    return fs.readFileSync(path.join(root, file), 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 /** Where `reference` is written in the sheet's text, if found as written: at its `url(`, or at the string an `@import` names, as esbuild points at a reference. */
 function referenceAt(text: string, reference: string): { line: number; column: number } | null {
   const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -211,20 +198,15 @@ function referenceAt(text: string, reference: string): { line: number; column: n
 }
 
 // Where `file` imports `specifier` with a binding (`import x from`, `import * as x from`,
-// `export ... from`), with the hash of the text it was found in: the file as it is now, which
-// the service keeps as the place only if the build read the same (`placedFrom`); no place when
-// it cannot be read (the import is still reported); undefined when it imports it for its side effect only.
-function valueImportAt(root: string, file: string, specifier: string): { place: { line?: number; column?: number }; hash?: string } | undefined {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(path.join(root, file));
-  } catch {
-    return { place: {} };
-  }
-  const text = bytes.toString('utf8');
+// `export ... from`), in its text read after the build (kept only if the build read the same:
+// `placedFrom`); no place when it cannot be read (the import is still reported); undefined when
+// it imports it for its side effect only.
+function valueImportAt(reads: PlacedReads, file: string, specifier: string): { line?: number; column?: number } | undefined {
+  const text = reads.text(file);
+  if (text === null) return {};
   const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const match = new RegExp(`\\b(?:import|export)\\s+(?!type\\b)[^'";]*?\\bfrom\\s*(['"])${quoted}\\1`).exec(text);
-  return match ? { place: lineAndColumn(text, match.index), hash: contentHash(bytes) } : undefined;
+  return match ? lineAndColumn(text, match.index) : undefined;
 }
 
 // esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that

@@ -6,12 +6,11 @@
 // addresses and reaches no declared asset of the module is an error at its place, naming the
 // address to write; one with a scheme, one from the origin's root, one leaving the package's
 // addresses (another package's asset) and a directory (`./`) are the author's to answer for.
-import fs from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
-import { isInside } from '../workspace/paths.js';
 import { assetAddress } from './plugins/assets.js';
+import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 
 const MARK = Buffer.from('import.meta.url');
@@ -22,7 +21,7 @@ const KEPT_ON_PURPOSE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\?|$)/;
 const ORIGIN = 'http://module.invalid';
 
 /** The errors of the module's code `code`, whose sources (workspace-relative) are `sources`. */
-export function unservedModuleUrls(root: string, target: BundleTarget, code: Uint8Array, sources: readonly string[]): Diagnostic[] {
+export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, code: Uint8Array, sources: readonly string[]): Diagnostic[] {
   const bytes = Buffer.from(code.buffer, code.byteOffset, code.byteLength);
   if (!target.platforms.includes('web') || bytes.indexOf(MARK) === -1) return [];
   const packageName = target.specifier.endsWith(`/${target.subpath}`) ? target.specifier.slice(0, -target.subpath.length - 1) : target.specifier;
@@ -39,7 +38,7 @@ export function unservedModuleUrls(root: string, target: BundleTarget, code: Uin
     if (!pathname.startsWith(base) || pathname.endsWith('/') || declared.has(pathname)) continue;
     // Another module's assets are that module's to declare (the import of one is checked where it resolves).
     if (pathname.startsWith(`${base}assets/`) && !pathname.startsWith(`${base}assets/${target.subpath}/`)) continue;
-    const place = placeOf(root, sources, reference!);
+    const place = placeOf(reads, sources, reference!);
     const shown = `/m/${packageName}@<version>/${pathname.slice(base.length)}`;
     const text = pathname.startsWith(`${base}assets/`) ? notDeclared(target, reference!, shown) : notServed(target, reference!, shown, place?.file ?? target.entry);
     errors.push(diagnostic('BUNDLE_ERROR', text, place ?? { file: target.entry }));
@@ -63,17 +62,12 @@ function notServed(target: BundleTarget, reference: string, address: string, sou
 }
 
 /** Where a source writes `new URL(<reference>, import.meta.url)`: the first found, at its `new`. */
-function placeOf(root: string, sources: readonly string[], reference: string): { file: string; line: number; column: number } | null {
+function placeOf(reads: PlacedReads, sources: readonly string[], reference: string): { file: string; line: number; column: number } | null {
   const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const written = new RegExp(`new\\s+URL\\(\\s*(['"\`])${quoted}\\1\\s*,\\s*import\\.meta\\.url`);
   for (const file of sources) {
-    if (!isInside(file)) continue;
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(root, file), 'utf8');
-    } catch {
-      continue;
-    }
+    const text = reads.text(file);
+    if (text === null) continue;
     const match = written.exec(text);
     if (match) return { file, ...lineAndColumn(text, match.index) };
   }

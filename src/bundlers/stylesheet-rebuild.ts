@@ -11,6 +11,7 @@ import { isBuildFailure, stylesInputs, unservedStylesheetReferences, warningsOf 
 import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
+import { placedReads } from './placed-reads.js';
 import { placeAssetAddresses } from './plugins/assets.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from './types.js';
 
@@ -145,8 +146,7 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       const styles = built && placeAssetAddresses(built, target.subpath);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
       const warnings = [...last.codeWarnings, ...warningsOf(root, alone ? alone.warnings : result!.warnings, new Set(read))];
-      // A sheet alone imports nothing; one built may name a file that is not there, as in a whole build.
-      const unserved = alone ? { errors: [], absent: [] } : unservedStylesheetReferences(root, result!.metafile!, `${OUT}0.css`);
+      const unserved = unservedReferences(root, alone ? null : result!);
       const { warnings: _before, ...kept } = last.result;
       const resolution = [...new Set([...(kept.resolution ?? []), ...unserved.absent])].sort();
       const rebuilt: BundleResult = {
@@ -156,6 +156,7 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
         ...(resolution.length > 0 ? { resolution } : {}),
         // The code's errors stand; the last sheet's are replaced by this one's.
         errors: [...kept.errors.filter((error) => error.file === undefined || !last.stylesInputs.has(error.file)), ...unserved.errors],
+        ...placedFromOf(kept.placedFrom, unserved.placedFrom),
         ...(warnings.length > 0 ? { warnings } : {}),
       };
       lastBuilds.set(key, { ...last, result: rebuilt, stylesheetAlone: alone !== null || importsNothing(result!, stylesheet), stylesInputs: new Set(read) });
@@ -212,6 +213,21 @@ async function transformSource(transform: typeof esbuild.transform, source: Uint
 // last build is the one the caller knows (the same code, by content, and the same inputs):
 // then the code cannot have changed. The caller may have recorded another build since (a
 // batch build), whose code is not this one's.
+// A sheet alone imports nothing; one built may name a file that is not there, as in a whole build,
+// placed from one read of the sheet (`placedFrom`).
+function unservedReferences(root: string, built: esbuild.BuildResult | null): { errors: Diagnostic[]; absent: string[]; placedFrom: Record<string, string> } {
+  if (built === null) return { errors: [], absent: [], placedFrom: {} };
+  const reads = placedReads(root);
+  const unserved = unservedStylesheetReferences(reads, built.metafile!, `${OUT}0.css`);
+  return { ...unserved, placedFrom: reads.placedFrom(unserved.errors) };
+}
+
+// The code's places stand as they were judged; the sheet's are this read's (`placedFrom`, README "Code frames").
+function placedFromOf(kept: Record<string, string> | undefined, read: Record<string, string>): { placedFrom?: Record<string, string> } {
+  const placedFrom = { ...kept, ...read };
+  return Object.keys(placedFrom).length > 0 ? { placedFrom } : {};
+}
+
 export function stylesOnly(last: LastBuild, since: RebuildHint): boolean {
   if (last.stylesheet === null || since.changed.length === 0) return false;
   if (last.codeHash === null || since.code !== last.codeHash) return false;

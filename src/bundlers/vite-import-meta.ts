@@ -5,11 +5,9 @@
 // package defines them itself (`core.define`, whose longer keys esbuild applies first): esbuild
 // replaces only real reads, never a mention in a string or a comment, so a marker left in the code
 // is such a read, and an error at its place. A module that reads none is built byte for byte as before.
-import fs from 'node:fs';
-import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
-import { isInside } from '../workspace/paths.js';
+import type { PlacedReads } from './placed-reads.js';
 
 const MARKER_PREFIX = '__core_vite_import_meta_';
 const MEMBERS = {
@@ -30,27 +28,22 @@ export function viteImportMetaMarkers(define: Readonly<Record<string, string>> =
 }
 
 /** The errors of a module's code: one per member it still reads, at the first place a source reads it. */
-export function viteImportMetaReads(root: string, code: Uint8Array, sources: readonly string[], define: Readonly<Record<string, string>> = {}): Diagnostic[] {
+export function viteImportMetaReads(reads: PlacedReads, code: Uint8Array, sources: readonly string[], define: Readonly<Record<string, string>> = {}): Diagnostic[] {
   const bytes = Buffer.from(code.buffer, code.byteOffset, code.byteLength);
   if (bytes.indexOf(MARK) === -1) return [];
   const read = new Set([...bytes.toString('utf8').matchAll(MARKED)].map((match) => match[1] as Member));
   return [...read]
-    .map((member) => diagnostic('BUNDLE_ERROR', MEMBERS[member], placeOf(root, sources, member, define) ?? {}))
+    .map((member) => diagnostic('BUNDLE_ERROR', MEMBERS[member], placeOf(reads, sources, member, define) ?? {}))
     .sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0));
 }
 
 // The first read in the sources' text that is in no string or line comment of its line, nor of a
 // member the package defines (the place only: that a read exists, esbuild told).
-function placeOf(root: string, sources: readonly string[], member: Member, define: Readonly<Record<string, string>>): { file: string; line: number; column: number } | null {
+function placeOf(reads: PlacedReads, sources: readonly string[], member: Member, define: Readonly<Record<string, string>>): { file: string; line: number; column: number } | null {
   const pattern = new RegExp(`\\bimport\\.meta\\.${member}\\b`, 'g');
   for (const file of sources) {
-    if (!isInside(file)) continue;
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(root, file), 'utf8');
-    } catch {
-      continue;
-    }
+    const text = reads.text(file);
+    if (text === null) continue;
     for (const match of text.matchAll(pattern)) {
       const before = text.slice(text.lastIndexOf('\n', match.index) + 1, match.index);
       if (before.includes('//') || /^(?:[^'"`]|'[^']*'|"[^"]*"|`[^`]*`)*['"`]/.test(before)) continue;

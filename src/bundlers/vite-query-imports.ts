@@ -4,32 +4,30 @@
 // its import, naming what works. Kept: `?raw` of a file esbuild loads as text (`.txt`: its text
 // is the value, as in Vite), `?url` of a declared asset esbuild does not compile (its address), and `?inline` of a
 // stylesheet, which build-results.ts reports as a value import.
-import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { importPlace } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
-import { isInside } from '../workspace/paths.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
 import { assetAddress, isCompiledByEsbuild } from './plugins/assets.js';
+import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 
 const SUFFIX = /\?(worker|sharedworker|raw|url)(?:&[^/]*)?$/;
 
 /** The errors of the imports the code inputs `read` (metafile paths) make with Vite's query suffixes. */
-export function viteQueryImports(root: string, target: BundleTarget, inputs: esbuild.Metafile['inputs'], read: readonly string[], inputPath: (input: string) => string | null): Diagnostic[] {
+export function viteQueryImports(reads: PlacedReads, target: BundleTarget, inputs: esbuild.Metafile['inputs'], read: readonly string[], inputPath: (input: string) => string | null): Diagnostic[] {
   const declared = new Set(target.assets.map((file) => path.posix.join(target.dir, file)));
   const errors: Diagnostic[] = [];
   for (const input of read) {
     const importer = inputPath(input);
     if (importer === null) continue;
-    let text: string | null | undefined;
     for (const record of inputs[input]?.imports ?? []) {
       const suffix = record.original === undefined || record.external || !CODE_IMPORT_KINDS.has(record.kind) ? null : SUFFIX.exec(record.original)?.[1];
       if (!suffix) continue;
       const file = inputPath(record.path);
       if (file === null || (suffix === 'raw' && file.endsWith('.txt')) || (suffix === 'url' && declared.has(file) && !isCompiledByEsbuild(file))) continue;
-      text ??= readText(root, importer);
+      const text = reads.text(importer);
       const place = text === null ? null : importPlace(text, record.original!);
       errors.push(diagnostic('BUNDLE_ERROR', queryMessage(target, record.original!, suffix, file), { file: importer, ...place }));
     }
@@ -48,13 +46,4 @@ function queryMessage(target: BundleTarget, specifier: string, suffix: string, f
   }
   if (suffix === 'raw') return `${vite}, so the value is not the file's text. Name a .txt file (its text is the value), or ${declare} and fetch(${address})`;
   return `${vite}, so the value is not an address. ${declare[0]!.toUpperCase()}${declare.slice(1)} and write ${address}`;
-}
-
-function readText(root: string, file: string): string | null {
-  if (!isInside(file)) return null;
-  try {
-    return fs.readFileSync(path.join(root, file), 'utf8');
-  } catch {
-    return null;
-  }
 }

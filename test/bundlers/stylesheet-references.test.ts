@@ -87,10 +87,13 @@ describe('stylesheet references that name no file', () => {
   it('reports one added by an edit of the sheet rebuilt alone, and drops it once the sheet is fixed', async () => {
     const first = await engine.rebuild(MAIN, developmentVariant('browser'));
     expect(first.errors).to.deep.equal([]);
-    write(SHEET, '@import "themes.css";\n.main { color: rgb(1, 2, 3); }\n');
+    const edited = '@import "themes.css";\n.main { color: rgb(1, 2, 3); }\n';
+    write(SHEET, edited);
     const broken = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(first, [SHEET]));
     expect(broken.code, 'rebuilt as a stylesheet alone').to.equal(first.code);
     expect(places(broken)).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: SHEET, line: 1, column: 9 }]);
+    // Its place, read after the build, is judged against the build's read of the sheet (README "Code frames").
+    expect(broken.placedFrom).to.deep.equal({ [SHEET]: contentHash(edited) });
     expect(broken.inputs).to.include('app/main/themes.css');
     write(SHEET, '@import "theme.css";\n.main { color: rgb(1, 2, 3); }\n');
     const fixed = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(broken, [SHEET]));

@@ -1,0 +1,46 @@
+// The one read of a source after its build, to place a diagnostic esbuild did not place (a
+// stylesheet imported for a value, an @import or url() naming no file, a new URL of an undeclared
+// file, Vite's import.meta members and query imports). The file may have been saved since esbuild
+// read it: each read's hash is kept (`placedFrom` of the result), and the service keeps a place only
+// if the build read the same bytes (ARCHITECTURE.md "The file system in `src/bundlers/`").
+import fs from 'node:fs';
+import path from 'node:path';
+import { contentHash } from '../outputs/content-hash.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
+import { isInside } from '../workspace/paths.js';
+
+export interface PlacedReads {
+  /** The file's text as read once for this result, or null if it is outside the workspace or cannot be read. */
+  text(file: string): string | null;
+  /** The hash of each file read whose text placed one of `errors` (`BundleResult.placedFrom`). */
+  placedFrom(errors: readonly Diagnostic[]): Record<string, string>;
+}
+
+/** A reader for one build result: each file read at most once, so every place of a file comes from the same bytes. */
+export function placedReads(root: string): PlacedReads {
+  const read = new Map<string, { text: string; hash: string } | null>();
+  return {
+    text(file) {
+      if (!read.has(file)) read.set(file, readOnce(root, file));
+      return read.get(file)?.text ?? null;
+    },
+    placedFrom(errors) {
+      const hashes: Record<string, string> = {};
+      for (const { file, line } of errors) {
+        const hash = file === undefined || line === undefined ? undefined : read.get(file)?.hash;
+        if (hash !== undefined) hashes[file!] = hash;
+      }
+      return hashes;
+    },
+  };
+}
+
+function readOnce(root: string, file: string): { text: string; hash: string } | null {
+  if (!isInside(file)) return null;
+  try {
+    const bytes = fs.readFileSync(path.join(root, file));
+    return { text: bytes.toString('utf8'), hash: contentHash(bytes) };
+  } catch {
+    return null;
+  }
+}
