@@ -31,8 +31,17 @@ function codeHash(base: string, folders: readonly string[], modules: readonly st
   return digest;
 }
 
-/** The built-in bundlers (src/bundlers/ and its plugins): how they call esbuild. */
-export const bundlersCodeHash = (): string => codeHash(CODE_BASE, ['bundlers', 'bundlers/plugins']);
+/**
+ * The modules outside bundlers/ whose rules decide which paths a build records (the names tried
+ * before a file found, config places, the files read apart from those depended on) and how it
+ * judges them when recorded: an output restored with inputs recorded under other rules would be
+ * checked against the wrong paths, and a change there seen by nobody, so a change of them is a
+ * change of the bundlers.
+ */
+const RECORDING_RULES = ['workspace/resolution', 'workspace/files-read', 'workspace/tsconfig', 'io/build-inputs', 'io/tsconfig-inputs', 'io/build-facts'];
+
+/** The built-in bundlers (src/bundlers/ and its plugins: how they call esbuild) and the rules their inputs are recorded by. `base`: tests only. */
+export const bundlersCodeHash = (base = CODE_BASE): string => codeHash(base, ['bundlers', 'bundlers/plugins'], RECORDING_RULES);
 
 /**
  * The modules of io/ whose rules a model's sources are listed, hashed and proved absent by, and
