@@ -12,6 +12,7 @@ import { lineAndColumn } from '../workspace/json.js';
 import { assetAddress } from './plugins/assets.js';
 import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
+import { bufferView } from '../outputs/buffer-view.js';
 
 const MARK = Buffer.from('import.meta.url');
 // As esbuild prints it: one string, double-quoted, or a template without substitutions (kept unminified).
@@ -22,7 +23,7 @@ const ORIGIN = 'http://module.invalid';
 
 /** The errors of the module's code `code`, whose sources (workspace-relative) are `sources`. */
 export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, code: Uint8Array, sources: readonly string[]): Diagnostic[] {
-  const bytes = Buffer.from(code.buffer, code.byteOffset, code.byteLength);
+  const bytes = bufferView(code);
   if (!target.platforms.includes('web') || bytes.indexOf(MARK) === -1) return [];
   const packageName = target.specifier.endsWith(`/${target.subpath}`) ? target.specifier.slice(0, -target.subpath.length - 1) : target.specifier;
   // Any version: one segment, as the real one is (shown as written in messages).

@@ -8,6 +8,7 @@
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import type { PlacedReads } from './placed-reads.js';
+import { bufferView } from '../outputs/buffer-view.js';
 
 const MARKER_PREFIX = '__core_vite_import_meta_';
 const MEMBERS = {
@@ -29,7 +30,7 @@ export function viteImportMetaMarkers(define: Readonly<Record<string, string>> =
 
 /** The errors of a module's code: one per member it still reads, at the first place a source reads it. */
 export function viteImportMetaReads(reads: PlacedReads, code: Uint8Array, sources: readonly string[], define: Readonly<Record<string, string>> = {}): Diagnostic[] {
-  const bytes = Buffer.from(code.buffer, code.byteOffset, code.byteLength);
+  const bytes = bufferView(code);
   if (bytes.indexOf(MARK) === -1) return [];
   const read = new Set([...bytes.toString('utf8').matchAll(MARKED)].map((match) => match[1] as Member));
   return [...read]

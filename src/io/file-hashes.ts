@@ -14,6 +14,7 @@ import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './conf
 import { createFileMemory, type FileMemory, type Remembered } from './file-memory.js';
 import { createFileReads, type FileReads } from './file-reads.js';
 import { createReadAhead, type AheadRead, type Hashed } from './read-ahead.js';
+import { bufferView } from '../outputs/buffer-view.js';
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
 export const RACY_MS = 50;
@@ -175,8 +176,6 @@ export interface Recalled extends Stamp {
 }
 
 /** Bytes as a Buffer over the same memory: no copy of them. */
-export const bufferView = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
 /** Bytes kept of a read, as text (no copy of them). */
 const textOf = (bytes: Uint8Array): string => bufferView(bytes).toString('utf8');
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { CODE_IMPORT_KINDS } from '../import-kinds.js';
 import type { BundleTarget } from '../types.js';
+import { bufferView } from '../../outputs/buffer-view.js';
 
 // Files that are assets by nature: importing one that is not declared is an error that says so.
 const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'ico', 'bmp', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'webm', 'ogg', 'wav', 'flac', 'pdf', 'wasm'];
@@ -37,7 +38,7 @@ export const isMarkedAssetAddress = (reference: string): boolean => reference.st
 
 /** `output` (code or stylesheet of the module or shared file at `subpath`) with each asset address climbing from where it is served. */
 export function placeAssetAddresses(output: Uint8Array, subpath: string): Uint8Array {
-  const bytes = Buffer.from(output.buffer, output.byteOffset, output.byteLength);
+  const bytes = bufferView(output);
   if (bytes.indexOf(CLIMB_BYTES) === -1) return output;
   return Buffer.from(bytes.toString('utf8').split(CLIMB_MARK).join('../'.repeat(subpath.split('/').length)));
 }

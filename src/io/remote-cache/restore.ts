@@ -19,6 +19,7 @@ import { runLimited } from '../run-limited.js';
 import { twoEnded } from './two-ended.js';
 import { filesRead } from '../../workspace/files-read.js';
 import { contentHashOfSha256 } from '../../outputs/content-hash.js';
+import { bufferView } from '../../outputs/buffer-view.js';
 
 export type RemoteRestored = Extract<Fact, { type: 'cache.remote.restored' }>;
 
@@ -244,7 +245,7 @@ async function checkedParts(bytes: Buffer, parts: ReadonlyMap<string, Buffer>, d
   for (const part of parts.values()) ranges.push([part.byteOffset - bytes.byteOffset, part.byteOffset - bytes.byteOffset + part.length]);
   const hashed = await sha256Ahead(bytes, ranges).catch(() => null);
   if (!hashed && bytes.length === 0) return { parts: new Map(), checked: new Set() };
-  const back = hashed ? Buffer.from(hashed.bytes.buffer, hashed.bytes.byteOffset, hashed.bytes.byteLength) : bytes;
+  const back = hashed ? bufferView(hashed.bytes) : bytes;
   const digests = hashed?.digests ?? ranges.map(([start, end]) => sha256Hex(bytes.subarray(start, end)));
   if (digests[0] !== digest || back.length !== ranges[0]![1]) return { parts: new Map(), checked: new Set() };
   const partsBack = new Map(names.map((name, index) => [name, back.subarray(ranges[index + 1]![0], ranges[index + 1]![1])]));
