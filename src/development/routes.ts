@@ -20,12 +20,15 @@ import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { createPreviewDeriver, linkCdnStylesheets, warnUnlinkedScriptSheets, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn, type LocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
+import type { PushMessage } from '../protocol/push.js';
 
 // Compiled into dist/, whichever form this code runs in.
 const RUNTIME_FILE = packageFile('dist/development/runtime/runtime.js');
 
-/** How often a preview's error page asks whether the service can make the page now. */
-const ERROR_PAGE_ASKS_EVERY_MS = 1000;
+/** The push messages after which a preview's error page asks whether the service can make the page now. */
+const ERROR_PAGE_ASKS_ON: PushMessage['type'][] = ['workspace', 'valid', 'code'];
+/** While the service is away, the longest wait between two tries of the error page to connect again (as the runtime's). */
+const ERROR_PAGE_RECONNECT_AT_MOST_MS = 2000;
 
 /** How long after the last bundled page is asked for its bundle is still joined ahead. */
 const JOIN_AHEAD_MS = 10 * 60_000;
@@ -277,14 +280,34 @@ ${diagnostics.length > 0 ? `<ul>${diagnostics.join('\n')}</ul>` : ''}
 `);
 }
 
-// What makes a preview page possible again is a save (a manifest fixed, the entry declared), or a
-// restart, which no push message tells: the error page asks for its own address again until it
-// answers the page, and shows it then, as the preview follows every save (README "Preview and
-// stylesheet push").
+// What makes a preview page possible again is a save (a manifest fixed, the entry declared, a
+// module built again), which the push tells (`workspace`, `valid`, `code`), or a restart, which
+// its connection tells by opening again. The error page listens on `/events` as the preview does
+// and asks for its own address once for each of those, never on a clock: a page of an entry
+// that stays undeclared costs nothing while it is open (README "Preview and stylesheet push").
 const SHOWN_ONCE_MADE = `<script type="module">
   const ask = () => fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' }).then((answer) => answer.ok, () => false);
-  const follow = async () => ((await ask()) ? location.reload() : setTimeout(follow, ${ERROR_PAGE_ASKS_EVERY_MS}));
-  setTimeout(follow, ${ERROR_PAGE_ASKS_EVERY_MS});
+  let asking = null;
+  let askAgain = false;
+  const look = () => {
+    if (asking) return void (askAgain = true);
+    asking = ask().then((made) => made && location.reload()).finally(() => {
+      asking = null;
+      if (askAgain) (askAgain = false), look();
+    });
+  };
+  const REASONS = new Set(${JSON.stringify(ERROR_PAGE_ASKS_ON)});
+  const connect = (delay) => {
+    const socket = new WebSocket(new URL('/events', location.href.replace(/^http/, 'ws')));
+    socket.addEventListener('open', () => ((delay = 250), look()));
+    socket.addEventListener('message', (event) => {
+      try {
+        if (REASONS.has(JSON.parse(String(event.data)).type)) look();
+      } catch {}
+    });
+    socket.addEventListener('close', () => setTimeout(() => connect(Math.min(delay * 2, ${ERROR_PAGE_RECONNECT_AT_MOST_MS})), delay));
+  };
+  connect(250);
 </script>`;
 
 const ERROR_PAGE_STYLE = `<style>

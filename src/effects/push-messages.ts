@@ -4,7 +4,7 @@
 // (`code`: the page reloads to run it), whose warnings changed (`warnings`, all of them), and
 // one that builds again after being invalid (`valid`, so pages drop its diagnostics even when
 // the fix restored the last good outputs); and the workspace's own diagnostics when they
-// change (`workspace`). Only the default browser variant counts, and only
+// change, or the modules a preview entry can name (`workspace`: an error page follows it). Only the default browser variant counts, and only
 // once it is built from the current sources. Changes are judged against the last good outputs;
 // a stylesheet with a CSS syntax problem is no good one (a browser drops rules around it).
 import { map, Observable } from 'rxjs';
@@ -49,6 +49,7 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
     let seenBuilds = new WeakSet<ModuleBuilds>();
     let workspace: ServiceState['workspace'] | null = null;
     let workspaceDiagnostics = '[]';
+    let entriesNamed: string | null = null;
     return state$.subscribe({
       // What this throws fails the derivation (its supervisor restarts it), not the process.
       next: (state) => {
@@ -114,11 +115,22 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
       // "Preview and stylesheet push"), and drop it once fixed.
       if (!workspaceRead) return;
       const diagnostics = JSON.stringify(state.workspace.diagnostics);
-      if (diagnostics !== workspaceDiagnostics) tell({ type: 'workspace', diagnostics: [...state.workspace.diagnostics] });
+      // An entry declared (or dropped, or its platforms changed) makes a preview possible that
+      // was not: the error page of an entry no manifest declared hears it here, and asks for
+      // itself again only then (README "Preview and stylesheet push"). A new version is no
+      // new entry: pages hear it as `code`.
+      const entries = previewEntriesKey(state.workspace);
+      const entriesChanged = entriesNamed !== null && entries !== entriesNamed;
+      if (diagnostics !== workspaceDiagnostics || entriesChanged) tell({ type: 'workspace', diagnostics: [...state.workspace.diagnostics] });
       workspaceDiagnostics = diagnostics;
+      entriesNamed = entries;
     }
   });
 }
+
+/** What a preview entry can name and how it is chosen: the modules, their platforms, core.json `preview`. */
+const previewEntriesKey = (workspace: ServiceState['workspace']): string =>
+  JSON.stringify([workspace.preview ?? null, workspace.modules.map((module) => [module.specifier, module.platforms])]);
 
 /** An `invalid` message for every browser module whose build has diagnostics now: what a page that connects has missed. */
 export function invalidMessages(state: ServiceState): PushMessage[] {
