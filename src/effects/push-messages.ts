@@ -119,8 +119,9 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
       // was not: the error page of an entry no manifest declared hears it here, and asks for
       // itself again only then (README "Preview and stylesheet push"). A new version is no
       // new entry: pages hear it as `code`.
-      const entries = previewEntriesKey(state.workspace);
-      const entriesChanged = entriesNamed !== null && entries !== entriesNamed;
+      // The model before the first read is no workspace a page was served from.
+      const entries = state.workspaceRead ? previewEntriesKey(state.workspace) : null;
+      const entriesChanged = entriesNamed !== null && entries !== null && entries !== entriesNamed;
       if (diagnostics !== workspaceDiagnostics || entriesChanged) tell({ type: 'workspace', diagnostics: [...state.workspace.diagnostics] });
       workspaceDiagnostics = diagnostics;
       entriesNamed = entries;

@@ -192,6 +192,16 @@ describe('pushMessages$', () => {
     ]);
   });
 
+  it('tells the workspace when the modules a preview entry can name change (one declared), not when it is read again the same', () => {
+    const { store, built, messages } = harness();
+    built('code-1', 'styles-1');
+    const about = moduleModel('about');
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one]) });
+    expect(messages, 'read again, the same modules').to.deep.equal([]);
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one, about]) });
+    expect(messages).to.deep.equal([{ type: 'workspace', diagnostics: [] }]);
+  });
+
   it('ignores node-only modules', () => {
     const server = moduleModel('server', { platforms: ['node'] });
     const { built, failed, messages } = harness([server]);
