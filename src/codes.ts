@@ -193,6 +193,12 @@ export const DIAGNOSTIC_KINDS = {
     when: "the preview page failed to load a module (the browser's own error, in the overlay only)",
     remedy: 'open the address it names: its answer says why',
   },
+  SERVICE_UNREACHABLE: {
+    severity: 'error',
+    scope: 'page',
+    when: "the preview page's connection to `/events` closed and a try to connect again failed: the service stopped or is restarting (in the overlay only)",
+    remedy: 'start the service again (`core run`): the page connects again by itself and shows what changed meanwhile',
+  },
 } as const satisfies Record<string, DiagnosticKindEntry>;
 
 export type DiagnosticKind = keyof typeof DIAGNOSTIC_KINDS;

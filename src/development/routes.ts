@@ -20,6 +20,7 @@ import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { createPreviewDeriver, linkCdnStylesheets, warnUnlinkedScriptSheets, type Preview } from './preview.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn, type LocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
+import { DIAGNOSTIC_KINDS, type DiagnosticKind } from '../codes.js';
 import type { PushMessage } from '../protocol/push.js';
 
 // Compiled into dist/, whichever form this code runs in.
@@ -266,6 +267,13 @@ async function madeOrErrorPage<T>(ctx: HttpContext, made: Promise<T>): Promise<T
 
 const inlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
+// What the page asks the reader to do: when the workspace's own diagnostics say why (a broken
+// manifest), their fix, not the generic one of the answer's code (ask for another address).
+function remedyOf(error: ServiceError): string {
+  const kinds = [...new Set((error.diagnostics ?? []).map((d) => d.kind))].filter((kind): kind is DiagnosticKind => kind in DIAGNOSTIC_KINDS && DIAGNOSTIC_KINDS[kind as DiagnosticKind].severity === 'error');
+  return kinds.length > 0 ? kinds.map((kind) => DIAGNOSTIC_KINDS[kind].remedy).join('; ') : ERROR_CODES[error.code].remedy;
+}
+
 function previewErrorPage(error: ServiceError): string {
   const diagnostics = (error.diagnostics ?? []).map((d) => {
     const place = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''} ` : '';
@@ -275,7 +283,7 @@ function previewErrorPage(error: ServiceError): string {
 <h1>The preview cannot show this page</h1>
 <p><strong>${error.status} <code>${escapeHtml(error.code)}</code></strong>: ${escapeHtml(error.message)}</p>
 ${diagnostics.length > 0 ? `<ul>${diagnostics.join('\n')}</ul>` : ''}
-<p>To fix: ${inlineCode(ERROR_CODES[error.code].remedy)}.</p>
+<p>To fix: ${inlineCode(remedyOf(error))}.</p>
 <p><a href="/preview/">The preview of the default entry</a> · <a href="/">the dashboard</a>, with the build of every module · <a href="/state">/state</a></p>
 `);
 }

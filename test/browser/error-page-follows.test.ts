@@ -37,6 +37,7 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       const shown = await watched.page.locator('body').textContent();
       expect(shown).to.include('OUTPUT_NOT_AVAILABLE');
       expect(shown, 'the broken manifest, the reason').to.include(`${SHOP_MANIFEST}:6:17 MANIFEST_INVALID`);
+      expect(shown, "the manifest's fix, not another address to ask").to.include('To fix: correct the manifest at the place given.');
 
       writeFile(root, SHOP_MANIFEST, manifest);
       await watched.page.waitForFunction(() => document.querySelector('demo-storefront .total')?.textContent?.startsWith('Total €73.00'), null, { timeout: 20_000 }).catch(async () => {

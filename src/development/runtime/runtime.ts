@@ -165,6 +165,20 @@ function refreshAllSheets(): void {
   swapBundle();
 }
 
+// The overlay's title says what failed, as each kind of diagnostic is (README "Preview and
+// stylesheet push"): a broken manifest is no build, a page that could not load its modules
+// built them, and a service that does not answer did neither.
+const TITLES: Record<string, string> = {
+  MANIFEST_INVALID: 'Manifest invalid',
+  NO_PUBLIC_MODULE: 'Manifest incomplete',
+  EXPORTS_NO_SOURCE: 'Manifest incomplete',
+  LOAD_FAILED: 'Load failed',
+  SERVICE_UNREACHABLE: 'Service unreachable',
+  EFFECT_FAILED: 'Service failed',
+  PREVIEW_VERSION_UNRESOLVED: 'Version unresolved',
+};
+const titleOf = (kind: string): string => TITLES[kind] ?? 'Build failed';
+
 const describe = (d: Diagnostic, withColumn: boolean): string => (d.file ? `${d.file}${d.line ? `:${d.line}${withColumn && d.column ? `:${d.column}` : ''}` : ''}` : (d.module ?? ''));
 
 const overlay = (() => {
@@ -204,7 +218,7 @@ const overlay = (() => {
         return;
       }
       ensure();
-      shadow!.querySelector('.title')!.textContent = errors.length > 0 ? 'Build failed' : syntax.length > 0 ? 'Stylesheet kept: CSS syntax problem' : 'Code changed';
+      shadow!.querySelector('.title')!.textContent = errors.length > 0 ? [...new Set(errors.map((d) => titleOf(d.kind)))].join(' · ') : syntax.length > 0 ? 'Stylesheet kept: CSS syntax problem' : 'Code changed';
       shadow!.querySelector<HTMLInputElement>('input.reload')!.checked = reloadsOnCode();
       shadow!.querySelector('ul')!.replaceChildren(
         ...all.map((d) => {
@@ -330,10 +344,17 @@ async function servedPage(): Promise<(NonNullable<typeof page> & { broken: boole
   }
 }
 
+// Under this key while the service does not answer: shown once a try to connect again failed,
+// not when a connection closes (a restart reconnects at once, and the page shows no flash).
+const UNREACHABLE = 'service';
+
 function connect(delay = 250, reconnecting = false): void {
   const socket = new WebSocket(new URL('/events', location.href.replace(/^http/, 'ws')));
+  let opened = false;
   socket.addEventListener('open', () => {
+    opened = true;
     delay = 250;
+    problems.delete(UNREACHABLE);
     if (reconnecting) {
       // What was broken before may be fixed now; the service first sends what is broken
       // now (channel.ts), and the sheets are fetched again for what changed meanwhile.
@@ -353,6 +374,10 @@ function connect(delay = 250, reconnecting = false): void {
     }
   });
   socket.addEventListener('close', () => {
+    if (!opened && reconnecting && !problems.has(UNREACHABLE) && !reloading) {
+      problems.set(UNREACHABLE, [{ kind: 'SERVICE_UNREACHABLE', module: location.origin, message: 'the service does not answer (stopped, or restarting): this page hears no change until it is back, and connects again by itself' }]);
+      overlay.render();
+    }
     setTimeout(() => connect(Math.min(delay * 2, 2000), true), delay);
   });
 }
