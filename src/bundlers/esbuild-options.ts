@@ -10,7 +10,7 @@ import { urlImportsPlugin } from './plugins/url-imports.js';
 import { moduleBoundariesPlugin, workspacePackagesExternal } from './plugins/module-boundaries.js';
 import { workspaceConfinementPlugin } from './plugins/workspace-confinement.js';
 import type { BundleTarget } from './types.js';
-import { viteImportMetaMarkers } from './vite-import-meta.js';
+import { viteEnvDefines, viteImportMetaMarkers } from './vite-import-meta.js';
 
 /** Output names: `__core_<index>.js` and `.css` for the entry at `index`. */
 export const OUT = '__core_';
@@ -51,9 +51,15 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
     metafile: true,
     format: 'esm',
     platform: variant.target === 'node' ? 'node' : 'browser',
-    // `process.env.NODE_ENV` follows `env` whatever the package defines; Vite's `import.meta`
-    // members it leaves undefined are marked, to be reported (`vite-import-meta.ts`).
-    define: { ...viteImportMetaMarkers(targets[0]?.define), ...targets[0]?.define, 'process.env.NODE_ENV': JSON.stringify(variant.env) },
+    // `process.env.NODE_ENV` follows `env` whatever the package defines; Vite's built-in
+    // `import.meta.env` members follow the variant unless the package defines them; the other
+    // `import.meta` members it leaves undefined are marked, to be reported (`vite-import-meta.ts`).
+    define: {
+      ...viteImportMetaMarkers(targets[0]?.define),
+      ...viteEnvDefines(variant, targets[0]?.define),
+      ...targets[0]?.define,
+      'process.env.NODE_ENV': JSON.stringify(variant.env),
+    },
     ...outputOptions(variant),
     logLevel: 'silent',
     plugins,

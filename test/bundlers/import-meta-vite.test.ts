@@ -64,6 +64,60 @@ describe("Vite's import.meta members in a module", () => {
     expect(places(member!)).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 2, column: 20 }]);
   });
 
+  // The five members every Vite build defines (README "Bundling real code"), replaced at build
+  // time from the variant: a branch on DEV is dead code in production.
+  const READS_ENV = [
+    "if (import.meta.env.DEV) (globalThis as { devOnly?: string }).devOnly = 'only in development';",
+    'export const env = [import.meta.env.MODE, import.meta.env.DEV, import.meta.env.PROD, import.meta.env.SSR, import.meta.env.BASE_URL];',
+    '',
+  ].join('\n');
+  const envOf = async (code: Uint8Array | null): Promise<unknown> => {
+    const file = path.join(root, `env-${Math.random().toString(36).slice(2)}.mjs`);
+    fs.writeFileSync(file, Buffer.from(code!));
+    return ((await import(file)) as { env: unknown }).env;
+  };
+
+  for (const [variant, expected] of [
+    [developmentVariant('browser'), ['development', true, false, false, '/']],
+    [productionVariant('browser'), ['production', false, true, false, '/']],
+    [productionVariant('node'), ['production', false, true, true, '/']],
+  ] as const) {
+    it(`defines import.meta.env.MODE, DEV, PROD, SSR and BASE_URL as Vite does (${variant.target}, ${variant.env})`, async () => {
+      write('app/main/index.ts', READS_ENV);
+      const [result] = await engine.bundle([appTarget('main')], variant);
+      expect(result!.errors).to.deep.equal([]);
+      expect(await envOf(result!.code)).to.deep.equal(expected);
+      const code = text(result!.code)!;
+      expect(code).not.to.include('import.meta.env').and.not.to.include('__core');
+      if (variant.env === 'production') expect(code, 'the branch on DEV, dead in production').not.to.include('only in development');
+      else expect(code).to.include('only in development');
+    });
+  }
+
+  it("takes the package's own core.define over the built-in members, a member or the whole object", async () => {
+    write('app/main/index.ts', READS_ENV);
+    const [member] = await engine.bundle([appTarget('main', { define: { 'import.meta.env.MODE': '"staging"' } })], productionVariant('browser'));
+    expect(member!.errors).to.deep.equal([]);
+    expect(await envOf(member!.code)).to.deep.equal(['staging', false, true, false, '/']);
+    const [whole] = await engine.bundle([appTarget('main', { define: { 'import.meta.env': '{"MODE":"test","DEV":true,"PROD":false,"SSR":false,"BASE_URL":"/app/"}' } })], productionVariant('browser'));
+    expect(whole!.errors).to.deep.equal([]);
+    expect(await envOf(whole!.code)).to.deep.equal(['test', true, false, false, '/app/']);
+  });
+
+  it('reports every other member of import.meta.env by its name, and the object read whole, each at its place, saying how to define it', async () => {
+    write('app/main/index.ts', ['export const dev = import.meta.env.DEV;', 'export const api = import.meta.env.VITE_API;', 'const key = "VITE_KEY";', 'export const keyed = import.meta.env[key];', 'export const title = import.meta.env.VITE_TITLE;', ''].join('\n'));
+    const [result] = await engine.bundle([appTarget('main')], developmentVariant('browser'));
+    expect(places(result!)).to.deep.equal([
+      { kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 2, column: 20 },
+      { kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 4, column: 22 },
+      { kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 5, column: 22 },
+    ]);
+    const [api, whole, title] = result!.errors.map((error) => error.message);
+    expect(api).to.match(/^import\.meta\.env\.VITE_API is not defined/).and.to.include('{"import.meta.env.VITE_API": "\\"...\\""}').and.to.include('core.define').and.to.include('.env file');
+    expect(title).to.match(/^import\.meta\.env\.VITE_TITLE is not defined/);
+    expect(whole).to.match(/^import\.meta\.env is read as a whole object/).and.to.include('core.define');
+  });
+
   it('leaves a module that reads neither byte for byte as before', async () => {
     write('app/main/index.ts', 'export const where = import.meta.url;\n');
     const [result] = await engine.bundle([appTarget('main')], developmentVariant('browser'));
