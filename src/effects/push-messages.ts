@@ -48,8 +48,7 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
     const views = new Map<string, View>();
     let seenBuilds = new WeakSet<ModuleBuilds>();
     let workspace: ServiceState['workspace'] | null = null;
-    let workspaceDiagnostics = '[]';
-    let entriesNamed: string | null = null;
+    const workspaceMessage = createWorkspaceMessages();
     return state$.subscribe({
       // What this throws fails the derivation (its supervisor restarts it), not the process.
       next: (state) => {
@@ -111,22 +110,33 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
           subscriber.next({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
         }
       }
-      // A broken manifest concerns no module: pages show it as a page loaded now would (README
-      // "Preview and stylesheet push"), and drop it once fixed.
       if (!workspaceRead) return;
-      const diagnostics = JSON.stringify(state.workspace.diagnostics);
-      // An entry declared (or dropped, or its platforms changed) makes a preview possible that
-      // was not: the error page of an entry no manifest declared hears it here, and asks for
-      // itself again only then (README "Preview and stylesheet push"). A new version is no
-      // new entry: pages hear it as `code`.
-      // The model before the first read is no workspace a page was served from.
-      const entries = state.workspaceRead ? previewEntriesKey(state.workspace) : null;
-      const entriesChanged = entriesNamed !== null && entries !== null && entries !== entriesNamed;
-      if (diagnostics !== workspaceDiagnostics || entriesChanged) tell({ type: 'workspace', diagnostics: [...state.workspace.diagnostics] });
-      workspaceDiagnostics = diagnostics;
-      entriesNamed = entries;
+      const message = workspaceMessage(state);
+      if (message) tell(message);
     }
   });
+}
+
+/**
+ * The `workspace` message of each workspace read, if any. A broken manifest concerns no module:
+ * pages show it as a page loaded now would (README "Preview and stylesheet push"), and drop it
+ * once fixed. An entry declared (or dropped, or its platforms changed) makes a preview possible
+ * that was not: the error page of an entry no manifest declared hears it here, and asks for
+ * itself again only then. A new version is no new entry: pages hear it as `code`.
+ */
+function createWorkspaceMessages(): (state: ServiceState) => PushMessage | null {
+  let diagnosticsTold = '[]';
+  let entriesNamed: string | null = null;
+  return (state) => {
+    const diagnostics = JSON.stringify(state.workspace.diagnostics);
+    // The model before the first read is no workspace a page was served from.
+    const entries = state.workspaceRead ? previewEntriesKey(state.workspace) : null;
+    const entriesChanged = entriesNamed !== null && entries !== null && entries !== entriesNamed;
+    const told = diagnostics !== diagnosticsTold || entriesChanged;
+    diagnosticsTold = diagnostics;
+    entriesNamed = entries;
+    return told ? { type: 'workspace', diagnostics: [...state.workspace.diagnostics] } : null;
+  };
 }
 
 /** What a preview entry can name and how it is chosen: the modules, their platforms, core.json `preview`. */
