@@ -13,6 +13,7 @@ import { patternListings } from './glob-imports.js';
 import { INSTALLED_EXTENSIONS } from '../workspace/resolution.js';
 import { dirOf } from '../workspace/paths.js';
 import { packageJsonPlaces } from '../workspace/tsconfig.js';
+import { nonRegularKind, nonRegularText } from '../regular-files.js';
 
 export interface InstalledBundle {
   /** Empty for a stylesheet entry (README "Stylesheet modules"). */
@@ -46,7 +47,8 @@ export class OutsidePackageError extends Error {
 const CONFINE_PLUGIN = 'confine-to-package';
 
 // esbuild resolves a relative import wherever it leads (`../../secret.js`, a link); each file it
-// is about to load is checked here first, by real path, and refused before it is read.
+// is about to load is checked here first, by real path, and refused before it is read; so is one
+// that is no regular file.
 const confineToPackage = (packageDir: string): esbuild.Plugin => ({
   name: CONFINE_PLUGIN,
   setup(build) {
@@ -57,8 +59,11 @@ const confineToPackage = (packageDir: string): esbuild.Plugin => ({
       } catch {
         real = args.path;
       }
-      if (real.startsWith(`${packageDir}${path.sep}`)) return undefined;
-      return { errors: [{ text: 'outside the package', detail: real }] };
+      if (!real.startsWith(`${packageDir}${path.sep}`)) return { errors: [{ text: 'outside the package', detail: real }] };
+      // A FIFO would hold esbuild's open forever (README "Files that are not files"); the stat opens nothing.
+      const stats = fs.statSync(real, { throwIfNoEntry: false });
+      const kind = stats && nonRegularKind(stats);
+      return kind ? { errors: [{ text: nonRegularText(path.relative(packageDir, real).split(path.sep).join('/'), kind) }] } : undefined;
     });
   },
 });

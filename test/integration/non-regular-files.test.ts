@@ -1,0 +1,63 @@
+// A file that is not a regular file in a module's import graph (README "Files that are not
+// files"): a FIFO blocks whoever opens it until a writer comes, so a build that opened one never
+// ended and `/state` never answered. The build ends, the module is invalid with a message naming
+// the file, the other modules build, and a regular file in its place makes it valid again.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { serve } from '../helpers/service.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait-for.js';
+import type { Report } from '../../src/store/selectors.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const mkfifo = (file: string) => execFileSync('mkfifo', [file]);
+
+function workspaceWithFifo(): string {
+  const root = tempWorkspace({
+    'core.json': json({ packages: ['packages/app'] }),
+    'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts', './other': './other/index.ts' } }),
+    'packages/app/main/index.ts': "import { value } from './pipe.ts';\nexport const main = value;\n",
+    'packages/app/other/index.ts': 'export const other = 1;\n',
+  });
+  mkfifo(path.join(root, 'packages/app/main/pipe.ts'));
+  return root;
+}
+
+const statuses = (report: Report) => report.modules.map((m) => [m.specifier, m.status]);
+
+describe('a file that is not a regular file in an import graph', function () {
+  it('ends the build: the module invalid naming the file, /state answers, the others build; a file in its place makes it valid', async function () {
+    const root = workspaceWithFifo();
+    const service = await serve(root);
+    try {
+      const answer = await service.get('/state');
+      expect(answer.status).to.equal(200);
+      const report = answer.json<Report>();
+      expect(statuses(report)).to.deep.equal([
+        ['@p/app/main', 'invalid'],
+        ['@p/app/other', 'valid'],
+      ]);
+      const messages = report.modules[0]!.diagnostics.map((d) => d.message).join('\n');
+      expect(messages).to.include('pipe.ts');
+      expect(messages).to.match(/not a regular file/);
+      expect((await service.get('/m/@p/app@1.0.0/modules/other')).status).to.equal(200);
+      expect((await service.get('/m/@p/app@1.0.0/modules/main')).status).to.equal(422);
+
+      fs.rmSync(path.join(root, 'packages/app/main/pipe.ts'));
+      fs.writeFileSync(path.join(root, 'packages/app/main/pipe.ts'), 'export const value = 2;\n');
+      const fixed = await waitFor(async () => {
+        const next = (await service.get('/state')).json<Report>();
+        return next.modules[0]!.status === 'valid' && next;
+      });
+      expect(statuses(fixed)).to.deep.equal([
+        ['@p/app/main', 'valid'],
+        ['@p/app/other', 'valid'],
+      ]);
+      expect((await service.get('/m/@p/app@1.0.0/modules/main')).text).to.include('2');
+    } finally {
+      await service.close();
+    }
+  });
+});
