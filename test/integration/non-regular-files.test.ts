@@ -40,8 +40,8 @@ describe('a file that is not a regular file in an import graph', function () {
         ['@p/app/other', 'valid'],
       ]);
       const messages = report.modules[0]!.diagnostics.map((d) => d.message).join('\n');
-      expect(messages).to.include('pipe.ts');
-      expect(messages).to.match(/not a regular file/);
+      expect(report.modules[0]!.diagnostics.map((d) => [d.kind, d.file])).to.deep.equal([['BUNDLE_ERROR', 'packages/app/main/index.ts']]);
+      expect(messages).to.include('"packages/app/main/pipe.ts" is a FIFO (named pipe), not a regular file');
       expect((await service.get('/m/@p/app@1.0.0/modules/other')).status).to.equal(200);
       expect((await service.get('/m/@p/app@1.0.0/modules/main')).status).to.equal(422);
 
@@ -56,6 +56,35 @@ describe('a file that is not a regular file in an import graph', function () {
         ['@p/app/other', 'valid'],
       ]);
       expect((await service.get('/m/@p/app@1.0.0/modules/main')).text).to.include('2');
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('a source replaced by a FIFO under a running service: the rebuild ends, the module invalid, /state answers', async function () {
+    const root = workspaceWithFifo();
+    const pipe = path.join(root, 'packages/app/main/pipe.ts');
+    fs.rmSync(pipe);
+    fs.writeFileSync(pipe, 'export const value = 1;\n');
+    const service = await serve(root);
+    try {
+      expect(statuses(await service.report())).to.deep.equal([
+        ['@p/app/main', 'valid'],
+        ['@p/app/other', 'valid'],
+      ]);
+      expect((await service.get('/m/@p/app@1.0.0/modules/main')).status).to.equal(200);
+      fs.rmSync(pipe);
+      mkfifo(pipe);
+      const broken = await waitFor(async () => {
+        const next = (await service.get('/state')).json<Report>();
+        return next.modules[0]!.status === 'invalid' && next;
+      });
+      expect(statuses(broken)).to.deep.equal([
+        ['@p/app/main', 'invalid'],
+        ['@p/app/other', 'valid'],
+      ]);
+      expect(broken.modules[0]!.diagnostics.map((d) => d.message).join('\n')).to.include('"packages/app/main/pipe.ts" is a FIFO (named pipe), not a regular file');
+      expect((await service.get('/m/@p/app@1.0.0/modules/main')).status).to.equal(422);
     } finally {
       await service.close();
     }
