@@ -71,11 +71,11 @@ describe('reads of files that are not regular files', function () {
     mkfifo(path.join(root, 'packages/app/main/logo.svg'));
     const statSync = fs.statSync;
     // The stat taken before the swap: the open meets the FIFO.
-    fs.statSync = ((file: fs.PathLike, options?: fs.StatSyncOptions) => (String(file).endsWith('logo.svg') ? fileStats : statSync(file, options))) as typeof fs.statSync;
+    Object.assign(fs, { statSync: (file: fs.PathLike, options?: fs.StatSyncOptions) => (String(file).endsWith('logo.svg') ? fileStats : statSync(file, options)) });
     try {
       expect(assets.read('packages/app', 'packages/app/main/logo.svg')).to.equal(null);
     } finally {
-      fs.statSync = statSync;
+      Object.assign(fs, { statSync });
     }
   });
 
