@@ -1,7 +1,7 @@
 // Files of a module's graph that are not regular files (README "Files that are not files").
 // esbuild opens every file it loads without asking what it is, and opening a FIFO waits for a
 // writer: the build never ended, and every answer waiting for it waited too. A callback on every
-// load to ask first would tax every build (README "Performance"), so:
+// load to ask first would tax every build (README "Files that are not files"), so:
 // - the files known to be special are refused by one `onLoad` whose filter names exactly them
 //   (esbuild tests it in Go against the resolved path: none known, no plugin at all);
 // - a build that outlives a bound looks for special files among its packages' files, records
@@ -80,6 +80,8 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
       const timer = setInterval(() => {
         if (searchSpecialFiles(root, dirs, learn)) met = true;
       }, stuckAfterMs);
+      // Never what keeps the process alive: the build it watches is.
+      timer.unref();
       let result: T;
       try {
         result = await run();
