@@ -33,7 +33,7 @@ function thrown(read: () => unknown): unknown {
 }
 
 describe('reads of files that are not regular files', function () {
-  it('readRegularFile reads a file, and refuses a FIFO, a socket and a directory by what they are', async function () {
+  it('readRegularFile reads a file, and refuses a FIFO, a socket, a directory and a device by what they are', async function () {
     const root = tempWorkspace({ 'a.txt': 'bytes', 'dir/b.txt': '' });
     mkfifo(path.join(root, 'pipe'));
     const server = net.createServer();
@@ -47,6 +47,7 @@ describe('reads of files that are not regular files', function () {
         '"ROOT/socket" is a socket, not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there',
         '"ROOT/dir" is a directory, not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there',
       ]);
+      expect((thrown(() => readRegularFile('/dev/null')) as Error).message).to.match(/^"\/dev\/null" is a character device, not a regular file/);
       expect((thrown(() => readRegularFile(path.join(root, 'gone'))) as NodeJS.ErrnoException).code).to.equal('ENOENT');
     } finally {
       server.close();
