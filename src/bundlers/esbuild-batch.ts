@@ -5,6 +5,8 @@ import * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
 import { collect, failed, isBuildFailure } from './build-results.js';
 import type { OptionalPlugins } from './esbuild-options.js';
+import { OUT } from './esbuild-options.js';
+import { holdsOthersAssets } from './plugins/assets.js';
 import { BuildCancelled, type BundleResult, type BundleTarget } from './types.js';
 
 export type BuildOptionsOf = (targets: BundleTarget[], variant: Variant, plugins?: OptionalPlugins) => esbuild.BuildOptions;
@@ -49,7 +51,11 @@ export function createBatchBuilds(root: string, buildOptions: BuildOptionsOf): B
     try {
       const result = await buildBatch((plugins) => buildOptions(targets, variant, plugins));
       if (signal?.aborted) throw new BuildCancelled();
-      return targets.map((target, index) => collect(root, target, index, result));
+      // A module whose outputs hold another module's asset address got it from the company it was
+      // built in: built alone, as an edit rebuilds it, so its outcome is the same however grouped.
+      const alone = targets.length === 1 ? [] : targets.flatMap((target, index) => (outputsHoldOthersAssets(result, target, index) ? [index] : []));
+      const rebuilt = new Map(await Promise.all(alone.map(async (index) => [index, (await bundleOnce([targets[index]!], variant, signal))[0]!] as const)));
+      return targets.map((target, index) => rebuilt.get(index) ?? collect(root, target, index, result));
     } catch (error) {
       if (!isBuildFailure(error)) throw error;
       if (targets.length === 1) return [await failedBuild(targets[0]!, variant, error.errors)];
@@ -76,6 +82,11 @@ async function buildBatch(optionsWith: (plugins: OptionalPlugins) => esbuild.Bui
     if (!isBuildFailure(error)) throw error;
   }
   return esbuild.build(optionsWith({}));
+}
+
+/** Whether entry `index`'s code or sheet holds an asset address that is not its target's own. */
+function outputsHoldOthersAssets(result: esbuild.BuildResult, target: BundleTarget, index: number): boolean {
+  return (result.outputFiles ?? []).some((file) => (path.basename(file.path) === `${OUT}${index}.js` || path.basename(file.path) === `${OUT}${index}.css`) && holdsOthersAssets(file.contents, target));
 }
 
 export const importsCssModuleScript = (metafile: esbuild.Metafile): boolean =>

@@ -16,6 +16,7 @@ import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
 import { createKeptRebuilds } from './kept-rebuild.js';
+import { createNonRegularFiles } from './non-regular-files.js';
 import { shareWithinBatch, withChunks } from './esbuild-shared-files.js';
 import { createStylesheetRebuild, importsNothing, stylesOnly, type LastBuild } from './stylesheet-rebuild.js';
 import type { BundleResult, BundleTarget, Bundler, BundlerOptions, RebuildHint } from './types.js';
@@ -34,7 +35,8 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   const root = path.resolve(options.root);
   const contexts = createContextPool();
   const lastBuilds = new Map<string, LastBuild>();
-  const buildOptions: BuildOptionsOf = (targets, variant, plugins) => esbuildOptions(root, targets, variant, options.refuse, plugins);
+  const nonRegular = createNonRegularFiles(root);
+  const buildOptions: BuildOptionsOf = (targets, variant, plugins) => esbuildOptions(root, targets, variant, options.refuse, plugins, nonRegular.guard());
   const { bundleOnce, failedBuild } = createBatchBuilds(root, buildOptions);
   const kept = createKeptRebuilds(contexts, buildOptions);
   const stylesheets = createStylesheetRebuild({ root, contexts, lastBuilds, buildOptions, failedBuild, refuse: options.refuse });
@@ -48,7 +50,8 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
-    const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null]);
+    // The special files known: a kept context refuses those it was made knowing (non-regular-files.ts).
+    const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, nonRegular.generation()]);
     if (since && since.changed.some((file) => keepsOldModificationTime(root, file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included
@@ -66,26 +69,31 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     }
   }
 
+  const rebuildWithChunks = (target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> =>
+    withLiveService(async () => {
+      const own = await rebuildOnce(target, variant, signal, since);
+      const [result] = await withChunks(bundleOnce, [target], [own], variant, signal);
+      // The shared files' inputs are the code's too: a later change of stylesheets only is still
+      // rebuilt alone, the shared files kept with the code.
+      const key = `${target.specifier}\0${variantKey(variant)}`;
+      const last = lastBuilds.get(key);
+      if (result !== own && result!.chunks && last?.result === own) {
+        const added = result!.inputs.filter((input) => !own.inputs.includes(input));
+        lastBuilds.set(key, { ...last, result: result!, codeInputs: [...new Set([...last.codeInputs, ...added])] });
+      }
+      return result!;
+    }, recover);
+
   return {
     bundle: (targets, variant, signal) =>
-      withLiveService(async () => {
-        const shared = await shareWithinBatch(bundleOnce, targets, await bundleOnce(targets, variant, signal), variant, signal);
-        return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
-      }, recover),
+      nonRegular.watched(packageDirs(targets), () =>
+        withLiveService(async () => {
+          const shared = await shareWithinBatch(bundleOnce, targets, await bundleOnce(targets, variant, signal), variant, signal);
+          return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
+        }, recover),
+      ),
     rebuild: (target, variant, signal, since) =>
-      withLiveService(async () => {
-        const own = await rebuildOnce(target, variant, signal, since);
-        const [result] = await withChunks(bundleOnce, [target], [own], variant, signal);
-        // The shared files' inputs are the code's too: a later change of stylesheets only is still
-        // rebuilt alone, the shared files kept with the code.
-        const key = `${target.specifier}\0${variantKey(variant)}`;
-        const last = lastBuilds.get(key);
-        if (result !== own && result!.chunks && last?.result === own) {
-          const added = result!.inputs.filter((input) => !own.inputs.includes(input));
-          lastBuilds.set(key, { ...last, result: result!, codeInputs: [...new Set([...last.codeInputs, ...added])] });
-        }
-        return result!;
-      }, recover),
+      nonRegular.watched(packageDirs([target]), () => rebuildWithChunks(target, variant, signal, since)),
     anticipate: stylesheets.anticipate,
     async dispose() {
       lastBuilds.clear();
@@ -94,6 +102,9 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     },
   };
 }
+
+/** Where a build's special files are looked for: each target's package (its module's folder if none). */
+const packageDirs = (targets: readonly BundleTarget[]): string[] => targets.map((target) => target.package?.dir ?? target.dir);
 
 /**
  * A whole build of the module in its kept context, as the stylesheet rebuilt alone later needs it.

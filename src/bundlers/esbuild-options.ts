@@ -27,8 +27,10 @@ export interface OptionalPlugins {
 }
 
 /** The options of the engine's esbuild builds: the same plugins, loaders and output settings (also used by bench/). */
-export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy, optional: OptionalPlugins = {}): esbuild.BuildOptions {
+export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy, optional: OptionalPlugins = {}, nonRegularGuard: esbuild.Plugin | null = null): esbuild.BuildOptions {
   const plugins: esbuild.Plugin[] = [
+    // First: a special file is refused before any plugin's load could open it (non-regular-files.ts).
+    ...(nonRegularGuard ? [nonRegularGuard] : []),
     urlImportsPlugin(),
     moduleBoundariesPlugin(root, targets),
     ...(optional.cssModuleScripts === false ? [] : [cssModuleScriptsPlugin(root, targets)]),

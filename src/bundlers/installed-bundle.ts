@@ -13,6 +13,7 @@ import { patternListings } from './glob-imports.js';
 import { INSTALLED_EXTENSIONS } from '../workspace/resolution.js';
 import { dirOf } from '../workspace/paths.js';
 import { packageJsonPlaces } from '../workspace/tsconfig.js';
+import { nonRegularKind, nonRegularText } from '../regular-files.js';
 
 export interface InstalledBundle {
   /** Empty for a stylesheet entry (README "Stylesheet modules"). */
@@ -44,9 +45,12 @@ export class OutsidePackageError extends Error {
 }
 
 const CONFINE_PLUGIN = 'confine-to-package';
+// Its refusal of a file outside the package, told from its refusal of a FIFO inside.
+const OUTSIDE_TEXT = 'outside the package';
 
 // esbuild resolves a relative import wherever it leads (`../../secret.js`, a link); each file it
-// is about to load is checked here first, by real path, and refused before it is read.
+// is about to load is checked here first, by real path, and refused before it is read; so is one
+// that is no regular file.
 const confineToPackage = (packageDir: string): esbuild.Plugin => ({
   name: CONFINE_PLUGIN,
   setup(build) {
@@ -57,8 +61,11 @@ const confineToPackage = (packageDir: string): esbuild.Plugin => ({
       } catch {
         real = args.path;
       }
-      if (real.startsWith(`${packageDir}${path.sep}`)) return undefined;
-      return { errors: [{ text: 'outside the package', detail: real }] };
+      if (!real.startsWith(`${packageDir}${path.sep}`)) return { errors: [{ text: OUTSIDE_TEXT, detail: real }] };
+      // A FIFO would hold esbuild's open forever (README "Files that are not files"); the stat opens nothing.
+      const stats = fs.statSync(real, { throwIfNoEntry: false });
+      const kind = stats && nonRegularKind(stats);
+      return kind ? { errors: [{ text: nonRegularText(path.relative(packageDir, real).split(path.sep).join('/'), kind) }] } : undefined;
     });
   },
 });
@@ -83,7 +90,7 @@ const COMMON: esbuild.BuildOptions = {
  */
 export function bundleInstalled(entry: string, packageDir: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
   return withLiveService(() => bundleOnce(entry, packageDir, commonJsNames)).catch((error: unknown) => {
-    const refused = (error as Partial<esbuild.BuildFailure>).errors?.filter((message) => message.pluginName === CONFINE_PLUGIN) ?? [];
+    const refused = (error as Partial<esbuild.BuildFailure>).errors?.filter((message) => message.pluginName === CONFINE_PLUGIN && message.text === OUTSIDE_TEXT) ?? [];
     throw refused.length > 0 ? new OutsidePackageError([...new Set(refused.map((message) => String(message.detail)))]) : error;
   });
 }

@@ -3,11 +3,11 @@
 // file, Vite's import.meta members and query imports). The file may have been saved since esbuild
 // read it: each read's hash is kept (`placedFrom` of the result), and the service keeps a place only
 // if the build read the same bytes (ARCHITECTURE.md "The file system in `src/bundlers/`").
-import fs from 'node:fs';
 import path from 'node:path';
 import { contentHash } from '../outputs/content-hash.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside } from '../workspace/paths.js';
+import { readRegularFile } from '../regular-files.js';
 
 export interface PlacedReads {
   /** The file's text as read once for this result, or null if it is outside the workspace or cannot be read. */
@@ -38,7 +38,8 @@ export function placedReads(root: string): PlacedReads {
 function readOnce(root: string, file: string): { text: string; hash: string } | null {
   if (!isInside(file)) return null;
   try {
-    const bytes = fs.readFileSync(path.join(root, file));
+    // Never waits on a FIFO put where the source was (README "Files that are not files").
+    const { bytes } = readRegularFile(path.join(root, file));
     return { text: bytes.toString('utf8'), hash: contentHash(bytes) };
   } catch {
     return null;

@@ -2,7 +2,6 @@
 // and is not minified: the most frequent edit of a day's work then costs half a build. A
 // stylesheet that imports nothing is compiled by esbuild's transform, which gives the bytes a
 // build gives it (ARCHITECTURE.md "One stylesheet edit, from the disk to the page").
-import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type { Diagnostic } from '../workspace/diagnostics.js';
@@ -13,6 +12,7 @@ import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
 import { placedReads } from './placed-reads.js';
 import { placeAssetAddresses } from './plugins/assets.js';
+import { readRegularFile } from '../regular-files.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from './types.js';
 
 export interface LastBuild {
@@ -123,7 +123,8 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
     if (deps.refuse?.filter.test(target.entry)) return null;
     let source: Uint8Array;
     try {
-      source = bytes ?? fs.readFileSync(path.join(root, target.entry));
+      // Never waits on a FIFO (README "Files that are not files"): the build says what it is.
+      source = bytes ?? readRegularFile(path.join(root, target.entry)).bytes;
     } catch {
       return null; // gone or unreadable: the build says how
     }

@@ -22,7 +22,7 @@ export interface DistributionFile {
   size: number;
 }
 
-/** A declared asset as read from disk; null when it is missing or leaves its package. */
+/** A declared asset as read from disk; null when it is missing, no regular file, or leaves its package. */
 export interface AssetContent {
   file: string;
   content: Uint8Array | null;
@@ -50,7 +50,7 @@ export function judgeModule(workspace: WorkspaceModel, module: ModuleModel, targ
     if (asset.content !== null) continue;
     // The service answers 404 for such an asset; a distribution without it would break the page.
     diagnostics.push(
-      diagnostic('BUNDLE_ERROR', `${module.specifier} declares the asset "${asset.file}", but ${module.dir}/${asset.file} is missing or is a link that leaves its package`, {
+      diagnostic('BUNDLE_ERROR', `${module.specifier} declares the asset "${asset.file}", but ${module.dir}/${asset.file} is missing, is no regular file (a FIFO, a socket, a device: README "Files that are not files") or is a link that leaves its package`, {
         file: `${module.dir}/${asset.file}`,
       }),
     );

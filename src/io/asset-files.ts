@@ -2,6 +2,7 @@
 // somewhere outside its package is not served (SECURITY.md): the real path must stay inside.
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../regular-files.js';
 import { createGranularity, isStillValid } from './file-hashes.js';
 import { contentHash } from '../outputs/content-hash.js';
 
@@ -33,10 +34,10 @@ export function createAssetFiles(root: string, now: () => number = Date.now): As
       const at = now();
       let content: Buffer;
       try {
-        content = fs.readFileSync(real);
+        content = readRegularFile(real).bytes; // Never waits on a FIFO (README "Files that are not files").
       } catch {
         remembered.delete(real);
-        return null; // unreadable (EACCES), or gone since the stat: as good as absent
+        return null; // unreadable (EACCES), gone or no longer a regular file since the stat: as good as absent
       }
       const entry = { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, at, content, hash: contentHash(content) };
       remembered.set(real, entry);

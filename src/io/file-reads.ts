@@ -2,6 +2,7 @@
 // remembered with the stat they were read under (`src/io/file-memory.ts`).
 import fs from 'node:fs';
 import { contentHash } from '../outputs/content-hash.js';
+import { isNotRegularFile, readRegularFile } from '../regular-files.js';
 import type { ConfinedPaths } from './confined-paths.js';
 import type { FileMemory } from './file-memory.js';
 
@@ -38,13 +39,15 @@ export type UnreadFile = 'not-a-file' | 'outside' | 'unreadable';
 export function readConfinedFile(paths: ConfinedPaths, relative: string, stats = paths.statOf(relative)): { bytes: Buffer; hash: string; stats: fs.Stats } | UnreadFile {
   if (!stats || !stats.isFile()) return 'not-a-file';
   if (paths.leaves(relative)) return 'outside';
-  let bytes: Buffer;
+  let read: { bytes: Buffer; stats: fs.Stats };
   try {
-    bytes = fs.readFileSync(paths.absolute(relative));
-  } catch {
-    return 'unreadable';
+    // The stat above may be older than the open: what the open meets is asked again, without
+    // ever waiting on a FIFO put there since (README "Files that are not files").
+    read = readRegularFile(paths.absolute(relative));
+  } catch (error) {
+    return isNotRegularFile(error) ? 'not-a-file' : 'unreadable';
   }
-  return { bytes, hash: contentHash(bytes), stats };
+  return { bytes: read.bytes, hash: contentHash(read.bytes), stats };
 }
 
 /** `observe`: told the stats of every read (the granularity of their file system). */

@@ -4,6 +4,7 @@
 // else `module`, a string `browser`, `main`, `index.js` (README "The local CDN").
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../regular-files.js';
 import { initSync, parse } from 'cjs-module-lexer';
 import { isPackageName } from '../workspace/package-name.js';
 import { MAX_MANIFEST_DEPTH } from '../workspace/json.js';
@@ -44,7 +45,8 @@ export function findInstalled(name: string, fromDir: string, links: 'refused' | 
       const manifestFile = links === 'refused' ? realFileInside(real, path.join(real, 'package.json')) : path.join(real, 'package.json');
       try {
         const manifestStamp = manifestFile ? stampOf(manifestFile) : null;
-        const manifest = manifestFile ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>) : null;
+        // Never waits on a FIFO (README "Files that are not files").
+        const manifest = manifestFile ? (JSON.parse(readRegularFile(manifestFile).bytes.toString('utf8')) as Record<string, unknown>) : null;
         if (manifest && manifestStamp && typeof manifest.version === 'string') return { name, version: manifest.version, dir: real, manifest, manifestStamp };
       } catch {
         // no readable manifest: not an installed package, look further up
@@ -161,7 +163,8 @@ export function commonJsExportNames(file: string, packageDir: string): string[] 
     seen.add(next);
     let found: ReturnType<typeof parse>;
     try {
-      found = parse(fs.readFileSync(next, 'utf8'), next);
+      // Never waits on a FIFO (README "Files that are not files"); not a regular file: a default export only.
+      found = parse(readRegularFile(next).bytes.toString('utf8'), next);
     } catch {
       continue; // not CommonJS the lexer reads: its default export only
     }

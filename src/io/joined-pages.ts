@@ -7,6 +7,7 @@
 // or holds another page than its name's (a file copied or renamed over it), is a miss, as is any failure.
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../regular-files.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { removeAbandonedTemporaries, TEMPORARY_SUFFIX, writeAtomically } from './build-cache/write-atomically.js';
 
@@ -52,7 +53,7 @@ export function createJoinedPages(dir: string, identity: string, now: () => numb
     read(key) {
       let content: Buffer;
       try {
-        content = fs.readFileSync(fileOf(key));
+        content = readRegularFile(fileOf(key)).bytes; // Never waits on a FIFO (README "Files that are not files").
       } catch {
         return null;
       }

@@ -54,13 +54,26 @@ export interface ReadAhead {
 // before the read begins, as `readFile` does (src/io/file-reads.ts). A listing follows
 // `listDir`'s rule (src/io/file-reads.ts; test/io/read-ahead.test.ts holds their hashes equal):
 // the directory stat'ed through links and confined by its real path, each entry's name, a
-// directory's (or a link's to a directory inside the root) followed by `/`, sorted by name.
+// directory's (or a link's to a directory inside the root) followed by `/`, sorted by name. The
+// file is opened as `readRegularFile` does (src/regular-files.ts): without waiting on a FIFO put
+// there since the stat, and read only if what was opened is the regular file stat'ed (README
+// "Files that are not files").
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
 const { hash } = require('node:crypto');
 let realRoot = null;
+function readRegular(file, stats) {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const opened = fs.fstatSync(fd);
+    if (!opened.isFile() || opened.dev !== stats.dev || opened.ino !== stats.ino) return null;
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 function readOne(file, realDirs) {
   try {
     const stats = fs.lstatSync(file, { throwIfNoEntry: false });
@@ -71,7 +84,8 @@ function readOne(file, realDirs) {
     if (realDir === undefined) realDirs.set(dir, (realDir = fs.realpathSync.native(dir)));
     if (realDir !== realRoot && !realDir.startsWith(realRoot + path.sep)) return null;
     const at = Date.now();
-    const bytes = fs.readFileSync(file);
+    const bytes = readRegular(file, stats);
+    if (bytes === null) return null;
     return [hash('sha256', bytes, 'base64url').slice(0, 22), stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, at];
   } catch {
     return null;

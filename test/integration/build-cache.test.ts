@@ -13,6 +13,7 @@ import { writeFile } from '../helpers/workspace.js';
 import { RACY_MS } from '../../src/io/file-hashes.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { indexText, isCacheEntry, parseIndex, type CacheIndex as WrittenIndex } from '../../src/io/cache-index.js';
+import { spyOnFileReads } from '../helpers/file-reads-spy.js';
 
 const MAIN = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
 const MAIN_STYLES = `/m/@acme/app@1.0.0/styles/main?${DEV}`;
@@ -97,16 +98,14 @@ describe('the build cache', function () {
     await first.service.close();
 
     const reads: string[] = [];
-    const original = fs.readFileSync;
-    fs.readFileSync = ((file: fs.PathOrFileDescriptor, options?: never) => {
-      if (typeof file === 'string' && file.startsWith(root)) reads.push(path.relative(root, file));
-      return original(file, options);
-    }) as typeof fs.readFileSync;
+    const restoreReads = spyOnFileReads((file) => {
+      if (file.startsWith(root)) reads.push(path.relative(root, file));
+    });
     let second: Awaited<ReturnType<typeof start>>;
     try {
       second = await start();
     } finally {
-      fs.readFileSync = original;
+      restoreReads();
     }
     expect(workspaceReadOf(second.events).restored).to.equal(true);
     expect(second.service.internals.store.getState().workspace).to.deep.equal(model);

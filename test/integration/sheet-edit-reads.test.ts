@@ -12,6 +12,7 @@ import { awaitedWalk, serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { CoreEvent } from '../../src/store/events.js';
 import { RACY_MS } from '../../src/io/file-hashes.js';
+import { spyOnFileReads } from '../helpers/file-reads-spy.js';
 
 const SHEET = 'packages/app/main/styles.css';
 const CODE = 'packages/app/main/index.ts';
@@ -28,14 +29,15 @@ async function readsDuring(root: string, run: () => Promise<void>): Promise<stri
     const absolute = path.resolve(file);
     if (absolute.startsWith(root + path.sep)) read.push(path.relative(root, absolute).split(path.sep).join('/'));
   };
-  const originals = { readFileSync: fs.readFileSync, readFile: fs.readFile, promisesReadFile: fs.promises.readFile };
-  fs.readFileSync = ((file: unknown, ...rest: unknown[]) => (note(file), (originals.readFileSync as (...args: unknown[]) => unknown)(file, ...rest))) as typeof fs.readFileSync;
+  const originals = { readFile: fs.readFile, promisesReadFile: fs.promises.readFile };
+  const restoreSyncReads = spyOnFileReads(note);
   fs.readFile = ((file: unknown, ...rest: unknown[]) => (note(file), (originals.readFile as (...args: unknown[]) => unknown)(file, ...rest))) as typeof fs.readFile;
   fs.promises.readFile = ((file: unknown, ...rest: unknown[]) => (note(file), (originals.promisesReadFile as (...args: unknown[]) => unknown)(file, ...rest))) as typeof fs.promises.readFile;
   try {
     await run();
   } finally {
-    Object.assign(fs, { readFileSync: originals.readFileSync, readFile: originals.readFile });
+    restoreSyncReads();
+    Object.assign(fs, { readFile: originals.readFile });
     Object.assign(fs.promises, { readFile: originals.promisesReadFile });
   }
   return read;

@@ -18,6 +18,7 @@ import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { quietTree } from '../reliability/support.js';
+import { spyOnFileReads } from '../helpers/file-reads-spy.js';
 
 describe('createBuildRunner', () => {
   it('tells an incremental rebuild the inputs that changed and the code hash of the last build', async () => {
@@ -70,8 +71,7 @@ describe('createBuildRunner', () => {
     const first = (await firstValueFrom(run(job(1))))[0] as { resolution?: string[] };
     expect(first.resolution).to.include.members(['app/main/tsconfig.json', 'app/tsconfig.json', 'app/base.json']).and.not.include('app/main/index.ts');
     const reads: string[] = [];
-    const readFileSync = fs.readFileSync;
-    fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(path.relative(root, String(args[0]))), readFileSync(...args))) as typeof fs.readFileSync;
+    const restore = spyOnFileReads((file) => reads.push(path.relative(root, file)));
     try {
       await inputsOf(2);
       expect(reads, 'an unchanged chain').to.deep.equal([]);
@@ -83,7 +83,7 @@ describe('createBuildRunner', () => {
       fs.writeFileSync(path.join(root, 'app/later.json'), '{}');
       expect(await inputsOf(5)).to.include.members(['app/other.json', 'app/later.json']);
     } finally {
-      fs.readFileSync = readFileSync;
+      restore();
     }
   });
 

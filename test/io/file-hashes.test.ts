@@ -7,6 +7,7 @@ import { absentFromRecordedListing, COARSE_TIMESTAMP_MS, createFileHashes, creat
 import { LINK_TARGET } from '../../src/bundlers/types.js';
 import { coarseStat } from '../helpers/coarse-stat.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { spyOnFileReads } from '../helpers/file-reads-spy.js';
 
 const MTIME = new Date('2020-01-01T00:00:00.000Z');
 
@@ -181,8 +182,7 @@ describe('createFileHashes', () => {
       const stamped = nextWatchSequence();
       expect(hashes.hash('a.ts')).to.equal(contentHash('aaa'));
       const reads: string[] = [];
-      const readFileSync = fs.readFileSync;
-      fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(String(args[0])), readFileSync(...args))) as typeof fs.readFileSync;
+      const restore = spyOnFileReads((file) => reads.push(file));
       try {
         nextWatchSequence();
         const recalled = hashes.recall('a.ts');
@@ -196,7 +196,7 @@ describe('createFileHashes', () => {
         expect(Buffer.from(hashes.recall('a.ts').bytes!).toString(), 'a changed stat is read').to.equal('bbbb');
         expect(reads).to.have.length(2);
       } finally {
-        fs.readFileSync = readFileSync;
+        restore();
       }
     });
 
@@ -289,12 +289,11 @@ describe('createFileHashes', () => {
     /** The main thread's reads of files while `run` runs. */
     async function mainReads(run: () => Promise<void> | void): Promise<string[]> {
       const reads: string[] = [];
-      const readFileSync = fs.readFileSync;
-      fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(path.basename(String(args[0]))), readFileSync(...args))) as typeof fs.readFileSync;
+      const restore = spyOnFileReads((file) => reads.push(path.basename(file)));
       try {
         await run();
       } finally {
-        fs.readFileSync = readFileSync;
+        restore();
       }
       return reads;
     }

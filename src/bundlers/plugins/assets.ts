@@ -36,6 +36,30 @@ const markedAddress = (subpath: string, file: string): string => `${CLIMB_MARK}a
 /** A path the plugin made for a declared asset, as the build's metafile names it. */
 export const isMarkedAssetAddress = (reference: string): boolean => reference.startsWith(CLIMB_MARK);
 
+// The addresses a target's outputs may hold: its own declared assets, and a shared file's those of
+// the module it was found from (README "Shared files").
+function ownMarks(target: BundleTarget): string[] {
+  const declarations = [target, ...(target.importer ? [target.importer] : [])];
+  return declarations.flatMap((declaring) => declaring.assets.filter((file) => !isCompiledByEsbuild(file)).map((file) => `assets/${declaring.subpath}/${file}`));
+}
+
+// What may follow an address in an output: a string's or a `url()`'s end, a query, a hash.
+const ADDRESS_END = /^(?:$|["'`)\s?#])/;
+
+/**
+ * Whether `output`, built with other modules in one esbuild build, holds an asset address that is
+ * not `target`'s own: an asset another module of the build declared (the plugin resolves a file
+ * once per build, for every entry that reaches it), or the same file under another module's
+ * subpath. Built alone, the module sees its own declaration only (README "Shared files").
+ */
+export function holdsOthersAssets(output: Uint8Array, target: BundleTarget): boolean {
+  const bytes = bufferView(output);
+  if (bytes.indexOf(CLIMB_BYTES) === -1) return false;
+  const own = ownMarks(target);
+  const [, ...marked] = bytes.toString('utf8').split(CLIMB_MARK);
+  return marked.some((after) => !own.some((mark) => after.startsWith(mark) && ADDRESS_END.test(after.slice(mark.length))));
+}
+
 /** `output` (code or stylesheet of the module or shared file at `subpath`) with each asset address climbing from where it is served. */
 export function placeAssetAddresses(output: Uint8Array, subpath: string): Uint8Array {
   const bytes = bufferView(output);
@@ -71,7 +95,8 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
         const asset = declared.get(absolute);
         if (!asset) {
           return {
-            errors: [{ text: `"${args.path}" is not a declared asset: add "${path.basename(absolute)}" to "assets" in the module.json beside it` }],
+            // Said alike however the builds are grouped: the module importing it is the one built alone.
+            errors: [{ text: `"${args.path}" is not a declared asset of the module importing it: a module imports only the assets it declares itself; add "${path.basename(absolute)}" to "assets" in the module.json beside it if it is this module's, or import the code using it through the public module that declares it` }],
           };
         }
         const address = markedAddress(asset.subpath, asset.file);

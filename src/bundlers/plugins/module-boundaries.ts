@@ -11,7 +11,6 @@
 //   (`export { Part } from './lit-html.js'`, where `Part` is a type), which tsc erases knowing
 //   the other file, and esbuild erases inside one bundle only. Kept external as written, such
 //   a name is imported from an output that has no such export, and the page fails to link.
-import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import type { BundleTarget } from '../types.js';
@@ -19,6 +18,7 @@ import { escapeRegExp } from '../filters.js';
 import { boundaryCrossedText } from '../../workspace/diagnostics.js';
 import { CSS_MODULE_SCRIPTS } from './css-module-scripts.js';
 import { WORKSPACE_CONFINEMENT } from './workspace-confinement.js';
+import { readRegularFile } from '../../regular-files.js';
 
 const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
 
@@ -45,7 +45,8 @@ function namedExportsOf() {
       let found = known.get(file);
       if (found === undefined) {
         try {
-          found = NAMED_EXPORT_LIST.test(fs.readFileSync(file, 'utf8'));
+          // Never waits on a FIFO (README "Files that are not files"): its load is refused.
+          found = NAMED_EXPORT_LIST.test(readRegularFile(file).bytes.toString('utf8'));
         } catch {
           found = false;
         }

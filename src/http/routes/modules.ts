@@ -97,7 +97,7 @@ async function serveAsset(ctx: HttpContext, address: Address, deps: ModulesRoute
       throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${module.specifier} does not declare the asset "${file}"${module.assets.length ? `; its assets are ${module.assets.join(', ')}` : ''}: declare it under "assets" in its module.json`);
     }
     const asset = deps.assets.read(state.workspace.packages.find((p) => p.name === module.package)!.dir, `${module.dir}/${file}`);
-    if (!asset) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `the asset "${file}" of ${module.specifier} is declared but ${module.dir}/${file} is missing or leaves its package`);
+    if (!asset) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `the asset "${file}" of ${module.specifier} is declared but ${module.dir}/${file} is missing, is no regular file (README "Files that are not files") or leaves its package`);
     sendOutput(ctx, asset.content, { type: contentType(file) || 'application/octet-stream', hash: asset.hash, anyOrigin: true });
     return;
   }

@@ -2,8 +2,8 @@
 // core.json's `remoteCache`, with the address overridden by CORE_REMOTE_CACHE and a credential
 // only ever from CORE_REMOTE_CACHE_HEADER, so that no file of the repository holds one.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../../regular-files.js';
 import { parseWorkspaceManifest, remoteCacheAddressProblem } from '../../workspace/workspace-manifest.js';
 
 export interface RemoteCacheSettings {
@@ -20,9 +20,9 @@ export function remoteCacheSettings(root: string, env: NodeJS.ProcessEnv = proce
   if (env.CORE_REMOTE_CACHE === 'off') return { settings: null };
   let text: string | null = null;
   try {
-    text = fs.readFileSync(path.join(root, 'core.json'), 'utf8');
+    text = readRegularFile(path.join(root, 'core.json')).bytes.toString('utf8'); // Never waits on a FIFO (README "Files that are not files").
   } catch {
-    // no core.json: the workspace's own reading says so
+    // no core.json, or no regular file: the workspace's own reading says so
   }
   const declared = text === null ? undefined : parseWorkspaceManifest(text).value?.remoteCache;
   // A `remoteCache` written but not readable (a broken core.json, a bad member) may hold the

@@ -15,6 +15,7 @@ import { contentHash } from '../../../src/outputs/content-hash.js';
 import { createOutputCache } from '../../../src/outputs/output-cache.js';
 import { moduleModel, workspaceModel } from '../../helpers/models.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
+import { spyOnFileReads } from '../../helpers/file-reads-spy.js';
 
 const IDENTITY = { service: 'test', esbuild: '0', bundlers: 'b' };
 const VARIANT = 'dev';
@@ -82,19 +83,19 @@ describe('restoreFromRemote, inputs read ahead', () => {
       const hashes = cache.fresh();
       const asked: string[][] = [];
       const reads: string[] = [];
-      const readFileSync = fs.readFileSync;
+      let restoreReads = () => {};
       try {
         const restored = await restore(cache, hashes, async (relatives) => {
           asked.push([...relatives]);
           await hashes.readAhead!(relatives);
-          fs.readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => (reads.push(String(args[0])), readFileSync(...args))) as typeof fs.readFileSync;
+          restoreReads = spyOnFileReads((file) => reads.push(file));
         });
         expect(restored.builds.map((build) => build.module)).to.have.members(['@t/app/m0', '@t/app/m1']);
         expect(restored.misses).to.deep.equal({});
         expect(asked.flat().sort()).to.deep.equal(['app/m0/helper.ts', 'app/m0/index.ts', 'app/m1/helper.ts', 'app/m1/index.ts']);
         expect(reads, 'the main thread read nothing after the worker').to.deep.equal([]);
       } finally {
-        fs.readFileSync = readFileSync;
+        restoreReads();
         await hashes.close!();
       }
     });

@@ -1,0 +1,59 @@
+// Files that are not regular files where esbuild or a bundler's own read meets them (README "Files
+// that are not files"): refused by what they are, never waited on.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import * as esbuild from 'esbuild';
+import { bundleInstalled } from '../../src/bundlers/installed-bundle.js';
+import { createNonRegularFiles } from '../../src/bundlers/non-regular-files.js';
+import { placedReads } from '../../src/bundlers/placed-reads.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const mkfifo = (file: string) => execFileSync('mkfifo', [file]);
+
+describe('files that are not regular files, in the bundlers', function () {
+  it("the local CDN's build of an installed package refuses a FIFO it imports, naming it", async function () {
+    const root = tempWorkspace({ 'node_modules/pkg/package.json': '{"name":"pkg","version":"1.0.0"}', 'node_modules/pkg/index.js': "export { x } from './pipe.js';\n" });
+    const packageDir = path.join(root, 'node_modules/pkg');
+    mkfifo(path.join(packageDir, 'pipe.js'));
+    const failure = await bundleInstalled(path.join(packageDir, 'index.js'), packageDir, () => []).then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(failure?.message).to.include('"pipe.js" is a FIFO (named pipe), not a regular file');
+  });
+
+  it('the read placing a diagnostic after a build takes no text from a FIFO', function () {
+    const root = tempWorkspace({ 'app/main.ts': '' });
+    mkfifo(path.join(root, 'app/sheet.css'));
+    expect(placedReads(root).text('app/sheet.css')).to.equal(null);
+  });
+
+  it('a build stuck on a FIFO ends, and is done again refusing it; the guard lets a regular file in its place load', async function () {
+    const root = tempWorkspace({ 'packages/app/main/index.ts': "import { value } from './pipe.ts';\nexport const main = value;\n" });
+    const pipe = path.join(root, 'packages/app/main/pipe.ts');
+    mkfifo(pipe);
+    // A short bound: the test waits for the build to end, never for a time.
+    const special = createNonRegularFiles(root, 50);
+    expect(special.guard(), 'no plugin while no special file is known').to.equal(null);
+    let runs = 0;
+    const build = () => {
+      runs += 1;
+      const guard = special.guard();
+      return esbuild.build({ entryPoints: [path.join(root, 'packages/app/main/index.ts')], bundle: true, write: false, logLevel: 'silent', plugins: guard ? [guard] : [] }).then(
+        () => null,
+        (failure: esbuild.BuildFailure) => failure.errors.map((error) => error.text),
+      );
+    };
+    const errors = await special.watched(['packages/app'], build);
+    expect(runs).to.equal(2);
+    expect(errors).to.deep.equal(['"packages/app/main/pipe.ts" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there']);
+    const known = special.generation();
+    fs.rmSync(pipe);
+    fs.writeFileSync(pipe, 'export const value = 1;\n');
+    expect(await special.watched(['packages/app'], build)).to.equal(null);
+    expect(special.generation(), 'forgotten once a regular file is there').to.not.equal(known);
+    expect(special.guard()).to.equal(null);
+  });
+});
