@@ -157,13 +157,6 @@ export interface FileHashes {
    */
   readAhead?(relatives: readonly string[]): Promise<void>;
   /**
-   * Reads and hashes on the second core the plain files these directories hold (a guess: a team
-   * start's module directories, while it waits for the entries that name their inputs), kept as
-   * `readAhead` keeps its reads, until a `readAhead` names the files wanted. Resolved when done or
-   * ended so, never rejected; does nothing unless `readAhead` was asked for.
-   */
-  readAheadIn?(dirs: readonly string[]): Promise<void>;
-  /**
    * A file's hash as the `readAhead` worker read it, taken with no stat here: remembered under
    * the stat it was read under, as a `stamp` taken at that read (confirmed from the watch count
    * when it was asked); undefined when there is no such read, or it began within the file's
@@ -257,10 +250,6 @@ function trackGranularity(granularity: (stats: StatTimes) => number) {
 /** Reads ahead not taken are forgotten past this many: a path read ahead and never stamped. */
 const MAX_READS_AHEAD = 100_000;
 
-/** What `readAheadIn` reads of a directory: files of at most this many bytes, at most this many of them. */
-const GUESSED_MAX_BYTES = 256 * 1024;
-const GUESSED_MAX_FILES = 64;
-
 /** The stat of a file (`name`) or a directory (`name/`), when it is one. */
 function statAsNamed(paths: ConfinedPaths, relative: string): fs.Stats | undefined {
   const isDir = relative.endsWith('/');
@@ -276,16 +265,9 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: Sta
   const reads = new Map<string, { read: AheadRead; seq: number }>();
   // Plain relative paths (`isPlainRelative`) are joined by concatenation, as `createConfinedPaths` joins them.
   const rootPrefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
-  const keep = (relative: string, read: AheadRead, seq: number) => {
-    if (reads.size >= MAX_READS_AHEAD) reads.clear();
-    reads.set(relative, { read, seq });
-  };
   return {
     async readAhead(relatives: readonly string[]): Promise<void> {
       if (relatives.length === 0) return worker.start();
-      // The files named now are the ones wanted: no more guessing. A file the worker guessed is
-      // not read again: its read came with the guess's answers, before this one's.
-      worker.stopGuess();
       // What a stamp reads; a path remembered already is most likely still what was read (its stat tells).
       const wanted = [...new Set(relatives)].filter((relative) => isPlainRelative(relative) && !memory.get(relative) && !reads.has(relative));
       if (wanted.length === 0) return;
@@ -293,20 +275,6 @@ function readsAhead(root: string, memory: FileMemory, granularityOf: (stats: Sta
       const answers = await worker.read(wanted.map((relative) => `${rootPrefix}${relative}`));
       if (reads.size + wanted.length > MAX_READS_AHEAD) reads.clear();
       for (const [index, read] of answers.entries()) if (read) reads.set(wanted[index]!, { read, seq });
-    },
-    /**
-     * Reads the files of these directories on the worker until `readAhead` names the files wanted:
-     * a guess at what comes, kept like any read ahead (the same rules take it or not).
-     */
-    async readAheadIn(dirs: readonly string[]): Promise<void> {
-      const plain = [...new Set(dirs)].filter(isPlainRelative);
-      const seq = watchSequence();
-      await worker.readIn(plain.map((dir) => `${rootPrefix}${dir}`), GUESSED_MAX_BYTES, GUESSED_MAX_FILES, (index, found) => {
-        for (const [name, read] of found) {
-          const relative = `${plain[index]}/${name}`;
-          if (isPlainRelative(relative) && !memory.get(relative) && !reads.has(relative)) keep(relative, read, seq);
-        }
-      });
     },
     /**
      * The worker's hash of a file, remembered as a stamp's own read (confirmed from `seq`), when the
@@ -536,7 +504,6 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     granularityMs: coarsest,
     realPath: paths.realPath,
     readAhead: async (relatives) => ahead?.readAhead(relatives),
-    readAheadIn: async (dirs) => ahead?.readAheadIn(dirs),
     takeAhead: (relative) => ahead?.takeAsRead(relative),
     sha256Ahead: async (bytes, ranges) => (ahead ? ahead.sha256(bytes, ranges) : null),
     close: async () => ahead?.close(),

@@ -34,17 +34,6 @@ export interface ReadAhead {
    */
   read(files: readonly string[]): Promise<(AheadRead | null)[]>;
   /**
-   * A guess: the plain files each absolute directory holds now (by its listing: no link, no
-   * directory), each read as `read` reads a file, none of more than `maxBytes`, at most `maxFiles`
-   * a directory, told to `found` a few directories at a time ([name, read] pairs of the directory
-   * `dirs[index]`), until done or `stopGuess`. A file guessed that `read` asks for later is not
-   * read again: answered null there, its read the one `found` was told before that answer
-   * comes. Resolved when done, stopped, or the worker is gone.
-   */
-  readIn(dirs: readonly string[], maxBytes: number, maxFiles: number, found: (index: number, reads: readonly (readonly [name: string, read: AheadRead])[]) => void): Promise<void>;
-  /** Stops the guess of `readIn` (its directories not yet read are not read). */
-  stopGuess(): void;
-  /**
    * The SHA-256 (hex) of each `[start, end)` range of `bytes`, with the bytes: a pack downloaded
    * from the team cache checked against its digests on the second core. Bytes that own their
    * memory whole are moved to the worker, not copied, and come back with the digests (`bytes`
@@ -74,10 +63,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { hash } = require('node:crypto');
 let realRoot = null;
-function readOne(file, realDirs, maxBytes = Infinity) {
+function readOne(file, realDirs) {
   try {
     const stats = fs.lstatSync(file, { throwIfNoEntry: false });
-    if (!stats || !stats.isFile() || stats.nlink > 1 || stats.size > maxBytes) return null;
+    if (!stats || !stats.isFile() || stats.nlink > 1) return null;
     realRoot ??= fs.realpathSync.native(workerData.root);
     const dir = path.dirname(file);
     const realDir = realDirs.get(dir) ?? realDirOf(dir, fs.lstatSync(dir), realDirs);
@@ -144,65 +133,10 @@ function listOne(file, realDirs) {
     return null;
   }
 }
-// The plain files a directory holds now, each read as readOne reads it: [name, read] pairs.
-function readIn(dir, realDirs, maxBytes, maxFiles) {
-  const found = [];
-  try {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (found.length >= maxFiles) break;
-      if (!entry.isFile()) continue;
-      const file = dir + path.sep + entry.name;
-      const read = readOne(file, realDirs, maxBytes);
-      if (!read) continue;
-      found.push([entry.name, read]);
-      guessed.add(file);
-    }
-  } catch {}
-  return found;
-}
-// Files read by a guess (their reads answered already, in an earlier message) not yet asked for by
-// name: a file asked for is not read twice, its answer the guess's, taken with the watch count
-// of when the guess was asked.
-const guessed = new Set();
-// The guess going on: its id, until it is done or stopped.
-let guessing = null;
-function guess(id, dirs, maxBytes, maxFiles, from) {
-  if (guessing !== id) return;
-  const to = Math.min(from + DIRS_PER_ANSWER, dirs.length);
-  const realDirs = new Map();
-  const reads = dirs.slice(from, to).map((dir) => readIn(dir, realDirs, maxBytes, maxFiles));
-  if (to < dirs.length) {
-    parentPort.postMessage({ id, reads, from, more: true });
-    // A turn of the loop between answers: a message asking for files is answered meanwhile.
-    setImmediate(guess, id, dirs, maxBytes, maxFiles, to);
-  } else {
-    guessing = null;
-    parentPort.postMessage({ id, reads, from });
-  }
-}
-const DIRS_PER_ANSWER = 16;
-function readNamed(file, realDirs) {
-  if (!guessed.delete(file)) return readOne(file, realDirs);
-  return null;
-}
-parentPort.on('message', ({ id, files, bytes, ranges, dirs, maxBytes, maxFiles, stop }) => {
+parentPort.on('message', ({ id, files, bytes, ranges }) => {
   if (bytes) return parentPort.postMessage({ id, reads: ranges.map(([start, end]) => hash('sha256', bytes.subarray(start, end), 'hex')), bytes }, [bytes.buffer]);
-  if (stop !== undefined) {
-    if (guessing === stop) {
-      guessing = null;
-      parentPort.postMessage({ id: stop, reads: [], from: 0 });
-    }
-    return;
-  }
-  if (dirs) {
-    // One guess at a time: a new one ends the one going on.
-    if (guessing !== null) parentPort.postMessage({ id: guessing, reads: [], from: 0 });
-    guessed.clear();
-    guessing = id;
-    return guess(id, dirs, maxBytes, maxFiles, 0);
-  }
   const realDirs = new Map();
-  parentPort.postMessage({ id, reads: files.map((file) => (file.endsWith('/') ? listOne(file, realDirs) : readNamed(file, realDirs))) });
+  parentPort.postMessage({ id, reads: files.map((file) => (file.endsWith('/') ? listOne(file, realDirs) : readOne(file, realDirs))) });
 });
 `;
 
@@ -210,9 +144,6 @@ parentPort.on('message', ({ id, files, bytes, ranges, dirs, maxBytes, maxFiles, 
 interface Answer {
   reads: unknown[];
   bytes?: Uint8Array;
-  /** A guess's answer: the index of its first directory, and whether more follow. */
-  from?: number;
-  more?: boolean;
 }
 
 export function createReadAhead(root: string): ReadAhead {
@@ -220,9 +151,6 @@ export function createReadAhead(root: string): ReadAhead {
   let gone = false;
   let nextId = 0;
   const waiting = new Map<number, (answer: Answer | null) => void>();
-  // What a guess (`readIn`) is told of each of its answers, the last one included.
-  const partials = new Map<number, (answer: Answer) => void>();
-  let guessId: number | null = null;
 
   // The worker keeps the process alive only while a read is asked of it.
   function settle(id: number, answer: Answer | null) {
@@ -237,7 +165,6 @@ export function createReadAhead(root: string): ReadAhead {
   function end() {
     gone = true;
     worker = null;
-    partials.clear();
     for (const id of [...waiting.keys()]) settle(id, null);
   }
 
@@ -251,24 +178,15 @@ export function createReadAhead(root: string): ReadAhead {
       return null;
     }
     worker.unref();
-    worker.on('message', (answer: Answer & { id: number }) => {
-      const partial = partials.get(answer.id);
-      if (partial) {
-        partial(answer);
-        if (answer.more) return;
-        partials.delete(answer.id);
-      }
-      settle(answer.id, answer);
-    });
+    worker.on('message', (answer: Answer & { id: number }) => settle(answer.id, answer));
     worker.on('error', end);
     worker.on('exit', end);
     return worker;
   }
 
   // One question to the worker: its answer, or null when it is gone (or goes before answering).
-  function ask(thread: Worker, message: object, moved: ArrayBuffer[] = [], partial?: (id: number) => (answer: Answer) => void): Promise<Answer | null> {
+  function ask(thread: Worker, message: object, moved: ArrayBuffer[] = []): Promise<Answer | null> {
     const id = nextId++;
-    if (partial) partials.set(id, partial(id));
     if (waiting.size === 0) thread.ref();
     return new Promise((resolve) => {
       waiting.set(id, resolve);
@@ -282,21 +200,6 @@ export function createReadAhead(root: string): ReadAhead {
       const thread = files.length > 0 ? started() : null;
       const answer = thread ? await ask(thread, { files }) : null;
       return (answer?.reads as (AheadRead | null)[] | undefined) ?? files.map(() => null);
-    },
-    async readIn(dirs, maxBytes, maxFiles, found) {
-      const thread = dirs.length > 0 ? started() : null;
-      if (!thread) return;
-      const told = (answer: Answer) => {
-        const from = answer.from ?? 0;
-        for (const [offset, reads] of (answer.reads as (readonly [string, AheadRead])[][]).entries()) found(from + offset, reads);
-      };
-      let id = -1;
-      await ask(thread, { dirs, maxBytes, maxFiles }, [], (asked) => ((id = guessId = asked), told));
-      if (guessId === id) guessId = null;
-    },
-    stopGuess() {
-      if (guessId !== null) worker?.postMessage({ stop: guessId });
-      guessId = null;
     },
     async sha256(bytes, ranges) {
       const thread = started();

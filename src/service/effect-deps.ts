@@ -87,7 +87,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
                   }) ?? null,
               }
             : {}),
-          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.readAhead ? { readAhead: hashes.readAhead } : {}), ...(hashes.readAheadIn ? { readAheadIn: hashes.readAheadIn } : {}), ...(hashes.sha256Ahead ? { sha256Ahead: hashes.sha256Ahead } : {}), ...(team ? { earlierFailures: team.failures } : {}) }) : (workspace: WorkspaceModel) => cache.restore(workspace),
+          restoreBuilds: remote ? createStartRestore({ cache, client: remote.client, settings: remote.settings, identity, outputs, logger, ...(hashes.readAhead ? { readAhead: hashes.readAhead } : {}), ...(hashes.sha256Ahead ? { sha256Ahead: hashes.sha256Ahead } : {}), ...(team ? { earlierFailures: team.failures } : {}) }) : (workspace: WorkspaceModel) => cache.restore(workspace),
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),

@@ -49,11 +49,6 @@ export interface RemoteRestoreDeps {
    */
   readAhead?(relatives: readonly string[]): Promise<void>;
   /**
-   * Reads the files of directories on the second core (`FileHashes.readAheadIn`): the wanted
-   * modules' directories, while the workspace's entry and the pack are asked for and opened.
-   */
-  readAheadIn?(dirs: readonly string[]): Promise<void>;
-  /**
    * The SHA-256 (hex) of ranges of bytes on the second core (`FileHashes.sha256Ahead`): the pack
    * and its parts checked there while this thread judges the entries, their outputs kept after.
    */
@@ -72,10 +67,6 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   const { client } = deps;
   const before = deps.countsSince ?? { ...client.counts };
   const { misses, failures, miss, answered } = createTally();
-  // The second core is idle until the entries name their inputs: it reads what most likely are
-  // most of them meanwhile (README "A team's remote cache"), each read still taken by the rules
-  // of any read ahead, or not at all.
-  if (deps.readAhead && wanted.length > 0) void deps.readAheadIn?.(wanted.map((one) => one.module.dir));
   // The parts of the workspace's pack, when it has one: each still checked against its digest,
   // here as it is used, or all at once on the worker (`checked`: those that hashed to their names).
   let packed = new Map<string, Buffer>();

@@ -29,8 +29,6 @@ export interface StartRestoreDeps {
   logger?(message: string): void;
   /** Reads files on the second core (`FileHashes.readAhead`): the downloaded entries' inputs. */
   readAhead?(relatives: readonly string[]): Promise<void>;
-  /** Reads the files of directories on the second core (`FileHashes.readAheadIn`): the modules' directories, a guess at their inputs. */
-  readAheadIn?(dirs: readonly string[]): Promise<void>;
   /** The failures of the questions asked earlier in the start (the workspace model's, `model-entry.ts`): counted with the restore's. */
   earlierFailures?(): Partial<Record<string, number>>;
   /** Hashes on the second core (`FileHashes.sha256Ahead`): the pack's parts. */
@@ -56,7 +54,6 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
         check: deps.cache.entryChecker(workspace),
         outputs: deps.outputs,
         ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
-        ...(deps.readAheadIn ? { readAheadIn: deps.readAheadIn } : {}),
         ...(deps.sha256Ahead ? { sha256Ahead: deps.sha256Ahead } : {}),
         // The start's requests and bytes: the client's one count since it was made, the model's
         // question included (a start restores once, README "A team's remote cache").
