@@ -50,7 +50,9 @@ export interface ReadAhead {
 // (src/outputs/content-hash.ts; test/io/read-ahead.test.ts holds them equal), its confinement
 // `leaves`'s (src/io/confined-paths.ts): the real path must be inside the root. A link is not
 // followed at all (`lstat`: the main thread reads such a file itself), so the file's real path is
-// its directory's, asked once per directory and batch. The stat is taken before the read and `at`
+// its directory's, found once per directory and batch as a listing's is (`realDirOf`: its
+// parent's and its name when an lstat shows it is no link, a system call where the C library's
+// real path is one per component of the path). The stat is taken before the read and `at`
 // before the read begins, as `readFile` does (src/io/file-reads.ts). A listing follows
 // `listDir`'s rule (src/io/file-reads.ts; test/io/read-ahead.test.ts holds their hashes equal):
 // the directory stat'ed through links and confined by its real path, each entry's name, a
@@ -80,8 +82,7 @@ function readOne(file, realDirs) {
     if (!stats || !stats.isFile() || stats.nlink > 1) return null;
     realRoot ??= fs.realpathSync.native(workerData.root);
     const dir = path.dirname(file);
-    let realDir = realDirs.get(dir);
-    if (realDir === undefined) realDirs.set(dir, (realDir = fs.realpathSync.native(dir)));
+    const realDir = realDirs.get(dir) ?? realDirOf(dir, fs.lstatSync(dir), realDirs);
     if (realDir !== realRoot && !realDir.startsWith(realRoot + path.sep)) return null;
     const at = Date.now();
     const bytes = readRegular(file, stats);

@@ -426,6 +426,35 @@ describe('createFileHashes', () => {
       }
     });
 
+    it('gives the answers of a reader without the worker: a file changed or removed since it was read, a link, files under directories linked inside and outside, and once the worker is gone', async () => {
+      const outside = tempWorkspace({ 'deep/secret.ts': 'secret' });
+      const root = tempWorkspace({ 'a.ts': 'aaa', 'b.ts': 'bbb', 'gone.ts': 'ggg', 'dir/sub/d.ts': 'ddd', 'kept.ts': 'kkk' });
+      fs.symlinkSync(path.join(root, 'a.ts'), path.join(root, 'link.ts'));
+      fs.symlinkSync(path.join(root, 'dir'), path.join(root, 'within'));
+      fs.symlinkSync(outside, path.join(root, 'away'));
+      pastRacyWindow();
+      const names = ['a.ts', 'b.ts', 'gone.ts', 'link.ts', 'within/sub/d.ts', 'dir/sub/d.ts', 'away/deep/secret.ts', 'kept.ts'];
+      const hashes = createFileHashes(root, Date.now, { readAhead: true, granularityMs: 0 });
+      try {
+        await hashes.readAhead!(names);
+        // Nothing read out of the workspace to take, even with no stat here.
+        expect(hashes.takeAhead!('away/deep/secret.ts')).to.equal(undefined);
+        fs.writeFileSync(path.join(root, 'b.ts'), 'changed');
+        fs.rmSync(path.join(root, 'gone.ts'));
+        const plain = createFileHashes(root, Date.now, { granularityMs: 0 });
+        const expected = Object.fromEntries(names.map((name) => [name, plain.hash(name)]));
+        expect(expected).to.deep.include({ 'b.ts': contentHash('changed'), 'gone.ts': null, 'within/sub/d.ts': contentHash('ddd'), 'away/deep/secret.ts': null });
+        expect(Object.fromEntries(names.map((name) => [name, hashes.hash(name)]))).to.deep.equal(expected);
+        // The worker gone (closed, or failed): what it did not read is read here, with the same answers.
+        await hashes.close!();
+        fs.writeFileSync(path.join(root, 'kept.ts'), 'k2');
+        await hashes.readAhead!(['kept.ts']);
+        expect(hashes.hash('kept.ts')).to.equal(contentHash('k2'));
+      } finally {
+        await hashes.close!();
+      }
+    });
+
     it('does nothing unless asked for: the main thread reads', async () => {
       const root = tempWorkspace({ 'a.ts': 'aaa' });
       pastRacyWindow();

@@ -24,22 +24,27 @@ describe('createReadAhead', () => {
   });
 
   it('reads nothing absent, no directory, no link, no file of several names and nothing out of the workspace', async () => {
-    const outside = tempWorkspace({ 'secret.ts': 'export const secret = 1;\n' });
-    const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n', 'dir/c.ts': 'c\n' });
+    const outside = tempWorkspace({ 'secret.ts': 'export const secret = 1;\n', 'deep/er/secret.ts': 'deeper\n' });
+    const root = tempWorkspace({ 'a.ts': 'export const a = 1;\n', 'dir/c.ts': 'c\n', 'dir/sub/d.ts': 'd\n' });
     fs.symlinkSync(path.join(root, 'a.ts'), path.join(root, 'link.ts'));
     fs.symlinkSync(outside, path.join(root, 'away'));
+    // A directory linked to one inside: its files are inside, read; under one linked outside, none is.
+    fs.symlinkSync(path.join(root, 'dir'), path.join(root, 'within'));
     fs.linkSync(path.join(root, 'dir/c.ts'), path.join(root, 'twice.ts'));
     const ahead = createReadAhead(root);
     try {
-      const names = ['gone.ts', 'dir', 'link.ts', 'away/secret.ts', 'twice.ts', 'a.ts'];
+      const names = ['gone.ts', 'dir', 'link.ts', 'away/secret.ts', 'away/deep/er/secret.ts', 'twice.ts', 'a.ts', 'within/sub/d.ts', 'dir/sub/d.ts'];
       const reads = await ahead.read(names.map((name) => path.join(root, name)));
       expect(Object.fromEntries(names.map((name, index) => [name, reads[index]?.[0] ?? null]))).to.deep.equal({
         'gone.ts': null,
         dir: null,
         'link.ts': null,
         'away/secret.ts': null,
+        'away/deep/er/secret.ts': null,
         'twice.ts': null,
         'a.ts': contentHash('export const a = 1;\n'),
+        'within/sub/d.ts': contentHash('d\n'),
+        'dir/sub/d.ts': contentHash('d\n'),
       });
     } finally {
       await ahead.close();
