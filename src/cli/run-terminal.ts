@@ -88,8 +88,7 @@ export function followChanges(service: Service, told: ServiceState, root: string
   if (logLevel === 'silent') return subscription;
   const readSource = (file: string, hash: string | null) => framedSource(root, file, hash);
   const sinceChange = changeTimer(() => performance.now());
-  const write = laterWrites(subscription);
-  const debug = (event: CoreEvent) => write(process.stderr, `${style.dim(`#${event.seq} ${event.type}`)} ${summarize(event as unknown as Record<string, unknown>)}\n`);
+  const debug = (event: CoreEvent) => process.stderr.write(`${style.dim(`#${event.seq} ${event.type}`)} ${summarize(event as unknown as Record<string, unknown>)}\n`);
   // Under debug, the events of the start too: they happened before the banner.
   if (logLevel === 'debug') for (const event of service.internals.log.events(0)) debug(event);
   subscription.add(
@@ -104,35 +103,12 @@ export function followChanges(service: Service, told: ServiceState, root: string
     service.state$.pipe(filter(selectSettled)).subscribe((state) => {
       const after = snapshotOf(state);
       for (const line of linesBetween(before, after, state, { style, readSource, sinceChange: sinceChange.settled() })) {
-        if (shows(logLevel, line.level)) write(line.level === 'error' || line.level === 'warn' ? process.stderr : process.stdout, `${time(style)} ${line.text}\n`);
+        if (shows(logLevel, line.level)) (line.level === 'error' || line.level === 'warn' ? process.stderr : process.stdout).write(`${time(style)} ${line.text}\n`);
       }
       before = after;
     }),
   );
   return subscription;
-}
-
-/**
- * Writes made in the next turn, in the order asked; those still waiting when `subscription` ends
- * are written then. The state that settles with a build's result is the one a request waits
- * for: a line written to a pipe or a terminal (a blocking write) before the answer held it
- * (README "The terminal of `core run`").
- */
-function laterWrites(subscription: Subscription): (stream: NodeJS.WritableStream, text: string) => void {
-  const waiting: { stream: NodeJS.WritableStream; text: string }[] = [];
-  let turn: NodeJS.Immediate | null = null;
-  const flush = () => {
-    turn = null;
-    for (const { stream, text } of waiting.splice(0)) stream.write(text);
-  };
-  subscription.add(() => {
-    if (turn) clearImmediate(turn);
-    flush();
-  });
-  return (stream, text) => {
-    waiting.push({ stream, text });
-    turn ??= setImmediate(flush);
-  };
 }
 
 const time = (style: TerminalStyle) => style.dim(new Date().toTimeString().slice(0, 8));

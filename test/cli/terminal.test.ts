@@ -8,16 +8,13 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { startService } from '../../src/index.js';
 import { ListenError } from '../../src/service.js';
-import { BehaviorSubject, Subject } from 'rxjs';
 import { changeTimer, formatDiagnostic, linesBetween, snapshotOf, untoldSnapshot } from '../../src/cli/live-lines.js';
-import { followChanges } from '../../src/cli/run-terminal.js';
-import type { Service } from '../../src/service.js';
 import { framedSource, SOURCE_CHANGED } from '../../src/io/source-frames.js';
 import type { ServiceState } from '../../src/store/state.js';
 import { terminalStyle, wantsColor } from '../../src/cli/terminal-style.js';
 import { CORE_BIN, DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
-import { BUILT_LINE, FRAMED_FILE, framedWorkspace, rebuiltState, SAVED_LINE, SAVED_TEXT } from '../helpers/framed-state.js';
+import { BUILT_LINE, FRAMED_FILE, framedWorkspace, SAVED_LINE, SAVED_TEXT } from '../helpers/framed-state.js';
 import { get } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
@@ -98,35 +95,6 @@ describe('changeTimer', function () {
     clock = 6_012;
     expect(timer.settled()).to.equal(12);
     expect(timer.settled(), 'told once').to.equal(null);
-  });
-});
-
-describe('followChanges', function () {
-  // The state that settles with a build's result is the one a request waits for: its line, a
-  // blocking write to a pipe or a terminal, waits for the next turn, after the answer.
-  it("writes a settled state's lines in the next turn, in order, and those still waiting when it stops", async function () {
-    const { root, state } = framedWorkspace();
-    const states = new BehaviorSubject<ServiceState>(state);
-    const service = { events$: new Subject(), state$: states, internals: { store: { getState: () => states.getValue() }, log: { events: () => [] } } } as unknown as Service;
-    const written: string[] = [];
-    const streams = [process.stdout, process.stderr] as const;
-    const writes = streams.map((stream) => stream.write);
-    for (const stream of streams) stream.write = ((text: string) => (written.push(text), true)) as typeof stream.write;
-    try {
-      // The module broken at start is told first (the state the subscription begins with), then the rebuilt one's error.
-      const live = followChanges(service, state, root, 'info', terminalStyle(false));
-      states.next(rebuiltState(state));
-      expect(written, 'while the states are delivered').to.deep.equal([]);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(written.map((text) => /Could not resolve|Expected ";"/.exec(text)?.[0])).to.deep.equal(['Could not resolve', 'Expected ";"']);
-      states.next(framedWorkspace().state);
-      expect(written).to.have.length(2);
-      live.unsubscribe();
-      expect(written, 'once it stops').to.have.length(3);
-      expect(written[2]).to.include('Could not resolve');
-    } finally {
-      streams.forEach((stream, index) => (stream.write = writes[index]!));
-    }
   });
 });
 
