@@ -1,10 +1,12 @@
 // Which relative imports the module-boundaries plugin asks JavaScript about
 // (src/bundlers/plugins/module-boundaries.ts): every one that can reach an entry, and no other.
+import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type * as esbuild from 'esbuild';
-import { entryImportFilter, exportedNames, moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
+import { CROSSED, entryImportFilter, exportedNames, moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
+import { removeTemporaryDirs, tempWorkspace } from '../helpers/workspace.js';
 
 const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
 
@@ -47,6 +49,46 @@ describe('moduleBoundariesPlugin', () => {
     expect(filters).to.have.length(1);
     expect(['../card/card.js', './index.js'].map((specifier) => filters[0]!.test(specifier))).to.deep.equal([true, true]);
     expect(['./helper.js', './styles.css'].map((specifier) => filters[0]!.test(specifier))).to.deep.equal([false, false]);
+  });
+});
+
+describe('moduleBoundariesPlugin across the builds of a kept context', () => {
+  after(removeTemporaryDirs);
+
+  // esbuild runs on-start callbacks beside the build (a resolve may come before them) and on-end
+  // callbacks after every build: what one build learnt of a file must be gone when it ends.
+  it('asks for no on-start exchange, and forgets what a build read of an importer once the build ends', async () => {
+    const importerText = (statement: string) => `${statement} from '../card/card.js';\n`;
+    const root = tempWorkspace({ 'packages/app/main/index.ts': importerText('import { card }'), 'packages/app/card/card.ts': 'export const card = 1;\n' });
+    const importer = path.join(root, 'packages/app/main/index.ts');
+    const card = path.join(root, 'packages/app/card/card.ts');
+    const target = { specifier: '@acme/app/main', subpath: 'main', dir: 'packages/app/main', entry: 'packages/app/main/index.ts', assets: [], platforms: ['browser'], workspace: { packages: ['@acme/app'], entries: { 'packages/app/main/index.ts': '@acme/app/main', 'packages/app/card/card.ts': '@acme/app/card' }, key: '' } } as unknown as BundleTarget;
+    const starts: unknown[] = [];
+    const ends: Array<(result: object) => void> = [];
+    const resolvers: Array<(args: esbuild.OnResolveArgs) => Promise<esbuild.OnResolveResult | undefined>> = [];
+    const build = {
+      initialOptions: { plugins: [] },
+      // The other module bundled alone: it exports `card` as a value.
+      esbuild: { build: async () => ({ outputFiles: [{ path: path.join(root, 'out.js'), text: 'var card = 1;\nexport {\n  card\n};\n' }], metafile: { inputs: {} } }) },
+      resolve: async () => ({ errors: [], path: card }),
+      onStart: (callback: unknown) => starts.push(callback),
+      onEnd: (callback: (result: object) => void) => ends.push(callback),
+      onLoad: () => {},
+      onResolve: ({ namespace }: { namespace?: string }, callback: (typeof resolvers)[number]) => namespace === undefined && resolvers.push(callback),
+    } as unknown as esbuild.PluginBuild;
+    moduleBoundariesPlugin(root, [target]).setup(build);
+    const resolveCard = () => resolvers[0]!({ path: '../card/card.js', importer, resolveDir: path.dirname(importer), kind: 'import-statement', namespace: 'file', pluginData: undefined, with: {} });
+    const endBuild = () => ends.forEach((callback) => callback({}));
+
+    expect(starts, 'on-start callbacks').to.deep.equal([]);
+    // First build: the importer lists no export, so the other module is imported as written.
+    expect(await resolveCard()).to.include({ path: '@acme/app/card', external: true });
+    endBuild();
+    // The importer now re-exports through a named list: the next build reads it again.
+    fs.writeFileSync(importer, importerText('export { card }'));
+    const crossing = await resolveCard();
+    expect(crossing).to.include({ namespace: CROSSED, path: 'packages/app/card/card.ts' });
+    expect(crossing?.pluginData).to.contain('export { card } from "@acme/app/card"');
   });
 });
 

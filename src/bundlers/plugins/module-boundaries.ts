@@ -154,14 +154,16 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
       const valueExports = valueExportsOf(root, build);
       const exportsByName = namedExportsOf();
       // One list per build of a kept context: handed to its result as it ends, a new one begun.
+      // What a build learnt of the files is forgotten as it ends too, not at the next start: esbuild
+      // runs on-start callbacks beside the build (a resolve may come first), and on-end callbacks
+      // after every build, a cancelled or failed one included. An on-start callback would also
+      // cost every rebuild one more exchange with esbuild's process (README "Performance").
       let kept: KeptExternal[] = [];
-      build.onStart(() => {
-        valueExports.clear();
-        exportsByName.clear();
-      });
       build.onEnd((result) => {
         keptExternals.set(result, kept);
         kept = [];
+        valueExports.clear();
+        exportsByName.clear();
       });
       build.onResolve({ filter }, async (args) => {
         if (args.pluginData === SKIP) return undefined;
