@@ -18,7 +18,7 @@ const MARKER_PREFIX = '__core_vite_import_meta_';
 const ENV_BUILT_IN = 'import.meta.env.MODE, .DEV, .PROD, .SSR and .BASE_URL are defined for every build, as Vite defines them';
 const ENV_NO_DOT_ENV = "Vite would read it from a .env file; this service reads none";
 const MEMBERS = {
-  env: `import.meta.env is read as a whole object (or by a computed key), which no build defines: only a member read by its name is replaced, as in Vite's build (${ENV_NO_DOT_ENV}). Read each member by its name, or define the whole object as "import.meta.env" in "core.define" of the package's package.json. ${ENV_BUILT_IN}`,
+  env: `import.meta.env is read as a whole object (or by a computed key), which this service does not define (Vite's build puts an object of its defined members there; here a member read from it that nothing defines would be undefined on the page without a word): only a member read by its name is replaced (${ENV_NO_DOT_ENV}). Read each member by its name, or define the whole object as "import.meta.env" in "core.define" of the package's package.json. ${ENV_BUILT_IN}`,
   glob: `import.meta.glob is Vite's: no browser and no esbuild build defines it, so calling it throws on the page (not a function). Import the files by a dynamic import with a pattern (import(\`./pages/\${name}.ts\`)), which is bundled, or import each`,
   globEager: `import.meta.globEager is Vite's (and gone from Vite 5): no browser and no esbuild build defines it, so calling it throws on the page (not a function). Import each file`,
 } as const;

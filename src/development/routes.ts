@@ -268,13 +268,16 @@ async function madeOrErrorPage<T>(ctx: HttpContext, made: Promise<T>): Promise<T
 const inlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 // What the page asks the reader to do: when the workspace's own diagnostics say why (a broken
-// manifest), their fix, not the generic one of the answer's code (ask for another address).
-function remedyOf(error: ServiceError): string {
+// manifest), their fix first; the answer's own (ask for another address) after it, since a broken
+// manifest elsewhere does not make a mistyped address right.
+function remediesOf(error: ServiceError): { first: string; otherwise: string | null } {
   const kinds = [...new Set((error.diagnostics ?? []).map((d) => d.kind))].filter((kind): kind is DiagnosticKind => kind in DIAGNOSTIC_KINDS && DIAGNOSTIC_KINDS[kind as DiagnosticKind].severity === 'error');
-  return kinds.length > 0 ? kinds.map((kind) => DIAGNOSTIC_KINDS[kind].remedy).join('; ') : ERROR_CODES[error.code].remedy;
+  const own = ERROR_CODES[error.code].remedy;
+  return kinds.length > 0 ? { first: kinds.map((kind) => DIAGNOSTIC_KINDS[kind].remedy).join('; '), otherwise: own } : { first: own, otherwise: null };
 }
 
 function previewErrorPage(error: ServiceError): string {
+  const remedies = remediesOf(error);
   const diagnostics = (error.diagnostics ?? []).map((d) => {
     const place = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''} ` : '';
     return `<li><code>${escapeHtml(place)}${escapeHtml(d.kind)}</code> ${escapeHtml(d.message)}</li>`;
@@ -283,8 +286,8 @@ function previewErrorPage(error: ServiceError): string {
 <h1>The preview cannot show this page</h1>
 <p><strong>${error.status} <code>${escapeHtml(error.code)}</code></strong>: ${escapeHtml(error.message)}</p>
 ${diagnostics.length > 0 ? `<ul>${diagnostics.join('\n')}</ul>` : ''}
-<p>To fix: ${inlineCode(remedyOf(error))}.</p>
-<p><a href="/preview/">The preview of the default entry</a> · <a href="/">the dashboard</a>, with the build of every module · <a href="/state">/state</a></p>
+<p>To fix: ${inlineCode(remedies.first)}.</p>
+${remedies.otherwise ? `<p>If that is not the cause: ${inlineCode(remedies.otherwise)}.</p>\n` : ''}<p><a href="/preview/">The preview of the default entry</a> · <a href="/">the dashboard</a>, with the build of every module · <a href="/state">/state</a></p>
 `);
 }
 

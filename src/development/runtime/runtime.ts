@@ -174,7 +174,6 @@ const TITLES: Record<string, string> = {
   EXPORTS_NO_SOURCE: 'Manifest incomplete',
   LOAD_FAILED: 'Load failed',
   SERVICE_UNREACHABLE: 'Service unreachable',
-  EFFECT_FAILED: 'Service failed',
   PREVIEW_VERSION_UNRESOLVED: 'Version unresolved',
 };
 const titleOf = (kind: string): string => TITLES[kind] ?? 'Build failed';
