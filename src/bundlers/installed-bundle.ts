@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { withLiveService } from './esbuild-service.js';
+import { viteEnvDefines } from './vite-import-meta.js';
 import { inputPath, relativeResolutions } from './build-results.js';
 import { patternListings } from './glob-imports.js';
 import { INSTALLED_EXTENSIONS } from '../workspace/resolution.js';
@@ -80,7 +81,9 @@ const COMMON: esbuild.BuildOptions = {
   write: false,
   metafile: true,
   logLevel: 'silent',
-  define: { 'process.env.NODE_ENV': '"production"' },
+  // Vite's own `import.meta.env` members, as a module's production build defines them
+  // (README "The local CDN"): a package written for Vite reads them, and no browser defines them.
+  define: { ...viteEnvDefines({ env: 'production', target: 'browser' }), 'process.env.NODE_ENV': '"production"' },
   supported: { decorators: false },
 };
 

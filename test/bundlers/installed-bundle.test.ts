@@ -31,6 +31,7 @@ describe('bundleInstalled', function () {
       'node_modules/pkg/tools-user.js': "import { tool } from './tools';\nimport { unit } from './unit';\nimport { alias } from './aliased.js';\nexport const used = [tool, unit, alias];\n",
       'node_modules/pkg/tools/index.js': "export const tool = 'tool';\n",
       'node_modules/pkg/unit.js': "export const unit = 'unit';\nexport const alias = 'alias';\n",
+      'node_modules/pkg/vite-env.js': "export const mode = import.meta.env.MODE;\nexport const dev = import.meta.env.DEV ? 'dev' : 'prod';\nexport const base = import.meta.env.BASE_URL;\n",
     });
     dir = path.join(root, 'node_modules/pkg');
     fs.writeFileSync(path.join(dir, 'absolute.js'), `import secret from ${JSON.stringify(path.join(root, 'secret.js'))};\nexport default secret;\n`);
@@ -76,6 +77,13 @@ describe('bundleInstalled', function () {
       const error = await refusal(path.join(dir, entry), dir);
       expect(error.files, entry).to.deep.equal([path.join(root, 'secret.js')]);
     }
+  });
+
+  it("gives a package written for Vite the production values of Vite's own import.meta.env members, which no browser defines", async function () {
+    const built = await bundleInstalled(path.join(dir, 'vite-env.js'), dir, noNames);
+    const code = Buffer.from(built.code).toString('utf8');
+    expect(code).not.to.include('import.meta');
+    expect(code).to.include('"production"').and.to.include('"prod"').and.not.to.include('"dev"');
   });
 
   it('refuses an entry outside the package', async function () {
