@@ -20,6 +20,19 @@ export function nonRegularKind(stats: fs.Stats): string | null {
   return 'not a regular file';
 }
 
+/**
+ * What a directory entry is, in words as `nonRegularKind` says them, when its listing (the
+ * entry's type, no stat) already tells it is no regular file; null for a file, a directory, and a
+ * symbolic link or an unknown type (what those lead to takes a stat to know).
+ */
+export function listedNonRegularKind(entry: fs.Dirent): string | null {
+  if (entry.isFIFO()) return 'a FIFO (named pipe)';
+  if (entry.isSocket()) return 'a socket';
+  if (entry.isCharacterDevice()) return 'a character device';
+  if (entry.isBlockDevice()) return 'a block device';
+  return null;
+}
+
 /** The text every refusal says, naming the file (as the caller names it) and what it is. */
 export const nonRegularText = (file: string, kind: string): string =>
   `"${file}" is ${kind}, not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there`;

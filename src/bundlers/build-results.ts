@@ -471,7 +471,7 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
     seen.add(key);
     return true;
   });
-  const errors = [...reached.values()].flatMap((chunk) => chunk.errors);
+  const errors = [...[...reached.values()].flatMap((chunk) => chunk.errors), ...undeclaredSharedAssets(target, reached)];
   const placedFrom = Object.assign({}, ...[...reached.values()].map((chunk) => chunk.placedFrom ?? {})) as Record<string, string>;
   if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports: [], errors, ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}) };
   // A stylesheet a shared file imports is part of each module's stylesheet that imports it.
@@ -480,4 +480,29 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   const warnings = parts.flatMap((part) => part.warnings ?? []);
   const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));
   return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), ...(mapped.length > 0 ? { mapped } : {}), imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+/**
+ * A module imports only the assets it declares itself (README "Shared files"): the declared assets
+ * a shared file it imports reaches (those of the module whose directory holds the file) must be
+ * its own too, as its copy of the file would have needed them. So whether it is valid never
+ * depends on which module found the file, nor on whether it was found yet.
+ */
+function undeclaredSharedAssets(target: BundleTarget, reached: ReadonlyMap<string, BundleResult>): Diagnostic[] {
+  const own = new Set(target.assets.map((file) => path.posix.join(target.dir, file)));
+  const fileOf = new Map(Object.entries(target.shared ?? {}).map(([file, specifier]) => [specifier, file]));
+  const errors: Diagnostic[] = [];
+  for (const [specifier, chunk] of reached) {
+    const sharedFile = fileOf.get(specifier);
+    if (sharedFile === undefined) continue;
+    for (const asset of chunk.declaredAssets ?? []) {
+      if (own.has(asset)) continue;
+      const relative = path.posix.relative(path.posix.dirname(sharedFile), asset);
+      const written = relative.startsWith('../') ? relative : `./${relative}`;
+      errors.push(
+        diagnostic('BUNDLE_ERROR', `"${written}" is not a declared asset of the module importing it: a module imports only the assets it declares itself, through a shared file too; add "${path.posix.basename(asset)}" to "assets" in the module.json beside it if it is this module's, or import the code using it through the public module that declares it`, { file: sharedFile }),
+      );
+    }
+  }
+  return errors;
 }

@@ -3,15 +3,41 @@
 import path from 'node:path';
 import type { Variant } from '../workspace/variant.js';
 import { filesRead } from '../workspace/files-read.js';
+import { declarationManifest, holdingModules } from '../workspace/shared-files.js';
+import { resolvedAssets } from './plugins/assets.js';
 import { attachChunks, sharedInBatch } from './build-results.js';
 import type { BundleResult, BundleTarget } from './types.js';
 
 type BundleOnce = (targets: BundleTarget[], variant: Variant, signal?: AbortSignal) => Promise<BundleResult[]>;
 
-/** A shared file built alone, as a module of the package of `importer` (README "Shared files"). */
+/**
+ * A shared file built alone, as a module of the package of `importer` (README "Shared files"):
+ * its asset imports resolve by the declarations of the package's modules (`importer.declarations`;
+ * a target given none knows its own declaration only), never by which module found it.
+ */
 export function chunkTarget(importer: BundleTarget, file: string, specifier: string): BundleTarget {
-  const declaring = importer.importer ?? { dir: importer.dir, subpath: importer.subpath, assets: importer.assets };
-  return { ...importer, specifier, subpath: specifier.slice(importer.package!.name.length + 1), entry: file, dir: path.posix.dirname(file), assets: [], importer: declaring };
+  const assetDeclarations = importer.declarations ?? [{ dir: importer.dir, subpath: importer.subpath, assets: importer.assets }];
+  return { ...importer, specifier, subpath: specifier.slice(importer.package!.name.length + 1), entry: file, dir: path.posix.dirname(file), assets: [], assetDeclarations };
+}
+
+/**
+ * A shared file's result with what it depends on in the modules' declarations: the declared
+ * assets it imported, which each module importing it must declare too (`attachChunks`), and the
+ * `module.json` of each module whose directory holds one of them (those that decide its owner
+ * and address), inputs: each module importing it builds again when one changes, and a restart
+ * from the build cache does too.
+ */
+function withDeclarations(target: BundleTarget, result: BundleResult): BundleResult {
+  const resolved = resolvedAssets(target);
+  const declaredAssets = result.inputs.filter((input) => resolved.has(input));
+  if (declaredAssets.length === 0) return result;
+  const manifests = [...new Set(declaredAssets.flatMap((asset) => holdingModules(target.assetDeclarations ?? [], asset).map(declarationManifest)))];
+  return {
+    ...result,
+    inputs: [...new Set([...result.inputs, ...manifests])].sort(),
+    resolution: [...new Set([...(result.resolution ?? []), ...manifests])].sort(),
+    declaredAssets,
+  };
 }
 
 // Modules of one package built together for the first time, which reach the same file: built
@@ -33,7 +59,7 @@ export async function shareWithinBatch(bundleOnce: BundleOnce, targets: BundleTa
   const rebuilt = await bundleOnce([...again.map((index) => shared[index]!), ...chunkTargets.values()], variant, signal);
   const merged = [...results];
   again.forEach((index, at) => (merged[index] = rebuilt[at]!));
-  const chunks = new Map([...chunkTargets.keys()].map((specifier, at) => [specifier, rebuilt[again.length + at]!]));
+  const chunks = new Map([...chunkTargets].map(([specifier, target], at) => [specifier, withDeclarations(target, rebuilt[again.length + at]!)]));
   return { targets: shared, results: merged, chunks };
 }
 
@@ -75,7 +101,7 @@ async function buildWantedChunks(bundleOnce: BundleOnce, targets: BundleTarget[]
     const batch = [...waiting.values()];
     waiting.clear();
     const chunkResults = await bundleOnce(batch, variant, signal);
-    batch.forEach((target, index) => built.set(target.specifier, chunkResults[index]!));
+    batch.forEach((target, index) => built.set(target.specifier, withDeclarations(target, chunkResults[index]!)));
     batch.forEach((target, index) => wanted(target, chunkResults[index]!));
   }
 }

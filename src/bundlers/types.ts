@@ -6,6 +6,7 @@ import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { Platform } from '../workspace/model.js';
 import type { Variant } from '../workspace/variant.js';
 import type { WorkspaceBoundaries } from '../workspace/boundaries.js';
+import type { ModuleDeclaration } from '../workspace/shared-files.js';
 
 // Defined beside the function that computes it (`workspace/` imports no bundler type).
 export type { WorkspaceBoundaries };
@@ -35,11 +36,14 @@ export interface BundleTarget {
    * their internal specifiers (README "Shared files"): imported by those, never bundled.
    */
   shared?: Record<string, string>;
+  /** The declarations of the package's modules: what a shared file's asset imports resolve by (README "Shared files"). */
+  declarations?: readonly ModuleDeclaration[];
   /**
-   * A shared file's only (README "Shared files"): the module it is built for, whose declared
-   * assets it may import as that module's own files do, whatever else its build holds.
+   * A shared file's only (README "Shared files"): the declarations its asset imports resolve by,
+   * each file by the module declaring it whose directory is the nearest holding it
+   * (`assetOwner`), whichever module found the shared file.
    */
-  importer?: Pick<BundleTarget, 'dir' | 'subpath' | 'assets'>;
+  assetDeclarations?: readonly ModuleDeclaration[];
 }
 
 /**
@@ -89,6 +93,8 @@ export interface BundleResult {
   chunks?: Record<string, Uint8Array>;
   /** The entry is a CommonJS file (esbuild's judgement): built alone it exports only `default`. */
   commonjs?: true;
+  /** A shared file built alone: the declared assets it imports, workspace-relative (each module importing it declares them too, README "Shared files"). Absent when none. */
+  declaredAssets?: string[];
 }
 
 export interface Bundler {

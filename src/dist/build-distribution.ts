@@ -13,7 +13,7 @@ import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { judgeModule, type AssetContent, type ModuleOutcome } from './judge-module.js';
 import type { DistributionJob } from './plan-distribution.js';
 import { runLimited } from '../io/run-limited.js';
-import { findSharedFiles, isCodeFile, type SharedFiles } from '../workspace/shared-files.js';
+import { findSharedFiles, isCodeFile, packageDeclarations, type SharedFiles } from '../workspace/shared-files.js';
 
 export interface BuildDistributionDeps {
   workspace: WorkspaceModel;
@@ -70,7 +70,7 @@ async function runBundle(job: DistributionJob, deps: BuildDistributionDeps, boun
   try {
     const bundler = await deps.registry.get(job.bundler);
     const dirOf = (name: string) => deps.workspace.packages.find((p) => p.name === name)?.dir;
-    return await bundler.bundle(job.modules.map((module) => toBundleTarget(module, boundaries, dirOf(module.package), shared.get(module.package))), job.variant);
+    return await bundler.bundle(job.modules.map((module) => toBundleTarget(module, boundaries, dirOf(module.package), shared.get(module.package), packageDeclarations(deps.workspace).get(module.package))), job.variant);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     for (const module of job.modules) onOutcome({ status: 'invalid', module, diagnostics: [bundlerFailed(job.bundler.name, message, module.entry)] });

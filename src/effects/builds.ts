@@ -17,6 +17,7 @@ import type { ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
+import { packageDeclarations, type ModuleDeclaration } from '../workspace/shared-files.js';
 import type { BuildJob, RunBuild } from '../io/build-runner.js';
 import { guarded, type EffectScheduling } from './effect.js';
 
@@ -177,6 +178,7 @@ function jobOf(chunk: BuildTarget[], state: ServiceState, build: number): BuildJ
     incremental: chunk.length === 1 && first.rebuilt,
     workspace: workspaceBoundaries(state.workspace),
     shared: Object.fromEntries(selectSharedFiles(state)),
+    declarations: declarationsOfPackages(state, chunk),
     modules: chunk.map((target) => {
       const last = state.builds[target.module.specifier]?.variants[target.variant]?.last;
       return {
@@ -189,6 +191,14 @@ function jobOf(chunk: BuildTarget[], state: ServiceState, build: number): BuildJ
       };
     }),
   };
+}
+
+// The declarations of the packages of a job's modules, each list the one the workspace model keeps.
+function declarationsOfPackages(state: ServiceState, chunk: readonly BuildTarget[]): Record<string, readonly ModuleDeclaration[]> {
+  const byPackage = packageDeclarations(state.workspace);
+  const declarations: Record<string, readonly ModuleDeclaration[]> = {};
+  for (const { module } of chunk) declarations[module.package] ??= byPackage.get(module.package) ?? [];
+  return declarations;
 }
 
 const startedFact = (job: BuildJob, reason: BuildReason): Fact => ({

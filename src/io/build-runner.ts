@@ -7,6 +7,7 @@ import { BuildCancelled, type BundleResult, type BundleTarget, type WorkspaceBou
 import type { OutputCache } from '../outputs/output-cache.js';
 import type { Fact, InputHashes } from '../store/events.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
+import type { ModuleDeclaration } from '../workspace/shared-files.js';
 import { parseVariantKey } from '../workspace/variant.js';
 import { bundlerFailedFacts, createBuildFacts } from './build-facts.js';
 import { inputsBefore, rebuildHint } from './build-inputs.js';
@@ -30,6 +31,8 @@ export interface BuildJob {
   modules: { module: ModuleModel; generation: number; previousInputs: InputHashes | null; previousCode?: string | null; manifest?: string; packageDir?: string }[];
   /** The shared files of each package the state knows of (README "Shared files"): package -> file -> internal specifier. */
   shared?: Record<string, Record<string, string>>;
+  /** The declarations of the modules of each package of the job: where a shared file finds the assets it imports (README "Shared files"). */
+  declarations?: Record<string, readonly ModuleDeclaration[]>;
 }
 
 /** One job: its results, all at once (one change of state), then complete; never in the turn it was subscribed in (its start is recorded after). */
@@ -44,7 +47,7 @@ export interface BuildRunnerDeps {
   quiet?: () => WatchProof | null;
 }
 
-export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries, packageDir?: string, shared?: Record<string, string>): BundleTarget => ({
+export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries, packageDir?: string, shared?: Record<string, string>, declarations?: readonly ModuleDeclaration[]): BundleTarget => ({
   specifier: module.specifier,
   subpath: module.subpath,
   dir: module.dir,
@@ -55,6 +58,7 @@ export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundar
   ...(workspace ? { workspace } : {}),
   ...(packageDir !== undefined ? { package: { name: module.package, dir: packageDir } } : {}),
   ...(shared && Object.keys(shared).length > 0 ? { shared } : {}),
+  ...(declarations ? { declarations } : {}),
 });
 
 export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
@@ -96,7 +100,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     const before = inputsBefore(deps.hashes, job.modules.map((module) => module.previousInputs));
     const startedAt = now();
     const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
-    const targets = job.modules.map(({ module, packageDir }) => toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package]));
+    const targets = job.modules.map(({ module, packageDir }) => toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package], job.declarations?.[module.package]));
     const first = job.modules[0]!;
     const built = job.incremental && targets.length === 1
       ? [await bundler.rebuild(targets[0]!, variant, signal, rebuildHint(first.previousInputs, first.previousCode, before))]

@@ -12,7 +12,7 @@ import { LINK_TARGET } from '../bundlers/types.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './confined-paths.js';
 import { createFileMemory, type FileMemory, type Remembered } from './file-memory.js';
-import { createFileReads, type FileReads } from './file-reads.js';
+import { createFileReads, type FileReads, type Listing } from './file-reads.js';
 import { createReadAhead, type AheadRead, type Hashed } from './read-ahead.js';
 import { bufferView } from '../outputs/buffer-view.js';
 
@@ -101,7 +101,7 @@ export interface FileHashes {
   stamp(relative: string): Stamp;
   hash(relative: string): string | null;
   readText(relative: string): { text: string; hash: string } | null;
-  listDir(relative: string): { entries: { name: string; directory: boolean }[]; hash: string; id: string } | null;
+  listDir(relative: string): Listing | null;
   /** Does the path, through a symbolic link, lead out of the workspace? */
   leaves(relative: string): boolean;
   /** Runs `run` (synchronous) as one pass of reads: each directory's real path asked once (`ConfinedPaths.inPass`). */
@@ -404,9 +404,9 @@ function listedNames(list: FileReads['listDir']) {
     const listed = names.get(slash === -1 ? '.' : relative.slice(0, slash));
     return listed?.hash === listingHash && absentFromFoldedListing(listed.folded, relative.slice(slash + 1));
   }
-  /** A listing read elsewhere (the worker, `readsAhead`): its names joined by newlines, a directory's ending in `/`. */
+  /** A listing read elsewhere (the worker, `readsAhead`): its names joined by newlines, a directory's ending in `/`, a special file's in a NUL (`listedName`). */
   function note(relative: string, hash: string, joinedNames: string): void {
-    record(relative, hash, (joinedNames === '' ? [] : joinedNames.split('\n')).map((name) => (name.endsWith('/') ? name.slice(0, -1) : name)));
+    record(relative, hash, (joinedNames === '' ? [] : joinedNames.split('\n')).map((name) => (name.endsWith('/') || name.endsWith('\0') ? name.slice(0, -1) : name)));
   }
   return { listDir, absentFromListing, note };
 }

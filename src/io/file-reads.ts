@@ -2,7 +2,7 @@
 // remembered with the stat they were read under (`src/io/file-memory.ts`).
 import fs from 'node:fs';
 import { contentHash } from '../outputs/content-hash.js';
-import { isNotRegularFile, readRegularFile } from '../regular-files.js';
+import { isNotRegularFile, listedNonRegularKind, readRegularFile } from '../regular-files.js';
 import type { ConfinedPaths } from './confined-paths.js';
 import type { FileMemory } from './file-memory.js';
 
@@ -14,10 +14,24 @@ export interface ReadFile {
 }
 
 export interface Listing {
-  entries: { name: string; directory: boolean }[];
+  entries: ListedEntry[];
   hash: string;
   id: string;
 }
+
+/** A name of a listing; `special`: what it is when its type says it is no regular file (a FIFO...). */
+export interface ListedEntry {
+  name: string;
+  directory: boolean;
+  special?: string;
+}
+
+/**
+ * A listing's entry as its hash holds it: a directory's name ends in `/`, a special file's in a
+ * NUL (no name holds one), so a FIFO replaced by a file of its name changes the hash (README
+ * "Files that are not files"); a listing with neither hashes as it always did.
+ */
+export const listedName = (entry: ListedEntry): string => (entry.directory ? `${entry.name}/` : entry.special !== undefined ? `${entry.name}\0` : entry.name);
 
 /** What a path leads to, whatever the path: its device and inode. */
 export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.ino}`;
@@ -90,9 +104,13 @@ export function createFileReads(paths: ConfinedPaths, memory: FileMemory, now: (
       return null;
     }
     const entries = dirents
-      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir === '.' ? entry.name : `${dir}/${entry.name}`)) }))
+      .map((entry): ListedEntry => {
+        const special = listedNonRegularKind(entry);
+        if (special !== null) return { name: entry.name, directory: false, special };
+        return { name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir === '.' ? entry.name : `${dir}/${entry.name}`)) };
+      })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const hash = contentHash(entries.map((entry) => `${entry.name}${entry.directory ? '/' : ''}`).join('\n'));
+    const hash = contentHash(entries.map(listedName).join('\n'));
     observe(stats);
     memory.remember(`${dir}/`, stats, hash, at);
     // The directory itself, whatever path leads to it: a search visits it once (a link loop ends).

@@ -139,9 +139,13 @@ function listOne(file, realDirs) {
     const at = Date.now();
     const entries = fs
       .readdirSync(dir, { withFileTypes: true })
-      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir + path.sep + entry.name)) }))
+      .map((entry) => {
+        // As listedName (src/io/file-reads.ts) hashes it: a special file's name ends in a NUL.
+        if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) return { name: entry.name, directory: false, special: true };
+        return { name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir + path.sep + entry.name)) };
+      })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const names = entries.map((entry) => entry.directory ? entry.name + '/' : entry.name).join('\\n');
+    const names = entries.map((entry) => entry.directory ? entry.name + '/' : entry.special ? entry.name + '\\0' : entry.name).join('\\n');
     return [hash('sha256', names, 'base64url').slice(0, 22), stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, at, names];
   } catch {
     return null;

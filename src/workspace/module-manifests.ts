@@ -5,7 +5,7 @@ import type { ModuleModel } from './model.js';
 import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
 import { declareModule, newModule, type PackageContext } from './package-context.js';
 import { isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
-import { isListedFile } from './source-finder.js';
+import { listedFileEntry } from './source-finder.js';
 import type { SourceReader } from './source-reader.js';
 
 export interface ReadModuleManifest {
@@ -83,13 +83,18 @@ function applyManifest(module: ModuleModel, manifest: ModuleManifest, diagnostic
 
 // A declared asset that is not there is a mistake of the manifest, in development as in
 // `core dist` (which could not write it): the module says so rather than answering 404 later.
+// So is one that is there but no regular file (a FIFO, a socket, a device: README "Files that are
+// not files"), which serving answers 404 too: the listing's entry types tell it, with no stat and
+// never an open of the file.
 function checkAssets({ modules, packageFile, list }: PackageContext, manifests: Map<string, ReadModuleManifest>): void {
   for (const module of modules) {
     const file = manifests.get(module.dir)?.file ?? packageFile;
     for (const asset of module.assets) {
       const path = joinRelative(module.dir, asset);
-      if (isListedFile(list, path)) continue;
-      module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", but ${path} does not exist: add the file or remove it from "assets"`));
+      const listed = listedFileEntry(list, path);
+      if (listed !== null && listed.special === undefined) continue;
+      const problem = listed === null ? 'does not exist: add the file' : `is ${listed.special}, not a regular file: put a regular file there`;
+      module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", but ${path} ${problem} or remove it from "assets"`));
     }
   }
 }

@@ -84,3 +84,52 @@ export function sharedAmong(reaches: Iterable<ModuleReach>): SharedFiles {
   }
   return shared;
 }
+
+/** What a module declares that a shared file's assets depend on: its directory, subpath and declared assets. */
+export interface ModuleDeclaration {
+  dir: string;
+  subpath: string;
+  assets: string[];
+}
+
+const declarationsOf = new WeakMap<WorkspaceModel, Map<string, ModuleDeclaration[]>>();
+
+/** Each package's modules' declarations, in the model's order (by subpath): once per workspace model. */
+export function packageDeclarations(workspace: WorkspaceModel): Map<string, ModuleDeclaration[]> {
+  let byPackage = declarationsOf.get(workspace);
+  if (!byPackage) {
+    byPackage = new Map();
+    for (const module of workspace.modules) {
+      let list = byPackage.get(module.package);
+      if (!list) byPackage.set(module.package, (list = []));
+      list.push({ dir: module.dir, subpath: module.subpath, assets: module.assets });
+    }
+    declarationsOf.set(workspace, byPackage);
+  }
+  return byPackage;
+}
+
+/**
+ * The module whose declaration an asset a shared file imports resolves by (README "Shared
+ * files"): of the modules declaring `file` (workspace-relative), the one whose directory is the
+ * nearest holding it; of several in that directory, the first by subpath. Null when none declares
+ * it. Where the file lies and who declares it decide, never which module found the shared file.
+ */
+export function assetOwner<T extends ModuleDeclaration>(declarations: readonly T[], file: string): { declaration: T; asset: string } | null {
+  let found: { declaration: T; asset: string } | null = null;
+  for (const declaration of declarations) {
+    if (!holds(declaration.dir, file) || (found !== null && declaration.dir.length <= found.declaration.dir.length)) continue;
+    const asset = declaration.assets.find((name) => joinedPath(declaration.dir, name) === file);
+    if (asset !== undefined) found = { declaration, asset };
+  }
+  return found;
+}
+
+/** The modules whose directory holds `file`: the declarations that may own it (`assetOwner`). */
+export const holdingModules = <T extends ModuleDeclaration>(declarations: readonly T[], file: string): T[] => declarations.filter((declaration) => holds(declaration.dir, file));
+
+const holds = (dir: string, file: string): boolean => dir === '.' || dir === '' || file.startsWith(`${dir}/`);
+const joinedPath = (dir: string, name: string): string => (dir === '.' || dir === '' ? name : `${dir}/${name}`);
+
+/** The manifest whose `assets` a module's declaration comes from, workspace-relative: an input of each build depending on it. */
+export const declarationManifest = (declaration: ModuleDeclaration): string => joinedPath(declaration.dir, 'module.json');

@@ -3,8 +3,11 @@
 export interface SourceReader {
   /** The text of a workspace-relative file and its content hash; null when it is absent. */
   readText(path: string): { text: string; hash: string } | null;
-  /** The entries of a workspace-relative directory and a hash of their names; null when absent. `id`: the same for every path to one directory. */
-  listDir(path: string): { entries: { name: string; directory: boolean }[]; hash: string; id?: string } | null;
+  /**
+   * The entries of a workspace-relative directory and a hash of their names; null when absent. `id`: the same for every path to one directory.
+   * `special`: what an entry is when its type in the listing says it is no regular file (`a FIFO (named pipe)`).
+   */
+  listDir(path: string): { entries: { name: string; directory: boolean; special?: string }[]; hash: string; id?: string } | null;
   /** Does the path lead out of the workspace through a symbolic link (which is not followed)? */
   leaves?(path: string): boolean;
   /** The path with links resolved (a `node_modules` link of pnpm), as tsc resolves `extends`. */

@@ -1,6 +1,6 @@
 // Which asset addresses a module's outputs may hold after a build shared with other modules
-// (README "Shared files"): its own declared assets, and a shared file's those of the module it was
-// found from; any other makes the batch build that module again alone (esbuild-batch.ts).
+// (README "Shared files"): its own declared assets, and a shared file's those of the modules
+// declaring them; any other makes the batch build that module again alone (esbuild-batch.ts).
 import { expect } from 'chai';
 import { holdsOthersAssets } from '../../src/bundlers/plugins/assets.js';
 import { appTarget } from '../helpers/targets.js';
@@ -27,8 +27,8 @@ describe('holdsOthersAssets', function () {
     expect(holdsOthersAssets(code('assets/main/data.json'), main)).to.equal(true);
   });
 
-  it('spares a shared file the assets of the module it was found from, and only those', function () {
-    const shared = appTarget('.shared/main/helper.ts', { subpath: '.shared/main/helper.ts', assets: [], importer: { dir: 'app/main', subpath: 'main', assets: ['logo.svg'] } });
+  it('spares a shared file the assets of the modules declaring them, and only those', function () {
+    const shared = appTarget('.shared/main/helper.ts', { subpath: '.shared/main/helper.ts', assets: [], assetDeclarations: [{ dir: 'app/main', subpath: 'main', assets: ['logo.svg'] }] });
     expect(holdsOthersAssets(code('assets/main/logo.svg'), shared)).to.equal(false);
     expect(holdsOthersAssets(code('assets/other/logo.svg'), shared)).to.equal(true);
   });

@@ -30,4 +30,37 @@ describe('declared assets of a shared file built alone', () => {
       await engine.dispose();
     }
   });
+
+  it('resolves each asset by the nearest module declaring it, and fails a module importing the shared file that does not declare it itself', async () => {
+    const root = tempWorkspace({
+      'app/main/index.ts': "import { logoUrl } from './icons/helper.ts';\nexport const main = logoUrl;\n",
+      'app/main/icons/index.ts': "import { logoUrl } from './helper.ts';\nexport const icons = logoUrl;\n",
+      'app/main/icons/helper.ts': "import logo from './logo.svg';\nexport const logoUrl = logo;\n",
+      'app/main/icons/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+    });
+    const pkg = { name: '@t/app', dir: 'app' };
+    const shared = { 'app/main/icons/helper.ts': '@t/app/.shared/main/icons/helper.ts' };
+    // main no longer declares the file; icons (nearer it) does.
+    const declarations = [
+      { dir: 'app/main', subpath: 'main', assets: [] },
+      { dir: 'app/main/icons', subpath: 'main/icons', assets: ['logo.svg'] },
+    ];
+    const main = appTarget('main', { package: pkg, shared, declarations });
+    const icons = appTarget('main/icons', { assets: ['logo.svg'], package: pkg, shared, declarations });
+    const engine = createEsbuildEngine({ root });
+    try {
+      const [mainResult, iconsResult] = await engine.bundle([main, icons], developmentVariant('browser'));
+      expect(iconsResult!.errors).to.deep.equal([]);
+      const chunk = text(iconsResult!.chunks!['@t/app/.shared/main/icons/helper.ts']!)!;
+      expect(/new URL\("([^"]+)", import\.meta\.url\)/.exec(chunk)?.[1]).to.equal('../../../../assets/main/icons/logo.svg');
+      // The icons module's own declaration's manifest is an input of the module importing the shared file.
+      expect(iconsResult!.inputs).to.include.members(['app/main/icons/module.json', 'app/main/module.json']);
+      expect(mainResult!.code).to.equal(null);
+      expect(mainResult!.errors.map((error) => [error.kind, error.file, error.message.slice(0, 70)])).to.deep.equal([
+        ['BUNDLE_ERROR', 'app/main/icons/helper.ts', '"./logo.svg" is not a declared asset of the module importing it: a mod'],
+      ]);
+    } finally {
+      await engine.dispose();
+    }
+  });
 });

@@ -92,6 +92,49 @@ describe('a file that is not a regular file in an import graph', function () {
     }
   });
 
+  it('a declared asset that is a FIFO makes its module invalid (MANIFEST_INVALID naming it, unread), valid again once a regular file is put there', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts', './other': './other/index.ts' } }),
+      'packages/app/main/module.json': json({ assets: ['logo.svg'] }),
+      'packages/app/main/index.ts': 'export const main = 1;\n',
+      'packages/app/other/index.ts': 'export const other = 1;\n',
+    });
+    const asset = path.join(root, 'packages/app/main/logo.svg');
+    mkfifo(asset);
+    const service = await serve(root);
+    try {
+      // An open of the FIFO would wait for a writer, and this report with it.
+      const report = await service.report();
+      expect(statuses(report)).to.deep.equal([
+        ['@p/app/main', 'invalid'],
+        ['@p/app/other', 'valid'],
+      ]);
+      expect(report.modules[0]!.diagnostics.map((d) => [d.kind, d.file, d.message])).to.deep.equal([
+        [
+          'MANIFEST_INVALID',
+          'packages/app/main/module.json',
+          'packages/app/main/module.json: "assets" declares "logo.svg", but packages/app/main/logo.svg is a FIFO (named pipe), not a regular file: put a regular file there or remove it from "assets"',
+        ],
+      ]);
+      expect((await service.get('/m/@p/app@1.0.0/assets/main/logo.svg')).status).to.equal(404);
+
+      fs.rmSync(asset);
+      fs.writeFileSync(asset, '<svg xmlns="http://www.w3.org/2000/svg"/>');
+      const fixed = await waitFor(async () => {
+        const next = (await service.get('/state')).json<Report>();
+        return next.modules[0]!.status === 'valid' && next;
+      });
+      expect(statuses(fixed)).to.deep.equal([
+        ['@p/app/main', 'valid'],
+        ['@p/app/other', 'valid'],
+      ]);
+      expect((await service.get('/m/@p/app@1.0.0/assets/main/logo.svg')).text).to.include('<svg');
+    } finally {
+      await service.close();
+    }
+  });
+
   it('a link to a device outside the workspace is refused unread, a directory where a file is expected is unresolved, a socket is refused', async function () {
     const root = tempWorkspace({
       'core.json': json({ packages: ['packages/app'] }),

@@ -9,6 +9,7 @@ import type * as esbuild from 'esbuild';
 import { CODE_IMPORT_KINDS } from '../import-kinds.js';
 import type { BundleTarget } from '../types.js';
 import { bufferView } from '../../outputs/buffer-view.js';
+import { assetOwner, type ModuleDeclaration } from '../../workspace/shared-files.js';
 
 // Files that are assets by nature: importing one that is not declared is an error that says so.
 const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'ico', 'bmp', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'webm', 'ogg', 'wav', 'flac', 'pdf', 'wasm'];
@@ -36,11 +37,40 @@ const markedAddress = (subpath: string, file: string): string => `${CLIMB_MARK}a
 /** A path the plugin made for a declared asset, as the build's metafile names it. */
 export const isMarkedAssetAddress = (reference: string): boolean => reference.startsWith(CLIMB_MARK);
 
-// The addresses a target's outputs may hold: its own declared assets, and a shared file's those of
-// the module it was found from (README "Shared files").
+/**
+ * The declared assets a target's imports resolve to, by workspace-relative path: its own, and a
+ * shared file's each by the module owning it (`assetOwner`, README "Shared files"), whichever
+ * module found the shared file. Files esbuild compiles are left out: they have no address.
+ */
+export function resolvedAssets(target: BundleTarget): Map<string, { subpath: string; file: string }> {
+  const resolved = new Map<string, { subpath: string; file: string }>();
+  for (const file of target.assets) if (!isCompiledByEsbuild(file)) resolved.set(path.posix.join(target.dir, file), { subpath: target.subpath, file });
+  if (target.assetDeclarations) for (const [file, asset] of ownedAssets(target.assetDeclarations)) if (!resolved.has(file)) resolved.set(file, asset);
+  return resolved;
+}
+
+// Each declared file of a package's modules by its owner (`assetOwner`): once per list of
+// declarations, which the workspace model keeps one of per package.
+const ownedByDeclarations = new WeakMap<readonly ModuleDeclaration[], Map<string, { subpath: string; file: string }>>();
+function ownedAssets(declarations: readonly ModuleDeclaration[]): Map<string, { subpath: string; file: string }> {
+  let owned = ownedByDeclarations.get(declarations);
+  if (owned) return owned;
+  owned = new Map();
+  for (const declaration of declarations) {
+    for (const file of declaration.assets) {
+      const workspacePath = path.posix.join(declaration.dir, file);
+      if (isCompiledByEsbuild(file) || owned.has(workspacePath)) continue;
+      const owner = assetOwner(declarations, workspacePath);
+      if (owner) owned.set(workspacePath, { subpath: owner.declaration.subpath, file: owner.asset });
+    }
+  }
+  ownedByDeclarations.set(declarations, owned);
+  return owned;
+}
+
+// The addresses a target's outputs may hold: those of the assets its imports resolve to.
 function ownMarks(target: BundleTarget): string[] {
-  const declarations = [target, ...(target.importer ? [target.importer] : [])];
-  return declarations.flatMap((declaring) => declaring.assets.filter((file) => !isCompiledByEsbuild(file)).map((file) => `assets/${declaring.subpath}/${file}`));
+  return [...resolvedAssets(target).values()].map(({ subpath, file }) => `assets/${subpath}/${file}`);
 }
 
 // What may follow an address in an output: a string's or a `url()`'s end, a query, a hash.
@@ -70,12 +100,11 @@ export function placeAssetAddresses(output: Uint8Array, subpath: string): Uint8A
 export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
   const declared = new Map<string, { subpath: string; file: string }>();
   const extensions = new Set(ASSET_EXTENSIONS);
-  // A shared file built alone imports the assets of the module it was found from, as that module does.
-  for (const target of [...targets, ...targets.flatMap((target) => (target.importer ? [target.importer] : []))]) {
-    for (const file of target.assets) {
+  // A shared file built alone imports each asset as the module owning it does.
+  for (const target of targets) {
+    for (const [file, asset] of resolvedAssets(target)) {
+      declared.set(path.join(root, file), asset);
       const extension = path.extname(file).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '');
-      if (COMPILED_EXTENSIONS.has(extension)) continue;
-      declared.set(path.join(root, target.dir, file), { subpath: target.subpath, file });
       if (extension) extensions.add(extension);
     }
   }
