@@ -91,9 +91,10 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
           const shared = await shareWithinBatch(bundleOnce, targets, await bundleOnce(targets, variant, signal), variant, signal);
           return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
         }, recover),
+        (results) => results,
       ),
     rebuild: (target, variant, signal, since) =>
-      nonRegular.watched(packageDirs([target]), () => rebuildWithChunks(target, variant, signal, since)),
+      nonRegular.watched(packageDirs([target]), () => rebuildWithChunks(target, variant, signal, since), (result) => [result]),
     anticipate: stylesheets.anticipate,
     async dispose() {
       lastBuilds.clear();

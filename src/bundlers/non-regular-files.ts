@@ -6,14 +6,17 @@
 //   (esbuild tests it in Go against the resolved path: none known, no plugin at all);
 // - a build that outlives a bound looks for special files among its packages' files, records
 //   them, and opens each FIFO for writing once, which hands esbuild's waiting open an empty file
-//   (no writer, no bytes: an end of file) so its build ends. Nothing is written, and no other
-//   build in flight nor any kept context is touched (stopping esbuild's process would end them all);
-// - a build that met one is done again, now with the refusal, and only that build counts.
+//   (no writer, no bytes: an end of file) so its build ends. Nothing is written, and no kept
+//   context is touched (stopping esbuild's process would end them all);
+// - that open releases every reader waiting on the FIFO, another build in flight included: so
+//   every build during which a special file was learnt (the generation moved) is done again, as
+//   is one whose results read a known special file without refusing it; none returns the empty file.
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { escapeRegExp } from './filters.js';
 import { nonRegularKind, nonRegularText } from '../regular-files.js';
+import type { BundleResult } from './types.js';
 
 /** How long a build runs before its packages are searched for special files, and then how often again. */
 export const STUCK_BUILD_MS = 1_500;
@@ -29,9 +32,11 @@ export interface NonRegularFiles {
   guard(): esbuild.Plugin | null;
   /**
    * `run` (one or more esbuild builds of modules in the workspace-relative `dirs`), done again
-   * with the guard when a special file was met while it ran.
+   * with the guard when a special file was learnt while it ran (by its own search or another
+   * build's: opening a FIFO releases every reader waiting on it) or one of its `results` read a
+   * known special file without refusing it.
    */
-  watched<T>(dirs: readonly string[], run: () => Promise<T>): Promise<T>;
+  watched<T>(dirs: readonly string[], run: () => Promise<T>, results?: (result: T) => readonly BundleResult[]): Promise<T>;
 }
 
 export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS): NonRegularFiles {
@@ -74,12 +79,22 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     };
   }
 
-  async function watched<T>(dirs: readonly string[], run: () => Promise<T>): Promise<T> {
+  /** Whether a result read a known special file as a file: built before its guard, it holds an empty file. */
+  function readKnownSpecialFile(results: readonly BundleResult[]): boolean {
+    return results.some((result) =>
+      result.inputs.some((input) => {
+        const kind = known.get(path.join(root, input));
+        return kind !== undefined && !result.errors.some((error) => error.message.includes(nonRegularText(input, kind)));
+      }),
+    );
+  }
+
+  async function watched<T>(dirs: readonly string[], run: () => Promise<T>, results: (result: T) => readonly BundleResult[] = () => []): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
-      let met = false;
-      const timer = setInterval(() => {
-        if (searchSpecialFiles(root, dirs, learn)) met = true;
-      }, stuckAfterMs);
+      // Read before the run: a file learnt while it ran, by any build's search, may have been
+      // released to this build's waiting open as an empty file.
+      const before = generation;
+      const timer = setInterval(() => searchSpecialFiles(root, dirs, learn), stuckAfterMs);
       // Never what keeps the process alive: the build it watches is.
       timer.unref();
       let result: T;
@@ -90,7 +105,8 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
       }
       // Its outputs may hold an empty file where a FIFO was: built again, refusing it. Twice at
       // most: a FIFO made during the second build is the third's (the next change) to refuse.
-      if (!met || attempt === 2) return result;
+      const stale = generation !== before || readKnownSpecialFile(results(result));
+      if (!stale || attempt === 2) return result;
     }
   }
 

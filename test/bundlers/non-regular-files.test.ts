@@ -8,6 +8,7 @@ import * as esbuild from 'esbuild';
 import { bundleInstalled } from '../../src/bundlers/installed-bundle.js';
 import { createNonRegularFiles } from '../../src/bundlers/non-regular-files.js';
 import { placedReads } from '../../src/bundlers/placed-reads.js';
+import type { BundleResult } from '../../src/bundlers/types.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const mkfifo = (file: string) => execFileSync('mkfifo', [file]);
@@ -46,14 +47,64 @@ describe('files that are not regular files, in the bundlers', function () {
         (failure: esbuild.BuildFailure) => failure.errors.map((error) => error.text),
       );
     };
-    const errors = await special.watched(['packages/app'], build);
+    const errors = await special.watched(['packages/app'], build, () => []);
     expect(runs).to.equal(2);
     expect(errors).to.deep.equal(['"packages/app/main/pipe.ts" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there']);
     const known = special.generation();
     fs.rmSync(pipe);
     fs.writeFileSync(pipe, 'export const value = 1;\n');
-    expect(await special.watched(['packages/app'], build)).to.equal(null);
+    expect(await special.watched(['packages/app'], build, () => [])).to.equal(null);
     expect(special.generation(), 'forgotten once a regular file is there').to.not.equal(known);
     expect(special.guard()).to.equal(null);
+  });
+
+  it('a build in flight whose waiting open another build released is done again, never returning the empty file', async function () {
+    const root = tempWorkspace({
+      'packages/app/a/index.ts': "import { value } from '../pipe.ts';\nexport const a = value;\n",
+      'packages/app/b/index.ts': "import { value } from '../pipe.ts';\nexport const b = value;\n",
+      'packages/other/index.ts': '',
+    });
+    mkfifo(path.join(root, 'packages/app/pipe.ts'));
+    const special = createNonRegularFiles(root, 50);
+    const runs = { a: 0, b: 0 };
+    const build = (name: 'a' | 'b') => () => {
+      runs[name] += 1;
+      const guard = special.guard();
+      return esbuild.build({ entryPoints: [path.join(root, `packages/app/${name}/index.ts`)], bundle: true, write: false, logLevel: 'silent', plugins: guard ? [guard] : [] }).then(
+        (result) => ({ code: result.outputFiles[0]!.text, errors: [] as string[] }),
+        (failure: esbuild.BuildFailure) => ({ code: null, errors: failure.errors.map((error) => error.text) }),
+      );
+    };
+    const noResults = () => [];
+    // b's own search looks elsewhere: only a's search learns the FIFO, and its open for writing
+    // releases b's waiting open too.
+    const b = special.watched(['packages/other'], build('b'), noResults);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const a = special.watched(['packages/app'], build('a'), noResults);
+    const refusal = '"packages/app/pipe.ts" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there';
+    expect((await a).errors).to.deep.equal([refusal]);
+    const resultOfB = await b;
+    expect(resultOfB.code, 'never the empty file built as valid').to.equal(null);
+    expect(resultOfB.errors).to.deep.equal([refusal]);
+    expect(runs.b).to.equal(2);
+  });
+
+  it('a result that read a known special file without refusing it is built again; one refusing it is not', async function () {
+    const root = tempWorkspace({ 'packages/app/main/index.ts': '' });
+    mkfifo(path.join(root, 'packages/app/main/pipe.ts'));
+    const special = createNonRegularFiles(root, 20);
+    // A run that lasts until its search has learnt the FIFO.
+    await special.watched(['packages/app'], async () => {
+      while (special.guard() === null) await new Promise((resolve) => setTimeout(resolve, 10));
+      return null;
+    }, () => []);
+    const result = (errors: { message: string }[]) => ({ specifier: 'app/main', code: null, styles: null, inputs: ['packages/app/main/index.ts', 'packages/app/main/pipe.ts'], imports: [], errors }) as unknown as BundleResult;
+    let runs = 0;
+    await special.watched(['packages/app'], async () => ((runs += 1), result([])), (value) => [value]);
+    expect(runs, 'read as a file: built again').to.equal(3);
+    runs = 0;
+    const refusal = { message: '"packages/app/main/pipe.ts" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there' };
+    await special.watched(['packages/app'], async () => ((runs += 1), result([refusal])), (value) => [value]);
+    expect(runs, 'refused: once').to.equal(1);
   });
 });
