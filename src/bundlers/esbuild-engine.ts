@@ -16,7 +16,7 @@ import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
 import { createKeptRebuilds } from './kept-rebuild.js';
-import { createNonRegularFiles } from './non-regular-files.js';
+import { createNonRegularFiles, refusedConfig } from './non-regular-files.js';
 import { shareWithinBatch, withChunks } from './esbuild-shared-files.js';
 import { createStylesheetRebuild, importsNothing, stylesOnly, type LastBuild } from './stylesheet-rebuild.js';
 import type { BundleResult, BundleTarget, Bundler, BundlerOptions, RebuildHint } from './types.js';
@@ -85,16 +85,30 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     }, recover);
 
   return {
-    bundle: (targets, variant, signal) =>
-      nonRegular.watched(packageDirs(targets), () =>
-        withLiveService(async () => {
-          const shared = await shareWithinBatch(bundleOnce, targets, await bundleOnce(targets, variant, signal), variant, signal);
-          return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
-        }, recover),
-        (results) => results,
-      ),
-    rebuild: (target, variant, signal, since) =>
-      nonRegular.watched(packageDirs([target]), () => rebuildWithChunks(target, variant, signal, since), (result) => [result]),
+    async bundle(targets, variant, signal) {
+      // A config esbuild would wait in refuses its module before esbuild runs (non-regular-files.ts).
+      const stats = new Map<string, string | null>();
+      const refused = targets.map((target) => refusedConfig(root, target, stats));
+      const built = targets.filter((_, index) => !refused[index]);
+      const results =
+        built.length === 0
+          ? []
+          : await nonRegular.watched(
+              () =>
+                withLiveService(async () => {
+                  const shared = await shareWithinBatch(bundleOnce, built, await bundleOnce(built, variant, signal), variant, signal);
+                  return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
+                }, recover),
+              (results) => results,
+            );
+      let next = 0;
+      return refused.map((refusal) => refusal ?? results[next++]!);
+    },
+    rebuild: (target, variant, signal, since) => {
+      const refusal = refusedConfig(root, target);
+      if (refusal) return Promise.resolve(refusal);
+      return nonRegular.watched(() => rebuildWithChunks(target, variant, signal, since), (result) => [result]);
+    },
     anticipate: stylesheets.anticipate,
     async dispose() {
       lastBuilds.clear();
@@ -103,9 +117,6 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     },
   };
 }
-
-/** Where a build's special files are looked for: each target's package (its module's folder if none). */
-const packageDirs = (targets: readonly BundleTarget[]): string[] => targets.map((target) => target.package?.dir ?? target.dir);
 
 /**
  * A whole build of the module in its kept context, as the stylesheet rebuilt alone later needs it.
