@@ -75,6 +75,9 @@ export function childWaitsOnFifo(): boolean | null {
 /** Where the kernel has a thread sleep that opens a FIFO no one writes to (names of kernels since 2.6). */
 const FIFO_OPEN_WAITS = new Set(['wait_for_partner', 'fifo_open']);
 
+/** The guard's plugin name: a build made inside another (module-boundaries.ts) keeps it. */
+export const NON_REGULAR_GUARD = 'core-non-regular-files';
+
 /** The names esbuild reads in every folder it loads from, outside any `onLoad`: the guard cannot refuse them. */
 const CONFIG_NAMES = new Set(['tsconfig.json', 'jsconfig.json', 'package.json']);
 
@@ -164,7 +167,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
   function makeGuard(): esbuild.Plugin {
     const filter = new RegExp(`^(?:${[...known.keys()].map(escapeRegExp).join('|')})$`);
     return {
-      name: 'core-non-regular-files',
+      name: NON_REGULAR_GUARD,
       setup(build) {
         build.onLoad({ filter, namespace: 'file' }, (args) => {
           // A stat opens nothing: it cannot wait on a FIFO.

@@ -8,8 +8,9 @@ import * as esbuild from 'esbuild';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { bundleInstalled } from '../../src/bundlers/installed-bundle.js';
 import { createNonRegularFiles } from '../../src/bundlers/non-regular-files.js';
+import { moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
 import { placedReads } from '../../src/bundlers/placed-reads.js';
-import type { BundleResult } from '../../src/bundlers/types.js';
+import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant } from '../../src/workspace/variant.js';
 import { appTarget } from '../helpers/targets.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -191,5 +192,21 @@ describe('files that are not regular files, in the bundlers', function () {
     } finally {
       await engine.dispose();
     }
+  });
+
+  it("the module boundaries plugin's inner build of another module refuses a known special file too", async function () {
+    this.timeout(20_000);
+    const root = tempWorkspace({ 'packages/app/main/index.ts': "export { card } from '../card/card.ts';\n", 'packages/app/card/card.ts': "import { value } from './pipe.ts';\nexport const card = value;\n" });
+    mkfifo(path.join(root, 'packages/app/card/pipe.ts'));
+    const special = createNonRegularFiles(root, 20, () => null);
+    await special.watched(async () => {
+      while (special.guard() === null) await new Promise((resolve) => setTimeout(resolve, 10));
+    });
+    const target = { specifier: '@acme/app/main', subpath: 'main', dir: 'packages/app/main', entry: 'packages/app/main/index.ts', assets: [], platforms: ['browser'], workspace: { packages: ['@acme/app'], entries: { 'packages/app/main/index.ts': '@acme/app/main', 'packages/app/card/card.ts': '@acme/app/card' }, key: '' } } as unknown as BundleTarget;
+    const outcome = await esbuild
+      .build({ absWorkingDir: root, entryPoints: [path.join(root, target.entry)], bundle: true, write: false, format: 'esm', logLevel: 'silent', plugins: [special.guard()!, moduleBoundariesPlugin(root, [target])] })
+      .then((result) => result.outputFiles[0]!.text, (failure: esbuild.BuildFailure) => failure.errors.map((error) => error.text));
+    // The other module's names could not be read (its build refused the FIFO): imported as written.
+    expect(outcome).to.contain('import { card } from "@acme/app/card";');
   });
 });
