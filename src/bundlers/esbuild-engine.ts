@@ -85,25 +85,17 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     }, recover);
 
   return {
-    async bundle(targets, variant, signal) {
-      // A config esbuild would wait in refuses its module before esbuild runs (non-regular-files.ts).
-      const stats = new Map<string, string | null>();
-      const refused = targets.map((target) => refusedConfig(root, target, stats));
-      const built = targets.filter((_, index) => !refused[index]);
-      const results =
-        built.length === 0
-          ? []
-          : await nonRegular.watched(
-              () =>
-                withLiveService(async () => {
-                  const shared = await shareWithinBatch(bundleOnce, built, await bundleOnce(built, variant, signal), variant, signal);
-                  return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
-                }, recover),
-              (results) => results,
-            );
-      let next = 0;
-      return refused.map((refusal) => refusal ?? results[next++]!);
-    },
+    bundle: (targets, variant, signal) =>
+      bundleRefusingConfigs(root, targets, (built) =>
+        nonRegular.watched(
+          () =>
+            withLiveService(async () => {
+              const shared = await shareWithinBatch(bundleOnce, built, await bundleOnce(built, variant, signal), variant, signal);
+              return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
+            }, recover),
+          (results) => results,
+        ),
+      ),
     rebuild: (target, variant, signal, since) => {
       const refusal = refusedConfig(root, target);
       if (refusal) return Promise.resolve(refusal);
@@ -116,6 +108,16 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       await contexts.dispose();
     },
   };
+}
+
+/** The results of `targets`: those a config esbuild would wait in refuses (non-regular-files.ts) without a build, the others by `build`, in order. */
+async function bundleRefusingConfigs(root: string, targets: BundleTarget[], build: (targets: BundleTarget[]) => Promise<BundleResult[]>): Promise<BundleResult[]> {
+  const stats = new Map<string, string | null>();
+  const refused = targets.map((target) => refusedConfig(root, target, stats));
+  const built = targets.filter((_, index) => !refused[index]);
+  const results = built.length === 0 ? [] : await build(built);
+  let next = 0;
+  return refused.map((refusal) => refusal ?? results[next++]!);
 }
 
 /**

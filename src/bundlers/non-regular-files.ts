@@ -112,86 +112,15 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     return CONFIG_NAMES.has(path.basename(file)) || [...inFlight].some((attempt) => attempt.startedAt < learntAt);
   }
 
-  /** Records the special file an entry leads to (inside the real root only) and releases a FIFO a build may wait on. */
-  function note(absolute: string): void {
-    let real: string;
-    let stats: fs.Stats | undefined;
-    try {
-      // A link is followed as esbuild follows it, to the real path its filter is tested against.
-      real = fs.realpathSync(absolute);
-      stats = fs.statSync(real, { throwIfNoEntry: false });
-    } catch {
-      return;
-    }
-    // Never learnt nor opened outside the workspace: the confinement refuses a link leading out.
-    if (!real.startsWith(`${realRoot}${path.sep}`)) return;
-    const kind = stats && !stats.isDirectory() ? nonRegularKind(stats) : null;
-    if (!kind) return;
-    learn(real, kind);
-    if (stats!.isFIFO() && mayHoldOpen(real)) releaseWaitingReader(real);
-  }
-
-  /** One search at a time, in turns (an open directory read a batch at a time), never the whole tree in one turn. */
+  /** One search at a time: the interval of a long build never stacks them. */
   async function search(): Promise<void> {
     if (searching || waitsOnFifo() === false) return;
     searching = true;
     try {
-      let budget = SEARCH_LIMIT;
-      const visit = async (dir: string, depth: number): Promise<void> => {
-        let handle: fs.Dir;
-        try {
-          handle = await fs.promises.opendir(dir);
-        } catch {
-          return;
-        }
-        try {
-          for await (const entry of handle) {
-            if (--budget < 0) return;
-            const absolute = path.join(dir, entry.name);
-            if (entry.isDirectory()) {
-              if (!NOT_SEARCHED.has(entry.name) && depth < 64) await visit(absolute, depth + 1);
-            } else if (!entry.isFile()) {
-              note(absolute);
-            }
-          }
-        } catch {
-          // a folder removed while read: what was seen is kept
-        }
-      };
-      await visit(realRoot, 0);
+      await searchSpecialFiles(realRoot, (absolute) => noteSpecialFile(realRoot, absolute, learn, mayHoldOpen));
     } finally {
       searching = false;
     }
-  }
-
-  function makeGuard(): esbuild.Plugin {
-    const filter = new RegExp(`^(?:${[...known.keys()].map(escapeRegExp).join('|')})$`);
-    return {
-      name: NON_REGULAR_GUARD,
-      setup(build) {
-        build.onLoad({ filter, namespace: 'file' }, (args) => {
-          // A stat opens nothing: it cannot wait on a FIFO.
-          const stats = fs.statSync(args.path, { throwIfNoEntry: false });
-          const kind = stats && nonRegularKind(stats);
-          if (!kind) {
-            // A regular file in its place (or none): esbuild loads it, or says it is missing.
-            forget(args.path);
-            return undefined;
-          }
-          return { errors: [{ text: nonRegularText(path.relative(realRoot, args.path).split(path.sep).join('/'), kind) }] };
-        });
-      },
-    };
-  }
-
-  /** Whether a result read a known special file as a file: built before its guard, it holds an empty file. */
-  function readKnownSpecialFile(results: readonly BundleResult[]): boolean {
-    return results.some((result) =>
-      result.inputs.some((input) => {
-        const kind = known.get(path.join(realRoot, input))?.kind;
-        return kind !== undefined && !result.errors.some((error) => error.message.includes(nonRegularText(input, kind)));
-      }),
-    );
   }
 
   async function watched<T>(run: () => Promise<T>, results: (result: T) => readonly BundleResult[] = () => []): Promise<T> {
@@ -212,16 +141,93 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
       }
       // Its outputs may hold an empty file where a FIFO was: built again, refusing it. Twice at
       // most: a FIFO made during the second build is the third's (the next change) to refuse.
-      const stale = generation !== flight.startedAt || readKnownSpecialFile(results(result));
+      const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, known, results(result));
       if (!stale || attempt === 2) return result;
     }
   }
 
   return {
     generation: () => generation,
-    guard: () => (known.size === 0 ? null : (guard ??= makeGuard())),
+    guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, [...known.keys()], forget))),
     watched,
   };
+}
+
+/** Whether a result read a known special file as a file: built before its guard, it holds an empty file. */
+function readKnownSpecialFile(realRoot: string, known: ReadonlyMap<string, { kind: string }>, results: readonly BundleResult[]): boolean {
+  return results.some((result) =>
+    result.inputs.some((input) => {
+      const kind = known.get(path.join(realRoot, input))?.kind;
+      return kind !== undefined && !result.errors.some((error) => error.message.includes(nonRegularText(input, kind)));
+    }),
+  );
+}
+
+/** The plugin refusing the `files` (real paths) by what they are when esbuild is about to load one; `forget` one a regular file replaced. */
+function guardPlugin(realRoot: string, files: string[], forget: (file: string) => void): esbuild.Plugin {
+  const filter = new RegExp(`^(?:${files.map(escapeRegExp).join('|')})$`);
+  return {
+    name: NON_REGULAR_GUARD,
+    setup(build) {
+      build.onLoad({ filter, namespace: 'file' }, (args) => {
+        // A stat opens nothing: it cannot wait on a FIFO.
+        const stats = fs.statSync(args.path, { throwIfNoEntry: false });
+        const kind = stats && nonRegularKind(stats);
+        if (!kind) {
+          // A regular file in its place (or none): esbuild loads it, or says it is missing.
+          forget(args.path);
+          return undefined;
+        }
+        return { errors: [{ text: nonRegularText(path.relative(realRoot, args.path).split(path.sep).join('/'), kind) }] };
+      });
+    },
+  };
+}
+
+/** Walks the workspace in turns (an open directory read a batch at a time), never the whole tree in one turn, calling `note` with each entry that is no regular file nor folder. */
+async function searchSpecialFiles(realRoot: string, note: (absolute: string) => void): Promise<void> {
+  let budget = SEARCH_LIMIT;
+  const visit = async (dir: string, depth: number): Promise<void> => {
+    let handle: fs.Dir;
+    try {
+      handle = await fs.promises.opendir(dir);
+    } catch {
+      return;
+    }
+    try {
+      for await (const entry of handle) {
+        if (--budget < 0) return;
+        const absolute = path.join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if (!NOT_SEARCHED.has(entry.name) && depth < 64) await visit(absolute, depth + 1);
+        } else if (!entry.isFile()) {
+          note(absolute);
+        }
+      }
+    } catch {
+      // a folder removed while read: what was seen is kept
+    }
+  };
+  await visit(realRoot, 0);
+}
+
+/** Records the special file an entry leads to (inside the real root only) and releases a FIFO a build may wait on. */
+function noteSpecialFile(realRoot: string, absolute: string, learn: (file: string, kind: string) => boolean, mayHoldOpen: (file: string) => boolean): void {
+  let real: string;
+  let stats: fs.Stats | undefined;
+  try {
+    // A link is followed as esbuild follows it, to the real path its filter is tested against.
+    real = fs.realpathSync(absolute);
+    stats = fs.statSync(real, { throwIfNoEntry: false });
+  } catch {
+    return;
+  }
+  // Never learnt nor opened outside the workspace: the confinement refuses a link leading out.
+  if (!real.startsWith(`${realRoot}${path.sep}`)) return;
+  const kind = stats && !stats.isDirectory() ? nonRegularKind(stats) : null;
+  if (!kind) return;
+  learn(real, kind);
+  if (stats!.isFIFO() && mayHoldOpen(real)) releaseWaitingReader(real);
 }
 
 function realPathOf(root: string): string {
