@@ -45,7 +45,9 @@ export interface NonRegularFiles {
    * build's: opening a FIFO releases every reader waiting on it) or one of its `results` read a
    * known special file without refusing it.
    */
-  watched<T>(run: () => Promise<T>, results?: (result: T) => readonly BundleResult[]): Promise<T>;
+  watched<T>(run: () => Promise<T>, results?: (result: T) => readonly BundleResult[], runs?: number): Promise<T>;
+  /** The special files known, relative to the root's real path, with what each is. */
+  known(): Array<{ file: string; kind: string }>;
 }
 
 /**
@@ -81,6 +83,9 @@ export const NON_REGULAR_GUARD = 'core-non-regular-files';
 /** The names esbuild reads in every folder it loads from, outside any `onLoad`: the guard cannot refuse them. */
 const CONFIG_NAMES = new Set(['tsconfig.json', 'jsconfig.json', 'package.json']);
 
+/** Whether esbuild reads `file` (a path) itself, where no plugin's load sees it. */
+export const isConfigName = (file: string): boolean => CONFIG_NAMES.has(path.posix.basename(file.split(path.sep).join('/')));
+
 export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS, waitsOnFifo: () => boolean | null = childWaitsOnFifo): NonRegularFiles {
   // Known special files are recorded, and released, by their real path, inside this real root only.
   const realRoot = realPathOf(root);
@@ -109,7 +114,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
   /** Whether a build in flight may be waiting in the open of the known FIFO `file`: one started without its refusal, or a config esbuild reads unasked. */
   function mayHoldOpen(file: string): boolean {
     const learntAt = known.get(file)?.learntAt ?? Infinity;
-    return CONFIG_NAMES.has(path.basename(file)) || [...inFlight].some((attempt) => attempt.startedAt < learntAt);
+    return isConfigName(file) || [...inFlight].some((attempt) => attempt.startedAt < learntAt);
   }
 
   /** One search at a time: the interval of a long build never stacks them. */
@@ -123,7 +128,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     }
   }
 
-  async function watched<T>(run: () => Promise<T>, results: (result: T) => readonly BundleResult[] = () => []): Promise<T> {
+  async function watched<T>(run: () => Promise<T>, results: (result: T) => readonly BundleResult[] = () => [], runs = 3): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
       // Read before the run: a file learnt while it ran, by any build's search, may have been
       // released to this build's waiting open as an empty file.
@@ -140,9 +145,9 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
         inFlight.delete(flight);
       }
       // Its outputs may hold an empty file where a FIFO was: built again, refusing it. Twice at
-      // most: a FIFO made during the second build is the third's (the next change) to refuse.
+      // most (by default): a FIFO made during the second build is the third's (the next change) to refuse.
       const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, known, results(result));
-      if (!stale || attempt === 2) return result;
+      if (!stale || attempt >= runs - 1) return result;
     }
   }
 
@@ -150,6 +155,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     generation: () => generation,
     guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, [...known.keys()], forget))),
     watched,
+    known: () => [...known].map(([file, { kind }]) => ({ file: path.relative(realRoot, file).split(path.sep).join('/'), kind })),
   };
 }
 

@@ -29,6 +29,18 @@ describe('files that are not regular files, in the bundlers', function () {
     expect(failure?.message).to.include('"pipe.js" is a FIFO (named pipe), not a regular file');
   });
 
+  it("the local CDN's build refuses a FIFO package.json esbuild reads in a folder it resolves in, naming it, and ends", async function () {
+    this.timeout(30_000);
+    const root = tempWorkspace({ 'node_modules/pkg/package.json': '{"name":"pkg","version":"1.0.0"}', 'node_modules/pkg/index.js': "export { x } from './sub';\n", 'node_modules/pkg/sub/index.js': 'export const x = 1;\n' });
+    const packageDir = path.join(root, 'node_modules/pkg');
+    mkfifo(path.join(packageDir, 'sub/package.json'));
+    const failure = await bundleInstalled(path.join(packageDir, 'index.js'), packageDir, () => []).then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(failure?.message).to.equal('"sub/package.json" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there');
+  });
+
   it('the read placing a diagnostic after a build takes no text from a FIFO', function () {
     const root = tempWorkspace({ 'app/main.ts': '' });
     mkfifo(path.join(root, 'app/sheet.css'));
