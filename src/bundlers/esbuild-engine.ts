@@ -16,7 +16,7 @@ import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
 import { createKeptRebuilds } from './kept-rebuild.js';
-import { createNonRegularFiles, refusedConfig } from './non-regular-files.js';
+import { createNonRegularFiles, type NonRegularFiles } from './non-regular-files.js';
 import { shareWithinBatch, withChunks } from './esbuild-shared-files.js';
 import { createStylesheetRebuild, importsNothing, stylesOnly, type LastBuild } from './stylesheet-rebuild.js';
 import type { BundleResult, BundleTarget, Bundler, BundlerOptions, RebuildHint } from './types.js';
@@ -86,21 +86,25 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   return {
     bundle: (targets, variant, signal) =>
-      bundleRefusingConfigs(root, targets, (built) =>
-        nonRegular.watched(
-          () =>
+      nonRegular.watched(
+        () =>
+          bundleRefusingConfigs(nonRegular, targets, (built) =>
             withLiveService(async () => {
               const shared = await shareWithinBatch(bundleOnce, built, await bundleOnce(built, variant, signal), variant, signal);
               return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
             }, recover),
-          (results) => results,
-        ),
+          ),
+        (results) => results,
       ),
-    rebuild: (target, variant, signal, since) => {
-      const refusal = refusedConfig(root, target);
-      if (refusal) return Promise.resolve(refusal);
-      return nonRegular.watched(() => rebuildWithChunks(target, variant, signal, since), (result) => [result]);
-    },
+    rebuild: (target, variant, signal, since) =>
+      nonRegular.watched(
+        // Within the run: a config learnt special while it ran refuses the run done again.
+        () => {
+          const refusal = nonRegular.refusedConfig(target);
+          return refusal ? Promise.resolve(refusal) : rebuildWithChunks(target, variant, signal, since);
+        },
+        (result) => [result],
+      ),
     anticipate: stylesheets.anticipate,
     async dispose() {
       lastBuilds.clear();
@@ -110,10 +114,9 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   };
 }
 
-/** The results of `targets`: those a config esbuild would wait in refuses (non-regular-files.ts) without a build, the others by `build`, in order. */
-async function bundleRefusingConfigs(root: string, targets: BundleTarget[], build: (targets: BundleTarget[]) => Promise<BundleResult[]>): Promise<BundleResult[]> {
-  const stats = new Map<string, string | null>();
-  const refused = targets.map((target) => refusedConfig(root, target, stats));
+/** The results of `targets`: those a known special config refuses (non-regular-files.ts) without a build, the others by `build`, in order. */
+async function bundleRefusingConfigs(nonRegular: NonRegularFiles, targets: BundleTarget[], build: (targets: BundleTarget[]) => Promise<BundleResult[]>): Promise<BundleResult[]> {
+  const refused = targets.map((target) => nonRegular.refusedConfig(target));
   const built = targets.filter((_, index) => !refused[index]);
   const results = built.length === 0 ? [] : await build(built);
   let next = 0;

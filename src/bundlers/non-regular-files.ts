@@ -5,8 +5,8 @@
 // - the files known to be special are refused by one `onLoad` whose filter names exactly them
 //   (esbuild tests it in Go against the resolved path: none known, no plugin at all);
 // - a tsconfig.json, jsconfig.json or package.json esbuild reads itself for a module's folder or
-//   one above, outside any `onLoad`, is stat'ed before the build: one that is special refuses the
-//   module before esbuild runs (`refusedConfig`);
+//   one above, outside any `onLoad`, that is a known special file refuses the module before
+//   esbuild runs (`refusedConfig`: nothing to look at while none is known, so no build pays);
 // - while a build outlives a bound, esbuild's threads are asked where they sleep (Linux: a few
 //   small reads); only when one waits in the open of a FIFO (or where that cannot be told) is the
 //   workspace searched, in turns, for special files, inside its real root only: each is recorded,
@@ -46,6 +46,11 @@ export interface NonRegularFiles {
    * known special file without refusing it.
    */
   watched<T>(run: () => Promise<T>, results?: (result: T) => readonly BundleResult[], runs?: number): Promise<T>;
+  /**
+   * The failed result of `target` when a config esbuild would read for it is a known special file
+   * (stat'ed again: one a regular file replaced is forgotten); null at once while none is known.
+   */
+  refusedConfig(target: BundleTarget): BundleResult | null;
   /** The special files known, relative to the root's real path, with what each is. */
   known(): Array<{ file: string; kind: string }>;
 }
@@ -155,6 +160,18 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     generation: () => generation,
     guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, [...known.keys()], forget))),
     watched,
+    refusedConfig(target) {
+      if (![...known.keys()].some(isConfigName)) return null;
+      return refusedConfigOf(target, (place) => {
+        const file = path.join(realRoot, place);
+        if (!known.has(file)) return null;
+        // A stat opens nothing: it cannot wait on a FIFO.
+        const stats = fs.statSync(file, { throwIfNoEntry: false });
+        const kind = stats && nonRegularKind(stats);
+        if (!kind) forget(file);
+        return kind ?? null;
+      });
+    },
     known: () => [...known].map(([file, { kind }]) => ({ file: path.relative(realRoot, file).split(path.sep).join('/'), kind })),
   };
 }
@@ -259,25 +276,15 @@ function releaseWaitingReader(file: string): void {
 /**
  * The failed result of a target whose build esbuild would wait in: a tsconfig.json, jsconfig.json
  * or package.json where esbuild reads one for the entry's folder or one above (the places of
- * `tsconfigPlaces` and `packageJsonPlaces`) that is no regular file. esbuild reads those itself,
- * outside any `onLoad`, so no guard could refuse them (README "Files that are not files"). Null
- * when every one is a regular file or absent. `stats` memoizes a place's stat across the targets of a call.
+ * `tsconfigPlaces` and `packageJsonPlaces`) that is a known special file (`kindAt`). esbuild reads
+ * those itself, outside any `onLoad`, so no guard could refuse them (README "Files that are not
+ * files"). Null when none is.
  */
-export function refusedConfig(root: string, target: BundleTarget, stats: Map<string, string | null> = new Map()): BundleResult | null {
+function refusedConfigOf(target: BundleTarget, kindAt: (place: string) => string | null): BundleResult | null {
   const dir = dirOf(target.entry);
   const places = [...tsconfigPlaces(dir), ...tsconfigPlaces(dir).map((place) => joinRelative(dirOf(place), 'jsconfig.json')), ...packageJsonPlaces(dir)];
   for (const place of places) {
-    let kind = stats.get(place);
-    if (kind === undefined) {
-      // A stat opens nothing: it cannot wait on a FIFO. A link is followed, as esbuild follows it.
-      try {
-        const found = fs.statSync(path.join(root, place), { throwIfNoEntry: false });
-        kind = found ? nonRegularKind(found) : null;
-      } catch {
-        kind = null; // a loop of links, a path through a file: esbuild says what it finds
-      }
-      stats.set(place, kind);
-    }
+    const kind = kindAt(place);
     if (kind) {
       return { specifier: target.specifier, code: null, styles: null, inputs: [target.entry, place], imports: [], errors: [diagnostic('BUNDLE_ERROR', nonRegularText(place, kind), { file: place })] };
     }

@@ -181,7 +181,7 @@ describe('files that are not regular files, in the bundlers', function () {
     }
   });
 
-  it('the engine: a tsconfig.json or package.json esbuild would read that is a FIFO refuses the module before esbuild runs', async function () {
+  it('the engine: a tsconfig.json or package.json esbuild would read that is a FIFO ends its build, then refuses the module before esbuild runs', async function () {
     this.timeout(30_000);
     const root = tempWorkspace({ 'app/main/index.ts': 'export const main = 1;\n', 'app/other/index.ts': 'export const other = 2;\n' });
     mkfifo(path.join(root, 'app/main/tsconfig.json'));
