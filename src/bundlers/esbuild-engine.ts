@@ -99,10 +99,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     rebuild: (target, variant, signal, since) =>
       nonRegular.watched(
         // Within the run: a config learnt special while it ran refuses the run done again.
-        () => {
-          const refusal = nonRegular.refusedConfig(target);
-          return refusal ? Promise.resolve(refusal) : rebuildWithChunks(target, variant, signal, since);
-        },
+        async () => nonRegular.refusedConfig(target) ?? rebuildWithChunks(target, variant, signal, since),
         (result) => [result],
       ),
     anticipate: stylesheets.anticipate,

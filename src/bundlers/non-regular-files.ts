@@ -160,18 +160,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     generation: () => generation,
     guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, [...known.keys()], forget))),
     watched,
-    refusedConfig(target) {
-      if (![...known.keys()].some(isConfigName)) return null;
-      return refusedConfigOf(target, (place) => {
-        const file = path.join(realRoot, place);
-        if (!known.has(file)) return null;
-        // A stat opens nothing: it cannot wait on a FIFO.
-        const stats = fs.statSync(file, { throwIfNoEntry: false });
-        const kind = stats && nonRegularKind(stats);
-        if (!kind) forget(file);
-        return kind ?? null;
-      });
-    },
+    refusedConfig: (target) => ([...known.keys()].some(isConfigName) ? refusedConfigOf(target, (place) => specialStill(path.join(realRoot, place), known, forget)) : null),
     known: () => [...known].map(([file, { kind }]) => ({ file: path.relative(realRoot, file).split(path.sep).join('/'), kind })),
   };
 }
@@ -271,6 +260,15 @@ function releaseWaitingReader(file: string): void {
   } catch {
     // no reader
   }
+}
+
+/** What the known special file `file` still is (a stat opens nothing: it cannot wait on a FIFO); null, and forgotten, once a regular file replaced it. */
+function specialStill(file: string, known: ReadonlyMap<string, unknown>, forget: (file: string) => void): string | null {
+  if (!known.has(file)) return null;
+  const stats = fs.statSync(file, { throwIfNoEntry: false });
+  const kind = stats && nonRegularKind(stats);
+  if (!kind) forget(file);
+  return kind ?? null;
 }
 
 /**
