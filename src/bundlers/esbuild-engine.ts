@@ -16,7 +16,7 @@ import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
 import { createKeptRebuilds } from './kept-rebuild.js';
-import { createNonRegularFiles } from './non-regular-files.js';
+import { createNonRegularFiles, type NonRegularFiles } from './non-regular-files.js';
 import { shareWithinBatch, withChunks } from './esbuild-shared-files.js';
 import { createStylesheetRebuild, importsNothing, stylesOnly, type LastBuild } from './stylesheet-rebuild.js';
 import type { BundleResult, BundleTarget, Bundler, BundlerOptions, RebuildHint } from './types.js';
@@ -86,14 +86,22 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   return {
     bundle: (targets, variant, signal) =>
-      nonRegular.watched(packageDirs(targets), () =>
-        withLiveService(async () => {
-          const shared = await shareWithinBatch(bundleOnce, targets, await bundleOnce(targets, variant, signal), variant, signal);
-          return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
-        }, recover),
+      nonRegular.watched(
+        () =>
+          bundleRefusingConfigs(nonRegular, targets, (built) =>
+            withLiveService(async () => {
+              const shared = await shareWithinBatch(bundleOnce, built, await bundleOnce(built, variant, signal), variant, signal);
+              return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
+            }, recover),
+          ),
+        (results) => results,
       ),
     rebuild: (target, variant, signal, since) =>
-      nonRegular.watched(packageDirs([target]), () => rebuildWithChunks(target, variant, signal, since)),
+      nonRegular.watched(
+        // Within the run: a config learnt special while it ran refuses the run done again.
+        async () => nonRegular.refusedConfig(target) ?? rebuildWithChunks(target, variant, signal, since),
+        (result) => [result],
+      ),
     anticipate: stylesheets.anticipate,
     async dispose() {
       lastBuilds.clear();
@@ -103,8 +111,14 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   };
 }
 
-/** Where a build's special files are looked for: each target's package (its module's folder if none). */
-const packageDirs = (targets: readonly BundleTarget[]): string[] => targets.map((target) => target.package?.dir ?? target.dir);
+/** The results of `targets`: those a known special config refuses (non-regular-files.ts) without a build, the others by `build`, in order. */
+async function bundleRefusingConfigs(nonRegular: NonRegularFiles, targets: BundleTarget[], build: (targets: BundleTarget[]) => Promise<BundleResult[]>): Promise<BundleResult[]> {
+  const refused = targets.map((target) => nonRegular.refusedConfig(target));
+  const built = targets.filter((_, index) => !refused[index]);
+  const results = built.length === 0 ? [] : await build(built);
+  let next = 0;
+  return refused.map((refusal) => refusal ?? results[next++]!);
+}
 
 /**
  * A whole build of the module in its kept context, as the stylesheet rebuilt alone later needs it.

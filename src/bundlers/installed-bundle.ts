@@ -14,6 +14,7 @@ import { patternListings } from './glob-imports.js';
 import { INSTALLED_EXTENSIONS } from '../workspace/resolution.js';
 import { dirOf } from '../workspace/paths.js';
 import { packageJsonPlaces } from '../workspace/tsconfig.js';
+import { createNonRegularFiles, isConfigName } from './non-regular-files.js';
 import { nonRegularKind, nonRegularText } from '../regular-files.js';
 
 export interface InstalledBundle {
@@ -91,11 +92,27 @@ const COMMON: esbuild.BuildOptions = {
  * `commonJsNames(file)`: the names a CommonJS entry exports, asked only when the entry turns out
  * to be CommonJS (esbuild then gives it a default export alone); each becomes a named export.
  */
-export function bundleInstalled(entry: string, packageDir: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
-  return withLiveService(() => bundleOnce(entry, packageDir, commonJsNames)).catch((error: unknown) => {
-    const refused = (error as Partial<esbuild.BuildFailure>).errors?.filter((message) => message.pluginName === CONFINE_PLUGIN && message.text === OUTSIDE_TEXT) ?? [];
-    throw refused.length > 0 ? new OutsidePackageError([...new Set(refused.map((message) => String(message.detail)))]) : error;
-  });
+export async function bundleInstalled(entry: string, packageDir: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
+  // esbuild reads the package.json of each folder it resolves in itself, where the confinement's
+  // load never sees it: a FIFO there held the build forever. The watchdog of the workspace's
+  // builds (non-regular-files.ts) releases it, and the bundle is refused naming it.
+  const watchdog = createNonRegularFiles(packageDir);
+  const outcome = await watchdog.watched(
+    () => withLiveService(() => bundleOnce(entry, packageDir, commonJsNames)).then((bundle) => ({ bundle }), (error: unknown) => ({ error })),
+    undefined,
+    1,
+  );
+  // Only a config: any other special file is refused at its load, and one found while another
+  // build waited is none of this bundle's.
+  const special = watchdog.known().find((known) => isConfigName(known.file));
+  if (special) throw new Error(nonRegularText(special.file, special.kind));
+  if ('bundle' in outcome) return outcome.bundle;
+  throw refusalOf(outcome.error);
+}
+
+function refusalOf(error: unknown): unknown {
+  const refused = (error as Partial<esbuild.BuildFailure>).errors?.filter((message) => message.pluginName === CONFINE_PLUGIN && message.text === OUTSIDE_TEXT) ?? [];
+  return refused.length > 0 ? new OutsidePackageError([...new Set(refused.map((message) => String(message.detail)))]) : error;
 }
 
 // The metafile names files relative to `absWorkingDir`, the package's real directory; the

@@ -4,18 +4,30 @@
 // load to ask first would tax every build (README "Files that are not files"), so:
 // - the files known to be special are refused by one `onLoad` whose filter names exactly them
 //   (esbuild tests it in Go against the resolved path: none known, no plugin at all);
-// - a build that outlives a bound looks for special files among its packages' files, records
-//   them, and opens each FIFO for writing once, which hands esbuild's waiting open an empty file
-//   (no writer, no bytes: an end of file) so its build ends. Nothing is written, and no other
-//   build in flight nor any kept context is touched (stopping esbuild's process would end them all);
-// - a build that met one is done again, now with the refusal, and only that build counts.
+// - a tsconfig.json, jsconfig.json or package.json esbuild reads itself for a module's folder or
+//   one above, outside any `onLoad`, that is a known special file refuses the module before
+//   esbuild runs (`refusedConfig`: nothing to look at while none is known, so no build pays);
+// - while a build outlives a bound, esbuild's threads are asked where they sleep (Linux: a few
+//   small reads); only when one waits in the open of a FIFO (or where that cannot be told) is the
+//   workspace searched, in turns, for special files, inside its real root only: each is recorded,
+//   and a FIFO a build in flight may wait on (one started before it was learnt, or a config) is
+//   opened for writing once, which hands esbuild's waiting open an empty file (no writer, no
+//   bytes: an end of file) so its build ends. Nothing is written, and no kept context is touched
+//   (stopping esbuild's process would end them all);
+// - that open releases every reader waiting on the FIFO, another build in flight included: so
+//   every build during which a special file was learnt (the generation moved) is done again, as
+//   is one whose results read a known special file without refusing it; none returns the empty file.
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { escapeRegExp } from './filters.js';
 import { nonRegularKind, nonRegularText } from '../regular-files.js';
+import { diagnostic } from '../workspace/diagnostics.js';
+import { dirOf, joinRelative } from '../workspace/paths.js';
+import { packageJsonPlaces, tsconfigPlaces } from '../workspace/tsconfig.js';
+import type { BundleResult, BundleTarget } from './types.js';
 
-/** How long a build runs before its packages are searched for special files, and then how often again. */
+/** How long a build runs before esbuild is asked whether it waits on a FIFO, and then how often again. */
 export const STUCK_BUILD_MS = 1_500;
 /** At most this many entries are looked at per search: a search costs a walk, never an unbounded one. */
 const SEARCH_LIMIT = 50_000;
@@ -28,22 +40,72 @@ export interface NonRegularFiles {
   /** The plugin refusing the known special files, or null while none is known (the common case). */
   guard(): esbuild.Plugin | null;
   /**
-   * `run` (one or more esbuild builds of modules in the workspace-relative `dirs`), done again
-   * with the guard when a special file was met while it ran.
+   * `run` (one or more esbuild builds of modules of the workspace), done again
+   * with the guard when a special file was learnt while it ran (by its own search or another
+   * build's: opening a FIFO releases every reader waiting on it) or one of its `results` read a
+   * known special file without refusing it.
    */
-  watched<T>(dirs: readonly string[], run: () => Promise<T>): Promise<T>;
+  watched<T>(run: () => Promise<T>, results?: (result: T) => readonly BundleResult[], runs?: number): Promise<T>;
+  /**
+   * The failed result of `target` when a config esbuild would read for it is a known special file
+   * (stat'ed again: one a regular file replaced is forgotten); null at once while none is known.
+   */
+  refusedConfig(target: BundleTarget): BundleResult | null;
+  /** The special files known, relative to the root's real path, with what each is. */
+  known(): Array<{ file: string; kind: string }>;
 }
 
-export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS): NonRegularFiles {
-  // Absolute (real) path to what it is, in words.
-  const known = new Map<string, string>();
+/**
+ * Whether esbuild's process (a child of this one, on Linux) has a thread waiting in the open of a FIFO:
+ * the kernel names where each thread sleeps (`/proc/<pid>/task/<tid>/wchan`). A few small reads,
+ * so a build that is merely slow costs nothing more. Null where that cannot be told (no such
+ * files): then the search runs at every bound.
+ */
+export function childWaitsOnFifo(): boolean | null {
+  try {
+    const tasks = `/proc/${process.pid}/task`;
+    const children = fs.readdirSync(tasks).flatMap((task) => fs.readFileSync(`${tasks}/${task}/children`, 'utf8').split(' ').filter(Boolean));
+    return children.some((child) => {
+      try {
+        // esbuild's process only: another child of ours may wait on a FIFO of its own.
+        if (fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() !== 'esbuild') return false;
+        return fs.readdirSync(`/proc/${child}/task`).some((thread) => FIFO_OPEN_WAITS.has(fs.readFileSync(`/proc/${child}/task/${thread}/wchan`, 'utf8').trim()));
+      } catch {
+        return false; // ended meanwhile
+      }
+    });
+  } catch {
+    return null;
+  }
+}
+
+/** Where the kernel has a thread sleep that opens a FIFO no one writes to (names of kernels since 2.6). */
+const FIFO_OPEN_WAITS = new Set(['wait_for_partner', 'fifo_open']);
+
+/** The guard's plugin name: a build made inside another (module-boundaries.ts) keeps it. */
+export const NON_REGULAR_GUARD = 'core-non-regular-files';
+
+/** The names esbuild reads in every folder it loads from, outside any `onLoad`: the guard cannot refuse them. */
+const CONFIG_NAMES = new Set(['tsconfig.json', 'jsconfig.json', 'package.json']);
+
+/** Whether esbuild reads `file` (a path) itself, where no plugin's load sees it. */
+export const isConfigName = (file: string): boolean => CONFIG_NAMES.has(path.posix.basename(file.split(path.sep).join('/')));
+
+export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS, waitsOnFifo: () => boolean | null = childWaitsOnFifo): NonRegularFiles {
+  // Known special files are recorded, and released, by their real path, inside this real root only.
+  const realRoot = realPathOf(root);
+  // Absolute (real) path to what it is, in words, and the generation that learnt it.
+  const known = new Map<string, { kind: string; learntAt: number }>();
   let generation = 0;
   let guard: esbuild.Plugin | null = null;
+  // The generation each attempt in flight started at: a FIFO learnt later may hold its open.
+  const inFlight = new Set<{ startedAt: number }>();
+  let searching = false;
 
   function learn(file: string, kind: string): boolean {
-    if (known.get(file) === kind) return false;
-    known.set(file, kind);
+    if (known.get(file)?.kind === kind) return false;
     generation += 1;
+    known.set(file, { kind, learntAt: generation });
     guard = null;
     return true;
   }
@@ -54,32 +116,30 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     guard = null;
   }
 
-  function makeGuard(): esbuild.Plugin {
-    const filter = new RegExp(`^(?:${[...known.keys()].map(escapeRegExp).join('|')})$`);
-    return {
-      name: 'core-non-regular-files',
-      setup(build) {
-        build.onLoad({ filter, namespace: 'file' }, (args) => {
-          // A stat opens nothing: it cannot wait on a FIFO.
-          const stats = fs.statSync(args.path, { throwIfNoEntry: false });
-          const kind = stats && nonRegularKind(stats);
-          if (!kind) {
-            // A regular file in its place (or none): esbuild loads it, or says it is missing.
-            forget(args.path);
-            return undefined;
-          }
-          return { errors: [{ text: nonRegularText(path.relative(root, args.path).split(path.sep).join('/'), kind) }] };
-        });
-      },
-    };
+  /** Whether a build in flight may be waiting in the open of the known FIFO `file`: one started without its refusal, or a config esbuild reads unasked. */
+  function mayHoldOpen(file: string): boolean {
+    const learntAt = known.get(file)?.learntAt ?? Infinity;
+    return isConfigName(file) || [...inFlight].some((attempt) => attempt.startedAt < learntAt);
   }
 
-  async function watched<T>(dirs: readonly string[], run: () => Promise<T>): Promise<T> {
+  /** One search at a time: the interval of a long build never stacks them. */
+  async function search(): Promise<void> {
+    if (searching || waitsOnFifo() === false) return;
+    searching = true;
+    try {
+      await searchSpecialFiles(realRoot, (absolute) => noteSpecialFile(realRoot, absolute, learn, mayHoldOpen));
+    } finally {
+      searching = false;
+    }
+  }
+
+  async function watched<T>(run: () => Promise<T>, results: (result: T) => readonly BundleResult[] = () => [], runs = 3): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
-      let met = false;
-      const timer = setInterval(() => {
-        if (searchSpecialFiles(root, dirs, learn)) met = true;
-      }, stuckAfterMs);
+      // Read before the run: a file learnt while it ran, by any build's search, may have been
+      // released to this build's waiting open as an empty file.
+      const flight = { startedAt: generation };
+      inFlight.add(flight);
+      const timer = setInterval(() => void search(), stuckAfterMs);
       // Never what keeps the process alive: the build it watches is.
       timer.unref();
       let result: T;
@@ -87,76 +147,145 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
         result = await run();
       } finally {
         clearInterval(timer);
+        inFlight.delete(flight);
       }
       // Its outputs may hold an empty file where a FIFO was: built again, refusing it. Twice at
-      // most: a FIFO made during the second build is the third's (the next change) to refuse.
-      if (!met || attempt === 2) return result;
+      // most (by default): a FIFO made during the second build is the third's (the next change) to refuse.
+      const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, known, results(result));
+      if (!stale || attempt >= runs - 1) return result;
     }
   }
 
   return {
     generation: () => generation,
-    guard: () => (known.size === 0 ? null : (guard ??= makeGuard())),
+    guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, [...known.keys()], forget))),
     watched,
+    refusedConfig: (target) => ([...known.keys()].some(isConfigName) ? refusedConfigOf(target, (place) => specialStill(path.join(realRoot, place), known, forget)) : null),
+    known: () => [...known].map(([file, { kind }]) => ({ file: path.relative(realRoot, file).split(path.sep).join('/'), kind })),
   };
 }
 
-/**
- * Records (`learn`) the special files under the workspace-relative `dirs`; true if one was new or
- * a FIFO had a reader waiting.
- */
-function searchSpecialFiles(root: string, dirs: readonly string[], learn: (file: string, kind: string) => boolean): boolean {
-  let met = false;
+/** Whether a result read a known special file as a file: built before its guard, it holds an empty file. */
+function readKnownSpecialFile(realRoot: string, known: ReadonlyMap<string, { kind: string }>, results: readonly BundleResult[]): boolean {
+  return results.some((result) =>
+    result.inputs.some((input) => {
+      const kind = known.get(path.join(realRoot, input))?.kind;
+      return kind !== undefined && !result.errors.some((error) => error.message.includes(nonRegularText(input, kind)));
+    }),
+  );
+}
+
+/** The plugin refusing the `files` (real paths) by what they are when esbuild is about to load one; `forget` one a regular file replaced. */
+function guardPlugin(realRoot: string, files: string[], forget: (file: string) => void): esbuild.Plugin {
+  const filter = new RegExp(`^(?:${files.map(escapeRegExp).join('|')})$`);
+  return {
+    name: NON_REGULAR_GUARD,
+    setup(build) {
+      build.onLoad({ filter, namespace: 'file' }, (args) => {
+        // A stat opens nothing: it cannot wait on a FIFO.
+        const stats = fs.statSync(args.path, { throwIfNoEntry: false });
+        const kind = stats && nonRegularKind(stats);
+        if (!kind) {
+          // A regular file in its place (or none): esbuild loads it, or says it is missing.
+          forget(args.path);
+          return undefined;
+        }
+        return { errors: [{ text: nonRegularText(path.relative(realRoot, args.path).split(path.sep).join('/'), kind) }] };
+      });
+    },
+  };
+}
+
+/** Walks the workspace in turns (an open directory read a batch at a time), never the whole tree in one turn, calling `note` with each entry that is no regular file nor folder. */
+async function searchSpecialFiles(realRoot: string, note: (absolute: string) => void): Promise<void> {
   let budget = SEARCH_LIMIT;
-  const visit = (dir: string, depth: number) => {
-    let entries: fs.Dirent[];
+  const visit = async (dir: string, depth: number): Promise<void> => {
+    let handle: fs.Dir;
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
+      handle = await fs.promises.opendir(dir);
     } catch {
       return;
     }
-    for (const entry of entries) {
-      if (--budget < 0) return;
-      const absolute = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!NOT_SEARCHED.has(entry.name) && depth < 64) visit(absolute, depth + 1);
-      } else if (!entry.isFile() && noteSpecial(absolute, learn)) {
-        met = true;
+    try {
+      for await (const entry of handle) {
+        if (--budget < 0) return;
+        const absolute = path.join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if (!NOT_SEARCHED.has(entry.name) && depth < 64) await visit(absolute, depth + 1);
+        } else if (!entry.isFile()) {
+          note(absolute);
+        }
       }
+    } catch {
+      // a folder removed while read: what was seen is kept
     }
   };
-  for (const dir of new Set(dirs)) visit(path.join(root, dir), 0);
-  return met;
+  await visit(realRoot, 0);
 }
 
-/** Whether `absolute` leads to a special file that was new, or to a FIFO a reader waited on. */
-function noteSpecial(absolute: string, learn: (file: string, kind: string) => boolean): boolean {
-  // A link is followed as esbuild follows it, to the real path its filter is tested against.
+/** Records the special file an entry leads to (inside the real root only) and releases a FIFO a build may wait on. */
+function noteSpecialFile(realRoot: string, absolute: string, learn: (file: string, kind: string) => boolean, mayHoldOpen: (file: string) => boolean): void {
   let real: string;
   let stats: fs.Stats | undefined;
   try {
+    // A link is followed as esbuild follows it, to the real path its filter is tested against.
     real = fs.realpathSync(absolute);
     stats = fs.statSync(real, { throwIfNoEntry: false });
   } catch {
-    return false;
+    return;
   }
+  // Never learnt nor opened outside the workspace: the confinement refuses a link leading out.
+  if (!real.startsWith(`${realRoot}${path.sep}`)) return;
   const kind = stats && !stats.isDirectory() ? nonRegularKind(stats) : null;
-  if (!kind) return false;
-  const learnt = learn(real, kind);
-  return releaseWaitingReader(real, stats!) || learnt;
+  if (!kind) return;
+  learn(real, kind);
+  if (stats!.isFIFO() && mayHoldOpen(real)) releaseWaitingReader(real);
+}
+
+function realPathOf(root: string): string {
+  try {
+    return fs.realpathSync(root);
+  } catch {
+    return path.resolve(root);
+  }
 }
 
 /**
  * Opens the FIFO for writing and closes it at once, without blocking: a reader waiting in its open
- * (esbuild's) goes on and reads an end of file. True if one was waiting (the open fails with ENXIO
- * when no one reads).
+ * (esbuild's) goes on and reads an end of file (the open fails with ENXIO when no one reads).
  */
-function releaseWaitingReader(file: string, stats: fs.Stats): boolean {
-  if (!stats.isFIFO()) return false;
+function releaseWaitingReader(file: string): void {
   try {
     fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | (fs.constants.O_NONBLOCK ?? 0)));
-    return true;
   } catch {
-    return false;
+    // no reader
   }
+}
+
+/** What the known special file `file` still is (a stat opens nothing: it cannot wait on a FIFO); null, and forgotten, once a regular file replaced it. */
+function specialStill(file: string, known: ReadonlyMap<string, unknown>, forget: (file: string) => void): string | null {
+  if (!known.has(file)) return null;
+  const stats = fs.statSync(file, { throwIfNoEntry: false });
+  const kind = stats && nonRegularKind(stats);
+  if (!kind) forget(file);
+  return kind ?? null;
+}
+
+/**
+ * The failed result of a target whose build esbuild would wait in: a tsconfig.json, jsconfig.json
+ * or package.json where esbuild reads one for the entry's folder or one above (the places of
+ * `tsconfigPlaces` and `packageJsonPlaces`) that is a known special file (`kindAt`). esbuild reads
+ * those itself, outside any `onLoad`, so no guard could refuse them (README "Files that are not
+ * files"). Null when none is.
+ */
+function refusedConfigOf(target: BundleTarget, kindAt: (place: string) => string | null): BundleResult | null {
+  const dir = dirOf(target.entry);
+  const places = [...tsconfigPlaces(dir), ...tsconfigPlaces(dir).map((place) => joinRelative(dirOf(place), 'jsconfig.json')), ...packageJsonPlaces(dir)];
+  for (const place of places) {
+    const kind = kindAt(place);
+    if (kind) {
+      return { specifier: target.specifier, code: null, styles: null, inputs: [target.entry, place], imports: [], errors: [diagnostic('BUNDLE_ERROR', nonRegularText(place, kind), { file: place })] };
+    }
+  }
+  return null;
 }

@@ -1,13 +1,18 @@
 // Files that are not regular files where esbuild or a bundler's own read meets them (README "Files
 // that are not files"): refused by what they are, never waited on.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import * as esbuild from 'esbuild';
+import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { bundleInstalled } from '../../src/bundlers/installed-bundle.js';
 import { createNonRegularFiles } from '../../src/bundlers/non-regular-files.js';
+import { moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
 import { placedReads } from '../../src/bundlers/placed-reads.js';
+import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
+import { developmentVariant } from '../../src/workspace/variant.js';
+import { appTarget } from '../helpers/targets.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const mkfifo = (file: string) => execFileSync('mkfifo', [file]);
@@ -22,6 +27,18 @@ describe('files that are not regular files, in the bundlers', function () {
       (error: Error) => error,
     );
     expect(failure?.message).to.include('"pipe.js" is a FIFO (named pipe), not a regular file');
+  });
+
+  it("the local CDN's build refuses a FIFO package.json esbuild reads in a folder it resolves in, naming it, and ends", async function () {
+    this.timeout(30_000);
+    const root = tempWorkspace({ 'node_modules/pkg/package.json': '{"name":"pkg","version":"1.0.0"}', 'node_modules/pkg/index.js': "export { x } from './sub';\n", 'node_modules/pkg/sub/index.js': 'export const x = 1;\n' });
+    const packageDir = path.join(root, 'node_modules/pkg');
+    mkfifo(path.join(packageDir, 'sub/package.json'));
+    const failure = await bundleInstalled(path.join(packageDir, 'index.js'), packageDir, () => []).then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(failure?.message).to.equal('"sub/package.json" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there');
   });
 
   it('the read placing a diagnostic after a build takes no text from a FIFO', function () {
@@ -46,14 +63,162 @@ describe('files that are not regular files, in the bundlers', function () {
         (failure: esbuild.BuildFailure) => failure.errors.map((error) => error.text),
       );
     };
-    const errors = await special.watched(['packages/app'], build);
+    const errors = await special.watched(build, () => []);
     expect(runs).to.equal(2);
     expect(errors).to.deep.equal(['"packages/app/main/pipe.ts" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there']);
     const known = special.generation();
     fs.rmSync(pipe);
     fs.writeFileSync(pipe, 'export const value = 1;\n');
-    expect(await special.watched(['packages/app'], build)).to.equal(null);
+    expect(await special.watched(build, () => [])).to.equal(null);
     expect(special.generation(), 'forgotten once a regular file is there').to.not.equal(known);
     expect(special.guard()).to.equal(null);
+  });
+
+  it('a build in flight whose waiting open another build released is done again, never returning the empty file', async function () {
+    const root = tempWorkspace({
+      'packages/app/a/index.ts': "import { value } from '../pipe.ts';\nexport const a = value;\n",
+      'packages/app/b/index.ts': "import { value } from '../pipe.ts';\nexport const b = value;\n",
+      'packages/other/index.ts': '',
+    });
+    mkfifo(path.join(root, 'packages/app/pipe.ts'));
+    const special = createNonRegularFiles(root, 50);
+    const runs = { a: 0, b: 0 };
+    const build = (name: 'a' | 'b') => () => {
+      runs[name] += 1;
+      const guard = special.guard();
+      return esbuild.build({ entryPoints: [path.join(root, `packages/app/${name}/index.ts`)], bundle: true, write: false, logLevel: 'silent', plugins: guard ? [guard] : [] }).then(
+        (result) => ({ code: result.outputFiles[0]!.text, errors: [] as string[] }),
+        (failure: esbuild.BuildFailure) => ({ code: null, errors: failure.errors.map((error) => error.text) }),
+      );
+    };
+    const noResults = () => [];
+    // The first search to learn the FIFO releases both waiting opens: the other build's too.
+    const b = special.watched(build('b'), noResults);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const a = special.watched(build('a'), noResults);
+    const refusal = '"packages/app/pipe.ts" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there';
+    expect((await a).errors).to.deep.equal([refusal]);
+    const resultOfB = await b;
+    expect(resultOfB.code, 'never the empty file built as valid').to.equal(null);
+    expect(resultOfB.errors).to.deep.equal([refusal]);
+    expect(runs.b).to.equal(2);
+  });
+
+  it('a result that read a known special file without refusing it is built again; one refusing it is not', async function () {
+    const root = tempWorkspace({ 'packages/app/main/index.ts': '' });
+    mkfifo(path.join(root, 'packages/app/main/pipe.ts'));
+    // No esbuild waits here: searched at every bound, as where the kernel cannot tell.
+    const special = createNonRegularFiles(root, 20, () => null);
+    // A run that lasts until its search has learnt the FIFO.
+    await special.watched(async () => {
+      while (special.guard() === null) await new Promise((resolve) => setTimeout(resolve, 10));
+      return null;
+    }, () => []);
+    const result = (errors: { message: string }[]) => ({ specifier: 'app/main', code: null, styles: null, inputs: ['packages/app/main/index.ts', 'packages/app/main/pipe.ts'], imports: [], errors }) as unknown as BundleResult;
+    let runs = 0;
+    await special.watched(async () => ((runs += 1), result([])), (value) => [value]);
+    expect(runs, 'read as a file: built again').to.equal(3);
+    runs = 0;
+    const refusal = { message: '"packages/app/main/pipe.ts" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there' };
+    await special.watched(async () => ((runs += 1), result([refusal])), (value) => [value]);
+    expect(runs, 'refused: once').to.equal(1);
+  });
+
+  it('a slow build that waits on no FIFO searches nothing: a FIFO another program reads is never opened, the build runs once', async function () {
+    const root = tempWorkspace({ 'packages/app/main/index.ts': '' });
+    mkfifo(path.join(root, 'packages/app/main/feed'));
+    // Another program's reader waiting on the FIFO: an open for writing would hand it an end of file.
+    const reader = spawn('cat', [path.join(root, 'packages/app/main/feed')], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const ended = new Promise<number | null>((resolve) => reader.on('exit', resolve));
+    try {
+      const special = createNonRegularFiles(root, 20);
+      let runs = 0;
+      let searchesDue = 0;
+      // Lasts past several bounds (counted by turns of this test, not timed).
+      await special.watched(async () => {
+        runs += 1;
+        while (searchesDue++ < 10) await new Promise((resolve) => setTimeout(resolve, 30));
+        return null;
+      });
+      expect(runs).to.equal(1);
+      expect(special.generation(), 'nothing learnt').to.equal(0);
+      expect(special.guard()).to.equal(null);
+    } finally {
+      reader.kill();
+      await ended;
+    }
+  });
+
+  it('the search never learns nor opens a special file a link leads to outside the workspace', async function () {
+    const outside = tempWorkspace({});
+    const outsideFifo = path.join(outside, 'outside.fifo');
+    mkfifo(outsideFifo);
+    const root = tempWorkspace({ 'packages/app/main/index.ts': '' });
+    fs.symlinkSync(outsideFifo, path.join(root, 'packages/app/main/linked'));
+    const special = createNonRegularFiles(root, 20, () => null);
+    let turns = 0;
+    await special.watched(async () => {
+      // Long enough for several searches, each of which looks at the link.
+      while (turns++ < 10) await new Promise((resolve) => setTimeout(resolve, 30));
+      return null;
+    });
+    expect(special.generation()).to.equal(0);
+    expect(special.guard()).to.equal(null);
+  });
+
+  it('the engine: a FIFO a relative import reaches outside the package is refused, the build ends', async function () {
+    this.timeout(30_000);
+    const root = tempWorkspace({ 'app/main/index.ts': "import { value } from '../../shared/pipe.ts';\nexport const main = value;\n", 'app/package.json': '{"name":"@t/app"}' });
+    fs.mkdirSync(path.join(root, 'shared'));
+    mkfifo(path.join(root, 'shared/pipe.ts'));
+    const engine = createEsbuildEngine({ root });
+    try {
+      const [main] = await engine.bundle([appTarget('main', { package: { name: '@t/app', dir: 'app' } })], developmentVariant('browser'));
+      expect(main!.code).to.equal(null);
+      expect(main!.errors.map((error) => error.message)).to.deep.equal(['"shared/pipe.ts" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there']);
+    } finally {
+      await engine.dispose();
+    }
+  });
+
+  it('the engine: a tsconfig.json or package.json esbuild would read that is a FIFO ends its build, then refuses the module before esbuild runs', async function () {
+    this.timeout(30_000);
+    const root = tempWorkspace({ 'app/main/index.ts': 'export const main = 1;\n', 'app/other/index.ts': 'export const other = 2;\n' });
+    mkfifo(path.join(root, 'app/main/tsconfig.json'));
+    const engine = createEsbuildEngine({ root });
+    try {
+      const [main] = await engine.bundle([appTarget('main')], developmentVariant('browser'));
+      expect(main!.errors.map((error) => [error.message, error.file])).to.deep.equal([
+        ['"app/main/tsconfig.json" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there', 'app/main/tsconfig.json'],
+      ]);
+      expect(main!.inputs).to.include('app/main/tsconfig.json');
+      const rebuilt = await engine.rebuild(appTarget('main'), developmentVariant('browser'));
+      expect(rebuilt.errors.map((error) => error.file)).to.deep.equal(['app/main/tsconfig.json']);
+      // The root's package.json is read by every build.
+      mkfifo(path.join(root, 'package.json'));
+      const [other] = await engine.bundle([appTarget('other')], developmentVariant('browser'));
+      expect(other!.errors.map((error) => error.file)).to.deep.equal(['package.json']);
+      fs.rmSync(path.join(root, 'package.json'));
+      const [again] = await engine.bundle([appTarget('other')], developmentVariant('browser'));
+      expect(again!.errors, 'a regular file (or none) in its place builds').to.deep.equal([]);
+    } finally {
+      await engine.dispose();
+    }
+  });
+
+  it("the module boundaries plugin's inner build of another module refuses a known special file too", async function () {
+    this.timeout(20_000);
+    const root = tempWorkspace({ 'packages/app/main/index.ts': "export { card } from '../card/card.ts';\n", 'packages/app/card/card.ts': "import { value } from './pipe.ts';\nexport const card = value;\n" });
+    mkfifo(path.join(root, 'packages/app/card/pipe.ts'));
+    const special = createNonRegularFiles(root, 20, () => null);
+    await special.watched(async () => {
+      while (special.guard() === null) await new Promise((resolve) => setTimeout(resolve, 10));
+    });
+    const target = { specifier: '@acme/app/main', subpath: 'main', dir: 'packages/app/main', entry: 'packages/app/main/index.ts', assets: [], platforms: ['browser'], workspace: { packages: ['@acme/app'], entries: { 'packages/app/main/index.ts': '@acme/app/main', 'packages/app/card/card.ts': '@acme/app/card' }, key: '' } } as unknown as BundleTarget;
+    const outcome = await esbuild
+      .build({ absWorkingDir: root, entryPoints: [path.join(root, target.entry)], bundle: true, write: false, format: 'esm', logLevel: 'silent', plugins: [special.guard()!, moduleBoundariesPlugin(root, [target])] })
+      .then((result) => result.outputFiles[0]!.text, (failure: esbuild.BuildFailure) => failure.errors.map((error) => error.text));
+    // The other module's names could not be read (its build refused the FIFO): imported as written.
+    expect(outcome).to.contain('import { card } from "@acme/app/card";');
   });
 });
