@@ -65,18 +65,30 @@ export function childWaitsOnFifo(): boolean | null {
   try {
     const tasks = `/proc/${process.pid}/task`;
     const children = fs.readdirSync(tasks).flatMap((task) => fs.readFileSync(`${tasks}/${task}/children`, 'utf8').split(' ').filter(Boolean));
-    return children.some((child) => {
+    const esbuildSleeps = children.flatMap((child) => {
       try {
         // esbuild's process only: another child of ours may wait on a FIFO of its own.
-        if (fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() !== 'esbuild') return false;
-        return fs.readdirSync(`/proc/${child}/task`).some((thread) => FIFO_OPEN_WAITS.has(fs.readFileSync(`/proc/${child}/task/${thread}/wchan`, 'utf8').trim()));
+        if (fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() !== 'esbuild') return [];
+        return [fs.readdirSync(`/proc/${child}/task`).map((thread) => fs.readFileSync(`/proc/${child}/task/${thread}/wchan`, 'utf8').trim())];
       } catch {
-        return false; // ended meanwhile
+        return []; // ended meanwhile
       }
     });
+    return waitsOnFifoFrom(esbuildSleeps);
   } catch {
     return null;
   }
+}
+
+/**
+ * From where each thread of each esbuild process sleeps: true if one waits in a FIFO's open, null
+ * if a process's threads all say "0" (a kernel that hides it says so for each, as it does for a
+ * running thread: that is not knowing, and a FIFO must not hang a build for it, so the search
+ * runs), false otherwise.
+ */
+export function waitsOnFifoFrom(sleepsOfEachProcess: readonly (readonly string[])[]): boolean | null {
+  if (sleepsOfEachProcess.some((sleeps) => sleeps.some((where) => FIFO_OPEN_WAITS.has(where)))) return true;
+  return sleepsOfEachProcess.some((sleeps) => sleeps.every((where) => where === '' || where === '0')) ? null : false;
 }
 
 /** Where the kernel has a thread sleep that opens a FIFO no one writes to (names of kernels since 2.6). */

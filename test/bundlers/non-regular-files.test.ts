@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import * as esbuild from 'esbuild';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { bundleInstalled } from '../../src/bundlers/installed-bundle.js';
-import { createNonRegularFiles } from '../../src/bundlers/non-regular-files.js';
+import { createNonRegularFiles, waitsOnFifoFrom } from '../../src/bundlers/non-regular-files.js';
 import { moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
 import { placedReads } from '../../src/bundlers/placed-reads.js';
 import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
@@ -147,6 +147,15 @@ describe('files that are not regular files, in the bundlers', function () {
       reader.kill();
       await ended;
     }
+  });
+
+  it("tells from where esbuild's threads sleep whether one waits in a FIFO's open, and says it does not know when the kernel hides it", function () {
+    expect(waitsOnFifoFrom([['futex_wait_queue', '0', 'wait_for_partner']])).to.equal(true);
+    expect(waitsOnFifoFrom([['futex_wait_queue', 'ep_poll', '0']])).to.equal(false);
+    // Every thread "0": hidden (or all running), so the search runs rather than a build hanging.
+    expect(waitsOnFifoFrom([['0', '0', '0']])).to.equal(null);
+    expect(waitsOnFifoFrom([['futex_wait_queue'], ['0', '']])).to.equal(null);
+    expect(waitsOnFifoFrom([])).to.equal(false);
   });
 
   it('the search never learns nor opens a special file a link leads to outside the workspace', async function () {
