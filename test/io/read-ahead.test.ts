@@ -1,5 +1,6 @@
 // The worker that reads and hashes files ahead of their use, on a real temporary directory.
 import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -112,6 +113,22 @@ describe('createReadAhead', () => {
       expect(reads[7]).to.equal(null);
       const stats = fs.statSync(path.join(root, 'pkg'));
       expect(reads[0]!.slice(1, 6)).to.deep.equal([stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs]);
+    } finally {
+      await ahead.close();
+    }
+  });
+  it('lists a directory holding a FIFO as listDir does: the special name marked in the hash, the FIFO never opened', async () => {
+    const root = tempWorkspace({ 'pkg/a.ts': 'a\n', 'pkg/logo.svg': '<svg/>' });
+    const hashes = createFileHashes(root);
+    const regular = hashes.listDir('pkg')!.hash;
+    fs.rmSync(path.join(root, 'pkg/logo.svg'));
+    execFileSync('mkfifo', [path.join(root, 'pkg/logo.svg')]);
+    const ahead = createReadAhead(root);
+    try {
+      const [listed] = await ahead.read([`${root}/pkg/`]);
+      // A FIFO where a file was is a change of the listing: the module's check must see it.
+      expect(listed![0]).to.equal(createFileHashes(root).listDir('pkg')!.hash).and.not.equal(regular);
+      expect(listed![7]).to.equal('a.ts\nlogo.svg\0');
     } finally {
       await ahead.close();
     }
