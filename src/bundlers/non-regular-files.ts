@@ -56,25 +56,49 @@ export interface NonRegularFiles {
 }
 
 /**
- * Whether esbuild's process (a child of this one, on Linux) has a thread waiting in the open of a FIFO:
- * the kernel names where each thread sleeps (`/proc/<pid>/task/<tid>/wchan`). A few small reads,
- * so a build that is merely slow costs nothing more. Null where that cannot be told (no such
- * files): then the search runs at every bound.
+ * What esbuild's threads wait on: no FIFO's open (false); the opens of FIFOs at these exact paths
+ * (absolute, as the threads asked for them); the open of a FIFO whose path cannot be read (true);
+ * or nothing can be told (null). Only true and null make the workspace searched.
  */
-export function childWaitsOnFifo(): boolean | null {
+export type FifoWaits = boolean | null | { paths: readonly string[] };
+
+/**
+ * What esbuild's process (a child of this one, on Linux) waits on: the kernel names where each
+ * thread sleeps (`/proc/<pid>/task/<tid>/wchan`), and for one in the open of a FIFO, the call and
+ * its arguments (`.../syscall`), whose path argument is read in the process's memory
+ * (`/proc/<pid>/mem`: our child, same user). A few small reads, so a build that is merely slow
+ * costs nothing more.
+ */
+export function esbuildFifoWaits(arch: string = process.arch): FifoWaits {
   try {
     const tasks = `/proc/${process.pid}/task`;
     const children = fs.readdirSync(tasks).flatMap((task) => fs.readFileSync(`${tasks}/${task}/children`, 'utf8').split(' ').filter(Boolean));
+    const inFifoOpen: Array<{ pid: string; thread: string }> = [];
     const esbuildSleeps = children.flatMap((child) => {
       try {
         // esbuild's process only: another child of ours may wait on a FIFO of its own.
         if (fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() !== 'esbuild') return [];
-        return [fs.readdirSync(`/proc/${child}/task`).map((thread) => fs.readFileSync(`/proc/${child}/task/${thread}/wchan`, 'utf8').trim())];
+        return [
+          fs.readdirSync(`/proc/${child}/task`).map((thread) => {
+            const where = fs.readFileSync(`/proc/${child}/task/${thread}/wchan`, 'utf8').trim();
+            if (FIFO_OPEN_WAITS.has(where)) inFifoOpen.push({ pid: child, thread });
+            return where;
+          }),
+        ];
       } catch {
         return []; // ended meanwhile
       }
     });
-    return waitsOnFifoFrom(esbuildSleeps);
+    const judged = waitsOnFifoFrom(esbuildSleeps);
+    if (judged !== true) return judged;
+    const paths: string[] = [];
+    for (const { pid, thread } of inFifoOpen) {
+      const opened = pathOpenedBy(pid, thread, arch);
+      // One path not told is a FIFO not found: the search finds it.
+      if (opened === null) return true;
+      paths.push(opened);
+    }
+    return { paths };
   } catch {
     return null;
   }
@@ -91,6 +115,111 @@ export function waitsOnFifoFrom(sleepsOfEachProcess: readonly (readonly string[]
   return sleepsOfEachProcess.some((sleeps) => sleeps.every((where) => where === '' || where === '0')) ? null : false;
 }
 
+/**
+ * The system calls that open a path, by Node's name of the processor: each call's number and the
+ * place of the path among its arguments (open, openat, openat2 on x86-64; openat, openat2 on
+ * arm64, which has no open). Another processor: not told, so the search runs.
+ */
+const OPEN_CALLS: Readonly<Record<string, ReadonlyMap<number, number>>> = {
+  x64: new Map([
+    [2, 0],
+    [257, 1],
+    [437, 1],
+  ]),
+  arm64: new Map([
+    [56, 1],
+    [437, 1],
+  ]),
+};
+
+/** The folder argument meaning "the process's working directory" (AT_FDCWD). */
+const AT_FDCWD = -100n;
+
+/** An open a thread is in: where its path's bytes are, and the folder a relative path is taken in (null: the working directory). */
+export interface OpenCall {
+  pathAddress: bigint;
+  folderFd: bigint | null;
+}
+
+/**
+ * The open a thread is in, from its `/proc/<pid>/task/<tid>/syscall` line (the call's number, then
+ * six arguments, the stack and the instruction pointer). Null when it is in no open known for
+ * `arch`, runs (`running`), is in no call (`-1 ...`), or the line is none of these.
+ */
+export function openCallFrom(line: string, arch: string): OpenCall | null {
+  const calls = OPEN_CALLS[arch];
+  const fields = line.trim().split(/\s+/);
+  if (!calls || !/^\d+$/.test(fields[0] ?? '')) return null;
+  const place = calls.get(Number(fields[0]));
+  const args = fields.slice(1, 7);
+  if (place === undefined || args.length < 6 || !args.every((arg) => /^0x[0-9a-f]+$/i.test(arg))) return null;
+  const pathAddress = BigInt(args[place]!);
+  if (pathAddress === 0n) return null;
+  const folder = place === 0 ? AT_FDCWD : BigInt.asIntN(64, BigInt(args[0]!));
+  return { pathAddress, folderFd: folder === AT_FDCWD ? null : folder };
+}
+
+/** The longest path an open takes, with its NUL (Linux's PATH_MAX). */
+const PATH_MAX = 4096;
+
+/** The path read as bytes from where an open's argument points: up to its NUL; null with none within PATH_MAX, an empty one, or bytes no path of ours is (not UTF-8). */
+export function pathFromBytes(bytes: Uint8Array): string | null {
+  const end = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(0);
+  if (end <= 0 || end >= PATH_MAX) return null;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, end).toString('utf8');
+  return text.includes('\uFFFD') ? null : text;
+}
+
+/** The absolute path an open names: as it is, or a relative one taken in its folder (`folder()`: null when not told). */
+export function absoluteOpened(opened: string, folder: () => string | null): string | null {
+  if (path.isAbsolute(opened)) return path.normalize(opened);
+  const base = folder();
+  return base === null || !path.isAbsolute(base) ? null : path.join(base, opened);
+}
+
+/**
+ * The absolute path thread `thread` of process `pid` is opening, or null where that cannot be
+ * read (the files refused, EACCES or EPERM; the thread in no open; memory gone).
+ */
+function pathOpenedBy(pid: string, thread: string, arch: string): string | null {
+  try {
+    const callFile = `/proc/${pid}/task/${thread}/syscall`;
+    const line = fs.readFileSync(callFile, 'utf8');
+    const call = openCallFrom(line, arch);
+    if (call === null) return null;
+    const opened = pathFromBytes(bytesAt(pid, call.pathAddress));
+    // Still in that very call once its bytes are read: they are its path, not what its memory
+    // held after it returned.
+    if (opened === null || fs.readFileSync(callFile, 'utf8') !== line) return null;
+    return absoluteOpened(opened, () => fs.readlinkSync(call.folderFd === null ? `/proc/${pid}/cwd` : `/proc/${pid}/fd/${call.folderFd}`));
+  } catch {
+    return null;
+  }
+}
+
+/** The bytes of process `pid`'s memory from `address` up to a NUL (page by page, a read never crossing into a page that may be unmapped), PATH_MAX at most. */
+function bytesAt(pid: string, address: bigint): Uint8Array {
+  const PAGE = 4096n;
+  const fd = fs.openSync(`/proc/${pid}/mem`, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let read = 0;
+    let at = address;
+    while (read < PATH_MAX) {
+      const chunk = Buffer.alloc(Math.min(Number(PAGE - (at % PAGE)), PATH_MAX - read));
+      const got = fs.readSync(fd, chunk, 0, chunk.length, at);
+      if (got <= 0) break;
+      chunks.push(chunk.subarray(0, got));
+      read += got;
+      at += BigInt(got);
+      if (chunk.subarray(0, got).includes(0)) break;
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Where the kernel has a thread sleep that opens a FIFO no one writes to (names of kernels since 2.6). */
 const FIFO_OPEN_WAITS = new Set(['wait_for_partner', 'fifo_open']);
 
@@ -103,7 +232,7 @@ const CONFIG_NAMES = new Set(['tsconfig.json', 'jsconfig.json', 'package.json'])
 /** Whether esbuild reads `file` (a path) itself, where no plugin's load sees it. */
 export const isConfigName = (file: string): boolean => CONFIG_NAMES.has(path.posix.basename(file.split(path.sep).join('/')));
 
-export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS, waitsOnFifo: () => boolean | null = childWaitsOnFifo): NonRegularFiles {
+export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS, waitsOnFifo: () => FifoWaits = esbuildFifoWaits): NonRegularFiles {
   // Known special files are recorded, and released, by their real path, inside this real root only.
   const realRoot = realPathOf(root);
   // Absolute (real) path to what it is, in words, and the generation that learnt it.
@@ -136,7 +265,14 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
 
   /** One search at a time: the interval of a long build never stacks them. */
   async function search(): Promise<void> {
-    if (searching || waitsOnFifo() === false) return;
+    if (searching) return;
+    const waits = waitsOnFifo();
+    if (waits === false) return;
+    if (waits !== true && waits !== null) {
+      // Told which FIFOs: those alone, no walk, and no other FIFO is ever opened.
+      for (const opened of waits.paths) noteWaitedFifo(realRoot, opened, learn);
+      return;
+    }
     searching = true;
     try {
       await searchSpecialFiles(realRoot, (absolute) => noteSpecialFile(realRoot, absolute, learn, mayHoldOpen));
@@ -252,6 +388,26 @@ function noteSpecialFile(realRoot: string, absolute: string, learn: (file: strin
   if (!kind) return;
   learn(real, kind);
   if (stats!.isFIFO() && mayHoldOpen(real)) releaseWaitingReader(real);
+}
+
+/**
+ * Records the FIFO esbuild is known to wait in the open of (`opened`, as its thread asked for it)
+ * and releases that open: only when its real path is inside the real root, out of the folders the
+ * search leaves (another watchdog's: an installed package's), and it is a FIFO still.
+ */
+function noteWaitedFifo(realRoot: string, opened: string, learn: (file: string, kind: string) => boolean): void {
+  let real: string;
+  let stats: fs.Stats | undefined;
+  try {
+    real = fs.realpathSync(opened);
+    stats = fs.statSync(real, { throwIfNoEntry: false });
+  } catch {
+    return;
+  }
+  if (!real.startsWith(`${realRoot}${path.sep}`) || path.relative(realRoot, real).split(path.sep).some((part) => NOT_SEARCHED.has(part))) return;
+  if (!stats?.isFIFO()) return;
+  learn(real, nonRegularKind(stats)!);
+  releaseWaitingReader(real);
 }
 
 function realPathOf(root: string): string {

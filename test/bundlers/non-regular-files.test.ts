@@ -7,15 +7,44 @@ import { expect } from 'chai';
 import * as esbuild from 'esbuild';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { bundleInstalled } from '../../src/bundlers/installed-bundle.js';
-import { createNonRegularFiles, waitsOnFifoFrom } from '../../src/bundlers/non-regular-files.js';
+import { absoluteOpened, createNonRegularFiles, esbuildFifoWaits, type FifoWaits, openCallFrom, pathFromBytes, waitsOnFifoFrom } from '../../src/bundlers/non-regular-files.js';
 import { moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
 import { placedReads } from '../../src/bundlers/placed-reads.js';
 import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant } from '../../src/workspace/variant.js';
 import { appTarget } from '../helpers/targets.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const mkfifo = (file: string) => execFileSync('mkfifo', [file]);
+
+const canRead = (file: string) => {
+  try {
+    fs.readFileSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Another program's reader of a FIFO, waiting in its open (`cat`). A writer's open wakes it at
+ * once, in the kernel, before that open returns: so once the watchdog's work is over, a reader
+ * still asleep in its open (`wait_for_partner`) was never given a writer.
+ */
+async function readerWaitingOn(fifo: string) {
+  const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const ended = new Promise<number | null>((resolve) => reader.on('exit', resolve));
+  const sleep = () => fs.readFileSync(`/proc/${reader.pid}/wchan`, 'utf8').trim();
+  await waitFor(() => sleep() === 'wait_for_partner', { what: `cat waiting in the open of ${fifo}` });
+  return {
+    neverGivenAWriter: () => reader.exitCode === null && sleep() === 'wait_for_partner',
+    stop: async () => {
+      reader.kill();
+      await ended;
+    },
+  };
+}
 
 describe('files that are not regular files, in the bundlers', function () {
   it("the local CDN's build of an installed package refuses a FIFO it imports, naming it", async function () {
@@ -156,6 +185,97 @@ describe('files that are not regular files, in the bundlers', function () {
     expect(waitsOnFifoFrom([['0', '0', '0']])).to.equal(null);
     expect(waitsOnFifoFrom([['futex_wait_queue'], ['0', '']])).to.equal(null);
     expect(waitsOnFifoFrom([])).to.equal(false);
+  });
+
+  it("reads the open a thread waits in from its syscall line, by processor, and says nothing of what it cannot tell", function () {
+    // x86-64: openat (257), the path its second argument; a folder of -100 is the working directory.
+    expect(openCallFrom('257 0xffffffffffffff9c 0x258b0e6f8420 0x80000 0x0 0x0 0x0 0x7ffd1 0x40a8ce\n', 'x64')).to.deep.equal({ pathAddress: 0x258b0e6f8420n, folderFd: null });
+    expect(openCallFrom('257 0x7 0x258b0e6f8420 0x80000 0x0 0x0 0x0 0x7ffd1 0x40a8ce', 'x64')).to.deep.equal({ pathAddress: 0x258b0e6f8420n, folderFd: 7n });
+    // open (2): the path is the first argument, taken in the working directory.
+    expect(openCallFrom('2 0x4000a0 0x0 0x0 0x0 0x0 0x0 0x7ffd1 0x40a8ce', 'x64')).to.deep.equal({ pathAddress: 0x4000a0n, folderFd: null });
+    // arm64: openat is 56; 257 there is another call.
+    expect(openCallFrom('56 0xffffffffffffff9c 0x4000a0 0x0 0x0 0x0 0x0 0x7ffd1 0x40a8ce', 'arm64')).to.deep.equal({ pathAddress: 0x4000a0n, folderFd: null });
+    expect(openCallFrom('257 0xffffffffffffff9c 0x4000a0 0x0 0x0 0x0 0x0 0x7ffd1 0x40a8ce', 'arm64')).to.equal(null);
+    expect(openCallFrom('56 0xffffffffffffff9c 0x4000a0 0x0 0x0 0x0 0x0 0x7ffd1 0x40a8ce', 'x64'), 'fstatfs on x86-64').to.equal(null);
+    // Not told: a running thread, one in no call, another call, an unknown processor, a kernel's "0", a null path.
+    expect(openCallFrom('running', 'x64')).to.equal(null);
+    expect(openCallFrom('-1 0x7ffd1 0x40a8ce', 'x64')).to.equal(null);
+    expect(openCallFrom('202 0xc000 0x80 0x0 0x0 0x0 0x0 0x7ffd1 0x40a8ce', 'x64')).to.equal(null);
+    expect(openCallFrom('257 0xffffffffffffff9c 0x4000a0 0x0 0x0 0x0 0x0 0x7ffd1 0x40a8ce', 'riscv64')).to.equal(null);
+    expect(openCallFrom('0', 'x64')).to.equal(null);
+    expect(openCallFrom('257 0xffffffffffffff9c 0x0 0x0 0x0 0x0 0x0 0x7ffd1 0x40a8ce', 'x64')).to.equal(null);
+    expect(openCallFrom('', 'x64')).to.equal(null);
+  });
+
+  it("takes an open's path from its bytes up to the NUL, and an absolute path from a relative one and its folder", function () {
+    expect(pathFromBytes(Buffer.from('/w/packages/app/pipe.ts\0garbage after'))).to.equal('/w/packages/app/pipe.ts');
+    expect(pathFromBytes(Buffer.from('/w/no/nul/yet')), 'the rest not read').to.equal(null);
+    expect(pathFromBytes(Buffer.from('\0'))).to.equal(null);
+    expect(pathFromBytes(Buffer.concat([Buffer.from('/w/'), Buffer.from([0xff, 0xfe]), Buffer.from('\0')])), 'no UTF-8: not ours').to.equal(null);
+    expect(pathFromBytes(Buffer.concat([Buffer.alloc(4096, 0x61), Buffer.from('\0')])), 'longer than PATH_MAX').to.equal(null);
+    expect(pathFromBytes(Buffer.from('/w/a.ts\0').subarray(3)), 'a view into a larger buffer').to.equal('a.ts');
+    expect(absoluteOpened('/w/./a/../pipe.ts', () => null)).to.equal('/w/pipe.ts');
+    expect(absoluteOpened('a/pipe.ts', () => '/w')).to.equal('/w/a/pipe.ts');
+    expect(absoluteOpened('a/pipe.ts', () => null), 'folder not told').to.equal(null);
+  });
+
+  it('told which FIFOs esbuild waits on, the watchdog records and releases those alone: no other FIFO of the workspace, nor one outside it, is opened', async function () {
+    const outside = tempWorkspace({});
+    mkfifo(path.join(outside, 'outside.fifo'));
+    const root = tempWorkspace({ 'packages/app/main/index.ts': '', 'packages/tools/readme.md': '' });
+    const inGraph = path.join(root, 'packages/app/main/pipe.ts');
+    mkfifo(inGraph);
+    mkfifo(path.join(root, 'packages/tools/feed'));
+    fs.symlinkSync(path.join(outside, 'outside.fifo'), path.join(root, 'packages/app/main/linked.ts'));
+    const released = await readerWaitingOn(inGraph);
+    const feed = await readerWaitingOn(path.join(root, 'packages/tools/feed'));
+    const outsideReader = await readerWaitingOn(path.join(outside, 'outside.fifo'));
+    try {
+      // A thread told waiting on the FIFO in the graph, one on a link out of the workspace, and one on a regular file.
+      const special = createNonRegularFiles(root, 20, () => ({ paths: [inGraph, path.join(root, 'packages/app/main/linked.ts'), path.join(root, 'packages/tools/readme.md')] }));
+      await special.watched(async () => {
+        while (special.guard() === null) await new Promise((resolve) => setTimeout(resolve, 10));
+      });
+      expect(special.known()).to.deep.equal([{ file: 'packages/app/main/pipe.ts', kind: 'a FIFO (named pipe)' }]);
+      await waitFor(() => !released.neverGivenAWriter(), { what: 'the FIFO waited on released' });
+      expect(feed.neverGivenAWriter(), 'a FIFO no thread waits on').to.equal(true);
+      expect(outsideReader.neverGivenAWriter(), 'a FIFO outside the workspace').to.equal(true);
+    } finally {
+      await Promise.all([released.stop(), feed.stop(), outsideReader.stop()]);
+    }
+  });
+
+  it("on esbuild itself: the FIFO of the graph its build waits on is refused; another FIFO of the workspace, in no module's graph, is never opened", async function () {
+    this.timeout(30_000);
+    const root = tempWorkspace({ 'packages/app/main/index.ts': "import { value } from './pipe.ts';\nexport const main = value;\n", 'packages/tools/index.ts': '' });
+    mkfifo(path.join(root, 'packages/app/main/pipe.ts'));
+    const feed = path.join(root, 'packages/tools/feed');
+    mkfifo(feed);
+    const reader = await readerWaitingOn(feed);
+    try {
+      // Where the watchdog's own reads are refused, it can only search: nothing to show here.
+      if (!canRead(`/proc/${process.pid}/task/${process.pid}/syscall`)) this.skip();
+      // What the watchdog is told, seen by the test (never the walk's answer, true or null).
+      const told: FifoWaits[] = [];
+      const special = createNonRegularFiles(root, 50, () => (told.push(esbuildFifoWaits()), told.at(-1)!));
+      let runs = 0;
+      const build = () => {
+        runs += 1;
+        const guard = special.guard();
+        return esbuild.build({ entryPoints: [path.join(root, 'packages/app/main/index.ts')], bundle: true, write: false, logLevel: 'silent', plugins: guard ? [guard] : [] }).then(
+          () => null,
+          (failure: esbuild.BuildFailure) => failure.errors.map((error) => error.text),
+        );
+      };
+      const errors = await special.watched(build, () => []);
+      expect(runs).to.equal(2);
+      expect(errors).to.deep.equal(['"packages/app/main/pipe.ts" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there']);
+      expect(reader.neverGivenAWriter(), "another program's reader of the other FIFO still waits").to.equal(true);
+      expect(special.known().map((known) => known.file), 'no walk: the other FIFO is not even recorded').to.deep.equal(['packages/app/main/pipe.ts']);
+      expect(told.filter((waits) => typeof waits === 'object' && waits !== null), 'told the path, once').to.deep.equal([{ paths: [path.join(root, 'packages/app/main/pipe.ts')] }]);
+    } finally {
+      await reader.stop();
+    }
   });
 
   it('the search never learns nor opens a special file a link leads to outside the workspace', async function () {
