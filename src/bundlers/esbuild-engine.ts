@@ -87,8 +87,9 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   return {
     bundle: (targets, variant, signal) =>
       nonRegular.watched(
-        () =>
-          bundleRefusingConfigs(nonRegular, targets, (built) =>
+        (attempt) =>
+          // Sources may have changed before the first run: the run done again has its inputs.
+          bundleRefusingConfigs(nonRegular, targets, attempt === 0 ? null : undefined, (built) =>
             withLiveService(async () => {
               const shared = await shareWithinBatch(bundleOnce, built, await bundleOnce(built, variant, signal), variant, signal);
               return withChunks(bundleOnce, shared.targets, shared.results, variant, signal, shared.chunks);
@@ -98,8 +99,10 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       ),
     rebuild: (target, variant, signal, since) =>
       nonRegular.watched(
-        // Within the run: a config learnt special while it ran refuses the run done again.
-        async () => nonRegular.refusedConfig(target) ?? rebuildWithChunks(target, variant, signal, since),
+        // Within the run: a config learnt special while it ran refuses the run done again. What
+        // changed counts at the first run only: the run done again has the first's inputs, which
+        // say where the changed sources led (non-regular-files.ts).
+        async (attempt) => nonRegular.refusedConfig(target, attempt === 0 ? (since ?? null) : undefined) ?? rebuildWithChunks(target, variant, signal, since),
         (result) => [result],
       ),
     anticipate: stylesheets.anticipate,
@@ -111,9 +114,13 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   };
 }
 
-/** The results of `targets`: those a known special config refuses (non-regular-files.ts) without a build, the others by `build`, in order. */
-async function bundleRefusingConfigs(nonRegular: NonRegularFiles, targets: BundleTarget[], build: (targets: BundleTarget[]) => Promise<BundleResult[]>): Promise<BundleResult[]> {
-  const refused = targets.map((target) => nonRegular.refusedConfig(target));
+/**
+ * The results of `targets`: those a known special config refuses (non-regular-files.ts) without a
+ * build, the others by `build`, in order. `since`: null at a first run (sources may have changed:
+ * the configs of the entries' folders only), undefined at a run done again (where the first went too).
+ */
+async function bundleRefusingConfigs(nonRegular: NonRegularFiles, targets: BundleTarget[], since: null | undefined, build: (targets: BundleTarget[]) => Promise<BundleResult[]>): Promise<BundleResult[]> {
+  const refused = targets.map((target) => nonRegular.refusedConfig(target, since));
   const built = targets.filter((_, index) => !refused[index]);
   const results = built.length === 0 ? [] : await build(built);
   let next = 0;

@@ -45,12 +45,16 @@ export interface NonRegularFiles {
    * build's: opening a FIFO releases every reader waiting on it) or one of its `results` read a
    * known special file without refusing it.
    */
-  watched<T>(run: () => Promise<T>, results?: (result: T) => readonly BundleResult[], runs?: number): Promise<T>;
+  watched<T>(run: (attempt: number) => Promise<T>, results?: (result: T) => readonly BundleResult[], runs?: number): Promise<T>;
   /**
    * The failed result of `target` when a config esbuild would read for it is a known special file
-   * (stat'ed again: one a regular file replaced is forgotten); null at once while none is known.
+   * (stat'ed again: one a regular file replaced is forgotten): one of its entry's folder or above,
+   * or one of a folder its last build read through (its inputs then, and `since.inputs`). The
+   * latter not when its sources may have changed since (`since` null: not told; or a change of
+   * `since.changed` other than a config), as its graph may have left that folder: esbuild tells,
+   * the guard refusing a relative import into it. Null at once while none is known.
    */
-  refusedConfig(target: BundleTarget): BundleResult | null;
+  refusedConfig(target: BundleTarget, since?: { inputs: readonly string[]; changed: readonly string[] } | null): BundleResult | null;
   /** The special files known, relative to the root's real path, with what each is. */
   known(): Array<{ file: string; kind: string }>;
 }
@@ -241,6 +245,9 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
   let guard: esbuild.Plugin | null = null;
   // The generation each attempt in flight started at: a FIFO learnt later may hold its open.
   const inFlight = new Set<{ startedAt: number }>();
+  // Each module's inputs as its last result said (kept by reference, nothing derived while no
+  // special config is known): the folders its builds read through, which a config of is read too.
+  const lastInputs = new Map<string, readonly string[]>();
   let searching = false;
 
   function learn(file: string, kind: string): boolean {
@@ -281,7 +288,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     }
   }
 
-  async function watched<T>(run: () => Promise<T>, results: (result: T) => readonly BundleResult[] = () => [], runs = 3): Promise<T> {
+  async function watched<T>(run: (attempt: number) => Promise<T>, results: (result: T) => readonly BundleResult[] = () => [], runs = 3): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
       // Read before the run: a file learnt while it ran, by any build's search, may have been
       // released to this build's waiting open as an empty file.
@@ -292,14 +299,16 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
       timer.unref();
       let result: T;
       try {
-        result = await run();
+        result = await run(attempt);
       } finally {
         clearInterval(timer);
         inFlight.delete(flight);
       }
+      const resultsOfRun = results(result);
+      for (const each of resultsOfRun) lastInputs.set(each.specifier, each.inputs);
       // Its outputs may hold an empty file where a FIFO was: built again, refusing it. Twice at
       // most (by default): a FIFO made during the second build is the third's (the next change) to refuse.
-      const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, known, results(result));
+      const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, known, resultsOfRun);
       if (!stale || attempt >= runs - 1) return result;
     }
   }
@@ -308,7 +317,14 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     generation: () => generation,
     guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, [...known.keys()], forget))),
     watched,
-    refusedConfig: (target) => ([...known.keys()].some(isConfigName) ? refusedConfigOf(target, (place) => specialStill(path.join(realRoot, place), known, forget)) : null),
+    refusedConfig(target, since) {
+      if (![...known.keys()].some(isConfigName)) return null;
+      const kindAt = (place: string) => specialStill(path.join(realRoot, place), known, forget);
+      const edited = since === null || (since?.changed.some((file) => !isConfigName(file)) ?? false);
+      const readThrough = edited ? [] : [...(lastInputs.get(target.specifier) ?? []), ...(since?.inputs ?? [])];
+      const configs = [...known.keys()].filter(isConfigName).map((file) => path.relative(realRoot, file).split(path.sep).join('/'));
+      return refusedConfigOf(target, kindAt) ?? refusedReadThrough(target, readThrough, configs, kindAt);
+    },
     known: () => [...known].map(([file, { kind }]) => ({ file: path.relative(realRoot, file).split(path.sep).join('/'), kind })),
   };
 }
@@ -326,9 +342,32 @@ function readKnownSpecialFile(realRoot: string, known: ReadonlyMap<string, { kin
 /** The plugin refusing the `files` (real paths) by what they are when esbuild is about to load one; `forget` one a regular file replaced. */
 function guardPlugin(realRoot: string, files: string[], forget: (file: string) => void): esbuild.Plugin {
   const filter = new RegExp(`^(?:${files.map(escapeRegExp).join('|')})$`);
+  const configs = files.filter(isConfigName);
   return {
     name: NON_REGULAR_GUARD,
     setup(build) {
+      // A config esbuild reads itself when it resolves in its folder or one below: a relative
+      // import leading there is refused before it resolves (only while such a config is known,
+      // the one case this callback exists; `refusedConfig` refuses before esbuild runs the
+      // modules whose last build went there).
+      if (configs.length > 0) {
+        build.onResolve({ filter: /^\.\.?(?:\/|$)/, namespace: 'file' }, (args) => {
+          const led = path.resolve(args.resolveDir, args.path.replace(/[?#].*$/, ''));
+          for (const config of configs) {
+            const folder = path.dirname(config);
+            if (led !== folder && !led.startsWith(`${folder}${path.sep}`)) continue;
+            const stats = fs.statSync(config, { throwIfNoEntry: false });
+            const kind = stats && nonRegularKind(stats);
+            if (!kind) {
+              forget(config);
+              continue;
+            }
+            const place = path.relative(realRoot, config).split(path.sep).join('/');
+            return { errors: [{ text: nonRegularText(place, kind), location: { file: place, line: 1, column: 0 } }] };
+          }
+          return undefined;
+        });
+      }
       build.onLoad({ filter, namespace: 'file' }, (args) => {
         // A stat opens nothing: it cannot wait on a FIFO.
         const stats = fs.statSync(args.path, { throwIfNoEntry: false });
@@ -437,6 +476,27 @@ function specialStill(file: string, known: ReadonlyMap<string, unknown>, forget:
   const kind = stats && nonRegularKind(stats);
   if (!kind) forget(file);
   return kind ?? null;
+}
+
+/**
+ * The failed result of a target whose last build read through a folder holding a known special
+ * config (`configs`, relative to the root; `kindAt` what each still is): esbuild reads the configs
+ * of each folder it loads or resolves in, and of every folder above. Its inputs are those of that
+ * build and the config, so a change of any builds it again (esbuild then tells where it goes).
+ */
+function refusedReadThrough(target: BundleTarget, readThrough: readonly string[], configs: readonly string[], kindAt: (place: string) => string | null): BundleResult | null {
+  if (readThrough.length === 0) return null;
+  const folders = new Set(readThrough.map((input) => (input.endsWith('/') ? input.slice(0, -1) : dirOf(input))));
+  for (const place of configs) {
+    const folder = dirOf(place);
+    if (![...folders].some((read) => read === folder || folder === '.' || read.startsWith(`${folder}/`))) continue;
+    const kind = kindAt(place);
+    if (kind) {
+      const inputs = [...new Set([target.entry, ...readThrough, place])].sort();
+      return { specifier: target.specifier, code: null, styles: null, inputs, imports: [], errors: [diagnostic('BUNDLE_ERROR', nonRegularText(place, kind), { file: place })] };
+    }
+  }
+  return null;
 }
 
 /**

@@ -11,7 +11,7 @@ import { absoluteOpened, createNonRegularFiles, esbuildFifoWaits, type FifoWaits
 import { moduleBoundariesPlugin } from '../../src/bundlers/plugins/module-boundaries.js';
 import { placedReads } from '../../src/bundlers/placed-reads.js';
 import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
-import { developmentVariant } from '../../src/workspace/variant.js';
+import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
 import { appTarget } from '../helpers/targets.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -41,6 +41,25 @@ async function readerWaitingOn(fifo: string) {
     neverGivenAWriter: () => reader.exitCode === null && sleep() === 'wait_for_partner',
     stop: async () => {
       reader.kill();
+      await ended;
+    },
+  };
+}
+
+/**
+ * A writer of ours waiting in the open of a FIFO (`sh`): a reader's open (esbuild's) wakes it at
+ * once, in the kernel, before that open returns, so once a build is over, a writer still asleep
+ * in its open (`wait_for_partner`) means the build never opened the FIFO.
+ */
+async function writerWaitingOn(fifo: string) {
+  const writer = spawn('sh', ['-c', 'echo > "$0"', fifo], { stdio: 'ignore' });
+  const ended = new Promise<number | null>((resolve) => writer.on('exit', resolve));
+  const sleep = () => fs.readFileSync(`/proc/${writer.pid}/wchan`, 'utf8').trim();
+  await waitFor(() => sleep() === 'wait_for_partner', { what: `sh waiting in the open of ${fifo}` });
+  return {
+    neverOpenedByAReader: () => writer.exitCode === null && sleep() === 'wait_for_partner',
+    stop: async () => {
+      writer.kill();
       await ended;
     },
   };
@@ -330,6 +349,72 @@ describe('files that are not regular files, in the bundlers', function () {
       fs.rmSync(path.join(root, 'package.json'));
       const [again] = await engine.bundle([appTarget('other')], developmentVariant('browser'));
       expect(again!.errors, 'a regular file (or none) in its place builds').to.deep.equal([]);
+    } finally {
+      await engine.dispose();
+    }
+  });
+
+  it('the engine: a special config in a folder a relative import leads into is refused in our words, and later builds never open it again; a regular file in its place builds', async function () {
+    this.timeout(30_000);
+    const root = tempWorkspace({
+      'app/main/index.ts': "import { x } from '../../lib/x.ts';\nexport const main = x;\n",
+      'app/other/index.ts': 'export const other = 2;\n',
+      'lib/x.ts': 'export const x = 1;\n',
+    });
+    const config = path.join(root, 'lib/tsconfig.json');
+    mkfifo(config);
+    const refusal = [['"lib/tsconfig.json" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there', 'lib/tsconfig.json']];
+    const said = (result: BundleResult) => result.errors.map((error) => [error.message, error.file]);
+    const engine = createEsbuildEngine({ root });
+    try {
+      // esbuild waits in the config's open until the watchdog releases it; the run done again says so in our words.
+      const [main, other] = await engine.bundle([appTarget('main'), appTarget('other')], developmentVariant('browser'));
+      expect(said(main!)).to.deep.equal(refusal);
+      expect(main!.inputs).to.include.members(['app/main/index.ts', 'lib/tsconfig.json']);
+      expect(other!.errors).to.deep.equal([]);
+      const writer = await writerWaitingOn(config);
+      try {
+        // Nothing changed but the config: refused before esbuild runs.
+        expect(said(await engine.rebuild(appTarget('main'), developmentVariant('browser'), undefined, { inputs: main!.inputs, changed: [], code: null }))).to.deep.equal(refusal);
+        // Its source changed (or not told): esbuild runs, and the relative import into the folder is refused before it resolves there.
+        expect(said(await engine.rebuild(appTarget('main'), developmentVariant('browser'), undefined, { inputs: main!.inputs, changed: ['app/main/index.ts'], code: null }))).to.deep.equal(refusal);
+        expect(said((await engine.bundle([appTarget('main')], productionVariant('browser')))[0]!)).to.deep.equal(refusal);
+        expect(writer.neverOpenedByAReader(), 'no build opened the config again').to.equal(true);
+      } finally {
+        await writer.stop();
+      }
+      fs.rmSync(config);
+      fs.writeFileSync(config, '{}\n');
+      const fixed = await engine.rebuild(appTarget('main'), developmentVariant('browser'), undefined, { inputs: main!.inputs, changed: ['lib/tsconfig.json'], code: null });
+      expect(fixed.errors, 'a regular file in its place builds').to.deep.equal([]);
+      expect(fixed.code).to.not.equal(null);
+    } finally {
+      await engine.dispose();
+    }
+  });
+
+  it('the engine: a special config in a folder a tsconfig mapping leads into (no relative import to refuse) refuses the module before esbuild runs, while its sources are unchanged', async function () {
+    this.timeout(30_000);
+    const root = tempWorkspace({
+      'app/main/tsconfig.json': JSON.stringify({ compilerOptions: { paths: { '@lib/*': ['../../lib/*'] } } }),
+      'app/main/index.ts': "import { x } from '@lib/x.ts';\nexport const main = x;\n",
+      'lib/x.ts': 'export const x = 1;\n',
+    });
+    const config = path.join(root, 'lib/package.json');
+    mkfifo(config);
+    const refusal = [['"lib/package.json" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there', 'lib/package.json']];
+    const said = (result: BundleResult) => result.errors.map((error) => [error.message, error.file]);
+    const engine = createEsbuildEngine({ root });
+    try {
+      const [main] = await engine.bundle([appTarget('main')], developmentVariant('browser'));
+      expect(said(main!)).to.deep.equal(refusal);
+      const writer = await writerWaitingOn(config);
+      try {
+        expect(said(await engine.rebuild(appTarget('main'), developmentVariant('browser'), undefined, { inputs: main!.inputs, changed: [], code: null }))).to.deep.equal(refusal);
+        expect(writer.neverOpenedByAReader(), 'esbuild never ran to open it').to.equal(true);
+      } finally {
+        await writer.stop();
+      }
     } finally {
       await engine.dispose();
     }
