@@ -2,7 +2,7 @@
 // files"): a FIFO blocks whoever opens it until a writer comes, so a build that opened one never
 // ended and `/state` never answered. The build ends, the module is invalid with a message naming
 // the file, the other modules build, and a regular file in its place makes it valid again.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -158,6 +158,62 @@ describe('a file that is not a regular file in an import graph', function () {
     } finally {
       await service.close();
       server.close();
+    }
+  });
+
+  it("a FIFO tsconfig.json in a folder a relative import leads into: the module invalid in our words at that file, an edit's build never opens it again, a regular file in its place makes it valid", async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts', './other': './other/index.ts' } }),
+      'packages/app/main/index.ts': "import { x } from '../../../shared/x.ts';\nexport const main = x;\n",
+      'packages/app/other/index.ts': 'export const other = 1;\n',
+      'shared/x.ts': 'export const x = 1;\n',
+    });
+    const config = path.join(root, 'shared/tsconfig.json');
+    mkfifo(config);
+    const refusal = ['BUNDLE_ERROR', 'shared/tsconfig.json', '"shared/tsconfig.json" is a FIFO (named pipe), not a regular file: a build reads regular files only (a FIFO would wait for a writer forever); put a file there'];
+    const said = (report: Report) => report.modules[0]!.diagnostics.map((d) => [d.kind, d.file, d.message]);
+    const service = await serve(root);
+    try {
+      const report = (await service.get('/state')).json<Report>();
+      expect(statuses(report)).to.deep.equal([
+        ['@p/app/main', 'invalid'],
+        ['@p/app/other', 'valid'],
+      ]);
+      expect(said(report)).to.deep.equal([refusal]);
+
+      // A writer of ours waiting in the FIFO's open: a reader's open (a build's) would wake it before returning.
+      const writer = spawn('sh', ['-c', 'echo > "$0"', config], { stdio: 'ignore' });
+      const ended = new Promise((resolve) => writer.on('exit', resolve));
+      const sleep = () => fs.readFileSync(`/proc/${writer.pid}/wchan`, 'utf8').trim();
+      try {
+        await waitFor(() => sleep() === 'wait_for_partner', { what: 'the writer waiting' });
+        // An edit of the module, seen by its second error: built again, the config refused unopened.
+        fs.writeFileSync(path.join(root, 'packages/app/main/index.ts'), "import { x } from '../../../shared/x.ts';\nimport { y } from './missing.ts';\nexport const main = x + y;\n");
+        const edited = await waitFor(async () => {
+          const next = (await service.get('/state')).json<Report>();
+          return next.modules[0]!.diagnostics.length === 2 && next;
+        });
+        expect(said(edited)).to.deep.include(refusal);
+        expect(writer.exitCode === null && sleep(), 'no build opened the config').to.equal('wait_for_partner');
+      } finally {
+        writer.kill();
+        await ended;
+      }
+
+      fs.rmSync(config);
+      fs.writeFileSync(config, '{}\n');
+      fs.writeFileSync(path.join(root, 'packages/app/main/index.ts'), "import { x } from '../../../shared/x.ts';\nexport const main = x + 1;\n");
+      const fixed = await waitFor(async () => {
+        const next = (await service.get('/state')).json<Report>();
+        return next.modules[0]!.status === 'valid' && next;
+      });
+      expect(statuses(fixed)).to.deep.equal([
+        ['@p/app/main', 'valid'],
+        ['@p/app/other', 'valid'],
+      ]);
+    } finally {
+      await service.close();
     }
   });
 
