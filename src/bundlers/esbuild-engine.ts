@@ -88,7 +88,6 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     bundle: (targets, variant, signal) =>
       nonRegular.watched(
         (attempt) =>
-          // Sources may have changed before the first run: the run done again has its inputs.
           bundleRefusingConfigs(nonRegular, targets, attempt === 0 ? null : undefined, (built) =>
             withLiveService(async () => {
               const shared = await shareWithinBatch(bundleOnce, built, await bundleOnce(built, variant, signal), variant, signal);
@@ -99,9 +98,8 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       ),
     rebuild: (target, variant, signal, since) =>
       nonRegular.watched(
-        // Within the run: a config learnt special while it ran refuses the run done again. What
-        // changed counts at the first run only: the run done again has the first's inputs, which
-        // say where the changed sources led (non-regular-files.ts).
+        // Within the run: a config learnt special while it ran refuses the run done again (what
+        // changed counts at the first run: the run done again has the first's inputs).
         async (attempt) => nonRegular.refusedConfig(target, attempt === 0 ? (since ?? null) : undefined) ?? rebuildWithChunks(target, variant, signal, since),
         (result) => [result],
       ),

@@ -4,16 +4,22 @@
 // load to ask first would tax every build (README "Files that are not files"), so:
 // - the files known to be special are refused by one `onLoad` whose filter names exactly them
 //   (esbuild tests it in Go against the resolved path: none known, no plugin at all);
-// - a tsconfig.json, jsconfig.json or package.json esbuild reads itself for a module's folder or
-//   one above, outside any `onLoad`, that is a known special file refuses the module before
-//   esbuild runs (`refusedConfig`: nothing to look at while none is known, so no build pays);
+// - a tsconfig.json, jsconfig.json or package.json esbuild reads itself, outside any `onLoad`,
+//   that is a known special file refuses before esbuild runs the modules whose entry's folder or
+//   one above holds it, and those whose last build read through its folder while their sources
+//   are unchanged (`refusedConfig`: nothing to look at while none is known, so no build pays);
+//   while one is known, the guard refuses a relative import leading into its folder before
+//   esbuild resolves there, for a module whose sources changed;
 // - while a build outlives a bound, esbuild's threads are asked where they sleep (Linux: a few
-//   small reads); only when one waits in the open of a FIFO (or where that cannot be told) is the
-//   workspace searched, in turns, for special files, inside its real root only: each is recorded,
-//   and a FIFO a build in flight may wait on (one started before it was learnt, or a config) is
-//   opened for writing once, which hands esbuild's waiting open an empty file (no writer, no
-//   bytes: an end of file) so its build ends. Nothing is written, and no kept context is touched
-//   (stopping esbuild's process would end them all);
+//   small reads). One waiting in the open of a FIFO is asked which path (the call's arguments,
+//   the path's bytes in esbuild's memory): that FIFO alone, inside the workspace's real root, is
+//   recorded and opened for writing once, which hands esbuild's waiting open an empty file (no
+//   writer, no bytes: an end of file) so its build ends; no other file is looked at nor opened.
+//   Only where the path or the sleep cannot be told is the workspace searched, in turns, inside
+//   its real root only: each special file is recorded, and a FIFO a build in flight may wait on
+//   (one started before it was learnt, or a config) is opened for writing once, another
+//   program's FIFO then too. Nothing is written, and no kept context is touched (stopping
+//   esbuild's process would end them all);
 // - that open releases every reader waiting on the FIFO, another build in flight included: so
 //   every build during which a special file was learnt (the generation moved) is done again, as
 //   is one whose results read a known special file without refusing it; none returns the empty file.
@@ -245,8 +251,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
   let guard: esbuild.Plugin | null = null;
   // The generation each attempt in flight started at: a FIFO learnt later may hold its open.
   const inFlight = new Set<{ startedAt: number }>();
-  // Each module's inputs as its last result said (kept by reference, nothing derived while no
-  // special config is known): the folders its builds read through, which a config of is read too.
+  // Each module's inputs as its last result gave them (nothing derived while no config is known).
   const lastInputs = new Map<string, readonly string[]>();
   let searching = false;
 
@@ -270,16 +275,11 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     return isConfigName(file) || [...inFlight].some((attempt) => attempt.startedAt < learntAt);
   }
 
-  /** One search at a time: the interval of a long build never stacks them. */
+  /** One search at a time: the interval of a long build never stacks them. Told which FIFOs: those alone, no walk, no other FIFO opened. */
   async function search(): Promise<void> {
-    if (searching) return;
-    const waits = waitsOnFifo();
+    const waits = searching ? false : waitsOnFifo();
     if (waits === false) return;
-    if (waits !== true && waits !== null) {
-      // Told which FIFOs: those alone, no walk, and no other FIFO is ever opened.
-      for (const opened of waits.paths) noteWaitedFifo(realRoot, opened, learn);
-      return;
-    }
+    if (waits !== true && waits !== null) return waits.paths.forEach((opened) => noteWaitedFifo(realRoot, opened, learn));
     searching = true;
     try {
       await searchSpecialFiles(realRoot, (absolute) => noteSpecialFile(realRoot, absolute, learn, mayHoldOpen));
@@ -317,16 +317,20 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     generation: () => generation,
     guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, [...known.keys()], forget))),
     watched,
-    refusedConfig(target, since) {
-      if (![...known.keys()].some(isConfigName)) return null;
-      const kindAt = (place: string) => specialStill(path.join(realRoot, place), known, forget);
-      const edited = since === null || (since?.changed.some((file) => !isConfigName(file)) ?? false);
-      const readThrough = edited ? [] : [...(lastInputs.get(target.specifier) ?? []), ...(since?.inputs ?? [])];
-      const configs = [...known.keys()].filter(isConfigName).map((file) => path.relative(realRoot, file).split(path.sep).join('/'));
-      return refusedConfigOf(target, kindAt) ?? refusedReadThrough(target, readThrough, configs, kindAt);
-    },
+    refusedConfig: (target, since) => refusedByKnownConfig(realRoot, known, forget, target, () => (since === null || since?.changed.some((file) => !isConfigName(file)) ? [] : [...(lastInputs.get(target.specifier) ?? []), ...(since?.inputs ?? [])])),
     known: () => [...known].map(([file, { kind }]) => ({ file: path.relative(realRoot, file).split(path.sep).join('/'), kind })),
   };
+}
+
+/**
+ * The watchdog's `refusedConfig`: null at once while no config is known. `readThrough()`: the
+ * inputs telling the folders a build of `target` reads through (none where its sources may have changed).
+ */
+function refusedByKnownConfig(realRoot: string, known: ReadonlyMap<string, unknown>, forget: (file: string) => void, target: BundleTarget, readThrough: () => readonly string[]): BundleResult | null {
+  const configs = [...known.keys()].filter(isConfigName);
+  if (configs.length === 0) return null;
+  const kindAt = (place: string) => specialStill(path.join(realRoot, place), known, forget);
+  return refusedConfigOf(target, kindAt) ?? refusedReadThrough(target, readThrough(), configs.map((file) => path.relative(realRoot, file).split(path.sep).join('/')), kindAt);
 }
 
 /** Whether a result read a known special file as a file: built before its guard, it holds an empty file. */
