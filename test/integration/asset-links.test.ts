@@ -6,7 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { expect } from 'chai';
+import { RACY_MS } from '../../src/io/file-hashes.js';
+import type { CoreEvent } from '../../src/store/events.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -125,6 +128,48 @@ describe('a declared asset that is a symbolic link: /state agrees with its addre
       await expectServed(service);
     } finally {
       await service.close();
+    }
+  });
+
+  it('at a restart from the build cache: the model kept while the link and its target hold, read again once the target is a FIFO', async function () {
+    const root = workspace();
+    fs.writeFileSync(path.join(root, 'packages/app/art/logo.svg'), SVG);
+    fs.symlinkSync('../art/logo.svg', path.join(root, 'packages/app/main/logo.svg'));
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-'));
+    const start = async () => {
+      const service = await serve(root, { cache, effectDeps: (deps) => ({ ...deps, persistDelayMs: 20 }) });
+      const read = service.internals.log.events().find((event): event is Extract<CoreEvent, { type: 'workspace.read' }> => event.type === 'workspace.read')!;
+      return { service, restored: read.restored === true };
+    };
+    const modelSaved = () => waitFor(() => fs.existsSync(path.join(cache, 'builds.json')) && (JSON.parse(fs.readFileSync(path.join(cache, 'builds.json'), 'utf8')) as { workspace?: unknown }).workspace !== undefined, { what: 'the model in the cache' });
+    try {
+      // Past the racy window of the files just written: a stat taken now proves them later.
+      await new Promise((resolve) => setTimeout(resolve, RACY_MS + 10));
+      const first = await start();
+      await expectServed(first.service);
+      // Where the link leads has no stat to sign: the model is saved all the same, with the link's answer.
+      await modelSaved();
+      await first.service.close();
+
+      const second = await start();
+      try {
+        expect(second.restored, 'the model restored').to.equal(true);
+        await expectServed(second.service);
+      } finally {
+        await second.service.close();
+      }
+
+      fs.rmSync(path.join(root, 'packages/app/art/logo.svg'));
+      execFileSync('mkfifo', [path.join(root, 'packages/app/art/logo.svg')]);
+      const third = await start();
+      try {
+        expect(third.restored, 'the model read again').to.equal(false);
+        await expectInvalid(third.service, `is a symbolic link to packages/app/art/logo.svg, a FIFO (named pipe), not a regular file: ${LEAD}`);
+      } finally {
+        await third.service.close();
+      }
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
     }
   });
 });
