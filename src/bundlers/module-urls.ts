@@ -40,9 +40,11 @@ export function placeAssetUrls(reads: PlacedReads, target: BundleTarget, code: U
   const resolved = urlAssets(target);
   if (resolved.size === 0) return { code, assets: [] };
   const climb = '../'.repeat(target.subpath.split('/').length);
+  // An asset's address already (an import's, or written so): no source is read for it.
+  const assetsAddress = new URL(`${climb}assets/`, new URL(`/m/package/modules/${target.subpath}`, ORIGIN)).pathname;
   const assets = new Set<string>();
   const text = bytes.toString('utf8').replace(IN_OUTPUT, (written, quote: string, reference: string) => {
-    if (!/^\.\.?\//.test(reference)) return written;
+    if (!/^\.\.?\//.test(reference) || new URL(reference, new URL(`/m/package/modules/${target.subpath}`, ORIGIN)).pathname.startsWith(assetsAddress)) return written;
     const source = placeOf(reads, sources, reference)?.file ?? target.entry;
     const file = path.posix.normalize(path.posix.join(path.posix.dirname(source), reference.replace(/[?#].*$/, '')));
     const asset = resolved.get(file);
@@ -91,6 +93,11 @@ function notServed(target: BundleTarget, reference: string, address: string, sou
   const named = path.posix.normalize(path.posix.join(path.posix.dirname(source), reference.replace(/[?#].*$/, '')));
   const asset = target.assets.find((file) => path.posix.join(target.dir, file) === named);
   if (asset !== undefined) return `${why} The declared asset "${asset}" is new URL('${assetAddress(target.subpath, asset)}', import.meta.url), in development and from core dist alike`;
+  // Another module's asset, named so from a file this module bundles (a copy of a file that may be
+  // shared): said as an import of it is, whether the file is known to be shared yet or not.
+  if (target.declarations?.some((declaration) => declaration.assets.some((file) => path.posix.join(declaration.dir, file) === named))) {
+    return `"${reference}" is not a declared asset of the module importing it: a module imports only the assets it declares itself, through a shared file too; add "${path.posix.basename(named)}" to "assets" in the module.json beside it if it is this module's, or import the code using it through the public module that declares it`;
+  }
   // Assets are named relative to the module's directory.
   const file = named.startsWith(`${target.dir}/`) ? named.slice(target.dir.length + 1) : path.posix.basename(named);
   return `${why} Declare "${file}" under "assets" in the module.json beside the module's entry: written so, it then names the asset's address, new URL('${assetAddress(target.subpath, file)}', import.meta.url)`;
