@@ -102,8 +102,8 @@ export interface FileHashes {
   hash(relative: string): string | null;
   readText(relative: string): { text: string; hash: string } | null;
   listDir(relative: string): Listing | null;
-  /** The hash of where `relative` leads, as a stamp of `<relative> ->` (`LINK_TARGET`) takes it. */
-  linkHash(relative: string): string | null;
+  /** The hash of where `relative` leads, as a stamp of `<relative> ->` (`LINK_TARGET`) takes it (a reader without it records no such input). */
+  linkHash?(relative: string): string | null;
   /** Does the path, through a symbolic link, lead out of the workspace? */
   leaves(relative: string): boolean;
   /** Runs `run` (synchronous) as one pass of reads: each directory's real path asked once (`ConfinedPaths.inPass`). */
