@@ -16,7 +16,7 @@ import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
-import { unservedModuleUrls } from './module-urls.js';
+import { placeAssetUrls, unservedModuleUrls } from './module-urls.js';
 import { isMarkedAssetAddress, placeAssetAddresses } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
@@ -85,20 +85,20 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const warnings = warningsOf(root, result.warnings, bundled);
   const reads = placedReads(root); // each place below: from one read of its file, judged by `placedFrom`
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`);
-  for (const file of unserved.absent) {
+  const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
+  // A `new URL` of a declared asset is that asset's address, as its import is.
+  const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
+  // Files it depends on without reading them: the sheet's references to no file, the assets so named.
+  for (const file of [...unserved.absent, ...placed.assets]) {
     inputs.add(file);
     resolution.add(file);
   }
-  const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
-  const urls = code === null ? [] : unservedModuleUrls(reads, target, code, sources);
-  const viteReads = code === null ? [] : viteImportMetaReads(reads, code, sources, target.define);
-  const viteQueries = viteQueryImports(reads, target, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...urls, ...viteReads, ...viteQueries];
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs)];
   const placedFrom = reads.placedFrom(errors);
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
     specifier: target.specifier,
-    code,
+    code: placed.code,
     styles: styles && styles.length > 0 ? styles : null,
     inputs: [...inputs].sort(),
     ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
@@ -109,6 +109,15 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(commonjs ? { commonjs: true as const } : {}),
   };
+}
+
+// What the code's sources write that no browser serves or runs, placed from one read of each
+// source: a `new URL` of no declared asset, Vite's `import.meta` members and query imports.
+function placedCodeErrors(reads: PlacedReads, target: BundleTarget, code: Uint8Array | null, sources: readonly string[], metafile: esbuild.Metafile, codeInputs: readonly string[]): Diagnostic[] {
+  const urls = code === null ? [] : unservedModuleUrls(reads, target, code, sources);
+  const viteReads = code === null ? [] : viteImportMetaReads(reads, code, sources, target.define);
+  const viteQueries = viteQueryImports(reads, target, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
+  return [...urls, ...viteReads, ...viteQueries];
 }
 
 // Each entry of a batch looks up its two outputs: by path, once per build, not a scan of the

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Variant } from '../workspace/variant.js';
 import { filesRead } from '../workspace/files-read.js';
 import { declarationManifest, holdingModules } from '../workspace/shared-files.js';
-import { resolvedAssets } from './plugins/assets.js';
+import { resolvedAssets, urlAssets } from './plugins/assets.js';
 import { attachChunks, sharedInBatch } from './build-results.js';
 import type { BundleResult, BundleTarget } from './types.js';
 
@@ -29,7 +29,9 @@ export function chunkTarget(importer: BundleTarget, file: string, specifier: str
  */
 function withDeclarations(target: BundleTarget, result: BundleResult): BundleResult {
   const resolved = resolvedAssets(target);
-  const declaredAssets = result.inputs.filter((input) => resolved.has(input));
+  // And those a `new URL` of it names (`placeAssetUrls`), a file esbuild compiles included.
+  const named = urlAssets(target);
+  const declaredAssets = result.inputs.filter((input) => resolved.has(input) || (named.has(input) && (result.resolution ?? []).includes(input)));
   if (declaredAssets.length === 0) return result;
   const manifests = [...new Set(declaredAssets.flatMap((asset) => holdingModules(target.assetDeclarations ?? [], asset).map(declarationManifest)))];
   return {

@@ -2,14 +2,15 @@
 // it as written, and the browser resolves it against the module's code address,
 // `/m/<package>@<version>/modules/<subpath>` (`core dist`: `.../modules/<subpath>.js`), where
 // only module code is served. A worker, an image or a data file named so beside its source was a
-// 404 on the page while `/state` said valid. Each such reference that stays among the package's
-// addresses and reaches no declared asset of the module is an error at its place, naming the
-// address to write; one with a scheme, one from the origin's root, one leaving the package's
-// addresses (another package's asset) and a directory (`./`) are the author's to answer for.
+// 404 on the page while `/state` said valid. One that names a declared asset from its source is
+// made that asset's address (`placeAssetUrls`); any other that stays among the package's
+// addresses and reaches no declared asset of the module is an error at its place, naming what to
+// declare; one with a scheme, one from the origin's root, one leaving the package's addresses
+// (another package's asset) and a directory (`./`) are the author's to answer for.
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
-import { assetAddress } from './plugins/assets.js';
+import { assetAddress, urlAssets } from './plugins/assets.js';
 import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
@@ -20,6 +21,40 @@ const IN_OUTPUT = /new URL\(\s*(["`])([^"`\\$]*)\1\s*,\s*import\.meta\.url\s*\)/
 const KEPT_ON_PURPOSE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\?|$)/;
 // Stands for `/m/<package>@<version>/`: as many segments, so a reference climbs out of it alike.
 const ORIGIN = 'http://module.invalid';
+
+/**
+ * The code of a module or of a shared file with each `new URL('<relative>', import.meta.url)` that
+ * names, from the source writing it, a declared asset made that asset's address, as an import of
+ * it is (README "Workspaces", "Shared files"): a module's own declaration for a module's code (a
+ * copy of a file not yet known to be shared included), and for a shared file the module declaring
+ * it whose directory is the nearest holding it (`urlAssets`). The address climbs from where the
+ * code is served (`modules/<subpath>`, `modules/.shared/<path>`, and `core dist`'s `.js` files,
+ * one segment alike). Kept as written it would resolve against that address, where no asset is
+ * served, and no one literal serves both a shared file and the copy a module bundles before the
+ * file is known to be shared. `assets`: the files so named (workspace-relative), which each
+ * module importing a shared file must declare too (`declaredAssets`, `attachChunks`).
+ */
+export function placeAssetUrls(reads: PlacedReads, target: BundleTarget, code: Uint8Array, sources: readonly string[]): { code: Uint8Array; assets: string[] } {
+  const bytes = bufferView(code);
+  if (!target.platforms.includes('web') || bytes.indexOf(MARK) === -1) return { code, assets: [] };
+  const resolved = urlAssets(target);
+  if (resolved.size === 0) return { code, assets: [] };
+  const climb = '../'.repeat(target.subpath.split('/').length);
+  // An asset's address already (an import's, or written so): no source is read for it.
+  const assetsAddress = new URL(`${climb}assets/`, new URL(`/m/package/modules/${target.subpath}`, ORIGIN)).pathname;
+  const assets = new Set<string>();
+  const text = bytes.toString('utf8').replace(IN_OUTPUT, (written, quote: string, reference: string) => {
+    if (!/^\.\.?\//.test(reference) || new URL(reference, new URL(`/m/package/modules/${target.subpath}`, ORIGIN)).pathname.startsWith(assetsAddress)) return written;
+    const source = placeOf(reads, sources, reference)?.file ?? target.entry;
+    const file = path.posix.normalize(path.posix.join(path.posix.dirname(source), reference.replace(/[?#].*$/, '')));
+    const asset = resolved.get(file);
+    if (asset === undefined) return written;
+    assets.add(file);
+    const rest = reference.slice(reference.replace(/[?#].*$/, '').length);
+    return written.replace(`${quote}${reference}${quote}`, `${quote}${climb}assets/${asset.subpath}/${asset.file}${rest}${quote}`);
+  });
+  return assets.size === 0 ? { code, assets: [] } : { code: Buffer.from(text), assets: [...assets].sort() };
+}
 
 /** The errors of the module's code `code`, whose sources (workspace-relative) are `sources`. */
 export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, code: Uint8Array, sources: readonly string[]): Diagnostic[] {
@@ -41,7 +76,8 @@ export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, cod
     if (pathname.startsWith(`${base}assets/`) && !pathname.startsWith(`${base}assets/${target.subpath}/`)) continue;
     const place = placeOf(reads, sources, reference!);
     const shown = `/m/${packageName}@<version>/${pathname.slice(base.length)}`;
-    const text = pathname.startsWith(`${base}assets/`) ? notDeclared(target, reference!, shown) : notServed(target, reference!, shown, place?.file ?? target.entry);
+    const source = place?.file ?? target.entry;
+    const text = target.subpath.startsWith('.shared/') ? notServedShared(target, reference!, shown, source) : pathname.startsWith(`${base}assets/`) ? notDeclared(target, reference!, shown) : notServed(target, reference!, shown, source);
     errors.push(diagnostic('BUNDLE_ERROR', text, place ?? { file: target.entry }));
   }
   // In the order of the sources, whatever order the output holds them in.
@@ -57,9 +93,23 @@ function notServed(target: BundleTarget, reference: string, address: string, sou
   const named = path.posix.normalize(path.posix.join(path.posix.dirname(source), reference.replace(/[?#].*$/, '')));
   const asset = target.assets.find((file) => path.posix.join(target.dir, file) === named);
   if (asset !== undefined) return `${why} The declared asset "${asset}" is new URL('${assetAddress(target.subpath, asset)}', import.meta.url), in development and from core dist alike`;
+  // Another module's asset, named so from a file this module bundles (a copy of a file that may be
+  // shared): said as an import of it is, whether the file is known to be shared yet or not.
+  if (target.declarations?.some((declaration) => declaration.assets.some((file) => path.posix.join(declaration.dir, file) === named))) {
+    return `"${reference}" is not a declared asset of the module importing it: a module imports only the assets it declares itself, through a shared file too; add "${path.posix.basename(named)}" to "assets" in the module.json beside it if it is this module's, or import the code using it through the public module that declares it`;
+  }
   // Assets are named relative to the module's directory.
   const file = named.startsWith(`${target.dir}/`) ? named.slice(target.dir.length + 1) : path.posix.basename(named);
-  return `${why} Declare "${file}" under "assets" in the module.json beside the module's entry, and write its address, new URL('${assetAddress(target.subpath, file)}', import.meta.url)`;
+  return `${why} Declare "${file}" under "assets" in the module.json beside the module's entry: written so, it then names the asset's address, new URL('${assetAddress(target.subpath, file)}', import.meta.url)`;
+}
+
+// A shared file is served at an address of its own and named by no module's declaration: a
+// reference left as written there names no declared asset of its package (one that does was made
+// its address, `placeAssetUrls`), so the remedy is a declaration, never an address to write.
+function notServedShared(target: BundleTarget, reference: string, address: string, source: string): string {
+  const named = path.posix.normalize(path.posix.join(path.posix.dirname(source), reference.replace(/[?#].*$/, '')));
+  const packageName = target.specifier.slice(0, -target.subpath.length - 1);
+  return `new URL('${reference}', import.meta.url) in a file shared by modules of ${packageName} names ${named}, which no module of the package declares as an asset: kept as written it resolves against the shared file's own address, to ${address}, where only module code is served (the browser gets a 404). Declare it under "assets" in the module.json of each module importing this file: written so, it then names the asset's address, as an import of it does (README "Shared files")`;
 }
 
 /** Where a source writes `new URL(<reference>, import.meta.url)`: the first found, at its `new`. */

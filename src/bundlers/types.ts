@@ -46,12 +46,8 @@ export interface BundleTarget {
   assetDeclarations?: readonly ModuleDeclaration[];
 }
 
-/**
- * The end of an input that names where a path leads rather than what it holds (`<path> ->`): its
- * hash is the path's real path in the workspace, so a link retargeted changes it, whatever the
- * new target holds (README "Links and large trees"). No file of the workspace ends so.
- */
-export const LINK_TARGET = ' ->';
+// Where a path leads (`<path> ->`): defined beside the workspace's paths, whose read records it too.
+export { LINK_TARGET } from '../workspace/paths.js';
 
 /** An import esbuild resolved through a tsconfig mapping (`paths`, `baseUrl`): by whom, as written, to which file (workspace-relative). */
 export interface MappedImport {

@@ -102,6 +102,8 @@ export interface FileHashes {
   hash(relative: string): string | null;
   readText(relative: string): { text: string; hash: string } | null;
   listDir(relative: string): Listing | null;
+  /** The hash of where `relative` leads, as a stamp of `<relative> ->` (`LINK_TARGET`) takes it (a reader without it records no such input). */
+  linkHash?(relative: string): string | null;
   /** Does the path, through a symbolic link, lead out of the workspace? */
   leaves(relative: string): boolean;
   /** Runs `run` (synchronous) as one pass of reads: each directory's real path asked once (`ConfinedPaths.inPass`). */
@@ -386,6 +388,12 @@ export function absentFromFoldedListing(folded: ReadonlySet<string> | null, name
   return folded !== null && lower !== null && !folded.has(lower);
 }
 
+/** A name as `listedName` wrote it, without what it says of the entry's type. */
+function listedNameOnly(name: string): string {
+  if (name.endsWith('\0>')) return name.slice(0, -2);
+  return name.endsWith('/') || name.endsWith('\0') ? name.slice(0, -1) : name;
+}
+
 // The names of each directory's last listing, lowercased, under that listing's hash: a hash of
 // the names names them, so whichever stamp gave the hash, these are the directory's names.
 function listedNames(list: FileReads['listDir']) {
@@ -404,9 +412,9 @@ function listedNames(list: FileReads['listDir']) {
     const listed = names.get(slash === -1 ? '.' : relative.slice(0, slash));
     return listed?.hash === listingHash && absentFromFoldedListing(listed.folded, relative.slice(slash + 1));
   }
-  /** A listing read elsewhere (the worker, `readsAhead`): its names joined by newlines, a directory's ending in `/`, a special file's in a NUL (`listedName`). */
+  /** A listing read elsewhere (the worker, `readsAhead`): its names joined by newlines, a directory's ending in `/`, a special file's in a NUL, a link's in a NUL and `>` (`listedName`). */
   function note(relative: string, hash: string, joinedNames: string): void {
-    record(relative, hash, (joinedNames === '' ? [] : joinedNames.split('\n')).map((name) => (name.endsWith('/') || name.endsWith('\0') ? name.slice(0, -1) : name)));
+    record(relative, hash, (joinedNames === '' ? [] : joinedNames.split('\n')).map(listedNameOnly));
   }
   return { listDir, absentFromListing, note };
 }
@@ -503,6 +511,7 @@ export function createFileHashes(root: string, now: () => number = Date.now, opt
     adopt: (relative, read) => adoptRead(memory, statAs(relative), granularityOf, relative, read),
     granularityMs: coarsest,
     realPath: paths.realPath,
+    linkHash: (relative) => linkTargetStamp(paths, `${relative}${LINK_TARGET}`).hash,
     readAhead: async (relatives) => ahead?.readAhead(relatives),
     takeAhead: (relative) => ahead?.takeAsRead(relative),
     sha256Ahead: async (bytes, ranges) => (ahead ? ahead.sha256(bytes, ranges) : null),

@@ -19,19 +19,25 @@ export interface Listing {
   id: string;
 }
 
-/** A name of a listing; `special`: what it is when its type says it is no regular file (a FIFO...). */
+/**
+ * A name of a listing; `special`: what it is when its type says it is no regular file (a FIFO...);
+ * `link`: the entry is a symbolic link (its type in the listing), whatever it leads to.
+ */
 export interface ListedEntry {
   name: string;
   directory: boolean;
   special?: string;
+  link?: true;
 }
 
 /**
  * A listing's entry as its hash holds it: a directory's name ends in `/`, a special file's in a
- * NUL (no name holds one), so a FIFO replaced by a file of its name changes the hash (README
- * "Files that are not files"); a listing with neither hashes as it always did.
+ * NUL (no name holds one), a link's to anything but a directory in a NUL and `>`, so a FIFO
+ * replaced by a file of its name changes the hash, and so does a file replaced by a link, which
+ * may lead to what is not served (README "Files that are not files"); a listing with none of
+ * them hashes as it always did.
  */
-export const listedName = (entry: ListedEntry): string => (entry.directory ? `${entry.name}/` : entry.special !== undefined ? `${entry.name}\0` : entry.name);
+export const listedName = (entry: ListedEntry): string => (entry.directory ? `${entry.name}/` : entry.special !== undefined ? `${entry.name}\0` : entry.link ? `${entry.name}\0>` : entry.name);
 
 /** What a path leads to, whatever the path: its device and inode. */
 export const entryIdentity = (stats: fs.Stats): string => `${stats.dev}:${stats.ino}`;
@@ -107,7 +113,8 @@ export function createFileReads(paths: ConfinedPaths, memory: FileMemory, now: (
       .map((entry): ListedEntry => {
         const special = listedNonRegularKind(entry);
         if (special !== null) return { name: entry.name, directory: false, special };
-        return { name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir === '.' ? entry.name : `${dir}/${entry.name}`)) };
+        if (!entry.isSymbolicLink()) return { name: entry.name, directory: entry.isDirectory() };
+        return { name: entry.name, directory: isDirectoryInside(dir === '.' ? entry.name : `${dir}/${entry.name}`), link: true };
       })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const hash = contentHash(entries.map(listedName).join('\n'));

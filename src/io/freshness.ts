@@ -16,6 +16,7 @@ import type { BuildRecord, ServiceState } from '../store/state.js';
 import { listingPathOf, watchSequence, type FileHashes } from './file-hashes.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { pathRecord } from '../workspace/path-records.js';
+import { LINK_TARGET } from '../workspace/paths.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 
 export type CheckScope =
@@ -270,7 +271,8 @@ function wholePlan(state: ServiceState, all: boolean): WholePlan {
   made.listingOf = new Int32Array(made.paths.length).fill(-1);
   for (const at of absent) {
     const path = made.paths[at]!;
-    if (!path.endsWith('/')) made.listingOf[at] = made.index.get(listingPathOf(path)) ?? -1;
+    // Where a link leads is named by no listing: none proves it absent (`absentFromListingOf`).
+    if (!path.endsWith('/') && !path.endsWith(LINK_TARGET)) made.listingOf[at] = made.index.get(listingPathOf(path)) ?? -1;
   }
   plans[kind] = plan;
   return plan;

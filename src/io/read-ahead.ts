@@ -56,7 +56,8 @@ export interface ReadAhead {
 // before the read begins, as `readFile` does (src/io/file-reads.ts). A listing follows
 // `listDir`'s rule (src/io/file-reads.ts; test/io/read-ahead.test.ts holds their hashes equal):
 // the directory stat'ed through links and confined by its real path, each entry's name, a
-// directory's (or a link's to a directory inside the root) followed by `/`, sorted by name. The
+// directory's (or a link's to a directory inside the root) followed by `/`, a special file's by a
+// NUL, any other link's by a NUL and `>`, sorted by name. The
 // file is opened as `readRegularFile` does (src/regular-files.ts): without waiting on a FIFO put
 // there since the stat, and read only if what was opened is the regular file stat'ed (README
 // "Files that are not files").
@@ -140,12 +141,13 @@ function listOne(file, realDirs) {
     const entries = fs
       .readdirSync(dir, { withFileTypes: true })
       .map((entry) => {
-        // As listedName (src/io/file-reads.ts) hashes it: a special file's name ends in a NUL.
+        // As listedName (src/io/file-reads.ts) hashes it: a special file's name ends in a NUL, a link's to no directory in a NUL and '>'.
         if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) return { name: entry.name, directory: false, special: true };
-        return { name: entry.name, directory: entry.isDirectory() || (entry.isSymbolicLink() && isDirectoryInside(dir + path.sep + entry.name)) };
+        if (!entry.isSymbolicLink()) return { name: entry.name, directory: entry.isDirectory() };
+        return { name: entry.name, directory: isDirectoryInside(dir + path.sep + entry.name), link: true };
       })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const names = entries.map((entry) => entry.directory ? entry.name + '/' : entry.special ? entry.name + '\\0' : entry.name).join('\\n');
+    const names = entries.map((entry) => entry.directory ? entry.name + '/' : entry.special ? entry.name + '\\0' : entry.link ? entry.name + '\\0>' : entry.name).join('\\n');
     return [hash('sha256', names, 'base64url').slice(0, 22), stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, at, names];
   } catch {
     return null;

@@ -52,5 +52,6 @@ export function onePassReader(reader: SourceReader): SourceReader {
     listDir,
     ...(reader.leaves ? { leaves: (path: string) => reader.leaves!(path) } : {}),
     ...(reader.realPath ? { realPath: (path: string) => reader.realPath!(path) } : {}),
+    ...(reader.linkHash ? { linkHash: (path: string) => reader.linkHash!(path) } : {}),
   };
 }

@@ -4,8 +4,7 @@ import { manifestInvalid, type Diagnostic } from './diagnostics.js';
 import type { ModuleModel } from './model.js';
 import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
 import { declareModule, newModule, type PackageContext } from './package-context.js';
-import { isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
-import { listedFileEntry } from './source-finder.js';
+import { dirOf, isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import type { SourceReader } from './source-reader.js';
 
 export interface ReadModuleManifest {
@@ -86,17 +85,53 @@ function applyManifest(module: ModuleModel, manifest: ModuleManifest, diagnostic
 // So is one that is there but no regular file (a FIFO, a socket, a device: README "Files that are
 // not files"), which serving answers 404 too: the listing's entry types tell it, with no stat and
 // never an open of the file.
-function checkAssets({ modules, packageFile, list }: PackageContext, manifests: Map<string, ReadModuleManifest>): void {
-  for (const module of modules) {
-    const file = manifests.get(module.dir)?.file ?? packageFile;
+function checkAssets(context: PackageContext, manifests: Map<string, ReadModuleManifest>): void {
+  for (const module of context.modules) {
+    const file = manifests.get(module.dir)?.file ?? context.packageFile;
     for (const asset of module.assets) {
       const path = joinRelative(module.dir, asset);
-      const listed = listedFileEntry(list, path);
-      if (listed !== null && listed.special === undefined) continue;
-      const problem = listed === null ? 'does not exist: add the file' : `is ${listed.special}, not a regular file: put a regular file there`;
-      module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", but ${path} ${problem} or remove it from "assets"`));
+      const problem = assetProblem(context, path);
+      if (problem !== null) module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", but ${path} ${problem} or remove it from "assets"`));
     }
   }
+}
+
+/** What keeps the declared asset at `path` from being served, in words; null when it is a regular file its package holds. */
+function assetProblem(context: PackageContext, path: string): string | null {
+  const listed = listedEntry(context.list, path);
+  if (listed === null) return 'does not exist: add the file';
+  if (listed.special !== undefined) return `is ${listed.special}, not a regular file: put a regular file there`;
+  if (listed.link) return linkProblem(context, path);
+  if (listed.directory) return 'is a directory, not a regular file: put a regular file there';
+  return null;
+}
+
+// A symbolic link is served as what it leads to, confined by its real path to its package
+// (README "Files that are not files", SECURITY.md): so it is judged by that, the one place a
+// listing's type cannot tell. Only a link's entry costs anything here: where it leads (one real
+// path, recorded as `<path> ->`) and the listing of the folder holding its target (recorded as a
+// source too), whose types tell what the target is without opening it; a target replaced there,
+// or the link retargeted, reads the workspace again (README "Links and large trees").
+function linkProblem({ dir, leaves, leadsTo, realPath, list }: PackageContext, path: string): string | null {
+  const fix = 'make it lead to a regular file of its package';
+  const target = leadsTo(path);
+  if (target === null) return leaves(path) ? `is a symbolic link leading out of the workspace (not followed): ${fix}` : `is a symbolic link leading to nothing (a dangling link): ${fix}`;
+  const packageDir = realPath(dir) ?? dir;
+  if (!isInside(relativeTo(packageDir, target))) return `is a symbolic link to ${target}, which leaves its package ${packageDir}: ${fix}`;
+  const reached = listedEntry(list, target);
+  if (reached === null) return `is a symbolic link to ${target}, which does not exist: ${fix}`;
+  if (reached.special !== undefined) return `is a symbolic link to ${target}, ${reached.special}, not a regular file: ${fix}`;
+  if (reached.directory) return `is a symbolic link to ${target}, a directory, not a regular file: ${fix}`;
+  return null;
+}
+
+/** The entry of `file` in its directory's listing, a directory's included; null when it lists none of that name. */
+function listedEntry(list: SourceReader['listDir'], file: string): { name: string; directory: boolean; special?: string; link?: true } | null {
+  const listing = list(dirOf(file));
+  if (!listing) return null;
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  for (const entry of listing.entries) if (entry.name === name) return entry;
+  return null;
 }
 
 // Directories holding a module.json, depth first; node_modules and dot-directories are

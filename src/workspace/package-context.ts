@@ -19,6 +19,11 @@ export interface PackageContext {
   /** Whether a path is a symbolic link leaving the workspace (not followed). */
   leaves: (path: string) => boolean;
   realPath: (path: string) => string | null;
+  /**
+   * Where a symbolic link leads, as `realPath` says it, with `<path> ->` (`LINK_TARGET`) recorded
+   * among the read's sources: a link retargeted reads the workspace again.
+   */
+  leadsTo: (path: string) => string | null;
   /** The workspace's diagnostics: problems of a manifest that no one module owns. */
   diagnostics: Diagnostic[];
   warnings: Diagnostic[];

@@ -31,6 +31,13 @@ export function normalizeRelative(input: string): string | null {
   return normal === '' ? '.' : normal;
 }
 
+/**
+ * The end of an input that names where a path leads rather than what it holds (`<path> ->`): its
+ * hash is the path's real path in the workspace, so a link retargeted changes it, whatever the
+ * new target holds (README "Links and large trees"). No file of the workspace ends so.
+ */
+export const LINK_TARGET = ' ->';
+
 /** Does a normalized relative path stay inside its base? */
 export const isInside = (relative: string): boolean => relative !== '..' && !relative.startsWith('../');
 

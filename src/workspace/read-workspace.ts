@@ -10,6 +10,7 @@ import { packageModules } from './package-modules.js';
 import { parseWorkspaceManifest } from './workspace-manifest.js';
 import type { SourceReader } from './source-reader.js';
 import { parseBareSpecifier } from './specifiers.js';
+import { LINK_TARGET } from './paths.js';
 import type { LoadedTsconfig } from './tsconfig.js';
 
 export type { SourceReader };
@@ -92,6 +93,10 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
     list,
     leaves: (path) => reader.leaves?.(path) ?? false,
     realPath: (path) => reader.realPath?.(path) ?? path,
+    leadsTo: (path) => {
+      if (reader.linkHash) model.sources[`${path}${LINK_TARGET}`] = reader.linkHash(path);
+      return reader.realPath ? reader.realPath(path) : path;
+    },
     diagnostics: model.diagnostics,
     warnings,
     modules: [],

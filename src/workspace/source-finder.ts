@@ -62,15 +62,6 @@ const OUTPUT_EXTENSIONS: readonly [RegExp, string][] = [
   [/\.jsx$/, '.js'],
 ];
 
-/** What the listing of `file`'s directory says of it: absent (null), or its entry, no directory. */
-export function listedFileEntry(list: SourceReader['listDir'], file: string): { name: string; special?: string } | null {
-  const listing = list(dirOf(file));
-  if (!listing) return null;
-  const name = file.slice(file.lastIndexOf('/') + 1);
-  for (const entry of listing.entries) if (entry.name === name && !entry.directory) return entry;
-  return null;
-}
-
 /** Whether `file` (workspace-relative) is a file its directory lists. */
 export function isListedFile(list: SourceReader['listDir'], file: string): boolean {
   const listing = list(dirOf(file));

@@ -151,6 +151,10 @@ describe('the declared assets a shared file imports', function () {
   });
 
   it('makes a module importing it declare the asset itself, as its copy would: the same report running and at a first start', async function () {
+    // a (not the owner) declares nothing; the shared file imports no asset yet.
+    const icon = path.join(root, 'packages/app/a/icons/icon.ts');
+    fs.writeFileSync(path.join(root, 'packages/app/a/module.json'), json({ assets: [] }));
+    fs.writeFileSync(icon, 'export const icon = "none";\n');
     const running = await start();
     let report: Report;
     try {
@@ -158,7 +162,27 @@ describe('the declared assets a shared file imports', function () {
         ['@p/app/a', 'valid', []],
         ['@p/app/b', 'valid', []],
       ]);
-      // a (not the owner) stops declaring the file its shared file imports.
+      expect(await running.service.get(SHARED)).to.include({ status: 200 });
+      // The shared file, known as shared, comes to import b's asset: a and b are built again
+      // importing it (their declarations, and so their last builds, unchanged), each with no copy
+      // of the file whose import the asset plugin would refuse; the importer's check alone
+      // decides that a may not.
+      fs.writeFileSync(icon, "import x from './x.svg';\nexport const icon = x;\n");
+      report = await waitFor(async () => {
+        const next = await running.service.report();
+        return next.modules[0]!.status === 'invalid' && next;
+      });
+      expect(statuses(report)).to.deep.equal([
+        ['@p/app/a', 'invalid', [['BUNDLE_ERROR', 'packages/app/a/icons/icon.ts']]],
+        ['@p/app/b', 'valid', []],
+      ]);
+      expect(report.modules[0]!.diagnostics[0]!.message).to.include('"./x.svg" is not a declared asset of the module importing it');
+      expect(await assetAddresses(running.service, 'b')).to.deep.equal([[`${BASE}assets/b/x.svg`, 200]]);
+
+      // Declared by a: valid; then a stops declaring it again (its last build is dropped with
+      // its declaration, so here the copy it builds is refused too).
+      fs.writeFileSync(path.join(root, 'packages/app/a/module.json'), json({ assets: ['icons/x.svg'] }));
+      await waitFor(async () => (await running.service.report()).modules[0]!.status === 'valid', { what: 'a valid once it declares the asset' });
       fs.writeFileSync(path.join(root, 'packages/app/a/module.json'), json({ assets: [] }));
       report = await waitFor(async () => {
         const next = await running.service.report();

@@ -41,12 +41,12 @@ describe('createFileHashes', () => {
     fs.symlinkSync(path.join(outside, 'secret.ts'), path.join(root, 'app/secret.ts'));
     const hashes = createFileHashes(root);
     expect(hashes.listDir('app')!.entries).to.deep.equal([
-      { name: 'inside', directory: true },
-      { name: 'loop', directory: true },
-      { name: 'outside', directory: false },
+      { name: 'inside', directory: true, link: true },
+      { name: 'loop', directory: true, link: true },
+      { name: 'outside', directory: false, link: true },
       { name: 'real', directory: true },
-      { name: 'rootlink', directory: false },
-      { name: 'secret.ts', directory: false },
+      { name: 'rootlink', directory: false, link: true },
+      { name: 'secret.ts', directory: false, link: true },
     ]);
     expect(hashes.listDir('app/inside')!.id).to.equal(hashes.listDir('app/real')!.id);
     expect(hashes.listDir('app/loop')!.id).to.equal(hashes.listDir('.')!.id);
@@ -150,7 +150,7 @@ describe('createFileHashes', () => {
       return [hashes.hash('core.json'), hashes.hash('app/'), hashes.hash('./'), hashes.hash('app/lib/../index.ts'), hashes.hash('app//index.ts'), hashes.readText('app/lib/a.ts'), hashes.listDir('app')?.entries.length, hashes.leaves('app/rootlink'), hashes.leaves('app/lib'), hashes.realPath('app/lib/a.ts')];
     };
     const elsewhere = look();
-    expect(elsewhere.slice(0, 6)).to.deep.equal([contentHash('{}'), contentHash('index.ts\nlib/\nrootlink'), contentHash('app/\ncore.json'), contentHash('x'), contentHash('x'), { text: 'y', hash: contentHash('y') }]);
+    expect(elsewhere.slice(0, 6)).to.deep.equal([contentHash('{}'), contentHash('index.ts\nlib/\nrootlink\0>'), contentHash('app/\ncore.json'), contentHash('x'), contentHash('x'), { text: 'y', hash: contentHash('y') }]);
     expect(elsewhere.slice(6)).to.deep.equal([3, true, false, 'app/lib/a.ts']);
     const cwd = process.cwd();
     process.chdir(root);

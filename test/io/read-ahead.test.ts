@@ -103,7 +103,7 @@ describe('createReadAhead', () => {
     try {
       const reads = await ahead.read([`${root}/pkg/`, `${root}/./`, `${root}/leaving/`, `${root}/gone/`, `${root}/pkg/b.ts/`, `${root}/pkg/inside/`, `${root}/pkg/a/`, `${root}/leaving/deeper/`]);
       expect(reads[0]![0]).to.equal(hashes.listDir('pkg')!.hash);
-      expect(reads[0]![7]).to.equal('Z.json\na/\naway\nb.ts\ninside/');
+      expect(reads[0]![7]).to.equal('Z.json\na/\naway\0>\nb.ts\ninside/');
       expect(reads[1]![0]).to.equal(hashes.listDir('.')!.hash);
       expect(reads.slice(2, 5)).to.deep.equal([null, null, null]);
       // Through a link inside the workspace (its real path asked), and below a directory listed before (its parent's).

@@ -49,22 +49,36 @@ export function resolvedAssets(target: BundleTarget): Map<string, { subpath: str
   return resolved;
 }
 
+/**
+ * The declared assets a shared file's `new URL('<relative>', import.meta.url)` names, by
+ * workspace-relative path, each by the module owning it (`assetOwner`, README "Shared files"):
+ * those esbuild compiles too (a worker), which such a reference names as served, unlike an import.
+ */
+export function urlAssets(target: BundleTarget): Map<string, { subpath: string; file: string }> {
+  const named = new Map<string, { subpath: string; file: string }>();
+  for (const file of target.assets) named.set(path.posix.join(target.dir, file), { subpath: target.subpath, file });
+  if (target.assetDeclarations) for (const [file, asset] of ownedAssets(target.assetDeclarations, true)) if (!named.has(file)) named.set(file, asset);
+  return named;
+}
+
 // Each declared file of a package's modules by its owner (`assetOwner`): once per list of
 // declarations, which the workspace model keeps one of per package.
-const ownedByDeclarations = new WeakMap<readonly ModuleDeclaration[], Map<string, { subpath: string; file: string }>>();
-function ownedAssets(declarations: readonly ModuleDeclaration[]): Map<string, { subpath: string; file: string }> {
-  let owned = ownedByDeclarations.get(declarations);
+// `compiled`: with the files esbuild compiles too (`urlAssets`), kept apart from those imports resolve to.
+const ownedByDeclarations = [false, true].map(() => new WeakMap<readonly ModuleDeclaration[], Map<string, { subpath: string; file: string }>>());
+function ownedAssets(declarations: readonly ModuleDeclaration[], compiled = false): Map<string, { subpath: string; file: string }> {
+  const kept = ownedByDeclarations[compiled ? 1 : 0]!;
+  let owned = kept.get(declarations);
   if (owned) return owned;
   owned = new Map();
   for (const declaration of declarations) {
     for (const file of declaration.assets) {
       const workspacePath = path.posix.join(declaration.dir, file);
-      if (isCompiledByEsbuild(file) || owned.has(workspacePath)) continue;
+      if ((!compiled && isCompiledByEsbuild(file)) || owned.has(workspacePath)) continue;
       const owner = assetOwner(declarations, workspacePath);
       if (owner) owned.set(workspacePath, { subpath: owner.declaration.subpath, file: owner.asset });
     }
   }
-  ownedByDeclarations.set(declarations, owned);
+  kept.set(declarations, owned);
   return owned;
 }
 

@@ -14,6 +14,7 @@ import { everyInputHolds } from '../build-inputs.js';
 import { arePlainPaths, isCacheEntry, isFileSignature, isWorkspaceSnapshot, type CacheEntry, type CacheIndex } from '../cache-index.js';
 import type { OutputPacks, ReadPacks } from './output-packs.js';
 import { linksHold, type LinksOfReads } from '../read-links.js';
+import { LINK_TARGET } from '../../workspace/paths.js';
 
 /** Only the built-in bundlers' results are kept: their version is the service's and esbuild's. */
 const BUILTIN = new Set(Object.values(BUILTIN_BUNDLERS));
@@ -168,8 +169,9 @@ export function restoreWorkspaceModel(index: CacheIndex, reader: string, hashes:
   }
   if (snapshot.reader !== reader || !arePlainPaths(snapshot.model.sources)) return null;
   for (const [source, hash] of Object.entries(snapshot.model.sources)) {
-    if (hash === null) {
-      if (hashes.stamp(source).hash !== null) return null;
+    // Where a link leads is asked again (no stat shows it), as the check before an answer asks it.
+    if (hash === null || source.endsWith(LINK_TARGET)) {
+      if (hashes.stamp(source).hash !== hash) return null;
       continue;
     }
     const signature = snapshot.signatures[source];

@@ -12,6 +12,7 @@ import { bundlerKey, type WorkspaceModel } from '../../workspace/model.js';
 import type { FileHashes, FileSignature } from '../file-hashes.js';
 import type { LinksOfReads } from '../read-links.js';
 import { pathRecord } from '../../workspace/path-records.js';
+import { LINK_TARGET } from '../../workspace/paths.js';
 import { removeCachesOfRemovedWorkspaces } from '../cache-location.js';
 import { CACHE_FORMAT, isCacheEntry, isOutputPack, sealedIndex, type CacheEntry, type CacheIdentity, type CacheIndex, type OutputPack, type WorkspaceSnapshot } from '../cache-index.js';
 import type { OutputPacks } from './output-packs.js';
@@ -167,7 +168,7 @@ async function unchangedSince(disk: IndexOnDisk, packs: readonly OutputPack[], b
   const entries = disk.entries();
   if (entries.size !== disk.count) return false;
   for (const [source, hash] of Object.entries(workspace.sources)) {
-    if (hash !== null && !sameSignature(hashes.signature(source), disk.workspace.signatures[source])) return false;
+    if (hash !== null && !source.endsWith(LINK_TARGET) && !sameSignature(hashes.signature(source), disk.workspace.signatures[source])) return false;
   }
   for (const { module, variant, record } of builds) {
     const entry = entries.get(entryKey(module, variant));
@@ -237,7 +238,8 @@ function snapshotOf(workspace: WorkspaceModel, { hashes, reader, links: linksOfR
   if (!links) return {};
   const signatures: Record<string, FileSignature> = {};
   for (const [source, hash] of Object.entries(workspace.sources)) {
-    if (hash === null) continue;
+    // Where a link leads has no stat to sign: the links the read asked (`links`) are checked instead.
+    if (hash === null || source.endsWith(LINK_TARGET)) continue;
     const signature = hashes.signature(source);
     if (!signature || signature[0] !== hash) return {};
     signatures[source] = signature;
