@@ -19,15 +19,18 @@ const NOT_IMPORTING = 'export const size = () => 0;\n';
 
 type Served = Awaited<ReturnType<typeof serve>>;
 
+// Written for the shared file's address, `modules/.shared/common/reg.ts`: bundled into `one`, it climbs out of the package.
+const DATA_URL = "export const dataUrl = new URL('../../../assets/one/data.json', import.meta.url).href;\n";
+
 /** Modules one and two of one package; one imports common/reg.ts, and two does when `twoImports`. */
-const workspace = (twoImports: boolean) =>
+const workspace = (twoImports: boolean, reg = 'export const registry = new Map<string, number>();\n') =>
   tempWorkspace({
     'core.json': json({ packages: ['packages/lib'] }),
     'packages/lib/package.json': json({ name: '@s/lib', version: '1.0.0', private: true, exports: { './one': './one/index.ts', './two': './two/index.ts' }, core: { modules: '.' } }),
     'packages/lib/one/module.json': json({ assets: ['data.json'] }),
     'packages/lib/one/data.json': '{"v":1}\n',
-    'packages/lib/common/reg.ts': "export const registry = new Map<string, number>();\nexport const dataUrl = new URL('../../../assets/one/data.json', import.meta.url).href;\n",
-    'packages/lib/one/index.ts': "import { registry, dataUrl } from '../common/reg.ts';\nregistry.set('one', 1);\nexport { dataUrl };\n",
+    'packages/lib/common/reg.ts': reg,
+    'packages/lib/one/index.ts': "export * from '../common/reg.ts';\n",
     'packages/lib/two/index.ts': twoImports ? IMPORTING : NOT_IMPORTING,
   });
 
@@ -126,6 +129,28 @@ describe('a shared file whose importers drop to one, or rise to two', function (
       expect(await answers(second)).to.deep.equal(await uncached(root));
     } finally {
       await second.close();
+    }
+  });
+
+  it("is invalid bundled when its `new URL` was written for its shared address and climbs out of the package: the same report running as without the cache", async () => {
+    const root = workspace(true, `export const registry = new Map<string, number>();\n${DATA_URL}`);
+    const service = await start(root);
+    try {
+      // Shared: from modules/.shared/common/reg.ts the address is one's declared asset.
+      const shared = (await answers(service)) as Record<string, unknown>;
+      expect(shared.modules).to.deep.equal([
+        ['@s/lib/one', 'valid', [], []],
+        ['@s/lib/two', 'valid', [], []],
+      ]);
+      expect((await service.get('/m/@s/lib@1.0.0/assets/one/data.json')).status).to.equal(200);
+      writeFile(root, 'packages/lib/two/index.ts', NOT_IMPORTING);
+      const running = (await answers(service)) as { modules: [string, string, { kind: string; file: string; line: number; message: string }[]][] };
+      const [, status, [error]] = running.modules[0]!;
+      expect([status, error?.kind, error?.file, error?.line]).to.deep.equal(['invalid', 'BUNDLE_ERROR', 'packages/lib/common/reg.ts', 2]);
+      expect(error!.message).to.include('to /m/assets/one/data.json, where nothing is served').and.to.include(`import url from '../one/data.json'`);
+      expect(running).to.deep.equal(await uncached(root));
+    } finally {
+      await service.close();
     }
   });
 
