@@ -71,6 +71,11 @@ export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, cod
     if (seen.has(reference!) || KEPT_ON_PURPOSE.test(reference!)) continue;
     seen.add(reference!);
     const { pathname } = new URL(reference!, codeAddress);
+    if (!pathname.startsWith(base) && namesNoPackage(pathname)) {
+      const place = placeOf(reads, sources, reference!);
+      errors.push(diagnostic('BUNDLE_ERROR', climbsOut(target, reference!, pathname, place?.file ?? target.entry), place ?? { file: target.entry }));
+      continue;
+    }
     if (!pathname.startsWith(base) || pathname.endsWith('/') || declared.has(pathname)) continue;
     // Another module's assets are that module's to declare (the import of one is checked where it resolves).
     if (pathname.startsWith(`${base}assets/`) && !pathname.startsWith(`${base}assets/${target.subpath}/`)) continue;
@@ -83,6 +88,25 @@ export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, cod
   // In the order of the sources, whatever order the output holds them in.
   return errors.sort((a, b) => a.file!.localeCompare(b.file!) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
+
+// Under `/m/`, only `/m/<package>@<version>/...` is ever served (README "Addresses"): a reference
+// climbing out of its package's addresses to anything else there is a 404 whatever the workspace,
+// unlike one reaching another package's (which that package answers for).
+const PACKAGE_ADDRESS = /^\/m\/(?:@[^/@]+\/)?[^/@]+@[^/]+\//;
+const namesNoPackage = (pathname: string): boolean => pathname.startsWith('/m/') && !PACKAGE_ADDRESS.test(pathname);
+
+// The same text names another address where the code is served at another depth: a file a module
+// bundles is served at the module's address, a shared file at `modules/.shared/<path>` (README
+// "Shared files"), so one written for one place may climb out of the package at the other.
+function climbsOut(target: BundleTarget, reference: string, pathname: string, source: string): string {
+  const why = `new URL('${reference}', import.meta.url) resolves against ${target.specifier}'s code address, /m/${packageOf(target)}@<version>/modules/${target.subpath}, to ${pathname}, where nothing is served: the browser gets a 404 (esbuild keeps it as written; the same text resolves elsewhere from a shared file's address, modules/.shared/<path>).`;
+  const asset = target.assets.find((file) => pathname.endsWith(`/assets/${target.subpath}/${file}`));
+  if (asset === undefined) return `${why} Write an address among the package's own, or import a declared asset (\`import url from './<file>'\`), whose address is written from wherever the code is served`;
+  const relative = path.posix.relative(path.posix.dirname(source), path.posix.join(target.dir, asset));
+  return `${why} Import the declared asset "${asset}" instead, import url from '${relative.startsWith('.') ? relative : `./${relative}`}': its address is written from wherever the code is served`;
+}
+
+const packageOf = (target: BundleTarget): string => (target.specifier.endsWith(`/${target.subpath}`) ? target.specifier.slice(0, -target.subpath.length - 1) : target.specifier);
 
 function notDeclared(target: BundleTarget, reference: string, address: string): string {
   return `new URL('${reference}', import.meta.url) names ${address}, which is not a declared asset of ${target.specifier}: the browser gets a 404. Declare the file under "assets" in the module.json beside the module's entry`;

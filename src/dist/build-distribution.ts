@@ -40,11 +40,14 @@ export async function buildDistribution(jobs: readonly DistributionJob[], deps: 
     }
   });
   // A file modules of one package built in different jobs reach: those that copied it are built
-  // again, importing it (README "Shared files"), before they are judged.
+  // again, importing it (README "Shared files"), before they are judged; and a result of the team
+  // cache importing a file that is shared no more here is built again, bundling it.
   const results = new Map(built.map(({ module, result }) => [module.specifier, result]));
   const shared = findSharedFiles(deps.workspace, (specifier) => (results.get(specifier)?.code ? filesRead(results.get(specifier)!) : undefined));
   const again = built.filter(({ module, result }) => {
     const files = shared.get(module.package);
+    const specifiers = new Set(Object.values(files ?? {}));
+    if (Object.keys(result.chunks ?? {}).some((specifier) => !specifiers.has(specifier))) return true;
     return files !== undefined && filesRead(result).some((file) => files[file] !== undefined && !result.chunks?.[files[file]!]);
   });
   const rebuilt = new Map<string, BundleResult>();

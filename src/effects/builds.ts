@@ -122,9 +122,10 @@ export function builds$(event$: Observable<CoreEvent>, state$: Observable<Servic
       if (!orphansCancelled && cancelOrphans(state)) return;
       cancelStale(running, state, subscriber);
       // A build that bundled a copy of a file other modules of its package reach too builds again,
-      // importing it (README "Shared files"); a build asked to import it records so.
+      // importing it (README "Shared files"); a build asked to import it records so. One that
+      // imported a file shared no more builds again too, bundling it.
       const copies = selectSharedFileCopies(state);
-      if (copies.length > 0) return subscriber.next({ type: 'copies.found', copies: copies.map(({ module, variant, build, file }) => ({ module, variant, build, file })) });
+      if (copies.length > 0) return subscriber.next({ type: 'copies.found', copies: copies.map(({ module, variant, build, file, unshared }) => ({ module, variant, build, file, ...(unshared ? { unshared } : {}) })) });
       // Every lane taken: nothing can start, and a first start passes here after each of its
       // facts with 1,000 modules waiting, which need not be looked at or grouped each time.
       if (running.size >= capacityOf(true)) return;

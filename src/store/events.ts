@@ -75,8 +75,12 @@ export type Fact =
   | ({ type: 'build.succeeded'; build: number; module: string; variant: string; outputs: BuildOutputs } & BuildFindings)
   | { type: 'build.failed'; build: number; module: string; variant: string; errors: Diagnostic[]; imports: ImportRecord[]; inputs: InputHashes }
   | { type: 'build.cancelled'; build: number; reason: string }
-  /** Builds that bundled a copy of a file other modules of the package reach too (README "Shared files"): each builds again, importing it. */
-  | { type: 'copies.found'; copies: { module: string; variant: string; build: number; file: string }[] }
+  /**
+   * Builds that bundled a copy of a file other modules of the package reach too (README "Shared
+   * files"): each builds again, importing it; or (`unshared`) that imported a file fewer than two
+   * modules reach now: each builds again, bundling it.
+   */
+  | { type: 'copies.found'; copies: { module: string; variant: string; build: number; file: string; unshared?: true }[] }
   /** The build cache was read at start: `builds` still hold; `stale` entries did not; `ignored` says why none was read. */
   | { type: 'cache.restored'; dir: string; builds: RestoredBuild[]; stale?: number; ignored?: string }
   /**

@@ -5,7 +5,7 @@ import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace
 import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
-import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
+import { isCodeFile, SHARED_SEGMENT, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { filesRead } from '../workspace/files-read.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
@@ -253,14 +253,19 @@ function packageSharedFiles(state: ServiceState, group: PackageGroup): Record<st
   return files;
 }
 
-/** A module variant whose last build bundled a shared file of its package instead of importing it. */
+/**
+ * A module variant whose last build bundled a shared file of its package instead of importing it,
+ * or (`unshared`) imported at its shared address a file that is shared no more.
+ */
 export interface SharedFileCopy {
   module: string;
   variant: string;
   build: number;
   file: string;
-  /** The file's content hash as that build read it. */
+  /** The file's content hash as that build read it ('' when it read none). */
   hash: string;
+  /** The build imported `file` as a shared file, and fewer than two modules' last builds read it now (README "Shared files"). */
+  unshared?: true;
 }
 
 const copiesOf = new WeakMap<object, WeakMap<object, SharedFileCopy[]>>();
@@ -303,12 +308,29 @@ function holdsCopy(state: ServiceState, module: ModuleModel, key: string): boole
   const record = variant?.last;
   if (variant?.status !== 'done' || !record?.outputs) return false;
   const group = workspaceGroups(state.workspace).byName.get(module.package);
-  const files = group && packageSharedFiles(state, group);
-  return files !== undefined && recordCopies(module.specifier, key, record, files).length > 0;
+  if (!group) return false;
+  const copies = recordCopies(module.specifier, key, record, group, packageSharedFiles(state, group) ?? NO_SHARED_FILES);
+  return copies.length > 0 && judged(state, group, copies).length > 0;
 }
 
+/** What a package with no shared file has: one object, so a build's copies are kept with its record as for any other. */
+const NO_SHARED_FILES: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
+
+/**
+ * The copies to act on now. A file is unshared only once every module of the package has built
+ * from the current sources: at a restart, a sibling not built yet (its cached build's inputs
+ * changed) has no build to count, and would unshare, for one build, a file it still imports.
+ */
+function judged(state: ServiceState, group: PackageGroup, copies: SharedFileCopy[]): SharedFileCopy[] {
+  if (!copies.some((copy) => copy.unshared) || packageBuilt(state, group)) return copies;
+  return copies.filter((copy) => !copy.unshared);
+}
+
+const packageBuilt = (state: ServiceState, group: PackageGroup): boolean =>
+  group.modules.every((module) => !isBuildable(module) || selectVariant(state, module.specifier, defaultVariantKey(module))?.status === 'done');
+
 interface KeptCopies {
-  files: Record<string, string>;
+  files: Record<string, string> | undefined;
   builds: (ModuleBuilds | undefined)[];
   /** With the index of each copy's module in the workspace's modules. */
   copies: [number, SharedFileCopy][];
@@ -317,38 +339,42 @@ interface KeptCopies {
 const packageCopies = new WeakMap<PackageGroup, KeptCopies>();
 
 /** A package's copies, kept while its shared files and its modules' builds are the same objects: a build looks again at its own package only. */
-function groupCopies(state: ServiceState, group: PackageGroup, files: Record<string, string>): [number, SharedFileCopy][] {
+function groupCopies(state: ServiceState, group: PackageGroup, files: Record<string, string> | undefined): [number, SharedFileCopy][] {
   const builds = group.modules.map((module) => state.builds[module.specifier]);
   const kept = packageCopies.get(group);
   if (kept && kept.files === files && kept.builds.every((entry, index) => entry === builds[index])) return kept.copies;
-  const copies: [number, SharedFileCopy][] = [];
+  const found: [number, SharedFileCopy][] = [];
   group.modules.forEach((module, at) => {
     for (const [key, variant] of Object.entries(builds[at]?.variants ?? {})) {
       const record = variant.last;
       if (variant.status !== 'done' || !record?.outputs) continue;
-      for (const copy of recordCopies(module.specifier, key, record, files)) copies.push([group.indexes[at]!, copy]);
+      for (const copy of recordCopies(module.specifier, key, record, group, files ?? NO_SHARED_FILES)) found.push([group.indexes[at]!, copy]);
     }
   });
+  // Every module's status is in `builds`: kept with them, as the copies are.
+  const acted = new Set(judged(state, group, found.map(([, copy]) => copy)));
+  const copies = found.filter(([, copy]) => acted.has(copy));
   packageCopies.set(group, { files, builds, copies });
   return copies;
 }
 
 function findCopies(state: ServiceState): SharedFileCopy[] {
   const shared = selectSharedFiles(state);
-  if (shared.size === 0) return [];
   const found: [number, SharedFileCopy][] = [];
-  for (const group of packageGroups(state.workspace)) {
-    const files = shared.get(group.name);
-    if (files) for (const copy of groupCopies(state, group, files)) found.push(copy);
-  }
+  // Every package, one with no shared file too: a build of it may import a file shared no more.
+  for (const group of packageGroups(state.workspace)) for (const copy of groupCopies(state, group, shared.get(group.name))) found.push(copy);
   // In the order of the workspace's modules, as a walk of them meets the copies.
   return found.sort((a, b) => a[0] - b[0]).map(([, copy]) => copy);
 }
 
 const recordCopiesOf = new WeakMap<BuildRecord, { module: string; variant: string; files: Record<string, string>; copies: SharedFileCopy[] }>();
 
-/** The shared files one build copied, kept with its record while its package's shared files are the same. */
-function recordCopies(module: string, variant: string, record: BuildRecord, files: Record<string, string>): SharedFileCopy[] {
+/**
+ * The shared files one build copied, and those it imported that are shared no more (a module's
+ * output is a function of its sources and of its package's shared files, ARCHITECTURE.md "Shared
+ * files"), kept with its record while its package's shared files are the same.
+ */
+function recordCopies(module: string, variant: string, record: BuildRecord, group: PackageGroup, files: Record<string, string>): SharedFileCopy[] {
   const kept = recordCopiesOf.get(record);
   if (kept && kept.module === module && kept.variant === variant && kept.files === files) return kept.copies;
   const copies: SharedFileCopy[] = [];
@@ -359,6 +385,17 @@ function recordCopies(module: string, variant: string, record: BuildRecord, file
     // (A file read, then removed before its hash was taken, is recorded absent: that build is built again.)
     if (specifier === undefined || hash === null || hash === undefined || record.outputs?.chunks?.[specifier] || record.shared?.includes(file)) continue;
     copies.push({ module, variant, build: record.build, file, hash });
+  }
+  const chunks = record.outputs?.chunks;
+  if (chunks && group.dir !== undefined) {
+    const specifiers = new Set(Object.values(files));
+    const prefix = `${group.name}/${SHARED_SEGMENT}/`;
+    for (const specifier of Object.keys(chunks)) {
+      if (specifiers.has(specifier) || !specifier.startsWith(prefix)) continue;
+      const file = group.dir === '.' || group.dir === '' ? specifier.slice(prefix.length) : `${group.dir}/${specifier.slice(prefix.length)}`;
+      const hash = record.inputs[file];
+      copies.push({ module, variant, build: record.build, file, hash: typeof hash === 'string' ? hash : '', unshared: true });
+    }
   }
   recordCopiesOf.set(record, { module, variant, files, copies });
   return copies;

@@ -67,6 +67,20 @@ describe('new URL(relative, import.meta.url) in a module', () => {
     });
   }
 
+  it('reports one that climbs out of the package to no package address under /m/, as a shared file\'s text climbs when bundled, naming the import to write', async () => {
+    // Written for a shared file's address (modules/.shared/lib/helper.ts): bundled, it names /m/assets/... or /m/@t/assets/...
+    write('app/main/index.ts', "export { far, near } from './lib/helper.ts';\n");
+    write('app/main/lib/helper.ts', "export const far = new URL('../../../assets/main/logo.svg', import.meta.url).href;\nexport const near = new URL('../../assets/main/x.bin', import.meta.url).href;\n");
+    const [result] = await engine.bundle([MAIN], developmentVariant('browser'));
+    expect(places(result!)).to.deep.equal([
+      { kind: 'BUNDLE_ERROR', file: 'app/main/lib/helper.ts', line: 1, column: 20 },
+      { kind: 'BUNDLE_ERROR', file: 'app/main/lib/helper.ts', line: 2, column: 21 },
+    ]);
+    const [far, near] = result!.errors.map((error) => error.message);
+    expect(far).to.include('to /m/assets/main/logo.svg, where nothing is served').and.to.include(`import url from '../logo.svg'`);
+    expect(near).to.include('where nothing is served').and.to.include('import a declared asset');
+  });
+
   it('leaves a module of the node platform alone: there the URL is a file beside its output', async () => {
     write('app/tool/index.ts', "export const config = new URL('./config.json', import.meta.url);\n");
     const [result] = await engine.bundle([appTarget('tool', { platforms: ['node'] })], developmentVariant('node'));

@@ -109,6 +109,44 @@ describe('shared files in the state', () => {
     expect(walks).to.be.greaterThan(walked);
   });
 
+  it('find a build that imported one fewer than two modules read now: neither settled nor answerable until copies.found builds it again', () => {
+    // `two` no longer reads the helper; `one`'s last build imports it at its shared address.
+    const state = fold([
+      started,
+      { type: 'workspace.read', workspace },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }]),
+      succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
+      succeeded(1, two, DEV, 'two-1'),
+    ]);
+    expect([...selectSharedFiles(state)]).to.deep.equal([]);
+    const unshared = [{ module: one.specifier, variant: DEV, build: 1, file: HELPER, hash: 'h-1', unshared: true }];
+    expect(selectSharedFileCopies(state)).to.deep.equal(unshared);
+    expect(selectSettled(state)).to.equal(false);
+    expect(selectAnswerable(state, one.specifier, DEV)).to.equal(false);
+    expect(selectAnswerable(state, two.specifier, DEV)).to.equal(true);
+    const after = fold([{ type: 'copies.found', copies: [{ module: one.specifier, variant: DEV, build: 1, file: HELPER, unshared: true }] }], state);
+    expect(after.builds[one.specifier]!.variants[DEV]).to.include({ status: 'pending', generation: 2 });
+  });
+
+  it('judge a file shared no more only once every module of its package has built from the current sources', () => {
+    // A restart: `one` restored importing the helper, `two` (its cached build stale) not built yet.
+    const waiting = fold([
+      started,
+      { type: 'workspace.read', workspace },
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'one-1', { inputs: { [one.entry!]: 'one-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'one', size: 1 }, styles: null, chunks: chunk } }),
+    ]);
+    expect(waiting.builds[two.specifier]!.variants[DEV]).to.include({ status: 'pending', last: null });
+    expect(selectSharedFileCopies(waiting)).to.deep.equal([]);
+    expect(selectAnswerable(waiting, one.specifier, DEV)).to.equal(true);
+    // `two` built, reading the helper: still shared, nothing to build again.
+    const reading = { inputs: { [two.entry!]: 'two-1', [HELPER]: 'h-1' }, outputs: { code: { hash: 'two', size: 1 }, styles: null, chunks: chunk } };
+    expect(selectSharedFileCopies(fold([startedBuild(2, DEV, [{ module: two, generation: 1 }]), succeeded(2, two, DEV, 'two-1', reading)], waiting))).to.deep.equal([]);
+    // `two` built without it: unshared.
+    const without = fold([startedBuild(2, DEV, [{ module: two, generation: 1 }]), succeeded(2, two, DEV, 'two-1')], waiting);
+    expect(selectSharedFileCopies(without)).to.deep.equal([{ module: one.specifier, variant: DEV, build: 1, file: HELPER, hash: 'h-1', unshared: true }]);
+  });
+
   it('ignore copies.found naming a build that is no longer the last', () => {
     const state = built(false);
     const after = fold([{ type: 'copies.found', copies: [{ module: two.specifier, variant: DEV, build: 7, file: HELPER }] }], state);

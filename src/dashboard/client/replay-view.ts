@@ -258,7 +258,7 @@ function describe(event: CoreEvent): string {
     case 'build.cancelled':
       return `#${event.build}: ${event.reason}`;
     case 'copies.found':
-      return `shared files copied: ${event.copies.map((copy) => `${copy.module} (${copy.file})`).join(', ')}`;
+      return `shared files copied: ${event.copies.map((copy) => `${copy.module} (${copy.file}${copy.unshared ? ', shared no more' : ''})`).join(', ')}`;
     case 'effect.failed':
       return `${event.effect}: ${event.message} (failure ${event.failures}, restarts in ${event.retryInMs} ms)`;
     case 'cache.restored':
