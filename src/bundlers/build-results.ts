@@ -12,6 +12,7 @@ import { sharedAmong } from '../workspace/shared-files.js';
 import { isInside, toWorkspacePath } from '../workspace/paths.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
+import { externalRequires } from './external-requires.js';
 import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.js';
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
@@ -93,7 +94,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const urls = code === null ? [] : unservedModuleUrls(reads, target, code, sources);
   const viteReads = code === null ? [] : viteImportMetaReads(reads, code, sources, target.define);
   const viteQueries = viteQueryImports(reads, target, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...urls, ...viteReads, ...viteQueries];
+  const requires = externalRequires(reads, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...urls, ...viteReads, ...viteQueries, ...requires];
   const placedFrom = reads.placedFrom(errors);
   const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
