@@ -12,6 +12,7 @@ import { sharedAmong } from '../workspace/shared-files.js';
 import { isInside, toWorkspacePath } from '../workspace/paths.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
+import { externalRequires } from './external-requires.js';
 import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.js';
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
@@ -116,8 +117,10 @@ export function collect(root: string, target: BundleTarget, index: number, resul
 function placedCodeErrors(reads: PlacedReads, target: BundleTarget, code: Uint8Array | null, sources: readonly string[], metafile: esbuild.Metafile, codeInputs: readonly string[]): Diagnostic[] {
   const urls = code === null ? [] : unservedModuleUrls(reads, target, code, sources);
   const viteReads = code === null ? [] : viteImportMetaReads(reads, code, sources, target.define);
-  const viteQueries = viteQueryImports(reads, target, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
-  return [...urls, ...viteReads, ...viteQueries];
+  const read = codeInputs.filter((input) => !isCrossed(input));
+  const viteQueries = viteQueryImports(reads, target, metafile.inputs, read, inputPath);
+  const requires = externalRequires(reads, metafile.inputs, read, inputPath);
+  return [...urls, ...viteReads, ...viteQueries, ...requires];
 }
 
 // Each entry of a batch looks up its two outputs: by path, once per build, not a scan of the
