@@ -1,11 +1,11 @@
 // The `module.json` files of a package: found under `core.modules` and beside each exported
 // module's entry, read, and applied (README "Workspaces"); a module.json alone declares a module.
-import { manifestInvalid, type Diagnostic } from './diagnostics.js';
+import { manifestInvalid, notAFileText, type Diagnostic } from './diagnostics.js';
 import type { ModuleModel } from './model.js';
-import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
+import { emptyManifest, parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
 import { declareModule, newModule, type PackageContext } from './package-context.js';
 import { isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
-import { listedFileEntry } from './source-finder.js';
+import { listedFileEntry, listedNotAFile } from './source-finder.js';
 import type { SourceReader } from './source-reader.js';
 
 export interface ReadModuleManifest {
@@ -53,7 +53,14 @@ function loadManifest(context: PackageContext, manifests: Map<string, ReadModule
   if (manifests.has(moduleDir)) return;
   const file = moduleDir === '.' ? 'module.json' : `${moduleDir}/module.json`;
   const text = context.read(file);
-  if (!text) return;
+  if (!text) {
+    // A module.json that is there but cannot be read as one (a FIFO, a directory) is a mistake
+    // told at its place, never a module silently without its manifest (README "Files that are
+    // not files"); the listing's entry type tells it, so a file put there reads it again.
+    const kind = listedNotAFile(context.list, file);
+    if (kind !== null) manifests.set(moduleDir, { file, manifest: emptyManifest(), diagnostics: [manifestInvalid(file, notAFileText(file, kind))] });
+    return;
+  }
   const parsed = parseModuleManifest(text.text, file);
   manifests.set(moduleDir, { file, manifest: parsed.value!, diagnostics: parsed.diagnostics });
 }
@@ -117,9 +124,10 @@ function findManifestDirs(start: string, list: SourceReader['listDir']): string[
     let packageJson = false;
     let moduleJson = false;
     for (const entry of listing.entries) {
+      // A directory named module.json is found too: it is told, as a FIFO is, where it stands.
+      if (entry.name === 'module.json') moduleJson = true;
       if (entry.directory) continue;
       if (entry.name === 'package.json') packageJson = true;
-      else if (entry.name === 'module.json') moduleJson = true;
     }
     if (dir !== start && packageJson) continue;
     if (moduleJson) found.push(dir);

@@ -1,0 +1,125 @@
+// Manifest mistakes that left a module `valid` while it failed on the page: a module.json that
+// is no regular file (README "Files that are not files"), a `core.define` esbuild cannot use, and
+// a TypeScript source declared as an asset (README "Bundling real code"). Each is the module's
+// MANIFEST_INVALID at the manifest holding it, on a real service.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { serve } from '../helpers/service.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait-for.js';
+import type { Report } from '../../src/store/selectors.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const mkfifo = (file: string) => execFileSync('mkfifo', [file]);
+const statuses = (report: Report) => report.modules.map((m) => [m.specifier, m.status]);
+const placed = (report: Report, specifier: string) => report.modules.find((m) => m.specifier === specifier)!.diagnostics.map((d) => [d.kind, d.file, d.message]);
+
+function workspaceWithAsset(): string {
+  return tempWorkspace({
+    'core.json': json({ packages: ['packages/f'] }),
+    'packages/f/package.json': json({ name: '@f/f', version: '1.0.0', exports: { './ok': './ok/index.ts', './other': './other/index.ts' } }),
+    'packages/f/ok/index.ts': 'export const ok = 1;\n',
+    'packages/f/ok/i.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+    'packages/f/ok/module.json': json({ platforms: ['web'], assets: ['i.svg'] }),
+    'packages/f/other/index.ts': 'export const other = 1;\n',
+  });
+}
+
+const FIFO_MANIFEST = '"packages/f/ok/module.json" is a FIFO (named pipe), not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there';
+
+describe('manifest mistakes make their modules invalid, at the manifest', function () {
+  it('a module.json replaced by a FIFO under a running service: invalid at it, unread; a regular file in its place makes it valid with no restart', async function () {
+    const root = workspaceWithAsset();
+    const manifest = path.join(root, 'packages/f/ok/module.json');
+    const service = await serve(root);
+    try {
+      expect(statuses(await service.report())).to.deep.equal([
+        ['@f/f/ok', 'valid'],
+        ['@f/f/other', 'valid'],
+      ]);
+      fs.rmSync(manifest);
+      mkfifo(manifest);
+      const broken = await waitFor(async () => {
+        const next = (await service.get('/state')).json<Report>();
+        return next.modules[0]!.status === 'invalid' && next;
+      });
+      expect(placed(broken, '@f/f/ok')).to.deep.equal([['MANIFEST_INVALID', 'packages/f/ok/module.json', FIFO_MANIFEST]]);
+      expect(statuses(broken)[1]).to.deep.equal(['@f/f/other', 'valid']);
+
+      fs.rmSync(manifest);
+      fs.writeFileSync(manifest, json({ platforms: ['web'], assets: ['i.svg'] }));
+      const fixed = await waitFor(async () => {
+        const next = (await service.get('/state')).json<Report>();
+        return next.modules[0]!.status === 'valid' && next;
+      });
+      expect(placed(fixed, '@f/f/ok')).to.deep.equal([]);
+      expect((await service.get('/m/@f/f@1.0.0/assets/ok/i.svg')).text).to.include('<svg');
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('at a start: a module.json that is a FIFO, or a directory, is told as what it is', async function () {
+    const root = workspaceWithAsset();
+    const manifest = path.join(root, 'packages/f/ok/module.json');
+    fs.rmSync(manifest);
+    mkfifo(manifest);
+    fs.mkdirSync(path.join(root, 'packages/f/other/module.json'));
+    const service = await serve(root);
+    try {
+      const report = await service.report();
+      expect(statuses(report)).to.deep.equal([
+        ['@f/f/ok', 'invalid'],
+        ['@f/f/other', 'invalid'],
+      ]);
+      expect(placed(report, '@f/f/ok')).to.deep.equal([['MANIFEST_INVALID', 'packages/f/ok/module.json', FIFO_MANIFEST]]);
+      expect(placed(report, '@f/f/other')).to.deep.equal([
+        [
+          'MANIFEST_INVALID',
+          'packages/f/other/module.json',
+          '"packages/f/other/module.json" is a directory, not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there',
+        ],
+      ]);
+      expect(report.diagnostics).to.deep.equal([]);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('a package.json or a core.json that is a FIFO is told as one, not as missing', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/a', 'packages/b'] }),
+      'packages/a/package.json': json({ name: '@p/a', version: '1.0.0', exports: { './m': './m/index.ts' } }),
+      'packages/a/m/index.ts': 'export const m = 1;\n',
+      'packages/b/m/index.ts': 'export const m = 2;\n',
+    });
+    mkfifo(path.join(root, 'packages/b/package.json'));
+    const service = await serve(root);
+    try {
+      const report = await service.report();
+      expect(statuses(report)).to.deep.equal([['@p/a/m', 'valid']]);
+      expect(report.diagnostics.map((d) => [d.kind, d.file, d.message])).to.deep.equal([
+        [
+          'MANIFEST_INVALID',
+          'packages/b/package.json',
+          'core.json lists the package directory "packages/b": "packages/b/package.json" is a FIFO (named pipe), not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there',
+        ],
+      ]);
+    } finally {
+      await service.close();
+    }
+
+    const workspace = tempWorkspace({ 'packages/a/package.json': json({ name: '@p/a', version: '1.0.0' }) });
+    mkfifo(path.join(workspace, 'core.json'));
+    const without = await serve(workspace);
+    try {
+      expect((await without.report()).diagnostics.map((d) => [d.kind, d.file, d.message])).to.deep.equal([
+        ['MANIFEST_INVALID', 'core.json', '"core.json" is a FIFO (named pipe), not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there'],
+      ]);
+    } finally {
+      await without.close();
+    }
+  });
+});
