@@ -104,6 +104,8 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   const modules = packageModules(context, deepSubpaths);
   model.modules.push(...modules);
   if (warnings.length > 0) (model.warnings ??= []).push(...warnings);
+  // Told on each module (`newModule`); with none to tell it on, at the top level.
+  if (modules.length === 0) model.diagnostics.push(...pkg.defineProblems);
   if (modules.length === 0) {
     (model.warnings ??= []).push(
       diagnostic('NO_PUBLIC_MODULE', `${pkg.name} (${file}) publishes no module: declare one in "exports" ("./main": "./main/index.ts", or "." for the package root), or put a module.json beside an entry file under "core.modules"${pkg.rootMembers !== null ? `; without "exports", a file of it is also a module once a workspace module imports it ("${pkg.name}/<file>.js")` : ''}`, { file }),

@@ -122,4 +122,39 @@ describe('manifest mistakes make their modules invalid, at the manifest', functi
       await without.close();
     }
   });
+
+  it('core.define: a value not a string, or one esbuild cannot substitute, makes the package modules invalid at its package.json', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/d', 'packages/d2', 'packages/ok'] }),
+      'packages/d/package.json': json({ name: '@d/d', version: '1.0.0', exports: { './m': './m/index.ts' }, core: { define: { __X__: 'foo bar' } } }),
+      'packages/d/m/index.ts': 'document.body.dataset.ok = String(__X__);\n',
+      'packages/d2/package.json': json({ name: '@d/d2', version: '1.0.0', exports: { './m': './m/index.ts' }, core: { define: { __X__: 1 } } }),
+      'packages/d2/m/index.ts': 'document.body.dataset.ok = String(__X__);\n',
+      'packages/ok/package.json': json({ name: '@d/ok', version: '1.0.0', exports: { './m': './m/index.ts' }, core: { define: { __X__: "'fine'", __Y__: 'globalThis.config.y' } } }),
+      'packages/ok/m/index.ts': 'document.body.dataset.ok = String(__X__) + String(__Y__);\n',
+    });
+    const service = await serve(root);
+    try {
+      const report = await service.report();
+      expect(statuses(report)).to.deep.equal([
+        ['@d/d/m', 'invalid'],
+        ['@d/d2/m', 'invalid'],
+        ['@d/ok/m', 'valid'],
+      ]);
+      expect(placed(report, '@d/d/m')).to.deep.equal([
+        [
+          'MANIFEST_INVALID',
+          'packages/d/package.json',
+          'packages/d/package.json: core.define["__X__"] is "foo bar", which esbuild cannot substitute: give a JSON value ("\\"text\\"", 1, true, null, an array or object in JSON) or a name such as "globalThis.config", as a string',
+        ],
+      ]);
+      expect(placed(report, '@d/d2/m')).to.deep.equal([
+        ['MANIFEST_INVALID', 'packages/d2/package.json', 'packages/d2/package.json: core.define["__X__"] must name an identifier (or a dotted one) and give a JavaScript expression as a string'],
+      ]);
+      expect(report.diagnostics).to.deep.equal([]);
+      expect((await service.get('/m/@d/ok@1.0.0/modules/m')).text).to.include('"fine"');
+    } finally {
+      await service.close();
+    }
+  });
 });
