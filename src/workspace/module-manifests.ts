@@ -7,6 +7,7 @@ import { declareModule, newModule, type PackageContext } from './package-context
 import { isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
 import { listedFileEntry, listedNotAFile } from './source-finder.js';
 import type { SourceReader } from './source-reader.js';
+import { hasTypeScriptName, isTypeScriptSource } from './typescript-assets.js';
 
 export interface ReadModuleManifest {
   file: string;
@@ -93,13 +94,19 @@ function applyManifest(module: ModuleModel, manifest: ModuleManifest, diagnostic
 // So is one that is there but no regular file (a FIFO, a socket, a device: README "Files that are
 // not files"), which serving answers 404 too: the listing's entry types tell it, with no stat and
 // never an open of the file.
-function checkAssets({ modules, packageFile, list }: PackageContext, manifests: Map<string, ReadModuleManifest>): void {
+function checkAssets({ modules, packageFile, list, read }: PackageContext, manifests: Map<string, ReadModuleManifest>): void {
   for (const module of modules) {
     const file = manifests.get(module.dir)?.file ?? packageFile;
     for (const asset of module.assets) {
       const path = joinRelative(module.dir, asset);
       const listed = listedFileEntry(list, path);
-      if (listed !== null && listed.special === undefined) continue;
+      if (listed !== null && listed.special === undefined) {
+        // Read only for a TypeScript name (a `.ts` video is told by its bytes), so no other asset's edit reads the workspace again.
+        if (hasTypeScriptName(asset) && isTypeScriptSource(asset, read(path)?.text ?? '')) {
+          module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", a TypeScript source: an asset is served as written, and a browser cannot run TypeScript; write it in JavaScript (${asset.replace(/\.([cm]?)tsx?$/, '.$1js')}) and declare that`));
+        }
+        continue;
+      }
       const problem = listed === null ? 'does not exist: add the file' : `is ${listed.special}, not a regular file: put a regular file there`;
       module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", but ${path} ${problem} or remove it from "assets"`));
     }

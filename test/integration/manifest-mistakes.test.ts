@@ -157,4 +157,53 @@ describe('manifest mistakes make their modules invalid, at the manifest', functi
       await service.close();
     }
   });
+
+  it('a TypeScript source declared as an asset makes its module invalid and is served as text; a .ts video and a .js worker are assets as before', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/w'] }),
+      'packages/w/package.json': json({ name: '@w/w', version: '1.0.0', exports: { './m': './m/index.ts', './v': './v/index.ts' } }),
+      'packages/w/m/module.json': json({ assets: ['worker.ts', 'w.js', 'types.d.ts'] }),
+      'packages/w/m/worker.ts': 'const n: number = 41;\npostMessage(n + 1);\n',
+      'packages/w/m/w.js': 'postMessage(42);\n',
+      'packages/w/m/types.d.ts': 'export declare const n: number;\n',
+      'packages/w/m/index.ts': "export const worker = new Worker(new URL('../assets/m/worker.ts', import.meta.url), { type: 'module' });\n",
+      'packages/w/v/module.json': json({ assets: ['segment0.ts'] }),
+      'packages/w/v/index.ts': 'export const video = 1;\n',
+    });
+    // An MPEG transport stream packet: the sync byte, then binary.
+    const packet = Buffer.alloc(188);
+    packet[0] = 0x47;
+    fs.writeFileSync(path.join(root, 'packages/w/v/segment0.ts'), Buffer.concat([packet, packet]));
+    const service = await serve(root);
+    try {
+      const report = await service.report();
+      expect(statuses(report)).to.deep.equal([
+        ['@w/w/m', 'invalid'],
+        ['@w/w/v', 'valid'],
+      ]);
+      expect(placed(report, '@w/w/m')).to.deep.equal([
+        [
+          'MANIFEST_INVALID',
+          'packages/w/m/module.json',
+          'packages/w/m/module.json: "assets" declares "worker.ts", a TypeScript source: an asset is served as written, and a browser cannot run TypeScript; write it in JavaScript (worker.js) and declare that',
+        ],
+      ]);
+      const worker = await service.get('/m/@w/w@1.0.0/assets/m/worker.ts');
+      expect([worker.status, worker.headers['content-type']]).to.deep.equal([200, 'text/plain; charset=utf-8']);
+      expect((await service.get('/m/@w/w@1.0.0/assets/m/w.js')).headers['content-type']).to.match(/^(?:application|text)\/javascript/);
+      const video = await service.get('/m/@w/w@1.0.0/assets/v/segment0.ts');
+      expect([video.status, video.headers['content-type']]).to.deep.equal([200, 'video/mp2t']);
+
+      // Declaring the JavaScript worker instead makes the module valid again, with no restart.
+      fs.writeFileSync(path.join(root, 'packages/w/m/module.json'), json({ assets: ['w.js', 'types.d.ts'] }));
+      fs.writeFileSync(path.join(root, 'packages/w/m/index.ts'), "export const worker = new Worker(new URL('../assets/m/w.js', import.meta.url), { type: 'module' });\n");
+      const fixed = await waitFor(async () => {
+        const next = (await service.get('/state')).json<Report>();
+        return next.modules[0]!.status === 'valid' && next;
+      });
+      expect(placed(fixed, '@w/w/m')).to.deep.equal([]);
+    } finally {
+      await service.close();
+    }
+  });
 });
