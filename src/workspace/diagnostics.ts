@@ -41,3 +41,10 @@ export const boundaryCrossedText = (written: string, specifier: string): string 
 
 /** The public module a MODULE_BOUNDARY_CROSSED message names, or undefined. */
 export const boundaryCrossedModule = (message: string): string | undefined => / the public module (\S+): it is imported as that module/.exec(message)?.[1];
+
+/**
+ * Why a manifest that is there is not read (README "Files that are not files"): it is `kind` (a
+ * FIFO, a directory), as the words of `src/regular-files.ts` say it, never opened to find out.
+ */
+export const notAFileText = (file: string, kind: string): string =>
+  `"${file}" is ${kind}, not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there`;

@@ -19,12 +19,15 @@ export interface ModuleManifest {
 const SUBPATH = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
 export const isSubpath = (subpath: string): boolean => SUBPATH.test(subpath) && !subpath.split('/').some((s) => s === '.' || s === '..');
 
+/** A manifest declaring nothing: what a module.json that cannot be read stands for. */
+export const emptyManifest = (): ModuleManifest => ({ platforms: null, entry: null, assets: [], subpath: null, bundler: null });
+
 /**
  * Always yields a value: a module.json with a broken member still declares a module,
  * which is then listed invalid with the diagnostic rather than silently dropped.
  */
 export function parseModuleManifest(text: string, file: string): ManifestResult<ModuleManifest> {
-  const value: ModuleManifest = { platforms: null, entry: null, assets: [], subpath: null, bundler: null };
+  const value = emptyManifest();
   const parsed = parseJson(text, file);
   if (!parsed.ok) return { value, diagnostics: [parsed.diagnostic] };
   const json = parsed.value;

@@ -1,11 +1,13 @@
 // The `module.json` files of a package: found under `core.modules` and beside each exported
 // module's entry, read, and applied (README "Workspaces"); a module.json alone declares a module.
-import { manifestInvalid, type Diagnostic } from './diagnostics.js';
+import { manifestInvalid, notAFileText, type Diagnostic } from './diagnostics.js';
 import type { ModuleModel } from './model.js';
-import { parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
+import { emptyManifest, parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
 import { declareModule, newModule, type PackageContext } from './package-context.js';
 import { dirOf, isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
+import { listedNotAFile } from './source-finder.js';
 import type { SourceReader } from './source-reader.js';
+import { hasTypeScriptName, isTypeScriptSource } from './typescript-assets.js';
 
 export interface ReadModuleManifest {
   file: string;
@@ -52,7 +54,14 @@ function loadManifest(context: PackageContext, manifests: Map<string, ReadModule
   if (manifests.has(moduleDir)) return;
   const file = moduleDir === '.' ? 'module.json' : `${moduleDir}/module.json`;
   const text = context.read(file);
-  if (!text) return;
+  if (!text) {
+    // A module.json that is there but cannot be read as one (a FIFO, a directory) is a mistake
+    // told at its place, never a module silently without its manifest (README "Files that are
+    // not files"); the listing's entry type tells it, so a file put there reads it again.
+    const kind = listedNotAFile(context.list, file);
+    if (kind !== null) manifests.set(moduleDir, { file, manifest: emptyManifest(), diagnostics: [manifestInvalid(file, notAFileText(file, kind))] });
+    return;
+  }
   const parsed = parseModuleManifest(text.text, file);
   manifests.set(moduleDir, { file, manifest: parsed.value!, diagnostics: parsed.diagnostics });
 }
@@ -91,7 +100,14 @@ function checkAssets(context: PackageContext, manifests: Map<string, ReadModuleM
     for (const asset of module.assets) {
       const path = joinRelative(module.dir, asset);
       const problem = assetProblem(context, path);
-      if (problem !== null) module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", but ${path} ${problem} or remove it from "assets"`));
+      if (problem !== null) {
+        module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", but ${path} ${problem} or remove it from "assets"`));
+        continue;
+      }
+      // Read only for a TypeScript name (a `.ts` video is told by its bytes), so no other asset's edit reads the workspace again.
+      if (hasTypeScriptName(asset) && isTypeScriptSource(asset, context.read(path)?.text ?? '')) {
+        module.diagnostics.push(manifestInvalid(file, `${file}: "assets" declares "${asset}", a TypeScript source: an asset is served as written, and a browser cannot run TypeScript; write it in JavaScript (${asset.replace(/\.([cm]?)tsx?$/, '.$1js')}) and declare that`));
+      }
     }
   }
 }
@@ -152,9 +168,10 @@ function findManifestDirs(start: string, list: SourceReader['listDir']): string[
     let packageJson = false;
     let moduleJson = false;
     for (const entry of listing.entries) {
+      // A directory named module.json is found too: it is told, as a FIFO is, where it stands.
+      if (entry.name === 'module.json') moduleJson = true;
       if (entry.directory) continue;
       if (entry.name === 'package.json') packageJson = true;
-      else if (entry.name === 'module.json') moduleJson = true;
     }
     if (dir !== start && packageJson) continue;
     if (moduleJson) found.push(dir);

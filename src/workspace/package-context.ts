@@ -59,5 +59,7 @@ export function newModule(pkg: PackageManifest, subpath: string, dir: string, en
   // Assigned, not spread into the literal: a read of a thousand modules makes a thousand, and a
   // spread copies through the runtime while code is still cold (a start reads once).
   if (Object.keys(pkg.define).length > 0) module.define = { ...pkg.define };
+  // Built without the constant it may use, the module would fail on the page while `valid`.
+  if (pkg.defineProblems.length > 0) module.diagnostics.push(...pkg.defineProblems);
   return module;
 }

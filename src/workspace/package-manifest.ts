@@ -1,7 +1,7 @@
 // `package.json`: identity, public modules by `exports`, dependencies, and the `core` and
 // `bundlers` members (README "Workspaces").
 import semver from 'semver';
-import { manifestInvalid } from './diagnostics.js';
+import { manifestInvalid, type Diagnostic } from './diagnostics.js';
 import { validate as validatePackageSchema } from './generated/package-schema.js';
 import { describeType, isObject, parseJson } from './json.js';
 import { isRefused, isRefusedItself, schemaProblems, wordProblems, type MemberMessage, type SchemaValidator, type WordedProblem } from './schema-problems.js';
@@ -34,6 +34,12 @@ export interface PackageManifest {
   bundlers: Record<string, BundlerEntry>;
   /** `core.define`: build-time constants of the package's modules, with esbuild's `define` meaning. */
   define: Record<string, string>;
+  /**
+   * What is wrong with `core.define`, told on each module of the package rather than at the top
+   * level alone: a module built without a constant it uses fails on the page (README "Bundling
+   * real code"). Empty when nothing is.
+   */
+  defineProblems: Diagnostic[];
 }
 
 // npm's rules for names, scoped or not (lower case, URL-safe); schemas/package.schema.json states them too.
@@ -70,11 +76,16 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   if (!parsed.ok) return { value: null, diagnostics: [parsed.diagnostic] };
   const json = parsed.value;
   const problems = packageManifestProblems(json);
-  const diagnostics = problems.map(({ path, message }) => manifestInvalid(file, path.length === 0 ? `${file} ${message}` : `${file}: ${message}`));
+  const worded = problems.map(({ path, message }) => manifestInvalid(file, path.length === 0 ? `${file} ${message}` : `${file}: ${message}`));
+  const aboutDefine = problems.map(({ path }) => path[0] === 'core' && path[1] === 'define');
+  const diagnostics = worded.filter((_, index) => !aboutDefine[index]);
+  const defineProblems = worded.filter((_, index) => aboutDefine[index]);
   // Without its identity a package has no address: nothing else of it is read, or told.
   const identity = diagnostics.filter((_, index) => problems[index]!.path.length <= 1 && ['', 'name', 'version'].includes(problems[index]!.path[0] ?? ''));
   if (identity.length > 0 || !isObject(json)) return { value: null, diagnostics: identity };
-  return { value: readPackageManifest(json, (...path) => isRefused(problems, ...path), (...path) => isRefusedItself(problems, ...path)), diagnostics };
+  const value = readPackageManifest(json, (...path) => isRefused(problems, ...path), (...path) => isRefusedItself(problems, ...path));
+  value.defineProblems = defineProblems;
+  return { value, diagnostics };
 }
 
 /** The problems of a package.json, worded: the schema's, and the one rule it cannot state. */
@@ -85,12 +96,67 @@ function packageManifestProblems(json: unknown): WordedProblem[] {
   if (typeof version === 'string' && !isRefused(problems, 'version') && semver.parse(version) === null) {
     problems.push({ path: ['version'], message: versionMessage(version) });
   }
+  // A define value esbuild refuses would fail every build of the package at its entry, far from
+  // the package.json holding it: judged here, by esbuild's rule (README "Bundling real code").
+  const define = isObject(json) && isObject(json.core) ? json.core.define : undefined;
+  if (isObject(define)) {
+    for (const [name, value] of Object.entries(define)) {
+      if (typeof value === 'string' && !isRefused(problems, 'core', 'define', name) && !isDefineValue(value)) {
+        problems.push({ path: ['core', 'define', name], message: `core.define["${name}"] is ${JSON.stringify(value)}, which esbuild cannot substitute: give a JSON value ("\\"text\\"", 1, true, null, an array or object in JSON) or a name such as "globalThis.config", as a string` });
+      }
+    }
+  }
   return problems;
 }
 
 const versionMessage = (version: unknown) => `"version" must be an exact version such as "1.0.0"; it is ${typeof version === 'string' ? `"${version}"` : describeType(version)}`;
 const exportMessage = (key: string, target: unknown) =>
   `exports["${key}"] must be a path such as "./main/index.ts", an object of conditions, an array or null; it is ${describeType(target)}`;
+// esbuild's rule for a define value: an entity name (an identifier not a reserved word, `this`
+// and `import.meta` aside, then dotted names), or a literal as JSON writes it, which esbuild also
+// takes with 'single quotes', a trailing comma and a bigint (`2n`). Held equal to esbuild's own
+// check by test/workspace/package-manifest.test.ts.
+const RESERVED = new Set('break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch throw true try typeof var void while with'.split(' '));
+const NAME = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u;
+// One token of a literal, spaces before it skipped: a string, a number, a bigint, a word, a mark.
+const LITERAL_TOKEN = /[ \t\n\r]*(?:"(?:[^"\\\n]|\\(?:["\\/bfnrt]|u[\da-fA-F]{4}))*"|'(?:[^'\\\n]|\\(?:["\\/bfnrt]|u[\da-fA-F]{4}))*'|(?:0|[1-9]\d*)n|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[[\]{},:])/y;
+
+function isEntityName(value: string): boolean {
+  const [first, ...rest] = value.split('.');
+  if (!NAME.test(first!) || !rest.every((part) => NAME.test(part))) return false;
+  if (first === 'import') return rest[0] === 'meta';
+  return !RESERVED.has(first!) || (rest.length === 0 && ['true', 'false', 'null'].includes(first!));
+}
+
+/** Whether `value` is one literal: a scalar, or an array or object of literals (keys strings). */
+function isLiteral(value: string): boolean {
+  let at = 0;
+  const next = (): string | null => {
+    LITERAL_TOKEN.lastIndex = at;
+    const match = LITERAL_TOKEN.exec(value);
+    if (!match) return null;
+    at = LITERAL_TOKEN.lastIndex;
+    return match[0].trimStart();
+  };
+  const literal = (token: string | null): boolean => {
+    if (token === null || token === ',' || token === ':' || token === ']' || token === '}') return false;
+    if (token !== '[' && token !== '{') return true;
+    const close = token === '[' ? ']' : '}';
+    for (let item = next(); item !== close; item = next()) {
+      if (token === '{' && (item === null || !/^["']/.test(item) || next() !== ':')) return false;
+      if (!literal(token === '{' ? next() : item)) return false;
+      const after = next();
+      if (after === close) return true;
+      if (after !== ',') return false;
+    }
+    return true;
+  };
+  return literal(next()) && /^[ \t\n\r]*$/.test(value.slice(at));
+}
+
+/** Whether esbuild takes `value` as a define's replacement. */
+export const isDefineValue = (value: string): boolean => isEntityName(value) || isLiteral(value);
+
 const defineMessage = (name: string) => `core.define["${name}"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`;
 const dependencyMessages = (member: string): MemberMessage[] => [
   { at: member, message: (value) => `"${member}" must be an object of package names to version ranges; it is ${describeType(value)}` },
@@ -144,6 +210,7 @@ function readPackageManifest(json: Record<string, unknown>, refused: Refused, re
     defaultBundler: core.bundler !== undefined && !refused('core', 'bundler') ? (core.bundler as string) : null,
     bundlers: declaredBundlers(json.bundlers, refused),
     define,
+    defineProblems: [],
   };
 }
 

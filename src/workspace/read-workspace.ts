@@ -1,7 +1,8 @@
 // Derives the workspace model from its manifests: `core.json`, each `package.json`, every
 // `module.json` under `core.modules`, and `.core/selection.json` (README "Workspaces", README "The command line").
 // Pure over a SourceReader, so tests declare the files as a map.
-import { diagnostic, manifestInvalid, type Diagnostic } from './diagnostics.js';
+import { diagnostic, manifestInvalid, notAFileText, type Diagnostic } from './diagnostics.js';
+import { listedNotAFile } from './source-finder.js';
 import { isObject, parseJson, describeType } from './json.js';
 import type { PackageModel, WorkspaceModel } from './model.js';
 import type { PackageContext } from './package-context.js';
@@ -39,7 +40,8 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
   const model: WorkspaceModel = { preview: null, packages: [], modules: [], selection: null, diagnostics: [], sources };
   const coreJson = read(WORKSPACE_MANIFEST);
   if (!coreJson) {
-    model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, `there is no ${WORKSPACE_MANIFEST} in the workspace directory`));
+    const kind = listedNotAFile(list, WORKSPACE_MANIFEST);
+    model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, kind !== null ? notAFileText(WORKSPACE_MANIFEST, kind) : `there is no ${WORKSPACE_MANIFEST} in the workspace directory`));
     return model;
   }
   const workspace = parseWorkspaceManifest(coreJson.text, WORKSPACE_MANIFEST);
@@ -66,8 +68,10 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   const file = dir === '.' ? 'package.json' : `${dir}/package.json`;
   const packageJson = read(file);
   if (!packageJson) {
-    const which = reader.leaves?.(dir) ? 'is a symbolic link leaving the workspace (not followed)' : 'has no package.json';
-    model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, `${WORKSPACE_MANIFEST} lists the package directory "${dir}", which ${which}`));
+    const leaves = reader.leaves?.(dir) ?? false;
+    const kind = leaves ? null : listedNotAFile(list, file);
+    if (kind !== null) model.diagnostics.push(manifestInvalid(file, `${WORKSPACE_MANIFEST} lists the package directory "${dir}": ${notAFileText(file, kind)}`));
+    else model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, `${WORKSPACE_MANIFEST} lists the package directory "${dir}", which ${leaves ? 'is a symbolic link leaving the workspace (not followed)' : 'has no package.json'}`));
     return;
   }
   const manifest = parsePackageManifest(packageJson.text, file);
@@ -105,6 +109,8 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   const modules = packageModules(context, deepSubpaths);
   model.modules.push(...modules);
   if (warnings.length > 0) (model.warnings ??= []).push(...warnings);
+  // Told on each module (`newModule`); with none to tell it on, at the top level.
+  if (modules.length === 0) model.diagnostics.push(...pkg.defineProblems);
   if (modules.length === 0) {
     (model.warnings ??= []).push(
       diagnostic('NO_PUBLIC_MODULE', `${pkg.name} (${file}) publishes no module: declare one in "exports" ("./main": "./main/index.ts", or "." for the package root), or put a module.json beside an entry file under "core.modules"${pkg.rootMembers !== null ? `; without "exports", a file of it is also a module once a workspace module imports it ("${pkg.name}/<file>.js")` : ''}`, { file }),

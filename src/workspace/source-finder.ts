@@ -62,6 +62,19 @@ const OUTPUT_EXTENSIONS: readonly [RegExp, string][] = [
   [/\.jsx$/, '.js'],
 ];
 
+/**
+ * What the listing of `file`'s directory says it is when it is there but no regular file (a
+ * directory, a FIFO: in words for a diagnostic), told by the entry's type alone, never an open;
+ * null when absent, a file, or a link (README "Files that are not files").
+ */
+export function listedNotAFile(list: SourceReader['listDir'], file: string): string | null {
+  const listing = list(dirOf(file));
+  if (!listing) return null;
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  for (const entry of listing.entries) if (entry.name === name) return entry.directory ? 'a directory' : (entry.special ?? null);
+  return null;
+}
+
 /** Whether `file` (workspace-relative) is a file its directory lists. */
 export function isListedFile(list: SourceReader['listDir'], file: string): boolean {
   const listing = list(dirOf(file));

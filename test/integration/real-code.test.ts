@@ -452,15 +452,15 @@ describe("a stylesheet's warning once the stylesheet is fixed", function () {
 });
 
 describe('declared assets that esbuild also compiles', function () {
-  it('serves worker.ts and data.css as assets and leaves the imports of the module alone', async function () {
+  it('serves worker.js and data.css as assets and leaves the imports of the module alone', async function () {
     const root = tempWorkspace({
       'core.json': json({ packages: ['packages/app'] }),
       'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
-      'packages/app/main/module.json': json({ assets: ['worker.ts', 'data.css'] }),
-      'packages/app/main/index.ts': "import { helper } from './helper.ts';\nimport './styles.css';\nexport const worker = new URL('../assets/main/worker.ts', import.meta.url).href;\nexport const value = helper();\n",
+      'packages/app/main/module.json': json({ assets: ['worker.js', 'data.css'] }),
+      'packages/app/main/index.ts': "import { helper } from './helper.ts';\nimport './styles.css';\nexport const worker = new URL('../assets/main/worker.js', import.meta.url).href;\nexport const value = helper();\n",
       'packages/app/main/helper.ts': 'export const helper = () => 42;\n',
       'packages/app/main/styles.css': '.app { color: teal; }\n',
-      'packages/app/main/worker.ts': 'self.onmessage = () => {};\n',
+      'packages/app/main/worker.js': 'self.onmessage = () => {};\n',
       'packages/app/main/data.css': '.data { color: red; }\n',
     });
     const service = await serve(root);
@@ -468,7 +468,7 @@ describe('declared assets that esbuild also compiles', function () {
       const report = await service.report();
       expect(report.modules.map((m) => [m.specifier, m.status, m.diagnostics])).to.deep.equal([['@kit/app/main', 'valid', []]]);
       expect((await service.get('/m/@kit/app@1.0.0/modules/main')).text).to.include('42');
-      const worker = await service.get('/m/@kit/app@1.0.0/assets/main/worker.ts?q=oct'); // a query is ignored
+      const worker = await service.get('/m/@kit/app@1.0.0/assets/main/worker.js?q=oct'); // a query is ignored
       expect(worker.status).to.equal(200);
       expect(worker.text).to.equal('self.onmessage = () => {};\n');
       expect((await service.get('/m/@kit/app@1.0.0/assets/main/data.css')).text).to.equal('.data { color: red; }\n');

@@ -1,6 +1,7 @@
 // package.json: identity, exports, dependencies, and the `core` and `bundlers` members.
 import { expect } from 'chai';
-import { isPackageName, parsePackageManifest } from '../../src/workspace/package-manifest.js';
+import * as esbuild from 'esbuild';
+import { isDefineValue, isPackageName, parsePackageManifest } from '../../src/workspace/package-manifest.js';
 
 const FILE = 'packages/app/package.json';
 const parse = (value: Record<string, unknown>) => parsePackageManifest(JSON.stringify(value), FILE);
@@ -43,6 +44,7 @@ describe('parsePackageManifest', () => {
         full: { specifier: '@core-js/packages/bundlers/esbuild', processors: { bundle: { compiler: 'esbuild' } } },
       },
       define: {},
+      defineProblems: [],
     });
   });
 
@@ -58,21 +60,46 @@ describe('parsePackageManifest', () => {
     const result = parse({ ...base, core: { define: { __LIB_VERSION__: '"1.2.3"', 'globalThis.DEBUG': 'false' } } });
     expect(result.diagnostics).to.deep.equal([]);
     expect(result.value!.define).to.deep.equal({ __LIB_VERSION__: '"1.2.3"', 'globalThis.DEBUG': 'false' });
+    // Told on the package's modules (README "Bundling real code"), not among the package's own.
     const broken = parse({ ...base, core: { define: { 'not an identifier': '1', OK: 2 } } });
-    expect(broken.diagnostics.map((d) => d.message)).to.deep.equal([
+    expect(broken.diagnostics).to.deep.equal([]);
+    for (const found of broken.value!.defineProblems) expect(found).to.include({ kind: 'MANIFEST_INVALID', file: FILE });
+    expect(broken.value!.defineProblems.map((d) => d.message)).to.deep.equal([
       `${FILE}: core.define["not an identifier"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`,
       `${FILE}: core.define["OK"] must name an identifier (or a dotted one) and give a JavaScript expression as a string`,
     ]);
     // One refused member of "core" leaves its others as they are.
     const kept = parse({ ...base, core: { modules: 'src', bundler: 'esbuild', define: { 'a b': 'x', OK: '1' } } });
-    expect(kept.diagnostics).to.have.length(1);
+    expect(kept.value!.defineProblems).to.have.length(1);
     expect(kept.value).to.include({ modulesDir: 'src', defaultBundler: 'esbuild' });
     expect(kept.value!.define).to.deep.equal({ OK: '1' });
   });
 
+  it('refuses a define value esbuild cannot substitute, at the package.json, as esbuild itself judges it', () => {
+    const refused = parse({ ...base, core: { define: { __X__: 'foo bar', OK: '"1.2.3"' } } });
+    expect(refused.diagnostics).to.deep.equal([]);
+    expect(refused.value!.define).to.deep.equal({ OK: '"1.2.3"' });
+    expect(refused.value!.defineProblems.map((d) => [d.kind, d.file])).to.deep.equal([['MANIFEST_INVALID', FILE]]);
+    expect(refused.value!.defineProblems[0]!.message).to.include('core.define["__X__"] is "foo bar", which esbuild cannot substitute');
+    // Held equal to esbuild's own check, value by value, both ways.
+    const values = ['foo bar', '1', '"s"', 'true', 'null', '[1,2]', '{"a":1}', 'a.b.c', 'import.meta', 'import.meta.env', 'a["b"]', '-1', '1e3', '0x1F', '0b101', '.5', '1_000', '2n',
+      'été', 'undefined', 'void 0', "'x'", "'it\\'s'", 'a.b.', 'NaN', '{a:1}', ' 1 ', 'this', 'new.target', 'a?.b', 'x.default', 'window.y', '', '1 + 1', 'f()', '"unclosed', '$x._y',
+      "'a\"b'", '1.', '-2n', "'it\\u0041'", 'class', 'if', 'true.x', 'this.x', 'import.x', 'a.if', 'let', 'super', '01', '-.5', '+1', '-Infinity', '[1,]', "['a']", '{"a":2n}', '[-2n]', 'x.1', ' a.b ', '\\u0061b',
+      '[1,,2]', '[,]', '{}', '[]', '{"a":1,}', '{"a" 1}', '{a:1}', '[1 2]', '{"a":[1,{"b":null}]}', ' [ 1 , 2 ] ', '"a"b'];
+    const esbuildTakes = (value: string) => {
+      try {
+        esbuild.transformSync('X', { define: { X: value } });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(values.map((value) => [value, isDefineValue(value)])).to.deep.equal(values.map((value) => [value, esbuildTakes(value)]));
+  });
+
   it('needs no more than a name and an exact version', () => {
     expect(parse(base)).to.deep.equal({
-      value: { ...base, exports: {}, sourceKeys: [], rootMembers: [], buildTsconfig: null, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {} },
+      value: { ...base, exports: {}, sourceKeys: [], rootMembers: [], buildTsconfig: null, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {}, defineProblems: [] },
       diagnostics: [],
     });
   });

@@ -497,3 +497,31 @@ describe('readWorkspace, tsconfig files shared by packages', () => {
     expect(disk.asked.filter((path) => path === 'tsconfig.base.json')).to.have.length(1);
   });
 });
+
+describe('readWorkspace, a module.json that is no file', () => {
+  it('under core.modules, a directory named module.json declares its module invalid, told as a directory (README "Files that are not files")', () => {
+    const model = read({ 'packages/app': { name: '@acme/app', core: { modules: 'modules' } } }, { 'packages/app/modules/a/index.ts': 'export {};', 'packages/app/modules/a/module.json/x.txt': 'x' });
+    expect(model.modules.map((m) => [m.specifier, m.diagnostics.map((d) => [d.kind, d.file, d.message])])).to.deep.equal([
+      [
+        '@acme/app/a',
+        [['MANIFEST_INVALID', 'packages/app/modules/a/module.json', '"packages/app/modules/a/module.json" is a directory, not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there']],
+      ],
+    ]);
+  });
+});
+
+describe('readWorkspace, core.define', () => {
+  it('a bad value lists every module of its package invalid at the package.json; a package without modules tells it at the top level', () => {
+    const model = read({
+      'packages/app': { name: '@acme/app', exports: { './a': './a/index.ts', './b': './b/index.ts' }, core: { define: { __X__: 'foo bar' } } },
+      'packages/none': { name: '@acme/none', core: { define: { __Y__: 1 } } },
+    }, { 'packages/app/a/index.ts': 'export {};', 'packages/app/b/index.ts': 'export {};' });
+    expect(model.modules.map((m) => [m.specifier, m.diagnostics.map((d) => [d.kind, d.file])])).to.deep.equal([
+      ['@acme/app/a', [['MANIFEST_INVALID', 'packages/app/package.json']]],
+      ['@acme/app/b', [['MANIFEST_INVALID', 'packages/app/package.json']]],
+    ]);
+    expect(model.diagnostics.map((d) => [d.kind, d.file, d.message])).to.deep.equal([
+      ['MANIFEST_INVALID', 'packages/none/package.json', 'packages/none/package.json: core.define["__Y__"] must name an identifier (or a dotted one) and give a JavaScript expression as a string'],
+    ]);
+  });
+});

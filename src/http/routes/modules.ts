@@ -3,6 +3,7 @@
 // does not declare; a wrong version never answers the current content.
 import type { HttpContext } from '../context.js';
 import { contentType } from 'mime-types';
+import { isTypeScriptSource } from '../../workspace/typescript-assets.js';
 import type { OutputCache } from '../../outputs/output-cache.js';
 import type { ServiceState } from '../../store/state.js';
 import { parseOutputQuery } from '../../workspace/query.js';
@@ -81,6 +82,12 @@ export function pushedSheetAnswer(module: ModuleModel, hash: string, state: Serv
   return answer instanceof ServiceError || !answer?.unchecked ? null : answer;
 }
 
+// A TypeScript source is text: the table's `video/mp2t` for `.ts` (an MPEG transport stream's
+// name too, kept for one) would misname it, and a browser refuses to run text as a script, as it
+// must (README "Bundling real code": such an asset makes its module invalid).
+const assetType = (file: string, content: Uint8Array): string =>
+  isTypeScriptSource(file, content) ? 'text/plain; charset=utf-8' : contentType(file) || 'application/octet-stream';
+
 async function serveAsset(ctx: HttpContext, address: Address, deps: ModulesRouteDeps) {
   // The query of an asset address is ignored (README "Addresses"): real elements fetch their
   // declared files with one (`suggestions.html?q=oct`), and it never widens what is served.
@@ -98,7 +105,7 @@ async function serveAsset(ctx: HttpContext, address: Address, deps: ModulesRoute
     }
     const asset = deps.assets.read(state.workspace.packages.find((p) => p.name === module.package)!.dir, `${module.dir}/${file}`);
     if (!asset) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `the asset "${file}" of ${module.specifier} is declared but ${module.dir}/${file} is missing, is no regular file (README "Files that are not files") or leaves its package`);
-    sendOutput(ctx, asset.content, { type: contentType(file) || 'application/octet-stream', hash: asset.hash, anyOrigin: true });
+    sendOutput(ctx, asset.content, { type: assetType(file, asset.content), hash: asset.hash, anyOrigin: true });
     return;
   }
   throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${describeAddress(address)} names no declared asset of ${address.packageName}`);
