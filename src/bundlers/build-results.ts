@@ -21,6 +21,7 @@ import { isMarkedAssetAddress, placeAssetAddresses } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
+import { scanLinkNames, type LinkNames } from '../workspace/link-names.js';
 import { placedReads, type PlacedReads } from './placed-reads.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
@@ -95,7 +96,6 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const viteQueries = viteQueryImports(reads, target, metafile.inputs, codeInputs.filter((input) => !isCrossed(input)), inputPath);
   const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...urls, ...viteReads, ...viteQueries];
   const placedFrom = reads.placedFrom(errors);
-  const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
     specifier: target.specifier,
     code,
@@ -104,11 +104,19 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
     ...(mapped.length > 0 ? { mapped } : {}),
     imports,
+    ...linkNamesOf(built, codeOutput),
     errors,
     ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
-    ...(commonjs ? { commonjs: true as const } : {}),
+    ...(codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs' ? { commonjs: true as const } : {}),
   };
+}
+
+// What the page links by, read from the code esbuild wrote: judged across modules by the
+// selectors (README "Bundling real code"). Absent when there is no code, or it is not of esbuild's form.
+function linkNamesOf(built: Uint8Array | undefined, output: esbuild.Metafile['outputs'][string] | undefined): { links?: LinkNames } {
+  const links = built && output ? scanLinkNames(new TextDecoder().decode(built), output.exports) : null;
+  return links ? { links } : {};
 }
 
 // Each entry of a batch looks up its two outputs: by path, once per build, not a scan of the

@@ -7,6 +7,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { filesRead } from '../workspace/files-read.js';
+import { unlinkedNames, type LinkNames, type UnlinkedName } from '../workspace/link-names.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
@@ -116,7 +117,70 @@ export function buildDiagnostics(module: ModuleModel, record: BuildRecord, works
 
 /** The status and diagnostics of one module, judged by its default variant. */
 export function selectModuleStatus(state: ServiceState, module: ModuleModel): { status: ModuleStatus; diagnostics: Diagnostic[] } {
-  return moduleStatusOf(module, selectVariant(state, module.specifier, defaultVariantKey(module))?.last, state.workspace);
+  const record = selectVariant(state, module.specifier, defaultVariantKey(module))?.last;
+  return linkedStatus(state, record, moduleStatusOf(module, record, state.workspace));
+}
+
+/**
+ * A built module's status with the names it imports from other modules judged against what those
+ * export (README "Bundling real code"): a name missing or ambiguous is a BUNDLE_ERROR at the
+ * import; a module imported that is not built yet leaves the importer `pending`, never `valid` by guess.
+ */
+function linkedStatus<T extends { status: ModuleStatus; diagnostics: Diagnostic[] }>(state: ServiceState, record: BuildRecord | null | undefined, judged: T): T {
+  if (judged.status === 'pending' || !record?.links?.imports) return judged;
+  const { unlinked, unknown } = unlinkedNames(record.links, selectLinksOf(state));
+  if (unlinked.length > 0) return { ...judged, status: 'invalid', diagnostics: [...judged.diagnostics, ...unlinked.map((name) => unlinkedDiagnostic(name, record))] };
+  if (unknown.length > 0 && judged.status === 'valid') return { ...judged, status: 'pending' };
+  return judged;
+}
+
+function unlinkedDiagnostic({ specifier, name, ambiguous }: UnlinkedName, record: BuildRecord): Diagnostic {
+  const place = record.imports.find((imported) => imported.specifier === specifier);
+  const where = place ? { file: place.file, line: place.line, column: place.column } : {};
+  if (ambiguous) {
+    return diagnostic(
+      'BUNDLE_ERROR',
+      `"${name}" is exported by more than one module that ${specifier} re-exports whole (export * from): a browser refuses the import as ambiguous ("contains conflicting star exports for name '${name}'"); import it from the module that defines it, or have ${specifier} export it by name`,
+      where,
+    );
+  }
+  if (name === 'default') {
+    return diagnostic('BUNDLE_ERROR', `${specifier} has no default export (the page fails to link: "does not provide an export named 'default'"); import the names it exports, \`import { ... } from "${specifier}"\`, or \`import * as ... from "${specifier}"\``, where);
+  }
+  return diagnostic(
+    'BUNDLE_ERROR',
+    `${specifier} does not export "${name}" (the page fails to link: "does not provide an export named '${name}'"); import only names its code exports, and, if "${name}" is a TypeScript type, write \`import type { ${name} }\` or \`export type { ${name} } from "${specifier}"\`, which leave no import in the code`,
+    where,
+  );
+}
+
+const linksIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: string) => LinkNames | null | undefined>>();
+
+/**
+ * The link names of each module another can import, by specifier, once per (builds, workspace):
+ * undefined for one never judged (no module of the workspace, a package the CDN serves, a module
+ * invalid or whose code was not read: `invalidImports` tells of an invalid one), null for one not
+ * built yet.
+ */
+function selectLinksOf(state: ServiceState): (specifier: string) => LinkNames | null | undefined {
+  let byWorkspace = linksIndexes.get(state.builds);
+  if (!byWorkspace) linksIndexes.set(state.builds, (byWorkspace = new WeakMap()));
+  let linksOf = byWorkspace.get(state.workspace);
+  if (!linksOf) {
+    const { workspace } = state;
+    const selection = workspace.selection === null ? null : new Set(workspace.selection);
+    const records = defaultRecords(state);
+    const index = new Map<string, LinkNames | null>();
+    workspace.modules.forEach((module, at) => {
+      if (module.diagnostics.length > 0 || (selection !== null && !selection.has(module.package))) return;
+      const record = records[at];
+      if (!record) index.set(module.specifier, null);
+      else if (record.outputs && record.links) index.set(module.specifier, record.links);
+    });
+    linksOf = (specifier) => index.get(specifier);
+    byWorkspace.set(state.workspace, linksOf);
+  }
+  return linksOf;
 }
 
 /** The same of the default variant's last build `record`, already looked up. */
@@ -519,7 +583,7 @@ function selectModulesReport(state: ServiceState): Report {
   const helpers = sharedHelpers(state);
   const modules = withInvalidImports(
     state,
-    state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!, helpers)),
+    state.workspace.modules.map((module, index) => linkedStatus(state, records[index], selectModuleReport(state, module, records[index]!, helpers))),
   );
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
