@@ -7,7 +7,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { filesRead } from '../workspace/files-read.js';
-import { unlinkedNames, type LinkNames, type UnlinkedName } from '../workspace/link-names.js';
+import { unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
@@ -128,31 +128,25 @@ export function selectModuleStatus(state: ServiceState, module: ModuleModel): { 
  */
 function linkedStatus<T extends { status: ModuleStatus; diagnostics: Diagnostic[] }>(state: ServiceState, record: BuildRecord | null | undefined, judged: T): T {
   if (judged.status === 'pending' || !record?.links?.imports) return judged;
-  const { unlinked, unknown } = unlinkedNames(record.links, selectLinksOf(state));
-  if (unlinked.length > 0) return { ...judged, status: 'invalid', diagnostics: [...judged.diagnostics, ...unlinked.map((name) => unlinkedDiagnostic(name, record))] };
-  if (unknown.length > 0 && judged.status === 'valid') return { ...judged, status: 'pending' };
-  return judged;
+  const linksOf = selectLinksOf(state);
+  // The same answer, the same object, for as long as the modules it consulted kept their names:
+  // each build's state judges again only the importers of what changed.
+  const kept = linkedStatuses.get(record);
+  if (kept && kept.judged === judged && [...kept.consulted].every(([specifier, links]) => linksOf(specifier) === links)) return kept.answer as T;
+  const consulted = new Map<string, LinkNames | null | undefined>();
+  const { unlinked, unknown } = unlinkedNames(record.links, (specifier) => {
+    const links = linksOf(specifier);
+    consulted.set(specifier, links);
+    return links;
+  });
+  let answer = judged;
+  if (unlinked.length > 0) answer = { ...judged, status: 'invalid', diagnostics: [...judged.diagnostics, ...unlinked.map((name) => unlinkedDiagnostic(name, record.imports))] };
+  else if (unknown.length > 0 && judged.status === 'valid') answer = { ...judged, status: 'pending' };
+  linkedStatuses.set(record, { judged, consulted, answer });
+  return answer;
 }
 
-function unlinkedDiagnostic({ specifier, name, ambiguous }: UnlinkedName, record: BuildRecord): Diagnostic {
-  const place = record.imports.find((imported) => imported.specifier === specifier);
-  const where = place ? { file: place.file, line: place.line, column: place.column } : {};
-  if (ambiguous) {
-    return diagnostic(
-      'BUNDLE_ERROR',
-      `"${name}" is exported by more than one module that ${specifier} re-exports whole (export * from): a browser refuses the import as ambiguous ("contains conflicting star exports for name '${name}'"); import it from the module that defines it, or have ${specifier} export it by name`,
-      where,
-    );
-  }
-  if (name === 'default') {
-    return diagnostic('BUNDLE_ERROR', `${specifier} has no default export (the page fails to link: "does not provide an export named 'default'"); import the names it exports, \`import { ... } from "${specifier}"\`, or \`import * as ... from "${specifier}"\``, where);
-  }
-  return diagnostic(
-    'BUNDLE_ERROR',
-    `${specifier} does not export "${name}" (the page fails to link: "does not provide an export named '${name}'"); import only names its code exports, and, if "${name}" is a TypeScript type, write \`import type { ${name} }\` or \`export type { ${name} } from "${specifier}"\`, which leave no import in the code`,
-    where,
-  );
-}
+const linkedStatuses = new WeakMap<BuildRecord, { judged: object; consulted: Map<string, LinkNames | null | undefined>; answer: object }>();
 
 const linksIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: string) => LinkNames | null | undefined>>();
 

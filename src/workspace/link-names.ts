@@ -1,6 +1,8 @@
 // The names a built module links by, and their judgement across modules (README "Bundling real
 // code"): a browser links every static import of a page before running any of it, so a name one
 // public module imports and the other does not export fails the whole page.
+import type { ImportRecord } from './checks.js';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { isBare } from './specifiers.js';
 
 /** What a module's built code imports from other modules by bare specifier, and what it exports. */
@@ -186,17 +188,26 @@ function unquote(token: string): string | null {
 /** Words after which a `/` starts a regular expression, not a division. */
 const BEFORE_EXPRESSION = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
 
+/** A character of a word: ASCII letters, digits, `_`, `$`, `\\` (an escape), and any non-ASCII one (outside strings, only identifiers hold them in esbuild's output). */
+const isWordCode = (code: number): boolean =>
+  (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 36 || code === 92 || code > 127;
+
+/** Whitespace and line ends (ASCII, NBSP, BOM, the Unicode line and space separators). */
+const isSpaceCode = (code: number): boolean =>
+  code === 32 || (code >= 9 && code <= 13) || code === 160 || code === 0xfeff || code === 0x2028 || code === 0x2029 || (code > 127 && /\s/.test(String.fromCharCode(code)));
+
 /**
- * The tokens of a module: words, strings, punctuation (one character each); whitespace,
- * comments, template literals and regular expressions skipped whole (a template's `${...}` read
- * as tokens). A `/` after a value (a word, a number, `)`, `]`) divides; anywhere else it starts a
- * regular expression.
+ * The tokens of a module: words, strings, punctuation (one character each); whitespace and
+ * comments skipped; a template literal's text and a regular expression one token each (a
+ * template's `${...}` read as tokens). A `/` after a value (a word, a number, `)`, `]`, a
+ * template's end) divides; anywhere else it starts a regular expression. Read by character
+ * codes: every module's whole output is read once per build.
  */
 class Tokens {
   at = 0;
   private last: string | null = null;
   /** The brace depth at which each open template's `${` was entered, innermost last. */
-  private readonly templates: number[] = [];
+  private templates: number[] = [];
   private depth = 0;
 
   constructor(private readonly text: string) {
@@ -205,10 +216,12 @@ class Tokens {
 
   peek(): string | null {
     const { at, last, depth } = this;
-    const templates = [...this.templates];
+    const templates = this.templates.length > 0 ? [...this.templates] : this.templates;
     const token = this.next();
-    Object.assign(this, { at, last, depth });
-    this.templates.splice(0, this.templates.length, ...templates);
+    this.at = at;
+    this.last = last;
+    this.depth = depth;
+    this.templates = templates;
     return token;
   }
 
@@ -218,72 +231,75 @@ class Tokens {
     return token;
   }
 
-  /** One token: a template literal's text is one (`\`` where it ends, `${` where an expression starts), and so is a regular expression. */
   private read(): string | null {
     const { text } = this;
     this.skipSpace();
     if (this.at >= text.length) return null;
-    const first = text[this.at]!;
-    if (first === '"' || first === "'") {
-      let end = this.at + 1;
-      while (end < text.length && text[end] !== first) end += text[end] === '\\' ? 2 : 1;
-      const token = text.slice(this.at, end + 1);
+    const start = this.at;
+    const code = text.charCodeAt(start);
+    if (code === 34 || code === 39) {
+      let end = start + 1;
+      while (end < text.length) {
+        const at = text.charCodeAt(end);
+        if (at === code) break;
+        end += at === 92 ? 2 : 1;
+      }
       this.at = end + 1;
-      return token;
+      return text.slice(start, this.at);
     }
-    if (first === '`') {
+    if (code === 96) {
       this.at += 1;
       return this.skipTemplate();
     }
-    if (first === '/' && this.startsRegExp()) return this.skipRegExp();
-    if (first === '{') this.depth += 1;
-    if (first === '}') {
-      if (this.templates.at(-1) === this.depth) {
-        this.templates.pop();
+    if (code === 47 && this.startsRegExp()) return this.skipRegExp();
+    if (code === 123) this.depth += 1;
+    else if (code === 125) {
+      if (this.templates.length > 0 && this.templates[this.templates.length - 1] === this.depth) {
+        this.templates = this.templates.slice(0, -1);
         this.depth -= 1;
         this.at += 1;
         return this.skipTemplate();
       }
       this.depth -= 1;
     }
-    const word = /[\p{ID_Continue}$\u200c\u200d\\]+/uy;
-    word.lastIndex = this.at;
-    const found = word.exec(text);
-    if (found) {
-      this.at += found[0].length;
-      return found[0];
+    if (isWordCode(code)) {
+      let end = start + 1;
+      while (end < text.length && isWordCode(text.charCodeAt(end))) end += 1;
+      this.at = end;
+      return text.slice(start, end);
     }
     this.at += 1;
-    return first;
+    return text[start]!;
   }
 
   private skipSpace(): void {
     const { text } = this;
-    for (;;) {
-      while (this.at < text.length && /\s/.test(text[this.at]!)) this.at += 1;
-      if (text.startsWith('//', this.at)) {
+    while (this.at < text.length) {
+      const code = text.charCodeAt(this.at);
+      if (isSpaceCode(code)) this.at += 1;
+      else if (code === 47 && text.charCodeAt(this.at + 1) === 47) {
         const end = text.indexOf('\n', this.at);
         this.at = end === -1 ? text.length : end + 1;
-      } else if (text.startsWith('/*', this.at)) {
+      } else if (code === 47 && text.charCodeAt(this.at + 1) === 42) {
         const end = text.indexOf('*/', this.at + 2);
         this.at = end === -1 ? text.length : end + 2;
       } else return;
     }
   }
 
-  /** From inside a template literal to its end, or into a `${` (its expression then read as tokens). */
+  /** From inside a template literal to its end (`\``), or into a `${` (`${`: its expression then read as tokens). */
   private skipTemplate(): string {
     const { text } = this;
     while (this.at < text.length) {
-      const char = text[this.at]!;
-      if (char === '\\') this.at += 2;
-      else if (char === '`') {
+      const code = text.charCodeAt(this.at);
+      if (code === 92) this.at += 2;
+      else if (code === 96) {
         this.at += 1;
         return '`';
-      } else if (char === '$' && text[this.at + 1] === '{') {
+      } else if (code === 36 && text.charCodeAt(this.at + 1) === 123) {
         this.at += 2;
         this.depth += 1;
-        this.templates.push(this.depth);
+        this.templates = [...this.templates, this.depth];
         return '${';
       } else this.at += 1;
     }
@@ -293,10 +309,11 @@ class Tokens {
   private startsRegExp(): boolean {
     const last = this.last;
     if (last === null) return true;
-    // After a value: a closing bracket, a template literal's end, a regular expression.
-    if (last === ')' || last === ']' || last === '`' || (last.length > 1 && last.startsWith('/'))) return false;
-    if (/^[\p{ID_Continue}$\u200c\u200d\\]/u.test(last)) return BEFORE_EXPRESSION.has(last);
-    return !isString(last);
+    // After a value: a closing bracket, a template literal's end, a regular expression, a string.
+    const first = last.charCodeAt(0);
+    if (last === ')' || last === ']' || last === '`' || (first === 47 && last.length > 1) || first === 34 || first === 39) return false;
+    if (isWordCode(first)) return BEFORE_EXPRESSION.has(last);
+    return true;
   }
 
   private skipRegExp(): string {
@@ -305,19 +322,17 @@ class Tokens {
     let inClass = false;
     this.at += 1;
     while (this.at < text.length) {
-      const char = text[this.at]!;
-      if (char === '\\') this.at += 2;
-      else if (char === '\n') break;
+      const code = text.charCodeAt(this.at);
+      if (code === 92) this.at += 2;
+      else if (code === 10) break;
       else {
         this.at += 1;
-        if (char === '[') inClass = true;
-        else if (char === ']') inClass = false;
-        else if (char === '/' && !inClass) break;
+        if (code === 91) inClass = true;
+        else if (code === 93) inClass = false;
+        else if (code === 47 && !inClass) break;
       }
     }
-    const flags = /[a-z]*/y;
-    flags.lastIndex = this.at;
-    this.at += flags.exec(text)![0].length;
+    while (this.at < text.length && isWordCode(text.charCodeAt(this.at))) this.at += 1;
     return text.slice(start, Math.max(this.at, start + 2));
   }
 }
@@ -393,4 +408,25 @@ function resolveName(specifier: string, name: string, linksOf: (specifier: strin
   }
   if (found !== null) return { found };
   return unknown ? 'unknown' : 'missing';
+}
+
+/** The BUNDLE_ERROR of a name imported that the other module does not give, at the import of it among `imports` (README "Bundling real code"). */
+export function unlinkedDiagnostic({ specifier, name, ambiguous }: UnlinkedName, imports: readonly ImportRecord[]): Diagnostic {
+  const place = imports.find((imported) => imported.specifier === specifier);
+  const where = place ? { file: place.file, line: place.line, column: place.column } : {};
+  if (ambiguous) {
+    return diagnostic(
+      'BUNDLE_ERROR',
+      `"${name}" is exported by more than one module that ${specifier} re-exports whole (export * from): a browser refuses the import as ambiguous ("contains conflicting star exports for name '${name}'"); import it from the module that defines it, or have ${specifier} export it by name`,
+      where,
+    );
+  }
+  if (name === 'default') {
+    return diagnostic('BUNDLE_ERROR', `${specifier} has no default export (the page fails to link: "does not provide an export named 'default'"); import the names it exports, \`import { ... } from "${specifier}"\`, or \`import * as ... from "${specifier}"\``, where);
+  }
+  return diagnostic(
+    'BUNDLE_ERROR',
+    `${specifier} does not export "${name}" (the page fails to link: "does not provide an export named '${name}'"); import only names its code exports, and, if "${name}" is a TypeScript type, write \`import type { ${name} }\` or \`export type { ${name} } from "${specifier}"\`, which leave no import in the code`,
+    where,
+  );
 }

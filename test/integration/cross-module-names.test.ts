@@ -2,13 +2,14 @@
 // the other module's code does not export, a default it does not have, a name two modules it
 // re-exports whole both give, a TypeScript type re-exported by name: each importer is invalid at
 // its import; fixing the import makes it valid without a restart, and a restart from the build
-// cache reports the same.
+// cache reports the same; `core dist` refuses them as /state does.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { CoreEvent } from '../../src/store/events.js';
 import type { ModuleReport } from '../../src/store/selectors.js';
+import { distribute } from '../../src/dist/distribute.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -83,5 +84,24 @@ describe('names imported across public modules, in /state', () => {
     expect(events.filter((event) => event.type === 'build.started')).to.deep.equal([]);
     expect(after).to.deep.equal(before);
     await second.close();
+  });
+
+  it('makes core dist refuse the same importers, at their imports, and write none of their files', async () => {
+    const root = workspace();
+    const out = path.join(root, 'out');
+    made.push(root);
+    const result = await distribute({ root, out });
+    expect(result.ok).to.equal(false);
+    expect(result.invalid.map(({ module, diagnostics }) => [module.specifier, placeOf({ diagnostics } as ModuleReport)])).to.deep.equal([
+      ['@p/a/defmix', [{ kind: 'BUNDLE_ERROR', file: 'packages/a/defmix/index.ts', line: 1 }]],
+      ['@p/a/main', [{ kind: 'BUNDLE_ERROR', file: 'packages/a/main/index.ts', line: 1 }]],
+      ['@p/a/reexp', [{ kind: 'BUNDLE_ERROR', file: 'packages/a/reexp/index.ts', line: 2 }]],
+      ['@p/a/typed', [{ kind: 'BUNDLE_ERROR', file: 'packages/a/typed/index.ts', line: 1 }]],
+    ]);
+    expect(result.invalid.find(({ module }) => module.specifier === '@p/a/typed')!.diagnostics[0]!.message).to.include('export type { Shape }');
+    const listed = result.manifest.outputs.filter((output) => output.kind === 'code').map((output) => output.module).sort();
+    expect(listed).to.deep.equal(['@p/a/fine', '@p/a/lib', '@p/a/star', '@p/b/types', '@p/b/util', '@p/b/x']);
+    const files = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.relative(out, path.join(dir, entry.name))]));
+    expect(files(out).filter((file) => /(main|defmix|reexp|typed)\b/.test(file))).to.deep.equal([]);
   });
 });
