@@ -203,7 +203,7 @@ const isSpaceCode = (code: number): boolean =>
  * template's end) divides; anywhere else it starts a regular expression. Read by character
  * codes: every module's whole output is read once per build.
  */
-class Tokens {
+export class Tokens {
   at = 0;
   private last: string | null = null;
   /** The brace depth at which each open template's `${` was entered, innermost last. */
