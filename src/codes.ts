@@ -100,7 +100,7 @@ export const DIAGNOSTIC_KINDS = {
   BUNDLE_ERROR: {
     severity: 'error',
     scope: 'module',
-    when: 'esbuild cannot build the module: a syntax error, an unresolved relative import, a broken tsconfig, a file of its graph that is not a regular file (a FIFO, a socket, a device: README "Files that are not files"), an asset declared by another module',
+    when: 'esbuild cannot build the module: a syntax error, an unresolved relative import, a broken tsconfig, a file of its graph that is not a regular file (a FIFO, a socket, a device: README "Files that are not files"), an asset declared by another module, a name imported from another public module whose code does not export it (README "Bundling real code")',
     remedy: 'fix the source at the file, line and column given',
   },
   STYLESHEET_IMPORTED_AS_VALUE: {

@@ -22,6 +22,7 @@ import { isMarkedAssetAddress, placeAssetAddresses } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
+import { scanLinkNames, type LinkNames } from '../workspace/link-names.js';
 import { placedReads, type PlacedReads } from './placed-reads.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
@@ -96,7 +97,6 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   }
   const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs)];
   const placedFrom = reads.placedFrom(errors);
-  const commonjs = codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs';
   return {
     specifier: target.specifier,
     code: placed.code,
@@ -105,10 +105,11 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
     ...(mapped.length > 0 ? { mapped } : {}),
     imports,
+    ...linkNamesOf(built, codeOutput),
     errors,
     ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
-    ...(commonjs ? { commonjs: true as const } : {}),
+    ...(codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs' ? { commonjs: true as const } : {}),
   };
 }
 
@@ -121,6 +122,13 @@ function placedCodeErrors(reads: PlacedReads, target: BundleTarget, code: Uint8A
   const viteQueries = viteQueryImports(reads, target, metafile.inputs, read, inputPath);
   const requires = externalRequires(reads, metafile.inputs, read, inputPath);
   return [...urls, ...viteReads, ...viteQueries, ...requires];
+}
+
+// What the page links by, read from the code esbuild wrote: judged across modules by the
+// selectors (README "Bundling real code"). Absent when there is no code, or it is not of esbuild's form.
+function linkNamesOf(built: Uint8Array | undefined, output: esbuild.Metafile['outputs'][string] | undefined): { links?: LinkNames } {
+  const links = built && output ? scanLinkNames(new TextDecoder().decode(built), output.exports) : null;
+  return links ? { links } : {};
 }
 
 // Each entry of a batch looks up its two outputs: by path, once per build, not a scan of the

@@ -4,8 +4,18 @@
 // writes are src/io/join-directory.ts's, as every file-system write of the service is io/'s
 // (ARCHITECTURE.md "Layers"). No engine and no I/O here: io/ takes these.
 
+import type { Diagnostic } from '../workspace/diagnostics.js';
+
 /** A join that cannot be made (a file not written, an output esbuild refuses): the page request says why. */
-export class PageBundleError extends Error {}
+export class PageBundleError extends Error {
+  /** One per error esbuild gave, naming the joined output by its address (README "The bundled preview"); empty when the join could not start. */
+  readonly diagnostics: Diagnostic[];
+
+  constructor(message: string, diagnostics: Diagnostic[] = []) {
+    super(message);
+    this.diagnostics = diagnostics;
+  }
+}
 
 // A joined file is named by its address without the query (one address per module or sheet
 // in a page): the query is the same development query for all, and would only lengthen the

@@ -13,6 +13,7 @@ import * as esbuild from 'esbuild';
 import { isServiceGone, withLiveService } from './esbuild-service.js';
 import { notStartingWith } from './filters.js';
 import { PageBundleError, pathOf, type JoinFiles } from './join-files.js';
+import { diagnostic } from '../workspace/diagnostics.js';
 
 // Where the routes take it from: a join's failure, whichever of the two files made it.
 export { PageBundleError } from './join-files.js';
@@ -142,7 +143,7 @@ export async function bundleCode(input: PageBundleInput, files: JoinFiles, maps:
       },
     ],
   };
-  return build(maps, options, [...addressOf.keys()]);
+  return build(maps, options, addressOf);
 }
 
 // Within a joined module `import.meta.url` is the bundle's address; relative addresses built
@@ -181,11 +182,12 @@ async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: bool
       },
     ],
   };
-  return build(maps, options, [...addressOf.keys()]);
+  return build(maps, options, addressOf);
 }
 
-/** The output, and its source map when `maps` (else empty). */
-async function build(maps: boolean, options: esbuild.BuildOptions, joined: readonly string[]): Promise<[Uint8Array, Uint8Array]> {
+/** The output, and its source map when `maps` (else empty); `addressOf`: each joined file's address. */
+async function build(maps: boolean, options: esbuild.BuildOptions, addressOf: ReadonlyMap<string, string>): Promise<[Uint8Array, Uint8Array]> {
+  const joined = [...addressOf.keys()];
   try {
     const files = (await esbuild.build({ ...options, sourcemap: maps ? 'external' : false })).outputFiles!;
     const map = files.find((file) => file.path.endsWith('.map'));
@@ -193,8 +195,23 @@ async function build(maps: boolean, options: esbuild.BuildOptions, joined: reado
   } catch (error) {
     const errors = (error as { errors?: esbuild.Message[] }).errors;
     if (!errors || isServiceGone(error)) throw error;
-    throw new PageBundleError(errors.map((message) => `${message.location ? `${message.location.file}:${message.location.line}: ` : ''}${message.text}`).join('; '));
+    throw joinError(errors, options.absWorkingDir!, addressOf);
   }
+}
+
+/**
+ * esbuild's errors of a join, each as a BUNDLE_ERROR naming the outputs by their addresses (path
+ * only), never by the join directory's file names, which the page's reader never sees (README
+ * "The bundled preview").
+ */
+function joinError(errors: readonly esbuild.Message[], dir: string, addressOf: ReadonlyMap<string, string>): PageBundleError {
+  const named = [...addressOf].map(([file, address]) => [path.relative(dir, file).split(path.sep).join('/'), pathOf(address)] as const).sort((a, b) => b[0].length - a[0].length);
+  const addressed = (text: string) => named.reduce((result, [file, address]) => result.split(file).join(address), text);
+  const diagnostics = errors.map((message) => {
+    const at = message.location ? `${addressed(message.location.file)}, line ${message.location.line} of its code: ` : '';
+    return diagnostic('BUNDLE_ERROR', `${at}${addressed(message.text)}`);
+  });
+  return new PageBundleError(diagnostics.map((found) => found.message).join('; '), diagnostics);
 }
 
 /**

@@ -2,6 +2,7 @@
 // A bundler module exports `createBundler(options)`; the service groups modules by bundler
 // and variant, and hands each group to one `bundle()` call.
 import type { ImportRecord } from '../workspace/checks.js';
+import type { LinkNames } from '../workspace/link-names.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { Platform } from '../workspace/model.js';
 import type { Variant } from '../workspace/variant.js';
@@ -75,6 +76,8 @@ export interface BundleResult {
   mapped?: MappedImport[];
   /** Bare imports found, kept external. */
   imports: ImportRecord[];
+  /** The names its code imports from other modules and exports (README "Bundling real code"); absent when not read (another bundler's output, or not of esbuild's form). */
+  links?: LinkNames;
   /** BUNDLE_ERROR diagnostics; empty when the build succeeded. */
   errors: Diagnostic[];
   /**

@@ -13,6 +13,7 @@ import { lineAndColumn } from '../workspace/json.js';
 import type { PlacedReads } from './placed-reads.js';
 import { bufferView } from '../outputs/buffer-view.js';
 import type { Variant } from '../workspace/variant.js';
+import { Tokens } from '../workspace/link-names.js';
 
 const MARKER_PREFIX = '__core_vite_import_meta_';
 const ENV_BUILT_IN = 'import.meta.env.MODE, .DEV, .PROD, .SSR and .BASE_URL are defined for every build, as Vite defines them';
@@ -64,7 +65,8 @@ export function viteImportMetaMarkers(define: Readonly<Record<string, string>> =
  */
 export function viteImportMetaReads(reads: PlacedReads, code: Uint8Array, sources: readonly string[], define: Readonly<Record<string, string>> = {}): Diagnostic[] {
   const bytes = bufferView(code);
-  if (bytes.indexOf(MARK) === -1) return [];
+  const held = define['import.meta.env'] === undefined && bytes.indexOf(IMPORT_META) !== -1 ? heldEnvRead(reads, bytes.toString('utf8'), sources) : [];
+  if (bytes.indexOf(MARK) === -1) return held;
   const read = new Map<string, { member: Member; property: string | undefined }>();
   for (const match of bytes.toString('utf8').matchAll(MARKED)) {
     const member = match[1] as Member;
@@ -73,6 +75,7 @@ export function viteImportMetaReads(reads: PlacedReads, code: Uint8Array, source
   }
   return [...read.values()]
     .map(({ member, property }) => diagnostic('BUNDLE_ERROR', messageOf(member, property), placeOf(reads, sources, member, property, define) ?? {}))
+    .concat(held)
     .sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
 
@@ -96,6 +99,58 @@ function placeOf(reads: PlacedReads, sources: readonly string[], member: Member,
       const read = /^\s*\.\s*([\w$]+)/.exec(text.slice(match.index + match[0].length))?.[1];
       if (property !== undefined ? read !== property : member === 'env' ? read !== undefined : read !== undefined && defined(read)) continue;
       return { file, ...lineAndColumn(text, match.index) };
+    }
+  }
+  return null;
+}
+
+const IMPORT_META = Buffer.from('import.meta');
+/** `import.meta` held whole: not followed by a member read. */
+const HELD = /\bimport\s*\.\s*meta\b(?!\s*\.)/;
+
+const HELD_ENV = `import.meta is held whole and env read from it (const m = import.meta; m.env.MODE, or const { env } = import.meta): esbuild replaces only import.meta.env.<NAME> written out, so on the page env is undefined. Read each member as import.meta.env.<NAME>. ${ENV_BUILT_IN}`;
+
+/**
+ * `env` read from `import.meta` held by a binding (`const m = import.meta; m.env`) or taken by
+ * destructuring (`const { env } = import.meta`): no define reaches it, so the page reads undefined
+ * (README "Bundling real code"). Looked for in the code's tokens only when it holds `import.meta`
+ * whole; `import.meta.url` and `import.meta.resolve` are member reads, never held.
+ */
+function heldEnvRead(reads: PlacedReads, text: string, sources: readonly string[]): Diagnostic[] {
+  if (!HELD.test(text)) return [];
+  const tokens: string[] = [];
+  const reader = new Tokens(text);
+  for (let token = reader.next(); token !== null; token = reader.next()) tokens.push(token);
+  const readsEnv = (at: number): boolean => {
+    if (tokens[at - 1] !== '=') return false;
+    const held = tokens[at - 2];
+    if (held === '}') {
+      // A destructuring pattern: `env` among its keys, at its own level.
+      for (let index = at - 3, depth = 0; index >= 0; index -= 1) {
+        const token = tokens[index];
+        if (token === '}') depth += 1;
+        else if (token === '{' && depth-- === 0) return false;
+        else if (token === 'env' && depth === 0 && [',', '{'].includes(tokens[index - 1]!)) return true;
+      }
+      return false;
+    }
+    return held !== undefined && /^[\p{ID_Start}$_][\p{ID_Continue}$]*$/u.test(held) && tokens.some((token, index) => token === held && tokens[index + 1] === '.' && tokens[index + 2] === 'env');
+  };
+  for (let at = 0; at + 2 < tokens.length; at += 1) {
+    if (tokens[at] !== 'import' || tokens[at + 1] !== '.' || tokens[at + 2] !== 'meta' || tokens[at + 3] === '.') continue;
+    if (readsEnv(at)) return [diagnostic('BUNDLE_ERROR', HELD_ENV, heldPlace(reads, sources) ?? {})];
+  }
+  return [];
+}
+
+// The first place a source holds `import.meta` whole, outside a line comment.
+function heldPlace(reads: PlacedReads, sources: readonly string[]): { file: string; line: number; column: number } | null {
+  for (const file of sources) {
+    const text = reads.text(file);
+    if (text === null) continue;
+    for (const match of text.matchAll(new RegExp(HELD.source, 'g'))) {
+      const before = text.slice(text.lastIndexOf('\n', match.index) + 1, match.index);
+      if (!before.includes('//')) return { file, ...lineAndColumn(text, match.index) };
     }
   }
   return null;

@@ -183,7 +183,7 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
       try {
         return { preview, plan, page: await bundles.bundle(plan) };
       } catch (error) {
-        if (error instanceof PageBundleError) throw new ServiceError('BUILD_FAILED', `the bundled preview of ${preview.entry} could not be joined: ${error.message}`);
+        if (error instanceof PageBundleError) throw new ServiceError('BUILD_FAILED', `the bundled preview of ${preview.entry} could not be joined: ${error.message}`, error.diagnostics.length > 0 ? { diagnostics: error.diagnostics } : {});
         throw error;
       }
     },

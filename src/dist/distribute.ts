@@ -1,6 +1,7 @@
 // `core dist` as a function (README "Distribution: core dist"): reads the workspace, builds every public module
 // in production, writes the valid ones and core-distribution.json into `out`, and reports
 // each package as it completes. It reads manifests only; it never writes one.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createBundlerRegistry, type BundlerRegistry } from '../bundlers/registry.js';
@@ -19,7 +20,7 @@ import { readWithDeepImports } from './deep-imports.js';
 import { buildDistribution } from './build-distribution.js';
 import { remoteResults, type RemoteResults } from './remote-results.js';
 import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
-import type { ModuleOutcome, WrittenModule } from './judge-module.js';
+import { unlinkedModules, type ModuleOutcome, type WrittenModule } from './judge-module.js';
 import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
 import { runLimited } from '../io/run-limited.js';
@@ -125,6 +126,7 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   } finally {
     await registry.dispose();
   }
+  takeBackUnlinked(out, outcomes);
 
   // In the workspace's order, not the order builds finished in (or the team cache gave them): the page is the same bytes every run.
   const order = new Map(workspace.modules.map((module, index) => [module.specifier, index]));
@@ -157,6 +159,17 @@ async function bareImportsOf(workspace: WorkspaceModel, modules: ModuleModel[], 
     }
   });
   return found;
+}
+
+// A name one module imports that another's code does not export fails the page's linking
+// (README "Bundling real code"): judged once every module is built, each such module's own files
+// taken back (never a shared file another module's code imports).
+function takeBackUnlinked(out: string, outcomes: ModuleOutcome[]): void {
+  for (const [written, invalid] of unlinkedModules(outcomes)) {
+    outcomes[outcomes.indexOf(written)] = invalid;
+    const shared = new Set(Object.values(written.chunks ?? {}));
+    for (const file of written.files) if (!shared.has(file.path)) fs.rmSync(path.join(out, ...file.path.split('/')), { force: true });
+  }
 }
 
 const publicSummary = ({ pending: _pending, ...summary }: PackageSummary & { pending: number }): PackageSummary => summary;

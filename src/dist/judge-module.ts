@@ -9,6 +9,7 @@ import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import type { Target } from '../workspace/variant.js';
 import { assetPath, codePath, stylesPath } from './output-paths.js';
 import type { InvalidModule } from './plan-distribution.js';
+import { unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
 
 /** What a file of the distribution holds (its addresses' kinds are `OutputKind` of src/http/address.ts). */
 export type DistributedKind = 'code' | 'styles' | 'asset';
@@ -37,6 +38,8 @@ export interface WrittenModule {
   imports: ImportRecord[];
   /** The shared files its code imports (README "Shared files"): internal specifier -> path of the file written. */
   chunks?: Record<string, string>;
+  /** The names its code imports from other modules and exports, judged across the distribution's modules (`unlinkedModules`). */
+  links?: LinkNames;
 }
 
 export type ModuleOutcome = WrittenModule | InvalidModule;
@@ -66,7 +69,7 @@ export function judgeModule(workspace: WorkspaceModel, module: ModuleModel, targ
     chunks[specifier] = codePath({ package: module.package, version: module.version, subpath: specifier.slice(module.package.length + 1) });
     files.push(fileOf(chunks[specifier], 'code', code));
   }
-  return { status: 'written', module, target, files, imports: result.imports, ...(result.chunks ? { chunks } : {}) };
+  return { status: 'written', module, target, files, imports: result.imports, ...(result.chunks ? { chunks } : {}), ...(result.links ? { links: result.links } : {}) };
 }
 
 const fileOf = (path: string, kind: DistributedKind, content: Uint8Array): DistributionFile => ({
@@ -76,3 +79,21 @@ const fileOf = (path: string, kind: DistributedKind, content: Uint8Array): Distr
   hash: contentHash(content),
   size: content.byteLength,
 });
+
+/**
+ * The written modules whose code imports a name another module of the distribution does not
+ * export, each made invalid with a diagnostic at its import (README "Bundling real code"): a
+ * page links every static import first, so `core dist` judges as `/state` does, once every module
+ * is built. A module not written (invalid) or not built here is not judged against.
+ */
+export function unlinkedModules(outcomes: readonly ModuleOutcome[]): Map<WrittenModule, InvalidModule> {
+  const written = new Map<string, LinkNames>();
+  for (const outcome of outcomes) if (outcome.status === 'written' && outcome.links) written.set(outcome.module.specifier, outcome.links);
+  const invalid = new Map<WrittenModule, InvalidModule>();
+  for (const outcome of outcomes) {
+    if (outcome.status !== 'written' || !outcome.links?.imports) continue;
+    const { unlinked } = unlinkedNames(outcome.links, (specifier) => written.get(specifier));
+    if (unlinked.length > 0) invalid.set(outcome, { status: 'invalid', module: outcome.module, diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, outcome.imports)) });
+  }
+  return invalid;
+}

@@ -52,6 +52,7 @@ export async function remoteResults(root: string, workspace: WorkspaceModel, job
       // What the build only depended on, as it recorded it: never a file it read, so never a shared file.
       ...(build.resolution ? { resolution: build.resolution } : {}),
       imports: build.imports,
+      ...(build.links ? { links: build.links } : {}),
       errors: [],
       ...(build.warnings ? { warnings: build.warnings } : {}),
       ...(chunks ? { chunks } : {}),

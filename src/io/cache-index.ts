@@ -16,7 +16,7 @@ import type { ReadLinks } from './read-links.js';
 import { isObject } from '../workspace/json.js';
 
 /** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
-export const CACHE_FORMAT = 6;
+export const CACHE_FORMAT = 7;
 
 /** What keys the whole cache besides each entry's own facts: a service or esbuild of another version never trusts it. */
 export interface CacheIdentity {
@@ -155,8 +155,21 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
   if (!isOptional(record.outputs.chunks, (chunks) => isRecordOf(chunks, isOutputRef)) || !isOptional(record.shared, (shared) => isArrayOf(shared, isString))) return false;
   if (!isRecordOf(record.inputs, isHashOrAbsent) || !isArrayOf(record.imports, isImportRecord) || !isOptional(record.warnings, (warnings) => isArrayOf(warnings, isDiagnostic))) return false;
   if (!isOptional(record.resolution, (resolution) => isDependsOn(resolution, record.inputs as Checked))) return false;
+  if (!isOptional(record.links, isLinkNames)) return false;
   return signatures === undefined || isRecordOf(signatures, isFileSignature);
 }
+
+const isLinkImport = (value: unknown): value is Checked => isRecord(value) && isString(value.specifier) && isArrayOf(value.names, isString);
+
+/** A record's link names (README "Bundling real code"), as `scanLinkNames` makes them. */
+const isLinkReexport = (value: unknown): value is Checked => isRecord(value) && isString(value.name) && isString(value.specifier) && isString(value.imported);
+
+const isLinkNames = (value: unknown): value is Checked =>
+  isRecord(value) &&
+  isArrayOf(value.exports, isString) &&
+  isOptional(value.stars, (stars) => isArrayOf(stars, isString)) &&
+  isOptional(value.imports, (imports) => isArrayOf(imports, isLinkImport)) &&
+  isOptional(value.reexports, (reexports) => isArrayOf(reexports, isLinkReexport));
 
 /** What a build only depends on (`BuildFindings.resolution`): paths of its record's inputs. */
 export const isDependsOn = (value: unknown, inputs: Checked): value is string[] => isArrayOf(value, isString) && value.every((file) => Object.hasOwn(inputs, file));

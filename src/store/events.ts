@@ -2,6 +2,7 @@
 // Each carries what the reducer needs; `seq` and `time` are stamped by the store.
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { ImportRecord } from '../workspace/checks.js';
+import type { LinkNames } from '../workspace/link-names.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 
 /**
@@ -46,6 +47,8 @@ export interface BuildFindings {
   warnings?: Diagnostic[];
   /** The shared files of its package it was asked to import (README "Shared files"); absent when none. */
   shared?: string[];
+  /** The names its code imports from other modules and exports, judged across modules (README "Bundling real code"); absent when not read. */
+  links?: LinkNames;
 }
 
 /**
@@ -53,8 +56,8 @@ export interface BuildFindings {
  * cache and a restore copy of a record, so a member added to BuildFindings is copied by them all.
  */
 export function findingsOf(record: BuildFindings): BuildFindings {
-  const { imports, inputs, resolution, warnings, shared } = record;
-  return { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}) };
+  const { imports, inputs, resolution, warnings, shared, links } = record;
+  return { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), ...(links ? { links } : {}) };
 }
 
 /** A build of an earlier run found still valid in the build cache (README "The build cache"). */

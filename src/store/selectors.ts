@@ -7,6 +7,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { isCodeFile, SHARED_SEGMENT, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { filesRead } from '../workspace/files-read.js';
+import { unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
@@ -116,7 +117,64 @@ export function buildDiagnostics(module: ModuleModel, record: BuildRecord, works
 
 /** The status and diagnostics of one module, judged by its default variant. */
 export function selectModuleStatus(state: ServiceState, module: ModuleModel): { status: ModuleStatus; diagnostics: Diagnostic[] } {
-  return moduleStatusOf(module, selectVariant(state, module.specifier, defaultVariantKey(module))?.last, state.workspace);
+  const record = selectVariant(state, module.specifier, defaultVariantKey(module))?.last;
+  return linkedStatus(state, record, moduleStatusOf(module, record, state.workspace));
+}
+
+/**
+ * A built module's status with the names it imports from other modules judged against what those
+ * export (README "Bundling real code"): a name missing or ambiguous is a BUNDLE_ERROR at the
+ * import; a module imported that is not built yet leaves the importer `pending`, never `valid` by guess.
+ */
+function linkedStatus<T extends { status: ModuleStatus; diagnostics: Diagnostic[] }>(state: ServiceState, record: BuildRecord | null | undefined, judged: T): T {
+  if (judged.status === 'pending' || !record?.links?.imports) return judged;
+  const linksOf = selectLinksOf(state);
+  // The same answer, the same object, for as long as the modules it consulted kept their names:
+  // each build's state judges again only the importers of what changed.
+  const kept = linkedStatuses.get(record);
+  if (kept && kept.judged === judged && [...kept.consulted].every(([specifier, links]) => linksOf(specifier) === links)) return kept.answer as T;
+  const consulted = new Map<string, LinkNames | null | undefined>();
+  const { unlinked, unknown } = unlinkedNames(record.links, (specifier) => {
+    const links = linksOf(specifier);
+    consulted.set(specifier, links);
+    return links;
+  });
+  let answer = judged;
+  if (unlinked.length > 0) answer = { ...judged, status: 'invalid', diagnostics: [...judged.diagnostics, ...unlinked.map((name) => unlinkedDiagnostic(name, record.imports))] };
+  else if (unknown.length > 0 && judged.status === 'valid') answer = { ...judged, status: 'pending' };
+  linkedStatuses.set(record, { judged, consulted, answer });
+  return answer;
+}
+
+const linkedStatuses = new WeakMap<BuildRecord, { judged: object; consulted: Map<string, LinkNames | null | undefined>; answer: object }>();
+
+const linksIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: string) => LinkNames | null | undefined>>();
+
+/**
+ * The link names of each module another can import, by specifier, once per (builds, workspace):
+ * undefined for one never judged (no module of the workspace, a package the CDN serves, a module
+ * invalid or whose code was not read: `invalidImports` tells of an invalid one), null for one not
+ * built yet.
+ */
+function selectLinksOf(state: ServiceState): (specifier: string) => LinkNames | null | undefined {
+  let byWorkspace = linksIndexes.get(state.builds);
+  if (!byWorkspace) linksIndexes.set(state.builds, (byWorkspace = new WeakMap()));
+  let linksOf = byWorkspace.get(state.workspace);
+  if (!linksOf) {
+    const { workspace } = state;
+    const selection = workspace.selection === null ? null : new Set(workspace.selection);
+    const records = defaultRecords(state);
+    const index = new Map<string, LinkNames | null>();
+    workspace.modules.forEach((module, at) => {
+      if (module.diagnostics.length > 0 || (selection !== null && !selection.has(module.package))) return;
+      const record = records[at];
+      if (!record) index.set(module.specifier, null);
+      else if (record.outputs && record.links) index.set(module.specifier, record.links);
+    });
+    linksOf = (specifier) => index.get(specifier);
+    byWorkspace.set(state.workspace, linksOf);
+  }
+  return linksOf;
 }
 
 /** The same of the default variant's last build `record`, already looked up. */
@@ -556,7 +614,7 @@ function selectModulesReport(state: ServiceState): Report {
   const helpers = sharedHelpers(state);
   const modules = withInvalidImports(
     state,
-    state.workspace.modules.map((module, index) => selectModuleReport(state, module, records[index]!, helpers)),
+    state.workspace.modules.map((module, index) => linkedStatus(state, records[index], selectModuleReport(state, module, records[index]!, helpers))),
   );
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {

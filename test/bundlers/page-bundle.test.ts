@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { JoinFiles } from '../../src/bundlers/join-files.js';
+import { PageBundleError, type JoinFiles } from '../../src/bundlers/join-files.js';
 import { createJoinFiles } from '../../src/io/join-directory.js';
 import { bundleCode, bundlePage, bundlePageMaps, joinedFiles, type BundledModule, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
@@ -38,6 +38,27 @@ describe('bundlePage', function () {
   let files: JoinFiles;
   beforeEach(() => (files = createJoinFiles()));
   afterEach(() => files.remove());
+
+  it('refuses a join esbuild cannot make with a BUNDLE_ERROR per error, naming the outputs by their addresses, never by the join directory files', async function () {
+    const input: PageBundleInput = {
+      entry: '@t/app/main',
+      modules: new Map([
+        ['@t/app/main', module('/m/@t/app@1.0.0/modules/main', "import { nothing } from '@t/lib';\ndocument.title = String(nothing);\n")],
+        ['@t/lib', module('/m/@t/lib@2.0.0/modules', "export const lib = 'LIB_MARKER';\n")],
+      ]),
+      sheets: [],
+      separate: [],
+    };
+    const failure = await bundlePage(input, files).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).to.be.instanceOf(PageBundleError);
+    const { diagnostics, message } = failure as PageBundleError;
+    expect(diagnostics.map(({ kind }) => kind)).to.deep.equal(['BUNDLE_ERROR']);
+    expect(diagnostics[0]!.message).to.equal('/m/@t/app@1.0.0/modules/main, line 1 of its code: No matching export in "/m/@t/lib@2.0.0/modules" for import "nothing"');
+    expect(message).to.equal(diagnostics[0]!.message);
+  });
 
   it('joins the outputs read from files: a separate specifier under a joined one stays bare, references mean what they meant at each address', async function () {
     const { code, styles } = await bundlePage(page(), files);

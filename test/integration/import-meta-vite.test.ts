@@ -46,6 +46,31 @@ describe("Vite's import.meta.env, in /state, on /m/ and in core dist", () => {
     }
   });
 
+  it('lists a module reading env from import.meta held by a binding or destructured invalid at the place it holds it, and one holding it for url valid', async () => {
+    const root = workspace();
+    fs.writeFileSync(path.join(root, 'packages/app/package.json'), json({ name: '@v/app', version: '1.0.0', exports: { './alias': './alias/index.ts', './destr': './destr/index.ts', './url': './url/index.ts' } }));
+    for (const [name, text] of Object.entries({
+      alias: '// held whole\nconst m = import.meta;\nexport const mode = String(m.env.MODE);\n',
+      destr: 'const { env } = import.meta;\nexport const dev = String(env.DEV);\n',
+      url: 'const m = import.meta;\nexport const here = m.url + import.meta.resolve("./x.js");\n',
+    })) {
+      fs.mkdirSync(path.join(root, `packages/app/${name}`), { recursive: true });
+      fs.writeFileSync(path.join(root, `packages/app/${name}/index.ts`), text);
+    }
+    const service = await serve(root);
+    try {
+      const modules = new Map((await service.report()).modules.map((m) => [m.specifier, m]));
+      expect(modules.get('@v/app/url')!.status).to.equal('valid');
+      for (const [name, line, column] of [['alias', 2, 11], ['destr', 1, 17]] as const) {
+        const module = modules.get(`@v/app/${name}`)!;
+        expect(module.diagnostics.map(({ kind, file, line, column }) => ({ kind, file, line, column })), name).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: `packages/app/${name}/index.ts`, line, column }]);
+        expect(module.diagnostics[0]!.message).to.match(/^import\.meta is held whole and env read from it/);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
   it('writes the production values into core dist, the branch on DEV left out', async () => {
     const root = workspace();
     fs.rmSync(path.join(root, 'packages/app/api'), { recursive: true });

@@ -330,3 +330,38 @@ describe('selectRecordedHashesOf', () => {
     expect(selectRecordedHashesOf(state, asked)).to.deep.equal(before);
   });
 });
+
+describe('names imported across modules (README "Bundling real code")', () => {
+  const lib = moduleModel('lib');
+  const main = moduleModel('main');
+  const importsMissing = { imports: [{ specifier: '@t/app/lib', file: 'app/main/index.ts', line: 1, column: 31 }], links: { exports: [], imports: [{ specifier: '@t/app/lib', names: ['libv', 'missing'] }] } };
+  const libBuilt = (build: number) => [startedBuild(build, DEV, [{ module: lib, generation: 1 }]), succeeded(build, lib, DEV, 'l1', { links: { exports: ['libv'] } })];
+  const mainBuilt = (build: number, extra: Parameters<typeof succeeded>[4], generation = 1) => [startedBuild(build, DEV, [{ module: main, generation }]), succeeded(build, main, DEV, `m${generation}`, extra)];
+  const statusOf = (state: ServiceState, specifier: string) => selectReport(state).modules.find((module) => module.specifier === specifier)!;
+
+  it('lists an importer of a name the other module does not export invalid at the import, naming both; pending while that module is not built', () => {
+    const waiting = fold([started, read([lib, main]), ...mainBuilt(1, importsMissing)]);
+    expect(statusOf(waiting, '@t/app/main')).to.deep.include({ status: 'pending', diagnostics: [] });
+    const state = fold(libBuilt(2), waiting);
+    const report = statusOf(state, '@t/app/main');
+    expect(report.status).to.equal('invalid');
+    expect(report.diagnostics.map(({ kind, file, line, column }) => ({ kind, file, line, column }))).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 1, column: 31 }]);
+    expect(report.diagnostics[0]!.message).to.include('@t/app/lib does not export "missing"').and.to.include('import type { missing }');
+    expect(selectModuleStatus(state, main)).to.deep.equal({ status: 'invalid', diagnostics: report.diagnostics });
+    expect(statusOf(state, '@t/app/lib').status).to.equal('valid');
+  });
+
+  it('lists it valid once a build imports only what the other exports, and judges a state restored from the build cache the same', () => {
+    const invalid = fold([started, read([lib, main]), ...libBuilt(1), ...mainBuilt(2, importsMissing)]);
+    const fixed = fold([{ type: 'files.changed', files: { 'app/main/index.ts': 'm2' }, source: 'watcher' }, ...mainBuilt(3, { links: { exports: [], imports: [{ specifier: '@t/app/lib', names: ['libv'] }] } }, 2)], invalid);
+    expect(statusOf(fixed, '@t/app/main')).to.deep.include({ status: 'valid', diagnostics: [] });
+    const restore = (specifier: string, hash: string, findings: object) => ({ module: specifier, variant: DEV, outputs: { code: { hash, size: 10 }, styles: null }, imports: [], inputs: {}, ...findings });
+    const restored = fold([
+      started,
+      read([lib, main]),
+      { type: 'cache.restored', dir: '/c', builds: [restore(lib.specifier, 'l', { links: { exports: ['libv'] } }), restore(main.specifier, 'm', importsMissing)] },
+    ]);
+    expect(statusOf(restored, '@t/app/main').status).to.equal('invalid');
+    expect(statusOf(restored, '@t/app/main').diagnostics[0]!.message).to.include('does not export "missing"');
+  });
+});
