@@ -53,6 +53,10 @@ describe('stylesheet references to declared assets: fragments, queries, image-se
     const [result] = await engine.bundle([MAIN], developmentVariant('browser'));
     expect(result!.errors.map((error) => error.kind)).to.deep.equal(['BUNDLE_ERROR']);
     expect(result!.errors[0]!.message).to.include('is not a declared asset');
+    // esbuild places it in the url() the string became, four columns right of its quote: inside the string as written.
+    const [{ file, line, column }] = result!.errors as [{ file?: string; line?: number; column?: number }];
+    expect({ file, line }).to.deep.equal({ file: SHEET, line: 1 });
+    expect(column).to.be.within(34, 34 + '"other.svg"'.length - 1);
   });
 
   it('reports an image-set() string naming no file beside the sheet, as url() does', async () => {
@@ -60,6 +64,8 @@ describe('stylesheet references to declared assets: fragments, queries, image-se
     const [result] = await engine.bundle([MAIN], developmentVariant('browser'));
     expect(result!.errors.map((error) => error.kind)).to.deep.equal(['BUNDLE_ERROR']);
     expect(result!.errors[0]!.message).to.include('missing.png').and.to.include('rules of CSS');
+    // At the string as written, not where the url() it became would be.
+    expect(result!.errors.map(({ file, line, column }) => ({ file, line, column }))).to.deep.equal([{ file: SHEET, line: 1, column: 34 }]);
     expect(result!.inputs).to.include('app/main/missing.png');
   });
 
