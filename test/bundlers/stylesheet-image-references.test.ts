@@ -87,6 +87,7 @@ describe('imageSetStringsAsUrls', () => {
       '.a { content: "image-set(\\"b.png\\" 1x)"; background: image-set("c.png" type("image/avif") 1x, url(d.png) 2x, \'e.png\' 2x); }',
       '.b { background: -WEBKIT-image-set("f.png" 1x); font-family: "g"; }',
       '.c { background: my-image-set("h.png"); }',
+      '.d { background: image-set(url(data:image/png;base64,AA==) 1x, "i.png" 2x); }',
     ].join('\n');
     expect(imageSetStringsAsUrls(css)).to.equal(
       [
@@ -94,6 +95,7 @@ describe('imageSetStringsAsUrls', () => {
         '.a { content: "image-set(\\"b.png\\" 1x)"; background: image-set(url("c.png") type("image/avif") 1x, url(d.png) 2x, url(\'e.png\') 2x); }',
         '.b { background: -WEBKIT-image-set(url("f.png") 1x); font-family: "g"; }',
         '.c { background: my-image-set("h.png"); }',
+        '.d { background: image-set(url(data:image/png;base64,AA==) 1x, url("i.png") 2x); }',
       ].join('\n'),
     );
   });

@@ -38,6 +38,12 @@ export function imageSetStringsAsUrls(css: string): string {
       i += 2;
       continue;
     }
+    if (char === '(' && /url$/i.test(css.slice(Math.max(0, i - 3), i)) && !/^\s*["']/.test(css.slice(i + 1, i + 64))) {
+      // An unquoted url(...) is one token, whatever it holds (`data:image/png;base64,...`).
+      const end = css.indexOf(')', i);
+      i = end === -1 ? css.length : end + 1;
+      continue;
+    }
     if (char === '(') {
       depth += 1;
       if (/(?:^|[^\w-])(?:-webkit-)?image-set$/i.test(css.slice(Math.max(0, i - 18), i))) open.push(depth);
