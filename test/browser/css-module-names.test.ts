@@ -72,6 +72,7 @@ describe('CSS modules of two modules on one page, in Chromium', function () {
     try {
       expect((await service.report()).modules.map((m) => [m.specifier, m.status])).to.deep.equal([['@c/c/m1', 'valid'], ['@c/c/m2', 'valid']]);
       expect(await shown(new URL('/preview/', service.url).href)).to.deep.equal(expected);
+      expect(await shown(new URL('/preview/bundled/', service.url).href), '/preview/bundled/').to.deep.equal(expected);
       stylesBefore = (await service.get('/m/@c/c@1.0.0/styles/m2')).text;
       const codeBefore = (await service.get('/m/@c/c@1.0.0/modules/m2')).text;
       edit(root, 'packages/c/m2/index.ts', (text) => `${text}// edited\n`);
