@@ -54,7 +54,7 @@ describe('stylesheet references to declared assets: fragments, queries, image-se
     expect(result!.errors.map((error) => error.kind)).to.deep.equal(['BUNDLE_ERROR']);
     expect(result!.errors[0]!.message).to.include('is not a declared asset');
     // esbuild places it in the url() the string became, four columns right of its quote: inside the string as written.
-    const [{ file, line, column }] = result!.errors as [{ file?: string; line?: number; column?: number }];
+    const { file, line, column } = result!.errors[0]!;
     expect({ file, line }).to.deep.equal({ file: SHEET, line: 1 });
     expect(column).to.be.within(34, 34 + '"other.svg"'.length - 1);
   });
