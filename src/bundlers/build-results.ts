@@ -190,12 +190,11 @@ function unservedMessage(kind: string, reference: string, sheet: string): string
   return `url(${reference}) ${why}. Write the path of a file of the package (declared under "assets" in the module.json beside the module's entry when it is no stylesheet)`;
 }
 
-/** Where `reference` is written in the sheet's text, if found as written: at its `url(`, or at the string an `@import` or `image-set()` names, as esbuild points at a reference. */
+/** Where `reference` is written in the sheet's text, if found as written: at its `url(`, or at the string an `@import` names, as esbuild points at a reference. */
 function referenceAt(text: string, reference: string): { line: number; column: number } | null {
   const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const match = new RegExp(`url\\(\\s*["']?(?=${quoted}["')\\s])|@import\\s*(?=["']${quoted}["'])|image-set\\([^;{}]*?(?=["']${quoted}["'])`, 'i').exec(text);
-  // An `image-set()` string (written as a `url()` for esbuild, image-set.ts) is placed at its quote.
-  return match ? lineAndColumn(text, match.index + (match[0].startsWith('@') || /^image-set/i.test(match[0]) ? match[0].length : 0)) : null;
+  const match = new RegExp(`url\\(\\s*["']?(?=${quoted}["')\\s])|@import\\s*(?=["']${quoted}["'])`, 'i').exec(text);
+  return match ? lineAndColumn(text, match.index + (match[0].startsWith('@') ? match[0].length : 0)) : null;
 }
 
 // Where `file` imports `specifier` with a binding (`import x from`, `import * as x from`,

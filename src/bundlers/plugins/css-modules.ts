@@ -18,7 +18,6 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { readRegularFile } from '../../regular-files.js';
 import { CODE_IMPORT_KINDS } from '../import-kinds.js';
-import { imageSetStringsAsUrls } from './image-set.js';
 
 // The stem esbuild's transform gives every local name of the sheet: no name a sheet would write.
 const MARKER = 'zqxcorelocalzqx';
@@ -78,7 +77,7 @@ export function cssModulesPlugin(root: string): esbuild.Plugin {
   const renamedOf = (transform: typeof esbuild.transform, file: string, source: string): Promise<Renamed | null> => {
     const known = last.get(file);
     if (known?.source === source) return known.renamed;
-    const renamed = renameLocalNames(transform, imageSetStringsAsUrls(source), workspacePath(file));
+    const renamed = renameLocalNames(transform, source, workspacePath(file));
     last.set(file, { source, renamed });
     return renamed;
   };
