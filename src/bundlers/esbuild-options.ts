@@ -6,6 +6,7 @@ import type * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
 import { assetsPlugin } from './plugins/assets.js';
 import { cssModuleScriptsPlugin } from './plugins/css-module-scripts.js';
+import { cssModulesPlugin } from './plugins/css-modules.js';
 import { urlImportsPlugin } from './plugins/url-imports.js';
 import { moduleBoundariesPlugin, workspacePackagesExternal } from './plugins/module-boundaries.js';
 import { workspaceConfinementPlugin } from './plugins/workspace-confinement.js';
@@ -38,6 +39,8 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
     workspaceConfinementPlugin(root),
   ];
   if (refuse) plugins.push(refusePlugin(refuse));
+  // Last: a sheet another plugin refuses, or one outside the workspace, is never read by it.
+  plugins.push(cssModulesPlugin(root));
   return {
     absWorkingDir: root,
     entryPoints: targets.map((target, index) => ({ in: path.join(root, target.entry), out: `${OUT}${index}` })),

@@ -143,7 +143,10 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
           };
         }
         const address = markedAddress(asset.subpath, asset.file);
-        if (!CODE_IMPORT_KINDS.has(args.kind)) return { path: address, external: true };
+        // A stylesheet keeps the query and fragment it wrote (`url(sprite.svg#icon)`, a sprite's
+        // or a mask's element), as esbuild's `file` loader and Vite do: the fragment picks inside
+        // the file, and an asset's address ignores its query (README "Workspaces").
+        if (!CODE_IMPORT_KINDS.has(args.kind)) return { path: address + (/[?#].*$/.exec(args.path)?.[0] ?? ''), external: true };
         // The file itself, so source maps and the metafile name it by its workspace path.
         return { path: absolute, pluginData: { assetAddress: address } };
       });
