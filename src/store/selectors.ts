@@ -146,6 +146,17 @@ function linkedStatus<T extends { status: ModuleStatus; diagnostics: Diagnostic[
   return answer;
 }
 
+/**
+ * The names `record` (a finished build of any variant) imports from other modules that those do
+ * not export, as diagnostics: its own build succeeded, but its addresses answer 422 as any build
+ * with a diagnostic does, since no page can link it (README "Bundling real code"). None while a
+ * module it imports is not built yet: nothing is known wrong, and that module's answer waits.
+ */
+export function selectLinkDiagnostics(state: ServiceState, record: BuildRecord): Diagnostic[] {
+  if (!record.links?.imports) return [];
+  return unlinkedNames(record.links, selectLinksOf(state)).unlinked.map((name) => unlinkedDiagnostic(name, record.imports));
+}
+
 const linkedStatuses = new WeakMap<BuildRecord, { judged: object; consulted: Map<string, LinkNames | null | undefined>; answer: object }>();
 
 const linksIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: string) => LinkNames | null | undefined>>();

@@ -86,6 +86,30 @@ describe('names imported across public modules, in /state', () => {
     await second.close();
   });
 
+  it("answers each importer's addresses 422 BUILD_FAILED with the diagnostic, development and production (contract: a build with any diagnostic), and its code once the import is fixed", async () => {
+    const root = workspace();
+    made.push(root);
+    const service = await serve(root);
+    try {
+      await service.report();
+      for (const query of ['', '?env=production']) {
+        const answer = await service.get(`/m/@p/a@1.0.0/modules/main${query}`);
+        expect(answer.status, `main${query}`).to.equal(422);
+        expect(answer.json().code).to.equal('BUILD_FAILED');
+        expect(answer.json().diagnostics.map((diagnostic: { message: string }) => diagnostic.message).join()).to.include('@p/a/lib does not export "missing"');
+      }
+      expect((await service.get('/m/@p/a@1.0.0/modules/reexp')).status).to.equal(422);
+      expect((await service.get('/m/@p/a@1.0.0/modules/fine')).status).to.equal(200);
+      write(root, 'packages/a/main/index.ts', "import { libv } from '@p/a/lib';\ndocument.body.dataset.ok = String(libv);\n");
+      await waitFor(async () => (await service.get('/m/@p/a@1.0.0/modules/main')).status === 200, { what: 'main answered once it imports only libv' });
+      // The exporter changes instead: the importer, not rebuilt, is refused again.
+      write(root, 'packages/a/lib/index.ts', "export const other = 'lib';\n");
+      await waitFor(async () => (await service.get('/m/@p/a@1.0.0/modules/main')).status === 422, { what: 'main refused once lib no longer exports libv' });
+    } finally {
+      await service.close();
+    }
+  });
+
   it('makes core dist refuse the same importers, at their imports, and write none of their files', async () => {
     const root = workspace();
     const out = path.join(root, 'out');
