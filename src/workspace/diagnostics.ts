@@ -47,4 +47,4 @@ export const boundaryCrossedModule = (message: string): string | undefined => / 
  * FIFO, a directory), as the words of `src/regular-files.ts` say it, never opened to find out.
  */
 export const notAFileText = (file: string, kind: string): string =>
-  `"${file}" is ${kind}, not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there`;
+  `"${file}" is ${kind}, not a regular file: a manifest is read from a regular file only${kind === 'a directory' ? '' : ' (a FIFO would wait for a writer forever)'}; put a regular file there`;

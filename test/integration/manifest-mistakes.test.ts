@@ -79,7 +79,7 @@ describe('manifest mistakes make their modules invalid, at the manifest', functi
         [
           'MANIFEST_INVALID',
           'packages/f/other/module.json',
-          '"packages/f/other/module.json" is a directory, not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there',
+          '"packages/f/other/module.json" is a directory, not a regular file: a manifest is read from a regular file only; put a regular file there',
         ],
       ]);
       expect(report.diagnostics).to.deep.equal([]);

@@ -504,7 +504,7 @@ describe('readWorkspace, a module.json that is no file', () => {
     expect(model.modules.map((m) => [m.specifier, m.diagnostics.map((d) => [d.kind, d.file, d.message])])).to.deep.equal([
       [
         '@acme/app/a',
-        [['MANIFEST_INVALID', 'packages/app/modules/a/module.json', '"packages/app/modules/a/module.json" is a directory, not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there']],
+        [['MANIFEST_INVALID', 'packages/app/modules/a/module.json', '"packages/app/modules/a/module.json" is a directory, not a regular file: a manifest is read from a regular file only; put a regular file there']],
       ],
     ]);
   });
