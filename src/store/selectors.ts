@@ -179,7 +179,10 @@ function selectLinksOf(state: ServiceState): (specifier: string) => LinkNames | 
     workspace.modules.forEach((module, at) => {
       if (module.diagnostics.length > 0 || (selection !== null && !selection.has(module.package))) return;
       const record = records[at];
-      if (!record) index.set(module.specifier, null);
+      // Being built again, its last build's names may be what the edit changed: not known yet,
+      // so an importer built first is neither refused nor passed on them.
+      const settled = selectVariant(state, module.specifier, defaultVariantKey(module))?.status === 'done';
+      if (!record || !settled) index.set(module.specifier, null);
       else if (record.outputs && record.links) index.set(module.specifier, record.links);
     });
     linksOf = (specifier) => index.get(specifier);
