@@ -4,8 +4,8 @@ import { manifestInvalid, notAFileText, type Diagnostic } from './diagnostics.js
 import type { ModuleModel } from './model.js';
 import { emptyManifest, parseModuleManifest, isSubpath, type ModuleManifest } from './module-manifest.js';
 import { declareModule, newModule, type PackageContext } from './package-context.js';
-import { dirOf, isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
-import { listedNotAFile } from './source-finder.js';
+import { isInside, isSkippedDirectory, joinRelative, normalizeRelative, relativeTo } from './paths.js';
+import { listedEntry, listedNotAFile } from './source-finder.js';
 import type { SourceReader } from './source-reader.js';
 import { hasTypeScriptName, isTypeScriptSource } from './typescript-assets.js';
 
@@ -138,15 +138,6 @@ function linkProblem({ dir, leaves, leadsTo, realPath, list }: PackageContext, p
   if (reached === null) return `is a symbolic link to ${target}, which does not exist: ${fix}`;
   if (reached.special !== undefined) return `is a symbolic link to ${target}, ${reached.special}, not a regular file: ${fix}`;
   if (reached.directory) return `is a symbolic link to ${target}, a directory, not a regular file: ${fix}`;
-  return null;
-}
-
-/** The entry of `file` in its directory's listing, a directory's included; null when it lists none of that name. */
-function listedEntry(list: SourceReader['listDir'], file: string): { name: string; directory: boolean; special?: string; link?: true } | null {
-  const listing = list(dirOf(file));
-  if (!listing) return null;
-  const name = file.slice(file.lastIndexOf('/') + 1);
-  for (const entry of listing.entries) if (entry.name === name) return entry;
   return null;
 }
 

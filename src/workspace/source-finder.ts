@@ -62,27 +62,32 @@ const OUTPUT_EXTENSIONS: readonly [RegExp, string][] = [
   [/\.jsx$/, '.js'],
 ];
 
+/** The entry of `file` (workspace-relative) in its directory's listing, a directory's included; null when it lists none of that name. */
+export function listedEntry(list: SourceReader['listDir'], file: string): ListedEntry | null {
+  const listing = list(dirOf(file));
+  if (!listing) return null;
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  // A loop, not `find`: every candidate source of every module is looked up here.
+  for (const entry of listing.entries) if (entry.name === name) return entry;
+  return null;
+}
+
+type ListedEntry = NonNullable<ReturnType<SourceReader['listDir']>>['entries'][number];
+
 /**
  * What the listing of `file`'s directory says it is when it is there but no regular file (a
  * directory, a FIFO: in words for a diagnostic), told by the entry's type alone, never an open;
  * null when absent, a file, or a link (README "Files that are not files").
  */
 export function listedNotAFile(list: SourceReader['listDir'], file: string): string | null {
-  const listing = list(dirOf(file));
-  if (!listing) return null;
-  const name = file.slice(file.lastIndexOf('/') + 1);
-  for (const entry of listing.entries) if (entry.name === name) return entry.directory ? 'a directory' : (entry.special ?? null);
-  return null;
+  const entry = listedEntry(list, file);
+  return entry === null ? null : entry.directory ? 'a directory' : (entry.special ?? null);
 }
 
 /** Whether `file` (workspace-relative) is a file its directory lists. */
 export function isListedFile(list: SourceReader['listDir'], file: string): boolean {
-  const listing = list(dirOf(file));
-  if (!listing) return false;
-  const name = file.slice(file.lastIndexOf('/') + 1);
-  // A loop, not `some`: every candidate source of every module is looked up here.
-  for (const entry of listing.entries) if (entry.name === name && !entry.directory) return true;
-  return false;
+  const entry = listedEntry(list, file);
+  return entry !== null && !entry.directory;
 }
 
 // What a finder's parts share: the package, its reader, and its tsconfigs, read once when first asked.
