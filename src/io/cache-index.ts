@@ -161,9 +161,9 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
 
 const isLinkImport = (value: unknown): value is Checked => isRecord(value) && isString(value.specifier) && isArrayOf(value.names, isString);
 
-/** A record's link names (README "Bundling real code"), as `scanLinkNames` makes them. */
 const isLinkReexport = (value: unknown): value is Checked => isRecord(value) && isString(value.name) && isString(value.specifier) && isString(value.imported);
 
+/** A record's link names (README "Bundling real code"), as `scanLinkNames` makes them. */
 const isLinkNames = (value: unknown): value is Checked =>
   isRecord(value) &&
   isArrayOf(value.exports, isString) &&
