@@ -168,10 +168,7 @@ const linksIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: str
  * built yet.
  */
 function selectLinksOf(state: ServiceState): (specifier: string) => LinkNames | null | undefined {
-  let byWorkspace = linksIndexes.get(state.builds);
-  if (!byWorkspace) linksIndexes.set(state.builds, (byWorkspace = new WeakMap()));
-  let linksOf = byWorkspace.get(state.workspace);
-  if (!linksOf) {
+  return perBuildsAndWorkspace(linksIndexes, state, () => {
     const { workspace } = state;
     const selection = workspace.selection === null ? null : new Set(workspace.selection);
     const records = defaultRecords(state);
@@ -185,10 +182,8 @@ function selectLinksOf(state: ServiceState): (specifier: string) => LinkNames | 
       if (!record || !settled) index.set(module.specifier, null);
       else if (record.outputs && record.links) index.set(module.specifier, record.links);
     });
-    linksOf = (specifier) => index.get(specifier);
-    byWorkspace.set(state.workspace, linksOf);
-  }
-  return linksOf;
+    return (specifier: string) => index.get(specifier);
+  });
 }
 
 /** The same of the default variant's last build `record`, already looked up. */
@@ -219,6 +214,19 @@ const lastSuccess = (state: ServiceState, module: ModuleModel): BuildRecord | un
   return record?.outputs ? record : undefined;
 };
 
+/**
+ * What `derive` makes of the state's (builds, workspace), once per pair, kept in `cache`: both are
+ * immutable, so the same pair gives the same answer, and a state that changed neither asks again
+ * for nothing.
+ */
+function perBuildsAndWorkspace<T>(cache: WeakMap<object, WeakMap<object, T>>, state: ServiceState, derive: () => T): T {
+  let byWorkspace = cache.get(state.builds);
+  if (!byWorkspace) cache.set(state.builds, (byWorkspace = new WeakMap()));
+  let value = byWorkspace.get(state.workspace);
+  if (value === undefined) byWorkspace.set(state.workspace, (value = derive()));
+  return value;
+}
+
 const defaultRecordsOf = new WeakMap<object, WeakMap<WorkspaceModel, (BuildRecord | null)[]>>();
 
 /**
@@ -227,11 +235,7 @@ const defaultRecordsOf = new WeakMap<object, WeakMap<WorkspaceModel, (BuildRecor
  * specifier in the builds of 10,000 modules is the dearest step of such a walk).
  */
 function defaultRecords(state: ServiceState): (BuildRecord | null)[] {
-  let byWorkspace = defaultRecordsOf.get(state.builds);
-  if (!byWorkspace) defaultRecordsOf.set(state.builds, (byWorkspace = new WeakMap()));
-  let records = byWorkspace.get(state.workspace);
-  if (!records) byWorkspace.set(state.workspace, (records = state.workspace.modules.map((module) => selectVariant(state, module.specifier, defaultVariantKey(module))?.last ?? null)));
-  return records;
+  return perBuildsAndWorkspace(defaultRecordsOf, state, () => state.workspace.modules.map((module) => selectVariant(state, module.specifier, defaultVariantKey(module))?.last ?? null));
 }
 
 const successful = (record: BuildRecord | null | undefined): BuildRecord | undefined => (record?.outputs ? record : undefined);
@@ -242,20 +246,16 @@ const successful = (record: BuildRecord | null | undefined): BuildRecord | undef
  * the last builds of its modules are the same records: a build finds its own package's again.
  */
 export function selectSharedFiles(state: ServiceState): SharedFiles {
-  let byWorkspace = sharedFilesOf.get(state.builds);
-  if (!byWorkspace) sharedFilesOf.set(state.builds, (byWorkspace = new WeakMap()));
-  let shared = byWorkspace.get(state.workspace);
-  if (!shared) {
-    shared = new Map();
+  return perBuildsAndWorkspace(sharedFilesOf, state, () => {
+    const shared: SharedFiles = new Map();
     // Every package's builds from one walk of the workspace's (`packageSharedFiles` takes them).
     defaultRecords(state);
     for (const group of packageGroups(state.workspace)) {
       const files = packageSharedFiles(state, group);
       if (files) shared.set(group.name, files);
     }
-    byWorkspace.set(state.workspace, shared);
-  }
-  return shared;
+    return shared;
+  });
 }
 
 /** A package's public modules, and its models (one, unless the workspace repeats a name). */
@@ -353,11 +353,7 @@ function sameFilesRead(a: BuildRecord | undefined, b: BuildRecord | undefined): 
 
 /** Every variant built before its package's shared files were known, holding a copy of one (README "Shared files"). Once per (workspace, builds). */
 export function selectSharedFileCopies(state: ServiceState): SharedFileCopy[] {
-  let byWorkspace = copiesOf.get(state.builds);
-  if (!byWorkspace) copiesOf.set(state.builds, (byWorkspace = new WeakMap()));
-  let copies = byWorkspace.get(state.workspace);
-  if (!copies) byWorkspace.set(state.workspace, (copies = findCopies(state)));
-  return copies;
+  return perBuildsAndWorkspace(copiesOf, state, () => findCopies(state));
 }
 
 /**
@@ -507,10 +503,11 @@ function helperFiles(workspace: WorkspaceModel, record: BuildRecord, ownShared: 
 // modules of its package reach is imported, not copied (README "Shared files"), so only what
 // cannot be shared so is reported, each module saying so with the reason.
 function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
-  let byWorkspace = helperWarnings.get(state.builds);
-  if (!byWorkspace) helperWarnings.set(state.builds, (byWorkspace = new WeakMap()));
-  let byModule = byWorkspace.get(state.workspace);
-  if (byModule) return byModule;
+  return perBuildsAndWorkspace(helperWarnings, state, () => helpersOfWorkspace(state));
+}
+
+/** The HELPER_SHARED warnings of each module, by specifier: the same map again while every module's helper files are the ones before. */
+function helpersOfWorkspace(state: ServiceState): Map<string, Diagnostic[]> {
   const shared = selectSharedFiles(state);
   const records = defaultRecords(state);
   const helpers = state.workspace.modules.map((module, index) => {
@@ -520,12 +517,8 @@ function sharedHelpers(state: ServiceState): Map<string, Diagnostic[]> {
   // The same helper files of every module as the last time (a build that read what it read
   // before, or no build of a module with helpers): the same warnings, the same arrays.
   const last = lastHelpers;
-  if (last && last.workspace === state.workspace && last.helpers.length === helpers.length && last.helpers.every((kept, index) => kept === helpers[index])) {
-    byWorkspace.set(state.workspace, last.byModule);
-    return last.byModule;
-  }
-  byModule = helperWarningsOf(state.workspace, helpers);
-  byWorkspace.set(state.workspace, byModule);
+  if (last && last.workspace === state.workspace && last.helpers.length === helpers.length && last.helpers.every((kept, index) => kept === helpers[index])) return last.byModule;
+  const byModule = helperWarningsOf(state.workspace, helpers);
   lastHelpers = { workspace: state.workspace, helpers, byModule };
   return byModule;
 }
@@ -650,13 +643,10 @@ const importersOf = new WeakMap<object, WeakMap<WorkspaceModel, number[][]>>();
  * invalid imports and the dashboard's importers read the same index.
  */
 export function selectImporters(state: ServiceState): readonly (readonly number[])[] {
-  let byWorkspace = importersOf.get(state.builds);
-  if (!byWorkspace) importersOf.set(state.builds, (byWorkspace = new WeakMap()));
-  let importers = byWorkspace.get(state.workspace);
-  if (!importers) {
+  return perBuildsAndWorkspace(importersOf, state, () => {
     const records = defaultRecords(state);
     const indexOf = new Map(state.workspace.modules.map((module, index) => [module.specifier, index]));
-    importers = state.workspace.modules.map((): number[] => []);
+    const importers = state.workspace.modules.map((): number[] => []);
     for (const [index, record] of records.entries()) {
       for (const { specifier } of record?.imports ?? []) {
         const imported = indexOf.get(specifier);
@@ -664,9 +654,8 @@ export function selectImporters(state: ServiceState): readonly (readonly number[
         if (imported !== undefined && imported !== index && importers[imported]!.at(-1) !== index) importers[imported]!.push(index);
       }
     }
-    byWorkspace.set(state.workspace, importers);
-  }
-  return importers;
+    return importers;
+  });
 }
 
 /**
@@ -765,23 +754,19 @@ export interface BuildTarget {
 /** Variants that need a build and are wanted, requested ones first. */
 export function selectBuildQueue(state: ServiceState): BuildTarget[] {
   if (!state.workspaceRead || state.workspaceStale) return [];
-  let byWorkspace = queuesOf.get(state.builds);
-  if (!byWorkspace) queuesOf.set(state.builds, (byWorkspace = new WeakMap()));
-  const kept = byWorkspace.get(state.workspace);
-  if (kept) return kept;
-  const requested: BuildTarget[] = [];
-  const eager: BuildTarget[] = [];
-  const index = indexWorkspace(state.workspace);
-  for (const specifier in state.builds) {
-    const module = index.modules.get(specifier);
-    if (!module) continue;
-    const queue = entryQueue(module, state.builds[specifier]!);
-    for (const target of queue.requested) requested.push(target);
-    for (const target of queue.eager) eager.push(target);
-  }
-  const queue = requested.concat(eager);
-  byWorkspace.set(state.workspace, queue);
-  return queue;
+  return perBuildsAndWorkspace(queuesOf, state, () => {
+    const requested: BuildTarget[] = [];
+    const eager: BuildTarget[] = [];
+    const index = indexWorkspace(state.workspace);
+    for (const specifier in state.builds) {
+      const module = index.modules.get(specifier);
+      if (!module) continue;
+      const queue = entryQueue(module, state.builds[specifier]!);
+      for (const target of queue.requested) requested.push(target);
+      for (const target of queue.eager) eager.push(target);
+    }
+    return requested.concat(eager);
+  });
 }
 
 const queuesOf = new WeakMap<object, WeakMap<WorkspaceModel, BuildTarget[]>>();
