@@ -8,7 +8,7 @@
 // once it is built from the current sources. Changes are judged against the last good outputs;
 // a stylesheet with a CSS syntax problem is no good one (a browser drops rules around it).
 import { map, Observable } from 'rxjs';
-import { buildDiagnostics, defaultVariantKey, selectModuleWarnings } from '../store/selectors.js';
+import { defaultVariantKey, selectBuildDiagnostics, selectModuleWarnings } from '../store/selectors.js';
 import type { ModuleBuilds, ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
@@ -75,7 +75,7 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
         seenBuilds.add(builds);
         const variant = builds.variants[defaultVariantKey(module)];
         if (!variant || variant.status !== 'done' || !variant.last) continue;
-        const diagnostics = buildDiagnostics(module, variant.last, state.workspace);
+        const diagnostics = selectBuildDiagnostics(state, module, variant.last);
         const label = moduleLabel(module);
         const before = views.get(module.specifier);
         const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
@@ -150,7 +150,7 @@ export function invalidMessages(state: ServiceState): PushMessage[] {
     if (!module.platforms.includes('web')) continue;
     const last = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
     if (!last) continue;
-    const diagnostics = buildDiagnostics(module, last, state.workspace);
+    const diagnostics = selectBuildDiagnostics(state, module, last);
     if (diagnostics.length > 0) messages.push({ type: 'invalid', module: moduleLabel(module), diagnostics });
   }
   return messages;

@@ -3,7 +3,7 @@
 // workspace packages answer (README "Shared files", "The local CDN"). Each refusal is written
 // once here, so it holds for every address that answers an output.
 import type { OutputCache } from '../outputs/output-cache.js';
-import { buildDiagnostics, selectAnswerable, selectLinkDiagnostics, selectPackage } from '../store/selectors.js';
+import { selectAnswerable, selectBuildDiagnostics, selectPackage } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import type { ModuleModel, PackageModel } from '../workspace/model.js';
 import { platformOf, variantKey, type Variant } from '../workspace/variant.js';
@@ -74,9 +74,8 @@ export function outputAnswer(state: ServiceState, outputs: OutputCache, address:
   const entry = state.builds[specifier]?.variants[key];
   if (entry?.status !== 'done' || !entry.last || !selectAnswerable(state, specifier, key)) return null;
   const record = entry.last;
-  const own = buildDiagnostics(module, record, state.workspace);
-  // A build that succeeded but names what another module does not export: no page links it.
-  const diagnostics = own.length > 0 || !record.outputs ? own : selectLinkDiagnostics(state, record);
+  // A build that succeeded but names what another module does not export has a diagnostic too: no page links it.
+  const diagnostics = selectBuildDiagnostics(state, module, record);
   if (diagnostics.length > 0 || !record.outputs) {
     return new ServiceError('BUILD_FAILED', `the build of ${specifier} failed with ${diagnostics.length} diagnostic${diagnostics.length === 1 ? '' : 's'}`, { diagnostics });
   }

@@ -147,6 +147,16 @@ function linkedStatus<T extends { status: ModuleStatus; diagnostics: Diagnostic[
 }
 
 /**
+ * A finished build's diagnostics as every answer and push message gives them: its own
+ * (`buildDiagnostics`), or, with none, the names it imports that the modules it imports do not
+ * export (`selectLinkDiagnostics`), which the report's status holds too.
+ */
+export function selectBuildDiagnostics(state: ServiceState, module: ModuleModel, record: BuildRecord): Diagnostic[] {
+  const own = buildDiagnostics(module, record, state.workspace);
+  return own.length > 0 || !record.outputs ? own : selectLinkDiagnostics(state, record);
+}
+
+/**
  * The names `record` (a finished build of any variant) imports from other modules that those do
  * not export, as diagnostics: its own build succeeded, but its addresses answer 422 as any build
  * with a diagnostic does, since no page can link it (README "Bundling real code"). None while a

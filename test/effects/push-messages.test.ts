@@ -8,6 +8,7 @@ import type { ImportRecord } from '../../src/workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../../src/workspace/diagnostics.js';
 import type { ModuleModel } from '../../src/workspace/model.js';
 import { DEVELOPMENT_QUERY } from '../../src/workspace/query.js';
+import type { LinkNames } from '../../src/workspace/link-names.js';
 import { moduleModel, started, startedBuild, workspaceModel } from '../helpers/models.js';
 
 const DEV = 'browser.development';
@@ -35,7 +36,7 @@ function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modu
     store,
     messages,
     /** A successful build with the given code and styles hashes. */
-    built(code: string, styles: string | null, module = one, imports: ImportRecord[] = [], warnings: Diagnostic[] = [], chunks?: Record<string, string>) {
+    built(code: string, styles: string | null, module = one, imports: ImportRecord[] = [], warnings: Diagnostic[] = [], chunks?: Record<string, string>, links?: LinkNames) {
       const shared = chunks ? { chunks: Object.fromEntries(Object.entries(chunks).map(([specifier, hash]) => [specifier, { hash, size: 1 }])) } : {};
       run(module, (b) => ({
         type: 'build.succeeded',
@@ -46,6 +47,7 @@ function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modu
         imports,
         inputs: { [module.entry!]: `edit-${b}` },
         ...(warnings.length > 0 ? { warnings } : {}),
+        ...(links ? { links } : {}),
       }));
     },
     failed(message: string, module = one) {
@@ -99,6 +101,17 @@ describe('pushMessages$', () => {
     failed('Could not resolve "./missing.css"');
     failed('Could not resolve "./missing.css"');
     expect(messages).to.deep.equal([{ type: 'invalid', module: LABEL, diagnostics: [diagnostic('BUNDLE_ERROR', 'Could not resolve "./missing.css"', { file: 'app/one/style.css' })] }]);
+  });
+
+  it('announces a module rebuilt to import a name the module it imports does not export as invalid, not as changed code (README "Bundling real code")', () => {
+    const two = moduleModel('two');
+    const { built, messages } = harness([one, two]);
+    const imports = [{ specifier: two.specifier, file: 'app/one/index.ts', line: 1, column: 1 }];
+    built('two-1', null, two, [], [], undefined, { exports: ['a'] });
+    built('code-1', null, one, imports, [], undefined, { exports: [], imports: [{ specifier: two.specifier, names: ['a'] }] });
+    built('code-2', null, one, imports, [], undefined, { exports: [], imports: [{ specifier: two.specifier, names: ['a', 'b'] }] });
+    expect(messages.map((message) => message.type)).to.deep.equal(['invalid']);
+    expect((messages[0] as Extract<PushMessage, { type: 'invalid' }>).diagnostics.map((d) => d.message).join()).to.include(`${two.specifier} does not export "b"`);
   });
 
   it('announces new diagnostics of a module that stays invalid', () => {
