@@ -11,12 +11,20 @@ export const BUILTIN_BUNDLERS: Readonly<Record<string, string>> = {
 
 /**
  * Sets each module's bundler: the one its module.json names (`declared`), else the package's
- * `core.bundler`, else `ts`; a name registered nowhere makes the module invalid, told in `file`.
+ * `core.bundler`, else `ts`; a name registered nowhere makes the module invalid, told in `file`,
+ * and so does a `core.bundler` the schema refused, on the modules it would build. Returns whether
+ * any module takes the package's `core.bundler`.
  */
-export function assignBundlers(pkg: PackageManifest, packageFile: string, modules: ModuleModel[], declared: (module: ModuleModel) => { file: string; bundler: string | null } | undefined): void {
+export function assignBundlers(pkg: PackageManifest, packageFile: string, modules: ModuleModel[], declared: (module: ModuleModel) => { file: string; bundler: string | null } | undefined): boolean {
+  let packageBundlerUsed = false;
   for (const module of modules) {
     const file = declared(module)?.file ?? packageFile;
-    const name = declared(module)?.bundler ?? pkg.defaultBundler ?? 'ts';
+    const own = declared(module)?.bundler ?? null;
+    if (own === null) {
+      packageBundlerUsed = true;
+      module.diagnostics.push(...pkg.bundlerProblems);
+    }
+    const name = own ?? pkg.defaultBundler ?? 'ts';
     const resolved = resolveBundler(pkg, name);
     if (resolved) module.bundler = resolved;
     else {
@@ -24,6 +32,7 @@ export function assignBundlers(pkg: PackageManifest, packageFile: string, module
       module.diagnostics.push(manifestInvalid(file, `${file}: the bundler "${name}" is not registered: add it to "bundlers" in ${packageFile} or use "ts" or "esbuild"`));
     }
   }
+  return packageBundlerUsed;
 }
 
 function resolveBundler(pkg: PackageManifest, name: string): BundlerRef | null {

@@ -40,6 +40,12 @@ export interface PackageManifest {
    * real code"). Empty when nothing is.
    */
   defineProblems: Diagnostic[];
+  /**
+   * What is wrong with `core.bundler`, told on each module that would be built by it (one with no
+   * `bundler` of its own): built by another bundler than the one asked for, it is not the module
+   * its manifests describe (README "Workspaces"). Told at the top level when no module uses it.
+   */
+  bundlerProblems: Diagnostic[];
 }
 
 // npm's rules for names, scoped or not (lower case, URL-safe); schemas/package.schema.json states them too.
@@ -77,14 +83,18 @@ export function parsePackageManifest(text: string, file: string): ManifestResult
   const json = parsed.value;
   const problems = packageManifestProblems(json);
   const worded = problems.map(({ path, message }) => manifestInvalid(file, path.length === 0 ? `${file} ${message}` : `${file}: ${message}`));
-  const aboutDefine = problems.map(({ path }) => path[0] === 'core' && path[1] === 'define');
-  const diagnostics = worded.filter((_, index) => !aboutDefine[index]);
+  const about = (member: string) => problems.map(({ path }) => path[0] === 'core' && path[1] === member);
+  const aboutDefine = about('define');
+  const aboutBundler = about('bundler');
+  const diagnostics = worded.filter((_, index) => !aboutDefine[index] && !aboutBundler[index]);
   const defineProblems = worded.filter((_, index) => aboutDefine[index]);
+  const bundlerProblems = worded.filter((_, index) => aboutBundler[index]);
   // Without its identity a package has no address: nothing else of it is read, or told.
   const identity = diagnostics.filter((_, index) => problems[index]!.path.length <= 1 && ['', 'name', 'version'].includes(problems[index]!.path[0] ?? ''));
   if (identity.length > 0 || !isObject(json)) return { value: null, diagnostics: identity };
   const value = readPackageManifest(json, (...path) => isRefused(problems, ...path), (...path) => isRefusedItself(problems, ...path));
   value.defineProblems = defineProblems;
+  value.bundlerProblems = bundlerProblems;
   return { value, diagnostics };
 }
 
@@ -211,6 +221,7 @@ function readPackageManifest(json: Record<string, unknown>, refused: Refused, re
     bundlers: declaredBundlers(json.bundlers, refused),
     define,
     defineProblems: [],
+    bundlerProblems: [],
   };
 }
 

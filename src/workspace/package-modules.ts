@@ -14,9 +14,10 @@ export function packageModules(context: PackageContext, deepSubpaths: readonly s
   declareExportedModules(context, sources);
   declareDeepImportModules(context, sources, deepSubpaths);
   const manifests = applyModuleManifests(context);
-  assignBundlers(context.pkg, context.packageFile, context.modules, (module) => {
+  const packageBundlerUsed = assignBundlers(context.pkg, context.packageFile, context.modules, (module) => {
     const read = manifests.get(module.dir);
     return read && { file: read.file, bundler: read.manifest.bundler };
   });
+  if (!packageBundlerUsed) context.diagnostics.push(...context.pkg.bundlerProblems);
   return context.modules.sort((a, b) => (a.subpath < b.subpath ? -1 : a.subpath > b.subpath ? 1 : 0));
 }

@@ -45,6 +45,7 @@ describe('parsePackageManifest', () => {
       },
       define: {},
       defineProblems: [],
+      bundlerProblems: [],
     });
   });
 
@@ -99,7 +100,7 @@ describe('parsePackageManifest', () => {
 
   it('needs no more than a name and an exact version', () => {
     expect(parse(base)).to.deep.equal({
-      value: { ...base, exports: {}, sourceKeys: [], rootMembers: [], buildTsconfig: null, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {}, defineProblems: [] },
+      value: { ...base, exports: {}, sourceKeys: [], rootMembers: [], buildTsconfig: null, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {}, defineProblems: [], bundlerProblems: [] },
       diagnostics: [],
     });
   });
@@ -199,8 +200,6 @@ describe('parsePackageManifest', () => {
       [{ core: 'src' }, '"core" must be an object'],
       [{ core: { modules: '' } }, 'core.modules must be a directory of the package'],
       [{ core: { modules: 3 } }, 'core.modules must be a directory of the package'],
-      [{ core: { bundler: '' } }, 'core.bundler must be a bundler name'],
-      [{ core: { bundler: ['ts'] } }, 'core.bundler must be a bundler name'],
       [{ bundlers: ['ts'] }, '"bundlers" must be an object of bundler names'],
       [{ bundlers: { mine: '' } }, 'bundlers["mine"] must name a module specifier'],
       [{ bundlers: { mine: 3 } }, 'bundlers["mine"] must be a specifier string or an object'],
@@ -215,6 +214,18 @@ describe('parsePackageManifest', () => {
       expect(result.diagnostics, JSON.stringify(member)).to.have.length(1);
       expect(result.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: FILE });
       expect(result.diagnostics[0]!.message).to.contain(`${FILE}: ${message}`);
+    }
+  });
+
+  // Told on the modules it would build (README "Workspaces"), as core.define's problems are.
+  it('keeps a refused core.bundler apart, for the modules that would take it', () => {
+    for (const bundler of ['', ['ts'], 5]) {
+      const result = parse({ ...base, core: { bundler } });
+      expect(result.diagnostics, JSON.stringify(bundler)).to.deep.equal([]);
+      expect(result.value!.defaultBundler).to.equal(null);
+      expect(result.value!.bundlerProblems, JSON.stringify(bundler)).to.have.length(1);
+      expect(result.value!.bundlerProblems[0]).to.include({ kind: 'MANIFEST_INVALID', file: FILE });
+      expect(result.value!.bundlerProblems[0]!.message).to.contain(`${FILE}: core.bundler must be a bundler name`);
     }
   });
 

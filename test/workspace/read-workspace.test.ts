@@ -380,6 +380,29 @@ describe('readWorkspace', () => {
       const model = read({ app: { name: '@acme/app', exports: { './main': './main/index.ts' }, core: { bundler: 'rollup' } } });
       expect(model.modules[0]!.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'app/package.json' });
     });
+
+    // Built by `ts` instead, the module would be `valid` while not the one its manifests ask for,
+    // as a module.json `bundler` the schema refuses already makes its module invalid.
+    it('lists the modules a core.bundler the schema refuses would build invalid, and not those with a bundler of their own', () => {
+      const model = read(
+        { app: { name: '@acme/app', exports: { './main': './main/index.ts' }, core: { modules: 'own', bundler: 5 } } },
+        { 'app/own/solo/module.json': json({ entry: 'index.ts', bundler: 'esbuild' }), 'app/own/solo/index.ts': '' },
+      );
+      const main = model.modules.find((module) => module.subpath === 'main')!;
+      const solo = model.modules.find((module) => module.subpath === 'solo')!;
+      expect(main.diagnostics).to.have.length(1);
+      expect(main.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'app/package.json' });
+      expect(main.diagnostics[0]!.message).to.contain('core.bundler must be a bundler name');
+      expect(solo.diagnostics).to.deep.equal([]);
+      expect(model.diagnostics).to.deep.equal([]);
+    });
+
+    it('tells a core.bundler the schema refuses at the top level when every module has a bundler of its own', () => {
+      const model = read({ app: { name: '@acme/app', core: { modules: '.', bundler: ['ts'] } } }, { 'app/main/module.json': json({ entry: 'index.ts', bundler: 'ts' }) });
+      expect(model.modules[0]!.diagnostics).to.deep.equal([]);
+      expect(model.diagnostics).to.have.length(1);
+      expect(model.diagnostics[0]!.message).to.contain('core.bundler must be a bundler name');
+    });
   });
 
   it('lists modules in the order of packages, then by subpath', () => {
