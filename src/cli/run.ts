@@ -221,11 +221,11 @@ function tellStart(service: Service, run: RunRequest, told: ServiceState, style:
   }
 }
 
-/** Once the first builds settled: a team cache that did not answer, and the upload `--remote-cache-write` asks for. */
+/** Once the first builds settled: a team cache that failed requests, and the upload `--remote-cache-write` asks for. */
 async function afterFirstBuilds(service: Service, run: RunRequest, remoteSettings: RemoteCacheSettings | null, signingKey: KeyObject | null, errorStyle: TerminalStyle, warn: (text: string) => void): Promise<void> {
-  // A team cache that did not answer is said once: its modules were built here (README "A team's remote cache").
+  // A team cache that failed requests is said once: its modules were built here (README "A team's remote cache").
   const teamCache = service.internals.store.getState().remoteCache;
-  if (teamCache && Object.keys(teamCache.failures).length > 0) warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} did not answer (${describeRemoteRestored({ ...teamCache, misses: {} })}); what it did not give was built here`);
+  if (teamCache && Object.keys(teamCache.failures).length > 0) warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} failed some requests (${describeRemoteRestored({ ...teamCache, misses: {} })}); what it did not give was built here`);
   if (!run.remoteCacheWrite || !remoteSettings) return;
   // Once, the first builds settled: what a trusted machine (CI) runs, never a developer's default.
   const state = service.internals.store.getState();

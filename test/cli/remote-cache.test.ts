@@ -86,11 +86,11 @@ describe('core cache push, and core run reading the team cache', function () {
     await new Promise((resolve) => closed.close(resolve));
     const run = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: `http://127.0.0.1:${port}/` } });
     try {
-      await waitFor(() => /ready in \d+ ms/.test(run.output.stdout) && /did not answer/.test(run.output.stderr), { what: 'the ready line and the warning' });
+      await waitFor(() => /ready in \d+ ms/.test(run.output.stdout) && /failed some requests/.test(run.output.stderr), { what: 'the ready line and the warning' });
       expect(run.output.stdout).to.match(/\(5 modules, 0 invalid\)/);
       const warnings = run.output.stderr.split('\n').filter((line) => line.includes('team cache'));
       expect(warnings).to.have.length(1);
-      expect(warnings[0]).to.match(new RegExp(`the team cache at http://127\\.0\\.0\\.1:${port}/ did not answer \\(0 of 5 builds from the team cache; failures: \\d refused\\); what it did not give was built here$`));
+      expect(warnings[0]).to.match(new RegExp(`the team cache at http://127\\.0\\.0\\.1:${port}/ failed some requests \\(0 of 5 builds from the team cache; failures: \\d refused\\); what it did not give was built here$`));
     } finally {
       await run.stop();
     }

@@ -12,7 +12,7 @@ import type { RemoteCacheSettings } from './settings.js';
 export type Store = 'ac' | 'cas';
 
 /** Why a request brought no answer: counted by kind, and each opens the breaker a little more. */
-export type FailureKind = 'refused' | 'timeout' | 'server-error' | 'truncated' | 'reset' | 'too-large' | 'denied' | 'unreachable';
+export type FailureKind = 'refused' | 'timeout' | 'server-error' | 'unexpected-status' | 'truncated' | 'reset' | 'too-large' | 'denied' | 'unreachable';
 
 export type Answer = { found: Buffer } | { missing: true } | { failed: FailureKind } | { skipped: true };
 
@@ -67,7 +67,7 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
     if (answer.status === 200) return { found: answer.body };
     if (answer.status === 404) return { missing: true };
     breaker.failed();
-    return { failed: answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error' };
+    return { failed: statusFailure(answer.status) };
   }
 
   return {
@@ -81,11 +81,15 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
       if ('failed' in answer) return answer;
       if (answer.status >= 200 && answer.status < 300) return 'stored';
       breaker.failed();
-      return { failed: answer.status === 401 || answer.status === 403 ? 'denied' : 'server-error' };
+      return { failed: statusFailure(answer.status) };
     },
     close: () => agent.destroy(),
   };
 }
+
+// A status the protocol does not answer with (a redirect, say, where a directory stands at an
+// entry's place) is no server error: it is told as what it is (README "A team's remote cache").
+const statusFailure = (status: number): FailureKind => (status === 401 || status === 403 ? 'denied' : status >= 500 ? 'server-error' : 'unexpected-status');
 
 function failureOf(error: NodeJS.ErrnoException): FailureKind {
   if (error.code === 'ECONNREFUSED') return 'refused';

@@ -68,7 +68,7 @@ export function createStartRestore(deps: StartRestoreDeps): (workspace: Workspac
   };
 }
 
-// The start's questions counted together: the run's warning that the team cache did not answer
+// The start's questions counted together: the run's warning that the team cache failed requests
 // is told of the first question refused, whichever it was (README "A team's remote cache").
 function withEarlier(remote: RemoteRestored, earlier: Partial<Record<string, number>> | undefined): RemoteRestored {
   if (!earlier) return remote;

@@ -51,6 +51,21 @@ describe('createRemoteClient', () => {
     expect(asked).to.equal(3);
   });
 
+  // nginx answers 301 for a directory standing at an entry's place: the server answered, with
+  // nothing usable, and no server error happened.
+  it('tells a status the protocol does not use as unexpected, a 5xx as a server error, 401 and 403 as denied', async () => {
+    const statuses = [301, 400, 500, 401, 403];
+    const port = await listening(http.createServer((_request, response) => response.writeHead(statuses.shift()!, { location: '/elsewhere/' }).end()));
+    const kinds: unknown[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      // A new client each time: three failures open one client's breaker.
+      const client = createRemoteClient(settingsAt(port));
+      kinds.push(await client.get('ac', DIGEST));
+      client.close();
+    }
+    expect(kinds).to.deep.equal([{ failed: 'unexpected-status' }, { failed: 'unexpected-status' }, { failed: 'server-error' }, { failed: 'denied' }, { failed: 'denied' }]);
+  });
+
   it('a server that accepts and never answers (a mock): a timeout, at the time limit, and nothing more is asked', async () => {
     let connections = 0;
     const port = await listening(net.createServer(() => (connections += 1)));
