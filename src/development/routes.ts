@@ -239,8 +239,15 @@ const sendBundledMap = (bundled: BundledPreview, kind: MapKind) => async (ctx: H
 /** An address of the bundled preview whose bytes the service no longer keeps. */
 const noLongerKept = (what: string) => new ServiceError('OUTPUT_NOT_AVAILABLE', `${what}, which is no longer kept: load the page again for the current address`);
 
-/** `?entry=`, the preview entry asked for; undefined for the default one. */
-const entryOf = (ctx: HttpContext): string | undefined => (typeof ctx.query.entry === 'string' && ctx.query.entry !== '' ? ctx.query.entry : undefined);
+/**
+ * `?entry=`, the preview entry asked for; undefined for the default one. Given twice it names no
+ * one entry: refused, as `/m/` refuses a parameter given twice, rather than the default shown.
+ */
+function entryOf(ctx: HttpContext): string | undefined {
+  const entry = ctx.query.entry;
+  if (Array.isArray(entry)) throw new ServiceError('OPTION_UNSUPPORTED', `${ctx.path}: the query parameter "entry" is given twice; name one preview entry`);
+  return typeof entry === 'string' && entry !== '' ? entry : undefined;
+}
 
 /** `/preview` to `/preview/`, keeping the query: the page's relative addresses need the slash. */
 const redirectToDirectory = (directory: string) => (ctx: HttpContext) => ctx.redirect(`${directory}${ctx.querystring ? `?${ctx.querystring}` : ''}`);

@@ -172,6 +172,15 @@ describe('HTTP errors (README "Error codes")', function () {
       });
     }
 
+    // Given twice, `entry` names no one page: the default entry answered instead would be a page not asked for.
+    it('refuses a preview entry given twice, on the page, its import map and the bundled page', async function () {
+      for (const address of ['/preview/', '/preview/entry.json', '/preview/bundled/']) {
+        const answer = await basic.get(`${address}?entry=@acme/app/main&entry=@acme/lib/format`);
+        expectError(answer, { status: 400, code: 'OPTION_UNSUPPORTED', mentions: [address, '"entry" is given twice'] });
+      }
+      expect((await basic.get('/preview/?entry=@acme/app/main')).status).to.equal(200);
+    });
+
     it('never refuses the query of an asset: it is ignored, the same declared bytes answer', async function () {
       const plain = await basic.get('/m/@acme/app@1.0.0/assets/main/logo.svg');
       const queried = await basic.get('/m/@acme/app@1.0.0/assets/main/logo.svg?env=production&q=oct');
