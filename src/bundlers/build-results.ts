@@ -24,6 +24,7 @@ import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
 import { scanLinkNames, type LinkNames } from '../workspace/link-names.js';
 import { placedReads, type PlacedReads } from './placed-reads.js';
+import { resolveImageSetStrings } from './image-set-strings.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -41,7 +42,10 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   // import map, and the page links its sheet.
   const built = files.get(codePath);
   const code = built ? placeAssetAddresses(built, target.subpath) : isStylesheetEntry(target) ? new Uint8Array(0) : null;
-  const builtStyles = files.get(stylesPath);
+  const reads = placedReads(root); // each place below: from one read of its file, judged by `placedFrom`
+  const emitted = files.get(stylesPath);
+  const imageSets = emitted ? resolveImageSetStrings(emitted, stylesInputs(result, index), target, reads, root) : null;
+  const builtStyles = imageSets?.styles;
   // A shared file's sheet is part of each importing module's (`attachChunks`), which places its
   // asset addresses from where that module's sheet is served.
   const styles = builtStyles && !target.subpath.startsWith('.shared/') ? placeAssetAddresses(builtStyles, target.subpath) : (builtStyles ?? null);
@@ -85,17 +89,16 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, bundled);
-  const reads = placedReads(root); // each place below: from one read of its file, judged by `placedFrom`
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`);
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   // A `new URL` of a declared asset is that asset's address, as its import is.
   const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
   // Files it depends on without reading them: the sheet's references to no file, the assets so named.
-  for (const file of [...unserved.absent, ...placed.assets]) {
+  for (const file of [...unserved.absent, ...(imageSets?.named ?? []), ...placed.assets]) {
     inputs.add(file);
     resolution.add(file);
   }
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs)];
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...(imageSets?.errors ?? []), ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs)];
   const placedFrom = reads.placedFrom(errors);
   return {
     specifier: target.specifier,

@@ -10,7 +10,8 @@ import { isBuildFailure, stylesInputs, unservedStylesheetReferences, warningsOf 
 import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
-import { placedReads } from './placed-reads.js';
+import { placedReads, type PlacedReads } from './placed-reads.js';
+import { resolveImageSetStrings } from './image-set-strings.js';
 import { placeAssetAddresses } from './plugins/assets.js';
 import { readRegularFile } from '../regular-files.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from './types.js';
@@ -144,16 +145,20 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       const alone = last.stylesheetAlone ? await transformAlone(key, stylesTarget, variant, signal, bytes) : null;
       const result = alone ? null : await contexts.rebuild(`${key}\0styles`, `${signature}\0${stylesheet}`, () => deps.buildOptions([stylesTarget], variant), signal);
       const built = alone ? alone.styles : (result!.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null);
-      const styles = built && placeAssetAddresses(built, target.subpath);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
+      const reads = placedReads(root);
+      // The lone sheet's transform prints image-set() strings as a build does: resolved alike.
+      const imageSets = built ? resolveImageSetStrings(built, read, target, reads, root) : null;
+      const styles = imageSets && placeAssetAddresses(imageSets.styles, target.subpath);
       const warnings = [...last.codeWarnings, ...warningsOf(root, alone ? alone.warnings : result!.warnings, new Set(read))];
-      const unserved = unservedReferences(root, alone ? null : result!);
+      const unserved = unservedReferences(reads, alone ? null : result!, imageSets?.errors ?? []);
+      const named = [...unserved.absent, ...(imageSets?.named ?? [])];
       const { warnings: _before, ...kept } = last.result;
-      const resolution = [...new Set([...(kept.resolution ?? []), ...unserved.absent])].sort();
+      const resolution = [...new Set([...(kept.resolution ?? []), ...named])].sort();
       const rebuilt: BundleResult = {
         ...kept,
         styles: styles && styles.length > 0 ? styles : null,
-        inputs: [...new Set([...last.codeInputs, ...read, ...unserved.absent])].sort(),
+        inputs: [...new Set([...last.codeInputs, ...read, ...named])].sort(),
         ...(resolution.length > 0 ? { resolution } : {}),
         // The code's errors stand; the last sheet's are replaced by this one's.
         errors: [...kept.errors.filter((error) => error.file === undefined || !last.stylesInputs.has(error.file)), ...unserved.errors],
@@ -216,11 +221,11 @@ async function transformSource(transform: typeof esbuild.transform, source: Uint
 // batch build), whose code is not this one's.
 // A sheet alone imports nothing; one built may name a file that is not there, as in a whole build,
 // placed from one read of the sheet (`placedFrom`).
-function unservedReferences(root: string, built: esbuild.BuildResult | null): { errors: Diagnostic[]; absent: string[]; placedFrom: Record<string, string> } {
-  if (built === null) return { errors: [], absent: [], placedFrom: {} };
-  const reads = placedReads(root);
-  const unserved = unservedStylesheetReferences(reads, built.metafile!, `${OUT}0.css`);
-  return { ...unserved, placedFrom: reads.placedFrom(unserved.errors) };
+// `imageSets`: the errors of its image-set() strings, placed from the same reads.
+function unservedReferences(reads: PlacedReads, built: esbuild.BuildResult | null, imageSets: readonly Diagnostic[]): { errors: Diagnostic[]; absent: string[]; placedFrom: Record<string, string> } {
+  const unserved = built === null ? { errors: [], absent: [] } : unservedStylesheetReferences(reads, built.metafile!, `${OUT}0.css`);
+  const errors = [...unserved.errors, ...imageSets];
+  return { errors, absent: unserved.absent, placedFrom: reads.placedFrom(errors) };
 }
 
 // The code's places stand as they were judged; the sheet's are this read's (`placedFrom`, README "Code frames").
