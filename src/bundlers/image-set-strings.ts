@@ -44,8 +44,8 @@ interface WrittenString {
 export function resolveImageSetStrings(styles: Uint8Array, sheets: readonly string[], target: BundleTarget, reads: PlacedReads, root: string): ResolvedImageSets {
   const unchanged = { styles, errors: [], named: [] };
   const bytes = bufferView(styles);
-  // Most sheets: one search of the bytes, no text made.
-  if (sheets.length === 0 || bytes.indexOf('-set(') === -1) return unchanged;
+  // Most sheets: a look at each `(` of the bytes, no text made.
+  if (sheets.length === 0 || !holdsSetFunction(bytes)) return unchanged;
   const text = bytes.toString('utf8');
   const written = imageSetStrings(text, new Set(sheets)).filter((string) => !KEPT_AS_WRITTEN.test(string.value));
   if (written.length === 0) return unchanged;
@@ -70,6 +70,18 @@ export function resolveImageSetStrings(styles: Uint8Array, sheets: readonly stri
     if (isInside(file)) named.add(file);
   });
   return { styles: at === 0 ? styles : Buffer.from(out + text.slice(at)), errors, named: [...named].sort() };
+}
+
+const OPEN = 0x28;
+const SET = [0x2d, 0x73, 0x65, 0x74]; // `-set`, lower case
+
+// Whether a `-set(` is written, in any case (CSS names of functions are not case-sensitive).
+function holdsSetFunction(bytes: Buffer): boolean {
+  for (let at = bytes.indexOf(OPEN, SET.length); at !== -1; at = bytes.indexOf(OPEN, at + 1)) {
+    // ASCII letters lower-cased by their 0x20 bit; `-` is not a letter and compared as is.
+    if (bytes[at - 4] === SET[0] && (bytes[at - 3]! | 0x20) === SET[1] && (bytes[at - 2]! | 0x20) === SET[2] && (bytes[at - 1]! | 0x20) === SET[3]) return true;
+  }
+  return false;
 }
 
 function unresolvedMessage(root: string, sheet: string, file: string, value: string): string {

@@ -69,6 +69,13 @@ describe('image-set() strings in a stylesheet', () => {
     });
   }
 
+  it('finds image-set() in any case, as CSS names functions', async () => {
+    write(SHEET, '.x { background-image: IMAGE-Set("icon.svg" 1x); }\n');
+    const [result] = await engine.bundle([MAIN], productionVariant('browser'));
+    expect(result!.errors).to.deep.equal([]);
+    expect(styles(result!)).to.include('IMAGE-Set(url(../assets/main/icon.svg) 1x)');
+  });
+
   it('refuses a string naming a file of the package that is not a declared asset, as url() does, at the string', async () => {
     write(SHEET, '.x { background-image: image-set("other.svg" 1x); }\n');
     const [result] = await engine.bundle([MAIN], developmentVariant('browser'));
