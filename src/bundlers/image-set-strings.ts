@@ -17,7 +17,7 @@ import type { BundleTarget } from './types.js';
 
 /** A sheet esbuild printed, with the image-set() strings of its module's sheets resolved. */
 export interface ResolvedImageSets {
-  styles: Uint8Array;
+  styles: Uint8Array | null;
   errors: Diagnostic[];
   /** The files those strings name that are no declared asset: inputs, so that making or declaring one builds again. */
   named: string[];
@@ -41,11 +41,11 @@ interface WrittenString {
  * relative string of an `image-set()` or `-webkit-image-set()` written as the `url()` it means;
  * `sheets`: the workspace paths of the sheets it was made from, in esbuild's order.
  */
-export function resolveImageSetStrings(styles: Uint8Array, sheets: readonly string[], target: BundleTarget, reads: PlacedReads, root: string): ResolvedImageSets {
+export function resolveImageSetStrings(styles: Uint8Array | null, sheets: readonly string[], target: BundleTarget, reads: PlacedReads, root: string): ResolvedImageSets {
   const unchanged = { styles, errors: [], named: [] };
-  const bytes = bufferView(styles);
+  const bytes = styles && bufferView(styles);
   // Most sheets: a look at each `(` of the bytes, no text made.
-  if (sheets.length === 0 || !holdsSetFunction(bytes)) return unchanged;
+  if (bytes === null || sheets.length === 0 || !holdsSetFunction(bytes)) return unchanged;
   const text = bytes.toString('utf8');
   const written = imageSetStrings(text, new Set(sheets)).filter((string) => !KEPT_AS_WRITTEN.test(string.value));
   if (written.length === 0) return unchanged;
