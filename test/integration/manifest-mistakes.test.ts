@@ -92,10 +92,10 @@ describe('manifest mistakes make their modules invalid, at the manifest', functi
     }
   });
 
-  it('an asset of a module whose module.json is not JSON: its 404 names that problem; a declared asset missing keeps the words of a file not declared', async function () {
+  it('an asset of a module whose module.json is not JSON: its 404 names that problem; a declared asset missing or another member refused keeps the words of a file not declared', async function () {
     const root = workspaceWithAsset();
     fs.writeFileSync(path.join(root, 'packages/f/ok/module.json'), '{ "assets": ["i.svg"], }');
-    fs.writeFileSync(path.join(root, 'packages/f/other/module.json'), json({ assets: ['gone.svg'] }));
+    fs.writeFileSync(path.join(root, 'packages/f/other/module.json'), json({ assets: ['gone.svg'], platforms: ['moon'] }));
     const service = await serve(root);
     try {
       const messageOf = async (address: string) => expectError(await service.get(address), { status: 404, code: 'OUTPUT_NOT_AVAILABLE' }).message;

@@ -94,7 +94,9 @@ const assetType = (file: string, content: Uint8Array): string =>
 // problem is what to fix (README "Files that are not files").
 function undeclaredAssetText(module: ModuleModel, file: string): string {
   const manifest = module.dir === '.' ? 'module.json' : `${module.dir}/module.json`;
-  const unread = module.diagnostics.find((d) => d.kind === 'MANIFEST_INVALID' && d.file === manifest && !d.message.startsWith(`${manifest}: "assets" declares `));
+  // The manifest as a whole (`"<file>" is a FIFO`, `<file> is not valid JSON`), or its "assets" member refused.
+  const assetsUnknown = (message: string) => message.startsWith(`"${manifest}" is `) || message.startsWith(`${manifest} `) || message.startsWith(`${manifest}: "assets" must `);
+  const unread = module.diagnostics.find((d) => d.kind === 'MANIFEST_INVALID' && d.file === manifest && assetsUnknown(d.message));
   if (unread) return `the assets of ${module.specifier} are not known while its module.json is invalid, so "${file}" is not served: ${unread.message}`;
   return `${module.specifier} does not declare the asset "${file}"${module.assets.length ? `; its assets are ${module.assets.join(', ')}` : ''}: declare it under "assets" in its module.json`;
 }
