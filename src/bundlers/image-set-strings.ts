@@ -49,22 +49,22 @@ export function resolveImageSetStrings(styles: Uint8Array | null, sheets: readon
   const text = bytes.toString('utf8');
   const written = imageSetStrings(text, new Set(sheets)).filter((string) => !KEPT_AS_WRITTEN.test(string.value));
   if (written.length === 0) return unchanged;
-  const sheetOf = writingSheets(written, sheets, reads);
+  const { dirOf, sheetOf } = writingSheets(written, sheets, reads);
   const assets = resolvedAssets(target);
   const errors: Diagnostic[] = [];
   const named = new Set<string>();
   let out = '';
   let at = 0;
   written.forEach((string, index) => {
-    const sheet = sheetOf(index);
     const suffix = /[?#].*$/.exec(string.value)?.[0] ?? '';
-    const file = path.posix.normalize(path.posix.join(path.posix.dirname(sheet), string.value.slice(0, string.value.length - suffix.length)));
+    const file = path.posix.normalize(path.posix.join(dirOf(index), string.value.slice(0, string.value.length - suffix.length)));
     const asset = isInside(file) ? assets.get(file) : undefined;
     if (asset) {
       out += `${text.slice(at, string.start)}${urlToken(markedAddress(asset.subpath, asset.file) + suffix)}`;
       at = string.end;
       return;
     }
+    const sheet = sheetOf(index);
     const where = placeIn(reads.text(sheet), string.value);
     errors.push(diagnostic('BUNDLE_ERROR', unresolvedMessage(root, sheet, file, string.value), { file: sheet, ...where }));
     if (isInside(file)) named.add(file);
@@ -98,17 +98,18 @@ function unresolvedMessage(root: string, sheet: string, file: string, value: str
 const urlToken = (address: string): string => (/^[^\s"'()\\]*$/.test(address) ? `url(${address})` : `url(${JSON.stringify(address)})`);
 
 /**
- * Which sheet wrote each string: the one esbuild's comment names (unminified), the only one, or
- * one whose directory all share. A minified sheet made of sheets in several directories is told
- * apart by reading them (`reads`, once per result): each string is given, in order, to the next
- * sheet (in esbuild's order) writing it inside an image-set().
+ * Which sheet wrote each string, and its directory: the sheet esbuild's comment names
+ * (unminified), else the one directory of all the sheets, the sheet itself looked for only to
+ * place an error. A minified sheet made of sheets in several directories is told apart by reading
+ * them (`reads`, once per result): each string is given, in order, to the next sheet (in
+ * esbuild's order) writing it inside an image-set().
  */
-function writingSheets(written: readonly WrittenString[], sheets: readonly string[], reads: PlacedReads): (index: number) => string {
-  const last = sheets[sheets.length - 1] ?? '';
+function writingSheets(written: readonly WrittenString[], sheets: readonly string[], reads: PlacedReads): { dirOf: (index: number) => string; sheetOf: (index: number) => string } {
+  const last = sheets[sheets.length - 1]!;
   const dirs = new Set(sheets.map((sheet) => path.posix.dirname(sheet)));
-  if (written.every((string) => string.marked !== null) || dirs.size <= 1) {
-    // Placing an error needs the very sheet: found among those of the one directory when unmarked.
-    return (index) => written[index]!.marked ?? (sheets.length === 1 ? last : (sheets.find((sheet) => placeIn(reads.text(sheet), written[index]!.value) !== null) ?? last));
+  if (written.every((string) => string.marked !== null) || dirs.size === 1) {
+    const sheetOf = (index: number) => written[index]!.marked ?? (sheets.length === 1 ? last : (sheets.find((sheet) => placeIn(reads.text(sheet), written[index]!.value) !== null) ?? last));
+    return { dirOf: (index) => path.posix.dirname(written[index]!.marked ?? last), sheetOf };
   }
   const remaining = new Map<string, string[]>();
   for (const sheet of sheets) {
@@ -117,7 +118,7 @@ function writingSheets(written: readonly WrittenString[], sheets: readonly strin
     for (const string of imageSetStrings(source, new Set())) remaining.set(string.value, [...(remaining.get(string.value) ?? []), sheet]);
   }
   const found = written.map((string) => string.marked ?? remaining.get(string.value)?.shift() ?? last);
-  return (index) => found[index]!;
+  return { dirOf: (index) => path.posix.dirname(found[index]!), sheetOf: (index) => found[index]! };
 }
 
 // Where `value` is written as a string of an image-set() in `text`: at its quote.

@@ -10,7 +10,8 @@ import { createContextPool } from '../../src/bundlers/context-pool.js';
 import { createBatchBuilds } from '../../src/bundlers/esbuild-batch.js';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
-import { imageSetStrings } from '../../src/bundlers/image-set-strings.js';
+import { imageSetStrings, resolveImageSetStrings } from '../../src/bundlers/image-set-strings.js';
+import type { PlacedReads } from '../../src/bundlers/placed-reads.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { createStylesheetRebuild, type LastBuild } from '../../src/bundlers/stylesheet-rebuild.js';
 import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
@@ -155,6 +156,34 @@ describe('image-set() strings of a sheet transformed alone (createStylesheetRebu
     } finally {
       await contexts.dispose();
     }
+  });
+});
+
+describe('resolveImageSetStrings: what it reads', () => {
+  const target = appTarget('m', { assets: ['i.svg'] });
+  // A reader of sources that counts what is asked of it and has every sheet writing image-set("i.svg").
+  const counted = () => {
+    const asked: string[] = [];
+    const reads: PlacedReads = { text: (file) => (asked.push(file), '.s { background: image-set("i.svg" 1x); }\n'), placedFrom: () => ({}) };
+    return { asked, reads };
+  };
+
+  it('reads no source for a minified sheet of sheets in one directory, nor for a sheet without image-set()', () => {
+    const { asked, reads } = counted();
+    const joined = resolveImageSetStrings(Buffer.from('.a{background:image-set("i.svg" 1x)}.b{color:red}'), ['app/m/a.css', 'app/m/b.css'], target, reads, '/nowhere');
+    expect(Buffer.from(joined.styles!).toString()).to.equal('.a{background:image-set(url(__core_asset_climb__/assets/m/i.svg) 1x)}.b{color:red}');
+    const plain = Buffer.from('.a{background:url(x.svg);width:calc(1px + 2px)}');
+    expect(resolveImageSetStrings(plain, ['app/m/a.css', 'app/m/b.css'], target, reads, '/nowhere').styles).to.equal(plain);
+    expect(asked).to.deep.equal([]);
+  });
+
+  it('reads the sources to tell a minified sheet of sheets in several directories apart', () => {
+    const { asked, reads } = counted();
+    // The first sheet in esbuild's order wrote the one string: resolved from its directory, no declared asset there.
+    const joined = resolveImageSetStrings(Buffer.from('.a{background:image-set("i.svg" 1x)}'), ['app/m/sub/a.css', 'app/m/b.css'], target, reads, '/nowhere');
+    expect(joined.errors.map(({ file, line, column }) => ({ file, line, column }))).to.deep.equal([{ file: 'app/m/sub/a.css', line: 1, column: 28 }]);
+    expect(joined.named).to.deep.equal(['app/m/sub/i.svg']);
+    expect([...new Set(asked)]).to.deep.equal(['app/m/sub/a.css', 'app/m/b.css']);
   });
 });
 
