@@ -24,6 +24,7 @@ import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
 import { scanLinkNames, type LinkNames } from '../workspace/link-names.js';
 import { placedReads, type PlacedReads } from './placed-reads.js';
+import { resolveImageSetStrings, type ResolvedImageSets } from './image-set-strings.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -36,15 +37,12 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const files = outputsByPath(result);
   const metafile = result.metafile!;
   const codePath = path.join(root, `${OUT}${index}.js`);
-  const stylesPath = path.join(root, `${OUT}${index}.css`);
   // A stylesheet module's code is empty (README "Stylesheet modules"): its import is kept in the
   // import map, and the page links its sheet.
   const built = files.get(codePath);
   const code = built ? placeAssetAddresses(built, target.subpath) : isStylesheetEntry(target) ? new Uint8Array(0) : null;
-  const builtStyles = files.get(stylesPath);
-  // A shared file's sheet is part of each importing module's (`attachChunks`), which places its
-  // asset addresses from where that module's sheet is served.
-  const styles = builtStyles && !target.subpath.startsWith('.shared/') ? placeAssetAddresses(builtStyles, target.subpath) : (builtStyles ?? null);
+  const reads = placedReads(root); // each place below: from one read of its file, judged by `placedFrom`
+  const sheet = builtSheet(root, target, index, result, reads);
   const inputs = new Set<string>();
   // The files whose code is in this module's outputs: warnings are about those only, not about
   // the entry of a module imported from TypeScript (an input, for its exports).
@@ -85,22 +83,21 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     }
   }
   const warnings = warningsOf(root, result.warnings, bundled);
-  const reads = placedReads(root); // each place below: from one read of its file, judged by `placedFrom`
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`);
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   // A `new URL` of a declared asset is that asset's address, as its import is.
   const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
   // Files it depends on without reading them: the sheet's references to no file, the assets so named.
-  for (const file of [...unserved.absent, ...placed.assets]) {
+  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets]) {
     inputs.add(file);
     resolution.add(file);
   }
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs)];
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs)];
   const placedFrom = reads.placedFrom(errors);
   return {
     specifier: target.specifier,
     code: placed.code,
-    styles: styles && styles.length > 0 ? styles : null,
+    styles: sheet.styles && sheet.styles.length > 0 ? sheet.styles : null,
     inputs: [...inputs].sort(),
     ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
     ...(mapped.length > 0 ? { mapped } : {}),
@@ -111,6 +108,15 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs' ? { commonjs: true as const } : {}),
   };
+}
+
+// The sheet of entry `index` as served: its image-set() strings resolved (README "Workspaces"), its
+// asset addresses placed, but a shared file's: it is part of each importing module's sheet
+// (`attachChunks`), which places them from where that module's sheet is served.
+function builtSheet(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult, reads: PlacedReads): ResolvedImageSets {
+  const emitted = outputsByPath(result).get(path.join(root, `${OUT}${index}.css`)) ?? null;
+  const resolved = resolveImageSetStrings(emitted, stylesInputs(result, index), target, reads, root);
+  return { ...resolved, styles: resolved.styles && !target.subpath.startsWith('.shared/') ? placeAssetAddresses(resolved.styles, target.subpath) : resolved.styles };
 }
 
 // What the code's sources write that no browser serves or runs, placed from one read of each

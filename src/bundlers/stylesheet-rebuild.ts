@@ -11,6 +11,7 @@ import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
 import { placedReads } from './placed-reads.js';
+import { resolveImageSetStrings } from './image-set-strings.js';
 import { placeAssetAddresses } from './plugins/assets.js';
 import { readRegularFile } from '../regular-files.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from './types.js';
@@ -144,20 +145,19 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       const alone = last.stylesheetAlone ? await transformAlone(key, stylesTarget, variant, signal, bytes) : null;
       const result = alone ? null : await contexts.rebuild(`${key}\0styles`, `${signature}\0${stylesheet}`, () => deps.buildOptions([stylesTarget], variant), signal);
       const built = alone ? alone.styles : (result!.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null);
-      const styles = built && placeAssetAddresses(built, target.subpath);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
+      const sheet = rebuiltSheet(root, target, built, read, alone ? null : result!);
       const warnings = [...last.codeWarnings, ...warningsOf(root, alone ? alone.warnings : result!.warnings, new Set(read))];
-      const unserved = unservedReferences(root, alone ? null : result!);
       const { warnings: _before, ...kept } = last.result;
-      const resolution = [...new Set([...(kept.resolution ?? []), ...unserved.absent])].sort();
+      const resolution = [...new Set([...(kept.resolution ?? []), ...sheet.named])].sort();
       const rebuilt: BundleResult = {
         ...kept,
-        styles: styles && styles.length > 0 ? styles : null,
-        inputs: [...new Set([...last.codeInputs, ...read, ...unserved.absent])].sort(),
+        styles: sheet.styles && sheet.styles.length > 0 ? sheet.styles : null,
+        inputs: [...new Set([...last.codeInputs, ...read, ...sheet.named])].sort(),
         ...(resolution.length > 0 ? { resolution } : {}),
         // The code's errors stand; the last sheet's are replaced by this one's.
-        errors: [...kept.errors.filter((error) => error.file === undefined || !last.stylesInputs.has(error.file)), ...unserved.errors],
-        ...placedFromOf(kept.placedFrom, unserved.placedFrom),
+        errors: [...kept.errors.filter((error) => error.file === undefined || !last.stylesInputs.has(error.file)), ...sheet.errors],
+        ...placedFromOf(kept.placedFrom, sheet.placedFrom),
         ...(warnings.length > 0 ? { warnings } : {}),
       };
       lastBuilds.set(key, { ...last, result: rebuilt, stylesheetAlone: alone !== null || importsNothing(result!, stylesheet), stylesInputs: new Set(read) });
@@ -214,13 +214,16 @@ async function transformSource(transform: typeof esbuild.transform, source: Uint
 // last build is the one the caller knows (the same code, by content, and the same inputs):
 // then the code cannot have changed. The caller may have recorded another build since (a
 // batch build), whose code is not this one's.
-// A sheet alone imports nothing; one built may name a file that is not there, as in a whole build,
-// placed from one read of the sheet (`placedFrom`).
-function unservedReferences(root: string, built: esbuild.BuildResult | null): { errors: Diagnostic[]; absent: string[]; placedFrom: Record<string, string> } {
-  if (built === null) return { errors: [], absent: [], placedFrom: {} };
+// The sheet as served. A sheet alone imports nothing; one built (`result`) may name a file that is
+// not there, as in a whole build; either may write image-set() strings, resolved as a whole
+// build's (README "Workspaces"). Its errors are placed from one read of each sheet (`placedFrom`).
+function rebuiltSheet(root: string, target: BundleTarget, built: Uint8Array | null, read: readonly string[], result: esbuild.BuildResult | null): { styles: Uint8Array | null; errors: Diagnostic[]; named: string[]; placedFrom: Record<string, string> } {
   const reads = placedReads(root);
-  const unserved = unservedStylesheetReferences(reads, built.metafile!, `${OUT}0.css`);
-  return { ...unserved, placedFrom: reads.placedFrom(unserved.errors) };
+  const imageSets = resolveImageSetStrings(built, read, target, reads, root);
+  const unserved = result === null ? { errors: [], absent: [] } : unservedStylesheetReferences(reads, result.metafile!, `${OUT}0.css`);
+  const errors = [...unserved.errors, ...imageSets.errors];
+  const styles = imageSets.styles && placeAssetAddresses(imageSets.styles, target.subpath);
+  return { styles, errors, named: [...unserved.absent, ...imageSets.named], placedFrom: reads.placedFrom(errors) };
 }
 
 // The code's places stand as they were judged; the sheet's are this read's (`placedFrom`, README "Code frames").

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { expectError } from '../helpers/answers.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -83,6 +84,24 @@ describe('manifest mistakes make their modules invalid, at the manifest', functi
         ],
       ]);
       expect(report.diagnostics).to.deep.equal([]);
+      // Its asset's 404 says the manifest is not read, never "declare it under assets" (it does).
+      const { message } = expectError(await service.get('/m/@f/f@1.0.0/assets/ok/i.svg'), { status: 404, code: 'OUTPUT_NOT_AVAILABLE' });
+      expect(message).to.equal(`the assets of @f/f/ok are not known while its module.json is invalid, so "i.svg" is not served: ${FIFO_MANIFEST}`);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('an asset of a module whose module.json is not JSON: its 404 names that problem; a declared asset missing or another member refused keeps the words of a file not declared', async function () {
+    const root = workspaceWithAsset();
+    fs.writeFileSync(path.join(root, 'packages/f/ok/module.json'), '{ "assets": ["i.svg"], }');
+    fs.writeFileSync(path.join(root, 'packages/f/other/module.json'), json({ assets: ['gone.svg'], platforms: ['moon'] }));
+    const service = await serve(root);
+    try {
+      const messageOf = async (address: string) => expectError(await service.get(address), { status: 404, code: 'OUTPUT_NOT_AVAILABLE' }).message;
+      const unread = await messageOf('/m/@f/f@1.0.0/assets/ok/i.svg');
+      expect(unread).to.match(/^the assets of @f\/f\/ok are not known while its module\.json is invalid, so "i\.svg" is not served: /).and.not.to.include('declare it under');
+      expect(await messageOf('/m/@f/f@1.0.0/assets/other/x.svg')).to.equal('@f/f/other does not declare the asset "x.svg"; its assets are gone.svg: declare it under "assets" in its module.json');
     } finally {
       await service.close();
     }

@@ -32,7 +32,8 @@ export const assetAddress = (subpath: string, file: string): string => `${'../'.
 // each entry's outputs get their own (`placeAssetAddresses`).
 const CLIMB_MARK = '__core_asset_climb__/';
 const CLIMB_BYTES = Buffer.from(CLIMB_MARK);
-const markedAddress = (subpath: string, file: string): string => `${CLIMB_MARK}assets/${subpath}/${file}`;
+/** The address of a declared asset as a build writes it, placed by `placeAssetAddresses`. */
+export const markedAddress = (subpath: string, file: string): string => `${CLIMB_MARK}assets/${subpath}/${file}`;
 
 /** A path the plugin made for a declared asset, as the build's metafile names it. */
 export const isMarkedAssetAddress = (reference: string): boolean => reference.startsWith(CLIMB_MARK);

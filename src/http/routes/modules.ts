@@ -88,6 +88,19 @@ export function pushedSheetAnswer(module: ModuleModel, hash: string, state: Serv
 const assetType = (file: string, content: Uint8Array): string =>
   isTypeScriptSource(file, content) ? 'text/plain; charset=utf-8' : contentType(file) || 'application/octet-stream';
 
+// Why `file` is no declared asset of `module`. Its module.json unread (a FIFO, a directory) or
+// invalid where it declares (not JSON, a refused "assets") declares nothing or less than it
+// says: "declare it" would send the user to a manifest that may already, and the manifest's own
+// problem is what to fix (README "Files that are not files").
+function undeclaredAssetText(module: ModuleModel, file: string): string {
+  const manifest = module.dir === '.' ? 'module.json' : `${module.dir}/module.json`;
+  // The manifest as a whole (`"<file>" is a FIFO`, `<file> is not valid JSON`), or its "assets" member refused.
+  const assetsUnknown = (message: string) => message.startsWith(`"${manifest}" is `) || message.startsWith(`${manifest} `) || message.startsWith(`${manifest}: "assets" must `);
+  const unread = module.diagnostics.find((d) => d.kind === 'MANIFEST_INVALID' && d.file === manifest && assetsUnknown(d.message));
+  if (unread) return `the assets of ${module.specifier} are not known while its module.json is invalid, so "${file}" is not served: ${unread.message}`;
+  return `${module.specifier} does not declare the asset "${file}"${module.assets.length ? `; its assets are ${module.assets.join(', ')}` : ''}: declare it under "assets" in its module.json`;
+}
+
 async function serveAsset(ctx: HttpContext, address: Address, deps: ModulesRouteDeps) {
   // The query of an asset address is ignored (README "Addresses"): real elements fetch their
   // declared files with one (`suggestions.html?q=oct`), and it never widens what is served.
@@ -100,9 +113,7 @@ async function serveAsset(ctx: HttpContext, address: Address, deps: ModulesRoute
     const module = modules.find((m) => m.subpath === subpath);
     if (!module) continue;
     const file = address.segments.slice(split).join('/');
-    if (!module.assets.includes(file)) {
-      throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${module.specifier} does not declare the asset "${file}"${module.assets.length ? `; its assets are ${module.assets.join(', ')}` : ''}: declare it under "assets" in its module.json`);
-    }
+    if (!module.assets.includes(file)) throw new ServiceError('OUTPUT_NOT_AVAILABLE', undeclaredAssetText(module, file));
     const asset = deps.assets.read(state.workspace.packages.find((p) => p.name === module.package)!.dir, `${module.dir}/${file}`);
     if (!asset) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `the asset "${file}" of ${module.specifier} is declared but ${module.dir}/${file} is missing, is no regular file (README "Files that are not files") or leaves its package`);
     sendOutput(ctx, asset.content, { type: assetType(file, asset.content), hash: asset.hash, anyOrigin: true });
