@@ -47,15 +47,10 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
 
 export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
   return new Observable<Pushed>((subscriber) => {
-    const tell = (message: PushMessage) => subscriber.next({ message });
     // By specifier, not label: a module whose version changed is the same module at new addresses.
     const views = new Map<string, View>();
     let seenBuilds = new WeakSet<ModuleBuilds>();
-    // The link judgement each view was taken with, and who consulted each module in theirs: a
-    // module's builds that change make its importers' judgements due, however deep the whole
-    // re-exports between (a judgement consults every module it passes through).
-    const judgements = new Map<string, LinkJudgement>();
-    const consultedBy = new Map<string, Set<string>>();
+    const consulted = createConsulted();
     let workspace: ServiceState['workspace'] | null = null;
     const workspaceMessage = createWorkspaceMessages();
     return state$.subscribe({
@@ -76,8 +71,7 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
       if (workspaceRead) {
         workspace = state.workspace;
         seenBuilds = new WeakSet();
-        judgements.clear();
-        consultedBy.clear();
+        consulted.clear();
       }
       const looked = new Set<string>();
       const changed: string[] = [];
@@ -90,23 +84,89 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
         look(state, module);
       }
       // Importers whose own builds did not change, judged again only when a module they consulted did.
-      const modules = changed.some((specifier) => consultedBy.has(specifier)) ? indexWorkspace(state.workspace).modules : null;
+      const modules = changed.some((specifier) => consulted.has(specifier)) ? indexWorkspace(state.workspace).modules : null;
       for (const specifier of changed) {
-        // A copy: a look keeps the importers of what it consulted anew.
-        for (const importer of [...(consultedBy.get(specifier) ?? [])]) {
+        for (const importer of consulted.importersOf(specifier)) {
           if (looked.has(importer)) continue;
           looked.add(importer);
           const module = modules!.get(importer);
           const record = module && state.builds[importer]?.variants[defaultVariantKey(module)]?.last;
-          if (record && selectLinkJudgement(state, record) !== judgements.get(importer)) look(state, module);
+          if (record && !consulted.holds(importer, selectLinkJudgement(state, record))) look(state, module);
         }
       }
       if (!workspaceRead) return;
       const message = workspaceMessage(state);
-      if (message) tell(message);
+      if (message) subscriber.next({ message });
     }
-    /** Keeps who `importer`'s judgement consulted, as of the judgement its view is taken with. */
-    function judged(importer: string, judgement: LinkJudgement | null) {
+    function look(state: ServiceState, module: ModuleModel) {
+      if (!module.platforms.includes('web')) return;
+      const variant = state.builds[module.specifier]?.variants[defaultVariantKey(module)];
+      if (!variant || variant.status !== 'done' || !variant.last) return;
+      const judgement = selectLinkJudgement(state, variant.last);
+      consulted.judged(module.specifier, judgement);
+      const diagnostics = selectBuildDiagnostics(state, module, variant.last);
+      // A module it imports is being built: what it links to is not known yet, and a page is told once it is.
+      if (diagnostics.length === 0 && judgement?.pending) return;
+      const before = views.get(module.specifier);
+      const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
+      // A first view is what a page was served: no message derives from it, and the warnings
+      // about shared helpers (a look at every module) are left to the changes that follow.
+      const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
+      const view = viewOf(moduleLabel(module), outputs, diagnostics, warnings, before);
+      views.set(module.specifier, view);
+      if (before) for (const pushed of changes(state, module, before, view, diagnostics, warnings)) subscriber.next(pushed);
+    }
+  });
+}
+
+/** What a page is shown of a module now: its last good outputs (the ones before while it is invalid), its diagnostics and warnings. */
+function viewOf(label: string, outputs: BuildOutputs | null, diagnostics: Diagnostic[], warnings: Diagnostic[], before: View | undefined): View {
+  if (!outputs) return { label, styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
+  const styles = keepsLastGoodSheet(warnings) && before ? before.styles : (outputs.styles?.hash ?? null);
+  return { label, styles, code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) };
+}
+
+/** The messages from one view of a module to the next, in the order a page must hear them. */
+function changes(state: ServiceState, module: ModuleModel, before: View, view: View, diagnostics: Diagnostic[], warnings: Diagnostic[]): Pushed[] {
+  const { label } = view;
+  // A new version (package.json bumped) moves every address of the module: a page that
+  // loaded the old ones knows the module by its old label only, and must reload to load
+  // the new ones (README "Preview and stylesheet push"). Whatever else changed, it sees then.
+  if (before.label !== label) return [{ message: { type: 'code', module: before.label } }];
+  if (view.diagnostics !== null) return view.diagnostics !== before.diagnostics ? [{ message: { type: 'invalid', module: label, diagnostics } }] : [];
+  const told: Pushed[] = [];
+  if (before.diagnostics !== null) told.push({ message: { type: 'valid', module: label } });
+  // Before the sheet: a page that keeps its last good sheet for a syntax problem learns it is gone first.
+  if (view.warnings !== before.warnings) told.push({ message: { type: 'warnings', module: label, warnings } });
+  // A stylesheet gained or lost is a link the page must add or drop: it reloads, as for code.
+  // Before the sheet: a page that reloads takes the new sheet with it, and swaps nothing
+  // into the page it leaves (the runtime ignores what comes after its reload began).
+  if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) told.push({ message: { type: 'code', module: label } });
+  if (view.styles !== null && view.styles !== before.styles) {
+    told.push({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
+  }
+  return told;
+}
+
+/**
+ * The link judgement each importer's view was taken with, and who consulted each module in
+ * theirs: a module whose builds change makes its importers' judgements due, however deep the
+ * whole re-exports between (a judgement consults every module it passes through).
+ */
+function createConsulted() {
+  const judgements = new Map<string, LinkJudgement>();
+  const consultedBy = new Map<string, Set<string>>();
+  return {
+    clear() {
+      judgements.clear();
+      consultedBy.clear();
+    },
+    has: (specifier: string): boolean => consultedBy.has(specifier),
+    /** A copy: a look keeps the importers of what it consulted anew. */
+    importersOf: (specifier: string): string[] => [...(consultedBy.get(specifier) ?? [])],
+    /** Is `judgement` the one the importer's view was taken with? */
+    holds: (importer: string, judgement: LinkJudgement | null): boolean => (judgements.get(importer) ?? null) === judgement,
+    judged(importer: string, judgement: LinkJudgement | null) {
       const before = judgements.get(importer);
       if (before === judgement) return;
       for (const specifier of before?.consulted.keys() ?? []) consultedBy.get(specifier)?.delete(importer);
@@ -120,51 +180,8 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
         if (!importers) consultedBy.set(specifier, (importers = new Set()));
         importers.add(importer);
       }
-    }
-    function look(state: ServiceState, module: ModuleModel) {
-      if (!module.platforms.includes('web')) return;
-      const variant = state.builds[module.specifier]?.variants[defaultVariantKey(module)];
-      if (!variant || variant.status !== 'done' || !variant.last) return;
-      const judgement = selectLinkJudgement(state, variant.last);
-      judged(module.specifier, judgement);
-      const diagnostics = selectBuildDiagnostics(state, module, variant.last);
-      // A module it imports is being built: what it links to is not known yet, and a page is told once it is.
-      if (diagnostics.length === 0 && judgement?.pending) return;
-      const label = moduleLabel(module);
-      const before = views.get(module.specifier);
-      const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
-      // A first view is what a page was served: no message derives from it, and the warnings
-      // about shared helpers (a look at every module) are left to the changes that follow.
-      const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
-      const syntaxProblem = keepsLastGoodSheet(warnings);
-      const view: View = outputs
-        ? { label, styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
-        : { label, styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
-      views.set(module.specifier, view);
-      if (!before) return;
-      // A new version (package.json bumped) moves every address of the module: a page that
-      // loaded the old ones knows the module by its old label only, and must reload to load
-      // the new ones (README "Preview and stylesheet push"). Whatever else changed, it sees then.
-      if (before.label !== label) {
-        tell({ type: 'code', module: before.label });
-        return;
-      }
-      if (view.diagnostics !== null) {
-        if (view.diagnostics !== before.diagnostics) tell({ type: 'invalid', module: label, diagnostics });
-        return;
-      }
-      if (before.diagnostics !== null) tell({ type: 'valid', module: label });
-      // Before the sheet: a page that keeps its last good sheet for a syntax problem learns it is gone first.
-      if (view.warnings !== before.warnings) tell({ type: 'warnings', module: label, warnings });
-      // A stylesheet gained or lost is a link the page must add or drop: it reloads, as for code.
-      // Before the sheet: a page that reloads takes the new sheet with it, and swaps nothing
-      // into the page it leaves (the runtime ignores what comes after its reload began).
-      if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) tell({ type: 'code', module: label });
-      if (view.styles !== null && view.styles !== before.styles) {
-        subscriber.next({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
-      }
-    }
-  });
+    },
+  };
 }
 
 /**
