@@ -106,7 +106,7 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
       consulted.judged(module.specifier, judgement);
       const diagnostics = selectBuildDiagnostics(state, module, variant.last);
       // A module it imports is being built: what it links to is not known yet, and a page is told once it is.
-      if (diagnostics.length === 0 && judgement?.pending) return;
+      if (diagnostics.length === 0 && judgement?.building) return;
       const before = views.get(module.specifier);
       const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
       // A first view is what a page was served: no message derives from it, and the warnings

@@ -143,8 +143,10 @@ function linkedStatus<T extends { status: ModuleStatus; diagnostics: Diagnostic[
 export interface LinkJudgement {
   /** A BUNDLE_ERROR at the import of each name those modules do not give. */
   diagnostics: Diagnostic[];
-  /** A module it consulted is not built (yet), or is being built again: nothing is known wrong, nothing right. */
+  /** A name's module is not known (not built yet, being built again, or not judged on the way): nothing is known wrong, nothing right. */
   pending: boolean;
+  /** A module it consulted is not built yet, or is being built again: its names are known once that build ends. */
+  building: boolean;
   /** Every module it consulted, through whole re-exports too, with the link names it found: while each keeps them, the judgement holds. */
   consulted: ReadonlyMap<string, LinkNames | null | undefined>;
 }
@@ -169,7 +171,8 @@ export function selectLinkJudgement(state: ServiceState, record: BuildRecord): L
     consulted.set(specifier, links);
     return links;
   });
-  const judgement: LinkJudgement = { diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, record.imports)), pending: unknown.length > 0, consulted };
+  const building = [...consulted.values()].includes(null);
+  const judgement: LinkJudgement = { diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, record.imports)), pending: unknown.length > 0, building, consulted };
   linkJudgements.set(record, judgement);
   return judgement;
 }

@@ -153,6 +153,17 @@ describe('pushMessages$', () => {
     expect(told().slice(1)).to.deep.equal([{ type: 'valid', module: LABEL }]);
   });
 
+  it('still tells the code changes of an importer whose name passes through a whole re-export of a module no judgement reads (a package the CDN serves)', () => {
+    const index = moduleModel('index');
+    const { built, messages } = harness([one, index]);
+    const imports = [{ specifier: index.specifier, file: 'app/one/index.ts', line: 1, column: 1 }];
+    const links: LinkNames = { exports: [], imports: [{ specifier: index.specifier, names: ['html'] }] };
+    built('index-1', null, index, [], [], undefined, { exports: [], stars: ['lit'] });
+    built('code-1', null, one, imports, [], undefined, links);
+    built('code-2', null, one, imports, [], undefined, links);
+    expect(messages).to.deep.equal([{ type: 'code', module: LABEL }]);
+  });
+
   it('announces new diagnostics of a module that stays invalid', () => {
     const { built, failed, messages } = harness();
     built('code-1', 'styles-1');
