@@ -88,8 +88,9 @@ function reportWritten(result: DistributionResult, shown: string): void {
   if (result.remoteCache) process.stdout.write(`${describeRemoteRestored({ ...result.remoteCache, hits: result.remoteCache.builds.length })}; the rest built here\n`);
 }
 
-// One line per package as it completes. On a terminal a status line below them counts the
-// modules; elsewhere (a CI log, a pipe) only the plain lines are printed.
+// One line per package once every module is built and the names they import are judged (README
+// "Distribution: core dist"): a line counts what stays written. On a terminal a status line below
+// them counts the modules; elsewhere (a CI log, a pipe) only the plain lines are printed.
 function createProgress(stream: NodeJS.WriteStream) {
   const live = stream.isTTY === true;
   let status = '';

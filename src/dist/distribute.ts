@@ -50,6 +50,7 @@ export interface PackageSummary {
 export type DistributionProgress =
   | { type: 'started'; modules: number; packages: number }
   | { type: 'module.done'; done: number; total: number; outcome: ModuleOutcome }
+  /** A package's modules written and invalid: sent once every module is built and judged (a module may be taken back). */
   | { type: 'package.done'; summary: PackageSummary };
 
 export interface DistributionResult {
@@ -93,28 +94,22 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   }
   const plan = planDistribution(workspace, parallelism);
 
-  const summaries = new Map<string, PackageSummary & { pending: number }>();
-  for (const pkg of workspace.packages) summaries.set(pkg.name, { name: pkg.name, version: pkg.version, written: 0, invalid: 0, files: 0, bytes: 0, pending: 0 });
-  for (const module of workspace.modules) summaries.get(module.package)!.pending += 1;
+  // Modules not built yet, by package; the packages whose modules are all built, in that order.
+  const pending = new Map<string, number>(workspace.packages.map((pkg) => [pkg.name, 0]));
+  for (const module of workspace.modules) pending.set(module.package, pending.get(module.package)! + 1);
+  const built: string[] = [];
   const total = workspace.modules.length;
-  progress({ type: 'started', modules: total, packages: summaries.size });
-  for (const summary of summaries.values()) if (summary.pending === 0) progress({ type: 'package.done', summary: publicSummary(summary) });
+  progress({ type: 'started', modules: total, packages: pending.size });
+  for (const pkg of workspace.packages) if (pending.get(pkg.name) === 0) progress({ type: 'package.done', summary: summarize(pkg, []) });
 
   const outcomes: ModuleOutcome[] = [];
   const settle = (outcome: ModuleOutcome) => {
     if (outcome.status === 'written') writeFiles(out, outcome.files);
     outcomes.push(outcome);
-    const summary = summaries.get(outcome.module.package)!;
-    if (outcome.status === 'written') {
-      summary.written += 1;
-      summary.files += outcome.files.length;
-      summary.bytes += outcome.files.reduce((sum, file) => sum + file.size, 0);
-    } else {
-      summary.invalid += 1;
-    }
-    summary.pending -= 1;
+    const left = pending.get(outcome.module.package)! - 1;
+    pending.set(outcome.module.package, left);
     progress({ type: 'module.done', done: outcomes.length, total, outcome });
-    if (summary.pending === 0) progress({ type: 'package.done', summary: publicSummary(summary) });
+    if (left === 0) built.push(outcome.module.package);
   };
 
   plan.invalid.forEach(settle);
@@ -127,6 +122,12 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
     await registry.dispose();
   }
   takeBackUnlinked(out, outcomes);
+  // A package's line counts what stays written: only after the link check, which may take back a
+  // module of any package once every module is built (README "Distribution: core dist").
+  for (const name of built) {
+    const pkg = workspace.packages.find((candidate) => candidate.name === name)!;
+    progress({ type: 'package.done', summary: summarize(pkg, outcomes.filter((outcome) => outcome.module.package === name)) });
+  }
 
   // In the workspace's order, not the order builds finished in (or the team cache gave them): the page is the same bytes every run.
   const order = new Map(workspace.modules.map((module, index) => [module.specifier, index]));
@@ -172,4 +173,17 @@ function takeBackUnlinked(out: string, outcomes: ModuleOutcome[]): void {
   }
 }
 
-const publicSummary = ({ pending: _pending, ...summary }: PackageSummary & { pending: number }): PackageSummary => summary;
+/** A package's line: its modules written (their files and bytes) and those invalid, among `outcomes` (its own). */
+function summarize(pkg: { name: string; version: string }, outcomes: readonly ModuleOutcome[]): PackageSummary {
+  const summary: PackageSummary = { name: pkg.name, version: pkg.version, written: 0, invalid: 0, files: 0, bytes: 0 };
+  for (const outcome of outcomes) {
+    if (outcome.status !== 'written') {
+      summary.invalid += 1;
+      continue;
+    }
+    summary.written += 1;
+    summary.files += outcome.files.length;
+    summary.bytes += outcome.files.reduce((sum, file) => sum + file.size, 0);
+  }
+  return summary;
+}

@@ -5,15 +5,19 @@
 // one that builds again after being invalid (`valid`, so pages drop its diagnostics even when
 // the fix restored the last good outputs); and the workspace's own diagnostics when they
 // change, or the modules a preview entry can name (`workspace`: an error page follows it). Only the default browser variant counts, and only
-// once it is built from the current sources. Changes are judged against the last good outputs;
-// a stylesheet with a CSS syntax problem is no good one (a browser drops rules around it).
+// once it is built from the current sources and the modules whose names it imports are built
+// too. A module is looked at again when its own builds change, or when a module its link
+// judgement consulted does (an importer made invalid, or healed, by another module's edit).
+// Changes are judged against the last good outputs; a stylesheet with a CSS syntax problem is no
+// good one (a browser drops rules around it).
 import { map, Observable } from 'rxjs';
-import { defaultVariantKey, selectBuildDiagnostics, selectModuleWarnings } from '../store/selectors.js';
+import { defaultVariantKey, selectBuildDiagnostics, selectLinkJudgement, selectModuleWarnings, type LinkJudgement } from '../store/selectors.js';
 import type { ModuleBuilds, ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
 import type { BuildOutputs } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
 
 interface View {
   /** How pages named the module when this view was taken: a new version gives it new addresses. */
@@ -43,10 +47,10 @@ export function pushMessages$(state$: Observable<ServiceState>): Observable<Push
 
 export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
   return new Observable<Pushed>((subscriber) => {
-    const tell = (message: PushMessage) => subscriber.next({ message });
     // By specifier, not label: a module whose version changed is the same module at new addresses.
     const views = new Map<string, View>();
     let seenBuilds = new WeakSet<ModuleBuilds>();
+    const consulted = createConsulted();
     let workspace: ServiceState['workspace'] | null = null;
     const workspaceMessage = createWorkspaceMessages();
     return state$.subscribe({
@@ -67,54 +71,117 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
       if (workspaceRead) {
         workspace = state.workspace;
         seenBuilds = new WeakSet();
+        consulted.clear();
       }
+      const looked = new Set<string>();
+      const changed: string[] = [];
       for (const module of state.workspace.modules) {
-        if (!module.platforms.includes('web')) continue;
         const builds = state.builds[module.specifier];
         if (!builds || seenBuilds.has(builds)) continue;
         seenBuilds.add(builds);
-        const variant = builds.variants[defaultVariantKey(module)];
-        if (!variant || variant.status !== 'done' || !variant.last) continue;
-        const diagnostics = selectBuildDiagnostics(state, module, variant.last);
-        const label = moduleLabel(module);
-        const before = views.get(module.specifier);
-        const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
-        // A first view is what a page was served: no message derives from it, and the warnings
-        // about shared helpers (a look at every module) are left to the changes that follow.
-        const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
-        const syntaxProblem = keepsLastGoodSheet(warnings);
-        const view: View = outputs
-          ? { label, styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
-          : { label, styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
-        views.set(module.specifier, view);
-        if (!before) continue;
-        // A new version (package.json bumped) moves every address of the module: a page that
-        // loaded the old ones knows the module by its old label only, and must reload to load
-        // the new ones (README "Preview and stylesheet push"). Whatever else changed, it sees then.
-        if (before.label !== label) {
-          tell({ type: 'code', module: before.label });
-          continue;
-        }
-        if (view.diagnostics !== null) {
-          if (view.diagnostics !== before.diagnostics) tell({ type: 'invalid', module: label, diagnostics });
-          continue;
-        }
-        if (before.diagnostics !== null) tell({ type: 'valid', module: label });
-        // Before the sheet: a page that keeps its last good sheet for a syntax problem learns it is gone first.
-        if (view.warnings !== before.warnings) tell({ type: 'warnings', module: label, warnings });
-        // A stylesheet gained or lost is a link the page must add or drop: it reloads, as for code.
-        // Before the sheet: a page that reloads takes the new sheet with it, and swaps nothing
-        // into the page it leaves (the runtime ignores what comes after its reload began).
-        if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) tell({ type: 'code', module: label });
-        if (view.styles !== null && view.styles !== before.styles) {
-          subscriber.next({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
+        changed.push(module.specifier);
+        looked.add(module.specifier);
+        look(state, module);
+      }
+      // Importers whose own builds did not change, judged again only when a module they consulted did.
+      const modules = changed.some((specifier) => consulted.has(specifier)) ? indexWorkspace(state.workspace).modules : null;
+      for (const specifier of changed) {
+        for (const importer of consulted.importersOf(specifier)) {
+          if (looked.has(importer)) continue;
+          looked.add(importer);
+          const module = modules!.get(importer);
+          const record = module && state.builds[importer]?.variants[defaultVariantKey(module)]?.last;
+          if (record && !consulted.holds(importer, selectLinkJudgement(state, record))) look(state, module);
         }
       }
       if (!workspaceRead) return;
       const message = workspaceMessage(state);
-      if (message) tell(message);
+      if (message) subscriber.next({ message });
+    }
+    function look(state: ServiceState, module: ModuleModel) {
+      if (!module.platforms.includes('web')) return;
+      const variant = state.builds[module.specifier]?.variants[defaultVariantKey(module)];
+      if (!variant || variant.status !== 'done' || !variant.last) return;
+      const judgement = selectLinkJudgement(state, variant.last);
+      consulted.judged(module.specifier, judgement);
+      const diagnostics = selectBuildDiagnostics(state, module, variant.last);
+      // A module it imports is being built: what it links to is not known yet, and a page is told once it is.
+      if (diagnostics.length === 0 && judgement?.building) return;
+      const before = views.get(module.specifier);
+      const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
+      // A first view is what a page was served: no message derives from it, and the warnings
+      // about shared helpers (a look at every module) are left to the changes that follow.
+      const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
+      const view = viewOf(moduleLabel(module), outputs, diagnostics, warnings, before);
+      views.set(module.specifier, view);
+      if (before) for (const pushed of changes(state, module, before, view, diagnostics, warnings)) subscriber.next(pushed);
     }
   });
+}
+
+/** What a page is shown of a module now: its last good outputs (the ones before while it is invalid), its diagnostics and warnings. */
+function viewOf(label: string, outputs: BuildOutputs | null, diagnostics: Diagnostic[], warnings: Diagnostic[], before: View | undefined): View {
+  if (!outputs) return { label, styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
+  const styles = keepsLastGoodSheet(warnings) && before ? before.styles : (outputs.styles?.hash ?? null);
+  return { label, styles, code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) };
+}
+
+/** The messages from one view of a module to the next, in the order a page must hear them. */
+function changes(state: ServiceState, module: ModuleModel, before: View, view: View, diagnostics: Diagnostic[], warnings: Diagnostic[]): Pushed[] {
+  const { label } = view;
+  // A new version (package.json bumped) moves every address of the module: a page that
+  // loaded the old ones knows the module by its old label only, and must reload to load
+  // the new ones (README "Preview and stylesheet push"). Whatever else changed, it sees then.
+  if (before.label !== label) return [{ message: { type: 'code', module: before.label } }];
+  if (view.diagnostics !== null) return view.diagnostics !== before.diagnostics ? [{ message: { type: 'invalid', module: label, diagnostics } }] : [];
+  const told: Pushed[] = [];
+  if (before.diagnostics !== null) told.push({ message: { type: 'valid', module: label } });
+  // Before the sheet: a page that keeps its last good sheet for a syntax problem learns it is gone first.
+  if (view.warnings !== before.warnings) told.push({ message: { type: 'warnings', module: label, warnings } });
+  // A stylesheet gained or lost is a link the page must add or drop: it reloads, as for code.
+  // Before the sheet: a page that reloads takes the new sheet with it, and swaps nothing
+  // into the page it leaves (the runtime ignores what comes after its reload began).
+  if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) told.push({ message: { type: 'code', module: label } });
+  if (view.styles !== null && view.styles !== before.styles) {
+    told.push({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
+  }
+  return told;
+}
+
+/**
+ * The link judgement each importer's view was taken with, and who consulted each module in
+ * theirs: a module whose builds change makes its importers' judgements due, however deep the
+ * whole re-exports between (a judgement consults every module it passes through).
+ */
+function createConsulted() {
+  const judgements = new Map<string, LinkJudgement>();
+  const consultedBy = new Map<string, Set<string>>();
+  return {
+    clear() {
+      judgements.clear();
+      consultedBy.clear();
+    },
+    has: (specifier: string): boolean => consultedBy.has(specifier),
+    /** A copy: a look keeps the importers of what it consulted anew. */
+    importersOf: (specifier: string): string[] => [...(consultedBy.get(specifier) ?? [])],
+    /** Is `judgement` the one the importer's view was taken with? */
+    holds: (importer: string, judgement: LinkJudgement | null): boolean => (judgements.get(importer) ?? null) === judgement,
+    judged(importer: string, judgement: LinkJudgement | null) {
+      const before = judgements.get(importer);
+      if (before === judgement) return;
+      for (const specifier of before?.consulted.keys() ?? []) consultedBy.get(specifier)?.delete(importer);
+      if (!judgement) {
+        judgements.delete(importer);
+        return;
+      }
+      judgements.set(importer, judgement);
+      for (const specifier of judgement.consulted.keys()) {
+        let importers = consultedBy.get(specifier);
+        if (!importers) consultedBy.set(specifier, (importers = new Set()));
+        importers.add(importer);
+      }
+    },
+  };
 }
 
 /**

@@ -16,7 +16,7 @@ import type { ReadLinks } from './read-links.js';
 import { isObject } from '../workspace/json.js';
 
 /** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
-export const CACHE_FORMAT = 7;
+export const CACHE_FORMAT = 8;
 
 /** What keys the whole cache besides each entry's own facts: a service or esbuild of another version never trusts it. */
 export interface CacheIdentity {
@@ -163,13 +163,16 @@ const isLinkImport = (value: unknown): value is Checked => isRecord(value) && is
 
 const isLinkReexport = (value: unknown): value is Checked => isRecord(value) && isString(value.name) && isString(value.specifier) && isString(value.imported);
 
+const isLinkNamespace = (value: unknown): value is Checked => isRecord(value) && isString(value.name) && isString(value.specifier);
+
 /** A record's link names (README "Bundling real code"), as `scanLinkNames` makes them. */
 const isLinkNames = (value: unknown): value is Checked =>
   isRecord(value) &&
   isArrayOf(value.exports, isString) &&
   isOptional(value.stars, (stars) => isArrayOf(stars, isString)) &&
   isOptional(value.imports, (imports) => isArrayOf(imports, isLinkImport)) &&
-  isOptional(value.reexports, (reexports) => isArrayOf(reexports, isLinkReexport));
+  isOptional(value.reexports, (reexports) => isArrayOf(reexports, isLinkReexport)) &&
+  isOptional(value.namespaces, (namespaces) => isArrayOf(namespaces, isLinkNamespace));
 
 /** What a build only depends on (`BuildFindings.resolution`): paths of its record's inputs. */
 export const isDependsOn = (value: unknown, inputs: Checked): value is string[] => isArrayOf(value, isString) && value.every((file) => Object.hasOwn(inputs, file));

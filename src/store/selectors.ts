@@ -127,23 +127,54 @@ export function selectModuleStatus(state: ServiceState, module: ModuleModel): { 
  * import; a module imported that is not built yet leaves the importer `pending`, never `valid` by guess.
  */
 function linkedStatus<T extends { status: ModuleStatus; diagnostics: Diagnostic[] }>(state: ServiceState, record: BuildRecord | null | undefined, judged: T): T {
-  if (judged.status === 'pending' || !record?.links?.imports) return judged;
-  const linksOf = selectLinksOf(state);
-  // The same answer, the same object, for as long as the modules it consulted kept their names:
-  // each build's state judges again only the importers of what changed.
+  if (judged.status === 'pending' || !record) return judged;
+  const judgement = selectLinkJudgement(state, record);
+  if (!judgement) return judged;
   const kept = linkedStatuses.get(record);
-  if (kept && kept.judged === judged && [...kept.consulted].every(([specifier, links]) => linksOf(specifier) === links)) return kept.answer as T;
+  if (kept && kept.judged === judged && kept.judgement === judgement) return kept.answer as T;
+  let answer = judged;
+  if (judgement.diagnostics.length > 0) answer = { ...judged, status: 'invalid', diagnostics: [...judged.diagnostics, ...judgement.diagnostics] };
+  else if (judgement.pending && judged.status === 'valid') answer = { ...judged, status: 'pending' };
+  linkedStatuses.set(record, { judged, judgement, answer });
+  return answer;
+}
+
+/** The names a finished build imports from other modules, judged against what those export now (README "Bundling real code"). */
+export interface LinkJudgement {
+  /** A BUNDLE_ERROR at the import of each name those modules do not give. */
+  diagnostics: Diagnostic[];
+  /** A name's module is not known (not built yet, being built again, or not judged on the way): nothing is known wrong, nothing right. */
+  pending: boolean;
+  /** A module it consulted is not built yet, or is being built again: its names are known once that build ends. */
+  building: boolean;
+  /** Every module it consulted, through whole re-exports too, with the link names it found: while each keeps them, the judgement holds. */
+  consulted: ReadonlyMap<string, LinkNames | null | undefined>;
+}
+
+const linkJudgements = new WeakMap<BuildRecord, LinkJudgement>();
+
+/**
+ * The link judgement of `record` (a finished build of any variant), null when it imports no name
+ * from another module. The same object for as long as the modules it consulted keep their link
+ * names: each build's state judges again only the importers of what changed, and one who holds
+ * a judgement sees by its identity whether it still holds (the push channel does, for the
+ * importers of a module rebuilt: README "Preview and stylesheet push").
+ */
+export function selectLinkJudgement(state: ServiceState, record: BuildRecord): LinkJudgement | null {
+  if (!record.links?.imports) return null;
+  const linksOf = selectLinksOf(state);
+  const kept = linkJudgements.get(record);
+  if (kept && [...kept.consulted].every(([specifier, links]) => linksOf(specifier) === links)) return kept;
   const consulted = new Map<string, LinkNames | null | undefined>();
   const { unlinked, unknown } = unlinkedNames(record.links, (specifier) => {
     const links = linksOf(specifier);
     consulted.set(specifier, links);
     return links;
   });
-  let answer = judged;
-  if (unlinked.length > 0) answer = { ...judged, status: 'invalid', diagnostics: [...judged.diagnostics, ...unlinked.map((name) => unlinkedDiagnostic(name, record.imports))] };
-  else if (unknown.length > 0 && judged.status === 'valid') answer = { ...judged, status: 'pending' };
-  linkedStatuses.set(record, { judged, consulted, answer });
-  return answer;
+  const building = [...consulted.values()].includes(null);
+  const judgement: LinkJudgement = { diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, record.imports)), pending: unknown.length > 0, building, consulted };
+  linkJudgements.set(record, judgement);
+  return judgement;
 }
 
 /**
@@ -163,11 +194,10 @@ export function selectBuildDiagnostics(state: ServiceState, module: ModuleModel,
  * module it imports is not built yet: nothing is known wrong, and that module's answer waits.
  */
 export function selectLinkDiagnostics(state: ServiceState, record: BuildRecord): Diagnostic[] {
-  if (!record.links?.imports) return [];
-  return unlinkedNames(record.links, selectLinksOf(state)).unlinked.map((name) => unlinkedDiagnostic(name, record.imports));
+  return selectLinkJudgement(state, record)?.diagnostics ?? [];
 }
 
-const linkedStatuses = new WeakMap<BuildRecord, { judged: object; consulted: Map<string, LinkNames | null | undefined>; answer: object }>();
+const linkedStatuses = new WeakMap<BuildRecord, { judged: object; judgement: LinkJudgement; answer: object }>();
 
 const linksIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: string) => LinkNames | null | undefined>>();
 

@@ -19,6 +19,12 @@ export interface LinkNames {
    * re-exports reaching one of them are not ambiguous.
    */
   reexports?: { name: string; specifier: string; imported: string }[];
+  /**
+   * Its exports that are the namespace of another module (`export * as ns from "x"`, which
+   * esbuild writes as `import * as ns from "x"; export { ns }`): one binding however many modules
+   * export it, so two whole re-exports reaching it are not ambiguous either.
+   */
+  namespaces?: { name: string; specifier: string }[];
 }
 
 /**
@@ -34,6 +40,8 @@ export function scanLinkNames(code: string, exports: readonly string[]): LinkNam
   const stars: string[] = [];
   const bindings = new Map<string, { specifier: string; imported: string }>();
   const reexports: NonNullable<LinkNames['reexports']> = [];
+  const namespaceBindings = new Map<string, string>();
+  const namespaces: NonNullable<LinkNames['namespaces']> = [];
   const want = (specifier: string) => {
     let names = imports.get(specifier);
     if (!names) imports.set(specifier, (names = new Set()));
@@ -48,11 +56,15 @@ export function scanLinkNames(code: string, exports: readonly string[]): LinkNam
       for (const { name: local, alias } of found.own) {
         const binding = bindings.get(local);
         if (binding) reexports.push({ name: alias, ...binding });
+        const namespace = namespaceBindings.get(local);
+        if (namespace !== undefined) namespaces.push({ name: alias, specifier: namespace });
       }
       continue;
     }
     if (!isBare(found.specifier)) continue;
     if (found.star) stars.push(found.specifier);
+    if (found.namespace !== undefined) namespaceBindings.set(found.namespace, found.specifier);
+    if (found.namespaceExport !== undefined) namespaces.push({ name: found.namespaceExport, specifier: found.specifier });
     for (const { name, alias } of found.locals ?? []) bindings.set(alias, { specifier: found.specifier, imported: name });
     const wanted = want(found.specifier);
     for (const name of found.names) wanted.add(name);
@@ -63,15 +75,22 @@ export function scanLinkNames(code: string, exports: readonly string[]): LinkNam
   const named = [...imports].filter(([, names]) => names.size > 0).map(([specifier, names]) => ({ specifier, names: [...names].sort() }));
   if (named.length > 0) links.imports = named;
   if (reexports.length > 0) links.reexports = reexports;
+  if (namespaces.length > 0) links.namespaces = namespaces;
   return links;
 }
 
-/** A declaration read: its specifier and the names it asks for; `star`: a whole re-export; `locals`: the bindings an import declares. */
+/**
+ * A declaration read: its specifier and the names it asks for; `star`: a whole re-export;
+ * `locals`: the bindings an import declares; `namespace`: the binding `import * as` declares;
+ * `namespaceExport`: the name `export * as` exports.
+ */
 interface Declaration {
   specifier: string;
   names: string[];
   star?: true;
   locals?: Pair[];
+  namespace?: string;
+  namespaceExport?: string;
 }
 
 /** One entry of a `{ ... }` list: the name before `as`, and the one after (the same without `as`). */
@@ -88,6 +107,7 @@ function importDeclaration(tokens: Tokens): Declaration | 'other' | 'attributed'
   const next = tokens.peek();
   if (next === '(' || next === '.') return 'other';
   const locals: Pair[] = [];
+  let namespace: string | undefined;
   if (!isString(next)) {
     // A default import (`import from from "x"` too: one named `from`).
     if (next !== null && isIdentifier(next)) {
@@ -99,7 +119,10 @@ function importDeclaration(tokens: Tokens): Declaration | 'other' | 'attributed'
     const clause = tokens.peek();
     if (clause === '*') {
       tokens.next();
-      if (tokens.next() !== 'as' || !isIdentifierToken(tokens.next())) return null;
+      if (tokens.next() !== 'as') return null;
+      const local = tokens.next();
+      if (!isIdentifierToken(local)) return null;
+      namespace = local;
     } else if (clause === '{') {
       tokens.next();
       const listed = namedList(tokens);
@@ -109,7 +132,7 @@ function importDeclaration(tokens: Tokens): Declaration | 'other' | 'attributed'
     if (tokens.next() !== 'from') return null;
   }
   const found = fromSpecifier(tokens, locals.map(({ name }) => name));
-  return found !== null && typeof found === 'object' ? { ...found, locals } : found;
+  return found !== null && typeof found === 'object' ? { ...found, locals, ...(namespace !== undefined ? { namespace } : {}) } : found;
 }
 
 /** After `export`: a re-export from another module, `other` for the module's own exports, null when not of esbuild's form. */
@@ -117,16 +140,17 @@ function exportDeclaration(tokens: Tokens): Declaration | { own: Pair[] } | 'oth
   const next = tokens.peek();
   if (next === '*') {
     tokens.next();
-    let whole = true;
+    let exported: string | null = null;
     if (tokens.peek() === 'as') {
       tokens.next();
       const name = tokens.next();
-      if (!isIdentifierToken(name) && !isString(name)) return null;
-      whole = false;
+      exported = isString(name) ? unquote(name) : isIdentifierToken(name) ? name : null;
+      if (exported === null) return null;
     }
     if (tokens.next() !== 'from') return null;
     const found = fromSpecifier(tokens, []);
-    return whole && found !== null && typeof found === 'object' ? { ...found, star: true } : found;
+    if (found === null || typeof found !== 'object') return found;
+    return exported === null ? { ...found, star: true } : { ...found, namespaceExport: exported };
   }
   if (next !== '{') return 'other';
   tokens.next();
@@ -339,7 +363,7 @@ export class Tokens {
 
 /** How a name resolves through a module's exports, as a browser links it. */
 type Resolution =
-  /** The module or one it re-exports whole gives it: where from (a module and a name). */
+  /** The module or one it re-exports whole gives it: where from (a module and a name, or a module alone for its namespace). */
   | { found: string }
   | 'missing'
   /** Two modules it re-exports whole give different bindings of it. */
@@ -386,6 +410,9 @@ function resolveName(specifier: string, name: string, linksOf: (specifier: strin
   if (seen.has(key)) return 'missing';
   seen.add(key);
   if (links.exports.includes(name)) {
+    // A module's namespace is one binding wherever it is exported from (a specifier holds no NUL, so no name's key is this one).
+    const namespace = links.namespaces?.find((candidate) => candidate.name === name);
+    if (namespace) return { found: namespace.specifier };
     const reexport = links.reexports?.find((candidate) => candidate.name === name);
     if (!reexport) return { found: key };
     // The other module's binding, as a browser resolves it; one missing there is that module's own error.

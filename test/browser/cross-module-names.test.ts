@@ -2,7 +2,8 @@
 // page links and runs in Chromium. A module importing names another module gives through whole
 // re-exports (`export * from`), and a type re-exported as `export type`, links; those importing a
 // name no module gives, a default there is none of, or a name two whole re-exports both give, are
-// invalid, and fail in Chromium as /state says.
+// invalid, and fail in Chromium as /state says. One module's namespace exported by two whole
+// re-exports is one binding (it links); two modules' namespaces under one name are two (it fails).
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openPage } from '../helpers/chromium.js';
@@ -13,11 +14,28 @@ function workspace(): string {
   return inlineWorkspace(
     {
       'packages/b': {
-        manifest: { name: '@p/b', version: '1.0.0', type: 'module', exports: { './util': './util.ts', './x': './x.ts', './types': './types.ts' } },
+        manifest: { name: '@p/b', version: '1.0.0', type: 'module', exports: {
+          './util': './util.ts',
+          './x': './x.ts',
+          './types': './types.ts',
+          './nsleft': './nsleft.ts',
+          './nsright': './nsright.ts',
+          './nsother': './nsother.ts',
+          './nsboth': './nsboth.ts',
+          './nsclash': './nsclash.ts',
+        },
+      },
         files: {
           'util.ts': "export const hello = () => 'hello';\nexport const shared = 1;\n",
           'x.ts': 'export const shared = 2;\nexport const only = 3;\n',
           'types.ts': 'export interface Shape { n: number }\nexport const make = (n: number): Shape => ({ n });\n',
+          // One namespace exported in both forms, through two whole re-exports: one binding.
+          'nsleft.ts': "export * as ns from '@p/b/util';\n",
+          'nsright.ts': "import * as ns from '@p/b/util';\nexport { ns };\n",
+          'nsboth.ts': "export * from '@p/b/nsleft';\nexport * from '@p/b/nsright';\n",
+          // Two modules' namespaces under one name: two bindings.
+          'nsother.ts': "export * as ns from '@p/b/x';\n",
+          'nsclash.ts': "export * from '@p/b/nsleft';\nexport * from '@p/b/nsother';\n",
         },
       },
       'packages/a': {
@@ -25,7 +43,15 @@ function workspace(): string {
           name: '@p/a',
           version: '1.0.0',
           type: 'module',
-          exports: { './star': './star.ts', './fine': './fine.ts', './missing': './missing.ts', './nodefault': './nodefault.ts', './ambiguous': './ambiguous.ts' },
+          exports: {
+            './star': './star.ts',
+            './fine': './fine.ts',
+            './missing': './missing.ts',
+            './nodefault': './nodefault.ts',
+            './ambiguous': './ambiguous.ts',
+            './namespace': './namespace.ts',
+            './nsambiguous': './nsambiguous.ts',
+          },
           dependencies: { '@p/b': '1.0.0' },
         },
         files: {
@@ -34,6 +60,8 @@ function workspace(): string {
           'missing.ts': "import { hello, nothing } from '@p/b/util';\ndocument.body.dataset.shown = hello() + String(nothing);\n",
           'nodefault.ts': "import util from '@p/b/util';\ndocument.body.dataset.shown = String(util);\n",
           'ambiguous.ts': "import { shared } from '@p/a/star';\ndocument.body.dataset.shown = String(shared);\n",
+          'namespace.ts': "import { ns } from '@p/b/nsboth';\ndocument.body.dataset.shown = ns.hello();\n",
+          'nsambiguous.ts': "import { ns } from '@p/b/nsclash';\ndocument.body.dataset.shown = String(ns);\n",
         },
       },
     },
@@ -67,11 +95,19 @@ describe('names imported across public modules, in /state and in Chromium', func
         const ran = await watched.page.evaluate(() => document.body.dataset.shown);
         seen[module.specifier] = ran !== undefined && watched.errors.length === 0 ? `runs` : 'fails';
         if (module.specifier === '@p/a/fine') expect(ran).to.equal('hello34');
+        if (module.specifier === '@p/a/namespace') expect(ran).to.equal('hello');
       } finally {
         await watched.page.close();
       }
     }
-    expect(said).to.deep.equal({ '@p/a/fine': 'runs', '@p/a/missing': 'fails', '@p/a/nodefault': 'fails', '@p/a/ambiguous': 'fails' });
+    expect(said).to.deep.equal({
+      '@p/a/fine': 'runs',
+      '@p/a/missing': 'fails',
+      '@p/a/nodefault': 'fails',
+      '@p/a/ambiguous': 'fails',
+      '@p/a/namespace': 'runs',
+      '@p/a/nsambiguous': 'fails',
+    });
     expect(seen).to.deep.equal(said);
   });
 });

@@ -223,6 +223,24 @@ describe('core dist', () => {
     expect(listFiles(out)).to.deep.equal(['@bad/app@1.0.0/modules/ok.js', '@bad/lib@1.0.0/modules/util.js', '@bad/old@1.0.0/modules/x.js', 'core-distribution.json']);
   });
 
+  it("prints each package's line after the link check: a module it takes back is counted invalid, not written, as the files left say", async () => {
+    const root = tempWorkspace({
+      'core.json': JSON.stringify({ packages: ['lib', 'app'] }),
+      'lib/package.json': JSON.stringify({ name: '@t/lib', version: '1.0.0', type: 'module', exports: { './util': './util.ts' } }),
+      'lib/util.ts': "export const kept = 'kept';\n",
+      'app/package.json': JSON.stringify({ name: '@t/app', version: '1.0.0', type: 'module', exports: { './fine': './fine.ts', './main': './main.ts' }, dependencies: { '@t/lib': '1.0.0' } }),
+      'app/fine.ts': "import { kept } from '@t/lib/util';\ndocument.body.textContent = kept;\n",
+      'app/main.ts': "import { gone } from '@t/lib/util';\ndocument.body.textContent = String(gone);\n",
+    });
+    const run = await runCore(root, ['dist']);
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.match(/\n  @t\/app\/main\n    BUNDLE_ERROR app\/main\.ts:1:\d+: @t\/lib\/util does not export "gone"/);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines.filter((line) => /^[✓✗] /.test(line)).sort()).to.deep.equal([`✓ @t/lib@1.0.0  1 module, 1 file, ${formatted(root, '@t/lib@1.0.0')}`, `✗ @t/app@1.0.0  1 module, 1 file, ${formatted(root, '@t/app@1.0.0')}, 1 invalid`].sort());
+    expect(listFiles(path.join(root, 'dist/@t/app@1.0.0'))).to.deep.equal(['modules/fine.js']);
+    expect(lines.filter((line) => line.startsWith('wrote ') && !line.startsWith('wrote the page')).map((line) => line.replace(/, [^,]+\) and/, ') and'))).to.deep.equal(['wrote 2 modules (2 files) and core-distribution.json to dist']);
+  });
+
   it('writes nothing, not even the output directory, when core.json is broken, and says only what is wrong', async () => {
     const root = tempWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
     fs.writeFileSync(path.join(root, 'core.json'), '{"packages": [');

@@ -114,6 +114,56 @@ describe('pushMessages$', () => {
     expect((messages[0] as Extract<PushMessage, { type: 'invalid' }>).diagnostics.map((d) => d.message).join()).to.include(`${two.specifier} does not export "b"`);
   });
 
+  it("tells an importer invalid when the module it imports is rebuilt without a name it imports, valid once the name is back, with no build of its own, and nothing while that module builds (README \"Preview and stylesheet push\")", () => {
+    const two = moduleModel('two');
+    const { store, built, messages } = harness([one, two]);
+    const imports = [{ specifier: two.specifier, file: 'app/one/index.ts', line: 1, column: 1 }];
+    const twoLinks = (exports: string[]): LinkNames => ({ exports });
+    // What the importer is told (the module it imports is told `code` for its own edits).
+    const told = () => messages.filter((message) => 'module' in message && message.module === LABEL);
+    built('two-1', null, two, [], [], undefined, twoLinks(['a']));
+    built('code-1', null, one, imports, [], undefined, { exports: [], imports: [{ specifier: two.specifier, names: ['a'] }] });
+    built('two-2', null, two, [], [], undefined, twoLinks([]));
+    expect(told().map((message) => message.type)).to.deep.equal(['invalid']);
+    expect((told()[0] as Extract<PushMessage, { type: 'invalid' }>).diagnostics.map((d) => d.message).join()).to.include(`${two.specifier} does not export "a"`);
+    // Its build begun: the names it will export are not known yet, and the importer is told nothing.
+    store.dispatch({ type: 'files.changed', files: { [two.entry!]: 'edit-again' }, source: 'watcher' });
+    store.dispatch(startedBuild(90, DEV, [{ module: two, generation: store.getState().builds[two.specifier]!.variants[DEV]!.generation }]));
+    expect(told()).to.have.length(1);
+    built('two-3', null, two, [], [], undefined, twoLinks(['a']));
+    expect(told().slice(1)).to.deep.equal([{ type: 'valid', module: LABEL }]);
+  });
+
+  it('tells an importer invalid when a module it reaches through whole re-exports drops the name, valid when it is back, and nothing for a module it does not import', () => {
+    const index = moduleModel('index');
+    const lib = moduleModel('lib');
+    const other = moduleModel('other');
+    const { built, messages } = harness([one, index, lib, other]);
+    const imports = [{ specifier: index.specifier, file: 'app/one/index.ts', line: 1, column: 1 }];
+    built('lib-1', null, lib, [], [], undefined, { exports: ['x'] });
+    built('index-1', null, index, [], [], undefined, { exports: [], stars: [lib.specifier] });
+    built('other-1', null, other, [], [], undefined, { exports: ['x'] });
+    built('code-1', null, one, imports, [], undefined, { exports: [], imports: [{ specifier: index.specifier, names: ['x'] }] });
+    const told = () => messages.filter((message) => 'module' in message && message.module === LABEL);
+    built('other-2', null, other, [], [], undefined, { exports: [] });
+    expect(told(), 'a module it does not import').to.deep.equal([]);
+    built('lib-2', null, lib, [], [], undefined, { exports: [] });
+    expect(told().map((message) => message.type)).to.deep.equal(['invalid']);
+    built('lib-3', null, lib, [], [], undefined, { exports: ['x'] });
+    expect(told().slice(1)).to.deep.equal([{ type: 'valid', module: LABEL }]);
+  });
+
+  it('still tells the code changes of an importer whose name passes through a whole re-export of a module no judgement reads (a package the CDN serves)', () => {
+    const index = moduleModel('index');
+    const { built, messages } = harness([one, index]);
+    const imports = [{ specifier: index.specifier, file: 'app/one/index.ts', line: 1, column: 1 }];
+    const links: LinkNames = { exports: [], imports: [{ specifier: index.specifier, names: ['html'] }] };
+    built('index-1', null, index, [], [], undefined, { exports: [], stars: ['lit'] });
+    built('code-1', null, one, imports, [], undefined, links);
+    built('code-2', null, one, imports, [], undefined, links);
+    expect(messages).to.deep.equal([{ type: 'code', module: LABEL }]);
+  });
+
   it('announces new diagnostics of a module that stays invalid', () => {
     const { built, failed, messages } = harness();
     built('code-1', 'styles-1');

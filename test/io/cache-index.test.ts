@@ -95,6 +95,12 @@ describe('isCacheEntry', () => {
     for (const value of broken) expect(isCacheEntry(value), JSON.stringify(value)).to.equal(false);
     expect(isCacheEntry({ ...entry, record: { ...entry.record, resolution: Object.keys(entry.record.inputs) } })).to.equal(true);
   });
+
+  it("takes the link names' namespaces exported (README \"Bundling real code\"), and none of another shape", () => {
+    const withNamespaces = (namespaces: unknown) => ({ ...entry, record: { ...entry.record, links: { exports: ['ns'], namespaces } } });
+    expect(isCacheEntry(withNamespaces([{ name: 'ns', specifier: '@p/c/c' }]))).to.equal(true);
+    for (const namespaces of ['ns', [{ name: 'ns' }], [{ name: 1, specifier: '@p/c/c' }]]) expect(isCacheEntry(withNamespaces(namespaces)), JSON.stringify(namespaces)).to.equal(false);
+  });
 });
 
 describe('isWorkspaceModel', () => {

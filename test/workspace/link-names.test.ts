@@ -71,6 +71,7 @@ const EXPECTED: LinkNames = {
     { name: 'm2', specifier: '@t/t/types', imported: 'make' },
     { name: 'qux', specifier: '@p/b/re', imported: 'default' },
   ],
+  namespaces: [{ name: 'starns', specifier: '@p/b/starns' }],
 };
 
 describe('scanLinkNames', () => {
@@ -84,6 +85,18 @@ describe('scanLinkNames', () => {
   it('reads quoted names and comments between, leaves imports with attributes, dynamic imports and import.meta unjudged, and finds a declaration after code', () => {
     const code = '/* banner */\nimport { "a-b" as c, d } from "x";\nimport sheet from "@p/a/s.css" with { type: "css" };\nimport.meta.url;\nconst lazy = import("z");\nvar q = 1;\nimport { late } from "y";\nexport { q };\n';
     expect(scanLinkNames(code, ['q'])).to.deep.equal({ exports: ['q'], imports: [{ specifier: 'x', names: ['a-b', 'd'] }, { specifier: 'y', names: ['late'] }] });
+  });
+
+  it("reads a namespace exported, as `export * as` or as esbuild writes it (`import * as ns` then `export { ns }`), apart from the names imported", () => {
+    const code = 'import * as ns from "x";\nimport * as kept from "y";\nexport * as "w-s" from "w";\nexport { ns, ns as again };\nconsole.log(kept);\n';
+    expect(scanLinkNames(code, ['again', 'ns', 'w-s'])).to.deep.equal({
+      exports: ['again', 'ns', 'w-s'],
+      namespaces: [
+        { name: 'w-s', specifier: 'w' },
+        { name: 'ns', specifier: 'x' },
+        { name: 'again', specifier: 'x' },
+      ],
+    });
   });
 
   it('answers null for a head not of esbuild\'s form, so nothing is judged', () => {
@@ -111,6 +124,13 @@ describe('unlinkedNames', () => {
     '@p/c/other': { exports: ['b'], reexports: [{ name: 'b', specifier: 'cdn-package', imported: 'b' }] },
     '@p/c/both': { exports: [], stars: ['@p/c/left', '@p/c/right', '@p/c/other'] },
     '@p/a/starpending': { exports: [], stars: ['@p/a/pending'] },
+    '@p/d/left': { exports: ['ns'], namespaces: [{ name: 'ns', specifier: '@p/c/origin' }] },
+    '@p/d/right': { exports: ['ns'], namespaces: [{ name: 'ns', specifier: '@p/c/origin' }] },
+    '@p/d/other': { exports: ['ns'], namespaces: [{ name: 'ns', specifier: '@p/c/left' }] },
+    '@p/d/own': { exports: ['ns'] },
+    '@p/d/same': { exports: [], stars: ['@p/d/left', '@p/d/right'] },
+    '@p/d/different': { exports: [], stars: ['@p/d/left', '@p/d/other'] },
+    '@p/d/mixed': { exports: [], stars: ['@p/d/left', '@p/d/own'] },
   };
   const judge = (imports: LinkNames['imports']) => unlinkedNames({ exports: [], imports }, (specifier) => modules[specifier]);
 
@@ -133,6 +153,12 @@ describe('unlinkedNames', () => {
     expect(judge([{ specifier: '@p/a/loop1', names: ['two', 'three'] }]).unlinked).to.deep.equal([{ specifier: '@p/a/loop1', name: 'three', ambiguous: false }]);
     // Two whole re-exports of one binding that each import and export by name: the same binding, as a browser resolves it.
     expect(judge([{ specifier: '@p/c/both', names: ['a', 'b'] }]).unlinked).to.deep.equal([]);
+    // One module's namespace exported by two whole re-exports: one binding; another module's, or an own export of the name: two.
+    expect(judge([{ specifier: '@p/d/same', names: ['ns'] }]).unlinked).to.deep.equal([]);
+    expect(judge([{ specifier: '@p/d/different', names: ['ns'] }, { specifier: '@p/d/mixed', names: ['ns'] }]).unlinked).to.deep.equal([
+      { specifier: '@p/d/different', name: 'ns', ambiguous: true },
+      { specifier: '@p/d/mixed', name: 'ns', ambiguous: true },
+    ]);
     expect(judge([{ specifier: '@p/a/redefault', names: ['default'] }]).unlinked).to.deep.equal([{ specifier: '@p/a/redefault', name: 'default', ambiguous: false }]);
   });
 

@@ -22,7 +22,7 @@ import { fingerprintOf } from '../../store/reducer.js';
 import type { CacheEntry, CacheIdentity } from '../cache-index.js';
 
 /** Bumped whenever what an entry means changes: keys of another format never meet. */
-export const REMOTE_FORMAT = 6;
+export const REMOTE_FORMAT = 7;
 
 // Node's one-shot hash: no Hash object per call (a team start checks 1,000 entries and the pack).
 export const sha256Hex = (bytes: string | Uint8Array): string => crypto.hash('sha256', bytes, 'hex');
