@@ -9,7 +9,7 @@
 import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { BuildOutputs, OutputRef } from '../store/events.js';
 import type { BuildRecord } from '../store/state.js';
-import type { WorkspaceModel } from '../workspace/model.js';
+import type { UnreadPackage, WorkspaceModel } from '../workspace/model.js';
 import { contentHash, isContentHash } from '../outputs/content-hash.js';
 import { isPlainRelative, type FileSignature } from './file-hashes.js';
 import type { ReadLinks } from './read-links.js';
@@ -200,6 +200,9 @@ const isModuleModel = (value: unknown): value is Checked =>
   isOptional(value.define, (define) => isRecordOf(define, isString));
 
 /** The model as `readWorkspace` makes it, every member of its type: the reducer and the routes take it as read. */
+const isUnreadPackage = (value: unknown): value is UnreadPackage =>
+  isRecord(value) && isString(value.dir) && isString(value.file) && (value.name === null || isString(value.name)) && (value.version === null || isString(value.version));
+
 export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
   if (!isRecord(value)) return false;
   return (
@@ -209,6 +212,7 @@ export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
     (value.selection === null || isArrayOf(value.selection, isString)) &&
     isArrayOf(value.diagnostics, isDiagnostic) &&
     isOptional(value.warnings, (warnings) => isArrayOf(warnings, isDiagnostic)) &&
+    isOptional(value.unreadPackages, (unread) => isArrayOf(unread, isUnreadPackage)) &&
     isRecordOf(value.sources, isHashOrAbsent)
   );
 }
