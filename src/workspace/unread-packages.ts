@@ -77,7 +77,7 @@ export function unreadPackageOfImport(workspace: WorkspaceModel, ownerPackage: s
 /** Why an import of `packageName` is not sent to a CDN: the unread manifest, in words. */
 export function unreadPackageReason(pkg: UnreadPackage, packageName: string): string {
   return pkg.name === packageName
-    ? `${packageName} is the workspace package of ${pkg.dir}, whose ${pkg.file} is invalid (MANIFEST_INVALID): it is served once the manifest is fixed, never from a CDN`
+    ? `${packageName} is the workspace package of ${pkg.dir}, whose ${pkg.file} is invalid (MANIFEST_INVALID): it is served once the manifest is fixed, never sent to a CDN`
     : `${pkg.file} is invalid before its "name" can be read (MANIFEST_INVALID), so ${packageName} may be that workspace package: no import of a package outside the workspace is sent to a CDN until the manifest is fixed`;
 }
 
