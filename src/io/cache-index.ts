@@ -199,10 +199,10 @@ const isModuleModel = (value: unknown): value is Checked =>
   isArrayOf(value.diagnostics, isDiagnostic) &&
   isOptional(value.define, (define) => isRecordOf(define, isString));
 
-/** The model as `readWorkspace` makes it, every member of its type: the reducer and the routes take it as read. */
 const isUnreadPackage = (value: unknown): value is UnreadPackage =>
   isRecord(value) && isString(value.dir) && isString(value.file) && (value.name === null || isString(value.name)) && (value.version === null || isString(value.version));
 
+/** The model as `readWorkspace` makes it, every member of its type: the reducer and the routes take it as read. */
 export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
   if (!isRecord(value)) return false;
   return (
