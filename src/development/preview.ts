@@ -12,6 +12,10 @@ import { isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specif
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
+import { unreadPackageOf } from '../workspace/unread-packages.js';
+
+/** The version an address of an unread package's module carries when its manifest writes none: any answers the manifest's problem. */
+const UNREAD_VERSION = 'unread';
 
 export interface PreviewModule extends ModuleNames {
   source: 'package' | 'environment';
@@ -177,6 +181,15 @@ function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, 
   const target = walk.index.modules.get(specifier);
   if (walk.index.packages.has(bare.packageName)) {
     if (target) list(walk, target); // an unknown one is already a diagnostic of the importer
+    return;
+  }
+  // A workspace package whose package.json is broken is still the workspace's: its address here
+  // answers the manifest's problem, where a CDN would run whatever was published under its name
+  // (README "Workspaces").
+  const unread = unreadPackageOf(walk.state.workspace, bare.packageName);
+  if (unread) {
+    const version = unread.name === bare.packageName && unread.version !== null ? encodeURIComponent(unread.version) : UNREAD_VERSION;
+    walk.preview.imports[specifier] = codeAddress({ package: bare.packageName, version, subpath: bare.subpath === '' ? ROOT_SUBPATH : bare.subpath });
     return;
   }
   const version = externalVersion(owner, bare.packageName, walk.options);

@@ -8,7 +8,9 @@
 // every address is relative, so the page works at the root of the output directory. Pure.
 import { escapeHtml, htmlPage, importMapScript } from '../html-page.js';
 import { choosePreviewEntry } from '../workspace/preview-entry.js';
-import type { WorkspaceModel } from '../workspace/model.js';
+import type { UnreadPackage, WorkspaceModel } from '../workspace/model.js';
+import { parseBareSpecifier } from '../workspace/specifiers.js';
+import { unreadPackageOfImport, unreadPackageReason } from '../workspace/unread-packages.js';
 import type { WrittenModule } from './judge-module.js';
 import { codePath, importMapAddress, stylesPath } from './output-paths.js';
 
@@ -29,6 +31,9 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   // A valid entry that imports a module of the workspace not written (invalid) fails to load:
   // no page that cannot run (README "Distribution: core dist").
   if (unwritten.length > 0) return { ok: false, reason: `the preview entry ${chosen.specifier} imports ${unwritten.join(', ')}, which ${unwritten.length === 1 ? 'was' : 'were'} not written` };
+  // Nor one that would load a package whose package.json is broken from a CDN (README "Workspaces").
+  const unread = unreadImportOf(workspace, chosen.specifier, browser);
+  if (unread) return { ok: false, reason: `the preview entry ${chosen.specifier} imports ${unread.specifier}, which is not written: ${unreadPackageReason(unread.pkg, unread.packageName)}` };
 
   const head = [
     ...reached.filter((outcome) => outcome.files.some((file) => file.kind === 'styles')).map((outcome) => `    <link rel="stylesheet" href="${escapeHtml(importMapAddress(stylesPath(outcome.module)))}">`),
@@ -63,6 +68,24 @@ function previewOrder(roots: readonly string[], written: ReadonlyMap<string, Wri
     }
   }
   return order;
+}
+
+/** The first import, by the entry or a written module it reaches, of a package whose package.json could not be read; null when none. */
+function unreadImportOf(workspace: WorkspaceModel, entry: string, written: ReadonlyMap<string, WrittenModule>): { specifier: string; packageName: string; pkg: UnreadPackage } | null {
+  if (!workspace.unreadPackages) return null;
+  const seen = new Set([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const importer = written.get(queue.shift()!);
+    for (const { specifier } of importer?.imports ?? []) {
+      if (seen.has(specifier)) continue;
+      seen.add(specifier);
+      if (written.has(specifier)) queue.push(specifier);
+      const pkg = unreadPackageOfImport(workspace, importer!.module.package, specifier);
+      if (pkg) return { specifier, packageName: parseBareSpecifier(specifier)!.packageName, pkg };
+    }
+  }
+  return null;
 }
 
 /** The modules of the workspace the entry imports, itself or through written modules, that were not written. */

@@ -9,7 +9,7 @@
 import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { BuildOutputs, OutputRef } from '../store/events.js';
 import type { BuildRecord } from '../store/state.js';
-import type { WorkspaceModel } from '../workspace/model.js';
+import type { UnreadPackage, WorkspaceModel } from '../workspace/model.js';
 import { contentHash, isContentHash } from '../outputs/content-hash.js';
 import { isPlainRelative, type FileSignature } from './file-hashes.js';
 import type { ReadLinks } from './read-links.js';
@@ -202,6 +202,9 @@ const isModuleModel = (value: unknown): value is Checked =>
   isArrayOf(value.diagnostics, isDiagnostic) &&
   isOptional(value.define, (define) => isRecordOf(define, isString));
 
+const isUnreadPackage = (value: unknown): value is UnreadPackage =>
+  isRecord(value) && isPlainPath(value.dir) && isPlainPath(value.file) && (value.name === null || isString(value.name)) && (value.version === null || isString(value.version));
+
 /** The model as `readWorkspace` makes it, every member of its type: the reducer and the routes take it as read. */
 export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
   if (!isRecord(value)) return false;
@@ -212,6 +215,7 @@ export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
     (value.selection === null || isArrayOf(value.selection, isString)) &&
     isArrayOf(value.diagnostics, isDiagnostic) &&
     isOptional(value.warnings, (warnings) => isArrayOf(warnings, isDiagnostic)) &&
+    isOptional(value.unreadPackages, (unread) => isArrayOf(unread, isUnreadPackage)) &&
     isRecordOf(value.sources, isHashOrAbsent)
   );
 }

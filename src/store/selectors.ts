@@ -1,6 +1,7 @@
 // Selectors: everything the service answers is derived from the state here, so `/state`,
 // the push channel and `core replay` can never disagree.
 import { checkImports } from '../workspace/checks.js';
+import { unreadPackageOfImport } from '../workspace/unread-packages.js';
 import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
 import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
@@ -703,35 +704,63 @@ export function selectImporters(state: ServiceState): readonly (readonly number[
  * `invalidImports`: a build judges only its own module, and the page fails on the first module
  * that does not answer. Only modules of packages in development count (the CDN serves the
  * others), and only through them. A walk from each invalid module up its valid importers: its
- * cost grows with the invalid modules, not with every valid module's whole graph.
+ * cost grows with the invalid modules, not with every valid module's whole graph. An import of a
+ * package whose package.json could not be read is of an invalid module too (README
+ * "Workspaces"): its importer names it, and so do the valid modules that reach that importer.
  */
 function withInvalidImports(state: ServiceState, modules: ModuleReport[]): ModuleReport[] {
-  if (!modules.some((module) => module.status === 'invalid')) return modules;
   const { workspace } = state;
+  const unread = workspace.unreadPackages !== undefined;
+  if (!unread && !modules.some((module) => module.status === 'invalid')) return modules;
   const selection = workspace.selection === null ? null : new Set(workspace.selection);
   const served = (module: ModuleReport) => selection === null || selection.has(module.package);
   const importers = selectImporters(state);
   const reached = new Map<number, Set<string>>();
-  modules.forEach((module, index) => {
-    if (module.status !== 'invalid' || !served(module)) return;
-    const seen = new Set([index]);
-    const queue = [index];
+  const reach = (index: number, specifiers: readonly string[]) => {
+    let found = reached.get(index);
+    if (!found) reached.set(index, (found = new Set()));
+    for (const specifier of specifiers) found.add(specifier);
+  };
+  // From `start` (not itself counted) up its valid importers, each told of `specifiers`.
+  const walkUp = (start: number, specifiers: readonly string[]) => {
+    const seen = new Set([start]);
+    const queue = [start];
     while (queue.length > 0) {
       for (const importer of importers[queue.pop()!]!) {
         if (seen.has(importer) || modules[importer]!.status !== 'valid') continue;
         seen.add(importer);
-        let found = reached.get(importer);
-        if (!found) reached.set(importer, (found = new Set()));
-        found.add(module.specifier);
+        reach(importer, specifiers);
         if (served(modules[importer]!)) queue.push(importer);
       }
     }
+  };
+  modules.forEach((module, index) => {
+    if (module.status === 'invalid' && served(module)) walkUp(index, [module.specifier]);
   });
+  if (unread) {
+    const records = defaultRecords(state);
+    modules.forEach((module, index) => {
+      if (module.status !== 'valid' || !served(module)) return;
+      const held = unreadImports(workspace, module.package, records[index]);
+      if (held.length === 0) return;
+      reach(index, held);
+      walkUp(index, held);
+    });
+  }
   if (reached.size === 0) return modules;
   return modules.map((module, index) => {
     const found = reached.get(index);
     return found ? { ...module, invalidImports: [...found].sort() } : module;
   });
+}
+
+/** The bare imports of `record`, of a module of `packageName`, that may be of packages whose package.json could not be read (`unreadPackageOfImport`). */
+function unreadImports(workspace: WorkspaceModel, packageName: string, record: BuildRecord | null | undefined): string[] {
+  const held = new Set<string>();
+  for (const { specifier } of record?.imports ?? []) {
+    if (unreadPackageOfImport(workspace, packageName, specifier)) held.add(specifier);
+  }
+  return [...held];
 }
 
 interface KeptModuleReport {

@@ -29,6 +29,19 @@ export interface PackageModel {
   withoutExports?: true;
 }
 
+/**
+ * A package core.json lists whose package.json exists but could not be taken (README
+ * "Workspaces"): its name, when the file writes one before it breaks, and version, else null.
+ */
+export interface UnreadPackage {
+  /** Directory relative to the workspace. */
+  dir: string;
+  /** Its package.json, relative to the workspace: the `file` of its MANIFEST_INVALID. */
+  file: string;
+  name: string | null;
+  version: string | null;
+}
+
 /** The names of a module, as the state, the /state report, the preview and a distribution all carry them. */
 export interface ModuleNames {
   /** `<package>/<subpath>`: the bare specifier other modules import it by. */
@@ -66,6 +79,11 @@ export interface WorkspaceModel {
   modules: ModuleModel[];
   /** Packages selected for development (`.core/selection.json`); null: every package. */
   selection: string[] | null;
+  /**
+   * Listed packages whose package.json could not be taken: an import of one of their names is
+   * never sent to a CDN (`unreadPackageOf`); absent when none.
+   */
+  unreadPackages?: UnreadPackage[];
   /** Workspace-level problems: an unreadable `core.json` or `package.json`. */
   diagnostics: Diagnostic[];
   /**

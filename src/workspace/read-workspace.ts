@@ -9,6 +9,7 @@ import type { PackageContext } from './package-context.js';
 import { parsePackageManifest, isPackageName } from './package-manifest.js';
 import { packageModules } from './package-modules.js';
 import { parseWorkspaceManifest } from './workspace-manifest.js';
+import { readableIdentity } from './unread-packages.js';
 import type { SourceReader } from './source-reader.js';
 import { parseBareSpecifier } from './specifiers.js';
 import { LINK_TARGET } from './paths.js';
@@ -76,7 +77,10 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   }
   const manifest = parsePackageManifest(packageJson.text, file);
   model.diagnostics.push(...manifest.diagnostics);
-  if (!manifest.value) return;
+  if (!manifest.value) {
+    (model.unreadPackages ??= []).push({ dir, file, ...readableIdentity(packageJson.text) });
+    return;
+  }
   const pkg = manifest.value;
   const taken = packagesByName.get(pkg.name);
   if (taken) {

@@ -123,7 +123,9 @@ describe('editing the workspace under a running service', function () {
         expect(problem.line).to.equal(1);
         expect(problem.column).to.be.a('number');
         expect(report.modules.map((m) => m.specifier)).to.have.members(['@acme/app/main', '@acme/app/templates']);
-        expectError(await live.get(`/m/@acme/lib@1.2.0/modules/format?${DEV}`), { status: 404, code: 'OUTPUT_NOT_AVAILABLE', mentions: ['@acme/lib'] });
+        // Still the workspace's package (README "Workspaces"): its address answers the manifest's problem.
+        const body = expectError(await live.get(`/m/@acme/lib@1.2.0/modules/format?${DEV}`), { status: 422, code: 'BUILD_FAILED', mentions: ['@acme/lib', 'packages/lib/package.json'], diagnostics: true });
+        expect(body.diagnostics!.map((d) => [d.kind, d.file])).to.deep.equal([['MANIFEST_INVALID', 'packages/lib/package.json']]);
         expect((await live.get(`/m/@acme/app@1.0.0/modules/main?${DEV}`)).status).to.equal(200);
       } finally {
         write(root, 'packages/lib/package.json', before);

@@ -108,6 +108,7 @@ describe('isWorkspaceModel', () => {
     expect(isWorkspaceModel(model)).to.equal(true);
     expect(isWorkspaceModel({ ...model, packages: [{ ...model.packages[0], dir: '.' }], modules: [{ ...model.modules[0], dir: '', entry: null, assets: ['./logo.svg'] }] })).to.equal(true);
     expect(isWorkspaceSnapshot(index.workspace)).to.equal(true);
+    expect(isWorkspaceModel({ ...model, unreadPackages: [{ dir: 'lib', file: 'lib/package.json', name: '@t/lib', version: null }] })).to.equal(true);
     const broken: unknown[] = [
       { ...model, modules: [{ ...model.modules[0], platforms: 'web' }] },
       { ...model, modules: [{ ...model.modules[0], entry: 3 }] },
@@ -125,6 +126,9 @@ describe('isWorkspaceModel', () => {
       { ...model, modules: [{ ...model.modules[0], entry: '/tmp/evil.js' }] },
       { ...model, modules: [{ ...model.modules[0], assets: ['app/one/logo.svg', '../secret'] }] },
       { ...model, modules: [{ ...model.modules[0], assets: ['/etc/passwd'] }] },
+      { ...model, unreadPackages: [{ dir: 'lib', file: 'lib/package.json', name: 3, version: null }] },
+      { ...model, unreadPackages: [{ dir: '../lib', file: '../lib/package.json', name: null, version: null }] },
+      { ...model, unreadPackages: {} },
     ];
     for (const value of broken) expect(isWorkspaceModel(value), JSON.stringify(value)).to.equal(false);
     expect(isWorkspaceSnapshot({ ...index.workspace, signatures: { 'core.json': 'stat' } })).to.equal(false);

@@ -431,6 +431,25 @@ describe('readWorkspace', () => {
     expect(model.diagnostics.map((d) => [d.kind, d.file, d.line, d.column])).to.deep.equal([['MANIFEST_INVALID', 'bad/package.json', 1, 22]]);
   });
 
+  it('keeps the directory and the readable name of each package.json it cannot take, and none of a missing one or a name taken twice', () => {
+    const model = readWorkspace(
+      memoryReader({
+        ...files({ app: { name: '@acme/app', exports: { './main': './main.ts' } }, twice: { name: '@acme/app' } }),
+        'core.json': json({ packages: ['app', 'cut', 'unnamed', 'semver', 'missing', 'twice'] }),
+        'cut/package.json': '{"name": "@acme/cut", "version": "2.0.0", "exports": {"./a": "./a.ts"}',
+        'unnamed/package.json': '{"version": "1.0.0", "na',
+        'semver/package.json': json({ name: '@acme/semver', version: 'one' }),
+      }),
+    );
+    expect(model.packages.map((p) => p.name)).to.deep.equal(['@acme/app']);
+    expect(model.unreadPackages).to.deep.equal([
+      { dir: 'cut', file: 'cut/package.json', name: '@acme/cut', version: '2.0.0' },
+      { dir: 'unnamed', file: 'unnamed/package.json', name: null, version: '1.0.0' },
+      { dir: 'semver', file: 'semver/package.json', name: '@acme/semver', version: 'one' },
+    ]);
+    expect(read({ app: { name: '@acme/app', exports: { './main': './main.ts' } } })).to.not.have.property('unreadPackages');
+  });
+
   it('reports a package name used twice and keeps the first package', () => {
     const model = read({ one: { name: '@acme/app' }, two: { name: '@acme/app' } });
     expect(model.packages.map((p) => p.dir)).to.deep.equal(['one']);

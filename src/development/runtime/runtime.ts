@@ -285,9 +285,13 @@ function handle(message: Message): void {
   if (reloading) return;
   // Under the key the page was served them with (diagnostics of no module).
   if (message.type === 'workspace') {
+    const fixed = message.diagnostics.length < (problems.get('')?.length ?? 0);
     if (message.diagnostics.length > 0) problems.set('', message.diagnostics);
     else problems.delete('');
     overlay.render();
+    // A manifest fixed may be what the page failed on: a package whose package.json was broken
+    // answers that problem, not its code (README "Workspaces"), and comes back with no build.
+    if (fixed && (failedOn.size > 0 || failedUnnamed)) reload();
     return;
   }
   if (!onPage(message.module)) return;

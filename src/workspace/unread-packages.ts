@@ -1,0 +1,85 @@
+// The packages core.json lists whose package.json exists but could not be taken into the model
+// (not JSON, no valid name or version): README "Workspaces". Their names are the workspace's
+// while the manifest is being fixed, so an import of one is never sent to a CDN, where anyone
+// may have published that name. Pure.
+import { visit } from 'jsonc-parser';
+import type { UnreadPackage, WorkspaceModel } from './model.js';
+import { declaredPackage } from './checks.js';
+import { isBuiltin, parseBareSpecifier } from './specifiers.js';
+import { indexWorkspace } from './workspace-index.js';
+
+/**
+ * The top-level `name` and `version` strings a package.json writes before its first syntax
+ * error: what the file says now, even half saved. A member nested deeper (`author.name`) is not
+ * the package's; one written after the error is not read, since nothing after it is certain.
+ */
+export function readableIdentity(text: string): { name: string | null; version: string | null } {
+  const found: { name: string | null; version: string | null } = { name: null, version: null };
+  let depth = 0;
+  let member: string | null = null;
+  let broken = false;
+  const enter = () => void (broken || (depth += 1));
+  const leave = () => void (broken || (depth -= 1));
+  try {
+    visit(
+      text.charCodeAt(0) === 0xfeff ? text.slice(1) : text,
+      {
+        onObjectBegin: enter,
+        onObjectEnd: leave,
+        onArrayBegin: enter,
+        onArrayEnd: leave,
+        onObjectProperty: (property) => {
+          if (!broken && depth === 1) member = property;
+        },
+        onLiteralValue: (value) => {
+          if (broken || depth !== 1 || (member !== 'name' && member !== 'version')) return;
+          found[member] = typeof value === 'string' && value !== '' ? value : null;
+        },
+        onError: () => {
+          broken = true;
+        },
+      },
+      { disallowComments: true, allowTrailingComma: false },
+    );
+  } catch (error) {
+    // The visitor recurses: a nesting deeper than the stack ends the read, keeping what was read.
+    if (!(error instanceof RangeError)) throw error;
+  }
+  return found;
+}
+
+/**
+ * The unread package a bare import of `packageName` may be of, when that name is no package of
+ * the model: the one whose file writes that name, else one whose name cannot be read at all
+ * (then any name outside the model may be its, and none is called a CDN's until it is read).
+ * Null for a package of the model, or with every manifest read.
+ */
+export function unreadPackageOf(workspace: WorkspaceModel, packageName: string): UnreadPackage | null {
+  const unread = workspace.unreadPackages;
+  if (!unread || indexWorkspace(workspace).packages.has(packageName)) return null;
+  return unread.find((pkg) => pkg.name === packageName) ?? unread.find((pkg) => pkg.name === null) ?? null;
+}
+
+/**
+ * The unread package a bare import `specifier` of a module of `ownerPackage` may be of
+ * (`unreadPackageOf`); null for a relative import, a built-in not declared as a package (README
+ * "Workspaces": `events` declared is the npm package), or an import of a package of the model.
+ */
+export function unreadPackageOfImport(workspace: WorkspaceModel, ownerPackage: string, specifier: string): UnreadPackage | null {
+  if (!workspace.unreadPackages) return null;
+  const bare = parseBareSpecifier(specifier);
+  if (bare === null) return null;
+  const owner = indexWorkspace(workspace).packages.get(ownerPackage);
+  if (isBuiltin(specifier) && !(owner && declaredPackage(owner, specifier))) return null;
+  return unreadPackageOf(workspace, bare.packageName);
+}
+
+/** Why an import of `packageName` is not sent to a CDN: the unread manifest, in words. */
+export function unreadPackageReason(pkg: UnreadPackage, packageName: string): string {
+  return pkg.name === packageName
+    ? `${packageName} is the workspace package of ${pkg.dir}, whose ${pkg.file} is invalid (MANIFEST_INVALID): it is served once the manifest is fixed, never sent to a CDN`
+    : `${pkg.file} is invalid before its "name" can be read (MANIFEST_INVALID), so ${packageName} may be that workspace package: no import of a package outside the workspace is sent to a CDN until the manifest is fixed`;
+}
+
+/** The manifest problems of an unread package, as the top level of the model tells them. */
+export const unreadPackageDiagnostics = (workspace: WorkspaceModel, pkg: UnreadPackage) => workspace.diagnostics.filter((problem) => problem.file === pkg.file);
