@@ -4,14 +4,14 @@
 import path from 'node:path';
 
 /** esbuild's default `resolveExtensions`, in the order it tries them. */
-const RESOLVE_EXTENSIONS: readonly string[] = ['.tsx', '.ts', '.jsx', '.js', '.css', '.json'];
+export const RESOLVE_EXTENSIONS: readonly string[] = ['.tsx', '.ts', '.jsx', '.js', '.css', '.json'];
 /**
  * The same, in the order esbuild tries them for a file inside `node_modules` (an installed
  * package's, README "The local CDN"): JavaScript before TypeScript, as a package publishes both.
  */
 export const INSTALLED_EXTENSIONS: readonly string[] = ['.jsx', '.js', '.tsx', '.ts', '.css', '.json'];
 /** The TypeScript sources esbuild tries for an import naming the JavaScript file tsc would emit. */
-const TYPESCRIPT_REWRITES: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
+export const TYPESCRIPT_REWRITES: Readonly<Record<string, readonly string[]>> = { '.js': ['.ts', '.tsx'], '.jsx': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
 
 const stemOf = (file: string): string => file.slice(0, file.length - path.posix.extname(file).length);
 

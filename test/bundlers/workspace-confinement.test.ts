@@ -1,6 +1,7 @@
 // Files outside the workspace (src/bundlers/plugins/workspace-confinement.ts): a relative import
 // or a symbolic link leading out of it is refused at the import, never bundled; installed
 // packages and links inside the workspace stay as they were.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -13,6 +14,15 @@ import { inlineWorkspace, tempWorkspace } from '../helpers/workspace.js';
 
 const MAIN: BundleTarget = { specifier: '@t/app/main', subpath: 'main', dir: 'app/main', entry: 'app/main/index.ts', assets: [], platforms: ['web'] };
 const text = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('utf8') : '');
+const mkfifo = (file: string) => execFileSync('mkfifo', [file]);
+/** Lets an open of `fifo` waiting for a writer go on (ENXIO: no one waits). */
+function release(fifo: string): void {
+  try {
+    fs.closeSync(fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
+  } catch {
+    // no reader
+  }
+}
 
 describe('workspaceConfinementPlugin', () => {
   let outside: string;
@@ -88,5 +98,96 @@ describe('workspaceConfinementPlugin', () => {
     }, (root) => fs.symlinkSync('../common/shared.ts', path.join(root, 'app/main/shared.ts')));
     expect(result.errors).to.deep.equal([]);
     expect(text(result.code)).to.include('INSIDE_SHARED').and.to.include('INSTALLED').and.to.include('"bare-package"');
+  });
+  describe('a link leading out to a folder with a FIFO config (README "Files that are not files")', function () {
+    // Without the refusal before esbuild resolves, these builds wait for ever in the FIFO's open:
+    // the bound fails them instead, and each test releases its FIFOs as it ends.
+    this.timeout(20_000);
+    const fifos: string[] = [];
+    afterEach(() => fifos.splice(0).forEach(release));
+
+    /** `outside` holding `x.ts` under `place` with a FIFO `config` at `configAt` (both relative to it). */
+    function outsideWithFifo(place: string, configAt: string): string {
+      const dir = tempWorkspace({ [`${place}/x.ts`]: "export const x = 'OUTSIDE_X';\n" });
+      fs.mkdirSync(path.join(dir, path.dirname(configAt)), { recursive: true });
+      mkfifo(path.join(dir, configAt));
+      fifos.push(path.join(dir, configAt));
+      return dir;
+    }
+
+    it('refuses a link to a file there before esbuild resolves it: the build ends, the module invalid at the import, the other module of the build unharmed', async () => {
+      const far = outsideWithFifo('lib', 'lib/package.json');
+      const root = tempWorkspace({ 'app/main/index.ts': "import { x } from './linked';\nexport const value = x;\n", 'app/other/index.ts': "export const other = 'OTHER';\n" });
+      fs.symlinkSync(path.join(far, 'lib/x.ts'), path.join(root, 'app/main/linked.ts'));
+      engine = createEsbuildEngine({ root });
+      const other: BundleTarget = { ...MAIN, specifier: '@t/app/other', subpath: 'other', dir: 'app/other', entry: 'app/other/index.ts' };
+      const [main, built] = await engine.bundle([MAIN, other], developmentVariant('browser'));
+      expect(text(main!.code)).to.equal('');
+      expect(main!.errors.map((error) => [error.kind, error.file, error.line, error.column])).to.deep.equal([['BUNDLE_ERROR', 'app/main/index.ts', 1, 19]]);
+      expect(main!.errors[0]!.message).to.include('lib/x.ts is outside the workspace, and is not read');
+      // The link, as the import names it, and its folder: a link retargeted builds the module again.
+      expect(main!.inputs).to.include.members(['app/main/index.ts', 'app/main/']);
+      expect(built!.errors).to.deep.equal([]);
+      expect(text(built!.code)).to.include('OTHER');
+    });
+
+    it('refuses an import through a link to a folder there, and a link whose target has the FIFO in a folder above it', async () => {
+      const far = outsideWithFifo('deep/lib', 'deep/tsconfig.json');
+      const { result } = await build("import { x } from './through/x.ts';\nimport { x as y } from './linked.ts';\nexport const value = x + y;\n", {}, (root) => {
+        fs.symlinkSync(path.join(far, 'deep/lib'), path.join(root, 'app/main/through'));
+        fs.symlinkSync(path.join(far, 'deep/lib/x.ts'), path.join(root, 'app/main/linked.ts'));
+      });
+      expect(result.errors.map((error) => [error.file, error.line])).to.deep.equal([
+        ['app/main/index.ts', 1],
+        ['app/main/index.ts', 2],
+      ]);
+      expect(result.errors.every((error) => error.message.includes('deep/lib/x.ts is outside the workspace'))).to.equal(true);
+    });
+
+    it("refuses a folder's index that links there, and leaves the file esbuild picks before such a link as it was", async () => {
+      const far = outsideWithFifo('lib', 'package.json');
+      const { result } = await build("import { x } from './folder';\nimport { inner } from './picked';\nexport const value = x + inner;\n", { 'app/main/picked.tsx': "export const inner = 'PICKED_TSX';\n", 'app/main/folder/other.ts': '' }, (root) => {
+        fs.symlinkSync(path.join(far, 'lib/x.ts'), path.join(root, 'app/main/folder/index.ts'));
+        // esbuild tries `.tsx` before `.ts`: the link is never what `./picked` resolves to.
+        fs.symlinkSync(path.join(far, 'lib/x.ts'), path.join(root, 'app/main/picked.ts'));
+      });
+      expect(result.errors.map((error) => [error.file, error.line])).to.deep.equal([['app/main/index.ts', 1]]);
+      expect(result.errors[0]!.message).to.include('lib/x.ts is outside the workspace');
+    });
+
+    it('refuses an entry that is such a link, and builds a link to a regular file inside the workspace', async () => {
+      const far = outsideWithFifo('lib', 'tsconfig.json');
+      const root = tempWorkspace({ 'app/common/inside.ts': "export const inside = 'INSIDE';\n", 'app/other/index.ts': "import { inside } from './inside.js';\nexport const other = inside;\n" });
+      fs.mkdirSync(path.join(root, 'app/main'));
+      fs.symlinkSync(path.join(far, 'lib/x.ts'), path.join(root, 'app/main/index.ts'));
+      fs.symlinkSync('../common/inside.ts', path.join(root, 'app/other/inside.ts'));
+      engine = createEsbuildEngine({ root });
+      const other: BundleTarget = { ...MAIN, specifier: '@t/app/other', subpath: 'other', dir: 'app/other', entry: 'app/other/index.ts' };
+      const [main, built] = await engine.bundle([MAIN, other], developmentVariant('browser'));
+      expect(main!.errors.map((error) => [error.kind, error.file])).to.deep.equal([['BUNDLE_ERROR', 'app/main/index.ts']]);
+      expect(main!.errors[0]!.message).to.include('lib/x.ts is outside the workspace');
+      expect(built!.errors).to.deep.equal([]);
+      expect(text(built!.code)).to.include('INSIDE');
+      // Built alone, in its kept context: refused too.
+      const again = await engine.rebuild(MAIN, developmentVariant('browser'));
+      expect(again.errors.map((error) => [error.kind, error.file])).to.deep.equal([['BUNDLE_ERROR', 'app/main/index.ts']]);
+    });
+
+    it("refuses such a link in a module's folder reached through a link inside the workspace, and one a '../' import reaches", async () => {
+      const far = outsideWithFifo('lib', 'package.json');
+      const root = tempWorkspace({ 'real/main/index.ts': "import { x } from './linked.ts';\nimport { y } from '../shared/y';\nexport const value = x + y;\n" });
+      fs.mkdirSync(path.join(root, 'real/shared'));
+      fs.symlinkSync(path.join(far, 'lib/x.ts'), path.join(root, 'real/main/linked.ts'));
+      fs.symlinkSync(path.join(far, 'lib/x.ts'), path.join(root, 'real/shared/y.ts'));
+      fs.mkdirSync(path.join(root, 'app'));
+      fs.symlinkSync('../real/main', path.join(root, 'app/main'));
+      engine = createEsbuildEngine({ root });
+      const result = (await engine.rebuild(MAIN, developmentVariant('browser')));
+      expect(result.errors.map((error) => [error.file, error.line])).to.deep.equal([
+        ['real/main/index.ts', 1],
+        ['real/main/index.ts', 2],
+      ]);
+      expect(result.errors.every((error) => error.message.includes('lib/x.ts is outside the workspace'))).to.equal(true);
+    });
   });
 });

@@ -217,6 +217,63 @@ describe('a file that is not a regular file in an import graph', function () {
     }
   });
 
+  it('a link to a file in a folder outside the workspace whose package.json is a FIFO: /state answers, the module invalid in our words, the FIFO never opened, the link led back builds it', async function () {
+    // Without the refusal before esbuild resolves the link, the first build waits for ever in the
+    // FIFO's open (nothing outside the workspace is opened to release it): the bound fails it.
+    this.timeout(30_000);
+    const outside = tempWorkspace({ 'lib/x.ts': "export const x = 'OUTSIDE_X';\n" });
+    const config = path.join(outside, 'lib/package.json');
+    mkfifo(config);
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'] }),
+      'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts', './other': './other/index.ts' } }),
+      'packages/app/main/index.ts': "import { x } from './linked.ts';\nexport const main = x;\n",
+      'packages/app/other/index.ts': 'export const other = 1;\n',
+      'packages/app/common/x.ts': "export const x = 'INSIDE_X';\n",
+    });
+    const link = path.join(root, 'packages/app/main/linked.ts');
+    fs.symlinkSync(path.join(outside, 'lib/x.ts'), link);
+    // A writer of ours waiting in the FIFO's open: a reader's open (a build's) would wake it before returning.
+    const writer = spawn('sh', ['-c', 'echo > "$0"', config], { stdio: 'ignore' });
+    const ended = new Promise((resolve) => writer.on('exit', resolve));
+    const sleep = () => fs.readFileSync(`/proc/${writer.pid}/wchan`, 'utf8').trim();
+    let service: Awaited<ReturnType<typeof serve>> | null = null;
+    try {
+      await waitFor(() => sleep() === 'wait_for_partner', { what: 'the writer waiting' });
+      service = await serve(root);
+      const report = (await service.get('/state')).json<Report>();
+      expect(statuses(report)).to.deep.equal([
+        ['@p/app/main', 'invalid'],
+        ['@p/app/other', 'valid'],
+      ]);
+      expect(report.modules[0]!.diagnostics.map((d) => [d.kind, d.file, d.line])).to.deep.equal([['BUNDLE_ERROR', 'packages/app/main/index.ts', 1]]);
+      expect(report.modules[0]!.diagnostics[0]!.message).to.include('lib/x.ts is outside the workspace, and is not read');
+      expect(writer.exitCode === null && sleep(), 'no build opened the config outside').to.equal('wait_for_partner');
+
+      fs.rmSync(link);
+      fs.symlinkSync('../common/x.ts', link);
+      const fixed = await waitFor(async () => {
+        const next = (await service!.get('/state')).json<Report>();
+        return next.modules[0]!.status === 'valid' && next;
+      });
+      expect(statuses(fixed)).to.deep.equal([
+        ['@p/app/main', 'valid'],
+        ['@p/app/other', 'valid'],
+      ]);
+      expect((await service.get('/m/@p/app@1.0.0/modules/main')).text).to.include('INSIDE_X');
+    } finally {
+      writer.kill();
+      await ended;
+      // A build still waiting in the FIFO's open (the test failed) goes on, so the service can close.
+      try {
+        fs.closeSync(fs.openSync(config, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
+      } catch {
+        // no reader
+      }
+      await service?.close();
+    }
+  });
+
   it('core dist ends too: the module invalid naming the file, the others written', async function () {
     const root = workspaceWithFifo();
     const result = await distribute({ root, out: path.join(root, 'dist-out'), parallelism: 1 });
