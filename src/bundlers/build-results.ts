@@ -24,6 +24,8 @@ import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
 import { scanLinkNames, type LinkNames } from '../workspace/link-names.js';
 import { placedReads, type PlacedReads } from './placed-reads.js';
+import { freeGlobalDiagnostics } from './free-globals.js';
+import type { Variant } from '../workspace/variant.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -31,8 +33,8 @@ import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } 
 export const isBuildFailure = (error: unknown): error is esbuild.BuildFailure =>
   error instanceof Error && Array.isArray((error as Partial<esbuild.BuildFailure>).errors) && (error as esbuild.BuildFailure).errors.length > 0;
 
-// The outputs, inputs and bare imports of entry `index` of a finished build.
-export function collect(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult): BundleResult {
+// The outputs, inputs and bare imports of entry `index` of a finished build of `variant`.
+export function collect(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult, variant: Pick<Variant, 'target'> = { target: 'browser' }): BundleResult {
   const files = outputsByPath(result);
   const metafile = result.metafile!;
   const codePath = path.join(root, `${OUT}${index}.js`);
@@ -84,7 +86,6 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       imports.push({ specifier, file });
     }
   }
-  const warnings = warningsOf(root, result.warnings, bundled);
   const reads = placedReads(root); // each place below: from one read of its file, judged by `placedFrom`
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`);
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
@@ -95,7 +96,10 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs.add(file);
     resolution.add(file);
   }
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs)];
+  // Node's globals are defined where a `target=node` build runs: only a browser's code is judged.
+  const free = placed.code === null || variant.target !== 'browser' ? { errors: [], warnings: [] } : freeGlobalDiagnostics(reads, new TextDecoder().decode(placed.code), sources, target.entry);
+  const warnings = [...warningsOf(root, result.warnings, bundled), ...free.warnings];
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...free.errors];
   const placedFrom = reads.placedFrom(errors);
   return {
     specifier: target.specifier,
