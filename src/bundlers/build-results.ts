@@ -96,11 +96,9 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs.add(file);
     resolution.add(file);
   }
-  // Node's globals are defined where a `target=node` build runs: only a browser's code is judged.
-  const free = placed.code === null || variant.target !== 'browser' ? { errors: [], warnings: [] } : freeGlobalDiagnostics(reads, new TextDecoder().decode(placed.code), sources, target.entry);
-  const warnings = [...warningsOf(root, result.warnings, bundled), ...free.warnings];
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...free.errors];
-  const placedFrom = reads.placedFrom(errors);
+  const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, warningsOf(root, result.warnings, bundled));
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames];
+  const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
     specifier: target.specifier,
     code: placed.code,
@@ -126,6 +124,15 @@ function placedCodeErrors(reads: PlacedReads, target: BundleTarget, code: Uint8A
   const viteQueries = viteQueryImports(reads, target, metafile.inputs, read, inputPath);
   const requires = externalRequires(reads, metafile.inputs, read, inputPath);
   return [...urls, ...viteReads, ...viteQueries, ...requires];
+}
+
+// The names the code reads that no browser defines (README "Bundling real code"): its errors, and
+// its warnings after esbuild's (`built`). Node's globals are defined where a `target=node` build
+// runs, so only a browser's code is judged.
+function browserUndefinedNames(reads: PlacedReads, code: Uint8Array | null, sources: readonly string[], target: BundleTarget, variant: Pick<Variant, 'target'>, built: Diagnostic[]): { errors: Diagnostic[]; warnings: Diagnostic[] } {
+  if (code === null || variant.target !== 'browser') return { errors: [], warnings: built };
+  const found = freeGlobalDiagnostics(reads, new TextDecoder().decode(code), sources, target.entry);
+  return { errors: found.errors, warnings: [...built, ...found.warnings] };
 }
 
 // What the page links by, read from the code esbuild wrote: judged across modules by the
