@@ -131,7 +131,7 @@ function placedCodeErrors(reads: PlacedReads, target: BundleTarget, code: Uint8A
 // runs, so only a browser's code is judged.
 function browserUndefinedNames(reads: PlacedReads, code: Uint8Array | null, sources: readonly string[], target: BundleTarget, variant: Pick<Variant, 'target'>, built: Diagnostic[]): { errors: Diagnostic[]; warnings: Diagnostic[] } {
   if (code === null || variant.target !== 'browser') return { errors: [], warnings: built };
-  const found = freeGlobalDiagnostics(reads, new TextDecoder().decode(code), sources, target.entry);
+  const found = freeGlobalDiagnostics(reads, code, sources, target.entry);
   return { errors: found.errors, warnings: [...built, ...found.warnings] };
 }
 

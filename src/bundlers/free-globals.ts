@@ -14,6 +14,7 @@ import { analyze, type Scope } from 'eslint-scope';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import type { PlacedReads } from './placed-reads.js';
+import { bufferView } from '../outputs/buffer-view.js';
 
 /** The globals of Node that no browser defines, and what to write instead. */
 const NODE_GLOBALS = {
@@ -97,11 +98,15 @@ function guardedNames(code: string, names: readonly string[]): Set<string> {
  * error wherever it is: every JSX element evaluates it. `sources`: the files whose code is in
  * the output, placed from one read each.
  */
-export function freeGlobalDiagnostics(reads: PlacedReads, code: string, sources: readonly string[], entry: string): { errors: Diagnostic[]; warnings: Diagnostic[] } {
+export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string): { errors: Diagnostic[]; warnings: Diagnostic[] } {
   const jsxSources = sources.filter((file) => JSX_SOURCE.test(file));
-  const names: string[] = [...Object.keys(NODE_GLOBALS), ...(jsxSources.length > 0 ? [JSX_FACTORY] : [])];
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
+  // The bytes are searched for each name before any text is made of them: most outputs hold none.
+  const bytes = bufferView(built);
+  const names = [...Object.keys(NODE_GLOBALS), ...(jsxSources.length > 0 ? [JSX_FACTORY] : [])].filter((name) => bytes.includes(name));
+  if (names.length === 0) return { errors, warnings };
+  const code = bytes.toString('utf8');
   const free = freeReferences(code, names);
   if (free === null || free.size === 0) return { errors, warnings };
   const guarded = guardedNames(code, names);
