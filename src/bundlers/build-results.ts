@@ -25,6 +25,8 @@ import { viteQueryImports } from './vite-query-imports.js';
 import { scanLinkNames, type LinkNames } from '../workspace/link-names.js';
 import { placedReads, type PlacedReads } from './placed-reads.js';
 import { resolveImageSetStrings, type ResolvedImageSets } from './image-set-strings.js';
+import { freeGlobalDiagnostics } from './free-globals.js';
+import type { Variant } from '../workspace/variant.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
 // Import kinds of JavaScript; CSS `@import` and `url()` are not dependencies between modules.
@@ -32,8 +34,8 @@ import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } 
 export const isBuildFailure = (error: unknown): error is esbuild.BuildFailure =>
   error instanceof Error && Array.isArray((error as Partial<esbuild.BuildFailure>).errors) && (error as esbuild.BuildFailure).errors.length > 0;
 
-// The outputs, inputs and bare imports of entry `index` of a finished build.
-export function collect(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult): BundleResult {
+// The outputs, inputs and bare imports of entry `index` of a finished build of `variant`.
+export function collect(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult, variant: Pick<Variant, 'target'> = { target: 'browser' }): BundleResult {
   const files = outputsByPath(result);
   const metafile = result.metafile!;
   const codePath = path.join(root, `${OUT}${index}.js`);
@@ -82,7 +84,6 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       imports.push({ specifier, file });
     }
   }
-  const warnings = warningsOf(root, result.warnings, bundled);
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`);
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   // A `new URL` of a declared asset is that asset's address, as its import is.
@@ -92,8 +93,9 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs.add(file);
     resolution.add(file);
   }
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs)];
-  const placedFrom = reads.placedFrom(errors);
+  const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, warningsOf(root, result.warnings, bundled));
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames];
+  const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
     specifier: target.specifier,
     code: placed.code,
@@ -128,6 +130,15 @@ function placedCodeErrors(reads: PlacedReads, target: BundleTarget, code: Uint8A
   const viteQueries = viteQueryImports(reads, target, metafile.inputs, read, inputPath);
   const requires = externalRequires(reads, metafile.inputs, read, inputPath);
   return [...urls, ...viteReads, ...viteQueries, ...requires];
+}
+
+// The names the code reads that no browser defines (README "Bundling real code"): its errors, and
+// its warnings after esbuild's (`built`). Node's globals are defined where a `target=node` build
+// runs, so only a browser's code is judged.
+function browserUndefinedNames(reads: PlacedReads, code: Uint8Array | null, sources: readonly string[], target: BundleTarget, variant: Pick<Variant, 'target'>, built: Diagnostic[]): { errors: Diagnostic[]; warnings: Diagnostic[] } {
+  if (code === null || variant.target !== 'browser') return { errors: [], warnings: built };
+  const found = freeGlobalDiagnostics(reads, code, sources, target.entry);
+  return { errors: found.errors, warnings: [...built, ...found.warnings] };
 }
 
 // What the page links by, read from the code esbuild wrote: judged across modules by the

@@ -55,7 +55,7 @@ export function createBatchBuilds(root: string, buildOptions: BuildOptionsOf): B
       // built in: built alone, as an edit rebuilds it, so its outcome is the same however grouped.
       const alone = targets.length === 1 ? [] : targets.flatMap((target, index) => (outputsHoldOthersAssets(result, target, index) ? [index] : []));
       const rebuilt = new Map(await Promise.all(alone.map(async (index) => [index, (await bundleOnce([targets[index]!], variant, signal))[0]!] as const)));
-      return targets.map((target, index) => rebuilt.get(index) ?? collect(root, target, index, result));
+      return targets.map((target, index) => rebuilt.get(index) ?? collect(root, target, index, result, variant));
     } catch (error) {
       if (!isBuildFailure(error)) throw error;
       if (targets.length === 1) return [await failedBuild(targets[0]!, variant, error.errors)];

@@ -59,7 +59,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!]);
     try {
       const result = await kept.rebuild(key, signature, target, variant, signal);
-      const last = wholeBuild(root, target, result);
+      const last = wholeBuild(root, target, result, variant);
       lastBuilds.set(key, last);
       return last.result;
     } catch (error) {
@@ -131,8 +131,8 @@ async function bundleRefusingConfigs(nonRegular: NonRegularFiles, targets: Bundl
  * stylesheet, its warnings) only by a later stylesheet edit, so it is derived in a later turn,
  * after the answer that waits for this result (or at once, if asked first).
  */
-function wholeBuild(root: string, target: BundleTarget, result: esbuild.BuildResult): LastBuild {
-  const collected = collect(root, target, 0, result);
+function wholeBuild(root: string, target: BundleTarget, result: esbuild.BuildResult, variant: Variant): LastBuild {
+  const collected = collect(root, target, 0, result, variant);
   let parts: StylesheetParts | undefined;
   const derived = () => (parts ??= stylesheetParts(collected, result));
   setImmediate(() => {

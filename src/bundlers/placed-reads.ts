@@ -12,7 +12,7 @@ import { readRegularFile } from '../regular-files.js';
 export interface PlacedReads {
   /** The file's text as read once for this result, or null if it is outside the workspace or cannot be read. */
   text(file: string): string | null;
-  /** The hash of each file read whose text placed one of `errors` (`BundleResult.placedFrom`). */
+  /** The hash of each file read whose text placed one of `errors` (or warnings: `BundleResult.placedFrom`). */
   placedFrom(errors: readonly Diagnostic[]): Record<string, string>;
 }
 

@@ -81,12 +81,12 @@ export interface BundleResult {
   /** BUNDLE_ERROR diagnostics; empty when the build succeeded. */
   errors: Diagnostic[];
   /**
-   * The files whose text, read after the build, placed `errors` (esbuild says which file imports
+   * The files whose text, read after the build, placed `errors` or `warnings` (esbuild says which file imports
    * a stylesheet for a value, not where), each with that text's content hash: a place stands
    * only where the build's read of the file hashed the same (README "Code frames"). Absent when none.
    */
   placedFrom?: Record<string, string>;
-  /** Warnings of a build that succeeded (esbuild's, and MODULE_BOUNDARY_CROSSED); absent when none. */
+  /** Warnings of a build that succeeded (esbuild's, MODULE_BOUNDARY_CROSSED, a Node global read inside a function); absent when none. */
   warnings?: Diagnostic[];
   /** The shared files the code imports, directly or through each other, each built alone: internal specifier -> code. Absent when none. */
   chunks?: Record<string, Uint8Array>;

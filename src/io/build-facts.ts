@@ -30,27 +30,26 @@ export function createBuildFacts(hashes: FileHashes, outputs: OutputCache, locat
       // files its diagnostics name.
       const paths = [...new Set([...Object.keys(previousInputs ?? {}), ...result.inputs, ...namedFiles(hashes, result.errors)])];
       const inputs = hashInputs(hashes, paths, before, startedAt, unwritten);
-      return { type: 'build.failed', ...base, imports: locate(result.imports, inputs), errors: placedWhereRead(result, inputs), inputs };
+      return { type: 'build.failed', ...base, imports: locate(result.imports, inputs), errors: placedWhereRead(result.errors, result.placedFrom, inputs), inputs };
     }
     const chunks = result.chunks ? chunkRefs(outputs, result.chunks) : undefined;
     const made = { code: outputs.put(result.code), styles: result.styles ? outputs.put(result.styles) : null, ...(chunks ? { chunks } : {}) };
     // The shared files it was asked to import: a copy of one it still made cannot be avoided (README "Shared files").
     const shared = Object.keys(sharedFiles ?? {});
     const inputs = hashInputs(hashes, result.inputs, before, startedAt, unwritten);
-    return { type: 'build.succeeded', ...base, imports: locate(result.imports, inputs), outputs: made, inputs, ...(result.resolution?.length ? { resolution: result.resolution } : {}), ...(result.warnings?.length ? { warnings: result.warnings } : {}), ...(shared.length > 0 ? { shared } : {}), ...(result.links ? { links: result.links } : {}) };
+    return { type: 'build.succeeded', ...base, imports: locate(result.imports, inputs), outputs: made, inputs, ...(result.resolution?.length ? { resolution: result.resolution } : {}), ...(result.warnings?.length ? { warnings: placedWhereRead(result.warnings, result.placedFrom, inputs) } : {}), ...(shared.length > 0 ? { shared } : {}), ...(result.links ? { links: result.links } : {}) };
   };
 }
 
 /**
- * The errors, each placed by a read of its file after the build (`placedFrom`) kept at its place
- * only if that read hashed as the build's read did (its input's hash): a file saved between the
- * two (its rebuild still to come) names the file without a line, never a line of text the build
- * did not see (README "Code frames").
+ * The errors (or warnings), each placed by a read of its file after the build (`placedFrom`) kept
+ * at its place only if that read hashed as the build's read did (its input's hash): a file saved
+ * between the two (its rebuild still to come) names the file without a line, never a line of text
+ * the build did not see (README "Code frames").
  */
-function placedWhereRead(result: BundleResult, inputs: InputHashes): Diagnostic[] {
-  const { placedFrom } = result;
-  if (!placedFrom) return result.errors;
-  return result.errors.map((error) => {
+function placedWhereRead(diagnostics: Diagnostic[], placedFrom: BundleResult['placedFrom'], inputs: InputHashes): Diagnostic[] {
+  if (!placedFrom) return diagnostics;
+  return diagnostics.map((error) => {
     const read = error.file === undefined ? undefined : placedFrom[error.file];
     if (read === undefined || read === inputs[error.file!]) return error;
     const { line: _line, column: _column, ...unplaced } = error;

@@ -42,3 +42,35 @@ describe('createBuildFacts: an error placed after the build', () => {
     expect(error).to.deep.equal({ kind: 'STYLESHEET_IMPORTED_AS_VALUE', message: '"./a.css" is imported for a value', file: 'app/a.ts' });
   });
 });
+
+describe('createBuildFacts: a warning placed after the build', () => {
+  const SOURCE = 'export function url() {\n  return process.env.API_URL;\n}\n';
+
+  /** The warnings of a build that succeeded, read `app/a.ts` as it is on disk, its warning placed in text hashing to `placedIn`. */
+  function warningsOf(placedIn: string) {
+    const root = tempWorkspace({ 'app/a.ts': SOURCE });
+    const hashes = createFileHashes(root);
+    const toFact = createBuildFacts(hashes, createOutputCache(), createImportLocator(hashes));
+    const result: BundleResult = {
+      specifier: '@t/app/a',
+      code: new TextEncoder().encode('function url() { return process.env.API_URL; }\nexport { url };\n'),
+      styles: null,
+      inputs: ['app/a.ts'],
+      imports: [],
+      errors: [],
+      warnings: [diagnostic('BUNDLE_WARNING', 'process.env.API_URL is read inside a function', { file: 'app/a.ts', line: 2, column: 10 })],
+      placedFrom: { 'app/a.ts': contentHash(placedIn) },
+    };
+    const fact = toFact(result, { build: 1, variant: 'browser.development', previousInputs: null, before: new Map(), startedAt: 0 });
+    if (fact.type !== 'build.succeeded') throw new Error(`expected build.succeeded, got ${fact.type}`);
+    return fact.warnings;
+  }
+
+  it('keeps its line and column when the text it was placed in is the one the build read', () => {
+    expect(warningsOf(SOURCE)).to.deep.equal([{ kind: 'BUNDLE_WARNING', message: 'process.env.API_URL is read inside a function', file: 'app/a.ts', line: 2, column: 10 }]);
+  });
+
+  it('names the file without a line when the file was saved between the build and that read', () => {
+    expect(warningsOf(`// a line added\n${SOURCE}`)).to.deep.equal([{ kind: 'BUNDLE_WARNING', message: 'process.env.API_URL is read inside a function', file: 'app/a.ts' }]);
+  });
+});

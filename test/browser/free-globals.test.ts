@@ -1,0 +1,111 @@
+// Names no browser defines, in Chromium (README "Bundling real code"): the code esbuild writes for
+// a module reading process.env.API_URL when imported, one reading Node's global, and JSX with no
+// tsconfig `jsx`, throws on the page ("is not defined"), and /state lists each invalid; a module
+// guarding process with typeof, and JSX compiled by tsconfig's `jsx: react-jsx` against an
+// installed react, are valid and run on the preview.
+import { expect } from 'chai';
+import * as esbuildApi from 'esbuild';
+import type { Browser } from 'playwright-core';
+import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
+import type { BundleTarget } from '../../src/bundlers/types.js';
+import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
+import { launchChromium, openPage, until } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const SHOW = (value: string) => `document.body.insertAdjacentHTML('beforeend', '<p id="shown">' + ${value} + '</p>');\n`;
+
+const THROWING = {
+  env: { entry: 'env/index.ts', text: `const url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
+  global: { entry: 'global/index.ts', text: `const name = global.name;\n${SHOW('name')}`, thrown: 'global is not defined' },
+  jsx: { entry: 'jsx/index.tsx', text: `const view = () => <b>hi</b>;\n${SHOW('String(view())')}`, thrown: 'React is not defined' },
+} as const;
+
+function workspace(): string {
+  return tempWorkspace({
+    'core.json': json({ packages: ['packages/app', 'packages/ui'] }),
+    'packages/app/package.json': json({
+      name: '@g/app',
+      version: '1.0.0',
+      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts' },
+    }),
+    ...Object.fromEntries(Object.values(THROWING).map(({ entry, text }) => [`packages/app/${entry}`, text])),
+    'packages/app/guarded/index.ts': `const url = typeof process !== 'undefined' && process.env.API_URL;\n${SHOW("'guarded ' + String(url)")}`,
+    'packages/ui/package.json': json({ name: '@g/ui', version: '1.0.0', exports: { './view': './view/index.tsx' }, dependencies: { react: '18.0.0' } }),
+    'packages/ui/tsconfig.json': json({ compilerOptions: { jsx: 'react-jsx' } }),
+    'packages/ui/view/index.tsx': "const view = <p id=\"shown\">{'rendered'} <b>by jsx</b></p>;\ndocument.body.append(view as unknown as Node);\n",
+    // A tiny react whose automatic runtime makes DOM elements: enough for the page to show the JSX ran.
+    'node_modules/react/package.json': json({ name: 'react', version: '18.0.0', type: 'module', exports: { '.': './index.js', './jsx-runtime': './jsx-runtime.js' } }),
+    'node_modules/react/index.js': 'export default {};\n',
+    'node_modules/react/jsx-runtime.js': [
+      'export const Fragment = Symbol.for("react.fragment");',
+      'export function jsx(type, props) {',
+      '  const element = document.createElement(type);',
+      '  for (const [name, value] of Object.entries(props)) if (name !== "children") element.setAttribute(name, value);',
+      '  element.append(...[props.children ?? []].flat());',
+      '  return element;',
+      '}',
+      'export const jsxs = jsx;',
+      '',
+    ].join('\n'),
+  });
+}
+
+describe('names no browser defines, in Chromium', function () {
+  let browser: Browser;
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+
+  before(async function () {
+    root = workspace();
+    service = await serve(root, { cdnOrigin: 'local' });
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('runs the code esbuild writes for each module /state calls invalid, and it throws on the page', async function () {
+    const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
+    for (const [name, { entry, thrown }] of Object.entries(THROWING)) {
+      expect(statuses.get(`@g/app/${name}`), name).to.equal('invalid');
+      for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+        const target: BundleTarget = { specifier: `@g/app/${name}`, subpath: name, dir: `packages/app/${name}`, entry: `packages/app/${entry}`, assets: [], platforms: ['web'] };
+        const built = await esbuildApi.build(esbuildOptions(root, [target], variant));
+        const code = built.outputFiles!.find((file) => file.path.endsWith('.js'))!.text;
+        const watched = await openPage(browser);
+        try {
+          await watched.page.setContent('<!doctype html><html><body></body></html>');
+          await watched.page.addScriptTag({ type: 'module', content: code });
+          await until(() => watched.errors.length > 0, `${name} (${variant.env}) to throw`);
+          expect(watched.errors.join(' | '), `${name} ${variant.env}`).to.include(thrown);
+          expect(await watched.page.locator('#shown').count(), `${name} ${variant.env}`).to.equal(0);
+        } finally {
+          await watched.page.close();
+        }
+      }
+    }
+  });
+
+  it('runs on the preview a module guarding process with typeof, and JSX compiled by jsx: react-jsx, both valid', async function () {
+    const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
+    const shown: Record<string, string | null> = {};
+    for (const specifier of ['@g/app/guarded', '@g/ui/view']) {
+      expect(statuses.get(specifier), specifier).to.equal('valid');
+      const watched = await openPage(browser);
+      try {
+        await watched.page.goto(new URL(`/preview/?entry=${encodeURIComponent(specifier)}`, service.url).href, { waitUntil: 'load' });
+        await watched.page.waitForSelector('#shown', { timeout: 15_000 }).catch(() => {
+          throw new Error(`${specifier} never ran; page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`);
+        });
+        shown[specifier] = await watched.page.locator('#shown').textContent();
+        expect(watched.errors, specifier).to.deep.equal([]);
+      } finally {
+        await watched.page.close();
+      }
+    }
+    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx' });
+  });
+});

@@ -1,0 +1,59 @@
+// The free references of built code (src/bundlers/free-globals.ts, README "Bundling real code"):
+// which reads of a name no browser defines are free and which run when the module is imported,
+// and the diagnostics each browser variant's build gets from them, none for a `target=node` one.
+import { expect } from 'chai';
+import * as esbuildApi from 'esbuild';
+import { collect } from '../../src/bundlers/build-results.js';
+import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
+import { freeReferences } from '../../src/bundlers/free-globals.js';
+import type { BundleTarget } from '../../src/bundlers/types.js';
+import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const NAMES = ['process', 'global', 'Buffer', 'module', 'exports', 'React'];
+const uses = (code: string) => Object.fromEntries(freeReferences(code, NAMES) ?? [['unparsed', null]]);
+
+describe('freeReferences', () => {
+  it('tells a read at the top level and in a static block from one in a function, a method or a field initializer', () => {
+    expect(uses('var a = process.env.A; class C { static { global.x = 1; } }')).to.deep.equal({
+      process: { onImport: true, inFunction: false, member: 'A' },
+      global: { onImport: true, inFunction: false },
+    });
+    expect(uses('function f() { return process.env.B; } const g = () => Buffer; class C { m() { return module; } field = exports; }')).to.deep.equal({
+      process: { onImport: false, inFunction: true, member: 'B' },
+      Buffer: { onImport: false, inFunction: true },
+      module: { onImport: false, inFunction: true },
+      exports: { onImport: false, inFunction: true },
+    });
+  });
+
+  it('finds nothing bound by a scope, a property name, or the wrapper esbuild writes around a CommonJS file', () => {
+    expect(uses('const process = {}; process.env.A; function f(global) { return global; } x.module = { Buffer: 1 }.Buffer;')).to.deep.equal({});
+    expect(uses('var require_x = __commonJS({ "x.js"(exports, module) { module.exports = exports.a; } });')).to.deep.equal({});
+    expect(uses('var e=React.createElement("div",null,"hi");')).to.deep.equal({ React: { onImport: true, inFunction: false } });
+  });
+
+  it('judges nothing of code it cannot parse, and parses nothing without one of the names', () => {
+    expect(freeReferences('process.env.A = <div/>;', NAMES)).to.equal(null);
+    expect(freeReferences('this is no code at all', NAMES)).to.deep.equal(new Map());
+  });
+});
+
+describe('the free globals of a build, by variant', () => {
+  const root = tempWorkspace({ 'app/env/index.ts': 'export const url = process.env.API_URL;\nexport const lazy = () => Buffer.from("a");\n' });
+  const TARGET: BundleTarget = { specifier: '@t/app/env', subpath: 'env', dir: 'app/env', entry: 'app/env/index.ts', assets: [], platforms: ['web', 'node'] };
+  const judged = async (variant: ReturnType<typeof developmentVariant>) => {
+    const result = collect(root, TARGET, 0, await esbuildApi.build(esbuildOptions(root, [TARGET], variant)), variant);
+    return { errors: result.errors.map(({ kind, line, column }) => ({ kind, line, column })), warnings: (result.warnings ?? []).map(({ kind, line, column }) => ({ kind, line, column })) };
+  };
+  const expected = { errors: [{ kind: 'BUNDLE_ERROR', line: 1, column: 20 }], warnings: [{ kind: 'BUNDLE_WARNING', line: 2, column: 27 }] };
+
+  it('gives the development and the minified production build of a browser the same diagnostics', async () => {
+    expect(await judged(developmentVariant('browser'))).to.deep.equal(expected);
+    expect(await judged(productionVariant('browser'))).to.deep.equal(expected);
+  });
+
+  it('gives a build for node none', async () => {
+    expect(await judged(developmentVariant('node'))).to.deep.equal({ errors: [], warnings: [] });
+  });
+});
