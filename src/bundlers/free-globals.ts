@@ -50,9 +50,11 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   const found = new Map<string, FreeUse>();
   if (names.length === 0 || !new RegExp(`\\b(?:${names.join('|')})\\b`).test(code)) return found;
   let globalScope: Scope | null;
+  let branches: Array<[number, number]>;
   try {
     const tree = parse(code, { ecmaVersion: 'latest', sourceType: 'module', ranges: true });
     globalScope = analyze(tree as Parameters<typeof analyze>[0], { ecmaVersion: 2022, sourceType: 'module' }).globalScope;
+    branches = conditionalRanges(tree as unknown as SyntaxNode);
   } catch {
     return null;
   }
@@ -61,15 +63,59 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
     const { name } = reference.identifier;
     if (!wanted.has(name)) continue;
     const use = found.get(name) ?? { onImport: false, inFunction: false };
-    if (isEvaluatedOnImport(reference.from)) use.onImport = true;
+    const [start, end] = (reference.identifier as { range?: [number, number] }).range ?? [-1, undefined];
+    // A read in a branch the import may not take (`typeof window < 'u' ? window : global`, a
+    // `try`) may never run: told as one in a function is, never as a page that surely throws.
+    if (isEvaluatedOnImport(reference.from) && !branches.some(([from, to]) => start >= from && start < to)) use.onImport = true;
     else use.inFunction = true;
-    const end = (reference.identifier as { range?: [number, number] }).range?.[1];
     const member = name === 'process' && end !== undefined ? /^\s*\.\s*env\s*\.\s*([\w$]+)/.exec(code.slice(end, end + 200))?.[1] : undefined;
     if (member !== undefined && use.member === undefined) use.member = member;
     found.set(name, use);
   }
   return found;
 }
+
+interface SyntaxNode {
+  type: string;
+  range?: [number, number];
+  [member: string]: unknown;
+}
+
+/** Where each node kind holds code that runs only on a condition (or whose throw is caught: a `try` block). */
+const CONDITIONAL_MEMBERS: Readonly<Record<string, readonly string[]>> = {
+  ConditionalExpression: ['consequent', 'alternate'],
+  LogicalExpression: ['right'],
+  AssignmentExpression: ['right'], // counted only for `&&=`, `||=`, `??=` below
+  IfStatement: ['consequent', 'alternate'],
+  SwitchCase: ['consequent'],
+  TryStatement: ['block'],
+  WhileStatement: ['body'],
+  ForStatement: ['body', 'update'],
+  ForInStatement: ['body'],
+  ForOfStatement: ['body'],
+};
+
+const LOGICAL_ASSIGNMENT = new Set(['&&=', '||=', '??=']);
+
+/** The ranges of the code that runs only on a condition, found by a walk of acorn's tree (every member holding nodes). */
+function conditionalRanges(tree: SyntaxNode): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  const add = (value: unknown) => {
+    for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) ranges.push(node.range);
+  };
+  const visit = (node: SyntaxNode) => {
+    const members = CONDITIONAL_MEMBERS[node.type];
+    if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) add(node[member]);
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'range') continue;
+      for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) visit(child);
+    }
+  };
+  visit(tree);
+  return ranges;
+}
+
+const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 
 /**
  * A reference outside every function body runs when the module is imported; one in a function

@@ -27,6 +27,23 @@ describe('freeReferences', () => {
     });
   });
 
+  // `typeof self < 'u' ? self : global` runs on a page, which takes the first branch: no page that surely throws.
+  it('tells a top-level read in a branch the import may not take, or in a try block, as one in a function', () => {
+    const conditional = { onImport: false, inFunction: true };
+    for (const code of [
+      'var g = typeof self < "u" ? self : global;',
+      'var g = globalThis || global;',
+      'if (!globalThis.fetch) { global.x = 1; }',
+      'try { global.x = 1; } catch {}',
+      'var a; a ??= global;',
+      'switch (x) { case 1: global.y = 1; }',
+      'for (const k of []) global[k] = 1;',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ global: conditional });
+    }
+    expect(uses('var g = global || globalThis; a &&= 1;')).to.deep.equal({ global: { onImport: true, inFunction: false } });
+  });
+
   it('finds nothing bound by a scope, a property name, or the wrapper esbuild writes around a CommonJS file', () => {
     expect(uses('const process = {}; process.env.A; function f(global) { return global; } x.module = { Buffer: 1 }.Buffer;')).to.deep.equal({});
     expect(uses('var require_x = __commonJS({ "x.js"(exports, module) { module.exports = exports.a; } });')).to.deep.equal({});
