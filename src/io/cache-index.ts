@@ -209,6 +209,7 @@ export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
     (value.selection === null || isArrayOf(value.selection, isString)) &&
     isArrayOf(value.diagnostics, isDiagnostic) &&
     isOptional(value.warnings, (warnings) => isArrayOf(warnings, isDiagnostic)) &&
+    isOptional(value.linkedDirs, (linked): linked is Record<string, string> => isRecordOf(linked, isPlainPath) && arePlainPaths(linked)) &&
     isRecordOf(value.sources, isHashOrAbsent)
   );
 }
