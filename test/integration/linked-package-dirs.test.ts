@@ -21,12 +21,12 @@ function linkedPackage(): string {
   return root;
 }
 
-// The module directory `packages/ui/src/badge` (under `core.modules: "src"`) moved to `real/badge-a`, a link in its place.
-function linkedModule(): string {
+// A module directory of @demo/ui (`src/badge` found under `core.modules: "src"`, `src/price` named by `exports`) moved to `real/`, a link in its place.
+function linkedModule(name: 'badge' | 'price'): string {
   const root = exampleWorkspace();
   fs.mkdirSync(path.join(root, 'real'));
-  fs.renameSync(path.join(root, 'packages/ui/src/badge'), path.join(root, 'real/badge-a'));
-  fs.symlinkSync('../../../real/badge-a', path.join(root, 'packages/ui/src/badge'));
+  fs.renameSync(path.join(root, `packages/ui/src/${name}`), path.join(root, `real/${name}-a`));
+  fs.symlinkSync(`../../../real/${name}-a`, path.join(root, `packages/ui/src/${name}`));
   return root;
 }
 
@@ -58,7 +58,8 @@ describe('a package or module directory reached through a link inside the worksp
 
   for (const [shape, make] of [
     ['a package directory', linkedPackage],
-    ['a module directory under core.modules', linkedModule],
+    ['a module directory under core.modules', () => linkedModule('badge')],
+    ['a module directory named by exports', () => linkedModule('price')],
   ] as const) {
     it(`${shape}: the same statuses and the same bytes at every address, development and production, as the tree without the link`, async () => {
       const plain = await serve(exampleWorkspace());
@@ -126,7 +127,8 @@ describe('a package or module directory reached through a link inside the worksp
 
   for (const [shape, make] of [
     ['a package directory', linkedPackage],
-    ['a module directory under core.modules', linkedModule],
+    ['a module directory under core.modules', () => linkedModule('badge')],
+    ['a module directory named by exports', () => linkedModule('price')],
   ] as const) {
     it(`${shape}: core dist writes the same files as for the tree without the link`, async () => {
       const plain = exampleWorkspace();
