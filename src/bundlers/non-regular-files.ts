@@ -63,6 +63,12 @@ export interface NonRegularFiles {
   refusedConfig(target: BundleTarget, since?: { inputs: readonly string[]; changed: readonly string[] } | null): BundleResult | null;
   /** The special files known, relative to the root's real path, with what each is. */
   known(): Array<{ file: string; kind: string }>;
+  /**
+   * The workspace's directories reached through a link inside it (`linkedDirs` of its model), by
+   * whose paths esbuild now loads the files there (`plugins/linked-dirs.ts`): each known special
+   * file is refused, and found in a result's inputs, by those paths too.
+   */
+  follow(linkedDirs: Readonly<Record<string, string>> | undefined): void;
 }
 
 /**
@@ -254,6 +260,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
   // Each module's inputs as its last result gave them (nothing derived while no config is known).
   const lastInputs = new Map<string, readonly string[]>();
   let searching = false;
+  let links = linkedPaths(realRoot, undefined);
 
   function learn(file: string, kind: string): boolean {
     if (known.get(file)?.kind === kind) return false;
@@ -308,17 +315,22 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
       for (const each of resultsOfRun) lastInputs.set(each.specifier, each.inputs);
       // Its outputs may hold an empty file where a FIFO was: built again, refusing it. Twice at
       // most (by default): a FIFO made during the second build is the third's (the next change) to refuse.
-      const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, known, resultsOfRun);
+      const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, (file) => known.get(links.toReal(file)), resultsOfRun);
       if (!stale || attempt >= runs - 1) return result;
     }
   }
 
   return {
     generation: () => generation,
-    guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, [...known.keys()], forget))),
+    guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, links.withAliases([...known.keys()]), (file) => forget(links.toReal(file))))),
     watched,
-    refusedConfig: (target, since) => refusedByKnownConfig(realRoot, known, forget, target, () => (since === null || since?.changed.some((file) => !isConfigName(file)) ? [] : [...(lastInputs.get(target.specifier) ?? []), ...(since?.inputs ?? [])])),
+    refusedConfig: (target, since) => refusedByKnownConfig(realRoot, known, links, forget, target, () => (since === null || since?.changed.some((file) => !isConfigName(file)) ? [] : [...(lastInputs.get(target.specifier) ?? []), ...(since?.inputs ?? [])])),
     known: () => [...known].map(([file, { kind }]) => ({ file: path.relative(realRoot, file).split(path.sep).join('/'), kind })),
+    follow(linkedDirs) {
+      if (linkedDirs === links.linkedDirs) return;
+      links = linkedPaths(realRoot, linkedDirs);
+      guard = null;
+    },
   };
 }
 
@@ -326,21 +338,47 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
  * The watchdog's `refusedConfig`: null at once while no config is known. `readThrough()`: the
  * inputs telling the folders a build of `target` reads through (none where its sources may have changed).
  */
-function refusedByKnownConfig(realRoot: string, known: ReadonlyMap<string, unknown>, forget: (file: string) => void, target: BundleTarget, readThrough: () => readonly string[]): BundleResult | null {
-  const configs = [...known.keys()].filter(isConfigName);
+function refusedByKnownConfig(realRoot: string, known: ReadonlyMap<string, unknown>, links: LinkedPaths, forget: (file: string) => void, target: BundleTarget, readThrough: () => readonly string[]): BundleResult | null {
+  const configs = links.withAliases([...known.keys()].filter(isConfigName));
   if (configs.length === 0) return null;
-  const kindAt = (place: string) => specialStill(path.join(realRoot, place), known, forget);
+  const kindAt = (place: string) => specialStill(links.toReal(path.join(realRoot, place)), known, forget);
   return refusedConfigOf(target, kindAt) ?? refusedReadThrough(target, readThrough(), configs.map((file) => path.relative(realRoot, file).split(path.sep).join('/')), kindAt);
 }
 
 /** Whether a result read a known special file as a file: built before its guard, it holds an empty file. */
-function readKnownSpecialFile(realRoot: string, known: ReadonlyMap<string, { kind: string }>, results: readonly BundleResult[]): boolean {
+function readKnownSpecialFile(realRoot: string, knownAt: (file: string) => { kind: string } | undefined, results: readonly BundleResult[]): boolean {
   return results.some((result) =>
     result.inputs.some((input) => {
-      const kind = known.get(path.join(realRoot, input))?.kind;
+      const kind = knownAt(path.join(realRoot, input))?.kind;
       return kind !== undefined && !result.errors.some((error) => error.message.includes(nonRegularText(input, kind)));
     }),
   );
+}
+
+interface LinkedPaths {
+  linkedDirs: Readonly<Record<string, string>> | undefined;
+  /** The real path of an absolute path through a linked directory; any other as it is. */
+  toReal(file: string): string;
+  /** `files` (real paths) and, for each under a linked directory's real path, the path through the link. */
+  withAliases(files: readonly string[]): string[];
+}
+
+// A known special file is known by its real path; esbuild loads a file of a directory reached
+// through a link by the path through it (README "Links and large trees").
+function linkedPaths(realRoot: string, linkedDirs: Readonly<Record<string, string>> | undefined): LinkedPaths {
+  const pairs = Object.entries(linkedDirs ?? {}).map(([linked, real]) => ({ linked: path.join(realRoot, linked), real: path.join(realRoot, real) }));
+  const under = (file: string, dir: string) => file.startsWith(dir + path.sep);
+  return {
+    linkedDirs,
+    toReal(file) {
+      const pair = pairs.find((candidate) => under(file, candidate.linked));
+      return pair ? pair.real + file.slice(pair.linked.length) : file;
+    },
+    withAliases(files) {
+      if (pairs.length === 0) return [...files];
+      return [...files, ...files.flatMap((file) => pairs.filter((pair) => under(file, pair.real)).map((pair) => pair.linked + file.slice(pair.real.length)))];
+    },
+  };
 }
 
 /** The plugin refusing the `files` (real paths) by what they are when esbuild is about to load one; `forget` one a regular file replaced. */

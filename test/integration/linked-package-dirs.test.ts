@@ -3,6 +3,7 @@
 // same bytes at every address and in `core dist` as the tree without the link, an edit through
 // either path answered at once, and diagnostics naming the file by the path through the link.
 // A link leading out of the workspace stays refused.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -111,6 +112,22 @@ describe('a package or module directory reached through a link inside the worksp
     const again = await serve(root);
     expect((await again.get(`${BADGE}?${DEV}`)).text).to.include('icon.alt = "b";');
     expect((await again.report()).modules.every((module) => module.status === 'valid')).to.equal(true);
+  });
+
+  it('a FIFO in the linked package: the build ends, the module invalid naming the FIFO by the path through the link; a file in its place makes it valid', async () => {
+    const root = linkedPackage();
+    execFileSync('mkfifo', [path.join(root, 'real/ui-a/src/badge/pipe.ts')]);
+    fs.appendFileSync(path.join(root, 'real/ui-a/src/badge/index.ts'), "import { value } from './pipe.ts';\nconsole.log(value);\n");
+    const service = await serve(root);
+    const report = await service.report();
+    const badge = report.modules.find((module) => module.specifier === '@demo/ui/badge')!;
+    expect(badge.status).to.equal('invalid');
+    expect(badge.diagnostics.map((d) => [d.kind, d.file])).to.deep.equal([['BUNDLE_ERROR', 'packages/ui/src/badge/index.ts']]);
+    expect(badge.diagnostics[0]!.message).to.include('"packages/ui/src/badge/pipe.ts" is a FIFO (named pipe), not a regular file');
+    expect(report.modules.filter((module) => module.status !== 'valid').map((module) => module.specifier)).to.deep.equal(['@demo/ui/badge']);
+    fs.rmSync(path.join(root, 'real/ui-a/src/badge/pipe.ts'));
+    fs.writeFileSync(path.join(root, 'real/ui-a/src/badge/pipe.ts'), 'export const value = 2;\n');
+    expect((await service.get(`${BADGE}?${DEV}`)).text).to.include('value = 2');
   });
 
   it('a link in the linked package leading out of the workspace is still refused, unread', async () => {
