@@ -85,9 +85,8 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     }, recover);
 
   return {
-    bundle: (targets, variant, signal) => {
-      nonRegular.follow(targets[0]?.workspace?.linkedDirs);
-      return nonRegular.watched(
+    bundle: (targets, variant, signal) =>
+      nonRegular.watched(
         (attempt) =>
           bundleRefusingConfigs(nonRegular, targets, attempt === 0 ? null : undefined, (built) =>
             withLiveService(async () => {
@@ -96,17 +95,14 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
             }, recover),
           ),
         (results) => results,
-      );
-    },
-    rebuild: (target, variant, signal, since) => {
-      nonRegular.follow(target.workspace?.linkedDirs);
-      return nonRegular.watched(
+      ),
+    rebuild: (target, variant, signal, since) =>
+      nonRegular.watched(
         // Within the run: a config learnt special while it ran refuses the run done again (what
         // changed counts at the first run: the run done again has the first's inputs).
         async (attempt) => nonRegular.refusedConfig(target, attempt === 0 ? (since ?? null) : undefined) ?? rebuildWithChunks(target, variant, signal, since),
         (result) => [result],
-      );
-    },
+      ),
     anticipate: stylesheets.anticipate,
     async dispose() {
       lastBuilds.clear();

@@ -63,12 +63,6 @@ export interface NonRegularFiles {
   refusedConfig(target: BundleTarget, since?: { inputs: readonly string[]; changed: readonly string[] } | null): BundleResult | null;
   /** The special files known, relative to the root's real path, with what each is. */
   known(): Array<{ file: string; kind: string }>;
-  /**
-   * The workspace's directories reached through a link inside it (`linkedDirs` of its model), by
-   * whose paths esbuild now loads the files there (`plugins/linked-dirs.ts`): each known special
-   * file is refused, and found in a result's inputs, by those paths too.
-   */
-  follow(linkedDirs: Readonly<Record<string, string>> | undefined): void;
 }
 
 /**
@@ -251,6 +245,7 @@ export const isConfigName = (file: string): boolean => CONFIG_NAMES.has(path.pos
 export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS, waitsOnFifo: () => FifoWaits = esbuildFifoWaits): NonRegularFiles {
   // Known special files are recorded, and released, by their real path, inside this real root only.
   const realRoot = realPathOf(root);
+  const links = followedLinks(realRoot);
   // Absolute (real) path to what it is, in words, and the generation that learnt it.
   const known = new Map<string, { kind: string; learntAt: number }>();
   let generation = 0;
@@ -260,7 +255,6 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
   // Each module's inputs as its last result gave them (nothing derived while no config is known).
   const lastInputs = new Map<string, readonly string[]>();
   let searching = false;
-  let links = linkedPaths(realRoot, undefined);
 
   function learn(file: string, kind: string): boolean {
     if (known.get(file)?.kind === kind) return false;
@@ -322,15 +316,10 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
 
   return {
     generation: () => generation,
-    guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, links.withAliases([...known.keys()]), (file) => forget(links.toReal(file))))),
+    guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, () => links.withAliases([...known.keys()]), (file) => forget(links.toReal(file))))),
     watched,
     refusedConfig: (target, since) => refusedByKnownConfig(realRoot, known, links, forget, target, () => (since === null || since?.changed.some((file) => !isConfigName(file)) ? [] : [...(lastInputs.get(target.specifier) ?? []), ...(since?.inputs ?? [])])),
     known: () => [...known].map(([file, { kind }]) => ({ file: path.relative(realRoot, file).split(path.sep).join('/'), kind })),
-    follow(linkedDirs) {
-      if (linkedDirs === links.linkedDirs) return;
-      links = linkedPaths(realRoot, linkedDirs);
-      guard = null;
-    },
   };
 }
 
@@ -339,6 +328,9 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
  * inputs telling the folders a build of `target` reads through (none where its sources may have changed).
  */
 function refusedByKnownConfig(realRoot: string, known: ReadonlyMap<string, unknown>, links: LinkedPaths, forget: (file: string) => void, target: BundleTarget, readThrough: () => readonly string[]): BundleResult | null {
+  // Asked first for every target of a build, before its guard is set up and its results judged:
+  // where the target's workspace has linked directories is taken here.
+  links.follow(target.workspace?.linkedDirs);
   const configs = links.withAliases([...known.keys()].filter(isConfigName));
   if (configs.length === 0) return null;
   const kindAt = (place: string) => specialStill(links.toReal(path.join(realRoot, place)), known, forget);
@@ -355,39 +347,52 @@ function readKnownSpecialFile(realRoot: string, knownAt: (file: string) => { kin
   );
 }
 
+/**
+ * The workspace's directories reached through a link inside it (`linkedDirs` of its model), by
+ * whose paths esbuild loads the files there (`plugins/linked-dirs.ts`, README "Links and large
+ * trees"): a known special file, known by its real path, is refused and found in a result's
+ * inputs by those paths too. `follow` takes the model's record before each build (`refusedConfig`
+ * is asked first for every target).
+ */
 interface LinkedPaths {
-  linkedDirs: Readonly<Record<string, string>> | undefined;
+  follow(linkedDirs: Readonly<Record<string, string>> | undefined): void;
   /** The real path of an absolute path through a linked directory; any other as it is. */
   toReal(file: string): string;
   /** `files` (real paths) and, for each under a linked directory's real path, the path through the link. */
   withAliases(files: readonly string[]): string[];
 }
 
-// A known special file is known by its real path; esbuild loads a file of a directory reached
-// through a link by the path through it (README "Links and large trees").
-function linkedPaths(realRoot: string, linkedDirs: Readonly<Record<string, string>> | undefined): LinkedPaths {
-  const pairs = Object.entries(linkedDirs ?? {}).map(([linked, real]) => ({ linked: path.join(realRoot, linked), real: path.join(realRoot, real) }));
+function followedLinks(realRoot: string): LinkedPaths {
+  let followed: Readonly<Record<string, string>> | undefined;
+  let pairs: Array<{ linked: string; real: string }> = [];
   const under = (file: string, dir: string) => file.startsWith(dir + path.sep);
   return {
-    linkedDirs,
+    follow(linkedDirs) {
+      if (linkedDirs === followed) return;
+      followed = linkedDirs;
+      pairs = Object.entries(linkedDirs ?? {}).map(([linked, real]) => ({ linked: path.join(realRoot, linked), real: path.join(realRoot, real) }));
+    },
     toReal(file) {
       const pair = pairs.find((candidate) => under(file, candidate.linked));
       return pair ? pair.real + file.slice(pair.linked.length) : file;
     },
     withAliases(files) {
-      if (pairs.length === 0) return [...files];
       return [...files, ...files.flatMap((file) => pairs.filter((pair) => under(file, pair.real)).map((pair) => pair.linked + file.slice(pair.real.length)))];
     },
   };
 }
 
-/** The plugin refusing the `files` (real paths) by what they are when esbuild is about to load one; `forget` one a regular file replaced. */
-function guardPlugin(realRoot: string, files: string[], forget: (file: string) => void): esbuild.Plugin {
-  const filter = new RegExp(`^(?:${files.map(escapeRegExp).join('|')})$`);
-  const configs = files.filter(isConfigName);
+/**
+ * The plugin refusing the `files` (real paths, and the paths through linked directories, taken as
+ * each build sets it up) by what they are when esbuild is about to load one; `forget` one a regular file replaced.
+ */
+function guardPlugin(realRoot: string, filesNow: () => string[], forget: (file: string) => void): esbuild.Plugin {
   return {
     name: NON_REGULAR_GUARD,
     setup(build) {
+      const files = filesNow();
+      const filter = new RegExp(`^(?:${files.map(escapeRegExp).join('|')})$`);
+      const configs = files.filter(isConfigName);
       // A config esbuild reads itself when it resolves in its folder or one below: a relative
       // import leading there is refused before it resolves (only while such a config is known,
       // the one case this callback exists; `refusedConfig` refuses before esbuild runs the
