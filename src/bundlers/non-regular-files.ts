@@ -370,7 +370,10 @@ function followedLinks(realRoot: string): LinkedPaths {
     follow(linkedDirs) {
       if (linkedDirs === followed) return;
       followed = linkedDirs;
-      pairs = Object.entries(linkedDirs ?? {}).map(([linked, real]) => ({ linked: path.join(realRoot, linked), real: path.join(realRoot, real) }));
+      // The deepest first: a module's own link inside a linked package leads to its own place.
+      pairs = Object.entries(linkedDirs ?? {})
+        .map(([linked, real]) => ({ linked: path.join(realRoot, linked), real: path.join(realRoot, real) }))
+        .sort((a, b) => b.linked.length - a.linked.length);
     },
     toReal(file) {
       const pair = pairs.find((candidate) => under(file, candidate.linked));

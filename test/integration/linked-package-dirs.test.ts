@@ -31,6 +31,14 @@ function linkedModule(name: 'badge' | 'price'): string {
   return root;
 }
 
+// Both: the package a link, and its module directory `src/badge` a link of its own to `real/badge-a`.
+function linkedPackageAndModule(): string {
+  const root = linkedPackage();
+  fs.renameSync(path.join(root, 'real/ui-a/src/badge'), path.join(root, 'real/badge-a'));
+  fs.symlinkSync('../../badge-a', path.join(root, 'real/ui-a/src/badge'));
+  return root;
+}
+
 const ADDRESSES = [
   '/m/@demo/ui@1.1.0/modules/badge',
   '/m/@demo/ui@1.1.0/styles/badge',
@@ -61,6 +69,7 @@ describe('a package or module directory reached through a link inside the worksp
     ['a package directory', linkedPackage],
     ['a module directory under core.modules', () => linkedModule('badge')],
     ['a module directory named by exports', () => linkedModule('price')],
+    ['a module directory linked inside a linked package', linkedPackageAndModule],
   ] as const) {
     it(`${shape}: the same statuses and the same bytes at every address, development and production, as the tree without the link`, async () => {
       const plain = await serve(exampleWorkspace());
