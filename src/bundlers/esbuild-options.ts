@@ -10,6 +10,7 @@ import { cssModulesPlugin } from './plugins/css-modules.js';
 import { urlImportsPlugin } from './plugins/url-imports.js';
 import { moduleBoundariesPlugin, workspacePackagesExternal } from './plugins/module-boundaries.js';
 import { workspaceConfinementPlugin } from './plugins/workspace-confinement.js';
+import { linkedDirsPlugin } from './plugins/linked-dirs.js';
 import type { BundleTarget } from './types.js';
 import { viteEnvDefines, viteImportMetaMarkers } from './vite-import-meta.js';
 
@@ -41,6 +42,9 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
   if (refuse) plugins.push(refusePlugin(refuse));
   // Last: a sheet another plugin refuses, or one outside the workspace, is never read by it.
   plugins.push(cssModulesPlugin(root));
+  // The last to resolve: every other plugin has seen the path through the link by then.
+  const linked = linkedDirsPlugin(root, targets[0]?.workspace?.linkedDirs);
+  if (linked) plugins.push(linked);
   return {
     absWorkingDir: root,
     entryPoints: targets.map((target, index) => ({ in: path.join(root, target.entry), out: `${OUT}${index}` })),

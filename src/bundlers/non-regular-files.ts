@@ -245,6 +245,7 @@ export const isConfigName = (file: string): boolean => CONFIG_NAMES.has(path.pos
 export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS, waitsOnFifo: () => FifoWaits = esbuildFifoWaits): NonRegularFiles {
   // Known special files are recorded, and released, by their real path, inside this real root only.
   const realRoot = realPathOf(root);
+  const links = followedLinks(realRoot);
   // Absolute (real) path to what it is, in words, and the generation that learnt it.
   const known = new Map<string, { kind: string; learntAt: number }>();
   let generation = 0;
@@ -308,16 +309,16 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
       for (const each of resultsOfRun) lastInputs.set(each.specifier, each.inputs);
       // Its outputs may hold an empty file where a FIFO was: built again, refusing it. Twice at
       // most (by default): a FIFO made during the second build is the third's (the next change) to refuse.
-      const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, known, resultsOfRun);
+      const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, (file) => known.get(links.toReal(file)), resultsOfRun);
       if (!stale || attempt >= runs - 1) return result;
     }
   }
 
   return {
     generation: () => generation,
-    guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, [...known.keys()], forget))),
+    guard: () => (known.size === 0 ? null : (guard ??= guardPlugin(realRoot, () => links.withAliases([...known.keys()]), (file) => forget(links.toReal(file))))),
     watched,
-    refusedConfig: (target, since) => refusedByKnownConfig(realRoot, known, forget, target, () => (since === null || since?.changed.some((file) => !isConfigName(file)) ? [] : [...(lastInputs.get(target.specifier) ?? []), ...(since?.inputs ?? [])])),
+    refusedConfig: (target, since) => refusedByKnownConfig(realRoot, known, links, forget, target, () => (since === null || since?.changed.some((file) => !isConfigName(file)) ? [] : [...(lastInputs.get(target.specifier) ?? []), ...(since?.inputs ?? [])])),
     known: () => [...known].map(([file, { kind }]) => ({ file: path.relative(realRoot, file).split(path.sep).join('/'), kind })),
   };
 }
@@ -326,30 +327,75 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
  * The watchdog's `refusedConfig`: null at once while no config is known. `readThrough()`: the
  * inputs telling the folders a build of `target` reads through (none where its sources may have changed).
  */
-function refusedByKnownConfig(realRoot: string, known: ReadonlyMap<string, unknown>, forget: (file: string) => void, target: BundleTarget, readThrough: () => readonly string[]): BundleResult | null {
-  const configs = [...known.keys()].filter(isConfigName);
+function refusedByKnownConfig(realRoot: string, known: ReadonlyMap<string, unknown>, links: LinkedPaths, forget: (file: string) => void, target: BundleTarget, readThrough: () => readonly string[]): BundleResult | null {
+  // Asked first for every target of a build, before its guard is set up and its results judged:
+  // where the target's workspace has linked directories is taken here.
+  links.follow(target.workspace?.linkedDirs);
+  const configs = links.withAliases([...known.keys()].filter(isConfigName));
   if (configs.length === 0) return null;
-  const kindAt = (place: string) => specialStill(path.join(realRoot, place), known, forget);
+  const kindAt = (place: string) => specialStill(links.toReal(path.join(realRoot, place)), known, forget);
   return refusedConfigOf(target, kindAt) ?? refusedReadThrough(target, readThrough(), configs.map((file) => path.relative(realRoot, file).split(path.sep).join('/')), kindAt);
 }
 
 /** Whether a result read a known special file as a file: built before its guard, it holds an empty file. */
-function readKnownSpecialFile(realRoot: string, known: ReadonlyMap<string, { kind: string }>, results: readonly BundleResult[]): boolean {
+function readKnownSpecialFile(realRoot: string, knownAt: (file: string) => { kind: string } | undefined, results: readonly BundleResult[]): boolean {
   return results.some((result) =>
     result.inputs.some((input) => {
-      const kind = known.get(path.join(realRoot, input))?.kind;
+      const kind = knownAt(path.join(realRoot, input))?.kind;
       return kind !== undefined && !result.errors.some((error) => error.message.includes(nonRegularText(input, kind)));
     }),
   );
 }
 
-/** The plugin refusing the `files` (real paths) by what they are when esbuild is about to load one; `forget` one a regular file replaced. */
-function guardPlugin(realRoot: string, files: string[], forget: (file: string) => void): esbuild.Plugin {
-  const filter = new RegExp(`^(?:${files.map(escapeRegExp).join('|')})$`);
-  const configs = files.filter(isConfigName);
+/**
+ * The workspace's directories reached through a link inside it (`linkedDirs` of its model), by
+ * whose paths esbuild loads the files there (`plugins/linked-dirs.ts`, README "Links and large
+ * trees"): a known special file, known by its real path, is refused and found in a result's
+ * inputs by those paths too. `follow` takes the model's record before each build (`refusedConfig`
+ * is asked first for every target).
+ */
+interface LinkedPaths {
+  follow(linkedDirs: Readonly<Record<string, string>> | undefined): void;
+  /** The real path of an absolute path through a linked directory; any other as it is. */
+  toReal(file: string): string;
+  /** `files` (real paths) and, for each under a linked directory's real path, the path through the link. */
+  withAliases(files: readonly string[]): string[];
+}
+
+function followedLinks(realRoot: string): LinkedPaths {
+  let followed: Readonly<Record<string, string>> | undefined;
+  let pairs: Array<{ linked: string; real: string }> = [];
+  const under = (file: string, dir: string) => file.startsWith(dir + path.sep);
+  return {
+    follow(linkedDirs) {
+      if (linkedDirs === followed) return;
+      followed = linkedDirs;
+      // The deepest first: a module's own link inside a linked package leads to its own place.
+      pairs = Object.entries(linkedDirs ?? {})
+        .map(([linked, real]) => ({ linked: path.join(realRoot, linked), real: path.join(realRoot, real) }))
+        .sort((a, b) => b.linked.length - a.linked.length);
+    },
+    toReal(file) {
+      const pair = pairs.find((candidate) => under(file, candidate.linked));
+      return pair ? pair.real + file.slice(pair.linked.length) : file;
+    },
+    withAliases(files) {
+      return [...files, ...files.flatMap((file) => pairs.filter((pair) => under(file, pair.real)).map((pair) => pair.linked + file.slice(pair.real.length)))];
+    },
+  };
+}
+
+/**
+ * The plugin refusing the `files` (real paths, and the paths through linked directories, taken as
+ * each build sets it up) by what they are when esbuild is about to load one; `forget` one a regular file replaced.
+ */
+function guardPlugin(realRoot: string, filesNow: () => string[], forget: (file: string) => void): esbuild.Plugin {
   return {
     name: NON_REGULAR_GUARD,
     setup(build) {
+      const files = filesNow();
+      const filter = new RegExp(`^(?:${files.map(escapeRegExp).join('|')})$`);
+      const configs = files.filter(isConfigName);
       // A config esbuild reads itself when it resolves in its folder or one below: a relative
       // import leading there is refused before it resolves (only while such a config is known,
       // the one case this callback exists; `refusedConfig` refuses before esbuild runs the

@@ -84,7 +84,7 @@ async function runBundle(job: DistributionJob, deps: BuildDistributionDeps, boun
 function judge(deps: BuildDistributionDeps, job: DistributionJob, module: ModuleModel, located: BundleResult, onOutcome: (outcome: ModuleOutcome) => void): void {
   // Read through the asset reader: a file of the module's own package, never through a link that leaves it.
   const packageDir = deps.workspace.packages.find((p) => p.name === module.package)?.dir ?? module.dir;
-  const result = { ...located, imports: locateImports(located.imports, (file) => deps.assets.read(packageDir, file)?.content.toString('utf8') ?? null) };
+  const result = { ...located, imports: locateImports(located.imports, (file) => deps.assets.read(packageDir, file, deps.workspace.linkedDirs)?.content.toString('utf8') ?? null) };
   const assets = result.code === null ? [] : readAssets(deps, module);
   onOutcome(judgeModule(deps.workspace, module, job.variant.target, result, assets));
 }
@@ -92,5 +92,5 @@ function judge(deps: BuildDistributionDeps, job: DistributionJob, module: Module
 // Through the same reader the service serves assets with: a link leaving the package reads as null.
 function readAssets(deps: BuildDistributionDeps, module: ModuleModel): AssetContent[] {
   const packageDir = deps.workspace.packages.find((p) => p.name === module.package)?.dir ?? module.dir;
-  return module.assets.map((file) => ({ file, content: deps.assets.read(packageDir, `${module.dir}/${file}`)?.content ?? null }));
+  return module.assets.map((file) => ({ file, content: deps.assets.read(packageDir, `${module.dir}/${file}`, deps.workspace.linkedDirs)?.content ?? null }));
 }

@@ -216,6 +216,7 @@ export function isWorkspaceModel(value: unknown): value is WorkspaceModel {
     isArrayOf(value.diagnostics, isDiagnostic) &&
     isOptional(value.warnings, (warnings) => isArrayOf(warnings, isDiagnostic)) &&
     isOptional(value.unreadPackages, (unread) => isArrayOf(unread, isUnreadPackage)) &&
+    isOptional(value.linkedDirs, (linked): linked is Record<string, string> => isRecordOf(linked, isPlainPath) && arePlainPaths(linked)) &&
     isRecordOf(value.sources, isHashOrAbsent)
   );
 }

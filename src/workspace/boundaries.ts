@@ -11,6 +11,8 @@ export interface WorkspaceBoundaries {
   /** Entry file, relative to the workspace, to the public specifier of its module. */
   entries: Record<string, string>;
   packages: string[];
+  /** The model's `linkedDirs`: where the directories reached through a link really are; absent when none. */
+  linkedDirs?: Record<string, string>;
 }
 
 const computed = new WeakMap<WorkspaceModel, WorkspaceBoundaries>();
@@ -22,7 +24,8 @@ export function workspaceBoundaries(workspace: WorkspaceModel): WorkspaceBoundar
   const modules = [...workspace.modules].sort((a, b) => (a.subpath < b.subpath ? -1 : a.subpath > b.subpath ? 1 : 0));
   for (const module of modules) if (module.entry !== null && !(module.entry in entries)) entries[module.entry] = module.specifier;
   const packages = workspace.packages.map((pkg) => pkg.name).sort();
-  boundaries = { key: fingerprint(JSON.stringify([entries, packages])), entries, packages };
+  const linkedDirs = workspace.linkedDirs;
+  boundaries = { key: fingerprint(JSON.stringify([entries, packages, linkedDirs ?? null])), entries, packages, ...(linkedDirs ? { linkedDirs } : {}) };
   computed.set(workspace, boundaries);
   return boundaries;
 }

@@ -87,6 +87,12 @@ export interface WorkspaceModel {
   /** Workspace-level problems: an unreadable `core.json` or `package.json`. */
   diagnostics: Diagnostic[];
   /**
+   * The directories of packages and modules reached through a symbolic link inside the
+   * workspace, each with where it really is (workspace-relative); absent when none. The
+   * bundlers name what esbuild reads there by the path the manifests name (README "Links and large trees").
+   */
+  linkedDirs?: Record<string, string>;
+  /**
    * Every file and directory the model was derived from, with the content hash it had
    * (null: absent). The check before answering compares them with the disk.
    */

@@ -23,7 +23,7 @@ export interface ReadModuleManifest {
 export function applyModuleManifests(context: PackageContext): Map<string, ReadModuleManifest> {
   const { pkg, modules } = context;
   const manifests = new Map<string, ReadModuleManifest>();
-  const modulesDir = pkg.modulesDir === null ? context.dir : joinRelative(context.dir, normalizeRelative(pkg.modulesDir) ?? '.');
+  const modulesDir = modulesDirOf(pkg, context.dir);
   if (modulesDirIsUsable(context, modulesDir)) for (const moduleDir of findManifestDirs(modulesDir, context.list)) loadManifest(context, manifests, moduleDir);
   for (const module of modules) loadManifest(context, manifests, module.dir);
   for (const [moduleDir, read] of manifests) {
@@ -34,6 +34,9 @@ export function applyModuleManifests(context: PackageContext): Map<string, ReadM
   checkAssets(context, manifests);
   return manifests;
 }
+
+/** The directory `core.modules` names (the package's own when it names none), workspace-relative. */
+export const modulesDirOf = (pkg: PackageContext['pkg'], dir: string): string => (pkg.modulesDir === null ? dir : joinRelative(dir, normalizeRelative(pkg.modulesDir) ?? '.'));
 
 /** Whether `core.modules` names a directory inside the package, that is one; told in package.json when not. */
 function modulesDirIsUsable({ pkg, packageFile, diagnostics, dir, leaves, list }: PackageContext, modulesDir: string): boolean {

@@ -13,6 +13,8 @@ import { readableIdentity } from './unread-packages.js';
 import type { SourceReader } from './source-reader.js';
 import { parseBareSpecifier } from './specifiers.js';
 import { LINK_TARGET } from './paths.js';
+import { linkedDirsOf } from './linked-dirs.js';
+import { modulesDirOf } from './module-manifests.js';
 import type { LoadedTsconfig } from './tsconfig.js';
 
 export type { SourceReader };
@@ -112,6 +114,8 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   };
   const modules = packageModules(context, deepSubpaths);
   model.modules.push(...modules);
+  const linked = linkedDirsOf(dir, modulesDirOf(pkg, dir), modules.map((module) => module.dir), list, context.realPath, context.leadsTo);
+  if (Object.keys(linked).length > 0) model.linkedDirs = { ...model.linkedDirs, ...linked };
   if (warnings.length > 0) (model.warnings ??= []).push(...warnings);
   // Told on each module (`newModule`); with none to tell it on, at the top level.
   if (modules.length === 0) model.diagnostics.push(...pkg.defineProblems);

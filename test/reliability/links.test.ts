@@ -59,13 +59,14 @@ describe('symbolic links in a workspace', function () {
       },
       { timeout: 20_000, what: 'the watcher reporting packages/app/shared/module.json' },
     );
-    // The code behind the link is watched too (esbuild reads it by its real path). Written once
-    // the manifest's change is built: a file written while what reads it is being built again
-    // is that build's to see, not the watcher's to report.
+    // The code behind the link is watched too, and reported by the path through the link, which
+    // the module's build names it by (README "Links and large trees"). Written once the
+    // manifest's change is built: a file written while what reads it is being built again is
+    // that build's to see, not the watcher's to report.
     await service.report();
     fs.writeFileSync(path.join(root, 'common/shared/index.ts'), "export const shared = 'SHARED_TWO';\n");
-    await waitFor(() => service.internals.log.events().some((event) => event.type === 'files.changed' && event.source === 'watcher' && 'common/shared/index.ts' in event.files), {
-      what: 'the watcher reporting common/shared/index.ts',
+    await waitFor(() => service.internals.log.events().some((event) => event.type === 'files.changed' && event.source === 'watcher' && 'packages/app/shared/index.ts' in event.files), {
+      what: 'the watcher reporting packages/app/shared/index.ts',
     });
     expect((await service.get(`/m/@t/app@1.0.0/modules/shared?${DEV}`)).text).to.include('SHARED_TWO');
   });

@@ -18,6 +18,7 @@ import { escapeRegExp } from '../filters.js';
 import { boundaryCrossedText } from '../../workspace/diagnostics.js';
 import { CSS_MODULE_SCRIPTS } from './css-module-scripts.js';
 import { WORKSPACE_CONFINEMENT } from './workspace-confinement.js';
+import { LINKED_DIRS } from './linked-dirs.js';
 import { NON_REGULAR_GUARD } from '../non-regular-files.js';
 import { readRegularFile } from '../../regular-files.js';
 
@@ -62,7 +63,7 @@ function namedExportsOf() {
 const NAMED_EXPORT_LIST = /\bexport\s*\{/;
 // The engine's plugins that decide what a source is (esbuild-options.ts), by name; the refusal of
 // the known special files too, or the inner build waits forever in a FIFO's open.
-const SOURCE_PLUGINS = new Set([NON_REGULAR_GUARD, 'core-url-imports', CSS_MODULE_SCRIPTS, 'core-assets', WORKSPACE_CONFINEMENT, 'core-refuse-sources']);
+const SOURCE_PLUGINS = new Set([LINKED_DIRS, NON_REGULAR_GUARD, 'core-url-imports', CSS_MODULE_SCRIPTS, 'core-assets', WORKSPACE_CONFINEMENT, 'core-refuse-sources']);
 
 /**
  * The names an unminified ES module bundle of esbuild exports: its one closing `export { ... }`

@@ -94,7 +94,7 @@ describe('the workspace model in the team cache', function () {
     const model = fresh.service.internals.store.getState().workspace;
     await fresh.service.close();
     const saved = JSON.parse(fs.readFileSync(path.join(fresh.cacheDir, 'builds.json'), 'utf8')) as { workspace?: { links: object } };
-    expect(saved.workspace?.links).to.deep.equal({ realPaths: {}, leaves: { 'packages/app': false, 'packages/lib': false } });
+    expect(saved.workspace?.links).to.deep.equal({ realPaths: { 'packages/app': 'packages/app', 'packages/lib': 'packages/lib' }, leaves: { 'packages/app': false, 'packages/lib': false } });
     const next = await startCounting(root, settingsFor(root, readOnly), fresh.cacheDir);
     expect(next.events.find((event) => event.type === 'workspace.read')).to.include({ restored: true });
     expect(next.model).to.equal(undefined);
