@@ -166,9 +166,9 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
     const read = use.member === undefined ? name : `${name}.env.${use.member}`;
     const remedy = NODE_GLOBALS[name as NodeGlobal];
     if (use.onImport) {
-      errors.push(diagnostic('BUNDLE_ERROR', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, so the page throws "ReferenceError: ${name} is not defined". ${remedy}`, where));
+      errors.push(diagnostic('BUNDLE_ERROR', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, so the page throws "ReferenceError: ${name} is not defined"; ${remedy}`, where));
     } else {
-      warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read inside a function, and ${name} is Node's: no browser defines it, so calling that function throws "ReferenceError: ${name} is not defined" unless it tests typeof ${name} !== 'undefined' first (a module that tests it is not told). ${remedy}`, where));
+      warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read inside a function (or in a branch the import may not take), and ${name} is Node's: no browser defines it, so that code throws "ReferenceError: ${name} is not defined" when it runs, unless it tests typeof ${name} !== 'undefined' first (a module that tests it is not told); ${remedy}`, where));
     }
   }
   return { errors, warnings };
