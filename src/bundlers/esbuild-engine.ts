@@ -51,7 +51,8 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
     // The special files known: a kept context refuses those it was made knowing (non-regular-files.ts).
-    const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, nonRegular.generation()]);
+    // The assets' versions too: a kept context's plugins write the versions it was made with.
+    const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, target.assetVersions ?? null, nonRegular.generation()]);
     if (since && since.changed.some((file) => keepsOldModificationTime(root, file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included

@@ -11,7 +11,7 @@ import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
 import { placedReads } from './placed-reads.js';
-import { placeAssetAddresses } from './plugins/assets.js';
+import { placeAssetAddresses, sheetAssets } from './plugins/assets.js';
 import { readRegularFile } from '../regular-files.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from './types.js';
 
@@ -148,12 +148,14 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
       const warnings = [...last.codeWarnings, ...warningsOf(root, alone ? alone.warnings : result!.warnings, new Set(read))];
       const unserved = unservedReferences(root, alone ? null : result!);
+      // The declared assets its `url()`s name are inputs, as in a whole build (`collect`).
+      const assets = alone ? [] : sheetAssets(stylesTarget, result!.metafile!, `${OUT}0.css`);
       const { warnings: _before, ...kept } = last.result;
-      const resolution = [...new Set([...(kept.resolution ?? []), ...unserved.absent])].sort();
+      const resolution = [...new Set([...(kept.resolution ?? []), ...unserved.absent, ...assets])].sort();
       const rebuilt: BundleResult = {
         ...kept,
         styles: styles && styles.length > 0 ? styles : null,
-        inputs: [...new Set([...last.codeInputs, ...read, ...unserved.absent])].sort(),
+        inputs: [...new Set([...last.codeInputs, ...read, ...unserved.absent, ...assets])].sort(),
         ...(resolution.length > 0 ? { resolution } : {}),
         // The code's errors stand; the last sheet's are replaced by this one's.
         errors: [...kept.errors.filter((error) => error.file === undefined || !last.stylesInputs.has(error.file)), ...unserved.errors],
