@@ -21,8 +21,9 @@ function assetWorkspace(): string {
     'core.json': json({ packages: ['packages/app'], preview: '@a/app/main' }),
     // Both entries beside one module.json: helper.ts is shared by the two modules (README "Shared files").
     'packages/app/package.json': json({ name: '@a/app', version: '1.0.0', exports: { './main': './main/index.ts', './nested/other': './main/other.ts' } }),
-    'packages/app/main/module.json': json({ platforms: ['web'], assets: ['bg.svg', 'logo.svg', 'star.svg'] }),
+    'packages/app/main/module.json': json({ platforms: ['web'], assets: ['bg.svg', 'dot.svg', 'logo.svg', 'star.svg'] }),
     'packages/app/main/bg.svg': square('red'),
+    'packages/app/main/dot.svg': square('blue'),
     'packages/app/main/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"><title>logo one</title></svg>',
     'packages/app/main/star.svg': '<svg xmlns="http://www.w3.org/2000/svg"><title>star one</title></svg>',
     'packages/app/main/main.css': '#box { width: 10px; height: 10px; background: url(bg.svg); }\n',
@@ -130,13 +131,17 @@ describe('a declared asset edited while a page is open', function () {
         expect(await shown(watched)).to.deep.equal({ background: BLUE, logo: 'logo two', star: 'star two' });
         expect(await fresh()).to.deep.equal({ background: BLUE, logo: 'logo two', star: 'star two' });
 
-        // The same bytes saved again tell nothing: the next change's message is the first heard.
+        // The sheet itself edited (rebuilt alone) to name another asset: that one is an input of its build now.
         await eventsOpen(watched);
+        writeFile(root, 'packages/app/main/main.css', '#box { width: 10px; height: 10px; color: rgb(1, 2, 3); background: url(dot.svg); }\n');
+        await watched.page.waitForFunction(() => getComputedStyle(document.querySelector('#box')!).color === 'rgb(1, 2, 3)', undefined, { timeout: 30_000 });
+
+        // The same bytes saved again tell nothing: the next change's message is the first heard.
         const heard = watched.messages.length;
-        writeFile(root, 'packages/app/main/bg.svg', square('blue'));
+        writeFile(root, 'packages/app/main/dot.svg', square('blue'));
         writeFile(root, 'packages/app/main/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg"><title>logo two</title></svg>');
         expect((await service.report()).modules.map((module) => module.status)).to.deep.equal(['valid', 'valid']);
-        writeFile(root, 'packages/app/main/bg.svg', square('green'));
+        writeFile(root, 'packages/app/main/dot.svg', square('green'));
         await until(() => watched.messages.length > heard, 'the message of the next change', 30_000);
         expect(watched.messages.slice(heard).map((message) => [message.type, message.module])).to.deep.equal([['styles', MAIN]]);
         await watched.page.waitForFunction(
