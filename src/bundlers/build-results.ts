@@ -90,9 +90,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   // A `new URL` of a declared asset is that asset's address, as its import is.
   const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
-  // Files it depends on without reading them: the sheet's references to no file, the assets so
-  // named, and those its `url()`s name (external: no build reads them), whose versions its
-  // development sheet writes (README "Preview and stylesheet push").
+  // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push").
   for (const file of [...unserved.absent, ...placed.assets, ...sheetAssets(target, metafile, `${OUT}${index}.css`)]) {
     inputs.add(file);
     resolution.add(file);

@@ -147,15 +147,13 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       const styles = built && placeAssetAddresses(built, target.subpath);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
       const warnings = [...last.codeWarnings, ...warningsOf(root, alone ? alone.warnings : result!.warnings, new Set(read))];
-      const unserved = unservedReferences(root, alone ? null : result!);
-      // The declared assets its `url()`s name are inputs, as in a whole build (`collect`).
-      const assets = alone ? [] : sheetAssets(stylesTarget, result!.metafile!, `${OUT}0.css`);
+      const unserved = unservedReferences(root, stylesTarget, alone ? null : result!);
       const { warnings: _before, ...kept } = last.result;
-      const resolution = [...new Set([...(kept.resolution ?? []), ...unserved.absent, ...assets])].sort();
+      const resolution = [...new Set([...(kept.resolution ?? []), ...unserved.absent, ...unserved.assets])].sort();
       const rebuilt: BundleResult = {
         ...kept,
         styles: styles && styles.length > 0 ? styles : null,
-        inputs: [...new Set([...last.codeInputs, ...read, ...unserved.absent, ...assets])].sort(),
+        inputs: [...new Set([...last.codeInputs, ...read, ...unserved.absent, ...unserved.assets])].sort(),
         ...(resolution.length > 0 ? { resolution } : {}),
         // The code's errors stand; the last sheet's are replaced by this one's.
         errors: [...kept.errors.filter((error) => error.file === undefined || !last.stylesInputs.has(error.file)), ...unserved.errors],
@@ -217,12 +215,13 @@ async function transformSource(transform: typeof esbuild.transform, source: Uint
 // then the code cannot have changed. The caller may have recorded another build since (a
 // batch build), whose code is not this one's.
 // A sheet alone imports nothing; one built may name a file that is not there, as in a whole build,
-// placed from one read of the sheet (`placedFrom`).
-function unservedReferences(root: string, built: esbuild.BuildResult | null): { errors: Diagnostic[]; absent: string[]; placedFrom: Record<string, string> } {
-  if (built === null) return { errors: [], absent: [], placedFrom: {} };
+// placed from one read of the sheet (`placedFrom`), and the declared assets its `url()`s name are
+// inputs, as in a whole build (`collect`).
+function unservedReferences(root: string, target: BundleTarget, built: esbuild.BuildResult | null): { errors: Diagnostic[]; absent: string[]; assets: string[]; placedFrom: Record<string, string> } {
+  if (built === null) return { errors: [], absent: [], assets: [], placedFrom: {} };
   const reads = placedReads(root);
   const unserved = unservedStylesheetReferences(reads, built.metafile!, `${OUT}0.css`);
-  return { ...unserved, placedFrom: reads.placedFrom(unserved.errors) };
+  return { ...unserved, assets: sheetAssets(target, built.metafile!, `${OUT}0.css`), placedFrom: reads.placedFrom(unserved.errors) };
 }
 
 // The code's places stand as they were judged; the sheet's are this read's (`placedFrom`, README "Code frames").

@@ -1,6 +1,6 @@
 // What the open pages are told (README "Preview and stylesheet push"), derived from successive states: a module
 // whose stylesheet was rebuilt with new content (`styles`), whose build became invalid or
-// changed its diagnostics (`invalid`), whose code changed or that gained or lost a stylesheet
+// changed its diagnostics, or whose own manifest became wrong (`invalid`), whose code changed or that gained or lost a stylesheet
 // (`code`: the page reloads to run it), whose warnings changed (`warnings`, all of them), and
 // one that builds again after being invalid (`valid`, so pages drop its diagnostics even when
 // the fix restored the last good outputs); and the workspace's own diagnostics when they
@@ -9,7 +9,7 @@
 // a stylesheet with a CSS syntax problem is no good one (a browser drops rules around it).
 import { map, Observable } from 'rxjs';
 import { defaultVariantKey, selectBuildDiagnostics, selectModuleWarnings } from '../store/selectors.js';
-import type { ModuleBuilds, ServiceState } from '../store/state.js';
+import type { BuildRecord, ModuleBuilds, ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
 import type { BuildOutputs } from '../store/events.js';
@@ -73,15 +73,15 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
         const builds = state.builds[module.specifier];
         if (!builds || seenBuilds.has(builds)) continue;
         seenBuilds.add(builds);
-        const variant = builds.variants[defaultVariantKey(module)];
-        if (!variant || variant.status !== 'done' || !variant.last) continue;
-        const diagnostics = selectBuildDiagnostics(state, module, variant.last);
+        const judged = judgedBuild(state, module, builds);
+        if (!judged) continue;
+        const { last, diagnostics } = judged;
         const label = moduleLabel(module);
         const before = views.get(module.specifier);
-        const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
+        const outputs = diagnostics.length === 0 ? last!.outputs : null;
         // A first view is what a page was served: no message derives from it, and the warnings
         // about shared helpers (a look at every module) are left to the changes that follow.
-        const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
+        const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (last!.warnings ?? []);
         const syntaxProblem = keepsLastGoodSheet(warnings);
         const view: View = outputs
           ? { label, styles: syntaxProblem && before ? before.styles : (outputs.styles?.hash ?? null), code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) }
@@ -118,6 +118,18 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
 }
 
 /**
+ * The default variant's finished build and its diagnostics, null while none is finished. A module
+ * whose own manifest is wrong (a declared asset deleted) is built no more: its diagnostics are the
+ * manifest's, as /state's, and a page loaded now shows them (its code answers 422).
+ */
+function judgedBuild(state: ServiceState, module: ModuleModel, builds: ModuleBuilds): { last: BuildRecord | null; diagnostics: Diagnostic[] } | null {
+  if (module.diagnostics.length > 0) return { last: null, diagnostics: module.diagnostics };
+  const variant = builds.variants[defaultVariantKey(module)];
+  if (!variant || variant.status !== 'done' || !variant.last) return null;
+  return { last: variant.last, diagnostics: selectBuildDiagnostics(state, module, variant.last) };
+}
+
+/**
  * The `workspace` message of each workspace read, if any. A broken manifest concerns no module:
  * pages show it as a page loaded now would (README "Preview and stylesheet push"), and drop it
  * once fixed. An entry declared (or dropped, or its platforms changed) makes a preview possible
@@ -143,14 +155,14 @@ function createWorkspaceMessages(): (state: ServiceState) => PushMessage | null 
 const previewEntriesKey = (workspace: ServiceState['workspace']): string =>
   JSON.stringify([workspace.preview ?? null, workspace.modules.map((module) => [module.specifier, module.platforms])]);
 
-/** An `invalid` message for every browser module whose build has diagnostics now: what a page that connects has missed. */
+/** An `invalid` message for every browser module with diagnostics now, its build's or its own manifest's: what a page that connects has missed. */
 export function invalidMessages(state: ServiceState): PushMessage[] {
   const messages: PushMessage[] = [];
   for (const module of state.workspace.modules) {
     if (!module.platforms.includes('web')) continue;
     const last = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
-    if (!last) continue;
-    const diagnostics = selectBuildDiagnostics(state, module, last);
+    // A module whose own manifest is wrong has no build: its manifest's diagnostics, as /state says.
+    const diagnostics = module.diagnostics.length > 0 ? module.diagnostics : last ? selectBuildDiagnostics(state, module, last) : [];
     if (diagnostics.length > 0) messages.push({ type: 'invalid', module: moduleLabel(module), diagnostics });
   }
   return messages;

@@ -3,7 +3,7 @@
 // names it by its content's version, a new address: Chromium keeps an image by its address for the
 // document's life, whatever its answer's cache headers say); one the code imports, itself or through
 // a shared file, reloads the page, as a code edit does; the same bytes saved tell nothing; a deleted
-// one makes its module invalid, as it did. On /preview/ and on the bundled preview alike.
+// one makes its module invalid, and the open page shows why. On /preview/ and on the bundled preview alike.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -155,9 +155,11 @@ describe('a declared asset edited while a page is open', function () {
         expect(await shown(watched)).to.deep.equal({ background: GREEN, logo: 'logo two', star: 'star two' });
         expect(watched.navigations()).to.equal(3);
 
-        // A deleted asset: its module is invalid (MANIFEST_INVALID at its module.json), as before
-        // versions, and its address answers 404, never the bytes it had.
+        // A deleted asset: its module is invalid (MANIFEST_INVALID at its module.json), its address
+        // answers 404, never the bytes it had, and the open page is told, as a fresh load shows it.
         fs.rmSync(path.join(root, 'packages/app/main/logo.svg'));
+        await until(() => watched.messages.some((message) => message.type === 'invalid' && message.module === MAIN), 'an invalid message', 30_000);
+        await watched.page.waitForFunction(() => document.querySelector('core-overlay')?.shadowRoot?.textContent?.includes('MANIFEST_INVALID'), undefined, { timeout: 30_000 });
         const main = (await service.report()).modules.find((module) => module.specifier === '@a/app/main');
         expect([main?.status, main?.diagnostics.map((diagnostic) => diagnostic.kind)]).to.deep.equal(['invalid', ['MANIFEST_INVALID']]);
         expect((await service.get('/m/@a/app@1.0.0/assets/main/logo.svg')).status).to.equal(404);
