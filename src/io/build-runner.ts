@@ -101,10 +101,9 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     const before = inputsBefore(deps.hashes, job.modules.map((module) => module.previousInputs));
     const startedAt = now();
     const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
-    const versions = variant.env === 'development' ? assetVersionsOf(deps.hashes, before) : null;
     const targets = job.modules.map(({ module, packageDir }) => {
       const target = toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package], job.declarations?.[module.package]);
-      return versions ? { ...target, assetVersions: versions(module, job.declarations?.[module.package]) } : target;
+      return variant.env === 'development' ? { ...target, assetVersions: assetVersionsOf(deps.hashes, before, module) } : target;
     });
     const first = job.modules[0]!;
     const built = job.incremental && targets.length === 1
@@ -131,31 +130,20 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
 
 /**
  * The versions of the declared assets a development build writes into their addresses (README
- * "Preview and stylesheet push"): those of the module's package (a shared file's asset is the
- * module's owning it), once per package and job. Each is taken before the build as a known input
- * is (`before`), so that a save while it runs shows as a difference afterwards (`hashInputs`),
- * never as a version of other bytes recorded as fresh.
+ * "Preview and stylesheet push"): the module's own, which hold every asset a shared file it imports
+ * names (each module importing one declares them itself, README "Shared files"). Each is taken
+ * before the build as a known input is (`taken`), so that a save while it runs shows as a difference
+ * afterwards (`hashInputs`), never as a version of other bytes recorded as fresh.
  */
-function assetVersionsOf(hashes: FileHashes, taken: Map<string, Recalled>): (module: ModuleModel, declarations?: readonly ModuleDeclaration[]) => Record<string, string> {
-  const byDeclarations = new WeakMap<readonly ModuleDeclaration[], Record<string, string>>();
-  const versionsOf = (declarations: readonly ModuleDeclaration[]): Record<string, string> => {
-    const versions: Record<string, string> = {};
-    for (const declaration of declarations) {
-      for (const asset of declaration.assets) {
-        const file = path.posix.join(declaration.dir, asset);
-        let recalled = taken.get(file);
-        if (!recalled) taken.set(file, (recalled = hashes.recall(file)));
-        if (recalled.hash !== null) versions[file] = recalled.hash;
-      }
-    }
-    return versions;
-  };
-  return (module, declarations) => {
-    if (!declarations) return versionsOf([{ dir: module.dir, subpath: module.subpath, assets: module.assets }]);
-    let versions = byDeclarations.get(declarations);
-    if (!versions) byDeclarations.set(declarations, (versions = versionsOf(declarations)));
-    return versions;
-  };
+function assetVersionsOf(hashes: FileHashes, taken: Map<string, Recalled>, module: ModuleModel): Record<string, string> {
+  const versions: Record<string, string> = {};
+  for (const asset of module.assets) {
+    const file = path.posix.join(module.dir, asset);
+    let recalled = taken.get(file);
+    if (!recalled) taken.set(file, (recalled = hashes.recall(file)));
+    if (recalled.hash !== null) versions[file] = recalled.hash;
+  }
+  return versions;
 }
 
 // The config files and places a module's build used (README "Bundling real code") are inputs it
