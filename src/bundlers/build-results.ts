@@ -18,7 +18,7 @@ import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { placeAssetUrls, unservedModuleUrls } from './module-urls.js';
-import { isMarkedAssetAddress, placeAssetAddresses } from './plugins/assets.js';
+import { isMarkedAssetAddress, placeAssetAddresses, sheetAssets } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
@@ -88,8 +88,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   // A `new URL` of a declared asset is that asset's address, as its import is.
   const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
-  // Files it depends on without reading them: the sheet's references to no file, the assets so named.
-  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets]) {
+  // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push").
+  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...sheetAssets(target, metafile, `${OUT}${index}.css`)]) {
     inputs.add(file);
     resolution.add(file);
   }

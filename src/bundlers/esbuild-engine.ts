@@ -50,8 +50,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
-    // The special files known: a kept context refuses those it was made knowing (non-regular-files.ts).
-    const signature = JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, nonRegular.generation()]);
+    const signature = contextSignature(target, nonRegular.generation());
     if (since && since.changed.some((file) => keepsOldModificationTime(root, file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included
@@ -124,6 +123,11 @@ async function bundleRefusingConfigs(nonRegular: NonRegularFiles, targets: Bundl
   let next = 0;
   return refused.map((refusal) => refusal ?? results[next++]!);
 }
+
+// What a kept context was made for. The special files known: a kept context refuses those it was
+// made knowing (non-regular-files.ts); the assets' versions: its plugins write those it was made with.
+const contextSignature = (target: BundleTarget, specialFiles: number): string =>
+  JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, target.assetVersions ?? null, specialFiles]);
 
 /**
  * A whole build of the module in its kept context, as the stylesheet rebuilt alone later needs it.

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
-import { assetAddress, urlAssets } from './plugins/assets.js';
+import { assetAddress, urlAssets, versionedAddress } from './plugins/assets.js';
 import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
@@ -51,7 +51,7 @@ export function placeAssetUrls(reads: PlacedReads, target: BundleTarget, code: U
     if (asset === undefined) return written;
     assets.add(file);
     const rest = reference.slice(reference.replace(/[?#].*$/, '').length);
-    return written.replace(`${quote}${reference}${quote}`, `${quote}${climb}assets/${asset.subpath}/${asset.file}${rest}${quote}`);
+    return written.replace(`${quote}${reference}${quote}`, `${quote}${versionedAddress(`${climb}assets/${asset.subpath}/${asset.file}`, target.assetVersions?.[file], rest)}${quote}`);
   });
   return assets.size === 0 ? { code, assets: [] } : { code: Buffer.from(text), assets: [...assets].sort() };
 }

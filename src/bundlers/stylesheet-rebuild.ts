@@ -12,7 +12,7 @@ import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
 import { placedReads } from './placed-reads.js';
 import { resolveImageSetStrings } from './image-set-strings.js';
-import { placeAssetAddresses } from './plugins/assets.js';
+import { placeAssetAddresses, sheetAssets } from './plugins/assets.js';
 import { readRegularFile } from '../regular-files.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from './types.js';
 
@@ -215,15 +215,18 @@ async function transformSource(transform: typeof esbuild.transform, source: Uint
 // then the code cannot have changed. The caller may have recorded another build since (a
 // batch build), whose code is not this one's.
 // The sheet as served. A sheet alone imports nothing; one built (`result`) may name a file that is
-// not there, as in a whole build; either may write image-set() strings, resolved as a whole
-// build's (README "Workspaces"). Its errors are placed from one read of each sheet (`placedFrom`).
+// not there, as in a whole build, and the declared assets its `url()`s name are inputs, as in a
+// whole build (`collect`: their versions, README "Preview and stylesheet push"); either may write
+// image-set() strings, resolved as a whole build's (README "Workspaces"). Its errors are placed
+// from one read of each sheet (`placedFrom`).
 function rebuiltSheet(root: string, target: BundleTarget, built: Uint8Array | null, read: readonly string[], result: esbuild.BuildResult | null): { styles: Uint8Array | null; errors: Diagnostic[]; named: string[]; placedFrom: Record<string, string> } {
   const reads = placedReads(root);
   const imageSets = resolveImageSetStrings(built, read, target, reads, root);
   const unserved = result === null ? { errors: [], absent: [] } : unservedStylesheetReferences(reads, result.metafile!, `${OUT}0.css`);
+  const assets = result === null ? [] : sheetAssets(target, result.metafile!, `${OUT}0.css`);
   const errors = [...unserved.errors, ...imageSets.errors];
   const styles = imageSets.styles && placeAssetAddresses(imageSets.styles, target.subpath);
-  return { styles, errors, named: [...unserved.absent, ...imageSets.named], placedFrom: reads.placedFrom(errors) };
+  return { styles, errors, named: [...unserved.absent, ...assets, ...imageSets.named], placedFrom: reads.placedFrom(errors) };
 }
 
 // The code's places stand as they were judged; the sheet's are this read's (`placedFrom`, README "Code frames").

@@ -45,6 +45,13 @@ export interface BundleTarget {
    * (`assetOwner`), whichever module found the shared file.
    */
   assetDeclarations?: readonly ModuleDeclaration[];
+  /**
+   * Development variants only: the content hash of each declared asset of the package
+   * (workspace-relative path), written into each address of it as `?v=<hash>` (README "Preview and
+   * stylesheet push"): an edited asset is then an edited output of every module naming it, and a
+   * page's sheet names it anew. Absent in production, whose outputs never change with an asset.
+   */
+  assetVersions?: Readonly<Record<string, string>>;
 }
 
 // Where a path leads (`<path> ->`): defined beside the workspace's paths, whose read records it too.

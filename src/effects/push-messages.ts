@@ -1,6 +1,6 @@
 // What the open pages are told (README "Preview and stylesheet push"), derived from successive states: a module
 // whose stylesheet was rebuilt with new content (`styles`), whose build became invalid or
-// changed its diagnostics (`invalid`), whose code changed or that gained or lost a stylesheet
+// changed its diagnostics, or whose own manifest became wrong (`invalid`), whose code changed or that gained or lost a stylesheet
 // (`code`: the page reloads to run it), whose warnings changed (`warnings`, all of them), and
 // one that builds again after being invalid (`valid`, so pages drop its diagnostics even when
 // the fix restored the last good outputs); and the workspace's own diagnostics when they
@@ -12,7 +12,7 @@
 // good one (a browser drops rules around it).
 import { map, Observable } from 'rxjs';
 import { defaultVariantKey, selectBuildDiagnostics, selectLinkJudgement, selectModuleWarnings, type LinkJudgement } from '../store/selectors.js';
-import type { ModuleBuilds, ServiceState } from '../store/state.js';
+import type { BuildRecord, ModuleBuilds, ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
 import type { BuildOutputs } from '../store/events.js';
@@ -100,23 +100,35 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
     }
     function look(state: ServiceState, module: ModuleModel) {
       if (!module.platforms.includes('web')) return;
-      const variant = state.builds[module.specifier]?.variants[defaultVariantKey(module)];
-      if (!variant || variant.status !== 'done' || !variant.last) return;
-      const judgement = selectLinkJudgement(state, variant.last);
+      const judged = judgedBuild(state, module);
+      if (!judged) return;
+      const { last, diagnostics } = judged;
+      const judgement = last && selectLinkJudgement(state, last);
       consulted.judged(module.specifier, judgement);
-      const diagnostics = selectBuildDiagnostics(state, module, variant.last);
       // A module it imports is being built: what it links to is not known yet, and a page is told once it is.
       if (diagnostics.length === 0 && judgement?.building) return;
       const before = views.get(module.specifier);
-      const outputs = diagnostics.length === 0 ? variant.last.outputs : null;
+      const outputs = diagnostics.length === 0 ? last!.outputs : null;
       // A first view is what a page was served: no message derives from it, and the warnings
       // about shared helpers (a look at every module) are left to the changes that follow.
-      const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (variant.last.warnings ?? []);
+      const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (last!.warnings ?? []);
       const view = viewOf(moduleLabel(module), outputs, diagnostics, warnings, before);
       views.set(module.specifier, view);
       if (before) for (const pushed of changes(state, module, before, view, diagnostics, warnings)) subscriber.next(pushed);
     }
   });
+}
+
+/**
+ * The default variant's finished build and its diagnostics, null while none is finished. A module
+ * whose own manifest is wrong (a declared asset deleted) is built no more: its diagnostics are the
+ * manifest's, as /state's, and a page loaded now shows them (its code answers 422).
+ */
+function judgedBuild(state: ServiceState, module: ModuleModel): { last: BuildRecord | null; diagnostics: Diagnostic[] } | null {
+  if (module.diagnostics.length > 0) return { last: null, diagnostics: module.diagnostics };
+  const variant = state.builds[module.specifier]?.variants[defaultVariantKey(module)];
+  if (!variant || variant.status !== 'done' || !variant.last) return null;
+  return { last: variant.last, diagnostics: selectBuildDiagnostics(state, module, variant.last) };
 }
 
 /** What a page is shown of a module now: its last good outputs (the ones before while it is invalid), its diagnostics and warnings. */
@@ -210,14 +222,14 @@ function createWorkspaceMessages(): (state: ServiceState) => PushMessage | null 
 const previewEntriesKey = (workspace: ServiceState['workspace']): string =>
   JSON.stringify([workspace.preview ?? null, workspace.modules.map((module) => [module.specifier, module.platforms])]);
 
-/** An `invalid` message for every browser module whose build has diagnostics now: what a page that connects has missed. */
+/** An `invalid` message for every browser module with diagnostics now, its build's or its own manifest's: what a page that connects has missed. */
 export function invalidMessages(state: ServiceState): PushMessage[] {
   const messages: PushMessage[] = [];
   for (const module of state.workspace.modules) {
     if (!module.platforms.includes('web')) continue;
     const last = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last;
-    if (!last) continue;
-    const diagnostics = selectBuildDiagnostics(state, module, last);
+    // A module whose own manifest is wrong has no build: its manifest's diagnostics, as /state says.
+    const diagnostics = module.diagnostics.length > 0 ? module.diagnostics : last ? selectBuildDiagnostics(state, module, last) : [];
     if (diagnostics.length > 0) messages.push({ type: 'invalid', module: moduleLabel(module), diagnostics });
   }
   return messages;

@@ -13,7 +13,7 @@ export type InputsBefore = ReadonlyMap<string, Recalled>;
 // Inputs known from the last build are hashed before this one reads them: a change during the
 // build then shows as a difference afterwards, never as a false match. The file just saved is
 // taken as the watcher read it (`recall`), bytes and all: it is not read again.
-export function inputsBefore(hashes: FileHashes, previous: readonly (InputHashes | null)[]): InputsBefore {
+export function inputsBefore(hashes: FileHashes, previous: readonly (InputHashes | null)[]): Map<string, Recalled> {
   const before = new Map<string, Recalled>();
   for (const inputs of previous) {
     for (const path of Object.keys(inputs ?? {})) if (!before.has(path)) before.set(path, hashes.recall(path));

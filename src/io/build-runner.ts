@@ -1,6 +1,7 @@
 // Runs one build job: loads the bundler, compiles, stores the outputs by content hash, hashes
 // the inputs, and reports one `build.succeeded` or `build.failed` per module. Unsubscribing
 // cancels the build. A failure of the bundler itself becomes `build.failed` diagnostics.
+import path from 'node:path';
 import { Observable } from 'rxjs';
 import type { BundlerRegistry } from '../bundlers/registry.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type WorkspaceBoundaries } from '../bundlers/types.js';
@@ -11,7 +12,7 @@ import type { ModuleDeclaration } from '../workspace/shared-files.js';
 import { parseVariantKey } from '../workspace/variant.js';
 import { bundlerFailedFacts, createBuildFacts } from './build-facts.js';
 import { inputsBefore, rebuildHint } from './build-inputs.js';
-import { stampingOnce, watchSequence, type FileHashes } from './file-hashes.js';
+import { stampingOnce, watchSequence, type FileHashes, type Recalled } from './file-hashes.js';
 import { createImportLocator } from './import-locations.js';
 import type { WatchProof } from './freshness.js';
 import { createTsconfigInputs } from './tsconfig-inputs.js';
@@ -100,7 +101,10 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     const before = inputsBefore(deps.hashes, job.modules.map((module) => module.previousInputs));
     const startedAt = now();
     const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
-    const targets = job.modules.map(({ module, packageDir }) => toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package], job.declarations?.[module.package]));
+    const targets = job.modules.map(({ module, packageDir }) => {
+      const target = toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package], job.declarations?.[module.package]);
+      return variant.env === 'development' ? { ...target, assetVersions: assetVersionsOf(deps.hashes, before, module) } : target;
+    });
     const first = job.modules[0]!;
     const built = job.incremental && targets.length === 1
       ? [await bundler.rebuild(targets[0]!, variant, signal, rebuildHint(first.previousInputs, first.previousCode, before))]
@@ -122,6 +126,24 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       }),
     );
   }
+}
+
+/**
+ * The versions of the declared assets a development build writes into their addresses (README
+ * "Preview and stylesheet push"): the module's own, which hold every asset a shared file it imports
+ * names (each module importing one declares them itself, README "Shared files"). Each is taken
+ * before the build as a known input is (`taken`), so that a save while it runs shows as a difference
+ * afterwards (`hashInputs`), never as a version of other bytes recorded as fresh.
+ */
+function assetVersionsOf(hashes: FileHashes, taken: Map<string, Recalled>, module: ModuleModel): Record<string, string> {
+  const versions: Record<string, string> = {};
+  for (const asset of module.assets) {
+    const file = path.posix.join(module.dir, asset);
+    let recalled = taken.get(file);
+    if (!recalled) taken.set(file, (recalled = hashes.recall(file)));
+    if (recalled.hash !== null) versions[file] = recalled.hash;
+  }
+  return versions;
 }
 
 // The config files and places a module's build used (README "Bundling real code") are inputs it

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
 import { createStore } from '../../src/store/store.js';
 import { moduleLabel, stylesAddress, type PushMessage } from '../../src/protocol/push.js';
-import { pushMessages$ } from '../../src/effects/push-messages.js';
+import { invalidMessages, pushMessages$ } from '../../src/effects/push-messages.js';
 import type { ImportRecord } from '../../src/workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../../src/workspace/diagnostics.js';
 import type { ModuleModel } from '../../src/workspace/model.js';
@@ -197,6 +197,20 @@ describe('pushMessages$', () => {
     expect(messages).to.have.length(1);
     expect(messages[0]).to.deep.include({ type: 'invalid', module: LABEL });
     expect((messages[0] as Extract<PushMessage, { type: 'invalid' }>).diagnostics.map((d) => d.kind)).to.deep.equal(['DEPENDENCY_NOT_DECLARED']);
+  });
+
+  it('announces a module whose own manifest became wrong (a declared asset deleted) as invalid with its diagnostics, without a build, and valid once fixed', () => {
+    const { store, built, messages } = harness();
+    built('code-1', 'styles-1');
+    const missing = diagnostic('MANIFEST_INVALID', 'app/one/module.json: "assets" declares "logo.svg", but app/one/logo.svg does not exist', { file: 'app/one/module.json' });
+    const wrong = { ...one, diagnostics: [missing] };
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([wrong]) });
+    expect(messages).to.deep.equal([{ type: 'invalid', module: LABEL, diagnostics: [missing] }]);
+    // What a page that connects now hears, as /state says.
+    expect(invalidMessages(store.getState())).to.deep.equal([{ type: 'invalid', module: LABEL, diagnostics: [missing] }]);
+    store.dispatch({ type: 'workspace.read', workspace: workspaceModel([one]) });
+    built('code-1', 'styles-1');
+    expect(messages.slice(1)).to.deep.equal([{ type: 'valid', module: LABEL }]);
   });
 
   it('announces a module that gains or loses a stylesheet as a code change, before its sheet: the page reloads to link it', () => {

@@ -110,8 +110,8 @@ describe('the bundled preview', function () {
       expect(after.styles).to.not.equal(before.styles);
       const fresh = await service.get(after.styles);
       expect(fresh.text).to.include('rgb(4, 5, 6)');
-      // A url() means what it meant at the stylesheet's own address.
-      expect(fresh.text).to.include('url(/m/@acme/app@1.0.0/assets/main/logo.svg)');
+      // A url() means what it meant at the stylesheet's own address, with the asset's version (README "Preview and stylesheet push").
+      expect(fresh.text).to.match(/url\(\/m\/@acme\/app@1\.0\.0\/assets\/main\/logo\.svg\?v=[A-Za-z0-9_-]{22}\)/);
       const again = await service.get(before.styles);
       expect(again.status).to.equal(200);
       expect(again.text).to.equal(old.text);

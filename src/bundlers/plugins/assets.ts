@@ -35,8 +35,32 @@ const CLIMB_BYTES = Buffer.from(CLIMB_MARK);
 /** The address of a declared asset as a build writes it, placed by `placeAssetAddresses`. */
 export const markedAddress = (subpath: string, file: string): string => `${CLIMB_MARK}assets/${subpath}/${file}`;
 
+/**
+ * `address` with the asset's version (`v=<content hash>`, development only: `assetVersions`) before
+ * the query and fragment written after it: a browser keeps an image by its address for as long as
+ * the page lives, whatever its answer's cache headers say, so an edited asset needs a new address
+ * for a page to show it (README "Preview and stylesheet push"). An asset's address ignores its query.
+ */
+export function versionedAddress(address: string, version: string | undefined, rest = ''): string {
+  if (version === undefined) return address + rest;
+  return rest.startsWith('?') ? `${address}?v=${version}&${rest.slice(1)}` : `${address}?v=${version}${rest}`;
+}
+
 /** A path the plugin made for a declared asset, as the build's metafile names it. */
 export const isMarkedAssetAddress = (reference: string): boolean => reference.startsWith(CLIMB_MARK);
+
+/** The declared assets a stylesheet's `url()`s name, by a build's metafile: workspace-relative. */
+export function sheetAssets(target: BundleTarget, metafile: esbuild.Metafile, stylesOutput: string): string[] {
+  const byAddress = new Map([...resolvedAssets(target)].map(([workspacePath, { subpath, file }]) => [`${CLIMB_MARK}assets/${subpath}/${file}`, workspacePath]));
+  const named = new Set<string>();
+  for (const input of Object.keys(metafile.outputs[stylesOutput]?.inputs ?? {})) {
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      const file = record.external && isMarkedAssetAddress(record.path) ? byAddress.get(record.path.replace(/[?#].*$/, '')) : undefined;
+      if (file !== undefined) named.add(file);
+    }
+  }
+  return [...named].sort();
+}
 
 /**
  * The declared assets a target's imports resolve to, by workspace-relative path: its own, and a
@@ -113,12 +137,12 @@ export function placeAssetAddresses(output: Uint8Array, subpath: string): Uint8A
 }
 
 export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
-  const declared = new Map<string, { subpath: string; file: string }>();
+  const declared = new Map<string, { subpath: string; file: string; version?: string }>();
   const extensions = new Set(ASSET_EXTENSIONS);
   // A shared file built alone imports each asset as the module owning it does.
   for (const target of targets) {
     for (const [file, asset] of resolvedAssets(target)) {
-      declared.set(path.join(root, file), asset);
+      declared.set(path.join(root, file), { ...asset, version: target.assetVersions?.[file] });
       const extension = path.extname(file).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '');
       if (extension) extensions.add(extension);
     }
@@ -147,14 +171,17 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
         // A stylesheet keeps the query and fragment it wrote (`url(sprite.svg#icon)`, a sprite's
         // or a mask's element), as esbuild's `file` loader and Vite do: the fragment picks inside
         // the file, and an asset's address ignores its query (README "Workspaces").
-        if (!CODE_IMPORT_KINDS.has(args.kind)) return { path: address + (/[?#].*$/.exec(args.path)?.[0] ?? ''), external: true };
+        if (!CODE_IMPORT_KINDS.has(args.kind)) return { path: versionedAddress(address, asset.version, /[?#].*$/.exec(args.path)?.[0] ?? ''), external: true };
         // The file itself, so source maps and the metafile name it by its workspace path.
-        return { path: absolute, pluginData: { assetAddress: address } };
+        return { path: absolute, pluginData: { assetAddress: address, version: asset.version } };
       });
       build.onLoad({ filter }, (args) => {
-        const address = (args.pluginData as { assetAddress?: string } | undefined)?.assetAddress;
+        const { assetAddress: address, version } = (args.pluginData as { assetAddress?: string; version?: string } | undefined) ?? {};
         if (address === undefined) return undefined;
-        return { contents: `export default new URL(${JSON.stringify(address)}, import.meta.url).href;\n`, loader: 'js' };
+        // The version is added to the value, after the address: the code holds the asset's address
+        // as written in every variant (README "Addresses"), and esbuild would fold two strings into one.
+        const versioned = version === undefined ? '' : ` + ${JSON.stringify(`?v=${version}`)}`;
+        return { contents: `export default new URL(${JSON.stringify(address)}, import.meta.url).href${versioned};\n`, loader: 'js' };
       });
     },
   };
