@@ -5,7 +5,7 @@ import semver from 'semver';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { lineAndColumn } from './json.js';
 import type { ModuleModel, PackageModel, WorkspaceModel } from './model.js';
-import { isBuiltin, parseBareSpecifier, moduleSpecifier } from './specifiers.js';
+import { declaredPackage, isBuiltin, parseBareSpecifier, moduleSpecifier } from './specifiers.js';
 import { indexWorkspace } from './workspace-index.js';
 
 /** A bare import found in a module's sources. */
@@ -129,10 +129,3 @@ function satisfiesRange(version: string, range: string): boolean {
   return answer;
 }
 
-/** `events`, `buffer`, `util`... declared in `dependencies` are the npm packages of that name (browser polyfills). */
-export function declaredPackage(own: Pick<PackageModel, 'dependencies'>, specifier: string): boolean {
-  if (specifier.startsWith('node:')) return false;
-  const bare = parseBareSpecifier(specifier);
-  // Own members only: a package named `constructor` or `toString` is no member of Object.prototype.
-  return bare !== null && Object.hasOwn(own.dependencies, bare.packageName);
-}

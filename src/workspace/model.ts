@@ -81,7 +81,7 @@ export interface WorkspaceModel {
   selection: string[] | null;
   /**
    * Listed packages whose package.json could not be taken: an import of one of their names is
-   * never sent to a CDN (`unreadPackageOf`); absent when none.
+   * never sent to a CDN (the package table of `indexWorkspace`); absent when none.
    */
   unreadPackages?: UnreadPackage[];
   /** Workspace-level problems: an unreadable `core.json` or `package.json`. */

@@ -1,5 +1,6 @@
 // Bare specifiers: which package an import names, and whether it is a Node.js built-in.
 import { builtinModules } from 'node:module';
+import type { PackageModel } from './model.js';
 
 export interface BareSpecifier {
   packageName: string;
@@ -32,6 +33,14 @@ export function parseBareSpecifier(specifier: string): BareSpecifier | null {
   // `@/x` is a path alias of some tools, not a scope.
   if (parts.length < take || parts.slice(0, take).some((p) => p === '') || parts[0] === '@') return null;
   return { packageName: parts.slice(0, take).join('/'), subpath: parts.slice(take).join('/') };
+}
+
+/** `events`, `buffer`, `util`... declared in `dependencies` are the npm packages of that name (browser polyfills). */
+export function declaredPackage(own: Pick<PackageModel, 'dependencies'>, specifier: string): boolean {
+  if (specifier.startsWith('node:')) return false;
+  const bare = parseBareSpecifier(specifier);
+  // Own members only: a package named `constructor` or `toString` is no member of Object.prototype.
+  return bare !== null && Object.hasOwn(own.dependencies, bare.packageName);
 }
 
 /**

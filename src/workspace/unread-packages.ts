@@ -4,9 +4,7 @@
 // may have published that name. Pure.
 import { visit } from 'jsonc-parser';
 import type { UnreadPackage, WorkspaceModel } from './model.js';
-import { declaredPackage } from './checks.js';
-import { isBuiltin, parseBareSpecifier } from './specifiers.js';
-import { indexWorkspace } from './workspace-index.js';
+import { indexWorkspace, type PackageOwner } from './workspace-index.js';
 
 /**
  * The top-level `name` and `version` strings a package.json writes before its first syntax
@@ -48,31 +46,21 @@ export function readableIdentity(text: string): { name: string | null; version: 
   return found;
 }
 
-/**
- * The unread package a bare import of `packageName` may be of, when that name is no package of
- * the model: the one whose file writes that name, else one whose name cannot be read at all
- * (then any name outside the model may be its, and none is called a CDN's until it is read).
- * Null for a package of the model, or with every manifest read.
- */
+// The table of the workspace index decides whose a name is (README "Workspaces"); these two
+// give its answer reduced to the unread package, for the workspace layer only: every other layer
+// asks the table (test/architecture/package-table.test.ts).
+
+/** The unread package a bare import of `packageName` may be of (`PackageTable.ofName`); null for a package of the model, or one outside. */
 export function unreadPackageOf(workspace: WorkspaceModel, packageName: string): UnreadPackage | null {
-  const unread = workspace.unreadPackages;
-  if (!unread || indexWorkspace(workspace).packages.has(packageName)) return null;
-  return unread.find((pkg) => pkg.name === packageName) ?? unread.find((pkg) => pkg.name === null) ?? null;
+  return unreadOnly(indexWorkspace(workspace).packageTable.ofName(packageName));
 }
 
-/**
- * The unread package a bare import `specifier` of a module of `ownerPackage` may be of
- * (`unreadPackageOf`); null for a relative import, a built-in not declared as a package (README
- * "Workspaces": `events` declared is the npm package), or an import of a package of the model.
- */
+/** The unread package a bare import `specifier` of a module of `ownerPackage` may be of (`PackageTable.ofImport`). */
 export function unreadPackageOfImport(workspace: WorkspaceModel, ownerPackage: string, specifier: string): UnreadPackage | null {
-  if (!workspace.unreadPackages) return null;
-  const bare = parseBareSpecifier(specifier);
-  if (bare === null) return null;
-  const owner = indexWorkspace(workspace).packages.get(ownerPackage);
-  if (isBuiltin(specifier) && !(owner && declaredPackage(owner, specifier))) return null;
-  return unreadPackageOf(workspace, bare.packageName);
+  return unreadOnly(indexWorkspace(workspace).packageTable.ofImport(ownerPackage, specifier));
 }
+
+const unreadOnly = (owner: PackageOwner | null): UnreadPackage | null => (owner?.kind === 'unread' ? owner.package : null);
 
 /** Why an import of `packageName` is not sent to a CDN: the unread manifest, in words. */
 export function unreadPackageReason(pkg: UnreadPackage, packageName: string): string {
