@@ -18,7 +18,6 @@ import { isContentHash, outputHash } from '../outputs/content-hash.js';
 import { commonJsExportNames, entryOf, findInstalled, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
-import { unreadPackageOf } from '../workspace/unread-packages.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
@@ -62,7 +61,10 @@ export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_
     // A workspace package's answer checks the disk itself (answerOutput): one check, not two. A
     // name the state does not know is looked for again once the workspace is checked.
     // One whose package.json is broken is the workspace's too: it answers that problem, never a copy installed under its name (README "Workspaces").
-    const own = (workspace: WorkspaceModel) => indexWorkspace(workspace).packages.has(name) || unreadPackageOf(workspace, name)?.name === name;
+    const own = (workspace: WorkspaceModel) => {
+      const packageOwner = indexWorkspace(workspace).packageTable.ofName(name);
+      return packageOwner.kind === 'model' || (packageOwner.kind === 'unread' && packageOwner.named);
+    };
     if (own(host.getState().workspace) || own((await host.readiness.workspace()).workspace)) return serveWorkspaceModule(ctx, host, { version, subpath }, name);
     const copy = cdn.copies.find(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);

@@ -5,14 +5,12 @@ import semver from 'semver';
 import { selectModuleStatus, defaultVariantKey, selectReport } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { codeAddress, stylesAddress } from '../protocol/push.js';
-import { declaredPackage } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { moduleNames, type ModuleModel, type ModuleNames, type PackageModel } from '../workspace/model.js';
-import { isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
+import { declaredPackage, isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
-import { unreadPackageOf } from '../workspace/unread-packages.js';
 
 /** The version an address of an unread package's module carries when its manifest writes none: any answers the manifest's problem. */
 const UNREAD_VERSION = 'unread';
@@ -179,16 +177,17 @@ function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, 
   const bare = parseBareSpecifier(specifier);
   if (!bare) return;
   const target = walk.index.modules.get(specifier);
-  if (walk.index.packages.has(bare.packageName)) {
+  const packageOwner = walk.index.packageTable.ofName(bare.packageName);
+  if (packageOwner.kind === 'model') {
     if (target) list(walk, target); // an unknown one is already a diagnostic of the importer
     return;
   }
   // A workspace package whose package.json is broken is still the workspace's: its address here
   // answers the manifest's problem, where a CDN would run whatever was published under its name
   // (README "Workspaces").
-  const unread = unreadPackageOf(walk.state.workspace, bare.packageName);
-  if (unread) {
-    const version = unread.name === bare.packageName && unread.version !== null ? encodeURIComponent(unread.version) : UNREAD_VERSION;
+  if (packageOwner.kind === 'unread') {
+    const { package: unread, named } = packageOwner;
+    const version = named && unread.version !== null ? encodeURIComponent(unread.version) : UNREAD_VERSION;
     walk.preview.imports[specifier] = codeAddress({ package: bare.packageName, version, subpath: bare.subpath === '' ? ROOT_SUBPATH : bare.subpath });
     return;
   }

@@ -7,7 +7,6 @@ import { moduleNames, type ModuleNames, type Platform, type WorkspaceModel } fro
 import { isBuiltin, parseBareSpecifier } from '../workspace/specifiers.js';
 import type { Target } from '../workspace/variant.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
-import { unreadPackageOfImport } from '../workspace/unread-packages.js';
 import type { ModuleOutcome, DistributedKind, WrittenModule } from './judge-module.js';
 import { codePath, importMapAddress } from './output-paths.js';
 
@@ -102,7 +101,7 @@ function externalImports(workspace: WorkspaceModel, written: readonly WrittenMod
     for (const { specifier } of imports) {
       const bare = parseBareSpecifier(specifier);
       // A package whose package.json is broken is the workspace's, not one for a CDN (README "Workspaces").
-      if (!bare || isBuiltin(specifier) || index.packages.has(bare.packageName) || unreadPackageOfImport(workspace, module.package, specifier)) continue;
+      if (!bare || isBuiltin(specifier) || index.packageTable.ofImport(module.package, specifier)?.kind !== 'outside') continue;
       const range = index.packages.get(module.package)?.dependencies[bare.packageName] ?? '';
       const key = `${specifier}\0${range}`;
       let entry = found.get(key);

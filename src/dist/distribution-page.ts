@@ -10,7 +10,8 @@ import { escapeHtml, htmlPage, importMapScript } from '../html-page.js';
 import { choosePreviewEntry } from '../workspace/preview-entry.js';
 import type { UnreadPackage, WorkspaceModel } from '../workspace/model.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
-import { unreadPackageOfImport, unreadPackageReason } from '../workspace/unread-packages.js';
+import { unreadPackageReason } from '../workspace/unread-packages.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { WrittenModule } from './judge-module.js';
 import { codePath, importMapAddress, stylesPath } from './output-paths.js';
 
@@ -72,7 +73,8 @@ function previewOrder(roots: readonly string[], written: ReadonlyMap<string, Wri
 
 /** The first import, by the entry or a written module it reaches, of a package whose package.json could not be read; null when none. */
 function unreadImportOf(workspace: WorkspaceModel, entry: string, written: ReadonlyMap<string, WrittenModule>): { specifier: string; packageName: string; pkg: UnreadPackage } | null {
-  if (!workspace.unreadPackages) return null;
+  const { packageTable } = indexWorkspace(workspace);
+  if (!packageTable.someUnread) return null;
   const seen = new Set([entry]);
   const queue = [entry];
   while (queue.length > 0) {
@@ -81,8 +83,8 @@ function unreadImportOf(workspace: WorkspaceModel, entry: string, written: Reado
       if (seen.has(specifier)) continue;
       seen.add(specifier);
       if (written.has(specifier)) queue.push(specifier);
-      const pkg = unreadPackageOfImport(workspace, importer!.module.package, specifier);
-      if (pkg) return { specifier, packageName: parseBareSpecifier(specifier)!.packageName, pkg };
+      const packageOwner = packageTable.ofImport(importer!.module.package, specifier);
+      if (packageOwner?.kind === 'unread') return { specifier, packageName: parseBareSpecifier(specifier)!.packageName, pkg: packageOwner.package };
     }
   }
   return null;

@@ -9,7 +9,7 @@ import type { ModuleModel, PackageModel } from '../workspace/model.js';
 import { platformOf, variantKey, type Variant } from '../workspace/variant.js';
 import { moduleSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
-import { unreadPackageDiagnostics, unreadPackageOf, unreadPackageReason } from '../workspace/unread-packages.js';
+import { unreadPackageDiagnostics, unreadPackageReason } from '../workspace/unread-packages.js';
 import type { CheckScope } from '../io/freshness.js';
 import { isContentHash } from '../outputs/content-hash.js';
 import type { Address } from './address.js';
@@ -111,10 +111,11 @@ export function findPackageVersion(state: ServiceState, address: Pick<Address, '
   const pkg = selectPackage(state, address.packageName);
   if (!pkg) {
     // README "Workspaces": a package whose package.json is broken answers its problem, at any version.
-    const unread = unreadPackageOf(state.workspace, address.packageName);
-    if (unread) {
+    const packageOwner = indexWorkspace(state.workspace).packageTable.ofName(address.packageName);
+    if (packageOwner.kind === 'unread') {
+      const { package: unread, named } = packageOwner;
       const diagnostics = unreadPackageDiagnostics(state.workspace, unread);
-      if (unread.name === address.packageName) throw new ServiceError('BUILD_FAILED', `${address.packageName}@${address.version} cannot be answered: ${unreadPackageReason(unread, address.packageName)}`, { diagnostics });
+      if (named) throw new ServiceError('BUILD_FAILED', `${address.packageName}@${address.version} cannot be answered: ${unreadPackageReason(unread, address.packageName)}`, { diagnostics });
       throw new ServiceError('OUTPUT_NOT_AVAILABLE', `there is no package ${address.packageName} in the workspace; ${unreadPackageReason(unread, address.packageName)}`, { diagnostics });
     }
     const broken = state.workspace.diagnostics.length > 0 ? ` (the workspace has ${state.workspace.diagnostics.length} manifest problem${state.workspace.diagnostics.length === 1 ? '' : 's'}: see /state)` : '';

@@ -1,11 +1,10 @@
 // Selectors: everything the service answers is derived from the state here, so `/state`,
 // the push channel and `core replay` can never disagree.
 import { checkImports } from '../workspace/checks.js';
-import { unreadPackageOfImport } from '../workspace/unread-packages.js';
 import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
 import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
-import { indexWorkspace } from '../workspace/workspace-index.js';
+import { indexWorkspace, type PackageTable } from '../workspace/workspace-index.js';
 import { isCodeFile, SHARED_SEGMENT, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { filesRead } from '../workspace/files-read.js';
 import { unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
@@ -710,7 +709,8 @@ export function selectImporters(state: ServiceState): readonly (readonly number[
  */
 function withInvalidImports(state: ServiceState, modules: ModuleReport[]): ModuleReport[] {
   const { workspace } = state;
-  const unread = workspace.unreadPackages !== undefined;
+  const { packageTable } = indexWorkspace(workspace);
+  const unread = packageTable.someUnread;
   if (!unread && !modules.some((module) => module.status === 'invalid')) return modules;
   const selection = workspace.selection === null ? null : new Set(workspace.selection);
   const served = (module: ModuleReport) => selection === null || selection.has(module.package);
@@ -741,7 +741,7 @@ function withInvalidImports(state: ServiceState, modules: ModuleReport[]): Modul
     const records = defaultRecords(state);
     modules.forEach((module, index) => {
       if (module.status !== 'valid' || !served(module)) return;
-      const held = unreadImports(workspace, module.package, records[index]);
+      const held = unreadImports(packageTable, module.package, records[index]);
       if (held.length === 0) return;
       reach(index, held);
       walkUp(index, held);
@@ -754,11 +754,11 @@ function withInvalidImports(state: ServiceState, modules: ModuleReport[]): Modul
   });
 }
 
-/** The bare imports of `record`, of a module of `packageName`, that may be of packages whose package.json could not be read (`unreadPackageOfImport`). */
-function unreadImports(workspace: WorkspaceModel, packageName: string, record: BuildRecord | null | undefined): string[] {
+/** The bare imports of `record`, of a module of `packageName`, that may be of packages whose package.json could not be read (`PackageTable.ofImport`). */
+function unreadImports(packageTable: PackageTable, packageName: string, record: BuildRecord | null | undefined): string[] {
   const held = new Set<string>();
   for (const { specifier } of record?.imports ?? []) {
-    if (unreadPackageOfImport(workspace, packageName, specifier)) held.add(specifier);
+    if (packageTable.ofImport(packageName, specifier)?.kind === 'unread') held.add(specifier);
   }
   return [...held];
 }
