@@ -17,7 +17,7 @@ import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
-import { placeAssetUrls, unservedModuleUrls } from './module-urls.js';
+import { placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
 import { isMarkedAssetAddress, placeAssetAddresses, sheetAssets } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
@@ -42,7 +42,10 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   // A stylesheet module's code is empty (README "Stylesheet modules"): its import is kept in the
   // import map, and the page links its sheet.
   const built = files.get(codePath);
-  const code = built ? placeAssetAddresses(built, target.subpath) : isStylesheetEntry(target) ? new Uint8Array(0) : null;
+  // An asset's address written as such carries its version (development): found before the
+  // import's addresses are placed, which are then told from it.
+  const written = built ? versionWrittenAddresses(target, built) : { code: built, addressed: [] };
+  const code = written.code ? placeAssetAddresses(written.code, target.subpath) : isStylesheetEntry(target) ? new Uint8Array(0) : null;
   const reads = placedReads(root); // each place below: from one read of its file, judged by `placedFrom`
   const sheet = builtSheet(root, target, index, result, reads);
   const inputs = new Set<string>();
@@ -89,7 +92,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   // A `new URL` of a declared asset is that asset's address, as its import is.
   const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
   // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push").
-  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...sheetAssets(target, metafile, `${OUT}${index}.css`)]) {
+  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...written.addressed, ...sheetAssets(target, metafile, `${OUT}${index}.css`)]) {
     inputs.add(file);
     resolution.add(file);
   }

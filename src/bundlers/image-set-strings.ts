@@ -12,14 +12,18 @@ import { lineAndColumn } from '../workspace/json.js';
 import { isInside } from '../workspace/paths.js';
 import { bufferView } from '../outputs/buffer-view.js';
 import type { PlacedReads } from './placed-reads.js';
-import { markedAddress, resolvedAssets } from './plugins/assets.js';
+import { assetsByAddress, markedAddress, resolvedAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
 import type { BundleTarget } from './types.js';
 
 /** A sheet esbuild printed, with the image-set() strings of its module's sheets resolved. */
 export interface ResolvedImageSets {
   styles: Uint8Array | null;
   errors: Diagnostic[];
-  /** The files those strings name that are no declared asset: inputs, so that making or declaring one builds again. */
+  /**
+   * Inputs: the files those strings name that are no declared asset, so that making or declaring
+   * one builds again, and the declared assets they name, whose versions a development sheet writes
+   * (README "Preview and stylesheet push").
+   */
   named: string[];
 }
 
@@ -39,7 +43,10 @@ interface WrittenString {
 /**
  * `styles` (a build's or a transform's output, before its asset addresses are placed) with each
  * relative string of an `image-set()` or `-webkit-image-set()` written as the `url()` it means;
- * `sheets`: the workspace paths of the sheets it was made from, in esbuild's order.
+ * `sheets`: the workspace paths of the sheets it was made from, in esbuild's order. A declared
+ * asset's address carries its version in development (`target.assetVersions`), whether the string
+ * names the file or is the asset's address itself, from the origin's root (README "Preview and
+ * stylesheet push").
  */
 export function resolveImageSetStrings(styles: Uint8Array | null, sheets: readonly string[], target: BundleTarget, reads: PlacedReads, root: string): ResolvedImageSets {
   const unchanged = { styles, errors: [], named: [] };
@@ -47,21 +54,31 @@ export function resolveImageSetStrings(styles: Uint8Array | null, sheets: readon
   // Most sheets: a look at each `(` of the bytes, no text made.
   if (bytes === null || sheets.length === 0 || !holdsSetFunction(bytes)) return unchanged;
   const text = bytes.toString('utf8');
-  const written = imageSetStrings(text, new Set(sheets)).filter((string) => !KEPT_AS_WRITTEN.test(string.value));
-  if (written.length === 0) return unchanged;
+  const strings = imageSetStrings(text, new Set(sheets));
+  const written = strings.filter((string) => !KEPT_AS_WRITTEN.test(string.value));
+  const byAddress = assetsByAddress(target);
+  const addressed = strings.flatMap((string) => {
+    const own = string.value.startsWith('/') ? writtenAssetAddress(byAddress, target, string.value, target.packageAddress ?? '/') : null;
+    return own ? [{ ...own, string }] : [];
+  });
+  if (written.length === 0 && addressed.length === 0) return unchanged;
   const { dirOf, sheetOf } = writingSheets(written, sheets, reads);
   const assets = resolvedAssets(target);
   const errors: Diagnostic[] = [];
   const named = new Set<string>();
-  let out = '';
-  let at = 0;
+  // Each string replaced, by its place in the text.
+  const replaced: { string: WrittenString; by: string }[] = addressed.map(({ file, address, string }) => {
+    named.add(file);
+    return { string, by: cssString(address) };
+  });
   written.forEach((string, index) => {
     const suffix = /[?#].*$/.exec(string.value)?.[0] ?? '';
     const file = path.posix.normalize(path.posix.join(dirOf(index), string.value.slice(0, string.value.length - suffix.length)));
     const asset = isInside(file) ? assets.get(file) : undefined;
     if (asset) {
-      out += `${text.slice(at, string.start)}${urlToken(markedAddress(asset.subpath, asset.file) + suffix)}`;
-      at = string.end;
+      const version = target.assetVersions?.[file];
+      if (version !== undefined) named.add(file);
+      replaced.push({ string, by: urlToken(versionedAddress(markedAddress(asset.subpath, asset.file), version, suffix)) });
       return;
     }
     const sheet = sheetOf(index);
@@ -69,7 +86,14 @@ export function resolveImageSetStrings(styles: Uint8Array | null, sheets: readon
     errors.push(diagnostic('BUNDLE_ERROR', unresolvedMessage(root, sheet, file, string.value), { file: sheet, ...where }));
     if (isInside(file)) named.add(file);
   });
-  return { styles: at === 0 ? styles : Buffer.from(out + text.slice(at)), errors, named: [...named].sort() };
+  if (replaced.length === 0) return { styles, errors, named: [...named].sort() };
+  let out = '';
+  let at = 0;
+  for (const { string, by } of replaced.sort((a, b) => a.string.start - b.string.start)) {
+    out += `${text.slice(at, string.start)}${by}`;
+    at = string.end;
+  }
+  return { styles: Buffer.from(out + text.slice(at)), errors, named: [...named].sort() };
 }
 
 const OPEN = 0x28;
@@ -93,6 +117,9 @@ function unresolvedMessage(root: string, sheet: string, file: string, value: str
   }
   return `${as} names no file beside ${path.posix.basename(sheet)}: a string of image-set() is a URL relative to the sheet, by the rules of CSS, as url() is, and the browser would ask for it at the sheet's own address, where nothing is served. Write the path of a file of the package (declared under "assets" in the module.json beside the module's entry)`;
 }
+
+// A string as written, quoted as esbuild prints one, else as the url() it means.
+const cssString = (address: string): string => (/^[^"\\\n]*$/.test(address) ? `"${address}"` : urlToken(address));
 
 // An unquoted url() where nothing in the address needs quotes, as esbuild prints one.
 const urlToken = (address: string): string => (/^[^\s"'()\\]*$/.test(address) ? `url(${address})` : `url(${JSON.stringify(address)})`);

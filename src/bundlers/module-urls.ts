@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
-import { assetAddress, urlAssets, versionedAddress } from './plugins/assets.js';
+import { assetAddress, assetsByAddress, urlAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
 import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
@@ -54,6 +54,29 @@ export function placeAssetUrls(reads: PlacedReads, target: BundleTarget, code: U
     return written.replace(`${quote}${reference}${quote}`, `${quote}${versionedAddress(`${climb}assets/${asset.subpath}/${asset.file}`, target.assetVersions?.[file], rest)}${quote}`);
   });
   return assets.size === 0 ? { code, assets: [] } : { code: Buffer.from(text), assets: [...assets].sort() };
+}
+
+/**
+ * The code of a development build with each `new URL('<address>', import.meta.url)` written as a
+ * declared asset's address itself (`'../assets/<subpath>/logo.svg'` from the code's address, or
+ * `/m/<package>@<version>/assets/...` from the origin's root) given the asset's version, as the
+ * addresses the build makes carry it (README "Preview and stylesheet push"); `addressed`: those
+ * assets, inputs of the build. Taken from the code as esbuild printed it, before
+ * `placeAssetAddresses`: an import's address is still the plugin's mark there, and its version is
+ * added to its value, after the address (README "Addresses"), never to the address.
+ */
+export function versionWrittenAddresses(target: BundleTarget, code: Uint8Array): { code: Uint8Array; addressed: string[] } {
+  const bytes = bufferView(code);
+  if (target.packageAddress === undefined || !target.platforms.includes('web') || bytes.indexOf(MARK) === -1) return { code, addressed: [] };
+  const byAddress = assetsByAddress(target);
+  const addressed = new Set<string>();
+  const text = bytes.toString('utf8').replace(IN_OUTPUT, (written, quote: string, reference: string) => {
+    const own = writtenAssetAddress(byAddress, target, reference, `${target.packageAddress}modules/${target.subpath}`);
+    if (own === null) return written;
+    addressed.add(own.file);
+    return written.replace(`${quote}${reference}${quote}`, `${quote}${own.address}${quote}`);
+  });
+  return addressed.size === 0 ? { code, addressed: [] } : { code: Buffer.from(text), addressed: [...addressed].sort() };
 }
 
 /** The errors of the module's code `code`, whose sources (workspace-relative) are `sources`. */

@@ -52,6 +52,12 @@ export interface BundleTarget {
    * page's sheet names it anew. Absent in production, whose outputs never change with an asset.
    */
   assetVersions?: Readonly<Record<string, string>>;
+  /**
+   * Development variants only, with `assetVersions`: the package's address from the origin's root,
+   * `/m/<package>@<version>/`, by which an asset's address written as such is known to name a
+   * declared asset and given its version (`writtenAssetAddress`).
+   */
+  packageAddress?: string;
 }
 
 // Where a path leads (`<path> ->`): defined beside the workspace's paths, whose read records it too.

@@ -46,6 +46,47 @@ export function versionedAddress(address: string, version: string | undefined, r
   return rest.startsWith('?') ? `${address}?v=${version}&${rest.slice(1)}` : `${address}?v=${version}${rest}`;
 }
 
+// Stands for the service's origin: an address written from the origin's root is looked up by its path.
+const ORIGIN = 'http://module.invalid';
+
+/**
+ * An asset's address as the author wrote it (`new URL('../assets/<subpath>/logo.svg',
+ * import.meta.url)`, `image-set("/m/<package>@<version>/assets/<subpath>/bg.svg" 1x)`), relative to
+ * `from` (an output's address from the origin's root), with the version of the declared asset it
+ * names: such an address names the file as served, so an edit of that file alone must change the
+ * output too (README "Preview and stylesheet push"). `file`: that asset (workspace-relative), an
+ * input of the build. Null for any other reference, and in production (no `packageAddress`),
+ * whose outputs keep every reference as written. A shared file built alone keeps it too: the
+ * assets it reaches must be declared by each module importing it (`declaredAssets`), and the one
+ * that found it would decide that for an address no module had to declare (README "Shared files").
+ */
+export function writtenAssetAddress(byAddress: ReadonlyMap<string, string>, target: BundleTarget, reference: string, from: string): { file: string; address: string } | null {
+  if (target.packageAddress === undefined || target.assetDeclarations !== undefined || byAddress.size === 0) return null;
+  const written = reference.replace(/[?#].*$/, '');
+  let url: URL;
+  try {
+    url = new URL(written, new URL(from, ORIGIN));
+  } catch {
+    return null;
+  }
+  const file = url.origin === ORIGIN ? byAddress.get(url.pathname) : undefined;
+  const version = file === undefined ? undefined : target.assetVersions?.[file];
+  if (file === undefined || version === undefined) return null;
+  return { file, address: versionedAddress(written, version, reference.slice(written.length)) };
+}
+
+/**
+ * The declared assets a target's outputs may name by address, keyed by that address's path from the
+ * origin's root (`/m/<package>@<version>/assets/<subpath>/<file>`, encoded as a URL's path is):
+ * development only (`packageAddress`), for `writtenAssetAddress`.
+ */
+export function assetsByAddress(target: BundleTarget): Map<string, string> {
+  const byAddress = new Map<string, string>();
+  if (target.packageAddress === undefined) return byAddress;
+  for (const [file, { subpath, file: name }] of urlAssets(target)) byAddress.set(new URL(`${target.packageAddress}assets/${subpath}/${name}`, ORIGIN).pathname, file);
+  return byAddress;
+}
+
 /** A path the plugin made for a declared asset, as the build's metafile names it. */
 export const isMarkedAssetAddress = (reference: string): boolean => reference.startsWith(CLIMB_MARK);
 
