@@ -36,7 +36,10 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   const contexts = createContextPool();
   const lastBuilds = new Map<string, LastBuild>();
   const nonRegular = createNonRegularFiles(root);
-  const buildOptions: BuildOptionsOf = (targets, variant, plugins) => esbuildOptions(root, targets, variant, options.refuse, plugins, nonRegular.guard());
+  // The watcher's word is taken as each build's options are made; a kept context is made with the
+  // word its signature holds (`rebuildOnce`), so a link leading out seen since replaces it.
+  const noLinkLeadsOut = () => options.noLinkLeadsOut?.() === true;
+  const buildOptions: BuildOptionsOf = (targets, variant, plugins = {}) => esbuildOptions(root, targets, variant, options.refuse, { ...plugins, noLinkLeadsOut: plugins.noLinkLeadsOut ?? noLinkLeadsOut() }, nonRegular.guard());
   const { bundleOnce, failedBuild } = createBatchBuilds(root, buildOptions);
   const kept = createKeptRebuilds(contexts, buildOptions);
   const stylesheets = createStylesheetRebuild({ root, contexts, lastBuilds, buildOptions, failedBuild, refuse: options.refuse });
@@ -50,14 +53,15 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
-    const signature = contextSignature(target, nonRegular.generation());
+    const vouched = noLinkLeadsOut();
+    const signature = contextSignature(target, nonRegular.generation(), vouched);
     if (since && since.changed.some((file) => keepsOldModificationTime(root, file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included
     // (esbuild names by how often each character occurs): a stylesheet edit changes the code.
-    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!]);
+    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!], vouched);
     try {
-      const result = await kept.rebuild(key, signature, target, variant, signal);
+      const result = await kept.rebuild(key, signature, target, variant, signal, vouched);
       const last = wholeBuild(root, target, result, variant);
       lastBuilds.set(key, last);
       return last.result;
@@ -125,9 +129,11 @@ async function bundleRefusingConfigs(nonRegular: NonRegularFiles, targets: Bundl
 }
 
 // What a kept context was made for. The special files known: a kept context refuses those it was
-// made knowing (non-regular-files.ts); the assets' versions: its plugins write those it was made with.
-const contextSignature = (target: BundleTarget, specialFiles: number): string =>
-  JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, target.assetVersions ?? null, specialFiles]);
+// made knowing (non-regular-files.ts); the assets' versions: its plugins write those it was made
+// with; whether the watcher vouched that no link leads out: its confinement looks at the relative
+// imports it was made to (workspace-confinement.ts), so a link leading out seen since makes a new one.
+const contextSignature = (target: BundleTarget, specialFiles: number, noLinkLeadsOut: boolean): string =>
+  JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, target.assetVersions ?? null, specialFiles, noLinkLeadsOut]);
 
 /**
  * A whole build of the module in its kept context, as the stylesheet rebuilt alone later needs it.

@@ -26,6 +26,8 @@ export interface SourcePolicy {
 /** Which optional plugins a build's options hold (all of them unless told otherwise; `esbuild-batch.ts`). */
 export interface OptionalPlugins {
   cssModuleScripts?: boolean;
+  /** The tree watcher vouches that no link leads out of the workspace: the confinement looks at fewer relative imports (workspace-confinement.ts). */
+  noLinkLeadsOut?: boolean;
 }
 
 /** The options of the engine's esbuild builds: the same plugins, loaders and output settings (also used by bench/). */
@@ -37,7 +39,7 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
     moduleBoundariesPlugin(root, targets),
     ...(optional.cssModuleScripts === false ? [] : [cssModuleScriptsPlugin(root, targets)]),
     assetsPlugin(root, targets),
-    workspaceConfinementPlugin(root),
+    workspaceConfinementPlugin(root, optional.noLinkLeadsOut === true),
   ];
   if (refuse) plugins.push(refusePlugin(refuse));
   // Last: a sheet another plugin refuses, or one outside the workspace, is never read by it.

@@ -15,7 +15,7 @@ import type { BundleTarget } from './types.js';
 
 export interface KeptRebuilds {
   /** The rebuild of `key` (a module variant) in its kept context; rejects with esbuild's failure. */
-  rebuild(key: string, signature: string, target: BundleTarget, variant: Variant, signal?: AbortSignal): Promise<esbuild.BuildResult>;
+  rebuild(key: string, signature: string, target: BundleTarget, variant: Variant, signal?: AbortSignal, noLinkLeadsOut?: boolean): Promise<esbuild.BuildResult>;
   clear(): void;
 }
 
@@ -33,10 +33,11 @@ export function createKeptRebuilds(contexts: ContextPool, buildOptions: BuildOpt
   // The module variants whose sources imported a CSS module script: their contexts hold its plugin.
   const withPlugin = new Set<string>();
   return {
-    async rebuild(key, signature, target, variant, signal) {
+    // `noLinkLeadsOut`: the watcher's word the signature holds, so the context is made with it.
+    async rebuild(key, signature, target, variant, signal, noLinkLeadsOut = false) {
       if (!withPlugin.has(key)) {
         try {
-          const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant, { cssModuleScripts: false }), signal);
+          const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant, { cssModuleScripts: false, noLinkLeadsOut }), signal);
           if (!importsCssModuleScript(result.metafile!)) return result;
         } catch (error) {
           if (!isBuildFailure(error) || !error.errors.some(atCssTypeAttribute)) throw error;
@@ -44,7 +45,7 @@ export function createKeptRebuilds(contexts: ContextPool, buildOptions: BuildOpt
         withPlugin.add(key);
       }
       // Another signature: the pool replaces the context without the plugin.
-      return contexts.rebuild(key, `${signature}\0${CSS_MODULE_SCRIPTS}`, () => buildOptions([target], variant), signal);
+      return contexts.rebuild(key, `${signature}\0${CSS_MODULE_SCRIPTS}`, () => buildOptions([target], variant, { noLinkLeadsOut }), signal);
     },
     clear: () => withPlugin.clear(),
   };

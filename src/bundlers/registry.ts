@@ -17,7 +17,8 @@ export interface BundlerRegistry {
   dispose(): Promise<void>;
 }
 
-export function createBundlerRegistry(root: string, resolveModule: ResolveModule): BundlerRegistry {
+/** `noLinkLeadsOut`: the tree watcher's word, handed to each bundler (`BundlerOptions`); absent where no watcher runs (`core dist`). */
+export function createBundlerRegistry(root: string, resolveModule: ResolveModule, noLinkLeadsOut?: () => boolean): BundlerRegistry {
   const bundlers = new Map<string, Promise<Bundler>>();
   const ready = new Map<string, Bundler>();
   const settled: Bundler[] = [];
@@ -34,7 +35,7 @@ export function createBundlerRegistry(root: string, resolveModule: ResolveModule
     const loaded = (await resolved.load()) as { createBundler?: CreateBundler; default?: { createBundler?: CreateBundler } };
     const create = loaded.createBundler ?? loaded.default?.createBundler;
     if (typeof create !== 'function') throw new BundlerUnavailable(`the bundler module ${ref.specifier} does not export createBundler(options)`);
-    const bundler = create(ref.processors ? { root, processors: ref.processors } : { root });
+    const bundler = create({ root, ...(ref.processors ? { processors: ref.processors } : {}), ...(noLinkLeadsOut ? { noLinkLeadsOut } : {}) });
     settled.push(bundler);
     return bundler;
   }

@@ -41,8 +41,8 @@ export interface StylesheetRebuildDeps {
   transform?: typeof esbuild.transform;
 }
 
-/** The module's build with its stylesheet built again; `key`: its variant's context; `bytes`: the sheet as the service hashed it. */
-export type RebuildStyles = (key: string, signature: string, target: BundleTarget, variant: Variant, last: LastBuild, signal?: AbortSignal, bytes?: Uint8Array) => Promise<BundleResult>;
+/** The module's build with its stylesheet built again; `key`: its variant's context; `bytes`: the sheet as the service hashed it; `noLinkLeadsOut`: the watcher's word `signature` holds. */
+export type RebuildStyles = (key: string, signature: string, target: BundleTarget, variant: Variant, last: LastBuild, signal?: AbortSignal, bytes?: Uint8Array, noLinkLeadsOut?: boolean) => Promise<BundleResult>;
 
 export interface StylesheetRebuild {
   rebuild: RebuildStyles;
@@ -137,13 +137,13 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
     return alone;
   }
 
-  const rebuild: RebuildStyles = async (key, signature, target, variant, last, signal, bytes) => {
+  const rebuild: RebuildStyles = async (key, signature, target, variant, last, signal, bytes, noLinkLeadsOut = false) => {
     const stylesheet = last.stylesheet!;
     const stylesTarget = { ...target, entry: stylesheet };
     try {
       if (!last.stylesheetAlone) sheets.delete(stylesheet);
       const alone = last.stylesheetAlone ? await transformAlone(key, stylesTarget, variant, signal, bytes) : null;
-      const result = alone ? null : await contexts.rebuild(`${key}\0styles`, `${signature}\0${stylesheet}`, () => deps.buildOptions([stylesTarget], variant), signal);
+      const result = alone ? null : await contexts.rebuild(`${key}\0styles`, `${signature}\0${stylesheet}`, () => deps.buildOptions([stylesTarget], variant, { noLinkLeadsOut }), signal);
       const built = alone ? alone.styles : (result!.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
       const sheet = rebuiltSheet(root, target, built, read, alone ? null : result!);

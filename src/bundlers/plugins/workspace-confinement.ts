@@ -13,6 +13,13 @@
 // its folder's listing, is refused here when it is a link whose real path leaves the workspace,
 // as is any import whose folder really lies outside. A folder is listed once per build; only a
 // link has its real path taken.
+//
+// Where the service's tree watcher vouches that no link of the workspace leads out (README "Links
+// and large trees": it walks every directory and sees every link), a `./` import cannot leave the
+// workspace: esbuild hands it the real folder of its importer, inside, and without a link nothing
+// below a folder lies elsewhere. Only an import that climbs (`..`), or goes through a folder the
+// watcher skips (`node_modules`, a dot-directory: a link there is not seen), is then looked at, so
+// a first start's thousands of `./` imports cost no call into JavaScript.
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
@@ -40,7 +47,22 @@ export const WORKSPACE_CONFINEMENT = 'core-workspace-confinement';
 /** A relative import, as written. */
 const RELATIVE = /^\.\.?(?:\/|$)/;
 
-export function workspaceConfinementPlugin(root: string): esbuild.Plugin {
+/**
+ * A relative import that climbs (`..`) or names a folder the tree watcher does not walk (a
+ * dot-directory, `node_modules`), as written: the only ones that may lead out while no link does.
+ * esbuild's filters are Go's regular expressions, which have no lookahead.
+ */
+export const CLIMBING_OR_UNWATCHED = /^\.\.(?:\/|$)|^\.\/(?:.*\/)?(?:\.[^/]+|node_modules)(?:\/|$)/;
+
+/** Whether a workspace-relative path goes through a folder the tree watcher does not walk. */
+const throughUnwatched = (relative: string) => relative.split(/[\\/]/).some((segment) => segment === 'node_modules' || (segment.startsWith('.') && segment !== '.'));
+
+/**
+ * `noLinkLeadsOut`: the tree watcher vouches that no symbolic link of the workspace leads out of it
+ * (README "Links and large trees"): only relative imports that climb or go through an unwatched
+ * folder are looked at before esbuild resolves them, and only entries through such a folder.
+ */
+export function workspaceConfinementPlugin(root: string, noLinkLeadsOut = false): esbuild.Plugin {
   const real = realRootOf(root);
   const inside = (file: string) => file.startsWith(real + path.sep) || file.startsWith(root + path.sep);
   // The real paths a module may bundle: the workspace's, and an installed package's wherever it is.
@@ -57,11 +79,11 @@ export function workspaceConfinementPlugin(root: string): esbuild.Plugin {
       // builds of a kept context is seen by the next.
       build.onEnd(() => leading.forget());
       const refused = (led: string | null): esbuild.OnResolveResult | undefined => (led === null ? undefined : { errors: [refusal(led)] });
-      build.onResolve({ filter: RELATIVE, namespace: 'file' }, (args) => refused(leading.outside(path.resolve(args.resolveDir, args.path.replace(/[?#].*$/, '')), args.resolveDir)));
+      build.onResolve({ filter: noLinkLeadsOut ? CLIMBING_OR_UNWATCHED : RELATIVE, namespace: 'file' }, (args) => refused(leading.outside(path.resolve(args.resolveDir, args.path.replace(/[?#].*$/, '')), args.resolveDir)));
       // The entries are looked at here, with no call from esbuild per entry (a first start builds
       // hundreds at once), and only those leading out get a callback. A kept context (one entry)
       // runs this once for all its builds: its entry is asked about at each.
-      const entries = entryPaths(build.initialOptions.entryPoints);
+      const entries = entryPaths(build.initialOptions.entryPoints).filter((entry) => !noLinkLeadsOut || throughUnwatched(path.relative(root, entry)));
       const entriesOut = entries.length === 1 ? entries : entries.filter((entry) => leading.outside(entry, real) !== null);
       if (entriesOut.length > 0) {
         build.onResolve({ filter: new RegExp(`^(?:${entriesOut.map(escapeRegExp).join('|')})$`), namespace: 'file' }, (args) => (args.kind === 'entry-point' ? refused(leading.outside(args.path, real)) : undefined));
