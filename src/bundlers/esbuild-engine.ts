@@ -36,10 +36,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   const contexts = createContextPool();
   const lastBuilds = new Map<string, LastBuild>();
   const nonRegular = createNonRegularFiles(root);
-  // The watcher's word is taken as each build's options are made; a kept context is made with the
-  // word its signature holds (`rebuildOnce`), so a link leading out seen since replaces it.
-  const noLinkLeadsOut = () => options.noLinkLeadsOut?.() === true;
-  const buildOptions: BuildOptionsOf = (targets, variant, plugins = {}) => esbuildOptions(root, targets, variant, options.refuse, { ...plugins, noLinkLeadsOut: plugins.noLinkLeadsOut ?? noLinkLeadsOut() }, nonRegular.guard());
+  const buildOptions = optionsOfBuilds(root, options, nonRegular);
   const { bundleOnce, failedBuild } = createBatchBuilds(root, buildOptions);
   const kept = createKeptRebuilds(contexts, buildOptions);
   const stylesheets = createStylesheetRebuild({ root, contexts, lastBuilds, buildOptions, failedBuild, refuse: options.refuse });
@@ -53,7 +50,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
-    const vouched = noLinkLeadsOut();
+    const vouched = options.noLinkLeadsOut?.() === true;
     const signature = contextSignature(target, nonRegular.generation(), vouched);
     if (since && since.changed.some((file) => keepsOldModificationTime(root, file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
@@ -113,6 +110,15 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
       await contexts.dispose();
     },
   };
+}
+
+/**
+ * The options of the engine's builds. The watcher's word on links (`noLinkLeadsOut`) is taken as
+ * each build's options are made; a kept context is made with the word its signature holds
+ * (`rebuildOnce`), so a link leading out seen since replaces it.
+ */
+function optionsOfBuilds(root: string, options: EngineOptions, nonRegular: NonRegularFiles): BuildOptionsOf {
+  return (targets, variant, plugins = {}) => esbuildOptions(root, targets, variant, options.refuse, { ...plugins, noLinkLeadsOut: plugins.noLinkLeadsOut ?? options.noLinkLeadsOut?.() === true }, nonRegular.guard());
 }
 
 /**
