@@ -14,7 +14,7 @@ import { createContextPool } from './context-pool.js';
 import { outputHash } from '../outputs/content-hash.js';
 import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
-import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
+import { esbuildOptions, OUT, type LinksWord, type SourcePolicy } from './esbuild-options.js';
 import { createKeptRebuilds } from './kept-rebuild.js';
 import { createNonRegularFiles, type NonRegularFiles } from './non-regular-files.js';
 import { shareWithinBatch, withChunks } from './esbuild-shared-files.js';
@@ -50,15 +50,15 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
-    const vouched = options.noLinkLeadsOut?.() === true;
-    const signature = contextSignature(target, nonRegular.generation(), vouched);
+    const word = linksWordOf(options);
+    const signature = contextSignature(target, nonRegular.generation(), word);
     if (since && since.changed.some((file) => keepsOldModificationTime(root, file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included
     // (esbuild names by how often each character occurs): a stylesheet edit changes the code.
-    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!], vouched);
+    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!], word);
     try {
-      const result = await kept.rebuild(key, signature, target, variant, signal, vouched);
+      const result = await kept.rebuild(key, signature, target, variant, signal, word);
       const last = wholeBuild(root, target, result, variant);
       lastBuilds.set(key, last);
       return last.result;
@@ -118,8 +118,11 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
  * (`rebuildOnce`), so a link leading out seen since replaces it.
  */
 function optionsOfBuilds(root: string, options: EngineOptions, nonRegular: NonRegularFiles): BuildOptionsOf {
-  return (targets, variant, plugins = {}) => esbuildOptions(root, targets, variant, options.refuse, { ...plugins, noLinkLeadsOut: plugins.noLinkLeadsOut ?? options.noLinkLeadsOut?.() === true }, nonRegular.guard());
+  return (targets, variant, plugins = {}) => esbuildOptions(root, targets, variant, options.refuse, { ...plugins, ...(plugins.noLinkLeadsOut === undefined ? linksWordOf(options) : {}) }, nonRegular.guard());
 }
+
+/** The watcher's word now: none leads out, one does, or (both false) it cannot tell. */
+const linksWordOf = (options: EngineOptions): Required<LinksWord> => ({ noLinkLeadsOut: options.noLinkLeadsOut?.() === true, linkLeadsOut: options.linkLeadsOut?.() === true });
 
 /**
  * The results of `targets`: those a known special config refuses (non-regular-files.ts) without a
@@ -138,8 +141,8 @@ async function bundleRefusingConfigs(nonRegular: NonRegularFiles, targets: Bundl
 // made knowing (non-regular-files.ts); the assets' versions: its plugins write those it was made
 // with; whether the watcher vouched that no link leads out: its confinement looks at the relative
 // imports it was made to (workspace-confinement.ts), so a link leading out seen since makes a new one.
-const contextSignature = (target: BundleTarget, specialFiles: number, noLinkLeadsOut: boolean): string =>
-  JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, target.assetVersions ?? null, specialFiles, noLinkLeadsOut]);
+const contextSignature = (target: BundleTarget, specialFiles: number, word: Required<LinksWord>): string =>
+  JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, target.assetVersions ?? null, specialFiles, word.noLinkLeadsOut, word.linkLeadsOut]);
 
 /**
  * A whole build of the module in its kept context, as the stylesheet rebuilt alone later needs it.

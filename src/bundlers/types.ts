@@ -148,6 +148,8 @@ export interface BundlerOptions {
    * none. Absent, or false: a link leading out may be met anywhere.
    */
   noLinkLeadsOut?(): boolean;
+  /** Whether that watcher, authoritative, has seen a link that may lead out of the workspace (false when it cannot tell). */
+  linkLeadsOut?(): boolean;
 }
 
 export type CreateBundler = (options: BundlerOptions) => Bundler;

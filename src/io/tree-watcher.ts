@@ -98,6 +98,8 @@ export interface TreeWatcher extends WatcherLike {
    * are made: a link is judged in the notice of its entry, before what that notice starts.
    */
   noLinkLeadsOut(): boolean;
+  /** Whether, authoritative as above, it has seen a link that may lead out (false when it cannot tell). */
+  linkLeadsOut(): boolean;
 }
 
 export function watchTree(root: string, options: TreeWatcherOptions): TreeWatcher {
@@ -133,13 +135,17 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   const raw = (event: string, name: string, watchedPath: string) => void emitter.emit('raw', event, name, { watchedPath });
   const notice = createNoticeHandler({ files, watches, unwatched, ledger, census, walk, admission, raw, all: added });
 
+  // Every link of the tree seen, every change noticed since (link-census.ts).
+  const authoritative = () => !closed && walk.ready && walk.idle && ledger.complete && unwatched.size === 0 && (options.complete?.() ?? true);
+
   if (start?.isDirectory()) admission.admit(root, false);
   walk.start(); // `ready` even when the root could not be watched
 
   const watcher: TreeWatcher = {
     unchangedSince: (relative, since) => !closed && ledger.unchangedSince(relative, since, (dir) => watches.get(dir)),
     proofGeneration: watchSequence,
-    noLinkLeadsOut: () => !closed && walk.ready && walk.idle && ledger.complete && unwatched.size === 0 && (options.complete?.() ?? true) && census.leadingOut === 0,
+    noLinkLeadsOut: () => authoritative() && census.leadingOut === 0,
+    linkLeadsOut: () => authoritative() && census.leadingOut > 0,
     on(event: string, listener: (...args: never[]) => void) {
       emitter.on(event, listener as (...args: unknown[]) => void);
       return watcher;

@@ -61,7 +61,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   let treeWatcher: TreeWatcher | null = null;
   // The builds ask the watcher, when they make their options, whether a link leads out (README
   // "Links and large trees"): none running (before its first walk, between two), no word.
-  const registry = createBundlerRegistry(root, resolveModule, () => treeWatcher?.noLinkLeadsOut() === true);
+  const registry = createBundlerRegistry(root, resolveModule, { noLinkLeadsOut: () => treeWatcher?.noLinkLeadsOut() === true, linkLeadsOut: () => treeWatcher?.linkLeadsOut() === true });
   const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, identity, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
   const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;

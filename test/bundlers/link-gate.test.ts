@@ -98,6 +98,51 @@ describe('the confinement by the watcher\'s word on links', function () {
     expect(second.errors[0]!.message).to.include('is outside the workspace');
   });
 
+  it('refuses a bare import a tsconfig `paths` or `baseUrl` mapping sends through a link leading out to a FIFO config, where the watcher has seen one', async () => {
+    const far = outsideWithFifo();
+    const root = tempWorkspace({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: './vendor', paths: { '@far/*': ['../linked/*'] } } }),
+      'app/main/index.ts': "import { x } from '@far/x.ts';\nimport { y } from 'deep/x.ts';\nexport const value = x + y;\n",
+    });
+    fs.symlinkSync(far, path.join(root, 'linked'));
+    fs.mkdirSync(path.join(root, 'vendor'));
+    fs.symlinkSync(far, path.join(root, 'vendor/deep'));
+    engine = createEsbuildEngine({ root, linkLeadsOut: () => true });
+    const [result] = await engine.bundle([MAIN], developmentVariant('browser'));
+    expect(text(result!.code)).to.equal('');
+    expect(result!.errors.map((error) => [error.file, error.line])).to.deep.equal([
+      ['app/main/index.ts', 1],
+      ['app/main/index.ts', 2],
+    ]);
+    for (const error of result!.errors) expect(error.message).to.include('is outside the workspace').and.not.to.include('OUTSIDE_X');
+  });
+
+  it('refuses, on a running service whose watcher saw a link leading out, a bare import mapped through it to a FIFO config', async () => {
+    const far = outsideWithFifo();
+    const root = inlineWorkspace(
+      {
+        'packages/app': {
+          manifest: { name: '@t/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: {} },
+          files: { 'main/index.ts': "export const value = 'FIRST';\n" },
+        },
+      },
+      { 'tsconfig.json': JSON.stringify({ compilerOptions: { paths: { '@far/*': ['./linked/*'] } } }) },
+    );
+    let watcher: TreeWatcher | null = null;
+    const walk = awaitedWalk((made) => ((watcher = made as TreeWatcher), made));
+    const service = await serve(root, { effectDeps: walk.deps });
+    const address = `/m/@t/app@1.0.0/modules/main?${DEV}`;
+    expect((await service.get(address)).status).to.equal(200);
+    await walk.walked;
+    fs.symlinkSync(far, path.join(root, 'linked'));
+    for (let waited = 0; !watcher!.linkLeadsOut() && waited < 5_000; waited += 10) await wait(10);
+    expect(watcher!.linkLeadsOut(), 'the watcher saw the link').to.equal(true);
+    fs.writeFileSync(path.join(root, 'packages/app/main/index.ts'), "import { x } from '@far/x.ts';\nexport const value = x;\n");
+    const refused = await service.get(address);
+    expect(refused.status, refused.text.slice(0, 300)).to.equal(422);
+    expect(refused.text).to.include('is outside the workspace').and.not.to.include('OUTSIDE_X');
+  });
+
   it('refuses, on a running service whose watcher vouched, a link leading out to a FIFO config made while it runs, before esbuild resolves it', async () => {
     const far = outsideWithFifo();
     const root = inlineWorkspace({

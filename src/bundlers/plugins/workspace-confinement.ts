@@ -25,6 +25,8 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { escapeRegExp, notStartingWith } from '../filters.js';
 import { RESOLVE_EXTENSIONS, TYPESCRIPT_REWRITES } from '../../workspace/resolution.js';
+import { loadTsconfig, pathsTargets, tsconfigPlaces, type LoadedTsconfig } from '../../workspace/tsconfig.js';
+import { readRegularFile } from '../../regular-files.js';
 
 const realRoots = new Map<string, string>();
 
@@ -57,12 +59,17 @@ export const CLIMBING_OR_UNWATCHED = /^\.\.(?:\/|$)|^\.\/(?:.*\/)?(?:\.[^/]+|nod
 /** Whether a workspace-relative path goes through a folder the tree watcher does not walk. */
 const throughUnwatched = (relative: string) => relative.split(/[\\/]/).some((segment) => segment === 'node_modules' || (segment.startsWith('.') && segment !== '.'));
 
+/** A bare import, as written (a package, or a name a tsconfig `paths` or `baseUrl` maps). */
+const BARE = /^[^./]/;
+
 /**
  * `noLinkLeadsOut`: the tree watcher vouches that no symbolic link of the workspace leads out of it
  * (README "Links and large trees"): only relative imports that climb or go through an unwatched
  * folder are looked at before esbuild resolves them, and only entries through such a folder.
+ * `linkLeadsOut`: it has seen one that may: a bare import a tsconfig mapping sends is looked at
+ * too (a call on every bare import, paid only then: README "Files that are not files").
  */
-export function workspaceConfinementPlugin(root: string, noLinkLeadsOut = false): esbuild.Plugin {
+export function workspaceConfinementPlugin(root: string, noLinkLeadsOut = false, linkLeadsOut = false): esbuild.Plugin {
   const real = realRootOf(root);
   const inside = (file: string) => file.startsWith(real + path.sep) || file.startsWith(root + path.sep);
   // The real paths a module may bundle: the workspace's, and an installed package's wherever it is.
@@ -85,11 +92,63 @@ export function workspaceConfinementPlugin(root: string, noLinkLeadsOut = false)
       // runs this once for all its builds: its entry is asked about at each.
       const entries = entryPaths(build.initialOptions.entryPoints).filter((entry) => !noLinkLeadsOut || throughUnwatched(path.relative(root, entry)));
       const entriesOut = entries.length === 1 ? entries : entries.filter((entry) => leading.outside(entry, real) !== null);
+      if (linkLeadsOut) {
+        const mappings = tsconfigMappings(real);
+        build.onResolve({ filter: BARE, namespace: 'file' }, (args) => {
+          for (const target of mappings.targets(args.path, args.resolveDir)) {
+            const led = leading.outside(target, real);
+            if (led !== null) return refused(led);
+          }
+          return undefined;
+        });
+        build.onEnd(() => mappings.forget());
+      }
       if (entriesOut.length > 0) {
         build.onResolve({ filter: new RegExp(`^(?:${entriesOut.map(escapeRegExp).join('|')})$`), namespace: 'file' }, (args) => (args.kind === 'entry-point' ? refused(leading.outside(args.path, real)) : undefined));
       }
       build.onLoad({ filter: notStartingWith(real + path.sep), namespace: 'file' }, (args) => (allowed(args.path) ? undefined : { errors: [refusal(args.path)] }));
     },
+  };
+}
+
+/**
+ * Where a tsconfig mapping (`paths`, else `baseUrl`) of the nearest tsconfig.json or jsconfig.json
+ * of an importer's folder (inside the workspace) sends a bare import: absolute paths, the most
+ * specific pattern's targets, in order. Configs are read as regular files only (a FIFO is no
+ * config here: the build's own watch handles it, README "Files that are not files"), once per
+ * folder until `forget`; `extends` through a package is not followed.
+ */
+function tsconfigMappings(root: string) {
+  const configs = new Map<string, LoadedTsconfig | null>();
+  const read = (relative: string): string | null => {
+    try {
+      return readRegularFile(path.join(root, relative)).bytes.toString('utf8');
+    } catch {
+      return null;
+    }
+  };
+  const configOf = (relativeDir: string): LoadedTsconfig | null => {
+    let config = configs.get(relativeDir);
+    if (config === undefined) {
+      const place = tsconfigPlaces(relativeDir)
+        .flatMap((tsconfig) => [tsconfig, tsconfig.replace(/tsconfig\.json$/, 'jsconfig.json')])
+        .find((file) => read(file) !== null);
+      config = place === undefined ? null : loadTsconfig(place, { read, resolvePackage: () => null });
+      configs.set(relativeDir, config);
+    }
+    return config;
+  };
+  return {
+    targets(specifier: string, resolveDir: string): string[] {
+      const relativeDir = path.relative(root, resolveDir);
+      if (relativeDir.startsWith('..') || path.isAbsolute(relativeDir)) return [];
+      const config = configOf(relativeDir.split(path.sep).join('/') || '.');
+      if (config === null) return [];
+      const mapped = pathsTargets(config, specifier);
+      const all = config.dirs.baseUrl !== undefined ? [...mapped, `${config.dirs.baseUrl}/${specifier}`] : mapped;
+      return all.map((target) => path.join(root, target));
+    },
+    forget: () => configs.clear(),
   };
 }
 
