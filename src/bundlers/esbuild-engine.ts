@@ -14,7 +14,7 @@ import { createContextPool } from './context-pool.js';
 import { outputHash } from '../outputs/content-hash.js';
 import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { withLiveService } from './esbuild-service.js';
-import { esbuildOptions, OUT, type SourcePolicy } from './esbuild-options.js';
+import { esbuildOptions, OUT, type LinksWord, type SourcePolicy } from './esbuild-options.js';
 import { createKeptRebuilds } from './kept-rebuild.js';
 import { createNonRegularFiles, type NonRegularFiles } from './non-regular-files.js';
 import { shareWithinBatch, withChunks } from './esbuild-shared-files.js';
@@ -36,7 +36,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
   const contexts = createContextPool();
   const lastBuilds = new Map<string, LastBuild>();
   const nonRegular = createNonRegularFiles(root);
-  const buildOptions: BuildOptionsOf = (targets, variant, plugins) => esbuildOptions(root, targets, variant, options.refuse, plugins, nonRegular.guard());
+  const buildOptions = optionsOfBuilds(root, options, nonRegular);
   const { bundleOnce, failedBuild } = createBatchBuilds(root, buildOptions);
   const kept = createKeptRebuilds(contexts, buildOptions);
   const stylesheets = createStylesheetRebuild({ root, contexts, lastBuilds, buildOptions, failedBuild, refuse: options.refuse });
@@ -50,14 +50,15 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 
   async function rebuildOnce(target: BundleTarget, variant: Variant, signal?: AbortSignal, since?: RebuildHint): Promise<BundleResult> {
     const key = `${target.specifier}\0${variantKey(variant)}`;
-    const signature = contextSignature(target, nonRegular.generation());
+    const word = linksWordOf(options);
+    const signature = contextSignature(target, nonRegular.generation(), word);
     if (since && since.changed.some((file) => keepsOldModificationTime(root, file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included
     // (esbuild names by how often each character occurs): a stylesheet edit changes the code.
-    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!]);
+    if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!], word);
     try {
-      const result = await kept.rebuild(key, signature, target, variant, signal);
+      const result = await kept.rebuild(key, signature, target, variant, signal, word);
       const last = wholeBuild(root, target, result, variant);
       lastBuilds.set(key, last);
       return last.result;
@@ -112,6 +113,18 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
 }
 
 /**
+ * The options of the engine's builds. The watcher's word on links (`noLinkLeadsOut`) is taken as
+ * each build's options are made; a kept context is made with the word its signature holds
+ * (`rebuildOnce`), so a link leading out seen since replaces it.
+ */
+function optionsOfBuilds(root: string, options: EngineOptions, nonRegular: NonRegularFiles): BuildOptionsOf {
+  return (targets, variant, plugins = {}) => esbuildOptions(root, targets, variant, options.refuse, { ...plugins, ...(plugins.noLinkLeadsOut === undefined ? linksWordOf(options) : {}) }, nonRegular.guard());
+}
+
+/** The watcher's word now: none leads out, one does, or (both false) it cannot tell. */
+const linksWordOf = (options: EngineOptions): Required<LinksWord> => ({ noLinkLeadsOut: options.noLinkLeadsOut?.() === true, linkLeadsOut: options.linkLeadsOut?.() === true });
+
+/**
  * The results of `targets`: those a known special config refuses (non-regular-files.ts) without a
  * build, the others by `build`, in order. `since`: null at a first run (sources may have changed:
  * the configs of the entries' folders only), undefined at a run done again (where the first went too).
@@ -125,9 +138,11 @@ async function bundleRefusingConfigs(nonRegular: NonRegularFiles, targets: Bundl
 }
 
 // What a kept context was made for. The special files known: a kept context refuses those it was
-// made knowing (non-regular-files.ts); the assets' versions: its plugins write those it was made with.
-const contextSignature = (target: BundleTarget, specialFiles: number): string =>
-  JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, target.assetVersions ?? null, specialFiles]);
+// made knowing (non-regular-files.ts); the assets' versions: its plugins write those it was made
+// with; whether the watcher vouched that no link leads out: its confinement looks at the relative
+// imports it was made to (workspace-confinement.ts), so a link leading out seen since makes a new one.
+const contextSignature = (target: BundleTarget, specialFiles: number, word: Required<LinksWord>): string =>
+  JSON.stringify([target.entry, target.dir, target.subpath, target.assets, target.workspace?.key ?? null, target.define ?? null, target.shared ?? null, target.assetVersions ?? null, specialFiles, word.noLinkLeadsOut, word.linkLeadsOut]);
 
 /**
  * A whole build of the module in its kept context, as the stylesheet rebuilt alone later needs it.

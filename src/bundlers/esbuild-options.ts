@@ -26,7 +26,14 @@ export interface SourcePolicy {
 /** Which optional plugins a build's options hold (all of them unless told otherwise; `esbuild-batch.ts`). */
 export interface OptionalPlugins {
   cssModuleScripts?: boolean;
+  /** The tree watcher vouches that no link leads out of the workspace: the confinement looks at fewer relative imports (workspace-confinement.ts). */
+  noLinkLeadsOut?: boolean;
+  /** The tree watcher has seen a link leading out: bare imports a tsconfig mapping sends through one are looked at too (workspace-confinement.ts). */
+  linkLeadsOut?: boolean;
 }
+
+/** The watcher's word on links leading out, as a build's options hold it. */
+export type LinksWord = Pick<OptionalPlugins, 'noLinkLeadsOut' | 'linkLeadsOut'>;
 
 /** The options of the engine's esbuild builds: the same plugins, loaders and output settings (also used by bench/). */
 export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy, optional: OptionalPlugins = {}, nonRegularGuard: esbuild.Plugin | null = null): esbuild.BuildOptions {
@@ -37,7 +44,7 @@ export function esbuildOptions(root: string, targets: BundleTarget[], variant: V
     moduleBoundariesPlugin(root, targets),
     ...(optional.cssModuleScripts === false ? [] : [cssModuleScriptsPlugin(root, targets)]),
     assetsPlugin(root, targets),
-    workspaceConfinementPlugin(root),
+    workspaceConfinementPlugin(root, optional.noLinkLeadsOut === true, optional.linkLeadsOut === true),
   ];
   if (refuse) plugins.push(refusePlugin(refuse));
   // Last: a sheet another plugin refuses, or one outside the workspace, is never read by it.

@@ -10,12 +10,13 @@ import type { Variant } from '../workspace/variant.js';
 import { isBuildFailure } from './build-results.js';
 import type { ContextPool } from './context-pool.js';
 import { importsCssModuleScript, type BuildOptionsOf } from './esbuild-batch.js';
+import type { LinksWord } from './esbuild-options.js';
 import { CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import type { BundleTarget } from './types.js';
 
 export interface KeptRebuilds {
   /** The rebuild of `key` (a module variant) in its kept context; rejects with esbuild's failure. */
-  rebuild(key: string, signature: string, target: BundleTarget, variant: Variant, signal?: AbortSignal): Promise<esbuild.BuildResult>;
+  rebuild(key: string, signature: string, target: BundleTarget, variant: Variant, signal?: AbortSignal, word?: LinksWord): Promise<esbuild.BuildResult>;
   clear(): void;
 }
 
@@ -33,10 +34,11 @@ export function createKeptRebuilds(contexts: ContextPool, buildOptions: BuildOpt
   // The module variants whose sources imported a CSS module script: their contexts hold its plugin.
   const withPlugin = new Set<string>();
   return {
-    async rebuild(key, signature, target, variant, signal) {
+    // `word`: the watcher's word on links the signature holds, so the context is made with it.
+    async rebuild(key, signature, target, variant, signal, word = {}) {
       if (!withPlugin.has(key)) {
         try {
-          const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant, { cssModuleScripts: false }), signal);
+          const result = await contexts.rebuild(key, signature, () => buildOptions([target], variant, { cssModuleScripts: false, ...word }), signal);
           if (!importsCssModuleScript(result.metafile!)) return result;
         } catch (error) {
           if (!isBuildFailure(error) || !error.errors.some(atCssTypeAttribute)) throw error;
@@ -44,7 +46,7 @@ export function createKeptRebuilds(contexts: ContextPool, buildOptions: BuildOpt
         withPlugin.add(key);
       }
       // Another signature: the pool replaces the context without the plugin.
-      return contexts.rebuild(key, `${signature}\0${CSS_MODULE_SCRIPTS}`, () => buildOptions([target], variant), signal);
+      return contexts.rebuild(key, `${signature}\0${CSS_MODULE_SCRIPTS}`, () => buildOptions([target], variant, word), signal);
     },
     clear: () => withPlugin.clear(),
   };

@@ -3,7 +3,7 @@
 // The resolver (`resolveModule` of src/load-module.ts) is passed in: it imports the package's
 // own bundlers, which import this layer (ARCHITECTURE.md "Layers").
 import { bundlerKey, type BundlerRef } from '../workspace/model.js';
-import { BundlerUnavailable, type Bundler, type CreateBundler } from './types.js';
+import { BundlerUnavailable, type Bundler, type BundlerOptions, type CreateBundler } from './types.js';
 
 /** Finds a module by specifier from `root` and loads it on demand. */
 export type ResolveModule = (specifier: string, root: string) => { load(): Promise<unknown> };
@@ -17,7 +17,8 @@ export interface BundlerRegistry {
   dispose(): Promise<void>;
 }
 
-export function createBundlerRegistry(root: string, resolveModule: ResolveModule): BundlerRegistry {
+/** `links`: the tree watcher's word, handed to each bundler (`BundlerOptions`); absent where no watcher runs (`core dist`). */
+export function createBundlerRegistry(root: string, resolveModule: ResolveModule, links?: Pick<BundlerOptions, 'noLinkLeadsOut' | 'linkLeadsOut'>): BundlerRegistry {
   const bundlers = new Map<string, Promise<Bundler>>();
   const ready = new Map<string, Bundler>();
   const settled: Bundler[] = [];
@@ -34,7 +35,7 @@ export function createBundlerRegistry(root: string, resolveModule: ResolveModule
     const loaded = (await resolved.load()) as { createBundler?: CreateBundler; default?: { createBundler?: CreateBundler } };
     const create = loaded.createBundler ?? loaded.default?.createBundler;
     if (typeof create !== 'function') throw new BundlerUnavailable(`the bundler module ${ref.specifier} does not export createBundler(options)`);
-    const bundler = create(ref.processors ? { root, processors: ref.processors } : { root });
+    const bundler = create({ root, ...(ref.processors ? { processors: ref.processors } : {}), ...links });
     settled.push(bundler);
     return bundler;
   }

@@ -9,7 +9,7 @@ import { variantKey, type Variant } from '../workspace/variant.js';
 import { isBuildFailure, stylesInputs, unservedStylesheetReferences, warningsOf } from './build-results.js';
 import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
-import { OUT, outputOptions, type SourcePolicy } from './esbuild-options.js';
+import { OUT, outputOptions, type LinksWord, type SourcePolicy } from './esbuild-options.js';
 import { placedReads } from './placed-reads.js';
 import { resolveImageSetStrings } from './image-set-strings.js';
 import { placeAssetAddresses, sheetAssets } from './plugins/assets.js';
@@ -41,8 +41,8 @@ export interface StylesheetRebuildDeps {
   transform?: typeof esbuild.transform;
 }
 
-/** The module's build with its stylesheet built again; `key`: its variant's context; `bytes`: the sheet as the service hashed it. */
-export type RebuildStyles = (key: string, signature: string, target: BundleTarget, variant: Variant, last: LastBuild, signal?: AbortSignal, bytes?: Uint8Array) => Promise<BundleResult>;
+/** The module's build with its stylesheet built again; `key`: its variant's context; `bytes`: the sheet as the service hashed it; `word`: the watcher's word on links `signature` holds. */
+export type RebuildStyles = (key: string, signature: string, target: BundleTarget, variant: Variant, last: LastBuild, signal?: AbortSignal, bytes?: Uint8Array, word?: LinksWord) => Promise<BundleResult>;
 
 export interface StylesheetRebuild {
   rebuild: RebuildStyles;
@@ -137,13 +137,13 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
     return alone;
   }
 
-  const rebuild: RebuildStyles = async (key, signature, target, variant, last, signal, bytes) => {
+  const rebuild: RebuildStyles = async (key, signature, target, variant, last, signal, bytes, word = {}) => {
     const stylesheet = last.stylesheet!;
     const stylesTarget = { ...target, entry: stylesheet };
     try {
       if (!last.stylesheetAlone) sheets.delete(stylesheet);
       const alone = last.stylesheetAlone ? await transformAlone(key, stylesTarget, variant, signal, bytes) : null;
-      const result = alone ? null : await contexts.rebuild(`${key}\0styles`, `${signature}\0${stylesheet}`, () => deps.buildOptions([stylesTarget], variant), signal);
+      const result = alone ? null : await contexts.rebuild(`${key}\0styles`, `${signature}\0${stylesheet}`, () => deps.buildOptions([stylesTarget], variant, word), signal);
       const built = alone ? alone.styles : (result!.outputFiles?.find((file) => file.path === path.join(root, `${OUT}0.css`))?.contents ?? null);
       const read = alone ? [stylesheet] : stylesInputs(result!, 0);
       const sheet = rebuiltSheet(root, target, built, read, alone ? null : result!);

@@ -148,6 +148,14 @@ export interface BundlerOptions {
   root: string;
   /** Form 2 of the registry (`processors`), as the manifest gives it. */
   processors?: Record<string, unknown>;
+  /**
+   * Whether the service's tree watcher vouches, now, that no symbolic link of the workspace leads
+   * out of it (README "Links and large trees"): true only while it is authoritative and has seen
+   * none. Absent, or false: a link leading out may be met anywhere.
+   */
+  noLinkLeadsOut?(): boolean;
+  /** Whether that watcher, authoritative, has seen a link that may lead out of the workspace (false when it cannot tell). */
+  linkLeadsOut?(): boolean;
 }
 
 export type CreateBundler = (options: BundlerOptions) => Bundler;

@@ -26,7 +26,7 @@ export interface WatchDeps extends EffectScheduling {
   root: string;
   hashes: FileHashes;
   /** `ignored` may be given what the watcher's walk knows of the entry (its directory entry). */
-  createWatcher(root: string, ignored: (absolute: string, seen?: SeenEntry) => boolean): WatcherLike;
+  createWatcher(root: string, ignored: (absolute: string, seen?: SeenEntry) => boolean, complete?: () => boolean): WatcherLike;
   /**
    * Files just saved, before their change is recorded, with their bytes as the watcher read them
    * (`bytesOf`): the bundlers may start on them at once (`anticipate` of the bundler registry).
@@ -114,7 +114,12 @@ function watchFiles(state$: Observable<ServiceState>, deps: WatchDeps): Observab
       guard,
     });
 
-    const watcher = deps.createWatcher(deps.root, (absolute, seen) => scope.ignored(absolute, seen));
+    // `complete`: past the limit a directory is not walked, so the watcher cannot vouch for its links.
+    const watcher = deps.createWatcher(
+      deps.root,
+      (absolute, seen) => scope.ignored(absolute, seen),
+      () => scope.complete,
+    );
     watcher.on(
       'all',
       guard((event: string, absolute: string) => {

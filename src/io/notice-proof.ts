@@ -56,6 +56,8 @@ export interface NoticeLedger {
   noteLink(absolute: string, isLink: boolean): void;
   /** Nothing confirmed before now is proven any more. */
   distrustAll(): void;
+  /** Whether every change has been noticed since the watches began: notices trusted (`trusting`), and no burst that may have overflowed the kernel's queue. */
+  readonly complete: boolean;
   /** See `unchangedSince` of the tree watcher; `watchOf` gives the watch of a path, if any. */
   unchangedSince(relative: string, since: number, watchOf: (absolute: string) => WatchedEntry | undefined): boolean;
 }
@@ -81,6 +83,7 @@ export function createNoticeLedger(root: string, options: NoticeLedgerOptions): 
   /** The count when the first walk began: nothing confirmed before is covered by a watch. */
   let firstWalk = Infinity;
   let burst = 0;
+  let overflowed = false;
   const prefix = root.endsWith('/') ? root : `${root}/`;
 
   return {
@@ -92,6 +95,7 @@ export function createNoticeLedger(root: string, options: NoticeLedgerOptions): 
     noticed(watchedPath, directory, event, name, itself) {
       const at = nextWatchSequence();
       if (burst++ === 0) setImmediate(() => (burst = 0));
+      if (burst > options.burstLimit) overflowed = true;
       if (burst > options.burstLimit || name === '' || itself) provenFrom = at;
       if (!directory) return void noticedAt.set(watchedPath, at);
       noticedAt.set(path.join(watchedPath, name), at);
@@ -107,6 +111,9 @@ export function createNoticeLedger(root: string, options: NoticeLedgerOptions): 
     distrustAll() {
       provenFrom = watchSequence();
       nextWatchSequence();
+    },
+    get complete() {
+      return options.trusting && !overflowed;
     },
     unchangedSince(relative, since, watchOf) {
       // Confirmed before the first walk began (most paths, until the first check after it): no watch covers it.

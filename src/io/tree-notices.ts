@@ -3,6 +3,7 @@
 // made, removed or renamed (`rename`) is looked at, alone, with one stat.
 import path from 'node:path';
 import type { DirectoryWatches } from './directory-watches.js';
+import type { LinkCensus } from './link-census.js';
 import { entryIdentity } from './file-hashes.js';
 import type { NoticeLedger } from './notice-proof.js';
 import { statEntry, type Admission } from './tree-admission.js';
@@ -15,6 +16,7 @@ export interface NoticeOptions {
   watches: DirectoryWatches;
   unwatched: UnwatchedPaths;
   ledger: NoticeLedger;
+  census: LinkCensus;
   walk: TreeWalk;
   admission: Admission;
   /** Tells the watcher's listeners: `raw` for every notice, `all` for a path added, changed or removed. */
@@ -24,13 +26,18 @@ export interface NoticeOptions {
 
 /** The handler of every notice of the watches (`notice` of DirectoryWatchOptions). */
 export function createNoticeHandler(options: NoticeOptions): (watchedPath: string, directory: boolean, event: string, name: string) => void {
-  const { files, watches, unwatched, ledger, walk, admission } = options;
+  const { files, watches, unwatched, ledger, census, walk, admission } = options;
 
   /** `ended`: the entry's own watch reported it moved or removed, so it is watched again whatever its identity now. */
   function entryNotice(absolute: string, ended: boolean) {
     const link = statEntry(files, unwatched, absolute, true);
     if (!link && unwatched.has(absolute)) return; // unreadable: listed, and looked at again on a notice naming it or a directory above
     ledger.noteLink(absolute, link?.isSymbolicLink() === true);
+    // Judged in this very notice, before anything it makes (a build) starts: a link made before
+    // the save that starts a build is noticed first (README "Links and large trees"). No
+    // directory here any more: the links counted below it went with it.
+    if (!link?.isDirectory()) census.gone(absolute);
+    census.note(absolute, link?.isSymbolicLink() === true);
     // A hard link made here to a file named elsewhere: a write through this name is noticed in
     // this directory only, never in the other name's, which no earlier confirmation may vouch for.
     if (link?.isFile() && link.nlink > 1) ledger.distrustAll();

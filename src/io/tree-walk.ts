@@ -6,6 +6,7 @@
 import type fs from 'node:fs';
 import path from 'node:path';
 import type { DirectoryWatches } from './directory-watches.js';
+import type { LinkCensus } from './link-census.js';
 import { nextWatchSequence } from './file-hashes.js';
 import type { NoticeLedger } from './notice-proof.js';
 import type { TreeWatcherFs } from './tree-watcher-fs.js';
@@ -17,6 +18,8 @@ export interface TreeWalkOptions {
   watches: DirectoryWatches;
   unwatched: UnwatchedPaths;
   ledger: NoticeLedger;
+  /** Every link the walk lists is judged there (may it lead out of the workspace?). */
+  census: LinkCensus;
   guard: Guard;
   /** How long a slice works before it lets other work run (ms). */
   sliceMs: number;
@@ -30,6 +33,8 @@ export interface TreeWalkOptions {
 export interface TreeWalk {
   /** Whether every directory queued has been walked once (`ready` was told). */
   readonly ready: boolean;
+  /** Whether no directory waits to be walked (one made since the first walk is walked in a later slice: what it holds is not seen yet). */
+  readonly idle: boolean;
   /** Walks the watched directory `dir` soon; `report`: what the walk finds is told to the listeners. */
   add(dir: string, report: boolean): void;
   /** Runs the walk, which ends at once when nothing was added: `ready` is then told. */
@@ -38,7 +43,7 @@ export interface TreeWalk {
 }
 
 export function createTreeWalk(options: TreeWalkOptions): TreeWalk {
-  const { files, watches, unwatched, ledger } = options;
+  const { files, watches, unwatched, ledger, census } = options;
   /** Directories watched and not walked yet, with whether what the walk finds is reported. */
   const walks: { dir: string; report: boolean }[] = [];
   let walking: NodeJS.Immediate | null = null;
@@ -56,7 +61,10 @@ export function createTreeWalk(options: TreeWalkOptions): TreeWalk {
     }
     for (const entry of entries) {
       if (options.isClosed()) return;
-      if (entry.isSymbolicLink()) ledger.noteLink(path.join(dir, entry.name), true);
+      if (entry.isSymbolicLink()) {
+        ledger.noteLink(path.join(dir, entry.name), true);
+        census.note(path.join(dir, entry.name), true);
+      }
       if (entry.isDirectory() || entry.isSymbolicLink()) options.found(path.join(dir, entry.name), report, entry);
     }
     const watch = watches.get(dir);
@@ -86,6 +94,9 @@ export function createTreeWalk(options: TreeWalkOptions): TreeWalk {
   return {
     get ready() {
       return ready;
+    },
+    get idle() {
+      return walks.length === 0;
     },
     add(dir, report) {
       walks.push({ dir, report });

@@ -30,6 +30,7 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import { createDirectoryWatches } from './directory-watches.js';
+import { createLinkCensus } from './link-census.js';
 import { nextWatchSequence, watchSequence } from './file-hashes.js';
 import { createNoticeLedger, defaultBurstLimit, noticesAreComplete } from './notice-proof.js';
 import { createAdmission, statEntry } from './tree-admission.js';
@@ -71,6 +72,8 @@ export interface TreeWatcherOptions {
   trustNotices?: boolean;
   /** Notices in one poll past which the kernel's queue may have overflowed: nothing is proven from before. */
   burstLimit?: number;
+  /** Whether `ignored` has admitted every path it was asked about that it would watch (false past its limit: a directory not walked may hold any link). */
+  complete?(): boolean;
 }
 
 export interface TreeWatcher extends WatcherLike {
@@ -87,6 +90,16 @@ export interface TreeWatcher extends WatcherLike {
    * so while it stays, what was proven stays proven (the check before answering keeps its proofs by it).
    */
   proofGeneration(): number;
+  /**
+   * Whether the watcher vouches, now, that no symbolic link of the workspace leads out of it
+   * (link-census.ts; README "Links and large trees"): its first walk done and no directory
+   * waiting to be walked, every directory listed and watched (none unwatched, none past the limit), every notice trusted and none lost
+   * to an overflow, not closed, and no link seen that may lead out. Read when a build's options
+   * are made: a link is judged in the notice of its entry, before what that notice starts.
+   */
+  noLinkLeadsOut(): boolean;
+  /** Whether, authoritative as above, it has seen a link that may lead out (false when it cannot tell). */
+  linkLeadsOut(): boolean;
 }
 
 export function watchTree(root: string, options: TreeWatcherOptions): TreeWatcher {
@@ -103,12 +116,14 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   const unwatched = createUnwatchedPaths(guard((list: Unwatched) => void emitter.emit('unwatched', list)));
   const start = statEntry(files, unwatched, root);
   const ledger = createNoticeLedger(root, { trusting: options.trustNotices ?? noticesAreComplete(root), burstLimit: options.burstLimit ?? defaultBurstLimit(), rootDev: start?.dev ?? -1 });
+  const census = createLinkCensus(root);
   const watches = createDirectoryWatches({ files, persistent: options.persistent ?? true, unwatched, guard, failed, notice: (...args) => notice(...args) });
   const walk = createTreeWalk({
     files,
     watches,
     unwatched,
     ledger,
+    census,
     guard,
     sliceMs: options.sliceMs ?? 8,
     found: (absolute, report, entry) => admission.admit(absolute, report, entry),
@@ -118,7 +133,10 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   const added = (event: string, absolute: string) => void emitter.emit('all', event, absolute);
   const admission = createAdmission({ root, files, watches, unwatched, walk, ignored: options.ignored, added });
   const raw = (event: string, name: string, watchedPath: string) => void emitter.emit('raw', event, name, { watchedPath });
-  const notice = createNoticeHandler({ files, watches, unwatched, ledger, walk, admission, raw, all: added });
+  const notice = createNoticeHandler({ files, watches, unwatched, ledger, census, walk, admission, raw, all: added });
+
+  // Every link of the tree seen, every change noticed since (link-census.ts).
+  const authoritative = () => !closed && walk.ready && walk.idle && ledger.complete && unwatched.size === 0 && (options.complete?.() ?? true);
 
   if (start?.isDirectory()) admission.admit(root, false);
   walk.start(); // `ready` even when the root could not be watched
@@ -126,6 +144,8 @@ export function watchTree(root: string, options: TreeWatcherOptions): TreeWatche
   const watcher: TreeWatcher = {
     unchangedSince: (relative, since) => !closed && ledger.unchangedSince(relative, since, (dir) => watches.get(dir)),
     proofGeneration: watchSequence,
+    noLinkLeadsOut: () => authoritative() && census.leadingOut === 0,
+    linkLeadsOut: () => authoritative() && census.leadingOut > 0,
     on(event: string, listener: (...args: never[]) => void) {
       emitter.on(event, listener as (...args: unknown[]) => void);
       return watcher;

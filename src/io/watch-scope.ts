@@ -43,6 +43,8 @@ export interface WatchScope {
   forget(absolute: string, directory: boolean): void;
   /** Directories and linked files admitted so far. */
   readonly count: number;
+  /** False once a path was refused past the limit: what lies there is not walked (no link there is seen). */
+  readonly complete: boolean;
 }
 
 /** What a path is once looked at: absent (decided again once it exists), a plain file (seen through its directory), or whether it is ignored. */
@@ -79,6 +81,10 @@ function createAdmittedCount(limit: number, onLimit?: (limit: number) => void) {
     },
     get full() {
       return count >= limit;
+    },
+    /** Whether a path was refused past the limit. */
+    get refused() {
+      return warned;
     },
     /** Admits one more path; false past the limit. */
     add(): boolean {
@@ -169,6 +175,9 @@ export function createWatchScope(root: string, options: WatchScopeOptions = {}):
     forget,
     get count() {
       return admitted.count;
+    },
+    get complete() {
+      return !admitted.refused;
     },
   };
 }

@@ -58,7 +58,10 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   // Reads ahead on the second core are stamped by the real clock: not with a clock of the tests'.
   const hashes = createFileHashes(root, options.fileHashes?.now, { readAhead: options.fileHashes?.now === undefined, ...options.fileHashes });
   const outputs = createOutputCache();
-  const registry = createBundlerRegistry(root, resolveModule);
+  let treeWatcher: TreeWatcher | null = null;
+  // The builds ask the watcher, when they make their options, whether a link leads out (README
+  // "Links and large trees"): none running (before its first walk, between two), no word.
+  const registry = createBundlerRegistry(root, resolveModule, { noLinkLeadsOut: () => treeWatcher?.noLinkLeadsOut() === true, linkLeadsOut: () => treeWatcher?.linkLeadsOut() === true });
   const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, identity, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
   const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
@@ -68,7 +71,6 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   // longer holds asks at its first read (`manifests$`), README "A team's remote cache".
   if (team && !cache!.hasIndex()) team.ask();
   const activity = createActivity();
-  let treeWatcher: TreeWatcher | null = null;
   const baseDeps: EffectDeps = {
     root,
     scheduler: asapScheduler,
@@ -100,7 +102,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     buildNumbers: counter(),
     hashes,
     outputs,
-    createWatcher: (dir, ignored) => (treeWatcher = watchTree(dir, { ignored })),
+    createWatcher: (dir, ignored, complete) => (treeWatcher = watchTree(dir, { ignored, ...(complete ? { complete } : {}) })),
     anticipate: (saved, bytesOf) => registry.anticipate?.(saved, bytesOf),
     // After the first page: its join and the walk of a large tree each wanted both cores.
     requestsInProgress$: activity.inProgress$,

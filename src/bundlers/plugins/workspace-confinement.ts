@@ -13,11 +13,21 @@
 // its folder's listing, is refused here when it is a link whose real path leaves the workspace,
 // as is any import whose folder really lies outside. A folder is listed once per build; only a
 // link has its real path taken.
+//
+// Where the service's tree watcher vouches that no link of the workspace leads out (README "Links
+// and large trees": it walks every directory and sees every link), a `./` import cannot leave the
+// workspace: esbuild hands it the real folder of its importer, inside, and without a link nothing
+// below a folder lies elsewhere. Only an import that climbs (`..`), or goes through a folder the
+// watcher skips (`node_modules`, a dot-directory: a link there is not seen), is then looked at, so
+// the `./` imports of a build made once the watcher has walked the tree cost no call into
+// JavaScript (a start's builds come before that walk, and pay as before).
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { escapeRegExp, notStartingWith } from '../filters.js';
 import { RESOLVE_EXTENSIONS, TYPESCRIPT_REWRITES } from '../../workspace/resolution.js';
+import { loadTsconfig, pathsTargets, tsconfigPlaces, type LoadedTsconfig } from '../../workspace/tsconfig.js';
+import { readRegularFile } from '../../regular-files.js';
 
 const realRoots = new Map<string, string>();
 
@@ -40,7 +50,27 @@ export const WORKSPACE_CONFINEMENT = 'core-workspace-confinement';
 /** A relative import, as written. */
 const RELATIVE = /^\.\.?(?:\/|$)/;
 
-export function workspaceConfinementPlugin(root: string): esbuild.Plugin {
+/**
+ * A relative import that climbs (`..`) or names a folder the tree watcher does not walk (a
+ * dot-directory, `node_modules`), as written: the only ones that may lead out while no link does.
+ * esbuild's filters are Go's regular expressions, which have no lookahead.
+ */
+export const CLIMBING_OR_UNWATCHED = /^\.\.(?:\/|$)|^\.\/(?:.*\/)?(?:\.[^/]+|node_modules)(?:\/|$)/;
+
+/** Whether a workspace-relative path goes through a folder the tree watcher does not walk. */
+const throughUnwatched = (relative: string) => relative.split(/[\\/]/).some((segment) => segment === 'node_modules' || (segment.startsWith('.') && segment !== '.'));
+
+/** A bare import, as written (a package, or a name a tsconfig `paths` or `baseUrl` maps). */
+const BARE = /^[^./]/;
+
+/**
+ * `noLinkLeadsOut`: the tree watcher vouches that no symbolic link of the workspace leads out of it
+ * (README "Links and large trees"): only relative imports that climb or go through an unwatched
+ * folder are looked at before esbuild resolves them, and only entries through such a folder.
+ * `linkLeadsOut`: it has seen one that may: a bare import a tsconfig mapping sends is looked at
+ * too (a call on every bare import, paid only then: README "Files that are not files").
+ */
+export function workspaceConfinementPlugin(root: string, noLinkLeadsOut = false, linkLeadsOut = false): esbuild.Plugin {
   const real = realRootOf(root);
   const inside = (file: string) => file.startsWith(real + path.sep) || file.startsWith(root + path.sep);
   // The real paths a module may bundle: the workspace's, and an installed package's wherever it is.
@@ -57,17 +87,69 @@ export function workspaceConfinementPlugin(root: string): esbuild.Plugin {
       // builds of a kept context is seen by the next.
       build.onEnd(() => leading.forget());
       const refused = (led: string | null): esbuild.OnResolveResult | undefined => (led === null ? undefined : { errors: [refusal(led)] });
-      build.onResolve({ filter: RELATIVE, namespace: 'file' }, (args) => refused(leading.outside(path.resolve(args.resolveDir, args.path.replace(/[?#].*$/, '')), args.resolveDir)));
+      build.onResolve({ filter: noLinkLeadsOut ? CLIMBING_OR_UNWATCHED : RELATIVE, namespace: 'file' }, (args) => refused(leading.outside(path.resolve(args.resolveDir, args.path.replace(/[?#].*$/, '')), args.resolveDir)));
       // The entries are looked at here, with no call from esbuild per entry (a first start builds
       // hundreds at once), and only those leading out get a callback. A kept context (one entry)
       // runs this once for all its builds: its entry is asked about at each.
-      const entries = entryPaths(build.initialOptions.entryPoints);
+      const entries = entryPaths(build.initialOptions.entryPoints).filter((entry) => !noLinkLeadsOut || throughUnwatched(path.relative(root, entry)));
       const entriesOut = entries.length === 1 ? entries : entries.filter((entry) => leading.outside(entry, real) !== null);
+      if (linkLeadsOut) {
+        const mappings = tsconfigMappings(real);
+        build.onResolve({ filter: BARE, namespace: 'file' }, (args) => {
+          for (const target of mappings.targets(args.path, args.resolveDir)) {
+            const led = leading.outside(target, real);
+            if (led !== null) return refused(led);
+          }
+          return undefined;
+        });
+        build.onEnd(() => mappings.forget());
+      }
       if (entriesOut.length > 0) {
         build.onResolve({ filter: new RegExp(`^(?:${entriesOut.map(escapeRegExp).join('|')})$`), namespace: 'file' }, (args) => (args.kind === 'entry-point' ? refused(leading.outside(args.path, real)) : undefined));
       }
       build.onLoad({ filter: notStartingWith(real + path.sep), namespace: 'file' }, (args) => (allowed(args.path) ? undefined : { errors: [refusal(args.path)] }));
     },
+  };
+}
+
+/**
+ * Where a tsconfig mapping (`paths`, else `baseUrl`) of the nearest tsconfig.json or jsconfig.json
+ * of an importer's folder (inside the workspace) sends a bare import: absolute paths, the most
+ * specific pattern's targets, in order. Configs are read as regular files only (a FIFO is no
+ * config here: the build's own watch handles it, README "Files that are not files"), once per
+ * folder until `forget`; `extends` through a package is not followed.
+ */
+function tsconfigMappings(root: string) {
+  const configs = new Map<string, LoadedTsconfig | null>();
+  const read = (relative: string): string | null => {
+    try {
+      return readRegularFile(path.join(root, relative)).bytes.toString('utf8');
+    } catch {
+      return null;
+    }
+  };
+  const configOf = (relativeDir: string): LoadedTsconfig | null => {
+    let config = configs.get(relativeDir);
+    if (config === undefined) {
+      const place = tsconfigPlaces(relativeDir)
+        .flatMap((tsconfig) => [tsconfig, tsconfig.replace(/tsconfig\.json$/, 'jsconfig.json')])
+        .find((file) => read(file) !== null);
+      config = place === undefined ? null : loadTsconfig(place, { read, resolvePackage: () => null });
+      configs.set(relativeDir, config);
+    }
+    return config;
+  };
+  return {
+    targets(specifier: string, resolveDir: string): string[] {
+      const relativeDir = path.relative(root, resolveDir);
+      if (relativeDir.startsWith('..') || path.isAbsolute(relativeDir)) return [];
+      const config = configOf(relativeDir.split(path.sep).join('/') || '.');
+      if (config === null) return [];
+      const mapped = pathsTargets(config, specifier);
+      const all = config.dirs.baseUrl !== undefined ? [...mapped, `${config.dirs.baseUrl}/${specifier}`] : mapped;
+      return all.map((target) => path.join(root, target));
+    },
+    forget: () => configs.clear(),
   };
 }
 
