@@ -232,11 +232,11 @@ const handlers: Handlers = {
 // variant nothing has built or started yet takes one.
 function restoreBuilds(draft: Draft<ServiceState>, restored: EventOf<'cache.restored'>['builds'], base: ServiceState) {
   const builds = replacing(base.builds);
-  for (const { module, variant: key, outputs, imports, inputs, resolution, warnings, shared, links } of restored) {
+  for (const { module, variant: key, outputs, imports, inputs, resolution, warnings, shared, links, chunkLinks } of restored) {
     const previous = builds.get(module);
     const variant = previous?.variants[key];
     if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-    const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}), ...(links ? { links } : {}) };
+    const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}), ...(links ? { links } : {}), ...(chunkLinks ? { chunkLinks } : {}) };
     wantDeepImports(draft, base, imports);
     builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
   }

@@ -426,12 +426,14 @@ describe('names imported across modules (README "Bundling real code")', () => {
 
     it('judges a state restored from the build cache the same', () => {
       const restore = (specifier: string, findings: Findings) => ({ module: specifier, variant: DEV, outputs: { code: { hash: specifier, size: 10 }, styles: null }, imports: [], inputs: {}, ...findings });
-      const restored = fold([
-        started,
-        read([lib, main]),
-        { type: 'cache.restored', dir: '/c', builds: [restore(lib.specifier, withChunks({ exports: [], stars: [X] }, { [X]: { exports: ['shared'] } })), restore(main.specifier, importing(['shared']))] },
-      ]);
-      expect(statusOf(restored, '@t/app/main')).to.deep.include({ status: 'valid', diagnostics: [] });
+      const restored = (names: string[]) =>
+        fold([
+          started,
+          read([lib, main]),
+          { type: 'cache.restored', dir: '/c', builds: [restore(lib.specifier, withChunks({ exports: [], stars: [X] }, { [X]: { exports: ['shared'] } })), restore(main.specifier, importing(names))] },
+        ]);
+      expect(statusOf(restored(['shared']), '@t/app/main')).to.deep.include({ status: 'valid', diagnostics: [] });
+      expect(statusOf(restored(['missing']), '@t/app/main').status).to.equal('invalid');
     });
 
     it('leaves valid, not pending for ever, an importer of a name reached through `export *` of a module never judged (a package the CDN serves)', () => {
