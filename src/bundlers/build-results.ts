@@ -519,7 +519,10 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);
   const warnings = parts.flatMap((part) => part.warnings ?? []);
   const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));
-  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), ...(mapped.length > 0 ? { mapped } : {}), imports, chunks, ...(warnings.length > 0 ? { warnings } : {}) };
+  // What each shared file exports and re-exports: a name reached through one (`export * from
+  // './x'` of a shared file) is judged by them, as any module's (README "Shared files").
+  const chunkLinks = Object.fromEntries([...reached].flatMap(([specifier, chunk]) => (chunk.links ? [[specifier, chunk.links]] : [])));
+  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), ...(mapped.length > 0 ? { mapped } : {}), imports, chunks, ...(Object.keys(chunkLinks).length > 0 ? { chunkLinks } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /**

@@ -103,6 +103,8 @@ export interface BundleResult {
   warnings?: Diagnostic[];
   /** The shared files the code imports, directly or through each other, each built alone: internal specifier -> code. Absent when none. */
   chunks?: Record<string, Uint8Array>;
+  /** The link names of each of `chunks` (README "Shared files"): a name reached through one is judged as any module's. Absent when none was read. */
+  chunkLinks?: Record<string, LinkNames>;
   /** The entry is a CommonJS file (esbuild's judgement): built alone it exports only `default`. */
   commonjs?: true;
   /** A shared file built alone: the declared assets it imports, workspace-relative (each module importing it declares them too, README "Shared files"). Absent when none. */

@@ -40,6 +40,8 @@ export interface WrittenModule {
   chunks?: Record<string, string>;
   /** The names its code imports from other modules and exports, judged across the distribution's modules (`unlinkedModules`). */
   links?: LinkNames;
+  /** The link names of each of its shared files, by internal specifier (README "Shared files"): names reached through one are judged by them. */
+  chunkLinks?: Record<string, LinkNames>;
 }
 
 export type ModuleOutcome = WrittenModule | InvalidModule;
@@ -69,7 +71,7 @@ export function judgeModule(workspace: WorkspaceModel, module: ModuleModel, targ
     chunks[specifier] = codePath({ package: module.package, version: module.version, subpath: specifier.slice(module.package.length + 1) });
     files.push(fileOf(chunks[specifier], 'code', code));
   }
-  return { status: 'written', module, target, files, imports: result.imports, ...(result.chunks ? { chunks } : {}), ...(result.links ? { links: result.links } : {}) };
+  return { status: 'written', module, target, files, imports: result.imports, ...(result.chunks ? { chunks } : {}), ...(result.links ? { links: result.links } : {}), ...(result.chunkLinks ? { chunkLinks: result.chunkLinks } : {}) };
 }
 
 const fileOf = (path: string, kind: DistributedKind, content: Uint8Array): DistributionFile => ({
@@ -88,7 +90,12 @@ const fileOf = (path: string, kind: DistributedKind, content: Uint8Array): Distr
  */
 export function unlinkedModules(outcomes: readonly ModuleOutcome[]): Map<WrittenModule, InvalidModule> {
   const written = new Map<string, LinkNames>();
-  for (const outcome of outcomes) if (outcome.status === 'written' && outcome.links) written.set(outcome.module.specifier, outcome.links);
+  for (const outcome of outcomes) {
+    if (outcome.status !== 'written') continue;
+    if (outcome.links) written.set(outcome.module.specifier, outcome.links);
+    // Its shared files, written once whoever imports them: the first module's names, as the import map maps the first's file.
+    for (const [specifier, links] of Object.entries(outcome.chunkLinks ?? {})) if (!written.has(specifier)) written.set(specifier, links);
+  }
   const invalid = new Map<WrittenModule, InvalidModule>();
   for (const outcome of outcomes) {
     if (outcome.status !== 'written' || !outcome.links?.imports) continue;

@@ -53,6 +53,7 @@ export async function remoteResults(root: string, workspace: WorkspaceModel, job
       ...(build.resolution ? { resolution: build.resolution } : {}),
       imports: build.imports,
       ...(build.links ? { links: build.links } : {}),
+      ...(build.chunkLinks ? { chunkLinks: build.chunkLinks } : {}),
       errors: [],
       ...(build.warnings ? { warnings: build.warnings } : {}),
       ...(chunks ? { chunks } : {}),

@@ -155,7 +155,7 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
   if (!isOptional(record.outputs.chunks, (chunks) => isRecordOf(chunks, isOutputRef)) || !isOptional(record.shared, (shared) => isArrayOf(shared, isString))) return false;
   if (!isRecordOf(record.inputs, isHashOrAbsent) || !isArrayOf(record.imports, isImportRecord) || !isOptional(record.warnings, (warnings) => isArrayOf(warnings, isDiagnostic))) return false;
   if (!isOptional(record.resolution, (resolution) => isDependsOn(resolution, record.inputs as Checked))) return false;
-  if (!isOptional(record.links, isLinkNames)) return false;
+  if (!isOptional(record.links, isLinkNames) || !isOptional(record.chunkLinks, (chunkLinks) => isRecordOf(chunkLinks, isLinkNames))) return false;
   return signatures === undefined || isRecordOf(signatures, isFileSignature);
 }
 

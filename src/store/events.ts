@@ -49,6 +49,11 @@ export interface BuildFindings {
   shared?: string[];
   /** The names its code imports from other modules and exports, judged across modules (README "Bundling real code"); absent when not read. */
   links?: LinkNames;
+  /**
+   * The link names of each shared file its code imports (`outputs.chunks`), by internal specifier
+   * (README "Shared files"): a name another module reaches through one is judged by them; absent when none.
+   */
+  chunkLinks?: Record<string, LinkNames>;
 }
 
 /**
@@ -56,8 +61,8 @@ export interface BuildFindings {
  * cache and a restore copy of a record, so a member added to BuildFindings is copied by them all.
  */
 export function findingsOf(record: BuildFindings): BuildFindings {
-  const { imports, inputs, resolution, warnings, shared, links } = record;
-  return { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), ...(links ? { links } : {}) };
+  const { imports, inputs, resolution, warnings, shared, links, chunkLinks } = record;
+  return { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), ...(links ? { links } : {}), ...(chunkLinks ? { chunkLinks } : {}) };
 }
 
 /** A build of an earlier run found still valid in the build cache (README "The build cache"). */

@@ -232,11 +232,11 @@ const handlers: Handlers = {
 // variant nothing has built or started yet takes one.
 function restoreBuilds(draft: Draft<ServiceState>, restored: EventOf<'cache.restored'>['builds'], base: ServiceState) {
   const builds = replacing(base.builds);
-  for (const { module, variant: key, outputs, imports, inputs, resolution, warnings, shared, links } of restored) {
+  for (const { module, variant: key, outputs, imports, inputs, resolution, warnings, shared, links, chunkLinks } of restored) {
     const previous = builds.get(module);
     const variant = previous?.variants[key];
     if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-    const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}), ...(links ? { links } : {}) };
+    const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}), ...(links ? { links } : {}), ...(chunkLinks ? { chunkLinks } : {}) };
     wantDeepImports(draft, base, imports);
     builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
   }
@@ -255,7 +255,7 @@ function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: reado
     const imports = sameImports(variant.last?.imports, event.imports);
     const record: BuildRecord =
       event.type === 'build.succeeded'
-        ? { build: event.build, outputs: event.outputs, errors: [], imports, inputs: event.inputs, ...(event.resolution?.length ? { resolution: sameList(variant.last?.resolution, event.resolution) } : {}), ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}), ...(event.links ? { links: event.links } : {}) }
+        ? { build: event.build, outputs: event.outputs, errors: [], imports, inputs: event.inputs, ...(event.resolution?.length ? { resolution: sameList(variant.last?.resolution, event.resolution) } : {}), ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}), ...(event.links ? { links: event.links } : {}), ...(event.chunkLinks ? { chunkLinks: event.chunkLinks } : {}) }
         : { build: event.build, outputs: null, errors: event.errors, imports, inputs: event.inputs };
     wantDeepImports(draft, base, record.imports);
     const unverified = Object.values(record.inputs).includes(UNVERIFIED);

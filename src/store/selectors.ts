@@ -205,7 +205,8 @@ const linksIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: str
  * The link names of each module another can import, by specifier, once per (builds, workspace):
  * undefined for one never judged (no module of the workspace, a package the CDN serves, a module
  * invalid or whose code was not read: `invalidImports` tells of an invalid one), null for one not
- * built yet.
+ * built yet. The shared files of the modules' code too, by internal specifier (README "Shared
+ * files"): a name a module re-exports from one is judged through it, as the page links it.
  */
 function selectLinksOf(state: ServiceState): (specifier: string) => LinkNames | null | undefined {
   return perBuildsAndWorkspace(linksIndexes, state, () => {
@@ -213,6 +214,7 @@ function selectLinksOf(state: ServiceState): (specifier: string) => LinkNames | 
     const selection = workspace.selection === null ? null : new Set(workspace.selection);
     const records = defaultRecords(state);
     const index = new Map<string, LinkNames | null>();
+    const shared = new Map<string, LinkNames | null>();
     workspace.modules.forEach((module, at) => {
       if (module.diagnostics.length > 0 || (selection !== null && !selection.has(module.package))) return;
       const record = records[at];
@@ -221,9 +223,26 @@ function selectLinksOf(state: ServiceState): (specifier: string) => LinkNames | 
       const settled = selectVariant(state, module.specifier, defaultVariantKey(module))?.status === 'done';
       if (!record || !settled) index.set(module.specifier, null);
       else if (record.outputs && record.links) index.set(module.specifier, record.links);
+      sharedLinksOf(shared, record, settled);
     });
+    for (const [specifier, links] of shared) index.set(specifier, links);
     return (specifier: string) => index.get(specifier);
   });
+}
+
+/**
+ * Adds to `shared` the link names of the shared files `record` imports: a settled build's are
+ * known (the first such build's, in the model's order, as the preview maps the first module's
+ * address); one being built again may be building an edit of the file, so its files are not
+ * known (null) until some importer's build of them has settled.
+ */
+function sharedLinksOf(shared: Map<string, LinkNames | null>, record: BuildRecord | null | undefined, settled: boolean): void {
+  if (!record?.outputs?.chunks) return;
+  if (settled) {
+    for (const [specifier, links] of Object.entries(record.chunkLinks ?? {})) if (!shared.get(specifier)) shared.set(specifier, links);
+  } else {
+    for (const specifier of Object.keys(record.outputs.chunks)) if (!shared.has(specifier)) shared.set(specifier, null);
+  }
 }
 
 /** The same of the default variant's last build `record`, already looked up. */

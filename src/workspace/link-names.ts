@@ -3,7 +3,8 @@
 // public module imports and the other does not export fails the whole page.
 import type { ImportRecord } from './checks.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
-import { isBare } from './specifiers.js';
+import { isBare, parseBareSpecifier } from './specifiers.js';
+import { isSharedSubpath, SHARED_SEGMENT } from './shared-files.js';
 
 /** What a module's built code imports from other modules by bare specifier, and what it exports. */
 export interface LinkNames {
@@ -368,8 +369,10 @@ type Resolution =
   | 'missing'
   /** Two modules it re-exports whole give different bindings of it. */
   | 'ambiguous'
-  /** A module on the way is not built (yet), failed, or is not judged: nothing is said. */
-  | 'unknown';
+  /** A module on the way is not built yet, or is being built again: said once it is. */
+  | 'unknown'
+  /** A module on the way is never judged (a package the CDN serves, an invalid module, code not read): nothing is said, now or later. */
+  | 'unjudged';
 
 /** One name a module imports that the other module does not give. */
 export interface UnlinkedName {
@@ -397,6 +400,7 @@ export function unlinkedNames(links: LinkNames, linksOf: (specifier: string) => 
       const resolution = resolveName(specifier, name, linksOf, new Set());
       if (resolution === 'missing' || resolution === 'ambiguous') unlinked.push({ specifier, name, ambiguous: resolution === 'ambiguous' });
       else if (resolution === 'unknown') unknown.add(specifier);
+      // 'unjudged': as an import of a module never judged, neither refused nor waited for.
     }
   }
   return { unlinked, unknown: [...unknown].sort() };
@@ -405,7 +409,9 @@ export function unlinkedNames(links: LinkNames, linksOf: (specifier: string) => 
 /** ResolveExport of the ECMAScript module linking, over recorded names: own exports first, `default` never through a star, a cycle gives nothing. */
 function resolveName(specifier: string, name: string, linksOf: (specifier: string) => LinkNames | null | undefined, seen: Set<string>): Resolution {
   const links = linksOf(specifier);
-  if (links === undefined || links === null) return 'unknown';
+  if (links === null) return 'unknown';
+  // Never judged: waiting for it would leave the importer pending for ever.
+  if (links === undefined) return 'unjudged';
   const key = `${specifier}\0${name}`;
   if (seen.has(key)) return 'missing';
   seen.add(key);
@@ -419,22 +425,24 @@ function resolveName(specifier: string, name: string, linksOf: (specifier: strin
     const origin = `${reexport.specifier}\0${reexport.imported}`;
     if (linksOf(reexport.specifier) === undefined) return { found: origin };
     const resolution = resolveName(reexport.specifier, reexport.imported, linksOf, seen);
-    return resolution === 'missing' || resolution === 'ambiguous' ? { found: origin } : resolution;
+    return resolution === 'missing' || resolution === 'ambiguous' || resolution === 'unjudged' ? { found: origin } : resolution;
   }
   if (name === 'default') return 'missing';
   let found: string | null = null;
   let unknown = false;
+  let unjudged = false;
   for (const star of links.stars ?? []) {
     const resolution = resolveName(star, name, linksOf, seen);
     if (resolution === 'ambiguous') return 'ambiguous';
     if (resolution === 'unknown') unknown = true;
+    else if (resolution === 'unjudged') unjudged = true;
     else if (resolution !== 'missing') {
       if (found !== null && found !== resolution.found) return 'ambiguous';
       found = resolution.found;
     }
   }
   if (found !== null) return { found };
-  return unknown ? 'unknown' : 'missing';
+  return unknown ? 'unknown' : unjudged ? 'unjudged' : 'missing';
 }
 
 /** The BUNDLE_ERROR of a name imported that the other module does not give, at the import of it among `imports` (README "Bundling real code"). */
@@ -448,6 +456,15 @@ export function unlinkedDiagnostic({ specifier, name, ambiguous }: UnlinkedName,
       where,
     );
   }
+  const shared = sharedFileOf(specifier);
+  if (shared !== null) {
+    // Written as a relative import of the file; the internal specifier is the service's (README "Shared files").
+    return diagnostic(
+      'BUNDLE_ERROR',
+      `${shared.file}, a file several modules of ${shared.packageName} import (built alone as ${specifier}), does not export "${name}" (the page fails to link: "does not provide an export named '${name}'"); import only names that file exports`,
+      where,
+    );
+  }
   if (name === 'default') {
     return diagnostic('BUNDLE_ERROR', `${specifier} has no default export (the page fails to link: "does not provide an export named 'default'"); import the names it exports, \`import { ... } from "${specifier}"\`, or \`import * as ... from "${specifier}"\``, where);
   }
@@ -456,4 +473,10 @@ export function unlinkedDiagnostic({ specifier, name, ambiguous }: UnlinkedName,
     `${specifier} does not export "${name}" (the page fails to link: "does not provide an export named '${name}'"); import only names its code exports, and, if "${name}" is a TypeScript type, write \`import type { ${name} }\` or \`export type { ${name} } from "${specifier}"\`, which leave no import in the code`,
     where,
   );
+}
+
+/** The package and the path in it of a shared file's internal specifier (`@r/lib/.shared/src/x.ts`), or null for any other specifier. */
+function sharedFileOf(specifier: string): { packageName: string; file: string } | null {
+  const bare = parseBareSpecifier(specifier);
+  return bare && isSharedSubpath(bare.subpath) ? { packageName: bare.packageName, file: bare.subpath.slice(SHARED_SEGMENT.length + 1) } : null;
 }

@@ -7,6 +7,7 @@ import { distribute, type DistributionProgress } from '../../src/dist/distribute
 import type { DistributionManifest } from '../../src/dist/distribution-manifest.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { TEST_FIXTURES_DIR, tempWorkspace } from '../helpers/workspace.js';
+import { sharedLinksWorkspace } from '../helpers/shared-links-workspace.js';
 import { installedWorkspace } from './installed.js';
 import { runCore } from './run-core.js';
 
@@ -239,6 +240,18 @@ describe('core dist', () => {
     expect(lines.filter((line) => /^[✓✗] /.test(line)).sort()).to.deep.equal([`✓ @t/lib@1.0.0  1 module, 1 file, ${formatted(root, '@t/lib@1.0.0')}`, `✗ @t/app@1.0.0  1 module, 1 file, ${formatted(root, '@t/app@1.0.0')}, 1 invalid`].sort());
     expect(listFiles(path.join(root, 'dist/@t/app@1.0.0'))).to.deep.equal(['modules/fine.js']);
     expect(lines.filter((line) => line.startsWith('wrote ') && !line.startsWith('wrote the page')).map((line) => line.replace(/, [^,]+\) and/, ') and'))).to.deep.equal(['wrote 2 modules (2 files) and core-distribution.json to dist']);
+  });
+
+  it('judges names reached through shared files as /state does (README "Shared files"): through them a name given links, one missing is refused at its import', async () => {
+    const root = sharedLinksWorkspace();
+    const valid = await runCore(root, ['dist', '--out', 'valid']);
+    expect([valid.code, valid.stderr]).to.deep.equal([0, '']);
+    expect(readManifest(path.join(root, 'valid')).importMap.imports).to.include.keys('@s/app/main', '@s/lib/.shared/src/x.ts', '@s/lib/.shared/src/leaf.ts');
+    fs.writeFileSync(path.join(root, 'packages/app/main.ts'), "import { x, missing } from '@s/lib/star';\nimport { gone } from '@s/lib/deep';\ndocument.body.dataset.result = [x, missing, gone].join(',');\n");
+    const refused = await runCore(root, ['dist', '--out', 'refused']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.match(/\n  @s\/app\/main\n    BUNDLE_ERROR packages\/app\/main\.ts:1:\d+: @s\/lib\/star does not export "missing"/);
+    expect(refused.stderr).to.match(/\n    BUNDLE_ERROR packages\/app\/main\.ts:2:\d+: @s\/lib\/deep does not export "gone"/);
   });
 
   it('writes nothing, not even the output directory, when core.json is broken, and says only what is wrong', async () => {

@@ -364,4 +364,80 @@ describe('names imported across modules (README "Bundling real code")', () => {
     expect(statusOf(restored, '@t/app/main').status).to.equal('invalid');
     expect(statusOf(restored, '@t/app/main').diagnostics[0]!.message).to.include('does not export "missing"');
   });
+
+  describe('through shared files (README "Shared files")', () => {
+    const X = '@t/app/.shared/lib/x.ts';
+    const Y = '@t/app/.shared/lib/y.ts';
+    type Findings = NonNullable<Parameters<typeof succeeded>[4]>;
+    // A module of the package whose code imports the shared files `chunks` (their link names), built alone beside it.
+    const withChunks = (links: Findings['links'], chunkLinks: Record<string, NonNullable<Findings['links']>>): Findings => ({
+      outputs: { code: { hash: 'lib-code', size: 10 }, styles: null, chunks: Object.fromEntries(Object.keys(chunkLinks).map((specifier) => [specifier, { hash: `chunk ${specifier}`, size: 10 }])) },
+      links,
+      chunkLinks,
+    });
+    // A shared file's import is no import of the build record (its internal specifier is none to check or map): its names are.
+    const importing = (names: string[], specifier = '@t/app/lib'): Findings => ({
+      imports: specifier === '@t/app/lib' ? [{ specifier, file: 'app/main/index.ts', line: 1, column: 20 }] : [],
+      links: { exports: [], imports: [{ specifier, names }] },
+    });
+    const libWith = (findings: Findings, build = 1) => [startedBuild(build, DEV, [{ module: lib, generation: 1 }]), succeeded(build, lib, DEV, 'l1', findings)];
+    const judged = (libFindings: Findings, names: string[], specifier?: string) => fold([started, read([lib, main]), ...libWith(libFindings), ...mainBuilt(2, importing(names, specifier))]);
+
+    it('judges a name reached through `export * from` a shared file: valid when the file exports it, invalid at the import when not, never pending for ever', () => {
+      const star = withChunks({ exports: [], stars: [X] }, { [X]: { exports: ['shared'] } });
+      expect(statusOf(judged(star, ['shared']), '@t/app/main')).to.deep.include({ status: 'valid', diagnostics: [] });
+      const missing = statusOf(judged(star, ['missing']), '@t/app/main');
+      expect(missing.status).to.equal('invalid');
+      expect(missing.diagnostics.map(({ kind, file, line, column }) => ({ kind, file, line, column }))).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 1, column: 20 }]);
+      expect(missing.diagnostics[0]!.message).to.include('@t/app/lib does not export "missing"');
+    });
+
+    it('judges the sibling shapes: two levels of `export *` through shared files, a shared file re-exporting a public module, `export { y } from` and `export * as ns from` one', () => {
+      const other = moduleModel('other');
+      const twoLevels = withChunks({ exports: [], stars: [X] }, { [X]: { exports: [], stars: [Y] }, [Y]: { exports: ['deep'] } });
+      expect(statusOf(judged(twoLevels, ['deep']), '@t/app/main').status).to.equal('valid');
+      expect(statusOf(judged(twoLevels, ['shallow']), '@t/app/main').status).to.equal('invalid');
+      const named = withChunks({ exports: ['y'], imports: [{ specifier: X, names: ['y'] }], reexports: [{ name: 'y', specifier: X, imported: 'y' }] }, { [X]: { exports: ['y'] } });
+      expect(statusOf(judged(named, ['y']), '@t/app/main').status).to.equal('valid');
+      const namespace = withChunks({ exports: ['ns'], namespaces: [{ name: 'ns', specifier: X }] }, { [X]: { exports: ['y'] } });
+      expect(statusOf(judged(namespace, ['ns']), '@t/app/main').status).to.equal('valid');
+      // The shared file re-exports a public module: the name is that module's.
+      const toPublic = withChunks({ exports: [], stars: [X] }, { [X]: { exports: [], stars: [other.specifier] } });
+      const through = (names: string[]) =>
+        fold([started, read([lib, main, other]), ...libWith(toPublic), ...mainBuilt(2, importing(names)), startedBuild(3, DEV, [{ module: other, generation: 1 }]), succeeded(3, other, DEV, 'o1', { links: { exports: ['fromOther'] } })]);
+      expect(statusOf(through(['fromOther']), '@t/app/main').status).to.equal('valid');
+      expect(statusOf(through(['nope']), '@t/app/main').status).to.equal('invalid');
+    });
+
+    it('lists a name imported from a shared file that it does not export invalid, naming the file', () => {
+      const state = judged(withChunks({ exports: [] }, { [X]: { exports: ['y'] } }), ['gone'], X);
+      const report = statusOf(state, '@t/app/main');
+      expect(report.status).to.equal('invalid');
+      expect(report.diagnostics[0]!.message).to.include('lib/x.ts, a file several modules of @t/app import').and.include('does not export "gone"');
+    });
+
+    it('is pending while the modules importing the shared file build again (an edit of it may change its names), then judged by the new build', () => {
+      const before = judged(withChunks({ exports: [], stars: [X] }, { [X]: { exports: ['shared'] } }), ['shared']);
+      const editing = fold([{ type: 'files.changed', files: { 'app/lib/index.ts': 'l2' }, source: 'watcher' }], before);
+      expect(statusOf(editing, '@t/app/main').status).to.equal('pending');
+      const rebuilt = fold([startedBuild(5, DEV, [{ module: lib, generation: 2 }]), succeeded(5, lib, DEV, 'l2', withChunks({ exports: [], stars: [X] }, { [X]: { exports: ['renamed'] } }))], editing);
+      expect(statusOf(rebuilt, '@t/app/main').status).to.equal('invalid');
+    });
+
+    it('judges a state restored from the build cache the same', () => {
+      const restore = (specifier: string, findings: Findings) => ({ module: specifier, variant: DEV, outputs: { code: { hash: specifier, size: 10 }, styles: null }, imports: [], inputs: {}, ...findings });
+      const restored = (names: string[]) =>
+        fold([
+          started,
+          read([lib, main]),
+          { type: 'cache.restored', dir: '/c', builds: [restore(lib.specifier, withChunks({ exports: [], stars: [X] }, { [X]: { exports: ['shared'] } })), restore(main.specifier, importing(names))] },
+        ]);
+      expect(statusOf(restored(['shared']), '@t/app/main')).to.deep.include({ status: 'valid', diagnostics: [] });
+      expect(statusOf(restored(['missing']), '@t/app/main').status).to.equal('invalid');
+    });
+
+    it('leaves valid, not pending for ever, an importer of a name reached through `export *` of a module never judged (a package the CDN serves)', () => {
+      expect(statusOf(judged({ links: { exports: [], stars: ['lit'] } }, ['html']), '@t/app/main')).to.deep.include({ status: 'valid', diagnostics: [] });
+    });
+  });
 });

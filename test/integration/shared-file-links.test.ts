@@ -1,0 +1,88 @@
+// Names reached through shared files (README "Shared files", "Bundling real code"): a public module
+// re-exporting a private file that another module of its package imports too (`export * from
+// './x'`, x built alone at `<package>/.shared/<path>`) gives its importers the file's names, which
+// `/state` judges as any module's: valid when the file exports the name, invalid at the import when
+// not, never pending for ever; the same after a restart from the build cache, and on the page.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { serve } from '../helpers/service.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { sharedLinksWorkspace } from '../helpers/shared-links-workspace.js';
+import { writeFile } from '../helpers/workspace.js';
+
+const DEV = 'target=browser&format=esm&env=development&min=false&sourcemap=inline&types=false&css=false';
+const PRODUCTION = 'target=browser&format=esm&env=production&min=true&sourcemap=none&types=false&css=false';
+
+const statuses = (report: { modules: { specifier: string; status: string }[] }) => Object.fromEntries(report.modules.map((module) => [module.specifier, module.status]));
+const ALL_VALID = { '@s/lib/deep': 'valid', '@s/lib/inner': 'valid', '@s/lib/named': 'valid', '@s/lib/namespace': 'valid', '@s/lib/star': 'valid', '@s/lib/user': 'valid', '@s/app/main': 'valid', '@s/base/m': 'valid' };
+
+describe('names reached through shared files', function () {
+  this.timeout(60_000);
+
+  it('are judged: every importer valid, its page mapped (the shared files included), its addresses answered', async () => {
+    const service = await serve(sharedLinksWorkspace());
+    try {
+      expect(statuses(await service.report())).to.deep.equal(ALL_VALID);
+      expect((await service.get(`/m/@s/lib@1.0.0/modules/star?${DEV}`)).text).to.include('export * from "@s/lib/.shared/src/x.ts"');
+      const entry = (await service.get('/preview/entry.json?entry=@s/app/main')).json<{ diagnostics: unknown[]; imports: Record<string, string> }>();
+      expect(entry.diagnostics).to.deep.equal([]);
+      expect(Object.keys(entry.imports)).to.include.members(['@s/app/main', '@s/lib/star', '@s/lib/deep', '@s/lib/.shared/src/x.ts', '@s/lib/.shared/src/mid.ts', '@s/lib/.shared/src/leaf.ts', '@s/base/m']);
+      for (const query of [DEV, PRODUCTION]) expect((await service.get(`/m/@s/app@1.0.0/modules/main?${query}`)).status, query).to.equal(200);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('list an importer of a name the shared file does not give invalid at its import, in a running service and after a restart from the build cache', async () => {
+    const root = sharedLinksWorkspace();
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-'));
+    try {
+      const first = await serve(root, { cache, effectDeps: (deps) => ({ ...deps, persistDelayMs: 20 }) });
+      expect(statuses(await first.report())).to.deep.equal(ALL_VALID);
+      writeFile(root, 'packages/app/main.ts', "import { x, missing } from '@s/lib/star';\nimport { gone } from '@s/lib/deep';\ndocument.body.dataset.result = [x, missing, gone].join(',');\n");
+      const running = await first.report();
+      const main = running.modules.find((module) => module.specifier === '@s/app/main')!;
+      expect(main.status).to.equal('invalid');
+      expect(main.diagnostics.map(({ kind, file, line, message }) => ({ kind, file, line, names: message.split(' (')[0] }))).to.deep.equal([
+        { kind: 'BUNDLE_ERROR', file: 'packages/app/main.ts', line: 1, names: '@s/lib/star does not export "missing"' },
+        { kind: 'BUNDLE_ERROR', file: 'packages/app/main.ts', line: 2, names: '@s/lib/deep does not export "gone"' },
+      ]);
+      expect((await first.get(`/m/@s/app@1.0.0/modules/main?${DEV}`)).status).to.equal(422);
+      const written = () => JSON.parse(fs.readFileSync(path.join(cache, 'builds.json'), 'utf8')) as { entries: { module: string; record: { links?: object } }[] };
+      const mainKept = () => written().entries.find((entry) => entry.module === '@s/app/main')?.record.links;
+      await waitFor(() => fs.existsSync(path.join(cache, 'builds.json')) && written().entries.length === 8 && JSON.stringify(mainKept()).includes('"missing"'), { what: 'the edited build kept in the cache' });
+      await first.close();
+
+      const second = await serve(root, { cache });
+      const restarted = await second.report();
+      expect(second.internals.log.events().filter((event) => event.type === 'build.started')).to.deep.equal([]);
+      expect(restarted.modules).to.deep.equal(running.modules);
+      await second.close();
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it('list an importer of a name a shared file stopped exporting (an edit of it) invalid, and valid again once it exports it', async () => {
+    const root = sharedLinksWorkspace();
+    const service = await serve(root);
+    try {
+      expect(statuses(await service.report())).to.deep.equal(ALL_VALID);
+      writeFile(root, 'packages/lib/src/x.ts', "export const renamed = 'X';\nexport const y = 'Y';\nexport * from '@s/base/m';\n");
+      const edited = await service.report();
+      const invalid = edited.modules.filter((module) => module.status !== 'valid');
+      expect(invalid.map((module) => [module.specifier, module.status, module.diagnostics.map((one) => one.message.split(' (')[0])])).to.deep.equal([
+        ['@s/lib/inner', 'invalid', ['@s/lib/star does not export "x"']],
+        // Its own import of the file, which esbuild no longer checks once the file is built alone.
+        ['@s/lib/user', 'invalid', ['src/x.ts, a file several modules of @s/lib import']],
+        ['@s/app/main', 'invalid', ['@s/lib/star does not export "x"']],
+      ]);
+      writeFile(root, 'packages/lib/src/x.ts', "export const x = 'X';\nexport const y = 'Y';\nexport * from '@s/base/m';\n");
+      expect(statuses(await service.report())).to.deep.equal(ALL_VALID);
+    } finally {
+      await service.close();
+    }
+  });
+});
