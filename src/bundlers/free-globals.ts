@@ -39,6 +39,8 @@ interface FreeUse {
   onImport: boolean;
   inFunction: boolean;
   member?: string;
+  /** The code tests the name somewhere (`typeof process`, `if (globalThis.process)`, `'process' in globalThis`): its reads in a function or a branch are guarded. */
+  guarded?: true;
 }
 
 /**
@@ -50,26 +52,30 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   const found = new Map<string, FreeUse>();
   if (names.length === 0 || !new RegExp(`\\b(?:${names.join('|')})\\b`).test(code)) return found;
   let globalScope: Scope | null;
-  let branches: Array<[number, number]>;
+  let shape: TreeShape;
   try {
     const tree = parse(code, { ecmaVersion: 'latest', sourceType: 'module', ranges: true });
     globalScope = analyze(tree as Parameters<typeof analyze>[0], { ecmaVersion: 2022, sourceType: 'module' }).globalScope;
-    branches = conditionalRanges(tree as unknown as SyntaxNode);
+    shape = treeShape(tree as unknown as SyntaxNode);
   } catch {
     return null;
   }
+  const { branches } = shape;
   const wanted = new Set(names);
   for (const reference of globalScope?.through ?? []) {
     const { name } = reference.identifier;
-    if (!wanted.has(name)) continue;
-    const use = found.get(name) ?? { onImport: false, inFunction: false };
+    // `typeof process` reads nothing that throws: it is the guard, not a read.
+    if (!wanted.has(name) || shape.typeofOperands.has(reference.identifier as unknown as SyntaxNode)) continue;
+    const use: FreeUse = found.get(name) ?? { onImport: false, inFunction: false, ...(shape.tested.has(name) ? { guarded: true as const } : {}) };
     const [start, end] = (reference.identifier as { range?: [number, number] }).range ?? [-1, undefined];
     // A read in a branch the import may not take (`typeof window < 'u' ? window : global`, a
     // `try`) may never run: told as one in a function is, never as a page that surely throws.
-    if (isEvaluatedOnImport(reference.from) && !branches.some(([from, to]) => start >= from && start < to)) use.onImport = true;
-    else use.inFunction = true;
+    const onImport = isEvaluatedOnImport(reference.from, shape) && !branches.some(([from, to]) => start >= from && start < to);
     const member = name === 'process' && end !== undefined ? /^\s*\.\s*env\s*\.\s*([\w$]+)/.exec(code.slice(end, end + 200))?.[1] : undefined;
-    if (member !== undefined && use.member === undefined) use.member = member;
+    // The error names the read the import makes, not a guarded one before it.
+    if (member !== undefined && (use.member === undefined || (onImport && !use.onImport))) use.member = member;
+    if (onImport) use.onImport = true;
+    else use.inFunction = true;
     found.set(name, use);
   }
   return found;
@@ -97,43 +103,135 @@ const CONDITIONAL_MEMBERS: Readonly<Record<string, readonly string[]>> = {
 
 const LOGICAL_ASSIGNMENT = new Set(['&&=', '||=', '??=']);
 
-/** The ranges of the code that runs only on a condition, found by a walk of acorn's tree (every member holding nodes). */
-function conditionalRanges(tree: SyntaxNode): Array<[number, number]> {
-  const ranges: Array<[number, number]> = [];
+interface TreeShape {
+  /** The ranges of the code that runs only on a condition. */
+  branches: Array<[number, number]>;
+  /**
+   * The functions and class field initializers that run where they are written, as the code
+   * around them does: a function or arrow called at once (`(() => ...)()`, `!function () {...}()`,
+   * `(function () {...}).call(this)`, `new function () {...}`). Not an async function or a
+   * generator called at once: a generator's body waits for `next()`, and an async function's throw
+   * rejects its promise, the import goes on.
+   */
+  runWhereWritten: Set<SyntaxNode>;
+  /** The initializers of static fields: run when the class is defined (an instance field's, when it is constructed). */
+  staticInitializers: Set<SyntaxNode>;
+  /** The identifiers `typeof` is applied to. */
+  typeofOperands: Set<SyntaxNode>;
+  /** The names the code tests: with `typeof` anywhere; as a member of the global object or `in` it, in a condition. */
+  tested: Set<string>;
+}
+
+/** The shape of acorn's tree that decides what runs on import, found by one walk (every member holding nodes). */
+function treeShape(tree: SyntaxNode): TreeShape {
+  const branches: Array<[number, number]> = [];
+  const runWhereWritten = new Set<SyntaxNode>();
+  const staticInitializers = new Set<SyntaxNode>();
+  const typeofOperands = new Set<SyntaxNode>();
+  const tested = new Set<string>();
   const add = (value: unknown) => {
-    for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) ranges.push(node.range);
+    for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
   };
   const visit = (node: SyntaxNode) => {
     const members = CONDITIONAL_MEMBERS[node.type];
     if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) add(node[member]);
+    if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches);
+    const called = calledAtOnce(node);
+    if (called) runWhereWritten.add(called);
+    if (node.type === 'PropertyDefinition' && node.static === true && isNode(node.value)) staticInitializers.add(node.value);
+    if (node.type === 'UnaryExpression' && node.operator === 'typeof' && isNode(node.argument) && node.argument.type === 'Identifier') {
+      typeofOperands.add(node.argument);
+      tested.add(node.argument.name as string);
+    }
+    const condition = CONDITIONS[node.type];
+    if (condition) testedInCondition(node[condition], tested);
     for (const [key, value] of Object.entries(node)) {
       if (key === 'range') continue;
       for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) visit(child);
     }
   };
   visit(tree);
-  return ranges;
+  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested };
+}
+
+/** Where each node kind holds a condition. */
+const CONDITIONS: Readonly<Record<string, string>> = { IfStatement: 'test', ConditionalExpression: 'test', LogicalExpression: 'left', WhileStatement: 'test', ForStatement: 'test' };
+
+/** The names of the global object a page has under every name. */
+const GLOBAL_OBJECTS = new Set(['globalThis', 'window', 'self']);
+
+/**
+ * The names a condition tests as members of the global object (`globalThis.process`,
+ * `window.Buffer !== undefined`, `typeof self.process`) or with `in` (`'process' in globalThis`):
+ * a walk of the condition, not of the functions in it.
+ */
+function testedInCondition(node: unknown, tested: Set<string>): void {
+  if (!isNode(node) || FUNCTIONS.has(node.type)) return;
+  const object = node.object as SyntaxNode | undefined;
+  const property = node.property as SyntaxNode | undefined;
+  if (node.type === 'MemberExpression' && object?.type === 'Identifier' && GLOBAL_OBJECTS.has(object.name as string)) {
+    const name = node.computed ? (property?.type === 'Literal' ? property.value : undefined) : property?.name;
+    if (typeof name === 'string') tested.add(name);
+  }
+  const left = node.left as SyntaxNode | undefined;
+  if (node.type === 'BinaryExpression' && node.operator === 'in' && left?.type === 'Literal' && typeof left.value === 'string') tested.add(left.value);
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'range') continue;
+    for (const child of Array.isArray(value) ? value : [value]) testedInCondition(child, tested);
+  }
+}
+
+const FUNCTIONS = new Set(['FunctionExpression', 'ArrowFunctionExpression', 'FunctionDeclaration', 'ClassExpression', 'ClassDeclaration']);
+
+/** The function a call or `new` runs at once, where it is written: its callee, or the object of its `.call` or `.apply`. */
+function calledAtOnce(node: SyntaxNode): SyntaxNode | null {
+  if (node.type !== 'CallExpression' && node.type !== 'NewExpression') return null;
+  let callee = node.callee as SyntaxNode;
+  const property = callee.property as SyntaxNode | undefined;
+  if (node.type === 'CallExpression' && callee.type === 'MemberExpression' && !callee.computed && (property?.name === 'call' || property?.name === 'apply')) {
+    callee = callee.object as SyntaxNode;
+  }
+  const runsBody = (callee.type === 'FunctionExpression' || callee.type === 'ArrowFunctionExpression') && callee.async !== true && callee.generator !== true;
+  return runsBody ? callee : null;
+}
+
+/**
+ * The statements after one that may leave the block (`if (typeof process > 'u') return;`) run
+ * only on a condition: added to `branches` as one range up to the block's end.
+ */
+function afterEarlyExits(body: unknown, branches: Array<[number, number]>): void {
+  if (!Array.isArray(body)) return;
+  const statements = body.filter(isNode);
+  const exit = statements.findIndex((statement) => statement.type === 'IfStatement' && (leaves(statement.consequent) || leaves(statement.alternate)));
+  const after = statements[exit + 1];
+  const last = statements[statements.length - 1];
+  if (exit >= 0 && after?.range && last?.range) branches.push([after.range[0], last.range[1]]);
+}
+
+const EXITS = new Set(['ReturnStatement', 'ThrowStatement', 'BreakStatement', 'ContinueStatement']);
+
+/** Whether a statement ends by leaving its block: a `return`, `throw`, `break` or `continue`, or a block ending with one. */
+function leaves(statement: unknown): boolean {
+  if (!isNode(statement)) return false;
+  if (statement.type === 'BlockStatement') return Array.isArray(statement.body) && leaves(statement.body[statement.body.length - 1]);
+  return EXITS.has(statement.type);
 }
 
 const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 
 /**
  * A reference outside every function body runs when the module is imported; one in a function
- * (a method, an arrow, a class field's initializer, run when the class is constructed) only when
- * that is called. A class's static block runs where the class is defined.
+ * (a method, an arrow, an instance field's initializer, run when the class is constructed) only
+ * when that is called, unless it runs where it is written: a function called at once, a static
+ * field's initializer. A class's static block runs where the class is defined.
  */
-function isEvaluatedOnImport(scope: Scope | null): boolean {
+function isEvaluatedOnImport(scope: Scope | null, { runWhereWritten, staticInitializers }: TreeShape): boolean {
   for (let current = scope; current !== null; current = current.upper) {
-    if (current.type === 'function' || current.type === 'class-field-initializer') return false;
+    const block = current.block as unknown as SyntaxNode;
+    if (current.type === 'function' && !runWhereWritten.has(block)) return false;
+    if (current.type === 'class-field-initializer' && !staticInitializers.has(block)) return false;
   }
   return true;
-}
-
-/** The names the code tests with `typeof`, anywhere (`typeof process !== 'undefined'`, minified `typeof process<"u"`): a guard whose reads are never told. */
-function guardedNames(code: string, names: readonly string[]): Set<string> {
-  const guarded = new Set<string>();
-  for (const match of code.matchAll(new RegExp(`\\btypeof\\s*\\(?\\s*(${names.join('|')})\\b`, 'g'))) guarded.add(match[1]!);
-  return guarded;
 }
 
 /**
@@ -155,13 +253,14 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
   const code = bytes.toString('utf8');
   const free = freeReferences(code, names);
   if (free === null || free.size === 0) return { errors, warnings };
-  const guarded = guardedNames(code, names);
   for (const [name, use] of free) {
     if (name === JSX_FACTORY) {
       errors.push(diagnostic('BUNDLE_ERROR', JSX_FACTORY_UNBOUND, jsxPlace(reads, jsxSources) ?? namePlace(reads, jsxSources, name) ?? { file: entry }));
       continue;
     }
-    if (guarded.has(name)) continue;
+    // A guard tested anywhere guards the reads that may not run, never one the import surely
+    // makes: `if (typeof process < 'u') {...}` before `process.env.X` at the top level throws.
+    if (use.guarded && !use.onImport) continue;
     const where = namePlace(reads, sources, name) ?? { file: entry };
     const read = use.member === undefined ? name : `${name}.env.${use.member}`;
     const remedy = NODE_GLOBALS[name as NodeGlobal];

@@ -44,6 +44,57 @@ describe('freeReferences', () => {
     expect(uses('var g = global || globalThis; a &&= 1;')).to.deep.equal({ global: { onImport: true, inFunction: false } });
   });
 
+  // Each shape's import was run in Chromium (an `import()` of esbuild's development and minified
+  // output): those told onImport threw there, the others imported.
+  it('tells a function or arrow called at once, and a static field initializer, as run on import', () => {
+    const onImport = (member?: string) => ({ onImport: true, inFunction: false, ...(member ? { member } : {}) });
+    for (const [code, name, member] of [
+      ['var a = (() => process.env.X)();', 'process', 'X'],
+      ['(function(){ Buffer.from(""); })();', 'Buffer'],
+      ['!function(){ console.log(process.env.X); }();', 'process', 'X'],
+      ['(function(){ global.x = 1; }).call(void 0);', 'global'],
+      ['var o = new function(){ this.x = process.env.X; };', 'process', 'X'],
+      ['var A = class { static x = process.version; };', 'process'],
+      ['var A = class { static x = (() => global)(); };', 'global'],
+    ] as const) {
+      expect(uses(code), code).to.deep.equal({ [name]: onImport(member) });
+    }
+  });
+
+  it('tells an async function or generator called at once, an instance field and a function a static field holds as run later', () => {
+    const later = { onImport: false, inFunction: true };
+    for (const code of [
+      'var a = (async () => process.version)();',
+      'var g = (function* () { yield process; })();',
+      'var A = class { x = process; };',
+      'var A = class { static m = () => process; };',
+      'function f() { (() => process)(); }',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: later });
+    }
+  });
+
+  it('tells a guard by typeof, a member of the global object or in it, and never a read the import makes after one', () => {
+    const guarded = { onImport: false, inFunction: true, guarded: true, member: 'X' };
+    for (const code of [
+      'var a = typeof process !== "undefined" && process.env.X;',
+      'if (globalThis.process) console.log(process.env.X);',
+      'globalThis.process&&console.log(process.env.X);',
+      'var a = "process" in globalThis && process.env.X;',
+      'if (window["process"] !== undefined) console.log(process.env.X);',
+      '(function(){ if (typeof process === "undefined") return; console.log(process.env.X); })();',
+      '(function(){typeof process>"u"||console.log(process.env.X)})();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: guarded });
+    }
+    // A test of window says the code is on a page or not, not whether process is defined: not a guard.
+    expect(uses('var a = typeof window === "undefined" ? process.env.X : 1;')).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    expect(uses('var a = globalThis.process?.env;')).to.deep.equal({});
+    expect(uses('if (typeof process !== "undefined") { f(process.env.A); } var u = process.env.X;')).to.deep.equal({
+      process: { onImport: true, inFunction: true, guarded: true, member: 'X' },
+    });
+  });
+
   it('finds nothing bound by a scope, a property name, or the wrapper esbuild writes around a CommonJS file', () => {
     expect(uses('const process = {}; process.env.A; function f(global) { return global; } x.module = { Buffer: 1 }.Buffer;')).to.deep.equal({});
     expect(uses('var require_x = __commonJS({ "x.js"(exports, module) { module.exports = exports.a; } });')).to.deep.equal({});
