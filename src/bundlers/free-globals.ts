@@ -15,6 +15,8 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import type { PlacedReads } from './placed-reads.js';
 import { bufferView } from '../outputs/buffer-view.js';
+import { loadTsconfig, tsconfigPlaces, type LoadedTsconfig } from '../workspace/tsconfig.js';
+import { dirOf, joinRelative } from '../workspace/paths.js';
 
 /** The globals of Node that no browser defines, and what to write instead. */
 const NODE_GLOBALS = {
@@ -29,10 +31,68 @@ const NODE_GLOBALS = {
 
 type NodeGlobal = keyof typeof NODE_GLOBALS;
 
-/** esbuild's JSX factory and fragment when a tsconfig sets no `jsx`: `React.createElement`, `React.Fragment`. */
-const JSX_FACTORY = 'React';
-
 const JSX_SOURCE = /\.[jt]sx$/;
+
+/**
+ * How esbuild compiles one source's JSX, as it decides (README "Bundling real code"): a pragma
+ * comment of the file (`@jsxRuntime`, `@jsx`, `@jsxFrag`), else the nearest `tsconfig.json` (or
+ * `jsconfig.json`) with its `extends` chain. Classic JSX calls its factory and fragment by name
+ * (`React.createElement` and `React.Fragment` when nothing names them), so their first names must
+ * be bound; automatic JSX imports its runtime, an import judged like any other. esbuild never
+ * leaves JSX in its output (no browser parses it): `"jsx": "preserve"` or `"react-native"`
+ * compiles as classic.
+ */
+interface JsxCompilation {
+  source: string;
+  /** The first names of the factory and the fragment: those the code reads. */
+  names: string[];
+  /** What chose them: the file's pragma, or the config file's compilerOptions; null for esbuild's default. */
+  chosenBy: { pragma: true } | { config: string; jsx: string | null } | null;
+  factory: string;
+  fragment: string;
+}
+
+const DEFAULT_FACTORY = 'React.createElement';
+const DEFAULT_FRAGMENT = 'React.Fragment';
+const AUTOMATIC = new Set(['react-jsx', 'react-jsxdev']);
+const PRAGMA = /@(jsxRuntime|jsxFrag|jsx)\s+([\w$.]+)/g;
+
+/** The classic JSX compilations of `sources` (automatic ones import their runtime: nothing to judge here). */
+function classicJsx(reads: PlacedReads, sources: readonly string[]): JsxCompilation[] {
+  const configs = new Map<string, LoadedTsconfig | null>();
+  const found: JsxCompilation[] = [];
+  for (const source of sources) {
+    const pragmas = new Map<string, string>();
+    for (const [, key, value] of (reads.text(source) ?? '').matchAll(PRAGMA)) if (!pragmas.has(key!)) pragmas.set(key!, value!);
+    const config = nearestConfig(reads, dirOf(source), configs);
+    const options = config?.compilerOptions ?? {};
+    const jsx = typeof options.jsx === 'string' ? options.jsx : null;
+    const runtime = pragmas.get('jsxRuntime');
+    if (runtime === 'automatic' || (runtime !== 'classic' && jsx !== null && AUTOMATIC.has(jsx))) continue;
+    const configured = (option: string) => (typeof options[option] === 'string' && options[option] !== '' ? (options[option] as string) : undefined);
+    const factory = pragmas.get('jsx') ?? configured('jsxFactory') ?? DEFAULT_FACTORY;
+    const fragment = pragmas.get('jsxFrag') ?? configured('jsxFragmentFactory') ?? DEFAULT_FRAGMENT;
+    const chosenBy = pragmas.has('jsx') || pragmas.has('jsxFrag') ? { pragma: true as const } : config && (jsx !== null || configured('jsxFactory') || configured('jsxFragmentFactory')) ? { config: config.file, jsx } : null;
+    found.push({ source, names: [...new Set([factory, fragment].map((name) => name.split('.')[0]!))], chosenBy, factory, fragment });
+  }
+  return found;
+}
+
+/** The nearest config esbuild applies to a directory's files: a `tsconfig.json`, else a `jsconfig.json` beside it; read once per directory. */
+function nearestConfig(reads: PlacedReads, dir: string, configs: Map<string, LoadedTsconfig | null>): LoadedTsconfig | null {
+  if (configs.has(dir)) return configs.get(dir)!;
+  const reader = { read: (file: string) => reads.text(file), resolvePackage: () => null };
+  let config: LoadedTsconfig | null = null;
+  for (const place of tsconfigPlaces(dir)) {
+    const file = [place, joinRelative(dirOf(place), 'jsconfig.json')].find((candidate) => reads.text(candidate) !== null);
+    if (file !== undefined) {
+      config = loadTsconfig(file, reader);
+      break;
+    }
+  }
+  configs.set(dir, config);
+  return config;
+}
 
 /** Each name's free references: whether one is evaluated when the module is imported, and where the code writes it, for `process`, which member. */
 interface FreeUse {
@@ -243,19 +303,22 @@ function isEvaluatedOnImport(scope: Scope | null, { runWhereWritten, staticIniti
  * the output, placed from one read each.
  */
 export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string): { errors: Diagnostic[]; warnings: Diagnostic[] } {
-  const jsxSources = sources.filter((file) => JSX_SOURCE.test(file));
+  const jsx = classicJsx(reads, sources.filter((file) => JSX_SOURCE.test(file)));
+  const jsxNames = new Set(jsx.flatMap(({ names }) => names));
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
   // The bytes are searched for each name before any text is made of them: most outputs hold none.
   const bytes = bufferView(built);
-  const names = [...Object.keys(NODE_GLOBALS), ...(jsxSources.length > 0 ? [JSX_FACTORY] : [])].filter((name) => bytes.includes(name));
+  const names = [...new Set([...Object.keys(NODE_GLOBALS), ...jsxNames])].filter((name) => bytes.includes(name));
   if (names.length === 0) return { errors, warnings };
   const code = bytes.toString('utf8');
   const free = freeReferences(code, names);
   if (free === null || free.size === 0) return { errors, warnings };
   for (const [name, use] of free) {
-    if (name === JSX_FACTORY) {
-      errors.push(diagnostic('BUNDLE_ERROR', JSX_FACTORY_UNBOUND, jsxPlace(reads, jsxSources) ?? namePlace(reads, jsxSources, name) ?? { file: entry }));
+    if (jsxNames.has(name)) {
+      const compiled = jsx.filter(({ names }) => names.includes(name));
+      const files = compiled.map(({ source }) => source);
+      errors.push(diagnostic('BUNDLE_ERROR', jsxNameUnbound(name, compiled[0]!), jsxPlace(reads, files) ?? namePlace(reads, files, name) ?? { file: entry }));
       continue;
     }
     // A guard tested anywhere guards the reads that may not run, never one the import surely
@@ -273,8 +336,19 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
   return { errors, warnings };
 }
 
-const JSX_FACTORY_UNBOUND =
-  'this JSX compiles to React.createElement (esbuild\'s default when no tsconfig sets "jsx"), and nothing binds React: every element throws "ReferenceError: React is not defined" on the page. Set "jsx": "react-jsx" in the compilerOptions of tsconfig.json (and "jsxImportSource" for a library other than React, such as "preact"), or import React from \'react\' in each file writing JSX';
+/** What throws, and what to write, for JSX whose factory or fragment `name` nothing binds. */
+function jsxNameUnbound(name: string, { chosenBy, factory, fragment }: JsxCompilation): string {
+  const calls = `calls of ${[factory, fragment].filter((called) => called.split('.')[0] === name).join(' and ')}`;
+  const what = factory.split('.')[0] === name ? 'every element' : 'every fragment (<>...</>)';
+  const throws = `nothing binds ${name}: ${what} throws "ReferenceError: ${name} is not defined" on the page`;
+  if (chosenBy === null) {
+    return `this JSX compiles to ${calls} (esbuild's default when no tsconfig sets "jsx"), and ${throws}. Set "jsx": "react-jsx" in the compilerOptions of tsconfig.json (and "jsxImportSource" for a library other than React, such as "preact"), or import React from 'react' in each file writing JSX`;
+  }
+  if ('pragma' in chosenBy) return `this JSX compiles to ${calls} (the file's @jsx or @jsxFrag comment), and ${throws}. Import ${name} in each file writing JSX`;
+  const kept = chosenBy.jsx === 'preserve' || chosenBy.jsx === 'react-native';
+  const why = kept ? `"jsx": "${chosenBy.jsx}" of ${chosenBy.config}: esbuild compiles JSX whatever it says, since no browser parses JSX, with the classic factory` : `the compilerOptions of ${chosenBy.config}`;
+  return `this JSX compiles to ${calls} (${why}), and ${throws}. Import ${name} in each file writing JSX, or set "jsx": "react-jsx" in ${chosenBy.config} (with "jsxImportSource" for a library other than React, such as "preact")`;
+}
 
 // The first place a source writes `name` as a name read (not a property: `.name`, not a key
 // `{ name: ...}`, not the operand of `typeof`), outside a line comment or a string of its line:
@@ -295,7 +369,7 @@ function namePlace(reads: PlacedReads, sources: readonly string[], name: string)
 // The first JSX element a source writes: a `<` opening a tag (`<div`, `<Card`, `<>`) where an
 // expression starts.
 function jsxPlace(reads: PlacedReads, sources: readonly string[]): { file: string; line: number; column: number } | null {
-  const element = /(?:^|[(=,?:&|[{}]|\breturn)\s*(<[A-Za-z>])/gm;
+  const element = /(?:^|[(=,?:&|[{}]|=>|\breturn)\s*(<[A-Za-z>])/gm;
   for (const file of sources) {
     const text = reads.text(file);
     if (text === null) continue;

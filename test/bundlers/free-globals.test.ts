@@ -125,3 +125,45 @@ describe('the free globals of a build, by variant', () => {
     expect(await judged(developmentVariant('node'))).to.deep.equal({ errors: [], warnings: [] });
   });
 });
+
+// Each shape's code was run in Chromium (test/browser/free-globals.test.ts): an unbound factory
+// or fragment throws there, and `jsx: preserve` is compiled, never left as JSX.
+describe('the JSX factory a build calls, as esbuild chooses it', () => {
+  const root = tempWorkspace({
+    'h/tsconfig.json': JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'h', jsxFragmentFactory: 'Fragment' } }),
+    'h/free/index.tsx': 'export const view = () => <><b>hi</b></>;\n',
+    'h/bound/index.tsx': "import { h, Fragment } from './dom.ts';\nexport const view = <><b>hi</b></>;\n",
+    'h/bound/dom.ts': 'export const h = (type: string) => type;\nexport const Fragment = "f";\n',
+    'pre/tsconfig.json': JSON.stringify({ compilerOptions: { jsx: 'preserve' } }),
+    'pre/view/index.tsx': 'export const view = <b>hi</b>;\n',
+    'pragma/view/index.tsx': '/** @jsx dom */\nexport const view = <b>hi</b>;\n',
+    'base.json': JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'm' } }),
+    'ext/jsconfig.json': JSON.stringify({ extends: '../base.json' }),
+    'ext/view/index.jsx': 'export const view = <b>hi</b>;\n',
+  });
+  const judged = async (dir: string, entry: string) => {
+    const target: BundleTarget = { specifier: `@t/${dir}`, subpath: dir, dir, entry: `${dir}/${entry}`, assets: [], platforms: ['web'] };
+    const result = collect(root, target, 0, await esbuildApi.build(esbuildOptions(root, [target], developmentVariant('browser'))), developmentVariant('browser'));
+    return result.errors.map(({ kind, message, line }) => ({ kind, unbound: /nothing binds (\S+):/.exec(message)?.[1], line }));
+  };
+
+  it("tells a tsconfig's jsxFactory and jsxFragmentFactory left unbound, and not once bound", async () => {
+    expect(await judged('h/free', 'index.tsx')).to.have.deep.members([
+      { kind: 'BUNDLE_ERROR', unbound: 'h', line: 1 },
+      { kind: 'BUNDLE_ERROR', unbound: 'Fragment', line: 1 },
+    ]);
+    expect(await judged('h/bound', 'index.tsx')).to.deep.equal([]);
+  });
+
+  it('tells a @jsx pragma, and a jsconfig extending a base, left unbound', async () => {
+    expect(await judged('pragma/view', 'index.tsx')).to.deep.equal([{ kind: 'BUNDLE_ERROR', unbound: 'dom', line: 2 }]);
+    expect(await judged('ext/view', 'index.jsx')).to.deep.equal([{ kind: 'BUNDLE_ERROR', unbound: 'm', line: 1 }]);
+  });
+
+  it('judges jsx: preserve as the classic React.createElement esbuild compiles it to, saying so', async () => {
+    expect(await judged('pre/view', 'index.tsx')).to.deep.equal([{ kind: 'BUNDLE_ERROR', unbound: 'React', line: 1 }]);
+    const target: BundleTarget = { specifier: '@t/pre', subpath: 'pre', dir: 'pre/view', entry: 'pre/view/index.tsx', assets: [], platforms: ['web'] };
+    const result = collect(root, target, 0, await esbuildApi.build(esbuildOptions(root, [target], developmentVariant('browser'))), developmentVariant('browser'));
+    expect(result.errors[0]!.message).to.include('"jsx": "preserve" of pre/tsconfig.json').and.to.include('esbuild compiles JSX whatever it says');
+  });
+});
