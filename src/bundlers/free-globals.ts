@@ -1,6 +1,7 @@
 // Names a module's built code reads that no browser defines (README "Bundling real code"): Node's
 // globals (`process`, `global`, `Buffer`, `__dirname`, `__filename`, CommonJS's `module` and
-// `exports`) and, in a module bundling JSX, esbuild's default JSX factory `React`. esbuild keeps a
+// `exports`) and, in a module bundling JSX, the first names of the JSX factory and fragment esbuild
+// calls (`React` by default, `h` and `Fragment` where a tsconfig says so). esbuild keeps a
 // name nothing binds as written, so such a module built, and `/state` called it valid, while the
 // page threw "ReferenceError: process is not defined" when it imported it.
 //
@@ -296,11 +297,13 @@ function isEvaluatedOnImport(scope: Scope | null, { runWhereWritten, staticIniti
 
 /**
  * The diagnostics of a browser build's code (README "Bundling real code"): a Node global read when
- * the module is imported is an error (the page throws at once); read inside a function only, a
- * warning (it throws when called, and such reads are often guarded); none for a name the code
- * tests with `typeof`. In a module bundling a `.jsx` or `.tsx` source, `React` unbound is an
- * error wherever it is: every JSX element evaluates it. `sources`: the files whose code is in
- * the output, placed from one read each.
+ * the module is imported (at the top level, in a function called at once, in a static field) is
+ * an error (the page throws at once); read inside a function only, a warning (it throws when
+ * called, and such reads are often guarded); none for such a read of a
+ * name the code tests (a guard: `typeof`, `globalThis.process`, `'process' in globalThis`). In a
+ * module bundling a `.jsx` or `.tsx` source compiled as classic JSX, its factory or fragment
+ * unbound is an error wherever it is: every JSX element evaluates it. `sources`: the files whose
+ * code is in the output, placed from one read each.
  */
 export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string): { errors: Diagnostic[]; warnings: Diagnostic[] } {
   const jsx = classicJsx(reads, sources.filter((file) => JSX_SOURCE.test(file)));
