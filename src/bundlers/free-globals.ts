@@ -258,7 +258,9 @@ function calledAtOnce(node: SyntaxNode): SyntaxNode | null {
 
 /**
  * The statements after one that may leave the block (`if (typeof process > 'u') return;`) run
- * only on a condition: added to `branches` as one range up to the block's end.
+ * only on a condition: added to `branches` as one range up to the block's end. Not after an `if`
+ * that may throw (`if (!globalThis.fetch) throw ...`): where it throws, the import fails anyway,
+ * so what follows runs on every import that does not fail.
  */
 function afterEarlyExits(body: unknown, branches: Array<[number, number]>): void {
   if (!Array.isArray(body)) return;
@@ -269,9 +271,9 @@ function afterEarlyExits(body: unknown, branches: Array<[number, number]>): void
   if (exit >= 0 && after?.range && last?.range) branches.push([after.range[0], last.range[1]]);
 }
 
-const EXITS = new Set(['ReturnStatement', 'ThrowStatement', 'BreakStatement', 'ContinueStatement']);
+const EXITS = new Set(['ReturnStatement', 'BreakStatement', 'ContinueStatement']);
 
-/** Whether a statement ends by leaving its block: a `return`, `throw`, `break` or `continue`, or a block ending with one. */
+/** Whether a statement ends by leaving its block without throwing: a `return`, `break` or `continue`, or a block ending with one. */
 function leaves(statement: unknown): boolean {
   if (!isNode(statement)) return false;
   if (statement.type === 'BlockStatement') return Array.isArray(statement.body) && leaves(statement.body[statement.body.length - 1]);

@@ -90,6 +90,8 @@ describe('freeReferences', () => {
     // A test of window says the code is on a page or not, not whether process is defined: not a guard.
     expect(uses('var a = typeof window === "undefined" ? process.env.X : 1;')).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
     expect(uses('var a = globalThis.process?.env;')).to.deep.equal({});
+    // Past an `if` that throws, the import either failed already or goes on to the read.
+    expect(uses('if (!globalThis.fetch) throw new Error("no fetch"); var u = process.env.X;')).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
     expect(uses('if (typeof process !== "undefined") { f(process.env.A); } var u = process.env.X;')).to.deep.equal({
       process: { onImport: true, inFunction: true, guarded: true, member: 'X' },
     });
