@@ -1,11 +1,14 @@
 // The free references of built code (src/bundlers/free-globals.ts, README "Bundling real code"):
 // which reads of a name no browser defines are free and which run when the module is imported,
 // and the diagnostics each browser variant's build gets from them, none for a `target=node` one.
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
 import { collect } from '../../src/bundlers/build-results.js';
 import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import { freeReferences } from '../../src/bundlers/free-globals.js';
+import { placedReads } from '../../src/bundlers/placed-reads.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -167,5 +170,20 @@ describe('the JSX factory a build calls, as esbuild chooses it', () => {
     const target: BundleTarget = { specifier: '@t/pre', subpath: 'pre', dir: 'pre/view', entry: 'pre/view/index.tsx', assets: [], platforms: ['web'] };
     const result = collect(root, target, 0, await esbuildApi.build(esbuildOptions(root, [target], developmentVariant('browser'))), developmentVariant('browser'));
     expect(result.errors[0]!.message).to.include('"jsx": "preserve" of pre/tsconfig.json').and.to.include('esbuild compiles JSX whatever it says');
+  });
+});
+
+describe('the JSX config read to judge, confined', () => {
+  // A tsconfig.json that is a link leading out of the workspace is esbuild's to apply, not the
+  // service's to read (README "Bundling real code"): its text is never read for the judgement.
+  it('reads no config whose real path leads out of the workspace, and one inside', () => {
+    const outside = tempWorkspace({ 'tsconfig.json': JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'outsideFactory' } }) });
+    const root = tempWorkspace({ 'inner/tsconfig.json': '{}', 'app/view/index.tsx': 'export const v = <b/>;\n' });
+    fs.symlinkSync(path.join(outside, 'tsconfig.json'), path.join(root, 'app/tsconfig.json'));
+    fs.symlinkSync(path.join(root, 'inner/tsconfig.json'), path.join(root, 'app/view/tsconfig.json'));
+    const reads = placedReads(root);
+    expect(reads.configText('app/tsconfig.json')).to.equal(null);
+    expect(reads.configText('app/view/tsconfig.json')).to.equal('{}');
+    expect(reads.configText('../tsconfig.json')).to.equal(null);
   });
 });
