@@ -121,7 +121,6 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   } catch {
     return null;
   }
-  const { branches } = shape;
   const wanted = new Set(names);
   for (const reference of globalScope?.through ?? []) {
     const { name } = reference.identifier;
@@ -131,7 +130,7 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
     const [start, end] = (reference.identifier as { range?: [number, number] }).range ?? [-1, undefined];
     // A read in a branch the import may not take (`typeof window < 'u' ? window : global`, a
     // `try`) may never run: told as one in a function is, never as a page that surely throws.
-    const onImport = isEvaluatedOnImport(reference.from, shape) && !branches.some(([from, to]) => start >= from && start < to);
+    const onImport = runsOnImport(reference.from, start, shape);
     const member = name === 'process' && end !== undefined ? /^\s*\.\s*env\s*\.\s*([\w$]+)/.exec(code.slice(end, end + 200))?.[1] : undefined;
     // The error names the read the import makes, not a guarded one before it.
     if (member !== undefined && (use.member === undefined || (onImport && !use.onImport))) use.member = member;
@@ -181,6 +180,11 @@ interface TreeShape {
   typeofOperands: Set<SyntaxNode>;
   /** The names the code tests: with `typeof` anywhere; as a member of the global object or `in` it, in a condition. */
   tested: Set<string>;
+  /** The identifiers called (`read()`, `new Read()`), and the name each function expression or arrow is bound to by `var`, `let` or `const`. */
+  callees: Set<SyntaxNode>;
+  boundTo: Map<SyntaxNode, string>;
+  /** Whether each named function is called on import, as found. */
+  calledOnImport: Map<SyntaxNode, boolean>;
 }
 
 /** The shape of acorn's tree that decides what runs on import, found by one walk (every member holding nodes). */
@@ -190,6 +194,8 @@ function treeShape(tree: SyntaxNode): TreeShape {
   const staticInitializers = new Set<SyntaxNode>();
   const typeofOperands = new Set<SyntaxNode>();
   const tested = new Set<string>();
+  const callees = new Set<SyntaxNode>();
+  const boundTo = new Map<SyntaxNode, string>();
   const add = (value: unknown) => {
     for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
   };
@@ -206,13 +212,17 @@ function treeShape(tree: SyntaxNode): TreeShape {
     }
     const condition = CONDITIONS[node.type];
     if (condition) testedInCondition(node[condition], tested);
+    const callee = node.callee as SyntaxNode | undefined;
+    if ((node.type === 'CallExpression' || node.type === 'NewExpression') && callee?.type === 'Identifier') callees.add(callee);
+    const [id, init] = [node.id as SyntaxNode | undefined, node.init as SyntaxNode | undefined];
+    if (node.type === 'VariableDeclarator' && id?.type === 'Identifier' && (init?.type === 'ArrowFunctionExpression' || init?.type === 'FunctionExpression')) boundTo.set(init, id.name as string);
     for (const [key, value] of Object.entries(node)) {
       if (key === 'range') continue;
       for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) visit(child);
     }
   };
   visit(tree);
-  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested };
+  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, callees, boundTo, calledOnImport: new Map() };
 }
 
 /** Where each node kind holds a condition. */
@@ -288,13 +298,45 @@ const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object
  * when that is called, unless it runs where it is written: a function called at once, a static
  * field's initializer. A class's static block runs where the class is defined.
  */
-function isEvaluatedOnImport(scope: Scope | null, { runWhereWritten, staticInitializers }: TreeShape): boolean {
+function isEvaluatedOnImport(scope: Scope | null, shape: TreeShape): boolean {
   for (let current = scope; current !== null; current = current.upper) {
     const block = current.block as unknown as SyntaxNode;
-    if (current.type === 'function' && !runWhereWritten.has(block)) return false;
-    if (current.type === 'class-field-initializer' && !staticInitializers.has(block)) return false;
+    if (current.type === 'function' && !shape.runWhereWritten.has(block) && !calledOnImport(current, shape)) return false;
+    if (current.type === 'class-field-initializer' && !shape.staticInitializers.has(block)) return false;
   }
   return true;
+}
+
+/** Whether code at `start` in `scope` runs when the module is imported: evaluated then, and in no branch the import may not take. */
+function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boolean {
+  return isEvaluatedOnImport(scope, shape) && !shape.branches.some(([from, to]) => start >= from && start < to);
+}
+
+/**
+ * Whether a function bound to a name (`function read() {...}`, `var read = () => ...`, esbuild's
+ * `var o=()=>...`) is called by that name where the import runs (`read()`, `new Read()`): its body
+ * then runs on import, as Chromium runs it. A name written again (`read = other`) is not followed,
+ * nor a call through another name or a member, nor an async function or a generator.
+ */
+function calledOnImport(scope: Scope, shape: TreeShape): boolean {
+  const block = scope.block as unknown as SyntaxNode;
+  const known = shape.calledOnImport.get(block);
+  if (known !== undefined) return known;
+  shape.calledOnImport.set(block, false); // a function calling itself is no call on import
+  // An async function's throw rejects its promise, a generator's body waits for `next()`: the import goes on.
+  if (block.async === true || block.generator === true) return false;
+  const name = block.type === 'FunctionDeclaration' ? (block.id as SyntaxNode | null)?.name : shape.boundTo.get(block);
+  let variable = null;
+  for (let current = scope.upper; typeof name === 'string' && current !== null && variable === null; current = current.upper) variable = current.set.get(name) ?? null;
+  const rebound = variable?.references.some((reference) => reference.isWrite() && !reference.init) ?? true;
+  const called =
+    !rebound &&
+    variable!.references.some((reference) => {
+      const identifier = reference.identifier as unknown as SyntaxNode;
+      return shape.callees.has(identifier) && runsOnImport(reference.from, identifier.range?.[0] ?? -1, shape);
+    });
+  shape.calledOnImport.set(block, called);
+  return called;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Names no browser defines, in Chromium (README "Bundling real code"): the code esbuild writes for
 // a module reading process.env.API_URL when imported (at the top level, in an arrow called at
-// once, in a static field, after a typeof guard of other code), one reading Node's global, JSX
+// once or by its name at the top level, in a static field, after a typeof guard of other
+// code), one reading Node's global, JSX
 // with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`,
 // throws on the page ("is not defined"), and /state lists each invalid; a module guarding process
 // with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
@@ -26,6 +27,8 @@ const THROWING = {
   // Run where written: an arrow called at once, a static field's initializer.
   called: { entry: 'called/index.ts', text: `const url = (() => process.env.API_URL)();\n${SHOW('url')}`, thrown: 'process is not defined' },
   static: { entry: 'static/index.ts', text: `class Config { static version = process.version; }\n${SHOW('Config.version')}`, thrown: 'process is not defined' },
+  // A function called by its name where the import runs.
+  named: { entry: 'named/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = apiUrl();\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.
   after: { entry: 'after/index.ts', text: `if (typeof process !== 'undefined') console.log('node');\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
 } as const;

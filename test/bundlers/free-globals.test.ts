@@ -64,6 +64,27 @@ describe('freeReferences', () => {
     }
   });
 
+  // `const read = () => process.env.X; read();` threw at import in Chromium; `if (ok) read();` did not run it.
+  it('tells a function called by its name where the import runs as run on import, and not one called in a branch, rebound, async or only referenced', () => {
+    for (const code of [
+      'var o=()=>process.env.X,s=o();',
+      'function read() { return process.env.X; } export const a = read();',
+      'function outer() { return inner(); } function inner() { return process.env.X; } outer();',
+      'var Make = function () { this.a = process.env.X; }; var m = new Make();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      'function read() { return process.env.X; } if (ok) read();',
+      'var read = () => process.env.X; read = () => 1; read();',
+      'async function read() { return process.env.X; } read();',
+      'function read() { return process.env.X; } export { read }; var later = () => read();',
+      'function read() { return read() + process.env.X; }',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
   it('tells an async function or generator called at once, an instance field and a function a static field holds as run later', () => {
     const later = { onImport: false, inFunction: true };
     for (const code of [

@@ -11,7 +11,7 @@ import { tempWorkspace } from '../helpers/workspace.js';
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 const PRODUCTION = 'target=browser&format=esm&env=production&min=true&sourcemap=none&types=false&css=false';
 
-const MODULES = ['env', 'names', 'lazy', 'guarded', 'local', 'nodeenv', 'jsx', 'server', 'one', 'two', 'called', 'after', 'guards'];
+const MODULES = ['env', 'names', 'lazy', 'guarded', 'local', 'nodeenv', 'jsx', 'server', 'one', 'two', 'called', 'named', 'after', 'guards'];
 
 const workspace = () =>
   tempWorkspace({
@@ -43,6 +43,7 @@ const workspace = () =>
       '}',
       '',
     ].join('\n'),
+    'packages/app/named/index.ts': 'function apiUrl() {\n  return process.env.API_URL;\n}\nexport const url = apiUrl();\n',
     'packages/app/after/index.ts': "export const node = typeof process !== 'undefined';\nexport const url = process.env.API_URL;\n",
     'packages/app/guards/index.ts': [
       'if (globalThis.process) console.log(process.env.API_URL);',
@@ -107,13 +108,15 @@ describe('names no browser defines, in /state and on /m/', () => {
     expect(modules.get('@g/app/jsx')!.diagnostics[0]!.message).to.include('React is not defined').and.to.include('"jsx": "react-jsx"').and.to.include('import React');
   });
 
-  it('lists a read in an arrow called at once, in a static field, and after a typeof guard of other code invalid at the read', () => {
+  it('lists a read in an arrow called at once, in a function called by its name at the top level, in a static field, and after a typeof guard of other code invalid at the read', () => {
     expect(modules.get('@g/app/called')!.status).to.equal('invalid');
     expect(placed('@g/app/called')).to.have.deep.members([
       { kind: 'BUNDLE_ERROR', file: 'packages/app/called/index.ts', line: 1, column: 27 },
       { kind: 'BUNDLE_ERROR', file: 'packages/app/called/index.ts', line: 3, column: 18 },
     ]);
     expect(modules.get('@g/app/called')!.diagnostics.map(({ message }) => message.split(' ')[0])).to.have.members(['process.env.API_URL', 'global']);
+    expect(modules.get('@g/app/named')!.status).to.equal('invalid');
+    expect(placed('@g/app/named')).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: 'packages/app/named/index.ts', line: 2, column: 10 }]);
     expect(modules.get('@g/app/after')!.status).to.equal('invalid');
     expect(modules.get('@g/app/after')!.diagnostics[0]!.message).to.match(/^process\.env\.API_URL is read when the module is imported/);
   });
