@@ -5,6 +5,7 @@
 // descriptor, and read only if it is a regular file. It imports nothing of the project, so every
 // layer that reads a workspace file may use it.
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** Opening never waits for a FIFO's writer (0 where the platform has no such flag). */
 const OPEN_WITHOUT_BLOCKING = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
@@ -77,3 +78,18 @@ export function readRegularFile(file: string): { bytes: Buffer; stats: fs.Stats 
 
 /** Whether `error` is a refusal of `readRegularFile`. */
 export const isNotRegularFile = (error: unknown): error is NotRegularFileError => error instanceof NotRegularFileError;
+
+/**
+ * Whether `file`'s real path (every link on its way followed) is inside the real path of `root`:
+ * a file read for a judgement of its own, never where a link leading out points (README
+ * "Bundling real code"). False when either cannot be resolved.
+ */
+export function isReallyInside(root: string, file: string): boolean {
+  try {
+    const realRoot = fs.realpathSync.native(root);
+    const real = fs.realpathSync.native(file);
+    return real === realRoot || real.startsWith(realRoot + path.sep);
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,7 @@
 // Names a module's built code reads that no browser defines (README "Bundling real code"): Node's
 // globals (`process`, `global`, `Buffer`, `__dirname`, `__filename`, CommonJS's `module` and
-// `exports`) and, in a module bundling JSX, esbuild's default JSX factory `React`. esbuild keeps a
+// `exports`) and, in a module bundling JSX, the first names of the JSX factory and fragment esbuild
+// calls (`React` by default, `h` and `Fragment` where a tsconfig says so). esbuild keeps a
 // name nothing binds as written, so such a module built, and `/state` called it valid, while the
 // page threw "ReferenceError: process is not defined" when it imported it.
 //
@@ -15,6 +16,8 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import type { PlacedReads } from './placed-reads.js';
 import { bufferView } from '../outputs/buffer-view.js';
+import { loadTsconfig, tsconfigPlaces, type LoadedTsconfig } from '../workspace/tsconfig.js';
+import { dirOf, joinRelative } from '../workspace/paths.js';
 
 /** The globals of Node that no browser defines, and what to write instead. */
 const NODE_GLOBALS = {
@@ -29,16 +32,76 @@ const NODE_GLOBALS = {
 
 type NodeGlobal = keyof typeof NODE_GLOBALS;
 
-/** esbuild's JSX factory and fragment when a tsconfig sets no `jsx`: `React.createElement`, `React.Fragment`. */
-const JSX_FACTORY = 'React';
-
 const JSX_SOURCE = /\.[jt]sx$/;
+
+/**
+ * How esbuild compiles one source's JSX, as it decides (README "Bundling real code"): a pragma
+ * comment of the file (`@jsxRuntime`, `@jsx`, `@jsxFrag`), else the nearest `tsconfig.json` (or
+ * `jsconfig.json`) with its `extends` chain. Classic JSX calls its factory and fragment by name
+ * (`React.createElement` and `React.Fragment` when nothing names them), so their first names must
+ * be bound; automatic JSX imports its runtime, an import judged like any other. esbuild never
+ * leaves JSX in its output (no browser parses it): `"jsx": "preserve"` or `"react-native"`
+ * compiles as classic.
+ */
+interface JsxCompilation {
+  source: string;
+  /** The first names of the factory and the fragment: those the code reads. */
+  names: string[];
+  /** What chose them: the file's pragma, or the config file's compilerOptions; null for esbuild's default. */
+  chosenBy: { pragma: true } | { config: string; jsx: string | null } | null;
+  factory: string;
+  fragment: string;
+}
+
+const DEFAULT_FACTORY = 'React.createElement';
+const DEFAULT_FRAGMENT = 'React.Fragment';
+const AUTOMATIC = new Set(['react-jsx', 'react-jsxdev']);
+const PRAGMA = /@(jsxRuntime|jsxFrag|jsx)\s+([\w$.]+)/g;
+
+/** The classic JSX compilations of `sources` (automatic ones import their runtime: nothing to judge here). */
+function classicJsx(reads: PlacedReads, sources: readonly string[]): JsxCompilation[] {
+  const configs = new Map<string, LoadedTsconfig | null>();
+  const found: JsxCompilation[] = [];
+  for (const source of sources) {
+    const pragmas = new Map<string, string>();
+    for (const [, key, value] of (reads.text(source) ?? '').matchAll(PRAGMA)) if (!pragmas.has(key!)) pragmas.set(key!, value!);
+    const config = nearestConfig(reads, dirOf(source), configs);
+    const options = config?.compilerOptions ?? {};
+    const jsx = typeof options.jsx === 'string' ? options.jsx : null;
+    const runtime = pragmas.get('jsxRuntime');
+    if (runtime === 'automatic' || (runtime !== 'classic' && jsx !== null && AUTOMATIC.has(jsx))) continue;
+    const configured = (option: string) => (typeof options[option] === 'string' && options[option] !== '' ? (options[option] as string) : undefined);
+    const factory = pragmas.get('jsx') ?? configured('jsxFactory') ?? DEFAULT_FACTORY;
+    const fragment = pragmas.get('jsxFrag') ?? configured('jsxFragmentFactory') ?? DEFAULT_FRAGMENT;
+    const chosenBy = pragmas.has('jsx') || pragmas.has('jsxFrag') ? { pragma: true as const } : config && (jsx !== null || configured('jsxFactory') || configured('jsxFragmentFactory')) ? { config: config.file, jsx } : null;
+    found.push({ source, names: [...new Set([factory, fragment].map((name) => name.split('.')[0]!))], chosenBy, factory, fragment });
+  }
+  return found;
+}
+
+/** The nearest config esbuild applies to a directory's files: a `tsconfig.json`, else a `jsconfig.json` beside it; read once per directory. */
+function nearestConfig(reads: PlacedReads, dir: string, configs: Map<string, LoadedTsconfig | null>): LoadedTsconfig | null {
+  if (configs.has(dir)) return configs.get(dir)!;
+  const reader = { read: (file: string) => reads.configText(file), resolvePackage: () => null };
+  let config: LoadedTsconfig | null = null;
+  for (const place of tsconfigPlaces(dir)) {
+    const file = [place, joinRelative(dirOf(place), 'jsconfig.json')].find((candidate) => reads.configText(candidate) !== null);
+    if (file !== undefined) {
+      config = loadTsconfig(file, reader);
+      break;
+    }
+  }
+  configs.set(dir, config);
+  return config;
+}
 
 /** Each name's free references: whether one is evaluated when the module is imported, and where the code writes it, for `process`, which member. */
 interface FreeUse {
   onImport: boolean;
   inFunction: boolean;
   member?: string;
+  /** The code tests the name somewhere (`typeof process`, `if (globalThis.process)`, `'process' in globalThis`): its reads in a function or a branch are guarded. */
+  guarded?: true;
 }
 
 /**
@@ -50,26 +113,29 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   const found = new Map<string, FreeUse>();
   if (names.length === 0 || !new RegExp(`\\b(?:${names.join('|')})\\b`).test(code)) return found;
   let globalScope: Scope | null;
-  let branches: Array<[number, number]>;
+  let shape: TreeShape;
   try {
     const tree = parse(code, { ecmaVersion: 'latest', sourceType: 'module', ranges: true });
     globalScope = analyze(tree as Parameters<typeof analyze>[0], { ecmaVersion: 2022, sourceType: 'module' }).globalScope;
-    branches = conditionalRanges(tree as unknown as SyntaxNode);
+    shape = treeShape(tree as unknown as SyntaxNode);
   } catch {
     return null;
   }
   const wanted = new Set(names);
   for (const reference of globalScope?.through ?? []) {
     const { name } = reference.identifier;
-    if (!wanted.has(name)) continue;
-    const use = found.get(name) ?? { onImport: false, inFunction: false };
+    // `typeof process` reads nothing that throws: it is the guard, not a read.
+    if (!wanted.has(name) || shape.typeofOperands.has(reference.identifier as unknown as SyntaxNode)) continue;
+    const use: FreeUse = found.get(name) ?? { onImport: false, inFunction: false, ...(shape.tested.has(name) ? { guarded: true as const } : {}) };
     const [start, end] = (reference.identifier as { range?: [number, number] }).range ?? [-1, undefined];
     // A read in a branch the import may not take (`typeof window < 'u' ? window : global`, a
     // `try`) may never run: told as one in a function is, never as a page that surely throws.
-    if (isEvaluatedOnImport(reference.from) && !branches.some(([from, to]) => start >= from && start < to)) use.onImport = true;
-    else use.inFunction = true;
+    const onImport = runsOnImport(reference.from, start, shape);
     const member = name === 'process' && end !== undefined ? /^\s*\.\s*env\s*\.\s*([\w$]+)/.exec(code.slice(end, end + 200))?.[1] : undefined;
-    if (member !== undefined && use.member === undefined) use.member = member;
+    // The error names the read the import makes, not a guarded one before it.
+    if (member !== undefined && (use.member === undefined || (onImport && !use.onImport))) use.member = member;
+    if (onImport) use.onImport = true;
+    else use.inFunction = true;
     found.set(name, use);
   }
   return found;
@@ -97,71 +163,214 @@ const CONDITIONAL_MEMBERS: Readonly<Record<string, readonly string[]>> = {
 
 const LOGICAL_ASSIGNMENT = new Set(['&&=', '||=', '??=']);
 
-/** The ranges of the code that runs only on a condition, found by a walk of acorn's tree (every member holding nodes). */
-function conditionalRanges(tree: SyntaxNode): Array<[number, number]> {
-  const ranges: Array<[number, number]> = [];
+interface TreeShape {
+  /** The ranges of the code that runs only on a condition. */
+  branches: Array<[number, number]>;
+  /**
+   * The functions and class field initializers that run where they are written, as the code
+   * around them does: a function or arrow called at once (`(() => ...)()`, `!function () {...}()`,
+   * `(function () {...}).call(this)`, `new function () {...}`). Not an async function or a
+   * generator called at once: a generator's body waits for `next()`, and an async function's throw
+   * rejects its promise, the import goes on.
+   */
+  runWhereWritten: Set<SyntaxNode>;
+  /** The initializers of static fields: run when the class is defined (an instance field's, when it is constructed). */
+  staticInitializers: Set<SyntaxNode>;
+  /** The identifiers `typeof` is applied to. */
+  typeofOperands: Set<SyntaxNode>;
+  /** The names the code tests: with `typeof` anywhere; as a member of the global object or `in` it, in a condition. */
+  tested: Set<string>;
+  /** The identifiers called (`read()`, `new Read()`), and the name each function expression or arrow is bound to by `var`, `let` or `const`. */
+  callees: Set<SyntaxNode>;
+  boundTo: Map<SyntaxNode, string>;
+  /** Whether each named function is called on import, as found. */
+  calledOnImport: Map<SyntaxNode, boolean>;
+}
+
+/** The shape of acorn's tree that decides what runs on import, found by one walk (every member holding nodes). */
+function treeShape(tree: SyntaxNode): TreeShape {
+  const branches: Array<[number, number]> = [];
+  const runWhereWritten = new Set<SyntaxNode>();
+  const staticInitializers = new Set<SyntaxNode>();
+  const typeofOperands = new Set<SyntaxNode>();
+  const tested = new Set<string>();
+  const callees = new Set<SyntaxNode>();
+  const boundTo = new Map<SyntaxNode, string>();
   const add = (value: unknown) => {
-    for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) ranges.push(node.range);
+    for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
   };
   const visit = (node: SyntaxNode) => {
     const members = CONDITIONAL_MEMBERS[node.type];
     if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) add(node[member]);
+    if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches);
+    const called = calledAtOnce(node);
+    if (called) runWhereWritten.add(called);
+    if (node.type === 'PropertyDefinition' && node.static === true && isNode(node.value)) staticInitializers.add(node.value);
+    if (node.type === 'UnaryExpression' && node.operator === 'typeof' && isNode(node.argument) && node.argument.type === 'Identifier') {
+      typeofOperands.add(node.argument);
+      tested.add(node.argument.name as string);
+    }
+    const condition = CONDITIONS[node.type];
+    if (condition) testedInCondition(node[condition], tested);
+    const callee = node.callee as SyntaxNode | undefined;
+    if ((node.type === 'CallExpression' || node.type === 'NewExpression') && callee?.type === 'Identifier') callees.add(callee);
+    const [id, init] = [node.id as SyntaxNode | undefined, node.init as SyntaxNode | undefined];
+    if (node.type === 'VariableDeclarator' && id?.type === 'Identifier' && (init?.type === 'ArrowFunctionExpression' || init?.type === 'FunctionExpression')) boundTo.set(init, id.name as string);
     for (const [key, value] of Object.entries(node)) {
       if (key === 'range') continue;
       for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) visit(child);
     }
   };
   visit(tree);
-  return ranges;
+  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, callees, boundTo, calledOnImport: new Map() };
+}
+
+/** Where each node kind holds a condition. */
+const CONDITIONS: Readonly<Record<string, string>> = { IfStatement: 'test', ConditionalExpression: 'test', LogicalExpression: 'left', WhileStatement: 'test', ForStatement: 'test' };
+
+/** The names of the global object a page has under every name. */
+const GLOBAL_OBJECTS = new Set(['globalThis', 'window', 'self']);
+
+/**
+ * The names a condition tests as members of the global object (`globalThis.process`,
+ * `window.Buffer !== undefined`, `typeof self.process`) or with `in` (`'process' in globalThis`):
+ * a walk of the condition, not of the functions in it.
+ */
+function testedInCondition(node: unknown, tested: Set<string>): void {
+  if (!isNode(node) || FUNCTIONS.has(node.type)) return;
+  const object = node.object as SyntaxNode | undefined;
+  const property = node.property as SyntaxNode | undefined;
+  if (node.type === 'MemberExpression' && object?.type === 'Identifier' && GLOBAL_OBJECTS.has(object.name as string)) {
+    const name = node.computed ? (property?.type === 'Literal' ? property.value : undefined) : property?.name;
+    if (typeof name === 'string') tested.add(name);
+  }
+  const left = node.left as SyntaxNode | undefined;
+  if (node.type === 'BinaryExpression' && node.operator === 'in' && left?.type === 'Literal' && typeof left.value === 'string') tested.add(left.value);
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'range') continue;
+    for (const child of Array.isArray(value) ? value : [value]) testedInCondition(child, tested);
+  }
+}
+
+const FUNCTIONS = new Set(['FunctionExpression', 'ArrowFunctionExpression', 'FunctionDeclaration', 'ClassExpression', 'ClassDeclaration']);
+
+/** The function a call or `new` runs at once, where it is written: its callee, or the object of its `.call` or `.apply`. */
+function calledAtOnce(node: SyntaxNode): SyntaxNode | null {
+  if (node.type !== 'CallExpression' && node.type !== 'NewExpression') return null;
+  let callee = node.callee as SyntaxNode;
+  const property = callee.property as SyntaxNode | undefined;
+  if (node.type === 'CallExpression' && callee.type === 'MemberExpression' && !callee.computed && (property?.name === 'call' || property?.name === 'apply')) {
+    callee = callee.object as SyntaxNode;
+  }
+  const runsBody = (callee.type === 'FunctionExpression' || callee.type === 'ArrowFunctionExpression') && callee.async !== true && callee.generator !== true;
+  return runsBody ? callee : null;
+}
+
+/**
+ * The statements after one that may leave the block (`if (typeof process > 'u') return;`) run
+ * only on a condition: added to `branches` as one range up to the block's end. Not after an `if`
+ * that may throw (`if (!globalThis.fetch) throw ...`): where it throws, the import fails anyway,
+ * so what follows runs on every import that does not fail.
+ */
+function afterEarlyExits(body: unknown, branches: Array<[number, number]>): void {
+  if (!Array.isArray(body)) return;
+  const statements = body.filter(isNode);
+  const exit = statements.findIndex((statement) => statement.type === 'IfStatement' && (leaves(statement.consequent) || leaves(statement.alternate)));
+  const after = statements[exit + 1];
+  const last = statements[statements.length - 1];
+  if (exit >= 0 && after?.range && last?.range) branches.push([after.range[0], last.range[1]]);
+}
+
+const EXITS = new Set(['ReturnStatement', 'BreakStatement', 'ContinueStatement']);
+
+/** Whether a statement ends by leaving its block without throwing: a `return`, `break` or `continue`, or a block ending with one. */
+function leaves(statement: unknown): boolean {
+  if (!isNode(statement)) return false;
+  if (statement.type === 'BlockStatement') return Array.isArray(statement.body) && leaves(statement.body[statement.body.length - 1]);
+  return EXITS.has(statement.type);
 }
 
 const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 
 /**
  * A reference outside every function body runs when the module is imported; one in a function
- * (a method, an arrow, a class field's initializer, run when the class is constructed) only when
- * that is called. A class's static block runs where the class is defined.
+ * (a method, an arrow, an instance field's initializer, run when the class is constructed) only
+ * when that is called, unless it runs where it is written: a function called at once, a static
+ * field's initializer. A class's static block runs where the class is defined.
  */
-function isEvaluatedOnImport(scope: Scope | null): boolean {
+function isEvaluatedOnImport(scope: Scope | null, shape: TreeShape): boolean {
   for (let current = scope; current !== null; current = current.upper) {
-    if (current.type === 'function' || current.type === 'class-field-initializer') return false;
+    const block = current.block as unknown as SyntaxNode;
+    if (current.type === 'function' && !shape.runWhereWritten.has(block) && !calledOnImport(current, shape)) return false;
+    if (current.type === 'class-field-initializer' && !shape.staticInitializers.has(block)) return false;
   }
   return true;
 }
 
-/** The names the code tests with `typeof`, anywhere (`typeof process !== 'undefined'`, minified `typeof process<"u"`): a guard whose reads are never told. */
-function guardedNames(code: string, names: readonly string[]): Set<string> {
-  const guarded = new Set<string>();
-  for (const match of code.matchAll(new RegExp(`\\btypeof\\s*\\(?\\s*(${names.join('|')})\\b`, 'g'))) guarded.add(match[1]!);
-  return guarded;
+/** Whether code at `start` in `scope` runs when the module is imported: evaluated then, and in no branch the import may not take. */
+function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boolean {
+  return isEvaluatedOnImport(scope, shape) && !shape.branches.some(([from, to]) => start >= from && start < to);
+}
+
+/**
+ * Whether a function bound to a name (`function read() {...}`, `var read = () => ...`, esbuild's
+ * `var o=()=>...`) is called by that name where the import runs (`read()`, `new Read()`): its body
+ * then runs on import, as Chromium runs it. A name written again (`read = other`) is not followed,
+ * nor a call through another name or a member, nor an async function or a generator.
+ */
+function calledOnImport(scope: Scope, shape: TreeShape): boolean {
+  const block = scope.block as unknown as SyntaxNode;
+  const known = shape.calledOnImport.get(block);
+  if (known !== undefined) return known;
+  shape.calledOnImport.set(block, false); // a function calling itself is no call on import
+  // An async function's throw rejects its promise, a generator's body waits for `next()`: the import goes on.
+  if (block.async === true || block.generator === true) return false;
+  const name = block.type === 'FunctionDeclaration' ? (block.id as SyntaxNode | null)?.name : shape.boundTo.get(block);
+  let variable = null;
+  for (let current = scope.upper; typeof name === 'string' && current !== null && variable === null; current = current.upper) variable = current.set.get(name) ?? null;
+  const rebound = variable?.references.some((reference) => reference.isWrite() && !reference.init) ?? true;
+  const called =
+    !rebound &&
+    variable!.references.some((reference) => {
+      const identifier = reference.identifier as unknown as SyntaxNode;
+      return shape.callees.has(identifier) && runsOnImport(reference.from, identifier.range?.[0] ?? -1, shape);
+    });
+  shape.calledOnImport.set(block, called);
+  return called;
 }
 
 /**
  * The diagnostics of a browser build's code (README "Bundling real code"): a Node global read when
- * the module is imported is an error (the page throws at once); read inside a function only, a
- * warning (it throws when called, and such reads are often guarded); none for a name the code
- * tests with `typeof`. In a module bundling a `.jsx` or `.tsx` source, `React` unbound is an
- * error wherever it is: every JSX element evaluates it. `sources`: the files whose code is in
- * the output, placed from one read each.
+ * the module is imported (at the top level, in a function called at once, in a static field) is
+ * an error (the page throws at once); read inside a function only, a warning (it throws when
+ * called, and such reads are often guarded); none for such a read of a
+ * name the code tests (a guard: `typeof`, `globalThis.process`, `'process' in globalThis`). In a
+ * module bundling a `.jsx` or `.tsx` source compiled as classic JSX, its factory or fragment
+ * unbound is an error wherever it is: every JSX element evaluates it. `sources`: the files whose
+ * code is in the output, placed from one read each.
  */
 export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string): { errors: Diagnostic[]; warnings: Diagnostic[] } {
-  const jsxSources = sources.filter((file) => JSX_SOURCE.test(file));
+  const jsx = classicJsx(reads, sources.filter((file) => JSX_SOURCE.test(file)));
+  const jsxNames = new Set(jsx.flatMap(({ names }) => names));
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
   // The bytes are searched for each name before any text is made of them: most outputs hold none.
   const bytes = bufferView(built);
-  const names = [...Object.keys(NODE_GLOBALS), ...(jsxSources.length > 0 ? [JSX_FACTORY] : [])].filter((name) => bytes.includes(name));
+  const names = [...new Set([...Object.keys(NODE_GLOBALS), ...jsxNames])].filter((name) => bytes.includes(name));
   if (names.length === 0) return { errors, warnings };
   const code = bytes.toString('utf8');
   const free = freeReferences(code, names);
   if (free === null || free.size === 0) return { errors, warnings };
-  const guarded = guardedNames(code, names);
   for (const [name, use] of free) {
-    if (name === JSX_FACTORY) {
-      errors.push(diagnostic('BUNDLE_ERROR', JSX_FACTORY_UNBOUND, jsxPlace(reads, jsxSources) ?? namePlace(reads, jsxSources, name) ?? { file: entry }));
+    if (jsxNames.has(name)) {
+      const compiled = jsx.filter(({ names }) => names.includes(name));
+      const files = compiled.map(({ source }) => source);
+      errors.push(diagnostic('BUNDLE_ERROR', jsxNameUnbound(name, compiled[0]!), jsxPlace(reads, files) ?? namePlace(reads, files, name) ?? { file: entry }));
       continue;
     }
-    if (guarded.has(name)) continue;
+    // A guard tested anywhere guards the reads that may not run, never one the import surely
+    // makes: `if (typeof process < 'u') {...}` before `process.env.X` at the top level throws.
+    if (use.guarded && !use.onImport) continue;
     const where = namePlace(reads, sources, name) ?? { file: entry };
     const read = use.member === undefined ? name : `${name}.env.${use.member}`;
     const remedy = NODE_GLOBALS[name as NodeGlobal];
@@ -174,8 +383,19 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
   return { errors, warnings };
 }
 
-const JSX_FACTORY_UNBOUND =
-  'this JSX compiles to React.createElement (esbuild\'s default when no tsconfig sets "jsx"), and nothing binds React: every element throws "ReferenceError: React is not defined" on the page. Set "jsx": "react-jsx" in the compilerOptions of tsconfig.json (and "jsxImportSource" for a library other than React, such as "preact"), or import React from \'react\' in each file writing JSX';
+/** What throws, and what to write, for JSX whose factory or fragment `name` nothing binds. */
+function jsxNameUnbound(name: string, { chosenBy, factory, fragment }: JsxCompilation): string {
+  const calls = `calls of ${[factory, fragment].filter((called) => called.split('.')[0] === name).join(' and ')}`;
+  const what = factory.split('.')[0] === name ? 'every element' : 'every fragment (<>...</>)';
+  const throws = `nothing binds ${name}: ${what} throws "ReferenceError: ${name} is not defined" on the page`;
+  if (chosenBy === null) {
+    return `this JSX compiles to ${calls} (esbuild's default when no tsconfig sets "jsx"), and ${throws}. Set "jsx": "react-jsx" in the compilerOptions of tsconfig.json (and "jsxImportSource" for a library other than React, such as "preact"), or import React from 'react' in each file writing JSX`;
+  }
+  if ('pragma' in chosenBy) return `this JSX compiles to ${calls} (the file's @jsx or @jsxFrag comment), and ${throws}. Import ${name} in each file writing JSX`;
+  const kept = chosenBy.jsx === 'preserve' || chosenBy.jsx === 'react-native';
+  const why = kept ? `"jsx": "${chosenBy.jsx}" of ${chosenBy.config}: esbuild compiles JSX whatever it says, since no browser parses JSX, with the classic factory` : `the compilerOptions of ${chosenBy.config}`;
+  return `this JSX compiles to ${calls} (${why}), and ${throws}. Import ${name} in each file writing JSX, or set "jsx": "react-jsx" in ${chosenBy.config} (with "jsxImportSource" for a library other than React, such as "preact")`;
+}
 
 // The first place a source writes `name` as a name read (not a property: `.name`, not a key
 // `{ name: ...}`, not the operand of `typeof`), outside a line comment or a string of its line:
@@ -196,7 +416,7 @@ function namePlace(reads: PlacedReads, sources: readonly string[], name: string)
 // The first JSX element a source writes: a `<` opening a tag (`<div`, `<Card`, `<>`) where an
 // expression starts.
 function jsxPlace(reads: PlacedReads, sources: readonly string[]): { file: string; line: number; column: number } | null {
-  const element = /(?:^|[(=,?:&|[{}]|\breturn)\s*(<[A-Za-z>])/gm;
+  const element = /(?:^|[(=,?:&|[{}]|=>|\breturn)\s*(<[A-Za-z>])/gm;
   for (const file of sources) {
     const text = reads.text(file);
     if (text === null) continue;

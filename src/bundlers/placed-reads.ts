@@ -7,11 +7,17 @@ import path from 'node:path';
 import { contentHash } from '../outputs/content-hash.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { isInside } from '../workspace/paths.js';
-import { readRegularFile } from '../regular-files.js';
+import { isReallyInside, readRegularFile } from '../regular-files.js';
 
 export interface PlacedReads {
   /** The file's text as read once for this result, or null if it is outside the workspace or cannot be read. */
   text(file: string): string | null;
+  /**
+   * The text of a config file the code's judgement reads (a tsconfig.json esbuild applied), or
+   * null if it is absent, cannot be read, or its real path leads out of the workspace: no file
+   * outside it is read (README "Bundling real code").
+   */
+  configText(file: string): string | null;
   /** The hash of each file read whose text placed one of `errors` (or warnings: `BundleResult.placedFrom`). */
   placedFrom(errors: readonly Diagnostic[]): Record<string, string>;
 }
@@ -22,6 +28,10 @@ export function placedReads(root: string): PlacedReads {
   return {
     text(file) {
       if (!read.has(file)) read.set(file, readOnce(root, file));
+      return read.get(file)?.text ?? null;
+    },
+    configText(file) {
+      if (!read.has(file)) read.set(file, isInside(file) && isReallyInside(root, path.join(root, file)) ? readOnce(root, file) : null);
       return read.get(file)?.text ?? null;
     },
     placedFrom(errors) {

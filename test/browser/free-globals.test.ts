@@ -1,8 +1,12 @@
 // Names no browser defines, in Chromium (README "Bundling real code"): the code esbuild writes for
-// a module reading process.env.API_URL when imported, one reading Node's global, and JSX with no
-// tsconfig `jsx`, throws on the page ("is not defined"), and /state lists each invalid; a module
-// guarding process with typeof, and JSX compiled by tsconfig's `jsx: react-jsx` against an
-// installed react, are valid and run on the preview.
+// a module reading process.env.API_URL when imported (at the top level, in an arrow called at
+// once or by its name at the top level, in a static field, after a typeof guard of other
+// code), one reading Node's global, JSX
+// with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`,
+// throws on the page ("is not defined"), and /state lists each invalid; a module guarding process
+// with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
+// `jsx: react-jsx` against an installed react, and a tsconfig's factory imported, are valid and
+// run on the preview.
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
 import type { Browser } from 'playwright-core';
@@ -20,16 +24,48 @@ const THROWING = {
   env: { entry: 'env/index.ts', text: `const url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   global: { entry: 'global/index.ts', text: `const name = global.name;\n${SHOW('name')}`, thrown: 'global is not defined' },
   jsx: { entry: 'jsx/index.tsx', text: `const view = () => <b>hi</b>;\n${SHOW('String(view())')}`, thrown: 'React is not defined' },
+  // Run where written: an arrow called at once, a static field's initializer.
+  called: { entry: 'called/index.ts', text: `const url = (() => process.env.API_URL)();\n${SHOW('url')}`, thrown: 'process is not defined' },
+  static: { entry: 'static/index.ts', text: `class Config { static version = process.version; }\n${SHOW('Config.version')}`, thrown: 'process is not defined' },
+  // A function called by its name where the import runs.
+  named: { entry: 'named/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = apiUrl();\n${SHOW('url')}`, thrown: 'process is not defined' },
+  // A typeof guard before guards nothing after it.
+  after: { entry: 'after/index.ts', text: `if (typeof process !== 'undefined') console.log('node');\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
+} as const;
+
+/** JSX compiled by a package's tsconfig (its own package): a factory and fragment left unbound, and `jsx: preserve`, which esbuild compiles as classic JSX. */
+const THROWING_JSX = {
+  h: { tsconfig: { jsx: 'react', jsxFactory: 'h', jsxFragmentFactory: 'Fragment' }, text: `const view = () => <b>hi</b>;\n${SHOW('String(view())')}`, thrown: 'h is not defined' },
+  preserve: { tsconfig: { jsx: 'preserve' }, text: `const view = () => <b>hi</b>;\n${SHOW('String(view())')}`, thrown: 'React is not defined' },
 } as const;
 
 function workspace(): string {
   return tempWorkspace({
-    'core.json': json({ packages: ['packages/app', 'packages/ui'] }),
+    'core.json': json({ packages: ['packages/app', 'packages/ui', ...Object.keys(THROWING_JSX).map((name) => `packages/${name}`), 'packages/hbound'] }),
     'packages/app/package.json': json({
       name: '@g/app',
       version: '1.0.0',
-      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts' },
+      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts' },
     }),
+    ...Object.fromEntries(
+      Object.entries(THROWING_JSX).flatMap(([name, { tsconfig, text }]) => [
+        [`packages/${name}/package.json`, json({ name: `@g/${name}`, version: '1.0.0', exports: { './view': './view/index.tsx' } })],
+        [`packages/${name}/tsconfig.json`, json({ compilerOptions: tsconfig })],
+        [`packages/${name}/view/index.tsx`, text],
+      ]),
+    ),
+    // Each read reached only when its guard holds: none runs on a page.
+    'packages/app/guards/index.ts': [
+      "if (globalThis.process) console.log(process.env.API_URL);",
+      "const inNode = 'process' in globalThis && process.env.API_URL;",
+      "(function () { if (typeof process === 'undefined') return; console.log(process.env.API_URL); })();",
+      '(async () => process.env.API_URL)().catch(() => {});',
+      `${SHOW("'guards ' + String(inNode)")}`,
+    ].join('\n'),
+    'packages/hbound/package.json': json({ name: '@g/hbound', version: '1.0.0', exports: { './view': './view/index.tsx' } }),
+    'packages/hbound/tsconfig.json': json({ compilerOptions: { jsx: 'react', jsxFactory: 'h', jsxFragmentFactory: 'Fragment' } }),
+    'packages/hbound/view/dom.ts': 'export const Fragment = "";\nexport function h(type: string, _props: unknown, ...children: string[]) {\n  return type ? `<${type}>${children.join("")}</${type}>` : children.join("");\n}\n',
+    'packages/hbound/view/index.tsx': `import { h, Fragment } from './dom.ts';\nconst view = <><i>bound</i></>;\n${SHOW("'h ' + view")}`,
     ...Object.fromEntries(Object.values(THROWING).map(({ entry, text }) => [`packages/app/${entry}`, text])),
     'packages/app/guarded/index.ts': `const url = typeof process !== 'undefined' && process.env.API_URL;\n${SHOW("'guarded ' + String(url)")}`,
     'packages/ui/package.json': json({ name: '@g/ui', version: '1.0.0', exports: { './view': './view/index.tsx' }, dependencies: { react: '18.0.0' } }),
@@ -69,10 +105,14 @@ describe('names no browser defines, in Chromium', function () {
 
   it('runs the code esbuild writes for each module /state calls invalid, and it throws on the page', async function () {
     const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
-    for (const [name, { entry, thrown }] of Object.entries(THROWING)) {
-      expect(statuses.get(`@g/app/${name}`), name).to.equal('invalid');
+    const cases = [
+      ...Object.entries(THROWING).map(([name, { entry, thrown }]) => ({ name, specifier: `@g/app/${name}`, dir: `packages/app/${name}`, entry: `packages/app/${entry}`, thrown })),
+      ...Object.entries(THROWING_JSX).map(([name, { thrown }]) => ({ name, specifier: `@g/${name}/view`, dir: `packages/${name}/view`, entry: `packages/${name}/view/index.tsx`, thrown })),
+    ];
+    for (const { name, specifier, dir, entry, thrown } of cases) {
+      expect(statuses.get(specifier), name).to.equal('invalid');
       for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
-        const target: BundleTarget = { specifier: `@g/app/${name}`, subpath: name, dir: `packages/app/${name}`, entry: `packages/app/${entry}`, assets: [], platforms: ['web'] };
+        const target: BundleTarget = { specifier, subpath: 'view', dir, entry, assets: [], platforms: ['web'] };
         const built = await esbuildApi.build(esbuildOptions(root, [target], variant));
         const code = built.outputFiles!.find((file) => file.path.endsWith('.js'))!.text;
         const watched = await openPage(browser);
@@ -92,7 +132,7 @@ describe('names no browser defines, in Chromium', function () {
   it('runs on the preview a module guarding process with typeof, and JSX compiled by jsx: react-jsx, both valid', async function () {
     const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
     const shown: Record<string, string | null> = {};
-    for (const specifier of ['@g/app/guarded', '@g/ui/view']) {
+    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view']) {
       expect(statuses.get(specifier), specifier).to.equal('valid');
       const watched = await openPage(browser);
       try {
@@ -106,6 +146,6 @@ describe('names no browser defines, in Chromium', function () {
         await watched.page.close();
       }
     }
-    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx' });
+    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound' });
   });
 });

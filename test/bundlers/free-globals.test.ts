@@ -1,11 +1,14 @@
 // The free references of built code (src/bundlers/free-globals.ts, README "Bundling real code"):
 // which reads of a name no browser defines are free and which run when the module is imported,
 // and the diagnostics each browser variant's build gets from them, none for a `target=node` one.
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
 import { collect } from '../../src/bundlers/build-results.js';
 import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import { freeReferences } from '../../src/bundlers/free-globals.js';
+import { placedReads } from '../../src/bundlers/placed-reads.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -44,6 +47,80 @@ describe('freeReferences', () => {
     expect(uses('var g = global || globalThis; a &&= 1;')).to.deep.equal({ global: { onImport: true, inFunction: false } });
   });
 
+  // Each shape's import was run in Chromium (an `import()` of esbuild's development and minified
+  // output): those told onImport threw there, the others imported.
+  it('tells a function or arrow called at once, and a static field initializer, as run on import', () => {
+    const onImport = (member?: string) => ({ onImport: true, inFunction: false, ...(member ? { member } : {}) });
+    for (const [code, name, member] of [
+      ['var a = (() => process.env.X)();', 'process', 'X'],
+      ['(function(){ Buffer.from(""); })();', 'Buffer'],
+      ['!function(){ console.log(process.env.X); }();', 'process', 'X'],
+      ['(function(){ global.x = 1; }).call(void 0);', 'global'],
+      ['var o = new function(){ this.x = process.env.X; };', 'process', 'X'],
+      ['var A = class { static x = process.version; };', 'process'],
+      ['var A = class { static x = (() => global)(); };', 'global'],
+    ] as const) {
+      expect(uses(code), code).to.deep.equal({ [name]: onImport(member) });
+    }
+  });
+
+  // `const read = () => process.env.X; read();` threw at import in Chromium; `if (ok) read();` did not run it.
+  it('tells a function called by its name where the import runs as run on import, and not one called in a branch, rebound, async or only referenced', () => {
+    for (const code of [
+      'var o=()=>process.env.X,s=o();',
+      'function read() { return process.env.X; } export const a = read();',
+      'function outer() { return inner(); } function inner() { return process.env.X; } outer();',
+      'var Make = function () { this.a = process.env.X; }; var m = new Make();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      'function read() { return process.env.X; } if (ok) read();',
+      'var read = () => process.env.X; read = () => 1; read();',
+      'async function read() { return process.env.X; } read();',
+      'function read() { return process.env.X; } export { read }; var later = () => read();',
+      'function read() { return read() + process.env.X; }',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
+  it('tells an async function or generator called at once, an instance field and a function a static field holds as run later', () => {
+    const later = { onImport: false, inFunction: true };
+    for (const code of [
+      'var a = (async () => process.version)();',
+      'var g = (function* () { yield process; })();',
+      'var A = class { x = process; };',
+      'var A = class { static m = () => process; };',
+      'function f() { (() => process)(); }',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: later });
+    }
+  });
+
+  it('tells a guard by typeof, a member of the global object or in it, and never a read the import makes after one', () => {
+    const guarded = { onImport: false, inFunction: true, guarded: true, member: 'X' };
+    for (const code of [
+      'var a = typeof process !== "undefined" && process.env.X;',
+      'if (globalThis.process) console.log(process.env.X);',
+      'globalThis.process&&console.log(process.env.X);',
+      'var a = "process" in globalThis && process.env.X;',
+      'if (window["process"] !== undefined) console.log(process.env.X);',
+      '(function(){ if (typeof process === "undefined") return; console.log(process.env.X); })();',
+      '(function(){typeof process>"u"||console.log(process.env.X)})();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: guarded });
+    }
+    // A test of window says the code is on a page or not, not whether process is defined: not a guard.
+    expect(uses('var a = typeof window === "undefined" ? process.env.X : 1;')).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    expect(uses('var a = globalThis.process?.env;')).to.deep.equal({});
+    // Past an `if` that throws, the import either failed already or goes on to the read.
+    expect(uses('if (!globalThis.fetch) throw new Error("no fetch"); var u = process.env.X;')).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    expect(uses('if (typeof process !== "undefined") { f(process.env.A); } var u = process.env.X;')).to.deep.equal({
+      process: { onImport: true, inFunction: true, guarded: true, member: 'X' },
+    });
+  });
+
   it('finds nothing bound by a scope, a property name, or the wrapper esbuild writes around a CommonJS file', () => {
     expect(uses('const process = {}; process.env.A; function f(global) { return global; } x.module = { Buffer: 1 }.Buffer;')).to.deep.equal({});
     expect(uses('var require_x = __commonJS({ "x.js"(exports, module) { module.exports = exports.a; } });')).to.deep.equal({});
@@ -72,5 +149,62 @@ describe('the free globals of a build, by variant', () => {
 
   it('gives a build for node none', async () => {
     expect(await judged(developmentVariant('node'))).to.deep.equal({ errors: [], warnings: [] });
+  });
+});
+
+// Each shape's code was run in Chromium (test/browser/free-globals.test.ts): an unbound factory
+// or fragment throws there, and `jsx: preserve` is compiled, never left as JSX.
+describe('the JSX factory a build calls, as esbuild chooses it', () => {
+  const root = tempWorkspace({
+    'h/tsconfig.json': JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'h', jsxFragmentFactory: 'Fragment' } }),
+    'h/free/index.tsx': 'export const view = () => <><b>hi</b></>;\n',
+    'h/bound/index.tsx': "import { h, Fragment } from './dom.ts';\nexport const view = <><b>hi</b></>;\n",
+    'h/bound/dom.ts': 'export const h = (type: string) => type;\nexport const Fragment = "f";\n',
+    'pre/tsconfig.json': JSON.stringify({ compilerOptions: { jsx: 'preserve' } }),
+    'pre/view/index.tsx': 'export const view = <b>hi</b>;\n',
+    'pragma/view/index.tsx': '/** @jsx dom */\nexport const view = <b>hi</b>;\n',
+    'base.json': JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'm' } }),
+    'ext/jsconfig.json': JSON.stringify({ extends: '../base.json' }),
+    'ext/view/index.jsx': 'export const view = <b>hi</b>;\n',
+  });
+  const judged = async (dir: string, entry: string) => {
+    const target: BundleTarget = { specifier: `@t/${dir}`, subpath: dir, dir, entry: `${dir}/${entry}`, assets: [], platforms: ['web'] };
+    const result = collect(root, target, 0, await esbuildApi.build(esbuildOptions(root, [target], developmentVariant('browser'))), developmentVariant('browser'));
+    return result.errors.map(({ kind, message, line }) => ({ kind, unbound: /nothing binds (\S+):/.exec(message)?.[1], line }));
+  };
+
+  it("tells a tsconfig's jsxFactory and jsxFragmentFactory left unbound, and not once bound", async () => {
+    expect(await judged('h/free', 'index.tsx')).to.have.deep.members([
+      { kind: 'BUNDLE_ERROR', unbound: 'h', line: 1 },
+      { kind: 'BUNDLE_ERROR', unbound: 'Fragment', line: 1 },
+    ]);
+    expect(await judged('h/bound', 'index.tsx')).to.deep.equal([]);
+  });
+
+  it('tells a @jsx pragma, and a jsconfig extending a base, left unbound', async () => {
+    expect(await judged('pragma/view', 'index.tsx')).to.deep.equal([{ kind: 'BUNDLE_ERROR', unbound: 'dom', line: 2 }]);
+    expect(await judged('ext/view', 'index.jsx')).to.deep.equal([{ kind: 'BUNDLE_ERROR', unbound: 'm', line: 1 }]);
+  });
+
+  it('judges jsx: preserve as the classic React.createElement esbuild compiles it to, saying so', async () => {
+    expect(await judged('pre/view', 'index.tsx')).to.deep.equal([{ kind: 'BUNDLE_ERROR', unbound: 'React', line: 1 }]);
+    const target: BundleTarget = { specifier: '@t/pre', subpath: 'pre', dir: 'pre/view', entry: 'pre/view/index.tsx', assets: [], platforms: ['web'] };
+    const result = collect(root, target, 0, await esbuildApi.build(esbuildOptions(root, [target], developmentVariant('browser'))), developmentVariant('browser'));
+    expect(result.errors[0]!.message).to.include('"jsx": "preserve" of pre/tsconfig.json').and.to.include('esbuild compiles JSX whatever it says');
+  });
+});
+
+describe('the JSX config read to judge, confined', () => {
+  // A tsconfig.json that is a link leading out of the workspace is esbuild's to apply, not the
+  // service's to read (README "Bundling real code"): its text is never read for the judgement.
+  it('reads no config whose real path leads out of the workspace, and one inside', () => {
+    const outside = tempWorkspace({ 'tsconfig.json': JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'outsideFactory' } }) });
+    const root = tempWorkspace({ 'inner/tsconfig.json': '{}', 'app/view/index.tsx': 'export const v = <b/>;\n' });
+    fs.symlinkSync(path.join(outside, 'tsconfig.json'), path.join(root, 'app/tsconfig.json'));
+    fs.symlinkSync(path.join(root, 'inner/tsconfig.json'), path.join(root, 'app/view/tsconfig.json'));
+    const reads = placedReads(root);
+    expect(reads.configText('app/tsconfig.json')).to.equal(null);
+    expect(reads.configText('app/view/tsconfig.json')).to.equal('{}');
+    expect(reads.configText('../tsconfig.json')).to.equal(null);
   });
 });

@@ -11,11 +11,11 @@ import { tempWorkspace } from '../helpers/workspace.js';
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 const PRODUCTION = 'target=browser&format=esm&env=production&min=true&sourcemap=none&types=false&css=false';
 
-const MODULES = ['env', 'names', 'lazy', 'guarded', 'local', 'nodeenv', 'jsx', 'server', 'one', 'two'];
+const MODULES = ['env', 'names', 'lazy', 'guarded', 'local', 'nodeenv', 'jsx', 'server', 'one', 'two', 'called', 'named', 'after', 'guards'];
 
 const workspace = () =>
   tempWorkspace({
-    'core.json': json({ packages: ['packages/app', 'packages/ui'] }),
+    'core.json': json({ packages: ['packages/app', 'packages/ui', 'packages/h', 'packages/pre'] }),
     'packages/app/package.json': json({ name: '@g/app', version: '1.0.0', exports: Object.fromEntries(MODULES.map((name) => [`./${name}`, `./${name}/index.${name === 'jsx' ? 'tsx' : 'ts'}`])) }),
     'packages/app/env/index.ts': '// the address of the API\nexport const url = process.env.API_URL;\n',
     'packages/app/names/index.ts': [
@@ -36,6 +36,29 @@ const workspace = () =>
     'packages/app/shared/config.ts': 'export const api = process.env.API_URL;\n',
     'packages/app/one/index.ts': "import { api } from '../shared/config.ts';\nexport const one = api;\n",
     'packages/app/two/index.ts': "import { api } from '../shared/config.ts';\nexport const two = api;\n",
+    'packages/app/called/index.ts': [
+      'export const url = (() => process.env.API_URL)();',
+      'export class Config {',
+      '  static title = global.name;',
+      '}',
+      '',
+    ].join('\n'),
+    'packages/app/named/index.ts': 'function apiUrl() {\n  return process.env.API_URL;\n}\nexport const url = apiUrl();\n',
+    'packages/app/after/index.ts': "export const node = typeof process !== 'undefined';\nexport const url = process.env.API_URL;\n",
+    'packages/app/guards/index.ts': [
+      'if (globalThis.process) console.log(process.env.API_URL);',
+      "export const inNode = 'process' in globalThis && process.env.API_URL;",
+      "(function () { if (typeof process === 'undefined') return; console.log(process.env.API_URL); })();",
+      '',
+    ].join('\n'),
+    'packages/h/package.json': json({ name: '@g/h', version: '1.0.0', exports: { './free': './free/index.tsx', './bound': './bound/index.tsx' } }),
+    'packages/h/tsconfig.json': json({ compilerOptions: { jsx: 'react', jsxFactory: 'h', jsxFragmentFactory: 'Fragment' } }),
+    'packages/h/free/index.tsx': 'export const view = () => <b>hi</b>;\n',
+    'packages/h/bound/index.tsx': "import { h } from '../dom.ts';\nexport const view = () => <b>hi</b>;\n",
+    'packages/h/dom.ts': 'export const h = (type: string) => type;\n',
+    'packages/pre/package.json': json({ name: '@g/pre', version: '1.0.0', exports: { './view': './view/index.tsx' } }),
+    'packages/pre/tsconfig.json': json({ compilerOptions: { jsx: 'preserve' } }),
+    'packages/pre/view/index.tsx': 'export const view = <b>hi</b>;\n',
     'packages/ui/package.json': json({ name: '@g/ui', version: '1.0.0', exports: { './view': './view/index.tsx' }, dependencies: { react: '18.0.0' } }),
     'packages/ui/tsconfig.json': json({ compilerOptions: { jsx: 'react-jsx' } }),
     'packages/ui/view/index.tsx': 'export const view = <div>hi</div>;\n',
@@ -85,14 +108,36 @@ describe('names no browser defines, in /state and on /m/', () => {
     expect(modules.get('@g/app/jsx')!.diagnostics[0]!.message).to.include('React is not defined').and.to.include('"jsx": "react-jsx"').and.to.include('import React');
   });
 
+  it('lists a read in an arrow called at once, in a function called by its name at the top level, in a static field, and after a typeof guard of other code invalid at the read', () => {
+    expect(modules.get('@g/app/called')!.status).to.equal('invalid');
+    expect(placed('@g/app/called')).to.have.deep.members([
+      { kind: 'BUNDLE_ERROR', file: 'packages/app/called/index.ts', line: 1, column: 27 },
+      { kind: 'BUNDLE_ERROR', file: 'packages/app/called/index.ts', line: 3, column: 18 },
+    ]);
+    expect(modules.get('@g/app/called')!.diagnostics.map(({ message }) => message.split(' ')[0])).to.have.members(['process.env.API_URL', 'global']);
+    expect(modules.get('@g/app/named')!.status).to.equal('invalid');
+    expect(placed('@g/app/named')).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: 'packages/app/named/index.ts', line: 2, column: 10 }]);
+    expect(modules.get('@g/app/after')!.status).to.equal('invalid');
+    expect(modules.get('@g/app/after')!.diagnostics[0]!.message).to.match(/^process\.env\.API_URL is read when the module is imported/);
+  });
+
+  it("lists JSX whose tsconfig's jsxFactory nothing binds invalid, and JSX under jsx: preserve judged as the classic JSX esbuild compiles", () => {
+    expect(modules.get('@g/h/free')!.status).to.equal('invalid');
+    expect(placed('@g/h/free')).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: 'packages/h/free/index.tsx', line: 1, column: 27 }]);
+    expect(modules.get('@g/h/free')!.diagnostics[0]!.message).to.include('h is not defined').and.to.include('packages/h/tsconfig.json');
+    expect(modules.get('@g/h/bound')!.status).to.equal('valid');
+    expect(modules.get('@g/pre/view')!.status).to.equal('invalid');
+    expect(modules.get('@g/pre/view')!.diagnostics[0]!.message).to.include('"jsx": "preserve" of packages/pre/tsconfig.json').and.to.include('React is not defined');
+  });
+
   it('keeps a read inside a function valid with a warning at the read', () => {
     expect(modules.get('@g/app/lazy')!.status).to.equal('valid');
     expect(warned('@g/app/lazy')).to.deep.equal([{ kind: 'BUNDLE_WARNING', file: 'packages/app/lazy/index.ts', line: 2, column: 10 }]);
     expect(modules.get('@g/app/lazy')!.warnings![0]!.message).to.include("typeof process !== 'undefined'");
   });
 
-  it('tells nothing of a typeof guard, a local binding or a property name, process.env.NODE_ENV, a module for node, and JSX with jsx: react-jsx', () => {
-    for (const specifier of ['@g/app/guarded', '@g/app/local', '@g/app/nodeenv', '@g/app/server', '@g/ui/view']) {
+  it('tells nothing of a typeof, globalThis or in guard, an early return, a local binding or a property name, process.env.NODE_ENV, a module for node, and JSX with jsx: react-jsx', () => {
+    for (const specifier of ['@g/app/guarded', '@g/app/local', '@g/app/nodeenv', '@g/app/server', '@g/ui/view', '@g/app/guards']) {
       expect(modules.get(specifier)!.status, specifier).to.equal('valid');
       expect(modules.get(specifier)!.diagnostics, specifier).to.deep.equal([]);
       expect(modules.get(specifier)!.warnings, specifier).to.equal(undefined);
