@@ -193,7 +193,8 @@ function keptImports(result: esbuild.BuildResult): Set<string> {
   return imports;
 }
 
-// The bare names the `browser` fields of `names` map are resolved by them (README "The local CDN").
+// The options of a code bundle: `names`, those a package.json of the package maps to `false`, are
+// empty modules where the importer's nearest `browser` field says so (README "The local CDN").
 function codeOptions(packageDir: string, names: readonly string[]): esbuild.BuildOptions {
   const browserMap = browserMapPlugin(names, packageDir);
   // First: the confinement's load would refuse the empty module of a name mapped to `false`, whose path is no file.
