@@ -187,6 +187,12 @@ export const DIAGNOSTIC_KINDS = {
     when: "a script module of a workspace package left out of development imports a stylesheet, and the CDN origin (not `local`) answers its code only: the preview has no address to link its sheet at, so the page shows it unstyled",
     remedy: 'put its package back in development (`core select`), serve the preview with `--cdn local` (which links the sheet at `?styles`), or publish the sheet as a stylesheet module (a `.css` target of `exports`) imported by bare specifier',
   },
+  PREVIEW_CDN_FILE_UNSERVED: {
+    severity: 'warning',
+    scope: 'page',
+    when: "an installed package the local CDN serves loads one of its own files at run time by a relative URL (`new URL('./worker.js', import.meta.url)`): joined into one module at `/cdn/<package>@<version>`, the URL names a file the local CDN does not serve, so the page's load of it fails (README \"The local CDN\")",
+    remedy: 'preview with a CDN origin that serves the package\'s files at their own paths (`--cdn <origin>`), or give the package the file\'s address another way (many take a worker\'s URL as an option)',
+  },
   LOAD_FAILED: {
     severity: 'error',
     scope: 'page',

@@ -11,6 +11,7 @@ import { urlImportsPlugin } from './plugins/url-imports.js';
 import { moduleBoundariesPlugin, workspacePackagesExternal } from './plugins/module-boundaries.js';
 import { workspaceConfinementPlugin } from './plugins/workspace-confinement.js';
 import { linkedDirsPlugin } from './plugins/linked-dirs.js';
+import { browserMapPlugin } from './plugins/browser-map.js';
 import type { BundleTarget } from './types.js';
 import { viteEnvDefines, viteImportMetaMarkers } from './vite-import-meta.js';
 
@@ -37,9 +38,13 @@ export type LinksWord = Pick<OptionalPlugins, 'noLinkLeadsOut' | 'linkLeadsOut'>
 
 /** The options of the engine's esbuild builds: the same plugins, loaders and output settings (also used by bench/). */
 export function esbuildOptions(root: string, targets: BundleTarget[], variant: Variant, refuse?: SourcePolicy, optional: OptionalPlugins = {}, nonRegularGuard: esbuild.Plugin | null = null): esbuild.BuildOptions {
+  // A bare name a package.json's `browser` field maps is resolved by it before the boundaries
+  // keep it external (README "Bundling real code"); absent while no workspace package maps one.
+  const browserMap = browserMapPlugin(targets[0]?.workspace?.browserDisabled ?? [], root);
   const plugins: esbuild.Plugin[] = [
     // First: a special file is refused before any plugin's load could open it (non-regular-files.ts).
     ...(nonRegularGuard ? [nonRegularGuard] : []),
+    ...(browserMap ? [browserMap] : []),
     urlImportsPlugin(),
     moduleBoundariesPlugin(root, targets),
     ...(optional.cssModuleScripts === false ? [] : [cssModuleScriptsPlugin(root, targets)]),

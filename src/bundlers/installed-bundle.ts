@@ -15,7 +15,9 @@ import { INSTALLED_EXTENSIONS } from '../workspace/resolution.js';
 import { dirOf } from '../workspace/paths.js';
 import { packageJsonPlaces } from '../workspace/tsconfig.js';
 import { createNonRegularFiles, isConfigName } from './non-regular-files.js';
-import { nonRegularKind, nonRegularText } from '../regular-files.js';
+import { nonRegularKind, nonRegularText, readRegularFile } from '../regular-files.js';
+import { browserMapPlugin } from './plugins/browser-map.js';
+import { browserDisabledNames } from '../workspace/package-manifest.js';
 
 export interface InstalledBundle {
   /** Empty for a stylesheet entry (README "Stylesheet modules"). */
@@ -152,8 +154,20 @@ async function bundleSheet(entry: string, packageDir: string): Promise<Installed
 
 async function bundleOnce(entry: string, packageDir: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
   if (entry.endsWith('.css')) return bundleSheet(entry, packageDir);
-  const options: esbuild.BuildOptions = { ...COMMON, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], outfile: 'out.js' };
+  let names = browserDisabledNames(manifestAt(path.join(packageDir, 'package.json'), packageDir));
+  let options = codeOptions(packageDir, names);
   let result: esbuild.BuildResult = await esbuild.build({ ...options, entryPoints: [entry] });
+  // A package.json below the package's own may map a name too (esbuild's rule: the nearest one
+  // with a `browser` field decides); read only when the build read a file there, and built again
+  // only when it maps a name the bundle kept.
+  const below = inputsOf(result, packageDir)
+    .filter((input) => input !== 'package.json' && path.posix.basename(input) === 'package.json')
+    .flatMap((place) => browserDisabledNames(manifestAt(path.join(packageDir, place), packageDir)));
+  if (below.some((name) => !names.includes(name) && keptImports(result).has(name))) {
+    names = [...new Set([...names, ...below])];
+    options = codeOptions(packageDir, names);
+    result = await esbuild.build({ ...options, entryPoints: [entry] });
+  }
   const exported = Object.values(result.metafile!.outputs)[0]?.exports ?? [];
   if (exported.length === 1 && exported[0] === 'default') {
     const names = commonJsNames(entry);
@@ -162,13 +176,39 @@ async function bundleOnce(entry: string, packageDir: string, commonJsNames: (fil
       result = await esbuild.build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: 'cdn-entry.js', loader: 'js' } });
     }
   }
-  const imports = new Set<string>();
-  for (const input of Object.values(result.metafile!.inputs)) {
-    for (const record of input.imports) if (record.external && !/^(?:[a-z]+:|\/|\.)/.test(record.path)) imports.add(record.path);
-  }
+  const imports = keptImports(result);
   // The stylesheets the code imports (a component's own sheet) go to a sheet beside it, which
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
   return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}) };
+}
+
+// The bare imports a bundle keeps, as its code writes them.
+function keptImports(result: esbuild.BuildResult): Set<string> {
+  const imports = new Set<string>();
+  for (const input of Object.values(result.metafile!.inputs)) {
+    for (const record of input.imports) if (record.external && !/^(?:[a-z]+:|\/|\.)/.test(record.path)) imports.add(record.path);
+  }
+  return imports;
+}
+
+// The options of a code bundle: `names`, those a package.json of the package maps to `false`, are
+// empty modules where the importer's nearest `browser` field says so (README "The local CDN").
+function codeOptions(packageDir: string, names: readonly string[]): esbuild.BuildOptions {
+  const browserMap = browserMapPlugin(names, packageDir);
+  // First: the confinement's load would refuse the empty module of a name mapped to `false`, whose path is no file.
+  return { ...COMMON, absWorkingDir: packageDir, plugins: [...(browserMap ? [browserMap] : []), confineToPackage(packageDir)], outfile: 'out.js' };
+}
+
+// A package.json of the package, parsed; null when absent, leading out of the package, no regular
+// file or no JSON (esbuild's build then says what is wrong).
+function manifestAt(file: string, packageDir: string): unknown {
+  try {
+    const real = fs.realpathSync(file);
+    if (!real.startsWith(`${packageDir}${path.sep}`)) return null;
+    return JSON.parse(readRegularFile(real).bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
 }

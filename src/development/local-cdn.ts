@@ -38,8 +38,12 @@ export const localCdnAddress = (name: string, version: string, subpath: string):
   `${LOCAL_CDN_PREFIX}/${name}@${version}${subpath && subpath !== ROOT_SUBPATH ? `/${subpath}` : ''}`;
 
 export interface LocalCdn {
-  /** Adds to `imports` what the installed packages it maps import, transitively; returns the specifiers it could not map. */
-  complete(imports: Record<string, string>): Promise<string[]>;
+  /**
+   * Adds to `imports` what the installed packages it maps import, transitively; returns the
+   * specifiers it could not map, and the relative URLs each installed bundle loads by
+   * `new URL(..., import.meta.url)` (README "The local CDN": no file of the local CDN).
+   */
+  complete(imports: Record<string, string>): Promise<{ unresolved: string[]; unserved: { specifier: string; url: string }[] }>;
   /** The bundles of installed packages kept in memory: how many, the bytes they are counted as, how many builds were made, and how many package directories have a reader (README "The local CDN"). */
   kept(): { count: number; bytes: number; builds: number; readers: number };
   /** The modules `imports` maps to this CDN (installed, or of a package left out of development) that have a sheet (a stylesheet module, or code importing one), each with its sheet's address, for the page to link. */
@@ -249,8 +253,25 @@ async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Pr
   return sheets;
 }
 
-async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<string[]> {
+// `new URL('./worker.js', import.meta.url)` as esbuild prints it, minified or not: a file of the
+// package named relative to the module, which the local CDN's one joined module no longer is.
+const OWN_FILE_URL = /\bnew URL\(\s*(["'`])(\.\.?\/[^"'`\\]*)\1\s*,\s*import\.meta\.url\s*\)/g;
+const ownFileUrls = new WeakMap<KeptBundle, string[]>();
+
+/** The relative URLs a bundle's code loads by `new URL(..., import.meta.url)`, read once per bundle kept. */
+function ownFileUrlsOf(built: KeptBundle): string[] {
+  let urls = ownFileUrls.get(built);
+  if (!urls) {
+    const code = Buffer.from(built.code.buffer, built.code.byteOffset, built.code.byteLength).toString('utf8');
+    urls = code.includes('import.meta.url') ? [...new Set([...code.matchAll(OWN_FILE_URL)].map((match) => match[2]!))] : [];
+    ownFileUrls.set(built, urls);
+  }
+  return urls;
+}
+
+async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<{ unresolved: string[]; unserved: { specifier: string; url: string }[] }> {
   const unresolved: string[] = [];
+  const unserved: { specifier: string; url: string }[] = [];
   const checked = new Map<string, string | null>();
   cdn.checked.set(imports, checked);
   const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
@@ -269,6 +290,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     // browser keeps its old bytes, and a reload fetches nothing unchanged (README "The local CDN").
     imports[specifier] = `${plainAddress(address)}?v=${outputHash(built.code)}`;
     checked.set(specifier, sheetHashOf(built));
+    for (const url of ownFileUrlsOf(built)) unserved.push({ specifier, url });
     for (const imported of built.imports) {
       if (imported in imports) continue;
       const target = parseBareSpecifier(imported);
@@ -284,5 +306,5 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
       queue.push([imported, imports[imported]!]);
     }
   }
-  return unresolved;
+  return { unresolved, unserved };
 }

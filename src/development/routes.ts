@@ -103,9 +103,17 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      for (const specifier of await localCdn.complete(preview.imports)) {
+      const { unresolved, unserved } = await localCdn.complete(preview.imports);
+      for (const specifier of unresolved) {
         preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
+      // A warning, not an error: the page runs until it loads that file (README "The local CDN").
+      const unservedWarnings = unserved.map(({ specifier, url }) => ({
+        ...diagnostic('PREVIEW_CDN_FILE_UNSERVED', `${specifier} loads its own file ${JSON.stringify(url)} by new URL(..., import.meta.url): the local CDN joins the package into one module at ${plainCdnAddress(preview.imports[specifier]!)}, so the URL names ${new URL(url, `http://cdn.invalid${plainCdnAddress(preview.imports[specifier]!)}`).pathname}, a file it does not serve, and that load fails`),
+        module: specifier,
+      }));
+      // A new list: the preview's own may be the one kept with the state it was derived from.
+      if (unservedWarnings.length > 0) preview.warnings = [...(preview.warnings ?? []), ...unservedWarnings];
       const sheets = await localCdn.stylesheets(preview.imports);
       if (sheets.length > 0) preview.stylesheets = sheets;
     } else {
@@ -356,3 +364,6 @@ CORE_CDN_ORIGIN=https://esm.sh core run   # a public CDN: what is published</pre
 <p>The modules in development are served all the same at <a href="/state">/state</a>'s addresses, and
 the build of every module is on <a href="/">the dashboard</a>.</p>
 `);
+
+/** A /cdn/ address without its query (`?v=`). */
+const plainCdnAddress = (address: string): string => address.split('?')[0]!;

@@ -1,7 +1,8 @@
 // Packages installed in node_modules, found as Node finds them from a directory (node_modules
 // of it and of every directory above), and the entry file of one of their subpaths, as a
 // browser build resolves it: `exports` with the conditions browser, import, module, default;
-// else `module`, a string `browser`, `main`, `index.js` (README "The local CDN").
+// else `module`, a string `browser`, `main`, `index.js`, which an object `browser` may map to
+// another file (README "The local CDN").
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../regular-files.js';
@@ -110,15 +111,33 @@ export function entryOf(pkg: InstalledPackage, subpath: string): string | null {
     }
     return target === null ? null : existing(path.join(pkg.dir, target));
   }
-  if (subpath !== '') return existing(path.join(pkg.dir, subpath)) ?? existing(`${path.join(pkg.dir, subpath)}.js`);
+  if (subpath !== '') return browserMapped(pkg, existing(path.join(pkg.dir, subpath)) ?? existing(`${path.join(pkg.dir, subpath)}.js`));
   for (const field of ['module', 'browser', 'main']) {
     const value = pkg.manifest[field];
     if (typeof value === 'string') {
       const found = existing(path.join(pkg.dir, value)) ?? existing(`${path.join(pkg.dir, value)}.js`) ?? existing(path.join(pkg.dir, value, 'index.js'));
-      if (found) return found;
+      if (found) return browserMapped(pkg, found);
     }
   }
-  return existing(path.join(pkg.dir, 'index.js'));
+  return browserMapped(pkg, existing(path.join(pkg.dir, 'index.js')));
+}
+
+// What the package's `browser` object maps its entry file to (`{"./index.js": "./browser.js"}`),
+// as esbuild maps a file it resolves itself (README "The local CDN"): a key names the file as
+// written, or without its extension or `/index.js`. The local CDN names the entry to esbuild by
+// its path, which esbuild maps no more. A file mapped to `false`, or to no file, stays itself.
+function browserMapped(pkg: InstalledPackage, file: string | null): string | null {
+  const browser = pkg.manifest.browser;
+  if (file === null || browser === null || typeof browser !== 'object' || Array.isArray(browser)) return file;
+  const relative = path.relative(pkg.dir, file).split(path.sep).join('/');
+  for (const [key, target] of Object.entries(browser as Record<string, unknown>)) {
+    if (typeof target !== 'string' || !(key.startsWith('./') || key.startsWith('../'))) continue;
+    const named = path.posix.normalize(key);
+    if (named !== relative && `${named}.js` !== relative && `${named}/index.js` !== relative) continue;
+    const mapped = path.join(pkg.dir, target);
+    return existing(mapped) ?? existing(`${mapped}.js`) ?? existing(path.join(mapped, 'index.js')) ?? file;
+  }
+  return file;
 }
 
 // An installed package's manifest is never judged: its nesting is bounded here, as a deeper one would overflow the stack.

@@ -13,6 +13,8 @@ export interface WorkspaceBoundaries {
   packages: string[];
   /** The model's `linkedDirs`: where the directories reached through a link really are; absent when none. */
   linkedDirs?: Record<string, string>;
+  /** The bare names some workspace package's `browser` field maps, which the builds resolve by it (README "Bundling real code"); absent when none. */
+  browserDisabled?: string[];
 }
 
 const computed = new WeakMap<WorkspaceModel, WorkspaceBoundaries>();
@@ -25,7 +27,14 @@ export function workspaceBoundaries(workspace: WorkspaceModel): WorkspaceBoundar
   for (const module of modules) if (module.entry !== null && !(module.entry in entries)) entries[module.entry] = module.specifier;
   const packages = workspace.packages.map((pkg) => pkg.name).sort();
   const linkedDirs = workspace.linkedDirs;
-  boundaries = { key: fingerprint(JSON.stringify([entries, packages, linkedDirs ?? null])), entries, packages, ...(linkedDirs ? { linkedDirs } : {}) };
+  const browserDisabled = [...new Set(workspace.packages.flatMap((pkg) => pkg.browserDisabled ?? []))].sort();
+  boundaries = {
+    key: fingerprint(JSON.stringify([entries, packages, linkedDirs ?? null, browserDisabled])),
+    entries,
+    packages,
+    ...(linkedDirs ? { linkedDirs } : {}),
+    ...(browserDisabled.length > 0 ? { browserDisabled } : {}),
+  };
   computed.set(workspace, boundaries);
   return boundaries;
 }

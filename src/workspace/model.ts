@@ -27,6 +27,8 @@ export interface PackageModel {
    * so a deep import of it publishes that file once a workspace module imports it (README "Exports and sources").
    */
   withoutExports?: true;
+  /** The bare names its package.json's `browser` field maps (README "Bundling real code"); absent when none. */
+  browserDisabled?: string[];
 }
 
 /**

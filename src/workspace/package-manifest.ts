@@ -32,6 +32,8 @@ export interface PackageManifest {
   modulesDir: string | null;
   defaultBundler: string | null;
   bundlers: Record<string, BundlerEntry>;
+  /** The bare names the `browser` field maps to `false`: the builds make each an empty module (README "Bundling real code"). Empty when none. */
+  browserDisabled: string[];
   /** `core.define`: build-time constants of the package's modules, with esbuild's `define` meaning. */
   define: Record<string, string>;
   /**
@@ -219,6 +221,7 @@ function readPackageManifest(json: Record<string, unknown>, refused: Refused, re
     modulesDir: core.modules !== undefined && !refused('core', 'modules') ? (core.modules as string) : null,
     defaultBundler: core.bundler !== undefined && !refused('core', 'bundler') ? (core.bundler as string) : null,
     bundlers: declaredBundlers(json.bundlers, refused),
+    browserDisabled: browserDisabledNames(json),
     define,
     defineProblems: [],
     bundlerProblems: [],
@@ -293,4 +296,19 @@ function exportTargets(target: unknown): string[] {
   const known = EXPORT_CONDITIONS as readonly string[];
   const conditions = [...EXPORT_CONDITIONS.filter((c) => Object.hasOwn(target, c)), ...Object.keys(target).filter((c) => !known.includes(c))];
   return conditions.flatMap((condition) => exportTargets(target[condition]));
+}
+
+const isBareName = (key: string) => key !== '' && !key.startsWith('.') && !key.startsWith('/');
+
+/**
+ * The bare names a package.json's `browser` field maps to `false`, sorted; empty when none. (A
+ * bare name mapped to another name or a file esbuild applies itself, bare imports external or not.)
+ */
+export function browserDisabledNames(json: unknown): string[] {
+  const browser = json !== null && typeof json === 'object' ? (json as { browser?: unknown }).browser : undefined;
+  if (browser === null || typeof browser !== 'object' || Array.isArray(browser)) return [];
+  return Object.entries(browser as Record<string, unknown>)
+    .filter(([key, value]) => isBareName(key) && value === false)
+    .map(([key]) => key)
+    .sort();
 }

@@ -90,7 +90,7 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
     model.diagnostics.push(manifestInvalid(file, `${file}: the package name "${pkg.name}" is already used by ${other}, listed before it in core.json; rename one of them`));
     return;
   }
-  const packageModel: PackageModel = { name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies, ...(pkg.rootMembers !== null ? { withoutExports: true as const } : {}) };
+  const packageModel: PackageModel = { name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies, ...(pkg.rootMembers !== null ? { withoutExports: true as const } : {}), ...(pkg.browserDisabled.length > 0 ? { browserDisabled: pkg.browserDisabled } : {}) };
   model.packages.push(packageModel);
   packagesByName.set(pkg.name, packageModel);
   const warnings: Diagnostic[] = [];

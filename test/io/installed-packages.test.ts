@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { commonJsExportNames, findInstalled, installedVersion } from '../../src/io/installed-packages.js';
+import { commonJsExportNames, entryOf, findInstalled, installedVersion } from '../../src/io/installed-packages.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -34,6 +34,31 @@ describe('findInstalled', function () {
     expect(findInstalled('stored', root)?.dir).to.equal(path.join(root, 'node_modules/.store/linked/node_modules/stored')); // as pnpm installs
     expect(installedVersion('linked', root)).to.equal('1.0.0'); // a version for an import map only
     expect(installedVersion('..', root)).to.equal(null);
+  });
+});
+
+describe('entryOf', function () {
+  it("takes the file a browser object maps the entry to, as esbuild maps a file it resolves; without exports only", function () {
+    const root = tempWorkspace({
+      'node_modules/mapped/package.json': json({ name: 'mapped', version: '1.0.0', main: 'lib/index.js', browser: { './lib/index.js': './lib/browser.js', './lib/extra': './lib/extra-web', fs: false } }),
+      'node_modules/mapped/lib/index.js': '',
+      'node_modules/mapped/lib/browser.js': '',
+      'node_modules/mapped/lib/extra.js': '',
+      'node_modules/mapped/lib/extra-web.js': '',
+      'node_modules/mapped/lib/plain.js': '',
+      'node_modules/off/package.json': json({ name: 'off', version: '1.0.0', main: 'index.js', browser: { './index.js': false, './other.js': './nowhere.js' } }),
+      'node_modules/off/index.js': '',
+      'node_modules/exported/package.json': json({ name: 'exported', version: '1.0.0', exports: { '.': './index.js' }, browser: { './index.js': './browser.js' } }),
+      'node_modules/exported/index.js': '',
+      'node_modules/exported/browser.js': '',
+    });
+    const entry = (name: string, subpath = '') => path.relative(root, entryOf(findInstalled(name, root)!, subpath)!);
+    expect(entry('mapped')).to.equal('node_modules/mapped/lib/browser.js');
+    expect(entry('mapped', 'lib/extra')).to.equal('node_modules/mapped/lib/extra-web.js');
+    expect(entry('mapped', 'lib/plain')).to.equal('node_modules/mapped/lib/plain.js');
+    expect(entry('off')).to.equal('node_modules/off/index.js');
+    // `exports` decides alone, as Node and esbuild read it.
+    expect(entry('exported')).to.equal('node_modules/exported/index.js');
   });
 });
 

@@ -27,6 +27,7 @@ describe('parsePackageManifest', () => {
         full: { specifier: '@core-js/packages/bundlers/esbuild', processors: { bundle: { compiler: 'esbuild' } } },
       },
       scripts: { build: 'tsc' },
+      browser: { fs: false, './node.js': './web.js', buffer: 'buffer-es6' },
     });
     expect(result.diagnostics).to.deep.equal([]);
     expect(result.value).to.deep.equal({
@@ -43,6 +44,7 @@ describe('parsePackageManifest', () => {
         fast: { specifier: '@acme/fast-bundler' },
         full: { specifier: '@core-js/packages/bundlers/esbuild', processors: { bundle: { compiler: 'esbuild' } } },
       },
+      browserDisabled: ['fs'],
       define: {},
       defineProblems: [],
       bundlerProblems: [],
@@ -100,7 +102,7 @@ describe('parsePackageManifest', () => {
 
   it('needs no more than a name and an exact version', () => {
     expect(parse(base)).to.deep.equal({
-      value: { ...base, exports: {}, sourceKeys: [], rootMembers: [], buildTsconfig: null, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, define: {}, defineProblems: [], bundlerProblems: [] },
+      value: { ...base, exports: {}, sourceKeys: [], rootMembers: [], buildTsconfig: null, dependencies: {}, modulesDir: null, defaultBundler: null, bundlers: {}, browserDisabled: [], define: {}, defineProblems: [], bundlerProblems: [] },
       diagnostics: [],
     });
   });
