@@ -26,6 +26,11 @@ for (const address of ['/preview/', '/preview/bundled/']) {
     const total = () => watched.page.evaluate(() => document.querySelector('demo-storefront .total')?.textContent ?? null);
     const overlayText = () => watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.textContent ?? null);
     const pillText = () => watched.page.evaluate(() => document.querySelector('core-warnings')?.shadowRoot?.querySelector('summary')?.textContent ?? null);
+    /**
+     * Waits for the load event of the document shown: a reload renders its code and takes its
+     * sheet before its `load`, which is what a test's `loads` counts.
+     */
+    const loaded = () => watched.page.waitForLoadState('load');
     const showsTotal = (text: string) =>
       watched.page.waitForFunction((t) => document.querySelector('demo-storefront .total')?.textContent?.startsWith(t), text, { timeout: 20_000 }).catch(async () => {
         throw new Error(`the page never showed ${text}; it shows ${await total().catch(() => '?')}; overlay: ${await overlayText().catch(() => '?')}; errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`);
@@ -114,6 +119,7 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       writeFile(root, 'packages/ui/src/price/price.css', 'demo-storefront li { color: rgb(5, 6, 7); }\n');
       writeFile(root, 'packages/ui/src/price/index.ts', `import './price.css';\n${readText(root, 'packages/ui/src/price/index.ts')}`);
       await waitForColour(watched, 'demo-storefront li', 'rgb(5, 6, 7)', 20_000);
+      await loaded();
       expect(loads).to.equal(1);
       await eventsOpen(watched);
     });
@@ -141,6 +147,7 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       await eventsOpen(watched);
       writeFile(root, CART_FILE, readText(root, CART_FILE).replace('2 *', '3 *'));
       await showsTotal('Total €219.00');
+      await loaded();
       expect(loads).to.equal(2);
     });
   });

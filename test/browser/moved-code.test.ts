@@ -28,6 +28,11 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       });
     /** The labels the page names its modules by (the runtime's `core-page`). */
     const pageModules = () => watched.page.evaluate(() => (JSON.parse(document.getElementById('core-page')!.textContent!) as { modules: string[] }).modules);
+    /**
+     * Waits for the load event of the document shown: a reload renders the new total before its
+     * `load`, which is what `loads` counts (under load, the count was read in between).
+     */
+    const loaded = () => watched.page.waitForLoadState('load');
     const multiplyTotal = (factor: number) => writeFile(root, CART_FILE, readText(root, CART_FILE).replace(/=> (\d+ \* )?lines\.reduce/, `=> ${factor} * lines.reduce`));
 
     before(async () => {
@@ -63,6 +68,7 @@ for (const address of ['/preview/', '/preview/bundled/']) {
         const factor = name === '@demo/shop' ? 2 : 3;
         multiplyTotal(factor);
         await showsTotal(`Total €${(73 * factor).toFixed(2)}`);
+        await loaded();
         expect(loads).to.equal(before + 2);
         await eventsOpen(watched);
       });
@@ -76,6 +82,7 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       multiplyTotal(5);
       service = await serve(root, { port });
       await showsTotal('Total €365.00');
+      await loaded();
       expect(loads).to.equal(before + 1);
       expect(watched.events.opened).to.be.greaterThan(opened);
     });

@@ -31,7 +31,7 @@ export interface Watched {
   sockets: string[];
   /** Messages the page received on `/events`, parsed. */
   messages: { type: string; module: string; href?: string }[];
-  /** Connections to `/events` whose handshake succeeded, and how many of them are open now. */
+  /** Connections to `/events` whose handshake succeeded, and how many of them the current document has open now. */
   events: { opened: number; open: number };
 }
 
@@ -77,7 +77,19 @@ export async function openPage(browser: Browser): Promise<Watched> {
     created.delete(requestId);
     if (connected.delete(requestId)) watched.events.open -= 1;
   });
+  // A document left (a reload, `goto`) takes its sockets with it, and Chromium tells no
+  // `webSocketClosed` for them: counted open still, `eventsOpen` after a reload let a test edit
+  // before the new document was listening, which then missed the push (one reload too few, or
+  // none). The same session reports the new document before any socket of it, so its sockets
+  // count from zero. A same-document navigation (`history.replaceState`) keeps them.
+  cdp.on('Page.frameNavigated', ({ frame }) => {
+    if (frame.parentId) return;
+    created.clear();
+    connected.clear();
+    watched.events.open = 0;
+  });
   await cdp.send('Network.enable');
+  await cdp.send('Page.enable');
   return watched;
 }
 
