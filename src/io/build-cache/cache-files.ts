@@ -1,9 +1,9 @@
 // The one read of a file of the build cache (README "The build cache", "Damage"): the index, a
 // pack. The cache is the service's own, written by rename, so anything at one of its names that
 // is not a regular file it could have written is damage, said as what it is and never waited on
-// (README "Files that are not files"): a FIFO is opened without blocking, a device (a link to
-// /dev/zero, which never ends) is refused by the stat of the open file before a byte is read, a
-// link is never followed, and no more is read than that stat says, up to MAX_CACHE_FILE_BYTES.
+// (README "Files that are not files"): a FIFO is opened without blocking, a device is refused by
+// the stat of the open file before a byte is read, a link (to /dev/zero, which never ends) is
+// never followed, and no more is read than that stat says, up to MAX_CACHE_FILE_BYTES.
 import fs from 'node:fs';
 import path from 'node:path';
 import { FileTooLargeError, isNotRegularFile, nonRegularKind, readRegularFile, readRegularFileAsync, type ReadBounds } from '../../regular-files.js';
