@@ -28,7 +28,7 @@ import { createCacheWriter, type SavedBuild } from './build-cache/write.js';
 
 export { CACHE_FORMAT, type CacheIdentity } from './cache-index.js';
 export { cacheLocation } from './cache-location.js';
-export { damagedCacheFiles } from './build-cache/cache-files.js';
+export { damagedCacheFiles } from './build-cache/damaged-files.js';
 export { CacheNotWritten, type SavedBuild } from './build-cache/write.js';
 
 /** The bundled preview's joined pages (src/io/joined-pages.ts), beside the builds. */

@@ -4,11 +4,8 @@
 // (README "Files that are not files"): a FIFO is opened without blocking, a device is refused by
 // the stat of the open file before a byte is read, a link (to /dev/zero, which never ends) is
 // never followed, and no more is read than that stat says, up to MAX_CACHE_FILE_BYTES.
-import fs from 'node:fs';
-import path from 'node:path';
-import { FileTooLargeError, isNotRegularFile, nonRegularKind, readRegularFile, readRegularFileAsync, type ReadBounds } from '../../regular-files.js';
-import { PACK_NAME } from '../cache-index.js';
-import { INDEX } from '../cache-location.js';
+import type fs from 'node:fs';
+import { FileTooLargeError, isNotRegularFile, readRegularFile, readRegularFileAsync, type ReadBounds } from '../../regular-files.js';
 
 /** No file of the cache is larger (a 1,000-module workspace's index is 1.7 MB): a larger one is damage, never read. */
 export const MAX_CACHE_FILE_BYTES = 1 << 30;
@@ -40,26 +37,3 @@ function refusal(file: string, error: unknown): CacheFileRead {
 
 /** The folder of the cache's packs. */
 export const OUTPUTS = 'outputs';
-
-/**
- * The files of the cache at `dir` that a start would find damaged by what they are (`core
- * cache`), by their entries, never opened: the index, and the packs but a directory (left alone,
- * never written by a service, it is named by no index a service writes).
- */
-export function damagedCacheFiles(dir: string): { file: string; kind: string }[] {
-  const damaged: { file: string; kind: string }[] = [];
-  const judge = (file: string) => {
-    const stats = fs.lstatSync(path.join(dir, file), { throwIfNoEntry: false });
-    const kind = stats && (stats.isSymbolicLink() ? 'a symbolic link' : nonRegularKind(stats));
-    if (kind) damaged.push({ file, kind });
-  };
-  judge(INDEX);
-  let packs: fs.Dirent[] = [];
-  try {
-    packs = fs.readdirSync(path.join(dir, OUTPUTS), { withFileTypes: true });
-  } catch {
-    // none yet, or `outputs` is no directory: a start writes its packs anew
-  }
-  for (const entry of packs) if (PACK_NAME.test(entry.name) && !entry.isFile() && !entry.isDirectory()) judge(`${OUTPUTS}/${entry.name}`);
-  return damaged;
-}
