@@ -51,32 +51,107 @@ export class NotRegularFileError extends Error {
 }
 
 /**
+ * What a read of a file only the service writes (the build cache's, README "The build cache")
+ * allows: a larger file is refused unread (`FileTooLargeError`), and what is read is bounded by
+ * the stat of the open file (a file of size 0 that is not, as /proc's, reads as empty); a
+ * symbolic link is refused as what it is, never followed (the service writes none there).
+ */
+export interface ReadBounds {
+  maxBytes: number;
+  noFollow?: boolean;
+}
+
+/** A read refused because the regular file is larger than its reader allows. */
+export class FileTooLargeError extends Error {
+  readonly code = 'FILE_TOO_LARGE';
+  constructor(
+    readonly file: string,
+    readonly size: number,
+    readonly maxBytes: number,
+  ) {
+    super(`"${file}" is ${size} bytes, more than the ${maxBytes} it may be`);
+    this.name = 'FileTooLargeError';
+  }
+}
+
+const openFlags = (bounds: ReadBounds | undefined): number => OPEN_WITHOUT_BLOCKING | (bounds?.noFollow ? (fs.constants.O_NOFOLLOW ?? 0) : 0);
+
+// A socket cannot be opened (ENXIO), nor a link with O_NOFOLLOW (ELOOP): said as what they are,
+// not as an I/O error. `stats` is the path's own (lstat) for a link, what it leads to otherwise.
+function refusalOfOpen(file: string, error: unknown, stats: (follow: boolean) => fs.Stats | undefined): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP' && stats(false)?.isSymbolicLink()) return new NotRegularFileError(file, 'a symbolic link');
+  const followed = code === 'ENXIO' ? stats(true) : undefined;
+  const kind = followed && nonRegularKind(followed);
+  return kind ? new NotRegularFileError(file, kind) : error;
+}
+
+function refusalOfOpened(file: string, stats: fs.Stats, bounds: ReadBounds | undefined): Error | null {
+  const kind = nonRegularKind(stats);
+  if (kind) return new NotRegularFileError(file, kind);
+  if (bounds && stats.size > bounds.maxBytes) return new FileTooLargeError(file, stats.size, bounds.maxBytes);
+  return null;
+}
+
+/**
  * The bytes of `file` and the stats of what was read, never waiting on a FIFO; throws
  * NotRegularFileError for anything but a regular file (a socket, whose open fails, included), and
- * the open's or the read's own error otherwise (ENOENT, EACCES).
+ * the open's or the read's own error otherwise (ENOENT, EACCES). `bounds`: see ReadBounds.
  */
-export function readRegularFile(file: string): { bytes: Buffer; stats: fs.Stats } {
+export function readRegularFile(file: string, bounds?: ReadBounds): { bytes: Buffer; stats: fs.Stats } {
   let descriptor: number;
   try {
-    descriptor = fs.openSync(file, OPEN_WITHOUT_BLOCKING);
+    descriptor = fs.openSync(file, openFlags(bounds));
   } catch (error) {
-    // A socket cannot be opened (ENXIO): said as what it is, not as an I/O error.
-    const stats = (error as NodeJS.ErrnoException).code === 'ENXIO' ? fs.statSync(file, { throwIfNoEntry: false }) : undefined;
-    const kind = stats && nonRegularKind(stats);
-    if (kind) throw new NotRegularFileError(file, kind);
-    throw error;
+    throw refusalOfOpen(file, error, (follow) => (follow ? fs.statSync : fs.lstatSync)(file, { throwIfNoEntry: false }));
   }
   try {
     const stats = fs.fstatSync(descriptor);
-    const kind = nonRegularKind(stats);
-    if (kind) throw new NotRegularFileError(file, kind);
-    return { bytes: fs.readFileSync(descriptor), stats };
+    const refusal = refusalOfOpened(file, stats, bounds);
+    if (refusal) throw refusal;
+    if (!bounds) return { bytes: fs.readFileSync(descriptor), stats };
+    const bytes = Buffer.allocUnsafe(stats.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const got = fs.readSync(descriptor, bytes, read, bytes.length - read, read);
+      if (got === 0) break; // cut short since its stat
+      read += got;
+    }
+    return { bytes: bytes.subarray(0, read), stats };
   } finally {
     fs.closeSync(descriptor);
   }
 }
 
-/** Whether `error` is a refusal of `readRegularFile`. */
+/** `readRegularFile` with bounds, off the main thread: for reads that must not hold the service. */
+export async function readRegularFileAsync(file: string, bounds: ReadBounds): Promise<{ bytes: Buffer; stats: fs.Stats }> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, openFlags(bounds));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const followed = code === 'ENXIO' ? await fs.promises.stat(file).catch(() => undefined) : undefined;
+    const own = code === 'ELOOP' ? await fs.promises.lstat(file).catch(() => undefined) : undefined;
+    throw refusalOfOpen(file, error, (follow) => (follow ? followed : own));
+  }
+  try {
+    const stats = await handle.stat();
+    const refusal = refusalOfOpened(file, stats, bounds);
+    if (refusal) throw refusal;
+    const bytes = Buffer.allocUnsafe(stats.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, read, bytes.length - read, read);
+      if (bytesRead === 0) break; // cut short since its stat
+      read += bytesRead;
+    }
+    return { bytes: bytes.subarray(0, read), stats };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Whether `error` is a refusal of `readRegularFile` for what the path is. */
 export const isNotRegularFile = (error: unknown): error is NotRegularFileError => error instanceof NotRegularFileError;
 
 /**

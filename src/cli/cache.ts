@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseCommandLine } from './command-line.js';
-import { cacheLocation } from '../io/build-cache.js';
+import { cacheLocation, damagedCacheFiles } from '../io/build-cache.js';
 import { createRemoteClient } from '../io/remote-cache/client.js';
 import { remoteCacheSettings } from '../io/remote-cache/settings.js';
 import { pushBuilds, writeSettings } from './cache-push.js';
@@ -49,7 +49,15 @@ export async function cacheCommand(args: string[]): Promise<number> {
     return 0;
   }
   const { files, bytes } = measure(dir);
-  process.stdout.write(files === 0 ? `${dir} (empty)\n` : `${dir}  ${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}\n`);
+  // What a start would find damaged by what it is (a FIFO where the index was) is named, never
+  // counted as nothing: the start says it in one line and writes the cache anew (README "The build cache").
+  const damaged = damagedCacheFiles(dir);
+  process.stdout.write(files === 0 && damaged.length === 0 ? `${dir} (empty)\n` : `${dir}  ${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}\n`);
+  for (const { file, kind } of damaged) {
+    // A directory cannot be renamed over: the index is not written while one is there.
+    const remedy = kind === 'a directory' ? 'core run builds every module until it is removed' : 'core run builds again what it held and writes the cache anew';
+    process.stdout.write(`damaged: ${file} is ${kind}, not a regular file; ${remedy}\n`);
+  }
   const remote = await describeRemote(root);
   if (remote) process.stdout.write(`${remote}\n`);
   return 0;

@@ -166,8 +166,11 @@ export function linesBetween(before: TerminalSnapshot, after: TerminalSnapshot, 
   } else {
     for (const { module, warning } of news) lines.push({ level: 'warn', text: told(warning, module, style.yellow('▲')) });
   }
+  // A top-level error (a broken package.json, whose modules are gone) is marked as esbuild marks
+  // an error, as a module's are (README "The terminal of `core run`"); a hint as a warning.
   for (const d of [...report.diagnostics, ...(report.warnings ?? [])]) {
-    if (!before.topLevel.has(key(d))) lines.push({ level: 'warn', text: told(d, null, style.yellow('▲')) });
+    const error = DIAGNOSTIC_KINDS[d.kind].severity === 'error';
+    if (!before.topLevel.has(key(d))) lines.push({ level: error ? 'error' : 'warn', text: told(d, null, error ? style.red('✘') : style.yellow('▲')) });
   }
   return lines;
 }

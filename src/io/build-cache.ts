@@ -21,15 +21,16 @@ import type { LinksOfReads } from './read-links.js';
 import { INDEX } from './cache-location.js';
 import { realDirectory } from './confined-paths.js';
 import { isCacheEntry, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
+import { OUTPUTS, readCacheFile } from './build-cache/cache-files.js';
 import { createOutputPacks } from './build-cache/output-packs.js';
 import { factsHold, restoreBuilds, restoreWorkspaceModel, workspaceFacts } from './build-cache/restore.js';
 import { createCacheWriter, type SavedBuild } from './build-cache/write.js';
 
 export { CACHE_FORMAT, type CacheIdentity } from './cache-index.js';
 export { cacheLocation } from './cache-location.js';
+export { damagedCacheFiles } from './build-cache/damaged-files.js';
 export { CacheNotWritten, type SavedBuild } from './build-cache/write.js';
 
-const OUTPUTS = 'outputs';
 /** The bundled preview's joined pages (src/io/joined-pages.ts), beside the builds. */
 const PAGES = 'pages';
 
@@ -110,7 +111,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   const indexNotFinal = () => !readFrom || isUnsettled(readFrom, now()) || isReplaced(indexFile, readFrom);
   function readIndex(): CacheIndex | { ignored: string; damaged: boolean } {
     const read = readWithStat(indexFile);
-    if (!read) return { ignored: 'no cache yet', damaged: false };
+    if ('ignored' in read) return read;
     readFrom = read.stats;
     const parsed = parseIndex(read.text, { identity, root: workspaceRoot, file: indexFile });
     if (!('index' in parsed)) return parsed;
@@ -168,18 +169,12 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
   };
 }
 
-// The stat of the very file read: a rename between a stat and a read could pair another's.
-function readWithStat(file: string): { text: string; stats: fs.Stats } | null {
-  try {
-    const opened = fs.openSync(file, 'r');
-    try {
-      return { stats: fs.fstatSync(opened), text: fs.readFileSync(opened, 'utf8') };
-    } finally {
-      fs.closeSync(opened);
-    }
-  } catch {
-    return null;
-  }
+// The stat of the very file read: a rename between a stat and a read could pair another's. One
+// that is there but no regular file (a FIFO, a link to a device) is damage, never waited on.
+function readWithStat(file: string): { text: string; stats: fs.Stats } | { ignored: string; damaged: boolean } {
+  const read = readCacheFile(file);
+  if (read === 'missing') return { ignored: 'no cache yet', damaged: false };
+  return 'damage' in read ? { ignored: read.damage, damaged: true } : { stats: read.stats, text: read.bytes.toString('utf8') };
 }
 
 /**

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { realDirectory } from './confined-paths.js';
+import { readCacheFileAsync } from './build-cache/cache-files.js';
 
 /** The index's name in the cache's directory. */
 export const INDEX = 'builds.json';
@@ -31,7 +32,9 @@ export async function removeCachesOfRemovedWorkspaces(dir: string) {
   const ids = await fs.promises.readdir(shared).catch(() => [] as string[]);
   for (const id of ids) {
     if (!/^[0-9a-f]{16}$/.test(id) || id === path.basename(dir)) continue;
-    const text = await fs.promises.readFile(path.join(shared, id, INDEX), 'utf8').catch(() => null);
+    // Read as every file of the cache is: one that is no regular file is never waited on, and judged by nobody.
+    const read = await readCacheFileAsync(path.join(shared, id, INDEX));
+    const text = read === 'missing' || 'damage' in read ? null : read.bytes.toString('utf8');
     let root: unknown = null;
     try {
       root = text === null ? null : (JSON.parse(text) as { root?: unknown }).root;

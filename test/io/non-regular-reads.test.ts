@@ -14,7 +14,9 @@ import { readConfinedFile } from '../../src/io/file-reads.js';
 import { findInstalled } from '../../src/io/installed-packages.js';
 import { createJoinedPages } from '../../src/io/joined-pages.js';
 import { remoteCacheSettings } from '../../src/io/remote-cache/settings.js';
-import { isNotRegularFile, readRegularFile } from '../../src/regular-files.js';
+import { createOutputPacks } from '../../src/io/build-cache/output-packs.js';
+import { removeCachesOfRemovedWorkspaces } from '../../src/io/cache-location.js';
+import { isNotRegularFile, readRegularFile, readRegularFileAsync } from '../../src/regular-files.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const mkfifo = (file: string) => {
@@ -112,5 +114,45 @@ describe('reads of files that are not regular files', function () {
     expect(opened).to.have.length(1);
     mkfifo(opened[0]!);
     expect(pages.read('key')).to.equal(null);
+  });
+
+  describe("the build cache's reads off the main thread (README \"The build cache\", \"Damage\")", function () {
+    // Without the fix each read waits in a worker thread's open for ever: the test fails by this timeout.
+    this.timeout(10_000);
+
+    it('readRegularFileAsync refuses a FIFO, a link (never followed), and a file larger than its bound', async function () {
+      const root = tempWorkspace({ 'a.txt': 'bytes', 'big.txt': 'x'.repeat(100) });
+      mkfifo(path.join(root, 'pipe'));
+      fs.symlinkSync(path.join(root, 'a.txt'), path.join(root, 'link'));
+      const refused = async (file: string, maxBytes: number) => (await readRegularFileAsync(path.join(root, file), { maxBytes, noFollow: true }).then(() => null, (error: Error) => error))?.message.replace(root, 'ROOT');
+      expect((await readRegularFileAsync(path.join(root, 'a.txt'), { maxBytes: 5, noFollow: true })).bytes.toString()).to.equal('bytes');
+      expect(await refused('pipe', 100)).to.match(/^"ROOT\/pipe" is a FIFO \(named pipe\), not a regular file/);
+      expect(await refused('link', 100)).to.match(/^"ROOT\/link" is a symbolic link, not a regular file/);
+      expect(await refused('big.txt', 99)).to.equal('"ROOT/big.txt" is 100 bytes, more than the 99 it may be');
+      expect((thrown(() => readRegularFile(path.join(root, 'link'), { maxBytes: 100, noFollow: true })) as Error).message.replace(root, 'ROOT')).to.match(/^"ROOT\/link" is a symbolic link/);
+      expect(readRegularFile(path.join(root, 'link')).bytes.toString()).to.equal('bytes'); // unbounded reads of workspace files still follow links
+    });
+
+    it("the removal of removed workspaces' caches: an index in the shared place that is a FIFO is never waited on, and its cache is left alone", async function () {
+      const shared = path.join(tempWorkspace(), 'core-js-packages');
+      const mine = path.join(shared, '0123456789abcdef');
+      for (const id of ['0123456789abcdef', 'aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb']) fs.mkdirSync(path.join(shared, id), { recursive: true });
+      mkfifo(path.join(shared, 'aaaaaaaaaaaaaaaa', 'builds.json'));
+      fs.writeFileSync(path.join(shared, 'bbbbbbbbbbbbbbbb', 'builds.json'), JSON.stringify({ root: path.join(shared, 'a workspace removed') }));
+      await removeCachesOfRemovedWorkspaces(mine);
+      expect(fs.readdirSync(shared).sort()).to.deep.equal(['0123456789abcdef', 'aaaaaaaaaaaaaaaa']);
+    });
+
+    it("a tidy of the packs: an index on disk that is a FIFO is never waited on, and names every pack (none removed)", async function () {
+      const dir = tempWorkspace();
+      const outputs = path.join(dir, 'outputs');
+      fs.mkdirSync(outputs);
+      fs.writeFileSync(path.join(outputs, 'aaaaaaaaaaaaaaaa.pack'), 'bytes');
+      const packs = createOutputPacks(outputs);
+      packs.read([{ file: 'aaaaaaaaaaaaaaaa.pack', at: {} }]);
+      mkfifo(path.join(dir, 'builds.json'));
+      await packs.tidy([], path.join(dir, 'builds.json'));
+      expect(fs.readdirSync(outputs)).to.deep.equal(['aaaaaaaaaaaaaaaa.pack']);
+    });
   });
 });

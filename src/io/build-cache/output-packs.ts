@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isContentHash } from '../../outputs/content-hash.js';
 import { isOutputPack, PACK_NAME, type OutputPack } from '../cache-index.js';
+import { readCacheFile, readCacheFileAsync } from './cache-files.js';
 import { ABANDONED_MS, exists, writeAtomically } from './write-atomically.js';
 
 /** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
@@ -16,12 +17,15 @@ const MAX_PACKS = 8;
 /**
  * Where each output of the packs read at start lies, with the pack's bytes; `gone`: the outputs
  * of the packs named that were not there; `claimed`: those of `gone` whose pack was in another
- * service's tidy's hands when read (taken out of reach to its claim, and maybe back).
+ * service's tidy's hands when read (taken out of reach to its claim, and maybe back);
+ * `unreadable`: why the first pack named that was there could not be used (no regular file, too
+ * large, an I/O error), for the damage line.
  */
 export interface ReadPacks {
   found: ReadonlyMap<string, { file: string; bytes: Buffer; start: number }>;
   gone: ReadonlySet<string>;
   claimed: ReadonlySet<string>;
+  unreadable?: string;
 }
 
 /**
@@ -101,6 +105,7 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
   const found = new Map<string, { file: string; bytes: Buffer; start: number }>();
   const gone = new Set<string>();
   const claimed = new Set<string>();
+  let unreadable: string | undefined;
   // Listed once, and only when a pack named is missing: a tidy may be between taking it out of
   // reach and putting it back (README "The build cache", "Damage").
   let listed: ReadonlySet<string> | undefined;
@@ -124,7 +129,10 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
         continue;
       }
     }
-    if (bytes === null) continue;
+    if (!Buffer.isBuffer(bytes)) {
+      unreadable ??= bytes.damage;
+      continue;
+    }
     sizes.set(pack.file, bytes.length);
     for (const [hash, start] of Object.entries(pack.at)) {
       found.set(hash, { file: pack.file, bytes, start });
@@ -132,16 +140,16 @@ function readPacks(dir: string, packs: readonly unknown[], sizes: Map<string, nu
       if (isContentHash(hash) && start < bytes.length) packed.set(hash, { file: pack.file, start });
     }
   }
-  return { found, gone, claimed };
+  return { found, gone, claimed, ...(unreadable !== undefined ? { unreadable } : {}) };
 }
 
-/** A pack's bytes; `missing` when not there; null when it cannot be read (its outputs fail their check). */
-function readPack(dir: string, file: string): Buffer | 'missing' | null {
-  try {
-    return fs.readFileSync(path.join(dir, file));
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : null;
-  }
+/**
+ * A pack's bytes; `missing` when not there; why it cannot be used when it is there but cannot be
+ * read, or is no regular file (its outputs then fail their check): never waited on.
+ */
+function readPack(dir: string, file: string): Buffer | 'missing' | { damage: string } {
+  const read = readCacheFile(path.join(dir, file));
+  return read === 'missing' || 'damage' in read ? read : read.bytes;
 }
 
 function listNames(dir: string): string[] {
@@ -241,8 +249,10 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
   const abandonedClaims: { name: string; temporary: string }[] = [];
   for (const entry of found) {
     const { name } = entry;
-    // A directory was never written by a service: someone else's, left alone.
-    if (kept.has(name) || !entry.isFile()) continue;
+    // A directory was never written by a service: someone else's, left alone. A pack's name that
+    // is a FIFO, a socket, a device or a link is damage no index names any more: it goes as an
+    // unnamed pack does, never opened (README "The build cache", "Damage").
+    if (kept.has(name) || entry.isDirectory() || (!entry.isFile() && !PACK_NAME.test(name))) continue;
     const file = path.join(dir, name);
     const isPack = PACK_NAME.test(name);
     const claim = CLAIM_NAME.exec(name);
@@ -254,7 +264,7 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
     const earlierClaim = EARLIER_CLAIM_NAME.exec(name)?.[1];
     const spared = temporary ? ABANDONED_MS : isPack && !known.has(name) ? PACK_NAMED_MS : 0;
     if (spared > 0) {
-      const stats = await fs.promises.stat(file).catch(() => null);
+      const stats = await fs.promises.lstat(file).catch(() => null); // a link is judged by its own times: it is what goes
       if (!stats || now() - (earlierClaim === undefined ? stats.mtimeMs : Math.max(stats.mtimeMs, stats.ctimeMs)) < spared) continue;
     }
     if (isPack) unnamed.push(name);
@@ -285,7 +295,9 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
 
 // Whether the index on disk names a pack: any mention of its name counts (a damaged index too),
 // and an index that cannot be read names every pack. No index names none.
+// Read as every file of the cache is: an index that is no regular file is never waited on, and names every pack.
 async function namedByIndex(indexFile: string): Promise<(pack: string) => boolean> {
-  const text = await fs.promises.readFile(indexFile, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : null));
+  const read = await readCacheFileAsync(indexFile);
+  const text = read === 'missing' ? '' : 'damage' in read ? null : read.bytes.toString('utf8');
   return (pack) => text === null || text.includes(`"${pack}"`);
 }

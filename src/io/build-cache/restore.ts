@@ -99,6 +99,9 @@ export interface RestoreDeps {
 export function restoreBuilds(index: CacheIndex, workspace: WorkspaceModel, deps: RestoreDeps): Extract<Fact, { type: 'cache.restored' }> {
   const facts = workspaceFacts(workspace, deps.hashes);
   const read = deps.packs.read(index.packs);
+  // A pack there but of no use (a FIFO, a link to a device) is said as what it is, before the
+  // entries it fails are judged (README "The build cache", "Damage").
+  if (read.unreadable !== undefined) deps.tellDamage(read.unreadable);
   const load = (ref: OutputRef) => loadOutput(ref, read.found, deps);
   // A pack gone since its index was read, when another index has replaced it: the service that
   // wrote that one removed what it no longer names (README "The build cache", "Damage",
