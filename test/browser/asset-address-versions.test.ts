@@ -9,9 +9,9 @@ import type { Browser } from 'playwright-core';
 import { eventsOpen, launchChromium, openPage, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
+import { BLUE, GREEN, RED, backgroundAddress, colourAt, square } from '../helpers/pixels.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
-const square = (fill: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="${fill}"/></svg>`;
 const MAIN = '@a/app@1.0.0/main';
 const SHEET = [
   '#set, #root { width: 10px; height: 10px; }',
@@ -56,22 +56,8 @@ type Shown = { set: string; root: string; logo: string; star: string };
  */
 async function shown(watched: Watched): Promise<Shown> {
   await watched.page.waitForFunction(() => document.body.dataset.ok === 'yes', undefined, { timeout: 30_000 });
-  return watched.page.evaluate(async () => {
-    const colour = async (address: string | undefined) => {
-      if (!address) return '(no image)';
-      const image = new Image();
-      image.src = address;
-      await image.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = canvas.height = 1;
-      const context = canvas.getContext('2d')!;
-      context.drawImage(image, 5, 5, 1, 1, 0, 0, 1, 1);
-      return [...context.getImageData(0, 0, 1, 1).data].join(',');
-    };
-    const background = (id: string) => /url\("([^"]+)"\)/.exec(getComputedStyle(document.getElementById(id)!).backgroundImage)?.[1];
-    const { written } = window as unknown as { written: Record<string, string> };
-    return { set: await colour(background('set')), root: await colour(background('root')), logo: await colour(written.logo), star: await colour(written.star) };
-  });
+  const { logo, star } = await watched.page.evaluate(() => (window as unknown as { written: Record<string, string> }).written);
+  return colourAt(watched.page, { set: await backgroundAddress(watched.page, '#set'), root: await backgroundAddress(watched.page, '#root'), logo, star });
 }
 
 // Whether the bytes answered at the address the box's style names now hold `fill`.
@@ -84,10 +70,6 @@ const backgroundHolds = (watched: Watched, id: string, fill: string) =>
     [id, fill] as const,
     { timeout: 30_000, polling: 100 },
   );
-
-const RED = '255,0,0,255';
-const BLUE = '0,0,255,255';
-const GREEN = '0,128,0,255';
 
 describe('an image-set() string and an asset address written as such carry the asset version', function () {
   this.timeout(180_000);

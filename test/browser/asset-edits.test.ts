@@ -11,9 +11,9 @@ import type { Browser } from 'playwright-core';
 import { eventsOpen, launchChromium, openPage, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
+import { BLUE, GREEN, RED, backgroundAddress, colourAt, square } from '../helpers/pixels.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
-const square = (fill: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="${fill}"/></svg>`;
 const MAIN = '@a/app@1.0.0/main';
 
 function assetWorkspace(): string {
@@ -47,25 +47,10 @@ function assetWorkspace(): string {
 /** What the page shows: the colour of a pixel of the box's background image, as its style names it, and the titles its code fetches. */
 async function shown(watched: Watched): Promise<{ background: string; logo: string; star: string }> {
   await watched.page.waitForFunction(() => document.body.dataset.ok === 'yes', undefined, { timeout: 30_000 });
-  const background = await watched.page.evaluate(async () => {
-    const address = /url\("([^"]+)"\)/.exec(getComputedStyle(document.querySelector('#box')!).backgroundImage)?.[1];
-    if (!address) return '(no background)';
-    const image = new Image();
-    image.src = address;
-    await image.decode();
-    const canvas = document.createElement('canvas');
-    canvas.width = canvas.height = 1;
-    const context = canvas.getContext('2d')!;
-    context.drawImage(image, 5, 5, 1, 1, 0, 0, 1, 1);
-    return [...context.getImageData(0, 0, 1, 1).data].join(',');
-  });
+  const { background } = await colourAt(watched.page, { background: await backgroundAddress(watched.page, '#box') });
   const { logo, star } = await watched.page.evaluate(() => (window as unknown as { seen: () => Promise<{ logo: string; star: string }> }).seen());
   return { background, logo, star };
 }
-
-const RED = '255,0,0,255';
-const BLUE = '0,0,255,255';
-const GREEN = '0,128,0,255';
 
 describe('a declared asset edited while a page is open', function () {
   this.timeout(120_000);
