@@ -33,6 +33,17 @@ function resolveFilters(root: string, noLinkLeadsOut: boolean, entries: string[]
   return filters;
 }
 
+/** A service on `root` whose tree watcher has walked the tree, once `@t/app/main` answered 200 at `address`. */
+async function walkedService(root: string): Promise<{ service: Awaited<ReturnType<typeof serve>>; watcher: TreeWatcher; address: string }> {
+  let watcher: TreeWatcher | null = null;
+  const walk = awaitedWalk((made) => ((watcher = made as TreeWatcher), made));
+  const service = await serve(root, { effectDeps: walk.deps });
+  const address = `/m/@t/app@1.0.0/modules/main?${DEV}`;
+  expect((await service.get(address)).status).to.equal(200);
+  await walk.walked;
+  return { service, watcher: watcher!, address };
+}
+
 describe('the confinement by the watcher\'s word on links', function () {
   // A build that met a FIFO config outside unrefused would wait for ever: the bound fails it.
   this.timeout(30_000);
@@ -128,15 +139,10 @@ describe('the confinement by the watcher\'s word on links', function () {
       },
       { 'tsconfig.json': JSON.stringify({ compilerOptions: { paths: { '@far/*': ['./linked/*'] } } }) },
     );
-    let watcher: TreeWatcher | null = null;
-    const walk = awaitedWalk((made) => ((watcher = made as TreeWatcher), made));
-    const service = await serve(root, { effectDeps: walk.deps });
-    const address = `/m/@t/app@1.0.0/modules/main?${DEV}`;
-    expect((await service.get(address)).status).to.equal(200);
-    await walk.walked;
+    const { service, watcher, address } = await walkedService(root);
     fs.symlinkSync(far, path.join(root, 'linked'));
-    for (let waited = 0; !watcher!.linkLeadsOut() && waited < 5_000; waited += 10) await wait(10);
-    expect(watcher!.linkLeadsOut(), 'the watcher saw the link').to.equal(true);
+    for (let waited = 0; !watcher.linkLeadsOut() && waited < 5_000; waited += 10) await wait(10);
+    expect(watcher.linkLeadsOut(), 'the watcher saw the link').to.equal(true);
     fs.writeFileSync(path.join(root, 'packages/app/main/index.ts'), "import { x } from '@far/x.ts';\nexport const value = x;\n");
     const refused = await service.get(address);
     expect(refused.status, refused.text.slice(0, 300)).to.equal(422);
@@ -151,24 +157,19 @@ describe('the confinement by the watcher\'s word on links', function () {
         files: { 'main/index.ts': "export const value = 'FIRST';\n" },
       },
     });
-    let watcher: TreeWatcher | null = null;
-    const walk = awaitedWalk((made) => ((watcher = made as TreeWatcher), made));
-    const service = await serve(root, { effectDeps: walk.deps });
-    const address = `/m/@t/app@1.0.0/modules/main?${DEV}`;
-    expect((await service.get(address)).status).to.equal(200);
-    await walk.walked;
-    expect(watcher!.noLinkLeadsOut(), 'the watcher vouches before the link').to.equal(true);
+    const { service, watcher, address } = await walkedService(root);
+    expect(watcher.noLinkLeadsOut(), 'the watcher vouches before the link').to.equal(true);
     fs.symlinkSync(far, path.join(root, 'packages/app/main/linked'));
     fs.writeFileSync(path.join(root, 'packages/app/main/index.ts'), "import { x } from './linked/x.ts';\nexport const value = x;\n");
     const refused = await service.get(address);
     expect(refused.status, refused.text.slice(0, 300)).to.equal(422);
     expect(refused.text).to.include('is outside the workspace').and.not.to.include('OUTSIDE_X');
-    expect(watcher!.noLinkLeadsOut()).to.equal(false);
+    expect(watcher.noLinkLeadsOut()).to.equal(false);
     // Led back inside, the word is given again and the module builds.
     fs.rmSync(path.join(root, 'packages/app/main/linked'));
     fs.mkdirSync(path.join(root, 'packages/app/main/linked'));
     fs.writeFileSync(path.join(root, 'packages/app/main/linked/x.ts'), "export const x = 'INSIDE_X';\n");
-    for (let waited = 0; !watcher!.noLinkLeadsOut() && waited < 5_000; waited += 10) await wait(10);
+    for (let waited = 0; !watcher.noLinkLeadsOut() && waited < 5_000; waited += 10) await wait(10);
     const answer = await service.get(address);
     expect(answer.status, answer.text.slice(0, 300)).to.equal(200);
     expect(answer.text).to.include('INSIDE_X');
