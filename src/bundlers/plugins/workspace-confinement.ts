@@ -121,12 +121,19 @@ export function workspaceConfinementPlugin(root: string, noLinkLeadsOut = false,
  */
 function tsconfigMappings(root: string) {
   const configs = new Map<string, LoadedTsconfig | null>();
+  // Each file once until `forget`: the search for the nearest config and its load ask for the same ones.
+  const texts = new Map<string, string | null>();
   const read = (relative: string): string | null => {
-    try {
-      return readRegularFile(path.join(root, relative)).bytes.toString('utf8');
-    } catch {
-      return null;
+    let text = texts.get(relative);
+    if (text === undefined) {
+      try {
+        text = readRegularFile(path.join(root, relative)).bytes.toString('utf8');
+      } catch {
+        text = null;
+      }
+      texts.set(relative, text);
     }
+    return text;
   };
   const configOf = (relativeDir: string): LoadedTsconfig | null => {
     let config = configs.get(relativeDir);
@@ -149,7 +156,10 @@ function tsconfigMappings(root: string) {
       const all = config.dirs.baseUrl !== undefined ? [...mapped, `${config.dirs.baseUrl}/${specifier}`] : mapped;
       return all.map((target) => path.join(root, target));
     },
-    forget: () => configs.clear(),
+    forget: () => {
+      configs.clear();
+      texts.clear();
+    },
   };
 }
 
