@@ -7,7 +7,7 @@ import { pathRecord } from '../workspace/path-records.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
-import { UNVERIFIED, type CoreEvent, type EventOf, type EventType } from './events.js';
+import { UNVERIFIED, type BuildFindings, type CoreEvent, type EventOf, type EventType } from './events.js';
 import { initialState, knownInputHash, type BuildRecord, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
 
 type Handler<T extends EventType> = (draft: Draft<ServiceState>, event: EventOf<T>, base: ServiceState) => void;
@@ -230,13 +230,21 @@ const handlers: Handlers = {
 
 // Builds of an earlier run whose every input is unchanged: done, as if built now. Only a
 // variant nothing has built or started yet takes one.
+/**
+ * The findings a build's record keeps beside its outputs, each only when it says something: one
+ * place for a build restored and a build finished, so a finding added to both is kept by both.
+ */
+function keptFindings(found: Pick<BuildFindings, 'warnings' | 'shared' | 'links' | 'chunkLinks'>) {
+  return { ...(found.warnings?.length ? { warnings: found.warnings } : {}), ...(found.shared?.length ? { shared: found.shared } : {}), ...(found.links ? { links: found.links } : {}), ...(found.chunkLinks ? { chunkLinks: found.chunkLinks } : {}) };
+}
+
 function restoreBuilds(draft: Draft<ServiceState>, restored: EventOf<'cache.restored'>['builds'], base: ServiceState) {
   const builds = replacing(base.builds);
   for (const { module, variant: key, outputs, imports, inputs, resolution, warnings, shared, links, chunkLinks } of restored) {
     const previous = builds.get(module);
     const variant = previous?.variants[key];
     if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-    const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...(warnings?.length ? { warnings } : {}), ...(shared?.length ? { shared } : {}), ...(links ? { links } : {}), ...(chunkLinks ? { chunkLinks } : {}) };
+    const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...keptFindings({ warnings, shared, links, chunkLinks }) };
     wantDeepImports(draft, base, imports);
     builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
   }
@@ -255,7 +263,7 @@ function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: reado
     const imports = sameImports(variant.last?.imports, event.imports);
     const record: BuildRecord =
       event.type === 'build.succeeded'
-        ? { build: event.build, outputs: event.outputs, errors: [], imports, inputs: event.inputs, ...(event.resolution?.length ? { resolution: sameList(variant.last?.resolution, event.resolution) } : {}), ...(event.warnings?.length ? { warnings: event.warnings } : {}), ...(event.shared?.length ? { shared: event.shared } : {}), ...(event.links ? { links: event.links } : {}), ...(event.chunkLinks ? { chunkLinks: event.chunkLinks } : {}) }
+        ? { build: event.build, outputs: event.outputs, errors: [], imports, inputs: event.inputs, ...(event.resolution?.length ? { resolution: sameList(variant.last?.resolution, event.resolution) } : {}), ...keptFindings(event) }
         : { build: event.build, outputs: null, errors: event.errors, imports, inputs: event.inputs };
     wantDeepImports(draft, base, record.imports);
     const unverified = Object.values(record.inputs).includes(UNVERIFIED);
