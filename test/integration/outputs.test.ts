@@ -185,6 +185,46 @@ describe('/m/ outputs (README "Addresses")', function () {
   });
 
   describe('asset addresses', function () {
+    it('answers a declared asset in a folder with the type of its extension, never its path (a folder outside Latin-1 too)', async function () {
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg"/>';
+      const service = await serve(
+        inlineWorkspace({
+          'packages/app': {
+            manifest: { name: '@t/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: {} },
+            files: {
+              'main/index.ts': 'export const x = 1;\n',
+              'main/module.json': JSON.stringify({ assets: ['img/bg.svg', 'text/z.svg', 'css/card.css', 'workers/w.js', '日本/y.svg', 'docs/README', 'data/json'] }),
+              'main/img/bg.svg': svg,
+              'main/text/z.svg': svg,
+              'main/css/card.css': '.card { color: red; }\n',
+              'main/workers/w.js': 'postMessage(1);\n',
+              'main/日本/y.svg': svg,
+              'main/docs/README': 'read me\n',
+              'main/data/json': '{}\n',
+            },
+          },
+        }),
+      );
+      try {
+        const types: Record<string, RegExp> = {
+          'img/bg.svg': /^image\/svg\+xml$/,
+          'text/z.svg': /^image\/svg\+xml$/,
+          'css/card.css': /^text\/css; charset=utf-8$/,
+          'workers/w.js': /^(text|application)\/javascript; charset=utf-8$/,
+          [encodeURIComponent('日本') + '/y.svg']: /^image\/svg\+xml$/,
+          'docs/README': /^application\/octet-stream$/,
+          'data/json': /^application\/octet-stream$/,
+        };
+        for (const [file, type] of Object.entries(types)) {
+          const answer = await service.get(`/m/@t/app@1.0.0/assets/main/${file}`);
+          expect(answer.status, file).to.equal(200);
+          expect(answer.headers['content-type'], file).to.match(type);
+        }
+      } finally {
+        await service.close();
+      }
+    });
+
     it('resolves an imported asset of a one-segment subpath to its /m/ assets address', async function () {
       const address = `/m/@acme/app@1.0.0/modules/main?${DEV}`;
       for (const query of [DEV, PROD]) {

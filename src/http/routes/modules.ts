@@ -2,6 +2,7 @@
 // declared assets (README "Addresses"). Nothing is served that a manifest
 // does not declare; a wrong version never answers the current content.
 import type { HttpContext } from '../context.js';
+import path from 'node:path';
 import { contentType } from 'mime-types';
 import { isTypeScriptSource } from '../../workspace/typescript-assets.js';
 import type { OutputCache } from '../../outputs/output-cache.js';
@@ -85,8 +86,15 @@ export function pushedSheetAnswer(module: ModuleModel, hash: string, state: Serv
 // A TypeScript source is text: the table's `video/mp2t` for `.ts` (an MPEG transport stream's
 // name too, kept for one) would misname it, and a browser refuses to run text as a script, as it
 // must (README "Bundling real code": such an asset makes its module invalid).
-const assetType = (file: string, content: Uint8Array): string =>
-  isTypeScriptSource(file, content) ? 'text/plain; charset=utf-8' : contentType(file) || 'application/octet-stream';
+// The type is the extension's alone: `contentType` takes any argument holding a `/` for a type
+// already made, so a declared asset in a folder (`img/bg.svg`) would be answered with its path as
+// its type, which a browser under `nosniff` refuses, and a folder name outside Latin-1 would be no
+// header value at all (README "Addresses"). A file with no extension is bytes.
+const assetType = (file: string, content: Uint8Array): string => {
+  if (isTypeScriptSource(file, content)) return 'text/plain; charset=utf-8';
+  const extension = path.posix.extname(file);
+  return (extension && contentType(extension)) || 'application/octet-stream';
+};
 
 // Why `file` is no declared asset of `module`. Its module.json unread (a FIFO, a directory) or
 // invalid where it declares (not JSON, a refused "assets") declares nothing or less than it
