@@ -77,4 +77,39 @@ describe('new URL(..., import.meta.url) of a declared asset, in Chromium', funct
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('runs with assets in folders: a worker, an image and a CSS module script, each answered with its type (not its path)', async function () {
+    const folders = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'], preview: '@u/app/main' }),
+      'packages/app/package.json': json({ name: '@u/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/module.json': json({ assets: ['workers/w.js', 'img/bg.svg', 'css/card.css'] }),
+      'packages/app/main/workers/w.js': "self.postMessage('worker');\n",
+      'packages/app/main/img/bg.svg': '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>',
+      'packages/app/main/css/card.css': '.card { outline-color: rgb(7, 7, 7); }\n',
+      'packages/app/main/index.ts': [
+        "import card from './css/card.css' with { type: 'css' };",
+        'document.adoptedStyleSheets = [...document.adoptedStyleSheets, card];',
+        "const worker = new Worker(new URL('./workers/w.js', import.meta.url));",
+        'const said = await new Promise<string>((resolve) => {',
+        '  worker.onmessage = (event) => resolve(String(event.data));',
+        "  worker.onerror = () => resolve('worker failed');",
+        '});',
+        'const image = new Image();',
+        "image.src = new URL('./img/bg.svg', import.meta.url).href;",
+        "const drawn = await image.decode().then(() => 'image', () => 'image failed');",
+        "const sheet = card.cssRules.length === 1 ? 'sheet' : 'no sheet';",
+        "document.body.dataset.urls = `${said} ${drawn} ${sheet}`;",
+        '',
+      ].join('\n'),
+    });
+    const service = await serve(folders);
+    try {
+      expect((await service.report()).modules.map((m) => [m.specifier, m.status])).to.deep.equal([['@u/app/main', 'valid']]);
+      for (const address of ['/preview/', '/preview/bundled/']) {
+        expect(await shown(new URL(address, service.url).href), address).to.deep.equal({ text: 'worker image sheet', errors: [], failed: [] });
+      }
+    } finally {
+      await service.close();
+    }
+  });
 });
