@@ -85,6 +85,30 @@ function builtAgain(module: string): void {
   if (failedOn.size === 0) reload();
 }
 
+// A page that failed on something none of its modules names (a `/cdn/` address of a package not
+// yet in core.json, a specifier missing from its import map) may be fixed by a module it does not
+// load yet: a package added to the workspace and built. Any build or workspace message then asks
+// the service which page it would serve now, and reloads when that page is whole and other than
+// this one (README "Preview and stylesheet push"); the same page again waits for the next change.
+// One question at a time: messages meanwhile ask once more when it is answered.
+let failedPageCheck: Promise<void> | null = null;
+let failedPageCheckAgain = false;
+function recheckFailedPage(): void {
+  if (failedOn.size === 0 && !failedUnnamed) return;
+  if (failedPageCheck) {
+    failedPageCheckAgain = true;
+    return;
+  }
+  failedPageCheck = (async () => {
+    do {
+      failedPageCheckAgain = false;
+      if (await servedPageDiffers()) return reload();
+    } while (failedPageCheckAgain && !reloading);
+  })().finally(() => {
+    failedPageCheck = null;
+  });
+}
+
 const hasSyntaxProblem = (): boolean => [...warnings.values()].some((list) => list.some((warning) => warning.kind === 'CSS_SYNTAX'));
 
 function swapSheet(module: string, href: string): void {
@@ -292,9 +316,13 @@ function handle(message: Message): void {
     // A manifest fixed may be what the page failed on: a package whose package.json was broken
     // answers that problem, not its code (README "Workspaces"), and comes back with no build.
     if (fixed && (failedOn.size > 0 || failedUnnamed)) reload();
+    else recheckFailedPage();
     return;
   }
-  if (!onPage(message.module)) return;
+  if (!onPage(message.module)) {
+    if (message.type === 'valid' || message.type === 'code') recheckFailedPage();
+    return;
+  }
   if (message.type === 'invalid') {
     problems.set(message.module, message.diagnostics);
     overlay.render();
@@ -324,13 +352,18 @@ function handle(message: Message): void {
 // that page has diagnostics, this one keeps running, as for an `invalid` message: the service
 // sends them on connecting, and the fix is a `code` message.
 async function reloadIfCodeChanged(): Promise<void> {
-  const served = await servedPage();
-  if (page === null || served === null || served.broken || reloading) return;
-  const same = (a: string[], b: string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
-  if (same(page.modules, served.modules) && same(page.addresses, served.addresses)) return;
+  if (!(await servedPageDiffers())) return;
   if (reloadsOnCode()) return reload();
   changedCode.add(location.pathname);
   overlay.render();
+}
+
+/** Whether the service would now serve this page whole (no diagnostics) with other modules or addresses. */
+async function servedPageDiffers(): Promise<boolean> {
+  const served = await servedPage();
+  if (page === null || served === null || served.broken || reloading) return false;
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
+  return !(same(page.modules, served.modules) && same(page.addresses, served.addresses));
 }
 
 /** What the service says about this page now; null for an error page or no answer (the push tells the rest). */
