@@ -25,38 +25,15 @@ export function createBatchBuilds(root: string, buildOptions: BuildOptionsOf): B
   // a kept context or the stylesheet built alone may not (an unreadable stylesheet is "Cannot read
   // file" at its import, not a nameless failure of the sheet as an entry).
   async function failedBuild(target: BundleTarget, variant: Variant, messages: esbuild.Message[]): Promise<BundleResult> {
-    const built = await buildRecordingReads(target, variant);
+    const built = await buildRecordingReads(root, buildOptions, target, variant);
     return 'failure' in built ? built.failure : withReads(failed(root, target, messages), built.read);
-  }
-
-  // One build of `target` alone that records every file it loads: its result if it builds, else its
-  // failure with those files among its inputs.
-  async function buildRecordingReads(target: BundleTarget, variant: Variant): Promise<{ result: esbuild.BuildResult; read: Set<string> } | { failure: BundleResult }> {
-    const read = new Set<string>();
-    const options = buildOptions([target], variant);
-    const recorder: esbuild.Plugin = {
-      name: 'core-record-reads',
-      setup(build) {
-        build.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
-          const relative = path.relative(root, args.path);
-          if (!relative.startsWith('..') && !path.isAbsolute(relative)) read.add(relative.split(path.sep).join('/'));
-          return undefined;
-        });
-      },
-    };
-    try {
-      return { result: await esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] }), read };
-    } catch (error) {
-      if (!isBuildFailure(error)) throw error;
-      return { failure: withReads(failed(root, target, error.errors), read) };
-    }
   }
 
   // A module whose own entry holds an error fails alone too: one build gives its failure and what
   // it read, where building it and then its failure again took two. Should it build after all (a
   // message placed in its entry by another's import), that build is its result.
   async function builtAloneAfterFailure(target: BundleTarget, variant: Variant): Promise<BundleResult> {
-    const built = await buildRecordingReads(target, variant);
+    const built = await buildRecordingReads(root, buildOptions, target, variant);
     return 'failure' in built ? built.failure : collect(root, target, 0, built.result, variant);
   }
 
@@ -101,6 +78,29 @@ export function createBatchBuilds(root: string, buildOptions: BuildOptionsOf): B
   const bundleOnce = (targets: BundleTarget[], variant: Variant, signal?: AbortSignal): Promise<BundleResult[]> => bundle(targets, variant, signal, false);
 
   return { bundleOnce, failedBuild };
+}
+
+// One build of `target` alone that records every file it loads: its result if it builds, else its
+// failure with those files among its inputs.
+async function buildRecordingReads(root: string, buildOptions: BuildOptionsOf, target: BundleTarget, variant: Variant): Promise<{ result: esbuild.BuildResult; read: Set<string> } | { failure: BundleResult }> {
+  const read = new Set<string>();
+  const options = buildOptions([target], variant);
+  const recorder: esbuild.Plugin = {
+    name: 'core-record-reads',
+    setup(build) {
+      build.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
+        const relative = path.relative(root, args.path);
+        if (!relative.startsWith('..') && !path.isAbsolute(relative)) read.add(relative.split(path.sep).join('/'));
+        return undefined;
+      });
+    },
+  };
+  try {
+    return { result: await esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] }), read };
+  } catch (error) {
+    if (!isBuildFailure(error)) throw error;
+    return { failure: withReads(failed(root, target, error.errors), read) };
+  }
 }
 
 function withReads(result: BundleResult, read: Set<string>): BundleResult {
