@@ -63,4 +63,47 @@ describe('createBatchBuilds', () => {
     expect(theme!.code).to.equal(null);
     expect(theme!.errors.map((error) => error.kind)).to.deep.equal(['STYLESHEET_IMPORTED_AS_VALUE']);
   });
+
+  describe('a batch that fails', () => {
+    /** The options of `root`, each call (one esbuild build) recorded with the targets it builds. */
+    const recordingOptions = (root: string, builds: string[][]) => {
+      const counting = countingOptions(root, { count: 0 });
+      return (targets: BundleTarget[], given: unknown, optional?: Parameters<typeof counting>[2]) => {
+        builds.push(targets.map((one) => one.subpath));
+        return counting(targets, given, optional);
+      };
+    };
+    /** What each target gives built alone, as an edit rebuilds it. */
+    const eachAlone = async (root: string, targets: BundleTarget[]) =>
+      Promise.all(targets.map(async (one) => (await createBatchBuilds(root, recordingOptions(root, [])).bundleOnce([one], variant))[0]!));
+    const outcome = (results: Awaited<ReturnType<typeof eachAlone>>) => results.map((result) => [text(result.code), result.errors.map((error) => [error.kind, error.file, error.line, error.message]), result.inputs]);
+
+    it('builds each module whose own entry holds the error alone at once, not by halving the batch', async () => {
+      const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+      const root = tempWorkspace(Object.fromEntries(names.map((name) => [`app/${name}/index.ts`, `export const ok = '${name}';\nexport const broken = ;\n`])));
+      const targets = names.map((name) => target(name));
+      const builds: string[][] = [];
+      const results = await createBatchBuilds(root, recordingOptions(root, builds)).bundleOnce(targets, variant);
+      expect(outcome(results)).to.deep.equal(outcome(await eachAlone(root, targets)));
+      expect(results.every((result) => result.code === null && result.errors.length === 1)).to.equal(true);
+      // The batch (without, then with the CSS module scripts plugin), then each module once alone,
+      // a build that records what it read: no build of a half or a quarter of the batch.
+      expect(builds.filter((built) => built.length > 1)).to.deep.equal([names, names]);
+      expect(builds.length).to.equal(2 + names.length);
+    });
+
+    it('still finds an error in a file several modules share by halving, the valid ones built together', async () => {
+      const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+      const root = tempWorkspace({
+        ...Object.fromEntries(names.map((name) => [`app/${name}/index.ts`, `export const ok = '${name}';\n`])),
+        'app/b/index.ts': "import { helper } from '../shared/helper.ts';\nexport const b = helper;\n",
+        'app/e/index.ts': "import { helper } from '../shared/helper.ts';\nexport const e = helper;\nexport const own = ;\n",
+        'app/shared/helper.ts': 'export const helper = ;\n',
+      });
+      const targets = names.map((name) => target(name));
+      const results = await createBatchBuilds(root, recordingOptions(root, [])).bundleOnce(targets, variant);
+      expect(outcome(results)).to.deep.equal(outcome(await eachAlone(root, targets)));
+      expect(results.map((result) => result.code !== null)).to.deep.equal([true, false, true, true, false, true]);
+    });
+  });
 });
