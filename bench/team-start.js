@@ -6,6 +6,9 @@
 // TEAM_START_PROFILE=dir: each service run under `--cpu-prof`, its profile written into dir
 // (sampling every TEAM_START_PROFILE_US microseconds, 100 unless given: 500 distorts a start less).
 // TEAM_START_FRESH=1: fresh starts instead (empty build cache, no team cache: everything built).
+// TEAM_START_SNAPSHOT=blob: this side started as `node --snapshot-blob blob run ...` (a startup
+// snapshot of its bundle, bench/start-snapshot.js), as if `core` could be launched so; the other
+// repository may then be this one.
 // Both must be built (`npm run build`); nginx must be installed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,11 +34,12 @@ function cpuMs(pid, thread = false) {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-async function teamStart(bin, root, expected, cacheDir, url) {
+async function teamStart(which, root, expected, cacheDir, url) {
   fs.rmSync(cacheDir, { recursive: true, force: true });
   const started = now();
   const profile = process.env.TEAM_START_PROFILE ? ['--cpu-prof', '--cpu-prof-interval', process.env.TEAM_START_PROFILE_US ?? '100', '--cpu-prof-dir', path.resolve(process.env.TEAM_START_PROFILE)] : [];
-  const child = spawnNode([...profile, bin, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: FRESH ? 'off' : url } });
+  const command = which === 'this' && process.env.TEAM_START_SNAPSHOT ? ['--snapshot-blob', path.resolve(process.env.TEAM_START_SNAPSHOT)] : [bins[which]];
+  const child = spawnNode([...profile, ...command, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: FRESH ? 'off' : url } });
   try {
     const [, address] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');
     await untilAllValid(address, expected, 20);
@@ -72,7 +76,7 @@ try {
   for (let pair = 0; pair <= pairs; pair++) {
     // Alternating which goes first; the first pair warms the disk cache and is not counted.
     for (const which of pair % 2 ? ['other', 'this'] : ['this', 'other']) {
-      const run = await teamStart(bins[which], root, expected, cacheDir, nginx.url);
+      const run = await teamStart(which, root, expected, cacheDir, nginx.url);
       if (!FRESH && run.team !== expected) throw new Error(`${which}: ${run.team} of ${expected} modules from the team cache`);
       if (pair > 0) results[which].push(run);
       console.log(`pair ${pair} ${which}: ${run.ms.toFixed(0)} ms, CPU ${run.cpu.toFixed(0)} ms (main thread ${run.mainCpu.toFixed(0)}), ${run.model}, load ${os.loadavg()[0].toFixed(2)}`);
