@@ -6,7 +6,7 @@ import type { ExtensionHost } from '../extension.js';
 import { invalidMessages, warningMessages, workspaceMessages } from '../effects/push-messages.js';
 import { REQUESTS_AT_MOST_MS, REQUESTS_QUIET_MS, whenRequestsQuiet$ } from '../effects/requests-quiet.js';
 import type { ServiceState } from '../store/state.js';
-import type { PushMessage } from '../protocol/push.js';
+import type { HelloMessage, PushMessage } from '../protocol/push.js';
 import { createMessageFramer } from './framed-messages.js';
 
 const PING_MS = 30_000;
@@ -30,7 +30,9 @@ export function createGreetings(host: Pick<ExtensionHost, 'readiness' | 'request
   };
 }
 
-export function registerEventsChannel(host: ExtensionHost): void {
+/** `instance`: the id of this run of the service, which the preview pages it writes carry too. */
+export function registerEventsChannel(host: ExtensionHost, instance: string): void {
+  const hello = JSON.stringify({ type: 'hello', instance } satisfies HelloMessage);
   const clients = new Set<WebSocket>();
   const greetingState$ = createGreetings(host);
   const framed = createMessageFramer(host.root);
@@ -52,6 +54,9 @@ export function registerEventsChannel(host: ExtensionHost): void {
   // dispatch made meanwhile waits its turn, src/store/store.ts): the current state is its own.
   host.push$.subscribe((message) => sendInOrder(message, host.getState(), () => clients));
   host.sockets.add('/events', (socket) => {
+    // Before anything else this connection hears (sent here, synchronously, ahead of every
+    // message queued in `sending`): a page loaded from another run compares it with its own.
+    socket.send(hello);
     clients.add(socket);
     // The push tells changes only: a page that reconnects (the service restarted) missed
     // those made meanwhile, so every new client first hears what is broken now (the workspace's

@@ -34,7 +34,7 @@ const ERROR_PAGE_RECONNECT_AT_MOST_MS = 2000;
 /** How long after the last bundled page is asked for its bundle is still joined ahead. */
 const JOIN_AHEAD_MS = 10 * 60_000;
 
-export function registerPreviewRoutes(host: ExtensionHost): void {
+export function registerPreviewRoutes(host: ExtensionHost, instance: string): void {
   const runtime = Buffer.from(fs.readFileSync(RUNTIME_FILE, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, ''));
   const runtimeHash = contentHash(runtime);
   const runtimeAddress = `/u/runtime.js?v=${runtimeHash.slice(0, 12)}`;
@@ -46,7 +46,7 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
     const made = await madeOrErrorPage(ctx, previews.previewAndState(ctx));
     if (made === undefined) return;
-    const page = renderPreviewPage(made.preview, runtimeAddress);
+    const page = renderPreviewPage(made.preview, runtimeAddress, instance);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
@@ -64,7 +64,7 @@ export function registerPreviewRoutes(host: ExtensionHost): void {
     };
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress);
+    ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress, instance);
   });
   host.router.get('/preview/bundled/code.js', sendBundled(bundled, 'code'));
   host.router.get('/preview/bundled/code.js.map', sendBundledMap(bundled, 'codeMap'));

@@ -71,6 +71,8 @@ export function outputAnswer(state: ServiceState, outputs: OutputCache, address:
       `${specifier} declares the platforms ${JSON.stringify(module.platforms)}; target=${variant.target} needs "${platformOf(variant.target)}": add it to "platforms" in its module.json if the module really runs there`,
     );
   }
+  const named = namedBytesAnswer(state, outputs, address, variant, token);
+  if (named) return named;
   if (module.diagnostics.length > 0) return unbuildable(specifier, module.diagnostics);
   const entry = state.builds[specifier]?.variants[key];
   if (entry?.status !== 'done' || !entry.last || !selectAnswerable(state, specifier, key)) return null;
@@ -91,6 +93,31 @@ export function outputAnswer(state: ServiceState, outputs: OutputCache, address:
   const unchecked = variant.env === 'development' && token === output.hash;
   const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
   return { type: TYPES[address.kind], hash, anyOrigin: variant.env === 'production', immutable: isContentHash(token), body, state, scope, unchecked };
+}
+
+/**
+ * The answer of an address whose `v=<hash>` names bytes the service holds for it, whatever the
+ * module's judgement now; null for any other address. Such an address was answered `immutable`
+ * (a browser keeps it for a year and asks nothing on a reload), so it never answers otherwise for
+ * those bytes: a module judged invalid since (a build that fails, a name another module no longer
+ * exports, a manifest problem) is refused at its plain address, in `/state` and on the pages the
+ * service writes after it, not at the addresses of bytes it served (README "Addresses").
+ * Development keeps earlier bytes (`namedHash`); production only those of the last build, once
+ * it is answerable (an edit found by the check makes it no longer the last: that waits for the build).
+ */
+function namedBytesAnswer(state: ServiceState, outputs: OutputCache, address: Address, variant: Variant, token: unknown): CachedAnswer | null {
+  if (!isContentHash(token) || address.kind === 'assets') return null;
+  const specifier = moduleSpecifier(address.packageName, address.segments.join('/'));
+  const key = variantKey(variant);
+  const entry = state.builds[specifier]?.variants[key];
+  const last = entry?.last?.outputs;
+  const current = address.kind === 'modules' ? last?.code.hash : last?.styles?.hash;
+  if (variant.env !== 'development' && (token !== current || entry?.status !== 'done' || !selectAnswerable(state, specifier, key))) return null;
+  const body = outputs.get(token);
+  if (!body) return null;
+  const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
+  // The last build's development bytes owe no check against the disk, as below.
+  return { type: TYPES[address.kind], hash: token, anyOrigin: variant.env === 'production', immutable: true, body, state, scope, unchecked: variant.env === 'development' && token === current };
 }
 
 /**

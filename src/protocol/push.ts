@@ -21,6 +21,21 @@ export type PushMessage =
   // The workspace's own diagnostics (a broken core.json or package.json), which concern no module.
   | { type: 'workspace'; diagnostics: PushDiagnostic[] };
 
+/**
+ * The first message of every `/events` connection, before any `PushMessage`: which run of the
+ * service speaks. The preview page is written with the same id (`core-page`), so a page whose first
+ * connection reaches another run (the service restarted between the page's load and that
+ * connection) knows it missed what changed meanwhile, as a page that reconnects does (README
+ * "Preview and stylesheet push").
+ */
+export interface HelloMessage {
+  type: 'hello';
+  instance: string;
+}
+
+/** What a page hears on `/events`: the greeting of the run, then the messages derived from the state. */
+export type ChannelMessage = HelloMessage | PushMessage;
+
 type Named = Pick<ModuleModel, 'package' | 'version' | 'subpath'>;
 
 /** `<package>@<version>/<subpath>`: how pages name a module (`data-core-styles`, messages). */

@@ -10,7 +10,7 @@ import { REQUESTS_AT_MOST_MS, REQUESTS_QUIET_MS } from '../../src/effects/reques
 import type { ExtensionHost } from '../../src/extension.js';
 import { createSocketRoutes } from '../../src/http/sockets.js';
 import { SOURCE_CHANGED } from '../../src/io/source-frames.js';
-import type { PushMessage } from '../../src/protocol/push.js';
+import type { ChannelMessage, PushMessage } from '../../src/protocol/push.js';
 import { initialState, type ServiceState } from '../../src/store/state.js';
 import { framedWorkspace, rebuiltState, SAVED_LINE, SAVED_TEXT } from '../helpers/framed-state.js';
 
@@ -74,8 +74,8 @@ describe('createGreetings', () => {
 // README "Code frames": a frame is only ever the lines of the file as the reporting build read it.
 describe('registerEventsChannel, greeting a client', () => {
   /** A socket that keeps what it is sent. */
-  function fakeSocket(): { socket: WebSocket; sent: PushMessage[] } {
-    const sent: PushMessage[] = [];
+  function fakeSocket(): { socket: WebSocket; sent: ChannelMessage[] } {
+    const sent: ChannelMessage[] = [];
     const socket = Object.assign(new EventEmitter(), { OPEN: 1, readyState: 1, send: (text: string) => void sent.push(JSON.parse(text)), ping: () => {}, terminate: () => {} });
     return { socket: socket as unknown as WebSocket, sent };
   }
@@ -87,12 +87,14 @@ describe('registerEventsChannel, greeting a client', () => {
     const current = rebuiltState(greeted);
     const sockets = createSocketRoutes();
     const host = { root, getState: () => current, readiness: { settled: () => Promise.resolve(greeted) }, push$: new Subject<PushMessage>(), sockets };
-    registerEventsChannel(host as unknown as ExtensionHost);
+    registerEventsChannel(host as unknown as ExtensionHost, 'run-1');
     const { socket, sent } = fakeSocket();
     sockets.get('/events')!(socket, {} as never);
     try {
-      for (let turn = 0; sent.length === 0 && turn < 1000; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-      const [message] = sent;
+      // The run's greeting comes first, at once (README "Preview and stylesheet push").
+      expect(sent).to.deep.equal([{ type: 'hello', instance: 'run-1' }]);
+      for (let turn = 0; sent.length === 1 && turn < 1000; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      const [, message] = sent;
       expect(message?.type).to.equal('invalid');
       const frames = message?.type === 'invalid' ? message.diagnostics.map((d) => [d.line, d.frame]) : [];
       expect(frames).to.deep.equal([[2, SOURCE_CHANGED]]);

@@ -10,8 +10,10 @@ import { waitFor } from '../helpers/wait-for.js';
 type Served = Awaited<ReturnType<typeof serve>>;
 
 interface Message {
-  type: 'styles' | 'invalid' | 'code' | 'valid';
-  module: string;
+  type: 'hello' | 'styles' | 'invalid' | 'code' | 'valid';
+  /** Absent from `hello`, which names the run of the service instead. */
+  module?: string;
+  instance?: string;
   href?: string;
   diagnostics?: { kind: string; message: string; file?: string }[];
 }
@@ -124,6 +126,33 @@ describe('the push channel /events', function () {
   });
 
   describe('messages', function () {
+    it("greets each connection first with the run of the service, the one the preview page names, and a restart with another", async function () {
+      const runOfPage = async (of: Served) => {
+        const page = (await of.get('/preview/', { accept: 'text/html' })).text;
+        return (JSON.parse(/<script type="application\/json" id="core-page">(.*?)<\/script>/s.exec(page)![1]!) as { instance: string }).instance;
+      };
+      const first = await connect(service);
+      await waitFor(() => first.messages.length > 0, { what: 'the first message' });
+      const hello = first.messages[0]!;
+      expect(hello).to.have.keys(['type', 'instance']);
+      expect(hello.type).to.equal('hello');
+      expect(hello.instance).to.be.a('string').and.equal(await runOfPage(service));
+      const again = await connect(service);
+      await waitFor(() => again.messages.length > 0, { what: 'the first message of a second connection' });
+      expect(again.messages[0]).to.deep.equal(hello);
+      // Another run (a service started again) is another instance.
+      const other = await serve(fixtureWorkspace('basic'));
+      try {
+        const otherRun = await runOfPage(other);
+        expect(otherRun).to.be.a('string').and.not.equal(hello.instance);
+        const heard = await connect(other);
+        await waitFor(() => heard.messages.length > 0, { what: "the other run's first message" });
+        expect(heard.messages[0]).to.deep.equal({ type: 'hello', instance: otherRun });
+      } finally {
+        await other.close();
+      }
+    });
+
     it('announces a stylesheet edited before the file watcher was ready', async function () {
       // A service of its own, edited as soon as it answers: its watcher is still walking the tree.
       const fresh = fixtureWorkspace('basic');
@@ -199,7 +228,7 @@ describe('the push channel /events', function () {
       const listener = await connect(service);
       const before = edit(root, 'packages/lib/widgets/badge/index.ts', (text) => `${text}\nexport const BADGE_EDIT = 1;\n`);
       try {
-        expect(await listener.next((m) => m.module.startsWith('@acme/lib'))).to.deep.equal({ type: 'code', module: '@acme/lib@1.2.0/widgets/badge' });
+        expect(await listener.next((m) => m.module?.startsWith('@acme/lib') === true)).to.deep.equal({ type: 'code', module: '@acme/lib@1.2.0/widgets/badge' });
       } finally {
         write(root, 'packages/lib/widgets/badge/index.ts', before);
       }

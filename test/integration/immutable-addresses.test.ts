@@ -6,6 +6,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait-for.js';
 import type { CoreEvent } from '../../src/store/events.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -96,5 +98,58 @@ describe('an address naming the bytes of the last build', function () {
     expect((await service.get(development.replace(/&v=.*$/, ''))).text).to.include('rgb(9, 8, 7)');
     // The earlier development bytes are still those bytes, now as an earlier build's.
     expect((await service.get(development)).text).to.equal(before.text);
+  });
+});
+
+// probe48 finding 4: a stylesheet answered 200 `immutable` at its hashed address answered 422 there
+// a moment later, once another module stopped exporting a name its module imports. The bytes are
+// still those bytes; the judgement is the plain address's and /state's (README "Addresses").
+describe('an address naming bytes of a module judged invalid since', function () {
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+
+  before(async function () {
+    root = tempWorkspace({
+      'core.json': JSON.stringify({ packages: ['packages/a'] }),
+      'packages/a/package.json': JSON.stringify({ name: '@p/a', version: '1.0.0', exports: { './main': './main/index.ts', './lib': './lib/index.ts' } }),
+      'packages/a/lib/index.ts': "export const libv = 'lib';\n",
+      'packages/a/main/index.ts': "import './main.css';\nimport { libv } from '@p/a/lib';\ndocument.body.dataset.ok = libv;\n",
+      'packages/a/main/main.css': 'body { color: rgb(1, 2, 3); }\n',
+    });
+    service = await serve(root);
+  });
+  after(async function () {
+    await service?.close();
+  });
+
+  it('answers the same bytes, immutable, while the plain address and /state refuse the module', async function () {
+    const { imports, modules } = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; modules: { specifier: string; styles: string | null }[] }>();
+    const code = imports['@p/a/main']!;
+    const styles = modules.find((m) => m.specifier === '@p/a/main')!.styles!;
+    const productionPlain = '/m/@p/a@1.0.0/styles/main?env=production';
+    const productionHash = JSON.parse((await service.get(productionPlain)).headers.etag as string) as string;
+    const production = `${productionPlain}&v=${productionHash}`;
+    const before = new Map<string, string>();
+    for (const address of [code, styles, production]) {
+      const answer = await service.get(address);
+      expect(answer.status, address).to.equal(200);
+      expect(answer.headers['cache-control'], address).to.equal(IMMUTABLE);
+      before.set(address, answer.text);
+    }
+    expect(before.get(styles)).to.include('rgb(1, 2, 3)');
+
+    // The exporter drops the name: main is invalid, with no build of its own.
+    fs.writeFileSync(path.join(root, 'packages/a/lib/index.ts'), "export const other = 'lib';\n");
+    await waitFor(async () => (await service.get(styles.replace(/&v=.*$/, ''))).status === 422, { what: "main's plain sheet address refused once lib no longer exports libv" });
+    const main = (await service.report()).modules.find((module) => module.specifier === '@p/a/main')!;
+    expect(main.status).to.equal('invalid');
+    expect((await service.get(code.replace(/&v=.*$/, ''))).json<{ code: string }>().code).to.equal('BUILD_FAILED');
+
+    for (const address of [code, styles, production]) {
+      const answer = await service.get(address);
+      expect(answer.status, `${address}: ${answer.text.slice(0, 200)}`).to.equal(200);
+      expect(answer.headers['cache-control'], address).to.equal(IMMUTABLE);
+      expect(answer.text, address).to.equal(before.get(address));
+    }
   });
 });

@@ -11,20 +11,21 @@
 //   workspace's own diagnostics (a broken manifest) with the errors;
 // - reconnects after the service restarts, then refreshes every sheet, shows only the
 //   problems the service reports on connecting, and reloads when the code it would load now
-//   is not the code the page runs (it changed while the service was away).
+//   is not the code the page runs (it changed while the service was away); so does a first
+//   connection that reaches another run of the service than the one that wrote the page.
 // It heeds only the modules the page loads (`core-page`): the entry and what it imports.
 // The messages and their diagnostics are declared once, in src/protocol/push.ts (a type-only
 // import: nothing of it is loaded by the page).
-import type { PushDiagnostic as Diagnostic, PushMessage as Message } from '../../protocol/push.js';
+import type { ChannelMessage, PushDiagnostic as Diagnostic, PushMessage as Message } from '../../protocol/push.js';
 
 const problems = new Map<string, Diagnostic[]>();
 const warnings = new Map<string, Diagnostic[]>();
 const swaps = new Map<string, HTMLLinkElement>();
 
-/** What the service says about the page: the labels of the modules it loads, and their addresses. */
+/** What the service says about the page: the labels of the modules it loads, their addresses, and the run of the service that wrote it. */
 const page = (() => {
   try {
-    return JSON.parse(document.getElementById('core-page')?.textContent || 'null') as { modules: string[]; addresses: string[] } | null;
+    return JSON.parse(document.getElementById('core-page')?.textContent || 'null') as { modules: string[]; addresses: string[]; instance?: string } | null;
   } catch {
     return null;
   }
@@ -384,6 +385,19 @@ async function servedPage(): Promise<(NonNullable<typeof page> & { broken: boole
 // not when a connection closes (a restart reconnects at once, and the page shows no flash).
 const UNREACHABLE = 'service';
 
+// The run of the service the page last heard from: at first the one that wrote the page.
+let instance = page?.instance ?? null;
+
+// What was broken before may be fixed now; the service first sends what is broken now
+// (channel.ts), and the sheets are fetched again for what changed meanwhile.
+function catchUp(): void {
+  problems.clear();
+  warnings.clear();
+  overlay.render();
+  refreshAllSheets();
+  void reloadIfCodeChanged();
+}
+
 function connect(delay = 250, reconnecting = false): void {
   const socket = new WebSocket(new URL('/events', location.href.replace(/^http/, 'ws')));
   let opened = false;
@@ -391,20 +405,17 @@ function connect(delay = 250, reconnecting = false): void {
     opened = true;
     delay = 250;
     problems.delete(UNREACHABLE);
-    if (reconnecting) {
-      // What was broken before may be fixed now; the service first sends what is broken
-      // now (channel.ts), and the sheets are fetched again for what changed meanwhile.
-      problems.clear();
-      warnings.clear();
-      overlay.render();
-      refreshAllSheets();
-      void reloadIfCodeChanged();
-    }
-    reconnecting = false;
+    if (reconnecting) catchUp();
   });
   socket.addEventListener('message', (event) => {
     try {
-      handle(JSON.parse(String(event.data)) as Message);
+      const message = JSON.parse(String(event.data)) as ChannelMessage;
+      if (message.type !== 'hello') return handle(message);
+      // A first connection can reach another run than the page's: the service restarted
+      // between the page's load and this connection, and no close told the page so.
+      const another = instance !== null && message.instance !== instance;
+      instance = message.instance;
+      if (another && !reconnecting && !reloading) catchUp();
     } catch (error) {
       console.warn('[core] unreadable message from /events', error);
     }
