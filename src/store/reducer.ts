@@ -106,7 +106,7 @@ const handlers: Handlers = {
         const before = previous?.variants ?? {};
         const eagerKey = variantKey(defaultVariant(module));
         for (const key of new Set([eagerKey, ...Object.keys(before)])) {
-          next.variants[key] = { ...freshVariant(key === eagerKey), generation: (before[key]?.generation ?? 0) + 1 };
+          next.variants[key] = { ...freshVariant(key === eagerKey), generation: (before[key]?.generation ?? 0) + 1, ...(base.workspaceStale ? { afterChange: true as const } : {}) };
         }
       }
       builds.set(module.specifier, next);

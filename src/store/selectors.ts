@@ -837,6 +837,8 @@ export interface BuildTarget {
   requested: boolean;
   /** The variant has been built before: an incremental rebuild fits. */
   rebuilt: boolean;
+  /** Built because something changed since the start: built before, or made by a read of the workspace after a manifest changed. */
+  changed: boolean;
 }
 
 /** Variants that need a build and are wanted, requested ones first. */
@@ -874,7 +876,7 @@ function entryQueue(module: ModuleModel, builds: ModuleBuilds): EntryQueue {
   const queue: EntryQueue = { module, requested: [], eager: [] };
   for (const [variant, entry] of Object.entries(builds.variants)) {
     if (entry.status !== 'pending' || !(entry.eager || entry.requested)) continue;
-    const target = { module, variant, generation: entry.generation, requested: entry.requested, rebuilt: entry.last !== null };
+    const target = { module, variant, generation: entry.generation, requested: entry.requested, rebuilt: entry.last !== null, changed: entry.last !== null || entry.afterChange === true };
     (entry.requested ? queue.requested : queue.eager).push(target);
   }
   entryQueues.set(builds, queue);
