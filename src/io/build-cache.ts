@@ -21,7 +21,7 @@ import type { LinksOfReads } from './read-links.js';
 import { INDEX } from './cache-location.js';
 import { realDirectory } from './confined-paths.js';
 import { isCacheEntry, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
-import { OUTPUTS, readCacheFile } from './build-cache/cache-files.js';
+import { isReadableCacheFile, OUTPUTS, readCacheFile } from './build-cache/cache-files.js';
 import { createOutputPacks } from './build-cache/output-packs.js';
 import { factsHold, restoreBuilds, restoreWorkspaceModel, workspaceFacts } from './build-cache/restore.js';
 import { createCacheWriter, type SavedBuild } from './build-cache/write.js';
@@ -38,7 +38,7 @@ export interface BuildCache {
   readonly dir: string;
   /** Where the joined pages of the bundled preview are kept. */
   readonly pagesDir: string;
-  /** Whether an index was ever written here: without one, a start builds every module. */
+  /** Whether an index the start can read is here (a regular file, README "Files that are not files"): without one, a start builds every module. */
   hasIndex(): boolean;
   /**
    * What each workspace read of this run asked of links (`recordingLinks`), noted by the reader:
@@ -121,7 +121,9 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
 
   const writing = new Set<Promise<void>>();
   return {
-    hasIndex: () => fs.existsSync(indexFile),
+    // What the read at start would take (`readCacheFile`): a FIFO, a directory or a link there is
+    // damage, no index, so such a start asks the team cache and starts esbuild early, as a first one.
+    hasIndex: () => isReadableCacheFile(indexFile),
     links,
     dir,
     pagesDir: path.join(dir, PAGES),
