@@ -25,6 +25,7 @@ import { viteQueryImports } from './vite-query-imports.js';
 import { scanLinkNames, type LinkNames } from '../workspace/link-names.js';
 import { placedReads, type PlacedReads } from './placed-reads.js';
 import { resolveImageSetStrings, type ResolvedImageSets } from './image-set-strings.js';
+import { versionRootUrls } from './root-urls.js';
 import { freeGlobalDiagnostics } from './free-globals.js';
 import type { Variant } from '../workspace/variant.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
@@ -83,8 +84,10 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       if (!(record.external || crossed) || !CODE_IMPORT_KINDS.has(record.kind) || !isBare(specifier)) continue;
       const file = inputPath(input);
       if (file === null) continue;
-      // Where the import is written is found by the build runner, from the text it hashes.
-      imports.push({ specifier, file });
+      // Where the import is written is found by the build runner, from the text it hashes; a
+      // shared file's by the relative path written, not by its internal specifier.
+      const written = sharedSpecifiers.has(specifier) && record.original !== undefined && record.original !== specifier ? record.original : undefined;
+      imports.push({ specifier, file, ...(written !== undefined ? { written } : {}) });
     }
   }
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`);
