@@ -73,6 +73,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   for (const file of bundled) resolution.delete(file);
   for (const file of resolution) inputs.add(file);
   const mapped = mappedImports(metafile, read);
+  const writtenShared = writtenSharedImports(root, target, result);
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
     if (isCrossed(input)) continue;
@@ -86,7 +87,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       if (file === null) continue;
       // Where the import is written is found by the build runner, from the text it hashes; a
       // shared file's by the relative path written, not by its internal specifier.
-      const written = sharedSpecifiers.has(specifier) && record.original !== undefined && record.original !== specifier ? record.original : undefined;
+      const written = writtenShared.get(`${file}\0${specifier}`);
       imports.push({ specifier, file, ...(written !== undefined ? { written } : {}) });
     }
   }
@@ -118,12 +119,28 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   };
 }
 
+// How each importer writes its import of a shared file (`'./x'`), by importer and internal
+// specifier: esbuild's metafile names only the specifier the boundaries plugin made of it.
+function writtenSharedImports(root: string, target: BundleTarget, result: esbuild.BuildResult): Map<string, string> {
+  const written = new Map<string, string>();
+  if (!target.shared) return written;
+  for (const kept of keptExternalOf(result)) {
+    const importer = toWorkspacePath(root, kept.importer);
+    const file = toWorkspacePath(root, kept.file);
+    const specifier = file === null ? undefined : target.shared[file];
+    if (importer !== null && specifier !== undefined) written.set(`${importer}\0${specifier}`, kept.original);
+  }
+  return written;
+}
+
 // The sheet of entry `index` as served: its image-set() strings resolved (README "Workspaces"), its
 // asset addresses placed, but a shared file's: it is part of each importing module's sheet
 // (`attachChunks`), which places them from where that module's sheet is served.
 function builtSheet(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult, reads: PlacedReads): ResolvedImageSets {
   const emitted = outputsByPath(result).get(path.join(root, `${OUT}${index}.css`)) ?? null;
-  const resolved = resolveImageSetStrings(emitted, stylesInputs(result, index), target, reads, root);
+  const rooted = versionRootUrls(emitted, target);
+  const imageSets = resolveImageSetStrings(rooted.styles, stylesInputs(result, index), target, reads, root);
+  const resolved = { ...imageSets, named: [...new Set([...rooted.named, ...imageSets.named])].sort() };
   return { ...resolved, styles: resolved.styles && !target.subpath.startsWith('.shared/') ? placeAssetAddresses(resolved.styles, target.subpath) : resolved.styles };
 }
 
@@ -493,7 +510,9 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   const specifiers = new Set(Object.values(target.shared ?? {}));
   if (specifiers.size === 0 || result.code === null) return result;
   const reached = new Map<string, BundleResult>();
-  const queue = result.imports.filter((record) => specifiers.has(record.specifier)).map((record) => record.specifier);
+  // Where its own code imports each shared file: a name missing through one is told there (README "Shared files").
+  const sharedImports = result.imports.filter((record) => specifiers.has(record.specifier));
+  const queue = sharedImports.map((record) => record.specifier);
   while (queue.length > 0) {
     const specifier = queue.pop()!;
     const chunk = built.get(specifier);
@@ -525,7 +544,7 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   // What each shared file exports and re-exports: a name reached through one (`export * from
   // './x'` of a shared file) is judged by them, as any module's (README "Shared files").
   const chunkLinks = Object.fromEntries([...reached].flatMap(([specifier, chunk]) => (chunk.links ? [[specifier, chunk.links]] : [])));
-  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), ...(mapped.length > 0 ? { mapped } : {}), imports, chunks, ...(Object.keys(chunkLinks).length > 0 ? { chunkLinks } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
+  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), ...(mapped.length > 0 ? { mapped } : {}), imports, ...(sharedImports.length > 0 ? { sharedImports } : {}), chunks, ...(Object.keys(chunkLinks).length > 0 ? { chunkLinks } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /**
