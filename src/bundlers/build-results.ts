@@ -73,7 +73,6 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   for (const file of bundled) resolution.delete(file);
   for (const file of resolution) inputs.add(file);
   const mapped = mappedImports(metafile, read);
-  const writtenShared = writtenSharedImports(root, target, result);
   const imports: ImportRecord[] = [];
   for (const input of codeInputs) {
     if (isCrossed(input)) continue;
@@ -85,10 +84,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       if (!(record.external || crossed) || !CODE_IMPORT_KINDS.has(record.kind) || !isBare(specifier)) continue;
       const file = inputPath(input);
       if (file === null) continue;
-      // Where the import is written is found by the build runner, from the text it hashes; a
-      // shared file's by the relative path written, not by its internal specifier.
-      const written = writtenShared.get(`${file}\0${specifier}`);
-      imports.push({ specifier, file, ...(written !== undefined ? { written } : {}) });
+      // Where the import is written is found by the build runner, from the text it hashes.
+      imports.push({ specifier, file });
     }
   }
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`);
@@ -110,7 +107,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs: [...inputs].sort(),
     ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
     ...(mapped.length > 0 ? { mapped } : {}),
-    imports,
+    imports: withWrittenShared(root, target, result, imports),
     ...linkNamesOf(built, codeOutput),
     errors,
     ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}),
@@ -119,18 +116,22 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   };
 }
 
-// How each importer writes its import of a shared file (`'./x'`), by importer and internal
-// specifier: esbuild's metafile names only the specifier the boundaries plugin made of it.
-function writtenSharedImports(root: string, target: BundleTarget, result: esbuild.BuildResult): Map<string, string> {
+// The imports with how each importer writes its import of a shared file (`'./x'`), by which its
+// place is found: esbuild's metafile names only the internal specifier the boundaries plugin made of it.
+function withWrittenShared(root: string, target: BundleTarget, result: esbuild.BuildResult, imports: ImportRecord[]): ImportRecord[] {
+  if (!target.shared) return imports;
   const written = new Map<string, string>();
-  if (!target.shared) return written;
   for (const kept of keptExternalOf(result)) {
     const importer = toWorkspacePath(root, kept.importer);
     const file = toWorkspacePath(root, kept.file);
     const specifier = file === null ? undefined : target.shared[file];
     if (importer !== null && specifier !== undefined) written.set(`${importer}\0${specifier}`, kept.original);
   }
-  return written;
+  if (written.size === 0) return imports;
+  return imports.map((record) => {
+    const asWritten = written.get(`${record.file}\0${record.specifier}`);
+    return asWritten === undefined ? record : { ...record, written: asWritten };
+  });
 }
 
 // The sheet of entry `index` as served: its image-set() strings resolved (README "Workspaces"), its

@@ -38,7 +38,11 @@ export interface BuildCache {
   readonly dir: string;
   /** Where the joined pages of the bundled preview are kept. */
   readonly pagesDir: string;
-  /** Whether an index the start can read is here (a regular file, README "Files that are not files"): without one, a start builds every module. */
+  /**
+   * Whether an index the start would read is here (`readCacheFile`'s regular file, README "Files
+   * that are not files"): without one (a FIFO, a directory, a link there is damage, no index), a
+   * start builds every module, asks the team cache and starts esbuild early, as a first one.
+   */
   hasIndex(): boolean;
   /**
    * What each workspace read of this run asked of links (`recordingLinks`), noted by the reader:
@@ -121,8 +125,6 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
 
   const writing = new Set<Promise<void>>();
   return {
-    // What the read at start would take (`readCacheFile`): a FIFO, a directory or a link there is
-    // damage, no index, so such a start asks the team cache and starts esbuild early, as a first one.
     hasIndex: () => isReadableCacheFile(indexFile),
     links,
     dir,
