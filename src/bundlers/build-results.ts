@@ -25,6 +25,7 @@ import { viteQueryImports } from './vite-query-imports.js';
 import { scanLinkNames, type LinkNames } from '../workspace/link-names.js';
 import { placedReads, type PlacedReads } from './placed-reads.js';
 import { resolveImageSetStrings, type ResolvedImageSets } from './image-set-strings.js';
+import { versionRootUrls } from './root-urls.js';
 import { freeGlobalDiagnostics } from './free-globals.js';
 import type { Variant } from '../workspace/variant.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
@@ -106,7 +107,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs: [...inputs].sort(),
     ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
     ...(mapped.length > 0 ? { mapped } : {}),
-    imports,
+    imports: withWrittenShared(root, target, result, imports),
     ...linkNamesOf(built, codeOutput),
     errors,
     ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}),
@@ -115,12 +116,32 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   };
 }
 
+// The imports with how each importer writes its import of a shared file (`'./x'`), by which its
+// place is found: esbuild's metafile names only the internal specifier the boundaries plugin made of it.
+function withWrittenShared(root: string, target: BundleTarget, result: esbuild.BuildResult, imports: ImportRecord[]): ImportRecord[] {
+  if (!target.shared) return imports;
+  const written = new Map<string, string>();
+  for (const kept of keptExternalOf(result)) {
+    const importer = toWorkspacePath(root, kept.importer);
+    const file = toWorkspacePath(root, kept.file);
+    const specifier = file === null ? undefined : target.shared[file];
+    if (importer !== null && specifier !== undefined) written.set(`${importer}\0${specifier}`, kept.original);
+  }
+  if (written.size === 0) return imports;
+  return imports.map((record) => {
+    const asWritten = written.get(`${record.file}\0${record.specifier}`);
+    return asWritten === undefined ? record : { ...record, written: asWritten };
+  });
+}
+
 // The sheet of entry `index` as served: its image-set() strings resolved (README "Workspaces"), its
 // asset addresses placed, but a shared file's: it is part of each importing module's sheet
 // (`attachChunks`), which places them from where that module's sheet is served.
 function builtSheet(root: string, target: BundleTarget, index: number, result: esbuild.BuildResult, reads: PlacedReads): ResolvedImageSets {
   const emitted = outputsByPath(result).get(path.join(root, `${OUT}${index}.css`)) ?? null;
-  const resolved = resolveImageSetStrings(emitted, stylesInputs(result, index), target, reads, root);
+  const rooted = versionRootUrls(emitted, target);
+  const imageSets = resolveImageSetStrings(rooted.styles, stylesInputs(result, index), target, reads, root);
+  const resolved = { ...imageSets, named: [...new Set([...rooted.named, ...imageSets.named])].sort() };
   return { ...resolved, styles: resolved.styles && !target.subpath.startsWith('.shared/') ? placeAssetAddresses(resolved.styles, target.subpath) : resolved.styles };
 }
 
@@ -490,7 +511,9 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   const specifiers = new Set(Object.values(target.shared ?? {}));
   if (specifiers.size === 0 || result.code === null) return result;
   const reached = new Map<string, BundleResult>();
-  const queue = result.imports.filter((record) => specifiers.has(record.specifier)).map((record) => record.specifier);
+  // Where its own code imports each shared file: a name missing through one is told there (README "Shared files").
+  const sharedImports = result.imports.filter((record) => specifiers.has(record.specifier));
+  const queue = sharedImports.map((record) => record.specifier);
   while (queue.length > 0) {
     const specifier = queue.pop()!;
     const chunk = built.get(specifier);
@@ -522,7 +545,7 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   // What each shared file exports and re-exports: a name reached through one (`export * from
   // './x'` of a shared file) is judged by them, as any module's (README "Shared files").
   const chunkLinks = Object.fromEntries([...reached].flatMap(([specifier, chunk]) => (chunk.links ? [[specifier, chunk.links]] : [])));
-  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), ...(mapped.length > 0 ? { mapped } : {}), imports, chunks, ...(Object.keys(chunkLinks).length > 0 ? { chunkLinks } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
+  return { ...result, styles, inputs, ...(resolution.length > 0 ? { resolution } : {}), ...(mapped.length > 0 ? { mapped } : {}), imports, ...(sharedImports.length > 0 ? { sharedImports } : {}), chunks, ...(Object.keys(chunkLinks).length > 0 ? { chunkLinks } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /**

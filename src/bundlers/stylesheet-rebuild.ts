@@ -12,6 +12,7 @@ import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type LinksWord, type SourcePolicy } from './esbuild-options.js';
 import { placedReads } from './placed-reads.js';
 import { resolveImageSetStrings } from './image-set-strings.js';
+import { versionRootUrls } from './root-urls.js';
 import { placeAssetAddresses, sheetAssets } from './plugins/assets.js';
 import { readRegularFile } from '../regular-files.js';
 import { BuildCancelled, type BundleResult, type BundleTarget, type RebuildHint } from './types.js';
@@ -221,12 +222,13 @@ async function transformSource(transform: typeof esbuild.transform, source: Uint
 // from one read of each sheet (`placedFrom`).
 function rebuiltSheet(root: string, target: BundleTarget, built: Uint8Array | null, read: readonly string[], result: esbuild.BuildResult | null): { styles: Uint8Array | null; errors: Diagnostic[]; named: string[]; placedFrom: Record<string, string> } {
   const reads = placedReads(root);
-  const imageSets = resolveImageSetStrings(built, read, target, reads, root);
+  const rooted = versionRootUrls(built, target);
+  const imageSets = resolveImageSetStrings(rooted.styles, read, target, reads, root);
   const unserved = result === null ? { errors: [], absent: [] } : unservedStylesheetReferences(reads, result.metafile!, `${OUT}0.css`);
   const assets = result === null ? [] : sheetAssets(target, result.metafile!, `${OUT}0.css`);
   const errors = [...unserved.errors, ...imageSets.errors];
   const styles = imageSets.styles && placeAssetAddresses(imageSets.styles, target.subpath);
-  return { styles, errors, named: [...unserved.absent, ...assets, ...imageSets.named], placedFrom: reads.placedFrom(errors) };
+  return { styles, errors, named: [...unserved.absent, ...assets, ...rooted.named, ...imageSets.named], placedFrom: reads.placedFrom(errors) };
 }
 
 // The code's places stand as they were judged; the sheet's are this read's (`placedFrom`, README "Code frames").

@@ -89,6 +89,8 @@ export interface BundleResult {
   mapped?: MappedImport[];
   /** Bare imports found, kept external. */
   imports: ImportRecord[];
+  /** Where the code imports each shared file of `chunks`, by internal specifier (README "Shared files"), left out of `imports`. Absent when none. */
+  sharedImports?: ImportRecord[];
   /** The names its code imports from other modules and exports (README "Bundling real code"); absent when not read (another bundler's output, or not of esbuild's form). */
   links?: LinkNames;
   /** BUNDLE_ERROR diagnostics; empty when the build succeeded. */

@@ -84,7 +84,8 @@ async function runBundle(job: DistributionJob, deps: BuildDistributionDeps, boun
 function judge(deps: BuildDistributionDeps, job: DistributionJob, module: ModuleModel, located: BundleResult, onOutcome: (outcome: ModuleOutcome) => void): void {
   // Read through the asset reader: a file of the module's own package, never through a link that leaves it.
   const packageDir = deps.workspace.packages.find((p) => p.name === module.package)?.dir ?? module.dir;
-  const result = { ...located, imports: locateImports(located.imports, (file) => deps.assets.read(packageDir, file, deps.workspace.linkedDirs)?.content.toString('utf8') ?? null) };
+  const read = (file: string) => deps.assets.read(packageDir, file, deps.workspace.linkedDirs)?.content.toString('utf8') ?? null;
+  const result = { ...located, imports: locateImports(located.imports, read), ...(located.sharedImports ? { sharedImports: locateImports(located.sharedImports, read) } : {}) };
   const assets = result.code === null ? [] : readAssets(deps, module);
   onOutcome(judgeModule(deps.workspace, module, job.variant.target, result, assets));
 }

@@ -42,6 +42,8 @@ export interface WrittenModule {
   links?: LinkNames;
   /** The link names of each of its shared files, by internal specifier (README "Shared files"): names reached through one are judged by them. */
   chunkLinks?: Record<string, LinkNames>;
+  /** Where its code imports each of its shared files (README "Shared files"): a name missing through one is told there. */
+  sharedImports?: ImportRecord[];
 }
 
 export type ModuleOutcome = WrittenModule | InvalidModule;
@@ -71,7 +73,7 @@ export function judgeModule(workspace: WorkspaceModel, module: ModuleModel, targ
     chunks[specifier] = codePath({ package: module.package, version: module.version, subpath: specifier.slice(module.package.length + 1) });
     files.push(fileOf(chunks[specifier], 'code', code));
   }
-  return { status: 'written', module, target, files, imports: result.imports, ...(result.chunks ? { chunks } : {}), ...(result.links ? { links: result.links } : {}), ...(result.chunkLinks ? { chunkLinks: result.chunkLinks } : {}) };
+  return { status: 'written', module, target, files, imports: result.imports, ...(result.chunks ? { chunks } : {}), ...(result.links ? { links: result.links } : {}), ...(result.chunkLinks ? { chunkLinks: result.chunkLinks } : {}), ...(result.sharedImports ? { sharedImports: result.sharedImports } : {}) };
 }
 
 const fileOf = (path: string, kind: DistributedKind, content: Uint8Array): DistributionFile => ({
@@ -100,7 +102,7 @@ export function unlinkedModules(outcomes: readonly ModuleOutcome[]): Map<Written
   for (const outcome of outcomes) {
     if (outcome.status !== 'written' || !outcome.links?.imports) continue;
     const { unlinked } = unlinkedNames(outcome.links, (specifier) => written.get(specifier));
-    if (unlinked.length > 0) invalid.set(outcome, { status: 'invalid', module: outcome.module, diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, outcome.imports)) });
+    if (unlinked.length > 0) invalid.set(outcome, { status: 'invalid', module: outcome.module, diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, [...outcome.imports, ...(outcome.sharedImports ?? [])])) });
   }
   return invalid;
 }

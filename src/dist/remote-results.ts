@@ -54,6 +54,7 @@ export async function remoteResults(root: string, workspace: WorkspaceModel, job
       imports: build.imports,
       ...(build.links ? { links: build.links } : {}),
       ...(build.chunkLinks ? { chunkLinks: build.chunkLinks } : {}),
+      ...(build.sharedImports ? { sharedImports: build.sharedImports } : {}),
       errors: [],
       ...(build.warnings ? { warnings: build.warnings } : {}),
       ...(chunks ? { chunks } : {}),

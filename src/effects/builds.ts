@@ -211,7 +211,7 @@ const startedFact = (job: BuildJob, reason: BuildReason): Fact => ({
   modules: job.modules.map(({ module, generation }) => ({ module: module.specifier, generation })),
 });
 
-const reasonOf = (chunk: BuildTarget[]): BuildReason => (chunk.some((target) => target.requested) ? 'request' : chunk.every((target) => target.rebuilt) ? 'change' : 'startup');
+const reasonOf = (chunk: BuildTarget[]): BuildReason => (chunk.some((target) => target.requested) ? 'request' : chunk.every((target) => target.changed) ? 'change' : 'startup');
 
 // Each pass groups every waiting target, and a first start passes once per finished build: the
 // key of a module (the same object until its declaration changes) is made once, not 1,000 times a pass.

@@ -21,7 +21,7 @@ import type { LinksOfReads } from './read-links.js';
 import { INDEX } from './cache-location.js';
 import { realDirectory } from './confined-paths.js';
 import { isCacheEntry, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
-import { OUTPUTS, readCacheFile } from './build-cache/cache-files.js';
+import { isReadableCacheFile, OUTPUTS, readCacheFile } from './build-cache/cache-files.js';
 import { createOutputPacks } from './build-cache/output-packs.js';
 import { factsHold, restoreBuilds, restoreWorkspaceModel, workspaceFacts } from './build-cache/restore.js';
 import { createCacheWriter, type SavedBuild } from './build-cache/write.js';
@@ -38,7 +38,11 @@ export interface BuildCache {
   readonly dir: string;
   /** Where the joined pages of the bundled preview are kept. */
   readonly pagesDir: string;
-  /** Whether an index was ever written here: without one, a start builds every module. */
+  /**
+   * Whether an index the start would read is here (`readCacheFile`'s regular file, README "Files
+   * that are not files"): without one (a FIFO, a directory, a link there is damage, no index), a
+   * start builds every module, asks the team cache and starts esbuild early, as a first one.
+   */
   hasIndex(): boolean;
   /**
    * What each workspace read of this run asked of links (`recordingLinks`), noted by the reader:
@@ -121,7 +125,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
 
   const writing = new Set<Promise<void>>();
   return {
-    hasIndex: () => fs.existsSync(indexFile),
+    hasIndex: () => isReadableCacheFile(indexFile),
     links,
     dir,
     pagesDir: path.join(dir, PAGES),

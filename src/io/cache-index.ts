@@ -143,7 +143,7 @@ export function isFileSignature(value: unknown): value is FileSignature {
 const isPosition = (value: unknown): boolean => value === undefined || isCount(value);
 
 const isImportRecord = (value: unknown): value is BuildRecord['imports'][number] =>
-  isRecord(value) && isString(value.specifier) && isString(value.file) && isPosition(value.line) && isPosition(value.column);
+  isRecord(value) && isString(value.specifier) && isString(value.file) && isPosition(value.line) && isPosition(value.column) && isOptional(value.written, isString);
 
 const isDiagnostic = (value: unknown): value is WorkspaceModel['diagnostics'][number] =>
   isRecord(value) && isString(value.kind) && Object.hasOwn(DIAGNOSTIC_KINDS, value.kind) && isString(value.message) && isOptional(value.file, isString) && isPosition(value.line) && isPosition(value.column);
@@ -156,6 +156,7 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
   if (!isRecordOf(record.inputs, isHashOrAbsent) || !isArrayOf(record.imports, isImportRecord) || !isOptional(record.warnings, (warnings) => isArrayOf(warnings, isDiagnostic))) return false;
   if (!isOptional(record.resolution, (resolution) => isDependsOn(resolution, record.inputs as Checked))) return false;
   if (!isOptional(record.links, isLinkNames) || !isOptional(record.chunkLinks, (chunkLinks) => isRecordOf(chunkLinks, isLinkNames))) return false;
+  if (!isOptional(record.sharedImports, (sharedImports) => isArrayOf(sharedImports, isImportRecord))) return false;
   return signatures === undefined || isRecordOf(signatures, isFileSignature);
 }
 

@@ -44,13 +44,14 @@ export function createImportLocator(hashes: FileHashes): ImportLocator {
       if (record.line !== undefined) return record;
       const hash = inputs[record.file];
       let known = kept.get(record.file);
-      let place = known && hash !== undefined && hash !== UNVERIFIED && known.hash === hash ? known.places.get(record.specifier) : undefined;
+      const written = record.written ?? record.specifier;
+      let place = known && hash !== undefined && hash !== UNVERIFIED && known.hash === hash ? known.places.get(written) : undefined;
       if (place === undefined) {
         const text = read(record.file);
         if (text === null) return record;
-        place = importPlace(text, record.specifier);
+        place = importPlace(text, written);
         known = kept.get(record.file);
-        known?.places.set(record.specifier, place);
+        known?.places.set(written, place);
       }
       return place ? { ...record, ...place } : record;
     });

@@ -54,6 +54,12 @@ export interface BuildFindings {
    * (README "Shared files"): a name another module reaches through one is judged by them; absent when none.
    */
   chunkLinks?: Record<string, LinkNames>;
+  /**
+   * Where its code imports each shared file of `outputs.chunks` (README "Shared files"), by internal
+   * specifier, placed at the import as written; never among `imports`, whose checks are of bare
+   * imports. A name missing through one is told at that place. Absent when none.
+   */
+  sharedImports?: ImportRecord[];
 }
 
 /**
@@ -61,8 +67,8 @@ export interface BuildFindings {
  * cache and a restore copy of a record, so a member added to BuildFindings is copied by them all.
  */
 export function findingsOf(record: BuildFindings): BuildFindings {
-  const { imports, inputs, resolution, warnings, shared, links, chunkLinks } = record;
-  return { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), ...(links ? { links } : {}), ...(chunkLinks ? { chunkLinks } : {}) };
+  const { imports, inputs, resolution, warnings, shared, links, chunkLinks, sharedImports } = record;
+  return { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), ...(links ? { links } : {}), ...(chunkLinks ? { chunkLinks } : {}), ...(sharedImports ? { sharedImports } : {}) };
 }
 
 /** A build of an earlier run found still valid in the build cache (README "The build cache"). */

@@ -1,6 +1,6 @@
 // Selectors: everything the service answers is derived from the state here, so `/state`,
 // the push channel and `core replay` can never disagree.
-import { checkImports } from '../workspace/checks.js';
+import { checkImports, type ImportRecord } from '../workspace/checks.js';
 import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
 import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
@@ -153,6 +153,9 @@ export interface LinkJudgement {
 
 const linkJudgements = new WeakMap<BuildRecord, LinkJudgement>();
 
+// Where a name imported may be told: the bare imports, and the imports of shared files (README "Shared files").
+const importPlaces = (record: BuildRecord): readonly ImportRecord[] => (record.sharedImports ? [...record.imports, ...record.sharedImports] : record.imports);
+
 /**
  * The link judgement of `record` (a finished build of any variant), null when it imports no name
  * from another module. The same object for as long as the modules it consulted keep their link
@@ -172,7 +175,7 @@ export function selectLinkJudgement(state: ServiceState, record: BuildRecord): L
     return links;
   });
   const building = [...consulted.values()].includes(null);
-  const judgement: LinkJudgement = { diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, record.imports)), pending: unknown.length > 0, building, consulted };
+  const judgement: LinkJudgement = { diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, importPlaces(record))), pending: unknown.length > 0, building, consulted };
   linkJudgements.set(record, judgement);
   return judgement;
 }
@@ -837,6 +840,8 @@ export interface BuildTarget {
   requested: boolean;
   /** The variant has been built before: an incremental rebuild fits. */
   rebuilt: boolean;
+  /** Built because something changed since the start: built before, or made by a read of the workspace after a manifest changed. */
+  changed: boolean;
 }
 
 /** Variants that need a build and are wanted, requested ones first. */
@@ -874,7 +879,7 @@ function entryQueue(module: ModuleModel, builds: ModuleBuilds): EntryQueue {
   const queue: EntryQueue = { module, requested: [], eager: [] };
   for (const [variant, entry] of Object.entries(builds.variants)) {
     if (entry.status !== 'pending' || !(entry.eager || entry.requested)) continue;
-    const target = { module, variant, generation: entry.generation, requested: entry.requested, rebuilt: entry.last !== null };
+    const target = { module, variant, generation: entry.generation, requested: entry.requested, rebuilt: entry.last !== null, changed: entry.last !== null || entry.afterChange === true };
     (entry.requested ? queue.requested : queue.eager).push(target);
   }
   entryQueues.set(builds, queue);

@@ -37,6 +37,12 @@ export interface VariantState {
    * content reported again (the watcher and the check both saw one save) restarts nothing.
    */
   seen: InputHashes | null;
+  /**
+   * Made by a read of the workspace after a manifest or a searched directory changed (a broken
+   * package.json fixed, a module declared or redeclared): its first build is told as a change,
+   * not as the startup (README "The build dashboard"). Absent otherwise.
+   */
+  afterChange?: true;
 }
 
 /** The newest hash the state knows of an input of `variant`: reported since its last build, else recorded by it. */

@@ -15,6 +15,12 @@ export interface ImportRecord {
   file: string;
   line?: number;
   column?: number;
+  /**
+   * The specifier as the importing file writes it, when the build names the import otherwise: a
+   * relative import of a shared file, by its internal specifier (README "Shared files"). Its place
+   * is found by this text.
+   */
+  written?: string;
 }
 
 /**
@@ -27,7 +33,7 @@ export function locateImports(imports: readonly ImportRecord[], read: (file: str
     if (record.line !== undefined) return record;
     if (!texts.has(record.file)) texts.set(record.file, read(record.file));
     const text = texts.get(record.file);
-    const place = text ? importPlace(text, record.specifier) : null;
+    const place = text ? importPlace(text, record.written ?? record.specifier) : null;
     return place ? { ...record, ...place } : record;
   });
 }

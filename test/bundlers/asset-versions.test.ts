@@ -67,6 +67,32 @@ describe('declared assets named by their versions in development outputs', () =>
     expect(Buffer.from(production!.code!).toString()).to.include('"../assets/main/logo.svg"').and.include('"/m/@t/app@1.0.0/assets/main/worker.js?q"').and.not.include('v=');
   });
 
+  // README "Workspaces": a url() from the origin's root names an address, not a file of the disk.
+  it('keeps a url() written as the address of a declared asset of the module, with its version in development, and makes that asset an input', async () => {
+    const write = (file: string, text: string) => fs.writeFileSync(path.join(root, file), text);
+    write('app/main/main.css', '.main { background: url(/m/@t/app@1.0.0/assets/main/bg.svg), url("/m/@t/app@1.0.0/assets/main/logo.svg?x=1#i"), url(/m/@t/app@1.0.0/assets/other/a.svg), url(/fonts/a.woff2), url(//cdn.example/b.png); }\n');
+    const development = { ...MAIN, assetVersions: versions, packageAddress: '/m/@t/app@1.0.0/' };
+    const [result] = await engine.bundle([development], developmentVariant('browser'));
+    expect(result!.errors).to.deep.equal([]);
+    const styles = Buffer.from(result!.styles!).toString();
+    expect(styles).to.include('url(/m/@t/app@1.0.0/assets/main/bg.svg?v=BGVERSION)');
+    expect(styles).to.include('url(/m/@t/app@1.0.0/assets/main/logo.svg?v=LOGOVERSION&x=1#i)');
+    // Another module's asset, an address of the origin, another host: the author's, as written.
+    expect(styles).to.include('url(/m/@t/app@1.0.0/assets/other/a.svg)').and.include('url(/fonts/a.woff2)').and.include('url(//cdn.example/b.png)');
+    expect(result!.inputs).to.include.members(['app/main/bg.svg', 'app/main/logo.svg']);
+    expect(result!.resolution).to.include.members(['app/main/bg.svg', 'app/main/logo.svg']);
+    // The sheet alone edited: its build writes the same.
+    const first = await engine.rebuild(development, developmentVariant('browser'));
+    write('app/main/main.css', '.main { color: red; background: url(/m/@t/app@1.0.0/assets/main/bg.svg); }\n');
+    const next = await engine.rebuild(development, developmentVariant('browser'), undefined, { inputs: first.inputs, changed: ['app/main/main.css'], code: contentHash(first.code!) });
+    expect(next.errors).to.deep.equal([]);
+    expect(Buffer.from(next.styles!).toString()).to.include('color: red').and.include('url(/m/@t/app@1.0.0/assets/main/bg.svg?v=BGVERSION)');
+    expect(next.inputs).to.include('app/main/bg.svg');
+    const [production] = await engine.bundle([MAIN], productionVariant('browser'));
+    expect(production!.errors).to.deep.equal([]);
+    expect(Buffer.from(production!.styles!).toString()).to.include('url(/m/@t/app@1.0.0/assets/main/bg.svg)').and.not.include('v=');
+  });
+
   it('keeps an image-set() string’s asset an input of a sheet rebuilt alone, with its version', async () => {
     fs.writeFileSync(path.join(root, 'app/main/main.css'), '.main { background: image-set("bg.svg" 1x); }\n');
     const development = { ...MAIN, assetVersions: versions, packageAddress: '/m/@t/app@1.0.0/' };

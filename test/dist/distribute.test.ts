@@ -254,6 +254,14 @@ describe('core dist', () => {
     expect(refused.stderr).to.match(/\n    BUNDLE_ERROR packages\/app\/main\.ts:2:\d+: @s\/lib\/deep does not export "gone"/);
   });
 
+  it('refuses a name a module imports from a shared file that does not export it at that import, as written (`\'./x\'`)', async () => {
+    const root = sharedLinksWorkspace();
+    fs.writeFileSync(path.join(root, 'packages/lib/src/user.ts'), "import { leaf } from './mid';\nimport { x, gone } from './x';\nexport const user = leaf + x + gone;\n");
+    const refused = await runCore(root, ['dist', '--out', 'refused']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.match(/\n    BUNDLE_ERROR packages\/lib\/src\/user\.ts:2:25: src\/x\.ts, a file several modules of @s\/lib import/);
+  });
+
   it('writes nothing, not even the output directory, when core.json is broken, and says only what is wrong', async () => {
     const root = tempWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
     fs.writeFileSync(path.join(root, 'core.json'), '{"packages": [');

@@ -62,7 +62,7 @@ function harness(cold: (marble: string, values: Record<string, unknown>) => Cold
     for (const fact of Array.isArray(facts) ? facts : [facts as Fact]) facts$.next(fact);
   });
   input$.subscribe((fact) => store.dispatch(fact));
-  return { store, jobs, types$: facts$.pipe(map((fact) => fact.type)) };
+  return { store, jobs, facts$, types$: facts$.pipe(map((fact) => fact.type)) };
 }
 
 const T = { s: 'build.started', d: 'build.succeeded', c: 'build.cancelled' };
@@ -132,6 +132,22 @@ describe('builds$', () => {
     const variant = result.store.getState().builds['@t/app/one']!.variants[DEV]!;
     expect(variant.status).to.equal('done');
     expect(variant.last!.build).to.equal(3);
+  });
+
+  // README "The build dashboard": a module a manifest's edit brings back (a broken package.json
+  // fixed) or declares anew is built because of that change, never told as the startup.
+  it('tells the first build of a module that a manifest change brought as a change, and the first start as the startup', () => {
+    const started: string[] = [];
+    const manifest = (hash: string): Fact => ({ type: 'files.changed', files: { 'core.json': hash }, source: 'watcher' });
+    const read = (...subpaths: string[]): Fact => ({ type: 'workspace.read', workspace: { ...workspace(...subpaths), sources: { 'core.json': `c${subpaths.length}` } } });
+    scheduler.run(({ cold, hot }) => {
+      // Built at 0..2; the manifest broken at 5 (its module gone), fixed at 7 (it is back), and a second module declared at 12.
+      const result = harness(cold, hot<Fact>('a 4ms b c 1ms d e 4ms f g', { a: read('one'), b: manifest('broken'), c: read(), d: manifest('fixed'), e: read('one'), f: manifest('declared'), g: read('one', 'two') }), 2);
+      result.facts$.subscribe((fact) => {
+        if (fact.type === 'build.started') started.push(`${fact.modules.map(({ module }) => module).join(',')} ${fact.reason}`);
+      });
+    });
+    expect(started).to.deep.equal(['@t/app/one startup', '@t/app/one change', '@t/app/two change']);
   });
 
   it('serves concurrent requests for one output with one build', () => {

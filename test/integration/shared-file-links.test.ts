@@ -73,16 +73,38 @@ describe('names reached through shared files', function () {
       writeFile(root, 'packages/lib/src/x.ts', "export const renamed = 'X';\nexport const y = 'Y';\nexport * from '@s/base/m';\n");
       const edited = await service.report();
       const invalid = edited.modules.filter((module) => module.status !== 'valid');
-      expect(invalid.map((module) => [module.specifier, module.status, module.diagnostics.map((one) => one.message.split(' (')[0])])).to.deep.equal([
-        ['@s/lib/inner', 'invalid', ['@s/lib/star does not export "x"']],
-        // Its own import of the file, which esbuild no longer checks once the file is built alone.
-        ['@s/lib/user', 'invalid', ['src/x.ts, a file several modules of @s/lib import']],
-        ['@s/app/main', 'invalid', ['@s/lib/star does not export "x"']],
+      const told = (one: { message: string; file?: string; line?: number; column?: number }) => `${one.file}:${one.line}:${one.column} ${one.message.split(' (')[0]}`;
+      expect(invalid.map((module) => [module.specifier, module.status, module.diagnostics.map(told)])).to.deep.equal([
+        ['@s/lib/inner', 'invalid', ['packages/lib/src/inner.ts:1:29 @s/lib/star does not export "x"']],
+        // Its own import of the file, which esbuild no longer checks once the file is built alone:
+        // told at that import, as written (`'./x'`), as any other missing name is at its import.
+        ['@s/lib/user', 'invalid', ['packages/lib/src/user.ts:2:19 src/x.ts, a file several modules of @s/lib import']],
+        ['@s/app/main', 'invalid', ['packages/app/main.ts:1:29 @s/lib/star does not export "x"']],
       ]);
       writeFile(root, 'packages/lib/src/x.ts', "export const x = 'X';\nexport const y = 'Y';\nexport * from '@s/base/m';\n");
       expect(statuses(await service.report())).to.deep.equal(ALL_VALID);
     } finally {
       await service.close();
+    }
+  });
+
+  it('keep the place of an import of a shared file across a restart from the build cache', async () => {
+    const root = sharedLinksWorkspace();
+    writeFile(root, 'packages/lib/src/user.ts', "import { leaf } from './mid';\nimport { x, gone } from './x';\nexport const user = leaf + x + gone;\n");
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-'));
+    const placeOf = (report: { modules: { specifier: string; diagnostics: { file?: string; line?: number; column?: number }[] }[] }) =>
+      report.modules.find((module) => module.specifier === '@s/lib/user')!.diagnostics.map(({ file, line, column }) => `${file}:${line}:${column}`);
+    try {
+      const first = await serve(root, { cache, effectDeps: (deps) => ({ ...deps, persistDelayMs: 20 }) });
+      expect(placeOf(await first.report())).to.deep.equal(['packages/lib/src/user.ts:2:25']);
+      await waitFor(() => fs.existsSync(path.join(cache, 'builds.json')) && fs.readFileSync(path.join(cache, 'builds.json'), 'utf8').includes('"sharedImports"'), { what: 'the builds kept in the cache' });
+      await first.close();
+      const second = await serve(root, { cache });
+      expect(second.internals.log.events().filter((event) => event.type === 'build.started')).to.deep.equal([]);
+      expect(placeOf(await second.report())).to.deep.equal(['packages/lib/src/user.ts:2:25']);
+      await second.close();
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
     }
   });
 });

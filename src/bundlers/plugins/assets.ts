@@ -192,6 +192,16 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
   return {
     name: 'core-assets',
     setup(build) {
+      // A sheet's `url()` from the origin's root names an address, not a file of the disk (README
+      // "Workspaces"): kept as written, as `//host/...` is; `root-urls.ts` versions the address of
+      // a declared asset. One naming a path inside the workspace is a file's, judged below.
+      build.onResolve({ filter: /^\// }, (args) => {
+        if (args.kind !== 'url-token' || args.namespace !== 'file') return undefined;
+        if (args.path.startsWith('//')) return { path: args.path, external: true };
+        const relative = path.relative(root, args.path.replace(/[?#].*$/, ''));
+        const insideWorkspace = relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+        return insideWorkspace ? undefined : { path: args.path, external: true };
+      });
       build.onResolve({ filter }, (args) => {
         if (args.namespace !== 'file') return undefined;
         // In a stylesheet, `url(logo.svg)` is `./logo.svg`, by the rules of CSS.

@@ -4,7 +4,7 @@
 // (README "Files that are not files"): a FIFO is opened without blocking, a device is refused by
 // the stat of the open file before a byte is read, a link (to /dev/zero, which never ends) is
 // never followed, and no more is read than that stat says, up to MAX_CACHE_FILE_BYTES.
-import type fs from 'node:fs';
+import fs from 'node:fs';
 import { FileTooLargeError, isNotRegularFile, readRegularFile, readRegularFileAsync, type ReadBounds } from '../../regular-files.js';
 
 /** No file of the cache is larger (a 1,000-module workspace's index is 1.7 MB): a larger one is damage, never read. */
@@ -20,6 +20,22 @@ export function readCacheFile(file: string): CacheFileRead {
     return readRegularFile(file, BOUNDS);
   } catch (error) {
     return refusal(file, error);
+  }
+}
+
+/**
+ * Whether `file` is one `readCacheFile` would read: a regular file, no link, within the bound, that
+ * this process may read. An lstat and an access check, never an open, so nothing waits on a FIFO;
+ * anything else (a FIFO, a directory, a device, a link) is damage, no file of the cache.
+ */
+export function isReadableCacheFile(file: string): boolean {
+  try {
+    const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (!stats?.isFile() || stats.size > MAX_CACHE_FILE_BYTES) return false;
+    fs.accessSync(file, fs.constants.R_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -1,0 +1,31 @@
+// A stylesheet's `url()` from the origin's root (`url(/m/<package>@<version>/assets/<subpath>/bg.svg)`)
+// names what the origin serves there, never a file of the disk: it stays as written, as an
+// image-set() string or a `new URL` from the origin's root does (README "Workspaces"), and the
+// address of a declared asset of the module gets that asset's version in development, as the
+// addresses the build writes do (README "Preview and stylesheet push"). The version is written for
+// each module after its build, from its own declarations, so a batch's outputs are those of each
+// module built alone; the assets so named are inputs, so that an edit of one builds it again.
+import { bufferView } from '../outputs/buffer-view.js';
+import { assetsByAddress, writtenAssetAddress } from './plugins/assets.js';
+import type { BundleTarget } from './types.js';
+
+// A url() token esbuild printed whose address starts with one `/` (two are another host's).
+const ROOT_URL = /url\((["']?)(\/(?!\/)[^"'()\s\\]*)\1\)/gi;
+
+/** `styles` with the version of each declared asset of `target` a `url()` names by its address from the origin's root; `named`: those assets. */
+export function versionRootUrls(styles: Uint8Array | null, target: BundleTarget): { styles: Uint8Array | null; named: string[] } {
+  if (styles === null || target.packageAddress === undefined) return { styles, named: [] };
+  const bytes = bufferView(styles);
+  // Most sheets: one search of the bytes, no text made.
+  if (bytes.indexOf('url(/') === -1 && bytes.indexOf('url("/') === -1 && bytes.indexOf("url('/") === -1) return { styles, named: [] };
+  const byAddress = assetsByAddress(target);
+  const named = new Set<string>();
+  const text = bytes.toString('utf8');
+  const versioned = text.replace(ROOT_URL, (token, quote: string, reference: string) => {
+    const own = writtenAssetAddress(byAddress, target, reference, target.packageAddress!);
+    if (own === null) return token;
+    named.add(own.file);
+    return `url(${quote}${own.address}${quote})`;
+  });
+  return named.size === 0 ? { styles, named: [] } : { styles: Buffer.from(versioned), named: [...named].sort() };
+}
