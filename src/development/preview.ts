@@ -9,7 +9,7 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { moduleNames, type ModuleModel, type ModuleNames, type PackageModel } from '../workspace/model.js';
 import { declaredPackage, isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
-import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
+import { indexWorkspace, type PackageOwner, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
 
 /** The version an address of an unread package's module carries when its manifest writes none: any answers the manifest's problem. */
@@ -172,6 +172,16 @@ function visit(walk: PreviewWalk, module: ModuleModel): void {
   }
 }
 
+/**
+ * The service's own address for a bare import of a package whose package.json is unread (README
+ * "Workspaces"): it answers the manifest's problem, never code from elsewhere under that name.
+ */
+export function unreadPackageAddress(packageOwner: Extract<PackageOwner, { kind: 'unread' }>, bare: { packageName: string; subpath: string }): string {
+  const { package: unread, named } = packageOwner;
+  const version = named && unread.version !== null ? encodeURIComponent(unread.version) : UNREAD_VERSION;
+  return codeAddress({ package: bare.packageName, version, subpath: bare.subpath === '' ? ROOT_SUBPATH : bare.subpath });
+}
+
 /** A bare import: a workspace module is listed, a package outside the workspace mapped to the CDN at its exact version. */
 function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, specifier: string): void {
   const bare = parseBareSpecifier(specifier);
@@ -186,9 +196,7 @@ function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, 
   // answers the manifest's problem, where a CDN would run whatever was published under its name
   // (README "Workspaces").
   if (packageOwner.kind === 'unread') {
-    const { package: unread, named } = packageOwner;
-    const version = named && unread.version !== null ? encodeURIComponent(unread.version) : UNREAD_VERSION;
-    walk.preview.imports[specifier] = codeAddress({ package: bare.packageName, version, subpath: bare.subpath === '' ? ROOT_SUBPATH : bare.subpath });
+    walk.preview.imports[specifier] = unreadPackageAddress(packageOwner, bare);
     return;
   }
   const version = externalVersion(owner, bare.packageName, walk.options);
