@@ -169,6 +169,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'a file that is no public module is still bundled into several modules, so each page holds a copy: they are in different packages, the file lies outside its package or is CommonJS, or an import reaches it by no relative path (README "Shared files")',
     remedy: 'make the file a public module of its own, import it by a relative path, or keep it inside one module',
   },
+  IMPORT_OF_FORMER_NAME: {
+    severity: 'warning',
+    scope: 'module',
+    when: 'a bare import names no workspace package but a name a workspace package had earlier in this run of the service (renamed since): by npm\'s rule it is a package from outside the workspace, a CDN\'s or node_modules\', not the renamed one (README "Workspaces")',
+    remedy: 'import the package by the name it has now, and declare that name in `dependencies`',
+  },
   NO_PUBLIC_MODULE: {
     severity: 'warning',
     scope: 'top-level',
