@@ -193,6 +193,12 @@ export const DIAGNOSTIC_KINDS = {
     when: "a script module of a workspace package left out of development imports a stylesheet, and the CDN origin (not `local`) answers its code only: the preview has no address to link its sheet at, so the page shows it unstyled",
     remedy: 'put its package back in development (`core select`), serve the preview with `--cdn local` (which links the sheet at `?styles`), or publish the sheet as a stylesheet module (a `.css` target of `exports`) imported by bare specifier',
   },
+  PREVIEW_OUTSIDE_NOT_INSTALLED: {
+    severity: 'warning',
+    scope: 'page',
+    when: 'the preview maps an import to a CDN as a package outside the workspace though no copy of it is installed where its importer would load it, and a workspace package\'s directory is named as that package while the package there has another name (a rename), or the CDN is the local one, which then answers 404 (README "Workspaces")',
+    remedy: 'import the workspace package by the name it has now (and declare it), or install the package',
+  },
   PREVIEW_CDN_FILE_UNSERVED: {
     severity: 'warning',
     scope: 'page',

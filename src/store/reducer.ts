@@ -87,6 +87,8 @@ function invalidate(variant: Draft<VariantState>) {
 const handlers: Handlers = {
   'service.started': (draft, event) => {
     Object.assign(draft, initialState(), { root: event.root });
+    // The names of this run only (README "Workspaces"): a log of several runs replays each anew.
+    delete draft.packageNamesSeen;
   },
 
   'workspace.read': (draft, event, base) => {

@@ -2,7 +2,9 @@
 // "Workspaces"): by npm's rule the old name is a package from outside, which the preview maps to
 // the CDN. The service read the old name earlier in this run, so the import is warned of, at its
 // place, with the name to write instead; the warning goes once the import names the package as
-// it is now called. A service started after the rename never read the old name: it says nothing.
+// it is now called. A service started after the rename never read the old name: /state says
+// nothing, but the preview warns of an import no copy is installed for when a workspace package's
+// directory is named as it (or when the local CDN, which serves installed copies only, maps it).
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -64,7 +66,7 @@ describe('an import of a workspace package by the name it had before a rename', 
     expect(await main()).to.include({ status: 'valid' }).and.not.have.property('warnings');
   });
 
-  it('says nothing in a run started after the rename, which never read the old name', async function () {
+  it('in a run started after the rename, which never read the old name: the preview warns while no copy of the old name is installed, naming the package whose directory it names', async function () {
     writeFile(root, APP_JSON, JSON.stringify(appManifest));
     writeFile(root, MAIN, "// the app\nimport { a } from '@p/lib/util';\ndocument.body.textContent = a;\n");
     await service.report();
@@ -72,5 +74,38 @@ describe('an import of a workspace package by the name it had before a rename', 
     await service.close();
     service = await serve(root, { cdnOrigin: CDN });
     expect(await main()).to.include({ status: 'valid' }).and.not.have.property('warnings');
+    const entry = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; warnings?: Warning[] }>();
+    expect(entry.imports['@p/lib/util']).to.equal(`${CDN}/@p/lib@1.0.0/util`);
+    expect(told(entry.warnings)).to.deep.equal([`PREVIEW_OUTSIDE_NOT_INSTALLED ${MAIN}:2:19`]);
+    expect(entry.warnings![0]).to.include({ module: '@p/app/main' });
+    expect(entry.warnings![0]!.message).to.include(`${CDN} has published`).and.include('packages/lib holds @p/core').and.include('import "@p/core/util"');
+    // A copy installed under the name is what the user chose: npm's rule, no warning.
+    writeFile(root, 'node_modules/@p/lib/package.json', JSON.stringify({ name: '@p/lib', version: '1.0.0' }));
+    const installed = (await service.get('/preview/entry.json')).json<{ warnings?: Warning[] }>();
+    expect(installed.warnings).to.equal(undefined);
+  });
+});
+
+describe('an import the local CDN maps though no copy of it is installed', function () {
+  it('warns at the import until a copy is installed', async function () {
+    const root = inlineWorkspace({
+      'packages/app': { manifest: { ...appManifest, dependencies: { fakelit: '2.0.0' } }, files: { 'main/index.ts': "import { html } from 'fakelit';\ndocument.body.textContent = html('ok');\n" } },
+    });
+    fs.writeFileSync(path.join(root, 'core.json'), JSON.stringify({ packages: ['packages/app'], preview: '@p/app/main' }));
+    const service = await serve(root, { cdnOrigin: 'local' });
+    try {
+      const entry = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; diagnostics: unknown[]; warnings?: Warning[] }>();
+      expect(entry.imports.fakelit).to.equal('/cdn/fakelit@2.0.0');
+      expect(entry.diagnostics).to.deep.equal([]);
+      expect(told(entry.warnings)).to.deep.equal([`PREVIEW_OUTSIDE_NOT_INSTALLED ${MAIN}:1:22`]);
+      expect(entry.warnings![0]!.message).to.include('answers its address 404').and.include('install it');
+      writeFile(root, 'node_modules/fakelit/package.json', JSON.stringify({ name: 'fakelit', version: '2.0.0', type: 'module', main: 'index.js' }));
+      writeFile(root, 'node_modules/fakelit/index.js', 'export const html = (s) => s;\n');
+      const installed = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; warnings?: Warning[] }>();
+      expect(installed.warnings).to.equal(undefined);
+      expect(installed.imports.fakelit).to.match(/^\/cdn\/fakelit@2\.0\.0\?v=/);
+    } finally {
+      await service.close();
+    }
   });
 });
