@@ -86,6 +86,24 @@ describe('an import of a workspace package by the name it had before a rename', 
   });
 });
 
+describe('an import of an old name with no version to map at, in a run started after the rename', function () {
+  it('keeps its PREVIEW_VERSION_UNRESOLVED error and adds the name to import instead', async function () {
+    const root = workspace();
+    writeFile(root, LIB_JSON, JSON.stringify({ ...libManifest, name: '@p/core' }));
+    writeFile(root, APP_JSON, JSON.stringify({ ...appManifest, dependencies: { '@p/lib': '^1.0.0' } }));
+    const service = await serve(root, { cdnOrigin: CDN });
+    try {
+      const entry = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; diagnostics: Warning[]; warnings?: Warning[] }>();
+      expect(entry.imports).to.not.have.property('@p/lib/util');
+      expect(entry.diagnostics.map((problem) => problem.kind)).to.deep.equal(['PREVIEW_VERSION_UNRESOLVED']);
+      expect(told(entry.warnings)).to.deep.equal([`PREVIEW_OUTSIDE_NOT_INSTALLED ${MAIN}:2:19`]);
+      expect(entry.warnings![0]!.message).to.include('no version to map at').and.include('import "@p/core/util"');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe('an import the local CDN maps though no copy of it is installed', function () {
   it('warns at the import until a copy is installed', async function () {
     const root = inlineWorkspace({
