@@ -254,7 +254,7 @@ function moduleStatusOf(module: ModuleModel, record: BuildRecord | null | undefi
   return { status: diagnostics.length === 0 ? 'valid' : 'invalid', diagnostics };
 }
 
-/** The warnings of the module's last build and those about helpers it shares (README "Warnings"). */
+/** The warnings of the module's last build, those about helpers it shares and those about its imports of a former package name (README "Warnings"). */
 export function selectModuleWarnings(state: ServiceState, module: ModuleModel): Diagnostic[] {
   return warningsOf(state, module, selectVariant(state, module.specifier, defaultVariantKey(module))?.last, sharedHelpers(state).get(module.specifier));
 }
