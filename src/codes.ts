@@ -169,6 +169,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'a file that is no public module is still bundled into several modules, so each page holds a copy: they are in different packages, the file lies outside its package or is CommonJS, or an import reaches it by no relative path (README "Shared files")',
     remedy: 'make the file a public module of its own, import it by a relative path, or keep it inside one module',
   },
+  IMPORT_OF_FORMER_NAME: {
+    severity: 'warning',
+    scope: 'module',
+    when: 'a bare import names no workspace package but a name a workspace package had earlier in this run of the service (renamed since): by npm\'s rule it is a package from outside the workspace, a CDN\'s or node_modules\', not the renamed one (README "Workspaces")',
+    remedy: 'import the package by the name it has now, and declare that name in `dependencies`',
+  },
   NO_PUBLIC_MODULE: {
     severity: 'warning',
     scope: 'top-level',
@@ -186,6 +192,12 @@ export const DIAGNOSTIC_KINDS = {
     scope: 'page',
     when: "a script module of a workspace package left out of development imports a stylesheet, and the CDN origin (not `local`) answers its code only: the preview has no address to link its sheet at, so the page shows it unstyled",
     remedy: 'put its package back in development (`core select`), serve the preview with `--cdn local` (which links the sheet at `?styles`), or publish the sheet as a stylesheet module (a `.css` target of `exports`) imported by bare specifier',
+  },
+  PREVIEW_OUTSIDE_NOT_INSTALLED: {
+    severity: 'warning',
+    scope: 'page',
+    when: 'the preview maps an import to a CDN as a package outside the workspace though no copy of it is installed where its importer would load it, and a workspace package\'s directory is named as that package while the package there has another name (a rename), or the CDN is the local one, which then answers 404 (README "Workspaces")',
+    remedy: 'import the workspace package by the name it has now (and declare it), or install the package',
   },
   PREVIEW_CDN_FILE_UNSERVED: {
     severity: 'warning',

@@ -22,6 +22,7 @@ import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-inde
 import type { WorkspaceModel } from '../workspace/model.js';
 import { parseCdnAddress, type CdnAddress } from './cdn-address.js';
 import { leftOutProductionSheets } from './left-out-sheets.js';
+import { unreadPackageAddress } from './preview.js';
 import { createInstalledBundles, KEPT_BUNDLE_BYTES, UnsettledBundleError, type InstalledBundles, type KeptBundle } from './installed-bundles.js';
 import { createFileHashes, type FileHashes } from '../io/file-hashes.js';
 import { bufferView } from '../outputs/buffer-view.js';
@@ -63,13 +64,13 @@ export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     // A workspace package's answer checks the disk itself (answerOutput): one check, not two. A
-    // name the state does not know is looked for again once the workspace is checked.
-    // One whose package.json is broken is the workspace's too: it answers that problem, never a copy installed under its name (README "Workspaces").
-    const own = (workspace: WorkspaceModel) => {
-      const packageOwner = indexWorkspace(workspace).packageTable.ofName(name);
-      return packageOwner.kind === 'model' || (packageOwner.kind === 'unread' && packageOwner.named);
-    };
-    if (own(host.getState().workspace) || own((await host.readiness.workspace()).workspace)) return serveWorkspaceModule(ctx, host, { version, subpath }, name);
+    // name the state does not know, or may be a package whose package.json is unread, is looked
+    // for again once the workspace is checked (a manifest fixed meanwhile frees the name).
+    // One whose package.json is unread is the workspace's too, and while a package.json is unread
+    // before its name, so is every name outside the model: the answer is that manifest's problem,
+    // never a copy installed under the name (README "Workspaces", "The local CDN").
+    const ownerOf = (workspace: WorkspaceModel) => indexWorkspace(workspace).packageTable.ofName(name).kind;
+    if (ownerOf(host.getState().workspace) === 'model' || ownerOf((await host.readiness.workspace()).workspace) !== 'outside') return serveWorkspaceModule(ctx, host, { version, subpath }, name);
     const copy = cdn.copies.find(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);
     serveInstalled(ctx, await answeredBundle(cdn, copy, subpath, ctx.query.v), `${name}@${version}${subpath ? `/${subpath}` : ''}`);
@@ -220,7 +221,9 @@ function installedAt(copies: InstalledCopies, specifier: string, address: string
   if (!address.startsWith(`${LOCAL_CDN_PREFIX}/`)) return null;
   address = plainAddress(address);
   const bare = parseBareSpecifier(specifier);
-  if (!bare || workspace.packages.has(bare.packageName)) return null;
+  // Only a package outside the workspace has an installed copy to serve; one a package.json not
+  // read may own has none while it is unread (README "The local CDN").
+  if (!bare || workspace.packageTable.ofName(bare.packageName).kind !== 'outside') return null;
   // Read by the one parse of a /cdn/ address; one of another package, or none, names no copy of it.
   let named: CdnAddress;
   try {
@@ -295,7 +298,15 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
       if (imported in imports) continue;
       const target = parseBareSpecifier(imported);
       if (!target) continue;
-      const own = workspace.packages.get(target.packageName);
+      const packageOwner = workspace.packageTable.ofName(target.packageName);
+      // A name a package.json not read may own is the workspace's, as a workspace module's import
+      // of it is: the service's own address, which answers that manifest's problem, never the
+      // copy installed under the name (README "The local CDN").
+      if (packageOwner.kind === 'unread') {
+        imports[imported] = unreadPackageAddress(packageOwner, target);
+        continue;
+      }
+      const own = packageOwner.kind === 'model' ? packageOwner.package : undefined;
       const dependency = own ? null : findInstalled(target.packageName, copy.pkg.dir);
       if (!own && !dependency) {
         unresolved.push(imported);

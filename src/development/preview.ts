@@ -9,8 +9,10 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { moduleNames, type ModuleModel, type ModuleNames, type PackageModel } from '../workspace/model.js';
 import { declaredPackage, isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
-import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
+import { indexWorkspace, type PackageOwner, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
+import type { ImportRecord } from '../workspace/checks.js';
+import { formerNames } from '../workspace/former-names.js';
 
 /** The version an address of an unread package's module carries when its manifest writes none: any answers the manifest's problem. */
 const UNREAD_VERSION = 'unread';
@@ -166,14 +168,26 @@ function visit(walk: PreviewWalk, module: ModuleModel): void {
     const subpath = specifier.slice(module.package.length + 1);
     preview.imports[specifier] ??= walk.inDevelopment(module.package) ? codeAddress({ package: module.package, version: module.version, subpath }, chunk.hash) : cdnAddress(walk, module.package, module.version, subpath);
   }
-  for (const { specifier } of record?.imports ?? []) {
+  for (const imported of record?.imports ?? []) {
+    const { specifier } = imported;
     if (specifier in preview.imports || (isBuiltin(specifier) && !declaredPackage(owner, specifier))) continue;
-    mapImport(walk, module, owner, specifier);
+    mapImport(walk, module, owner, imported);
   }
 }
 
+/**
+ * The service's own address for a bare import of a package whose package.json is unread (README
+ * "Workspaces"): it answers the manifest's problem, never code from elsewhere under that name.
+ */
+export function unreadPackageAddress(packageOwner: Extract<PackageOwner, { kind: 'unread' }>, bare: { packageName: string; subpath: string }): string {
+  const { package: unread, named } = packageOwner;
+  const version = named && unread.version !== null ? encodeURIComponent(unread.version) : UNREAD_VERSION;
+  return codeAddress({ package: bare.packageName, version, subpath: bare.subpath === '' ? ROOT_SUBPATH : bare.subpath });
+}
+
 /** A bare import: a workspace module is listed, a package outside the workspace mapped to the CDN at its exact version. */
-function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, specifier: string): void {
+function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, imported: ImportRecord): void {
+  const { specifier } = imported;
   const bare = parseBareSpecifier(specifier);
   if (!bare) return;
   const target = walk.index.modules.get(specifier);
@@ -186,12 +200,11 @@ function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, 
   // answers the manifest's problem, where a CDN would run whatever was published under its name
   // (README "Workspaces").
   if (packageOwner.kind === 'unread') {
-    const { package: unread, named } = packageOwner;
-    const version = named && unread.version !== null ? encodeURIComponent(unread.version) : UNREAD_VERSION;
-    walk.preview.imports[specifier] = codeAddress({ package: bare.packageName, version, subpath: bare.subpath === '' ? ROOT_SUBPATH : bare.subpath });
+    walk.preview.imports[specifier] = unreadPackageAddress(packageOwner, bare);
     return;
   }
   const version = externalVersion(owner, bare.packageName, walk.options);
+  warnNotInstalled(walk, module, owner, imported, version !== null);
   if (version !== null) {
     walk.preview.imports[specifier] = cdnAddress(walk, bare.packageName, version, bare.subpath);
     return;
@@ -205,6 +218,39 @@ function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, 
       `${bare.packageName} has no exact version: ${owner.name} declares ${range === undefined ? 'no range' : `the range "${range}"`} and no copy is installed; declare the exact version (for example "${bare.packageName}": "1.2.3") in ${owner.dir}/package.json`,
       { file: `${owner.dir}/package.json` },
     ),
+    module: module.specifier,
+  });
+}
+
+/**
+ * `PREVIEW_OUTSIDE_NOT_INSTALLED` (README "Workspaces"): an import mapped to a CDN as a package
+ * outside the workspace though no copy of it is installed where its importer would load it, when
+ * a workspace package may be the one it meant (its directory is named as the import's package,
+ * its own name another: a rename this run did not see), or when the CDN is the local one, which
+ * serves installed copies only. A CDN of the web without node_modules is a setup of its own: an
+ * import not installed is no warning there by itself. An import of a name this run saw renamed
+ * has `IMPORT_OF_FORMER_NAME` on its module already. `mapped`: whether it has a version to map at.
+ */
+function warnNotInstalled(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, imported: ImportRecord, mapped: boolean): void {
+  const bare = parseBareSpecifier(imported.specifier)!;
+  if (formerNames(walk.state.workspace, walk.state.packageNamesSeen).has(bare.packageName)) return;
+  // An origin that is a path is the service itself: the local CDN (README "The local CDN").
+  const localCdn = walk.options.cdnOrigin.startsWith('/');
+  const lastSegment = bare.packageName.slice(bare.packageName.lastIndexOf('/') + 1);
+  const candidate = walk.state.workspace.packages.find((pkg) => pkg.name !== bare.packageName && pkg.dir.slice(pkg.dir.lastIndexOf('/') + 1) === lastSegment);
+  // Not mapped, it has its error (`PREVIEW_VERSION_UNRESOLVED`): only a suggested name adds to it.
+  if (!candidate && (!localCdn || !mapped)) return;
+  if (walk.options.installedVersion(bare.packageName, owner.dir) !== null) return;
+  const loaded = !mapped
+    ? 'it has no version to map at (PREVIEW_VERSION_UNRESOLVED)'
+    : localCdn
+      ? 'the local CDN, which serves installed copies only, answers its address 404'
+      : `the page loads whatever ${walk.options.cdnOrigin} has published under that name`;
+  const instead = candidate
+    ? `${candidate.dir} holds ${candidate.name}: if ${bare.packageName} was its name before a rename, import "${candidate.name}${bare.subpath ? `/${bare.subpath}` : ''}" and declare "${candidate.name}" in dependencies; else install ${bare.packageName}`
+    : `install it, or, if it is a workspace package renamed, import it by the name it has now`;
+  (walk.preview.warnings ??= []).push({
+    ...diagnostic('PREVIEW_OUTSIDE_NOT_INSTALLED', `${module.specifier} imports "${imported.specifier}", a package outside the workspace of which no copy is installed where ${owner.name} would load it, so ${loaded}; ${instead}`, imported),
     module: module.specifier,
   });
 }

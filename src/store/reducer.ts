@@ -7,6 +7,7 @@ import { pathRecord } from '../workspace/path-records.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
+import { withNamesSeen, type PackageNamesSeen } from '../workspace/former-names.js';
 import { UNVERIFIED, type BuildFindings, type CoreEvent, type EventOf, type EventType } from './events.js';
 import { initialState, knownInputHash, type BuildRecord, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
 
@@ -86,6 +87,8 @@ function invalidate(variant: Draft<VariantState>) {
 const handlers: Handlers = {
   'service.started': (draft, event) => {
     Object.assign(draft, initialState(), { root: event.root });
+    // The names of this run only (README "Workspaces"): a log of several runs replays each anew.
+    delete draft.packageNamesSeen;
   },
 
   'workspace.read': (draft, event, base) => {
@@ -93,6 +96,9 @@ const handlers: Handlers = {
     draft.workspace = workspace;
     draft.workspaceStale = false;
     draft.workspaceRead = true;
+    // A package renamed keeps its old name here, which imports still naming it are warned of.
+    const namesSeen = withNamesSeen(base.packageNamesSeen, workspace.packages);
+    if (namesSeen !== base.packageNamesSeen) draft.packageNamesSeen = namesSeen as Draft<PackageNamesSeen>;
     const builds = replacing(base.builds);
     const seen = new Set<string>();
     for (const module of workspace.modules) {

@@ -1,6 +1,7 @@
 // Selectors: everything the service answers is derived from the state here, so `/state`,
 // the push channel and `core replay` can never disagree.
 import { checkImports, type ImportRecord } from '../workspace/checks.js';
+import { formerNameWarnings } from '../workspace/former-names.js';
 import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
 import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
@@ -256,15 +257,21 @@ function moduleStatusOf(module: ModuleModel, record: BuildRecord | null | undefi
   return { status: diagnostics.length === 0 ? 'valid' : 'invalid', diagnostics };
 }
 
-/** The warnings of the module's last build and those about helpers it shares (README "Warnings"). */
+/** The warnings of the module's last build, those about helpers it shares and those about its imports of a former package name (README "Warnings"). */
 export function selectModuleWarnings(state: ServiceState, module: ModuleModel): Diagnostic[] {
-  return warningsOf(selectVariant(state, module.specifier, defaultVariantKey(module))?.last, sharedHelpers(state).get(module.specifier));
+  return warningsOf(state, module, selectVariant(state, module.specifier, defaultVariantKey(module))?.last, sharedHelpers(state).get(module.specifier));
 }
 
-/** A build's own warnings, then the warnings about helpers it shares. */
-const warningsOf = (record: BuildRecord | null | undefined, shared: Diagnostic[] | undefined): Diagnostic[] => {
+/**
+ * A build's own warnings, then those about helpers it shares, then those about its imports of a
+ * name a workspace package had earlier in this run (README "Workspaces"); the build's own array
+ * when there are no others.
+ */
+const warningsOf = (state: ServiceState, module: ModuleModel, record: BuildRecord | null | undefined, shared: Diagnostic[] | undefined): Diagnostic[] => {
   const own = record?.warnings ?? [];
-  return shared === undefined || shared.length === 0 ? own : [...own, ...shared];
+  const former = record ? formerNameWarnings(module, record.imports, state.workspace, state.packageNamesSeen) : [];
+  if ((shared === undefined || shared.length === 0) && former.length === 0) return own;
+  return [...own, ...(shared ?? []), ...former];
 };
 
 const helperWarnings = new WeakMap<object, WeakMap<WorkspaceModel, Map<string, Diagnostic[]>>>();
@@ -787,6 +794,7 @@ function unreadImports(packageTable: PackageTable, packageName: string, record: 
 
 interface KeptModuleReport {
   workspace: WorkspaceModel;
+  namesSeen: ServiceState['packageNamesSeen'];
   record: BuildRecord | null;
   shared: Diagnostic[] | undefined;
   report: ModuleReport;
@@ -803,13 +811,13 @@ const moduleReports = new WeakMap<ModuleModel, KeptModuleReport>();
 function selectModuleReport(state: ServiceState, module: ModuleModel, record: BuildRecord | null, helpers: Map<string, Diagnostic[]>): ModuleReport {
   const shared = helpers.get(module.specifier);
   const kept = moduleReports.get(module);
-  if (kept && kept.workspace === state.workspace && kept.record === record && kept.shared === shared) return kept.report;
+  if (kept && kept.workspace === state.workspace && kept.namesSeen === state.packageNamesSeen && kept.record === record && kept.shared === shared) return kept.report;
   // The record and the helper warnings as looked up for the whole report, not again per module.
-  const warnings = warningsOf(record, shared);
+  const warnings = warningsOf(state, module, record, shared);
   const { status, diagnostics } = moduleStatusOf(module, record, state.workspace);
   const report: ModuleReport = { ...moduleNames(module), platforms: module.platforms, bundler: module.bundler.name, status, diagnostics };
   if (warnings.length > 0) report.warnings = warnings;
-  moduleReports.set(module, { workspace: state.workspace, record, shared, report });
+  moduleReports.set(module, { workspace: state.workspace, namesSeen: state.packageNamesSeen, record, shared, report });
   return report;
 }
 

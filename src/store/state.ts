@@ -1,6 +1,7 @@
 // The shape of the service's state: the fold of every event since `service.started`.
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { emptyWorkspace, type WorkspaceModel } from '../workspace/model.js';
+import type { PackageNamesSeen } from '../workspace/former-names.js';
 import type { BuildFindings, BuildOutputs, InputHashes, RemoteCacheCounts } from './events.js';
 
 /** What a finished build of one module variant left behind. */
@@ -64,6 +65,8 @@ export interface ServiceState {
   workspaceStale: boolean;
   /** Has the workspace been read at least once since the service started? */
   workspaceRead: boolean;
+  /** Every name each package directory's package.json has given it since the service started: a renamed package's old name is known (README "Workspaces"); absent in states of older logs. */
+  packageNamesSeen?: PackageNamesSeen;
   /** By module specifier. */
   builds: Record<string, ModuleBuilds>;
   /**
