@@ -181,6 +181,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'an `exports` `*` pattern of code targets matches no file of the package, built or source, that Node would resolve through it',
     remedy: 'add the files, or correct the target (and the `outDir`/`rootDir` of the tsconfig that builds the package)',
   },
+  EXPORTS_NAME_UNPUBLISHABLE: {
+    severity: 'warning',
+    scope: 'top-level',
+    when: 'an `exports` `*` pattern matches a file whose subpath is not one this service can publish (a segment with a character other than a letter, digit, `.`, `_` or `-`: `über.ts`, `a b.ts`); the file is no module, the others the pattern matches are (README "Exports and sources")',
+    remedy: 'rename the file to letters, digits, `.`, `_` and `-`, or exclude it with a `null` key',
+  },
   PREVIEW_STYLESHEET_UNLINKED: {
     severity: 'warning',
     scope: 'page',
