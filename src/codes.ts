@@ -157,6 +157,12 @@ export const DIAGNOSTIC_KINDS = {
     when: "esbuild's CSS parser found a syntax problem in a stylesheet (a `{` never closed, a stray character): a browser drops the rules around it, so an open preview keeps its last good sheet",
     remedy: 'fix the stylesheet at the file, line and column given (the preview shows the lines in its overlay)',
   },
+  ASSET_IMPORT_UNSERVED: {
+    severity: 'warning',
+    scope: 'module',
+    when: "a declared `.js` or `.mjs` asset the module's code names by `new URL` (a module worker), or a declared asset it imports in turn, statically imports a file of the module's assets that is not declared (its address answers 404) or a bare specifier (a worker has no import map): served as written, it fails to load in the browser (README \"Bundling real code\")",
+    remedy: 'declare the file it imports under `assets` too, and import it by a relative address: an asset is served as written, never bundled, and a worker has no import map for a bare specifier',
+  },
   MODULE_BOUNDARY_CROSSED: {
     severity: 'warning',
     scope: 'module',

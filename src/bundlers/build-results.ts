@@ -18,6 +18,7 @@ import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
+import { assetImportWarnings } from './asset-imports.js';
 import { isMarkedAssetAddress, placeAssetAddresses, sheetAssets } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
@@ -96,7 +97,15 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs.add(file);
     resolution.add(file);
   }
-  const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, warningsOf(root, result.warnings, bundled));
+  // A declared script the code names (a worker) imports what the browser fetches as written (README "Bundling real code").
+  const assetImports = assetImportWarnings(reads, target, [...placed.assets, ...written.addressed]);
+  for (const file of assetImports.scanned) {
+    inputs.add(file);
+    resolution.add(file);
+  }
+  const undefinedNamesAndWarnings = browserUndefinedNames(reads, placed.code, sources, target, variant, warningsOf(root, result.warnings, bundled));
+  const undefinedNames = undefinedNamesAndWarnings.errors;
+  const warnings = [...undefinedNamesAndWarnings.warnings, ...assetImports.warnings];
   const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
