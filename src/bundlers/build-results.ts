@@ -97,15 +97,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs.add(file);
     resolution.add(file);
   }
-  // A declared script the code names (a worker) imports what the browser fetches as written (README "Bundling real code").
-  const assetImports = assetImportWarnings(reads, target, [...placed.assets, ...written.addressed]);
-  for (const file of assetImports.scanned) {
-    inputs.add(file);
-    resolution.add(file);
-  }
-  const undefinedNamesAndWarnings = browserUndefinedNames(reads, placed.code, sources, target, variant, warningsOf(root, result.warnings, bundled));
-  const undefinedNames = undefinedNamesAndWarnings.errors;
-  const warnings = [...undefinedNamesAndWarnings.warnings, ...assetImports.warnings];
+  const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], inputs, resolution);
+  const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
   const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
@@ -122,6 +115,18 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs' ? { commonjs: true as const } : {}),
   };
+}
+
+// A declared script the code names (a worker) imports what the browser fetches as written (README
+// "Bundling real code"): the warnings about those imports; each asset read is an input, so that an
+// edit of one judges it again.
+function scannedAssetImports(reads: PlacedReads, target: BundleTarget, named: readonly string[], inputs: Set<string>, resolution: Set<string>): Diagnostic[] {
+  const { warnings, scanned } = assetImportWarnings(reads, target, named);
+  for (const file of scanned) {
+    inputs.add(file);
+    resolution.add(file);
+  }
+  return warnings;
 }
 
 // The sheet of entry `index` as served: its image-set() strings resolved (README "Workspaces"), its
