@@ -157,6 +157,12 @@ export const DIAGNOSTIC_KINDS = {
     when: "esbuild's CSS parser found a syntax problem in a stylesheet (a `{` never closed, a stray character): a browser drops the rules around it, so an open preview keeps its last good sheet",
     remedy: 'fix the stylesheet at the file, line and column given (the preview shows the lines in its overlay)',
   },
+  ASSET_IMPORT_UNSERVED: {
+    severity: 'warning',
+    scope: 'module',
+    when: "a declared `.js` or `.mjs` asset the module's code names by `new URL` (a module worker), or a declared asset it imports in turn, statically imports a file of the module's assets that is not declared (its address answers 404) or a bare specifier (a worker has no import map): served as written, it fails to load in the browser (README \"Bundling real code\")",
+    remedy: 'declare the file it imports under `assets` too, and import it by a relative address: an asset is served as written, never bundled, and a worker has no import map for a bare specifier',
+  },
   MODULE_BOUNDARY_CROSSED: {
     severity: 'warning',
     scope: 'module',
@@ -186,6 +192,12 @@ export const DIAGNOSTIC_KINDS = {
     scope: 'top-level',
     when: 'an `exports` `*` pattern of code targets matches no file of the package, built or source, that Node would resolve through it',
     remedy: 'add the files, or correct the target (and the `outDir`/`rootDir` of the tsconfig that builds the package)',
+  },
+  EXPORTS_NAME_UNPUBLISHABLE: {
+    severity: 'warning',
+    scope: 'top-level',
+    when: 'an `exports` `*` pattern matches a file whose subpath is not one this service can publish (a segment with a character other than a letter, digit, `.`, `_` or `-`: `über.ts`, `a b.ts`); the file is no module, the others the pattern matches are (README "Exports and sources")',
+    remedy: 'rename the file to letters, digits, `.`, `_` and `-`, or exclude it with a `null` key',
   },
   PREVIEW_STYLESHEET_UNLINKED: {
     severity: 'warning',

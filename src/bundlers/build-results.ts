@@ -18,6 +18,7 @@ import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
+import { assetImportWarnings } from './asset-imports.js';
 import { isMarkedAssetAddress, placeAssetAddresses, sheetAssets } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
@@ -97,7 +98,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs.add(file);
     resolution.add(file);
   }
-  const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, warningsOf(root, result.warnings, bundled));
+  const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], inputs, resolution);
+  const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
   const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
@@ -132,6 +134,18 @@ function withWrittenShared(root: string, target: BundleTarget, result: esbuild.B
     const asWritten = written.get(`${record.file}\0${record.specifier}`);
     return asWritten === undefined ? record : { ...record, written: asWritten };
   });
+}
+
+// A declared script the code names (a worker) imports what the browser fetches as written (README
+// "Bundling real code"): the warnings about those imports; each asset read is an input, so that an
+// edit of one judges it again.
+function scannedAssetImports(reads: PlacedReads, target: BundleTarget, named: readonly string[], inputs: Set<string>, resolution: Set<string>): Diagnostic[] {
+  const { warnings, scanned } = assetImportWarnings(reads, target, named);
+  for (const file of scanned) {
+    inputs.add(file);
+    resolution.add(file);
+  }
+  return warnings;
 }
 
 // The sheet of entry `index` as served: its image-set() strings resolved (README "Workspaces"), its

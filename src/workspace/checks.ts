@@ -5,6 +5,7 @@ import semver from 'semver';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { lineAndColumn } from './json.js';
 import type { ModuleModel, PackageModel, WorkspaceModel } from './model.js';
+import { isSubpath } from './subpaths.js';
 import { declaredPackage, isBuiltin, parseBareSpecifier, moduleSpecifier } from './specifiers.js';
 import { indexWorkspace } from './workspace-index.js';
 
@@ -108,7 +109,9 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
       return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}", which names no file of ${target.name}: a package without "exports" publishes each of its files as Node resolves it (${target.dir}/${bare.subpath}, or the source it is built from)`, where);
     }
     const available = (index.modulesOf.get(target.name) ?? []).map((m) => m.specifier);
-    return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}", which is not a public module of ${target.name}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
+    // A name no address can carry: a `*` pattern matching its file skips it (README "Exports and sources").
+    const unpublishable = bare.subpath !== '' && !isSubpath(bare.subpath) ? ` ("${bare.subpath}" is not a subpath this service can publish: segments of letters, digits, ".", "_", "-")` : '';
+    return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}", which is not a public module of ${target.name}${unpublishable}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
   }
   if (module.platforms.includes('web') && !imported.platforms.includes('web')) {
     return diagnostic('BUNDLE_ERROR', `${module.specifier} runs in browsers but imports "${specifier}", whose platforms are ${JSON.stringify(imported.platforms)}`, where);

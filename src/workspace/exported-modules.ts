@@ -34,10 +34,19 @@ export function declareDeepImportModules(context: PackageContext, sources: Sourc
 function declarePatternModules(context: PackageContext, sources: SourceFinder, key: string, targets: string[]): void {
   const { pkg, packageFile } = context;
   // A `null` key more specific than this one takes what it matches, as in Node (`exportsKeyFor`).
-  const expanded = sources.expandPattern(key, targets).filter(({ subpath }) => isSubpath(subpath));
+  const matched = sources.expandPattern(key, targets);
+  const expanded = matched.filter(({ subpath }) => isSubpath(subpath));
   for (const { subpath, entry } of expanded) declareModule(context, newModule(pkg, subpath, dirOf(entry), entry), packageFile);
+  // A file the pattern matches whose subpath no address can carry is said, one warning each: an
+  // importer would otherwise hear only that the name is not a public module (README "Exports and sources").
+  for (const { subpath, entry } of matched) {
+    if (isSubpath(subpath)) continue;
+    context.warnings.push(
+      diagnostic('EXPORTS_NAME_UNPUBLISHABLE', `${packageFile}: exports["${key}"] matches ${entry}, but its subpath "${subpath}" is not one this service can publish (segments of letters, digits, ".", "_", "-"), so no module is published for it; rename the file, or exclude it with a null key`, { file: packageFile }),
+    );
+  }
   const codeTargets = targets.filter((target) => target.includes('*') && (/\*$/.test(target) || (SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target))));
-  if (expanded.length === 0 && codeTargets.length > 0) {
+  if (matched.length === 0 && codeTargets.length > 0) {
     context.warnings.push(
       diagnostic('EXPORTS_NO_SOURCE', `${packageFile}: exports["${key}"] -> ${codeTargets.map((t) => `"${t}"`).join(', ')} publishes no module: no file of the package, built or source, is what Node would resolve through it${describeTsconfigs(sources.tsconfigs(), sources.tsconfigProblems())}; add the files, or correct the target`, { file: packageFile }),
     );

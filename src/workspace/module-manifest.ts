@@ -16,8 +16,7 @@ export interface ModuleManifest {
 }
 
 // A subpath is what follows the package name in a specifier: plain segments only.
-const SUBPATH = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
-export const isSubpath = (subpath: string): boolean => SUBPATH.test(subpath) && !subpath.split('/').some((s) => s === '.' || s === '..');
+export { isSubpath } from './subpaths.js';
 
 /** A manifest declaring nothing: what a module.json that cannot be read stands for. */
 export const emptyManifest = (): ModuleManifest => ({ platforms: null, entry: null, assets: [], subpath: null, bundler: null });

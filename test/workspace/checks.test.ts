@@ -128,6 +128,13 @@ describe('checkImports', () => {
     expect(found[0]!.message).to.contain('"@t/lib/internal/helper", which is not a public module of @t/lib; its modules are @t/lib/format, @t/lib/fs-tools');
   });
 
+  it('says why a name with characters no subpath may hold is no public module (a `*` pattern skips its file)', () => {
+    const found = check([at('@t/lib/parts/über'), at('@t/lib/internal/helper')]);
+    expect(found[0]!.message).to.contain('"@t/lib/parts/über", which is not a public module of @t/lib ("parts/über" is not a subpath this service can publish: segments of letters, digits, ".", "_", "-"); its modules are');
+    // A plain name that is simply not published is told only that.
+    expect(found[1]!.message).to.not.contain('not a subpath this service can publish');
+  });
+
   it('says a deep import of a package without exports names no file of it', () => {
     const model = workspace({ '@t/lib': '^2.0.0' });
     model.packages[1] = { ...model.packages[1]!, withoutExports: true };

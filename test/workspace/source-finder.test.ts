@@ -193,6 +193,29 @@ describe('exports patterns against Node', () => {
     expect(model.warnings![0]!.message).to.contain('exports["./widgets/*"] -> "./dist/widgets/*.js" publishes no module');
     expect(model.warnings![0]!.file).to.equal('packages/gen/package.json');
   });
+
+  it('warns EXPORTS_NAME_UNPUBLISHABLE for each file a pattern matches whose subpath cannot be published, and publishes the rest', () => {
+    const files = {
+      'core.json': json({ packages: ['packages/lib'] }),
+      'packages/lib/package.json': json({ name: '@p/lib', version: '1.0.0', exports: { './parts/*': './src/parts/*.ts', './odd/*': './src/odd/*.ts' } }),
+      'packages/lib/src/parts/one.ts': 'export const o = 1;\n',
+      'packages/lib/src/parts/über.ts': "export const u = 'u';\n",
+      'packages/lib/src/parts/a b.ts': "export const s = 's';\n",
+      // A pattern whose every file is skipped is said so, not as one that matches no file.
+      'packages/lib/src/odd/ñandú.ts': 'export {};\n',
+    };
+    const model = readWorkspace(memoryReader(files));
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@p/lib/parts/one']);
+    expect(model.warnings?.map((w) => [w.kind, w.file])).to.deep.equal([
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'packages/lib/package.json'],
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'packages/lib/package.json'],
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'packages/lib/package.json'],
+    ]);
+    const messages = model.warnings!.map((w) => w.message);
+    expect(messages[0]).to.contain('exports["./parts/*"] matches packages/lib/src/parts/a b.ts, but its subpath "parts/a b" is not one this service can publish');
+    expect(messages[1]).to.contain('exports["./parts/*"] matches packages/lib/src/parts/über.ts, but its subpath "parts/über"');
+    expect(messages[2]).to.contain('exports["./odd/*"] matches packages/lib/src/odd/ñandú.ts');
+  });
 });
 
 describe('deep imports of a package without exports against Node', () => {

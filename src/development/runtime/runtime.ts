@@ -197,6 +197,7 @@ const TITLES: Record<string, string> = {
   MANIFEST_INVALID: 'Manifest invalid',
   NO_PUBLIC_MODULE: 'Manifest incomplete',
   EXPORTS_NO_SOURCE: 'Manifest incomplete',
+  EXPORTS_NAME_UNPUBLISHABLE: 'Manifest incomplete',
   LOAD_FAILED: 'Load failed',
   SERVICE_UNREACHABLE: 'Service unreachable',
   PREVIEW_VERSION_UNRESOLVED: 'Version unresolved',
