@@ -20,7 +20,7 @@ import { sameStat, type FileHashes } from './file-hashes.js';
 import type { LinksOfReads } from './read-links.js';
 import { INDEX } from './cache-location.js';
 import { realDirectory } from './confined-paths.js';
-import { isCacheEntry, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
+import { isCacheEntry, isWorkspaceSnapshot, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
 import { OUTPUTS, readCacheFile } from './build-cache/cache-files.js';
 import { createOutputPacks } from './build-cache/output-packs.js';
 import { factsHold, restoreBuilds, restoreWorkspaceModel, workspaceFacts } from './build-cache/restore.js';
@@ -51,6 +51,11 @@ export interface BuildCache {
    * where it led, so the first read reads nothing; else null.
    */
   restoreWorkspace(): WorkspaceModel | null;
+  /**
+   * The workspace model of the last run as saved, whether or not it still holds (null without
+   * one of its shape): only the names of its packages are taken from it (README "Workspaces").
+   */
+  savedWorkspace(): WorkspaceModel | null;
   /** The builds still valid for `workspace`, their outputs put in `outputs`; or why none is. */
   restore(workspace: WorkspaceModel): Extract<Fact, { type: 'cache.restored' }>;
   /**
@@ -133,6 +138,15 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
         // Past the index's checks, a throw is a fault of this code or of the disk: a miss all the
         // same, never a service that does not start.
         tellDamage(`the saved workspace model could not be used: ${(error as Error).message}`);
+        return null;
+      }
+    },
+    savedWorkspace() {
+      try {
+        const index = indexAtStart();
+        return 'ignored' in index || !isWorkspaceSnapshot(index.workspace) ? null : index.workspace.model;
+      } catch {
+        // A miss, as for `restoreWorkspace`: without the names, a read knows fewer of them.
         return null;
       }
     },
