@@ -141,15 +141,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
         return null;
       }
     },
-    savedWorkspace() {
-      try {
-        const index = indexAtStart();
-        return 'ignored' in index || !isWorkspaceSnapshot(index.workspace) ? null : index.workspace.model;
-      } catch {
-        // A miss, as for `restoreWorkspace`: without the names, a read knows fewer of them.
-        return null;
-      }
-    },
+    savedWorkspace: () => savedModel(indexAtStart),
     restore(workspace) {
       try {
         const index = indexAtStart();
@@ -177,10 +169,24 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       writing.add(done);
       return done;
     },
-    async idle() {
-      while (writing.size > 0) await Promise.allSettled([...writing]);
-    },
+    idle: () => allWritten(writing),
   };
+}
+
+/** Settles once no write is under way, the writes started meanwhile included (`BuildCache.idle`). */
+async function allWritten(writing: ReadonlySet<Promise<void>>): Promise<void> {
+  while (writing.size > 0) await Promise.allSettled([...writing]);
+}
+
+/** The model of the index read at start as saved, if of its shape (`BuildCache.savedWorkspace`). */
+function savedModel(indexAtStart: () => CacheIndex | { ignored: string }): WorkspaceModel | null {
+  try {
+    const index = indexAtStart();
+    return 'ignored' in index || !isWorkspaceSnapshot(index.workspace) ? null : index.workspace.model;
+  } catch {
+    // A miss, as for `restoreWorkspace`: without the names, a read knows fewer of them.
+    return null;
+  }
 }
 
 // The stat of the very file read: a rename between a stat and a read could pair another's. One
