@@ -23,6 +23,18 @@ for (const address of ['/preview/', '/preview/bundled/']) {
 
     const shown = () => watched.page.evaluate(() => document.body?.dataset.ok ?? null).catch(() => null);
     const overlayText = () => watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.textContent ?? null).catch(() => null);
+    // A new page for each load: the page of the first may reload itself once the package is
+    // back, which would abort a navigation of the same page.
+    const freshLoad = async () => {
+      await watched?.page.close();
+      watched = await openPage(browser);
+      // What a squatter's package of that name would answer, had the page asked the CDN.
+      await watched.page.route(`${CDN}/**`, (route) => {
+        cdnRequests.push(route.request().url());
+        return route.fulfill({ status: 200, contentType: 'text/javascript', headers: { 'access-control-allow-origin': '*' }, body: "export const a = 'FOREIGN';" });
+      });
+      await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
+    };
     const mainReport = async () => (await service.report()).modules.find((module) => module.specifier === '@p/app/main');
 
     before(async () => {
@@ -37,12 +49,6 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       service = await serve(root, { cdnOrigin: CDN });
       expect((await mainReport())?.status).to.equal('valid');
       browser = await launchChromium();
-      watched = await openPage(browser);
-      // What a squatter's package of that name would answer, had the page asked the CDN.
-      await watched.page.route(`${CDN}/**`, (route) => {
-        cdnRequests.push(route.request().url());
-        return route.fulfill({ status: 200, contentType: 'text/javascript', headers: { 'access-control-allow-origin': '*' }, body: "export const a = 'FOREIGN';" });
-      });
     });
     after(async () => {
       await browser?.close();
@@ -52,7 +58,7 @@ for (const address of ['/preview/', '/preview/bundled/']) {
     it('asks the CDN for nothing and runs no code under its name; the overlay names the missing package.json', async () => {
       fs.renameSync(path.join(root, LIB), path.join(root, 'lib-away'));
       expect((await mainReport())?.invalidImports).to.deep.equal(['@p/lib/util']);
-      await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
+      await freshLoad();
       await watched.page.waitForFunction(() => document.querySelector('core-overlay')?.shadowRoot?.textContent?.includes('has no package.json'), null, { timeout: 20_000 }).catch(async () => {
         throw new Error(`the overlay never named the missing package.json; it shows ${await overlayText()}; failed: ${watched.failed.join(' | ') || 'none'}`);
       });
@@ -64,7 +70,7 @@ for (const address of ['/preview/', '/preview/bundled/']) {
     it("runs the workspace's code at a fresh load once the directory is back, with no restart", async () => {
       fs.renameSync(path.join(root, 'lib-away'), path.join(root, LIB));
       await waitFor(async () => (await mainReport())?.invalidImports === undefined, { what: '@p/app/main valid with no invalidImports' });
-      await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
+      await freshLoad();
       await watched.page.waitForFunction(() => document.body?.dataset.ok === 'mine', null, { timeout: 20_000 }).catch(async () => {
         throw new Error(`the page never showed mine; it shows ${await shown()}; overlay: ${await overlayText()}; failed: ${watched.failed.join(' | ') || 'none'}`);
       });
