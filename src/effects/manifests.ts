@@ -5,16 +5,23 @@ import { asapScheduler, concatMap, distinctUntilChanged, filter, from, map, obse
 import type { CoreEvent, Fact, Facts } from '../store/events.js';
 import type { ServiceState } from '../store/state.js';
 import type { WorkspaceModel } from '../workspace/model.js';
+import { knownIdentities, type KnownIdentities } from '../workspace/known-identity.js';
 import type { EffectScheduling } from './effect.js';
 
 export interface ManifestsDeps extends EffectScheduling {
-  /** The model, with the deep imports of packages without `exports` that builds found (README "Exports and sources"). */
-  readWorkspace(deepImports: readonly string[]): WorkspaceModel;
+  /**
+   * The model, with the deep imports of packages without `exports` that builds found (README
+   * "Exports and sources"), and the name each package directory had before (`known`), kept for
+   * one found without a package.json (README "Workspaces").
+   */
+  readWorkspace(deepImports: readonly string[], known?: KnownIdentities): WorkspaceModel;
   /**
    * The model of an earlier run when none of the manifests and listings it was read from changed
    * (the build cache, README "The build cache"): taken for the first read instead of reading.
    */
   restoreWorkspace?(): WorkspaceModel | null;
+  /** The model the build cache saved, whether or not it still holds; null without one: a first read takes the names of its packages from it. */
+  savedWorkspace?(): WorkspaceModel | null;
   /**
    * When the build cache has no model that holds (none saved, or a source changed since): the
    * model CI read, from the team's remote cache, when
@@ -46,8 +53,10 @@ export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<Se
       const before = current!;
       const restored = before.workspaceRead ? null : (deps.restoreWorkspace?.() ?? null);
       const team = before.workspaceRead || restored ? null : (deps.restoreTeamWorkspace?.(before.deepImports ?? []) ?? null);
-      if (team) return from(team).pipe(concatMap(({ workspace, fact }) => withBuilds(before, workspace ?? deps.readWorkspace(before.deepImports ?? []), workspace !== null, [fact])));
-      return withBuilds(before, restored ?? deps.readWorkspace(before.deepImports ?? []), restored !== null, []);
+      // The name a directory had at the last read of this run, else in the model the build cache saved.
+      const read = () => deps.readWorkspace(before.deepImports ?? [], knownIdentities(before.workspaceRead ? before.workspace : (deps.savedWorkspace?.() ?? null)));
+      if (team) return from(team).pipe(concatMap(({ workspace, fact }) => withBuilds(before, workspace ?? read(), workspace !== null, [fact])));
+      return withBuilds(before, restored ?? read(), restored !== null, []);
     }),
   );
 

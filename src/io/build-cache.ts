@@ -20,7 +20,7 @@ import { sameStat, type FileHashes } from './file-hashes.js';
 import type { LinksOfReads } from './read-links.js';
 import { INDEX } from './cache-location.js';
 import { realDirectory } from './confined-paths.js';
-import { isCacheEntry, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
+import { isCacheEntry, isWorkspaceSnapshot, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
 import { isReadableCacheFile, OUTPUTS, readCacheFile } from './build-cache/cache-files.js';
 import { createOutputPacks } from './build-cache/output-packs.js';
 import { factsHold, restoreBuilds, restoreWorkspaceModel, workspaceFacts } from './build-cache/restore.js';
@@ -55,6 +55,11 @@ export interface BuildCache {
    * where it led, so the first read reads nothing; else null.
    */
   restoreWorkspace(): WorkspaceModel | null;
+  /**
+   * The workspace model of the last run as saved, whether or not it still holds (null without
+   * one of its shape): only the names of its packages are taken from it (README "Workspaces").
+   */
+  savedWorkspace(): WorkspaceModel | null;
   /** The builds still valid for `workspace`, their outputs put in `outputs`; or why none is. */
   restore(workspace: WorkspaceModel): Extract<Fact, { type: 'cache.restored' }>;
   /**
@@ -140,6 +145,7 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
         return null;
       }
     },
+    savedWorkspace: () => savedModel(indexAtStart),
     restore(workspace) {
       try {
         const index = indexAtStart();
@@ -167,10 +173,24 @@ export function createBuildCache(dir: string, root: string, identity: CacheIdent
       writing.add(done);
       return done;
     },
-    async idle() {
-      while (writing.size > 0) await Promise.allSettled([...writing]);
-    },
+    idle: () => allWritten(writing),
   };
+}
+
+/** Settles once no write is under way, the writes started meanwhile included (`BuildCache.idle`). */
+async function allWritten(writing: ReadonlySet<Promise<void>>): Promise<void> {
+  while (writing.size > 0) await Promise.allSettled([...writing]);
+}
+
+/** The model of the index read at start as saved, if of its shape (`BuildCache.savedWorkspace`). */
+function savedModel(indexAtStart: () => CacheIndex | { ignored: string }): WorkspaceModel | null {
+  try {
+    const index = indexAtStart();
+    return 'ignored' in index || !isWorkspaceSnapshot(index.workspace) ? null : index.workspace.model;
+  } catch {
+    // A miss, as for `restoreWorkspace`: without the names, a read knows fewer of them.
+    return null;
+  }
 }
 
 // The stat of the very file read: a rename between a stat and a read could pair another's. One

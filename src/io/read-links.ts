@@ -6,6 +6,7 @@
 import type { WorkspaceModel } from '../workspace/model.js';
 import { readWorkspace } from '../workspace/read-workspace.js';
 import type { SourceReader } from '../workspace/source-reader.js';
+import type { KnownIdentities } from '../workspace/known-identity.js';
 import type { FileHashes } from './file-hashes.js';
 import { onePassReader } from './workspace-reads.js';
 
@@ -60,7 +61,7 @@ export function linksHold({ realPaths, leaves }: ReadLinks, hashes: Pick<FileHas
 }
 
 /** The workspace read as the service reads it (`onePassReader`), with what that read asked of links. */
-export function readWithLinks(hashes: FileHashes, deepImports: readonly string[]): { model: WorkspaceModel; links: ReadLinks } {
+export function readWithLinks(hashes: FileHashes, deepImports: readonly string[], known?: KnownIdentities): { model: WorkspaceModel; links: ReadLinks } {
   const { reader, links } = recordingLinks(onePassReader(hashes));
-  return { model: readWorkspace(reader, deepImports), links };
+  return { model: readWorkspace(reader, deepImports, known), links };
 }

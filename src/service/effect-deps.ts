@@ -28,6 +28,7 @@ import type { ServiceState } from '../store/state.js';
 import { VERSION } from '../version.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { readWorkspace } from '../workspace/read-workspace.js';
+import type { KnownIdentities } from '../workspace/known-identity.js';
 
 /** The options of `startService` these parts read (documented on `ServiceOptions`). */
 export interface EffectDepsOptions {
@@ -75,10 +76,11 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     root,
     scheduler: asapScheduler,
     logger,
-    readWorkspace: cache ? (deepImports) => readNotingLinks(cache, hashes, deepImports) : (deepImports) => readWorkspace(onePassReader(hashes), deepImports),
+    readWorkspace: cache ? (deepImports, known) => readNotingLinks(cache, hashes, deepImports, known) : (deepImports, known) => readWorkspace(onePassReader(hashes), deepImports, known),
     ...(cache
       ? {
           restoreWorkspace: () => cache.restoreWorkspace(),
+          savedWorkspace: () => cache.savedWorkspace(),
           ...(team
             ? {
                 // The team's model, once taken, is saved with the links its read asked, as a model read here is.
@@ -116,8 +118,8 @@ export function createEffectDeps(root: string, logger: (message: string) => void
 }
 
 // The build cache saves a model with what its read asked of links (README "The build cache").
-function readNotingLinks(cache: BuildCache, hashes: FileHashes, deepImports: readonly string[]): WorkspaceModel {
-  const { model, links } = readWithLinks(hashes, deepImports);
+function readNotingLinks(cache: BuildCache, hashes: FileHashes, deepImports: readonly string[], known: KnownIdentities | undefined): WorkspaceModel {
+  const { model, links } = readWithLinks(hashes, deepImports, known);
   cache.links.set(model.sources, links);
   return model;
 }

@@ -32,16 +32,22 @@ export interface PackageModel {
 }
 
 /**
- * A package core.json lists whose package.json exists but could not be taken (README
- * "Workspaces"): its name, when the file writes one before it breaks, and version, else null.
+ * A package core.json lists whose package.json could not be taken (README "Workspaces"): its
+ * name, when the file writes one before it breaks, and version, else null; or one whose
+ * package.json is not there at all (`absent`).
  */
 export interface UnreadPackage {
   /** Directory relative to the workspace. */
   dir: string;
-  /** Its package.json, relative to the workspace: the `file` of its MANIFEST_INVALID. */
+  /** Its package.json, relative to the workspace: the `file` of its MANIFEST_INVALID (`absent`: core.json's, naming `dir`). */
   file: string;
   name: string | null;
   version: string | null;
+  /**
+   * The directory has no package.json to read (moved away, emptied, not a file, or leaving the
+   * workspace): `name` and `version` are those known of it elsewhere (`knownIdentity`), else null.
+   */
+  absent?: true;
 }
 
 /** The names of a module, as the state, the /state report, the preview and a distribution all carry them. */

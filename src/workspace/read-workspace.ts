@@ -10,6 +10,7 @@ import { parsePackageManifest, isPackageName } from './package-manifest.js';
 import { packageModules } from './package-modules.js';
 import { parseWorkspaceManifest } from './workspace-manifest.js';
 import { readableIdentity } from './unread-packages.js';
+import { lockfileIdentity, type KnownIdentities } from './known-identity.js';
 import type { SourceReader } from './source-reader.js';
 import { parseBareSpecifier } from './specifiers.js';
 import { LINK_TARGET } from './paths.js';
@@ -26,8 +27,10 @@ export { BUILTIN_BUNDLERS } from './module-bundlers.js';
 /**
  * `deepImports`: bare specifiers of files of packages without `exports` that workspace modules
  * import (found by their builds): each is a module when it names a file Node would resolve.
+ * `known`: the name each package directory had in an earlier model (`knownIdentities`), for
+ * one found without a package.json.
  */
-export function readWorkspace(reader: SourceReader, deepImports: readonly string[] = []): WorkspaceModel {
+export function readWorkspace(reader: SourceReader, deepImports: readonly string[] = [], known: KnownIdentities = new Map()): WorkspaceModel {
   const sources: Record<string, string | null> = {};
   const read = (path: string) => {
     const file = reader.readText(path);
@@ -55,19 +58,20 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
   // A name taken twice is found without a walk of the packages read before.
   const packagesByName = new Map<string, PackageModel>();
   const tsconfigs = new Map<string, LoadedTsconfig>();
-  for (const dir of workspace.value.packages) readPackage(reader, read, list, model, { packagesByName, tsconfigs }, dir, deepImports);
+  for (const dir of workspace.value.packages) readPackage(reader, read, list, model, { packagesByName, tsconfigs, known }, dir, deepImports);
   model.selection = readSelection(read, model);
   return model;
 }
 
-/** What the packages of one read share: the names taken, and the tsconfig files loaded. */
+/** What the packages of one read share: the names taken, the tsconfig files loaded, and the names known from before. */
 interface ReadSoFar {
   packagesByName: Map<string, PackageModel>;
   tsconfigs: Map<string, LoadedTsconfig>;
+  known: KnownIdentities;
 }
 
 /** Adds the package of `dir` and its modules to `model`; a package that cannot be read is told instead. */
-function readPackage(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel, { packagesByName, tsconfigs }: ReadSoFar, dir: string, deepImports: readonly string[]): void {
+function readPackage(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel, { packagesByName, tsconfigs, known }: ReadSoFar, dir: string, deepImports: readonly string[]): void {
   const file = dir === '.' ? 'package.json' : `${dir}/package.json`;
   const packageJson = read(file);
   if (!packageJson) {
@@ -75,6 +79,10 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
     const kind = leaves ? null : listedNotAFile(list, file);
     if (kind !== null) model.diagnostics.push(manifestInvalid(file, `${WORKSPACE_MANIFEST} lists the package directory "${dir}": ${notAFileText(file, kind)}`));
     else model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, `${WORKSPACE_MANIFEST} lists the package directory "${dir}", which ${leaves ? 'is a symbolic link leaving the workspace (not followed)' : 'has no package.json'}`));
+    // Still the workspace's while it is away (README "Workspaces"): by the name it had, else
+    // npm's lockfile's; with none known, any name outside the model may be its.
+    const identity = known.get(dir) ?? lockfileIdentity({ readText: read, ...(reader.leaves ? { leaves: (path: string) => reader.leaves!(path) } : {}) }, dir);
+    (model.unreadPackages ??= []).push({ dir, file, name: identity?.name ?? null, version: identity?.version ?? null, absent: true });
     return;
   }
   const manifest = parsePackageManifest(packageJson.text, file);

@@ -1,5 +1,5 @@
-// The packages core.json lists whose package.json exists but could not be taken into the model
-// (not JSON, no valid name or version): README "Workspaces". Their names are the workspace's
+// The packages core.json lists whose package.json could not be taken into the model (not JSON,
+// no valid name or version, or none there: `known-identity.ts`): README "Workspaces". Their names are the workspace's
 // while the manifest is being fixed, so an import of one is never sent to a CDN, where anyone
 // may have published that name. Pure.
 import { visit } from 'jsonc-parser';
@@ -64,10 +64,16 @@ const unreadOnly = (owner: PackageOwner | null): UnreadPackage | null => (owner?
 
 /** Why an import of `packageName` is not sent to a CDN: the unread manifest, in words. */
 export function unreadPackageReason(pkg: UnreadPackage, packageName: string): string {
+  if (pkg.absent) {
+    return pkg.name === packageName
+      ? `${packageName} is the workspace package of ${pkg.dir}, which core.json lists but which has no package.json now (MANIFEST_INVALID): it is served once the package is back, never sent to a CDN`
+      : `core.json lists ${pkg.dir}, which has no package.json now and whose name is not known (MANIFEST_INVALID), so ${packageName} may be that workspace package: no import of a package outside the workspace is sent to a CDN until the directory is back or removed from core.json`;
+  }
   return pkg.name === packageName
     ? `${packageName} is the workspace package of ${pkg.dir}, whose ${pkg.file} is invalid (MANIFEST_INVALID): it is served once the manifest is fixed, never sent to a CDN`
     : `${pkg.file} is invalid before its "name" can be read (MANIFEST_INVALID), so ${packageName} may be that workspace package: no import of a package outside the workspace is sent to a CDN until the manifest is fixed`;
 }
 
-/** The manifest problems of an unread package, as the top level of the model tells them. */
-export const unreadPackageDiagnostics = (workspace: WorkspaceModel, pkg: UnreadPackage) => workspace.diagnostics.filter((problem) => problem.file === pkg.file);
+/** The manifest problems of an unread package, as the top level of the model tells them (of an absent one: those naming its directory). */
+export const unreadPackageDiagnostics = (workspace: WorkspaceModel, pkg: UnreadPackage) =>
+  workspace.diagnostics.filter((problem) => (pkg.absent ? problem.message.includes(`lists the package directory "${pkg.dir}"`) : problem.file === pkg.file));

@@ -431,7 +431,7 @@ describe('readWorkspace', () => {
     expect(model.diagnostics.map((d) => [d.kind, d.file, d.line, d.column])).to.deep.equal([['MANIFEST_INVALID', 'bad/package.json', 1, 22]]);
   });
 
-  it('keeps the directory and the readable name of each package.json it cannot take, and none of a missing one or a name taken twice', () => {
+  it('keeps the directory and the readable name of each package.json it cannot take, a missing one without a name known, and none of a name taken twice', () => {
     const model = readWorkspace(
       memoryReader({
         ...files({ app: { name: '@acme/app', exports: { './main': './main.ts' } }, twice: { name: '@acme/app' } }),
@@ -446,8 +446,50 @@ describe('readWorkspace', () => {
       { dir: 'cut', file: 'cut/package.json', name: '@acme/cut', version: '2.0.0' },
       { dir: 'unnamed', file: 'unnamed/package.json', name: null, version: '1.0.0' },
       { dir: 'semver', file: 'semver/package.json', name: '@acme/semver', version: 'one' },
+      { dir: 'missing', file: 'missing/package.json', name: null, version: null, absent: true },
     ]);
     expect(read({ app: { name: '@acme/app', exports: { './main': './main.ts' } } })).to.not.have.property('unreadPackages');
+  });
+
+  describe('a listed directory without package.json (README "Workspaces")', () => {
+    const app = { app: { name: '@acme/app', exports: { './main': './main.ts' } } };
+    const workspace = (extra: Record<string, string> = {}) => memoryReader({ ...files(app), 'core.json': json({ packages: ['app', 'packages/lib'] }), ...extra });
+    const absentOf = (model: ReturnType<typeof readWorkspace>) => model.unreadPackages?.find((pkg) => pkg.dir === 'packages/lib');
+
+    it('is unread by the name and version an earlier model knew it by, before any lockfile', () => {
+      const lockfile = json({ packages: { 'packages/lib': { name: '@acme/other', version: '9.0.0' } } });
+      const model = readWorkspace(workspace({ 'package-lock.json': lockfile }), [], new Map([['packages/lib', { name: '@acme/lib', version: '1.0.0' }]]));
+      expect(absentOf(model)).to.deep.equal({ dir: 'packages/lib', file: 'packages/lib/package.json', name: '@acme/lib', version: '1.0.0', absent: true });
+      expect(model.diagnostics.map((d) => [d.kind, d.file])).to.deep.equal([['MANIFEST_INVALID', 'core.json']]);
+    });
+
+    it("is unread by the name of npm's lockfile: its entry of the directory, else the node_modules link to it, the hidden lockfile after package-lock.json", () => {
+      const entry = readWorkspace(workspace({ 'package-lock.json': json({ packages: { 'packages/lib': { name: '@acme/lib', version: '1.2.0' } } }) }));
+      expect(absentOf(entry)).to.include({ name: '@acme/lib', version: '1.2.0' });
+      expect(entry.sources).to.have.property('package-lock.json', hashOf(json({ packages: { 'packages/lib': { name: '@acme/lib', version: '1.2.0' } } })));
+      const link = readWorkspace(workspace({ 'node_modules/.package-lock.json': json({ packages: { 'node_modules/@acme/lib': { resolved: 'packages/lib', link: true }, 'node_modules/@acme/app': { resolved: 'app', link: true } } }) }));
+      expect(absentOf(link)).to.include({ name: '@acme/lib', version: null });
+    });
+
+    it('is unread without a name when none is known, a lockfile is not JSON, or names another directory only', () => {
+      expect(absentOf(readWorkspace(workspace()))).to.include({ name: null, absent: true });
+      expect(absentOf(readWorkspace(workspace({ 'package-lock.json': '{"packages": {' })))).to.include({ name: null });
+      const other = json({ packages: { 'packages/other': { name: '@acme/lib' }, 'node_modules/@acme/lib': { resolved: 'packages/other', link: true }, 'packages/lib': { name: '../../x' } } });
+      expect(absentOf(readWorkspace(workspace({ 'package-lock.json': other })))).to.include({ name: null });
+    });
+
+    it('reads no lockfile reached through a link leaving the workspace', () => {
+      const leaving = workspace({ 'package-lock.json': json({ packages: { 'packages/lib': { name: '@acme/lib' } } }) });
+      const model = readWorkspace({ ...leaving, leaves: (path) => path === 'package-lock.json' });
+      expect(absentOf(model)).to.include({ name: null });
+      expect(model.sources).to.not.have.property('package-lock.json');
+    });
+
+    it('is read as a package again once its package.json is back', () => {
+      const back = readWorkspace(workspace({ 'packages/lib/package.json': json({ name: '@acme/lib', version: '1.0.0' }) }), [], new Map([['packages/lib', { name: '@acme/lib', version: '1.0.0' }]]));
+      expect(back.packages.map((p) => p.name)).to.deep.equal(['@acme/app', '@acme/lib']);
+      expect(back).to.not.have.property('unreadPackages');
+    });
   });
 
   it('reports a package name used twice and keeps the first package', () => {
