@@ -4,7 +4,7 @@
 // once here, so it holds for every address that answers an output.
 import type { OutputCache } from '../outputs/output-cache.js';
 import { selectAnswerable, selectBuildDiagnostics, selectPackage } from '../store/selectors.js';
-import type { ServiceState } from '../store/state.js';
+import type { ServiceState, VariantState } from '../store/state.js';
 import type { ModuleModel, PackageModel } from '../workspace/model.js';
 import { platformOf, variantKey, type Variant } from '../workspace/variant.js';
 import { moduleSpecifier } from '../workspace/specifiers.js';
@@ -84,7 +84,7 @@ export function outputAnswer(state: ServiceState, outputs: OutputCache, address:
   }
   const output = address.kind === 'modules' ? record.outputs.code : record.outputs.styles;
   if (!output) return new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet: no stylesheet is imported from its sources`);
-  const hash = namedHash(outputs, describeAddress(address), specifier, variant, token, output.hash);
+  const hash = namedHash(outputs, describeAddress(address), specifier, variant, token, output.hash, (named) => madeForAddress(entry, address.kind, named));
   if (hash instanceof ServiceError) return hash;
   const body = outputs.get(hash);
   if (!body) throw new Error(`the output ${hash} of ${specifier} is missing from the output cache`);
@@ -113,6 +113,8 @@ function namedBytesAnswer(state: ServiceState, outputs: OutputCache, address: Ad
   const last = entry?.last?.outputs;
   const current = address.kind === 'modules' ? last?.code.hash : last?.styles?.hash;
   if (variant.env !== 'development' && (token !== current || entry?.status !== 'done' || !selectAnswerable(state, specifier, key))) return null;
+  // The cache is shared by every module and variant: bytes another one made are not this address's.
+  if (!madeForAddress(entry, address.kind, token)) return null;
   const body = outputs.get(token);
   if (!body) return null;
   const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
@@ -120,14 +122,23 @@ function namedBytesAnswer(state: ServiceState, outputs: OutputCache, address: Ad
   return { type: TYPES[address.kind], hash: token, anyOrigin: variant.env === 'production', immutable: true, body, state, scope, unchecked: variant.env === 'development' && token === current };
 }
 
+/** Whether the variant's builds in this run made `hash` as the output of `kind` (its code, its sheet). */
+function madeForAddress(entry: VariantState | undefined, kind: Address['kind'], hash: string): boolean {
+  for (const outputs of [entry?.last?.outputs, ...(entry?.earlier ?? [])]) {
+    if ((kind === 'modules' ? outputs?.code.hash : kind === 'styles' ? outputs?.styles?.hash : undefined) === hash) return true;
+  }
+  return false;
+}
+
 /**
  * `v=<hash>` names one content for ever: the current one, or (development only: no other
- * origin may read it) an earlier one still kept; never other bytes (README "Addresses").
+ * origin may read it) an earlier one still kept that `madeHere` says was made for this address;
+ * never other bytes (README "Addresses"): the output cache is shared by every module and variant.
  * Without such a token, `current` (undefined when there is none). `shown`: the requested path.
  */
-export function namedHash<Current extends string | undefined>(outputs: OutputCache, shown: string, specifier: string, variant: Variant, token: unknown, current: Current): Current | string | ServiceError {
+export function namedHash<Current extends string | undefined>(outputs: OutputCache, shown: string, specifier: string, variant: Variant, token: unknown, current: Current, madeHere: (hash: string) => boolean): Current | string | ServiceError {
   if (!isContentHash(token) || token === current) return current;
-  if (variant.env !== 'development' || !outputs.get(token)) {
+  if (variant.env !== 'development' || !madeHere(token) || !outputs.get(token)) {
     return new ServiceError('OUTPUT_NOT_AVAILABLE', `${shown}?v=${token} names an earlier build of ${specifier}, which is no longer kept: load the page again for the current address`);
   }
   return token;

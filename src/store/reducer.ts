@@ -8,7 +8,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { withNamesSeen, type PackageNamesSeen } from '../workspace/former-names.js';
-import { UNVERIFIED, type BuildFindings, type CoreEvent, type EventOf, type EventType } from './events.js';
+import { UNVERIFIED, type BuildFindings, type BuildOutputs, type CoreEvent, type EventOf, type EventType } from './events.js';
 import { initialState, knownInputHash, type BuildRecord, type ModuleBuilds, type ServiceState, type VariantState } from './state.js';
 
 type Handler<T extends EventType> = (draft: Draft<ServiceState>, event: EventOf<T>, base: ServiceState) => void;
@@ -273,11 +273,30 @@ function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: reado
         : { build: event.build, outputs: null, errors: event.errors, imports, inputs: event.inputs };
     wantDeepImports(draft, base, record.imports);
     const unverified = Object.values(record.inputs).includes(UNVERIFIED);
-    const finished: VariantState = { ...variant, last: record, build: null, requested: false, seen: null, ...(unverified ? { generation: variant.generation + 1, status: 'pending' as const } : { status: 'done' as const }) };
+    const earlier = earlierOutputs(variant, record);
+    const finished: VariantState = { ...variant, last: record, ...(earlier ? { earlier } : {}), build: null, requested: false, seen: null, ...(unverified ? { generation: variant.generation + 1, status: 'pending' as const } : { status: 'done' as const }) };
     builds.set(event.module, { ...previous, variants: { ...previous.variants, [event.variant]: finished } });
   }
   const changed = builds.changed();
   if (changed) draft.builds = changed;
+}
+
+// Earlier bytes stay in the output cache only until the next pass of its collector (a second at
+// most: src/effects/outputs-gc.ts), so a few builds cover every one still kept.
+export const EARLIER_OUTPUTS_KEPT = 8;
+
+// The outputs a hashed address of the variant may still name once `record` is its last build
+// (README "Addresses"): the last build's joins them unless it made the same bytes again.
+function earlierOutputs(variant: VariantState, record: BuildRecord): BuildOutputs[] | undefined {
+  const previous = variant.last?.outputs;
+  if (!previous || (record.outputs && sameOutputs(previous, record.outputs))) return variant.earlier;
+  return [previous, ...(variant.earlier ?? [])].slice(0, EARLIER_OUTPUTS_KEPT);
+}
+
+function sameOutputs(a: BuildOutputs, b: BuildOutputs): boolean {
+  if (a.code.hash !== b.code.hash || a.styles?.hash !== b.styles?.hash) return false;
+  const chunks = Object.entries(a.chunks ?? {});
+  return chunks.length === Object.keys(b.chunks ?? {}).length && chunks.every(([specifier, chunk]) => b.chunks?.[specifier]?.hash === chunk.hash);
 }
 
 // A rebuild that imports what the last build did (a stylesheet's edit) keeps the last list: the

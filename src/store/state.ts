@@ -44,6 +44,12 @@ export interface VariantState {
    * not as the startup (README "The build dashboard"). Absent otherwise.
    */
   afterChange?: true;
+  /**
+   * The outputs of the variant's earlier successful builds in this run, newest first, at most
+   * EARLIER_OUTPUTS_KEPT: besides `last`'s, the only bytes a `v=<hash>` address of the module
+   * may still name (README "Addresses"). Absent before a second build made other outputs.
+   */
+  earlier?: BuildOutputs[];
 }
 
 /** The newest hash the state knows of an input of `variant`: reported since its last build, else recorded by it. */

@@ -2,7 +2,7 @@
 import v8 from 'node:v8';
 import { expect } from 'chai';
 import type { Fact } from '../../src/store/events.js';
-import { DEEP_IMPORTS_KEPT, fingerprintOf, isBuildable, isDeepImport, keepsNoMoreDeepImports, reduceAll, reducer } from '../../src/store/reducer.js';
+import { DEEP_IMPORTS_KEPT, EARLIER_OUTPUTS_KEPT, fingerprintOf, isBuildable, isDeepImport, keepsNoMoreDeepImports, reduceAll, reducer } from '../../src/store/reducer.js';
 import { indexWorkspace } from '../../src/workspace/workspace-index.js';
 import { initialState } from '../../src/store/state.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
@@ -262,6 +262,31 @@ describe('reducer', () => {
       expect(again(2, [...first])).to.equal(first);
       const other = ['app/one/tsconfig.json'];
       expect(again(3, other)).to.equal(other);
+    });
+
+    it("keeps the outputs of the variant's last EARLIER_OUTPUTS_KEPT earlier builds, newest first: the bytes its hashed addresses may still name", () => {
+      let state = built();
+      const variant = () => state.builds[one.specifier]!.variants[DEV]!;
+      expect(variant()).to.not.have.property('earlier');
+      const last = EARLIER_OUTPUTS_KEPT + 4;
+      for (let build = 2; build <= last; build++) {
+        state = fold([changed({ 'app/one/index.ts': `e${build}` }), startedBuild(build, DEV, [{ module: one, generation: build }]), succeeded(build, one, DEV, `e${build}`)], state);
+      }
+      expect(variant().last!.outputs!.code.hash).to.equal(`code-${last}`);
+      const kept = Array.from({ length: EARLIER_OUTPUTS_KEPT }, (_, index) => `code-${last - 1 - index}`);
+      expect(variant().earlier!.map((outputs) => outputs.code.hash)).to.deep.equal(kept);
+      // A rebuild that makes the same bytes adds nothing; a failed one makes the last outputs earlier ones; a success after it adds nothing.
+      const same = last + 1;
+      state = fold([changed({ 'app/one/index.ts': `e${same}` }), startedBuild(same, DEV, [{ module: one, generation: same }]), succeeded(same, one, DEV, `e${same}`, { outputs: { code: { hash: `code-${last}`, size: 10 }, styles: null } })], state);
+      expect(variant().earlier!.map((outputs) => outputs.code.hash)).to.deep.equal(kept);
+      const failed = same + 1;
+      state = fold([changed({ 'app/one/index.ts': `e${failed}` }), startedBuild(failed, DEV, [{ module: one, generation: failed }]), { type: 'build.failed', build: failed, module: one.specifier, variant: DEV, errors: [diagnostic('BUNDLE_ERROR', 'x')], imports: [], inputs: { 'app/one/index.ts': `e${failed}` } }], state);
+      expect(variant().last!.outputs).to.equal(null);
+      const afterFailure = [`code-${last}`, ...kept.slice(0, -1)];
+      expect(variant().earlier!.map((outputs) => outputs.code.hash)).to.deep.equal(afterFailure);
+      const next = failed + 1;
+      state = fold([changed({ 'app/one/index.ts': `e${next}` }), startedBuild(next, DEV, [{ module: one, generation: next }]), succeeded(next, one, DEV, `e${next}`)], state);
+      expect(variant().earlier!.map((outputs) => outputs.code.hash)).to.deep.equal(afterFailure);
     });
 
     it('keeps the list of imports of the last build when a rebuild finds the same ones, so their checks are kept too', () => {

@@ -3,6 +3,8 @@
 // served as the modules that import it were built: their last builds of the variant name it.
 import type { HttpContext } from '../context.js';
 import type { OutputCache } from '../../outputs/output-cache.js';
+import type { ServiceState } from '../../store/state.js';
+import type { ModuleModel } from '../../workspace/model.js';
 import { buildDiagnostics } from '../../store/selectors.js';
 import type { Variant } from '../../workspace/variant.js';
 import { platformOf, variantKey } from '../../workspace/variant.js';
@@ -31,10 +33,19 @@ export async function serveSharedFile(ctx: HttpContext, address: Address, varian
     if (chunk && buildDiagnostics(modules[index]!, result!.record, result!.state.workspace).length === 0) named.add(chunk.hash);
   });
   const token = ctx.query.v;
-  const hash = namedHash(deps.outputs, ctx.path, specifier, variant, token, isContentHash(token) && named.has(token) ? token : [...named][0]);
+  const hash = namedHash(deps.outputs, ctx.path, specifier, variant, token, isContentHash(token) && named.has(token) ? token : [...named][0], (hash) => madeForSharedFile(state, modules, key, specifier, hash));
   if (hash instanceof ServiceError) throw hash;
   if (hash === undefined) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `no valid module of ${address.packageName} imports the shared file ${specifier}`);
   const body = deps.outputs.get(hash);
   if (!body) throw new Error(`the output ${hash} of ${specifier} is missing from the output cache`);
   sendOutput(ctx, body, { type: 'text/javascript; charset=utf-8', hash, anyOrigin: variant.env === 'production', immutable: isContentHash(token) });
+}
+
+// A shared file's earlier bytes are those a module of its package made for it in this run, as
+// that file, in this variant: the output cache is shared by every module (README "Addresses").
+function madeForSharedFile(state: ServiceState, modules: readonly ModuleModel[], key: string, specifier: string, hash: string): boolean {
+  return modules.some((module) => {
+    const entry = state.builds[module.specifier]?.variants[key];
+    return [entry?.last?.outputs, ...(entry?.earlier ?? [])].some((outputs) => outputs?.chunks?.[specifier]?.hash === hash);
+  });
 }
