@@ -80,6 +80,12 @@ async function rebuildPooled(entry: Pooled, signal: AbortSignal | undefined): Pr
   }
 }
 
+/** Disposes `entry`'s context once its last rebuild has wound down. */
+async function disposeWhenIdle(entry: Pooled): Promise<void> {
+  await entry.busy;
+  await entry.context.dispose().catch(() => {});
+}
+
 export function createContextPool(limit = 64): ContextPool {
   const pool = new Map<string, Pooled>();
   // A context left alive, or a build left running, holds esbuild's process, which then cannot
@@ -101,6 +107,9 @@ export function createContextPool(limit = 64): ContextPool {
       const ended: Pooled['ended'] = { take: null };
       const made = options();
       entry = { context: await esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] }), signature, busy: null, ended };
+      // Another build of this key made one meanwhile: replaced, it is disposed, not forgotten alive.
+      const displaced = pool.get(key);
+      if (displaced) void keptUntilSettled(calls, disposeWhenIdle(displaced));
     }
     pool.delete(key);
     pool.set(key, entry); // most recently used last

@@ -78,4 +78,15 @@ describe('createContextPool', () => {
     // Disposed, the pool starts afresh.
     expect((await pool.rebuild('key', 'signature', options)).outputFiles!.map((file) => file.text).join('')).to.include('helper = 1');
   });
+
+  // Two builds of one key that both found no context each made one, and the second replaced the
+  // first in the pool: the first was disposed by nobody and held esbuild's process for good
+  // (seen after the edit storm, whose cancelled builds start again at once).
+  it('two rebuilds of one key that each make a context keep one, and dispose the other', async () => {
+    const held = esbuildHolds();
+    const outcomes = await Promise.all([pool.rebuild('key', 'signature', options), pool.rebuild('key', 'signature', options)]);
+    expect(outcomes.map((result) => result.errors)).to.deep.equal([[], []]);
+    await pool.dispose();
+    expect(esbuildHolds(), "esbuild's process held after dispose()").to.equal(held);
+  });
 });
