@@ -3,6 +3,7 @@
 // rebuild started while a cancelled one winds down would be cancelled with it, and esbuild's
 // "The build was canceled" would be taken for the module's error.
 import * as esbuild from 'esbuild';
+import { keptUntilSettled } from './calls-in-flight.js';
 import { BuildCancelled } from './types.js';
 
 export interface ContextPool {
@@ -79,8 +80,21 @@ async function rebuildPooled(entry: Pooled, signal: AbortSignal | undefined): Pr
   }
 }
 
+/** Disposes `entry`'s context once its last rebuild has wound down. */
+async function disposeWhenIdle(entry: Pooled): Promise<void> {
+  await entry.busy;
+  await entry.context.dispose().catch(() => {});
+}
+
 export function createContextPool(limit = 64): ContextPool {
   const pool = new Map<string, Pooled>();
+  // A context left alive, or a build left running, holds esbuild's process, which then cannot
+  // be stopped cleanly (README "The event log, replay and state subscription": `close()`). So
+  // `dispose` cancels the rebuilds in flight and waits for every call made before it ends (a
+  // context one of them makes joins the pool, and is disposed with it); a call that gets a new
+  // context once `dispose` began builds nothing. The pool stays usable: a later call starts afresh.
+  let disposals = 0;
+  const calls = new Set<Promise<unknown>>();
 
   async function take(key: string, signature: string, options: () => esbuild.BuildOptions): Promise<Pooled> {
     let entry = pool.get(key);
@@ -93,6 +107,9 @@ export function createContextPool(limit = 64): ContextPool {
       const ended: Pooled['ended'] = { take: null };
       const made = options();
       entry = { context: await esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] }), signature, busy: null, ended };
+      // Another build of this key made one meanwhile: replaced, it is disposed, not forgotten alive.
+      const displaced = pool.get(key);
+      if (displaced) void keptUntilSettled(calls, disposeWhenIdle(displaced));
     }
     pool.delete(key);
     pool.set(key, entry); // most recently used last
@@ -112,15 +129,25 @@ export function createContextPool(limit = 64): ContextPool {
   }
 
   return {
-    async rebuild(key, signature, options, signal) {
-      if (signal?.aborted) throw new BuildCancelled();
+    rebuild(key, signature, options, signal) {
+      if (signal?.aborted) return Promise.reject(new BuildCancelled());
+      const disposalsBefore = disposals;
       // A kept context is rebuilt in this very turn: the caller goes on (to record that the
       // build started) while esbuild works.
       const kept = pool.get(key);
-      const entry = kept?.signature === signature ? used(key, kept) : await take(key, signature, options);
-      return rebuildPooled(entry, signal);
+      if (kept?.signature === signature) return keptUntilSettled(calls, rebuildPooled(used(key, kept), signal));
+      const made = take(key, signature, options).then((entry) => {
+        if (disposals !== disposalsBefore) throw new BuildCancelled();
+        return rebuildPooled(entry, signal);
+      });
+      return keptUntilSettled(calls, made);
     },
     async dispose() {
+      disposals += 1;
+      while (calls.size > 0) {
+        for (const entry of pool.values()) if (entry.busy) void entry.context.cancel().catch(() => {});
+        await Promise.all(calls);
+      }
       const all = [...pool.values()];
       pool.clear();
       // A context of a service that died cannot be disposed, and needs not be.

@@ -10,6 +10,7 @@ import type * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
 import { variantKey } from '../workspace/variant.js';
 import { collect, isBuildFailure, stylesheetRoot, stylesInputs } from './build-results.js';
+import { endingItsCalls } from './calls-in-flight.js';
 import { createContextPool } from './context-pool.js';
 import { outputHash } from '../outputs/content-hash.js';
 import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
@@ -31,7 +32,10 @@ export interface EngineOptions extends BundlerOptions {
   refuse?: SourcePolicy;
 }
 
-export function createEsbuildEngine(options: EngineOptions): Bundler {
+/** The engine; its `dispose` cancels the builds in flight and waits for them (calls-in-flight.ts). */
+export const createEsbuildEngine = (options: EngineOptions): Bundler => endingItsCalls(createEngine(options));
+
+function createEngine(options: EngineOptions): Bundler {
   const root = path.resolve(options.root);
   const contexts = createContextPool();
   const lastBuilds = new Map<string, LastBuild>();
@@ -107,7 +111,7 @@ export function createEsbuildEngine(options: EngineOptions): Bundler {
     async dispose() {
       lastBuilds.clear();
       kept.clear();
-      await contexts.dispose();
+      await Promise.all([contexts.dispose(), stylesheets.idle()]);
     },
   };
 }

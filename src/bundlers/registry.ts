@@ -3,7 +3,7 @@
 // The resolver (`resolveModule` of src/load-module.ts) is passed in: it imports the package's
 // own bundlers, which import this layer (ARCHITECTURE.md "Layers").
 import { bundlerKey, type BundlerRef } from '../workspace/model.js';
-import { BundlerUnavailable, type Bundler, type BundlerOptions, type CreateBundler } from './types.js';
+import { BuildCancelled, BundlerUnavailable, type Bundler, type BundlerOptions, type CreateBundler } from './types.js';
 
 /** Finds a module by specifier from `root` and loads it on demand. */
 export type ResolveModule = (specifier: string, root: string) => { load(): Promise<unknown> };
@@ -22,6 +22,10 @@ export function createBundlerRegistry(root: string, resolveModule: ResolveModule
   const bundlers = new Map<string, Promise<Bundler>>();
   const ready = new Map<string, Bundler>();
   const settled: Bundler[] = [];
+  // A bundler loaded once the registry is disposed is disposed at once (its builds would hold
+  // esbuild's process past the service's close: context-pool.ts), and `dispose` waits for the loads.
+  let disposed = false;
+  const loading = new Set<Promise<unknown>>();
 
   async function load(ref: BundlerRef): Promise<Bundler> {
     let resolved: ReturnType<ResolveModule>;
@@ -36,6 +40,10 @@ export function createBundlerRegistry(root: string, resolveModule: ResolveModule
     const create = loaded.createBundler ?? loaded.default?.createBundler;
     if (typeof create !== 'function') throw new BundlerUnavailable(`the bundler module ${ref.specifier} does not export createBundler(options)`);
     const bundler = create({ root, ...(ref.processors ? { processors: ref.processors } : {}), ...links });
+    if (disposed) {
+      await bundler.dispose();
+      throw new BuildCancelled();
+    }
     settled.push(bundler);
     return bundler;
   }
@@ -45,7 +53,14 @@ export function createBundlerRegistry(root: string, resolveModule: ResolveModule
       const key = bundlerKey(ref);
       let bundler = bundlers.get(key);
       if (!bundler) {
+        if (disposed) return Promise.reject(new BuildCancelled());
         bundler = load(ref);
+        const done = bundler.then(
+          () => {},
+          () => {},
+        );
+        loading.add(done);
+        void done.then(() => loading.delete(done));
         // A failed load is retried on the next build: the workspace may have installed it since.
         bundler.then((loaded) => void ready.set(key, loaded), () => bundlers.delete(key));
         bundlers.set(key, bundler);
@@ -57,6 +72,8 @@ export function createBundlerRegistry(root: string, resolveModule: ResolveModule
       for (const bundler of ready.values()) bundler.anticipate?.(saved, bytesOf);
     },
     async dispose() {
+      disposed = true;
+      await Promise.all(loading);
       await Promise.all(settled.map((bundler) => bundler.dispose()));
     },
   };

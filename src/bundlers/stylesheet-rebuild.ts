@@ -4,6 +4,7 @@
 // build gives it (ARCHITECTURE.md "One stylesheet edit, from the disk to the page").
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { keptUntilSettled } from './calls-in-flight.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { variantKey, type Variant } from '../workspace/variant.js';
 import { isBuildFailure, stylesInputs, unservedStylesheetReferences, warningsOf } from './build-results.js';
@@ -51,6 +52,8 @@ export interface StylesheetRebuild {
   anticipate(saved: readonly string[], bytesOf: (file: string) => Uint8Array | undefined): void;
   /** Forgets every early transform (esbuild's process was replaced). */
   clear(): void;
+  /** Settles once every early transform started has ended, taken or not (calls-in-flight.ts). */
+  idle(): Promise<void>;
 }
 
 /** What a transform of a sheet alone gives: its output, or null when the build must decide. */
@@ -103,6 +106,7 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
   /** The module variant whose sheet was last transformed alone, by the sheet's path. */
   const sheets = new Map<string, { key: string; variant: Variant }>();
   const early = new Map<string, EarlyTransform>();
+  const transforms = new Set<Promise<unknown>>();
   const optionsOf = sheetOptionsMemo();
 
   // The watcher has just read a saved sheet that was last built alone: esbuild transforms those
@@ -115,7 +119,7 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       const source = bytesOf(file);
       if (!source) continue;
       const options = optionsOf(file, sheet.variant);
-      const outcome = transformSource(transform, source, options.options).catch((failed: unknown) => ({ failed }));
+      const outcome = keptUntilSettled(transforms, transformSource(transform, source, options.options).catch((failed: unknown) => ({ failed })));
       early.set(sheet.key, { source, options, outcome });
     }
   }
@@ -170,11 +174,8 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
     }
   };
 
-  return {
-    rebuild,
-    anticipate,
-    clear: () => early.clear(),
-  };
+  const idle = async () => void (await Promise.all(transforms));
+  return { rebuild, anticipate, clear: () => early.clear(), idle };
 }
 
 // A stylesheet that imports nothing, compiled by esbuild's transform: one exchange with its

@@ -150,5 +150,31 @@ describe('the build dashboard in Chromium', function () {
       await page.keyboard.press('Home');
       expect(await seqNow()).to.equal(seqs[0]);
     });
+
+    // A session recorded on a loaded machine lasts seconds: the slider by time then steps by
+    // several milliseconds, and a span that is not a whole number of steps once left the last
+    // event beyond End. Here the same events, the last 10,001 ms after the first (steps of 10).
+    it('by time, End reaches the last event of a session whose span is no whole number of steps', async function () {
+      const { page } = watched;
+      const lines = fs.readFileSync(record, 'utf8').split('\n').filter((line) => line !== '');
+      const events = lastSession(parseLog(lines.join('\n')).events);
+      const first = Date.parse(events[0]!.time);
+      const retimed = lines.map((line) => {
+        const event = JSON.parse(line) as { seq: number; time: string };
+        const at = event.seq === seqs.at(-1) ? first + 10_001 : first + Math.max(0, seqs.indexOf(event.seq));
+        return JSON.stringify({ ...event, time: new Date(at).toISOString() });
+      });
+      const long = path.join(path.dirname(record), 'long-session.ndjson');
+      fs.writeFileSync(long, `${retimed.join('\n')}\n`);
+      await page.setInputFiles('.replay input[type="file"]', long);
+      await page.waitForFunction(() => document.querySelector('.replay .load-status')?.textContent?.includes('long-session.ndjson') ?? false);
+      const seqNow = () => page.evaluate(() => Number(document.querySelector<HTMLElement>('.replay')!.dataset.seq));
+      await page.selectOption('.replay select', 'time');
+      await page.focus('.replay .slider');
+      await page.keyboard.press('Home');
+      expect(await seqNow()).to.equal(seqs[0]);
+      await page.keyboard.press('End');
+      expect(await seqNow()).to.equal(seqs.at(-1));
+    });
   });
 });

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import type * as esbuild from 'esbuild';
 import { isBuildFailure } from '../../src/bundlers/build-results.js';
 import { createContextPool } from '../../src/bundlers/context-pool.js';
+import { esbuildHolds } from '../helpers/esbuild-holds.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 describe('createContextPool', () => {
@@ -58,5 +59,34 @@ describe('createContextPool', () => {
     expect((failure as esbuild.BuildFailure).errors.map((error) => error.text)).to.deep.equal(['Unexpected ";"']);
     fs.writeFileSync(path.join(root, 'helper.ts'), 'export const helper = 4;\n');
     expect((await pool.rebuild('key', 'signature', options)).outputFiles!.map((file) => file.text).join('')).to.include('helper = 4');
+  });
+
+  // A context made while the pool was disposed was kept by nobody: alive, it held esbuild's
+  // process, and esbuild stopped then printed "all goroutines are asleep - deadlock!".
+  it('disposed while a context is being made, waits for it and disposes it, holding esbuild no more, then starts afresh', async () => {
+    const held = esbuildHolds();
+    let settled = false;
+    const rebuilt = pool.rebuild('key', 'signature', options).then(
+      () => 'built',
+      (error: Error) => error.name,
+    );
+    void rebuilt.then(() => (settled = true));
+    await pool.dispose();
+    expect(settled, 'the rebuild settled before dispose() did').to.equal(true);
+    expect(await rebuilt).to.equal('BuildCancelled');
+    expect(esbuildHolds(), "esbuild's process held after dispose()").to.equal(held);
+    // Disposed, the pool starts afresh.
+    expect((await pool.rebuild('key', 'signature', options)).outputFiles!.map((file) => file.text).join('')).to.include('helper = 1');
+  });
+
+  // Two builds of one key that both found no context each made one, and the second replaced the
+  // first in the pool: the first was disposed by nobody and held esbuild's process for good
+  // (seen after the edit storm, whose cancelled builds start again at once).
+  it('two rebuilds of one key that each make a context keep one, and dispose the other', async () => {
+    const held = esbuildHolds();
+    const outcomes = await Promise.all([pool.rebuild('key', 'signature', options), pool.rebuild('key', 'signature', options)]);
+    expect(outcomes.map((result) => result.errors)).to.deep.equal([[], []]);
+    await pool.dispose();
+    expect(esbuildHolds(), "esbuild's process held after dispose()").to.equal(held);
   });
 });

@@ -7,6 +7,7 @@ import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import type { BundleResult, BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
+import { esbuildHolds } from '../helpers/esbuild-holds.js';
 import { appTarget } from '../helpers/targets.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -46,6 +47,25 @@ describe('createEsbuildEngine', () => {
     engine = createEsbuildEngine({ root });
   });
   afterEach(() => engine.dispose());
+
+  // A build left running past dispose() held esbuild's process: stopped then, esbuild printed
+  // "all goroutines are asleep - deadlock!" (a service closed while the watcher's edit built).
+  for (const call of ['bundle', 'rebuild'] as const) {
+    it(`disposed while a ${call} runs, cancels it and waits for it, holding esbuild no more`, async () => {
+      const held = esbuildHolds();
+      let settled = false;
+      const variant = developmentVariant('browser');
+      const running = (call === 'bundle' ? engine.bundle([MAIN, target('two')], variant) : engine.rebuild(MAIN, variant)).then(
+        () => 'built',
+        (error: Error) => error.name,
+      );
+      void running.then(() => (settled = true));
+      await engine.dispose();
+      expect(settled, `the ${call} settled before dispose() did`).to.equal(true);
+      expect(esbuildHolds(), "esbuild's process held after dispose()").to.equal(held);
+      expect(await engine.rebuild(MAIN, variant).then(() => 'built', (error: Error) => error.name), 'a rebuild after dispose()').to.equal('BuildCancelled');
+    });
+  }
 
   it('builds several modules in one call, each with its own code and stylesheet', async () => {
     const [main, two] = await engine.bundle([MAIN, target('two')], developmentVariant('browser'));

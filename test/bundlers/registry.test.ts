@@ -23,4 +23,30 @@ describe('createBundlerRegistry', () => {
     expect(told).to.deep.equal({ loaded: [[['app/a.css'], 'app/a.css bytes']], plain: [] });
     await registry.dispose();
   });
+
+  // A bundler that finished loading after the service closed was never disposed: its contexts
+  // and builds held esbuild's process past the close.
+  it('disposes a bundler still loading when it is disposed, and waits for it', async () => {
+    const events: string[] = [];
+    let loaded!: () => void;
+    const loading = new Promise<void>((resolve) => (loaded = resolve));
+    const fake: Bundler = {
+      bundle: async () => [],
+      rebuild: async () => {
+        throw new Error('not built here');
+      },
+      dispose: async () => void events.push('bundler disposed'),
+    };
+    const registry = createBundlerRegistry('/nowhere', () => ({ load: async () => (await loading, { createBundler: () => fake }) }));
+    const got = registry.get({ name: 'late', specifier: 'late' }).then(
+      () => 'a bundler',
+      (error: Error) => error.name,
+    );
+    const disposed = registry.dispose().then(() => void events.push('registry disposed'));
+    loaded();
+    await disposed;
+    expect(events).to.deep.equal(['bundler disposed', 'registry disposed']);
+    expect(await got, 'the build that asked for it').to.equal('BuildCancelled');
+    expect(await registry.get({ name: 'other', specifier: 'other' }).then(() => 'a bundler', (error: Error) => error.name), 'asked after dispose()').to.equal('BuildCancelled');
+  });
 });

@@ -9,6 +9,7 @@ import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import { createStylesheetRebuild, type LastBuild } from '../../src/bundlers/stylesheet-rebuild.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
+import { esbuildHolds } from '../helpers/esbuild-holds.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const SHEET = 'app/plain/plain.css';
@@ -74,6 +75,22 @@ describe('createStylesheetRebuild', () => {
       } finally {
         await disposeFresh();
       }
+    } finally {
+      await dispose();
+    }
+  });
+
+  // An early transform nobody took ran on past the bundler's dispose, holding esbuild's process.
+  it('is idle once every early transform has ended, one told of twice included', async () => {
+    const { stylesheets, rebuild, dispose } = rebuilder();
+    try {
+      await rebuild(bytes('.plain { color: rgb(2, 2, 2); }\n'));
+      const held = esbuildHolds();
+      stylesheets.anticipate([SHEET], () => bytes('.plain { color: rgb(3, 3, 3); }\n'));
+      stylesheets.anticipate([SHEET], () => bytes('.plain { color: rgb(4, 4, 4); }\n'));
+      expect(transforms).to.have.length(3);
+      await stylesheets.idle();
+      expect(esbuildHolds(), "esbuild's process held once idle").to.equal(held);
     } finally {
       await dispose();
     }

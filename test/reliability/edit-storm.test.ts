@@ -296,6 +296,10 @@ const defaultVariantKey = (module: Report['modules'][number]) => (module.platfor
 
 // ---------------------------------------------------------------------------------------
 
+/** Broken states the first storm holds until the service reports them (`holdBroken`), and the edits each makes. */
+const HELD_BROKEN = 5;
+const EDITS_OF_A_HOLD = 6;
+
 describe('an edit storm', function () {
   this.timeout(180_000);
   const seed = Number(process.env.STORM_SEED ?? Date.now() % 1_000_000);
@@ -368,11 +372,35 @@ describe('an edit storm', function () {
     }
   }
 
-  /** Hundreds of edits, with requests in flight; resolves when the requests are answered. */
-  async function rage(edits: number, invalidShare: number): Promise<void> {
+  /**
+   * A broken state held until the service has reported it, so the storm holds broken builds and
+   * broken manifests however many random edits a loaded machine folds into one build: the
+   * helper broken (manifests of its module valid, so it is built: a failed build), and the
+   * badge's manifest broken then mended (two workspace models that differ: a read at least).
+   */
+  async function holdBroken(label: string): Promise<void> {
+    const editable = (file: string) => EDITABLE.find((e) => e.file === file)!;
+    for (const file of [WORKSPACE_MANIFEST, LIB_MANIFEST, MAIN_MANIFEST]) storm.edit(editable(file), true, random);
+    storm.edit(editable(BADGE_MANIFEST), false, random);
+    storm.edit(editable(HELPER), false, random);
+    const broken = await stateOf(service);
+    expect(moduleOf(broken, '@acme/app/main')?.status, `${label}: the helper broken`).to.equal('invalid');
+    expect(moduleOf(broken, '@acme/lib/widgets/badge')?.diagnostics.map((d) => d.file), `${label}: the badge's manifest broken`).to.include(BADGE_MANIFEST);
+    storm.edit(editable(BADGE_MANIFEST), true, random);
+    const mended = await stateOf(service);
+    expect(moduleOf(mended, '@acme/lib/widgets/badge')?.diagnostics.map((d) => d.file), `${label}: the badge's manifest mended`).not.to.include(BADGE_MANIFEST);
+  }
+
+  /**
+   * Hundreds of edits, with requests in flight; resolves when the requests are answered.
+   * `held` broken states (holdBroken) are spread over the storm, their edits beyond `edits`.
+   */
+  async function rage(edits: number, invalidShare: number, held = 0): Promise<void> {
     const inFlight: Promise<void>[] = [];
     const weighted = EDITABLE.flatMap((editable) => Array.from({ length: editable.weight }, () => editable));
+    const holds = new Set(Array.from({ length: held }, (_, k) => Math.floor(((k + 0.5) * edits) / held)));
     for (let n = 0; n < edits; n += 1) {
+      if (holds.has(n)) await holdBroken(`held broken state before edit ${n}`);
       storm.edit(pick(random, weighted), random() >= invalidShare, random);
       if (n % 4 === 0) {
         const [specifier, address] = pick(random, [...storm.addresses()]);
@@ -500,13 +528,14 @@ describe('an edit storm', function () {
   }
 
   it('settles after hundreds of random valid and invalid edits to the state a fresh service reports, serving the newest content', async function () {
-    await rage(400, 0.35);
-    expect(storm.count).to.equal(400);
+    await rage(400, 0.35, HELD_BROKEN);
+    expect(storm.count).to.equal(400 + HELD_BROKEN * EDITS_OF_A_HOLD);
     await expectQuiet('after the storm');
-    // The storm was one: the service saw broken builds and broken manifests along the way.
+    // The storm was one: the service saw broken builds and broken manifests along the way (each
+    // held broken state makes one of each at least, whatever the machine's load).
     const events = parseLog(fs.readFileSync(record, 'utf8')).events;
-    expect(events.filter((e) => e.type === 'build.failed').length, 'failed builds during the storm').to.be.at.least(5);
-    expect(events.filter((e) => e.type === 'workspace.read').length, 'workspace reads during the storm').to.be.at.least(5);
+    expect(events.filter((e) => e.type === 'build.failed').length, 'failed builds during the storm').to.be.at.least(HELD_BROKEN);
+    expect(events.filter((e) => e.type === 'workspace.read').length, 'workspace reads during the storm').to.be.at.least(HELD_BROKEN);
     expect(problems, 'answers during the storm').to.deep.equal([]);
     expect(answered).to.be.at.least(200);
     expect(defects(reported)).to.deep.equal([]);

@@ -6,6 +6,7 @@ import { Observable } from 'rxjs';
 import type { EffectDeps } from '../../src/service.js';
 import type { CoreEvent } from '../../src/store/events.js';
 import { EFFECT_FAILURE_BOUND, type Report } from '../../src/store/selectors.js';
+import { esbuildHolds } from '../helpers/esbuild-holds.js';
 import { fixtureWorkspace, DEV } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -21,10 +22,14 @@ function throwing<A extends unknown[], R>(name: string, fn: (...args: A) => R, t
   };
 }
 
+/** The services a test started, closed after it. */
+const opened: Awaited<ReturnType<typeof serve>>[] = [];
+
 async function served(effectDeps: (deps: EffectDeps) => EffectDeps, options: { watch?: boolean } = {}) {
   const reported: string[] = [];
   const root = fixtureWorkspace('basic');
   const service = await serve(root, { effectDeps, logger: (line) => void reported.push(line), ...options });
+  opened.push(service);
   const failures = () =>
     service.internals.log.events().filter((event): event is Extract<CoreEvent, { type: 'effect.failed' }> => event.type === 'effect.failed');
   return { service, root, reported, failures };
@@ -41,6 +46,16 @@ async function answers(service: Awaited<ReturnType<typeof served>>['service']) {
 }
 
 describe('effect faults', () => {
+  // Each test's service ran on to the end of the run, its esbuild contexts alive with it: closed
+  // after its test, it holds esbuild's process no more (README "The event log, replay and state
+  // subscription": `close()`).
+  let held: number;
+  beforeEach(() => void (held = esbuildHolds()));
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((service) => service.close()));
+    expect(esbuildHolds(), "esbuild's process held after the service closed").to.equal(held);
+  });
+
   it('manifests: a read of the workspace that throws is reported, and the workspace is read again', async () => {
     const { service, failures, reported } = await served((deps) => ({ ...deps, readWorkspace: throwing('readWorkspace', deps.readWorkspace) }));
     await answers(service);

@@ -9,6 +9,7 @@ import type { EffectDeps } from '../../src/service.js';
 import type { CoreEvent } from '../../src/store/events.js';
 import { EFFECT_FAILURE_BOUND, type Report } from '../../src/store/selectors.js';
 import { watchTree, type TreeWatcher, type TreeWatcherFs } from '../../src/io/tree-watcher.js';
+import { esbuildHolds } from '../helpers/esbuild-holds.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -58,6 +59,13 @@ async function answers(service: Awaited<ReturnType<typeof served>>['service']) {
 const pushedByWatcher = (events: readonly CoreEvent[], file: string) => events.some((event) => event.type === 'files.changed' && event.source === 'watcher' && file in event.files);
 
 describe('watcher faults', () => {
+  // A service closed while the watcher's edit was still building (the first test) left that
+  // build running past its end, holding esbuild's process: stopped at the end of the run,
+  // esbuild then printed "all goroutines are asleep - deadlock!". A closed service holds it no more.
+  let held: number;
+  beforeEach(() => void (held = esbuildHolds()));
+  afterEach(() => expect(esbuildHolds(), "esbuild's process held after the service closed").to.equal(held));
+
   it('an fs.watch listener that throws fails the watch effect: reported, listed on /state past the bound, and a watcher started afresh pushes changes', async function () {
     this.timeout(60_000);
     let armed = true;

@@ -111,8 +111,11 @@ export class ReplayView {
     if (this.byTime) {
       const start = Date.parse(log.events[0]!.time);
       const span = Date.parse(log.events[log.events.length - 1]!.time) - start;
-      this.slider.max = String(span);
-      this.slider.step = String(Math.max(1, Math.round(span / 1000)));
+      const step = Math.max(1, Math.round(span / 1000));
+      // A range input's highest value is the highest multiple of its step within max: a span
+      // that is not one would leave the last event beyond `End` (README "The build dashboard").
+      this.slider.max = String(Math.ceil(span / step) * step);
+      this.slider.step = String(step);
       this.slider.value = String(Date.parse(log.events[this.index]!.time) - start);
     } else {
       this.slider.max = String(log.events.length - 1);
