@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium, openPage, type Watched } from '../helpers/chromium.js';
+import { launchChromium, openPage, overlayTextOf, routeSquatterCdn, shownOk, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -21,18 +21,15 @@ for (const address of ['/preview/', '/preview/bundled/']) {
     let watched: Watched;
     const cdnRequests: string[] = [];
 
-    const shown = () => watched.page.evaluate(() => document.body?.dataset.ok ?? null).catch(() => null);
-    const overlayText = () => watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.textContent ?? null).catch(() => null);
+    const shown = () => shownOk(watched);
+    const overlayText = () => overlayTextOf(watched);
     // A new page for each load: the page of the first may reload itself once the package is
     // back, which would abort a navigation of the same page.
     const freshLoad = async () => {
       await watched?.page.close();
       watched = await openPage(browser);
       // What a squatter's package of that name would answer, had the page asked the CDN.
-      await watched.page.route(`${CDN}/**`, (route) => {
-        cdnRequests.push(route.request().url());
-        return route.fulfill({ status: 200, contentType: 'text/javascript', headers: { 'access-control-allow-origin': '*' }, body: "export const a = 'FOREIGN';" });
-      });
+      await routeSquatterCdn(watched.page, CDN, cdnRequests);
       await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
     };
     const mainReport = async () => (await service.report()).modules.find((module) => module.specifier === '@p/app/main');

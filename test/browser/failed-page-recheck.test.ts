@@ -5,7 +5,7 @@
 // while the page the service would serve is the same broken one.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage, until, type Watched } from '../helpers/chromium.js';
+import { eventsOpen, launchChromium, openPage, overlayTextOf, shownOk, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace, writeFile } from '../helpers/workspace.js';
 
@@ -18,8 +18,8 @@ describe('/preview/ that failed on a package not yet in the workspace', () => {
   let root: string;
   let watched: Watched;
 
-  const shown = () => watched.page.evaluate(() => document.body?.dataset.ok ?? null).catch(() => null);
-  const overlayText = () => watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.textContent ?? null).catch(() => null);
+  const shown = () => shownOk(watched);
+  const overlayText = () => overlayTextOf(watched);
 
   before(async () => {
     root = inlineWorkspace({

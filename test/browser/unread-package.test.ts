@@ -4,7 +4,7 @@
 // the fixed manifest brings the workspace's code back, without a restart of the service.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage, until, type Watched } from '../helpers/chromium.js';
+import { eventsOpen, launchChromium, openPage, overlayTextOf, routeSquatterCdn, shownOk, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace, writeFile } from '../helpers/workspace.js';
 
@@ -22,8 +22,8 @@ for (const address of ['/preview/', '/preview/bundled/']) {
     let watched: Watched;
     const cdnRequests: string[] = [];
 
-    const shown = () => watched.page.evaluate(() => document.body?.dataset.ok ?? null).catch(() => null);
-    const overlayText = () => watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.textContent ?? null).catch(() => null);
+    const shown = () => shownOk(watched);
+    const overlayText = () => overlayTextOf(watched);
     const overlayNames = (text: string) =>
       watched.page.waitForFunction((t) => document.querySelector('core-overlay')?.shadowRoot?.textContent?.includes(t), text, { timeout: 20_000 }).catch(async () => {
         throw new Error(`the overlay never named ${text}; it shows ${await overlayText()}; failed: ${watched.failed.join(' | ') || 'none'}`);
@@ -45,10 +45,7 @@ for (const address of ['/preview/', '/preview/bundled/']) {
       browser = await launchChromium();
       watched = await openPage(browser);
       // What a squatter's package of that name would answer, had the page asked the CDN.
-      await watched.page.route(`${CDN}/**`, (route) => {
-        cdnRequests.push(route.request().url());
-        return route.fulfill({ status: 200, contentType: 'text/javascript', headers: { 'access-control-allow-origin': '*' }, body: "export const a = 'FOREIGN';" });
-      });
+      await routeSquatterCdn(watched.page, CDN, cdnRequests);
       await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
       await shows('mine');
       await eventsOpen(watched);

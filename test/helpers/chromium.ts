@@ -138,3 +138,22 @@ export async function waitForColour(watched: Watched, selector: string, colour: 
     );
   }
 }
+
+/** `data-ok` of the page's body, what the test workspaces' modules write when they ran; null before (or mid-navigation). */
+export const shownOk = (watched: Watched): Promise<string | null> => watched.page.evaluate(() => document.body?.dataset.ok ?? null).catch(() => null);
+
+/** The text of the preview's overlay; null when none is shown (or mid-navigation). */
+export const overlayTextOf = (watched: Watched): Promise<string | null> =>
+  watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.textContent ?? null).catch(() => null);
+
+/**
+ * Answers every request of `page` to `origin` as a squatter's package published under the
+ * workspace's name would (`export const a = 'FOREIGN'`), recording each URL in `requests`: a page
+ * that never asks shows the service kept its imports off that CDN.
+ */
+export async function routeSquatterCdn(page: Page, origin: string, requests: string[]): Promise<void> {
+  await page.route(`${origin}/**`, (route) => {
+    requests.push(route.request().url());
+    return route.fulfill({ status: 200, contentType: 'text/javascript', headers: { 'access-control-allow-origin': '*' }, body: "export const a = 'FOREIGN';" });
+  });
+}
