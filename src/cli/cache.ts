@@ -1,9 +1,7 @@
 // `core cache`: where the build cache of the workspace is and how large (README "The build
 // cache"); `--clear` removes it, so that the next start builds every module.
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseCommandLine } from './command-line.js';
-import { cacheLocation, damagedCacheFiles } from '../io/build-cache.js';
+import { cacheLocation, clearCacheDirectory, damagedCacheFiles, listCacheDirectory } from '../io/build-cache.js';
 import { createRemoteClient } from '../io/remote-cache/client.js';
 import { remoteCacheSettings } from '../io/remote-cache/settings.js';
 import { pushBuilds, writeSettings } from './cache-push.js';
@@ -43,21 +41,23 @@ export async function cacheCommand(args: string[]): Promise<number> {
   const root = workspaceDir();
   if (positionals[0] === 'push') return push(root);
   const dir = cacheLocation(root);
-  if (values.clear) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    process.stdout.write(`removed ${dir}\n`);
-    return 0;
-  }
-  const { files, bytes } = measure(dir);
+  // `CORE_CACHE_DIR` may name any folder: only the cache's own files are counted and removed,
+  // anything else there is named and left (README "The build cache", "Clearing").
+  if (values.clear) return clear(dir);
+  const found = listCacheDirectory(dir);
+  if ('notDirectory' in found) return notADirectory(dir, found.notDirectory);
+  const own = 'own' in found ? found.own.filter(({ folder }) => !folder) : [];
+  const bytes = own.reduce((sum, { size }) => sum + size, 0);
   // What a start would find damaged by what it is (a FIFO where the index was) is named, never
   // counted as nothing: the start says it in one line and writes the cache anew (README "The build cache").
-  const damaged = damagedCacheFiles(dir);
-  process.stdout.write(files === 0 && damaged.length === 0 ? `${dir} (empty)\n` : `${dir}  ${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}\n`);
+  const damaged = 'own' in found ? damagedCacheFiles(dir) : [];
+  process.stdout.write(own.length === 0 && damaged.length === 0 ? `${dir} (empty)\n` : `${dir}  ${own.length} file${own.length === 1 ? '' : 's'}, ${formatBytes(bytes)}\n`);
   for (const { file, kind } of damaged) {
     // A directory cannot be renamed over: the index is not written while one is there.
     const remedy = kind === 'a directory' ? 'core run builds every module until it is removed' : 'core run builds again what it held and writes the cache anew';
     process.stdout.write(`damaged: ${file} is ${kind}, not a regular file; ${remedy}\n`);
   }
+  if ('foreign' in found && found.foreign.length > 0) process.stdout.write(`${notTheCaches(found.foreign)}; --clear leaves them\n`);
   const remote = await describeRemote(root);
   if (remote) process.stdout.write(`${remote}\n`);
   return 0;
@@ -92,19 +92,26 @@ async function push(root: string): Promise<number> {
   return 0;
 }
 
-function measure(dir: string): { files: number; bytes: number } {
-  let files = 0;
-  let bytes = 0;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true, recursive: true }) as fs.Dirent[];
-  } catch {
-    return { files, bytes }; // none yet
+function clear(dir: string): number {
+  const cleared = clearCacheDirectory(dir);
+  if ('notDirectory' in cleared) return notADirectory(dir, cleared.notDirectory);
+  if ('missing' in cleared) {
+    process.stdout.write(`${dir} does not exist: nothing to remove\n`);
+    return 0;
   }
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    files += 1;
-    bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
-  }
-  return { files, bytes };
+  if (cleared.dirRemoved) process.stdout.write(`removed ${dir}\n`);
+  else process.stdout.write(`removed ${cleared.removed} file${cleared.removed === 1 ? '' : 's'} of the build cache (${formatBytes(cleared.bytes)}) from ${dir}\n${notTheCaches(cleared.left)}: left there\n`);
+  return 0;
+}
+
+function notADirectory(dir: string, kind: string): number {
+  process.stderr.write(`core cache: the build cache's place ${dir} (CORE_CACHE_DIR) is ${kind}, not a directory: nothing there is the cache's, nothing is removed, and core run keeps no build cache until it names a directory\n`);
+  return 1;
+}
+
+const MAX_NAMED = 3;
+
+function notTheCaches(names: readonly string[]): string {
+  const named = names.slice(0, MAX_NAMED).join(', ') + (names.length > MAX_NAMED ? `, and ${names.length - MAX_NAMED} more` : '');
+  return `${names.length} entr${names.length === 1 ? 'y is' : 'ies are'} not the build cache's (${named})`;
 }

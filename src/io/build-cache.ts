@@ -18,10 +18,9 @@ import type { Fact } from '../store/events.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 import { sameStat, type FileHashes } from './file-hashes.js';
 import type { LinksOfReads } from './read-links.js';
-import { INDEX } from './cache-location.js';
 import { realDirectory } from './confined-paths.js';
 import { isCacheEntry, isWorkspaceSnapshot, parseIndex, type CacheIdentity, type CacheIndex } from './cache-index.js';
-import { isReadableCacheFile, OUTPUTS, readCacheFile } from './build-cache/cache-files.js';
+import { INDEX, isReadableCacheFile, OUTPUTS, PAGES, readCacheFile } from './build-cache/cache-files.js';
 import { createOutputPacks } from './build-cache/output-packs.js';
 import { factsHold, restoreBuilds, restoreWorkspaceModel, workspaceFacts } from './build-cache/restore.js';
 import { createCacheWriter, type SavedBuild } from './build-cache/write.js';
@@ -29,10 +28,8 @@ import { createCacheWriter, type SavedBuild } from './build-cache/write.js';
 export { CACHE_FORMAT, type CacheIdentity } from './cache-index.js';
 export { cacheLocation } from './cache-location.js';
 export { damagedCacheFiles } from './build-cache/damaged-files.js';
+export { clearCacheDirectory, listCacheDirectory } from './build-cache/own-files.js';
 export { CacheNotWritten, type SavedBuild } from './build-cache/write.js';
-
-/** The bundled preview's joined pages (src/io/joined-pages.ts), beside the builds. */
-const PAGES = 'pages';
 
 export interface BuildCache {
   readonly dir: string;

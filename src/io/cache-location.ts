@@ -5,10 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { realDirectory } from './confined-paths.js';
-import { readCacheFileAsync } from './build-cache/cache-files.js';
-
-/** The index's name in the cache's directory. */
-export const INDEX = 'builds.json';
+import { INDEX, readCacheFileAsync } from './build-cache/cache-files.js';
+import { clearCacheDirectory } from './build-cache/own-files.js';
 
 /**
  * Where the cache lives: `CORE_CACHE_DIR`, else `node_modules/.cache/core-js-packages` in the
@@ -44,7 +42,8 @@ export async function removeCachesOfRemovedWorkspaces(dir: string) {
     // Only a workspace known to be gone: a path that cannot be looked at (a drive not mounted,
     // no permission) or is not absolute says nothing about it, and its cache stays.
     if (typeof root !== 'string' || !path.isAbsolute(root) || !isGone(root)) continue;
-    await fs.promises.rm(path.join(shared, id), { recursive: true, force: true });
+    // The cache's own files only, as `core cache --clear` removes them: anything else stays.
+    clearCacheDirectory(path.join(shared, id));
   }
 }
 

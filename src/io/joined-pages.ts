@@ -37,6 +37,8 @@ const KEPT_PAGES = 4;
 
 const PAGE_FILE = /^[A-Za-z0-9_-]{22}\.page$/;
 const isTemporaryFile = (name: string) => TEMPORARY_SUFFIX.test(name) && PAGE_FILE.test(name.replace(TEMPORARY_SUFFIX, ''));
+/** A name of the pages' folder a service writes: a page, or one being written (README "The build cache", "Clearing"). */
+export const isOwnPagesName = (name: string): boolean => PAGE_FILE.test(name) || isTemporaryFile(name);
 
 /** `now`: the clock a temporary file's age is judged by. */
 export function createJoinedPages(dir: string, identity: string, now: () => number = Date.now): JoinedPages {

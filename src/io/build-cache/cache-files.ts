@@ -51,5 +51,11 @@ function refusal(file: string, error: unknown): CacheFileRead {
   return code === 'ENOENT' ? 'missing' : { damage: `${file} cannot be read (${code ?? message})` };
 }
 
+/** The index's name in the cache's directory. */
+export const INDEX = 'builds.json';
+
 /** The folder of the cache's packs. */
 export const OUTPUTS = 'outputs';
+
+/** The folder of the bundled preview's joined pages (src/io/joined-pages.ts), beside the builds. */
+export const PAGES = 'pages';

@@ -4,8 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { nonRegularKind } from '../../regular-files.js';
 import { PACK_NAME } from '../cache-index.js';
-import { INDEX } from '../cache-location.js';
-import { OUTPUTS } from './cache-files.js';
+import { INDEX, OUTPUTS } from './cache-files.js';
 
 /**
  * The files of the cache at `dir` that a start would find damaged by what they are (`core

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { isContentHash } from '../../outputs/content-hash.js';
 import { isOutputPack, PACK_NAME, type OutputPack } from '../cache-index.js';
 import { readCacheFile, readCacheFileAsync } from './cache-files.js';
-import { ABANDONED_MS, exists, writeAtomically } from './write-atomically.js';
+import { ABANDONED_MS, exists, TEMPORARY_SUFFIX, writeAtomically } from './write-atomically.js';
 
 /** More packs than this, or packs more than half of no use, and one pack of what is used replaces them. */
 const MAX_PACKS = 8;
@@ -42,6 +42,12 @@ const CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.
 const EARLIER_CLAIM_NAME = new RegExp(`^(${PACK_NAME.source.replace(/^\^|\$$/g, '')})\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
 /** The pack a claim holds, of either format, or undefined. */
 const claimedPack = (name: string): string | undefined => CLAIM_NAME.exec(name)?.[1] ?? EARLIER_CLAIM_NAME.exec(name)?.[1];
+/**
+ * A name of `outputs/` a service writes: a pack, a pack being written or a claim of one, an output
+ * of the format before packs (named by its content hash) or one being written. Nothing else there
+ * is the cache's, so nothing else is ever removed (README "The build cache", "Clearing").
+ */
+export const isOwnOutputsName = (name: string): boolean => PACK_NAME.test(name) || claimedPack(name) !== undefined || isContentHash(name.replace(TEMPORARY_SUFFIX, ''));
 const claimName = (pack: string, claimedAt: number) => `${pack}.${Math.floor(claimedAt)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
 
 export interface OutputPacks {
@@ -210,7 +216,8 @@ async function placesOf(dir: string, needed: ReadonlyMap<string, Buffer>, sizes:
 
 // The packs the index no longer names go, so the cache holds about one build of the workspace
 // (and at most as much again that no entry needs). A `.tmp` file is another's write or removal
-// in progress, unless it is old: then a killed one's. Anything else (an older format's outputs) goes.
+// in progress, unless it is old: then a killed one's. An older format's outputs go. A name no
+// service writes is not the cache's (`CORE_CACHE_DIR` may name a folder of the user's): left alone.
 //
 // Services sharing the cache write with no lock, so a pack this service's index no longer names
 // may be named by another's index, renamed into place since or about to be. Two rules together
@@ -252,7 +259,7 @@ async function removeUnreferenced(dir: string, kept: ReadonlySet<string>, known:
     // A directory was never written by a service: someone else's, left alone. A pack's name that
     // is a FIFO, a socket, a device or a link is damage no index names any more: it goes as an
     // unnamed pack does, never opened (README "The build cache", "Damage").
-    if (kept.has(name) || entry.isDirectory() || (!entry.isFile() && !PACK_NAME.test(name))) continue;
+    if (kept.has(name) || !isOwnOutputsName(name) || entry.isDirectory() || (!entry.isFile() && !PACK_NAME.test(name))) continue;
     const file = path.join(dir, name);
     const isPack = PACK_NAME.test(name);
     const claim = CLAIM_NAME.exec(name);

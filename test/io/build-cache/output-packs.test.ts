@@ -61,6 +61,18 @@ describe('createOutputPacks: tidy', () => {
     expect(fs.readdirSync(outputs)).to.deep.equal([path.basename(claimed)]);
   });
 
+  it("removes an older format's output (named by its content hash) and leaves every name no service writes: CORE_CACHE_DIR may name a folder of the user's", async () => {
+    const { outputs, indexFile, indexNaming, packs } = cache();
+    indexNaming();
+    const older = 'AAAAAAAAAAAAAAAAAAAAAA';
+    const users = ['keep.txt', 'notes', 'aaaaaaaaaaaaaaaa.pack.bak', 'report.tmp'];
+    for (const name of [older, ...users]) fs.writeFileSync(path.join(outputs, name), 'bytes');
+    const old = new Date(Date.now() - 60 * 60_000);
+    for (const name of users) fs.utimesSync(path.join(outputs, name), old, old);
+    await packs.tidy([], indexFile);
+    expect(fs.readdirSync(outputs).sort()).to.deep.equal([...users].sort());
+  });
+
   describe('a temporary file a killed write left (older than 10 min by the clock, counted from its last write)', () => {
     function abandonedWrite(sinceWritten: number) {
       const { outputs, indexFile, indexNaming } = cache();
