@@ -1,8 +1,8 @@
 // What the service still has running in esbuild. A build left running, or an esbuild context left
-// alive, holds esbuild's process, which then cannot be stopped cleanly (README "The event log,
-// replay and state subscription": `close()`): whoever starts esbuild calls keeps them in a
-// `CallsInFlight`, whose `end` cancels them and waits for them, and `close()` waits for every
-// owner's end (a bundler's `dispose`, the local CDN's and the bundled preview's at the close).
+// alive, holds esbuild's process, which then cannot be stopped cleanly (README "The programmatic
+// API": `close()`): whoever starts esbuild calls keeps them in a `CallsInFlight`, whose `end`
+// cancels them and waits for them, and `close()` waits for every owner's end (a bundler's
+// `dispose`, the local CDN's and the bundled preview's at the close).
 // Each call is also named in one record of this process, `esbuildCallsRunning`: the test run's
 // end (test/hooks.ts) refuses to stop esbuild's process while one is left, and names it.
 import { BuildCancelled, type Bundler } from './types.js';
