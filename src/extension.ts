@@ -34,6 +34,12 @@ export interface ExtensionHost {
   logger(message: string): void;
   /** A throw of the extension's own callback (a subscription, a timer): reported as an effect's failure is, an `effect.failed` event. */
   failed(name: string, error: unknown): void;
+  /**
+   * `end`, called when the service closes, once it answers no request and its state has ended:
+   * `close()` resolves after every `end` has (README "The programmatic API": what the extension
+   * started in esbuild is cancelled and waited for there).
+   */
+  atClose(end: () => Promise<void>): void;
 }
 
 export interface ServiceExtension {

@@ -136,8 +136,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   );
   // The bundled preview keeps its joined pages beside the build cache (README "The build cache").
   const savedPages = machinery.cache ? { savedPages: { dir: machinery.cache.pagesDir, identity: JSON.stringify(machinery.identity) } } : {};
-  const extensionHost: ExtensionHost = { root, cdnOrigin, state$, events$, getState, readiness, requestsInProgress$: activity.inProgress$, outputs, ...savedPages, router: app.router, sockets: app.sockets, push$, logger, failed: callbacks.failed };
-  const parts = { store, log, subscriptions, registry: machinery.registry, cache: machinery.cache, remoteClient: machinery.remoteClient, hashes };
+  const extensionEnds: (() => Promise<void>)[] = [];
+  const atClose = (end: () => Promise<void>) => void extensionEnds.push(end);
+  const extensionHost: ExtensionHost = { root, cdnOrigin, state$, events$, getState, readiness, requestsInProgress$: activity.inProgress$, outputs, ...savedPages, router: app.router, sockets: app.sockets, push$, logger, failed: callbacks.failed, atClose };
+  const parts = { store, log, subscriptions, registry: machinery.registry, cache: machinery.cache, remoteClient: machinery.remoteClient, hashes, extensionEnds };
   let loaded: string[];
   let server: Server;
   try {

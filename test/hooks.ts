@@ -1,9 +1,12 @@
 // Root hooks: every service a test started is stopped, every temporary workspace removed,
-// and esbuild's service process stopped, so the run ends without its keep-alive noise.
+// and esbuild's service process stopped, so the run ends without its keep-alive noise. Stopped
+// while a call holds it, esbuild's process prints "all goroutines are asleep - deadlock!" at the
+// exit: a call still running once every service is closed is a leak, and fails the run by name.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { esbuildCallsRunning } from '../src/bundlers/calls-in-flight.js';
 import { removeTemporaryDirs } from './helpers/workspace.js';
 import { stopAll } from './helpers/service.js';
 
@@ -23,6 +26,8 @@ export const mochaHooks = {
     await stopAll();
     removeTemporaryDirs();
     fs.rmSync(CACHE_DIR, { recursive: true, force: true });
+    const running = esbuildCallsRunning();
+    if (running.length > 0) throw new Error(`esbuild's process not stopped: every service is closed, and ${running.length === 1 ? 'this call still runs' : 'these calls still run'}: ${running.join('; ')}`);
     await esbuild.stop();
   },
 };

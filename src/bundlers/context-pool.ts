@@ -29,6 +29,9 @@ interface Pooled {
   ended: { take: ((result: esbuild.BuildResult) => void) | null };
 }
 
+/** A pool key (module, variant, and `styles` for a sheet's own context) in words, for the record of calls in flight. */
+const named = (key: string): string => key.split('\0').join(' ');
+
 // A successful build's result, taken as esbuild ends the build: `rebuild()` answers one round trip
 // to esbuild's process later (its "on-end" message is sent within a rebuild anyway, then answered,
 // then the rebuild), while the request that asked for the build waits. A failure is taken from
@@ -109,7 +112,7 @@ export function createContextPool(limit = 64): ContextPool {
       entry = { context: await esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] }), signature, busy: null, ended };
       // Another build of this key made one meanwhile: replaced, it is disposed, not forgotten alive.
       const displaced = pool.get(key);
-      if (displaced) void keptUntilSettled(calls, disposeWhenIdle(displaced));
+      if (displaced) void keptUntilSettled(calls, disposeWhenIdle(displaced), `the dispose of a displaced context of ${named(key)}`);
     }
     pool.delete(key);
     pool.set(key, entry); // most recently used last
@@ -135,12 +138,12 @@ export function createContextPool(limit = 64): ContextPool {
       // A kept context is rebuilt in this very turn: the caller goes on (to record that the
       // build started) while esbuild works.
       const kept = pool.get(key);
-      if (kept?.signature === signature) return keptUntilSettled(calls, rebuildPooled(used(key, kept), signal));
+      if (kept?.signature === signature) return keptUntilSettled(calls, rebuildPooled(used(key, kept), signal), `the kept context's rebuild of ${named(key)}`);
       const made = take(key, signature, options).then((entry) => {
         if (disposals !== disposalsBefore) throw new BuildCancelled();
         return rebuildPooled(entry, signal);
       });
-      return keptUntilSettled(calls, made);
+      return keptUntilSettled(calls, made, `a new context's build of ${named(key)}`);
     },
     async dispose() {
       disposals += 1;

@@ -18,6 +18,7 @@ import { createNonRegularFiles, isConfigName } from './non-regular-files.js';
 import { nonRegularKind, nonRegularText, readRegularFile } from '../regular-files.js';
 import { browserMapPlugin } from './plugins/browser-map.js';
 import { browserDisabledNames } from '../workspace/package-manifest.js';
+import { BuildCancelled } from './types.js';
 
 export interface InstalledBundle {
   /** Empty for a stylesheet entry (README "Stylesheet modules"). */
@@ -93,14 +94,17 @@ const COMMON: esbuild.BuildOptions = {
 /**
  * `commonJsNames(file)`: the names a CommonJS entry exports, asked only when the entry turns out
  * to be CommonJS (esbuild then gives it a default export alone); each becomes a named export.
+ * `signal` aborted (the service closing): no further build of esbuild's is started, and the
+ * bundle rejects with BuildCancelled (a build already running is not cut short: esbuild's
+ * one-off builds cannot be).
  */
-export async function bundleInstalled(entry: string, packageDir: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
+export async function bundleInstalled(entry: string, packageDir: string, commonJsNames: (file: string) => string[], signal?: AbortSignal): Promise<InstalledBundle> {
   // esbuild reads the package.json of each folder it resolves in itself, where the confinement's
   // load never sees it: a FIFO there held the build forever. The watchdog of the workspace's
   // builds (non-regular-files.ts) releases it, and the bundle is refused naming it.
   const watchdog = createNonRegularFiles(packageDir);
   const outcome = await watchdog.watched(
-    () => withLiveService(() => bundleOnce(entry, packageDir, commonJsNames)).then((bundle) => ({ bundle }), (error: unknown) => ({ error })),
+    () => withLiveService(() => bundleOnce(entry, packageDir, commonJsNames, buildOf(signal))).then((bundle) => ({ bundle }), (error: unknown) => ({ error })),
     undefined,
     1,
   );
@@ -111,6 +115,14 @@ export async function bundleInstalled(entry: string, packageDir: string, commonJ
   if ('bundle' in outcome) return outcome.bundle;
   throw refusalOf(outcome.error);
 }
+
+/** esbuild's build, refused once `signal` is aborted. */
+const buildOf =
+  (signal: AbortSignal | undefined) =>
+  (options: esbuild.BuildOptions): Promise<esbuild.BuildResult> =>
+    signal?.aborted ? Promise.reject(new BuildCancelled()) : esbuild.build(options);
+
+type Build = ReturnType<typeof buildOf>;
 
 function refusalOf(error: unknown): unknown {
   const refused = (error as Partial<esbuild.BuildFailure>).errors?.filter((message) => message.pluginName === CONFINE_PLUGIN && message.text === OUTSIDE_TEXT) ?? [];
@@ -146,17 +158,17 @@ function manifestPlaces(files: readonly string[]): string[] {
   return [...places];
 }
 
-async function bundleSheet(entry: string, packageDir: string): Promise<InstalledBundle> {
+async function bundleSheet(entry: string, packageDir: string, build: Build): Promise<InstalledBundle> {
   const { packages: _external, ...common } = COMMON;
-  const result = await esbuild.build({ ...common, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
+  const result = await build({ ...common, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
   return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents };
 }
 
-async function bundleOnce(entry: string, packageDir: string, commonJsNames: (file: string) => string[]): Promise<InstalledBundle> {
-  if (entry.endsWith('.css')) return bundleSheet(entry, packageDir);
+async function bundleOnce(entry: string, packageDir: string, commonJsNames: (file: string) => string[], build: Build): Promise<InstalledBundle> {
+  if (entry.endsWith('.css')) return bundleSheet(entry, packageDir, build);
   let names = browserDisabledNames(manifestAt(path.join(packageDir, 'package.json'), packageDir));
   let options = codeOptions(packageDir, names);
-  let result: esbuild.BuildResult = await esbuild.build({ ...options, entryPoints: [entry] });
+  let result: esbuild.BuildResult = await build({ ...options, entryPoints: [entry] });
   // A package.json below the package's own may map a name too (esbuild's rule: the nearest one
   // with a `browser` field decides); read only when the build read a file there, and built again
   // only when it maps a name the bundle kept.
@@ -166,14 +178,14 @@ async function bundleOnce(entry: string, packageDir: string, commonJsNames: (fil
   if (below.some((name) => !names.includes(name) && keptImports(result).has(name))) {
     names = [...new Set([...names, ...below])];
     options = codeOptions(packageDir, names);
-    result = await esbuild.build({ ...options, entryPoints: [entry] });
+    result = await build({ ...options, entryPoints: [entry] });
   }
   const exported = Object.values(result.metafile!.outputs)[0]?.exports ?? [];
   if (exported.length === 1 && exported[0] === 'default') {
     const names = commonJsNames(entry);
     if (names.length > 0) {
       const contents = `import module from ${JSON.stringify(entry)};\nexport default module;\nexport const { ${names.join(', ')} } = module;\n`;
-      result = await esbuild.build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: 'cdn-entry.js', loader: 'js' } });
+      result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: 'cdn-entry.js', loader: 'js' } });
     }
   }
   const imports = keptImports(result);

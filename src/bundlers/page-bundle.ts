@@ -14,6 +14,7 @@ import { isServiceGone, withLiveService } from './esbuild-service.js';
 import { notStartingWith } from './filters.js';
 import { PageBundleError, pathOf, type JoinFiles } from './join-files.js';
 import { diagnostic } from '../workspace/diagnostics.js';
+import { BuildCancelled } from './types.js';
 
 // Where the routes take it from: a join's failure, whichever of the two files made it.
 export { PageBundleError } from './join-files.js';
@@ -72,19 +73,21 @@ const MODULE_URL = '__coreModuleUrl';
 /**
  * The two files, without their source maps: composing a thousand modules' maps took a third
  * of a join, and a reload never reads them, so they are joined when asked for
- * (`bundlePageMaps`). esbuild writes the same code with or without a map.
+ * (`bundlePageMaps`). esbuild writes the same code with or without a map. `signal` aborted (the
+ * service closing): no further call of esbuild's is started, and the join rejects with
+ * BuildCancelled (one already running is not cut short: esbuild's one-off builds cannot be).
  */
-export function bundlePage(input: PageBundleInput, files: JoinFiles): Promise<PageBundle> {
+export function bundlePage(input: PageBundleInput, files: JoinFiles, signal?: AbortSignal): Promise<PageBundle> {
   return withLiveService(async () => {
-    const [[code], [styles]] = await Promise.all([bundleCode(input, files, false), bundleStyles(input, files, false)]);
+    const [[code], [styles]] = await Promise.all([bundleCode(input, files, false, signal), bundleStyles(input, files, false, signal)]);
     return { code, styles };
   });
 }
 
 /** The source maps of what `bundlePage` joins from the same input, composed down to the workspace sources. */
-export function bundlePageMaps(input: PageBundleInput, files: JoinFiles): Promise<PageBundleMaps> {
+export function bundlePageMaps(input: PageBundleInput, files: JoinFiles, signal?: AbortSignal): Promise<PageBundleMaps> {
   return withLiveService(async () => {
-    const [[, codeMap], [, stylesMap]] = await Promise.all([bundleCode(input, files, true), bundleStyles(input, files, true)]);
+    const [[, codeMap], [, stylesMap]] = await Promise.all([bundleCode(input, files, true, signal), bundleStyles(input, files, true, signal)]);
     return { codeMap, stylesMap };
   });
 }
@@ -111,9 +114,9 @@ function withoutInlineMap(text: string, kind: keyof typeof INLINE_MAP): string {
 const NOT_BARE = /^(?:\.\.?(?:\/|$)|\/|[a-zA-Z][a-zA-Z0-9+.-]*:)/;
 
 /** The joined code and, when `maps`, its source map (exported for the tests: the code must not depend on `maps`). */
-export async function bundleCode(input: PageBundleInput, files: JoinFiles, maps: boolean): Promise<[Uint8Array, Uint8Array]> {
+export async function bundleCode(input: PageBundleInput, files: JoinFiles, maps: boolean, signal?: AbortSignal): Promise<[Uint8Array, Uint8Array]> {
   const joined = [...input.modules].map(([specifier, module]) => ({ specifier, module, file: files.fileOf(module.address, module.hash, maps ? 'map.js' : 'js') }));
-  await files.write(joined.map(({ module, file }) => ({ file, content: () => joinable(module, maps) })));
+  await files.write(joined.map(({ module, file }) => ({ file, content: () => joinable(module, maps, signal) })));
   const addressOf = new Map(joined.map(({ file, module }) => [file, module.address]));
   // The page's other bare specifiers name themselves: one under a joined module's specifier
   // (`@acme/lib/badge` beside a joined `@acme/lib`) would otherwise become a path inside its file.
@@ -143,20 +146,21 @@ export async function bundleCode(input: PageBundleInput, files: JoinFiles, maps:
       },
     ],
   };
-  return build(maps, options, addressOf);
+  return build(maps, options, addressOf, signal);
 }
 
 // Within a joined module `import.meta.url` is the bundle's address; relative addresses built
 // from it (a declared asset, a worker) must keep resolving against the module's own address.
-async function joinable(module: BundledModule, maps: boolean): Promise<string> {
+async function joinable(module: BundledModule, maps: boolean, signal: AbortSignal | undefined): Promise<string> {
   const code = maps ? module.code : withoutInlineMap(module.code, 'js');
   if (!code.includes('import.meta.url')) return code;
+  if (signal?.aborted) throw new BuildCancelled();
   // esbuild's own define replaces the expression, never the same words in a string.
   const moved = await esbuild.transform(code, { loader: 'js', format: 'esm', define: { 'import.meta.url': MODULE_URL }, sourcemap: maps ? 'inline' : false, sourcefile: pathOf(module.address) });
   return `const ${MODULE_URL} = new URL(${JSON.stringify(module.address)}, import.meta.url).href; ${moved.code}`;
 }
 
-async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: boolean): Promise<[Uint8Array, Uint8Array]> {
+async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: boolean, signal?: AbortSignal): Promise<[Uint8Array, Uint8Array]> {
   if (input.sheets.length === 0) return [new Uint8Array(), new Uint8Array()];
   const joined = input.sheets.map((sheet) => ({ sheet, file: files.fileOf(sheet.address, sheet.hash, maps ? 'map.css' : 'css') }));
   await files.write(joined.map(({ sheet, file }) => ({ file, content: () => (maps ? sheet.styles : withoutInlineMap(sheet.styles, 'css')) })));
@@ -182,12 +186,13 @@ async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: bool
       },
     ],
   };
-  return build(maps, options, addressOf);
+  return build(maps, options, addressOf, signal);
 }
 
 /** The output, and its source map when `maps` (else empty); `addressOf`: each joined file's address. */
-async function build(maps: boolean, options: esbuild.BuildOptions, addressOf: ReadonlyMap<string, string>): Promise<[Uint8Array, Uint8Array]> {
+async function build(maps: boolean, options: esbuild.BuildOptions, addressOf: ReadonlyMap<string, string>, signal: AbortSignal | undefined): Promise<[Uint8Array, Uint8Array]> {
   const joined = [...addressOf.keys()];
+  if (signal?.aborted) throw new BuildCancelled();
   try {
     const files = (await esbuild.build({ ...options, sourcemap: maps ? 'external' : false })).outputFiles!;
     const map = files.find((file) => file.path.endsWith('.map'));

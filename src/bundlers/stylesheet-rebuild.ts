@@ -119,7 +119,7 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       const source = bytesOf(file);
       if (!source) continue;
       const options = optionsOf(file, sheet.variant);
-      const outcome = keptUntilSettled(transforms, transformSource(transform, source, options.options).catch((failed: unknown) => ({ failed })));
+      const outcome = keptUntilSettled(transforms, transformSource(transform, source, options.options).catch((failed: unknown) => ({ failed })), `the early transform of ${file}`);
       early.set(sheet.key, { source, options, outcome });
     }
   }

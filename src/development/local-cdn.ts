@@ -14,6 +14,7 @@ import type { HttpContext } from '../http/context.js';
 import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
 import { bundleInstalled, OutsidePackageError } from '../bundlers/installed-bundle.js';
+import { createCallsInFlight, type CallsInFlight } from '../bundlers/calls-in-flight.js';
 import { isContentHash, outputHash } from '../outputs/content-hash.js';
 import { commonJsExportNames, entryOf, findInstalled, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
@@ -60,7 +61,10 @@ export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_
     const dir = directoryOf(key);
     if (!bundles.has((other) => directoryOf(other) === dir)) readers.delete(dir);
   });
-  const cdn: CdnParts = { host, bundles, copies: installedCopies(host), readers, checked: new WeakMap() };
+  // The builds of installed packages, cancelled and waited for when the service closes (calls-in-flight.ts).
+  const calls = createCallsInFlight();
+  host.atClose(() => calls.end());
+  const cdn: CdnParts = { host, bundles, copies: installedCopies(host), readers, checked: new WeakMap(), calls };
   host.router.get(`${LOCAL_CDN_PREFIX}/*rest`, async function localCdn(ctx: HttpContext) {
     const { name, version, subpath } = parseCdnAddress(ctx.path.slice(LOCAL_CDN_PREFIX.length + 1));
     // A workspace package's answer checks the disk itself (answerOutput): one check, not two. A
@@ -126,6 +130,7 @@ interface CdnParts {
   readers: Map<string, FileHashes>;
   /** By import map, the hash of the sheet (null: none) of each bundle `complete` checked for it, by specifier: the page links those, not checked again. */
   checked: WeakMap<Record<string, string>, Map<string, string | null>>;
+  calls: CallsInFlight;
 }
 
 const sheetHashOf = (built: KeptBundle): string | null => (built.styles ? outputHash(built.styles) : null);
@@ -185,7 +190,7 @@ function bundle(cdn: CdnParts, pkg: InstalledPackage, subpath: string): Promise<
   const files = readerOf(cdn, pkg.dir);
   const named = `${pkg.name}@${pkg.version}${subpath ? `/${subpath}` : ''}`;
   const build = (previous: KeptBundle | undefined) =>
-    buildRecorded(files, pkg, entry, previous).catch((error: unknown) => {
+    buildRecorded(cdn.calls, files, pkg, entry, previous).catch((error: unknown) => {
       if (error instanceof OutsidePackageError) throw new ServiceError('CDN_FILE_OUTSIDE_PACKAGE', `${named} is not served: its entry or a file it imports lies outside the package`);
       throw new ServiceError('BUILD_FAILED', `${named} cannot be built for browsers: ${(error as Error).message}`);
     });
@@ -201,10 +206,10 @@ const directoryOf = (key: string): string => key.slice(0, key.indexOf('\0'));
 // The inputs of the bundle it replaces hashed before the build reads them, those first met hashed
 // after it, one written meanwhile marked unverified (`hashInputs`): a change during the build is
 // never recorded as what the build read, and the next request builds again.
-async function buildRecorded(files: FileHashes, pkg: InstalledPackage, entry: string, previous: KeptBundle | undefined): Promise<KeptBundle> {
+async function buildRecorded(calls: CallsInFlight, files: FileHashes, pkg: InstalledPackage, entry: string, previous: KeptBundle | undefined): Promise<KeptBundle> {
   const before = inputsBefore(files, previous ? [previous.recorded] : []);
   const startedAt = Date.now();
-  const built = await bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir));
+  const built = await calls.run(`the local CDN's build of ${entry}`, undefined, (signal) => bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir), signal));
   return { ...built, recorded: hashInputs(files, built.inputs, before, startedAt) };
 }
 

@@ -7,7 +7,9 @@ import { ERROR_CODES, isServiceError, ServiceError } from '../http/errors.js';
 import { isCrossSiteRefused, sendOutput } from '../http/send-output.js';
 import { wantsHtml } from '../http/wants-html.js';
 import { isContentHash } from '../outputs/content-hash.js';
-import { PageBundleError, type MapKind } from '../bundlers/page-bundle.js';
+import { bundlePage, bundlePageMaps, PageBundleError, type MapKind, type PageBundleInput } from '../bundlers/page-bundle.js';
+import type { JoinFiles } from '../bundlers/join-files.js';
+import { createCallsInFlight } from '../bundlers/calls-in-flight.js';
 import type { ServiceState } from '../store/state.js';
 import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, prepareSavedPage, type BundledFile, type BundledPage, type PageBundlePlan, type PageBundles } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
@@ -147,9 +149,18 @@ interface BundledPreview {
 
 function createBundledPreview(host: ExtensionHost, previews: Previews): BundledPreview {
   const saved = host.savedPages ? createJoinedPages(host.savedPages.dir, host.savedPages.identity) : undefined;
-  const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash), saved ? { saved } : {});
-  // The state ends when the service closes: the files the joins read go with it.
-  host.state$.subscribe({ complete: () => bundles.dispose() });
+  // The joins, cancelled and waited for when the service closes (calls-in-flight.ts); then the
+  // files they read go.
+  const calls = createCallsInFlight();
+  const join = {
+    files: (input: PageBundleInput, files: JoinFiles) => calls.run(`the bundled page's join of ${input.entry}`, undefined, (signal) => bundlePage(input, files, signal)),
+    maps: (input: PageBundleInput, files: JoinFiles) => calls.run(`the bundled page's source maps of ${input.entry}`, undefined, (signal) => bundlePageMaps(input, files, signal)),
+  };
+  const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash), { join, ...(saved ? { saved } : {}) });
+  host.atClose(async () => {
+    await calls.end();
+    bundles.dispose();
+  });
   // The plan of a preview derived from a state, kept with what it was made from: the page of a
   // state prepared ahead (or asked for again) is not planned twice.
   const plans = new WeakMap<object, { state: ServiceState; added: string; plan: PageBundlePlan }>();

@@ -20,6 +20,8 @@ export interface StoppableParts {
   remoteClient: RemoteClient | null;
   /** Its worker, reading ahead on the second core. */
   hashes: FileHashes;
+  /** What the extensions end at the close (`ExtensionHost.atClose`), in the order given. */
+  extensionEnds: readonly (() => Promise<void>)[];
 }
 
 /** Undoes a start whose server could not listen. */
@@ -27,9 +29,25 @@ export async function stopUnstarted(parts: StoppableParts): Promise<void> {
   for (const subscription of parts.subscriptions) subscription.unsubscribe();
   parts.log.close();
   parts.store.complete();
-  await parts.registry.dispose();
+  const ended = await endBuilds(parts);
   parts.remoteClient?.close();
   await parts.hashes.close?.();
+  ended.throwIfFailed();
+}
+
+/**
+ * The bundlers' builds and the extensions' esbuild calls, cancelled and waited for together: once
+ * this settles esbuild's process holds nothing of the service (README "The programmatic API").
+ * One that fails lets the others and the rest of the close go on; its failure is then `close()`'s.
+ */
+async function endBuilds(parts: StoppableParts): Promise<{ throwIfFailed(): void }> {
+  const ended = await Promise.allSettled([parts.registry.dispose(), ...parts.extensionEnds.map(async (end) => end())]);
+  const failed = ended.find((outcome) => outcome.status === 'rejected');
+  return {
+    throwIfFailed() {
+      if (failed) throw failed.reason;
+    },
+  };
 }
 
 /** `Service.close`: the first call closes, every call returns the same promise. */
@@ -51,6 +69,7 @@ async function closeService(parts: StoppableParts, app: App, server: Server): Pr
   for (const subscription of parts.subscriptions) subscription.unsubscribe();
   parts.log.close();
   parts.store.complete();
-  await parts.registry.dispose();
+  const ended = await endBuilds(parts);
   await parts.hashes.close?.();
+  ended.throwIfFailed();
 }

@@ -6,7 +6,7 @@
 // swapped in place or its code reloaded, as the other shapes do; production outputs stay as written.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage, until, type Watched } from '../helpers/chromium.js';
+import { eventsOpen, launchChromium, openPage, pushedSince, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
 import { BLUE, GREEN, RED, backgroundAddress, colourAt, square } from '../helpers/pixels.js';
@@ -87,9 +87,6 @@ describe('an image-set() string and an asset address written as such carry the a
       const root = addressWorkspace();
       const service = await serve(root);
       const watched = await openPage(browser);
-      // The push messages heard since `from`, without the greeting a new connection opens with
-      // (a page reloaded by a `code` message connects again: README "Preview and stylesheet push").
-      const pushedSince = (from: number) => watched.messages.slice(from).filter((message) => message.type !== 'hello');
       const fresh = async () => {
         const page = await openPage(browser);
         await page.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
@@ -100,8 +97,8 @@ describe('an image-set() string and an asset address written as such carry the a
         }
       };
       const heardSince = async (count: number, type: string) => {
-        await until(() => pushedSince(count).some((message) => message.type === type && message.module === MAIN), `a ${type} message`, 30_000);
-        expect(pushedSince(count).map((message) => [message.type, message.module])).to.deep.equal([[type, MAIN]]);
+        await until(() => pushedSince(watched, count).some((message) => message.type === type && message.module === MAIN), `a ${type} message`, 30_000);
+        expect(pushedSince(watched, count).map((message) => [message.type, message.module])).to.deep.equal([[type, MAIN]]);
         expect((await service.report()).modules.map((module) => [module.specifier, module.status, module.diagnostics])).to.deep.equal([['@a/app/main', 'valid', []]]);
       };
       try {
@@ -142,7 +139,7 @@ describe('an image-set() string and an asset address written as such carry the a
         heard = watched.messages.length;
         writeFile(root, 'packages/app/main/logo.svg', square('blue'));
         await until(() => watched.navigations() === 2, 'the reload for the asset named by its address', 30_000);
-        expect(pushedSince(heard).map((message) => [message.type, message.module])).to.deep.equal([['code', MAIN]]);
+        expect(pushedSince(watched, heard).map((message) => [message.type, message.module])).to.deep.equal([['code', MAIN]]);
         expect(await shown(watched)).to.deep.equal({ set: GREEN, root: BLUE, logo: BLUE, star: RED });
 
         // And from the origin's root.
@@ -150,7 +147,7 @@ describe('an image-set() string and an asset address written as such carry the a
         heard = watched.messages.length;
         writeFile(root, 'packages/app/main/star.svg', square('blue'));
         await until(() => watched.navigations() === 3, 'the reload for the asset named from the origin root', 30_000);
-        expect(pushedSince(heard).map((message) => [message.type, message.module])).to.deep.equal([['code', MAIN]]);
+        expect(pushedSince(watched, heard).map((message) => [message.type, message.module])).to.deep.equal([['code', MAIN]]);
         expect(await shown(watched)).to.deep.equal({ set: GREEN, root: BLUE, logo: BLUE, star: BLUE });
         expect(await fresh()).to.deep.equal({ set: GREEN, root: BLUE, logo: BLUE, star: BLUE });
         expect((await service.report()).modules.map((module) => module.status)).to.deep.equal(['valid']);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage, until, type Watched } from '../helpers/chromium.js';
+import { eventsOpen, launchChromium, openPage, pushedSince, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
 import { BLUE, GREEN, RED, backgroundAddress, colourAt, square } from '../helpers/pixels.js';
@@ -127,8 +127,8 @@ describe('a declared asset edited while a page is open', function () {
         writeFile(root, 'packages/app/main/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg"><title>logo two</title></svg>');
         expect((await service.report()).modules.map((module) => module.status)).to.deep.equal(['valid', 'valid']);
         writeFile(root, 'packages/app/main/dot.svg', square('green'));
-        await until(() => watched.messages.length > heard, 'the message of the next change', 30_000);
-        expect(watched.messages.slice(heard).map((message) => [message.type, message.module])).to.deep.equal([['styles', MAIN]]);
+        await until(() => pushedSince(watched, heard).length > 0, 'the message of the next change', 30_000);
+        expect(pushedSince(watched, heard).map((message) => [message.type, message.module])).to.deep.equal([['styles', MAIN]]);
         await watched.page.waitForFunction(
           async () => {
             const address = /url\("([^"]+)"\)/.exec(getComputedStyle(document.querySelector('#box')!).backgroundImage)?.[1];

@@ -3,7 +3,7 @@
 // shows what is broken now rather than what was broken before the restart.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { colourOf, eventsOpen, until, waitForColour, type Watched, openPreview } from '../helpers/chromium.js';
+import { colourOf, eventsOpen, pushedSince, until, waitForColour, type Watched, openPreview } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { exampleWorkspace, writeFile } from '../helpers/workspace.js';
 
@@ -59,7 +59,7 @@ describe('the runtime across restarts of the service', () => {
 
     writeFile(root, STYLES_FILE, stylesheet('rgb(120, 30, 160)'));
     await waitForColour(watched, 'demo-storefront', 'rgb(120, 30, 160)', 10_000);
-    expect(watched.messages.at(-1)).to.include({ type: 'styles', module: STOREFRONT });
+    expect(pushedSince(watched).at(-1)).to.include({ type: 'styles', module: STOREFRONT });
   });
 
   it('drops the overlay of a stylesheet fixed while the service was down, and applies the fix', async () => {

@@ -39,6 +39,12 @@ describe('bundleInstalled', function () {
     fs.symlinkSync('unit.js', path.join(dir, 'aliased.js'));
   });
 
+  // The service closing aborts the signal: no build of esbuild's is started for it any more.
+  it('with its signal aborted, starts no build and rejects with BuildCancelled', async function () {
+    const failed = await bundleInstalled(path.join(dir, 'index.js'), dir, noNames, AbortSignal.abort()).then(() => null, (error: Error) => error.name);
+    expect(failed).to.equal('BuildCancelled');
+  });
+
   it('bundles the package own files, its bare imports kept, every input inside it', async function () {
     const built = await bundleInstalled(path.join(dir, 'index.js'), dir, noNames);
     expect(built.imports).to.deep.equal(['other']);

@@ -60,6 +60,14 @@ describe('bundlePage', function () {
     expect(message).to.equal(diagnostics[0]!.message);
   });
 
+  // The service closing aborts the signal: no call of esbuild's is started for the join any more.
+  it('with its signal aborted, joins nothing and rejects with BuildCancelled, maps too', async function () {
+    for (const join of [bundlePage, bundlePageMaps]) {
+      const failed = await join(page(), files, AbortSignal.abort()).then(() => null, (error: Error) => error.name);
+      expect(failed, join.name).to.equal('BuildCancelled');
+    }
+  });
+
   it('joins the outputs read from files: a separate specifier under a joined one stays bare, references mean what they meant at each address', async function () {
     const { code, styles } = await bundlePage(page(), files);
     const joined = text(code);

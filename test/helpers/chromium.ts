@@ -110,6 +110,14 @@ export async function until(test: () => boolean, what: string, timeout = 10_000)
   }
 }
 
+/**
+ * The push messages the page heard since the `from`th, without the greeting each connection of
+ * `/events` opens with (`hello`, which names the service's run): a page that reloads connects
+ * again and is greeted again, whenever its new connection opens (README "Preview and stylesheet
+ * push"). A test that compares or counts what the service pushed compares these.
+ */
+export const pushedSince = (watched: Watched, from = 0): Watched['messages'] => watched.messages.slice(from).filter((message) => message.type !== 'hello');
+
 /** Waits until the page's runtime has an open connection to `/events`. */
 export const eventsOpen = (watched: Watched, timeout = 10_000): Promise<void> => until(() => watched.events.open > 0, 'the page to connect to /events', timeout);
 
