@@ -21,8 +21,8 @@ import { bufferView } from '../outputs/buffer-view.js';
 const ORIGIN = 'http://module.invalid';
 const PACKAGE = '/m/package/';
 const SCRIPT_ASSET = /\.m?js$/;
-// A worker's constructor given a string, as esbuild prints it (double quotes, unless the string holds one).
-const WORKER_FROM_STRING = ['"', "'", '`'].map((quote) => Buffer.from(`Worker(${quote}`));
+// What a module's code starting a worker holds, as esbuild prints it: `new Worker(`, `new SharedWorker(`, `navigator.serviceWorker`.
+const STARTS_A_WORKER = ['Worker(', 'serviceWorker'].map((text) => Buffer.from(text));
 // An address the author wrote for another origin or from the origin's root: not judged here.
 const SCHEME_OR_ROOT = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/)/;
 
@@ -74,11 +74,13 @@ export function assetImportWarnings(
     return new URL(`${PACKAGE}assets/${asset.subpath}/${asset.file}`, ORIGIN).pathname;
   };
   const space: AssetSpace = { target, declared, byAddress: new Map([...declared.keys()].map((file) => [addressOf(file), file])), addressOf };
-  const scripts = named.filter((file) => SCRIPT_ASSET.test(file) && declared.has(file));
-  // The code is parsed only where it names a script asset or starts a worker from a string.
+  const isScript = (file: string) => SCRIPT_ASSET.test(file) && declared.has(file);
+  // The code is parsed only where it names a script asset or may start a worker.
   const bytes = code === null ? null : bufferView(code);
-  const tree = bytes !== null && (scripts.length > 0 || WORKER_FROM_STRING.some((call) => bytes.indexOf(call) !== -1)) ? parsedModule(bytes.toString('utf8')) : null;
+  const tree = bytes !== null && (named.some(isScript) || STARTS_A_WORKER.some((text) => bytes.indexOf(text) !== -1)) ? parsedModule(bytes.toString('utf8')) : null;
   const starts = tree === null ? new Map<string, Set<ScriptKind>>() : workerStarts(tree, target, space.byAddress);
+  // Those the code names by an address written as such too, which `named` lacks where no version is given (production).
+  const scripts = [...new Set([...named, ...starts.keys()])].filter(isScript);
   const warnings: Diagnostic[] = tree === null ? [] : workersFromPage(tree, target, reads, sources);
   const pending: ScriptRun[] = [];
   const queued = new Set<string>();

@@ -137,6 +137,16 @@ describe('what a worker loads, as the code starts it', () => {
     });
   }
 
+  it("a worker started by its asset's address written as such (../assets/<subpath>/w.js, without a version: as in production) is judged too", async () => {
+    const result = await built({
+      'app/main/index.ts': "new Worker(new URL('../assets/main/w.js', import.meta.url));\nnew Worker(new URL('../assets/main/m.js', import.meta.url), { type: 'module' });\n",
+      'app/main/w.js': "import './h.js';\n",
+      'app/main/m.js': "import './h.js';\n",
+      'app/main/h.js': '',
+    }, ['w.js', 'm.js', 'h.js']);
+    expect(placesOf(said(result))).to.deep.equal(['WORKER_TYPE_MISMATCH app/main/w.js:1:1']);
+  });
+
   it('says nothing of a classic worker that loads by importScripts nor of a module worker that imports', async () => {
     const result = await built({
       'app/main/index.ts': [
