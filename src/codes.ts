@@ -160,8 +160,20 @@ export const DIAGNOSTIC_KINDS = {
   ASSET_IMPORT_UNSERVED: {
     severity: 'warning',
     scope: 'module',
-    when: "a declared `.js` or `.mjs` asset the module's code names by `new URL` (a module worker), or a declared asset it imports in turn, statically imports a file of the module's assets that is not declared (its address answers 404) or a bare specifier (a worker has no import map): served as written, it fails to load in the browser (README \"Bundling real code\")",
-    remedy: 'declare the file it imports under `assets` too, and import it by a relative address: an asset is served as written, never bundled, and a worker has no import map for a bare specifier',
+    when: "a declared `.js` or `.mjs` asset the module's code names by `new URL` (a worker), or a declared asset it loads in turn, loads what the browser cannot: a static import or an `import()` of a literal naming a file of the module's assets that is not declared (its address answers 404) or a bare specifier (a worker has no import map), or an `importScripts` of a literal naming an undeclared file there (any name without a scheme is an address beside the asset): served as written, it fails to load in the browser (README \"Bundling real code\")",
+    remedy: 'declare the file it loads under `assets` too, and import it by a relative address: an asset is served as written, never bundled, and a worker has no import map for a bare specifier',
+  },
+  WORKER_TYPE_MISMATCH: {
+    severity: 'warning',
+    scope: 'module',
+    when: "a declared `.js` or `.mjs` asset is run as a classic script (started by `new Worker`, `new SharedWorker` or `navigator.serviceWorker.register` without `{ type: 'module' }`, or loaded by `importScripts`) and writes `import`, `export` or `import.meta` (a SyntaxError: it never runs), or is run as a module (`{ type: 'module' }`, or imported) and calls `importScripts` (a TypeError there) (README \"Bundling real code\")",
+    remedy: "start the worker with `{ type: 'module' }` to use `import`, or without it to use `importScripts`",
+  },
+  WORKER_ADDRESS_FROM_PAGE: {
+    severity: 'warning',
+    scope: 'module',
+    when: "the module's code starts a worker from a plain relative string (`new Worker('./w.js')`, `new SharedWorker(...)`), which the browser resolves against the page's address, not the module's: on the service's preview pages nothing is served there (README \"Bundling real code\")",
+    remedy: "declare the file under `assets` in the module.json beside the module's entry and write `new Worker(new URL('./w.js', import.meta.url))`",
   },
   MODULE_BOUNDARY_CROSSED: {
     severity: 'warning',

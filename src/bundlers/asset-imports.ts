@@ -1,88 +1,395 @@
-// The static imports of a declared JavaScript asset the code names by `new URL` (a module
-// worker, README "Bundling real code"). An asset is served as written, so what it imports is the
-// browser's to fetch: a sibling that is no declared asset answers 404, and a bare specifier has
-// no import map in a worker; either way the worker fails while its module is `valid`. The
-// service cannot mend it; it says so, as a warning (the page may never start the worker). The
-// asset is parsed, never run; one that does not parse is not judged (the browser says why).
+// What a declared JavaScript asset the code names by `new URL` (a worker, README "Bundling real
+// code") loads in turn. An asset is served as written, so what it loads is the browser's to fetch:
+// a sibling that is no declared asset answers 404, and a bare specifier has no import map in a
+// worker; either way the worker fails while its module is `valid`. How the code starts the worker
+// decides what it may write: a classic worker (no `{ type: 'module' }`) cannot hold `import`,
+// `export` or `import.meta` (a SyntaxError), and a module worker cannot call `importScripts` (a
+// TypeError). The service cannot mend any of it; it says so, as a warning (the page may never
+// start the worker, and its module runs either way). The asset is parsed, never run; one that does
+// not parse is not judged (the browser says why).
 import path from 'node:path';
-import { parse, type Node } from 'acorn';
+import { parse } from 'acorn';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import { isBare } from '../workspace/specifiers.js';
 import { urlAssets } from './plugins/assets.js';
 import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
+import { bufferView } from '../outputs/buffer-view.js';
 
 // Stands for `/m/<package>@<version>/`: an asset's imports resolve against its address as the browser's do.
 const ORIGIN = 'http://module.invalid';
 const PACKAGE = '/m/package/';
 const SCRIPT_ASSET = /\.m?js$/;
+// What a module's code starting a worker holds, as esbuild prints it: `new Worker(`, `new SharedWorker(`, `navigator.serviceWorker`.
+const STARTS_A_WORKER = ['Worker(', 'serviceWorker'].map((text) => Buffer.from(text));
+// An address the author wrote for another origin or from the origin's root: not judged here.
+const SCHEME_OR_ROOT = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/)/;
 
-interface ImportSource extends Node {
-  source?: { value: unknown; start: number } | null;
+/**
+ * How a script is run, which decides what it may write: `module` (a module worker, or a file a
+ * module imports), `classic` (a worker started without `{ type: 'module' }`, or a file
+ * `importScripts` loads), `unknown` (its address passed on in a way not followed here).
+ */
+export type ScriptKind = 'module' | 'classic' | 'unknown';
+
+interface SyntaxNode {
+  type: string;
+  start: number;
+  [key: string]: unknown;
+}
+
+/** A script to judge: a declared asset, how it is run, and why it is run so (for the messages). */
+interface ScriptRun {
+  file: string;
+  kind: ScriptKind;
+  how: string;
+}
+
+/** The declared assets a module's scripts may load, by workspace-relative path and by address. */
+interface AssetSpace {
+  target: BundleTarget;
+  declared: Map<string, { subpath: string; file: string }>;
+  byAddress: Map<string, string>;
+  addressOf: (file: string) => string;
 }
 
 /**
- * The warnings about the static imports of each JavaScript asset in `named` (workspace-relative,
- * the declared assets the code names) and of each declared asset those import in turn; `scanned`:
+ * The warnings about what each JavaScript asset in `named` (workspace-relative, the declared assets
+ * the code names) loads, and each declared asset those load in turn; `code`: the module's code as
+ * served (its asset addresses placed), read for how it starts each worker (`workerStarts`), and
+ * for a worker started from a plain string (`workersFromPage`), placed in `sources`; `scanned`:
  * every asset read, inputs of the build, so that an edit of one judges them again.
  */
-export function assetImportWarnings(reads: PlacedReads, target: BundleTarget, named: readonly string[]): { warnings: Diagnostic[]; scanned: string[] } {
+export function assetImportWarnings(
+  reads: PlacedReads,
+  target: BundleTarget,
+  named: readonly string[],
+  code: Uint8Array | null = null,
+  sources: readonly string[] = [],
+): { warnings: Diagnostic[]; scanned: string[] } {
   const declared = urlAssets(target);
-  const addressOf = (file: string): string | null => {
-    const asset = declared.get(file);
-    return asset === undefined ? null : new URL(`${PACKAGE}assets/${asset.subpath}/${asset.file}`, ORIGIN).pathname;
+  const addressOf = (file: string): string => {
+    const asset = declared.get(file)!;
+    return new URL(`${PACKAGE}assets/${asset.subpath}/${asset.file}`, ORIGIN).pathname;
   };
-  const byAddress = new Map<string, string>();
-  for (const file of declared.keys()) byAddress.set(addressOf(file)!, file);
-  const pending = named.filter((file) => SCRIPT_ASSET.test(file) && declared.has(file));
-  const scanned = new Set(pending);
-  const warnings: Diagnostic[] = [];
+  const space: AssetSpace = { target, declared, byAddress: new Map([...declared.keys()].map((file) => [addressOf(file), file])), addressOf };
+  const isScript = (file: string) => SCRIPT_ASSET.test(file) && declared.has(file);
+  // The code is parsed only where it names a script asset or may start a worker.
+  const bytes = code === null ? null : bufferView(code);
+  const tree = bytes !== null && (named.some(isScript) || STARTS_A_WORKER.some((text) => bytes.indexOf(text) !== -1)) ? parsedModule(bytes.toString('utf8')) : null;
+  const starts = tree === null ? new Map<string, Set<ScriptKind>>() : workerStarts(tree, target, space.byAddress);
+  // Those the code names by an address written as such too, which `named` lacks where no version is given (production).
+  const scripts = [...new Set([...named, ...starts.keys()])].filter(isScript);
+  const warnings: Diagnostic[] = tree === null ? [] : workersFromPage(tree, target, reads, sources);
+  const pending: ScriptRun[] = [];
+  const queued = new Set<string>();
+  const enqueue = (run: ScriptRun) => {
+    if (queued.has(`${run.kind}\0${run.file}`)) return;
+    queued.add(`${run.kind}\0${run.file}`);
+    pending.push(run);
+  };
+  for (const file of scripts) for (const kind of starts.get(file) ?? ['unknown' as const]) enqueue({ file, kind, how: started(kind) });
+  // A script run two ways has its loads judged once.
+  const said = new Set<string>();
+  const scanned = new Set<string>();
   while (pending.length > 0) {
-    const file = pending.shift()!;
-    const text = reads.text(file);
-    if (text === null) continue;
-    const address = addressOf(file)!;
-    // The asset space of the module declaring it: a relative import that stays there names a file
-    // that only a declaration of that module could serve.
-    const ownSpace = new URL(`${PACKAGE}assets/${declared.get(file)!.subpath}/`, ORIGIN).pathname;
-    for (const { specifier, offset } of staticImports(text)) {
-      const where = { file, ...lineAndColumn(text, offset) };
-      if (isBare(specifier)) {
-        warnings.push(diagnostic('ASSET_IMPORT_UNSERVED', `${file} is a declared asset, served as written, and imports "${specifier}" by a bare specifier: a worker has no import map, so the browser cannot load it and the worker fails to start; import a declared asset by a relative address instead (an asset is never bundled)`, where));
-        continue;
-      }
-      if (!/^\.\.?\//.test(specifier)) continue; // from the origin's root or with a scheme: the author's
-      const resolved = new URL(specifier, new URL(address, ORIGIN)).pathname;
-      const served = byAddress.get(resolved);
-      if (served !== undefined) {
-        if (SCRIPT_ASSET.test(served) && !scanned.has(served)) {
-          scanned.add(served);
-          pending.push(served);
-        }
-        continue;
-      }
-      if (!resolved.startsWith(ownSpace)) continue; // another module's assets, or out of them: not known here
-      const wanted = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier.replace(/[?#].*$/, '')));
-      warnings.push(diagnostic('ASSET_IMPORT_UNSERVED', `${file} is a declared asset, served as written, and imports "${specifier}" (${wanted}), which is no declared asset of ${target.specifier}: its address answers 404, so the worker fails to start; declare "${path.posix.relative(target.dir, wanted)}" under "assets" too`, where));
+    const run = pending.shift()!;
+    scanned.add(run.file);
+    const text = reads.text(run.file);
+    const judged = text === null ? null : judgedScript(run, text, space);
+    if (judged === null) continue;
+    judged.next.forEach(enqueue);
+    for (const found of judged.found) {
+      const key = `${found.kind}\0${found.file}\0${found.line}\0${found.column}`;
+      if (said.has(key)) continue;
+      said.add(key);
+      warnings.push(found);
     }
   }
   return { warnings, scanned: [...scanned].sort() };
 }
 
-// `import ... from`, `export ... from` and `import '...'` at the top of a module, with where the
-// specifier is written; empty when the text does not parse as a module.
-function staticImports(text: string): { specifier: string; offset: number }[] {
-  let body: ImportSource[];
+/**
+ * What a script run as `run.kind` loads that the browser cannot, and what it is run as writes that
+ * its kind cannot hold; `next`: the declared scripts it loads, each with how it runs them. Null
+ * when the text parses neither as a module nor as a classic script (the browser says why).
+ */
+function judgedScript({ file, kind, how }: ScriptRun, text: string, space: AssetSpace): { found: Diagnostic[]; next: ScriptRun[] } | null {
+  const loads = scriptLoads(text);
+  if (loads === null) return null;
+  const { target, byAddress } = space;
+  const found: Diagnostic[] = [];
+  const next: ScriptRun[] = [];
+  const address = new URL(space.addressOf(file), ORIGIN);
+  const at = (offset: number) => ({ file, ...lineAndColumn(text, offset) });
+  // The asset space of the module declaring it: a relative load that stays there names a file
+  // that only a declaration of that module could serve.
+  const ownSpace = new URL(`${PACKAGE}assets/${space.declared.get(file)!.subpath}/`, ORIGIN).pathname;
+  const undeclared = (specifier: string, resolved: string): string | null => {
+    if (!resolved.startsWith(ownSpace)) return null; // another module's assets, or out of them: not known here
+    return path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier.replace(/[?#].*$/, '')));
+  };
+  const remedy = (wanted: string) => `declare "${path.posix.relative(target.dir, wanted)}" under "assets" too`;
+  if (kind === 'classic' && loads.moduleSyntax !== null) {
+    found.push(diagnostic('WORKER_TYPE_MISMATCH', `${file} is run as a classic script (${how}), and writes ${loads.moduleSyntax.what}, which a classic script cannot hold: the browser throws a SyntaxError and the script never runs; start the worker with { type: 'module' }, or load what it needs by importScripts`, at(loads.moduleSyntax.offset)));
+  }
+  if (kind === 'module' && loads.importScriptsCall !== null) {
+    found.push(diagnostic('WORKER_TYPE_MISMATCH', `${file} is run as a module (${how}), and calls importScripts(), which a module worker does not have: the browser throws a TypeError there and the worker stops; import what it needs (import './x.js'), or start the worker without { type: 'module' }`, at(loads.importScriptsCall)));
+  }
+  // Imports, static (where a module runs them) or by import() of a literal (any script).
+  const imports = [...(kind === 'classic' ? [] : loads.staticImports.map((load) => ({ ...load, dynamic: false }))), ...loads.dynamicImports.map((load) => ({ ...load, dynamic: true }))];
+  for (const { specifier, offset, dynamic } of imports) {
+    const written = dynamic ? `import("${specifier}")` : `imports "${specifier}"`;
+    const fails = dynamic ? 'the import() rejects' : 'the worker fails to start';
+    if (isBare(specifier)) {
+      found.push(diagnostic('ASSET_IMPORT_UNSERVED', `${file} is a declared asset, served as written, and ${dynamic ? `calls ${written} with` : `${written} by`} a bare specifier: a worker has no import map, so the browser cannot load it and ${fails}; import a declared asset by a relative address instead (an asset is never bundled)`, at(offset)));
+      continue;
+    }
+    if (!/^\.\.?\//.test(specifier)) continue; // from the origin's root or with a scheme: the author's
+    const resolved = new URL(specifier, address).pathname;
+    const served = byAddress.get(resolved);
+    if (served !== undefined) {
+      if (SCRIPT_ASSET.test(served)) next.push({ file: served, kind: 'module', how: `${file} imports it` });
+      continue;
+    }
+    const wanted = undeclared(specifier, resolved);
+    if (wanted !== null) found.push(diagnostic('ASSET_IMPORT_UNSERVED', `${file} is a declared asset, served as written, and ${dynamic ? 'calls ' : ''}${written} (${wanted}), which is no declared asset of ${target.specifier}: its address answers 404, so ${fails}; ${remedy(wanted)}`, at(offset)));
+  }
+  // importScripts takes addresses, not specifiers: any name without a scheme is beside the asset.
+  if (kind === 'module') return { found, next };
+  for (const { specifier, offset } of loads.importScripts) {
+    if (SCHEME_OR_ROOT.test(specifier) || specifier === '') continue;
+    const resolved = new URL(specifier, address).pathname;
+    const served = byAddress.get(resolved);
+    if (served !== undefined) {
+      if (SCRIPT_ASSET.test(served)) next.push({ file: served, kind: 'classic', how: `${file} loads it by importScripts` });
+      continue;
+    }
+    const wanted = undeclared(specifier, resolved);
+    if (wanted === null) continue;
+    const asAddress = isBare(specifier) && !SCRIPT_ASSET.test(specifier) ? ` (importScripts takes an address, not a package name: "${specifier}" names a file beside the asset)` : '';
+    found.push(diagnostic('ASSET_IMPORT_UNSERVED', `${file} is a declared asset, served as written, and calls importScripts("${specifier}")${asAddress}, which loads ${wanted}, no declared asset of ${target.specifier}: its address answers 404, so importScripts throws a NetworkError and the worker stops there; ${remedy(wanted)}`, at(offset)));
+  }
+  return { found, next };
+}
+
+const started = (kind: ScriptKind): string =>
+  kind === 'classic' ? "the module's code starts it without { type: 'module' }" : kind === 'module' ? "the module's code starts it with { type: 'module' }" : "the module's code names it by new URL";
+
+function parsedModule(code: string): SyntaxNode | null {
   try {
-    body = (parse(text, { ecmaVersion: 'latest', sourceType: 'module' }) as unknown as { body: ImportSource[] }).body;
+    return parse(code, { ecmaVersion: 'latest', sourceType: 'module' }) as unknown as SyntaxNode;
   } catch {
-    return [];
+    return null;
   }
-  const found: { specifier: string; offset: number }[] = [];
-  for (const node of body) {
-    if (node.type !== 'ImportDeclaration' && node.type !== 'ExportNamedDeclaration' && node.type !== 'ExportAllDeclaration') continue;
-    if (node.source && typeof node.source.value === 'string') found.push({ specifier: node.source.value, offset: node.source.start });
+}
+
+const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as SyntaxNode).type === 'string';
+
+/** Each node of `tree`, parents before their children. */
+function eachNode(tree: SyntaxNode, visit: (node: SyntaxNode) => void): void {
+  const stack: SyntaxNode[] = [tree];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    visit(node);
+    const children: SyntaxNode[] = [];
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'type' || key === 'start' || key === 'end') continue;
+      for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) children.push(child);
+    }
+    for (let index = children.length - 1; index >= 0; index--) stack.push(children[index]!);
   }
+}
+
+/** The text of a string literal or of a template without substitutions; null for anything else. */
+function literalText(node: unknown): string | null {
+  if (!isNode(node)) return null;
+  if (node.type === 'Literal' && typeof node.value === 'string') return node.value;
+  if (node.type === 'TemplateLiteral' && (node.expressions as unknown[]).length === 0) {
+    const cooked = ((node.quasis as { value: { cooked: string | null } }[])[0])?.value.cooked;
+    return typeof cooked === 'string' ? cooked : null;
+  }
+  return null;
+}
+
+const isIdentifier = (node: unknown, name: string): boolean => isNode(node) && node.type === 'Identifier' && node.name === name;
+const isMember = (node: unknown, name: string): node is SyntaxNode =>
+  isNode(node) && node.type === 'MemberExpression' && !node.computed && isIdentifier(node.property, name);
+
+/** `new URL('<reference>', import.meta.url)`: its reference; null for anything else. */
+function moduleUrlReference(node: unknown): string | null {
+  if (!isNode(node) || node.type !== 'NewExpression' || !isIdentifier(node.callee, 'URL')) return null;
+  const [reference, base] = node.arguments as unknown[];
+  const isImportMetaUrl = isMember(base, 'url') && isNode(base.object) && base.object.type === 'MetaProperty';
+  return isImportMetaUrl ? literalText(reference) : null;
+}
+
+/** A worker's constructor (`new Worker(...)`, `new SharedWorker(...)`) or `navigator.serviceWorker.register(...)`: its arguments. */
+function workerStartArguments(node: SyntaxNode): unknown[] | null {
+  if (node.type === 'NewExpression' && (isIdentifier(node.callee, 'Worker') || isIdentifier(node.callee, 'SharedWorker'))) return node.arguments as unknown[];
+  if (node.type === 'CallExpression' && isMember(node.callee, 'register') && isMember(node.callee.object, 'serviceWorker')) return node.arguments as unknown[];
+  return null;
+}
+
+/** The kind an options argument asks for: none, or an object without `type`, is classic (as is a SharedWorker's name). */
+function startedKind(options: unknown): ScriptKind {
+  if (options === undefined || literalText(options) !== null) return 'classic';
+  if (!isNode(options) || options.type !== 'ObjectExpression') return 'unknown';
+  let kind: ScriptKind = 'classic';
+  for (const property of options.properties as SyntaxNode[]) {
+    if (property.type !== 'Property') return 'unknown'; // a spread may hold `type`
+    const key = property.computed ? null : isNode(property.key) && property.key.type === 'Identifier' ? (property.key.name as string) : literalText(property.key);
+    if (key === null) return 'unknown';
+    if (key !== 'type') continue;
+    const value = literalText(property.value);
+    kind = value === 'module' ? 'module' : value === 'classic' ? 'classic' : 'unknown';
+  }
+  return kind;
+}
+
+/**
+ * How the module's code (as served, its asset addresses placed) starts each declared asset it
+ * names: a worker's constructor or `navigator.serviceWorker.register` given `new URL(<asset>,
+ * import.meta.url)` (or its `.href`) directly, with its options; a `new URL` of the asset anywhere
+ * else is passed on in a way not followed (`unknown`). Keyed by workspace-relative path.
+ */
+export function workerStarts(tree: SyntaxNode, target: BundleTarget, byAddress: ReadonlyMap<string, string>): Map<string, Set<ScriptKind>> {
+  const codeAddress = new URL(`${PACKAGE}modules/${target.subpath}`, ORIGIN);
+  const fileOf = (reference: string): string | undefined => {
+    try {
+      return byAddress.get(new URL(reference, codeAddress).pathname);
+    } catch {
+      return undefined;
+    }
+  };
+  const starts = new Map<string, Set<ScriptKind>>();
+  const add = (file: string, kind: ScriptKind) => {
+    const kinds = starts.get(file) ?? new Set<ScriptKind>();
+    kinds.add(kind);
+    starts.set(file, kinds);
+  };
+  const followed = new Set<SyntaxNode>();
+  eachNode(tree, (node) => {
+    const args = workerStartArguments(node);
+    if (args !== null) {
+      const [address, options] = args;
+      const url = isMember(address, 'href') ? address.object : address;
+      const reference = moduleUrlReference(url);
+      const file = reference === null ? undefined : fileOf(reference);
+      if (file !== undefined) {
+        followed.add(url as SyntaxNode);
+        add(file, startedKind(options));
+      }
+      return;
+    }
+    if (followed.has(node)) return;
+    const reference = moduleUrlReference(node);
+    const file = reference === null ? undefined : fileOf(reference);
+    if (file !== undefined) add(file, 'unknown');
+  });
+  return starts;
+}
+
+/**
+ * `new Worker('<relative>')` and `new SharedWorker('<relative>')`: a plain string resolves against
+ * the page's address, not the module's (README "Bundling real code"): on the service's preview
+ * pages `/preview/<name>`, where nothing is served, and from another page wherever that page is.
+ * A warning at the constructor in the module's sources: the page may serve the file itself.
+ */
+function workersFromPage(tree: SyntaxNode, target: BundleTarget, reads: PlacedReads, sources: readonly string[]): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  const seen = new Set<string>();
+  eachNode(tree, (node) => {
+    if (node.type !== 'NewExpression' || !(isIdentifier(node.callee, 'Worker') || isIdentifier(node.callee, 'SharedWorker'))) return;
+    const reference = literalText((node.arguments as unknown[])[0]);
+    if (reference === null || reference === '' || SCHEME_OR_ROOT.test(reference) || reference.startsWith('#')) return;
+    const constructor = (node.callee as SyntaxNode).name as string;
+    if (seen.has(`${constructor}\0${reference}`)) return;
+    seen.add(`${constructor}\0${reference}`);
+    const place = constructorPlace(reads, sources, constructor, reference);
+    const source = place?.file ?? target.entry;
+    const beside = path.posix.normalize(path.posix.join(path.posix.dirname(source), reference.replace(/[?#].*$/, '')));
+    found.push(diagnostic('WORKER_ADDRESS_FROM_PAGE', `new ${constructor}('${reference}') resolves "${reference}" against the page's address, not the module's: on the service's preview pages it is ${new URL(reference, 'http://h/preview/').pathname} and ${new URL(reference, 'http://h/preview/bundled/').pathname}, where nothing is served (the worker fires "error"), and from another page wherever that page is. For the file beside the source (${beside}), declare it under "assets" in the module.json beside the module's entry and write new ${constructor}(new URL('${reference}', import.meta.url))`, place ?? { file: target.entry }));
+  });
   return found;
+}
+
+/** Where a source writes `new <constructor>('<reference>'`: the first found, at its `new`. */
+function constructorPlace(reads: PlacedReads, sources: readonly string[], constructor: string, reference: string): { file: string; line: number; column: number } | null {
+  const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const written = new RegExp(`new\\s+${constructor}\\(\\s*(['"\`])${quoted}\\1`);
+  for (const file of sources) {
+    const text = reads.text(file);
+    if (text === null) continue;
+    const match = written.exec(text);
+    if (match) return { file, ...lineAndColumn(text, match.index) };
+  }
+  return null;
+}
+
+interface Load {
+  specifier: string;
+  offset: number;
+}
+
+/**
+ * What a script loads, with where each is written: static imports (`import ... from`, `export ...
+ * from`, `import '...'`), `import()` of a literal, the literal arguments of `importScripts`; where
+ * it first writes what only a module may (`import`, `export`, `import.meta`), and where it first
+ * calls `importScripts`. Parsed as a module, else as a classic script; null when neither parses.
+ */
+function scriptLoads(text: string): { staticImports: Load[]; dynamicImports: Load[]; importScripts: Load[]; moduleSyntax: { what: string; offset: number } | null; importScriptsCall: number | null } | null {
+  let tree: SyntaxNode;
+  try {
+    tree = parse(text, { ecmaVersion: 'latest', sourceType: 'module' }) as unknown as SyntaxNode;
+  } catch {
+    try {
+      tree = parse(text, { ecmaVersion: 'latest', sourceType: 'script' }) as unknown as SyntaxNode;
+    } catch {
+      return null;
+    }
+  }
+  const staticImports: Load[] = [];
+  const dynamicImports: Load[] = [];
+  const importScripts: Load[] = [];
+  let moduleSyntax: { what: string; offset: number } | null = null;
+  let importScriptsCall: number | null = null;
+  const moduleOnly = (what: string, offset: number) => {
+    if (moduleSyntax === null || offset < moduleSyntax.offset) moduleSyntax = { what, offset };
+  };
+  eachNode(tree, (node) => {
+    switch (node.type) {
+      case 'ImportDeclaration':
+      case 'ExportNamedDeclaration':
+      case 'ExportAllDeclaration':
+      case 'ExportDefaultDeclaration': {
+        moduleOnly(node.type === 'ImportDeclaration' ? 'a static import' : 'an export', node.start);
+        const source = node.source as { value: unknown; start: number } | null | undefined;
+        if (source && typeof source.value === 'string') staticImports.push({ specifier: source.value, offset: source.start });
+        break;
+      }
+      case 'MetaProperty':
+        if (isIdentifier(node.meta, 'import')) moduleOnly('import.meta', node.start);
+        break;
+      case 'ImportExpression': {
+        const specifier = literalText(node.source);
+        if (specifier !== null) dynamicImports.push({ specifier, offset: (node.source as SyntaxNode).start });
+        break;
+      }
+      case 'CallExpression': {
+        const callee = node.callee;
+        const isImportScripts = isIdentifier(callee, 'importScripts') || (isMember(callee, 'importScripts') && (isIdentifier(callee.object, 'self') || isIdentifier(callee.object, 'globalThis')));
+        if (!isImportScripts) break;
+        if (importScriptsCall === null || node.start < importScriptsCall) importScriptsCall = node.start;
+        for (const argument of node.arguments as SyntaxNode[]) {
+          const specifier = literalText(argument);
+          if (specifier !== null) importScripts.push({ specifier, offset: argument.start });
+        }
+        break;
+      }
+    }
+  });
+  staticImports.sort((a, b) => a.offset - b.offset);
+  return { staticImports, dynamicImports, importScripts, moduleSyntax, importScriptsCall };
 }

@@ -98,7 +98,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs.add(file);
     resolution.add(file);
   }
-  const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], inputs, resolution);
+  const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], placed.code, sources, inputs, resolution);
   const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
   const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
@@ -136,11 +136,11 @@ function withWrittenShared(root: string, target: BundleTarget, result: esbuild.B
   });
 }
 
-// A declared script the code names (a worker) imports what the browser fetches as written (README
-// "Bundling real code"): the warnings about those imports; each asset read is an input, so that an
-// edit of one judges it again.
-function scannedAssetImports(reads: PlacedReads, target: BundleTarget, named: readonly string[], inputs: Set<string>, resolution: Set<string>): Diagnostic[] {
-  const { warnings, scanned } = assetImportWarnings(reads, target, named);
+// A declared script the code names (a worker) loads what the browser fetches as written, as the
+// code starts it (README "Bundling real code"): the warnings about those loads, and about a worker
+// started from a plain string; each asset read is an input, so that an edit of one judges it again.
+function scannedAssetImports(reads: PlacedReads, target: BundleTarget, named: readonly string[], code: Uint8Array | null, sources: readonly string[], inputs: Set<string>, resolution: Set<string>): Diagnostic[] {
+  const { warnings, scanned } = assetImportWarnings(reads, target, named, code, sources);
   for (const file of scanned) {
     inputs.add(file);
     resolution.add(file);

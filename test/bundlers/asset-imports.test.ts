@@ -73,3 +73,170 @@ describe('the imports of a declared script asset named by new URL (a worker)', (
     expect(unserved(result!)).to.deep.equal([]);
   });
 });
+
+// How the code starts a worker decides what its script may write (README "Bundling real code"):
+// a classic worker (no `{ type: 'module' }`) throws a SyntaxError at `import`, `export` or
+// `import.meta`, a module worker a TypeError at `importScripts`; `importScripts` and `import()`
+// of a literal load what a static import does, each by its own rule. Each found by Chromium in
+// /tmp/workers51 first (test/browser/worker-loads.test.ts proves two of them).
+const said = (result: BundleResult, kinds = ['ASSET_IMPORT_UNSERVED', 'WORKER_TYPE_MISMATCH', 'WORKER_ADDRESS_FROM_PAGE']) =>
+  (result.warnings ?? []).filter((w) => kinds.includes(w.kind)).map(({ kind, file, line, column, message }) => ({ kind, file, line, column, message }));
+const placesOf = (found: ReturnType<typeof said>) => found.map(({ kind, file, line, column }) => `${kind} ${file}:${line}:${column}`);
+
+describe('what a worker loads, as the code starts it', () => {
+  let engine: ReturnType<typeof createEsbuildEngine> | null = null;
+  afterEach(() => engine?.dispose());
+
+  async function built(files: Record<string, string>, assets: string[], variant = developmentVariant('browser')): Promise<BundleResult> {
+    const root = tempWorkspace(files);
+    engine = createEsbuildEngine({ root });
+    const [result] = await engine.bundle([appTarget('main', { assets })], variant);
+    expect(result!.errors).to.deep.equal([]);
+    expect(result!.code).to.not.equal(null);
+    return result!;
+  }
+
+  for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+    it(`a classic worker's import, export and import.meta, and a module worker's importScripts, are each a WORKER_TYPE_MISMATCH (${variant.env})`, async () => {
+      const result = await built({
+        'app/main/index.ts': [
+          "new Worker(new URL('./classic-import.js', import.meta.url));",
+          "new Worker(new URL('./classic-meta.js', import.meta.url), { name: 'meta' });",
+          "new SharedWorker(new URL('./classic-export.js', import.meta.url), 'shared');",
+          "navigator.serviceWorker.register(new URL('./sw.js', import.meta.url));",
+          "new Worker(new URL('./module-scripts.js', import.meta.url), { type: 'module' });",
+          // The same script started both ways: each way judged.
+          "new Worker(new URL('./both.js', import.meta.url), { type: 'module' });",
+          "new Worker(new URL('./both.js', import.meta.url).href);",
+          '',
+        ].join('\n'),
+        'app/main/classic-import.js': "// a worker\nimport { h } from './h.js';\npostMessage(h);\n",
+        'app/main/classic-meta.js': 'postMessage(import.meta.url);\n',
+        'app/main/classic-export.js': 'onconnect = () => {};\nexport {};\n',
+        'app/main/sw.js': "self.addEventListener('install', () => {});\nexport const version = 1;\n",
+        'app/main/module-scripts.js': "const ready = 1;\nself.importScripts('./h.js');\n",
+        'app/main/both.js': "import './h.js';\n",
+        'app/main/h.js': 'export const h = 1;\n',
+      }, ['classic-import.js', 'classic-meta.js', 'classic-export.js', 'sw.js', 'module-scripts.js', 'both.js', 'h.js'], variant);
+      const found = said(result);
+      expect(placesOf(found).sort()).to.deep.equal([
+        'WORKER_TYPE_MISMATCH app/main/both.js:1:1',
+        'WORKER_TYPE_MISMATCH app/main/classic-export.js:2:1',
+        'WORKER_TYPE_MISMATCH app/main/classic-import.js:2:1',
+        'WORKER_TYPE_MISMATCH app/main/classic-meta.js:1:13',
+        'WORKER_TYPE_MISMATCH app/main/module-scripts.js:2:1',
+        'WORKER_TYPE_MISMATCH app/main/sw.js:2:1',
+      ]);
+      const byFile = (file: string) => found.find((w) => w.file === `app/main/${file}`)!.message;
+      expect(byFile('classic-import.js')).to.contain("is run as a classic script (the module's code starts it without { type: 'module' }), and writes a static import").and.to.contain('SyntaxError');
+      expect(byFile('classic-meta.js')).to.contain('writes import.meta');
+      expect(byFile('classic-export.js')).to.contain('writes an export');
+      expect(byFile('module-scripts.js')).to.contain('is run as a module').and.to.contain('calls importScripts()').and.to.contain('TypeError');
+      // The scripts read are inputs: an edit of one judges it again.
+      expect(result.inputs).to.include.members(['app/main/classic-import.js', 'app/main/module-scripts.js', 'app/main/both.js']);
+    });
+  }
+
+  it("a worker started by its asset's address written as such (../assets/<subpath>/w.js, without a version: as in production) is judged too", async () => {
+    const result = await built({
+      'app/main/index.ts': "new Worker(new URL('../assets/main/w.js', import.meta.url));\nnew Worker(new URL('../assets/main/m.js', import.meta.url), { type: 'module' });\n",
+      'app/main/w.js': "import './h.js';\n",
+      'app/main/m.js': "import './h.js';\n",
+      'app/main/h.js': '',
+    }, ['w.js', 'm.js', 'h.js']);
+    expect(placesOf(said(result))).to.deep.equal(['WORKER_TYPE_MISMATCH app/main/w.js:1:1']);
+  });
+
+  it('says nothing of a classic worker that loads by importScripts nor of a module worker that imports', async () => {
+    const result = await built({
+      'app/main/index.ts': [
+        "new Worker(new URL('./classic.js', import.meta.url));",
+        "new Worker(new URL('./module.js', import.meta.url), { type: 'module' });",
+        "new SharedWorker(new URL('./shared.js', import.meta.url), { type: 'module', name: 's' });",
+        '',
+      ].join('\n'),
+      'app/main/classic.js': "importScripts('./helper.js', 'other.js');\nimport('./lib.js').then(({ h }) => postMessage(h));\n",
+      'app/main/helper.js': 'self.ready = true;\n',
+      'app/main/other.js': 'self.other = true;\n',
+      'app/main/module.js': "import { h } from './lib.js';\nconst more = await import('./lib.js');\npostMessage(h + more.h + import.meta.url);\n",
+      'app/main/shared.js': "export {};\nonconnect = (event) => event.ports[0].postMessage(import.meta.url);\n",
+      'app/main/lib.js': 'export const h = 1;\n',
+    }, ['classic.js', 'helper.js', 'other.js', 'module.js', 'shared.js', 'lib.js']);
+    expect(said(result)).to.deep.equal([]);
+    expect(result.inputs).to.include.members(['app/main/classic.js', 'app/main/helper.js', 'app/main/other.js', 'app/main/lib.js']);
+  });
+
+  it("importScripts of an undeclared file or a package's name is ASSET_IMPORT_UNSERVED, and a script it loads is judged as classic", async () => {
+    const result = await built({
+      'app/main/index.ts': "new Worker(new URL('./w.js', import.meta.url));\n",
+      'app/main/w.js': "importScripts('./declared.js');\nimportScripts('missing.js', 'lodash');\nimportScripts('https://cdn.test/x.js', '/root.js');\n",
+      'app/main/declared.js': "self.x = 1;\nimport.meta;\nimportScripts('../main/deeper.js');\n",
+      'app/main/missing.js': '',
+    }, ['w.js', 'declared.js']);
+    const found = said(result);
+    expect(placesOf(found)).to.deep.equal([
+      'ASSET_IMPORT_UNSERVED app/main/w.js:2:15',
+      'ASSET_IMPORT_UNSERVED app/main/w.js:2:29',
+      'WORKER_TYPE_MISMATCH app/main/declared.js:2:1',
+      'ASSET_IMPORT_UNSERVED app/main/declared.js:3:15',
+    ]);
+    expect(found[0]!.message).to.contain('calls importScripts("missing.js"), which loads app/main/missing.js, no declared asset of @t/app/main').and.to.contain('NetworkError').and.to.contain('declare "missing.js" under "assets" too');
+    expect(found[1]!.message).to.contain('importScripts takes an address, not a package name: "lodash" names a file beside the asset');
+    expect(found[2]!.message).to.contain('is run as a classic script (app/main/w.js loads it by importScripts)');
+    expect(found[3]!.message).to.contain('app/main/deeper.js');
+  });
+
+  it('import() of a literal in a worker follows the rules of a static import', async () => {
+    const result = await built({
+      'app/main/index.ts': "new Worker(new URL('./w.js', import.meta.url), { type: 'module' });\n",
+      'app/main/w.js': "const a = await import('some-package');\nconst b = await import(`./undeclared.js`);\nconst c = await import('./declared.js');\nconst d = await import(name);\n",
+      'app/main/declared.js': "export default await import('@p/lib/util');\n",
+      'app/main/undeclared.js': '',
+    }, ['w.js', 'declared.js']);
+    const found = said(result);
+    expect(placesOf(found)).to.deep.equal([
+      'ASSET_IMPORT_UNSERVED app/main/w.js:1:24',
+      'ASSET_IMPORT_UNSERVED app/main/w.js:2:24',
+      'ASSET_IMPORT_UNSERVED app/main/declared.js:1:29',
+    ]);
+    expect(found[0]!.message).to.contain('calls import("some-package") with a bare specifier: a worker has no import map').and.to.contain('the import() rejects');
+    expect(found[1]!.message).to.contain('calls import("./undeclared.js") (app/main/undeclared.js), which is no declared asset of @t/app/main: its address answers 404');
+  });
+
+  it("an asset's address passed on (.href, a variable) is judged by the rules every worker shares, never by its type", async () => {
+    const result = await built({
+      'app/main/index.ts': [
+        "const href = new URL('./passed.js', import.meta.url).href;",
+        'globalThis.start?.(href);',
+        "new Worker(new URL('./href.js', import.meta.url).href, { type: 'module' });",
+        '',
+      ].join('\n'),
+      // Either way it may be run: no mismatch; what it loads is judged.
+      'app/main/passed.js': "import './nowhere.js';\nimportScripts('gone.js');\n",
+      'app/main/href.js': "import { h } from './h.js';\n",
+      'app/main/h.js': 'export const h = 1;\n',
+    }, ['passed.js', 'href.js', 'h.js']);
+    expect(placesOf(said(result))).to.deep.equal(['ASSET_IMPORT_UNSERVED app/main/passed.js:1:8', 'ASSET_IMPORT_UNSERVED app/main/passed.js:2:15']);
+  });
+
+  it("new Worker('<relative>') resolves against the page: a WORKER_ADDRESS_FROM_PAGE at the constructor, saying where", async () => {
+    const result = await built({
+      'app/main/index.ts': [
+        'export const start = () => [',
+        "  new Worker('./w.js', { type: 'module' }),",
+        "  new SharedWorker(`workers/s.js`),",
+        "  new Worker('/root.js'),",
+        "  new Worker('https://cdn.test/w.js'),",
+        "  new Worker(new URL('./w.js', import.meta.url)),",
+        '];',
+        '',
+      ].join('\n'),
+      'app/main/w.js': "postMessage('w');\n",
+    }, ['w.js']);
+    const found = said(result);
+    expect(placesOf(found)).to.deep.equal(['WORKER_ADDRESS_FROM_PAGE app/main/index.ts:2:3', 'WORKER_ADDRESS_FROM_PAGE app/main/index.ts:3:3']);
+    expect(found[0]!.message).to.contain("new Worker('./w.js') resolves \"./w.js\" against the page's address, not the module's: on the service's preview pages it is /preview/w.js and /preview/bundled/w.js, where nothing is served");
+    expect(found[0]!.message).to.contain("write new Worker(new URL('./w.js', import.meta.url))");
+    expect(found[1]!.message).to.contain('/preview/workers/s.js');
+  });
+});
