@@ -42,7 +42,8 @@ Environment:
   CORE_REMOTE_CACHE_HEADER  a header sent to it, "Name: value" (a credential)
 
 Exit codes: 0 every module written; 1 a module or manifest is invalid (each is named with
-its diagnostics; the valid modules are still written); 2 wrong usage or no core.json.
+its diagnostics; the valid modules are still written), or a link in the output directory
+leads a file's folder out of it (that file is not written); 2 wrong usage or no core.json.
 `;
 
 export async function distCommand(args: string[]): Promise<number> {
@@ -63,6 +64,7 @@ export async function distCommand(args: string[]): Promise<number> {
   if (result.ok) return 0;
 
   const report: string[] = [];
+  if (result.outsideOut) report.push(`core dist: ${plural(result.outsideOut.length, 'file')} not written: a link in ${shown} leads ${result.outsideOut.length === 1 ? 'its folder' : 'their folders'} out of it (nothing is written outside the output directory by its real path); remove the link: ${result.outsideOut.join(', ')}`);
   if (result.workspaceDiagnostics.length > 0) {
     report.push('core dist: the workspace manifests have problems; the modules they declare were not written:');
     for (const problem of result.workspaceDiagnostics) report.push(`  ${formatDiagnostic(problem)}`);
@@ -85,6 +87,7 @@ function reportWritten(result: DistributionResult, shown: string): void {
   if (result.page.written) process.stdout.write(`wrote the page ${path.join(shown, result.page.path)} for ${result.page.entry}: serve ${shown} with any static file server\n`);
   else process.stdout.write(`no page written: ${result.page.reason}\n`);
   if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
+  if (result.leftChanged) process.stdout.write(`left ${plural(result.leftChanged.length, 'file')} an earlier run listed and this one no longer writes, changed since (or not inside the output directory by its real path): ${result.leftChanged.join(', ')}\n`);
   if (result.remoteCache) process.stdout.write(`${describeRemoteRestored({ ...result.remoteCache, hits: result.remoteCache.builds.length })}; the rest built here\n`);
 }
 

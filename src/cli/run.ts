@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseCommandLine } from './command-line.js';
 import { ERROR_CODES } from '../codes.js';
 import { ListenError, PORT_ATTEMPTS, startService, type Service } from '../service.js';
+import { recordFileProblem } from '../io/event-file.js';
 import { remoteCacheSettings, type RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { startVariants } from '../io/remote-cache/start-restore.js';
 import { writeSettings, uploadServiceBuilds } from './cache-push.js';
@@ -142,6 +143,8 @@ function parseRunArguments(args: string[]): RunRequest {
   const logLevel = (values['log-level'] ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
   const root = workspaceDir(positionals[0]);
+  const recordProblem = values.record === undefined ? null : recordFileProblem(path.resolve(values.record));
+  if (recordProblem) throw new UsageError(`--record: ${recordProblem}; name another file`);
   const extensions = (process.env.CORE_SERVICE_EXTENSIONS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   if (values.dev === true && !extensions.includes(DEVELOPMENT_EXTENSION)) extensions.push(DEVELOPMENT_EXTENSION);
   return {

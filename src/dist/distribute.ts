@@ -61,6 +61,10 @@ export interface DistributionResult {
   workspaceDiagnostics: Diagnostic[];
   /** Paths a previous run wrote that this one removed. */
   removed: string[];
+  /** Outputs not written: a link in the output directory leads their folder out of it. */
+  outsideOut?: string[];
+  /** Paths a previous run listed, no longer written, left: not the bytes it wrote, or not in the output directory by their real path. */
+  leftChanged?: string[];
   /** Every module valid and every manifest readable. */
   ok: boolean;
   /** False when the workspace manifests declare no module at all: nothing was written, not even the output directory. */
@@ -103,8 +107,9 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   for (const pkg of workspace.packages) if (pending.get(pkg.name) === 0) progress({ type: 'package.done', summary: summarize(pkg, []) });
 
   const outcomes: ModuleOutcome[] = [];
+  const outsideOut: string[] = [];
   const settle = (outcome: ModuleOutcome) => {
-    if (outcome.status === 'written') writeFiles(out, outcome.files);
+    if (outcome.status === 'written') outsideOut.push(...writeFiles(out, outcome.files));
     outcomes.push(outcome);
     const left = pending.get(outcome.module.package)! - 1;
     pending.set(outcome.module.package, left);
@@ -141,10 +146,10 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
       ? { written: true, path: DISTRIBUTION_PAGE, entry: draft.entry }
       : { written: false, reason: `${DISTRIBUTION_PAGE} is there and no earlier core dist wrote it` };
   const manifest = distributionManifest(workspace, outcomes, page.written ? { path: page.path, entry: page.entry } : null);
-  const removed = writeManifest(out, manifest, previous);
+  const { removed, left } = writeManifest(out, manifest, previous);
   const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
   invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
-  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ok: invalid.length === 0 && workspace.diagnostics.length === 0, wrote: true, page, ...(remote ? { remoteCache: remote.restored } : {}) };
+  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ...(left.length > 0 ? { leftChanged: left } : {}), ...(outsideOut.length > 0 ? { outsideOut } : {}), ok: invalid.length === 0 && workspace.diagnostics.length === 0 && outsideOut.length === 0, wrote: true, page, ...(remote ? { remoteCache: remote.restored } : {}) };
 }
 
 // The bare imports of the modules' production builds; a build that fails says why in the distribution itself.

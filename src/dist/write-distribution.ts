@@ -5,31 +5,100 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DistributionManifest } from './distribution-manifest.js';
 import type { DistributionFile } from './judge-module.js';
+import { contentHash } from '../outputs/content-hash.js';
 import { DISTRIBUTION_MANIFEST } from './output-paths.js';
-import { staleOutputs } from './stale-outputs.js';
+import { staleOutputs, type ListedOutput } from './stale-outputs.js';
 
-export function writeFiles(out: string, files: readonly DistributionFile[]): void {
+/**
+ * Writes `files` under `out`; returns the paths not written because a link in `out` leads their
+ * folder out of it (README "Distribution: core dist"): a write never lands outside `out` by its
+ * real path, and a link at a file's own place is replaced, never written through.
+ */
+export function writeFiles(out: string, files: readonly DistributionFile[]): string[] {
+  const refused: string[] = [];
+  fs.mkdirSync(out, { recursive: true });
+  const realOut = fs.realpathSync(out);
   for (const file of files) {
     const target = path.join(out, ...file.path.split('/'));
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, file.content);
+    // Judged before a folder is made: `mkdir -p` through a link would make folders out there.
+    const realParent = realFolderInside(realOut, path.dirname(target), out);
+    if (realParent === null) {
+      refused.push(file.path);
+      continue;
+    }
+    const placed = path.join(realParent, path.basename(target));
+    if (fs.lstatSync(placed, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(placed);
+    fs.writeFileSync(placed, file.content);
   }
+  return refused;
 }
 
-/** Removes what the previous manifest listed and this one does not, then writes the manifest; returns the paths removed. */
-export function writeManifest(out: string, manifest: DistributionManifest, previous: unknown = readPreviousManifest(out)): string[] {
+/**
+ * `folder` (under `out`) made where missing, by its real path, or null when an existing part of it
+ * leads out of `realOut`, the real path of `out`: nothing is made then.
+ */
+function realFolderInside(realOut: string, folder: string, out: string): string | null {
+  const missing: string[] = [];
+  let existing = folder;
+  while (!fs.existsSync(existing) && existing !== out) {
+    missing.unshift(path.basename(existing));
+    existing = path.dirname(existing);
+  }
+  const real = fs.realpathSync(existing);
+  if (real !== realOut && !real.startsWith(realOut + path.sep)) return null;
+  const made = path.join(real, ...missing);
+  fs.mkdirSync(made, { recursive: true });
+  return made;
+}
+
+/**
+ * Removes what the previous manifest listed and this one does not, then writes the manifest;
+ * returns the paths removed, and those left: no longer what that run wrote there.
+ */
+export function writeManifest(out: string, manifest: DistributionManifest, previous: unknown = readPreviousManifest(out)): { removed: string[]; left: string[] } {
   const file = path.join(out, DISTRIBUTION_MANIFEST);
-  const removed = staleOutputs(previous, manifest);
-  for (const relative of removed) {
-    const target = path.join(out, ...relative.split('/'));
+  const removed: string[] = [];
+  const left: string[] = [];
+  for (const listed of staleOutputs(previous, manifest)) {
+    const target = path.join(out, ...listed.path.split('/'));
+    const still = isStillWritten(out, target, listed);
+    if (still === 'gone') continue;
+    if (still === 'changed') {
+      left.push(listed.path);
+      continue;
+    }
     fs.rmSync(target, { force: true });
+    removed.push(listed.path);
     removeEmptyParents(out, path.dirname(target));
   }
   fs.mkdirSync(out, { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
   fs.renameSync(temporary, file);
-  return removed;
+  return { removed, left };
+}
+
+// The record is a file anyone may edit, and a merge or a copy may damage it: a listed file goes
+// only when it is, by its real path, inside `out` (a link in `out` may lead anywhere), a
+// regular file (a link there goes nowhere: no run writes one) and the very bytes that run wrote,
+// by size and content hash (README "Distribution: core dist").
+function isStillWritten(out: string, target: string, listed: ListedOutput): 'written' | 'changed' | 'gone' {
+  let stats: fs.Stats | undefined;
+  try {
+    stats = fs.lstatSync(target, { throwIfNoEntry: false });
+  } catch {
+    return 'gone'; // a file on the way (ENOTDIR): nothing there to remove
+  }
+  if (!stats) return 'gone';
+  if (!stats.isFile() || listed.hash === undefined || stats.size !== listed.size) return 'changed';
+  try {
+    const realOut = fs.realpathSync(out);
+    const realParent = fs.realpathSync(path.dirname(target));
+    if (realParent !== realOut && !realParent.startsWith(realOut + path.sep)) return 'changed';
+    return contentHash(fs.readFileSync(path.join(realParent, path.basename(target)))) === listed.hash ? 'written' : 'changed';
+  } catch {
+    return 'changed';
+  }
 }
 
 /** The manifest an earlier run left in `out`, parsed, of any shape; null when there is none. */

@@ -9,7 +9,45 @@ export interface EventFile {
   close(): void;
 }
 
+/** A first line this long at most is read to tell an event log (its `service.started` line is ~150 bytes). */
+const FIRST_LINE_BYTES = 64 * 1024;
+
+/**
+ * Why `file` must not be appended to, or null: a regular file that holds something and whose first
+ * line is no `service.started` event is someone's file (a source, core.json: each append would be
+ * an edit the watcher sees, which builds and records more), never an event log (README "The event
+ * log, replay and state subscription"). A new or empty file, an event log, or no regular file (a
+ * FIFO, /dev/stdout) is taken.
+ */
+export function recordFileProblem(file: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return null; // none yet (or not to be opened for reading): the append says what fails
+  }
+  try {
+    const stats = fs.fstatSync(fd);
+    if (stats.isDirectory()) return `${file} is a directory`;
+    if (!stats.isFile() || stats.size === 0) return null;
+    const head = Buffer.alloc(Math.min(stats.size, FIRST_LINE_BYTES));
+    const read = fs.readSync(fd, head, 0, head.length, 0);
+    const text = head.subarray(0, read).toString('utf8');
+    const end = text.indexOf('\n');
+    try {
+      if ((JSON.parse(end === -1 ? text : text.slice(0, end)) as { type?: unknown }).type === 'service.started') return null;
+    } catch {
+      // not JSON: someone's file
+    }
+    return `${file} holds something else than an event log (its first line is no service.started event): events are appended only to a new file or an event log`;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export function openEventFile(file: string): EventFile {
+  const problem = recordFileProblem(file);
+  if (problem) throw new Error(`the event log is not written: ${problem}`);
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const fd = fs.openSync(file, 'a+');
   // A server killed mid-line left its last line unfinished: the new session starts on a

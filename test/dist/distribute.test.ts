@@ -117,6 +117,51 @@ describe('distribute', () => {
     });
   });
 
+  describe("an earlier run's record that no longer says what is there (edited, merged, copied)", () => {
+    it('removes a listed file only when it is still the bytes that run wrote, inside the output directory by its real path', async () => {
+      const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+      const out = path.join(root, 'dist');
+      const elsewhere = tempWorkspace({ 'kept.js': 'export const x = 1;\n', 'changed.js': 'export const y = 2;\n' });
+      await distribute({ root, out, parallelism: 2 });
+      const listed = (relative: string, content: string) => ({ path: relative, kind: 'code', module: '@acme/lib/old', hash: contentHash(content), size: Buffer.byteLength(content) });
+      fs.mkdirSync(path.join(out, 'old'), { recursive: true });
+      fs.writeFileSync(path.join(out, 'old/written.js'), 'export const w = 0;\n');
+      fs.writeFileSync(path.join(out, 'old/edited.js'), 'export const e = 1; // edited since\n');
+      fs.symlinkSync(elsewhere, path.join(out, 'old/link'));
+      const record = readManifest(out);
+      record.outputs.push(
+        listed('old/written.js', 'export const w = 0;\n'),
+        listed('old/edited.js', 'export const e = 1;\n'),
+        // The right bytes and size, reached through a link leading out of the output directory.
+        listed('old/link/kept.js', 'export const x = 1;\n'),
+        { ...listed('old/link/changed.js', 'export const y = 2;\n'), size: 999, hash: 'AAAAAAAAAAAAAAAAAAAAAA' },
+      );
+      fs.writeFileSync(path.join(out, 'core-distribution.json'), JSON.stringify(record));
+      const again = await distribute({ root, out, parallelism: 2 });
+      expect(again.removed).to.deep.equal(['old/written.js']);
+      expect(again.leftChanged).to.deep.equal(['old/edited.js', 'old/link/changed.js', 'old/link/kept.js']);
+      expect(fs.readFileSync(path.join(out, 'old/edited.js'), 'utf8')).to.include('edited since');
+      expect(fs.readdirSync(elsewhere).sort()).to.deep.equal(['changed.js', 'kept.js']);
+    });
+
+    it('writes no output through a link that leads its folder out of the output directory, says which, and exits 1', async () => {
+      const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+      const out = path.join(root, 'dist');
+      const elsewhere = tempWorkspace({ 'mine.txt': 'the user\'s\n' });
+      fs.mkdirSync(path.join(out, '@acme'), { recursive: true });
+      fs.symlinkSync(elsewhere, path.join(out, '@acme', 'lib@1.2.0'));
+      const result = await distribute({ root, out, parallelism: 2 });
+      expect(result.ok).to.equal(false);
+      expect(result.outsideOut).to.include(`${LIB}/modules/format.js`);
+      expect(fs.readdirSync(elsewhere)).to.deep.equal(['mine.txt']);
+      expect(fs.existsSync(path.join(out, APP, 'modules/main.js'))).to.equal(true);
+      const run = await runCore(root, ['dist']);
+      expect(run.code).to.equal(1);
+      expect(run.stderr).to.match(/^core dist: \d+ files not written: a link in dist leads their folders out of it/m);
+      expect(fs.readdirSync(elsewhere)).to.deep.equal(['mine.txt']);
+    });
+  });
+
   it('never copies a declared asset that is a link leaving its package, and names the module invalid', async () => {
     const outside = tempWorkspace({ 'secret.svg': '<svg>secret</svg>' });
     const root = installedWorkspace({

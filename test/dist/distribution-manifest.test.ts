@@ -134,7 +134,7 @@ describe('staleOutputs', () => {
 
   it('names what the previous manifest listed and the next one does not', () => {
     const previous = { outputs: [{ path: '@acme/app@1.0.0/modules/main.js' }, { path: '@acme/app@1.1.0/modules/main.js' }, { path: '@acme/app@1.0.0/styles/main.css' }] };
-    expect(staleOutputs(previous, next)).to.deep.equal(['@acme/app@1.0.0/modules/main.js', '@acme/app@1.0.0/styles/main.css']);
+    expect(staleOutputs(previous, next).map((output) => output.path)).to.deep.equal(['@acme/app@1.0.0/modules/main.js', '@acme/app@1.0.0/styles/main.css']);
   });
 
   it('never names a path outside the output directory, the manifest itself, or anything of an unknown file', () => {

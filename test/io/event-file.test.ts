@@ -1,0 +1,43 @@
+// The file `core run --record` appends to (README "The event log, replay and state
+// subscription"): a new file or an event log, never someone's file the watcher would see grow.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { openEventFile, recordFileProblem } from '../../src/io/event-file.js';
+import { runCore } from '../helpers/cli.js';
+import { fixtureWorkspace } from '../helpers/fixtures.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+describe('recordFileProblem', () => {
+  it('takes a new file, an empty one and an event log', () => {
+    const dir = tempWorkspace({ 'empty.ndjson': '', 'log.ndjson': '{"type":"service.started","format":2,"seq":1}\n{"type":"workspace.read"}\n' });
+    expect(recordFileProblem(path.join(dir, 'new.ndjson'))).to.equal(null);
+    expect(recordFileProblem(path.join(dir, 'empty.ndjson'))).to.equal(null);
+    expect(recordFileProblem(path.join(dir, 'log.ndjson'))).to.equal(null);
+    const log = openEventFile(path.join(dir, 'log.ndjson'));
+    log.append('{"type":"x"}\n');
+    log.close();
+    expect(fs.readFileSync(path.join(dir, 'log.ndjson'), 'utf8').split('\n')).to.have.length(4);
+  });
+
+  it('refuses a source, a manifest, JSON of another shape and a directory, and openEventFile writes nothing to them', () => {
+    const files = { 'util.ts': 'export const a = 1;\n', 'core.json': '{"packages":["packages/lib"]}\n', 'other.ndjson': '{"type":"something"}\n' };
+    const dir = tempWorkspace(files);
+    for (const [name, content] of Object.entries(files)) {
+      const file = path.join(dir, name);
+      expect(recordFileProblem(file), name).to.equal(`${file} holds something else than an event log (its first line is no service.started event): events are appended only to a new file or an event log`);
+      expect(() => openEventFile(file), name).to.throw(`the event log is not written: ${file} holds something else`);
+      expect(fs.readFileSync(file, 'utf8'), name).to.equal(content);
+    }
+    expect(recordFileProblem(dir)).to.equal(`${dir} is a directory`);
+  });
+
+  it('makes core run refuse --record naming a file of the workspace, wrong usage (exit 2), the file untouched', async () => {
+    const root = fixtureWorkspace('basic');
+    const before = fs.readFileSync(path.join(root, 'core.json'), 'utf8');
+    const run = await runCore(['run', '--port', '0', '--record', 'core.json'], { cwd: root });
+    expect(run.code).to.equal(2);
+    expect(run.stderr).to.include(`--record: ${path.join(root, 'core.json')} holds something else than an event log`);
+    expect(fs.readFileSync(path.join(root, 'core.json'), 'utf8')).to.equal(before);
+  });
+});
