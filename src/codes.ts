@@ -220,7 +220,7 @@ export const DIAGNOSTIC_KINDS = {
   PREVIEW_OUTSIDE_NOT_INSTALLED: {
     severity: 'warning',
     scope: 'page',
-    when: 'the preview maps an import to a CDN as a package outside the workspace though no copy of it is installed where its importer would load it, and a workspace package\'s directory is named as that package while the package there has another name (a rename), or the CDN is the local one, which then answers 404 (README "Workspaces")',
+    when: 'the preview maps an import to a CDN as a package outside the workspace though no copy of it is installed where its importer would load it, and a workspace package\'s directory is named as that package, or npm\'s link of that name in node_modules leads to it (no install), while the package there has another name (a rename), or the CDN is the local one, which then answers 404 (README "Workspaces")',
     remedy: 'import the workspace package by the name it has now (and declare it), or install the package',
   },
   PREVIEW_CDN_FILE_UNSERVED: {

@@ -9,6 +9,7 @@
 // hash of the bytes checked (`?v=`), immutable, so a reload fetches nothing unchanged and a patch
 // is a new address (README "The local CDN").
 // What it may read, and why nothing else, is SECURITY.md's "The local CDN".
+import path from 'node:path';
 import type { ExtensionHost } from '../extension.js';
 import type { HttpContext } from '../http/context.js';
 import { ServiceError } from '../http/errors.js';
@@ -16,7 +17,7 @@ import { sendOutput } from '../http/send-output.js';
 import { bundleInstalled, OutsidePackageError } from '../bundlers/installed-bundle.js';
 import { createCallsInFlight, type CallsInFlight } from '../bundlers/calls-in-flight.js';
 import { isContentHash, outputHash } from '../outputs/content-hash.js';
-import { commonJsExportNames, entryOf, findInstalled, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
+import { commonJsExportNames, entryOf, findInstalled, installedCopy, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
@@ -76,7 +77,7 @@ export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_
     const ownerOf = (workspace: WorkspaceModel) => indexWorkspace(workspace).packageTable.ofName(name).kind;
     if (ownerOf(host.getState().workspace) === 'model' || ownerOf((await host.readiness.workspace()).workspace) !== 'outside') return serveWorkspaceModule(ctx, host, { version, subpath }, name);
     const copy = cdn.copies.find(name, version);
-    if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules (a copy linked there from elsewhere is not served)`);
+    if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules${formerNameLink(host, name) ?? ' (a copy linked there from elsewhere is not served)'}`);
     serveInstalled(ctx, await answeredBundle(cdn, copy, subpath, ctx.query.v), `${name}@${version}${subpath ? `/${subpath}` : ''}`);
   });
   return {
@@ -140,6 +141,25 @@ const plainAddress = (address: string): string => {
   const query = address.indexOf('?');
   return query < 0 ? address : address.slice(0, query);
 };
+
+/**
+ * Why a name is no install when node_modules holds npm's link of it to a workspace package renamed
+ * since (README "Workspaces"): the page's overlay shows this answer, as `/preview/entry.json`'s
+ * `PREVIEW_OUTSIDE_NOT_INSTALLED` says it. Null when no such link is found.
+ */
+function formerNameLink(host: ExtensionHost, name: string): string | null {
+  const { packages } = host.getState().workspace;
+  const workspace = { root: host.root, packageDirs: packages.map((pkg) => pkg.dir) };
+  for (const dir of [host.root, ...workspace.packageDirs.map((packageDir) => path.join(host.root, packageDir))]) {
+    const copy = installedCopy(name, dir, workspace);
+    if (copy === null || 'version' in copy) continue;
+    const linked = packages.find((pkg) => pkg.dir === copy.formerNameLinkTo);
+    return linked
+      ? `: node_modules/${name} is npm's link of that name to ${linked.dir}, whose package is ${linked.name} now (renamed), no install of ${name}; import it as ${linked.name}, or install ${name}`
+      : `: node_modules/${name} is a link whose package.json names another package, no install of ${name}`;
+  }
+  return null;
+}
 
 function installedCopies(host: ExtensionHost): InstalledCopies {
   // Installed copies met while completing import maps: a dependency nested in another

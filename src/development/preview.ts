@@ -13,6 +13,7 @@ import { indexWorkspace, type PackageOwner, type WorkspaceIndex } from '../works
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
 import type { ImportRecord } from '../workspace/checks.js';
 import { formerNames } from '../workspace/former-names.js';
+import type { InstalledCopy } from '../io/installed-packages.js';
 
 /** The version an address of an unread package's module carries when its manifest writes none: any answers the manifest's problem. */
 const UNREAD_VERSION = 'unread';
@@ -45,9 +46,11 @@ export interface PreviewOptions {
   /** `?entry=`; else core.json `preview`; else the first web module of the first package. */
   entry?: string;
   cdnOrigin: string;
-  /** The version of `name` installed for the package in `packageDir`, or null. */
-  installedVersion(name: string, packageDir: string): string | null;
+  /** The copy of `name` installed where the package in `packageDir` would load it, or null; a link npm left under a former name is no install (README "Workspaces"). */
+  installed(name: string, packageDir: string): InstalledCopy | null;
 }
+
+const installedVersionOf = (copy: InstalledCopy | null): string | null => (copy && 'version' in copy ? copy.version : null);
 
 export type PreviewResult = { ok: true; preview: Preview } | { ok: false; reason: 'unknown-entry' | 'not-web'; message: string };
 
@@ -89,21 +92,26 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
  * versions of installed packages, are asked again, and any other answer derives it anew. The
  * preview answered is shared: whoever adds to it copies it first.
  */
-export function createPreviewDeriver(installedVersion: PreviewOptions['installedVersion']): (state: ServiceState, options: Omit<PreviewOptions, 'installedVersion'>) => PreviewResult {
-  const derived = new WeakMap<ServiceState, Map<string, { result: PreviewResult; versions: [name: string, dir: string, version: string | null][] }>>();
+export function createPreviewDeriver(installed: PreviewOptions['installed']): (state: ServiceState, options: Omit<PreviewOptions, 'installed'>) => PreviewResult {
+  const derived = new WeakMap<ServiceState, Map<string, { result: PreviewResult; versions: [name: string, dir: string, copy: string][] }>>();
   return (state, { entry, cdnOrigin }) => {
     const key = `${entry ?? ''}\0${cdnOrigin}`;
     let byKey = derived.get(state);
     if (!byKey) derived.set(state, (byKey = new Map()));
     const kept = byKey.get(key);
-    if (kept && kept.versions.every(([name, dir, version]) => installedVersion(name, dir) === version)) return kept.result;
-    const versions: [string, string, string | null][] = [];
+    if (kept && kept.versions.every(([name, dir, copy]) => JSON.stringify(installed(name, dir)) === copy)) return kept.result;
+    const versions: [string, string, string][] = [];
+    // Each package's look-up once: every import of a name outside is asked of (README "Workspaces").
+    const copies = new Map<string, InstalledCopy | null>();
     const asked = (name: string, dir: string) => {
-      const version = installedVersion(name, dir);
-      versions.push([name, dir, version]);
-      return version;
+      const key = `${name}\0${dir}`;
+      if (copies.has(key)) return copies.get(key)!;
+      const copy = installed(name, dir);
+      copies.set(key, copy);
+      versions.push([name, dir, JSON.stringify(copy)]);
+      return copy;
     };
-    const result = derivePreview(state, { entry, cdnOrigin, installedVersion: asked });
+    const result = derivePreview(state, { entry, cdnOrigin, installed: asked });
     // Only a preview is kept: `entry` is the address's own query, and a refused one (any text)
     // must not grow the map of a state that lasts.
     if (result.ok) byKey.set(key, { result, versions });
@@ -225,8 +233,9 @@ function mapImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, 
 /**
  * `PREVIEW_OUTSIDE_NOT_INSTALLED` (README "Workspaces"): an import mapped to a CDN as a package
  * outside the workspace though no copy of it is installed where its importer would load it, when
- * a workspace package may be the one it meant (its directory is named as the import's package,
- * its own name another: a rename this run did not see), or when the CDN is the local one, which
+ * a workspace package may be the one it meant (npm's link of the import's package leads to it,
+ * or its directory is named as that package, its own name another: a rename this run did not
+ * see; such a link is no install), or when the CDN is the local one, which
  * serves installed copies only. A CDN of the web without node_modules is a setup of its own: an
  * import not installed is no warning there by itself. An import of a name this run saw renamed
  * has `IMPORT_OF_FORMER_NAME` on its module already. `mapped`: whether it has a version to map at.
@@ -236,19 +245,30 @@ function warnNotInstalled(walk: PreviewWalk, module: ModuleModel, owner: Package
   if (formerNames(walk.state.workspace, walk.state.packageNamesSeen).has(bare.packageName)) return;
   // An origin that is a path is the service itself: the local CDN (README "The local CDN").
   const localCdn = walk.options.cdnOrigin.startsWith('/');
+  const copy = walk.options.installed(bare.packageName, owner.dir);
+  if (installedVersionOf(copy) !== null) return;
+  // npm's link of the name, left by a rename, names the package it meant better than a directory's name.
+  const formerLink = copy !== null && 'formerNameLinkTo' in copy;
+  const linkedTo = formerLink ? copy.formerNameLinkTo : null;
   const lastSegment = bare.packageName.slice(bare.packageName.lastIndexOf('/') + 1);
-  const candidate = walk.state.workspace.packages.find((pkg) => pkg.name !== bare.packageName && pkg.dir.slice(pkg.dir.lastIndexOf('/') + 1) === lastSegment);
+  const candidate =
+    walk.state.workspace.packages.find((pkg) => pkg.name !== bare.packageName && pkg.dir === linkedTo) ??
+    walk.state.workspace.packages.find((pkg) => pkg.name !== bare.packageName && pkg.dir.slice(pkg.dir.lastIndexOf('/') + 1) === lastSegment);
   // Not mapped, it has its error (`PREVIEW_VERSION_UNRESOLVED`): only a suggested name adds to it.
   if (!candidate && (!localCdn || !mapped)) return;
-  if (walk.options.installedVersion(bare.packageName, owner.dir) !== null) return;
   const loaded = !mapped
     ? 'it has no version to map at (PREVIEW_VERSION_UNRESOLVED)'
     : localCdn
       ? 'the local CDN, which serves installed copies only, answers its address 404'
       : `the page loads whatever ${walk.options.cdnOrigin} has published under that name`;
-  const instead = candidate
-    ? `${candidate.dir} holds ${candidate.name}: if ${bare.packageName} was its name before a rename, import "${candidate.name}${bare.subpath ? `/${bare.subpath}` : ''}" and declare "${candidate.name}" in dependencies; else install ${bare.packageName}`
-    : `install it, or, if it is a workspace package renamed, import it by the name it has now`;
+  const importInstead = candidate ? `import "${candidate.name}${bare.subpath ? `/${bare.subpath}` : ''}" and declare "${candidate.name}" in dependencies` : '';
+  const link = formerLink ? `node_modules/${bare.packageName} is a link whose package.json names another package: no install of ${bare.packageName}; ` : '';
+  const instead =
+    candidate && linkedTo !== null && candidate.dir === linkedTo
+      ? `node_modules/${bare.packageName} is npm's link of that name to ${candidate.dir}, whose package is ${candidate.name} now (renamed), no install of ${bare.packageName}: ${importInstead}; else install ${bare.packageName}`
+      : candidate
+        ? `${link}${candidate.dir} holds ${candidate.name}: if ${bare.packageName} was its name before a rename, ${importInstead}; else install ${bare.packageName}`
+        : `${link}install it, or, if it is a workspace package renamed, import it by the name it has now`;
   (walk.preview.warnings ??= []).push({
     ...diagnostic('PREVIEW_OUTSIDE_NOT_INSTALLED', `${module.specifier} imports "${imported.specifier}", a package outside the workspace of which no copy is installed where ${owner.name} would load it, so ${loaded}; ${instead}`, imported),
     module: module.specifier,
@@ -335,7 +355,7 @@ function externalVersion(owner: PackageModel, name: string, options: PreviewOpti
     const exact = semver.valid(declared.replace(/^=/, ''));
     if (exact) return exact;
   }
-  const installed = options.installedVersion(name, owner.dir);
+  const installed = installedVersionOf(options.installed(name, owner.dir));
   return installed && semver.valid(installed) ? installed : null;
 }
 

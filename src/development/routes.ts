@@ -16,7 +16,7 @@ import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { packageFile } from '../package-files.js';
 import { escapeHtml, htmlPage } from '../html-page.js';
-import { installedVersion as installedFrom } from '../io/installed-packages.js';
+import { installedCopy, type InstalledCopy } from '../io/installed-packages.js';
 import { createJoinedPages } from '../io/joined-pages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { createPreviewDeriver, linkCdnStylesheets, warnUnlinkedScriptSheets, type Preview } from './preview.js';
@@ -90,10 +90,12 @@ interface Previews {
 }
 
 function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Previews {
-  // The version of a package outside the workspace that a workspace package would load.
-  const installedVersion = (name: string, packageDir: string) => installedFrom(name, path.resolve(host.root, packageDir));
+  // The copy of a package outside the workspace that a workspace package would load; a link
+  // left under a former name says which workspace package it leads to.
+  const installed = (name: string, packageDir: string): InstalledCopy | null =>
+    installedCopy(name, path.resolve(host.root, packageDir), { root: host.root, packageDirs: host.getState().workspace.packages.map((pkg) => pkg.dir) });
 
-  const derive = createPreviewDeriver(installedVersion);
+  const derive = createPreviewDeriver(installed);
 
   async function previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview> {
     const result = derive(state, { entry, cdnOrigin: localCdn ? LOCAL_CDN_PREFIX : cdnOrigin });

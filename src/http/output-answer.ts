@@ -3,8 +3,8 @@
 // workspace packages answer (README "Shared files", "The local CDN"). Each refusal is written
 // once here, so it holds for every address that answers an output.
 import type { OutputCache } from '../outputs/output-cache.js';
-import { selectAnswerable, selectBuildDiagnostics, selectPackage } from '../store/selectors.js';
-import type { ServiceState, VariantState } from '../store/state.js';
+import { selectAnswerable, selectBuildDiagnostics, selectOutputsMade, selectPackage } from '../store/selectors.js';
+import type { ServiceState } from '../store/state.js';
 import type { ModuleModel, PackageModel } from '../workspace/model.js';
 import { platformOf, variantKey, type Variant } from '../workspace/variant.js';
 import { moduleSpecifier } from '../workspace/specifiers.js';
@@ -84,7 +84,7 @@ export function outputAnswer(state: ServiceState, outputs: OutputCache, address:
   }
   const output = address.kind === 'modules' ? record.outputs.code : record.outputs.styles;
   if (!output) return new ServiceError('OUTPUT_NOT_AVAILABLE', `${specifier} has no stylesheet: no stylesheet is imported from its sources`);
-  const hash = namedHash(outputs, describeAddress(address), specifier, variant, token, output.hash, (named) => madeForAddress(entry, address.kind, named));
+  const hash = namedHash(outputs, describeAddress(address), specifier, variant, token, output.hash, (named) => madeForAddress(state, specifier, key, address.kind, named));
   if (hash instanceof ServiceError) return hash;
   const body = outputs.get(hash);
   if (!body) throw new Error(`the output ${hash} of ${specifier} is missing from the output cache`);
@@ -114,7 +114,7 @@ function namedBytesAnswer(state: ServiceState, outputs: OutputCache, address: Ad
   const current = address.kind === 'modules' ? last?.code.hash : last?.styles?.hash;
   if (variant.env !== 'development' && (token !== current || entry?.status !== 'done' || !selectAnswerable(state, specifier, key))) return null;
   // The cache is shared by every module and variant: bytes another one made are not this address's.
-  if (!madeForAddress(entry, address.kind, token)) return null;
+  if (!madeForAddress(state, specifier, key, address.kind, token)) return null;
   const body = outputs.get(token);
   if (!body) return null;
   const scope: CheckScope = { kind: 'variant', module: specifier, variant: key };
@@ -122,9 +122,9 @@ function namedBytesAnswer(state: ServiceState, outputs: OutputCache, address: Ad
   return { type: TYPES[address.kind], hash: token, anyOrigin: variant.env === 'production', immutable: true, body, state, scope, unchecked: variant.env === 'development' && token === current };
 }
 
-/** Whether the variant's builds in this run made `hash` as the output of `kind` (its code, its sheet). */
-function madeForAddress(entry: VariantState | undefined, kind: Address['kind'], hash: string): boolean {
-  for (const outputs of [entry?.last?.outputs, ...(entry?.earlier ?? [])]) {
+/** Whether the variant's builds in this run made `hash` as the output of `kind` (its code, its sheet), under any declaration of the module. */
+function madeForAddress(state: ServiceState, specifier: string, key: string, kind: Address['kind'], hash: string): boolean {
+  for (const outputs of selectOutputsMade(state, specifier, key)) {
     if ((kind === 'modules' ? outputs?.code.hash : kind === 'styles' ? outputs?.styles?.hash : undefined) === hash) return true;
   }
   return false;

@@ -85,6 +85,38 @@ export function realFileInside(dir: string, file: string): string | null {
 export const installedVersion = (name: string, fromDir: string): string | null => findInstalled(name, fromDir, 'followed')?.version ?? null;
 
 /**
+ * What an import map knows of an installed copy: its version; or that it is a link left under a
+ * former name, with the directory of the workspace package it leads to as the workspace names
+ * it (null when it leads to none).
+ */
+export type InstalledCopy = { version: string } | { formerNameLinkTo: string | null };
+
+/**
+ * The copy of `name` that `fromDir` would load, for an import map (links followed, as
+ * `installedVersion`). A link in node_modules (one whose real directory is no
+ * `node_modules/<name>`) to a package whose package.json gives another name is no install of
+ * `name`: npm links a package under the name it has, so that name changed since (a workspace
+ * package renamed leaves npm's link of its old name; README "Workspaces"). A copy npm installed
+ * under an alias (`"old": "npm:new@1"`) is a real `node_modules/old` directory: an install.
+ */
+export function installedCopy(name: string, fromDir: string, workspace: { root: string; packageDirs: readonly string[] }): InstalledCopy | null {
+  const found = findInstalled(name, fromDir, 'followed');
+  if (!found) return null;
+  const linked = !found.dir.endsWith(path.join(path.sep, 'node_modules', name));
+  if (!linked || typeof found.manifest.name !== 'string' || found.manifest.name === name) return { version: found.version };
+  const packageDir = workspace.packageDirs.find((dir) => realPathOrNull(path.resolve(workspace.root, dir)) === found.dir);
+  return { formerNameLinkTo: packageDir ?? null };
+}
+
+function realPathOrNull(file: string): string | null {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The file a subpath (`''` for the root) of an installed package stands for, its real path;
  * null when it exports none. It may lie outside the package (an `exports` target of `../x`, a
  * link): the bundle refuses it then, with its reason (`bundleInstalled`).

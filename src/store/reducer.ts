@@ -112,8 +112,18 @@ const handlers: Handlers = {
         const before = previous?.variants ?? {};
         const eagerKey = variantKey(defaultVariant(module));
         for (const key of new Set([eagerKey, ...Object.keys(before)])) {
-          next.variants[key] = { ...freshVariant(key === eagerKey), generation: (before[key]?.generation ?? 0) + 1, ...(base.workspaceStale ? { afterChange: true as const } : {}) };
+          const earlier = outputsMadeBefore(previous, key);
+          next.variants[key] = { ...freshVariant(key === eagerKey), generation: (before[key]?.generation ?? 0) + 1, ...(earlier ? { earlier } : {}), ...(base.workspaceStale ? { afterChange: true as const } : {}) };
         }
+      }
+      if (previous) {
+        // What the variants no longer there made (the module unbuildable now: a manifest problem) stays theirs.
+        const earlier: Record<string, BuildOutputs[]> = {};
+        for (const key of new Set([...Object.keys(previous.variants), ...Object.keys(previous.earlier ?? {})])) {
+          const made = key in next.variants ? undefined : outputsMadeBefore(previous, key);
+          if (made) earlier[key] = made;
+        }
+        if (Object.keys(earlier).length > 0) next.earlier = earlier;
       }
       builds.set(module.specifier, next);
     }
@@ -291,6 +301,18 @@ function earlierOutputs(variant: VariantState, record: BuildRecord): BuildOutput
   const previous = variant.last?.outputs;
   if (!previous || (record.outputs && sameOutputs(previous, record.outputs))) return variant.earlier;
   return [previous, ...(variant.earlier ?? [])].slice(0, EARLIER_OUTPUTS_KEPT);
+}
+
+/**
+ * The outputs a variant's builds made under the module's earlier declaration, newest first: a
+ * declaration change (a module.json or `exports` entry edited, a manifest problem) restarts the
+ * variants, not the bytes their hashed addresses named, which are content-addressed and this
+ * module's (README "Addresses"). Undefined when there are none.
+ */
+function outputsMadeBefore(previous: ModuleBuilds | undefined, key: string): BuildOutputs[] | undefined {
+  const variant = previous?.variants[key];
+  const made = [variant?.last?.outputs, ...(variant?.earlier ?? []), ...(previous?.earlier?.[key] ?? [])].filter((outputs): outputs is BuildOutputs => outputs != null);
+  return made.length > 0 ? made.slice(0, EARLIER_OUTPUTS_KEPT) : undefined;
 }
 
 function sameOutputs(a: BuildOutputs, b: BuildOutputs): boolean {

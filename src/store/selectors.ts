@@ -11,6 +11,7 @@ import { filesRead } from '../workspace/files-read.js';
 import { unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
+import type { BuildOutputs } from './events.js';
 
 export type ModuleStatus = 'valid' | 'invalid' | 'pending';
 
@@ -88,6 +89,17 @@ export const selectPackage = (state: ServiceState, name: string) => indexWorkspa
 
 export const selectVariant = (state: ServiceState, specifier: string, key: string): VariantState | undefined =>
   state.builds[specifier]?.variants[key];
+
+/**
+ * Every output a variant's builds made in this run that a `v=<hash>` address of it may name: its
+ * last build's, the earlier ones kept in the variant, and those kept while its module's
+ * declaration made it unbuildable (README "Addresses").
+ */
+export function selectOutputsMade(state: ServiceState, specifier: string, key: string): BuildOutputs[] {
+  const builds = state.builds[specifier];
+  const variant = builds?.variants[key];
+  return [variant?.last?.outputs, ...(variant?.earlier ?? []), ...(builds?.earlier?.[key] ?? [])].filter((outputs): outputs is BuildOutputs => outputs != null);
+}
 
 const defaultKeys = new WeakMap<ModuleModel, string>();
 

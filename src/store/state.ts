@@ -60,6 +60,13 @@ export interface ModuleBuilds {
   /** What the build depends on in the module's declaration; a change restarts its variants. */
   fingerprint: string;
   variants: Record<string, VariantState>;
+  /**
+   * By variant key, the outputs its builds made before the module's declaration made it
+   * unbuildable (a manifest problem): a `v=<hash>` address answered then still answers them
+   * (README "Addresses"). A buildable module keeps them in its variants' `earlier`. Absent
+   * when there are none.
+   */
+  earlier?: Record<string, BuildOutputs[]>;
 }
 
 export interface ServiceState {

@@ -19,7 +19,7 @@ describe('createPreviewDeriver', () => {
 
   it('answers the preview derived from the same state again, asking the installed versions again', () => {
     const asked: string[] = [];
-    const derive = createPreviewDeriver((name) => (asked.push(name), '3.0.0'));
+    const derive = createPreviewDeriver((name) => (asked.push(name), { version: '3.0.0' }));
     const first = derive(state, options);
     expect(first.ok && first.preview.imports.lit).to.equal('https://cdn.test/lit@3.0.0');
     expect(derive(state, options)).to.equal(first);
@@ -28,7 +28,7 @@ describe('createPreviewDeriver', () => {
 
   it('derives again when an installed version it asked for is another now, or for another state, entry or origin', () => {
     let installed = '3.0.0';
-    const derive = createPreviewDeriver(() => installed);
+    const derive = createPreviewDeriver(() => ({ version: installed }));
     const first = derive(state, options);
     installed = '3.1.0';
     const next = derive(state, options);
@@ -40,7 +40,7 @@ describe('createPreviewDeriver', () => {
   });
 
   it('keeps no refused preview: an entry the workspace does not have is derived again each time', () => {
-    const derive = createPreviewDeriver(() => '3.0.0');
+    const derive = createPreviewDeriver(() => ({ version: '3.0.0' }));
     const refused = derive(state, { ...options, entry: '@t/app/none' });
     expect(refused.ok).to.equal(false);
     expect(derive(state, { ...options, entry: '@t/app/none' })).to.not.equal(refused);

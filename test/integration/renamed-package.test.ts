@@ -127,3 +127,43 @@ describe('an import the local CDN maps though no copy of it is installed', funct
     }
   });
 });
+
+// npm links each workspace package in node_modules under its name: a rename leaves
+// node_modules/<old name> linked to the package's directory. That link is no install of the old
+// name (the local CDN serves none of it): a run started after the rename says so, as it does with
+// no link at all, naming the package the link leads to (README "Workspaces").
+describe('npm\'s link of a workspace package left under its old name, in a run started after the rename', function () {
+  // The directory is no longer named as the old name: only the link leads to the package.
+  function renamedWithLink(): string {
+    const root = workspace();
+    writeFile(root, LIB_JSON, JSON.stringify({ ...libManifest, name: '@p/core' }));
+    fs.renameSync(path.join(root, 'packages/lib'), path.join(root, 'packages/core-lib'));
+    fs.writeFileSync(path.join(root, 'core.json'), JSON.stringify({ packages: ['packages/app', 'packages/core-lib'], preview: '@p/app/main' }));
+    fs.mkdirSync(path.join(root, 'node_modules/@p'), { recursive: true });
+    fs.symlinkSync('../../packages/core-lib', path.join(root, 'node_modules/@p/lib'));
+    return root;
+  }
+
+  for (const cdnOrigin of ['local', CDN]) {
+    it(`is no install: the preview warns at the import, naming the package the link leads to (${cdnOrigin === 'local' ? 'the local CDN' : 'a CDN of the web'})`, async function () {
+      const service = await serve(renamedWithLink(), { cdnOrigin });
+      try {
+        const main = (await service.report()).modules.find((module) => module.specifier === '@p/app/main');
+        expect(main).to.include({ status: 'valid' });
+        const entry = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; warnings?: Warning[] }>();
+        expect(told(entry.warnings)).to.deep.equal([`PREVIEW_OUTSIDE_NOT_INSTALLED ${MAIN}:2:19`]);
+        expect(entry.warnings![0]!.message)
+          .to.include("node_modules/@p/lib is npm's link of that name to packages/core-lib, whose package is @p/core now")
+          .and.include('import "@p/core/util" and declare "@p/core"');
+        if (cdnOrigin !== 'local') return;
+        // What the page's overlay shows of the failed load: the same reason, not "a copy linked from elsewhere".
+        const answer = await service.get(entry.imports['@p/lib/util']!);
+        expect(answer.status).to.equal(404);
+        expect(answer.json<{ code: string; message: string }>()).to.include({ code: 'OUTPUT_NOT_AVAILABLE' });
+        expect(answer.json<{ message: string }>().message).to.include("node_modules/@p/lib is npm's link of that name to packages/core-lib, whose package is @p/core now").and.include('import it as @p/core');
+      } finally {
+        await service.close();
+      }
+    });
+  }
+});

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { commonJsExportNames, entryOf, findInstalled, installedVersion } from '../../src/io/installed-packages.js';
+import { commonJsExportNames, entryOf, findInstalled, installedCopy, installedVersion } from '../../src/io/installed-packages.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -34,6 +34,29 @@ describe('findInstalled', function () {
     expect(findInstalled('stored', root)?.dir).to.equal(path.join(root, 'node_modules/.store/linked/node_modules/stored')); // as pnpm installs
     expect(installedVersion('linked', root)).to.equal('1.0.0'); // a version for an import map only
     expect(installedVersion('..', root)).to.equal(null);
+  });
+});
+
+// README "Workspaces": npm links a workspace package in node_modules under the name it has; a
+// rename leaves that link under the old name, which is then no install of it.
+describe('installedCopy', function () {
+  it('takes a link to a package that has another name now for no install, naming the workspace package it leads to; an alias npm installed stays one', function () {
+    const root = tempWorkspace({
+      'packages/lib/package.json': json({ name: '@p/new', version: '1.0.0' }),
+      'elsewhere/package.json': json({ name: 'other', version: '2.0.0' }),
+      'same/package.json': json({ name: 'same', version: '3.0.0' }),
+      'node_modules/aliased/package.json': json({ name: 'real-name', version: '4.0.0' }),
+    });
+    fs.mkdirSync(path.join(root, 'node_modules/@p'));
+    fs.symlinkSync('../../packages/lib', path.join(root, 'node_modules/@p/old'));
+    fs.symlinkSync('../elsewhere', path.join(root, 'node_modules/stale'));
+    fs.symlinkSync('../same', path.join(root, 'node_modules/same'));
+    const workspace = { root, packageDirs: ['packages/lib'] };
+    expect(installedCopy('@p/old', path.join(root, 'packages/lib'), workspace)).to.deep.equal({ formerNameLinkTo: 'packages/lib' });
+    expect(installedCopy('stale', root, workspace)).to.deep.equal({ formerNameLinkTo: null });
+    expect(installedCopy('same', root, workspace)).to.deep.equal({ version: '3.0.0' }); // npm link of a package under its own name
+    expect(installedCopy('aliased', root, workspace)).to.deep.equal({ version: '4.0.0' }); // "aliased": "npm:real-name@4"
+    expect(installedCopy('absent', root, workspace)).to.equal(null);
   });
 });
 

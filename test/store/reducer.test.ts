@@ -5,6 +5,7 @@ import type { Fact } from '../../src/store/events.js';
 import { DEEP_IMPORTS_KEPT, EARLIER_OUTPUTS_KEPT, fingerprintOf, isBuildable, isDeepImport, keepsNoMoreDeepImports, reduceAll, reducer } from '../../src/store/reducer.js';
 import { indexWorkspace } from '../../src/workspace/workspace-index.js';
 import { initialState } from '../../src/store/state.js';
+import { selectOutputsMade } from '../../src/store/selectors.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
 import type { ImportRecord } from '../../src/workspace/checks.js';
 import { fold, moduleModel, stamp, started, startedBuild, succeeded, TIME, workspaceModel } from '../helpers/models.js';
@@ -89,7 +90,8 @@ describe('reducer', () => {
       const before = fold([{ type: 'output.requested', module: one.specifier, variant: PROD }], built());
       const after = fold([read({ ...one, assets: ['logo.svg'] })], before);
       expect(after.builds[one.specifier]!.variants).to.deep.equal({
-        [DEV]: { generation: 2, status: 'pending', eager: true, requested: false, build: null, last: null, seen: null },
+        // The bytes its last build made stay named by it (README "Addresses").
+        [DEV]: { generation: 2, status: 'pending', eager: true, requested: false, build: null, last: null, seen: null, earlier: [before.builds[one.specifier]!.variants[DEV]!.last!.outputs] },
         [PROD]: { generation: 2, status: 'pending', eager: false, requested: false, build: null, last: null, seen: null },
       });
     });
@@ -287,6 +289,27 @@ describe('reducer', () => {
       const next = failed + 1;
       state = fold([changed({ 'app/one/index.ts': `e${next}` }), startedBuild(next, DEV, [{ module: one, generation: next }]), succeeded(next, one, DEV, `e${next}`)], state);
       expect(variant().earlier!.map((outputs) => outputs.code.hash)).to.deep.equal(afterFailure);
+    });
+
+    it("keeps the variant's outputs across a change of the module's declaration, and while a manifest problem makes it unbuildable (README \"Addresses\")", () => {
+      let state = fold([changed({ 'app/one/index.ts': 'e2' }), startedBuild(2, DEV, [{ module: one, generation: 2 }]), succeeded(2, one, DEV, 'e2')], built());
+      const made = () => selectOutputsMade(state, one.specifier, DEV).map((outputs) => outputs.code.hash);
+      expect(made()).to.deep.equal(['code-2', 'code-1']);
+      // Another entry file: the variant restarts, the bytes it made stay its own.
+      const moved = { ...one, entry: 'app/one/other.ts' };
+      state = fold([read(moved)], state);
+      expect(state.builds[one.specifier]!.variants[DEV]).to.include({ last: null, status: 'pending' });
+      expect(made()).to.deep.equal(['code-2', 'code-1']);
+      state = fold([startedBuild(3, DEV, [{ module: moved, generation: state.builds[one.specifier]!.variants[DEV]!.generation }]), succeeded(3, moved, DEV, 'e3')], state);
+      expect(made()).to.deep.equal(['code-3', 'code-2', 'code-1']);
+      // A manifest problem: no variant, the bytes still named; fixed, its variant starts with them.
+      const broken = { ...moved, diagnostics: [diagnostic('MANIFEST_INVALID', 'x')] };
+      state = fold([read(broken)], state);
+      expect(state.builds[one.specifier]!.variants).to.deep.equal({});
+      expect(made()).to.deep.equal(['code-3', 'code-2', 'code-1']);
+      state = fold([read(moved)], state);
+      expect(state.builds[one.specifier]!.variants[DEV]!.earlier!.map((outputs) => outputs.code.hash)).to.deep.equal(['code-3', 'code-2', 'code-1']);
+      expect(state.builds[one.specifier]).to.not.have.property('earlier');
     });
 
     it('keeps the list of imports of the last build when a rebuild finds the same ones, so their checks are kept too', () => {

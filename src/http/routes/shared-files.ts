@@ -5,7 +5,7 @@ import type { HttpContext } from '../context.js';
 import type { OutputCache } from '../../outputs/output-cache.js';
 import type { ServiceState } from '../../store/state.js';
 import type { ModuleModel } from '../../workspace/model.js';
-import { buildDiagnostics } from '../../store/selectors.js';
+import { buildDiagnostics, selectOutputsMade } from '../../store/selectors.js';
 import type { Variant } from '../../workspace/variant.js';
 import { platformOf, variantKey } from '../../workspace/variant.js';
 import { moduleSpecifier } from '../../workspace/specifiers.js';
@@ -44,8 +44,5 @@ export async function serveSharedFile(ctx: HttpContext, address: Address, varian
 // A shared file's earlier bytes are those a module of its package made for it in this run, as
 // that file, in this variant: the output cache is shared by every module (README "Addresses").
 function madeForSharedFile(state: ServiceState, modules: readonly ModuleModel[], key: string, specifier: string, hash: string): boolean {
-  return modules.some((module) => {
-    const entry = state.builds[module.specifier]?.variants[key];
-    return [entry?.last?.outputs, ...(entry?.earlier ?? [])].some((outputs) => outputs?.chunks?.[specifier]?.hash === hash);
-  });
+  return modules.some((module) => selectOutputsMade(state, module.specifier, key).some((outputs) => outputs.chunks?.[specifier]?.hash === hash));
 }
