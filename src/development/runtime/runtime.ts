@@ -5,8 +5,9 @@
 // - keeps the last good sheet while a build is invalid or a sheet has a CSS syntax problem,
 //   and shows them in an overlay that goes away when the module builds again;
 // - reloads the page when the code of a module it loaded changes (README "Preview and
-//   stylesheet push": the setting that turns it off), and a page that failed to load once every
-//   module it failed on builds again;
+//   stylesheet push": the setting that turns it off), or an asset it fetched at its plain address
+//   (no version) is saved with new content, and a page that failed to load once every module it
+//   failed on builds again;
 // - shows the warnings as they come and go, in a pill apart from the errors, and the
 //   workspace's own diagnostics (a broken manifest) with the errors;
 // - reconnects after the service restarts, then refreshes every sheet, shows only the
