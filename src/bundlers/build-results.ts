@@ -93,9 +93,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   // A `new URL` of a declared asset is that asset's address, as its import is.
   const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
-  // Files it depends on without reading them: the sheet's references to no file, the assets so
-  // named, and its `url()`s' (their versions), and in development every asset it declares, named
-  // or not (README "Preview and stylesheet push": an open page that fetched one is told of its edit).
+  // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push"); every declared asset in development.
   for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...written.addressed, ...sheetAssets(target, metafile, `${OUT}${index}.css`), ...declaredAssetFiles(target)]) {
     inputs.add(file);
     resolution.add(file);
