@@ -7,7 +7,7 @@
 // address reloads, and ends as a fresh load would; a page that fetched no such address is left be.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage, until, type Watched } from '../helpers/chromium.js';
+import { eventsOpen, launchChromium, openPage, overlayTextOf, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
 import { BLUE, RED, colourAt, square } from '../helpers/pixels.js';
@@ -174,6 +174,19 @@ describe('a declared asset named by no versioned reference: an open page that fe
       expect(await shown(watched)).to.deep.equal({ ...ALL_RED, logo: BLUE });
       expect(await kept(), 'the window state a reload drops').to.equal(undefined);
       expect(watched.navigations()).to.equal(2);
+    } finally {
+      await close();
+    }
+  });
+
+  it('with ?reload=false, the page keeps running and its overlay says the code changed, naming the module', async () => {
+    const { root, watched, close } = await opened('/preview/?reload=false');
+    try {
+      writeFile(root, 'packages/app/other/pic.svg', square('blue'));
+      await watched.page.waitForFunction((label) => document.querySelector('core-overlay')?.shadowRoot?.textContent?.includes(label), OTHER, { timeout: 30_000 });
+      expect(await overlayTextOf(watched)).to.include('Code changed').and.include('reloading on code changes is off');
+      expect(watched.navigations()).to.equal(1);
+      expect(await shown(watched)).to.deep.equal(ALL_RED);
     } finally {
       await close();
     }
