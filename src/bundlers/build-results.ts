@@ -93,8 +93,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   // A `new URL` of a declared asset is that asset's address, as its import is.
   const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
-  // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push").
-  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...written.addressed, ...sheetAssets(target, metafile, `${OUT}${index}.css`)]) {
+  // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push"); every declared asset in development.
+  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...written.addressed, ...sheetAssets(target, metafile, `${OUT}${index}.css`), ...declaredAssetFiles(target)]) {
     inputs.add(file);
     resolution.add(file);
   }
@@ -117,6 +117,13 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     ...(codeOutput?.entryPoint !== undefined && metafile.inputs[codeOutput.entryPoint]?.format === 'cjs' ? { commonjs: true as const } : {}),
   };
 }
+
+/**
+ * The declared assets of a development build (`assetVersions` is set for those only), by their
+ * workspace paths: inputs of its module whether its outputs name them or not, so that a save of
+ * one is seen and compared (README "Preview and stylesheet push").
+ */
+export const declaredAssetFiles = (target: BundleTarget): string[] => (target.assetVersions ? target.assets.map((asset) => path.posix.join(target.dir, asset)) : []);
 
 // The imports with how each importer writes its import of a shared file (`'./x'`), by which its
 // place is found: esbuild's metafile names only the internal specifier the boundaries plugin made of it.

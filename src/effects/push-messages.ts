@@ -1,7 +1,9 @@
 // What the open pages are told (README "Preview and stylesheet push"), derived from successive states: a module
 // whose stylesheet was rebuilt with new content (`styles`), whose build became invalid or
 // changed its diagnostics, or whose own manifest became wrong (`invalid`), whose code changed or that gained or lost a stylesheet
-// (`code`: the page reloads to run it), whose warnings changed (`warnings`, all of them), and
+// (`code`: the page reloads to run it), whose warnings changed (`warnings`, all of them), whose
+// declared asset was saved with new content (`asset`, whatever its outputs did: a page that
+// fetched the asset's plain address holds the old bytes), and
 // one that builds again after being invalid (`valid`, so pages drop its diagnostics even when
 // the fix restored the last good outputs); and the workspace's own diagnostics when they
 // change, or the modules a preview entry can name (`workspace`: an error page follows it). Only the default browser variant counts, and only
@@ -10,12 +12,13 @@
 // judgement consulted does (an importer made invalid, or healed, by another module's edit).
 // Changes are judged against the last good outputs; a stylesheet with a CSS syntax problem is no
 // good one (a browser drops rules around it).
+import path from 'node:path';
 import { map, Observable } from 'rxjs';
 import { defaultVariantKey, selectBuildDiagnostics, selectLinkJudgement, selectModuleWarnings, type LinkJudgement } from '../store/selectors.js';
 import type { BuildRecord, ModuleBuilds, ServiceState } from '../store/state.js';
 import type { ModuleModel } from '../workspace/model.js';
-import { moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
-import type { BuildOutputs } from '../store/events.js';
+import { assetAddress, moduleLabel, stylesAddress, type PushMessage } from '../protocol/push.js';
+import { UNVERIFIED, type BuildOutputs } from '../store/events.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 
@@ -29,6 +32,8 @@ interface View {
   diagnostics: string | null;
   /** The warnings of the last good build, as JSON. */
   warnings: string;
+  /** The content hash of each declared asset (by its path in the module's directory) the last good build recorded. */
+  assets: Record<string, string>;
 }
 
 /**
@@ -112,7 +117,7 @@ export function pushed$(state$: Observable<ServiceState>): Observable<Pushed> {
       // A first view is what a page was served: no message derives from it, and the warnings
       // about shared helpers (a look at every module) are left to the changes that follow.
       const warnings = !outputs ? [] : before ? selectModuleWarnings(state, module) : (last!.warnings ?? []);
-      const view = viewOf(moduleLabel(module), outputs, diagnostics, warnings, before);
+      const view = viewOf(moduleLabel(module), outputs, diagnostics, warnings, before, outputs ? declaredAssetHashes(module, last!, before?.assets ?? {}) : {});
       views.set(module.specifier, view);
       if (before) for (const pushed of changes(state, module, before, view, diagnostics, warnings)) subscriber.next(pushed);
     }
@@ -132,10 +137,25 @@ function judgedBuild(state: ServiceState, module: ModuleModel): { last: BuildRec
 }
 
 /** What a page is shown of a module now: its last good outputs (the ones before while it is invalid), its diagnostics and warnings. */
-function viewOf(label: string, outputs: BuildOutputs | null, diagnostics: Diagnostic[], warnings: Diagnostic[], before: View | undefined): View {
-  if (!outputs) return { label, styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]' };
+function viewOf(label: string, outputs: BuildOutputs | null, diagnostics: Diagnostic[], warnings: Diagnostic[], before: View | undefined, assets: Record<string, string>): View {
+  if (!outputs) return { label, styles: before?.styles ?? null, code: before?.code ?? null, diagnostics: JSON.stringify(diagnostics), warnings: before?.warnings ?? '[]', assets: before?.assets ?? {} };
   const styles = keepsLastGoodSheet(warnings) && before ? before.styles : (outputs.styles?.hash ?? null);
-  return { label, styles, code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings) };
+  return { label, styles, code: codeOf(outputs), diagnostics: null, warnings: JSON.stringify(warnings), assets };
+}
+
+/**
+ * The hashes a development build recorded for its module's declared assets, every one an input of
+ * it (`declaredAssetFiles`), by the path the manifest declares. One not verified yet keeps the
+ * hash told before: the module builds again and the next view compares with what pages hold.
+ */
+function declaredAssetHashes(module: ModuleModel, last: BuildRecord, told: Record<string, string>): Record<string, string> {
+  const hashes: Record<string, string> = {};
+  for (const asset of module.assets) {
+    const recorded = last.inputs[path.posix.join(module.dir, asset)];
+    const hash = recorded === UNVERIFIED ? told[asset] : recorded;
+    if (typeof hash === 'string') hashes[asset] = hash;
+  }
+  return hashes;
 }
 
 /** The messages from one view of a module to the next, in the order a page must hear them. */
@@ -156,6 +176,12 @@ function changes(state: ServiceState, module: ModuleModel, before: View, view: V
   if (view.code !== before.code || (view.styles === null) !== (before.styles === null)) told.push({ message: { type: 'code', module: label } });
   if (view.styles !== null && view.styles !== before.styles) {
     told.push({ message: { type: 'styles', module: label, href: stylesAddress(module, view.styles) }, sheet: { module, hash: view.styles, state } });
+  }
+  // Last: a page that reloads for the code ignores it. The same bytes saved again, or an asset
+  // declared since (no page had it from this module), tell nothing.
+  for (const [asset, hash] of Object.entries(view.assets)) {
+    const was = before.assets[asset];
+    if (was !== undefined && was !== hash) told.push({ message: { type: 'asset', module: label, href: assetAddress(module, asset) } });
   }
   return told;
 }

@@ -18,6 +18,9 @@ export type PushMessage =
   | { type: 'code'; module: string }
   | { type: 'valid'; module: string }
   | { type: 'warnings'; module: string; warnings: PushDiagnostic[] }
+  // A declared asset of the module saved with new content, at its plain address: a page that
+  // fetched that address without a version reloads (README "Preview and stylesheet push").
+  | { type: 'asset'; module: string; href: string }
   // The workspace's own diagnostics (a broken core.json or package.json), which concern no module.
   | { type: 'workspace'; diagnostics: PushDiagnostic[] };
 
@@ -51,3 +54,7 @@ export const stylesAddress = (module: Named, hash?: string): string =>
 
 /** The content hash an address of `codeAddress` or `stylesAddress` names; null for a plain (or any other) address. */
 export const addressHash = (address: string): string | null => (address.startsWith('/m/') ? (/&v=([A-Za-z0-9_-]+)$/.exec(address)?.[1] ?? null) : null);
+
+/** The plain address of a declared asset of a module (`file` relative to its directory), each segment escaped. */
+export const assetAddress = (module: Named, file: string): string =>
+  `/m/${module.package}@${module.version}/assets/${[...module.subpath.split('/'), ...file.split('/')].map(encodeURIComponent).join('/')}`;

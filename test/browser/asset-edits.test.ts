@@ -127,8 +127,14 @@ describe('a declared asset edited while a page is open', function () {
         writeFile(root, 'packages/app/main/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg"><title>logo two</title></svg>');
         expect((await service.report()).modules.map((module) => module.status)).to.deep.equal(['valid', 'valid']);
         writeFile(root, 'packages/app/main/dot.svg', square('green'));
-        await until(() => pushedSince(watched, heard).length > 0, 'the message of the next change', 30_000);
-        expect(pushedSince(watched, heard).map((message) => [message.type, message.module])).to.deep.equal([['styles', MAIN]]);
+        // The sheet pushed, and the asset's plain address told (README "Preview and stylesheet push")
+        // at both modules declaring it (one module.json beside both entries), in either module's turn.
+        await until(() => pushedSince(watched, heard).length >= 3, 'the messages of the next change', 30_000);
+        expect(pushedSince(watched, heard).map((message) => [message.type, message.module, message.type === 'asset' ? message.href : '']).sort()).to.deep.equal([
+          ['asset', MAIN, '/m/@a/app@1.0.0/assets/main/dot.svg'],
+          ['asset', '@a/app@1.0.0/nested/other', '/m/@a/app@1.0.0/assets/nested/other/dot.svg'],
+          ['styles', MAIN, ''],
+        ]);
         await watched.page.waitForFunction(
           async () => {
             const address = /url\("([^"]+)"\)/.exec(getComputedStyle(document.querySelector('#box')!).backgroundImage)?.[1];

@@ -50,6 +50,18 @@ function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modu
         ...(links ? { links } : {}),
       }));
     },
+    /** A successful build that recorded `inputs` besides its entry's (a declared asset's hash). */
+    builtWithInputs(code: string, styles: string | null, inputs: Record<string, string>, module = one) {
+      run(module, (b) => ({
+        type: 'build.succeeded',
+        build: b,
+        module: module.specifier,
+        variant: variantOf(module),
+        outputs: { code: { hash: code, size: 1 }, styles: styles === null ? null : { hash: styles, size: 1 } },
+        imports: [],
+        inputs: { [module.entry!]: `edit-${b}`, ...inputs },
+      }));
+    },
     failed(message: string, module = one) {
       run(module, (b) => ({ type: 'build.failed', build: b, module: module.specifier, variant: variantOf(module), errors: [diagnostic('BUNDLE_ERROR', message, { file: 'app/one/style.css' })], imports: [], inputs: { [module.entry!]: `edit-${b}` } }));
     },
@@ -93,6 +105,43 @@ describe('pushMessages$', () => {
     expect(messages).to.deep.equal([]);
     built('code-1', 'styles-1', one, [], [], { '@t/app/.shared/registry.ts': 'chunk-2' });
     expect(messages).to.deep.equal([{ type: 'code', module: LABEL }]);
+  });
+
+  it("announces a declared asset saved with new content at its plain address, after what its outputs tell, and nothing for the same bytes saved again (README \"Preview and stylesheet push\")", () => {
+    const withAssets = moduleModel('one', { assets: ['logo.svg', 'img/a b.svg', 'unread.svg'] });
+    const { builtWithInputs, messages } = harness([withAssets]);
+    const asset = (file: string) => ({ type: 'asset', module: LABEL, href: `/m/@t/app@1.0.0/assets/one/${file}` });
+    builtWithInputs('code-1', 'styles-1', { 'app/one/logo.svg': 'logo-1', 'app/one/img/a b.svg': 'ab-1' }, withAssets);
+    expect(messages).to.deep.equal([]);
+    // Outputs unchanged (an address in a plain string): the asset message alone.
+    builtWithInputs('code-1', 'styles-1', { 'app/one/logo.svg': 'logo-2', 'app/one/img/a b.svg': 'ab-1' }, withAssets);
+    expect(messages).to.deep.equal([asset('logo.svg')]);
+    // The same bytes again: nothing.
+    builtWithInputs('code-1', 'styles-1', { 'app/one/logo.svg': 'logo-2', 'app/one/img/a b.svg': 'ab-1' }, withAssets);
+    expect(messages).to.deep.equal([asset('logo.svg')]);
+    // A versioned form changed the sheet too: its message first, then the asset's, its path escaped.
+    builtWithInputs('code-1', 'styles-2', { 'app/one/logo.svg': 'logo-2', 'app/one/img/a b.svg': 'ab-2' }, withAssets);
+    expect(messages.slice(1)).to.deep.equal([styles('styles-2'), asset('img/a%20b.svg')]);
+    // A hash not verified yet (a write during the build) tells nothing until it is, then what changed since the last told.
+    builtWithInputs('code-1', 'styles-2', { 'app/one/logo.svg': '?', 'app/one/img/a b.svg': 'ab-2' }, withAssets);
+    expect(messages).to.have.length(3);
+    builtWithInputs('code-1', 'styles-2', { 'app/one/logo.svg': 'logo-2', 'app/one/img/a b.svg': 'ab-2' }, withAssets);
+    expect(messages).to.have.length(3);
+    builtWithInputs('code-1', 'styles-2', { 'app/one/logo.svg': '?', 'app/one/img/a b.svg': 'ab-2' }, withAssets);
+    builtWithInputs('code-1', 'styles-2', { 'app/one/logo.svg': 'logo-3', 'app/one/img/a b.svg': 'ab-2' }, withAssets);
+    expect(messages.slice(3)).to.deep.equal([asset('logo.svg')]);
+    // An asset first recorded now (declared, or built, since the page was served) tells nothing.
+    builtWithInputs('code-1', 'styles-2', { 'app/one/logo.svg': 'logo-3', 'app/one/img/a b.svg': 'ab-2', 'app/one/unread.svg': 'unread-1' }, withAssets);
+    expect(messages).to.have.length(4);
+  });
+
+  it('announces a declared asset changed while its module was invalid once it builds again, after `valid`', () => {
+    const withAssets = moduleModel('one', { assets: ['logo.svg'] });
+    const { builtWithInputs, failed, messages } = harness([withAssets]);
+    builtWithInputs('code-1', null, { 'app/one/logo.svg': 'logo-1' }, withAssets);
+    failed('Could not resolve "./missing.css"', withAssets);
+    builtWithInputs('code-1', null, { 'app/one/logo.svg': 'logo-2' }, withAssets);
+    expect(messages.map((message) => message.type)).to.deep.equal(['invalid', 'valid', 'asset']);
   });
 
   it('announces a build that became invalid once, with its diagnostics', () => {

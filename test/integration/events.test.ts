@@ -1,5 +1,5 @@
 // The push channel `/events` (README "Preview and stylesheet push", SECURITY.md) with a real WebSocket client: which origins
-// may listen, and the `styles`, `invalid`, `valid` and `code` messages that follow edits on disk.
+// may listen, and the `styles`, `invalid`, `valid`, `code` and `asset` messages that follow edits on disk.
 import { expect } from 'chai';
 import WebSocket from 'ws';
 import { edit, write } from '../helpers/edit.js';
@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/wait-for.js';
 type Served = Awaited<ReturnType<typeof serve>>;
 
 interface Message {
-  type: 'hello' | 'styles' | 'invalid' | 'code' | 'valid';
+  type: 'hello' | 'styles' | 'invalid' | 'code' | 'valid' | 'asset';
   /** Absent from `hello`, which names the run of the service instead. */
   module?: string;
   instance?: string;
@@ -222,6 +222,31 @@ describe('the push channel /events', function () {
       }
       const back = await listener.next((m) => m.module === MAIN);
       expect(back).to.deep.equal({ type: 'code', module: MAIN });
+    });
+
+    it('announces a declared asset saved with new content as `asset` at its plain address, after the code its version changed; the same bytes again tell nothing', async function () {
+      const listener = await connect(service);
+      const href = '/m/@acme/app@1.0.0/assets/main/logo.svg';
+      const before = edit(root, 'packages/app/main/logo.svg', (text) => text.replace('</svg>', '<title>edited</title></svg>'));
+      try {
+        // The code imports it (its address carries the version): `code`, then the asset's own message.
+        expect(await listener.next((m) => m.module === MAIN)).to.deep.equal({ type: 'code', module: MAIN });
+        expect(await listener.next((m) => m.module === MAIN)).to.deep.equal({ type: 'asset', module: MAIN, href });
+        expect((await service.get(href)).text).to.include('<title>edited</title>');
+      } finally {
+        write(root, 'packages/app/main/logo.svg', before);
+      }
+      expect(await listener.next((m) => m.module === MAIN)).to.deep.equal({ type: 'code', module: MAIN });
+      expect(await listener.next((m) => m.module === MAIN)).to.deep.equal({ type: 'asset', module: MAIN, href });
+      // The same bytes saved again, then a stylesheet edit: the sheet's message is the next one heard.
+      write(root, 'packages/app/main/logo.svg', before);
+      const sheet = edit(root, 'packages/app/main/styles.css', (text) => text.replace('rgb(1, 2, 3)', 'rgb(3, 2, 1)'));
+      try {
+        expect((await listener.next((m) => m.module === MAIN)).type).to.equal('styles');
+      } finally {
+        write(root, 'packages/app/main/styles.css', sheet);
+      }
+      expect((await listener.next((m) => m.module === MAIN)).type).to.equal('styles');
     });
 
     it('names modules of every package as <package>@<version>/<subpath>', async function () {

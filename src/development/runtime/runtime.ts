@@ -5,8 +5,9 @@
 // - keeps the last good sheet while a build is invalid or a sheet has a CSS syntax problem,
 //   and shows them in an overlay that goes away when the module builds again;
 // - reloads the page when the code of a module it loaded changes (README "Preview and
-//   stylesheet push": the setting that turns it off), and a page that failed to load once every
-//   module it failed on builds again;
+//   stylesheet push": the setting that turns it off), or an asset it fetched at its plain address
+//   (no version) is saved with new content, and a page that failed to load once every module it
+//   failed on builds again;
 // - shows the warnings as they come and go, in a pill apart from the errors, and the
 //   workspace's own diagnostics (a broken manifest) with the errors;
 // - reconnects after the service restarts, then refreshes every sheet, shows only the
@@ -70,6 +71,37 @@ function reload(): void {
 
 /** Modules whose code changed while reloading was off: the overlay says the page runs older code. */
 const changedCode = new Set<string>();
+
+// The asset addresses this page fetched without a version (`v`), by path: a plain string in code,
+// another module's asset, a shared file's, a CSS module script's `url()`. Chromium keeps an image
+// by its address for as long as the page lives, so only a reload shows a new one there (README
+// "Preview and stylesheet push"). An observer, as the resource timeline keeps 250 entries only.
+const fetchedPlain = new Set<string>();
+const plainPath = (address: string): string | null => {
+  try {
+    const url = new URL(address, location.href);
+    return url.origin === location.origin && url.pathname.startsWith('/m/') && !url.searchParams.has('v') ? decodeURIComponent(url.pathname) : null;
+  } catch {
+    return null;
+  }
+};
+const notePlain = (entries: PerformanceEntryList): void => {
+  for (const entry of entries) {
+    const fetched = plainPath(entry.name);
+    if (fetched !== null) fetchedPlain.add(fetched);
+  }
+};
+try {
+  new PerformanceObserver((list) => notePlain(list.getEntries())).observe({ type: 'resource', buffered: true });
+} catch {
+  // no resource timing: the timeline is read when an asset changes
+}
+/** Whether the page fetched `href`, an asset's plain address, without a version (a fetch ended this instant included). */
+function fetchedWithoutVersion(href: string): boolean {
+  notePlain(performance.getEntriesByType('resource'));
+  const asked = plainPath(href);
+  return asked !== null && fetchedPlain.has(asked);
+}
 
 // A page that failed to load: the modules it failed on (by label), and whether it failed on
 // something that names no module (the bundle, a specifier): then any rebuild of the page's
@@ -319,6 +351,14 @@ function handle(message: Message): void {
     // answers that problem, not its code (README "Workspaces"), and comes back with no build.
     if (fixed && (failedOn.size > 0 || failedUnnamed)) reload();
     else recheckFailedPage();
+    return;
+  }
+  // Whichever module the page loads: another module's code may name the asset by its address.
+  if (message.type === 'asset') {
+    if (!fetchedWithoutVersion(message.href)) return;
+    if (reloadsOnCode()) return reload();
+    changedCode.add(message.module);
+    overlay.render();
     return;
   }
   if (!onPage(message.module)) {
