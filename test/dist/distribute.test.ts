@@ -123,7 +123,7 @@ describe('distribute', () => {
       const out = path.join(root, 'dist');
       const elsewhere = tempWorkspace({ 'kept.js': 'export const x = 1;\n', 'changed.js': 'export const y = 2;\n' });
       await distribute({ root, out, parallelism: 2 });
-      const listed = (relative: string, content: string) => ({ path: relative, kind: 'code', module: '@acme/lib/old', hash: contentHash(content), size: Buffer.byteLength(content) });
+      const listed = (relative: string, content: string) => ({ path: relative, kind: 'code' as const, module: '@acme/lib/old', hash: contentHash(content), size: Buffer.byteLength(content) });
       fs.mkdirSync(path.join(out, 'old'), { recursive: true });
       fs.writeFileSync(path.join(out, 'old/written.js'), 'export const w = 0;\n');
       fs.writeFileSync(path.join(out, 'old/edited.js'), 'export const e = 1; // edited since\n');
