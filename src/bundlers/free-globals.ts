@@ -11,12 +11,13 @@
 // (esbuild's `__commonJS((exports, module) => ...)`) is no free reference, and deciding that is
 // what scope analysis is for. Only code holding one of the names as a word is parsed.
 import { parse } from 'acorn';
+import * as esbuild from 'esbuild';
 import { analyze, type Scope, type ScopeManager, type Variable } from 'eslint-scope';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import type { PlacedReads } from './placed-reads.js';
 import { bufferView } from '../outputs/buffer-view.js';
-import { inlineMappedPlace } from './inline-source-map.js';
+import { inlineMappedPlace, type MappedPlace } from './inline-source-map.js';
 import { loadTsconfig, tsconfigPlaces, type LoadedTsconfig } from '../workspace/tsconfig.js';
 import { dirOf, joinRelative } from '../workspace/paths.js';
 
@@ -548,24 +549,62 @@ function jsxNameUnbound(name: string, { chosenBy, factory, fragment }: JsxCompil
 }
 
 /**
- * Where a source writes the read told: the place of the parsed read in the code, through the
- * code's inline source map (a development build's), checked against the source's text; else (a
- * production build carries no map) the first place a source writes the read as a word, with its
- * member (`process.env.API_URL`) when one is told.
+ * Where a source writes the read told: the place of the parsed read in the code, mapped back to its
+ * source. A development build carries its inline source map; a build without one (production,
+ * `sourcemap=nomap`) has each source that writes the name compiled alone with a map, and parsed
+ * the same way: its read told, of the same member, where the import makes one if the module's does.
+ * Else the first place a source writes the read (`process.env.API_URL`, else the name) as a word.
  */
 function readPlace(reads: PlacedReads, code: string, sources: readonly string[], name: string, use: FreeUse): { file: string; line: number; column: number } | null {
   const mapped = use.at === undefined ? null : inlineMappedPlace(code, use.at);
-  const text = mapped && sources.includes(mapped.source) ? reads.text(mapped.source) : null;
-  const lineStart = mapped && text !== null ? lineOffset(text, mapped.line) : -1;
-  if (mapped && text !== null && lineStart >= 0) {
-    // The mapping nearest before the read may start the expression holding it: the read is the name's first word from there on its line.
-    const lineEnd = text.indexOf('\n', lineStart);
-    const rest = text.slice(lineStart + mapped.column, lineEnd < 0 ? undefined : lineEnd);
-    const at = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`).exec(rest)?.index;
-    if (at !== undefined) return { file: mapped.source, line: mapped.line, column: mapped.column + at + 1 };
-  }
+  if (mapped) return sourcePlace(reads, sources, name, mapped);
+  const alone = use.at === undefined ? null : placeCompiledAlone(reads, sources, name, use);
+  if (alone) return alone;
   const member = use.member === undefined ? '' : `(?=\\s*\\.\\s*env\\s*\\.\\s*${use.member.replace(/\$/g, '\\$')}(?![\\w$]))`;
   return (member ? namePlace(reads, sources, name, member) : null) ?? namePlace(reads, sources, name);
+}
+
+/** A mapped place of a read, checked against its source's text: the mapping nearest before the read may start the expression holding it, so the read is the name's first word from there on its line. */
+function sourcePlace(reads: PlacedReads, sources: readonly string[], name: string, mapped: MappedPlace): { file: string; line: number; column: number } | null {
+  const text = sources.includes(mapped.source) ? reads.text(mapped.source) : null;
+  const lineStart = text === null ? -1 : lineOffset(text, mapped.line);
+  if (text === null || lineStart < 0) return null;
+  const lineEnd = text.indexOf('\n', lineStart);
+  const rest = text.slice(lineStart + mapped.column, lineEnd < 0 ? undefined : lineEnd);
+  const at = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`).exec(rest)?.index;
+  return at === undefined ? null : { file: mapped.source, line: mapped.line, column: mapped.column + at + 1 };
+}
+
+const LOADERS: Readonly<Record<string, esbuild.Loader>> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx' };
+
+/**
+ * The read told of a build without a map, found in the first source that, compiled alone (as
+ * esbuild compiles it, `process.env.NODE_ENV` replaced), has a read of the name of the same member,
+ * made by the import when the module's is: only when such a build tells one, each source writing
+ * the name compiled once. A read the module makes through another source's call is placed where
+ * its own source makes one, or by the text.
+ */
+function placeCompiledAlone(reads: PlacedReads, sources: readonly string[], name: string, use: FreeUse): { file: string; line: number; column: number } | null {
+  const word = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`);
+  let first: { file: string; line: number; column: number } | null = null;
+  for (const file of sources) {
+    const loader = LOADERS[/\.[^./]+$/.exec(file)?.[0] ?? ''];
+    const text = loader ? reads.text(file) : null;
+    if (text === null || !word.test(text)) continue;
+    let compiled: string;
+    try {
+      compiled = esbuild.transformSync(text, { loader, sourcemap: 'inline', sourcefile: file, define: { 'process.env.NODE_ENV': '"production"' }, logLevel: 'silent' }).code;
+    } catch {
+      continue;
+    }
+    const alone = freeReferences(compiled, [name])?.get(name);
+    if (alone?.at === undefined || alone.member !== use.member) continue;
+    const mapped = inlineMappedPlace(compiled, alone.at);
+    const place = mapped && sourcePlace(reads, [file], name, mapped);
+    if (place && alone.onImport === use.onImport) return place;
+    first ??= place;
+  }
+  return first;
 }
 
 /** The offset where line `line` (from 1) of `text` starts; -1 past its end. */
