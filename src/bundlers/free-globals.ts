@@ -224,7 +224,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
     const members = CONDITIONAL_MEMBERS[node.type];
     if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) add(node[member]);
     if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches);
-    const called = calledAtOnce(node);
+    const called = calledAtOnce(node) ?? elementCallback(node);
     if (called) runWhereWritten.add(called);
     if (node.type === 'PropertyDefinition' && node.static === true && isNode(node.value)) staticInitializers.add(node.value);
     if (node.type === 'UnaryExpression' && node.operator === 'typeof' && isNode(node.argument) && node.argument.type === 'Identifier') {
@@ -315,6 +315,24 @@ function calledAtOnce(node: SyntaxNode): SyntaxNode | null {
   return runsBody ? callee : null;
 }
 
+/** The methods of an array that call their callback at once for each element, the element first. */
+const EVERY_ELEMENT = new Set(['forEach', 'map', 'filter', 'flatMap']);
+
+/**
+ * The callback an array literal's `forEach`, `map`, `filter` or `flatMap` calls at once, once for
+ * each element, the element first (`[read].forEach((f) => f())`): run where it is written, as a
+ * function called at once is, when the array has an element that is no spread. Not an async
+ * callback or a generator.
+ */
+function elementCallback(node: SyntaxNode): SyntaxNode | null {
+  const callee = node.callee as SyntaxNode | undefined;
+  const array = callee?.object as SyntaxNode | undefined;
+  if (node.type !== 'CallExpression' || callee?.type !== 'MemberExpression' || callee.computed || !EVERY_ELEMENT.has((callee.property as SyntaxNode).name as string)) return null;
+  if (array?.type !== 'ArrayExpression' || !(array.elements as Array<SyntaxNode | null>).some((element) => element !== null && element.type !== 'SpreadElement')) return null;
+  const callback = (node.arguments as SyntaxNode[])[0];
+  return isNode(callback) && (callback.type === 'FunctionExpression' || callback.type === 'ArrowFunctionExpression') && callback.async !== true && callback.generator !== true ? callback : null;
+}
+
 /**
  * The statements after one that may leave the block (`if (typeof process > 'u') return;`) run
  * only on a condition: added to `branches` as one range up to the block's end. Not after an `if`
@@ -369,9 +387,11 @@ function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boo
  * held by a name (`const api = { read }; api.read()`, `const o = { read() {...} }; o.read()`).
  * Each only while nothing may have replaced it: a name written again (`read = other`), an object
  * handed to other code (`Object.assign(o, ...)`, `use(o)`), a member of its key written anywhere
- * (`x.read = ...`), a later property or spread of the same object. Not followed: a function passed
- * as a value to other code (`[read].forEach((f) => f())`), whose calls are that code's, nor an
- * async function or a generator, which throw nothing into the import.
+ * (`x.read = ...`), a later property or spread of the same object. An element of an array literal
+ * is called through the parameter of the callback its `forEach`, `map`, `filter` or `flatMap` runs
+ * at once (`[read].forEach((f) => f())`). Not followed: a function passed as a value to any other
+ * code (`use(read)`, `list.forEach(...)`), whose calls are that code's, nor an async function or a
+ * generator, which throw nothing into the import.
  */
 function calledOnImport(scope: Scope, shape: TreeShape): boolean {
   const block = scope.block as unknown as SyntaxNode;
@@ -408,6 +428,15 @@ function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Varia
     return variable ? variableCallSites(variable, shape, held) : [];
   }
   if (parent?.type === 'Property' && parent.value === value) return propertyCallSites(parent, shape, held);
+  // An element of an array literal whose callback each element is handed to (`[read].forEach((f) => f())`): the calls of that parameter.
+  const method = parent?.type === 'ArrayExpression' ? shape.parents.get(parent) : undefined;
+  const call = method?.type === 'MemberExpression' && method.object === parent ? shape.parents.get(method) : undefined;
+  const callback = call?.type === 'CallExpression' && call.callee === method ? elementCallback(call) : null;
+  const element = (callback?.params as SyntaxNode[] | undefined)?.[0];
+  if (callback && element?.type === 'Identifier') {
+    const variable = shape.scopes.getDeclaredVariables(callback as never).find((declared) => declared.name === element.name);
+    return variable ? variableCallSites(variable, shape, held) : [];
+  }
   return [];
 }
 

@@ -29,9 +29,10 @@ const THROWING = {
   static: { entry: 'static/index.ts', text: `class Config { static version = process.version; }\n${SHOW('Config.version')}`, thrown: 'process is not defined' },
   // A function called by its name where the import runs.
   named: { entry: 'named/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = apiUrl();\n${SHOW('url')}`, thrown: 'process is not defined' },
-  // A function called where the import runs through a member, another name or `.call`.
+  // A function called where the import runs through a member, another name, `.call`, or an array literal's forEach.
   member: { entry: 'member/index.ts', text: `const config = {\n  apiUrl() {\n    return process.env.API_URL;\n  },\n};\nconst url = config.apiUrl();\n${SHOW('url')}`, thrown: 'process is not defined' },
   alias: { entry: 'alias/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst read = apiUrl;\nconst url = read.call(null);\n${SHOW('url')}`, thrown: 'process is not defined' },
+  each: { entry: 'each/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nlet url = '';\n[apiUrl].forEach((read) => {\n  url = read();\n});\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.
   after: { entry: 'after/index.ts', text: `if (typeof process !== 'undefined') console.log('node');\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
 } as const;

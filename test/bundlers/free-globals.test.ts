@@ -89,7 +89,7 @@ describe('freeReferences', () => {
   // Each form was run in Chromium (esbuild's development and minified output, test/browser/free-globals.test.ts):
   // those told onImport threw at import; a member or alias written again, and a guard held in a
   // variable, ran.
-  it('tells a function called through a member, another name, call or apply where the import runs as run on import', () => {
+  it('tells a function called through a member, another name, call or apply, or an array literal\'s forEach or map, where the import runs as run on import', () => {
     for (const code of [
       'function read() { return process.env.X; } const api = { read }; const url = api.read();',
       'function read() { return process.env.X; } var api = { read: read }; api.read.call(null);',
@@ -101,6 +101,9 @@ describe('freeReferences', () => {
       'function n(){return process.env.X}var e=n.call(null);',
       'const read = () => process.env.X; read.apply(null, []);',
       'function read() { return process.env.X; } const api = { read }; function start() { api.read(); } start();',
+      'function read() { return process.env.X; } [read].forEach((f) => f());',
+      'function r(){return process.env.X}var e=0;[r].forEach(n=>{e=n()});',
+      'const urls = [1, 2].map(() => process.env.X);',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
     }
@@ -118,7 +121,10 @@ describe('freeReferences', () => {
       'const o = { get read() { return process.env.X; } }; o.read;',
       'function read() { return process.env.X; } let f = read; f = () => 1; f();',
       'function read() { return process.env.X; } const api = { read }; if (ok) api.read();',
-      'function read() { return process.env.X; } [read].forEach((f) => f());',
+      'function read() { return process.env.X; } [read].some((f) => f());',
+      'function read() { return process.env.X; } list.forEach((f) => f()); use(read);',
+      'function read() { return process.env.X; } [read].forEach(async (f) => f());',
+      'var none = []; [...none].forEach(() => process.env.X);',
       'function read() { return process.env.X; } const api = { read }; export const later = () => api.read();',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
