@@ -232,7 +232,10 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
       tested.add(node.argument.name as string);
     }
     const condition = CONDITIONS[node.type];
-    if (condition) testedInCondition(node[condition], tested, conditionNames);
+    if (condition) {
+      testedInCondition(node[condition], tested);
+      conditionOperands(node[condition], conditionNames);
+    }
     const [id, init] = [node.id as SyntaxNode | undefined, node.init as SyntaxNode | undefined];
     if (node.type === 'VariableDeclarator' && id?.type === 'Identifier' && isNode(init) && !FUNCTIONS.has(init.type)) {
       const names = new Set<string>();
@@ -281,12 +284,10 @@ const GLOBAL_OBJECTS = new Set(['globalThis', 'window', 'self']);
 /**
  * The names a condition tests as members of the global object (`globalThis.process`,
  * `window.Buffer !== undefined`, `typeof self.process`) or with `in` (`'process' in globalThis`):
- * a walk of the condition, not of the functions in it. `identifiers` gathers the names it reads,
- * which may hold such a test (`if (isNode)`).
+ * a walk of the condition, not of the functions in it.
  */
-function testedInCondition(node: unknown, tested: Set<string>, identifiers?: Set<SyntaxNode>): void {
+function testedInCondition(node: unknown, tested: Set<string>): void {
   if (!isNode(node) || FUNCTIONS.has(node.type)) return;
-  if (node.type === 'Identifier') identifiers?.add(node);
   const object = node.object as SyntaxNode | undefined;
   const property = node.property as SyntaxNode | undefined;
   if (node.type === 'MemberExpression' && object?.type === 'Identifier' && GLOBAL_OBJECTS.has(object.name as string)) {
@@ -297,7 +298,22 @@ function testedInCondition(node: unknown, tested: Set<string>, identifiers?: Set
   if (node.type === 'BinaryExpression' && node.operator === 'in' && left?.type === 'Literal' && typeof left.value === 'string') tested.add(left.value);
   for (const [key, value] of Object.entries(node)) {
     if (key === 'range') continue;
-    for (const child of Array.isArray(value) ? value : [value]) testedInCondition(child, tested, identifiers);
+    for (const child of Array.isArray(value) ? value : [value]) testedInCondition(child, tested);
+  }
+}
+
+/**
+ * The names a condition tests as its truth, which may hold a test (`if (isNode)`, `!isNode ||`,
+ * `isNode && ready`): the condition itself, under `!`, or an operand of `&&`, `||`, `??`; not a
+ * name whose member or call is tested (`if (env.DEBUG)`).
+ */
+function conditionOperands(node: unknown, names: Set<SyntaxNode>): void {
+  if (!isNode(node)) return;
+  if (node.type === 'Identifier') names.add(node);
+  else if (node.type === 'UnaryExpression' && node.operator === '!') conditionOperands(node.argument, names);
+  else if (node.type === 'LogicalExpression') {
+    conditionOperands(node.left, names);
+    conditionOperands(node.right, names);
   }
 }
 

@@ -146,6 +146,7 @@ describe('freeReferences', () => {
       'let isNode = !!globalThis.process; isNode = true; if (isNode) console.log(process.env.X);',
       'const isServer = typeof window === "undefined"; const url = isServer ? process.env.X : "";',
       'const isNode = !!globalThis.process; if (other) console.log(process.env.X);',
+      'const env = Object(globalThis.process).env; if (env.DEBUG) console.log(process.env.X);',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
     }
