@@ -602,9 +602,8 @@ function jsxNameUnbound(name: string, { chosenBy, factory, fragment }: JsxCompil
  */
 function readPlace(reads: PlacedReads, code: string, sources: readonly string[], name: string, use: FreeUse): { file: string; line: number; column: number } | null {
   const mapped = use.at === undefined ? null : inlineMappedPlace(code, use.at);
-  if (mapped) return sourcePlace(reads, sources, name, mapped);
-  const alone = use.at === undefined ? null : placeCompiledAlone(reads, sources, name, use);
-  if (alone) return alone;
+  const placed = mapped ? sourcePlace(reads, sources, name, mapped) : use.at === undefined ? null : placeCompiledAlone(reads, sources, name, use);
+  if (placed) return placed;
   const member = use.member === undefined ? '' : `(?=\\s*\\.\\s*env\\s*\\.\\s*${use.member.replace(/\$/g, '\\$')}(?![\\w$]))`;
   return (member ? namePlace(reads, sources, name, member) : null) ?? namePlace(reads, sources, name);
 }
