@@ -11,11 +11,13 @@
 // (esbuild's `__commonJS((exports, module) => ...)`) is no free reference, and deciding that is
 // what scope analysis is for. Only code holding one of the names as a word is parsed.
 import { parse } from 'acorn';
-import { analyze, type Scope } from 'eslint-scope';
+import * as esbuild from 'esbuild';
+import { analyze, type Scope, type ScopeManager, type Variable } from 'eslint-scope';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import type { PlacedReads } from './placed-reads.js';
 import { bufferView } from '../outputs/buffer-view.js';
+import { inlineMappedPlace, type MappedPlace } from './inline-source-map.js';
 import { loadTsconfig, tsconfigPlaces, type LoadedTsconfig } from '../workspace/tsconfig.js';
 import { dirOf, joinRelative } from '../workspace/paths.js';
 
@@ -102,6 +104,8 @@ interface FreeUse {
   member?: string;
   /** The code tests the name somewhere (`typeof process`, `if (globalThis.process)`, `'process' in globalThis`): its reads in a function or a branch are guarded. */
   guarded?: true;
+  /** Where the code writes the read told (the first the import makes, else the first): an offset of the code parsed. */
+  at?: number;
 }
 
 /**
@@ -116,11 +120,13 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   let shape: TreeShape;
   try {
     const tree = parse(code, { ecmaVersion: 'latest', sourceType: 'module', ranges: true });
-    globalScope = analyze(tree as Parameters<typeof analyze>[0], { ecmaVersion: 2022, sourceType: 'module' }).globalScope;
-    shape = treeShape(tree as unknown as SyntaxNode);
+    const scopes = analyze(tree as Parameters<typeof analyze>[0], { ecmaVersion: 2022, sourceType: 'module' });
+    globalScope = scopes.globalScope;
+    shape = treeShape(tree as unknown as SyntaxNode, scopes);
   } catch {
     return null;
   }
+  if (shape.guardDeclarators.size > 0) guardsHeldInVariables(shape);
   const wanted = new Set(names);
   for (const reference of globalScope?.through ?? []) {
     const { name } = reference.identifier;
@@ -131,9 +137,13 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
     // A read in a branch the import may not take (`typeof window < 'u' ? window : global`, a
     // `try`) may never run: told as one in a function is, never as a page that surely throws.
     const onImport = runsOnImport(reference.from, start, shape);
-    const member = name === 'process' && end !== undefined ? /^\s*\.\s*env\s*\.\s*([\w$]+)/.exec(code.slice(end, end + 200))?.[1] : undefined;
-    // The error names the read the import makes, not a guarded one before it.
-    if (member !== undefined && (use.member === undefined || (onImport && !use.onImport))) use.member = member;
+    // The read told, named and placed, is the first the import makes, not a guarded one before it.
+    if (use.at === undefined || (onImport && !use.onImport)) {
+      const member = name === 'process' && end !== undefined ? /^\s*\.\s*env\s*\.\s*([\w$]+)/.exec(code.slice(end, end + 200))?.[1] : undefined;
+      if (member !== undefined) use.member = member;
+      else delete use.member;
+      use.at = start;
+    }
     if (onImport) use.onImport = true;
     else use.inFunction = true;
     found.set(name, use);
@@ -180,22 +190,33 @@ interface TreeShape {
   typeofOperands: Set<SyntaxNode>;
   /** The names the code tests: with `typeof` anywhere; as a member of the global object or `in` it, in a condition. */
   tested: Set<string>;
-  /** The identifiers called (`read()`, `new Read()`), and the name each function expression or arrow is bound to by `var`, `let` or `const`. */
-  callees: Set<SyntaxNode>;
-  boundTo: Map<SyntaxNode, string>;
+  /** Each node's parent: what a function is held by, and what is done with each reference to it. */
+  parents: Map<SyntaxNode, SyntaxNode>;
+  /** The identifiers read in a condition (`if (isNode)`, `isNode && ...`): a guard held in a variable, when that holds a test. */
+  conditionNames: Set<SyntaxNode>;
+  /** The declarators (`var isNode = !!globalThis.process`) whose initializer tests names as a condition does, with those names. */
+  guardDeclarators: Map<SyntaxNode, Set<string>>;
+  /** The property names the code writes through a member (`x.read = ...`, `x.read++`, `delete x.read`): a method of that name may be replaced. */
+  writtenKeys: Set<string>;
+  /** Whether the code writes a member of `this` by a computed key (`this[k] = ...`): any method of an object may be replaced. */
+  writesThisByKey: boolean;
+  scopes: ScopeManager;
   /** Whether each named function is called on import, as found. */
   calledOnImport: Map<SyntaxNode, boolean>;
 }
 
 /** The shape of acorn's tree that decides what runs on import, found by one walk (every member holding nodes). */
-function treeShape(tree: SyntaxNode): TreeShape {
+function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const branches: Array<[number, number]> = [];
   const runWhereWritten = new Set<SyntaxNode>();
   const staticInitializers = new Set<SyntaxNode>();
   const typeofOperands = new Set<SyntaxNode>();
   const tested = new Set<string>();
-  const callees = new Set<SyntaxNode>();
-  const boundTo = new Map<SyntaxNode, string>();
+  const parents = new Map<SyntaxNode, SyntaxNode>();
+  const conditionNames = new Set<SyntaxNode>();
+  const guardDeclarators = new Map<SyntaxNode, Set<string>>();
+  const writtenKeys = new Set<string>();
+  let writesThisByKey = false;
   const add = (value: unknown) => {
     for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
   };
@@ -203,7 +224,7 @@ function treeShape(tree: SyntaxNode): TreeShape {
     const members = CONDITIONAL_MEMBERS[node.type];
     if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) add(node[member]);
     if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches);
-    const called = calledAtOnce(node);
+    const called = calledAtOnce(node) ?? elementCallback(node);
     if (called) runWhereWritten.add(called);
     if (node.type === 'PropertyDefinition' && node.static === true && isNode(node.value)) staticInitializers.add(node.value);
     if (node.type === 'UnaryExpression' && node.operator === 'typeof' && isNode(node.argument) && node.argument.type === 'Identifier') {
@@ -211,18 +232,47 @@ function treeShape(tree: SyntaxNode): TreeShape {
       tested.add(node.argument.name as string);
     }
     const condition = CONDITIONS[node.type];
-    if (condition) testedInCondition(node[condition], tested);
-    const callee = node.callee as SyntaxNode | undefined;
-    if ((node.type === 'CallExpression' || node.type === 'NewExpression') && callee?.type === 'Identifier') callees.add(callee);
+    if (condition) {
+      testedInCondition(node[condition], tested);
+      conditionOperands(node[condition], conditionNames);
+    }
     const [id, init] = [node.id as SyntaxNode | undefined, node.init as SyntaxNode | undefined];
-    if (node.type === 'VariableDeclarator' && id?.type === 'Identifier' && (init?.type === 'ArrowFunctionExpression' || init?.type === 'FunctionExpression')) boundTo.set(init, id.name as string);
+    if (node.type === 'VariableDeclarator' && id?.type === 'Identifier' && isNode(init) && !FUNCTIONS.has(init.type)) {
+      const names = new Set<string>();
+      testedInCondition(init, names);
+      if (names.size > 0) guardDeclarators.set(node, names);
+    }
+    const written = writtenMember(node);
+    if (written) {
+      const key = memberKey(written);
+      if (key !== null) writtenKeys.add(key);
+      else if ((written.object as SyntaxNode).type === 'ThisExpression') writesThisByKey = true;
+    }
     for (const [key, value] of Object.entries(node)) {
       if (key === 'range') continue;
-      for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) visit(child);
+      for (const child of Array.isArray(value) ? value : [value]) {
+        if (!isNode(child)) continue;
+        parents.set(child, node);
+        visit(child);
+      }
     }
   };
   visit(tree);
-  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, callees, boundTo, calledOnImport: new Map() };
+  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, writesThisByKey, scopes, calledOnImport: new Map() };
+}
+
+/** The member an assignment, an update or a `delete` writes (`x.read = ...`, `x.n++`, `delete x.read`), if any. */
+function writtenMember(node: SyntaxNode): SyntaxNode | null {
+  const target = node.type === 'AssignmentExpression' ? node.left : node.type === 'UpdateExpression' || (node.type === 'UnaryExpression' && node.operator === 'delete') ? node.argument : null;
+  return isNode(target) && target.type === 'MemberExpression' ? target : null;
+}
+
+/** The name of a member (`x.read`, `x['read']`) or of a property (`read: ...`, `read() {}`); null for a key computed otherwise. */
+function memberKey(node: SyntaxNode): string | null {
+  const key = (node.type === 'MemberExpression' ? node.property : node.key) as SyntaxNode | undefined;
+  if (!key) return null;
+  if (!node.computed && key.type === 'Identifier') return key.name as string;
+  return key.type === 'Literal' && typeof key.value === 'string' ? key.value : null;
 }
 
 /** Where each node kind holds a condition. */
@@ -252,6 +302,21 @@ function testedInCondition(node: unknown, tested: Set<string>): void {
   }
 }
 
+/**
+ * The names a condition tests as its truth, which may hold a test (`if (isNode)`, `!isNode ||`,
+ * `isNode && ready`): the condition itself, under `!`, or an operand of `&&`, `||`, `??`; not a
+ * name whose member or call is tested (`if (env.DEBUG)`).
+ */
+function conditionOperands(node: unknown, names: Set<SyntaxNode>): void {
+  if (!isNode(node)) return;
+  if (node.type === 'Identifier') names.add(node);
+  else if (node.type === 'UnaryExpression' && node.operator === '!') conditionOperands(node.argument, names);
+  else if (node.type === 'LogicalExpression') {
+    conditionOperands(node.left, names);
+    conditionOperands(node.right, names);
+  }
+}
+
 const FUNCTIONS = new Set(['FunctionExpression', 'ArrowFunctionExpression', 'FunctionDeclaration', 'ClassExpression', 'ClassDeclaration']);
 
 /** The function a call or `new` runs at once, where it is written: its callee, or the object of its `.call` or `.apply`. */
@@ -264,6 +329,24 @@ function calledAtOnce(node: SyntaxNode): SyntaxNode | null {
   }
   const runsBody = (callee.type === 'FunctionExpression' || callee.type === 'ArrowFunctionExpression') && callee.async !== true && callee.generator !== true;
   return runsBody ? callee : null;
+}
+
+/** The methods of an array that call their callback at once for each element, the element first. */
+const EVERY_ELEMENT = new Set(['forEach', 'map', 'filter', 'flatMap']);
+
+/**
+ * The callback an array literal's `forEach`, `map`, `filter` or `flatMap` calls at once, once for
+ * each element, the element first (`[read].forEach((f) => f())`): run where it is written, as a
+ * function called at once is, when the array has an element that is no spread. Not an async
+ * callback or a generator.
+ */
+function elementCallback(node: SyntaxNode): SyntaxNode | null {
+  const callee = node.callee as SyntaxNode | undefined;
+  const array = callee?.object as SyntaxNode | undefined;
+  if (node.type !== 'CallExpression' || callee?.type !== 'MemberExpression' || callee.computed || !EVERY_ELEMENT.has((callee.property as SyntaxNode).name as string)) return null;
+  if (array?.type !== 'ArrayExpression' || !(array.elements as Array<SyntaxNode | null>).some((element) => element !== null && element.type !== 'SpreadElement')) return null;
+  const callback = (node.arguments as SyntaxNode[])[0];
+  return isNode(callback) && (callback.type === 'FunctionExpression' || callback.type === 'ArrowFunctionExpression') && callback.async !== true && callback.generator !== true ? callback : null;
 }
 
 /**
@@ -313,10 +396,18 @@ function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boo
 }
 
 /**
- * Whether a function bound to a name (`function read() {...}`, `var read = () => ...`, esbuild's
- * `var o=()=>...`) is called by that name where the import runs (`read()`, `new Read()`): its body
- * then runs on import, as Chromium runs it. A name written again (`read = other`) is not followed,
- * nor a call through another name or a member, nor an async function or a generator.
+ * Whether a function is called where the import runs (README "Bundling real code"): its body then
+ * runs on import, as Chromium runs it. Followed: a call by the name it is bound to (`function
+ * read() {...}`, `var read = () => ...`, esbuild's `var o=()=>...`), by another name bound to it
+ * (`const f = read; f()`), by `.call` or `.apply` (`read.call(null)`), or as a member of an object
+ * held by a name (`const api = { read }; api.read()`, `const o = { read() {...} }; o.read()`).
+ * Each only while nothing may have replaced it: a name written again (`read = other`), an object
+ * handed to other code (`Object.assign(o, ...)`, `use(o)`), a member of its key written anywhere
+ * (`x.read = ...`), a later property or spread of the same object. An element of an array literal
+ * is called through the parameter of the callback its `forEach`, `map`, `filter` or `flatMap` runs
+ * at once (`[read].forEach((f) => f())`). Not followed: a function passed as a value to any other
+ * code (`use(read)`, `list.forEach(...)`), whose calls are that code's, nor an async function or a
+ * generator, which throw nothing into the import.
  */
 function calledOnImport(scope: Scope, shape: TreeShape): boolean {
   const block = scope.block as unknown as SyntaxNode;
@@ -325,18 +416,123 @@ function calledOnImport(scope: Scope, shape: TreeShape): boolean {
   shape.calledOnImport.set(block, false); // a function calling itself is no call on import
   // An async function's throw rejects its promise, a generator's body waits for `next()`: the import goes on.
   if (block.async === true || block.generator === true) return false;
-  const name = block.type === 'FunctionDeclaration' ? (block.id as SyntaxNode | null)?.name : shape.boundTo.get(block);
-  let variable = null;
-  for (let current = scope.upper; typeof name === 'string' && current !== null && variable === null; current = current.upper) variable = current.set.get(name) ?? null;
-  const rebound = variable?.references.some((reference) => reference.isWrite() && !reference.init) ?? true;
-  const called =
-    !rebound &&
-    variable!.references.some((reference) => {
-      const identifier = reference.identifier as unknown as SyntaxNode;
-      return shape.callees.has(identifier) && runsOnImport(reference.from, identifier.range?.[0] ?? -1, shape);
-    });
+  const held = new Set<Variable>();
+  let sites: CallSite[];
+  if (block.type === 'FunctionDeclaration') {
+    const name = (block.id as SyntaxNode | null)?.name;
+    const variable = shape.scopes.getDeclaredVariables(block as never).find((declared) => declared.name === name && declared.defs[0]?.type === 'FunctionName');
+    sites = variable ? variableCallSites(variable, shape, held) : [];
+  } else {
+    sites = heldValueCallSites(block, shape, held);
+  }
+  const called = sites.some(({ from, start }) => runsOnImport(from, start, shape));
   shape.calledOnImport.set(block, called);
   return called;
+}
+
+/** A call of a function: the scope it is made in and where it is written. */
+interface CallSite {
+  from: Scope;
+  start: number;
+}
+
+/** The calls of a value (a function, or a name read for one) through what holds it: the name a declarator binds it to, or the property of an object a name holds. */
+function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Variable>): CallSite[] {
+  const parent = shape.parents.get(value);
+  if (parent?.type === 'VariableDeclarator' && parent.init === value) {
+    const variable = declaredVariable(parent, shape);
+    return variable ? variableCallSites(variable, shape, held) : [];
+  }
+  if (parent?.type === 'Property' && parent.value === value) return propertyCallSites(parent, shape, held);
+  // An element of an array literal whose callback each element is handed to (`[read].forEach((f) => f())`): the calls of that parameter.
+  const method = parent?.type === 'ArrayExpression' ? shape.parents.get(parent) : undefined;
+  const call = method?.type === 'MemberExpression' && method.object === parent ? shape.parents.get(method) : undefined;
+  const callback = call?.type === 'CallExpression' && call.callee === method ? elementCallback(call) : null;
+  const element = (callback?.params as SyntaxNode[] | undefined)?.[0];
+  if (callback && element?.type === 'Identifier') {
+    const variable = shape.scopes.getDeclaredVariables(callback as never).find((declared) => declared.name === element.name);
+    return variable ? variableCallSites(variable, shape, held) : [];
+  }
+  return [];
+}
+
+/** The variable a declarator binding one name declares (`var read = ...`), if it does. */
+function declaredVariable(declarator: SyntaxNode, shape: TreeShape): Variable | null {
+  const id = declarator.id as SyntaxNode;
+  if (id.type !== 'Identifier') return null;
+  return shape.scopes.getDeclaredVariables(declarator as never).find((variable) => variable.name === id.name) ?? null;
+}
+
+/** Whether a variable keeps the value of its one declaration: declared once, written nowhere else. */
+function keepsItsValue(variable: Variable): boolean {
+  return variable.defs.length === 1 && !variable.references.some((reference) => reference.isWrite() && !reference.init);
+}
+
+/** The call a callee makes at once: `read()`, `new Read()`, `read.call(...)`, `read.apply(...)`. */
+function callOf(callee: SyntaxNode, shape: TreeShape): SyntaxNode | null {
+  const parent = shape.parents.get(callee);
+  if ((parent?.type === 'CallExpression' || parent?.type === 'NewExpression') && parent.callee === callee) return parent;
+  if (parent?.type !== 'MemberExpression' || parent.object !== callee || parent.computed) return null;
+  const method = (parent.property as SyntaxNode).name;
+  const call = shape.parents.get(parent);
+  return (method === 'call' || method === 'apply') && call?.type === 'CallExpression' && call.callee === parent ? call : null;
+}
+
+/** The calls of a function a variable holds: by its name, and through each other name or object property its value is put in. */
+function variableCallSites(variable: Variable, shape: TreeShape, held: Set<Variable>): CallSite[] {
+  if (held.has(variable) || !keepsItsValue(variable)) return [];
+  held.add(variable);
+  const sites: CallSite[] = [];
+  for (const reference of variable.references) {
+    if (reference.init) continue;
+    const identifier = reference.identifier as unknown as SyntaxNode;
+    if (callOf(identifier, shape)) sites.push({ from: reference.from, start: identifier.range?.[0] ?? -1 });
+    else sites.push(...heldValueCallSites(identifier, shape, held));
+  }
+  return sites;
+}
+
+/**
+ * The calls of a function an object literal's property holds (`{ read }`, `{ read() {...} }`), as
+ * a member of the one name the object is bound to (`api.read()`, `api.read.call(...)`). None when
+ * the property may be replaced first: a later property of its key or a spread, its key written
+ * through any member, the object handed anywhere but to a member read or an export.
+ */
+function propertyCallSites(property: SyntaxNode, shape: TreeShape, held: Set<Variable>): CallSite[] {
+  const key = memberKey(property);
+  const object = shape.parents.get(property);
+  if (key === null || property.kind !== 'init' || object?.type !== 'ObjectExpression' || shape.writtenKeys.has(key) || shape.writesThisByKey) return [];
+  const properties = object.properties as SyntaxNode[];
+  if (properties.slice(properties.indexOf(property) + 1).some((later) => later.type === 'SpreadElement' || memberKey(later) === key)) return [];
+  const declarator = shape.parents.get(object);
+  const variable = declarator?.type === 'VariableDeclarator' && declarator.init === object ? declaredVariable(declarator, shape) : null;
+  if (!variable || held.has(variable) || !keepsItsValue(variable)) return [];
+  held.add(variable);
+  const sites: CallSite[] = [];
+  for (const reference of variable.references) {
+    if (reference.init) continue;
+    const identifier = reference.identifier as unknown as SyntaxNode;
+    const parent = shape.parents.get(identifier);
+    if (parent?.type === 'ExportSpecifier') continue;
+    if (parent?.type !== 'MemberExpression' || parent.object !== identifier || memberKey(parent) === null) return [];
+    if (memberKey(parent) === key && callOf(parent, shape)) sites.push({ from: reference.from, start: identifier.range?.[0] ?? -1 });
+  }
+  return sites;
+}
+
+/**
+ * A name read in a condition whose variable keeps the value of a test (`const isNode =
+ * !!globalThis.process; if (isNode) ...`) guards the names that test tests, as the test written
+ * there would. A variable written again (`let isNode = ...; isNode = true`) guards nothing.
+ */
+function guardsHeldInVariables(shape: TreeShape): void {
+  for (const scope of shape.scopes.scopes) {
+    for (const reference of scope.references) {
+      if (!shape.conditionNames.has(reference.identifier as unknown as SyntaxNode) || !reference.resolved || !keepsItsValue(reference.resolved)) continue;
+      const names = shape.guardDeclarators.get(reference.resolved.defs[0]!.node as unknown as SyntaxNode);
+      for (const name of names ?? []) shape.tested.add(name);
+    }
+  }
 }
 
 /**
@@ -371,7 +567,7 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
     // A guard tested anywhere guards the reads that may not run, never one the import surely
     // makes: `if (typeof process < 'u') {...}` before `process.env.X` at the top level throws.
     if (use.guarded && !use.onImport) continue;
-    const where = namePlace(reads, sources, name) ?? { file: entry };
+    const where = readPlace(reads, code, sources, name, use) ?? { file: entry };
     const read = use.member === undefined ? name : `${name}.env.${use.member}`;
     const remedy = NODE_GLOBALS[name as NodeGlobal];
     if (use.onImport) {
@@ -397,11 +593,79 @@ function jsxNameUnbound(name: string, { chosenBy, factory, fragment }: JsxCompil
   return `this JSX compiles to ${calls} (${why}), and ${throws}. Import ${name} in each file writing JSX, or set "jsx": "react-jsx" in ${chosenBy.config} (with "jsxImportSource" for a library other than React, such as "preact")`;
 }
 
+/**
+ * Where a source writes the read told: the place of the parsed read in the code, mapped back to its
+ * source. A development build carries its inline source map; a build without one (production,
+ * `sourcemap=nomap`) has each source that writes the name compiled alone with a map, and parsed
+ * the same way: its read told, of the same member, where the import makes one if the module's does.
+ * Else the first place a source writes the read (`process.env.API_URL`, else the name) as a word.
+ */
+function readPlace(reads: PlacedReads, code: string, sources: readonly string[], name: string, use: FreeUse): { file: string; line: number; column: number } | null {
+  const mapped = use.at === undefined ? null : inlineMappedPlace(code, use.at);
+  const placed = mapped ? sourcePlace(reads, sources, name, mapped) : use.at === undefined ? null : placeCompiledAlone(reads, sources, name, use);
+  if (placed) return placed;
+  const member = use.member === undefined ? '' : `(?=\\s*\\.\\s*env\\s*\\.\\s*${use.member.replace(/\$/g, '\\$')}(?![\\w$]))`;
+  return (member ? namePlace(reads, sources, name, member) : null) ?? namePlace(reads, sources, name);
+}
+
+/** A mapped place of a read, checked against its source's text: the mapping nearest before the read may start the expression holding it, so the read is the name's first word from there on its line. */
+function sourcePlace(reads: PlacedReads, sources: readonly string[], name: string, mapped: MappedPlace): { file: string; line: number; column: number } | null {
+  const text = sources.includes(mapped.source) ? reads.text(mapped.source) : null;
+  const lineStart = text === null ? -1 : lineOffset(text, mapped.line);
+  if (text === null || lineStart < 0) return null;
+  const lineEnd = text.indexOf('\n', lineStart);
+  const rest = text.slice(lineStart + mapped.column, lineEnd < 0 ? undefined : lineEnd);
+  const at = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`).exec(rest)?.index;
+  return at === undefined ? null : { file: mapped.source, line: mapped.line, column: mapped.column + at + 1 };
+}
+
+const LOADERS: Readonly<Record<string, esbuild.Loader>> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx' };
+
+/**
+ * The read told of a build without a map, found in the first source that, compiled alone (as
+ * esbuild compiles it, `process.env.NODE_ENV` replaced), has a read of the name of the same member,
+ * made by the import when the module's is: only when such a build tells one, each source writing
+ * the name compiled once. A read the module makes through another source's call is placed where
+ * its own source makes one, or by the text.
+ */
+function placeCompiledAlone(reads: PlacedReads, sources: readonly string[], name: string, use: FreeUse): { file: string; line: number; column: number } | null {
+  const word = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`);
+  let first: { file: string; line: number; column: number } | null = null;
+  for (const file of sources) {
+    const loader = LOADERS[/\.[^./]+$/.exec(file)?.[0] ?? ''];
+    const text = loader ? reads.text(file) : null;
+    if (text === null || !word.test(text)) continue;
+    let compiled: string;
+    try {
+      compiled = esbuild.transformSync(text, { loader, sourcemap: 'inline', sourcefile: file, define: { 'process.env.NODE_ENV': '"production"' }, logLevel: 'silent' }).code;
+    } catch {
+      continue;
+    }
+    const alone = freeReferences(compiled, [name])?.get(name);
+    if (alone?.at === undefined || alone.member !== use.member) continue;
+    const mapped = inlineMappedPlace(compiled, alone.at);
+    const place = mapped && sourcePlace(reads, [file], name, mapped);
+    if (place && alone.onImport === use.onImport) return place;
+    first ??= place;
+  }
+  return first;
+}
+
+/** The offset where line `line` (from 1) of `text` starts; -1 past its end. */
+function lineOffset(text: string, line: number): number {
+  let at = 0;
+  for (let current = 1; current < line; current++) {
+    at = text.indexOf('\n', at) + 1;
+    if (at === 0) return -1;
+  }
+  return at;
+}
+
 // The first place a source writes `name` as a name read (not a property: `.name`, not a key
 // `{ name: ...}`, not the operand of `typeof`), outside a line comment or a string of its line:
 // the place only, as scope analysis of the output said that a read exists.
-function namePlace(reads: PlacedReads, sources: readonly string[], name: string): { file: string; line: number; column: number } | null {
-  const pattern = new RegExp(`(?<![\\w$.]|\\btypeof\\s*\\(?\\s*)${name}(?![\\w$])(?!\\s*:[^:])`, 'g');
+function namePlace(reads: PlacedReads, sources: readonly string[], name: string, followedBy = ''): { file: string; line: number; column: number } | null {
+  const pattern = new RegExp(`(?<![\\w$.]|\\btypeof\\s*\\(?\\s*)${name}(?![\\w$])(?!\\s*:[^:])${followedBy}`, 'g');
   for (const file of sources) {
     const text = reads.text(file);
     if (text === null) continue;

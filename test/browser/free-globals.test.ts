@@ -29,6 +29,10 @@ const THROWING = {
   static: { entry: 'static/index.ts', text: `class Config { static version = process.version; }\n${SHOW('Config.version')}`, thrown: 'process is not defined' },
   // A function called by its name where the import runs.
   named: { entry: 'named/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = apiUrl();\n${SHOW('url')}`, thrown: 'process is not defined' },
+  // A function called where the import runs through a member, another name, `.call`, or an array literal's forEach.
+  member: { entry: 'member/index.ts', text: `const config = {\n  apiUrl() {\n    return process.env.API_URL;\n  },\n};\nconst url = config.apiUrl();\n${SHOW('url')}`, thrown: 'process is not defined' },
+  alias: { entry: 'alias/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst read = apiUrl;\nconst url = read.call(null);\n${SHOW('url')}`, thrown: 'process is not defined' },
+  each: { entry: 'each/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nlet url = '';\n[apiUrl].forEach((read) => {\n  url = read();\n});\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.
   after: { entry: 'after/index.ts', text: `if (typeof process !== 'undefined') console.log('node');\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
 } as const;
@@ -45,7 +49,7 @@ function workspace(): string {
     'packages/app/package.json': json({
       name: '@g/app',
       version: '1.0.0',
-      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts' },
+      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts' },
     }),
     ...Object.fromEntries(
       Object.entries(THROWING_JSX).flatMap(([name, { tsconfig, text }]) => [
@@ -67,6 +71,14 @@ function workspace(): string {
     'packages/hbound/view/dom.ts': 'export const Fragment = "";\nexport function h(type: string, _props: unknown, ...children: string[]) {\n  return type ? `<${type}>${children.join("")}</${type}>` : children.join("");\n}\n',
     'packages/hbound/view/index.tsx': `import { h, Fragment } from './dom.ts';\nconst view = <><i>bound</i></>;\n${SHOW("'h ' + view")}`,
     ...Object.fromEntries(Object.values(THROWING).map(({ entry, text }) => [`packages/app/${entry}`, text])),
+    // A guard held in a variable, and a method replaced before its call: both run on a page.
+    'packages/app/held/index.ts': [
+      'const isNode = !!globalThis.process;',
+      'const config = { apiUrl: () => process.env.API_URL };',
+      "config.apiUrl = () => 'replaced';",
+      "const url = isNode ? process.env.API_URL : config.apiUrl();",
+      `${SHOW("'held ' + url")}`,
+    ].join('\n'),
     'packages/app/guarded/index.ts': `const url = typeof process !== 'undefined' && process.env.API_URL;\n${SHOW("'guarded ' + String(url)")}`,
     'packages/ui/package.json': json({ name: '@g/ui', version: '1.0.0', exports: { './view': './view/index.tsx' }, dependencies: { react: '18.0.0' } }),
     'packages/ui/tsconfig.json': json({ compilerOptions: { jsx: 'react-jsx' } }),
@@ -132,7 +144,7 @@ describe('names no browser defines, in Chromium', function () {
   it('runs on the preview a module guarding process with typeof, and JSX compiled by jsx: react-jsx, both valid', async function () {
     const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
     const shown: Record<string, string | null> = {};
-    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view']) {
+    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held']) {
       expect(statuses.get(specifier), specifier).to.equal('valid');
       const watched = await openPage(browser);
       try {
@@ -146,6 +158,9 @@ describe('names no browser defines, in Chromium', function () {
         await watched.page.close();
       }
     }
-    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound' });
+    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced' });
+    // The guard held in a variable guards the module's reads that may not run (the replaced method's too): not even a warning.
+    const held = (await service.report()).modules.find((m) => m.specifier === '@g/app/held')!;
+    expect((held.warnings ?? []).map(({ kind, line }) => ({ kind, line }))).to.deep.equal([]);
   });
 });

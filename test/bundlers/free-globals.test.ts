@@ -14,7 +14,8 @@ import { developmentVariant, productionVariant } from '../../src/workspace/varia
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const NAMES = ['process', 'global', 'Buffer', 'module', 'exports', 'React'];
-const uses = (code: string) => Object.fromEntries(freeReferences(code, NAMES) ?? [['unparsed', null]]);
+// Where each read is placed is asserted by its own test: the others judge what runs.
+const uses = (code: string) => Object.fromEntries([...(freeReferences(code, NAMES) ?? [['unparsed', null]])].map(([name, use]) => [name, use && (({ at: _at, ...judged }) => judged)(use)]));
 
 describe('freeReferences', () => {
   it('tells a read at the top level and in a static block from one in a function, a method or a field initializer', () => {
@@ -85,6 +86,83 @@ describe('freeReferences', () => {
     }
   });
 
+  // Each form was run in Chromium (esbuild's development and minified output, test/browser/free-globals.test.ts):
+  // those told onImport threw at import; a member or alias written again, and a guard held in a
+  // variable, ran.
+  it('tells a function called through a member, another name, call or apply, or an array literal\'s forEach or map, where the import runs as run on import', () => {
+    for (const code of [
+      'function read() { return process.env.X; } const api = { read }; const url = api.read();',
+      'function read() { return process.env.X; } var api = { read: read }; api.read.call(null);',
+      'var e={read(){return process.env.X}},n=e.read();',
+      'const o = { read: () => process.env.X }; export { o as api }; const url = o.read();',
+      'var o = { "read": function () { return process.env.X; } }; o["read"]();',
+      'function n(){return process.env.X}var e=n,o=e();',
+      'function read() { return process.env.X; } const f = read; const g = f; g();',
+      'function n(){return process.env.X}var e=n.call(null);',
+      'const read = () => process.env.X; read.apply(null, []);',
+      'function read() { return process.env.X; } const api = { read }; function start() { api.read(); } start();',
+      'function read() { return process.env.X; } [read].forEach((f) => f());',
+      'function r(){return process.env.X}var e=0;[r].forEach(n=>{e=n()});',
+      'const urls = [1, 2].map(() => process.env.X);',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+  });
+
+  it('tells a function that may be replaced before its call through a member or another name, or is passed to other code, as one in a function', () => {
+    for (const code of [
+      'const o = { read() { return process.env.X; } }; o.read = () => 1; o.read();',
+      'const o = { read() { return process.env.X; } }; Object.assign(o, other); o.read();',
+      'const o = { read() { return process.env.X; } }; use(o); o.read();',
+      'const o = { read() { return process.env.X; }, ...other }; o.read();',
+      'const o = { read() { return process.env.X; }, read: () => 1 }; o.read();',
+      'const o = { read() { return process.env.X; }, swap() { this[k] = null; } }; o.swap(); o.read();',
+      'let o = { read() { return process.env.X; } }; o = { read() {} }; o.read();',
+      'const o = { get read() { return process.env.X; } }; o.read;',
+      'function read() { return process.env.X; } let f = read; f = () => 1; f();',
+      'function read() { return process.env.X; } const api = { read }; if (ok) api.read();',
+      'function read() { return process.env.X; } [read].some((f) => f());',
+      'function read() { return process.env.X; } list.forEach((f) => f()); use(read);',
+      'function read() { return process.env.X; } [read].forEach(async (f) => f());',
+      'var none = []; [...none].forEach(() => process.env.X);',
+      'function read() { return process.env.X; } const api = { read }; export const later = () => api.read();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
+  // `const isNode = !!globalThis.process; if (isNode) ...` ran in Chromium; `isNode = true` after it threw.
+  it('tells a guard held in a variable that keeps its test, and not one written again or testing window', () => {
+    const guarded = { onImport: false, inFunction: true, guarded: true, member: 'X' };
+    for (const code of [
+      'const isNode = !!globalThis.process; if (isNode) console.log(process.env.X);',
+      'var o=!!globalThis.process,e="none";o&&(e=process.env.X);',
+      'const inNode = "process" in globalThis; export const url = inNode ? process.env.X : "";',
+      'const isNode = globalThis.process !== undefined; function url() { if (!isNode) return ""; return process.env.X; }',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: guarded });
+    }
+    for (const code of [
+      'let isNode = !!globalThis.process; isNode = true; if (isNode) console.log(process.env.X);',
+      'const isServer = typeof window === "undefined"; const url = isServer ? process.env.X : "";',
+      'const isNode = !!globalThis.process; if (other) console.log(process.env.X);',
+      'const env = Object(globalThis.process).env; if (env.DEBUG) console.log(process.env.X);',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+    // A guard guards the reads that may not run, never one the import makes.
+    expect(uses('const isNode = !!globalThis.process; if (isNode) f(process.env.A); var u = process.env.X;')).to.deep.equal({
+      process: { onImport: true, inFunction: true, guarded: true, member: 'X' },
+    });
+  });
+
+  it('places the read told: the first the import makes, else the first, as the parse found it', () => {
+    const code = 'function later() { return process.env.A; }\nvar u = process.env.B;\n';
+    expect(freeReferences(code, NAMES)!.get('process')).to.deep.equal({ onImport: true, inFunction: true, member: 'B', at: code.indexOf('process.env.B') });
+    const inFunctions = 'var a = () => global.x;\nvar b = () => global.y;\n';
+    expect(freeReferences(inFunctions, NAMES)!.get('global')!.at).to.equal(inFunctions.indexOf('global'));
+  });
+
   it('tells an async function or generator called at once, an instance field and a function a static field holds as run later', () => {
     const later = { onImport: false, inFunction: true };
     for (const code of [
@@ -145,6 +223,19 @@ describe('the free globals of a build, by variant', () => {
   it('gives the development and the minified production build of a browser the same diagnostics', async () => {
     expect(await judged(developmentVariant('browser'))).to.deep.equal(expected);
     expect(await judged(productionVariant('browser'))).to.deep.equal(expected);
+  });
+
+  // Before, the place was the first word `process` of the sources: line 2, a read in a function.
+  it('places the read the import makes, past another read of the same name: mapped by the development build, compiled alone for the minified one', async () => {
+    const twice = tempWorkspace({
+      'app/twice/index.ts': "import { greeting } from './greet.ts';\nexport function later(): string {\n  return process.env.API_URL ?? '';\n}\nexport const url: string = (process.env.API_URL as string) + greeting;\n",
+      'app/twice/greet.ts': "export const greeting: string = 'hi';\nexport const lazy = () => process.env.API_URL;\n",
+    });
+    const target: BundleTarget = { ...TARGET, specifier: '@t/app/twice', subpath: 'twice', dir: 'app/twice', entry: 'app/twice/index.ts' };
+    for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+      const result = collect(twice, target, 0, await esbuildApi.build(esbuildOptions(twice, [target], variant)), variant);
+      expect(result.errors.map(({ kind, file, line, column }) => ({ kind, file, line, column })), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: 'app/twice/index.ts', line: 5, column: 29 }]);
+    }
   });
 
   it('gives a build for node none', async () => {
