@@ -11,7 +11,6 @@
 // (esbuild's `__commonJS((exports, module) => ...)`) is no free reference, and deciding that is
 // what scope analysis is for. Only code holding one of the names as a word is parsed.
 import { parse } from 'acorn';
-import * as esbuild from 'esbuild';
 import { analyze, type Scope, type ScopeManager, type Variable } from 'eslint-scope';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
@@ -595,14 +594,15 @@ function jsxNameUnbound(name: string, { chosenBy, factory, fragment }: JsxCompil
 
 /**
  * Where a source writes the read told: the place of the parsed read in the code, mapped back to its
- * source. A development build carries its inline source map; a build without one (production,
- * `sourcemap=nomap`) has each source that writes the name compiled alone with a map, and parsed
- * the same way: its read told, of the same member, where the import makes one if the module's does.
- * Else the first place a source writes the read (`process.env.API_URL`, else the name) as a word.
+ * source by the development build's inline source map. A build without one (production,
+ * `sourcemap=none`), or a mapped place no source holds: the first place a source writes the read
+ * (`process.env.API_URL`, else the name) as a word.
  */
 function readPlace(reads: PlacedReads, code: string, sources: readonly string[], name: string, use: FreeUse): { file: string; line: number; column: number } | null {
   const mapped = use.at === undefined ? null : inlineMappedPlace(code, use.at);
-  const placed = mapped ? sourcePlace(reads, sources, name, mapped) : use.at === undefined ? null : placeCompiledAlone(reads, sources, name, use);
+  // A build without a map is not compiled again to place it: esbuild's synchronous compile would
+  // hold the service's one thread (its worker's start alone 0.7-0.9 s on a busy machine).
+  const placed = mapped ? sourcePlace(reads, sources, name, mapped) : null;
   if (placed) return placed;
   const member = use.member === undefined ? '' : `(?=\\s*\\.\\s*env\\s*\\.\\s*${use.member.replace(/\$/g, '\\$')}(?![\\w$]))`;
   return (member ? namePlace(reads, sources, name, member) : null) ?? namePlace(reads, sources, name);
@@ -617,38 +617,6 @@ function sourcePlace(reads: PlacedReads, sources: readonly string[], name: strin
   const rest = text.slice(lineStart + mapped.column, lineEnd < 0 ? undefined : lineEnd);
   const at = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`).exec(rest)?.index;
   return at === undefined ? null : { file: mapped.source, line: mapped.line, column: mapped.column + at + 1 };
-}
-
-const LOADERS: Readonly<Record<string, esbuild.Loader>> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx' };
-
-/**
- * The read told of a build without a map, found in the first source that, compiled alone (as
- * esbuild compiles it, `process.env.NODE_ENV` replaced), has a read of the name of the same member,
- * made by the import when the module's is: only when such a build tells one, each source writing
- * the name compiled once. A read the module makes through another source's call is placed where
- * its own source makes one, or by the text.
- */
-function placeCompiledAlone(reads: PlacedReads, sources: readonly string[], name: string, use: FreeUse): { file: string; line: number; column: number } | null {
-  const word = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`);
-  let first: { file: string; line: number; column: number } | null = null;
-  for (const file of sources) {
-    const loader = LOADERS[/\.[^./]+$/.exec(file)?.[0] ?? ''];
-    const text = loader ? reads.text(file) : null;
-    if (text === null || !word.test(text)) continue;
-    let compiled: string;
-    try {
-      compiled = esbuild.transformSync(text, { loader, sourcemap: 'inline', sourcefile: file, define: { 'process.env.NODE_ENV': '"production"' }, logLevel: 'silent' }).code;
-    } catch {
-      continue;
-    }
-    const alone = freeReferences(compiled, [name])?.get(name);
-    if (alone?.at === undefined || alone.member !== use.member) continue;
-    const mapped = inlineMappedPlace(compiled, alone.at);
-    const place = mapped && sourcePlace(reads, [file], name, mapped);
-    if (place && alone.onImport === use.onImport) return place;
-    first ??= place;
-  }
-  return first;
 }
 
 /** The offset where line `line` (from 1) of `text` starts; -1 past its end. */
