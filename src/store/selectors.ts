@@ -8,7 +8,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace, type PackageTable } from '../workspace/workspace-index.js';
 import { isCodeFile, SHARED_SEGMENT, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { filesRead } from '../workspace/files-read.js';
-import { unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
+import { linkedThroughSharedFiles, unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 
@@ -165,12 +165,14 @@ const importPlaces = (record: BuildRecord): readonly ImportRecord[] => (record.s
  * importers of a module rebuilt: README "Preview and stylesheet push").
  */
 export function selectLinkJudgement(state: ServiceState, record: BuildRecord): LinkJudgement | null {
-  if (!record.links?.imports) return null;
+  // The names its shared files import from each other and from other modules too (README "Shared files").
+  const links = linkedThroughSharedFiles(record.links, record.chunkLinks);
+  if (!links?.imports) return null;
   const linksOf = selectLinksOf(state);
   const kept = linkJudgements.get(record);
   if (kept && [...kept.consulted].every(([specifier, links]) => linksOf(specifier) === links)) return kept;
   const consulted = new Map<string, LinkNames | null | undefined>();
-  const { unlinked, unknown } = unlinkedNames(record.links, (specifier) => {
+  const { unlinked, unknown } = unlinkedNames(links, (specifier) => {
     const links = linksOf(specifier);
     consulted.set(specifier, links);
     return links;
