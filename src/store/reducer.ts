@@ -347,14 +347,15 @@ function wantDeepImports(draft: Draft<ServiceState>, workspace: WorkspaceModel, 
   }
 }
 
-// A package that lost its `exports` while running publishes every file: the deep imports the
+// A package that lost its `exports` (or is listed without any) while running publishes every file: the deep imports the
 // last builds already recorded of it are found now, as a build finding them would (README
 // "Exports and sources"), not only once each importer happens to build again. Only a package
 // opened by this read is looked for, so a read that opens none walks no build.
 function wantDeepImportsOfOpened(draft: Draft<ServiceState>, base: ServiceState, workspace: WorkspaceModel) {
   if (!base.workspaceRead) return;
-  const closedBefore = new Set(base.workspace.packages.filter((pkg) => !pkg.withoutExports).map((pkg) => pkg.name));
-  const opened = workspace.packages.filter((pkg) => pkg.withoutExports && closedBefore.has(pkg.name)).map((pkg) => pkg.name);
+  const openBefore = new Set(base.workspace.packages.filter((pkg) => pkg.withoutExports).map((pkg) => pkg.name));
+  // Listed anew too: its importers' deep imports were outside imports until now.
+  const opened = workspace.packages.filter((pkg) => pkg.withoutExports && !openBefore.has(pkg.name)).map((pkg) => pkg.name);
   if (opened.length === 0) return;
   for (const moduleBuilds of Object.values(base.builds)) {
     for (const variant of Object.values(moduleBuilds.variants)) {
