@@ -165,14 +165,13 @@ const importPlaces = (record: BuildRecord): readonly ImportRecord[] => (record.s
  * importers of a module rebuilt: README "Preview and stylesheet push").
  */
 export function selectLinkJudgement(state: ServiceState, record: BuildRecord): LinkJudgement | null {
-  // The names its shared files import from each other and from other modules too (README "Shared files").
-  const links = linkedThroughSharedFiles(record.links, record.chunkLinks);
-  if (!links?.imports) return null;
+  const judged = judgedLinksOf(record);
+  if (!judged?.imports) return null;
   const linksOf = selectLinksOf(state);
   const kept = linkJudgements.get(record);
   if (kept && [...kept.consulted].every(([specifier, links]) => linksOf(specifier) === links)) return kept;
   const consulted = new Map<string, LinkNames | null | undefined>();
-  const { unlinked, unknown } = unlinkedNames(links, (specifier) => {
+  const { unlinked, unknown } = unlinkedNames(judged, (specifier) => {
     const links = linksOf(specifier);
     consulted.set(specifier, links);
     return links;
@@ -181,6 +180,15 @@ export function selectLinkJudgement(state: ServiceState, record: BuildRecord): L
   const judgement: LinkJudgement = { diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, importPlaces(record))), pending: unknown.length > 0, building, consulted };
   linkJudgements.set(record, judgement);
   return judgement;
+}
+
+const judgedLinks = new WeakMap<BuildRecord, LinkNames | undefined>();
+
+/** The names a build's page links by: its own code's, and its shared files' imports too (README "Shared files"), once per record. */
+function judgedLinksOf(record: BuildRecord): LinkNames | undefined {
+  if (!record.chunkLinks) return record.links;
+  if (!judgedLinks.has(record)) judgedLinks.set(record, linkedThroughSharedFiles(record.links, record.chunkLinks));
+  return judgedLinks.get(record);
 }
 
 /**
