@@ -29,7 +29,10 @@ describe('a deep import of a package that drops its exports while running', func
       await waitFor(async () => JSON.stringify(await statuses()) === JSON.stringify({ '@p/lib': 'valid', '@p/lib/src/sub.ts': 'valid', '@p/app/main': 'valid' }), { what: 'the deep import found and every module valid' });
       const started = service.internals.log.events().flatMap((event) => (event.type === 'build.started' ? event.modules.map(({ module }) => `${module} ${event.reason}`) : []));
       expect(started.filter((line) => line.startsWith('@p/app/main'))).to.deep.equal(['@p/app/main startup']);
-      expect(started.filter((line) => line.startsWith('@p/lib/src/sub.ts'))).to.deep.equal(['@p/lib/src/sub.ts change']);
+      // Built once, or once more when its first build read the package.json as it was being written (an unverified input).
+      const sub = started.filter((line) => line.startsWith('@p/lib/src/sub.ts'));
+      expect(sub).to.not.deep.equal([]);
+      expect(new Set(sub)).to.deep.equal(new Set(['@p/lib/src/sub.ts change']));
     } finally {
       await service.close();
     }
