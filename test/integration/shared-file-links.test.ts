@@ -113,6 +113,29 @@ describe('names reached through shared files', function () {
     }
   });
 
+  it('list the importers of a shared file that imports a name a public module stopped exporting invalid, at that import in the shared file', async () => {
+    const root = sharedBetweenWorkspace();
+    writeFile(root, 'core.json', JSON.stringify({ packages: ['packages/lib', 'packages/other'] }));
+    writeFile(root, 'packages/other/package.json', JSON.stringify({ name: '@b/other', version: '1.0.0', exports: { './m': './m.ts' } }));
+    writeFile(root, 'packages/other/m.ts', 'export const k = 1;\n');
+    writeFile(root, 'packages/lib/package.json', JSON.stringify({ name: '@b/lib', version: '1.0.0', dependencies: { '@b/other': '1.0.0' }, exports: { './one': './src/one.ts', './two': './src/two.ts' } }));
+    writeFile(root, 'packages/lib/src/a.ts', "import { registry, extra } from './b.ts';\nimport { k } from '@b/other/m';\nexport const a = `${registry.length}${extra}${k}`;\n");
+    const service = await serve(root);
+    try {
+      expect(statuses(await service.report())).to.deep.equal({ '@b/lib/one': 'valid', '@b/lib/two': 'valid', '@b/other/m': 'valid' });
+      writeFile(root, 'packages/other/m.ts', 'export const renamed = 1;\n');
+      const told = (one: { kind: string; message: string; file?: string; line?: number; column?: number }) => `${one.kind} ${one.file}:${one.line}:${one.column} ${one.message.split(' (')[0]}`;
+      const expected = ['BUNDLE_ERROR packages/lib/src/a.ts:2:19 @b/other/m does not export "k"'];
+      expect((await service.report()).modules.map((module) => [module.specifier, module.status, module.diagnostics.map(told)])).to.deep.equal([
+        ['@b/lib/one', 'invalid', expected],
+        ['@b/lib/two', 'invalid', expected],
+        ['@b/other/m', 'valid', []],
+      ]);
+    } finally {
+      await service.close();
+    }
+  });
+
   it('keep the place of an import of a shared file across a restart from the build cache', async () => {
     const root = sharedLinksWorkspace();
     writeFile(root, 'packages/lib/src/user.ts', "import { leaf } from './mid';\nimport { x, gone } from './x';\nexport const user = leaf + x + gone;\n");
