@@ -543,6 +543,8 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
     for (const record of chunk.imports) if (specifiers.has(record.specifier)) queue.push(record.specifier);
   }
   if (reached.size === 0) return result;
+  // And where each shared file imports another: a name missing between two is told at its import in the first.
+  for (const chunk of reached.values()) sharedImports.push(...chunk.imports.filter((record) => specifiers.has(record.specifier)));
   const parts = [result, ...reached.values()];
   const inputs = [...new Set(parts.flatMap((part) => part.inputs))].sort();
   const read = new Set(parts.flatMap((part) => filesRead(part)));

@@ -8,6 +8,7 @@ import type { CoreEvent } from '../store/events.js';
 import { selectModuleStatus, selectReport, selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { VERSION } from '../version.js';
+import { DIAGNOSTIC_KINDS } from '../codes.js';
 import { changeTimer, linesBetween, shows, snapshotOf, untoldSnapshot, type LogLevel } from './live-lines.js';
 import type { TerminalStyle } from './terminal-style.js';
 
@@ -57,7 +58,11 @@ export function readyLine(state: ServiceState, readyMs: number, style: TerminalS
   // Those of the team's remote cache too (README "A team's remote cache"), told apart.
   const team = state.remoteCache?.hits ?? 0;
   const cached = (restored > team ? `, ${restored - team} from the build cache` : '') + (team > 0 ? `, ${team} from the team cache` : '');
-  const counts = `${plural(report.modules.length, 'module')}${cached}, ${invalid === 0 ? style.green('0 invalid') : style.red(`${invalid} invalid`)}`;
+  // A top-level error (a package.json that is not JSON: its package's modules gone, so not counted
+  // invalid) is counted too, so the line never says all is well while `✘` lines follow it.
+  const errors = report.diagnostics.filter((d) => DIAGNOSTIC_KINDS[d.kind].severity === 'error').length;
+  const workspaceErrors = errors === 0 ? '' : `, ${style.red(plural(errors, 'workspace error'))}`;
+  const counts = `${plural(report.modules.length, 'module')}${cached}, ${invalid === 0 && errors === 0 ? style.green('0 invalid') : style.red(`${invalid} invalid`)}${workspaceErrors}`;
   return `  ${style.green('✓')} ${style.dim('ready in')} ${style.bold(`${Math.round(readyMs)} ms`)}  ${style.dim('(')}${counts}${style.dim(')')}\n\n`;
 }
 

@@ -9,7 +9,7 @@ import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import type { Target } from '../workspace/variant.js';
 import { assetPath, codePath, stylesPath } from './output-paths.js';
 import type { InvalidModule } from './plan-distribution.js';
-import { unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
+import { linkedThroughSharedFiles, unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
 
 /** What a file of the distribution holds (its addresses' kinds are `OutputKind` of src/http/address.ts). */
 export type DistributedKind = 'code' | 'styles' | 'asset';
@@ -100,8 +100,10 @@ export function unlinkedModules(outcomes: readonly ModuleOutcome[]): Map<Written
   }
   const invalid = new Map<WrittenModule, InvalidModule>();
   for (const outcome of outcomes) {
-    if (outcome.status !== 'written' || !outcome.links?.imports) continue;
-    const { unlinked } = unlinkedNames(outcome.links, (specifier) => written.get(specifier));
+    if (outcome.status !== 'written') continue;
+    const links = linkedThroughSharedFiles(outcome.links, outcome.chunkLinks);
+    if (!links?.imports) continue;
+    const { unlinked } = unlinkedNames(links, (specifier) => written.get(specifier));
     if (unlinked.length > 0) invalid.set(outcome, { status: 'invalid', module: outcome.module, diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, [...outcome.imports, ...(outcome.sharedImports ?? [])])) });
   }
   return invalid;

@@ -41,9 +41,11 @@ export interface ManifestsDeps extends EffectScheduling {
 export function manifests$(_event$: Observable<CoreEvent>, state$: Observable<ServiceState>, deps: ManifestsDeps): Observable<Facts> {
   let current: ServiceState | undefined;
   return state$.pipe(
+    // A read that leaves the workspace stale (it opened a package whose deep imports its builds
+    // recorded: src/store/reducer.ts) reads again: each read's model is another object.
     map((state) => {
       current = state;
-      return !state.workspaceRead || state.workspaceStale;
+      return !state.workspaceRead || state.workspaceStale ? state.workspace : null;
     }),
     distinctUntilChanged(),
     filter(Boolean),

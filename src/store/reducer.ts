@@ -2,7 +2,7 @@
 // recorded log through it yields exactly the state the live service had (README "The event log, replay and state subscription").
 import { Immer, type Draft } from 'immer';
 import type { ImportRecord } from '../workspace/checks.js';
-import type { ModuleModel } from '../workspace/model.js';
+import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { pathRecord } from '../workspace/path-records.js';
 import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
@@ -132,6 +132,7 @@ const handlers: Handlers = {
     }
     const changed = builds.changed();
     if (changed) draft.builds = changed;
+    wantDeepImportsOfOpened(draft, base, workspace);
   },
 
   'workspace.unchanged': (draft, event) => {
@@ -172,7 +173,7 @@ const handlers: Handlers = {
 
   'output.requested': (draft, event, base) => {
     // A file of a package without `exports` asked for by address: found like an import of it.
-    wantDeepImports(draft, base, [{ specifier: event.module }]);
+    wantDeepImports(draft, base.workspace, [{ specifier: event.module }]);
     const builds = base.builds[event.module];
     const module = indexWorkspace(base.workspace).modules.get(event.module);
     if (!builds || !module || !isBuildable(module)) return;
@@ -261,7 +262,7 @@ function restoreBuilds(draft: Draft<ServiceState>, restored: EventOf<'cache.rest
     const variant = previous?.variants[key];
     if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
     const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...keptFindings({ warnings, shared, links, chunkLinks, sharedImports }) };
-    wantDeepImports(draft, base, imports);
+    wantDeepImports(draft, base.workspace, imports);
     builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
   }
   const changed = builds.changed();
@@ -281,7 +282,7 @@ function finishAll(draft: Draft<ServiceState>, base: ServiceState, events: reado
       event.type === 'build.succeeded'
         ? { build: event.build, outputs: event.outputs, errors: [], imports, inputs: event.inputs, ...(event.resolution?.length ? { resolution: sameList(variant.last?.resolution, event.resolution) } : {}), ...keptFindings(event) }
         : { build: event.build, outputs: null, errors: event.errors, imports, inputs: event.inputs };
-    wantDeepImports(draft, base, record.imports);
+    wantDeepImports(draft, base.workspace, record.imports);
     const unverified = Object.values(record.inputs).includes(UNVERIFIED);
     const earlier = earlierOutputs(variant, record);
     const finished: VariantState = { ...variant, last: record, ...(earlier ? { earlier } : {}), build: null, requested: false, seen: null, ...(unverified ? { generation: variant.generation + 1, status: 'pending' as const } : { status: 'done' as const }) };
@@ -358,13 +359,31 @@ export const keepsNoMoreDeepImports = (state: Pick<ServiceState, 'deepImports'>)
 // includes it, and one that is no module yet reads the workspace again at once, so the file it
 // names becomes a module before anything is answered. Kept though its module is there already:
 // a model restored from the build cache has it, and the next read must too.
-function wantDeepImports(draft: Draft<ServiceState>, base: ServiceState, imports: readonly { specifier: string }[]) {
+function wantDeepImports(draft: Draft<ServiceState>, workspace: WorkspaceModel, imports: readonly { specifier: string }[]) {
   let index: ReturnType<typeof indexWorkspace> | undefined;
   for (const { specifier } of imports) {
     if (keepsNoMoreDeepImports(draft)) return;
-    if (draft.deepImports?.includes(specifier) || !isDeepImport((index ??= indexWorkspace(base.workspace)), specifier)) continue;
+    if (draft.deepImports?.includes(specifier) || !isDeepImport((index ??= indexWorkspace(workspace)), specifier)) continue;
     (draft.deepImports ??= []).push(specifier);
     if (!index.modules.has(specifier)) draft.workspaceStale = true;
+  }
+}
+
+// A package that lost its `exports` (or is listed without any) while running publishes every file: the deep imports the
+// last builds already recorded of it are found now, as a build finding them would (README
+// "Exports and sources"), not only once each importer happens to build again. Only a package
+// opened by this read is looked for, so a read that opens none walks no build.
+function wantDeepImportsOfOpened(draft: Draft<ServiceState>, base: ServiceState, workspace: WorkspaceModel) {
+  if (!base.workspaceRead) return;
+  const openBefore = new Set(base.workspace.packages.filter((pkg) => pkg.withoutExports).map((pkg) => pkg.name));
+  // Listed anew too: its importers' deep imports were outside imports until now.
+  const opened = workspace.packages.filter((pkg) => pkg.withoutExports && !openBefore.has(pkg.name)).map((pkg) => pkg.name);
+  if (opened.length === 0) return;
+  for (const moduleBuilds of Object.values(base.builds)) {
+    for (const variant of Object.values(moduleBuilds.variants)) {
+      const imports = variant.last?.imports.filter((record) => opened.includes(parseBareSpecifier(record.specifier)?.packageName ?? ''));
+      if (imports?.length) wantDeepImports(draft, workspace, imports);
+    }
   }
 }
 

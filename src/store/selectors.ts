@@ -8,7 +8,7 @@ import { defaultVariant, variantKey } from '../workspace/variant.js';
 import { indexWorkspace, type PackageTable } from '../workspace/workspace-index.js';
 import { isCodeFile, SHARED_SEGMENT, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { filesRead } from '../workspace/files-read.js';
-import { unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
+import { linkedThroughSharedFiles, unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 import type { BuildOutputs } from './events.js';
@@ -177,12 +177,13 @@ const importPlaces = (record: BuildRecord): readonly ImportRecord[] => (record.s
  * importers of a module rebuilt: README "Preview and stylesheet push").
  */
 export function selectLinkJudgement(state: ServiceState, record: BuildRecord): LinkJudgement | null {
-  if (!record.links?.imports) return null;
+  const judged = judgedLinksOf(record);
+  if (!judged?.imports) return null;
   const linksOf = selectLinksOf(state);
   const kept = linkJudgements.get(record);
   if (kept && [...kept.consulted].every(([specifier, links]) => linksOf(specifier) === links)) return kept;
   const consulted = new Map<string, LinkNames | null | undefined>();
-  const { unlinked, unknown } = unlinkedNames(record.links, (specifier) => {
+  const { unlinked, unknown } = unlinkedNames(judged, (specifier) => {
     const links = linksOf(specifier);
     consulted.set(specifier, links);
     return links;
@@ -191,6 +192,15 @@ export function selectLinkJudgement(state: ServiceState, record: BuildRecord): L
   const judgement: LinkJudgement = { diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, importPlaces(record))), pending: unknown.length > 0, building, consulted };
   linkJudgements.set(record, judgement);
   return judgement;
+}
+
+const judgedLinks = new WeakMap<BuildRecord, LinkNames | undefined>();
+
+/** The names a build's page links by: its own code's, and its shared files' imports too (README "Shared files"), once per record. */
+function judgedLinksOf(record: BuildRecord): LinkNames | undefined {
+  if (!record.chunkLinks) return record.links;
+  if (!judgedLinks.has(record)) judgedLinks.set(record, linkedThroughSharedFiles(record.links, record.chunkLinks));
+  return judgedLinks.get(record);
 }
 
 /**

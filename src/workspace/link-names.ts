@@ -382,6 +382,24 @@ export interface UnlinkedName {
 }
 
 /**
+ * The names a module's page links by: those its own code imports (`links`), and those each shared
+ * file its build imports imports in turn (`chunkLinks`, README "Shared files"). A shared file is
+ * built alone, so esbuild never looks into the file it imports: a name missing there fails the
+ * page as one missing from the module's own import does, and is judged with them.
+ */
+export function linkedThroughSharedFiles(links: LinkNames | undefined, chunkLinks: Readonly<Record<string, LinkNames>> | undefined): LinkNames | undefined {
+  const chunks = Object.values(chunkLinks ?? {}).filter((chunk) => chunk.imports);
+  if (!links || chunks.length === 0) return links;
+  const imports = new Map<string, Set<string>>();
+  for (const { specifier, names } of [links, ...chunks].flatMap((part) => part.imports ?? [])) {
+    const wanted = imports.get(specifier) ?? new Set<string>();
+    for (const name of names) wanted.add(name);
+    imports.set(specifier, wanted);
+  }
+  return { ...links, imports: [...imports].map(([specifier, names]) => ({ specifier, names: [...names].sort() })) };
+}
+
+/**
  * The names `links` imports that the modules of the workspace do not export, judged with each
  * one's own link names (`linksOf`: undefined for a specifier that is no judged module, null for one
  * not known yet). `unknown`: targets not built yet, whose names are judged when they are.

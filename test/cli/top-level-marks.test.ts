@@ -3,6 +3,7 @@
 // esbuild marks an error and as a module's errors are, on the error level; a hint stays a `▲` warning.
 import { expect } from 'chai';
 import { linesBetween, snapshotOf, untoldSnapshot } from '../../src/cli/live-lines.js';
+import { readyLine } from '../../src/cli/run-terminal.js';
 import { terminalStyle } from '../../src/cli/terminal-style.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -33,5 +34,12 @@ describe('the terminal: the mark of a top-level diagnostic', function () {
     const lines = linesBetween(untoldSnapshot(state), snapshotOf(state), state, { style: terminalStyle(false), readSource: () => null, sinceChange: null });
     const told = lines.filter((line) => line.text.includes('MANIFEST_INVALID')).map((line) => [line.level, line.text.split('\n')[0]!.slice(0, 20)]);
     expect(told).to.deep.equal([['error', '✘ [MANIFEST_INVALID]']]);
+  });
+
+  // The ready line agrees with the ✘ line, /state's top-level diagnostic and the dashboard's "Workspace (1)".
+  it('counts it in the ready line, which says 0 invalid modules but never that all is well', async function () {
+    await service.report();
+    const state = service.internals.store.getState();
+    expect(readyLine(state, 12, terminalStyle(false))).to.equal('  ✓ ready in 12 ms  (1 module, 0 invalid, 1 workspace error)\n\n');
   });
 });

@@ -41,3 +41,14 @@ export const sharedLinksWorkspace = () =>
     ].join('\n'),
   });
 
+
+/** @b/lib: `one` and `two` import src/a.ts, which imports names of src/b.ts: both files shared, a.ts importing from b.ts. */
+export const sharedBetweenWorkspace = () =>
+  tempWorkspace({
+    'core.json': json({ packages: ['packages/lib'], preview: '@b/lib/one' }),
+    'packages/lib/package.json': json({ name: '@b/lib', version: '1.0.0', exports: { './one': './src/one.ts', './two': './src/two.ts' } }),
+    'packages/lib/src/b.ts': "export const registry: string[] = [];\nexport const extra = 'E';\n",
+    'packages/lib/src/a.ts': "import { registry, extra } from './b.ts';\nexport const a = `${registry.length}${extra}`;\n",
+    'packages/lib/src/one.ts': "import { a } from './a.ts';\ndocument.body.dataset.result = `one ${a}`;\n",
+    'packages/lib/src/two.ts': "import { a } from './a.ts';\nexport const two = a;\n",
+  });

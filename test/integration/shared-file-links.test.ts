@@ -9,7 +9,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { sharedLinksWorkspace } from '../helpers/shared-links-workspace.js';
+import { sharedBetweenWorkspace, sharedLinksWorkspace } from '../helpers/shared-links-workspace.js';
 import { writeFile } from '../helpers/workspace.js';
 
 const DEV = 'target=browser&format=esm&env=development&min=false&sourcemap=inline&types=false&css=false';
@@ -83,6 +83,54 @@ describe('names reached through shared files', function () {
       ]);
       writeFile(root, 'packages/lib/src/x.ts', "export const x = 'X';\nexport const y = 'Y';\nexport * from '@s/base/m';\n");
       expect(statuses(await service.report())).to.deep.equal(ALL_VALID);
+    } finally {
+      await service.close();
+    }
+  });
+
+  // Built alone, a shared file importing another is never looked into by esbuild either: a name
+  // missing between the two fails every importer's page as one missing from its own import does.
+  it('list the importers of a shared file that imports a name another shared file stopped exporting invalid, at that import, and valid again once it exports it', async () => {
+    const root = sharedBetweenWorkspace();
+    const service = await serve(root);
+    try {
+      const report = await service.report();
+      expect(statuses(report)).to.deep.equal({ '@b/lib/one': 'valid', '@b/lib/two': 'valid' });
+      writeFile(root, 'packages/lib/src/b.ts', 'export const registry: string[] = [];\n');
+      const edited = await service.report();
+      const told = (one: { kind: string; message: string; file?: string; line?: number; column?: number }) => `${one.kind} ${one.file}:${one.line}:${one.column} ${one.message.split(' (')[0]}`;
+      const expected = ['BUNDLE_ERROR packages/lib/src/a.ts:1:33 src/b.ts, a file several modules of @b/lib import'];
+      expect(edited.modules.map((module) => [module.specifier, module.status, module.diagnostics.map(told)])).to.deep.equal([
+        ['@b/lib/one', 'invalid', expected],
+        ['@b/lib/two', 'invalid', expected],
+      ]);
+      expect(edited.modules[0]!.diagnostics[0]!.message).to.include('does not export "extra"');
+      expect((await service.get(`/m/@b/lib@1.0.0/modules/one?${DEV}`)).status).to.equal(422);
+      writeFile(root, 'packages/lib/src/b.ts', "export const registry: string[] = [];\nexport const extra = 'E';\n");
+      expect(statuses(await service.report())).to.deep.equal({ '@b/lib/one': 'valid', '@b/lib/two': 'valid' });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('list the importers of a shared file that imports a name a public module stopped exporting invalid, at that import in the shared file', async () => {
+    const root = sharedBetweenWorkspace();
+    writeFile(root, 'core.json', JSON.stringify({ packages: ['packages/lib', 'packages/other'] }));
+    writeFile(root, 'packages/other/package.json', JSON.stringify({ name: '@b/other', version: '1.0.0', exports: { './m': './m.ts' } }));
+    writeFile(root, 'packages/other/m.ts', 'export const k = 1;\n');
+    writeFile(root, 'packages/lib/package.json', JSON.stringify({ name: '@b/lib', version: '1.0.0', dependencies: { '@b/other': '1.0.0' }, exports: { './one': './src/one.ts', './two': './src/two.ts' } }));
+    writeFile(root, 'packages/lib/src/a.ts', "import { registry, extra } from './b.ts';\nimport { k } from '@b/other/m';\nexport const a = `${registry.length}${extra}${k}`;\n");
+    const service = await serve(root);
+    try {
+      expect(statuses(await service.report())).to.deep.equal({ '@b/lib/one': 'valid', '@b/lib/two': 'valid', '@b/other/m': 'valid' });
+      writeFile(root, 'packages/other/m.ts', 'export const renamed = 1;\n');
+      const told = (one: { kind: string; message: string; file?: string; line?: number; column?: number }) => `${one.kind} ${one.file}:${one.line}:${one.column} ${one.message.split(' (')[0]}`;
+      const expected = ['BUNDLE_ERROR packages/lib/src/a.ts:2:19 @b/other/m does not export "k"'];
+      expect((await service.report()).modules.map((module) => [module.specifier, module.status, module.diagnostics.map(told)])).to.deep.equal([
+        ['@b/lib/one', 'invalid', expected],
+        ['@b/lib/two', 'invalid', expected],
+        ['@b/other/m', 'valid', []],
+      ]);
     } finally {
       await service.close();
     }
