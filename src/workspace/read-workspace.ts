@@ -55,26 +55,60 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
   if (!workspace.value) return model;
   model.preview = workspace.value.preview;
 
-  // A name taken twice is found without a walk of the packages read before.
-  const packagesByName = new Map<string, PackageModel>();
+  // Every manifest first: a name two listed packages write is known before either is taken.
+  const manifests = workspace.value.packages.map((dir) => manifestOf(reader, dir));
+  const contested = contestedNames(manifests);
   const tsconfigs = new Map<string, LoadedTsconfig>();
-  for (const dir of workspace.value.packages) readPackage(reader, read, list, model, { packagesByName, tsconfigs, known }, dir, deepImports);
+  for (const manifest of manifests) readPackage(reader, read, list, model, { contested, tsconfigs, known }, manifest, deepImports);
   model.selection = readSelection(read, model);
   return model;
 }
 
-/** What the packages of one read share: the names taken, the tsconfig files loaded, and the names known from before. */
+/** What the packages of one read share: the names contested, the tsconfig files loaded, and the names known from before. */
 interface ReadSoFar {
-  packagesByName: Map<string, PackageModel>;
+  contested: ReadonlyMap<string, readonly string[]>;
   tsconfigs: Map<string, LoadedTsconfig>;
   known: KnownIdentities;
 }
 
-/** Adds the package of `dir` and its modules to `model`; a package that cannot be read is told instead. */
-function readPackage(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel, { packagesByName, tsconfigs, known }: ReadSoFar, dir: string, deepImports: readonly string[]): void {
+/** A listed directory's package.json, read and parsed, not yet recorded as a source. */
+interface ListedManifest {
+  dir: string;
+  file: string;
+  packageJson: ReturnType<SourceReader['readText']>;
+  manifest: ReturnType<typeof parsePackageManifest> | null;
+}
+
+function manifestOf(reader: SourceReader, dir: string): ListedManifest {
   const file = dir === '.' ? 'package.json' : `${dir}/package.json`;
-  const packageJson = read(file);
-  if (!packageJson) {
+  const packageJson = reader.readText(file);
+  return { dir, file, packageJson, manifest: packageJson ? parsePackageManifest(packageJson.text, file) : null };
+}
+
+/**
+ * The names more than one listed package.json writes, each with those files in core.json's
+ * order. Neither package gets such a name (README "Workspaces"): handed to the one listed first,
+ * its importers would run the other package's code with nothing said.
+ */
+function contestedNames(manifests: readonly ListedManifest[]): Map<string, string[]> {
+  const filesByName = new Map<string, string[]>();
+  for (const { manifest, file } of manifests) {
+    const name = manifest?.value?.name;
+    if (name === undefined) continue;
+    const files = filesByName.get(name);
+    if (files) files.push(file);
+    else filesByName.set(name, [file]);
+  }
+  for (const [name, files] of filesByName) if (files.length < 2) filesByName.delete(name);
+  return filesByName;
+}
+
+/** Adds the package of `dir` and its modules to `model`; a package that cannot be read is told instead. */
+function readPackage(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel, { contested, tsconfigs, known }: ReadSoFar, listed: ListedManifest, deepImports: readonly string[]): void {
+  const { dir, file, packageJson, manifest } = listed;
+  // Recorded here, in the order the sources were always read in (test/workspace/read-workspace-model.json).
+  model.sources[file] = packageJson ? packageJson.hash : null;
+  if (!packageJson || !manifest) {
     const leaves = reader.leaves?.(dir) ?? false;
     const kind = leaves ? null : listedNotAFile(list, file);
     // Still the workspace's while it is away (README "Workspaces"): by the name it had, else
@@ -87,22 +121,22 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
     (model.unreadPackages ??= []).push({ dir, file, name: identity?.name ?? null, version: identity?.version ?? null, absent: true });
     return;
   }
-  const manifest = parsePackageManifest(packageJson.text, file);
   model.diagnostics.push(...manifest.diagnostics);
   if (!manifest.value) {
     (model.unreadPackages ??= []).push({ dir, file, ...readableIdentity(packageJson.text) });
     return;
   }
   const pkg = manifest.value;
-  const taken = packagesByName.get(pkg.name);
-  if (taken) {
-    const other = taken.dir === '.' ? 'package.json' : `${taken.dir}/package.json`;
-    model.diagnostics.push(manifestInvalid(file, `${file}: the package name "${pkg.name}" is already used by ${other}, listed before it in core.json; rename one of them`));
+  const rivals = contested.get(pkg.name)?.filter((other) => other !== file);
+  if (rivals) {
+    // An unread package of that name: its importers' imports are invalid, and its address
+    // answers this problem, as for any package.json not taken (README "Workspaces").
+    model.diagnostics.push(manifestInvalid(file, `${file}: the package name "${pkg.name}" is also written by ${rivals.join(' and ')} (core.json lists ${rivals.length === 1 ? 'both' : 'them all'}); none of them is served under that name and every import of it is invalid until one of them is renamed`));
+    (model.unreadPackages ??= []).push({ dir, file, name: pkg.name, version: pkg.version });
     return;
   }
   const packageModel: PackageModel = { name: pkg.name, version: pkg.version, dir, dependencies: pkg.dependencies, ...(pkg.rootMembers !== null ? { withoutExports: true as const } : {}), ...(pkg.browserDisabled.length > 0 ? { browserDisabled: pkg.browserDisabled } : {}) };
   model.packages.push(packageModel);
-  packagesByName.set(pkg.name, packageModel);
   const warnings: Diagnostic[] = [];
   const deepSubpaths = pkg.rootMembers === null ? [] : deepImports.map((specifier) => parseBareSpecifier(specifier)).filter((bare) => bare !== null && bare.packageName === pkg.name && bare.subpath !== '').map((bare) => bare!.subpath);
   const context: PackageContext = {

@@ -2,7 +2,7 @@
 // "Workspaces", "Exports and sources"): plain `exports`, targets mapped through outDir and a
 // tsconfig chain, `*` patterns of code and sheets, a package without `exports` imported deeply,
 // `paths` of a root tsconfig, module.json files (broken, alone, nested under another package),
-// a name taken twice, a missing package.json, bad targets, a selection. What the model of a
+// a name two packages write, a missing package.json, bad targets, a selection. What the model of a
 // read pins (test/workspace/read-workspace-model.test.ts).
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -12,7 +12,7 @@ export const MANY_SHAPES_DEEP_IMPORTS = ['@many/open/lib/util/helper.js', '@many
 export function manyShapesFiles(): Record<string, string> {
   const files: Record<string, string> = {
     'core.json': json({
-      packages: ['packages/plain', 'packages/built', 'packages/pattern', 'packages/open', 'packages/modules', 'packages/paths', 'packages/twin', 'packages/absent', 'packages/bad'],
+      packages: ['packages/plain', 'packages/built', 'packages/pattern', 'packages/open', 'packages/modules', 'packages/paths', 'packages/twin', 'packages/twin2', 'packages/absent', 'packages/bad'],
       preview: '@many/plain/m0',
     }),
     'tsconfig.json': json({ compilerOptions: { paths: { '@many/paths': ['./packages/paths/src/index.ts'] } } }),
@@ -58,8 +58,11 @@ export function manyShapesFiles(): Record<string, string> {
   files['packages/modules/modules/node_modules/dep/module.json'] = json({ entry: 'index.ts' });
   files['packages/paths/package.json'] = json({ name: '@many/paths', version: '1.0.0', module: 'dist/paths.mjs' });
   files['packages/paths/src/index.ts'] = 'export const paths = 1;\n';
-  files['packages/twin/package.json'] = json({ name: '@many/plain', version: '9.9.9', exports: { '.': './index.ts' } });
+  // Two packages writing one name: neither is taken (README "Workspaces").
+  files['packages/twin/package.json'] = json({ name: '@many/twin', version: '9.9.9', exports: { '.': './index.ts' } });
   files['packages/twin/index.ts'] = 'export const twin = 1;\n';
+  files['packages/twin2/package.json'] = json({ name: '@many/twin', version: '9.9.8', exports: { '.': './index.ts' } });
+  files['packages/twin2/index.ts'] = 'export const twin = 2;\n';
   files['packages/bad/package.json'] = json({ name: '@many/bad', version: '1.0.0', exports: { './out': '../outside.ts', './x y': './x.ts', './ok': './ok.js' }, dependencies: { '@many/plain': 5 } });
   return files;
 }

@@ -67,10 +67,18 @@ describe('readWorkspace', () => {
     ]);
   });
 
-  it('names the package that already uses a name, and keeps the first', () => {
-    const model = read({ first: { name: '@acme/app', exports: { './a': './a.ts' } }, second: { name: '@acme/app', exports: { './b': './b.ts' } } });
-    expect(model.packages.map((p) => p.dir)).to.deep.equal(['first']);
-    expect(model.diagnostics.map((d) => d.message)).to.deep.equal(['second/package.json: the package name "@acme/app" is already used by first/package.json, listed before it in core.json; rename one of them']);
+  it('gives a name two packages write to neither: both are unread by that name, each told of the other', () => {
+    const model = read({ first: { name: '@acme/app', exports: { './a': './a.ts' } }, second: { name: '@acme/app', version: '2.0.0', exports: { './b': './b.ts' } }, other: { name: '@acme/other', exports: { './c': './c.ts' } } });
+    expect(model.packages.map((p) => p.dir)).to.deep.equal(['other']);
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@acme/other/c']);
+    expect(model.unreadPackages).to.deep.equal([
+      { dir: 'first', file: 'first/package.json', name: '@acme/app', version: '1.0.0' },
+      { dir: 'second', file: 'second/package.json', name: '@acme/app', version: '2.0.0' },
+    ]);
+    expect(model.diagnostics.map((d) => [d.kind, d.file, d.message])).to.deep.equal([
+      ['MANIFEST_INVALID', 'first/package.json', 'first/package.json: the package name "@acme/app" is also written by second/package.json (core.json lists both); none of them is served under that name and every import of it is invalid until one of them is renamed'],
+      ['MANIFEST_INVALID', 'second/package.json', 'second/package.json: the package name "@acme/app" is also written by first/package.json (core.json lists both); none of them is served under that name and every import of it is invalid until one of them is renamed'],
+    ]);
   });
 
   it('warns about a package that publishes no module, saying how to declare one', () => {
@@ -431,7 +439,7 @@ describe('readWorkspace', () => {
     expect(model.diagnostics.map((d) => [d.kind, d.file, d.line, d.column])).to.deep.equal([['MANIFEST_INVALID', 'bad/package.json', 1, 22]]);
   });
 
-  it('keeps the directory and the readable name of each package.json it cannot take, a missing one without a name known, and none of a name taken twice', () => {
+  it('keeps the directory and the readable name of each package.json it cannot take, a missing one without a name known, and both of a name two write', () => {
     const model = readWorkspace(
       memoryReader({
         ...files({ app: { name: '@acme/app', exports: { './main': './main.ts' } }, twice: { name: '@acme/app' } }),
@@ -441,12 +449,14 @@ describe('readWorkspace', () => {
         'semver/package.json': json({ name: '@acme/semver', version: 'one' }),
       }),
     );
-    expect(model.packages.map((p) => p.name)).to.deep.equal(['@acme/app']);
+    expect(model.packages.map((p) => p.name)).to.deep.equal([]);
     expect(model.unreadPackages).to.deep.equal([
+      { dir: 'app', file: 'app/package.json', name: '@acme/app', version: '1.0.0' },
       { dir: 'cut', file: 'cut/package.json', name: '@acme/cut', version: '2.0.0' },
       { dir: 'unnamed', file: 'unnamed/package.json', name: null, version: '1.0.0' },
       { dir: 'semver', file: 'semver/package.json', name: '@acme/semver', version: 'one' },
       { dir: 'missing', file: 'missing/package.json', name: null, version: null, absent: true },
+      { dir: 'twice', file: 'twice/package.json', name: '@acme/app', version: '1.0.0' },
     ]);
     expect(read({ app: { name: '@acme/app', exports: { './main': './main.ts' } } })).to.not.have.property('unreadPackages');
   });
@@ -490,12 +500,6 @@ describe('readWorkspace', () => {
       expect(back.packages.map((p) => p.name)).to.deep.equal(['@acme/app', '@acme/lib']);
       expect(back).to.not.have.property('unreadPackages');
     });
-  });
-
-  it('reports a package name used twice and keeps the first package', () => {
-    const model = read({ one: { name: '@acme/app' }, two: { name: '@acme/app' } });
-    expect(model.packages.map((p) => p.dir)).to.deep.equal(['one']);
-    expect(model.diagnostics[0]).to.include({ kind: 'MANIFEST_INVALID', file: 'two/package.json' });
   });
 
   it('reports a missing or broken core.json and declares nothing', () => {

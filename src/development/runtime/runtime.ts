@@ -7,7 +7,8 @@
 // - reloads the page when the code of a module it loaded changes (README "Preview and
 //   stylesheet push": the setting that turns it off), or an asset it fetched at its plain address
 //   (no version) is saved with new content, and a page that failed to load once every module it
-//   failed on builds again;
+//   failed on builds again, and a page whose import map the service would now write otherwise (a
+//   `workspace` message: a package renamed under its importer);
 // - shows the warnings as they come and go, in a pill apart from the errors, and the
 //   workspace's own diagnostics (a broken manifest) with the errors;
 // - reconnects after the service restarts, then refreshes every sheet, shows only the
@@ -350,7 +351,8 @@ function handle(message: Message): void {
     // A manifest fixed may be what the page failed on: a package whose package.json was broken
     // answers that problem, not its code (README "Workspaces"), and comes back with no build.
     if (fixed && (failedOn.size > 0 || failedUnnamed)) reload();
-    else recheckFailedPage();
+    else if (failedOn.size > 0 || failedUnnamed) recheckFailedPage();
+    else recheckImportMap();
     return;
   }
   // Whichever module the page loads: another module's code may name the asset by its address.
@@ -400,26 +402,65 @@ async function reloadIfCodeChanged(): Promise<void> {
   overlay.render();
 }
 
-/** Whether the service would now serve this page whole (no diagnostics) with other modules or addresses. */
+/**
+ * Whether the service would now serve this page whole (no diagnostics) with other modules or
+ * addresses, or another import map: a package renamed under its importers maps their import
+ * elsewhere with no code of the page changed (README "Preview and stylesheet push").
+ */
 async function servedPageDiffers(): Promise<boolean> {
   const served = await servedPage();
   if (page === null || served === null || served.broken || reloading) return false;
   const same = (a: string[], b: string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
-  return !(same(page.modules, served.modules) && same(page.addresses, served.addresses));
+  return !(same(page.modules, served.modules) && same(page.addresses, served.addresses) && sameImports(importMapOf(document), served.imports));
 }
 
 /** What the service says about this page now; null for an error page or no answer (the push tells the rest). */
-async function servedPage(): Promise<(NonNullable<typeof page> & { broken: boolean }) | null> {
+async function servedPage(): Promise<(NonNullable<typeof page> & { broken: boolean; imports: Record<string, string> }) | null> {
   try {
     const answer = await fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' });
     if (!answer.ok) return null;
     const served = new DOMParser().parseFromString(await answer.text(), 'text/html');
     const described = JSON.parse(served.getElementById('core-page')?.textContent || 'null') as typeof page;
     const diagnostics = JSON.parse(served.getElementById('core-diagnostics')?.textContent || '[]') as Diagnostic[];
-    return described && { ...described, broken: diagnostics.length > 0 };
+    return described && { ...described, broken: diagnostics.length > 0, imports: importMapOf(served) };
   } catch {
     return null;
   }
+}
+
+/** The `imports` of a page's import map; none when it has none, or none readable. */
+function importMapOf(doc: Document): Record<string, string> {
+  try {
+    return (JSON.parse(doc.querySelector('script[type="importmap"]')?.textContent || '{}') as { imports?: Record<string, string> }).imports ?? {};
+  } catch {
+    return {};
+  }
+}
+
+function sameImports(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((specifier) => Object.hasOwn(b, specifier) && a[specifier] === b[specifier]);
+}
+
+// A `workspace` message tells that what a page can name changed (a package renamed, a module
+// declared or dropped): the page asks the service which page it would serve now, and ends as a
+// fresh load would when that page maps its imports elsewhere, as for a `code` message; the same
+// page, or a broken one (the overlay tells why), changes nothing. One question at a time.
+let mapCheck: Promise<void> | null = null;
+let mapCheckAgain = false;
+function recheckImportMap(): void {
+  if (mapCheck) {
+    mapCheckAgain = true;
+    return;
+  }
+  mapCheck = (async () => {
+    do {
+      mapCheckAgain = false;
+      await reloadIfCodeChanged();
+    } while (mapCheckAgain && !reloading);
+  })().finally(() => {
+    mapCheck = null;
+  });
 }
 
 // Under this key while the service does not answer: shown once a try to connect again failed,
@@ -484,13 +525,7 @@ function loadFailed(address: string, message: string): void {
 }
 
 async function diagnoseEntry(): Promise<void> {
-  const map = (() => {
-    try {
-      return (JSON.parse(document.querySelector('script[type="importmap"]')?.textContent || '{}') as { imports?: Record<string, string> }).imports ?? {};
-    } catch {
-      return {};
-    }
-  })();
+  const map = importMapOf(document);
   let found = 0;
   // Only what the page loads: a module of the entry's package it never imports is no reason.
   for (const address of new Set(Object.values(map).filter((address) => page === null || page.addresses.includes(address)))) {
