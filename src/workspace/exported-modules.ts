@@ -1,6 +1,7 @@
 // The modules a package publishes by `exports` ("." and "./<subpath>", patterns expanded):
 // each target that is, or maps back to, a source entry point (README "Exports and sources");
 // and, without `exports`, each file a workspace module imports by deep specifier.
+import { dataExportReason } from './data-exports.js';
 import { diagnostic, manifestInvalid } from './diagnostics.js';
 import { isSubpath } from './module-manifest.js';
 import { declareModule, newModule, type PackageContext } from './package-context.js';
@@ -11,12 +12,19 @@ import { ROOT_SUBPATH } from './specifiers.js';
 // Targets that are code entry points; `.d.ts` files and data are not modules.
 const SOURCE_FILE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/;
 const DECLARATION_FILE = /\.d\.[cm]?ts$/;
+const STYLESHEET_FILE = /\.css$/;
 
 /** Declares the modules of the package's `exports` in `context`. */
 export function declareExportedModules(context: PackageContext, sources: SourceFinder): void {
   for (const [key, targets] of Object.entries(context.pkg.exports)) {
-    if (targets.length === 0 || key === './package.json') continue; // null excludes, as in Node; package.json is data
+    if (targets.length === 0) continue; // null excludes, as in Node
     if (key !== '.' && !key.startsWith('./')) continue;
+    // The package's own manifest, exported by convention for tools that read a version: data,
+    // with no warning, as nearly every published package has it (README "Exports and sources").
+    if (key === './package.json') {
+      (context.dataExports ??= {})['package.json'] = targets[0]!;
+      continue;
+    }
     if (key.includes('*')) declarePatternModules(context, sources, key, targets);
     else declareExportedModule(context, sources, key, targets);
   }
@@ -77,10 +85,17 @@ function declareExportedModule(context: PackageContext, sources: SourceFinder, k
     declareModule(context, newModule(pkg, subpath, dirOf(entry), entry), packageFile);
     return;
   }
-  // Other targets that are not code (JSON, an image) publish no module. A code target
+  // Other targets that are not code (JSON, an image) publish no module, while Node resolves the
+  // name: said at the package, and to an importer (README "Exports and sources"). A code target
   // that is not there is still the module: invalid, saying what was looked at.
   const first = targets.find((target) => SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target));
-  if (first === undefined) return;
+  if (first === undefined) {
+    if (key !== '.' && !targets.some((target) => SOURCE_FILE.test(target) || STYLESHEET_FILE.test(target))) {
+      (context.dataExports ??= {})[subpath] = targets[0]!;
+      context.warnings.push(diagnostic('EXPORTS_NAME_UNPUBLISHABLE', `${packageFile}: exports["${key}"] -> "${targets[0]}" ${dataExportReason(pkg.name, subpath, targets[0]!)}`, { file: packageFile }));
+    }
+    return;
+  }
   const missing = joinRelative(dir, normalizeRelative(first)!);
   const module = newModule(pkg, subpath, dirOf(missing), missing);
   if (!/\.[cm]?tsx?$/.test(first)) module.diagnostics.push(manifestInvalid(packageFile, noSourceMessage(context, key, first, found.looked, sources)));
