@@ -225,8 +225,13 @@ describe('exports patterns against Node', () => {
       'packages/lib/package.json': json({
         name: '@p/lib',
         version: '1.0.0',
-        exports: { './util': './util/index.ts', './data': './data/d.json', './logo': { default: './logo.svg' }, './package.json': './package.json', './theme': './theme.css', './types': { types: './types.d.ts' } },
+        exports: { './util': './util/index.ts', './data': './data/d.json', './logo': { default: './logo.svg' }, './package.json': './package.json', './theme': './theme.css', './types': { types: './types.d.ts' }, './cfg': './cfg/c.json' },
+        core: { modules: '.' },
       }),
+      // A module.json makes "cfg" a module after all: no warning, nothing kept for importers.
+      'packages/lib/cfg/module.json': json({}),
+      'packages/lib/cfg/index.ts': 'export const c = 1;\n',
+      'packages/lib/cfg/c.json': '{}',
       'packages/lib/util/index.ts': "export const u = 'u';\n",
       'packages/lib/data/d.json': '{"k":"jv"}',
       'packages/lib/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
@@ -234,7 +239,7 @@ describe('exports patterns against Node', () => {
       'packages/lib/types.d.ts': 'export declare const t: 1;\n',
     };
     const model = readWorkspace(memoryReader(files));
-    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@p/lib/theme', '@p/lib/util']);
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@p/lib/cfg', '@p/lib/theme', '@p/lib/util']);
     expect(model.diagnostics).to.deep.equal([]);
     expect(model.warnings?.map((w) => [w.kind, w.file])).to.deep.equal([
       ['EXPORTS_NAME_UNPUBLISHABLE', 'packages/lib/package.json'],
