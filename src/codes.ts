@@ -208,8 +208,8 @@ export const DIAGNOSTIC_KINDS = {
   EXPORTS_NAME_UNPUBLISHABLE: {
     severity: 'warning',
     scope: 'top-level',
-    when: 'an `exports` `*` pattern matches a file whose subpath is not one this service can publish (a segment with a character other than a letter, digit, `.`, `_` or `-`: `über.ts`, `a b.ts`); the file is no module, the others the pattern matches are (README "Exports and sources")',
-    remedy: 'rename the file to letters, digits, `.`, `_` and `-`, or exclude it with a `null` key',
+    when: 'an `exports` `*` pattern matches a file whose subpath is not one this service can publish (a segment with a character other than a letter, digit, `.`, `_` or `-`: `über.ts`, `a b.ts`); the file is no module, the others the pattern matches are. Or an exact `exports` key (but `"./package.json"`) maps to a file that is neither code nor a stylesheet (`"./data": "./data/d.json"`): Node resolves the name, this service publishes no module for it (README "Exports and sources")',
+    remedy: 'rename the file to letters, digits, `.`, `_` and `-`, or exclude it with a `null` key; for data, make the key a module that re-exports it (`export { default } from \'./d.json\' with { type: \'json\' }`), imported without `{ type: \'json\' }`',
   },
   PREVIEW_STYLESHEET_UNLINKED: {
     severity: 'warning',

@@ -436,7 +436,7 @@ function reachedFrom(metafile: esbuild.Metafile, entryPoint: string | undefined)
 }
 
 // A failed build: its diagnostics, and the files whose change could fix it.
-export function failed(root: string, target: BundleTarget, messages: esbuild.Message[]): BundleResult {
+export function failed(root: string, target: BundleTarget, messages: esbuild.Message[], warnings: readonly esbuild.Message[] = []): BundleResult {
   const inputs = new Set<string>([target.entry, `${target.dir}/`]);
   const errors: Diagnostic[] = [];
   for (const message of messages) {
@@ -446,7 +446,7 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
     const cssModuleScript = message.pluginName === CSS_MODULE_SCRIPTS && message.detail === CSS_MODULE_SCRIPT_REFUSED;
     const text = cssModuleScript
       ? `a CSS module script (with { type: 'css' }) needs its sheet declared under "assets" in the module.json beside the module's entry, and a relative import of it (by bare specifier the import map maps it to code): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`
-      : message.text.split(root + path.sep).join('');
+      : (caseMismatch(message, warnings) ?? message.text).split(root + path.sep).join('');
     errors.push(
       diagnostic(cssModuleScript ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
     );
@@ -465,6 +465,22 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
     }
   }
   return { specifier: target.specifier, code: null, styles: null, inputs: [...inputs].sort(), imports: [], errors };
+}
+
+// An import whose case differs from its file's (`./Helper`, file `helper.ts`) on a file system
+// that tells cases apart: esbuild finds the file by its case-blind listing, then fails to read
+// it by the name written ("Cannot read file"), and says which name the disk has in a warning at
+// the same import. Said as one error, that names the case and keeps esbuild's hint (README
+// "Bundling real code"), where "Cannot read file" alone reads like an I/O fault.
+function caseMismatch(error: esbuild.Message, warnings: readonly esbuild.Message[]): string | null {
+  const unreadable = /^Cannot read file: (.+)$/.exec(error.text);
+  if (!unreadable || !error.location) return null;
+  const at = error.location;
+  const hint = warnings.find(({ id, location }) => id === 'different-path-case' && location?.file === at.file && location.line === at.line && location.column === at.column);
+  const names = hint && /^Use "([^"]+)" instead of "([^"]+)"/.exec(hint.text);
+  if (!hint || !names) return null;
+  const written = at.lineText.slice(at.column, at.column + at.length).replace(/^["'`]|["'`]$/g, '');
+  return `the import "${written}" names ${names[2]}, but the file on disk is ${names[1]}: the names differ in case, which this file system tells apart; write the import with the file's case, or rename the file (esbuild: ${hint.text})`;
 }
 
 /** A module whose entry is a stylesheet (a `.css` target of `exports`). */

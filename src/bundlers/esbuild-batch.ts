@@ -99,7 +99,7 @@ async function buildRecordingReads(root: string, buildOptions: BuildOptionsOf, t
     return { result: await esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] }), read };
   } catch (error) {
     if (!isBuildFailure(error)) throw error;
-    return { failure: withReads(failed(root, target, error.errors), read) };
+    return { failure: withReads(failed(root, target, error.errors, error.warnings), read) };
   }
 }
 

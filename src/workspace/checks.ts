@@ -2,6 +2,7 @@
 // compatible versions, no built-ins in browser modules, only public modules imported.
 // Pure, so a package.json edit changes a module's diagnostics without a rebuild.
 import semver from 'semver';
+import { dataExportReason } from './data-exports.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { lineAndColumn } from './json.js';
 import type { ModuleModel, PackageModel, WorkspaceModel } from './model.js';
@@ -109,6 +110,12 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
       return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}", which names no file of ${target.name}: a package without "exports" publishes each of its files as Node resolves it (${target.dir}/${bare.subpath}, or the source it is built from)`, where);
     }
     const available = (index.modulesOf.get(target.name) ?? []).map((m) => m.specifier);
+    // A name `exports` maps to data (JSON, an image): Node resolves it, the service publishes no
+    // module for it; the importer hears why, not that the manifest lacks it (README "Exports and sources").
+    const data = target.dataExports && Object.hasOwn(target.dataExports, bare.subpath) ? target.dataExports[bare.subpath]! : null;
+    if (data !== null) {
+      return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["./${bare.subpath}"] of ${target.dir}/package.json maps it to "${data}", which ${dataExportReason(target.name, bare.subpath, data)}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
+    }
     // A name no address can carry: a `*` pattern matching its file skips it (README "Exports and sources").
     const unpublishable = bare.subpath !== '' && !isSubpath(bare.subpath) ? ` ("${bare.subpath}" is not a subpath this service can publish: segments of letters, digits, ".", "_", "-")` : '';
     return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}", which is not a public module of ${target.name}${unpublishable}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);

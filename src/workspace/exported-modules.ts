@@ -1,6 +1,7 @@
 // The modules a package publishes by `exports` ("." and "./<subpath>", patterns expanded):
 // each target that is, or maps back to, a source entry point (README "Exports and sources");
 // and, without `exports`, each file a workspace module imports by deep specifier.
+import { dataExportReason } from './data-exports.js';
 import { diagnostic, manifestInvalid } from './diagnostics.js';
 import { isSubpath } from './module-manifest.js';
 import { declareModule, newModule, type PackageContext } from './package-context.js';
@@ -11,15 +12,41 @@ import { ROOT_SUBPATH } from './specifiers.js';
 // Targets that are code entry points; `.d.ts` files and data are not modules.
 const SOURCE_FILE = /\.(?:[cm]?tsx?|[cm]?jsx?)$/;
 const DECLARATION_FILE = /\.d\.[cm]?ts$/;
+const STYLESHEET_FILE = /\.css$/;
+// Keyed by subpaths from the manifest: without a prototype, `__proto__` is a name like any other.
+const dataTable = (): Record<string, string> => Object.create(null) as Record<string, string>;
 
 /** Declares the modules of the package's `exports` in `context`. */
 export function declareExportedModules(context: PackageContext, sources: SourceFinder): void {
   for (const [key, targets] of Object.entries(context.pkg.exports)) {
-    if (targets.length === 0 || key === './package.json') continue; // null excludes, as in Node; package.json is data
+    if (targets.length === 0) continue; // null excludes, as in Node
     if (key !== '.' && !key.startsWith('./')) continue;
+    // The package's own manifest, exported by convention for tools that read a version: data,
+    // with no warning, as nearly every published package has it (README "Exports and sources").
+    if (key === './package.json') {
+      (context.dataExports ??= dataTable())['package.json'] = targets[0]!;
+      continue;
+    }
     if (key.includes('*')) declarePatternModules(context, sources, key, targets);
     else declareExportedModule(context, sources, key, targets);
   }
+}
+
+/**
+ * After every declaration: each `exports` name kept as data that no module.json made a module
+ * after all is said at the package (`EXPORTS_NAME_UNPUBLISHABLE`), but the conventional
+ * `"./package.json"`, metadata with nothing to fix (README "Exports and sources").
+ */
+export function warnDataExports(context: PackageContext): void {
+  const { dataExports, pkg, packageFile } = context;
+  if (!dataExports) return;
+  for (const subpath of Object.keys(dataExports)) {
+    if (context.modules.some((module) => module.subpath === subpath)) delete dataExports[subpath];
+    else if (subpath !== 'package.json') {
+      context.warnings.push(diagnostic('EXPORTS_NAME_UNPUBLISHABLE', `${packageFile}: exports["./${subpath}"] -> "${dataExports[subpath]}" ${dataExportReason(pkg.name, subpath, dataExports[subpath]!)}`, { file: packageFile }));
+    }
+  }
+  if (Object.keys(dataExports).length === 0) delete context.dataExports;
 }
 
 /** Without `exports`: a file a workspace module imports by deep specifier, resolved as Node resolves it (the file itself, or the source it maps back to); never inside node_modules. */
@@ -77,10 +104,14 @@ function declareExportedModule(context: PackageContext, sources: SourceFinder, k
     declareModule(context, newModule(pkg, subpath, dirOf(entry), entry), packageFile);
     return;
   }
-  // Other targets that are not code (JSON, an image) publish no module. A code target
+  // Other targets that are not code (JSON, an image) publish no module, while Node resolves the
+  // name: said at the package, and to an importer (README "Exports and sources"). A code target
   // that is not there is still the module: invalid, saying what was looked at.
   const first = targets.find((target) => SOURCE_FILE.test(target) && !DECLARATION_FILE.test(target));
-  if (first === undefined) return;
+  if (first === undefined) {
+    if (key !== '.' && !targets.some((target) => SOURCE_FILE.test(target) || STYLESHEET_FILE.test(target))) (context.dataExports ??= dataTable())[subpath] = targets[0]!;
+    return;
+  }
   const missing = joinRelative(dir, normalizeRelative(first)!);
   const module = newModule(pkg, subpath, dirOf(missing), missing);
   if (!/\.[cm]?tsx?$/.test(first)) module.diagnostics.push(manifestInvalid(packageFile, noSourceMessage(context, key, first, found.looked, sources)));

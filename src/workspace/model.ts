@@ -29,6 +29,12 @@ export interface PackageModel {
   withoutExports?: true;
   /** The bare names its package.json's `browser` field maps (README "Bundling real code"); absent when none. */
   browserDisabled?: string[];
+  /**
+   * Exact `exports` keys whose target is neither code nor a stylesheet (`"./data": "./data/d.json"`,
+   * `"./package.json"`), subpath to target: Node resolves them, this service publishes no module
+   * for them, and an importer is told so (README "Exports and sources"). Absent when none.
+   */
+  dataExports?: Record<string, string>;
 }
 
 /**

@@ -29,6 +29,8 @@ export interface PackageContext {
   warnings: Diagnostic[];
   /** The package's modules, declared so far. */
   modules: ModuleModel[];
+  /** `exports` names whose target is no module this service publishes (JSON, an image), subpath to target: `PackageModel.dataExports`. */
+  dataExports?: Record<string, string>;
   /** The tsconfig files loaded so far in this read of the workspace, shared by its packages. */
   tsconfigs?: Map<string, LoadedTsconfig>;
 }

@@ -3,7 +3,7 @@
 // then each module's bundler.
 import { assignBundlers } from './module-bundlers.js';
 import { applyModuleManifests } from './module-manifests.js';
-import { declareDeepImportModules, declareExportedModules } from './exported-modules.js';
+import { declareDeepImportModules, declareExportedModules, warnDataExports } from './exported-modules.js';
 import type { ModuleModel } from './model.js';
 import type { PackageContext } from './package-context.js';
 import { createSourceFinder } from './source-finder.js';
@@ -14,6 +14,7 @@ export function packageModules(context: PackageContext, deepSubpaths: readonly s
   declareExportedModules(context, sources);
   declareDeepImportModules(context, sources, deepSubpaths);
   const manifests = applyModuleManifests(context);
+  warnDataExports(context);
   const packageBundlerUsed = assignBundlers(context.pkg, context.packageFile, context.modules, (module) => {
     const read = manifests.get(module.dir);
     return read && { file: read.file, bundler: read.manifest.bundler };

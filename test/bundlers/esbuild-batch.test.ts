@@ -106,4 +106,23 @@ describe('createBatchBuilds', () => {
       expect(results.map((result) => result.code !== null)).to.deep.equal([true, false, true, true, false, true]);
     });
   });
+
+  // esbuild finds `./Helper` as `helper.ts` by its case-blind listing, fails to read it by the
+  // name written ("Cannot read file", which reads like an I/O fault) and says the disk's name in a
+  // warning the failure dropped: the error names the case and keeps that hint (README "Bundling real code").
+  it('says an import whose case differs from its file names the file on disk, keeping esbuild\'s hint, at the import', async () => {
+    const root = tempWorkspace({
+      'app/m/index.ts': "import { x } from './Helper';\nexport const y = 'm:' + x;\n",
+      'app/m/helper.ts': "export const x = 'lower';\n",
+      'app/n/index.ts': 'export const n = 1;\n',
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('m'), target('n')], variant);
+    expect(results[1]!.errors).to.deep.equal([]);
+    const [error, ...more] = results[0]!.errors;
+    expect(more).to.deep.equal([]);
+    expect(error).to.include({ kind: 'BUNDLE_ERROR', file: 'app/m/index.ts', line: 1, column: 19 });
+    expect(error!.message).to.equal(
+      'the import "./Helper" names app/m/Helper.ts, but the file on disk is app/m/helper.ts: the names differ in case, which this file system tells apart; write the import with the file\'s case, or rename the file (esbuild: Use "app/m/helper.ts" instead of "app/m/Helper.ts" to avoid issues with case-sensitive file systems)',
+    );
+  });
 });

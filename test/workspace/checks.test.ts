@@ -135,6 +135,22 @@ describe('checkImports', () => {
     expect(found[1]!.message).to.not.contain('not a subpath this service can publish');
   });
 
+  // Node resolves such a name through `exports`: "not a public module" would contradict the
+  // manifest, so the importer hears the real reason and the fix (README "Exports and sources").
+  it('says an import of a name `exports` maps to JSON is no module because the target is JSON, with what to do', () => {
+    const model = workspace();
+    model.packages[1] = { ...model.packages[1]!, dataExports: { data: './data/d.json', 'package.json': './package.json' } };
+    const found = check([at('@t/lib/data'), at('@t/lib/package.json', 2), at('@t/lib/internal/helper', 3)], model);
+    expect(found.map((d) => [d.kind, d.line])).to.deep.equal([['BUNDLE_ERROR', 1], ['BUNDLE_ERROR', 2], ['BUNDLE_ERROR', 3]]);
+    expect(found[0]!.message).to.equal(
+      '@t/app/main imports "@t/lib/data": exports["./data"] of lib/package.json maps it to "./data/d.json", which is JSON: Node resolves "@t/lib/data" to it, but this service publishes only code and stylesheets as modules, so the name is no public module and an import of it fails; to share the data, make this key a module that re-exports it (a source beside it with `export { default } from \'./d.json\' with { type: \'json\' }`) and import that module without { type: \'json\' }; its modules are @t/lib/format, @t/lib/fs-tools',
+    );
+    expect(found[1]!.message).to.contain('"@t/lib/package.json": exports["./package.json"] of lib/package.json maps it to "./package.json", which is JSON');
+    expect(found[1]!.message).to.contain('to read it in a browser, re-export it (or the fields you need) from a module of @t/lib');
+    // A name the manifest does not map is told only that it is no public module.
+    expect(found[2]!.message).to.contain('"@t/lib/internal/helper", which is not a public module of @t/lib; its modules are');
+  });
+
   it('says a deep import of a package without exports names no file of it', () => {
     const model = workspace({ '@t/lib': '^2.0.0' });
     model.packages[1] = { ...model.packages[1]!, withoutExports: true };

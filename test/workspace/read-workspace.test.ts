@@ -26,7 +26,9 @@ describe('readWorkspace', () => {
       },
     });
     expect(model.diagnostics).to.deep.equal([]);
-    expect(model.packages).to.deep.equal([{ name: '@acme/app', version: '1.0.0', dir: 'packages/app', dependencies: { lit: '3.1.0' } }]);
+    // The JSON key publishes no module: it is kept for its importers' errors, and warned of (README "Exports and sources").
+    expect(model.packages).to.deep.equal([{ name: '@acme/app', version: '1.0.0', dir: 'packages/app', dependencies: { lit: '3.1.0' }, dataExports: { data: './data.json' } }]);
+    expect(model.warnings?.filter((w) => w.kind === 'EXPORTS_NAME_UNPUBLISHABLE').map((w) => [w.kind, w.message.slice(0, w.message.indexOf(' is JSON'))])).to.deep.equal([['EXPORTS_NAME_UNPUBLISHABLE', 'packages/app/package.json: exports["./data"] -> "./data.json"']]);
     expect(model.modules).to.deep.equal([
       {
         specifier: '@acme/app',
@@ -89,13 +91,14 @@ describe('readWorkspace', () => {
     expect(model.warnings![0]!.message).to.include('"exports"').and.include('a file of it is also a module once a workspace module imports it ("@acme/empty/<file>.js")');
   });
 
-  it('publishes a stylesheet target of `exports` that exists as a module of its own (patterns too), so a CSS-only package warns of nothing', () => {
+  it('publishes a stylesheet target of `exports` that exists as a module of its own (patterns too), so a CSS-only package warns of nothing but its JSON key', () => {
     const model = read(
       { tokens: { name: '@acme/tokens', exports: { './themes/*.css': './src/themes/*.css', './reset.css': { style: './reset.css' }, './gone.css': './gone.css', './data': './data.json' } } },
       { 'tokens/src/themes/light.css': '', 'tokens/src/themes/dark.css': '', 'tokens/reset.css': '', 'tokens/data.json': '{}' },
     );
     expect(model.diagnostics).to.deep.equal([]);
-    expect(model.warnings).to.equal(undefined);
+    // The JSON key is no module of this service, and said so (README "Exports and sources"); the stylesheets, present or not, are silent.
+    expect(model.warnings?.map((w) => [w.kind, w.file])).to.deep.equal([['EXPORTS_NAME_UNPUBLISHABLE', 'tokens/package.json']]);
     expect(model.modules.map((m) => [m.specifier, m.dir, m.entry])).to.deep.equal([
       ['@acme/tokens/reset.css', 'tokens', 'tokens/reset.css'],
       ['@acme/tokens/themes/dark.css', 'tokens/src/themes', 'tokens/src/themes/dark.css'],

@@ -216,6 +216,42 @@ describe('exports patterns against Node', () => {
     expect(messages[1]).to.contain('exports["./parts/*"] matches packages/lib/src/parts/über.ts, but its subpath "parts/über"');
     expect(messages[2]).to.contain('exports["./odd/*"] matches packages/lib/src/odd/ñandú.ts');
   });
+
+  // Node resolves "@p/lib/data" through the key; this service publishes no module for data, so it
+  // says so at the package, except for the conventional "./package.json" (README "Exports and sources").
+  it('warns EXPORTS_NAME_UNPUBLISHABLE for an exact key naming data (JSON, an image), not for "./package.json", a stylesheet or types, and keeps each such name for its importers', () => {
+    const files = {
+      'core.json': json({ packages: ['packages/lib'] }),
+      'packages/lib/package.json': json({
+        name: '@p/lib',
+        version: '1.0.0',
+        exports: { './util': './util/index.ts', './data': './data/d.json', './logo': { default: './logo.svg' }, './package.json': './package.json', './theme': './theme.css', './types': { types: './types.d.ts' }, './cfg': './cfg/c.json' },
+        core: { modules: '.' },
+      }),
+      // A module.json makes "cfg" a module after all: no warning, nothing kept for importers.
+      'packages/lib/cfg/module.json': json({}),
+      'packages/lib/cfg/index.ts': 'export const c = 1;\n',
+      'packages/lib/cfg/c.json': '{}',
+      'packages/lib/util/index.ts': "export const u = 'u';\n",
+      'packages/lib/data/d.json': '{"k":"jv"}',
+      'packages/lib/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+      'packages/lib/theme.css': '.t { color: red; }\n',
+      'packages/lib/types.d.ts': 'export declare const t: 1;\n',
+    };
+    const model = readWorkspace(memoryReader(files));
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@p/lib/cfg', '@p/lib/theme', '@p/lib/util']);
+    expect(model.diagnostics).to.deep.equal([]);
+    expect(model.warnings?.map((w) => [w.kind, w.file])).to.deep.equal([
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'packages/lib/package.json'],
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'packages/lib/package.json'],
+    ]);
+    const [data, logo] = model.warnings!.map((w) => w.message);
+    expect(data).to.equal(
+      'packages/lib/package.json: exports["./data"] -> "./data/d.json" is JSON: Node resolves "@p/lib/data" to it, but this service publishes only code and stylesheets as modules, so the name is no public module and an import of it fails; to share the data, make this key a module that re-exports it (a source beside it with `export { default } from \'./d.json\' with { type: \'json\' }`) and import that module without { type: \'json\' }',
+    );
+    expect(logo).to.contain('exports["./logo"] -> "./logo.svg" is neither code nor a stylesheet: Node resolves "@p/lib/logo" to it');
+    expect(model.packages[0]!.dataExports).to.deep.equal({ data: './data/d.json', logo: './logo.svg', 'package.json': './package.json' });
+  });
 });
 
 describe('deep imports of a package without exports against Node', () => {
