@@ -11,6 +11,8 @@ export interface WorkspaceBoundaries {
   /** Entry file, relative to the workspace, to the public specifier of its module. */
   entries: Record<string, string>;
   packages: string[];
+  /** Each package's current version: the one its addresses under `/m/` carry (README "Addresses"). */
+  versions?: Record<string, string>;
   /** The model's `linkedDirs`: where the directories reached through a link really are; absent when none. */
   linkedDirs?: Record<string, string>;
   /** The bare names some workspace package's `browser` field maps, which the builds resolve by it (README "Bundling real code"); absent when none. */
@@ -32,6 +34,7 @@ export function workspaceBoundaries(workspace: WorkspaceModel): WorkspaceBoundar
     key: fingerprint(JSON.stringify([entries, packages, linkedDirs ?? null, browserDisabled])),
     entries,
     packages,
+    versions: Object.fromEntries(workspace.packages.map((pkg) => [pkg.name, pkg.version])),
     ...(linkedDirs ? { linkedDirs } : {}),
     ...(browserDisabled.length > 0 ? { browserDisabled } : {}),
   };

@@ -1,0 +1,48 @@
+// A sheet's url() of an address under `/m/` in the running service (README "Workspaces"): the
+// module's own declared asset is relative in the `?env=production` sheet (the same bytes as
+// `core dist`'s, served from any origin), and an address the service knows answers 404 (a typo of
+// the asset's name, the package's former version after a bump) makes the module `invalid` with a
+// BUNDLE_ERROR at its place, never `valid` while the page misses its image.
+import { expect } from 'chai';
+import { editJson, write } from '../helpers/edit.js';
+import { PROD } from '../helpers/fixtures.js';
+import { serve } from '../helpers/service.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+describe("a sheet's url() under /m/ in the running service", function () {
+  it('is relative in the production sheet, and an error for a typo and for the former version after a bump', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/c'] }),
+      'packages/c/package.json': json({ name: '@c/c', version: '1.0.0', exports: { './s1': './s1/index.ts' } }),
+      'packages/c/s1/module.json': json({ assets: ['a.svg'] }),
+      'packages/c/s1/a.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+      'packages/c/s1/s.css': '.x { background-image: url(/m/@c/c@1.0.0/assets/s1/a.svg); }\n',
+      'packages/c/s1/index.ts': "import './s.css';\nexport const s1 = 1;\n",
+    });
+    const service = await serve(root);
+    try {
+      const status = async () => (await service.report()).modules.find((module) => module.specifier === '@c/c/s1')!;
+      expect((await status()).status).to.equal('valid');
+      const production = await service.get(`/m/@c/c@1.0.0/styles/s1?${PROD}`);
+      expect(production.status).to.equal(200);
+      expect(Buffer.from(production.body).toString()).to.include('url(../assets/s1/a.svg)').and.not.include('/m/');
+
+      write(root, 'packages/c/s1/s.css', '.x { background-image: url(/m/@c/c@1.0.0/assets/s1/b.svg); }\n');
+      const typo = await waitFor(async () => ((await status()).status === 'invalid' ? status() : false), { what: 'the typo judged' });
+      expect(typo.diagnostics.map((d) => [d.kind, d.file, d.line, d.column])).to.deep.equal([['BUNDLE_ERROR', 'packages/c/s1/s.css', 1, 24]]);
+      expect(typo.diagnostics[0]!.message).to.include('which is not a declared asset of @c/c/s1: the browser gets a 404');
+
+      write(root, 'packages/c/s1/s.css', '.x { background-image: url(/m/@c/c@1.0.0/assets/s1/a.svg); }\n');
+      await waitFor(async () => (await status()).status === 'valid', { what: 'the typo fixed' });
+      editJson(root, 'packages/c/package.json', (manifest) => (manifest.version = '1.0.1'));
+      const bumped = await waitFor(async () => ((await status()).status === 'invalid' ? status() : false), { what: 'the bump judged' });
+      expect(bumped.diagnostics.map((d) => [d.kind, d.file])).to.deep.equal([['BUNDLE_ERROR', 'packages/c/s1/s.css']]);
+      expect(bumped.diagnostics[0]!.message).to.include('names @c/c@1.0.0, but @c/c is at version 1.0.1').and.include('Write /m/@c/c@1.0.1/assets/s1/a.svg');
+    } finally {
+      await service.close();
+    }
+  });
+});
