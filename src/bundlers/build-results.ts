@@ -17,9 +17,9 @@ import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
-import { placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
+import { namedManifests, placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
 import { assetImportWarnings } from './asset-imports.js';
-import { isMarkedAssetAddress, placeAssetAddresses, rootAddressProblem, sheetAssets } from './plugins/assets.js';
+import { isMarkedAssetAddress, namedPackageManifest, placeAssetAddresses, rootAddressProblem, sheetAssets } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
@@ -93,8 +93,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   // A `new URL` of a declared asset is that asset's address, as its import is.
   const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
-  // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push").
-  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...written.addressed, ...sheetAssets(target, metafile, `${OUT}${index}.css`)]) {
+  // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push"), and the manifest of each other package its addresses name (its version, README "Workspaces").
+  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...written.addressed, ...sheetAssets(target, metafile, `${OUT}${index}.css`), ...namedManifests(target, placed.code)]) {
     inputs.add(file);
     resolution.add(file);
   }
@@ -247,6 +247,8 @@ export function unservedStylesheetReferences(reads: PlacedReads, metafile: esbui
     for (const record of metafile.inputs[input]?.imports ?? []) {
       if (!record.external || (record.kind !== 'import-rule' && record.kind !== 'url-token')) continue;
       const reference = record.path;
+      const manifest = record.kind === 'url-token' ? namedPackageManifest(target, reference) : null;
+      if (manifest !== null) absent.add(manifest);
       const problem = record.kind === 'url-token' ? rootAddressProblem(target, reference, `url(${reference})`) : null;
       if (problem !== null) {
         const text = reads.text(file);

@@ -45,4 +45,28 @@ describe("a sheet's url() under /m/ in the running service", function () {
       await service.close();
     }
   });
+
+  it("is an error once another package is bumped past the version its url() and new URL name", async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/c', 'packages/lib'] }),
+      'packages/c/package.json': json({ name: '@c/c', version: '1.0.0', exports: { './s1': './s1/index.ts' } }),
+      'packages/c/s1/s.css': '.x { background-image: url(/m/@c/lib@1.0.0/assets/x/a.svg); }\n',
+      'packages/c/s1/index.ts': "import './s.css';\nexport const s1 = new URL('/m/@c/lib@1.0.0/assets/x/a.svg', import.meta.url);\n",
+      'packages/lib/package.json': json({ name: '@c/lib', version: '1.0.0', exports: { './x': './x/index.ts' } }),
+      'packages/lib/x/module.json': json({ assets: ['a.svg'] }),
+      'packages/lib/x/a.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+      'packages/lib/x/index.ts': 'export const x = 1;\n',
+    });
+    const service = await serve(root);
+    try {
+      const status = async () => (await service.report()).modules.find((module) => module.specifier === '@c/c/s1')!;
+      expect((await status()).status).to.equal('valid');
+      editJson(root, 'packages/lib/package.json', (manifest) => (manifest.version = '1.0.1'));
+      const bumped = await waitFor(async () => ((await status()).status === 'invalid' ? status() : false), { what: "the other package's bump judged" });
+      expect(bumped.diagnostics.map((d) => [d.kind, d.file])).to.deep.equal([['BUNDLE_ERROR', 'packages/c/s1/s.css'], ['BUNDLE_ERROR', 'packages/c/s1/index.ts']]);
+      for (const diagnostic of bumped.diagnostics) expect(diagnostic.message).to.include('names @c/lib@1.0.0, but @c/lib is at version 1.0.1');
+    } finally {
+      await service.close();
+    }
+  });
 });

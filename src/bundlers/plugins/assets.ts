@@ -138,6 +138,23 @@ export function rootAddressProblem(target: BundleTarget, reference: string, writ
   return null;
 }
 
+/**
+ * The `package.json` of another workspace package whose address `reference` names from the
+ * origin's root: an input of the module, since its version decides whether that address answers
+ * (`rootAddressProblem`), and a bump of it builds no other package's module otherwise.
+ */
+export function namedPackageManifest(target: BundleTarget, reference: string): string | null {
+  if (target.packageAddress === undefined || target.assetDeclarations !== undefined || !reference.startsWith('/') || reference.startsWith('//')) return null;
+  let pathname: string;
+  try {
+    pathname = new URL(reference.replace(/[?#].*$/, ''), ORIGIN).pathname;
+  } catch {
+    return null;
+  }
+  const name = PACKAGE_PATH.exec(pathname)?.[1];
+  return name === undefined ? null : (target.workspace?.manifests?.[decoded(name)] ?? null);
+}
+
 function versionMessage(written: string, name: string, version: string, current: string, rest: string): string {
   return `${written} names ${name}@${version}, but ${name} is at version ${current}: an address under /m/ carries a package's current version, so the browser gets a 404. Write /m/${name}@${current}/${rest}, or, for an asset of this module, its path relative to the file, which follows a version bump`;
 }
