@@ -6,7 +6,8 @@
 // made that asset's address (`placeAssetUrls`); any other that stays among the package's
 // addresses and reaches no declared asset of the module is an error at its place, naming what to
 // declare; one with a scheme, one from the origin's root, one leaving the package's addresses
-// (another package's asset) and a directory (`./`) are the author's to answer for.
+// (another package's asset) and a directory (`./`) are the author's to answer for, but an address
+// under `/m/` the service knows answers 404 (`rootAddressProblem`, README "Workspaces").
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
