@@ -19,7 +19,7 @@ import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
 import { namedManifests, placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
 import { assetImportWarnings } from './asset-imports.js';
-import { isMarkedAssetAddress, namedPackageManifest, placeAssetAddresses, rootAddressProblem, sheetAssets } from './plugins/assets.js';
+import { isMarkedAssetAddress, rootAddressInputs, placeAssetAddresses, rootAddressProblem, sheetAssets } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
@@ -247,8 +247,7 @@ export function unservedStylesheetReferences(reads: PlacedReads, metafile: esbui
     for (const record of metafile.inputs[input]?.imports ?? []) {
       if (!record.external || (record.kind !== 'import-rule' && record.kind !== 'url-token')) continue;
       const reference = record.path;
-      const manifest = record.kind === 'url-token' ? namedPackageManifest(target, reference) : null;
-      if (manifest !== null) absent.add(manifest);
+      if (record.kind === 'url-token') for (const input of rootAddressInputs(target, reference)) absent.add(input);
       const problem = record.kind === 'url-token' ? rootAddressProblem(target, reference, `url(${reference})`) : null;
       if (problem !== null) {
         const text = reads.text(file);

@@ -12,7 +12,7 @@ import { lineAndColumn } from '../workspace/json.js';
 import { isInside } from '../workspace/paths.js';
 import { bufferView } from '../outputs/buffer-view.js';
 import type { PlacedReads } from './placed-reads.js';
-import { assetsByAddress, markedAddress, namedPackageManifest, resolvedAssets, rootAddressProblem, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
+import { assetsByAddress, markedAddress, rootAddressInputs, resolvedAssets, rootAddressProblem, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
 import type { BundleTarget } from './types.js';
 
 /** A sheet esbuild printed, with the image-set() strings of its module's sheets resolved. */
@@ -62,7 +62,7 @@ export function resolveImageSetStrings(styles: Uint8Array | null, sheets: readon
     return own ? [{ ...own, string }] : [];
   });
   // An address under `/m/` the service knows answers 404 (`rootAddressProblem`): an error at its place.
-  const manifests = strings.flatMap((string) => namedPackageManifest(target, string.value) ?? []);
+  const manifests = strings.flatMap((string) => rootAddressInputs(target, string.value));
   const errors: Diagnostic[] = strings.flatMap((string) => {
     const problem = addressed.some((own) => own.string === string) ? null : rootAddressProblem(target, string.value, `"${string.value}" in image-set()`);
     if (problem === null) return [];

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
-import { assetAddress, assetsByAddress, namedPackageManifest, rootAddressProblem, urlAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
+import { assetAddress, assetsByAddress, rootAddressInputs, rootAddressProblem, urlAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
 import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
@@ -81,14 +81,13 @@ export function versionWrittenAddresses(target: BundleTarget, code: Uint8Array):
   return addressed.size === 0 ? { code, addressed: [] } : { code: Buffer.from(text), addressed: [...addressed].sort() };
 }
 
-/** The `package.json` of each other workspace package the code's `new URL`s name by address (`namedPackageManifest`). */
+/** The files whose edit can change the judgement of the code's `new URL`s under `/m/` (`rootAddressInputs`). */
 export function namedManifests(target: BundleTarget, code: Uint8Array | null): string[] {
   const bytes = code && bufferView(code);
   if (bytes === null || !target.platforms.includes('web') || bytes.indexOf(MARK) === -1) return [];
   const named = new Set<string>();
   for (const [, , reference] of bytes.toString('utf8').matchAll(IN_OUTPUT)) {
-    const manifest = namedPackageManifest(target, reference!);
-    if (manifest !== null) named.add(manifest);
+    for (const input of rootAddressInputs(target, reference!)) named.add(input);
   }
   return [...named].sort();
 }

@@ -63,12 +63,12 @@ describe('addresses under /m/ written in sheets and code', () => {
     expect(text(next.styles)).to.include('url(../assets/main/bg.svg)').and.not.include('/m/');
   });
 
-  it('keeps as written another module’s declared asset, another workspace package’s address at its version, and an address outside /m/', async () => {
-    write('app/main/main.css', '.main { background: url(/m/@t/app@1.0.0/assets/other/a.svg), url(/m/@t/lib@2.0.0/assets/x/y.svg), url(/fonts/a.woff2), url(//cdn.example/b.png); }\n');
+  it('keeps as written another module’s declared asset, an asset of a subpath no module has, another workspace package’s address at its version, and an address outside /m/', async () => {
+    write('app/main/main.css', '.main { background: url(/m/@t/app@1.0.0/assets/other/a.svg), url(/m/@t/app@1.0.0/assets/gone/z.svg), url(/m/@t/lib@2.0.0/assets/x/y.svg), url(/fonts/a.woff2), url(//cdn.example/b.png); }\n');
     for (const [target, variant] of [[PRODUCTION, productionVariant('browser')], [DEVELOPMENT, developmentVariant('browser')]] as const) {
       const [result] = await engine.bundle([target], variant);
       expect(result!.errors).to.deep.equal([]);
-      expect(text(result!.styles)).to.include('url(/m/@t/app@1.0.0/assets/other/a.svg)').and.include('url(/m/@t/lib@2.0.0/assets/x/y.svg)').and.include('url(/fonts/a.woff2)').and.include('url(//cdn.example/b.png)');
+      expect(text(result!.styles)).to.include('url(/m/@t/app@1.0.0/assets/other/a.svg)').and.include('url(/m/@t/app@1.0.0/assets/gone/z.svg)').and.include('url(/m/@t/lib@2.0.0/assets/x/y.svg)').and.include('url(/fonts/a.woff2)').and.include('url(//cdn.example/b.png)');
     }
   });
 

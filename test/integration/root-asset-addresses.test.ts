@@ -69,4 +69,36 @@ describe("a sheet's url() under /m/ in the running service", function () {
       await service.close();
     }
   });
+
+  it('judges the module again when the edit that makes its address answer is elsewhere: a package listed, another module declaring the asset', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/c'] }),
+      'packages/c/package.json': json({ name: '@c/c', version: '1.0.0', exports: { './s1': './s1/index.ts', './s2': './s2/index.ts' } }),
+      'packages/c/s1/s.css': '.x { background-image: url(/m/@c/lib@1.0.0/assets/x/a.svg), url(/m/@c/c@1.0.0/assets/s2/b.svg); }\n',
+      'packages/c/s1/index.ts': "import './s.css';\nexport const s1 = 1;\n",
+      'packages/c/s2/module.json': json({ assets: [] }),
+      'packages/c/s2/b.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+      'packages/c/s2/index.ts': 'export const s2 = 1;\n',
+      'packages/lib/package.json': json({ name: '@c/lib', version: '1.0.0', exports: { './x': './x/index.ts' } }),
+      'packages/lib/x/module.json': json({ assets: ['a.svg'] }),
+      'packages/lib/x/a.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+      'packages/lib/x/index.ts': 'export const x = 1;\n',
+    });
+    const service = await serve(root);
+    try {
+      const status = async () => (await service.report()).modules.find((module) => module.specifier === '@c/c/s1')!;
+      const messages = async () => (await status()).diagnostics.map((d) => d.message.replace(/ names .*/, ''));
+      expect((await status()).status).to.equal('invalid');
+      expect(await messages()).to.deep.equal(['url(/m/@c/lib@1.0.0/assets/x/a.svg)', 'url(/m/@c/c@1.0.0/assets/s2/b.svg)']);
+      expect((await status()).diagnostics[0]!.message).to.include('no package of the workspace is named @c/lib');
+      expect((await status()).diagnostics[1]!.message).to.include('which is not a declared asset of any module of @c/c');
+      editJson(root, 'core.json', (manifest) => (manifest.packages = ['packages/c', 'packages/lib']));
+      await waitFor(async () => (await messages()).length === 1 && messages(), { what: 'the package listed judged' });
+      expect(await messages()).to.deep.equal(['url(/m/@c/c@1.0.0/assets/s2/b.svg)']);
+      editJson(root, 'packages/c/s2/module.json', (manifest) => (manifest.assets = ['b.svg']));
+      await waitFor(async () => (await status()).status === 'valid', { what: 'the asset declared judged' });
+    } finally {
+      await service.close();
+    }
+  });
 });

@@ -10,6 +10,7 @@ import { CODE_IMPORT_KINDS } from '../import-kinds.js';
 import type { BundleTarget } from '../types.js';
 import { bufferView } from '../../outputs/buffer-view.js';
 import { assetOwner, type ModuleDeclaration } from '../../workspace/shared-files.js';
+import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 
 // Files that are assets by nature: importing one that is not declared is an error that says so.
 const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'ico', 'bmp', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'webm', 'ogg', 'wav', 'flac', 'pdf', 'wasm'];
@@ -126,8 +127,9 @@ export function rootAddressProblem(target: BundleTarget, reference: string, writ
     if (!rest!.startsWith('assets/') || packageAssetPaths(target).has(pathname)) return null;
     const [subpath, file] = [path.posix.dirname(decoded(rest!.slice('assets/'.length))), path.posix.basename(decoded(rest!))];
     const mine = subpath === target.subpath;
-    // Another module's asset is judged only knowing the package's declarations (the service and `core dist` give them).
-    if (!mine && target.declarations === undefined) return null;
+    // Another module's asset is judged by that module's declaration, an input then (`rootAddressInputs`); a
+    // subpath no module has is left as written: no file's edit known to the build would make it one.
+    if (!mine && othersDeclaration(target, decoded(rest!)) === undefined) return null;
     return `${written} names ${decoded(pathname)}, which is not a declared asset of ${mine ? target.specifier : `any module of ${decoded(name!)}`}: the browser gets a 404. ${mine ? `Declare "${file}" under "assets" in the module.json beside the module's entry, or name a declared asset` : 'Name a declared asset: the address of one is /m/<package>@<version>/assets/<subpath of the module declaring it>/<file>'}`;
   }
   const workspace = target.workspace;
@@ -139,20 +141,39 @@ export function rootAddressProblem(target: BundleTarget, reference: string, writ
 }
 
 /**
- * The `package.json` of another workspace package whose address `reference` names from the
- * origin's root: an input of the module, since its version decides whether that address answers
- * (`rootAddressProblem`), and a bump of it builds no other package's module otherwise.
+ * The files whose edit can change what `rootAddressProblem` says of `reference`, beyond the
+ * module's own (its declarations and its package's version build it again anyway): another
+ * module's `module.json` for that module's asset, another package's `package.json` for its version,
+ * and, for a name that is no package of the workspace, `core.json` and every package's
+ * `package.json` (listing a package or renaming one makes it the workspace's). Inputs of the
+ * module, so that such an edit judges it again and its error never outlives its cause.
  */
-export function namedPackageManifest(target: BundleTarget, reference: string): string | null {
-  if (target.packageAddress === undefined || target.assetDeclarations !== undefined || !reference.startsWith('/') || reference.startsWith('//')) return null;
+export function rootAddressInputs(target: BundleTarget, reference: string): string[] {
+  if (target.packageAddress === undefined || target.assetDeclarations !== undefined || !reference.startsWith('/') || reference.startsWith('//')) return [];
   let pathname: string;
   try {
     pathname = new URL(reference.replace(/[?#].*$/, ''), ORIGIN).pathname;
   } catch {
-    return null;
+    return [];
   }
-  const name = PACKAGE_PATH.exec(pathname)?.[1];
-  return name === undefined ? null : (target.workspace?.manifests?.[decoded(name)] ?? null);
+  const named = PACKAGE_PATH.exec(pathname);
+  const own = PACKAGE_PATH.exec(new URL(target.packageAddress, ORIGIN).pathname);
+  if (named === null || own === null) return [];
+  const [, name, version, rest] = named;
+  if (name === own[1]) {
+    const declaration = version === own[2] && rest!.startsWith('assets/') ? othersDeclaration(target, decoded(rest!)) : undefined;
+    return declaration === undefined ? [] : [path.posix.join(declaration.dir, 'module.json')];
+  }
+  const manifests = target.workspace?.manifests;
+  if (manifests === undefined) return [];
+  const manifest = manifests[decoded(name!)];
+  return manifest !== undefined ? [manifest] : [WORKSPACE_MANIFEST, ...Object.values(manifests)].sort();
+}
+
+// The declaration of another module of the package whose assets `rest` (`assets/<subpath>/<file>`) is among.
+function othersDeclaration(target: BundleTarget, rest: string): ModuleDeclaration | undefined {
+  const subpath = path.posix.dirname(rest.slice('assets/'.length));
+  return subpath === target.subpath ? undefined : target.declarations?.find((declaration) => declaration.subpath === subpath);
 }
 
 function versionMessage(written: string, name: string, version: string, current: string, rest: string): string {
