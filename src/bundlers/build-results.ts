@@ -17,9 +17,9 @@ import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
-import { placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
+import { namedManifests, placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
 import { assetImportWarnings } from './asset-imports.js';
-import { isMarkedAssetAddress, placeAssetAddresses, sheetAssets } from './plugins/assets.js';
+import { isMarkedAssetAddress, rootAddressInputs, placeAssetAddresses, rootAddressProblem, sheetAssets } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
 import { viteImportMetaReads } from './vite-import-meta.js';
 import { viteQueryImports } from './vite-query-imports.js';
@@ -89,12 +89,12 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       imports.push({ specifier, file });
     }
   }
-  const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`);
+  const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`, target);
   const sources = codeInputs.flatMap((input) => (isCrossed(input) || input.endsWith('.css') ? [] : (inputPath(input) ?? [])));
   // A `new URL` of a declared asset is that asset's address, as its import is.
   const placed = code === null ? { code, assets: [] } : placeAssetUrls(reads, target, code, sources);
-  // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push"); every declared asset in development.
-  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...written.addressed, ...sheetAssets(target, metafile, `${OUT}${index}.css`), ...declaredAssetFiles(target)]) {
+  // Files it depends on without reading them: the sheet's references to no file, the assets so named, and its `url()`s' (their versions, README "Preview and stylesheet push"); every declared asset in development; and the manifest of each other package its addresses name (its version, README "Workspaces").
+  for (const file of [...unserved.absent, ...sheet.named, ...placed.assets, ...written.addressed, ...sheetAssets(target, metafile, `${OUT}${index}.css`), ...declaredAssetFiles(target), ...namedManifests(target, placed.code)]) {
     inputs.add(file);
     resolution.add(file);
   }
@@ -241,10 +241,11 @@ function stylesheetValueImports(reads: PlacedReads, metafile: esbuild.Metafile, 
 // (README "Workspaces"). Each is an error at its place; the file it would name is an
 // input, absent, so making it builds the module again. Kept on purpose: a URL with a scheme
 // (`https:`, `data:`), one from the root of the origin (`//`, `/`), a fragment (`#mask`), and
-// the addresses the plugins write (declared assets).
+// the addresses the plugins write (declared assets). One from the root of the origin under `/m/`
+// is the service's own, and an error when the service knows it answers 404 (`rootAddressProblem`).
 const KEPT_ON_PURPOSE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\.\.?\/)/;
 
-export function unservedStylesheetReferences(reads: PlacedReads, metafile: esbuild.Metafile, stylesOutput: string): { errors: Diagnostic[]; absent: string[] } {
+export function unservedStylesheetReferences(reads: PlacedReads, metafile: esbuild.Metafile, stylesOutput: string, target: BundleTarget): { errors: Diagnostic[]; absent: string[] } {
   const errors: Diagnostic[] = [];
   const absent = new Set<string>();
   for (const input of Object.keys(metafile.outputs[stylesOutput]?.inputs ?? {})) {
@@ -253,6 +254,13 @@ export function unservedStylesheetReferences(reads: PlacedReads, metafile: esbui
     for (const record of metafile.inputs[input]?.imports ?? []) {
       if (!record.external || (record.kind !== 'import-rule' && record.kind !== 'url-token')) continue;
       const reference = record.path;
+      if (record.kind === 'url-token') for (const input of rootAddressInputs(target, reference)) absent.add(input);
+      const problem = record.kind === 'url-token' ? rootAddressProblem(target, reference, `url(${reference})`) : null;
+      if (problem !== null) {
+        const text = reads.text(file);
+        errors.push(diagnostic('BUNDLE_ERROR', problem, { file, ...(text === null ? null : referenceAt(text, reference)) }));
+        continue;
+      }
       if (reference === '' || KEPT_ON_PURPOSE.test(reference) || isMarkedAssetAddress(reference)) continue;
       const named = path.posix.normalize(path.posix.join(path.posix.dirname(file), reference.replace(/[?#].*$/, '')));
       if (isInside(named)) absent.add(named);

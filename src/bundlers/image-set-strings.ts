@@ -12,7 +12,7 @@ import { lineAndColumn } from '../workspace/json.js';
 import { isInside } from '../workspace/paths.js';
 import { bufferView } from '../outputs/buffer-view.js';
 import type { PlacedReads } from './placed-reads.js';
-import { assetsByAddress, markedAddress, resolvedAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
+import { assetsByAddress, markedAddress, rootAddressInputs, resolvedAssets, rootAddressProblem, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
 import type { BundleTarget } from './types.js';
 
 /** A sheet esbuild printed, with the image-set() strings of its module's sheets resolved. */
@@ -61,11 +61,18 @@ export function resolveImageSetStrings(styles: Uint8Array | null, sheets: readon
     const own = string.value.startsWith('/') ? writtenAssetAddress(byAddress, target, string.value, target.packageAddress ?? '/') : null;
     return own ? [{ ...own, string }] : [];
   });
-  if (written.length === 0 && addressed.length === 0) return unchanged;
+  // An address under `/m/` the service knows answers 404 (`rootAddressProblem`): an error at its place.
+  const manifests = strings.flatMap((string) => rootAddressInputs(target, string.value));
+  const errors: Diagnostic[] = strings.flatMap((string) => {
+    const problem = addressed.some((own) => own.string === string) ? null : rootAddressProblem(target, string.value, `"${string.value}" in image-set()`);
+    if (problem === null) return [];
+    const sheet = string.marked ?? sheets.find((candidate) => placeIn(reads.text(candidate), string.value) !== null) ?? sheets[sheets.length - 1]!;
+    return [diagnostic('BUNDLE_ERROR', problem, { file: sheet, ...placeIn(reads.text(sheet), string.value) })];
+  });
+  if (written.length === 0 && addressed.length === 0) return errors.length === 0 && manifests.length === 0 ? unchanged : { ...unchanged, errors, named: [...new Set(manifests)].sort() };
   const { dirOf, sheetOf } = writingSheets(written, sheets, reads);
   const assets = resolvedAssets(target);
-  const errors: Diagnostic[] = [];
-  const named = new Set<string>();
+  const named = new Set<string>(manifests);
   // Each string replaced, by its place in the text.
   const replaced: { string: WrittenString; by: string }[] = addressed.map(({ file, address, string }) => {
     named.add(file);

@@ -6,11 +6,12 @@
 // made that asset's address (`placeAssetUrls`); any other that stays among the package's
 // addresses and reaches no declared asset of the module is an error at its place, naming what to
 // declare; one with a scheme, one from the origin's root, one leaving the package's addresses
-// (another package's asset) and a directory (`./`) are the author's to answer for.
+// (another package's asset) and a directory (`./`) are the author's to answer for, but an address
+// under `/m/` the service knows answers 404 (`rootAddressProblem`, README "Workspaces").
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
-import { assetAddress, assetsByAddress, urlAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
+import { assetAddress, assetsByAddress, rootAddressInputs, rootAddressProblem, urlAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
 import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
@@ -57,11 +58,12 @@ export function placeAssetUrls(reads: PlacedReads, target: BundleTarget, code: U
 }
 
 /**
- * The code of a development build with each `new URL('<address>', import.meta.url)` written as a
- * declared asset's address itself (`'../assets/<subpath>/logo.svg'` from the code's address, or
- * `/m/<package>@<version>/assets/...` from the origin's root) given the asset's version, as the
- * addresses the build makes carry it (README "Preview and stylesheet push"); `addressed`: those
- * assets, inputs of the build. Taken from the code as esbuild printed it, before
+ * The code of a build with each `new URL('<address>', import.meta.url)` written as a declared
+ * asset's address itself (`'../assets/<subpath>/logo.svg'` from the code's address, or
+ * `/m/<package>@<version>/assets/...` from the origin's root) given the asset's version in
+ * development, as the addresses the build makes carry it (README "Preview and stylesheet push"),
+ * and the one from the origin's root made relative in production, which `core dist` serves
+ * without `/m/` (`writtenAssetAddress`); `addressed`: those assets, inputs of the build. Taken from the code as esbuild printed it, before
  * `placeAssetAddresses`: an import's address is still the plugin's mark there, and its version is
  * added to its value, after the address (README "Addresses"), never to the address.
  */
@@ -79,6 +81,17 @@ export function versionWrittenAddresses(target: BundleTarget, code: Uint8Array):
   return addressed.size === 0 ? { code, addressed: [] } : { code: Buffer.from(text), addressed: [...addressed].sort() };
 }
 
+/** The files whose edit can change the judgement of the code's `new URL`s under `/m/` (`rootAddressInputs`). */
+export function namedManifests(target: BundleTarget, code: Uint8Array | null): string[] {
+  const bytes = code && bufferView(code);
+  if (bytes === null || !target.platforms.includes('web') || bytes.indexOf(MARK) === -1) return [];
+  const named = new Set<string>();
+  for (const [, , reference] of bytes.toString('utf8').matchAll(IN_OUTPUT)) {
+    for (const input of rootAddressInputs(target, reference!)) named.add(input);
+  }
+  return [...named].sort();
+}
+
 /** The errors of the module's code `code`, whose sources (workspace-relative) are `sources`. */
 export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, code: Uint8Array, sources: readonly string[]): Diagnostic[] {
   const bytes = bufferView(code);
@@ -91,8 +104,16 @@ export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, cod
   const errors: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const [, , reference] of bytes.toString('utf8').matchAll(IN_OUTPUT)) {
-    if (seen.has(reference!) || KEPT_ON_PURPOSE.test(reference!)) continue;
+    if (seen.has(reference!)) continue;
     seen.add(reference!);
+    // An address under `/m/` is the service's own: one it knows answers 404 is an error here too.
+    const problem = rootAddressProblem(target, reference!, `new URL('${reference}', import.meta.url)`);
+    if (problem !== null) {
+      const place = placeOf(reads, sources, reference!);
+      errors.push(diagnostic('BUNDLE_ERROR', problem, place ?? { file: target.entry }));
+      continue;
+    }
+    if (KEPT_ON_PURPOSE.test(reference!)) continue;
     const { pathname } = new URL(reference!, codeAddress);
     if (!pathname.startsWith(base) && namesNoPackage(pathname)) {
       const place = placeOf(reads, sources, reference!);

@@ -1,10 +1,13 @@
 // A stylesheet's `url()` from the origin's root (`url(/m/<package>@<version>/assets/<subpath>/bg.svg)`)
 // names what the origin serves there, never a file of the disk: it stays as written, as an
-// image-set() string or a `new URL` from the origin's root does (README "Workspaces"), and the
+// image-set() string or a `new URL` from the origin's root does (README "Workspaces"), but the
 // address of a declared asset of the module gets that asset's version in development, as the
-// addresses the build writes do (README "Preview and stylesheet push"). The version is written for
-// each module after its build, from its own declarations, so a batch's outputs are those of each
-// module built alone; the assets so named are inputs, so that an edit of one builds it again.
+// addresses the build writes do (README "Preview and stylesheet push"), and is made relative to
+// the sheet in production: `core dist` writes no `/m/`, and its files are served from any origin
+// and folder (README "core dist"). The address is written for each module after its build, from
+// its own declarations, so a batch's outputs are those of each module built alone; the assets so
+// named are inputs, so that an edit of one builds it again. Any other address under `/m/` is
+// judged where the sheet's references are (`unservedStylesheetReferences`).
 import { bufferView } from '../outputs/buffer-view.js';
 import { assetsByAddress, writtenAssetAddress } from './plugins/assets.js';
 import type { BundleTarget } from './types.js';
@@ -12,7 +15,7 @@ import type { BundleTarget } from './types.js';
 // A url() token esbuild printed whose address starts with one `/` (two are another host's).
 const ROOT_URL = /url\((["']?)(\/(?!\/)[^"'()\s\\]*)\1\)/gi;
 
-/** `styles` with the version of each declared asset of `target` a `url()` names by its address from the origin's root; `named`: those assets. */
+/** `styles` with each declared asset of `target` a `url()` names by its address from the origin's root written as `writtenAssetAddress` says; `named`: those assets. */
 export function versionRootUrls(styles: Uint8Array | null, target: BundleTarget): { styles: Uint8Array | null; named: string[] } {
   if (styles === null || target.packageAddress === undefined) return { styles, named: [] };
   const bytes = bufferView(styles);

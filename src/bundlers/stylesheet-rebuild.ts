@@ -225,7 +225,7 @@ function rebuiltSheet(root: string, target: BundleTarget, built: Uint8Array | nu
   const reads = placedReads(root);
   const rooted = versionRootUrls(built, target);
   const imageSets = resolveImageSetStrings(rooted.styles, read, target, reads, root);
-  const unserved = result === null ? { errors: [], absent: [] } : unservedStylesheetReferences(reads, result.metafile!, `${OUT}0.css`);
+  const unserved = result === null ? { errors: [], absent: [] } : unservedStylesheetReferences(reads, result.metafile!, `${OUT}0.css`, target);
   const assets = result === null ? [] : sheetAssets(target, result.metafile!, `${OUT}0.css`);
   const errors = [...unserved.errors, ...imageSets.errors];
   const styles = imageSets.styles && placeAssetAddresses(imageSets.styles, target.subpath);

@@ -53,9 +53,10 @@ export interface BundleTarget {
    */
   assetVersions?: Readonly<Record<string, string>>;
   /**
-   * Development variants only, with `assetVersions`: the package's address from the origin's root,
-   * `/m/<package>@<version>/`, by which an asset's address written as such is known to name a
-   * declared asset and given its version (`writtenAssetAddress`).
+   * The package's address from the origin's root, `/m/<package>@<version>/`, by which an asset's
+   * address written as such is known to name a declared asset, given its version in development
+   * and made relative in production (`writtenAssetAddress`), and any other address under `/m/`
+   * judged (`rootAddressProblem`).
    */
   packageAddress?: string;
 }

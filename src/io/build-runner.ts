@@ -60,6 +60,7 @@ export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundar
   ...(packageDir !== undefined ? { package: { name: module.package, dir: packageDir } } : {}),
   ...(shared && Object.keys(shared).length > 0 ? { shared } : {}),
   ...(declarations ? { declarations } : {}),
+  packageAddress: `/m/${module.package}@${module.version}/`,
 });
 
 export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
@@ -103,7 +104,7 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
     const targets = job.modules.map(({ module, packageDir }) => {
       const target = toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package], job.declarations?.[module.package]);
-      return variant.env === 'development' ? { ...target, assetVersions: assetVersionsOf(deps.hashes, before, module), packageAddress: `/m/${module.package}@${module.version}/` } : target;
+      return variant.env === 'development' ? { ...target, assetVersions: assetVersionsOf(deps.hashes, before, module) } : target;
     });
     const first = job.modules[0]!;
     const built = job.incremental && targets.length === 1

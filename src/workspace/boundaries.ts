@@ -3,6 +3,7 @@
 // Two modules with one entry file (Lit's root `@lit/reactive-element` and its
 // `./reactive-element.js`) are one module on a page: the first by subpath (the root first)
 // names it.
+import path from 'node:path';
 import type { WorkspaceModel } from './model.js';
 
 export interface WorkspaceBoundaries {
@@ -11,6 +12,10 @@ export interface WorkspaceBoundaries {
   /** Entry file, relative to the workspace, to the public specifier of its module. */
   entries: Record<string, string>;
   packages: string[];
+  /** Each package's current version: the one its addresses under `/m/` carry (README "Addresses"). */
+  versions?: Record<string, string>;
+  /** Each package's `package.json` (workspace-relative): an input of a module whose outputs name the package's address, which carries its version. */
+  manifests?: Record<string, string>;
   /** The model's `linkedDirs`: where the directories reached through a link really are; absent when none. */
   linkedDirs?: Record<string, string>;
   /** The bare names some workspace package's `browser` field maps, which the builds resolve by it (README "Bundling real code"); absent when none. */
@@ -32,6 +37,8 @@ export function workspaceBoundaries(workspace: WorkspaceModel): WorkspaceBoundar
     key: fingerprint(JSON.stringify([entries, packages, linkedDirs ?? null, browserDisabled])),
     entries,
     packages,
+    versions: Object.fromEntries(workspace.packages.map((pkg) => [pkg.name, pkg.version])),
+    manifests: Object.fromEntries(workspace.packages.map((pkg) => [pkg.name, path.posix.join(pkg.dir, 'package.json')])),
     ...(linkedDirs ? { linkedDirs } : {}),
     ...(browserDisabled.length > 0 ? { browserDisabled } : {}),
   };

@@ -10,6 +10,7 @@ import { CODE_IMPORT_KINDS } from '../import-kinds.js';
 import type { BundleTarget } from '../types.js';
 import { bufferView } from '../../outputs/buffer-view.js';
 import { assetOwner, type ModuleDeclaration } from '../../workspace/shared-files.js';
+import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 
 // Files that are assets by nature: importing one that is not declared is an error that says so.
 const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'ico', 'bmp', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'webm', 'ogg', 'wav', 'flac', 'pdf', 'wasm'];
@@ -52,13 +53,16 @@ const ORIGIN = 'http://module.invalid';
 /**
  * An asset's address as the author wrote it (`new URL('../assets/<subpath>/logo.svg',
  * import.meta.url)`, `image-set("/m/<package>@<version>/assets/<subpath>/bg.svg" 1x)`), relative to
- * `from` (an output's address from the origin's root), with the version of the declared asset it
- * names: such an address names the file as served, so an edit of that file alone must change the
- * output too (README "Preview and stylesheet push"). `file`: that asset (workspace-relative), an
- * input of the build. Null for any other reference, and in production (no `packageAddress`),
- * whose outputs keep every reference as written. A shared file built alone keeps it too: the
- * assets it reaches must be declared by each module importing it (`declaredAssets`), and the one
- * that found it would decide that for an address no module had to declare (README "Shared files").
+ * `from` (an output's address from the origin's root), when it names a declared asset of the
+ * module: in development with that asset's version, as written otherwise: such an address names
+ * the file as served, so an edit of that file alone must change the output too (README "Preview
+ * and stylesheet push"). In production (no `assetVersions`) one written from the origin's root is
+ * made the asset's address relative to the output (`../assets/<subpath>/<file>`), as an import's
+ * is: `core dist` writes no `/m/`, and its files are served from any origin and folder (README
+ * "Workspaces", "core dist"). `file`: that asset (workspace-relative), an input of the build. Null
+ * for any other reference. A shared file built alone keeps it: the assets it reaches must be
+ * declared by each module importing it (`declaredAssets`), and the one that found it would decide
+ * that for an address no module had to declare (README "Shared files").
  */
 export function writtenAssetAddress(byAddress: ReadonlyMap<string, string>, target: BundleTarget, reference: string, from: string): { file: string; address: string } | null {
   if (target.packageAddress === undefined || target.assetDeclarations !== undefined || byAddress.size === 0) return null;
@@ -70,15 +74,125 @@ export function writtenAssetAddress(byAddress: ReadonlyMap<string, string>, targ
     return null;
   }
   const file = url.origin === ORIGIN ? byAddress.get(url.pathname) : undefined;
-  const version = file === undefined ? undefined : target.assetVersions?.[file];
-  if (file === undefined || version === undefined) return null;
-  return { file, address: versionedAddress(written, version, reference.slice(written.length)) };
+  if (file === undefined) return null;
+  const rest = reference.slice(written.length);
+  if (target.assetVersions === undefined) {
+    const asset = written.startsWith('/') ? urlAssets(target).get(file) : undefined;
+    return asset === undefined ? null : { file, address: `${assetAddress(asset.subpath, asset.file)}${rest}` };
+  }
+  const version = target.assetVersions[file];
+  if (version === undefined) return null;
+  return { file, address: versionedAddress(written, version, rest) };
+}
+
+// `/m/<package>@<version>/<rest>`, as a URL's path is encoded.
+const PACKAGE_PATH = /^\/m\/((?:@[^/@]+\/)?[^/@]+)@([^/]+)\/(.*)$/;
+const decoded = (text: string): string => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
+
+/**
+ * Why an address from the origin's root that the module's code or sheet writes (`written`: as the
+ * source shows it) is a 404 the service knows of at build time, or null. Under `/m/` only the
+ * workspace's packages are served, each at its current version, and of a package's assets only
+ * those its modules declare (README "Addresses", "Workspaces"): a typo of an asset's name, the
+ * former version after a bump, a package that is not the workspace's, would load nothing while
+ * the module said `valid`. Another module's declared asset is that module's to answer for, and
+ * an address outside `/m/` is the origin's (kept as written). Judged with the package's address
+ * (`packageAddress`), never for a shared file built alone (each importing module judges its sheet).
+ */
+export function rootAddressProblem(target: BundleTarget, reference: string, written: string): string | null {
+  if (target.packageAddress === undefined || target.assetDeclarations !== undefined) return null;
+  if (!reference.startsWith('/') || reference.startsWith('//')) return null;
+  let pathname: string;
+  try {
+    pathname = new URL(reference.replace(/[?#].*$/, ''), ORIGIN).pathname;
+  } catch {
+    return null;
+  }
+  if (!pathname.startsWith('/m/')) return null;
+  const own = PACKAGE_PATH.exec(new URL(target.packageAddress, ORIGIN).pathname);
+  const named = PACKAGE_PATH.exec(pathname);
+  if (own === null) return null;
+  const served = 'only /m/<package>@<version>/ of a workspace package is served there, at its current version';
+  if (named === null) return `${written} names ${decoded(pathname)}, where nothing is served (${served}): the browser gets a 404`;
+  const [, ownName, ownVersion] = own;
+  const [, name, version, rest] = named;
+  if (name === ownName) {
+    if (version !== ownVersion) return versionMessage(written, decoded(name!), decoded(version!), decoded(ownVersion!), decoded(rest!));
+    if (!rest!.startsWith('assets/') || packageAssetPaths(target).has(pathname)) return null;
+    const [subpath, file] = [path.posix.dirname(decoded(rest!.slice('assets/'.length))), path.posix.basename(decoded(rest!))];
+    const mine = subpath === target.subpath;
+    // Another module's asset is judged by that module's declaration, an input then (`rootAddressInputs`); a
+    // subpath no module has is left as written: no file's edit known to the build would make it one.
+    if (!mine && othersDeclaration(target, decoded(rest!)) === undefined) return null;
+    return `${written} names ${decoded(pathname)}, which is not a declared asset of ${mine ? target.specifier : `any module of ${decoded(name!)}`}: the browser gets a 404. ${mine ? `Declare "${file}" under "assets" in the module.json beside the module's entry, or name a declared asset` : 'Name a declared asset: the address of one is /m/<package>@<version>/assets/<subpath of the module declaring it>/<file>'}`;
+  }
+  const workspace = target.workspace;
+  if (workspace === undefined) return null;
+  if (!workspace.packages.includes(decoded(name!))) return `${written} names ${decoded(pathname)}, but no package of the workspace is named ${decoded(name!)} (${served}): the browser gets a 404`;
+  const current = workspace.versions?.[decoded(name!)];
+  if (current !== undefined && current !== decoded(version!)) return versionMessage(written, decoded(name!), decoded(version!), current, decoded(rest!));
+  return null;
+}
+
+/**
+ * The files whose edit can change what `rootAddressProblem` says of `reference`, beyond the
+ * module's own (its declarations and its package's version build it again anyway): another
+ * module's `module.json` for that module's asset, another package's `package.json` for its version,
+ * and, for a name that is no package of the workspace, `core.json` and every package's
+ * `package.json` (listing a package or renaming one makes it the workspace's). Inputs of the
+ * module, so that such an edit judges it again and its error never outlives its cause.
+ */
+export function rootAddressInputs(target: BundleTarget, reference: string): string[] {
+  if (target.packageAddress === undefined || target.assetDeclarations !== undefined || !reference.startsWith('/') || reference.startsWith('//')) return [];
+  let pathname: string;
+  try {
+    pathname = new URL(reference.replace(/[?#].*$/, ''), ORIGIN).pathname;
+  } catch {
+    return [];
+  }
+  const named = PACKAGE_PATH.exec(pathname);
+  const own = PACKAGE_PATH.exec(new URL(target.packageAddress, ORIGIN).pathname);
+  if (named === null || own === null) return [];
+  const [, name, version, rest] = named;
+  if (name === own[1]) {
+    const declaration = version === own[2] && rest!.startsWith('assets/') ? othersDeclaration(target, decoded(rest!)) : undefined;
+    return declaration === undefined ? [] : [path.posix.join(declaration.dir, 'module.json')];
+  }
+  const manifests = target.workspace?.manifests;
+  if (manifests === undefined) return [];
+  const manifest = manifests[decoded(name!)];
+  return manifest !== undefined ? [manifest] : [WORKSPACE_MANIFEST, ...Object.values(manifests)].sort();
+}
+
+// The declaration of another module of the package whose assets `rest` (`assets/<subpath>/<file>`) is among.
+function othersDeclaration(target: BundleTarget, rest: string): ModuleDeclaration | undefined {
+  const subpath = path.posix.dirname(rest.slice('assets/'.length));
+  return subpath === target.subpath ? undefined : target.declarations?.find((declaration) => declaration.subpath === subpath);
+}
+
+function versionMessage(written: string, name: string, version: string, current: string, rest: string): string {
+  return `${written} names ${name}@${version}, but ${name} is at version ${current}: an address under /m/ carries a package's current version, so the browser gets a 404. Write /m/${name}@${current}/${rest}, or, for an asset of this module, its path relative to the file, which follows a version bump`;
+}
+
+// The addresses of the package's declared assets (the module's own and its package's other modules'), as URL paths.
+function packageAssetPaths(target: BundleTarget): Set<string> {
+  const paths = new Set(assetsByAddress(target).keys());
+  for (const declaration of target.declarations ?? []) {
+    for (const file of declaration.assets) paths.add(new URL(`${target.packageAddress}assets/${declaration.subpath}/${file}`, ORIGIN).pathname);
+  }
+  return paths;
 }
 
 /**
  * The declared assets a target's outputs may name by address, keyed by that address's path from the
- * origin's root (`/m/<package>@<version>/assets/<subpath>/<file>`, encoded as a URL's path is):
- * development only (`packageAddress`), for `writtenAssetAddress`.
+ * origin's root (`/m/<package>@<version>/assets/<subpath>/<file>`, encoded as a URL's path is),
+ * for `writtenAssetAddress`; none without the package's address (`packageAddress`).
  */
 export function assetsByAddress(target: BundleTarget): Map<string, string> {
   const byAddress = new Map<string, string>();

@@ -1,0 +1,74 @@
+// A declared asset named by its address from the origin's root (`/m/<package>@<version>/assets/...`,
+// README "Workspaces"), in a sheet's url() and in code, loads from `core dist`'s files served by a
+// plain static server, which has no `/m/`: the dist writes the address relative to the file.
+import { expect } from 'chai';
+import type http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { distribute } from '../../src/dist/distribute.js';
+import { launchChromium, openPage } from '../helpers/chromium.js';
+import { staticServer } from '../helpers/static-server.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+describe("core dist of asset addresses from the origin's root, in Chromium", function () {
+  let browser: Browser;
+  let root: string;
+
+  before(async function () {
+    root = tempWorkspace({
+      'core.json': json({ packages: ['packages/c'], preview: '@c/c/s1' }),
+      'packages/c/package.json': json({ name: '@c/c', version: '1.0.0', exports: { './s1': './s1/index.ts' } }),
+      'packages/c/s1/module.json': json({ assets: ['a.svg', 'data.json'] }),
+      'packages/c/s1/a.svg': '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4" fill="red"/></svg>',
+      'packages/c/s1/data.json': '{"answer":42}',
+      'packages/c/s1/s.css': '.x { width: 4px; height: 4px; background-image: url(/m/@c/c@1.0.0/assets/s1/a.svg); }\n',
+      'packages/c/s1/index.ts': [
+        "import './s.css';",
+        "const x = document.createElement('div');",
+        "x.className = 'x';",
+        'document.body.append(x);',
+        "const data = await (await fetch(new URL('/m/@c/c@1.0.0/assets/s1/data.json', import.meta.url))).json();",
+        'document.body.dataset.ok = `s1:${data.answer}`;',
+        '',
+      ].join('\n'),
+    });
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+  });
+
+  it('shows the background and reads the data file from the dist served by a static server', async function () {
+    const out = path.join(root, 'dist');
+    const result = await distribute({ root, out });
+    expect(result.invalid).to.deep.equal([]);
+    expect(fs.readFileSync(path.join(out, '@c/c@1.0.0/styles/s1.css'), 'utf8')).to.include('url(../assets/s1/a.svg)');
+    const server: http.Server = await staticServer(out, null);
+    const watched = await openPage(browser);
+    try {
+      const { port } = server.address() as { port: number };
+      await watched.page.goto(`http://127.0.0.1:${port}/`, { waitUntil: 'load' });
+      await watched.page.waitForFunction(() => document.body.dataset.ok !== undefined, undefined, { timeout: 15_000 });
+      expect(await watched.page.evaluate(() => document.body.dataset.ok)).to.equal('s1:42');
+      // The background image is asked for once the element is laid out: its answer, as the page saw it.
+      const image = await watched.page.waitForFunction(
+        () => {
+          const entry = performance.getEntriesByType('resource').find((e) => e.name.includes('a.svg')) as (PerformanceResourceTiming & { responseStatus?: number }) | undefined;
+          return entry && `${new URL(entry.name).pathname} ${entry.responseStatus}`;
+        },
+        undefined,
+        { timeout: 15_000 },
+      );
+      expect(await image.jsonValue()).to.equal('/@c/c@1.0.0/assets/s1/a.svg 200');
+      expect(await watched.page.evaluate(() => getComputedStyle(document.querySelector('.x')!).backgroundImage)).to.equal(`url("http://127.0.0.1:${port}/@c/c@1.0.0/assets/s1/a.svg")`);
+      expect(watched.failed).to.deep.equal([]);
+      expect(watched.errors).to.deep.equal([]);
+    } finally {
+      await watched.page.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -1,0 +1,100 @@
+// Addresses under `/m/` written in a module's sheet and code (README "Workspaces"): the module's
+// own declared asset is made relative to the output in production, since `core dist` writes no
+// `/m/` (its files are served from any origin and folder); an address the service knows answers
+// 404 (an undeclared asset of the package, a version that is not the package's current one, a
+// package that is not the workspace's) is a BUNDLE_ERROR at its place, in every variant.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
+import type { BundleTarget } from '../../src/bundlers/types.js';
+import { contentHash } from '../../src/outputs/content-hash.js';
+import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
+import { appTarget } from '../helpers/targets.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+describe('addresses under /m/ written in sheets and code', () => {
+  let root: string;
+  let engine: ReturnType<typeof createEsbuildEngine>;
+  const versions = { 'app/main/bg.svg': 'BGVERSION', 'app/main/worker.js': 'WORKERVERSION' };
+  const workspace = { key: 'k', entries: {}, packages: ['@t/app', '@t/lib'], versions: { '@t/app': '1.0.0', '@t/lib': '2.0.0' } };
+  const declarations = [
+    { dir: 'app/main', subpath: 'main', assets: ['bg.svg', 'worker.js'] },
+    { dir: 'app/other', subpath: 'other', assets: ['a.svg'] },
+  ];
+  // As the service and `core dist` give it (`toBundleTarget`): the package's address in every variant.
+  const PRODUCTION: BundleTarget = appTarget('main', { assets: ['bg.svg', 'worker.js'], packageAddress: '/m/@t/app@1.0.0/', workspace, declarations });
+  const DEVELOPMENT: BundleTarget = { ...PRODUCTION, assetVersions: versions };
+  const write = (file: string, text: string) => fs.writeFileSync(path.join(root, file), text);
+  const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes!).toString();
+
+  beforeEach(() => {
+    root = tempWorkspace({
+      'app/main/index.ts': "import './main.css';\nexport const main = 1;\n",
+      'app/main/main.css': '.main { color: red; }\n',
+      'app/main/bg.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+      'app/main/worker.js': 'self.onmessage = () => {};\n',
+    });
+    engine = createEsbuildEngine({ root });
+  });
+  afterEach(() => engine.dispose());
+
+  it("writes the module's own declared asset by its address from the origin's root as the address relative to the output in production", async () => {
+    write('app/main/main.css', '.main { background: url(/m/@t/app@1.0.0/assets/main/bg.svg), url("/m/@t/app@1.0.0/assets/main/bg.svg?x=1#i"); border-image: image-set("/m/@t/app@1.0.0/assets/main/bg.svg#j" 1x); }\n');
+    write('app/main/index.ts', "import './main.css';\nexport const main = [new URL('/m/@t/app@1.0.0/assets/main/worker.js?q', import.meta.url), new URL('/m/@t/app@1.0.0/assets/main/bg.svg', import.meta.url)];\n");
+    const [production] = await engine.bundle([PRODUCTION], productionVariant('browser'));
+    expect(production!.errors).to.deep.equal([]);
+    const styles = text(production!.styles);
+    expect(styles).to.include('url(../assets/main/bg.svg)').and.include('url(../assets/main/bg.svg?x=1#i)').and.include('"../assets/main/bg.svg#j"');
+    expect(styles).to.not.include('/m/');
+    const code = text(production!.code);
+    expect(code).to.include('new URL("../assets/main/worker.js?q",import.meta.url)').and.include('new URL("../assets/main/bg.svg",import.meta.url)');
+    expect(code).to.not.include('/m/');
+    // Development keeps the address as written, with the asset's version (README "Preview and stylesheet push").
+    const [development] = await engine.bundle([DEVELOPMENT], developmentVariant('browser'));
+    expect(development!.errors).to.deep.equal([]);
+    expect(text(development!.styles)).to.include('url(/m/@t/app@1.0.0/assets/main/bg.svg?v=BGVERSION)');
+    expect(text(development!.code)).to.include('new URL("/m/@t/app@1.0.0/assets/main/worker.js?v=WORKERVERSION&q", import.meta.url)');
+    // A sheet rebuilt alone writes the same as a whole build.
+    const first = await engine.rebuild(PRODUCTION, productionVariant('browser'));
+    write('app/main/main.css', '.main { color: blue; background: url(/m/@t/app@1.0.0/assets/main/bg.svg); }\n');
+    const next = await engine.rebuild(PRODUCTION, productionVariant('browser'), undefined, { inputs: first.inputs, changed: ['app/main/main.css'], code: contentHash(first.code!) });
+    expect(next.errors).to.deep.equal([]);
+    expect(text(next.styles)).to.include('url(../assets/main/bg.svg)').and.not.include('/m/');
+  });
+
+  it('keeps as written another module’s declared asset, an asset of a subpath no module has, another workspace package’s address at its version, and an address outside /m/', async () => {
+    write('app/main/main.css', '.main { background: url(/m/@t/app@1.0.0/assets/other/a.svg), url(/m/@t/app@1.0.0/assets/gone/z.svg), url(/m/@t/lib@2.0.0/assets/x/y.svg), url(/fonts/a.woff2), url(//cdn.example/b.png); }\n');
+    for (const [target, variant] of [[PRODUCTION, productionVariant('browser')], [DEVELOPMENT, developmentVariant('browser')]] as const) {
+      const [result] = await engine.bundle([target], variant);
+      expect(result!.errors).to.deep.equal([]);
+      expect(text(result!.styles)).to.include('url(/m/@t/app@1.0.0/assets/other/a.svg)').and.include('url(/m/@t/app@1.0.0/assets/gone/z.svg)').and.include('url(/m/@t/lib@2.0.0/assets/x/y.svg)').and.include('url(/fonts/a.woff2)').and.include('url(//cdn.example/b.png)');
+    }
+  });
+
+  const cases: [string, string, RegExp][] = [
+    ['an undeclared asset of the module (a typo)', '/m/@t/app@1.0.0/assets/main/bgg.svg', /names \/m\/@t\/app@1\.0\.0\/assets\/main\/bgg\.svg, which is not a declared asset of @t\/app\/main: the browser gets a 404\. Declare "bgg\.svg" under "assets"/],
+    ['an undeclared asset of another module of the package', '/m/@t/app@1.0.0/assets/other/b.svg', /which is not a declared asset of any module of @t\/app: the browser gets a 404/],
+    ["the package's former version", '/m/@t/app@0.9.0/assets/main/bg.svg', /names @t\/app@0\.9\.0, but @t\/app is at version 1\.0\.0: .*Write \/m\/@t\/app@1\.0\.0\/assets\/main\/bg\.svg/],
+    ["another package's former version", '/m/@t/lib@1.0.0/assets/x/y.svg', /names @t\/lib@1\.0\.0, but @t\/lib is at version 2\.0\.0/],
+    ['a package that is not the workspace’s', '/m/@t/nope@1.0.0/assets/x/y.svg', /but no package of the workspace is named @t\/nope/],
+    ['no package at all', '/m/assets/x/y.svg', /names \/m\/assets\/x\/y\.svg, where nothing is served/],
+  ];
+  for (const [what, address, message] of cases) {
+    it(`is a BUNDLE_ERROR at its place for ${what}, in a url(), an image-set() string and a new URL, in every variant`, async () => {
+      write('app/main/main.css', `.main {\n  background: url(${address});\n  border-image: image-set("${address}" 1x);\n}\n`);
+      write('app/main/index.ts', `import './main.css';\nexport const main = new URL('${address}', import.meta.url);\n`);
+      for (const [target, variant] of [[PRODUCTION, productionVariant('browser')], [DEVELOPMENT, developmentVariant('browser')]] as const) {
+        const [result] = await engine.bundle([target], variant);
+        const places = result!.errors.map((error) => [error.kind, error.file, error.line, error.column]);
+        expect(places).to.deep.equal([
+          ['BUNDLE_ERROR', 'app/main/main.css', 2, 15],
+          ['BUNDLE_ERROR', 'app/main/main.css', 3, 27],
+          ['BUNDLE_ERROR', 'app/main/index.ts', 2, 21],
+        ]);
+        for (const error of result!.errors) expect(error.message).to.match(message);
+        expect(result!.errors.map((error) => error.message.slice(0, 12))).to.deep.equal([`url(${address}`.slice(0, 12), `"${address}`.slice(0, 12), 'new URL(\'/m/']);
+      }
+    });
+  }
+});
