@@ -13,7 +13,7 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import { isBare } from '../workspace/specifiers.js';
 import { urlAssets } from './plugins/assets.js';
-import type { PlacedReads } from './placed-reads.js';
+import { firstWrittenPlace, type PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
 
@@ -318,14 +318,7 @@ function workersFromPage(tree: SyntaxNode, target: BundleTarget, reads: PlacedRe
 /** Where a source writes `new <constructor>('<reference>'`: the first found, at its `new`. */
 function constructorPlace(reads: PlacedReads, sources: readonly string[], constructor: string, reference: string): { file: string; line: number; column: number } | null {
   const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const written = new RegExp(`new\\s+${constructor}\\(\\s*(['"\`])${quoted}\\1`);
-  for (const file of sources) {
-    const text = reads.text(file);
-    if (text === null) continue;
-    const match = written.exec(text);
-    if (match) return { file, ...lineAndColumn(text, match.index) };
-  }
-  return null;
+  return firstWrittenPlace(reads, sources, new RegExp(`new\\s+${constructor}\\(\\s*(['"\`])${quoted}\\1`));
 }
 
 interface Load {

@@ -10,9 +10,8 @@
 // under `/m/` the service knows answers 404 (`rootAddressProblem`, README "Workspaces").
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
-import { lineAndColumn } from '../workspace/json.js';
 import { assetAddress, assetsByAddress, rootAddressInputs, rootAddressProblem, urlAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
-import type { PlacedReads } from './placed-reads.js';
+import { firstWrittenPlace, type PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
 
@@ -183,12 +182,5 @@ function notServedShared(target: BundleTarget, reference: string, address: strin
 /** Where a source writes `new URL(<reference>, import.meta.url)`: the first found, at its `new`. */
 function placeOf(reads: PlacedReads, sources: readonly string[], reference: string): { file: string; line: number; column: number } | null {
   const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const written = new RegExp(`new\\s+URL\\(\\s*(['"\`])${quoted}\\1\\s*,\\s*import\\.meta\\.url`);
-  for (const file of sources) {
-    const text = reads.text(file);
-    if (text === null) continue;
-    const match = written.exec(text);
-    if (match) return { file, ...lineAndColumn(text, match.index) };
-  }
-  return null;
+  return firstWrittenPlace(reads, sources, new RegExp(`new\\s+URL\\(\\s*(['"\`])${quoted}\\1\\s*,\\s*import\\.meta\\.url`));
 }

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { contentHash } from '../outputs/content-hash.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
+import { lineAndColumn } from '../workspace/json.js';
 import { isInside } from '../workspace/paths.js';
 import { isReallyInside, readRegularFile } from '../regular-files.js';
 
@@ -20,6 +21,16 @@ export interface PlacedReads {
   configText(file: string): string | null;
   /** The hash of each file read whose text placed one of `errors` (or warnings: `BundleResult.placedFrom`). */
   placedFrom(errors: readonly Diagnostic[]): Record<string, string>;
+}
+
+/** Where the first of `sources` (in their order) that `written` matches writes it: its first match's line and column. */
+export function firstWrittenPlace(reads: PlacedReads, sources: readonly string[], written: RegExp): { file: string; line: number; column: number } | null {
+  for (const file of sources) {
+    const text = reads.text(file);
+    const match = text === null ? null : written.exec(text);
+    if (match) return { file, ...lineAndColumn(text!, match.index) };
+  }
+  return null;
 }
 
 /** A reader for one build result: each file read at most once, so every place of a file comes from the same bytes. */
