@@ -17,7 +17,7 @@ import { sendOutput } from '../http/send-output.js';
 import { bundleInstalled, OutsidePackageError } from '../bundlers/installed-bundle.js';
 import { createCallsInFlight, type CallsInFlight } from '../bundlers/calls-in-flight.js';
 import { isContentHash, outputHash } from '../outputs/content-hash.js';
-import { commonJsExportNames, entryOf, findInstalled, installedCopy, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
+import { commonJsExportNames, entryOf, findInstalled, linkedWorkspacePackage, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
@@ -151,12 +151,10 @@ function formerNameLink(host: ExtensionHost, name: string): string | null {
   const { packages } = host.getState().workspace;
   const workspace = { root: host.root, packageDirs: packages.map((pkg) => pkg.dir) };
   for (const dir of [host.root, ...workspace.packageDirs.map((packageDir) => path.join(host.root, packageDir))]) {
-    const copy = installedCopy(name, dir, workspace);
-    if (copy === null || 'version' in copy) continue;
-    const linked = packages.find((pkg) => pkg.dir === copy.formerNameLinkTo);
-    return linked
-      ? `: node_modules/${name} is npm's link of that name to ${linked.dir}, whose package is ${linked.name} now (renamed), no install of ${name}; import it as ${linked.name}, or install ${name}`
-      : `: node_modules/${name} is a link whose package.json names another package, no install of ${name}`;
+    // By the link's real path and the workspace model's name: nothing the link leads to is read.
+    const linked = packages.find((pkg) => pkg.dir === linkedWorkspacePackage(name, dir, workspace));
+    if (!linked || linked.name === name) continue;
+    return `: node_modules/${name} is npm's link of that name to ${linked.dir}, whose package is ${linked.name} now (renamed), no install of ${name}; import it as ${linked.name}, or install ${name}`;
   }
   return null;
 }

@@ -108,6 +108,22 @@ export function installedCopy(name: string, fromDir: string, workspace: { root: 
   return { formerNameLinkTo: packageDir ?? null };
 }
 
+/**
+ * The workspace package directory (of `workspace.packageDirs`) that the `node_modules/<name>`
+ * `fromDir` would load leads to by a link, or null: a real install there, no such entry, or a
+ * link elsewhere. Only paths are resolved, no file is read (the local CDN reads nothing outside an
+ * installed package, README "The local CDN"): the caller knows that package's name from its model.
+ */
+export function linkedWorkspacePackage(name: string, fromDir: string, workspace: { root: string; packageDirs: readonly string[] }): string | null {
+  if (!isPackageName(name)) return null;
+  const installedTail = path.join(path.sep, 'node_modules', name);
+  for (let dir = path.resolve(fromDir); ; dir = path.dirname(dir)) {
+    const real = realPathOrNull(path.join(dir, 'node_modules', name));
+    if (real !== null) return real.endsWith(installedTail) ? null : (workspace.packageDirs.find((packageDir) => realPathOrNull(path.resolve(workspace.root, packageDir)) === real) ?? null);
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
 function realPathOrNull(file: string): string | null {
   try {
     return fs.realpathSync(file);

@@ -115,7 +115,8 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
     // npm's lockfile's; with none known, any name outside the model may be its.
     const identity = known.get(dir) ?? lockfileIdentity({ readText: read, ...(reader.leaves ? { leaves: (path: string) => reader.leaves!(path) } : {}) }, dir);
     // Nameless, it holds back every import from outside: the problem says so where it is told (the terminal, /state, the page).
-    const nameless = identity ? '' : `; no name of it is known (no earlier read, build cache or npm lockfile names it), so any import of a package outside the workspace may be of it and is held back, never sent to a CDN: put ${file} back (a file inside the workspace), or remove "${dir}" from ${WORKSPACE_MANIFEST}'s "packages"`;
+    const remedy = kind !== null ? `make ${file} a regular file` : leaves ? `make "${dir}" a directory inside the workspace` : `put ${file} back`;
+    const nameless = identity ? '' : `; no name of it is known (no earlier read, build cache or npm lockfile names it), so any import of a package outside the workspace may be of it and is held back, never sent to a CDN: ${remedy}, or remove "${dir}" from ${WORKSPACE_MANIFEST}'s "packages"`;
     if (kind !== null) model.diagnostics.push(manifestInvalid(file, `${WORKSPACE_MANIFEST} lists the package directory "${dir}": ${notAFileText(file, kind)}${nameless}`));
     else model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, `${WORKSPACE_MANIFEST} lists the package directory "${dir}", which ${leaves ? 'is a symbolic link leaving the workspace (not followed)' : 'has no package.json'}${nameless}`));
     (model.unreadPackages ??= []).push({ dir, file, name: identity?.name ?? null, version: identity?.version ?? null, absent: true });

@@ -153,7 +153,7 @@ describe('an import of a listed workspace package whose directory has no package
       const report = await service.report();
       expect(report.modules.find((module) => module.specifier === '@p/app/main')?.invalidImports).to.deep.equal(['@p/lib/util', 'lit']);
       expect(report.diagnostics.map((problem) => problem.message)).to.deep.equal([
-        `core.json lists the package directory "${LIB}", which has no package.json; no name of it is known (no earlier read, build cache or npm lockfile names it), so any import of a package outside the workspace may be of it and is held back, never sent to a CDN: put ${LIB}/package.json back (a file inside the workspace), or remove "${LIB}" from core.json's "packages"`,
+        `core.json lists the package directory "${LIB}", which has no package.json; no name of it is known (no earlier read, build cache or npm lockfile names it), so any import of a package outside the workspace may be of it and is held back, never sent to a CDN: put ${LIB}/package.json back, or remove "${LIB}" from core.json's "packages"`,
       ]);
     } finally {
       await service.close();

@@ -123,7 +123,8 @@ describe('manifest mistakes make their modules invalid, at the manifest', functi
         [
           'MANIFEST_INVALID',
           'packages/b/package.json',
-          'core.json lists the package directory "packages/b": "packages/b/package.json" is a FIFO (named pipe), not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there',
+          // No name of it is known (no cache, no lockfile): every import from outside is held back until it is a file again (README "Workspaces").
+          'core.json lists the package directory "packages/b": "packages/b/package.json" is a FIFO (named pipe), not a regular file: a manifest is read from a regular file only (a FIFO would wait for a writer forever); put a regular file there; no name of it is known (no earlier read, build cache or npm lockfile names it), so any import of a package outside the workspace may be of it and is held back, never sent to a CDN: make packages/b/package.json a regular file, or remove "packages/b" from core.json\'s "packages"',
         ],
       ]);
     } finally {

@@ -31,7 +31,7 @@ describe('readWorkspace on disk, with symbolic links', () => {
     const model = readWorkspace(createFileHashes(root));
     expect(model.packages).to.deep.equal([]);
     expect(model.diagnostics.map((diagnostic) => diagnostic.message)).to.deep.equal([
-      'core.json lists the package directory "packages/out", which is a symbolic link leaving the workspace (not followed); no name of it is known (no earlier read, build cache or npm lockfile names it), so any import of a package outside the workspace may be of it and is held back, never sent to a CDN: put packages/out/package.json back (a file inside the workspace), or remove "packages/out" from core.json\'s "packages"',
+      'core.json lists the package directory "packages/out", which is a symbolic link leaving the workspace (not followed); no name of it is known (no earlier read, build cache or npm lockfile names it), so any import of a package outside the workspace may be of it and is held back, never sent to a CDN: make "packages/out" a directory inside the workspace, or remove "packages/out" from core.json\'s "packages"',
     ]);
   });
 
