@@ -143,7 +143,7 @@ function parseRunArguments(args: string[]): RunRequest {
   const logLevel = (values['log-level'] ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
   const root = workspaceDir(positionals[0]);
-  const recordProblem = values.record === undefined ? null : recordFileProblem(path.resolve(values.record));
+  const recordProblem = values.record === undefined ? null : recordFileProblem(path.resolve(values.record), root);
   if (recordProblem) throw new UsageError(`--record: ${recordProblem}; name another file`);
   const extensions = (process.env.CORE_SERVICE_EXTENSIONS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   if (values.dev === true && !extensions.includes(DEVELOPMENT_EXTENSION)) extensions.push(DEVELOPMENT_EXTENSION);

@@ -12,7 +12,8 @@ import { staleOutputs, type ListedOutput } from './stale-outputs.js';
 /**
  * Writes `files` under `out`; returns the paths not written because a link in `out` leads their
  * folder out of it (README "Distribution: core dist"): a write never lands outside `out` by its
- * real path, and a link at a file's own place is replaced, never written through.
+ * real path, and a file at an output's place (a link, a file with other hard links) is replaced,
+ * never written through.
  */
 export function writeFiles(out: string, files: readonly DistributionFile[]): string[] {
   const refused: string[] = [];
@@ -26,9 +27,12 @@ export function writeFiles(out: string, files: readonly DistributionFile[]): str
       refused.push(file.path);
       continue;
     }
+    // Written beside and renamed into place: a file there that is a link, or has other hard links
+    // (`cp -al dist dist-prev`), is replaced, never written through.
     const placed = path.join(realParent, path.basename(target));
-    if (fs.lstatSync(placed, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(placed);
-    fs.writeFileSync(placed, file.content);
+    const temporary = `${placed}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, file.content);
+    fs.renameSync(temporary, placed);
   }
   return refused;
 }
@@ -135,6 +139,9 @@ export function writePage(out: string, name: string, html: string | null, previo
   }
   if (!ours && fs.existsSync(target)) return false;
   fs.mkdirSync(out, { recursive: true });
-  fs.writeFileSync(target, html);
+  // Renamed into place, as every output is: a page with other hard links is replaced, never written through.
+  const temporary = `${target}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, html);
+  fs.renameSync(temporary, target);
   return true;
 }

@@ -12,24 +12,31 @@ export interface EventFile {
 /** A first line this long at most is read to tell an event log (its `service.started` line is ~150 bytes). */
 const FIRST_LINE_BYTES = 64 * 1024;
 
+/** Inside the workspace, a log not written yet has one of these names: any other may be a file a build reads once it exists. */
+const LOG_NAME = /\.(?:ndjson|jsonl|log)$/i;
+
 /**
- * Why `file` must not be appended to, or null: a regular file that holds something and whose first
- * line is no `service.started` event is someone's file (a source, core.json: each append would be
- * an edit the watcher sees, which builds and records more), never an event log (README "The event
- * log, replay and state subscription"). A new or empty file, an event log, or no regular file (a
- * FIFO, /dev/stdout) is taken.
+ * Why `file` must not be appended to, or null (README "The event log, replay and state
+ * subscription"). A file the workspace reads (a source, core.json, an empty module or sheet) would
+ * see each append as an edit, which builds and records more: a regular file that holds something
+ * is taken only when it is an event log (its first line a `service.started` event); a new or empty
+ * one inside the workspace `root` only when its name ends in .ndjson, .jsonl or .log (anywhere
+ * outside it, any); no regular file (a FIFO, /dev/stdout) is taken.
  */
-export function recordFileProblem(file: string): string | null {
+export function recordFileProblem(file: string, root?: string): string | null {
+  const inside = root !== undefined && isInsideDir(path.resolve(root), path.resolve(file));
+  const unnamed = inside && !LOG_NAME.test(file) ? `${file} is inside the workspace and not named as a log (.ndjson, .jsonl or .log): a module may read it (an empty module or sheet, or one imported once it exists)` : null;
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch {
-    return null; // none yet (or not to be opened for reading): the append says what fails
+    return unnamed; // none yet (or not to be opened for reading): the append says what fails
   }
   try {
     const stats = fs.fstatSync(fd);
     if (stats.isDirectory()) return `${file} is a directory`;
-    if (!stats.isFile() || stats.size === 0) return null;
+    if (!stats.isFile()) return null;
+    if (stats.size === 0) return unnamed;
     const head = Buffer.alloc(Math.min(stats.size, FIRST_LINE_BYTES));
     const read = fs.readSync(fd, head, 0, head.length, 0);
     const text = head.subarray(0, read).toString('utf8');
@@ -45,8 +52,13 @@ export function recordFileProblem(file: string): string | null {
   }
 }
 
-export function openEventFile(file: string): EventFile {
-  const problem = recordFileProblem(file);
+const isInsideDir = (dir: string, file: string): boolean => {
+  const relative = path.relative(dir, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+};
+
+export function openEventFile(file: string, root?: string): EventFile {
+  const problem = recordFileProblem(file, root);
   if (problem) throw new Error(`the event log is not written: ${problem}`);
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const fd = fs.openSync(file, 'a+');

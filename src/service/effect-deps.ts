@@ -110,7 +110,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     requestsInProgress$: activity.inProgress$,
     watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),
     ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
-    openEventFile,
+    openEventFile: (file) => openEventFile(file, root),
   };
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
   const quiet = () => treeWatcher;

@@ -144,6 +144,23 @@ describe('distribute', () => {
       expect(fs.readdirSync(elsewhere).sort()).to.deep.equal(['changed.js', 'kept.js']);
     });
 
+    it('replaces an output or the page that has other hard links, never writing through them: a snapshot made with cp -al keeps its bytes', async () => {
+      const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+      const out = path.join(root, 'dist');
+      await distribute({ root, out, parallelism: 2 });
+      const snapshot = tempWorkspace();
+      const format = `${LIB}/modules/format.js`;
+      const outputs = [format, ...(fs.existsSync(path.join(out, 'index.html')) ? ['index.html'] : [])];
+      const before = new Map(outputs.map((relative) => [relative, fs.readFileSync(path.join(out, relative), 'utf8')]));
+      for (const relative of outputs) fs.linkSync(path.join(out, relative), path.join(snapshot, relative.replaceAll('/', '_')));
+      const lib = path.join(root, 'packages/lib/format');
+      const source = fs.readdirSync(lib).find((name) => /^index\.[jt]s$/.test(name))!;
+      fs.appendFileSync(path.join(lib, source), '\nexport const addedSince = 42;\n');
+      await distribute({ root, out, parallelism: 2 });
+      expect(fs.readFileSync(path.join(out, format), 'utf8')).to.include('42');
+      for (const relative of outputs) expect(fs.readFileSync(path.join(snapshot, relative.replaceAll('/', '_')), 'utf8'), relative).to.equal(before.get(relative));
+    });
+
     it('writes no output through a link that leads its folder out of the output directory, says which, and exits 1', async () => {
       const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
       const out = path.join(root, 'dist');

@@ -32,6 +32,19 @@ describe('recordFileProblem', () => {
     expect(recordFileProblem(dir)).to.equal(`${dir} is a directory`);
   });
 
+  it("inside the workspace, takes a new or empty file only when named as a log: an empty module or sheet a build reads would grow with every event", () => {
+    const root = tempWorkspace({ 'packages/lib/util/empty.ts': '', 'packages/lib/util/empty.css': '', 'events.ndjson': '' });
+    for (const name of ['packages/lib/util/empty.ts', 'packages/lib/util/empty.css', 'packages/lib/util/new.ts', 'notes.txt']) {
+      const file = path.join(root, name);
+      expect(recordFileProblem(file, root), name).to.equal(`${file} is inside the workspace and not named as a log (.ndjson, .jsonl or .log): a module may read it (an empty module or sheet, or one imported once it exists)`);
+    }
+    expect(() => openEventFile(path.join(root, 'packages/lib/util/empty.ts'), root)).to.throw('the event log is not written');
+    expect(fs.readFileSync(path.join(root, 'packages/lib/util/empty.ts'), 'utf8')).to.equal('');
+    for (const name of ['events.ndjson', 'logs/new.jsonl', 'run.log']) expect(recordFileProblem(path.join(root, name), root), name).to.equal(null);
+    const outside = tempWorkspace({ 'empty.ts': '' });
+    expect(recordFileProblem(path.join(outside, 'empty.ts'), root)).to.equal(null);
+  });
+
   it('makes core run refuse --record naming a file of the workspace, wrong usage (exit 2), the file untouched', async () => {
     const root = fixtureWorkspace('basic');
     const before = fs.readFileSync(path.join(root, 'core.json'), 'utf8');
