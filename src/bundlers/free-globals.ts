@@ -103,6 +103,8 @@ interface FreeUse {
   member?: string;
   /** The code tests the name somewhere (`typeof process`, `if (globalThis.process)`, `'process' in globalThis`): its reads in a function or a branch are guarded. */
   guarded?: true;
+  /** The code writes the name as a member of the global object (a shim: `globalThis.process = ...`): its reads are at most a warning. */
+  defined?: true;
   /** Where the code writes the read told (the first the import makes, else the first): an offset of the code parsed. */
   at?: number;
 }
@@ -131,7 +133,12 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
     const { name } = reference.identifier;
     // `typeof process` reads nothing that throws: it is the guard, not a read.
     if (!wanted.has(name) || shape.typeofOperands.has(reference.identifier as unknown as SyntaxNode)) continue;
-    const use: FreeUse = found.get(name) ?? { onImport: false, inFunction: false, ...(shape.tested.has(name) ? { guarded: true as const } : {}) };
+    const use: FreeUse = found.get(name) ?? {
+      onImport: false,
+      inFunction: false,
+      ...(shape.tested.has(name) ? { guarded: true as const } : {}),
+      ...(shape.definedOnGlobal.has(name) ? { defined: true as const } : {}),
+    };
     const [start, end] = (reference.identifier as { range?: [number, number] }).range ?? [-1, undefined];
     // A read in a branch the import may not take (`typeof window < 'u' ? window : global`, a
     // `try`) may never run: told as one in a function is, never as a page that surely throws.
@@ -197,6 +204,12 @@ interface TreeShape {
   guardDeclarators: Map<SyntaxNode, Set<string>>;
   /** The property names the code writes through a member (`x.read = ...`, `x.read++`, `delete x.read`): a method of that name may be replaced. */
   writtenKeys: Set<string>;
+  /**
+   * The names the code writes as members of the global object, wherever (README "Bundling real
+   * code", shims): `window.process = ...`, `globalThis.process ??= ...`, `Object.assign(globalThis,
+   * { Buffer })`, `Object.defineProperty(globalThis, 'process', ...)`, `Object.defineProperties`.
+   */
+  definedOnGlobal: Set<string>;
   /** Whether the code writes a member of `this` by a computed key (`this[k] = ...`): any method of an object may be replaced. */
   writesThisByKey: boolean;
   scopes: ScopeManager;
@@ -215,6 +228,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const conditionNames = new Set<SyntaxNode>();
   const guardDeclarators = new Map<SyntaxNode, Set<string>>();
   const writtenKeys = new Set<string>();
+  const definedOnGlobal = new Set<string>();
   let writesThisByKey = false;
   const add = (value: unknown) => {
     for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
@@ -241,6 +255,8 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
       testedInCondition(init, names);
       if (names.size > 0) guardDeclarators.set(node, names);
     }
+    if (node.type === 'CallExpression' && node.optional === true) add(node.arguments); // `f?.(x)`: no argument is evaluated when f is nullish
+    definedOnGlobalObject(node, definedOnGlobal);
     const written = writtenMember(node);
     if (written) {
       const key = memberKey(written);
@@ -257,7 +273,37 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
     }
   };
   visit(tree);
-  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, writesThisByKey, scopes, calledOnImport: new Map() };
+  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, writesThisByKey, scopes, calledOnImport: new Map() };
+}
+
+/** Whether a node names the global object (`globalThis`, `window`, `self`). */
+function isGlobalObject(node: unknown): boolean {
+  return isNode(node) && node.type === 'Identifier' && GLOBAL_OBJECTS.has(node.name as string);
+}
+
+/** The names a node writes as members of the global object, added to `defined`: an assignment of any operator, `Object.assign`, `Object.defineProperty(ies)`. */
+function definedOnGlobalObject(node: SyntaxNode, defined: Set<string>): void {
+  const left = node.left as SyntaxNode | undefined;
+  if (node.type === 'AssignmentExpression' && left?.type === 'MemberExpression' && isGlobalObject(left.object)) {
+    const key = memberKey(left);
+    if (key !== null) defined.add(key);
+    return;
+  }
+  const callee = node.callee as SyntaxNode | undefined;
+  if (node.type !== 'CallExpression' || callee?.type !== 'MemberExpression' || !isNode(callee.object) || callee.object.type !== 'Identifier' || callee.object.name !== 'Object') return;
+  const method = memberKey(callee);
+  const [target, ...rest] = node.arguments as SyntaxNode[];
+  if (!isGlobalObject(target)) return;
+  const keysOf = (object: SyntaxNode | undefined) => {
+    if (object?.type !== 'ObjectExpression') return;
+    for (const property of object.properties as SyntaxNode[]) {
+      const key = property.type === 'Property' ? memberKey(property) : null;
+      if (key !== null) defined.add(key);
+    }
+  };
+  if (method === 'assign') for (const source of rest) keysOf(source);
+  else if (method === 'defineProperties') keysOf(rest[0]);
+  else if (method === 'defineProperty' && rest[0]?.type === 'Literal' && typeof rest[0].value === 'string') defined.add(rest[0].value);
 }
 
 /** The member an assignment, an update or a `delete` writes (`x.read = ...`, `x.n++`, `delete x.read`), if any. */
@@ -565,11 +611,15 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
     }
     // A guard tested anywhere guards the reads that may not run, never one the import surely
     // makes: `if (typeof process < 'u') {...}` before `process.env.X` at the top level throws.
-    if (use.guarded && !use.onImport) continue;
+    if ((use.guarded || use.defined) && !use.onImport) continue;
     const where = readPlace(reads, code, sources, name, use) ?? { file: entry };
     const read = use.member === undefined ? name : `${name}.env.${use.member}`;
     const remedy = NODE_GLOBALS[name as NodeGlobal];
-    if (use.onImport) {
+    if (use.onImport && use.defined) {
+      // The module writes the name on the global object (a shim, maybe in a file it imports first):
+      // the read runs on a page when that write comes first, which the order of the code decides.
+      warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, but the module writes ${name} as a member of the global object (globalThis.${name} = ..., Object.assign(globalThis, ...) or Object.defineProperty), so it is taken as defined; the page throws "ReferenceError: ${name} is not defined" if that write does not run before the read`, where));
+    } else if (use.onImport) {
       errors.push(diagnostic('BUNDLE_ERROR', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, so the page throws "ReferenceError: ${name} is not defined"; ${remedy}`, where));
     } else {
       warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read inside a function (or in a branch the import may not take), and ${name} is Node's: no browser defines it, so that code throws "ReferenceError: ${name} is not defined" when it runs, unless it tests typeof ${name} !== 'undefined' first (a module that tests it is not told); ${remedy}`, where));

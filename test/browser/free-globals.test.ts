@@ -5,7 +5,8 @@
 // with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`,
 // throws on the page ("is not defined"), and /state lists each invalid; a module guarding process
 // with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
-// `jsx: react-jsx` against an installed react, and a tsconfig's factory imported, are valid and
+// `jsx: react-jsx` against an installed react, a tsconfig's factory imported, and a module whose
+// shim file writes process on the global object first, are valid and
 // run on the preview.
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
@@ -49,7 +50,7 @@ function workspace(): string {
     'packages/app/package.json': json({
       name: '@g/app',
       version: '1.0.0',
-      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts' },
+      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts', './shimmed': './shimmed/index.ts' },
     }),
     ...Object.fromEntries(
       Object.entries(THROWING_JSX).flatMap(([name, { tsconfig, text }]) => [
@@ -79,6 +80,9 @@ function workspace(): string {
       "const url = isNode ? process.env.API_URL : config.apiUrl();",
       `${SHOW("'held ' + url")}`,
     ].join('\n'),
+    // A shim file imported first writes process on the global object: the read after it runs on a page.
+    'packages/app/shimmed/shim.ts': "Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n",
+    'packages/app/shimmed/index.ts': `import './shim.ts';\nconst url = process.env.API_URL;\n${SHOW("'shimmed ' + url")}`,
     'packages/app/guarded/index.ts': `const url = typeof process !== 'undefined' && process.env.API_URL;\n${SHOW("'guarded ' + String(url)")}`,
     'packages/ui/package.json': json({ name: '@g/ui', version: '1.0.0', exports: { './view': './view/index.tsx' }, dependencies: { react: '18.0.0' } }),
     'packages/ui/tsconfig.json': json({ compilerOptions: { jsx: 'react-jsx' } }),
@@ -144,7 +148,7 @@ describe('names no browser defines, in Chromium', function () {
   it('runs on the preview a module guarding process with typeof, and JSX compiled by jsx: react-jsx, both valid', async function () {
     const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
     const shown: Record<string, string | null> = {};
-    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held']) {
+    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held', '@g/app/shimmed']) {
       expect(statuses.get(specifier), specifier).to.equal('valid');
       const watched = await openPage(browser);
       try {
@@ -158,9 +162,12 @@ describe('names no browser defines, in Chromium', function () {
         await watched.page.close();
       }
     }
-    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced' });
+    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced', '@g/app/shimmed': 'shimmed shim' });
     // The guard held in a variable guards the module's reads that may not run (the replaced method's too): not even a warning.
     const held = (await service.report()).modules.find((m) => m.specifier === '@g/app/held')!;
     expect((held.warnings ?? []).map(({ kind, line }) => ({ kind, line }))).to.deep.equal([]);
+    // The read the shim provides is told as a warning: whether its write comes first is the code's order.
+    const shimmed = (await service.report()).modules.find((m) => m.specifier === '@g/app/shimmed')!;
+    expect((shimmed.warnings ?? []).map(({ kind, file, line }) => ({ kind, file, line }))).to.deep.equal([{ kind: 'BUNDLE_WARNING', file: 'packages/app/shimmed/index.ts', line: 2 }]);
   });
 });

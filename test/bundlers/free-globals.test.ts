@@ -199,6 +199,37 @@ describe('freeReferences', () => {
     });
   });
 
+  // Each ran in Chromium (probe51b F3): the module writes the name on the global object before its read.
+  it('tells a name the code writes as a member of the global object, by assignment, Object.assign or defineProperty, as defined', () => {
+    for (const [code, name] of [
+      ['window.process = { env: { X: "x" } }; var v = process.env.X;', 'process'],
+      ['globalThis.process ??= { env: {} }; var v = process.env.X;', 'process'],
+      ['self["process"] = { env: {} }; var v = process.env.X;', 'process'],
+      ['typeof process === "object" || (globalThis.process = { env: {} }); var v = process.env.X;', 'process'],
+      ['window.global = window; var v = global.location.href;', 'global'],
+      ['Object.assign(globalThis, { Buffer: Uint8Array }); var v = Buffer.of(1).length;', 'Buffer'],
+      ['Object.defineProperty(globalThis, "process", { value: { env: {} } }); var v = process.env.X;', 'process'],
+      ['Object.defineProperties(window, { process: { value: { env: {} } } }); var v = process.env.X;', 'process'],
+      // esbuild's bundle of a shim file imported first: its code comes before the importer's.
+      ['// shim.js\nglobalThis.process = { env: { X: "x" } };\n// index.js\nvar v = process.env.X;', 'process'],
+    ] as const) {
+      const use = uses(code)[name] as Record<string, unknown> | undefined;
+      expect(use, code).to.include({ onImport: true, defined: true });
+    }
+    // A write of another name, or to an object other than the global one, defines nothing.
+    expect(uses('globalThis.other = 1; var v = process.env.X;')).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    expect(uses('var o = {}; o.process = 1; Object.assign(o, { Buffer: 1 }); var v = process.env.X + Buffer;')).to.deep.equal({
+      process: { onImport: true, inFunction: false, member: 'X' },
+      Buffer: { onImport: true, inFunction: false },
+    });
+  });
+
+  it('tells the arguments of an optional call, not evaluated when the callee is nullish, as a branch', () => {
+    expect(uses('var f = globalThis.notThere; var v = f?.(process.env.X);')).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    expect(uses('var o = {}; var v = o.m?.(process.env.X);')).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    expect(uses('var f = (a) => a; var v = f(process.env.X);')).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+  });
+
   it('finds nothing bound by a scope, a property name, or the wrapper esbuild writes around a CommonJS file', () => {
     expect(uses('const process = {}; process.env.A; function f(global) { return global; } x.module = { Buffer: 1 }.Buffer;')).to.deep.equal({});
     expect(uses('var require_x = __commonJS({ "x.js"(exports, module) { module.exports = exports.a; } });')).to.deep.equal({});
@@ -232,6 +263,16 @@ describe('the free globals of a build, by variant', () => {
     const variant = developmentVariant('browser');
     const result = collect(twice, target, 0, await esbuildApi.build(esbuildOptions(twice, [target], variant)), variant);
     expect(result.errors.map(({ kind, file, line, column }) => ({ kind, file, line, column }))).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: 'app/twice/index.ts', line: 4, column: 29 }]);
+  });
+
+  // probe51b F3: a shim file imported first defines process on the global object; the page runs it.
+  it('tells a read of a name a source of the module writes on the global object a warning, not an error', async () => {
+    const shimmed = tempWorkspace({ 'app/shimmed/shim.ts': 'Object.assign(globalThis, { process: { env: { API_URL: "u" } } });\n', 'app/shimmed/index.ts': 'import "./shim";\nexport const url = process.env.API_URL;\n' });
+    const target: BundleTarget = { ...TARGET, specifier: '@t/app/shimmed', subpath: 'shimmed', dir: 'app/shimmed', entry: 'app/shimmed/index.ts' };
+    const variant = developmentVariant('browser');
+    const result = collect(shimmed, target, 0, await esbuildApi.build(esbuildOptions(shimmed, [target], variant)), variant);
+    expect(result.errors).to.deep.equal([]);
+    expect((result.warnings ?? []).map(({ kind, file, line }) => ({ kind, file, line }))).to.deep.equal([{ kind: 'BUNDLE_WARNING', file: 'app/shimmed/index.ts', line: 2 }]);
   });
 
   it('gives a build for node none', async () => {
