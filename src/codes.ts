@@ -42,6 +42,11 @@ export const ERROR_CODES = {
     when: "a local CDN address of an installed package whose files changed during each of 3 builds in a row (an install or a patch still running); no bytes a build may have read half-written are answered",
     remedy: 'ask again once the install or the patch has finished',
   },
+  SERVICE_CLOSING: {
+    status: 503,
+    when: 'a request whose answer waited on a build or a join the close of the service cancelled (`close()`, SIGINT, SIGTERM); an expected end, nothing is logged',
+    remedy: 'ask again once the service runs again',
+  },
   PREVIEW_NOT_LOADED: {
     status: 404,
     when: '`/preview/` (or an address under it) while the development extension is not loaded',

@@ -36,9 +36,18 @@ export const isServiceError = (error: unknown): error is ServiceError =>
 export const unbuildable = (specifier: string, diagnostics: Diagnostic[]): ServiceError =>
   new ServiceError('BUILD_FAILED', `${specifier} cannot be built: its manifest is invalid`, { diagnostics });
 
-/** What is thrown while answering, as an error answer: a defect (anything but a ServiceError) is logged with its stack and answered 500 INTERNAL_ERROR. */
+// By name, as BuildCancelled is thrown by the bundlers' and the extensions' own copies alike.
+const isBuildCancelled = (error: unknown): boolean => error instanceof Error && error.name === 'BuildCancelled';
+
+/**
+ * What is thrown while answering, as an error answer: a defect (anything but a ServiceError) is
+ * logged with its stack and answered 500 INTERNAL_ERROR. A build or join the close cancelled is
+ * the close's expected end, not a defect: SERVICE_CLOSING, nothing logged (README "The
+ * programmatic API").
+ */
 export function asServiceError(caught: unknown, log: (message: string) => void): ServiceError {
   if (isServiceError(caught)) return caught;
+  if (isBuildCancelled(caught)) return new ServiceError('SERVICE_CLOSING', 'the service is closing: the build this answer waited on was cancelled');
   log(`core: internal error: ${caught instanceof Error ? caught.stack : String(caught)}`);
   return new ServiceError('INTERNAL_ERROR', `the service failed to answer: ${caught instanceof Error ? caught.message : String(caught)}`);
 }

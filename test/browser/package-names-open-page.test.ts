@@ -149,3 +149,55 @@ describe('an open preview whose import names a package another is renamed onto',
     await fresh.page.close();
   });
 });
+
+describe('an open preview after an edit of a module it does not load (README "Preview and stylesheet push")', () => {
+  const lib = { name: '@p/lib', version: '1.0.0', exports: { './util': './util/index.ts', './other': './other/index.ts' } };
+  let browser: Browser;
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+  let watched: Watched;
+  const { shows, overlayText } = helpers(() => watched);
+
+  before(async () => {
+    root = inlineWorkspace({
+      'packages/app': {
+        manifest: { name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts', './side': './side/index.ts' }, dependencies: { '@p/lib': '1.0.0' } },
+        // The preview's map names every module of the entry's package and what they import: the side
+        // module's import of `@p/lib/other` too, which the page never loads.
+        files: { 'main/index.ts': "import { a } from '@p/lib/util';\ndocument.body.dataset.ok = a;\n", 'side/index.ts': "import { o } from '@p/lib/other';\nexport const side = o;\n" },
+      },
+      'packages/lib': { manifest: lib, files: { 'util/index.ts': "export const a = 'mine';\n", 'other/index.ts': "export const o = 1;\n", 'extra/index.ts': 'export const extra = 1;\n' } },
+    });
+    service = await serve(root);
+    browser = await launchChromium();
+    watched = await openPage(browser);
+    await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+    await shows('mine');
+    await eventsOpen(watched);
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('reloads nothing for a module declared next: its map names that module at a new version, which the page never imports', async () => {
+    const navigations = watched.navigations();
+    const before = watched.messages.length;
+    writeFile(root, 'packages/lib/other/index.ts', 'export const o = 2;\n');
+    await until(() => watched.messages.slice(before).some((message) => message.type === 'code'), 'the code message of the module edited', 20_000);
+    const messages = watched.messages.length;
+    let asked = 0;
+    const finished = (request: { url(): string; resourceType(): string }) => {
+      if (new URL(request.url()).pathname === '/preview/' && request.resourceType() === 'fetch') asked += 1;
+    };
+    watched.page.on('requestfinished', finished);
+    writeFile(root, LIB_JSON, JSON.stringify({ ...lib, exports: { ...lib.exports, './extra': './extra/index.ts' } }));
+    await until(() => watched.messages.slice(messages).some((message) => message.type === 'workspace'), 'the workspace message of the module declared', 20_000);
+    await until(() => asked > 0, "the page's question which page it would be served now", 20_000);
+    watched.page.off('requestfinished', finished);
+    // Two turns of the page's event loop: the answer read, compared, and a reload begun had it differed.
+    await watched.page.evaluate(() => new Promise((resolve) => setTimeout(() => setTimeout(resolve, 0), 0))).catch(() => undefined);
+    expect(watched.navigations()).to.equal(navigations);
+    expect(await overlayText()).to.equal(null);
+  });
+});
