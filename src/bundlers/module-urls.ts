@@ -10,7 +10,7 @@
 // under `/m/` the service knows answers 404 (`rootAddressProblem`, README "Workspaces").
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
-import { assetAddress, assetsByAddress, rootAddressInputs, rootAddressProblem, urlAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
+import { assetAddress, assetsByAddress, rootAddressInputs, rootAddressProblem, servedPath, urlAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
 import { firstWrittenPlace, type PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
@@ -99,7 +99,8 @@ export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, cod
   // Any version: one segment, as the real one is (shown as written in messages).
   const base = `/m/${packageName}@0.0.0/`;
   const codeAddress = new URL(`${base}modules/${target.subpath}`, ORIGIN);
-  const declared = new Map(target.assets.map((file) => [new URL(assetAddress(target.subpath, file), codeAddress).pathname, file]));
+  // Compared decoded (`servedPath`), as the router reads them: `bg%281%29.svg` names the declared `bg(1).svg`.
+  const declared = new Set(target.assets.flatMap((file) => servedPath(new URL(assetAddress(target.subpath, file), codeAddress).pathname) ?? []));
   const errors: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const [, , reference] of bytes.toString('utf8').matchAll(IN_OUTPUT)) {
@@ -119,7 +120,7 @@ export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, cod
       errors.push(diagnostic('BUNDLE_ERROR', climbsOut(target, reference!, pathname, place?.file ?? target.entry), place ?? { file: target.entry }));
       continue;
     }
-    if (!pathname.startsWith(base) || pathname.endsWith('/') || declared.has(pathname)) continue;
+    if (!pathname.startsWith(base) || pathname.endsWith('/') || declared.has(servedPath(pathname) ?? pathname)) continue;
     // Another module's assets are that module's to declare (the import of one is checked where it resolves).
     if (pathname.startsWith(`${base}assets/`) && !pathname.startsWith(`${base}assets/${target.subpath}/`)) continue;
     const place = placeOf(reads, sources, reference!);

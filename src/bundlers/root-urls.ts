@@ -12,8 +12,16 @@ import { bufferView } from '../outputs/buffer-view.js';
 import { assetsByAddress, writtenAssetAddress } from './plugins/assets.js';
 import type { BundleTarget } from './types.js';
 
-// A url() token esbuild printed whose address starts with one `/` (two are another host's).
-const ROOT_URL = /url\((["']?)(\/(?!\/)[^"'()\s\\]*)\1\)/gi;
+// A url() token esbuild printed whose address starts with one `/` (two are another host's): quoted, or
+// unquoted with CSS escapes (esbuild prints a file name's space as `\ `, a quote as `\'`).
+const ROOT_URL = /url\((?:"(\/(?!\/)(?:[^"\\\n]|\\.)*)"|'(\/(?!\/)(?:[^'\\\n]|\\.)*)'|(\/(?!\/)(?:[^"'()\s\\]|\\.)*))\)/gi;
+const CSS_ESCAPE = /\\(?:([0-9a-fA-F]{1,6})[ \t\n]?|(.))/g;
+// A CSS escape's character: U+FFFD for zero or one beyond Unicode, as CSS reads it.
+const codePoint = (code: number): string => String.fromCodePoint(code === 0 || code > 0x10ffff ? 0xfffd : code);
+// The address a url() token names, its CSS escapes read.
+const unescaped = (token: string): string => token.replace(CSS_ESCAPE, (_, hex: string | undefined, char: string | undefined) => (hex === undefined ? char! : codePoint(Number.parseInt(hex, 16))));
+// A url() token of `address`: as written where nothing in it needs quotes, else quoted (a file's name may hold `(`, `'`).
+const urlToken = (quote: string, address: string): string => (/^[^\s"'()\\]*$/.test(address) ? `url(${quote}${address}${quote})` : `url("${address.replace(/["\\]/g, '\\$&').replace(/\n/g, '\\a ')}")`);
 
 /** `styles` with each declared asset of `target` a `url()` names by its address from the origin's root written as `writtenAssetAddress` says; `named`: those assets. */
 export function versionRootUrls(styles: Uint8Array | null, target: BundleTarget): { styles: Uint8Array | null; named: string[] } {
@@ -24,11 +32,11 @@ export function versionRootUrls(styles: Uint8Array | null, target: BundleTarget)
   const byAddress = assetsByAddress(target);
   const named = new Set<string>();
   const text = bytes.toString('utf8');
-  const versioned = text.replace(ROOT_URL, (token, quote: string, reference: string) => {
-    const own = writtenAssetAddress(byAddress, target, reference, target.packageAddress!);
+  const versioned = text.replace(ROOT_URL, (token, double: string | undefined, single: string | undefined, bare: string | undefined) => {
+    const own = writtenAssetAddress(byAddress, target, unescaped(double ?? single ?? bare!), target.packageAddress!);
     if (own === null) return token;
     named.add(own.file);
-    return `url(${quote}${own.address}${quote})`;
+    return urlToken(double !== undefined ? '"' : single !== undefined ? "'" : '', own.address);
   });
   return named.size === 0 ? { styles, named: [] } : { styles: Buffer.from(versioned), named: [...named].sort() };
 }

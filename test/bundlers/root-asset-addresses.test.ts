@@ -72,6 +72,58 @@ describe('addresses under /m/ written in sheets and code', () => {
     }
   });
 
+  describe('a declared file whose name holds a space or parentheses, or a scope written encoded', () => {
+    const assets = ['bg.svg', 'img/a b.svg', 'img/bg(1).svg'];
+    const withNames = [{ dir: 'app/main', subpath: 'main', assets }, declarations[1]!];
+    const NAMED: BundleTarget = appTarget('main', { assets, packageAddress: '/m/@t/app@1.0.0/', workspace, declarations: withNames });
+    const NAMED_DEVELOPMENT: BundleTarget = { ...NAMED, assetVersions: { 'app/main/img/a b.svg': 'SPACEVERSION', 'app/main/img/bg(1).svg': 'PARENVERSION', 'app/main/bg.svg': 'BGVERSION' } };
+    beforeEach(() => {
+      fs.mkdirSync(path.join(root, 'app/main/img'));
+      write('app/main/img/a b.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>');
+      write('app/main/img/bg(1).svg', '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    });
+
+    it('recognises every spelling of the address and writes the relative address as a URL a sheet and a static server read (the encoding as written, quoted where needed)', async () => {
+      write('app/main/main.css', [
+        '.a { background: url("/m/@t/app@1.0.0/assets/main/img/a%20b.svg"); }',
+        '.b { background: url("/m/@t/app@1.0.0/assets/main/img/a b.svg"); }',
+        '.c { background: url("/m/@t/app@1.0.0/assets/main/img/bg%281%29.svg"); }',
+        '.d { background: url("/m/@t/app@1.0.0/assets/main/img/bg(1).svg"); }',
+        '.e { background: url(/m/%40t/app@1.0.0/assets/main/bg.svg); }',
+        '.f { border-image: image-set("/m/@t/app@1.0.0/assets/main/img/a b.svg" 1x, "/m/%40t/app@1.0.0/assets/main/img/bg(1).svg" 2x); }',
+        '',
+      ].join('\n'));
+      write('app/main/index.ts', "import './main.css';\nexport const main = [new URL('/m/@t/app@1.0.0/assets/main/img/a b.svg', import.meta.url), new URL('/m/%40t/app@1.0.0/assets/main/img/bg%281%29.svg', import.meta.url)];\n");
+      const [production] = await engine.bundle([NAMED], productionVariant('browser'));
+      expect(production!.errors).to.deep.equal([]);
+      const styles = text(production!.styles);
+      expect(styles).to.not.include('/m/');
+      expect(styles.match(/url\(\.\.\/assets\/main\/img\/a%20b\.svg\)/g)).to.have.length(2);
+      expect(styles).to.include('url(../assets/main/img/bg%281%29.svg)').and.include('url("../assets/main/img/bg(1).svg")').and.include('url(../assets/main/bg.svg)');
+      expect(styles).to.include('"../assets/main/img/a%20b.svg" 1x').and.include('"../assets/main/img/bg(1).svg" 2x');
+      const code = text(production!.code);
+      expect(code).to.not.include('/m/');
+      expect(code).to.include('new URL("../assets/main/img/a%20b.svg",import.meta.url)').and.include('new URL("../assets/main/img/bg%281%29.svg",import.meta.url)');
+      // Development names each with its asset's version, a raw space or parenthesis quoted.
+      const [development] = await engine.bundle([NAMED_DEVELOPMENT], developmentVariant('browser'));
+      expect(development!.errors).to.deep.equal([]);
+      const developed = text(development!.styles);
+      expect(developed).to.include('url(/m/@t/app@1.0.0/assets/main/img/a%20b.svg?v=SPACEVERSION)').and.include('url("/m/@t/app@1.0.0/assets/main/img/a b.svg?v=SPACEVERSION")');
+      expect(developed).to.include('url("/m/@t/app@1.0.0/assets/main/img/bg(1).svg?v=PARENVERSION")').and.include('url(/m/%40t/app@1.0.0/assets/main/bg.svg?v=BGVERSION)');
+    });
+
+    it('judges an address with its path decoded once, as the router does: an encoded scope names the package, an undeclared name stays an error, a hidden separator is one', async () => {
+      write('app/main/main.css', '.a { background: url(/m/%40t/app@1.0.0/assets/main/img/bg%281%29.svg), url(/m/%40t/app@1.0.0/assets/other/a.svg); }\n.b { background: url(/m/%40t/app@1.0.0/assets/main/c%20d.svg); }\n.c { background: url(/m/%40t/app@1.0.0/assets/main/img%2Fa%20b.svg); }\n');
+      for (const [target, variant] of [[NAMED, productionVariant('browser')], [NAMED_DEVELOPMENT, developmentVariant('browser')]] as const) {
+        const [result] = await engine.bundle([target], variant);
+        expect(result!.errors.map((error) => [error.kind, error.line])).to.deep.equal([['BUNDLE_ERROR', 2], ['BUNDLE_ERROR', 3]]);
+        expect(result!.errors[0]!.message).to.include('names /m/@t/app@1.0.0/assets/main/c d.svg, which is not a declared asset of @t/app/main');
+        expect(result!.errors[1]!.message).to.include('an encoded separator, which the service never serves');
+        expect(text(result!.styles)).to.include('url(/m/%40t/app@1.0.0/assets/other/a.svg)');
+      }
+    });
+  });
+
   const cases: [string, string, RegExp][] = [
     ['an undeclared asset of the module (a typo)', '/m/@t/app@1.0.0/assets/main/bgg.svg', /names \/m\/@t\/app@1\.0\.0\/assets\/main\/bgg\.svg, which is not a declared asset of @t\/app\/main: the browser gets a 404\. Declare "bgg\.svg" under "assets"/],
     ['an undeclared asset of another module of the package', '/m/@t/app@1.0.0/assets/other/b.svg', /which is not a declared asset of any module of @t\/app: the browser gets a 404/],

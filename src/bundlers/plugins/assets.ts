@@ -73,27 +73,47 @@ export function writtenAssetAddress(byAddress: ReadonlyMap<string, string>, targ
   } catch {
     return null;
   }
-  const file = url.origin === ORIGIN ? byAddress.get(url.pathname) : undefined;
+  const served = url.origin === ORIGIN ? servedPath(url.pathname) : null;
+  const file = served === null ? undefined : byAddress.get(served);
   if (file === undefined) return null;
   const rest = reference.slice(written.length);
   if (target.assetVersions === undefined) {
     const asset = written.startsWith('/') ? urlAssets(target).get(file) : undefined;
-    return asset === undefined ? null : { file, address: `${assetAddress(asset.subpath, asset.file)}${rest}` };
+    if (asset === undefined) return null;
+    // The path after the package's address as the author encoded it (`a%20b.svg`, `bg%281%29.svg`), a
+    // raw space made `%20` by the URL's parsing: the written address stays a URL, whatever the file's name.
+    const packageSegments = new URL(target.packageAddress, ORIGIN).pathname.split('/').length - 1;
+    const encoded = url.pathname.split('/').slice(packageSegments).join('/');
+    return { file, address: `${'../'.repeat(asset.subpath.split('/').length)}${encoded}${rest}` };
   }
   const version = target.assetVersions[file];
   if (version === undefined) return null;
   return { file, address: versionedAddress(written, version, rest) };
 }
 
-// `/m/<package>@<version>/<rest>`, as a URL's path is encoded.
+// `/m/<package>@<version>/<rest>`, decoded (`servedPath`).
 const PACKAGE_PATH = /^\/m\/((?:@[^/@]+\/)?[^/@]+)@([^/]+)\/(.*)$/;
-const decoded = (text: string): string => {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
+
+/**
+ * A URL's path as the service's router reads it: each segment decoded once (README "Addresses"),
+ * so that `%40p`, `a%20b.svg`, `a b.svg` and `bg%281%29.svg` name what they name there. Null for a
+ * segment with malformed percent-encoding or one that hides a separator or a `%` once decoded:
+ * the router answers such an address with an error, never a file.
+ */
+export function servedPath(pathname: string): string | null {
+  const segments: string[] = [];
+  for (const raw of pathname.split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      return null;
+    }
+    if (/[/\\%\0]/.test(segment)) return null;
+    segments.push(segment);
   }
-};
+  return segments.join('/');
+}
 
 /**
  * Why an address from the origin's root that the module's code or sheet writes (`written`: as the
@@ -116,27 +136,29 @@ export function rootAddressProblem(target: BundleTarget, reference: string, writ
   }
   if (!pathname.startsWith('/m/')) return null;
   const own = PACKAGE_PATH.exec(new URL(target.packageAddress, ORIGIN).pathname);
-  const named = PACKAGE_PATH.exec(pathname);
   if (own === null) return null;
+  const decodedPath = servedPath(pathname);
+  if (decodedPath === null) return `${written} names ${pathname}, a path with malformed percent-encoding or an encoded separator, which the service never serves: the browser gets a 404`;
+  const named = PACKAGE_PATH.exec(decodedPath);
   const served = 'only /m/<package>@<version>/ of a workspace package is served there, at its current version';
-  if (named === null) return `${written} names ${decoded(pathname)}, where nothing is served (${served}): the browser gets a 404`;
+  if (named === null) return `${written} names ${decodedPath}, where nothing is served (${served}): the browser gets a 404`;
   const [, ownName, ownVersion] = own;
   const [, name, version, rest] = named;
   if (name === ownName) {
-    if (version !== ownVersion) return versionMessage(written, decoded(name!), decoded(version!), decoded(ownVersion!), decoded(rest!));
-    if (!rest!.startsWith('assets/') || packageAssetPaths(target).has(pathname)) return null;
-    const [subpath, file] = [path.posix.dirname(decoded(rest!.slice('assets/'.length))), path.posix.basename(decoded(rest!))];
+    if (version !== ownVersion) return versionMessage(written, name!, version!, ownVersion!, rest!);
+    if (!rest!.startsWith('assets/') || packageAssetPaths(target).has(decodedPath)) return null;
+    const [subpath, file] = [path.posix.dirname(rest!.slice('assets/'.length)), path.posix.basename(rest!)];
     const mine = subpath === target.subpath;
     // Another module's asset is judged by that module's declaration, an input then (`rootAddressInputs`); a
     // subpath no module has is left as written: no file's edit known to the build would make it one.
-    if (!mine && othersDeclaration(target, decoded(rest!)) === undefined) return null;
-    return `${written} names ${decoded(pathname)}, which is not a declared asset of ${mine ? target.specifier : `any module of ${decoded(name!)}`}: the browser gets a 404. ${mine ? `Declare "${file}" under "assets" in the module.json beside the module's entry, or name a declared asset` : 'Name a declared asset: the address of one is /m/<package>@<version>/assets/<subpath of the module declaring it>/<file>'}`;
+    if (!mine && othersDeclaration(target, rest!) === undefined) return null;
+    return `${written} names ${decodedPath}, which is not a declared asset of ${mine ? target.specifier : `any module of ${name!}`}: the browser gets a 404. ${mine ? `Declare "${file}" under "assets" in the module.json beside the module's entry, or name a declared asset` : 'Name a declared asset: the address of one is /m/<package>@<version>/assets/<subpath of the module declaring it>/<file>'}`;
   }
   const workspace = target.workspace;
   if (workspace === undefined) return null;
-  if (!workspace.packages.includes(decoded(name!))) return `${written} names ${decoded(pathname)}, but no package of the workspace is named ${decoded(name!)} (${served}): the browser gets a 404`;
-  const current = workspace.versions?.[decoded(name!)];
-  if (current !== undefined && current !== decoded(version!)) return versionMessage(written, decoded(name!), decoded(version!), current, decoded(rest!));
+  if (!workspace.packages.includes(name!)) return `${written} names ${decodedPath}, but no package of the workspace is named ${name!} (${served}): the browser gets a 404`;
+  const current = workspace.versions?.[name!];
+  if (current !== undefined && current !== version!) return versionMessage(written, name!, version!, current, rest!);
   return null;
 }
 
@@ -156,17 +178,18 @@ export function rootAddressInputs(target: BundleTarget, reference: string): stri
   } catch {
     return [];
   }
-  const named = PACKAGE_PATH.exec(pathname);
+  const decodedPath = servedPath(pathname);
+  const named = decodedPath === null ? null : PACKAGE_PATH.exec(decodedPath);
   const own = PACKAGE_PATH.exec(new URL(target.packageAddress, ORIGIN).pathname);
   if (named === null || own === null) return [];
   const [, name, version, rest] = named;
   if (name === own[1]) {
-    const declaration = version === own[2] && rest!.startsWith('assets/') ? othersDeclaration(target, decoded(rest!)) : undefined;
+    const declaration = version === own[2] && rest!.startsWith('assets/') ? othersDeclaration(target, rest!) : undefined;
     return declaration === undefined ? [] : [path.posix.join(declaration.dir, 'module.json')];
   }
   const manifests = target.workspace?.manifests;
   if (manifests === undefined) return [];
-  const manifest = manifests[decoded(name!)];
+  const manifest = manifests[name!];
   return manifest !== undefined ? [manifest] : [WORKSPACE_MANIFEST, ...Object.values(manifests)].sort();
 }
 
@@ -184,20 +207,23 @@ function versionMessage(written: string, name: string, version: string, current:
 function packageAssetPaths(target: BundleTarget): Set<string> {
   const paths = new Set(assetsByAddress(target).keys());
   for (const declaration of target.declarations ?? []) {
-    for (const file of declaration.assets) paths.add(new URL(`${target.packageAddress}assets/${declaration.subpath}/${file}`, ORIGIN).pathname);
+    for (const file of declaration.assets) paths.add(servedPath(new URL(`${target.packageAddress}assets/${declaration.subpath}/${file}`, ORIGIN).pathname) ?? '');
   }
   return paths;
 }
 
 /**
  * The declared assets a target's outputs may name by address, keyed by that address's path from the
- * origin's root (`/m/<package>@<version>/assets/<subpath>/<file>`, encoded as a URL's path is),
+ * origin's root (`/m/<package>@<version>/assets/<subpath>/<file>`, decoded as the router reads it: `servedPath`),
  * for `writtenAssetAddress`; none without the package's address (`packageAddress`).
  */
 export function assetsByAddress(target: BundleTarget): Map<string, string> {
   const byAddress = new Map<string, string>();
   if (target.packageAddress === undefined) return byAddress;
-  for (const [file, { subpath, file: name }] of urlAssets(target)) byAddress.set(new URL(`${target.packageAddress}assets/${subpath}/${name}`, ORIGIN).pathname, file);
+  for (const [file, { subpath, file: name }] of urlAssets(target)) {
+    const served = servedPath(new URL(`${target.packageAddress}assets/${subpath}/${name}`, ORIGIN).pathname);
+    if (served !== null) byAddress.set(served, file);
+  }
   return byAddress;
 }
 
