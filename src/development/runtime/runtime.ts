@@ -136,7 +136,7 @@ function recheckFailedPage(): void {
   failedPageCheck = (async () => {
     do {
       failedPageCheckAgain = false;
-      if (await servedPageDiffers('whole map')) return reload();
+      if (await servedPageDiffers()) return reload();
     } while (failedPageCheckAgain && !reloading);
   })().finally(() => {
     failedPageCheck = null;
@@ -396,7 +396,7 @@ function handle(message: Message): void {
 // that page has diagnostics, this one keeps running, as for an `invalid` message: the service
 // sends them on connecting, and the fix is a `code` message.
 async function reloadIfCodeChanged(): Promise<void> {
-  if (!(await servedPageDiffers('entries held'))) return;
+  if (!(await servedPageDiffers())) return;
   if (reloadsOnCode()) return reload();
   changedCode.add(location.pathname);
   overlay.render();
@@ -405,18 +405,18 @@ async function reloadIfCodeChanged(): Promise<void> {
 /**
  * Whether the service would now serve this page whole (no diagnostics) with other modules or
  * addresses, or another import map: a package renamed under its importers maps their import
- * elsewhere with no code of the page changed (README "Preview and stylesheet push"). A page that
- * runs compares only the entries its own map holds, by address without the version: the map
- * lists every module of the workspace, so a module declared, or a version of a module whose
- * code changes the push tells as `code`, is no change of what this page imports. A failed page
- * has no state to keep and may wait on an entry its map lacks: any difference counts.
+ * elsewhere with no code of the page changed (README "Preview and stylesheet push"). Only the
+ * entries its own map holds count, by address without the version: the map lists every module
+ * of the workspace, so a module declared, or a version of a module whose code changes the push
+ * tells as `code`, is no change of what this page imports. A failed page too: compared whole, a
+ * module declared elsewhere reloaded it into the same failure; what it failed on is an entry it
+ * holds mapped elsewhere now (a package listed), or a module it loads.
  */
-async function servedPageDiffers(imports: 'whole map' | 'entries held'): Promise<boolean> {
+async function servedPageDiffers(): Promise<boolean> {
   const served = await servedPage();
   if (page === null || served === null || served.broken || reloading) return false;
   const same = (a: string[], b: string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
-  const sameMap = imports === 'whole map' ? sameImports : sameEntriesHeld;
-  return !(same(page.modules, served.modules) && same(page.addresses, served.addresses) && sameMap(importMapOf(document), served.imports));
+  return !(same(page.modules, served.modules) && same(page.addresses, served.addresses) && sameEntriesHeld(importMapOf(document), served.imports));
 }
 
 /** What the service says about this page now; null for an error page or no answer (the push tells the rest). */
@@ -440,11 +440,6 @@ function importMapOf(doc: Document): Record<string, string> {
   } catch {
     return {};
   }
-}
-
-function sameImports(a: Record<string, string>, b: Record<string, string>): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((specifier) => Object.hasOwn(b, specifier) && a[specifier] === b[specifier]);
 }
 
 /** Whether every specifier of `held` is still in `now`, mapped to the same address but for its `v` version. */
