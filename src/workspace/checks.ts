@@ -113,6 +113,9 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
     // A name `exports` maps to data (JSON, an image): Node resolves it, the service publishes no
     // module for it; the importer hears why, not that the manifest lacks it (README "Exports and sources").
     const data = target.dataExports && Object.hasOwn(target.dataExports, bare.subpath) ? target.dataExports[bare.subpath]! : null;
+    // A module no browser runs leaves the bare import to Node, which imports JSON (`with { type:
+    // 'json' }`): no module of this service is asked for (README "Exports and sources").
+    if (data !== null && !module.platforms.includes('web') && /\.json$/i.test(data)) return null;
     if (data !== null) {
       return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["./${bare.subpath}"] of ${target.dir}/package.json maps it to "${data}", which ${dataExportReason(target.name, bare.subpath, data)}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
     }
