@@ -171,13 +171,13 @@ export const DIAGNOSTIC_KINDS = {
   WORKER_TYPE_MISMATCH: {
     severity: 'warning',
     scope: 'module',
-    when: "a declared `.js` or `.mjs` asset is run as a classic script (started by `new Worker`, `new SharedWorker` or `navigator.serviceWorker.register` without `{ type: 'module' }`, or loaded by `importScripts`) and writes `import`, `export` or `import.meta` (a SyntaxError: it never runs), or is run as a module (`{ type: 'module' }`, or imported) and calls `importScripts` (a TypeError there) (README \"Bundling real code\")",
+    when: "a declared `.js` or `.mjs` asset is run as a classic script (started by `new Worker`, `new SharedWorker` or `navigator.serviceWorker.register` without `{ type: 'module' }`, or loaded by `importScripts`) and writes `import`, `export` or `import.meta` (a SyntaxError: it never runs), or is run as a module (`{ type: 'module' }`, or imported) and calls the global `importScripts` where it surely runs when the worker starts (at the top level or in a function called there, in no `try` and no branch: a TypeError there) (README \"Bundling real code\")",
     remedy: "start the worker with `{ type: 'module' }` to use `import`, or without it to use `importScripts`",
   },
   WORKER_ADDRESS_FROM_PAGE: {
     severity: 'warning',
     scope: 'module',
-    when: "the module's code starts a worker from a plain relative string (`new Worker('./w.js')`, `new SharedWorker(...)`), which the browser resolves against the page's address, not the module's: on the service's preview pages nothing is served there (README \"Bundling real code\")",
+    when: "the code of a module browsers run starts a worker of the browser's (the global `Worker` or `SharedWorker`, not a name the code binds) from a plain relative string (`new Worker('./w.js')`, `new SharedWorker(...)`), which the browser resolves against the page's address, not the module's: on the service's preview pages nothing is served there (README \"Bundling real code\")",
     remedy: "declare the file under `assets` in the module.json beside the module's entry and write `new Worker(new URL('./w.js', import.meta.url))`",
   },
   MODULE_BOUNDARY_CROSSED: {

@@ -6,7 +6,10 @@
 // `export` or `import.meta` (a SyntaxError), and a module worker cannot call `importScripts` (a
 // TypeError). The service cannot mend any of it; it says so, as a warning (the page may never
 // start the worker, and its module runs either way). The asset is parsed, never run; one that does
-// not parse is not judged (the browser says why).
+// not parse is not judged (the browser says why). Only the browser's constructors are judged: a
+// `Worker` the code binds (an import, a parameter, `node:worker_threads`) is another's, and a module
+// that runs on Node only has no page; an `importScripts` of a module worker is told only where it
+// surely runs at the worker's start (scope analysis shared with the free-globals judgement).
 import path from 'node:path';
 import { parse } from 'acorn';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
@@ -14,6 +17,7 @@ import { lineAndColumn } from '../workspace/json.js';
 import { isBare } from '../workspace/specifiers.js';
 import { urlAssets } from './plugins/assets.js';
 import { firstWrittenPlace, type PlacedReads } from './placed-reads.js';
+import { freeReferencePlaces } from './free-globals.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
 
@@ -77,11 +81,14 @@ export function assetImportWarnings(
   const isScript = (file: string) => SCRIPT_ASSET.test(file) && declared.has(file);
   // The code is parsed only where it names a script asset or may start a worker.
   const bytes = code === null ? null : bufferView(code);
-  const tree = bytes !== null && (named.some(isScript) || STARTS_A_WORKER.some((text) => bytes.indexOf(text) !== -1)) ? parsedModule(bytes.toString('utf8')) : null;
-  const starts = tree === null ? new Map<string, Set<ScriptKind>>() : workerStarts(tree, target, space.byAddress);
+  const codeText = bytes !== null && (named.some(isScript) || STARTS_A_WORKER.some((word) => bytes.indexOf(word) !== -1)) ? bytes.toString('utf8') : null;
+  const tree = codeText === null ? null : parsedModule(codeText);
+  const isBrowserConstructor = tree === null ? () => false : browserConstructors(codeText!);
+  const starts = tree === null ? new Map<string, Set<ScriptKind>>() : workerStarts(tree, target, space.byAddress, isBrowserConstructor);
   // Those the code names by an address written as such too, which `named` lacks where no version is given (production).
   const scripts = [...new Set([...named, ...starts.keys()])].filter(isScript);
-  const warnings: Diagnostic[] = tree === null ? [] : workersFromPage(tree, target, reads, sources);
+  // A module that runs on Node only is started by no page: a relative string is Node's to resolve.
+  const warnings: Diagnostic[] = tree === null || !target.platforms.includes('web') ? [] : workersFromPage(tree, target, reads, sources, isBrowserConstructor);
   const pending: ScriptRun[] = [];
   const queued = new Set<string>();
   const enqueue = (run: ScriptRun) => {
@@ -134,8 +141,9 @@ function judgedScript({ file, kind, how }: ScriptRun, text: string, space: Asset
   if (kind === 'classic' && loads.moduleSyntax !== null) {
     found.push(diagnostic('WORKER_TYPE_MISMATCH', `${file} is run as a classic script (${how}), and writes ${loads.moduleSyntax.what}, which a classic script cannot hold: the browser throws a SyntaxError and the script never runs; start the worker with { type: 'module' }, or load what it needs by importScripts`, at(loads.moduleSyntax.offset)));
   }
-  if (kind === 'module' && loads.importScriptsCall !== null) {
-    found.push(diagnostic('WORKER_TYPE_MISMATCH', `${file} is run as a module (${how}), and calls importScripts(), which a module worker does not have: the browser throws a TypeError there and the worker stops; import what it needs (import './x.js'), or start the worker without { type: 'module' }`, at(loads.importScriptsCall)));
+  const importScriptsCall = kind === 'module' ? importScriptsAtStart(text, loads.tree) : null;
+  if (importScriptsCall !== null) {
+    found.push(diagnostic('WORKER_TYPE_MISMATCH', `${file} is run as a module (${how}), and calls importScripts() where the worker starts, which a module worker does not have: the browser throws a TypeError there and the worker stops; import what it needs (import './x.js'), or start the worker without { type: 'module' }`, at(importScriptsCall)));
   }
   // Imports, static (where a module runs them) or by import() of a literal (any script).
   const imports = [...(kind === 'classic' ? [] : loads.staticImports.map((load) => ({ ...load, dynamic: false }))), ...loads.dynamicImports.map((load) => ({ ...load, dynamic: true }))];
@@ -225,9 +233,20 @@ function moduleUrlReference(node: unknown): string | null {
   return isImportMetaUrl ? literalText(reference) : null;
 }
 
-/** A worker's constructor (`new Worker(...)`, `new SharedWorker(...)`) or `navigator.serviceWorker.register(...)`: its arguments. */
-function workerStartArguments(node: SyntaxNode): unknown[] | null {
-  if (node.type === 'NewExpression' && (isIdentifier(node.callee, 'Worker') || isIdentifier(node.callee, 'SharedWorker'))) return node.arguments as unknown[];
+/**
+ * Whether a callee is the browser's `Worker` or `SharedWorker`, by the free references of the code
+ * (`text`, whose tree's offsets are the same): a name the code binds (imported, a parameter, a
+ * local class) is not the browser's. Code scope analysis cannot read is taken as written.
+ */
+function browserConstructors(text: string): (callee: unknown) => boolean {
+  const free = freeReferencePlaces(text, ['Worker', 'SharedWorker']);
+  const starts = free === null ? null : new Set(free.map(({ start }) => start));
+  return (callee) => isNode(callee) && (isIdentifier(callee, 'Worker') || isIdentifier(callee, 'SharedWorker')) && (starts === null || starts.has(callee.start));
+}
+
+/** A worker's constructor (`new Worker(...)`, `new SharedWorker(...)`, the browser's) or `navigator.serviceWorker.register(...)`: its arguments. */
+function workerStartArguments(node: SyntaxNode, isBrowserConstructor: (callee: unknown) => boolean): unknown[] | null {
+  if (node.type === 'NewExpression' && isBrowserConstructor(node.callee)) return node.arguments as unknown[];
   if (node.type === 'CallExpression' && isMember(node.callee, 'register') && isMember(node.callee.object, 'serviceWorker')) return node.arguments as unknown[];
   return null;
 }
@@ -252,9 +271,10 @@ function startedKind(options: unknown): ScriptKind {
  * How the module's code (as served, its asset addresses placed) starts each declared asset it
  * names: a worker's constructor or `navigator.serviceWorker.register` given `new URL(<asset>,
  * import.meta.url)` (or its `.href`) directly, with its options; a `new URL` of the asset anywhere
- * else is passed on in a way not followed (`unknown`). Keyed by workspace-relative path.
+ * else (a constructor the code binds among them) is passed on in a way not followed (`unknown`).
+ * Keyed by workspace-relative path.
  */
-export function workerStarts(tree: SyntaxNode, target: BundleTarget, byAddress: ReadonlyMap<string, string>): Map<string, Set<ScriptKind>> {
+export function workerStarts(tree: SyntaxNode, target: BundleTarget, byAddress: ReadonlyMap<string, string>, isBrowserConstructor: (callee: unknown) => boolean): Map<string, Set<ScriptKind>> {
   const codeAddress = new URL(`${PACKAGE}modules/${target.subpath}`, ORIGIN);
   const fileOf = (reference: string): string | undefined => {
     try {
@@ -271,7 +291,7 @@ export function workerStarts(tree: SyntaxNode, target: BundleTarget, byAddress: 
   };
   const followed = new Set<SyntaxNode>();
   eachNode(tree, (node) => {
-    const args = workerStartArguments(node);
+    const args = workerStartArguments(node, isBrowserConstructor);
     if (args !== null) {
       const [address, options] = args;
       const url = isMember(address, 'href') ? address.object : address;
@@ -297,11 +317,11 @@ export function workerStarts(tree: SyntaxNode, target: BundleTarget, byAddress: 
  * pages `/preview/<name>`, where nothing is served, and from another page wherever that page is.
  * A warning at the constructor in the module's sources: the page may serve the file itself.
  */
-function workersFromPage(tree: SyntaxNode, target: BundleTarget, reads: PlacedReads, sources: readonly string[]): Diagnostic[] {
+function workersFromPage(tree: SyntaxNode, target: BundleTarget, reads: PlacedReads, sources: readonly string[], isBrowserConstructor: (callee: unknown) => boolean): Diagnostic[] {
   const found: Diagnostic[] = [];
   const seen = new Set<string>();
   eachNode(tree, (node) => {
-    if (node.type !== 'NewExpression' || !(isIdentifier(node.callee, 'Worker') || isIdentifier(node.callee, 'SharedWorker'))) return;
+    if (node.type !== 'NewExpression' || !isBrowserConstructor(node.callee)) return;
     const reference = literalText((node.arguments as unknown[])[0]);
     if (reference === null || reference === '' || SCHEME_OR_ROOT.test(reference) || reference.startsWith('#')) return;
     const constructor = (node.callee as SyntaxNode).name as string;
@@ -329,10 +349,10 @@ interface Load {
 /**
  * What a script loads, with where each is written: static imports (`import ... from`, `export ...
  * from`, `import '...'`), `import()` of a literal, the literal arguments of `importScripts`; where
- * it first writes what only a module may (`import`, `export`, `import.meta`), and where it first
- * calls `importScripts`. Parsed as a module, else as a classic script; null when neither parses.
+ * it first writes what only a module may (`import`, `export`, `import.meta`); its tree. Parsed as
+ * a module, else as a classic script; null when neither parses.
  */
-function scriptLoads(text: string): { staticImports: Load[]; dynamicImports: Load[]; importScripts: Load[]; moduleSyntax: { what: string; offset: number } | null; importScriptsCall: number | null } | null {
+function scriptLoads(text: string): { staticImports: Load[]; dynamicImports: Load[]; importScripts: Load[]; moduleSyntax: { what: string; offset: number } | null; tree: SyntaxNode } | null {
   let tree: SyntaxNode;
   try {
     tree = parse(text, { ecmaVersion: 'latest', sourceType: 'module' }) as unknown as SyntaxNode;
@@ -347,7 +367,6 @@ function scriptLoads(text: string): { staticImports: Load[]; dynamicImports: Loa
   const dynamicImports: Load[] = [];
   const importScripts: Load[] = [];
   let moduleSyntax: { what: string; offset: number } | null = null;
-  let importScriptsCall: number | null = null;
   const moduleOnly = (what: string, offset: number) => {
     if (moduleSyntax === null || offset < moduleSyntax.offset) moduleSyntax = { what, offset };
   };
@@ -371,10 +390,7 @@ function scriptLoads(text: string): { staticImports: Load[]; dynamicImports: Loa
         break;
       }
       case 'CallExpression': {
-        const callee = node.callee;
-        const isImportScripts = isIdentifier(callee, 'importScripts') || (isMember(callee, 'importScripts') && (isIdentifier(callee.object, 'self') || isIdentifier(callee.object, 'globalThis')));
-        if (!isImportScripts) break;
-        if (importScriptsCall === null || node.start < importScriptsCall) importScriptsCall = node.start;
+        if (importScriptsName(node) === null) break;
         for (const argument of node.arguments as SyntaxNode[]) {
           const specifier = literalText(argument);
           if (specifier !== null) importScripts.push({ specifier, offset: argument.start });
@@ -384,5 +400,33 @@ function scriptLoads(text: string): { staticImports: Load[]; dynamicImports: Loa
     }
   });
   staticImports.sort((a, b) => a.offset - b.offset);
-  return { staticImports, dynamicImports, importScripts, moduleSyntax, importScriptsCall };
+  return { staticImports, dynamicImports, importScripts, moduleSyntax, tree };
+}
+
+/** The name a call of `importScripts` is made through (`importScripts(...)`, or the `self` or `globalThis` of `self.importScripts(...)`); null for another call. */
+function importScriptsName(call: SyntaxNode): SyntaxNode | null {
+  const callee = call.callee;
+  if (isIdentifier(callee, 'importScripts')) return callee as SyntaxNode;
+  return isMember(callee, 'importScripts') && (isIdentifier(callee.object, 'self') || isIdentifier(callee.object, 'globalThis')) ? (callee.object as SyntaxNode) : null;
+}
+
+/**
+ * Where a module's script (`text`, parsed as `tree`) first calls the global `importScripts` where
+ * it surely runs when the worker starts (README "Bundling real code"): at the top level or in a
+ * function called there, in no `try`, no branch (a feature test: `if (typeof WorkerGlobalScope ===
+ * 'undefined') importScripts(...)`); not a function the worker never calls on its start (an
+ * export, a message handler), nor a name it binds. Null when there is none, or the text is no
+ * module scope analysis reads (the browser's SyntaxError is said by nobody here).
+ */
+function importScriptsAtStart(text: string, tree: SyntaxNode): number | null {
+  const free = freeReferencePlaces(text, ['importScripts', 'self', 'globalThis']);
+  if (free === null) return null;
+  const surely = new Set(free.filter(({ surelyRuns }) => surelyRuns).map(({ start }) => start));
+  let first: number | null = null;
+  eachNode(tree, (node) => {
+    if (node.type !== 'CallExpression') return;
+    const name = importScriptsName(node);
+    if (name !== null && surely.has(name.start) && (first === null || node.start < first)) first = node.start;
+  });
+  return first;
 }

@@ -117,16 +117,9 @@ interface FreeUse {
 export function freeReferences(code: string, names: readonly string[]): Map<string, FreeUse> | null {
   const found = new Map<string, FreeUse>();
   if (names.length === 0 || !new RegExp(`\\b(?:${names.join('|')})\\b`).test(code)) return found;
-  let globalScope: Scope | null;
-  let shape: TreeShape;
-  try {
-    const tree = parse(code, { ecmaVersion: 'latest', sourceType: 'module', ranges: true });
-    const scopes = analyze(tree as Parameters<typeof analyze>[0], { ecmaVersion: 2022, sourceType: 'module' });
-    globalScope = scopes.globalScope;
-    shape = treeShape(tree as unknown as SyntaxNode, scopes);
-  } catch {
-    return null;
-  }
+  const analysed = analysedModule(code);
+  if (analysed === null) return null;
+  const { globalScope, shape } = analysed;
   if (shape.guardDeclarators.size > 0) guardsHeldInVariables(shape);
   const wanted = new Set(names);
   for (const reference of globalScope?.through ?? []) {
@@ -155,6 +148,48 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
     found.set(name, use);
   }
   return found;
+}
+
+/** A module's code parsed with its scopes and the shape that decides what runs on import; null when it does not parse. */
+function analysedModule(code: string): { globalScope: Scope | null; shape: TreeShape } | null {
+  try {
+    const tree = parse(code, { ecmaVersion: 'latest', sourceType: 'module', ranges: true });
+    const scopes = analyze(tree as Parameters<typeof analyze>[0], { ecmaVersion: 2022, sourceType: 'module' });
+    return { globalScope: scopes.globalScope, shape: treeShape(tree as unknown as SyntaxNode, scopes) };
+  } catch {
+    return null;
+  }
+}
+
+/** A free reference to a name: where the identifier starts, and whether it surely runs when the module starts. */
+export interface FreeReferencePlace {
+  name: string;
+  start: number;
+  /** Evaluated when the module is imported (or a module worker starts) and in no branch that may not be taken (an `if`, a `try`, a function not called then). */
+  surelyRuns: boolean;
+}
+
+/**
+ * Each free reference to `names` in the module `code` (nothing binds it: the global's name, not
+ * a parameter, an import or a local class), by place; null when the code does not parse as a
+ * module. What runs on import is judged as for Node's globals (README "Bundling real code"): the
+ * worker judgements ask it of the constructors a module calls and of a module worker's
+ * `importScripts`.
+ */
+export function freeReferencePlaces(code: string, names: readonly string[]): FreeReferencePlace[] | null {
+  if (names.length === 0 || !new RegExp(`\\b(?:${names.join('|')})\\b`).test(code)) return [];
+  const analysed = analysedModule(code);
+  if (analysed === null) return null;
+  const { globalScope, shape } = analysed;
+  const wanted = new Set(names);
+  const places: FreeReferencePlace[] = [];
+  for (const reference of globalScope?.through ?? []) {
+    const { name } = reference.identifier;
+    const start = (reference.identifier as { range?: [number, number] }).range?.[0];
+    if (!wanted.has(name) || start === undefined) continue;
+    places.push({ name, start, surelyRuns: runsOnImport(reference.from, start, shape) });
+  }
+  return places.sort((a, b) => a.start - b.start);
 }
 
 interface SyntaxNode {

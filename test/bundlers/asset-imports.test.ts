@@ -7,6 +7,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import type { BundleResult } from '../../src/bundlers/types.js';
+import type { Platform } from '../../src/workspace/model.js';
 import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
 import { appTarget } from '../helpers/targets.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -87,10 +88,10 @@ describe('what a worker loads, as the code starts it', () => {
   let engine: ReturnType<typeof createEsbuildEngine> | null = null;
   afterEach(() => engine?.dispose());
 
-  async function built(files: Record<string, string>, assets: string[], variant = developmentVariant('browser')): Promise<BundleResult> {
+  async function built(files: Record<string, string>, assets: string[], variant = developmentVariant('browser'), platforms: Platform[] = ['web']): Promise<BundleResult> {
     const root = tempWorkspace(files);
     engine = createEsbuildEngine({ root });
-    const [result] = await engine.bundle([appTarget('main', { assets })], variant);
+    const [result] = await engine.bundle([appTarget('main', { assets, platforms })], variant);
     expect(result!.errors).to.deep.equal([]);
     expect(result!.code).to.not.equal(null);
     return result!;
@@ -238,5 +239,57 @@ describe('what a worker loads, as the code starts it', () => {
     expect(found[0]!.message).to.contain("new Worker('./w.js') resolves \"./w.js\" against the page's address, not the module's: on the service's preview pages it is /preview/w.js and /preview/bundled/w.js, where nothing is served");
     expect(found[0]!.message).to.contain("write new Worker(new URL('./w.js', import.meta.url))");
     expect(found[1]!.message).to.contain('/preview/workers/s.js');
+  });
+
+  // Chromium runs each of these module workers to its end (probe51b F9; the try form in
+  // test/browser/worker-loads.test.ts): only a call that surely runs at the start throws.
+  it("a module worker's importScripts that may not run at its start (in a try, behind a test, in a function not called there, a bound name) is no WORKER_TYPE_MISMATCH", async () => {
+    const workers = ['try.js', 'guard.js', 'later.js', 'bound.js', 'called.js'];
+    const result = await built({
+      'app/main/index.ts': workers.map((file) => `new Worker(new URL('./${file}', import.meta.url), { type: 'module' });\n`).join(''),
+      'app/main/try.js': "try { importScripts('./h.js'); } catch {}\npostMessage('ok');\n",
+      'app/main/guard.js': "if (typeof WorkerGlobalScope === 'undefined') importScripts('./h.js');\npostMessage('ok');\n",
+      'app/main/later.js': "export function legacy() { importScripts('./h.js'); }\nself.onmessage = () => self.importScripts('./h.js');\n",
+      'app/main/bound.js': "const importScripts = (...urls) => urls;\nimportScripts('./h.js');\n",
+      // A function the top level calls runs at the start: told, at the call.
+      'app/main/called.js': "function load() { globalThis.importScripts('./h.js'); }\nload();\n",
+      'app/main/h.js': 'self.h = 1;\n',
+    }, [...workers, 'h.js']);
+    const found = said(result);
+    expect(placesOf(found)).to.deep.equal(['WORKER_TYPE_MISMATCH app/main/called.js:1:19']);
+    expect(found[0]!.message).to.contain('calls importScripts() where the worker starts');
+  });
+
+  // Only the browser's Worker resolves a string against the page (probe51b F15a): a Worker the
+  // code binds (an import of its own class, a parameter, a local class) is another's.
+  it("new Worker('<relative>') of a bound Worker is no WORKER_ADDRESS_FROM_PAGE; the global's still is", async () => {
+    const imported = await built({
+      'app/main/index.ts': [
+        "import { Worker } from './pool';",
+        "export const pooled = new Worker('./task.js');",
+        "export const real = () => new SharedWorker('./real.js');",
+        '',
+      ].join('\n'),
+      'app/main/pool.ts': 'export class Worker { constructor(readonly name: string) {} }\n',
+    }, []);
+    const found = said(imported);
+    expect(placesOf(found)).to.deep.equal(['WORKER_ADDRESS_FROM_PAGE app/main/index.ts:3:27']);
+    expect(found[0]!.message).to.contain("new SharedWorker('./real.js')");
+    // esbuild renames a name shadowing a global the bundle reads: these keep theirs only alone.
+    const shadowing = await built({
+      'app/main/index.ts': [
+        "export function make(Worker: any) { return new Worker('./param.js'); }",
+        "export function local() { class SharedWorker { constructor(readonly name: string) {} } return new SharedWorker('./local.js'); }",
+        '',
+      ].join('\n'),
+    }, []);
+    expect(placesOf(said(shadowing))).to.deep.equal([]);
+  });
+
+  it("a module that runs on Node only gets no WORKER_ADDRESS_FROM_PAGE: no page starts it", async () => {
+    const files = { 'app/main/index.ts': "export const start = () => new Worker('./w.js');\n" };
+    expect(placesOf(said(await built(files, [], developmentVariant('node'), ['node'])))).to.deep.equal([]);
+    // The same code where a browser runs it is told.
+    expect(placesOf(said(await built(files, [], developmentVariant('browser'), ['web', 'node'])))).to.deep.equal(['WORKER_ADDRESS_FROM_PAGE app/main/index.ts:1:28']);
   });
 });
