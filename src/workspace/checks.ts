@@ -23,6 +23,8 @@ export interface ImportRecord {
    * is found by this text.
    */
   written?: string;
+  /** Written with the import attribute `{ type: 'json' }`, without which Node imports no JSON. */
+  json?: true;
 }
 
 /**
@@ -113,9 +115,13 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
     // A name `exports` maps to data (JSON, an image): Node resolves it, the service publishes no
     // module for it; the importer hears why, not that the manifest lacks it (README "Exports and sources").
     const data = target.dataExports && Object.hasOwn(target.dataExports, bare.subpath) ? target.dataExports[bare.subpath]! : null;
-    // A module no browser runs leaves the bare import to Node, which imports JSON (`with { type:
-    // 'json' }`): no module of this service is asked for (README "Exports and sources").
-    if (data !== null && !module.platforms.includes('web') && /\.json$/i.test(data)) return null;
+    // A module no browser runs leaves the bare import to Node, which imports JSON written `with {
+    // type: 'json' }` (and throws without it): no module of this service is asked for (README
+    // "Exports and sources").
+    if (data !== null && !module.platforms.includes('web') && /\.json$/i.test(data)) {
+      if (record.json) return null;
+      return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["./${bare.subpath}"] of ${target.dir}/package.json maps it to "${data}", JSON, which Node imports only with the attribute { type: 'json' }: write import ... from "${specifier}" with { type: 'json' }`, where);
+    }
     if (data !== null) {
       return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["./${bare.subpath}"] of ${target.dir}/package.json maps it to "${data}", which ${dataExportReason(target.name, bare.subpath, data)}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
     }

@@ -151,14 +151,18 @@ describe('checkImports', () => {
     expect(found[2]!.message).to.contain('"@t/lib/internal/helper", which is not a public module of @t/lib; its modules are');
   });
 
-  // A module no browser runs leaves the bare import to Node, which imports JSON (probe51b F15b):
-  // no error there; a module a browser runs (alone or with Node) is still told, and data Node
+  // A module no browser runs leaves the bare import to Node, which imports JSON written with the
+  // attribute { type: 'json' } (probe51b F15b): no error there, one without the attribute is told
+  // (Node throws); a module a browser runs (alone or with Node) is still told, and data Node
   // cannot import either (an image) too (README "Exports and sources").
   it('lets a node-only module import a name `exports` maps to JSON, and tells one that runs in browsers', () => {
     const model = workspace();
     model.packages[1] = { ...model.packages[1]!, dataExports: { data: './data/d.json', logo: './logo.png' } };
     const server = model.modules[1]!;
-    expect(check([at('@t/lib/data')], model, server)).to.deep.equal([]);
+    expect(check([{ ...at('@t/lib/data'), json: true }], model, server)).to.deep.equal([]);
+    expect(check([at('@t/lib/data')], model, server).map((d) => d.message)).to.satisfy(
+      (messages: string[]) => messages.length === 1 && messages[0]!.includes("which Node imports only with the attribute { type: 'json' }"),
+    );
     expect(check([at('@t/lib/logo')], model, server).map((d) => d.kind)).to.deep.equal(['BUNDLE_ERROR']);
     const both = { ...server, platforms: ['node', 'web'] as Platform[] };
     expect(check([at('@t/lib/data')], model, both).map((d) => d.message)).to.satisfy((messages: string[]) => messages.length === 1 && messages[0]!.includes('which is JSON'));
