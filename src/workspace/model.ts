@@ -54,6 +54,11 @@ export interface UnreadPackage {
    * workspace): `name` and `version` are those known of it elsewhere (`knownIdentity`), else null.
    */
   absent?: true;
+  /**
+   * A package.json that cannot be taken and writes no name before its first error: the name of
+   * its last good read, which it still contests (README "Workspaces") and passes on to the next read.
+   */
+  lastReadName?: string;
 }
 
 /** The names of a module, as the state, the /state report, the preview and a distribution all carry them. */
