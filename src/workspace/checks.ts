@@ -114,7 +114,8 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
     // module for it; the importer hears why, not that the manifest lacks it (README "Exports and sources").
     const data = target.dataExports && Object.hasOwn(target.dataExports, bare.subpath) ? target.dataExports[bare.subpath]! : null;
     if (data !== null) {
-      return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["./${bare.subpath}"] of ${target.dir}/package.json maps it to "${data}", which ${dataExportReason(target.name, bare.subpath, data)}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
+      const key = target.dataExportKeys && Object.hasOwn(target.dataExportKeys, bare.subpath) ? target.dataExportKeys[bare.subpath]! : `./${bare.subpath}`;
+      return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["${key}"] of ${target.dir}/package.json maps it to "${data}", which ${dataExportReason(target.name, bare.subpath, data)}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
     }
     // A name no address can carry: a `*` pattern matching its file skips it (README "Exports and sources").
     const unpublishable = bare.subpath !== '' && !isSubpath(bare.subpath) ? ` ("${bare.subpath}" is not a subpath this service can publish: segments of letters, digits, ".", "_", "-")` : '';

@@ -35,6 +35,8 @@ export interface PackageModel {
    * for them, and an importer is told so (README "Exports and sources"). Absent when none.
    */
   dataExports?: Record<string, string>;
+  /** Of `dataExports`, the names a `*` pattern key maps (`"./*.json": "./cfg/*.json"`), subpath to that key. Absent when none. */
+  dataExportKeys?: Record<string, string>;
 }
 
 /**

@@ -179,6 +179,7 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   const modules = packageModules(context, deepSubpaths);
   model.modules.push(...modules);
   if (context.dataExports) packageModel.dataExports = context.dataExports;
+  if (context.dataExportKeys) packageModel.dataExportKeys = context.dataExportKeys;
   const linked = linkedDirsOf(dir, modulesDirOf(pkg, dir), modules.map((module) => module.dir), list, context.realPath, context.leadsTo);
   if (Object.keys(linked).length > 0) model.linkedDirs = { ...model.linkedDirs, ...linked };
   if (warnings.length > 0) (model.warnings ??= []).push(...warnings);

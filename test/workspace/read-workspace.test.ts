@@ -159,6 +159,22 @@ describe('readWorkspace', () => {
     ]);
   });
 
+  it('keeps each file a `*` pattern maps to JSON as the exact key\'s target is kept: a warning naming it at the package, and the key for its importers', () => {
+    const model = read(
+      { lib: { name: '@acme/lib', exports: { './x': './x.ts', './data': './data.json', './*.json': './cfg/*.json', './*': './src/*.ts' } } },
+      { 'lib/x.ts': '', 'lib/data.json': '{}', 'lib/cfg/conf.json': '{}', 'lib/cfg/deep/more.json': '{}', 'lib/src/y.ts': '' },
+    );
+    expect(model.diagnostics).to.deep.equal([]);
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@acme/lib/x', '@acme/lib/y']);
+    expect(model.packages[0]!.dataExports).to.deep.equal({ data: './data.json', 'conf.json': './cfg/conf.json', 'deep/more.json': './cfg/deep/more.json' });
+    expect(model.packages[0]!.dataExportKeys).to.deep.equal({ 'conf.json': './*.json', 'deep/more.json': './*.json' });
+    expect(model.warnings?.map((w) => [w.kind, w.message.slice(0, w.message.indexOf(': Node'))])).to.deep.equal([
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'lib/package.json: exports["./data"] -> "./data.json" is JSON'],
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'lib/package.json: exports["./*.json"] -> "./cfg/conf.json" is JSON'],
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'lib/package.json: exports["./*.json"] -> "./cfg/deep/more.json" is JSON'],
+    ]);
+  });
+
   it('reports core.modules naming no directory', () => {
     const model = read({ app: { name: '@acme/app', core: { modules: 'components' } } });
     expect(model.diagnostics.map((d) => d.message)).to.deep.equal(['app/package.json: core.modules "components" names no directory of the package (app/components does not exist)']);
