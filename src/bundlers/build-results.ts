@@ -12,6 +12,7 @@ import { sharedAmong } from '../workspace/shared-files.js';
 import { isInside, toWorkspacePath } from '../workspace/paths.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
+import { folderEntries } from './case-names.js';
 import { externalRequires } from './external-requires.js';
 import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.js';
 import { filesRead } from '../workspace/files-read.js';
@@ -448,6 +449,8 @@ function reachedFrom(metafile: esbuild.Metafile, entryPoint: string | undefined)
 export function failed(root: string, target: BundleTarget, messages: esbuild.Message[], warnings: readonly esbuild.Message[] = []): BundleResult {
   const inputs = new Set<string>([target.entry, `${target.dir}/`]);
   const errors: Diagnostic[] = [];
+  const twins = caseTwins(root, warnings);
+  for (const { folder } of twins) inputs.add(`${folder}/`);
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
     // esbuild builds no CSS module script: one whose sheet is not a declared asset (the plugin
@@ -455,7 +458,7 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
     const cssModuleScript = message.pluginName === CSS_MODULE_SCRIPTS && message.detail === CSS_MODULE_SCRIPT_REFUSED;
     const text = cssModuleScript
       ? `a CSS module script (with { type: 'css' }) needs its sheet declared under "assets" in the module.json beside the module's entry, and a relative import of it (by bare specifier the import map maps it to code): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`
-      : (caseMismatch(message, warnings) ?? message.text).split(root + path.sep).join('');
+      : (caseTwinsText(message, twins) ?? caseMismatch(message, warnings) ?? folderCaseMismatch(root, message, inputs) ?? message.text).split(root + path.sep).join('');
     errors.push(
       diagnostic(cssModuleScript ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
     );
@@ -490,6 +493,85 @@ function caseMismatch(error: esbuild.Message, warnings: readonly esbuild.Message
   if (!hint || !names) return null;
   const written = at.lineText.slice(at.column, at.column + at.length).replace(/^["'`]|["'`]$/g, '');
   return `the import "${written}" names ${names[2]}, but the file on disk is ${names[1]}: the names differ in case, which this file system tells apart; write the import with the file's case, or rename the file (esbuild: ${hint.text})`;
+}
+
+/** Two entries of one folder whose names differ only in case, which esbuild took for one (`different-path-case`). */
+interface CaseTwins {
+  folder: string;
+  /** The two paths: the file esbuild's hint names as on disk, and the other (a folder's ends in `/`). */
+  paths: [string, string];
+  hint: esbuild.Message;
+}
+
+// A file system that tells cases apart may hold both `util.ts` and `Util.ts`, or `widgets.ts`
+// and a folder `Widgets/`: esbuild folds case when it finds and dedups files, so it takes an
+// import of either for the one it found first, and the build cannot succeed while both are
+// there. Its `different-path-case` hint then names a file that does exist under the other case,
+// and "write the import with the file's case" would import another module (README "Bundling
+// real code"): both are named instead.
+function caseTwins(root: string, warnings: readonly esbuild.Message[]): CaseTwins[] {
+  const found: CaseTwins[] = [];
+  for (const hint of warnings) {
+    const names = hint.id === 'different-path-case' && hint.location ? /^Use "([^"]+)" instead of "([^"]+)"/.exec(hint.text) : null;
+    if (!names || path.posix.isAbsolute(names[1]!)) continue;
+    const picked = names[1]!;
+    const folder = path.posix.dirname(picked);
+    const pickedName = path.posix.basename(picked);
+    const at = hint.location!;
+    const written = at.lineText.slice(at.column, at.column + at.length).replace(/^["'`]|["'`]$/g, '');
+    const writtenName = written.slice(written.lastIndexOf('/') + 1);
+    const other = folderEntries(root, folder)?.find(({ name }) => name !== pickedName && (name.toLowerCase() === pickedName.toLowerCase() || name === writtenName));
+    if (other) found.push({ folder, paths: [picked, `${folder}/${other.name}${other.directory ? '/' : ''}`], hint });
+  }
+  return found;
+}
+
+/** The error of a build that `twins` makes fail (at the import esbuild hinted at, or naming either path), said as that. */
+function caseTwinsText(error: esbuild.Message, twins: readonly CaseTwins[]): string | null {
+  const at = error.location;
+  const twin = twins.find(({ hint, paths }) => {
+    const place = hint.location!;
+    if (at && at.file === place.file && at.line === place.line && at.column === place.column) return true;
+    return [...paths, /^Use "[^"]+" instead of "([^"]+)"/.exec(hint.text)![1]!].some((named) => error.text.includes(`"${named.replace(/\/$/, '')}"`));
+  });
+  if (!twin) return null;
+  const [picked, other] = twin.paths;
+  return `esbuild cannot tell ${picked} and ${other} apart: their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both, so it takes an import of either for one and the same file, and the build cannot succeed while both are there; give them names that differ in more than case (esbuild: ${twin.hint.text}; ${error.text})`;
+}
+
+// An import whose FOLDER differs in case from the folder on disk (`./Lib/util`, folder `lib/`):
+// esbuild says only "Could not resolve", where a file's case difference gets its hint
+// (`caseMismatch`). Each folder of the path is looked for in its parent's listing, as written,
+// and else by case (one folder only). The listing of the parent is an input: renaming either
+// builds again.
+function folderCaseMismatch(root: string, error: esbuild.Message, inputs: Set<string>): string | null {
+  const missing = /^Could not resolve "(\.{1,2}\/[^"]+)"/.exec(error.text);
+  const file = error.location ? inputPath(error.location.file) : null;
+  if (!missing || file === null) return null;
+  const written = missing[1]!;
+  const segments = written.split('/');
+  let dir = path.posix.dirname(file);
+  for (const segment of segments.slice(0, -1)) {
+    if (segment === '.' || segment === '') continue;
+    if (segment === '..') {
+      // Past the workspace's root: refused elsewhere, and nothing here to list.
+      if (dir === '.' || dir === '..' || dir.startsWith('../')) return null;
+      dir = path.posix.dirname(dir);
+      continue;
+    }
+    const entries = folderEntries(root, dir);
+    if (!entries) return null;
+    if (entries.some(({ name }) => name === segment)) {
+      dir = dir === '.' ? segment : `${dir}/${segment}`;
+      continue;
+    }
+    const folded = entries.filter(({ name, directory }) => directory && name.toLowerCase() === segment.toLowerCase());
+    if (folded.length !== 1) return null;
+    const parent = dir === '.' ? '' : `${dir}/`;
+    inputs.add(`${dir}/`);
+    return `the import "${written}" names the folder ${parent}${segment}, but the folder on disk is ${parent}${folded[0]!.name}: the names differ in case, which this file system tells apart; write the import with the folder's case, or rename the folder (esbuild: ${error.text})`;
+  }
+  return null;
 }
 
 /** A module whose entry is a stylesheet (a `.css` target of `exports`). */

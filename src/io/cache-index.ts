@@ -204,7 +204,7 @@ const isModuleModel = (value: unknown): value is Checked =>
   isOptional(value.define, (define) => isRecordOf(define, isString));
 
 const isUnreadPackage = (value: unknown): value is UnreadPackage =>
-  isRecord(value) && isPlainPath(value.dir) && isPlainPath(value.file) && (value.name === null || isString(value.name)) && (value.version === null || isString(value.version)) && (value.absent === undefined || value.absent === true);
+  isRecord(value) && isPlainPath(value.dir) && isPlainPath(value.file) && (value.name === null || isString(value.name)) && (value.version === null || isString(value.version)) && (value.absent === undefined || value.absent === true) && (value.lastReadName === undefined || isString(value.lastReadName));
 
 /** The model as `readWorkspace` makes it, every member of its type: the reducer and the routes take it as read. */
 export function isWorkspaceModel(value: unknown): value is WorkspaceModel {

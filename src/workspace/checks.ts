@@ -118,12 +118,13 @@ function checkImport(module: ModuleModel, own: PackageModel, record: ImportRecor
     // A module no browser runs leaves the bare import to Node, which imports JSON written `with {
     // type: 'json' }` (and throws without it): no module of this service is asked for (README
     // "Exports and sources").
+    const key = data !== null && target.dataExportKeys && Object.hasOwn(target.dataExportKeys, bare.subpath) ? target.dataExportKeys[bare.subpath]! : `./${bare.subpath}`;
     if (data !== null && !module.platforms.includes('web') && /\.json$/i.test(data)) {
       if (record.json) return null;
-      return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["./${bare.subpath}"] of ${target.dir}/package.json maps it to "${data}", JSON, which Node imports only with the attribute { type: 'json' }: write import ... from "${specifier}" with { type: 'json' }`, where);
+      return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["${key}"] of ${target.dir}/package.json maps it to "${data}", JSON, which Node imports only with the attribute { type: 'json' }: write import ... from "${specifier}" with { type: 'json' }`, where);
     }
     if (data !== null) {
-      return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["./${bare.subpath}"] of ${target.dir}/package.json maps it to "${data}", which ${dataExportReason(target.name, bare.subpath, data)}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
+      return diagnostic('BUNDLE_ERROR', `${module.specifier} imports "${specifier}": exports["${key}"] of ${target.dir}/package.json maps it to "${data}", which ${dataExportReason(target.name, bare.subpath, data)}${available.length ? `; its modules are ${available.join(', ')}` : ''}`, where);
     }
     // A name no address can carry: a `*` pattern matching its file skips it (README "Exports and sources").
     const unpublishable = bare.subpath !== '' && !isSubpath(bare.subpath) ? ` ("${bare.subpath}" is not a subpath this service can publish: segments of letters, digits, ".", "_", "-")` : '';

@@ -38,15 +38,19 @@ export function declareExportedModules(context: PackageContext, sources: SourceF
  * `"./package.json"`, metadata with nothing to fix (README "Exports and sources").
  */
 export function warnDataExports(context: PackageContext): void {
-  const { dataExports, pkg, packageFile } = context;
+  const { dataExports, dataExportKeys, pkg, packageFile } = context;
   if (!dataExports) return;
   for (const subpath of Object.keys(dataExports)) {
-    if (context.modules.some((module) => module.subpath === subpath)) delete dataExports[subpath];
-    else if (subpath !== 'package.json') {
-      context.warnings.push(diagnostic('EXPORTS_NAME_UNPUBLISHABLE', `${packageFile}: exports["./${subpath}"] -> "${dataExports[subpath]}" ${dataExportReason(pkg.name, subpath, dataExports[subpath]!)}`, { file: packageFile }));
+    if (context.modules.some((module) => module.subpath === subpath)) {
+      delete dataExports[subpath];
+      if (dataExportKeys) delete dataExportKeys[subpath];
+    } else if (subpath !== 'package.json') {
+      const key = dataExportKeys?.[subpath] ?? `./${subpath}`;
+      context.warnings.push(diagnostic('EXPORTS_NAME_UNPUBLISHABLE', `${packageFile}: exports["${key}"] -> "${dataExports[subpath]}" ${dataExportReason(pkg.name, subpath, dataExports[subpath]!)}`, { file: packageFile }));
     }
   }
   if (Object.keys(dataExports).length === 0) delete context.dataExports;
+  if (dataExportKeys && Object.keys(dataExportKeys).length === 0) delete context.dataExportKeys;
 }
 
 /** Without `exports`: a file a workspace module imports by deep specifier, resolved as Node resolves it (the file itself, or the source it maps back to); never inside node_modules. */
@@ -60,6 +64,16 @@ export function declareDeepImportModules(context: PackageContext, sources: Sourc
 
 function declarePatternModules(context: PackageContext, sources: SourceFinder, key: string, targets: string[]): void {
   const { pkg, packageFile } = context;
+  // A pattern whose targets are data (`"./*.json": "./cfg/*.json"`): each file it maps to is kept
+  // as the exact key's target is, said at the package and to its importers (README "Exports and sources").
+  if (!targets.some((target) => SOURCE_FILE.test(target) || STYLESHEET_FILE.test(target) || /\*$/.test(target))) {
+    for (const { subpath, target } of sources.expandDataPattern(key, targets)) {
+      if (!isSubpath(subpath)) continue;
+      (context.dataExports ??= dataTable())[subpath] = target;
+      (context.dataExportKeys ??= dataTable())[subpath] = key;
+    }
+    return;
+  }
   // A `null` key more specific than this one takes what it matches, as in Node (`exportsKeyFor`).
   const matched = sources.expandPattern(key, targets);
   const expanded = matched.filter(({ subpath }) => isSubpath(subpath));

@@ -24,7 +24,9 @@ export function knownIdentities(model: WorkspaceModel | null | undefined): Map<s
   if (!model) return known;
   for (const pkg of model.packages) known.set(pkg.dir, { name: pkg.name, version: pkg.version });
   for (const pkg of model.unreadPackages ?? []) {
-    if (pkg.name !== null && !known.has(pkg.dir)) known.set(pkg.dir, { name: pkg.name, version: pkg.version });
+    // A file broken before its name still has the name of its last good read, kept for the contest it holds.
+    const name = pkg.name ?? pkg.lastReadName ?? null;
+    if (name !== null && !known.has(pkg.dir)) known.set(pkg.dir, { name, version: pkg.version });
   }
   return known;
 }

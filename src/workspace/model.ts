@@ -35,6 +35,8 @@ export interface PackageModel {
    * for them, and an importer is told so (README "Exports and sources"). Absent when none.
    */
   dataExports?: Record<string, string>;
+  /** Of `dataExports`, the names a `*` pattern key maps (`"./*.json": "./cfg/*.json"`), subpath to that key. Absent when none. */
+  dataExportKeys?: Record<string, string>;
 }
 
 /**
@@ -54,6 +56,11 @@ export interface UnreadPackage {
    * workspace): `name` and `version` are those known of it elsewhere (`knownIdentity`), else null.
    */
   absent?: true;
+  /**
+   * A package.json that cannot be taken and writes no name before its first error: the name of
+   * its last good read, which it still contests (README "Workspaces") and passes on to the next read.
+   */
+  lastReadName?: string;
 }
 
 /** The names of a module, as the state, the /state report, the preview and a distribution all carry them. */

@@ -31,6 +31,8 @@ export interface PackageContext {
   modules: ModuleModel[];
   /** `exports` names whose target is no module this service publishes (JSON, an image), subpath to target: `PackageModel.dataExports`. */
   dataExports?: Record<string, string>;
+  /** Of `dataExports`, those a `*` pattern maps: subpath to the key (`PackageModel.dataExportKeys`). */
+  dataExportKeys?: Record<string, string>;
   /** The tsconfig files loaded so far in this read of the workspace, shared by its packages. */
   tsconfigs?: Map<string, LoadedTsconfig>;
 }

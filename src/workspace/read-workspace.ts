@@ -50,13 +50,22 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
     model.diagnostics.push(manifestInvalid(WORKSPACE_MANIFEST, kind !== null ? notAFileText(WORKSPACE_MANIFEST, kind) : `there is no ${WORKSPACE_MANIFEST} in the workspace directory`));
     return model;
   }
-  const workspace = parseWorkspaceManifest(coreJson.text, WORKSPACE_MANIFEST);
+  // A listed directory reached through a link: where it leads is an input, as a retarget
+  // may make it another package or the one already listed (README "Links and large trees").
+  const listedRealPath = reader.realPath
+    ? (dir: string) => {
+        const real = reader.realPath!(dir);
+        if (real !== null && real !== dir && reader.linkHash) sources[`${dir}${LINK_TARGET}`] = reader.linkHash(dir);
+        return real;
+      }
+    : undefined;
+  const workspace = parseWorkspaceManifest(coreJson.text, WORKSPACE_MANIFEST, listedRealPath);
   model.diagnostics.push(...workspace.diagnostics);
   if (!workspace.value) return model;
   model.preview = workspace.value.preview;
 
   // Every manifest first: a name two listed packages write is known before either is taken.
-  const manifests = workspace.value.packages.map((dir) => manifestOf(reader, dir));
+  const manifests = workspace.value.packages.map((dir) => manifestOf(reader, dir, known));
   const contested = contestedNames(manifests);
   const tsconfigs = new Map<string, LoadedTsconfig>();
   for (const manifest of manifests) readPackage(reader, read, list, model, { contested, tsconfigs, known }, manifest, deepImports);
@@ -77,12 +86,22 @@ interface ListedManifest {
   file: string;
   packageJson: ReturnType<SourceReader['readText']>;
   manifest: ReturnType<typeof parsePackageManifest> | null;
+  /**
+   * The name this package contests: the one its file writes; when the file cannot be taken, the
+   * name written before its first error, else the name of its last good read (`known`), which it
+   * holds until the file is read again or the directory leaves core.json (README "Workspaces").
+   */
+  claims: { name: string; lastRead: boolean } | null;
 }
 
-function manifestOf(reader: SourceReader, dir: string): ListedManifest {
+function manifestOf(reader: SourceReader, dir: string, known: KnownIdentities): ListedManifest {
   const file = dir === '.' ? 'package.json' : `${dir}/package.json`;
   const packageJson = reader.readText(file);
-  return { dir, file, packageJson, manifest: packageJson ? parsePackageManifest(packageJson.text, file) : null };
+  const manifest = packageJson ? parsePackageManifest(packageJson.text, file) : null;
+  const written = manifest?.value?.name ?? (packageJson ? readableIdentity(packageJson.text).name : null);
+  const lastRead = known.get(dir)?.name;
+  const claims = written !== null ? { name: written, lastRead: false } : lastRead !== undefined ? { name: lastRead, lastRead: true } : null;
+  return { dir, file, packageJson, manifest, claims };
 }
 
 /**
@@ -92,12 +111,12 @@ function manifestOf(reader: SourceReader, dir: string): ListedManifest {
  */
 function contestedNames(manifests: readonly ListedManifest[]): Map<string, string[]> {
   const filesByName = new Map<string, string[]>();
-  for (const { manifest, file } of manifests) {
-    const name = manifest?.value?.name;
-    if (name === undefined) continue;
-    const files = filesByName.get(name);
-    if (files) files.push(file);
-    else filesByName.set(name, [file]);
+  for (const { claims, file } of manifests) {
+    if (claims === null) continue;
+    const rival = claims.lastRead ? `${file} (unreadable now; it wrote the name at its last read)` : file;
+    const files = filesByName.get(claims.name);
+    if (files) files.push(rival);
+    else filesByName.set(claims.name, [rival]);
   }
   for (const [name, files] of filesByName) if (files.length < 2) filesByName.delete(name);
   return filesByName;
@@ -124,7 +143,7 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   }
   model.diagnostics.push(...manifest.diagnostics);
   if (!manifest.value) {
-    (model.unreadPackages ??= []).push({ dir, file, ...readableIdentity(packageJson.text) });
+    (model.unreadPackages ??= []).push({ dir, file, ...readableIdentity(packageJson.text), ...(listed.claims?.lastRead ? { lastReadName: listed.claims.name } : {}) });
     return;
   }
   const pkg = manifest.value;
@@ -160,6 +179,7 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   const modules = packageModules(context, deepSubpaths);
   model.modules.push(...modules);
   if (context.dataExports) packageModel.dataExports = context.dataExports;
+  if (context.dataExportKeys) packageModel.dataExportKeys = context.dataExportKeys;
   const linked = linkedDirsOf(dir, modulesDirOf(pkg, dir), modules.map((module) => module.dir), list, context.realPath, context.leadsTo);
   if (Object.keys(linked).length > 0) model.linkedDirs = { ...model.linkedDirs, ...linked };
   if (warnings.length > 0) (model.warnings ??= []).push(...warnings);

@@ -46,6 +46,8 @@ export interface SourceFinder {
   find(key: string, targets: string[], asBuilt?: boolean): FoundSource;
   /** The modules of a `*` pattern key: one per subpath Node resolves through it to a file that is, or maps to, a source. */
   expandPattern(key: string, targets: string[]): { subpath: string; entry: string }[];
+  /** The files a `*` pattern key maps to whose targets are data (JSON, an image): each subpath Node resolves through it, with its target. */
+  expandDataPattern(key: string, targets: string[]): { subpath: string; target: string }[];
   /** The first `.css` target that is a file of the package (README "Stylesheet modules"), workspace-relative; null when none is. */
   stylesheet(targets: string[]): string | null;
   /** The tsconfig files whose `outDir`/`rootDir` and `paths` were read, for diagnostics; empty when none. */
@@ -125,6 +127,7 @@ export function createSourceFinder(
   return {
     find: (key, targets, asBuilt = false) => findSource(context, key, targets, asBuilt),
     expandPattern: (key, targets) => patternModules(context, key, targets),
+    expandDataPattern: (key, targets) => patternData(context, key, targets),
     stylesheet: (targets) => existingStylesheet(context, targets),
     tsconfigProblems() {
       const { nearest, build } = context.tsconfigs();
@@ -269,6 +272,18 @@ function patternModules(context: FinderContext, key: string, targets: string[]):
     const codeTargets = concrete(star).filter((t) => SOURCE_FILE.test(t) && !DECLARATION_FILE.test(t));
     const entry = findSource(context, `./${subpath}`, codeTargets, false).entry ?? existingStylesheet(context, concrete(star));
     if (entry !== null) found.push({ subpath, entry });
+  }
+  return found;
+}
+
+function patternData(context: FinderContext, key: string, targets: string[]): { subpath: string; target: string }[] {
+  const [keyPrefix, keySuffix] = splitStar(key.slice(2));
+  const target = targets.find((t) => t.split('*').length === 2);
+  if (target === undefined) return [];
+  const found: { subpath: string; target: string }[] = [];
+  for (const star of [...patternStars(context, [target])].sort()) {
+    const subpath = `${keyPrefix}${star}${keySuffix}`;
+    if (exportsKeyFor(context.pkg.exports, `./${subpath}`) === key) found.push({ subpath, target: target.split('*').join(star) });
   }
   return found;
 }

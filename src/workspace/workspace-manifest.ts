@@ -27,7 +27,12 @@ export interface ManifestResult<T> {
   diagnostics: Diagnostic[];
 }
 
-export function parseWorkspaceManifest(text: string, file = 'core.json'): ManifestResult<WorkspaceManifest> {
+/**
+ * `realPath`: where a listed directory really is (workspace-relative; null when absent or
+ * outside), so a link to a listed directory is that directory listed twice (README "Links and
+ * large trees": the walk goes by the real directory), not a second package of its name.
+ */
+export function parseWorkspaceManifest(text: string, file = 'core.json', realPath?: (dir: string) => string | null): ManifestResult<WorkspaceManifest> {
   const parsed = parseJson(text, file);
   if (!parsed.ok) return { value: null, diagnostics: [parsed.diagnostic] };
   const json = parsed.value;
@@ -37,12 +42,18 @@ export function parseWorkspaceManifest(text: string, file = 'core.json'): Manife
   const unusable = problems.find(({ path }) => path.length === 0 || (path.length === 1 && path[0] === 'packages'));
   if (unusable || !isObject(json)) return { value: null, diagnostics: unusable ? [told(unusable)] : [] };
   const packages: string[] = [];
+  const listedAt = new Map<string, { index: number; entry: string }>();
   (json.packages as unknown[]).forEach((entry, index) => {
     if (isRefused(problems, 'packages', String(index))) return;
     // The schema takes relative paths without ".." segments; one directory written two ways it cannot see.
     const dir = normalizeRelative(entry as string) ?? (entry as string);
-    if (packages.includes(dir)) problems.push({ path: ['packages', String(index)], message: `packages[${index}] "${entry as string}" is listed twice` });
-    else packages.push(dir);
+    const real = realPath?.(dir) ?? dir;
+    const first = listedAt.get(dir) ?? listedAt.get(real);
+    if (first === undefined) {
+      packages.push(dir);
+      listedAt.set(dir, { index, entry: entry as string }).set(real, { index, entry: entry as string });
+    } else if (packages.includes(dir)) problems.push({ path: ['packages', String(index)], message: `packages[${index}] "${entry as string}" is listed twice` });
+    else problems.push({ path: ['packages', String(index)], message: `packages[${index}] "${entry as string}" is listed twice: it and packages[${first.index}] "${first.entry}" are one directory (${real}), one of them reached through a symbolic link` });
   });
   const remoteProblem = isObject(json.remoteCache) && !isRefused(problems, 'remoteCache') ? remoteCacheProblem(json.remoteCache) : null;
   if (remoteProblem !== null) problems.push({ path: ['remoteCache'], message: `"remoteCache" ${remoteProblem}` });

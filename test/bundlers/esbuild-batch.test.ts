@@ -125,4 +125,47 @@ describe('createBatchBuilds', () => {
       'the import "./Helper" names app/m/Helper.ts, but the file on disk is app/m/helper.ts: the names differ in case, which this file system tells apart; write the import with the file\'s case, or rename the file (esbuild: Use "app/m/helper.ts" instead of "app/m/Helper.ts" to avoid issues with case-sensitive file systems)',
     );
   });
+
+  // esbuild says only "Could not resolve" of a folder's case difference, with no hint: the folder is looked for by case.
+  it('says an import whose folder differs in case from the folder on disk names both folders, at the import', async () => {
+    const root = tempWorkspace({
+      'app/m/index.ts': "import { u } from './Lib/util';\nexport const y = u;\n",
+      'app/m/lib/util.ts': 'export const u = 1;\n',
+      'app/n/index.ts': "import { u } from './Gone/util';\nexport const y = u;\n",
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('m'), target('n')], variant);
+    const [error, ...more] = results[0]!.errors;
+    expect(more).to.deep.equal([]);
+    expect(error).to.include({ kind: 'BUNDLE_ERROR', file: 'app/m/index.ts', line: 1, column: 19 });
+    expect(error!.message).to.equal(
+      'the import "./Lib/util" names the folder app/m/Lib, but the folder on disk is app/m/lib: the names differ in case, which this file system tells apart; write the import with the folder\'s case, or rename the folder (esbuild: Could not resolve "./Lib/util")',
+    );
+    // Renaming the folder builds again.
+    expect(results[0]!.inputs).to.include('app/m/');
+    // A folder absent in every case is esbuild's own words.
+    expect(results[1]!.errors.map((e) => e.message)).to.deep.equal(['Could not resolve "./Gone/util"']);
+  });
+
+  // esbuild folds case when it finds and dedups files: with both names on disk an import of
+  // either is built from one, and the build cannot succeed. Advice to write the import with the
+  // other case would import another module: both files are named instead.
+  it('says esbuild cannot tell apart two files, or a file and a folder, whose names differ only in case, naming both', async () => {
+    const root = tempWorkspace({
+      'app/a/index.ts': "import { u } from './Util';\nimport { l } from './util';\nexport const got = u + l;\n",
+      'app/a/util.ts': "export const l = 'lower';\n",
+      'app/a/Util.ts': "export const u = 'upper';\n",
+      'app/c/index.ts': "import { w } from './Widgets';\nexport const got = w;\n",
+      'app/c/Widgets/index.ts': 'export const w = 1;\n',
+      'app/c/widgets.ts': 'export const x = 1;\n',
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('a'), target('c')], variant);
+    const messages = results.map((result) => result.errors.map((e) => e.message));
+    expect(messages[0]).to.have.length(1);
+    expect(messages[0]![0]).to.match(/^esbuild cannot tell app\/a\/(util|Util)\.ts and app\/a\/(Util|util)\.ts apart: their names differ only in case/);
+    expect(messages[0]![0]).to.include('app/a/util.ts').and.include('app/a/Util.ts').and.not.include("write the import with the file's case");
+    expect(messages[1]).to.have.length(1);
+    expect(messages[1]![0]).to.match(/^esbuild cannot tell app\/c\/widgets\.ts and app\/c\/Widgets\/ apart: their names differ only in case/);
+    expect(messages[1]![0]).to.not.include("write the import with the file's case");
+    expect(results[1]!.errors[0]).to.include({ file: 'app/c/index.ts', line: 1, column: 19 });
+  });
 });

@@ -168,6 +168,14 @@ describe('checkImports', () => {
     expect(check([at('@t/lib/data')], model, both).map((d) => d.message)).to.satisfy((messages: string[]) => messages.length === 1 && messages[0]!.includes('which is JSON'));
   });
 
+  it('says an import of a name a `*` pattern maps to JSON is no module because the target is JSON, naming the pattern key', () => {
+    const model = workspace();
+    model.packages[1] = { ...model.packages[1]!, dataExports: { 'conf.json': './cfg/conf.json' }, dataExportKeys: { 'conf.json': './*.json' } };
+    const [found] = check([at('@t/lib/conf.json')], model);
+    expect(found).to.include({ kind: 'BUNDLE_ERROR' });
+    expect(found!.message).to.match(/^@t\/app\/main imports "@t\/lib\/conf.json": exports\["\.\/\*\.json"\] of lib\/package.json maps it to "\.\/cfg\/conf.json", which is JSON: Node resolves "@t\/lib\/conf.json" to it/);
+  });
+
   it('says a deep import of a package without exports names no file of it', () => {
     const model = workspace({ '@t/lib': '^2.0.0' });
     model.packages[1] = { ...model.packages[1]!, withoutExports: true };

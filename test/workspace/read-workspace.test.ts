@@ -1,6 +1,8 @@
 // Deriving the workspace model from its manifests, over files declared as a map.
 import { expect } from 'chai';
 import { readWorkspace } from '../../src/workspace/read-workspace.js';
+import { knownIdentities } from '../../src/workspace/known-identity.js';
+import { LINK_TARGET } from '../../src/workspace/paths.js';
 import { hashOf, memoryReader } from '../helpers/memory-reader.js';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -83,6 +85,57 @@ describe('readWorkspace', () => {
     ]);
   });
 
+  it('takes a listed directory and a link to it (one real path) as one directory listed twice, not two packages of one name', () => {
+    const declared = files({ 'packages/lib': { name: '@acme/lib', exports: { './a': './a.ts' } }, 'packages/lib2': { name: '@acme/lib', exports: { './a': './a.ts' } } }, { 'packages/lib/a.ts': '', 'packages/lib2/a.ts': '' });
+    // packages/lib2 is a link to packages/lib: the same files, one directory.
+    const reader = { ...memoryReader(declared), realPath: (path: string) => path.replace(/^packages\/lib2(?=\/|$)/, 'packages/lib'), linkHash: (path: string) => hashOf(`->${path}`) };
+    const model = readWorkspace(reader);
+    expect(model.packages.map((p) => [p.name, p.dir])).to.deep.equal([['@acme/lib', 'packages/lib']]);
+    expect(model.unreadPackages).to.equal(undefined);
+    expect(model.diagnostics.map((d) => [d.kind, d.file, d.message])).to.deep.equal([
+      ['MANIFEST_INVALID', 'core.json', 'core.json: packages[1] "packages/lib2" is listed twice: it and packages[0] "packages/lib" are one directory (packages/lib), one of them reached through a symbolic link'],
+    ]);
+    // Where the link leads is an input: retargeted, it may be another package.
+    expect(model.sources).to.have.property(`packages/lib2${LINK_TARGET}`, hashOf('->packages/lib2'));
+  });
+
+  it('keeps a name contested by a package whose package.json breaks before its name: its last good read holds the name until it is read again', () => {
+    const dup = { name: '@acme/dup', exports: { './x': './x.ts' } };
+    const declared = files({ b: dup, c: dup }, { 'b/x.ts': '', 'c/x.ts': '' });
+    const contested = readWorkspace(memoryReader(declared));
+    expect(contested.packages).to.deep.equal([]);
+    // b mid-save: no name can be read from it now.
+    const broken = { ...declared, 'b/package.json': '{ broken' };
+    const whileBroken = readWorkspace(memoryReader(broken), [], knownIdentities(contested));
+    expect(whileBroken.packages, 'c is not handed the name b wrote a moment ago').to.deep.equal([]);
+    expect(whileBroken.unreadPackages).to.deep.equal([
+      { dir: 'b', file: 'b/package.json', name: null, version: null, lastReadName: '@acme/dup' },
+      { dir: 'c', file: 'c/package.json', name: '@acme/dup', version: '1.0.0' },
+    ]);
+    expect(whileBroken.diagnostics.find((d) => d.file === 'c/package.json')!.message).to.equal(
+      'c/package.json: the package name "@acme/dup" is also written by b/package.json (unreadable now; it wrote the name at its last read) (core.json lists both); none of them is served under that name and every import of it is invalid until one of them is renamed',
+    );
+    // A later read while b is still broken (another file saved) keeps the contest.
+    const again = readWorkspace(memoryReader(broken), [], knownIdentities(whileBroken));
+    expect(again.packages).to.deep.equal([]);
+    // Read again under another name: the contest ends and c has its name.
+    const renamed = readWorkspace(memoryReader({ ...declared, 'b/package.json': json({ ...dup, name: '@acme/b', version: '1.0.0' }) }), [], knownIdentities(again));
+    expect(renamed.packages.map((p) => [p.name, p.dir])).to.deep.equal([
+      ['@acme/b', 'b'],
+      ['@acme/dup', 'c'],
+    ]);
+  });
+
+  it('contests a name a package.json broken after its name still writes', () => {
+    const dup = { name: '@acme/dup', exports: { './x': './x.ts' } };
+    const model = readWorkspace(memoryReader({ ...files({ b: dup, c: dup }, { 'b/x.ts': '', 'c/x.ts': '' }), 'b/package.json': '{ "name": "@acme/dup", "version": "1.0.0", broken' }));
+    expect(model.packages).to.deep.equal([]);
+    expect(model.unreadPackages!.map((p) => [p.dir, p.name])).to.deep.equal([
+      ['b', '@acme/dup'],
+      ['c', '@acme/dup'],
+    ]);
+  });
+
   it('warns about a package that publishes no module, saying how to declare one', () => {
     const model = read({ app: { name: '@acme/app', exports: { './main': './main/index.ts' } }, empty: { name: '@acme/empty' } });
     expect(model.diagnostics).to.deep.equal([]);
@@ -103,6 +156,22 @@ describe('readWorkspace', () => {
       ['@acme/tokens/reset.css', 'tokens', 'tokens/reset.css'],
       ['@acme/tokens/themes/dark.css', 'tokens/src/themes', 'tokens/src/themes/dark.css'],
       ['@acme/tokens/themes/light.css', 'tokens/src/themes', 'tokens/src/themes/light.css'],
+    ]);
+  });
+
+  it('keeps each file a `*` pattern maps to JSON as the exact key\'s target is kept: a warning naming it at the package, and the key for its importers', () => {
+    const model = read(
+      { lib: { name: '@acme/lib', exports: { './x': './x.ts', './data': './data.json', './*.json': './cfg/*.json', './*': './src/*.ts' } } },
+      { 'lib/x.ts': '', 'lib/data.json': '{}', 'lib/cfg/conf.json': '{}', 'lib/cfg/deep/more.json': '{}', 'lib/src/y.ts': '' },
+    );
+    expect(model.diagnostics).to.deep.equal([]);
+    expect(model.modules.map((m) => m.specifier)).to.deep.equal(['@acme/lib/x', '@acme/lib/y']);
+    expect(model.packages[0]!.dataExports).to.deep.equal({ data: './data.json', 'conf.json': './cfg/conf.json', 'deep/more.json': './cfg/deep/more.json' });
+    expect(model.packages[0]!.dataExportKeys).to.deep.equal({ 'conf.json': './*.json', 'deep/more.json': './*.json' });
+    expect(model.warnings?.map((w) => [w.kind, w.message.slice(0, w.message.indexOf(': Node'))])).to.deep.equal([
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'lib/package.json: exports["./data"] -> "./data.json" is JSON'],
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'lib/package.json: exports["./*.json"] -> "./cfg/conf.json" is JSON'],
+      ['EXPORTS_NAME_UNPUBLISHABLE', 'lib/package.json: exports["./*.json"] -> "./cfg/deep/more.json" is JSON'],
     ]);
   });
 
