@@ -34,6 +34,25 @@ function helpers(get: () => Watched) {
   };
 }
 
+// Declares lib's `./extra` (a module the page's import map does not reach), waits for the workspace
+// message and for the page's question which page the service would serve now, answered whole, and
+// checks that no reload followed.
+async function declaresExtraUnreloaded(watched: Watched, root: string, lib: { exports: Record<string, string> }, navigations: number): Promise<void> {
+  const messages = watched.messages.length;
+  let asked = 0;
+  const finished = (request: { url(): string; resourceType(): string }) => {
+    if (new URL(request.url()).pathname === '/preview/' && request.resourceType() === 'fetch') asked += 1;
+  };
+  watched.page.on('requestfinished', finished);
+  writeFile(root, LIB_JSON, JSON.stringify({ ...lib, exports: { ...lib.exports, './extra': './extra/index.ts' } }));
+  await until(() => watched.messages.slice(messages).some((message) => message.type === 'workspace'), 'the workspace message of the module declared', 20_000);
+  await until(() => asked > 0, "the page's question which page it would be served now", 20_000);
+  watched.page.off('requestfinished', finished);
+  // Two turns of the page's event loop: the answer read, compared, and a reload begun had it differed.
+  await watched.page.evaluate(() => new Promise((resolve) => setTimeout(() => setTimeout(resolve, 0), 0))).catch(() => undefined);
+  expect(watched.navigations()).to.equal(navigations);
+}
+
 describe('an open preview whose import is renamed away (the local CDN)', () => {
   const lib = { name: '@p/lib', version: '1.0.0', exports: { './util': './util/index.ts' } };
   let browser: Browser;
@@ -64,20 +83,7 @@ describe('an open preview whose import is renamed away (the local CDN)', () => {
 
   it('reloads nothing for a module declared that its import map does not reach', async () => {
     const navigations = watched.navigations();
-    const messages = watched.messages.length;
-    // The page's question (which page the service would serve now), answered whole.
-    let asked = 0;
-    const finished = (request: { url(): string; resourceType(): string }) => {
-      if (new URL(request.url()).pathname === '/preview/' && request.resourceType() === 'fetch') asked += 1;
-    };
-    watched.page.on('requestfinished', finished);
-    writeFile(root, LIB_JSON, JSON.stringify({ ...lib, exports: { ...lib.exports, './extra': './extra/index.ts' } }));
-    await until(() => watched.messages.slice(messages).some((message) => message.type === 'workspace'), 'the workspace message of the module declared', 20_000);
-    await until(() => asked > 0, "the page's question which page it would be served now", 20_000);
-    watched.page.off('requestfinished', finished);
-    // Two turns of the page's event loop: the answer read, compared, and a reload begun had it differed.
-    await watched.page.evaluate(() => new Promise((resolve) => setTimeout(() => setTimeout(resolve, 0), 0))).catch(() => undefined);
-    expect(watched.navigations()).to.equal(navigations);
+    await declaresExtraUnreloaded(watched, root, lib, navigations);
     expect(await overlayText()).to.equal(null);
   });
 
@@ -185,19 +191,7 @@ describe('an open preview after an edit of a module it does not load (README "Pr
     const before = watched.messages.length;
     writeFile(root, 'packages/lib/other/index.ts', 'export const o = 2;\n');
     await until(() => watched.messages.slice(before).some((message) => message.type === 'code'), 'the code message of the module edited', 20_000);
-    const messages = watched.messages.length;
-    let asked = 0;
-    const finished = (request: { url(): string; resourceType(): string }) => {
-      if (new URL(request.url()).pathname === '/preview/' && request.resourceType() === 'fetch') asked += 1;
-    };
-    watched.page.on('requestfinished', finished);
-    writeFile(root, LIB_JSON, JSON.stringify({ ...lib, exports: { ...lib.exports, './extra': './extra/index.ts' } }));
-    await until(() => watched.messages.slice(messages).some((message) => message.type === 'workspace'), 'the workspace message of the module declared', 20_000);
-    await until(() => asked > 0, "the page's question which page it would be served now", 20_000);
-    watched.page.off('requestfinished', finished);
-    // Two turns of the page's event loop: the answer read, compared, and a reload begun had it differed.
-    await watched.page.evaluate(() => new Promise((resolve) => setTimeout(() => setTimeout(resolve, 0), 0))).catch(() => undefined);
-    expect(watched.navigations()).to.equal(navigations);
+    await declaresExtraUnreloaded(watched, root, lib, navigations);
     expect(await overlayText()).to.equal(null);
   });
 });
