@@ -86,8 +86,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       if (!(record.external || crossed) || !CODE_IMPORT_KINDS.has(record.kind) || !isBare(specifier)) continue;
       const file = inputPath(input);
       if (file === null) continue;
-      // Where the import is written is found by the build runner, from the text it hashes. Its
-      // `type: 'json'` attribute decides whether Node can import a JSON export (README "Exports and sources").
+      // Where it is written is found by the build runner; a `type: 'json'` attribute lets Node import JSON (README "Exports and sources").
       imports.push(record.with?.type === 'json' ? { specifier, file, json: true } : { specifier, file });
     }
   }
