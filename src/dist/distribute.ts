@@ -149,6 +149,15 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
     progress({ type: 'package.done', summary: summarize(pkg, outcomes.filter((outcome) => outcome.module.package === name)) });
   }
 
+  return { ...writeDistribution(out, workspace, outcomes, previous), ...(remote ? { remoteCache: remote.restored } : {}) };
+}
+
+/**
+ * Every module's files, the page and the record written into `out`, once every output's place is
+ * checked (README "Distribution: core dist"): nothing at all when one holds a file no earlier run's
+ * record `previous` lists with the bytes it has.
+ */
+function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[], previous: unknown): DistributionResult {
   // In the workspace's order, not the order builds finished in (or the team cache gave them): the page is the same bytes every run.
   const order = new Map(workspace.modules.map((module, index) => [module.specifier, index]));
   const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written').sort((a, b) => order.get(a.module.specifier)! - order.get(b.module.specifier)!);
@@ -170,7 +179,7 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
       : { written: false, reason: `${DISTRIBUTION_PAGE} is there and no earlier core dist wrote it, or it changed since` };
   const manifest = distributionManifest(workspace, outcomes, page.written && draft.ok ? { path: DISTRIBUTION_PAGE, entry: draft.entry, hash: contentHash(draft.html), size: Buffer.byteLength(draft.html) } : null);
   const { removed, left } = writeManifest(out, manifest, previous);
-  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ...(left.length > 0 ? { leftChanged: left } : {}), ...(outsideOut.length > 0 ? { outsideOut } : {}), ok: invalid.length === 0 && workspace.diagnostics.length === 0 && outsideOut.length === 0, wrote: true, page, ...(remote ? { remoteCache: remote.restored } : {}) };
+  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ...(left.length > 0 ? { leftChanged: left } : {}), ...(outsideOut.length > 0 ? { outsideOut } : {}), ok: invalid.length === 0 && workspace.diagnostics.length === 0 && outsideOut.length === 0, wrote: true, page };
 }
 
 // The bare imports of the modules' production builds; a build that fails says why in the distribution itself.
