@@ -143,13 +143,15 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   }
   takeBackUnlinked(outcomes);
   // A package's line counts what stays written: only after the link check, which may take back a
-  // module of any package once every module is built (README "Distribution: core dist").
-  for (const name of built) {
-    const pkg = workspace.packages.find((candidate) => candidate.name === name)!;
-    progress({ type: 'package.done', summary: summarize(pkg, outcomes.filter((outcome) => outcome.module.package === name)) });
-  }
-
-  return { ...writeDistribution(out, workspace, outcomes, previous), ...(remote ? { remoteCache: remote.restored } : {}) };
+  // module of any package once every module is built, and none when nothing is written (README
+  // "Distribution: core dist").
+  const reportPackages = () => {
+    for (const name of built) {
+      const pkg = workspace.packages.find((candidate) => candidate.name === name)!;
+      progress({ type: 'package.done', summary: summarize(pkg, outcomes.filter((outcome) => outcome.module.package === name)) });
+    }
+  };
+  return { ...writeDistribution(out, workspace, outcomes, previous, reportPackages), ...(remote ? { remoteCache: remote.restored } : {}) };
 }
 
 /**
@@ -157,7 +159,7 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
  * checked (README "Distribution: core dist"): nothing at all when one holds a file no earlier run's
  * record `previous` lists with the bytes it has.
  */
-function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[], previous: unknown): DistributionResult {
+function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[], previous: unknown, reportPackages: () => void): DistributionResult {
   // In the workspace's order, not the order builds finished in (or the team cache gave them): the page is the same bytes every run.
   const order = new Map(workspace.modules.map((module, index) => [module.specifier, index]));
   const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written').sort((a, b) => order.get(a.module.specifier)! - order.get(b.module.specifier)!);
@@ -170,6 +172,7 @@ function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: rea
   if (occupied.length > 0) {
     return { out, manifest: distributionManifest(workspace, outcomes), invalid, workspaceDiagnostics: workspace.diagnostics, removed: [], occupied: { paths: occupied }, ok: false, wrote: false, page: { written: false, reason: 'nothing was written' } };
   }
+  reportPackages();
   const outsideOut = writeFiles(out, files);
   const pageWritten = writePage(out, DISTRIBUTION_PAGE, draft.ok ? draft.html : null, previous);
   const page: DistributionResult['page'] = !draft.ok

@@ -215,6 +215,8 @@ describe('distribute', () => {
       expect(run.stderr.trim().split('\n')).to.deep.equal([
         `core dist: nothing written: 1 file at an output's place that no earlier core dist wrote, or changed since (no record of it lists those bytes): dist/${format}; move it away, or name another directory with --out`,
       ]);
+      // No package line either: they count what is written.
+      expect(run.stdout).to.equal('');
 
       fs.rmSync(path.join(out, format));
       expect((await distribute({ root, out, parallelism: 2 })).ok).to.equal(true);
