@@ -30,7 +30,9 @@ current directory as static files:
 Import map addresses are relative to DIR ("./@acme/lib@1.2.0/modules/format.js"): they
 work as they are for a page at the root of DIR. No manifest is ever rewritten. Files a
 previous run listed in ${DISTRIBUTION_MANIFEST} and this run no longer writes are removed;
-nothing else in DIR is touched.
+nothing else in DIR is touched. A file at an output's place (${DISTRIBUTION_MANIFEST}
+included) is replaced only when a previous run's record lists it with the bytes it still
+has; otherwise nothing at all is written (index.html alone is then skipped).
 
 Options:
   --out DIR   the output directory (default: dist, in the workspace)
@@ -42,8 +44,9 @@ Environment:
   CORE_REMOTE_CACHE_HEADER  a header sent to it, "Name: value" (a credential)
 
 Exit codes: 0 every module written; 1 a module or manifest is invalid (each is named with
-its diagnostics; the valid modules are still written), or a link in the output directory
-leads a file's folder out of it (that file is not written); 2 wrong usage or no core.json.
+its diagnostics; the valid modules are still written), a link in the output directory
+leads a file's folder out of it (that file is not written), or a file no earlier run wrote
+is at an output's place (nothing is written); 2 wrong usage or no core.json.
 `;
 
 export async function distCommand(args: string[]): Promise<number> {
@@ -64,6 +67,16 @@ export async function distCommand(args: string[]): Promise<number> {
   if (result.ok) return 0;
 
   const report: string[] = [];
+  if (result.occupied) {
+    // One line, before anything else: nothing at all was written, whatever follows.
+    const { paths, record } = result.occupied;
+    const named = paths.map((relative) => path.join(shown, relative)).join(', ');
+    report.push(
+      record
+        ? `core dist: nothing written: ${path.join(shown, record)} (a file of yours?); move it away, or name another directory with --out`
+        : `core dist: nothing written: ${plural(paths.length, 'file')} at an output's place that no earlier core dist wrote, or changed since (no record of it lists those bytes): ${named}; move ${paths.length === 1 ? 'it' : 'them'} away, or name another directory with --out`,
+    );
+  }
   if (result.outsideOut) report.push(`core dist: ${plural(result.outsideOut.length, 'file')} not written: a link in ${shown} leads ${result.outsideOut.length === 1 ? 'its folder' : 'their folders'} out of it (nothing is written outside the output directory by its real path); remove the link: ${result.outsideOut.join(', ')}`);
   if (result.workspaceDiagnostics.length > 0) {
     report.push('core dist: the workspace manifests have problems; the modules they declare were not written:');

@@ -1,7 +1,6 @@
 // `core dist` as a function (README "Distribution: core dist"): reads the workspace, builds every public module
 // in production, writes the valid ones and core-distribution.json into `out`, and reports
 // each package as it completes. It reads manifests only; it never writes one.
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createBundlerRegistry, type BundlerRegistry } from '../bundlers/registry.js';
@@ -22,9 +21,11 @@ import { remoteResults, type RemoteResults } from './remote-results.js';
 import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
 import { unlinkedModules, type ModuleOutcome, type WrittenModule } from './judge-module.js';
 import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
+import { DISTRIBUTION_MANIFEST } from './output-paths.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
 import { runLimited } from '../io/run-limited.js';
-import { readPreviousManifest, writeFiles, writeManifest, writePage } from './write-distribution.js';
+import { occupiedPlaces, readPreviousManifest, recordProblem, writeFiles, writeManifest, writePage } from './write-distribution.js';
+import { contentHash } from '../outputs/content-hash.js';
 
 export interface DistributeOptions {
   /** The workspace directory (holding core.json). */
@@ -61,6 +62,11 @@ export interface DistributionResult {
   workspaceDiagnostics: Diagnostic[];
   /** Paths a previous run wrote that this one removed. */
   removed: string[];
+  /**
+   * Files in the output directory at an output's place (the record's included) that no earlier
+   * run's record lists with the bytes they have: nothing was written (README "Distribution: core dist").
+   */
+  occupied?: { paths: string[]; record?: string };
   /** Outputs not written: a link in the output directory leads their folder out of it. */
   outsideOut?: string[];
   /** Paths a previous run listed, no longer written, left: not the bytes it wrote, or not in the output directory by their real path. */
@@ -96,6 +102,15 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
     const manifest = distributionManifest(workspace, []);
     return { out, manifest, invalid: [], workspaceDiagnostics: workspace.diagnostics, removed: [], ok: false, wrote: false, page: { written: false, reason: 'the workspace manifests have problems' } };
   }
+  // Before any build: a core-distribution.json of the user's would be replaced last, after every
+  // output, so it is judged first, and no record means no file at an output's place may be replaced.
+  const foreignRecord = recordProblem(out);
+  if (foreignRecord !== null) {
+    await registry.dispose();
+    const manifest = distributionManifest(workspace, []);
+    return { out, manifest, invalid: [], workspaceDiagnostics: workspace.diagnostics, removed: [], occupied: { paths: [DISTRIBUTION_MANIFEST], record: foreignRecord }, ok: false, wrote: false, page: { written: false, reason: foreignRecord } };
+  }
+  const previous = readPreviousManifest(out);
   const plan = planDistribution(workspace, parallelism);
 
   // Modules not built yet, by package; the packages whose modules are all built, in that order.
@@ -106,10 +121,10 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   progress({ type: 'started', modules: total, packages: pending.size });
   for (const pkg of workspace.packages) if (pending.get(pkg.name) === 0) progress({ type: 'package.done', summary: summarize(pkg, []) });
 
+  // Nothing is written while modules build: every output's place is checked first (README
+  // "Distribution: core dist"), and a module the link check takes back is never written at all.
   const outcomes: ModuleOutcome[] = [];
-  const outsideOut: string[] = [];
   const settle = (outcome: ModuleOutcome) => {
-    if (outcome.status === 'written') outsideOut.push(...writeFiles(out, outcome.files));
     outcomes.push(outcome);
     const left = pending.get(outcome.module.package)! - 1;
     pending.set(outcome.module.package, left);
@@ -126,30 +141,48 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
   } finally {
     await registry.dispose();
   }
-  takeBackUnlinked(out, outcomes);
+  takeBackUnlinked(outcomes);
   // A package's line counts what stays written: only after the link check, which may take back a
-  // module of any package once every module is built (README "Distribution: core dist").
-  for (const name of built) {
-    const pkg = workspace.packages.find((candidate) => candidate.name === name)!;
-    progress({ type: 'package.done', summary: summarize(pkg, outcomes.filter((outcome) => outcome.module.package === name)) });
-  }
+  // module of any package once every module is built, and none when nothing is written (README
+  // "Distribution: core dist").
+  const reportPackages = () => {
+    for (const name of built) {
+      const pkg = workspace.packages.find((candidate) => candidate.name === name)!;
+      progress({ type: 'package.done', summary: summarize(pkg, outcomes.filter((outcome) => outcome.module.package === name)) });
+    }
+  };
+  return { ...writeDistribution(out, workspace, outcomes, previous, reportPackages), ...(remote ? { remoteCache: remote.restored } : {}) };
+}
 
+/**
+ * Every module's files, the page and the record written into `out`, once every output's place is
+ * checked (README "Distribution: core dist"): nothing at all when one holds a file no earlier run's
+ * record `previous` lists with the bytes it has.
+ */
+function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[], previous: unknown, reportPackages: () => void): DistributionResult {
   // In the workspace's order, not the order builds finished in (or the team cache gave them): the page is the same bytes every run.
   const order = new Map(workspace.modules.map((module, index) => [module.specifier, index]));
   const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written').sort((a, b) => order.get(a.module.specifier)! - order.get(b.module.specifier)!);
   const draft = distributionPage(workspace, written, distributionManifest(workspace, outcomes).importMap);
-  const previous = readPreviousManifest(out);
+  const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
+  invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
+  // A shared file is in the files of every module importing it: written once.
+  const files = [...new Map(written.flatMap((module) => module.files).map((file) => [file.path, file])).values()];
+  const occupied = occupiedPlaces(out, files.map((file) => file.path), previous);
+  if (occupied.length > 0) {
+    return { out, manifest: distributionManifest(workspace, outcomes), invalid, workspaceDiagnostics: workspace.diagnostics, removed: [], occupied: { paths: occupied }, ok: false, wrote: false, page: { written: false, reason: 'nothing was written' } };
+  }
+  reportPackages();
+  const outsideOut = writeFiles(out, files);
   const pageWritten = writePage(out, DISTRIBUTION_PAGE, draft.ok ? draft.html : null, previous);
   const page: DistributionResult['page'] = !draft.ok
     ? { written: false, reason: draft.reason }
     : pageWritten
       ? { written: true, path: DISTRIBUTION_PAGE, entry: draft.entry }
-      : { written: false, reason: `${DISTRIBUTION_PAGE} is there and no earlier core dist wrote it` };
-  const manifest = distributionManifest(workspace, outcomes, page.written ? { path: page.path, entry: page.entry } : null);
+      : { written: false, reason: `${DISTRIBUTION_PAGE} is there and no earlier core dist wrote it, or it changed since` };
+  const manifest = distributionManifest(workspace, outcomes, page.written && draft.ok ? { path: DISTRIBUTION_PAGE, entry: draft.entry, hash: contentHash(draft.html), size: Buffer.byteLength(draft.html) } : null);
   const { removed, left } = writeManifest(out, manifest, previous);
-  const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
-  invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
-  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ...(left.length > 0 ? { leftChanged: left } : {}), ...(outsideOut.length > 0 ? { outsideOut } : {}), ok: invalid.length === 0 && workspace.diagnostics.length === 0 && outsideOut.length === 0, wrote: true, page, ...(remote ? { remoteCache: remote.restored } : {}) };
+  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ...(left.length > 0 ? { leftChanged: left } : {}), ...(outsideOut.length > 0 ? { outsideOut } : {}), ok: invalid.length === 0 && workspace.diagnostics.length === 0 && outsideOut.length === 0, wrote: true, page };
 }
 
 // The bare imports of the modules' production builds; a build that fails says why in the distribution itself.
@@ -169,13 +202,10 @@ async function bareImportsOf(workspace: WorkspaceModel, modules: ModuleModel[], 
 
 // A name one module imports that another's code does not export fails the page's linking
 // (README "Bundling real code"): judged once every module is built, each such module's own files
-// taken back (never a shared file another module's code imports).
-function takeBackUnlinked(out: string, outcomes: ModuleOutcome[]): void {
-  for (const [written, invalid] of unlinkedModules(outcomes)) {
-    outcomes[outcomes.indexOf(written)] = invalid;
-    const shared = new Set(Object.values(written.chunks ?? {}));
-    for (const file of written.files) if (!shared.has(file.path)) fs.rmSync(path.join(out, ...file.path.split('/')), { force: true });
-  }
+// taken back before anything is written: its files are not, and a shared file another module's
+// code imports is written with that module's.
+function takeBackUnlinked(outcomes: ModuleOutcome[]): void {
+  for (const [written, invalid] of unlinkedModules(outcomes)) outcomes[outcomes.indexOf(written)] = invalid;
 }
 
 /** A package's line: its modules written (their files and bytes) and those invalid, among `outcomes` (its own). */

@@ -48,8 +48,11 @@ export interface DistributionManifest {
   external: ExternalImport[];
   /** Modules not written, with the reasons. */
   invalid: { specifier: string; diagnostics: Diagnostic[] }[];
-  /** The page written for the preview entry (README "Distribution: core dist"), or null. */
-  page: { path: string; entry: string } | null;
+  /**
+   * The page written for the preview entry (README "Distribution: core dist"), or null: with its
+   * content hash and size, as every output, so the next run replaces it only while it is these bytes.
+   */
+  page: { path: string; entry: string; hash: string; size: number } | null;
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

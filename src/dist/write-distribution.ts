@@ -1,13 +1,13 @@
-// The output directory on disk: the files of each module as soon as it is judged, then
-// core-distribution.json last, written whole and renamed into place, so a reader never
-// finds a manifest listing files that are not there yet.
+// The output directory on disk: every output's place checked first, then the files of the
+// modules, the page, and core-distribution.json last, written whole and renamed into place, so a
+// reader never finds a manifest listing files that are not there yet.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DistributionManifest } from './distribution-manifest.js';
 import type { DistributionFile } from './judge-module.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { DISTRIBUTION_MANIFEST } from './output-paths.js';
-import { staleOutputs, type ListedOutput } from './stale-outputs.js';
+import { isDistributionRecord, listedOutputs, staleOutputs, type ListedOutput } from './stale-outputs.js';
 
 /**
  * Writes `files` under `out`; returns the paths not written because a link in `out` leads their
@@ -42,6 +42,15 @@ export function writeFiles(out: string, files: readonly DistributionFile[]): str
  * leads out of `realOut`, the real path of `out`: nothing is made then.
  */
 function realFolderInside(realOut: string, folder: string, out: string): string | null {
+  const found = existingPartInside(realOut, folder, out);
+  if (found === null) return null;
+  const made = path.join(found.real, ...found.missing);
+  fs.mkdirSync(made, { recursive: true });
+  return made;
+}
+
+/** The real path of the existing part of `folder` and the names missing below it; null when that part leads out of `realOut`. */
+function existingPartInside(realOut: string, folder: string, out: string): { real: string; missing: string[] } | null {
   const missing: string[] = [];
   let existing = folder;
   while (!fs.existsSync(existing) && existing !== out) {
@@ -50,9 +59,56 @@ function realFolderInside(realOut: string, folder: string, out: string): string 
   }
   const real = fs.realpathSync(existing);
   if (real !== realOut && !real.startsWith(realOut + path.sep)) return null;
-  const made = path.join(real, ...missing);
-  fs.mkdirSync(made, { recursive: true });
-  return made;
+  return { real, missing };
+}
+
+/**
+ * The files at the places of `paths` (under `out`) this run may not replace: there, and not listed
+ * by the earlier run's record `previous` with the size and hash they still have (README
+ * "Distribution: core dist"). A place whose folder leads out of `out` is not one: writeFiles
+ * refuses it. A file where a folder of the place should be is named by its own path.
+ */
+export function occupiedPlaces(out: string, paths: readonly string[], previous: unknown): string[] {
+  if (!fs.existsSync(out)) return [];
+  const realOut = fs.realpathSync(out);
+  const listed = listedOutputs(previous);
+  const occupied = new Set<string>();
+  for (const relative of paths) {
+    const target = path.join(out, ...relative.split('/'));
+    const blocking = fileOnTheWay(out, relative);
+    if (blocking !== null) {
+      occupied.add(blocking);
+      continue;
+    }
+    if (existingPartInside(realOut, path.dirname(target), out) === null) continue;
+    if (fs.lstatSync(target, { throwIfNoEntry: false }) === undefined) continue; // a link there counts, even one leading nowhere
+    const earlier = listed.get(relative);
+    if (earlier === undefined || isStillWritten(out, target, earlier) !== 'written') occupied.add(relative);
+  }
+  return [...occupied].sort();
+}
+
+// A folder of the place that is a file (or anything else than a folder): nothing can be written there.
+function fileOnTheWay(out: string, relative: string): string | null {
+  const parts = relative.split('/');
+  for (let end = 1; end < parts.length; end += 1) {
+    const stats = fs.statSync(path.join(out, ...parts.slice(0, end)), { throwIfNoEntry: false });
+    if (stats === undefined) return null;
+    if (!stats.isDirectory()) return parts.slice(0, end).join('/');
+  }
+  return null;
+}
+
+/**
+ * Why the record in `out` may not be replaced, or null: a core-distribution.json there that is no
+ * record of core dist (not a regular file, not JSON, not of this format) is a file of the user's.
+ */
+export function recordProblem(out: string): string | null {
+  const file = path.join(out, DISTRIBUTION_MANIFEST);
+  const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (stats === undefined) return null;
+  if (!stats.isFile()) return `${DISTRIBUTION_MANIFEST} is there and is no file core dist wrote`;
+  return isDistributionRecord(readPreviousManifest(out)) ? null : `${DISTRIBUTION_MANIFEST} is there and is no record of core dist`;
 }
 
 /**
@@ -126,18 +182,18 @@ function removeEmptyParents(out: string, dir: string): void {
 }
 
 /**
- * Writes the page, unless a file of that name is there that no earlier run wrote (the
- * directory's other files are never touched); removes the earlier run's page when this run
- * has none. Returns whether the page is in place.
+ * Writes the page, unless a file of that name is there that no earlier run's record lists with the
+ * bytes it still has (the directory's other files are never touched); removes the earlier run's
+ * page, when still those bytes, if this run has none. Returns whether the page is in place.
  */
 export function writePage(out: string, name: string, html: string | null, previous: unknown): boolean {
   const target = path.join(out, name);
-  const ours = (previous as { page?: { path?: unknown } | null } | null)?.page?.path === name;
   if (html === null) {
-    if (ours) fs.rmSync(target, { force: true });
+    const earlier = listedOutputs(previous).get(name);
+    if (earlier !== undefined && isStillWritten(out, target, earlier) === 'written') fs.rmSync(target, { force: true });
     return false;
   }
-  if (!ours && fs.existsSync(target)) return false;
+  if (occupiedPlaces(out, [name], previous).length > 0) return false;
   fs.mkdirSync(out, { recursive: true });
   // Renamed into place, as every output is: a page with other hard links is replaced, never written through.
   const temporary = `${target}.${process.pid}.tmp`;

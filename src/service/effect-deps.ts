@@ -111,6 +111,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
     watchLimit: options.watchLimit ?? watchLimitFromEnvironment(logger),
     ...(options.record ? { recordFile: path.resolve(options.record) } : {}),
     openEventFile: (file) => openEventFile(file, root),
+    warn: logger,
   };
   const deps = options.effectDeps ? options.effectDeps(baseDeps) : baseDeps;
   const quiet = () => treeWatcher;

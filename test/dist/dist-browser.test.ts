@@ -8,6 +8,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { distribute } from '../../src/dist/distribute.js';
 import type { DistributionManifest } from '../../src/dist/distribution-manifest.js';
+import { contentHash } from '../../src/outputs/content-hash.js';
 import { TEST_FIXTURES_DIR } from '../helpers/workspace.js';
 import { installCore, installedWorkspace } from './installed.js';
 import { staticServer } from '../helpers/static-server.js';
@@ -83,7 +84,8 @@ describe('the page core dist writes, from a plain static server', () => {
     out = path.join(root, 'dist');
     const result = await distribute({ root, out });
     expect(result.page).to.deep.equal({ written: true, path: 'index.html', entry: '@acme/app/main' });
-    expect(result.manifest.page).to.deep.equal({ path: 'index.html', entry: '@acme/app/main' });
+    const html = fs.readFileSync(path.join(out, 'index.html'));
+    expect(result.manifest.page).to.deep.equal({ path: 'index.html', entry: '@acme/app/main', hash: contentHash(html), size: html.length });
     server = await staticServer(out, null);
     browser = await launchBrowser();
   });

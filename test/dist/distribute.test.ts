@@ -179,6 +179,79 @@ describe('distribute', () => {
     });
   });
 
+  describe("a file at an output's place that no earlier run's record lists with the bytes it has (README \"Distribution: core dist\")", () => {
+    it('writes nothing at all when core-distribution.json is there and is no record of core dist, and says so in one line (exit 1)', async () => {
+      const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+      const out = path.join(root, 'dist');
+      fs.mkdirSync(out);
+      fs.writeFileSync(path.join(out, 'core-distribution.json'), '{"my":"config"}\n');
+      const result = await distribute({ root, out, parallelism: 2 });
+      expect(result.ok).to.equal(false);
+      expect(result.wrote).to.equal(false);
+      expect(result.occupied?.paths).to.deep.equal(['core-distribution.json']);
+      expect(listFiles(out)).to.deep.equal(['core-distribution.json']);
+      expect(fs.readFileSync(path.join(out, 'core-distribution.json'), 'utf8')).to.equal('{"my":"config"}\n');
+      const run = await runCore(root, ['dist']);
+      expect(run.code).to.equal(1);
+      expect(run.stderr.trim().split('\n')).to.deep.equal([
+        'core dist: nothing written: dist/core-distribution.json is there and is no record of core dist (a file of yours?); move it away, or name another directory with --out',
+      ]);
+      expect(listFiles(out)).to.deep.equal(['core-distribution.json']);
+    });
+
+    it('writes nothing at all when an output\'s place holds a file no earlier run listed, or one changed since, and names it; replaces what the record lists with its bytes', async () => {
+      const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+      const out = path.join(root, 'dist');
+      const format = `${LIB}/modules/format.js`;
+      fs.mkdirSync(path.join(out, LIB, 'modules'), { recursive: true });
+      fs.writeFileSync(path.join(out, format), '// hand-written\n');
+      const refused = await distribute({ root, out, parallelism: 2 });
+      expect(refused.ok).to.equal(false);
+      expect(refused.occupied?.paths).to.deep.equal([format]);
+      expect(listFiles(out)).to.deep.equal([format]);
+      expect(fs.readFileSync(path.join(out, format), 'utf8')).to.equal('// hand-written\n');
+      const run = await runCore(root, ['dist']);
+      expect(run.code).to.equal(1);
+      expect(run.stderr.trim().split('\n')).to.deep.equal([
+        `core dist: nothing written: 1 file at an output's place that no earlier core dist wrote, or changed since (no record of it lists those bytes): dist/${format}; move it away, or name another directory with --out`,
+      ]);
+      // No package line either: they count what is written.
+      expect(run.stdout).to.equal('');
+
+      fs.rmSync(path.join(out, format));
+      expect((await distribute({ root, out, parallelism: 2 })).ok).to.equal(true);
+      // Listed with the bytes it has: replaced by a run whose source changed.
+      const source = path.join(root, 'packages/lib/format', fs.readdirSync(path.join(root, 'packages/lib/format')).find((name) => /^index\.[jt]s$/.test(name))!);
+      fs.appendFileSync(source, '\nexport const addedSince = 42;\n');
+      expect((await distribute({ root, out, parallelism: 2 })).ok).to.equal(true);
+      expect(fs.readFileSync(path.join(out, format), 'utf8')).to.include('42');
+
+      // Edited since it was written: kept, and nothing else is written either.
+      fs.appendFileSync(path.join(out, format), '// my fix\n');
+      fs.appendFileSync(source, '\nexport const addedLater = 43;\n');
+      const before = readManifest(out);
+      const edited = await distribute({ root, out, parallelism: 2 });
+      expect(edited.occupied?.paths).to.deep.equal([format]);
+      expect(fs.readFileSync(path.join(out, format), 'utf8')).to.include('// my fix');
+      expect(readManifest(out)).to.deep.equal(before);
+    });
+
+    it('replaces the page only while it is the bytes the record lists; an edited page is kept, the rest written', async () => {
+      const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+      const out = path.join(root, 'dist');
+      const first = await distribute({ root, out, parallelism: 2 });
+      expect(first.page.written).to.equal(true);
+      expect(readManifest(out).page?.hash).to.equal(contentHash(fs.readFileSync(path.join(out, 'index.html'))));
+      expect((await distribute({ root, out, parallelism: 2 })).page.written).to.equal(true);
+      fs.appendFileSync(path.join(out, 'index.html'), '<!-- mine -->');
+      const again = await distribute({ root, out, parallelism: 2 });
+      expect(again.ok).to.equal(true);
+      expect(again.page).to.deep.equal({ written: false, reason: 'index.html is there and no earlier core dist wrote it, or it changed since' });
+      expect(fs.readFileSync(path.join(out, 'index.html'), 'utf8')).to.include('<!-- mine -->');
+      expect(readManifest(out).page).to.equal(null);
+    });
+  });
+
   it('never copies a declared asset that is a link leaving its package, and names the module invalid', async () => {
     const outside = tempWorkspace({ 'secret.svg': '<svg>secret</svg>' });
     const root = installedWorkspace({

@@ -7,6 +7,10 @@ import { openEventFile, recordFileProblem } from '../../src/io/event-file.js';
 import { runCore } from '../helpers/cli.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { serve, stopAll } from '../helpers/service.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { contentHash } from '../../src/outputs/content-hash.js';
+import type { CoreEvent } from '../../src/store/events.js';
 
 describe('recordFileProblem', () => {
   it('takes a new file, an empty one and an event log', () => {
@@ -52,5 +56,43 @@ describe('recordFileProblem', () => {
     expect(run.code).to.equal(2);
     expect(run.stderr).to.include(`--record: ${path.join(root, 'core.json')} holds something else than an event log`);
     expect(fs.readFileSync(path.join(root, 'core.json'), 'utf8')).to.equal(before);
+  });
+});
+
+describe('core run --record into a log a module then reads', function () {
+  this.timeout(60_000);
+  after(stopAll);
+
+  it('stops recording there, with one warning naming the module, rather than build and record without end (the log matched by a glob import)', async () => {
+    const source = 'export const load = (name: string) => import(`./logs/${name}`);\n';
+    const root = tempWorkspace({
+      'core.json': '{"packages":["packages/lib"]}\n',
+      'packages/lib/package.json': '{"name":"@p/lib","version":"1.0.0","exports":{"./util":"./util/index.ts"}}\n',
+      'packages/lib/util/index.ts': source,
+      'packages/lib/util/logs/keep.json': '{}\n',
+    });
+    // Named as a log, new: taken at start; the glob matches it once it exists.
+    const record = path.join(root, 'packages/lib/util/logs/session.jsonl');
+    const lines: string[] = [];
+    const service = await serve(root, { record, logger: (line) => lines.push(line) });
+    const results: CoreEvent[] = [];
+    service.events$.subscribe((event) => {
+      if (event.type === 'build.succeeded' || event.type === 'build.failed') results.push(event);
+    });
+    await waitFor(() => lines.some((line) => line.includes('stopped')), { what: 'the line saying recording stopped' });
+    const recorded = fs.readFileSync(record, 'utf8');
+    const types = recorded.trim().split('\n').map((line) => (JSON.parse(line) as CoreEvent).type);
+    expect(types[0]).to.equal('service.started');
+    expect(types).not.to.include('build.succeeded');
+    expect(types).not.to.include('build.failed');
+
+    // An edit builds the module again; the log it reads is written no more.
+    const edited = `${source}export const more = 1;\n`;
+    fs.writeFileSync(path.join(root, 'packages/lib/util/index.ts'), edited);
+    await waitFor(() => results.some((event) => 'inputs' in event && event.inputs['packages/lib/util/index.ts'] === contentHash(edited)), { what: "the edited module's build" });
+    expect(fs.readFileSync(record, 'utf8')).to.equal(recorded);
+    expect(lines).to.deep.equal([
+      `core: recording into ${record} stopped: @p/lib/util reads it (an input of its build), so each event appended would build it again and record more; record into a file no module reads (outside the workspace, say)`,
+    ]);
   });
 });
