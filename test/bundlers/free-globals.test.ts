@@ -109,6 +109,65 @@ describe('freeReferences', () => {
     }
   });
 
+  // probe51b F4: each threw "process is not defined" at import in Chromium (test/browser/free-globals.test.ts), told a warning before.
+  it('tells a function called through a comma expression, a bound copy, Reflect, a template tag, or a class constructed, where the import runs as run on import', () => {
+    for (const code of [
+      'const f = () => process.env.X; export const v = (0, f)();',
+      'const o = { read() { return process.env.X; } }; export const v = (0, o.read)();',
+      'const f = () => process.env.X; export const v = f.bind(null)();',
+      'const f = () => process.env.X; export const v = Reflect.apply(f, null, []);',
+      'class A { constructor() { this.x = process.env.X; } } export const v = new A();',
+      'class A { constructor() { this.x = process.env.X; } } export const v = Reflect.construct(A, []);',
+      'class A { x = process.env.X; } export const v = new A();',
+      'var A = class { x = process.env.X; }; var v = new A();',
+      'const tag = () => process.env.X; export const v = tag`a`;',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      // Constructed only later, an arrow a field holds (called by whoever gets it), a local `Reflect`, a bound copy never called at import.
+      'class A { constructor() { this.x = process.env.X; } } export const make = () => new A();',
+      'class A { read = () => process.env.X; } export const v = new A();',
+      'const Reflect = { apply() {} }; const f = () => process.env.X; export const v = Reflect.apply(f, null, []);',
+      'const f = () => process.env.X; export const g = f.bind(null);',
+      'class A { constructor() { this.x = process.env.X; } } if (ok) new A();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
+  // probe51b F3b: `f(1)` ran in Chromium (the default is never evaluated), `f()` threw.
+  it('tells a parameter default run on import only where a call on import surely leaves its argument undefined', () => {
+    for (const code of [
+      'function f(x = process.env.X) { return x; } export const v = f();',
+      'function f(x = process.env.X) { return x; } export const v = f(undefined);',
+      'function f(x = process.env.X) { return x; } export const v = f(void 0);',
+      'function f(a, x = process.env.X) { return x; } export const v = f.call(null, 1);',
+      'function f(a, x = process.env.X) { return x; } export const v = f.bind(null, 1)();',
+      'function f(a, x = process.env.X) { return x; } export const v = f.apply(null, [1]);',
+      'export const v = ((x = process.env.X) => x)();',
+      'function f(x = process.env.X) { return x; } f(1); f();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      'function f(x = process.env.X) { return x; } export const v = f(1);',
+      'function f(x = process.env.X) { return x; } export const v = f(null, "a");',
+      'function f(a, x = process.env.X) { return x; } export const v = f.bind(null, 1)(2);',
+      'export const v = ((x = process.env.X) => x)({});',
+      // An argument the code does not tell (a name, a call, a spread) may be undefined or not: a warning.
+      'function f(x = process.env.X) { return x; } export const v = f(y);',
+      'function f(x = process.env.X) { return x; } export const v = f(...list);',
+      'function f(a, x = process.env.X) { return x; } export const v = f.apply(null, list);',
+      // A default inside a destructured parameter runs on what the object holds: not followed.
+      'function f({ a = process.env.X } = {}) { return a; } export const v = f();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+    // The body of a function called on import runs whatever its arguments.
+    expect(uses('function f(x = 1) { return process.env.X; } export const v = f(2);')).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+  });
+
   it('tells a function that may be replaced before its call through a member or another name, or is passed to other code, as one in a function', () => {
     for (const code of [
       'const o = { read() { return process.env.X; } }; o.read = () => 1; o.read();',
