@@ -154,6 +154,10 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
     else use.inFunction = true;
     found.set(name, use);
   }
+  // A shim the import never runs (written only in functions nothing calls then) defines nothing for
+  // the reads the import makes: `export function install() { globalThis.process = ... }` before
+  // `process.env.X` at the top level threw on a page. Its importer may call it before its own reads.
+  for (const [name, use] of found) if (use.onImport && use.defined && !shape.definedOnGlobal.get(name)!.some((write) => mayRunOnImport(write, shape))) delete use.defined;
   return found;
 }
 
@@ -208,9 +212,10 @@ interface TreeShape {
   /**
    * The names the code writes as members of the global object, wherever (README "Bundling real
    * code", shims): `window.process = ...`, `globalThis.process ??= ...`, `Object.assign(globalThis,
-   * { Buffer })`, `Object.defineProperty(globalThis, 'process', ...)`, `Object.defineProperties`.
+   * { Buffer })`, `Object.defineProperty(globalThis, 'process', ...)`, `Object.defineProperties`;
+   * with the nodes that write each.
    */
-  definedOnGlobal: Set<string>;
+  definedOnGlobal: Map<string, SyntaxNode[]>;
   /** Whether the code writes a member of `this` by a computed key (`this[k] = ...`): any method of an object may be replaced. */
   writesThisByKey: boolean;
   scopes: ScopeManager;
@@ -232,7 +237,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const conditionNames = new Set<SyntaxNode>();
   const guardDeclarators = new Map<SyntaxNode, Set<string>>();
   const writtenKeys = new Set<string>();
-  const definedOnGlobal = new Set<string>();
+  const definedOnGlobal = new Map<string, SyntaxNode[]>();
   let writesThisByKey = false;
   const add = (value: unknown) => {
     for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
@@ -262,7 +267,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
       if (names.size > 0) guardDeclarators.set(node, names);
     }
     if (node.type === 'CallExpression' && node.optional === true) add(node.arguments); // `f?.(x)`: no argument is evaluated when f is nullish
-    definedOnGlobalObject(node, definedOnGlobal);
+    definedOnGlobalObject(node, (name) => definedOnGlobal.set(name, [...(definedOnGlobal.get(name) ?? []), node]));
     const written = writtenMember(node);
     if (written) {
       const key = memberKey(written);
@@ -288,12 +293,12 @@ function isGlobalObject(node: unknown): boolean {
   return isNode(node) && node.type === 'Identifier' && GLOBAL_OBJECTS.has(node.name as string);
 }
 
-/** The names a node writes as members of the global object, added to `defined`: an assignment of any operator, `Object.assign`, `Object.defineProperty(ies)`. */
-function definedOnGlobalObject(node: SyntaxNode, defined: Set<string>): void {
+/** The names a node writes as members of the global object, each given to `define`: an assignment of any operator, `Object.assign`, `Object.defineProperty(ies)`. */
+function definedOnGlobalObject(node: SyntaxNode, define: (name: string) => void): void {
   const left = node.left as SyntaxNode | undefined;
   if (node.type === 'AssignmentExpression' && left?.type === 'MemberExpression' && isGlobalObject(left.object)) {
     const key = memberKey(left);
-    if (key !== null) defined.add(key);
+    if (key !== null) define(key);
     return;
   }
   const callee = node.callee as SyntaxNode | undefined;
@@ -305,12 +310,12 @@ function definedOnGlobalObject(node: SyntaxNode, defined: Set<string>): void {
     if (object?.type !== 'ObjectExpression') return;
     for (const property of object.properties as SyntaxNode[]) {
       const key = property.type === 'Property' ? memberKey(property) : null;
-      if (key !== null) defined.add(key);
+      if (key !== null) define(key);
     }
   };
   if (method === 'assign') for (const source of rest) keysOf(source);
   else if (method === 'defineProperties') keysOf(rest[0]);
-  else if (method === 'defineProperty' && rest[0]?.type === 'Literal' && typeof rest[0].value === 'string') defined.add(rest[0].value);
+  else if (method === 'defineProperty' && rest[0]?.type === 'Literal' && typeof rest[0].value === 'string') define(rest[0].value);
 }
 
 /** The member an assignment, an update or a `delete` writes (`x.read = ...`, `x.n++`, `delete x.read`), if any. */
@@ -509,6 +514,35 @@ function functionRunsCodeAt(scope: Scope, at: number, shape: TreeShape): boolean
   if (fallback === undefined || at < fallback[0] || at >= fallback[1]) return false;
   if (atOnce !== undefined) return passedAt(atOnce, position) === 'undefined';
   return defaultTakenOnImport(scope, position, shape);
+}
+
+/**
+ * Whether code may run when the module is imported: not when a function holding it is surely never
+ * called then. That is a function nothing refers to but an export (`export function install()
+ * {...}`, `export default () => {...}`, `function install() {...} export { install }`): an importer
+ * runs after the module. Any other reference may call it (`if (ok) install()`, `setup(install)`).
+ */
+function mayRunOnImport(node: SyntaxNode, shape: TreeShape): boolean {
+  for (let current = shape.parents.get(node); current !== undefined; current = shape.parents.get(current)) {
+    if ((current.type === 'FunctionDeclaration' || current.type === 'FunctionExpression' || current.type === 'ArrowFunctionExpression') && onlyExported(current, shape)) return false;
+  }
+  return true;
+}
+
+/** Whether a function is only declared or exported: no name refers to it but an export's. */
+function onlyExported(fn: SyntaxNode, shape: TreeShape): boolean {
+  if (shape.runWhereWritten.has(fn)) return false;
+  const parent = shape.parents.get(fn);
+  if (parent?.type === 'ExportDefaultDeclaration' && !fn.id) return true;
+  let variable: Variable | null | undefined = null;
+  if (fn.type === 'FunctionDeclaration') {
+    const name = (fn.id as SyntaxNode | null)?.name;
+    variable = shape.scopes.getDeclaredVariables(fn as never).find((declared) => declared.name === name && declared.defs[0]?.type === 'FunctionName');
+  } else if (parent?.type === 'VariableDeclarator' && parent.init === fn) {
+    variable = declaredVariable(parent, shape);
+  }
+  if (!variable || !keepsItsValue(variable)) return false;
+  return variable.references.every((reference) => reference.init || shape.parents.get(reference.identifier as unknown as SyntaxNode)?.type === 'ExportSpecifier');
 }
 
 /** Whether code at `start` in `scope` runs when the module is imported: evaluated then, and in no branch the import may not take. */

@@ -2,7 +2,7 @@
 // a module reading process.env.API_URL when imported (at the top level, in an arrow called at
 // once or by its name at the top level, through `(0, f)()`, a bound copy, Reflect.apply or a
 // template tag, in a class constructed, in a static field, after a typeof guard of other
-// code), one reading Node's global, JSX
+// code, after a shim written only in an exported function), one reading Node's global, JSX
 // with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`,
 // throws on the page ("is not defined"), and /state lists each invalid; a module guarding process
 // with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
@@ -42,6 +42,8 @@ const THROWING = {
   bound: { entry: 'bound/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = apiUrl.bind(null)();\n${SHOW('url')}`, thrown: 'process is not defined' },
   reflected: { entry: 'reflected/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = Reflect.apply(apiUrl, null, []);\n${SHOW('url')}`, thrown: 'process is not defined' },
   tagged: { entry: 'tagged/index.ts', text: `function apiUrl(_strings: TemplateStringsArray) {\n  return process.env.API_URL;\n}\nconst url = apiUrl\`/v1\`;\n${SHOW('url')}`, thrown: 'process is not defined' },
+  // A shim written only in a function nothing calls at import defines nothing for the read the import makes.
+  uncalled: { entry: 'uncalled/index.ts', text: `export function install(): void {\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.
   after: { entry: 'after/index.ts', text: `if (typeof process !== 'undefined') console.log('node');\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
 } as const;

@@ -283,6 +283,31 @@ describe('freeReferences', () => {
     });
   });
 
+  // The note of stop 51: a shim written only in a function nothing calls at import made the read a warning; the page threw.
+  it('tells a shim written only in a function the import never calls as no definition of a read the import makes', () => {
+    for (const code of [
+      'export function install() { globalThis.process = { env: {} }; } export const v = process.env.X;',
+      'function install() { globalThis.process = { env: {} }; } export { install }; export const v = process.env.X;',
+      'export const install = () => { Object.assign(globalThis, { process: { env: {} } }); }; export const v = process.env.X;',
+      'export default () => { window.process = { env: {} }; }; export const v = process.env.X;',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    // A write the import runs, or may run (a call in a branch, a function handed to other code), still defines it.
+    for (const code of [
+      'function install() { globalThis.process = { env: {} }; } install(); export const v = process.env.X;',
+      'function install() { globalThis.process = { env: {} }; } if (!globalThis.process) install(); export const v = process.env.X;',
+      'function install() { globalThis.process = { env: {} }; } setup(install); export const v = process.env.X;',
+      'export default function install() { globalThis.process = { env: {} }; } install(); export const v = process.env.X;',
+    ]) {
+      expect(uses(code).process, code).to.include({ onImport: true, defined: true });
+    }
+    // A read in a function may follow the importer's call of the shim: told nothing, as before.
+    expect(uses('export function install() { globalThis.process = { env: {} }; } export const read = () => process.env.X;')).to.deep.equal({
+      process: { onImport: false, inFunction: true, defined: true, member: 'X' },
+    });
+  });
+
   it('tells the arguments of an optional call, not evaluated when the callee is nullish, as a branch', () => {
     expect(uses('var f = globalThis.notThere; var v = f?.(process.env.X);')).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
     expect(uses('var o = {}; var v = o.m?.(process.env.X);')).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
