@@ -559,7 +559,8 @@ function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boo
  * (`read.call(null)`, `read.bind(null)()`), by `Reflect.apply` or `Reflect.construct`, as a
  * template's tag (`` read`a` ``), or as a member of an object held by a name (`const api = { read
  * }; api.read()`, `const o = { read() {...} }; o.read()`). A class's constructor and instance
- * field initializers run where the class is constructed: `new A()`, followed as a call is.
+ * field initializers run where the class is constructed, `new A()`, followed as a call is, and
+ * where a subclass is (`class B extends A {}; new B()`).
  * Each only while nothing may have replaced it: a name written again (`read = other`), an object
  * handed to other code (`Object.assign(o, ...)`, `use(o)`), a member of its key written anywhere
  * (`x.read = ...`), a later property or spread of the same object. An element of an array literal
@@ -601,14 +602,35 @@ function callSites(block: SyntaxNode, initializer: boolean, shape: TreeShape): C
   const parent = shape.parents.get(block);
   const member = initializer || (parent?.type === 'MethodDefinition' && parent.kind === 'constructor') ? parent : null;
   const constructed = member ? shape.parents.get(shape.parents.get(member)!) : undefined;
-  const named = constructed?.type === 'ClassDeclaration' ? constructed : block.type === 'FunctionDeclaration' ? block : null;
-  if (named) {
-    const name = (named.id as SyntaxNode | null)?.name;
-    // A class declaration's name is bound twice: around the class, and inside it (its own methods' `new A()`).
-    const variable = shape.scopes.getDeclaredVariables(named as never).find((declared) => declared.name === name && (declared.scope.block as unknown) !== named);
-    return variable ? variableCallSites(variable, shape, held) : [];
+  return declaredOrHeldCallSites(constructed ?? block, shape, held);
+}
+
+/** The calls of a function or class: by the name its declaration binds, or through what holds its value. */
+function declaredOrHeldCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Variable>): CallSite[] {
+  if (value.type !== 'ClassDeclaration' && value.type !== 'FunctionDeclaration') return heldValueCallSites(value, shape, held);
+  const name = (value.id as SyntaxNode | null)?.name;
+  // The name bound around the declaration: a class's is bound inside it too (its own methods' `new A()`), a function's parameters are its own.
+  const variable = shape.scopes.getDeclaredVariables(value as never).find((declared) => declared.name === name && (declared.scope.block as unknown) !== value);
+  return variable ? variableCallSites(variable, shape, held) : [];
+}
+
+/**
+ * The constructions of a class that run a class it extends (`class B extends A {}; new B()` runs
+ * A's constructor and fields): each of its own, when it has no constructor (the implicit one
+ * passes its arguments on); else each `super(...)` its constructor's body makes as a statement.
+ */
+function subclassCallSites(subclass: SyntaxNode, shape: TreeShape, held: Set<Variable>): CallSite[] {
+  const constructor = ((subclass.body as SyntaxNode).body as SyntaxNode[]).find((member) => member.type === 'MethodDefinition' && member.kind === 'constructor');
+  if (!constructor) return declaredOrHeldCallSites(subclass, shape, held);
+  const body = constructor.value as SyntaxNode;
+  const scope = shape.scopes.acquire(body as never);
+  if (!scope) return [];
+  const sites: CallSite[] = [];
+  for (const statement of (body.body as SyntaxNode).body as SyntaxNode[]) {
+    const call = statement.type === 'ExpressionStatement' ? (statement.expression as SyntaxNode) : null;
+    if (call?.type === 'CallExpression' && (call.callee as SyntaxNode).type === 'Super') sites.push({ from: scope, start: call.range?.[0] ?? -1, args: argumentsOf(call.arguments as SyntaxNode[]) });
   }
-  return heldValueCallSites(constructed ?? block, shape, held);
+  return sites;
 }
 
 /** A call of a function: the scope it is made in, where it is written, and what it passes. */
@@ -626,6 +648,7 @@ function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Varia
     return variable ? variableCallSites(variable, shape, held) : [];
   }
   if (parent?.type === 'Property' && parent.value === value) return propertyCallSites(parent, shape, held);
+  if ((parent?.type === 'ClassDeclaration' || parent?.type === 'ClassExpression') && parent.superClass === value) return subclassCallSites(parent, shape, held);
   // An element of an array literal whose callback each element is handed to (`[read].forEach((f) => f())`): the calls of that parameter.
   const method = parent?.type === 'ArrayExpression' ? shape.parents.get(parent) : undefined;
   const call = method?.type === 'MemberExpression' && method.object === parent ? shape.parents.get(method) : undefined;

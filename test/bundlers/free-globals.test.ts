@@ -110,7 +110,7 @@ describe('freeReferences', () => {
   });
 
   // probe51b F4: each threw "process is not defined" at import in Chromium (test/browser/free-globals.test.ts), told a warning before.
-  it('tells a function called through a comma expression, a bound copy, Reflect, a template tag, or a class constructed, where the import runs as run on import', () => {
+  it('tells a function called through a comma expression, a bound copy, Reflect, a template tag, or a class constructed (or a subclass of it), where the import runs as run on import', () => {
     for (const code of [
       'const f = () => process.env.X; export const v = (0, f)();',
       'const o = { read() { return process.env.X; } }; export const v = (0, o.read)();',
@@ -121,6 +121,10 @@ describe('freeReferences', () => {
       'class A { x = process.env.X; } export const v = new A();',
       'var A = class { x = process.env.X; }; var v = new A();',
       'const tag = () => process.env.X; export const v = tag`a`;',
+      // A subclass constructed runs the class it extends: by its implicit constructor, or a `super()` its constructor makes.
+      'class A { constructor() { this.x = process.env.X; } } class B extends A {} export const v = new B();',
+      'class A { x = process.env.X; } class B extends A { constructor() { super(); } } export const v = new B();',
+      'class A { constructor() { this.x = process.env.X; } } const B = class extends A {}; new B();',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
     }
@@ -131,6 +135,8 @@ describe('freeReferences', () => {
       'const Reflect = { apply() {} }; const f = () => process.env.X; export const v = Reflect.apply(f, null, []);',
       'const f = () => process.env.X; export const g = f.bind(null);',
       'class A { constructor() { this.x = process.env.X; } } if (ok) new A();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { if (ok) super(); } } export const v = new B();',
+      'class A { constructor(x = process.env.X) { this.x = x; } } class B extends A { constructor() { super(1); } } export const v = new B();',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
     }
