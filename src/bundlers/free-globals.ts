@@ -147,6 +147,10 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
     else use.inFunction = true;
     found.set(name, use);
   }
+  // A shim the import never runs (written only in functions nothing calls then) defines nothing for
+  // the reads the import makes: `export function install() { globalThis.process = ... }` before
+  // `process.env.X` at the top level threw on a page. Its importer may call it before its own reads.
+  for (const [name, use] of found) if (use.onImport && use.defined && !shape.definedOnGlobal.get(name)!.some((write) => mayRunOnImport(write, shape))) delete use.defined;
   return found;
 }
 
@@ -222,9 +226,10 @@ interface TreeShape {
    * around them does: a function or arrow called at once (`(() => ...)()`, `!function () {...}()`,
    * `(function () {...}).call(this)`, `new function () {...}`). Not an async function or a
    * generator called at once: a generator's body waits for `next()`, and an async function's throw
-   * rejects its promise, the import goes on.
+   * rejects its promise, the import goes on. With the arguments each is called with: a parameter's
+   * default runs only where its argument is missing or `undefined`.
    */
-  runWhereWritten: Set<SyntaxNode>;
+  runWhereWritten: Map<SyntaxNode, Arguments>;
   /** The initializers of static fields: run when the class is defined (an instance field's, when it is constructed). */
   staticInitializers: Set<SyntaxNode>;
   /** The identifiers `typeof` is applied to. */
@@ -242,20 +247,24 @@ interface TreeShape {
   /**
    * The names the code writes as members of the global object, wherever (README "Bundling real
    * code", shims): `window.process = ...`, `globalThis.process ??= ...`, `Object.assign(globalThis,
-   * { Buffer })`, `Object.defineProperty(globalThis, 'process', ...)`, `Object.defineProperties`.
+   * { Buffer })`, `Object.defineProperty(globalThis, 'process', ...)`, `Object.defineProperties`;
+   * with the nodes that write each.
    */
-  definedOnGlobal: Set<string>;
+  definedOnGlobal: Map<string, SyntaxNode[]>;
   /** Whether the code writes a member of `this` by a computed key (`this[k] = ...`): any method of an object may be replaced. */
   writesThisByKey: boolean;
   scopes: ScopeManager;
-  /** Whether each named function is called on import, as found. */
+  /** The identifiers no scope binds (`Reflect` in `Reflect.apply(read, ...)` is the global one only when free). */
+  freeIdentifiers: Set<SyntaxNode>;
+  /** Whether each named function is called on import, as found; by parameter, whether a call on import leaves it `undefined` (its default runs). */
   calledOnImport: Map<SyntaxNode, boolean>;
+  defaultTakenOnImport: Map<SyntaxNode, Map<number, boolean>>;
 }
 
 /** The shape of acorn's tree that decides what runs on import, found by one walk (every member holding nodes). */
 function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const branches: Array<[number, number]> = [];
-  const runWhereWritten = new Set<SyntaxNode>();
+  const runWhereWritten = new Map<SyntaxNode, Arguments>();
   const staticInitializers = new Set<SyntaxNode>();
   const typeofOperands = new Set<SyntaxNode>();
   const tested = new Set<string>();
@@ -263,7 +272,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const conditionNames = new Set<SyntaxNode>();
   const guardDeclarators = new Map<SyntaxNode, Set<string>>();
   const writtenKeys = new Set<string>();
-  const definedOnGlobal = new Set<string>();
+  const definedOnGlobal = new Map<string, SyntaxNode[]>();
   let writesThisByKey = false;
   const add = (value: unknown) => {
     for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
@@ -272,8 +281,10 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
     const members = CONDITIONAL_MEMBERS[node.type];
     if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) add(node[member]);
     if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches);
-    const called = calledAtOnce(node) ?? elementCallback(node);
-    if (called) runWhereWritten.add(called);
+    const atOnce = calledAtOnce(node);
+    if (atOnce) runWhereWritten.set(atOnce.callee, atOnce.args);
+    const callback = elementCallback(node);
+    if (callback) runWhereWritten.set(callback, UNKNOWN_ARGUMENTS);
     if (node.type === 'PropertyDefinition' && node.static === true && isNode(node.value)) staticInitializers.add(node.value);
     if (node.type === 'UnaryExpression' && node.operator === 'typeof' && isNode(node.argument) && node.argument.type === 'Identifier') {
       typeofOperands.add(node.argument);
@@ -291,7 +302,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
       if (names.size > 0) guardDeclarators.set(node, names);
     }
     if (node.type === 'CallExpression' && node.optional === true) add(node.arguments); // `f?.(x)`: no argument is evaluated when f is nullish
-    definedOnGlobalObject(node, definedOnGlobal);
+    definedOnGlobalObject(node, (name) => definedOnGlobal.set(name, [...(definedOnGlobal.get(name) ?? []), node]));
     const written = writtenMember(node);
     if (written) {
       const key = memberKey(written);
@@ -308,7 +319,8 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
     }
   };
   visit(tree);
-  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, writesThisByKey, scopes, calledOnImport: new Map() };
+  const freeIdentifiers = new Set((scopes.globalScope?.through ?? []).map((reference) => reference.identifier as unknown as SyntaxNode));
+  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
 }
 
 /** Whether a node names the global object (`globalThis`, `window`, `self`). */
@@ -316,12 +328,12 @@ function isGlobalObject(node: unknown): boolean {
   return isNode(node) && node.type === 'Identifier' && GLOBAL_OBJECTS.has(node.name as string);
 }
 
-/** The names a node writes as members of the global object, added to `defined`: an assignment of any operator, `Object.assign`, `Object.defineProperty(ies)`. */
-function definedOnGlobalObject(node: SyntaxNode, defined: Set<string>): void {
+/** The names a node writes as members of the global object, each given to `define`: an assignment of any operator, `Object.assign`, `Object.defineProperty(ies)`. */
+function definedOnGlobalObject(node: SyntaxNode, define: (name: string) => void): void {
   const left = node.left as SyntaxNode | undefined;
   if (node.type === 'AssignmentExpression' && left?.type === 'MemberExpression' && isGlobalObject(left.object)) {
     const key = memberKey(left);
-    if (key !== null) defined.add(key);
+    if (key !== null) define(key);
     return;
   }
   const callee = node.callee as SyntaxNode | undefined;
@@ -333,12 +345,12 @@ function definedOnGlobalObject(node: SyntaxNode, defined: Set<string>): void {
     if (object?.type !== 'ObjectExpression') return;
     for (const property of object.properties as SyntaxNode[]) {
       const key = property.type === 'Property' ? memberKey(property) : null;
-      if (key !== null) defined.add(key);
+      if (key !== null) define(key);
     }
   };
   if (method === 'assign') for (const source of rest) keysOf(source);
   else if (method === 'defineProperties') keysOf(rest[0]);
-  else if (method === 'defineProperty' && rest[0]?.type === 'Literal' && typeof rest[0].value === 'string') defined.add(rest[0].value);
+  else if (method === 'defineProperty' && rest[0]?.type === 'Literal' && typeof rest[0].value === 'string') define(rest[0].value);
 }
 
 /** The member an assignment, an update or a `delete` writes (`x.read = ...`, `x.n++`, `delete x.read`), if any. */
@@ -399,16 +411,63 @@ function conditionOperands(node: unknown, names: Set<SyntaxNode>): void {
 
 const FUNCTIONS = new Set(['FunctionExpression', 'ArrowFunctionExpression', 'FunctionDeclaration', 'ClassExpression', 'ClassDeclaration']);
 
-/** The function a call or `new` runs at once, where it is written: its callee, or the object of its `.call` or `.apply`. */
-function calledAtOnce(node: SyntaxNode): SyntaxNode | null {
+/** The function a call or `new` runs at once, where it is written: its callee, or the object of its `.call` or `.apply`; with the arguments it gets. */
+function calledAtOnce(node: SyntaxNode): { callee: SyntaxNode; args: Arguments } | null {
   if (node.type !== 'CallExpression' && node.type !== 'NewExpression') return null;
   let callee = node.callee as SyntaxNode;
+  let args = argumentsOf(node.arguments as SyntaxNode[]);
   const property = callee.property as SyntaxNode | undefined;
   if (node.type === 'CallExpression' && callee.type === 'MemberExpression' && !callee.computed && (property?.name === 'call' || property?.name === 'apply')) {
+    args = property.name === 'call' ? argumentsOf((node.arguments as SyntaxNode[]).slice(1)) : listedArguments((node.arguments as SyntaxNode[])[1]);
     callee = callee.object as SyntaxNode;
   }
   const runsBody = (callee.type === 'FunctionExpression' || callee.type === 'ArrowFunctionExpression') && callee.async !== true && callee.generator !== true;
-  return runsBody ? callee : null;
+  return runsBody ? { callee, args } : null;
+}
+
+/**
+ * What a call passes at each position, as far as the code says: a value that is surely not
+ * `undefined` (a literal, `null` too, an object, array, function or template), surely `undefined`
+ * (`undefined`, `void 0`, an argument missing), or unknown (a name, a call, anything from a spread on).
+ */
+type Passed = 'value' | 'undefined' | 'unknown';
+
+interface Arguments {
+  at: Passed[];
+  /** What the positions past `at` get: `undefined` when the list was all written, unknown after a spread. */
+  rest: Passed;
+}
+
+const UNKNOWN_ARGUMENTS: Arguments = { at: [], rest: 'unknown' };
+
+/** The node kinds whose value is never `undefined`. */
+const DEFINED_VALUES = new Set(['Literal', 'TemplateLiteral', 'ObjectExpression', 'ArrayExpression', 'FunctionExpression', 'ArrowFunctionExpression', 'ClassExpression', 'NewExpression']);
+
+function argumentsOf(list: ReadonlyArray<SyntaxNode | null>): Arguments {
+  const at: Passed[] = [];
+  for (const argument of list) {
+    if (argument?.type === 'SpreadElement') return { at, rest: 'unknown' };
+    at.push(passed(argument));
+  }
+  return { at, rest: 'undefined' };
+}
+
+/** The arguments `.apply` or `Reflect.apply` passes from a list: an array literal's elements (a hole is `undefined`), none when absent, else unknown. */
+function listedArguments(list: SyntaxNode | undefined): Arguments {
+  if (list === undefined) return { at: [], rest: 'undefined' };
+  return list.type === 'ArrayExpression' ? argumentsOf(list.elements as Array<SyntaxNode | null>) : UNKNOWN_ARGUMENTS;
+}
+
+function passed(argument: SyntaxNode | null): Passed {
+  if (argument === null || (argument.type === 'Identifier' && argument.name === 'undefined') || (argument.type === 'UnaryExpression' && argument.operator === 'void')) return 'undefined';
+  return DEFINED_VALUES.has(argument.type) ? 'value' : 'unknown';
+}
+
+const passedAt = (args: Arguments, position: number): Passed => args.at[position] ?? args.rest;
+
+/** `bound` (`read.bind(null, 1)`) followed by the arguments the bound function is called with. */
+function followedBy(bound: Arguments, args: Arguments): Arguments {
+  return bound.rest === 'unknown' ? bound : { at: [...bound.at, ...args.at], rest: args.rest };
 }
 
 /** The methods of an array that call their callback at once for each element, the element first. */
@@ -461,26 +520,82 @@ const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object
  * when that is called, unless it runs where it is written: a function called at once, a static
  * field's initializer. A class's static block runs where the class is defined.
  */
-function isEvaluatedOnImport(scope: Scope | null, shape: TreeShape): boolean {
+function isEvaluatedOnImport(scope: Scope | null, start: number, shape: TreeShape): boolean {
+  let at = start;
   for (let current = scope; current !== null; current = current.upper) {
     const block = current.block as unknown as SyntaxNode;
-    if (current.type === 'function' && !shape.runWhereWritten.has(block) && !calledOnImport(current, shape)) return false;
-    if (current.type === 'class-field-initializer' && !shape.staticInitializers.has(block)) return false;
+    if (current.type === 'function' && !functionRunsCodeAt(current, at, shape)) return false;
+    if (current.type === 'class-field-initializer' && !shape.staticInitializers.has(block) && !calledOnImport(current, shape)) return false;
+    // The scope around this one runs it where it is written: from there, what counts is that place.
+    at = block.range?.[0] ?? at;
   }
   return true;
 }
 
+/**
+ * Whether the code at `at` of a function runs on import: in its body, when the function is called
+ * on import; in the default of a parameter (`function f(x = process.env.X)`), only when a call on
+ * import surely leaves that argument `undefined` (`f()`, `f(undefined)`: `f(1)` never evaluates
+ * it, `f(value)` may or may not); elsewhere in a parameter (a default inside a destructured one),
+ * not followed.
+ */
+function functionRunsCodeAt(scope: Scope, at: number, shape: TreeShape): boolean {
+  const block = scope.block as unknown as SyntaxNode;
+  const atOnce = shape.runWhereWritten.get(block);
+  const position = (block.params as SyntaxNode[]).findIndex(({ range }) => range !== undefined && at >= range[0] && at < range[1]);
+  if (position < 0) return atOnce !== undefined || calledOnImport(scope, shape);
+  const parameter = (block.params as SyntaxNode[])[position]!;
+  const fallback = parameter.type === 'AssignmentPattern' ? (parameter.right as SyntaxNode).range : undefined;
+  if (fallback === undefined || at < fallback[0] || at >= fallback[1]) return false;
+  if (atOnce !== undefined) return passedAt(atOnce, position) === 'undefined';
+  return defaultTakenOnImport(scope, position, shape);
+}
+
+/**
+ * Whether code may run when the module is imported: not when a function holding it is surely never
+ * called then. That is a function nothing refers to but an export (`export function install()
+ * {...}`, `export default () => {...}`, `function install() {...} export { install }`): an importer
+ * runs after the module. Any other reference may call it (`if (ok) install()`, `setup(install)`).
+ */
+function mayRunOnImport(node: SyntaxNode, shape: TreeShape): boolean {
+  for (let current = shape.parents.get(node); current !== undefined; current = shape.parents.get(current)) {
+    if ((current.type === 'FunctionDeclaration' || current.type === 'FunctionExpression' || current.type === 'ArrowFunctionExpression') && onlyExported(current, shape)) return false;
+  }
+  return true;
+}
+
+/** Whether a function is only declared or exported: no name refers to it but an export's. */
+function onlyExported(fn: SyntaxNode, shape: TreeShape): boolean {
+  if (shape.runWhereWritten.has(fn)) return false;
+  const parent = shape.parents.get(fn);
+  if (parent?.type === 'ExportDefaultDeclaration' && !fn.id) return true;
+  let variable: Variable | null | undefined = null;
+  if (fn.type === 'FunctionDeclaration') {
+    const name = (fn.id as SyntaxNode | null)?.name;
+    variable = shape.scopes.getDeclaredVariables(fn as never).find((declared) => declared.name === name && declared.defs[0]?.type === 'FunctionName');
+  } else if (parent?.type === 'VariableDeclarator' && parent.init === fn) {
+    variable = declaredVariable(parent, shape);
+  }
+  if (!variable || !keepsItsValue(variable)) return false;
+  return variable.references.every((reference) => reference.init || shape.parents.get(reference.identifier as unknown as SyntaxNode)?.type === 'ExportSpecifier');
+}
+
 /** Whether code at `start` in `scope` runs when the module is imported: evaluated then, and in no branch the import may not take. */
 function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boolean {
-  return isEvaluatedOnImport(scope, shape) && !shape.branches.some(([from, to]) => start >= from && start < to);
+  return isEvaluatedOnImport(scope, start, shape) && !shape.branches.some(([from, to]) => start >= from && start < to);
 }
 
 /**
  * Whether a function is called where the import runs (README "Bundling real code"): its body then
  * runs on import, as Chromium runs it. Followed: a call by the name it is bound to (`function
  * read() {...}`, `var read = () => ...`, esbuild's `var o=()=>...`), by another name bound to it
- * (`const f = read; f()`), by `.call` or `.apply` (`read.call(null)`), or as a member of an object
- * held by a name (`const api = { read }; api.read()`, `const o = { read() {...} }; o.read()`).
+ * (`const f = read; f()`), through a comma expression (`(0, read)()`, as TypeScript's and
+ * esbuild's CommonJS output call), by `.call`, `.apply` or a bound copy called at once
+ * (`read.call(null)`, `read.bind(null)()`), by `Reflect.apply` or `Reflect.construct`, as a
+ * template's tag (`` read`a` ``), or as a member of an object held by a name (`const api = { read
+ * }; api.read()`, `const o = { read() {...} }; o.read()`). A class's constructor and instance
+ * field initializers run where the class is constructed, `new A()`, followed as a call is, and
+ * where a subclass is (`class B extends A {}; new B()`).
  * Each only while nothing may have replaced it: a name written again (`read = other`), an object
  * handed to other code (`Object.assign(o, ...)`, `use(o)`), a member of its key written anywhere
  * (`x.read = ...`), a later property or spread of the same object. An element of an array literal
@@ -491,29 +606,73 @@ function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boo
  */
 function calledOnImport(scope: Scope, shape: TreeShape): boolean {
   const block = scope.block as unknown as SyntaxNode;
-  const known = shape.calledOnImport.get(block);
+  // An instance field's initializer and an arrow it holds share the node: the field is known by its definition.
+  const key = scope.type === 'class-field-initializer' ? shape.parents.get(block)! : block;
+  const known = shape.calledOnImport.get(key);
   if (known !== undefined) return known;
-  shape.calledOnImport.set(block, false); // a function calling itself is no call on import
-  // An async function's throw rejects its promise, a generator's body waits for `next()`: the import goes on.
-  if (block.async === true || block.generator === true) return false;
-  const held = new Set<Variable>();
-  let sites: CallSite[];
-  if (block.type === 'FunctionDeclaration') {
-    const name = (block.id as SyntaxNode | null)?.name;
-    const variable = shape.scopes.getDeclaredVariables(block as never).find((declared) => declared.name === name && declared.defs[0]?.type === 'FunctionName');
-    sites = variable ? variableCallSites(variable, shape, held) : [];
-  } else {
-    sites = heldValueCallSites(block, shape, held);
-  }
-  const called = sites.some(({ from, start }) => runsOnImport(from, start, shape));
-  shape.calledOnImport.set(block, called);
+  shape.calledOnImport.set(key, false); // a function calling itself is no call on import
+  const called = callSites(block, scope.type === 'class-field-initializer', shape).some(({ from, start }) => runsOnImport(from, start, shape));
+  shape.calledOnImport.set(key, called);
   return called;
 }
 
-/** A call of a function: the scope it is made in and where it is written. */
+/** Whether a call on import surely leaves the argument at `position` `undefined`: the parameter's default then runs on import. */
+function defaultTakenOnImport(scope: Scope, position: number, shape: TreeShape): boolean {
+  const block = scope.block as unknown as SyntaxNode;
+  const byPosition = shape.defaultTakenOnImport.get(block) ?? new Map<number, boolean>();
+  shape.defaultTakenOnImport.set(block, byPosition);
+  const known = byPosition.get(position);
+  if (known !== undefined) return known;
+  byPosition.set(position, false);
+  const taken = callSites(block, false, shape).some(({ from, start, args }) => passedAt(args, position) === 'undefined' && runsOnImport(from, start, shape));
+  byPosition.set(position, taken);
+  return taken;
+}
+
+/** The calls of a function, or of an instance field's initializer, the constructions of its class (as of a constructor), that are followed. */
+function callSites(block: SyntaxNode, initializer: boolean, shape: TreeShape): CallSite[] {
+  // An async function's throw rejects its promise, a generator's body waits for `next()`: the import goes on.
+  if (!initializer && (block.async === true || block.generator === true)) return [];
+  const held = new Set<Variable>();
+  const parent = shape.parents.get(block);
+  const member = initializer || (parent?.type === 'MethodDefinition' && parent.kind === 'constructor') ? parent : null;
+  const constructed = member ? shape.parents.get(shape.parents.get(member)!) : undefined;
+  return declaredOrHeldCallSites(constructed ?? block, shape, held);
+}
+
+/** The calls of a function or class: by the name its declaration binds, or through what holds its value. */
+function declaredOrHeldCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Variable>): CallSite[] {
+  if (value.type !== 'ClassDeclaration' && value.type !== 'FunctionDeclaration') return heldValueCallSites(value, shape, held);
+  const name = (value.id as SyntaxNode | null)?.name;
+  // The name bound around the declaration: a class's is bound inside it too (its own methods' `new A()`), a function's parameters are its own.
+  const variable = shape.scopes.getDeclaredVariables(value as never).find((declared) => declared.name === name && (declared.scope.block as unknown) !== value);
+  return variable ? variableCallSites(variable, shape, held) : [];
+}
+
+/**
+ * The constructions of a class that run a class it extends (`class B extends A {}; new B()` runs
+ * A's constructor and fields): each of its own, when it has no constructor (the implicit one
+ * passes its arguments on); else each `super(...)` its constructor's body makes as a statement.
+ */
+function subclassCallSites(subclass: SyntaxNode, shape: TreeShape, held: Set<Variable>): CallSite[] {
+  const constructor = ((subclass.body as SyntaxNode).body as SyntaxNode[]).find((member) => member.type === 'MethodDefinition' && member.kind === 'constructor');
+  if (!constructor) return declaredOrHeldCallSites(subclass, shape, held);
+  const body = constructor.value as SyntaxNode;
+  const scope = shape.scopes.acquire(body as never);
+  if (!scope) return [];
+  const sites: CallSite[] = [];
+  for (const statement of (body.body as SyntaxNode).body as SyntaxNode[]) {
+    const call = statement.type === 'ExpressionStatement' ? (statement.expression as SyntaxNode) : null;
+    if (call?.type === 'CallExpression' && (call.callee as SyntaxNode).type === 'Super') sites.push({ from: scope, start: call.range?.[0] ?? -1, args: argumentsOf(call.arguments as SyntaxNode[]) });
+  }
+  return sites;
+}
+
+/** A call of a function: the scope it is made in, where it is written, and what it passes. */
 interface CallSite {
   from: Scope;
   start: number;
+  args: Arguments;
 }
 
 /** The calls of a value (a function, or a name read for one) through what holds it: the name a declarator binds it to, or the property of an object a name holds. */
@@ -524,6 +683,7 @@ function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Varia
     return variable ? variableCallSites(variable, shape, held) : [];
   }
   if (parent?.type === 'Property' && parent.value === value) return propertyCallSites(parent, shape, held);
+  if ((parent?.type === 'ClassDeclaration' || parent?.type === 'ClassExpression') && parent.superClass === value) return subclassCallSites(parent, shape, held);
   // An element of an array literal whose callback each element is handed to (`[read].forEach((f) => f())`): the calls of that parameter.
   const method = parent?.type === 'ArrayExpression' ? shape.parents.get(parent) : undefined;
   const call = method?.type === 'MemberExpression' && method.object === parent ? shape.parents.get(method) : undefined;
@@ -548,14 +708,44 @@ function keepsItsValue(variable: Variable): boolean {
   return variable.defs.length === 1 && !variable.references.some((reference) => reference.isWrite() && !reference.init);
 }
 
-/** The call a callee makes at once: `read()`, `new Read()`, `read.call(...)`, `read.apply(...)`. */
-function callOf(callee: SyntaxNode, shape: TreeShape): SyntaxNode | null {
-  const parent = shape.parents.get(callee);
-  if ((parent?.type === 'CallExpression' || parent?.type === 'NewExpression') && parent.callee === callee) return parent;
-  if (parent?.type !== 'MemberExpression' || parent.object !== callee || parent.computed) return null;
+/**
+ * The arguments of the call a callee makes at once, if it does: `read()`, `new Read()`,
+ * `(0, read)()`, `` read`a` ``, `read.call(...)`, `read.apply(...)`, `read.bind(...)()`,
+ * `Reflect.apply(read, ...)`, `Reflect.construct(Read, ...)`.
+ */
+function callOf(callee: SyntaxNode, shape: TreeShape): Arguments | null {
+  let value = callee;
+  let parent = shape.parents.get(value);
+  // `(0, read)()`: the comma expression's value is its last, called as such.
+  while (parent?.type === 'SequenceExpression' && (parent.expressions as SyntaxNode[]).at(-1) === value) {
+    value = parent;
+    parent = shape.parents.get(value);
+  }
+  if ((parent?.type === 'CallExpression' || parent?.type === 'NewExpression') && parent.callee === value) return argumentsOf(parent.arguments as SyntaxNode[]);
+  if (parent?.type === 'TaggedTemplateExpression' && parent.tag === value) {
+    // A tag gets the strings first, then each substitution.
+    return { at: ['value', ...((parent.quasi as SyntaxNode).expressions as SyntaxNode[]).map(passed)], rest: 'undefined' };
+  }
+  const reflected = parent?.type === 'CallExpression' && (parent.arguments as SyntaxNode[])[0] === value ? reflectMethod(parent.callee as SyntaxNode, shape) : null;
+  if (reflected) return listedArguments((parent!.arguments as SyntaxNode[])[reflected === 'apply' ? 2 : 1]);
+  if (parent?.type !== 'MemberExpression' || parent.object !== value || parent.computed) return null;
   const method = (parent.property as SyntaxNode).name;
   const call = shape.parents.get(parent);
-  return (method === 'call' || method === 'apply') && call?.type === 'CallExpression' && call.callee === parent ? call : null;
+  if (call?.type !== 'CallExpression' || call.callee !== parent) return null;
+  const args = call.arguments as SyntaxNode[];
+  if (method === 'call') return argumentsOf(args.slice(1));
+  if (method === 'apply') return listedArguments(args[1]);
+  if (method !== 'bind') return null;
+  const boundCall = callOf(call, shape);
+  return boundCall && followedBy(argumentsOf(args.slice(1)), boundCall);
+}
+
+/** `Reflect.apply` or `Reflect.construct` of the global `Reflect` (none a scope binds), by which a callee is called with an argument list. */
+function reflectMethod(callee: SyntaxNode, shape: TreeShape): 'apply' | 'construct' | null {
+  const object = callee.object as SyntaxNode | undefined;
+  if (callee.type !== 'MemberExpression' || object?.type !== 'Identifier' || object.name !== 'Reflect' || !shape.freeIdentifiers.has(object)) return null;
+  const method = memberKey(callee);
+  return method === 'apply' || method === 'construct' ? method : null;
 }
 
 /** The calls of a function a variable holds: by its name, and through each other name or object property its value is put in. */
@@ -566,7 +756,8 @@ function variableCallSites(variable: Variable, shape: TreeShape, held: Set<Varia
   for (const reference of variable.references) {
     if (reference.init) continue;
     const identifier = reference.identifier as unknown as SyntaxNode;
-    if (callOf(identifier, shape)) sites.push({ from: reference.from, start: identifier.range?.[0] ?? -1 });
+    const args = callOf(identifier, shape);
+    if (args) sites.push({ from: reference.from, start: identifier.range?.[0] ?? -1, args });
     else sites.push(...heldValueCallSites(identifier, shape, held));
   }
   return sites;
@@ -595,7 +786,8 @@ function propertyCallSites(property: SyntaxNode, shape: TreeShape, held: Set<Var
     const parent = shape.parents.get(identifier);
     if (parent?.type === 'ExportSpecifier') continue;
     if (parent?.type !== 'MemberExpression' || parent.object !== identifier || memberKey(parent) === null) return [];
-    if (memberKey(parent) === key && callOf(parent, shape)) sites.push({ from: reference.from, start: identifier.range?.[0] ?? -1 });
+    const args = memberKey(parent) === key ? callOf(parent, shape) : null;
+    if (args) sites.push({ from: reference.from, start: identifier.range?.[0] ?? -1, args });
   }
   return sites;
 }

@@ -1,12 +1,14 @@
 // Names no browser defines, in Chromium (README "Bundling real code"): the code esbuild writes for
 // a module reading process.env.API_URL when imported (at the top level, in an arrow called at
-// once or by its name at the top level, in a static field, after a typeof guard of other
-// code), one reading Node's global, JSX
+// once or by its name at the top level, through `(0, f)()`, a bound copy, Reflect.apply or a
+// template tag, in a class constructed, in a static field, after a typeof guard of other
+// code, after a shim written only in an exported function), one reading Node's global, JSX
 // with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`,
 // throws on the page ("is not defined"), and /state lists each invalid; a module guarding process
 // with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
 // `jsx: react-jsx` against an installed react, a tsconfig's factory imported, and a module whose
-// shim file writes process on the global object first, are valid and
+// shim file writes process on the global object first, and one whose read is a parameter's
+// default never taken (its argument given), are valid and
 // run on the preview.
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
@@ -34,6 +36,14 @@ const THROWING = {
   member: { entry: 'member/index.ts', text: `const config = {\n  apiUrl() {\n    return process.env.API_URL;\n  },\n};\nconst url = config.apiUrl();\n${SHOW('url')}`, thrown: 'process is not defined' },
   alias: { entry: 'alias/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst read = apiUrl;\nconst url = read.call(null);\n${SHOW('url')}`, thrown: 'process is not defined' },
   each: { entry: 'each/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nlet url = '';\n[apiUrl].forEach((read) => {\n  url = read();\n});\n${SHOW('url')}`, thrown: 'process is not defined' },
+  // probe51b F4: through a comma expression (TypeScript's and esbuild's CommonJS output), a class constructed, a bound copy, Reflect.apply, a template tag.
+  comma: { entry: 'comma/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = (0, apiUrl)();\n${SHOW('url')}`, thrown: 'process is not defined' },
+  constructed: { entry: 'constructed/index.ts', text: `class Config {\n  url: string;\n  constructor() {\n    this.url = process.env.API_URL as string;\n  }\n}\nconst config = new Config();\n${SHOW('config.url')}`, thrown: 'process is not defined' },
+  bound: { entry: 'bound/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = apiUrl.bind(null)();\n${SHOW('url')}`, thrown: 'process is not defined' },
+  reflected: { entry: 'reflected/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = Reflect.apply(apiUrl, null, []);\n${SHOW('url')}`, thrown: 'process is not defined' },
+  tagged: { entry: 'tagged/index.ts', text: `function apiUrl(_strings: TemplateStringsArray) {\n  return process.env.API_URL;\n}\nconst url = apiUrl\`/v1\`;\n${SHOW('url')}`, thrown: 'process is not defined' },
+  // A shim written only in a function nothing calls at import defines nothing for the read the import makes.
+  uncalled: { entry: 'uncalled/index.ts', text: `export function install(): void {\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.
   after: { entry: 'after/index.ts', text: `if (typeof process !== 'undefined') console.log('node');\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
 } as const;
@@ -50,7 +60,7 @@ function workspace(): string {
     'packages/app/package.json': json({
       name: '@g/app',
       version: '1.0.0',
-      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts', './shimmed': './shimmed/index.ts' },
+      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts', './shimmed': './shimmed/index.ts', './given': './given/index.ts' },
     }),
     ...Object.fromEntries(
       Object.entries(THROWING_JSX).flatMap(([name, { tsconfig, text }]) => [
@@ -83,6 +93,8 @@ function workspace(): string {
     // A shim file imported first writes process on the global object: the read after it runs on a page.
     'packages/app/shimmed/shim.ts': "Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n",
     'packages/app/shimmed/index.ts': `import './shim.ts';\nconst url = process.env.API_URL;\n${SHOW("'shimmed ' + url")}`,
+    // A parameter's default is not evaluated when its argument is given (probe51b F3b).
+    'packages/app/given/index.ts': `function apiUrl(url = process.env.API_URL) {\n  return url;\n}\nconst url = apiUrl('given');\n${SHOW("'default ' + url")}`,
     'packages/app/guarded/index.ts': `const url = typeof process !== 'undefined' && process.env.API_URL;\n${SHOW("'guarded ' + String(url)")}`,
     'packages/ui/package.json': json({ name: '@g/ui', version: '1.0.0', exports: { './view': './view/index.tsx' }, dependencies: { react: '18.0.0' } }),
     'packages/ui/tsconfig.json': json({ compilerOptions: { jsx: 'react-jsx' } }),
@@ -148,7 +160,7 @@ describe('names no browser defines, in Chromium', function () {
   it('runs on the preview a module guarding process with typeof, and JSX compiled by jsx: react-jsx, both valid', async function () {
     const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
     const shown: Record<string, string | null> = {};
-    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held', '@g/app/shimmed']) {
+    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held', '@g/app/shimmed', '@g/app/given']) {
       expect(statuses.get(specifier), specifier).to.equal('valid');
       const watched = await openPage(browser);
       try {
@@ -162,7 +174,7 @@ describe('names no browser defines, in Chromium', function () {
         await watched.page.close();
       }
     }
-    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced', '@g/app/shimmed': 'shimmed shim' });
+    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced', '@g/app/shimmed': 'shimmed shim', '@g/app/given': 'default given' });
     // The guard held in a variable guards the module's reads that may not run (the replaced method's too): not even a warning.
     const held = (await service.report()).modules.find((m) => m.specifier === '@g/app/held')!;
     expect((held.warnings ?? []).map(({ kind, line }) => ({ kind, line }))).to.deep.equal([]);
