@@ -11,6 +11,12 @@ export interface OutputHeaders {
   anyOrigin: boolean;
   /** An address naming its content by hash (`v=<hash>`): those bytes forever (README "Addresses"). */
   immutable?: boolean;
+  /**
+   * A declared asset: its hash also in `Server-Timing`, the one header of an answer a page's
+   * resource timeline keeps, so that a page that fetched the asset's plain address knows which
+   * bytes it got (README "Preview and stylesheet push": a page reconnecting compares them).
+   */
+  hashInTimeline?: boolean;
 }
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -23,6 +29,7 @@ export function outputHeaders(headers: OutputHeaders): Record<string, string> {
     ETag: `"${headers.hash}"`, // a strong validator
   };
   if (headers.anyOrigin) written['Access-Control-Allow-Origin'] = '*';
+  if (headers.hashInTimeline) written['Server-Timing'] = `asset;desc="${headers.hash}"`;
   return written;
 }
 

@@ -78,6 +78,17 @@ describe('/m/ outputs (README "Addresses")', function () {
       }
     });
 
+    it("puts an asset's ETag value in Server-Timing, on 200 and 304 alike, and no other output's (README \"Addresses\")", async function () {
+      const asset = await basic.get('/m/@acme/app@1.0.0/assets/main/logo.svg');
+      expect(asset.headers['server-timing']).to.equal(`asset;desc=${asset.headers.etag}`);
+      const again = await basic.get('/m/@acme/app@1.0.0/assets/main/logo.svg', { 'if-none-match': asset.headers.etag! });
+      expect(again.status).to.equal(304);
+      expect(again.headers['server-timing']).to.equal(`asset;desc=${asset.headers.etag}`);
+      for (const address of [`/m/@acme/app@1.0.0/modules/main?${DEV}`, `/m/@acme/app@1.0.0/styles/main?${DEV}`]) {
+        expect((await basic.get(address)).headers['server-timing'], address).to.equal(undefined);
+      }
+    });
+
     it('gives development and production outputs different ETags, one per content', async function () {
       const dev = await basic.get(`/m/@acme/app@1.0.0/modules/main?${DEV}`);
       const prod = await basic.get(`/m/@acme/app@1.0.0/modules/main?${PROD}`);

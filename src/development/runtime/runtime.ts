@@ -13,8 +13,13 @@
 //   workspace's own diagnostics (a broken manifest) with the errors;
 // - reconnects after the service restarts, then refreshes every sheet, shows only the
 //   problems the service reports on connecting, and reloads when the code it would load now
-//   is not the code the page runs (it changed while the service was away); so does a first
-//   connection that reaches another run of the service than the one that wrote the page.
+//   is not the code the page runs, or an asset it fetched at its plain address answers other
+//   bytes (either changed while the service was away); so does a first connection that reaches
+//   another run of the service than the one that wrote the page;
+// - counts what a same-origin frame of the page fetched as the page's own (a worker's fetches
+//   stay unseen: README "Preview and stylesheet push" says why);
+// - says, while a module the page runs is no longer served (a package name two packages
+//   write), that the code running is the one loaded before, and does not reload into that.
 // It heeds only the modules the page loads (`core-page`): the entry and what it imports.
 // The messages and their diagnostics are declared once, in src/protocol/push.ts (a type-only
 // import: nothing of it is loaded by the page).
@@ -72,12 +77,17 @@ function reload(): void {
 
 /** Modules whose code changed while reloading was off: the overlay says the page runs older code. */
 const changedCode = new Set<string>();
+// The code this page runs that the service no longer serves (an address and its status): '' for
+// none. Shown above the overlay's problems while they stand (README "Preview and stylesheet push").
+let held = '';
 
 // The asset addresses this page fetched without a version (`v`), by path: a plain string in code,
 // another module's asset, a shared file's, a CSS module script's `url()`. Chromium keeps an image
 // by its address for as long as the page lives, so only a reload shows a new one there (README
 // "Preview and stylesheet push"). An observer, as the resource timeline keeps 250 entries only.
-const fetchedPlain = new Set<string>();
+// With each, the hash of the bytes last fetched (the asset answer's `Server-Timing`): a page that
+// reconnects asks each address again, and one answering other bytes was saved while it was away.
+const fetchedPlain = new Map<string, string | null>();
 const plainPath = (address: string): string | null => {
   try {
     const url = new URL(address, location.href);
@@ -86,22 +96,72 @@ const plainPath = (address: string): string | null => {
     return null;
   }
 };
+const hashOf = (etag: string | null | undefined): string | null => etag?.replace(/^W\/|"/g, '') || null;
 const notePlain = (entries: PerformanceEntryList): void => {
   for (const entry of entries) {
     const fetched = plainPath(entry.name);
-    if (fetched !== null) fetchedPlain.add(fetched);
+    if (fetched === null) continue;
+    const timing = (entry as PerformanceResourceTiming).serverTiming;
+    // Outside a secure context (a page at another host than localhost, over http) the browser
+    // hides `Server-Timing`: the hash is asked then, as near the fetch as the page can.
+    if (timing === undefined) {
+      if (!fetchedPlain.has(fetched)) void currentHash(fetched).then((hash) => fetchedPlain.set(fetched, fetchedPlain.get(fetched) ?? hash));
+      fetchedPlain.set(fetched, fetchedPlain.get(fetched) ?? null);
+      continue;
+    }
+    const hash = timing.find((metric) => metric.name === 'asset')?.description || null;
+    if (hash !== null || !fetchedPlain.has(fetched)) fetchedPlain.set(fetched, hash);
   }
 };
+/** The timelines of this page and of every frame of the same origin in it, however deep: a frame's fetches are in its own. */
+function timelines(): PerformanceEntryList {
+  const entries = [...performance.getEntriesByType('resource')];
+  const visit = (frames: WindowProxy) => {
+    for (let index = 0; index < frames.length; index += 1) {
+      try {
+        // A frame of another origin throws here (its timeline is its own); `srcdoc` is this origin's.
+        const frame = frames[index]!;
+        entries.push(...frame.performance.getEntriesByType('resource'));
+        visit(frame);
+      } catch {
+        // another origin: what it fetched is none of this page's addresses
+      }
+    }
+  };
+  visit(window);
+  return entries;
+}
 try {
   new PerformanceObserver((list) => notePlain(list.getEntries())).observe({ type: 'resource', buffered: true });
 } catch {
   // no resource timing: the timeline is read when an asset changes
 }
-/** Whether the page fetched `href`, an asset's plain address, without a version (a fetch ended this instant included). */
+/** Whether the page, or a frame of it, fetched `href`, an asset's plain address, without a version (a fetch ended this instant included). */
 function fetchedWithoutVersion(href: string): boolean {
-  notePlain(performance.getEntriesByType('resource'));
+  notePlain(timelines());
   const asked = plainPath(href);
   return asked !== null && fetchedPlain.has(asked);
+}
+/** The hash of the bytes the service answers for an asset's plain address now; null for an error or no answer. */
+async function currentHash(address: string): Promise<string | null> {
+  try {
+    const answer = await fetch(address, { method: 'HEAD', cache: 'no-store' });
+    return answer.ok ? hashOf(answer.headers.get('etag')) : null;
+  } catch {
+    return null;
+  }
+}
+/** The plain addresses fetched whose asset answers other bytes now (saved while the service was away). */
+async function assetsSavedMeanwhile(): Promise<string[]> {
+  notePlain(timelines());
+  const saved: string[] = [];
+  for (const [address, hash] of fetchedPlain) {
+    if (hash === null) continue;
+    // A deleted asset answers 404: its module's `invalid` tells it, and a reload would fail on it.
+    const now = await currentHash(address);
+    if (now !== null && now !== hash) saved.push(address);
+  }
+  return saved;
 }
 
 // A page that failed to load: the modules it failed on (by label), and whether it failed on
@@ -117,30 +177,6 @@ function builtAgain(module: string): void {
   if (failedOn.size === 0 && !failedUnnamed) return;
   failedOn.delete(module);
   if (failedOn.size === 0) reload();
-}
-
-// A page that failed on something none of its modules names (a `/cdn/` address of a package not
-// yet in core.json, a specifier missing from its import map) may be fixed by a module it does not
-// load yet: a package added to the workspace and built. Any build or workspace message then asks
-// the service which page it would serve now, and reloads when that page is whole and other than
-// this one (README "Preview and stylesheet push"); the same page again waits for the next change.
-// One question at a time: messages meanwhile ask once more when it is answered.
-let failedPageCheck: Promise<void> | null = null;
-let failedPageCheckAgain = false;
-function recheckFailedPage(): void {
-  if (failedOn.size === 0 && !failedUnnamed) return;
-  if (failedPageCheck) {
-    failedPageCheckAgain = true;
-    return;
-  }
-  failedPageCheck = (async () => {
-    do {
-      failedPageCheckAgain = false;
-      if (await servedPageDiffers()) return reload();
-    } while (failedPageCheckAgain && !reloading);
-  })().finally(() => {
-    failedPageCheck = null;
-  });
 }
 
 const hasSyntaxProblem = (): boolean => [...warnings.values()].some((list) => list.some((warning) => warning.kind === 'CSS_SYNTAX'));
@@ -254,7 +290,8 @@ const overlay = (() => {
       button { all: unset; cursor: pointer; color: #aaa; }
       .where { color: #8cc8ff; } .kind { color: #ffcb6b; } li { margin: .35rem 0; white-space: pre-wrap; } ul { margin: 0; padding-left: 1.1rem; }
       pre { margin: .3rem 0 0; color: #d0d0d0; overflow-x: auto; }
-    </style><section role="alert"><header><span class="title"></span><label><input type="checkbox" class="reload"> reload on code changes</label><button title="Hide until the next change">✕</button></header><ul></ul></section>`;
+      .held { margin: 0 0 .5rem; color: #ffcb6b; white-space: pre-wrap; } .held:empty { display: none; }
+    </style><section role="alert"><header><span class="title"></span><label><input type="checkbox" class="reload"> reload on code changes</label><button title="Hide until the next change">✕</button></header><p class="held"></p><ul></ul></section>`;
     shadow.querySelector('button')!.addEventListener('click', () => host?.remove());
     shadow.querySelector<HTMLInputElement>('input.reload')!.addEventListener('change', (event) => {
       const on = (event.target as HTMLInputElement).checked;
@@ -278,6 +315,9 @@ const overlay = (() => {
       ensure();
       shadow!.querySelector('.title')!.textContent = errors.length > 0 ? [...new Set(errors.map((d) => titleOf(d.kind)))].join(' · ') : syntax.length > 0 ? 'Stylesheet kept: CSS syntax problem' : 'Code changed';
       shadow!.querySelector<HTMLInputElement>('input.reload')!.checked = reloadsOnCode();
+      // Not a problem of its own: what the problems below mean for the code this page runs.
+      shadow!.querySelector('.held')!.textContent =
+        held && errors.length > 0 ? `This page runs the code it loaded before these problems: ${held} now, so a page loaded now would not run it. It is not reloaded into that failure; fix the problems and it goes on.` : '';
       shadow!.querySelector('ul')!.replaceChildren(
         ...all.map((d) => {
           const item = document.createElement('li');
@@ -351,20 +391,16 @@ function handle(message: Message): void {
     // A manifest fixed may be what the page failed on: a package whose package.json was broken
     // answers that problem, not its code (README "Workspaces"), and comes back with no build.
     if (fixed && (failedOn.size > 0 || failedUnnamed)) reload();
-    else if (failedOn.size > 0 || failedUnnamed) recheckFailedPage();
-    else recheckImportMap();
+    else askService();
     return;
   }
   // Whichever module the page loads: another module's code may name the asset by its address.
   if (message.type === 'asset') {
-    if (!fetchedWithoutVersion(message.href)) return;
-    if (reloadsOnCode()) return reload();
-    changedCode.add(message.module);
-    overlay.render();
+    if (fetchedWithoutVersion(message.href)) codeChanged(message.module);
     return;
   }
   if (!onPage(message.module)) {
-    if (message.type === 'valid' || message.type === 'code') recheckFailedPage();
+    if ((message.type === 'valid' || message.type === 'code') && (failedOn.size > 0 || failedUnnamed)) askService();
     return;
   }
   if (message.type === 'invalid') {
@@ -384,39 +420,106 @@ function handle(message: Message): void {
   swapBundle();
   if (message.type === 'styles') swapSheet(message.module, message.href);
   if (message.type === 'valid' || message.type === 'code') builtAgain(message.module);
-  if (message.type !== 'code') return;
+  if (message.type === 'code') codeChanged(message.module);
+}
+
+// One mechanism asks the service about this page, one question at a time (a message that comes
+// meanwhile asks once more when it is answered, which sees everything up to then), never on a
+// clock (README "Preview and stylesheet push"). It is asked:
+// - by a page that failed to load, on each `workspace` message and each build of a module not on
+//   it: what it failed on may be fixed by a module it does not load yet (a package added and
+//   built, a `/cdn/` address listed). It reloads when the page served now is whole and other than
+//   this one, whatever the setting; the same page again waits for the next change, never loops;
+// - by a page that runs, on each `workspace` message (a package renamed under its importers maps
+//   their import elsewhere with no code of the page changed): another page served now ends this
+//   one as a fresh load would, as a `code` message does (with reloading off, the overlay says so);
+// - on reconnecting, or a first connection reaching another run: the push tells changes only, and
+//   a service that was away saw none of those made meanwhile. The page served now names the code
+//   it would load, by content hash, as for a `workspace` message; and each asset address the page
+//   fetched without a version is asked again: other bytes than it got mean the asset was saved
+//   meanwhile, the same as an `asset` message.
+// While the page served now has diagnostics, this one keeps running, as for an `invalid` message:
+// the service sends them on connecting, and the fix is a message of its own. When a module this
+// page runs is no longer served (its address answers an error: a package name two packages
+// write), the overlay says that the code running is the one loaded before (`held`).
+let asking: Promise<void> | null = null;
+let askAgain = false;
+let assetsDue = false;
+function askService(withAssets = false): void {
+  assetsDue ||= withAssets;
+  if (asking) {
+    askAgain = true;
+    return;
+  }
+  asking = (async () => {
+    do {
+      askAgain = false;
+      await compareWithService();
+    } while (askAgain && !reloading);
+  })().finally(() => {
+    asking = null;
+  });
+}
+
+/** The one answer to code that moved under the page (a `code` message, an asset saved, another page served): a reload, or with reloading off the overlay's notice. */
+function codeChanged(module: string): void {
   if (reloadsOnCode()) return reload();
-  changedCode.add(message.module);
+  changedCode.add(module);
   overlay.render();
 }
 
-// The push tells changes only, and a service that was away (stopped, restarted) saw none of
-// those made meanwhile: the page it serves now names the code it would load, by content hash.
-// Other addresses than this page's mean its code changed: the same as a `code` message. While
-// that page has diagnostics, this one keeps running, as for an `invalid` message: the service
-// sends them on connecting, and the fix is a `code` message.
-async function reloadIfCodeChanged(): Promise<void> {
-  if (!(await servedPageDiffers())) return;
-  if (reloadsOnCode()) return reload();
-  changedCode.add(location.pathname);
-  overlay.render();
+async function compareWithService(): Promise<void> {
+  const failed = failedOn.size > 0 || failedUnnamed;
+  const withAssets = assetsDue;
+  assetsDue = false;
+  const served = await servedPage();
+  if (reloading) return;
+  if (served !== null && !served.broken && servedOtherwise(served)) {
+    if (failed) return reload();
+    codeChanged(location.pathname);
+    if (reloading) return;
+  }
+  if (failed) return;
+  for (const address of withAssets ? await assetsSavedMeanwhile() : []) {
+    if (reloading) return;
+    codeChanged(address);
+  }
+  if (reloading) return;
+  const notServed = served === null ? null : served.broken ? await addressNotServed() : '';
+  if (notServed !== null && notServed !== held) {
+    held = notServed;
+    overlay.render();
+  }
 }
 
 /**
- * Whether the service would now serve this page whole (no diagnostics) with other modules or
- * addresses, or another import map: a package renamed under its importers maps their import
- * elsewhere with no code of the page changed (README "Preview and stylesheet push"). Only the
- * entries its own map holds count, by address without the version: the map lists every module
- * of the workspace, so a module declared, or a version of a module whose code changes the push
- * tells as `code`, is no change of what this page imports. A failed page too: compared whole, a
- * module declared elsewhere reloaded it into the same failure; what it failed on is an entry it
- * holds mapped elsewhere now (a package listed), or a module it loads.
+ * Whether the service would serve this page with other modules or addresses, or another import
+ * map (README "Preview and stylesheet push"). Only the entries its own map holds count, by
+ * address without the version: the map lists every module of the workspace, so a module
+ * declared, or a version of a module whose code changes the push tells as `code`, is no change of
+ * what this page imports. A failed page too: compared whole, a module declared elsewhere reloaded
+ * it into the same failure; what it failed on is an entry it holds mapped elsewhere now (a
+ * package listed), or a module it loads.
  */
-async function servedPageDiffers(): Promise<boolean> {
-  const served = await servedPage();
-  if (page === null || served === null || served.broken || reloading) return false;
+function servedOtherwise(served: NonNullable<Awaited<ReturnType<typeof servedPage>>>): boolean {
+  if (page === null) return false;
   const same = (a: string[], b: string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
   return !(same(page.modules, served.modules) && same(page.addresses, served.addresses) && sameEntriesHeld(importMapOf(document), served.imports));
+}
+
+/** The first address of this page's own code (same origin) that answers an error now, with its status; '' for none. */
+async function addressNotServed(): Promise<string> {
+  for (const address of page?.addresses ?? []) {
+    const url = new URL(address, location.href);
+    if (url.origin !== location.origin) continue;
+    try {
+      const answer = await fetch(url, { method: 'HEAD', cache: 'no-store' });
+      if (!answer.ok) return `${url.pathname} answers ${answer.status}`;
+    } catch {
+      return '';
+    }
+  }
+  return '';
 }
 
 /** What the service says about this page now; null for an error page or no answer (the push tells the rest). */
@@ -457,27 +560,6 @@ function withoutVersion(address: string): string {
   }
 }
 
-// A `workspace` message tells that what a page can name changed (a package renamed, a module
-// declared or dropped): the page asks the service which page it would serve now, and ends as a
-// fresh load would when that page maps its imports elsewhere, as for a `code` message; the same
-// page, or a broken one (the overlay tells why), changes nothing. One question at a time.
-let mapCheck: Promise<void> | null = null;
-let mapCheckAgain = false;
-function recheckImportMap(): void {
-  if (mapCheck) {
-    mapCheckAgain = true;
-    return;
-  }
-  mapCheck = (async () => {
-    do {
-      mapCheckAgain = false;
-      await reloadIfCodeChanged();
-    } while (mapCheckAgain && !reloading);
-  })().finally(() => {
-    mapCheck = null;
-  });
-}
-
 // Under this key while the service does not answer: shown once a try to connect again failed,
 // not when a connection closes (a restart reconnects at once, and the page shows no flash).
 const UNREACHABLE = 'service';
@@ -492,7 +574,7 @@ function catchUp(): void {
   warnings.clear();
   overlay.render();
   refreshAllSheets();
-  void reloadIfCodeChanged();
+  askService(true);
 }
 
 function connect(delay = 250, reconnecting = false): void {

@@ -124,7 +124,7 @@ async function serveAsset(ctx: HttpContext, address: Address, deps: ModulesRoute
     if (!module.assets.includes(file)) throw new ServiceError('OUTPUT_NOT_AVAILABLE', undeclaredAssetText(module, file));
     const asset = deps.assets.read(state.workspace.packages.find((p) => p.name === module.package)!.dir, `${module.dir}/${file}`, state.workspace.linkedDirs);
     if (!asset) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `the asset "${file}" of ${module.specifier} is declared but ${module.dir}/${file} is missing, is no regular file (README "Files that are not files") or leaves its package`);
-    sendOutput(ctx, asset.content, { type: assetType(file, asset.content), hash: asset.hash, anyOrigin: true });
+    sendOutput(ctx, asset.content, { type: assetType(file, asset.content), hash: asset.hash, anyOrigin: true, hashInTimeline: true });
     return;
   }
   throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${describeAddress(address)} names no declared asset of ${address.packageName}`);

@@ -1,0 +1,188 @@
+// An open page and what changed without a message it heard (README "Preview and stylesheet
+// push"): an asset saved while the service was away (the page reconnects and asks each plain
+// address it fetched again, comparing the bytes by the hash its resource timeline kept), an
+// asset fetched inside a frame of the page (its timeline is the frame's own), and a package name
+// two packages write while the page runs the code of one (the overlay says that the code running
+// is the one loaded before, and the page is not reloaded into the failure).
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { eventsOpen, launchChromium, openPage, overlayTextOf, shownOk, until, type Watched } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { BLUE, RED, square } from '../helpers/pixels.js';
+import { inlineWorkspace, tempWorkspace, writeFile } from '../helpers/workspace.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const LOGO = '/m/@a/app@1.0.0/assets/main/logo.svg';
+const FRAMED = '/m/@a/app@1.0.0/assets/main/framed.svg';
+
+/** A page that shows `logo.svg` by its plain address, and `framed.svg` inside a `srcdoc` frame. */
+function assetWorkspace(): string {
+  return tempWorkspace({
+    'core.json': json({ packages: ['packages/app'], preview: '@a/app/main' }),
+    'packages/app/package.json': json({ name: '@a/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+    'packages/app/main/module.json': json({ platforms: ['web'], assets: ['logo.svg', 'framed.svg', 'unused.svg'] }),
+    'packages/app/main/logo.svg': square('red'),
+    'packages/app/main/framed.svg': square('red'),
+    'packages/app/main/unused.svg': square('red'),
+    'packages/app/main/index.ts': [
+      "const image = document.createElement('img');",
+      `image.src = '${LOGO}';`,
+      'document.body.append(image);',
+      'await image.decode();',
+      "const frame = document.createElement('iframe');",
+      `frame.srcdoc = '<img id="framed" src="${FRAMED}">';`,
+      'document.body.append(frame);',
+      "await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));",
+      "document.body.dataset.ok = 'yes';",
+      '',
+    ].join('\n'),
+  });
+}
+
+describe('an open page and the assets it fetched by their plain address', function () {
+  this.timeout(120_000);
+  let browser: Browser;
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  async function opened(address: string) {
+    const root = assetWorkspace();
+    let service = await serve(root);
+    const watched = await openPage(browser);
+    await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
+    await watched.page.waitForFunction(() => document.body.dataset.ok === 'yes', undefined, { timeout: 30_000 });
+    await eventsOpen(watched);
+    return {
+      root,
+      watched,
+      /** Stops the service, does `meanwhile`, starts it again on the same port: the page reconnects by itself. */
+      async restart(meanwhile: () => void) {
+        const { port } = service;
+        const opened = watched.events.opened;
+        await service.close();
+        meanwhile();
+        service = await serve(root, { port });
+        await until(() => watched.events.opened > opened, 'the page to connect to the service started again', 30_000);
+      },
+      async close() {
+        await watched.page.close();
+        await service.close();
+      },
+    };
+  }
+  /** The colour the page's own `<img>` of the logo shows (a new Image would fetch the address again). */
+  const logoColour = (watched: Watched) =>
+    watched.page.evaluate(() => {
+      const canvas = document.createElement('canvas');
+      canvas.width = canvas.height = 1;
+      const context = canvas.getContext('2d')!;
+      context.drawImage(document.querySelector('body > img')!, 5, 5, 1, 1, 0, 0, 1, 1);
+      return [...context.getImageData(0, 0, 1, 1).data].join(',');
+    });
+
+  it('reloads once onto an asset saved while the service was away, after it reconnects', async () => {
+    const { root, watched, restart, close } = await opened('/preview/');
+    try {
+      await restart(() => writeFile(root, 'packages/app/main/logo.svg', square('blue')));
+      await until(() => watched.navigations() === 2, 'the reload onto the logo saved meanwhile', 30_000);
+      await watched.page.waitForFunction(() => document.body.dataset.ok === 'yes', undefined, { timeout: 30_000 });
+      expect(await logoColour(watched)).to.equal(BLUE);
+      await eventsOpen(watched);
+      expect(watched.navigations()).to.equal(2);
+      expect(watched.errors).to.deep.equal([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('with ?reload=false, names each asset saved while the service was away that it fetched, no other, and does not reload', async () => {
+    const { root, watched, restart, close } = await opened('/preview/?reload=false');
+    try {
+      await restart(() => {
+        writeFile(root, 'packages/app/main/unused.svg', square('blue'));
+        writeFile(root, 'packages/app/main/logo.svg', square('blue'));
+        writeFile(root, 'packages/app/main/framed.svg', square('blue'));
+      });
+      await watched.page.waitForFunction((logo) => document.querySelector('core-overlay')?.shadowRoot?.textContent?.includes(logo), LOGO, { timeout: 30_000 });
+      // One look names every asset saved meanwhile that the page or its frame fetched: the one
+      // the page never fetched is not among them.
+      expect(await overlayTextOf(watched))
+        .to.include('Code changed')
+        .and.include('reloading on code changes is off')
+        .and.include(FRAMED)
+        .and.not.include('unused.svg');
+      expect(watched.navigations()).to.equal(1);
+      expect(await logoColour(watched)).to.equal(RED);
+    } finally {
+      await close();
+    }
+  });
+
+  for (const address of ['/preview/', '/preview/bundled/']) {
+    it(`on ${address}: reloads for an asset that only a frame of the page fetched, saved`, async () => {
+      const { root, watched, close } = await opened(address);
+      try {
+        const framedColour = () => watched.page.frames()[1]!.evaluate(() => (document.getElementById('framed') as HTMLImageElement).decode().then(() => 'decoded'));
+        expect(await framedColour()).to.equal('decoded');
+        writeFile(root, 'packages/app/main/framed.svg', square('blue'));
+        await until(() => watched.navigations() === 2, 'the reload for the asset the frame fetched', 30_000);
+        expect(watched.errors).to.deep.equal([]);
+      } finally {
+        await close();
+      }
+    });
+  }
+});
+
+describe('an open page whose import names a package another is renamed onto, while it runs', function () {
+  this.timeout(120_000);
+  const other = { name: '@p/other', version: '1.0.0', exports: { './util': './util/index.ts' } };
+  const LIB_JSON = 'packages/lib/package.json';
+  const HELD = 'This page runs the code it loaded before these problems: /m/@p/other@1.0.0/modules/util answers 422 now';
+  let browser: Browser;
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+  let watched: Watched;
+  const heldText = () => watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.querySelector('.held')?.textContent ?? null);
+
+  before(async () => {
+    root = inlineWorkspace({
+      'packages/app': {
+        manifest: { name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { '@p/other': '1.0.0' } },
+        files: { 'main/index.ts': "import { a } from '@p/other/util';\ndocument.body.dataset.ok = a;\n" },
+      },
+      'packages/lib': { manifest: { ...other, name: '@p/lib' }, files: { 'util/index.ts': "export const a = 'LIB';\n" } },
+      'packages/lib-b': { manifest: other, files: { 'util/index.ts': "export const a = 'OTHER';\n" } },
+    });
+    service = await serve(root);
+    browser = await launchChromium();
+    watched = await openPage(browser);
+    await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+    await watched.page.waitForFunction(() => document.body.dataset.ok === 'OTHER', undefined, { timeout: 20_000 });
+    await eventsOpen(watched);
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('says, above both manifests, that the code running is the one loaded before, and is not reloaded into the failure', async () => {
+    writeFile(root, LIB_JSON, JSON.stringify(other));
+    await watched.page.waitForFunction((held) => document.querySelector('core-overlay')?.shadowRoot?.querySelector('.held')?.textContent?.startsWith(held), HELD, { timeout: 20_000 });
+    expect(await overlayTextOf(watched)).to.include('Manifest invalid').and.include(LIB_JSON).and.include('packages/lib-b/package.json');
+    expect(await heldText()).to.include('a page loaded now would not run it').and.include('not reloaded into that failure');
+    expect(await shownOk(watched)).to.equal('OTHER');
+    expect(watched.navigations()).to.equal(1);
+  });
+
+  it("drops that line, with the manifests, once the name is one package's again", async () => {
+    writeFile(root, LIB_JSON, JSON.stringify({ ...other, name: '@p/lib' }));
+    await watched.page.waitForFunction(() => document.querySelector('core-overlay') === null || !document.querySelector('core-overlay')!.isConnected, undefined, { timeout: 20_000 });
+    expect(await heldText()).to.equal(null);
+    expect(await shownOk(watched)).to.equal('OTHER');
+  });
+});
