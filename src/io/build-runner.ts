@@ -119,18 +119,13 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
       if (signal.aborted) throw new BuildCancelled();
     }
     const unwritten = unwrittenSince(deps.hashes, deps.quiet?.() ?? null, watchedFrom);
-    const recordResults = () =>
-      stamps.once(() =>
-        built.map((result, index) => {
-          const { module, previousInputs } = job.modules[index]!;
-          const withConfigs = module.entry ? withConfigInputs(result, tsconfigInputs(module.entry, result.inputs, result.mapped)) : result;
-          return toFact(withConfigs, { build: job.build, variant: job.variant, previousInputs, before, startedAt, shared: targets[index]!.shared, ...(unwritten ? { unwritten } : {}) });
-        }),
-      );
-    // The inputs first seen are read in one pass (`ConfinedPaths.inPass`): a module's files share
-    // a directory, whose real path is asked once, where each read asked its own (a first start of
-    // 1,000 modules read 5,000 files: README "Performance").
-    return deps.hashes.inPass ? deps.hashes.inPass(recordResults) : recordResults();
+    return stamps.once(() =>
+      built.map((result, index) => {
+        const { module, previousInputs } = job.modules[index]!;
+        const withConfigs = module.entry ? withConfigInputs(result, tsconfigInputs(module.entry, result.inputs, result.mapped)) : result;
+        return toFact(withConfigs, { build: job.build, variant: job.variant, previousInputs, before, startedAt, shared: targets[index]!.shared, ...(unwritten ? { unwritten } : {}) });
+      }),
+    );
   }
 }
 

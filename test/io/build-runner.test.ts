@@ -10,7 +10,6 @@ import type { EffectDeps } from '../../src/service.js';
 import type { BuildJob } from '../../src/io/build-runner.js';
 import { createBuildRunner } from '../../src/io/build-runner.js';
 import { createFileHashes } from '../../src/io/file-hashes.js';
-import { contentHash } from '../../src/outputs/content-hash.js';
 import { UNVERIFIED } from '../../src/store/events.js';
 import { coarseStat } from '../helpers/coarse-stat.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
@@ -212,39 +211,6 @@ describe('createBuildRunner', () => {
     expect(stats.get('app/tsconfig.json')).to.equal(1);
     expect(stats.get('tsconfig.json')).to.equal(1);
     expect([...stats.values()].every((count) => count === 1), JSON.stringify(Object.fromEntries(stats))).to.equal(true);
-  });
-
-  it('reads the inputs a job first meets in one pass: a directory\'s real path asked once, not each file\'s, and a link leading out still refused', async () => {
-    const root = tempWorkspace({ 'app/one/index.ts': 'export {};\n', 'app/one/helper.ts': 'export const h = 1;\n', 'app/one/style.css': '.a {}\n' });
-    const outside = tempWorkspace({ 'secret.ts': 'export const s = 1;\n' });
-    fs.symlinkSync(path.join(outside, 'secret.ts'), path.join(root, 'app/one/secret.ts'));
-    const files = ['app/one/index.ts', 'app/one/helper.ts', 'app/one/style.css'];
-    const bundler: Bundler = {
-      bundle: async (targets) => targets.map((target) => ({ specifier: target.specifier, code: Buffer.from('export {};\n'), styles: null, inputs: [...files, 'app/one/secret.ts'], imports: [], errors: [] })),
-      rebuild: async () => {
-        throw new Error('not asked');
-      },
-      dispose: async () => {},
-    };
-    // Long after the files were written: nothing read is racy or unverified.
-    const later = () => Date.now() + 60_000;
-    const hashes = createFileHashes(root, later);
-    const run = createBuildRunner({ registry: { get: async () => bundler, dispose: async () => {} }, outputs: createOutputCache(), hashes, now: later });
-    const resolved: string[] = [];
-    const native = fs.realpathSync.native;
-    fs.realpathSync.native = ((file: string) => (resolved.push(path.relative(root, path.resolve(root, file))), native(file))) as typeof native;
-    let facts;
-    try {
-      facts = await firstValueFrom(run({ build: 1, variant: 'browser.development', bundler: { name: 'ts', specifier: '@core-js/packages/bundlers/ts' }, incremental: false, modules: [{ module: moduleModel('one'), generation: 1, previousInputs: null }] }));
-    } finally {
-      fs.realpathSync.native = native;
-    }
-    const { inputs } = facts[0] as { inputs: Record<string, string | null> };
-    for (const file of files) expect(inputs[file], file).to.equal(contentHash(fs.readFileSync(path.join(root, file))));
-    // The link's target is outside the workspace: never read, recorded as absent.
-    expect(inputs['app/one/secret.ts']).to.equal(null);
-    expect(resolved.filter((file) => files.includes(file)), 'files whose own real path was asked').to.deep.equal([]);
-    expect(resolved.filter((file) => file === 'app/one')).to.have.length(1);
   });
 
   it('calls a loaded bundler in the turn the job is subscribed in', async () => {
