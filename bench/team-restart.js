@@ -3,8 +3,10 @@
 // cache push`; each pair is a team start (empty build cache, the team cache asked) then a restart
 // from the build cache it wrote (the team cache off), each spawn -> `/state` all valid, with the
 // main thread's CPU at that moment (its `schedstat`, in ns, so load does not blur it as wall does)
-// beside the process's. Lines the service writes to stderr as `MARK name wall-ms cpu-ms` (a
-// temporary probe of a phase, never committed) are printed with the run.
+// beside the process's. Lines the service writes to stderr as `MARK name wall-ms cpu-ms queued-ms`
+// (a temporary probe of a phase, never committed: the main thread's `performance.now()`, its CPU
+// and its time runnable but waiting for a core, from its schedstat; a phase's wall less both is
+// the time it was blocked) are printed with the run.
 //   node bench/team-restart.js [pairs]
 // Built (`npm run build`); nginx must be installed.
 import { spawnSync } from 'node:child_process';
@@ -32,7 +34,7 @@ async function start(root, expected, cacheDir, remote) {
   const child = spawnNode([BIN, 'run', '--port', '0'], { cwd: root, env: { ...process.env, CORE_CACHE_DIR: cacheDir, CORE_REMOTE_CACHE: remote ?? 'off' } });
   const marks = [];
   child.stderr.on('data', (text) => {
-    for (const [, name, wall, cpu] of String(text).matchAll(/^MARK (\S+) (\d+) (\d+)$/gm)) marks.push(`${name} ${wall}w/${cpu}c`);
+    for (const [, name, wall, cpu, queued] of String(text).matchAll(/^MARK (\S+) (\d+) (\d+) (\d+)$/gm)) marks.push(`${name} ${wall}w/${cpu}c/${queued}q`);
   });
   try {
     const [, address] = await waitForLine(child, /^\s*(http:\/\/127\.0\.0\.1:\d+\/)\s*$/, 300_000, 'the service URL');
