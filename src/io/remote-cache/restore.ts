@@ -89,11 +89,10 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   // An entry the workspace's entry holds is opened with it: its signature covers them all.
   const heldEntry = (key: string): Opened | undefined => (Object.hasOwn(held, key) ? { payload: held[key] } : undefined);
   const opened = deps.readAhead ? openAhead(wanted, keyOf, heldEntry, listed, packed, deps.publicKey) : [];
-  // Asked before any input is sent (the entries are opened ahead already, so nothing here reads
-  // the pack's bytes while the worker has them): queued behind every input's read, the keeping
-  // of the outputs waited for it after the last entry was judged (ARCHITECTURE.md "Hashing on
-  // the second core"); first, this thread judges from the back while the worker hashes it.
-  const packChecked: Promise<CheckedParts> | null = fetched.check ? fetched.check() : null;
+  // Asked once every input is sent (the worker hashes it after reading them, while this thread
+  // judges the last entries), so it is most likely answered once every entry is judged.
+  let packChecked: Promise<CheckedParts> | null = null;
+  const checkPack = () => void (fetched.check && (packChecked ??= fetched.check()));
   // Every entry judged first, then the outputs of those that hold fetched and kept.
   const judgedAll: Judged[] = [];
   const judged = (result: Judged | MissKind) => {
@@ -103,11 +102,12 @@ export async function restoreFromRemote(workspace: WorkspaceModel, wanted: reado
   // The entries opened ahead: their inputs read on the worker from the front, judged here from the back meanwhile.
   const { readAhead } = deps;
   if (readAhead) {
-    await twoEnded(opened, (batch) => readAhead(batch.flatMap((one) => one.inputs))).check((one) => {
+    await twoEnded(opened, (batch) => readAhead(batch.flatMap((one) => one.inputs)), checkPack).check((one) => {
       judged(judgeEntry(one.entry, keyOf(one.wanted), one.wanted, deps, one.moduleEntry));
       return true;
     });
   }
+  checkPack();
   const openedAhead = new Set(opened.map((one) => one.wanted));
   await runLimited(
     wanted.filter((one) => !openedAhead.has(one)),

@@ -260,7 +260,7 @@ describe('restoreFromRemote, the pack checked on the worker', () => {
    * named (its last part is not what its name says) or `after` (the pack is not). `hashedHere`:
    * told the length of each thing this thread hashes while restoring.
    */
-  async function restoreHeld(sha256Ahead: RemoteRestoreDeps['sha256Ahead'], flip?: 'before' | 'after', hashedHere: (length: number) => void = () => undefined, readAhead: NonNullable<RemoteRestoreDeps['readAhead']> = async () => undefined) {
+  async function restoreHeld(sha256Ahead: RemoteRestoreDeps['sha256Ahead'], flip?: 'before' | 'after', hashedHere: (length: number) => void = () => undefined) {
     const modules = [moduleModel('m0'), moduleModel('m1')];
     const workspace = workspaceModel(modules);
     const wanted: WantedVariant[] = modules.map((module) => ({ module, variant: VARIANT }));
@@ -288,7 +288,7 @@ describe('restoreFromRemote, the pack checked on the worker', () => {
     const hash = crypto.hash;
     crypto.hash = ((algorithm: string, data: Uint8Array, encoding: 'hex') => (hashedHere(data.length), hash(algorithm, data, encoding))) as typeof crypto.hash;
     try {
-      const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs, readAhead, sha256Ahead });
+      const restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: 'http://team/', identity: IDENTITY, publicKey: null, check: () => 'valid', outputs, readAhead: async () => undefined, sha256Ahead });
       return { restored, outputs, asked, pack };
     } finally {
       crypto.hash = hash;
@@ -311,25 +311,6 @@ describe('restoreFromRemote, the pack checked on the worker', () => {
       const partLength = Buffer.byteLength('code of @t/app/m0');
       expect(hashedHere.filter((length) => length === pack.length || length === partLength), 'the pack or a part hashed on this thread').to.deep.equal([]);
       expect(hashedHere, 'the keys hashed here').to.not.deep.equal([]);
-    } finally {
-      await worker.close();
-    }
-  });
-
-  it("asks the worker to hash the pack before it sends the entries' inputs, so the outputs' keeping does not wait behind their reads", async () => {
-    const worker = createReadAhead(tempWorkspace({}));
-    const order: string[] = [];
-    try {
-      const { restored } = await restoreHeld(
-        async (bytes, ranges) => (order.push('pack'), worker.sha256(bytes, ranges)),
-        undefined,
-        undefined,
-        async () => void order.push('inputs'),
-      );
-      expect(restored.builds).to.have.length(2);
-      expect(order[0], 'the first thing the worker is asked').to.equal('pack');
-      expect(order.filter((one) => one === 'pack')).to.have.length(1);
-      expect(order, 'the inputs sent too').to.include('inputs');
     } finally {
       await worker.close();
     }
