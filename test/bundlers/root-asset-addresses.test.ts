@@ -147,6 +147,8 @@ describe('addresses under /m/ written in sheets and code', () => {
         expect(other).to.include('names /m/@t/lib@2.0.0/assets/x/nope.svg, which is not a declared asset of @t/lib/x: the browser gets a 404. Name a declared asset of @t/lib/x (y.svg)');
         // Declaring it in lib's module.json makes the address answer: that edit judges the module again.
         expect(result!.inputs).to.include('lib/x/module.json').and.include('lib/package.json');
+        // A module made in the folder would take the address, as the router takes the longest subpath.
+        expect(result!.inputs).to.include('app/main/img/module.json');
       }
     });
 

@@ -212,13 +212,14 @@ export function rootAddressInputs(target: BundleTarget, reference: string): stri
     if (target.workspace?.versions?.[name!] !== version) return inputs;
   } else if (version !== own[2]) return [];
   const asset = rest!.startsWith('assets/') && !rest!.split('/').includes('') ? addressedAsset(target, name!, rest!, name === own[1]) : null;
-  if (asset === null || asset.mine) return inputs;
-  const { declaration, file } = asset;
-  inputs.push(path.posix.join(declaration.dir, 'module.json'));
+  if (asset === null) return inputs;
+  const { declaration, file, mine } = asset;
+  // The module's own declarations build it again anyway; another's are inputs, and so is its declared file.
+  if (!mine) inputs.push(path.posix.join(declaration.dir, 'module.json'));
+  if (!mine && declaration.assets.includes(file)) inputs.push(path.posix.join(declaration.dir, file));
   // A module made in a folder of the file's path would take the address (`assets/<subpath>/img/...`).
   const folders = path.posix.dirname(file).split('/').filter((segment) => segment !== '.');
   for (let depth = 1; depth <= folders.length; depth += 1) inputs.push(path.posix.join(declaration.dir, ...folders.slice(0, depth), 'module.json'));
-  if (declaration.assets.includes(file)) inputs.push(path.posix.join(declaration.dir, file));
   return [...new Set(inputs)].sort();
 }
 
