@@ -255,8 +255,8 @@ export function unservedStylesheetReferences(reads: PlacedReads, metafile: esbui
     for (const record of metafile.inputs[input]?.imports ?? []) {
       if (!record.external || (record.kind !== 'import-rule' && record.kind !== 'url-token')) continue;
       const reference = record.path;
-      if (record.kind === 'url-token') for (const input of rootAddressInputs(target, reference)) absent.add(input);
-      const problem = record.kind === 'url-token' ? rootAddressProblem(target, reference, `url(${reference})`) : null;
+      for (const input of rootAddressInputs(target, reference)) absent.add(input);
+      const problem = rootAddressProblem(target, reference, record.kind === 'url-token' ? `url(${reference})` : `@import "${reference}"`);
       if (problem !== null) {
         const text = reads.text(file);
         errors.push(diagnostic('BUNDLE_ERROR', problem, { file, ...(text === null ? null : referenceAt(text, reference)) }));

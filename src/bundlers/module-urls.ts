@@ -107,7 +107,7 @@ export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, cod
     if (seen.has(reference!)) continue;
     seen.add(reference!);
     // An address under `/m/` is the service's own: one it knows answers 404 is an error here too.
-    const problem = rootAddressProblem(target, reference!, `new URL('${reference}', import.meta.url)`);
+    const problem = rootAddressProblem(target, reference!, `new URL('${reference}', import.meta.url)`, 'base');
     if (problem !== null) {
       const place = placeOf(reads, sources, reference!);
       errors.push(diagnostic('BUNDLE_ERROR', problem, place ?? { file: target.entry }));

@@ -59,6 +59,14 @@ export interface BundleTarget {
    * judged (`rootAddressProblem`).
    */
   packageAddress?: string;
+  /**
+   * Whether the service serves the declared asset `file` (workspace-relative) of the workspace
+   * package `packageName`: a regular file inside that package by its real path, as the router reads
+   * it (README "Files that are not files"). Given by the service's builds, so that an address under
+   * `/m/` naming another module's declared asset whose file is gone is judged a 404 (README
+   * "Workspaces"); absent, such an address is taken as served.
+   */
+  assetServed?: (packageName: string, file: string) => boolean;
 }
 
 // Where a path leads (`<path> ->`): defined beside the workspace's paths, whose read records it too.

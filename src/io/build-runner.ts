@@ -10,6 +10,7 @@ import type { Fact, InputHashes } from '../store/events.js';
 import type { BundlerRef, ModuleModel } from '../workspace/model.js';
 import type { ModuleDeclaration } from '../workspace/shared-files.js';
 import { parseVariantKey } from '../workspace/variant.js';
+import type { AssetFiles } from './asset-files.js';
 import { bundlerFailedFacts, createBuildFacts } from './build-facts.js';
 import { inputsBefore, rebuildHint } from './build-inputs.js';
 import { stampingOnce, watchSequence, type FileHashes, type Recalled } from './file-hashes.js';
@@ -46,6 +47,8 @@ export interface BuildRunnerDeps {
   now?: () => number;
   /** The tree watcher's proof of silence while it runs: the tsconfig places it vouches for are not stamped again (README "Addresses"). */
   quiet?: () => WatchProof | null;
+  /** The router's reader of declared assets: whether an address under `/m/` a build names is served (`BundleTarget.assetServed`). */
+  assets?: AssetFiles;
 }
 
 export const toBundleTarget = (module: ModuleModel, workspace?: WorkspaceBoundaries, packageDir?: string, shared?: Record<string, string>, declarations?: readonly ModuleDeclaration[]): BundleTarget => ({
@@ -102,8 +105,10 @@ export function createBuildRunner(deps: BuildRunnerDeps): RunBuild {
     const before = inputsBefore(deps.hashes, job.modules.map((module) => module.previousInputs));
     const startedAt = now();
     const bundler = deps.registry.loaded?.(job.bundler) ?? (await deps.registry.get(job.bundler));
+    const assetServed = servedAssets(deps.assets, job.workspace);
     const targets = job.modules.map(({ module, packageDir }) => {
-      const target = toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package], job.declarations?.[module.package]);
+      const built = toBundleTarget(module, job.workspace, packageDir, job.shared?.[module.package], job.declarations?.[module.package]);
+      const target = assetServed ? { ...built, assetServed } : built;
       return variant.env === 'development' ? { ...target, assetVersions: assetVersionsOf(deps.hashes, before, module) } : target;
     });
     const first = job.modules[0]!;
@@ -145,6 +150,17 @@ function assetVersionsOf(hashes: FileHashes, taken: Map<string, Recalled>, modul
     if (recalled.hash !== null) versions[file] = recalled.hash;
   }
   return versions;
+}
+
+// A declared asset is served when the router's reader finds it: a regular file inside its package
+// by its real path (README "Files that are not files"); nothing outside the package is read.
+function servedAssets(assets: AssetFiles | undefined, workspace: WorkspaceBoundaries | undefined): BundleTarget['assetServed'] {
+  const manifests = workspace?.manifests;
+  if (assets === undefined || manifests === undefined) return undefined;
+  return (packageName, file) => {
+    const manifest = Object.hasOwn(manifests, packageName) ? manifests[packageName] : undefined;
+    return manifest !== undefined && assets.read(path.posix.dirname(manifest), file, workspace!.linkedDirs) !== null;
+  };
 }
 
 // The config files and places a module's build used (README "Bundling real code") are inputs it

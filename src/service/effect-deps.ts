@@ -12,6 +12,7 @@ import type { EffectDeps } from '../effects/table.js';
 import { createActivity, type Activity } from '../http/activity.js';
 import { cacheLocation, createBuildCache, type BuildCache, type SavedBuild } from '../io/build-cache.js';
 import { openEventFile } from '../io/event-file.js';
+import { createAssetFiles } from '../io/asset-files.js';
 import { createBuildRunner } from '../io/build-runner.js';
 import { createFileHashes, type FileHashes, type FileHashesOptions } from '../io/file-hashes.js';
 import type { WatchProof } from '../io/freshness.js';
@@ -95,7 +96,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
           saveBuilds: (builds: readonly SavedBuild[], state: ServiceState) => cache.save(builds, state.workspace),
         }
       : {}),
-    run: createBuildRunner({ registry, outputs, hashes, quiet: () => treeWatcher }),
+    run: createBuildRunner({ registry, outputs, hashes, quiet: () => treeWatcher, assets: createAssetFiles(root) }),
     afterResult: (pass) => {
       const next = setImmediate(pass);
       return () => clearImmediate(next);

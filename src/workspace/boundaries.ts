@@ -5,6 +5,7 @@
 // names it.
 import path from 'node:path';
 import type { WorkspaceModel } from './model.js';
+import { packageDeclarations, type ModuleDeclaration } from './shared-files.js';
 
 export interface WorkspaceBoundaries {
   /** Changes when the rest does: what a kept esbuild context is checked against. */
@@ -16,6 +17,8 @@ export interface WorkspaceBoundaries {
   versions?: Record<string, string>;
   /** Each package's `package.json` (workspace-relative): an input of a module whose outputs name the package's address, which carries its version. */
   manifests?: Record<string, string>;
+  /** Each package's modules' declarations: which assets its addresses under `/m/` serve (README "Workspaces"). */
+  declarations?: Record<string, readonly ModuleDeclaration[]>;
   /** The model's `linkedDirs`: where the directories reached through a link really are; absent when none. */
   linkedDirs?: Record<string, string>;
   /** The bare names some workspace package's `browser` field maps, which the builds resolve by it (README "Bundling real code"); absent when none. */
@@ -39,6 +42,7 @@ export function workspaceBoundaries(workspace: WorkspaceModel): WorkspaceBoundar
     packages,
     versions: Object.fromEntries(workspace.packages.map((pkg) => [pkg.name, pkg.version])),
     manifests: Object.fromEntries(workspace.packages.map((pkg) => [pkg.name, path.posix.join(pkg.dir, 'package.json')])),
+    declarations: Object.fromEntries(packageDeclarations(workspace)),
     ...(linkedDirs ? { linkedDirs } : {}),
     ...(browserDisabled.length > 0 ? { browserDisabled } : {}),
   };

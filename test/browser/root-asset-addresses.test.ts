@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { distribute } from '../../src/dist/distribute.js';
 import { launchChromium, openPage } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
 import { staticServer } from '../helpers/static-server.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -68,6 +69,58 @@ describe("core dist of asset addresses from the origin's root, in Chromium", fun
       expect(watched.errors).to.deep.equal([]);
     } finally {
       await watched.page.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe("an @import from the origin's root kept as written, in Chromium (probe51b F18)", function () {
+  let browser: Browser;
+  before(async function () {
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+  });
+
+  it("applies another module's sheet and the module's own declared sheet an @import names, on the preview and from core dist", async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/c'], preview: '@c/c/s1' }),
+      'packages/c/package.json': json({ name: '@c/c', version: '1.0.0', exports: { './s1': './s1/index.ts', './s2': './s2/index.ts' } }),
+      'packages/c/s1/module.json': json({ assets: ['extra.css'] }),
+      'packages/c/s1/extra.css': '.own { color: rgb(0, 0, 3); }\n',
+      'packages/c/s1/s.css': '@import url(/m/@c/c@1.0.0/styles/s2);\n@import "/m/@c/c@1.0.0/assets/s1/extra.css";\n.x { color: rgb(1, 0, 0); }\n',
+      'packages/c/s1/index.ts': "import './s.css';\ndocument.body.insertAdjacentHTML('beforeend', '<p class=\"other\">o</p><p class=\"own\">w</p>');\ndocument.body.dataset.ok = 'yes';\n",
+      'packages/c/s2/s.css': '.other { color: rgb(0, 2, 0); }\n',
+      'packages/c/s2/index.ts': "import './s.css';\nexport const s2 = 1;\n",
+    });
+    const colours = async (url: string) => {
+      const watched = await openPage(browser);
+      try {
+        await watched.page.goto(url, { waitUntil: 'load' });
+        await watched.page.waitForFunction(() => document.body.dataset.ok === 'yes' && getComputedStyle(document.querySelector('.own')!).color === 'rgb(0, 0, 3)', undefined, { timeout: 20_000 }).catch(() => undefined);
+        const shown = await watched.page.evaluate(() => ['.other', '.own'].map((selector) => getComputedStyle(document.querySelector(selector)!).color));
+        return { shown, failed: watched.failed, errors: watched.errors };
+      } finally {
+        await watched.page.close();
+      }
+    };
+    const service = await serve(root);
+    try {
+      expect(await colours(new URL('/preview/', service.url).href)).to.deep.equal({ shown: ['rgb(0, 2, 0)', 'rgb(0, 0, 3)'], failed: [], errors: [] });
+    } finally {
+      await service.close();
+    }
+    // From core dist, the module's own sheet is named relative and loads from a static server.
+    const out = path.join(root, 'dist');
+    expect((await distribute({ root, out })).invalid).to.deep.equal([]);
+    expect(fs.readFileSync(path.join(out, '@c/c@1.0.0/styles/s1.css'), 'utf8')).to.include('@import "../assets/s1/extra.css";');
+    const server: http.Server = await staticServer(out, null);
+    try {
+      const { port } = server.address() as { port: number };
+      const fromDist = await colours(`http://127.0.0.1:${port}/`);
+      expect(fromDist.shown[1]).to.equal('rgb(0, 0, 3)');
+    } finally {
       await new Promise((resolve) => server.close(resolve));
     }
   });

@@ -124,9 +124,92 @@ describe('addresses under /m/ written in sheets and code', () => {
     });
   });
 
+  describe('an address the router answers 404 for though its package, version and subpath are known (probe51b F7)', () => {
+    const lib = { ...workspace, manifests: { '@t/app': 'app/package.json', '@t/lib': 'lib/package.json' }, declarations: { '@t/lib': [{ dir: 'lib/x', subpath: 'x', assets: ['y.svg'] }] } };
+    const WITH_LIB: BundleTarget = { ...PRODUCTION, workspace: lib };
+
+    it('is a BUNDLE_ERROR for a directory, a doubled slash, an undeclared file in a folder of the module’s assets and another package’s undeclared asset, in every variant; its cause’s manifest an input', async () => {
+      write('app/main/main.css', '.a { background: url(/m/@t/app@1.0.0/assets/main/); }\n.b { background: url(/m/@t/app@1.0.0/assets/main//bg.svg); }\n.c { background: url(/m/@t/app@1.0.0/assets/main/img/x.svg); }\n.d { background: url(/m/@t/lib@2.0.0/assets/x/nope.svg), url(/m/@t/lib@2.0.0/assets/x/y.svg); }\n');
+      // A `new URL` of a directory is a base for others, never fetched: kept.
+      write('app/main/index.ts', "import './main.css';\nexport const base = new URL('/m/@t/app@1.0.0/assets/main/', import.meta.url);\n");
+      for (const [target, variant] of [[WITH_LIB, productionVariant('browser')], [{ ...WITH_LIB, assetVersions: versions }, developmentVariant('browser')]] as const) {
+        const [result] = await engine.bundle([target], variant);
+        expect(result!.errors.map((error) => [error.kind, error.file, error.line])).to.deep.equal([
+          ['BUNDLE_ERROR', 'app/main/main.css', 1],
+          ['BUNDLE_ERROR', 'app/main/main.css', 2],
+          ['BUNDLE_ERROR', 'app/main/main.css', 3],
+          ['BUNDLE_ERROR', 'app/main/main.css', 4],
+        ]);
+        const [directory, doubled, folder, other] = result!.errors.map((error) => error.message);
+        expect(directory).to.include('url(/m/@t/app@1.0.0/assets/main/) names /m/@t/app@1.0.0/assets/main/, a path with an empty segment').and.include('never a directory, so the browser gets a 404');
+        expect(doubled).to.include('names /m/@t/app@1.0.0/assets/main//bg.svg, a path with an empty segment');
+        expect(folder).to.include('which is not a declared asset of @t/app/main: the browser gets a 404. Declare "img/x.svg" under "assets"');
+        expect(other).to.include('names /m/@t/lib@2.0.0/assets/x/nope.svg, which is not a declared asset of @t/lib/x: the browser gets a 404. Name a declared asset of @t/lib/x (y.svg)');
+        // Declaring it in lib's module.json makes the address answer: that edit judges the module again.
+        expect(result!.inputs).to.include('lib/x/module.json').and.include('lib/package.json');
+        // A module made in the folder would take the address, as the router takes the longest subpath.
+        expect(result!.inputs).to.include('app/main/img/module.json');
+      }
+    });
+
+    it("follows the file of another module's declared asset: gone, an error naming it, its file an input; there, valid", async () => {
+      write('app/main/main.css', '.main {\n  background: url(/m/@t/app@1.0.0/assets/other/a.svg), url(/m/@t/lib@2.0.0/assets/x/y.svg);\n}\n');
+      const asked: string[] = [];
+      for (const there of [false, true]) {
+        const target: BundleTarget = { ...WITH_LIB, assetServed: (packageName, file) => (asked.push(`${packageName} ${file}`), there) };
+        for (const [withVariant, variant] of [[target, productionVariant('browser')], [{ ...target, assetVersions: versions }, developmentVariant('browser')]] as const) {
+          const [result] = await engine.bundle([withVariant], variant);
+          expect(result!.inputs).to.include('app/other/a.svg').and.include('lib/x/y.svg');
+          if (there) {
+            expect(result!.errors).to.deep.equal([]);
+            continue;
+          }
+          expect(result!.errors.map((error) => [error.kind, error.file, error.line, error.column])).to.deep.equal([
+            ['BUNDLE_ERROR', 'app/main/main.css', 2, 15],
+            ['BUNDLE_ERROR', 'app/main/main.css', 2, 56],
+          ]);
+          expect(result!.errors[0]!.message).to.include('the declared asset "a.svg" of @t/app/other, but app/other/a.svg is missing, is no regular file or leaves its package');
+          expect(result!.errors[1]!.message).to.include('the declared asset "y.svg" of @t/lib/x, but lib/x/y.svg is missing');
+        }
+      }
+      expect([...new Set(asked)].sort()).to.deep.equal(['@t/app app/other/a.svg', '@t/lib lib/x/y.svg']);
+    });
+  });
+
+  describe("an @import from the origin's root (probe51b F18)", () => {
+    beforeEach(() => write('app/main/extra.css', '.extra { color: blue; }\n'));
+    const ASSETS = ['bg.svg', 'worker.js', 'extra.css'];
+    const withCss = [{ dir: 'app/main', subpath: 'main', assets: ASSETS }, declarations[1]!];
+    const IMPORTING: BundleTarget = appTarget('main', { assets: ASSETS, packageAddress: '/m/@t/app@1.0.0/', workspace, declarations: withCss });
+
+    it("is kept as written, the module's own declared sheet versioned in development and relative in production", async () => {
+      write('app/main/main.css', "@import url(/m/@t/app@1.0.0/styles/other);\n@import '/m/@t/app@1.0.0/assets/main/extra.css';\n.main { color: red; }\n");
+      const [production] = await engine.bundle([IMPORTING], productionVariant('browser'));
+      expect(production!.errors).to.deep.equal([]);
+      expect(text(production!.styles)).to.include('@import"/m/@t/app@1.0.0/styles/other";').and.include('@import "../assets/main/extra.css";');
+      const [development] = await engine.bundle([{ ...IMPORTING, assetVersions: { 'app/main/extra.css': 'CSSVERSION' } }], developmentVariant('browser'));
+      expect(development!.errors).to.deep.equal([]);
+      expect(text(development!.styles)).to.include('@import "/m/@t/app@1.0.0/styles/other";').and.include('@import "/m/@t/app@1.0.0/assets/main/extra.css?v=CSSVERSION";');
+      expect(development!.inputs).to.include('app/main/extra.css');
+    });
+
+    it('is a BUNDLE_ERROR at its place when the service knows it answers 404, as a url() is', async () => {
+      write('app/main/main.css', '@import url(/m/@t/app@1.0.0/assets/main/nope.css);\n@import "/m/@t/app@0.9.0/styles/other";\n.main { color: red; }\n');
+      for (const [target, variant] of [[IMPORTING, productionVariant('browser')], [{ ...IMPORTING, assetVersions: {} }, developmentVariant('browser')]] as const) {
+        const [result] = await engine.bundle([target], variant);
+        expect(result!.errors.map((error) => [error.kind, error.file, error.line, error.column])).to.deep.equal([
+          ['BUNDLE_ERROR', 'app/main/main.css', 1, 9],
+          ['BUNDLE_ERROR', 'app/main/main.css', 2, 9],
+        ]);
+        expect(result!.errors[0]!.message).to.include('@import "/m/@t/app@1.0.0/assets/main/nope.css" names /m/@t/app@1.0.0/assets/main/nope.css, which is not a declared asset of @t/app/main');
+        expect(result!.errors[1]!.message).to.include('names @t/app@0.9.0, but @t/app is at version 1.0.0');
+      }
+    });
+  });
+
   const cases: [string, string, RegExp][] = [
     ['an undeclared asset of the module (a typo)', '/m/@t/app@1.0.0/assets/main/bgg.svg', /names \/m\/@t\/app@1\.0\.0\/assets\/main\/bgg\.svg, which is not a declared asset of @t\/app\/main: the browser gets a 404\. Declare "bgg\.svg" under "assets"/],
-    ['an undeclared asset of another module of the package', '/m/@t/app@1.0.0/assets/other/b.svg', /which is not a declared asset of any module of @t\/app: the browser gets a 404/],
+    ['an undeclared asset of another module of the package', '/m/@t/app@1.0.0/assets/other/b.svg', /which is not a declared asset of @t\/app\/other: the browser gets a 404\. Name a declared asset of @t\/app\/other \(a\.svg\)/],
     ["the package's former version", '/m/@t/app@0.9.0/assets/main/bg.svg', /names @t\/app@0\.9\.0, but @t\/app is at version 1\.0\.0: .*Write \/m\/@t\/app@1\.0\.0\/assets\/main\/bg\.svg/],
     ["another package's former version", '/m/@t/lib@1.0.0/assets/x/y.svg', /names @t\/lib@1\.0\.0, but @t\/lib is at version 2\.0\.0/],
     ['a package that is not the workspace’s', '/m/@t/nope@1.0.0/assets/x/y.svg', /but no package of the workspace is named @t\/nope/],

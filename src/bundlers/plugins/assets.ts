@@ -121,11 +121,13 @@ export function servedPath(pathname: string): string | null {
  * workspace's packages are served, each at its current version, and of a package's assets only
  * those its modules declare (README "Addresses", "Workspaces"): a typo of an asset's name, the
  * former version after a bump, a package that is not the workspace's, would load nothing while
- * the module said `valid`. Another module's declared asset is that module's to answer for, and
- * an address outside `/m/` is the origin's (kept as written). Judged with the package's address
+ * the module said `valid`; so would another module's declared asset whose file is gone
+ * (`assetServed`), and a path with an empty segment (a directory, a doubled `/`). An asset of a
+ * subpath no module has, and an address outside `/m/`, are the origin's (kept as written). Judged with the package's address
  * (`packageAddress`), never for a shared file built alone (each importing module judges its sheet).
+ * `use`: `base` for a `new URL` of the code, which may name a directory as the base of others.
  */
-export function rootAddressProblem(target: BundleTarget, reference: string, written: string): string | null {
+export function rootAddressProblem(target: BundleTarget, reference: string, written: string, use: 'fetched' | 'base' = 'fetched'): string | null {
   if (target.packageAddress === undefined || target.assetDeclarations !== undefined) return null;
   if (!reference.startsWith('/') || reference.startsWith('//')) return null;
   let pathname: string;
@@ -146,29 +148,46 @@ export function rootAddressProblem(target: BundleTarget, reference: string, writ
   const [, name, version, rest] = named;
   if (name === ownName) {
     if (version !== ownVersion) return versionMessage(written, name!, version!, ownVersion!, rest!);
-    if (!rest!.startsWith('assets/') || packageAssetPaths(target).has(decodedPath)) return null;
-    const [subpath, file] = [path.posix.dirname(rest!.slice('assets/'.length)), path.posix.basename(rest!)];
-    const mine = subpath === target.subpath;
-    // Another module's asset is judged by that module's declaration, an input then (`rootAddressInputs`); a
-    // subpath no module has is left as written: no file's edit known to the build would make it one.
-    if (!mine && othersDeclaration(target, rest!) === undefined) return null;
-    return `${written} names ${decodedPath}, which is not a declared asset of ${mine ? target.specifier : `any module of ${name!}`}: the browser gets a 404. ${mine ? `Declare "${file}" under "assets" in the module.json beside the module's entry, or name a declared asset` : 'Name a declared asset: the address of one is /m/<package>@<version>/assets/<subpath of the module declaring it>/<file>'}`;
+  } else {
+    const workspace = target.workspace;
+    if (workspace === undefined) return null;
+    if (!workspace.packages.includes(name!)) return `${written} names ${decodedPath}, but no package of the workspace is named ${name!} (${served}): the browser gets a 404`;
+    const current = workspace.versions?.[name!];
+    if (current !== undefined && current !== version!) return versionMessage(written, name!, version!, current, rest!);
   }
-  const workspace = target.workspace;
-  if (workspace === undefined) return null;
-  if (!workspace.packages.includes(name!)) return `${written} names ${decodedPath}, but no package of the workspace is named ${name!} (${served}): the browser gets a 404`;
-  const current = workspace.versions?.[name!];
-  if (current !== undefined && current !== version!) return versionMessage(written, name!, version!, current, rest!);
+  // The router decodes each segment and answers an empty one (a doubled `/`, a trailing `/` naming a
+  // directory) with nothing (README "Addresses"): no directory is ever served under `/m/`. A `new
+  // URL` of a directory is a base other addresses are resolved against, never fetched itself.
+  const segments = rest!.split('/');
+  if (segments.slice(0, use === 'base' ? -1 : undefined).includes('')) return `${written} names ${decodedPath}, a path with an empty segment (a doubled / or a directory's trailing /): the service serves files only, never a directory, so the browser gets a 404. Name the file, with one / between segments`;
+  if (!rest!.startsWith('assets/') || rest!.endsWith('/')) return null;
+  const asset = addressedAsset(target, name!, rest!, name === ownName);
+  // A subpath no module of the package has is left as written: no file's edit known to the build would make it one.
+  if (asset === null) return null;
+  const { declaration, file, mine } = asset;
+  if (!declaration.assets.includes(file)) {
+    const owner = mine ? target.specifier : `${name!}/${declaration.subpath}`;
+    const remedy = mine ? `Declare "${file}" under "assets" in the module.json beside the module's entry, or name a declared asset` : `Name a declared asset of ${owner}${declaration.assets.length > 0 ? ` (${declaration.assets.join(', ')})` : ''}, or declare "${file}" in its module.json; the address of one is /m/<package>@<version>/assets/<subpath of the module declaring it>/<file>`;
+    return `${written} names ${decodedPath}, which is not a declared asset of ${owner}: the browser gets a 404. ${remedy}`;
+  }
+  // The module's own declared asset missing makes the module itself MANIFEST_INVALID; another's is
+  // asked of the router's reader, its file an input (`rootAddressInputs`), so the verdict follows the file.
+  const workspacePath = path.posix.join(declaration.dir, file);
+  if (!mine && target.assetServed?.(name!, workspacePath) === false) {
+    return `${written} names ${decodedPath}, the declared asset "${file}" of ${name!}/${declaration.subpath}, but ${workspacePath} is missing, is no regular file or leaves its package (README "Files that are not files"): the browser gets a 404. Restore the file, or name another asset`;
+  }
   return null;
 }
 
 /**
  * The files whose edit can change what `rootAddressProblem` says of `reference`, beyond the
- * module's own (its declarations and its package's version build it again anyway): another
- * module's `module.json` for that module's asset, another package's `package.json` for its version,
- * and, for a name that is no package of the workspace, `core.json` and every package's
- * `package.json` (listing a package or renaming one makes it the workspace's). Inputs of the
- * module, so that such an edit judges it again and its error never outlives its cause.
+ * module's own (its declarations and its package's version build it again anyway): the `module.json`
+ * of the module whose assets the address is among (and of the deeper modules that could take the
+ * address instead: the router takes the longest declared subpath), that module's asset file itself
+ * (deleted, the address 404s), another package's `package.json` for its version, and, for a name
+ * that is no package of the workspace, `core.json` and every package's `package.json` (listing a
+ * package or renaming one makes it the workspace's). Inputs of the module, so that such an edit
+ * judges it again and its error never outlives its cause.
  */
 export function rootAddressInputs(target: BundleTarget, reference: string): string[] {
   if (target.packageAddress === undefined || target.assetDeclarations !== undefined || !reference.startsWith('/') || reference.startsWith('//')) return [];
@@ -183,33 +202,49 @@ export function rootAddressInputs(target: BundleTarget, reference: string): stri
   const own = PACKAGE_PATH.exec(new URL(target.packageAddress, ORIGIN).pathname);
   if (named === null || own === null) return [];
   const [, name, version, rest] = named;
-  if (name === own[1]) {
-    const declaration = version === own[2] && rest!.startsWith('assets/') ? othersDeclaration(target, rest!) : undefined;
-    return declaration === undefined ? [] : [path.posix.join(declaration.dir, 'module.json')];
-  }
-  const manifests = target.workspace?.manifests;
-  if (manifests === undefined) return [];
-  const manifest = manifests[name!];
-  return manifest !== undefined ? [manifest] : [WORKSPACE_MANIFEST, ...Object.values(manifests)].sort();
+  const inputs: string[] = [];
+  if (name !== own[1]) {
+    const manifests = target.workspace?.manifests;
+    if (manifests === undefined) return [];
+    const manifest = Object.hasOwn(manifests, name!) ? manifests[name!] : undefined;
+    if (manifest === undefined) return [WORKSPACE_MANIFEST, ...Object.values(manifests)].sort();
+    inputs.push(manifest);
+    if (target.workspace?.versions?.[name!] !== version) return inputs;
+  } else if (version !== own[2]) return [];
+  const asset = rest!.startsWith('assets/') && !rest!.split('/').includes('') ? addressedAsset(target, name!, rest!, name === own[1]) : null;
+  if (asset === null) return inputs;
+  const { declaration, file, mine } = asset;
+  // The module's own declarations build it again anyway; another's are inputs, and so is its declared file.
+  if (!mine) inputs.push(path.posix.join(declaration.dir, 'module.json'));
+  if (!mine && declaration.assets.includes(file)) inputs.push(path.posix.join(declaration.dir, file));
+  // A module made in a folder of the file's path would take the address (`assets/<subpath>/img/...`).
+  const folders = path.posix.dirname(file).split('/').filter((segment) => segment !== '.');
+  for (let depth = 1; depth <= folders.length; depth += 1) inputs.push(path.posix.join(declaration.dir, ...folders.slice(0, depth), 'module.json'));
+  return [...new Set(inputs)].sort();
 }
 
-// The declaration of another module of the package whose assets `rest` (`assets/<subpath>/<file>`) is among.
-function othersDeclaration(target: BundleTarget, rest: string): ModuleDeclaration | undefined {
-  const subpath = path.posix.dirname(rest.slice('assets/'.length));
-  return subpath === target.subpath ? undefined : target.declarations?.find((declaration) => declaration.subpath === subpath);
+/**
+ * The module whose assets `rest` (`assets/<subpath>/<file>`, decoded) of the package `name` is
+ * among, as the router finds it: the longest subpath of a module of the package that starts it, the
+ * rest its file (README "Addresses"). `mine`: the module built. Null when no module of the package
+ * has such a subpath, or its declarations are not known (another package's, without the workspace's).
+ * `own`: the package is the module's own.
+ */
+function addressedAsset(target: BundleTarget, name: string, rest: string, own: boolean): { declaration: ModuleDeclaration; file: string; mine: boolean } | null {
+  const itself: ModuleDeclaration = { dir: target.dir, subpath: target.subpath, assets: target.assets };
+  const others = target.workspace?.declarations;
+  const declarations = own ? (target.declarations ?? [itself]) : others !== undefined && Object.hasOwn(others, name) ? others[name]! : [];
+  const segments = rest.slice('assets/'.length).split('/');
+  for (let split = segments.length - 1; split >= 1; split -= 1) {
+    const subpath = segments.slice(0, split).join('/');
+    const declaration = own && subpath === target.subpath ? itself : declarations.find((candidate) => candidate.subpath === subpath);
+    if (declaration !== undefined) return { declaration, file: segments.slice(split).join('/'), mine: own && subpath === target.subpath };
+  }
+  return null;
 }
 
 function versionMessage(written: string, name: string, version: string, current: string, rest: string): string {
   return `${written} names ${name}@${version}, but ${name} is at version ${current}: an address under /m/ carries a package's current version, so the browser gets a 404. Write /m/${name}@${current}/${rest}, or, for an asset of this module, its path relative to the file, which follows a version bump`;
-}
-
-// The addresses of the package's declared assets (the module's own and its package's other modules'), as URL paths.
-function packageAssetPaths(target: BundleTarget): Set<string> {
-  const paths = new Set(assetsByAddress(target).keys());
-  for (const declaration of target.declarations ?? []) {
-    for (const file of declaration.assets) paths.add(servedPath(new URL(`${target.packageAddress}assets/${declaration.subpath}/${file}`, ORIGIN).pathname) ?? '');
-  }
-  return paths;
 }
 
 /**
@@ -332,11 +367,12 @@ export function assetsPlugin(root: string, targets: BundleTarget[]): esbuild.Plu
   return {
     name: 'core-assets',
     setup(build) {
-      // A sheet's `url()` from the origin's root names an address, not a file of the disk (README
-      // "Workspaces"): kept as written, as `//host/...` is; `root-urls.ts` versions the address of
-      // a declared asset. One naming a path inside the workspace is a file's, judged below.
+      // A sheet's `url()` and `@import` from the origin's root name an address, not a file of the
+      // disk (README "Workspaces"): kept as written, as `//host/...` is, and the browser loads it;
+      // `root-urls.ts` versions the address of a declared asset. One naming a path inside the
+      // workspace is a file's, judged below (a url()) or bundled (an @import).
       build.onResolve({ filter: /^\// }, (args) => {
-        if (args.kind !== 'url-token' || args.namespace !== 'file') return undefined;
+        if ((args.kind !== 'url-token' && args.kind !== 'import-rule') || args.namespace !== 'file') return undefined;
         if (args.path.startsWith('//')) return { path: args.path, external: true };
         const relative = path.relative(root, args.path.replace(/[?#].*$/, ''));
         const insideWorkspace = relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
