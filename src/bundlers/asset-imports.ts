@@ -151,6 +151,9 @@ function judgedScript({ file, kind, how }: ScriptRun, text: string, space: Asset
     const written = dynamic ? `import("${specifier}")` : `imports "${specifier}"`;
     const fails = dynamic ? 'the import() rejects' : 'the worker fails to start';
     if (isBare(specifier)) {
+      // A module that runs on Node only is started by no page: Node resolves the bare import
+      // from the asset's folder as it resolves any (README "Bundling real code").
+      if (!target.platforms.includes('web')) continue;
       found.push(diagnostic('ASSET_IMPORT_UNSERVED', `${file} is a declared asset, served as written, and ${dynamic ? `calls ${written} with` : `${written} by`} a bare specifier: a worker has no import map, so the browser cannot load it and ${fails}; import a declared asset by a relative address instead (an asset is never bundled)`, at(offset)));
       continue;
     }

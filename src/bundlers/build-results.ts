@@ -101,7 +101,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   }
   const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], placed.code, sources, inputs, resolution);
   const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames];
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs)];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
     specifier: target.specifier,
@@ -523,6 +523,54 @@ function caseTwins(root: string, warnings: readonly esbuild.Message[]): CaseTwin
     if (other) found.push({ folder, paths: [picked, `${folder}/${other.name}${other.directory ? '/' : ''}`], hint });
   }
   return found;
+}
+
+// A build that imports both of two case twins (`import './util'; import './Util'`) may still
+// succeed: esbuild dedups the two imports into one file, so the other's code is not in the
+// output and never runs, and the module would be valid. Only a build esbuild warned about
+// (`different-path-case`) has its folder listed, so no other build pays for it; the twins are
+// an error only when this entry's code imports both names, as written, since an import of just
+// one of them builds that one (README "Bundling real code"). The folder's listing is an input:
+// renaming either builds again.
+function caseTwinsBuiltAsOne(root: string, result: esbuild.BuildResult, read: readonly string[], codeInputs: readonly string[], inputs: Set<string>): Diagnostic[] {
+  if (!result.warnings.some(({ id }) => id === 'different-path-case')) return [];
+  const metafile = result.metafile!;
+  // Each place an import of a file this entry reached writes (`app/m/Util`), with the file
+  // writing it: one holding only imports has no bytes in the output, so is not among its inputs.
+  const written = new Map<string, string>();
+  for (const input of new Set(read)) {
+    const importer = inputPath(input);
+    if (importer === null || isCrossed(input)) continue;
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      if (record.original?.startsWith('.')) written.set(path.posix.join(path.posix.dirname(importer), record.original), importer);
+    }
+  }
+  const withoutExtension = (file: string): string => file.slice(0, file.length - path.posix.extname(file).length);
+  // The file writing an import of `twin` as it is named (its extension left out, or `.js` for `.ts`), or of a file in the folder `twin`.
+  const importerOf = (twin: string): string | undefined => {
+    const bare = twin.replace(/\/$/, '');
+    for (const [place, importer] of written) {
+      if (place === bare || place.startsWith(`${bare}/`)) return importer;
+      if (!twin.endsWith('/') && (place === withoutExtension(bare) || (/^\.[cm]?jsx?$/.test(path.posix.extname(place)) && withoutExtension(place) === withoutExtension(bare)))) return importer;
+    }
+    return undefined;
+  };
+  const errors: Diagnostic[] = [];
+  for (const twin of caseTwins(root, result.warnings)) {
+    const importers = twin.paths.map(importerOf);
+    if (importers.some((importer) => importer === undefined)) continue;
+    inputs.add(`${twin.folder}/`);
+    const [picked, other] = twin.paths;
+    const builtAt = twin.paths.findIndex((twinPath) => codeInputs.some((input) => inputPath(input) === twinPath));
+    const built = builtAt === -1 ? 'one of them' : twin.paths[builtAt]!;
+    const text = `esbuild cannot tell ${picked} and ${other} apart: their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both, so it takes an import of either for one and the same file; this build imports both, and its output holds the code of ${built} only, the other's never runs; give them names that differ in more than case (esbuild: ${twin.hint.text})`;
+    // At the import esbuild hinted at when it is this entry's, else at the import of the file left out.
+    const at = twin.hint.location!;
+    const hinted = inputPath(at.file);
+    const where = hinted !== null && read.some((input) => inputPath(input) === hinted) ? { file: hinted, line: at.line, column: at.column + 1 } : { file: importers[builtAt === 0 ? 1 : 0]! };
+    errors.push(diagnostic('BUNDLE_ERROR', text, where));
+  }
+  return errors;
 }
 
 /** The error of a build that `twins` makes fail (at the import esbuild hinted at, or naming either path), said as that. */

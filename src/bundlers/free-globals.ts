@@ -683,6 +683,8 @@ function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Varia
     return variable ? variableCallSites(variable, shape, held) : [];
   }
   if (parent?.type === 'Property' && parent.value === value) return propertyCallSites(parent, shape, held);
+  const bound = boundCopyCallSites(value, shape, held);
+  if (bound) return bound;
   if ((parent?.type === 'ClassDeclaration' || parent?.type === 'ClassExpression') && parent.superClass === value) return subclassCallSites(parent, shape, held);
   // An element of an array literal whose callback each element is handed to (`[read].forEach((f) => f())`): the calls of that parameter.
   const method = parent?.type === 'ArrayExpression' ? shape.parents.get(parent) : undefined;
@@ -694,6 +696,23 @@ function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Varia
     return variable ? variableCallSites(variable, shape, held) : [];
   }
   return [];
+}
+
+/**
+ * The calls of a bound copy of a value held by a name (`const g = read.bind(null, 1); g()`), as
+ * `read.bind(null, 1)()` is followed (README "Bundling real code"): each call of that name, the
+ * bound arguments first. Null when the value is no `.bind(...)` a declarator holds.
+ */
+function boundCopyCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Variable>): CallSite[] | null {
+  const member = shape.parents.get(value);
+  if (member?.type !== 'MemberExpression' || member.object !== value || memberKey(member) !== 'bind') return null;
+  const call = shape.parents.get(member);
+  const declarator = call?.type === 'CallExpression' && call.callee === member ? shape.parents.get(call) : undefined;
+  if (declarator?.type !== 'VariableDeclarator' || declarator.init !== call) return null;
+  const variable = declaredVariable(declarator, shape);
+  if (!variable) return [];
+  const boundArguments = argumentsOf((call!.arguments as SyntaxNode[]).slice(1));
+  return variableCallSites(variable, shape, held).map((site) => ({ ...site, args: followedBy(boundArguments, site.args) }));
 }
 
 /** The variable a declarator binding one name declares (`var read = ...`), if it does. */

@@ -40,6 +40,8 @@ const THROWING = {
   comma: { entry: 'comma/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = (0, apiUrl)();\n${SHOW('url')}`, thrown: 'process is not defined' },
   constructed: { entry: 'constructed/index.ts', text: `class Config {\n  url: string;\n  constructor() {\n    this.url = process.env.API_URL as string;\n  }\n}\nconst config = new Config();\n${SHOW('config.url')}`, thrown: 'process is not defined' },
   bound: { entry: 'bound/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = apiUrl.bind(null)();\n${SHOW('url')}`, thrown: 'process is not defined' },
+  // A bound copy a name holds, called where the import runs (judge52's note).
+  boundAlias: { entry: 'boundAlias/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst read = apiUrl.bind(null);\nconst url = read();\n${SHOW('url')}`, thrown: 'process is not defined' },
   reflected: { entry: 'reflected/index.ts', text: `function apiUrl() {\n  return process.env.API_URL;\n}\nconst url = Reflect.apply(apiUrl, null, []);\n${SHOW('url')}`, thrown: 'process is not defined' },
   tagged: { entry: 'tagged/index.ts', text: `function apiUrl(_strings: TemplateStringsArray) {\n  return process.env.API_URL;\n}\nconst url = apiUrl\`/v1\`;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A shim written only in a function nothing calls at import defines nothing for the read the import makes.

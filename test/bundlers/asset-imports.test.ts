@@ -169,7 +169,7 @@ describe('what a worker loads, as the code starts it', () => {
 
   it("importScripts of an undeclared file or a package's name is ASSET_IMPORT_UNSERVED, and a script it loads is judged as classic", async () => {
     const result = await built({
-      'app/main/index.ts': "new Worker(new URL('./w.js', import.meta.url));\n",
+      'app/main/index.ts': "new Worker(new URL('../assets/main/w.js', import.meta.url));\n",
       'app/main/w.js': "importScripts('./declared.js');\nimportScripts('missing.js', 'lodash');\nimportScripts('https://cdn.test/x.js', '/root.js');\n",
       'app/main/declared.js': "self.x = 1;\nimport.meta;\nimportScripts('../main/deeper.js');\n",
       'app/main/missing.js': '',
@@ -291,5 +291,22 @@ describe('what a worker loads, as the code starts it', () => {
     expect(placesOf(said(await built(files, [], developmentVariant('node'), ['node'])))).to.deep.equal([]);
     // The same code where a browser runs it is told.
     expect(placesOf(said(await built(files, [], developmentVariant('browser'), ['web', 'node'])))).to.deep.equal(['WORKER_ADDRESS_FROM_PAGE app/main/index.ts:1:28']);
+  });
+
+  // A Node worker (worker_threads) resolves a bare import as Node resolves any; an undeclared
+  // sibling is neither served nor written beside the asset, where it runs either way. The asset
+  // is named by its address written as such, the form judged in a node-only module's code.
+  it('a module that runs on Node only: a bare import of its worker is not told, an undeclared sibling still is', async () => {
+    const files = {
+      'app/main/index.ts': "import { Worker } from 'node:worker_threads';\nexport const start = () => new Worker(new URL('../assets/main/w.js', import.meta.url));\n",
+      'app/main/w.js': "import { parentPort } from 'node:worker_threads';\nimport { a } from 'some-package';\nimport { h } from './helper.js';\nparentPort.postMessage(a + h);\n",
+      'app/main/helper.js': "export const h = 'h';\n",
+    };
+    const nodeOnly = said(await built(files, ['w.js'], developmentVariant('node'), ['node']));
+    expect(placesOf(nodeOnly)).to.deep.equal(['ASSET_IMPORT_UNSERVED app/main/w.js:3:19']);
+    expect(nodeOnly[0]!.message).to.contain('imports "./helper.js" (app/main/helper.js), which is no declared asset of @t/app/main');
+    // Where a browser may run it, the bare imports are told (a worker has no import map).
+    const both = said(await built(files, ['w.js'], developmentVariant('browser'), ['web', 'node']));
+    expect(placesOf(both)).to.deep.equal(['ASSET_IMPORT_UNSERVED app/main/w.js:1:28', 'ASSET_IMPORT_UNSERVED app/main/w.js:2:19', 'ASSET_IMPORT_UNSERVED app/main/w.js:3:19']);
   });
 });

@@ -168,4 +168,38 @@ describe('createBatchBuilds', () => {
     expect(messages[1]![0]).to.not.include("write the import with the file's case");
     expect(results[1]!.errors[0]).to.include({ file: 'app/c/index.ts', line: 1, column: 19 });
   });
+
+  // Imported for their side effects, both twins build: esbuild dedups the two imports into one
+  // file, so the other's code is missing from the output and the module would be valid.
+  it('says a build that succeeds with both of two case twins imported holds the code of one only, naming both', async () => {
+    const root = tempWorkspace({
+      'app/a/index.ts': "import './util';\nimport './Util';\nexport const a = 1;\n",
+      'app/a/util.ts': "(globalThis as any).marks = ['lower'];\n",
+      'app/a/Util.ts': "(globalThis as any).marks = ['upper'];\n",
+      // The two imports written in two files of the module.
+      'app/b/index.ts': "import './one';\nimport './two';\nexport const b = 1;\n",
+      'app/b/one.ts': "import './lib/util';\nexport const one = 1;\n",
+      'app/b/two.ts': "import './lib/Util.js';\nexport const two = 2;\n",
+      'app/b/lib/util.ts': "(globalThis as any).marks = ['lower'];\n",
+      'app/b/lib/Util.ts': "(globalThis as any).marks = ['upper'];\n",
+      // Only one of the twins imported: that one is built, as written.
+      'app/c/index.ts': "import './util';\nexport const c = 1;\n",
+      'app/c/util.ts': "(globalThis as any).marks = ['lower'];\n",
+      'app/c/Util.ts': "(globalThis as any).marks = ['upper'];\n",
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('a'), target('b'), target('c')], variant);
+    // The output holds one twin's code: the other's never runs.
+    const code = text(results[0]!.code) ?? '';
+    expect([code.includes("'lower'") || code.includes('"lower"'), code.includes("'upper'") || code.includes('"upper"')].filter(Boolean)).to.have.length(1);
+    const [error, ...more] = results[0]!.errors;
+    expect(more).to.deep.equal([]);
+    expect(error).to.include({ kind: 'BUNDLE_ERROR', file: 'app/a/index.ts' });
+    expect(error!.message).to.match(/^esbuild cannot tell app\/a\/(util|Util)\.ts and app\/a\/(Util|util)\.ts apart: their names differ only in case/);
+    expect(error!.message).to.include('app/a/util.ts').and.include('app/a/Util.ts').and.match(/its output holds the code of app\/a\/(util|Util)\.ts only/);
+    // Renaming either builds again.
+    expect(results[0]!.inputs).to.include('app/a/');
+    expect(results[1]!.errors.map((e) => e.message)).to.have.length(1);
+    expect(results[1]!.errors[0]!.message).to.include('app/b/lib/util.ts').and.include('app/b/lib/Util.ts').and.include('this build imports both');
+    expect(results[2]!.errors).to.deep.equal([]);
+  });
 });

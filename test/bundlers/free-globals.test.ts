@@ -142,6 +142,27 @@ describe('freeReferences', () => {
     }
   });
 
+  // judge52's note: a bound copy held by a name and called at import threw as `f.bind(null)()` does, told a warning before.
+  it('tells a function called through a bound copy a name holds (`const g = f.bind(null); g()`) where the import runs as run on import', () => {
+    for (const code of [
+      'const f = () => process.env.X; const g = f.bind(null); g();',
+      'function n(){return process.env.X}var e=n.bind(null),o=e();',
+      'function f(a, x = process.env.X) { return x; } const g = f.bind(null, 1); export const v = g();',
+      'const f = () => process.env.X; const g = f.bind(null); const h = g; h();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      // Called only later, its default given by the bound argument, written again, or handed on.
+      'const f = () => process.env.X; const g = f.bind(null); export const h = () => g();',
+      'function f(x = process.env.X) { return x; } const g = f.bind(null, 1); export const v = g();',
+      'const f = () => process.env.X; let g = f.bind(null); g = () => 1; g();',
+      'const f = () => process.env.X; const g = f.bind(null); use(g);',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
   // probe51b F3b: `f(1)` ran in Chromium (the default is never evaluated), `f()` threw.
   it('tells a parameter default run on import only where a call on import surely leaves its argument undefined', () => {
     for (const code of [
