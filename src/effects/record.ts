@@ -8,6 +8,7 @@ import { toNdjsonLine } from '../store/log.js';
 import type { ServiceState } from '../store/state.js';
 import type { EventFile } from '../io/event-file.js';
 import { toWorkspacePath } from '../workspace/paths.js';
+import path from 'node:path';
 
 export interface RecordDeps {
   /** The NDJSON file events are appended to; none: nothing is recorded. */
@@ -24,12 +25,18 @@ export function record$(events$: Observable<CoreEvent>, _state$: Observable<Serv
     const file = deps.openEventFile(recordFile);
     // The log's workspace-relative path, as builds name their inputs; null when outside the workspace.
     let logPath: string | null = null;
+    let root: string | null = null;
     let stopped = false;
+    // An input that is the log under another name (a hard link, inside the workspace or not) is read as the log is.
+    const isLog = (input: string) => input === logPath || (root !== null && file.isNamed(path.join(root, input)));
     const subscription = events$.subscribe({
       next: (event) => {
         if (stopped) return;
-        if (event.type === 'service.started') logPath = toWorkspacePath(event.root, recordFile);
-        const reader = logPath === null ? null : moduleReading(event, logPath);
+        if (event.type === 'service.started') {
+          root = event.root;
+          logPath = toWorkspacePath(event.root, recordFile);
+        }
+        const reader = moduleReading(event, isLog);
         if (reader !== null) {
           // Not even this event: appended, it would change the file that build just read.
           stopped = true;
@@ -52,8 +59,8 @@ export function record$(events$: Observable<CoreEvent>, _state$: Observable<Serv
   });
 }
 
-/** The module whose build (finished, or restored from a cache) has the file `logPath` among its inputs, or null. */
-function moduleReading(event: CoreEvent, logPath: string): string | null {
+/** The module whose build (finished, or restored from a cache) has the log among its inputs (`isLog`), or null. */
+function moduleReading(event: CoreEvent, isLog: (input: string) => boolean): string | null {
   const builds =
     event.type === 'build.succeeded' || event.type === 'build.failed'
       ? [event]
@@ -61,7 +68,7 @@ function moduleReading(event: CoreEvent, logPath: string): string | null {
         ? event.builds
         : [];
   for (const build of builds) {
-    if (Object.hasOwn(build.inputs, logPath) || ('resolution' in build && build.resolution?.includes(logPath))) return build.module;
+    if (Object.keys(build.inputs).some(isLog) || ('resolution' in build && build.resolution?.some(isLog))) return build.module;
   }
   return null;
 }

@@ -7,6 +7,11 @@ import path from 'node:path';
 export interface EventFile {
   append(line: string): void;
   close(): void;
+  /**
+   * Whether `file` is this log under another name: a hard link to it (the same device and inode,
+   * as README "Links and large trees" tells files apart). False at once while the log has one name.
+   */
+  isNamed(file: string): boolean;
 }
 
 /** A first line this long at most is read to tell an event log (its `service.started` line is ~150 bytes). */
@@ -72,6 +77,17 @@ export function openEventFile(file: string, root?: string): EventFile {
   }
   return {
     append: (line) => void fs.writeSync(fd, line),
+    isNamed(other) {
+      try {
+        const log = fs.fstatSync(fd);
+        if (log.nlink < 2) return false;
+        const stats = fs.statSync(other, { throwIfNoEntry: false });
+        return stats !== undefined && stats.dev === log.dev && stats.ino === log.ino;
+      } catch {
+        // The log closed or gone: it is no other file's name.
+        return false;
+      }
+    },
     close() {
       try {
         fs.closeSync(fd);

@@ -374,7 +374,7 @@ describe('an extension that cannot set up', function () {
         ...deps,
         openEventFile: (file) => {
           const opened = deps.openEventFile(file);
-          return { append: opened.append, close: () => ((recordClosed = true), opened.close()) };
+          return { append: opened.append, isNamed: opened.isNamed, close: () => ((recordClosed = true), opened.close()) };
         },
       }),
     }).catch((error) => (refused = error));

@@ -1,6 +1,7 @@
 // The file `core run --record` appends to (README "The event log, replay and state
 // subscription"): a new file or an event log, never someone's file the watcher would see grow.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { openEventFile, recordFileProblem } from '../../src/io/event-file.js';
@@ -94,5 +95,27 @@ describe('core run --record into a log a module then reads', function () {
     expect(lines).to.deep.equal([
       `core: recording into ${record} stopped: @p/lib/util reads it (an input of its build), so each event appended would build it again and record more; record into a file no module reads (outside the workspace, say)`,
     ]);
+  });
+
+  // probe52 P7: inputs are named by path, and a hard link is the log under another name.
+  it('stops recording into a log a module reads under another name, a hard link to it (inside the workspace or out)', async () => {
+    for (const outside of [false, true]) {
+      const root = tempWorkspace({
+        'core.json': '{"packages":["packages/lib"]}\n',
+        'packages/lib/package.json': '{"name":"@p/lib","version":"1.0.0","exports":{"./util":"./util/index.ts"}}\n',
+        'packages/lib/util/index.ts': "import text from './ev.txt?raw';\nexport const size = text.length;\n",
+      });
+      const record = outside ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'record-outside-')), 'events.ndjson') : path.join(root, 'packages/lib/util/events.ndjson');
+      fs.writeFileSync(record, '');
+      fs.linkSync(record, path.join(root, 'packages/lib/util/ev.txt'));
+      const lines: string[] = [];
+      await serve(root, { record, logger: (line) => lines.push(line) });
+      await waitFor(() => lines.some((line) => line.includes('stopped')), { what: `the line saying recording stopped (log ${outside ? 'outside' : 'inside'} the workspace)` });
+      expect(lines.filter((line) => line.includes('stopped'))).to.deep.equal([
+        `core: recording into ${record} stopped: @p/lib/util reads it (an input of its build), so each event appended would build it again and record more; record into a file no module reads (outside the workspace, say)`,
+      ]);
+      const types = fs.readFileSync(record, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as CoreEvent).type);
+      expect(types).not.to.include('build.succeeded');
+    }
   });
 });
