@@ -4,6 +4,7 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { ImportRecord } from '../workspace/checks.js';
+import { bufferView } from '../outputs/buffer-view.js';
 import { diagnostic, type Diagnostic, type DiagnosticKind } from '../workspace/diagnostics.js';
 import { isBare } from '../workspace/specifiers.js';
 import { lineAndColumn } from '../workspace/json.js';
@@ -75,7 +76,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   for (const file of bundled) resolution.delete(file);
   for (const file of resolution) inputs.add(file);
   const mapped = mappedImports(metafile, read);
-  const imports: ImportRecord[] = [];
+  const [imports, assertedJson]: [ImportRecord[], Set<string>] = [[], assertedJsonImports(code)];
   for (const input of codeInputs) {
     if (isCrossed(input)) continue;
     for (const record of metafile.inputs[input]?.imports ?? []) {
@@ -86,8 +87,8 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       if (!(record.external || crossed) || !CODE_IMPORT_KINDS.has(record.kind) || !isBare(specifier)) continue;
       const file = inputPath(input);
       if (file === null) continue;
-      // Where it is written is found by the build runner; a `type: 'json'` attribute lets Node import JSON (README "Exports and sources").
-      imports.push(record.with?.type === 'json' ? { specifier, file, json: true } : { specifier, file });
+      // Where it is written is found by the build runner; its JSON attribute, see `assertedJsonImports`.
+      imports.push(record.with?.type === 'json' || assertedJson.has(specifier) ? { specifier, file, json: true } : { specifier, file });
     }
   }
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`, target);
@@ -381,6 +382,18 @@ export function relativeResolutions(inputs: esbuild.Metafile['inputs'], extensio
   const found = new Set<string>();
   addRelativeResolutions(found, inputs, Object.keys(inputs), extensions);
   return [...found].sort();
+}
+
+// A `type: 'json'` attribute lets Node import JSON (README "Exports and sources"); esbuild's record
+// of an import carries it written `with`. Written in Node 20's older form, `assert`, esbuild keeps
+// it in the output but not in its metafile's record (which carries `with` only), so it is read from
+// the output, whose import statements esbuild prints in one form (README "Exports and sources").
+const ASSERTED_JSON = /\bimport\s*(?:[^;"']*?\bfrom\s*)?"([^"]+)"\s*assert\s*\{\s*type:\s*"json"\s*\}/g;
+function assertedJsonImports(code: Uint8Array | null): Set<string> {
+  const found = new Set<string>();
+  if (code === null || bufferView(code).indexOf('assert') === -1) return found;
+  for (const match of bufferView(code).toString('utf8').matchAll(ASSERTED_JSON)) found.add(match[1]!);
+  return found;
 }
 
 /** What the relative imports of the files `read` depended on besides the files they found, by a build's metafile `inputs`. */
