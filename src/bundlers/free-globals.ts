@@ -218,6 +218,37 @@ const CONDITIONAL_MEMBERS: Readonly<Record<string, readonly string[]>> = {
 
 const LOGICAL_ASSIGNMENT = new Set(['&&=', '||=', '??=']);
 
+/**
+ * A condition's value when it is written as a constant: esbuild folds `process.env.NODE_ENV ===
+ * 'production'` to `false` once `define` gives the mode (README "Bundling real code"), so the code
+ * judged holds `false ? a : b` and `if (true) ...`; null when it is not a constant.
+ */
+function constantValue(node: unknown): boolean | null {
+  if (!isNode(node)) return null;
+  if (node.type === 'Literal') return node.regex === undefined ? Boolean(node.value) : true;
+  if (node.type === 'UnaryExpression' && node.operator === '!') {
+    const value = constantValue(node.argument);
+    return value === null ? null : !value;
+  }
+  if (node.type === 'UnaryExpression' && node.operator === 'void' && isNode(node.argument) && node.argument.type === 'Literal') return false;
+  return null;
+}
+
+/** Whether the conditional `member` of `node` surely runs where `node` does: the branch its constant test takes. */
+function surelyTaken(node: SyntaxNode, member: string): boolean {
+  if (node.type === 'IfStatement' || node.type === 'ConditionalExpression') {
+    const value = constantValue(node.test);
+    return value !== null && value === (member === 'consequent');
+  }
+  if (node.type === 'LogicalExpression' && member === 'right') {
+    const left = node.left;
+    if (node.operator === '??') return isNode(left) && ((left.type === 'Literal' && left.value === null && left.regex === undefined) || (left.type === 'UnaryExpression' && left.operator === 'void'));
+    const value = constantValue(left);
+    return value !== null && value === (node.operator === '&&');
+  }
+  return false;
+}
+
 interface TreeShape {
   /** The ranges of the code that runs only on a condition. */
   branches: Array<[number, number]>;
@@ -279,7 +310,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   };
   const visit = (node: SyntaxNode) => {
     const members = CONDITIONAL_MEMBERS[node.type];
-    if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) add(node[member]);
+    if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) if (!surelyTaken(node, member)) add(node[member]);
     if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches);
     const atOnce = calledAtOnce(node);
     if (atOnce) runWhereWritten.set(atOnce.callee, atOnce.args);

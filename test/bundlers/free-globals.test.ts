@@ -50,6 +50,27 @@ describe('freeReferences', () => {
 
   // Each shape's import was run in Chromium (an `import()` of esbuild's development and minified
   // output): those told onImport threw there, the others imported.
+  // probe52 P12: esbuild folds `process.env.NODE_ENV === 'production'` to a constant once `define`
+  // gives the mode, so the branch a constant test takes is no branch: it surely runs.
+  it('tells a read in the branch a constant test takes (`false ? a : b`, `if (true)`, `!0 && x`) as run on import, and the other as not', () => {
+    const onImport = { process: { onImport: true, inFunction: false, member: 'DEV_API' } };
+    for (const code of [
+      'export const api = false ? "/api" : process.env.DEV_API;',
+      'export let api; if (true) api = process.env.DEV_API;',
+      'export let api; if (false) {} else { api = process.env.DEV_API; }',
+      'export const api = !0 && process.env.DEV_API;',
+      'export const api = 0 || process.env.DEV_API;',
+      'export const api = null ?? process.env.DEV_API;',
+      'export const api = void 0 ?? process.env.DEV_API;',
+    ]) {
+      expect(uses(code), code).to.deep.equal(onImport);
+    }
+    const notRun = { process: { onImport: false, inFunction: true, member: 'DEV_API' } };
+    for (const code of ['export const api = true ? "/api" : process.env.DEV_API;', 'export let api; if (!1) api = process.env.DEV_API;', 'export const api = "x" || process.env.DEV_API;', 'export const api = 0 ?? process.env.DEV_API;', 'export const api = flag ? "/api" : process.env.DEV_API;']) {
+      expect(uses(code), code).to.deep.equal(notRun);
+    }
+  });
+
   it('tells a function or arrow called at once, and a static field initializer, as run on import', () => {
     const onImport = (member?: string) => ({ onImport: true, inFunction: false, ...(member ? { member } : {}) });
     for (const [code, name, member] of [
