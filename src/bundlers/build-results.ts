@@ -457,7 +457,7 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
     const cssModuleScript = message.pluginName === CSS_MODULE_SCRIPTS && message.detail === CSS_MODULE_SCRIPT_REFUSED;
     const text = cssModuleScript
       ? `a CSS module script (with { type: 'css' }) needs its sheet declared under "assets" in the module.json beside the module's entry, and a relative import of it (by bare specifier the import map maps it to code): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`
-      : (caseTwinsText(message, twins) ?? caseMismatch(message, warnings) ?? folderCaseMismatch(root, message, inputs) ?? message.text).split(root + path.sep).join('');
+      : (caseTwinsText(message, twins) ?? caseMismatch(message, warnings) ?? folderCaseMismatch(root, message, inputs) ?? caseTwinFolders(root, message, inputs) ?? message.text).split(root + path.sep).join('');
     errors.push(
       diagnostic(cssModuleScript ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
     );
@@ -617,6 +617,38 @@ function folderCaseMismatch(root: string, error: esbuild.Message, inputs: Set<st
     const parent = dir === '.' ? '' : `${dir}/`;
     inputs.add(`${dir}/`);
     return `the import "${written}" names the folder ${parent}${segment}, but the folder on disk is ${parent}${folded[0]!.name}: the names differ in case, which this file system tells apart; write the import with the folder's case, or rename the folder (esbuild: ${error.text})`;
+  }
+  return null;
+}
+
+// Two folders of one parent whose names differ only in case (`Lib/` and `lib/`), each holding the
+// file an import names: esbuild folds case when it finds and dedups files, so an import of
+// `./lib/util` is built from `Lib/util.ts`, with no `different-path-case` hint, and its error
+// names the other folder's file ("No matching export in ".../Lib/util.ts""). The import at the
+// error is compared with the path the error quotes: folders that differ only in case, both on
+// disk, are named (README "Bundling real code"). The parent's listing is an input: renaming
+// either builds again.
+function caseTwinFolders(root: string, error: esbuild.Message, inputs: Set<string>): string | null {
+  const at = error.location;
+  const file = at ? inputPath(at.file) : null;
+  const written = at ? /(?:\bfrom|\bimport)\s*\(?\s*(['"])(\.{1,2}\/[^'"]+)\1/.exec(at.lineText)?.[2] : undefined;
+  if (file === null || written === undefined) return null;
+  const named = path.posix.join(path.posix.dirname(file), written);
+  if (named.startsWith('../')) return null;
+  const namedFolders = path.posix.dirname(named).split('/');
+  for (const [, quoted] of error.text.matchAll(/"([^"]+)"/g)) {
+    const built = quoted!.startsWith(root + path.sep) ? quoted!.slice(root.length + 1).split(path.sep).join('/') : quoted!;
+    if (path.posix.isAbsolute(built) || !built.toLowerCase().startsWith(named.toLowerCase())) continue;
+    const builtFolders = path.posix.dirname(built).split('/');
+    if (builtFolders.length !== namedFolders.length) continue;
+    const differs = namedFolders.findIndex((folder, index) => folder !== builtFolders[index]);
+    if (differs === -1) continue;
+    const parent = namedFolders.slice(0, differs).join('/');
+    const folders = (folderEntries(root, parent === '' ? '.' : parent) ?? []).filter(({ directory }) => directory).map(({ name }) => name);
+    if (!folders.includes(namedFolders[differs]!) || !folders.includes(builtFolders[differs]!)) continue;
+    inputs.add(`${parent === '' ? '.' : parent}/`);
+    const prefix = parent === '' ? '' : `${parent}/`;
+    return `esbuild cannot tell the folders ${prefix}${builtFolders[differs]}/ and ${prefix}${namedFolders[differs]}/ apart: their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both, so the import "${written}" is built from ${built}, and the build cannot succeed while both are there; give them names that differ in more than case (esbuild: ${error.text})`;
   }
   return null;
 }
