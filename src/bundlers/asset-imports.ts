@@ -17,7 +17,7 @@ import { lineAndColumn } from '../workspace/json.js';
 import { isBare } from '../workspace/specifiers.js';
 import { urlAssets } from './plugins/assets.js';
 import { firstWrittenPlace, type PlacedReads } from './placed-reads.js';
-import { freeReferencePlaces } from './free-globals.js';
+import { freeReferencePlaces, globalValuePlaces } from './free-globals.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
 
@@ -25,8 +25,9 @@ import { bufferView } from '../outputs/buffer-view.js';
 const ORIGIN = 'http://module.invalid';
 const PACKAGE = '/m/package/';
 const SCRIPT_ASSET = /\.m?js$/;
-// What a module's code starting a worker holds, as esbuild prints it: `new Worker(`, `new SharedWorker(`, `navigator.serviceWorker`.
-const STARTS_A_WORKER = ['Worker(', 'serviceWorker'].map((text) => Buffer.from(text));
+// What a module's code starting a worker holds, as esbuild prints it: `new Worker(`, `new SharedWorker(`,
+// `new window.Worker(`, a name given `Worker` (`const W = Worker`), `navigator.serviceWorker`.
+const STARTS_A_WORKER = [Buffer.from('Worker')];
 // An address the author wrote for another origin or from the origin's root: not judged here.
 const SCHEME_OR_ROOT = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/)/;
 
@@ -83,7 +84,7 @@ export function assetImportWarnings(
   const bytes = code === null ? null : bufferView(code);
   const codeText = bytes !== null && (named.some(isScript) || STARTS_A_WORKER.some((word) => bytes.indexOf(word) !== -1)) ? bytes.toString('utf8') : null;
   const tree = codeText === null ? null : parsedModule(codeText);
-  const isBrowserConstructor = tree === null ? () => false : browserConstructors(codeText!);
+  const isBrowserConstructor: BrowserConstructorOf = tree === null ? () => null : browserConstructors(codeText!);
   const starts = tree === null ? new Map<string, Set<ScriptKind>>() : workerStarts(tree, target, space.byAddress, isBrowserConstructor);
   // Those the code names by an address written as such too, which `named` lacks where no version is given (production).
   const scripts = [...new Set([...named, ...starts.keys()])].filter(isScript);
@@ -236,20 +237,34 @@ function moduleUrlReference(node: unknown): string | null {
   return isImportMetaUrl ? literalText(reference) : null;
 }
 
+/** The browser's worker constructor a callee is: its name, and the callee as the code writes it (`Worker`, `window.Worker`, `W`). */
+interface BrowserConstructor {
+  name: string;
+  written: string;
+}
+
+type BrowserConstructorOf = (callee: unknown) => BrowserConstructor | null;
+
 /**
- * Whether a callee is the browser's `Worker` or `SharedWorker`, by the free references of the code
- * (`text`, whose tree's offsets are the same): a name the code binds (imported, a parameter, a
- * local class) is not the browser's. Code scope analysis cannot read is taken as written.
+ * Which callees are the browser's `Worker` or `SharedWorker`, by scope analysis of the code
+ * (`text`, whose tree's offsets are the same): the global's name, a member of the global object
+ * (`window.Worker`, `globalThis.Worker`, `self.Worker`) and a name declared to hold one (`const W =
+ * Worker`) are; a name the code binds otherwise (imported, a parameter, a local class) is not
+ * (README "Bundling real code"). Code scope analysis cannot read is taken as written.
  */
-function browserConstructors(text: string): (callee: unknown) => boolean {
-  const free = freeReferencePlaces(text, ['Worker', 'SharedWorker']);
-  const starts = free === null ? null : new Set(free.map(({ start }) => start));
-  return (callee) => isNode(callee) && (isIdentifier(callee, 'Worker') || isIdentifier(callee, 'SharedWorker')) && (starts === null || starts.has(callee.start));
+function browserConstructors(text: string): BrowserConstructorOf {
+  const places = globalValuePlaces(text, ['Worker', 'SharedWorker']);
+  const named = places === null ? null : new Map(places.map(({ name, start, end }) => [`${start}:${end}`, name]));
+  return (callee) => {
+    if (!isNode(callee)) return null;
+    const name = named === null ? (isIdentifier(callee, 'Worker') || isIdentifier(callee, 'SharedWorker') ? (callee.name as string) : undefined) : named.get(`${callee.start}:${callee.end}`);
+    return name === undefined ? null : { name, written: text.slice(callee.start as number, callee.end as number) };
+  };
 }
 
 /** A worker's constructor (`new Worker(...)`, `new SharedWorker(...)`, the browser's) or `navigator.serviceWorker.register(...)`: its arguments. */
-function workerStartArguments(node: SyntaxNode, isBrowserConstructor: (callee: unknown) => boolean): unknown[] | null {
-  if (node.type === 'NewExpression' && isBrowserConstructor(node.callee)) return node.arguments as unknown[];
+function workerStartArguments(node: SyntaxNode, isBrowserConstructor: BrowserConstructorOf): unknown[] | null {
+  if (node.type === 'NewExpression' && isBrowserConstructor(node.callee) !== null) return node.arguments as unknown[];
   if (node.type === 'CallExpression' && isMember(node.callee, 'register') && isMember(node.callee.object, 'serviceWorker')) return node.arguments as unknown[];
   return null;
 }
@@ -277,7 +292,7 @@ function startedKind(options: unknown): ScriptKind {
  * else (a constructor the code binds among them) is passed on in a way not followed (`unknown`).
  * Keyed by workspace-relative path.
  */
-export function workerStarts(tree: SyntaxNode, target: BundleTarget, byAddress: ReadonlyMap<string, string>, isBrowserConstructor: (callee: unknown) => boolean): Map<string, Set<ScriptKind>> {
+export function workerStarts(tree: SyntaxNode, target: BundleTarget, byAddress: ReadonlyMap<string, string>, isBrowserConstructor: BrowserConstructorOf): Map<string, Set<ScriptKind>> {
   const codeAddress = new URL(`${PACKAGE}modules/${target.subpath}`, ORIGIN);
   const fileOf = (reference: string): string | undefined => {
     try {
@@ -320,17 +335,19 @@ export function workerStarts(tree: SyntaxNode, target: BundleTarget, byAddress: 
  * pages `/preview/<name>`, where nothing is served, and from another page wherever that page is.
  * A warning at the constructor in the module's sources: the page may serve the file itself.
  */
-function workersFromPage(tree: SyntaxNode, target: BundleTarget, reads: PlacedReads, sources: readonly string[], isBrowserConstructor: (callee: unknown) => boolean): Diagnostic[] {
+function workersFromPage(tree: SyntaxNode, target: BundleTarget, reads: PlacedReads, sources: readonly string[], isBrowserConstructor: BrowserConstructorOf): Diagnostic[] {
   const found: Diagnostic[] = [];
   const seen = new Set<string>();
   eachNode(tree, (node) => {
-    if (node.type !== 'NewExpression' || !isBrowserConstructor(node.callee)) return;
+    const browserConstructor = node.type === 'NewExpression' ? isBrowserConstructor(node.callee) : null;
+    if (browserConstructor === null) return;
     const reference = literalText((node.arguments as unknown[])[0]);
     if (reference === null || reference === '' || SCHEME_OR_ROOT.test(reference) || reference.startsWith('#')) return;
-    const constructor = (node.callee as SyntaxNode).name as string;
-    if (seen.has(`${constructor}\0${reference}`)) return;
-    seen.add(`${constructor}\0${reference}`);
-    const place = constructorPlace(reads, sources, constructor, reference);
+    if (seen.has(`${browserConstructor.written}\0${reference}`)) return;
+    seen.add(`${browserConstructor.written}\0${reference}`);
+    const place = constructorPlace(reads, sources, browserConstructor.written, reference);
+    // A name the minifier gave (`const W = Worker` printed as `e`) is in no source: the global's is said.
+    const constructor = place === null ? browserConstructor.name : browserConstructor.written;
     const source = place?.file ?? target.entry;
     const beside = path.posix.normalize(path.posix.join(path.posix.dirname(source), reference.replace(/[?#].*$/, '')));
     found.push(diagnostic('WORKER_ADDRESS_FROM_PAGE', `new ${constructor}('${reference}') resolves "${reference}" against the page's address, not the module's: on the service's preview pages it is ${new URL(reference, 'http://h/preview/').pathname} and ${new URL(reference, 'http://h/preview/bundled/').pathname}, where nothing is served (the worker fires "error"), and from another page wherever that page is. For the file beside the source (${beside}), declare it under "assets" in the module.json beside the module's entry and write new ${constructor}(new URL('${reference}', import.meta.url))`, place ?? { file: target.entry }));
@@ -340,8 +357,8 @@ function workersFromPage(tree: SyntaxNode, target: BundleTarget, reads: PlacedRe
 
 /** Where a source writes `new <constructor>('<reference>'`: the first found, at its `new`. */
 function constructorPlace(reads: PlacedReads, sources: readonly string[], constructor: string, reference: string): { file: string; line: number; column: number } | null {
-  const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  return firstWrittenPlace(reads, sources, new RegExp(`new\\s+${constructor}\\(\\s*(['"\`])${quoted}\\1`));
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return firstWrittenPlace(reads, sources, new RegExp(`new\\s+${escaped(constructor)}\\(\\s*(['"\`])${escaped(reference)}\\1`));
 }
 
 interface Load {

@@ -102,7 +102,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   }
   const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], placed.code, sources, inputs, resolution);
   const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs)];
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs), ...caseTwinFoldersBuiltAsOne(root, result.metafile!, read, inputs)];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
     specifier: target.specifier,
@@ -470,7 +470,7 @@ export function failed(root: string, target: BundleTarget, messages: esbuild.Mes
     const cssModuleScript = message.pluginName === CSS_MODULE_SCRIPTS && message.detail === CSS_MODULE_SCRIPT_REFUSED;
     const text = cssModuleScript
       ? `a CSS module script (with { type: 'css' }) needs its sheet declared under "assets" in the module.json beside the module's entry, and a relative import of it (by bare specifier the import map maps it to code): ${DIAGNOSTIC_KINDS.STYLESHEET_IMPORTED_AS_VALUE.remedy}`
-      : (caseTwinsText(message, twins) ?? caseMismatch(message, warnings) ?? folderCaseMismatch(root, message, inputs) ?? message.text).split(root + path.sep).join('');
+      : (caseTwinsText(message, twins) ?? caseMismatch(message, warnings) ?? folderCaseMismatch(root, message, inputs) ?? caseTwinFolders(root, message, inputs) ?? message.text).split(root + path.sep).join('');
     errors.push(
       diagnostic(cssModuleScript ? 'STYLESHEET_IMPORTED_AS_VALUE' : 'BUNDLE_ERROR', text, file === null ? { file: target.entry } : { file, line: message.location!.line, column: message.location!.column + 1 }),
     );
@@ -586,6 +586,54 @@ function caseTwinsBuiltAsOne(root: string, result: esbuild.BuildResult, read: re
   return errors;
 }
 
+// Two folders differing only in case (`Lib/`, `lib/`), each holding the file imported, imported
+// for their side effects (`import './Lib/util'; import './lib/util'`): esbuild dedups both
+// imports into one folder's file with no hint, so the build succeeds and the other's code never
+// runs. Its metafile tells: an import built from a path whose folder differs in case from the
+// one written. Only then is the parent listed, and it is an error where both folders are on disk
+// (README "Bundling real code"); the parent is an input: renaming either builds again.
+function caseTwinFoldersBuiltAsOne(root: string, metafile: esbuild.Metafile, read: readonly string[], inputs: Set<string>): Diagnostic[] {
+  const errors: Diagnostic[] = [];
+  const told = new Set<string>();
+  for (const input of new Set(read)) {
+    const importer = inputPath(input);
+    if (importer === null || isCrossed(input)) continue;
+    for (const record of metafile.inputs[input]?.imports ?? []) {
+      const built = isCrossed(record.path) ? null : inputPath(record.path);
+      if (built === null || !record.original?.startsWith('.')) continue;
+      const named = path.posix.join(path.posix.dirname(importer), record.original);
+      const twins = twinFolders(root, named, built);
+      if (twins === null || told.has(twins.parent)) continue;
+      told.add(twins.parent);
+      inputs.add(`${twins.parent}/`);
+      const text = `esbuild cannot tell the folders ${twins.built} and ${twins.named} apart: their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both, so it takes an import of a file in either for one and the same file; the import "${record.original}" is built from ${built}, and the output holds the code of ${twins.built} only, the other's never runs; give them names that differ in more than case`;
+      errors.push(diagnostic('BUNDLE_ERROR', text, { file: importer }));
+    }
+  }
+  return errors;
+}
+
+/**
+ * The two folders of one parent, both on disk, whose names differ only in case, where the path an
+ * import names (`named`, workspace-relative, its extension left out or another's) and the file it was
+ * built from (`built`) differ only in a folder's case; null otherwise.
+ */
+function twinFolders(root: string, named: string, built: string): { parent: string; named: string; built: string } | null {
+  const stem = (file: string) => path.posix.basename(file, path.posix.extname(file)).toLowerCase();
+  if (named.startsWith('../') || path.posix.isAbsolute(built) || path.posix.dirname(named).toLowerCase() !== path.posix.dirname(built).toLowerCase()) return null;
+  // `./lib/util`, `./lib/util.js` and `./lib/util.ts` all name `lib/util.ts`.
+  if (stem(named) !== stem(built) && path.posix.basename(named).toLowerCase() !== stem(built)) return null;
+  const namedFolders = path.posix.dirname(named).split('/');
+  const builtFolders = path.posix.dirname(built).split('/');
+  const differs = namedFolders.findIndex((folder, index) => folder !== builtFolders[index]);
+  if (differs === -1) return null;
+  const parent = differs === 0 ? '.' : namedFolders.slice(0, differs).join('/');
+  const folders = (folderEntries(root, parent) ?? []).filter(({ directory }) => directory).map(({ name }) => name);
+  if (!folders.includes(namedFolders[differs]!) || !folders.includes(builtFolders[differs]!)) return null;
+  const prefix = parent === '.' ? '' : `${parent}/`;
+  return { parent, named: `${prefix}${namedFolders[differs]}/`, built: `${prefix}${builtFolders[differs]}/` };
+}
+
 /** The error of a build that `twins` makes fail (at the import esbuild hinted at, or naming either path), said as that. */
 function caseTwinsText(error: esbuild.Message, twins: readonly CaseTwins[]): string | null {
   const at = error.location;
@@ -630,6 +678,29 @@ function folderCaseMismatch(root: string, error: esbuild.Message, inputs: Set<st
     const parent = dir === '.' ? '' : `${dir}/`;
     inputs.add(`${dir}/`);
     return `the import "${written}" names the folder ${parent}${segment}, but the folder on disk is ${parent}${folded[0]!.name}: the names differ in case, which this file system tells apart; write the import with the folder's case, or rename the folder (esbuild: ${error.text})`;
+  }
+  return null;
+}
+
+// Two folders of one parent whose names differ only in case (`Lib/` and `lib/`), each holding the
+// file an import names: esbuild folds case when it finds and dedups files, so an import of
+// `./lib/util` is built from `Lib/util.ts`, with no `different-path-case` hint, and its error
+// names the other folder's file ("No matching export in ".../Lib/util.ts""). The import at the
+// error is compared with the path the error quotes: folders that differ only in case, both on
+// disk, are named (README "Bundling real code"). The parent's listing is an input: renaming
+// either builds again.
+function caseTwinFolders(root: string, error: esbuild.Message, inputs: Set<string>): string | null {
+  const at = error.location;
+  const file = at ? inputPath(at.file) : null;
+  const written = at ? /(?:\bfrom|\bimport)\s*\(?\s*(['"])(\.{1,2}\/[^'"]+)\1/.exec(at.lineText)?.[2] : undefined;
+  if (file === null || written === undefined) return null;
+  const named = path.posix.join(path.posix.dirname(file), written);
+  for (const [, quoted] of error.text.matchAll(/"([^"]+)"/g)) {
+    const built = quoted!.startsWith(root + path.sep) ? quoted!.slice(root.length + 1).split(path.sep).join('/') : quoted!;
+    const twins = twinFolders(root, named, built);
+    if (twins === null) continue;
+    inputs.add(`${twins.parent}/`);
+    return `esbuild cannot tell the folders ${twins.built} and ${twins.named} apart: their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both, so the import "${written}" is built from ${built}, and the build cannot succeed while both are there; give them names that differ in more than case (esbuild: ${error.text})`;
   }
   return null;
 }

@@ -196,6 +196,56 @@ export function freeReferencePlaces(code: string, names: readonly string[]): Fre
   return places.sort((a, b) => a.start - b.start);
 }
 
+/** An expression naming a global's value: where it starts and ends, and the global's name. */
+export interface GlobalValuePlace {
+  name: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Each expression of the module `code` whose value is the global `names` (README "Bundling real
+ * code", workers): a free reference (`Worker`), a member of the global object where nothing binds
+ * that object's name (`window.Worker`, `globalThis['Worker']`, `self.Worker`), and a reference to a
+ * name declared once to hold one of those and never written again (`const W = Worker; new W()`).
+ * Null when the code does not parse as a module.
+ */
+export function globalValuePlaces(code: string, names: readonly string[]): GlobalValuePlace[] | null {
+  if (names.length === 0 || !new RegExp(`\\b(?:${names.join('|')})\\b`).test(code)) return [];
+  const analysed = analysedModule(code);
+  if (analysed === null) return null;
+  const { globalScope, shape } = analysed;
+  const wanted = new Set(names);
+  const found = new Map<SyntaxNode, string>();
+  for (const reference of globalScope?.through ?? []) {
+    const identifier = reference.identifier as unknown as SyntaxNode;
+    const name = identifier.name as string;
+    if (wanted.has(name)) {
+      found.set(identifier, name);
+      continue;
+    }
+    const member = shape.parents.get(identifier);
+    const key = GLOBAL_OBJECTS.has(name) && member?.type === 'MemberExpression' && member.object === identifier ? memberKey(member) : null;
+    if (key !== null && wanted.has(key)) found.set(member!, key);
+  }
+  // A name holding one holds it wherever it is read; one holding that name's value, too.
+  const pending = [...found];
+  while (pending.length > 0) {
+    const [node, name] = pending.pop()!;
+    const declarator = shape.parents.get(node);
+    if (declarator?.type !== 'VariableDeclarator' || declarator.init !== node) continue;
+    const variable = declaredVariable(declarator, shape);
+    if (variable === null || !keepsItsValue(variable)) continue;
+    for (const reference of variable.references) {
+      const identifier = reference.identifier as unknown as SyntaxNode;
+      if (reference.init || !reference.isRead() || found.has(identifier)) continue;
+      found.set(identifier, name);
+      pending.push([identifier, name]);
+    }
+  }
+  return [...found].map(([node, name]) => ({ name, start: node.range![0], end: node.range![1] })).sort((a, b) => a.start - b.start);
+}
+
 interface SyntaxNode {
   type: string;
   range?: [number, number];

@@ -169,6 +169,54 @@ describe('createBatchBuilds', () => {
     expect(results[1]!.errors[0]).to.include({ file: 'app/c/index.ts', line: 1, column: 19 });
   });
 
+  // Two folders differing only in case, each holding the file imported (probe52 P11): esbuild
+  // gives no hint, builds both imports from one folder's file, and names that file alone.
+  it('says esbuild cannot tell apart two folders whose names differ only in case, naming both, where the file imported is in each', async () => {
+    const root = tempWorkspace({
+      'app/b/index.ts': "import { u } from './src/Lib/util';\nimport { l } from './src/lib/util';\nexport const got = u + l;\n",
+      'app/b/src/Lib/util.ts': "export const u = 'upper';\n",
+      'app/b/src/lib/util.ts': "export const l = 'lower';\n",
+      // A file only one of the folders holds builds.
+      'app/a/index.ts': "import { u } from './Lib/util';\nexport const got = u;\n",
+      'app/a/Lib/util.ts': "export const u = 'upper';\n",
+      'app/a/lib/other.ts': 'export const o = 1;\n',
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('b'), target('a')], variant);
+    const [error, ...more] = results[0]!.errors;
+    expect(more).to.deep.equal([]);
+    expect(error).to.include({ kind: 'BUNDLE_ERROR', file: 'app/b/index.ts' });
+    expect(error!.message).to.match(/^esbuild cannot tell the folders app\/b\/src\/(Lib|lib)\/ and app\/b\/src\/(lib|Lib)\/ apart: their names differ only in case/);
+    expect(error!.message).to.include('app/b/src/Lib/').and.include('app/b/src/lib/').and.include('the build cannot succeed while both are there').and.include('(esbuild: No matching export in');
+    // Renaming either folder builds again.
+    expect(results[0]!.inputs).to.include('app/b/src/');
+    expect(results[1]!.errors).to.deep.equal([]);
+  });
+
+  // Imported for their side effects, both build from one folder's file, with no hint from esbuild:
+  // the module would be valid while the other's code never runs.
+  it('says a build that succeeds importing files of two folders differing only in case holds the code of one only, naming both folders', async () => {
+    const root = tempWorkspace({
+      'app/b/index.ts': "import './src/Lib/util';\nimport './src/lib/util.js';\nexport const b = 1;\n",
+      'app/b/src/Lib/util.ts': "(globalThis as any).marks = ['upper'];\n",
+      'app/b/src/lib/util.ts': "(globalThis as any).marks = ['lower'];\n",
+      // One folder's file alone, the other folder there too: built as written.
+      'app/a/index.ts': "import './src/lib/util';\nexport const a = 1;\n",
+      'app/a/src/Lib/util.ts': "(globalThis as any).marks = ['upper'];\n",
+      'app/a/src/lib/util.ts': "(globalThis as any).marks = ['lower'];\n",
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('b'), target('a')], variant);
+    const code = text(results[0]!.code) ?? '';
+    expect([code.includes('upper'), code.includes('lower')].filter(Boolean)).to.have.length(1);
+    const [error, ...more] = results[0]!.errors;
+    expect(more).to.deep.equal([]);
+    expect(error).to.include({ kind: 'BUNDLE_ERROR', file: 'app/b/index.ts' });
+    expect(error!.message).to.match(/^esbuild cannot tell the folders app\/b\/src\/(Lib|lib)\/ and app\/b\/src\/(lib|Lib)\/ apart: their names differ only in case/);
+    expect(error!.message).to.include('app/b/src/Lib/').and.include('app/b/src/lib/').and.match(/the output holds the code of app\/b\/src\/(Lib|lib)\/ only/);
+    expect(results[0]!.inputs).to.include('app/b/src/');
+    expect(results[1]!.errors).to.deep.equal([]);
+    expect(text(results[1]!.code)).to.include('lower');
+  });
+
   // Imported for their side effects, both twins build: esbuild dedups the two imports into one
   // file, so the other's code is missing from the output and the module would be valid.
   it('says a build that succeeds with both of two case twins imported holds the code of one only, naming both', async () => {
