@@ -177,7 +177,7 @@ export const DIAGNOSTIC_KINDS = {
   WORKER_ADDRESS_FROM_PAGE: {
     severity: 'warning',
     scope: 'module',
-    when: "the code of a module browsers run starts a worker of the browser's (the global `Worker` or `SharedWorker`, not a name the code binds) from a plain relative string (`new Worker('./w.js')`, `new SharedWorker(...)`), which the browser resolves against the page's address, not the module's: on the service's preview pages nothing is served there (README \"Bundling real code\")",
+    when: "the code of a module browsers run starts a worker of the browser's (the global `Worker` or `SharedWorker`, as `window.Worker` too or a const holding it, not a name the code binds) from a plain relative string (`new Worker('./w.js')`, `new SharedWorker(...)`), which the browser resolves against the page's address, not the module's: on the service's preview pages nothing is served there (README \"Bundling real code\")",
     remedy: "declare the file under `assets` in the module.json beside the module's entry and write `new Worker(new URL('./w.js', import.meta.url))`",
   },
   MODULE_BOUNDARY_CROSSED: {
