@@ -490,26 +490,28 @@ function elementCallback(node: SyntaxNode): SyntaxNode | null {
 
 /**
  * The statements after one that may leave the block (`if (typeof process > 'u') return;`) run
- * only on a condition: added to `branches` as one range up to the block's end. Not after an `if`
- * that may throw (`if (!globalThis.fetch) throw ...`): where it throws, the import fails anyway,
- * so what follows runs on every import that does not fail.
+ * only on a condition: added to `branches`. Not after an `if` that may throw (`if
+ * (!globalThis.fetch) throw ...`): where it throws, the import fails anyway, so what follows runs
+ * on every import that does not fail. The statements after one that always leaves it (`return;`,
+ * `break a;`, `continue`, `throw`, a block ending with one) never run: added too, as a branch
+ * never taken (README "Bundling real code": esbuild's minifier drops them, so the production
+ * build reads nothing there). A function declaration after either is hoisted: called from before,
+ * it runs, so it is no branch.
  */
 function afterEarlyExits(body: unknown, branches: Array<[number, number]>): void {
   if (!Array.isArray(body)) return;
   const statements = body.filter(isNode);
-  const exit = statements.findIndex((statement) => statement.type === 'IfStatement' && (leaves(statement.consequent) || leaves(statement.alternate)));
-  const after = statements[exit + 1];
-  const last = statements[statements.length - 1];
-  if (exit >= 0 && after?.range && last?.range) branches.push([after.range[0], last.range[1]]);
+  const exit = statements.findIndex((statement) => leaves(statement, true) || (statement.type === 'IfStatement' && (leaves(statement.consequent) || leaves(statement.alternate))));
+  for (const after of statements.slice(exit + 1)) if (exit >= 0 && after.range && after.type !== 'FunctionDeclaration') branches.push(after.range);
 }
 
 const EXITS = new Set(['ReturnStatement', 'BreakStatement', 'ContinueStatement']);
 
-/** Whether a statement ends by leaving its block without throwing: a `return`, `break` or `continue`, or a block ending with one. */
-function leaves(statement: unknown): boolean {
+/** Whether a statement ends by leaving its block: a `return`, `break` or `continue` (or, `orThrowing`, a `throw`), or a block ending with one. */
+function leaves(statement: unknown, orThrowing = false): boolean {
   if (!isNode(statement)) return false;
-  if (statement.type === 'BlockStatement') return Array.isArray(statement.body) && leaves(statement.body[statement.body.length - 1]);
-  return EXITS.has(statement.type);
+  if (statement.type === 'BlockStatement') return Array.isArray(statement.body) && leaves(statement.body[statement.body.length - 1], orThrowing);
+  return EXITS.has(statement.type) || (orThrowing && statement.type === 'ThrowStatement');
 }
 
 const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';

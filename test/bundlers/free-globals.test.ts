@@ -48,6 +48,31 @@ describe('freeReferences', () => {
     expect(uses('var g = global || globalThis; a &&= 1;')).to.deep.equal({ global: { onImport: true, inFunction: false } });
   });
 
+  // probe52 P1: each ran in Chromium (the read is never reached) and core dist wrote it (the minifier drops it); dev said invalid.
+  it('tells a read after a statement that always leaves its block (return, break, continue, throw) as one never taken', () => {
+    for (const code of [
+      'function f() { return 1; process.env.X; } export const v = f();',
+      'const f = () => { return 1; process.env.X; }; export const v = f();',
+      'class A { constructor() { return; this.x = process.env.X; } } export const v = new A();',
+      'class A { static x = (() => { return 1; process.env.X; })(); } export const v = A.x;',
+      'a: { break a; process.env.X; } export const v = 1;',
+      'for (const k of [1]) { continue; process.env.X; }',
+      'function f() { { return 1; } process.env.X; } export const v = f();',
+      'function f() { throw new Error("no"); process.env.X; } try { f(); } catch {}',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+    for (const code of [
+      // Before the exit, after a block that only may leave, or in a function declared after it (hoisted, called before).
+      'function f() { process.env.X; return 1; } export const v = f();',
+      'a: { { break a; } } process.env.X;',
+      'function f() { return g(); function g() { return process.env.X; } } export const v = f();',
+      'function f() { const v = g(); if (ok) return v; function g() { return process.env.X; } } export const v = f();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+  });
+
   // Each shape's import was run in Chromium (an `import()` of esbuild's development and minified
   // output): those told onImport threw there, the others imported.
   it('tells a function or arrow called at once, and a static field initializer, as run on import', () => {
