@@ -654,20 +654,38 @@ function declaredOrHeldCallSites(value: SyntaxNode, shape: TreeShape, held: Set<
 /**
  * The constructions of a class that run a class it extends (`class B extends A {}; new B()` runs
  * A's constructor and fields): each of its own, when it has no constructor (the implicit one
- * passes its arguments on); else each `super(...)` its constructor's body makes as a statement.
+ * passes its arguments on); else each `super(...)` its constructor makes, wherever it is written
+ * there: as a statement, in a comma expression or a `return` (`(super(), 0)`, `return super()`),
+ * in an arrow (`const s = () => super(); s()`), each where it runs as any call is judged (the
+ * production build's minifier writes the first two as a statement: both verdicts agree).
  */
 function subclassCallSites(subclass: SyntaxNode, shape: TreeShape, held: Set<Variable>): CallSite[] {
   const constructor = ((subclass.body as SyntaxNode).body as SyntaxNode[]).find((member) => member.type === 'MethodDefinition' && member.kind === 'constructor');
   if (!constructor) return declaredOrHeldCallSites(subclass, shape, held);
-  const body = constructor.value as SyntaxNode;
-  const scope = shape.scopes.acquire(body as never);
-  if (!scope) return [];
   const sites: CallSite[] = [];
-  for (const statement of (body.body as SyntaxNode).body as SyntaxNode[]) {
-    const call = statement.type === 'ExpressionStatement' ? (statement.expression as SyntaxNode) : null;
-    if (call?.type === 'CallExpression' && (call.callee as SyntaxNode).type === 'Super') sites.push({ from: scope, start: call.range?.[0] ?? -1, args: argumentsOf(call.arguments as SyntaxNode[]) });
-  }
+  const visit = (node: SyntaxNode) => {
+    const callee = node.callee as SyntaxNode | undefined;
+    if (node.type === 'CallExpression' && callee?.type === 'Super') {
+      const from = scopeAround(node, shape);
+      if (from) sites.push({ from, start: node.range?.[0] ?? -1, args: argumentsOf(node.arguments as SyntaxNode[]) });
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'range') continue;
+      // `super` names the class around it: only an arrow's is the constructor's.
+      for (const child of Array.isArray(value) ? value : [value]) if (isNode(child) && (child.type === 'ArrowFunctionExpression' || !FUNCTIONS.has(child.type))) visit(child);
+    }
+  };
+  visit((constructor.value as SyntaxNode).body as SyntaxNode);
   return sites;
+}
+
+/** The innermost scope holding a node: where code written there is judged from. */
+function scopeAround(node: SyntaxNode, shape: TreeShape): Scope | null {
+  for (let current: SyntaxNode | undefined = node; current !== undefined; current = shape.parents.get(current)) {
+    const scope = shape.scopes.acquire(current as never, true);
+    if (scope) return scope;
+  }
+  return null;
 }
 
 /** A call of a function: the scope it is made in, where it is written, and what it passes. */
@@ -688,6 +706,10 @@ function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Varia
   const bound = boundCopyCallSites(value, shape, held);
   if (bound) return bound;
   if ((parent?.type === 'ClassDeclaration' || parent?.type === 'ClassExpression') && parent.superClass === value) return subclassCallSites(parent, shape, held);
+  // A class or function written where it is constructed or called (`new (class { constructor() {...} })()`).
+  const args = value.type === 'ClassExpression' ? callOf(value, shape) : null;
+  const from = args && scopeAround(parent!, shape);
+  if (args && from) return [{ from, start: value.range?.[0] ?? -1, args }];
   // An element of an array literal whose callback each element is handed to (`[read].forEach((f) => f())`): the calls of that parameter.
   const method = parent?.type === 'ArrayExpression' ? shape.parents.get(parent) : undefined;
   const call = method?.type === 'MemberExpression' && method.object === parent ? shape.parents.get(method) : undefined;

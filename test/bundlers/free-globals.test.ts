@@ -150,6 +150,13 @@ describe('freeReferences', () => {
       'class A { constructor() { this.x = process.env.X; } } class B extends A {} export const v = new B();',
       'class A { x = process.env.X; } class B extends A { constructor() { super(); } } export const v = new B();',
       'class A { constructor() { this.x = process.env.X; } } const B = class extends A {}; new B();',
+      // probe52 P3: a class written where it is constructed, and a `super()` not written as a
+      // statement (the minifier writes the first two so: core dist said invalid, dev valid).
+      'export const v = new (class { constructor() { this.x = process.env.X; } })();',
+      'export const v = new (class { x = process.env.X; })();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { (super(), 0); } } export const v = new B();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { return super(); } } export const v = new B();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { const s = () => super(); s(); } } export const v = new B();',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
     }
@@ -162,6 +169,11 @@ describe('freeReferences', () => {
       'class A { constructor() { this.x = process.env.X; } } if (ok) new A();',
       'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { if (ok) super(); } } export const v = new B();',
       'class A { constructor(x = process.env.X) { this.x = x; } } class B extends A { constructor() { super(1); } } export const v = new B();',
+      // A class written where it is constructed only later or in a branch, a `super()` in an arrow never called or in a branch.
+      'export const make = () => new (class { constructor() { this.x = process.env.X; } })();',
+      'export const v = ok && new (class { constructor() { this.x = process.env.X; } })();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { const s = () => super(); } } export const v = new B();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { ok && super(); } } export const v = new B();',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
     }
