@@ -105,6 +105,12 @@ interface FreeUse {
   guarded?: true;
   /** The code writes the name as a member of the global object (a shim: `globalThis.process = ...`): its reads are at most a warning. */
   defined?: true;
+  /**
+   * A module the code imports for its effects only (`import '@p/polyfills/process'`), the first:
+   * run before any code of this one, it may write the name on the global object, in code no build
+   * of this module reads. A read the import makes is then at most a warning.
+   */
+  importedFirst?: string;
   /** Where the code writes the read told (the first the import makes, else the first): an offset of the code parsed. */
   at?: number;
 }
@@ -151,6 +157,8 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   // the reads the import makes: `export function install() { globalThis.process = ... }` before
   // `process.env.X` at the top level threw on a page. Its importer may call it before its own reads.
   for (const [name, use] of found) if (use.onImport && use.defined && !shape.definedOnGlobal.get(name)!.some((write) => mayRunOnImport(write, shape))) delete use.defined;
+  const importedFirst = shape.importedForEffects[0];
+  if (importedFirst !== undefined) for (const use of found.values()) use.importedFirst = importedFirst;
   return found;
 }
 
@@ -251,6 +259,8 @@ interface TreeShape {
    * with the nodes that write each.
    */
   definedOnGlobal: Map<string, SyntaxNode[]>;
+  /** The modules the code imports for their effects only (`import 'x'`): each kept external, run before the code. */
+  importedForEffects: string[];
   /** Whether the code writes a member of `this` by a computed key (`this[k] = ...`): any method of an object may be replaced. */
   writesThisByKey: boolean;
   scopes: ScopeManager;
@@ -273,6 +283,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const guardDeclarators = new Map<SyntaxNode, Set<string>>();
   const writtenKeys = new Set<string>();
   const definedOnGlobal = new Map<string, SyntaxNode[]>();
+  const importedForEffects: string[] = [];
   let writesThisByKey = false;
   const add = (value: unknown) => {
     for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
@@ -301,6 +312,8 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
       testedInCondition(init, names);
       if (names.size > 0) guardDeclarators.set(node, names);
     }
+    const imported = node.source as SyntaxNode | undefined;
+    if (node.type === 'ImportDeclaration' && (node.specifiers as SyntaxNode[]).length === 0 && typeof imported?.value === 'string') importedForEffects.push(imported.value);
     if (node.type === 'CallExpression' && node.optional === true) add(node.arguments); // `f?.(x)`: no argument is evaluated when f is nullish
     definedOnGlobalObject(node, (name) => definedOnGlobal.set(name, [...(definedOnGlobal.get(name) ?? []), node]));
     const written = writtenMember(node);
@@ -320,7 +333,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   };
   visit(tree);
   const freeIdentifiers = new Set((scopes.globalScope?.through ?? []).map((reference) => reference.identifier as unknown as SyntaxNode));
-  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
+  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
 }
 
 /** Whether a node names the global object (`globalThis`, `window`, `self`). */
@@ -889,6 +902,10 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
       // The module writes the name on the global object (a shim, maybe in a file it imports first):
       // the read runs on a page when that write comes first, which the order of the code decides.
       warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, but the module writes ${name} as a member of the global object (globalThis.${name} = ..., Object.assign(globalThis, ...) or Object.defineProperty), so it is taken as defined; the page throws "ReferenceError: ${name} is not defined" if that write does not run before the read`, where));
+    } else if (use.onImport && use.importedFirst !== undefined) {
+      // The module imported for its effects runs first, and may be a shim (a polyfill module of its
+      // own): its code is another module's build, not read here, so whether it writes the name is unknown.
+      warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, but the module first imports ${use.importedFirst} for its effects, which may write ${name} as a member of the global object (a shim), so it is taken as defined; the page throws "ReferenceError: ${name} is not defined" if no module it imports writes it first; ${remedy}`, where));
     } else if (use.onImport) {
       errors.push(diagnostic('BUNDLE_ERROR', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, so the page throws "ReferenceError: ${name} is not defined"; ${remedy}`, where));
     } else {
