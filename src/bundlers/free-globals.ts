@@ -105,6 +105,12 @@ interface FreeUse {
   guarded?: true;
   /** The code writes the name as a member of the global object (a shim: `globalThis.process = ...`): its reads are at most a warning. */
   defined?: true;
+  /**
+   * A module the code imports for its effects only (`import '@p/polyfills/process'`), the first:
+   * run before any code of this one, it may write the name on the global object, in code no build
+   * of this module reads. A read the import makes is then at most a warning.
+   */
+  importedFirst?: string;
   /** Where the code writes the read told (the first the import makes, else the first): an offset of the code parsed. */
   at?: number;
 }
@@ -151,6 +157,8 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   // the reads the import makes: `export function install() { globalThis.process = ... }` before
   // `process.env.X` at the top level threw on a page. Its importer may call it before its own reads.
   for (const [name, use] of found) if (use.onImport && use.defined && !shape.definedOnGlobal.get(name)!.some((write) => mayRunOnImport(write, shape))) delete use.defined;
+  const importedFirst = shape.importedForEffects[0];
+  if (importedFirst !== undefined) for (const use of found.values()) use.importedFirst = importedFirst;
   return found;
 }
 
@@ -332,6 +340,8 @@ interface TreeShape {
    * with the nodes that write each.
    */
   definedOnGlobal: Map<string, SyntaxNode[]>;
+  /** The modules the code imports for their effects only (`import 'x'`): each kept external, run before the code. */
+  importedForEffects: string[];
   /** Whether the code writes a member of `this` by a computed key (`this[k] = ...`): any method of an object may be replaced. */
   writesThisByKey: boolean;
   scopes: ScopeManager;
@@ -354,6 +364,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const guardDeclarators = new Map<SyntaxNode, Set<string>>();
   const writtenKeys = new Set<string>();
   const definedOnGlobal = new Map<string, SyntaxNode[]>();
+  const importedForEffects: string[] = [];
   let writesThisByKey = false;
   const add = (value: unknown) => {
     for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
@@ -382,6 +393,8 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
       testedInCondition(init, names);
       if (names.size > 0) guardDeclarators.set(node, names);
     }
+    const imported = node.source as SyntaxNode | undefined;
+    if (node.type === 'ImportDeclaration' && (node.specifiers as SyntaxNode[]).length === 0 && typeof imported?.value === 'string') importedForEffects.push(imported.value);
     if (node.type === 'CallExpression' && node.optional === true) add(node.arguments); // `f?.(x)`: no argument is evaluated when f is nullish
     definedOnGlobalObject(node, (name) => definedOnGlobal.set(name, [...(definedOnGlobal.get(name) ?? []), node]));
     const written = writtenMember(node);
@@ -401,7 +414,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   };
   visit(tree);
   const freeIdentifiers = new Set((scopes.globalScope?.through ?? []).map((reference) => reference.identifier as unknown as SyntaxNode));
-  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
+  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
 }
 
 /** Whether a node names the global object (`globalThis`, `window`, `self`). */
@@ -571,26 +584,28 @@ function elementCallback(node: SyntaxNode): SyntaxNode | null {
 
 /**
  * The statements after one that may leave the block (`if (typeof process > 'u') return;`) run
- * only on a condition: added to `branches` as one range up to the block's end. Not after an `if`
- * that may throw (`if (!globalThis.fetch) throw ...`): where it throws, the import fails anyway,
- * so what follows runs on every import that does not fail.
+ * only on a condition: added to `branches`. Not after an `if` that may throw (`if
+ * (!globalThis.fetch) throw ...`): where it throws, the import fails anyway, so what follows runs
+ * on every import that does not fail. The statements after one that always leaves it (`return;`,
+ * `break a;`, `continue`, `throw`, a block ending with one) never run: added too, as a branch
+ * never taken (README "Bundling real code": esbuild's minifier drops them, so the production
+ * build reads nothing there). A function declaration after either is hoisted: called from before,
+ * it runs, so it is no branch.
  */
 function afterEarlyExits(body: unknown, branches: Array<[number, number]>): void {
   if (!Array.isArray(body)) return;
   const statements = body.filter(isNode);
-  const exit = statements.findIndex((statement) => statement.type === 'IfStatement' && (leaves(statement.consequent) || leaves(statement.alternate)));
-  const after = statements[exit + 1];
-  const last = statements[statements.length - 1];
-  if (exit >= 0 && after?.range && last?.range) branches.push([after.range[0], last.range[1]]);
+  const exit = statements.findIndex((statement) => leaves(statement, true) || (statement.type === 'IfStatement' && (leaves(statement.consequent) || leaves(statement.alternate))));
+  for (const after of statements.slice(exit + 1)) if (exit >= 0 && after.range && after.type !== 'FunctionDeclaration') branches.push(after.range);
 }
 
 const EXITS = new Set(['ReturnStatement', 'BreakStatement', 'ContinueStatement']);
 
-/** Whether a statement ends by leaving its block without throwing: a `return`, `break` or `continue`, or a block ending with one. */
-function leaves(statement: unknown): boolean {
+/** Whether a statement ends by leaving its block: a `return`, `break` or `continue` (or, `orThrowing`, a `throw`), or a block ending with one. */
+function leaves(statement: unknown, orThrowing = false): boolean {
   if (!isNode(statement)) return false;
-  if (statement.type === 'BlockStatement') return Array.isArray(statement.body) && leaves(statement.body[statement.body.length - 1]);
-  return EXITS.has(statement.type);
+  if (statement.type === 'BlockStatement') return Array.isArray(statement.body) && leaves(statement.body[statement.body.length - 1], orThrowing);
+  return EXITS.has(statement.type) || (orThrowing && statement.type === 'ThrowStatement');
 }
 
 const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
@@ -733,20 +748,38 @@ function declaredOrHeldCallSites(value: SyntaxNode, shape: TreeShape, held: Set<
 /**
  * The constructions of a class that run a class it extends (`class B extends A {}; new B()` runs
  * A's constructor and fields): each of its own, when it has no constructor (the implicit one
- * passes its arguments on); else each `super(...)` its constructor's body makes as a statement.
+ * passes its arguments on); else each `super(...)` its constructor makes, wherever it is written
+ * there: as a statement, in a comma expression or a `return` (`(super(), 0)`, `return super()`),
+ * in an arrow (`const s = () => super(); s()`), each where it runs as any call is judged (the
+ * production build's minifier writes the first two as a statement: both verdicts agree).
  */
 function subclassCallSites(subclass: SyntaxNode, shape: TreeShape, held: Set<Variable>): CallSite[] {
   const constructor = ((subclass.body as SyntaxNode).body as SyntaxNode[]).find((member) => member.type === 'MethodDefinition' && member.kind === 'constructor');
   if (!constructor) return declaredOrHeldCallSites(subclass, shape, held);
-  const body = constructor.value as SyntaxNode;
-  const scope = shape.scopes.acquire(body as never);
-  if (!scope) return [];
   const sites: CallSite[] = [];
-  for (const statement of (body.body as SyntaxNode).body as SyntaxNode[]) {
-    const call = statement.type === 'ExpressionStatement' ? (statement.expression as SyntaxNode) : null;
-    if (call?.type === 'CallExpression' && (call.callee as SyntaxNode).type === 'Super') sites.push({ from: scope, start: call.range?.[0] ?? -1, args: argumentsOf(call.arguments as SyntaxNode[]) });
-  }
+  const visit = (node: SyntaxNode) => {
+    const callee = node.callee as SyntaxNode | undefined;
+    if (node.type === 'CallExpression' && callee?.type === 'Super') {
+      const from = scopeAround(node, shape);
+      if (from) sites.push({ from, start: node.range?.[0] ?? -1, args: argumentsOf(node.arguments as SyntaxNode[]) });
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'range') continue;
+      // `super` names the class around it: only an arrow's is the constructor's.
+      for (const child of Array.isArray(value) ? value : [value]) if (isNode(child) && (child.type === 'ArrowFunctionExpression' || !FUNCTIONS.has(child.type))) visit(child);
+    }
+  };
+  visit((constructor.value as SyntaxNode).body as SyntaxNode);
   return sites;
+}
+
+/** The innermost scope holding a node: where code written there is judged from. */
+function scopeAround(node: SyntaxNode, shape: TreeShape): Scope | null {
+  for (let current: SyntaxNode | undefined = node; current !== undefined; current = shape.parents.get(current)) {
+    const scope = shape.scopes.acquire(current as never, true);
+    if (scope) return scope;
+  }
+  return null;
 }
 
 /** A call of a function: the scope it is made in, where it is written, and what it passes. */
@@ -767,6 +800,10 @@ function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Varia
   const bound = boundCopyCallSites(value, shape, held);
   if (bound) return bound;
   if ((parent?.type === 'ClassDeclaration' || parent?.type === 'ClassExpression') && parent.superClass === value) return subclassCallSites(parent, shape, held);
+  // A class or function written where it is constructed or called (`new (class { constructor() {...} })()`).
+  const args = value.type === 'ClassExpression' ? callOf(value, shape) : null;
+  const from = args && scopeAround(parent!, shape);
+  if (args && from) return [{ from, start: value.range?.[0] ?? -1, args }];
   // An element of an array literal whose callback each element is handed to (`[read].forEach((f) => f())`): the calls of that parameter.
   const method = parent?.type === 'ArrayExpression' ? shape.parents.get(parent) : undefined;
   const call = method?.type === 'MemberExpression' && method.object === parent ? shape.parents.get(method) : undefined;
@@ -946,6 +983,10 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
       // The module writes the name on the global object (a shim, maybe in a file it imports first):
       // the read runs on a page when that write comes first, which the order of the code decides.
       warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, but the module writes ${name} as a member of the global object (globalThis.${name} = ..., Object.assign(globalThis, ...) or Object.defineProperty), so it is taken as defined; the page throws "ReferenceError: ${name} is not defined" if that write does not run before the read`, where));
+    } else if (use.onImport && use.importedFirst !== undefined) {
+      // The module imported for its effects runs first, and may be a shim (a polyfill module of its
+      // own): its code is another module's build, not read here, so whether it writes the name is unknown.
+      warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, but the module first imports ${use.importedFirst} for its effects, which may write ${name} as a member of the global object (a shim), so it is taken as defined; the page throws "ReferenceError: ${name} is not defined" if no module it imports writes it first; ${remedy}`, where));
     } else if (use.onImport) {
       errors.push(diagnostic('BUNDLE_ERROR', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, so the page throws "ReferenceError: ${name} is not defined"; ${remedy}`, where));
     } else {

@@ -8,7 +8,8 @@
 // with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
 // `jsx: react-jsx` against an installed react, a tsconfig's factory imported, and a module whose
 // shim file writes process on the global object first, and one whose read is a parameter's
-// default never taken (its argument given), are valid and
+// default never taken (its argument given), one whose read follows a return, one importing a
+// polyfill module of the workspace for its effects first, are valid and
 // run on the preview.
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
@@ -46,6 +47,8 @@ const THROWING = {
   tagged: { entry: 'tagged/index.ts', text: `function apiUrl(_strings: TemplateStringsArray) {\n  return process.env.API_URL;\n}\nconst url = apiUrl\`/v1\`;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A shim written only in a function nothing calls at import defines nothing for the read the import makes.
   uncalled: { entry: 'uncalled/index.ts', text: `export function install(): void {\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
+  // A class written where it is constructed (probe52 P3).
+  classExpression: { entry: 'classExpression/index.ts', text: `const config = new (class {\n  url = process.env.API_URL;\n})();\n${SHOW('config.url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.
   after: { entry: 'after/index.ts', text: `if (typeof process !== 'undefined') console.log('node');\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
 } as const;
@@ -62,7 +65,7 @@ function workspace(): string {
     'packages/app/package.json': json({
       name: '@g/app',
       version: '1.0.0',
-      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts', './shimmed': './shimmed/index.ts', './given': './given/index.ts' },
+      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts', './shimmed': './shimmed/index.ts', './given': './given/index.ts', './unreachable': './unreachable/index.ts', './polyfill': './polyfill/index.ts', './polyfilled': './polyfilled/index.ts' },
     }),
     ...Object.fromEntries(
       Object.entries(THROWING_JSX).flatMap(([name, { tsconfig, text }]) => [
@@ -97,6 +100,11 @@ function workspace(): string {
     'packages/app/shimmed/index.ts': `import './shim.ts';\nconst url = process.env.API_URL;\n${SHOW("'shimmed ' + url")}`,
     // A parameter's default is not evaluated when its argument is given (probe51b F3b).
     'packages/app/given/index.ts': `function apiUrl(url = process.env.API_URL) {\n  return url;\n}\nconst url = apiUrl('given');\n${SHOW("'default ' + url")}`,
+    // A read after a return is never reached (probe52 P1: it was an error, and core dist wrote it).
+    'packages/app/unreachable/index.ts': `function apiUrl() {\n  return 'early';\n  process.env.API_URL;\n}\nconst url = apiUrl();\n${SHOW("'unreachable ' + url")}`,
+    // A polyfill module of the workspace, imported for its effects, runs first (probe52 P2: it was an error).
+    'packages/app/polyfill/index.ts': "Object.assign(globalThis, { process: { env: { API_URL: 'polyfill' } } });\nexport {};\n",
+    'packages/app/polyfilled/index.ts': `import '@g/app/polyfill';\nconst url = process.env.API_URL;\n${SHOW("'polyfilled ' + url")}`,
     'packages/app/guarded/index.ts': `const url = typeof process !== 'undefined' && process.env.API_URL;\n${SHOW("'guarded ' + String(url)")}`,
     'packages/ui/package.json': json({ name: '@g/ui', version: '1.0.0', exports: { './view': './view/index.tsx' }, dependencies: { react: '18.0.0' } }),
     'packages/ui/tsconfig.json': json({ compilerOptions: { jsx: 'react-jsx' } }),
@@ -162,7 +170,7 @@ describe('names no browser defines, in Chromium', function () {
   it('runs on the preview a module guarding process with typeof, and JSX compiled by jsx: react-jsx, both valid', async function () {
     const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
     const shown: Record<string, string | null> = {};
-    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held', '@g/app/shimmed', '@g/app/given']) {
+    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held', '@g/app/shimmed', '@g/app/given', '@g/app/unreachable', '@g/app/polyfilled']) {
       expect(statuses.get(specifier), specifier).to.equal('valid');
       const watched = await openPage(browser);
       try {
@@ -176,12 +184,15 @@ describe('names no browser defines, in Chromium', function () {
         await watched.page.close();
       }
     }
-    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced', '@g/app/shimmed': 'shimmed shim', '@g/app/given': 'default given' });
+    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced', '@g/app/shimmed': 'shimmed shim', '@g/app/given': 'default given', '@g/app/unreachable': 'unreachable early', '@g/app/polyfilled': 'polyfilled polyfill' });
     // The guard held in a variable guards the module's reads that may not run (the replaced method's too): not even a warning.
     const held = (await service.report()).modules.find((m) => m.specifier === '@g/app/held')!;
     expect((held.warnings ?? []).map(({ kind, line }) => ({ kind, line }))).to.deep.equal([]);
     // The read the shim provides is told as a warning: whether its write comes first is the code's order.
     const shimmed = (await service.report()).modules.find((m) => m.specifier === '@g/app/shimmed')!;
     expect((shimmed.warnings ?? []).map(({ kind, file, line }) => ({ kind, file, line }))).to.deep.equal([{ kind: 'BUNDLE_WARNING', file: 'packages/app/shimmed/index.ts', line: 2 }]);
+    // The module imported for its effects may be the shim: the read is taken as defined, a warning naming it.
+    const polyfilled = (await service.report()).modules.find((m) => m.specifier === '@g/app/polyfilled')!;
+    expect((polyfilled.warnings ?? []).map(({ kind, file, line, message }) => ({ kind, file, line, names: message.includes('imports @g/app/polyfill for its effects') }))).to.deep.equal([{ kind: 'BUNDLE_WARNING', file: 'packages/app/polyfilled/index.ts', line: 2, names: true }]);
   });
 });

@@ -48,6 +48,31 @@ describe('freeReferences', () => {
     expect(uses('var g = global || globalThis; a &&= 1;')).to.deep.equal({ global: { onImport: true, inFunction: false } });
   });
 
+  // probe52 P1: each ran in Chromium (the read is never reached) and core dist wrote it (the minifier drops it); dev said invalid.
+  it('tells a read after a statement that always leaves its block (return, break, continue, throw) as one never taken', () => {
+    for (const code of [
+      'function f() { return 1; process.env.X; } export const v = f();',
+      'const f = () => { return 1; process.env.X; }; export const v = f();',
+      'class A { constructor() { return; this.x = process.env.X; } } export const v = new A();',
+      'class A { static x = (() => { return 1; process.env.X; })(); } export const v = A.x;',
+      'a: { break a; process.env.X; } export const v = 1;',
+      'for (const k of [1]) { continue; process.env.X; }',
+      'function f() { { return 1; } process.env.X; } export const v = f();',
+      'function f() { throw new Error("no"); process.env.X; } try { f(); } catch {}',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+    for (const code of [
+      // Before the exit, after a block that only may leave, or in a function declared after it (hoisted, called before).
+      'function f() { process.env.X; return 1; } export const v = f();',
+      'a: { { break a; } } process.env.X;',
+      'function f() { return g(); function g() { return process.env.X; } } export const v = f();',
+      'function f() { const v = g(); if (ok) return v; function g() { return process.env.X; } } export const v = f();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+  });
+
   // Each shape's import was run in Chromium (an `import()` of esbuild's development and minified
   // output): those told onImport threw there, the others imported.
   // probe52 P12: esbuild folds `process.env.NODE_ENV === 'production'` to a constant once `define`
@@ -146,6 +171,13 @@ describe('freeReferences', () => {
       'class A { constructor() { this.x = process.env.X; } } class B extends A {} export const v = new B();',
       'class A { x = process.env.X; } class B extends A { constructor() { super(); } } export const v = new B();',
       'class A { constructor() { this.x = process.env.X; } } const B = class extends A {}; new B();',
+      // probe52 P3: a class written where it is constructed, and a `super()` not written as a
+      // statement (the minifier writes the first two so: core dist said invalid, dev valid).
+      'export const v = new (class { constructor() { this.x = process.env.X; } })();',
+      'export const v = new (class { x = process.env.X; })();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { (super(), 0); } } export const v = new B();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { return super(); } } export const v = new B();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { const s = () => super(); s(); } } export const v = new B();',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
     }
@@ -158,6 +190,11 @@ describe('freeReferences', () => {
       'class A { constructor() { this.x = process.env.X; } } if (ok) new A();',
       'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { if (ok) super(); } } export const v = new B();',
       'class A { constructor(x = process.env.X) { this.x = x; } } class B extends A { constructor() { super(1); } } export const v = new B();',
+      // A class written where it is constructed only later or in a branch, a `super()` in an arrow never called or in a branch.
+      'export const make = () => new (class { constructor() { this.x = process.env.X; } })();',
+      'export const v = ok && new (class { constructor() { this.x = process.env.X; } })();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { const s = () => super(); } } export const v = new B();',
+      'class A { constructor() { this.x = process.env.X; } } class B extends A { constructor() { ok && super(); } } export const v = new B();',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
     }
@@ -354,6 +391,14 @@ describe('freeReferences', () => {
     expect(uses('export function install() { globalThis.process = { env: {} }; } export const read = () => process.env.X;')).to.deep.equal({
       process: { onImport: false, inFunction: true, defined: true, member: 'X' },
     });
+  });
+
+  // probe52 P2: a polyfill module of its own, kept external, ran first on a page and defined process.
+  it('tells a read the import makes after an import for effects only as maybe defined by that module, and not after one importing bindings', () => {
+    expect(uses('import "@p/polyfills/process"; import "@p/other"; export const v = process.env.X;')).to.deep.equal({
+      process: { onImport: true, inFunction: false, member: 'X', importedFirst: '@p/polyfills/process' },
+    });
+    expect(uses('import { ok } from "@p/lib"; export const v = process.env.X;')).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
   });
 
   it('tells the arguments of an optional call, not evaluated when the callee is nullish, as a branch', () => {
