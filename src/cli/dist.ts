@@ -64,6 +64,11 @@ export async function distCommand(args: string[]): Promise<number> {
 
   const shown = path.relative(process.cwd(), out) || '.';
   if (result.wrote) reportWritten(result, shown);
+  if (result.interrupted) {
+    // Stopped by the signal once every file and the record were written (README "Distribution: core dist").
+    process.stderr.write(`core dist: ${result.interrupted} came while writing ${shown}: every file and ${DISTRIBUTION_MANIFEST} were written first\n`);
+    process.kill(process.pid, result.interrupted);
+  }
   if (result.ok) return 0;
 
   const report: string[] = [];
@@ -100,6 +105,7 @@ function reportWritten(result: DistributionResult, shown: string): void {
   if (result.page.written) process.stdout.write(`wrote the page ${path.join(shown, result.page.path)} for ${result.page.entry}: serve ${shown} with any static file server\n`);
   else process.stdout.write(`no page written: ${result.page.reason}\n`);
   if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
+  if (result.removedTemporaries) process.stdout.write(`removed ${plural(result.removedTemporaries.length, 'temporary file')} an earlier run stopped while writing left: ${result.removedTemporaries.map((relative) => path.join(shown, relative)).join(', ')}\n`);
   if (result.leftChanged) process.stdout.write(`left ${plural(result.leftChanged.length, 'file')} an earlier run listed and this one no longer writes, changed since (or not inside the output directory by its real path): ${result.leftChanged.join(', ')}\n`);
   if (result.remoteCache) process.stdout.write(`${describeRemoteRestored({ ...result.remoteCache, hits: result.remoteCache.builds.length })}; the rest built here\n`);
 }
