@@ -74,13 +74,8 @@ export async function distCommand(args: string[]): Promise<number> {
   const report: string[] = [];
   if (result.occupied) {
     // One line, before anything else: nothing at all was written, whatever follows.
-    const { paths, record } = result.occupied;
-    const named = paths.map((relative) => path.join(shown, relative)).join(', ');
-    report.push(
-      record
-        ? `core dist: nothing written: ${path.join(shown, record)} (a file of yours?); move it away, or name another directory with --out`
-        : `core dist: nothing written: ${plural(paths.length, 'file')} at an output's place that no earlier core dist wrote, or changed since (no record of it lists those bytes): ${named}; move ${paths.length === 1 ? 'it' : 'them'} away, or name another directory with --out`,
-    );
+    const { record } = result.occupied;
+    report.push(record ? `core dist: nothing written: ${path.join(shown, record)} (a file of yours?); move it away, or name another directory with --out` : describeOccupied(result.occupied, shown));
   }
   if (result.outsideOut) report.push(`core dist: ${plural(result.outsideOut.length, 'file')} not written: a link in ${shown} leads ${result.outsideOut.length === 1 ? 'its folder' : 'their folders'} out of it (nothing is written outside the output directory by its real path); remove the link: ${result.outsideOut.join(', ')}`);
   if (result.workspaceDiagnostics.length > 0) {
@@ -96,6 +91,18 @@ export async function distCommand(args: string[]): Promise<number> {
   }
   process.stderr.write(`${report.join('\n')}\n`);
   return 1;
+}
+
+// What is at each place, by kind (README "Distribution: core dist"): a directory is no file, and a
+// file an earlier version listed without its hash was written by core dist.
+function describeOccupied({ paths, directories = [], unhashed = [] }: NonNullable<DistributionResult['occupied']>, shown: string): string {
+  const named = (relatives: readonly string[]) => relatives.map((relative) => path.join(shown, relative)).join(', ');
+  const others = paths.filter((relative) => !directories.includes(relative) && !unhashed.includes(relative));
+  const parts: string[] = [];
+  if (others.length > 0) parts.push(`${plural(others.length, 'file')} at an output's place that no earlier core dist wrote, or changed since (no record of it lists those bytes): ${named(others)}`);
+  if (directories.length > 0) parts.push(`${directories.length === 1 ? 'a directory' : `${directories.length} directories`} at an output's place: ${named(directories)}`);
+  if (unhashed.length > 0) parts.push(`${plural(unhashed.length, 'file')} an earlier version of core dist wrote, whose record lists ${unhashed.length === 1 ? 'it' : 'them'} without a hash, so ${unhashed.length === 1 ? 'it' : 'they'} cannot be told from a file of yours (remove ${unhashed.length === 1 ? 'it' : 'them'} once): ${named(unhashed)}`);
+  return `core dist: nothing written: ${parts.join('; ')}; move ${paths.length === 1 ? 'it' : 'them'} away, or name another directory with --out`;
 }
 
 function reportWritten(result: DistributionResult, shown: string): void {

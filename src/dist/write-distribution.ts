@@ -88,6 +88,23 @@ export function occupiedPlaces(out: string, paths: readonly string[], previous: 
   return [...occupied].sort();
 }
 
+/**
+ * Among `occupied` (from occupiedPlaces), the directories, and the files an earlier version's
+ * record lists without their hash, which no run can tell from a file of the user's: each is told
+ * as what it is (README "Distribution: core dist").
+ */
+export function describeOccupants(out: string, occupied: readonly string[], previous: unknown): { directories: string[]; unhashed: string[] } {
+  const listed = listedOutputs(previous);
+  const directories: string[] = [];
+  const unhashed: string[] = [];
+  for (const relative of occupied) {
+    const stats = fs.lstatSync(path.join(out, ...relative.split('/')), { throwIfNoEntry: false });
+    if (stats?.isDirectory()) directories.push(relative);
+    else if (stats?.isFile() && listed.get(relative)?.versions.every((version) => version.hash === undefined)) unhashed.push(relative);
+  }
+  return { directories, unhashed };
+}
+
 // A folder of the place that is a file (or anything else than a folder): nothing can be written there.
 function fileOnTheWay(out: string, relative: string): string | null {
   const parts = relative.split('/');
