@@ -64,18 +64,18 @@ export async function distCommand(args: string[]): Promise<number> {
 
   const shown = path.relative(process.cwd(), out) || '.';
   if (result.wrote) reportWritten(result, shown);
+  if (result.interrupted) {
+    // Stopped by the signal once every file and the record were written (README "Distribution: core dist").
+    process.stderr.write(`core dist: ${result.interrupted} came while writing ${shown}: every file and ${DISTRIBUTION_MANIFEST} were written first\n`);
+    process.kill(process.pid, result.interrupted);
+  }
   if (result.ok) return 0;
 
   const report: string[] = [];
   if (result.occupied) {
     // One line, before anything else: nothing at all was written, whatever follows.
-    const { paths, record } = result.occupied;
-    const named = paths.map((relative) => path.join(shown, relative)).join(', ');
-    report.push(
-      record
-        ? `core dist: nothing written: ${path.join(shown, record)} (a file of yours?); move it away, or name another directory with --out`
-        : `core dist: nothing written: ${plural(paths.length, 'file')} at an output's place that no earlier core dist wrote, or changed since (no record of it lists those bytes): ${named}; move ${paths.length === 1 ? 'it' : 'them'} away, or name another directory with --out`,
-    );
+    const { record } = result.occupied;
+    report.push(record ? `core dist: nothing written: ${path.join(shown, record)} (a file of yours?); move it away, or name another directory with --out` : describeOccupied(result.occupied, shown));
   }
   if (result.outsideOut) report.push(`core dist: ${plural(result.outsideOut.length, 'file')} not written: a link in ${shown} leads ${result.outsideOut.length === 1 ? 'its folder' : 'their folders'} out of it (nothing is written outside the output directory by its real path); remove the link: ${result.outsideOut.join(', ')}`);
   if (result.workspaceDiagnostics.length > 0) {
@@ -93,6 +93,18 @@ export async function distCommand(args: string[]): Promise<number> {
   return 1;
 }
 
+// What is at each place, by kind (README "Distribution: core dist"): a directory is no file, and a
+// file an earlier version listed without its hash was written by core dist.
+function describeOccupied({ paths, directories = [], unhashed = [] }: NonNullable<DistributionResult['occupied']>, shown: string): string {
+  const named = (relatives: readonly string[]) => relatives.map((relative) => path.join(shown, relative)).join(', ');
+  const others = paths.filter((relative) => !directories.includes(relative) && !unhashed.includes(relative));
+  const parts: string[] = [];
+  if (others.length > 0) parts.push(`${plural(others.length, 'file')} at an output's place that no earlier core dist wrote, or changed since (no record of it lists those bytes): ${named(others)}`);
+  if (directories.length > 0) parts.push(`${directories.length === 1 ? 'a directory' : `${directories.length} directories`} at an output's place: ${named(directories)}`);
+  if (unhashed.length > 0) parts.push(`${plural(unhashed.length, 'file')} an earlier version of core dist wrote, whose record lists ${unhashed.length === 1 ? 'it' : 'them'} without a hash, so ${unhashed.length === 1 ? 'it' : 'they'} cannot be told from a file of yours (remove ${unhashed.length === 1 ? 'it' : 'them'} once): ${named(unhashed)}`);
+  return `core dist: nothing written: ${parts.join('; ')}; move ${paths.length === 1 ? 'it' : 'them'} away, or name another directory with --out`;
+}
+
 function reportWritten(result: DistributionResult, shown: string): void {
   const files = result.manifest.outputs.length;
   const bytes = result.manifest.outputs.reduce((sum, output) => sum + output.size, 0);
@@ -100,6 +112,7 @@ function reportWritten(result: DistributionResult, shown: string): void {
   if (result.page.written) process.stdout.write(`wrote the page ${path.join(shown, result.page.path)} for ${result.page.entry}: serve ${shown} with any static file server\n`);
   else process.stdout.write(`no page written: ${result.page.reason}\n`);
   if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
+  if (result.removedTemporaries) process.stdout.write(`removed ${plural(result.removedTemporaries.length, 'temporary file')} an earlier run stopped while writing left: ${result.removedTemporaries.map((relative) => path.join(shown, relative)).join(', ')}\n`);
   if (result.leftChanged) process.stdout.write(`left ${plural(result.leftChanged.length, 'file')} an earlier run listed and this one no longer writes, changed since (or not inside the output directory by its real path): ${result.leftChanged.join(', ')}\n`);
   if (result.remoteCache) process.stdout.write(`${describeRemoteRestored({ ...result.remoteCache, hits: result.remoteCache.builds.length })}; the rest built here\n`);
 }

@@ -24,7 +24,9 @@ import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
 import { DISTRIBUTION_MANIFEST } from './output-paths.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
 import { runLimited } from '../io/run-limited.js';
-import { occupiedPlaces, readPreviousManifest, recordProblem, writeFiles, writeManifest, writePage } from './write-distribution.js';
+import { describeOccupants, occupiedPlaces, readPreviousManifest, recordProblem, removeLeftoverTemporaries, writeFiles, writeManifest, writePage, writePendingRecord } from './write-distribution.js';
+import { finishBeforeSignals } from './finish-before-signals.js';
+import { listedOutputs } from './stale-outputs.js';
 import { contentHash } from '../outputs/content-hash.js';
 
 export interface DistributeOptions {
@@ -66,7 +68,7 @@ export interface DistributionResult {
    * Files in the output directory at an output's place (the record's included) that no earlier
    * run's record lists with the bytes they have: nothing was written (README "Distribution: core dist").
    */
-  occupied?: { paths: string[]; record?: string };
+  occupied?: { paths: string[]; record?: string; directories?: string[]; unhashed?: string[] };
   /** Outputs not written: a link in the output directory leads their folder out of it. */
   outsideOut?: string[];
   /** Paths a previous run listed, no longer written, left: not the bytes it wrote, or not in the output directory by their real path. */
@@ -75,6 +77,10 @@ export interface DistributionResult {
   ok: boolean;
   /** False when the workspace manifests declare no module at all: nothing was written, not even the output directory. */
   wrote: boolean;
+  /** SIGINT or SIGTERM came while the files were written: they were all written first; the caller stops by it. */
+  interrupted?: NodeJS.Signals;
+  /** Temporary files a run stopped while writing left beside the outputs, removed. */
+  removedTemporaries?: string[];
   /** What the team's remote cache gave, when one was asked. */
   remoteCache?: RemoteRestored;
   /** The page for the preview entry: written, or why not. */
@@ -151,7 +157,8 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
       progress({ type: 'package.done', summary: summarize(pkg, outcomes.filter((outcome) => outcome.module.package === name)) });
     }
   };
-  return { ...writeDistribution(out, workspace, outcomes, previous, reportPackages), ...(remote ? { remoteCache: remote.restored } : {}) };
+  const { result, signal } = await finishBeforeSignals(() => writeDistribution(out, workspace, outcomes, previous, reportPackages));
+  return { ...result, ...(signal ? { interrupted: signal } : {}), ...(remote ? { remoteCache: remote.restored } : {}) };
 }
 
 /**
@@ -170,19 +177,41 @@ function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: rea
   const files = [...new Map(written.flatMap((module) => module.files).map((file) => [file.path, file])).values()];
   const occupied = occupiedPlaces(out, files.map((file) => file.path), previous);
   if (occupied.length > 0) {
-    return { out, manifest: distributionManifest(workspace, outcomes), invalid, workspaceDiagnostics: workspace.diagnostics, removed: [], occupied: { paths: occupied }, ok: false, wrote: false, page: { written: false, reason: 'nothing was written' } };
+    const { directories, unhashed } = describeOccupants(out, occupied, previous);
+    const kinds = { ...(directories.length > 0 ? { directories } : {}), ...(unhashed.length > 0 ? { unhashed } : {}) };
+    return { out, manifest: distributionManifest(workspace, outcomes), invalid, workspaceDiagnostics: workspace.diagnostics, removed: [], occupied: { paths: occupied, ...kinds }, ok: false, wrote: false, page: { written: false, reason: 'nothing was written' } };
   }
   reportPackages();
+  const pageOccupied = occupiedPlaces(out, [DISTRIBUTION_PAGE], previous);
+  const html = draft.ok && pageOccupied.length === 0 ? draft.html : null;
+  const removedTemporaries = removeLeftoverTemporaries(out, [...listedOutputs(previous).keys(), ...files.map((file) => file.path), DISTRIBUTION_PAGE, DISTRIBUTION_MANIFEST]);
+  // Before the first rename: a run stopped among them leaves a record listing each place's old
+  // bytes and new, which the next run accepts (README "Distribution: core dist").
+  writePendingRecord(
+    out,
+    previous,
+    distributionManifest(workspace, []),
+    files.map((file) => ({ path: file.path, hash: file.hash, size: file.size })),
+    html === null ? null : { path: DISTRIBUTION_PAGE, hash: contentHash(html), size: Buffer.byteLength(html) },
+  );
   const outsideOut = writeFiles(out, files);
   const pageWritten = writePage(out, DISTRIBUTION_PAGE, draft.ok ? draft.html : null, previous);
   const page: DistributionResult['page'] = !draft.ok
     ? { written: false, reason: draft.reason }
     : pageWritten
       ? { written: true, path: DISTRIBUTION_PAGE, entry: draft.entry }
-      : { written: false, reason: `${DISTRIBUTION_PAGE} is there and no earlier core dist wrote it, or it changed since` };
+      : { written: false, reason: pageOccupiedReason(describeOccupants(out, pageOccupied, previous)) };
   const manifest = distributionManifest(workspace, outcomes, page.written && draft.ok ? { path: DISTRIBUTION_PAGE, entry: draft.entry, hash: contentHash(draft.html), size: Buffer.byteLength(draft.html) } : null);
   const { removed, left } = writeManifest(out, manifest, previous);
-  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ...(left.length > 0 ? { leftChanged: left } : {}), ...(outsideOut.length > 0 ? { outsideOut } : {}), ok: invalid.length === 0 && workspace.diagnostics.length === 0 && outsideOut.length === 0, wrote: true, page };
+  return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ...(removedTemporaries.length > 0 ? { removedTemporaries } : {}), ...(left.length > 0 ? { leftChanged: left } : {}), ...(outsideOut.length > 0 ? { outsideOut } : {}), ok: invalid.length === 0 && workspace.diagnostics.length === 0 && outsideOut.length === 0, wrote: true, page };
+}
+
+// Why the page's place is not written (README "Distribution: core dist"): a page an earlier
+// version wrote, whose record lists it without its hash, is told so, and a directory as one.
+function pageOccupiedReason({ directories, unhashed }: { directories: string[]; unhashed: string[] }): string {
+  if (directories.length > 0) return `${DISTRIBUTION_PAGE} is there and is a directory`;
+  if (unhashed.length > 0) return `${DISTRIBUTION_PAGE} is there, listed by an earlier version's record without its hash, so it cannot be told from a file of yours: remove it once, and the next run writes it`;
+  return `${DISTRIBUTION_PAGE} is there and no earlier core dist wrote it, or it changed since`;
 }
 
 // The bare imports of the modules' production builds; a build that fails says why in the distribution itself.

@@ -7,7 +7,7 @@ import type { DistributionManifest } from './distribution-manifest.js';
 import type { DistributionFile } from './judge-module.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { DISTRIBUTION_MANIFEST } from './output-paths.js';
-import { isDistributionRecord, listedOutputs, staleOutputs, type ListedOutput } from './stale-outputs.js';
+import { isDistributionRecord, listedOutputs, staleOutputs, type ListedOutput, type PendingOutput } from './stale-outputs.js';
 
 /**
  * Writes `files` under `out`; returns the paths not written because a link in `out` leads their
@@ -88,6 +88,23 @@ export function occupiedPlaces(out: string, paths: readonly string[], previous: 
   return [...occupied].sort();
 }
 
+/**
+ * Among `occupied` (from occupiedPlaces), the directories, and the files an earlier version's
+ * record lists without their hash, which no run can tell from a file of the user's: each is told
+ * as what it is (README "Distribution: core dist").
+ */
+export function describeOccupants(out: string, occupied: readonly string[], previous: unknown): { directories: string[]; unhashed: string[] } {
+  const listed = listedOutputs(previous);
+  const directories: string[] = [];
+  const unhashed: string[] = [];
+  for (const relative of occupied) {
+    const stats = fs.lstatSync(path.join(out, ...relative.split('/')), { throwIfNoEntry: false });
+    if (stats?.isDirectory()) directories.push(relative);
+    else if (stats?.isFile() && listed.get(relative)?.versions.every((version) => version.hash === undefined)) unhashed.push(relative);
+  }
+  return { directories, unhashed };
+}
+
 // A folder of the place that is a file (or anything else than a folder): nothing can be written there.
 function fileOnTheWay(out: string, relative: string): string | null {
   const parts = relative.split('/');
@@ -116,7 +133,6 @@ export function recordProblem(out: string): string | null {
  * returns the paths removed, and those left: no longer what that run wrote there.
  */
 export function writeManifest(out: string, manifest: DistributionManifest, previous: unknown = readPreviousManifest(out)): { removed: string[]; left: string[] } {
-  const file = path.join(out, DISTRIBUTION_MANIFEST);
   const removed: string[] = [];
   const left: string[] = [];
   for (const listed of staleOutputs(previous, manifest)) {
@@ -131,10 +147,7 @@ export function writeManifest(out: string, manifest: DistributionManifest, previ
     removed.push(listed.path);
     removeEmptyParents(out, path.dirname(target));
   }
-  fs.mkdirSync(out, { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
-  fs.renameSync(temporary, file);
+  replaceRecord(out, manifest);
   return { removed, left };
 }
 
@@ -150,14 +163,91 @@ function isStillWritten(out: string, target: string, listed: ListedOutput): 'wri
     return 'gone'; // a file on the way (ENOTDIR): nothing there to remove
   }
   if (!stats) return 'gone';
-  if (!stats.isFile() || listed.hash === undefined || stats.size !== listed.size) return 'changed';
+  const size = stats.size;
+  const candidates = listed.versions.filter((version) => version.hash !== undefined && version.size === size);
+  if (!stats.isFile() || candidates.length === 0) return 'changed';
   try {
     const realOut = fs.realpathSync(out);
     const realParent = fs.realpathSync(path.dirname(target));
     if (realParent !== realOut && !realParent.startsWith(realOut + path.sep)) return 'changed';
-    return contentHash(fs.readFileSync(path.join(realParent, path.basename(target)))) === listed.hash ? 'written' : 'changed';
+    const hash = contentHash(fs.readFileSync(path.join(realParent, path.basename(target))));
+    return candidates.some((version) => version.hash === hash) ? 'written' : 'changed';
   } catch {
     return 'changed';
+  }
+}
+
+/**
+ * Written before the first rename, in the record's place: the earlier record `previous` as it is
+ * (or an empty one), with the bytes this run is about to put at each place (README "Distribution:
+ * core dist"). A run stopped among its renames (Ctrl-C, a crash) leaves places holding the old
+ * bytes or the new, and this record lists both, so the next run replaces them as its own. An
+ * earlier pending record's own pending bytes are kept: its run may have placed some of them.
+ */
+export function writePendingRecord(out: string, previous: unknown, empty: DistributionManifest, pending: readonly PendingOutput[], pendingPage: PendingOutput | null): void {
+  const base = (isDistributionRecord(previous) ? previous : empty) as { pending?: unknown; pendingPages?: unknown };
+  const earlier = (listed: unknown): unknown[] => (Array.isArray(listed) ? listed : []);
+  replaceRecord(out, {
+    ...base,
+    pending: [...earlier(base.pending), ...pending],
+    pendingPages: [...earlier(base.pendingPages), ...(pendingPage ? [pendingPage] : [])],
+  });
+}
+
+function replaceRecord(out: string, record: unknown): void {
+  fs.mkdirSync(out, { recursive: true });
+  const file = path.join(out, DISTRIBUTION_MANIFEST);
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, `${JSON.stringify(record, null, 2)}\n`);
+  fs.renameSync(temporary, file);
+}
+
+/**
+ * Removes the temporary files an earlier run stopped while writing left beside the places
+ * `paths` (under `out`, the record's included): `<name>.<pid>.tmp`, the names writeFiles makes,
+ * only regular files, only in a folder inside `out` by its real path, and not those of a process
+ * still running (another core dist writing there now). Returns their paths, relative to `out`.
+ */
+export function removeLeftoverTemporaries(out: string, paths: Iterable<string>): string[] {
+  if (!fs.existsSync(out)) return [];
+  const realOut = fs.realpathSync(out);
+  const byFolder = new Map<string, Set<string>>();
+  for (const relative of paths) {
+    const parts = relative.split('/');
+    const folder = parts.slice(0, -1).join('/');
+    if (!byFolder.has(folder)) byFolder.set(folder, new Set());
+    byFolder.get(folder)!.add(parts[parts.length - 1]);
+  }
+  const removed: string[] = [];
+  for (const [folder, names] of byFolder) {
+    let realFolder: string;
+    let entries: string[];
+    try {
+      realFolder = fs.realpathSync(path.join(out, ...folder.split('/').filter(Boolean)));
+      if (realFolder !== realOut && !realFolder.startsWith(realOut + path.sep)) continue;
+      entries = fs.readdirSync(realFolder);
+    } catch {
+      continue; // no such folder (or a file on the way): nothing left there
+    }
+    for (const entry of entries) {
+      const match = /^(.+)\.([1-9][0-9]*)\.tmp$/.exec(entry);
+      if (match === null || !names.has(match[1]) || isOtherRunningProcess(Number(match[2]))) continue;
+      const file = path.join(realFolder, entry);
+      if (!fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) continue;
+      fs.rmSync(file, { force: true });
+      removed.push(folder ? `${folder}/${entry}` : entry);
+    }
+  }
+  return removed.sort();
+}
+
+function isOtherRunningProcess(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -250,6 +250,40 @@ describe('distribute', () => {
       expect(fs.readFileSync(path.join(out, 'index.html'), 'utf8')).to.include('<!-- mine -->');
       expect(readManifest(out).page).to.equal(null);
     });
+
+    it("tells a page an earlier version's record lists without its hash as such: kept, to be removed once, then written", async () => {
+      const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+      const out = path.join(root, 'dist');
+      await distribute({ root, out, parallelism: 2 });
+      const record = readManifest(out);
+      const page = fs.readFileSync(path.join(out, 'index.html'), 'utf8');
+      // The record an earlier version wrote: the page without its hash and size.
+      fs.writeFileSync(path.join(out, 'core-distribution.json'), JSON.stringify({ ...record, page: { path: 'index.html', entry: record.page!.entry } }));
+      const again = await distribute({ root, out, parallelism: 2 });
+      expect(again.ok).to.equal(true);
+      expect(again.page).to.deep.equal({ written: false, reason: "index.html is there, listed by an earlier version's record without its hash, so it cannot be told from a file of yours: remove it once, and the next run writes it" });
+      expect(fs.readFileSync(path.join(out, 'index.html'), 'utf8')).to.equal(page);
+      fs.rmSync(path.join(out, 'index.html'));
+      expect((await distribute({ root, out, parallelism: 2 })).page.written).to.equal(true);
+    });
+
+    it("names a directory at an output's place as a directory, and a file an earlier version's record lists without its hash as that version's", async () => {
+      const root = installedWorkspace({}, path.join(TEST_FIXTURES_DIR, 'basic'));
+      const out = path.join(root, 'dist');
+      await distribute({ root, out, parallelism: 2 });
+      const format = `${LIB}/modules/format.js`;
+      const badge = `${LIB}/modules/widgets/badge.js`;
+      const record = readManifest(out);
+      const outputs = record.outputs.map((output) => (output.path === format ? { path: output.path, kind: output.kind, module: output.module } : output));
+      fs.writeFileSync(path.join(out, 'core-distribution.json'), JSON.stringify({ ...record, outputs }));
+      fs.rmSync(path.join(out, badge));
+      fs.mkdirSync(path.join(out, badge));
+      const run = await runCore(root, ['dist']);
+      expect(run.code).to.equal(1);
+      expect(run.stderr.trim().split('\n')).to.deep.equal([
+        `core dist: nothing written: a directory at an output's place: dist/${badge}; 1 file an earlier version of core dist wrote, whose record lists it without a hash, so it cannot be told from a file of yours (remove it once): dist/${format}; move them away, or name another directory with --out`,
+      ]);
+    });
   });
 
   it('never copies a declared asset that is a link leaving its package, and names the module invalid', async () => {
