@@ -186,3 +186,66 @@ describe('an open page whose import names a package another is renamed onto, whi
     expect(await shownOk(watched)).to.equal('OTHER');
   });
 });
+
+// A fresh page whose import's name is contested fails to load and runs nothing: it shows the
+// problems only, never the line for a page running code loaded before them (README "Preview and
+// stylesheet push"). The page's own fetch of that import is held until the runtime's question
+// about it was answered, so the question is asked before the page knows it failed.
+describe('a page loaded fresh while its import names a package two packages write', function () {
+  this.timeout(120_000);
+  const other = { name: '@p/other', version: '1.0.0', exports: { './util': './util/index.ts' } };
+  let browser: Browser;
+  let service: Awaited<ReturnType<typeof serve>>;
+
+  before(async () => {
+    const root = inlineWorkspace({
+      'packages/app': {
+        manifest: { name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { '@p/other': '1.0.0' } },
+        files: { 'main/index.ts': "import { a } from '@p/other/util';\ndocument.body.dataset.ok = a;\n" },
+      },
+      'packages/lib': { manifest: other, files: { 'util/index.ts': "export const a = 'LIB';\n" } },
+      'packages/lib-b': { manifest: other, files: { 'util/index.ts': "export const a = 'OTHER';\n" } },
+    });
+    service = await serve(root);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  for (const address of ['/preview/', '/preview/bundled/']) {
+    it(`on ${address}: shows the manifests and the failed load, and not that it runs code loaded before`, async () => {
+      const watched = await openPage(browser);
+      try {
+        // The page's modules wait until the runtime fetched the page served now (its question begun,
+        // the page not yet failed); then the test waits for its HEAD of the failing address.
+        let pageAsked: () => void = () => {};
+        const asked = new Promise<void>((resolve) => (pageAsked = resolve));
+        let failingHeadAnswered = false;
+        watched.page.on('requestfinished', (request) => {
+          if (request.resourceType() === 'fetch' && request.method() === 'GET' && new URL(request.url()).pathname === address) pageAsked();
+        });
+        watched.page.on('response', (response) => {
+          if (response.request().method() === 'HEAD' && response.status() >= 400) failingHeadAnswered = true;
+        });
+        await watched.page.route(
+          (url) => url.pathname.startsWith('/m/') || url.pathname.startsWith('/b/'),
+          async (route) => {
+            if (route.request().resourceType() === 'script') await asked;
+            await route.continue();
+          },
+        );
+        await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'commit' });
+        await watched.page.waitForFunction(() => document.querySelector('core-overlay')?.shadowRoot?.textContent?.includes('Load failed'), undefined, { timeout: 30_000 });
+        await until(() => failingHeadAnswered, "the runtime's question about the address that fails", 30_000);
+        await watched.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+        expect(await overlayTextOf(watched)).to.include('Manifest invalid').and.include('packages/lib-b/package.json');
+        expect(await watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.querySelector('.held')?.textContent ?? null)).to.equal('');
+        expect(await shownOk(watched)).to.equal(null);
+      } finally {
+        await watched.page.close();
+      }
+    });
+  }
+});

@@ -80,6 +80,10 @@ const changedCode = new Set<string>();
 // The code this page runs that the service no longer serves (an address and its status): '' for
 // none. Shown above the overlay's problems while they stand (README "Preview and stylesheet push").
 let held = '';
+// The line is for a page whose modules ran: a page that failed to load runs nothing, the page
+// loaded now is this one, and it shows the problems only (README "Preview and stylesheet push").
+let entryRan = false;
+const failedToLoad = (): boolean => failedOn.size > 0 || failedUnnamed;
 
 // The asset addresses this page fetched without a version (`v`), by path: a plain string in code,
 // another module's asset, a shared file's, a CSS module script's `url()`. Chromium keeps an image
@@ -317,7 +321,7 @@ const overlay = (() => {
       shadow!.querySelector<HTMLInputElement>('input.reload')!.checked = reloadsOnCode();
       // Not a problem of its own: what the problems below mean for the code this page runs.
       shadow!.querySelector('.held')!.textContent =
-        held && errors.length > 0 ? `This page runs the code it loaded before these problems: ${held} now, so a page loaded now would not run it. It is not reloaded into that failure; fix the problems and it goes on.` : '';
+        held && errors.length > 0 && entryRan && !failedToLoad() ? `This page runs the code it loaded before these problems: ${held} now, so a page loaded now would not run it. It is not reloaded into that failure; fix the problems and it goes on.` : '';
       shadow!.querySelector('ul')!.replaceChildren(
         ...all.map((d) => {
           const item = document.createElement('li');
@@ -661,7 +665,17 @@ window.addEventListener('error', (event) => {
   // A module that does not parse or throws while it runs: its address and the message.
   if (event.filename) loadFailed(new URL(event.filename).pathname + new URL(event.filename).search, `${event.message}${event.lineno ? ` (line ${event.lineno}${event.colno ? `, column ${event.colno}` : ''})` : ''}`);
 });
-document.querySelector('script[type="module"]:not([src])')?.addEventListener('error', () => void diagnoseEntry());
+let entryFetchFailed = false;
+document.querySelector('script[type="module"]:not([src])')?.addEventListener('error', () => {
+  entryFetchFailed = true;
+  void diagnoseEntry();
+});
+// The page's module script runs before `DOMContentLoaded`, or fires `error` before it when its
+// modules could not be fetched (an inline module script fires no `load` in Chromium).
+document.addEventListener('DOMContentLoaded', () => {
+  entryRan = !entryFetchFailed;
+  if (held) overlay.render();
+});
 
 // Diagnostics and warnings known when the page was served.
 for (const [id, into] of [['core-diagnostics', problems], ['core-warnings', warnings]] as const) {
