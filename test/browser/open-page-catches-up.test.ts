@@ -3,7 +3,8 @@
 // address it fetched again, comparing the bytes by the hash its resource timeline kept), an
 // asset fetched inside a frame of the page (its timeline is the frame's own), and a package name
 // two packages write while the page runs the code of one (the overlay says that the code running
-// is the one loaded before, and the page is not reloaded into the failure).
+// is the one loaded before, and the page is not reloaded into the failure), a page loaded fresh into
+// that failure (no such line), and the service back on another workspace whose page is broken.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { eventsOpen, launchChromium, openPage, overlayTextOf, shownOk, until, type Watched } from '../helpers/chromium.js';
@@ -248,4 +249,56 @@ describe('a page loaded fresh while its import names a package two packages writ
       }
     });
   }
+});
+
+// The service started again on the same port onto another workspace, whose page is broken: the
+// open page's module answers 404 there. It keeps running, says why with the other page's problems,
+// and that page fixed reloads it (README "Preview and stylesheet push").
+describe('an open page whose service comes back on another workspace with a broken page', function () {
+  this.timeout(120_000);
+  const BROKEN = "document.body.dataset.ok = 'B';\nexport const x = ;\n";
+  const HELD = 'This page runs the code it loaded before these problems: /m/@a/app@1.0.0/modules/main answers 404 now';
+  let browser: Browser;
+
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it("keeps running, shows the other page's problem and that its module answers 404, then reloads into the fix", async () => {
+    const first = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'], preview: '@a/app/main' }),
+      'packages/app/package.json': json({ name: '@a/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/index.ts': "document.body.dataset.ok = 'A';\n",
+    });
+    const second = tempWorkspace({
+      'core.json': json({ packages: ['packages/other'], preview: '@b/other/main' }),
+      'packages/other/package.json': json({ name: '@b/other', version: '2.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/other/main/index.ts': BROKEN,
+    });
+    let service = await serve(first);
+    const watched = await openPage(browser);
+    try {
+      await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+      await watched.page.waitForFunction(() => document.body.dataset.ok === 'A', undefined, { timeout: 30_000 });
+      await eventsOpen(watched);
+      const { port } = service;
+      const opened = watched.events.opened;
+      await service.close();
+      service = await serve(second, { port });
+      await until(() => watched.events.opened > opened, 'the page to connect to the service started again', 30_000);
+      await watched.page.waitForFunction((held) => document.querySelector('core-overlay')?.shadowRoot?.querySelector('.held')?.textContent?.startsWith(held), HELD, { timeout: 30_000 });
+      expect(await overlayTextOf(watched)).to.include('Build failed').and.include('packages/other/main/index.ts');
+      expect(await shownOk(watched)).to.equal('A');
+      expect(watched.navigations()).to.equal(1);
+      writeFile(second, 'packages/other/main/index.ts', BROKEN.replace('= ;', '= 2;'));
+      await until(() => watched.navigations() === 2, 'the reload into the page fixed', 30_000);
+      await watched.page.waitForFunction(() => document.body.dataset.ok === 'B', undefined, { timeout: 30_000 });
+    } finally {
+      await watched.page.close();
+      await service.close();
+    }
+  });
 });

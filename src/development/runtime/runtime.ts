@@ -19,7 +19,8 @@
 // - counts what a same-origin frame of the page fetched as the page's own (a worker's fetches
 //   stay unseen: README "Preview and stylesheet push" says why);
 // - says, while a module the page runs is no longer served (a package name two packages
-//   write), that the code running is the one loaded before, and does not reload into that.
+//   write, or the service back on another workspace), that the code running is the one loaded
+//   before, and does not reload into that.
 // It heeds only the modules the page loads (`core-page`): the entry and what it imports.
 // The messages and their diagnostics are declared once, in src/protocol/push.ts (a type-only
 // import: nothing of it is loaded by the page).
@@ -84,6 +85,12 @@ let held = '';
 // loaded now is this one, and it shows the problems only (README "Preview and stylesheet push").
 let entryRan = false;
 const failedToLoad = (): boolean => failedOn.size > 0 || failedUnnamed;
+// The diagnostics of the page served now that concern modules this page does not load (it was
+// served by another run, or its import map names others now), shown with this page's own; and
+// those modules, each message of which asks the service again: their fix is what reloads this
+// page into the one served now (README "Preview and stylesheet push").
+const SERVED = 'served';
+const servedBroken = new Set<string>();
 
 // The asset addresses this page fetched without a version (`v`), by path: a plain string in code,
 // another module's asset, a shared file's, a CSS module script's `url()`. Chromium keeps an image
@@ -405,6 +412,7 @@ function handle(message: Message): void {
   }
   if (!onPage(message.module)) {
     if ((message.type === 'valid' || message.type === 'code') && (failedOn.size > 0 || failedUnnamed)) askService();
+    else if (servedBroken.has(message.module) && message.type !== 'warnings') askService();
     return;
   }
   if (message.type === 'invalid') {
@@ -478,6 +486,7 @@ async function compareWithService(): Promise<void> {
   assetsDue = false;
   const served = await servedPage();
   if (reloading) return;
+  showServedProblems(served);
   if (served !== null && !served.broken && servedOtherwise(served)) {
     if (failed) return reload();
     codeChanged(location.pathname);
@@ -494,6 +503,17 @@ async function compareWithService(): Promise<void> {
     held = notServed;
     overlay.render();
   }
+}
+
+/** Shows why the page served now is broken where that is a module this page does not load (the push tells of this page's own). */
+function showServedProblems(served: Awaited<ReturnType<typeof servedPage>>): void {
+  servedBroken.clear();
+  const foreign = (served?.diagnostics ?? []).filter((d) => d.module !== undefined && d.module !== '' && !onPage(d.module));
+  for (const module of served?.broken ? served.modules : []) if (!onPage(module)) servedBroken.add(module);
+  if (foreign.length === 0 && !problems.has(SERVED)) return;
+  if (foreign.length > 0) problems.set(SERVED, foreign);
+  else problems.delete(SERVED);
+  overlay.render();
 }
 
 /**
@@ -527,14 +547,14 @@ async function addressNotServed(): Promise<string> {
 }
 
 /** What the service says about this page now; null for an error page or no answer (the push tells the rest). */
-async function servedPage(): Promise<(NonNullable<typeof page> & { broken: boolean; imports: Record<string, string> }) | null> {
+async function servedPage(): Promise<(NonNullable<typeof page> & { broken: boolean; diagnostics: Diagnostic[]; imports: Record<string, string> }) | null> {
   try {
     const answer = await fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' });
     if (!answer.ok) return null;
     const served = new DOMParser().parseFromString(await answer.text(), 'text/html');
     const described = JSON.parse(served.getElementById('core-page')?.textContent || 'null') as typeof page;
     const diagnostics = JSON.parse(served.getElementById('core-diagnostics')?.textContent || '[]') as Diagnostic[];
-    return described && { ...described, broken: diagnostics.length > 0, imports: importMapOf(served) };
+    return described && { ...described, broken: diagnostics.length > 0, diagnostics, imports: importMapOf(served) };
   } catch {
     return null;
   }
