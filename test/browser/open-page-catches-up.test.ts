@@ -3,7 +3,8 @@
 // address it fetched again, comparing the bytes by the hash its resource timeline kept), an
 // asset fetched inside a frame of the page (its timeline is the frame's own), and a package name
 // two packages write while the page runs the code of one (the overlay says that the code running
-// is the one loaded before, and the page is not reloaded into the failure).
+// is the one loaded before, and the page is not reloaded into the failure), a page loaded fresh into
+// that failure (no such line), and the service back on another workspace whose page is broken.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { eventsOpen, launchChromium, openPage, overlayTextOf, shownOk, until, type Watched } from '../helpers/chromium.js';
@@ -184,5 +185,120 @@ describe('an open page whose import names a package another is renamed onto, whi
     await watched.page.waitForFunction(() => document.querySelector('core-overlay') === null || !document.querySelector('core-overlay')!.isConnected, undefined, { timeout: 20_000 });
     expect(await heldText()).to.equal(null);
     expect(await shownOk(watched)).to.equal('OTHER');
+  });
+});
+
+// A fresh page whose import's name is contested fails to load and runs nothing: it shows the
+// problems only, never the line for a page running code loaded before them (README "Preview and
+// stylesheet push"). The page's own fetch of that import is held until the runtime's question
+// about it was answered, so the question is asked before the page knows it failed.
+describe('a page loaded fresh while its import names a package two packages write', function () {
+  this.timeout(120_000);
+  const other = { name: '@p/other', version: '1.0.0', exports: { './util': './util/index.ts' } };
+  let browser: Browser;
+  let service: Awaited<ReturnType<typeof serve>>;
+
+  before(async () => {
+    const root = inlineWorkspace({
+      'packages/app': {
+        manifest: { name: '@p/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { '@p/other': '1.0.0' } },
+        files: { 'main/index.ts': "import { a } from '@p/other/util';\ndocument.body.dataset.ok = a;\n" },
+      },
+      'packages/lib': { manifest: other, files: { 'util/index.ts': "export const a = 'LIB';\n" } },
+      'packages/lib-b': { manifest: other, files: { 'util/index.ts': "export const a = 'OTHER';\n" } },
+    });
+    service = await serve(root);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  for (const address of ['/preview/', '/preview/bundled/']) {
+    it(`on ${address}: shows the manifests and the failed load, and not that it runs code loaded before`, async () => {
+      const watched = await openPage(browser);
+      try {
+        // The page's modules wait until the runtime fetched the page served now (its question begun,
+        // the page not yet failed); then the test waits for its HEAD of the failing address.
+        let pageAsked: () => void = () => {};
+        const asked = new Promise<void>((resolve) => (pageAsked = resolve));
+        let failingHeadAnswered = false;
+        watched.page.on('requestfinished', (request) => {
+          if (request.resourceType() === 'fetch' && request.method() === 'GET' && new URL(request.url()).pathname === address) pageAsked();
+        });
+        watched.page.on('response', (response) => {
+          if (response.request().method() === 'HEAD' && response.status() >= 400) failingHeadAnswered = true;
+        });
+        await watched.page.route(
+          (url) => url.pathname.startsWith('/m/') || url.pathname.startsWith('/b/'),
+          async (route) => {
+            if (route.request().resourceType() === 'script') await asked;
+            await route.continue();
+          },
+        );
+        await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'commit' });
+        await watched.page.waitForFunction(() => document.querySelector('core-overlay')?.shadowRoot?.textContent?.includes('Load failed'), undefined, { timeout: 30_000 });
+        await until(() => failingHeadAnswered, "the runtime's question about the address that fails", 30_000);
+        await watched.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+        expect(await overlayTextOf(watched)).to.include('Manifest invalid').and.include('packages/lib-b/package.json');
+        expect(await watched.page.evaluate(() => document.querySelector('core-overlay')?.shadowRoot?.querySelector('.held')?.textContent ?? null)).to.equal('');
+        expect(await shownOk(watched)).to.equal(null);
+      } finally {
+        await watched.page.close();
+      }
+    });
+  }
+});
+
+// The service started again on the same port onto another workspace, whose page is broken: the
+// open page's module answers 404 there. It keeps running, says why with the other page's problems,
+// and that page fixed reloads it (README "Preview and stylesheet push").
+describe('an open page whose service comes back on another workspace with a broken page', function () {
+  this.timeout(120_000);
+  const BROKEN = "document.body.dataset.ok = 'B';\nexport const x = ;\n";
+  const HELD = 'This page runs the code it loaded before these problems: /m/@a/app@1.0.0/modules/main answers 404 now';
+  let browser: Browser;
+
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it("keeps running, shows the other page's problem and that its module answers 404, then reloads into the fix", async () => {
+    const first = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'], preview: '@a/app/main' }),
+      'packages/app/package.json': json({ name: '@a/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/app/main/index.ts': "document.body.dataset.ok = 'A';\n",
+    });
+    const second = tempWorkspace({
+      'core.json': json({ packages: ['packages/other'], preview: '@b/other/main' }),
+      'packages/other/package.json': json({ name: '@b/other', version: '2.0.0', exports: { './main': './main/index.ts' } }),
+      'packages/other/main/index.ts': BROKEN,
+    });
+    let service = await serve(first);
+    const watched = await openPage(browser);
+    try {
+      await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+      await watched.page.waitForFunction(() => document.body.dataset.ok === 'A', undefined, { timeout: 30_000 });
+      await eventsOpen(watched);
+      const { port } = service;
+      const opened = watched.events.opened;
+      await service.close();
+      service = await serve(second, { port });
+      await until(() => watched.events.opened > opened, 'the page to connect to the service started again', 30_000);
+      await watched.page.waitForFunction((held) => document.querySelector('core-overlay')?.shadowRoot?.querySelector('.held')?.textContent?.startsWith(held), HELD, { timeout: 30_000 });
+      expect(await overlayTextOf(watched)).to.include('Build failed').and.include('packages/other/main/index.ts');
+      expect(await shownOk(watched)).to.equal('A');
+      expect(watched.navigations()).to.equal(1);
+      writeFile(second, 'packages/other/main/index.ts', BROKEN.replace('= ;', '= 2;'));
+      await until(() => watched.navigations() === 2, 'the reload into the page fixed', 30_000);
+      await watched.page.waitForFunction(() => document.body.dataset.ok === 'B', undefined, { timeout: 30_000 });
+    } finally {
+      await watched.page.close();
+      await service.close();
+    }
   });
 });

@@ -19,7 +19,8 @@
 // - counts what a same-origin frame of the page fetched as the page's own (a worker's fetches
 //   stay unseen: README "Preview and stylesheet push" says why);
 // - says, while a module the page runs is no longer served (a package name two packages
-//   write), that the code running is the one loaded before, and does not reload into that.
+//   write, or the service back on another workspace), that the code running is the one loaded
+//   before, and does not reload into that.
 // It heeds only the modules the page loads (`core-page`): the entry and what it imports.
 // The messages and their diagnostics are declared once, in src/protocol/push.ts (a type-only
 // import: nothing of it is loaded by the page).
@@ -80,6 +81,16 @@ const changedCode = new Set<string>();
 // The code this page runs that the service no longer serves (an address and its status): '' for
 // none. Shown above the overlay's problems while they stand (README "Preview and stylesheet push").
 let held = '';
+// The line is for a page whose modules ran: a page that failed to load runs nothing, the page
+// loaded now is this one, and it shows the problems only (README "Preview and stylesheet push").
+let entryRan = false;
+const failedToLoad = (): boolean => failedOn.size > 0 || failedUnnamed;
+// The diagnostics of the page served now that concern modules this page does not load (it was
+// served by another run, or its import map names others now), shown with this page's own; and
+// those modules, each message of which asks the service again: their fix is what reloads this
+// page into the one served now (README "Preview and stylesheet push").
+const SERVED = 'served';
+const servedBroken = new Set<string>();
 
 // The asset addresses this page fetched without a version (`v`), by path: a plain string in code,
 // another module's asset, a shared file's, a CSS module script's `url()`. Chromium keeps an image
@@ -317,7 +328,7 @@ const overlay = (() => {
       shadow!.querySelector<HTMLInputElement>('input.reload')!.checked = reloadsOnCode();
       // Not a problem of its own: what the problems below mean for the code this page runs.
       shadow!.querySelector('.held')!.textContent =
-        held && errors.length > 0 ? `This page runs the code it loaded before these problems: ${held} now, so a page loaded now would not run it. It is not reloaded into that failure; fix the problems and it goes on.` : '';
+        held && errors.length > 0 && entryRan && !failedToLoad() ? `This page runs the code it loaded before these problems: ${held} now, so a page loaded now would not run it. It is not reloaded into that failure; fix the problems and it goes on.` : '';
       shadow!.querySelector('ul')!.replaceChildren(
         ...all.map((d) => {
           const item = document.createElement('li');
@@ -401,6 +412,7 @@ function handle(message: Message): void {
   }
   if (!onPage(message.module)) {
     if ((message.type === 'valid' || message.type === 'code') && (failedOn.size > 0 || failedUnnamed)) askService();
+    else if (servedBroken.has(message.module) && message.type !== 'warnings') askService();
     return;
   }
   if (message.type === 'invalid') {
@@ -474,6 +486,7 @@ async function compareWithService(): Promise<void> {
   assetsDue = false;
   const served = await servedPage();
   if (reloading) return;
+  showServedProblems(served);
   if (served !== null && !served.broken && servedOtherwise(served)) {
     if (failed) return reload();
     codeChanged(location.pathname);
@@ -490,6 +503,17 @@ async function compareWithService(): Promise<void> {
     held = notServed;
     overlay.render();
   }
+}
+
+/** Shows why the page served now is broken where that is a module this page does not load (the push tells of this page's own). */
+function showServedProblems(served: Awaited<ReturnType<typeof servedPage>>): void {
+  servedBroken.clear();
+  const foreign = (served?.diagnostics ?? []).filter((d) => d.module !== undefined && d.module !== '' && !onPage(d.module));
+  for (const module of served?.broken ? served.modules : []) if (!onPage(module)) servedBroken.add(module);
+  if (foreign.length === 0 && !problems.has(SERVED)) return;
+  if (foreign.length > 0) problems.set(SERVED, foreign);
+  else problems.delete(SERVED);
+  overlay.render();
 }
 
 /**
@@ -523,14 +547,14 @@ async function addressNotServed(): Promise<string> {
 }
 
 /** What the service says about this page now; null for an error page or no answer (the push tells the rest). */
-async function servedPage(): Promise<(NonNullable<typeof page> & { broken: boolean; imports: Record<string, string> }) | null> {
+async function servedPage(): Promise<(NonNullable<typeof page> & { broken: boolean; diagnostics: Diagnostic[]; imports: Record<string, string> }) | null> {
   try {
     const answer = await fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' });
     if (!answer.ok) return null;
     const served = new DOMParser().parseFromString(await answer.text(), 'text/html');
     const described = JSON.parse(served.getElementById('core-page')?.textContent || 'null') as typeof page;
     const diagnostics = JSON.parse(served.getElementById('core-diagnostics')?.textContent || '[]') as Diagnostic[];
-    return described && { ...described, broken: diagnostics.length > 0, imports: importMapOf(served) };
+    return described && { ...described, broken: diagnostics.length > 0, diagnostics, imports: importMapOf(served) };
   } catch {
     return null;
   }
@@ -661,7 +685,17 @@ window.addEventListener('error', (event) => {
   // A module that does not parse or throws while it runs: its address and the message.
   if (event.filename) loadFailed(new URL(event.filename).pathname + new URL(event.filename).search, `${event.message}${event.lineno ? ` (line ${event.lineno}${event.colno ? `, column ${event.colno}` : ''})` : ''}`);
 });
-document.querySelector('script[type="module"]:not([src])')?.addEventListener('error', () => void diagnoseEntry());
+let entryFetchFailed = false;
+document.querySelector('script[type="module"]:not([src])')?.addEventListener('error', () => {
+  entryFetchFailed = true;
+  void diagnoseEntry();
+});
+// The page's module script runs before `DOMContentLoaded`, or fires `error` before it when its
+// modules could not be fetched (an inline module script fires no `load` in Chromium).
+document.addEventListener('DOMContentLoaded', () => {
+  entryRan = !entryFetchFailed;
+  if (held) overlay.render();
+});
 
 // Diagnostics and warnings known when the page was served.
 for (const [id, into] of [['core-diagnostics', problems], ['core-warnings', warnings]] as const) {
