@@ -173,6 +173,12 @@ function analysedModule(code: string): { globalScope: Scope | null; shape: TreeS
   }
 }
 
+/** The module `code` analysed, when its text names one of `names` at all ('absent' else: nothing to parse); null when it does not parse. */
+function analysedNaming(code: string, names: readonly string[]): ReturnType<typeof analysedModule> | 'absent' {
+  if (names.length === 0 || !new RegExp(`\\b(?:${names.join('|')})\\b`).test(code)) return 'absent';
+  return analysedModule(code);
+}
+
 /** A free reference to a name: where the identifier starts, and whether it surely runs when the module starts. */
 export interface FreeReferencePlace {
   name: string;
@@ -189,9 +195,8 @@ export interface FreeReferencePlace {
  * `importScripts`.
  */
 export function freeReferencePlaces(code: string, names: readonly string[]): FreeReferencePlace[] | null {
-  if (names.length === 0 || !new RegExp(`\\b(?:${names.join('|')})\\b`).test(code)) return [];
-  const analysed = analysedModule(code);
-  if (analysed === null) return null;
+  const analysed = analysedNaming(code, names);
+  if (analysed === null || analysed === 'absent') return analysed === null ? null : [];
   const { globalScope, shape } = analysed;
   const wanted = new Set(names);
   const places: FreeReferencePlace[] = [];
@@ -219,9 +224,8 @@ export interface GlobalValuePlace {
  * Null when the code does not parse as a module.
  */
 export function globalValuePlaces(code: string, names: readonly string[]): GlobalValuePlace[] | null {
-  if (names.length === 0 || !new RegExp(`\\b(?:${names.join('|')})\\b`).test(code)) return [];
-  const analysed = analysedModule(code);
-  if (analysed === null) return null;
+  const analysed = analysedNaming(code, names);
+  if (analysed === null || analysed === 'absent') return analysed === null ? null : [];
   const { globalScope, shape } = analysed;
   const wanted = new Set(names);
   const found = new Map<SyntaxNode, string>();
