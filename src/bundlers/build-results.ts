@@ -179,12 +179,21 @@ function placedCodeErrors(reads: PlacedReads, target: BundleTarget, code: Uint8A
   return [...urls, ...viteReads, ...viteQueries, ...requires];
 }
 
+// A module of the workspace whose entry is a stylesheet: its code is empty (README "Stylesheet
+// modules"), so importing it for its effects runs nothing that could define a global.
+function isStylesheetModule(target: BundleTarget, specifier: string): boolean {
+  const entries = target.workspace?.entries;
+  if (entries === undefined) return false;
+  for (const [entry, named] of Object.entries(entries)) if (named === specifier) return entry.endsWith('.css');
+  return false;
+}
+
 // The names the code reads that no browser defines (README "Bundling real code"): its errors, and
 // its warnings after esbuild's (`built`). Node's globals are defined where a `target=node` build
 // runs, so only a browser's code is judged.
 function browserUndefinedNames(reads: PlacedReads, code: Uint8Array | null, sources: readonly string[], target: BundleTarget, variant: Pick<Variant, 'target'>, built: Diagnostic[]): { errors: Diagnostic[]; warnings: Diagnostic[] } {
   if (code === null || variant.target !== 'browser') return { errors: [], warnings: built };
-  const found = freeGlobalDiagnostics(reads, code, sources, target.entry);
+  const found = freeGlobalDiagnostics(reads, code, sources, target.entry, (specifier) => isStylesheetModule(target, specifier));
   return { errors: found.errors, warnings: [...built, ...found.warnings] };
 }
 

@@ -106,11 +106,12 @@ interface FreeUse {
   /** The code writes the name as a member of the global object (a shim: `globalThis.process = ...`): its reads are at most a warning. */
   defined?: true;
   /**
-   * A module the code imports for its effects only (`import '@p/polyfills/process'`), the first:
-   * run before any code of this one, it may write the name on the global object, in code no build
-   * of this module reads. A read the import makes is then at most a warning.
+   * The modules the code imports for their effects only (`import '@p/polyfills/process'`), in order:
+   * run before any code of this one, one may write the name on the global object, in code no build
+   * of this module reads. A read the import makes is then at most a warning, unless each is known to
+   * run no code (a stylesheet module of the workspace: `freeGlobalDiagnostics`).
    */
-  importedFirst?: string;
+  importedForEffects?: readonly string[];
   /** Where the code writes the read told (the first the import makes, else the first): an offset of the code parsed. */
   at?: number;
 }
@@ -157,8 +158,7 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   // the reads the import makes: `export function install() { globalThis.process = ... }` before
   // `process.env.X` at the top level threw on a page. Its importer may call it before its own reads.
   for (const [name, use] of found) if (use.onImport && use.defined && !shape.definedOnGlobal.get(name)!.some((write) => mayRunOnImport(write, shape))) delete use.defined;
-  const importedFirst = shape.importedForEffects[0];
-  if (importedFirst !== undefined) for (const use of found.values()) use.importedFirst = importedFirst;
+  if (shape.importedForEffects.length > 0) for (const use of found.values()) use.importedForEffects = shape.importedForEffects;
   return found;
 }
 
@@ -958,7 +958,7 @@ function guardsHeldInVariables(shape: TreeShape): void {
  * unbound is an error wherever it is: every JSX element evaluates it. `sources`: the files whose
  * code is in the output, placed from one read each.
  */
-export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string): { errors: Diagnostic[]; warnings: Diagnostic[] } {
+export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string, runsNoCode: (specifier: string) => boolean = () => false): { errors: Diagnostic[]; warnings: Diagnostic[] } {
   const jsx = classicJsx(reads, sources.filter((file) => JSX_SOURCE.test(file)));
   const jsxNames = new Set(jsx.flatMap(({ names }) => names));
   const errors: Diagnostic[] = [];
@@ -983,14 +983,16 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
     const where = readPlace(reads, code, sources, name, use) ?? { file: entry };
     const read = use.member === undefined ? name : `${name}.env.${use.member}`;
     const remedy = NODE_GLOBALS[name as NodeGlobal];
+    // The first module imported for its effects that may run code: a workspace stylesheet module's code is empty.
+    const importedFirst = use.importedForEffects?.find((specifier) => !runsNoCode(specifier));
     if (use.onImport && use.defined) {
       // The module writes the name on the global object (a shim, maybe in a file it imports first):
       // the read runs on a page when that write comes first, which the order of the code decides.
       warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, but the module writes ${name} as a member of the global object (globalThis.${name} = ..., Object.assign(globalThis, ...) or Object.defineProperty), so it is taken as defined; the page throws "ReferenceError: ${name} is not defined" if that write does not run before the read`, where));
-    } else if (use.onImport && use.importedFirst !== undefined) {
+    } else if (use.onImport && importedFirst !== undefined) {
       // The module imported for its effects runs first, and may be a shim (a polyfill module of its
       // own): its code is another module's build, not read here, so whether it writes the name is unknown.
-      warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, but the module first imports ${use.importedFirst} for its effects, which may write ${name} as a member of the global object (a shim), so it is taken as defined; the page throws "ReferenceError: ${name} is not defined" if no module it imports writes it first; ${remedy}`, where));
+      warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, but the module first imports ${importedFirst} for its effects, which may write ${name} as a member of the global object (a shim), so it is taken as defined; the page throws "ReferenceError: ${name} is not defined" if no module it imports writes it first; ${remedy}`, where));
     } else if (use.onImport) {
       errors.push(diagnostic('BUNDLE_ERROR', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, so the page throws "ReferenceError: ${name} is not defined"; ${remedy}`, where));
     } else {

@@ -396,7 +396,7 @@ describe('freeReferences', () => {
   // probe52 P2: a polyfill module of its own, kept external, ran first on a page and defined process.
   it('tells a read the import makes after an import for effects only as maybe defined by that module, and not after one importing bindings', () => {
     expect(uses('import "@p/polyfills/process"; import "@p/other"; export const v = process.env.X;')).to.deep.equal({
-      process: { onImport: true, inFunction: false, member: 'X', importedFirst: '@p/polyfills/process' },
+      process: { onImport: true, inFunction: false, member: 'X', importedForEffects: ['@p/polyfills/process', '@p/other'] },
     });
     expect(uses('import { ok } from "@p/lib"; export const v = process.env.X;')).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
   });

@@ -160,3 +160,32 @@ describe('names no browser defines, in /state and on /m/', () => {
     expect((await service.get(`/m/@g/app@1.0.0/modules/guarded?${PRODUCTION}`)).status).to.equal(200);
   });
 });
+
+// A module imported for its effects may be a shim that runs first (README "Bundling real code",
+// "Shims"), unless it is a stylesheet module of the workspace, whose code is empty: importing a
+// theme for its effects never defines `process`, and the read still throws on the page.
+describe('a read the import makes after an import for effects only', function () {
+  this.timeout(60_000);
+
+  it('is an error after a stylesheet module of the workspace, and the "taken as defined" warning after a module that may run code', async () => {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/lib', 'packages/app'] }),
+      'packages/lib/package.json': json({ name: '@p/lib', version: '1.0.0', exports: { './theme': './theme.css', './shim': './shim.js' } }),
+      'packages/lib/theme.css': 'body { color: red; }\n',
+      'packages/lib/shim.js': 'globalThis.process = { env: {} };\n',
+      'packages/app/package.json': json({ name: '@p/app', version: '1.0.0', exports: { './themed': './themed.js', './shimmed': './shimmed.js' }, dependencies: { '@p/lib': '1.0.0' } }),
+      'packages/app/themed.js': "import '@p/lib/theme';\nexport const x = process.env.X;\n",
+      'packages/app/shimmed.js': "import '@p/lib/shim';\nexport const x = process.env.X;\n",
+    });
+    const service = await serve(root);
+    try {
+      const modules = new Map((await service.report()).modules.map((module) => [module.specifier, module]));
+      expect(modules.get('@p/app/themed')!.status).to.equal('invalid');
+      expect(modules.get('@p/app/themed')!.diagnostics.map(({ kind }) => kind)).to.deep.equal(['BUNDLE_ERROR']);
+      expect(modules.get('@p/app/shimmed')!.status).to.equal('valid');
+      expect((modules.get('@p/app/shimmed')!.warnings ?? []).map(({ message }) => message)).to.satisfy((messages: string[]) => messages.some((message) => message.includes('first imports @p/lib/shim for its effects')));
+    } finally {
+      await service.close();
+    }
+  });
+});
