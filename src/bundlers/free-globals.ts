@@ -695,7 +695,8 @@ function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boo
  * template's tag (`` read`a` ``), or as a member of an object held by a name (`const api = { read
  * }; api.read()`, `const o = { read() {...} }; o.read()`). A class's constructor and instance
  * field initializers run where the class is constructed, `new A()`, followed as a call is, and
- * where a subclass is (`class B extends A {}; new B()`).
+ * where a subclass is (`class B extends A {}; new B()`). A class's method, as a member of its
+ * class (`A.m()`) or of an instance made there (`new A().m()`, `const a = new A(); a.m()`).
  * Each only while nothing may have replaced it: a name written again (`read = other`), an object
  * handed to other code (`Object.assign(o, ...)`, `use(o)`), a member of its key written anywhere
  * (`x.read = ...`), a later property or spread of the same object. An element of an array literal
@@ -737,7 +738,104 @@ function callSites(block: SyntaxNode, initializer: boolean, shape: TreeShape): C
   const parent = shape.parents.get(block);
   const member = initializer || (parent?.type === 'MethodDefinition' && parent.kind === 'constructor') ? parent : null;
   const constructed = member ? shape.parents.get(shape.parents.get(member)!) : undefined;
+  if (!initializer && parent?.type === 'MethodDefinition' && parent.kind === 'method') return methodCallSites(parent, shape);
   return declaredOrHeldCallSites(constructed ?? block, shape, held);
+}
+
+/**
+ * The calls of a class's method (README "Bundling real code"): a static one as a member of the
+ * class's name (`A.m()`), an instance one as a member of an instance constructed there (`new
+ * A().m()`) or of the one name an instance is bound to (`const a = new A(); a.m()`). None when the
+ * method may be replaced or shadowed first, as an object literal's is: another member of the class
+ * of its key or a computed one, its key written through any member (`A.prototype.m = ...`, `a.m =
+ * ...`, `this[k] = ...`), the class or an instance handed anywhere but to a member read or an
+ * export (`use(a)`, `class B extends A`), `A.prototype` read, or, for an instance method, a class
+ * that extends another (whose constructor may write the member).
+ */
+function methodCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
+  const key = definition.computed ? null : memberKey(definition);
+  const body = shape.parents.get(definition);
+  const cls = body && shape.parents.get(body);
+  if (key === null || !cls || shape.writtenKeys.has(key) || shape.writesThisByKey) return [];
+  const others = (body!.body as SyntaxNode[]).filter((other) => other !== definition && other.type !== 'StaticBlock');
+  if (others.some((other) => other.computed === true || memberKey(other) === key)) return [];
+  const isStatic = definition.static === true;
+  if (!isStatic && cls.superClass) return [];
+  if (handsOnThisOrReturns(body!)) return [];
+  const variables = classVariables(cls, shape);
+  if (variables === null) return [];
+  const sites: CallSite[] = [];
+  // A member read of a value held by a name or made there: the call of the method, another member, or null when the value is handed on.
+  const memberUse = (value: SyntaxNode, reference: { from: Scope; start: number } | null): 'read' | null => {
+    const parent = shape.parents.get(value);
+    if (parent?.type === 'ExportSpecifier') return 'read';
+    if (parent?.type !== 'MemberExpression' || parent.object !== value) return null;
+    const read = memberKey(parent);
+    if (read === null || read === 'prototype') return null;
+    const args = reference && read === key ? callOf(parent, shape) : null;
+    if (args) sites.push({ ...reference!, args });
+    return 'read';
+  };
+  for (const variable of variables) {
+    for (const reference of variable.references) {
+      if (reference.init) continue;
+      const identifier = reference.identifier as unknown as SyntaxNode;
+      const at = { from: reference.from, start: identifier.range?.[0] ?? -1 };
+      if (isStatic) {
+        const parent = shape.parents.get(identifier);
+        if (parent?.type === 'NewExpression' && parent.callee === identifier) continue;
+        if (memberUse(identifier, at) === null) return [];
+        continue;
+      }
+      const construction = shape.parents.get(identifier);
+      if (construction?.type !== 'NewExpression' || construction.callee !== identifier) {
+        // A static member read (`A.x`) replaces no instance method; `A.prototype` may.
+        if (memberUse(identifier, null) === null) return [];
+        continue;
+      }
+      const declarator = shape.parents.get(construction);
+      if (declarator?.type === 'VariableDeclarator' && declarator.init === construction) {
+        const instance = declaredVariable(declarator, shape);
+        if (!instance || !keepsItsValue(instance)) return [];
+        for (const use of instance.references) {
+          if (use.init) continue;
+          const named = use.identifier as unknown as SyntaxNode;
+          if (memberUse(named, { from: use.from, start: named.range?.[0] ?? -1 }) === null) return [];
+        }
+      } else if (memberUse(construction, at) === null) return [];
+    }
+  }
+  return sites;
+}
+
+/**
+ * Whether a class's code may put another member where its method is looked up: `this` used but as
+ * the object of a named member read (`use(this)`, `Object.defineProperty(this, ...)`), or a
+ * `return` of a value (a constructor returning another object than the instance).
+ */
+function handsOnThisOrReturns(node: SyntaxNode, inConstructor = false, parent?: SyntaxNode): boolean {
+  if (node.type === 'ThisExpression' && (parent?.type !== 'MemberExpression' || parent.object !== node || memberKey(parent) === null)) return true;
+  if (inConstructor && node.type === 'ReturnStatement' && node.argument) return true;
+  // A `return` in a function the constructor holds returns from that function (an arrow's too).
+  const constructorCode = node.type === 'MethodDefinition' ? node.kind === 'constructor' : inConstructor && (!FUNCTIONS.has(node.type) || parent?.type === 'MethodDefinition');
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'range') continue;
+    for (const child of Array.isArray(value) ? value : [value]) if (isNode(child) && handsOnThisOrReturns(child, constructorCode, node)) return true;
+  }
+  return false;
+}
+
+/** The variables holding a class: the name a declaration binds (around it and inside it), or the one name a class expression is bound to; null when one may be written again. */
+function classVariables(cls: SyntaxNode, shape: TreeShape): Variable[] | null {
+  const name = (cls.id as SyntaxNode | null)?.name;
+  const variables = name === undefined ? [] : shape.scopes.getDeclaredVariables(cls as never).filter((declared) => declared.name === name);
+  const declarator = shape.parents.get(cls);
+  if (cls.type === 'ClassExpression') {
+    const held = declarator?.type === 'VariableDeclarator' && declarator.init === cls ? declaredVariable(declarator, shape) : null;
+    if (!held) return null;
+    variables.push(held);
+  }
+  return variables.length > 0 && variables.every(keepsItsValue) ? variables : null;
 }
 
 /** The calls of a function or class: by the name its declaration binds, or through what holds its value. */

@@ -200,6 +200,44 @@ describe('freeReferences', () => {
     }
   });
 
+  // probe52 P3: Chromium threw at import for a static method called on its class and an instance
+  // method called on an instance made there; told a warning before.
+  it('tells a class method called where the import runs (`A.m()`, `new A().m()`, `const a = new A(); a.m()`) as run on import, and not one that may be replaced first', () => {
+    for (const code of [
+      'class A { static m() { return process.env.X; } } export const v = A.m();',
+      'class A { m() { return process.env.X; } } export const v = new A().m();',
+      'class A { m() { return process.env.X; } } const a = new A(); a.m();',
+      'class A { m() { return process.env.X; } } const a = new A(); export const v = a.m.call(null);',
+      'const A = class { static m() { return process.env.X; } }; export const v = A.m();',
+      'class A { static m() { return process.env.X; } static n() { return 1; } } A.n(); export const v = A.m(); export { A };',
+      'class A { constructor() { this.x = 1; const f = () => { return 2; }; f(); } m() { return process.env.X; } } new A().m();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      // Called only later or in a branch; the other kind of method; replaced or shadowed first; handed on.
+      'class A { static m() { return process.env.X; } } export const f = () => A.m();',
+      'class A { m() { return process.env.X; } } if (ok) new A().m();',
+      'class A { m() { return process.env.X; } } export const v = A.m?.();',
+      'class A { static m() { return process.env.X; } } A.m = () => 1; A.m();',
+      'class A { m() { return process.env.X; } } A.prototype.m = () => 1; new A().m();',
+      'class A { m() { return process.env.X; } } const a = new A(); a.m = () => 1; a.m();',
+      'class A { m() { return process.env.X; } } const a = new A(); use(a); a.m();',
+      'class A { m() { return process.env.X; } } patch(A); new A().m();',
+      'class A { m() { return process.env.X; } } class B extends A {} new A().m();',
+      'class A { m() { return process.env.X; } m = () => 1; } new A().m();',
+      'class A { m() { return process.env.X; } constructor(k) { this[k] = 1; } } new A("m").m();',
+      'class A { static m() { return process.env.X; } static [k] = 1; } A.m();',
+      'class A extends Base { m() { return process.env.X; } } new A().m();',
+      'let A = class { static m() { return process.env.X; } }; A = other; A.m();',
+      'class A { async m() { return process.env.X; } } new A().m();',
+      'class A { m() { return process.env.X; } constructor() { return other; } } new A().m();',
+      'class A { m() { return process.env.X; } constructor() { Object.defineProperty(this, "m", { value: () => 1 }); } } new A().m();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
   // judge52's note: a bound copy held by a name and called at import threw as `f.bind(null)()` does, told a warning before.
   it('tells a function called through a bound copy a name holds (`const g = f.bind(null); g()`) where the import runs as run on import', () => {
     for (const code of [
