@@ -158,6 +158,8 @@ describe('an open page whose import names a package another is renamed onto, whi
       },
       'packages/lib': { manifest: { ...other, name: '@p/lib' }, files: { 'util/index.ts': "export const a = 'LIB';\n" } },
       'packages/lib-b': { manifest: other, files: { 'util/index.ts': "export const a = 'OTHER';\n" } },
+      // A package the page does not load, broken at the end: problems the overlay shows again.
+      'packages/junk': { manifest: { name: '@p/junk', version: '1.0.0', exports: { './x': './x/index.ts' } }, files: { 'x/index.ts': 'export const x = 1;\n' } },
     });
     service = await serve(root);
     browser = await launchChromium();
@@ -185,6 +187,22 @@ describe('an open page whose import names a package another is renamed onto, whi
     await watched.page.waitForFunction(() => document.querySelector('core-overlay') === null || !document.querySelector('core-overlay')!.isConnected, undefined, { timeout: 20_000 });
     expect(await heldText()).to.equal(null);
     expect(await shownOk(watched)).to.equal('OTHER');
+  });
+
+  // The line is the page's own word, cleared once its code is served again, not only hidden with
+  // the overlay: problems shown later (another package's manifest broken) come without it.
+  it('says nothing of code loaded before when other problems are shown later', async () => {
+    writeFile(root, 'packages/junk/package.json', '{ broken');
+    await watched.page.waitForFunction(() => document.querySelector('core-overlay')?.shadowRoot?.textContent?.includes('packages/junk/package.json'), undefined, { timeout: 20_000 });
+    // Not the line of the contest ended two steps before, once the page's question is answered:
+    // its module is served again.
+    await watched.page
+      .waitForFunction(() => document.querySelector('core-overlay')?.shadowRoot?.querySelector('.held')?.textContent === '', undefined, { timeout: 20_000 })
+      .catch(async () => {
+        throw new Error(`the overlay still says: ${await heldText()}`);
+      });
+    expect(await shownOk(watched)).to.equal('OTHER');
+    expect(watched.navigations()).to.equal(1);
   });
 });
 
