@@ -407,13 +407,9 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
       if (key !== null) writtenKeys.add(key);
       else if ((written.object as SyntaxNode).type === 'ThisExpression') writesThisByKey = true;
     }
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'range') continue;
-      for (const child of Array.isArray(value) ? value : [value]) {
-        if (!isNode(child)) continue;
-        parents.set(child, node);
-        visit(child);
-      }
+    for (const child of childNodes(node)) {
+      parents.set(child, node);
+      visit(child);
     }
   };
   visit(tree);
@@ -486,10 +482,7 @@ function testedInCondition(node: unknown, tested: Set<string>): void {
   }
   const left = node.left as SyntaxNode | undefined;
   if (node.type === 'BinaryExpression' && node.operator === 'in' && left?.type === 'Literal' && typeof left.value === 'string') tested.add(left.value);
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'range') continue;
-    for (const child of Array.isArray(value) ? value : [value]) testedInCondition(child, tested);
-  }
+  for (const child of childNodes(node)) testedInCondition(child, tested);
 }
 
 /**
@@ -613,6 +606,16 @@ function leaves(statement: unknown, orThrowing = false): boolean {
 }
 
 const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+
+/** The nodes a node holds, in the order of its members: the one walk every judgement here makes of acorn's tree. */
+function childNodes(node: SyntaxNode): SyntaxNode[] {
+  const children: SyntaxNode[] = [];
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'range') continue;
+    for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) children.push(child);
+  }
+  return children;
+}
 
 /**
  * A reference outside every function body runs when the module is imported; one in a function
@@ -818,11 +821,7 @@ function handsOnThisOrReturns(node: SyntaxNode, inConstructor = false, parent?: 
   if (inConstructor && node.type === 'ReturnStatement' && node.argument) return true;
   // A `return` in a function the constructor holds returns from that function (an arrow's too).
   const constructorCode = node.type === 'MethodDefinition' ? node.kind === 'constructor' : inConstructor && (!FUNCTIONS.has(node.type) || parent?.type === 'MethodDefinition');
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'range') continue;
-    for (const child of Array.isArray(value) ? value : [value]) if (isNode(child) && handsOnThisOrReturns(child, constructorCode, node)) return true;
-  }
-  return false;
+  return childNodes(node).some((child) => handsOnThisOrReturns(child, constructorCode, node));
 }
 
 /** The variables holding a class: the name a declaration binds (around it and inside it), or the one name a class expression is bound to; null when one may be written again. */
@@ -865,11 +864,8 @@ function subclassCallSites(subclass: SyntaxNode, shape: TreeShape, held: Set<Var
       const from = scopeAround(node, shape);
       if (from) sites.push({ from, start: node.range?.[0] ?? -1, args: argumentsOf(node.arguments as SyntaxNode[]) });
     }
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'range') continue;
-      // `super` names the class around it: only an arrow's is the constructor's.
-      for (const child of Array.isArray(value) ? value : [value]) if (isNode(child) && (child.type === 'ArrowFunctionExpression' || !FUNCTIONS.has(child.type))) visit(child);
-    }
+    // `super` names the class around it: only an arrow's is the constructor's.
+    for (const child of childNodes(node)) if (child.type === 'ArrowFunctionExpression' || !FUNCTIONS.has(child.type)) visit(child);
   };
   visit((constructor.value as SyntaxNode).body as SyntaxNode);
   return sites;
