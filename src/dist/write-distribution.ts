@@ -49,6 +49,9 @@ function realFolderInside(realOut: string, folder: string, out: string): string 
   return made;
 }
 
+/** Whether the real path `real` is `realOut` or lies inside it. */
+const isWithin = (realOut: string, real: string): boolean => real === realOut || real.startsWith(realOut + path.sep);
+
 /** The real path of the existing part of `folder` and the names missing below it; null when that part leads out of `realOut`. */
 function existingPartInside(realOut: string, folder: string, out: string): { real: string; missing: string[] } | null {
   const missing: string[] = [];
@@ -58,7 +61,7 @@ function existingPartInside(realOut: string, folder: string, out: string): { rea
     existing = path.dirname(existing);
   }
   const real = fs.realpathSync(existing);
-  if (real !== realOut && !real.startsWith(realOut + path.sep)) return null;
+  if (!isWithin(realOut, real)) return null;
   return { real, missing };
 }
 
@@ -169,7 +172,7 @@ function isStillWritten(out: string, target: string, listed: ListedOutput): 'wri
   try {
     const realOut = fs.realpathSync(out);
     const realParent = fs.realpathSync(path.dirname(target));
-    if (realParent !== realOut && !realParent.startsWith(realOut + path.sep)) return 'changed';
+    if (!isWithin(realOut, realParent)) return 'changed';
     const hash = contentHash(fs.readFileSync(path.join(realParent, path.basename(target))));
     return candidates.some((version) => version.hash === hash) ? 'written' : 'changed';
   } catch {
@@ -224,7 +227,7 @@ export function removeLeftoverTemporaries(out: string, paths: Iterable<string>):
     let entries: string[];
     try {
       realFolder = fs.realpathSync(path.join(out, ...folder.split('/').filter(Boolean)));
-      if (realFolder !== realOut && !realFolder.startsWith(realOut + path.sep)) continue;
+      if (!isWithin(realOut, realFolder)) continue;
       entries = fs.readdirSync(realFolder);
     } catch {
       continue; // no such folder (or a file on the way): nothing left there
