@@ -516,6 +516,9 @@ function caseMismatch(error: esbuild.Message, warnings: readonly esbuild.Message
   return `the import "${written}" names ${names[2]}, but the file on disk is ${names[1]}: the names differ in case, which this file system tells apart; write the import with the file's case, or rename the file (esbuild: ${hint.text})`;
 }
 
+// Why esbuild cannot tell two case twins apart, said by each of their errors (README "Bundling real code").
+const CASE_FOLDED = 'their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both';
+
 /** Two entries of one folder whose names differ only in case, which esbuild took for one (`different-path-case`). */
 interface CaseTwins {
   folder: string;
@@ -585,7 +588,7 @@ function caseTwinsBuiltAsOne(root: string, result: esbuild.BuildResult, read: re
     const [picked, other] = twin.paths;
     const builtAt = twin.paths.findIndex((twinPath) => codeInputs.some((input) => inputPath(input) === twinPath));
     const built = builtAt === -1 ? 'one of them' : twin.paths[builtAt]!;
-    const text = `esbuild cannot tell ${picked} and ${other} apart: their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both, so it takes an import of either for one and the same file; this build imports both, and its output holds the code of ${built} only, the other's never runs; give them names that differ in more than case (esbuild: ${twin.hint.text})`;
+    const text = `esbuild cannot tell ${picked} and ${other} apart: ${CASE_FOLDED}, so it takes an import of either for one and the same file; this build imports both, and its output holds the code of ${built} only, the other's never runs; give them names that differ in more than case (esbuild: ${twin.hint.text})`;
     // At the import esbuild hinted at when it is this entry's, else at the import of the file left out.
     const at = twin.hint.location!;
     const hinted = inputPath(at.file);
@@ -615,7 +618,7 @@ function caseTwinFoldersBuiltAsOne(root: string, metafile: esbuild.Metafile, rea
       if (twins === null || told.has(twins.parent)) continue;
       told.add(twins.parent);
       inputs.add(`${twins.parent}/`);
-      const text = `esbuild cannot tell the folders ${twins.built} and ${twins.named} apart: their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both, so it takes an import of a file in either for one and the same file; the import "${record.original}" is built from ${built}, and the output holds the code of ${twins.built} only, the other's never runs; give them names that differ in more than case`;
+      const text = `esbuild cannot tell the folders ${twins.built} and ${twins.named} apart: ${CASE_FOLDED}, so it takes an import of a file in either for one and the same file; the import "${record.original}" is built from ${built}, and the output holds the code of ${twins.built} only, the other's never runs; give them names that differ in more than case`;
       errors.push(diagnostic('BUNDLE_ERROR', text, { file: importer }));
     }
   }
@@ -653,7 +656,7 @@ function caseTwinsText(error: esbuild.Message, twins: readonly CaseTwins[]): str
   });
   if (!twin) return null;
   const [picked, other] = twin.paths;
-  return `esbuild cannot tell ${picked} and ${other} apart: their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both, so it takes an import of either for one and the same file, and the build cannot succeed while both are there; give them names that differ in more than case (esbuild: ${twin.hint.text}; ${error.text})`;
+  return `esbuild cannot tell ${picked} and ${other} apart: ${CASE_FOLDED}, so it takes an import of either for one and the same file, and the build cannot succeed while both are there; give them names that differ in more than case (esbuild: ${twin.hint.text}; ${error.text})`;
 }
 
 // An import whose FOLDER differs in case from the folder on disk (`./Lib/util`, folder `lib/`):
@@ -709,7 +712,7 @@ function caseTwinFolders(root: string, error: esbuild.Message, inputs: Set<strin
     const twins = twinFolders(root, named, built);
     if (twins === null) continue;
     inputs.add(`${twins.parent}/`);
-    return `esbuild cannot tell the folders ${twins.built} and ${twins.named} apart: their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both, so the import "${written}" is built from ${built}, and the build cannot succeed while both are there; give them names that differ in more than case (esbuild: ${error.text})`;
+    return `esbuild cannot tell the folders ${twins.built} and ${twins.named} apart: ${CASE_FOLDED}, so the import "${written}" is built from ${built}, and the build cannot succeed while both are there; give them names that differ in more than case (esbuild: ${error.text})`;
   }
   return null;
 }
