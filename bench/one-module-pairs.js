@@ -4,7 +4,7 @@
 // alike (a series of one is compared with the series of the other taken just before and after,
 // not with a run minutes apart).
 //   node bench/one-module-pairs.js SPEC SPEC... [--rounds=8] [--seconds=2] [--fresh] [--state=N] [--node-arg=...]
-//   SPEC      SIZE or SIZE@REPO: 1000 or 10000 modules (the page-load workspace of
+//   SPEC      SIZE or SIZE@REPO: 2, 1000 or 10000 modules (the page-load workspace of
 //             bench/measures/scale-10000.js), served by REPO's bin/core.js (default this
 //             repository); started and settled by bench/lib/settled-service.js, whose build
 //             cache --fresh empties first (a first start, as the bench's scale-10000 row measures).

@@ -1,7 +1,7 @@
 // One service's one-module requests taken apart (issue 33): the diagnostic companion of
 // bench/one-module-pairs.js, for one service at a time, with the counters and the profiles.
 // `node bench/one-module-rate.js SIZE [REPO] [--node-arg=...] [--perf] [--series=3] [--seconds=3]`
-//   SIZE      1000 or 10000: the page-load workspace of bench/measures/scale-10000.js
+//   SIZE      2, 1000 or 10000: the page-load workspace of bench/measures/scale-10000.js
 //   REPO      the build whose bin/core.js runs (default this repository); started and settled by
 //             bench/lib/settled-service.js
 //   --node-arg  passed to node before bin/core.js (--cpu-prof, --trace-gc, ...); repeatable

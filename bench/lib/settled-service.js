@@ -1,4 +1,5 @@
-// One `core run` on a page-load workspace of 1,000 or 10,000 modules, started and left to settle,
+// One `core run` on a page-load workspace of 1,000 or 10,000 modules (or of 2: two packages of
+// one module each, the bench's `requests` baseline), started and left to settle,
 // for the scripts that load one module's address (bench/one-module-pairs.js,
 // bench/one-module-rate.js; issue 33). The workspace is kept in bench/.work/rate-SIZE between
 // runs (generated once); each build (`repo`) keeps its own build cache,
@@ -19,7 +20,8 @@ import { DEVELOPMENT_QUERY, generatePageLoadWorkspace } from './workspaces.js';
  * request), then under 5 % of a core for a second. The caller stops `child`.
  */
 export async function startSettled({ size, repo, fresh = false, nodeArgs = [] }) {
-  const app = generatePageLoadWorkspace(`rate-${size}`, { packages: size / 10, modulesPerPackage: 10, keep: true });
+  const shape = size < 10 ? { packages: size, modulesPerPackage: 1 } : { packages: size / 10, modulesPerPackage: 10 };
+  const app = generatePageLoadWorkspace(`rate-${size}`, { ...shape, keep: true });
   const cacheDir = path.join(WORK, `rate-cache-${size}-${crypto.createHash('sha1').update(repo).digest('hex').slice(0, 8)}`);
   if (fresh) fs.rmSync(cacheDir, { recursive: true, force: true });
   fs.mkdirSync(cacheDir, { recursive: true });
@@ -37,6 +39,21 @@ export async function startSettled({ size, repo, fresh = false, nodeArgs = [] })
     await sleep(100);
   }
   const validMs = now() - started;
+  await untilSettled(child, cacheDir, modules);
+  const moduleUrl = `${url}m/${app.packageName(0)}@1.0.0/modules/m0?${DEVELOPMENT_QUERY}`;
+  const probe = await timedGet(moduleUrl);
+  if (probe.status !== 200) throw new Error(`${moduleUrl} answered ${probe.status}`);
+  return { app, child, url, moduleUrl, modules, validMs, settledMs: now() - started };
+}
+
+/**
+ * Resolves once the service of `child`, whose `/state` has `modules` all valid, has written its
+ * build cache in `cacheDir` (once its requests have gone quiet, at most 3 s after its builds:
+ * src/effects/requests-quiet.ts) and has then used under 5 % of a core for a second: its
+ * watcher's first walk and the cache's write are done (about 1 s of CPU after a first start of
+ * 1,000 modules), and a series of requests measures the requests alone.
+ */
+export async function untilSettled(child, cacheDir, modules) {
   for (const deadline = now() + 120_000; now() < deadline; await sleep(200)) {
     try {
       if (JSON.parse(fs.readFileSync(path.join(cacheDir, 'builds.json'), 'utf8')).entries.length >= modules) break;
@@ -51,10 +68,6 @@ export async function startSettled({ size, repo, fresh = false, nodeArgs = [] })
     if (after - before < 50) break;
     before = after;
   }
-  const moduleUrl = `${url}m/${app.packageName(0)}@1.0.0/modules/m0?${DEVELOPMENT_QUERY}`;
-  const probe = await timedGet(moduleUrl);
-  if (probe.status !== 200) throw new Error(`${moduleUrl} answered ${probe.status}`);
-  return { app, child, url, moduleUrl, modules, validMs, settledMs: now() - started };
 }
 
 /** The resident set of `pid` now, MB (Linux /proc), or '?'. */
