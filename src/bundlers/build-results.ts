@@ -627,11 +627,15 @@ function caseTwinFoldersBuiltAsOne(root: string, metafile: esbuild.Metafile, rea
 
 /**
  * The two folders of one parent, both on disk, whose names differ only in case, where the path an
- * import names (`named`, workspace-relative, its extension left out or another's) and the file it was
- * built from (`built`) differ only in a folder's case; null otherwise.
+ * import names (`named`, workspace-relative, its extension left out or another's, or a folder built
+ * from its index: `./UI` from `ui/index.ts`) and the file it was built from (`built`) differ only in
+ * a folder's case; null otherwise.
  */
-function twinFolders(root: string, named: string, built: string): { parent: string; named: string; built: string } | null {
+function twinFolders(root: string, written: string, built: string): { parent: string; named: string; built: string } | null {
   const stem = (file: string) => path.posix.basename(file, path.posix.extname(file)).toLowerCase();
+  // A folder named by the import (`./UI`, `./UI/`) is built from its index: compared as that index.
+  const folder = written.replace(/\/$/, '');
+  const named = stem(built) === 'index' && path.posix.dirname(built).toLowerCase() === folder.toLowerCase() ? `${folder}/${path.posix.basename(built)}` : written;
   if (named.startsWith('../') || path.posix.isAbsolute(built) || path.posix.dirname(named).toLowerCase() !== path.posix.dirname(built).toLowerCase()) return null;
   // `./lib/util`, `./lib/util.js` and `./lib/util.ts` all name `lib/util.ts`.
   if (stem(named) !== stem(built) && path.posix.basename(named).toLowerCase() !== stem(built)) return null;

@@ -217,6 +217,39 @@ describe('createBatchBuilds', () => {
     expect(text(results[1]!.code)).to.include('lower');
   });
 
+  // The same two folders named by the import itself, each built from its index (`./UI` for
+  // `UI/index.ts`, beside `ui/index.ts`): esbuild folds them alike, and names the other's index.
+  it('says esbuild cannot tell apart two folders differing only in case that imports reach through their index, whether the build fails or holds one', async () => {
+    const root = tempWorkspace({
+      'app/b/index.ts': "import { u } from './ui';\nimport { U } from './UI/';\nexport const got = u + U;\n",
+      'app/b/ui/index.ts': "export const u = 'lower';\n",
+      'app/b/UI/index.ts': "export const U = 'upper';\n",
+      'app/c/index.ts': "import './ui';\nimport './UI';\nexport const c = 1;\n",
+      'app/c/ui/index.ts': "(globalThis as any).marks = ['lower'];\n",
+      'app/c/UI/index.ts': "(globalThis as any).marks = ['upper'];\n",
+      // One folder's index alone, the other folder there too: built as written.
+      'app/a/index.ts': "import { U } from './UI';\nexport const got = U;\n",
+      'app/a/ui/index.ts': "export const u = 'lower';\n",
+      'app/a/UI/index.ts': "export const U = 'upper';\n",
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('b'), target('c'), target('a')], variant);
+    const [failed, ...more] = results[0]!.errors;
+    expect(more).to.deep.equal([]);
+    expect(failed).to.include({ kind: 'BUNDLE_ERROR', file: 'app/b/index.ts', line: 2 });
+    expect(failed!.message).to.match(/^esbuild cannot tell the folders app\/b\/(ui|UI)\/ and app\/b\/(UI|ui)\/ apart: their names differ only in case/);
+    expect(failed!.message).to.include('app/b/ui/').and.include('app/b/UI/').and.include('the build cannot succeed while both are there').and.include('(esbuild: No matching export in');
+    expect(results[0]!.inputs).to.include('app/b/');
+    const code = text(results[1]!.code) ?? '';
+    expect([code.includes('upper'), code.includes('lower')].filter(Boolean)).to.have.length(1);
+    const [heldOne, ...others] = results[1]!.errors;
+    expect(others).to.deep.equal([]);
+    expect(heldOne).to.include({ kind: 'BUNDLE_ERROR', file: 'app/c/index.ts' });
+    expect(heldOne!.message).to.match(/^esbuild cannot tell the folders app\/c\/(ui|UI)\/ and app\/c\/(UI|ui)\/ apart/).and.match(/the output holds the code of app\/c\/(ui|UI)\/ only/);
+    expect(results[1]!.inputs).to.include('app/c/');
+    expect(results[2]!.errors).to.deep.equal([]);
+    expect(text(results[2]!.code)).to.include('upper');
+  });
+
   // Imported for their side effects, both twins build: esbuild dedups the two imports into one
   // file, so the other's code is missing from the output and the module would be valid.
   it('says a build that succeeds with both of two case twins imported holds the code of one only, naming both', async () => {
