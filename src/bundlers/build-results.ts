@@ -519,6 +519,9 @@ function caseMismatch(error: esbuild.Message, warnings: readonly esbuild.Message
 // Why esbuild cannot tell two case twins apart, said by each of their errors (README "Bundling real code").
 const CASE_FOLDED = 'their names differ only in case, which esbuild folds when it finds and dedups files, though this file system holds both';
 
+/** Whether a result says esbuild took two names differing only in case for one (`CASE_FOLDED`). */
+export const saysCaseFolded = (result: BundleResult): boolean => result.errors.some(({ message }) => message.includes(CASE_FOLDED));
+
 /** Two entries of one folder whose names differ only in case, which esbuild took for one (`different-path-case`). */
 interface CaseTwins {
   folder: string;
@@ -581,11 +584,22 @@ function caseTwinsBuiltAsOne(root: string, result: esbuild.BuildResult, read: re
     return undefined;
   };
   const errors: Diagnostic[] = [];
+  const reads = (twin: string): boolean => read.some((input) => inputPath(input) === twin || (twin.endsWith('/') && inputPath(input)?.startsWith(twin) === true));
   for (const twin of caseTwins(root, result.warnings)) {
     const importers = twin.paths.map(importerOf);
+    const [picked, other] = twin.paths;
+    // Only the other twin imported (`./Button`, the folder beside `button.ts`), yet built from the
+    // one esbuild found: that import's own file never runs.
+    if (importers[0] === undefined && importers[1] !== undefined && reads(picked) && !reads(other)) {
+      inputs.add(`${twin.folder}/`);
+      const at = twin.hint.location!;
+      const hinted = inputPath(at.file);
+      const text = `esbuild cannot tell ${picked} and ${other} apart: ${CASE_FOLDED}, so it takes an import of either for one and the same file; the import of ${other} is built from ${picked}, whose code the output holds, and the code of ${other} never runs; give them names that differ in more than case (esbuild: ${twin.hint.text})`;
+      errors.push(diagnostic('BUNDLE_ERROR', text, hinted !== null && read.some((input) => inputPath(input) === hinted) ? { file: hinted, line: at.line, column: at.column + 1 } : { file: importers[1]! }));
+      continue;
+    }
     if (importers.some((importer) => importer === undefined)) continue;
     inputs.add(`${twin.folder}/`);
-    const [picked, other] = twin.paths;
     const builtAt = twin.paths.findIndex((twinPath) => codeInputs.some((input) => inputPath(input) === twinPath));
     const built = builtAt === -1 ? 'one of them' : twin.paths[builtAt]!;
     const text = `esbuild cannot tell ${picked} and ${other} apart: ${CASE_FOLDED}, so it takes an import of either for one and the same file; this build imports both, and its output holds the code of ${built} only, the other's never runs; give them names that differ in more than case (esbuild: ${twin.hint.text})`;
@@ -627,11 +641,15 @@ function caseTwinFoldersBuiltAsOne(root: string, metafile: esbuild.Metafile, rea
 
 /**
  * The two folders of one parent, both on disk, whose names differ only in case, where the path an
- * import names (`named`, workspace-relative, its extension left out or another's) and the file it was
- * built from (`built`) differ only in a folder's case; null otherwise.
+ * import names (`named`, workspace-relative, its extension left out or another's, or a folder built
+ * from its index: `./UI` from `ui/index.ts`) and the file it was built from (`built`) differ only in
+ * a folder's case; null otherwise.
  */
-function twinFolders(root: string, named: string, built: string): { parent: string; named: string; built: string } | null {
+function twinFolders(root: string, written: string, built: string): { parent: string; named: string; built: string } | null {
   const stem = (file: string) => path.posix.basename(file, path.posix.extname(file)).toLowerCase();
+  // A folder named by the import (`./UI`, `./UI/`) is built from its index: compared as that index.
+  const folder = written.replace(/\/$/, '');
+  const named = stem(built) === 'index' && path.posix.dirname(built).toLowerCase() === folder.toLowerCase() ? `${folder}/${path.posix.basename(built)}` : written;
   if (named.startsWith('../') || path.posix.isAbsolute(built) || path.posix.dirname(named).toLowerCase() !== path.posix.dirname(built).toLowerCase()) return null;
   // `./lib/util`, `./lib/util.js` and `./lib/util.ts` all name `lib/util.ts`.
   if (stem(named) !== stem(built) && path.posix.basename(named).toLowerCase() !== stem(built)) return null;

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type { Variant } from '../workspace/variant.js';
-import { collect, failed, isBuildFailure } from './build-results.js';
+import { collect, failed, isBuildFailure, saysCaseFolded } from './build-results.js';
 import type { OptionalPlugins } from './esbuild-options.js';
 import { OUT } from './esbuild-options.js';
 import { holdsOthersAssets } from './plugins/assets.js';
@@ -47,9 +47,14 @@ export function createBatchBuilds(root: string, buildOptions: BuildOptionsOf): B
       if (signal?.aborted) throw new BuildCancelled();
       // A module whose outputs hold another module's asset address got it from the company it was
       // built in: built alone, as an edit rebuilds it, so its outcome is the same however grouped.
-      const alone = targets.length === 1 ? [] : targets.flatMap((target, index) => (outputsHoldOthersAssets(result, target, index) ? [index] : []));
+      // So is one told that esbuild took two names differing only in case for one: esbuild folds
+      // them across the whole build, so another module's import of the other name (`./ui` there,
+      // `./UI` here) may be what made it (README "Bundling real code").
+      const holdsOthers = targets.map((target, index) => targets.length > 1 && outputsHoldOthersAssets(result, target, index));
+      const collected = targets.map((target, index) => (holdsOthers[index] ? null : collect(root, target, index, result, variant)));
+      const alone = targets.length === 1 ? [] : targets.flatMap((_, index) => (collected[index] === null || saysCaseFolded(collected[index]!) ? [index] : []));
       const rebuilt = new Map(await Promise.all(alone.map(async (index) => [index, (await bundle([targets[index]!], variant, signal, false))[0]!] as const)));
-      return targets.map((target, index) => rebuilt.get(index) ?? collect(root, target, index, result, variant));
+      return targets.map((_, index) => rebuilt.get(index) ?? collected[index]!);
     } catch (error) {
       if (!isBuildFailure(error)) throw error;
       if (targets.length === 1) return [await failedBuild(targets[0]!, variant, error.errors)];

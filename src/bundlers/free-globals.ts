@@ -220,8 +220,9 @@ export interface GlobalValuePlace {
  * Each expression of the module `code` whose value is the global `names` (README "Bundling real
  * code", workers): a free reference (`Worker`), a member of the global object where nothing binds
  * that object's name (`window.Worker`, `globalThis['Worker']`, `self.Worker`), and a reference to a
- * name declared once to hold one of those and never written again (`const W = Worker; new W()`).
- * Null when the code does not parse as a module.
+ * name declared once to hold one of those and never written again (`const W = Worker; new W()`,
+ * `let W = Worker`, or taken from the global object by destructuring: `const { Worker: W } =
+ * globalThis`, `const { Worker } = window`). Null when the code does not parse as a module.
  */
 export function globalValuePlaces(code: string, names: readonly string[]): GlobalValuePlace[] | null {
   const analysed = analysedNaming(code, names);
@@ -229,31 +230,39 @@ export function globalValuePlaces(code: string, names: readonly string[]): Globa
   const { globalScope, shape } = analysed;
   const wanted = new Set(names);
   const found = new Map<SyntaxNode, string>();
-  for (const reference of globalScope?.through ?? []) {
-    const identifier = reference.identifier as unknown as SyntaxNode;
-    const name = identifier.name as string;
-    if (wanted.has(name)) {
-      found.set(identifier, name);
-      continue;
-    }
-    const member = shape.parents.get(identifier);
-    const key = GLOBAL_OBJECTS.has(name) && member?.type === 'MemberExpression' && member.object === identifier ? memberKey(member) : null;
-    if (key !== null && wanted.has(key)) found.set(member!, key);
-  }
-  // A name holding one holds it wherever it is read; one holding that name's value, too.
-  const pending = [...found];
-  while (pending.length > 0) {
-    const [node, name] = pending.pop()!;
-    const declarator = shape.parents.get(node);
-    if (declarator?.type !== 'VariableDeclarator' || declarator.init !== node) continue;
-    const variable = declaredVariable(declarator, shape);
-    if (variable === null || !keepsItsValue(variable)) continue;
+  const pending: [SyntaxNode, string][] = [];
+  // A name holding one holds it wherever it is read, while nothing writes it again.
+  const heldBy = (variable: Variable | null, name: string) => {
+    if (variable === null || !keepsItsValue(variable)) return;
     for (const reference of variable.references) {
       const identifier = reference.identifier as unknown as SyntaxNode;
       if (reference.init || !reference.isRead() || found.has(identifier)) continue;
       found.set(identifier, name);
       pending.push([identifier, name]);
     }
+  };
+  for (const reference of globalScope?.through ?? []) {
+    const identifier = reference.identifier as unknown as SyntaxNode;
+    const name = identifier.name as string;
+    if (wanted.has(name)) {
+      found.set(identifier, name);
+      pending.push([identifier, name]);
+      continue;
+    }
+    const parent = shape.parents.get(identifier);
+    if (!GLOBAL_OBJECTS.has(name) || parent === undefined) continue;
+    const key = parent.type === 'MemberExpression' && parent.object === identifier ? memberKey(parent) : null;
+    if (key !== null && wanted.has(key)) {
+      found.set(parent, key);
+      pending.push([parent, key]);
+    }
+    for (const taken of destructuredMembers(parent, identifier, shape)) if (wanted.has(taken.key)) heldBy(taken.variable, taken.key);
+  }
+  // One holding that name's value, too.
+  while (pending.length > 0) {
+    const [node, name] = pending.pop()!;
+    const declarator = shape.parents.get(node);
+    if (declarator?.type === 'VariableDeclarator' && declarator.init === node) heldBy(declaredVariable(declarator, shape), name);
   }
   return [...found].map(([node, name]) => ({ name, start: node.range![0], end: node.range![1] })).sort((a, b) => a.start - b.start);
 }
@@ -936,6 +945,23 @@ function declaredVariable(declarator: SyntaxNode, shape: TreeShape): Variable | 
   const id = declarator.id as SyntaxNode;
   if (id.type !== 'Identifier') return null;
   return shape.scopes.getDeclaredVariables(declarator as never).find((variable) => variable.name === id.name) ?? null;
+}
+
+/**
+ * The names a declaration takes from the object `init` by destructuring (`const { Worker: W,
+ * SharedWorker } = globalThis`), each with the member's key: a plain name only, not one with a
+ * default (`{ Worker: W = Other }`), nested, computed by a name, or a rest.
+ */
+function destructuredMembers(declarator: SyntaxNode, init: SyntaxNode, shape: TreeShape): { key: string; variable: Variable | null }[] {
+  const pattern = declarator.id as SyntaxNode | undefined;
+  if (declarator.type !== 'VariableDeclarator' || declarator.init !== init || pattern?.type !== 'ObjectPattern') return [];
+  const declared = shape.scopes.getDeclaredVariables(declarator as never);
+  return (pattern.properties as SyntaxNode[]).flatMap((property) => {
+    const key = property.type === 'Property' ? memberKey(property) : null;
+    const value = property.value as SyntaxNode | undefined;
+    if (key === null || value?.type !== 'Identifier') return [];
+    return [{ key, variable: declared.find((variable) => variable.name === value.name) ?? null }];
+  });
 }
 
 /** Whether a variable keeps the value of its one declaration: declared once, written nowhere else. */

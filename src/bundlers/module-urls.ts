@@ -103,11 +103,12 @@ export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, cod
   const declared = new Set(target.assets.flatMap((file) => servedPath(new URL(assetAddress(target.subpath, file), codeAddress).pathname) ?? []));
   const errors: Diagnostic[] = [];
   const seen = new Set<string>();
-  for (const [, , reference] of bytes.toString('utf8').matchAll(IN_OUTPUT)) {
+  const codeText = bytes.toString('utf8');
+  for (const [, , reference] of codeText.matchAll(IN_OUTPUT)) {
     if (seen.has(reference!)) continue;
     seen.add(reference!);
     // An address under `/m/` is the service's own: one it knows answers 404 is an error here too.
-    const problem = rootAddressProblem(target, reference!, `new URL('${reference}', import.meta.url)`, 'base');
+    const problem = rootAddressProblem(target, reference!, `new URL('${reference}', import.meta.url)`, 'base', (specifier) => importsSharedFile(target, codeText, specifier));
     if (problem !== null) {
       const place = placeOf(reads, sources, reference!);
       errors.push(diagnostic('BUNDLE_ERROR', problem, place ?? { file: target.entry }));
@@ -131,6 +132,14 @@ export function unservedModuleUrls(reads: PlacedReads, target: BundleTarget, cod
   }
   // In the order of the sources, whatever order the output holds them in.
   return errors.sort((a, b) => a.file!.localeCompare(b.file!) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+}
+
+// Whether the code imports the shared file `specifier` (`<package>/.shared/<path>`) as esbuild
+// prints an external import (`from "..."`, `import "..."`, `import("...")`): a file its package shares.
+function importsSharedFile(target: BundleTarget, code: string, specifier: string): boolean {
+  if (!Object.values(target.shared ?? {}).includes(specifier)) return false;
+  const quoted = JSON.stringify(specifier).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return new RegExp(`(?:\\bfrom|\\bimport)\\s*\\(?\\s*${quoted}`).test(code);
 }
 
 // Under `/m/`, only `/m/<package>@<version>/...` is ever served (README "Addresses"): a reference

@@ -5,7 +5,7 @@ import type { BundlerRegistry } from '../bundlers/registry.js';
 import { filesRead } from '../workspace/files-read.js';
 import type { BundleResult } from '../bundlers/types.js';
 import type { AssetFiles } from '../io/asset-files.js';
-import { toBundleTarget } from '../io/build-runner.js';
+import { servedAssets, toBundleTarget } from '../io/build-runner.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
 import { locateImports } from '../workspace/checks.js';
 import { bundlerFailed } from '../workspace/diagnostics.js';
@@ -73,7 +73,10 @@ async function runBundle(job: DistributionJob, deps: BuildDistributionDeps, boun
   try {
     const bundler = await deps.registry.get(job.bundler);
     const dirOf = (name: string) => deps.workspace.packages.find((p) => p.name === name)?.dir;
-    return await bundler.bundle(job.modules.map((module) => toBundleTarget(module, boundaries, dirOf(module.package), shared.get(module.package), packageDeclarations(deps.workspace).get(module.package))), job.variant);
+    // Another module's declared asset named by its address is judged by the reader that writes the assets, as `core run` judges it by the router's.
+    const assetServed = servedAssets(deps.assets, boundaries);
+    const targetOf = (module: ModuleModel) => toBundleTarget(module, boundaries, dirOf(module.package), shared.get(module.package), packageDeclarations(deps.workspace).get(module.package));
+    return await bundler.bundle(job.modules.map((module) => (assetServed ? { ...targetOf(module), assetServed } : targetOf(module))), job.variant);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     for (const module of job.modules) onOutcome({ status: 'invalid', module, diagnostics: [bundlerFailed(job.bundler.name, message, module.entry)] });

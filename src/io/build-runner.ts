@@ -154,7 +154,8 @@ function assetVersionsOf(hashes: FileHashes, taken: Map<string, Recalled>, modul
 
 // A declared asset is served when the router's reader finds it: a regular file inside its package
 // by its real path (README "Files that are not files"); nothing outside the package is read.
-function servedAssets(assets: AssetFiles | undefined, workspace: WorkspaceBoundaries | undefined): BundleTarget['assetServed'] {
+// `core dist` asks the same of its builds, so that its verdict is the running service's.
+export function servedAssets(assets: AssetFiles | undefined, workspace: WorkspaceBoundaries | undefined): BundleTarget['assetServed'] {
   const manifests = workspace?.manifests;
   if (assets === undefined || manifests === undefined) return undefined;
   return (packageName, file) => {

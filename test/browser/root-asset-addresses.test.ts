@@ -125,3 +125,58 @@ describe("an @import from the origin's root kept as written, in Chromium (probe5
     }
   });
 });
+
+// An address under /m/ that the router never answers, or answers only while other modules import a
+// file (a shared file's, `modules/.shared/<path>`, README "Shared files"), is a BUNDLE_ERROR of the
+// module naming it: Chromium's fetch of it answers 404 while `/state` said valid. The address of a
+// shared file the module's own code imports answers whenever the module is valid: kept.
+describe('a shared file named by its address under /m/, in Chromium', function () {
+  let browser: Browser;
+  before(async function () {
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+  });
+
+  it("answers the importing module's page, and 404 where no module shares the file: that module is invalid, as is one naming a path the router never serves", async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/c'], preview: '@c/c/s1' }),
+      'packages/c/package.json': json({ name: '@c/c', version: '1.0.0', exports: { './s1': './s1/index.ts', './s2': './s2/index.ts', './s3': './s3/index.ts', './s4': './s4/index.ts' } }),
+      'packages/c/lib/y.ts': "export const y = 'y';\n",
+      'packages/c/lib/x.ts': "export const x = 'x';\n",
+      // y is shared by s1 and s2; x is imported by s2 alone, so it is bundled there and never shared.
+      'packages/c/s1/index.ts': [
+        "import { y } from '../lib/y';",
+        "const answer = await fetch(new URL('/m/@c/c@1.0.0/modules/.shared/lib/y.ts', import.meta.url));",
+        'document.body.dataset.ok = `${y}:${answer.status}`;',
+        '',
+      ].join('\n'),
+      'packages/c/s2/index.ts': "import { y } from '../lib/y';\nimport { x } from '../lib/x';\nexport const s2 = y + x;\n",
+      'packages/c/s3/index.ts': "export const unshared = new URL('/m/@c/c@1.0.0/modules/.shared/lib/x.ts', import.meta.url);\n",
+      'packages/c/s4/index.ts': "export const nowhere = new URL('/m/@c/c@1.0.0/files/lib/x.ts', import.meta.url);\n",
+    });
+    const service = await serve(root);
+    const watched = await openPage(browser);
+    try {
+      const { modules } = (await service.get('/state')).json<{ modules: { specifier: string; status: string; diagnostics: { kind: string; file: string; message: string }[] }[] }>();
+      const verdicts = Object.fromEntries(modules.map((module) => [module.specifier, [module.status, ...module.diagnostics.map((d) => `${d.kind} ${d.file}`)]]));
+      expect(verdicts).to.deep.equal({
+        '@c/c/s1': ['valid'],
+        '@c/c/s2': ['valid'],
+        '@c/c/s3': ['invalid', 'BUNDLE_ERROR packages/c/s3/index.ts'],
+        '@c/c/s4': ['invalid', 'BUNDLE_ERROR packages/c/s4/index.ts'],
+      });
+      await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+      await watched.page.waitForFunction(() => document.body.dataset.ok !== undefined, undefined, { timeout: 20_000 });
+      expect(await watched.page.evaluate(() => document.body.dataset.ok)).to.equal('y:200');
+      // What the browser gets at the addresses the invalid modules name.
+      const statuses = await watched.page.evaluate(async (addresses) => Promise.all(addresses.map(async (address) => (await fetch(address)).status)), ['/m/@c/c@1.0.0/modules/.shared/lib/x.ts', '/m/@c/c@1.0.0/files/lib/x.ts']);
+      expect(statuses).to.deep.equal([404, 404]);
+      expect(watched.errors).to.deep.equal([]);
+    } finally {
+      await watched.page.close();
+      await service.close();
+    }
+  });
+});

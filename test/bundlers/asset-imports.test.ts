@@ -337,6 +337,27 @@ describe('what a worker loads, as the code starts it', () => {
     expect(placesOf(said(result, ['WORKER_TYPE_MISMATCH']))).to.deep.equal(['WORKER_TYPE_MISMATCH app/main/aliased.js:1:1', 'WORKER_TYPE_MISMATCH app/main/classic.js:1:1']);
   });
 
+  // The constructor under another name: `let` and `var` as `const`, and a name taken from the global
+  // object by destructuring (the code as esbuild prints it keeps the pattern, minified too); a name
+  // written again, or given a default, follows nothing.
+  for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+    it(`a worker constructor held by let, var or destructured from the global object is followed as a const holding it (${variant.env})`, async () => {
+      const started = (declaration: string) => ({
+        'app/main/index.ts': `${declaration}\nnew W(new URL('./classic.js', import.meta.url));\nexport const start = () => new W('./page.js');\n`,
+        'app/main/classic.js': "import './h.js';\n",
+        'app/main/h.js': 'self.h = 1;\n',
+      });
+      const followed = ['let W = Worker;', 'var W = Worker;', 'const { Worker: W } = globalThis;', 'const { Worker: W } = window;', 'const { SharedWorker: S, Worker: W } = self;', 'const { Worker } = globalThis; const W = Worker;'];
+      for (const declaration of followed) {
+        const found = placesOf(said(await built(started(declaration), ['classic.js', 'h.js'], variant))).map((place) => place.replace(/:\w+:\w+$/, ''));
+        expect(found, declaration).to.deep.equal(['WORKER_ADDRESS_FROM_PAGE app/main/index.ts', 'WORKER_TYPE_MISMATCH app/main/classic.js']);
+      }
+      for (const declaration of ['let W = Worker; W = Pool;', 'let { Worker: W } = globalThis; W = Pool;', 'const { Worker: W = Pool } = globalThis;']) {
+        expect(placesOf(said(await built(started(declaration), ['classic.js', 'h.js'], variant))), declaration).to.deep.equal([]);
+      }
+    });
+  }
+
   it("a module that runs on Node only gets no WORKER_ADDRESS_FROM_PAGE: no page starts it", async () => {
     const files = { 'app/main/index.ts': "export const start = () => new Worker('./w.js');\n" };
     expect(placesOf(said(await built(files, [], developmentVariant('node'), ['node'])))).to.deep.equal([]);

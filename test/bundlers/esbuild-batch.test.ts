@@ -217,6 +217,66 @@ describe('createBatchBuilds', () => {
     expect(text(results[1]!.code)).to.include('lower');
   });
 
+  // The same two folders named by the import itself, each built from its index (`./UI` for
+  // `UI/index.ts`, beside `ui/index.ts`): esbuild folds them alike, and names the other's index.
+  it('says esbuild cannot tell apart two folders differing only in case that imports reach through their index, whether the build fails or holds one', async () => {
+    const root = tempWorkspace({
+      'app/b/index.ts': "import { u } from './ui';\nimport { U } from './UI/';\nexport const got = u + U;\n",
+      'app/b/ui/index.ts': "export const u = 'lower';\n",
+      'app/b/UI/index.ts': "export const U = 'upper';\n",
+      'app/c/index.ts': "import './ui';\nimport './UI';\nexport const c = 1;\n",
+      'app/c/ui/index.ts': "(globalThis as any).marks = ['lower'];\n",
+      'app/c/UI/index.ts': "(globalThis as any).marks = ['upper'];\n",
+      // One folder's index alone, the other folder there too: built as written.
+      'app/a/index.ts': "import { U } from './UI';\nexport const got = U;\n",
+      'app/a/ui/index.ts': "export const u = 'lower';\n",
+      'app/a/UI/index.ts': "export const U = 'upper';\n",
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('b'), target('c'), target('a')], variant);
+    const [failed, ...more] = results[0]!.errors;
+    expect(more).to.deep.equal([]);
+    expect(failed).to.include({ kind: 'BUNDLE_ERROR', file: 'app/b/index.ts', line: 2 });
+    expect(failed!.message).to.match(/^esbuild cannot tell the folders app\/b\/(ui|UI)\/ and app\/b\/(UI|ui)\/ apart: their names differ only in case/);
+    expect(failed!.message).to.include('app/b/ui/').and.include('app/b/UI/').and.include('the build cannot succeed while both are there').and.include('(esbuild: No matching export in');
+    expect(results[0]!.inputs).to.include('app/b/');
+    const code = text(results[1]!.code) ?? '';
+    expect([code.includes('upper'), code.includes('lower')].filter(Boolean)).to.have.length(1);
+    const [heldOne, ...others] = results[1]!.errors;
+    expect(others).to.deep.equal([]);
+    expect(heldOne).to.include({ kind: 'BUNDLE_ERROR', file: 'app/c/index.ts' });
+    expect(heldOne!.message).to.match(/^esbuild cannot tell the folders app\/c\/(ui|UI)\/ and app\/c\/(UI|ui)\/ apart/).and.match(/the output holds the code of app\/c\/(ui|UI)\/ only/);
+    expect(results[1]!.inputs).to.include('app/c/');
+    expect(results[2]!.errors).to.deep.equal([]);
+    expect(text(results[2]!.code)).to.include('upper');
+  });
+
+  // Built together, esbuild folds case across the whole build: one module's `../lib/ui` decided
+  // which folder another's `../lib/UI` was built from, and one module's `../lib/button` made
+  // another's `../lib/Button` (the folder beside it, imported for its index) build from the file,
+  // with only a hint. Each module told so is built alone, as an edit builds it; an import of the
+  // folder twin built from the file is told, never valid with the file's code.
+  it('builds alone a module whose import of one of two case twins another module of the batch folded, and tells an import of a folder built from its file twin', async () => {
+    const root = tempWorkspace({
+      'app/a/index.ts': "import '../lib/ui';\nexport const a = 1;\n",
+      'app/b/index.ts': "import '../lib/UI';\nexport const b = 1;\n",
+      'app/lib/ui/index.ts': "(globalThis as any).marks = ['lower'];\n",
+      'app/lib/UI/index.ts': "(globalThis as any).marks = ['upper'];\n",
+      'app/c/index.ts': "import '../lib/button';\nexport const c = 1;\n",
+      'app/d/index.ts': "import '../lib/Button';\nexport const d = 1;\n",
+      'app/lib/button.ts': "(globalThis as any).marks = ['file'];\n",
+      'app/lib/Button/index.ts': "(globalThis as any).marks = ['folder'];\n",
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('a'), target('b'), target('c'), target('d')], variant);
+    expect(results.slice(0, 3).map((result) => result.errors)).to.deep.equal([[], [], []]);
+    expect([text(results[0]!.code), text(results[1]!.code), text(results[2]!.code)].map((code) => /'(lower|upper|file)'|"(lower|upper|file)"/.exec(code ?? '')?.slice(1).find(Boolean))).to.deep.equal(['lower', 'upper', 'file']);
+    // The folder's index never runs in d: never valid with the file's code.
+    const [told, ...more] = results[3]!.errors;
+    expect(more).to.deep.equal([]);
+    expect(told).to.include({ kind: 'BUNDLE_ERROR', file: 'app/d/index.ts', line: 1 });
+    expect(told!.message).to.match(/^esbuild cannot tell app\/lib\/button\.ts and app\/lib\/Button\/ apart: their names differ only in case/);
+    expect(results[3]!.inputs).to.include('app/lib/');
+  });
+
   // Imported for their side effects, both twins build: esbuild dedups the two imports into one
   // file, so the other's code is missing from the output and the module would be valid.
   it('says a build that succeeds with both of two case twins imported holds the code of one only, naming both', async () => {

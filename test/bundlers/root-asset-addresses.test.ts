@@ -214,7 +214,26 @@ describe('addresses under /m/ written in sheets and code', () => {
     ["another package's former version", '/m/@t/lib@1.0.0/assets/x/y.svg', /names @t\/lib@1\.0\.0, but @t\/lib is at version 2\.0\.0/],
     ['a package that is not the workspace’s', '/m/@t/nope@1.0.0/assets/x/y.svg', /but no package of the workspace is named @t\/nope/],
     ['no package at all', '/m/assets/x/y.svg', /names \/m\/assets\/x\/y\.svg, where nothing is served/],
+    // The router serves modules/, styles/ and assets/ after a package's address, nothing else (README "Addresses").
+    ['a path after the package that is none of modules/, styles/, assets/', '/m/@t/app@1.0.0/files/main/bg.svg', /names \/m\/@t\/app@1\.0\.0\/files\/main\/bg\.svg, where nothing is served: after @t\/app@1\.0\.0\/ come modules\/, styles\/ or assets\/ and a subpath/],
+    // A shared file's address answers only while modules of its package import it (README "Shared files").
+    ['a file of the package shared by no module built here', '/m/@t/app@1.0.0/modules/.shared/src/x.ts', /names \/m\/@t\/app@1\.0\.0\/modules\/\.shared\/src\/x\.ts, the address of @t\/app's shared file src\/x\.ts.*this module does not import it/],
+    ["another package's shared file", '/m/@t/lib@2.0.0/modules/.shared/x.ts', /the address of @t\/lib's shared file x\.ts/],
   ];
+  // The module importing the shared file: it answers whenever the module is valid, since the
+  // router answers a shared file named by a valid module's build (README "Shared files").
+  it("keeps a shared file's address that the module's own code imports, in every variant", async () => {
+    fs.mkdirSync(path.join(root, 'app/src'));
+    write('app/src/x.ts', 'export const x = 1;\n');
+    write('app/main/index.ts', "import { x } from '../src/x';\nexport const main = [x, new URL('/m/@t/app@1.0.0/modules/.shared/src/x.ts', import.meta.url)];\n");
+    const shared = { shared: { 'app/src/x.ts': '@t/app/.shared/src/x.ts' }, package: { name: '@t/app', dir: 'app' } };
+    for (const [target, variant] of [[{ ...PRODUCTION, ...shared }, productionVariant('browser')], [{ ...DEVELOPMENT, ...shared }, developmentVariant('browser')]] as const) {
+      const [result] = await engine.bundle([target], variant);
+      expect(result!.errors).to.deep.equal([]);
+      expect(text(result!.code)).to.include('/m/@t/app@1.0.0/modules/.shared/src/x.ts');
+    }
+  });
+
   for (const [what, address, message] of cases) {
     it(`is a BUNDLE_ERROR at its place for ${what}, in a url(), an image-set() string and a new URL, in every variant`, async () => {
       write('app/main/main.css', `.main {\n  background: url(${address});\n  border-image: image-set("${address}" 1x);\n}\n`);

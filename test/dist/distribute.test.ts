@@ -305,6 +305,37 @@ describe('distribute', () => {
     expect(listFiles(out)).to.deep.equal(['core-distribution.json']);
   });
 
+  // `core run` judges an address under /m/ naming another module's declared asset whose file is
+  // gone as the 404 its fetch answers (README "Workspaces"); core dist judges it alike.
+  it("refuses a module naming another module's declared asset by its address when that asset's file is gone, as core run does", async () => {
+    const root = installedWorkspace({
+      'core.json': JSON.stringify({ packages: ['app'] }),
+      'app/package.json': JSON.stringify({ name: '@t/app', version: '1.0.0', exports: { './main': './main/index.ts', './other': './other/index.ts' } }),
+      'app/main/index.ts': "import './main.css';\nexport const data = new URL('/m/@t/app@1.0.0/assets/other/data.json', import.meta.url);\n",
+      'app/main/main.css': '.main { background: url(/m/@t/app@1.0.0/assets/other/bg.svg); }\n',
+      'app/other/module.json': JSON.stringify({ assets: ['bg.svg', 'data.json'] }),
+      'app/other/index.ts': 'export const other = 1;\n',
+      'app/other/bg.svg': '<svg/>',
+      'app/other/data.json': '{}',
+    });
+    const out = path.join(root, 'out');
+    const there = await distribute({ root, out });
+    expect(there.invalid.map((outcome) => outcome.module.specifier)).to.deep.equal([]);
+    fs.rmSync(path.join(root, 'app/other/bg.svg'));
+    fs.rmSync(path.join(root, 'app/other/data.json'));
+    const gone = await distribute({ root, out });
+    expect(gone.ok).to.equal(false);
+    const main = gone.invalid.find((outcome) => outcome.module.specifier === '@t/app/main');
+    const said = [...(main?.diagnostics ?? [])].sort((a, b) => a.file!.localeCompare(b.file!));
+    expect(said.map((d) => [d.kind, d.file, d.line])).to.deep.equal([
+      ['BUNDLE_ERROR', 'app/main/index.ts', 2],
+      ['BUNDLE_ERROR', 'app/main/main.css', 1],
+    ]);
+    expect(said[0]!.message).to.include('the declared asset "data.json" of @t/app/other, but app/other/data.json is missing');
+    expect(said[1]!.message).to.include('the declared asset "bg.svg" of @t/app/other, but app/other/bg.svg is missing');
+    expect(fs.existsSync(path.join(out, '@t/app@1.0.0/modules/main.js'))).to.equal(false);
+  });
+
   it('writes the file a deep import of a package without exports names as a module, and one it imports deeply in turn', async () => {
     const root = installedWorkspace({
       'core.json': JSON.stringify({ packages: ['app', 'open', 'other'] }),

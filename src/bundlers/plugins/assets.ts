@@ -9,7 +9,7 @@ import type * as esbuild from 'esbuild';
 import { CODE_IMPORT_KINDS } from '../import-kinds.js';
 import type { BundleTarget } from '../types.js';
 import { bufferView } from '../../outputs/buffer-view.js';
-import { assetOwner, type ModuleDeclaration } from '../../workspace/shared-files.js';
+import { assetOwner, SHARED_SEGMENT, type ModuleDeclaration } from '../../workspace/shared-files.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
 
 // Files that are assets by nature: importing one that is not declared is an error that says so.
@@ -126,8 +126,10 @@ export function servedPath(pathname: string): string | null {
  * subpath no module has, and an address outside `/m/`, are the origin's (kept as written). Judged with the package's address
  * (`packageAddress`), never for a shared file built alone (each importing module judges its sheet).
  * `use`: `base` for a `new URL` of the code, which may name a directory as the base of others.
+ * `importsShared`: whether the module's code imports the shared file of that internal specifier
+ * (`sharedAddressProblem`).
  */
-export function rootAddressProblem(target: BundleTarget, reference: string, written: string, use: 'fetched' | 'base' = 'fetched'): string | null {
+export function rootAddressProblem(target: BundleTarget, reference: string, written: string, use: 'fetched' | 'base' = 'fetched', importsShared: (specifier: string) => boolean = () => false): string | null {
   if (target.packageAddress === undefined || target.assetDeclarations !== undefined) return null;
   if (!reference.startsWith('/') || reference.startsWith('//')) return null;
   let pathname: string;
@@ -160,7 +162,11 @@ export function rootAddressProblem(target: BundleTarget, reference: string, writ
   // URL` of a directory is a base other addresses are resolved against, never fetched itself.
   const segments = rest!.split('/');
   if (segments.slice(0, use === 'base' ? -1 : undefined).includes('')) return `${written} names ${decodedPath}, a path with an empty segment (a doubled / or a directory's trailing /): the service serves files only, never a directory, so the browser gets a 404. Name the file, with one / between segments`;
-  if (!rest!.startsWith('assets/') || rest!.endsWith('/')) return null;
+  if (rest!.endsWith('/') || rest === '') return null;
+  const [kind, ...after] = segments;
+  if (!SERVED_KINDS.has(kind!) || after.length === 0) return `${written} names ${decodedPath}, where nothing is served: after ${name!}@${version!}/ come modules/, styles/ or assets/ and a subpath (README "Addresses"), so the browser gets a 404`;
+  if (kind === 'modules' && after[0] === SHARED_SEGMENT) return sharedAddressProblem(target, written, decodedPath, name!, after.slice(1).join('/'), name === ownName && importsShared(`${name!}/${after.join('/')}`));
+  if (kind !== 'assets') return null;
   const asset = addressedAsset(target, name!, rest!, name === ownName);
   // A subpath no module of the package has is left as written: no file's edit known to the build would make it one.
   if (asset === null) return null;
@@ -178,6 +184,28 @@ export function rootAddressProblem(target: BundleTarget, reference: string, writ
   }
   return null;
 }
+
+// What the router serves after `/m/<package>@<version>/` (README "Addresses"); a shared file's path starts `modules/.shared/`.
+const SERVED_KINDS = new Set(['modules', 'styles', 'assets']);
+
+/**
+ * Why the address of a shared file (`/m/<package>@<version>/modules/.shared/<path>`) is a 404, or
+ * null: the router answers it only while a valid module of the package imports that file as a
+ * shared one (README "Shared files"), a state other modules' edits change without building this
+ * one again. So only the module whose own code imports it (`imported`) may name it: its answer
+ * then holds while the module is valid, and a change of what the module imports builds it again.
+ */
+function sharedAddressProblem(target: BundleTarget, written: string, decodedPath: string, name: string, file: string, imported: boolean): string | null {
+  if (imported) return null;
+  const own = name === packageNameOf(target);
+  const now = own && file !== '' && Object.values(target.shared ?? {}).includes(`${name}/${SHARED_SEGMENT}/${file}`);
+  const answered = now
+    ? 'it answers while modules of the package import that file, but this module does not import it, so whether it answers is for edits of other modules to decide'
+    : own ? 'no module of the package imports that file as a shared one now, so it answers 404, and this module does not import it' : 'it answers only while modules of that package import the file, which no module of another package decides';
+  return `${written} names ${decodedPath}, the address of ${name}'s shared file ${file || '(none)'} (README "Shared files"): ${answered}; core dist writes no such address either. Import the file where its code is needed, or declare the file an asset needs as an asset and name that`;
+}
+
+const packageNameOf = (target: BundleTarget): string => (target.specifier.endsWith(`/${target.subpath}`) ? target.specifier.slice(0, -target.subpath.length - 1) : target.specifier);
 
 /**
  * The files whose edit can change what `rootAddressProblem` says of `reference`, beyond the
