@@ -225,13 +225,16 @@ const CSS_MODULE = /\.module\.css(?:\?[^/]*)?$/;
 // or namespace import, `?inline` too): esbuild makes that `{}`, silently, and the page breaks
 // where it is used (README "Stylesheet modules"). A CSS module's class names are its value.
 function stylesheetValueImports(reads: PlacedReads, metafile: esbuild.Metafile, codeOutput: string): Diagnostic[] {
-  const used = Object.entries(metafile.outputs[codeOutput]?.inputs ?? {})
+  const inOutput = metafile.outputs[codeOutput]?.inputs ?? {};
+  const used = Object.entries(inOutput)
     .filter(([input, { bytesInOutput }]) => bytesInOutput > 0 && PLAIN_STYLESHEET.test(input) && !CSS_MODULE.test(input))
     .map(([input]) => input);
   if (used.length === 0) return [];
   const found: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const [importer, { imports }] of Object.entries(metafile.inputs)) {
+    // The metafile is the whole batch's: another module's import of the same sheet is its own.
+    if (!(importer in inOutput)) continue;
     for (const record of imports) {
       if (!used.includes(record.path) || !CODE_IMPORT_KINDS.has(record.kind) || record.original === undefined) continue;
       const file = inputPath(importer);

@@ -64,6 +64,18 @@ describe('createBatchBuilds', () => {
     expect(theme!.errors.map((error) => error.kind)).to.deep.equal(['STYLESHEET_IMPORTED_AS_VALUE']);
   });
 
+  it('says a stylesheet imported for a value only in the module that imports it so, not in another of the batch importing the same sheet', async () => {
+    const root = tempWorkspace({
+      'app/x.css': '.x { color: red; }\n',
+      'app/byvalue/index.ts': "import sheet from '../x.css';\nexport const value = sheet;\n",
+      'app/plain/index.ts': "import '../x.css';\nexport const plain = 1;\n",
+      'app/other/index.ts': "export const before = 1;\nimport * as sheet from '../x.css';\nexport const value = sheet;\n",
+    });
+    const results = await createBatchBuilds(root, countingOptions(root, { count: 0 })).bundleOnce([target('byvalue'), target('plain'), target('other')], variant);
+    const kinds = results.map((result) => result.errors.map((error) => [error.kind, error.file]));
+    expect(kinds).to.deep.equal([[['STYLESHEET_IMPORTED_AS_VALUE', 'app/byvalue/index.ts']], [], [['STYLESHEET_IMPORTED_AS_VALUE', 'app/other/index.ts']]]);
+  });
+
   describe('a batch that fails', () => {
     /** The options of `root`, each call (one esbuild build) recorded with the targets it builds. */
     const recordingOptions = (root: string, builds: string[][]) => {
