@@ -164,8 +164,19 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   return found;
 }
 
+// The last code analysed: the judgement of names nothing binds (unbound-names.ts) reads the same
+// build's code after this one, and a parse of a large bundle is costly.
+let lastAnalysed: { code: string; analysed: ReturnType<typeof analysedModule> } | null = null;
+
 /** A module's code parsed with its scopes and the shape that decides what runs on import; null when it does not parse. */
 export function analysedModule(code: string): { globalScope: Scope | null; shape: TreeShape } | null {
+  if (lastAnalysed?.code === code) return lastAnalysed.analysed;
+  const analysed = parsedModule(code);
+  lastAnalysed = { code, analysed };
+  return analysed;
+}
+
+function parsedModule(code: string): { globalScope: Scope | null; shape: TreeShape } | null {
   try {
     const tree = parse(code, { ecmaVersion: 'latest', sourceType: 'module', ranges: true });
     const scopes = analyze(tree as Parameters<typeof analyze>[0], { ecmaVersion: 2022, sourceType: 'module' });
