@@ -88,7 +88,8 @@ function unboundUse(name: string, reference: Reference, shape: TreeShape, reads:
 function declaredInBlockOnly(name: string, reads: PlacedReads, sources: readonly string[], shape: TreeShape): boolean {
   const inBlock = shape.scopes.scopes.some((scope) => (scope.type === 'block' || scope.type === 'switch') && scope.variables.some(declaresFunction));
   if (!inBlock) return false;
-  const declaration = new RegExp(`(?<![\\w$.])function\\s*\\*?\\s*${name.replace(/\$/g, '\\$')}\\s*\\(`);
+  // Not TypeScript's `declare function gtag(...)`: a page's global, which the code binds nowhere.
+  const declaration = new RegExp(`(?<![\\w$.])(?<!\\bdeclare\\s+)function\\s*\\*?\\s*${name.replace(/\$/g, '\\$')}\\s*\\(`);
   return sources.some((file) => declaration.test(reads.text(file) ?? ''));
 }
 
@@ -96,7 +97,7 @@ function declaresFunction(variable: Variable): boolean {
   const definition = variable.defs[0] as unknown as { type: string; node: SyntaxNode } | undefined;
   if (definition?.type === 'FunctionName') return true;
   const init = definition?.type === 'Variable' ? (definition.node.init as SyntaxNode | null) : null;
-  return init?.type === 'FunctionExpression' || init?.type === 'ArrowFunctionExpression';
+  return init?.type === 'FunctionExpression';
 }
 
 interface UndefinedMember {
