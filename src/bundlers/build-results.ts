@@ -30,6 +30,7 @@ import { placedReads, type PlacedReads } from './placed-reads.js';
 import { resolveImageSetStrings, type ResolvedImageSets } from './image-set-strings.js';
 import { versionRootUrls } from './root-urls.js';
 import { freeGlobalDiagnostics } from './free-globals.js';
+import { unboundNameDiagnostics } from './unbound-names.js';
 import type { Variant } from '../workspace/variant.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
@@ -188,13 +189,15 @@ function isStylesheetModule(target: BundleTarget, specifier: string): boolean {
   return false;
 }
 
-// The names the code reads that no browser defines (README "Bundling real code"): its errors, and
+// The names the code reads that no browser defines, and the names and values it uses where the
+// import runs that surely throw in strict code (README "Bundling real code"): its errors, and
 // its warnings after esbuild's (`built`). Node's globals are defined where a `target=node` build
 // runs, so only a browser's code is judged.
 function browserUndefinedNames(reads: PlacedReads, code: Uint8Array | null, sources: readonly string[], target: BundleTarget, variant: Pick<Variant, 'target'>, built: Diagnostic[]): { errors: Diagnostic[]; warnings: Diagnostic[] } {
   if (code === null || variant.target !== 'browser') return { errors: [], warnings: built };
-  const found = freeGlobalDiagnostics(reads, code, sources, target.entry, (specifier) => isStylesheetModule(target, specifier));
-  return { errors: found.errors, warnings: [...built, ...found.warnings] };
+  const runsNoCode = (specifier: string) => isStylesheetModule(target, specifier);
+  const found = freeGlobalDiagnostics(reads, code, sources, target.entry, runsNoCode);
+  return { errors: [...found.errors, ...unboundNameDiagnostics(reads, code, sources, target.entry, runsNoCode)], warnings: [...built, ...found.warnings] };
 }
 
 // What the page links by, read from the code esbuild wrote: judged across modules by the

@@ -21,7 +21,7 @@ import { loadTsconfig, tsconfigPlaces, type LoadedTsconfig } from '../workspace/
 import { dirOf, joinRelative } from '../workspace/paths.js';
 
 /** The globals of Node that no browser defines, and what to write instead. */
-const NODE_GLOBALS = {
+export const NODE_GLOBALS = {
   process: 'only process.env.NODE_ENV is replaced at build time (it follows the variant\'s env): read another value as import.meta.env.<NAME> and define it in "core.define" of the package\'s package.json ({"import.meta.env.API_URL": "\\"https://...\\""}), or define the name read itself there ({"process.env.API_URL": "\\"https://...\\""})',
   global: "global is Node's name of the global object: write globalThis",
   Buffer: 'use Uint8Array (TextEncoder and TextDecoder for text, atob and btoa for base64), or import { Buffer } from a package that provides one for browsers',
@@ -29,6 +29,8 @@ const NODE_GLOBALS = {
   __filename: "__filename is CommonJS's: no ES module has it; use import.meta.url",
   module: "module is CommonJS's: no ES module has it; write export default ... or export const ...",
   exports: "exports is CommonJS's: no ES module has it; write export const ...",
+  setImmediate: 'use setTimeout(callback, 0), or queueMicrotask(callback) to run it before any other task',
+  clearImmediate: 'use clearTimeout for a callback given to setTimeout',
 } as const;
 
 type NodeGlobal = keyof typeof NODE_GLOBALS;
@@ -97,7 +99,7 @@ function nearestConfig(reads: PlacedReads, dir: string, configs: Map<string, Loa
 }
 
 /** Each name's free references: whether one is evaluated when the module is imported, and where the code writes it, for `process`, which member. */
-interface FreeUse {
+export interface FreeUse {
   onImport: boolean;
   inFunction: boolean;
   member?: string;
@@ -162,8 +164,19 @@ export function freeReferences(code: string, names: readonly string[]): Map<stri
   return found;
 }
 
+// The last code analysed: the judgement of names nothing binds (unbound-names.ts) reads the same
+// build's code after this one, and a parse of a large bundle is costly.
+let lastAnalysed: { code: string; analysed: ReturnType<typeof analysedModule> } | null = null;
+
 /** A module's code parsed with its scopes and the shape that decides what runs on import; null when it does not parse. */
-function analysedModule(code: string): { globalScope: Scope | null; shape: TreeShape } | null {
+export function analysedModule(code: string): { globalScope: Scope | null; shape: TreeShape } | null {
+  if (lastAnalysed?.code === code) return lastAnalysed.analysed;
+  const analysed = parsedModule(code);
+  lastAnalysed = { code, analysed };
+  return analysed;
+}
+
+function parsedModule(code: string): { globalScope: Scope | null; shape: TreeShape } | null {
   try {
     const tree = parse(code, { ecmaVersion: 'latest', sourceType: 'module', ranges: true });
     const scopes = analyze(tree as Parameters<typeof analyze>[0], { ecmaVersion: 2022, sourceType: 'module' });
@@ -267,7 +280,7 @@ export function globalValuePlaces(code: string, names: readonly string[]): Globa
   return [...found].map(([node, name]) => ({ name, start: node.range![0], end: node.range![1] })).sort((a, b) => a.start - b.start);
 }
 
-interface SyntaxNode {
+export interface SyntaxNode {
   type: string;
   range?: [number, number];
   [member: string]: unknown;
@@ -320,7 +333,7 @@ function surelyTaken(node: SyntaxNode, member: string): boolean {
   return false;
 }
 
-interface TreeShape {
+export interface TreeShape {
   /** The ranges of the code that runs only on a condition. */
   branches: Array<[number, number]>;
   /**
@@ -693,7 +706,7 @@ function onlyExported(fn: SyntaxNode, shape: TreeShape): boolean {
 }
 
 /** Whether code at `start` in `scope` runs when the module is imported: evaluated then, and in no branch the import may not take. */
-function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boolean {
+export function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boolean {
   return isEvaluatedOnImport(scope, start, shape) && !shape.branches.some(([from, to]) => start >= from && start < to);
 }
 
@@ -965,7 +978,7 @@ function destructuredMembers(declarator: SyntaxNode, init: SyntaxNode, shape: Tr
 }
 
 /** Whether a variable keeps the value of its one declaration: declared once, written nowhere else. */
-function keepsItsValue(variable: Variable): boolean {
+export function keepsItsValue(variable: Variable): boolean {
   return variable.defs.length === 1 && !variable.references.some((reference) => reference.isWrite() && !reference.init);
 }
 
@@ -1142,7 +1155,7 @@ function jsxNameUnbound(name: string, { chosenBy, factory, fragment }: JsxCompil
  * `sourcemap=none`), or a mapped place no source holds: the first place a source writes the read
  * (`process.env.API_URL`, else the name) as a word.
  */
-function readPlace(reads: PlacedReads, code: string, sources: readonly string[], name: string, use: FreeUse): { file: string; line: number; column: number } | null {
+export function readPlace(reads: PlacedReads, code: string, sources: readonly string[], name: string, use: FreeUse): { file: string; line: number; column: number } | null {
   const mapped = use.at === undefined ? null : inlineMappedPlace(code, use.at);
   // A build without a map is not compiled again to place it: esbuild's synchronous compile would
   // hold the service's one thread (its worker's start alone 0.7-0.9 s on a busy machine).

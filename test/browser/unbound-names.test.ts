@@ -1,0 +1,127 @@
+// Names and values used where the import runs that surely throw, in Chromium (README "Bundling real
+// code", names nothing binds): the code esbuild writes for a module writing an implicit global,
+// calling a function declared only in a block, reading arguments at the top level, calling
+// setImmediate, or using a member of `this` at the top level (held by a name, passed to a function
+// called at once) throws on the page, and /state lists each invalid; a module writing a name of
+// Chromium's window, a name it declares, one it writes on the global object first, or one in a
+// function it does not call, and one reading `this` optionally, is valid and runs on the preview.
+// The names of Chromium's window that start lowercase are those src/bundlers/window-names.ts lists.
+import { expect } from 'chai';
+import * as esbuildApi from 'esbuild';
+import type { Browser } from 'playwright-core';
+import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
+import type { BundleTarget } from '../../src/bundlers/types.js';
+import { WINDOW_NAMES } from '../../src/bundlers/window-names.js';
+import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
+import { launchChromium, openPage, until } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const SHOW = (value: string) => `document.body.insertAdjacentHTML('beforeend', '<p id="shown">' + ${value} + '</p>');\n`;
+
+const THROWING = {
+  implicit: { text: `cache = {};\ncache.a = 1;\n${SHOW('cache.a')}`, thrown: 'cache is not defined' },
+  blockFunction: { text: `if (true) {\n  function helper() { return 1; }\n}\nconst h = helper();\n${SHOW('h')}`, thrown: 'helper is not defined' },
+  topArguments: { text: `const n = arguments.length;\n${SHOW('n')}`, thrown: 'arguments is not defined' },
+  immediate: { text: `setImmediate(() => {});\n${SHOW("'immediate'")}`, thrown: 'setImmediate is not defined' },
+  topThis: { text: `var root = this;\nroot.version = '1.0';\n${SHOW('root.version')}`, thrown: 'Cannot set properties of undefined' },
+  thisPassed: { text: `(function (root) {\n  root.version = '1.0';\n})(this);\n${SHOW("'passed'")}`, thrown: 'Cannot set properties of undefined' },
+} as const;
+
+const RUNNING = {
+  windowNames: { text: `onload = () => {};\nname = 'page';\n${SHOW("'window ' + name")}`, shown: 'window page' },
+  declared: { text: `let cache;\ncache = { a: 1 };\n${SHOW("'declared ' + cache.a")}`, shown: 'declared 1' },
+  shimmed: { text: `globalThis.cache = {};\ncache = { a: 1 };\n${SHOW("'shimmed ' + cache.a")}`, shown: 'shimmed 1' },
+  inFunction: { text: `export function reset() {\n  cache = {};\n}\n${SHOW("'later'")}`, shown: 'later' },
+  optionalThis: { text: `var root = this;\n${SHOW("'optional ' + root?.version")}`, shown: 'optional undefined' },
+  blockUsedInside: { text: `let h = 0;\nif (true) {\n  function helper() { return 1; }\n  h = helper();\n}\n${SHOW("'inside ' + h")}`, shown: 'inside 1' },
+} as const;
+
+function workspace(): string {
+  const cases = { ...THROWING, ...RUNNING };
+  return tempWorkspace({
+    'core.json': json({ packages: ['packages/app'] }),
+    'packages/app/package.json': json({ name: '@u/app', version: '1.0.0', exports: Object.fromEntries(Object.keys(cases).map((name) => [`./${name}`, `./${name}/index.js`])) }),
+    ...Object.fromEntries(Object.entries(cases).map(([name, { text }]) => [`packages/app/${name}/index.js`, `${text}export {};\n`])),
+  });
+}
+
+describe('names and values that surely throw where the import runs, in Chromium', function () {
+  this.timeout(300_000);
+  let browser: Browser;
+  let service: Awaited<ReturnType<typeof serve>>;
+  let root: string;
+
+  before(async function () {
+    root = workspace();
+    service = await serve(root, { cdnOrigin: 'local' });
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('runs the code esbuild writes for each module /state calls invalid, and it throws on the page', async function () {
+    const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
+    for (const [name, { thrown }] of Object.entries(THROWING)) {
+      const specifier = `@u/app/${name}`;
+      expect(statuses.get(specifier), name).to.equal('invalid');
+      for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+        const target: BundleTarget = { specifier, subpath: name, dir: `packages/app/${name}`, entry: `packages/app/${name}/index.js`, assets: [], platforms: ['web'] };
+        const built = await esbuildApi.build(esbuildOptions(root, [target], variant));
+        const code = built.outputFiles!.find((file) => file.path.endsWith('.js'))!.text;
+        const watched = await openPage(browser);
+        try {
+          await watched.page.setContent('<!doctype html><html><body></body></html>');
+          await watched.page.addScriptTag({ type: 'module', content: code });
+          await until(() => watched.errors.length > 0, `${name} (${variant.env}) to throw`);
+          expect(watched.errors.join(' | '), `${name} ${variant.env}`).to.include(thrown);
+          expect(await watched.page.locator('#shown').count(), `${name} ${variant.env}`).to.equal(0);
+        } finally {
+          await watched.page.close();
+        }
+      }
+    }
+  });
+
+  it('runs on the preview each module /state calls valid', async function () {
+    const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
+    for (const [name, { shown }] of Object.entries(RUNNING)) {
+      const specifier = `@u/app/${name}`;
+      expect(statuses.get(specifier), name).to.equal('valid');
+      const watched = await openPage(browser);
+      try {
+        await watched.page.goto(new URL(`/preview/?entry=${encodeURIComponent(specifier)}`, service.url).href, { waitUntil: 'load' });
+        await watched.page.waitForSelector('#shown', { timeout: 15_000 }).catch(() => {
+          throw new Error(`${specifier} never ran; page errors: ${[...watched.errors, ...watched.failed].join(' | ') || 'none'}`);
+        });
+        expect(await watched.page.locator('#shown').textContent(), name).to.equal(shown);
+        expect(watched.errors, name).to.deep.equal([]);
+      } finally {
+        await watched.page.close();
+      }
+    }
+  });
+
+  it("lists every name of Chromium's window (a secure context's) that starts with a lowercase letter, _ or $", async function () {
+    const watched = await openPage(browser);
+    try {
+      const blank = new URL('/blank-page-for-names', service.url).href;
+      await watched.page.route(blank, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html><body></body></html>' }));
+      await watched.page.goto(blank, { waitUntil: 'load' });
+      const names = await watched.page.evaluate(() => {
+        const found = new Set<string>();
+        for (let object: object | null = window; object !== null; object = Object.getPrototypeOf(object)) for (const name of Object.getOwnPropertyNames(object)) found.add(name);
+        return [...found];
+      });
+      // The page's own helper (see test/helpers/chromium.ts) is no name of Chromium's.
+      const judged = names.filter((name) => /^[a-z_$]/.test(name) && name !== '__name');
+      expect(judged.length).to.be.greaterThan(200);
+      expect(judged.filter((name) => !WINDOW_NAMES.has(name))).to.deep.equal([]);
+    } finally {
+      await watched.page.close();
+    }
+  });
+});
