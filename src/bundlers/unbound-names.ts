@@ -17,6 +17,9 @@ import { bufferView } from '../outputs/buffer-view.js';
 import { analysedModule, keepsItsValue, NODE_GLOBALS, readPlace, runsOnImport, type SyntaxNode, type TreeShape } from './free-globals.js';
 import { WINDOW_NAMES } from './window-names.js';
 
+/** A source written in JavaScript, where no checker looks at what a sloppy script allowed. */
+const SCRIPT_SOURCE = /\.(?:[cm]?js|jsx)$/;
+
 /** The names judged: those starting with a lowercase letter, `_` or `$` (see window-names.ts). */
 const JUDGED = /^[a-z_$]/;
 
@@ -30,7 +33,14 @@ const STRICT = 'an ES module is strict code (esbuild writes one, whatever the so
  * runs no code (a stylesheet module of the workspace).
  */
 export function unboundNameDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string, runsNoCode: (specifier: string) => boolean = () => false): Diagnostic[] {
-  const code = bufferView(built).toString('utf8');
+  // A parse and scope analysis costs about a millisecond of CPU per kilobyte of code, on every
+  // build and rebuild, so it is made only where these can be (README "Bundling real code"): the
+  // sloppy script's habits in a module written in JavaScript (TypeScript's checker refuses each in
+  // a .ts source), and a member of `this` where esbuild wrote a top-level one as `void 0`.
+  const bytes = bufferView(built);
+  const scriptHabits = sources.some((file) => SCRIPT_SOURCE.test(file));
+  if (!scriptHabits && !bytes.includes('void 0')) return [];
+  const code = bytes.toString('utf8');
   const analysed = analysedModule(code);
   if (analysed === null || analysed.globalScope === null) return [];
   const { globalScope, shape } = analysed;
@@ -39,7 +49,7 @@ export function unboundNameDiagnostics(reads: PlacedReads, built: Uint8Array, so
   // A module imported first for its effects may write any name on the global object (a shim).
   const mayBeDefined = shape.importedForEffects.some((specifier) => !runsNoCode(specifier));
   const told = new Set<string>();
-  for (const reference of mayBeDefined ? [] : globalScope.through) {
+  for (const reference of mayBeDefined || !scriptHabits ? [] : globalScope.through) {
     const identifier = reference.identifier as unknown as SyntaxNode;
     const name = identifier.name as string;
     const at = identifier.range![0];

@@ -36,6 +36,9 @@ const SOURCES = {
   blockUsedInside: 'if (true) {\n  function helper() { return 1; }\n  helper();\n}\nexport {};\n',
   argumentsInFunction: 'export function count() {\n  return arguments.length;\n}\n',
   // TypeScript's declaration of a page's global, beside a function in a block: bound nowhere in the code.
+  // In TypeScript the checker refuses a sloppy script's habits; a top-level this is still told.
+  'implicitTyped.ts': 'cache = {};\nexport {};\n',
+  'thisTyped.ts': "var root = this;\nroot.version = '1.0';\nexport {};\n",
   'ambient.ts': "declare function gtag(...args: unknown[]): void;\nif (globalThis.ready) {\n  function later() {}\n  later();\n}\ngtag('js');\nexport {};\n",
 } as const;
 
@@ -79,6 +82,11 @@ describe('names and values that surely throw where the import runs', () => {
       expect(await judged('thisPassed', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 3, says: 'TypeError: Cannot set properties of undefined' }]);
     }
     expect(await judged('thisRead')).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: 'TypeError: Cannot read properties of undefined' }]);
+  });
+
+  it('leaves a sloppy habit in a module written in TypeScript to its checker, and tells a member of its top-level this', async () => {
+    expect(await judged('implicitTyped.ts')).to.deep.equal([]);
+    expect(await judged('thisTyped.ts')).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: 'TypeError: Cannot set properties of undefined' }]);
   });
 
   it("tells nothing of a window's name, a declared name, a use that may not run or may be defined, a capital name, a read the page may define", async () => {
