@@ -146,15 +146,10 @@ export function entryOf(pkg: InstalledPackage, subpath: string): string | null {
     let target: string | null = null;
     if (key in table) target = pick(table[key]);
     else {
-      for (const [pattern, value] of Object.entries(table)) {
-        const star = pattern.indexOf('*');
-        if (star === -1) continue;
-        const [before, after] = [pattern.slice(0, star), pattern.slice(star + 1)];
-        if (key.startsWith(before) && key.endsWith(after) && key.length >= pattern.length - 1) {
-          const chosen = pick(value);
-          target = chosen === null ? null : chosen.replace('*', key.slice(before.length, key.length - after.length));
-          break;
-        }
+      const pattern = matchingPattern(Object.keys(table), key);
+      if (pattern !== null) {
+        const chosen = pick(table[pattern.key]);
+        target = chosen === null ? null : chosen.replace('*', pattern.match);
       }
     }
     return target === null ? null : existing(path.join(pkg.dir, target));
@@ -168,6 +163,22 @@ export function entryOf(pkg: InstalledPackage, subpath: string): string | null {
     }
   }
   return browserMapped(pkg, existing(path.join(pkg.dir, 'index.js')));
+}
+
+// The pattern key of `exports` that decides `key`, as Node picks it: of those matching, the one
+// with the longest part before `*`, then the longest (`./directives/private/*` before
+// `./directives/*`, whatever their order), with what its `*` stands for.
+function matchingPattern(keys: readonly string[], key: string): { key: string; match: string } | null {
+  let best: { key: string; match: string; before: number } | null = null;
+  for (const pattern of keys) {
+    const star = pattern.indexOf('*');
+    if (star === -1) continue;
+    const [before, after] = [pattern.slice(0, star), pattern.slice(star + 1)];
+    if (!(key.startsWith(before) && key.endsWith(after) && key.length >= pattern.length - 1)) continue;
+    if (best && (star < best.before || (star === best.before && pattern.length <= best.key.length))) continue;
+    best = { key: pattern, match: key.slice(before.length, key.length - after.length), before: star };
+  }
+  return best && { key: best.key, match: best.match };
 }
 
 // What the package's `browser` object maps its entry file to (`{"./index.js": "./browser.js"}`),

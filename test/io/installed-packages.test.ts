@@ -83,6 +83,20 @@ describe('entryOf', function () {
     // `exports` decides alone, as Node and esbuild read it.
     expect(entry('exported')).to.equal('node_modules/exported/index.js');
   });
+
+  it('takes a subpath no key names from the most specific pattern matching it, as Node does, whatever the order of the keys', function () {
+    const root = tempWorkspace({
+      'node_modules/kit/package.json': json({ name: 'kit', version: '1.0.0', exports: { './directives/*': './directives/*.js', './directives/private/*': null, './lib/*': './dist/*.js', './lib/a/*': './dist/a/*.mjs' } }),
+      'node_modules/kit/directives/class-map.js': '',
+      'node_modules/kit/directives/private/secret.js': '',
+      'node_modules/kit/dist/a/b.js': '',
+      'node_modules/kit/dist/a/b.mjs': '',
+    });
+    const kit = findInstalled('kit', root)!;
+    expect(path.relative(root, entryOf(kit, 'directives/class-map')!)).to.equal('node_modules/kit/directives/class-map.js');
+    expect(entryOf(kit, 'directives/private/secret'), 'excluded by the longer pattern, listed after the shorter').to.equal(null);
+    expect(path.relative(root, entryOf(kit, 'lib/a/b')!)).to.equal('node_modules/kit/dist/a/b.mjs');
+  });
 });
 
 describe('commonJsExportNames', function () {
