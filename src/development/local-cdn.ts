@@ -14,10 +14,10 @@ import type { ExtensionHost } from '../extension.js';
 import type { HttpContext } from '../http/context.js';
 import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
-import { bundleInstalled, OutsidePackageError } from '../bundlers/installed-bundle.js';
+import { bundleInstalled, OutsidePackageError, type InstalledExports } from '../bundlers/installed-bundle.js';
 import { createCallsInFlight, type CallsInFlight } from '../bundlers/calls-in-flight.js';
 import { isContentHash, outputHash } from '../outputs/content-hash.js';
-import { commonJsExportNames, entryOf, findInstalled, linkedWorkspacePackage, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
+import { commonJsExportNames, entryOf, exportedAs, findInstalled, linkedWorkspacePackage, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
@@ -227,9 +227,20 @@ const directoryOf = (key: string): string => key.slice(0, key.indexOf('\0'));
 async function buildRecorded(calls: CallsInFlight, files: FileHashes, pkg: InstalledPackage, entry: string, previous: KeptBundle | undefined): Promise<KeptBundle> {
   const before = inputsBefore(files, previous ? [previous.recorded] : []);
   const startedAt = Date.now();
-  const built = await calls.run(`the local CDN's build of ${entry}`, undefined, (signal) => bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir), signal));
+  const built = await calls.run(`the local CDN's build of ${entry}`, undefined, (signal) => bundleInstalled(entry, pkg.dir, installedExports(pkg), signal));
   return { ...built, recorded: hashInputs(files, built.inputs, before, startedAt) };
 }
+
+// An import of the entry of another export of the package is that export's bare specifier, by
+// the name the page's import map knows the copy by (README "The local CDN"): each file then runs
+// once on the page, whichever exports import it.
+const installedExports = (pkg: InstalledPackage): InstalledExports => ({
+  commonJsNames: (file) => commonJsExportNames(file, pkg.dir),
+  exportOf(file) {
+    const subpath = exportedAs(pkg, file);
+    return subpath === null ? null : subpath === '' ? pkg.name : `${pkg.name}/${subpath}`;
+  },
+});
 
 // One reader per installed package, rooted at its real directory: a path leading out of it
 // (`../`, a link) is never read. It keeps the stats and hashes of the package's files, not their bytes.
