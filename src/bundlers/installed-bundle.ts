@@ -36,6 +36,8 @@ export interface InstalledBundle {
   inputs: string[];
   /** The sheet of a stylesheet entry, or of the stylesheets a code entry imports, its `@import`s joined in and its `url()` files inlined; absent when none. */
   styles?: Uint8Array;
+  /** The package's code files joined into its code, relative to the package's directory: one that two bundles of a page join runs twice there (README "The local CDN"). */
+  joined: string[];
 }
 
 // The files a published sheet may reference with `url()`: inlined, since the local CDN serves
@@ -168,7 +170,7 @@ function manifestPlaces(files: readonly string[]): string[] {
 async function bundleSheet(entry: string, packageDir: string, build: Build): Promise<InstalledBundle> {
   const { packages: _external, ...common } = COMMON;
   const result = await build({ ...common, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
-  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents };
+  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [] };
 }
 
 async function bundleOnce(entry: string, packageDir: string, { commonJsNames, exportOf }: InstalledExports, build: Build): Promise<InstalledBundle> {
@@ -201,7 +203,18 @@ async function bundleOnce(entry: string, packageDir: string, { commonJsNames, ex
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
-  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}) };
+  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result) };
+}
+
+const CODE_FILE = /\.[cm]?[jt]sx?$/;
+
+// The code files of the package the bundle's code holds: its metafile's inputs that are code (a
+// sheet goes to the sheet beside it; `<stdin>`, a CommonJS entry's wrapper, is none of them).
+function joinedCode(result: esbuild.BuildResult): string[] {
+  return Object.keys(result.metafile!.inputs)
+    .map(inputPath)
+    .filter((file): file is string => file !== null && file !== '<stdin>' && CODE_FILE.test(file))
+    .sort();
 }
 
 // The bare imports a bundle keeps, as its code writes them.
