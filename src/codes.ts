@@ -234,6 +234,12 @@ export const DIAGNOSTIC_KINDS = {
     when: "an installed package the local CDN serves loads one of its own files at run time by a relative URL (`new URL('./worker.js', import.meta.url)`): joined into one module at `/cdn/<package>@<version>`, the URL names a file the local CDN does not serve, so the page's load of it fails (README \"The local CDN\")",
     remedy: 'preview with a CDN origin that serves the package\'s files at their own paths (`--cdn <origin>`), or give the package the file\'s address another way (many take a worker\'s URL as an option)',
   },
+  PREVIEW_CDN_FILE_TWICE: {
+    severity: 'warning',
+    scope: 'page',
+    when: 'two bundles of one installed package that the local CDN serves to the page (two of its exports) each hold a file of the package that no export names, so the page runs that file twice: its module state and its classes twice over (README "The local CDN")',
+    remedy: 'usually nothing, when the file holds helpers without state; else have the package export the file: an export\'s entry is imported by the other exports, never copied into them (README "The local CDN")',
+  },
   LOAD_FAILED: {
     severity: 'error',
     scope: 'page',

@@ -17,6 +17,7 @@ import { packageJsonPlaces } from '../workspace/tsconfig.js';
 import { createNonRegularFiles, isConfigName } from './non-regular-files.js';
 import { nonRegularKind, nonRegularText, readRegularFile } from '../regular-files.js';
 import { browserMapPlugin } from './plugins/browser-map.js';
+import { otherExportsPlugin } from './plugins/other-exports.js';
 import { browserDisabledNames } from '../workspace/package-manifest.js';
 import { BuildCancelled } from './types.js';
 
@@ -35,6 +36,8 @@ export interface InstalledBundle {
   inputs: string[];
   /** The sheet of a stylesheet entry, or of the stylesheets a code entry imports, its `@import`s joined in and its `url()` files inlined; absent when none. */
   styles?: Uint8Array;
+  /** The package's code files joined into its code, relative to the package's directory: one that two bundles of a page join runs twice there (README "The local CDN"). */
+  joined: string[];
 }
 
 // The files a published sheet may reference with `url()`: inlined, since the local CDN serves
@@ -91,20 +94,26 @@ const COMMON: esbuild.BuildOptions = {
   supported: { decorators: false },
 };
 
+/** What the bundle asks of the package beside its files. */
+export interface InstalledExports {
+  /** The names a CommonJS entry exports, asked only when the entry turns out to be CommonJS (esbuild then gives it a default export alone); each becomes a named export. */
+  commonJsNames(file: string): string[];
+  /** The bare specifier of the export whose entry `file` (a real path) is, or null: such a file imported by the bundle's code stays that import (README "The local CDN"). */
+  exportOf(file: string): string | null;
+}
+
 /**
- * `commonJsNames(file)`: the names a CommonJS entry exports, asked only when the entry turns out
- * to be CommonJS (esbuild then gives it a default export alone); each becomes a named export.
  * `signal` aborted (the service closing): no further build of esbuild's is started, and the
  * bundle rejects with BuildCancelled (a build already running is not cut short: esbuild's
  * one-off builds cannot be).
  */
-export async function bundleInstalled(entry: string, packageDir: string, commonJsNames: (file: string) => string[], signal?: AbortSignal): Promise<InstalledBundle> {
+export async function bundleInstalled(entry: string, packageDir: string, exports: InstalledExports, signal?: AbortSignal): Promise<InstalledBundle> {
   // esbuild reads the package.json of each folder it resolves in itself, where the confinement's
   // load never sees it: a FIFO there held the build forever. The watchdog of the workspace's
   // builds (non-regular-files.ts) releases it, and the bundle is refused naming it.
   const watchdog = createNonRegularFiles(packageDir);
   const outcome = await watchdog.watched(
-    () => withLiveService(() => bundleOnce(entry, packageDir, commonJsNames, buildOf(signal))).then((bundle) => ({ bundle }), (error: unknown) => ({ error })),
+    () => withLiveService(() => bundleOnce(entry, packageDir, exports, buildOf(signal))).then((bundle) => ({ bundle }), (error: unknown) => ({ error })),
     undefined,
     1,
   );
@@ -161,13 +170,14 @@ function manifestPlaces(files: readonly string[]): string[] {
 async function bundleSheet(entry: string, packageDir: string, build: Build): Promise<InstalledBundle> {
   const { packages: _external, ...common } = COMMON;
   const result = await build({ ...common, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
-  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents };
+  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [] };
 }
 
-async function bundleOnce(entry: string, packageDir: string, commonJsNames: (file: string) => string[], build: Build): Promise<InstalledBundle> {
+async function bundleOnce(entry: string, packageDir: string, { commonJsNames, exportOf }: InstalledExports, build: Build): Promise<InstalledBundle> {
   if (entry.endsWith('.css')) return bundleSheet(entry, packageDir, build);
   let names = browserDisabledNames(manifestAt(path.join(packageDir, 'package.json'), packageDir));
-  let options = codeOptions(packageDir, names);
+  const otherExports = otherExportsPlugin(entry, exportOf);
+  let options = codeOptions(packageDir, names, otherExports);
   let result: esbuild.BuildResult = await build({ ...options, entryPoints: [entry] });
   // A package.json below the package's own may map a name too (esbuild's rule: the nearest one
   // with a `browser` field decides); read only when the build read a file there, and built again
@@ -177,7 +187,7 @@ async function bundleOnce(entry: string, packageDir: string, commonJsNames: (fil
     .flatMap((place) => browserDisabledNames(manifestAt(path.join(packageDir, place), packageDir)));
   if (below.some((name) => !names.includes(name) && keptImports(result).has(name))) {
     names = [...new Set([...names, ...below])];
-    options = codeOptions(packageDir, names);
+    options = codeOptions(packageDir, names, otherExports);
     result = await build({ ...options, entryPoints: [entry] });
   }
   const exported = Object.values(result.metafile!.outputs)[0]?.exports ?? [];
@@ -193,7 +203,18 @@ async function bundleOnce(entry: string, packageDir: string, commonJsNames: (fil
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
-  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}) };
+  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result) };
+}
+
+const CODE_FILE = /\.[cm]?[jt]sx?$/;
+
+// The code files of the package the bundle's code holds: its metafile's inputs that are code (a
+// sheet goes to the sheet beside it; `<stdin>`, a CommonJS entry's wrapper, is none of them).
+function joinedCode(result: esbuild.BuildResult): string[] {
+  return Object.keys(result.metafile!.inputs)
+    .map(inputPath)
+    .filter((file): file is string => file !== null && file !== '<stdin>' && CODE_FILE.test(file))
+    .sort();
 }
 
 // The bare imports a bundle keeps, as its code writes them.
@@ -206,11 +227,12 @@ function keptImports(result: esbuild.BuildResult): Set<string> {
 }
 
 // The options of a code bundle: `names`, those a package.json of the package maps to `false`, are
-// empty modules where the importer's nearest `browser` field says so (README "The local CDN").
-function codeOptions(packageDir: string, names: readonly string[]): esbuild.BuildOptions {
+// empty modules where the importer's nearest `browser` field says so; the entries of the
+// package's other exports stay external (`otherExports`; README "The local CDN").
+function codeOptions(packageDir: string, names: readonly string[], otherExports: esbuild.Plugin): esbuild.BuildOptions {
   const browserMap = browserMapPlugin(names, packageDir);
   // First: the confinement's load would refuse the empty module of a name mapped to `false`, whose path is no file.
-  return { ...COMMON, absWorkingDir: packageDir, plugins: [...(browserMap ? [browserMap] : []), confineToPackage(packageDir)], outfile: 'out.js' };
+  return { ...COMMON, absWorkingDir: packageDir, plugins: [...(browserMap ? [browserMap] : []), otherExports, confineToPackage(packageDir)], outfile: 'out.js' };
 }
 
 // A package.json of the package, parsed; null when absent, leading out of the package, no regular

@@ -14,10 +14,10 @@ import type { ExtensionHost } from '../extension.js';
 import type { HttpContext } from '../http/context.js';
 import { ServiceError } from '../http/errors.js';
 import { sendOutput } from '../http/send-output.js';
-import { bundleInstalled, OutsidePackageError } from '../bundlers/installed-bundle.js';
+import { bundleInstalled, OutsidePackageError, type InstalledExports } from '../bundlers/installed-bundle.js';
 import { createCallsInFlight, type CallsInFlight } from '../bundlers/calls-in-flight.js';
 import { isContentHash, outputHash } from '../outputs/content-hash.js';
-import { commonJsExportNames, entryOf, findInstalled, linkedWorkspacePackage, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
+import { commonJsExportNames, entryOf, exportedAs, findInstalled, linkedWorkspacePackage, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
@@ -40,13 +40,22 @@ export const LOCAL_CDN_PREFIX = '/cdn';
 export const localCdnAddress = (name: string, version: string, subpath: string): string =>
   `${LOCAL_CDN_PREFIX}/${name}@${version}${subpath && subpath !== ROOT_SUBPATH ? `/${subpath}` : ''}`;
 
+/** What completing an import map found: see `LocalCdn.complete`. */
+export interface CompletedImports {
+  unresolved: string[];
+  unserved: { specifier: string; url: string }[];
+  /** A file of an installed package that no export names, joined into two of its bundles the page maps (`specifier` and `other`): the page runs it twice (README "The local CDN"). */
+  twice: { specifier: string; other: string; packageName: string; file: string }[];
+}
+
 export interface LocalCdn {
   /**
    * Adds to `imports` what the installed packages it maps import, transitively; returns the
-   * specifiers it could not map, and the relative URLs each installed bundle loads by
-   * `new URL(..., import.meta.url)` (README "The local CDN": no file of the local CDN).
+   * specifiers it could not map, the relative URLs each installed bundle loads by
+   * `new URL(..., import.meta.url)` (README "The local CDN": no file of the local CDN), and the
+   * files of a package two of its bundles join.
    */
-  complete(imports: Record<string, string>): Promise<{ unresolved: string[]; unserved: { specifier: string; url: string }[] }>;
+  complete(imports: Record<string, string>): Promise<CompletedImports>;
   /** The bundles of installed packages kept in memory: how many, the bytes they are counted as, how many builds were made, and how many package directories have a reader (README "The local CDN"). */
   kept(): { count: number; bytes: number; builds: number; readers: number };
   /** The modules `imports` maps to this CDN (installed, or of a package left out of development) that have a sheet (a stylesheet module, or code importing one), each with its sheet's address, for the page to link. */
@@ -227,9 +236,20 @@ const directoryOf = (key: string): string => key.slice(0, key.indexOf('\0'));
 async function buildRecorded(calls: CallsInFlight, files: FileHashes, pkg: InstalledPackage, entry: string, previous: KeptBundle | undefined): Promise<KeptBundle> {
   const before = inputsBefore(files, previous ? [previous.recorded] : []);
   const startedAt = Date.now();
-  const built = await calls.run(`the local CDN's build of ${entry}`, undefined, (signal) => bundleInstalled(entry, pkg.dir, (file) => commonJsExportNames(file, pkg.dir), signal));
+  const built = await calls.run(`the local CDN's build of ${entry}`, undefined, (signal) => bundleInstalled(entry, pkg.dir, installedExports(pkg), signal));
   return { ...built, recorded: hashInputs(files, built.inputs, before, startedAt) };
 }
+
+// An import of the entry of another export of the package is that export's bare specifier, by
+// the name the page's import map knows the copy by (README "The local CDN"): each file then runs
+// once on the page, whichever exports import it.
+const installedExports = (pkg: InstalledPackage): InstalledExports => ({
+  commonJsNames: (file) => commonJsExportNames(file, pkg.dir),
+  exportOf(file) {
+    const subpath = exportedAs(pkg, file);
+    return subpath === null ? null : subpath === '' ? pkg.name : `${pkg.name}/${subpath}`;
+  },
+});
 
 // One reader per installed package, rooted at its real directory: a path leading out of it
 // (`../`, a link) is never read. It keeps the stats and hashes of the package's files, not their bytes.
@@ -295,9 +315,10 @@ function ownFileUrlsOf(built: KeptBundle): string[] {
   return urls;
 }
 
-async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<{ unresolved: string[]; unserved: { specifier: string; url: string }[] }> {
+async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<CompletedImports> {
   const unresolved: string[] = [];
   const unserved: { specifier: string; url: string }[] = [];
+  const joined = joinedTwice();
   const checked = new Map<string, string | null>();
   cdn.checked.set(imports, checked);
   const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
@@ -317,6 +338,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     imports[specifier] = `${plainAddress(address)}?v=${outputHash(built.code)}`;
     checked.set(specifier, sheetHashOf(built));
     for (const url of ownFileUrlsOf(built)) unserved.push({ specifier, url });
+    joined.add(copy.pkg, specifier, built);
     for (const imported of built.imports) {
       if (imported in imports) continue;
       const target = parseBareSpecifier(imported);
@@ -340,5 +362,29 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
       queue.push([imported, imports[imported]!]);
     }
   }
-  return { unresolved, unserved };
+  return { unresolved, unserved, twice: joined.twice };
+}
+
+// Which bundle of the page joined each file of each installed copy first: a second bundle joining
+// it is told once per file, with the first (README "The local CDN"). An export's entry is never
+// joined by another export's bundle of the same copy (other-exports.ts), but a file no export
+// names is joined by each that imports it.
+function joinedTwice(): { add(pkg: InstalledPackage, specifier: string, built: KeptBundle): void; twice: CompletedImports['twice'] } {
+  // null once told: a third bundle joining it adds nothing to say.
+  const firstJoiner = new Map<string, string | null>();
+  const twice: CompletedImports['twice'] = [];
+  return {
+    twice,
+    add(pkg, specifier, built) {
+      for (const file of built.joined) {
+        const key = `${pkg.dir}\0${pkg.manifestStamp}\0${file}`;
+        const other = firstJoiner.get(key);
+        if (other === undefined) firstJoiner.set(key, specifier);
+        else if (other !== null && other !== specifier) {
+          twice.push({ specifier, other, packageName: pkg.name, file });
+          firstJoiner.set(key, null);
+        }
+      }
+    },
+  };
 }

@@ -107,7 +107,7 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      const { unresolved, unserved } = await localCdn.complete(preview.imports);
+      const { unresolved, unserved, twice } = await localCdn.complete(preview.imports);
       for (const specifier of unresolved) {
         preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
@@ -116,8 +116,13 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
         ...diagnostic('PREVIEW_CDN_FILE_UNSERVED', `${specifier} loads its own file ${JSON.stringify(url)} by new URL(..., import.meta.url): the local CDN joins the package into one module at ${plainCdnAddress(preview.imports[specifier]!)}, so the URL names ${new URL(url, `http://cdn.invalid${plainCdnAddress(preview.imports[specifier]!)}`).pathname}, a file it does not serve, and that load fails`),
         module: specifier,
       }));
+      // A warning too: most such files are helpers without state (README "The local CDN").
+      const twiceWarnings = twice.map(({ specifier, other, packageName, file }) => ({
+        ...diagnostic('PREVIEW_CDN_FILE_TWICE', `${specifier} and ${other} each hold their own copy of ${packageName}'s file ${file}, which no export of it names: the page runs it twice, its module state and classes twice over`),
+        module: specifier,
+      }));
       // A new list: the preview's own may be the one kept with the state it was derived from.
-      if (unservedWarnings.length > 0) preview.warnings = [...(preview.warnings ?? []), ...unservedWarnings];
+      if (unservedWarnings.length + twiceWarnings.length > 0) preview.warnings = [...(preview.warnings ?? []), ...unservedWarnings, ...twiceWarnings];
       const sheets = await localCdn.stylesheets(preview.imports);
       if (sheets.length > 0) preview.stylesheets = sheets;
     } else {

@@ -146,15 +146,10 @@ export function entryOf(pkg: InstalledPackage, subpath: string): string | null {
     let target: string | null = null;
     if (key in table) target = pick(table[key]);
     else {
-      for (const [pattern, value] of Object.entries(table)) {
-        const star = pattern.indexOf('*');
-        if (star === -1) continue;
-        const [before, after] = [pattern.slice(0, star), pattern.slice(star + 1)];
-        if (key.startsWith(before) && key.endsWith(after) && key.length >= pattern.length - 1) {
-          const chosen = pick(value);
-          target = chosen === null ? null : chosen.replace('*', key.slice(before.length, key.length - after.length));
-          break;
-        }
+      const pattern = matchingPattern(Object.keys(table), key);
+      if (pattern !== null) {
+        const chosen = pick(table[pattern.key]);
+        target = chosen === null ? null : chosen.replace('*', pattern.match);
       }
     }
     return target === null ? null : existing(path.join(pkg.dir, target));
@@ -168,6 +163,55 @@ export function entryOf(pkg: InstalledPackage, subpath: string): string | null {
     }
   }
   return browserMapped(pkg, existing(path.join(pkg.dir, 'index.js')));
+}
+
+// The pattern key of `exports` that decides `key`, as Node picks it: of those matching, the one
+// with the longest part before `*`, then the longest (`./directives/private/*` before
+// `./directives/*`, whatever their order), with what its `*` stands for.
+function matchingPattern(keys: readonly string[], key: string): { key: string; match: string } | null {
+  let best: { key: string; match: string; before: number } | null = null;
+  for (const pattern of keys) {
+    const star = pattern.indexOf('*');
+    if (star === -1) continue;
+    const [before, after] = [pattern.slice(0, star), pattern.slice(star + 1)];
+    if (!(key.startsWith(before) && key.endsWith(after) && key.length >= pattern.length - 1)) continue;
+    if (best && (star < best.before || (star === best.before && pattern.length <= best.key.length))) continue;
+    best = { key: pattern, match: key.slice(before.length, key.length - after.length), before: star };
+  }
+  return best && { key: best.key, match: best.match };
+}
+
+/**
+ * The subpath (`''` for the root) of the export whose entry `file` (a real path) is, by
+ * `entryOf`; null when it is none or lies outside the package. Of exports sharing one entry, the
+ * first the manifest lists. A file a pattern export (`./*`, `./directives/*.js`) matches is the
+ * entry of the subpath the pattern gives it. Without `exports`, only the root's entry counts: any
+ * other file is some subpath's, and would be no bundle's own (README "The local CDN").
+ */
+export function exportedAs(pkg: InstalledPackage, file: string): string | null {
+  if (!file.startsWith(`${pkg.dir}${path.sep}`)) return null;
+  const exports = pkg.manifest.exports;
+  const keyed = exports !== null && typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((k) => k.startsWith('.'));
+  const keys = exports === undefined || exports === null || !keyed ? ['.'] : Object.keys(exports as Record<string, unknown>).filter((key) => key.startsWith('.'));
+  const relative = `./${path.relative(pkg.dir, file).split(path.sep).join('/')}`;
+  for (const key of keys) {
+    const star = key.indexOf('*');
+    const subpath = star === -1 ? key : patternSubpath(key, pick((exports as Record<string, unknown>)[key]), relative);
+    if (subpath === null) continue;
+    const named = subpath === '.' ? '' : subpath.slice(2);
+    if (entryOf(pkg, named) === file) return named;
+  }
+  return null;
+}
+
+// The subpath a pattern export (`./lib/*` -> `./dist/*.js`) gives the file at `relative`, when
+// its target matches it; null otherwise. `entryOf` then confirms it (a more specific key wins).
+function patternSubpath(key: string, target: string | null, relative: string): string | null {
+  const star = target?.indexOf('*') ?? -1;
+  if (target === null || star === -1) return null;
+  const [before, after] = [target.slice(0, star), target.slice(star + 1)];
+  if (!(relative.startsWith(before) && relative.endsWith(after) && relative.length >= target.length - 1)) return null;
+  return key.replace('*', relative.slice(before.length, relative.length - after.length));
 }
 
 // What the package's `browser` object maps its entry file to (`{"./index.js": "./browser.js"}`),

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { commonJsExportNames, entryOf, findInstalled, installedCopy, installedVersion } from '../../src/io/installed-packages.js';
+import { commonJsExportNames, entryOf, exportedAs, findInstalled, installedCopy, installedVersion } from '../../src/io/installed-packages.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -82,6 +82,52 @@ describe('entryOf', function () {
     expect(entry('off')).to.equal('node_modules/off/index.js');
     // `exports` decides alone, as Node and esbuild read it.
     expect(entry('exported')).to.equal('node_modules/exported/index.js');
+  });
+
+  it('takes a subpath no key names from the most specific pattern matching it, as Node does, whatever the order of the keys', function () {
+    const root = tempWorkspace({
+      'node_modules/kit/package.json': json({ name: 'kit', version: '1.0.0', exports: { './directives/*': './directives/*.js', './directives/private/*': null, './lib/*': './dist/*.js', './lib/a/*': './dist/a/*.mjs' } }),
+      'node_modules/kit/directives/class-map.js': '',
+      'node_modules/kit/directives/private/secret.js': '',
+      'node_modules/kit/dist/a/b.js': '',
+      'node_modules/kit/dist/a/b.mjs': '',
+    });
+    const kit = findInstalled('kit', root)!;
+    expect(path.relative(root, entryOf(kit, 'directives/class-map')!)).to.equal('node_modules/kit/directives/class-map.js');
+    expect(entryOf(kit, 'directives/private/secret'), 'excluded by the longer pattern, listed after the shorter').to.equal(null);
+    expect(path.relative(root, entryOf(kit, 'lib/a/b')!)).to.equal('node_modules/kit/dist/a/b.mjs');
+  });
+});
+
+describe('exportedAs', function () {
+  it("names the export whose entry a file is, by the browser conditions, a pattern's match included; of two, the first listed", function () {
+    const root = tempWorkspace({
+      'node_modules/kit/package.json': json({
+        name: 'kit',
+        version: '1.0.0',
+        exports: { '.': { node: './node.js', browser: './index.js' }, './index.js': './index.js', './directives/*': './directives/*.js', './directives/private/*': null, './lib/*.js': './dist/*.mjs' },
+      }),
+      'node_modules/kit/index.js': '',
+      'node_modules/kit/node.js': '',
+      'node_modules/kit/helper.js': '',
+      'node_modules/kit/directives/class-map.js': '',
+      'node_modules/kit/directives/private/secret.js': '',
+      'node_modules/kit/dist/a/b.mjs': '',
+      'node_modules/plain/package.json': json({ name: 'plain', version: '1.0.0', main: 'lib/main.js' }),
+      'node_modules/plain/lib/main.js': '',
+      'node_modules/plain/lib/other.js': '',
+    });
+    const [kit, plain] = [findInstalled('kit', root)!, findInstalled('plain', root)!];
+    const as = (pkg: typeof kit, file: string) => exportedAs(pkg, fs.realpathSync(path.join(pkg.dir, file)));
+    expect(as(kit, 'index.js'), 'the root, listed before ./index.js').to.equal('');
+    expect(as(kit, 'node.js'), 'not the entry by the browser conditions').to.equal(null);
+    expect(as(kit, 'helper.js')).to.equal(null);
+    expect(as(kit, 'directives/class-map.js')).to.equal('directives/class-map');
+    expect(as(kit, 'directives/private/secret.js'), 'a pattern mapped to null exports nothing').to.equal(null);
+    expect(as(kit, 'dist/a/b.mjs')).to.equal('lib/a/b.js');
+    expect(as(plain, 'lib/main.js'), 'without exports: the root').to.equal('');
+    expect(as(plain, 'lib/other.js'), 'without exports, no other file').to.equal(null);
+    expect(exportedAs(kit, path.join(root, 'node_modules/plain/lib/main.js')), 'a file outside the package').to.equal(null);
   });
 });
 
