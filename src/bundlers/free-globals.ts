@@ -314,6 +314,8 @@ function surelyTaken(node: SyntaxNode, member: string): boolean {
 interface TreeShape {
   /** The ranges of the code that runs only on a condition. */
   branches: Array<[number, number]>;
+  /** The ranges of the code that never runs: the statements after one that always leaves its block (function declarations apart, hoisted). */
+  neverRun: Array<[number, number]>;
   /**
    * The functions and class field initializers that run where they are written, as the code
    * around them does: a function or arrow called at once (`(() => ...)()`, `!function () {...}()`,
@@ -359,6 +361,7 @@ interface TreeShape {
 /** The shape of acorn's tree that decides what runs on import, found by one walk (every member holding nodes). */
 function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const branches: Array<[number, number]> = [];
+  const neverRun: Array<[number, number]> = [];
   const runWhereWritten = new Map<SyntaxNode, Arguments>();
   const staticInitializers = new Set<SyntaxNode>();
   const typeofOperands = new Set<SyntaxNode>();
@@ -376,7 +379,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const visit = (node: SyntaxNode) => {
     const members = CONDITIONAL_MEMBERS[node.type];
     if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) if (!surelyTaken(node, member)) add(node[member]);
-    if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches);
+    if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches, neverRun);
     const atOnce = calledAtOnce(node);
     if (atOnce) runWhereWritten.set(atOnce.callee, atOnce.args);
     const callback = elementCallback(node);
@@ -413,8 +416,14 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
     }
   };
   visit(tree);
+  // A write after a statement that always leaves its block (`return; globalThis.process = ...`) never runs: it defines nothing.
+  for (const [name, writes] of definedOnGlobal) {
+    const run = writes.filter((write) => !neverRuns(write, { neverRun }));
+    if (run.length > 0) definedOnGlobal.set(name, run);
+    else definedOnGlobal.delete(name);
+  }
   const freeIdentifiers = new Set((scopes.globalScope?.through ?? []).map((reference) => reference.identifier as unknown as SyntaxNode));
-  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
+  return { branches, neverRun, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
 }
 
 /** Whether a node names the global object (`globalThis`, `window`, `self`). */
@@ -586,14 +595,19 @@ function elementCallback(node: SyntaxNode): SyntaxNode | null {
  * on every import that does not fail. The statements after one that always leaves it (`return;`,
  * `break a;`, `continue`, `throw`, a block ending with one) never run: added too, as a branch
  * never taken (README "Bundling real code": esbuild's minifier drops them, so the production
- * build reads nothing there). A function declaration after either is hoisted: called from before,
- * it runs, so it is no branch.
+ * build reads nothing there), and to `neverRun`: a shim written there defines nothing. A function
+ * declaration after either is hoisted: called from before, it runs, so it is no branch.
  */
-function afterEarlyExits(body: unknown, branches: Array<[number, number]>): void {
+function afterEarlyExits(body: unknown, branches: Array<[number, number]>, neverRun: Array<[number, number]>): void {
   if (!Array.isArray(body)) return;
   const statements = body.filter(isNode);
   const exit = statements.findIndex((statement) => leaves(statement, true) || (statement.type === 'IfStatement' && (leaves(statement.consequent) || leaves(statement.alternate))));
-  for (const after of statements.slice(exit + 1)) if (exit >= 0 && after.range && after.type !== 'FunctionDeclaration') branches.push(after.range);
+  const always = statements.findIndex((statement) => leaves(statement, true));
+  for (const [index, after] of statements.entries()) {
+    if (!after.range || after.type === 'FunctionDeclaration') continue;
+    if (exit >= 0 && index > exit) branches.push(after.range);
+    if (always >= 0 && index > always) neverRun.push(after.range);
+  }
 }
 
 const EXITS = new Set(['ReturnStatement', 'BreakStatement', 'ContinueStatement']);
@@ -658,7 +672,8 @@ function functionRunsCodeAt(scope: Scope, at: number, shape: TreeShape): boolean
  * Whether code may run when the module is imported: not when a function holding it is surely never
  * called then. That is a function nothing refers to but an export (`export function install()
  * {...}`, `export default () => {...}`, `function install() {...} export { install }`): an importer
- * runs after the module. Any other reference may call it (`if (ok) install()`, `setup(install)`).
+ * runs after the module; or but code that never runs (`throw e; install();`). Any other reference
+ * may call it (`if (ok) install()`, `setup(install)`).
  */
 function mayRunOnImport(node: SyntaxNode, shape: TreeShape): boolean {
   for (let current = shape.parents.get(node); current !== undefined; current = shape.parents.get(current)) {
@@ -680,7 +695,16 @@ function onlyExported(fn: SyntaxNode, shape: TreeShape): boolean {
     variable = declaredVariable(parent, shape);
   }
   if (!variable || !keepsItsValue(variable)) return false;
-  return variable.references.every((reference) => reference.init || shape.parents.get(reference.identifier as unknown as SyntaxNode)?.type === 'ExportSpecifier');
+  return variable.references.every((reference) => {
+    const identifier = reference.identifier as unknown as SyntaxNode;
+    return reference.init || shape.parents.get(identifier)?.type === 'ExportSpecifier' || neverRuns(identifier, shape);
+  });
+}
+
+/** Whether a node is in code that never runs (after a statement that always leaves its block). */
+function neverRuns(node: SyntaxNode, shape: Pick<TreeShape, 'neverRun'>): boolean {
+  const start = node.range?.[0] ?? -1;
+  return shape.neverRun.some(([from, to]) => start >= from && start < to);
 }
 
 /** Whether code at `start` in `scope` runs when the module is imported: evaluated then, and in no branch the import may not take. */

@@ -2,8 +2,8 @@
 // a module reading process.env.API_URL when imported (at the top level, in an arrow called at
 // once or by its name at the top level, through `(0, f)()`, a bound copy, Reflect.apply or a
 // template tag, in a class constructed, in a static field, after a typeof guard of other
-// code, after a shim written only in an exported function), one reading Node's global, JSX
-// with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`,
+// code, after a shim written only in an exported function or after a return), one reading
+// Node's global, JSX with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`,
 // throws on the page ("is not defined"), and /state lists each invalid; a module guarding process
 // with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
 // `jsx: react-jsx` against an installed react, a tsconfig's factory imported, and a module whose
@@ -49,6 +49,8 @@ const THROWING = {
   uncalled: { entry: 'uncalled/index.ts', text: `export function install(): void {\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A class written where it is constructed (probe52 P3).
   classExpression: { entry: 'classExpression/index.ts', text: `const config = new (class {\n  url = process.env.API_URL;\n})();\n${SHOW('config.url')}`, thrown: 'process is not defined' },
+  // A shim written after a `return` never runs (judge53).
+  deadShim: { entry: 'deadShim/index.ts', text: `function install(): void {\n  return;\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\ninstall();\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.
   after: { entry: 'after/index.ts', text: `if (typeof process !== 'undefined') console.log('node');\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
 } as const;
@@ -127,6 +129,8 @@ function workspace(): string {
 }
 
 describe('names no browser defines, in Chromium', function () {
+  // Two builds and a page for each of some thirty modules: minutes on a loaded machine.
+  this.timeout(600_000);
   let browser: Browser;
   let service: Awaited<ReturnType<typeof serve>>;
   let root: string;

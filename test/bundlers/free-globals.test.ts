@@ -431,6 +431,30 @@ describe('freeReferences', () => {
     });
   });
 
+  // judge53 item 4: a shim after a return or throw never runs (the minifier drops it); the read threw in Chromium, told a warning before.
+  it('tells a shim written only after a statement that always leaves its block as no definition', () => {
+    for (const code of [
+      'function install() { return; globalThis.process = { env: {} }; } install(); export const v = process.env.X;',
+      'function install() { throw new Error("no"); globalThis.process = { env: {} }; } try { install(); } catch {} export const v = process.env.X;',
+      'const install = () => { { return; } Object.assign(globalThis, { process: { env: {} } }); }; install(); export const v = process.env.X;',
+      'export const v = process.env.X; throw new Error("no"); globalThis.process = { env: {} };',
+      // A function called only after a throw at the top level is never called.
+      'function install() { globalThis.process = { env: {} }; } export const v = process.env.X; throw new Error("no"); install();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    // A read in a function is then told a warning: nothing provides it.
+    expect(uses('function install() { return; globalThis.process = { env: {} }; } install(); export const read = () => process.env.X;')).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    // Before the exit, after one that only may leave, or in a function declared after it (hoisted) and called: the write counts.
+    for (const code of [
+      'function install() { globalThis.process = { env: {} }; return; } install(); export const v = process.env.X;',
+      'function install() { if (ok) return; globalThis.process = { env: {} }; } install(); export const v = process.env.X;',
+      'function install() { return g(); function g() { globalThis.process = { env: {} }; } } install(); export const v = process.env.X;',
+    ]) {
+      expect(uses(code).process, code).to.include({ onImport: true, defined: true });
+    }
+  });
+
   // probe52 P2: a polyfill module of its own, kept external, ran first on a page and defined process.
   it('tells a read the import makes after an import for effects only as maybe defined by that module, and not after one importing bindings', () => {
     expect(uses('import "@p/polyfills/process"; import "@p/other"; export const v = process.env.X;')).to.deep.equal({
