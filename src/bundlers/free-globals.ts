@@ -765,8 +765,36 @@ function callSites(block: SyntaxNode, initializer: boolean, shape: TreeShape): C
   const parent = shape.parents.get(block);
   const member = initializer || (parent?.type === 'MethodDefinition' && parent.kind === 'constructor') ? parent : null;
   const constructed = member ? shape.parents.get(shape.parents.get(member)!) : undefined;
+  if (!initializer && parent?.type === 'MethodDefinition' && (parent.key as SyntaxNode).type === 'PrivateIdentifier') return privateCallSites(parent, shape);
   if (!initializer && parent?.type === 'MethodDefinition' && parent.kind === 'method') return methodCallSites(parent, shape);
   return declaredOrHeldCallSites(constructed ?? block, shape, held);
+}
+
+/**
+ * The calls of a private method (`#m() {...}`, `static #m() {...}`), each `x.#m(...)` its class's
+ * body writes, and of a private getter (`get #m() {...}`), each read of `x.#m` (README "Bundling
+ * real code"). No code outside the body names it, none replaces it (a private method is not
+ * writable) and no subclass shadows it: where such a call runs, it runs this method or throws a
+ * TypeError (`x` has none), and the import fails either way. A class written inside the body that
+ * declares the same private name has its own.
+ */
+function privateCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
+  const name = (definition.key as SyntaxNode).name;
+  const body = shape.parents.get(definition)!;
+  const sites: CallSite[] = [];
+  const declares = (classBody: SyntaxNode) => (classBody.body as SyntaxNode[]).some((member) => (member.key as SyntaxNode | undefined)?.type === 'PrivateIdentifier' && (member.key as SyntaxNode).name === name);
+  const visit = (node: SyntaxNode) => {
+    if (node.type === 'ClassBody' && node !== body && declares(node)) return;
+    const property = node.property as SyntaxNode | undefined;
+    if (node.type === 'MemberExpression' && property?.type === 'PrivateIdentifier' && property.name === name) {
+      const args = definition.kind === 'get' ? (writtenMember(shape.parents.get(node)!) === node ? null : { at: [], rest: 'undefined' as const }) : definition.kind === 'method' ? callOf(node, shape) : null;
+      const from = args && scopeAround(node, shape);
+      if (args && from) sites.push({ from, start: node.range?.[0] ?? -1, args });
+    }
+    for (const child of childNodes(node)) visit(child);
+  };
+  visit(body);
+  return sites;
 }
 
 /**
@@ -788,15 +816,17 @@ function methodCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
   if (others.some((other) => other.computed === true || memberKey(other) === key)) return [];
   const isStatic = definition.static === true;
   if (!isStatic && cls.superClass) return [];
-  if (handsOnThisOrReturns(body!)) return [];
+  if (handsOnThisOrReturns(body!, shape)) return [];
   const variables = classVariables(cls, shape);
   if (variables === null) return [];
   const sites: CallSite[] = [];
   // A member read of a value held by a name or made there: the call of the method, another member, or null when the value is handed on.
-  const memberUse = (value: SyntaxNode, reference: { from: Scope; start: number } | null): 'read' | null => {
+  const memberUse = (value: SyntaxNode, reference: { from: Scope; start: number } | null, holder?: Variable): 'read' | null => {
     const parent = shape.parents.get(value);
-    if (parent?.type === 'ExportSpecifier') return 'read';
+    if (parent?.type === 'ExportSpecifier' || (holder && handedToOwnMethod(value, holder, body!.body as SyntaxNode[], isStatic, shape))) return 'read';
     if (parent?.type !== 'MemberExpression' || parent.object !== value) return null;
+    // A private member (`A.#count`, `A.#read()`) is none a method may be replaced by.
+    if (privateHandsNothing(parent, shape)) return 'read';
     const read = memberKey(parent);
     if (read === null || read === 'prototype') return null;
     const args = reference && read === key ? callOf(parent, shape) : null;
@@ -811,7 +841,7 @@ function methodCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
       if (isStatic) {
         const parent = shape.parents.get(identifier);
         if (parent?.type === 'NewExpression' && parent.callee === identifier) continue;
-        if (memberUse(identifier, at) === null) return [];
+        if (memberUse(identifier, at, variable) === null) return [];
         continue;
       }
       const construction = shape.parents.get(identifier);
@@ -827,7 +857,7 @@ function methodCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
         for (const use of instance.references) {
           if (use.init) continue;
           const named = use.identifier as unknown as SyntaxNode;
-          if (memberUse(named, { from: use.from, start: named.range?.[0] ?? -1 }) === null) return [];
+          if (memberUse(named, { from: use.from, start: named.range?.[0] ?? -1 }, instance) === null) return [];
         }
       } else if (memberUse(construction, at) === null) return [];
     }
@@ -836,16 +866,54 @@ function methodCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
 }
 
 /**
+ * Whether a value is handed only as `this` to a method of its own class (`a.m.call(a)`,
+ * `A.m.apply(A, [])`, `a.m.bind(a)`), the one member of its key, of the kind (static or not) the
+ * value is: that method's code, judged with its class's, gets it, and no other code.
+ */
+function handedToOwnMethod(value: SyntaxNode, holder: Variable, members: SyntaxNode[], isStatic: boolean, shape: TreeShape): boolean {
+  const call = shape.parents.get(value);
+  const callee = call?.callee as SyntaxNode | undefined;
+  if (call?.type !== 'CallExpression' || (call.arguments as SyntaxNode[])[0] !== value || callee?.type !== 'MemberExpression' || !HANDING_THIS.has(memberKey(callee) ?? '')) return false;
+  const method = callee.object as SyntaxNode;
+  const key = method.type === 'MemberExpression' ? memberKey(method) : null;
+  const named = members.filter((member) => !member.computed && memberKey(member) === key);
+  const own = key !== null && named.length === 1 && named[0]!.type === 'MethodDefinition' && named[0]!.kind === 'method' && (named[0]!.static === true) === isStatic;
+  return own && holder.references.some((reference) => (reference.identifier as unknown) === method.object);
+}
+
+/** The methods of a function that call it with their first argument as `this`. */
+const HANDING_THIS = new Set(['call', 'apply', 'bind']);
+
+/**
  * Whether a class's code may put another member where its method is looked up: `this` used but as
- * the object of a named member read (`use(this)`, `Object.defineProperty(this, ...)`), or a
+ * the object of a named member read (`use(this)`, `Object.defineProperty(this, ...)`; a private
+ * one, `this.#count`, `this.#read()`, hands it to no other code: `privateHandsNothing`), or a
  * `return` of a value (a constructor returning another object than the instance).
  */
-function handsOnThisOrReturns(node: SyntaxNode, inConstructor = false, parent?: SyntaxNode): boolean {
-  if (node.type === 'ThisExpression' && (parent?.type !== 'MemberExpression' || parent.object !== node || memberKey(parent) === null)) return true;
+function handsOnThisOrReturns(node: SyntaxNode, shape: TreeShape, inConstructor = false, parent?: SyntaxNode): boolean {
+  const named = parent?.type === 'MemberExpression' && parent.object === node && (memberKey(parent) !== null || privateHandsNothing(parent, shape));
+  if (node.type === 'ThisExpression' && !named) return true;
   if (inConstructor && node.type === 'ReturnStatement' && node.argument) return true;
   // A `return` in a function the constructor holds returns from that function (an arrow's too).
   const constructorCode = node.type === 'MethodDefinition' ? node.kind === 'constructor' : inConstructor && (!FUNCTIONS.has(node.type) || parent?.type === 'MethodDefinition');
-  return childNodes(node).some((child) => handsOnThisOrReturns(child, constructorCode, node));
+  return childNodes(node).some((child) => handsOnThisOrReturns(child, shape, constructorCode, node));
+}
+
+/**
+ * Whether a private member's use hands its object to no code but its class's: read (a field, or a
+ * getter, run with it), or called when it is a private method; not a call of a private field,
+ * whose function may be any code (`#f = use; this.#f()`).
+ */
+function privateHandsNothing(member: SyntaxNode, shape: TreeShape): boolean {
+  const property = member.property as SyntaxNode;
+  if (property.type !== 'PrivateIdentifier') return false;
+  const call = shape.parents.get(member);
+  if (call?.type !== 'CallExpression' || call.callee !== member) return true;
+  for (let current = shape.parents.get(member); current !== undefined; current = shape.parents.get(current)) {
+    const declared = current.type === 'ClassBody' ? (current.body as SyntaxNode[]).find((other) => (other.key as SyntaxNode | undefined)?.type === 'PrivateIdentifier' && (other.key as SyntaxNode).name === property.name) : undefined;
+    if (declared) return declared.type === 'MethodDefinition' && declared.kind === 'method';
+  }
+  return false;
 }
 
 /** The variables holding a class: the name a declaration binds (around it and inside it), or the one name a class expression is bound to; null when one may be written again. */

@@ -2,9 +2,10 @@
 // a module reading process.env.API_URL when imported (at the top level, in an arrow called at
 // once or by its name at the top level, through `(0, f)()`, a bound copy, Reflect.apply or a
 // template tag, in a class constructed, in a static field, after a typeof guard of other
-// code, after a shim written only in an exported function or after a return), one reading
-// Node's global, JSX with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`,
-// throws on the page ("is not defined"), and /state lists each invalid; a module guarding process
+// code, after a shim written only in an exported function or after a return, in a private
+// method, static or not, in a method given its own instance by `.call`), one reading Node's
+// global, JSX with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx:
+// preserve`, throws on the page ("is not defined"), and /state lists each invalid; a module guarding process
 // with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
 // `jsx: react-jsx` against an installed react, a tsconfig's factory imported, and a module whose
 // shim file writes process on the global object first, and one whose read is a parameter's
@@ -49,6 +50,10 @@ const THROWING = {
   uncalled: { entry: 'uncalled/index.ts', text: `export function install(): void {\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A class written where it is constructed (probe52 P3).
   classExpression: { entry: 'classExpression/index.ts', text: `const config = new (class {\n  url = process.env.API_URL;\n})();\n${SHOW('config.url')}`, thrown: 'process is not defined' },
+  // judge53: a private method, static or not, its class calls; a method given its own instance by `.call`.
+  privateMethod: { entry: 'privateMethod/index.ts', text: `class Config {\n  url: string;\n  #read(): string {\n    return process.env.API_URL as string;\n  }\n  constructor() {\n    this.url = this.#read();\n  }\n}\nconst config = new Config();\n${SHOW('config.url')}`, thrown: 'process is not defined' },
+  staticPrivate: { entry: 'staticPrivate/index.ts', text: `class Config {\n  static url = '';\n  static #read(): string {\n    return process.env.API_URL as string;\n  }\n  static {\n    Config.url = Config.#read();\n  }\n}\n${SHOW('Config.url')}`, thrown: 'process is not defined' },
+  ownCall: { entry: 'ownCall/index.ts', text: `class Config {\n  apiUrl(): string {\n    return process.env.API_URL as string;\n  }\n}\nconst config = new Config();\nconst url = config.apiUrl.call(config);\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A shim written after a `return` never runs (judge53).
   deadShim: { entry: 'deadShim/index.ts', text: `function install(): void {\n  return;\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\ninstall();\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.

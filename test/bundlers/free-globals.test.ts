@@ -238,6 +238,64 @@ describe('freeReferences', () => {
     }
   });
 
+  // judge53 item 2: a private method cannot be replaced, shadowed or named outside its class; Chromium threw, told a warning before.
+  it('tells a private method or getter its class calls where the import runs as run on import', () => {
+    for (const code of [
+      'class A { #m() { return process.env.X; } constructor() { this.#m(); } } export const v = new A();',
+      'class A { #m() { return process.env.X; } constructor() { this.x = this.#m.call(this); } } new A();',
+      'class A { static #m() { return process.env.X; } static v = A.#m(); }',
+      'class A { static #m() { return process.env.X; } static { this.#m(); } }',
+      'class A { static #m() { return process.env.X; } static m() { return A.#m(); } } export const v = A.m();',
+      'class A { #m() { return process.env.X; } n() { return this.#m(); } } export const v = new A().n();',
+      'class A { get #m() { return process.env.X; } constructor() { this.x = this.#m; } } new A();',
+      // A public method of a class using private members: they replace nothing.
+      'class A { #x = 1; m() { return process.env.X; } constructor() { this.y = this.#x; } } new A().m();',
+      'class A { static #g() {} static m() { return process.env.X; } static { A.#g(); } } A.m();',
+      // A private field's initializer, as before.
+      'class A { #x = process.env.X; } new A();',
+      'class A { static #x = process.env.X; }',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      // Constructed later, called in a branch, a method never called, an arrow held, a class inside declaring its own, a setter written.
+      'class A { #m() { return process.env.X; } constructor() { this.#m(); } } export const make = () => new A();',
+      'class A { #m() { return process.env.X; } constructor() { if (ok) this.#m(); } } new A();',
+      'class A { #m() { return process.env.X; } n() { return this.#m(); } } new A();',
+      'class A { #m() { return process.env.X; } constructor() { this.f = () => this.#m(); } } new A();',
+      'class A { #m() { return process.env.X; } constructor() { new (class { #m() { return 1; } constructor() { this.#m(); } })(); } } new A();',
+      'class A { get #m() { return process.env.X; } set #m(v) {} constructor() { this.#m = 1; } } new A();',
+      // A private field's function called with the instance: it may be any code, which may replace the method.
+      'class A { #f = use; m() { return process.env.X; } constructor() { this.#f(); } } new A().m();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
+  // judge53 item 3: a method called with `.call`, `.apply` or `.bind` and its own instance or class as `this`; Chromium threw, told a warning before.
+  it('tells a method called through call, apply or bind with its own instance or class as this as run on import', () => {
+    for (const code of [
+      'class A { m() { return process.env.X; } } const a = new A(); export const v = a.m.call(a);',
+      'class A { m() { return process.env.X; } } const a = new A(); a.m.apply(a, []);',
+      'class A { m() { return process.env.X; } } const a = new A(); a.m.bind(a)();',
+      'class A { static m() { return process.env.X; } } export const v = A.m.call(A);',
+      // As before: `this` null, and a function's own `.call` and `.apply`.
+      'class A { static m() { return process.env.X; } } A.m.call(null);',
+      'function f() { return process.env.X; } f.call(null); f.apply(null, []);',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      // The instance handed to other code, or to a field's function, or to another instance's method; a call made later.
+      'class A { m() { return process.env.X; } } const a = new A(); other.call(a); a.m();',
+      'class A { m() { return process.env.X; } n = use; } const a = new A(); a.n.call(a); a.m();',
+      'class A { m() { return process.env.X; } } const a = new A(); const b = new A(); b.m.call(a); a.m();',
+      'class A { m() { return process.env.X; } } const a = new A(); export const g = () => a.m.call(a);',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
   // judge52's note: a bound copy held by a name and called at import threw as `f.bind(null)()` does, told a warning before.
   it('tells a function called through a bound copy a name holds (`const g = f.bind(null); g()`) where the import runs as run on import', () => {
     for (const code of [
