@@ -348,6 +348,8 @@ interface TreeShape {
   definedOnGlobal: Map<string, SyntaxNode[]>;
   /** The modules the code imports for their effects only (`import 'x'`): each kept external, run before the code. */
   importedForEffects: string[];
+  /** The classes the code writes, declared or as expressions. */
+  classes: SyntaxNode[];
   /** Whether the code writes a member of `this` by a computed key (`this[k] = ...`): any method of an object may be replaced. */
   writesThisByKey: boolean;
   scopes: ScopeManager;
@@ -372,6 +374,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const writtenKeys = new Set<string>();
   const definedOnGlobal = new Map<string, SyntaxNode[]>();
   const importedForEffects: string[] = [];
+  const classes: SyntaxNode[] = [];
   let writesThisByKey = false;
   const add = (value: unknown) => {
     for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
@@ -385,6 +388,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
     const callback = elementCallback(node);
     if (callback) runWhereWritten.set(callback, UNKNOWN_ARGUMENTS);
     if (node.type === 'PropertyDefinition' && node.static === true && isNode(node.value)) staticInitializers.add(node.value);
+    if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression') classes.push(node);
     if (node.type === 'UnaryExpression' && node.operator === 'typeof' && isNode(node.argument) && node.argument.type === 'Identifier') {
       typeofOperands.add(node.argument);
       tested.add(node.argument.name as string);
@@ -423,7 +427,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
     else definedOnGlobal.delete(name);
   }
   const freeIdentifiers = new Set((scopes.globalScope?.through ?? []).map((reference) => reference.identifier as unknown as SyntaxNode));
-  return { branches, neverRun, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
+  return { branches, neverRun, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, classes, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
 }
 
 /** Whether a node names the global object (`globalThis`, `window`, `self`). */
@@ -723,7 +727,9 @@ function runsOnImport(scope: Scope | null, start: number, shape: TreeShape): boo
  * }; api.read()`, `const o = { read() {...} }; o.read()`). A class's constructor and instance
  * field initializers run where the class is constructed, `new A()`, followed as a call is, and
  * where a subclass is (`class B extends A {}; new B()`). A class's method, as a member of its
- * class (`A.m()`) or of an instance made there (`new A().m()`, `const a = new A(); a.m()`).
+ * class (`A.m()`) or of an instance made there (`new A().m()`, `const a = new A(); a.m()`), or
+ * through `this` where the instance is constructed (`this.init()`: the constructed class's
+ * method); a private one wherever its class calls it (`this.#read()`).
  * Each only while nothing may have replaced it: a name written again (`read = other`), an object
  * handed to other code (`Object.assign(o, ...)`, `use(o)`), a member of its key written anywhere
  * (`x.read = ...`), a later property or spread of the same object. An element of an array literal
@@ -766,8 +772,84 @@ function callSites(block: SyntaxNode, initializer: boolean, shape: TreeShape): C
   const member = initializer || (parent?.type === 'MethodDefinition' && parent.kind === 'constructor') ? parent : null;
   const constructed = member ? shape.parents.get(shape.parents.get(member)!) : undefined;
   if (!initializer && parent?.type === 'MethodDefinition' && (parent.key as SyntaxNode).type === 'PrivateIdentifier') return privateCallSites(parent, shape);
-  if (!initializer && parent?.type === 'MethodDefinition' && parent.kind === 'method') return methodCallSites(parent, shape);
+  if (!initializer && parent?.type === 'MethodDefinition' && parent.kind === 'method') return [...methodCallSites(parent, shape), ...thisCallSites(parent, shape)];
   return declaredOrHeldCallSites(constructed ?? block, shape, held);
+}
+
+/**
+ * The calls of an instance method through `this` where an instance is made (README "Bundling real
+ * code"): `this.init()` in a constructor (or an instance field's initializer) of the class
+ * constructed or of one it extends, when the method that class's instances have under that key is
+ * this one: `new B()` runs B's `init`, not A's whose constructor calls it. Followed for a class
+ * constructed where the import runs (by its own `new`: a subclass's is judged as that subclass),
+ * whose chain of classes is known to its root, each extending a class of the module by its name,
+ * none of which may put another member under the key first: a field or accessor of the key or a
+ * computed member, the class or `this` handed on, a constructor returning a value, the key written
+ * anywhere. Else none: a read there stays a warning.
+ */
+function thisCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
+  const key = definition.computed ? null : memberKey(definition);
+  if (key === null || definition.static === true || shape.writtenKeys.has(key) || shape.writesThisByKey) return [];
+  const sites: CallSite[] = [];
+  for (const constructed of shape.classes) {
+    const chain = classChain(constructed, shape);
+    if (chain === null || instanceMethod(chain, key) !== definition) continue;
+    const constructions = declaredOrHeldCallSites(constructed, shape, new Set()).filter((site) => !site.viaSubclass);
+    if (!constructions.some(({ from, start }) => runsOnImport(from, start, shape))) continue;
+    for (const cls of chain) sites.push(...thisMemberCallSites(cls, key, shape));
+  }
+  return sites;
+}
+
+/** A class and each it extends, to the root; null when one is not known (extends an expression, or a class another name may hold) or may be changed (handed on, `this` handed on, a constructor returning a value). */
+function classChain(cls: SyntaxNode, shape: TreeShape): SyntaxNode[] | null {
+  const chain: SyntaxNode[] = [];
+  for (let current: SyntaxNode | undefined = cls; current !== undefined; ) {
+    if (chain.includes(current) || classHandedOn(current, shape) || handsOnThisOrReturns(current.body as SyntaxNode, shape)) return null;
+    chain.push(current);
+    const superClass = current.superClass as SyntaxNode | null;
+    if (!superClass) return chain;
+    current = shape.classes.find((candidate) => classVariables(candidate, shape)?.some((variable) => variable.references.some((reference) => (reference.identifier as unknown) === superClass)));
+  }
+  return null;
+}
+
+/** Whether a class may be changed by code other than its own: a name holding it is read but to construct it, extend it, read a member (not `prototype`) or export it. */
+function classHandedOn(cls: SyntaxNode, shape: TreeShape): boolean {
+  const parent = shape.parents.get(cls);
+  const constructedWhereWritten = cls.type === 'ClassExpression' && parent?.type === 'NewExpression' && parent.callee === cls;
+  const variables = constructedWhereWritten ? shape.scopes.getDeclaredVariables(cls as never) : classVariables(cls, shape);
+  if (variables === null) return true;
+  return variables.some((variable) => !keepsItsValue(variable) || variable.references.some((reference) => {
+    const identifier = reference.identifier as unknown as SyntaxNode;
+    const use = shape.parents.get(identifier);
+    if (reference.init || use?.type === 'ExportSpecifier' || ((use?.type === 'NewExpression' || use?.type === 'ClassDeclaration' || use?.type === 'ClassExpression') && (use.callee ?? use.superClass) === identifier)) return false;
+    return use?.type !== 'MemberExpression' || use.object !== identifier || ((use.property as SyntaxNode).type !== 'PrivateIdentifier' && [null, 'prototype'].includes(memberKey(use)));
+  }));
+}
+
+/** The method a class's instances have under `key`, from its chain of classes (its own first); null when another member may be there (a field, an accessor, a computed member of any class of the chain). */
+function instanceMethod(chain: readonly SyntaxNode[], key: string): SyntaxNode | null {
+  const members = chain.flatMap((cls) => ((cls.body as SyntaxNode).body as SyntaxNode[]).filter((member) => member.type !== 'StaticBlock' && member.static !== true));
+  if (members.some((member) => member.computed === true || (memberKey(member) === key && (member.type !== 'MethodDefinition' || member.kind !== 'method')))) return null;
+  return members.find((member) => member.type === 'MethodDefinition' && memberKey(member) === key) ?? null;
+}
+
+/** The calls `this.<key>(...)` a class's constructor body and instance field initializers make with `this` the instance (in them or an arrow they hold), each judged where it is written. */
+function thisMemberCallSites(cls: SyntaxNode, key: string, shape: TreeShape): CallSite[] {
+  const members = ((cls.body as SyntaxNode).body as SyntaxNode[]).filter((member) => (member.type === 'MethodDefinition' && member.kind === 'constructor') || (member.type === 'PropertyDefinition' && member.static !== true));
+  const sites: CallSite[] = [];
+  const visit = (node: SyntaxNode) => {
+    if (node.type === 'MemberExpression' && (node.object as SyntaxNode).type === 'ThisExpression' && memberKey(node) === key) {
+      const args = callOf(node, shape);
+      const from = args && scopeAround(node, shape);
+      if (args && from) sites.push({ from, start: node.range?.[0] ?? -1, args });
+    }
+    for (const child of childNodes(node)) if (child.type === 'ArrowFunctionExpression' || !FUNCTIONS.has(child.type)) visit(child);
+  };
+  // A constructor's parameters are left out: whether a default runs is each construction's own.
+  for (const member of members) if (isNode(member.value)) visit(member.type === 'MethodDefinition' ? ((member.value as SyntaxNode).body as SyntaxNode) : member.value);
+  return sites;
 }
 
 /**
@@ -977,6 +1059,8 @@ interface CallSite {
   from: Scope;
   start: number;
   args: Arguments;
+  /** A class's constructor run by the construction of a subclass (its `super()`): the instance made is the subclass's. */
+  viaSubclass?: true;
 }
 
 /** The calls of a value (a function, or a name read for one) through what holds it: the name a declarator binds it to, or the property of an object a name holds. */
@@ -989,7 +1073,7 @@ function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Varia
   if (parent?.type === 'Property' && parent.value === value) return propertyCallSites(parent, shape, held);
   const bound = boundCopyCallSites(value, shape, held);
   if (bound) return bound;
-  if ((parent?.type === 'ClassDeclaration' || parent?.type === 'ClassExpression') && parent.superClass === value) return subclassCallSites(parent, shape, held);
+  if ((parent?.type === 'ClassDeclaration' || parent?.type === 'ClassExpression') && parent.superClass === value) return subclassCallSites(parent, shape, held).map((site) => ({ ...site, viaSubclass: true }));
   // A class or function written where it is constructed or called (`new (class { constructor() {...} })()`).
   const args = value.type === 'ClassExpression' ? callOf(value, shape) : null;
   const from = args && scopeAround(parent!, shape);
