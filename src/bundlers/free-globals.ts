@@ -868,7 +868,7 @@ function privateCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] 
   const visit = (node: SyntaxNode) => {
     if (node.type === 'ClassBody' && node !== body && declares(node)) return;
     const property = node.property as SyntaxNode | undefined;
-    if (node.type === 'MemberExpression' && property?.type === 'PrivateIdentifier' && property.name === name) {
+    if (node.type === 'MemberExpression' && property?.type === 'PrivateIdentifier' && property.name === name && !mayShortCircuit(node)) {
       const args = definition.kind === 'get' ? (writtenMember(shape.parents.get(node)!) === node ? null : { at: [], rest: 'undefined' as const }) : definition.kind === 'method' ? callOf(node, shape) : null;
       const from = args && scopeAround(node, shape);
       if (args && from) sites.push({ from, start: node.range?.[0] ?? -1, args });
@@ -877,6 +877,16 @@ function privateCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] 
   };
   visit(body);
   return sites;
+}
+
+/** Whether an optional link before a member may leave it unread (`x?.#read()`, `x?.y.#read()`, with `x` nullish); `this?.` never does. */
+function mayShortCircuit(member: SyntaxNode): boolean {
+  for (let link: SyntaxNode | undefined = member; link?.type === 'MemberExpression' || link?.type === 'CallExpression'; ) {
+    const before = (link.object ?? link.callee) as SyntaxNode;
+    if (link.optional === true && before.type !== 'ThisExpression') return true;
+    link = before;
+  }
+  return false;
 }
 
 /**

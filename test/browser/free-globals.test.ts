@@ -12,7 +12,8 @@
 // shim file writes process on the global object first, and one whose read is a parameter's
 // default never taken (its argument given), one whose read follows a return, one importing a
 // polyfill module of the workspace for its effects first, one whose base class's `init` reads
-// process but the subclass constructed has its own, are valid and run on the preview.
+// process but the subclass constructed has its own, one calling a private method after an
+// optional link a nullish value ends, are valid and run on the preview.
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
 import type { Browser } from 'playwright-core';
@@ -75,7 +76,7 @@ function workspace(): string {
     'packages/app/package.json': json({
       name: '@g/app',
       version: '1.0.0',
-      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts', './shimmed': './shimmed/index.ts', './given': './given/index.ts', './unreachable': './unreachable/index.ts', './polyfill': './polyfill/index.ts', './polyfilled': './polyfilled/index.ts', './overridden': './overridden/index.ts' },
+      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts', './shimmed': './shimmed/index.ts', './given': './given/index.ts', './unreachable': './unreachable/index.ts', './polyfill': './polyfill/index.ts', './polyfilled': './polyfilled/index.ts', './overridden': './overridden/index.ts', './optional': './optional/index.ts' },
     }),
     ...Object.fromEntries(
       Object.entries(THROWING_JSX).flatMap(([name, { tsconfig, text }]) => [
@@ -117,6 +118,8 @@ function workspace(): string {
     'packages/app/polyfilled/index.ts': `import '@g/app/polyfill';\nconst url = process.env.API_URL;\n${SHOW("'polyfilled ' + url")}`,
     // The subclass constructed has its own init, which reads nothing: the base class's never runs (judge53).
     'packages/app/overridden/index.ts': `class Base {\n  url = '';\n  constructor() {\n    this.init();\n  }\n  init(): void {\n    this.url = process.env.API_URL as string;\n  }\n}\nclass Api extends Base {\n  init(): void {\n    this.url = 'own';\n  }\n}\nconst api = new Api();\n${SHOW("'overridden ' + api.url")}`,
+    // A private method after an optional link a nullish value ends: never called (judge53).
+    'packages/app/optional/index.ts': `class Config {\n  #read(): string {\n    return process.env.API_URL as string;\n  }\n  static url(config?: Config): string {\n    return config?.#read() ?? 'none';\n  }\n}\nconst url = Config.url(undefined);\n${SHOW("'optional ' + url")}`,
     'packages/app/guarded/index.ts': `const url = typeof process !== 'undefined' && process.env.API_URL;\n${SHOW("'guarded ' + String(url)")}`,
     'packages/ui/package.json': json({ name: '@g/ui', version: '1.0.0', exports: { './view': './view/index.tsx' }, dependencies: { react: '18.0.0' } }),
     'packages/ui/tsconfig.json': json({ compilerOptions: { jsx: 'react-jsx' } }),
@@ -184,7 +187,7 @@ describe('names no browser defines, in Chromium', function () {
   it('runs on the preview a module guarding process with typeof, and JSX compiled by jsx: react-jsx, both valid', async function () {
     const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
     const shown: Record<string, string | null> = {};
-    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held', '@g/app/shimmed', '@g/app/given', '@g/app/unreachable', '@g/app/polyfilled', '@g/app/overridden']) {
+    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held', '@g/app/shimmed', '@g/app/given', '@g/app/unreachable', '@g/app/polyfilled', '@g/app/overridden', '@g/app/optional']) {
       expect(statuses.get(specifier), specifier).to.equal('valid');
       const watched = await openPage(browser);
       try {
@@ -198,7 +201,7 @@ describe('names no browser defines, in Chromium', function () {
         await watched.page.close();
       }
     }
-    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced', '@g/app/shimmed': 'shimmed shim', '@g/app/given': 'default given', '@g/app/unreachable': 'unreachable early', '@g/app/polyfilled': 'polyfilled polyfill', '@g/app/overridden': 'overridden own' });
+    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced', '@g/app/shimmed': 'shimmed shim', '@g/app/given': 'default given', '@g/app/unreachable': 'unreachable early', '@g/app/polyfilled': 'polyfilled polyfill', '@g/app/overridden': 'overridden own', '@g/app/optional': 'optional none' });
     // The guard held in a variable guards the module's reads that may not run (the replaced method's too): not even a warning.
     const held = (await service.report()).modules.find((m) => m.specifier === '@g/app/held')!;
     expect((held.warnings ?? []).map(({ kind, line }) => ({ kind, line }))).to.deep.equal([]);

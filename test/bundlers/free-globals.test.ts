@@ -310,6 +310,9 @@ describe('freeReferences', () => {
       'class A { get #m() { return process.env.X; } set #m(v) {} constructor() { this.#m = 1; } } new A();',
       // A private field's function called with the instance: it may be any code, which may replace the method.
       'class A { #f = use; m() { return process.env.X; } constructor() { this.#f(); } } new A().m();',
+      // After an optional link, which a nullish value ends before the call (Chromium ran `A.t(null)`).
+      'class A { #m() { return process.env.X; } static t(x) { return x?.#m(); } } A.t(null);',
+      'class A { #m() { return process.env.X; } static t(x) { return x?.y.#m(); } } A.t(null);',
     ]) {
       expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
     }
