@@ -358,6 +358,11 @@ interface TreeShape {
   /** Whether each named function is called on import, as found; by parameter, whether a call on import leaves it `undefined` (its default runs). */
   calledOnImport: Map<SyntaxNode, boolean>;
   defaultTakenOnImport: Map<SyntaxNode, Map<number, boolean>>;
+  /** By class, as found: its chain of classes to the root (`classChain`), and whether its own `new` runs on import. */
+  classChains: Map<SyntaxNode, SyntaxNode[] | null>;
+  constructedOnImport: Map<SyntaxNode, boolean>;
+  /** The class each name read as a class's `extends` holds, found once for all classes. */
+  extendedClasses?: Map<SyntaxNode, SyntaxNode>;
 }
 
 /** The shape of acorn's tree that decides what runs on import, found by one walk (every member holding nodes). */
@@ -427,7 +432,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
     else definedOnGlobal.delete(name);
   }
   const freeIdentifiers = new Set((scopes.globalScope?.through ?? []).map((reference) => reference.identifier as unknown as SyntaxNode));
-  return { branches, neverRun, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, classes, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
+  return { branches, neverRun, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, classes, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map(), classChains: new Map(), constructedOnImport: new Map() };
 }
 
 /** Whether a node names the global object (`globalThis`, `window`, `self`). */
@@ -793,25 +798,50 @@ function thisCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
   const sites: CallSite[] = [];
   for (const constructed of shape.classes) {
     const chain = classChain(constructed, shape);
-    if (chain === null || instanceMethod(chain, key) !== definition) continue;
-    const constructions = declaredOrHeldCallSites(constructed, shape, new Set()).filter((site) => !site.viaSubclass);
-    if (!constructions.some(({ from, start }) => runsOnImport(from, start, shape))) continue;
+    if (chain === null || !chain.includes(shape.parents.get(shape.parents.get(definition)!)!) || instanceMethod(chain, key) !== definition || !constructedOnImport(constructed, shape)) continue;
     for (const cls of chain) sites.push(...thisMemberCallSites(cls, key, shape));
   }
   return sites;
 }
 
+/** Whether a class is constructed where the import runs by its own `new` (not a subclass's: the instance then is that one's); found once per class. */
+function constructedOnImport(cls: SyntaxNode, shape: TreeShape): boolean {
+  const known = shape.constructedOnImport.get(cls);
+  if (known !== undefined) return known;
+  shape.constructedOnImport.set(cls, false);
+  const constructions = declaredOrHeldCallSites(cls, shape, new Set()).filter((site) => !site.viaSubclass);
+  const constructed = constructions.some(({ from, start }) => runsOnImport(from, start, shape));
+  shape.constructedOnImport.set(cls, constructed);
+  return constructed;
+}
+
 /** A class and each it extends, to the root; null when one is not known (extends an expression, or a class another name may hold) or may be changed (handed on, `this` handed on, a constructor returning a value). */
 function classChain(cls: SyntaxNode, shape: TreeShape): SyntaxNode[] | null {
-  const chain: SyntaxNode[] = [];
-  for (let current: SyntaxNode | undefined = cls; current !== undefined; ) {
-    if (chain.includes(current) || classHandedOn(current, shape) || handsOnThisOrReturns(current.body as SyntaxNode, shape)) return null;
-    chain.push(current);
-    const superClass = current.superClass as SyntaxNode | null;
-    if (!superClass) return chain;
-    current = shape.classes.find((candidate) => classVariables(candidate, shape)?.some((variable) => variable.references.some((reference) => (reference.identifier as unknown) === superClass)));
+  if (shape.classChains.has(cls)) return shape.classChains.get(cls)!;
+  shape.classChains.set(cls, null); // a class extending itself has no chain
+  let chain: SyntaxNode[] | null = null;
+  if (!classHandedOn(cls, shape) && !handsOnThisOrReturns(cls.body as SyntaxNode, shape)) {
+    const superClass = cls.superClass as SyntaxNode | null;
+    const extended = superClass ? extendedClasses(shape).get(superClass) : undefined;
+    const above = extended ? classChain(extended, shape) : superClass ? null : [];
+    chain = above && [cls, ...above];
   }
-  return null;
+  shape.classChains.set(cls, chain);
+  return chain;
+}
+
+/** The class each name a class extends holds (`class B extends A`: the `A` read there), of the classes of the module whose names keep their value. */
+function extendedClasses(shape: TreeShape): Map<SyntaxNode, SyntaxNode> {
+  if (shape.extendedClasses) return shape.extendedClasses;
+  const extended = new Map<SyntaxNode, SyntaxNode>();
+  const reads = new Set(shape.classes.map((cls) => cls.superClass).filter(isNode));
+  for (const cls of shape.classes) {
+    for (const variable of classVariables(cls, shape) ?? []) {
+      for (const reference of variable.references) if (reads.has(reference.identifier as unknown as SyntaxNode)) extended.set(reference.identifier as unknown as SyntaxNode, cls);
+    }
+  }
+  shape.extendedClasses = extended;
+  return extended;
 }
 
 /** Whether a class may be changed by code other than its own: a name holding it is read but to construct it, extend it, read a member (not `prototype`) or export it. */
