@@ -336,6 +336,8 @@ function surelyTaken(node: SyntaxNode, member: string): boolean {
 export interface TreeShape {
   /** The ranges of the code that runs only on a condition. */
   branches: Array<[number, number]>;
+  /** The ranges of the code that never runs: the statements after one that always leaves its block (function declarations apart, hoisted). */
+  neverRun: Array<[number, number]>;
   /**
    * The functions and class field initializers that run where they are written, as the code
    * around them does: a function or arrow called at once (`(() => ...)()`, `!function () {...}()`,
@@ -368,6 +370,8 @@ export interface TreeShape {
   definedOnGlobal: Map<string, SyntaxNode[]>;
   /** The modules the code imports for their effects only (`import 'x'`): each kept external, run before the code. */
   importedForEffects: string[];
+  /** The classes the code writes, declared or as expressions. */
+  classes: SyntaxNode[];
   /** Whether the code writes a member of `this` by a computed key (`this[k] = ...`): any method of an object may be replaced. */
   writesThisByKey: boolean;
   scopes: ScopeManager;
@@ -376,11 +380,17 @@ export interface TreeShape {
   /** Whether each named function is called on import, as found; by parameter, whether a call on import leaves it `undefined` (its default runs). */
   calledOnImport: Map<SyntaxNode, boolean>;
   defaultTakenOnImport: Map<SyntaxNode, Map<number, boolean>>;
+  /** By class, as found: its chain of classes to the root (`classChain`), and whether its own `new` runs on import. */
+  classChains: Map<SyntaxNode, SyntaxNode[] | null>;
+  constructedOnImport: Map<SyntaxNode, boolean>;
+  /** The class each name read as a class's `extends` holds, found once for all classes. */
+  extendedClasses?: Map<SyntaxNode, SyntaxNode>;
 }
 
 /** The shape of acorn's tree that decides what runs on import, found by one walk (every member holding nodes). */
 function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const branches: Array<[number, number]> = [];
+  const neverRun: Array<[number, number]> = [];
   const runWhereWritten = new Map<SyntaxNode, Arguments>();
   const staticInitializers = new Set<SyntaxNode>();
   const typeofOperands = new Set<SyntaxNode>();
@@ -391,6 +401,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const writtenKeys = new Set<string>();
   const definedOnGlobal = new Map<string, SyntaxNode[]>();
   const importedForEffects: string[] = [];
+  const classes: SyntaxNode[] = [];
   let writesThisByKey = false;
   const add = (value: unknown) => {
     for (const node of Array.isArray(value) ? value : [value]) if (isNode(node) && node.range) branches.push(node.range);
@@ -398,12 +409,13 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
   const visit = (node: SyntaxNode) => {
     const members = CONDITIONAL_MEMBERS[node.type];
     if (members && (node.type !== 'AssignmentExpression' || LOGICAL_ASSIGNMENT.has(node.operator as string))) for (const member of members) if (!surelyTaken(node, member)) add(node[member]);
-    if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches);
+    if (node.type === 'BlockStatement' || node.type === 'Program' || node.type === 'StaticBlock') afterEarlyExits(node.body, branches, neverRun);
     const atOnce = calledAtOnce(node);
     if (atOnce) runWhereWritten.set(atOnce.callee, atOnce.args);
     const callback = elementCallback(node);
     if (callback) runWhereWritten.set(callback, UNKNOWN_ARGUMENTS);
     if (node.type === 'PropertyDefinition' && node.static === true && isNode(node.value)) staticInitializers.add(node.value);
+    if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression') classes.push(node);
     if (node.type === 'UnaryExpression' && node.operator === 'typeof' && isNode(node.argument) && node.argument.type === 'Identifier') {
       typeofOperands.add(node.argument);
       tested.add(node.argument.name as string);
@@ -435,8 +447,14 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
     }
   };
   visit(tree);
+  // A write after a statement that always leaves its block (`return; globalThis.process = ...`) never runs: it defines nothing.
+  for (const [name, writes] of definedOnGlobal) {
+    const run = writes.filter((write) => !neverRuns(write, { neverRun }));
+    if (run.length > 0) definedOnGlobal.set(name, run);
+    else definedOnGlobal.delete(name);
+  }
   const freeIdentifiers = new Set((scopes.globalScope?.through ?? []).map((reference) => reference.identifier as unknown as SyntaxNode));
-  return { branches, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map() };
+  return { branches, neverRun, runWhereWritten, staticInitializers, typeofOperands, tested, parents, conditionNames, guardDeclarators, writtenKeys, definedOnGlobal, importedForEffects, classes, writesThisByKey, scopes, freeIdentifiers, calledOnImport: new Map(), defaultTakenOnImport: new Map(), classChains: new Map(), constructedOnImport: new Map() };
 }
 
 /** Whether a node names the global object (`globalThis`, `window`, `self`). */
@@ -608,14 +626,19 @@ function elementCallback(node: SyntaxNode): SyntaxNode | null {
  * on every import that does not fail. The statements after one that always leaves it (`return;`,
  * `break a;`, `continue`, `throw`, a block ending with one) never run: added too, as a branch
  * never taken (README "Bundling real code": esbuild's minifier drops them, so the production
- * build reads nothing there). A function declaration after either is hoisted: called from before,
- * it runs, so it is no branch.
+ * build reads nothing there), and to `neverRun`: a shim written there defines nothing. A function
+ * declaration after either is hoisted: called from before, it runs, so it is no branch.
  */
-function afterEarlyExits(body: unknown, branches: Array<[number, number]>): void {
+function afterEarlyExits(body: unknown, branches: Array<[number, number]>, neverRun: Array<[number, number]>): void {
   if (!Array.isArray(body)) return;
   const statements = body.filter(isNode);
   const exit = statements.findIndex((statement) => leaves(statement, true) || (statement.type === 'IfStatement' && (leaves(statement.consequent) || leaves(statement.alternate))));
-  for (const after of statements.slice(exit + 1)) if (exit >= 0 && after.range && after.type !== 'FunctionDeclaration') branches.push(after.range);
+  const always = statements.findIndex((statement) => leaves(statement, true));
+  for (const [index, after] of statements.entries()) {
+    if (!after.range || after.type === 'FunctionDeclaration') continue;
+    if (exit >= 0 && index > exit) branches.push(after.range);
+    if (always >= 0 && index > always) neverRun.push(after.range);
+  }
 }
 
 const EXITS = new Set(['ReturnStatement', 'BreakStatement', 'ContinueStatement']);
@@ -680,7 +703,8 @@ function functionRunsCodeAt(scope: Scope, at: number, shape: TreeShape): boolean
  * Whether code may run when the module is imported: not when a function holding it is surely never
  * called then. That is a function nothing refers to but an export (`export function install()
  * {...}`, `export default () => {...}`, `function install() {...} export { install }`): an importer
- * runs after the module. Any other reference may call it (`if (ok) install()`, `setup(install)`).
+ * runs after the module; or but code that never runs (`throw e; install();`). Any other reference
+ * may call it (`if (ok) install()`, `setup(install)`).
  */
 function mayRunOnImport(node: SyntaxNode, shape: TreeShape): boolean {
   for (let current = shape.parents.get(node); current !== undefined; current = shape.parents.get(current)) {
@@ -702,7 +726,16 @@ function onlyExported(fn: SyntaxNode, shape: TreeShape): boolean {
     variable = declaredVariable(parent, shape);
   }
   if (!variable || !keepsItsValue(variable)) return false;
-  return variable.references.every((reference) => reference.init || shape.parents.get(reference.identifier as unknown as SyntaxNode)?.type === 'ExportSpecifier');
+  return variable.references.every((reference) => {
+    const identifier = reference.identifier as unknown as SyntaxNode;
+    return reference.init || shape.parents.get(identifier)?.type === 'ExportSpecifier' || neverRuns(identifier, shape);
+  });
+}
+
+/** Whether a node is in code that never runs (after a statement that always leaves its block). */
+function neverRuns(node: SyntaxNode, shape: Pick<TreeShape, 'neverRun'>): boolean {
+  const start = node.range?.[0] ?? -1;
+  return shape.neverRun.some(([from, to]) => start >= from && start < to);
 }
 
 /** Whether code at `start` in `scope` runs when the module is imported: evaluated then, and in no branch the import may not take. */
@@ -721,7 +754,9 @@ export function runsOnImport(scope: Scope | null, start: number, shape: TreeShap
  * }; api.read()`, `const o = { read() {...} }; o.read()`). A class's constructor and instance
  * field initializers run where the class is constructed, `new A()`, followed as a call is, and
  * where a subclass is (`class B extends A {}; new B()`). A class's method, as a member of its
- * class (`A.m()`) or of an instance made there (`new A().m()`, `const a = new A(); a.m()`).
+ * class (`A.m()`) or of an instance made there (`new A().m()`, `const a = new A(); a.m()`), or
+ * through `this` where the instance is constructed (`this.init()`: the constructed class's
+ * method); a private one wherever its class calls it (`this.#read()`).
  * Each only while nothing may have replaced it: a name written again (`read = other`), an object
  * handed to other code (`Object.assign(o, ...)`, `use(o)`), a member of its key written anywhere
  * (`x.read = ...`), a later property or spread of the same object. An element of an array literal
@@ -763,8 +798,147 @@ function callSites(block: SyntaxNode, initializer: boolean, shape: TreeShape): C
   const parent = shape.parents.get(block);
   const member = initializer || (parent?.type === 'MethodDefinition' && parent.kind === 'constructor') ? parent : null;
   const constructed = member ? shape.parents.get(shape.parents.get(member)!) : undefined;
-  if (!initializer && parent?.type === 'MethodDefinition' && parent.kind === 'method') return methodCallSites(parent, shape);
+  if (!initializer && parent?.type === 'MethodDefinition' && (parent.key as SyntaxNode).type === 'PrivateIdentifier') return privateCallSites(parent, shape);
+  if (!initializer && parent?.type === 'MethodDefinition' && parent.kind === 'method') return [...methodCallSites(parent, shape), ...thisCallSites(parent, shape)];
   return declaredOrHeldCallSites(constructed ?? block, shape, held);
+}
+
+/**
+ * The calls of an instance method through `this` where an instance is made (README "Bundling real
+ * code"): `this.init()` in a constructor (or an instance field's initializer) of the class
+ * constructed or of one it extends, when the method that class's instances have under that key is
+ * this one: `new B()` runs B's `init`, not A's whose constructor calls it. Followed for a class
+ * constructed where the import runs (by its own `new`: a subclass's is judged as that subclass),
+ * whose chain of classes is known to its root, each extending a class of the module by its name,
+ * none of which may put another member under the key first: a field or accessor of the key or a
+ * computed member, the class or `this` handed on, a constructor returning a value, the key written
+ * anywhere. Else none: a read there stays a warning.
+ */
+function thisCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
+  const key = definition.computed ? null : memberKey(definition);
+  if (key === null || definition.static === true || shape.writtenKeys.has(key) || shape.writesThisByKey) return [];
+  const sites: CallSite[] = [];
+  for (const constructed of shape.classes) {
+    const chain = classChain(constructed, shape);
+    if (chain === null || !chain.includes(shape.parents.get(shape.parents.get(definition)!)!) || instanceMethod(chain, key) !== definition || !constructedOnImport(constructed, shape)) continue;
+    for (const cls of chain) sites.push(...thisMemberCallSites(cls, key, shape));
+  }
+  return sites;
+}
+
+/** Whether a class is constructed where the import runs by its own `new` (not a subclass's: the instance then is that one's); found once per class. */
+function constructedOnImport(cls: SyntaxNode, shape: TreeShape): boolean {
+  const known = shape.constructedOnImport.get(cls);
+  if (known !== undefined) return known;
+  shape.constructedOnImport.set(cls, false);
+  const constructions = declaredOrHeldCallSites(cls, shape, new Set()).filter((site) => !site.viaSubclass);
+  const constructed = constructions.some(({ from, start }) => runsOnImport(from, start, shape));
+  shape.constructedOnImport.set(cls, constructed);
+  return constructed;
+}
+
+/** A class and each it extends, to the root; null when one is not known (extends an expression, or a class another name may hold) or may be changed (handed on, `this` handed on, a constructor returning a value). */
+function classChain(cls: SyntaxNode, shape: TreeShape): SyntaxNode[] | null {
+  if (shape.classChains.has(cls)) return shape.classChains.get(cls)!;
+  shape.classChains.set(cls, null); // a class extending itself has no chain
+  let chain: SyntaxNode[] | null = null;
+  if (!classHandedOn(cls, shape) && !handsOnThisOrReturns(cls.body as SyntaxNode, shape)) {
+    const superClass = cls.superClass as SyntaxNode | null;
+    const extended = superClass ? extendedClasses(shape).get(superClass) : undefined;
+    const above = extended ? classChain(extended, shape) : superClass ? null : [];
+    chain = above && [cls, ...above];
+  }
+  shape.classChains.set(cls, chain);
+  return chain;
+}
+
+/** The class each name a class extends holds (`class B extends A`: the `A` read there), of the classes of the module whose names keep their value. */
+function extendedClasses(shape: TreeShape): Map<SyntaxNode, SyntaxNode> {
+  if (shape.extendedClasses) return shape.extendedClasses;
+  const extended = new Map<SyntaxNode, SyntaxNode>();
+  const reads = new Set(shape.classes.map((cls) => cls.superClass).filter(isNode));
+  for (const cls of shape.classes) {
+    for (const variable of classVariables(cls, shape) ?? []) {
+      for (const reference of variable.references) if (reads.has(reference.identifier as unknown as SyntaxNode)) extended.set(reference.identifier as unknown as SyntaxNode, cls);
+    }
+  }
+  shape.extendedClasses = extended;
+  return extended;
+}
+
+/** Whether a class may be changed by code other than its own: a name holding it is read but to construct it, extend it, read a member (not `prototype`) or export it. */
+function classHandedOn(cls: SyntaxNode, shape: TreeShape): boolean {
+  const parent = shape.parents.get(cls);
+  const constructedWhereWritten = cls.type === 'ClassExpression' && parent?.type === 'NewExpression' && parent.callee === cls;
+  const variables = constructedWhereWritten ? shape.scopes.getDeclaredVariables(cls as never) : classVariables(cls, shape);
+  if (variables === null) return true;
+  return variables.some((variable) => !keepsItsValue(variable) || variable.references.some((reference) => {
+    const identifier = reference.identifier as unknown as SyntaxNode;
+    const use = shape.parents.get(identifier);
+    if (reference.init || use?.type === 'ExportSpecifier' || ((use?.type === 'NewExpression' || use?.type === 'ClassDeclaration' || use?.type === 'ClassExpression') && (use.callee ?? use.superClass) === identifier)) return false;
+    return use?.type !== 'MemberExpression' || use.object !== identifier || ((use.property as SyntaxNode).type !== 'PrivateIdentifier' && [null, 'prototype'].includes(memberKey(use)));
+  }));
+}
+
+/** The method a class's instances have under `key`, from its chain of classes (its own first); null when another member may be there (a field, an accessor, a computed member of any class of the chain). */
+function instanceMethod(chain: readonly SyntaxNode[], key: string): SyntaxNode | null {
+  const members = chain.flatMap((cls) => ((cls.body as SyntaxNode).body as SyntaxNode[]).filter((member) => member.type !== 'StaticBlock' && member.static !== true));
+  if (members.some((member) => member.computed === true || (memberKey(member) === key && (member.type !== 'MethodDefinition' || member.kind !== 'method')))) return null;
+  return members.find((member) => member.type === 'MethodDefinition' && memberKey(member) === key) ?? null;
+}
+
+/** The calls `this.<key>(...)` a class's constructor body and instance field initializers make with `this` the instance (in them or an arrow they hold), each judged where it is written. */
+function thisMemberCallSites(cls: SyntaxNode, key: string, shape: TreeShape): CallSite[] {
+  const members = ((cls.body as SyntaxNode).body as SyntaxNode[]).filter((member) => (member.type === 'MethodDefinition' && member.kind === 'constructor') || (member.type === 'PropertyDefinition' && member.static !== true));
+  const sites: CallSite[] = [];
+  const visit = (node: SyntaxNode) => {
+    if (node.type === 'MemberExpression' && (node.object as SyntaxNode).type === 'ThisExpression' && memberKey(node) === key) {
+      const args = callOf(node, shape);
+      const from = args && scopeAround(node, shape);
+      if (args && from) sites.push({ from, start: node.range?.[0] ?? -1, args });
+    }
+    for (const child of childNodes(node)) if (child.type === 'ArrowFunctionExpression' || !FUNCTIONS.has(child.type)) visit(child);
+  };
+  // A constructor's parameters are left out: whether a default runs is each construction's own.
+  for (const member of members) if (isNode(member.value)) visit(member.type === 'MethodDefinition' ? ((member.value as SyntaxNode).body as SyntaxNode) : member.value);
+  return sites;
+}
+
+/**
+ * The calls of a private method (`#m() {...}`, `static #m() {...}`), each `x.#m(...)` its class's
+ * body writes, and of a private getter (`get #m() {...}`), each read of `x.#m` (README "Bundling
+ * real code"). No code outside the body names it, none replaces it (a private method is not
+ * writable) and no subclass shadows it: where such a call runs, it runs this method or throws a
+ * TypeError (`x` has none), and the import fails either way. A class written inside the body that
+ * declares the same private name has its own.
+ */
+function privateCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
+  const name = (definition.key as SyntaxNode).name;
+  const body = shape.parents.get(definition)!;
+  const sites: CallSite[] = [];
+  const declares = (classBody: SyntaxNode) => (classBody.body as SyntaxNode[]).some((member) => (member.key as SyntaxNode | undefined)?.type === 'PrivateIdentifier' && (member.key as SyntaxNode).name === name);
+  const visit = (node: SyntaxNode) => {
+    if (node.type === 'ClassBody' && node !== body && declares(node)) return;
+    const property = node.property as SyntaxNode | undefined;
+    if (node.type === 'MemberExpression' && property?.type === 'PrivateIdentifier' && property.name === name && !mayShortCircuit(node)) {
+      const args = definition.kind === 'get' ? (writtenMember(shape.parents.get(node)!) === node ? null : { at: [], rest: 'undefined' as const }) : definition.kind === 'method' ? callOf(node, shape) : null;
+      const from = args && scopeAround(node, shape);
+      if (args && from) sites.push({ from, start: node.range?.[0] ?? -1, args });
+    }
+    for (const child of childNodes(node)) visit(child);
+  };
+  visit(body);
+  return sites;
+}
+
+/** Whether an optional link before a member may leave it unread (`x?.#read()`, `x?.y.#read()`, with `x` nullish); `this?.` never does. */
+function mayShortCircuit(member: SyntaxNode): boolean {
+  for (let link: SyntaxNode | undefined = member; link?.type === 'MemberExpression' || link?.type === 'CallExpression'; ) {
+    const before = (link.object ?? link.callee) as SyntaxNode;
+    if (link.optional === true && before.type !== 'ThisExpression') return true;
+    link = before;
+  }
+  return false;
 }
 
 /**
@@ -786,15 +960,17 @@ function methodCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
   if (others.some((other) => other.computed === true || memberKey(other) === key)) return [];
   const isStatic = definition.static === true;
   if (!isStatic && cls.superClass) return [];
-  if (handsOnThisOrReturns(body!)) return [];
+  if (handsOnThisOrReturns(body!, shape)) return [];
   const variables = classVariables(cls, shape);
   if (variables === null) return [];
   const sites: CallSite[] = [];
   // A member read of a value held by a name or made there: the call of the method, another member, or null when the value is handed on.
-  const memberUse = (value: SyntaxNode, reference: { from: Scope; start: number } | null): 'read' | null => {
+  const memberUse = (value: SyntaxNode, reference: { from: Scope; start: number } | null, holder?: Variable): 'read' | null => {
     const parent = shape.parents.get(value);
-    if (parent?.type === 'ExportSpecifier') return 'read';
+    if (parent?.type === 'ExportSpecifier' || (holder && handedToOwnMethod(value, holder, body!.body as SyntaxNode[], isStatic, shape))) return 'read';
     if (parent?.type !== 'MemberExpression' || parent.object !== value) return null;
+    // A private member (`A.#count`, `A.#read()`) is none a method may be replaced by.
+    if (privateHandsNothing(parent, shape)) return 'read';
     const read = memberKey(parent);
     if (read === null || read === 'prototype') return null;
     const args = reference && read === key ? callOf(parent, shape) : null;
@@ -809,7 +985,7 @@ function methodCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
       if (isStatic) {
         const parent = shape.parents.get(identifier);
         if (parent?.type === 'NewExpression' && parent.callee === identifier) continue;
-        if (memberUse(identifier, at) === null) return [];
+        if (memberUse(identifier, at, variable) === null) return [];
         continue;
       }
       const construction = shape.parents.get(identifier);
@@ -825,7 +1001,7 @@ function methodCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
         for (const use of instance.references) {
           if (use.init) continue;
           const named = use.identifier as unknown as SyntaxNode;
-          if (memberUse(named, { from: use.from, start: named.range?.[0] ?? -1 }) === null) return [];
+          if (memberUse(named, { from: use.from, start: named.range?.[0] ?? -1 }, instance) === null) return [];
         }
       } else if (memberUse(construction, at) === null) return [];
     }
@@ -834,16 +1010,54 @@ function methodCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
 }
 
 /**
+ * Whether a value is handed only as `this` to a method of its own class (`a.m.call(a)`,
+ * `A.m.apply(A, [])`, `a.m.bind(a)`), the one member of its key, of the kind (static or not) the
+ * value is: that method's code, judged with its class's, gets it, and no other code.
+ */
+function handedToOwnMethod(value: SyntaxNode, holder: Variable, members: SyntaxNode[], isStatic: boolean, shape: TreeShape): boolean {
+  const call = shape.parents.get(value);
+  const callee = call?.callee as SyntaxNode | undefined;
+  if (call?.type !== 'CallExpression' || (call.arguments as SyntaxNode[])[0] !== value || callee?.type !== 'MemberExpression' || !HANDING_THIS.has(memberKey(callee) ?? '')) return false;
+  const method = callee.object as SyntaxNode;
+  const key = method.type === 'MemberExpression' ? memberKey(method) : null;
+  const named = members.filter((member) => !member.computed && memberKey(member) === key);
+  const own = key !== null && named.length === 1 && named[0]!.type === 'MethodDefinition' && named[0]!.kind === 'method' && (named[0]!.static === true) === isStatic;
+  return own && holder.references.some((reference) => (reference.identifier as unknown) === method.object);
+}
+
+/** The methods of a function that call it with their first argument as `this`. */
+const HANDING_THIS = new Set(['call', 'apply', 'bind']);
+
+/**
  * Whether a class's code may put another member where its method is looked up: `this` used but as
- * the object of a named member read (`use(this)`, `Object.defineProperty(this, ...)`), or a
+ * the object of a named member read (`use(this)`, `Object.defineProperty(this, ...)`; a private
+ * one, `this.#count`, `this.#read()`, hands it to no other code: `privateHandsNothing`), or a
  * `return` of a value (a constructor returning another object than the instance).
  */
-function handsOnThisOrReturns(node: SyntaxNode, inConstructor = false, parent?: SyntaxNode): boolean {
-  if (node.type === 'ThisExpression' && (parent?.type !== 'MemberExpression' || parent.object !== node || memberKey(parent) === null)) return true;
+function handsOnThisOrReturns(node: SyntaxNode, shape: TreeShape, inConstructor = false, parent?: SyntaxNode): boolean {
+  const named = parent?.type === 'MemberExpression' && parent.object === node && (memberKey(parent) !== null || privateHandsNothing(parent, shape));
+  if (node.type === 'ThisExpression' && !named) return true;
   if (inConstructor && node.type === 'ReturnStatement' && node.argument) return true;
   // A `return` in a function the constructor holds returns from that function (an arrow's too).
   const constructorCode = node.type === 'MethodDefinition' ? node.kind === 'constructor' : inConstructor && (!FUNCTIONS.has(node.type) || parent?.type === 'MethodDefinition');
-  return childNodes(node).some((child) => handsOnThisOrReturns(child, constructorCode, node));
+  return childNodes(node).some((child) => handsOnThisOrReturns(child, shape, constructorCode, node));
+}
+
+/**
+ * Whether a private member's use hands its object to no code but its class's: read (a field, or a
+ * getter, run with it), or called when it is a private method; not a call of a private field,
+ * whose function may be any code (`#f = use; this.#f()`).
+ */
+function privateHandsNothing(member: SyntaxNode, shape: TreeShape): boolean {
+  const property = member.property as SyntaxNode;
+  if (property.type !== 'PrivateIdentifier') return false;
+  const call = shape.parents.get(member);
+  if (call?.type !== 'CallExpression' || call.callee !== member) return true;
+  for (let current = shape.parents.get(member); current !== undefined; current = shape.parents.get(current)) {
+    const declared = current.type === 'ClassBody' ? (current.body as SyntaxNode[]).find((other) => (other.key as SyntaxNode | undefined)?.type === 'PrivateIdentifier' && (other.key as SyntaxNode).name === property.name) : undefined;
+    if (declared) return declared.type === 'MethodDefinition' && declared.kind === 'method';
+  }
+  return false;
 }
 
 /** The variables holding a class: the name a declaration binds (around it and inside it), or the one name a class expression is bound to; null when one may be written again. */
@@ -907,6 +1121,8 @@ interface CallSite {
   from: Scope;
   start: number;
   args: Arguments;
+  /** A class's constructor run by the construction of a subclass (its `super()`): the instance made is the subclass's. */
+  viaSubclass?: true;
 }
 
 /** The calls of a value (a function, or a name read for one) through what holds it: the name a declarator binds it to, or the property of an object a name holds. */
@@ -919,7 +1135,7 @@ function heldValueCallSites(value: SyntaxNode, shape: TreeShape, held: Set<Varia
   if (parent?.type === 'Property' && parent.value === value) return propertyCallSites(parent, shape, held);
   const bound = boundCopyCallSites(value, shape, held);
   if (bound) return bound;
-  if ((parent?.type === 'ClassDeclaration' || parent?.type === 'ClassExpression') && parent.superClass === value) return subclassCallSites(parent, shape, held);
+  if ((parent?.type === 'ClassDeclaration' || parent?.type === 'ClassExpression') && parent.superClass === value) return subclassCallSites(parent, shape, held).map((site) => ({ ...site, viaSubclass: true }));
   // A class or function written where it is constructed or called (`new (class { constructor() {...} })()`).
   const args = value.type === 'ClassExpression' ? callOf(value, shape) : null;
   const from = args && scopeAround(parent!, shape);

@@ -2,15 +2,18 @@
 // a module reading process.env.API_URL when imported (at the top level, in an arrow called at
 // once or by its name at the top level, through `(0, f)()`, a bound copy, Reflect.apply or a
 // template tag, in a class constructed, in a static field, after a typeof guard of other
-// code, after a shim written only in an exported function), one reading Node's global, JSX
-// with no tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`,
-// throws on the page ("is not defined"), and /state lists each invalid; a module guarding process
+// code, after a shim written only in an exported function or after a return, in the `init` a
+// base class's constructor calls that the constructed subclass has, in a private method, static
+// or not, in a method given its own instance by `.call`), one reading Node's global, JSX with no
+// tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`, throws on
+// the page ("is not defined"), and /state lists each invalid; a module guarding process
 // with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
 // `jsx: react-jsx` against an installed react, a tsconfig's factory imported, and a module whose
 // shim file writes process on the global object first, and one whose read is a parameter's
 // default never taken (its argument given), one whose read follows a return, one importing a
-// polyfill module of the workspace for its effects first, are valid and
-// run on the preview.
+// polyfill module of the workspace for its effects first, one whose base class's `init` reads
+// process but the subclass constructed has its own, one calling a private method after an
+// optional link a nullish value ends, are valid and run on the preview.
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
 import type { Browser } from 'playwright-core';
@@ -49,6 +52,14 @@ const THROWING = {
   uncalled: { entry: 'uncalled/index.ts', text: `export function install(): void {\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A class written where it is constructed (probe52 P3).
   classExpression: { entry: 'classExpression/index.ts', text: `const config = new (class {\n  url = process.env.API_URL;\n})();\n${SHOW('config.url')}`, thrown: 'process is not defined' },
+  // judge53: the `init` a base class's constructor calls is the constructed subclass's; a private
+  // method, static or not, its class calls; a method given its own instance by `.call`.
+  thisInit: { entry: 'thisInit/index.ts', text: `class Base {\n  url = '';\n  constructor() {\n    this.init();\n  }\n  init(): void {\n    this.url = 'base';\n  }\n}\nclass Api extends Base {\n  init(): void {\n    this.url = process.env.API_URL as string;\n  }\n}\nconst api = new Api();\n${SHOW('api.url')}`, thrown: 'process is not defined' },
+  privateMethod: { entry: 'privateMethod/index.ts', text: `class Config {\n  url: string;\n  #read(): string {\n    return process.env.API_URL as string;\n  }\n  constructor() {\n    this.url = this.#read();\n  }\n}\nconst config = new Config();\n${SHOW('config.url')}`, thrown: 'process is not defined' },
+  staticPrivate: { entry: 'staticPrivate/index.ts', text: `class Config {\n  static url = '';\n  static #read(): string {\n    return process.env.API_URL as string;\n  }\n  static {\n    Config.url = Config.#read();\n  }\n}\n${SHOW('Config.url')}`, thrown: 'process is not defined' },
+  ownCall: { entry: 'ownCall/index.ts', text: `class Config {\n  apiUrl(): string {\n    return process.env.API_URL as string;\n  }\n}\nconst config = new Config();\nconst url = config.apiUrl.call(config);\n${SHOW('url')}`, thrown: 'process is not defined' },
+  // A shim written after a `return` never runs (judge53).
+  deadShim: { entry: 'deadShim/index.ts', text: `function install(): void {\n  return;\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\ninstall();\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.
   after: { entry: 'after/index.ts', text: `if (typeof process !== 'undefined') console.log('node');\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
 } as const;
@@ -65,7 +76,7 @@ function workspace(): string {
     'packages/app/package.json': json({
       name: '@g/app',
       version: '1.0.0',
-      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts', './shimmed': './shimmed/index.ts', './given': './given/index.ts', './unreachable': './unreachable/index.ts', './polyfill': './polyfill/index.ts', './polyfilled': './polyfilled/index.ts' },
+      exports: { ...Object.fromEntries(Object.entries(THROWING).map(([name, { entry }]) => [`./${name}`, `./${entry}`])), './guarded': './guarded/index.ts', './guards': './guards/index.ts', './held': './held/index.ts', './shimmed': './shimmed/index.ts', './given': './given/index.ts', './unreachable': './unreachable/index.ts', './polyfill': './polyfill/index.ts', './polyfilled': './polyfilled/index.ts', './overridden': './overridden/index.ts', './optional': './optional/index.ts' },
     }),
     ...Object.fromEntries(
       Object.entries(THROWING_JSX).flatMap(([name, { tsconfig, text }]) => [
@@ -105,6 +116,10 @@ function workspace(): string {
     // A polyfill module of the workspace, imported for its effects, runs first (probe52 P2: it was an error).
     'packages/app/polyfill/index.ts': "Object.assign(globalThis, { process: { env: { API_URL: 'polyfill' } } });\nexport {};\n",
     'packages/app/polyfilled/index.ts': `import '@g/app/polyfill';\nconst url = process.env.API_URL;\n${SHOW("'polyfilled ' + url")}`,
+    // The subclass constructed has its own init, which reads nothing: the base class's never runs (judge53).
+    'packages/app/overridden/index.ts': `class Base {\n  url = '';\n  constructor() {\n    this.init();\n  }\n  init(): void {\n    this.url = process.env.API_URL as string;\n  }\n}\nclass Api extends Base {\n  init(): void {\n    this.url = 'own';\n  }\n}\nconst api = new Api();\n${SHOW("'overridden ' + api.url")}`,
+    // A private method after an optional link a nullish value ends: never called (judge53).
+    'packages/app/optional/index.ts': `class Config {\n  #read(): string {\n    return process.env.API_URL as string;\n  }\n  static url(config?: Config): string {\n    return config?.#read() ?? 'none';\n  }\n}\nconst url = Config.url(undefined);\n${SHOW("'optional ' + url")}`,
     'packages/app/guarded/index.ts': `const url = typeof process !== 'undefined' && process.env.API_URL;\n${SHOW("'guarded ' + String(url)")}`,
     'packages/ui/package.json': json({ name: '@g/ui', version: '1.0.0', exports: { './view': './view/index.tsx' }, dependencies: { react: '18.0.0' } }),
     'packages/ui/tsconfig.json': json({ compilerOptions: { jsx: 'react-jsx' } }),
@@ -127,6 +142,8 @@ function workspace(): string {
 }
 
 describe('names no browser defines, in Chromium', function () {
+  // Two builds and a page for each of some thirty modules: minutes on a loaded machine.
+  this.timeout(600_000);
   let browser: Browser;
   let service: Awaited<ReturnType<typeof serve>>;
   let root: string;
@@ -170,7 +187,7 @@ describe('names no browser defines, in Chromium', function () {
   it('runs on the preview a module guarding process with typeof, and JSX compiled by jsx: react-jsx, both valid', async function () {
     const statuses = new Map((await service.report()).modules.map((m) => [m.specifier, m.status]));
     const shown: Record<string, string | null> = {};
-    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held', '@g/app/shimmed', '@g/app/given', '@g/app/unreachable', '@g/app/polyfilled']) {
+    for (const specifier of ['@g/app/guarded', '@g/ui/view', '@g/app/guards', '@g/hbound/view', '@g/app/held', '@g/app/shimmed', '@g/app/given', '@g/app/unreachable', '@g/app/polyfilled', '@g/app/overridden', '@g/app/optional']) {
       expect(statuses.get(specifier), specifier).to.equal('valid');
       const watched = await openPage(browser);
       try {
@@ -184,7 +201,7 @@ describe('names no browser defines, in Chromium', function () {
         await watched.page.close();
       }
     }
-    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced', '@g/app/shimmed': 'shimmed shim', '@g/app/given': 'default given', '@g/app/unreachable': 'unreachable early', '@g/app/polyfilled': 'polyfilled polyfill' });
+    expect(shown).to.deep.equal({ '@g/app/guarded': 'guarded false', '@g/ui/view': 'rendered by jsx', '@g/app/guards': 'guards false', '@g/hbound/view': 'h bound', '@g/app/held': 'held replaced', '@g/app/shimmed': 'shimmed shim', '@g/app/given': 'default given', '@g/app/unreachable': 'unreachable early', '@g/app/polyfilled': 'polyfilled polyfill', '@g/app/overridden': 'overridden own', '@g/app/optional': 'optional none' });
     // The guard held in a variable guards the module's reads that may not run (the replaced method's too): not even a warning.
     const held = (await service.report()).modules.find((m) => m.specifier === '@g/app/held')!;
     expect((held.warnings ?? []).map(({ kind, line }) => ({ kind, line }))).to.deep.equal([]);

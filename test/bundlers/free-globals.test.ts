@@ -238,6 +238,110 @@ describe('freeReferences', () => {
     }
   });
 
+  // judge53 item 1: `new B()` runs the `init` B's instances have, whichever class's constructor
+  // calls `this.init()`; Chromium threw where the one that runs reads process, told a warning before.
+  it('tells a method called through `this` in a constructor or field as the one the constructed class has', () => {
+    for (const code of [
+      'class A { constructor() { this.init(); } init() { this.x = process.env.X; } } export const v = new A();',
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } class B extends A { init() { this.x = process.env.X; } } export const v = new B();',
+      'class A { constructor() { this.init(); } init() { this.x = process.env.X; } } class B extends A {} export const v = new B();',
+      'class A { constructor() { this.init(); } init() { this.x = process.env.X; } } class B extends A { init() { this.x = 1; } } new B(); new A();',
+      'class A { init() { this.x = process.env.X; } } class B extends A { constructor() { super(); this.init(); } } new B();',
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } class B extends A { init() { this.x = process.env.X; } } class C extends B {} new C();',
+      'class A { v = this.init(); init() { return process.env.X; } } new A();',
+      'const A = class { constructor() { this.init(); } init() { this.x = process.env.X; } }; export const v = new A();',
+      'class A { constructor() { const s = () => this.init(); s(); } init() { this.x = process.env.X; } } new A();',
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } new (class extends A { init() { this.x = process.env.X; } })();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      // The constructed class has another `init` (its own, or one between): the reading one never runs.
+      'class A { constructor() { this.init(); } init() { this.x = process.env.X; } } class B extends A { init() { this.x = 1; } } export const v = new B();',
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } class B extends A { init() { this.x = process.env.X; } } class C extends B { init() { this.x = 2; } } new C();',
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } class B extends A { init() { this.x = process.env.X; } } new A();',
+      'class A { constructor() { this.init(); } init() { this.x = process.env.X; } } new (class extends A { init() {} })();',
+      // Constructed later, called in a branch or a function of its own `this`, or in a parameter's default (each construction's own).
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } class B extends A { init() { this.x = process.env.X; } } export const make = () => new B();',
+      'class A { constructor() { if (ok) this.init(); } init() { this.x = process.env.X; } } new A();',
+      'class A { constructor() { this.f = function () { this.init(); }; this.f(); } init() { this.x = process.env.X; } } new A();',
+      'class A { constructor(x = this.init()) {} init() { this.x = process.env.X; } } new A(1);',
+      // What the instance has cannot be told: a class of the chain unknown, handed on or written again; a field, accessor or computed member; `this` handed on; the key written.
+      'class A extends Base { constructor() { super(); this.init(); } init() { this.x = process.env.X; } } new A();',
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } class B extends A { init() { this.x = process.env.X; } } patch(B); new B();',
+      'class A { constructor() { this.init(); } init() { this.x = process.env.X; } } let B = class extends A {}; B = A; new B();',
+      'class A { init = () => 1; constructor() { this.init(); } } class B extends A { init() { this.x = process.env.X; } } new B();',
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } class B extends A { get init() { return () => process.env.X; } } new B();',
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } class B extends A { init() { this.x = process.env.X; } [k]() {} } new B();',
+      'class A { constructor() { register(this); this.init(); } init() { this.x = process.env.X; } } new A();',
+      'class A { constructor() { this.init(); } init() { this.x = 1; } } class B extends A { init() { this.x = process.env.X; } } B.prototype.init = () => 1; new B();',
+      'class A { constructor() { this.init(); } async init() { this.x = process.env.X; } } new A();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
+  // judge53 item 2: a private method cannot be replaced, shadowed or named outside its class; Chromium threw, told a warning before.
+  it('tells a private method or getter its class calls where the import runs as run on import', () => {
+    for (const code of [
+      'class A { #m() { return process.env.X; } constructor() { this.#m(); } } export const v = new A();',
+      'class A { #m() { return process.env.X; } constructor() { this.x = this.#m.call(this); } } new A();',
+      'class A { static #m() { return process.env.X; } static v = A.#m(); }',
+      'class A { static #m() { return process.env.X; } static { this.#m(); } }',
+      'class A { static #m() { return process.env.X; } static m() { return A.#m(); } } export const v = A.m();',
+      'class A { #m() { return process.env.X; } n() { return this.#m(); } } export const v = new A().n();',
+      'class A { get #m() { return process.env.X; } constructor() { this.x = this.#m; } } new A();',
+      // A public method of a class using private members: they replace nothing.
+      'class A { #x = 1; m() { return process.env.X; } constructor() { this.y = this.#x; } } new A().m();',
+      'class A { static #g() {} static m() { return process.env.X; } static { A.#g(); } } A.m();',
+      // A private field's initializer, as before.
+      'class A { #x = process.env.X; } new A();',
+      'class A { static #x = process.env.X; }',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      // Constructed later, called in a branch, a method never called, an arrow held, a class inside declaring its own, a setter written.
+      'class A { #m() { return process.env.X; } constructor() { this.#m(); } } export const make = () => new A();',
+      'class A { #m() { return process.env.X; } constructor() { if (ok) this.#m(); } } new A();',
+      'class A { #m() { return process.env.X; } n() { return this.#m(); } } new A();',
+      'class A { #m() { return process.env.X; } constructor() { this.f = () => this.#m(); } } new A();',
+      'class A { #m() { return process.env.X; } constructor() { new (class { #m() { return 1; } constructor() { this.#m(); } })(); } } new A();',
+      'class A { get #m() { return process.env.X; } set #m(v) {} constructor() { this.#m = 1; } } new A();',
+      // A private field's function called with the instance: it may be any code, which may replace the method.
+      'class A { #f = use; m() { return process.env.X; } constructor() { this.#f(); } } new A().m();',
+      // After an optional link, which a nullish value ends before the call (Chromium ran `A.t(null)`).
+      'class A { #m() { return process.env.X; } static t(x) { return x?.#m(); } } A.t(null);',
+      'class A { #m() { return process.env.X; } static t(x) { return x?.y.#m(); } } A.t(null);',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
+  // judge53 item 3: a method called with `.call`, `.apply` or `.bind` and its own instance or class as `this`; Chromium threw, told a warning before.
+  it('tells a method called through call, apply or bind with its own instance or class as this as run on import', () => {
+    for (const code of [
+      'class A { m() { return process.env.X; } } const a = new A(); export const v = a.m.call(a);',
+      'class A { m() { return process.env.X; } } const a = new A(); a.m.apply(a, []);',
+      'class A { m() { return process.env.X; } } const a = new A(); a.m.bind(a)();',
+      'class A { static m() { return process.env.X; } } export const v = A.m.call(A);',
+      // As before: `this` null, and a function's own `.call` and `.apply`.
+      'class A { static m() { return process.env.X; } } A.m.call(null);',
+      'function f() { return process.env.X; } f.call(null); f.apply(null, []);',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    for (const code of [
+      // The instance handed to other code, or to a field's function, or to another instance's method; a call made later.
+      'class A { m() { return process.env.X; } } const a = new A(); other.call(a); a.m();',
+      'class A { m() { return process.env.X; } n = use; } const a = new A(); a.n.call(a); a.m();',
+      'class A { m() { return process.env.X; } } const a = new A(); const b = new A(); b.m.call(a); a.m();',
+      'class A { m() { return process.env.X; } } const a = new A(); export const g = () => a.m.call(a);',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    }
+  });
+
   // judge52's note: a bound copy held by a name and called at import threw as `f.bind(null)()` does, told a warning before.
   it('tells a function called through a bound copy a name holds (`const g = f.bind(null); g()`) where the import runs as run on import', () => {
     for (const code of [
@@ -429,6 +533,30 @@ describe('freeReferences', () => {
     expect(uses('export function install() { globalThis.process = { env: {} }; } export const read = () => process.env.X;')).to.deep.equal({
       process: { onImport: false, inFunction: true, defined: true, member: 'X' },
     });
+  });
+
+  // judge53 item 4: a shim after a return or throw never runs (the minifier drops it); the read threw in Chromium, told a warning before.
+  it('tells a shim written only after a statement that always leaves its block as no definition', () => {
+    for (const code of [
+      'function install() { return; globalThis.process = { env: {} }; } install(); export const v = process.env.X;',
+      'function install() { throw new Error("no"); globalThis.process = { env: {} }; } try { install(); } catch {} export const v = process.env.X;',
+      'const install = () => { { return; } Object.assign(globalThis, { process: { env: {} } }); }; install(); export const v = process.env.X;',
+      'export const v = process.env.X; throw new Error("no"); globalThis.process = { env: {} };',
+      // A function called only after a throw at the top level is never called.
+      'function install() { globalThis.process = { env: {} }; } export const v = process.env.X; throw new Error("no"); install();',
+    ]) {
+      expect(uses(code), code).to.deep.equal({ process: { onImport: true, inFunction: false, member: 'X' } });
+    }
+    // A read in a function is then told a warning: nothing provides it.
+    expect(uses('function install() { return; globalThis.process = { env: {} }; } install(); export const read = () => process.env.X;')).to.deep.equal({ process: { onImport: false, inFunction: true, member: 'X' } });
+    // Before the exit, after one that only may leave, or in a function declared after it (hoisted) and called: the write counts.
+    for (const code of [
+      'function install() { globalThis.process = { env: {} }; return; } install(); export const v = process.env.X;',
+      'function install() { if (ok) return; globalThis.process = { env: {} }; } install(); export const v = process.env.X;',
+      'function install() { return g(); function g() { globalThis.process = { env: {} }; } } install(); export const v = process.env.X;',
+    ]) {
+      expect(uses(code).process, code).to.include({ onImport: true, defined: true });
+    }
   });
 
   // probe52 P2: a polyfill module of its own, kept external, ran first on a page and defined process.
