@@ -30,6 +30,7 @@ import { placedReads, type PlacedReads } from './placed-reads.js';
 import { resolveImageSetStrings, type ResolvedImageSets } from './image-set-strings.js';
 import { versionRootUrls } from './root-urls.js';
 import { freeGlobalDiagnostics } from './free-globals.js';
+import { cssModuleScriptImports } from './css-module-script-imports.js';
 import type { Variant } from '../workspace/variant.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
@@ -102,7 +103,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   }
   const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], placed.code, sources, inputs, resolution);
   const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...misplacedImportRules(root, result.warnings, bundled), ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs), ...caseTwinFoldersBuiltAsOne(root, result.metafile!, read, inputs)];
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...misplacedImportRules(root, result.warnings, bundled), ...scannedModuleScriptSheets(reads, metafile, codeInputs, target, inputs, resolution), ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs), ...caseTwinFoldersBuiltAsOne(root, result.metafile!, read, inputs)];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
     specifier: target.specifier,
@@ -155,6 +156,17 @@ function scannedAssetImports(reads: PlacedReads, target: BundleTarget, named: re
     resolution.add(file);
   }
   return warnings;
+}
+
+// The errors about the `@import`s of the sheets the code imports as CSS module scripts (README
+// "Stylesheet modules"); each sheet read is an input, so that an edit of one judges it again.
+function scannedModuleScriptSheets(reads: PlacedReads, metafile: esbuild.Metafile, codeInputs: readonly string[], target: BundleTarget, inputs: Set<string>, resolution: Set<string>): Diagnostic[] {
+  const { errors, sheets } = cssModuleScriptImports(reads, metafile, codeInputs.filter((input) => !isCrossed(input)), target);
+  for (const file of sheets) {
+    inputs.add(file);
+    resolution.add(file);
+  }
+  return errors;
 }
 
 // The sheet of entry `index` as served: its image-set() strings resolved (README "Workspaces"), its
