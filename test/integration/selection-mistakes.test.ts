@@ -79,4 +79,21 @@ describe('a .core/selection.json that cannot be taken is said at it, and every p
       fs.rmSync(outside, { recursive: true, force: true });
     }
   });
+
+  it('a .core directory made under a running service, holding a FIFO for the selection, is said at the next answer', async function () {
+    const root = workspace();
+    const service = await serve(root);
+    try {
+      expect((await service.report()).diagnostics).to.deep.equal([]);
+      fs.mkdirSync(path.join(root, '.core'));
+      execFileSync('mkfifo', [path.join(root, SELECTION)]);
+      const told = await waitFor(async () => {
+        const report = (await service.get('/state')).json<Report>();
+        return report.diagnostics.length > 0 && report.diagnostics.map((d) => [d.kind, d.file, d.message.slice(0, d.message.indexOf(':'))]);
+      });
+      expect(told).to.deep.equal([['MANIFEST_INVALID', SELECTION, '".core/selection.json" is a FIFO (named pipe), not a regular file']]);
+    } finally {
+      await service.close();
+    }
+  });
 });
