@@ -31,6 +31,7 @@ import { resolveImageSetStrings, type ResolvedImageSets } from './image-set-stri
 import { versionRootUrls } from './root-urls.js';
 import { freeGlobalDiagnostics } from './free-globals.js';
 import { unboundNameDiagnostics } from './unbound-names.js';
+import { cssModuleScriptImports } from './css-module-script-imports.js';
 import type { Variant } from '../workspace/variant.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
 
@@ -103,7 +104,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   }
   const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], placed.code, sources, inputs, resolution);
   const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
-  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs), ...caseTwinFoldersBuiltAsOne(root, result.metafile!, read, inputs)];
+  const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...misplacedImportRules(root, result.warnings, bundled), ...scannedModuleScriptSheets(reads, metafile, codeInputs, target, inputs, resolution), ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs), ...caseTwinFoldersBuiltAsOne(root, result.metafile!, read, inputs)];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
     specifier: target.specifier,
@@ -156,6 +157,17 @@ function scannedAssetImports(reads: PlacedReads, target: BundleTarget, named: re
     resolution.add(file);
   }
   return warnings;
+}
+
+// The errors about the `@import`s of the sheets the code imports as CSS module scripts (README
+// "Stylesheet modules"); each sheet read is an input, so that an edit of one judges it again.
+function scannedModuleScriptSheets(reads: PlacedReads, metafile: esbuild.Metafile, codeInputs: readonly string[], target: BundleTarget, inputs: Set<string>, resolution: Set<string>): Diagnostic[] {
+  const { errors, sheets } = cssModuleScriptImports(reads, metafile, codeInputs.filter((input) => !isCrossed(input)), target);
+  for (const file of sheets) {
+    inputs.add(file);
+    resolution.add(file);
+  }
+  return errors;
 }
 
 // The sheet of entry `index` as served: its image-set() strings resolved (README "Workspaces"), its
@@ -316,13 +328,33 @@ function valueImportAt(reads: PlacedReads, file: string, specifier: string): { l
   return match ? lineAndColumn(text, match.index) : undefined;
 }
 
-// esbuild's warnings about the files of this entry, as diagnostics. A plugin's warning that
-// starts with a code (`MODULE_BOUNDARY_CROSSED: ...`) is of that kind; esbuild's own are BUNDLE_WARNING.
+// esbuild's id for an `@import` that is not at the top of its sheet, before every rule (after a
+// rule, inside a block): esbuild keeps it as written, and a browser ignores it.
+const MISPLACED_IMPORT = 'invalid-@import';
+
+// An `@import` esbuild keeps as written because it is not where CSS allows one (README
+// "Workspaces"): a browser ignores it, and were it read, it would name a file at the sheet's own
+// address, where nothing is served; the page would miss its rules while the module is `valid`. So
+// it is an error at its place, as an `@import` naming no file is, never esbuild's warning.
+export function misplacedImportRules(root: string, messages: readonly esbuild.Message[], inputs: ReadonlySet<string>): Diagnostic[] {
+  const errors: Diagnostic[] = [];
+  for (const message of messages) {
+    const file = message.id === MISPLACED_IMPORT && message.location ? inputPath(message.location.file) : null;
+    if (file === null || !inputs.has(file)) continue;
+    const text = `${message.text}: a browser ignores an @import that is not at the top of its sheet, before every rule (only @charset and @layer statements may come before one), so the page would miss the rules it names; esbuild keeps it as written instead of joining that sheet. Move it to the top of the sheet (a media condition is written on the @import itself: @import "./print.css" print;)`;
+    errors.push(diagnostic('BUNDLE_ERROR', text.split(root + path.sep).join(''), { file, line: message.location!.line, column: message.location!.column + 1 }));
+  }
+  return errors;
+}
+
+// esbuild's warnings about the files of this entry, as diagnostics (but a misplaced `@import`, an
+// error: `misplacedImportRules`). A plugin's warning that starts with a code
+// (`MODULE_BOUNDARY_CROSSED: ...`) is of that kind; esbuild's own are BUNDLE_WARNING.
 export function warningsOf(root: string, messages: readonly esbuild.Message[], inputs: ReadonlySet<string>): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   for (const message of messages) {
     const file = message.location ? inputPath(message.location.file) : null;
-    if (file === null || !inputs.has(file)) continue;
+    if (file === null || !inputs.has(file) || message.id === MISPLACED_IMPORT) continue;
     const where = { file, line: message.location!.line, column: message.location!.column + 1 };
     // A CSS syntax problem makes a browser drop rules: the preview keeps the last good sheet
     // and shows it with its lines (README "Warnings").

@@ -7,7 +7,7 @@ import * as esbuild from 'esbuild';
 import { keptUntilSettled } from './calls-in-flight.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { variantKey, type Variant } from '../workspace/variant.js';
-import { isBuildFailure, stylesInputs, unservedStylesheetReferences, warningsOf } from './build-results.js';
+import { isBuildFailure, misplacedImportRules, stylesInputs, unservedStylesheetReferences, warningsOf } from './build-results.js';
 import type { ContextPool } from './context-pool.js';
 import type { BatchBuilds, BuildOptionsOf } from './esbuild-batch.js';
 import { OUT, outputOptions, type LinksWord, type SourcePolicy } from './esbuild-options.js';
@@ -161,7 +161,7 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
         inputs: [...new Set([...last.codeInputs, ...read, ...sheet.named])].sort(),
         ...(resolution.length > 0 ? { resolution } : {}),
         // The code's errors stand; the last sheet's are replaced by this one's.
-        errors: [...kept.errors.filter((error) => error.file === undefined || !last.stylesInputs.has(error.file)), ...sheet.errors],
+        errors: [...kept.errors.filter((error) => error.file === undefined || !last.stylesInputs.has(error.file)), ...sheet.errors, ...misplacedImportRules(root, alone ? alone.warnings : result!.warnings, new Set(read))],
         ...placedFromOf(kept.placedFrom, sheet.placedFrom),
         ...(warnings.length > 0 ? { warnings } : {}),
       };

@@ -330,9 +330,15 @@ function lookerOf(hashes: FileHashes, unchanged: Quiet | undefined): Looker {
 // first `core select`): no watch covers the file, but the directory is an entry of a watched one,
 // and the watcher proves it still absent by the one rule (README "Addresses"); no file is in a
 // directory that is not there. Its absence is stamped once, when its parent's watch could vouch
-// for it: a directory that is there is listed once, and is not asked about again.
+// for it: a directory that is there is listed once, and is not asked about again. So is that
+// directory's own listing found absent (`.core/`, read for what the selection is when it is no
+// file): the directory is an entry of its parent's watch.
 function directoryStillAbsent(hashes: FileHashes, unchanged: Quiet, path: string): boolean {
   const name = path.endsWith('/') ? path.slice(0, -1) : path;
+  if (path.endsWith('/') && name !== '' && name !== '.') {
+    const listed = hashes.confirmed(path);
+    if (listed !== undefined && listed.hash === null && unchanged(name, listed.seq)) return true;
+  }
   const cut = name.lastIndexOf('/');
   if (cut <= 0) return false;
   const dir = name.slice(0, cut);

@@ -2,7 +2,7 @@
 // `module.json` under `core.modules`, and `.core/selection.json` (README "Workspaces", README "The command line").
 // Pure over a SourceReader, so tests declare the files as a map.
 import { diagnostic, manifestInvalid, notAFileText, type Diagnostic } from './diagnostics.js';
-import { listedNotAFile } from './source-finder.js';
+import { listedEntry, listedNotAFile } from './source-finder.js';
 import { isObject, parseJson, describeType } from './json.js';
 import type { PackageModel, WorkspaceModel } from './model.js';
 import type { PackageContext } from './package-context.js';
@@ -69,7 +69,7 @@ export function readWorkspace(reader: SourceReader, deepImports: readonly string
   const contested = contestedNames(manifests);
   const tsconfigs = new Map<string, LoadedTsconfig>();
   for (const manifest of manifests) readPackage(reader, read, list, model, { contested, tsconfigs, known }, manifest, deepImports);
-  model.selection = readSelection(read, model);
+  model.selection = readSelection(reader, read, list, model);
   return model;
 }
 
@@ -192,9 +192,15 @@ function readPackage(reader: SourceReader, read: SourceReader['readText'], list:
   }
 }
 
-function readSelection(read: SourceReader['readText'], model: WorkspaceModel): string[] | null {
+// The selection is a manifest (README "Files that are not files"): one that cannot be taken as
+// written is said at it, and every package is in development meanwhile, as without one.
+function readSelection(reader: SourceReader, read: SourceReader['readText'], list: SourceReader['listDir'], model: WorkspaceModel): string[] | null {
   const file = read(SELECTION_FILE);
-  if (!file) return null;
+  if (!file) {
+    const problem = selectionNotAFile(reader, list, model);
+    if (problem !== null) model.diagnostics.push(manifestInvalid(SELECTION_FILE, `"${SELECTION_FILE}" ${problem}: the selection is read from a regular file of the workspace only, so every package is in development until it is one; remove it, then \`core select <package>...\` chooses again`));
+    return null;
+  }
   const parsed = parseJson(file.text, SELECTION_FILE);
   if (!parsed.ok) {
     model.diagnostics.push(parsed.diagnostic);
@@ -206,7 +212,45 @@ function readSelection(read: SourceReader['readText'], model: WorkspaceModel): s
     model.diagnostics.push(manifestInvalid(SELECTION_FILE, `${SELECTION_FILE} must hold {"packages": [<package name>...]}; it holds ${describeType(json)}. It is written by \`core select\`; run \`core select --all\` to reset it`));
     return null;
   }
-  return [...new Set(packages as string[])];
+  const selected = [...new Set(packages as string[])];
+  const unknown = unknownSelected(selected, model);
+  if (unknown.length > 0) {
+    const names = unknown.map((name) => `"${name}"`).join(', ');
+    const known = model.packages.map((pkg) => pkg.name).join(', ') || '(none)';
+    model.diagnostics.push(manifestInvalid(SELECTION_FILE, `${SELECTION_FILE} selects ${names}, ${unknown.length === 1 ? 'which is no package' : 'which are no packages'} of the workspace (its packages: ${known}; renamed since it was selected?), a name \`core select\` refuses: every package is in development until the selection names packages of the workspace only; run \`core select <package>...\` again, or \`core select --all\``));
+    return null;
+  }
+  return selected;
+}
+
+/** The names of `selected` that no package of the workspace has, read or not; none when a package's name is not known (it may be one of them). */
+function unknownSelected(selected: readonly string[], model: WorkspaceModel): string[] {
+  const unread = model.unreadPackages ?? [];
+  if (unread.some((pkg) => pkg.name === null && pkg.lastReadName === undefined)) return [];
+  const names = new Set(model.packages.map((pkg) => pkg.name));
+  for (const pkg of unread) {
+    if (pkg.name !== null) names.add(pkg.name);
+    if (pkg.lastReadName !== undefined) names.add(pkg.lastReadName);
+  }
+  return selected.filter((name) => !names.has(name));
+}
+
+/**
+ * What `.core/selection.json` is, in words, when it is there but cannot be read as a file: told by
+ * its directory's listing (never an open), and for a link by where it leads (recorded, so that a
+ * retarget reads the workspace again); null when absent.
+ */
+function selectionNotAFile(reader: SourceReader, list: SourceReader['listDir'], model: WorkspaceModel): string | null {
+  const entry = listedEntry(list, SELECTION_FILE);
+  if (entry === null) return null;
+  if (!entry.link) return entry.directory ? 'is a directory, not a regular file' : entry.special !== undefined ? `is ${entry.special}, not a regular file` : null;
+  if (reader.linkHash) model.sources[`${SELECTION_FILE}${LINK_TARGET}`] = reader.linkHash(SELECTION_FILE);
+  const target = reader.realPath ? reader.realPath(SELECTION_FILE) : null;
+  if (target === null) return reader.leaves?.(SELECTION_FILE) ? 'is a symbolic link leading out of the workspace (not followed)' : 'is a symbolic link leading to nothing (a dangling link)';
+  const reached = listedEntry(list, target);
+  if (reached === null) return `is a symbolic link to ${target}, which does not exist`;
+  if (reached.special !== undefined) return `is a symbolic link to ${target}, ${reached.special}, not a regular file`;
+  return reached.directory ? `is a symbolic link to ${target}, a directory, not a regular file` : null;
 }
 
 export type { PackageModel };

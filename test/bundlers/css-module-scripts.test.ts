@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { createEsbuildEngine } from '../../src/bundlers/esbuild-engine.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
-import { developmentVariant } from '../../src/workspace/variant.js';
+import { developmentVariant, productionVariant } from '../../src/workspace/variant.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const CARD: BundleTarget = { specifier: '@t/app/card', subpath: 'card', dir: 'app/card', entry: 'app/card/index.ts', assets: ['card.css'], platforms: ['web'] };
@@ -17,10 +17,10 @@ describe('cssModuleScriptsPlugin', () => {
     engine = null;
   });
 
-  async function build(entry: string) {
-    const root = tempWorkspace({ 'app/card/index.ts': entry, 'app/card/card.css': ':host { display: block; }\n', 'app/card/other.css': '.other {}\n', 'app/card/plain.css': '.plain {}\n' });
+  async function build(entry: string, card = ':host { display: block; }\n', variant = developmentVariant('browser')) {
+    const root = tempWorkspace({ 'app/card/index.ts': entry, 'app/card/card.css': card, 'app/card/other.css': '.other {}\n', 'app/card/plain.css': '.plain {}\n' });
     engine = createEsbuildEngine({ root });
-    return (await engine.bundle([CARD], developmentVariant('browser')))[0]!;
+    return (await engine.bundle([CARD], variant))[0]!;
   }
 
   it('keeps a CSS module script of a declared sheet at its asset address, and leaves a plain stylesheet import alone', async () => {
@@ -38,5 +38,34 @@ describe('cssModuleScriptsPlugin', () => {
       ['STYLESHEET_IMPORTED_AS_VALUE', 'app/card/index.ts', 2],
     ]);
     expect(result.errors[0]!.message).to.include('needs its sheet declared under "assets"');
+  });
+
+  for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+    it(`reports each @import of a sheet imported as a CSS module script, which the browser drops, at its place, and the sheet is an input (${variant.env})`, async () => {
+      const card = [
+        '/* @import "./in-a-comment.css"; */',
+        '@import "./plain.css";',
+        ".card::after { content: '@import \"x.css\";'; background: url(a@import.png); }",
+        '@media print {',
+        '  @IMPORT url(./other.css) print;',
+        '}',
+        '',
+      ].join('\n');
+      const result = await build("import sheet from './card.css' with { type: 'css' };\nexport const sheets = [sheet];\n", card, variant);
+      expect(result.errors.map(({ kind, file, line, column }) => [kind, file, line, column])).to.deep.equal([
+        ['BUNDLE_ERROR', 'app/card/card.css', 2, 1],
+        ['BUNDLE_ERROR', 'app/card/card.css', 5, 3],
+      ]);
+      expect(result.errors[0]!.message).to.equal(
+        '@import "./plain.css"; in card.css, a sheet imported as a CSS module script (with { type: \'css\' }): the browser ignores every @import of such a sheet, by the standard, so the page would miss the rules it names. Import that sheet as a CSS module script of its own (declared under "assets") and adopt both (adoptedStyleSheets = [imported, sheet]), or write its rules into card.css',
+      );
+      expect(result.inputs).to.include('app/card/card.css');
+    });
+  }
+
+  it('finds nothing to report in a CSS module script without @import', async () => {
+    const result = await build("import sheet from './card.css' with { type: 'css' };\nexport const sheets = [sheet];\n", '.card { color: red; }\n', productionVariant('browser'));
+    expect(result.errors).to.deep.equal([]);
+    expect(result.inputs).to.include('app/card/card.css');
   });
 });

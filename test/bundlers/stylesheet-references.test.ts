@@ -101,4 +101,31 @@ describe('stylesheet references that name no file', () => {
     expect(fixed.errors).to.deep.equal([]);
     expect(Buffer.from(fixed.styles!).toString()).to.include('rgb(9, 9, 9)');
   });
+
+  for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+    it(`reports an @import after a rule or inside a block, which esbuild keeps as written and a browser ignores, as an error at its place (${variant.env})`, async () => {
+      write(SHEET, ['@layer base;', '@import "theme.css";', '.main { color: rgb(1, 2, 3); }', '@import "theme.css";', '@media print { @import url("https://fonts.test/a.css"); }', ''].join('\n'));
+      const [result] = await engine.bundle([MAIN], variant);
+      expect(places(result!)).to.deep.equal([
+        { kind: 'BUNDLE_ERROR', file: SHEET, line: 4, column: 1 },
+        { kind: 'BUNDLE_ERROR', file: SHEET, line: 5, column: 16 },
+      ]);
+      expect(result!.errors[0]!.message).to.match(/^All "@import" rules must come first: a browser ignores an @import that is not at the top of its sheet/);
+      expect(result!.warnings ?? []).to.deep.equal([]);
+    });
+  }
+
+  it('reports an @import moved after a rule by an edit, and drops it once it is back on top', async () => {
+    write(SHEET, '@import "theme.css";\n.main { color: rgb(1, 2, 3); }\n');
+    const first = await engine.rebuild(MAIN, developmentVariant('browser'));
+    expect(first.errors).to.deep.equal([]);
+    write(SHEET, '.main { color: rgb(1, 2, 3); }\n@import "theme.css";\n');
+    const broken = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(first, [SHEET]));
+    expect(places(broken)).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: SHEET, line: 2, column: 1 }]);
+    expect(broken.warnings ?? []).to.deep.equal([]);
+    write(SHEET, '@import "theme.css";\n.main { color: rgb(1, 2, 3); }\n');
+    const fixed = await engine.rebuild(MAIN, developmentVariant('browser'), undefined, hint(broken, [SHEET]));
+    expect(fixed.errors).to.deep.equal([]);
+    expect(Buffer.from(fixed.styles!).toString()).to.include('rgb(9, 9, 9)');
+  });
 });

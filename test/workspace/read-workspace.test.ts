@@ -588,9 +588,39 @@ describe('readWorkspace', () => {
     });
 
     it('reads the selected packages of .core/selection.json', () => {
-      const model = read({ app: { name: '@acme/app' } }, { '.core/selection.json': json({ packages: ['@acme/app', '@acme/app', 'lit'] }) });
-      expect(model.selection).to.deep.equal(['@acme/app', 'lit']);
+      const model = read({ app: { name: '@acme/app' }, kit: { name: '@acme/kit' } }, { '.core/selection.json': json({ packages: ['@acme/app', '@acme/app', '@acme/kit'] }) });
+      expect(model.selection).to.deep.equal(['@acme/app', '@acme/kit']);
       expect(model.diagnostics).to.deep.equal([]);
+    });
+
+    it('reports a selection naming no package of the workspace, which `core select` refuses, and selects every package', () => {
+      const model = read({ app: { name: '@acme/app' } }, { '.core/selection.json': json({ packages: ['@acme/app', 'lit', '@acme/old'] }) });
+      expect(model.selection).to.equal(null);
+      expect(model.diagnostics.map((d) => [d.kind, d.file, d.message])).to.deep.equal([
+        [
+          'MANIFEST_INVALID',
+          '.core/selection.json',
+          '.core/selection.json selects "lit", "@acme/old", which are no packages of the workspace (its packages: @acme/app; renamed since it was selected?), a name `core select` refuses: every package is in development until the selection names packages of the workspace only; run `core select <package>...` again, or `core select --all`',
+        ],
+      ]);
+    });
+
+    it('takes the name of a package whose package.json cannot be read now as the workspace\'s', () => {
+      const model = read({ app: { name: '@acme/app' }, kit: { name: '@acme/kit', version: 7 } }, { '.core/selection.json': json({ packages: ['@acme/kit'] }) });
+      expect(model.selection).to.deep.equal(['@acme/kit']);
+      expect(model.diagnostics.map((d) => d.file)).to.not.include('.core/selection.json');
+    });
+
+    it('reports a selection that is a directory as one, never read as absent, and selects every package', () => {
+      const model = read({ app: { name: '@acme/app' } }, { '.core/selection.json/x': '' });
+      expect(model.selection).to.equal(null);
+      expect(model.diagnostics.map((d) => [d.kind, d.file, d.message])).to.deep.equal([
+        [
+          'MANIFEST_INVALID',
+          '.core/selection.json',
+          '".core/selection.json" is a directory, not a regular file: the selection is read from a regular file of the workspace only, so every package is in development until it is one; remove it, then `core select <package>...` chooses again',
+        ],
+      ]);
     });
 
     it('reports a selection file of the wrong shape and selects every package', () => {
@@ -622,6 +652,8 @@ describe('readWorkspace', () => {
         'app/tsconfig.build.json': null,
         'app/main/module.json': null,
         '.core/selection.json': null,
+        // The listing tells a selection that is there but no file (README "Files that are not files").
+        '.core/': null,
       });
     });
 
