@@ -94,8 +94,9 @@ const COMMON: esbuild.BuildOptions = {
 };
 
 /**
- * `commonJsNames(file)`: the names a CommonJS entry exports, asked only when the entry turns out
- * to be CommonJS (esbuild then gives it a default export alone); each becomes a named export (commonjs-entry.ts).
+ * `commonJsNames(file)`: the names a CommonJS file exports, asked only for a CommonJS entry
+ * (esbuild gives it a default export alone) or a CommonJS file an ES module entry re-exports with
+ * `export *` (esbuild gives that no name); each becomes a named export (commonjs-entry.ts).
  * `signal` aborted (the service closing): no further build of esbuild's is started, and the
  * bundle rejects with BuildCancelled (a build already running is not cut short: esbuild's
  * one-off builds cannot be).
@@ -182,7 +183,7 @@ async function bundleOnce(entry: string, packageDir: string, commonJsNames: (fil
     options = codeOptions(packageDir, names);
     result = await build({ ...options, entryPoints: [entry] });
   }
-  const contents = commonJsEntrySource(result.metafile!, entry, commonJsNames);
+  const contents = commonJsEntrySource(result.metafile!, entry, packageDir, commonJsNames);
   if (contents !== null) result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: 'cdn-entry.js', loader: 'js' } });
   // A `require` left as esbuild's helper (in a `try`, of an undeclared name) is no import of the bundle.
   const imports = keptImports(result, false);

@@ -1,11 +1,12 @@
 // Installed CommonJS code at the local CDN (README "The local CDN"): a `require` of a package
 // the requiring package declares is an import of that package's CDN module, one in a `try`
 // stays as esbuild wrote it (and is no import the preview maps), a CommonJS module's
-// `module.exports` is exported under Node's name for it. Chromium runs it in
+// `module.exports` is exported under Node's name for it, and an ES module entry's `export *`
+// of a CommonJS file exports the names Node's `import` finds. Chromium runs both in
 // test/browser/local-cdn-commonjs.test.ts.
 import { expect } from 'chai';
 import { serve } from '../helpers/service.js';
-import { commonJsRequiresWorkspace } from '../helpers/commonjs-cdn-workspace.js';
+import { commonJsRequiresWorkspace, commonJsStarWorkspace } from '../helpers/commonjs-cdn-workspace.js';
 
 type Service = Awaited<ReturnType<typeof serve>>;
 
@@ -47,6 +48,24 @@ describe('CommonJS at the local CDN', function () {
     it("exports a CommonJS module's module.exports under that name, an ES module's nothing of the kind", async function () {
       expect((await service.get('/cdn/cjs-core@1.0.0')).text).to.match(/export\s*\{[^}]*as\s*"module\.exports"/);
       expect((await service.get('/cdn/esm-dep@1.0.0')).text).not.to.include('module.exports');
+    });
+  });
+
+  describe("an ES module entry's export * of a CommonJS file", function () {
+    let service: Service;
+
+    before(async function () {
+      service = await serve(commonJsStarWorkspace(), { cdnOrigin: 'local' });
+    });
+    after(async function () {
+      await service?.close();
+    });
+
+    it("exports the names the CommonJS file gives, the entry's own name winning", async function () {
+      const wrap = await service.get('/cdn/wrap@1.0.0');
+      expect(wrap.status).to.equal(200);
+      expect(wrap.text).to.match(/export\s*\{[^}]*\bfoo\b/);
+      expect(wrap.text).to.match(/export\s*\{[^}]*\bown\b/);
     });
   });
 });
