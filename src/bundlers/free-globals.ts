@@ -653,7 +653,7 @@ function leaves(statement: unknown, orThrowing = false): boolean {
 const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 
 /** The nodes a node holds, in the order of its members: the one walk every judgement here makes of acorn's tree. */
-function childNodes(node: SyntaxNode): SyntaxNode[] {
+export function childNodes(node: SyntaxNode): SyntaxNode[] {
   const children: SyntaxNode[] = [];
   for (const [key, value] of Object.entries(node)) {
     if (key === 'range') continue;

@@ -18,6 +18,8 @@ import { createNonRegularFiles, isConfigName } from './non-regular-files.js';
 import { nonRegularKind, nonRegularText, readRegularFile } from '../regular-files.js';
 import { browserMapPlugin } from './plugins/browser-map.js';
 import { otherExportsPlugin } from './plugins/other-exports.js';
+import { declaredPackages, requiredPackagesPlugin } from './plugins/required-packages.js';
+import { commonJsEntrySource } from './commonjs-entry.js';
 import { browserDisabledNames } from '../workspace/package-manifest.js';
 import { BuildCancelled } from './types.js';
 
@@ -96,7 +98,7 @@ const COMMON: esbuild.BuildOptions = {
 
 /** What the bundle asks of the package beside its files. */
 export interface InstalledExports {
-  /** The names a CommonJS entry exports, asked only when the entry turns out to be CommonJS (esbuild then gives it a default export alone); each becomes a named export. */
+  /** The names a CommonJS file exports, asked only for a CommonJS entry (esbuild gives it a default export alone) or a CommonJS file an ES module entry re-exports with `export *` (esbuild gives that no name); each becomes a named export (commonjs-entry.ts). */
   commonJsNames(file: string): string[];
   /** The bare specifier of the export whose entry `file` (a real path) is, or null: such a file imported by the bundle's code stays that import (README "The local CDN"). */
   exportOf(file: string): string | null;
@@ -190,15 +192,10 @@ async function bundleOnce(entry: string, packageDir: string, { commonJsNames, ex
     options = codeOptions(packageDir, names, otherExports);
     result = await build({ ...options, entryPoints: [entry] });
   }
-  const exported = Object.values(result.metafile!.outputs)[0]?.exports ?? [];
-  if (exported.length === 1 && exported[0] === 'default') {
-    const names = commonJsNames(entry);
-    if (names.length > 0) {
-      const contents = `import module from ${JSON.stringify(entry)};\nexport default module;\nexport const { ${names.join(', ')} } = module;\n`;
-      result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: 'cdn-entry.js', loader: 'js' } });
-    }
-  }
-  const imports = keptImports(result);
+  const contents = commonJsEntrySource(result.metafile!, entry, packageDir, commonJsNames);
+  if (contents !== null) result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: 'cdn-entry.js', loader: 'js' } });
+  // A `require` left as esbuild's helper (in a `try`, of an undeclared name) is no import of the bundle.
+  const imports = keptImports(result, false);
   // The stylesheets the code imports (a component's own sheet) go to a sheet beside it, which
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
@@ -218,10 +215,12 @@ function joinedCode(result: esbuild.BuildResult): string[] {
 }
 
 // The bare imports a bundle keeps, as its code writes them.
-function keptImports(result: esbuild.BuildResult): Set<string> {
+function keptImports(result: esbuild.BuildResult, withRequires = true): Set<string> {
   const imports = new Set<string>();
   for (const input of Object.values(result.metafile!.inputs)) {
-    for (const record of input.imports) if (record.external && !/^(?:[a-z]+:|\/|\.)/.test(record.path)) imports.add(record.path);
+    for (const record of input.imports) {
+      if (record.external && !/^(?:[a-z]+:|\/|\.)/.test(record.path) && (withRequires || record.kind !== 'require-call')) imports.add(record.path);
+    }
   }
   return imports;
 }
@@ -231,8 +230,10 @@ function keptImports(result: esbuild.BuildResult): Set<string> {
 // package's other exports stay external (`otherExports`; README "The local CDN").
 function codeOptions(packageDir: string, names: readonly string[], otherExports: esbuild.Plugin): esbuild.BuildOptions {
   const browserMap = browserMapPlugin(names, packageDir);
-  // First: the confinement's load would refuse the empty module of a name mapped to `false`, whose path is no file.
-  return { ...COMMON, absWorkingDir: packageDir, plugins: [...(browserMap ? [browserMap] : []), otherExports, confineToPackage(packageDir)], outfile: 'out.js' };
+  const required = requiredPackagesPlugin(declaredPackages(manifestAt(path.join(packageDir, 'package.json'), packageDir)));
+  // Before the confinement, whose load would refuse their modules, whose paths are no files; a name mapped to `false` stays empty.
+  const own = [browserMap, required].filter((plugin): plugin is esbuild.Plugin => plugin !== null);
+  return { ...COMMON, absWorkingDir: packageDir, plugins: [...own, otherExports, confineToPackage(packageDir)], outfile: 'out.js' };
 }
 
 // A package.json of the package, parsed; null when absent, leading out of the package, no regular
