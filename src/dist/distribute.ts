@@ -11,7 +11,7 @@ import { createFileHashes } from '../io/file-hashes.js';
 import { workspaceBoundaries } from '../workspace/boundaries.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
-import { readWorkspace } from '../workspace/read-workspace.js';
+import { readWorkspace, SELECTION_FILE } from '../workspace/read-workspace.js';
 import type { ClientLimits } from '../io/remote-cache/client.js';
 import type { RemoteRestored } from '../io/remote-cache/restore.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
@@ -62,6 +62,12 @@ export interface DistributionResult {
   invalid: InvalidModule[];
   /** Problems of core.json or a package.json: their modules could not even be listed. */
   workspaceDiagnostics: Diagnostic[];
+  /**
+   * Problems of `.core/selection.json`: the selection is core run's choice of packages in
+   * development, and every module is written whatever it says, so they stop nothing (the page is
+   * ordered as with no selection).
+   */
+  selectionDiagnostics?: Diagnostic[];
   /** Paths a previous run wrote that this one removed. */
   removed: string[];
   /**
@@ -101,6 +107,8 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
     await registry.dispose();
     throw error;
   }
+  const selectionDiagnostics = workspace.diagnostics.filter((problem) => problem.file === SELECTION_FILE);
+  workspace = { ...workspace, diagnostics: workspace.diagnostics.filter((problem) => problem.file !== SELECTION_FILE) };
   if (workspace.modules.length === 0 && workspace.diagnostics.length > 0) {
     await registry.dispose();
     // core.json (or every package.json) is broken: there is nothing to write, and an empty
@@ -158,7 +166,7 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
     }
   };
   const { result, signal } = await finishBeforeSignals(() => writeDistribution(out, workspace, outcomes, previous, reportPackages));
-  return { ...result, ...(signal ? { interrupted: signal } : {}), ...(remote ? { remoteCache: remote.restored } : {}) };
+  return { ...result, ...(signal ? { interrupted: signal } : {}), ...(remote ? { remoteCache: remote.restored } : {}), ...(selectionDiagnostics.length > 0 ? { selectionDiagnostics } : {}) };
 }
 
 /**

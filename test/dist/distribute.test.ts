@@ -402,6 +402,15 @@ describe('core dist', () => {
     expect(run.stdout).not.to.include('\r');
   });
 
+  it('writes every module and exits 0 under a selection naming a package the workspace no longer has, telling it on stderr', async () => {
+    const root = tempWorkspace({ '.core/selection.json': '{"packages":["@acme/renamed"]}\n' }, path.join(TEST_FIXTURES_DIR, 'basic'));
+    const run = await runCore(root, ['dist']);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stderr).to.match(/^core dist: every module was written whatever the selection says: .*\.core\/selection\.json.*@acme\/renamed/m);
+    expect(readManifest(path.join(root, 'dist')).invalid).to.deep.equal([]);
+    expect(run.stdout).to.include('wrote 5 modules');
+  });
+
   it('exits 1 on the errors fixture, naming every invalid module with its diagnostics, and writes the valid ones', async () => {
     const root = tempWorkspace({}, path.join(TEST_FIXTURES_DIR, 'errors'));
     const out = tempWorkspace();
