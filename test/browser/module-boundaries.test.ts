@@ -116,8 +116,9 @@ describe('a TypeScript module re-exporting the types of another module it import
   });
 });
 
-// Directory imports (`'../reg'`, `'../reg/'`), the everyday TypeScript spelling, reach another
-// module's entry through its folder's index: one copy of that module's state on the page.
+// Directory imports (`'../reg'`, `'../reg/'`), the everyday TypeScript spelling, and a tsconfig
+// `paths` alias reach another module's entry through its folder's index: one copy of that
+// module's state on the page.
 describe('modules importing another module\'s entry by its directory, in Chromium', function () {
   let browser: Browser;
 
@@ -129,14 +130,14 @@ describe('modules importing another module\'s entry by its directory, in Chromiu
   });
 
   it('share one registry with the page: each spelling pushes into the same array', async function () {
-    const spellings = { folder: '../reg', slash: '../reg/', file: '../reg/index.ts' };
+    const spellings = { folder: '../reg', slash: '../reg/', file: '../reg/index.ts', alias: '@/reg' };
     const files: Record<string, string> = { 'src/reg/index.ts': 'export const reg: string[] = [];\n' };
     for (const [name, spelling] of Object.entries(spellings)) files[`src/${name}/index.ts`] = `import { reg } from '${spelling}';\nreg.push('${name}');\nexport {};\n`;
     const root = inlineWorkspace(
       {
         'packages/lib': {
           manifest: { name: '@demo/lib', version: '1.0.0', type: 'module', exports: Object.fromEntries(['reg', ...Object.keys(spellings)].map((name) => [`./${name}`, `./src/${name}/index.ts`])) },
-          files: { ...files, 'tsconfig.json': JSON.stringify({ compilerOptions: { allowImportingTsExtensions: true, noEmit: true } }) },
+          files: { ...files, 'tsconfig.json': JSON.stringify({ compilerOptions: { allowImportingTsExtensions: true, noEmit: true, paths: { '@/*': ['./src/*'] } } }) },
         },
         'packages/app': {
           manifest: { name: '@demo/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@demo/lib': '1.0.0' } },
@@ -152,7 +153,7 @@ describe('modules importing another module\'s entry by its directory, in Chromiu
       await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined, undefined, { timeout: 15_000 }).catch(() => {
         throw new Error(`the page did not run: ${[...watched.errors, ...watched.failed].join(' | ') || 'no error seen'}`);
       });
-      expect(await watched.page.evaluate(() => document.body.dataset.shown)).to.equal('folder,slash,file');
+      expect(await watched.page.evaluate(() => document.body.dataset.shown)).to.equal('folder,slash,file,alias');
       expect({ errors: watched.errors, failed: watched.failed }).to.deep.equal({ errors: [], failed: [] });
     } finally {
       await watched.page.close();

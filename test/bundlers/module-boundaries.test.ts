@@ -29,6 +29,11 @@ describe('entryImportFilter', () => {
     expect(['./ui', '../lit', './srcs', './my-src'].filter((specifier) => filter.test(specifier))).to.deep.equal([]);
   });
 
+  it('passes an alias no package name could be (`@/`, `~/`, `#`, `$`) whose last segment names an entry or its directory, and no package', () => {
+    expect(['@/src/index', '@/lit/src', '~/lit/src/', '#src', '#lib/reactive-element.js', '$lib/index'].filter((specifier) => !filter.test(specifier))).to.deep.equal([]);
+    expect(['@/src/helper', '#helper', 'src/index', 'lit/src', '@scope/src', '@lit/index', 'node:src'].filter((specifier) => filter.test(specifier))).to.deep.equal([]);
+  });
+
   it('passes every relative import that resolves to an entry by name, from any directory', () => {
     const byStem = new Set(entries.map(stem));
     const importers = ['/ws/packages/lit/src', '/ws/packages/lit/src/decorators', '/ws/packages/ui/src/deep/er'];
