@@ -183,7 +183,7 @@ export const DIAGNOSTIC_KINDS = {
   MODULE_BOUNDARY_CROSSED: {
     severity: 'warning',
     scope: 'module',
-    when: "a relative import reaches another public module's entry; it is kept as that module's specifier",
+    when: "a relative import (by the file's name or its folder's) or an alias (tsconfig `paths`, package.json `imports`) reaches another public module's entry; it is kept as that module's specifier",
     remedy: "import the other module by its public specifier",
   },
   HELPER_SHARED: {

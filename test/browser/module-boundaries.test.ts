@@ -115,3 +115,49 @@ describe('a TypeScript module re-exporting the types of another module it import
     }
   });
 });
+
+// Directory imports (`'../reg'`, `'../reg/'`), the everyday TypeScript spelling, and a tsconfig
+// `paths` alias reach another module's entry through its folder's index: one copy of that
+// module's state on the page.
+describe('modules importing another module\'s entry by its directory, in Chromium', function () {
+  let browser: Browser;
+
+  before(async function () {
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+  });
+
+  it('share one registry with the page: each spelling pushes into the same array', async function () {
+    const spellings = { folder: '../reg', slash: '../reg/', file: '../reg/index.ts', alias: '@/reg' };
+    const files: Record<string, string> = { 'src/reg/index.ts': 'export const reg: string[] = [];\n' };
+    for (const [name, spelling] of Object.entries(spellings)) files[`src/${name}/index.ts`] = `import { reg } from '${spelling}';\nreg.push('${name}');\nexport {};\n`;
+    const root = inlineWorkspace(
+      {
+        'packages/lib': {
+          manifest: { name: '@demo/lib', version: '1.0.0', type: 'module', exports: Object.fromEntries(['reg', ...Object.keys(spellings)].map((name) => [`./${name}`, `./src/${name}/index.ts`])) },
+          files: { ...files, 'tsconfig.json': JSON.stringify({ compilerOptions: { allowImportingTsExtensions: true, noEmit: true, paths: { '@/*': ['./src/*'] } } }) },
+        },
+        'packages/app': {
+          manifest: { name: '@demo/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@demo/lib': '1.0.0' } },
+          files: { 'main.ts': `import { reg } from '@demo/lib/reg';\n${Object.keys(spellings).map((name) => `import '@demo/lib/${name}';`).join('\n')}\ndocument.body.dataset.shown = reg.join(',');\n` },
+        },
+      },
+      { 'core.json': JSON.stringify({ packages: ['packages/lib', 'packages/app'], preview: '@demo/app/main' }) },
+    );
+    const service = await serve(root);
+    const watched = await openPage(browser);
+    try {
+      await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
+      await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined, undefined, { timeout: 15_000 }).catch(() => {
+        throw new Error(`the page did not run: ${[...watched.errors, ...watched.failed].join(' | ') || 'no error seen'}`);
+      });
+      expect(await watched.page.evaluate(() => document.body.dataset.shown)).to.equal('folder,slash,file,alias');
+      expect({ errors: watched.errors, failed: watched.failed }).to.deep.equal({ errors: [], failed: [] });
+    } finally {
+      await watched.page.close();
+      await service.close();
+    }
+  });
+});

@@ -15,7 +15,7 @@ describe('entryImportFilter', () => {
   const filter = entryImportFilter(entries.map(stem));
 
   it('passes the relative imports that name an entry, with or without an extension, and those naming a directory', () => {
-    const passed = ['./index.js', '../src/index', './reactive-element.js', './reactive-element.ts', '../../lit/src/reactive-element.d.ts', './button.min.mjs', '.', '..', './', '../lib/', './lib/.', './lib/..'];
+    const passed = ['./index.js', '../src/index', './reactive-element.js', './reactive-element.ts', '../../lit/src/reactive-element.d.ts', './button.min.mjs', '.', '..', './', '../lib/', './lib/.', './lib/..', '../src', '../../lit/src'];
     expect(passed.filter((specifier) => !filter.test(specifier))).to.deep.equal([]);
   });
 
@@ -24,16 +24,27 @@ describe('entryImportFilter', () => {
     expect(kept.filter((specifier) => filter.test(specifier))).to.deep.equal([]);
   });
 
+  it("passes the relative imports naming the directory of an `index` entry, which esbuild resolves to that index", () => {
+    expect(['../src', '../../lit/src', './src', '../lit/src/'].filter((specifier) => !filter.test(specifier))).to.deep.equal([]);
+    expect(['./ui', '../lit', './srcs', './my-src'].filter((specifier) => filter.test(specifier))).to.deep.equal([]);
+  });
+
+  it('passes an alias no package name could be (`@/`, `~/`, `#`, `$`) whose last segment names an entry or its directory, and no package', () => {
+    expect(['@/src/index', '@/lit/src', '~/lit/src/', '#src', '#lib/reactive-element.js', '$lib/index'].filter((specifier) => !filter.test(specifier))).to.deep.equal([]);
+    expect(['@/src/helper', '#helper', 'src/index', 'lit/src', '@scope/src', '@lit/index', 'node:src'].filter((specifier) => filter.test(specifier))).to.deep.equal([]);
+  });
+
   it('passes every relative import that resolves to an entry by name, from any directory', () => {
     const byStem = new Set(entries.map(stem));
     const importers = ['/ws/packages/lit/src', '/ws/packages/lit/src/decorators', '/ws/packages/ui/src/deep/er'];
-    const names = ['index', 'index.js', 'index.d.ts', 'reactive-element.js', 'button.min', 'button.min.cjs', 'other.js', '.', '..', ''];
-    const prefixes = ['./', '../', '../../', './x/../', '../../lit/src/', '../../../lit/src/'];
+    const names = ['index', 'index.js', 'index.d.ts', 'reactive-element.js', 'button.min', 'button.min.cjs', 'other.js', 'src', 'src/', '.', '..', ''];
+    const prefixes = ['./', '../', '../../', './x/../', '../../lit/src/', '../../../lit/src/', '../../lit/'];
     for (const importer of importers) {
       for (const prefix of prefixes) {
         for (const name of names) {
           const specifier = name === '' ? prefix : `${prefix}${name}`;
-          if (byStem.has(stem(path.resolve(importer, specifier)))) expect(filter.test(specifier), `${specifier} from ${importer}`).to.equal(true);
+          const named = path.resolve(importer, specifier);
+          if (byStem.has(stem(named)) || byStem.has(path.join(named, 'index'))) expect(filter.test(specifier), `${specifier} from ${importer}`).to.equal(true);
         }
       }
     }

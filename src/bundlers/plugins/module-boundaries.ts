@@ -171,12 +171,18 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
       build.onResolve({ filter }, async (args) => {
         if (args.pluginData === SKIP) return undefined;
         if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import' && args.kind !== 'require-call') return undefined;
-        const candidate = byStem.get(stem(path.resolve(args.resolveDir, args.path)));
-        if (!candidate) return undefined;
-        // Confirm with esbuild's own resolution (extensions, tsconfig): the same file, or not ours.
+        // A directory (`'../store'`, `'../store/'`) reaches its index as a file named so does. What
+        // an alias maps (tsconfig `paths`, `#imports`) only esbuild's resolution tells.
+        const named = path.resolve(args.resolveDir, args.path);
+        if (args.path.startsWith('.') && !byStem.has(stem(named)) && !byStem.has(path.join(named, 'index'))) return undefined;
+        // Decided by the file esbuild's own resolution reaches (extensions, a directory's index,
+        // tsconfig), never by the spelling: the same file as an entry's, or not ours.
         const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
-        if (resolved.errors.length > 0 || resolved.path !== candidate.file) return undefined;
-        if (candidate.within !== undefined && !args.importer.startsWith(candidate.within)) return undefined;
+        if (resolved.errors.length > 0) return undefined;
+        const candidate = byStem.get(stem(resolved.path));
+        if (!candidate || resolved.path !== candidate.file) return undefined;
+        // A shared file is imported by relative path only; one an alias reaches stays a copy (README "Shared files").
+        if (candidate.within !== undefined && (!args.importer.startsWith(candidate.within) || !args.path.startsWith('.'))) return undefined;
         const crossing = { importer: args.importer, original: args.path, file: candidate.file };
         if (candidate.within !== undefined) {
           kept.push(crossing);
@@ -268,13 +274,20 @@ function valueExportsOf(root: string, build: esbuild.PluginBuild) {
 }
 
 // Which relative imports can reach an entry, decided in Go: those whose last segment is an
-// entry's name (with or without an extension), and those ending in `.`, `..` or `/` (they name
-// a directory, or its name as a file). Every other relative import never reaches JavaScript:
-// a rebuild of a module asks its plugins again for every import it resolves, and a callback
+// entry's name (with or without an extension) or the directory of an `index` entry, and those
+// ending in `.`, `..` or `/` (they name a directory, or its name as a file). So can an alias
+// whose first character no package name has (`@/`, `~/`, `#`, `$`: a tsconfig `paths` entry or
+// package.json `imports`) and whose last segment is such a name. Every other import never
+// reaches JavaScript: a rebuild of a module asks its plugins again for every import it resolves, and a callback
 // waits for the main thread, which is answering the request that asked for the build.
 export function entryImportFilter(stems: Iterable<string>): RegExp {
-  const names = [...new Set([...stems].map((file) => escapeRegExp(path.basename(file))))].sort();
-  return new RegExp(`^\\.\\.?(?:$|/(?:.*/)?(?:(?:${names.join('|')})(?:\\.d)?(?:\\.[cm]?[jt]sx?)?|\\.\\.?)?$)`);
+  // An entry named `index` is reached by its directory's name too (`'../store'`), as esbuild resolves it.
+  const named = [...stems].flatMap((file) => (path.basename(file) === 'index' ? [path.basename(file), path.basename(path.dirname(file))] : [path.basename(file)]));
+  const names = [...new Set(named.map(escapeRegExp))].sort();
+  const name = `(?:${names.join('|')})(?:\\.d)?(?:\\.[cm]?[jt]sx?)?`;
+  const relative = `\\.\\.?(?:$|/(?:.*/)?(?:${name}|\\.\\.?)?$)`;
+  const alias = `(?:@/|[^@A-Za-z0-9./_-])(?:.*/)?${name}/?$`;
+  return new RegExp(`^(?:${relative}|${alias})`);
 }
 
 // Marks the resolution this plugin asks for itself, so that it does not answer it again.
