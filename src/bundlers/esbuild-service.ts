@@ -9,6 +9,7 @@
 // Contexts belong to the generation they were made in, and one of an older generation is dropped
 // by its owner, never disposed (context-pool.ts).
 import * as esbuild from 'esbuild';
+import { esbuildProcesses } from './non-regular-files.js';
 import { EngineUnavailable } from './types.js';
 
 /**
@@ -138,6 +139,33 @@ export async function withLiveService<T>(run: () => Promise<T>, onRestart: () =>
       if (isServiceGone(again)) throw new EngineUnavailable("esbuild's process died during the build, and again in the process started for it");
       throw again;
     }
+  }
+}
+
+/** How long a close waits for its esbuild calls before asking whether esbuild's process answers at all, and how long for that answer. */
+export const CLOSE_PATIENCE_MS = 5_000;
+
+/** Whether `promise` settles, either way, within `ms`. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Settles once `ended` (the close's esbuild calls) does. While they run, esbuild's process is asked
+ * for one exchange every CLOSE_PATIENCE_MS: a process that answers is busy (a long build, which the
+ * close waits for), one that does not is hung, and is killed (README "When esbuild's process dies"),
+ * which fails every call it had: `ended` then settles.
+ */
+export async function endedOrHungKilled(ended: Promise<unknown>): Promise<void> {
+  while (!(await settlesWithin(ended, CLOSE_PATIENCE_MS))) {
+    if (await settlesWithin(esbuild.transform(''), CLOSE_PATIENCE_MS)) continue;
+    for (const pid of esbuildProcesses()) process.kill(pid, 'SIGKILL');
   }
 }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { esbuildCallsRunning } from '../../src/bundlers/calls-in-flight.js';
 import { allowRestarts } from '../../src/bundlers/esbuild-service.js';
-import { killEsbuild } from '../helpers/esbuild-process.js';
+import { esbuildChild, killEsbuild } from '../helpers/esbuild-process.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve, stopAll } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -83,5 +83,32 @@ describe("esbuild's process dying", function () {
     expect(statuses(after)).to.deep.equal(before);
     await closedWithin(service, 60_000);
     expect(esbuildCallsRunning()).to.deep.equal([]);
+  });
+
+  // A stopped process (SIGSTOP) answers nothing: neither the builds in flight nor the disposes of
+  // the close. The close asks it for one exchange, and kills it when unanswered.
+  it('settles the close when esbuild hangs with builds in flight and contexts kept, killing the hung process', async function () {
+    const root = fixtureWorkspace('basic');
+    const service = await serve(root);
+    await settled(service);
+    const pid = esbuildChild()!;
+    const edit = () => {
+      for (const file of ['packages/app/main/helper.ts', 'packages/lib/format/internal/pad.ts']) fs.appendFileSync(path.join(root, file), '\n/* edited */\n');
+    };
+    try {
+      // Rebuilt in contexts the service keeps, which its close disposes.
+      edit();
+      await waitFor(() => esbuildCallsRunning().length > 0, { timeout: 60_000, interval: 0, what: 'a build in flight' });
+      await waitFor(() => esbuildCallsRunning().length === 0, { timeout: 60_000, what: 'the builds ended' });
+      process.kill(pid, 'SIGSTOP');
+      edit();
+      await waitFor(() => esbuildCallsRunning().length > 0, { timeout: 60_000, what: 'a build in flight' });
+      await closedWithin(service, 60_000);
+      expect(esbuildCallsRunning()).to.deep.equal([]);
+      expect(esbuildChild(), 'the hung process').to.not.equal(pid);
+    } finally {
+      // Without the kill, the process goes on, so that the run can end.
+      if (esbuildChild() === pid) process.kill(pid, 'SIGCONT');
+    }
   });
 });
