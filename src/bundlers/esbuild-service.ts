@@ -165,7 +165,13 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
 export async function endedOrHungKilled(ended: Promise<unknown>): Promise<void> {
   while (!(await settlesWithin(ended, CLOSE_PATIENCE_MS))) {
     if (await settlesWithin(esbuild.transform(''), CLOSE_PATIENCE_MS)) continue;
-    for (const pid of esbuildProcesses()) process.kill(pid, 'SIGKILL');
+    for (const pid of esbuildProcesses()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Ended meanwhile: its calls have failed already.
+      }
+    }
   }
 }
 

@@ -109,7 +109,7 @@ describe('createContextPool', () => {
       caller.abort();
       const replaced = await pool.rebuild('key', `signature ${round}`, options);
       expect(replaced.errors, `round ${round}`).to.deep.equal([]);
-      expect((await cancelled).name, `round ${round}`).to.equal('BuildCancelled');
+      expect(((await cancelled) as Error).name, `round ${round}`).to.equal('BuildCancelled');
     }
     expect(esbuildChild(), "esbuild's process after 20 rounds").to.equal(before);
   });

@@ -5,8 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { esbuildCallsRunning } from '../../src/bundlers/calls-in-flight.js';
-import * as esbuild from 'esbuild';
-import { allowRestarts, RESTARTS_IN_WINDOW, withLiveService } from '../../src/bundlers/esbuild-service.js';
+import { allowRestarts } from '../../src/bundlers/esbuild-service.js';
 import { esbuildChild, killEsbuild } from '../helpers/esbuild-process.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve, stopAll } from '../helpers/service.js';
@@ -112,30 +111,4 @@ describe("esbuild's process dying", function () {
       if (esbuildChild() === pid) process.kill(pid, 'SIGCONT');
     }
   });
-
-  // Past the restarts, the engine is unavailable until a save: the bundled preview's join says so
-  // with a code, as a module's build does, and is no internal error.
-  it('answers the bundled preview BUILD_FAILED, no 500, while the engine is unavailable after a crash loop', async function () {
-    const root = fixtureWorkspace('basic');
-    const service = await serve(root);
-    await settled(service);
-    // Killed again as each new process starts (the service's own calls may start one too), until
-    // the restarts ran out.
-    let refused: Error | null = null;
-    for (let death = 0; death <= 3 * RESTARTS_IN_WINDOW && refused?.name !== 'EngineUnavailable'; death++) {
-      refused = await withLiveService(() => esbuild.transform('')).then(
-        () => null,
-        (error: Error) => error,
-      );
-      if (!refused) await killEsbuild();
-    }
-    expect(refused?.name, 'the engine unavailable').to.equal('EngineUnavailable');
-    // Not the default entry, whose page the service joins ahead once it settles.
-    const answer = await service.get('/preview/bundled/?entry=@acme/lib/format', { Accept: 'application/json' });
-    expect(answer.status, answer.text.slice(0, 300)).to.equal(422);
-    expect(answer.json<{ code: string; message: string }>().code).to.equal('BUILD_FAILED');
-    expect(answer.json<{ message: string }>().message).to.match(/esbuild's process died/);
-    await closedWithin(service, 60_000);
-  });
 });
-
