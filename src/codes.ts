@@ -108,6 +108,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'esbuild cannot build the module: a syntax error, an unresolved relative import, a broken tsconfig, a file of its graph that is not a regular file (a FIFO, a socket, a device: README "Files that are not files"), an asset declared by another module, a name imported from another public module whose code does not export it, a name no browser defines read by a browser build (a Node global such as `process` read when the module is imported, JSX compiled to its factory, `React.createElement` or the `jsxFactory` of a tsconfig, with nothing binding it), or what surely throws in strict code where the import runs (a name written that nothing binds and Chromium\'s window lacks, `arguments` or a function declared only in a block read, a member of `this` at the top level, which is undefined) (README "Bundling real code")',
     remedy: 'fix the source at the file, line and column given',
   },
+  ENGINE_UNAVAILABLE: {
+    severity: 'error',
+    scope: 'module',
+    when: "esbuild's process died during the module's build and again in the new process started for it, or died more than 3 times within 60 s, after which no build runs until a file is saved (README \"When esbuild's process dies\")",
+    remedy: 'save a file to build again; if it keeps dying, report it to esbuild with what `core run` printed (its panic)',
+  },
   STYLESHEET_IMPORTED_AS_VALUE: {
     severity: 'error',
     scope: 'module',

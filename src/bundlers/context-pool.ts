@@ -1,9 +1,14 @@
 // esbuild contexts kept for incremental rebuilds, one per key (a module variant), the least
 // recently used disposed beyond a limit. Rebuilds of one context run one at a time: a
 // rebuild started while a cancelled one winds down would be cancelled with it, and esbuild's
-// "The build was canceled" would be taken for the module's error.
+// "The build was canceled" would be taken for the module's error. A context is disposed only
+// once its last rebuild has wound down: esbuild 0.28's process dies of a nil pointer when a
+// dispose arrives after a rebuild and its cancel, before that rebuild started (README "When
+// esbuild's process dies"). A context made by a process that died since is dropped, never
+// disposed (esbuild-service.ts).
 import * as esbuild from 'esbuild';
 import { keptUntilSettled } from './calls-in-flight.js';
+import { serviceGeneration } from './esbuild-service.js';
 import { BuildCancelled } from './types.js';
 
 export interface ContextPool {
@@ -14,7 +19,7 @@ export interface ContextPool {
    */
   rebuild(key: string, signature: string, options: () => esbuild.BuildOptions, signal?: AbortSignal): Promise<esbuild.BuildResult>;
   dispose(): Promise<void>;
-  /** Forgets every context without disposing it: they belonged to an esbuild service that died. */
+  /** Forgets, without disposing them, the contexts made by an esbuild process that died since. */
   abandon(): void;
   /** Disposes the context of `key`, if any: its next rebuild starts from a new one. */
   discard(key: string): Promise<void>;
@@ -22,6 +27,8 @@ export interface ContextPool {
 
 interface Pooled {
   context: esbuild.BuildContext;
+  /** The esbuild process that made it (`serviceGeneration`). */
+  generation: number;
   signature: string;
   /** Settles once the last rebuild has wound down; null when it has. */
   busy: Promise<void> | null;
@@ -83,10 +90,22 @@ async function rebuildPooled(entry: Pooled, signal: AbortSignal | undefined): Pr
   }
 }
 
-/** Disposes `entry`'s context once its last rebuild has wound down. */
+/** The context's process still runs: its context may be rebuilt and must be disposed. */
+const isLive = (entry: Pooled): boolean => entry.generation === serviceGeneration();
+
+/** Disposes `entry`'s context once its last rebuild has wound down; one of a dead process is only forgotten. */
 async function disposeWhenIdle(entry: Pooled): Promise<void> {
-  await entry.busy;
-  await entry.context.dispose().catch(() => {});
+  // One turn first: a caller that took the entry in this turn starts its rebuild before the dispose is sent.
+  do await entry.busy;
+  while (entry.busy);
+  if (isLive(entry)) await entry.context.dispose().catch(() => {});
+}
+
+/** Marks a kept entry the most recently used. */
+function used(pool: Map<string, Pooled>, key: string, entry: Pooled): Pooled {
+  pool.delete(key);
+  pool.set(key, entry);
+  return entry;
 }
 
 export function createContextPool(limit = 64): ContextPool {
@@ -99,35 +118,32 @@ export function createContextPool(limit = 64): ContextPool {
   let disposals = 0;
   const calls = new Set<Promise<unknown>>();
 
+  /** Disposes `entry` once idle, kept among the calls that `dispose` waits for. */
+  const retire = (key: string, entry: Pooled, why: string): void => void keptUntilSettled(calls, disposeWhenIdle(entry), `the dispose of ${why} context of ${named(key)}`);
+
   async function take(key: string, signature: string, options: () => esbuild.BuildOptions): Promise<Pooled> {
     let entry = pool.get(key);
-    if (entry && entry.signature !== signature) {
+    if (entry && (entry.signature !== signature || !isLive(entry))) {
       pool.delete(key);
-      await entry.context.dispose();
+      retire(key, entry, 'a replaced');
       entry = undefined;
     }
     if (!entry) {
       const ended: Pooled['ended'] = { take: null };
       const made = options();
-      entry = { context: await esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] }), signature, busy: null, ended };
+      const generation = serviceGeneration();
+      entry = { context: await esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] }), generation, signature, busy: null, ended };
       // Another build of this key made one meanwhile: replaced, it is disposed, not forgotten alive.
       const displaced = pool.get(key);
-      if (displaced) void keptUntilSettled(calls, disposeWhenIdle(displaced), `the dispose of a displaced context of ${named(key)}`);
+      if (displaced) retire(key, displaced, 'a displaced');
     }
     pool.delete(key);
     pool.set(key, entry); // most recently used last
     while (pool.size > limit) {
       const [oldest, stale] = pool.entries().next().value!;
       pool.delete(oldest);
-      await stale.context.dispose();
+      retire(oldest, stale, 'the least recently used');
     }
-    return entry;
-  }
-
-  /** Marks a kept entry the most recently used. */
-  function used(key: string, entry: Pooled): Pooled {
-    pool.delete(key);
-    pool.set(key, entry);
     return entry;
   }
 
@@ -138,7 +154,7 @@ export function createContextPool(limit = 64): ContextPool {
       // A kept context is rebuilt in this very turn: the caller goes on (to record that the
       // build started) while esbuild works.
       const kept = pool.get(key);
-      if (kept?.signature === signature) return keptUntilSettled(calls, rebuildPooled(used(key, kept), signal), `the kept context's rebuild of ${named(key)}`);
+      if (kept?.signature === signature && isLive(kept)) return keptUntilSettled(calls, rebuildPooled(used(pool, key, kept), signal), `the kept context's rebuild of ${named(key)}`);
       const made = take(key, signature, options).then((entry) => {
         if (disposals !== disposalsBefore) throw new BuildCancelled();
         return rebuildPooled(entry, signal);
@@ -148,23 +164,21 @@ export function createContextPool(limit = 64): ContextPool {
     async dispose() {
       disposals += 1;
       while (calls.size > 0) {
-        for (const entry of pool.values()) if (entry.busy) void entry.context.cancel().catch(() => {});
+        for (const entry of pool.values()) if (entry.busy && isLive(entry)) void entry.context.cancel().catch(() => {});
         await Promise.all(calls);
       }
       const all = [...pool.values()];
       pool.clear();
-      // A context of a service that died cannot be disposed, and needs not be.
-      await Promise.all(all.map((entry) => entry.context.dispose().catch(() => {})));
+      await Promise.all(all.map(disposeWhenIdle));
     },
     abandon() {
-      pool.clear();
+      for (const [key, entry] of pool) if (!isLive(entry)) pool.delete(key);
     },
     async discard(key) {
       const entry = pool.get(key);
       if (!entry) return;
       pool.delete(key);
-      await entry.busy;
-      await entry.context.dispose().catch(() => {});
+      await disposeWhenIdle(entry);
     },
   };
 }

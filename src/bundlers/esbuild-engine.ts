@@ -14,7 +14,7 @@ import { endingItsCalls } from './calls-in-flight.js';
 import { createContextPool } from './context-pool.js';
 import { outputHash } from '../outputs/content-hash.js';
 import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
-import { withLiveService } from './esbuild-service.js';
+import { allowRestarts, withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type LinksWord, type SourcePolicy } from './esbuild-options.js';
 import { createKeptRebuilds } from './kept-rebuild.js';
 import { createNonRegularFiles, type NonRegularFiles } from './non-regular-files.js';
@@ -45,7 +45,7 @@ function createEngine(options: EngineOptions): Bundler {
   const kept = createKeptRebuilds(contexts, buildOptions);
   const stylesheets = createStylesheetRebuild({ root, contexts, lastBuilds, buildOptions, failedBuild, refuse: options.refuse });
   const rebuildStyles = stylesheets.rebuild;
-  // esbuild's process may die under a build: a new one takes over, and the contexts of the old are gone.
+  // esbuild's process may die under a build: a new one takes over, and the contexts of the dead one are gone.
   const recover = () => {
     contexts.abandon();
     lastBuilds.clear();
@@ -107,7 +107,7 @@ function createEngine(options: EngineOptions): Bundler {
         async (attempt) => nonRegular.refusedConfig(target, attempt === 0 ? (since ?? null) : undefined) ?? rebuildWithChunks(target, variant, signal, since),
         (result) => [result],
       ),
-    anticipate: stylesheets.anticipate,
+    anticipate: afterSaves(stylesheets.anticipate),
     async dispose() {
       lastBuilds.clear();
       kept.clear();
@@ -115,6 +115,12 @@ function createEngine(options: EngineOptions): Bundler {
     },
   };
 }
+
+/** `anticipate`, after a save lets esbuild's process be started again: the save may fix what made it die (README "When esbuild's process dies"). */
+const afterSaves = (anticipate: NonNullable<Bundler['anticipate']>): NonNullable<Bundler['anticipate']> => (saved, bytesOf) => {
+  if (saved.length > 0) allowRestarts();
+  anticipate(saved, bytesOf);
+};
 
 /**
  * The options of the engine's builds. The watcher's word on links (`noLinkLeadsOut`) is taken as

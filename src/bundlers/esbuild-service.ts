@@ -1,9 +1,16 @@
 // esbuild's service (its Go process) is shared by every build of this process. If it dies (a
 // crash of its own was seen under load: a nil pointer in its build service), every later call
-// answers "The service is no longer running", for good. Instead, the first call that meets
-// this restarts it (`esbuild.stop()` lets the next call start a new one) and tries once more;
-// kept contexts belonged to the dead service and are dropped by their owners.
+// answers "The service is no longer running", for good. Instead, a call that meets this asks
+// `reviveService`, which tells a dead process from a context of one that died before (one
+// exchange with the process now running), and only for a dead one starts another (`esbuild.stop()`
+// lets the next call start a new one); then the call is tried once more. A new process is started
+// at most RESTARTS_IN_WINDOW times within RESTART_WINDOW_MS: past that the engine is
+// unavailable (EngineUnavailable, README "When esbuild's process dies") until a file is saved.
+// Contexts belong to the generation they were made in, and one of an older generation is dropped
+// by its owner, never disposed (context-pool.ts).
 import * as esbuild from 'esbuild';
+import { esbuildProcesses } from './non-regular-files.js';
+import { EngineUnavailable } from './types.js';
 
 /**
  * The Go collector's target for esbuild's process (README "Performance"): at Go's default (100)
@@ -57,29 +64,114 @@ export const serviceGeneration = (): number => generation;
 
 export const isServiceGone = (error: unknown): boolean => error instanceof Error && /^The service (?:is no longer running|was stopped)/.test(error.message);
 
-/** Starts a new service unless someone already did since `seen`; resolves to the generation now. */
-export async function restartService(seen: number): Promise<number> {
-  if (generation === seen) {
-    generation += 1;
-    // stop() ends the process before it returns: the new one starts before any other call can.
-    const stopped = esbuild.stop();
-    startedTuned();
-    await stopped;
-  }
-  return generation;
+/** New processes started within RESTART_WINDOW_MS at most; past that the engine is unavailable until a file is saved. */
+export const RESTARTS_IN_WINDOW = 3;
+export const RESTART_WINDOW_MS = 60_000;
+
+/** When each recent new process was started (ms), the oldest first. */
+let restarts: number[] = [];
+/** Set once the restarts ran out: every build fails at once, without starting esbuild, until `allowRestarts`. */
+let unavailable: EngineUnavailable | null = null;
+let reviving: Promise<void> | null = null;
+
+/** A file was saved (README "When esbuild's process dies"): an engine that died too often may try again. */
+export function allowRestarts(): void {
+  restarts = [];
+  unavailable = null;
 }
 
-/** `run`, once more on a new service when esbuild's died under it; `onRestart` drops what belonged to the old one. */
-export async function withLiveService<T>(run: () => Promise<T>, onRestart: () => void = () => {}): Promise<T> {
+/** Throws EngineUnavailable once the restarts ran out. */
+export function throwIfUnavailable(): void {
+  if (unavailable) throw unavailable;
+}
+
+// One exchange with the process now running (starting it if none runs) says whether it is gone:
+// a call of a context made by a process that died before says so too, and must not stop a live
+// one, whose calls in flight would then never be answered (`esbuild.stop()` ends its streams
+// without failing them).
+async function currentIsGone(): Promise<boolean> {
   startedTuned();
-  const seen = generation;
+  try {
+    await esbuild.transform('');
+    return false;
+  } catch (error) {
+    return isServiceGone(error);
+  }
+}
+
+/** A new process in place of a dead one, unless the restarts ran out (then EngineUnavailable). */
+async function restartDead(): Promise<void> {
+  if (!(await currentIsGone())) return;
+  const now = Date.now();
+  restarts = restarts.filter((at) => at > now - RESTART_WINDOW_MS);
+  if (restarts.length >= RESTARTS_IN_WINDOW) {
+    unavailable = new EngineUnavailable(`esbuild's process died ${restarts.length + 1} times within ${RESTART_WINDOW_MS / 1000} s`);
+    return;
+  }
+  restarts.push(now);
+  generation += 1;
+  // stop() ends the dead process's streams before it returns: the new one starts before any other call can.
+  const stopped = esbuild.stop();
+  startedTuned();
+  await stopped;
+}
+
+/** Makes sure a live process runs, after a call found its own gone; one check at a time for every caller. */
+export function reviveService(): Promise<void> {
+  reviving ??= restartDead().finally(() => (reviving = null));
+  return reviving;
+}
+
+/** `run`, once more when esbuild's process died under it (or a context of a dead one was called); `onRestart` drops what belonged to dead ones. */
+export async function withLiveService<T>(run: () => Promise<T>, onRestart: () => void = () => {}): Promise<T> {
+  throwIfUnavailable();
+  startedTuned();
   try {
     return await run();
   } catch (error) {
     if (!isServiceGone(error)) throw error;
-    await restartService(seen);
+    await reviveService();
+    throwIfUnavailable();
     onRestart();
-    return run();
+    try {
+      return await run();
+    } catch (again) {
+      if (isServiceGone(again)) throw new EngineUnavailable("esbuild's process died during the build, and again in the process started for it");
+      throw again;
+    }
+  }
+}
+
+/** How long a close waits for its esbuild calls before asking whether esbuild's process answers at all, and how long for that answer. */
+export const CLOSE_PATIENCE_MS = 5_000;
+
+/** Whether `promise` settles, either way, within `ms`. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Settles once `ended` (the close's esbuild calls) does. While they run, esbuild's process is asked
+ * for one exchange every CLOSE_PATIENCE_MS: a process that answers is busy (a long build, which the
+ * close waits for), one that does not is hung, and is killed (README "When esbuild's process dies"),
+ * which fails every call it had: `ended` then settles.
+ */
+export async function endedOrHungKilled(ended: Promise<unknown>): Promise<void> {
+  while (!(await settlesWithin(ended, CLOSE_PATIENCE_MS))) {
+    if (await settlesWithin(esbuild.transform(''), CLOSE_PATIENCE_MS)) continue;
+    for (const pid of esbuildProcesses()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Ended meanwhile: its calls have failed already.
+      }
+    }
   }
 }
 

@@ -72,6 +72,27 @@ export interface NonRegularFiles {
  */
 export type FifoWaits = boolean | null | { paths: readonly string[] };
 
+/** The processes this one started (Linux: `/proc/<pid>/task/<tid>/children`), by pid. */
+function childProcesses(): string[] {
+  const tasks = `/proc/${process.pid}/task`;
+  return fs.readdirSync(tasks).flatMap((task) => fs.readFileSync(`${tasks}/${task}/children`, 'utf8').split(' ').filter(Boolean));
+}
+
+/** esbuild's processes among this one's children (Linux; none found elsewhere), by pid. */
+export function esbuildProcesses(): number[] {
+  try {
+    return childProcesses().flatMap((child) => {
+      try {
+        return fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'esbuild' ? [Number(child)] : [];
+      } catch {
+        return []; // ended meanwhile
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
 /**
  * What esbuild's process (a child of this one, on Linux) waits on: the kernel names where each
  * thread sleeps (`/proc/<pid>/task/<tid>/wchan`), and for one in the open of a FIFO, the call and
@@ -81,8 +102,7 @@ export type FifoWaits = boolean | null | { paths: readonly string[] };
  */
 export function esbuildFifoWaits(arch: string = process.arch): FifoWaits {
   try {
-    const tasks = `/proc/${process.pid}/task`;
-    const children = fs.readdirSync(tasks).flatMap((task) => fs.readFileSync(`${tasks}/${task}/children`, 'utf8').split(' ').filter(Boolean));
+    const children = childProcesses();
     const inFifoOpen: Array<{ pid: string; thread: string }> = [];
     const esbuildSleeps = children.flatMap((child) => {
       try {

@@ -182,6 +182,14 @@ export class BuildCancelled extends Error {
 }
 
 /** A bundler that cannot be loaded: a condition of the workspace, told as a diagnostic. */
+/** esbuild's process died again and again (README "When esbuild's process dies"): no build runs until a file is saved. */
+export class EngineUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EngineUnavailable';
+  }
+}
+
 export class BundlerUnavailable extends Error {
   constructor(message: string) {
     super(message);

@@ -10,6 +10,7 @@ import { isContentHash } from '../outputs/content-hash.js';
 import { bundlePage, bundlePageMaps, PageBundleError, type MapKind, type PageBundleInput } from '../bundlers/page-bundle.js';
 import type { JoinFiles } from '../bundlers/join-files.js';
 import { createCallsInFlight } from '../bundlers/calls-in-flight.js';
+import { EngineUnavailable } from '../bundlers/types.js';
 import type { ServiceState } from '../store/state.js';
 import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, prepareSavedPage, type BundledFile, type BundledPage, type PageBundlePlan, type PageBundles } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
@@ -210,6 +211,8 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
         return { preview, plan, page: await bundles.bundle(plan) };
       } catch (error) {
         if (error instanceof PageBundleError) throw new ServiceError('BUILD_FAILED', `the bundled preview of ${preview.entry} could not be joined: ${error.message}`, error.diagnostics.length > 0 ? { diagnostics: error.diagnostics } : {});
+        // An expected condition, not the service's defect (README "When esbuild's process dies").
+        if (error instanceof EngineUnavailable) throw new ServiceError('BUILD_FAILED', `the bundled preview of ${preview.entry} could not be joined: ${error.message}; save a file to try again`);
         throw error;
       }
     },

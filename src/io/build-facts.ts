@@ -1,7 +1,7 @@
 // A finished build as the fact the store records: `build.succeeded` with the outputs put in
 // the output cache by content hash, or `build.failed`; either with the inputs read and their
 // hashes, and the bare imports found, placed in their files.
-import { BundlerUnavailable, type BundleResult } from '../bundlers/types.js';
+import { BundlerUnavailable, EngineUnavailable, type BundleResult } from '../bundlers/types.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import type { Fact, InputHashes, OutputRef } from '../store/events.js';
 import { bundlerFailed, diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
@@ -68,7 +68,9 @@ export function bundlerFailedFacts(hashes: FileHashes, job: { build: number; var
     errors: [
       error instanceof BundlerUnavailable
         ? diagnostic('BUNDLE_ERROR', `${module.specifier} cannot be built: ${message}; install it in the workspace, or correct "core.bundler" or "bundlers" in ${manifest ?? 'its package.json'}`, { file: manifest ?? module.entry ?? undefined })
-        : bundlerFailed(job.bundler.name, message, module.entry),
+        : error instanceof EngineUnavailable
+          ? diagnostic('ENGINE_UNAVAILABLE', `${module.specifier} was not built: ${message}; save a file to build again`, { file: module.entry ?? undefined })
+          : bundlerFailed(job.bundler.name, message, module.entry),
     ],
     imports: [],
     // A spread makes a literal, keyed by the module's paths and kept (ARCHITECTURE.md "One module's requests at 10,000 modules").

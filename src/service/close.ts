@@ -2,6 +2,7 @@
 // Nothing may keep running after either: effects, watcher, esbuild, the team cache's agent.
 import type { Server } from 'node:http';
 import type { Subscription } from 'rxjs';
+import { endedOrHungKilled } from '../bundlers/esbuild-service.js';
 import type { BundlerRegistry } from '../bundlers/registry.js';
 import type { App } from '../http/app.js';
 import type { BuildCache } from '../io/build-cache.js';
@@ -41,7 +42,10 @@ export async function stopUnstarted(parts: StoppableParts): Promise<void> {
  * One that fails lets the others and the rest of the close go on; its failure is then `close()`'s.
  */
 async function endBuilds(parts: StoppableParts): Promise<{ throwIfFailed(): void }> {
-  const ended = await Promise.allSettled([parts.registry.dispose(), ...parts.extensionEnds.map(async (end) => end())]);
+  const ending = Promise.allSettled([parts.registry.dispose(), ...parts.extensionEnds.map(async (end) => end())]);
+  // A hung esbuild process would never answer them: it is killed (README "When esbuild's process dies").
+  await endedOrHungKilled(ending);
+  const ended = await ending;
   const failed = ended.find((outcome) => outcome.status === 'rejected');
   return {
     throwIfFailed() {

@@ -8,6 +8,7 @@ import type * as esbuild from 'esbuild';
 import { isBuildFailure } from '../../src/bundlers/build-results.js';
 import { createContextPool } from '../../src/bundlers/context-pool.js';
 import { esbuildHolds } from '../helpers/esbuild-holds.js';
+import { esbuildChild } from '../helpers/esbuild-process.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 describe('createContextPool', () => {
@@ -89,4 +90,28 @@ describe('createContextPool', () => {
     await pool.dispose();
     expect(esbuildHolds(), "esbuild's process held after dispose()").to.equal(held);
   });
+
+  // esbuild 0.28's process dies of a nil pointer (its service.go:706) when a context's dispose
+  // arrives after a rebuild and its cancel, before the rebuild started: a new signature (or the
+  // pool's limit) used to dispose the context it replaced at once (README "When esbuild's process dies").
+  it("disposes a replaced context only once its cancelled rebuild has ended: esbuild's process survives", async function () {
+    this.timeout(120_000);
+    await pool.rebuild('key', 'signature 0', options);
+    const before = esbuildChild();
+    expect(before, "esbuild's process").to.be.a('number');
+    for (let round = 1; round <= 20; round++) {
+      // The last rebuild winds down (its answer follows the result the pool gave) before this one
+      // starts, as between two edits: the rebuild is then sent at once, then its cancel, then the
+      // dispose. Not a condition waited for: a slower machine makes the race rarer, never a failure.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const caller = new AbortController();
+      const cancelled = pool.rebuild('key', `signature ${round - 1}`, options, caller.signal).catch((error: Error) => error);
+      caller.abort();
+      const replaced = await pool.rebuild('key', `signature ${round}`, options);
+      expect(replaced.errors, `round ${round}`).to.deep.equal([]);
+      expect(((await cancelled) as Error).name, `round ${round}`).to.equal('BuildCancelled');
+    }
+    expect(esbuildChild(), "esbuild's process after 20 rounds").to.equal(before);
+  });
 });
+

@@ -5,9 +5,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
-import { ESBUILD_GOGC, ESBUILD_GOMEMLIMIT } from '../../src/bundlers/esbuild-service.js';
+import * as esbuild from 'esbuild';
+import { allowRestarts, ESBUILD_GOGC, ESBUILD_GOMEMLIMIT, RESTARTS_IN_WINDOW, withLiveService } from '../../src/bundlers/esbuild-service.js';
+import { esbuildChild, killEsbuild } from '../helpers/esbuild-process.js';
 import { serve } from '../helpers/service.js';
-import { inlineWorkspace, PROJECT_DIR } from '../helpers/workspace.js';
+import { inlineWorkspace, PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** The esbuild service processes started by this process. */
@@ -67,6 +69,51 @@ describe("esbuild's process dying", function () {
     } finally {
       await service.close();
     }
+  });
+});
+
+describe("withLiveService, when esbuild's process died (README \"When esbuild's process dies\")", function () {
+  this.timeout(120_000);
+  let root: string;
+  const options = (): esbuild.BuildOptions => ({ absWorkingDir: root, entryPoints: ['index.ts'], bundle: true, write: false, logLevel: 'silent' });
+  beforeEach(() => (root = tempWorkspace({ 'index.ts': 'export const value = 1;\n' })));
+  beforeEach(() => allowRestarts());
+  afterEach(() => allowRestarts());
+
+  // A context made by the dead process answers "no longer running" too: taken for the death of the
+  // live process, it used to stop that one, whose builds in flight were then never answered.
+  it("a context of the dead process, called once a new one runs, leaves the live process and its builds in flight alone", async function () {
+    const stale = await withLiveService(() => esbuild.context(options()));
+    await killEsbuild();
+    expect((await withLiveService(() => esbuild.build(options()))).errors).to.deep.equal([]);
+    const live = esbuildChild();
+    const inFlight = withLiveService(() => esbuild.build(options()));
+    const staleCall = await withLiveService(() => stale.rebuild()).then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(staleCall, 'the dead context fails').to.be.an('error');
+    expect((await inFlight).errors, 'the build in flight').to.deep.equal([]);
+    expect(esbuildChild(), 'the live process').to.equal(live);
+  });
+
+  it(`starts at most ${RESTARTS_IN_WINDOW} new processes in a row, then fails at once with EngineUnavailable until a file is saved`, async function () {
+    for (let death = 1; death <= RESTARTS_IN_WINDOW; death++) {
+      await withLiveService(() => esbuild.build(options()));
+      await killEsbuild();
+    }
+    await withLiveService(() => esbuild.build(options()));
+    await killEsbuild();
+    const refused = await withLiveService(() => esbuild.build(options())).then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(refused?.name).to.equal('EngineUnavailable');
+    expect(esbuildChild(), 'no new process').to.equal(null);
+    const again = await withLiveService(() => esbuild.build(options())).catch((error: Error) => error);
+    expect((again as Error).name, 'still refused, no process started').to.equal('EngineUnavailable');
+    allowRestarts();
+    expect((await withLiveService(() => esbuild.build(options()))).errors, 'after a save').to.deep.equal([]);
   });
 });
 

@@ -1,0 +1,32 @@
+// esbuild's process as the kernel sees it: the child of this process whose command is esbuild's
+// binary, found in /proc (Linux), and killed as a crash would end it.
+import fs from 'node:fs';
+import { waitFor } from './wait-for.js';
+
+/** The pid of esbuild's process, the child of this one whose command is esbuild's binary (read from /proc/NNN/stat), or null. */
+export function esbuildChild(): number | null {
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // "pid (comm) state ppid ...": the command may hold spaces and parentheses, so the last ")" ends it.
+    const close = stat.lastIndexOf(')');
+    const command = stat.slice(stat.indexOf('(') + 1, close);
+    const [state, parent] = stat.slice(close + 2).split(' ');
+    if (command === 'esbuild' && state !== 'Z' && Number(parent) === process.pid) return Number(name);
+  }
+  return null;
+}
+
+/** Kills esbuild's process (SIGKILL) and waits until it is gone; returns its pid. */
+export async function killEsbuild(): Promise<number> {
+  const pid = await waitFor(() => esbuildChild() ?? undefined, { timeout: 60_000, what: "esbuild's process" });
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => esbuildChild() !== pid, { timeout: 60_000, what: `esbuild's process ${pid} to end` });
+  return pid;
+}
+
