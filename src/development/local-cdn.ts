@@ -29,6 +29,7 @@ import { createInstalledBundles, KEPT_BUNDLE_BYTES, UnsettledBundleError, type I
 import { createFileHashes, type FileHashes } from '../io/file-hashes.js';
 import { bufferView } from '../outputs/buffer-view.js';
 import { hashInputs, inputsBefore, inputsHold } from '../io/build-inputs.js';
+import { runLimited } from '../io/run-limited.js';
 import { isSharedSubpath } from '../workspace/shared-files.js';
 import { serveSharedFile } from '../http/routes/shared-files.js';
 import { answerOutput } from '../http/output-answer.js';
@@ -315,6 +316,9 @@ function ownFileUrlsOf(built: KeptBundle): string[] {
   return urls;
 }
 
+/** The bundles a page's import map waits for, asked at once: esbuild builds on every core, and a kept one's check mostly waits for the disk. */
+const BUNDLES_AT_ONCE = 8;
+
 async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<CompletedImports> {
   const unresolved: string[] = [];
   const unserved: { specifier: string; url: string }[] = [];
@@ -324,15 +328,21 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
   const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
   const workspace = indexWorkspace(cdn.host.getState().workspace);
   while (queue.length > 0) {
-    const [specifier, address] = queue.shift()!;
-    const copy = installedAt(cdn.copies, specifier, address, workspace);
-    if (!copy) continue;
-    let built: KeptBundle;
-    try {
-      built = await bundle(cdn, copy.pkg, copy.subpath);
-    } catch {
-      continue; // the page meets it, and the overlay says why
-    }
+    // The imports found so far are asked together, then taken in their order: a package whose
+    // exports import one another (rxjs: 226 modules) waited for each bundle in turn.
+    const wave = queue.splice(0).map(([specifier, address]) => ({ specifier, address, copy: installedAt(cdn.copies, specifier, address, workspace) }));
+    const bundles: (KeptBundle | null)[] = wave.map(() => null);
+    await runLimited(wave.map((item, index) => ({ ...item, index })), BUNDLES_AT_ONCE, async ({ copy, index }) => {
+      if (copy) bundles[index] = await bundle(cdn, copy.pkg, copy.subpath).catch(() => null);
+    });
+    wave.forEach(({ specifier, address, copy }, index) => {
+      // A bundle that failed: the page meets it, and the overlay says why.
+      if (copy && bundles[index]) takeBundle(specifier, address, copy, bundles[index]);
+    });
+  }
+  return { unresolved, unserved, twice: joined.twice };
+
+  function takeBundle(specifier: string, address: string, copy: { pkg: InstalledPackage; subpath: string }, built: KeptBundle): void {
     // Named by the hash of the bytes just checked: a patch gives the package a new address, so no
     // browser keeps its old bytes, and a reload fetches nothing unchanged (README "The local CDN").
     imports[specifier] = `${plainAddress(address)}?v=${outputHash(built.code)}`;
@@ -362,7 +372,6 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
       queue.push([imported, imports[imported]!]);
     }
   }
-  return { unresolved, unserved, twice: joined.twice };
 }
 
 // Which bundle of the page joined each file of each installed copy first: a second bundle joining
