@@ -1,9 +1,10 @@
 // The service as its own CDN (README "The local CDN"), with `CORE_CDN_ORIGIN=local`:
 //   /cdn/<package>@<version>[/<subpath>]
-// A workspace package answers the production output of its module (the bytes of
-// `/m/...?env=production`); a package installed in node_modules answers the entry of that
-// subpath compiled for browsers, built once per entry file and kept (within a bound) while every
-// file its build read is unchanged. Both are loadable by any origin like every production output.
+// A workspace package's address redirects to the production output of its module
+// (`/m/...?env=production`, at the depth its relative asset addresses are written for); a
+// package installed in node_modules answers the entry of that subpath compiled for browsers,
+// built once per entry file and kept (within a bound) while every file its build read is
+// unchanged. Both are loadable by any origin like every production output.
 // An installed package's plain address is revalidated (`no-cache`, its ETag), not immutable though
 // it names a version: a file patched in place changes its bytes. The import map names it by the
 // hash of the bytes checked (`?v=`), immutable, so a reload fetches nothing unchanged and a patch
@@ -75,7 +76,9 @@ export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_
     // before its name, so is every name outside the model: the answer is that manifest's problem,
     // never a copy installed under the name (README "Workspaces", "The local CDN").
     const ownerOf = (workspace: WorkspaceModel) => indexWorkspace(workspace).packageTable.ofName(name).kind;
-    if (ownerOf(host.getState().workspace) === 'model' || ownerOf((await host.readiness.workspace()).workspace) !== 'outside') return serveWorkspaceModule(ctx, host, { version, subpath }, name);
+    const owner = ownerOf(host.getState().workspace) === 'model' ? 'model' : ownerOf((await host.readiness.workspace()).workspace);
+    if (owner === 'model') return redirectToWorkspaceOutput(ctx, { name, version, subpath });
+    if (owner !== 'outside') return serveWorkspaceModule(ctx, host, { version, subpath }, name);
     const copy = cdn.copies.find(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules${formerNameLink(host, name) ?? ' (a copy linked there from elsewhere is not served)'}`);
     serveInstalled(ctx, await answeredBundle(cdn, copy, subpath, ctx.query.v), `${name}@${version}${subpath ? `/${subpath}` : ''}`);
@@ -185,9 +188,26 @@ function installedCopies(host: ExtensionHost): InstalledCopies {
 }
 
 /**
- * A workspace package's address: the bytes and refusals of
- * `/m/<package>@<version>/(modules|styles)/<subpath>?env=production`, by its one rule; `?styles` is a
- * stylesheet module's sheet, which the preview links (README "Stylesheet modules").
+ * A workspace package's address: a redirect to
+ * `/m/<package>@<version>/(modules|styles)/<subpath>?env=production`, which answers its bytes and
+ * refusals by its one rule; `?styles` is the module's sheet, which the preview links (README
+ * "Stylesheet modules"). Not the bytes themselves: their relative asset addresses
+ * (`../assets/<subpath>/x.png`, one `../` per subpath segment) are written for the depth of `/m/`
+ * and the browser resolves them, `import.meta.url` and a sheet's `url()`, from the address that
+ * answered, which a redirect makes that one (README "The local CDN").
+ */
+function redirectToWorkspaceOutput(ctx: HttpContext, { name, version, subpath }: { name: string; version: string; subpath: string }): void {
+  const kind = ctx.query.styles === undefined ? 'modules' : 'styles';
+  const encoded = subpath === '' ? ROOT_SUBPATH : subpath.split('/').map(encodeURIComponent).join('/');
+  const token = typeof ctx.query.v === 'string' ? `&v=${encodeURIComponent(ctx.query.v)}` : '';
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.redirect(`/m/${name}@${version}/${kind}/${encoded}?env=production${token}`);
+}
+
+/**
+ * The answer under a name a package.json not read may own (README "Workspaces"): the refusals of
+ * `/m/<package>@<version>/(modules|styles)/<subpath>?env=production`, by its one rule, in place.
  */
 async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, { version, subpath }: { version: string; subpath: string }, name: string): Promise<void> {
   const address: Address = { kind: ctx.query.styles === undefined ? 'modules' : 'styles', packageName: name, version, segments: subpath === '' ? [] : subpath.split('/') };
