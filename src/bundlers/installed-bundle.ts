@@ -75,6 +75,17 @@ const confineToPackage = (packageDir: string): esbuild.Plugin => ({
   },
 });
 
+// A sheet's `url()` or `@import` from the origin's root (`url(/images/bg.png)`, the app's public
+// files, as published component sheets write) names an address, not a file of the disk: kept as
+// written, as a workspace sheet's is (README "Workspaces", "The local CDN"), never resolved as a
+// path, which refused the whole package, its code too.
+const keepRootAddresses: esbuild.Plugin = {
+  name: 'keep-root-addresses',
+  setup(build) {
+    build.onResolve({ filter: /^\// }, (args) => (args.kind === 'url-token' || args.kind === 'import-rule' ? { path: args.path, external: true } : undefined));
+  },
+};
+
 const COMMON: esbuild.BuildOptions = {
   bundle: true,
   loader: Object.fromEntries(SHEET_FILES.map((extension) => [extension, 'dataurl' as const])),
@@ -160,7 +171,7 @@ function manifestPlaces(files: readonly string[]): string[] {
 
 async function bundleSheet(entry: string, packageDir: string, build: Build): Promise<InstalledBundle> {
   const { packages: _external, ...common } = COMMON;
-  const result = await build({ ...common, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
+  const result = await build({ ...common, absWorkingDir: packageDir, plugins: [keepRootAddresses, confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
   return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents };
 }
 
@@ -210,7 +221,7 @@ function keptImports(result: esbuild.BuildResult): Set<string> {
 function codeOptions(packageDir: string, names: readonly string[]): esbuild.BuildOptions {
   const browserMap = browserMapPlugin(names, packageDir);
   // First: the confinement's load would refuse the empty module of a name mapped to `false`, whose path is no file.
-  return { ...COMMON, absWorkingDir: packageDir, plugins: [...(browserMap ? [browserMap] : []), confineToPackage(packageDir)], outfile: 'out.js' };
+  return { ...COMMON, absWorkingDir: packageDir, plugins: [...(browserMap ? [browserMap] : []), keepRootAddresses, confineToPackage(packageDir)], outfile: 'out.js' };
 }
 
 // A package.json of the package, parsed; null when absent, leading out of the package, no regular
