@@ -35,6 +35,13 @@ import { serveSharedFile } from '../http/routes/shared-files.js';
 import { answerOutput } from '../http/output-answer.js';
 import type { Address } from '../http/address.js';
 
+/** What `complete` found: bare imports with no copy installed, own files loaded by relative URL, and the imports whose bundle the local CDN refuses (its answer's message). */
+export interface CompletedImports {
+  unresolved: string[];
+  unserved: { specifier: string; url: string }[];
+  refused: { specifier: string; message: string }[];
+}
+
 export const LOCAL_CDN = 'local';
 export const LOCAL_CDN_PREFIX = '/cdn';
 
@@ -44,10 +51,11 @@ export const localCdnAddress = (name: string, version: string, subpath: string):
 export interface LocalCdn {
   /**
    * Adds to `imports` what the installed packages it maps import, transitively; returns the
-   * specifiers it could not map, and the relative URLs each installed bundle loads by
-   * `new URL(..., import.meta.url)` (README "The local CDN": no file of the local CDN).
+   * specifiers it could not map, the relative URLs each installed bundle loads by
+   * `new URL(..., import.meta.url)` (README "The local CDN": no file of the local CDN), and the
+   * imports whose bundle it refuses.
    */
-  complete(imports: Record<string, string>): Promise<{ unresolved: string[]; unserved: { specifier: string; url: string }[] }>;
+  complete(imports: Record<string, string>): Promise<CompletedImports>;
   /** The bundles of installed packages kept in memory: how many, the bytes they are counted as, how many builds were made, and how many package directories have a reader (README "The local CDN"). */
   kept(): { count: number; bytes: number; builds: number; readers: number };
   /** The modules `imports` maps to this CDN (installed, or of a package left out of development) that have a sheet (a stylesheet module, or code importing one), each with its sheet's address, for the page to link. */
@@ -315,9 +323,10 @@ function ownFileUrlsOf(built: KeptBundle): string[] {
   return urls;
 }
 
-async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<{ unresolved: string[]; unserved: { specifier: string; url: string }[] }> {
+async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<CompletedImports> {
   const unresolved: string[] = [];
   const unserved: { specifier: string; url: string }[] = [];
+  const refused: { specifier: string; message: string }[] = [];
   const checked = new Map<string, string | null>();
   cdn.checked.set(imports, checked);
   const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
@@ -329,8 +338,11 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     let built: KeptBundle;
     try {
       built = await bundle(cdn, copy.pkg, copy.subpath);
-    } catch {
-      continue; // the page meets it, and the overlay says why
+    } catch (error: unknown) {
+      // Said on the preview's entry too, not only by the page that meets it (README "The local
+      // CDN"); a package still being written (503) or the service closing is no refusal.
+      if (error instanceof ServiceError && error.code !== 'CDN_PACKAGE_CHANGING') refused.push({ specifier, message: error.message });
+      continue;
     }
     // Named by the hash of the bytes just checked: a patch gives the package a new address, so no
     // browser keeps its old bytes, and a reload fetches nothing unchanged (README "The local CDN").
@@ -360,5 +372,5 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
       queue.push([imported, imports[imported]!]);
     }
   }
-  return { unresolved, unserved };
+  return { unresolved, unserved, refused };
 }
