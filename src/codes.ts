@@ -234,6 +234,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'the preview maps an import to a CDN as a package outside the workspace though no copy of it is installed where its importer would load it, and a workspace package\'s directory is named as that package, or npm\'s link of that name in node_modules leads to it (no install), while the package there has another name (a rename), or the CDN is the local one, which then answers 404 (README "Workspaces")',
     remedy: 'import the workspace package by the name it has now (and declare it), or install the package',
   },
+  PREVIEW_CDN_PACKAGE_REFUSED: {
+    severity: 'error',
+    scope: 'page',
+    when: 'an installed package the preview maps to the local CDN cannot be served (its address answers `BUILD_FAILED`, `CDN_FILE_OUTSIDE_PACKAGE` or `OUTPUT_NOT_AVAILABLE`): the page\'s import of it fails (README "The local CDN")',
+    remedy: 'fix or replace the package (its message names the file), or preview with another CDN origin (`--cdn <origin>`)',
+  },
   PREVIEW_CDN_FILE_UNSERVED: {
     severity: 'warning',
     scope: 'page',

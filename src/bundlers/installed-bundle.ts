@@ -80,6 +80,17 @@ const confineToPackage = (packageDir: string): esbuild.Plugin => ({
   },
 });
 
+// A sheet's `url()` or `@import` from the origin's root (`url(/images/bg.png)`, the app's public
+// files, as published component sheets write) names an address, not a file of the disk: kept as
+// written, as a workspace sheet's is (README "Workspaces", "The local CDN"), never resolved as a
+// path, which refused the whole package, its code too.
+const keepRootAddresses: esbuild.Plugin = {
+  name: 'keep-root-addresses',
+  setup(build) {
+    build.onResolve({ filter: /^\// }, (args) => (args.kind === 'url-token' || args.kind === 'import-rule' ? { path: args.path, external: true } : undefined));
+  },
+};
+
 const COMMON: esbuild.BuildOptions = {
   bundle: true,
   loader: Object.fromEntries(SHEET_FILES.map((extension) => [extension, 'dataurl' as const])),
@@ -171,7 +182,7 @@ function manifestPlaces(files: readonly string[]): string[] {
 
 async function bundleSheet(entry: string, packageDir: string, build: Build): Promise<InstalledBundle> {
   const { packages: _external, ...common } = COMMON;
-  const result = await build({ ...common, absWorkingDir: packageDir, plugins: [confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
+  const result = await build({ ...common, absWorkingDir: packageDir, plugins: [keepRootAddresses, confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
   return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [] };
 }
 
@@ -233,7 +244,7 @@ function codeOptions(packageDir: string, names: readonly string[], otherExports:
   const required = requiredPackagesPlugin(declaredPackages(manifestAt(path.join(packageDir, 'package.json'), packageDir)));
   // Before the confinement, whose load would refuse their modules, whose paths are no files; a name mapped to `false` stays empty.
   const own = [browserMap, required].filter((plugin): plugin is esbuild.Plugin => plugin !== null);
-  return { ...COMMON, absWorkingDir: packageDir, plugins: [...own, otherExports, confineToPackage(packageDir)], outfile: 'out.js' };
+  return { ...COMMON, absWorkingDir: packageDir, plugins: [...own, otherExports, keepRootAddresses, confineToPackage(packageDir)], outfile: 'out.js' };
 }
 
 // A package.json of the package, parsed; null when absent, leading out of the package, no regular

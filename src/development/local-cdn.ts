@@ -1,9 +1,10 @@
 // The service as its own CDN (README "The local CDN"), with `CORE_CDN_ORIGIN=local`:
 //   /cdn/<package>@<version>[/<subpath>]
-// A workspace package answers the production output of its module (the bytes of
-// `/m/...?env=production`); a package installed in node_modules answers the entry of that
-// subpath compiled for browsers, built once per entry file and kept (within a bound) while every
-// file its build read is unchanged. Both are loadable by any origin like every production output.
+// A workspace package's address redirects to the production output of its module
+// (`/m/...?env=production`, at the depth its relative asset addresses are written for); a
+// package installed in node_modules answers the entry of that subpath compiled for browsers,
+// built once per entry file and kept (within a bound) while every file its build read is
+// unchanged. Both are loadable by any origin like every production output.
 // An installed package's plain address is revalidated (`no-cache`, its ETag), not immutable though
 // it names a version: a file patched in place changes its bytes. The import map names it by the
 // hash of the bytes checked (`?v=`), immutable, so a reload fetches nothing unchanged and a patch
@@ -35,6 +36,13 @@ import { serveSharedFile } from '../http/routes/shared-files.js';
 import { answerOutput } from '../http/output-answer.js';
 import type { Address } from '../http/address.js';
 
+/** What `complete` found: bare imports with no copy installed, own files loaded by relative URL, and the imports whose bundle the local CDN refuses (its answer's message). */
+export interface CompletedImports {
+  unresolved: string[];
+  unserved: { specifier: string; url: string }[];
+  refused: { specifier: string; message: string }[];
+}
+
 export const LOCAL_CDN = 'local';
 export const LOCAL_CDN_PREFIX = '/cdn';
 
@@ -54,7 +62,7 @@ export interface LocalCdn {
    * Adds to `imports` what the installed packages it maps import, transitively; returns the
    * specifiers it could not map, the relative URLs each installed bundle loads by
    * `new URL(..., import.meta.url)` (README "The local CDN": no file of the local CDN), and the
-   * files of a package two of its bundles join.
+   * files of a package two of its bundles join, and the imports whose bundle it refuses.
    */
   complete(imports: Record<string, string>): Promise<CompletedImports>;
   /** The bundles of installed packages kept in memory: how many, the bytes they are counted as, how many builds were made, and how many package directories have a reader (README "The local CDN"). */
@@ -85,7 +93,9 @@ export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_
     // before its name, so is every name outside the model: the answer is that manifest's problem,
     // never a copy installed under the name (README "Workspaces", "The local CDN").
     const ownerOf = (workspace: WorkspaceModel) => indexWorkspace(workspace).packageTable.ofName(name).kind;
-    if (ownerOf(host.getState().workspace) === 'model' || ownerOf((await host.readiness.workspace()).workspace) !== 'outside') return serveWorkspaceModule(ctx, host, { version, subpath }, name);
+    const owner = ownerOf(host.getState().workspace) === 'model' ? 'model' : ownerOf((await host.readiness.workspace()).workspace);
+    if (owner === 'model') return redirectToWorkspaceOutput(ctx, { name, version, subpath });
+    if (owner !== 'outside') return serveWorkspaceModule(ctx, host, { version, subpath }, name);
     const copy = cdn.copies.find(name, version);
     if (!copy) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${name}@${version} is not installed in the workspace's node_modules${formerNameLink(host, name) ?? ' (a copy linked there from elsewhere is not served)'}`);
     serveInstalled(ctx, await answeredBundle(cdn, copy, subpath, ctx.query.v), `${name}@${version}${subpath ? `/${subpath}` : ''}`);
@@ -195,9 +205,26 @@ function installedCopies(host: ExtensionHost): InstalledCopies {
 }
 
 /**
- * A workspace package's address: the bytes and refusals of
- * `/m/<package>@<version>/(modules|styles)/<subpath>?env=production`, by its one rule; `?styles` is a
- * stylesheet module's sheet, which the preview links (README "Stylesheet modules").
+ * A workspace package's address: a redirect to
+ * `/m/<package>@<version>/(modules|styles)/<subpath>?env=production`, which answers its bytes and
+ * refusals by its one rule; `?styles` is the module's sheet, which the preview links (README
+ * "Stylesheet modules"). Not the bytes themselves: their relative asset addresses
+ * (`../assets/<subpath>/x.png`, one `../` per subpath segment) are written for the depth of `/m/`
+ * and the browser resolves them, `import.meta.url` and a sheet's `url()`, from the address that
+ * answered, which a redirect makes that one (README "The local CDN").
+ */
+function redirectToWorkspaceOutput(ctx: HttpContext, { name, version, subpath }: { name: string; version: string; subpath: string }): void {
+  const kind = ctx.query.styles === undefined ? 'modules' : 'styles';
+  const encoded = subpath === '' ? ROOT_SUBPATH : subpath.split('/').map(encodeURIComponent).join('/');
+  const token = typeof ctx.query.v === 'string' ? `&v=${encodeURIComponent(ctx.query.v)}` : '';
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.redirect(`/m/${name}@${version}/${kind}/${encoded}?env=production${token}`);
+}
+
+/**
+ * The answer under a name a package.json not read may own (README "Workspaces"): the refusals of
+ * `/m/<package>@<version>/(modules|styles)/<subpath>?env=production`, by its one rule, in place.
  */
 async function serveWorkspaceModule(ctx: HttpContext, host: ExtensionHost, { version, subpath }: { version: string; subpath: string }, name: string): Promise<void> {
   const address: Address = { kind: ctx.query.styles === undefined ? 'modules' : 'styles', packageName: name, version, segments: subpath === '' ? [] : subpath.split('/') };
@@ -322,6 +349,7 @@ const BUNDLES_AT_ONCE = 8;
 async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<CompletedImports> {
   const unresolved: string[] = [];
   const unserved: { specifier: string; url: string }[] = [];
+  const refused: { specifier: string; message: string }[] = [];
   const joined = joinedTwice();
   const checked = new Map<string, string | null>();
   cdn.checked.set(imports, checked);
@@ -331,16 +359,23 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     // The imports found so far are asked together, then taken in their order: a package whose
     // exports import one another (rxjs: 226 modules) waited for each bundle in turn.
     const wave = queue.splice(0).map(([specifier, address]) => ({ specifier, address, copy: installedAt(cdn.copies, specifier, address, workspace) }));
-    const bundles: (KeptBundle | null)[] = wave.map(() => null);
+    const bundles: (KeptBundle | unknown)[] = wave.map(() => null);
     await runLimited(wave.map((item, index) => ({ ...item, index })), BUNDLES_AT_ONCE, async ({ copy, index }) => {
-      if (copy) bundles[index] = await bundle(cdn, copy.pkg, copy.subpath).catch(() => null);
+      if (copy) bundles[index] = await bundle(cdn, copy.pkg, copy.subpath).catch((error: unknown) => ({ error }));
     });
     wave.forEach(({ specifier, address, copy }, index) => {
-      // A bundle that failed: the page meets it, and the overlay says why.
-      if (copy && bundles[index]) takeBundle(specifier, address, copy, bundles[index]);
+      const built = bundles[index] as KeptBundle | { error: unknown } | null;
+      if (!copy || !built) return;
+      if ('error' in built) {
+        // Said on the preview's entry too, not only by the page that meets it (README "The local
+        // CDN"); a package still being written (503) or the service closing is no refusal.
+        if (built.error instanceof ServiceError && built.error.code !== 'CDN_PACKAGE_CHANGING') refused.push({ specifier, message: built.error.message });
+        return;
+      }
+      takeBundle(specifier, address, copy, built);
     });
   }
-  return { unresolved, unserved, twice: joined.twice };
+  return { unresolved, unserved, twice: joined.twice, refused };
 
   function takeBundle(specifier: string, address: string, copy: { pkg: InstalledPackage; subpath: string }, built: KeptBundle): void {
     // Named by the hash of the bytes just checked: a patch gives the package a new address, so no

@@ -108,10 +108,12 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      const { unresolved, unserved, twice } = await localCdn.complete(preview.imports);
+      const { unresolved, unserved, twice, refused } = await localCdn.complete(preview.imports);
       for (const specifier of unresolved) {
         preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
+      // The page's import of it fails: said here as the page would meet it (README "The local CDN").
+      for (const { specifier, message } of refused) preview.diagnostics.push({ ...diagnostic('PREVIEW_CDN_PACKAGE_REFUSED', `${specifier}: ${message}`), module: specifier });
       // A warning, not an error: the page runs until it loads that file (README "The local CDN").
       const unservedWarnings = unserved.map(({ specifier, url }) => ({
         ...diagnostic('PREVIEW_CDN_FILE_UNSERVED', `${specifier} loads its own file ${JSON.stringify(url)} by new URL(..., import.meta.url): the local CDN joins the package into one module at ${plainCdnAddress(preview.imports[specifier]!)}, so the URL names ${new URL(url, `http://cdn.invalid${plainCdnAddress(preview.imports[specifier]!)}`).pathname}, a file it does not serve, and that load fails`),

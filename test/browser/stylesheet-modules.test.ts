@@ -156,7 +156,9 @@ describe('stylesheet modules in Chromium', () => {
       const { imports, stylesheets } = (await service.get('/preview/entry.json')).json<{ imports: Record<string, string>; stylesheets: unknown[] }>();
       expect(imports['@kit/tokens/themes/light.css']).to.equal('/cdn/@kit/tokens@2.0.0/themes/light.css');
       expect(stylesheets).to.deep.include({ specifier: '@kit/tokens/themes/light.css', href: '/cdn/@kit/tokens@2.0.0/themes/light.css?styles' });
-      const sheet = await service.get('/cdn/@kit/tokens@2.0.0/themes/light.css?styles');
+      const redirect = await service.get('/cdn/@kit/tokens@2.0.0/themes/light.css?styles');
+      expect(redirect.headers.location).to.equal('/m/@kit/tokens@2.0.0/styles/themes/light.css?env=production');
+      const sheet = await service.get(redirect.headers.location!);
       expect(sheet.headers['content-type']).to.equal('text/css; charset=utf-8');
       expect(sheet.text).to.include('color:#010203');
       const watched = await open('/preview/');

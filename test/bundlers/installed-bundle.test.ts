@@ -31,6 +31,8 @@ describe('bundleInstalled', function () {
       'node_modules/pkg/tools-user.js': "import { tool } from './tools';\nimport { unit } from './unit';\nimport { alias } from './aliased.js';\nexport const used = [tool, unit, alias];\n",
       'node_modules/pkg/tools/index.js': "export const tool = 'tool';\n",
       'node_modules/pkg/unit.js': "export const unit = 'unit';\nexport const alias = 'alias';\n",
+      'node_modules/pkg/component.js': "import './component.css';\nexport const component = 'component';\n",
+      'node_modules/pkg/component.css': "@import '/theme/base.css';\n.hero { background: url(/images/bg.png) }\n.logo { background: url('/etc/passwd') }\n",
       'node_modules/pkg/vite-env.js': "export const mode = import.meta.env.MODE;\nexport const dev = import.meta.env.DEV ? 'dev' : 'prod';\nexport const base = import.meta.env.BASE_URL;\n",
     });
     dir = path.join(root, 'node_modules/pkg');
@@ -90,6 +92,16 @@ describe('bundleInstalled', function () {
     const code = Buffer.from(built.code).toString('utf8');
     expect(code).not.to.include('import.meta');
     expect(code).to.include('"production"').and.to.include('"prod"').and.not.to.include('"dev"');
+  });
+
+  it("keeps a sheet's url() and @import from the origin's root as written, an address, its code served, nothing read there", async function () {
+    for (const entry of ['component.js', 'component.css']) {
+      const built = await bundleInstalled(path.join(dir, entry), dir, noNames);
+      expect(Buffer.from(built.styles!).toString('utf8'), entry).to.include('@import"/theme/base.css"').and.include('url(/images/bg.png)').and.include('url(/etc/passwd)');
+      expect(built.inputs, entry).to.deep.equal(entry === 'component.js' ? ['component.css', 'component.js'] : ['component.css']);
+    }
+    const code = Buffer.from((await bundleInstalled(path.join(dir, 'component.js'), dir, noNames)).code).toString('utf8');
+    expect(code).to.include('"component"');
   });
 
   it('refuses an entry outside the package', async function () {

@@ -45,7 +45,7 @@ interface EntryReport {
 const linksOf = (html: string) => [...html.matchAll(/<link rel="stylesheet" href="([^"]+)" data-core-(styles|bundle|cdn-styles)=/g)].map((match) => (match[2] === 'cdn-styles' ? match[1]! : match[2]!));
 
 describe('the sheet of a script module of a package left out of development', function () {
-  it('is linked from the local CDN at ?styles, the bytes of its production stylesheet, after the development sheets', async function () {
+  it('is linked from the local CDN at ?styles, redirected to its production stylesheet, after the development sheets', async function () {
     const service = await serve(workspace(), { cdnOrigin: 'local' });
     try {
       const preview = (await service.get('/preview/entry.json')).json<EntryReport>();
@@ -56,7 +56,10 @@ describe('the sheet of a script module of a package left out of development', fu
         { specifier: '@demo/tokens/js', href: '/cdn/@demo/tokens@1.0.0/js?styles' },
         { specifier: '@demo/tokens/light.css', href: '/cdn/@demo/tokens@1.0.0/light.css?styles' },
       ]);
-      const sheet = await service.get('/cdn/@demo/tokens@1.0.0/js?styles');
+      const redirect = await service.get('/cdn/@demo/tokens@1.0.0/js?styles');
+      expect(redirect.status).to.equal(302);
+      expect(redirect.headers.location).to.equal('/m/@demo/tokens@1.0.0/styles/js?env=production');
+      const sheet = await service.get(redirect.headers.location!);
       const production = await service.get('/m/@demo/tokens@1.0.0/styles/js?env=production');
       expect(sheet.status).to.equal(200);
       expect(sheet.headers['content-type']).to.equal('text/css; charset=utf-8');

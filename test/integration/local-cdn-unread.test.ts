@@ -49,7 +49,9 @@ describe('the local CDN while a package.json cannot be taken', function () {
       const fixed = (await service.get('/preview/entry.json')).json<Entry>();
       expect(fixed.diagnostics).to.deep.equal([]);
       expect(fixed.imports['@p/lib']).to.equal('/cdn/@p/lib@1.0.0');
-      const served = await service.get(fixed.imports['@p/lib']!);
+      const redirect = await service.get(fixed.imports['@p/lib']!);
+      expect(redirect.headers.location).to.equal('/m/@p/lib@1.0.0/modules/@root?env=production');
+      const served = await service.get(redirect.headers.location!);
       expect(served.status).to.equal(200);
       expect(served.text).to.include('workspace lib').and.not.include('stale installed copy');
     } finally {

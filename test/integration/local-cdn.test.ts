@@ -85,13 +85,23 @@ describe('the local CDN', function () {
     expect((await service.get('/cdn/not-installed@1.0.0')).status).to.equal(404);
   });
 
-  it('answers a workspace package left out of the selection with the bytes of its production output', async function () {
+  // Redirected, not answered in place: the production bytes' relative asset addresses are
+  // written for the depth of /m/ (README "The local CDN").
+  const redirected = async (address: string) => {
+    const got = await service.get(address);
+    expect(got.status, address).to.equal(302);
+    expect(got.headers['access-control-allow-origin'], address).to.equal('*');
+    return got.headers.location!;
+  };
+
+  it('redirects a workspace package left out of the selection to its production output', async function () {
     const selection = path.join(root, '.core/selection.json');
     fs.mkdirSync(path.dirname(selection), { recursive: true });
     fs.writeFileSync(selection, json({ packages: ['@kit/app'] }));
     try {
       expect((await entry()).imports['@kit/ui/badge']).to.equal('/cdn/@kit/ui@3.0.0/badge');
-      const served = await service.get('/cdn/@kit/ui@3.0.0/badge');
+      expect(await redirected('/cdn/@kit/ui@3.0.0/badge')).to.equal('/m/@kit/ui@3.0.0/modules/badge?env=production');
+      const served = await service.get(await redirected('/cdn/@kit/ui@3.0.0/badge'));
       const production = await service.get('/m/@kit/ui@3.0.0/modules/badge?env=production');
       expect(served.status).to.equal(200);
       expect(served.body.equals(production.body)).to.equal(true);
@@ -100,7 +110,7 @@ describe('the local CDN', function () {
     }
   });
 
-  it('answers a workspace package as /m/ answers its production output, refusals and headers included', async function () {
+  it('redirects a workspace package to /m/, which answers its production output, refusals and headers included', async function () {
     const PRODUCTION = 'target=browser&env=production&min=true&sourcemap=none';
     const pairs: [string, string][] = [
       ['/cdn/@kit/ui@3.0.0/badge', `/m/@kit/ui@3.0.0/modules/badge?${PRODUCTION}`],
@@ -114,7 +124,7 @@ describe('the local CDN', function () {
       const error = got.status === 200 ? null : got.json<{ code: string; message: string }>();
       return { status: got.status, code: error?.code, message: error?.message, etag: got.headers.etag, cacheControl: got.headers['cache-control'], cors: got.headers['access-control-allow-origin'] };
     };
-    const answers = await Promise.all(pairs.map(async ([cdn, m]) => [await answer(cdn), await answer(m)]));
+    const answers = await Promise.all(pairs.map(async ([cdn, m]) => [await answer(await redirected(cdn)), await answer(m)]));
     for (const [index, [cdn, m]] of answers.entries()) expect(cdn, pairs[index]![0]).to.deep.equal(m);
     expect(answers.map(([cdn]) => [cdn!.status, cdn!.code])).to.deep.equal([
       [200, undefined],
