@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseCommandLine } from './command-line.js';
 import { remoteCacheSettings } from '../io/remote-cache/settings.js';
 import { describeRemoteRestored } from '../store/events.js';
-import { distribute, type DistributionProgress, type DistributionResult, type PackageSummary } from '../dist/distribute.js';
+import { distribute, LOCAL_CDN, type DistributionProgress, type DistributionResult, type PackageSummary } from '../dist/distribute.js';
 import { DISTRIBUTION_MANIFEST } from '../dist/output-paths.js';
 import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
@@ -12,7 +12,7 @@ import { formatBytes } from './format-bytes.js';
 import { UsageError } from './usage-error.js';
 import { workspaceDir } from './workspace-dir.js';
 
-export const DIST_HELP = `Usage: core dist [--out DIR]
+export const DIST_HELP = `Usage: core dist [--out DIR] [--cdn ORIGIN]
 
 Writes the production output (minified, no source map; browser code for web modules,
 Node.js code for node-only ones) of every valid public module of the workspace in the
@@ -35,9 +35,14 @@ included) is replaced only when a previous run's record lists it with the bytes 
 has; otherwise nothing at all is written (index.html alone is then skipped).
 
 Options:
-  --out DIR   the output directory (default: dist, in the workspace)
+  --out DIR      the output directory (default: dist, in the workspace)
+  --cdn ORIGIN   the CDN origin (https://esm.sh, for instance) index.html maps each package
+                 from outside the workspace to, at its installed version, as the preview
+                 does; without one (or with "local", which no static file server answers)
+                 an entry importing such a package gets no index.html, and stderr says why
 
 Environment:
+  CORE_CDN_ORIGIN           the CDN origin, when --cdn is not given
   CORE_REMOTE_CACHE         the team's remote cache, asked for each module's production
                             build before building it, over core.json's remoteCache.url;
                             "off": none (see core cache)
@@ -46,24 +51,27 @@ Environment:
 Exit codes: 0 every module written; 1 a module or manifest is invalid (each is named with
 its diagnostics; the valid modules are still written), a link in the output directory
 leads a file's folder out of it (that file is not written), or a file no earlier run wrote
-is at an output's place (nothing is written); 2 wrong usage or no core.json.
+is at an output's place (nothing is written); 2 wrong usage or no core.json. index.html
+not written changes none of them: it is the one output nothing imports.
 `;
 
 export async function distCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandLine({ args, options: { out: { type: 'string' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseCommandLine({ args, options: { out: { type: 'string' }, cdn: { type: 'string' } }, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"; name the output directory with --out DIR`);
   if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out needs a directory');
+  const cdnOrigin = cdnOriginOf(values.cdn);
   const root = workspaceDir();
   const out = path.resolve(values.out ?? path.join(root, 'dist'));
 
   const progress = createProgress(process.stdout);
   const remote = remoteCacheSettings(root);
   if (remote.problem) process.stderr.write(`core dist: the team's remote cache is not used: ${remote.problem}\n`);
-  const result = await distribute({ root, out, onProgress: progress.update, remoteCache: remote.settings ? { settings: remote.settings } : null });
+  const result = await distribute({ root, out, onProgress: progress.update, remoteCache: remote.settings ? { settings: remote.settings } : null, cdnOrigin });
   progress.end();
 
   const shown = path.relative(process.cwd(), out) || '.';
   if (result.wrote) reportWritten(result, shown);
+  if (result.wrote && !result.page.written && result.page.unresolved) process.stderr.write(`core dist: no page written: ${result.page.reason}${cdnOrigin === LOCAL_CDN ? ` ("local" is the service itself, which no static file server answers)` : ''}\n`);
   if (result.interrupted) {
     // Stopped by the signal once every file and the record were written (README "Distribution: core dist").
     process.stderr.write(`core dist: ${result.interrupted} came while writing ${shown}: every file and ${DISTRIBUTION_MANIFEST} were written first\n`);
@@ -107,12 +115,28 @@ function describeOccupied({ paths, directories = [], unhashed = [] }: NonNullabl
   return `core dist: nothing written: ${parts.join('; ')}; move ${paths.length === 1 ? 'it' : 'them'} away, or name another directory with --out`;
 }
 
+// `--cdn`, else CORE_CDN_ORIGIN, as `core run` takes them (README "Distribution: core dist"):
+// an origin the page's import map can name, or `local`; null when neither is given.
+function cdnOriginOf(option: string | undefined): string | null {
+  const given = option?.trim() || process.env.CORE_CDN_ORIGIN?.trim() || null;
+  if (given === null || given === LOCAL_CDN) return given;
+  const from = option?.trim() ? '--cdn' : 'CORE_CDN_ORIGIN';
+  let url: URL | null = null;
+  try {
+    url = new URL(given);
+  } catch {
+    // Said below, as any other origin the page cannot name.
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) throw new UsageError(`${from} "${given}" is no origin: give one such as https://esm.sh, or "local"`);
+  return given.replace(/\/+$/, '');
+}
+
 function reportWritten(result: DistributionResult, shown: string): void {
   const files = result.manifest.outputs.length;
   const bytes = result.manifest.outputs.reduce((sum, output) => sum + output.size, 0);
   process.stdout.write(`wrote ${plural(result.manifest.modules.length, 'module')} (${plural(files, 'file')}, ${formatBytes(bytes)}) and ${DISTRIBUTION_MANIFEST} to ${shown}\n`);
   if (result.page.written) process.stdout.write(`wrote the page ${path.join(shown, result.page.path)} for ${result.page.entry}: serve ${shown} with any static file server\n`);
-  else process.stdout.write(`no page written: ${result.page.reason}\n`);
+  else if (!result.page.unresolved) process.stdout.write(`no page written: ${result.page.reason}\n`);
   if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
   if (result.removedTemporaries) process.stdout.write(`removed ${plural(result.removedTemporaries.length, 'temporary file')} an earlier run stopped while writing left: ${result.removedTemporaries.map((relative) => path.join(shown, relative)).join(', ')}\n`);
   if (result.leftChanged) process.stdout.write(`left ${plural(result.leftChanged.length, 'file')} an earlier run listed and this one no longer writes, changed since (or not inside the output directory by its real path): ${result.leftChanged.join(', ')}\n`);

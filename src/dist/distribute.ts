@@ -20,7 +20,9 @@ import { buildDistribution } from './build-distribution.js';
 import { remoteResults, type RemoteResults } from './remote-results.js';
 import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
 import { unlinkedModules, type ModuleOutcome, type WrittenModule } from './judge-module.js';
-import { distributionPage, DISTRIBUTION_PAGE } from './distribution-page.js';
+import { distributionPage, DISTRIBUTION_PAGE, type PageCdn } from './distribution-page.js';
+import { installedVersion } from '../io/installed-packages.js';
+import semver from 'semver';
 import { DISTRIBUTION_MANIFEST } from './output-paths.js';
 import { planDistribution, type InvalidModule } from './plan-distribution.js';
 import { runLimited } from '../io/run-limited.js';
@@ -39,6 +41,12 @@ export interface DistributeOptions {
   onProgress?: (event: DistributionProgress) => void;
   /** The team's remote cache, asked for each module's production build before building it (README "A team's remote cache"). */
   remoteCache?: { settings: RemoteCacheSettings; limits?: ClientLimits } | null;
+  /**
+   * The CDN origin the page maps packages from outside the workspace to (`--cdn`,
+   * `CORE_CDN_ORIGIN`); null, or `local` (the service itself, which no static file server
+   * answers), maps none (README "Distribution: core dist").
+   */
+  cdnOrigin?: string | null;
 }
 
 export interface PackageSummary {
@@ -90,7 +98,7 @@ export interface DistributionResult {
   /** What the team's remote cache gave, when one was asked. */
   remoteCache?: RemoteRestored;
   /** The page for the preview entry: written, or why not. */
-  page: { written: true; path: string; entry: string } | { written: false; reason: string };
+  page: { written: true; path: string; entry: string } | { written: false; reason: string; unresolved?: string[] };
 }
 
 export async function distribute(options: DistributeOptions): Promise<DistributionResult> {
@@ -165,7 +173,7 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
       progress({ type: 'package.done', summary: summarize(pkg, outcomes.filter((outcome) => outcome.module.package === name)) });
     }
   };
-  const { result, signal } = await finishBeforeSignals(() => writeDistribution(out, workspace, outcomes, previous, reportPackages));
+  const { result, signal } = await finishBeforeSignals(() => writeDistribution(out, workspace, outcomes, previous, reportPackages, pageCdn(root, workspace, options.cdnOrigin ?? null)));
   return { ...result, ...(signal ? { interrupted: signal } : {}), ...(remote ? { remoteCache: remote.restored } : {}), ...(selectionDiagnostics.length > 0 ? { selectionDiagnostics } : {}) };
 }
 
@@ -174,11 +182,11 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
  * checked (README "Distribution: core dist"): nothing at all when one holds a file no earlier run's
  * record `previous` lists with the bytes it has.
  */
-function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[], previous: unknown, reportPackages: () => void): DistributionResult {
+function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[], previous: unknown, reportPackages: () => void, cdn: PageCdn | null): DistributionResult {
   // In the workspace's order, not the order builds finished in (or the team cache gave them): the page is the same bytes every run.
   const order = new Map(workspace.modules.map((module, index) => [module.specifier, index]));
   const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written').sort((a, b) => order.get(a.module.specifier)! - order.get(b.module.specifier)!);
-  const draft = distributionPage(workspace, written, distributionManifest(workspace, outcomes).importMap);
+  const draft = distributionPage(workspace, written, distributionManifest(workspace, outcomes).importMap, cdn);
   const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
   invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
   // A shared file is in the files of every module importing it: written once.
@@ -205,7 +213,7 @@ function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: rea
   const outsideOut = writeFiles(out, files);
   const pageWritten = writePage(out, DISTRIBUTION_PAGE, draft.ok ? draft.html : null, previous);
   const page: DistributionResult['page'] = !draft.ok
-    ? { written: false, reason: draft.reason }
+    ? { written: false, reason: draft.reason, ...(draft.unresolved ? { unresolved: draft.unresolved } : {}) }
     : pageWritten
       ? { written: true, path: DISTRIBUTION_PAGE, entry: draft.entry }
       : { written: false, reason: pageOccupiedReason(describeOccupants(out, pageOccupied, previous)) };
@@ -213,6 +221,30 @@ function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: rea
   const { removed, left } = writeManifest(out, manifest, previous);
   return { out, manifest, invalid, workspaceDiagnostics: workspace.diagnostics, removed, ...(removedTemporaries.length > 0 ? { removedTemporaries } : {}), ...(left.length > 0 ? { leftChanged: left } : {}), ...(outsideOut.length > 0 ? { outsideOut } : {}), ok: invalid.length === 0 && workspace.diagnostics.length === 0 && outsideOut.length === 0, wrote: true, page };
 }
+
+/**
+ * The page's CDN (README "Distribution: core dist"), as the preview maps a package from outside
+ * the workspace: at its importer's exact `dependencies` entry, else the copy installed where the
+ * importer loads it. None for `local`, the service itself, which no static file server answers.
+ */
+function pageCdn(root: string, workspace: WorkspaceModel, origin: string | null): PageCdn | null {
+  if (origin === null || origin === LOCAL_CDN) return null;
+  return {
+    origin: origin.replace(/\/+$/, ''),
+    versionOf(importerPackage, packageName) {
+      const owner = workspace.packages.find((pkg) => pkg.name === importerPackage);
+      if (!owner) return null;
+      const declared = owner.dependencies[packageName];
+      const exact = declared === undefined ? null : semver.valid(declared.replace(/^=/, ''));
+      if (exact) return exact;
+      const installed = installedVersion(packageName, path.join(root, owner.dir));
+      return installed && semver.valid(installed) ? installed : null;
+    },
+  };
+}
+
+/** The CDN origin that names the service itself (README "The local CDN"). */
+export const LOCAL_CDN = 'local';
 
 // Why the page's place is not written (README "Distribution: core dist"): a page an earlier
 // version wrote, whose record lists it without its hash, is told so, and a directory as one.

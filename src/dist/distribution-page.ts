@@ -9,7 +9,7 @@
 import { escapeHtml, htmlPage, importMapScript } from '../html-page.js';
 import { choosePreviewEntry } from '../workspace/preview-entry.js';
 import type { UnreadPackage, WorkspaceModel } from '../workspace/model.js';
-import { parseBareSpecifier } from '../workspace/specifiers.js';
+import { isBuiltin, parseBareSpecifier } from '../workspace/specifiers.js';
 import { unreadPackageReason } from '../workspace/unread-packages.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { WrittenModule } from './judge-module.js';
@@ -17,10 +17,20 @@ import { codePath, importMapAddress, stylesPath } from './output-paths.js';
 
 export const DISTRIBUTION_PAGE = 'index.html';
 
-export type DistributionPage = { ok: true; entry: string; html: string } | { ok: false; reason: string };
+/** `unresolved`: the page was not written for these bare imports alone, which its import map cannot resolve. */
+export type DistributionPage = { ok: true; entry: string; html: string } | { ok: false; reason: string; unresolved?: string[] };
 
+/**
+ * The CDN origin the page maps packages from outside the workspace to (`core dist --cdn`,
+ * `CORE_CDN_ORIGIN`; README "Distribution: core dist"), with the exact version each is fetched
+ * at for the package importing it; null when none that a static server's page can reach is named.
+ */
+export interface PageCdn {
+  origin: string;
+  versionOf(importerPackage: string, packageName: string): string | null;
+}
 
-export function distributionPage(workspace: WorkspaceModel, written: readonly WrittenModule[], importMap: { imports: Record<string, string> }): DistributionPage {
+export function distributionPage(workspace: WorkspaceModel, written: readonly WrittenModule[], importMap: { imports: Record<string, string> }, cdn: PageCdn | null = null): DistributionPage {
   const chosen = choosePreviewEntry(workspace);
   if ('reason' in chosen) return { ok: false, reason: chosen.message };
   const browser = new Map(written.filter((outcome) => outcome.target === 'browser').map((outcome) => [outcome.module.specifier, outcome]));
@@ -36,12 +46,17 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   const unread = unreadImportOf(workspace, chosen.specifier, browser);
   if (unread) return { ok: false, reason: `the preview entry ${chosen.specifier} imports ${unread.specifier}, which is not written: ${unreadPackageReason(unread.pkg, unread.packageName)}` };
 
+  // Mapped as the preview maps them: every package outside the workspace a linked module imports.
+  const cdnImports = cdn ? mapToCdn(workspace, reached, cdn) : {};
+  const unresolved = outsideImportsOf(workspace, chosen.specifier, browser).filter((specifier) => !(specifier in cdnImports));
+  if (unresolved.length > 0) return { ok: false, reason: unresolvedReason(chosen.specifier, unresolved, cdn), unresolved };
+
   const head = [
     ...reached.filter((outcome) => outcome.files.some((file) => file.kind === 'styles')).map((outcome) => `    <link rel="stylesheet" href="${escapeHtml(importMapAddress(stylesPath(outcome.module)))}">`),
     ...reached.map((outcome) => `    <link rel="modulepreload" href="${escapeHtml(importMapAddress(codePath(outcome.module)))}">`),
   ];
   const html = htmlPage(chosen.specifier, [
-    importMapScript(importMap),
+    importMapScript({ imports: { ...importMap.imports, ...cdnImports } }),
     ...head,
     `    <script type="module" src="${escapeHtml(importMapAddress(codePath(chosen)))}"></script>`,
   ]);
@@ -104,4 +119,49 @@ function unwrittenImports(entry: string, written: ReadonlyMap<string, WrittenMod
     }
   }
   return [...unwritten].sort();
+}
+
+/**
+ * The bare imports of packages outside the workspace that the entry's code imports, itself or
+ * through written modules (statically or not): each fails the page unless its import map maps
+ * it. Built-ins need no map; a module only preloaded is never run.
+ */
+function outsideImportsOf(workspace: WorkspaceModel, entry: string, written: ReadonlyMap<string, WrittenModule>): string[] {
+  const { packageTable } = indexWorkspace(workspace);
+  const outside = new Set<string>();
+  const seen = new Set([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const importer = written.get(queue.pop()!)!;
+    for (const { specifier } of importer.imports) {
+      if (written.has(specifier) && !seen.has(specifier)) queue.push(specifier);
+      seen.add(specifier);
+      if (parseBareSpecifier(specifier) && !isBuiltin(specifier) && packageTable.ofImport(importer.module.package, specifier)?.kind === 'outside') outside.add(specifier);
+    }
+  }
+  return [...outside].sort();
+}
+
+/** `${origin}/<package>@<version>[/<subpath>]` for each outside import of the linked modules that has a version, the first importer's. */
+function mapToCdn(workspace: WorkspaceModel, linked: readonly WrittenModule[], cdn: PageCdn): Record<string, string> {
+  const { packageTable } = indexWorkspace(workspace);
+  const mapped: Record<string, string> = {};
+  for (const { module, imports } of linked) {
+    for (const { specifier } of imports) {
+      const bare = parseBareSpecifier(specifier);
+      if (!bare || specifier in mapped || isBuiltin(specifier) || packageTable.ofImport(module.package, specifier)?.kind !== 'outside') continue;
+      const version = cdn.versionOf(module.package, bare.packageName);
+      if (version !== null) mapped[specifier] = `${cdn.origin}/${bare.packageName}@${version}${bare.subpath ? `/${bare.subpath}` : ''}`;
+    }
+  }
+  return mapped;
+}
+
+// What the command says of a page it does not write for imports no address maps (README
+// "Distribution: core dist"): the fix is the CDN origin, or the version the CDN needs.
+function unresolvedReason(entry: string, unresolved: readonly string[], cdn: PageCdn | null): string {
+  const named = unresolved.map((specifier) => `"${specifier}"`).join(', ');
+  const which = `the preview entry ${entry} imports ${named}, from outside the workspace, which the page's import map cannot resolve`;
+  if (cdn) return `${which}: no exact version to fetch ${unresolved.length === 1 ? 'it' : 'them'} at from ${cdn.origin} (declare the exact version in dependencies, or install the package)`;
+  return `${which} (a static file server has no CDN): name a CDN origin with --cdn ORIGIN or CORE_CDN_ORIGIN (https://esm.sh, for instance), and the page maps each to it at its installed version`;
 }
