@@ -43,7 +43,8 @@ const SOURCES = {
 } as const;
 
 const entryOf = (name: string) => (name.endsWith('.ts') ? `app/${name.slice(0, -3)}/index.ts` : `app/${name}/index.js`);
-const root = tempWorkspace(Object.fromEntries(Object.entries(SOURCES).map(([name, text]) => [entryOf(name), text])));
+// Made before the tests, not when the file loads: the run removes temporary directories after each file's tests.
+let root: string;
 
 async function judged(name: keyof typeof SOURCES, variant = developmentVariant('browser')): Promise<Array<{ kind: string; line?: number; says: string }>> {
   const entry = entryOf(name);
@@ -53,6 +54,10 @@ async function judged(name: keyof typeof SOURCES, variant = developmentVariant('
 }
 
 describe('names and values that surely throw where the import runs', () => {
+  before(() => {
+    root = tempWorkspace(Object.fromEntries(Object.entries(SOURCES).map(([name, text]) => [entryOf(name), text])));
+  });
+
   it('tells a write of a name nothing binds and Chromium does not define, in both variants', async () => {
     for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
       expect(await judged('implicit', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: 'ReferenceError: cache is not defined' }]);
