@@ -11,6 +11,7 @@ import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import type { PlacedReads } from './placed-reads.js';
 import { assetAddress } from './plugins/assets.js';
+import { stringEnd } from './image-set-strings.js';
 import type { BundleTarget } from './types.js';
 
 /**
@@ -70,18 +71,4 @@ function importRulesOf(text: string): number[] {
     }
   }
   return found;
-}
-
-/** The offset just past the string starting at `start`: its closing quote, or the line's end (CSS ends a bad string there). */
-function stringEnd(text: string, start: number): number {
-  const quote = text[start];
-  let index = start + 1;
-  while (index < text.length) {
-    const char = text[index]!;
-    if (char === '\\') index += 2;
-    else if (char === quote) return index + 1;
-    else if (char === '\n') return index;
-    else index += 1;
-  }
-  return index;
 }

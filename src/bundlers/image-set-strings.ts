@@ -212,8 +212,8 @@ export function imageSetStrings(css: string, files: ReadonlySet<string>): Writte
   return found;
 }
 
-// The index just past the string opening at `start` (its quote), or where a newline ends it unclosed.
-function stringEnd(css: string, start: number): number {
+/** The index just past the CSS string opening at `start` (its quote), or where a newline ends it unclosed (a parser ends a bad string there). */
+export function stringEnd(css: string, start: number): number {
   const quote = css[start];
   let i = start + 1;
   while (i < css.length) {
