@@ -32,7 +32,7 @@ export function createGreetings(host: Pick<ExtensionHost, 'readiness' | 'request
 
 /** `instance`: the id of this run of the service, which the preview pages it writes carry too. */
 export function registerEventsChannel(host: ExtensionHost, instance: string): void {
-  const hello = JSON.stringify({ type: 'hello', instance } satisfies HelloMessage);
+  const hello = () => JSON.stringify({ type: 'hello', instance, seq: host.getState().seq } satisfies HelloMessage);
   const clients = new Set<WebSocket>();
   const greetingState$ = createGreetings(host);
   const framed = createMessageFramer(host.root);
@@ -55,8 +55,9 @@ export function registerEventsChannel(host: ExtensionHost, instance: string): vo
   host.push$.subscribe((message) => sendInOrder(message, host.getState(), () => clients));
   host.sockets.add('/events', (socket) => {
     // Before anything else this connection hears (sent here, synchronously, ahead of every
-    // message queued in `sending`): a page loaded from another run compares it with its own.
-    socket.send(hello);
+    // message queued in `sending`): a page loaded from another run, or from an earlier state,
+    // compares it with its own.
+    socket.send(hello());
     clients.add(socket);
     // The push tells changes only: a page that reconnects (the service restarted) missed
     // those made meanwhile, so every new client first hears what is broken now (the workspace's

@@ -5,7 +5,7 @@ import { moduleLabel } from '../protocol/push.js';
 import type { Preview } from './preview.js';
 import { escapeHtml, htmlPage, importMapScript, scriptJson } from '../html-page.js';
 
-export function renderPreviewPage(preview: Preview, runtimeAddress: string, instance: string): string {
+export function renderPreviewPage(preview: Preview, runtimeAddress: string, writer: PageWriter): string {
   // The stylesheet order of both preview pages of the entry (README "Preview and stylesheet
   // push"): the listed modules' sheets in the order listed, then the CDN's; the bundled preview
   // joins the first in that order. `core dist`'s page links its modules' in it when no package is
@@ -19,7 +19,7 @@ export function renderPreviewPage(preview: Preview, runtimeAddress: string, inst
   const preloads = [...new Set(loadedAddresses(preview, preview.imports).filter((address) => address.startsWith('/')))].map(
     (address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`,
   );
-  return renderPage(preview, runtimeAddress, { imports: preview.imports, head: [...links, ...preloads], imported: preview.entry, instance });
+  return renderPage(preview, runtimeAddress, { imports: preview.imports, head: [...links, ...preloads], imported: preview.entry, writer });
 }
 
 /** The addresses of the bundled preview's two files (README "The bundled preview"). */
@@ -34,11 +34,11 @@ export interface BundledAddresses {
  * The bundled preview: the same page, its development modules in one script and its
  * stylesheets in one sheet; the import map keeps what stays a separate module.
  */
-export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string, instance: string): string {
+export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string, writer: PageWriter): string {
   const preloads = [addresses.code, ...new Set(loadedAddresses(preview, imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
   const sheet = `    <link rel="stylesheet" href="${escapeHtml(addresses.styles)}" data-core-bundle="${escapeHtml(addresses.currentStyles)}">`;
   // Where `/preview/` links the sheets it joins: before the CDN's (the cascade is the link order).
-  return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...cdnSheets(preview), ...preloads], imported: addresses.code, instance });
+  return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...cdnSheets(preview), ...preloads], imported: addresses.code, writer });
 }
 
 /** The addresses of `imports` the page loads: a module of the entry's package it never imports is not fetched. */
@@ -54,8 +54,17 @@ interface PageParts {
   head: string[];
   /** What the page's module script imports: the entry, or the bundle holding it. */
   imported: string;
-  /** The run of the service that wrote the page (README "Preview and stylesheet push"). */
+  writer: PageWriter;
+}
+
+/**
+ * The run of the service that wrote a page, and the sequence number of the state it was written
+ * from (README "Preview and stylesheet push"): a page whose first connection hears another of
+ * either may have missed a change, and asks.
+ */
+export interface PageWriter {
   instance: string;
+  seq: number;
 }
 
 function renderPage(preview: Preview, runtimeAddress: string, parts: PageParts): string {
@@ -69,7 +78,8 @@ function renderPage(preview: Preview, runtimeAddress: string, parts: PageParts):
   const page = {
     modules: preview.modules.filter((module) => loads.has(module.specifier)).map(moduleLabel),
     addresses: [...new Set([...loadedAddresses(preview, parts.imports), ...(parts.imported.startsWith('/') ? [parts.imported] : [])])],
-    instance: parts.instance,
+    instance: parts.writer.instance,
+    seq: parts.writer.seq,
   };
   return htmlPage(`${preview.entry} · preview`, [
     importMapScript({ imports: parts.imports }),

@@ -49,7 +49,7 @@ export function registerPreviewRoutes(host: ExtensionHost, instance: string): vo
     if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
     const made = await madeOrErrorPage(ctx, previews.previewAndState(ctx));
     if (made === undefined) return;
-    const page = renderPreviewPage(made.preview, runtimeAddress, instance);
+    const page = renderPreviewPage(made.preview, runtimeAddress, { instance, seq: made.state.seq });
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
@@ -59,7 +59,7 @@ export function registerPreviewRoutes(host: ExtensionHost, instance: string): vo
     if (!host.cdnOrigin && sentCdnUnsetPage(ctx)) return;
     const made = await madeOrErrorPage(ctx, bundled.page(ctx));
     if (made === undefined) return;
-    const { preview, plan, page } = made;
+    const { preview, plan, page, state } = made;
     const addresses = {
       code: bundledAddress('code.js', preview.entry, page.code.hash),
       styles: bundledAddress('styles.css', preview.entry, page.styles.hash),
@@ -67,7 +67,7 @@ export function registerPreviewRoutes(host: ExtensionHost, instance: string): vo
     };
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress, instance);
+    ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress, { instance, seq: state.seq });
   });
   host.router.get('/preview/bundled/code.js', sendBundled(bundled, 'code'));
   host.router.get('/preview/bundled/code.js.map', sendBundledMap(bundled, 'codeMap'));
@@ -154,7 +154,7 @@ const BUNDLED_TYPES = { code: 'text/javascript; charset=utf-8', styles: 'text/cs
 interface BundledPreview {
   bundles: PageBundles;
   /** The bundled page of the entry a request asks for, joined from the settled state. */
-  page(ctx: HttpContext): Promise<{ preview: Preview; plan: PageBundlePlan; page: BundledPage }>;
+  page(ctx: HttpContext): Promise<{ preview: Preview; state: ServiceState; plan: PageBundlePlan; page: BundledPage }>;
 }
 
 function createBundledPreview(host: ExtensionHost, previews: Previews): BundledPreview {
@@ -210,7 +210,7 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
       lastAsked = { entry: entryOf(ctx), at: Date.now() };
       const plan = planOf(state, preview);
       try {
-        return { preview, plan, page: await bundles.bundle(plan) };
+        return { preview, state, plan, page: await bundles.bundle(plan) };
       } catch (error) {
         if (error instanceof PageBundleError) throw new ServiceError('BUILD_FAILED', `the bundled preview of ${preview.entry} could not be joined: ${error.message}`, error.diagnostics.length > 0 ? { diagnostics: error.diagnostics } : {});
         // An expected condition, not the service's defect (README "When esbuild's process dies").

@@ -29,11 +29,13 @@ export type PushMessage =
  * service speaks. The preview page is written with the same id (`core-page`), so a page whose first
  * connection reaches another run (the service restarted between the page's load and that
  * connection) knows it missed what changed meanwhile, as a page that reconnects does (README
- * "Preview and stylesheet push").
+ * "Preview and stylesheet push"). `seq` is the state's when the connection opened: a page written
+ * from an earlier state may have missed a change told before it connected, and asks.
  */
 export interface HelloMessage {
   type: 'hello';
   instance: string;
+  seq: number;
 }
 
 /** What a page hears on `/events`: the greeting of the run, then the messages derived from the state. */

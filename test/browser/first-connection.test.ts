@@ -41,26 +41,33 @@ describe("a page's first connection to /events after the service restarted", () 
    * service on the same port with `meanwhile` done while none runs; then lets the runtime load.
    */
   async function loadAcrossRestart(meanwhile: () => void): Promise<{ before: string | null }> {
+    return loadWithRuntimeHeld('/preview/', async () => {
+      const { port } = service;
+      await service.close();
+      meanwhile();
+      service = await serve(root, { port });
+    });
+  }
+
+  /** Loads `address` from the running service, all but its runtime (which opens the connection), does `meanwhile`, then lets the runtime load. */
+  async function loadWithRuntimeHeld(address: string, meanwhile: () => Promise<void>): Promise<{ before: string | null }> {
     const held: Route[] = [];
     const hold = (route: Route) => void held.push(route);
     await watched.page.route('**/u/runtime.js*', hold);
-    await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'commit' });
+    await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'commit' });
     await until(() => held.length === 1, 'the page to ask for the runtime');
     // Everything else the first service answers: the sheets and every module of the graph.
     await watched.page.waitForFunction(
       () => {
         const fetched = new Set(performance.getEntriesByType('resource').map((entry) => entry.name));
-        const links = [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"], link[data-core-styles]')];
+        const links = [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"], link[data-core-styles], link[data-core-bundle]')];
         return document.getElementById('core-page') !== null && links.length > 0 && links.every((link) => fetched.has(link.href));
       },
       null,
       { timeout: 30_000, polling: 50 },
     );
     const before = await instanceOfPage();
-    const { port } = service;
-    await service.close();
-    meanwhile();
-    service = await serve(root, { port });
+    await meanwhile();
     await held[0]!.continue();
     await watched.page.unroute('**/u/runtime.js*', hold);
     return { before };
@@ -89,6 +96,44 @@ describe("a page's first connection to /events after the service restarted", () 
     await loadAcrossRestart(() => writeFile(root, STYLES_FILE, stylesheet('rgb(120, 30, 160)')));
     await waitForColour(watched, 'demo-storefront', 'rgb(120, 30, 160)', 30_000);
     expect(watched.navigations(), 'a sheet swapped in place: no reload').to.equal(1);
+  });
+
+  // The same run, a later state: the save was built and told (`code`, `styles`) to the pages
+  // connected then, while this one loaded (its HTML written before the save, its connection
+  // opened after the message went out). Seen on a burst of saves: the save after the one whose
+  // reload was loading.
+  describe('while the page loaded, the same run', () => {
+    /** Saves `relative` as `text` and waits until the service serves what it builds into `served` (a path and a marker in its body). */
+    async function saveAndWaitServed(relative: string, text: string, served: { path: string; has: string }): Promise<void> {
+      writeFile(root, relative, text);
+      const answered = async () => {
+        const answer = await fetch(new URL(served.path, service.url));
+        return answer.ok && (await answer.text()).includes(served.has);
+      };
+      for (const deadline = Date.now() + 60_000; !(await answered()); ) {
+        if (Date.now() > deadline) throw new Error(`gave up waiting for the service to serve ${served.has} at ${served.path}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    const codeSaved = () => saveAndWaitServed(CODE_FILE, readText(CODE_FILE).replace("'Your cart'", "'Your basket'"), { path: '/m/@demo/shop@0.4.0/modules/storefront', has: 'Your basket' });
+
+    for (const address of ['/preview/', '/preview/bundled/']) {
+      it(`${address}: reloads into the code saved after its HTML was written, and runs it`, async () => {
+        await loadWithRuntimeHeld(address, codeSaved);
+        await watched.page
+          .waitForFunction(() => document.querySelector('demo-storefront h1')?.textContent === 'Your basket', null, { timeout: 30_000, polling: 50 })
+          .catch(async () => {
+            throw new Error(`the page runs the code it was loaded with (navigations: ${watched.navigations()}, heard: ${JSON.stringify(watched.messages.map((m) => m.type))})`);
+          });
+        expect(watched.navigations(), 'one reload').to.equal(2);
+      });
+    }
+
+    it('fetches a sheet saved after its HTML was written again, in place', async () => {
+      await loadWithRuntimeHeld('/preview/', () => saveAndWaitServed(STYLES_FILE, stylesheet('rgb(20, 130, 60)'), { path: '/m/@demo/shop@0.4.0/styles/storefront', has: 'rgb(20, 130, 60)' }));
+      await waitForColour(watched, 'demo-storefront', 'rgb(20, 130, 60)', 30_000);
+      expect(watched.navigations(), 'a sheet swapped in place: no reload').to.equal(1);
+    });
   });
 
   function readText(relative: string): string {

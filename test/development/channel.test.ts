@@ -92,7 +92,8 @@ describe('registerEventsChannel, greeting a client', () => {
     sockets.get('/events')!(socket, {} as never);
     try {
       // The run's greeting comes first, at once (README "Preview and stylesheet push").
-      expect(sent).to.deep.equal([{ type: 'hello', instance: 'run-1' }]);
+      // With the current state's sequence number: a page written from an earlier one asks.
+      expect(sent).to.deep.equal([{ type: 'hello', instance: 'run-1', seq: current.seq }]);
       for (let turn = 0; sent.length === 1 && turn < 1000; turn += 1) await new Promise((resolve) => setImmediate(resolve));
       const [, message] = sent;
       expect(message?.type).to.equal('invalid');

@@ -33,7 +33,7 @@ const swaps = new Map<string, HTMLLinkElement>();
 /** What the service says about the page: the labels of the modules it loads, their addresses, and the run of the service that wrote it. */
 const page = (() => {
   try {
-    return JSON.parse(document.getElementById('core-page')?.textContent || 'null') as { modules: string[]; addresses: string[]; instance?: string } | null;
+    return JSON.parse(document.getElementById('core-page')?.textContent || 'null') as { modules: string[]; addresses: string[]; instance?: string; seq?: number } | null;
   } catch {
     return null;
   }
@@ -619,6 +619,14 @@ function connect(delay = 250, reconnecting = false): void {
       const another = instance !== null && message.instance !== instance;
       instance = message.instance;
       if (another && !reconnecting && !reloading) catchUp();
+      // Or the same run, in a later state: what changed between the page's writing and this
+      // connection was told to the pages connected then (a save while this one loaded). Its
+      // sheets are fetched again and its own page asked for, as a reconnect does; what is
+      // broken now the greeting tells.
+      else if (!another && !reconnecting && !reloading && page?.seq !== undefined && message.seq !== page.seq) {
+        refreshAllSheets();
+        askService(true);
+      }
     } catch (error) {
       console.warn('[core] unreadable message from /events', error);
     }
