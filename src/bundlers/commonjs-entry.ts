@@ -10,6 +10,9 @@ import { parse } from 'acorn';
 import { readRegularFile } from '../regular-files.js';
 import { MODULE_EXPORTS } from './plugins/required-packages.js';
 
+/** The name the wrapper is built under: an `.mjs` file, whose imports of CommonJS esbuild gives Node's meaning. */
+export const COMMONJS_ENTRY_FILE = 'cdn-entry.mjs';
+
 /**
  * The source of the module re-exporting `entry` (absolute) with the names Node's `import` of it
  * finds, given its first build's `metafile`; null when that build already exports them.
@@ -22,9 +25,14 @@ export function commonJsEntrySource(metafile: esbuild.Metafile, entry: string, p
   const specifier = JSON.stringify(entry);
   if (entryInput && metafile.inputs[entryInput]?.format === 'cjs') {
     const names = commonJsNames(entry);
+    // Built as an `.mjs` file (COMMONJS_ENTRY_FILE), so esbuild imports the entry as Node does:
+    // `module` is `module.exports` itself, `__esModule` or not. The names are read off it, as
+    // Node's lexer reads them; the default is `exports.default` when `__esModule` says the file
+    // was compiled from an ES module (TypeScript's and Babel's CommonJS output), as esbuild, Vite
+    // and esm.sh give it, else `module.exports`.
     return [
       `import module from ${specifier};`,
-      'export default module;',
+      'export default module != null && module.__esModule ? module.default : module;',
       // Through a local binding: esbuild writes an imported one re-exported under a string name as no valid code.
       'const moduleExports = module;',
       `export { moduleExports as ${JSON.stringify(MODULE_EXPORTS)} };`,

@@ -19,7 +19,7 @@ import { nonRegularKind, nonRegularText, readRegularFile } from '../regular-file
 import { browserMapPlugin } from './plugins/browser-map.js';
 import { otherExportsPlugin } from './plugins/other-exports.js';
 import { declaredPackages, requiredPackagesPlugin } from './plugins/required-packages.js';
-import { commonJsEntrySource } from './commonjs-entry.js';
+import { COMMONJS_ENTRY_FILE, commonJsEntrySource } from './commonjs-entry.js';
 import { browserDisabledNames } from '../workspace/package-manifest.js';
 import { BuildCancelled } from './types.js';
 
@@ -204,7 +204,7 @@ async function bundleOnce(entry: string, packageDir: string, { commonJsNames, ex
     result = await build({ ...options, entryPoints: [entry] });
   }
   const contents = commonJsEntrySource(result.metafile!, entry, packageDir, commonJsNames);
-  if (contents !== null) result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: 'cdn-entry.js', loader: 'js' } });
+  if (contents !== null) result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: COMMONJS_ENTRY_FILE, loader: 'js' } });
   // A `require` left as esbuild's helper (in a `try`, of an undeclared name) is no import of the bundle.
   const imports = keptImports(result, false);
   // The stylesheets the code imports (a component's own sheet) go to a sheet beside it, which

@@ -3,7 +3,8 @@
 // `module.exports` is a function, and a subpath), an ES module package (the namespace), and,
 // inside a `try`, a declared dependency that is not installed (an optional one). In the second,
 // `wrap` is an ES module entry re-exporting a CommonJS file with `export *`, beside a name of its
-// own that the file exports too. The preview entry shows what each gives.
+// own that the file exports too. In the third, two packages are TypeScript's CommonJS output
+// (`__esModule` set), one with `exports.default`. The preview entry shows what each gives.
 import { tempWorkspace } from './workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -12,6 +13,9 @@ const json = (value: unknown) => JSON.stringify(value, null, 2);
 export const REQUIRES_SHOWN = '42,extra,named/def,absent';
 /** What the second's writes when the names are those Node's `import` gives. */
 export const STAR_SHOWN = 'FOO|own';
+
+/** What the third's writes when the names are read off `module.exports` and the default is `exports.default`, as esbuild, Vite and esm.sh give them. */
+export const COMPILED_SHOWN = '[x]|hi|help';
 
 export function commonJsRequiresWorkspace(): string {
   return tempWorkspace({
@@ -44,5 +48,20 @@ export function commonJsStarWorkspace(): string {
     'node_modules/wrap/package.json': json({ name: 'wrap', version: '1.0.0', type: 'module', exports: './index.js' }),
     'node_modules/wrap/index.js': "export * from './lib.cjs';\nexport const own = 'own';\n",
     'node_modules/wrap/lib.cjs': "exports.foo = 'FOO';\nexports.own = 'lib';\n",
+  });
+}
+
+// TypeScript's CommonJS output of `export function format` and of `export default greet; export const helper`.
+const compiledByTsc = (body: string) => `"use strict";\nObject.defineProperty(exports, "__esModule", { value: true });\n${body}`;
+
+export function commonJsCompiledWorkspace(): string {
+  return tempWorkspace({
+    'core.json': json({ packages: ['packages/app'], preview: '@cj/app/main' }),
+    'packages/app/package.json': json({ name: '@cj/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { 'ts-named': '1.0.0', 'ts-both': '1.0.0' } }),
+    'packages/app/main/index.ts': "import { format } from 'ts-named';\nimport greet, { helper } from 'ts-both';\ndocument.body.dataset.shown = [format('x'), greet(), helper()].join('|');\n",
+    'node_modules/ts-named/package.json': json({ name: 'ts-named', version: '1.0.0', main: './index.js' }),
+    'node_modules/ts-named/index.js': compiledByTsc("exports.format = void 0;\nfunction format(x) { return '[' + x + ']'; }\nexports.format = format;\n"),
+    'node_modules/ts-both/package.json': json({ name: 'ts-both', version: '1.0.0', main: './index.js' }),
+    'node_modules/ts-both/index.js': compiledByTsc("exports.helper = void 0;\nfunction greet() { return 'hi'; }\nexports.default = greet;\nexports.helper = () => 'help';\n"),
   });
 }
