@@ -155,7 +155,9 @@ export function entryOf(pkg: InstalledPackage, subpath: string): string | null {
     return target === null ? null : existing(path.join(pkg.dir, target));
   }
   if (subpath !== '') return browserMapped(pkg, existing(path.join(pkg.dir, subpath)) ?? existing(`${path.join(pkg.dir, subpath)}.js`));
-  for (const field of ['module', 'browser', 'main']) {
+  // esbuild's order for the browser platform (and webpack's): a `browser` string names the build
+  // for browsers where `module` may be a Node one (node-fetch 2: `module` imports `http`).
+  for (const field of ['browser', 'module', 'main']) {
     const value = pkg.manifest[field];
     if (typeof value === 'string') {
       const found = existing(path.join(pkg.dir, value)) ?? existing(`${path.join(pkg.dir, value)}.js`) ?? existing(path.join(pkg.dir, value, 'index.js'));

@@ -84,6 +84,21 @@ describe('entryOf', function () {
     expect(entry('exported')).to.equal('node_modules/exported/index.js');
   });
 
+  it("takes a browser string before module and main, as esbuild's browser platform does (node-fetch 2's layout: module is its Node build)", function () {
+    const root = tempWorkspace({
+      'node_modules/fetchy/package.json': json({ name: 'fetchy', version: '2.6.9', main: 'lib/index.js', module: 'lib/index.mjs', browser: './browser.js' }),
+      'node_modules/fetchy/lib/index.js': '',
+      'node_modules/fetchy/lib/index.mjs': '',
+      'node_modules/fetchy/browser.js': '',
+      'node_modules/esm-first/package.json': json({ name: 'esm-first', version: '1.0.0', main: 'index.js', module: 'index.mjs' }),
+      'node_modules/esm-first/index.js': '',
+      'node_modules/esm-first/index.mjs': '',
+    });
+    const entry = (name: string) => path.relative(root, entryOf(findInstalled(name, root)!, '')!);
+    expect(entry('fetchy')).to.equal('node_modules/fetchy/browser.js');
+    expect(entry('esm-first'), 'without a browser string, module before main').to.equal('node_modules/esm-first/index.mjs');
+  });
+
   it('takes a subpath no key names from the most specific pattern matching it, as Node does, whatever the order of the keys', function () {
     const root = tempWorkspace({
       'node_modules/kit/package.json': json({ name: 'kit', version: '1.0.0', exports: { './directives/*': './directives/*.js', './directives/private/*': null, './lib/*': './dist/*.js', './lib/a/*': './dist/a/*.mjs' } }),
