@@ -44,7 +44,7 @@ export const ERROR_CODES = {
   },
   SERVICE_CLOSING: {
     status: 503,
-    when: 'a request whose answer waited on a build or a join the close of the service cancelled (`close()`, SIGINT, SIGTERM); an expected end, nothing is logged',
+    when: 'a request whose answer waited on the state, a build or a join when the service closed (`close()`, SIGINT, SIGTERM); an expected end, nothing is logged',
     remedy: 'ask again once the service runs again',
   },
   PREVIEW_NOT_LOADED: {

@@ -1,13 +1,13 @@
 // Waiting, on behalf of a request, until the state answers from the current sources:
 // first the check against the disk, then the manifests read again, then the builds.
-import { filter, firstValueFrom, type Observable } from 'rxjs';
+import { EmptyError, filter, firstValueFrom, type Observable } from 'rxjs';
 import type { Fact } from '../store/events.js';
 import { selectAnswerable, selectSettled } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
 import type { CheckScope, FreshnessCheck } from '../io/freshness.js';
 import { isBuildable, isDeepImport, keepsNoMoreDeepImports } from '../store/reducer.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
-import { unbuildable } from './errors.js';
+import { ServiceError, unbuildable } from './errors.js';
 
 export interface Readiness {
   /** The manifests (and the inputs `scope` names) checked, and the workspace read again if needed. */
@@ -40,7 +40,13 @@ export interface ReadinessDeps {
 export function createReadiness(deps: ReadinessDeps): Readiness {
   const when = (predicate: (state: ServiceState) => boolean): Promise<ServiceState> => {
     const now = deps.getState();
-    return predicate(now) ? Promise.resolve(now) : firstValueFrom(deps.state$.pipe(filter(predicate)));
+    if (predicate(now)) return Promise.resolve(now);
+    return firstValueFrom(deps.state$.pipe(filter(predicate))).catch((error: unknown) => {
+      // The store completed first: the service closed while this request waited, an expected
+      // end (README "The programmatic API"), answered SERVICE_CLOSING, nothing logged.
+      if (error instanceof EmptyError) throw new ServiceError('SERVICE_CLOSING', 'the service is closing: the state this answer waited on will not come');
+      throw error;
+    });
   };
   const workspaceRead = (state: ServiceState) => state.workspaceRead && !state.workspaceStale;
   // A request whose fact was not reduced would wait for a build nobody starts: it fails now (a 500).

@@ -63,8 +63,11 @@ export function closeOnce(parts: StoppableParts, app: App, server: Server): () =
 async function closeService(parts: StoppableParts, app: App, server: Server): Promise<void> {
   for (const client of app.koa.ws.server?.clients ?? []) client.terminate();
   app.koa.ws.server?.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  // No new connection, none idle; a request still waiting (on the state, a build, a join) is
+  // answered SERVICE_CLOSING once what it waits on ends below (README "The programmatic API"),
+  // and only then are the connections cut.
+  const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
   parts.subscriptions[parts.subscriptions.length - 1]?.unsubscribe(); // the effects
   // The effects' last cache write (what settled since the one before) is not cut short.
   await parts.cache?.idle();
@@ -74,6 +77,10 @@ async function closeService(parts: StoppableParts, app: App, server: Server): Pr
   parts.log.close();
   parts.store.complete();
   const ended = await endBuilds(parts);
+  // The answers of the requests those ends released are written by now, or on this turn.
+  await new Promise((resolve) => setImmediate(resolve));
+  server.closeAllConnections();
+  await serverClosed;
   await parts.hashes.close?.();
   ended.throwIfFailed();
 }
