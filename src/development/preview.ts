@@ -35,6 +35,8 @@ export interface Preview {
   /** Warnings of the modules served here (README "Warnings"); present only when there are some. */
   warnings?: PreviewDiagnostic[];
   imports: Record<string, string>;
+  /** The import map's scopes: what a module whose address starts with a key (or is it) loads by a bare specifier instead of `imports`' entry; present only when there are some (README "The local CDN"). */
+  scopes?: Record<string, Record<string, string>>;
   modules: PreviewModule[];
   /** The specifiers the page loads: the entry and what it imports, transitively, as far as built (README "Preview and stylesheet push"). */
   loads: string[];
