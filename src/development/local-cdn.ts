@@ -74,7 +74,7 @@ export interface LocalCdn {
    * `new URL(..., import.meta.url)` (README "The local CDN": no file of the local CDN), and the
    * files of a package two of its bundles join, and the imports whose bundle it refuses.
    */
-  complete(imports: Record<string, string>): Promise<CompletedImports>;
+  complete(imports: Record<string, string>, scopes: ImportScopes): Promise<CompletedImports>;
   /** The bundles of installed packages kept in memory: how many, the bytes they are counted as, how many builds were made, and how many package directories have a reader (README "The local CDN"). */
   kept(): { count: number; bytes: number; builds: number; readers: number };
   /** The modules `imports` maps to this CDN (installed, or of a package left out of development) that have a sheet (a stylesheet module, or code importing one), each with its sheet's address, for the page to link. */
@@ -113,7 +113,7 @@ export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_
   return {
     kept: () => ({ ...cdn.bundles.kept(), readers: readers.size }),
     stylesheets: (imports) => stylesheetsOf(cdn, imports),
-    complete: (imports) => completeImports(cdn, imports),
+    complete: (imports, scopes) => completeImports(cdn, imports, scopes),
   };
 }
 
@@ -376,11 +376,16 @@ interface MapEntry {
 /** The scope of an installed copy's addresses in an import map: every subpath's address starts with it (the root's is added when known, `addRootScopes`). */
 export const cdnScopeOf = (pkg: { name: string; version: string }): string => `${localCdnAddress(pkg.name, pkg.version, '')}/`;
 
-async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<CompletedImports> {
-  const found: CompletedImports = { unresolved: [], unserved: [], refused: [], twice: [], scopes: {}, unscoped: [] };
+async function completeImports(cdn: CdnParts, imports: Record<string, string>, given: ImportScopes): Promise<CompletedImports> {
+  // The scopes given (a workspace package's own versions, README "The local CDN") are the
+  // preview's, which may be kept with its state: completed in a copy.
+  const scopes: ImportScopes = Object.fromEntries(Object.entries(given).map(([scope, map]) => [scope, { ...map }]));
+  const found: CompletedImports = { unresolved: [], unserved: [], refused: [], twice: [], scopes, unscoped: [] };
   const walk: CompletionWalk = { cdn, imports, found, joined: joinedTwice(found.twice), checked: new Map(), workspace: indexWorkspace(cdn.host.getState().workspace), queue: [], compared: new Set() };
   cdn.checked.set(imports, walk.checked);
-  walk.queue.push(...Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`)).map(([specifier, address]) => ({ specifier, address, scope: null })));
+  const onCdn = ([, address]: [string, string]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`);
+  walk.queue.push(...Object.entries(imports).filter(onCdn).map(([specifier, address]) => ({ specifier, address, scope: null })));
+  for (const [scope, map] of Object.entries(scopes)) walk.queue.push(...Object.entries(map).filter(onCdn).map(([specifier, address]) => ({ specifier, address, scope })));
   while (walk.queue.length > 0) {
     // The imports found so far are asked together, then taken in their order: a package whose
     // exports import one another (rxjs: 226 modules) waited for each bundle in turn.

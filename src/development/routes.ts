@@ -108,8 +108,8 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      const { unresolved, unserved, twice, refused, scopes, unscoped } = await localCdn.complete(preview.imports);
-      // Where an installed copy loads another version of a name than the top level maps (README "The local CDN").
+      const { unresolved, unserved, twice, refused, scopes, unscoped } = await localCdn.complete(preview.imports, preview.scopes ?? {});
+      // Where a package loads another version of a name than the top level maps (README "The local CDN").
       if (Object.keys(scopes).length > 0) preview.scopes = scopes;
       for (const specifier of unresolved) {
         preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));

@@ -1,14 +1,21 @@
 // Two versions of one installed package, run in Chromium on /preview/ and /preview/bundled/
 // (README "The local CDN"): the workspace's own imports load dep 1.0.0 and helper 1.0.0, while
 // other, whose dependency npm (or pnpm) installed as dep 2.0.0, loads that, and dep 2.0.0 its
-// own helper 2.0.0: each version Node gives its importer, through the import map's scopes.
+// own helper 2.0.0; a workspace package with its own dep 3.0.0 in its node_modules loads that:
+// each version Node gives its importer, through the import map's scopes.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
-import { NESTED_VERSIONS_SHOWN, nestedVersionsWorkspace, pnpmVersionsWorkspace } from '../helpers/nested-versions-workspace.js';
+import { NESTED_VERSIONS_SHOWN, nestedVersionsWorkspace, OWN_VERSIONS_SHOWN, ownVersionsWorkspace, pnpmVersionsWorkspace } from '../helpers/nested-versions-workspace.js';
 
-for (const [layout, workspace] of [['npm nesting', nestedVersionsWorkspace], ['pnpm store', pnpmVersionsWorkspace]] as const) {
+const cases = [
+  ['npm nesting', nestedVersionsWorkspace, NESTED_VERSIONS_SHOWN],
+  ['pnpm store', pnpmVersionsWorkspace, NESTED_VERSIONS_SHOWN],
+  ['a workspace package with its own version', ownVersionsWorkspace, OWN_VERSIONS_SHOWN],
+] as const;
+
+for (const [layout, workspace, expected] of cases) {
   describe(`two installed versions of one package, in Chromium (${layout})`, function () {
     let browser: Browser;
     let service: Awaited<ReturnType<typeof serve>>;
@@ -29,7 +36,7 @@ for (const [layout, workspace] of [['npm nesting', nestedVersionsWorkspace], ['p
           await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
           await watched.page.waitForFunction(() => document.body?.dataset.shown !== undefined, undefined, { timeout: 20_000 }).catch(() => undefined);
           const shown = await watched.page.evaluate(() => document.body?.dataset.shown);
-          expect({ shown, errors: watched.errors, failed: watched.failed }).to.deep.equal({ shown: NESTED_VERSIONS_SHOWN, errors: [], failed: [] });
+          expect({ shown, errors: watched.errors, failed: watched.failed }).to.deep.equal({ shown: expected, errors: [], failed: [] });
         } finally {
           await watched.page.close();
         }

@@ -88,3 +88,24 @@ export function twiceInstalledWorkspace(): string {
     'node_modules/wrap/node_modules/other/index.js': "import { v } from 'dep';\nexport const ov = v;\nexport const dh = 'none';\n",
   });
 }
+
+/** What the preview entry of `ownVersionsWorkspace` writes into `document.body.dataset.shown`. */
+export const OWN_VERSIONS_SHOWN = 'app=dep1 lib=dep3 other=dep2';
+
+/**
+ * Two workspace packages loading two versions of one name: @nv/app the workspace's dep 1.0.0,
+ * @nv/lib its own dep 3.0.0, installed in packages/lib/node_modules (and other's nested 2.0.0 too).
+ */
+export function ownVersionsWorkspace(): string {
+  const nested: Record<string, string> = { 'dep@2.0.0': 'node_modules/other/node_modules/dep', 'helper@2.0.0': 'node_modules/other/node_modules/helper' };
+  return tempWorkspace({
+    'core.json': json({ packages: ['packages/app', 'packages/lib'], preview: '@nv/app/main' }),
+    'packages/app/package.json': json({ name: '@nv/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { dep: '1.0.0', other: '1.0.0', '@nv/lib': '1.0.0' } }),
+    'packages/app/main/index.ts': "import { v } from 'dep';\nimport { ov } from 'other';\nimport { lv } from '@nv/lib/version';\ndocument.body.dataset.shown = 'app=' + v + ' lib=' + lv + ' other=' + ov;\n",
+    'packages/lib/package.json': json({ name: '@nv/lib', version: '1.0.0', exports: { './version': './version/index.ts' }, dependencies: { dep: '3.0.0' } }),
+    'packages/lib/version/index.ts': "import { v } from 'dep';\nexport const lv = v;\n",
+    'packages/lib/node_modules/dep/package.json': manifest('dep', '3.0.0'),
+    'packages/lib/node_modules/dep/index.js': "export const v = 'dep3';\n",
+    ...installedFiles((name, version) => nested[`${name}@${version}`] ?? `node_modules/${name}`),
+  });
+}

@@ -4,7 +4,7 @@
 // each version from where it is installed, npm's nesting and pnpm's store alike.
 import { expect } from 'chai';
 import { serve } from '../helpers/service.js';
-import { nestedVersionsWorkspace, pnpmVersionsWorkspace, twiceInstalledWorkspace } from '../helpers/nested-versions-workspace.js';
+import { nestedVersionsWorkspace, ownVersionsWorkspace, pnpmVersionsWorkspace, twiceInstalledWorkspace } from '../helpers/nested-versions-workspace.js';
 
 type Entry = {
   diagnostics: unknown[];
@@ -87,5 +87,34 @@ describe('one version of an installed package installed twice, whose copies load
     expect(warnings).to.have.length(1);
     expect(warnings[0]!.module).to.equal('other');
     for (const named of ['other@1.0.0', 'node_modules/other', 'node_modules/wrap/node_modules/other', '"dep"', '/cdn/dep@2.0.0', '/cdn/dep@1.0.0']) expect(warnings[0]!.message).to.include(named);
+  });
+});
+
+describe('two workspace packages loading two versions of one installed package', function () {
+  let service: Awaited<ReturnType<typeof serve>>;
+
+  before(async function () {
+    service = await serve(ownVersionsWorkspace(), { cdnOrigin: 'local' });
+  });
+  after(async function () {
+    await service?.close();
+  });
+
+  it("scopes the second package's addresses to its own version, completed as the top level is", async function () {
+    const entry = (await service.get('/preview/entry.json')).json<Entry>();
+    expect(entry.diagnostics).to.deep.equal([]);
+    expect(entry.warnings ?? []).to.deep.equal([]);
+    expect(plain(entry.imports.dep)).to.equal('/cdn/dep@1.0.0');
+    expect(plainScopes(entry.scopes)).to.deep.include({ '/m/@nv/lib@1.0.0/': { dep: '/cdn/dep@3.0.0' }, '/cdn/other@1.0.0/': { dep: '/cdn/dep@2.0.0' } });
+    const answer = await service.get(entry.scopes!['/m/@nv/lib@1.0.0/']!.dep!);
+    expect(answer.status).to.equal(200);
+    expect(answer.text).to.include('dep3');
+  });
+
+  it("keeps the scoped package's module out of the bundled preview's joined script", async function () {
+    const html = (await service.get('/preview/bundled/')).text;
+    const map = importMapOf(html);
+    expect(map.imports['@nv/lib/version']).to.match(/^\/m\/@nv\/lib@1\.0\.0\/modules\/version\?/);
+    expect(map.scopes).to.have.property('/m/@nv/lib@1.0.0/');
   });
 });
