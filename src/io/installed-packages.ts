@@ -315,17 +315,22 @@ const NESTED_LISTINGS = 4000;
  */
 export function findNestedInstalled(name: string, version: string, trees: readonly string[]): InstalledPackage | null {
   if (!isPackageName(name)) return null;
-  const pending: { dir: string; depth: number }[] = trees.map((dir) => ({ dir: path.join(dir, 'node_modules'), depth: 1 }));
+  const pending = trees.flatMap((dir) => {
+    const real = realPathOrNull(path.join(dir, 'node_modules'));
+    return real === null ? [] : [{ dir: real, depth: 1, tree: real }];
+  });
+  // Only a copy whose real directory lies in the tree it was found in: nothing a link leads to elsewhere.
+  const inside = (found: InstalledPackage | null, tree: string) => (found && found.dir.startsWith(`${tree}${path.sep}`) ? found : null);
   let listings = 0;
   while (pending.length > 0 && listings < NESTED_LISTINGS) {
-    const { dir, depth } = pending.shift()!;
+    const { dir, depth, tree } = pending.shift()!;
     listings += 1;
-    const pnpm = pnpmCopy(name, version, dir);
+    const pnpm = inside(pnpmCopy(name, version, dir), tree);
     if (pnpm) return pnpm;
     for (const packageDir of packageDirsIn(dir)) {
-      const found = copyAt(name, version, packageDir);
+      const found = inside(copyAt(name, version, packageDir), tree);
       if (found) return found;
-      if (depth < NESTED_DEPTH) pending.push({ dir: path.join(packageDir, 'node_modules'), depth: depth + 1 });
+      if (depth < NESTED_DEPTH) pending.push({ dir: path.join(packageDir, 'node_modules'), depth: depth + 1, tree });
     }
   }
   return null;
