@@ -186,7 +186,8 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   // state prepared ahead (or asked for again) is not planned twice.
   const plans = new WeakMap<object, { state: ServiceState; added: string; plan: PageBundlePlan }>();
   const planOf = (state: ServiceState, preview: Preview): PageBundlePlan => {
-    const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports]);
+    // The scopes too: a scoped package's modules stay out of the bundle (bundled-preview.ts).
+    const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null]);
     const kept = plans.get(preview.modules);
     if (kept && kept.state === state && kept.added === added) return kept.plan;
     const plan = planPageBundle(state, preview);
