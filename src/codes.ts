@@ -252,6 +252,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'two bundles of one installed package that the local CDN serves to the page (two of its exports) each hold a file of the package that no export names, so the page runs that file twice: its module state and its classes twice over (README "The local CDN")',
     remedy: 'usually nothing, when the file holds helpers without state; else have the package export the file: an export\'s entry is imported by the other exports, never copied into them (README "The local CDN")',
   },
+  PREVIEW_CDN_SCOPE_AMBIGUOUS: {
+    severity: 'warning',
+    scope: 'page',
+    when: 'one version of an installed package is installed twice (two places in node_modules) and the two copies load one bare name at two versions: the local CDN serves that version at one address, so no import map scope can tell the copies apart, and the page gives the second copy\'s importers the first copy and what it loads (README "The local CDN")',
+    remedy: 'dedupe the install (`npm dedupe`), so one copy of that version remains, or preview with a CDN origin that resolves each package\'s dependencies itself (`--cdn <origin>`)',
+  },
   LOAD_FAILED: {
     severity: 'error',
     scope: 'page',

@@ -45,8 +45,12 @@ export function planPageBundle(state: ServiceState, preview: Preview): PageBundl
     separate.add(address);
     pending.push(address);
   };
+  // A module whose package the import map scopes (it loads another version of a name than the
+  // top level, README "The local CDN") keeps its own address: joined, its imports would resolve
+  // from the bundle's address, which no scope names.
+  const scoped = Object.keys(preview.scopes ?? {});
   for (const module of preview.modules) {
-    if (addressHash(module.code) === null || broken.has(module.specifier)) leaveOut(module.code);
+    if (addressHash(module.code) === null || broken.has(module.specifier) || scoped.some((scope) => module.code.startsWith(scope))) leaveOut(module.code);
   }
   const specifiersAt = new Map<string, string[]>();
   for (const [specifier, address] of Object.entries(preview.imports)) specifiersAt.set(address, [...(specifiersAt.get(address) ?? []), specifier]);

@@ -18,7 +18,7 @@ import { sendOutput } from '../http/send-output.js';
 import { bundleInstalled, OutsidePackageError, type InstalledExports } from '../bundlers/installed-bundle.js';
 import { createCallsInFlight, type CallsInFlight } from '../bundlers/calls-in-flight.js';
 import { isContentHash, outputHash } from '../outputs/content-hash.js';
-import { commonJsExportNames, entryOf, exportedAs, findInstalled, linkedWorkspacePackage, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
+import { commonJsExportNames, entryOf, exportedAs, findInstalled, findNestedInstalled, linkedWorkspacePackage, stillInstalled, type InstalledPackage } from '../io/installed-packages.js';
 import { parseBareSpecifier, ROOT_SUBPATH } from '../workspace/specifiers.js';
 import { productionVariant } from '../workspace/variant.js';
 import { indexWorkspace, type WorkspaceIndex } from '../workspace/workspace-index.js';
@@ -36,12 +36,6 @@ import { serveSharedFile } from '../http/routes/shared-files.js';
 import { answerOutput } from '../http/output-answer.js';
 import type { Address } from '../http/address.js';
 
-/** What `complete` found: bare imports with no copy installed, own files loaded by relative URL, and the imports whose bundle the local CDN refuses (its answer's message). */
-export interface CompletedImports {
-  unresolved: string[];
-  unserved: { specifier: string; url: string }[];
-  refused: { specifier: string; message: string }[];
-}
 
 export const LOCAL_CDN = 'local';
 export const LOCAL_CDN_PREFIX = '/cdn';
@@ -49,22 +43,38 @@ export const LOCAL_CDN_PREFIX = '/cdn';
 export const localCdnAddress = (name: string, version: string, subpath: string): string =>
   `${LOCAL_CDN_PREFIX}/${name}@${version}${subpath && subpath !== ROOT_SUBPATH ? `/${subpath}` : ''}`;
 
+/** An import map's scopes: by a prefix (or the exact address) of the modules they apply to, what those load by each bare specifier instead of the top level's entry. */
+export type ImportScopes = Record<string, Record<string, string>>;
+
 /** What completing an import map found: see `LocalCdn.complete`. */
 export interface CompletedImports {
+  /** Bare imports with no copy installed where the importing package would load it. */
   unresolved: string[];
-  unserved: { specifier: string; url: string }[];
+  /** Own files an installed bundle loads by relative URL, with the bundle's address (without `?v=`). */
+  unserved: { specifier: string; url: string; address: string }[];
+  /** The imports whose bundle the local CDN refuses, with its answer's message. */
+  refused: { specifier: string; message: string }[];
   /** A file of an installed package that no export names, joined into two of its bundles the page maps (`specifier` and `other`): the page runs it twice (README "The local CDN"). */
   twice: { specifier: string; other: string; packageName: string; file: string }[];
+  /** Where an installed copy loads a name at another version than the top level maps: by its `/cdn/<package>@<version>/` prefix, and by its root's exact address (README "The local CDN"). */
+  scopes: ImportScopes;
+  /**
+   * One version of a package installed twice (`dirs`: the copy the local CDN serves, then the
+   * other), whose copies load `specifier` at two addresses (`addresses`, in that order): its one
+   * address cannot have both, so the page gives the other copy's importers the first (README "The local CDN").
+   */
+  unscoped: { packageName: string; version: string; dirs: [string, string]; specifier: string; addresses: [string, string] }[];
 }
 
 export interface LocalCdn {
   /**
    * Adds to `imports` what the installed packages it maps import, transitively; returns the
+   * scopes for the copies that load another version of a name than `imports` maps, the
    * specifiers it could not map, the relative URLs each installed bundle loads by
    * `new URL(..., import.meta.url)` (README "The local CDN": no file of the local CDN), and the
    * files of a package two of its bundles join, and the imports whose bundle it refuses.
    */
-  complete(imports: Record<string, string>): Promise<CompletedImports>;
+  complete(imports: Record<string, string>, scopes: ImportScopes): Promise<CompletedImports>;
   /** The bundles of installed packages kept in memory: how many, the bytes they are counted as, how many builds were made, and how many package directories have a reader (README "The local CDN"). */
   kept(): { count: number; bytes: number; builds: number; readers: number };
   /** The modules `imports` maps to this CDN (installed, or of a package left out of development) that have a sheet (a stylesheet module, or code importing one), each with its sheet's address, for the page to link. */
@@ -103,7 +113,7 @@ export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_
   return {
     kept: () => ({ ...cdn.bundles.kept(), readers: readers.size }),
     stylesheets: (imports) => stylesheetsOf(cdn, imports),
-    complete: (imports) => completeImports(cdn, imports),
+    complete: (imports, scopes) => completeImports(cdn, imports, scopes),
   };
 }
 
@@ -198,9 +208,17 @@ function installedCopies(host: ExtensionHost): InstalledCopies {
           return found;
         }
       }
-      return null;
+      // A version npm nested in another package's node_modules, or pnpm's store holds, asked for
+      // before a preview met it (a page open across a restart): found as an install (README "The local CDN").
+      const nested = findNestedInstalled(name, version, dirs);
+      if (nested) known.set(`${name}@${version}`, nested);
+      return nested;
     },
-    remember: (copy) => void known.set(`${copy.name}@${copy.version}`, copy),
+    // The first copy met of a version keeps its address while installed: the import map names its bytes.
+    remember(copy) {
+      const seen = known.get(`${copy.name}@${copy.version}`);
+      if (!seen || !stillInstalled(seen)) known.set(`${copy.name}@${copy.version}`, copy);
+    },
   };
 }
 
@@ -346,66 +364,160 @@ function ownFileUrlsOf(built: KeptBundle): string[] {
 /** The bundles a page's import map waits for, asked at once: esbuild builds on every core, and a kept one's check mostly waits for the disk. */
 const BUNDLES_AT_ONCE = 8;
 
-async function completeImports(cdn: CdnParts, imports: Record<string, string>): Promise<CompletedImports> {
-  const unresolved: string[] = [];
-  const unserved: { specifier: string; url: string }[] = [];
-  const refused: { specifier: string; message: string }[] = [];
-  const joined = joinedTwice();
-  const checked = new Map<string, string | null>();
-  cdn.checked.set(imports, checked);
-  const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
-  const workspace = indexWorkspace(cdn.host.getState().workspace);
-  while (queue.length > 0) {
+/** An entry of the import map to complete: at its top level (`scope` null) or in the scope of an installed copy's addresses. */
+interface MapEntry {
+  specifier: string;
+  address: string;
+  scope: string | null;
+  /** A second copy of the address's package at that version, installed elsewhere: bundled only to compare what it loads, never mapped (the address serves the first). */
+  unmapped?: InstalledPackage;
+}
+
+/** The scope of an installed copy's addresses in an import map: every subpath's address starts with it (the root's is added when known, `addRootScopes`). */
+export const cdnScopeOf = (pkg: { name: string; version: string }): string => `${localCdnAddress(pkg.name, pkg.version, '')}/`;
+
+async function completeImports(cdn: CdnParts, imports: Record<string, string>, given: ImportScopes): Promise<CompletedImports> {
+  // The scopes given (a workspace package's own versions, README "The local CDN") are the
+  // preview's, which may be kept with its state: completed in a copy.
+  const scopes: ImportScopes = Object.fromEntries(Object.entries(given).map(([scope, map]) => [scope, { ...map }]));
+  const found: CompletedImports = { unresolved: [], unserved: [], refused: [], twice: [], scopes, unscoped: [] };
+  const walk: CompletionWalk = { cdn, imports, found, joined: joinedTwice(found.twice), checked: new Map(), workspace: indexWorkspace(cdn.host.getState().workspace), queue: [], compared: new Set() };
+  cdn.checked.set(imports, walk.checked);
+  const onCdn = ([, address]: [string, string]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`);
+  walk.queue.push(...Object.entries(imports).filter(onCdn).map(([specifier, address]) => ({ specifier, address, scope: null })));
+  for (const [scope, map] of Object.entries(scopes)) walk.queue.push(...Object.entries(map).filter(onCdn).map(([specifier, address]) => ({ specifier, address, scope })));
+  while (walk.queue.length > 0) {
     // The imports found so far are asked together, then taken in their order: a package whose
     // exports import one another (rxjs: 226 modules) waited for each bundle in turn.
-    const wave = queue.splice(0).map(([specifier, address]) => ({ specifier, address, copy: installedAt(cdn.copies, specifier, address, workspace) }));
-    const bundles: (KeptBundle | unknown)[] = wave.map(() => null);
+    const wave = walk.queue.splice(0).map((entry) => ({ entry, copy: entry.unmapped ? { pkg: entry.unmapped, subpath: parseBareSpecifier(entry.specifier)!.subpath } : installedAt(cdn.copies, entry.specifier, entry.address, walk.workspace) }));
+    const bundles: (KeptBundle | { error: unknown } | null)[] = wave.map(() => null);
     await runLimited(wave.map((item, index) => ({ ...item, index })), BUNDLES_AT_ONCE, async ({ copy, index }) => {
       if (copy) bundles[index] = await bundle(cdn, copy.pkg, copy.subpath).catch((error: unknown) => ({ error }));
     });
-    wave.forEach(({ specifier, address, copy }, index) => {
-      const built = bundles[index] as KeptBundle | { error: unknown } | null;
+    wave.forEach(({ entry, copy }, index) => {
+      const built = bundles[index];
       if (!copy || !built) return;
       if ('error' in built) {
         // Said on the preview's entry too, not only by the page that meets it (README "The local
         // CDN"); a package still being written (503) or the service closing is no refusal.
-        if (built.error instanceof ServiceError && built.error.code !== 'CDN_PACKAGE_CHANGING') refused.push({ specifier, message: built.error.message });
+        if (!entry.unmapped && built.error instanceof ServiceError && built.error.code !== 'CDN_PACKAGE_CHANGING') found.refused.push({ specifier: entry.specifier, message: built.error.message });
         return;
       }
-      takeBundle(specifier, address, copy, built);
+      if (entry.unmapped) compareCopy(walk, entry.unmapped, built);
+      else takeBundle(walk, entry, copy, built);
     });
   }
-  return { unresolved, unserved, twice: joined.twice, refused };
+  addRootScopes(found.scopes, imports);
+  return found;
+}
 
-  function takeBundle(specifier: string, address: string, copy: { pkg: InstalledPackage; subpath: string }, built: KeptBundle): void {
-    // Named by the hash of the bytes just checked: a patch gives the package a new address, so no
-    // browser keeps its old bytes, and a reload fetches nothing unchanged (README "The local CDN").
-    imports[specifier] = `${plainAddress(address)}?v=${outputHash(built.code)}`;
-    checked.set(specifier, sheetHashOf(built));
-    for (const url of ownFileUrlsOf(built)) unserved.push({ specifier, url });
-    joined.add(copy.pkg, specifier, built);
-    for (const imported of built.imports) {
-      if (imported in imports) continue;
-      const target = parseBareSpecifier(imported);
-      if (!target) continue;
-      const packageOwner = workspace.packageTable.ofName(target.packageName);
-      // A name a package.json not read may own is the workspace's, as a workspace module's import
-      // of it is: the service's own address, which answers that manifest's problem, never the
-      // copy installed under the name (README "The local CDN").
-      if (packageOwner.kind === 'unread') {
-        imports[imported] = unreadPackageAddress(packageOwner, target);
-        continue;
-      }
-      const own = packageOwner.kind === 'model' ? packageOwner.package : undefined;
-      const dependency = own ? null : findInstalled(target.packageName, copy.pkg.dir);
-      if (!own && !dependency) {
-        unresolved.push(imported);
-        continue;
-      }
-      if (dependency) cdn.copies.remember(dependency);
-      imports[imported] = localCdnAddress(target.packageName, own ? own.version : dependency!.version, target.subpath);
-      queue.push([imported, imports[imported]!]);
+interface CompletionWalk {
+  cdn: CdnParts;
+  imports: Record<string, string>;
+  found: CompletedImports;
+  joined: ReturnType<typeof joinedTwice>;
+  checked: Map<string, string | null>;
+  workspace: WorkspaceIndex;
+  queue: MapEntry[];
+  /** The second copies queued to compare, by directory and specifier, and the names told unscoped, by scope. */
+  compared: Set<string>;
+}
+
+/** What a map entry names now: the scope's entry for it, else the top level's. */
+const mappedFor = (walk: CompletionWalk, scope: string, specifier: string): string | undefined => walk.found.scopes[scope]?.[specifier] ?? walk.imports[specifier];
+
+function takeBundle(walk: CompletionWalk, entry: MapEntry, copy: { pkg: InstalledPackage; subpath: string }, built: KeptBundle): void {
+  const { specifier, address } = entry;
+  // Named by the hash of the bytes just checked: a patch gives the package a new address, so no
+  // browser keeps its old bytes, and a reload fetches nothing unchanged (README "The local CDN").
+  const named = `${plainAddress(address)}?v=${outputHash(built.code)}`;
+  if (entry.scope === null) {
+    walk.imports[specifier] = named;
+    walk.checked.set(specifier, sheetHashOf(built));
+  } else walk.found.scopes[entry.scope]![specifier] = named;
+  for (const url of ownFileUrlsOf(built)) walk.found.unserved.push({ specifier, url, address: plainAddress(address) });
+  walk.joined.add(copy.pkg, specifier, built);
+  const scope = cdnScopeOf(copy.pkg);
+  for (const imported of built.imports) {
+    const resolved = resolveBundleImport(walk.workspace, imported, copy.pkg.dir);
+    if (resolved === undefined) continue;
+    const current = mappedFor(walk, scope, imported);
+    if (resolved === null) {
+      if (current === undefined) walk.found.unresolved.push(imported);
+      continue;
     }
+    // A workspace package's name (or one a package.json not read may own) is one address for every importer.
+    if (current !== undefined && !resolved.copy) continue;
+    if (current !== undefined && plainAddress(current) === resolved.address) {
+      compareSecondCopy(walk, imported, resolved.copy!, current);
+      continue;
+    }
+    if (resolved.copy) walk.cdn.copies.remember(resolved.copy);
+    // Where this copy loads another version than the page's top level maps (npm nests a
+    // conflicting version in the importer's node_modules): a scope of its addresses maps it (README "The local CDN").
+    const inScope = current === undefined ? null : scope;
+    if (inScope === null) walk.imports[imported] = resolved.address;
+    else (walk.found.scopes[inScope] ??= {})[imported] = resolved.address;
+    walk.queue.push({ specifier: imported, address: resolved.address, scope: inScope });
+  }
+}
+
+/**
+ * A bare import of an installed copy's bundle (a package's own name, or a subpath of one),
+ * resolved as Node resolves it from the copy's real directory: its address and the copy found;
+ * null when no copy is installed there; undefined for what is no bare import of a package.
+ */
+function resolveBundleImport(workspace: WorkspaceIndex, imported: string, fromDir: string): { address: string; copy?: InstalledPackage } | null | undefined {
+  const target = parseBareSpecifier(imported);
+  if (!target) return undefined;
+  const packageOwner = workspace.packageTable.ofName(target.packageName);
+  // A name a package.json not read may own is the workspace's, as a workspace module's import
+  // of it is: the service's own address, which answers that manifest's problem, never the
+  // copy installed under the name (README "The local CDN").
+  if (packageOwner.kind === 'unread') return { address: unreadPackageAddress(packageOwner, target) };
+  if (packageOwner.kind === 'model') return { address: localCdnAddress(target.packageName, packageOwner.package.version, target.subpath) };
+  const copy = findInstalled(target.packageName, fromDir);
+  return copy ? { address: localCdnAddress(target.packageName, copy.version, target.subpath), copy } : null;
+}
+
+/**
+ * An import resolved to an address already mapped, by a copy of its package installed elsewhere
+ * than the one that address serves (one version installed twice): that copy's imports may load
+ * other versions, which no scope can tell apart from the served one's, so it is bundled to
+ * compare (README "The local CDN").
+ */
+function compareSecondCopy(walk: CompletionWalk, specifier: string, copy: InstalledPackage, current: string): void {
+  const served = walk.cdn.copies.find(copy.name, copy.version);
+  const key = `${copy.dir}\0${specifier}`;
+  if (!served || served.dir === copy.dir || walk.compared.has(key)) return;
+  walk.compared.add(key);
+  walk.queue.push({ specifier, address: plainAddress(current), scope: null, unmapped: copy });
+}
+
+/** A second copy's imports that load another version than the served copy's map gives it: a warning each, naming both (`PREVIEW_CDN_SCOPE_AMBIGUOUS`). */
+function compareCopy(walk: CompletionWalk, copy: InstalledPackage, built: KeptBundle): void {
+  const scope = cdnScopeOf(copy);
+  const served = walk.cdn.copies.find(copy.name, copy.version);
+  for (const imported of built.imports) {
+    const resolved = resolveBundleImport(walk.workspace, imported, copy.dir);
+    const current = mappedFor(walk, scope, imported);
+    const key = `${scope}\0${imported}`;
+    if (!resolved || current === undefined || plainAddress(current) === resolved.address || walk.compared.has(key)) continue;
+    walk.compared.add(key);
+    walk.found.unscoped.push({ packageName: copy.name, version: copy.version, dirs: [served?.dir ?? '', copy.dir], specifier: imported, addresses: [plainAddress(current), resolved.address] });
+  }
+}
+
+/**
+ * The root export's address (`/cdn/<package>@<version>?v=<hash>`) does not start with its
+ * scope's prefix (`/cdn/<package>@<version>/`), and a scope matches either by that prefix or as
+ * the exact address: each address mapped for a scoped package's root gets the same scope.
+ */
+function addRootScopes(scopes: ImportScopes, imports: Record<string, string>): void {
+  const addresses = [...Object.values(imports), ...Object.values(scopes).flatMap((scope) => Object.values(scope))];
+  for (const prefix of Object.keys(scopes)) {
+    const root = prefix.slice(0, -1);
+    for (const address of new Set(addresses)) if (plainAddress(address) === root) scopes[address] = scopes[prefix]!;
   }
 }
 
@@ -413,10 +525,9 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
 // it is told once per file, with the first (README "The local CDN"). An export's entry is never
 // joined by another export's bundle of the same copy (other-exports.ts), but a file no export
 // names is joined by each that imports it.
-function joinedTwice(): { add(pkg: InstalledPackage, specifier: string, built: KeptBundle): void; twice: CompletedImports['twice'] } {
+function joinedTwice(twice: CompletedImports['twice']): { add(pkg: InstalledPackage, specifier: string, built: KeptBundle): void; twice: CompletedImports['twice'] } {
   // null once told: a third bundle joining it adds nothing to say.
   const firstJoiner = new Map<string, string | null>();
-  const twice: CompletedImports['twice'] = [];
   return {
     twice,
     add(pkg, specifier, built) {

@@ -82,7 +82,8 @@ function renderPage(preview: Preview, runtimeAddress: string, parts: PageParts):
     seq: parts.writer.seq,
   };
   return htmlPage(`${preview.entry} · preview`, [
-    importMapScript({ imports: parts.imports }),
+    // Both pages keep the scopes: what they map are installed packages, never joined (README "The local CDN").
+    importMapScript(preview.scopes ? { imports: parts.imports, scopes: preview.scopes } : { imports: parts.imports }),
     ...parts.head,
     `    <script type="application/json" id="core-diagnostics">${scriptJson(diagnostics)}</script>`,
     `    <script type="application/json" id="core-warnings">${scriptJson(warnings)}</script>`,

@@ -35,6 +35,8 @@ export interface Preview {
   /** Warnings of the modules served here (README "Warnings"); present only when there are some. */
   warnings?: PreviewDiagnostic[];
   imports: Record<string, string>;
+  /** The import map's scopes: what a module whose address starts with a key (or is it) loads by a bare specifier instead of `imports`' entry; present only when there are some (README "The local CDN"). */
+  scopes?: Record<string, Record<string, string>>;
   modules: PreviewModule[];
   /** The specifiers the page loads: the entry and what it imports, transitively, as far as built (README "Preview and stylesheet push"). */
   loads: string[];
@@ -178,9 +180,31 @@ function visit(walk: PreviewWalk, module: ModuleModel): void {
   }
   for (const imported of record?.imports ?? []) {
     const { specifier } = imported;
-    if (specifier in preview.imports || (isBuiltin(specifier) && !declaredPackage(owner, specifier))) continue;
-    mapImport(walk, module, owner, imported);
+    if (isBuiltin(specifier) && !declaredPackage(owner, specifier)) continue;
+    if (specifier in preview.imports) scopeImport(walk, module, owner, imported);
+    else mapImport(walk, module, owner, imported);
   }
+}
+
+/** The scope of a workspace package's addresses in the import map: its modules' (`/m/<package>@<version>/...`), and a left-out one's after the local CDN's redirect there. */
+export const packageScopeOf = (module: { package: string; version: string }): string => `/m/${module.package}@${module.version}/`;
+
+/**
+ * A bare import of a package outside the workspace that the import map's top level maps at
+ * another version than this module's package loads (its own exact `dependencies` entry, or a copy
+ * installed in its own node_modules): a scope of the package's addresses maps it to its version
+ * (README "The local CDN").
+ */
+function scopeImport(walk: PreviewWalk, module: ModuleModel, owner: PackageModel, imported: ImportRecord): void {
+  const bare = parseBareSpecifier(imported.specifier);
+  if (!bare || walk.index.packageTable.ofName(bare.packageName).kind !== 'outside') return;
+  const version = externalVersion(owner, bare.packageName, walk.options);
+  const address = version === null ? null : cdnAddress(walk, bare.packageName, version, bare.subpath);
+  if (address === null || address === walk.preview.imports[imported.specifier]) return;
+  const scope = packageScopeOf(module);
+  if (walk.preview.scopes?.[scope]?.[imported.specifier] !== undefined) return;
+  warnNotInstalled(walk, module, owner, imported, true);
+  ((walk.preview.scopes ??= {})[scope] ??= {})[imported.specifier] = address;
 }
 
 /**

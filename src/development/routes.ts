@@ -21,7 +21,7 @@ import { installedCopy, type InstalledCopy } from '../io/installed-packages.js';
 import { createJoinedPages } from '../io/joined-pages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
 import { createPreviewDeriver, linkCdnStylesheets, warnUnlinkedScriptSheets, type Preview } from './preview.js';
-import { LOCAL_CDN, LOCAL_CDN_PREFIX, registerLocalCdn, type LocalCdn } from './local-cdn.js';
+import { LOCAL_CDN, LOCAL_CDN_PREFIX, localCdnAddress, registerLocalCdn, type LocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
 import { DIAGNOSTIC_KINDS, type DiagnosticKind } from '../codes.js';
 import type { PushMessage } from '../protocol/push.js';
@@ -108,15 +108,17 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      const { unresolved, unserved, twice, refused } = await localCdn.complete(preview.imports);
+      const { unresolved, unserved, twice, refused, scopes, unscoped } = await localCdn.complete(preview.imports, preview.scopes ?? {});
+      // Where a package loads another version of a name than the top level maps (README "The local CDN").
+      if (Object.keys(scopes).length > 0) preview.scopes = scopes;
       for (const specifier of unresolved) {
         preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
       // The page's import of it fails: said here as the page would meet it (README "The local CDN").
       for (const { specifier, message } of refused) preview.diagnostics.push({ ...diagnostic('PREVIEW_CDN_PACKAGE_REFUSED', `${specifier}: ${message}`), module: specifier });
       // A warning, not an error: the page runs until it loads that file (README "The local CDN").
-      const unservedWarnings = unserved.map(({ specifier, url }) => ({
-        ...diagnostic('PREVIEW_CDN_FILE_UNSERVED', `${specifier} loads its own file ${JSON.stringify(url)} by new URL(..., import.meta.url): the local CDN joins the package into one module at ${plainCdnAddress(preview.imports[specifier]!)}, so the URL names ${new URL(url, `http://cdn.invalid${plainCdnAddress(preview.imports[specifier]!)}`).pathname}, a file it does not serve, and that load fails`),
+      const unservedWarnings = unserved.map(({ specifier, url, address }) => ({
+        ...diagnostic('PREVIEW_CDN_FILE_UNSERVED', `${specifier} loads its own file ${JSON.stringify(url)} by new URL(..., import.meta.url): the local CDN joins the package into one module at ${address}, so the URL names ${new URL(url, `http://cdn.invalid${address}`).pathname}, a file it does not serve, and that load fails`),
         module: specifier,
       }));
       // A warning too: most such files are helpers without state (README "The local CDN").
@@ -125,7 +127,16 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
         module: specifier,
       }));
       // A new list: the preview's own may be the one kept with the state it was derived from.
-      if (unservedWarnings.length + twiceWarnings.length > 0) preview.warnings = [...(preview.warnings ?? []), ...unservedWarnings, ...twiceWarnings];
+      // A warning: the page runs, with one version where Node would load two (README "The local CDN").
+      const unscopedWarnings = unscoped.map(({ packageName, version, dirs, specifier, addresses }) => ({
+        ...diagnostic(
+          'PREVIEW_CDN_SCOPE_AMBIGUOUS',
+          `${packageName}@${version} is installed twice, at ${path.relative(host.root, dirs[0]) || '.'} and at ${path.relative(host.root, dirs[1]) || '.'}, and the two load "${specifier}" at ${addresses[0]} and at ${addresses[1]}: both copies have the one address ${localCdnAddress(packageName, version, '')}, which serves the first, so no import map scope can give the second its own, and the page's importers of that copy run ${addresses[0]}`,
+        ),
+        module: packageName,
+      }));
+      const added = [...unservedWarnings, ...twiceWarnings, ...unscopedWarnings];
+      if (added.length > 0) preview.warnings = [...(preview.warnings ?? []), ...added];
       const sheets = await localCdn.stylesheets(preview.imports);
       if (sheets.length > 0) preview.stylesheets = sheets;
     } else {
@@ -175,7 +186,8 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   // state prepared ahead (or asked for again) is not planned twice.
   const plans = new WeakMap<object, { state: ServiceState; added: string; plan: PageBundlePlan }>();
   const planOf = (state: ServiceState, preview: Preview): PageBundlePlan => {
-    const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports]);
+    // The scopes too: a scoped package's modules stay out of the bundle (bundled-preview.ts).
+    const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null]);
     const kept = plans.get(preview.modules);
     if (kept && kept.state === state && kept.added === added) return kept.plan;
     const plan = planPageBundle(state, preview);
@@ -388,5 +400,3 @@ CORE_CDN_ORIGIN=https://esm.sh core run   # a public CDN: what is published</pre
 the build of every module is on <a href="/">the dashboard</a>.</p>
 `);
 
-/** A /cdn/ address without its query (`?v=`). */
-const plainCdnAddress = (address: string): string => address.split('?')[0]!;

@@ -47,7 +47,7 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   if (unread) return { ok: false, reason: `the preview entry ${chosen.specifier} imports ${unread.specifier}, which is not written: ${unreadPackageReason(unread.pkg, unread.packageName)}` };
 
   // Mapped as the preview maps them: every package outside the workspace a linked module imports.
-  const cdnImports = cdn ? mapToCdn(workspace, reached, cdn) : {};
+  const { imports: cdnImports, scopes } = cdn ? mapToCdn(workspace, reached, cdn) : { imports: {}, scopes: {} };
   const unresolved = outsideImportsOf(workspace, chosen.specifier, browser).filter((specifier) => !(specifier in cdnImports));
   if (unresolved.length > 0) return { ok: false, reason: unresolvedReason(chosen.specifier, unresolved, cdn), unresolved };
 
@@ -56,7 +56,7 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
     ...reached.map((outcome) => `    <link rel="modulepreload" href="${escapeHtml(importMapAddress(codePath(outcome.module)))}">`),
   ];
   const html = htmlPage(chosen.specifier, [
-    importMapScript({ imports: { ...importMap.imports, ...cdnImports } }),
+    importMapScript({ imports: { ...importMap.imports, ...cdnImports }, ...(Object.keys(scopes).length > 0 ? { scopes } : {}) }),
     ...head,
     `    <script type="module" src="${escapeHtml(importMapAddress(codePath(chosen)))}"></script>`,
   ]);
@@ -142,19 +142,28 @@ function outsideImportsOf(workspace: WorkspaceModel, entry: string, written: Rea
   return [...outside].sort();
 }
 
-/** `${origin}/<package>@<version>[/<subpath>]` for each outside import of the linked modules that has a version, the first importer's. */
-function mapToCdn(workspace: WorkspaceModel, linked: readonly WrittenModule[], cdn: PageCdn): Record<string, string> {
+/**
+ * `${origin}/<package>@<version>[/<subpath>]` for each outside import of the linked modules that
+ * has a version, the first importer's at the top level; a package loading another version of it
+ * (its own exact dependency, or its own installed copy) has it in the scope of its directory,
+ * `./<package>@<version>/`, as `/preview/` scopes it (README "Distribution: core dist").
+ */
+function mapToCdn(workspace: WorkspaceModel, linked: readonly WrittenModule[], cdn: PageCdn): { imports: Record<string, string>; scopes: Record<string, Record<string, string>> } {
   const { packageTable } = indexWorkspace(workspace);
   const mapped: Record<string, string> = {};
+  const scopes: Record<string, Record<string, string>> = {};
   for (const { module, imports } of linked) {
     for (const { specifier } of imports) {
       const bare = parseBareSpecifier(specifier);
-      if (!bare || specifier in mapped || isBuiltin(specifier) || packageTable.ofImport(module.package, specifier)?.kind !== 'outside') continue;
+      if (!bare || isBuiltin(specifier) || packageTable.ofImport(module.package, specifier)?.kind !== 'outside') continue;
       const version = cdn.versionOf(module.package, bare.packageName);
-      if (version !== null) mapped[specifier] = `${cdn.origin}/${bare.packageName}@${version}${bare.subpath ? `/${bare.subpath}` : ''}`;
+      if (version === null) continue;
+      const address = `${cdn.origin}/${bare.packageName}@${version}${bare.subpath ? `/${bare.subpath}` : ''}`;
+      if (!(specifier in mapped)) mapped[specifier] = address;
+      else if (mapped[specifier] !== address) (scopes[importMapAddress(`${module.package}@${module.version}/`)] ??= {})[specifier] = address;
     }
   }
-  return mapped;
+  return { imports: mapped, scopes };
 }
 
 // What the command says of a page it does not write for imports no address maps (README

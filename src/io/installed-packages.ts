@@ -302,3 +302,77 @@ function requiredFile(resolved: string, packageDir: string): string | null {
   }
   return null;
 }
+
+/** How deep a nested copy is looked for (`node_modules/a/node_modules/b/node_modules/<name>` is 3), and how many directories are listed at most: an install's layout, not a walk of the disk. */
+const NESTED_DEPTH = 4;
+const NESTED_LISTINGS = 4000;
+
+/**
+ * A copy of `name` at exactly `version` installed below one of `trees` (each a directory holding
+ * a `node_modules`), where no directory's own look-up finds it: nested by npm in another
+ * package's `node_modules` (a version conflicting with the one above), or in pnpm's
+ * `node_modules/.pnpm/<name>@<version>/node_modules/<name>`. As `findInstalled` with links
+ * refused: the copy is a real `node_modules/<name>` directory; a link is no install, and no
+ * link is followed while looking.
+ */
+export function findNestedInstalled(name: string, version: string, trees: readonly string[]): InstalledPackage | null {
+  if (!isPackageName(name)) return null;
+  const pending = trees.flatMap((dir) => {
+    const real = realPathOrNull(path.join(dir, 'node_modules'));
+    return real === null ? [] : [{ dir: real, depth: 1, tree: real }];
+  });
+  // Only a copy whose real directory lies in the tree it was found in: nothing a link leads to elsewhere.
+  const inside = (found: InstalledPackage | null, tree: string) => (found && found.dir.startsWith(`${tree}${path.sep}`) ? found : null);
+  let listings = 0;
+  while (pending.length > 0 && listings < NESTED_LISTINGS) {
+    const { dir, depth, tree } = pending.shift()!;
+    listings += 1;
+    const pnpm = inside(pnpmCopy(name, version, dir), tree);
+    if (pnpm) return pnpm;
+    for (const packageDir of packageDirsIn(dir)) {
+      const found = inside(copyAt(name, version, packageDir), tree);
+      if (found) return found;
+      if (depth < NESTED_DEPTH) pending.push({ dir: path.join(packageDir, 'node_modules'), depth: depth + 1, tree });
+    }
+  }
+  return null;
+}
+
+/** The copy at `<parent>/node_modules/<name>` itself, when it is a real install of that version. */
+function copyAt(name: string, version: string, parent: string): InstalledPackage | null {
+  const candidate = realPathOrNull(path.join(parent, 'node_modules', name));
+  if (candidate === null) return null;
+  const found = findInstalled(name, parent);
+  return found && found.dir === candidate && found.version === version ? found : null;
+}
+
+// pnpm's store of this install: `.pnpm/<name, its / as +>@<version>[_<peers>]/node_modules/<name>`.
+function pnpmCopy(name: string, version: string, nodeModules: string): InstalledPackage | null {
+  const prefix = `${name.replace('/', '+')}@${version}`;
+  for (const entry of listing(path.join(nodeModules, '.pnpm'))) {
+    if (!entry.isDirectory() || !(entry.name === prefix || entry.name.startsWith(`${prefix}_`))) continue;
+    const found = copyAt(name, version, path.join(nodeModules, '.pnpm', entry.name));
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The package directories in a `node_modules` (`<name>`, `@scope/<name>`), real directories only: no link is followed. */
+function packageDirsIn(nodeModules: string): string[] {
+  const dirs: string[] = [];
+  for (const entry of listing(nodeModules)) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const dir = path.join(nodeModules, entry.name);
+    if (!entry.name.startsWith('@')) dirs.push(dir);
+    else for (const scoped of listing(dir)) if (scoped.isDirectory()) dirs.push(path.join(dir, scoped.name));
+  }
+  return dirs;
+}
+
+function listing(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}

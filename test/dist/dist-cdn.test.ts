@@ -127,3 +127,64 @@ describe('core dist: a page mapped to a CDN origin, in Chromium', function () {
     await page.close();
   });
 });
+
+// `@p/a/main` imports `dep` (1.0.3, installed at the root) and `@p/b/lib`, whose package has its
+// own `dep` 2.0.0 installed in packages/b/node_modules: two versions of one external.
+function twoVersionsWorkspace(): string {
+  const json = (value: unknown) => JSON.stringify(value, null, 2);
+  return installedWorkspace({
+    'core.json': json({ packages: ['packages/a', 'packages/b'], preview: '@p/a/main' }),
+    'packages/a/package.json': json({ name: '@p/a', version: '1.0.0', core: { modules: 'src' }, dependencies: { dep: '^1.0.0', '@p/b': '1.0.0' } }),
+    'packages/a/src/main/module.json': json({ entry: 'index.ts' }),
+    'packages/a/src/main/index.ts': `import { v } from 'dep';\nimport { bv } from '@p/b/lib';\ndocument.body.insertAdjacentHTML('beforeend', '<p id="done">' + v + '+' + bv + '</p>');\n`,
+    'packages/b/package.json': json({ name: '@p/b', version: '1.0.0', core: { modules: 'src' }, dependencies: { dep: '^2.0.0' } }),
+    'packages/b/src/lib/module.json': json({ entry: 'index.ts' }),
+    'packages/b/src/lib/index.ts': `import { v } from 'dep';\nexport const bv = v;\n`,
+    'packages/b/node_modules/dep/package.json': json({ name: 'dep', version: '2.0.0', type: 'module', exports: './index.js' }),
+    'packages/b/node_modules/dep/index.js': `export const v = 'DEP2';\n`,
+    'node_modules/dep/package.json': json({ name: 'dep', version: '1.0.3', type: 'module', exports: './index.js' }),
+    'node_modules/dep/index.js': `export const v = 'DEP';\n`,
+  });
+}
+
+describe('core dist: two versions of one package from outside the workspace', function () {
+  this.timeout(120_000);
+  let browser: Browser | undefined;
+  let site: http.Server | undefined;
+  let cdn: http.Server | undefined;
+
+  after(async () => {
+    await browser?.close();
+    for (const server of [site, cdn]) if (server) await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("maps the entry's version at the top level and the other package's in the scope of its directory, and the page runs both", async () => {
+    const root = twoVersionsWorkspace();
+    const out = path.join(root, 'dist');
+    const files: Record<string, string> = { '/dep@1.0.3': `export const v = 'DEP';\n`, '/dep@2.0.0': `export const v = 'DEP2';\n` };
+    cdn = await new Promise<http.Server>((resolve) => {
+      const server = http.createServer((request, response) => {
+        const body = files[new URL(request.url ?? '/', 'http://x').pathname];
+        if (body === undefined) response.writeHead(404).end();
+        else response.writeHead(200, { 'content-type': 'text/javascript', 'access-control-allow-origin': '*' }).end(body);
+      });
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    });
+    const origin = `http://127.0.0.1:${(cdn.address() as { port: number }).port}`;
+    const result = await distribute({ root, out, cdnOrigin: origin });
+    expect(result.page.written).to.equal(true);
+    const map = JSON.parse(/<script type="importmap">(.*?)<\/script>/s.exec(fs.readFileSync(path.join(out, 'index.html'), 'utf8'))![1]!);
+    expect(map.imports.dep).to.equal(`${origin}/dep@1.0.3`);
+    expect(map.scopes).to.deep.equal({ './@p/b@1.0.0/': { dep: `${origin}/dep@2.0.0` } });
+    site = await staticServer(out, null);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`http://127.0.0.1:${(site.address() as { port: number }).port}/`);
+    await page.waitForSelector('#done', { state: 'attached', timeout: 60_000 });
+    expect(await page.textContent('#done')).to.equal('DEP+DEP2');
+    expect(errors).to.deep.equal([]);
+    await page.close();
+  });
+});

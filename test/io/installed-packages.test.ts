@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { commonJsExportNames, entryOf, exportedAs, findInstalled, installedCopy, installedVersion } from '../../src/io/installed-packages.js';
+import { commonJsExportNames, entryOf, exportedAs, findInstalled, findNestedInstalled, installedCopy, installedVersion } from '../../src/io/installed-packages.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -39,6 +39,36 @@ describe('findInstalled', function () {
 
 // README "Workspaces": npm links a workspace package in node_modules under the name it has; a
 // rename leaves that link under the old name, which is then no install of it.
+describe('findNestedInstalled', function () {
+  it("finds a version npm nested in another package's node_modules, a scoped one too, and pnpm's in its store, at exactly that version", function () {
+    const root = tempWorkspace({
+      'node_modules/dep/package.json': json({ name: 'dep', version: '1.0.0' }),
+      'node_modules/@kit/other/node_modules/dep/package.json': json({ name: 'dep', version: '2.0.0' }),
+      'node_modules/a/node_modules/b/node_modules/@s/deep/package.json': json({ name: '@s/deep', version: '3.0.0' }),
+      'node_modules/.pnpm/@s+stored@4.0.0_peer@1.0.0/node_modules/@s/stored/package.json': json({ name: '@s/stored', version: '4.0.0' }),
+    });
+    expect(findNestedInstalled('dep', '2.0.0', [root])?.dir).to.equal(path.join(root, 'node_modules/@kit/other/node_modules/dep'));
+    expect(findNestedInstalled('@s/deep', '3.0.0', [root])?.dir).to.equal(path.join(root, 'node_modules/a/node_modules/b/node_modules/@s/deep'));
+    expect(findNestedInstalled('@s/stored', '4.0.0', [root])?.dir).to.equal(path.join(root, 'node_modules/.pnpm/@s+stored@4.0.0_peer@1.0.0/node_modules/@s/stored'));
+    expect(findNestedInstalled('dep', '9.9.9', [root])).to.equal(null);
+  });
+
+  it('follows no link while looking, and finds no copy whose real directory leaves the tree', function () {
+    const root = tempWorkspace({
+      'outside/node_modules/dep/package.json': json({ name: 'dep', version: '5.0.0' }),
+      'outside/pkg/node_modules/dep/package.json': json({ name: 'dep', version: '6.0.0' }),
+      'node_modules/wrap/package.json': json({ name: 'wrap', version: '1.0.0' }),
+      'node_modules/nest/package.json': json({ name: 'nest', version: '1.0.0' }),
+    });
+    fs.mkdirSync(path.join(root, 'node_modules/wrap/node_modules'));
+    // A link named as an install, to a real node_modules/dep elsewhere; a link to a package holding one; a linked node_modules.
+    fs.symlinkSync(path.join(root, 'outside/node_modules/dep'), path.join(root, 'node_modules/wrap/node_modules/dep'));
+    fs.symlinkSync(path.join(root, 'outside/pkg'), path.join(root, 'node_modules/linked'));
+    fs.symlinkSync(path.join(root, 'outside/pkg/node_modules'), path.join(root, 'node_modules/nest/node_modules'));
+    for (const version of ['5.0.0', '6.0.0']) expect(findNestedInstalled('dep', version, [root]), version).to.equal(null);
+  });
+});
+
 describe('installedCopy', function () {
   it('takes a link to a package that has another name now for no install, naming the workspace package it leads to; an alias npm installed stays one', function () {
     const root = tempWorkspace({
