@@ -31,6 +31,8 @@ import { resolveImageSetStrings, type ResolvedImageSets } from './image-set-stri
 import { versionRootUrls } from './root-urls.js';
 import { freeGlobalDiagnostics } from './free-globals.js';
 import { unboundNameDiagnostics } from './unbound-names.js';
+import { shimFacts } from './global-writes.js';
+import type { ShimFacts } from '../workspace/shim-reads.js';
 import { cssModuleScriptImports } from './css-module-script-imports.js';
 import type { Variant } from '../workspace/variant.js';
 import { LINK_TARGET, type BundleResult, type BundleTarget, type MappedImport } from './types.js';
@@ -103,7 +105,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     resolution.add(file);
   }
   const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], placed.code, sources, inputs, resolution);
-  const { errors: undefinedNames, warnings } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
+  const { errors: undefinedNames, warnings, shims } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
   const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...misplacedImportRules(root, result.warnings, bundled), ...scannedModuleScriptSheets(reads, metafile, codeInputs, target, inputs, resolution), ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs), ...caseTwinFoldersBuiltAsOne(root, result.metafile!, read, inputs)];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
@@ -114,7 +116,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     ...(resolution.size > 0 ? { resolution: [...resolution].sort() } : {}),
     ...(mapped.length > 0 ? { mapped } : {}),
     imports: withWrittenShared(root, target, result, imports),
-    ...linkNamesOf(built, codeOutput),
+    ...linkNamesOf(built, codeOutput), ...(shims ? { shims } : {}),
     errors,
     ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
@@ -204,12 +206,15 @@ function isStylesheetModule(target: BundleTarget, specifier: string): boolean {
 // The names the code reads that no browser defines, and the names and values it uses where the
 // import runs that surely throw in strict code (README "Bundling real code"): its errors, and
 // its warnings after esbuild's (`built`). Node's globals are defined where a `target=node` build
-// runs, so only a browser's code is judged.
-function browserUndefinedNames(reads: PlacedReads, code: Uint8Array | null, sources: readonly string[], target: BundleTarget, variant: Pick<Variant, 'target'>, built: Diagnostic[]): { errors: Diagnostic[]; warnings: Diagnostic[] } {
+// runs, so only a browser's code is judged. With them, what its code may write on the global
+// object and which modules it imports for their effects (`shims`), by which a read taken as
+// defined because of such an import is judged across modules (src/workspace/shim-reads.ts).
+function browserUndefinedNames(reads: PlacedReads, code: Uint8Array | null, sources: readonly string[], target: BundleTarget, variant: Pick<Variant, 'target'>, built: Diagnostic[]): { errors: Diagnostic[]; warnings: Diagnostic[]; shims?: ShimFacts } {
   if (code === null || variant.target !== 'browser') return { errors: [], warnings: built };
   const runsNoCode = (specifier: string) => isStylesheetModule(target, specifier);
   const found = freeGlobalDiagnostics(reads, code, sources, target.entry, runsNoCode);
-  return { errors: [...found.errors, ...unboundNameDiagnostics(reads, code, sources, target.entry, runsNoCode)], warnings: [...built, ...found.warnings] };
+  const shims = shimFacts(code, runsNoCode);
+  return { errors: [...found.errors, ...unboundNameDiagnostics(reads, code, sources, target.entry, runsNoCode)], warnings: [...built, ...found.warnings], ...(shims ? { shims } : {}) };
 }
 
 // What the page links by, read from the code esbuild wrote: judged across modules by the

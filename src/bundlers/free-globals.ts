@@ -19,6 +19,7 @@ import { bufferView } from '../outputs/buffer-view.js';
 import { inlineMappedPlace, type MappedPlace } from './inline-source-map.js';
 import { loadTsconfig, tsconfigPlaces, type LoadedTsconfig } from '../workspace/tsconfig.js';
 import { dirOf, joinRelative } from '../workspace/paths.js';
+import { effectsShimWarningText } from '../workspace/shim-reads.js';
 
 /** The globals of Node that no browser defines, and what to write instead. */
 export const NODE_GLOBALS = {
@@ -458,7 +459,7 @@ function treeShape(tree: SyntaxNode, scopes: ScopeManager): TreeShape {
 }
 
 /** Whether a node names the global object (`globalThis`, `window`, `self`). */
-function isGlobalObject(node: unknown): boolean {
+export function isGlobalObject(node: unknown): boolean {
   return isNode(node) && node.type === 'Identifier' && GLOBAL_OBJECTS.has(node.name as string);
 }
 
@@ -494,7 +495,7 @@ function writtenMember(node: SyntaxNode): SyntaxNode | null {
 }
 
 /** The name of a member (`x.read`, `x['read']`) or of a property (`read: ...`, `read() {}`); null for a key computed otherwise. */
-function memberKey(node: SyntaxNode): string | null {
+export function memberKey(node: SyntaxNode): string | null {
   const key = (node.type === 'MemberExpression' ? node.property : node.key) as SyntaxNode | undefined;
   if (!key) return null;
   if (!node.computed && key.type === 'Identifier') return key.name as string;
@@ -706,7 +707,7 @@ function functionRunsCodeAt(scope: Scope, at: number, shape: TreeShape): boolean
  * runs after the module; or but code that never runs (`throw e; install();`). Any other reference
  * may call it (`if (ok) install()`, `setup(install)`).
  */
-function mayRunOnImport(node: SyntaxNode, shape: TreeShape): boolean {
+export function mayRunOnImport(node: SyntaxNode, shape: TreeShape): boolean {
   for (let current = shape.parents.get(node); current !== undefined; current = shape.parents.get(current)) {
     if ((current.type === 'FunctionDeclaration' || current.type === 'FunctionExpression' || current.type === 'ArrowFunctionExpression') && onlyExported(current, shape)) return false;
   }
@@ -1341,7 +1342,8 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
     } else if (use.onImport && importedFirst !== undefined) {
       // The module imported for its effects runs first, and may be a shim (a polyfill module of its
       // own): its code is another module's build, not read here, so whether it writes the name is unknown.
-      warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, but the module first imports ${importedFirst} for its effects, which may write ${name} as a member of the global object (a shim), so it is taken as defined; the page throws "ReferenceError: ${name} is not defined" if no module it imports writes it first; ${remedy}`, where));
+      // Judged again across modules once those builds are known (src/workspace/shim-reads.ts).
+      warnings.push(diagnostic('BUNDLE_WARNING', effectsShimWarningText(read, name, importedFirst, remedy), where));
     } else if (use.onImport) {
       errors.push(diagnostic('BUNDLE_ERROR', `${read} is read when the module is imported, and ${name} is Node's: no browser defines it, so the page throws "ReferenceError: ${name} is not defined"; ${remedy}`, where));
     } else {

@@ -3,6 +3,7 @@
 // and variant, and hands each group to one `bundle()` call.
 import type { ImportRecord } from '../workspace/checks.js';
 import type { LinkNames } from '../workspace/link-names.js';
+import type { ShimFacts } from '../workspace/shim-reads.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { Platform } from '../workspace/model.js';
 import type { Variant } from '../workspace/variant.js';
@@ -102,6 +103,8 @@ export interface BundleResult {
   sharedImports?: ImportRecord[];
   /** The names its code imports from other modules and exports (README "Bundling real code"); absent when not read (another bundler's output, or not of esbuild's form). */
   links?: LinkNames;
+  /** What its code may write on the global object, and the modules it imports for their effects (README "Bundling real code", Shims): judged across modules; absent when not told (no browser build, code not parsed). */
+  shims?: ShimFacts;
   /** BUNDLE_ERROR diagnostics; empty when the build succeeded. */
   errors: Diagnostic[];
   /**

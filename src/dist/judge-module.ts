@@ -10,6 +10,7 @@ import type { Target } from '../workspace/variant.js';
 import { assetPath, codePath, stylesPath } from './output-paths.js';
 import type { InvalidModule } from './plan-distribution.js';
 import { linkedThroughSharedFiles, unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
+import { effectsShimRead, judgeShimReads, type ShimFacts } from '../workspace/shim-reads.js';
 
 /** What a file of the distribution holds (its addresses' kinds are `OutputKind` of src/http/address.ts). */
 export type DistributedKind = 'code' | 'styles' | 'asset';
@@ -44,6 +45,10 @@ export interface WrittenModule {
   chunkLinks?: Record<string, LinkNames>;
   /** Where its code imports each of its shared files (README "Shared files"): a name missing through one is told there. */
   sharedImports?: ImportRecord[];
+  /** What its code may write on the global object, and the modules it imports for their effects (README "Bundling real code", Shims). */
+  shims?: ShimFacts;
+  /** Its reads of Node's globals taken as defined because of imports for effects: judged across the distribution's modules (`unlinkedModules`). */
+  shimReads?: Diagnostic[];
 }
 
 export type ModuleOutcome = WrittenModule | InvalidModule;
@@ -73,7 +78,8 @@ export function judgeModule(workspace: WorkspaceModel, module: ModuleModel, targ
     chunks[specifier] = codePath({ package: module.package, version: module.version, subpath: specifier.slice(module.package.length + 1) });
     files.push(fileOf(chunks[specifier], 'code', code));
   }
-  return { status: 'written', module, target, files, imports: result.imports, ...(result.chunks ? { chunks } : {}), ...(result.links ? { links: result.links } : {}), ...(result.chunkLinks ? { chunkLinks: result.chunkLinks } : {}), ...(result.sharedImports ? { sharedImports: result.sharedImports } : {}) };
+  const shimReads = (result.warnings ?? []).filter((warning) => effectsShimRead(warning) !== undefined);
+  return { status: 'written', module, target, files, imports: result.imports, ...(result.shims ? { shims: result.shims } : {}), ...(shimReads.length > 0 ? { shimReads } : {}), ...(result.chunks ? { chunks } : {}), ...(result.links ? { links: result.links } : {}), ...(result.chunkLinks ? { chunkLinks: result.chunkLinks } : {}), ...(result.sharedImports ? { sharedImports: result.sharedImports } : {}) };
 }
 
 const fileOf = (path: string, kind: DistributedKind, content: Uint8Array): DistributionFile => ({
@@ -88,12 +94,16 @@ const fileOf = (path: string, kind: DistributedKind, content: Uint8Array): Distr
  * The written modules whose code imports a name another module of the distribution does not
  * export, each made invalid with a diagnostic at its import (README "Bundling real code"): a
  * page links every static import first, so `core dist` judges as `/state` does, once every module
- * is built. A module not written (invalid) or not built here is not judged against.
+ * is built. So are those reading a Node global taken as defined because of imports for effects
+ * that no module those imports run writes (README "Bundling real code", Shims). A module not
+ * written (invalid) or not built here is not judged against.
  */
 export function unlinkedModules(outcomes: readonly ModuleOutcome[]): Map<WrittenModule, InvalidModule> {
   const written = new Map<string, LinkNames>();
+  const shimsOf = new Map<string, ShimFacts>();
   for (const outcome of outcomes) {
     if (outcome.status !== 'written') continue;
+    if (outcome.shims) shimsOf.set(outcome.module.specifier, outcome.shims);
     if (outcome.links) written.set(outcome.module.specifier, outcome.links);
     // Its shared files, written once whoever imports them: the first module's names, as the import map maps the first's file.
     for (const [specifier, links] of Object.entries(outcome.chunkLinks ?? {})) if (!written.has(specifier)) written.set(specifier, links);
@@ -102,9 +112,10 @@ export function unlinkedModules(outcomes: readonly ModuleOutcome[]): Map<Written
   for (const outcome of outcomes) {
     if (outcome.status !== 'written') continue;
     const links = linkedThroughSharedFiles(outcome.links, outcome.chunkLinks);
-    if (!links?.imports) continue;
-    const { unlinked } = unlinkedNames(links, (specifier) => written.get(specifier));
-    if (unlinked.length > 0) invalid.set(outcome, { status: 'invalid', module: outcome.module, diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, [...outcome.imports, ...(outcome.sharedImports ?? [])])) });
+    const { unlinked } = links?.imports ? unlinkedNames(links, (specifier) => written.get(specifier)) : { unlinked: [] };
+    const unshimmed = judgeShimReads(outcome.shimReads, outcome.shims, (specifier) => shimsOf.get(specifier))?.errors ?? [];
+    const diagnostics = [...unlinked.map((name) => unlinkedDiagnostic(name, [...outcome.imports, ...(outcome.sharedImports ?? [])])), ...unshimmed];
+    if (diagnostics.length > 0) invalid.set(outcome, { status: 'invalid', module: outcome.module, diagnostics });
   }
   return invalid;
 }

@@ -55,6 +55,7 @@ export async function remoteResults(root: string, workspace: WorkspaceModel, job
       ...(build.links ? { links: build.links } : {}),
       ...(build.chunkLinks ? { chunkLinks: build.chunkLinks } : {}),
       ...(build.sharedImports ? { sharedImports: build.sharedImports } : {}),
+      ...(build.shims ? { shims: build.shims } : {}),
       errors: [],
       ...(build.warnings ? { warnings: build.warnings } : {}),
       ...(chunks ? { chunks } : {}),

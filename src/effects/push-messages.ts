@@ -192,6 +192,8 @@ function changes(state: ServiceState, module: ModuleModel, before: View, view: V
  * whole re-exports between (a judgement consults every module it passes through).
  */
 function createConsulted() {
+  // The modules its link names and its reads taken as defined (README "Bundling real code", Shims) were judged by.
+  const consultedModules = (judgement: LinkJudgement): string[] => [...judgement.consulted.keys(), ...(judgement.shims?.consulted.keys() ?? [])];
   const judgements = new Map<string, LinkJudgement>();
   const consultedBy = new Map<string, Set<string>>();
   return {
@@ -207,13 +209,13 @@ function createConsulted() {
     judged(importer: string, judgement: LinkJudgement | null) {
       const before = judgements.get(importer);
       if (before === judgement) return;
-      for (const specifier of before?.consulted.keys() ?? []) consultedBy.get(specifier)?.delete(importer);
+      for (const specifier of before ? consultedModules(before) : []) consultedBy.get(specifier)?.delete(importer);
       if (!judgement) {
         judgements.delete(importer);
         return;
       }
       judgements.set(importer, judgement);
-      for (const specifier of judgement.consulted.keys()) {
+      for (const specifier of consultedModules(judgement)) {
         let importers = consultedBy.get(specifier);
         if (!importers) consultedBy.set(specifier, (importers = new Set()));
         importers.add(importer);

@@ -37,7 +37,7 @@ export function createBuildFacts(hashes: FileHashes, outputs: OutputCache, locat
     // The shared files it was asked to import: a copy of one it still made cannot be avoided (README "Shared files").
     const shared = Object.keys(sharedFiles ?? {});
     const inputs = hashInputs(hashes, result.inputs, before, startedAt, unwritten);
-    return { type: 'build.succeeded', ...base, imports: locate(result.imports, inputs), outputs: made, inputs, ...(result.resolution?.length ? { resolution: result.resolution } : {}), ...(result.warnings?.length ? { warnings: placedWhereRead(result.warnings, result.placedFrom, inputs) } : {}), ...(shared.length > 0 ? { shared } : {}), ...(result.links ? { links: result.links } : {}), ...(result.chunkLinks ? { chunkLinks: result.chunkLinks } : {}), ...(result.sharedImports?.length ? { sharedImports: locate(result.sharedImports, inputs) } : {}) };
+    return { type: 'build.succeeded', ...base, imports: locate(result.imports, inputs), outputs: made, inputs, ...(result.resolution?.length ? { resolution: result.resolution } : {}), ...(result.warnings?.length ? { warnings: placedWhereRead(result.warnings, result.placedFrom, inputs) } : {}), ...(shared.length > 0 ? { shared } : {}), ...(result.links ? { links: result.links } : {}), ...(result.chunkLinks ? { chunkLinks: result.chunkLinks } : {}), ...(result.shims ? { shims: result.shims } : {}), ...(result.sharedImports?.length ? { sharedImports: locate(result.sharedImports, inputs) } : {}) };
   };
 }
 

@@ -16,7 +16,7 @@ import type { ReadLinks } from './read-links.js';
 import { isObject } from '../workspace/json.js';
 
 /** Bumped whenever what an entry means changes: an older cache is then ignored whole. */
-export const CACHE_FORMAT = 8;
+export const CACHE_FORMAT = 9;
 
 /** What keys the whole cache besides each entry's own facts: a service or esbuild of another version never trusts it. */
 export interface CacheIdentity {
@@ -156,9 +156,12 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
   if (!isRecordOf(record.inputs, isHashOrAbsent) || !isArrayOf(record.imports, isImportRecord) || !isOptional(record.warnings, (warnings) => isArrayOf(warnings, isDiagnostic))) return false;
   if (!isOptional(record.resolution, (resolution) => isDependsOn(resolution, record.inputs as Checked))) return false;
   if (!isOptional(record.links, isLinkNames) || !isOptional(record.chunkLinks, (chunkLinks) => isRecordOf(chunkLinks, isLinkNames))) return false;
-  if (!isOptional(record.sharedImports, (sharedImports) => isArrayOf(sharedImports, isImportRecord))) return false;
+  if (!isOptional(record.sharedImports, (sharedImports) => isArrayOf(sharedImports, isImportRecord)) || !isOptional(record.shims, isShimFacts)) return false;
   return signatures === undefined || isRecordOf(signatures, isFileSignature);
 }
+
+/** A record's shim facts (README "Bundling real code", Shims), as `shimFacts` makes them. */
+const isShimFacts = (value: unknown): value is Checked => isRecord(value) && isArrayOf(value.writes, isString) && isArrayOf(value.effects, isString);
 
 const isLinkImport = (value: unknown): value is Checked => isRecord(value) && isString(value.specifier) && isArrayOf(value.names, isString);
 

@@ -3,6 +3,7 @@
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { ImportRecord } from '../workspace/checks.js';
 import type { LinkNames } from '../workspace/link-names.js';
+import type { ShimFacts } from '../workspace/shim-reads.js';
 import type { WorkspaceModel } from '../workspace/model.js';
 
 /**
@@ -60,6 +61,8 @@ export interface BuildFindings {
    * imports. A name missing through one is told at that place. Absent when none.
    */
   sharedImports?: ImportRecord[];
+  /** What its code may write on the global object, and the modules it imports for their effects (README "Bundling real code", Shims): judged across modules; absent when not told. */
+  shims?: ShimFacts;
 }
 
 /**
@@ -67,8 +70,8 @@ export interface BuildFindings {
  * cache and a restore copy of a record, so a member added to BuildFindings is copied by them all.
  */
 export function findingsOf(record: BuildFindings): BuildFindings {
-  const { imports, inputs, resolution, warnings, shared, links, chunkLinks, sharedImports } = record;
-  return { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), ...(links ? { links } : {}), ...(chunkLinks ? { chunkLinks } : {}), ...(sharedImports ? { sharedImports } : {}) };
+  const { imports, inputs, resolution, warnings, shared, links, chunkLinks, sharedImports, shims } = record;
+  return { imports, inputs, ...(resolution ? { resolution } : {}), ...(warnings ? { warnings } : {}), ...(shared ? { shared } : {}), ...(links ? { links } : {}), ...(chunkLinks ? { chunkLinks } : {}), ...(sharedImports ? { sharedImports } : {}), ...(shims ? { shims } : {}) };
 }
 
 /** A build of an earlier run found still valid in the build cache (README "The build cache"). */

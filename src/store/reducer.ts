@@ -251,17 +251,17 @@ const handlers: Handlers = {
  * The findings a build's record keeps beside its outputs, each only when it says something: one
  * place for a build restored and a build finished, so a finding added to both is kept by both.
  */
-function keptFindings(found: Pick<BuildFindings, 'warnings' | 'shared' | 'links' | 'chunkLinks' | 'sharedImports'>) {
-  return { ...(found.warnings?.length ? { warnings: found.warnings } : {}), ...(found.shared?.length ? { shared: found.shared } : {}), ...(found.links ? { links: found.links } : {}), ...(found.chunkLinks ? { chunkLinks: found.chunkLinks } : {}), ...(found.sharedImports?.length ? { sharedImports: found.sharedImports } : {}) };
+function keptFindings(found: Pick<BuildFindings, 'warnings' | 'shared' | 'links' | 'chunkLinks' | 'sharedImports' | 'shims'>) {
+  return { ...(found.shims ? { shims: found.shims } : {}), ...(found.warnings?.length ? { warnings: found.warnings } : {}), ...(found.shared?.length ? { shared: found.shared } : {}), ...(found.links ? { links: found.links } : {}), ...(found.chunkLinks ? { chunkLinks: found.chunkLinks } : {}), ...(found.sharedImports?.length ? { sharedImports: found.sharedImports } : {}) };
 }
 
 function restoreBuilds(draft: Draft<ServiceState>, restored: EventOf<'cache.restored'>['builds'], base: ServiceState) {
   const builds = replacing(base.builds);
-  for (const { module, variant: key, outputs, imports, inputs, resolution, warnings, shared, links, chunkLinks, sharedImports } of restored) {
+  for (const { module, variant: key, outputs, imports, inputs, resolution, warnings, shared, links, chunkLinks, sharedImports, shims } of restored) {
     const previous = builds.get(module);
     const variant = previous?.variants[key];
     if (!previous || !variant || variant.status !== 'pending' || variant.build !== null || variant.last !== null) continue;
-    const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...keptFindings({ warnings, shared, links, chunkLinks, sharedImports }) };
+    const last = { build: 0, outputs, errors: [], imports, inputs, ...(resolution?.length ? { resolution } : {}), ...keptFindings({ warnings, shared, links, chunkLinks, sharedImports, shims }) };
     wantDeepImports(draft, base.workspace, imports);
     builds.set(module, { ...previous, variants: { ...previous.variants, [key]: { ...variant, last, status: 'done', requested: false, seen: null } } });
   }

@@ -9,6 +9,7 @@ import { indexWorkspace, type PackageTable } from '../workspace/workspace-index.
 import { isCodeFile, SHARED_SEGMENT, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { filesRead } from '../workspace/files-read.js';
 import { linkedThroughSharedFiles, unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
+import { effectsShimRead, judgeShimReads, type ShimFacts, type ShimJudgement } from '../workspace/shim-reads.js';
 import { isBuildable } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 import type { BuildOutputs } from './events.js';
@@ -162,6 +163,12 @@ export interface LinkJudgement {
   building: boolean;
   /** Every module it consulted, through whole re-exports too, with the link names it found: while each keeps them, the judgement holds. */
   consulted: ReadonlyMap<string, LinkNames | null | undefined>;
+  /**
+   * Its reads of Node's globals taken as defined because of imports for effects, judged against
+   * the modules those run (README "Bundling real code", Shims): the warnings its errors replace,
+   * and every module consulted with the facts found, by which the judgement holds as `consulted`'s.
+   */
+  shims?: ShimJudgement;
 }
 
 const linkJudgements = new WeakMap<BuildRecord, LinkJudgement>();
@@ -178,18 +185,25 @@ const importPlaces = (record: BuildRecord): readonly ImportRecord[] => (record.s
  */
 export function selectLinkJudgement(state: ServiceState, record: BuildRecord): LinkJudgement | null {
   const judged = judgedLinksOf(record);
-  if (!judged?.imports) return null;
+  const shimmed = record.shims !== undefined && record.warnings?.some((warning) => effectsShimRead(warning) !== undefined);
+  if (!judged?.imports && !shimmed) return null;
   const linksOf = selectLinksOf(state);
+  const shimsOf = shimmed ? selectShimsOf(state) : () => undefined;
   const kept = linkJudgements.get(record);
-  if (kept && [...kept.consulted].every(([specifier, links]) => linksOf(specifier) === links)) return kept;
+  const holds = (judgement: LinkJudgement) => [...judgement.consulted].every(([specifier, links]) => linksOf(specifier) === links) && [...(judgement.shims?.consulted ?? [])].every(([specifier, facts]) => shimsOf(specifier) === facts);
+  if (kept && holds(kept)) return kept;
   const consulted = new Map<string, LinkNames | null | undefined>();
-  const { unlinked, unknown } = unlinkedNames(judged, (specifier) => {
-    const links = linksOf(specifier);
-    consulted.set(specifier, links);
-    return links;
-  });
-  const building = [...consulted.values()].includes(null);
-  const judgement: LinkJudgement = { diagnostics: unlinked.map((name) => unlinkedDiagnostic(name, importPlaces(record))), pending: unknown.length > 0, building, consulted };
+  const { unlinked, unknown } = judged?.imports
+    ? unlinkedNames(judged, (specifier) => {
+        const links = linksOf(specifier);
+        consulted.set(specifier, links);
+        return links;
+      })
+    : { unlinked: [], unknown: [] };
+  const shims = shimmed ? judgeShimReads(record.warnings, record.shims, shimsOf) : null;
+  const waited = [...consulted.values(), ...(shims?.consulted.values() ?? [])];
+  const diagnostics = [...unlinked.map((name) => unlinkedDiagnostic(name, importPlaces(record))), ...(shims?.errors ?? [])];
+  const judgement: LinkJudgement = { diagnostics, pending: unknown.length > 0 || waited.includes(null), building: waited.includes(null), consulted, ...(shims ? { shims } : {}) };
   linkJudgements.set(record, judgement);
   return judgement;
 }
@@ -224,6 +238,31 @@ export function selectLinkDiagnostics(state: ServiceState, record: BuildRecord):
 }
 
 const linkedStatuses = new WeakMap<BuildRecord, { judged: object; judgement: LinkJudgement; answer: object }>();
+
+const shimsIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: string) => ShimFacts | null | undefined>>();
+
+/**
+ * The shim facts of each module of the workspace, by specifier, once per (builds, workspace)
+ * (README "Bundling real code", Shims): null for one not built yet or being built again (its
+ * last build's facts may be what the edit changed), undefined for one not known (no module of the
+ * workspace or of the selection, a build failed or not told), as `selectLinksOf` does.
+ */
+function selectShimsOf(state: ServiceState): (specifier: string) => ShimFacts | null | undefined {
+  return perBuildsAndWorkspace(shimsIndexes, state, () => {
+    const { workspace } = state;
+    const selection = workspace.selection === null ? null : new Set(workspace.selection);
+    const records = defaultRecords(state);
+    const index = new Map<string, ShimFacts | null>();
+    workspace.modules.forEach((module, at) => {
+      if (module.diagnostics.length > 0 || (selection !== null && !selection.has(module.package))) return;
+      const record = records[at];
+      const settled = selectVariant(state, module.specifier, defaultVariantKey(module))?.status === 'done';
+      if (!record || !settled) index.set(module.specifier, null);
+      else if (record.outputs && record.shims) index.set(module.specifier, record.shims);
+    });
+    return (specifier: string) => index.get(specifier);
+  });
+}
 
 const linksIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: string) => LinkNames | null | undefined>>();
 
@@ -279,6 +318,17 @@ function moduleStatusOf(module: ModuleModel, record: BuildRecord | null | undefi
   return { status: diagnostics.length === 0 ? 'valid' : 'invalid', diagnostics };
 }
 
+/** A build's own warnings, but those its reads judged across modules made errors (README "Bundling real code", Shims). */
+function withoutReplaced(state: ServiceState, record: BuildRecord | null | undefined): Diagnostic[] {
+  const own = record?.warnings ?? [];
+  const replaced = replacedWarnings(state, record);
+  return replaced?.length ? own.filter((warning) => !replaced.includes(warning)) : own;
+}
+
+/** The warnings of a build that its reads judged across modules replace: the same array while that judgement holds. */
+const replacedWarnings = (state: ServiceState, record: BuildRecord | null | undefined): Diagnostic[] | undefined =>
+  record?.outputs && record.shims ? selectLinkJudgement(state, record)?.shims?.replaced : undefined;
+
 /** The warnings of the module's last build, those about helpers it shares and those about its imports of a former package name (README "Warnings"). */
 export function selectModuleWarnings(state: ServiceState, module: ModuleModel): Diagnostic[] {
   return warningsOf(state, module, selectVariant(state, module.specifier, defaultVariantKey(module))?.last, sharedHelpers(state).get(module.specifier));
@@ -290,7 +340,7 @@ export function selectModuleWarnings(state: ServiceState, module: ModuleModel): 
  * when there are no others.
  */
 const warningsOf = (state: ServiceState, module: ModuleModel, record: BuildRecord | null | undefined, shared: Diagnostic[] | undefined): Diagnostic[] => {
-  const own = record?.warnings ?? [];
+  const own = withoutReplaced(state, record);
   const former = record ? formerNameWarnings(module, record.imports, state.workspace, state.packageNamesSeen) : [];
   if ((shared === undefined || shared.length === 0) && former.length === 0) return own;
   return [...own, ...(shared ?? []), ...former];
@@ -819,6 +869,8 @@ interface KeptModuleReport {
   namesSeen: ServiceState['packageNamesSeen'];
   record: BuildRecord | null;
   shared: Diagnostic[] | undefined;
+  /** The warnings a judgement across modules replaced (README "Bundling real code", Shims). */
+  replaced: Diagnostic[] | undefined;
   report: ModuleReport;
 }
 
@@ -833,13 +885,15 @@ const moduleReports = new WeakMap<ModuleModel, KeptModuleReport>();
 function selectModuleReport(state: ServiceState, module: ModuleModel, record: BuildRecord | null, helpers: Map<string, Diagnostic[]>): ModuleReport {
   const shared = helpers.get(module.specifier);
   const kept = moduleReports.get(module);
-  if (kept && kept.workspace === state.workspace && kept.namesSeen === state.packageNamesSeen && kept.record === record && kept.shared === shared) return kept.report;
+  // The warnings a judgement across modules replaces change with the modules it consulted.
+  const replaced = replacedWarnings(state, record);
+  if (kept && kept.workspace === state.workspace && kept.namesSeen === state.packageNamesSeen && kept.record === record && kept.shared === shared && kept.replaced === replaced) return kept.report;
   // The record and the helper warnings as looked up for the whole report, not again per module.
   const warnings = warningsOf(state, module, record, shared);
   const { status, diagnostics } = moduleStatusOf(module, record, state.workspace);
   const report: ModuleReport = { ...moduleNames(module), platforms: module.platforms, bundler: module.bundler.name, status, diagnostics };
   if (warnings.length > 0) report.warnings = warnings;
-  moduleReports.set(module, { workspace: state.workspace, namesSeen: state.packageNamesSeen, record, shared, report });
+  moduleReports.set(module, { workspace: state.workspace, namesSeen: state.packageNamesSeen, record, shared, replaced, report });
   return report;
 }
 

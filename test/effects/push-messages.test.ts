@@ -9,6 +9,7 @@ import { diagnostic, type Diagnostic } from '../../src/workspace/diagnostics.js'
 import type { ModuleModel } from '../../src/workspace/model.js';
 import { DEVELOPMENT_QUERY } from '../../src/workspace/query.js';
 import type { LinkNames } from '../../src/workspace/link-names.js';
+import { effectsShimWarningText, type ShimFacts } from '../../src/workspace/shim-reads.js';
 import { moduleModel, started, startedBuild, workspaceModel } from '../helpers/models.js';
 
 const DEV = 'browser.development';
@@ -36,7 +37,7 @@ function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modu
     store,
     messages,
     /** A successful build with the given code and styles hashes. */
-    built(code: string, styles: string | null, module = one, imports: ImportRecord[] = [], warnings: Diagnostic[] = [], chunks?: Record<string, string>, links?: LinkNames) {
+    built(code: string, styles: string | null, module = one, imports: ImportRecord[] = [], warnings: Diagnostic[] = [], chunks?: Record<string, string>, links?: LinkNames, shims?: ShimFacts) {
       const shared = chunks ? { chunks: Object.fromEntries(Object.entries(chunks).map(([specifier, hash]) => [specifier, { hash, size: 1 }])) } : {};
       run(module, (b) => ({
         type: 'build.succeeded',
@@ -48,6 +49,7 @@ function harness(modules: ModuleModel[] = [one], workspace = workspaceModel(modu
         inputs: { [module.entry!]: `edit-${b}` },
         ...(warnings.length > 0 ? { warnings } : {}),
         ...(links ? { links } : {}),
+        ...(shims ? { shims } : {}),
       }));
     },
     /** A successful build that recorded `inputs` besides its entry's (a declared asset's hash). */
@@ -180,6 +182,20 @@ describe('pushMessages$', () => {
     store.dispatch(startedBuild(90, DEV, [{ module: two, generation: store.getState().builds[two.specifier]!.variants[DEV]!.generation }]));
     expect(told()).to.have.length(1);
     built('two-3', null, two, [], [], undefined, twoLinks(['a']));
+    expect(told().slice(1)).to.deep.equal([{ type: 'valid', module: LABEL }]);
+  });
+
+  it('tells an importer reading a Node global after an import for effects invalid when the module imported is rebuilt writing no such name, valid once it writes it again, with no build of its own (README "Bundling real code", Shims)', () => {
+    const two = moduleModel('two');
+    const { built, messages } = harness([one, two]);
+    const warning = diagnostic('BUNDLE_WARNING', effectsShimWarningText('process.env.X', 'process', two.specifier, 'the remedy'), { file: 'app/one/index.ts', line: 2, column: 1 });
+    const told = () => messages.filter((message) => 'module' in message && message.module === LABEL);
+    built('two-1', null, two, [], [], undefined, undefined, { writes: ['process'], effects: [] });
+    built('code-1', null, one, [], [warning], undefined, undefined, { writes: [], effects: [two.specifier] });
+    built('two-2', null, two, [], [], undefined, undefined, { writes: [], effects: [] });
+    expect(told().map((message) => message.type)).to.deep.equal(['invalid']);
+    expect((told()[0] as Extract<PushMessage, { type: 'invalid' }>).diagnostics.map((d) => d.message).join()).to.include(`no module it imports for its effects writes process`);
+    built('two-3', null, two, [], [], undefined, undefined, { writes: ['process'], effects: [] });
     expect(told().slice(1)).to.deep.equal([{ type: 'valid', module: LABEL }]);
   });
 

@@ -4,6 +4,7 @@ import type { Fact } from '../../src/store/events.js';
 import { buildDiagnostics, selectBuildQueue, selectImporters, selectModuleStatus, selectRecordedHashes, selectRecordedHashesOf, selectReport, selectSettled } from '../../src/store/selectors.js';
 import { knownInputHash, type ServiceState } from '../../src/store/state.js';
 import { diagnostic } from '../../src/workspace/diagnostics.js';
+import { effectsShimWarningText } from '../../src/workspace/shim-reads.js';
 import type { ModuleModel } from '../../src/workspace/model.js';
 import { fold, moduleModel, started, startedBuild, succeeded, workspaceModel } from '../helpers/models.js';
 
@@ -439,5 +440,46 @@ describe('names imported across modules (README "Bundling real code")', () => {
     it('leaves valid, not pending for ever, an importer of a name reached through `export *` of a module never judged (a package the CDN serves)', () => {
       expect(statusOf(judged({ links: { exports: [], stars: ['lit'] } }, ['html']), '@t/app/main')).to.deep.include({ status: 'valid', diagnostics: [] });
     });
+  });
+});
+
+describe('a Node global read taken as defined because of an import for effects (README "Bundling real code", Shims)', () => {
+  const setup = moduleModel('setup');
+  const main = moduleModel('main');
+  const WARNING = diagnostic('BUNDLE_WARNING', effectsShimWarningText('process.env.X', 'process', '@t/app/setup', 'read it as import.meta.env.X'), { file: 'app/main/index.ts', line: 2, column: 18 });
+  const mainBuilt = (build: number, shims?: { writes: string[]; effects: string[] }) => [
+    startedBuild(build, DEV, [{ module: main, generation: 1 }]),
+    succeeded(build, main, DEV, 'm1', { warnings: [WARNING], ...(shims ? { shims } : {}) }),
+  ];
+  const setupBuilt = (build: number, writes: string[], generation = 1) => [startedBuild(build, DEV, [{ module: setup, generation }]), succeeded(build, setup, DEV, `s${generation}`, { shims: { writes, effects: [] } })];
+  const statusOf = (state: ServiceState, specifier: string) => selectReport(state).modules.find((module) => module.specifier === specifier)!;
+
+  it('lists the importer invalid at the read, in place of the warning, when the module imported is built and writes no such name; pending while it is not built', () => {
+    const waiting = fold([started, read([setup, main]), ...mainBuilt(1, { writes: [], effects: ['@t/app/setup'] })]);
+    expect(statusOf(waiting, '@t/app/main')).to.deep.include({ status: 'pending', diagnostics: [] });
+    const state = fold(setupBuilt(2, []), waiting);
+    const report = statusOf(state, '@t/app/main');
+    expect(report.status).to.equal('invalid');
+    expect(report.diagnostics.map(({ kind, file, line, column }) => ({ kind, file, line, column }))).to.deep.equal([{ kind: 'BUNDLE_ERROR', file: 'app/main/index.ts', line: 2, column: 18 }]);
+    expect(report.diagnostics[0]!.message).to.include('no module it imports for its effects writes process').and.to.include('@t/app/setup').and.to.include('read it as import.meta.env.X');
+    expect(report.warnings).to.equal(undefined);
+    expect(selectModuleStatus(state, main)).to.deep.equal({ status: 'invalid', diagnostics: report.diagnostics });
+  });
+
+  it('follows the module imported: valid with the warning once it writes the name, invalid again once it no longer does, with no build of the importer', () => {
+    const invalid = fold([started, read([setup, main]), ...setupBuilt(1, []), ...mainBuilt(2, { writes: [], effects: ['@t/app/setup'] })]);
+    expect(statusOf(invalid, '@t/app/main').status).to.equal('invalid');
+    const shimmed = fold([{ type: 'files.changed', files: { 'app/setup/index.ts': 's2' }, source: 'watcher' }, ...setupBuilt(3, ['process'], 2)], invalid);
+    expect(statusOf(shimmed, '@t/app/main')).to.deep.include({ status: 'valid', diagnostics: [], warnings: [WARNING] });
+    const unshimmed = fold([{ type: 'files.changed', files: { 'app/setup/index.ts': 's3' }, source: 'watcher' }, ...setupBuilt(4, [], 3)], shimmed);
+    expect(statusOf(unshimmed, '@t/app/main').status).to.equal('invalid');
+  });
+
+  it('keeps the warning when the importer or a module imported is not told (an earlier record, a package not of the workspace)', () => {
+    expect(statusOf(fold([started, read([setup, main]), ...setupBuilt(1, []), ...mainBuilt(2)]), '@t/app/main')).to.deep.include({ status: 'valid', warnings: [WARNING] });
+    const outside = fold([started, read([setup, main]), ...setupBuilt(1, []), ...mainBuilt(2, { writes: [], effects: ['@t/app/setup', 'polyfill'] })]);
+    expect(statusOf(outside, '@t/app/main')).to.deep.include({ status: 'valid', warnings: [WARNING] });
+    const unknownSetup = fold([started, read([setup, main]), startedBuild(1, DEV, [{ module: setup, generation: 1 }]), succeeded(1, setup, DEV, 's1'), ...mainBuilt(2, { writes: [], effects: ['@t/app/setup'] })]);
+    expect(statusOf(unknownSetup, '@t/app/main')).to.deep.include({ status: 'valid', warnings: [WARNING] });
   });
 });
