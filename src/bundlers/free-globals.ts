@@ -756,7 +756,8 @@ export function runsOnImport(scope: Scope | null, start: number, shape: TreeShap
  * where a subclass is (`class B extends A {}; new B()`). A class's method, as a member of its
  * class (`A.m()`) or of an instance made there (`new A().m()`, `const a = new A(); a.m()`), or
  * through `this` where the instance is constructed (`this.init()`: the constructed class's
- * method); a private one wherever its class calls it (`this.#read()`).
+ * method, and in an instance method called on import: `start() { this.init(); }`); a private one
+ * wherever its class calls it (`this.#read()`).
  * Each only while nothing may have replaced it: a name written again (`read = other`), an object
  * handed to other code (`Object.assign(o, ...)`, `use(o)`), a member of its key written anywhere
  * (`x.read = ...`), a later property or spread of the same object. An element of an array literal
@@ -821,9 +822,21 @@ function thisCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
   for (const constructed of shape.classes) {
     const chain = classChain(constructed, shape);
     if (chain === null || !chain.includes(shape.parents.get(shape.parents.get(definition)!)!) || instanceMethod(chain, key) !== definition || !constructedOnImport(constructed, shape)) continue;
-    for (const cls of chain) sites.push(...thisMemberCallSites(cls, key, shape));
+    // An instance method's `this` is the instance it is called on, of this chain or of a subclass: followed while none may have another member under the key.
+    const inMethods = !mayBeShadowed(chain, key, shape);
+    for (const cls of chain) sites.push(...thisMemberCallSites(cls, key, shape, inMethods));
   }
   return sites;
+}
+
+/** Whether a class outside `chain` that may extend one of it (its chain is not known, or meets this one) has a member under `key`, or a computed one. */
+function mayBeShadowed(chain: readonly SyntaxNode[], key: string, shape: TreeShape): boolean {
+  return shape.classes.some((other) => {
+    if (chain.includes(other)) return false;
+    const above = classChain(other, shape);
+    if (above !== null && !above.some((cls) => chain.includes(cls))) return false;
+    return ((other.body as SyntaxNode).body as SyntaxNode[]).some((member) => member.computed === true || memberKey(member) === key);
+  });
 }
 
 /** Whether a class is constructed where the import runs by its own `new` (not a subclass's: the instance then is that one's); found once per class. */
@@ -887,9 +900,15 @@ function instanceMethod(chain: readonly SyntaxNode[], key: string): SyntaxNode |
   return members.find((member) => member.type === 'MethodDefinition' && memberKey(member) === key) ?? null;
 }
 
-/** The calls `this.<key>(...)` a class's constructor body and instance field initializers make with `this` the instance (in them or an arrow they hold), each judged where it is written. */
-function thisMemberCallSites(cls: SyntaxNode, key: string, shape: TreeShape): CallSite[] {
-  const members = ((cls.body as SyntaxNode).body as SyntaxNode[]).filter((member) => (member.type === 'MethodDefinition' && member.kind === 'constructor') || (member.type === 'PropertyDefinition' && member.static !== true));
+/**
+ * The calls `this.<key>(...)` a class's constructor body and instance field initializers make with
+ * `this` the instance (in them or an arrow they hold), and, `inMethods`, its instance methods
+ * (`start() { this.init(); }`, run where `start` is called on an instance), each judged where it is
+ * written: one in a method runs on import where that method is called then.
+ */
+function thisMemberCallSites(cls: SyntaxNode, key: string, shape: TreeShape, inMethods: boolean): CallSite[] {
+  const ordinaryMethod = (member: SyntaxNode) => inMethods && member.type === 'MethodDefinition' && member.kind === 'method' && member.static !== true;
+  const members = ((cls.body as SyntaxNode).body as SyntaxNode[]).filter((member) => (member.type === 'MethodDefinition' && member.kind === 'constructor') || (member.type === 'PropertyDefinition' && member.static !== true) || ordinaryMethod(member));
   const sites: CallSite[] = [];
   const visit = (node: SyntaxNode) => {
     if (node.type === 'MemberExpression' && (node.object as SyntaxNode).type === 'ThisExpression' && memberKey(node) === key) {
