@@ -209,7 +209,8 @@ function browserUndefinedNames(reads: PlacedReads, code: Uint8Array | null, sour
   if (code === null || variant.target !== 'browser') return { errors: [], warnings: built };
   const runsNoCode = (specifier: string) => isStylesheetModule(target, specifier);
   const found = freeGlobalDiagnostics(reads, code, sources, target.entry, runsNoCode);
-  return { errors: [...found.errors, ...unboundNameDiagnostics(reads, code, sources, target.entry, runsNoCode)], warnings: [...built, ...found.warnings] };
+  const unbound = unboundNameDiagnostics(reads, code, sources, target.entry, runsNoCode, found.jsxNames);
+  return { errors: [...found.errors, ...unbound.errors], warnings: [...built, ...found.warnings, ...unbound.warnings] };
 }
 
 // What the page links by, read from the code esbuild wrote: judged across modules by the

@@ -494,7 +494,7 @@ function writtenMember(node: SyntaxNode): SyntaxNode | null {
 }
 
 /** The name of a member (`x.read`, `x['read']`) or of a property (`read: ...`, `read() {}`); null for a key computed otherwise. */
-function memberKey(node: SyntaxNode): string | null {
+export function memberKey(node: SyntaxNode): string | null {
   const key = (node.type === 'MemberExpression' ? node.property : node.key) as SyntaxNode | undefined;
   if (!key) return null;
   if (!node.computed && key.type === 'Identifier') return key.name as string;
@@ -650,7 +650,7 @@ function leaves(statement: unknown, orThrowing = false): boolean {
   return EXITS.has(statement.type) || (orThrowing && statement.type === 'ThrowStatement');
 }
 
-const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+export const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 
 /** The nodes a node holds, in the order of its members: the one walk every judgement here makes of acorn's tree. */
 export function childNodes(node: SyntaxNode): SyntaxNode[] {
@@ -1323,10 +1323,11 @@ function guardsHeldInVariables(shape: TreeShape): void {
  * called, and such reads are often guarded); none for such a read of a
  * name the code tests (a guard: `typeof`, `globalThis.process`, `'process' in globalThis`). In a
  * module bundling a `.jsx` or `.tsx` source compiled as classic JSX, its factory or fragment
- * unbound is an error wherever it is: every JSX element evaluates it. `sources`: the files whose
- * code is in the output, placed from one read each.
+ * unbound is an error wherever it is: every JSX element evaluates it (`jsxNames`: the names so
+ * judged, which the judgement of names nothing binds leaves). `sources`: the files whose code is in
+ * the output, placed from one read each.
  */
-export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string, runsNoCode: (specifier: string) => boolean = () => false): { errors: Diagnostic[]; warnings: Diagnostic[] } {
+export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string, runsNoCode: (specifier: string) => boolean = () => false): { errors: Diagnostic[]; warnings: Diagnostic[]; jsxNames: ReadonlySet<string> } {
   const jsx = classicJsx(reads, sources.filter((file) => JSX_SOURCE.test(file)));
   const jsxNames = new Set(jsx.flatMap(({ names }) => names));
   const errors: Diagnostic[] = [];
@@ -1334,10 +1335,10 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
   // The bytes are searched for each name before any text is made of them: most outputs hold none.
   const bytes = bufferView(built);
   const names = [...new Set([...Object.keys(NODE_GLOBALS), ...jsxNames])].filter((name) => bytes.includes(name));
-  if (names.length === 0) return { errors, warnings };
+  if (names.length === 0) return { errors, warnings, jsxNames };
   const code = bytes.toString('utf8');
   const free = freeReferences(code, names);
-  if (free === null || free.size === 0) return { errors, warnings };
+  if (free === null || free.size === 0) return { errors, warnings, jsxNames };
   for (const [name, use] of free) {
     if (jsxNames.has(name)) {
       const compiled = jsx.filter(({ names }) => names.includes(name));
@@ -1367,7 +1368,7 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
       warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read inside a function (or in a branch the import may not take), and ${name} is Node's: no browser defines it, so that code throws "ReferenceError: ${name} is not defined" when it runs, unless it tests typeof ${name} !== 'undefined' first (a module that tests it is not told); ${remedy}`, where));
     }
   }
-  return { errors, warnings };
+  return { errors, warnings, jsxNames };
 }
 
 /** What throws, and what to write, for JSX whose factory or fragment `name` nothing binds. */
