@@ -214,7 +214,8 @@ function browserUndefinedNames(reads: PlacedReads, code: Uint8Array | null, sour
   const runsNoCode = (specifier: string) => isStylesheetModule(target, specifier);
   const found = freeGlobalDiagnostics(reads, code, sources, target.entry, runsNoCode);
   const shims = shimFacts(code, runsNoCode);
-  return { errors: [...found.errors, ...unboundNameDiagnostics(reads, code, sources, target.entry, runsNoCode)], warnings: [...built, ...found.warnings], ...(shims ? { shims } : {}) };
+  const unbound = unboundNameDiagnostics(reads, code, sources, target.entry, runsNoCode, found.jsxNames);
+  return { errors: [...found.errors, ...unbound.errors], warnings: [...built, ...found.warnings, ...unbound.warnings], ...(shims ? { shims } : {}) };
 }
 
 // What the page links by, read from the code esbuild wrote: judged across modules by the

@@ -651,7 +651,7 @@ function leaves(statement: unknown, orThrowing = false): boolean {
   return EXITS.has(statement.type) || (orThrowing && statement.type === 'ThrowStatement');
 }
 
-const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+export const isNode = (value: unknown): value is SyntaxNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 
 /** The nodes a node holds, in the order of its members: the one walk every judgement here makes of acorn's tree. */
 export function childNodes(node: SyntaxNode): SyntaxNode[] {
@@ -757,7 +757,8 @@ export function runsOnImport(scope: Scope | null, start: number, shape: TreeShap
  * where a subclass is (`class B extends A {}; new B()`). A class's method, as a member of its
  * class (`A.m()`) or of an instance made there (`new A().m()`, `const a = new A(); a.m()`), or
  * through `this` where the instance is constructed (`this.init()`: the constructed class's
- * method); a private one wherever its class calls it (`this.#read()`).
+ * method, and in an instance method called on import: `start() { this.init(); }`); a private one
+ * wherever its class calls it (`this.#read()`).
  * Each only while nothing may have replaced it: a name written again (`read = other`), an object
  * handed to other code (`Object.assign(o, ...)`, `use(o)`), a member of its key written anywhere
  * (`x.read = ...`), a later property or spread of the same object. An element of an array literal
@@ -822,9 +823,21 @@ function thisCallSites(definition: SyntaxNode, shape: TreeShape): CallSite[] {
   for (const constructed of shape.classes) {
     const chain = classChain(constructed, shape);
     if (chain === null || !chain.includes(shape.parents.get(shape.parents.get(definition)!)!) || instanceMethod(chain, key) !== definition || !constructedOnImport(constructed, shape)) continue;
-    for (const cls of chain) sites.push(...thisMemberCallSites(cls, key, shape));
+    // An instance method's `this` is the instance it is called on, of this chain or of a subclass: followed while none may have another member under the key.
+    const inMethods = !mayBeShadowed(chain, key, shape);
+    for (const cls of chain) sites.push(...thisMemberCallSites(cls, key, shape, inMethods));
   }
   return sites;
+}
+
+/** Whether a class outside `chain` that may extend one of it (its chain is not known, or meets this one) has a member under `key`, or a computed one. */
+function mayBeShadowed(chain: readonly SyntaxNode[], key: string, shape: TreeShape): boolean {
+  return shape.classes.some((other) => {
+    if (chain.includes(other)) return false;
+    const above = classChain(other, shape);
+    if (above !== null && !above.some((cls) => chain.includes(cls))) return false;
+    return ((other.body as SyntaxNode).body as SyntaxNode[]).some((member) => member.computed === true || memberKey(member) === key);
+  });
 }
 
 /** Whether a class is constructed where the import runs by its own `new` (not a subclass's: the instance then is that one's); found once per class. */
@@ -888,9 +901,15 @@ function instanceMethod(chain: readonly SyntaxNode[], key: string): SyntaxNode |
   return members.find((member) => member.type === 'MethodDefinition' && memberKey(member) === key) ?? null;
 }
 
-/** The calls `this.<key>(...)` a class's constructor body and instance field initializers make with `this` the instance (in them or an arrow they hold), each judged where it is written. */
-function thisMemberCallSites(cls: SyntaxNode, key: string, shape: TreeShape): CallSite[] {
-  const members = ((cls.body as SyntaxNode).body as SyntaxNode[]).filter((member) => (member.type === 'MethodDefinition' && member.kind === 'constructor') || (member.type === 'PropertyDefinition' && member.static !== true));
+/**
+ * The calls `this.<key>(...)` a class's constructor body and instance field initializers make with
+ * `this` the instance (in them or an arrow they hold), and, `inMethods`, its instance methods
+ * (`start() { this.init(); }`, run where `start` is called on an instance), each judged where it is
+ * written: one in a method runs on import where that method is called then.
+ */
+function thisMemberCallSites(cls: SyntaxNode, key: string, shape: TreeShape, inMethods: boolean): CallSite[] {
+  const ordinaryMethod = (member: SyntaxNode) => inMethods && member.type === 'MethodDefinition' && member.kind === 'method' && member.static !== true;
+  const members = ((cls.body as SyntaxNode).body as SyntaxNode[]).filter((member) => (member.type === 'MethodDefinition' && member.kind === 'constructor') || (member.type === 'PropertyDefinition' && member.static !== true) || ordinaryMethod(member));
   const sites: CallSite[] = [];
   const visit = (node: SyntaxNode) => {
     if (node.type === 'MemberExpression' && (node.object as SyntaxNode).type === 'ThisExpression' && memberKey(node) === key) {
@@ -1305,10 +1324,11 @@ function guardsHeldInVariables(shape: TreeShape): void {
  * called, and such reads are often guarded); none for such a read of a
  * name the code tests (a guard: `typeof`, `globalThis.process`, `'process' in globalThis`). In a
  * module bundling a `.jsx` or `.tsx` source compiled as classic JSX, its factory or fragment
- * unbound is an error wherever it is: every JSX element evaluates it. `sources`: the files whose
- * code is in the output, placed from one read each.
+ * unbound is an error wherever it is: every JSX element evaluates it (`jsxNames`: the names so
+ * judged, which the judgement of names nothing binds leaves). `sources`: the files whose code is in
+ * the output, placed from one read each.
  */
-export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string, runsNoCode: (specifier: string) => boolean = () => false): { errors: Diagnostic[]; warnings: Diagnostic[] } {
+export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string, runsNoCode: (specifier: string) => boolean = () => false): { errors: Diagnostic[]; warnings: Diagnostic[]; jsxNames: ReadonlySet<string> } {
   const jsx = classicJsx(reads, sources.filter((file) => JSX_SOURCE.test(file)));
   const jsxNames = new Set(jsx.flatMap(({ names }) => names));
   const errors: Diagnostic[] = [];
@@ -1316,10 +1336,10 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
   // The bytes are searched for each name before any text is made of them: most outputs hold none.
   const bytes = bufferView(built);
   const names = [...new Set([...Object.keys(NODE_GLOBALS), ...jsxNames])].filter((name) => bytes.includes(name));
-  if (names.length === 0) return { errors, warnings };
+  if (names.length === 0) return { errors, warnings, jsxNames };
   const code = bytes.toString('utf8');
   const free = freeReferences(code, names);
-  if (free === null || free.size === 0) return { errors, warnings };
+  if (free === null || free.size === 0) return { errors, warnings, jsxNames };
   for (const [name, use] of free) {
     if (jsxNames.has(name)) {
       const compiled = jsx.filter(({ names }) => names.includes(name));
@@ -1350,7 +1370,7 @@ export function freeGlobalDiagnostics(reads: PlacedReads, built: Uint8Array, sou
       warnings.push(diagnostic('BUNDLE_WARNING', `${read} is read inside a function (or in a branch the import may not take), and ${name} is Node's: no browser defines it, so that code throws "ReferenceError: ${name} is not defined" when it runs, unless it tests typeof ${name} !== 'undefined' first (a module that tests it is not told); ${remedy}`, where));
     }
   }
-  return { errors, warnings };
+  return { errors, warnings, jsxNames };
 }
 
 /** What throws, and what to write, for JSX whose factory or fragment `name` nothing binds. */

@@ -2,19 +2,23 @@
 // beyond Node's globals (README "Bundling real code", names nothing binds). esbuild writes an ES
 // module, which is strict code, from sources often written as sloppy scripts: an implicit global
 // (`cache = {}`), a function declared in a block and called outside it, `arguments` at the top level,
-// and `this` at the top level, which esbuild writes as `void 0` since an ES module's is undefined.
+// and `this` at the top level, which esbuild writes as `void 0` since an ES module's is undefined;
+// and from code written for another tool's page: a member of `import.meta.hot` or of
+// `document.currentScript` (null in a module script), a read of `__DEV__` that tool's build defined.
 // Each built, and `/state` called the module valid, while Chromium threw when it imported it.
 //
-// Only sure throws are told, so a name the page may define is never judged: one of Chromium's
-// window (`onload = f`, `name = ...` set the global object's property), one starting with a
-// capital (an interface: `window-names.ts`), one the code tests or writes on the global object, and
-// any name when the module first imports another for its effects, which may define it. The scope
-// analysis and the walk deciding what runs on import are those of the Node globals' judgement.
+// The verdict is that of the pages the service serves (the preview, core dist's index.html), where
+// no script of the author's defines a name. A name a page may still define is never judged: one of
+// Chromium's window (`onload = f`, `name = ...` set the global object's property), one starting
+// with a capital (an interface: `window-names.ts`), one the code tests or writes on the global
+// object; and when the module first imports another for its effects, which may define any name, a
+// read is at most a warning. The scope analysis and the walk deciding what runs on import are those
+// of the Node globals' judgement.
 import type { Reference, Scope, Variable } from 'eslint-scope';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { PlacedReads } from './placed-reads.js';
 import { bufferView } from '../outputs/buffer-view.js';
-import { analysedModule, keepsItsValue, NODE_GLOBALS, readPlace, runsOnImport, type SyntaxNode, type TreeShape } from './free-globals.js';
+import { analysedModule, isNode, keepsItsValue, memberKey, NODE_GLOBALS, readPlace, runsOnImport, type SyntaxNode, type TreeShape } from './free-globals.js';
 import { WINDOW_NAMES } from './window-names.js';
 
 /** A source written in JavaScript, where no checker looks at what a sloppy script allowed. */
@@ -25,47 +29,97 @@ const JUDGED = /^[a-z_$]/;
 
 const STRICT = 'an ES module is strict code (esbuild writes one, whatever the source was written as)';
 
+/** Names written as another bundler's build-time constants (`__DEV__`, `__APP_VERSION__`), which nothing here defines; not esbuild's annotation comments (`@__PURE__`). */
+const BUILD_CONSTANT = /(?<![\w$@#])__[A-Z][A-Z0-9_]*__(?![\w$])/;
+
 /**
- * The errors of a browser build's code (README "Bundling real code"): where the import runs, a write
- * of a name nothing binds and Chromium's window lacks, a read of `arguments` outside every function,
- * a read of a name whose only function is declared in a block, and a member of a value surely
- * `undefined` (`this` at the top level). `runsNoCode` tells a module imported for its effects that
- * runs no code (a stylesheet module of the workspace).
+ * The errors and warnings of a browser build's code (README "Bundling real code"): where the import
+ * runs, a write of a name nothing binds and Chromium's window lacks, a read of `arguments` outside
+ * every function, a read of a name whose only function is declared in a block, a read of a name
+ * nothing binds and no page the service serves defines (`__DEV__`, a warning where the read may not
+ * run), and a member of a value surely `undefined` or `null` (`this` at the top level,
+ * `import.meta.hot`, `document.currentScript`). `runsNoCode` tells a module imported for its effects
+ * that runs no code (a stylesheet module of the workspace).
  */
-export function unboundNameDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string, runsNoCode: (specifier: string) => boolean = () => false): Diagnostic[] {
+export function unboundNameDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[], entry: string, runsNoCode: (specifier: string) => boolean = () => false, jsxNames: ReadonlySet<string> = new Set()): { errors: Diagnostic[]; warnings: Diagnostic[] } {
   // A parse and scope analysis costs about a millisecond of CPU per kilobyte of code, on every
   // build and rebuild, so it is made only where these can be (README "Bundling real code"): the
-  // sloppy script's habits in a module written in JavaScript (TypeScript's checker refuses each in
-  // a .ts source), and a member of `this` where esbuild wrote a top-level one as `void 0`.
+  // sloppy script's habits and reads of a page's globals in a module written in JavaScript
+  // (TypeScript's checker refuses the habits in a .ts source, and a global it reads is declared
+  // where no source of the build may say, in a .d.ts: a build-time constant's name is looked for
+  // in the code instead), and a member of `this` where esbuild wrote a top-level one as `void 0`,
+  // of `import.meta.hot` or of `document.currentScript`. No source is read to decide it.
   const bytes = bufferView(built);
   const scriptHabits = sources.some((file) => SCRIPT_SOURCE.test(file));
-  if (!scriptHabits && !bytes.includes('void 0')) return [];
-  const code = bytes.toString('utf8');
+  const nullish = bytes.includes('void 0') || bytes.includes('import.meta.hot') || bytes.includes('currentScript');
+  const text = scriptHabits || !bytes.includes('__') ? null : bytes.toString('utf8');
+  const judgesReads = scriptHabits || (text !== null && BUILD_CONSTANT.test(text));
+  if (!judgesReads && !nullish) return { errors: [], warnings: [] };
+  const code = text ?? bytes.toString('utf8');
   const analysed = analysedModule(code);
-  if (analysed === null || analysed.globalScope === null) return [];
+  if (analysed === null || analysed.globalScope === null) return { errors: [], warnings: [] };
   const { globalScope, shape } = analysed;
-  const errors: Diagnostic[] = [];
   const place = (name: string, at: number) => readPlace(reads, code, sources, name, { onImport: true, inFunction: false, at }) ?? { file: entry };
   // A module imported first for its effects may write any name on the global object (a shim).
   const mayBeDefined = shape.importedForEffects.some((specifier) => !runsNoCode(specifier));
-  const told = new Set<string>();
-  for (const reference of mayBeDefined || !scriptHabits ? [] : globalScope.through) {
+  const found = judgesReads ? unboundUses(globalScope.through, { shape, reads, sources, scriptHabits, mayBeDefined, jsxNames }) : { errors: [], warnings: [] };
+  // A name is looked for as a pattern: `$` (jQuery's) written as itself.
+  const errors = found.errors.map(({ why, name, at }) => diagnostic('BUNDLE_ERROR', why, place(name.replace(/\$/g, '\\$'), at)));
+  const warnings = found.warnings.map(({ why, name, at }) => diagnostic('BUNDLE_WARNING', why, place(name.replace(/\$/g, '\\$'), at)));
+  // The built code's names are neither quoted nor looked for in the sources: a minified build
+  // renamed them. The place is where a source writes the value (`this`, `import.meta.hot`), in both variants alike.
+  for (const member of nullishMembers(shape)) {
+    (member.surely ? errors : warnings).push(diagnostic(member.surely ? 'BUNDLE_ERROR' : 'BUNDLE_WARNING', nullishMessage(member), place(NULLISH[member.value].written, member.at)));
+  }
+  return { errors, warnings };
+}
+
+interface FoundUse {
+  why: string;
+  name: string;
+  at: number;
+  /** Surely thrown where the import runs: an error; else a warning. */
+  surely: boolean;
+  onImport: boolean;
+}
+
+/**
+ * The uses of names nothing binds that throw on the service's pages: where the import surely runs
+ * one, an error (a warning when a module imported first for its effects may define the name); a
+ * read that may not run then (in a function, a branch), a warning. One per name, the sure one first.
+ */
+function unboundUses(through: readonly Reference[], context: { shape: TreeShape; reads: PlacedReads; sources: readonly string[]; scriptHabits: boolean; mayBeDefined: boolean; jsxNames: ReadonlySet<string> }): { errors: FoundUse[]; warnings: FoundUse[] } {
+  const { shape, reads, sources, scriptHabits, mayBeDefined, jsxNames } = context;
+  const found = new Map<string, FoundUse>();
+  for (const reference of through) {
     const identifier = reference.identifier as unknown as SyntaxNode;
     const name = identifier.name as string;
     const at = identifier.range![0];
-    if (told.has(name) || !surelyUnbound(name, identifier, shape) || !runsOnImport(reference.from, at, shape)) continue;
-    const why = unboundUse(name, reference, shape, reads, sources);
-    if (why === null) continue;
-    told.add(name);
-    errors.push(diagnostic('BUNDLE_ERROR', why, place(name, at)));
+    const told = found.get(name);
+    // The JSX factory's names are told by the judgement of JSX, wherever they are read.
+    if (told?.onImport === true || jsxNames.has(name) || !surelyUnbound(name, identifier, shape)) continue;
+    const onImport = runsOnImport(reference.from, at, shape);
+    if (onImport) {
+      const why = scriptHabits && !mayBeDefined ? unboundUse(name, reference, shape, reads, sources) : null;
+      if (why !== null) found.set(name, { why, name, at, surely: true, onImport });
+      else if (reference.isRead()) found.set(name, { why: unboundRead(name, true, mayBeDefined), name, at, surely: !mayBeDefined, onImport });
+    } else if (reference.isRead() && told === undefined) {
+      found.set(name, { why: unboundRead(name, false, mayBeDefined), name, at, surely: false, onImport });
+    }
   }
-  // The built code's names are neither quoted nor looked for in the sources: a minified build
-  // renamed them. The place is where a source writes `this`, in both variants alike.
-  for (const { written, at } of undefinedMembers(shape)) {
-    const [done, thrown] = written ? ['written', 'Cannot set properties of undefined'] : ['read', 'Cannot read properties of undefined'];
-    errors.push(diagnostic('BUNDLE_ERROR', `a member of this is ${done} when the module is imported (of this itself, or of a name or parameter holding it): \`this\` at the top level of an ES module is undefined (esbuild writes it as void 0), so the page throws "TypeError: ${thrown}"; write globalThis (or window) where the code means the global object`, place('this', at)));
-  }
-  return errors;
+  const uses = [...found.values()];
+  return { errors: uses.filter(({ surely }) => surely), warnings: uses.filter(({ surely }) => !surely) };
+}
+
+/** What a read of a name nothing binds throws on the service's pages, and what to write instead. */
+function unboundRead(name: string, surely: boolean, mayBeDefined: boolean): string {
+  const where = surely ? 'when the module is imported' : 'inside a function (or in a branch the import may not take)';
+  const constant = BUILD_CONSTANT.test(name) ? `, as another bundler's define would; or read import.meta.env.DEV (or import.meta.env.MODE), which every build here defines` : '';
+  const remedy = `define it in "core.define" of the package's package.json ({"${name}": "..."}) to replace it at build time${constant}; or declare it in the module`;
+  const throws = `"ReferenceError: ${name} is not defined"`;
+  if (mayBeDefined) return `${name} is read ${where}, and nothing binds it: no page the service serves (the preview, core dist's index.html) defines it, but the module first imports another for its effects, which may write it on the global object (a shim), so it is taken as defined; the page throws ${throws} if none does; ${remedy}`;
+  if (surely) return `${name} is read when the module is imported, and nothing binds it: no page the service serves (the preview, core dist's index.html) defines it, so the page throws ${throws}; ${remedy}`;
+  return `${name} is read ${where}, and nothing binds it: no page the service serves (the preview, core dist's index.html) defines it, so that code throws ${throws} when it runs, unless it tests typeof ${name} first (a module that tests it is not told); ${remedy}`;
 }
 
 /** Whether no page defines `name`: not Node's (judged on their own), not Chromium's window's, not tested nor written on the global object by the code. */
@@ -110,41 +164,92 @@ function declaresFunction(variable: Variable): boolean {
   return init?.type === 'FunctionExpression';
 }
 
-interface UndefinedMember {
-  /** What holds undefined: `this` (written `void 0`), or the name holding it. */
-  name: string;
+/** The values surely nullish on a page whose members throw: how a source writes each, and what it holds. */
+const NULLISH = {
+  this: { written: 'this', holds: 'undefined' },
+  hot: { written: 'import\\.meta\\.hot', holds: 'undefined' },
+  currentScript: { written: 'document\\.currentScript', holds: 'null' },
+} as const;
+
+type NullishValue = keyof typeof NULLISH;
+
+interface NullishMember {
+  value: NullishValue;
+  /** The member read or written, when named (`accept` of `import.meta.hot.accept()`). */
+  key: string | null;
   written: boolean;
   at: number;
+  /** Where the import surely runs it: an error; else (in a function, a branch) a warning. */
+  surely: boolean;
 }
 
 /**
- * The members the import surely reads or writes of a value surely `undefined`: of `void 0` itself
- * (esbuild's `this` at the top level), of a name declared once to hold it and never written again
- * (`var root = this`), and of a parameter a function called where it is written receives it for
- * (`(function (root) { root.x = 1; })(this)`). An optional member (`root?.x`) throws nothing.
+ * The members read or written of a value surely `undefined` or `null` (README "Bundling real
+ * code"): `void 0` (esbuild's `this` at the top level), `import.meta.hot` (no browser and no build
+ * here defines it), `document.currentScript` (`null` in a module script), a name declared once to
+ * hold one and never written again (`var root = this`), and a parameter a function called where it
+ * is written receives `void 0` for (`(function (root) { root.x = 1; })(this)`). An optional member
+ * (`root?.x`) throws nothing. Where the import surely runs it, an error, one per value; else a
+ * warning, for `import.meta.hot` and `document.currentScript` only and unless the code tests the
+ * value (`if (import.meta.hot)`, `import.meta.hot?.accept()`): a top-level `this` held for a
+ * function is its caller's to judge.
  */
-function undefinedMembers(shape: TreeShape): UndefinedMember[] {
-  const found: UndefinedMember[] = [];
-  const told = new Set<string>();
-  const tell = (object: SyntaxNode, name: string, from: Scope) => {
+function nullishMembers(shape: TreeShape): NullishMember[] {
+  const found = new Map<NullishValue, NullishMember>();
+  const tested = new Set<NullishValue>();
+  const tell = (object: SyntaxNode, value: NullishValue, from: Scope) => {
     const member = shape.parents.get(object);
-    if (member?.type !== 'MemberExpression' || member.object !== object || member.optional === true || told.has(name)) return;
+    if (member?.type !== 'MemberExpression' || member.object !== object || member.optional === true) {
+      if (value !== 'this' && member !== undefined && testsValue(object, member)) tested.add(value);
+      return;
+    }
     const at = object.range![0];
-    if (!runsOnImport(from, at, shape)) return;
+    const surely = runsOnImport(from, at, shape);
+    if (found.get(value)?.surely === true || (found.has(value) && !surely) || (!surely && value === 'this')) return;
     const parent = shape.parents.get(member);
     const written = (parent?.type === 'AssignmentExpression' && parent.left === member) || (parent?.type === 'UpdateExpression' && parent.argument === member);
-    told.add(name);
-    found.push({ name, written, at });
+    found.set(value, { value, key: memberKey(member), written, at, surely });
   };
   for (const node of shape.parents.keys()) {
-    if (isVoid(node)) tell(node, 'this', scopeOf(node, shape));
+    const value = nullishValue(node, shape);
+    if (value !== null) tell(node, value, scopeOf(node, shape));
   }
   for (const scope of shape.scopes.scopes) {
     for (const reference of scope.references) {
-      if (reference.resolved !== null && holdsUndefined(reference.resolved, shape)) tell(reference.identifier as unknown as SyntaxNode, reference.identifier.name, reference.from);
+      const value = reference.resolved === null ? null : heldNullish(reference.resolved, shape);
+      if (value !== null) tell(reference.identifier as unknown as SyntaxNode, value, reference.from);
     }
   }
-  return found.sort((a, b) => a.at - b.at);
+  return [...found.values()].filter((member) => member.surely || !tested.has(member.value)).sort((a, b) => a.at - b.at);
+}
+
+/** Whether a value's use tests it: a condition (`if (hot)`, `hot && ...`, `!hot`, `hot ? a : b`), a comparison, or an optional member. */
+function testsValue(value: SyntaxNode, use: SyntaxNode): boolean {
+  if (use.type === 'MemberExpression') return use.optional === true;
+  if (use.type === 'IfStatement' || use.type === 'ConditionalExpression' || use.type === 'WhileStatement') return use.test === value;
+  return use.type === 'LogicalExpression' || use.type === 'BinaryExpression' || (use.type === 'UnaryExpression' && use.operator === '!');
+}
+
+/** Which surely nullish value a node is: `void 0`, `import.meta.hot`, `document.currentScript` of the global `document`. */
+function nullishValue(node: SyntaxNode, shape: TreeShape): NullishValue | null {
+  if (isVoid(node)) return 'this';
+  if (node.type !== 'MemberExpression' || node.optional === true) return null;
+  const object = node.object as SyntaxNode;
+  const key = memberKey(node);
+  if (key === 'hot' && object.type === 'MetaProperty' && (object.meta as SyntaxNode).name === 'import') return 'hot';
+  if (key === 'currentScript' && object.type === 'Identifier' && object.name === 'document' && shape.freeIdentifiers.has(object)) return 'currentScript';
+  return null;
+}
+
+/** What a member of a surely nullish value throws, and what to write. */
+function nullishMessage({ value, key, written, surely }: NullishMember): string {
+  const { holds } = NULLISH[value];
+  const thrown = `TypeError: Cannot ${written ? 'set' : 'read'} properties of ${holds}${key === null ? '' : ` (${written ? 'setting' : 'reading'} '${key}')`}`;
+  const done = `${written ? 'written' : 'read'} ${surely ? 'when the module is imported' : 'inside a function (or in a branch the import may not take)'}`;
+  const throws = surely ? `so the page throws "${thrown}"` : `so that code throws "${thrown}" when it runs, unless it tests the value first (a module that tests it is not told)`;
+  if (value === 'this') return `a member of this is ${done} (of this itself, or of a name or parameter holding it): \`this\` at the top level of an ES module is undefined (esbuild writes it as void 0), ${throws}; write globalThis (or window) where the code means the global object`;
+  if (value === 'hot') return `a member of import.meta.hot is ${done} (of it, or of a name holding it): no browser defines import.meta.hot and the service has no hot module API (an edit of code reloads the page), so it is undefined, ${throws}; guard it as Vite's guide writes it, if (import.meta.hot) { ... }, or read import.meta.hot?.${key ?? 'accept'}(...)`;
+  return `a member of document.currentScript is ${done} (of it, or of a name holding it): a module script has no current script (it is null while a module runs, set only for a classic script), ${throws}; read the module's own address as import.meta.url (new URL('.', import.meta.url) for its folder)`;
 }
 
 const isVoid = (node: unknown): boolean => (node as SyntaxNode | null)?.type === 'UnaryExpression' && (node as SyntaxNode).operator === 'void' && ((node as SyntaxNode).argument as SyntaxNode).type === 'Literal';
@@ -158,14 +263,14 @@ function scopeOf(node: SyntaxNode, shape: TreeShape): Scope {
   return shape.scopes.globalScope!;
 }
 
-/** Whether a variable surely holds `undefined`: never written again, declared as `void 0`, or a parameter a call where its function is written leaves so. */
-function holdsUndefined(variable: Variable, shape: TreeShape): boolean {
-  if (!keepsItsValue(variable)) return false;
+/** Which surely nullish value a variable holds: never written again, declared as one, or a parameter a call where its function is written leaves `void 0`. */
+function heldNullish(variable: Variable, shape: TreeShape): NullishValue | null {
+  if (!keepsItsValue(variable)) return null;
   const definition = variable.defs[0] as unknown as { type: string; node: SyntaxNode; name: SyntaxNode; rest?: boolean };
-  if (definition.type === 'Variable') return isVoid(definition.node.init);
-  if (definition.type !== 'Parameter' || definition.rest) return false;
+  if (definition.type === 'Variable') return isNode(definition.node.init) ? nullishValue(definition.node.init, shape) : null;
+  if (definition.type !== 'Parameter' || definition.rest) return null;
   const position = (definition.node.params as SyntaxNode[]).indexOf(definition.name);
   const args = shape.runWhereWritten.get(definition.node);
-  if (position < 0 || args === undefined) return false;
-  return (args.at[position] ?? args.rest) === 'undefined';
+  if (position < 0 || args === undefined) return null;
+  return (args.at[position] ?? args.rest) === 'undefined' ? 'this' : null;
 }

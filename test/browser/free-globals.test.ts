@@ -4,7 +4,8 @@
 // template tag, in a class constructed, in a static field, after a typeof guard of other
 // code, after a shim written only in an exported function or after a return, in the `init` a
 // base class's constructor calls that the constructed subclass has, in a private method, static
-// or not, in a method given its own instance by `.call`), one reading Node's global, JSX with no
+// or not, in a method given its own instance by `.call`, in the `init` an ordinary method calls
+// through `this` where the import calls that method), one reading Node's global, JSX with no
 // tsconfig `jsx`, with a tsconfig `jsxFactory` left unbound and with `jsx: preserve`, throws on
 // the page ("is not defined"), and /state lists each invalid; a module guarding process
 // with typeof, `globalThis.process`, `in` or an early return, JSX compiled by tsconfig's
@@ -58,6 +59,8 @@ const THROWING = {
   privateMethod: { entry: 'privateMethod/index.ts', text: `class Config {\n  url: string;\n  #read(): string {\n    return process.env.API_URL as string;\n  }\n  constructor() {\n    this.url = this.#read();\n  }\n}\nconst config = new Config();\n${SHOW('config.url')}`, thrown: 'process is not defined' },
   staticPrivate: { entry: 'staticPrivate/index.ts', text: `class Config {\n  static url = '';\n  static #read(): string {\n    return process.env.API_URL as string;\n  }\n  static {\n    Config.url = Config.#read();\n  }\n}\n${SHOW('Config.url')}`, thrown: 'process is not defined' },
   ownCall: { entry: 'ownCall/index.ts', text: `class Config {\n  apiUrl(): string {\n    return process.env.API_URL as string;\n  }\n}\nconst config = new Config();\nconst url = config.apiUrl.call(config);\n${SHOW('url')}`, thrown: 'process is not defined' },
+  // judge54: `this.init()` in an ordinary method called where the import runs.
+  thisStart: { entry: 'thisStart/index.ts', text: `class Api {\n  url = '';\n  start(): void {\n    this.init();\n  }\n  init(): void {\n    this.url = process.env.API_URL as string;\n  }\n}\nconst api = new Api();\napi.start();\n${SHOW('api.url')}`, thrown: 'process is not defined' },
   // A shim written after a `return` never runs (judge53).
   deadShim: { entry: 'deadShim/index.ts', text: `function install(): void {\n  return;\n  Object.assign(globalThis, { process: { env: { API_URL: 'shim' } } });\n}\ninstall();\nconst url = process.env.API_URL;\n${SHOW('url')}`, thrown: 'process is not defined' },
   // A typeof guard before guards nothing after it.

@@ -1,14 +1,21 @@
 // Names and values used where the import runs that surely throw, in Chromium (README "Bundling real
 // code", names nothing binds): the code esbuild writes for a module writing an implicit global,
 // calling a function declared only in a block, reading arguments at the top level, calling
-// setImmediate, or using a member of `this` at the top level (held by a name, passed to a function
-// called at once) throws on the page, and /state lists each invalid; a module writing a name of
-// Chromium's window, a name it declares, one it writes on the global object first, or one in a
-// function it does not call, and one reading `this` optionally, is valid and runs on the preview.
+// setImmediate, using a member of `this` at the top level (held by a name, passed to a function
+// called at once), of `import.meta.hot` or of `document.currentScript`, or reading a name no page
+// the service serves defines (`__DEV__`, a page script's `gtag`) throws on the page, and /state
+// lists each invalid, as core dist does; a module writing a name of Chromium's window, a name it
+// declares, one it writes on the global object first, or one in a function it does not call, one
+// reading `this`, `import.meta.hot` or `document.currentScript` optionally or where it tests them,
+// one testing `__DEV__` with typeof and one whose package defines the name read (`core.define`),
+// is valid and runs on the preview.
 // The names of Chromium's window that start lowercase are those src/bundlers/window-names.ts lists.
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
+import { distribute } from '../../src/dist/distribute.js';
 import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
 import { WINDOW_NAMES } from '../../src/bundlers/window-names.js';
@@ -27,6 +34,11 @@ const THROWING = {
   immediate: { text: `setImmediate(() => {});\n${SHOW("'immediate'")}`, thrown: 'setImmediate is not defined' },
   topThis: { text: `var root = this;\nroot.version = '1.0';\n${SHOW('root.version')}`, thrown: 'Cannot set properties of undefined' },
   thisPassed: { text: `(function (root) {\n  root.version = '1.0';\n})(this);\n${SHOW("'passed'")}`, thrown: 'Cannot set properties of undefined' },
+  // judge54: a member of import.meta.hot or of document.currentScript, a read of a name no page the service serves defines.
+  hotAccept: { text: `import.meta.hot.accept();\n${SHOW("'hot'")}`, thrown: "Cannot read properties of undefined (reading 'accept')" },
+  currentScript: { text: `const base = document.currentScript.src;\n${SHOW('base')}`, thrown: "Cannot read properties of null (reading 'src')" },
+  devConstant: { file: 'index.ts', text: `declare const __DEV__: boolean;\nif (__DEV__) console.log('dev');\n${SHOW("'dev'")}`, thrown: '__DEV__ is not defined' },
+  pageCall: { text: `gtag('js', new Date());\n${SHOW("'tracked'")}`, thrown: 'gtag is not defined' },
 } as const;
 
 const RUNNING = {
@@ -36,14 +48,25 @@ const RUNNING = {
   inFunction: { text: `export function reset() {\n  cache = {};\n}\n${SHOW("'later'")}`, shown: 'later' },
   optionalThis: { text: `var root = this;\n${SHOW("'optional ' + root?.version")}`, shown: 'optional undefined' },
   blockUsedInside: { text: `let h = 0;\nif (true) {\n  function helper() { return 1; }\n  h = helper();\n}\n${SHOW("'inside ' + h")}`, shown: 'inside 1' },
+  hotGuarded: { text: `if (import.meta.hot) {\n  import.meta.hot.accept();\n}\nimport.meta.hot?.dispose(() => {});\n${SHOW("'hot ' + typeof import.meta.hot")}`, shown: 'hot undefined' },
+  currentScriptOptional: { text: `const base = document.currentScript?.src ?? 'module';\n${SHOW("'script ' + base")}`, shown: 'script module' },
+  devTested: { file: 'index.ts', text: `declare const __DEV__: boolean;\nconst dev = typeof __DEV__ !== 'undefined' && __DEV__;\n${SHOW("'dev ' + dev")}`, shown: 'dev false' },
+  // The package defines it (core.define), as README's hint says.
+  devDefined: { file: 'index.ts', text: `declare const __APP_VERSION__: string;\n${SHOW("'version ' + __APP_VERSION__")}`, shown: 'version 1.2.3' },
+  devInFunction: { text: `export function log() {\n  if (__DEV__) console.log('dev');\n}\n${SHOW("'later'")}`, shown: 'later' },
 } as const;
+
+const fileOf = (name: string): string => {
+  const found: { file?: string } = { ...THROWING, ...RUNNING }[name as keyof typeof THROWING & keyof typeof RUNNING];
+  return found.file ?? 'index.js';
+};
 
 function workspace(): string {
   const cases = { ...THROWING, ...RUNNING };
   return tempWorkspace({
     'core.json': json({ packages: ['packages/app'] }),
-    'packages/app/package.json': json({ name: '@u/app', version: '1.0.0', exports: Object.fromEntries(Object.keys(cases).map((name) => [`./${name}`, `./${name}/index.js`])) }),
-    ...Object.fromEntries(Object.entries(cases).map(([name, { text }]) => [`packages/app/${name}/index.js`, `${text}export {};\n`])),
+    'packages/app/package.json': json({ name: '@u/app', version: '1.0.0', exports: Object.fromEntries(Object.keys(cases).map((name) => [`./${name}`, `./${name}/${fileOf(name)}`])), core: { define: { __APP_VERSION__: '"1.2.3"' } } }),
+    ...Object.fromEntries(Object.entries(cases).map(([name, { text }]) => [`packages/app/${name}/${fileOf(name)}`, `${text}export {};\n`])),
   });
 }
 
@@ -69,7 +92,7 @@ describe('names and values that surely throw where the import runs, in Chromium'
       const specifier = `@u/app/${name}`;
       expect(statuses.get(specifier), name).to.equal('invalid');
       for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
-        const target: BundleTarget = { specifier, subpath: name, dir: `packages/app/${name}`, entry: `packages/app/${name}/index.js`, assets: [], platforms: ['web'] };
+        const target: BundleTarget = { specifier, subpath: name, dir: `packages/app/${name}`, entry: `packages/app/${name}/${fileOf(name)}`, assets: [], platforms: ['web'] };
         const built = await esbuildApi.build(esbuildOptions(root, [target], variant));
         const code = built.outputFiles!.find((file) => file.path.endsWith('.js'))!.text;
         const watched = await openPage(browser);
@@ -103,6 +126,14 @@ describe('names and values that surely throw where the import runs, in Chromium'
         await watched.page.close();
       }
     }
+  });
+
+  it('core dist judges as /state does: it writes each module that runs, and none that throws', async function () {
+    const out = path.join(root, 'dist');
+    const result = await distribute({ root, out, parallelism: 2 });
+    const invalid = result.invalid.map(({ module }) => module.specifier).sort();
+    expect(invalid).to.deep.equal(Object.keys(THROWING).map((name) => `@u/app/${name}`).sort());
+    for (const name of Object.keys(RUNNING)) expect(fs.existsSync(path.join(out, '@u/app@1.0.0/modules', `${name}.js`)), name).to.equal(true);
   });
 
   it("lists every name of Chromium's window (a secure context's) that starts with a lowercase letter, _ or $", async function () {
