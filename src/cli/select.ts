@@ -33,10 +33,18 @@ export async function selectCommand(args: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('name the packages to select, or pass --all');
-  const known = readWorkspace(createFileHashes(root)).packages.map((p) => p.name);
+  const workspacePackages = readWorkspace(createFileHashes(root)).packages;
+  const known = workspacePackages.map((p) => p.name);
   const unknown = positionals.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    throw new UsageError(`${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length === 1 ? 'is not a package' : 'are not packages'} of the workspace; its packages are ${known.join(', ') || '(none)'}`);
+    // A package's directory typed for its name (`core select packages/app`): the name to type.
+    const byDir = new Map(workspacePackages.map((p) => [path.posix.normalize(p.dir), p.name]));
+    const dirsOf = unknown.flatMap((typed) => {
+      const name = byDir.get(path.relative(root, path.resolve(root, typed)).split(path.sep).join('/'));
+      return name === undefined ? [] : [`"${typed}" is the directory of ${name}`];
+    });
+    const hint = dirsOf.length === 0 ? '' : ` (${dirsOf.join(', ')}: a selection names packages)`;
+    throw new UsageError(`${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length === 1 ? 'is not a package' : 'are not packages'} of the workspace; its packages are ${known.join(', ') || '(none)'}${hint}`);
   }
   const packages = [...new Set(positionals)];
   // A file or a link at the place is replaced by the rename, never removed first: a running

@@ -101,6 +101,14 @@ describe('core select', function () {
     expect(JSON.parse(fs.readFileSync(selection(), 'utf8'))).to.deep.equal({ packages: ['@acme/app'] });
   });
 
+  it("exits 2 on a package's directory typed for its name, naming the package to type", async function () {
+    const result = await runCore(['select', './packages/lib/'], { cwd: root });
+    expect(result.code).to.equal(2);
+    expect(result.stderr.trim().split('\n')).to.have.length(1);
+    expect(result.stderr).to.include('"./packages/lib/" is the directory of @acme/lib');
+    expect(fs.existsSync(selection())).to.equal(false);
+  });
+
   it('exits 2 without package names, with --all and names together, and outside a workspace', async function () {
     expect((await runCore(['select'], { cwd: root })).code).to.equal(2);
     expect((await runCore(['select', '--all', '@acme/app'], { cwd: root })).code).to.equal(2);
