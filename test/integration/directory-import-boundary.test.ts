@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { serve } from '../helpers/service.js';
+import { awaitedWalk, serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -166,6 +166,31 @@ describe('a directory import of another public module\'s entry', function () {
       fs.mkdirSync(path.join(root, 'packages/a/overrides'));
       fs.writeFileSync(path.join(root, 'packages/a/overrides/reg.ts'), "export const reg = ['OVERRIDE'];\n");
       expect(await code(), 'overrides/reg.ts, the first target').to.include('OVERRIDE').and.not.match(/from\s*"@p\/a\/reg"/);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('a tsconfig `baseUrl` spelling kept as another module\'s import', function () {
+  it('builds the importer again when a file is made where esbuild looks before the folder (`src/reg.ts` beside `src/reg/`)', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/a'] }),
+      'packages/a/package.json': json({ name: '@p/a', version: '1.0.0', type: 'module', exports: { './reg': './src/reg/index.ts', './one': './src/one.ts' } }),
+      'packages/a/tsconfig.json': json({ compilerOptions: { baseUrl: '.' } }),
+      'packages/a/src/reg/index.ts': REGISTRY,
+      // No named export list: the import is kept as written, not through the other entry's names.
+      'packages/a/src/one.ts': "import { reg } from 'src/reg';\nreg.push('one');\n",
+    });
+    // Once the watcher is up, as under `core run`: it vouches for the places no build depends on.
+    const walk = awaitedWalk();
+    const service = await serve(root, { effectDeps: walk.deps });
+    try {
+      const code = async () => (await service.get('/m/@p/a@1.0.0/modules/one')).text;
+      expect(await code()).to.match(/from\s*"@p\/a\/reg"/);
+      await walk.walked;
+      fs.writeFileSync(path.join(root, 'packages/a/src/reg.ts'), "export const reg = ['BESIDE'];\n");
+      expect(await code(), 'src/reg.ts, which esbuild takes first').to.include('BESIDE').and.not.match(/from\s*"@p\/a\/reg"/);
     } finally {
       await service.close();
     }
