@@ -79,7 +79,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   for (const file of inputs) if (!bundled.has(file)) resolution.add(file);
   for (const file of bundled) resolution.delete(file);
   for (const file of resolution) inputs.add(file);
-  const mapped = mappedImports(metafile, read);
+  const mapped = mappedImports(root, result, read);
   const [imports, assertedJson]: [ImportRecord[], Set<string>] = [[], assertedJsonImports(code)];
   for (const input of codeInputs) {
     if (isCrossed(input)) continue;
@@ -463,8 +463,17 @@ function addRelativeResolutions(found: Set<string>, inputs: esbuild.Metafile['in
 
 // An import neither relative nor kept external that esbuild resolved to a file of the workspace:
 // through a tsconfig `paths` entry or `baseUrl`, which the build runner reads to find what it tried.
-function mappedImports(metafile: esbuild.Metafile, read: readonly string[]): MappedImport[] {
+// So is one the module boundaries kept as another module's because such a mapping reached its
+// entry (`'src/store'`): a file made at a place tried before (`src/store.ts`) is bundled instead.
+function mappedImports(root: string, result: esbuild.BuildResult, read: readonly string[]): MappedImport[] {
+  const metafile = result.metafile!;
   const mapped: MappedImport[] = [];
+  const reading = new Set(read);
+  for (const kept of keptExternalOf(result)) {
+    const importer = toWorkspacePath(root, kept.importer);
+    const resolved = toWorkspacePath(root, kept.file);
+    if (importer !== null && resolved !== null && reading.has(importer) && !kept.original.startsWith('.')) mapped.push({ importer, specifier: kept.original, resolved });
+  }
   for (const input of new Set(read)) {
     const importer = inputPath(input);
     if (importer === null) continue;

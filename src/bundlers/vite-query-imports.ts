@@ -13,7 +13,8 @@ import { assetAddress, isCompiledByEsbuild } from './plugins/assets.js';
 import type { PlacedReads } from './placed-reads.js';
 import type { BundleTarget } from './types.js';
 
-const SUFFIX = /\?(worker|sharedworker|raw|url)(?:&[^/]*)?$/;
+/** Vite's query suffixes esbuild does not give the value of (the module boundaries leave such an import to this check). */
+export const VITE_QUERY_SUFFIX = /\?(worker|sharedworker|raw|url)(?:&[^/]*)?$/;
 
 /** The errors of the imports the code inputs `read` (metafile paths) make with Vite's query suffixes. */
 export function viteQueryImports(reads: PlacedReads, target: BundleTarget, inputs: esbuild.Metafile['inputs'], read: readonly string[], inputPath: (input: string) => string | null): Diagnostic[] {
@@ -23,7 +24,7 @@ export function viteQueryImports(reads: PlacedReads, target: BundleTarget, input
     const importer = inputPath(input);
     if (importer === null) continue;
     for (const record of inputs[input]?.imports ?? []) {
-      const suffix = record.original === undefined || record.external || !CODE_IMPORT_KINDS.has(record.kind) ? null : SUFFIX.exec(record.original)?.[1];
+      const suffix = record.original === undefined || record.external || !CODE_IMPORT_KINDS.has(record.kind) ? null : VITE_QUERY_SUFFIX.exec(record.original)?.[1];
       if (!suffix) continue;
       const file = inputPath(record.path);
       if (file === null || (suffix === 'raw' && file.endsWith('.txt')) || (suffix === 'url' && declared.has(file) && !isCompiledByEsbuild(file))) continue;

@@ -198,7 +198,7 @@ function readSelection(reader: SourceReader, read: SourceReader['readText'], lis
   const file = read(SELECTION_FILE);
   if (!file) {
     const problem = selectionNotAFile(reader, list, model);
-    if (problem !== null) model.diagnostics.push(manifestInvalid(SELECTION_FILE, `"${SELECTION_FILE}" ${problem}: the selection is read from a regular file of the workspace only, so every package is in development until it is one; remove it, then \`core select <package>...\` chooses again`));
+    if (problem !== null) model.diagnostics.push(manifestInvalid(SELECTION_FILE, `"${SELECTION_FILE}" ${problem}: the selection is read from a regular file of the workspace only, so every package is in development until it is one; \`core select --all\` removes it (a directory only while empty) and \`core select <package>...\` replaces it`));
     return null;
   }
   const parsed = parseJson(file.text, SELECTION_FILE);

@@ -34,6 +34,17 @@ describe('entryImportFilter', () => {
     expect(['@/src/helper', '#helper', 'src/index', 'lit/src', '@scope/src', '@lit/index', 'node:src'].filter((specifier) => filter.test(specifier))).to.deep.equal([]);
   });
 
+  it('passes, given the folders on the way to the entries inside their packages, a folder naming one and a `baseUrl` spelling beginning with one; no package name', () => {
+    const withFolders = entryImportFilter([...entries.map(stem), '/ws/packages/lit/src/reg/lib/index'], ['src', 'reg', 'lib']);
+    expect(['./reg', '../reg/', './src/reg', 'src/reg', 'src/reg/', 'src/reg/index.js', 'src', 'reg', 'src/reactive-element.js', 'src/x/lib'].filter((specifier) => !withFolders.test(specifier))).to.deep.equal([]);
+    expect(['lit', 'lit/src', 'lit/reg', 'index', 'reactive-element', 'lit-html', 'src/helper.js', 'regs', 'node:src', '@lit/reg', '@scope/src/index'].filter((specifier) => withFolders.test(specifier))).to.deep.equal([]);
+  });
+
+  it('passes a query or a fragment after a name that passes (esbuild reads it as no part of the file name), and no other', () => {
+    expect(['./index.js?v=2', '../src?x', '../src/#x', '@/src/index?v=1', '#src#x'].filter((specifier) => !filter.test(specifier))).to.deep.equal([]);
+    expect(['./helper.js?v=2', './index.css?inline', 'lit?x'].filter((specifier) => filter.test(specifier))).to.deep.equal([]);
+  });
+
   it('passes every relative import that resolves to an entry by name, from any directory', () => {
     const byStem = new Set(entries.map(stem));
     const importers = ['/ws/packages/lit/src', '/ws/packages/lit/src/decorators', '/ws/packages/ui/src/deep/er'];

@@ -1,5 +1,6 @@
 // The one-shot commands of `core`: help and version, and `core select` (README "The command line"), which a
 // running service picks up before its next answer.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -100,6 +101,14 @@ describe('core select', function () {
     expect(JSON.parse(fs.readFileSync(selection(), 'utf8'))).to.deep.equal({ packages: ['@acme/app'] });
   });
 
+  it("exits 2 on a package's directory typed for its name, naming the package to type", async function () {
+    const result = await runCore(['select', './packages/lib/'], { cwd: root });
+    expect(result.code).to.equal(2);
+    expect(result.stderr.trim().split('\n')).to.have.length(1);
+    expect(result.stderr).to.include('"./packages/lib/" is the directory of @acme/lib');
+    expect(fs.existsSync(selection())).to.equal(false);
+  });
+
   it('exits 2 without package names, with --all and names together, and outside a workspace', async function () {
     expect((await runCore(['select'], { cwd: root })).code).to.equal(2);
     expect((await runCore(['select', '--all', '@acme/app'], { cwd: root })).code).to.equal(2);
@@ -108,6 +117,47 @@ describe('core select', function () {
     expect(outside.code).to.equal(2);
     expect(outside.stderr).to.include('core.json');
     expect(fs.existsSync(selection())).to.equal(false);
+  });
+
+  it('--all clears a selection that is a directory, a FIFO or a link, where the service reads none; a new choice replaces one', async function () {
+    const oneLine = (stderr: string) => expect(stderr.trim().split('\n'), stderr).to.have.length(1);
+    fs.mkdirSync(selection(), { recursive: true });
+    const all = await runCore(['select', '--all'], { cwd: root });
+    expect({ code: all.code, stdout: all.stdout, stderr: all.stderr }).to.deep.equal({ code: 0, stdout: 'every workspace package is in development\n', stderr: '' });
+    expect(fs.existsSync(selection()), 'the directory is gone').to.equal(false);
+
+    fs.mkdirSync(selection());
+    expect((await runCore(['select', '@acme/app'], { cwd: root })).code).to.equal(0);
+    expect(JSON.parse(fs.readFileSync(selection(), 'utf8'))).to.deep.equal({ packages: ['@acme/app'] });
+
+    fs.rmSync(selection());
+    fs.symlinkSync('/dev/zero', selection());
+    expect((await runCore(['select', '--all'], { cwd: root })).code).to.equal(0);
+    expect(fs.existsSync('/dev/zero'), 'the link is removed, not where it leads').to.equal(true);
+    expect(() => fs.lstatSync(selection())).to.throw(/ENOENT/);
+
+    execFileSync('mkfifo', [selection()]);
+    expect((await runCore(['select', '--all'], { cwd: root })).code).to.equal(0);
+    expect(() => fs.lstatSync(selection())).to.throw(/ENOENT/);
+
+    // A directory holding files is not the command's to remove: told in one line, exit 1.
+    fs.mkdirSync(selection());
+    fs.writeFileSync(path.join(selection(), 'notes.txt'), 'mine');
+    for (const args of [['select', '--all'], ['select', '@acme/app']]) {
+      const refused = await runCore(args, { cwd: root });
+      expect(refused.code, args.join(' ')).to.equal(1);
+      oneLine(refused.stderr);
+      expect(refused.stderr).to.include('.core/selection.json is a directory holding files').and.include('remove it');
+    }
+    expect(fs.readFileSync(path.join(selection(), 'notes.txt'), 'utf8')).to.equal('mine');
+    expect(fs.readdirSync(path.dirname(selection())).sort()).to.deep.equal(['selection.json']);
+
+    fs.rmSync(path.dirname(selection()), { recursive: true });
+    fs.writeFileSync(path.dirname(selection()), 'not a directory');
+    const blocked = await runCore(['select', '@acme/app'], { cwd: root });
+    expect(blocked.code).to.equal(1);
+    oneLine(blocked.stderr);
+    expect(blocked.stderr).to.include('.core is not a directory');
   });
 
   it('is picked up by a running service before its next answer', async function () {

@@ -45,7 +45,7 @@ describe('a .core/selection.json that cannot be taken is said at it, and every p
           },
           { timeout: 60_000, what: `the selection said as ${words}` },
         );
-      const meanwhile = /: the selection is read from a regular file of the workspace only, so every package is in development until it is one; remove it, then `core select <package>...` chooses again$/;
+      const meanwhile = /: the selection is read from a regular file of the workspace only, so every package is in development until it is one; `core select --all` removes it \(a directory only while empty\) and `core select <package>...` replaces it$/;
 
       const fifo = await said(/^"\.core\/selection\.json" is a FIFO \(named pipe\), not a regular file/);
       expect(fifo[0]![0]).to.equal('MANIFEST_INVALID');

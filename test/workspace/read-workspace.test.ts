@@ -618,7 +618,7 @@ describe('readWorkspace', () => {
         [
           'MANIFEST_INVALID',
           '.core/selection.json',
-          '".core/selection.json" is a directory, not a regular file: the selection is read from a regular file of the workspace only, so every package is in development until it is one; remove it, then `core select <package>...` chooses again',
+          '".core/selection.json" is a directory, not a regular file: the selection is read from a regular file of the workspace only, so every package is in development until it is one; `core select --all` removes it (a directory only while empty) and `core select <package>...` replaces it',
         ],
       ]);
     });

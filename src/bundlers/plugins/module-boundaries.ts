@@ -21,6 +21,8 @@ import { WORKSPACE_CONFINEMENT } from './workspace-confinement.js';
 import { LINKED_DIRS } from './linked-dirs.js';
 import { NON_REGULAR_GUARD } from '../non-regular-files.js';
 import { readRegularFile } from '../../regular-files.js';
+import { VITE_QUERY_SUFFIX } from '../vite-query-imports.js';
+import type { WorkspaceBoundaries } from '../../workspace/boundaries.js';
 
 const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
 
@@ -96,22 +98,47 @@ interface Candidate {
 // The entries' part of the map and its filter, made once per workspace model (its boundaries
 // are one object until the workspace changes): a first start makes a plugin for each batch of
 // 100 modules, and each made this map of 1,000 entries again.
-const entryCandidates = new WeakMap<Record<string, string>, { root: string; byStem: Map<string, Candidate>; filter: RegExp | null }>();
+interface EntryReach {
+  root: string;
+  byStem: Map<string, Candidate>;
+  /** The folders of a package on the way to one of its entries (absolute), the package's own folder too: a `package.json` in one may name that entry (`main`, `module`), which esbuild follows for an import of the folder. */
+  folders: Set<string>;
+  filter: RegExp | null;
+}
+const entryCandidates = new WeakMap<Record<string, string>, EntryReach>();
 
-function candidatesOf(root: string, entries: Record<string, string>): { byStem: Map<string, Candidate>; filter: RegExp | null } {
+function candidatesOf(root: string, boundaries: WorkspaceBoundaries | undefined): EntryReach {
+  const entries = boundaries?.entries ?? {};
   const known = entryCandidates.get(entries);
   if (known && known.root === root) return known;
   const byStem = new Map<string, Candidate>();
+  const packageDirs = new Set(Object.values(boundaries?.manifests ?? {}).map((manifest) => path.join(root, path.posix.dirname(manifest))));
+  const folders = new Set<string>();
   for (const [file, specifier] of Object.entries(entries)) {
     // A stylesheet module's sheet imported by relative path stays in the importer's styles, as
     // before it was published: rules hold no state to duplicate (README "Stylesheet modules").
     if (file.endsWith('.css')) continue;
     byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier });
+    for (const folder of foldersToward(path.join(root, file), packageDirs)) folders.add(folder);
   }
-  const made = { root, byStem, filter: byStem.size === 0 ? null : entryImportFilter(byStem.keys()) };
+  const made = { root, byStem, folders, filter: byStem.size === 0 ? null : entryImportFilter(byStem.keys(), folderNames(folders, packageDirs)) };
   entryCandidates.set(entries, made);
   return made;
 }
+
+// The folders from an entry's own up to its package's (included); none when no package holds it.
+function foldersToward(file: string, packageDirs: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    found.push(dir);
+    if (packageDirs.has(dir)) return found;
+  }
+  return [];
+}
+
+// The names of the folders inside a package (not the package's own: `'../lib'` naming another
+// package's folder is rare, and its package name is the import to write).
+const folderNames = (folders: ReadonlySet<string>, packageDirs: ReadonlySet<string>): string[] => [...folders].filter((dir) => !packageDirs.has(dir)).map((dir) => path.basename(dir));
 
 /** A relative import this plugin kept as another module or a shared file, with the file esbuild resolved it to (absolute paths). */
 export interface KeptExternal {
@@ -138,7 +165,8 @@ export const keptExternalOf = (result: object): readonly KeptExternal[] => keptE
 export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): esbuild.Plugin {
   // Entry files by path without extension: an import of `./reactive-element.js` names `reactive-element.ts`.
   // A shared file (README "Shared files") is imported by its internal specifier from its own package only.
-  const ofEntries = candidatesOf(root, targets[0]?.workspace?.entries ?? {});
+  const ofEntries = candidatesOf(root, targets[0]?.workspace);
+  const { folders } = ofEntries;
   let byStem = ofEntries.byStem;
   let filter = ofEntries.filter;
   for (const target of targets) {
@@ -149,7 +177,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
       byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier, within });
     }
   }
-  if (byStem !== ofEntries.byStem) filter = entryImportFilter(byStem.keys());
+  if (byStem !== ofEntries.byStem) filter = entryImportFilter(byStem.keys(), [...folders].map((dir) => path.basename(dir)));
   return {
     name: BOUNDARIES,
     setup(build) {
@@ -171,10 +199,14 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
       build.onResolve({ filter }, async (args) => {
         if (args.pluginData === SKIP) return undefined;
         if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import' && args.kind !== 'require-call') return undefined;
-        // A directory (`'../store'`, `'../store/'`) reaches its index as a file named so does. What
-        // an alias maps (tsconfig `paths`, `#imports`) only esbuild's resolution tells.
-        const named = path.resolve(args.resolveDir, args.path);
-        if (args.path.startsWith('.') && !byStem.has(stem(named)) && !byStem.has(path.join(named, 'index'))) return undefined;
+        // Vite's query imports are not the module (`?raw`: its text), and told as such (vite-query-imports.ts).
+        if (VITE_QUERY_SUFFIX.test(args.path)) return undefined;
+        // A directory (`'../store'`, `'../store/'`) reaches its index as a file named so does, or
+        // the file its package.json names. What an alias maps (tsconfig `paths` and `baseUrl`,
+        // `#imports`) only esbuild's resolution tells. esbuild reads `?v=2` or `#x` after a file's
+        // name as no part of it.
+        const named = path.resolve(args.resolveDir, args.path.replace(/[?#].*$/s, ''));
+        if (args.path.startsWith('.') && !byStem.has(stem(named)) && !byStem.has(path.join(named, 'index')) && !folders.has(named)) return undefined;
         // Decided by the file esbuild's own resolution reaches (extensions, a directory's index,
         // tsconfig), never by the spelling: the same file as an entry's, or not ours.
         const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
@@ -273,21 +305,30 @@ function valueExportsOf(root: string, build: esbuild.PluginBuild) {
   };
 }
 
-// Which relative imports can reach an entry, decided in Go: those whose last segment is an
-// entry's name (with or without an extension) or the directory of an `index` entry, and those
-// ending in `.`, `..` or `/` (they name a directory, or its name as a file). So can an alias
+// Which imports can reach an entry, decided in Go. Relative ones whose last segment is an
+// entry's name (with or without an extension), the directory of an `index` entry, or a folder on
+// the way to an entry inside its package (`folders`: its package.json may name the entry), and
+// those ending in `.`, `..` or `/` (they name a directory, or its name as a file). So can an alias
 // whose first character no package name has (`@/`, `~/`, `#`, `$`: a tsconfig `paths` entry or
-// package.json `imports`) and whose last segment is such a name. Every other import never
-// reaches JavaScript: a rebuild of a module asks its plugins again for every import it resolves, and a callback
-// waits for the main thread, which is answering the request that asked for the build.
-export function entryImportFilter(stems: Iterable<string>): RegExp {
+// package.json `imports`) and whose last segment is such a name, and a tsconfig `baseUrl`
+// spelling: a bare one that begins with one of those folders and ends in such a name, or is that
+// folder (`'src/store'`, `'store'`). A package's name never does (its folder is not one of them),
+// nor an entry's file name alone (`'lit-html'`, a package beside Lit's `lit-html.ts`, would wait
+// for JavaScript at every rebuild: README "Bundling real code"). Each may end in a query or a fragment
+// (`?v=2`), which esbuild reads as no part of the file's name. Every other import never reaches
+// JavaScript: a rebuild of a module asks its plugins again for every import it resolves, and a
+// callback waits for the main thread, which is answering the request that asked for the build.
+export function entryImportFilter(stems: Iterable<string>, folders: Iterable<string> = []): RegExp {
   // An entry named `index` is reached by its directory's name too (`'../store'`), as esbuild resolves it.
   const named = [...stems].flatMap((file) => (path.basename(file) === 'index' ? [path.basename(file), path.basename(path.dirname(file))] : [path.basename(file)]));
-  const names = [...new Set(named.map(escapeRegExp))].sort();
+  const inside = [...new Set([...folders].map(escapeRegExp))].sort();
+  const names = [...new Set([...named.map(escapeRegExp), ...inside])].sort();
   const name = `(?:${names.join('|')})(?:\\.d)?(?:\\.[cm]?[jt]sx?)?`;
-  const relative = `\\.\\.?(?:$|/(?:.*/)?(?:${name}|\\.\\.?)?$)`;
-  const alias = `(?:@/|[^@A-Za-z0-9./_-])(?:.*/)?${name}/?$`;
-  return new RegExp(`^(?:${relative}|${alias})`);
+  const suffix = '(?:[?#].*)?$';
+  const relative = `\\.\\.?(?:$|/(?:.*/)?(?:${name}|\\.\\.?)?${suffix})`;
+  const alias = `(?:@/|[^@A-Za-z0-9./_-])(?:.*/)?${name}/?${suffix}`;
+  const baseUrl = inside.length === 0 ? null : `(?:${inside.join('|')})(?:/(?:.*/)?${name})?/?${suffix}`;
+  return new RegExp(`^(?:${[relative, alias, ...(baseUrl === null ? [] : [baseUrl])].join('|')})`);
 }
 
 // Marks the resolution this plugin asks for itself, so that it does not answer it again.

@@ -1,0 +1,109 @@
+// Imports of another public module's entry that esbuild resolves by a tsconfig `baseUrl`
+// (`'src/reg'`), by a folder's package.json (`main`, `module`) or with a query (README "Bundling
+// real code"): one copy of that module on the page. Each registry defines a custom element, which
+// throws when a second copy runs: on /preview/, /preview/bundled/ and core dist's page.
+import path from 'node:path';
+import type http from 'node:http';
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { distribute } from '../../src/dist/distribute.js';
+import { launchChromium, openPage } from '../helpers/chromium.js';
+import { serve } from '../helpers/service.js';
+import { staticServer } from '../helpers/static-server.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const registry = (tag: string) => `export const reg: string[] = [];\ncustomElements.define('x-${tag}', class extends HTMLElement {});\n`;
+
+// Each importer's spelling, and the registry module it reaches.
+const SPELLINGS: Record<string, [spelling: string, registry: string]> = {
+  baseUrl: ['src/reg', 'reg'],
+  baseUrlFile: ['src/reg/index.js', 'reg'],
+  main: ['./regmain', 'regmain'],
+  module: ['./regmodule/', 'regmodule'],
+  query: ['./reg/index.ts?v=2', 'reg'],
+};
+const REGISTRIES = ['reg', 'regmain', 'regmodule'];
+
+function workspace(): string {
+  const files: Record<string, string> = {
+    'core.json': json({ packages: ['packages/lib', 'packages/app'], preview: '@demo/app/main' }),
+    'packages/lib/package.json': json({
+      name: '@demo/lib',
+      version: '1.0.0',
+      type: 'module',
+      exports: {
+        './reg': './src/reg/index.ts',
+        './regmain': './src/regmain/lib/index.ts',
+        './regmodule': './src/regmodule/lib/index.ts',
+        ...Object.fromEntries(Object.keys(SPELLINGS).map((name) => [`./${name}`, `./src/${name}.ts`])),
+      },
+    }),
+    'packages/lib/tsconfig.json': json({ compilerOptions: { baseUrl: '.', allowImportingTsExtensions: true, noEmit: true } }),
+    'packages/lib/src/reg/index.ts': registry('reg'),
+    'packages/lib/src/regmain/package.json': json({ main: 'lib/index.ts' }),
+    'packages/lib/src/regmain/lib/index.ts': registry('regmain'),
+    'packages/lib/src/regmodule/package.json': json({ module: 'lib/index.ts' }),
+    'packages/lib/src/regmodule/lib/index.ts': registry('regmodule'),
+    'packages/app/package.json': json({ name: '@demo/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@demo/lib': '1.0.0' } }),
+    'packages/app/main.ts': [
+      ...REGISTRIES.map((name) => `import { reg as ${name} } from '@demo/lib/${name}';`),
+      ...Object.keys(SPELLINGS).map((name) => `import '@demo/lib/${name}';`),
+      `document.body.dataset.shown = [${REGISTRIES.join(', ')}].flat().sort().join(',');`,
+      '',
+    ].join('\n'),
+  };
+  for (const [name, [spelling]] of Object.entries(SPELLINGS)) files[`packages/lib/src/${name}.ts`] = `import { reg } from '${spelling}';\nreg.push('${name}');\n`;
+  return tempWorkspace(files);
+}
+
+const EVERY_ONE = Object.keys(SPELLINGS).sort().join(',');
+
+describe('modules importing another module\'s entry by baseUrl, by a folder\'s package.json or with a query, in Chromium', function () {
+  let browser: Browser;
+
+  before(async function () {
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+  });
+
+  // The registries the page's one copy of each module holds: every importer pushed into it.
+  async function shownAt(url: string): Promise<string | undefined> {
+    const watched = await openPage(browser);
+    try {
+      await watched.page.goto(url, { waitUntil: 'load' });
+      await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined, undefined, { timeout: 30_000 }).catch(() => {
+        throw new Error(`${url} did not run: ${[...watched.errors, ...watched.failed].join(' | ') || 'no error seen'}`);
+      });
+      expect({ errors: watched.errors, failed: watched.failed }, url).to.deep.equal({ errors: [], failed: [] });
+      return await watched.page.evaluate(() => document.body.dataset.shown);
+    } finally {
+      await watched.page.close();
+    }
+  }
+
+  it('share one copy of each registry on /preview/ and /preview/bundled/', async function () {
+    const service = await serve(workspace());
+    try {
+      expect(await shownAt(new URL('/preview/', service.url).href), '/preview/').to.equal(EVERY_ONE);
+      expect(await shownAt(new URL('/preview/bundled/', service.url).href), '/preview/bundled/').to.equal(EVERY_ONE);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("share one copy of each registry on core dist's page", async function () {
+    const root = workspace();
+    const out = path.join(root, 'dist');
+    expect((await distribute({ root, out })).page.written).to.equal(true);
+    const server: http.Server = await staticServer(out, null);
+    try {
+      const { port } = server.address() as { port: number };
+      expect(await shownAt(`http://127.0.0.1:${port}/`)).to.equal(EVERY_ONE);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
