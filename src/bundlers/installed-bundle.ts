@@ -17,7 +17,7 @@ import { packageJsonPlaces } from '../workspace/tsconfig.js';
 import { createNonRegularFiles, isConfigName } from './non-regular-files.js';
 import { nonRegularKind, nonRegularText, readRegularFile } from '../regular-files.js';
 import { browserMapPlugin } from './plugins/browser-map.js';
-import { otherExportsPlugin } from './plugins/other-exports.js';
+import { otherExportsPlugin, type OwnExports } from './plugins/other-exports.js';
 import { declaredPackages, requiredPackagesPlugin } from './plugins/required-packages.js';
 import { commonJsEntrySource } from './commonjs-entry.js';
 import { browserDisabledNames } from '../workspace/package-manifest.js';
@@ -108,10 +108,10 @@ const COMMON: esbuild.BuildOptions = {
 };
 
 /** What the bundle asks of the package beside its files. */
-export interface InstalledExports {
+export interface InstalledExports extends OwnExports {
   /** The names a CommonJS file exports, asked only for a CommonJS entry (esbuild gives it a default export alone) or a CommonJS file an ES module entry re-exports with `export *` (esbuild gives that no name); each becomes a named export (commonjs-entry.ts). */
   commonJsNames(file: string): string[];
-  /** The bare specifier of the export whose entry `file` (a real path) is, or null: such a file imported by the bundle's code stays that import (README "The local CDN"). */
+  /** The bare specifier of the export whose entry `file` (a real path) is, or null: such a file imported or required by the bundle's code stays that export's module (README "The local CDN"). */
   exportOf(file: string): string | null;
 }
 
@@ -186,10 +186,10 @@ async function bundleSheet(entry: string, packageDir: string, build: Build): Pro
   return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [] };
 }
 
-async function bundleOnce(entry: string, packageDir: string, { commonJsNames, exportOf }: InstalledExports, build: Build): Promise<InstalledBundle> {
+async function bundleOnce(entry: string, packageDir: string, exports: InstalledExports, build: Build): Promise<InstalledBundle> {
   if (entry.endsWith('.css')) return bundleSheet(entry, packageDir, build);
   let names = browserDisabledNames(manifestAt(path.join(packageDir, 'package.json'), packageDir));
-  const otherExports = otherExportsPlugin(entry, exportOf);
+  const otherExports = otherExportsPlugin(entry, exports);
   let options = codeOptions(packageDir, names, otherExports);
   let result: esbuild.BuildResult = await build({ ...options, entryPoints: [entry] });
   // A package.json below the package's own may map a name too (esbuild's rule: the nearest one
@@ -203,25 +203,28 @@ async function bundleOnce(entry: string, packageDir: string, { commonJsNames, ex
     options = codeOptions(packageDir, names, otherExports);
     result = await build({ ...options, entryPoints: [entry] });
   }
-  const contents = commonJsEntrySource(result.metafile!, entry, packageDir, commonJsNames);
-  if (contents !== null) result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: 'cdn-entry.js', loader: 'js' } });
+  const contents = commonJsEntrySource(result.metafile!, entry, packageDir, exports.commonJsNames);
+  if (contents !== null) result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: ENTRY_WRAPPER, loader: 'js' } });
   // A `require` left as esbuild's helper (in a `try`, of an undeclared name) is no import of the bundle.
   const imports = keptImports(result, false);
   // The stylesheets the code imports (a component's own sheet) go to a sheet beside it, which
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
-  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result) };
+  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result, contents !== null) };
 }
 
 const CODE_FILE = /\.[cm]?[jt]sx?$/;
+// The name of the few lines a CommonJS entry's bundle is built from (commonjs-entry.ts), which its metafile names so.
+const ENTRY_WRAPPER = 'cdn-entry.js';
 
 // The code files of the package the bundle's code holds: its metafile's inputs that are code (a
-// sheet goes to the sheet beside it; `<stdin>`, a CommonJS entry's wrapper, is none of them).
-function joinedCode(result: esbuild.BuildResult): string[] {
+// sheet goes to the sheet beside it; a CommonJS entry's wrapper is no file, and each such entry's
+// bundle has one: counted, it made two CommonJS exports of a page each hold a copy of "cdn-entry.js").
+function joinedCode(result: esbuild.BuildResult, wrapped: boolean): string[] {
   return Object.keys(result.metafile!.inputs)
     .map(inputPath)
-    .filter((file): file is string => file !== null && file !== '<stdin>' && CODE_FILE.test(file))
+    .filter((file): file is string => file !== null && file !== '<stdin>' && !(wrapped && file === ENTRY_WRAPPER) && CODE_FILE.test(file))
     .sort();
 }
 

@@ -272,6 +272,8 @@ async function buildRecorded(calls: CallsInFlight, files: FileHashes, pkg: Insta
 // the name the page's import map knows the copy by (README "The local CDN"): each file then runs
 // once on the page, whichever exports import it.
 const installedExports = (pkg: InstalledPackage): InstalledExports => ({
+  name: pkg.name,
+  entryOf: (subpath) => entryOf(pkg, subpath),
   commonJsNames: (file) => commonJsExportNames(file, pkg.dir),
   exportOf(file) {
     const subpath = exportedAs(pkg, file);

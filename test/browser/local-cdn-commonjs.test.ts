@@ -1,16 +1,19 @@
 // Installed CommonJS code through the local CDN, run in Chromium (README "The local CDN"): a
 // CommonJS package's `require` of another package gives what Node's would (a CommonJS module's
 // `module.exports`, an ES module's namespace), an optional dependency required in a `try` is
-// caught as absent; an ES module entry's `export *` of a CommonJS file gives its names.
+// caught as absent; an ES module entry's `export *` of a CommonJS file gives its names; a
+// `require` of another export of the same package runs that export's one copy (one registry,
+// `instanceof` true).
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
-import { commonJsRequiresWorkspace, commonJsStarWorkspace, REQUIRES_SHOWN, STAR_SHOWN } from '../helpers/commonjs-cdn-workspace.js';
+import { commonJsOwnExportsWorkspace, commonJsRequiresWorkspace, commonJsStarWorkspace, OWN_EXPORTS_SHOWN, REQUIRES_SHOWN, STAR_SHOWN } from '../helpers/commonjs-cdn-workspace.js';
 
 const CASES = [
   { title: "a CommonJS package's require of other packages", workspace: commonJsRequiresWorkspace, expected: REQUIRES_SHOWN },
   { title: "an ES module entry's export * of a CommonJS file", workspace: commonJsStarWorkspace, expected: STAR_SHOWN },
+  { title: "a CommonJS file's require of its package's other exports", workspace: commonJsOwnExportsWorkspace, expected: OWN_EXPORTS_SHOWN },
 ];
 
 describe('CommonJS at the local CDN, in Chromium', function () {
