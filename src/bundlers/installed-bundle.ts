@@ -3,7 +3,8 @@
 // package for the whole page), CommonJS converted, production mode, minified; a stylesheet
 // entry, or the sheets a code entry imports, as a sheet beside it. Every file it loads, the
 // entry first, must lie inside the package's real directory (SECURITY.md): a sheet's `@import`
-// of another package is refused too (CSS has no import map, so it could only be joined in).
+// of another package is taken out and recorded, for the preview to link that package's own sheet
+// before this one (plugins/other-package-sheets.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
@@ -18,6 +19,7 @@ import { createNonRegularFiles, isConfigName } from './non-regular-files.js';
 import { nonRegularKind, nonRegularText, readRegularFile } from '../regular-files.js';
 import { browserMapPlugin } from './plugins/browser-map.js';
 import { otherExportsPlugin, type OwnExports } from './plugins/other-exports.js';
+import { otherPackageSheets, otherPackageSheetsPlugin } from './plugins/other-package-sheets.js';
 import { declaredPackages, requiredPackagesPlugin } from './plugins/required-packages.js';
 import { commonJsEntrySource } from './commonjs-entry.js';
 import { browserDisabledNames } from '../workspace/package-manifest.js';
@@ -26,8 +28,10 @@ import { BuildCancelled } from './types.js';
 export interface InstalledBundle {
   /** Empty for a stylesheet entry (README "Stylesheet modules"). */
   code: Uint8Array;
-  /** Its bare imports, kept as they are written. */
+  /** Its bare imports, kept as they are written, and the other packages' sheets its sheet `@import`s (`sheetImports`). */
   imports: string[];
+  /** The sheets of other packages its sheet `@import`s (`tokens/tokens.css`), in the order CSS meets them: taken out of its sheet, for the page to link before it (README "The local CDN"). */
+  sheetImports: string[];
   /**
    * What its build depended on, relative to the package's directory: the files it read, the
    * paths its relative imports tried before the file found (absent) and where a link crossed
@@ -182,8 +186,9 @@ function manifestPlaces(files: readonly string[]): string[] {
 
 async function bundleSheet(entry: string, packageDir: string, build: Build): Promise<InstalledBundle> {
   const { packages: _external, ...common } = COMMON;
-  const result = await build({ ...common, absWorkingDir: packageDir, plugins: [keepRootAddresses, confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
-  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [] };
+  const result = await build({ ...common, absWorkingDir: packageDir, plugins: [keepRootAddresses, otherPackageSheetsPlugin(packageDir), confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
+  const sheetImports = otherPackageSheets(result.metafile!);
+  return { code: new Uint8Array(0), imports: [...sheetImports].sort(), sheetImports, inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [] };
 }
 
 async function bundleOnce(entry: string, packageDir: string, exports: InstalledExports, build: Build): Promise<InstalledBundle> {
@@ -206,12 +211,13 @@ async function bundleOnce(entry: string, packageDir: string, exports: InstalledE
   const contents = commonJsEntrySource(result.metafile!, entry, packageDir, exports.commonJsNames);
   if (contents !== null) result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: ENTRY_WRAPPER, loader: 'js' } });
   // A `require` left as esbuild's helper (in a `try`, of an undeclared name) is no import of the bundle.
-  const imports = keptImports(result, false);
+  const sheetImports = otherPackageSheets(result.metafile!);
+  const imports = new Set([...keptImports(result, false), ...sheetImports]);
   // The stylesheets the code imports (a component's own sheet) go to a sheet beside it, which
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
-  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result, contents !== null) };
+  return { code, imports: [...imports].sort(), sheetImports, inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result, contents !== null) };
 }
 
 const CODE_FILE = /\.[cm]?[jt]sx?$/;
@@ -247,7 +253,7 @@ function codeOptions(packageDir: string, names: readonly string[], otherExports:
   const required = requiredPackagesPlugin(declaredPackages(manifestAt(path.join(packageDir, 'package.json'), packageDir)));
   // Before the confinement, whose load would refuse their modules, whose paths are no files; a name mapped to `false` stays empty.
   const own = [browserMap, required].filter((plugin): plugin is esbuild.Plugin => plugin !== null);
-  return { ...COMMON, absWorkingDir: packageDir, plugins: [...own, otherExports, keepRootAddresses, confineToPackage(packageDir)], outfile: 'out.js' };
+  return { ...COMMON, absWorkingDir: packageDir, plugins: [...own, otherExports, keepRootAddresses, otherPackageSheetsPlugin(packageDir), confineToPackage(packageDir)], outfile: 'out.js' };
 }
 
 // A package.json of the package, parsed; null when absent, leading out of the package, no regular

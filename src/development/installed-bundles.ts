@@ -116,6 +116,7 @@ const stringBytes = (text: string): number => ENTRY_OVERHEAD + 2 * text.length;
 export function keptBytes(bundle: KeptBundle): number {
   let bytes = bundle.code.byteLength + (bundle.styles?.byteLength ?? 0);
   for (const text of bundle.imports) bytes += stringBytes(text);
+  for (const text of bundle.sheetImports) bytes += stringBytes(text);
   for (const text of bundle.inputs) bytes += stringBytes(text);
   for (const text of bundle.joined) bytes += stringBytes(text);
   for (const path in bundle.recorded) bytes += stringBytes(path) + stringBytes(bundle.recorded[path] ?? '');

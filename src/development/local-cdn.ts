@@ -149,12 +149,18 @@ interface CdnParts {
   copies: InstalledCopies;
   /** By an installed package's real directory, the reader that hashes its files, confined to it. */
   readers: Map<string, FileHashes>;
-  /** By import map, the hash of the sheet (null: none) of each bundle `complete` checked for it, by specifier: the page links those, not checked again. */
-  checked: WeakMap<Record<string, string>, Map<string, string | null>>;
+  /** By import map, the sheet of each bundle `complete` checked for it, by specifier: the page links those, not checked again. */
+  checked: WeakMap<Record<string, string>, Map<string, CheckedSheet>>;
   calls: CallsInFlight;
 }
 
-const sheetHashOf = (built: KeptBundle): string | null => (built.styles ? outputHash(built.styles) : null);
+/** A bundle's sheet: its hash (null: none), and the other packages' sheets it `@import`s, which the page links before it. */
+interface CheckedSheet {
+  hash: string | null;
+  before: string[];
+}
+
+const sheetOf = (built: KeptBundle): CheckedSheet => ({ hash: built.styles ? outputHash(built.styles) : null, before: built.sheetImports });
 
 /** A /cdn/ address without its query (`?v=`, `?styles`). */
 const plainAddress = (address: string): string => {
@@ -309,7 +315,7 @@ function installedAt(copies: InstalledCopies, specifier: string, address: string
 }
 
 async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Promise<{ specifier: string; href: string }[]> {
-  const sheets: { specifier: string; href: string }[] = [];
+  const found = new Map<string, { href: string | null; before: string[] }>();
   const workspace = indexWorkspace(cdn.host.getState().workspace);
   const scriptSheets = await leftOutProductionSheets(cdn.host, imports, workspace, LOCAL_CDN_PREFIX);
   for (const [specifier, address] of Object.entries(imports)) {
@@ -317,15 +323,32 @@ async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Pr
     // and those its script modules import (left-out-sheets.ts).
     const own = address.startsWith(`${LOCAL_CDN_PREFIX}/`) ? workspace.modules.get(specifier) : undefined;
     if (own) {
-      if (own.entry?.endsWith('.css') || scriptSheets.has(specifier)) sheets.push({ specifier, href: `${address}?styles` });
+      if (own.entry?.endsWith('.css') || scriptSheets.has(specifier)) found.set(specifier, { href: `${address}?styles`, before: [] });
       continue;
     }
     const copy = installedAt(cdn.copies, specifier, address, workspace);
     if (!copy) continue;
-    let sheetHash = cdn.checked.get(imports)?.get(specifier);
-    if (sheetHash === undefined) sheetHash = await bundle(cdn, copy.pkg, copy.subpath).then(sheetHashOf, () => null);
-    if (sheetHash) sheets.push({ specifier, href: `${plainAddress(address)}?styles&v=${sheetHash}` });
+    let sheet = cdn.checked.get(imports)?.get(specifier);
+    if (sheet === undefined) sheet = await bundle(cdn, copy.pkg, copy.subpath).then(sheetOf, () => ({ hash: null, before: [] }));
+    found.set(specifier, { href: sheet.hash ? `${plainAddress(address)}?styles&v=${sheet.hash}` : null, before: sheet.before });
   }
+  return inCssOrder(found);
+}
+
+// The sheets in the import map's order, but each sheet another one `@import`s (of another
+// package) linked before the first that does, as CSS puts an imported sheet's rules before the
+// importer's (README "The local CDN"); a sheet linked once.
+function inCssOrder(found: Map<string, { href: string | null; before: string[] }>): { specifier: string; href: string }[] {
+  const sheets: { specifier: string; href: string }[] = [];
+  const placed = new Set<string>();
+  const place = (specifier: string): void => {
+    const sheet = found.get(specifier);
+    if (!sheet || placed.has(specifier)) return;
+    placed.add(specifier);
+    for (const imported of sheet.before) place(imported);
+    if (sheet.href) sheets.push({ specifier, href: sheet.href });
+  };
+  for (const specifier of found.keys()) place(specifier);
   return sheets;
 }
 
@@ -353,7 +376,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
   const unserved: { specifier: string; url: string }[] = [];
   const refused: { specifier: string; message: string }[] = [];
   const joined = joinedTwice();
-  const checked = new Map<string, string | null>();
+  const checked = new Map<string, CheckedSheet>();
   cdn.checked.set(imports, checked);
   const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
   const workspace = indexWorkspace(cdn.host.getState().workspace);
@@ -383,7 +406,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     // Named by the hash of the bytes just checked: a patch gives the package a new address, so no
     // browser keeps its old bytes, and a reload fetches nothing unchanged (README "The local CDN").
     imports[specifier] = `${plainAddress(address)}?v=${outputHash(built.code)}`;
-    checked.set(specifier, sheetHashOf(built));
+    checked.set(specifier, sheetOf(built));
     for (const url of ownFileUrlsOf(built)) unserved.push({ specifier, url });
     joined.add(copy.pkg, specifier, built);
     for (const imported of built.imports) {
