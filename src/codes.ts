@@ -252,6 +252,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'two bundles of one installed package that the local CDN serves to the page (two of its exports) each hold a file of the package that no export names, so the page runs that file twice: its module state and its classes twice over (README "The local CDN")',
     remedy: 'usually nothing, when the file holds helpers without state; else have the package export the file: an export\'s entry is imported by the other exports, never copied into them (README "The local CDN")',
   },
+  PREVIEW_CDN_SHEET_IMPORT_IGNORED: {
+    severity: 'warning',
+    scope: 'page',
+    when: 'a sheet of an installed package the local CDN serves to the page writes an `@import` that is not at the top of the sheet, before every rule (after a rule, inside a block): a browser ignores it, so the page misses the rules it names (README "The local CDN")',
+    remedy: "tell the package's authors, and import the sheet it names yourself (from your module's code: `import 'pkg/named.css'`), or patch the package (patch-package) to move the `@import` to the top of its sheet",
+  },
   LOAD_FAILED: {
     severity: 'error',
     scope: 'page',

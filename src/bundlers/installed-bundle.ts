@@ -44,6 +44,27 @@ export interface InstalledBundle {
   styles?: Uint8Array;
   /** The package's code files joined into its code, relative to the package's directory: one that two bundles of a page join runs twice there (README "The local CDN"). */
   joined: string[];
+  /** Each `@import` of its sheets that is not at the top of its sheet, which a browser ignores: the sheet (relative to the package's directory), its line and the line's text (README "The local CDN"). */
+  ignoredImports: IgnoredImport[];
+}
+
+/** An `@import` written after a rule or inside a block: esbuild keeps it as written, and a browser ignores it. */
+export interface IgnoredImport {
+  file: string;
+  line: number;
+  text: string;
+}
+
+// esbuild's id for an `@import` that is not at the top of its sheet (build-results.ts judges a workspace sheet's by it).
+const MISPLACED_IMPORT = 'invalid-@import';
+
+// The `@import`s esbuild warned are not at the top of their sheets, as their places (its
+// locations name files relative to the package's directory, the build's working directory).
+function ignoredImportsOf(result: esbuild.BuildResult): IgnoredImport[] {
+  return result.warnings.flatMap((warning) => {
+    const file = warning.id === MISPLACED_IMPORT && warning.location ? inputPath(warning.location.file) : null;
+    return file === null ? [] : [{ file, line: warning.location!.line, text: warning.location!.lineText.trim() }];
+  });
 }
 
 // The files a published sheet may reference with `url()`: inlined, since the local CDN serves
@@ -188,7 +209,7 @@ async function bundleSheet(entry: string, packageDir: string, build: Build): Pro
   const { packages: _external, ...common } = COMMON;
   const result = await build({ ...common, absWorkingDir: packageDir, plugins: [keepRootAddresses, otherPackageSheetsPlugin(packageDir), confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
   const sheetImports = otherPackageSheets(result.metafile!);
-  return { code: new Uint8Array(0), imports: [...sheetImports].sort(), sheetImports, inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [] };
+  return { code: new Uint8Array(0), imports: [...sheetImports].sort(), sheetImports, inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [], ignoredImports: ignoredImportsOf(result) };
 }
 
 async function bundleOnce(entry: string, packageDir: string, exports: InstalledExports, build: Build): Promise<InstalledBundle> {
@@ -217,7 +238,7 @@ async function bundleOnce(entry: string, packageDir: string, exports: InstalledE
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
-  return { code, imports: [...imports].sort(), sheetImports, inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result, contents !== null) };
+  return { code, imports: [...imports].sort(), sheetImports, inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result, contents !== null), ignoredImports: ignoredImportsOf(result) };
 }
 
 const CODE_FILE = /\.[cm]?[jt]sx?$/;

@@ -119,6 +119,7 @@ export function keptBytes(bundle: KeptBundle): number {
   for (const text of bundle.sheetImports) bytes += stringBytes(text);
   for (const text of bundle.inputs) bytes += stringBytes(text);
   for (const text of bundle.joined) bytes += stringBytes(text);
+  for (const ignored of bundle.ignoredImports) bytes += stringBytes(ignored.file) + stringBytes(ignored.text);
   for (const path in bundle.recorded) bytes += stringBytes(path) + stringBytes(bundle.recorded[path] ?? '');
   return Math.max(1, bytes);
 }

@@ -55,6 +55,8 @@ export interface CompletedImports {
   unserved: { specifier: string; url: string }[];
   /** A file of an installed package that no export names, joined into two of its bundles the page maps (`specifier` and `other`): the page runs it twice (README "The local CDN"). */
   twice: { specifier: string; other: string; packageName: string; file: string }[];
+  /** Each `@import` of an installed package's sheet that a browser ignores (not at the top of its sheet), once per place, with the first bundle the page maps that holds it. */
+  ignored: { specifier: string; packageName: string; file: string; line: number; text: string }[];
 }
 
 export interface LocalCdn {
@@ -376,6 +378,8 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
   const unserved: { specifier: string; url: string }[] = [];
   const refused: { specifier: string; message: string }[] = [];
   const joined = joinedTwice();
+  const ignored: CompletedImports['ignored'] = [];
+  const ignoredPlaces = new Set<string>();
   const checked = new Map<string, CheckedSheet>();
   cdn.checked.set(imports, checked);
   const queue = Object.entries(imports).filter(([, address]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`));
@@ -400,7 +404,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
       takeBundle(specifier, address, copy, built);
     });
   }
-  return { unresolved, unserved, twice: joined.twice, refused };
+  return { unresolved, unserved, twice: joined.twice, refused, ignored };
 
   function takeBundle(specifier: string, address: string, copy: { pkg: InstalledPackage; subpath: string }, built: KeptBundle): void {
     // Named by the hash of the bytes just checked: a patch gives the package a new address, so no
@@ -409,6 +413,12 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     checked.set(specifier, sheetOf(built));
     for (const url of ownFileUrlsOf(built)) unserved.push({ specifier, url });
     joined.add(copy.pkg, specifier, built);
+    for (const { file, line, text } of built.ignoredImports) {
+      const place = `${copy.pkg.dir}\0${copy.pkg.manifestStamp}\0${file}\0${line}`;
+      if (ignoredPlaces.has(place)) continue;
+      ignoredPlaces.add(place);
+      ignored.push({ specifier, packageName: copy.pkg.name, file, line, text });
+    }
     for (const imported of built.imports) {
       if (imported in imports) continue;
       const target = parseBareSpecifier(imported);

@@ -108,7 +108,7 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      const { unresolved, unserved, twice, refused } = await localCdn.complete(preview.imports);
+      const { unresolved, unserved, twice, refused, ignored } = await localCdn.complete(preview.imports);
       for (const specifier of unresolved) {
         preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
@@ -124,8 +124,14 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
         ...diagnostic('PREVIEW_CDN_FILE_TWICE', `${specifier} and ${other} each hold their own copy of ${packageName}'s file ${file}, which no export of it names: the page runs it twice, its module state and classes twice over`),
         module: specifier,
       }));
+      // A warning as a workspace sheet's is an error: the service judges no installed package, and the page runs without those rules (README "The local CDN").
+      const ignoredWarnings = ignored.map(({ specifier, packageName, file, line, text }) => ({
+        ...diagnostic('PREVIEW_CDN_SHEET_IMPORT_IGNORED', `${specifier}: ${packageName}'s sheet ${file}, line ${line}, writes ${JSON.stringify(text)}, an @import that is not at the top of its sheet, before every rule (only @charset and @layer statements may come before one): a browser ignores it, so the page misses the rules it names`),
+        module: specifier,
+      }));
       // A new list: the preview's own may be the one kept with the state it was derived from.
-      if (unservedWarnings.length + twiceWarnings.length > 0) preview.warnings = [...(preview.warnings ?? []), ...unservedWarnings, ...twiceWarnings];
+      const cdnWarnings = [...unservedWarnings, ...twiceWarnings, ...ignoredWarnings];
+      if (cdnWarnings.length > 0) preview.warnings = [...(preview.warnings ?? []), ...cdnWarnings];
       const sheets = await localCdn.stylesheets(preview.imports);
       if (sheets.length > 0) preview.stylesheets = sheets;
     } else {

@@ -2,7 +2,8 @@
 // (README "The local CDN"): the `@import` is taken out of the importing sheet (its address,
 // `/cdn/tokens/tokens.css`, answers nothing), and the preview maps that package's sheet and
 // links it before every sheet importing it, as CSS orders an imported sheet's rules before the
-// importer's. Chromium shows the cascade in test/browser/local-cdn-sheets.test.ts.
+// importer's. Chromium shows the cascade in test/browser/local-cdn-sheets.test.ts. An `@import`
+// written after a rule, which browsers ignore, is a PREVIEW_CDN_SHEET_IMPORT_IGNORED warning.
 import { expect } from 'chai';
 import { serve } from '../helpers/service.js';
 import { cdnSheetsWorkspace } from '../helpers/cdn-sheets-workspace.js';
@@ -10,7 +11,7 @@ import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
-type Entry = { diagnostics: Array<{ kind: string; message: string }>; imports: Record<string, string>; stylesheets?: Array<{ specifier: string; href: string }> };
+type Entry = { diagnostics: Array<{ kind: string; message: string }>; warnings?: Array<{ kind: string; module?: string; message: string }>; imports: Record<string, string>; stylesheets?: Array<{ specifier: string; href: string }> };
 
 describe("the local CDN and an installed sheet's @import of another package's sheet", function () {
   let service: Awaited<ReturnType<typeof serve>>;
@@ -64,6 +65,31 @@ describe("the local CDN and an installed sheet's @import of a package not instal
       const comp = await service.get('/cdn/comp@1.0.0?styles');
       expect(comp.status).to.equal(200);
       expect(comp.text).not.to.include('@import');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe("the local CDN and an installed sheet's @import after a rule", function () {
+  it('is a PREVIEW_CDN_SHEET_IMPORT_IGNORED warning naming the package, its sheet and line, once per place', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'], preview: '@cs/app/main' }),
+      'packages/app/package.json': json({ name: '@cs/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { late: '1.0.0' } }),
+      'packages/app/main/index.ts': "import { a } from 'late';\nimport { b } from 'late/b';\nconsole.log(a, b);\n",
+      'node_modules/late/package.json': json({ name: 'late', version: '1.0.0', type: 'module', exports: { '.': './a.js', './b': './b.js' } }),
+      'node_modules/late/a.js': "import './late.css';\nexport const a = 'a';\n",
+      'node_modules/late/b.js': "import './late.css';\nexport const b = 'b';\n",
+      'node_modules/late/late.css': "#a { color: green; }\n@import './more.css';\n",
+      'node_modules/late/more.css': '#b { color: green; }\n',
+    });
+    const service = await serve(root, { cdnOrigin: 'local' });
+    try {
+      const entry = (await service.get('/preview/entry.json')).json<Entry>();
+      expect(entry.diagnostics).to.deep.equal([]);
+      const warnings = entry.warnings ?? [];
+      expect(warnings.map(({ kind, module }) => [kind, module])).to.deep.equal([['PREVIEW_CDN_SHEET_IMPORT_IGNORED', 'late']]);
+      expect(warnings[0]!.message).to.include("late's sheet late.css, line 2").and.to.include("@import './more.css';");
     } finally {
       await service.close();
     }
