@@ -258,6 +258,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'a sheet of an installed package the local CDN serves to the page writes an `@import` that is not at the top of the sheet, before every rule (after a rule, inside a block): a browser ignores it, so the page misses the rules it names (README "The local CDN")',
     remedy: "tell the package's authors, and import the sheet it names yourself (from your module's code: `import 'pkg/named.css'`), or patch the package (patch-package) to move the `@import` to the top of its sheet",
   },
+  PREVIEW_CDN_SHEET_CONDITION_UNAPPLIED: {
+    severity: 'warning',
+    scope: 'page',
+    when: "a sheet of an installed package the local CDN serves to the page imports another package's sheet with a condition (`@import 'tokens/print.css' print;`, `layer(tokens)`, `supports(...)`): the preview links that sheet before the importing one, without the condition, so its rules apply everywhere (README \"The local CDN\")",
+    remedy: "tell the package's authors; to preview as published meanwhile, patch the package (patch-package) so that its own sheet holds those rules under the condition (`@media print { ... }`)",
+  },
   LOAD_FAILED: {
     severity: 'error',
     scope: 'page',

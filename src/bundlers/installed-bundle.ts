@@ -19,7 +19,7 @@ import { createNonRegularFiles, isConfigName } from './non-regular-files.js';
 import { nonRegularKind, nonRegularText, readRegularFile } from '../regular-files.js';
 import { browserMapPlugin } from './plugins/browser-map.js';
 import { otherExportsPlugin, type OwnExports } from './plugins/other-exports.js';
-import { otherPackageSheets, otherPackageSheetsPlugin } from './plugins/other-package-sheets.js';
+import { conditionedSheetImports, otherPackageSheets, otherPackageSheetsPlugin } from './plugins/other-package-sheets.js';
 import { declaredPackages, requiredPackagesPlugin } from './plugins/required-packages.js';
 import { commonJsEntrySource } from './commonjs-entry.js';
 import { browserDisabledNames } from '../workspace/package-manifest.js';
@@ -44,15 +44,20 @@ export interface InstalledBundle {
   styles?: Uint8Array;
   /** The package's code files joined into its code, relative to the package's directory: one that two bundles of a page join runs twice there (README "The local CDN"). */
   joined: string[];
-  /** Each `@import` of its sheets that is not at the top of its sheet, which a browser ignores: the sheet (relative to the package's directory), its line and the line's text (README "The local CDN"). */
+  /** Each `@import` of its sheets that the page does not apply as written: the sheet (relative to the package's directory), its line and text, and why (README "The local CDN"). */
   ignoredImports: IgnoredImport[];
 }
 
-/** An `@import` written after a rule or inside a block: esbuild keeps it as written, and a browser ignores it. */
+/**
+ * An `@import` the page does not apply as written: `misplaced`, after a rule or inside a block
+ * (esbuild keeps it as written, and a browser ignores it); `condition`, of another package's
+ * sheet with a condition (`print`, `layer(x)`), which the page's link of that sheet lacks.
+ */
 export interface IgnoredImport {
   file: string;
   line: number;
   text: string;
+  why: 'misplaced' | 'condition';
 }
 
 // esbuild's id for an `@import` that is not at the top of its sheet (build-results.ts judges a workspace sheet's by it).
@@ -60,11 +65,23 @@ const MISPLACED_IMPORT = 'invalid-@import';
 
 // The `@import`s esbuild warned are not at the top of their sheets, as their places (its
 // locations name files relative to the package's directory, the build's working directory).
-function ignoredImportsOf(result: esbuild.BuildResult): IgnoredImport[] {
-  return result.warnings.flatMap((warning) => {
+function ignoredImportsOf(result: esbuild.BuildResult, packageDir: string): IgnoredImport[] {
+  const misplaced = result.warnings.flatMap((warning) => {
     const file = warning.id === MISPLACED_IMPORT && warning.location ? inputPath(warning.location.file) : null;
-    return file === null ? [] : [{ file, line: warning.location!.line, text: warning.location!.lineText.trim() }];
+    return file === null ? [] : [{ file, line: warning.location!.line, text: warning.location!.lineText.trim(), why: 'misplaced' as const }];
   });
+  const conditioned = conditionedSheetImports(result.metafile!, (file) => sheetText(path.join(packageDir, file), packageDir));
+  return [...misplaced, ...conditioned.map((found) => ({ ...found, why: 'condition' as const }))];
+}
+
+// A sheet of the package the build read, by its real path inside it; null otherwise (nothing is said of it).
+function sheetText(file: string, packageDir: string): string | null {
+  try {
+    const real = fs.realpathSync(file);
+    return real.startsWith(`${packageDir}${path.sep}`) ? readRegularFile(real).bytes.toString('utf8') : null;
+  } catch {
+    return null;
+  }
 }
 
 // The files a published sheet may reference with `url()`: inlined, since the local CDN serves
@@ -209,7 +226,7 @@ async function bundleSheet(entry: string, packageDir: string, build: Build): Pro
   const { packages: _external, ...common } = COMMON;
   const result = await build({ ...common, absWorkingDir: packageDir, plugins: [keepRootAddresses, otherPackageSheetsPlugin(packageDir), confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
   const sheetImports = otherPackageSheets(result.metafile!);
-  return { code: new Uint8Array(0), imports: [...sheetImports].sort(), sheetImports, inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [], ignoredImports: ignoredImportsOf(result) };
+  return { code: new Uint8Array(0), imports: [...sheetImports].sort(), sheetImports, inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [], ignoredImports: ignoredImportsOf(result, packageDir) };
 }
 
 async function bundleOnce(entry: string, packageDir: string, exports: InstalledExports, build: Build): Promise<InstalledBundle> {
@@ -238,7 +255,7 @@ async function bundleOnce(entry: string, packageDir: string, exports: InstalledE
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
-  return { code, imports: [...imports].sort(), sheetImports, inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result, contents !== null), ignoredImports: ignoredImportsOf(result) };
+  return { code, imports: [...imports].sort(), sheetImports, inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result, contents !== null), ignoredImports: ignoredImportsOf(result, packageDir) };
 }
 
 const CODE_FILE = /\.[cm]?[jt]sx?$/;

@@ -55,8 +55,8 @@ export interface CompletedImports {
   unserved: { specifier: string; url: string }[];
   /** A file of an installed package that no export names, joined into two of its bundles the page maps (`specifier` and `other`): the page runs it twice (README "The local CDN"). */
   twice: { specifier: string; other: string; packageName: string; file: string }[];
-  /** Each `@import` of an installed package's sheet that a browser ignores (not at the top of its sheet), once per place, with the first bundle the page maps that holds it. */
-  ignored: { specifier: string; packageName: string; file: string; line: number; text: string }[];
+  /** Each `@import` of an installed package's sheet that the page does not apply as written (not at the top of its sheet; of another package's sheet with a condition), once per place, with the first bundle the page maps that holds it. */
+  ignored: { specifier: string; packageName: string; file: string; line: number; text: string; why: 'misplaced' | 'condition' }[];
 }
 
 export interface LocalCdn {
@@ -413,11 +413,11 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     checked.set(specifier, sheetOf(built));
     for (const url of ownFileUrlsOf(built)) unserved.push({ specifier, url });
     joined.add(copy.pkg, specifier, built);
-    for (const { file, line, text } of built.ignoredImports) {
+    for (const { file, line, text, why } of built.ignoredImports) {
       const place = `${copy.pkg.dir}\0${copy.pkg.manifestStamp}\0${file}\0${line}`;
       if (ignoredPlaces.has(place)) continue;
       ignoredPlaces.add(place);
-      ignored.push({ specifier, packageName: copy.pkg.name, file, line, text });
+      ignored.push({ specifier, packageName: copy.pkg.name, file, line, text, why });
     }
     for (const imported of built.imports) {
       if (imported in imports) continue;

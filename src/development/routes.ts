@@ -125,8 +125,10 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
         module: specifier,
       }));
       // A warning as a workspace sheet's is an error: the service judges no installed package, and the page runs without those rules (README "The local CDN").
-      const ignoredWarnings = ignored.map(({ specifier, packageName, file, line, text }) => ({
-        ...diagnostic('PREVIEW_CDN_SHEET_IMPORT_IGNORED', `${specifier}: ${packageName}'s sheet ${file}, line ${line}, writes ${JSON.stringify(text)}, an @import that is not at the top of its sheet, before every rule (only @charset and @layer statements may come before one): a browser ignores it, so the page misses the rules it names`),
+      const ignoredWarnings = ignored.map(({ specifier, packageName, file, line, text, why }) => ({
+        ...(why === 'misplaced'
+          ? diagnostic('PREVIEW_CDN_SHEET_IMPORT_IGNORED', `${specifier}: ${packageName}'s sheet ${file}, line ${line}, writes ${JSON.stringify(text)}, an @import that is not at the top of its sheet, before every rule (only @charset and @layer statements may come before one): a browser ignores it, so the page misses the rules it names`)
+          : diagnostic('PREVIEW_CDN_SHEET_CONDITION_UNAPPLIED', `${specifier}: ${packageName}'s sheet ${file}, line ${line}, writes ${JSON.stringify(text)}: the page links the other package's sheet before it, without that condition, so its rules apply everywhere`)),
         module: specifier,
       }));
       // A new list: the preview's own may be the one kept with the state it was derived from.

@@ -95,3 +95,29 @@ describe("the local CDN and an installed sheet's @import after a rule", function
     }
   });
 });
+
+describe("the local CDN and an installed sheet's @import of another package's sheet with a condition", function () {
+  it('is a PREVIEW_CDN_SHEET_CONDITION_UNAPPLIED warning naming the sheet, line and rule; one without a condition is not', async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/app'], preview: '@cs/app/main' }),
+      'packages/app/package.json': json({ name: '@cs/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { comp: '1.0.0' } }),
+      'packages/app/main/index.ts': "import { label } from 'comp';\nconsole.log(label);\n",
+      'node_modules/comp/package.json': json({ name: 'comp', version: '1.0.0', type: 'module', exports: './index.js', dependencies: { tokens: '1.0.0' } }),
+      'node_modules/comp/index.js': "import './comp.css';\nexport const label = 'comp';\n",
+      'node_modules/comp/comp.css': "@import 'tokens/tokens.css';\n@import url(\"tokens/print.css\") print;\n#comp { color: green; }\n",
+      'node_modules/tokens/package.json': json({ name: 'tokens', version: '1.0.0' }),
+      'node_modules/tokens/tokens.css': '#comp { color: red; }\n',
+      'node_modules/tokens/print.css': '#comp { color: black; }\n',
+    });
+    const service = await serve(root, { cdnOrigin: 'local' });
+    try {
+      const entry = (await service.get('/preview/entry.json')).json<Entry>();
+      expect(entry.diagnostics).to.deep.equal([]);
+      const warnings = entry.warnings ?? [];
+      expect(warnings.map(({ kind, module }) => [kind, module])).to.deep.equal([['PREVIEW_CDN_SHEET_CONDITION_UNAPPLIED', 'comp']]);
+      expect(warnings[0]!.message).to.include("comp's sheet comp.css, line 2").and.to.include('@import url(\\"tokens/print.css\\") print;');
+    } finally {
+      await service.close();
+    }
+  });
+});

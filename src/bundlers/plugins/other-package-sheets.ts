@@ -7,6 +7,9 @@
 // and links that package's sheet before the importing one, as CSS orders an imported sheet's rules
 // before the importer's (README "The local CDN").
 import type * as esbuild from 'esbuild';
+import { lineAndColumn } from '../../workspace/json.js';
+import { importRulesOf } from '../css-module-script-imports.js';
+import { inputPath } from '../build-results.js';
 
 export const OTHER_PACKAGE_SHEETS = 'core-other-package-sheets';
 /** The namespace of a sheet of another package: the metafile names it `cdn-sheet:<specifier>`. */
@@ -61,5 +64,37 @@ export function otherPackageSheets(metafile: esbuild.Metafile): string[] {
   if (entry !== undefined) visit(entry);
   // Any not reached from the entry, in the metafile's order: each is still the page's to link.
   for (const input of Object.keys(metafile.inputs)) if (input.startsWith(`${SHEET}:`)) visit(input);
+  return found;
+}
+
+/** An `@import` of another package's sheet written with a condition (`print`, `layer(tokens)`, `supports(...)`), which the page's link of that sheet cannot carry. */
+export interface ConditionedSheetImport {
+  /** The importing sheet, relative to the package's directory. */
+  file: string;
+  line: number;
+  /** The rule as written. */
+  text: string;
+}
+
+// `@import 'x'` or `@import url(x)`, then what follows up to its `;`: its condition.
+const IMPORT_RULE = /^@import\s*(?:url\(\s*(["']?)([^"')]*)\1\s*\)|(["'])((?:(?!\3).)*)\3)([^;]*);/is;
+
+/**
+ * The `@import`s of other packages' sheets that the build's sheets write with a condition: linked
+ * by the page, that sheet applies without it (README "The local CDN"). `textOf` reads a sheet of
+ * the package (null: unreadable, nothing said).
+ */
+export function conditionedSheetImports(metafile: esbuild.Metafile, textOf: (file: string) => string | null): ConditionedSheetImport[] {
+  const found: ConditionedSheetImport[] = [];
+  for (const [input, { imports }] of Object.entries(metafile.inputs)) {
+    const named = new Set(imports.filter((record) => record.path.startsWith(`${SHEET}:`)).map((record) => record.path.slice(SHEET.length + 1)));
+    const file = named.size > 0 ? inputPath(input) : null;
+    const text = file === null ? null : textOf(file);
+    if (file === null || text === null) continue;
+    for (const at of importRulesOf(text)) {
+      const rule = IMPORT_RULE.exec(text.slice(at));
+      if (rule && named.has((rule[2] ?? rule[4])!) && rule[5]!.trim() !== '') found.push({ file, line: lineAndColumn(text, at).line, text: rule[0].replace(/\s+/g, ' ') });
+    }
+  }
   return found;
 }
