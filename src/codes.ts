@@ -258,6 +258,18 @@ export const DIAGNOSTIC_KINDS = {
     when: 'one version of an installed package is installed twice (two places in node_modules) and the two copies load one bare name at two versions: the local CDN serves that version at one address, so no import map scope can tell the copies apart, and the page gives the second copy\'s importers the first copy and what it loads (README "The local CDN")',
     remedy: 'dedupe the install (`npm dedupe`), so one copy of that version remains, or preview with a CDN origin that resolves each package\'s dependencies itself (`--cdn <origin>`)',
   },
+  PREVIEW_CDN_SHEET_IMPORT_IGNORED: {
+    severity: 'warning',
+    scope: 'page',
+    when: 'a sheet of an installed package the local CDN serves to the page writes an `@import` that is not at the top of the sheet, before every rule (after a rule, inside a block): a browser ignores it, so the page misses the rules it names (README "The local CDN")',
+    remedy: "tell the package's authors, and import the sheet it names yourself (from your module's code: `import 'pkg/named.css'`), or patch the package (patch-package) to move the `@import` to the top of its sheet",
+  },
+  PREVIEW_CDN_SHEET_CONDITION_UNAPPLIED: {
+    severity: 'warning',
+    scope: 'page',
+    when: "a sheet of an installed package the local CDN serves to the page imports another package's sheet with a condition (`@import 'tokens/print.css' print;`, `layer(tokens)`, `supports(...)`): the preview links that sheet before the importing one, without the condition, so its rules apply everywhere (README \"The local CDN\")",
+    remedy: "tell the package's authors; to preview as published meanwhile, patch the package (patch-package) so that its own sheet holds those rules under the condition (`@media print { ... }`)",
+  },
   LOAD_FAILED: {
     severity: 'error',
     scope: 'page',

@@ -48,7 +48,7 @@ function droppedImportMessage(sheet: string, rule: string): string {
 }
 
 /** The offset of each `@import` at-keyword of a sheet's text, outside comments, strings and unquoted `url()`s. */
-function importRulesOf(text: string): number[] {
+export function importRulesOf(text: string): number[] {
   const found: number[] = [];
   let index = 0;
   while (index < text.length) {

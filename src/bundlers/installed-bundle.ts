@@ -3,7 +3,8 @@
 // package for the whole page), CommonJS converted, production mode, minified; a stylesheet
 // entry, or the sheets a code entry imports, as a sheet beside it. Every file it loads, the
 // entry first, must lie inside the package's real directory (SECURITY.md): a sheet's `@import`
-// of another package is refused too (CSS has no import map, so it could only be joined in).
+// of another package is taken out and recorded, for the preview to link that package's own sheet
+// before this one (plugins/other-package-sheets.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
@@ -17,7 +18,8 @@ import { packageJsonPlaces } from '../workspace/tsconfig.js';
 import { createNonRegularFiles, isConfigName } from './non-regular-files.js';
 import { nonRegularKind, nonRegularText, readRegularFile } from '../regular-files.js';
 import { browserMapPlugin } from './plugins/browser-map.js';
-import { otherExportsPlugin } from './plugins/other-exports.js';
+import { otherExportsPlugin, type OwnExports } from './plugins/other-exports.js';
+import { conditionedSheetImports, otherPackageSheets, otherPackageSheetsPlugin } from './plugins/other-package-sheets.js';
 import { declaredPackages, requiredPackagesPlugin } from './plugins/required-packages.js';
 import { COMMONJS_ENTRY_FILE, commonJsEntrySource } from './commonjs-entry.js';
 import { browserDisabledNames } from '../workspace/package-manifest.js';
@@ -26,8 +28,10 @@ import { BuildCancelled } from './types.js';
 export interface InstalledBundle {
   /** Empty for a stylesheet entry (README "Stylesheet modules"). */
   code: Uint8Array;
-  /** Its bare imports, kept as they are written. */
+  /** Its bare imports, kept as they are written, and the other packages' sheets its sheet `@import`s (`sheetImports`). */
   imports: string[];
+  /** The sheets of other packages its sheet `@import`s (`tokens/tokens.css`), in the order CSS meets them: taken out of its sheet, for the page to link before it (README "The local CDN"). */
+  sheetImports: string[];
   /**
    * What its build depended on, relative to the package's directory: the files it read, the
    * paths its relative imports tried before the file found (absent) and where a link crossed
@@ -40,6 +44,44 @@ export interface InstalledBundle {
   styles?: Uint8Array;
   /** The package's code files joined into its code, relative to the package's directory: one that two bundles of a page join runs twice there (README "The local CDN"). */
   joined: string[];
+  /** Each `@import` of its sheets that the page does not apply as written: the sheet (relative to the package's directory), its line and text, and why (README "The local CDN"). */
+  ignoredImports: IgnoredImport[];
+}
+
+/**
+ * An `@import` the page does not apply as written: `misplaced`, after a rule or inside a block
+ * (esbuild keeps it as written, and a browser ignores it); `condition`, of another package's
+ * sheet with a condition (`print`, `layer(x)`), which the page's link of that sheet lacks.
+ */
+export interface IgnoredImport {
+  file: string;
+  line: number;
+  text: string;
+  why: 'misplaced' | 'condition';
+}
+
+// esbuild's id for an `@import` that is not at the top of its sheet (build-results.ts judges a workspace sheet's by it).
+const MISPLACED_IMPORT = 'invalid-@import';
+
+// The `@import`s esbuild warned are not at the top of their sheets, as their places (its
+// locations name files relative to the package's directory, the build's working directory).
+function ignoredImportsOf(result: esbuild.BuildResult, packageDir: string): IgnoredImport[] {
+  const misplaced = result.warnings.flatMap((warning) => {
+    const file = warning.id === MISPLACED_IMPORT && warning.location ? inputPath(warning.location.file) : null;
+    return file === null ? [] : [{ file, line: warning.location!.line, text: warning.location!.lineText.trim(), why: 'misplaced' as const }];
+  });
+  const conditioned = conditionedSheetImports(result.metafile!, (file) => sheetText(path.join(packageDir, file), packageDir));
+  return [...misplaced, ...conditioned.map((found) => ({ ...found, why: 'condition' as const }))];
+}
+
+// A sheet of the package the build read, by its real path inside it; null otherwise (nothing is said of it).
+function sheetText(file: string, packageDir: string): string | null {
+  try {
+    const real = fs.realpathSync(file);
+    return real.startsWith(`${packageDir}${path.sep}`) ? readRegularFile(real).bytes.toString('utf8') : null;
+  } catch {
+    return null;
+  }
 }
 
 // The files a published sheet may reference with `url()`: inlined, since the local CDN serves
@@ -108,10 +150,10 @@ const COMMON: esbuild.BuildOptions = {
 };
 
 /** What the bundle asks of the package beside its files. */
-export interface InstalledExports {
+export interface InstalledExports extends OwnExports {
   /** The names a CommonJS file exports, asked only for a CommonJS entry (esbuild gives it a default export alone) or a CommonJS file an ES module entry re-exports with `export *` (esbuild gives that no name); each becomes a named export (commonjs-entry.ts). */
   commonJsNames(file: string): string[];
-  /** The bare specifier of the export whose entry `file` (a real path) is, or null: such a file imported by the bundle's code stays that import (README "The local CDN"). */
+  /** The bare specifier of the export whose entry `file` (a real path) is, or null: such a file imported or required by the bundle's code stays that export's module (README "The local CDN"). */
   exportOf(file: string): string | null;
 }
 
@@ -182,14 +224,15 @@ function manifestPlaces(files: readonly string[]): string[] {
 
 async function bundleSheet(entry: string, packageDir: string, build: Build): Promise<InstalledBundle> {
   const { packages: _external, ...common } = COMMON;
-  const result = await build({ ...common, absWorkingDir: packageDir, plugins: [keepRootAddresses, confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
-  return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [] };
+  const result = await build({ ...common, absWorkingDir: packageDir, plugins: [keepRootAddresses, otherPackageSheetsPlugin(packageDir), confineToPackage(packageDir)], entryPoints: [entry], outfile: 'out.css' });
+  const sheetImports = otherPackageSheets(result.metafile!);
+  return { code: new Uint8Array(0), imports: [...sheetImports].sort(), sheetImports, inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [], ignoredImports: ignoredImportsOf(result, packageDir) };
 }
 
-async function bundleOnce(entry: string, packageDir: string, { commonJsNames, exportOf }: InstalledExports, build: Build): Promise<InstalledBundle> {
+async function bundleOnce(entry: string, packageDir: string, exports: InstalledExports, build: Build): Promise<InstalledBundle> {
   if (entry.endsWith('.css')) return bundleSheet(entry, packageDir, build);
   let names = browserDisabledNames(manifestAt(path.join(packageDir, 'package.json'), packageDir));
-  const otherExports = otherExportsPlugin(entry, exportOf);
+  const otherExports = otherExportsPlugin(entry, exports);
   let options = codeOptions(packageDir, names, otherExports);
   let result: esbuild.BuildResult = await build({ ...options, entryPoints: [entry] });
   // A package.json below the package's own may map a name too (esbuild's rule: the nearest one
@@ -203,25 +246,27 @@ async function bundleOnce(entry: string, packageDir: string, { commonJsNames, ex
     options = codeOptions(packageDir, names, otherExports);
     result = await build({ ...options, entryPoints: [entry] });
   }
-  const contents = commonJsEntrySource(result.metafile!, entry, packageDir, commonJsNames);
+  const contents = commonJsEntrySource(result.metafile!, entry, packageDir, exports.commonJsNames);
   if (contents !== null) result = await build({ ...options, stdin: { contents, resolveDir: path.dirname(entry), sourcefile: COMMONJS_ENTRY_FILE, loader: 'js' } });
   // A `require` left as esbuild's helper (in a `try`, of an undeclared name) is no import of the bundle.
-  const imports = keptImports(result, false);
+  const sheetImports = otherPackageSheets(result.metafile!);
+  const imports = new Set([...keptImports(result, false), ...sheetImports]);
   // The stylesheets the code imports (a component's own sheet) go to a sheet beside it, which
   // the preview links as it links a stylesheet export's (README "Stylesheet modules").
   const styles = result.outputFiles!.find((file) => file.path.endsWith('.css'))?.contents;
   const code = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.contents;
-  return { code, imports: [...imports].sort(), inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result) };
+  return { code, imports: [...imports].sort(), sheetImports, inputs: inputsOf(result, packageDir), ...(styles && styles.length > 0 ? { styles } : {}), joined: joinedCode(result, contents !== null), ignoredImports: ignoredImportsOf(result, packageDir) };
 }
 
 const CODE_FILE = /\.[cm]?[jt]sx?$/;
 
 // The code files of the package the bundle's code holds: its metafile's inputs that are code (a
-// sheet goes to the sheet beside it; `<stdin>`, a CommonJS entry's wrapper, is none of them).
-function joinedCode(result: esbuild.BuildResult): string[] {
+// sheet goes to the sheet beside it; a CommonJS entry's wrapper is no file, and each such entry's
+// bundle has one: counted, it made two CommonJS exports of a page each hold a copy of "cdn-entry.js", its former name).
+function joinedCode(result: esbuild.BuildResult, wrapped: boolean): string[] {
   return Object.keys(result.metafile!.inputs)
     .map(inputPath)
-    .filter((file): file is string => file !== null && file !== '<stdin>' && CODE_FILE.test(file))
+    .filter((file): file is string => file !== null && file !== '<stdin>' && !(wrapped && file === COMMONJS_ENTRY_FILE) && CODE_FILE.test(file))
     .sort();
 }
 
@@ -244,7 +289,7 @@ function codeOptions(packageDir: string, names: readonly string[], otherExports:
   const required = requiredPackagesPlugin(declaredPackages(manifestAt(path.join(packageDir, 'package.json'), packageDir)));
   // Before the confinement, whose load would refuse their modules, whose paths are no files; a name mapped to `false` stays empty.
   const own = [browserMap, required].filter((plugin): plugin is esbuild.Plugin => plugin !== null);
-  return { ...COMMON, absWorkingDir: packageDir, plugins: [...own, otherExports, keepRootAddresses, confineToPackage(packageDir)], outfile: 'out.js' };
+  return { ...COMMON, absWorkingDir: packageDir, plugins: [...own, otherExports, keepRootAddresses, otherPackageSheetsPlugin(packageDir), confineToPackage(packageDir)], outfile: 'out.js' };
 }
 
 // A package.json of the package, parsed; null when absent, leading out of the package, no regular

@@ -116,8 +116,10 @@ const stringBytes = (text: string): number => ENTRY_OVERHEAD + 2 * text.length;
 export function keptBytes(bundle: KeptBundle): number {
   let bytes = bundle.code.byteLength + (bundle.styles?.byteLength ?? 0);
   for (const text of bundle.imports) bytes += stringBytes(text);
+  for (const text of bundle.sheetImports) bytes += stringBytes(text);
   for (const text of bundle.inputs) bytes += stringBytes(text);
   for (const text of bundle.joined) bytes += stringBytes(text);
+  for (const ignored of bundle.ignoredImports) bytes += stringBytes(ignored.file) + stringBytes(ignored.text);
   for (const path in bundle.recorded) bytes += stringBytes(path) + stringBytes(bundle.recorded[path] ?? '');
   return Math.max(1, bytes);
 }

@@ -64,6 +64,8 @@ export interface CompletedImports {
    * address cannot have both, so the page gives the other copy's importers the first (README "The local CDN").
    */
   unscoped: { packageName: string; version: string; dirs: [string, string]; specifier: string; addresses: [string, string] }[];
+  /** Each `@import` of an installed package's sheet that the page does not apply as written (not at the top of its sheet; of another package's sheet with a condition), once per place, with the first bundle the page maps that holds it. */
+  ignored: { specifier: string; packageName: string; file: string; line: number; text: string; why: 'misplaced' | 'condition' }[];
 }
 
 export interface LocalCdn {
@@ -159,12 +161,18 @@ interface CdnParts {
   copies: InstalledCopies;
   /** By an installed package's real directory, the reader that hashes its files, confined to it. */
   readers: Map<string, FileHashes>;
-  /** By import map, the hash of the sheet (null: none) of each bundle `complete` checked for it, by specifier: the page links those, not checked again. */
-  checked: WeakMap<Record<string, string>, Map<string, string | null>>;
+  /** By import map, the sheet of each bundle `complete` checked for it, by specifier: the page links those, not checked again. */
+  checked: WeakMap<Record<string, string>, Map<string, CheckedSheet>>;
   calls: CallsInFlight;
 }
 
-const sheetHashOf = (built: KeptBundle): string | null => (built.styles ? outputHash(built.styles) : null);
+/** A bundle's sheet: its hash (null: none), and the other packages' sheets it `@import`s, which the page links before it. */
+interface CheckedSheet {
+  hash: string | null;
+  before: string[];
+}
+
+const sheetOf = (built: KeptBundle): CheckedSheet => ({ hash: built.styles ? outputHash(built.styles) : null, before: built.sheetImports });
 
 /** A /cdn/ address without its query (`?v=`, `?styles`). */
 const plainAddress = (address: string): string => {
@@ -290,6 +298,8 @@ async function buildRecorded(calls: CallsInFlight, files: FileHashes, pkg: Insta
 // the name the page's import map knows the copy by (README "The local CDN"): each file then runs
 // once on the page, whichever exports import it.
 const installedExports = (pkg: InstalledPackage): InstalledExports => ({
+  name: pkg.name,
+  entryOf: (subpath) => entryOf(pkg, subpath),
   commonJsNames: (file) => commonJsExportNames(file, pkg.dir),
   exportOf(file) {
     const subpath = exportedAs(pkg, file);
@@ -325,7 +335,7 @@ function installedAt(copies: InstalledCopies, specifier: string, address: string
 }
 
 async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Promise<{ specifier: string; href: string }[]> {
-  const sheets: { specifier: string; href: string }[] = [];
+  const found = new Map<string, { href: string | null; before: string[] }>();
   const workspace = indexWorkspace(cdn.host.getState().workspace);
   const scriptSheets = await leftOutProductionSheets(cdn.host, imports, workspace, LOCAL_CDN_PREFIX);
   for (const [specifier, address] of Object.entries(imports)) {
@@ -333,15 +343,32 @@ async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Pr
     // and those its script modules import (left-out-sheets.ts).
     const own = address.startsWith(`${LOCAL_CDN_PREFIX}/`) ? workspace.modules.get(specifier) : undefined;
     if (own) {
-      if (own.entry?.endsWith('.css') || scriptSheets.has(specifier)) sheets.push({ specifier, href: `${address}?styles` });
+      if (own.entry?.endsWith('.css') || scriptSheets.has(specifier)) found.set(specifier, { href: `${address}?styles`, before: [] });
       continue;
     }
     const copy = installedAt(cdn.copies, specifier, address, workspace);
     if (!copy) continue;
-    let sheetHash = cdn.checked.get(imports)?.get(specifier);
-    if (sheetHash === undefined) sheetHash = await bundle(cdn, copy.pkg, copy.subpath).then(sheetHashOf, () => null);
-    if (sheetHash) sheets.push({ specifier, href: `${plainAddress(address)}?styles&v=${sheetHash}` });
+    let sheet = cdn.checked.get(imports)?.get(specifier);
+    if (sheet === undefined) sheet = await bundle(cdn, copy.pkg, copy.subpath).then(sheetOf, () => ({ hash: null, before: [] }));
+    found.set(specifier, { href: sheet.hash ? `${plainAddress(address)}?styles&v=${sheet.hash}` : null, before: sheet.before });
   }
+  return inCssOrder(found);
+}
+
+// The sheets in the import map's order, but each sheet another one `@import`s (of another
+// package) linked before the first that does, as CSS puts an imported sheet's rules before the
+// importer's (README "The local CDN"); a sheet linked once.
+function inCssOrder(found: Map<string, { href: string | null; before: string[] }>): { specifier: string; href: string }[] {
+  const sheets: { specifier: string; href: string }[] = [];
+  const placed = new Set<string>();
+  const place = (specifier: string): void => {
+    const sheet = found.get(specifier);
+    if (!sheet || placed.has(specifier)) return;
+    placed.add(specifier);
+    for (const imported of sheet.before) place(imported);
+    if (sheet.href) sheets.push({ specifier, href: sheet.href });
+  };
+  for (const specifier of found.keys()) place(specifier);
   return sheets;
 }
 
@@ -380,8 +407,8 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>, g
   // The scopes given (a workspace package's own versions, README "The local CDN") are the
   // preview's, which may be kept with its state: completed in a copy.
   const scopes: ImportScopes = Object.fromEntries(Object.entries(given).map(([scope, map]) => [scope, { ...map }]));
-  const found: CompletedImports = { unresolved: [], unserved: [], refused: [], twice: [], scopes, unscoped: [] };
-  const walk: CompletionWalk = { cdn, imports, found, joined: joinedTwice(found.twice), checked: new Map(), workspace: indexWorkspace(cdn.host.getState().workspace), queue: [], compared: new Set() };
+  const found: CompletedImports = { unresolved: [], unserved: [], refused: [], twice: [], scopes, unscoped: [], ignored: [] };
+  const walk: CompletionWalk = { cdn, imports, found, joined: joinedTwice(found.twice), checked: new Map(), workspace: indexWorkspace(cdn.host.getState().workspace), queue: [], compared: new Set(), ignoredPlaces: new Set() };
   cdn.checked.set(imports, walk.checked);
   const onCdn = ([, address]: [string, string]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`);
   walk.queue.push(...Object.entries(imports).filter(onCdn).map(([specifier, address]) => ({ specifier, address, scope: null })));
@@ -416,11 +443,13 @@ interface CompletionWalk {
   imports: Record<string, string>;
   found: CompletedImports;
   joined: ReturnType<typeof joinedTwice>;
-  checked: Map<string, string | null>;
+  checked: Map<string, CheckedSheet>;
   workspace: WorkspaceIndex;
   queue: MapEntry[];
   /** The second copies queued to compare, by directory and specifier, and the names told unscoped, by scope. */
   compared: Set<string>;
+  /** The places of the `@import`s told in `found.ignored`: each once. */
+  ignoredPlaces: Set<string>;
 }
 
 /** What a map entry names now: the scope's entry for it, else the top level's. */
@@ -433,10 +462,16 @@ function takeBundle(walk: CompletionWalk, entry: MapEntry, copy: { pkg: Installe
   const named = `${plainAddress(address)}?v=${outputHash(built.code)}`;
   if (entry.scope === null) {
     walk.imports[specifier] = named;
-    walk.checked.set(specifier, sheetHashOf(built));
+    walk.checked.set(specifier, sheetOf(built));
   } else walk.found.scopes[entry.scope]![specifier] = named;
   for (const url of ownFileUrlsOf(built)) walk.found.unserved.push({ specifier, url, address: plainAddress(address) });
   walk.joined.add(copy.pkg, specifier, built);
+  for (const { file, line, text, why } of built.ignoredImports) {
+    const place = `${copy.pkg.dir}\0${copy.pkg.manifestStamp}\0${file}\0${line}`;
+    if (walk.ignoredPlaces.has(place)) continue;
+    walk.ignoredPlaces.add(place);
+    walk.found.ignored.push({ specifier, packageName: copy.pkg.name, file, line, text, why });
+  }
   const scope = cdnScopeOf(copy.pkg);
   for (const imported of built.imports) {
     const resolved = resolveBundleImport(walk.workspace, imported, copy.pkg.dir);

@@ -108,7 +108,7 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      const { unresolved, unserved, twice, refused, scopes, unscoped } = await localCdn.complete(preview.imports, preview.scopes ?? {});
+      const { unresolved, unserved, twice, refused, scopes, unscoped, ignored } = await localCdn.complete(preview.imports, preview.scopes ?? {});
       // Where a package loads another version of a name than the top level maps (README "The local CDN").
       if (Object.keys(scopes).length > 0) preview.scopes = scopes;
       for (const specifier of unresolved) {
@@ -126,6 +126,13 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
         ...diagnostic('PREVIEW_CDN_FILE_TWICE', `${specifier} and ${other} each hold their own copy of ${packageName}'s file ${file}, which no export of it names: the page runs it twice, its module state and classes twice over`),
         module: specifier,
       }));
+      // A warning as a workspace sheet's is an error: the service judges no installed package, and the page runs without those rules (README "The local CDN").
+      const ignoredWarnings = ignored.map(({ specifier, packageName, file, line, text, why }) => ({
+        ...(why === 'misplaced'
+          ? diagnostic('PREVIEW_CDN_SHEET_IMPORT_IGNORED', `${specifier}: ${packageName}'s sheet ${file}, line ${line}, writes ${JSON.stringify(text)}, an @import that is not at the top of its sheet, before every rule (only @charset and @layer statements may come before one): a browser ignores it, so the page misses the rules it names`)
+          : diagnostic('PREVIEW_CDN_SHEET_CONDITION_UNAPPLIED', `${specifier}: ${packageName}'s sheet ${file}, line ${line}, writes ${JSON.stringify(text)}: the page links the other package's sheet before it, without that condition, so its rules apply everywhere`)),
+        module: specifier,
+      }));
       // A new list: the preview's own may be the one kept with the state it was derived from.
       // A warning: the page runs, with one version where Node would load two (README "The local CDN").
       const unscopedWarnings = unscoped.map(({ packageName, version, dirs, specifier, addresses }) => ({
@@ -135,7 +142,7 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
         ),
         module: packageName,
       }));
-      const added = [...unservedWarnings, ...twiceWarnings, ...unscopedWarnings];
+      const added = [...unservedWarnings, ...twiceWarnings, ...unscopedWarnings, ...ignoredWarnings];
       if (added.length > 0) preview.warnings = [...(preview.warnings ?? []), ...added];
       const sheets = await localCdn.stylesheets(preview.imports);
       if (sheets.length > 0) preview.stylesheets = sheets;

@@ -1,17 +1,20 @@
 // Installed CommonJS code through the local CDN, run in Chromium (README "The local CDN"): a
 // CommonJS package's `require` of another package gives what Node's would (a CommonJS module's
 // `module.exports`, an ES module's namespace), an optional dependency required in a `try` is
-// caught as absent; an ES module entry's `export *` of a CommonJS file gives its names; a package
-// TypeScript compiled to CommonJS (`__esModule`) gives its names and its `exports.default`.
+// caught as absent; an ES module entry's `export *` of a CommonJS file gives its names; a
+// `require` of another export of the same package runs that export's one copy (one registry,
+// `instanceof` true); a package TypeScript compiled to CommonJS (`__esModule`) gives its names and
+// its `exports.default`.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
-import { commonJsCompiledWorkspace, commonJsRequiresWorkspace, commonJsStarWorkspace, COMPILED_SHOWN, REQUIRES_SHOWN, STAR_SHOWN } from '../helpers/commonjs-cdn-workspace.js';
+import { commonJsCompiledWorkspace, commonJsOwnExportsWorkspace, commonJsRequiresWorkspace, commonJsStarWorkspace, COMPILED_SHOWN, OWN_EXPORTS_SHOWN, REQUIRES_SHOWN, STAR_SHOWN } from '../helpers/commonjs-cdn-workspace.js';
 
 const CASES = [
   { title: "a CommonJS package's require of other packages", workspace: commonJsRequiresWorkspace, expected: REQUIRES_SHOWN },
   { title: "an ES module entry's export * of a CommonJS file", workspace: commonJsStarWorkspace, expected: STAR_SHOWN },
+  { title: "a CommonJS file's require of its package's other exports", workspace: commonJsOwnExportsWorkspace, expected: OWN_EXPORTS_SHOWN },
   { title: 'CommonJS compiled from TypeScript (__esModule)', workspace: commonJsCompiledWorkspace, expected: COMPILED_SHOWN },
 ];
 

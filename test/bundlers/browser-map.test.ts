@@ -9,7 +9,7 @@ import { browserDisabledNames } from '../../src/workspace/package-manifest.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value);
-const noNames = { commonJsNames: () => [], exportOf: () => null };
+const noNames = { name: 'pkg', commonJsNames: () => [], exportOf: () => null, entryOf: () => null };
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 
 describe('the browser field of an installed package, on bare names', function () {

@@ -8,7 +8,7 @@ import { bundleInstalled, OutsidePackageError } from '../../src/bundlers/install
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const SECRET = 'BUNDLE_SECRET_MARKER';
-const noNames = { commonJsNames: () => [], exportOf: () => null };
+const noNames = { name: 'pkg', commonJsNames: () => [], exportOf: () => null, entryOf: () => null };
 
 async function refusal(entry: string, dir: string): Promise<OutsidePackageError> {
   const failed = await bundleInstalled(entry, dir, noNames).then(() => null, (error: unknown) => error);

@@ -70,7 +70,7 @@ describe('files that are not regular files, in the bundlers', function () {
     const root = tempWorkspace({ 'node_modules/pkg/package.json': '{"name":"pkg","version":"1.0.0"}', 'node_modules/pkg/index.js': "export { x } from './pipe.js';\n" });
     const packageDir = path.join(root, 'node_modules/pkg');
     mkfifo(path.join(packageDir, 'pipe.js'));
-    const failure = await bundleInstalled(path.join(packageDir, 'index.js'), packageDir, { commonJsNames: () => [], exportOf: () => null }).then(
+    const failure = await bundleInstalled(path.join(packageDir, 'index.js'), packageDir, { name: 'pkg', commonJsNames: () => [], exportOf: () => null, entryOf: () => null }).then(
       () => null,
       (error: Error) => error,
     );
@@ -82,7 +82,7 @@ describe('files that are not regular files, in the bundlers', function () {
     const root = tempWorkspace({ 'node_modules/pkg/package.json': '{"name":"pkg","version":"1.0.0"}', 'node_modules/pkg/index.js': "export { x } from './sub';\n", 'node_modules/pkg/sub/index.js': 'export const x = 1;\n' });
     const packageDir = path.join(root, 'node_modules/pkg');
     mkfifo(path.join(packageDir, 'sub/package.json'));
-    const failure = await bundleInstalled(path.join(packageDir, 'index.js'), packageDir, { commonJsNames: () => [], exportOf: () => null }).then(
+    const failure = await bundleInstalled(path.join(packageDir, 'index.js'), packageDir, { name: 'pkg', commonJsNames: () => [], exportOf: () => null, entryOf: () => null }).then(
       () => null,
       (error: Error) => error,
     );

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { BUILDS_PER_ANSWER, createInstalledBundles, keptBytes, UnsettledBundleError, type KeptBundle } from '../../src/development/installed-bundles.js';
 import { UNVERIFIED } from '../../src/store/events.js';
 
-const bundleOf = (bytes: number): KeptBundle => ({ code: new Uint8Array(bytes), imports: [], inputs: [], joined: [], recorded: {} });
+const bundleOf = (bytes: number): KeptBundle => ({ code: new Uint8Array(bytes), imports: [], sheetImports: [], inputs: [], joined: [], ignoredImports: [], recorded: {} });
 const always = () => true;
 
 describe('createInstalledBundles', function () {
@@ -118,7 +118,7 @@ describe('createInstalledBundles', function () {
   it('counts what a bundle records against the bound, not its code alone', async function () {
     const inputs = Array.from({ length: 200 }, (_, index) => `lib/module-${index}.js`);
     const recorded = Object.fromEntries(inputs.map((input) => [input, 'x'.repeat(22)]));
-    const small: KeptBundle = { code: new Uint8Array(10), imports: ['lit'], inputs, joined: inputs, recorded };
+    const small: KeptBundle = { code: new Uint8Array(10), imports: ['lit'], sheetImports: [], inputs, joined: inputs, ignoredImports: [], recorded };
     expect(keptBytes(small)).to.be.above(2 * inputs.join('').length * 2);
     const bundles = createInstalledBundles(keptBytes(small) * 2 - 1);
     await bundles.get('a', async () => small, always);

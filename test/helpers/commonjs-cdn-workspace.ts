@@ -65,3 +65,29 @@ export function commonJsCompiledWorkspace(): string {
     'node_modules/ts-both/index.js': compiledByTsc("exports.helper = void 0;\nfunction greet() { return 'hi'; }\nexports.default = greet;\nexports.helper = () => 'help';\n"),
   });
 }
+
+/** What `commonJsOwnExportsWorkspace`'s entry writes when each file of `cjsreg` ran once: one registry, one `Base`. */
+export const OWN_EXPORTS_SHOWN = 'index,widgets,extra instanceof=true';
+
+/**
+ * A CommonJS package whose exports require one another's entry files: `widgets.js` requires the
+ * root export's file by a relative path, `extra.js` the root and `./widgets` by the package's own
+ * name. Each file adds its name to the root's registry once it runs.
+ */
+export function commonJsOwnExportsWorkspace(): string {
+  return tempWorkspace({
+    'core.json': json({ packages: ['packages/app'], preview: '@cj/app/main' }),
+    'packages/app/package.json': json({ name: '@cj/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { cjsreg: '1.0.0' } }),
+    'packages/app/main/index.ts': [
+      "import { registry, Base } from 'cjsreg';",
+      "import { Widget } from 'cjsreg/widgets';",
+      "import { Extra } from 'cjsreg/extra';",
+      "document.body.dataset.shown = registry.join(',') + ' instanceof=' + (new Widget() instanceof Base && new Extra() instanceof Base);",
+      '',
+    ].join('\n'),
+    'node_modules/cjsreg/package.json': json({ name: 'cjsreg', version: '1.0.0', exports: { '.': './index.js', './widgets': './widgets.js', './extra': './extra.js' } }),
+    'node_modules/cjsreg/index.js': "exports.registry = ['index'];\nclass Base {}\nexports.Base = Base;\n",
+    'node_modules/cjsreg/widgets.js': "var root = require('./index.js');\nroot.registry.push('widgets');\nclass Widget extends root.Base {}\nexports.Widget = Widget;\n",
+    'node_modules/cjsreg/extra.js': "var root = require('cjsreg');\nvar widgets = require('cjsreg/widgets');\nroot.registry.push('extra');\nclass Extra extends widgets.Widget {}\nexports.Extra = Extra;\n",
+  });
+}

@@ -16,8 +16,9 @@ import { childNodes, type SyntaxNode } from '../free-globals.js';
 import { parseBareSpecifier } from '../../workspace/specifiers.js';
 
 export const REQUIRED_PACKAGES = 'core-required-packages';
-// The CommonJS module a `require` of a package resolves to, and the ES module importing it.
-const REQUIRED = 'cdn-required';
+/** The namespace of the CommonJS module a `require` of a package (its bare specifier as `path`) resolves to, which imports that package's CDN module. */
+export const REQUIRED = 'cdn-required';
+// The ES module importing it.
 const IMPORTED = 'cdn-imported';
 /** The export naming a CommonJS module's `module.exports` in its CDN module (Node's name for it). */
 export const MODULE_EXPORTS = 'module.exports';
@@ -33,9 +34,12 @@ export function declaredPackages(manifest: unknown): Set<string> {
   return names;
 }
 
-/** The plugin turning a `require` of a package in `declared` into an import of it; null when none is declared. */
-export function requiredPackagesPlugin(declared: ReadonlySet<string>): esbuild.Plugin | null {
-  if (declared.size === 0) return null;
+/**
+ * The plugin turning a `require` of a package in `declared` into an import of it; it also loads
+ * each module another plugin resolves into the `REQUIRED` namespace (the entry of another export of
+ * the package: plugins/other-exports.ts).
+ */
+export function requiredPackagesPlugin(declared: ReadonlySet<string>): esbuild.Plugin {
   return {
     name: REQUIRED_PACKAGES,
     setup(build) {
