@@ -53,3 +53,20 @@ export function esbuildHeldAtStart(): { started: number[]; restore(): void } {
   }) as typeof spawn;
   return { started, restore: () => void (childProcess.spawn = spawn) };
 }
+
+/** Kills each esbuild process found in /proc, as a crash would end it, until `stop`; `killed`: their pids. */
+export function killingEachEsbuild(): { killed: number[]; stop(): Promise<void> } {
+  const killed: number[] = [];
+  let killing = true;
+  const loop = (async () => {
+    while (killing) {
+      const pid = esbuildChild();
+      if (pid !== null && !killed.includes(pid)) {
+        process.kill(pid, 'SIGKILL');
+        killed.push(pid);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  return { killed, stop: () => ((killing = false), loop) };
+}

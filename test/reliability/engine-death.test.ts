@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { esbuildCallsRunning } from '../../src/bundlers/calls-in-flight.js';
 import * as esbuild from 'esbuild';
 import { allowRestarts, RESTARTS_IN_WINDOW, withLiveService } from '../../src/bundlers/esbuild-service.js';
-import { esbuildChild, esbuildHeldAtStart, killEsbuild } from '../helpers/esbuild-process.js';
+import { esbuildChild, esbuildHeldAtStart, killEsbuild, killingEachEsbuild } from '../helpers/esbuild-process.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve, stopAll } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -36,23 +36,6 @@ async function closedWithin(service: Served, limit: number): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Kills each esbuild process found in /proc, as a crash would end it, until `stop`; `killed`: their pids. */
-function killingEachEsbuild(): { killed: number[]; stop(): Promise<void> } {
-  const killed: number[] = [];
-  let killing = true;
-  const loop = (async () => {
-    while (killing) {
-      const pid = esbuildChild();
-      if (pid !== null && !killed.includes(pid)) {
-        process.kill(pid, 'SIGKILL');
-        killed.push(pid);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  })();
-  return { killed, stop: () => ((killing = false), loop) };
 }
 
 const engineUnavailable = (module: Report['modules'][number]) => module.status === 'invalid' && module.diagnostics.some((diagnostic) => diagnostic.kind === 'ENGINE_UNAVAILABLE');
