@@ -111,6 +111,8 @@ async function currentIsGone(): Promise<boolean> {
  * "callback is not a function" uncaught, which ended the program (README "When esbuild's process dies").
  */
 async function restartDead(): Promise<void> {
+  // A call that failed before the restarts ran out asks too: its exchange would start a process.
+  if (unavailable) return;
   if (!(await currentIsGone())) return;
   const now = Date.now();
   restarts = restarts.filter((at) => at > now - RESTART_WINDOW_MS);
