@@ -85,6 +85,9 @@ export function throwIfUnavailable(): void {
   if (unavailable) throw unavailable;
 }
 
+/** Whether the restarts ran out: no process runs, and no call may start one (any esbuild call would). */
+export const isUnavailable = (): boolean => unavailable !== null;
+
 // One exchange with the process now running (starting it if none runs) says whether it is gone:
 // a call of a context made by a process that died before says so too, and must not stop a live
 // one, whose calls in flight would then never be answered (`esbuild.stop()` ends its streams
@@ -99,20 +102,29 @@ async function currentIsGone(): Promise<boolean> {
   }
 }
 
-/** A new process in place of a dead one, unless the restarts ran out (then EngineUnavailable). */
+/**
+ * A new process in place of a dead one, unless the restarts ran out (then EngineUnavailable).
+ * The dead one's streams are ended either way, at once: esbuild's host fails every call of a
+ * process whose stdin refused a write, but goes on reading its stdout, and an answer the process
+ * wrote before it died, read then, is one to no call: esbuild 0.28.2's handleIncomingPacket
+ * (lib/main.js, "let callback = responseCallbacks[packet.id]", cleared by afterClose) throws
+ * "callback is not a function" uncaught, which ended the program (README "When esbuild's process dies").
+ */
 async function restartDead(): Promise<void> {
+  // A call that failed before the restarts ran out asks too: its exchange would start a process.
+  if (unavailable) return;
   if (!(await currentIsGone())) return;
   const now = Date.now();
   restarts = restarts.filter((at) => at > now - RESTART_WINDOW_MS);
+  generation += 1;
+  // stop() ends the dead process's streams before it returns: a new one starts before any other call can.
+  const stopped = esbuild.stop();
   if (restarts.length >= RESTARTS_IN_WINDOW) {
     unavailable = new EngineUnavailable(`esbuild's process died ${restarts.length + 1} times within ${RESTART_WINDOW_MS / 1000} s`);
-    return;
+  } else {
+    restarts.push(now);
+    startedTuned();
   }
-  restarts.push(now);
-  generation += 1;
-  // stop() ends the dead process's streams before it returns: the new one starts before any other call can.
-  const stopped = esbuild.stop();
-  startedTuned();
   await stopped;
 }
 
@@ -164,7 +176,8 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
  */
 export async function endedOrHungKilled(ended: Promise<unknown>): Promise<void> {
   while (!(await settlesWithin(ended, CLOSE_PATIENCE_MS))) {
-    if (await settlesWithin(esbuild.transform(''), CLOSE_PATIENCE_MS)) continue;
+    // Past the restarts no process runs, and a call would start one: the calls wait on none.
+    if (isUnavailable() || (await settlesWithin(esbuild.transform(''), CLOSE_PATIENCE_MS))) continue;
     for (const pid of esbuildProcesses()) {
       try {
         process.kill(pid, 'SIGKILL');

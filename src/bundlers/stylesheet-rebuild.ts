@@ -5,6 +5,7 @@
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { keptUntilSettled } from './calls-in-flight.js';
+import { withLiveService } from './esbuild-service.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { variantKey, type Variant } from '../workspace/variant.js';
 import { isBuildFailure, misplacedImportRules, stylesInputs, unservedStylesheetReferences, warningsOf } from './build-results.js';
@@ -119,7 +120,9 @@ export function createStylesheetRebuild(deps: StylesheetRebuildDeps): Stylesheet
       const source = bytesOf(file);
       if (!source) continue;
       const options = optionsOf(file, sheet.variant);
-      const outcome = keptUntilSettled(transforms, transformSource(transform, source, options.options).catch((failed: unknown) => ({ failed })), `the early transform of ${file}`);
+      // Through the one place that counts esbuild's deaths and starts its processes (esbuild-service.ts).
+      const transformed = withLiveService(() => transformSource(transform, source, options.options));
+      const outcome = keptUntilSettled(transforms, transformed.catch((failed: unknown) => ({ failed })), `the early transform of ${file}`);
       early.set(sheet.key, { source, options, outcome });
     }
   }

@@ -3,7 +3,7 @@
 // command passes the states, the time and a reader of source files, and writes what comes back.
 import { DIAGNOSTIC_KINDS } from '../codes.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
-import { defaultVariantKey, groupStructureWarnings, isStructureWarning, selectReport, type ModuleReport } from '../store/selectors.js';
+import { defaultVariantKey, groupStructureWarnings, isStructureWarning, selectReport, unbuiltByEngine, type ModuleReport } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { TerminalStyle } from './terminal-style.js';
@@ -198,14 +198,18 @@ function statusLines(before: TerminalSnapshot, after: TerminalSnapshot, reports:
     // A save of code is told too (a page that loads it reloads), as a stylesheet's push is.
     if (was?.status === 'valid' && now.status === 'valid' && was.code !== null && now.code !== null && was.code !== now.code) recoded.push(specifier);
   }
-  if (broken.length > BURST) {
-    const first = reports.get(broken[0]!)!.diagnostics[0];
-    const more = broken.length > 4 ? ` and ${broken.length - 4} more` : '';
-    lines.push({ level: 'error', text: `${style.red('✘')} ${broken.length} modules invalid: ${broken.slice(0, 4).join(', ')}${more}` });
-    if (first) lines.push({ level: 'error', text: told(first, broken[0]!, style.red('✘')) });
+  // esbuild unavailable is told once for every module it left unbuilt; their other errors as any.
+  lines.push(...engineLines(broken, reports, style));
+  const errorsOf = (specifier: string) => reports.get(specifier)!.diagnostics.filter((d) => !isEngineUnavailable(d));
+  const others = broken.filter((specifier) => errorsOf(specifier).length > 0);
+  if (others.length > BURST) {
+    const first = errorsOf(others[0]!)[0];
+    const more = others.length > 4 ? ` and ${others.length - 4} more` : '';
+    lines.push({ level: 'error', text: `${style.red('✘')} ${others.length} modules invalid: ${others.slice(0, 4).join(', ')}${more}` });
+    if (first) lines.push({ level: 'error', text: told(first, others[0]!, style.red('✘')) });
   } else {
-    for (const specifier of broken) {
-      for (const d of reports.get(specifier)!.diagnostics) lines.push({ level: 'error', text: told(d, specifier, style.red('✘')) });
+    for (const specifier of others) {
+      for (const d of errorsOf(specifier)) lines.push({ level: 'error', text: told(d, specifier, style.red('✘')) });
     }
   }
   if (healed.length > BURST) lines.push({ level: 'info', text: `${style.green('✔')} ${healed.length} modules valid again` });
@@ -227,6 +231,21 @@ function statusLines(before: TerminalSnapshot, after: TerminalSnapshot, reports:
   if (recoded.length > BURST) lines.push({ level: 'info', text: `${style.cyan('code')} ${recoded.length} modules rebuilt${took}` });
   else for (const specifier of recoded) lines.push({ level: 'info', text: `${style.cyan('code')} ${specifier} rebuilt${took}` });
   return lines;
+}
+
+const isEngineUnavailable = (d: Diagnostic): boolean => d.kind === 'ENGINE_UNAVAILABLE';
+
+/**
+ * The modules of `broken` that esbuild's process could not build, told in one line with what
+ * brings it back (README "When esbuild's process dies"): each module's error says the same.
+ */
+function engineLines(broken: readonly string[], reports: ReadonlyMap<string, ModuleReport>, style: TerminalStyle): TerminalLine[] {
+  const unbuilt = unbuiltByEngine(broken.map((specifier) => reports.get(specifier)!));
+  if (!unbuilt) return [];
+  const { modules, why } = unbuilt;
+  const named = modules.length > 4 ? `${modules.slice(0, 4).join(', ')} and ${modules.length - 4} more` : modules.join(', ');
+  const count = modules.length === 1 ? '1 module' : `${modules.length} modules`;
+  return [{ level: 'error', text: formatDiagnostic({ kind: 'ENGINE_UNAVAILABLE', message: `esbuild is unavailable (${why}): ${count} not built, ${named}` }, style, null) }];
 }
 
 export const shows = (threshold: LogLevel, level: LineLevel): boolean => LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(threshold);

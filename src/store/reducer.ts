@@ -84,6 +84,11 @@ function invalidate(variant: Draft<VariantState>) {
   Object.assign(variant, invalidated(variant));
 }
 
+// A save lets esbuild's process be started again (README "When esbuild's process dies"): every
+// variant esbuild could not build then builds again, not only those whose inputs the save changed.
+const isSave = (event: EventOf<'files.changed'>): boolean => event.source === 'watcher' && Object.values(event.files).some((hash) => hash !== null);
+const engineWasUnavailable = (variant: VariantState): boolean => variant.last?.errors.some((error) => error.kind === 'ENGINE_UNAVAILABLE') === true;
+
 const handlers: Handlers = {
   'service.started': (draft, event) => {
     Object.assign(draft, initialState(), { root: event.root });
@@ -149,6 +154,7 @@ const handlers: Handlers = {
       if (path in sources && sources[path] !== hash) draft.workspaceStale = true;
     }
     const builds = replacing(base.builds);
+    const engineMayRun = isSave(event);
     for (const [specifier, moduleBuilds] of Object.entries(base.builds)) {
       let variants: Record<string, VariantState> | null = null;
       for (const [key, variant] of Object.entries(moduleBuilds.variants)) {
@@ -160,10 +166,11 @@ const handlers: Handlers = {
           // Kept in the state, keyed by paths (ARCHITECTURE.md "One module's requests at 10,000 modules").
           (seen ??= Object.assign(pathRecord<string | null>(), variant.seen))[path] = hash;
         }
-        if (!seen) continue;
+        const retried = engineMayRun && variant.status === 'done' && engineWasUnavailable(variant);
+        if (!seen && !retried) continue;
         // A pending variant is stale already; its next build reads the disk anyway.
         const stale = variant.status === 'pending' ? {} : invalidated(variant);
-        (variants ??= { ...moduleBuilds.variants })[key] = { ...variant, seen, ...stale };
+        (variants ??= { ...moduleBuilds.variants })[key] = { ...variant, ...(seen ? { seen } : {}), ...stale };
       }
       if (variants) builds.set(specifier, { ...moduleBuilds, variants });
     }

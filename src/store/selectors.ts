@@ -67,6 +67,20 @@ export function isStructureWarning(module: Pick<ModuleReport, 'package'>, warnin
   return reached !== undefined && (reached === module.package || reached.startsWith(`${module.package}/`));
 }
 
+/**
+ * The modules esbuild's process could not build (`ENGINE_UNAVAILABLE`), and why, in the words of
+ * the first one's error: the terminal and the dashboard say it once, not per module (README "When
+ * esbuild's process dies"). Null when there are none.
+ */
+export function unbuiltByEngine(modules: readonly ModuleReport[]): { modules: string[]; why: string } | null {
+  const unbuilt = modules.filter((module) => module.diagnostics.some((d) => d.kind === 'ENGINE_UNAVAILABLE'));
+  if (unbuilt.length === 0) return null;
+  const first = unbuilt[0]!.diagnostics.find((d) => d.kind === 'ENGINE_UNAVAILABLE')!;
+  // The build's words: "<module> was not built: <why>; save a file to build again" (src/io/build-facts.ts).
+  const why = / was not built: (.*); save a file to build again$/.exec(first.message)?.[1] ?? first.message;
+  return { modules: unbuilt.map((module) => module.specifier), why };
+}
+
 /** The structure warnings of the modules, one group per package and kind, in the order first met. */
 export function groupStructureWarnings(modules: readonly ModuleReport[]): WarningGroup[] {
   const groups = new Map<string, WarningGroup>();

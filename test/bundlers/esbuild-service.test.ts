@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import * as esbuild from 'esbuild';
-import { allowRestarts, ESBUILD_GOGC, ESBUILD_GOMEMLIMIT, RESTARTS_IN_WINDOW, withLiveService } from '../../src/bundlers/esbuild-service.js';
+import { allowRestarts, ESBUILD_GOGC, ESBUILD_GOMEMLIMIT, RESTARTS_IN_WINDOW, reviveService, withLiveService } from '../../src/bundlers/esbuild-service.js';
 import { esbuildChild, killEsbuild } from '../helpers/esbuild-process.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace, PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
@@ -112,6 +112,9 @@ describe("withLiveService, when esbuild's process died (README \"When esbuild's 
     expect(esbuildChild(), 'no new process').to.equal(null);
     const again = await withLiveService(() => esbuild.build(options())).catch((error: Error) => error);
     expect((again as Error).name, 'still refused, no process started').to.equal('EngineUnavailable');
+    // A call that failed before the limit asks for a live process only now: none is started for it.
+    await reviveService();
+    expect(esbuildChild(), 'no process started for a late revive').to.equal(null);
     allowRestarts();
     expect((await withLiveService(() => esbuild.build(options()))).errors, 'after a save').to.deep.equal([]);
   });

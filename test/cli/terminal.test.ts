@@ -10,7 +10,10 @@ import { startService } from '../../src/index.js';
 import { ListenError } from '../../src/service.js';
 import { changeTimer, formatDiagnostic, linesBetween, snapshotOf, untoldSnapshot } from '../../src/cli/live-lines.js';
 import { framedSource, SOURCE_CHANGED } from '../../src/io/source-frames.js';
+import type { Fact } from '../../src/store/events.js';
 import type { ServiceState } from '../../src/store/state.js';
+import { diagnostic } from '../../src/workspace/diagnostics.js';
+import { fold, moduleModel, started, startedBuild, workspaceModel } from '../helpers/models.js';
 import { terminalStyle, wantsColor } from '../../src/cli/terminal-style.js';
 import { CORE_BIN, DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
 import { DEV, fixtureWorkspace } from '../helpers/fixtures.js';
@@ -78,6 +81,34 @@ describe('linesBetween', function () {
     const [text] = linesOf(root, state);
     expect(text!.split('\n').slice(1, 3)).to.deep.equal([`    ${FRAMED_FILE}:2:8:`, `      ${SOURCE_CHANGED}`]);
     expect(text).to.not.include(SAVED_LINE);
+  });
+});
+
+describe('linesBetween, esbuild unavailable', function () {
+  // Five modules whose build esbuild's process could not run, and one that failed for a reason of its own.
+  const DEV_KEY = 'browser.development';
+  const modules = ['a', 'b', 'c', 'd', 'e', 'f'].map((subpath) => moduleModel(subpath));
+  const failed = (module: (typeof modules)[number], kind: 'ENGINE_UNAVAILABLE' | 'BUNDLE_ERROR'): Fact => ({
+    type: 'build.failed',
+    build: 1,
+    module: module.specifier,
+    variant: DEV_KEY,
+    errors: [diagnostic(kind, kind === 'BUNDLE_ERROR' ? 'Could not resolve "./nope.js"' : `${module.specifier} was not built: esbuild's process died 4 times within 60 s; save a file to build again`)],
+    imports: [],
+    inputs: {},
+  });
+  const state = fold([started, { type: 'workspace.read', workspace: workspaceModel(modules) }, startedBuild(1, DEV_KEY, modules.map((module) => ({ module, generation: 1 }))), ...modules.map((module) => failed(module, module === modules[5] ? 'BUNDLE_ERROR' : 'ENGINE_UNAVAILABLE'))]);
+
+  it('says once that esbuild is unavailable, why, which modules it left unbuilt and what brings it back', function () {
+    const lines = linesBetween(untoldSnapshot(state), snapshotOf(state), state, { style: terminalStyle(false), readSource: () => null, sinceChange: null }).map((line) => line.text);
+    const told = lines.filter((line) => line.includes('ENGINE_UNAVAILABLE'));
+    expect(told).to.have.length(1);
+    const [a, b, c, d] = modules.map((module) => module.specifier);
+    expect(told[0]!.split('\n')).to.deep.equal([
+      `✘ [ENGINE_UNAVAILABLE] esbuild is unavailable (esbuild's process died 4 times within 60 s): 5 modules not built, ${a}, ${b}, ${c}, ${d} and 1 more`,
+      '    → save a file to build again; if it keeps dying, report it to esbuild with what `core run` printed (its panic)',
+    ]);
+    expect(lines.filter((line) => line.includes('[BUNDLE_ERROR]')), 'the module that failed for its own reason').to.have.length(1);
   });
 });
 

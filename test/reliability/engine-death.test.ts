@@ -5,11 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { esbuildCallsRunning } from '../../src/bundlers/calls-in-flight.js';
-import { allowRestarts } from '../../src/bundlers/esbuild-service.js';
-import { esbuildChild, killEsbuild } from '../helpers/esbuild-process.js';
+import * as esbuild from 'esbuild';
+import { allowRestarts, RESTARTS_IN_WINDOW, withLiveService } from '../../src/bundlers/esbuild-service.js';
+import { esbuildChild, esbuildHeldAtStart, killEsbuild, killingEachEsbuild } from '../helpers/esbuild-process.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve, stopAll } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
+import type { Report } from '../../src/store/selectors.js';
 import { quietTree, stateOf, type Served } from './support.js';
 
 /** Waits until every module of `service` is settled (none pending or building), and returns the report. */
@@ -35,6 +37,12 @@ async function closedWithin(service: Served, limit: number): Promise<void> {
     clearTimeout(timer);
   }
 }
+
+const engineUnavailable = (module: Report['modules'][number]) => module.status === 'invalid' && module.diagnostics.some((diagnostic) => diagnostic.kind === 'ENGINE_UNAVAILABLE');
+
+/** The production variants of `module`, one per platform: each a build of its own, asked for by address. */
+const productionAddresses = (module: Report['modules'][number]): string[] =>
+  module.platforms.map((platform) => `/m/${module.package}@${module.version}/modules/${module.subpath}?target=${platform === 'node' ? 'node' : 'browser'}&format=esm&env=production&min=true&sourcemap=none&types=false&css=false`);
 
 describe("esbuild's process dying", function () {
   this.timeout(300_000);
@@ -83,6 +91,90 @@ describe("esbuild's process dying", function () {
     expect(statuses(after)).to.deep.equal(before);
     await closedWithin(service, 60_000);
     expect(esbuildCallsRunning()).to.deep.equal([]);
+  });
+
+  // Past RESTARTS_IN_WINDOW new processes the engine is unavailable (README "When esbuild's
+  // process dies"): each process is stopped as it starts and then killed, so none of its builds
+  // ends. Every module fails ENGINE_UNAVAILABLE, no call starts a process, and one save builds
+  // every module again, not only the saved file's.
+  it('starts no esbuild process past the restarts until a save, and the save builds every module again', async function () {
+    const root = fixtureWorkspace('basic');
+    const service = await serve(root);
+    const before = statuses(await settled(service));
+    const held = esbuildHeldAtStart();
+    const killer = killingEachEsbuild();
+    try {
+      // Every module builds again.
+      for (const entry of ['app/main', 'app/templates', 'lib/format', 'lib/server', 'lib/widgets/badge']) fs.appendFileSync(path.join(root, 'packages', entry, 'index.ts'), '\n/* edited */\n');
+      const unavailable = await waitFor(
+        async () => {
+          const report = await settled(service);
+          return report.modules.every(engineUnavailable) ? report : undefined;
+        },
+        { timeout: 120_000, what: 'every module ENGINE_UNAVAILABLE' },
+      );
+      // Builds asked for by address, each of its own: one new process each until the restarts ran out.
+      const addresses = unavailable.modules.flatMap(productionAddresses);
+      let asked = 0;
+      for (let spawned = -1; spawned !== held.started.length; asked++) {
+        expect(asked, 'requests that each started a process').to.be.at.most(RESTARTS_IN_WINDOW);
+        spawned = held.started.length;
+        const answer = await service.get(addresses[asked]!);
+        expect(answer.text, addresses[asked]).to.match(/ENGINE_UNAVAILABLE|esbuild's process died/);
+      }
+      const spawnedAtLimit = held.started.length;
+      expect(spawnedAtLimit, 'processes started after the first death').to.be.within(1, 2 * RESTARTS_IN_WINDOW);
+      // Past the limit: further builds fail at once, and start no process.
+      expect(addresses.length, 'builds left to ask for').to.be.above(asked);
+      for (const address of addresses.slice(asked)) {
+        const answer = await service.get(address);
+        expect(answer.text, address).to.match(/ENGINE_UNAVAILABLE|esbuild's process died/);
+      }
+      expect(held.started.length, 'processes started past the limit').to.equal(spawnedAtLimit);
+      expect(esbuildChild(), "esbuild's process past the limit").to.equal(null);
+    } finally {
+      held.restore();
+      await killer.stop();
+    }
+    expect(killer.killed.length, 'processes killed').to.be.at.least(RESTARTS_IN_WINDOW + 1);
+    // One save lets esbuild start again: every module builds again.
+    fs.appendFileSync(path.join(root, 'packages/app/main/helper.ts'), '\nexport const afterTheLoop = 1;\n');
+    const after = await waitFor(
+      async () => {
+        const report = await settled(service);
+        return report.modules.every((module) => module.status === 'valid') ? report : undefined;
+      },
+      { timeout: 120_000, what: 'every module valid after one save' },
+    );
+    expect(statuses(after)).to.deep.equal(before);
+    expect(esbuildChild(), "esbuild's process after the save").to.not.equal(null);
+    await closedWithin(service, 60_000);
+  });
+
+  // A process killed with answers written and unread, whose stdin then refuses a write of the
+  // service's, made esbuild's host throw "callback is not a function" uncaught as it read them
+  // (README "When esbuild's process dies"): mocha fails the test that runs when one is thrown.
+  it('survives esbuild killed again and again under builds and calls in flight, up to the limit, without an uncaught error', async function () {
+    for (let round = 0; round < 4; round++) {
+      const root = fixtureWorkspace('basic');
+      // From the first builds on: killed while they run too.
+      const service = await serve(root);
+      for (let death = 0; death <= 3 * RESTARTS_IN_WINDOW; death++) {
+        for (const entry of ['app/main', 'app/templates', 'lib/format', 'lib/server', 'lib/widgets/badge']) fs.appendFileSync(path.join(root, 'packages', entry, 'index.ts'), '\n/* edited */\n');
+        // The service's own esbuild calls, and one more through the place that counts deaths.
+        const refused = await withLiveService(() => esbuild.transform('')).then(
+          () => null,
+          (error: Error) => error,
+        );
+        if (refused) break;
+        // Killed at a moment that varies, within the builds the edits started or after them: no
+        // moment is asserted on, the varied ones are what found the fault.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 200));
+        await killEsbuild();
+      }
+      await closedWithin(service, 60_000);
+      allowRestarts();
+    }
   });
 
   // A stopped process (SIGSTOP) answers nothing: neither the builds in flight nor the disposes of

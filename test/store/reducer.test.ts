@@ -163,6 +163,32 @@ describe('reducer', () => {
     });
   });
 
+  describe('files.changed, after esbuild was unavailable', () => {
+    // One and two built; two's build failed because esbuild's process could not run.
+    const unavailable = (errorOfTwo = diagnostic('ENGINE_UNAVAILABLE', 'two was not built')) =>
+      fold([
+        started,
+        read(one, two),
+        startedBuild(1, DEV, [{ module: one, generation: 1 }, { module: two, generation: 1 }]),
+        succeeded(1, one, DEV, 'e1'),
+        { type: 'build.failed', build: 1, module: two.specifier, variant: DEV, errors: [errorOfTwo], imports: [], inputs: { 'app/two/index.ts': 't1' } },
+      ]);
+
+    it("makes every variant esbuild could not build pending again at a save of another module's file", () => {
+      const after = fold([changed({ 'app/one/index.ts': 'e2' })], unavailable());
+      expect(after.builds[two.specifier]!.variants[DEV]).to.deep.include({ generation: 2, status: 'pending', build: null, seen: null });
+      expect(after.builds[one.specifier]!.variants[DEV]).to.deep.include({ generation: 2, status: 'pending' });
+    });
+
+    it('leaves a variant that failed for another reason, and one at a deletion or a check, alone', () => {
+      const failed = unavailable(diagnostic('BUNDLE_ERROR', 'two does not build'));
+      expect(fold([changed({ 'app/other.ts': 'x' })], failed).builds).to.equal(failed.builds);
+      const before = unavailable();
+      expect(fold([changed({ 'app/other.ts': null })], before).builds).to.equal(before.builds);
+      expect(fold([{ type: 'files.changed', files: { 'app/other.ts': 'x' }, source: 'check' }], before).builds).to.equal(before.builds);
+    });
+  });
+
   describe('output.requested', () => {
     it('adds a requested variant that is not eager', () => {
       const after = fold([{ type: 'output.requested', module: one.specifier, variant: PROD }], built());

@@ -2,7 +2,7 @@
 // change), `/state/details` fetched again after each change or finished build, and the
 // builds of the last minutes on a timeline.
 import type { Details } from '../details.js';
-import { isStructureWarning, type Report, type WarningGroup } from '../../store/selectors.js';
+import { isStructureWarning, unbuiltByEngine, type Report, type WarningGroup } from '../../store/selectors.js';
 import type { Diagnostic } from '../../workspace/diagnostics.js';
 import { describeRemoteRestored } from '../../store/events.js';
 import { fill, h } from './dom.js';
@@ -100,8 +100,11 @@ export class LiveView {
       details ? h('span', { class: 'dim' }, `seq ${details.seq}`) : null,
     );
     const packages = details?.packages.filter((p) => !p.development) ?? [];
+    const engine = unbuiltByEngine(this.report.modules);
     fill(
       this.banner,
+      // Once, not per module (README "When esbuild's process dies").
+      engine ? h('p', { class: 'engine-unavailable', role: 'alert' }, h('b', null, 'ENGINE_UNAVAILABLE'), ` esbuild is unavailable (${engine.why}): ${engine.modules.length === 1 ? '1 module' : `${engine.modules.length} modules`} not built. Save a file to build them again.`) : null,
       this.report.diagnostics.length ? h('div', { class: 'workspace-diagnostics' }, h('h3', null, `Workspace (${this.report.diagnostics.length})`), renderDiagnostics(this.report.diagnostics, 'error', this.details?.frames)) : null,
       packages.length ? h('p', { class: 'dim small' }, `From the CDN (not in development): ${packages.map((p) => `${p.name}@${p.version}`).join(', ')}`) : null,
       (this.report.warningGroups ?? []).map((group) => this.renderGroup(this.report!, group)),
@@ -142,12 +145,17 @@ export class LiveView {
   private showProblems(report: Report): void {
     const invalid = report.modules.filter((module) => module.status === 'invalid');
     const pending = report.modules.filter((module) => module.status === 'pending').length;
+    const select = (specifier: string) => h('button', { type: 'button', class: 'link', onclick: () => this.table.select(specifier) }, specifier);
+    // The modules esbuild could not build are named together under the banner's one line; their other errors as any.
+    const engine = unbuiltByEngine(invalid);
+    const errorsOf = (module: Report['modules'][number]) => module.diagnostics.filter((d) => d.kind !== 'ENGINE_UNAVAILABLE');
     fill(
       this.detail,
       h('header', { class: 'detail-head' }, h('h2', null, invalid.length ? `${invalid.length} invalid module${invalid.length === 1 ? '' : 's'}` : allValidHeading(report.modules.length - pending)), pending ? h('span', { class: 'dim' }, `${pending} pending`) : null),
-      invalid.map((module) =>
-        h('section', { class: 'problem' }, h('h3', null, h('button', { type: 'button', class: 'link', onclick: () => this.table.select(module.specifier) }, module.specifier)), renderDiagnostics(module.diagnostics, 'error', this.details?.frames)),
-      ),
+      engine ? h('section', { class: 'problem engine-unavailable' }, h('h3', null, 'Not built: esbuild is unavailable'), h('p', null, ...engine.modules.flatMap((specifier, index) => (index === 0 ? [select(specifier)] : [', ', select(specifier)])))) : null,
+      invalid
+        .filter((module) => errorsOf(module).length > 0)
+        .map((module) => h('section', { class: 'problem' }, h('h3', null, select(module.specifier)), renderDiagnostics(errorsOf(module), 'error', this.details?.frames))),
       h('p', { class: 'dim small' }, 'Select a module for its outputs, last build, imports and importers (Tab to the list, then ↑ ↓).'),
     );
   }
