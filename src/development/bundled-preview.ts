@@ -31,7 +31,12 @@ export interface PageBundlePlan {
   broken: string[];
 }
 
-export function planPageBundle(state: ServiceState, preview: Preview): PageBundlePlan {
+export interface PlanOptions {
+  /** The bare specifiers the installed packages' bundles the page maps import (local CDN). */
+  importedByInstalled?: readonly string[];
+}
+
+export function planPageBundle(state: ServiceState, preview: Preview, { importedByInstalled = [] }: PlanOptions = {}): PageBundlePlan {
   const index = indexWorkspace(state.workspace);
   const broken = new Set(preview.diagnostics.map((problem) => problem.module).filter((module) => module !== undefined));
   const addressOf = (specifier: string) => preview.imports[specifier];
@@ -48,6 +53,9 @@ export function planPageBundle(state: ServiceState, preview: Preview): PageBundl
   for (const module of preview.modules) {
     if (addressHash(module.code) === null || broken.has(module.specifier)) leaveOut(module.code);
   }
+  // An installed package's import of a workspace module resolves by the import map, never into
+  // the join: joined, that module would be missing from the map (or run twice).
+  for (const specifier of importedByInstalled) leaveOut(addressOf(specifier));
   const specifiersAt = new Map<string, string[]>();
   for (const [specifier, address] of Object.entries(preview.imports)) specifiersAt.set(address, [...(specifiersAt.get(address) ?? []), specifier]);
   while (pending.length > 0) {

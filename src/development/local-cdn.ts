@@ -41,6 +41,8 @@ export interface CompletedImports {
   unresolved: string[];
   unserved: { specifier: string; url: string }[];
   refused: { specifier: string; message: string }[];
+  /** Every bare specifier an installed bundle the page maps imports: the bundled preview keeps a workspace module among them out of its join (README "The bundled preview"). */
+  importedByBundles: string[];
 }
 
 export const LOCAL_CDN = 'local';
@@ -350,6 +352,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
   const unresolved: string[] = [];
   const unserved: { specifier: string; url: string }[] = [];
   const refused: { specifier: string; message: string }[] = [];
+  const importedByBundles = new Set<string>();
   const joined = joinedTwice();
   const checked = new Map<string, string | null>();
   cdn.checked.set(imports, checked);
@@ -375,7 +378,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
       takeBundle(specifier, address, copy, built);
     });
   }
-  return { unresolved, unserved, twice: joined.twice, refused };
+  return { unresolved, unserved, twice: joined.twice, refused, importedByBundles: [...importedByBundles] };
 
   function takeBundle(specifier: string, address: string, copy: { pkg: InstalledPackage; subpath: string }, built: KeptBundle): void {
     // Named by the hash of the bytes just checked: a patch gives the package a new address, so no
@@ -385,6 +388,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>): 
     for (const url of ownFileUrlsOf(built)) unserved.push({ specifier, url });
     joined.add(copy.pkg, specifier, built);
     for (const imported of built.imports) {
+      importedByBundles.add(imported);
       if (imported in imports) continue;
       const target = parseBareSpecifier(imported);
       if (!target) continue;

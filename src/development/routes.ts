@@ -90,6 +90,10 @@ interface Previews {
   previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview>;
 }
 
+// The bare specifiers the local CDN's bundles of a preview import (README "The bundled preview":
+// a workspace module among them stays out of the join).
+const importedByInstalled = new WeakMap<Preview, readonly string[]>();
+
 function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Previews {
   // The copy of a package outside the workspace that a workspace package would load; a link
   // left under a former name says which workspace package it leads to.
@@ -108,7 +112,8 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      const { unresolved, unserved, twice, refused } = await localCdn.complete(preview.imports);
+      const { unresolved, unserved, twice, refused, importedByBundles } = await localCdn.complete(preview.imports);
+      importedByInstalled.set(preview, importedByBundles);
       for (const specifier of unresolved) {
         preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
@@ -178,7 +183,8 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
     const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports]);
     const kept = plans.get(preview.modules);
     if (kept && kept.state === state && kept.added === added) return kept.plan;
-    const plan = planPageBundle(state, preview);
+    const importedByBundles = importedByInstalled.get(preview);
+    const plan = planPageBundle(state, preview, importedByBundles ? { importedByInstalled: importedByBundles } : {});
     plans.set(preview.modules, { state, added, plan });
     return plan;
   };

@@ -191,6 +191,31 @@ describe('the bundled preview', function () {
     expect(script).to.match(/from\s*"@x\/util\/main"/);
   });
 
+  it("never joins a workspace module an installed package imports: the local CDN's bundle finds it in the import map", async function () {
+    const local = inlineWorkspace(
+      {
+        core: { manifest: { name: '@x/core', version: '1.0.0', type: 'module', exports: { './registry': './registry.ts' } }, files: { 'registry.ts': "export const registry: string[] = ['REGISTRY_MARKER'];\n" } },
+        app: {
+          manifest: { name: '@x/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@x/core': '1.0.0', 'x-plugin': '1.0.0' } },
+          files: { 'main.ts': "import { registry } from '@x/core/registry';\nimport 'x-plugin';\nconsole.log(registry, 'APP_MARKER');\n" },
+        },
+      },
+      {
+        'core.json': JSON.stringify({ packages: ['core', 'app'], preview: '@x/app/main' }),
+        'node_modules/x-plugin/package.json': JSON.stringify({ name: 'x-plugin', version: '1.0.0', type: 'module', exports: './index.js', peerDependencies: { '@x/core': '1.0.0' } }),
+        'node_modules/x-plugin/index.js': "import { registry } from '@x/core/registry';\nregistry.push('plugin');\n",
+      },
+    );
+    const other = await serve(local, { cdnOrigin: 'local' });
+    const answer = await other.get('/preview/bundled/');
+    expect(answer.status, answer.text).to.equal(200);
+    const { imports, code } = readPage(answer.text);
+    expect(imports['x-plugin']).to.match(/^\/cdn\/x-plugin@1\.0\.0\?v=/);
+    expect(imports['@x/core/registry']).to.match(/^\/m\/@x\/core@1\.0\.0\/modules\/registry\?.*&v=/);
+    const script = (await other.get(code)).text;
+    expect(script).to.include('APP_MARKER').and.to.not.include('REGISTRY_MARKER');
+  });
+
   it('joins the bundle of each change ahead of the next page request, once a bundled page was asked for', async function () {
     // Seen from outside by what is kept: the last 4 bundles. With nothing but edits after the
     // first page, the first bundle is pushed out only if the service joined the others itself.
