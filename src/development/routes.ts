@@ -184,7 +184,7 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
     const kept = plans.get(preview.modules);
     if (kept && kept.state === state && kept.added === added) return kept.plan;
     const importedByBundles = importedByInstalled.get(preview);
-    const plan = planPageBundle(state, preview, importedByBundles ? { importedByInstalled: importedByBundles } : {});
+    const plan = planPageBundle(state, preview, { ...(importedByBundles ? { importedByInstalled: importedByBundles } : {}), readOutput: (hash) => host.outputs.get(hash)?.toString('utf8') });
     plans.set(preview.modules, { state, added, plan });
     return plan;
   };

@@ -1,5 +1,6 @@
 // The bundled preview runs what /preview/ runs (README "The bundled preview"), in Chromium: an
-// installed package importing a workspace module finds the one instance the page's code uses.
+// installed package importing a workspace module finds the one instance the page's code uses,
+// and a sheet's `@import` of another module's sheet by its address keeps its place in the cascade.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openPage } from '../helpers/chromium.js';
@@ -23,6 +24,32 @@ function pluginWorkspace(): string {
       'node_modules/pw-plugin/package.json': JSON.stringify({ name: 'pw-plugin', version: '1.0.0', type: 'module', exports: './index.js', peerDependencies: { '@pw/core': '1.0.0' } }),
       'node_modules/pw-plugin/index.js': `import { registry } from '@pw/core/registry';\nregistry.push('plugin');\n`,
     },
+  );
+}
+
+// The importer's own sheet makes the text red; the other package's sheet, `@import`ed from the
+// origin's root by the sheet linked after it, makes it green.
+function rootImportWorkspace(): string {
+  return inlineWorkspace(
+    {
+      'packages/theme': {
+        manifest: { name: '@pw/theme', version: '1.0.0', type: 'module', exports: { './green': './green.ts', './theme': './theme.ts' } },
+        files: {
+          'green.ts': `import './green.css';\nexport const green = 1;\n`,
+          'green.css': '#shown { color: rgb(0, 128, 0); }\n',
+          'theme.ts': `import './theme.css';\nexport const theme = 1;\n`,
+          'theme.css': '@import url(/m/@pw/theme@1.0.0/styles/green);\n.theme { color: blue; }\n',
+        },
+      },
+      'packages/app': {
+        manifest: { name: '@pw/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@pw/theme': '1.0.0' } },
+        files: {
+          'main.ts': `import './own.css';\nimport '@pw/theme/theme';\ndocument.body.innerHTML = '<p id="shown">text</p>';\n${SHOW}'ready';\n`,
+          'own.css': '#shown { color: rgb(255, 0, 0); }\n',
+        },
+      },
+    },
+    { 'core.json': JSON.stringify({ packages: ['packages/theme', 'packages/app'], preview: '@pw/app/main' }) },
   );
 }
 
@@ -53,6 +80,18 @@ describe('the bundled preview runs what /preview/ runs, in Chromium', function (
     try {
       for (const address of ['/preview/', '/preview/bundled/']) {
         expect(await shown(new URL(address, service.url).href), address).to.deep.equal({ shown: 'registry=plugin', errors: [] });
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("keeps a sheet's @import of another module's sheet by its address at its place in the cascade", async function () {
+    const service = await serve(rootImportWorkspace());
+    try {
+      const colour = () => (document.querySelector('#shown') ? getComputedStyle(document.querySelector('#shown')!).color : 'no #shown');
+      for (const address of ['/preview/', '/preview/bundled/']) {
+        expect(await shown(new URL(address, service.url).href, colour), address).to.deep.equal({ shown: 'rgb(0, 128, 0)', errors: [] });
       }
     } finally {
       await service.close();

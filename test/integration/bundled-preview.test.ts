@@ -216,6 +216,31 @@ describe('the bundled preview', function () {
     expect(script).to.include('APP_MARKER').and.to.not.include('REGISTRY_MARKER');
   });
 
+  it("joins a sheet another sheet @imports by its /m/ address where the @import is, not above the sheets before it", async function () {
+    const local = inlineWorkspace(
+      {
+        theme: {
+          manifest: { name: '@x/theme', version: '1.0.0', type: 'module', exports: { './green': './green.ts', './theme': './theme.ts' } },
+          files: { 'green.ts': "import './green.css';\n", 'green.css': '.green-marker { color: green; }\n', 'theme.ts': "import './theme.css';\n", 'theme.css': '@import url(/m/@x/theme@1.0.0/styles/green);\n.theme-marker { color: blue; }\n' },
+        },
+        app: { manifest: { name: '@x/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@x/theme': '1.0.0' } }, files: { 'main.ts': "import './own.css';\nimport '@x/theme/theme';\n", 'own.css': '.own-marker { color: red; }\n' } },
+      },
+      { 'core.json': JSON.stringify({ packages: ['theme', 'app'], preview: '@x/app/main' }) },
+    );
+    const other = await serve(local);
+    const answer = await other.get('/preview/bundled/');
+    expect(answer.status, answer.text).to.equal(200);
+    const sheet = (await other.get(readPage(answer.text).styles)).text;
+    expect(sheet).to.not.include('@import');
+    const at = (marker: string) => sheet.indexOf(marker);
+    expect([at('.own-marker'), at('.green-marker'), at('.theme-marker')].every((place) => place >= 0), sheet).to.equal(true);
+    expect(at('.own-marker')).to.be.below(at('.green-marker'));
+    expect(at('.green-marker')).to.be.below(at('.theme-marker'));
+    // A change of the imported sheet alone is a new joined sheet: never the old rules as current.
+    write(local, 'theme/green.css', '.green-marker { color: lime; }\n');
+    await waitFor(async () => (await other.get(readPage((await other.get('/preview/bundled/')).text).styles)).text.includes('lime'), { timeout: 30_000, what: 'the joined sheet with the edited imported sheet' });
+  });
+
   it('joins the bundle of each change ahead of the next page request, once a bundled page was asked for', async function () {
     // Seen from outside by what is kept: the last 4 bundles. With nothing but edits after the
     // first page, the first bundle is pushed out only if the service joined the others itself.
