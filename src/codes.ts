@@ -252,6 +252,12 @@ export const DIAGNOSTIC_KINDS = {
     when: 'two bundles of one installed package that the local CDN serves to the page (two of its exports) each hold a file of the package that no export names, so the page runs that file twice: its module state and its classes twice over (README "The local CDN")',
     remedy: 'usually nothing, when the file holds helpers without state; else have the package export the file: an export\'s entry is imported by the other exports, never copied into them (README "The local CDN")',
   },
+  PREVIEW_BUNDLED_AWAIT: {
+    severity: 'warning',
+    scope: 'page',
+    when: 'a module the bundled preview joins into its one script awaits at its top level: there the modules after it wait until it finishes, where on `/preview/` a module that does not import it runs while it waits (README "The bundled preview")',
+    remedy: 'nothing when the page does not depend on that order; else import what must run first from the awaiting module, or compare with `/preview/`',
+  },
   LOAD_FAILED: {
     severity: 'error',
     scope: 'page',

@@ -241,6 +241,29 @@ describe('the bundled preview', function () {
     await waitFor(async () => (await other.get(readPage((await other.get('/preview/bundled/')).text).styles)).text.includes('lime'), { timeout: 30_000, what: 'the joined sheet with the edited imported sheet' });
   });
 
+  it('warns on the bundled page, naming it, of a joined module that awaits at its top level; /preview/ runs it in the order the browser does', async function () {
+    const local = inlineWorkspace(
+      {
+        app: {
+          manifest: { name: '@x/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts', './config': './config.ts', './widget': './widget.ts' } },
+          files: {
+            'main.ts': "import '@x/app/config';\nimport '@x/app/widget';\n",
+            'config.ts': "export const config = await Promise.resolve('CONFIG');\n",
+            'widget.ts': "export const load = async () => await Promise.resolve('WIDGET');\n",
+          },
+        },
+      },
+      { 'core.json': JSON.stringify({ packages: ['app'], preview: '@x/app/main' }) },
+    );
+    const other = await serve(local);
+    const warningsOf = (html: string) => (JSON.parse(/<script type="application\/json" id="core-warnings">([\s\S]*?)<\/script>/.exec(html)![1]!) as { kind: string; module?: string }[]).map(({ kind, module }) => [kind, module]);
+    const bundled = await other.get('/preview/bundled/');
+    expect(bundled.status, bundled.text).to.equal(200);
+    expect(warningsOf(bundled.text)).to.deep.equal([['PREVIEW_BUNDLED_AWAIT', '@x/app@1.0.0/config']]);
+    const plain = await other.get('/preview/');
+    expect(warningsOf(plain.text)).to.deep.equal([]);
+  });
+
   it('joins the bundle of each change ahead of the next page request, once a bundled page was asked for', async function () {
     // Seen from outside by what is kept: the last 4 bundles. With nothing but edits after the
     // first page, the first bundle is pushed out only if the service joined the others itself.
