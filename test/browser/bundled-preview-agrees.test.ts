@@ -1,9 +1,10 @@
 // The bundled preview runs what /preview/ runs (README "The bundled preview"), in Chromium: an
 // installed package importing a workspace module finds the one instance the page's code uses,
-// and a sheet's `@import` of another module's sheet by its address keeps its place in the cascade.
+// and a sheet's `@import` of another module's sheet by its address keeps its place in the cascade;
+// the one order it cannot keep, a module awaiting at its top level, the bundled page says.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { eventsOpen, launchChromium, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
 
@@ -53,6 +54,24 @@ function rootImportWorkspace(): string {
   );
 }
 
+// A module awaiting at its top level between two siblings: on /preview/ the second runs while it waits.
+function topLevelAwaitWorkspace(): string {
+  const push = (text: string) => `((globalThis as unknown as { order: string[] }).order ??= []).push('${text}');`;
+  return inlineWorkspace(
+    {
+      'packages/app': {
+        manifest: { name: '@pw/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts', './config': './config.ts', './widget': './widget.ts' } },
+        files: {
+          'main.ts': `import '@pw/app/config';\nimport '@pw/app/widget';\n${SHOW}(globalThis as unknown as { order: string[] }).order.join(',');\n`,
+          'config.ts': `${push('config:start')}\nawait new Promise((resolve) => setTimeout(resolve, 0));\n${push('config:end')}\nexport {};\n`,
+          'widget.ts': `${push('widget')}\nexport {};\n`,
+        },
+      },
+    },
+    { 'core.json': JSON.stringify({ packages: ['packages/app'], preview: '@pw/app/main' }) },
+  );
+}
+
 describe('the bundled preview runs what /preview/ runs, in Chromium', function () {
   let browser: Browser;
 
@@ -93,6 +112,31 @@ describe('the bundled preview runs what /preview/ runs, in Chromium', function (
       for (const address of ['/preview/', '/preview/bundled/']) {
         expect(await shown(new URL(address, service.url).href, colour), address).to.deep.equal({ shown: 'rgb(0, 128, 0)', errors: [] });
       }
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('says on the bundled page, and only there, that a joined module awaiting at its top level holds back the modules after it', async function () {
+    const service = await serve(topLevelAwaitWorkspace());
+    const warningsShown = async (address: string) => {
+      const watched = await openPage(browser);
+      try {
+        await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
+        await watched.page.waitForFunction(() => document.body?.dataset.shown !== undefined, undefined, { timeout: 30_000 });
+        await eventsOpen(watched, 30_000);
+        // After the messages a new connection hears, which may replace a module's warnings.
+        await watched.page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+        const order = await watched.page.evaluate(() => document.body.dataset.shown);
+        const warnings = await watched.page.evaluate(() => document.querySelector('core-warnings')?.shadowRoot?.textContent ?? '');
+        return { order, warned: warnings.includes('PREVIEW_BUNDLED_AWAIT') && warnings.includes('@pw/app@1.0.0/config'), errors: watched.errors };
+      } finally {
+        await watched.page.close();
+      }
+    };
+    try {
+      expect(await warningsShown('/preview/')).to.deep.equal({ order: 'config:start,widget,config:end', warned: false, errors: [] });
+      expect(await warningsShown('/preview/bundled/')).to.deep.equal({ order: 'config:start,config:end,widget', warned: true, errors: [] });
     } finally {
       await service.close();
     }
