@@ -270,6 +270,12 @@ export const DIAGNOSTIC_KINDS = {
     when: "a sheet of an installed package the local CDN serves to the page imports another package's sheet with a condition (`@import 'tokens/print.css' print;`, `layer(tokens)`, `supports(...)`): the preview links that sheet before the importing one, without the condition, so its rules apply everywhere (README \"The local CDN\")",
     remedy: "tell the package's authors; to preview as published meanwhile, patch the package (patch-package) so that its own sheet holds those rules under the condition (`@media print { ... }`)",
   },
+  PREVIEW_BUNDLED_AWAIT: {
+    severity: 'warning',
+    scope: 'page',
+    when: 'a module the bundled preview joins into its one script awaits at its top level: there the modules after it wait until it finishes, where on `/preview/` a module that does not import it runs while it waits (README "The bundled preview")',
+    remedy: 'nothing when the page does not depend on that order; else import what must run first from the awaiting module, or compare with `/preview/`',
+  },
   LOAD_FAILED: {
     severity: 'error',
     scope: 'page',

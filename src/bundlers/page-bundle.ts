@@ -42,6 +42,8 @@ export interface PageBundleInput {
   modules: ReadonlyMap<string, BundledModule>;
   /** The stylesheets in the order the page links them. */
   sheets: readonly BundledSheet[];
+  /** Development sheets those `@import` by address: joined where the `@import` is (README "The bundled preview"). */
+  importedSheets?: readonly BundledSheet[];
   /** The page's other bare specifiers (its import map): they stay bare imports. */
   separate: readonly string[];
 }
@@ -93,9 +95,9 @@ export function bundlePageMaps(input: PageBundleInput, files: JoinFiles, signal?
 }
 
 /** The files of a join: those `bundlePage` and `bundlePageMaps` read for `input`. */
-export function joinedFiles(input: Pick<PageBundleInput, 'modules' | 'sheets'>, files: JoinFiles): string[] {
+export function joinedFiles(input: Pick<PageBundleInput, 'modules' | 'sheets' | 'importedSheets'>, files: JoinFiles): string[] {
   const modules = [...input.modules.values()].flatMap((module) => [files.fileOf(module.address, module.hash, 'js'), files.fileOf(module.address, module.hash, 'map.js')]);
-  return [...modules, ...input.sheets.flatMap((sheet) => [files.fileOf(sheet.address, sheet.hash, 'css'), files.fileOf(sheet.address, sheet.hash, 'map.css')])];
+  return [...modules, ...[...input.sheets, ...(input.importedSheets ?? [])].flatMap((sheet) => [files.fileOf(sheet.address, sheet.hash, 'css'), files.fileOf(sheet.address, sheet.hash, 'map.css')])];
 }
 
 // Each output ends with its source map inline: most of its bytes (2.4 of 2.9 MB for 1,000
@@ -162,9 +164,14 @@ async function joinable(module: BundledModule, maps: boolean, signal: AbortSigna
 
 async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: boolean, signal?: AbortSignal): Promise<[Uint8Array, Uint8Array]> {
   if (input.sheets.length === 0) return [new Uint8Array(), new Uint8Array()];
-  const joined = input.sheets.map((sheet) => ({ sheet, file: files.fileOf(sheet.address, sheet.hash, maps ? 'map.css' : 'css') }));
-  await files.write(joined.map(({ sheet, file }) => ({ file, content: () => (maps ? sheet.styles : withoutInlineMap(sheet.styles, 'css')) })));
-  const addressOf = new Map(joined.map(({ file, sheet }) => [file, sheet.address]));
+  const fileOf = (sheet: BundledSheet) => ({ sheet, file: files.fileOf(sheet.address, sheet.hash, maps ? 'map.css' : 'css') });
+  const joined = input.sheets.map(fileOf);
+  const imported = (input.importedSheets ?? []).map(fileOf);
+  await files.write([...joined, ...imported].map(({ sheet, file }) => ({ file, content: () => (maps ? sheet.styles : withoutInlineMap(sheet.styles, 'css')) })));
+  const addressOf = new Map([...joined, ...imported].map(({ file, sheet }) => [file, sheet.address]));
+  // An `@import` of one of those by its address is joined at its place: kept as an address,
+  // esbuild would move it above every sheet before it, and the cascade would change.
+  const importedFile = new Map(imported.map(({ sheet, file }) => [pathOf(sheet.address), file]));
   const dir = files.dir();
   const options: esbuild.BuildOptions = {
     ...COMMON,
@@ -179,7 +186,11 @@ async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: bool
           build.onResolve({ filter: notStartingWith(`${dir}${path.sep}`) }, (args) => {
             const from = addressOf.get(args.importer);
             // A `url()` or `@import` in a sheet means what it meant at the sheet's own address.
-            if (from !== undefined && !/^(?:[a-z][a-z0-9+.-]*:|\/\/|#)/i.test(args.path)) return { path: resolveAgainst(args.path, from), external: true };
+            if (from !== undefined && !/^(?:[a-z][a-z0-9+.-]*:|\/\/|#)/i.test(args.path)) {
+              const address = resolveAgainst(args.path, from);
+              const file = args.kind === 'import-rule' ? importedFile.get(pathOf(address)) : undefined;
+              return file === undefined ? { path: address, external: true } : { path: file };
+            }
             return { path: args.path, external: true };
           });
         },

@@ -9,7 +9,7 @@ import type { JoinFiles } from '../bundlers/join-files.js';
 import { createJoinFiles } from '../io/join-directory.js';
 import type { JoinedPages } from '../io/joined-pages.js';
 import { contentHash } from '../outputs/content-hash.js';
-import { addressHash } from '../protocol/push.js';
+import { addressHash, stylesAddress } from '../protocol/push.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { defaultVariantKey, selectSettled } from '../store/selectors.js';
 import type { ServiceState } from '../store/state.js';
@@ -27,11 +27,20 @@ export interface PageBundlePlan {
   sheets: { address: string; hash: string }[];
   /** The page's import map: what stays a separate module. */
   imports: Record<string, string>;
+  /** Development sheets a listed sheet `@import`s by their `/m/` address, joined at the place of that `@import`; present only when there are some. */
+  importedSheets?: { address: string; hash: string }[];
   /** Listed modules the page loads with diagnostics: their last good stylesheet is not in the joined sheet. */
   broken: string[];
 }
 
-export function planPageBundle(state: ServiceState, preview: Preview): PageBundlePlan {
+export interface PlanOptions {
+  /** The bare specifiers the installed packages' bundles the page maps import (local CDN). */
+  importedByInstalled?: readonly string[];
+  /** An output's text by its content hash (the output cache): to find a sheet's `@import`s. */
+  readOutput?: (hash: string) => string | undefined;
+}
+
+export function planPageBundle(state: ServiceState, preview: Preview, { importedByInstalled = [], readOutput }: PlanOptions = {}): PageBundlePlan {
   const index = indexWorkspace(state.workspace);
   const broken = new Set(preview.diagnostics.map((problem) => problem.module).filter((module) => module !== undefined));
   const addressOf = (specifier: string) => preview.imports[specifier];
@@ -52,6 +61,9 @@ export function planPageBundle(state: ServiceState, preview: Preview): PageBundl
   for (const module of preview.modules) {
     if (addressHash(module.code) === null || broken.has(module.specifier) || scoped.some((scope) => module.code.startsWith(scope))) leaveOut(module.code);
   }
+  // An installed package's import of a workspace module resolves by the import map, never into
+  // the join: joined, that module would be missing from the map (or run twice).
+  for (const specifier of importedByInstalled) leaveOut(addressOf(specifier));
   const specifiersAt = new Map<string, string[]>();
   for (const [specifier, address] of Object.entries(preview.imports)) specifiersAt.set(address, [...(specifiersAt.get(address) ?? []), specifier]);
   while (pending.length > 0) {
@@ -74,9 +86,47 @@ export function planPageBundle(state: ServiceState, preview: Preview): PageBundl
     else imports[specifier] = address;
   }
   const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: addressHash(module.styles!) ?? '' }));
-  const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports]));
-  return { key, entry: preview.entry, modules, sheets, imports, broken: [...broken].filter((specifier) => preview.loads.includes(specifier) && preview.modules.some((module) => module.specifier === specifier)) };
+  const importedSheets = readOutput ? sheetsImportedByAddress(state, sheets, readOutput) : [];
+  const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : [])]));
+  return { key, entry: preview.entry, modules, sheets, ...(importedSheets.length > 0 ? { importedSheets } : {}), imports, broken: [...broken].filter((specifier) => preview.loads.includes(specifier) && preview.modules.some((module) => module.specifier === specifier)) };
 }
+
+// An `@import` of a compiled sheet: its address, quoted or in `url()`.
+const SHEET_IMPORT = /@import\s+(?:url\(\s*)?["']?([^"')\s;]+)/g;
+
+/**
+ * The development sheets the listed sheets `@import` by address, transitively, at their current
+ * content: joined in place of the `@import`, whose address esbuild would otherwise keep and move
+ * to the top of the one sheet, before the sheets `/preview/` links earlier (README "The bundled preview").
+ */
+function sheetsImportedByAddress(state: ServiceState, sheets: readonly { address: string; hash: string }[], readOutput: (hash: string) => string | undefined): { address: string; hash: string }[] {
+  let current: Map<string, { address: string; hash: string }> | null = null;
+  const currentSheets = () => {
+    if (current) return current;
+    current = new Map();
+    for (const module of indexWorkspace(state.workspace).modules.values()) {
+      const styles = state.builds[module.specifier]?.variants[defaultVariantKey(module)]?.last?.outputs?.styles;
+      if (styles) current.set(pathOfAddress(stylesAddress(module)), { address: stylesAddress(module, styles.hash), hash: styles.hash });
+    }
+    return current;
+  };
+  const found = new Map<string, { address: string; hash: string }>();
+  const pending = [...sheets];
+  while (pending.length > 0) {
+    const sheet = pending.pop()!;
+    const text = readOutput(sheet.hash);
+    if (!text?.includes('@import')) continue;
+    for (const [, url] of text.matchAll(SHEET_IMPORT)) {
+      const imported = currentSheets().get(new URL(url!, new URL(sheet.address, 'http://service.invalid')).pathname);
+      if (!imported || found.has(imported.address)) continue;
+      found.set(imported.address, imported);
+      pending.push(imported);
+    }
+  }
+  return [...found.values()];
+}
+
+const pathOfAddress = (address: string) => address.replace(/[?#].*$/, '');
 
 export interface BundledFile {
   body: Buffer;
@@ -210,6 +260,7 @@ function planInput(outputs: OutputCache, plan: PageBundlePlan): PageBundleInput 
       const styles = text(hash, address);
       return { address, styles, hash: hash || contentHash(styles) };
     }),
+    importedSheets: (plan.importedSheets ?? []).map(({ address, hash }) => ({ address, styles: text(hash, address), hash })),
     separate: Object.keys(plan.imports),
   };
 }

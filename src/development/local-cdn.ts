@@ -66,6 +66,8 @@ export interface CompletedImports {
   unscoped: { packageName: string; version: string; dirs: [string, string]; specifier: string; addresses: [string, string] }[];
   /** Each `@import` of an installed package's sheet that the page does not apply as written (not at the top of its sheet; of another package's sheet with a condition), once per place, with the first bundle the page maps that holds it. */
   ignored: { specifier: string; packageName: string; file: string; line: number; text: string; why: 'misplaced' | 'condition' }[];
+  /** Every bare specifier an installed bundle the page maps imports: the bundled preview keeps a workspace module among them out of its join (README "The bundled preview"). */
+  importedByBundles: string[];
 }
 
 export interface LocalCdn {
@@ -407,8 +409,8 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>, g
   // The scopes given (a workspace package's own versions, README "The local CDN") are the
   // preview's, which may be kept with its state: completed in a copy.
   const scopes: ImportScopes = Object.fromEntries(Object.entries(given).map(([scope, map]) => [scope, { ...map }]));
-  const found: CompletedImports = { unresolved: [], unserved: [], refused: [], twice: [], scopes, unscoped: [], ignored: [] };
-  const walk: CompletionWalk = { cdn, imports, found, joined: joinedTwice(found.twice), checked: new Map(), workspace: indexWorkspace(cdn.host.getState().workspace), queue: [], compared: new Set(), ignoredPlaces: new Set() };
+  const found: CompletedImports = { unresolved: [], unserved: [], refused: [], twice: [], scopes, unscoped: [], ignored: [], importedByBundles: [] };
+  const walk: CompletionWalk = { cdn, imports, found, joined: joinedTwice(found.twice), checked: new Map(), workspace: indexWorkspace(cdn.host.getState().workspace), queue: [], compared: new Set(), ignoredPlaces: new Set(), importedByBundles: new Set() };
   cdn.checked.set(imports, walk.checked);
   const onCdn = ([, address]: [string, string]) => address.startsWith(`${LOCAL_CDN_PREFIX}/`);
   walk.queue.push(...Object.entries(imports).filter(onCdn).map(([specifier, address]) => ({ specifier, address, scope: null })));
@@ -435,6 +437,7 @@ async function completeImports(cdn: CdnParts, imports: Record<string, string>, g
     });
   }
   addRootScopes(found.scopes, imports);
+  found.importedByBundles = [...walk.importedByBundles];
   return found;
 }
 
@@ -450,6 +453,7 @@ interface CompletionWalk {
   compared: Set<string>;
   /** The places of the `@import`s told in `found.ignored`: each once. */
   ignoredPlaces: Set<string>;
+  importedByBundles: Set<string>;
 }
 
 /** What a map entry names now: the scope's entry for it, else the top level's. */
@@ -474,6 +478,7 @@ function takeBundle(walk: CompletionWalk, entry: MapEntry, copy: { pkg: Installe
   }
   const scope = cdnScopeOf(copy.pkg);
   for (const imported of built.imports) {
+    walk.importedByBundles.add(imported);
     const resolved = resolveBundleImport(walk.workspace, imported, copy.pkg.dir);
     if (resolved === undefined) continue;
     const current = mappedFor(walk, scope, imported);

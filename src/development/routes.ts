@@ -20,7 +20,8 @@ import { escapeHtml, htmlPage } from '../html-page.js';
 import { installedCopy, type InstalledCopy } from '../io/installed-packages.js';
 import { createJoinedPages } from '../io/joined-pages.js';
 import { renderBundledPage, renderPreviewPage } from './preview-page.js';
-import { createPreviewDeriver, linkCdnStylesheets, warnUnlinkedScriptSheets, type Preview } from './preview.js';
+import { createPreviewDeriver, linkCdnStylesheets, warnUnlinkedScriptSheets, type Preview, type PreviewDiagnostic } from './preview.js';
+import { awaitsAtTopLevel } from '../bundlers/top-level-await.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, localCdnAddress, registerLocalCdn, type LocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
 import { DIAGNOSTIC_KINDS, type DiagnosticKind } from '../codes.js';
@@ -90,6 +91,13 @@ interface Previews {
   previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview>;
 }
 
+/** How many outputs' answer to "does it await at its top level?" are kept. */
+const AWAITS_KEPT = 10_000;
+
+// The bare specifiers the local CDN's bundles of a preview import (README "The bundled preview":
+// a workspace module among them stays out of the join).
+const importedByInstalled = new WeakMap<Preview, readonly string[]>();
+
 function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Previews {
   // The copy of a package outside the workspace that a workspace package would load; a link
   // left under a former name says which workspace package it leads to.
@@ -108,9 +116,10 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
     const preview: Preview = { ...result.preview, diagnostics: [...result.preview.diagnostics], imports: { ...result.preview.imports } };
     if (localCdn) {
       // The installed packages the page loads import others: those are mapped too.
-      const { unresolved, unserved, twice, refused, scopes, unscoped, ignored } = await localCdn.complete(preview.imports, preview.scopes ?? {});
+      const { unresolved, unserved, twice, refused, scopes, unscoped, ignored, importedByBundles } = await localCdn.complete(preview.imports, preview.scopes ?? {});
       // Where a package loads another version of a name than the top level maps (README "The local CDN").
       if (Object.keys(scopes).length > 0) preview.scopes = scopes;
+      importedByInstalled.set(preview, importedByBundles);
       for (const specifier of unresolved) {
         preview.diagnostics.push(diagnostic('PREVIEW_VERSION_UNRESOLVED', `${specifier} is imported by an installed package but no copy of it is installed where that package would load it: install it`));
       }
@@ -197,7 +206,8 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
     const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null]);
     const kept = plans.get(preview.modules);
     if (kept && kept.state === state && kept.added === added) return kept.plan;
-    const plan = planPageBundle(state, preview);
+    const importedByBundles = importedByInstalled.get(preview);
+    const plan = planPageBundle(state, preview, { ...(importedByBundles ? { importedByInstalled: importedByBundles } : {}), readOutput: (hash) => host.outputs.get(hash)?.toString('utf8') });
     plans.set(preview.modules, { state, added, plan });
     return plan;
   };
@@ -222,6 +232,7 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
       prepare: async (state) => bundles.bundle(planOf(state, await previews.previewOf(state, undefined, cdnOrigin))),
     });
   }
+  const withAwaitWarnings = awaitWarnings(host);
   return {
     bundles,
     async page(ctx) {
@@ -229,7 +240,8 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
       lastAsked = { entry: entryOf(ctx), at: Date.now() };
       const plan = planOf(state, preview);
       try {
-        return { preview, state, plan, page: await bundles.bundle(plan) };
+        const page = await bundles.bundle(plan);
+        return { preview: await withAwaitWarnings(preview, plan), state, plan, page };
       } catch (error) {
         if (error instanceof PageBundleError) throw new ServiceError('BUILD_FAILED', `the bundled preview of ${preview.entry} could not be joined: ${error.message}`, error.diagnostics.length > 0 ? { diagnostics: error.diagnostics } : {});
         // An expected condition, not the service's defect (README "When esbuild's process dies").
@@ -237,6 +249,35 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
         throw error;
       }
     },
+  };
+}
+
+/**
+ * The bundled page says what runs in another order than on `/preview/` (README "The bundled
+ * preview"): each joined module that awaits at its top level, asked once per output (by hash).
+ */
+function awaitWarnings(host: ExtensionHost): (preview: Preview, plan: PageBundlePlan) => Promise<Preview> {
+  const awaits = new Map<string, boolean>();
+  const awaitsAtTop = async (hash: string): Promise<boolean> => {
+    const known = awaits.get(hash);
+    if (known !== undefined) return known;
+    const code = host.outputs.get(hash);
+    const found = code !== undefined && (await awaitsAtTopLevel(code.toString('utf8')));
+    if (awaits.size >= AWAITS_KEPT) awaits.clear();
+    awaits.set(hash, found);
+    return found;
+  };
+  return async (preview: Preview, plan: PageBundlePlan): Promise<Preview> => {
+    const joined = [...plan.modules];
+    // Asked together: esbuild reads them on every core.
+    const awaiting = await Promise.all(joined.map(([, { hash }]) => awaitsAtTop(hash)));
+    const warnings: PreviewDiagnostic[] = joined
+      .filter((_, index) => awaiting[index])
+      .map(([specifier]) => ({
+        ...diagnostic('PREVIEW_BUNDLED_AWAIT', `${specifier} awaits at its top level: joined into the bundled preview's one script, the modules after it wait until it finishes, where on /preview/ a module that does not import it runs while it waits`),
+        module: specifier,
+      }));
+    return warnings.length === 0 ? preview : { ...preview, warnings: [...(preview.warnings ?? []), ...warnings] };
   };
 }
 

@@ -191,6 +191,79 @@ describe('the bundled preview', function () {
     expect(script).to.match(/from\s*"@x\/util\/main"/);
   });
 
+  it("never joins a workspace module an installed package imports: the local CDN's bundle finds it in the import map", async function () {
+    const local = inlineWorkspace(
+      {
+        core: { manifest: { name: '@x/core', version: '1.0.0', type: 'module', exports: { './registry': './registry.ts' } }, files: { 'registry.ts': "export const registry: string[] = ['REGISTRY_MARKER'];\n" } },
+        app: {
+          manifest: { name: '@x/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@x/core': '1.0.0', 'x-plugin': '1.0.0' } },
+          files: { 'main.ts': "import { registry } from '@x/core/registry';\nimport 'x-plugin';\nconsole.log(registry, 'APP_MARKER');\n" },
+        },
+      },
+      {
+        'core.json': JSON.stringify({ packages: ['core', 'app'], preview: '@x/app/main' }),
+        'node_modules/x-plugin/package.json': JSON.stringify({ name: 'x-plugin', version: '1.0.0', type: 'module', exports: './index.js', peerDependencies: { '@x/core': '1.0.0' } }),
+        'node_modules/x-plugin/index.js': "import { registry } from '@x/core/registry';\nregistry.push('plugin');\n",
+      },
+    );
+    const other = await serve(local, { cdnOrigin: 'local' });
+    const answer = await other.get('/preview/bundled/');
+    expect(answer.status, answer.text).to.equal(200);
+    const { imports, code } = readPage(answer.text);
+    expect(imports['x-plugin']).to.match(/^\/cdn\/x-plugin@1\.0\.0\?v=/);
+    expect(imports['@x/core/registry']).to.match(/^\/m\/@x\/core@1\.0\.0\/modules\/registry\?.*&v=/);
+    const script = (await other.get(code)).text;
+    expect(script).to.include('APP_MARKER').and.to.not.include('REGISTRY_MARKER');
+  });
+
+  it("joins a sheet another sheet @imports by its /m/ address where the @import is, not above the sheets before it", async function () {
+    const local = inlineWorkspace(
+      {
+        theme: {
+          manifest: { name: '@x/theme', version: '1.0.0', type: 'module', exports: { './green': './green.ts', './theme': './theme.ts' } },
+          files: { 'green.ts': "import './green.css';\n", 'green.css': '.green-marker { color: green; }\n', 'theme.ts': "import './theme.css';\n", 'theme.css': '@import url(/m/@x/theme@1.0.0/styles/green);\n.theme-marker { color: blue; }\n' },
+        },
+        app: { manifest: { name: '@x/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@x/theme': '1.0.0' } }, files: { 'main.ts': "import './own.css';\nimport '@x/theme/theme';\n", 'own.css': '.own-marker { color: red; }\n' } },
+      },
+      { 'core.json': JSON.stringify({ packages: ['theme', 'app'], preview: '@x/app/main' }) },
+    );
+    const other = await serve(local);
+    const answer = await other.get('/preview/bundled/');
+    expect(answer.status, answer.text).to.equal(200);
+    const sheet = (await other.get(readPage(answer.text).styles)).text;
+    expect(sheet).to.not.include('@import');
+    const at = (marker: string) => sheet.indexOf(marker);
+    expect([at('.own-marker'), at('.green-marker'), at('.theme-marker')].every((place) => place >= 0), sheet).to.equal(true);
+    expect(at('.own-marker')).to.be.below(at('.green-marker'));
+    expect(at('.green-marker')).to.be.below(at('.theme-marker'));
+    // A change of the imported sheet alone is a new joined sheet: never the old rules as current.
+    write(local, 'theme/green.css', '.green-marker { color: lime; }\n');
+    await waitFor(async () => (await other.get(readPage((await other.get('/preview/bundled/')).text).styles)).text.includes('lime'), { timeout: 30_000, what: 'the joined sheet with the edited imported sheet' });
+  });
+
+  it('warns on the bundled page, naming it, of a joined module that awaits at its top level; /preview/ runs it in the order the browser does', async function () {
+    const local = inlineWorkspace(
+      {
+        app: {
+          manifest: { name: '@x/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts', './config': './config.ts', './widget': './widget.ts' } },
+          files: {
+            'main.ts': "import '@x/app/config';\nimport '@x/app/widget';\n",
+            'config.ts': "export const config = await Promise.resolve('CONFIG');\n",
+            'widget.ts': "export const load = async () => await Promise.resolve('WIDGET');\n",
+          },
+        },
+      },
+      { 'core.json': JSON.stringify({ packages: ['app'], preview: '@x/app/main' }) },
+    );
+    const other = await serve(local);
+    const warningsOf = (html: string) => (JSON.parse(/<script type="application\/json" id="core-warnings">([\s\S]*?)<\/script>/.exec(html)![1]!) as { kind: string; module?: string }[]).map(({ kind, module }) => [kind, module]);
+    const bundled = await other.get('/preview/bundled/');
+    expect(bundled.status, bundled.text).to.equal(200);
+    expect(warningsOf(bundled.text)).to.deep.equal([['PREVIEW_BUNDLED_AWAIT', '@x/app@1.0.0/config']]);
+    const plain = await other.get('/preview/');
+    expect(warningsOf(plain.text)).to.deep.equal([]);
+  });
+
   it('joins the bundle of each change ahead of the next page request, once a bundled page was asked for', async function () {
     // Seen from outside by what is kept: the last 4 bundles. With nothing but edits after the
     // first page, the first bundle is pushed out only if the service joined the others itself.
