@@ -132,7 +132,8 @@ describe('createRemoteClient', () => {
     expect(answers.slice(0, found).every((answer) => 'found' in answer)).to.equal(true);
     expect(answers[found]).to.deep.equal({ failed: 'timeout' });
     expect(answers.slice(found + 1)).to.deep.equal(Array.from({ length: 60 - found - 1 }, () => ({ skipped: true })));
-    expect(asked).to.equal(found + 1);
+    // The one given up may not have reached the server yet; none after it was sent.
+    expect(asked).to.be.within(found, found + 1);
     client.close();
   });
 
