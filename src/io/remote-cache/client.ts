@@ -69,10 +69,10 @@ export function createRemoteClient(settings: RemoteCacheSettings, limits: Client
   const request = (method: Method, store: Store, digest: string, body?: Uint8Array) => {
     counts.requests += 1;
     if (method === 'PUT') counts.puts += 1;
-    budget?.begin();
-    const limitsOf = { timeoutMs, requestMs, maxBodyBytes, ...(budget ? { abandoned: budget.signal } : {}) };
+    const waiting = budget?.begin();
+    const limitsOf = { timeoutMs, requestMs, maxBodyBytes, ...(waiting ? { abandoned: waiting.signal } : {}) };
     return exchange({ method, url: new URL(`${store}/${digest}`, settings.base), agent, headers, body, ...limitsOf }).then((answer) => {
-      budget?.end();
+      waiting?.end();
       if ('failed' in answer) {
         if (answer.failed === 'refused' || answer.failed === 'timeout' || answer.failed === 'unreachable') breaker.gone();
         else breaker.failed();

@@ -1,44 +1,45 @@
 // The time a reading client's requests may keep the start waiting, all together (README "A team's
 // remote cache"): counted only while one of them is in flight, so the workspace's read and the
 // entries' checks between two questions spend none of it. Once it is spent, every request in
-// flight is given up (`signal`) and the caller opens the breaker: whatever the server does (a
+// flight is given up (its `signal`) and the caller opens the breaker: whatever the server does (a
 // trickle inside each request's limits, one slow answer after another), it costs a start at most
 // this much more than building everything here.
 export interface WaitBudget {
-  /** A request is in flight from now. */
-  begin(): void;
-  /** A request begun is over. */
-  end(): void;
-  /** Aborted once the budget is spent: every request in flight gives up. */
-  readonly signal: AbortSignal;
+  /** A request is in flight from now until its `end`; its `signal` aborts once the budget is spent. */
+  begin(): { signal: AbortSignal; end(): void };
 }
 
-export function createWaitBudget(budgetMs: number, spent: () => void, now: () => number = performance.now.bind(performance)): WaitBudget {
-  const controller = new AbortController();
-  let inFlight = 0;
+export function createWaitBudget(budgetMs: number, spent: () => void): WaitBudget {
+  // One controller a request: a signal shared by every request would gather a listener each.
+  const inFlight = new Set<AbortController>();
   let waited = 0;
   let since = 0;
   let timer: NodeJS.Timeout | undefined;
+  let over = false;
   const spend = () => {
     timer = undefined;
-    waited = budgetMs;
+    over = true;
     spent();
-    controller.abort();
+    for (const controller of inFlight) controller.abort();
   };
   return {
-    signal: controller.signal,
     begin() {
-      inFlight += 1;
-      if (inFlight > 1 || controller.signal.aborted) return;
-      since = now();
-      timer = setTimeout(spend, Math.max(0, budgetMs - waited));
-    },
-    end() {
-      inFlight -= 1;
-      if (inFlight > 0 || timer === undefined) return;
-      clearTimeout(timer);
-      timer = undefined;
-      waited += now() - since;
+      const controller = new AbortController();
+      if (over) controller.abort();
+      else if (inFlight.size === 0) {
+        since = performance.now();
+        timer = setTimeout(spend, Math.max(0, budgetMs - waited));
+      }
+      inFlight.add(controller);
+      return {
+        signal: controller.signal,
+        end() {
+          if (!inFlight.delete(controller) || inFlight.size > 0 || timer === undefined) return;
+          clearTimeout(timer);
+          timer = undefined;
+          waited += performance.now() - since;
+        },
+      };
     },
   };
 }
