@@ -224,11 +224,23 @@ function tellStart(service: Service, run: RunRequest, told: ServiceState, style:
   }
 }
 
+// A team cache that failed requests, or answered what is no entry at all (`not-json`: a proxy's
+// sign-in page, a body compressed unasked), is said once: its modules were built here (README
+// "A team's remote cache"). Other misses are the cache's ordinary answers: `/state` counts them.
+function warnTeamCache(teamCache: NonNullable<ServiceState['remoteCache']>, errorStyle: TerminalStyle, warn: (text: string) => void): void {
+  const notJson = teamCache.misses['not-json'] ?? 0;
+  const failed = Object.keys(teamCache.failures).length > 0;
+  if (!failed && notJson === 0) return;
+  const what = failed ? 'failed some requests' : 'answered what is not an entry';
+  const counted = describeRemoteRestored({ ...teamCache, misses: notJson > 0 ? { 'not-json': notJson } : {} });
+  const why = notJson > 0 ? '; not-json: an answer that is no JSON, such as a proxy\'s sign-in page or a compressed body' : '';
+  warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} ${what} (${counted})${why}; what it did not give was built here`);
+}
+
 /** Once the first builds settled: a team cache that failed requests, and the upload `--remote-cache-write` asks for. */
 async function afterFirstBuilds(service: Service, run: RunRequest, remoteSettings: RemoteCacheSettings | null, signingKey: KeyObject | null, errorStyle: TerminalStyle, warn: (text: string) => void): Promise<void> {
-  // A team cache that failed requests is said once: its modules were built here (README "A team's remote cache").
   const teamCache = service.internals.store.getState().remoteCache;
-  if (teamCache && Object.keys(teamCache.failures).length > 0) warn(`${errorStyle.yellow('warning')} the team cache at ${teamCache.url} failed some requests (${describeRemoteRestored({ ...teamCache, misses: {} })}); what it did not give was built here`);
+  if (teamCache) warnTeamCache(teamCache, errorStyle, warn);
   if (!run.remoteCacheWrite || !remoteSettings) return;
   // Once, the first builds settled: what a trusted machine (CI) runs, never a developer's default.
   const state = service.internals.store.getState();

@@ -8,7 +8,7 @@ import { bundlersCodeHash, workspaceReaderCodeHash } from '../code-hash.js';
 import { createOutputCache } from '../outputs/output-cache.js';
 import { createBuildCache } from '../io/build-cache.js';
 import type { FileHashes } from '../io/file-hashes.js';
-import { createRemoteClient, type ClientLimits } from '../io/remote-cache/client.js';
+import { createRemoteClient, START_BUDGET_MS, type ClientLimits } from '../io/remote-cache/client.js';
 import { restoreFromRemote, type RemoteRestored } from '../io/remote-cache/restore.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { BUILTIN_BUNDLERS } from '../workspace/read-workspace.js';
@@ -33,7 +33,8 @@ export async function remoteResults(root: string, workspace: WorkspaceModel, job
   // Only its checker is used: the entries are judged by the very code a local restore runs; nothing is written.
   const checker = createBuildCache(root, root, identity, { hashes: deps.hashes, outputs, reader: workspaceReaderCodeHash() }).entryChecker(workspace);
   const wanted = jobs.filter((job) => BUILTIN.has(job.bundler.specifier)).flatMap((job) => job.modules.map((module) => ({ module, variant: variantKey(job.variant) })));
-  const client = createRemoteClient(deps.settings, deps.limits);
+  // Its questions have a start's budget: past it, the rest is built (README "A team's remote cache").
+  const client = createRemoteClient(deps.settings, { budgetMs: START_BUDGET_MS, ...deps.limits });
   let restored: RemoteRestored;
   try {
     restored = await restoreFromRemote(workspace, wanted, wanted, { client, url: deps.settings.base.href, identity, publicKey: deps.settings.publicKey, check: checker, outputs });

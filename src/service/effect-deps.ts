@@ -16,7 +16,7 @@ import { createAssetFiles } from '../io/asset-files.js';
 import { createBuildRunner } from '../io/build-runner.js';
 import { createFileHashes, type FileHashes, type FileHashesOptions } from '../io/file-hashes.js';
 import type { WatchProof } from '../io/freshness.js';
-import { createRemoteClient, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
+import { createRemoteClient, START_BUDGET_MS, type ClientLimits, type RemoteClient } from '../io/remote-cache/client.js';
 import type { RemoteCacheSettings } from '../io/remote-cache/settings.js';
 import { createStartRestore } from '../io/remote-cache/start-restore.js';
 import { teamModel } from '../io/remote-cache/model-entry.js';
@@ -66,7 +66,7 @@ export function createEffectDeps(root: string, logger: (message: string) => void
   const registry = createBundlerRegistry(root, resolveModule, { noLinkLeadsOut: () => treeWatcher?.noLinkLeadsOut() === true, linkLeadsOut: () => treeWatcher?.linkLeadsOut() === true });
   const identity = { service: VERSION, esbuild: ESBUILD_VERSION, bundlers: bundlersCodeHash() };
   const cache = options.cache ? createBuildCache(typeof options.cache === 'string' ? path.resolve(options.cache) : cacheLocation(root), root, identity, { hashes, outputs, reader: workspaceReaderCodeHash(), logger }) : null;
-  const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, options.remoteCache.limits) } : null;
+  const remote = cache && options.remoteCache ? { ...options.remoteCache, client: createRemoteClient(options.remoteCache.settings, { budgetMs: START_BUDGET_MS, ...options.remoteCache.limits }) } : null;
   if (buildsEverything(cache, remote !== null)) startEsbuildEarly();
   const team = remote ? teamModel({ client: remote.client, url: remote.settings.base.href, identity: { service: VERSION, reader: workspaceReaderCodeHash() }, publicKey: remote.settings.publicKey, hashes }) : null;
   // A machine without a build cache asks for the model while it boots; one whose saved model no

@@ -3,6 +3,7 @@
 // names it and whether it answers; a read-only endpoint refuses the push with one warning.
 import fs from 'node:fs';
 import os from 'node:os';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -77,6 +78,75 @@ describe('core cache push, and core run reading the team cache', function () {
     const puts = (await nginx.since(before)).filter((line) => line.startsWith('PUT '));
     expect(puts.filter((line) => / 201$| 204$/.test(line))).to.have.length(puts.length);
     expect(puts.at(-1)).to.match(/^PUT \/written\/ac\/[0-9a-f]{64} 20[14]$/);
+  });
+
+  // A mock team cache (a real server does not misbehave on purpose): `answer` answers every request.
+  async function mockCache(answer: http.RequestListener): Promise<{ url: string; asked: () => number }> {
+    let asked = 0;
+    const server = http.createServer((request, response) => {
+      asked += 1;
+      answer(request, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    mocks.push(server);
+    return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`, asked: () => asked };
+  }
+  const mocks: http.Server[] = [];
+  afterEach(() => {
+    for (const server of mocks.splice(0)) server.closeAllConnections(), server.close();
+  });
+
+  // What every module of the workspace answers, status and body, by its address (a server module is not served).
+  async function modulesOf(url: string): Promise<Record<string, string>> {
+    const state = JSON.parse((await get(url, '/state')).text) as { modules: { package: string; version: string; subpath: string }[] };
+    const answers: Record<string, string> = {};
+    for (const module of state.modules) {
+      const address = `/m/${module.package}@${module.version}/modules/${module.subpath}`;
+      const answer = await get(url, address);
+      answers[address] = `${answer.status} ${answer.text}`;
+    }
+    return answers;
+  }
+
+  it('a team cache trickling every answer inside the 16 KiB rule (a mock): the banner comes within the start\'s budget, the modules are built as without a cache, one warning', async () => {
+    // 16 KiB and a byte more every 0.5 s (four times the rule of 16 KiB in 2 s, whatever the
+    // machine's load) of a 64 MiB body: over half an hour per request without a whole limit.
+    const cache = await mockCache((request, response) => {
+      response.writeHead(200, { 'content-length': String(64 * 1024 * 1024) });
+      const trickle = setInterval(() => response.write(Buffer.alloc(16 * 1024 + 1, 120)), 500);
+      request.socket.on('close', () => clearInterval(trickle));
+    });
+    const root = fixtureWorkspace('basic');
+    // startCore waits 30 s for the banner's address: with the start's 3 s budget it is there long before.
+    const run = await startCore(['--port', '0'], { cwd: root, env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: cache.url } });
+    const plain = await startCore(['--port', '0', '--no-cache'], { cwd: fixtureWorkspace('basic'), env: {} });
+    try {
+      await waitFor(() => /ready in \d+ ms/.test(run.output.stdout) && /failed some requests/.test(run.output.stderr), { what: 'the ready line and the warning' });
+      expect(run.output.stdout).to.match(/\(5 modules, 0 invalid\)/);
+      const warnings = run.output.stderr.split('\n').filter((line) => line.includes('team cache'));
+      expect(warnings).to.have.length(1);
+      expect(warnings[0]).to.match(/failed some requests \(0 of 5 builds from the team cache; failures: 1 timeout\); what it did not give was built here$/);
+      expect(cache.asked()).to.equal(1);
+      const built = await modulesOf(plain.url);
+      expect(Object.values(built).filter((answer) => answer.startsWith('200 '))).to.have.length(4);
+      expect(await modulesOf(run.url)).to.deep.equal(built);
+    } finally {
+      await Promise.all([run.stop(), plain.stop()]);
+    }
+  });
+
+  it('a team cache answering what is no entry (a mock: a proxy\'s sign-in page): built here, and one warning naming not-json', async () => {
+    const cache = await mockCache((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Sign in</title><p>Please sign in'));
+    const run = await startCore(['--port', '0'], { cwd: fixtureWorkspace('basic'), env: { CORE_CACHE_DIR: emptyCache(), CORE_REMOTE_CACHE: cache.url } });
+    try {
+      await waitFor(() => /ready in \d+ ms/.test(run.output.stdout) && /not-json/.test(run.output.stderr), { what: 'the ready line and the warning' });
+      expect(run.output.stdout).to.match(/\(5 modules, 0 invalid\)/);
+      const warnings = run.output.stderr.split('\n').filter((line) => line.includes('team cache'));
+      expect(warnings).to.have.length(1);
+      expect(warnings[0]).to.match(new RegExp(`the team cache at ${cache.url} answered what is not an entry \\(0 of 5 builds from the team cache; misses: \\d+ not-json\\); not-json: an answer that is no JSON, such as a proxy's sign-in page or a compressed body; what it did not give was built here$`));
+    } finally {
+      await run.stop();
+    }
   });
 
   it('a team cache that does not answer: the modules are built, and the run warns once', async () => {

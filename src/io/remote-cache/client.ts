@@ -1,12 +1,14 @@
 // The client of Bazel's HTTP remote cache protocol (README "A team's remote cache"):
 // `GET`/`PUT`/`HEAD` of `ac/<sha256 hex>` (entries) and `cas/<sha256 hex>` (bytes named by their
 // SHA-256) under the configured address; 404 is a miss. Connections are kept alive and shared by
-// at most a few requests at once; every request has a time limit for its answer's headers and
-// for each pause of its body, and a bound on the body's size. A failure is counted, never
-// retried, and opens the breaker: the rest of the run asks nothing more.
+// at most a few requests at once; every request has a time limit for its answer's headers, for
+// each 16 KiB of its body and for all of it, and a bound on the body's size; a reading client
+// (the start's, `core dist`'s) has a budget for all its requests' waiting (`wait-budget.ts`). A
+// failure is counted, never retried, and opens the breaker: the rest of the run asks nothing more.
 import http from 'node:http';
 import https from 'node:https';
 import { createBreaker, type Breaker } from './breaker.js';
+import { createWaitBudget } from './wait-budget.js';
 import type { RemoteCacheSettings } from './settings.js';
 
 export type Store = 'ac' | 'cas';
@@ -30,6 +32,14 @@ export interface RemoteClient {
 export interface ClientLimits {
   /** Until the answer's headers, and then for each `MIN_BODY_BYTES` of its body, or all of it (default 2 s). */
   timeoutMs?: number;
+  /** A request's whole time, its body's included (default `REQUEST_LIMIT_MS`). */
+  requestMs?: number;
+  /**
+   * The time all the client's requests may keep its caller waiting, counted while any is in
+   * flight (default: none; a start's and `core dist`'s: `START_BUDGET_MS`): once spent, the
+   * requests in flight end as a `timeout` and the breaker opens.
+   */
+  budgetMs?: number;
   /** The largest body taken (default 64 MiB). */
   maxBodyBytes?: number;
   /** Requests at once over the kept-alive connections (default 8). */
@@ -38,19 +48,31 @@ export interface ClientLimits {
 
 type Method = 'GET' | 'HEAD' | 'PUT';
 
+// Issue 34's bound for a cache that never answers: a start costs at most 3 s more than one that
+// builds everything (README "A team's remote cache"). A request gets no longer than the start's
+// whole budget, and the start's requests, however they answer, no longer together: a server
+// trickling inside the 16 KiB rule (8 KiB/s, 2 h for a 64 MiB body) costs what a silent one does.
+export const REQUEST_LIMIT_MS = 3000;
+export const START_BUDGET_MS = 3000;
+
 export function createRemoteClient(settings: RemoteCacheSettings, limits: ClientLimits = {}): RemoteClient {
   const timeoutMs = limits.timeoutMs ?? 2000;
   const maxBodyBytes = limits.maxBodyBytes ?? 64 * 1024 * 1024;
   const agentOptions = { keepAlive: true, maxSockets: limits.sockets ?? 8 };
   const agent = settings.base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   const breaker = createBreaker();
+  const requestMs = limits.requestMs ?? REQUEST_LIMIT_MS;
+  const budget = limits.budgetMs === undefined ? null : createWaitBudget(limits.budgetMs, () => breaker.gone());
   const counts = { requests: 0, puts: 0, bytes: 0 };
   const headers: Record<string, string> = settings.header ? { [settings.header[0]]: settings.header[1] } : {};
 
   const request = (method: Method, store: Store, digest: string, body?: Uint8Array) => {
     counts.requests += 1;
     if (method === 'PUT') counts.puts += 1;
-    return exchange({ method, url: new URL(`${store}/${digest}`, settings.base), agent, headers, body, timeoutMs, maxBodyBytes }).then((answer) => {
+    const waiting = budget?.begin();
+    const limitsOf = { timeoutMs, requestMs, maxBodyBytes, ...(waiting ? { abandoned: waiting.signal } : {}) };
+    return exchange({ method, url: new URL(`${store}/${digest}`, settings.base), agent, headers, body, ...limitsOf }).then((answer) => {
+      waiting?.end();
       if ('failed' in answer) {
         if (answer.failed === 'refused' || answer.failed === 'timeout' || answer.failed === 'unreachable') breaker.gone();
         else breaker.failed();
@@ -104,20 +126,25 @@ interface Exchange {
   headers: Record<string, string>;
   body: Uint8Array | undefined;
   timeoutMs: number;
+  requestMs: number;
   maxBodyBytes: number;
+  /** Aborted when the client's budget is spent: the request gives up as a timeout. */
+  abandoned?: AbortSignal;
 }
 
 /** What a body must bring within each time limit, unless it ends sooner (16 KiB: 8 KiB/s at the default). */
 const MIN_BODY_BYTES = 16 * 1024;
 
 // One request: its status and whole body, or why there is none. Nothing here retries.
-function exchange({ method, url, agent, headers, body, timeoutMs, maxBodyBytes }: Exchange): Promise<{ status: number; body: Buffer } | { failed: FailureKind }> {
+function exchange({ method, url, agent, headers, body, timeoutMs, requestMs, maxBodyBytes, abandoned }: Exchange): Promise<{ status: number; body: Buffer } | { failed: FailureKind }> {
   return new Promise((resolve) => {
     let settled = false;
     const finish = (answer: { status: number; body: Buffer } | { failed: FailureKind }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(whole);
+      abandoned?.removeEventListener('abort', giveUp);
       resolve(answer);
     };
     const transport = url.protocol === 'https:' ? https : http;
@@ -130,6 +157,12 @@ function exchange({ method, url, agent, headers, body, timeoutMs, maxBodyBytes }
     // server ends at the limit, and so does one that sends a byte now and then, which a wait
     // between two parts of the body would keep waiting for (README "A team's remote cache").
     let timer = setTimeout(() => fail('timeout'), timeoutMs);
+    // And all of it within its own limit, and the client's budget: a body that keeps the 16 KiB
+    // rule can still take hours (README "A team's remote cache").
+    const whole = setTimeout(() => fail('timeout'), requestMs);
+    const giveUp = () => fail('timeout');
+    if (abandoned?.aborted) giveUp();
+    else abandoned?.addEventListener('abort', giveUp, { once: true });
     let windowBytes = 0;
     const windowEnds = () => {
       if (windowBytes < MIN_BODY_BYTES) return fail('timeout');

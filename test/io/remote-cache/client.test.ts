@@ -95,6 +95,48 @@ describe('createRemoteClient', () => {
     client.close();
   });
 
+  // A proxy, or a cache server under load, sending each window's 16 KiB and a byte more: the
+  // rule per window holds, and the body would take hours.
+  const tricklingInsideTheRule = (socket: net.Socket, every: number) => {
+    socket.setNoDelay(true);
+    socket.once('data', () => {
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n`);
+      const trickle = setInterval(() => socket.write(Buffer.alloc(16 * 1024 + 1, 120)), every);
+      socket.on('close', () => clearInterval(trickle));
+      socket.on('error', () => clearInterval(trickle));
+    });
+  };
+
+  it('a server that keeps the 16 KiB rule but never ends its body (a mock): a timeout at the request\'s whole limit', async () => {
+    const port = await listening(net.createServer((socket) => tricklingInsideTheRule(socket, 100)));
+    const client = createRemoteClient(settingsAt(port), { timeoutMs: 500, requestMs: 1500 });
+    expect(await client.get('cas', DIGEST)).to.deep.equal({ failed: 'timeout' });
+    expect(await client.get('cas', DIGEST)).to.deep.equal({ skipped: true });
+    client.close();
+  });
+
+  it('a budget for all the requests (a mock answering each slowly, within every limit): once spent, the request in flight is a timeout and nothing more is asked', async () => {
+    let asked = 0;
+    const port = await listening(
+      http.createServer((_request, response) => {
+        asked += 1;
+        setTimeout(() => response.end('slow'), 100);
+      }),
+    );
+    const client = createRemoteClient(settingsAt(port), { timeoutMs: 5000, requestMs: 5000, budgetMs: 1000 });
+    const answers = [];
+    for (let i = 0; i < 60; i += 1) answers.push(await client.get('cas', DIGEST));
+    const found = answers.filter((answer) => 'found' in answer).length;
+    expect(found).to.be.greaterThan(0);
+    // Each answer came, one after another, until the budget ended the one in flight.
+    expect(answers.slice(0, found).every((answer) => 'found' in answer)).to.equal(true);
+    expect(answers[found]).to.deep.equal({ failed: 'timeout' });
+    expect(answers.slice(found + 1)).to.deep.equal(Array.from({ length: 60 - found - 1 }, () => ({ skipped: true })));
+    // The one given up may not have reached the server yet; none after it was sent.
+    expect(asked).to.be.within(found, found + 1);
+    client.close();
+  });
+
   it('a body that comes whole within the limit is taken, however small', async () => {
     const port = await listening(http.createServer((_request, response) => response.end('small')));
     const client = createRemoteClient(settingsAt(port), { timeoutMs: 100 });
