@@ -1,10 +1,13 @@
 // A FIFO outside the workspace that a build or the start would open (README "Files that are not
-// files"): a base a tsconfig's `extends` names outside it, a config in a folder above it. None
-// holds the service: `/state` answers, the module reading the config is invalid
+// files"): a base a tsconfig's `extends` names outside it, a config in a folder above it, and a
+// `package.json` above it, which Node's own resolution of the bundlers read before the service
+// listened. None holds the service: `/state` answers, the module reading the config is invalid
 // naming it, the others build, and `close()` settles.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
+import { DEVELOPMENT_ENV, killAllCores, startCore } from '../helpers/cli.js';
+import { get } from '../helpers/http.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
 import type { Report } from '../../src/store/selectors.js';
@@ -33,6 +36,10 @@ const verdicts = (report: Report) => report.modules.map((m) => [m.specifier, m.s
 
 describe('a FIFO outside the workspace that a build or the start would open', function () {
   this.timeout(120_000);
+
+  after(async function () {
+    await killAllCores();
+  });
 
   for (const spelling of ['absolute', 'relative'] as const) {
     it(`a tsconfig "extends" naming one (${spelling}): /state answers, that package's module invalid naming it, the other valid; close() settles`, async function () {
@@ -74,5 +81,21 @@ describe('a FIFO outside the workspace that a build or the start would open', fu
     } finally {
       await service.close();
     }
+  });
+
+  it('a package.json in a folder above the workspace: core run listens, /state answers naming it, SIGTERM ends it', async function () {
+    const { parent, root } = workspaceInFolder();
+    mkfifo(path.join(parent, 'package.json'));
+    const core = await startCore(['--port', '0'], { cwd: root, env: DEVELOPMENT_ENV });
+    const answer = await get(core.url, '/state');
+    expect(answer.status).to.equal(200);
+    const report = answer.json<Report>();
+    expect(verdicts(report)).to.deep.equal([
+      ['@p/app/main', 'invalid'],
+      ['@p/other/o', 'invalid'],
+    ]);
+    expect(report.modules[0]!.diagnostics.map((d) => d.message).join('\n')).to.include(`"${path.join(parent, 'package.json')}" ${FIFO_SAYS}`);
+    const ended = await core.stop('SIGTERM');
+    expect(ended.code, ended.stderr).to.equal(0);
   });
 });
