@@ -44,7 +44,12 @@ export interface ResolvedModule {
 export function resolveModule(specifier: string, root: string): ResolvedModule {
   let url: string;
   try {
-    url = pathToFileURL(createRequire(path.join(root, 'package.json')).resolve(specifier)).href;
+    // Resolved as from a file in the workspace's `node_modules`: Node then looks for the
+    // specifier in each `node_modules` from the workspace up, as from the root, but reads no
+    // `package.json` of a folder above it to find a package scope (it stops at `node_modules`),
+    // and such a read is a blocking open that a FIFO there held for ever, before the service
+    // listened (README "Files that are not files").
+    url = pathToFileURL(createRequire(path.join(root, 'node_modules', 'resolve-from-workspace.js')).resolve(specifier)).href;
   } catch {
     url = resolveOwn(specifier);
   }

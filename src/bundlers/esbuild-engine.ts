@@ -39,7 +39,7 @@ function createEngine(options: EngineOptions): Bundler {
   const root = path.resolve(options.root);
   const contexts = createContextPool();
   const lastBuilds = new Map<string, LastBuild>();
-  const nonRegular = createNonRegularFiles(root);
+  const nonRegular = createNonRegularFiles(root, undefined, undefined, true);
   const buildOptions = optionsOfBuilds(root, options, nonRegular);
   const { bundleOnce, failedBuild } = createBatchBuilds(root, buildOptions);
   const kept = createKeptRebuilds(contexts, buildOptions);

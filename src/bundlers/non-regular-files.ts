@@ -262,9 +262,17 @@ const CONFIG_NAMES = new Set(['tsconfig.json', 'jsconfig.json', 'package.json'])
 /** Whether esbuild reads `file` (a path) itself, where no plugin's load sees it. */
 export const isConfigName = (file: string): boolean => CONFIG_NAMES.has(path.posix.basename(file.split(path.sep).join('/')));
 
-export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS, waitsOnFifo: () => FifoWaits = esbuildFifoWaits): NonRegularFiles {
+/**
+ * `releasesOutside`: a FIFO outside the workspace that esbuild is told to wait in the open of is
+ * released too (the workspace's builds: a base an `extends` names, a config of a folder above the
+ * workspace, README "Files that are not files"). Not for an installed package's builds, whose
+ * root is one package: the workspace lies outside it, and its FIFOs are the workspace's watchdog's
+ * to record before they are released.
+ */
+export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_MS, waitsOnFifo: () => FifoWaits = esbuildFifoWaits, releasesOutside = false): NonRegularFiles {
   // Known special files are recorded, and released, by their real path, inside this real root only.
   const realRoot = realPathOf(root);
+  const outside = outsideFifos(root, releasesOutside);
   const links = followedLinks(realRoot);
   // Absolute (real) path to what it is, in words, and the generation that learnt it.
   const known = new Map<string, { kind: string; learntAt: number }>();
@@ -275,7 +283,6 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
   // Each module's inputs as its last result gave them (nothing derived while no config is known).
   const lastInputs = new Map<string, readonly string[]>();
   let searching = false;
-
   function learn(file: string, kind: string): boolean {
     if (known.get(file)?.kind === kind) return false;
     generation += 1;
@@ -283,7 +290,6 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
     guard = null;
     return true;
   }
-
   function forget(file: string): void {
     if (!known.delete(file)) return;
     generation += 1;
@@ -300,7 +306,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
   async function search(): Promise<void> {
     const waits = searching ? false : waitsOnFifo();
     if (waits === false) return;
-    if (waits !== true && waits !== null) return waits.paths.forEach((opened) => noteWaitedFifo(realRoot, opened, learn));
+    if (waits !== true && waits !== null) return waits.paths.forEach((opened) => noteWaitedFifo(realRoot, opened, learn, outside.note));
     searching = true;
     try {
       await searchSpecialFiles(realRoot, (absolute) => noteSpecialFile(realRoot, absolute, learn, mayHoldOpen));
@@ -327,6 +333,7 @@ export function createNonRegularFiles(root: string, stuckAfterMs = STUCK_BUILD_M
       }
       const resultsOfRun = results(result);
       for (const each of resultsOfRun) lastInputs.set(each.specifier, each.inputs);
+      outside.name(resultsOfRun);
       // Its outputs may hold an empty file where a FIFO was: built again, refusing it. Twice at
       // most (by default): a FIFO made during the second build is the third's (the next change) to refuse.
       const stale = generation !== flight.startedAt || readKnownSpecialFile(realRoot, (file) => known.get(links.toReal(file)), resultsOfRun);
@@ -504,7 +511,7 @@ function noteSpecialFile(realRoot: string, absolute: string, learn: (file: strin
  * and releases that open: only when its real path is inside the real root, out of the folders the
  * search leaves (another watchdog's: an installed package's), and it is a FIFO still.
  */
-function noteWaitedFifo(realRoot: string, opened: string, learn: (file: string, kind: string) => boolean): void {
+function noteWaitedFifo(realRoot: string, opened: string, learn: (file: string, kind: string) => boolean, noteOutside: ((opened: string, real: string, kind: string) => void) | null): void {
   let real: string;
   let stats: fs.Stats | undefined;
   try {
@@ -513,10 +520,47 @@ function noteWaitedFifo(realRoot: string, opened: string, learn: (file: string, 
   } catch {
     return;
   }
-  if (!real.startsWith(`${realRoot}${path.sep}`) || path.relative(realRoot, real).split(path.sep).some((part) => NOT_SEARCHED.has(part))) return;
+  if (!real.startsWith(`${realRoot}${path.sep}`)) {
+    // A config esbuild reads itself outside the workspace: no refusal reaches it, and nothing
+    // there is watched, so it is released each time a build waits on it (README "Files that are
+    // not files"); the build reads an end of file and fails at it.
+    if (noteOutside === null || !stats?.isFIFO()) return;
+    noteOutside(opened, real, nonRegularKind(stats)!);
+    return releaseWaitingReader(real);
+  }
+  if (path.relative(realRoot, real).split(path.sep).some((part) => NOT_SEARCHED.has(part))) return;
   if (!stats?.isFIFO()) return;
   learn(real, nonRegularKind(stats)!);
   releaseWaitingReader(real);
+}
+
+/**
+ * The FIFOs outside the workspace released (when `releases`), by the absolute path esbuild opened
+ * and by the real path, with what each is: never refused before esbuild runs (nothing tells which
+ * builds read them), only named in the errors esbuild gives at one (`name`).
+ */
+function outsideFifos(root: string, releases: boolean): { note: ((opened: string, real: string, kind: string) => void) | null; name(results: readonly BundleResult[]): void } {
+  const released = new Map<string, string>();
+  return {
+    note: releases ? (opened, real, kind) => void [opened, real].forEach((file) => released.set(file, kind)) : null,
+    name: (results) => (released.size > 0 ? nameOutsideFifos(root, released, results) : undefined),
+  };
+}
+
+/**
+ * Names in each error esbuild gave at a released FIFO outside the workspace (`outside`, by
+ * absolute path) what that file is, for esbuild's own words ("Unexpected end of file in JSON")
+ * say nothing of why. The error keeps its place.
+ */
+function nameOutsideFifos(root: string, outside: ReadonlyMap<string, string>, results: readonly BundleResult[]): void {
+  for (const result of results) {
+    result.errors.forEach((error, index) => {
+      const file = error.file === undefined ? undefined : path.resolve(root, error.file);
+      const kind = file === undefined ? undefined : outside.get(file);
+      if (kind === undefined || error.message.startsWith(`"${file}"`)) return;
+      result.errors[index] = { ...error, message: `${nonRegularText(file!, kind)} (a config esbuild reads itself, outside the workspace: it is released each time a build waits on it; esbuild: ${error.message})` };
+    });
+  }
 }
 
 function realPathOf(root: string): string {
