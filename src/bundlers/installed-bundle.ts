@@ -40,6 +40,8 @@ export interface InstalledBundle {
   styles?: Uint8Array;
   /** The package's code files joined into its code, relative to the package's directory: one that two bundles of a page join runs twice there (README "The local CDN"). */
   joined: string[];
+  /** A JSON entry's own bytes, which a browser's `import ... with { type: 'json' }` asks for (README "The local CDN"); absent for any other entry. */
+  json?: Uint8Array;
 }
 
 // The files a published sheet may reference with `url()`: inlined, since the local CDN serves
@@ -186,8 +188,18 @@ async function bundleSheet(entry: string, packageDir: string, build: Build): Pro
   return { code: new Uint8Array(0), imports: [], inputs: inputsOf(result, packageDir), styles: result.outputFiles![0]!.contents, joined: [] };
 }
 
-async function bundleOnce(entry: string, packageDir: string, { commonJsNames, exportOf }: InstalledExports, build: Build): Promise<InstalledBundle> {
+async function bundleOnce(entry: string, packageDir: string, exports: InstalledExports, build: Build): Promise<InstalledBundle> {
   if (entry.endsWith('.css')) return bundleSheet(entry, packageDir, build);
+  if (entry.endsWith('.json')) return withJsonBytes(await bundleCode(entry, packageDir, exports, build), entry);
+  return bundleCode(entry, packageDir, exports, build);
+}
+
+// Read once its build has loaded it (inside the package, a regular file: the confinement let it
+// through): a write since moved its mtime, and the bundle is then recorded unverified and built
+// again (README "The local CDN"), so its module and its JSON are of the same bytes.
+const withJsonBytes = (bundle: InstalledBundle, entry: string): InstalledBundle => ({ ...bundle, json: readRegularFile(entry).bytes });
+
+async function bundleCode(entry: string, packageDir: string, { commonJsNames, exportOf }: InstalledExports, build: Build): Promise<InstalledBundle> {
   let names = browserDisabledNames(manifestAt(path.join(packageDir, 'package.json'), packageDir));
   const otherExports = otherExportsPlugin(entry, exportOf);
   let options = codeOptions(packageDir, names, otherExports);
