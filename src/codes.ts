@@ -105,7 +105,7 @@ export const DIAGNOSTIC_KINDS = {
   BUNDLE_ERROR: {
     severity: 'error',
     scope: 'module',
-    when: 'esbuild cannot build the module: a syntax error, an unresolved relative import, a broken tsconfig, a file of its graph that is not a regular file (a FIFO, a socket, a device: README "Files that are not files"), an asset declared by another module, a name imported from another public module whose code does not export it, a name no browser defines read by a browser build (a Node global such as `process` read when the module is imported, JSX compiled to its factory, `React.createElement` or the `jsxFactory` of a tsconfig, with nothing binding it), or what surely throws in strict code where the import runs (a name written that nothing binds and Chromium\'s window lacks, `arguments` or a function declared only in a block read, a member of `this` at the top level, which is undefined), a member of a value surely nullish on a page (`import.meta.hot`, `document.currentScript`), or a name read that nothing binds and no page the service serves defines (such as `__DEV__`, a build-time constant of another bundler) (README "Bundling real code")',
+    when: 'esbuild cannot build the module: a syntax error, an unresolved relative import, a broken tsconfig, a file of its graph that is not a regular file (a FIFO, a socket, a device: README "Files that are not files"), an asset declared by another module, a name imported from another public module whose code does not export it, a name no browser defines read by a browser build (a Node global such as `process` read when the module is imported, JSX compiled to its factory, `React.createElement` or the `jsxFactory` of a tsconfig, with nothing binding it), or what surely throws in strict code where the import runs (a name written that nothing binds and Chromium\'s window lacks, `arguments` or a function declared only in a block read, a member of `this` at the top level, which is undefined), a member of a value surely nullish on a page (`import.meta.hot`, `document.currentScript`), or a name read that nothing binds and no page the service serves defines (such as `__DEV__`, a build-time constant of another bundler), or code reading a decorated class\'s `design:*` metadata under a tsconfig asking for `emitDecoratorMetadata`, which esbuild never writes (README "Bundling real code")',
     remedy: 'fix the source at the file, line and column given',
   },
   ENGINE_UNAVAILABLE: {
@@ -159,7 +159,7 @@ export const DIAGNOSTIC_KINDS = {
   BUNDLE_WARNING: {
     severity: 'warning',
     scope: 'module',
-    when: "esbuild's warning about the module's sources, or a Node global (such as `process`), a name no page the service serves defines (such as `__DEV__`) or a member of `import.meta.hot` read inside a function of a browser build, which throws only when that is called (README \"Bundling real code\")",
+    when: "esbuild's warning about the module's sources, or a Node global (such as `process`), a name no page the service serves defines (such as `__DEV__`) or a member of `import.meta.hot` read inside a function of a browser build, which throws only when that is called, or a decorated module under a tsconfig asking for `emitDecoratorMetadata`, which esbuild does not implement (README \"Bundling real code\")",
     remedy: 'fix the source at the file, line and column given',
   },
   CSS_SYNTAX: {

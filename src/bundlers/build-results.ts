@@ -30,6 +30,7 @@ import { placedReads, type PlacedReads } from './placed-reads.js';
 import { resolveImageSetStrings, type ResolvedImageSets } from './image-set-strings.js';
 import { versionRootUrls } from './root-urls.js';
 import { freeGlobalDiagnostics } from './free-globals.js';
+import { decoratorMetadataDiagnostics } from './decorator-metadata.js';
 import { unboundNameDiagnostics } from './unbound-names.js';
 import { shimFacts } from './global-writes.js';
 import type { ShimFacts } from '../workspace/shim-reads.js';
@@ -105,7 +106,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     resolution.add(file);
   }
   const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], placed.code, sources, inputs, resolution);
-  const { errors: undefinedNames, warnings, shims } = browserUndefinedNames(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
+  const { errors: undefinedNames, warnings, shims } = judgedCode(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
   const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...misplacedImportRules(root, result.warnings, bundled), ...scannedModuleScriptSheets(reads, metafile, codeInputs, target, inputs, resolution), ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs), ...caseTwinFoldersBuiltAsOne(root, result.metafile!, read, inputs)];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);
   return {
@@ -201,6 +202,15 @@ function isStylesheetModule(target: BundleTarget, specifier: string): boolean {
   if (entries === undefined) return false;
   for (const [entry, named] of Object.entries(entries)) if (named === specifier) return entry.endsWith('.css');
   return false;
+}
+
+// What the code's sources ask of it that the build does not give: `emitDecoratorMetadata`'s
+// metadata, for any target, and for a browser the names it reads that none defines.
+function judgedCode(reads: PlacedReads, code: Uint8Array | null, sources: readonly string[], target: BundleTarget, variant: Pick<Variant, 'target'>, built: Diagnostic[]): { errors: Diagnostic[]; warnings: Diagnostic[]; shims?: ShimFacts } {
+  if (code === null) return { errors: [], warnings: built };
+  const decorated = decoratorMetadataDiagnostics(reads, code, sources);
+  const names = browserUndefinedNames(reads, code, sources, target, variant, [...built, ...decorated.warnings]);
+  return { errors: [...names.errors, ...decorated.errors], warnings: names.warnings, ...(names.shims ? { shims: names.shims } : {}) };
 }
 
 // The names the code reads that no browser defines, and the names and values it uses where the

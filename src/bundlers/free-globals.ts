@@ -84,7 +84,7 @@ function classicJsx(reads: PlacedReads, sources: readonly string[]): JsxCompilat
 }
 
 /** The nearest config esbuild applies to a directory's files: a `tsconfig.json`, else a `jsconfig.json` beside it; read once per directory. */
-function nearestConfig(reads: PlacedReads, dir: string, configs: Map<string, LoadedTsconfig | null>): LoadedTsconfig | null {
+export function nearestConfig(reads: PlacedReads, dir: string, configs: Map<string, LoadedTsconfig | null>): LoadedTsconfig | null {
   if (configs.has(dir)) return configs.get(dir)!;
   const reader = { read: (file: string) => reads.configText(file), resolvePackage: () => null };
   let config: LoadedTsconfig | null = null;

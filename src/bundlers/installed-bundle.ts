@@ -44,6 +44,8 @@ export interface InstalledBundle {
   styles?: Uint8Array;
   /** The package's code files joined into its code, relative to the package's directory: one that two bundles of a page join runs twice there (README "The local CDN"). */
   joined: string[];
+  /** A JSON entry's own bytes, which a browser's `import ... with { type: 'json' }` asks for (README "The local CDN"); absent for any other entry. */
+  json?: Uint8Array;
   /** Each `@import` of its sheets that the page does not apply as written: the sheet (relative to the package's directory), its line and text, and why (README "The local CDN"). */
   ignoredImports: IgnoredImport[];
 }
@@ -231,6 +233,16 @@ async function bundleSheet(entry: string, packageDir: string, build: Build): Pro
 
 async function bundleOnce(entry: string, packageDir: string, exports: InstalledExports, build: Build): Promise<InstalledBundle> {
   if (entry.endsWith('.css')) return bundleSheet(entry, packageDir, build);
+  if (entry.endsWith('.json')) return withJsonBytes(await bundleCode(entry, packageDir, exports, build), entry);
+  return bundleCode(entry, packageDir, exports, build);
+}
+
+// Read once its build has loaded it (inside the package, a regular file: the confinement let it
+// through): a write since moved its mtime, and the bundle is then recorded unverified and built
+// again (README "The local CDN"), so its module and its JSON are of the same bytes.
+const withJsonBytes = (bundle: InstalledBundle, entry: string): InstalledBundle => ({ ...bundle, json: readRegularFile(entry).bytes });
+
+async function bundleCode(entry: string, packageDir: string, exports: InstalledExports, build: Build): Promise<InstalledBundle> {
   let names = browserDisabledNames(manifestAt(path.join(packageDir, 'package.json'), packageDir));
   const otherExports = otherExportsPlugin(entry, exports);
   let options = codeOptions(packageDir, names, otherExports);

@@ -12,7 +12,7 @@ import { contentHash } from '../outputs/content-hash.js';
 import { addressHash, stylesAddress } from '../protocol/push.js';
 import type { OutputCache } from '../outputs/output-cache.js';
 import { defaultVariantKey, selectSettled } from '../store/selectors.js';
-import type { ServiceState } from '../store/state.js';
+import type { BuildRecord, ServiceState } from '../store/state.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { Preview } from './preview.js';
@@ -66,17 +66,23 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
   for (const specifier of importedByInstalled) leaveOut(addressOf(specifier));
   const specifiersAt = new Map<string, string[]>();
   for (const [specifier, address] of Object.entries(preview.imports)) specifiersAt.set(address, [...(specifiersAt.get(address) ?? []), specifier]);
-  while (pending.length > 0) {
-    for (const specifier of specifiersAt.get(pending.pop()!) ?? []) {
-      const module = index.modules.get(specifier);
-      if (!module) continue;
-      const canonical = index.modules.get(canonicalSpecifier(state.workspace, specifier, module.entry)) ?? module;
-      const record = state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last;
-      for (const imported of record?.imports ?? []) leaveOut(addressOf(imported.specifier));
-      // Its shared files too (README "Shared files"): one instance of each, outside the bundle.
-      for (const shared of Object.keys(record?.outputs?.chunks ?? {})) leaveOut(addressOf(shared));
+  const recordOf = (specifier: string) => {
+    const module = index.modules.get(specifier);
+    if (!module) return undefined;
+    const canonical = index.modules.get(canonicalSpecifier(state.workspace, specifier, module.entry)) ?? module;
+    return state.builds[canonical.specifier]?.variants[defaultVariantKey(canonical)]?.last;
+  };
+  do {
+    while (pending.length > 0) {
+      for (const specifier of specifiersAt.get(pending.pop()!) ?? []) {
+        const record = recordOf(specifier);
+        for (const imported of record?.imports ?? []) leaveOut(addressOf(imported.specifier));
+        // Its shared files too (README "Shared files"): one instance of each, outside the bundle.
+        for (const shared of Object.keys(record?.outputs?.chunks ?? {})) leaveOut(addressOf(shared));
+      }
     }
-  }
+    setupModulesBefore(preview, recordOf, separate).forEach(leaveOut);
+  } while (pending.length > 0);
 
   const modules = new Map<string, { address: string; hash: string }>();
   const imports: Record<string, string> = {};
@@ -127,6 +133,31 @@ function sheetsImportedByAddress(state: ServiceState, sheets: readonly { address
 }
 
 const pathOfAddress = (address: string) => address.replace(/[?#].*$/, '');
+
+/**
+ * The addresses of the development modules that export nothing (run for their effects: a
+ * polyfill, a config, a global shim) which a module the page loads imports before a module left
+ * separate (an installed package). On `/preview/` each runs before that import; joined, it would
+ * run after every separate module, which the bundle imports at its top (README "The bundled
+ * preview"). Left separate too, the bundle imports it in its place.
+ */
+function setupModulesBefore(preview: Preview, recordOf: (specifier: string) => BuildRecord | null | undefined, separate: Set<string>): string[] {
+  const found: string[] = [];
+  const runsForEffects = (specifier: string) => {
+    const links = recordOf(specifier)?.links;
+    return links !== undefined && links.exports.length === 0 && (links.stars ?? []).length === 0;
+  };
+  // What is never joined: a module left out, or an address naming no output of the service's (the CDN's).
+  const isSeparate = (address: string) => separate.has(address) || addressHash(address) === null;
+  for (const importer of preview.loads) {
+    const imports = (recordOf(importer)?.imports ?? []).map(({ specifier }) => ({ specifier, address: preview.imports[specifier] }));
+    const lastSeparate = imports.findLastIndex(({ address }) => address !== undefined && isSeparate(address));
+    for (const { specifier, address } of imports.slice(0, Math.max(0, lastSeparate))) {
+      if (address !== undefined && !isSeparate(address) && runsForEffects(specifier)) found.push(address);
+    }
+  }
+  return found;
+}
 
 export interface BundledFile {
   body: Buffer;

@@ -107,14 +107,14 @@ export function createInstalledBundles(maxBytes = KEPT_BUNDLE_BYTES, released: (
   };
 }
 
-// What a kept bundle holds, counted as the bound counts it: its bytes of code and stylesheets,
+// What a kept bundle holds, counted as the bound counts it: its bytes of code, stylesheets and JSON,
 // and what its build recorded (paths and hashes, as strings of two bytes a character, each with
 // an entry's overhead), which for a package of many small files outweighs its code.
 const ENTRY_OVERHEAD = 48;
 const stringBytes = (text: string): number => ENTRY_OVERHEAD + 2 * text.length;
 
 export function keptBytes(bundle: KeptBundle): number {
-  let bytes = bundle.code.byteLength + (bundle.styles?.byteLength ?? 0);
+  let bytes = bundle.code.byteLength + (bundle.styles?.byteLength ?? 0) + (bundle.json?.byteLength ?? 0);
   for (const text of bundle.imports) bytes += stringBytes(text);
   for (const text of bundle.sheetImports) bytes += stringBytes(text);
   for (const text of bundle.inputs) bytes += stringBytes(text);

@@ -138,15 +138,24 @@ function serveInstalled(ctx: HttpContext, built: KeptBundle, named: string): voi
   // A published stylesheet is an empty module at its address, which the import map names, and
   // its sheet at `?styles`, which the preview links (README "Stylesheet modules").
   const sheet = ctx.query.styles !== undefined;
-  const bytes = sheet ? built.styles : built.code;
+  const json = !sheet && built.json !== undefined && asksForJson(ctx);
+  const bytes = sheet ? built.styles : json ? built.json : built.code;
   if (!bytes) throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${named} is code, not a stylesheet: it has no ?styles`);
   const hash = outputHash(bytes);
   const token = ctx.query.v;
-  if (isContentHash(token) && token !== hash) {
+  // One address, two answers: the import map names a JSON entry's module by its code's hash, whichever is asked.
+  if (built.json) ctx.set('Vary', 'Sec-Fetch-Dest, Accept');
+  if (isContentHash(token) && token !== (json ? outputHash(built.code) : hash)) {
     throw new ServiceError('OUTPUT_NOT_AVAILABLE', `${ctx.path}?v=${token} names other bytes than ${named}${sheet ? '?styles' : ''} has now (a patch since), which are no longer kept: load the page again for the current address`);
   }
-  sendOutput(ctx, bytesOf(bytes), { type: sheet ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8', hash, anyOrigin: true, immutable: isContentHash(token) });
+  sendOutput(ctx, bytesOf(bytes), { type: sheet ? 'text/css; charset=utf-8' : json ? 'application/json; charset=utf-8' : 'text/javascript; charset=utf-8', hash, anyOrigin: true, immutable: isContentHash(token) });
 }
+
+// A browser's JSON module script (`import data from 'pkg/data.json' with { type: 'json' }`) is a
+// fetch of destination `json`, which refuses any type but JSON; a plain import of the same
+// address is a script's, which refuses JSON (README "The local CDN"). The Accept header the
+// browser sets for it tells it where no Sec-Fetch-Dest is sent (an origin that is no secure context).
+const asksForJson = (ctx: HttpContext): boolean => ctx.get('sec-fetch-dest') === 'json' || /^application\/json\b/.test(ctx.get('accept'));
 
 /** A kept bundle's bytes as a Buffer, without a copy per answer (its hash is taken once: `outputHash`). */
 const bytesOf = bufferView;

@@ -41,8 +41,16 @@ export function renderBundledPage(preview: Preview, imports: Record<string, stri
   return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...cdnSheets(preview), ...preloads], imported: addresses.code, writer });
 }
 
-/** The addresses of `imports` the page loads: a module of the entry's package it never imports is not fetched. */
-const loadedAddresses = (preview: Preview, imports: Record<string, string>): string[] => preview.loads.flatMap((specifier) => (specifier in imports ? [imports[specifier]!] : []));
+/**
+ * The addresses of `imports` the page loads: a module of the entry's package it never imports is
+ * not fetched. Nor is an installed package's JSON export (README "The local CDN"): a preload is a
+ * script's fetch, and Chromium gave its JavaScript answer to the JSON module script of an import
+ * `with { type: 'json' }` at the same address, which then failed.
+ */
+const loadedAddresses = (preview: Preview, imports: Record<string, string>): string[] =>
+  preview.loads.flatMap((specifier) => (specifier in imports && !JSON_ADDRESS.test(imports[specifier]!) ? [imports[specifier]!] : []));
+
+const JSON_ADDRESS = /\.json(?:\?|$)/;
 
 // The sheets a CDN serves (a stylesheet module's, or a left-out script module's at the local CDN's
 // `?styles`): never pushed, never joined (README "Stylesheet modules", "The local CDN").
