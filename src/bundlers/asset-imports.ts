@@ -15,6 +15,7 @@ import { parse } from 'acorn';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { lineAndColumn } from '../workspace/json.js';
 import { isBare } from '../workspace/specifiers.js';
+import { fileNameAddress } from '../workspace/paths.js';
 import { urlAssets } from './plugins/assets.js';
 import { firstWrittenPlace, type PlacedReads } from './placed-reads.js';
 import { freeReferencePlaces, globalValuePlaces } from './free-globals.js';
@@ -76,7 +77,7 @@ export function assetImportWarnings(
   const declared = urlAssets(target);
   const addressOf = (file: string): string => {
     const asset = declared.get(file)!;
-    return new URL(`${PACKAGE}assets/${asset.subpath}/${asset.file}`, ORIGIN).pathname;
+    return new URL(`${PACKAGE}assets/${asset.subpath}/${fileNameAddress(asset.file)}`, ORIGIN).pathname;
   };
   const space: AssetSpace = { target, declared, byAddress: new Map([...declared.keys()].map((file) => [addressOf(file), file])), addressOf };
   const isScript = (file: string) => SCRIPT_ASSET.test(file) && declared.has(file);

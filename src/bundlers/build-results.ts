@@ -19,7 +19,7 @@ import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.
 import { filesRead } from '../workspace/files-read.js';
 import { WORKSPACE_CONFINEMENT } from './plugins/workspace-confinement.js';
 import { CSS_MODULE_SCRIPT_REFUSED, CSS_MODULE_SCRIPTS } from './plugins/css-module-scripts.js';
-import { namedManifests, placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
+import { heldImportMetaUrl, namedManifests, placeAssetUrls, unservedModuleUrls, versionWrittenAddresses } from './module-urls.js';
 import { assetImportWarnings } from './asset-imports.js';
 import { isMarkedAssetAddress, rootAddressInputs, placeAssetAddresses, rootAddressProblem, sheetAssets } from './plugins/assets.js';
 import { patternListings } from './glob-imports.js';
@@ -105,7 +105,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
     inputs.add(file);
     resolution.add(file);
   }
-  const assetWarnings = scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], placed.code, sources, inputs, resolution);
+  const assetWarnings = [...scannedAssetImports(reads, target, [...placed.assets, ...written.addressed], placed.code, sources, inputs, resolution), ...heldImportMetaUrl(reads, target, placed.code, sources)];
   const { errors: undefinedNames, warnings, shims } = judgedCode(reads, placed.code, sources, target, variant, [...warningsOf(root, result.warnings, bundled), ...assetWarnings]);
   const errors = [...stylesheetValueImports(reads, metafile, `${OUT}${index}.js`), ...unserved.errors, ...sheet.errors, ...misplacedImportRules(root, result.warnings, bundled), ...scannedModuleScriptSheets(reads, metafile, codeInputs, target, inputs, resolution), ...placedCodeErrors(reads, target, placed.code, sources, metafile, codeInputs), ...undefinedNames, ...caseTwinsBuiltAsOne(root, result, read, codeInputs, inputs), ...caseTwinFoldersBuiltAsOne(root, result.metafile!, read, inputs)];
   const placedFrom = reads.placedFrom([...errors, ...warnings]);

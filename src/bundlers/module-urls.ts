@@ -12,12 +12,17 @@ import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import { assetAddress, assetsByAddress, rootAddressInputs, rootAddressProblem, servedPath, urlAssets, versionedAddress, writtenAssetAddress } from './plugins/assets.js';
 import { firstWrittenPlace, type PlacedReads } from './placed-reads.js';
+import { lineAndColumn } from '../workspace/json.js';
+import { fileNameAddress } from '../workspace/paths.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
 
 const MARK = Buffer.from('import.meta.url');
+const RESOLVE_MARK = Buffer.from('import.meta.resolve');
 // As esbuild prints it: one string, double-quoted, or a template without substitutions (kept unminified).
 const IN_OUTPUT = /new URL\(\s*(["`])([^"`\\$]*)\1\s*,\s*import\.meta\.url\s*\)/g;
+// `import.meta.resolve('./x')`: the same address as `new URL('./x', import.meta.url).href`.
+const RESOLVE_IN_OUTPUT = /import\.meta\.resolve\(\s*(["`])([^"`\\$]*)\1\s*\)/g;
 const KEPT_ON_PURPOSE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\?|$)/;
 // Stands for `/m/<package>@<version>/`: as many segments, so a reference climbs out of it alike.
 const ORIGIN = 'http://module.invalid';
@@ -36,24 +41,68 @@ const ORIGIN = 'http://module.invalid';
  */
 export function placeAssetUrls(reads: PlacedReads, target: BundleTarget, code: Uint8Array, sources: readonly string[]): { code: Uint8Array; assets: string[] } {
   const bytes = bufferView(code);
-  if (!target.platforms.includes('web') || bytes.indexOf(MARK) === -1) return { code, assets: [] };
+  if (!target.platforms.includes('web') || (bytes.indexOf(MARK) === -1 && bytes.indexOf(RESOLVE_MARK) === -1)) return { code, assets: [] };
   const resolved = urlAssets(target);
   if (resolved.size === 0) return { code, assets: [] };
   const climb = '../'.repeat(target.subpath.split('/').length);
   // An asset's address already (an import's, or written so): no source is read for it.
   const assetsAddress = new URL(`${climb}assets/`, new URL(`/m/package/modules/${target.subpath}`, ORIGIN)).pathname;
   const assets = new Set<string>();
-  const text = bytes.toString('utf8').replace(IN_OUTPUT, (written, quote: string, reference: string) => {
-    if (!/^\.\.?\//.test(reference) || new URL(reference, new URL(`/m/package/modules/${target.subpath}`, ORIGIN)).pathname.startsWith(assetsAddress)) return written;
+  // The address of the declared asset `reference` names from its source, or null. A reference
+  // with no scheme, `/`, `?` or `#` before it is relative, `./` written or not (`data.json` is
+  // `./data.json` by the rules of URLs).
+  const addressOf = (reference: string): string | null => {
+    if (KEPT_ON_PURPOSE.test(reference) || new URL(reference, new URL(`/m/package/modules/${target.subpath}`, ORIGIN)).pathname.startsWith(assetsAddress)) return null;
     const source = placeOf(reads, sources, reference)?.file ?? target.entry;
     const file = path.posix.normalize(path.posix.join(path.posix.dirname(source), reference.replace(/[?#].*$/, '')));
     const asset = resolved.get(file);
-    if (asset === undefined) return written;
+    if (asset === undefined) return null;
     assets.add(file);
     const rest = reference.slice(reference.replace(/[?#].*$/, '').length);
-    return written.replace(`${quote}${reference}${quote}`, `${quote}${versionedAddress(`${climb}assets/${asset.subpath}/${asset.file}`, target.assetVersions?.[file], rest)}${quote}`);
-  });
+    return versionedAddress(`${climb}assets/${asset.subpath}/${fileNameAddress(asset.file)}`, target.assetVersions?.[file], rest);
+  };
+  const text = bytes
+    .toString('utf8')
+    .replace(IN_OUTPUT, (written, quote: string, reference: string) => {
+      const address = addressOf(reference);
+      return address === null ? written : written.replace(`${quote}${reference}${quote}`, `${quote}${address}${quote}`);
+    })
+    // `import.meta.resolve` of a declared asset: that asset's address, resolved as `new URL` resolves it.
+    .replace(RESOLVE_IN_OUTPUT, (written, _quote: string, reference: string) => {
+      const address = addressOf(reference);
+      return address === null ? written : `new URL(${JSON.stringify(address)}, import.meta.url).href`;
+    });
   return assets.size === 0 ? { code, assets: [] } : { code: Buffer.from(text), assets: [...assets].sort() };
+}
+
+// `import.meta.url` anywhere but as the base of a literal `new URL`, or `import.meta` taken whole
+// (`const { url } = import.meta`): no reference the service can follow to a declared asset.
+const HELD_META_URL = /\bimport\.meta(?:\s*\.\s*url\b|(?!\s*\.))/g;
+const LITERAL_IN_SOURCE = /new\s+URL\(\s*(['"`])[^'"`\\$]*\1\s*,\s*import\.meta\.url\s*\)/g;
+
+/**
+ * A warning at the first place a source of a module declaring assets holds `import.meta.url` (in
+ * a variable, a function's argument) or takes `import.meta` whole: an address built from it names
+ * no declared asset the service can see, and resolves against the module's code address, where
+ * only code is served (README "Workspaces"). None where the code has no such use.
+ */
+export function heldImportMetaUrl(reads: PlacedReads, target: BundleTarget, code: Uint8Array | null, sources: readonly string[]): Diagnostic[] {
+  if (code === null || !target.platforms.includes('web')) return [];
+  const resolved = urlAssets(target);
+  if (resolved.size === 0) return [];
+  const codeText = bufferView(code).toString('utf8').replace(IN_OUTPUT, '');
+  if (codeText.search(HELD_META_URL) === -1) return [];
+  for (const file of sources) {
+    const text = reads.text(file);
+    if (text === null) continue;
+    const at = text.replace(LITERAL_IN_SOURCE, (literal) => ' '.repeat(literal.length)).search(HELD_META_URL);
+    if (at === -1) continue;
+    const [first] = [...resolved.values()];
+    const address = `${'../'.repeat(target.subpath.split('/').length)}assets/${first!.subpath}/${fileNameAddress(first!.file)}`;
+    const message = `import.meta.url is used other than as the base of a literal new URL('./<file>', import.meta.url): an address built from it held (in a variable, an argument, or import.meta taken whole) resolves against the module's code address, where only code is served, and the service cannot make it a declared asset's. The asset's address is \`${address}\` (for "${first!.file}"); write new URL('./${first!.file}', import.meta.url), which the service makes that address (README "Workspaces")`;
+    return [diagnostic('BUNDLE_WARNING', message, { file, ...lineAndColumn(text, at) })];
+  }
+  return [];
 }
 
 /**
@@ -192,5 +241,5 @@ function notServedShared(target: BundleTarget, reference: string, address: strin
 /** Where a source writes `new URL(<reference>, import.meta.url)`: the first found, at its `new`. */
 function placeOf(reads: PlacedReads, sources: readonly string[], reference: string): { file: string; line: number; column: number } | null {
   const quoted = reference.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  return firstWrittenPlace(reads, sources, new RegExp(`new\\s+URL\\(\\s*(['"\`])${quoted}\\1\\s*,\\s*import\\.meta\\.url`));
+  return firstWrittenPlace(reads, sources, new RegExp(`new\\s+URL\\(\\s*(['"\`])${quoted}\\1\\s*,\\s*import\\.meta\\.url|import\\.meta\\.resolve\\(\\s*(['"\`])${quoted}\\2`));
 }

@@ -71,6 +71,9 @@ const COMMON: esbuild.BuildOptions = {
 
 /** What `import.meta.url` becomes in a joined module (see `joinable`). */
 const MODULE_URL = '__coreModuleUrl';
+/** What `import.meta` becomes in a joined module that takes it whole (see `joinable`). */
+const MODULE_META = '__coreModuleMeta';
+const TAKEN_WHOLE = /\bimport\.meta\b(?!\s*\.)/;
 
 /**
  * The two files, without their source maps: composing a thousand modules' maps took a third
@@ -155,11 +158,16 @@ export async function bundleCode(input: PageBundleInput, files: JoinFiles, maps:
 // from it (a declared asset, a worker) must keep resolving against the module's own address.
 async function joinable(module: BundledModule, maps: boolean, signal: AbortSignal | undefined): Promise<string> {
   const code = maps ? module.code : withoutInlineMap(module.code, 'js');
-  if (!code.includes('import.meta.url')) return code;
+  if (!code.includes('import.meta.url') && !TAKEN_WHOLE.test(code)) return code;
   if (signal?.aborted) throw new BuildCancelled();
   // esbuild's own define replaces the expression, never the same words in a string.
-  const moved = await esbuild.transform(code, { loader: 'js', format: 'esm', define: { 'import.meta.url': MODULE_URL }, sourcemap: maps ? 'inline' : false, sourcefile: pathOf(module.address) });
-  return `const ${MODULE_URL} = new URL(${JSON.stringify(module.address)}, import.meta.url).href; ${moved.code}`;
+  // `import.meta` taken whole (`const { url } = import.meta`) is the module's too: its `url`, and
+  // a `resolve` that resolves a relative or rooted specifier against it (the page's own for a bare one).
+  const whole = TAKEN_WHOLE.test(code);
+  const define: Record<string, string> = whole ? { 'import.meta': MODULE_META } : { 'import.meta.url': MODULE_URL };
+  const moved = await esbuild.transform(code, { loader: 'js', format: 'esm', define, sourcemap: maps ? 'inline' : false, sourcefile: pathOf(module.address) });
+  const meta = whole ? ` const ${MODULE_META} = { url: ${MODULE_URL}, resolve: (specifier) => (/^\\.{0,2}\\//.test(specifier) ? new URL(specifier, ${MODULE_URL}).href : import.meta.resolve(specifier)) };` : '';
+  return `const ${MODULE_URL} = new URL(${JSON.stringify(module.address)}, import.meta.url).href;${meta} ${moved.code}`;
 }
 
 async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: boolean, signal?: AbortSignal): Promise<[Uint8Array, Uint8Array]> {

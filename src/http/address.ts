@@ -1,8 +1,9 @@
 // Parsing `/m/<package>@<version>/<kind>/<rest>` (README "Addresses"). Every segment is decoded
-// once; one that could climb or hide a separator (`.`, `..`, an encoded `/` or `\`, a `%`
-// left by double encoding) never names anything, so it answers OUTPUT_NOT_AVAILABLE.
+// once; one that could climb or hide a separator (`.`, `..`, an encoded `/` or `\`, or one
+// of these left by double encoding) never names anything, so it answers OUTPUT_NOT_AVAILABLE.
 // Routes then match the decoded segments against what the manifests declare, never
 // against the file system.
+import { decodedSegmentNamesNothing } from '../workspace/paths.js';
 import { ServiceError } from './errors.js';
 
 export type OutputKind = 'modules' | 'styles' | 'assets';
@@ -19,7 +20,8 @@ const KINDS: readonly OutputKind[] = ['modules', 'styles', 'assets'];
 
 /**
  * One segment of an address, decoded once (the local CDN's too, README "The local CDN"): one
- * that is empty, `.` or `..`, or still holds a separator or `%` after decoding names nothing,
+ * that is empty, `.` or `..`, or holds a separator after decoding, or would once decoded again
+ * (`decodedSegmentNamesNothing`), names nothing; a `%` alone is a file name's (`a%2520b.svg`),
  * and is refused with `namesNothing`, the message of the address family.
  */
 export function decodeSegment(raw: string, shown: string, namesNothing: string): string {
@@ -29,7 +31,7 @@ export function decodeSegment(raw: string, shown: string, namesNothing: string):
   } catch {
     throw new ServiceError('REQUEST_INVALID', `the address ${shown} holds malformed percent-encoding`);
   }
-  if (segment === '' || segment === '.' || segment === '..' || /[/\\%\0]/.test(segment)) throw new ServiceError('OUTPUT_NOT_AVAILABLE', namesNothing);
+  if (decodedSegmentNamesNothing(segment)) throw new ServiceError('OUTPUT_NOT_AVAILABLE', namesNothing);
   return segment;
 }
 

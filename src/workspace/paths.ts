@@ -76,3 +76,34 @@ export function toWorkspacePath(root: string, absolute: string): string | null {
 
 /** Directories that hold no modules of the workspace: node_modules and dot-directories (`.git`, `.core`). */
 export const isSkippedDirectory = (name: string): boolean => name === 'node_modules' || name.startsWith('.');
+
+/**
+ * A file name as one segment of its address (README "Addresses"): `%`, `#` and `?` percent-encoded,
+ * the three a URL would otherwise read as an escape, a fragment or a query, so the address decoded
+ * once by the router names exactly that file (`a%20b.svg` is `a%2520b.svg`, not `a b.svg`). Every
+ * other character stays: the browser's URL parsing encodes what it must, and the router decodes it.
+ */
+export const fileNameAddress = (name: string): string => name.replace(/[%#?]/g, (char) => encodeURIComponent(char));
+
+/**
+ * Whether a segment of an address, decoded once, names nothing: empty, `.` or `..`, a separator
+ * or NUL, or one that a further decoding (a proxy decoding twice) would make so (`%2e%2e`, from
+ * `%252e%252e`). A `%` alone is a file's (`a%20b.svg`, from `a%2520b.svg`): routes match the
+ * decoded segments against what the manifests declare, never the disk.
+ */
+export function decodedSegmentNamesNothing(segment: string): boolean {
+  let current = segment;
+  for (let round = 0; round < 8; round += 1) {
+    if (current === '' || current === '.' || current === '..' || /[/\\\0]/.test(current)) return true;
+    if (!current.includes('%')) return false;
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch {
+      return false; // no escape a second decoding would read: the `%` is the name's
+    }
+    if (next === current) return false;
+    current = next;
+  }
+  return true; // encoded deeper than any file's name is
+}

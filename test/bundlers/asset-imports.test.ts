@@ -73,6 +73,18 @@ describe('the imports of a declared script asset named by new URL (a worker)', (
     expect(result!.errors).to.deep.equal([]);
     expect(unserved(result!)).to.deep.equal([]);
   });
+
+  it("judges how the code starts a worker whose file name holds '%' or '#', by its percent-encoded address", async () => {
+    fs.writeFileSync(path.join(root, 'app/main/index.ts'), "new Worker(new URL('./w%1.js', import.meta.url));\nnew Worker(new URL('./w%231.js', import.meta.url));\n");
+    fs.writeFileSync(path.join(root, 'app/main/w%1.js'), "import './w%231.js';\npostMessage(1);\n");
+    fs.writeFileSync(path.join(root, 'app/main/w%231.js'), "export {};\n");
+    const [result] = await engine.bundle([appTarget('main', { assets: ['w%1.js', 'w%231.js'] })], developmentVariant('browser'));
+    expect(result!.errors).to.deep.equal([]);
+    expect((result!.warnings ?? []).filter((w) => w.kind === 'WORKER_TYPE_MISMATCH').map(({ file, line }) => ({ file, line }))).to.deep.equal([
+      { file: 'app/main/w%1.js', line: 1 },
+      { file: 'app/main/w%231.js', line: 1 },
+    ]);
+  });
 });
 
 // How the code starts a worker decides what its script may write (README "Bundling real code"):

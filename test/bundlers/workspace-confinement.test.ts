@@ -99,6 +99,17 @@ describe('workspaceConfinementPlugin', () => {
     expect(result.errors).to.deep.equal([]);
     expect(text(result.code)).to.include('INSIDE_SHARED').and.to.include('INSTALLED').and.to.include('"bare-package"');
   });
+  it('bundles a file directly in the workspace\'s root folder: one beside core.json imported by a package, and a root package\'s entry', async () => {
+    const { root, result } = await build("import { config } from '../../config';\nexport const value = config;\n", { 'config.ts': "export const config = 'ROOT_CONFIG';\n", 'r.ts': "export const r = 'ROOT_ENTRY';\n" });
+    expect(result.errors).to.deep.equal([]);
+    expect(text(result.code)).to.include('ROOT_CONFIG');
+    await engine!.dispose();
+    engine = createEsbuildEngine({ root });
+    const rootEntry: BundleTarget = { ...MAIN, specifier: '@t/root/r', subpath: 'r', dir: '', entry: 'r.ts' };
+    const [built] = await engine.bundle([rootEntry], developmentVariant('browser'));
+    expect(built!.errors).to.deep.equal([]);
+    expect(text(built!.code)).to.include('ROOT_ENTRY');
+  });
   describe('a link leading out to a folder with a FIFO config (README "Files that are not files")', function () {
     // Without the refusal before esbuild resolves, these builds wait for ever in the FIFO's open:
     // the bound fails them instead, and each test releases its FIFOs as it ends.

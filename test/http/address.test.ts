@@ -31,6 +31,12 @@ describe('parseAddress', () => {
     expect(parseAddress('/m/%40acme/app%401.0.0/assets/main/my%20logo.svg')).to.deep.equal({ kind: 'assets', packageName: '@acme/app', version: '1.0.0', segments: ['main', 'my logo.svg'] });
   });
 
+  it("decodes an encoded '%' once to a file name's own '%', and never further", () => {
+    expect(parseAddress('/m/@acme/app@1.0.0/assets/main/a%2520b.svg').segments).to.deep.equal(['main', 'a%20b.svg']);
+    expect(parseAddress('/m/@acme/app@1.0.0/assets/main/c%2523d.svg').segments).to.deep.equal(['main', 'c%23d.svg']);
+    expect(parseAddress('/m/@acme/app@1.0.0/assets/main/p%25.svg').segments).to.deep.equal(['main', 'p%.svg']);
+  });
+
   it('answers OUTPUT_NOT_AVAILABLE for a path that climbs out of a module, in any encoding', () => {
     const escapes = [
       '/m/@acme/app@1.0.0/assets/main/../../../package.json',

@@ -11,6 +11,7 @@ import type { BundleTarget } from '../types.js';
 import { bufferView } from '../../outputs/buffer-view.js';
 import { assetOwner, SHARED_SEGMENT, type ModuleDeclaration } from '../../workspace/shared-files.js';
 import { WORKSPACE_MANIFEST } from '../../workspace/read-workspace.js';
+import { decodedSegmentNamesNothing, fileNameAddress } from '../../workspace/paths.js';
 
 // Files that are assets by nature: importing one that is not declared is an error that says so.
 const ASSET_EXTENSIONS = ['svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'ico', 'bmp', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'webm', 'ogg', 'wav', 'flac', 'pdf', 'wasm'];
@@ -24,7 +25,7 @@ const STYLESHEET_KINDS: ReadonlySet<esbuild.ImportKind> = new Set<esbuild.Import
 export const isCompiledByEsbuild = (file: string): boolean => COMPILED_EXTENSIONS.has(path.extname(file).slice(1).toLowerCase());
 
 /** The address of an asset relative to a module's code or styles address. */
-export const assetAddress = (subpath: string, file: string): string => `${'../'.repeat(subpath.split('/').length)}assets/${subpath}/${file}`;
+export const assetAddress = (subpath: string, file: string): string => `${'../'.repeat(subpath.split('/').length)}assets/${subpath}/${fileNameAddress(file)}`;
 
 // An asset's address climbs from the output that holds it, which is not always the declaring
 // module's: a shared file is served at `modules/.shared/<path>`, and a stylesheet it imports is
@@ -34,7 +35,7 @@ export const assetAddress = (subpath: string, file: string): string => `${'../'.
 const CLIMB_MARK = '__core_asset_climb__/';
 const CLIMB_BYTES = Buffer.from(CLIMB_MARK);
 /** The address of a declared asset as a build writes it, placed by `placeAssetAddresses`. */
-export const markedAddress = (subpath: string, file: string): string => `${CLIMB_MARK}assets/${subpath}/${file}`;
+export const markedAddress = (subpath: string, file: string): string => `${CLIMB_MARK}assets/${subpath}/${fileNameAddress(file)}`;
 
 /**
  * `address` with the asset's version (`v=<content hash>`, development only: `assetVersions`) before
@@ -97,7 +98,8 @@ const PACKAGE_PATH = /^\/m\/((?:@[^/@]+\/)?[^/@]+)@([^/]+)\/(.*)$/;
 /**
  * A URL's path as the service's router reads it: each segment decoded once (README "Addresses"),
  * so that `%40p`, `a%20b.svg`, `a b.svg` and `bg%281%29.svg` name what they name there. Null for a
- * segment with malformed percent-encoding or one that hides a separator or a `%` once decoded:
+ * segment with malformed percent-encoding or one that hides a separator once decoded (or again:
+ * `decodedSegmentNamesNothing`); a `%` alone is a file name's (`a%2520b.svg` is `a%20b.svg`):
  * the router answers such an address with an error, never a file.
  */
 export function servedPath(pathname: string): string | null {
@@ -109,7 +111,7 @@ export function servedPath(pathname: string): string | null {
     } catch {
       return null;
     }
-    if (/[/\\%\0]/.test(segment)) return null;
+    if (segment !== '' && decodedSegmentNamesNothing(segment)) return null;
     segments.push(segment);
   }
   return segments.join('/');
@@ -284,7 +286,7 @@ export function assetsByAddress(target: BundleTarget): Map<string, string> {
   const byAddress = new Map<string, string>();
   if (target.packageAddress === undefined) return byAddress;
   for (const [file, { subpath, file: name }] of urlAssets(target)) {
-    const served = servedPath(new URL(`${target.packageAddress}assets/${subpath}/${name}`, ORIGIN).pathname);
+    const served = servedPath(new URL(`${target.packageAddress}assets/${subpath}/${fileNameAddress(name)}`, ORIGIN).pathname);
     if (served !== null) byAddress.set(served, file);
   }
   return byAddress;
@@ -295,7 +297,7 @@ export const isMarkedAssetAddress = (reference: string): boolean => reference.st
 
 /** The declared assets a stylesheet's `url()`s name, by a build's metafile: workspace-relative. */
 export function sheetAssets(target: BundleTarget, metafile: esbuild.Metafile, stylesOutput: string): string[] {
-  const byAddress = new Map([...resolvedAssets(target)].map(([workspacePath, { subpath, file }]) => [`${CLIMB_MARK}assets/${subpath}/${file}`, workspacePath]));
+  const byAddress = new Map([...resolvedAssets(target)].map(([workspacePath, { subpath, file }]) => [markedAddress(subpath, file), workspacePath]));
   const named = new Set<string>();
   for (const input of Object.keys(metafile.outputs[stylesOutput]?.inputs ?? {})) {
     for (const record of metafile.inputs[input]?.imports ?? []) {

@@ -72,7 +72,9 @@ const BARE = /^[^./]/;
  */
 export function workspaceConfinementPlugin(root: string, noLinkLeadsOut = false, linkLeadsOut = false): esbuild.Plugin {
   const real = realRootOf(root);
-  const inside = (file: string) => file.startsWith(real + path.sep) || file.startsWith(root + path.sep);
+  // The root folder itself is inside: a root package (`"packages": ["."]`) and a file beside
+  // core.json are the workspace's (README "Files that are not files").
+  const inside = (file: string) => file === real || file === root || file.startsWith(real + path.sep) || file.startsWith(root + path.sep);
   // The real paths a module may bundle: the workspace's, and an installed package's wherever it is.
   const allowed = (file: string) => inside(file) || file.split(path.sep).includes('node_modules');
   const refusal = (file: string): esbuild.PartialMessage => {
