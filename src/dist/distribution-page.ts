@@ -1,10 +1,9 @@
 // The page `core dist` writes (README "Distribution: core dist"): the production page of the
 // preview entry, so the output directory served by any static server shows the app. Like
 // the preview, it links the stylesheet of every module of the entry's package and of every
-// module they reach by bare import, in the preview's order when every package reached is in
-// development (the cascade a developer checked on `/preview/`); under a selection `/preview/`
-// links a CDN's sheets after every development sheet, and this page keeps each where it is
-// reached (README "Distribution: core dist"). It preloads their code, and imports the entry;
+// module they reach by bare import, in the preview's order (the cascade a developer checked on
+// `/preview/`: what a module imports before it); where the bundled preview links a CDN's sheets
+// after its joined one, this page keeps each where it is reached (README "Distribution: core dist"). It preloads their code, and imports the entry;
 // every address is relative, so the page works at the root of the output directory. Pure.
 import { escapeHtml, htmlPage, importMapScript } from '../html-page.js';
 import { choosePreviewEntry } from '../workspace/preview-entry.js';
@@ -37,7 +36,7 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   if (!browser.has(chosen.specifier)) return { ok: false, reason: `the preview entry ${chosen.specifier} was not written` };
   // The package's modules in the workspace's order, as `/preview/` lists them (src/development/preview.ts).
   const packageModules = workspace.modules.filter((module) => module.package === chosen.package && browser.has(module.specifier)).map((module) => module.specifier);
-  const reached = previewOrder(packageModules, browser);
+  const reached = previewOrder(chosen.specifier, packageModules, browser);
   const unwritten = unwrittenImports(chosen.specifier, browser, new Set(workspace.modules.map((module) => module.specifier)));
   // A valid entry that imports a module of the workspace not written (invalid) fails to load:
   // no page that cannot run (README "Distribution: core dist").
@@ -64,25 +63,25 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
 }
 
 /**
- * The written modules in the order `/preview/` lists its development modules (README "Preview
- * and stylesheet push"): the modules of the entry's package first, then every written module
- * they reach by bare import, breadth first, each where it is first reached. The order of the
- * page's links: stylesheet order is the cascade, so the page looks as the preview and the
- * bundled preview did with every package in development. A package left out of development is
- * kept where it is reached, not moved last as the preview's CDN sheets are (README
- * "Distribution: core dist"): the production page has no CDN sheets.
+ * The written modules in the order `/preview/` links its development modules' sheets (README
+ * "Preview and stylesheet push"): from the entry, depth first through each module's bare imports
+ * in the order its build lists them, a module after everything it imports, each where first
+ * reached; then, the same way, the entry package's other modules, which the entry never imports.
+ * The order of the page's links: stylesheet order is the cascade, the order every bundler joins
+ * sheets in, so an app's own sheet overrides the library it imports. A package left out of
+ * development is kept where it is reached (README "Distribution: core dist").
  */
-function previewOrder(roots: readonly string[], written: ReadonlyMap<string, WrittenModule>): WrittenModule[] {
-  const listed = new Set(roots);
-  const order = roots.map((specifier) => written.get(specifier)!);
-  for (let next = 0; next < order.length; next += 1) {
-    for (const { specifier } of order[next]!.imports) {
-      const outcome = written.get(specifier);
-      if (!outcome || listed.has(specifier)) continue;
-      listed.add(specifier);
-      order.push(outcome);
-    }
-  }
+function previewOrder(entry: string, roots: readonly string[], written: ReadonlyMap<string, WrittenModule>): WrittenModule[] {
+  const order: WrittenModule[] = [];
+  const seen = new Set<string>();
+  const reach = (specifier: string): void => {
+    const outcome = written.get(specifier);
+    if (!outcome || seen.has(specifier)) return;
+    seen.add(specifier);
+    for (const imported of outcome.imports) reach(imported.specifier);
+    order.push(outcome);
+  };
+  for (const specifier of [entry, ...roots]) reach(specifier);
   return order;
 }
 
@@ -165,3 +164,4 @@ function unresolvedReason(entry: string, unresolved: readonly string[], cdn: Pag
   if (cdn) return `${which}: no exact version to fetch ${unresolved.length === 1 ? 'it' : 'them'} at from ${cdn.origin} (declare the exact version in dependencies, or install the package)`;
   return `${which} (a static file server has no CDN): name a CDN origin with --cdn ORIGIN or CORE_CDN_ORIGIN (https://esm.sh, for instance), and the page maps each to it at its installed version`;
 }
+
