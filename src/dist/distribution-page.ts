@@ -13,11 +13,13 @@ import { unreadPackageReason } from '../workspace/unread-packages.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { WrittenModule } from './judge-module.js';
 import { codePath, importMapAddress, stylesPath } from './output-paths.js';
+import type { UnservedAddresses } from './served-addresses.js';
 
 export const DISTRIBUTION_PAGE = 'index.html';
 
 /** `unresolved`: the page was not written for these bare imports alone, which its import map cannot resolve. */
-export type DistributionPage = { ok: true; entry: string; html: string } | { ok: false; reason: string; unresolved?: string[] };
+/** `unserved`: not written for these addresses of its sheets from the origin's root alone, which name no output written (README "Distribution: core dist"). */
+export type DistributionPage = { ok: true; entry: string; html: string } | { ok: false; reason: string; unresolved?: string[]; unserved?: string[] };
 
 /**
  * The CDN origin the page maps packages from outside the workspace to (`core dist --cdn`,
@@ -29,7 +31,7 @@ export interface PageCdn {
   versionOf(importerPackage: string, packageName: string): string | null;
 }
 
-export function distributionPage(workspace: WorkspaceModel, written: readonly WrittenModule[], importMap: { imports: Record<string, string> }, cdn: PageCdn | null = null): DistributionPage {
+export function distributionPage(workspace: WorkspaceModel, written: readonly WrittenModule[], importMap: { imports: Record<string, string> }, cdn: PageCdn | null = null, unserved: UnservedAddresses = new Map()): DistributionPage {
   const chosen = choosePreviewEntry(workspace);
   if ('reason' in chosen) return { ok: false, reason: chosen.message };
   const browser = new Map(written.filter((outcome) => outcome.target === 'browser').map((outcome) => [outcome.module.specifier, outcome]));
@@ -49,6 +51,9 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   const cdnImports = cdn ? mapToCdn(workspace, reached, cdn) : {};
   const unresolved = outsideImportsOf(workspace, chosen.specifier, browser).filter((specifier) => !(specifier in cdnImports));
   if (unresolved.length > 0) return { ok: false, reason: unresolvedReason(chosen.specifier, unresolved, cdn), unresolved };
+  // Nor one whose sheets ask for an address its layout has not (README "Distribution: core dist").
+  const unservedSheets = reached.filter((outcome) => unserved.has(outcome.module.specifier));
+  if (unservedSheets.length > 0) return unservedPage(chosen.specifier, unservedSheets, unserved);
 
   const head = [
     ...reached.filter((outcome) => outcome.files.some((file) => file.kind === 'styles')).map((outcome) => `    <link rel="stylesheet" href="${escapeHtml(importMapAddress(stylesPath(outcome.module)))}">`),
@@ -165,3 +170,11 @@ function unresolvedReason(entry: string, unresolved: readonly string[], cdn: Pag
   return `${which} (a static file server has no CDN): name a CDN origin with --cdn ORIGIN or CORE_CDN_ORIGIN (https://esm.sh, for instance), and the page maps each to it at its installed version`;
 }
 
+// What the command says of a page whose linked sheets name addresses from the origin's root that
+// no output of `core dist` has: the page would miss those rules or images (README "Distribution: core dist").
+function unservedPage(entry: string, sheets: readonly WrittenModule[], unserved: UnservedAddresses): DistributionPage {
+  const addresses = [...new Set(sheets.flatMap((outcome) => unserved.get(outcome.module.specifier)!))];
+  const named = sheets.map((outcome) => `${outcome.module.specifier} names ${unserved.get(outcome.module.specifier)!.join(', ')}`).join('; ');
+  const reason = `the page of ${entry} links sheets that name addresses from the origin's root which no file written here has (${named}): a static file server answers them 404. Name the file by its path from the sheet, or import the other module's stylesheet from the code (the page then links it)`;
+  return { ok: false, reason, unserved: addresses };
+}

@@ -32,6 +32,14 @@ describe('distributionPage', function () {
     expect(links(page.html, 'stylesheet')).to.deep.equal(['@t/lib@1.0.0/styles/icon.css', '@t/lib@1.0.0/styles/button.css', '@t/app@1.0.0/styles/main.css', '@t/app@1.0.0/styles/other.css']);
   });
 
+  it('writes no page, naming the addresses, when a sheet it links names an address from the origin\'s root that no output written has', function () {
+    const unserved = new Map([[button.specifier, ['/m/@t/lib@1.0.0/styles/gone']]]);
+    const page = distributionPage(workspace, [written(main, [button.specifier]), written(button, [])], { imports: {} }, null, unserved);
+    expect(page.ok).to.equal(false);
+    expect(!page.ok && page.unserved).to.deep.equal(['/m/@t/lib@1.0.0/styles/gone']);
+    expect(!page.ok && page.reason).to.contain(`${button.specifier} names /m/@t/lib@1.0.0/styles/gone`);
+  });
+
   it('writes no page when the entry imports, itself or through a written module, a module of the workspace not written', function () {
     const page = distributionPage(workspace, [written(main, [button.specifier]), written(button, [broken.specifier, 'lit'])], { imports: {} });
     expect(page).to.deep.equal({ ok: false, reason: `the preview entry ${main.specifier} imports ${broken.specifier}, which was not written` });
