@@ -71,7 +71,7 @@ export async function distCommand(args: string[]): Promise<number> {
 
   const shown = path.relative(process.cwd(), out) || '.';
   if (result.wrote) reportWritten(result, shown);
-  if (result.wrote && !result.page.written && result.page.unresolved) process.stderr.write(`core dist: no page written: ${result.page.reason}${cdnOrigin === LOCAL_CDN ? ` ("local" is the service itself, which no static file server answers)` : ''}\n`);
+  if (result.wrote && !result.page.written && (result.page.unresolved || result.page.unserved)) process.stderr.write(`core dist: no page written: ${result.page.reason}${result.page.unresolved && cdnOrigin === LOCAL_CDN ? ` ("local" is the service itself, which no static file server answers)` : ''}\n`);
   if (result.interrupted) {
     // Stopped by the signal once every file and the record were written (README "Distribution: core dist").
     process.stderr.write(`core dist: ${result.interrupted} came while writing ${shown}: every file and ${DISTRIBUTION_MANIFEST} were written first\n`);
@@ -136,7 +136,7 @@ function reportWritten(result: DistributionResult, shown: string): void {
   const bytes = result.manifest.outputs.reduce((sum, output) => sum + output.size, 0);
   process.stdout.write(`wrote ${plural(result.manifest.modules.length, 'module')} (${plural(files, 'file')}, ${formatBytes(bytes)}) and ${DISTRIBUTION_MANIFEST} to ${shown}\n`);
   if (result.page.written) process.stdout.write(`wrote the page ${path.join(shown, result.page.path)} for ${result.page.entry}: serve ${shown} with any static file server\n`);
-  else if (!result.page.unresolved) process.stdout.write(`no page written: ${result.page.reason}\n`);
+  else if (!result.page.unresolved && !result.page.unserved) process.stdout.write(`no page written: ${result.page.reason}\n`);
   if (result.removed.length > 0) process.stdout.write(`removed ${plural(result.removed.length, 'file')} an earlier run wrote\n`);
   if (result.removedTemporaries) process.stdout.write(`removed ${plural(result.removedTemporaries.length, 'temporary file')} an earlier run stopped while writing left: ${result.removedTemporaries.map((relative) => path.join(shown, relative)).join(', ')}\n`);
   if (result.leftChanged) process.stdout.write(`left ${plural(result.leftChanged.length, 'file')} an earlier run listed and this one no longer writes, changed since (or not inside the output directory by its real path): ${result.leftChanged.join(', ')}\n`);

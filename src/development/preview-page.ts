@@ -6,14 +6,15 @@ import type { Preview } from './preview.js';
 import { escapeHtml, htmlPage, importMapScript, scriptJson } from '../html-page.js';
 
 export function renderPreviewPage(preview: Preview, runtimeAddress: string, writer: PageWriter): string {
-  // The stylesheet order of both preview pages of the entry (README "Preview and stylesheet
-  // push"): the listed modules' sheets in the order listed, then the CDN's; the bundled preview
-  // joins the first in that order. `core dist`'s page links its modules' in it when no package is
-  // left out of development, which moves a sheet here to the CDN's (README "Distribution: core dist").
-  const links = preview.modules
-    .filter((module) => module.styles !== null)
-    .map((module) => `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">`)
-    .concat(cdnSheets(preview));
+  // The stylesheet order (README "Preview and stylesheet push"): the cascade, what a module
+  // imports before the module's own sheet, a CDN's sheet at its place in it; the bundled preview
+  // joins the development sheets in this order, and `core dist`'s page links its modules' in it.
+  const links = inCascadeOrder(preview, [
+    ...preview.modules
+      .filter((module) => module.styles !== null)
+      .map((module) => ({ specifier: module.specifier, link: `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">` })),
+    ...cdnSheetLinks(preview),
+  ]);
   // Every module of the graph is fetched at once, not import by import (a waterfall one round
   // trip per level deep): the import map lists exactly the modules reached from the entry's package.
   const preloads = [...new Set(loadedAddresses(preview, preview.imports).filter((address) => address.startsWith('/')))].map(
@@ -38,7 +39,7 @@ export function renderBundledPage(preview: Preview, imports: Record<string, stri
   const preloads = [addresses.code, ...new Set(loadedAddresses(preview, imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
   const sheet = `    <link rel="stylesheet" href="${escapeHtml(addresses.styles)}" data-core-bundle="${escapeHtml(addresses.currentStyles)}">`;
   // Where `/preview/` links the sheets it joins: before the CDN's (the cascade is the link order).
-  return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...cdnSheets(preview), ...preloads], imported: addresses.code, writer });
+  return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...cdnSheetLinks(preview).map(({ link }) => link), ...preloads], imported: addresses.code, writer });
 }
 
 /**
@@ -54,8 +55,15 @@ const JSON_ADDRESS = /\.json(?:\?|$)/;
 
 // The sheets a CDN serves (a stylesheet module's, or a left-out script module's at the local CDN's
 // `?styles`): never pushed, never joined (README "Stylesheet modules", "The local CDN").
-const cdnSheets = (preview: Preview): string[] =>
-  (preview.stylesheets ?? []).map((sheet) => `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">`);
+const cdnSheetLinks = (preview: Preview): { specifier: string; link: string }[] =>
+  (preview.stylesheets ?? []).map((sheet) => ({ specifier: sheet.specifier, link: `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">` }));
+
+/** The links in the preview's cascade; one whose specifier the walk did not reach (an installed package's own import) after, as given. */
+function inCascadeOrder(preview: Preview, links: { specifier: string; link: string }[]): string[] {
+  const rank = new Map((preview.cascade ?? []).map((specifier, at) => [specifier, at]));
+  const placed = links.map((entry, given) => ({ ...entry, at: rank.get(entry.specifier) ?? rank.size + given }));
+  return placed.sort((a, b) => a.at - b.at).map(({ link }) => link);
+}
 
 interface PageParts {
   imports: Record<string, string>;

@@ -42,6 +42,12 @@ export interface Preview {
   loads: string[];
   /** Sheets a CDN serves (README "Stylesheet modules", "The local CDN"): stylesheet modules', and the local CDN's of the script modules it serves; the page links each; present only when there are some. */
   stylesheets?: { specifier: string; href: string }[];
+  /**
+   * The cascade (README "Preview and stylesheet push"): every specifier the walk reached, what a
+   * module imports before the module, in the order `modules` keeps; where `/preview/` links a
+   * CDN's sheet among the development ones. Not part of `entry.json`.
+   */
+  cascade?: string[];
 }
 
 export interface PreviewOptions {
@@ -83,7 +89,9 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   }
   while (walk.queue.length > 0) visit(walk, walk.queue.shift()!);
   const { preview } = walk;
-  preview.modules = [...walk.listed.values()];
+  preview.cascade = cascadeOrder(walk, chosen);
+  const rank = new Map(preview.cascade.map((specifier, at) => [specifier, at]));
+  preview.modules = [...walk.listed.values()].sort((a, b) => (rank.get(a.specifier) ?? Infinity) - (rank.get(b.specifier) ?? Infinity));
   preview.loads = loadedFrom(state, chosen.specifier, preview.imports);
   return { ok: true, preview };
 }
@@ -159,6 +167,29 @@ function list(walk: PreviewWalk, module: ModuleModel): void {
   // A module served by the CDN keeps its bare imports too (production output is built the
   // same way): what it imports must be in the import map as well, transitively.
   walk.queue.push(module);
+}
+
+/**
+ * The order the page links sheets in (README "Preview and stylesheet push"), the order every
+ * bundler joins them: from the entry, depth first through each module's bare imports as its last
+ * build lists them, a module after everything it imports, each where first reached; then, the
+ * same way, the entry package's other web modules, which the entry never imports, in the
+ * workspace's order. Outside packages' specifiers stand where they are reached, for a CDN's sheet.
+ */
+function cascadeOrder(walk: PreviewWalk, entry: ModuleModel): string[] {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const reach = (specifier: string): void => {
+    if (seen.has(specifier)) return;
+    seen.add(specifier);
+    const module = walk.index.modules.get(specifier);
+    const record = module && walk.listed.has(specifier) ? walk.state.builds[specifier]?.variants[defaultVariantKey(module)]?.last : undefined;
+    for (const imported of record?.imports ?? []) if (imported.specifier in walk.preview.imports) reach(imported.specifier);
+    order.push(specifier);
+  };
+  reach(entry.specifier);
+  for (const specifier of walk.listed.keys()) reach(specifier);
+  return order;
 }
 
 /** A listed module: its problems, then what its last build imports, mapped. */

@@ -75,7 +75,9 @@ export function registerPreviewRoutes(host: ExtensionHost, instance: string): vo
   host.router.get('/preview/bundled/styles.css.map', sendBundledMap(bundled, 'stylesMap'));
   host.router.get('/preview/bundled/styles.css', sendBundled(bundled, 'styles'));
   host.router.get('/preview/entry.json', async (ctx) => {
-    const body = JSON.stringify((await previews.previewAndState(ctx)).preview, null, 2);
+    // The cascade orders the page's links; `modules` lists the development ones in it already.
+    const { cascade: _cascade, ...preview } = (await previews.previewAndState(ctx)).preview;
+    const body = JSON.stringify(preview, null, 2);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = body;

@@ -21,6 +21,7 @@ import { remoteResults, type RemoteResults } from './remote-results.js';
 import { distributionManifest, type DistributionManifest } from './distribution-manifest.js';
 import { unlinkedModules, type ModuleOutcome, type WrittenModule } from './judge-module.js';
 import { distributionPage, DISTRIBUTION_PAGE, type PageCdn } from './distribution-page.js';
+import { relativeServedAddresses } from './served-addresses.js';
 import { installedVersion } from '../io/installed-packages.js';
 import semver from 'semver';
 import { DISTRIBUTION_MANIFEST } from './output-paths.js';
@@ -98,7 +99,7 @@ export interface DistributionResult {
   /** What the team's remote cache gave, when one was asked. */
   remoteCache?: RemoteRestored;
   /** The page for the preview entry: written, or why not. */
-  page: { written: true; path: string; entry: string } | { written: false; reason: string; unresolved?: string[] };
+  page: { written: true; path: string; entry: string } | { written: false; reason: string; unresolved?: string[]; unserved?: string[] };
 }
 
 export async function distribute(options: DistributeOptions): Promise<DistributionResult> {
@@ -182,11 +183,13 @@ export async function distribute(options: DistributeOptions): Promise<Distributi
  * checked (README "Distribution: core dist"): nothing at all when one holds a file no earlier run's
  * record `previous` lists with the bytes it has.
  */
-function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: readonly ModuleOutcome[], previous: unknown, reportPackages: () => void, cdn: PageCdn | null): DistributionResult {
+function writeDistribution(out: string, workspace: WorkspaceModel, built: readonly ModuleOutcome[], previous: unknown, reportPackages: () => void, cdn: PageCdn | null): DistributionResult {
+  // The layout has no `/m/`: a sheet's address of another written output is made relative to it.
+  const { outcomes, unserved } = relativeServedAddresses(built);
   // In the workspace's order, not the order builds finished in (or the team cache gave them): the page is the same bytes every run.
   const order = new Map(workspace.modules.map((module, index) => [module.specifier, index]));
   const written = outcomes.filter((outcome): outcome is WrittenModule => outcome.status === 'written').sort((a, b) => order.get(a.module.specifier)! - order.get(b.module.specifier)!);
-  const draft = distributionPage(workspace, written, distributionManifest(workspace, outcomes).importMap, cdn);
+  const draft = distributionPage(workspace, written, distributionManifest(workspace, outcomes).importMap, cdn, unserved);
   const invalid = outcomes.filter((outcome): outcome is InvalidModule => outcome.status === 'invalid');
   invalid.sort((a, b) => (a.module.specifier < b.module.specifier ? -1 : a.module.specifier > b.module.specifier ? 1 : 0));
   // A shared file is in the files of every module importing it: written once.
@@ -213,7 +216,7 @@ function writeDistribution(out: string, workspace: WorkspaceModel, outcomes: rea
   const outsideOut = writeFiles(out, files);
   const pageWritten = writePage(out, DISTRIBUTION_PAGE, draft.ok ? draft.html : null, previous);
   const page: DistributionResult['page'] = !draft.ok
-    ? { written: false, reason: draft.reason, ...(draft.unresolved ? { unresolved: draft.unresolved } : {}) }
+    ? { written: false, reason: draft.reason, ...(draft.unresolved ? { unresolved: draft.unresolved } : {}), ...(draft.unserved ? { unserved: draft.unserved } : {}) }
     : pageWritten
       ? { written: true, path: DISTRIBUTION_PAGE, entry: draft.entry }
       : { written: false, reason: pageOccupiedReason(describeOccupants(out, pageOccupied, previous)) };

@@ -1,10 +1,9 @@
 // The page `core dist` writes (README "Distribution: core dist"): the production page of the
 // preview entry, so the output directory served by any static server shows the app. Like
 // the preview, it links the stylesheet of every module of the entry's package and of every
-// module they reach by bare import, in the preview's order when every package reached is in
-// development (the cascade a developer checked on `/preview/`); under a selection `/preview/`
-// links a CDN's sheets after every development sheet, and this page keeps each where it is
-// reached (README "Distribution: core dist"). It preloads their code, and imports the entry;
+// module they reach by bare import, in the preview's order (the cascade a developer checked on
+// `/preview/`: what a module imports before it); where the bundled preview links a CDN's sheets
+// after its joined one, this page keeps each where it is reached (README "Distribution: core dist"). It preloads their code, and imports the entry;
 // every address is relative, so the page works at the root of the output directory. Pure.
 import { escapeHtml, htmlPage, importMapScript } from '../html-page.js';
 import { choosePreviewEntry } from '../workspace/preview-entry.js';
@@ -14,11 +13,13 @@ import { unreadPackageReason } from '../workspace/unread-packages.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { WrittenModule } from './judge-module.js';
 import { codePath, importMapAddress, stylesPath } from './output-paths.js';
+import type { UnservedAddresses } from './served-addresses.js';
 
 export const DISTRIBUTION_PAGE = 'index.html';
 
 /** `unresolved`: the page was not written for these bare imports alone, which its import map cannot resolve. */
-export type DistributionPage = { ok: true; entry: string; html: string } | { ok: false; reason: string; unresolved?: string[] };
+/** `unserved`: not written for these addresses of its sheets from the origin's root alone, which name no output written (README "Distribution: core dist"). */
+export type DistributionPage = { ok: true; entry: string; html: string } | { ok: false; reason: string; unresolved?: string[]; unserved?: string[] };
 
 /**
  * The CDN origin the page maps packages from outside the workspace to (`core dist --cdn`,
@@ -30,14 +31,14 @@ export interface PageCdn {
   versionOf(importerPackage: string, packageName: string): string | null;
 }
 
-export function distributionPage(workspace: WorkspaceModel, written: readonly WrittenModule[], importMap: { imports: Record<string, string> }, cdn: PageCdn | null = null): DistributionPage {
+export function distributionPage(workspace: WorkspaceModel, written: readonly WrittenModule[], importMap: { imports: Record<string, string> }, cdn: PageCdn | null = null, unserved: UnservedAddresses = new Map()): DistributionPage {
   const chosen = choosePreviewEntry(workspace);
   if ('reason' in chosen) return { ok: false, reason: chosen.message };
   const browser = new Map(written.filter((outcome) => outcome.target === 'browser').map((outcome) => [outcome.module.specifier, outcome]));
   if (!browser.has(chosen.specifier)) return { ok: false, reason: `the preview entry ${chosen.specifier} was not written` };
   // The package's modules in the workspace's order, as `/preview/` lists them (src/development/preview.ts).
   const packageModules = workspace.modules.filter((module) => module.package === chosen.package && browser.has(module.specifier)).map((module) => module.specifier);
-  const reached = previewOrder(packageModules, browser);
+  const reached = previewOrder(chosen.specifier, packageModules, browser);
   const unwritten = unwrittenImports(chosen.specifier, browser, new Set(workspace.modules.map((module) => module.specifier)));
   // A valid entry that imports a module of the workspace not written (invalid) fails to load:
   // no page that cannot run (README "Distribution: core dist").
@@ -50,6 +51,9 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   const { imports: cdnImports, scopes } = cdn ? mapToCdn(workspace, reached, cdn) : { imports: {}, scopes: {} };
   const unresolved = outsideImportsOf(workspace, chosen.specifier, browser).filter((specifier) => !(specifier in cdnImports));
   if (unresolved.length > 0) return { ok: false, reason: unresolvedReason(chosen.specifier, unresolved, cdn), unresolved };
+  // Nor one whose sheets ask for an address its layout has not (README "Distribution: core dist").
+  const unservedSheets = reached.filter((outcome) => unserved.has(outcome.module.specifier));
+  if (unservedSheets.length > 0) return unservedPage(chosen.specifier, unservedSheets, unserved);
 
   const head = [
     ...reached.filter((outcome) => outcome.files.some((file) => file.kind === 'styles')).map((outcome) => `    <link rel="stylesheet" href="${escapeHtml(importMapAddress(stylesPath(outcome.module)))}">`),
@@ -64,25 +68,25 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
 }
 
 /**
- * The written modules in the order `/preview/` lists its development modules (README "Preview
- * and stylesheet push"): the modules of the entry's package first, then every written module
- * they reach by bare import, breadth first, each where it is first reached. The order of the
- * page's links: stylesheet order is the cascade, so the page looks as the preview and the
- * bundled preview did with every package in development. A package left out of development is
- * kept where it is reached, not moved last as the preview's CDN sheets are (README
- * "Distribution: core dist"): the production page has no CDN sheets.
+ * The written modules in the order `/preview/` links its development modules' sheets (README
+ * "Preview and stylesheet push"): from the entry, depth first through each module's bare imports
+ * in the order its build lists them, a module after everything it imports, each where first
+ * reached; then, the same way, the entry package's other modules, which the entry never imports.
+ * The order of the page's links: stylesheet order is the cascade, the order every bundler joins
+ * sheets in, so an app's own sheet overrides the library it imports. A package left out of
+ * development is kept where it is reached (README "Distribution: core dist").
  */
-function previewOrder(roots: readonly string[], written: ReadonlyMap<string, WrittenModule>): WrittenModule[] {
-  const listed = new Set(roots);
-  const order = roots.map((specifier) => written.get(specifier)!);
-  for (let next = 0; next < order.length; next += 1) {
-    for (const { specifier } of order[next]!.imports) {
-      const outcome = written.get(specifier);
-      if (!outcome || listed.has(specifier)) continue;
-      listed.add(specifier);
-      order.push(outcome);
-    }
-  }
+function previewOrder(entry: string, roots: readonly string[], written: ReadonlyMap<string, WrittenModule>): WrittenModule[] {
+  const order: WrittenModule[] = [];
+  const seen = new Set<string>();
+  const reach = (specifier: string): void => {
+    const outcome = written.get(specifier);
+    if (!outcome || seen.has(specifier)) return;
+    seen.add(specifier);
+    for (const imported of outcome.imports) reach(imported.specifier);
+    order.push(outcome);
+  };
+  for (const specifier of [entry, ...roots]) reach(specifier);
   return order;
 }
 
@@ -173,4 +177,13 @@ function unresolvedReason(entry: string, unresolved: readonly string[], cdn: Pag
   const which = `the preview entry ${entry} imports ${named}, from outside the workspace, which the page's import map cannot resolve`;
   if (cdn) return `${which}: no exact version to fetch ${unresolved.length === 1 ? 'it' : 'them'} at from ${cdn.origin} (declare the exact version in dependencies, or install the package)`;
   return `${which} (a static file server has no CDN): name a CDN origin with --cdn ORIGIN or CORE_CDN_ORIGIN (https://esm.sh, for instance), and the page maps each to it at its installed version`;
+}
+
+// What the command says of a page whose linked sheets name addresses from the origin's root that
+// no output of `core dist` has: the page would miss those rules or images (README "Distribution: core dist").
+function unservedPage(entry: string, sheets: readonly WrittenModule[], unserved: UnservedAddresses): DistributionPage {
+  const addresses = [...new Set(sheets.flatMap((outcome) => unserved.get(outcome.module.specifier)!))];
+  const named = sheets.map((outcome) => `${outcome.module.specifier} names ${unserved.get(outcome.module.specifier)!.join(', ')}`).join('; ');
+  const reason = `the page of ${entry} links sheets that name addresses from the origin's root which no file written here has (${named}): a static file server answers them 404. Name the file by its path from the sheet, or import the other module's stylesheet from the code (the page then links it)`;
+  return { ok: false, reason, unserved: addresses };
 }

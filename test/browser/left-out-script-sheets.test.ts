@@ -1,7 +1,8 @@
 // In Chromium, the sheet a script module of a workspace package left out of development imports
 // (README "The local CDN", "Preview and stylesheet push"): with `--cdn local` the page is styled by
-// it on /preview/ and /preview/bundled/, linked after every development sheet, so where both set
-// one property the left-out package's value is the one shown. The addresses and the warning of
+// it on /preview/ and /preview/bundled/. /preview/ links it at its place in the cascade, before the
+// sheet of the module importing it, whose value shows where both set one property; the bundled
+// preview links it after its one joined sheet, so there the left-out package's value shows. The addresses and the warning of
 // another CDN origin: test/integration/left-out-script-sheets.test.ts.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
@@ -41,16 +42,18 @@ describe('the sheet of a left-out script module in Chromium', function () {
     await browser?.close();
   });
 
-  it('styles /preview/ and /preview/bundled/ from the local CDN, after the development sheets', async function () {
+  it('styles /preview/ and /preview/bundled/ from the local CDN: before the importer\'s sheet on /preview/, after the joined sheet on the bundled page', async function () {
     const service = await serve(workspace(), { cdnOrigin: 'local' });
     try {
-      for (const path of ['/preview/', '/preview/bundled/']) {
+      // main's own color over the tokens' it imports on /preview/; the bundled page's joined sheet comes before every CDN sheet.
+      const shown = { '/preview/': ['rgb(0, 0, 9)', 'rgb(4, 5, 6)'], '/preview/bundled/': ['rgb(1, 2, 3)', 'rgb(4, 5, 6)'] };
+      for (const path of ['/preview/', '/preview/bundled/'] as const) {
         const watched = await openPage(browser);
         try {
           await watched.page.goto(new URL(path, service.url).href, { waitUntil: 'load' });
           await watched.page.waitForSelector('.probe', { timeout: 20_000 });
           const looks = await watched.page.$eval('.probe', (element) => [getComputedStyle(element).color, getComputedStyle(element).backgroundColor]);
-          expect(looks, path).to.deep.equal(['rgb(1, 2, 3)', 'rgb(4, 5, 6)']);
+          expect(looks, path).to.deep.equal(shown[path]);
           expect([...watched.errors, ...watched.failed], path).to.deep.equal([]);
         } finally {
           await watched.page.close();

@@ -45,7 +45,7 @@ describe('cssModuleScriptsPlugin', () => {
       const card = [
         '/* @import "./in-a-comment.css"; */',
         '@import "./plain.css";',
-        ".card::after { content: '@import \"x.css\";'; background: url(a@import.png); }",
+        ".card::after { content: '@import \"x.css\";'; background: url(https://x.test/a@import.png); }",
         '@media print {',
         '  @IMPORT url(./other.css) print;',
         '}',
@@ -60,6 +60,33 @@ describe('cssModuleScriptsPlugin', () => {
         '@import "./plain.css"; in card.css, a sheet imported as a CSS module script (with { type: \'css\' }): the browser ignores every @import of such a sheet, by the standard, so the page would miss the rules it names. Import that sheet as a CSS module script of its own (declared under "assets") and adopt both (adoptedStyleSheets = [imported, sheet]), or write its rules into card.css',
       );
       expect(result.inputs).to.include('app/card/card.css');
+    });
+  }
+
+  for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+    it(`reports each url() of such a sheet that names a file the module does not declare, which the browser asks for beside the sheet (${variant.env})`, async () => {
+      const card = [
+        '.card { background: url(./bg.png); }',
+        ".logo { background: image-set('logo.png' 1x, url(\"./logo@2x.png\") 2x); }",
+        "@font-face { font-family: f; src: url('../card/f.woff2') format('woff2'); }",
+        '.up { background: url(../../elsewhere.png); }',
+        '.kept { background: url(data:image/png;base64,AA==), url(/images/x.png), url(https://x.test/y.png), url(#mask), url(card.css); }',
+        '',
+      ].join('\n');
+      const result = await build("import sheet from './card.css' with { type: 'css' };\nexport const sheets = [sheet];\n", card, variant);
+      expect(result.errors.map(({ kind, file, line, column }) => [kind, file, line, column])).to.deep.equal([
+        ['BUNDLE_ERROR', 'app/card/card.css', 1, 21],
+        ['BUNDLE_ERROR', 'app/card/card.css', 2, 31],
+        ['BUNDLE_ERROR', 'app/card/card.css', 2, 46],
+        ['BUNDLE_ERROR', 'app/card/card.css', 3, 35],
+        ['BUNDLE_ERROR', 'app/card/card.css', 4, 19],
+      ]);
+      expect(result.errors[0]!.message).to.equal(
+        'url(./bg.png) in card.css, a sheet imported as a CSS module script (with { type: \'css\' }), names bg.png, which the module does not declare: the browser loads such a sheet as written and asks for it at the sheet\'s own address, where only the module\'s declared assets are served, so it answers 404. Declare "bg.png" under "assets" in the module.json beside the module\'s entry',
+      );
+      expect(result.errors[2]!.message).to.include('names logo@2x.png, which the module does not declare');
+      expect(result.errors[3]!.message).to.include('names f.woff2, which');
+      expect(result.errors[4]!.message).to.include('names a file outside the module\'s directory');
     });
   }
 

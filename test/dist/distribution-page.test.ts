@@ -23,13 +23,21 @@ const workspace = workspaceModel([other, main, button, icon, broken], { preview:
 const links = (html: string, rel: string) => [...html.matchAll(new RegExp(`<link rel="${rel}" href="\\./([^"]+)">`, 'g'))].map((match) => match[1]);
 
 describe('distributionPage', function () {
-  it("links each module of the entry's package and each module they reach, once, in the preview's order: the package's in the workspace's order, then breadth first", function () {
-    // Written in another order than the workspace lists them: the page follows the workspace's.
+  it("links each module the entry reaches, once, in the preview's cascade: what a module imports before it, depth first in import order, then the package's other modules", function () {
+    // main imports button, then icon, which button imports too; other, never imported by main, imports both.
     const page = distributionPage(workspace, [written(main, [button.specifier, icon.specifier]), written(button, [icon.specifier]), written(icon, []), written(other, [icon.specifier, main.specifier])], { imports: {} });
     if (!page.ok) throw new Error(page.reason);
     expect(page.entry).to.equal(main.specifier);
-    expect(links(page.html, 'modulepreload')).to.deep.equal(['@t/app@1.0.0/modules/other.js', '@t/app@1.0.0/modules/main.js', '@t/lib@1.0.0/modules/icon.js', '@t/lib@1.0.0/modules/button.js']);
-    expect(links(page.html, 'stylesheet')).to.deep.equal(['@t/app@1.0.0/styles/other.css', '@t/app@1.0.0/styles/main.css', '@t/lib@1.0.0/styles/icon.css', '@t/lib@1.0.0/styles/button.css']);
+    expect(links(page.html, 'modulepreload')).to.deep.equal(['@t/lib@1.0.0/modules/icon.js', '@t/lib@1.0.0/modules/button.js', '@t/app@1.0.0/modules/main.js', '@t/app@1.0.0/modules/other.js']);
+    expect(links(page.html, 'stylesheet')).to.deep.equal(['@t/lib@1.0.0/styles/icon.css', '@t/lib@1.0.0/styles/button.css', '@t/app@1.0.0/styles/main.css', '@t/app@1.0.0/styles/other.css']);
+  });
+
+  it('writes no page, naming the addresses, when a sheet it links names an address from the origin\'s root that no output written has', function () {
+    const unserved = new Map([[button.specifier, ['/m/@t/lib@1.0.0/styles/gone']]]);
+    const page = distributionPage(workspace, [written(main, [button.specifier]), written(button, [])], { imports: {} }, null, unserved);
+    expect(page.ok).to.equal(false);
+    expect(!page.ok && page.unserved).to.deep.equal(['/m/@t/lib@1.0.0/styles/gone']);
+    expect(!page.ok && page.reason).to.contain(`${button.specifier} names /m/@t/lib@1.0.0/styles/gone`);
   });
 
   it('writes no page when the entry imports, itself or through a written module, a module of the workspace not written', function () {

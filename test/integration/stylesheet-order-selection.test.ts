@@ -1,9 +1,8 @@
 // The stylesheet order of an entry's pages under a selection (README "Distribution: core dist",
-// "Preview and stylesheet push"): `/preview/` links the sheets a CDN serves (here a stylesheet
-// module of a workspace package left out of development) after every development sheet, where the
-// bundled preview, whose development sheets are one joined sheet, can put them; core dist's page
-// links every module's sheet where the walk from the entry's package first reaches it. The entry
-// imports the left-out package's sheet before the selected library, so the two orders differ.
+// "Preview and stylesheet push"): `/preview/` and core dist's page link the sheets in the cascade,
+// a CDN's (here a stylesheet module of a workspace package left out of development) at its place,
+// where it is imported; the bundled preview, whose development sheets are one joined sheet, links
+// the CDN's after it. The entry imports the left-out package's sheet before the selected library.
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,7 +37,7 @@ function workspace(): string {
 }
 
 describe('the stylesheet order of an entry\'s pages under a selection', function () {
-  it("is the development sheets, then the CDN's on /preview/ and /preview/bundled/, and breadth first from the entry's package on core dist's page", async function () {
+  it("is the import order on /preview/ and core dist's page, and the joined sheet before the CDN's on /preview/bundled/", async function () {
     const root = workspace();
     const service = await serve(root, { cdnOrigin: 'https://cdn.test' });
     let preview: string;
@@ -52,7 +51,7 @@ describe('the stylesheet order of an entry\'s pages under a selection', function
     } finally {
       await service.close();
     }
-    expect(sheetsOf(preview)).to.deep.equal(['/m/@demo/ui@1.0.0/styles/@root', 'https://cdn.test/@demo/tokens@1.0.0/light.css']);
+    expect(sheetsOf(preview)).to.deep.equal(['https://cdn.test/@demo/tokens@1.0.0/light.css', '/m/@demo/ui@1.0.0/styles/@root']);
     const bundledKinds = [...bundled.matchAll(/<link rel="stylesheet" [^>]*data-core-(styles|bundle|cdn-styles)=/g)].map((match) => match[1]);
     expect(bundledKinds).to.deep.equal(['bundle', 'cdn-styles']);
 
