@@ -58,11 +58,20 @@ const JSON_ADDRESS = /\.json(?:\?|$)/;
 const cdnSheetLinks = (preview: Preview): { specifier: string; link: string }[] =>
   (preview.stylesheets ?? []).map((sheet) => ({ specifier: sheet.specifier, link: `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">` }));
 
-/** The links in the preview's cascade; one whose specifier the walk did not reach (an installed package's own import) after, as given. */
+/** The links in the preview's cascade; one whose specifier the walk did not reach (an installed package's own import) before the link given after it. */
 function inCascadeOrder(preview: Preview, links: { specifier: string; link: string }[]): string[] {
   const rank = new Map((preview.cascade ?? []).map((specifier, at) => [specifier, at]));
-  const placed = links.map((entry, given) => ({ ...entry, at: rank.get(entry.specifier) ?? rank.size + given }));
-  return placed.sort((a, b) => a.at - b.at).map(({ link }) => link);
+  // A sheet the cascade does not name (another package's sheet an installed sheet `@import`s,
+  // listed right before its importer: README "The local CDN") keeps its place before the sheet
+  // listed after it; at the end when none follows.
+  let next = rank.size + links.length;
+  const placed = links.map((entry, given) => ({ ...entry, given, at: 0 }));
+  for (let given = placed.length - 1; given >= 0; given -= 1) {
+    const own = rank.get(placed[given]!.specifier);
+    if (own !== undefined) next = own;
+    placed[given]!.at = own ?? next - 0.5;
+  }
+  return placed.sort((a, b) => a.at - b.at || a.given - b.given).map(({ link }) => link);
 }
 
 interface PageParts {

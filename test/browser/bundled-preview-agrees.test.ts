@@ -28,14 +28,16 @@ function pluginWorkspace(): string {
   );
 }
 
-// The importer's own sheet makes the text red; the other package's sheet, `@import`ed from the
-// origin's root by the sheet linked after it, makes it green.
+// The sheet of the module imported first makes the text red; the other module's sheet,
+// `@import`ed from the origin's root by the sheet linked after it, makes it green.
 function rootImportWorkspace(): string {
   return inlineWorkspace(
     {
       'packages/theme': {
-        manifest: { name: '@pw/theme', version: '1.0.0', type: 'module', exports: { './green': './green.ts', './theme': './theme.ts' } },
+        manifest: { name: '@pw/theme', version: '1.0.0', type: 'module', exports: { './green': './green.ts', './theme': './theme.ts', './red': './red.ts' } },
         files: {
+          'red.ts': `import './red.css';\nexport const red = 1;\n`,
+          'red.css': '#shown { color: rgb(255, 0, 0); }\n',
           'green.ts': `import './green.css';\nexport const green = 1;\n`,
           'green.css': '#shown { color: rgb(0, 128, 0); }\n',
           'theme.ts': `import './theme.css';\nexport const theme = 1;\n`,
@@ -45,8 +47,7 @@ function rootImportWorkspace(): string {
       'packages/app': {
         manifest: { name: '@pw/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@pw/theme': '1.0.0' } },
         files: {
-          'main.ts': `import './own.css';\nimport '@pw/theme/theme';\ndocument.body.innerHTML = '<p id="shown">text</p>';\n${SHOW}'ready';\n`,
-          'own.css': '#shown { color: rgb(255, 0, 0); }\n',
+          'main.ts': `import '@pw/theme/red';\nimport '@pw/theme/theme';\ndocument.body.innerHTML = '<p id="shown">text</p>';\n${SHOW}'ready';\n`,
         },
       },
     },

@@ -220,10 +220,10 @@ describe('the bundled preview', function () {
     const local = inlineWorkspace(
       {
         theme: {
-          manifest: { name: '@x/theme', version: '1.0.0', type: 'module', exports: { './green': './green.ts', './theme': './theme.ts' } },
-          files: { 'green.ts': "import './green.css';\n", 'green.css': '.green-marker { color: green; }\n', 'theme.ts': "import './theme.css';\n", 'theme.css': '@import url(/m/@x/theme@1.0.0/styles/green);\n.theme-marker { color: blue; }\n' },
+          manifest: { name: '@x/theme', version: '1.0.0', type: 'module', exports: { './green': './green.ts', './theme': './theme.ts', './own': './own.ts' } },
+          files: { 'green.ts': "import './green.css';\n", 'green.css': '.green-marker { color: green; }\n', 'theme.ts': "import './theme.css';\n", 'theme.css': '@import url(/m/@x/theme@1.0.0/styles/green);\n.theme-marker { color: blue; }\n', 'own.ts': "import './own.css';\n", 'own.css': '.own-marker { color: red; }\n' },
         },
-        app: { manifest: { name: '@x/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@x/theme': '1.0.0' } }, files: { 'main.ts': "import './own.css';\nimport '@x/theme/theme';\n", 'own.css': '.own-marker { color: red; }\n' } },
+        app: { manifest: { name: '@x/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@x/theme': '1.0.0' } }, files: { 'main.ts': "import '@x/theme/own';\nimport '@x/theme/theme';\n" } },
       },
       { 'core.json': JSON.stringify({ packages: ['theme', 'app'], preview: '@x/app/main' }) },
     );
