@@ -44,12 +44,14 @@ export interface ResolvedModule {
 export function resolveModule(specifier: string, root: string): ResolvedModule {
   let url: string;
   try {
-    // Resolved as from a file in the workspace's `node_modules`: Node then looks for the
-    // specifier in each `node_modules` from the workspace up, as from the root, but reads no
+    // A package's name is resolved as from a file in the workspace's `node_modules`: Node then
+    // looks for it in each `node_modules` from the workspace up, as from the root, but reads no
     // `package.json` of a folder above it to find a package scope (it stops at `node_modules`),
     // and such a read is a blocking open that a FIFO there held for ever, before the service
-    // listened (README "Files that are not files").
-    url = pathToFileURL(createRequire(path.join(root, 'node_modules', 'resolve-from-workspace.js')).resolve(specifier)).href;
+    // listened (README "Files that are not files"). A path (`./gated-bundler.mjs`) is the root's
+    // own, and its resolution reads no package scope.
+    const from = isPath(specifier) ? path.join(root, 'package.json') : path.join(root, 'node_modules', 'resolve-from-workspace.js');
+    url = pathToFileURL(createRequire(from).resolve(specifier)).href;
   } catch {
     url = resolveOwn(specifier);
   }
@@ -65,3 +67,5 @@ function resolveOwnOrNull(specifier: string): string | null {
     return null;
   }
 }
+
+const isPath = (specifier: string): boolean => specifier.startsWith('./') || specifier.startsWith('../') || path.isAbsolute(specifier);

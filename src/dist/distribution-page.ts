@@ -48,7 +48,7 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
   if (unread) return { ok: false, reason: `the preview entry ${chosen.specifier} imports ${unread.specifier}, which is not written: ${unreadPackageReason(unread.pkg, unread.packageName)}` };
 
   // Mapped as the preview maps them: every package outside the workspace a linked module imports.
-  const { imports: cdnImports, scopes } = cdn ? mapToCdn(workspace, reached, cdn) : { imports: {}, scopes: {} };
+  const { imports: cdnImports, scopes } = cdn ? mapToCdn(workspace, reached, cdn, chosen.package) : { imports: {}, scopes: {} };
   const unresolved = outsideImportsOf(workspace, chosen.specifier, browser).filter((specifier) => !(specifier in cdnImports));
   if (unresolved.length > 0) return { ok: false, reason: unresolvedReason(chosen.specifier, unresolved, cdn), unresolved };
   // Nor one whose sheets ask for an address its layout has not (README "Distribution: core dist").
@@ -148,15 +148,17 @@ function outsideImportsOf(workspace: WorkspaceModel, entry: string, written: Rea
 
 /**
  * `${origin}/<package>@<version>[/<subpath>]` for each outside import of the linked modules that
- * has a version, the first importer's at the top level; a package loading another version of it
- * (its own exact dependency, or its own installed copy) has it in the scope of its directory,
- * `./<package>@<version>/`, as `/preview/` scopes it (README "Distribution: core dist").
+ * has a version, the entry package's at the top level (else the first importer's, in the
+ * cascade's order); a package loading another version of it (its own exact dependency, or its
+ * own installed copy) has it in the scope of its directory, `./<package>@<version>/`, as
+ * `/preview/` scopes it (README "Distribution: core dist").
  */
-function mapToCdn(workspace: WorkspaceModel, linked: readonly WrittenModule[], cdn: PageCdn): { imports: Record<string, string>; scopes: Record<string, Record<string, string>> } {
+function mapToCdn(workspace: WorkspaceModel, linked: readonly WrittenModule[], cdn: PageCdn, entryPackage: string): { imports: Record<string, string>; scopes: Record<string, Record<string, string>> } {
   const { packageTable } = indexWorkspace(workspace);
   const mapped: Record<string, string> = {};
   const scopes: Record<string, Record<string, string>> = {};
-  for (const { module, imports } of linked) {
+  const entryFirst = [...linked.filter(({ module }) => module.package === entryPackage), ...linked.filter(({ module }) => module.package !== entryPackage)];
+  for (const { module, imports } of entryFirst) {
     for (const { specifier } of imports) {
       const bare = parseBareSpecifier(specifier);
       if (!bare || isBuiltin(specifier) || packageTable.ofImport(module.package, specifier)?.kind !== 'outside') continue;

@@ -64,7 +64,7 @@ describe('the stylesheet order of an entry that is not its package\'s first modu
     }
   }
 
-  it("is the preview's on /preview/, /preview/bundled/ and core dist's page: the package's modules in its order, then what they reach", async function () {
+  it("is the preview's on /preview/, /preview/bundled/ and core dist's page: what the entry imports before its own sheet, then the package's modules the entry never imports", async function () {
     const service = await serve(root);
     let preview: Awaited<ReturnType<typeof looks>>;
     let bundled: Awaited<ReturnType<typeof looks>>;
@@ -85,11 +85,12 @@ describe('the stylesheet order of an entry that is not its package\'s first modu
       await new Promise((resolve) => server.close(resolve));
     }
 
-    // first, main, lib: the library's colour last, main's background over first's.
-    const expected = ['rgb(0, 0, 3)', 'rgb(0, 2, 0)'];
+    // lib, main, first: the cascade of the entry (the library it imports before its own sheet),
+    // then the package's module it never imports, whose rules come last.
+    const expected = ['rgb(1, 0, 0)', 'rgb(1, 0, 0)'];
     expect({ preview: preview.colours, bundled: bundled.colours, dist: distributed.colours }).to.deep.equal({ preview: expected, bundled: expected, dist: expected });
-    expect(preview.sheets.map((sheet) => sheet.replace(/^\/m\//, '').replace(/\/styles\//, ' '))).to.deep.equal(['@demo/app@1.0.0 first', '@demo/app@1.0.0 main', '@demo/lib@1.0.0 @root']);
-    expect(distributed.sheets).to.deep.equal(['/@demo/app@1.0.0/styles/first.css', '/@demo/app@1.0.0/styles/main.css', '/@demo/lib@1.0.0/styles/@root.css']);
+    expect(preview.sheets.map((sheet) => sheet.replace(/^\/m\//, '').replace(/\/styles\//, ' '))).to.deep.equal(['@demo/lib@1.0.0 @root', '@demo/app@1.0.0 main', '@demo/app@1.0.0 first']);
+    expect(distributed.sheets).to.deep.equal(['/@demo/lib@1.0.0/styles/@root.css', '/@demo/app@1.0.0/styles/main.css', '/@demo/app@1.0.0/styles/first.css']);
     expect([...preview.failures, ...bundled.failures, ...distributed.failures]).to.deep.equal([]);
   });
 });
