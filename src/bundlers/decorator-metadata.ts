@@ -32,6 +32,12 @@ function decoratorOffset(text: string): number | null {
  * else a warning, once per config, placed at the first decorator.
  */
 export function decoratorMetadataDiagnostics(reads: PlacedReads, built: Uint8Array, sources: readonly string[]): { errors: Diagnostic[]; warnings: Diagnostic[] } {
+  // tsc writes the metadata for experimental decorators only, which esbuild compiles to calls of
+  // its helper (`__decorateClass`; minified, the helper's `Object.getOwnPropertyDescriptor`
+  // stays): code without either was decorated so nowhere, and no config or source is read for it
+  // (a build, a stylesheet edit's above all, reads no tsconfig it does not need).
+  const code = bufferView(built);
+  if (!code.includes('__decorate') && !code.includes('getOwnPropertyDescriptor')) return { errors: [], warnings: [] };
   const configs = new Map<string, LoadedTsconfig | null>();
   const told = new Set<string>();
   const errors: Diagnostic[] = [];
@@ -45,7 +51,7 @@ export function decoratorMetadataDiagnostics(reads: PlacedReads, built: Uint8Arr
     const offset = text === null ? null : decoratorOffset(text);
     if (offset === null) continue;
     told.add(config.file);
-    readsMetadata ??= METADATA_KEY.test(bufferView(built).toString('utf8'));
+    readsMetadata ??= METADATA_KEY.test(code.toString('utf8'));
     const where = { file: source, ...lineAndColumn(text!, offset) };
     const dropped = `${config.file} sets "emitDecoratorMetadata", which esbuild does not implement: no decorated class gets its "design:paramtypes", "design:type" or "design:returntype" metadata`;
     if (readsMetadata) errors.push(diagnostic('BUNDLE_ERROR', `${dropped}, and the module's code reads that metadata (Reflect.getMetadata("design:..."), a constructor-injection container): it finds none on the page and fails; register each class's dependencies explicitly (tsyringe's @inject(Token), inversify's @inject, Angular's inject()), or build it with tsc`, where));
