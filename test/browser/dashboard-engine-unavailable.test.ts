@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { allowRestarts } from '../../src/bundlers/esbuild-service.js';
 import type { Report } from '../../src/store/selectors.js';
 import { openPreview } from '../helpers/chromium.js';
-import { esbuildHeldAtStart, killingEachEsbuild } from '../helpers/esbuild-process.js';
+import { esbuildChildren, esbuildHeldAtStart, killingEachEsbuild } from '../helpers/esbuild-process.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -33,10 +33,21 @@ describe('the dashboard while esbuild is unavailable', function () {
     const killer = killingEachEsbuild();
     try {
       for (const entry of ['app/main', 'app/templates', 'lib/format', 'lib/server', 'lib/widgets/badge']) fs.appendFileSync(path.join(root, 'packages', entry, 'index.ts'), '\n/* edited */\n');
-      await waitFor(async () => (await service!.get('/state')).json<Report>().modules.every((module) => module.diagnostics.some((d) => d.kind === 'ENGINE_UNAVAILABLE')), { timeout: 120_000, what: 'every module ENGINE_UNAVAILABLE' });
+      // Throws with each module's status and kinds, so a time-out says where each one stood.
+      await waitFor(
+        async () => {
+          const modules = (await service!.get('/state')).json<Report>().modules;
+          const standing = modules.map((module) => `${module.specifier} ${module.status} [${module.diagnostics.map((d) => d.kind).join(' ')}]`);
+          const processes = `esbuild processes started ${held.started.join(',')}, killed ${killer.killed.join(',')}, running ${esbuildChildren().map(({ pid, state }) => `${pid} ${state}`).join(',')}`;
+          expect(modules.every((module) => module.diagnostics.some((d) => d.kind === 'ENGINE_UNAVAILABLE')), `${standing.join('; ')}; ${processes}`).to.equal(true);
+          return true;
+        },
+        { timeout: 120_000, what: 'every module ENGINE_UNAVAILABLE' },
+      );
     } finally {
-      held.restore();
+      // The killer's last look first, then spawning as before: no process is left stopped.
       await killer.stop();
+      held.restore();
     }
     let watched;
     ({ browser, watched } = await openPreview(service.url, '/'));

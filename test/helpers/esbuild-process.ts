@@ -5,8 +5,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { waitFor } from './wait-for.js';
 
-/** The pid of esbuild's process, the child of this one whose command is esbuild's binary (read from /proc/NNN/stat), or null. */
+/** The pid of esbuild's live process, the child of this one whose command is esbuild's binary, or null. */
 export function esbuildChild(): number | null {
+  const live = esbuildChildren().find((child) => child.state !== 'Z');
+  return live?.pid ?? null;
+}
+
+/**
+ * Every child of this process whose command is esbuild's binary (read from /proc/NNN/stat), with
+ * the kernel's letter for its state: R running, S sleeping, T stopped, Z ended and not yet reaped.
+ */
+export function esbuildChildren(): Array<{ pid: number; state: string }> {
+  const children: Array<{ pid: number; state: string }> = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     let stat: string;
@@ -19,9 +29,9 @@ export function esbuildChild(): number | null {
     const close = stat.lastIndexOf(')');
     const command = stat.slice(stat.indexOf('(') + 1, close);
     const [state, parent] = stat.slice(close + 2).split(' ');
-    if (command === 'esbuild' && state !== 'Z' && Number(parent) === process.pid) return Number(name);
+    if (command === 'esbuild' && Number(parent) === process.pid) children.push({ pid: Number(name), state: state! });
   }
-  return null;
+  return children;
 }
 
 /** Kills esbuild's process (SIGKILL) and waits until it is gone; returns its pid. */
@@ -37,7 +47,9 @@ export async function killEsbuild(): Promise<number> {
  * Every esbuild process this process starts from now on is stopped (SIGSTOP) as it is spawned,
  * before it can answer: no build of it ends, so a test that then kills it (`killEsbuild`) kills
  * it with its calls unanswered, however fast it would have been. `started` lists their pids;
- * `restore` spawns as before.
+ * `restore` spawns as before, and kills those still stopped: a stopped process ignores the
+ * SIGTERM of esbuild's `stop()`, and one left so would stay, stopped, a child of this process,
+ * for every later test to find (the "hung process" of test/reliability/engine-death.test.ts).
  */
 export function esbuildHeldAtStart(): { started: number[]; restore(): void } {
   const started: number[] = [];
@@ -51,22 +63,39 @@ export function esbuildHeldAtStart(): { started: number[]; restore(): void } {
     }
     return child;
   }) as typeof spawn;
-  return { started, restore: () => void (childProcess.spawn = spawn) };
+  const restore = () => {
+    childProcess.spawn = spawn;
+    for (const { pid, state } of esbuildChildren()) if (started.includes(pid) && state === 'T') process.kill(pid, 'SIGKILL');
+  };
+  return { started, restore };
 }
 
-/** Kills each esbuild process found in /proc, as a crash would end it, until `stop`; `killed`: their pids. */
+/**
+ * Kills each esbuild process found in /proc, as a crash would end it, until `stop`, which looks
+ * once more after the loop ends (a process started since its last look is not left); `killed`:
+ * their pids. Every child found is killed, not only the first: one killed before and not yet
+ * reaped must not hide a new one.
+ */
 export function killingEachEsbuild(): { killed: number[]; stop(): Promise<void> } {
   const killed: number[] = [];
   let killing = true;
+  const killNew = () => {
+    for (const { pid, state } of esbuildChildren()) {
+      if (state === 'Z' || killed.includes(pid)) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        continue; // ended meanwhile
+      }
+      killed.push(pid);
+    }
+  };
   const loop = (async () => {
     while (killing) {
-      const pid = esbuildChild();
-      if (pid !== null && !killed.includes(pid)) {
-        process.kill(pid, 'SIGKILL');
-        killed.push(pid);
-      }
+      killNew();
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
+    killNew();
   })();
   return { killed, stop: () => ((killing = false), loop) };
 }

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { esbuildCallsRunning } from '../../src/bundlers/calls-in-flight.js';
 import * as esbuild from 'esbuild';
 import { allowRestarts, RESTARTS_IN_WINDOW, withLiveService } from '../../src/bundlers/esbuild-service.js';
-import { esbuildChild, esbuildHeldAtStart, killEsbuild, killingEachEsbuild } from '../helpers/esbuild-process.js';
+import { esbuildChild, esbuildChildren, esbuildHeldAtStart, killEsbuild, killingEachEsbuild } from '../helpers/esbuild-process.js';
 import { fixtureWorkspace } from '../helpers/fixtures.js';
 import { serve, stopAll } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -133,8 +133,9 @@ describe("esbuild's process dying", function () {
       expect(held.started.length, 'processes started past the limit').to.equal(spawnedAtLimit);
       expect(esbuildChild(), "esbuild's process past the limit").to.equal(null);
     } finally {
-      held.restore();
+      // The killer's last look first, then spawning as before: no process is left stopped.
       await killer.stop();
+      held.restore();
     }
     expect(killer.killed.length, 'processes killed').to.be.at.least(RESTARTS_IN_WINDOW + 1);
     // One save lets esbuild start again: every module builds again.
@@ -183,7 +184,10 @@ describe("esbuild's process dying", function () {
     const root = fixtureWorkspace('basic');
     const service = await serve(root);
     await settled(service);
-    const pid = esbuildChild()!;
+    // One process only: another, left stopped by an earlier test, would be taken for the service's.
+    const processes = esbuildChildren().filter(({ state }) => state !== 'Z');
+    expect(processes, "esbuild's processes").to.have.length(1);
+    const pid = processes[0]!.pid;
     const edit = () => {
       for (const file of ['packages/app/main/helper.ts', 'packages/lib/format/internal/pad.ts']) fs.appendFileSync(path.join(root, file), '\n/* edited */\n');
     };
