@@ -77,6 +77,11 @@ export const ERROR_CODES = {
     when: 'a request line and headers not received within 10 s, or a whole request within 60 s',
     remedy: 'send the request line and headers within 10 s, and the whole request within 60 s',
   },
+  RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    when: 'a `Range` of bytes none of whose ranges starts inside the answer (`bytes=500-` of a 100-byte asset, `bytes=-0`); its `Content-Range: bytes */SIZE` tells the size (README "Addresses")',
+    remedy: 'ask for a range that starts before the size `Content-Range` gives, or for the whole answer without `Range`',
+  },
   METHOD_NOT_ALLOWED: {
     status: 405,
     when: 'anything but GET and HEAD',

@@ -16,9 +16,10 @@ import { lineAndColumn } from '../workspace/json.js';
 import { fileNameAddress } from '../workspace/paths.js';
 import type { BundleTarget } from './types.js';
 import { bufferView } from '../outputs/buffer-view.js';
+import { heldMetaUrlBases, type HeldBase } from './held-meta-url.js';
 
 const MARK = Buffer.from('import.meta.url');
-const RESOLVE_MARK = Buffer.from('import.meta.resolve');
+const META_MARK = Buffer.from('import.meta');
 // As esbuild prints it: one string, double-quoted, or a template without substitutions (kept unminified).
 const IN_OUTPUT = /new URL\(\s*(["`])([^"`\\$]*)\1\s*,\s*import\.meta\.url\s*\)/g;
 // `import.meta.resolve('./x')`: the same address as `new URL('./x', import.meta.url).href`.
@@ -41,7 +42,7 @@ const ORIGIN = 'http://module.invalid';
  */
 export function placeAssetUrls(reads: PlacedReads, target: BundleTarget, code: Uint8Array, sources: readonly string[]): { code: Uint8Array; assets: string[] } {
   const bytes = bufferView(code);
-  if (!target.platforms.includes('web') || (bytes.indexOf(MARK) === -1 && bytes.indexOf(RESOLVE_MARK) === -1)) return { code, assets: [] };
+  if (!target.platforms.includes('web') || bytes.indexOf(META_MARK) === -1) return { code, assets: [] };
   const resolved = urlAssets(target);
   if (resolved.size === 0) return { code, assets: [] };
   const climb = '../'.repeat(target.subpath.split('/').length);
@@ -61,8 +62,7 @@ export function placeAssetUrls(reads: PlacedReads, target: BundleTarget, code: U
     const rest = reference.slice(reference.replace(/[?#].*$/, '').length);
     return versionedAddress(`${climb}assets/${asset.subpath}/${fileNameAddress(asset.file)}`, target.assetVersions?.[file], rest);
   };
-  const text = bytes
-    .toString('utf8')
+  const text = withHeldBasesPlaced(bytes.toString('utf8'), addressOf)
     .replace(IN_OUTPUT, (written, quote: string, reference: string) => {
       const address = addressOf(reference);
       return address === null ? written : written.replace(`${quote}${reference}${quote}`, `${quote}${address}${quote}`);
@@ -75,6 +75,31 @@ export function placeAssetUrls(reads: PlacedReads, target: BundleTarget, code: U
   return assets.size === 0 ? { code, assets: [] } : { code: Buffer.from(text), assets: [...assets].sort() };
 }
 
+// A source's declaration of a name holding `import.meta.url` (`const here: string = import.meta.url`,
+// `const { url } = import.meta`, `const { url: here } = import.meta`): the name, or `url`.
+const HELD_IN_SOURCE = /\bconst\s+(?:([\w$]+)\s*(?::[^=;]+)?=\s*import\.meta\.url\b|\{\s*url\s*(?::\s*([\w$]+)\s*)?\}\s*(?::[^=;]+)?=\s*import\.meta\b(?!\s*\.))/g;
+
+/** The names holding `import.meta.url` in a build's code whose every read is the base of a `new URL` the service made a declared asset's address (`placeAssetUrls`). */
+function toldHeldBases(code: string, target: BundleTarget): HeldBase[] {
+  const assetsAddress = `${'../'.repeat(target.subpath.split('/').length)}assets/`;
+  return heldMetaUrlBases(code).filter((base) => !base.otherUses && base.uses.every((use) => use.reference.startsWith(assetsAddress)));
+}
+
+const blanked = (text: string, ranges: ReadonlyArray<{ start: number; end: number }>): string =>
+  ranges.reduce((blank, { start, end }) => `${blank.slice(0, start)}${' '.repeat(end - start)}${blank.slice(end)}`, text);
+
+/** `code` with the literal of each `new URL('<literal>', here)` whose `here` holds `import.meta.url` (held-meta-url.ts) made the address `addressOf` gives it. */
+function withHeldBasesPlaced(code: string, addressOf: (reference: string) => string | null): string {
+  const placed = heldMetaUrlBases(code)
+    .flatMap((base) => base.uses)
+    .map((use) => ({ ...use, address: addressOf(use.reference) }))
+    .filter((use) => use.address !== null)
+    .sort((a, b) => b.start - a.start);
+  let text = code;
+  for (const use of placed) text = `${text.slice(0, use.start)}${JSON.stringify(use.address)}${text.slice(use.end)}`;
+  return text;
+}
+
 // `import.meta.url` anywhere but as the base of a literal `new URL`, or `import.meta` taken whole
 // (`const { url } = import.meta`): no reference the service can follow to a declared asset.
 const HELD_META_URL = /\bimport\.meta(?:\s*\.\s*url\b|(?!\s*\.))/g;
@@ -82,7 +107,8 @@ const LITERAL_IN_SOURCE = /new\s+URL\(\s*(['"`])[^'"`\\$]*\1\s*,\s*import\.meta\
 
 /**
  * A warning at the first place a source of a module declaring assets holds `import.meta.url` (in
- * a variable, a function's argument) or takes `import.meta` whole: an address built from it names
+ * a variable, a function's argument) or takes `import.meta` whole, but for a name whose every read
+ * `placeAssetUrls` made a declared asset's address (`toldHeldBases`): an address built from it names
  * no declared asset the service can see, and resolves against the module's code address, where
  * only code is served (README "Workspaces"). None where the code has no such use.
  */
@@ -90,16 +116,19 @@ export function heldImportMetaUrl(reads: PlacedReads, target: BundleTarget, code
   if (code === null || !target.platforms.includes('web')) return [];
   const resolved = urlAssets(target);
   if (resolved.size === 0) return [];
-  const codeText = bufferView(code).toString('utf8').replace(IN_OUTPUT, '');
+  const output = bufferView(code).toString('utf8');
+  const told = toldHeldBases(output, target);
+  const codeText = blanked(output, told.map((base) => base.init)).replace(IN_OUTPUT, '');
   if (codeText.search(HELD_META_URL) === -1) return [];
+  const toldNames = new Set(told.map((base) => base.name));
   for (const file of sources) {
     const text = reads.text(file);
     if (text === null) continue;
-    const at = text.replace(LITERAL_IN_SOURCE, (literal) => ' '.repeat(literal.length)).search(HELD_META_URL);
+    const at = text.replace(LITERAL_IN_SOURCE, (literal) => ' '.repeat(literal.length)).replace(HELD_IN_SOURCE, (held, name: string | undefined, renamed: string | undefined) => (toldNames.has(name ?? renamed ?? 'url') ? ' '.repeat(held.length) : held)).search(HELD_META_URL);
     if (at === -1) continue;
     const [first] = [...resolved.values()];
     const address = `${'../'.repeat(target.subpath.split('/').length)}assets/${first!.subpath}/${fileNameAddress(first!.file)}`;
-    const message = `import.meta.url is used other than as the base of a literal new URL('./<file>', import.meta.url): an address built from it held (in a variable, an argument, or import.meta taken whole) resolves against the module's code address, where only code is served, and the service cannot make it a declared asset's. The asset's address is \`${address}\` (for "${first!.file}"); write new URL('./${first!.file}', import.meta.url), which the service makes that address (README "Workspaces")`;
+    const message = `import.meta.url is used other than as the base of a literal new URL('./<file>', import.meta.url), or of such a new URL through a name bound once to it: an address built from it held otherwise (a name also read another way or given a computed address, an argument, or import.meta taken whole) resolves against the module's code address, where only code is served, and the service cannot make it a declared asset's. The asset's address is \`${address}\` (for "${first!.file}"); write new URL('./${first!.file}', import.meta.url), which the service makes that address (README "Workspaces")`;
     return [diagnostic('BUNDLE_WARNING', message, { file, ...lineAndColumn(text, at) })];
   }
   return [];

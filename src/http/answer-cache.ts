@@ -13,6 +13,7 @@ import type { CheckScope, FreshnessCheck } from '../io/freshness.js';
 import { asServiceError, sendError } from './errors.js';
 import { firstRefusal, type RequestGuard } from './guards/request-guards.js';
 import { isCrossSiteRefused, outputHeaders, type OutputHeaders } from './send-output.js';
+import { sendRangeOf } from './byte-ranges.js';
 
 export interface CachedAnswer extends OutputHeaders {
   /** The state the answer was derived from. */
@@ -87,13 +88,14 @@ export function createAnswerCache(deps: AnswerCacheDeps): AnswerCache {
     return derived ? remember(target, derived) : undefined;
   }
 
-  // Koa's rules for an output's 200, 304 and HEAD, as `sendOutput` applies them through Koa.
+  // Koa's rules for an output's 200, 304, 206, 416 and HEAD, as `sendOutput` applies them through Koa.
   function send(req: IncomingMessage, res: ServerResponse, answer: Stored) {
     if (fresh(req.headers, { etag: answer.notModified.ETag })) {
       res.writeHead(304, answer.notModified);
       res.end();
       return;
     }
+    if (sendRangeOf(req, res, answer.body, answer.full)) return;
     res.writeHead(200, answer.full);
     res.end(req.method === 'HEAD' ? undefined : answer.body);
   }

@@ -3,6 +3,7 @@
 // and a wildcard CORS header only where the content holds no source code.
 import type { IncomingMessage } from 'node:http';
 import type { HttpContext } from './context.js';
+import { contentRange, planRange, rangeNotSatisfiable } from './byte-ranges.js';
 
 export interface OutputHeaders {
   type: string;
@@ -27,6 +28,7 @@ export function outputHeaders(headers: OutputHeaders): Record<string, string> {
     'Cache-Control': headers.immutable ? IMMUTABLE : 'no-cache',
     'X-Content-Type-Options': 'nosniff',
     ETag: `"${headers.hash}"`, // a strong validator
+    'Accept-Ranges': 'bytes', // byte-ranges.ts
   };
   if (headers.anyOrigin) written['Access-Control-Allow-Origin'] = '*';
   if (headers.hashInTimeline) written['Server-Timing'] = `asset;desc="${headers.hash}"`;
@@ -47,6 +49,18 @@ export function sendOutput(ctx: HttpContext, body: Buffer, headers: OutputHeader
   ctx.status = 200;
   if (ctx.fresh) {
     ctx.status = 304;
+    return;
+  }
+  const plan = planRange(ctx.req.headers, body.length, `"${headers.hash}"`);
+  if (plan.kind === 'unsatisfiable') {
+    // The error's JSON is no part of the output: none of the output's headers describe it.
+    for (const name of Object.keys(outputHeaders(headers))) ctx.remove(name);
+    throw rangeNotSatisfiable(body.length, ctx.get('Range'));
+  }
+  if (plan.kind === 'part') {
+    ctx.status = 206;
+    ctx.set('Content-Range', contentRange(plan.start, plan.end, body.length));
+    ctx.body = body.subarray(plan.start, plan.end + 1);
     return;
   }
   ctx.body = body;

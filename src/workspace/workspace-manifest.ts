@@ -82,7 +82,7 @@ const CORE_MESSAGES: MemberMessage[] = [
   },
   { at: 'preview', message: (value) => `"preview" must be a module specifier such as "@acme/app/main"; it is ${describeType(value)}` },
   { at: 'remoteCache', message: (value) => `"remoteCache" must be an object such as {"url": "https://cache.example.com"}; it is ${describeType(value)}` },
-  { at: 'remoteCache/url', message: (url) => `"remoteCache" ${remoteCacheAddressProblem(url) === 'credential' ? CREDENTIAL : `${REMOTE_CACHE_URL}; it is ${describeString(url)}`}` },
+  { at: 'remoteCache/url', message: (url) => `"remoteCache" ${remoteCacheUrlText(url, remoteCacheAddressProblem(url))}` },
   { at: 'remoteCache/instance', message: () => `"remoteCache" .instance must be a path of letters, digits, ".", "_" and "-" segments, such as "main"` },
   { at: 'remoteCache/publicKey', message: () => `"remoteCache" ${REMOTE_CACHE_PUBLIC_KEY}` },
 ];
@@ -92,18 +92,33 @@ const CREDENTIAL = '.url must not hold a credential: give it in CORE_REMOTE_CACH
 /**
  * The one rule of a team cache's address (core.json's, and CORE_REMOTE_CACHE's in
  * src/io/remote-cache/settings.ts): a credential is refused first, whatever the scheme (it must
- * never sit in a file), then anything but an http or https address.
+ * never sit in a file), then anything but an http or https address, then a query string or a
+ * fragment: the cache's addresses are the address's path and `ac/...`, `cas/...` under it, so
+ * either would be dropped without a word (a `?token=` that never reaches the server).
  */
-export function remoteCacheAddressProblem(url: unknown): 'credential' | 'not-http' | null {
+export function remoteCacheAddressProblem(url: unknown): 'credential' | 'not-http' | 'query' | null {
   const address = typeof url === 'string' && URL.canParse(url) ? new URL(url) : null;
   if (address && (address.username || address.password)) return 'credential';
-  return address && (address.protocol === 'http:' || address.protocol === 'https:') ? null : 'not-http';
+  if (!address || (address.protocol !== 'http:' && address.protocol !== 'https:')) return 'not-http';
+  return /[?#]/.test(url as string) ? 'query' : null;
+}
+
+/** An address as a message may show it: what a query or a fragment holds (a token) is left out. */
+export const shownRemoteCacheAddress = (url: string): string => url.replace(/([?#]).*$/s, '$1…');
+
+const QUERY = ".url must hold no query string or fragment: the team cache's addresses are its path and what follows it, so they would be dropped; give a token in CORE_REMOTE_CACHE_HEADER";
+
+/** Why core.json's `remoteCache.url` cannot be used. */
+function remoteCacheUrlText(url: unknown, problem: 'credential' | 'not-http' | 'query' | null): string {
+  if (problem === 'credential') return CREDENTIAL;
+  if (problem === 'query') return `${QUERY}; it is "${shownRemoteCacheAddress(url as string)}"`;
+  return `${REMOTE_CACHE_URL}; it is ${describeString(url)}`;
 }
 
 /** What the schema cannot state of a remote cache it took: an address that parses, a key that is not blank. */
 function remoteCacheProblem({ url, publicKey }: Record<string, unknown>): string | null {
   const problem = remoteCacheAddressProblem(url);
-  if (problem) return problem === 'credential' ? CREDENTIAL : `${REMOTE_CACHE_URL}; it is ${describeString(url)}`;
+  if (problem) return remoteCacheUrlText(url, problem);
   if (typeof publicKey === 'string' && publicKey.trim() === '') return REMOTE_CACHE_PUBLIC_KEY;
   return null;
 }

@@ -1,10 +1,12 @@
 // A declared asset named other than by the literal `new URL('./x', import.meta.url)` (README
-// "Workspaces"): `import.meta.resolve('./x')` and `new URL('x', import.meta.url)` (no `./`, the
-// same URL) are made the asset's address and load on both preview pages; `import.meta.url` held
-// in a variable or `import.meta` taken whole is told by a BUNDLE_WARNING at its place, and on
-// /preview/bundled/ resolves against the module's own `/m/` address as on /preview/ (README "The
-// bundled preview"). Before, the first two were a 404 (or a BUNDLE_ERROR), the held forms a silent
-// 404, and `import.meta` taken whole named code.js's address on the bundled page.
+// "Workspaces"): `import.meta.resolve('./x')`, `new URL('x', import.meta.url)` (no `./`, the
+// same URL) and `new URL('./x', here)` where `here` is a name bound once to `import.meta.url`
+// (`const here = import.meta.url`, `const { url } = import.meta`) are made the asset's address
+// and load on both preview pages; a held `import.meta.url` the service cannot follow (a computed
+// address) is told by a BUNDLE_WARNING at its place, and on /preview/bundled/ resolves against the
+// module's own `/m/` address as on /preview/ (README "The bundled preview"). Before, the first two
+// were a 404 (or a BUNDLE_ERROR), the held forms a warned 404, and `import.meta` taken whole named
+// code.js's address on the bundled page.
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openPage } from '../helpers/chromium.js';
@@ -17,6 +19,7 @@ const FORMS = {
   bare: "new URL('data.json', import.meta.url).href",
   held: "(() => { const here = import.meta.url; return new URL('./data.json', here).href; })()",
   whole: "(() => { const { url } = import.meta; return new URL('./data.json', url).href; })()",
+  computed: "(() => { const base = import.meta.url; const name = 'data.json'; return new URL('./' + name, base).href; })()",
 };
 
 describe('a declared asset named by import.meta.resolve, without ./, or from a held import.meta.url, in Chromium', function () {
@@ -29,7 +32,7 @@ describe('a declared asset named by import.meta.resolve, without ./, or from a h
     await browser?.close();
   });
 
-  it('loads the first two on both pages, and tells the held forms, which name the module\'s own address on both', async () => {
+  it('loads all but the computed form on both pages, and tells that one, which names the module\'s own address on both', async () => {
     const root = tempWorkspace({
       'core.json': json({ packages: ['packages/app'], preview: '@u/app/main' }),
       'packages/app/package.json': json({ name: '@u/app', version: '1.0.0', exports: { './main': './main/index.ts' } }),
@@ -53,8 +56,9 @@ describe('a declared asset named by import.meta.resolve, without ./, or from a h
       const expected = {
         resolve: '/m/@u/app@1.0.0/assets/main/data.json 200',
         bare: '/m/@u/app@1.0.0/assets/main/data.json 200',
-        held: '/m/@u/app@1.0.0/modules/data.json 404',
-        whole: '/m/@u/app@1.0.0/modules/data.json 404',
+        held: '/m/@u/app@1.0.0/assets/main/data.json 200',
+        whole: '/m/@u/app@1.0.0/assets/main/data.json 200',
+        computed: '/m/@u/app@1.0.0/modules/data.json 404',
       };
       for (const page of ['/preview/', '/preview/bundled/']) {
         const watched = await openPage(browser);

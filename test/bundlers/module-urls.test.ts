@@ -67,6 +67,31 @@ describe('new URL(relative, import.meta.url) in a module', () => {
     });
   }
 
+  for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+    it(`makes a declared asset's address of a new URL whose base is a name bound once to import.meta.url, and warns of one it cannot tell (${variant.env})`, async () => {
+      write(
+        'app/main/index.ts',
+        [
+          'const here: string = import.meta.url;',
+          'const { url } = import.meta;',
+          'const { url: base } = import.meta;',
+          "export const held = [new URL('./logo.svg', here).href, new URL(`worker.js`, url).href, new URL('./logo.svg', base).href];",
+          '',
+        ].join('\n'),
+      );
+      const [told] = await engine.bundle([MAIN], variant);
+      expect([told!.errors, told!.warnings ?? []]).to.deep.equal([[], []]);
+      const code = Buffer.from(told!.code!).toString('utf8');
+      expect(code.match(/"\.\.\/assets\/main\/(?:logo\.svg|worker\.js)"/g)).to.have.length(3);
+      expect(code).not.to.include('"./logo.svg"').and.not.to.include('worker.js`');
+
+      write('app/main/index.ts', "const name = 'logo.svg';\nconst here = import.meta.url;\nexport const held = [new URL('./logo.svg', here).href, new URL('./' + name, here).href];\n");
+      const [computed] = await engine.bundle([MAIN], variant);
+      expect((computed!.warnings ?? []).map(({ kind, file, line }) => ({ kind, file, line }))).to.deep.equal([{ kind: 'BUNDLE_WARNING', file: 'app/main/index.ts', line: 2 }]);
+      expect(Buffer.from(computed!.code!).toString('utf8')).to.include('"../assets/main/logo.svg"');
+    });
+  }
+
   it('reports one that climbs out of the package to no package address under /m/, as a shared file\'s text climbs when bundled, naming the import to write', async () => {
     // Written for a shared file's address (modules/.shared/lib/helper.ts): bundled, it names /m/assets/... or /m/@t/assets/...
     write('app/main/index.ts', "export { far, near } from './lib/helper.ts';\n");

@@ -123,6 +123,8 @@ describe('parseWorkspaceManifest', () => {
       ['https://cache.test', 'must be an object'],
       [{ url: 'ftp://cache.test' }, '.url must be an http or https address'],
       [{ url: 'https://user:secret@cache.test' }, '.url must not hold a credential: give it in CORE_REMOTE_CACHE_HEADER'],
+      [{ url: 'https://cache.test/x?token=1' }, '.url must hold no query string or fragment: the team cache\'s addresses are its path and what follows it, so they would be dropped; give a token in CORE_REMOTE_CACHE_HEADER; it is "https://cache.test/x?…"'],
+      [{ url: 'https://cache.test#x' }, '.url must hold no query string or fragment'],
       [{ url: 'https://cache.test', instance: '../other' }, '.instance must be a path'],
       [{ url: 'https://cache.test', instance: '/abs' }, '.instance must be a path'],
       [{ url: 'https://cache.test', publicKey: 3 }, '.publicKey must be an Ed25519 public key'],

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { readRegularFile } from '../../regular-files.js';
-import { parseWorkspaceManifest, remoteCacheAddressProblem } from '../../workspace/workspace-manifest.js';
+import { parseWorkspaceManifest, remoteCacheAddressProblem, shownRemoteCacheAddress } from '../../workspace/workspace-manifest.js';
 
 export interface RemoteCacheSettings {
   /** Where `ac/` and `cas/` are: the address with the instance, ending in `/`. */
@@ -33,10 +33,14 @@ export function remoteCacheSettings(root: string, env: NodeJS.ProcessEnv = proce
   }
   const url = env.CORE_REMOTE_CACHE || declared?.url;
   if (!url) return { settings: null };
-  const address = remoteCacheAddressProblem(url) === null ? new URL(url) : null;
-  if (!address) {
+  const addressProblem = remoteCacheAddressProblem(url);
+  if (addressProblem === 'query') {
+    return { settings: null, problem: `CORE_REMOTE_CACHE must hold no query string or fragment: the team cache's addresses are its path and what follows it, so they would be dropped; give a token in CORE_REMOTE_CACHE_HEADER; it is "${shownRemoteCacheAddress(url)}"` };
+  }
+  if (addressProblem !== null) {
     return { settings: null, problem: `CORE_REMOTE_CACHE must be an http or https address without a credential; it is "${url}"` };
   }
+  const address = new URL(url);
   const header = parseHeader(env.CORE_REMOTE_CACHE_HEADER);
   if (header === undefined) return { settings: null, problem: 'CORE_REMOTE_CACHE_HEADER must be "Name: value"' };
   let publicKey: crypto.KeyObject | null = null;

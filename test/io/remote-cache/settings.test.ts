@@ -47,4 +47,19 @@ describe('remoteCacheSettings', () => {
     expect(remoteCacheSettings(root, { CORE_REMOTE_CACHE: 'file:///tmp/cache' }).problem).to.contain('http or https');
     expect(remoteCacheSettings(root, { CORE_REMOTE_CACHE: 'https://cache.test', CORE_REMOTE_CACHE_HEADER: 'Bearer abc' }).problem).to.equal('CORE_REMOTE_CACHE_HEADER must be "Name: value"');
   });
+
+  it('refuses an address with a query string or a fragment, which its requests would drop, without showing what they hold', () => {
+    const root = workspaceWith();
+    for (const [url, shown] of [
+      ['https://cache.test/x?token=1', 'https://cache.test/x?…'],
+      ['https://cache.test/x/?', 'https://cache.test/x/?…'],
+      ['http://cache.test#token=1', 'http://cache.test#…'],
+    ] as const) {
+      const read = remoteCacheSettings(root, { CORE_REMOTE_CACHE: url });
+      expect(read.settings, url).to.equal(null);
+      expect(read.problem, url).to.equal(
+        `CORE_REMOTE_CACHE must hold no query string or fragment: the team cache's addresses are its path and what follows it, so they would be dropped; give a token in CORE_REMOTE_CACHE_HEADER; it is "${shown}"`,
+      );
+    }
+  });
 });
