@@ -56,7 +56,7 @@ function createEngine(options: EngineOptions): Bundler {
     const key = `${target.specifier}\0${variantKey(variant)}`;
     const word = linksWordOf(options);
     const signature = contextSignature(target, nonRegular.generation(), word);
-    if (since && since.changed.some((file) => keepsOldModificationTime(root, file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
+    if (since && since.changed.some((file) => keepsOldModificationTime(root, file) || TSCONFIG_FILE.test(file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included
     // (esbuild names by how often each character occurs): a stylesheet edit changes the code.
@@ -210,6 +210,11 @@ function stylesheetParts(collected: BundleResult, result: esbuild.BuildResult): 
     stylesInputs: styles,
   };
 }
+
+// A kept context's boundaries plugin picks the imports it asks about by the `paths` patterns of
+// the configs it was made with (module-boundaries.ts): an edited tsconfig.json or jsconfig.json
+// (of the chain, `tsconfig.base.json` too) makes a new one, so a pattern added is asked about.
+const TSCONFIG_FILE = /(?:^|\/)[jt]sconfig[^/]*\.json$/;
 
 // A kept esbuild context reads a file again only when its inode, size or mtime moved, unless
 // the mtime is within 3 s of now: a rewrite of the same size that keeps an older mtime (`cp -p`,
