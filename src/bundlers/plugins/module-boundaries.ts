@@ -148,6 +148,21 @@ function foldersToward(file: string, packageDirs: ReadonlySet<string>): string[]
 }
 
 /**
+ * Whether a build for `target` bundled another public module's entry file (its output's inputs,
+ * workspace-relative), and a walk for links done now finds other links than the one its plugin
+ * was made with: a link made since (`linksToward`), which the next build, in a new context,
+ * keeps as that module's import. The walk found is kept for the plugins made next.
+ */
+export function copiedThroughNewLink(root: string, target: BundleTarget, inputs: readonly string[]): boolean {
+  const entries = target.workspace?.entries;
+  if (!entries || !inputs.some((input) => input !== target.entry && !input.endsWith('.css') && input in entries)) return false;
+  const before = entryCandidates.get(entries);
+  entryCandidates.delete(entries);
+  const now = candidatesOf(root, target.workspace);
+  return before === undefined || before.root !== root || JSON.stringify([...before.links]) !== JSON.stringify([...now.links]);
+}
+
+/**
  * The symbolic links inside the packages holding the entries that lead to a folder on the way to an
  * entry, or to an entry file (`src/alias` -> `reg`): esbuild resolves an import through one to the
  * real file, another module's entry, which is then that module's import (README "Bundling real
