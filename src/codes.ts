@@ -194,7 +194,7 @@ export const DIAGNOSTIC_KINDS = {
   MODULE_BOUNDARY_CROSSED: {
     severity: 'warning',
     scope: 'module',
-    when: "a relative import (by the file's name, its folder's, or a folder whose package.json `main` or `module` names it) or an alias (tsconfig `paths` or `baseUrl`, package.json `imports`) reaches another public module's entry, with or without a query; it is kept as that module's specifier",
+    when: "a relative import (by the file's name, its folder's, a symbolic link to either, or a folder whose package.json `main` or `module` names it) or an alias (tsconfig `paths` or `baseUrl`, package.json `imports`) reaches another public module's entry, with or without a query; it is kept as that module's specifier",
     remedy: "import the other module by its public specifier",
   },
   HELPER_SHARED: {

@@ -11,12 +11,13 @@ import type { Variant } from '../workspace/variant.js';
 import { variantKey } from '../workspace/variant.js';
 import { collect, isBuildFailure, stylesheetRoot, stylesInputs } from './build-results.js';
 import { endingItsCalls } from './calls-in-flight.js';
-import { createContextPool } from './context-pool.js';
+import { createContextPool, type ContextPool } from './context-pool.js';
 import { outputHash } from '../outputs/content-hash.js';
 import { createBatchBuilds, type BuildOptionsOf } from './esbuild-batch.js';
 import { allowRestarts, withLiveService } from './esbuild-service.js';
 import { esbuildOptions, OUT, type LinksWord, type SourcePolicy } from './esbuild-options.js';
-import { createKeptRebuilds } from './kept-rebuild.js';
+import { createKeptRebuilds, type KeptRebuilds } from './kept-rebuild.js';
+import { copiedThroughNewLink } from './plugins/module-boundaries.js';
 import { createNonRegularFiles, type NonRegularFiles } from './non-regular-files.js';
 import { shareWithinBatch, withChunks } from './esbuild-shared-files.js';
 import { createStylesheetRebuild, importsNothing, stylesOnly, type LastBuild } from './stylesheet-rebuild.js';
@@ -56,13 +57,13 @@ function createEngine(options: EngineOptions): Bundler {
     const key = `${target.specifier}\0${variantKey(variant)}`;
     const word = linksWordOf(options);
     const signature = contextSignature(target, nonRegular.generation(), word);
-    if (since && since.changed.some((file) => keepsOldModificationTime(root, file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
+    if (since && since.changed.some((file) => keepsOldModificationTime(root, file) || TSCONFIG_FILE.test(file))) await Promise.all([contexts.discard(key), contexts.discard(`${key}\0styles`)]);
     const last = lastBuilds.get(key);
     // Minified, the code's names depend on every source the bundle read, stylesheets included
     // (esbuild names by how often each character occurs): a stylesheet edit changes the code.
     if (last && since && !variant.min && stylesOnly(last, since)) return rebuildStyles(key, signature, target, variant, last, signal, since.contents?.[last.stylesheet!], word);
     try {
-      const result = await kept.rebuild(key, signature, target, variant, signal, word);
+      const result = await keptBuildKnowingLinks(root, contexts, kept, key, signature, target, variant, signal, word);
       const last = wholeBuild(root, target, result, variant);
       lastBuilds.set(key, last);
       return last.result;
@@ -210,6 +211,22 @@ function stylesheetParts(collected: BundleResult, result: esbuild.BuildResult): 
     stylesInputs: styles,
   };
 }
+
+// A symbolic link made since a kept context was made may lead to another module's entry, which
+// its plugin, not knowing the link, bundled as a copy: built once more in a new context, whose
+// plugin knows it (module-boundaries.ts, README "Bundling real code").
+async function keptBuildKnowingLinks(root: string, contexts: ContextPool, kept: KeptRebuilds, ...args: Parameters<KeptRebuilds['rebuild']>): Promise<esbuild.BuildResult> {
+  const [key, , target] = args;
+  const result = await kept.rebuild(...args);
+  if (!copiedThroughNewLink(root, target, Object.keys(result.metafile?.outputs[`${OUT}0.js`]?.inputs ?? {}))) return result;
+  await contexts.discard(key);
+  return kept.rebuild(...args);
+}
+
+// A kept context's boundaries plugin picks the imports it asks about by the `paths` patterns of
+// the configs it was made with (module-boundaries.ts): an edited tsconfig.json or jsconfig.json
+// (of the chain, `tsconfig.base.json` too) makes a new one, so a pattern added is asked about.
+const TSCONFIG_FILE = /(?:^|\/)[jt]sconfig[^/]*\.json$/;
 
 // A kept esbuild context reads a file again only when its inode, size or mtime moved, unless
 // the mtime is within 3 s of now: a rewrite of the same size that keeps an older mtime (`cp -p`,

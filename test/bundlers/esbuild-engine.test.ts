@@ -304,6 +304,31 @@ describe('createEsbuildEngine', () => {
     expect(text(main!.code)).to.not.contain('source-marker');
   });
 
+  it("keeps another module's entry bare through a tsconfig paths pattern reading as a package name, added while a kept context builds the importer", async () => {
+    write('app/main/index.ts', "import { plain } from 'registry';\nexport const value = plain;\n");
+    write('app/plain/index.ts', "export const plain = 'plain-source-marker';\n");
+    const workspace = { key: 'k', packages: ['@t/app'], entries: { 'app/main/index.ts': '@t/app/main', 'app/plain/index.ts': '@t/app/plain' } };
+    // No pattern yet: `registry` is a package from outside the workspace, kept bare.
+    const first = await engine.rebuild({ ...MAIN, workspace }, developmentVariant('browser'));
+    expect(text(first.code)).to.match(/from\s*"registry"/);
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { paths: { registry: ['./app/plain'] } } }));
+    const again = await engine.rebuild({ ...MAIN, workspace }, developmentVariant('browser'), undefined, hint(first, ['tsconfig.json']));
+    expect(again.errors).to.deep.equal([]);
+    expect(text(again.code)).to.match(/from\s*"@t\/app\/plain"/).and.to.not.contain('source-marker');
+  });
+
+  it("keeps another module's entry bare through a symbolic link to its folder made while a kept context builds the importer", async () => {
+    write('app/plain/index.ts', "export const plain = 'plain-source-marker';\n");
+    const workspace = { key: 'k', packages: ['@t/app'], entries: { 'app/main/index.ts': '@t/app/main', 'app/plain/index.ts': '@t/app/plain' }, manifests: { '@t/app': 'app/package.json' } };
+    const first = await engine.rebuild({ ...MAIN, workspace }, developmentVariant('browser'));
+    expect(first.errors).to.deep.equal([]);
+    fs.symlinkSync('plain', path.join(root, 'app/alias'));
+    write('app/main/index.ts', "import { plain } from '../alias';\nexport const value = plain;\n");
+    const again = await engine.rebuild({ ...MAIN, workspace }, developmentVariant('browser'), undefined, hint(first, ['app/main/index.ts']));
+    expect(again.errors).to.deep.equal([]);
+    expect(text(again.code)).to.match(/from\s*"@t\/app\/plain"/).and.to.not.contain('source-marker');
+  });
+
   it("imports from another module's entry, reached by a relative path from TypeScript, only the values it exports, and takes that entry as an input", async () => {
     write('app/plain/index.ts', "export type { Part };\nclass Part {}\nexport const plain = 1;\nexport const odd = (x: number) => x === -0;\n");
     write('app/main/index.ts', "import { Part, plain } from '../plain/index.js';\nexport { Part } from '../plain/index.js';\nexport const value = (part: Part) => [part, plain];\n");

@@ -74,6 +74,28 @@ describe('moduleBoundariesPlugin', () => {
   });
 });
 
+describe('moduleBoundariesPlugin with tsconfig paths, links and a workspace-root baseUrl', () => {
+  after(removeTemporaryDirs);
+
+  it('asks about the imports a paths pattern reading as a package name, a link to an entry or a folder from the root may spell, and about no other bare import', () => {
+    const root = tempWorkspace({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { 'lib/*': ['packages/lib/src/*'], registry: ['packages/lib/src/store'], '@acme/ui': ['packages/lib/src/store'], '*': ['types/*'] } } }),
+      'packages/lib/src/store/index.ts': 'export const store = 1;\n',
+      'packages/app/main.ts': 'export {};\n',
+    });
+    fs.symlinkSync('store', path.join(root, 'packages/lib/src/alias'));
+    const entries = { 'packages/lib/src/store/index.ts': '@acme/lib/store', 'packages/app/main.ts': '@acme/app/main' };
+    const manifests = { '@acme/lib': 'packages/lib/package.json', '@acme/app': 'packages/app/package.json' };
+    const target = { specifier: '@acme/app/main', subpath: 'main', dir: 'packages/app', entry: 'packages/app/main.ts', assets: [], platforms: ['browser'], workspace: { packages: ['@acme/app', '@acme/lib'], entries, manifests, key: '' } } as unknown as BundleTarget;
+    const filters: RegExp[] = [];
+    moduleBoundariesPlugin(root, [target]).setup({ onStart: () => {}, onEnd: () => {}, onLoad: () => {}, onResolve: ({ filter, namespace }: { filter: RegExp; namespace?: string }) => namespace === undefined && filters.push(filter) } as unknown as esbuild.PluginBuild);
+    const passes = (specifier: string) => filters[0]!.test(specifier);
+    expect(['lib/store', 'lib/store/index.js', 'registry', 'registry?v=2', '@acme/ui', './alias', './alias/', 'packages/lib/src/store'].filter((specifier) => !passes(specifier))).to.deep.equal([]);
+    // The catch-all `*` pattern is left out: every bare import would call into the service.
+    expect(['lodash', 'registry2', '@acme/uikit', 'react/jsx-runtime', 'library/x', './aliases.js'].filter(passes)).to.deep.equal([]);
+  });
+});
+
 describe('moduleBoundariesPlugin across the builds of a kept context', () => {
   after(removeTemporaryDirs);
 

@@ -11,6 +11,7 @@
 //   (`export { Part } from './lit-html.js'`, where `Part` is a type), which tsc erases knowing
 //   the other file, and esbuild erases inside one bundle only. Kept external as written, such
 //   a name is imported from an output that has no such export, and the page fails to link.
+import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import type { BundleTarget } from '../types.js';
@@ -21,6 +22,9 @@ import { WORKSPACE_CONFINEMENT } from './workspace-confinement.js';
 import { LINKED_DIRS } from './linked-dirs.js';
 import { NON_REGULAR_GUARD } from '../non-regular-files.js';
 import { readRegularFile } from '../../regular-files.js';
+import { isObject } from '../../workspace/json.js';
+import { isSkippedDirectory } from '../../workspace/paths.js';
+import { loadTsconfig, tsconfigPlaces } from '../../workspace/tsconfig.js';
 import { VITE_QUERY_SUFFIX } from '../vite-query-imports.js';
 import type { WorkspaceBoundaries } from '../../workspace/boundaries.js';
 
@@ -103,6 +107,10 @@ interface EntryReach {
   byStem: Map<string, Candidate>;
   /** The folders of a package on the way to one of its entries (absolute), the package's own folder too: a `package.json` in one may name that entry (`main`, `module`), which esbuild follows for an import of the folder. */
   folders: Set<string>;
+  /** The symbolic links inside the entries' packages leading to one of `folders` or to an entry file (absolute, as named), with where each leads. */
+  links: Map<string, string>;
+  /** The names the filter passes besides the entries': the `folders` inside packages, the `links`, and those from the workspace's root to a package. */
+  names: string[];
   filter: RegExp | null;
 }
 const entryCandidates = new WeakMap<Record<string, string>, EntryReach>();
@@ -121,7 +129,10 @@ function candidatesOf(root: string, boundaries: WorkspaceBoundaries | undefined)
     byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier });
     for (const folder of foldersToward(path.join(root, file), packageDirs)) folders.add(folder);
   }
-  const made = { root, byStem, folders, filter: byStem.size === 0 ? null : entryImportFilter(byStem.keys(), folderNames(folders, packageDirs)) };
+  const links = byStem.size === 0 ? new Map<string, string>() : linksToward(packageDirs, folders, byStem);
+  const linkNames = [...links.keys()].map((link) => stem(path.basename(link)));
+  const names = [...folderNames(folders, packageDirs), ...linkNames, ...foldersAbove(root, packageDirs)];
+  const made = { root, byStem, folders, links, names, filter: byStem.size === 0 ? null : entryImportFilter(byStem.keys(), names) };
   entryCandidates.set(entries, made);
   return made;
 }
@@ -134,6 +145,85 @@ function foldersToward(file: string, packageDirs: ReadonlySet<string>): string[]
     if (packageDirs.has(dir)) return found;
   }
   return [];
+}
+
+/**
+ * Whether a build for `target` bundled another public module's entry file (its output's inputs,
+ * workspace-relative), and a walk for links done now finds other links than the one its plugin
+ * was made with: a link made since (`linksToward`), which the next build, in a new context,
+ * keeps as that module's import. The walk found is kept for the plugins made next.
+ */
+export function copiedThroughNewLink(root: string, target: BundleTarget, inputs: readonly string[]): boolean {
+  const entries = target.workspace?.entries;
+  if (!entries || !inputs.some((input) => input !== target.entry && !input.endsWith('.css') && input in entries)) return false;
+  const before = entryCandidates.get(entries);
+  entryCandidates.delete(entries);
+  const now = candidatesOf(root, target.workspace);
+  return before === undefined || before.root !== root || JSON.stringify([...before.links]) !== JSON.stringify([...now.links]);
+}
+
+/**
+ * The symbolic links inside the packages holding the entries that lead to a folder on the way to an
+ * entry, or to an entry file (`src/alias` -> `reg`): esbuild resolves an import through one to the
+ * real file, another module's entry, which is then that module's import (README "Bundling real
+ * code"). Each link is judged by its real path, which must be the folder's or the file's (a link
+ * leading out of the workspace is never one); links are not followed in the walk, nor are
+ * `node_modules`, dot-directories and another package's folder. At most `MAX_WALKED` folders.
+ */
+function linksToward(packageDirs: ReadonlySet<string>, folders: ReadonlySet<string>, byStem: ReadonlyMap<string, Candidate>): Map<string, string> {
+  const realOf = (file: string): string | null => {
+    try {
+      return fs.realpathSync.native(file);
+    } catch {
+      return null;
+    }
+  };
+  const targets = new Map<string, string>();
+  for (const place of [...folders, ...[...byStem.values()].map((candidate) => candidate.file)]) {
+    const real = realOf(place);
+    if (real !== null && !targets.has(real)) targets.set(real, place);
+  }
+  const links = new Map<string, string>();
+  const pending = [...packageDirs].filter((dir) => folders.has(dir));
+  for (let walked = 0; pending.length > 0 && walked < MAX_WALKED; walked += 1) {
+    const dir = pending.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const at = path.join(dir, entry.name);
+      if (entry.isDirectory() && !isSkippedDirectory(entry.name) && !packageDirs.has(at)) pending.push(at);
+      if (!entry.isSymbolicLink()) continue;
+      const target = targets.get(realOf(at) ?? '');
+      if (target !== undefined && target !== at) links.set(at, target);
+    }
+  }
+  return links;
+}
+
+const MAX_WALKED = 5_000;
+
+/** `named` (absolute) with a leading link of `links` replaced by where it leads. */
+function throughLinks(named: string, links: ReadonlyMap<string, string>): string {
+  for (const [link, target] of links) {
+    if (named === link || stem(named) === stem(link)) return target;
+    if (named.startsWith(link + path.sep)) return target + named.slice(link.length);
+  }
+  return named;
+}
+
+// The names of the folders from the workspace's root to a package, not a package's own (`packages`
+// of `packages/lib`): a tsconfig `baseUrl` of the root spells an entry from there
+// (`'packages/lib/src/store'`).
+function foldersAbove(root: string, packageDirs: ReadonlySet<string>): string[] {
+  const names = new Set<string>();
+  for (const dir of packageDirs) {
+    for (let up = path.dirname(dir); up.startsWith(root + path.sep); up = path.dirname(up)) if (!packageDirs.has(up)) names.add(path.basename(up));
+  }
+  return [...names];
 }
 
 // The names of the folders inside a package (not the package's own: `'../lib'` naming another
@@ -166,7 +256,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
   // Entry files by path without extension: an import of `./reactive-element.js` names `reactive-element.ts`.
   // A shared file (README "Shared files") is imported by its internal specifier from its own package only.
   const ofEntries = candidatesOf(root, targets[0]?.workspace);
-  const { folders } = ofEntries;
+  const { folders, links } = ofEntries;
   let byStem = ofEntries.byStem;
   let filter = ofEntries.filter;
   for (const target of targets) {
@@ -177,7 +267,9 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
       byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier, within });
     }
   }
-  if (byStem !== ofEntries.byStem) filter = entryImportFilter(byStem.keys(), [...folders].map((dir) => path.basename(dir)));
+  if (byStem !== ofEntries.byStem) filter = entryImportFilter(byStem.keys(), ofEntries.names);
+  const aliases = filter === null ? [] : pathsAliasesOf(root, targets);
+  if (filter !== null && aliases.length > 0) filter = new RegExp(`${filter.source}|^(?:${aliases.join('|')})(?:[?#].*)?$`);
   return {
     name: BOUNDARIES,
     setup(build) {
@@ -205,7 +297,8 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         // the file its package.json names. What an alias maps (tsconfig `paths` and `baseUrl`,
         // `#imports`) only esbuild's resolution tells. esbuild reads `?v=2` or `#x` after a file's
         // name as no part of it.
-        const named = path.resolve(args.resolveDir, args.path.replace(/[?#].*$/s, ''));
+        // Through a link of ours (`'./alias'`), by where it leads.
+        const named = throughLinks(path.resolve(args.resolveDir, args.path.replace(/[?#].*$/s, '')), links);
         if (args.path.startsWith('.') && !byStem.has(stem(named)) && !byStem.has(path.join(named, 'index')) && !folders.has(named)) return undefined;
         // Decided by the file esbuild's own resolution reaches (extensions, a directory's index,
         // tsconfig), never by the spelling: the same file as an entry's, or not ours.
@@ -329,6 +422,48 @@ export function entryImportFilter(stems: Iterable<string>, folders: Iterable<str
   const alias = `(?:@/|[^@A-Za-z0-9./_-])(?:.*/)?${name}/?${suffix}`;
   const baseUrl = inside.length === 0 ? null : `(?:${inside.join('|')})(?:/(?:.*/)?${name})?/?${suffix}`;
   return new RegExp(`^(?:${[relative, alias, ...(baseUrl === null ? [] : [baseUrl])].join('|')})`);
+}
+
+/**
+ * The tsconfig `paths` patterns that read as a bare name (`"lib/*"`, `"registry"`, `"@acme/ui"`)
+ * of the nearest tsconfig.json or jsconfig.json of each target's entry folder (its `extends`
+ * chain inside the workspace), as the sources of regular expressions: an import matching one
+ * may reach another module's entry, as an alias beginning with `@/` or `#` does, and only
+ * esbuild's resolution tells (README "Bundling real code"). Every other bare import still never
+ * reaches JavaScript. A catch-all pattern (`"*"`, `"*.js"`) is left out: it would call into the
+ * service for every bare import of every rebuild. Configs are read as regular files only.
+ */
+function pathsAliasesOf(root: string, targets: readonly BundleTarget[]): string[] {
+  const texts = new Map<string, string | null>();
+  const read = (relative: string): string | null => {
+    let text = texts.get(relative);
+    if (text === undefined) {
+      try {
+        text = readRegularFile(path.join(root, relative)).bytes.toString('utf8');
+      } catch {
+        text = null;
+      }
+      texts.set(relative, text);
+    }
+    return text;
+  };
+  const patterns = new Set<string>();
+  const seen = new Set<string>();
+  for (const target of targets) {
+    const dir = path.posix.dirname(target.entry);
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    const place = tsconfigPlaces(dir)
+      .flatMap((tsconfig) => [tsconfig, tsconfig.replace(/tsconfig\.json$/, 'jsconfig.json')])
+      .find((file) => read(file) !== null);
+    if (place === undefined) continue;
+    const paths = loadTsconfig(place, { read, resolvePackage: () => null }).compilerOptions.paths;
+    if (isObject(paths)) for (const pattern of Object.keys(paths)) patterns.add(pattern);
+  }
+  return [...patterns]
+    .filter((pattern) => !/^[*./]/.test(pattern) && pattern.indexOf('*') === pattern.lastIndexOf('*'))
+    .map((pattern) => pattern.split('*').map(escapeRegExp).join('.*'))
+    .sort();
 }
 
 // Marks the resolution this plugin asks for itself, so that it does not answer it again.
