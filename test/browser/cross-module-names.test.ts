@@ -70,6 +70,8 @@ function workspace(): string {
 }
 
 describe('names imported across public modules, in /state and in Chromium', function () {
+  // Six pages opened one after another: mocha's 60 s per test is too short on a loaded machine.
+  this.timeout(300_000);
   let browser: Browser;
   let service: Awaited<ReturnType<typeof serve>>;
 
@@ -91,7 +93,7 @@ describe('names imported across public modules, in /state and in Chromium', func
       const watched = await openPage(browser);
       try {
         await watched.page.goto(new URL(`/preview/?entry=${encodeURIComponent(module.specifier)}`, service.url).href, { waitUntil: 'load' });
-        await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined || document.querySelector('core-overlay') !== null, undefined, { timeout: 15_000 });
+        await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined || document.querySelector('core-overlay') !== null, undefined, { timeout: 60_000 });
         const ran = await watched.page.evaluate(() => document.body.dataset.shown);
         seen[module.specifier] = ran !== undefined && watched.errors.length === 0 ? `runs` : 'fails';
         if (module.specifier === '@p/a/fine') expect(ran).to.equal('hello34');
