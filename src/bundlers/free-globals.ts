@@ -1425,10 +1425,11 @@ function lineOffset(text: string, line: number): number {
 }
 
 // The first place a source writes `name` as a name read (not a property: `.name`, not a key
-// `{ name: ...}`, not the operand of `typeof`), outside a line comment or a string of its line:
+// `{ name: ...}`, not the operand of `typeof`, not TypeScript's `declare function name(` or
+// `declare const name`, which esbuild erases), outside a line comment or a string of its line:
 // the place only, as scope analysis of the output said that a read exists.
 function namePlace(reads: PlacedReads, sources: readonly string[], name: string, followedBy = ''): { file: string; line: number; column: number } | null {
-  const pattern = new RegExp(`(?<![\\w$.]|\\btypeof\\s*\\(?\\s*)${name}(?![\\w$])(?!\\s*:[^:])${followedBy}`, 'g');
+  const pattern = new RegExp(`(?<![\\w$.]|\\btypeof\\s*\\(?\\s*|\\bdeclare\\s+(?:function|const|let|var)\\s+)${name}(?![\\w$])(?!\\s*:[^:])${followedBy}`, 'g');
   for (const file of sources) {
     const text = reads.text(file);
     if (text === null) continue;

@@ -10,7 +10,15 @@ import { analysedModule, isGlobalObject, mayRunOnImport, memberKey, NODE_GLOBALS
 const EFFECTS_IMPORT = /(?<![\w$.])import\s*["']/;
 
 /** The facts of most modules, one object for all: they write none of Node's globals and import nothing for its effects. */
-const NO_SHIMS: ShimFacts = { writes: [], effects: [] };
+const NO_SHIMS: ShimFacts = { writes: [], effects: [], others: [] };
+
+/**
+ * Where code may write a member of the global object: the object named other than to call its
+ * method or read a member's member (`window.addEventListener(...)`, `window.location.href`), or
+ * `Function` or `eval` named (either gives it). Code with none writes no other name.
+ */
+const MAY_WRITE_GLOBAL = /(?<![\w$.])(?:(?:globalThis|window|self)(?![\w$])(?!\s*\.\s*[\w$]+\s*[.(])|(?:Function|eval)(?![\w$]))/;
+const GLOBAL_WORDS = ['globalThis', 'window', 'self', 'Function', 'eval'];
 
 /** Calls that write on their first argument by the keys they name. */
 const OBJECT_WRITES = new Set(['assign', 'defineProperty', 'defineProperties']);
@@ -24,10 +32,10 @@ const OBJECT_WRITES = new Set(['assign', 'defineProperty', 'defineProperties']);
 export function shimFacts(built: Uint8Array, runsNoCode: (specifier: string) => boolean): ShimFacts | undefined {
   const bytes = bufferView(built);
   const present = Object.keys(NODE_GLOBALS).filter((name) => bytes.includes(name));
-  if (present.length === 0 && !bytes.includes('import')) return NO_SHIMS;
+  if (present.length === 0 && !bytes.includes('import') && !GLOBAL_WORDS.some((word) => bytes.includes(word))) return NO_SHIMS;
   const code = bytes.toString('utf8');
   const named = present.filter((name) => new RegExp(`(?<![\\w$])${name}(?![\\w$])`).test(code));
-  if (named.length === 0 && !EFFECTS_IMPORT.test(code)) return NO_SHIMS;
+  if (named.length === 0 && !EFFECTS_IMPORT.test(code) && !MAY_WRITE_GLOBAL.test(code)) return NO_SHIMS;
   const analysed = analysedModule(code);
   if (analysed === null) return undefined;
   const { shape } = analysed;
@@ -35,8 +43,11 @@ export function shimFacts(built: Uint8Array, runsNoCode: (specifier: string) => 
   // A member of the global object written by a key not named, or the object handed to other code:
   // any name the code holds may be written.
   const anyName = writesUnnamed(shape);
-  const writes = named.filter((name) => anyName || (shape.definedOnGlobal.get(name) ?? []).some((write) => mayRunOnImport(write, shape)));
-  return { writes: writes.sort(), effects };
+  const written = (name: string) => (shape.definedOnGlobal.get(name) ?? []).some((write) => mayRunOnImport(write, shape));
+  const writes = named.filter((name) => anyName || written(name));
+  // The other names an importer's use may need (`cache`, `gtag`): every one it writes, or any.
+  const others = anyName ? null : [...shape.definedOnGlobal.keys()].filter((name) => !Object.hasOwn(NODE_GLOBALS, name) && written(name)).sort();
+  return { writes: writes.sort(), effects, others };
 }
 
 /**

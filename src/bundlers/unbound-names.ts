@@ -12,14 +12,16 @@
 // Chromium's window (`onload = f`, `name = ...` set the global object's property), one starting
 // with a capital (an interface: `window-names.ts`), one the code tests or writes on the global
 // object; and when the module first imports another for its effects, which may define any name, a
-// read is at most a warning. The scope analysis and the walk deciding what runs on import are those
-// of the Node globals' judgement.
+// use is a warning, judged again across modules once those builds are known
+// (src/workspace/shim-reads.ts). The scope analysis and the walk deciding what runs on import are
+// those of the Node globals' judgement.
 import type { Reference, Scope, Variable } from 'eslint-scope';
 import { diagnostic, type Diagnostic } from '../workspace/diagnostics.js';
 import type { PlacedReads } from './placed-reads.js';
 import { bufferView } from '../outputs/buffer-view.js';
-import { analysedModule, isNode, keepsItsValue, memberKey, NODE_GLOBALS, readPlace, runsOnImport, type SyntaxNode, type TreeShape } from './free-globals.js';
+import { analysedModule, isGlobalObject, isNode, keepsItsValue, memberKey, NODE_GLOBALS, readPlace, runsOnImport, type SyntaxNode, type TreeShape } from './free-globals.js';
 import { WINDOW_NAMES } from './window-names.js';
+import { effectsShimUseText } from '../workspace/shim-reads.js';
 
 /** A source written in JavaScript, where no checker looks at what a sloppy script allowed. */
 const SCRIPT_SOURCE = /\.(?:[cm]?js|jsx)$/;
@@ -31,6 +33,12 @@ const STRICT = 'an ES module is strict code (esbuild writes one, whatever the so
 
 /** Names written as another bundler's build-time constants (`__DEV__`, `__APP_VERSION__`), which nothing here defines; not esbuild's annotation comments (`@__PURE__`). */
 const BUILD_CONSTANT = /(?<![\w$@#])__[A-Z][A-Z0-9_]*__(?![\w$])/;
+
+/** A source TypeScript compiles, which may declare a page's global for its checker alone. */
+const TYPESCRIPT_SOURCE = /(?<!\.d)\.[cm]?tsx?$/;
+
+/** TypeScript's declaration of a global for its checker alone, which esbuild erases: `declare function gtag(`, `declare const __APP__`, `declare global {`. */
+const AMBIENT_DECLARATION = /(?<![\w$.])declare\s+(?:(?:function|const|let|var)\s+([\w$]+)|global\s*\{)/g;
 
 /**
  * The errors and warnings of a browser build's code (README "Bundling real code"): where the import
@@ -47,13 +55,14 @@ export function unboundNameDiagnostics(reads: PlacedReads, built: Uint8Array, so
   // sloppy script's habits and reads of a page's globals in a module written in JavaScript
   // (TypeScript's checker refuses the habits in a .ts source, and a global it reads is declared
   // where no source of the build may say, in a .d.ts: a build-time constant's name is looked for
-  // in the code instead), and a member of `this` where esbuild wrote a top-level one as `void 0`,
-  // of `import.meta.hot` or of `document.currentScript`. No source is read to decide it.
+  // in the code instead, and a name a TypeScript source declares for its checker alone, which the
+  // code then names), and a member of `this` where esbuild wrote a top-level one as `void 0`, of
+  // `import.meta.hot` or of `document.currentScript`.
   const bytes = bufferView(built);
   const scriptHabits = sources.some((file) => SCRIPT_SOURCE.test(file));
   const nullish = bytes.includes('void 0') || bytes.includes('import.meta.hot') || bytes.includes('currentScript');
   const text = scriptHabits || !bytes.includes('__') ? null : bytes.toString('utf8');
-  const judgesReads = scriptHabits || (text !== null && BUILD_CONSTANT.test(text));
+  const judgesReads = scriptHabits || (text !== null && BUILD_CONSTANT.test(text)) || readsDeclaredGlobal(bytes, reads, sources);
   if (!judgesReads && !nullish) return { errors: [], warnings: [] };
   const code = text ?? bytes.toString('utf8');
   const analysed = analysedModule(code);
@@ -61,8 +70,8 @@ export function unboundNameDiagnostics(reads: PlacedReads, built: Uint8Array, so
   const { globalScope, shape } = analysed;
   const place = (name: string, at: number) => readPlace(reads, code, sources, name, { onImport: true, inFunction: false, at }) ?? { file: entry };
   // A module imported first for its effects may write any name on the global object (a shim).
-  const mayBeDefined = shape.importedForEffects.some((specifier) => !runsNoCode(specifier));
-  const found = judgesReads ? unboundUses(globalScope.through, { shape, reads, sources, scriptHabits, mayBeDefined, jsxNames }) : { errors: [], warnings: [] };
+  const importedFirst = shape.importedForEffects.find((specifier) => !runsNoCode(specifier));
+  const found = judgesReads ? unboundUses(globalScope.through, { shape, reads, sources, scriptHabits, importedFirst, jsxNames }) : { errors: [], warnings: [] };
   // A name is looked for as a pattern: `$` (jQuery's) written as itself.
   const errors = found.errors.map(({ why, name, at }) => diagnostic('BUNDLE_ERROR', why, place(name.replace(/\$/g, '\\$'), at)));
   const warnings = found.warnings.map(({ why, name, at }) => diagnostic('BUNDLE_WARNING', why, place(name.replace(/\$/g, '\\$'), at)));
@@ -88,8 +97,9 @@ interface FoundUse {
  * one, an error (a warning when a module imported first for its effects may define the name); a
  * read that may not run then (in a function, a branch), a warning. One per name, the sure one first.
  */
-function unboundUses(through: readonly Reference[], context: { shape: TreeShape; reads: PlacedReads; sources: readonly string[]; scriptHabits: boolean; mayBeDefined: boolean; jsxNames: ReadonlySet<string> }): { errors: FoundUse[]; warnings: FoundUse[] } {
-  const { shape, reads, sources, scriptHabits, mayBeDefined, jsxNames } = context;
+function unboundUses(through: readonly Reference[], context: { shape: TreeShape; reads: PlacedReads; sources: readonly string[]; scriptHabits: boolean; importedFirst: string | undefined; jsxNames: ReadonlySet<string> }): { errors: FoundUse[]; warnings: FoundUse[] } {
+  const { shape, reads, sources, scriptHabits, importedFirst, jsxNames } = context;
+  const mayBeDefined = importedFirst !== undefined;
   const found = new Map<string, FoundUse>();
   for (const reference of through) {
     const identifier = reference.identifier as unknown as SyntaxNode;
@@ -101,8 +111,11 @@ function unboundUses(through: readonly Reference[], context: { shape: TreeShape;
     const onImport = runsOnImport(reference.from, at, shape);
     if (onImport) {
       const why = scriptHabits && !mayBeDefined ? unboundUse(name, reference, shape, reads, sources) : null;
+      const written = !reference.isRead();
       if (why !== null) found.set(name, { why, name, at, surely: true, onImport });
-      else if (reference.isRead()) found.set(name, { why: unboundRead(name, true, mayBeDefined), name, at, surely: !mayBeDefined, onImport });
+      // Judged again across modules once the builds of those imported are known (src/workspace/shim-reads.ts).
+      else if (mayBeDefined && (!written || scriptHabits)) found.set(name, { why: effectsShimUseText(name, written ? 'written' : 'read', importedFirst, written ? writeRemedy(name) : readRemedy(name)), name, at, surely: false, onImport });
+      else if (!written) found.set(name, { why: unboundRead(name, true, false), name, at, surely: true, onImport });
     } else if (reference.isRead() && told === undefined) {
       found.set(name, { why: unboundRead(name, false, mayBeDefined), name, at, surely: false, onImport });
     }
@@ -114,12 +127,33 @@ function unboundUses(through: readonly Reference[], context: { shape: TreeShape;
 /** What a read of a name nothing binds throws on the service's pages, and what to write instead. */
 function unboundRead(name: string, surely: boolean, mayBeDefined: boolean): string {
   const where = surely ? 'when the module is imported' : 'inside a function (or in a branch the import may not take)';
-  const constant = BUILD_CONSTANT.test(name) ? `, as another bundler's define would; or read import.meta.env.DEV (or import.meta.env.MODE), which every build here defines` : '';
-  const remedy = `define it in "core.define" of the package's package.json ({"${name}": "..."}) to replace it at build time${constant}; or declare it in the module`;
+  const remedy = readRemedy(name);
   const throws = `"ReferenceError: ${name} is not defined"`;
   if (mayBeDefined) return `${name} is read ${where}, and nothing binds it: no page the service serves (the preview, core dist's index.html) defines it, but the module first imports another for its effects, which may write it on the global object (a shim), so it is taken as defined; the page throws ${throws} if none does; ${remedy}`;
   if (surely) return `${name} is read when the module is imported, and nothing binds it: no page the service serves (the preview, core dist's index.html) defines it, so the page throws ${throws}; ${remedy}`;
   return `${name} is read ${where}, and nothing binds it: no page the service serves (the preview, core dist's index.html) defines it, so that code throws ${throws} when it runs, unless it tests typeof ${name} first (a module that tests it is not told); ${remedy}`;
+}
+
+/** What to write in place of a read of a name nothing binds. */
+function readRemedy(name: string): string {
+  const constant = BUILD_CONSTANT.test(name) ? `, as another bundler's define would; or read import.meta.env.DEV (or import.meta.env.MODE), which every build here defines` : '';
+  return `define it in "core.define" of the package's package.json ({"${name}": "..."}) to replace it at build time${constant}; or declare it in the module`;
+}
+
+const writeRemedy = (name: string): string => `declare it (let ${name} = ...), or write globalThis.${name} for a global`;
+
+/**
+ * Whether a TypeScript source declares a global for its checker alone (README "Bundling real
+ * code"), and the code names it: a read the declaration let pass may throw on a page. Only then is
+ * such a module's code parsed for reads of names nothing binds.
+ */
+function readsDeclaredGlobal(bytes: Buffer, reads: PlacedReads, sources: readonly string[]): boolean {
+  for (const file of sources) {
+    const text = TYPESCRIPT_SOURCE.test(file) ? reads.text(file) : null;
+    if (text === null || !text.includes('declare')) continue;
+    for (const [, name] of text.matchAll(AMBIENT_DECLARATION)) if (name === undefined || bytes.includes(name)) return true;
+  }
+  return false;
 }
 
 /** Whether no page defines `name`: not Node's (judged on their own), not Chromium's window's, not tested nor written on the global object by the code. */
@@ -133,7 +167,7 @@ function surelyUnbound(name: string, identifier: SyntaxNode, shape: TreeShape): 
 /** Why a use of a name nothing binds surely throws, or null when it may not (a read of a name a page's script may define). */
 function unboundUse(name: string, reference: Reference, shape: TreeShape, reads: PlacedReads, sources: readonly string[]): string | null {
   if (reference.isWrite()) {
-    return `${name} is written when the module is imported, and nothing declares it: ${STRICT}, where a write of a name nothing binds throws "ReferenceError: ${name} is not defined" (a sloppy script made it a global); declare it (let ${name} = ...), or write globalThis.${name} for a global`;
+    return `${name} is written when the module is imported, and nothing declares it: ${STRICT}, where a write of a name nothing binds throws "ReferenceError: ${name} is not defined" (a sloppy script made it a global); ${writeRemedy(name)}`;
   }
   if (name === 'arguments') {
     return `arguments is read when the module is imported, outside every function (an arrow has none of its own): nothing binds it there, so the page throws "ReferenceError: arguments is not defined"; read the arguments of the function meant, or give it a rest parameter (...args)`;
@@ -168,7 +202,7 @@ function declaresFunction(variable: Variable): boolean {
 const NULLISH = {
   this: { written: 'this', holds: 'undefined' },
   hot: { written: 'import\\.meta\\.hot', holds: 'undefined' },
-  currentScript: { written: 'document\\.currentScript', holds: 'null' },
+  currentScript: { written: '(?:(?:window|globalThis|self)\\s*\\.\\s*)?document\\.currentScript', holds: 'null' },
 } as const;
 
 type NullishValue = keyof typeof NULLISH;
@@ -237,8 +271,16 @@ function nullishValue(node: SyntaxNode, shape: TreeShape): NullishValue | null {
   const object = node.object as SyntaxNode;
   const key = memberKey(node);
   if (key === 'hot' && object.type === 'MetaProperty' && (object.meta as SyntaxNode).name === 'import') return 'hot';
-  if (key === 'currentScript' && object.type === 'Identifier' && object.name === 'document' && shape.freeIdentifiers.has(object)) return 'currentScript';
+  if (key === 'currentScript' && globalDocument(object, shape)) return 'currentScript';
   return null;
+}
+
+/** The global `document`, named (`document`) or as a member of the global object (`window.document`, `globalThis.document`, `self.document`). */
+function globalDocument(node: SyntaxNode, shape: TreeShape): boolean {
+  if (node.type === 'Identifier') return node.name === 'document' && shape.freeIdentifiers.has(node);
+  if (node.type !== 'MemberExpression' || node.optional === true || memberKey(node) !== 'document') return false;
+  const object = node.object as SyntaxNode;
+  return isGlobalObject(object) && shape.freeIdentifiers.has(object);
 }
 
 /** What a member of a surely nullish value throws, and what to write. */

@@ -47,7 +47,7 @@ export interface WrittenModule {
   sharedImports?: ImportRecord[];
   /** What its code may write on the global object, and the modules it imports for their effects (README "Bundling real code", Shims). */
   shims?: ShimFacts;
-  /** Its reads of Node's globals taken as defined because of imports for effects: judged across the distribution's modules (`unlinkedModules`). */
+  /** Its reads of Node's globals (and uses of other names nothing binds) taken as defined because of imports for effects: judged across the distribution's modules (`unlinkedModules`). */
   shimReads?: Diagnostic[];
 }
 

@@ -161,7 +161,11 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
 }
 
 /** A record's shim facts (README "Bundling real code", Shims), as `shimFacts` makes them. */
-const isShimFacts = (value: unknown): value is Checked => isRecord(value) && isArrayOf(value.writes, isString) && isArrayOf(value.effects, isString);
+const isShimFacts = (value: unknown): value is Checked =>
+  isRecord(value) && isArrayOf(value.writes, isString) && isArrayOf(value.effects, isString) && isOptional(value.others, isNamesOrAny);
+
+/** The other names a record's shim facts say its code writes: null for any (README "Bundling real code", Shims). */
+const isNamesOrAny = (value: unknown): value is string[] | null => value === null || isArrayOf(value, isString);
 
 const isLinkImport = (value: unknown): value is Checked => isRecord(value) && isString(value.specifier) && isArrayOf(value.names, isString);
 

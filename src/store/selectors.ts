@@ -178,7 +178,7 @@ export interface LinkJudgement {
   /** Every module it consulted, through whole re-exports too, with the link names it found: while each keeps them, the judgement holds. */
   consulted: ReadonlyMap<string, LinkNames | null | undefined>;
   /**
-   * Its reads of Node's globals taken as defined because of imports for effects, judged against
+   * Its reads of Node's globals (and uses of other names nothing binds) taken as defined because of imports for effects, judged against
    * the modules those run (README "Bundling real code", Shims): the warnings its errors replace,
    * and every module consulted with the facts found, by which the judgement holds as `consulted`'s.
    */

@@ -2,12 +2,14 @@
 // code", names nothing binds): the code esbuild writes for a module writing an implicit global,
 // calling a function declared only in a block, reading arguments at the top level, calling
 // setImmediate, using a member of `this` at the top level (held by a name, passed to a function
-// called at once), of `import.meta.hot` or of `document.currentScript`, or reading a name no page
-// the service serves defines (`__DEV__`, a page script's `gtag`) throws on the page, and /state
+// called at once), of `import.meta.hot` or of `document.currentScript` (also as
+// `window.document.currentScript`), or reading a name no page the service serves defines
+// (`__DEV__`, a page script's `gtag`, declared in TypeScript for its checker alone or not) throws on the page, and /state
 // lists each invalid, as core dist does; a module writing a name of Chromium's window, a name it
 // declares, one it writes on the global object first, or one in a function it does not call, one
 // reading `this`, `import.meta.hot` or `document.currentScript` optionally or where it tests them,
-// one testing `__DEV__` with typeof and one whose package defines the name read (`core.define`),
+// one testing `__DEV__` (or a declared `gtag`) with typeof, one writing the declared name on the
+// global object first, and one whose package defines the name read (`core.define`),
 // is valid and runs on the preview.
 // The names of Chromium's window that start lowercase are those src/bundlers/window-names.ts lists.
 import { expect } from 'chai';
@@ -39,6 +41,13 @@ const THROWING = {
   currentScript: { text: `const base = document.currentScript.src;\n${SHOW('base')}`, thrown: "Cannot read properties of null (reading 'src')" },
   devConstant: { file: 'index.ts', text: `declare const __DEV__: boolean;\nif (__DEV__) console.log('dev');\n${SHOW("'dev'")}`, thrown: '__DEV__ is not defined' },
   pageCall: { text: `gtag('js', new Date());\n${SHOW("'tracked'")}`, thrown: 'gtag is not defined' },
+  // judge55: a global a TypeScript source declares for its checker alone; document.currentScript through the global object.
+  ambientCall: { file: 'index.ts', text: `declare function gtag(...args: unknown[]): void;\ngtag('js');\n${SHOW("'tracked'")}`, thrown: 'gtag is not defined' },
+  ambientConst: { file: 'index.ts', text: `declare const appConfig: { base: string };\nconst base = appConfig.base;\n${SHOW('base')}`, thrown: 'appConfig is not defined' },
+  ambientGlobal: { file: 'index.ts', text: `declare global {\n  var dataLayer: unknown[];\n}\ndataLayer.push('x');\n${SHOW("'pushed'")}`, thrown: 'dataLayer is not defined' },
+  windowCurrentScript: { text: `const base = window.document.currentScript.src;\n${SHOW('base')}`, thrown: "Cannot read properties of null (reading 'src')" },
+  globalThisCurrentScript: { text: `const script = globalThis.document.currentScript;\n${SHOW('script.src')}`, thrown: "Cannot read properties of null (reading 'src')" },
+  selfCurrentScript: { text: `const base = self.document.currentScript.src;\n${SHOW('base')}`, thrown: "Cannot read properties of null (reading 'src')" },
 } as const;
 
 const RUNNING = {
@@ -54,6 +63,9 @@ const RUNNING = {
   // The package defines it (core.define), as README's hint says.
   devDefined: { file: 'index.ts', text: `declare const __APP_VERSION__: string;\n${SHOW("'version ' + __APP_VERSION__")}`, shown: 'version 1.2.3' },
   devInFunction: { text: `export function log() {\n  if (__DEV__) console.log('dev');\n}\n${SHOW("'later'")}`, shown: 'later' },
+  ambientTested: { file: 'index.ts', text: `declare function gtag(...args: unknown[]): void;\nif (typeof gtag === 'function') gtag('js');\n${SHOW("'tracked ' + typeof gtag")}`, shown: 'tracked undefined' },
+  ambientShimmed: { file: 'index.ts', text: `declare const appConfig: { base: string };\n(globalThis as { appConfig?: object }).appConfig = { base: 'set' };\n${SHOW("'config ' + appConfig.base")}`, shown: 'config set' },
+  windowCurrentScriptOptional: { text: `const base = window.document.currentScript?.src ?? 'module';\n${SHOW("'script ' + base")}`, shown: 'script module' },
 } as const;
 
 const fileOf = (name: string): string => {
