@@ -11,7 +11,7 @@ import { declaredPackage, isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '..
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace, type PackageOwner, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
-import type { ImportRecord } from '../workspace/checks.js';
+import { importsAroundSheet, type ImportRecord } from '../workspace/checks.js';
 import { formerNames } from '../workspace/former-names.js';
 import type { InstalledCopy } from '../io/installed-packages.js';
 
@@ -172,7 +172,8 @@ function list(walk: PreviewWalk, module: ModuleModel): void {
 /**
  * The order the page links sheets in (README "Preview and stylesheet push"), the order every
  * bundler joins them: from the entry, depth first through each module's bare imports as its last
- * build lists them, a module after everything it imports, each where first reached; then, the
+ * build lists them, a module after everything it imports (but what its code writes only after
+ * its last import of its own sheet: after it), each where first reached; then, the
  * same way, the entry package's other web modules, which the entry never imports, in the
  * workspace's order. Outside packages' specifiers stand where they are reached, for a CDN's sheet.
  */
@@ -184,8 +185,10 @@ function cascadeOrder(walk: PreviewWalk, entry: ModuleModel): string[] {
     seen.add(specifier);
     const module = walk.index.modules.get(specifier);
     const record = module && walk.listed.has(specifier) ? walk.state.builds[specifier]?.variants[defaultVariantKey(module)]?.last : undefined;
-    for (const imported of record?.imports ?? []) if (imported.specifier in walk.preview.imports) reach(imported.specifier);
+    const { before, after } = importsAroundSheet(record?.imports ?? []);
+    for (const imported of before) if (imported.specifier in walk.preview.imports) reach(imported.specifier);
     order.push(specifier);
+    for (const imported of after) if (imported.specifier in walk.preview.imports) reach(imported.specifier);
   };
   reach(entry.specifier);
   for (const specifier of walk.listed.keys()) reach(specifier);
