@@ -157,7 +157,7 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
       }));
       const added = [...unservedWarnings, ...twiceWarnings, ...unscopedWarnings, ...ignoredWarnings];
       if (added.length > 0) preview.warnings = [...(preview.warnings ?? []), ...added];
-      const sheets = await localCdn.stylesheets(preview.imports);
+      const sheets = await localCdn.stylesheets(preview.imports, preview.scopes);
       if (sheets.length > 0) preview.stylesheets = sheets;
     } else {
       linkCdnStylesheets(preview, cdnOrigin);
