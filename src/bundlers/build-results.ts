@@ -13,6 +13,7 @@ import { sharedAmong } from '../workspace/shared-files.js';
 import { isInside, toWorkspacePath } from '../workspace/paths.js';
 import { OUT } from './esbuild-options.js';
 import { CODE_IMPORT_KINDS } from './import-kinds.js';
+import { importsAfterOwnSheet } from './sheet-place.js';
 import { folderEntries } from './case-names.js';
 import { externalRequires } from './external-requires.js';
 import { CROSSED, isCrossed, keptExternalOf } from './plugins/module-boundaries.js';
@@ -81,7 +82,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
   for (const file of bundled) resolution.delete(file);
   for (const file of resolution) inputs.add(file);
   const mapped = mappedImports(root, result, read);
-  const [imports, assertedJson]: [ImportRecord[], Set<string>] = [[], assertedJsonImports(code)];
+  const [imports, assertedJson, afterSheet]: [ImportRecord[], Set<string>, Set<string>] = [[], assertedJsonImports(code), importsAfterOwnSheet(metafile.inputs, codeOutput?.entryPoint)];
   for (const input of codeInputs) {
     if (isCrossed(input)) continue;
     for (const record of metafile.inputs[input]?.imports ?? []) {
@@ -93,7 +94,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       const file = inputPath(input);
       if (file === null) continue;
       // Where it is written is found by the build runner; its JSON attribute, see `assertedJsonImports`.
-      imports.push(record.with?.type === 'json' || assertedJson.has(specifier) ? { specifier, file, json: true } : { specifier, file });
+      imports.push({ specifier, file, ...(record.with?.type === 'json' || assertedJson.has(specifier) ? { json: true as const } : {}), ...(afterSheet.has(specifier) ? { afterSheet: true as const } : {}) });
     }
   }
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`, target);

@@ -82,7 +82,7 @@ export interface LocalCdn {
   /** The bundles of installed packages kept in memory: how many, the bytes they are counted as, how many builds were made, and how many package directories have a reader (README "The local CDN"). */
   kept(): { count: number; bytes: number; builds: number; readers: number };
   /** The modules `imports` maps to this CDN (installed, or of a package left out of development) that have a sheet (a stylesheet module, or code importing one), each with its sheet's address, for the page to link. */
-  stylesheets(imports: Record<string, string>): Promise<{ specifier: string; href: string }[]>;
+  stylesheets(imports: Record<string, string>, scopes?: ImportScopes): Promise<{ specifier: string; href: string; at?: string }[]>;
 }
 
 /** `keptBytes`: the bound of the kept bundles (`KEPT_BUNDLE_BYTES`), smaller in tests. */
@@ -116,7 +116,7 @@ export function registerLocalCdn(host: ExtensionHost, { keptBytes = KEPT_BUNDLE_
   });
   return {
     kept: () => ({ ...cdn.bundles.kept(), readers: readers.size }),
-    stylesheets: (imports) => stylesheetsOf(cdn, imports),
+    stylesheets: (imports, scopes) => stylesheetsOf(cdn, imports, scopes),
     complete: (imports, scopes) => completeImports(cdn, imports, scopes),
   };
 }
@@ -177,13 +177,20 @@ interface CdnParts {
   calls: CallsInFlight;
 }
 
-/** A bundle's sheet: its hash (null: none), and the other packages' sheets it `@import`s, which the page links before it. */
+/**
+ * A bundle's sheet: its hash (null: none), and what the page links before it: the packages its
+ * code imports (their sheets join first in every bundler's order) and the other packages' sheets
+ * it `@import`s (README "The local CDN").
+ */
 interface CheckedSheet {
   hash: string | null;
   before: string[];
 }
 
-const sheetOf = (built: KeptBundle): CheckedSheet => ({ hash: built.styles ? outputHash(built.styles) : null, before: built.sheetImports });
+const sheetOf = (built: KeptBundle): CheckedSheet => ({
+  hash: built.styles ? outputHash(built.styles) : null,
+  before: [...built.imports.filter((imported) => !built.sheetImports.includes(imported)), ...built.sheetImports],
+});
 
 /** A /cdn/ address without its query (`?v=`, `?styles`). */
 const plainAddress = (address: string): string => {
@@ -345,7 +352,7 @@ function installedAt(copies: InstalledCopies, specifier: string, address: string
   return copy ? { pkg: copy, subpath: bare.subpath } : null;
 }
 
-async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Promise<{ specifier: string; href: string }[]> {
+async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>, scopes: ImportScopes = {}): Promise<{ specifier: string; href: string; at?: string }[]> {
   const found = new Map<string, { href: string | null; before: string[] }>();
   const workspace = indexWorkspace(cdn.host.getState().workspace);
   const scriptSheets = await leftOutProductionSheets(cdn.host, imports, workspace, LOCAL_CDN_PREFIX);
@@ -363,23 +370,52 @@ async function stylesheetsOf(cdn: CdnParts, imports: Record<string, string>): Pr
     if (sheet === undefined) sheet = await bundle(cdn, copy.pkg, copy.subpath).then(sheetOf, () => ({ hash: null, before: [] }));
     found.set(specifier, { href: sheet.hash ? `${plainAddress(address)}?styles&v=${sheet.hash}` : null, before: sheet.before });
   }
+  await addScopedSheets(cdn, imports, scopes, workspace, found);
   return inCssOrder(found);
 }
 
-// The sheets in the import map's order, but each sheet another one `@import`s (of another
-// package) linked before the first that does, as CSS puts an imported sheet's rules before the
-// importer's (README "The local CDN"); a sheet linked once.
-function inCssOrder(found: Map<string, { href: string | null; before: string[] }>): { specifier: string; href: string }[] {
-  const sheets: { specifier: string; href: string }[] = [];
+/**
+ * The sheets of the versions the import map's scopes load (npm nested them in their importer's
+ * node_modules, README "The local CDN"): the page runs that version's code, so it links its sheet
+ * too, before the sheet of the installed package whose scope loads it, as it is imported first.
+ * The copy is the one the scope's completion found from its importer's real directory.
+ */
+async function addScopedSheets(cdn: CdnParts, imports: Record<string, string>, scopes: ImportScopes, workspace: WorkspaceIndex, found: Map<string, { href: string | null; before: string[] }>): Promise<void> {
+  const linked = new Set([...found.values()].map((sheet) => sheet.href));
+  for (const [scope, map] of Object.entries(scopes)) {
+    for (const [specifier, address] of Object.entries(map)) {
+      const copy = installedAt(cdn.copies, specifier, address, workspace);
+      if (!copy) continue;
+      const sheet = await bundle(cdn, copy.pkg, copy.subpath).then(sheetOf, () => ({ hash: null, before: [] }));
+      const href = sheet.hash ? `${plainAddress(address)}?styles&v=${sheet.hash}` : null;
+      if (href === null || linked.has(href)) continue;
+      linked.add(href);
+      // Keyed apart from the top level's version of the same name; linked under that name.
+      const key = `${scope}\0${specifier}`;
+      found.set(key, { href, before: sheet.before });
+      for (const [importer, importerAddress] of Object.entries(imports)) {
+        const importerSheet = found.get(importer);
+        if (importerSheet && (importerAddress.startsWith(scope) || importerAddress === scope)) importerSheet.before = [...importerSheet.before, key];
+      }
+    }
+  }
+}
+
+// The sheets in the import map's order, but each sheet of a package another one imports (its
+// code, or its sheet's `@import`) linked before the first that does, as every bundler puts the
+// imported sheet's rules before the importer's and CSS an imported sheet's (README "The local
+// CDN"); a sheet linked once, and one so placed takes the place of the entry that led to it (`at`).
+function inCssOrder(found: Map<string, { href: string | null; before: string[] }>): { specifier: string; href: string; at?: string }[] {
+  const sheets: { specifier: string; href: string; at?: string }[] = [];
   const placed = new Set<string>();
-  const place = (specifier: string): void => {
+  const place = (specifier: string, at: string): void => {
     const sheet = found.get(specifier);
     if (!sheet || placed.has(specifier)) return;
     placed.add(specifier);
-    for (const imported of sheet.before) place(imported);
-    if (sheet.href) sheets.push({ specifier, href: sheet.href });
+    for (const imported of sheet.before) place(imported, at);
+    if (sheet.href) sheets.push({ specifier: specifier.slice(specifier.indexOf('\0') + 1), href: sheet.href, ...(at === specifier ? {} : { at }) });
   };
-  for (const specifier of found.keys()) place(specifier);
+  for (const specifier of found.keys()) place(specifier, specifier);
   return sheets;
 }
 

@@ -56,15 +56,16 @@ const JSON_ADDRESS = /\.json(?:\?|$)/;
 // The sheets a CDN serves (a stylesheet module's, or a left-out script module's at the local CDN's
 // `?styles`): never pushed, never joined (README "Stylesheet modules", "The local CDN").
 const cdnSheetLinks = (preview: Preview): { specifier: string; link: string }[] =>
-  (preview.stylesheets ?? []).map((sheet) => ({ specifier: sheet.specifier, link: `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">` }));
+  (preview.stylesheets ?? []).map((sheet) => ({ specifier: sheet.at ?? sheet.specifier, link: `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">` }));
 
 /** The links in the preview's cascade; one whose specifier the walk did not reach (an installed package's own import) before the link given after it. */
 function inCascadeOrder(preview: Preview, links: { specifier: string; link: string }[]): string[] {
   const rank = new Map((preview.cascade ?? []).map((specifier, at) => [specifier, at]));
-  // A sheet the cascade does not name (another package's sheet an installed sheet `@import`s,
-  // listed right before its importer: README "The local CDN") keeps its place before the sheet
-  // listed after it; at the end when none follows.
-  let next = rank.size + links.length;
+  // A sheet the cascade does not name (another package's sheet an installed package imports,
+  // listed right before its importer's: README "The local CDN") keeps its place before the sheet
+  // listed after it; when none follows, after the sheets the entry reaches, before those of the
+  // entry package's modules the entry never imports.
+  let next = preview.cascadeReached ?? rank.size + links.length;
   const placed = links.map((entry, given) => ({ ...entry, given, at: 0 }));
   for (let given = placed.length - 1; given >= 0; given -= 1) {
     const own = rank.get(placed[given]!.specifier);

@@ -11,7 +11,7 @@ import { declaredPackage, isBuiltin, parseBareSpecifier, ROOT_SUBPATH } from '..
 import { canonicalSpecifier } from '../workspace/boundaries.js';
 import { indexWorkspace, type PackageOwner, type WorkspaceIndex } from '../workspace/workspace-index.js';
 import { choosePreviewEntry, type NoPreviewEntry } from '../workspace/preview-entry.js';
-import type { ImportRecord } from '../workspace/checks.js';
+import { importsAroundSheet, type ImportRecord } from '../workspace/checks.js';
 import { formerNames } from '../workspace/former-names.js';
 import type { InstalledCopy } from '../io/installed-packages.js';
 
@@ -40,14 +40,16 @@ export interface Preview {
   modules: PreviewModule[];
   /** The specifiers the page loads: the entry and what it imports, transitively, as far as built (README "Preview and stylesheet push"). */
   loads: string[];
-  /** Sheets a CDN serves (README "Stylesheet modules", "The local CDN"): stylesheet modules', and the local CDN's of the script modules it serves; the page links each; present only when there are some. */
-  stylesheets?: { specifier: string; href: string }[];
+  /** Sheets a CDN serves (README "Stylesheet modules", "The local CDN"): stylesheet modules', and the local CDN's of the script modules it serves; the page links each; present only when there are some. `at`: the import map's entry (an installed package importing it) whose place in the cascade it takes, right before that entry's own sheet; not part of `entry.json`. */
+  stylesheets?: { specifier: string; href: string; at?: string }[];
   /**
    * The cascade (README "Preview and stylesheet push"): every specifier the walk reached, what a
    * module imports before the module, in the order `modules` keeps; where `/preview/` links a
    * CDN's sheet among the development ones. Not part of `entry.json`.
    */
   cascade?: string[];
+  /** How many of `cascade`'s first specifiers the entry reaches; the rest are the entry package's modules it never imports. Not part of `entry.json`. */
+  cascadeReached?: number;
 }
 
 export interface PreviewOptions {
@@ -89,7 +91,7 @@ export function derivePreview(state: ServiceState, options: PreviewOptions): Pre
   }
   while (walk.queue.length > 0) visit(walk, walk.queue.shift()!);
   const { preview } = walk;
-  preview.cascade = cascadeOrder(walk, chosen);
+  [preview.cascade, preview.cascadeReached] = cascadeOrder(walk, chosen);
   const rank = new Map(preview.cascade.map((specifier, at) => [specifier, at]));
   preview.modules = [...walk.listed.values()].sort((a, b) => (rank.get(a.specifier) ?? Infinity) - (rank.get(b.specifier) ?? Infinity));
   preview.loads = loadedFrom(state, chosen.specifier, preview.imports);
@@ -172,11 +174,12 @@ function list(walk: PreviewWalk, module: ModuleModel): void {
 /**
  * The order the page links sheets in (README "Preview and stylesheet push"), the order every
  * bundler joins them: from the entry, depth first through each module's bare imports as its last
- * build lists them, a module after everything it imports, each where first reached; then, the
+ * build lists them, a module after everything it imports (but what its code writes only after
+ * its last import of its own sheet: after it), each where first reached; then, the
  * same way, the entry package's other web modules, which the entry never imports, in the
  * workspace's order. Outside packages' specifiers stand where they are reached, for a CDN's sheet.
  */
-function cascadeOrder(walk: PreviewWalk, entry: ModuleModel): string[] {
+function cascadeOrder(walk: PreviewWalk, entry: ModuleModel): [order: string[], reached: number] {
   const order: string[] = [];
   const seen = new Set<string>();
   const reach = (specifier: string): void => {
@@ -184,12 +187,15 @@ function cascadeOrder(walk: PreviewWalk, entry: ModuleModel): string[] {
     seen.add(specifier);
     const module = walk.index.modules.get(specifier);
     const record = module && walk.listed.has(specifier) ? walk.state.builds[specifier]?.variants[defaultVariantKey(module)]?.last : undefined;
-    for (const imported of record?.imports ?? []) if (imported.specifier in walk.preview.imports) reach(imported.specifier);
+    const { before, after } = importsAroundSheet(record?.imports ?? []);
+    for (const imported of before) if (imported.specifier in walk.preview.imports) reach(imported.specifier);
     order.push(specifier);
+    for (const imported of after) if (imported.specifier in walk.preview.imports) reach(imported.specifier);
   };
   reach(entry.specifier);
+  const reached = order.length;
   for (const specifier of walk.listed.keys()) reach(specifier);
-  return order;
+  return [order, reached];
 }
 
 /** A listed module: its problems, then what its last build imports, mapped. */

@@ -76,7 +76,9 @@ export function registerPreviewRoutes(host: ExtensionHost, instance: string): vo
   host.router.get('/preview/bundled/styles.css', sendBundled(bundled, 'styles'));
   host.router.get('/preview/entry.json', async (ctx) => {
     // The cascade orders the page's links; `modules` lists the development ones in it already.
-    const { cascade: _cascade, ...preview } = (await previews.previewAndState(ctx)).preview;
+    const { cascade: _cascade, cascadeReached: _reached, ...preview } = (await previews.previewAndState(ctx)).preview;
+    // A sheet's place among the links (`at`) is the page's, not the list's.
+    if (preview.stylesheets) preview.stylesheets = preview.stylesheets.map(({ specifier, href }) => ({ specifier, href }));
     const body = JSON.stringify(preview, null, 2);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'application/json; charset=utf-8';
@@ -155,7 +157,7 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
       }));
       const added = [...unservedWarnings, ...twiceWarnings, ...unscopedWarnings, ...ignoredWarnings];
       if (added.length > 0) preview.warnings = [...(preview.warnings ?? []), ...added];
-      const sheets = await localCdn.stylesheets(preview.imports);
+      const sheets = await localCdn.stylesheets(preview.imports, preview.scopes);
       if (sheets.length > 0) preview.stylesheets = sheets;
     } else {
       linkCdnStylesheets(preview, cdnOrigin);

@@ -10,6 +10,7 @@ import { choosePreviewEntry } from '../workspace/preview-entry.js';
 import type { UnreadPackage, WorkspaceModel } from '../workspace/model.js';
 import { isBuiltin, parseBareSpecifier } from '../workspace/specifiers.js';
 import { unreadPackageReason } from '../workspace/unread-packages.js';
+import { importsAroundSheet } from '../workspace/checks.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { WrittenModule } from './judge-module.js';
 import { codePath, importMapAddress, stylesPath } from './output-paths.js';
@@ -70,7 +71,8 @@ export function distributionPage(workspace: WorkspaceModel, written: readonly Wr
 /**
  * The written modules in the order `/preview/` links its development modules' sheets (README
  * "Preview and stylesheet push"): from the entry, depth first through each module's bare imports
- * in the order its build lists them, a module after everything it imports, each where first
+ * in the order its build lists them, a module after everything it imports (but what its code
+ * writes only after its last import of its own sheet: after it), each where first
  * reached; then, the same way, the entry package's other modules, which the entry never imports.
  * The order of the page's links: stylesheet order is the cascade, the order every bundler joins
  * sheets in, so an app's own sheet overrides the library it imports. A package left out of
@@ -83,8 +85,10 @@ function previewOrder(entry: string, roots: readonly string[], written: Readonly
     const outcome = written.get(specifier);
     if (!outcome || seen.has(specifier)) return;
     seen.add(specifier);
-    for (const imported of outcome.imports) reach(imported.specifier);
+    const { before, after } = importsAroundSheet(outcome.imports);
+    for (const imported of before) reach(imported.specifier);
     order.push(outcome);
+    for (const imported of after) reach(imported.specifier);
   };
   for (const specifier of [entry, ...roots]) reach(specifier);
   return order;

@@ -25,6 +25,17 @@ export interface ImportRecord {
   written?: string;
   /** Written with the import attribute `{ type: 'json' }`, without which Node imports no JSON. */
   json?: true;
+  /** First written after the module's last import of a sheet of its own: its sheets come after the module's (README "Preview and stylesheet push"). */
+  afterSheet?: true;
+}
+
+/**
+ * A module's imports in the order its sheet and theirs join (README "Preview and stylesheet
+ * push"): those whose sheets come before the module's own, then those written after its last own
+ * sheet import, whose sheets come after it.
+ */
+export function importsAroundSheet<T extends Pick<ImportRecord, 'afterSheet'>>(imports: readonly T[]): { before: T[]; after: T[] } {
+  return { before: imports.filter((record) => !record.afterSheet), after: imports.filter((record) => record.afterSheet) };
 }
 
 /**

@@ -16,7 +16,7 @@ function workspace(): string {
       'packages/app': {
         manifest: { name: '@demo/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@demo/tokens': '1.0.0' } },
         files: {
-          'main.ts': "import './main.css';\nimport '@demo/tokens/js';\ndocument.body.insertAdjacentHTML('beforeend', '<p class=\"probe\">probe</p>');\n",
+          'main.ts': "import '@demo/tokens/js';\nimport './main.css';\ndocument.body.insertAdjacentHTML('beforeend', '<p class=\"probe\">probe</p>');\n",
           'main.css': '.probe { color: rgb(0, 0, 9); }\n',
         },
       },

@@ -17,21 +17,22 @@ import { installCore } from '../dist/installed.js';
 
 const MOUNT = "document.body.insertAdjacentHTML('beforeend', '<p class=\"probe\">probe</p>');\n";
 
-function workspace(): string {
+/** `ownFirst`: the entry imports its own sheet before the library, whose outline colour then wins. */
+function workspace(ownFirst = false): string {
   return inlineWorkspace(
     {
       'packages/app': {
         manifest: { name: '@demo/app', version: '1.0.0', type: 'module', exports: { './first': './first.ts', './main': './main.ts' }, dependencies: { '@demo/lib': '^1.0.0' } },
         files: {
-          'first.ts': "import './first.css';\nimport '@demo/lib';\nexport const first = 1;\n",
+          'first.ts': "import '@demo/lib';\nimport './first.css';\nexport const first = 1;\n",
           'first.css': '.probe { color: rgb(1, 0, 0); background-color: rgb(1, 0, 0); }\n',
-          'main.ts': `import './main.css';\nimport '@demo/lib';\n${MOUNT}`,
-          'main.css': '.probe { color: rgb(0, 2, 0); background-color: rgb(0, 2, 0); }\n',
+          'main.ts': ownFirst ? `import './main.css';\nimport '@demo/lib';\n${MOUNT}` : `import '@demo/lib';\nimport './main.css';\n${MOUNT}`,
+          'main.css': '.probe { color: rgb(0, 2, 0); background-color: rgb(0, 2, 0); outline-color: rgb(0, 2, 0); }\n',
         },
       },
       'packages/lib': {
         manifest: { name: '@demo/lib', version: '1.0.0', type: 'module', exports: { '.': './index.ts' } },
-        files: { 'index.ts': "import './index.css';\nexport const lib = 1;\n", 'index.css': '.probe { color: rgb(0, 0, 3); }\n' },
+        files: { 'index.ts': "import './index.css';\nexport const lib = 1;\n", 'index.css': '.probe { color: rgb(0, 0, 3); outline-color: rgb(0, 0, 3); }\n' },
       },
     },
     { 'core.json': JSON.stringify({ packages: ['packages/app', 'packages/lib'], preview: '@demo/app/main' }) },
@@ -40,10 +41,8 @@ function workspace(): string {
 
 describe('the stylesheet order of an entry that is not its package\'s first module', function () {
   let browser: Browser;
-  let root: string;
 
   before(async function () {
-    root = installCore(workspace());
     browser = await launchChromium();
   });
   after(async function () {
@@ -56,7 +55,7 @@ describe('the stylesheet order of an entry that is not its package\'s first modu
     try {
       await watched.page.goto(url, { waitUntil: 'load' });
       await watched.page.waitForSelector('.probe', { timeout: 20_000 });
-      const colours = await watched.page.$eval('.probe', (element) => [getComputedStyle(element).color, getComputedStyle(element).backgroundColor]);
+      const colours = await watched.page.$eval('.probe', (element) => [getComputedStyle(element).color, getComputedStyle(element).backgroundColor, getComputedStyle(element).outlineColor]);
       const sheets = await watched.page.evaluate(() => [...document.querySelectorAll('link[rel=stylesheet]')].map((link) => new URL((link as HTMLLinkElement).href).pathname));
       return { colours, sheets, failures: [...watched.errors, ...watched.failed] };
     } finally {
@@ -64,7 +63,8 @@ describe('the stylesheet order of an entry that is not its package\'s first modu
     }
   }
 
-  it("is the preview's on /preview/, /preview/bundled/ and core dist's page: what the entry imports before its own sheet, then the package's modules the entry never imports", async function () {
+  /** The looks of /preview/, /preview/bundled/ and core dist's page, from a static server. */
+  async function pages(root: string): Promise<Record<'preview' | 'bundled' | 'distributed', Awaited<ReturnType<typeof looks>>>> {
     const service = await serve(root);
     let preview: Awaited<ReturnType<typeof looks>>;
     let bundled: Awaited<ReturnType<typeof looks>>;
@@ -84,13 +84,26 @@ describe('the stylesheet order of an entry that is not its package\'s first modu
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+    return { preview, bundled, distributed };
+  }
 
+  it("is the preview's on /preview/, /preview/bundled/ and core dist's page: what the entry imports before its own sheet, then the package's modules the entry never imports", async function () {
+    const { preview, bundled, distributed } = await pages(installCore(workspace()));
     // lib, main, first: the cascade of the entry (the library it imports before its own sheet),
     // then the package's module it never imports, whose rules come last.
-    const expected = ['rgb(1, 0, 0)', 'rgb(1, 0, 0)'];
+    const expected = ['rgb(1, 0, 0)', 'rgb(1, 0, 0)', 'rgb(0, 2, 0)'];
     expect({ preview: preview.colours, bundled: bundled.colours, dist: distributed.colours }).to.deep.equal({ preview: expected, bundled: expected, dist: expected });
     expect(preview.sheets.map((sheet) => sheet.replace(/^\/m\//, '').replace(/\/styles\//, ' '))).to.deep.equal(['@demo/lib@1.0.0 @root', '@demo/app@1.0.0 main', '@demo/app@1.0.0 first']);
     expect(distributed.sheets).to.deep.equal(['/@demo/lib@1.0.0/styles/@root.css', '/@demo/app@1.0.0/styles/main.css', '/@demo/app@1.0.0/styles/first.css']);
+    expect([...preview.failures, ...bundled.failures, ...distributed.failures]).to.deep.equal([]);
+  });
+
+  it("puts the entry's own sheet before the library's where the entry imports it first, on every page", async function () {
+    const { preview, bundled, distributed } = await pages(installCore(workspace(true)));
+    // main, lib, first: the library's outline colour over the entry's, imported after it.
+    const expected = ['rgb(1, 0, 0)', 'rgb(1, 0, 0)', 'rgb(0, 0, 3)'];
+    expect({ preview: preview.colours, bundled: bundled.colours, dist: distributed.colours }).to.deep.equal({ preview: expected, bundled: expected, dist: expected });
+    expect(distributed.sheets).to.deep.equal(['/@demo/app@1.0.0/styles/main.css', '/@demo/lib@1.0.0/styles/@root.css', '/@demo/app@1.0.0/styles/first.css']);
     expect([...preview.failures, ...bundled.failures, ...distributed.failures]).to.deep.equal([]);
   });
 });

@@ -32,6 +32,14 @@ describe('distributionPage', function () {
     expect(links(page.html, 'stylesheet')).to.deep.equal(['@t/lib@1.0.0/styles/icon.css', '@t/lib@1.0.0/styles/button.css', '@t/app@1.0.0/styles/main.css', '@t/app@1.0.0/styles/other.css']);
   });
 
+  it('links the sheets of what a module imports only after its last import of its own sheet after that sheet, as the preview does', function () {
+    // main imports its own sheet, then button (after it), then icon before anything: icon, main, button.
+    const mainWritten = { ...written(main, []), imports: [{ specifier: button.specifier, file: main.entry!, afterSheet: true as const }, { specifier: icon.specifier, file: main.entry! }] };
+    const page = distributionPage(workspace, [mainWritten, written(button, []), written(icon, [])], { imports: {} });
+    if (!page.ok) throw new Error(page.reason);
+    expect(links(page.html, 'stylesheet')).to.deep.equal(['@t/lib@1.0.0/styles/icon.css', '@t/app@1.0.0/styles/main.css', '@t/lib@1.0.0/styles/button.css']);
+  });
+
   it('writes no page, naming the addresses, when a sheet it links names an address from the origin\'s root that no output written has', function () {
     const unserved = new Map([[button.specifier, ['/m/@t/lib@1.0.0/styles/gone']]]);
     const page = distributionPage(workspace, [written(main, [button.specifier]), written(button, [])], { imports: {} }, null, unserved);

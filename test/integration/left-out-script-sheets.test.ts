@@ -15,7 +15,7 @@ function workspace(warned = false): string {
       'packages/app': {
         manifest: { name: '@demo/app', version: '1.0.0', type: 'module', exports: { './main': './main.ts' }, dependencies: { '@demo/tokens': '1.0.0' } },
         files: {
-          'main.ts': `import './main.css';\nimport '@demo/tokens/js';\nimport '@demo/tokens/plain';\nimport '@demo/tokens/light.css';\nexport const main = 1;\n${warned ? 'export const twice = { a: 1, a: 2 };\n' : ''}`,
+          'main.ts': `import '@demo/tokens/js';\nimport '@demo/tokens/plain';\nimport '@demo/tokens/light.css';\nimport './main.css';\nexport const main = 1;\n${warned ? 'export const twice = { a: 1, a: 2 };\n' : ''}`,
           'main.css': '.main { color: rgb(0, 0, 9); }\n',
         },
       },

@@ -15,7 +15,7 @@ describe('stylesheet modules from a CDN origin', function () {
       'core.json': json({ packages: ['packages/app', 'packages/tokens'], preview: '@kit/app/main' }),
       '.core/selection.json': json({ packages: ['@kit/app'] }),
       'packages/app/package.json': json({ name: '@kit/app', version: '1.0.0', exports: { './main': './main/index.ts' }, dependencies: { '@kit/tokens': '^2.0.0', fakecss: '3.0.0', fakelib: '1.0.0' } }),
-      'packages/app/main/index.ts': "import './index.css';\nimport '@kit/tokens/light.css';\nimport 'fakecss/theme.css';\nimport { x } from 'fakelib';\nconsole.log(x);\n",
+      'packages/app/main/index.ts': "import '@kit/tokens/light.css';\nimport 'fakecss/theme.css';\nimport { x } from 'fakelib';\nimport './index.css';\nconsole.log(x);\n",
       'packages/app/main/index.css': '.main { color: rgb(4, 5, 6); }\n',
       'packages/tokens/package.json': json({ name: '@kit/tokens', version: '2.0.0', exports: { './light.css': './light.css' } }),
       'packages/tokens/light.css': '.tokens { color: rgb(1, 2, 3); }\n',

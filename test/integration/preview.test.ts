@@ -86,9 +86,10 @@ describe('the preview (development extension)', function () {
         lit: 'https://cdn.test/lit@3.1.0',
       });
       expect(preview.modules).to.deep.equal([
-        // The cascade's order: what the entry imports before it, then the package's module it never imports.
-        { specifier: '@acme/lib/format', package: '@acme/lib', version: '1.2.0', subpath: 'format', source: 'environment', code: devCode('@acme/lib@1.2.0', 'format'), styles: null },
+        // The cascade's order: the entry, which imports its own sheet before the library (whose
+        // sheet would come after it), then the package's module it never imports.
         { specifier: '@acme/app/main', package: '@acme/app', version: '1.0.0', subpath: 'main', source: 'package', code: devCode('@acme/app@1.0.0', 'main'), styles: devStyles('@acme/app@1.0.0', 'main') },
+        { specifier: '@acme/lib/format', package: '@acme/lib', version: '1.2.0', subpath: 'format', source: 'environment', code: devCode('@acme/lib@1.2.0', 'format'), styles: null },
         { specifier: '@acme/app/templates', package: '@acme/app', version: '1.0.0', subpath: 'templates', source: 'package', code: devCode('@acme/app@1.0.0', 'templates'), styles: null },
       ]);
     });
