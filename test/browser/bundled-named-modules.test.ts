@@ -102,3 +102,56 @@ describe('a joined module imported by a computed name, on the bundled page in Ch
     expect(gone.status).to.equal(404);
   });
 });
+
+describe('a joined module asked for by name before the bundled script ran it, in Chromium', function () {
+  let service: Awaited<ReturnType<typeof serve>>;
+  let browser: Browser | undefined;
+
+  before(async function () {
+    const root = tempWorkspace({
+      'core.json': json({ packages: ['packages/a', 'packages/b'], preview: '@p/a/main' }),
+      'packages/b/package.json': json({ name: '@p/b', version: '1.0.0', type: 'module', core: { modules: 'src' } }),
+      // Exports nothing and is imported before an installed package: it stays separate, and runs before the script.
+      ...module('packages/b/src/setup'),
+      'packages/b/src/setup/index.ts': "try {\n  await import('@p/b/' + ['util'][0]!);\n  (globalThis as any).SETUP = 'ran';\n} catch (error) {\n  (globalThis as any).SETUP = (error as Error).message;\n}\n",
+      ...module('packages/b/src/util'),
+      'packages/b/src/util/index.ts': "((globalThis as any).UTIL_RUNS ??= []).push('util');\nexport const shout = (text: string) => text.toUpperCase();\n",
+      'packages/a/package.json': json({ name: '@p/a', version: '1.0.0', type: 'module', core: { modules: 'src' }, dependencies: { '@p/b': '1.0.0', client: '1.0.0' } }),
+      ...module('packages/a/src/main'),
+      'packages/a/src/main/index.ts': [
+        "import '@p/b/setup';",
+        "import { api } from 'client';",
+        "import { shout } from '@p/b/util';",
+        "const done = document.createElement('p');",
+        "done.id = 'done';",
+        'done.textContent = JSON.stringify({ setup: (globalThis as any).SETUP, runs: (globalThis as any).UTIL_RUNS.length, shouted: shout(api) });',
+        'document.body.append(done);',
+        '',
+      ].join('\n'),
+      'node_modules/client/package.json': json({ name: 'client', version: '1.0.0', type: 'module', exports: './index.js' }),
+      'node_modules/client/index.js': "export const api = 'api';\n",
+    });
+    service = await serve(root, { cdnOrigin: 'local' });
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+    await service?.close();
+  });
+
+  const shown = async (address: string) => {
+    const watched = await openPage(browser!);
+    await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
+    await watched.page.waitForSelector('#done', { state: 'attached', timeout: 30_000 }).catch(() => undefined);
+    const text = await watched.page.textContent('#done').catch(() => null);
+    await watched.page.close();
+    return { shown: text === null ? null : (JSON.parse(text) as Record<string, unknown>), errors: watched.errors };
+  };
+
+  it('fails with an error saying the script has not run it yet, and never runs a second copy', async function () {
+    const preview = await shown('/preview/');
+    expect(preview.shown, preview.errors.join(' | ')).to.deep.equal({ setup: 'ran', runs: 1, shouted: 'API' });
+    const bundled = await shown('/preview/bundled/');
+    expect(bundled.shown, bundled.errors.join(' | ')).to.deep.equal({ setup: "@p/b/util is joined into the bundled preview's script, which has not run it yet", runs: 1, shouted: 'API' });
+  });
+});
