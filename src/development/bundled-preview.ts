@@ -36,9 +36,10 @@ export interface PageBundlePlan {
   /**
    * Joined modules the page's import map names all the same (README "The bundled preview"): bare
    * specifier -> the code of the small module answering `import()` of it from the one script's run
-   * of it. Its address is `joinedModuleAddress`'s. Present only when there are some.
+   * of it, under `key`, which names the script's code alone (an edit of a sheet keeps it: the open
+   * page keeps its script). Its address is `joinedModuleAddress`'s. Present only when there are some.
    */
-  named?: Map<string, string>;
+  named?: { key: string; modules: Map<string, string> };
 }
 
 export interface PlanOptions {
@@ -103,6 +104,7 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
   const importedSheets = readOutput ? sheetsImportedByAddress(state, sheets, readOutput) : [];
   const named = readOutput ? namedModules(preview.entry, modules, imports, recordOf, readOutput) : new Map<string, LinkNames>();
   const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : []), ...(named.size > 0 ? [[...named.keys()]] : [])]));
+  const namesKey = contentHash(JSON.stringify([preview.entry, [...modules], imports, [...named.keys()]]));
   return {
     key,
     entry: preview.entry,
@@ -111,7 +113,7 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
     ...(importedSheets.length > 0 ? { importedSheets } : {}),
     imports,
     broken: [...broken].filter((specifier) => preview.loads.includes(specifier) && preview.modules.some((module) => module.specifier === specifier)),
-    ...(named.size > 0 ? { named: new Map([...named].map(([specifier, links]) => [specifier, joinedModuleCode(specifier, key, links)])) } : {}),
+    ...(named.size > 0 ? { named: { key: namesKey, modules: new Map([...named].map(([specifier, links]) => [specifier, joinedModuleCode(specifier, namesKey, links)])) } } : {}),
   };
 }
 
@@ -376,7 +378,7 @@ function planInput(outputs: OutputCache, plan: PageBundlePlan): PageBundleInput 
     }),
     importedSheets: (plan.importedSheets ?? []).map(({ address, hash }) => ({ address, styles: text(hash, address), hash })),
     separate: Object.keys(plan.imports),
-    ...(plan.named ? { named: { key: plan.key, specifiers: [...plan.named.keys()] } } : {}),
+    ...(plan.named ? { named: { key: plan.named.key, specifiers: [...plan.named.modules.keys()] } } : {}),
   };
 }
 

@@ -68,7 +68,7 @@ export function registerPreviewRoutes(host: ExtensionHost, instance: string): vo
     };
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
-    const named = Object.fromEntries([...(plan.named?.keys() ?? [])].map((specifier) => [specifier, joinedModuleAddress(preview.entry, plan.key, specifier)]));
+    const named = Object.fromEntries([...(plan.named?.modules.keys() ?? [])].map((specifier) => [specifier, joinedModuleAddress(preview.entry, plan.named!.key, specifier)]));
     ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress, { instance, seq: state.seq }, named);
   });
   host.router.get('/preview/bundled/module.js', sendJoinedModule(bundled));
@@ -95,8 +95,8 @@ interface Previews {
   previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview>;
 }
 
-/** How many plans keep their joined modules' names: the kept bundles' and a few more. */
-const RECENT_PLANS = 8;
+/** How many scripts' joined modules keep their names: the kept bundles' and a few more. */
+const RECENT_NAMES = 8;
 
 /** How many outputs' answer to "does it await at its top level?" are kept. */
 const AWAITS_KEPT = 10_000;
@@ -210,8 +210,9 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   // The plan of a preview derived from a state, kept with what it was made from: the page of a
   // state prepared ahead (or asked for again) is not planned twice.
   const plans = new WeakMap<object, { state: ServiceState; added: string; plan: PageBundlePlan }>();
-  // The plans of the pages served lately: an open page asks the names of their joined modules.
-  const recentPlans = new Map<string, PageBundlePlan>();
+  // The joined modules' names of the scripts served lately, by their key: an open page asks them
+  // (a sheet's edit keeps the key, a code edit reloads the page).
+  const recentNames = new Map<string, Map<string, string>>();
   const planOf = (state: ServiceState, preview: Preview): PageBundlePlan => {
     // The scopes too: a scoped package's modules stay out of the bundle (bundled-preview.ts).
     const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null]);
@@ -219,9 +220,11 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
     const importedByBundles = importedByInstalled.get(preview);
     const plan = kept && kept.state === state && kept.added === added ? kept.plan : planPageBundle(state, preview, { ...(importedByBundles ? { importedByInstalled: importedByBundles } : {}), readOutput: (hash) => host.outputs.get(hash)?.toString('utf8') });
     plans.set(preview.modules, { state, added, plan });
-    recentPlans.delete(plan.key);
-    recentPlans.set(plan.key, plan);
-    for (const key of recentPlans.keys()) if (recentPlans.size > RECENT_PLANS) recentPlans.delete(key);
+    if (plan.named) {
+      recentNames.delete(plan.named.key);
+      recentNames.set(plan.named.key, plan.named.modules);
+      for (const key of recentNames.keys()) if (recentNames.size > RECENT_NAMES) recentNames.delete(key);
+    }
     return plan;
   };
   // The last bundled page asked for: while it is recent, each settled state's bundle of its
@@ -248,7 +251,7 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   const withAwaitWarnings = awaitWarnings(host);
   return {
     bundles,
-    namedModule: (key, specifier) => recentPlans.get(key)?.named?.get(specifier),
+    namedModule: (key, specifier) => recentNames.get(key)?.get(specifier),
     async page(ctx) {
       const { preview, state } = await previews.previewAndState(ctx);
       lastAsked = { entry: entryOf(ctx), at: Date.now() };

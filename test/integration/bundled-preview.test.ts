@@ -120,6 +120,9 @@ describe('the bundled preview', function () {
     try {
       const after = await page();
       expect(after.styles).to.not.equal(before.styles);
+      // The open page keeps its script: its joined modules' names keep their addresses (README "The bundled preview").
+      expect(Object.keys(after.named)).to.not.deep.equal([]);
+      expect(after.named).to.deep.equal(before.named);
       const fresh = await service.get(after.styles);
       expect(fresh.text).to.include('rgb(4, 5, 6)');
       // A url() means what it meant at the stylesheet's own address, with the asset's version (README "Preview and stylesheet push").
