@@ -103,8 +103,9 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
   const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: addressHash(module.styles!) ?? '' }));
   const importedSheets = readOutput ? sheetsImportedByAddress(state, sheets, readOutput) : [];
   const named = readOutput ? namedModules(preview.entry, modules, imports, recordOf, readOutput) : new Map<string, LinkNames>();
-  const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : []), ...(named.size > 0 ? [[...named.keys()]] : [])]));
   const namesKey = contentHash(JSON.stringify([preview.entry, [...modules], imports, [...named.keys()]]));
+  // The script holds the names' key: a page saved under this key (README "The build cache") has the same.
+  const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : []), ...(named.size > 0 ? [namesKey] : [])]));
   return {
     key,
     entry: preview.entry,
