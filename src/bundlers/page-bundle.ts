@@ -46,6 +46,12 @@ export interface PageBundleInput {
   importedSheets?: readonly BundledSheet[];
   /** The page's other bare specifiers (its import map): they stay bare imports. */
   separate: readonly string[];
+  /**
+   * Joined modules a computed `import()` may ask for by name (README "The bundled preview"): the
+   * script hands their namespaces, under `key`, to the small modules the page's import map names
+   * for them. Only modules the join runs anyway (reached by static imports): naming one here runs it.
+   */
+  named?: { key: string; specifiers: readonly string[] };
 }
 
 export interface PageBundle {
@@ -136,11 +142,12 @@ export async function bundleCode(input: PageBundleInput, files: JoinFiles, maps:
     outfile: 'page.js',
     packages: 'external',
     alias,
-    stdin: { contents: `import ${JSON.stringify(input.entry)};\n`, sourcefile: 'page-entry.js', loader: 'js', resolveDir: dir },
+    ...(input.named && input.named.specifiers.length > 0 ? { entryPoints: [NAMED_ENTRY] } : { stdin: { contents: `import ${JSON.stringify(input.entry)};\n`, sourcefile: 'page-entry.js', loader: 'js', resolveDir: dir } }),
     plugins: [
       {
         name: 'core-page-modules',
         setup(build) {
+          if (input.named) namedModules(build, input.entry, input.named, dir);
           build.onResolve({ filter: NOT_BARE }, (args) => {
             const from = addressOf.get(args.importer);
             // Relative to the module that imports it, as it would be from its own address.
@@ -152,6 +159,32 @@ export async function bundleCode(input: PageBundleInput, files: JoinFiles, maps:
     ],
   };
   return build(maps, options, addressOf, signal);
+}
+
+const NAMED_ENTRY = 'core-page:entry';
+const NAMED_REGISTRY = 'core-page:registry';
+/** The global the script hands its joined modules' namespaces to, by its key (README "The bundled preview"). */
+export const JOINED_NAMESPACES = 'core.bundled.modules';
+
+/**
+ * The script's entry when joined modules are named: it imports the registry first, then the
+ * page's entry, then each named module's namespace (already run by then: nothing runs earlier or
+ * twice), and `joinedNamespace` answers those. The registry runs before any joined code and hands
+ * that function over, so a module awaiting `import()` at its top level finds the modules run
+ * before it; a function declaration is hoisted, so the registry may call it before the entry runs.
+ */
+function namedModules(build: esbuild.PluginBuild, entry: string, named: { key: string; specifiers: readonly string[] }, dir: string): void {
+  build.onResolve({ filter: /^core-page:(?:entry|registry)$/ }, (args) => ({ path: args.path, namespace: 'core-page' }));
+  build.onLoad({ filter: /.*/, namespace: 'core-page' }, (args) => {
+    if (args.path === NAMED_REGISTRY) {
+      const contents = `import { joinedNamespace } from ${JSON.stringify(NAMED_ENTRY)};\n(globalThis[Symbol.for(${JSON.stringify(JOINED_NAMESPACES)})] ??= new Map()).set(${JSON.stringify(named.key)}, joinedNamespace);\n`;
+      return { contents, loader: 'js', resolveDir: dir };
+    }
+    const imports = named.specifiers.map((specifier, at) => `import * as joined${at} from ${JSON.stringify(specifier)};`);
+    const cases = named.specifiers.map((specifier, at) => `    case ${JSON.stringify(specifier)}: return joined${at};`);
+    const contents = [`import ${JSON.stringify(NAMED_REGISTRY)};`, `import ${JSON.stringify(entry)};`, ...imports, 'export function joinedNamespace(specifier) {', '  switch (specifier) {', ...cases, '  }', '}', ''].join('\n');
+    return { contents, loader: 'js', resolveDir: dir };
+  });
 }
 
 // Within a joined module `import.meta.url` is the bundle's address; relative addresses built

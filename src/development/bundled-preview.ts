@@ -14,6 +14,8 @@ import type { OutputCache } from '../outputs/output-cache.js';
 import { defaultVariantKey, selectSettled } from '../store/selectors.js';
 import type { BuildRecord, ServiceState } from '../store/state.js';
 import { canonicalSpecifier } from '../workspace/boundaries.js';
+import type { LinkNames } from '../workspace/link-names.js';
+import { JOINED_NAMESPACES } from '../bundlers/page-bundle.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import type { Preview } from './preview.js';
 
@@ -31,6 +33,13 @@ export interface PageBundlePlan {
   importedSheets?: { address: string; hash: string }[];
   /** Listed modules the page loads with diagnostics: their last good stylesheet is not in the joined sheet. */
   broken: string[];
+  /**
+   * Joined modules the page's import map names all the same (README "The bundled preview"): bare
+   * specifier -> the code of the small module answering `import()` of it from the one script's run
+   * of it, under `key`, which names the script's code alone (an edit of a sheet keeps it: the open
+   * page keeps its script). Its address is `joinedModuleAddress`'s. Present only when there are some.
+   */
+  named?: { key: string; modules: Map<string, string> };
 }
 
 export interface PlanOptions {
@@ -93,8 +102,85 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
   }
   const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: addressHash(module.styles!) ?? '' }));
   const importedSheets = readOutput ? sheetsImportedByAddress(state, sheets, readOutput) : [];
-  const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : [])]));
-  return { key, entry: preview.entry, modules, sheets, ...(importedSheets.length > 0 ? { importedSheets } : {}), imports, broken: [...broken].filter((specifier) => preview.loads.includes(specifier) && preview.modules.some((module) => module.specifier === specifier)) };
+  const named = readOutput ? namedModules(preview.entry, modules, imports, recordOf, readOutput) : new Map<string, LinkNames>();
+  const namesKey = contentHash(JSON.stringify([preview.entry, [...modules], imports, [...named.keys()]]));
+  // The script holds the names' key: a page saved under this key (README "The build cache") has the same.
+  const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : []), ...(named.size > 0 ? [namesKey] : [])]));
+  return {
+    key,
+    entry: preview.entry,
+    modules,
+    sheets,
+    ...(importedSheets.length > 0 ? { importedSheets } : {}),
+    imports,
+    broken: [...broken].filter((specifier) => preview.loads.includes(specifier) && preview.modules.some((module) => module.specifier === specifier)),
+    ...(named.size > 0 ? { named: { key: namesKey, modules: new Map([...named].map(([specifier, links]) => [specifier, joinedModuleCode(specifier, namesKey, links)])) } } : {}),
+  };
+}
+
+// A literal `import()` in an output: the module it names runs when that call does, not before.
+const LITERAL_IMPORT_CALL = /\bimport\s*\(\s*(["'`])([^"'`]+)\1/g;
+
+/**
+ * The joined modules the import map names too (README "The bundled preview"), with their link
+ * names: those the join runs anyway, reached from the entry by static imports of joined modules
+ * (an import the importer's output also calls `import()` of is not followed: naming a module runs
+ * it at the script's end, and one only imported later must not run sooner), whose exports are
+ * known and whose whole or named re-exports resolve on the page.
+ */
+function namedModules(entry: string, modules: ReadonlyMap<string, { hash: string }>, separate: Record<string, string>, recordOf: (specifier: string) => BuildRecord | null | undefined, readOutput: (hash: string) => string | undefined): Map<string, LinkNames> {
+  const reached = new Map<string, LinkNames>();
+  const pending = modules.has(entry) ? [entry] : [];
+  while (pending.length > 0) {
+    const specifier = pending.pop()!;
+    const module = modules.get(specifier)!;
+    const record = recordOf(specifier);
+    const code = readOutput(module.hash);
+    if (!record?.links || code === undefined || reached.has(specifier)) continue;
+    reached.set(specifier, record.links);
+    const called = new Set([...code.matchAll(LITERAL_IMPORT_CALL)].map((found) => found[2]!));
+    for (const { specifier: imported } of record.imports ?? []) if (modules.has(imported) && !called.has(imported)) pending.push(imported);
+  }
+  // A re-export of a name the page cannot resolve would fail the small module's link: left unnamed.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [specifier, links] of reached) {
+      const targets = [...(links.stars ?? []), ...(links.reexports ?? []).map((found) => found.specifier), ...(links.namespaces ?? []).map((found) => found.specifier)];
+      if (targets.every((target) => target in separate || reached.has(target))) continue;
+      reached.delete(specifier);
+      changed = true;
+    }
+  }
+  return reached;
+}
+
+/** Where the page finds `specifier` of the bundle `key` by name (README "The bundled preview"). */
+export const joinedModuleAddress = (entry: string, key: string, specifier: string) => `/preview/bundled/module.js?entry=${encodeURIComponent(entry)}&key=${key}&module=${encodeURIComponent(specifier)}`;
+
+/**
+ * The small module the import map names for a joined module: its exports read from the one
+ * script's run of it (the namespace the script handed over under `key`), never run again. A name
+ * the module re-exports from another stays a re-export of that module's own address, and a
+ * whole re-export stays whole, so the browser links them as on `/preview/`.
+ */
+export function joinedModuleCode(specifier: string, key: string, links: LinkNames): string {
+  const reexported = new Map((links.reexports ?? []).map((found) => [found.name, found]));
+  const namespaces = new Map((links.namespaces ?? []).map((found) => [found.name, found.specifier]));
+  const name = JSON.stringify;
+  const lines = [
+    `// ${specifier}, joined into the bundled preview's one script, which ran it (README "The bundled preview").`,
+    `const joined = globalThis[Symbol.for(${name(JOINED_NAMESPACES)})]?.get(${name(key)})?.(${name(specifier)});`,
+    `if (joined === undefined) throw new Error(${name(`${specifier} is joined into the bundled preview's script, which has not run it yet`)});`,
+  ];
+  links.exports.forEach((exported, at) => {
+    const from = reexported.get(exported);
+    const namespace = namespaces.get(exported);
+    if (namespace !== undefined) lines.push(`export * as ${name(exported)} from ${name(namespace)};`);
+    else if (from) lines.push(`export { ${name(from.imported)} as ${name(exported)} } from ${name(from.specifier)};`);
+    else lines.push(`const export${at} = joined[${name(exported)}];`, `export { export${at} as ${name(exported)} };`);
+  });
+  for (const star of links.stars ?? []) lines.push(`export * from ${name(star)};`);
+  return `${lines.join('\n')}\n`;
 }
 
 // An `@import` of a compiled sheet: its address, quoted or in `url()`.
@@ -293,6 +379,7 @@ function planInput(outputs: OutputCache, plan: PageBundlePlan): PageBundleInput 
     }),
     importedSheets: (plan.importedSheets ?? []).map(({ address, hash }) => ({ address, styles: text(hash, address), hash })),
     separate: Object.keys(plan.imports),
+    ...(plan.named ? { named: { key: plan.named.key, specifiers: [...plan.named.modules.keys()] } } : {}),
   };
 }
 

@@ -35,11 +35,13 @@ export interface BundledAddresses {
  * The bundled preview: the same page, its development modules in one script and its
  * stylesheets in one sheet; the import map keeps what stays a separate module.
  */
-export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string, writer: PageWriter): string {
+export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string, writer: PageWriter, named: Record<string, string> = {}): string {
   const preloads = [addresses.code, ...new Set(loadedAddresses(preview, imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
   const sheet = `    <link rel="stylesheet" href="${escapeHtml(addresses.styles)}" data-core-bundle="${escapeHtml(addresses.currentStyles)}">`;
   // Where `/preview/` links the sheets it joins: before the CDN's (the cascade is the link order).
-  return renderPage(preview, runtimeAddress, { imports, head: [sheet, ...cdnSheetLinks(preview).map(({ link }) => link), ...preloads], imported: addresses.code, writer });
+  // The joined modules' names are in the map for an `import()` by a computed name, never
+  // preloaded: the page's own run of them is in the script (README "The bundled preview").
+  return renderPage(preview, runtimeAddress, { imports, mapped: { ...imports, ...named }, head: [sheet, ...cdnSheetLinks(preview).map(({ link }) => link), ...preloads], imported: addresses.code, writer });
 }
 
 /**
@@ -77,6 +79,8 @@ function inCascadeOrder(preview: Preview, links: { specifier: string; link: stri
 
 interface PageParts {
   imports: Record<string, string>;
+  /** The import map, when it names more than `imports` (the modules the page loads by address). */
+  mapped?: Record<string, string>;
   head: string[];
   /** What the page's module script imports: the entry, or the bundle holding it. */
   imported: string;
@@ -109,7 +113,7 @@ function renderPage(preview: Preview, runtimeAddress: string, parts: PageParts):
   };
   return htmlPage(`${preview.entry} · preview`, [
     // Both pages keep the scopes: what they map are installed packages, never joined (README "The local CDN").
-    importMapScript(preview.scopes ? { imports: parts.imports, scopes: preview.scopes } : { imports: parts.imports }),
+    importMapScript(preview.scopes ? { imports: parts.mapped ?? parts.imports, scopes: preview.scopes } : { imports: parts.mapped ?? parts.imports }),
     ...parts.head,
     `    <script type="application/json" id="core-diagnostics">${scriptJson(diagnostics)}</script>`,
     `    <script type="application/json" id="core-warnings">${scriptJson(warnings)}</script>`,

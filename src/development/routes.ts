@@ -12,7 +12,7 @@ import type { JoinFiles } from '../bundlers/join-files.js';
 import { createCallsInFlight } from '../bundlers/calls-in-flight.js';
 import { EngineUnavailable } from '../bundlers/types.js';
 import type { ServiceState } from '../store/state.js';
-import { BundleOutputGone, createPageBundles, joinAhead, planPageBundle, prepareSavedPage, type BundledFile, type BundledPage, type PageBundlePlan, type PageBundles } from './bundled-preview.js';
+import { BundleOutputGone, createPageBundles, joinedModuleAddress, joinAhead, planPageBundle, prepareSavedPage, type BundledFile, type BundledPage, type PageBundlePlan, type PageBundles } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { packageFile } from '../package-files.js';
@@ -68,8 +68,10 @@ export function registerPreviewRoutes(host: ExtensionHost, instance: string): vo
     };
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress, { instance, seq: state.seq });
+    const named = Object.fromEntries([...(plan.named?.modules.keys() ?? [])].map((specifier) => [specifier, joinedModuleAddress(preview.entry, plan.named!.key, specifier)]));
+    ctx.body = renderBundledPage(preview, plan.imports, addresses, runtimeAddress, { instance, seq: state.seq }, named);
   });
+  host.router.get('/preview/bundled/module.js', sendJoinedModule(bundled));
   host.router.get('/preview/bundled/code.js', sendBundled(bundled, 'code'));
   host.router.get('/preview/bundled/code.js.map', sendBundledMap(bundled, 'codeMap'));
   host.router.get('/preview/bundled/styles.css.map', sendBundledMap(bundled, 'stylesMap'));
@@ -94,6 +96,9 @@ interface Previews {
   previewAndState(ctx: HttpContext): Promise<{ preview: Preview; state: ServiceState }>;
   previewOf(state: ServiceState, entry: string | undefined, cdnOrigin: string): Promise<Preview>;
 }
+
+/** How many scripts' joined modules keep their names: the kept bundles' and a few more. */
+const RECENT_NAMES = 8;
 
 /** How many outputs' answer to "does it await at its top level?" are kept. */
 const AWAITS_KEPT = 10_000;
@@ -184,6 +189,8 @@ const BUNDLED_TYPES = { code: 'text/javascript; charset=utf-8', styles: 'text/cs
 
 interface BundledPreview {
   bundles: PageBundles;
+  /** The code answering a joined module's name in a recent plan (README "The bundled preview"), or undefined. */
+  namedModule(key: string, specifier: string): string | undefined;
   /** The bundled page of the entry a request asks for, joined from the settled state. */
   page(ctx: HttpContext): Promise<{ preview: Preview; state: ServiceState; plan: PageBundlePlan; page: BundledPage }>;
 }
@@ -205,14 +212,21 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   // The plan of a preview derived from a state, kept with what it was made from: the page of a
   // state prepared ahead (or asked for again) is not planned twice.
   const plans = new WeakMap<object, { state: ServiceState; added: string; plan: PageBundlePlan }>();
+  // The joined modules' names of the scripts served lately, by their key: an open page asks them
+  // (a sheet's edit keeps the key, a code edit reloads the page).
+  const recentNames = new Map<string, Map<string, string>>();
   const planOf = (state: ServiceState, preview: Preview): PageBundlePlan => {
     // The scopes too: a scoped package's modules stay out of the bundle (bundled-preview.ts).
     const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null]);
     const kept = plans.get(preview.modules);
-    if (kept && kept.state === state && kept.added === added) return kept.plan;
     const importedByBundles = importedByInstalled.get(preview);
-    const plan = planPageBundle(state, preview, { ...(importedByBundles ? { importedByInstalled: importedByBundles } : {}), readOutput: (hash) => host.outputs.get(hash)?.toString('utf8') });
+    const plan = kept && kept.state === state && kept.added === added ? kept.plan : planPageBundle(state, preview, { ...(importedByBundles ? { importedByInstalled: importedByBundles } : {}), readOutput: (hash) => host.outputs.get(hash)?.toString('utf8') });
     plans.set(preview.modules, { state, added, plan });
+    if (plan.named) {
+      recentNames.delete(plan.named.key);
+      recentNames.set(plan.named.key, plan.named.modules);
+      for (const key of recentNames.keys()) if (recentNames.size > RECENT_NAMES) recentNames.delete(key);
+    }
     return plan;
   };
   // The last bundled page asked for: while it is recent, each settled state's bundle of its
@@ -239,6 +253,7 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   const withAwaitWarnings = awaitWarnings(host);
   return {
     bundles,
+    namedModule: (key, specifier) => recentNames.get(key)?.get(specifier),
     async page(ctx) {
       const { preview, state } = await previews.previewAndState(ctx);
       lastAsked = { entry: entryOf(ctx), at: Date.now() };
@@ -309,6 +324,17 @@ const sendBundled = (bundled: BundledPreview, kind: 'code' | 'styles') => async 
     throw noLongerKept(`v=${token} names an earlier bundle of ${preview.entry}`);
   }
   sendOutput(ctx, file.body, { type, hash: file.hash, anyOrigin: false, immutable: isContentHash(token) });
+};
+
+// A joined module by its name (README "The bundled preview"): what a key and a specifier name
+// never changes, so it is immutable; one no recent plan has is no longer available.
+const sendJoinedModule = (bundled: BundledPreview) => (ctx: HttpContext) => {
+  refuseCrossSite(ctx);
+  const { key, module } = ctx.query;
+  const code = typeof key === 'string' && typeof module === 'string' ? bundled.namedModule(key, module) : undefined;
+  if (code === undefined) throw noLongerKept(`${typeof module === 'string' ? module : 'that module'} is not named by a bundled preview the service keeps`);
+  const body = Buffer.from(code);
+  sendOutput(ctx, body, { type: BUNDLED_TYPES.code, hash: contentHash(body), anyOrigin: false, immutable: true });
 };
 
 // A map is named by the key of the bundle it maps (what was joined): joined the first time a

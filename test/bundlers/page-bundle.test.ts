@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { PageBundleError, type JoinFiles } from '../../src/bundlers/join-files.js';
 import { createJoinFiles } from '../../src/io/join-directory.js';
-import { bundleCode, bundlePage, bundlePageMaps, joinedFiles, type BundledModule, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
+import { bundleCode, bundlePage, bundlePageMaps, JOINED_NAMESPACES, joinedFiles, type BundledModule, type PageBundleInput } from '../../src/bundlers/page-bundle.js';
 import { contentHash } from '../../src/outputs/content-hash.js';
 import { notStartingWith } from '../../src/bundlers/filters.js';
 
@@ -102,6 +102,39 @@ describe('bundlePage', function () {
     const withMap = text((await bundleCode(input, files, true))[0]).replace(/\/\/# sourceMappingURL=page\.js\.map\n$/, '');
     const lines = (source: string) => source.split('\n').map((line) => (line.startsWith('// ') ? '// (a file)' : line));
     expect(lines(text(code))).to.deep.equal(lines(withMap));
+  });
+
+  it('hands the named modules\' namespaces over under its key before any joined code runs, the same with and without maps', async function () {
+    const registry = Symbol.for(JOINED_NAMESPACES);
+    const input: PageBundleInput = {
+      entry: '@t/app/main',
+      modules: new Map([
+        ['@t/app/main', module('/m/@t/app@1.0.0/modules/main', "import { lib } from '@t/lib';\nglobalThis.seenByMain = globalThis[Symbol.for('core.bundled.modules')]?.get('the-key')?.('@t/lib')?.lib;\nexport const main = lib;\n")],
+        ['@t/lib', module('/m/@t/lib@2.0.0/modules', "globalThis.libRuns = (globalThis.libRuns ?? 0) + 1;\nexport const lib = 'LIB_MARKER';\n")],
+      ]),
+      sheets: [],
+      separate: [],
+      named: { key: 'the-key', specifiers: ['@t/app/main', '@t/lib'] },
+    };
+    const scope = globalThis as unknown as Record<string | symbol, unknown>;
+    try {
+      const { code } = await bundlePage(input, files);
+      await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+      expect(scope.seenByMain).to.equal('LIB_MARKER');
+      expect(scope.libRuns).to.equal(1);
+      const named = (scope[registry] as Map<string, (specifier: string) => Record<string, unknown> | undefined>).get('the-key')!;
+      expect(named('@t/app/main')?.main).to.equal('LIB_MARKER');
+      expect(named('@t/lib/other')).to.equal(undefined);
+      // The same lines; esbuild names a namespace after its file (`<name>.map.js` with maps), a
+      // name on lines of its own making, which map to no source.
+      const withMap = text((await bundleCode(input, files, true))[0]).replace(/\/\/# sourceMappingURL=page\.js\.map\n$/, '');
+      const lines = (source: string) => source.split('\n').map((line) => (line.startsWith('// ') ? '// (a file)' : line.replace(/_map_exports\b/g, '_exports')));
+      expect(lines(text(code))).to.deep.equal(lines(withMap));
+    } finally {
+      delete scope[registry];
+      delete scope.seenByMain;
+      delete scope.libRuns;
+    }
   });
 
   it('names the sources of the joined maps as the outputs own maps do, not from the join directory', async function () {

@@ -16,18 +16,24 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 interface Page {
   html: string;
+  /** What stays a separate module: the map without the joined modules' names. */
   imports: Record<string, string>;
+  /** The joined modules the map names, by small modules of the bundle's (README "The bundled preview"). */
+  named: Record<string, string>;
   code: string;
   styles: string;
   currentStyles: string;
 }
 
 function readPage(html: string): Page {
-  const imports = (JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(html)![1]!) as { imports: Record<string, string> }).imports;
+  const mapped = (JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(html)![1]!) as { imports: Record<string, string> }).imports;
+  const isNamed = ([, address]: [string, string]) => address.startsWith('/preview/bundled/module.js?');
+  const imports = Object.fromEntries(Object.entries(mapped).filter((entry) => !isNamed(entry)));
+  const named = Object.fromEntries(Object.entries(mapped).filter(isNamed));
   const sheet = /<link rel="stylesheet" href="([^"]+)" data-core-bundle="([^"]+)">/.exec(html)!;
   const code = /<script type="module">import "([^"]+)";<\/script>/.exec(html)![1]!;
   const unescape = (text: string) => text.replaceAll('&amp;', '&');
-  return { html, imports, code, styles: unescape(sheet[1]!), currentStyles: unescape(sheet[2]!) };
+  return { html, imports, named, code, styles: unescape(sheet[1]!), currentStyles: unescape(sheet[2]!) };
 }
 
 describe('the bundled preview', function () {
@@ -51,8 +57,10 @@ describe('the bundled preview', function () {
   };
 
   it('joins the modules in development into one script, named by its hash, and keeps the rest in the import map', async function () {
-    const { imports, code, html } = await page();
+    const { imports, named, code, html } = await page();
     expect(Object.keys(imports), 'the modules in development are in the bundle, not the map').to.not.include.members(['@acme/app/main', '@acme/lib/format']);
+    expect(Object.keys(named)).to.include.members(['@acme/app/main', '@acme/lib/format']);
+    for (const address of Object.values(named)) expect(html).to.not.include(`<link rel="modulepreload" href="${address.replaceAll('&', '&amp;')}">`);
     expect(code).to.match(/^\/preview\/bundled\/code\.js\?entry=%40acme%2Fapp%2Fmain&v=[A-Za-z0-9_-]{22}$/);
     expect(html).to.include(`<link rel="modulepreload" href="${code.replaceAll('&', '&amp;')}">`);
     const script = await service.get(code);
@@ -77,8 +85,12 @@ describe('the bundled preview', function () {
     expect(sources.some((source) => source.endsWith('packages/app/main/helper.ts')), sources.join(', ')).to.equal(true);
     expect(sourcesContent.join('\n')).to.include("export const HELPER_MARKER = 'APP_HELPER_MARKER';");
     // Joined apart from the code, the map is of that very code: one group of mappings per line.
-    const lines = script.text.slice(0, script.text.lastIndexOf('//# sourceMappingURL=')).split('\n').length;
-    expect(mappings.split(';').length).to.equal(lines);
+    const lines = script.text.slice(0, script.text.lastIndexOf('//# sourceMappingURL=')).split('\n');
+    const mapped = mappings.split(';').length;
+    // esbuild ends the mappings at the last line it maps; after it, only the script's export of
+    // its joined modules' names (README "The bundled preview"), which maps to no source.
+    expect(mapped).to.be.at.most(lines.length);
+    expect(lines.slice(mapped - 1).join('\n')).to.match(/^export \{\n {2}joinedNamespace\n\};\n$/);
     expect((await service.get(mapAddress.replace(/&v=.*$/, ''))).text, 'the current map at the plain address').to.equal(map.text);
     expectError(await service.get(mapAddress.replace(/v=[^&]+/, 'v=AAAAAAAAAAAAAAAAAAAAAA')), { status: 404, code: 'OUTPUT_NOT_AVAILABLE', mentions: ['@acme/app/main'] });
     const plain = await service.get(code.replace(/&v=.*$/, ''));
@@ -108,6 +120,9 @@ describe('the bundled preview', function () {
     try {
       const after = await page();
       expect(after.styles).to.not.equal(before.styles);
+      // The open page keeps its script: its joined modules' names keep their addresses (README "The bundled preview").
+      expect(Object.keys(after.named)).to.not.deep.equal([]);
+      expect(after.named).to.deep.equal(before.named);
       const fresh = await service.get(after.styles);
       expect(fresh.text).to.include('rgb(4, 5, 6)');
       // A url() means what it meant at the stylesheet's own address, with the asset's version (README "Preview and stylesheet push").
