@@ -52,3 +52,10 @@ const LISTING_RULES = ['io/file-reads', 'io/file-hashes', 'io/confined-paths', '
 
 /** The workspace model (src/workspace/ and io/'s listing rules): how manifests are read into it. `base`: tests only. */
 export const workspaceReaderCodeHash = (base = CODE_BASE): string => codeHash(base, ['workspace'], LISTING_RULES);
+
+/**
+ * The development extension (src/development/): how the bundled preview plans and joins a page.
+ * Part of the saved joined pages' identity (README "The build cache"), which the bundlers' hash
+ * alone left blind to a change of the planning: a page joined the old way was served as current.
+ */
+export const joinedPagesCodeHash = (base = CODE_BASE): string => codeHash(base, ['development']);

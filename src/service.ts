@@ -6,6 +6,7 @@ import { map, share, tap, type Observable } from 'rxjs';
 import type { Server } from 'node:http';
 import type { ExtensionHost, ServiceExtension } from './extension.js';
 import type { AnswerCache } from './http/answer-cache.js';
+import { joinedPagesCodeHash } from './code-hash.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createAssetFiles } from './io/asset-files.js';
 import type { FileHashesOptions } from './io/file-hashes.js';
@@ -135,7 +136,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     share(),
   );
   // The bundled preview keeps its joined pages beside the build cache (README "The build cache").
-  const savedPages = machinery.cache ? { savedPages: { dir: machinery.cache.pagesDir, identity: JSON.stringify(machinery.identity) } } : {};
+  const savedPages = machinery.cache ? { savedPages: { dir: machinery.cache.pagesDir, identity: JSON.stringify({ ...machinery.identity, pages: joinedPagesCodeHash() }) } } : {};
   const extensionEnds: (() => Promise<void>)[] = [];
   const atClose = (end: () => Promise<void>) => void extensionEnds.push(end);
   const extensionHost: ExtensionHost = { root, cdnOrigin, state$, events$, getState, readiness, requestsInProgress$: activity.inProgress$, outputs, ...savedPages, router: app.router, sockets: app.sockets, push$, logger, failed: callbacks.failed, atClose };

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { bundlersCodeHash, workspaceReaderCodeHash } from '../src/code-hash.js';
+import { bundlersCodeHash, joinedPagesCodeHash, workspaceReaderCodeHash } from '../src/code-hash.js';
 import { PROJECT_DIR, tempWorkspace } from './helpers/workspace.js';
 
 const LISTING_RULES = ['io/file-reads', 'io/file-hashes', 'io/confined-paths', 'io/read-ahead', 'io/read-links', 'io/workspace-reads'];
@@ -17,6 +17,7 @@ function codeBase(changed?: string): string {
     'io/tree-watcher.ts': 'export const watch = 1;\n',
     'bundlers/esbuild.ts': 'export const bundle = 1;\n',
     'bundlers/plugins/assets.ts': 'export const plugin = 1;\n',
+    'development/bundled-preview.ts': 'export const plan = 1;\n',
   };
   for (const module of [...LISTING_RULES, ...RECORDING_RULES]) files[`${module}.ts`] = `export const rule = ${JSON.stringify(module)};\n`;
   const base = tempWorkspace(files);
@@ -53,5 +54,20 @@ describe('bundlersCodeHash', () => {
 
   it('is the hash of the package own code by default', () => {
     expect(bundlersCodeHash()).to.equal(bundlersCodeHash(path.join(PROJECT_DIR, 'src')));
+  });
+});
+
+describe('joinedPagesCodeHash', () => {
+  // A saved joined page (README "The build cache") is planned by the development extension: one
+  // joined by another plan for the same modules must not be served as current.
+  it('changes with the development extension, not with the bundlers or the reader', () => {
+    const original = joinedPagesCodeHash(codeBase());
+    expect(joinedPagesCodeHash(codeBase()), 'the same code').to.equal(original);
+    expect(joinedPagesCodeHash(codeBase('development/bundled-preview.ts'))).to.not.equal(original);
+    expect(joinedPagesCodeHash(codeBase('bundlers/esbuild.ts')), 'the bundlers have their own part of the identity').to.equal(original);
+  });
+
+  it('is the hash of the package own code by default', () => {
+    expect(joinedPagesCodeHash()).to.equal(joinedPagesCodeHash(path.join(PROJECT_DIR, 'src')));
   });
 });
