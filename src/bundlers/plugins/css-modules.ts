@@ -106,10 +106,21 @@ async function composedNames(engine: EsbuildApi, source: string): Promise<Map<st
   const names = new Map<string, string>();
   for (const line of body.split('\n')) {
     const match = NAMES_LINE.exec(line);
-    if (!match) return null;
-    names.set(match[1] ?? (JSON.parse(match[2]!) as string), JSON.parse(match[3]!) as string);
+    const key = match && (match[1] ?? jsonString(match[2]!));
+    const list = match && jsonString(match[3]!);
+    if (key == null || list === null) return null;
+    names.set(key, list);
   }
   return names;
+}
+
+/** A string literal esbuild printed, read as JSON; null for an escape JSON has not (`\x41`): that sheet is left to esbuild. */
+function jsonString(literal: string): string | null {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return null;
+  }
 }
 
 /** The code module standing for a CSS module: its sheet imported for its rules, its names as the default export and as named exports. */
