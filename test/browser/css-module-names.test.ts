@@ -21,7 +21,19 @@ const json = (value: unknown) => JSON.stringify(value, null, 2);
 const RED = 'rgb(255, 0, 0) rgba(0, 0, 0, 0)';
 const BLUE = 'rgb(0, 0, 255) rgb(0, 0, 255)';
 
-describe('CSS modules of two modules on one page, in Chromium', function () {
+// The same with `composes` (each `.btn` composing a name of its own sheet): such sheets kept
+// esbuild's own names, which production minified to the same `.o` in both modules, so m2's rules
+// styled m1's element from core dist's page.
+const SHEETS = [
+  { title: '', m1: '.btn { color: rgb(255, 0, 0); }\n', m2: '.btn { color: rgb(0, 0, 255); background: rgb(0, 0, 255); }\n' },
+  {
+    title: ', composing names of their own sheets',
+    m1: '.base { color: rgb(255, 0, 0); }\n.btn { composes: base; }\n',
+    m2: '.tint { color: rgb(0, 0, 255); background: rgb(0, 0, 255); }\n.btn { composes: tint; }\n',
+  },
+];
+
+for (const sheets of SHEETS) describe(`CSS modules of two modules on one page${sheets.title}, in Chromium`, function () {
   let browser: Browser;
   let root: string;
 
@@ -29,8 +41,8 @@ describe('CSS modules of two modules on one page, in Chromium', function () {
     root = tempWorkspace({
       'core.json': json({ packages: ['packages/c'], preview: '@c/c/m1' }),
       'packages/c/package.json': json({ name: '@c/c', version: '1.0.0', exports: { './m1': './m1/index.ts', './m2': './m2/index.ts' } }),
-      'packages/c/m1/a.module.css': '.btn { color: rgb(255, 0, 0); }\n',
-      'packages/c/m2/a.module.css': '.btn { color: rgb(0, 0, 255); background: rgb(0, 0, 255); }\n',
+      'packages/c/m1/a.module.css': sheets.m1,
+      'packages/c/m2/a.module.css': sheets.m2,
       'packages/c/m2/index.ts': "import s from './a.module.css';\nexport const makeBlue = () => { const d = document.createElement('div'); d.className = s.btn; d.id = 'm2'; return d; };\n",
       'packages/c/m1/index.ts': [
         "import s from './a.module.css';",

@@ -98,11 +98,30 @@ describe('CSS module local names', () => {
     expect(m2!.errors[0]!.message).to.include('Could not resolve "./gone.module.css"');
   });
 
-  it("leaves a sheet with composes to esbuild's own loader", async () => {
-    expect(await renameLocalNames(esbuild.transform, '.a { color: red; }\n.b { composes: a; }\n', 'app/m2/a.module.css')).to.equal(null);
-    fs.writeFileSync(path.join(root, 'app/m2/a.module.css'), '.base { color: red; }\n.btn { composes: base; }\n');
-    const [m2] = await engine.bundle([M2], developmentVariant('browser'));
-    expect(m2!.errors).to.deep.equal([]);
-    expect(text(m2!.code)).to.include('btn: "a_base a_btn"');
+  it('renames a sheet with composes too: each name the code gets lists its composed names, renamed', async () => {
+    fs.writeFileSync(path.join(root, 'app/m2/a.module.css'), '.base { color: red; }\n.btn { composes: base; composes: page from global; }\n');
+    const name = (local: string) => localName('app/m2/a.module.css', local);
+    const renamed = await renameLocalNames(esbuild, '.base { color: red; }\n.btn { composes: base; }\n', 'app/m2/a.module.css');
+    expect(renamed && [...renamed.names]).to.deep.equal([['base', name('base')], ['btn', `${name('base')} ${name('btn')}`]]);
+    for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+      const [m2] = await engine.bundle([M2], variant);
+      expect(m2!.errors).to.deep.equal([]);
+      expect(text(m2!.code)).to.include(JSON.stringify(`${name('base')} page ${name('btn')}`));
+      // A rule left empty once `composes` is gone is dropped by the minifier: its name is still the code's.
+      expect(text(m2!.styles)).to.include(`.${name('base')}`).and.not.to.match(/\.a_base[{ ]/);
+    }
+  });
+
+  it("gives two modules' sheets with composes no common name in production, where esbuild's loader minified both alike", async () => {
+    fs.writeFileSync(path.join(root, 'app/m1/index.ts'), "import s from './a.module.css';\nexport const names = [s.btn];\n");
+    fs.writeFileSync(path.join(root, 'app/m1/a.module.css'), '.base { color: red; }\n.btn { composes: base; }\n');
+    fs.writeFileSync(path.join(root, 'app/m2/a.module.css'), '.tint { color: blue; }\n.btn { composes: tint; }\n');
+    const [m1] = await engine.bundle([M1], productionVariant('browser'));
+    const [m2] = await engine.bundle([M2], productionVariant('browser'));
+    expect([...m1!.errors, ...m2!.errors]).to.deep.equal([]);
+    const classesOf = (result: BundleResult) => new Set([...text(result.styles).matchAll(/\.([A-Za-z_][\w-]*)/g)].map((match) => match[1]!));
+    const shared = [...classesOf(m1!)].filter((each) => classesOf(m2!).has(each));
+    expect(shared).to.deep.equal([]);
+    expect(text(m1!.code)).to.include(JSON.stringify(`${localName('app/m1/a.module.css', 'base')} ${localName('app/m1/a.module.css', 'btn')}`));
   });
 });

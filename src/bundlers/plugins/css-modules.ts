@@ -11,8 +11,10 @@
 // `:global`, keyframes, ids) and writes each as `<marker>_<name>`; only those are renamed. The
 // sheet is then built as global CSS, and the code importing it gets the class names from a module
 // the plugin makes (`{ btn: "a_btn_1a2b3c4d" }`, and each as a named export, as esbuild's loader
-// gives them). A sheet with `composes`, or one esbuild warns about, is left to esbuild's own
-// loader, where its messages keep their places.
+// gives them). The transform drops `composes`, so what each name composes (a local name of the
+// sheet, or one `from global`) is learnt from esbuild's loader in a build of the sheet alone, read
+// from nothing but the source. A sheet composing from another file, or one esbuild warns about,
+// is left to esbuild's own loader, where its messages keep their places.
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
@@ -31,6 +33,9 @@ export function localName(workspacePath: string, name: string): string {
   return `${stem}_${name}_${hash}`;
 }
 
+/** What of esbuild's API the renaming calls: its transform, and a build of a sheet alone. */
+type EsbuildApi = Pick<typeof esbuild, 'transform' | 'build'>;
+
 interface Renamed {
   css: string;
   /** Each local name as written (unescaped) and the name it gets, in the order of the sheet. */
@@ -38,11 +43,10 @@ interface Renamed {
 }
 
 /** The sheet `source` of the CSS module at `workspacePath` with its local names renamed, or null when esbuild's own loader must take it. */
-export async function renameLocalNames(transform: typeof esbuild.transform, source: string, workspacePath: string): Promise<Renamed | null> {
-  if (/composes\s*:/i.test(source)) return null;
+export async function renameLocalNames(engine: EsbuildApi, source: string, workspacePath: string): Promise<Renamed | null> {
   let result: esbuild.TransformResult;
   try {
-    result = await transform(source, { loader: 'local-css', sourcefile: `${MARKER}.module.css`, charset: 'utf8', logLevel: 'silent' });
+    result = await engine.transform(source, { loader: 'local-css', sourcefile: `${MARKER}.module.css`, charset: 'utf8', logLevel: 'silent' });
   } catch {
     return null; // a syntax error: esbuild's loader reports it at its place
   }
@@ -54,7 +58,69 @@ export async function renameLocalNames(transform: typeof esbuild.transform, sour
     if (!names.has(name)) names.set(name, localName(workspacePath, name));
     return localName(workspacePath, written);
   });
+  if (!/composes\s*:/i.test(source)) return { css, names };
+  const composed = await composedNames(engine, source);
+  if (!composed) return null;
+  // Each name's class list, as esbuild's loader gives it (the composed names first), renamed.
+  for (const [name, list] of composed) {
+    names.set(name, list.split(/\s+/).map((each) => (each.startsWith(`${MARKER}_`) ? localName(workspacePath, each.slice(MARKER.length + 1)) : each)).join(' '));
+  }
   return { css, names };
+}
+
+const SHEET_ALONE = `${MARKER}.module.css`;
+// A line of the names object esbuild prints for a CSS module: `  btn: "...",` or `  "icon-x": "...",`.
+const NAMES_LINE = /^\s*(?:([A-Za-z_$][\w$]*)|("(?:[^"\\]|\\.)*")):\s*("(?:[^"\\]|\\.)*"),?$/;
+
+/**
+ * What each local name of a sheet with `composes` stands for in the code (`"<marker>_base <marker>_btn"`),
+ * from esbuild's loader building the sheet alone: null when it composes from another file (no file is
+ * read here), or when esbuild warns or fails, which the module's own build then says at its place.
+ */
+async function composedNames(engine: EsbuildApi, source: string): Promise<Map<string, string> | null> {
+  let result: esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] };
+  try {
+    result = await engine.build({
+      stdin: { contents: `export { default } from ${JSON.stringify(SHEET_ALONE)};`, loader: 'js' },
+      bundle: true,
+      write: false,
+      outdir: '/',
+      format: 'esm',
+      charset: 'utf8',
+      logLevel: 'silent',
+      plugins: [{
+        name: 'core-css-module-alone',
+        setup(build) {
+          build.onResolve({ filter: /.*/ }, (args) => (args.path === SHEET_ALONE && args.kind === 'import-statement' ? { path: SHEET_ALONE, namespace: 'core-css-module-alone' } : { errors: [{ text: 'composes from another file' }] }));
+          build.onLoad({ filter: /.*/, namespace: 'core-css-module-alone' }, () => ({ contents: source, loader: 'local-css' }));
+        },
+      }],
+    });
+  } catch {
+    return null;
+  }
+  const code = result.outputFiles.find((file) => file.path.endsWith('.js'))?.text;
+  if (result.warnings.length > 0 || code === undefined) return null;
+  const body = /= \{\n([\s\S]*?)\n\};/.exec(code)?.[1];
+  if (body === undefined) return null;
+  const names = new Map<string, string>();
+  for (const line of body.split('\n')) {
+    const match = NAMES_LINE.exec(line);
+    const key = match && (match[1] ?? jsonString(match[2]!));
+    const list = match && jsonString(match[3]!);
+    if (key == null || list === null) return null;
+    names.set(key, list);
+  }
+  return names;
+}
+
+/** A string literal esbuild printed, read as JSON; null for an escape JSON has not (`\x41`): that sheet is left to esbuild. */
+function jsonString(literal: string): string | null {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return null;
+  }
 }
 
 /** The code module standing for a CSS module: its sheet imported for its rules, its names as the default export and as named exports. */
@@ -74,10 +140,10 @@ export function cssModulesPlugin(root: string): esbuild.Plugin {
   const workspacePath = (file: string) => path.relative(root, file).split(path.sep).join('/');
   // The sheet and the names module of one file read the same source: one transform, the last source's per file.
   const last = new Map<string, { source: string; renamed: Promise<Renamed | null> }>();
-  const renamedOf = (transform: typeof esbuild.transform, file: string, source: string): Promise<Renamed | null> => {
+  const renamedOf = (engine: EsbuildApi, file: string, source: string): Promise<Renamed | null> => {
     const known = last.get(file);
     if (known?.source === source) return known.renamed;
-    const renamed = renameLocalNames(transform, source, workspacePath(file));
+    const renamed = renameLocalNames(engine, source, workspacePath(file));
     last.set(file, { source, renamed });
     return renamed;
   };
@@ -102,7 +168,7 @@ export function cssModulesPlugin(root: string): esbuild.Plugin {
         } catch {
           return undefined;
         }
-        const renamed = await renamedOf(build.esbuild.transform, args.path, source);
+        const renamed = await renamedOf(build.esbuild, args.path, source);
         if (args.suffix === CLASS_NAMES_SUFFIX) {
           // Left to esbuild's loader: the code imports the sheet itself, which gives its names.
           const contents = renamed ? classNamesModule(path.basename(args.path), renamed.names) : `export * from ${JSON.stringify(`./${path.basename(args.path)}`)};\nexport { default } from ${JSON.stringify(`./${path.basename(args.path)}`)};\n`;
