@@ -5,8 +5,7 @@
 // asset file alone replaced while a page is open: the page ends as a fresh load would, its sheet
 // swapped in place or its code reloaded, as the other shapes do; production outputs stay as written.
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage, pushedSince, until, type Watched } from '../helpers/chromium.js';
+import { eventsOpen, chromiumForSuite, openPage, pushedSince, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
 import { BLUE, GREEN, RED, backgroundAddress, colourAt, square } from '../helpers/pixels.js';
@@ -73,22 +72,15 @@ const backgroundHolds = (watched: Watched, id: string, fill: string) =>
 
 describe('an image-set() string and an asset address written as such carry the asset version', function () {
   this.timeout(180_000);
-  let browser: Browser;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   for (const address of ['/preview/', '/preview/bundled/']) {
     it(`on ${address}: the asset file alone replaced, the open page shows the new image, as /state and the push say`, async () => {
       const root = addressWorkspace();
       const service = await serve(root);
-      const watched = await openPage(browser);
+      const watched = await openPage(browser());
       const fresh = async () => {
-        const page = await openPage(browser);
+        const page = await openPage(browser());
         await page.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
         try {
           return await shown(page);

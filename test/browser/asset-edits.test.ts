@@ -7,8 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage, pushedSince, until, type Watched } from '../helpers/chromium.js';
+import { eventsOpen, chromiumForSuite, openPage, pushedSince, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
 import { BLUE, GREEN, RED, backgroundAddress, colourAt, square } from '../helpers/pixels.js';
@@ -54,22 +53,15 @@ async function shown(watched: Watched): Promise<{ background: string; logo: stri
 
 describe('a declared asset edited while a page is open', function () {
   this.timeout(120_000);
-  let browser: Browser;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   for (const address of ['/preview/', '/preview/bundled/']) {
     it(`ends on ${address} as a fresh load: a sheet's asset swapped in place, a code asset reloads, the same bytes tell nothing, a deleted one is invalid`, async () => {
       const root = assetWorkspace();
       const service = await serve(root);
-      const watched = await openPage(browser);
+      const watched = await openPage(browser());
       const fresh = async () => {
-        const page = await openPage(browser);
+        const page = await openPage(browser());
         await page.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
         try {
           return await shown(page);

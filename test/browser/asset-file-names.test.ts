@@ -6,9 +6,8 @@
 import { expect } from 'chai';
 import type http from 'node:http';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { distribute } from '../../src/dist/distribute.js';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { staticServer } from '../helpers/static-server.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -51,16 +50,10 @@ function namesWorkspace(): string {
 
 describe('declared assets whose file names hold %, # or ?, in Chromium', function () {
   this.timeout(180_000);
-  let browser: Browser;
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   async function widthsAt(url: string): Promise<unknown> {
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     try {
       await watched.page.goto(url, { waitUntil: 'load' });
       await watched.page.waitForFunction(() => document.body.dataset.widths !== undefined, undefined, { timeout: 60_000 });

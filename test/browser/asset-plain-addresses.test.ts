@@ -6,8 +6,7 @@
 // old bytes it had fetched) while a fresh load showed the new. Now the page that fetched the plain
 // address reloads, and ends as a fresh load would; a page that fetched no such address is left be.
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage, overlayTextOf, until, type Watched } from '../helpers/chromium.js';
+import { eventsOpen, chromiumForSuite, openPage, overlayTextOf, until, type Watched } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace, writeFile } from '../helpers/workspace.js';
 import { BLUE, RED, colourAt, square } from '../helpers/pixels.js';
@@ -85,25 +84,18 @@ const CASES: { form: string; file: string; content: string; module: string; href
 
 describe('a declared asset named by no versioned reference: an open page that fetched it ends as a fresh load would', function () {
   this.timeout(120_000);
-  let browser: Browser;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   /** The service on a new workspace, a page open on `address`, all red, listening. */
   async function opened(address: string) {
     const root = plainWorkspace();
     const service = await serve(root);
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
     expect(await shown(watched)).to.deep.equal(ALL_RED);
     await eventsOpen(watched);
     const fresh = async () => {
-      const page = await openPage(browser);
+      const page = await openPage(browser());
       await page.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
       try {
         return await shown(page);

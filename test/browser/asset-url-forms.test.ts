@@ -8,8 +8,7 @@
 // were a 404 (or a BUNDLE_ERROR), the held forms a warned 404, and `import.meta` taken whole named
 // code.js's address on the bundled page.
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -24,13 +23,7 @@ const FORMS = {
 
 describe('a declared asset named by import.meta.resolve, without ./, or from a held import.meta.url, in Chromium', function () {
   this.timeout(180_000);
-  let browser: Browser;
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   it('loads all but the computed form on both pages, and tells that one, which names the module\'s own address on both', async () => {
     const root = tempWorkspace({
@@ -61,7 +54,7 @@ describe('a declared asset named by import.meta.resolve, without ./, or from a h
         computed: '/m/@u/app@1.0.0/modules/data.json 404',
       };
       for (const page of ['/preview/', '/preview/bundled/']) {
-        const watched = await openPage(browser);
+        const watched = await openPage(browser());
         try {
           await watched.page.goto(new URL(page, service.url).href, { waitUntil: 'load' });
           await watched.page.waitForFunction(() => document.body.dataset.seen !== undefined, undefined, { timeout: 60_000 });

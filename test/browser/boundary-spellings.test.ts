@@ -9,9 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type http from 'node:http';
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
 import { distribute } from '../../src/dist/distribute.js';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { staticServer } from '../helpers/static-server.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -88,18 +87,11 @@ function workspace(): string {
 const EVERY_ONE = [...Object.keys(SPELLINGS), ...Object.keys(APP_ALIASES)].sort().join(',');
 
 describe('modules importing another module\'s entry by baseUrl, by paths, through a link, by a folder\'s package.json or with a query, in Chromium', function () {
-  let browser: Browser;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   // The registries the page's one copy of each module holds: every importer pushed into it.
   async function shownAt(url: string): Promise<string | undefined> {
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     try {
       await watched.page.goto(url, { waitUntil: 'load' });
       await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined, undefined, { timeout: 30_000 }).catch(() => {

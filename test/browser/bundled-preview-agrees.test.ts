@@ -3,8 +3,7 @@
 // and a sheet's `@import` of another module's sheet by its address keeps its place in the cascade;
 // the one order it cannot keep, a module awaiting at its top level, the bundled page says.
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { eventsOpen, launchChromium, openPage } from '../helpers/chromium.js';
+import { eventsOpen, chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
 
@@ -74,17 +73,10 @@ function topLevelAwaitWorkspace(): string {
 }
 
 describe('the bundled preview runs what /preview/ runs, in Chromium', function () {
-  let browser: Browser;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   async function shown(url: string, look: () => string = () => document.body.dataset.shown!): Promise<{ shown: string; errors: string[] }> {
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     try {
       await watched.page.goto(url, { waitUntil: 'load' });
       await watched.page.waitForFunction(() => document.body?.dataset.shown !== undefined || document.querySelector('core-overlay') !== null, undefined, { timeout: 30_000 }).catch(() => undefined);
@@ -121,7 +113,7 @@ describe('the bundled preview runs what /preview/ runs, in Chromium', function (
   it('says on the bundled page, and only there, that a joined module awaiting at its top level holds back the modules after it', async function () {
     const service = await serve(topLevelAwaitWorkspace());
     const warningsShown = async (address: string) => {
-      const watched = await openPage(browser);
+      const watched = await openPage(browser());
       try {
         await watched.page.goto(new URL(address, service.url).href, { waitUntil: 'load' });
         await watched.page.waitForFunction(() => document.body?.dataset.shown !== undefined, undefined, { timeout: 30_000 });

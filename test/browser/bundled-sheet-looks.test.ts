@@ -3,8 +3,7 @@
 // every module at once; a page of many modules with warnings must not ask once per module, all
 // at the same time: one ask at a time, each seeing the messages before it.
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openPage, until } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage, until } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
 
@@ -25,18 +24,11 @@ function workspace(): string {
 }
 
 describe('the bundled sheet, looked at when the page connects', function () {
-  let browser: Browser;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   it('is asked for one look at a time, however many modules of the page have warnings', async function () {
     const service = await serve(workspace());
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     // Counted in the page, from the call of fetch to its answer: what the runtime awaits.
     await watched.page.addInitScript(() => {
       const looks = { started: 0, open: 0, most: 0 };

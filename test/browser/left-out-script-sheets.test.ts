@@ -5,8 +5,7 @@
 // preview links it after its one joined sheet, so there the left-out package's value shows. The addresses and the warning of
 // another CDN origin: test/integration/left-out-script-sheets.test.ts.
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
 
@@ -33,14 +32,7 @@ function workspace(): string {
 }
 
 describe('the sheet of a left-out script module in Chromium', function () {
-  let browser: Browser;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   it('styles /preview/ and /preview/bundled/ from the local CDN: before the importer\'s sheet on /preview/, after the joined sheet on the bundled page', async function () {
     const service = await serve(workspace(), { cdnOrigin: 'local' });
@@ -48,7 +40,7 @@ describe('the sheet of a left-out script module in Chromium', function () {
       // main's own color over the tokens' it imports on /preview/; the bundled page's joined sheet comes before every CDN sheet.
       const shown = { '/preview/': ['rgb(0, 0, 9)', 'rgb(4, 5, 6)'], '/preview/bundled/': ['rgb(1, 2, 3)', 'rgb(4, 5, 6)'] };
       for (const path of ['/preview/', '/preview/bundled/'] as const) {
-        const watched = await openPage(browser);
+        const watched = await openPage(browser());
         try {
           await watched.page.goto(new URL(path, service.url).href, { waitUntil: 'load' });
           await watched.page.waitForSelector('.probe', { timeout: 20_000 });

@@ -6,8 +6,7 @@
 // `instanceof` true); a package TypeScript compiled to CommonJS (`__esModule`) gives its names and
 // its `exports.default`.
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { commonJsCompiledWorkspace, commonJsOwnExportsWorkspace, commonJsRequiresWorkspace, commonJsStarWorkspace, COMPILED_SHOWN, OWN_EXPORTS_SHOWN, REQUIRES_SHOWN, STAR_SHOWN } from '../helpers/commonjs-cdn-workspace.js';
 
@@ -19,17 +18,10 @@ const CASES = [
 ];
 
 describe('CommonJS at the local CDN, in Chromium', function () {
-  let browser: Browser;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   async function shown(url: string): Promise<{ text: string | undefined; errors: string[]; failed: string[] }> {
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     try {
       await watched.page.goto(url, { waitUntil: 'load' });
       await watched.page.waitForFunction(() => document.body?.dataset.shown !== undefined, undefined, { timeout: 15_000 }).catch(() => undefined);

@@ -5,8 +5,7 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -35,14 +34,7 @@ function wav(seconds: number): Buffer {
 
 describe('a declared media asset in Chromium', function () {
   this.timeout(120_000);
-  let browser: Browser;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   it("seeks: a <video>'s currentTime set to 6 s stays there", async function () {
     const root = tempWorkspace({
@@ -61,7 +53,7 @@ describe('a declared media asset in Chromium', function () {
     });
     writeFileSync(path.join(root, 'packages/app/main/tone.wav'), wav(10));
     const service = await serve(root);
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     try {
       await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
       await watched.page.waitForFunction(() => {

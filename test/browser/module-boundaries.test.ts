@@ -3,8 +3,7 @@
 // from './parts.js'`, `Part` a type) must not reach the page as an import of a name that
 // module's output does not export, on /preview/ and on /preview/bundled/.
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace, writeFile } from '../helpers/workspace.js';
 
@@ -48,19 +47,12 @@ function workspace(): string {
 }
 
 describe('a TypeScript module re-exporting the types of another module it imports by relative path, in Chromium', function () {
-  let browser: Browser;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   for (const address of ['/preview/', '/preview/bundled/']) {
     it(`runs on ${address}, the types erased and the values imported from the other module`, async function () {
       const service = await serve(workspace());
-      const watched = await openPage(browser);
+      const watched = await openPage(browser());
       try {
         const state = JSON.parse((await service.get('/state')).body.toString()) as { modules: { specifier: string; status: string }[] };
         expect(state.modules.map((module) => `${module.specifier} ${module.status}`)).to.deep.equal(['@demo/lib/directive valid', '@demo/lib/parts valid', '@demo/app/main valid']);
@@ -94,7 +86,7 @@ describe('a TypeScript module re-exporting the types of another module it import
     const service = await serve(root);
     // Each load in a page of its own: the first one's push channel may reload it when the code changes.
     const shown = async () => {
-      const watched = await openPage(browser);
+      const watched = await openPage(browser());
       try {
         await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
         await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined, undefined, { timeout: 15_000 }).catch(() => {
@@ -120,14 +112,7 @@ describe('a TypeScript module re-exporting the types of another module it import
 // `paths` alias reach another module's entry through its folder's index: one copy of that
 // module's state on the page.
 describe('modules importing another module\'s entry by its directory, in Chromium', function () {
-  let browser: Browser;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   it('share one registry with the page: each spelling pushes into the same array', async function () {
     const spellings = { folder: '../reg', slash: '../reg/', file: '../reg/index.ts', alias: '@/reg' };
@@ -147,7 +132,7 @@ describe('modules importing another module\'s entry by its directory, in Chromiu
       { 'core.json': JSON.stringify({ packages: ['packages/lib', 'packages/app'], preview: '@demo/app/main' }) },
     );
     const service = await serve(root);
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     try {
       await watched.page.goto(new URL('/preview/', service.url).href, { waitUntil: 'load' });
       await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined, undefined, { timeout: 15_000 }).catch(() => {

@@ -8,10 +8,9 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
 import { distribute } from '../../src/dist/distribute.js';
 import type { Report } from '../../src/store/selectors.js';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { staticServer } from '../helpers/static-server.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -50,17 +49,10 @@ function workspace(): string {
 
 describe("new URL(..., import.meta.url) of a declared asset in a shared file, in Chromium", function () {
   this.timeout(60_000);
-  let browser: Browser;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   async function shown(url: string): Promise<{ text: string | undefined; errors: string[]; failed: string[]; assets: string[] }> {
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     try {
       await watched.page.goto(url, { waitUntil: 'load' });
       await watched.page.waitForFunction(() => document.body.dataset.urls !== undefined, undefined, { timeout: 15_000 });

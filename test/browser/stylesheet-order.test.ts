@@ -7,9 +7,8 @@
 import { expect } from 'chai';
 import type http from 'node:http';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { distribute } from '../../src/dist/distribute.js';
-import { launchChromium, openPage } from '../helpers/chromium.js';
+import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
 import { staticServer } from '../helpers/static-server.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
@@ -40,18 +39,11 @@ function workspace(ownFirst = false): string {
 }
 
 describe('the stylesheet order of an entry that is not its package\'s first module', function () {
-  let browser: Browser;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
+  const browser = chromiumForSuite();
 
   /** The probe's colours on the page at `url`, once the entry mounted it, and the sheets the page links. */
   async function looks(url: string): Promise<{ colours: string[]; sheets: string[]; failures: string[] }> {
-    const watched = await openPage(browser);
+    const watched = await openPage(browser());
     try {
       await watched.page.goto(url, { waitUntil: 'load' });
       await watched.page.waitForSelector('.probe', { timeout: 20_000 });

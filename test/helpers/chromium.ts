@@ -17,6 +17,24 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ARGS, timeout: 60_000 });
 }
 
+/**
+ * One Chromium for the suite this is called in (its `before` and `after`): the browser, once
+ * launched. Closed even when a test failed, so no browser outlives its suite.
+ */
+export function chromiumForSuite(): () => Browser {
+  let browser: Browser | undefined;
+  before(async function () {
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error("the suite's Chromium is not launched: chromiumForSuite() belongs in a describe, called when it is defined");
+    return browser;
+  };
+}
+
 /** What happened on a page since it was opened. */
 export interface Watched {
   page: Page;
