@@ -7,31 +7,13 @@ import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import * as esbuild from 'esbuild';
 import { allowRestarts, ESBUILD_GOGC, ESBUILD_GOMEMLIMIT, RESTARTS_IN_WINDOW, reviveService, withLiveService } from '../../src/bundlers/esbuild-service.js';
-import { esbuildChild, killEsbuild } from '../helpers/esbuild-process.js';
+import { esbuildChild, esbuildChildren as liveEsbuildChildren, killEsbuild } from '../helpers/esbuild-process.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace, PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-/** The esbuild service processes started by this process. */
-function esbuildChildren(): number[] {
-  let pids: string;
-  try {
-    pids = execFileSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return pids
-    .split('\n')
-    .filter(Boolean)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--service');
-      } catch {
-        return false;
-      }
-    });
-}
+/** The esbuild service processes started by this process's service, alive (not tsx's: test/helpers/esbuild-process.ts). */
+const esbuildChildren = (): number[] => liveEsbuildChildren().flatMap(({ pid, state }) => (state === 'Z' ? [] : [pid]));
 
 /** The GOGC and GOMEMLIMIT of a process's environment, as it was started. */
 const goSettingsOf = (pid: number): string[] =>
