@@ -68,6 +68,19 @@ export const isServiceGone = (error: unknown): boolean => error instanceof Error
 export const RESTARTS_IN_WINDOW = 3;
 export const RESTART_WINDOW_MS = 60_000;
 
+/** The restart window's clock. */
+let clock: () => number = Date.now;
+
+/**
+ * Measures the restart window by `measure` until the returned restore: a test's deaths then fall
+ * within the window, or past it, however slow the machine is (a loaded one took its 60 s for a
+ * few deaths).
+ */
+export function measureRestartWindowBy(measure: () => number): () => void {
+  clock = measure;
+  return () => void (clock = Date.now);
+}
+
 /** When each recent new process was started (ms), the oldest first. */
 let restarts: number[] = [];
 /** Set once the restarts ran out: every build fails at once, without starting esbuild, until `allowRestarts`. */
@@ -114,7 +127,7 @@ async function restartDead(): Promise<void> {
   // A call that failed before the restarts ran out asks too: its exchange would start a process.
   if (unavailable) return;
   if (!(await currentIsGone())) return;
-  const now = Date.now();
+  const now = clock();
   restarts = restarts.filter((at) => at > now - RESTART_WINDOW_MS);
   generation += 1;
   // stop() ends the dead process's streams before it returns: a new one starts before any other call can.
