@@ -34,7 +34,7 @@ function startTuned(): void {
   }
   try {
     // Any call starts the process when none runs: the spawn happens before the call returns.
-    esbuild.transform('').catch(() => {});
+    noticingDeath(esbuild.transform('')).catch(() => {});
   } catch {
     // A process that cannot start is the next build's to report.
   } finally {
@@ -147,6 +147,31 @@ export function reviveService(): Promise<void> {
   return reviving;
 }
 
+/**
+ * `call`, an esbuild call whose failure by its process's death no build may be waiting for (a kept
+ * context's rebuild taken as esbuild ended it, a plugin's own call, a check's transform). When the
+ * process died, esbuild's host failed every call of it at once, and an answer the process wrote
+ * before dying, read later, belongs to none ("callback is not a function", uncaught: see
+ * `restartDead`): the failure asks for a live process in the same turn, which ends the dead one's
+ * output before any of it is read (README "When esbuild's process dies").
+ */
+export function noticingDeath<T>(call: Promise<T>): Promise<T> {
+  call.catch((error: unknown) => void (isServiceGone(error) && reviveService()));
+  return call;
+}
+
+/**
+ * `call`, a context's `dispose()` or `cancel()`, which esbuild settles alike whether its process
+ * answered or died: once it has, a call that fails at once when the process is gone (one exchange
+ * when it runs) tells, in the same turn, as `noticingDeath` does; it is waited for, as a call
+ * left running holds the process. Past the restarts no process runs, and a call would start one:
+ * none is made.
+ */
+export async function settledNoticingDeath(call: Promise<void>): Promise<void> {
+  await call;
+  if (!isUnavailable()) await noticingDeath(esbuild.transform('')).catch(() => {});
+}
+
 /** `run`, once more when esbuild's process died under it (or a context of a dead one was called); `onRestart` drops what belonged to dead ones. */
 export async function withLiveService<T>(run: () => Promise<T>, onRestart: () => void = () => {}): Promise<T> {
   throwIfUnavailable();
@@ -190,7 +215,7 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
 export async function endedOrHungKilled(ended: Promise<unknown>): Promise<void> {
   while (!(await settlesWithin(ended, CLOSE_PATIENCE_MS))) {
     // Past the restarts no process runs, and a call would start one: the calls wait on none.
-    if (isUnavailable() || (await settlesWithin(esbuild.transform(''), CLOSE_PATIENCE_MS))) continue;
+    if (isUnavailable() || (await settlesWithin(noticingDeath(esbuild.transform('')), CLOSE_PATIENCE_MS))) continue;
     for (const pid of esbuildProcesses()) {
       try {
         process.kill(pid, 'SIGKILL');

@@ -120,3 +120,19 @@ export function killingEachEsbuild(): { killed: number[]; stop(): Promise<void> 
   })();
   return { killed, stop: () => ((killing = false), loop) };
 }
+
+/**
+ * Every esbuild process this process starts from now on, as Node's child process object (its
+ * pipes), until `restore`, which spawns as before.
+ */
+export function esbuildSpawned(): { children: childProcess.ChildProcess[]; restore(): void } {
+  const children: childProcess.ChildProcess[] = [];
+  const spawn = childProcess.spawn;
+  // esbuild's JavaScript calls `spawn` of the module's exports (node_modules/esbuild/lib/main.js, ensureServiceIsRunning).
+  childProcess.spawn = ((...args: Parameters<typeof spawn>) => {
+    const child = spawn(...args);
+    if (path.basename(String(args[0])) === 'esbuild') children.push(child);
+    return child;
+  }) as typeof spawn;
+  return { children, restore: () => void (childProcess.spawn = spawn) };
+}
