@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { esbuildCallsRunning } from '../src/bundlers/calls-in-flight.js';
+import { recordEsbuildStarts } from './helpers/esbuild-process.js';
 import { removeTemporaryDirs } from './helpers/workspace.js';
 import { stopAll } from './helpers/service.js';
 
@@ -21,8 +22,13 @@ const CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'core-test-cache-'));
 fs.chmodSync(CACHE_DIR, 0o777);
 process.env.CORE_CACHE_DIR = CACHE_DIR;
 
+// The esbuild processes of the service, told from tsx's own (test/helpers/esbuild-process.ts), from
+// the first test file's load on.
+const stopRecordingEsbuildStarts = recordEsbuildStarts();
+
 export const mochaHooks = {
   async afterAll(this: unknown) {
+    stopRecordingEsbuildStarts();
     await stopAll();
     removeTemporaryDirs();
     fs.rmSync(CACHE_DIR, { recursive: true, force: true });

@@ -8,7 +8,7 @@
 // disposed (esbuild-service.ts).
 import * as esbuild from 'esbuild';
 import { keptUntilSettled } from './calls-in-flight.js';
-import { serviceGeneration } from './esbuild-service.js';
+import { noticingDeath, serviceGeneration, settledNoticingDeath } from './esbuild-service.js';
 import { BuildCancelled } from './types.js';
 
 export interface ContextPool {
@@ -67,13 +67,14 @@ async function rebuildPooled(entry: Pooled, signal: AbortSignal | undefined): Pr
   entry.busy = busy;
   let cancelled: Promise<void> = Promise.resolve();
   let rebuilt: Promise<unknown> = Promise.resolve();
-  const cancel = () => void (cancelled = context.cancel().catch(() => {}));
+  const cancel = () => void (cancelled = settledNoticingDeath(context.cancel()).catch(() => {}));
   try {
     if (previous) await previous;
     if (signal?.aborted) throw new BuildCancelled();
     signal?.addEventListener('abort', cancel, { once: true });
     const ended = new Promise<esbuild.BuildResult>((resolve) => (entry.ended.take = resolve));
-    const rebuilding = context.rebuild();
+    // Taken as esbuild ends the build, its answer may come after the process died (esbuild-service.ts).
+    const rebuilding = noticingDeath(context.rebuild());
     rebuilt = rebuilding.catch(() => {});
     const result = await Promise.race([ended, rebuilding]);
     if (signal?.aborted) throw new BuildCancelled();
@@ -98,7 +99,7 @@ async function disposeWhenIdle(entry: Pooled): Promise<void> {
   // One turn first: a caller that took the entry in this turn starts its rebuild before the dispose is sent.
   do await entry.busy;
   while (entry.busy);
-  if (isLive(entry)) await entry.context.dispose().catch(() => {});
+  if (isLive(entry)) await settledNoticingDeath(entry.context.dispose()).catch(() => {});
 }
 
 /** Marks a kept entry the most recently used. */
@@ -132,7 +133,7 @@ export function createContextPool(limit = 64): ContextPool {
       const ended: Pooled['ended'] = { take: null };
       const made = options();
       const generation = serviceGeneration();
-      entry = { context: await esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] }), generation, signature, busy: null, ended };
+      entry = { context: await noticingDeath(esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] })), generation, signature, busy: null, ended };
       // Another build of this key made one meanwhile: replaced, it is disposed, not forgotten alive.
       const displaced = pool.get(key);
       if (displaced) retire(key, displaced, 'a displaced');
@@ -164,7 +165,7 @@ export function createContextPool(limit = 64): ContextPool {
     async dispose() {
       disposals += 1;
       while (calls.size > 0) {
-        for (const entry of pool.values()) if (entry.busy && isLive(entry)) void entry.context.cancel().catch(() => {});
+        for (const entry of pool.values()) if (entry.busy && isLive(entry)) void settledNoticingDeath(entry.context.cancel()).catch(() => {});
         await Promise.all(calls);
       }
       const all = [...pool.values()];

@@ -34,7 +34,7 @@ function startTuned(): void {
   }
   try {
     // Any call starts the process when none runs: the spawn happens before the call returns.
-    esbuild.transform('').catch(() => {});
+    noticingDeath(esbuild.transform('')).catch(() => {});
   } catch {
     // A process that cannot start is the next build's to report.
   } finally {
@@ -67,6 +67,19 @@ export const isServiceGone = (error: unknown): boolean => error instanceof Error
 /** New processes started within RESTART_WINDOW_MS at most; past that the engine is unavailable until a file is saved. */
 export const RESTARTS_IN_WINDOW = 3;
 export const RESTART_WINDOW_MS = 60_000;
+
+/** The restart window's clock. */
+let clock: () => number = Date.now;
+
+/**
+ * Measures the restart window by `measure` until the returned restore: a test's deaths then fall
+ * within the window, or past it, however slow the machine is (a loaded one took its 60 s for a
+ * few deaths).
+ */
+export function measureRestartWindowBy(measure: () => number): () => void {
+  clock = measure;
+  return () => void (clock = Date.now);
+}
 
 /** When each recent new process was started (ms), the oldest first. */
 let restarts: number[] = [];
@@ -114,7 +127,7 @@ async function restartDead(): Promise<void> {
   // A call that failed before the restarts ran out asks too: its exchange would start a process.
   if (unavailable) return;
   if (!(await currentIsGone())) return;
-  const now = Date.now();
+  const now = clock();
   restarts = restarts.filter((at) => at > now - RESTART_WINDOW_MS);
   generation += 1;
   // stop() ends the dead process's streams before it returns: a new one starts before any other call can.
@@ -132,6 +145,31 @@ async function restartDead(): Promise<void> {
 export function reviveService(): Promise<void> {
   reviving ??= restartDead().finally(() => (reviving = null));
   return reviving;
+}
+
+/**
+ * `call`, an esbuild call whose failure by its process's death no build may be waiting for (a kept
+ * context's rebuild taken as esbuild ended it, a plugin's own call, a check's transform). When the
+ * process died, esbuild's host failed every call of it at once, and an answer the process wrote
+ * before dying, read later, belongs to none ("callback is not a function", uncaught: see
+ * `restartDead`): the failure asks for a live process in the same turn, which ends the dead one's
+ * output before any of it is read (README "When esbuild's process dies").
+ */
+export function noticingDeath<T>(call: Promise<T>): Promise<T> {
+  call.catch((error: unknown) => void (isServiceGone(error) && reviveService()));
+  return call;
+}
+
+/**
+ * `call`, a context's `dispose()` or `cancel()`, which esbuild settles alike whether its process
+ * answered or died: once it has, a call that fails at once when the process is gone (one exchange
+ * when it runs) tells, in the same turn, as `noticingDeath` does; it is waited for, as a call
+ * left running holds the process. Past the restarts no process runs, and a call would start one:
+ * none is made.
+ */
+export async function settledNoticingDeath(call: Promise<void>): Promise<void> {
+  await call;
+  if (!isUnavailable()) await noticingDeath(esbuild.transform('')).catch(() => {});
 }
 
 /** `run`, once more when esbuild's process died under it (or a context of a dead one was called); `onRestart` drops what belonged to dead ones. */
@@ -177,7 +215,7 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
 export async function endedOrHungKilled(ended: Promise<unknown>): Promise<void> {
   while (!(await settlesWithin(ended, CLOSE_PATIENCE_MS))) {
     // Past the restarts no process runs, and a call would start one: the calls wait on none.
-    if (isUnavailable() || (await settlesWithin(esbuild.transform(''), CLOSE_PATIENCE_MS))) continue;
+    if (isUnavailable() || (await settlesWithin(noticingDeath(esbuild.transform('')), CLOSE_PATIENCE_MS))) continue;
     for (const pid of esbuildProcesses()) {
       try {
         process.kill(pid, 'SIGKILL');

@@ -6,32 +6,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import * as esbuild from 'esbuild';
-import { allowRestarts, ESBUILD_GOGC, ESBUILD_GOMEMLIMIT, RESTARTS_IN_WINDOW, reviveService, withLiveService } from '../../src/bundlers/esbuild-service.js';
-import { esbuildChild, killEsbuild } from '../helpers/esbuild-process.js';
+import { allowRestarts, ESBUILD_GOGC, ESBUILD_GOMEMLIMIT, measureRestartWindowBy, RESTART_WINDOW_MS, RESTARTS_IN_WINDOW, reviveService, withLiveService } from '../../src/bundlers/esbuild-service.js';
+import { esbuildChild, esbuildChildren as liveEsbuildChildren, killEsbuild } from '../helpers/esbuild-process.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace, PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-/** The esbuild service processes started by this process. */
-function esbuildChildren(): number[] {
-  let pids: string;
-  try {
-    pids = execFileSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return pids
-    .split('\n')
-    .filter(Boolean)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--service');
-      } catch {
-        return false;
-      }
-    });
-}
+/** The esbuild service processes started by this process's service, alive (not tsx's: test/helpers/esbuild-process.ts). */
+const esbuildChildren = (): number[] => liveEsbuildChildren().flatMap(({ pid, state }) => (state === 'Z' ? [] : [pid]));
 
 /** The GOGC and GOMEMLIMIT of a process's environment, as it was started. */
 const goSettingsOf = (pid: number): string[] =>
@@ -77,8 +59,18 @@ describe("withLiveService, when esbuild's process died (README \"When esbuild's 
   let root: string;
   const options = (): esbuild.BuildOptions => ({ absWorkingDir: root, entryPoints: ['index.ts'], bundle: true, write: false, logLevel: 'silent' });
   beforeEach(() => (root = tempWorkspace({ 'index.ts': 'export const value = 1;\n' })));
-  beforeEach(() => allowRestarts());
-  afterEach(() => allowRestarts());
+  // The window's clock stands still unless a test moves it: however slow the machine, its deaths fall within the window.
+  let now = 0;
+  let restoreClock: () => void = () => {};
+  beforeEach(() => {
+    allowRestarts();
+    now = 0;
+    restoreClock = measureRestartWindowBy(() => now);
+  });
+  afterEach(() => {
+    restoreClock();
+    allowRestarts();
+  });
 
   // A context made by the dead process answers "no longer running" too: taken for the death of the
   // live process, it used to stop that one, whose builds in flight were then never answered.
@@ -117,6 +109,18 @@ describe("withLiveService, when esbuild's process died (README \"When esbuild's 
     expect(esbuildChild(), 'no process started for a late revive').to.equal(null);
     allowRestarts();
     expect((await withLiveService(() => esbuild.build(options()))).errors, 'after a save').to.deep.equal([]);
+  });
+
+  it(`starts a new process again once the first of ${RESTARTS_IN_WINDOW} restarts is older than the window`, async function () {
+    for (let death = 1; death <= RESTARTS_IN_WINDOW; death++) {
+      await withLiveService(() => esbuild.build(options()));
+      await killEsbuild();
+    }
+    await withLiveService(() => esbuild.build(options()));
+    await killEsbuild();
+    now += RESTART_WINDOW_MS + 1;
+    expect((await withLiveService(() => esbuild.build(options()))).errors, 'built by a new process').to.deep.equal([]);
+    expect(esbuildChild(), 'a new process').to.not.equal(null);
   });
 });
 

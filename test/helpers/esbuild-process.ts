@@ -12,8 +12,29 @@ export function esbuildChild(): number | null {
 }
 
 /**
- * Every child of this process whose command is esbuild's binary (read from /proc/NNN/stat), with
- * the kernel's letter for its state: R running, S sleeping, T stopped, Z ended and not yet reaped.
+ * The esbuild processes this thread started, recorded from the run's start (test/hooks.ts): tsx's
+ * loader thread (`--import=tsx`) runs an esbuild process of its own, a child of this process too,
+ * whenever it compiled a file its cache lacked. Taken for the service's, it was killed in its
+ * place, and the service's process lived on.
+ */
+const startedHere = new Set<number>();
+
+/** Records the pid of every esbuild process this thread starts, until the returned restore. */
+export function recordEsbuildStarts(): () => void {
+  const spawn = childProcess.spawn;
+  // esbuild's JavaScript calls `spawn` of the module's exports (node_modules/esbuild/lib/main.js, ensureServiceIsRunning).
+  childProcess.spawn = ((...args: Parameters<typeof spawn>) => {
+    const child = spawn(...args);
+    if (path.basename(String(args[0])) === 'esbuild' && child.pid !== undefined) startedHere.add(child.pid);
+    return child;
+  }) as typeof spawn;
+  return () => void (childProcess.spawn = spawn);
+}
+
+/**
+ * Every child of this process whose command is esbuild's binary (read from /proc/NNN/stat) and
+ * that this thread started, with the kernel's letter for its state: R running, S sleeping, T
+ * stopped, Z ended and not yet reaped.
  */
 export function esbuildChildren(): Array<{ pid: number; state: string }> {
   const children: Array<{ pid: number; state: string }> = [];
@@ -29,7 +50,7 @@ export function esbuildChildren(): Array<{ pid: number; state: string }> {
     const close = stat.lastIndexOf(')');
     const command = stat.slice(stat.indexOf('(') + 1, close);
     const [state, parent] = stat.slice(close + 2).split(' ');
-    if (command === 'esbuild' && Number(parent) === process.pid) children.push({ pid: Number(name), state: state! });
+    if (command === 'esbuild' && Number(parent) === process.pid && startedHere.has(Number(name))) children.push({ pid: Number(name), state: state! });
   }
   return children;
 }
@@ -98,4 +119,20 @@ export function killingEachEsbuild(): { killed: number[]; stop(): Promise<void> 
     killNew();
   })();
   return { killed, stop: () => ((killing = false), loop) };
+}
+
+/**
+ * Every esbuild process this process starts from now on, as Node's child process object (its
+ * pipes), until `restore`, which spawns as before.
+ */
+export function esbuildSpawned(): { children: childProcess.ChildProcess[]; restore(): void } {
+  const children: childProcess.ChildProcess[] = [];
+  const spawn = childProcess.spawn;
+  // esbuild's JavaScript calls `spawn` of the module's exports (node_modules/esbuild/lib/main.js, ensureServiceIsRunning).
+  childProcess.spawn = ((...args: Parameters<typeof spawn>) => {
+    const child = spawn(...args);
+    if (path.basename(String(args[0])) === 'esbuild') children.push(child);
+    return child;
+  }) as typeof spawn;
+  return { children, restore: () => void (childProcess.spawn = spawn) };
 }

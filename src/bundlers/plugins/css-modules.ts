@@ -20,6 +20,7 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { readRegularFile } from '../../regular-files.js';
 import { CODE_IMPORT_KINDS } from '../import-kinds.js';
+import { noticingDeath } from '../esbuild-service.js';
 
 // The stem esbuild's transform gives every local name of the sheet: no name a sheet would write.
 const MARKER = 'zqxcorelocalzqx';
@@ -156,7 +157,7 @@ export function cssModulesPlugin(root: string): esbuild.Plugin {
         if (!CODE_IMPORT_KINDS.has(args.kind) || !args.path.startsWith('.')) return undefined;
         if ((args.pluginData as { classNamesOf?: string } | undefined)?.classNamesOf !== undefined) return undefined;
         // Resolved as esbuild would (this plugin steps aside): a missing file is said as before.
-        const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, namespace: args.namespace, pluginData: { classNamesOf: args.importer } });
+        const resolved = await noticingDeath(build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, namespace: args.namespace, pluginData: { classNamesOf: args.importer } }));
         if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file' || !resolved.path.endsWith('.module.css')) return undefined;
         return { path: resolved.path, suffix: CLASS_NAMES_SUFFIX };
       });
@@ -168,7 +169,9 @@ export function cssModulesPlugin(root: string): esbuild.Plugin {
         } catch {
           return undefined;
         }
-        const renamed = await renamedOf(build.esbuild, args.path, source);
+        // Each call of the plugin's own tells a death at once (README "When esbuild's process dies").
+        const engine = { transform: (input, options) => noticingDeath(build.esbuild.transform(input, options)), build: (options) => noticingDeath(build.esbuild.build(options)) } as EsbuildApi;
+        const renamed = await renamedOf(engine, args.path, source);
         if (args.suffix === CLASS_NAMES_SUFFIX) {
           // Left to esbuild's loader: the code imports the sheet itself, which gives its names.
           const contents = renamed ? classNamesModule(path.basename(args.path), renamed.names) : `export * from ${JSON.stringify(`./${path.basename(args.path)}`)};\nexport { default } from ${JSON.stringify(`./${path.basename(args.path)}`)};\n`;

@@ -10,6 +10,7 @@
 // the workspace) keeps its real path, and the confinement judges it as before.
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
+import { noticingDeath } from '../esbuild-service.js';
 
 export const LINKED_DIRS = 'core-linked-dirs';
 
@@ -40,7 +41,7 @@ export function linkedDirsPlugin(root: string, linkedDirs: Readonly<Record<strin
         if (asking.has(key)) return undefined;
         asking.add(key);
         try {
-          const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, namespace: args.namespace, pluginData: args.pluginData, with: args.with });
+          const resolved = await noticingDeath(build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, namespace: args.namespace, pluginData: args.pluginData, with: args.with }));
           if (resolved.errors.length > 0) return { errors: resolved.errors, warnings: resolved.warnings };
           return {
             path: resolved.namespace === 'file' && !resolved.external ? named(resolved.path) : resolved.path,

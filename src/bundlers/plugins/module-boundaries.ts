@@ -27,6 +27,7 @@ import { isSkippedDirectory } from '../../workspace/paths.js';
 import { loadTsconfig, tsconfigPlaces } from '../../workspace/tsconfig.js';
 import { VITE_QUERY_SUFFIX } from '../vite-query-imports.js';
 import type { WorkspaceBoundaries } from '../../workspace/boundaries.js';
+import { noticingDeath } from '../esbuild-service.js';
 
 const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
 
@@ -302,7 +303,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         if (args.path.startsWith('.') && !byStem.has(stem(named)) && !byStem.has(path.join(named, 'index')) && !folders.has(named)) return undefined;
         // Decided by the file esbuild's own resolution reaches (extensions, a directory's index,
         // tsconfig), never by the spelling: the same file as an entry's, or not ours.
-        const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
+        const resolved = await noticingDeath(build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP }));
         if (resolved.errors.length > 0) return undefined;
         const candidate = byStem.get(stem(resolved.path));
         if (!candidate || resolved.path !== candidate.file) return undefined;
@@ -359,28 +360,30 @@ function valueExportsOf(root: string, build: esbuild.PluginBuild) {
   const find = async (file: string): Promise<ValueExports | null> => {
     const { plugins = [], external, loader, define, platform, tsconfig, tsconfigRaw, conditions, mainFields } = build.initialOptions;
     try {
-      const result = await build.esbuild.build({
-        absWorkingDir: root,
-        entryPoints: [file],
-        outdir: root,
-        bundle: true,
-        write: false,
-        metafile: true,
-        format: 'esm',
-        logLevel: 'silent',
-        packages: 'external',
-        ...(external ? { external } : {}),
-        ...(loader ? { loader } : {}),
-        ...(define ? { define } : {}),
-        ...(platform ? { platform } : {}),
-        ...(tsconfig ? { tsconfig } : {}),
-        ...(tsconfigRaw ? { tsconfigRaw } : {}),
-        ...(conditions ? { conditions } : {}),
-        ...(mainFields ? { mainFields } : {}),
-        // The build's own plugins that decide what a source is (confinement first of all), not
-        // this one (the names would stop at the next boundary) nor one that watches the build.
-        plugins: plugins.filter((plugin) => SOURCE_PLUGINS.has(plugin.name)),
-      });
+      const result = await noticingDeath(
+        build.esbuild.build({
+          absWorkingDir: root,
+          entryPoints: [file],
+          outdir: root,
+          bundle: true,
+          write: false,
+          metafile: true,
+          format: 'esm',
+          logLevel: 'silent',
+          packages: 'external',
+          ...(external ? { external } : {}),
+          ...(loader ? { loader } : {}),
+          ...(define ? { define } : {}),
+          ...(platform ? { platform } : {}),
+          ...(tsconfig ? { tsconfig } : {}),
+          ...(tsconfigRaw ? { tsconfigRaw } : {}),
+          ...(conditions ? { conditions } : {}),
+          ...(mainFields ? { mainFields } : {}),
+          // The build's own plugins that decide what a source is (confinement first of all), not
+          // this one (the names would stop at the next boundary) nor one that watches the build.
+          plugins: plugins.filter((plugin) => SOURCE_PLUGINS.has(plugin.name)),
+        }),
+      );
       const code = result.outputFiles.find((out) => out.path.endsWith('.js'))?.text;
       const names = code === undefined ? null : exportedNames(code);
       return names === null ? null : { names, graph: result.metafile.inputs };

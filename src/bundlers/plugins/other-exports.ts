@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import type * as esbuild from 'esbuild';
 import { parseBareSpecifier } from '../../workspace/specifiers.js';
 import { REQUIRED } from './required-packages.js';
+import { noticingDeath } from '../esbuild-service.js';
 
 export const OTHER_EXPORTS = 'core-other-exports';
 
@@ -44,7 +45,7 @@ export function otherExportsPlugin(entry: string, own: OwnExports): esbuild.Plug
       build.onResolve({ filter: /^(?:\.|#)/ }, async (args) => {
         if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import' && args.kind !== 'require-call') return undefined;
         if (args.pluginData === ASKED) return undefined;
-        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: ASKED });
+        const resolved = await noticingDeath(build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: ASKED }));
         // esbuild says what is wrong when it resolves the import itself next.
         if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file' || !resolved.path) return undefined;
         const real = realPath(resolved.path);

@@ -10,6 +10,7 @@ import type * as esbuild from 'esbuild';
 import { lineAndColumn } from '../../workspace/json.js';
 import { importRulesOf } from '../css-module-script-imports.js';
 import { inputPath } from '../build-results.js';
+import { noticingDeath } from '../esbuild-service.js';
 
 export const OTHER_PACKAGE_SHEETS = 'core-other-package-sheets';
 /** The namespace of a sheet of another package: the metafile names it `cdn-sheet:<specifier>`. */
@@ -34,7 +35,7 @@ export function otherPackageSheetsPlugin(packageDir: string): esbuild.Plugin {
     setup(build) {
       build.onResolve({ filter: NO_PATH }, async (args) => {
         if (args.kind !== 'import-rule' || args.pluginData === ASKED || URL_SCHEME.test(args.path)) return undefined;
-        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: ASKED });
+        const resolved = await noticingDeath(build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: ASKED }));
         const own = resolved.errors.length === 0 && !resolved.external && resolved.namespace === 'file' && resolved.path.startsWith(`${packageDir}/`);
         return own ? undefined : { path: args.path, namespace: SHEET };
       });
