@@ -103,8 +103,8 @@ export function remoteCacheAddressProblem(url: unknown): 'credential' | 'not-htt
   return /[?#]/.test(url as string) ? 'query' : null;
 }
 
-/** An address as a message may show it: what a query or a fragment holds (a token) is left out. */
-export const shownRemoteCacheAddress = (url: string): string => url.replace(/([?#]).*$/s, '$1…');
+/** A team cache's address as messages show it: a credential or a token it holds (user and password, query, fragment) replaced by "…", never echoed to a terminal or log. */
+export const shownRemoteCacheAddress = (url: string): string => url.replace(/([?#]).*$/s, '$1…').replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@');
 
 const QUERY = ".url must hold no query string or fragment: the team cache's addresses are its path and what follows it, so they would be dropped; give a token in CORE_REMOTE_CACHE_HEADER";
 

@@ -38,7 +38,7 @@ export function remoteCacheSettings(root: string, env: NodeJS.ProcessEnv = proce
     return { settings: null, problem: `CORE_REMOTE_CACHE must hold no query string or fragment: the team cache's addresses are its path and what follows it, so they would be dropped; give a token in CORE_REMOTE_CACHE_HEADER; it is "${shownRemoteCacheAddress(url)}"` };
   }
   if (addressProblem !== null) {
-    return { settings: null, problem: `CORE_REMOTE_CACHE must be an http or https address without a credential; it is "${url}"` };
+    return { settings: null, problem: `CORE_REMOTE_CACHE must be an http or https address without a credential; it is "${shownRemoteCacheAddress(url)}"` };
   }
   const address = new URL(url);
   const header = parseHeader(env.CORE_REMOTE_CACHE_HEADER);

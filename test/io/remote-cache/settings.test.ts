@@ -43,7 +43,10 @@ describe('remoteCacheSettings', () => {
 
   it('refuses an address with a credential, another scheme, or a header that is not "Name: value"', () => {
     const root = workspaceWith();
-    expect(remoteCacheSettings(root, { CORE_REMOTE_CACHE: 'https://me:secret@cache.test' }).problem).to.contain('without a credential');
+    const withCredential = remoteCacheSettings(root, { CORE_REMOTE_CACHE: 'https://me:secret@cache.test' }).problem;
+    expect(withCredential).to.contain('without a credential');
+    // The message goes to the terminal and CI's log: the credential it refuses is not in it.
+    expect(withCredential).to.contain('"https://…@cache.test"').and.not.contain('secret');
     expect(remoteCacheSettings(root, { CORE_REMOTE_CACHE: 'file:///tmp/cache' }).problem).to.contain('http or https');
     expect(remoteCacheSettings(root, { CORE_REMOTE_CACHE: 'https://cache.test', CORE_REMOTE_CACHE_HEADER: 'Bearer abc' }).problem).to.equal('CORE_REMOTE_CACHE_HEADER must be "Name: value"');
   });
