@@ -123,6 +123,45 @@ export function readRegularFile(file: string, bounds?: ReadBounds): { bytes: Buf
   }
 }
 
+/** Longer than any file-system timestamp tick (1 to 10 ms on Linux): the racy window of the service's file hashes (`RACY_MS` of io/file-hashes.ts). */
+const SETTLED_MS = 50;
+
+/**
+ * `derive` of a file's bytes (read by `readRegularFile`), kept per absolute path while the file is
+ * unchanged: the same device, inode, size, change and modification times as the read's own
+ * `fstat`, and settled then (changed more than SETTLED_MS before: one changed within it may be
+ * rewritten with the same size and times, so it is read again, as the service's hashes judge
+ * a racy file, README "Addresses"). What the bundlers derive from a source or config
+ * they read beside esbuild is thus read again only when it changed: a stylesheet's edit, which
+ * rebuilds its module, reads neither its code nor its configs (ARCHITECTURE.md "One stylesheet edit"). Null when
+ * the file is absent, no regular file or unreadable; the caller confines the path. At most
+ * `limit` paths are kept, the oldest forgotten first.
+ */
+export function unchangedReads<T>(derive: (bytes: Buffer) => T, limit = 50_000): (absolute: string) => T | null {
+  const kept = new Map<string, { stats: fs.Stats; derived: T }>();
+  const same = (a: fs.Stats, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.ctimeMs === b.ctimeMs && a.mtimeMs === b.mtimeMs;
+  return (absolute) => {
+    const known = kept.get(absolute);
+    if (known) {
+      const now = fs.statSync(absolute, { throwIfNoEntry: false });
+      if (now && same(now, known.stats)) return known.derived;
+      kept.delete(absolute);
+    }
+    let read: { bytes: Buffer; stats: fs.Stats };
+    try {
+      read = readRegularFile(absolute);
+    } catch {
+      return null;
+    }
+    const derived = derive(read.bytes);
+    if (Date.now() - Math.max(read.stats.ctimeMs, read.stats.mtimeMs) > SETTLED_MS) {
+      if (kept.size >= limit) kept.delete(kept.keys().next().value!);
+      kept.set(absolute, { stats: read.stats, derived });
+    }
+    return derived;
+  };
+}
+
 /** `readRegularFile` with bounds, off the main thread: for reads that must not hold the service. */
 export async function readRegularFileAsync(file: string, bounds: ReadBounds): Promise<{ bytes: Buffer; stats: fs.Stats }> {
   let handle: fs.promises.FileHandle;

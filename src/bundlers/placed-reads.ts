@@ -21,6 +21,8 @@ export interface PlacedReads {
   configText(file: string): string | null;
   /** The hash of each file read whose text placed one of `errors` (or warnings: `BundleResult.placedFrom`). */
   placedFrom(errors: readonly Diagnostic[]): Record<string, string>;
+  /** The absolute path of a workspace path, null for one leading out: what `text` would read, for a reader of its own (`unchangedReads`). */
+  absolute(file: string): string | null;
 }
 
 /** Where the first of `sources` (in their order) that `written` matches writes it: its first match's line and column. */
@@ -45,6 +47,7 @@ export function placedReads(root: string): PlacedReads {
       if (!read.has(file)) read.set(file, isInside(file) && isReallyInside(root, path.join(root, file)) ? readOnce(root, file) : null);
       return read.get(file)?.text ?? null;
     },
+    absolute: (file) => (isInside(file) ? path.join(root, file) : null),
     placedFrom(errors) {
       const hashes: Record<string, string> = {};
       for (const { file, line } of errors) {

@@ -21,6 +21,7 @@ import type { PlacedReads } from './placed-reads.js';
 import { bufferView } from '../outputs/buffer-view.js';
 import { analysedModule, isGlobalObject, isNode, keepsItsValue, memberKey, NODE_GLOBALS, readPlace, runsOnImport, type SyntaxNode, type TreeShape } from './free-globals.js';
 import { WINDOW_NAMES } from './window-names.js';
+import { unchangedReads } from '../regular-files.js';
 import { effectsShimUseText } from '../workspace/shim-reads.js';
 
 /** A source written in JavaScript, where no checker looks at what a sloppy script allowed. */
@@ -149,12 +150,24 @@ const writeRemedy = (name: string): string => `declare it (let ${name} = ...), o
  */
 function readsDeclaredGlobal(bytes: Buffer, reads: PlacedReads, sources: readonly string[]): boolean {
   for (const file of sources) {
-    const text = TYPESCRIPT_SOURCE.test(file) ? reads.text(file) : null;
-    if (text === null || !text.includes('declare')) continue;
-    for (const [, name] of text.matchAll(AMBIENT_DECLARATION)) if (name === undefined || bytes.includes(name)) return true;
+    const absolute = TYPESCRIPT_SOURCE.test(file) ? reads.absolute(file) : null;
+    const declared = absolute === null ? null : declaredGlobalsOf(absolute);
+    if (declared?.some((name) => name === GLOBAL_BLOCK || bytes.includes(name))) return true;
   }
   return false;
 }
+
+/** Stands for `declare global { ... }`, which names no one global. */
+const GLOBAL_BLOCK = '';
+
+/**
+ * The globals a TypeScript source declares for its checker alone, read again only when it changed:
+ * every build of a module asks, a stylesheet's edit's too, which reads no code (ARCHITECTURE.md "One stylesheet edit").
+ */
+const declaredGlobalsOf = unchangedReads((bytes): string[] => {
+  const text = bytes.toString('utf8');
+  return text.includes('declare') ? [...text.matchAll(AMBIENT_DECLARATION)].map(([, name]) => name ?? GLOBAL_BLOCK) : [];
+});
 
 /** Whether no page defines `name`: not Node's (judged on their own), not Chromium's window's, not tested nor written on the global object by the code. */
 function surelyUnbound(name: string, identifier: SyntaxNode, shape: TreeShape): boolean {

@@ -164,7 +164,7 @@ describe('resolveImageSetStrings: what it reads', () => {
   // A reader of sources that counts what is asked of it and has every sheet writing image-set("i.svg").
   const counted = () => {
     const asked: string[] = [];
-    const reads: PlacedReads = { text: (file) => (asked.push(file), '.s { background: image-set("i.svg" 1x); }\n'), configText: () => null, placedFrom: () => ({}) };
+    const reads: PlacedReads = { text: (file) => (asked.push(file), '.s { background: image-set("i.svg" 1x); }\n'), configText: () => null, placedFrom: () => ({}), absolute: () => null };
     return { asked, reads };
   };
 

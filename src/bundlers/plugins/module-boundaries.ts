@@ -21,7 +21,7 @@ import { CSS_MODULE_SCRIPTS } from './css-module-scripts.js';
 import { WORKSPACE_CONFINEMENT } from './workspace-confinement.js';
 import { LINKED_DIRS } from './linked-dirs.js';
 import { NON_REGULAR_GUARD } from '../non-regular-files.js';
-import { readRegularFile } from '../../regular-files.js';
+import { readRegularFile, unchangedReads } from '../../regular-files.js';
 import { isObject } from '../../workspace/json.js';
 import { isSkippedDirectory } from '../../workspace/paths.js';
 import { loadTsconfig, tsconfigPlaces } from '../../workspace/tsconfig.js';
@@ -269,12 +269,15 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
     }
   }
   if (byStem !== ofEntries.byStem) filter = entryImportFilter(byStem.keys(), ofEntries.names);
-  const aliases = filter === null ? [] : pathsAliasesOf(root, targets);
-  if (filter !== null && aliases.length > 0) filter = new RegExp(`${filter.source}|^(?:${aliases.join('|')})(?:[?#].*)?$`);
   return {
     name: BOUNDARIES,
     setup(build) {
       if (filter === null) return;
+      // Read as esbuild sets the plugin up, not as the options are made: options are made for a
+      // stylesheet's build and a kept context's signature too, and a sheet's edit reads no config
+      // (ARCHITECTURE.md "One stylesheet edit").
+      const aliases = pathsAliasesOf(root, targets);
+      const imports = aliases.length === 0 ? filter : new RegExp(`${filter.source}|^(?:${aliases.join('|')})(?:[?#].*)?$`);
       const valueExports = valueExportsOf(root, build);
       const exportsByName = namedExportsOf();
       // One list per build of a kept context: handed to its result as it ends, a new one begun.
@@ -289,7 +292,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
         valueExports.clear();
         exportsByName.clear();
       });
-      build.onResolve({ filter }, async (args) => {
+      build.onResolve({ filter: imports }, async (args) => {
         if (args.pluginData === SKIP) return undefined;
         if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import' && args.kind !== 'require-call') return undefined;
         // Vite's query imports are not the module (`?raw`: its text), and told as such (vite-query-imports.ts).
@@ -437,19 +440,7 @@ export function entryImportFilter(stems: Iterable<string>, folders: Iterable<str
  * service for every bare import of every rebuild. Configs are read as regular files only.
  */
 function pathsAliasesOf(root: string, targets: readonly BundleTarget[]): string[] {
-  const texts = new Map<string, string | null>();
-  const read = (relative: string): string | null => {
-    let text = texts.get(relative);
-    if (text === undefined) {
-      try {
-        text = readRegularFile(path.join(root, relative)).bytes.toString('utf8');
-      } catch {
-        text = null;
-      }
-      texts.set(relative, text);
-    }
-    return text;
-  };
+  const read = (relative: string): string | null => configText(path.join(root, relative));
   const patterns = new Set<string>();
   const seen = new Set<string>();
   for (const target of targets) {
@@ -468,6 +459,9 @@ function pathsAliasesOf(root: string, targets: readonly BundleTarget[]): string[
     .map((pattern) => pattern.split('*').map(escapeRegExp).join('.*'))
     .sort();
 }
+
+/** A config's text, read again only when it changed: a stylesheet's edit makes its module's context, and reads no config (ARCHITECTURE.md "One stylesheet edit"). */
+const configText = unchangedReads((bytes) => bytes.toString('utf8'));
 
 // Marks the resolution this plugin asks for itself, so that it does not answer it again.
 const SKIP = Symbol('core-module-boundaries');
