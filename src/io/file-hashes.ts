@@ -5,19 +5,19 @@
 // ("racy git"), a hash is trusted from the stat alone only when the file's mtime is older
 // than the moment it was hashed by more than a tick; otherwise the file is read again. Some file
 // systems keep whole seconds only (ext2, ext4 with 128-byte inodes, some network and container
-// ones): there the tick is a second (`createGranularity`, README "Addresses").
+// ones): there the tick is a second. The rules are `src/unchanged-stats.ts`'s (README "Addresses").
 import fs from 'node:fs';
 import path from 'node:path';
 import { LINK_TARGET } from '../bundlers/types.js';
 import { contentHash } from '../outputs/content-hash.js';
 import { createConfinedPaths, isPlainRelative, type ConfinedPaths } from './confined-paths.js';
-import { createFileMemory, type FileMemory, type Remembered } from './file-memory.js';
+import { createFileMemory, type FileMemory } from './file-memory.js';
 import { createFileReads, type FileReads, type Listing } from './file-reads.js';
 import { createReadAhead, type AheadRead, type Hashed } from './read-ahead.js';
 import { bufferView } from '../outputs/buffer-view.js';
+import { createGranularity, isStillValid, sameStat, type StatTimes } from '../unchanged-stats.js';
 
-/** Longer than any file-system timestamp tick (1 to 10 ms on Linux). */
-export const RACY_MS = 50;
+export { COARSE_TIMESTAMP_MS, createGranularity, isStillValid, RACY_MS, sameStat, type ReadStamp, type StatTimes } from '../unchanged-stats.js';
 
 /**
  * How far a write's mtime may lag the clock: at most a kernel tick (10 ms at HZ=100; Linux
@@ -25,27 +25,6 @@ export const RACY_MS = 50;
  * was written before the build began, so the build read what is on disk now.
  */
 export const MTIME_LAG_MS = 20;
-
-/** The tick of a file system that keeps whole seconds. */
-export const COARSE_TIMESTAMP_MS = 1000;
-
-/**
- * The timestamp granularity of the file system holding a file, from what its stats show: a
- * ctime or an mtime with a part below the second, which a file system of whole seconds cannot
- * hold, shows a fine clock on that device (the ctime is the telling one: the kernel sets it,
- * where a tar or a copy may give an mtime of whole seconds); until one does, a second is
- * assumed. `fixedMs` overrides what is observed.
- */
-export function createGranularity(fixedMs?: number): (stats: StatTimes) => number {
-  const fine = new Set<number>();
-  return (stats) => {
-    if (fixedMs !== undefined) return fixedMs;
-    if (fine.has(stats.dev)) return 0;
-    if (stats.ctimeMs % 1000 === 0 && stats.mtimeMs % 1000 === 0) return COARSE_TIMESTAMP_MS;
-    fine.add(stats.dev);
-    return 0;
-  };
-}
 
 /**
  * The source key of the listing that proves a file absent (`absentFromListing`): its directory's
@@ -212,26 +191,6 @@ export interface Confirmed {
 
 /** A path's hash with the stat it was taken with: [hash, ino, size, mtimeMs, ctimeMs, when it was read]. */
 export type FileSignature = readonly [hash: string, ino: number, size: number, mtimeMs: number, ctimeMs: number, at: number];
-
-/** What a read remembers of the file's stat, and when it read it. */
-export type ReadStamp = Pick<Remembered, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'at'>;
-
-/** What a stat says of a file that a remembered read is judged by (a worker's read carries it too). */
-export type StatTimes = Pick<fs.Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
-
-/** The same file, size and times as when it was read. */
-export const sameStat = (known: Omit<ReadStamp, 'at'>, stats: StatTimes): boolean => known.ino === stats.ino && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ctimeMs === stats.ctimeMs;
-
-/**
- * Whether what a read remembered still holds for the file's current stat: the same file, size and
- * times, and read long enough after its last modification that a write in the same clock tick
- * cannot hide behind an unchanged mtime.
- */
-export function isStillValid(known: ReadStamp, stats: StatTimes, granularityMs = 0): boolean {
-  if (!sameStat(known, stats)) return false;
-  // A timestamp of whole seconds is the start of the second the write happened in.
-  return known.at - Math.max(stats.mtimeMs, stats.ctimeMs) > RACY_MS + granularityMs;
-}
 
 export { isPlainRelative } from './confined-paths.js';
 export { entryIdentity } from './file-reads.js';
