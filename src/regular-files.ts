@@ -2,10 +2,11 @@
 // blocks whoever opens it until a writer comes, and a stat taken before the open proves nothing
 // about what the open meets (the path may be replaced in between). So the file is opened without
 // blocking (O_NONBLOCK, which changes nothing for a regular file), asked what it is through the
-// descriptor, and read only if it is a regular file. It imports nothing of the project, so every
-// layer that reads a workspace file may use it.
+// descriptor, and read only if it is a regular file. It imports nothing of the project but the
+// stat rules of unchanged-stats.ts (a leaf), so every layer that reads a workspace file may use it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isStillValid, type ReadStamp } from './unchanged-stats.js';
 
 /** Opening never waits for a FIFO's writer (0 where the platform has no such flag). */
 const OPEN_WITHOUT_BLOCKING = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
@@ -123,40 +124,47 @@ export function readRegularFile(file: string, bounds?: ReadBounds): { bytes: Buf
   }
 }
 
-/** Longer than any file-system timestamp tick (1 to 10 ms on Linux): the racy window of the service's file hashes (`RACY_MS` of io/file-hashes.ts). */
-const SETTLED_MS = 50;
+/** How `unchangedReads` stats a path and tells the time: the real ones by default (tests give a file system of coarser timestamps, as the file hashes' do). */
+export interface UnchangedReadsOptions {
+  stat?: (absolute: string) => fs.Stats | undefined;
+  now?: () => number;
+  /** At most this many paths are kept, the oldest forgotten first. */
+  limit?: number;
+}
+
+const statOrUndefined = (absolute: string): fs.Stats | undefined => fs.statSync(absolute, { throwIfNoEntry: false });
 
 /**
  * `derive` of a file's bytes (read by `readRegularFile`), kept per absolute path while the file is
- * unchanged: the same device, inode, size, change and modification times as the read's own
- * `fstat`, and settled then (changed more than SETTLED_MS before: one changed within it may be
- * rewritten with the same size and times, so it is read again, as the service's hashes judge
- * a racy file, README "Addresses"). What the bundlers derive from a source or config
- * they read beside esbuild is thus read again only when it changed: a stylesheet's edit, which
- * rebuilds its module, reads neither its code nor its configs (ARCHITECTURE.md "One stylesheet edit"). Null when
- * the file is absent, no regular file or unreadable; the caller confines the path. At most
- * `limit` paths are kept, the oldest forgotten first.
+ * unchanged: the same device, inode, size, change and modification times as the stat taken before
+ * the read, which began more than the racy window after the file's last change (`isStillValid` of
+ * unchanged-stats.ts, as the service's hashes judge a racy file, README "Addresses"). What the
+ * bundlers derive from a source or config they read beside esbuild is thus read again only when
+ * it changed: a stylesheet's edit, which rebuilds its module, reads neither its code nor its
+ * configs (ARCHITECTURE.md "One stylesheet edit"). Null when the file is absent, no regular file or
+ * unreadable; the caller confines the path.
  */
-export function unchangedReads<T>(derive: (bytes: Buffer) => T, limit = 50_000): (absolute: string) => T | null {
-  const kept = new Map<string, { stats: fs.Stats; derived: T }>();
-  const same = (a: fs.Stats, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.ctimeMs === b.ctimeMs && a.mtimeMs === b.mtimeMs;
+export function unchangedReads<T>(derive: (bytes: Buffer) => T, options: UnchangedReadsOptions = {}): (absolute: string) => T | null {
+  const { stat = statOrUndefined, now = Date.now, limit = 50_000 } = options;
+  const kept = new Map<string, { dev: number; read: ReadStamp; derived: T }>();
   return (absolute) => {
+    const stats = stat(absolute);
     const known = kept.get(absolute);
-    if (known) {
-      const now = fs.statSync(absolute, { throwIfNoEntry: false });
-      if (now && same(now, known.stats)) return known.derived;
-      kept.delete(absolute);
-    }
-    let read: { bytes: Buffer; stats: fs.Stats };
+    if (known && stats && stats.dev === known.dev && isStillValid(known.read, stats)) return known.derived;
+    kept.delete(absolute);
+    // Stamped before the read: a write after the stat moves it, or falls within the racy window.
+    const at = now();
+    let bytes: Buffer;
     try {
-      read = readRegularFile(absolute);
+      bytes = readRegularFile(absolute).bytes;
     } catch {
       return null;
     }
-    const derived = derive(read.bytes);
-    if (Date.now() - Math.max(read.stats.ctimeMs, read.stats.mtimeMs) > SETTLED_MS) {
+    const derived = derive(bytes);
+    if (stats) {
       if (kept.size >= limit) kept.delete(kept.keys().next().value!);
-      kept.set(absolute, { stats: read.stats, derived });
+      const { dev, ino, size, mtimeMs, ctimeMs } = stats;
+      kept.set(absolute, { dev, read: { ino, size, mtimeMs, ctimeMs, at }, derived });
     }
     return derived;
   };
