@@ -6,7 +6,7 @@
 // stat rules of unchanged-stats.ts (a leaf), so every layer that reads a workspace file may use it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isStillValid, type ReadStamp } from './unchanged-stats.js';
+import { createGranularity, isStillValid, type ReadStamp } from './unchanged-stats.js';
 
 /** Opening never waits for a FIFO's writer (0 where the platform has no such flag). */
 const OPEN_WITHOUT_BLOCKING = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
@@ -135,22 +135,26 @@ export interface UnchangedReadsOptions {
 const statOrUndefined = (absolute: string): fs.Stats | undefined => fs.statSync(absolute, { throwIfNoEntry: false });
 
 /**
- * `derive` of a file's bytes (read by `readRegularFile`), kept per absolute path while the file is
- * unchanged: the same device, inode, size, change and modification times as the stat taken before
- * the read, which began more than the racy window after the file's last change (`isStillValid` of
- * unchanged-stats.ts, as the service's hashes judge a racy file, README "Addresses"). What the
- * bundlers derive from a source or config they read beside esbuild is thus read again only when
- * it changed: a stylesheet's edit, which rebuilds its module, reads neither its code nor its
+ * `derive` of a file's bytes (read by `readRegularFile`), kept per absolute path while the file's
+ * stat proves it unchanged by the service's file hashes' own rules (`isStillValid` of
+ * unchanged-stats.ts, README "Addresses"): the same device, inode, size and times as the stat
+ * taken before the read, which began well after the file's last change, by more than the
+ * timestamp granularity observed on its device (a second until a finer time is seen there), so a
+ * rewrite of the same size within one tick is read again. A file with other hard links is read
+ * every time: a write through another name may leave nothing its stat can be trusted to show. What
+ * the bundlers derive from a source or config they read beside esbuild is thus read again only
+ * when it changed: a stylesheet's edit, which rebuilds its module, reads neither its code nor its
  * configs (ARCHITECTURE.md "One stylesheet edit"). Null when the file is absent, no regular file or
  * unreadable; the caller confines the path.
  */
 export function unchangedReads<T>(derive: (bytes: Buffer) => T, options: UnchangedReadsOptions = {}): (absolute: string) => T | null {
   const { stat = statOrUndefined, now = Date.now, limit = 50_000 } = options;
+  const granularityOf = createGranularity();
   const kept = new Map<string, { dev: number; read: ReadStamp; derived: T }>();
   return (absolute) => {
     const stats = stat(absolute);
     const known = kept.get(absolute);
-    if (known && stats && stats.dev === known.dev && isStillValid(known.read, stats)) return known.derived;
+    if (known && stats && stats.nlink <= 1 && stats.dev === known.dev && isStillValid(known.read, stats, granularityOf(stats))) return known.derived;
     kept.delete(absolute);
     // Stamped before the read: a write after the stat moves it, or falls within the racy window.
     const at = now();

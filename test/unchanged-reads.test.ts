@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { unchangedReads } from '../src/regular-files.js';
+import { COARSE_TIMESTAMP_MS, RACY_MS } from '../src/unchanged-stats.js';
+import { coarseStat } from './helpers/coarse-stat.js';
 import { tempWorkspace } from './helpers/workspace.js';
 
 /** Waits past the racy window (50 ms) of every file changed so far: what is read of them after is kept. */
@@ -63,5 +65,55 @@ describe('unchangedReads', function () {
     read(file);
     fs.rmSync(file);
     expect(read(file)).to.equal(null);
+  });
+
+  describe('on a file system of whole seconds, by the file hashes\' rules (README "Addresses")', function () {
+    // Two saves of the same size within one second leave the same stat there: coarseStat cuts
+    // both times to the second, and the writes below set the mtime to one second (MTIME).
+    const MTIME = new Date('2020-01-01T00:00:00.000Z');
+    const S = MTIME.getTime();
+    const writeAtMtime = (file: string, text: string) => {
+      fs.writeFileSync(file, text);
+      fs.utimesSync(file, MTIME, MTIME);
+    };
+    const readAt = (now: number) => unchangedReads((bytes) => bytes.toString('utf8'), { stat: coarseStat, now: () => now });
+
+    it('reads again a file read within the second of its change, so a same-size rewrite in that second is seen', function () {
+      const file = path.join(root, 'tsconfig.json');
+      // Past the 50 ms of a fine clock, within the second of a coarse one.
+      const atRead = readAt(S + 300);
+      writeAtMtime(file, '{"paths":{"a":["a.ts"]}}');
+      expect(atRead(file)).to.equal('{"paths":{"a":["a.ts"]}}');
+      writeAtMtime(file, '{"paths":{"b":["b.ts"]}}');
+      expect(coarseStat(file)!.mtimeMs).to.equal(S);
+      expect(atRead(file), 'the rewrite in the same second').to.equal('{"paths":{"b":["b.ts"]}}');
+    });
+
+    it('keeps what it read more than a second after the change while the stat is unchanged', function () {
+      const file = path.join(root, 'tsconfig.json');
+      writeAtMtime(file, '{"paths":{}}');
+      const settled = unchangedReads(
+        (bytes) => {
+          derived.push(bytes.toString('utf8'));
+          return bytes.toString('utf8');
+        },
+        { stat: coarseStat, now: () => S + COARSE_TIMESTAMP_MS + RACY_MS + 1 },
+      );
+      expect(settled(file)).to.equal('{"paths":{}}');
+      expect(settled(file)).to.equal('{"paths":{}}');
+      expect(derived).to.have.length(1);
+    });
+
+    it('reads a file of several names every time: an edit through its other name is seen', function () {
+      const file = path.join(root, 'tsconfig.json');
+      const other = path.join(root, 'shared-tsconfig.json');
+      writeAtMtime(file, '{"paths":{"a":["a.ts"]}}');
+      fs.linkSync(file, other);
+      // Long after the change: a stat of one name alone would be trusted.
+      const late = readAt(S + 60_000);
+      expect(late(file)).to.equal('{"paths":{"a":["a.ts"]}}');
+      writeAtMtime(other, '{"paths":{"b":["b.ts"]}}');
+      expect(late(file), 'the edit through the other name').to.equal('{"paths":{"b":["b.ts"]}}');
+    });
   });
 });
