@@ -4,7 +4,6 @@
 // /state, the preview's entry.json, the module's addresses and `core dist`; an edit of the imported
 // module alone (the shim added, then removed) changes the importer's verdict, with no build of it.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { ModuleReport } from '../../src/store/selectors.js';
@@ -12,6 +11,7 @@ import { distribute } from '../../src/dist/distribute.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { write } from '../helpers/edit.js';
+import { restartFromCache } from '../helpers/cache-restart.js';
 import { effectsShimsWorkspace, SETUP, SHIM } from '../helpers/effects-shims-workspace.js';
 
 const byName = (modules: ModuleReport[]) => new Map(modules.map((module) => [module.specifier, module]));
@@ -64,22 +64,11 @@ describe('a read taken as defined because of an import for effects, judged acros
 
   it('judges a restart from the build cache the same, with no build', async () => {
     const root = effectsShimsWorkspace();
-    const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-'));
-    made.push(root, cacheDir);
-    const first = await serve(root, { cache: cacheDir, effectDeps: (deps) => ({ ...deps, persistDelayMs: 20 }) });
-    const before = await first.report();
+    made.push(root);
+    const { before, after, started } = await restartFromCache(root, 8, made);
     expect(byName(before.modules).get('@p/app/app')!.status).to.equal('invalid');
-    const saved = () => (JSON.parse(fs.readFileSync(path.join(cacheDir, 'builds.json'), 'utf8')) as { entries: unknown[] }).entries.length === 8;
-    await waitFor(() => fs.existsSync(path.join(cacheDir, 'builds.json')) && saved(), { what: 'the build cache written', timeout: 60_000 });
-    await first.close();
-    const second = await serve(root, { cache: cacheDir });
-    try {
-      const after = await second.report();
-      expect([...second.internals.log.events()].filter((event) => event.type === 'build.started')).to.deep.equal([]);
-      expect(after).to.deep.equal(before);
-    } finally {
-      await second.close();
-    }
+    expect(started).to.deep.equal([]);
+    expect(after).to.deep.equal(before);
   });
 
   it('makes core dist refuse the same importer, and write the others', async () => {

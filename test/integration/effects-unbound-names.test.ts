@@ -5,7 +5,6 @@
 // dist`; an edit of that module alone (the shim added, then removed) changes the importers'
 // verdicts, with no build of them. One after a module handing the global object on stays a warning.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { ModuleReport } from '../../src/store/selectors.js';
@@ -13,6 +12,7 @@ import { distribute } from '../../src/dist/distribute.js';
 import { serve } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { write } from '../helpers/edit.js';
+import { restartFromCache } from '../helpers/cache-restart.js';
 import { effectsUnboundWorkspace, IMPORTERS, SETUP, SHIM } from '../helpers/effects-unbound-workspace.js';
 
 const byName = (modules: ModuleReport[]) => new Map(modules.map((module) => [module.specifier, module]));
@@ -62,22 +62,11 @@ describe('a name nothing binds used after an import for effects, judged across m
 
   it('judges a restart from the build cache the same, with no build', async () => {
     const root = effectsUnboundWorkspace();
-    const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-cache-'));
-    made.push(root, cacheDir);
-    const first = await serve(root, { cache: cacheDir, effectDeps: (deps) => ({ ...deps, persistDelayMs: 20 }) });
-    const before = await first.report();
+    made.push(root);
+    const { before, after, started } = await restartFromCache(root, 6, made);
     expect(IMPORTER_NAMES.map((name) => byName(before.modules).get(name)!.status)).to.deep.equal(['invalid', 'invalid', 'invalid']);
-    const saved = () => (JSON.parse(fs.readFileSync(path.join(cacheDir, 'builds.json'), 'utf8')) as { entries: unknown[] }).entries.length === 6;
-    await waitFor(() => fs.existsSync(path.join(cacheDir, 'builds.json')) && saved(), { what: 'the build cache written', timeout: 60_000 });
-    await first.close();
-    const second = await serve(root, { cache: cacheDir });
-    try {
-      const after = await second.report();
-      expect([...second.internals.log.events()].filter((event) => event.type === 'build.started')).to.deep.equal([]);
-      expect(after).to.deep.equal(before);
-    } finally {
-      await second.close();
-    }
+    expect(started).to.deep.equal([]);
+    expect(after).to.deep.equal(before);
   });
 
   it('makes core dist refuse the same importers, and write the others', async () => {
