@@ -263,18 +263,28 @@ const shimsIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: str
  */
 function selectShimsOf(state: ServiceState): (specifier: string) => ShimFacts | null | undefined {
   return perBuildsAndWorkspace(shimsIndexes, state, () => {
-    const { workspace } = state;
-    const selection = workspace.selection === null ? null : new Set(workspace.selection);
-    const records = defaultRecords(state);
     const index = new Map<string, ShimFacts | null>();
-    workspace.modules.forEach((module, at) => {
-      if (module.diagnostics.length > 0 || (selection !== null && !selection.has(module.package))) return;
-      const record = records[at];
-      const settled = selectVariant(state, module.specifier, defaultVariantKey(module))?.status === 'done';
+    forEachImportable(state, (module, record, settled) => {
       if (!record || !settled) index.set(module.specifier, null);
       else if (record.outputs && record.shims) index.set(module.specifier, record.shims);
     });
     return (specifier: string) => index.get(specifier);
+  });
+}
+
+/**
+ * Each module of the workspace another can import, in the model's order, with its default
+ * variant's last build and whether that build settled: none whose manifest has a diagnostic, none
+ * outside the selection. Being built again, its last build's facts may be what the edit changed,
+ * so an importer built first is neither refused nor passed on them (`settled` false).
+ */
+function forEachImportable(state: ServiceState, visit: (module: ModuleModel, record: BuildRecord | null, settled: boolean) => void): void {
+  const { workspace } = state;
+  const selection = workspace.selection === null ? null : new Set(workspace.selection);
+  const records = defaultRecords(state);
+  workspace.modules.forEach((module, at) => {
+    if (module.diagnostics.length > 0 || (selection !== null && !selection.has(module.package))) return;
+    visit(module, records[at] ?? null, selectVariant(state, module.specifier, defaultVariantKey(module))?.status === 'done');
   });
 }
 
@@ -289,17 +299,9 @@ const linksIndexes = new WeakMap<object, WeakMap<WorkspaceModel, (specifier: str
  */
 function selectLinksOf(state: ServiceState): (specifier: string) => LinkNames | null | undefined {
   return perBuildsAndWorkspace(linksIndexes, state, () => {
-    const { workspace } = state;
-    const selection = workspace.selection === null ? null : new Set(workspace.selection);
-    const records = defaultRecords(state);
     const index = new Map<string, LinkNames | null>();
     const shared = new Map<string, LinkNames | null>();
-    workspace.modules.forEach((module, at) => {
-      if (module.diagnostics.length > 0 || (selection !== null && !selection.has(module.package))) return;
-      const record = records[at];
-      // Being built again, its last build's names may be what the edit changed: not known yet,
-      // so an importer built first is neither refused nor passed on them.
-      const settled = selectVariant(state, module.specifier, defaultVariantKey(module))?.status === 'done';
+    forEachImportable(state, (module, record, settled) => {
       if (!record || !settled) index.set(module.specifier, null);
       else if (record.outputs && record.links) index.set(module.specifier, record.links);
       sharedLinksOf(shared, record, settled);
