@@ -9,7 +9,7 @@
 // Contexts belong to the generation they were made in, and one of an older generation is dropped
 // by its owner, never disposed (context-pool.ts).
 import * as esbuild from 'esbuild';
-import { esbuildProcesses } from './non-regular-files.js';
+import { esbuildProcess, recordingStart } from './esbuild-process.js';
 import { EngineUnavailable } from './types.js';
 
 /**
@@ -34,7 +34,7 @@ function startTuned(): void {
   }
   try {
     // Any call starts the process when none runs: the spawn happens before the call returns.
-    noticingDeath(esbuild.transform('')).catch(() => {});
+    noticingDeath(recordingStart(() => esbuild.transform(''))).catch(() => {});
   } catch {
     // A process that cannot start is the next build's to report.
   } finally {
@@ -108,7 +108,7 @@ export const isUnavailable = (): boolean => unavailable !== null;
 async function currentIsGone(): Promise<boolean> {
   startedTuned();
   try {
-    await esbuild.transform('');
+    await recordingStart(() => esbuild.transform(''));
     return false;
   } catch (error) {
     return isServiceGone(error);
@@ -169,7 +169,7 @@ export function noticingDeath<T>(call: Promise<T>): Promise<T> {
  */
 export async function settledNoticingDeath(call: Promise<void>): Promise<void> {
   await call;
-  if (!isUnavailable()) await noticingDeath(esbuild.transform('')).catch(() => {});
+  if (!isUnavailable()) await noticingDeath(recordingStart(() => esbuild.transform(''))).catch(() => {});
 }
 
 /** `run`, once more when esbuild's process died under it (or a context of a dead one was called); `onRestart` drops what belonged to dead ones. */
@@ -215,13 +215,14 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
 export async function endedOrHungKilled(ended: Promise<unknown>): Promise<void> {
   while (!(await settlesWithin(ended, CLOSE_PATIENCE_MS))) {
     // Past the restarts no process runs, and a call would start one: the calls wait on none.
-    if (isUnavailable() || (await settlesWithin(noticingDeath(esbuild.transform('')), CLOSE_PATIENCE_MS))) continue;
-    for (const pid of esbuildProcesses()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Ended meanwhile: its calls have failed already.
-      }
+    if (isUnavailable() || (await settlesWithin(noticingDeath(recordingStart(() => esbuild.transform(''))), CLOSE_PATIENCE_MS))) continue;
+    // The service's own process only: another child running esbuild's binary is not ours to end.
+    const pid = esbuildProcess();
+    if (typeof pid !== 'number') continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Ended meanwhile: its calls have failed already.
     }
   }
 }
