@@ -8,7 +8,7 @@
 // disposed (esbuild-service.ts).
 import * as esbuild from 'esbuild';
 import { keptUntilSettled } from './calls-in-flight.js';
-import { noticingDeath, serviceGeneration, settledNoticingDeath } from './esbuild-service.js';
+import { noticingDeath, serviceCall, serviceGeneration, settledNoticingDeath } from './esbuild-service.js';
 import { BuildCancelled } from './types.js';
 
 export interface ContextPool {
@@ -133,7 +133,7 @@ export function createContextPool(limit = 64): ContextPool {
       const ended: Pooled['ended'] = { take: null };
       const made = options();
       const generation = serviceGeneration();
-      entry = { context: await noticingDeath(esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] })), generation, signature, busy: null, ended };
+      entry = { context: await serviceCall(() => esbuild.context({ ...made, plugins: [...(made.plugins ?? []), endedPlugin(ended)] })), generation, signature, busy: null, ended };
       // Another build of this key made one meanwhile: replaced, it is disposed, not forgotten alive.
       const displaced = pool.get(key);
       if (displaced) retire(key, displaced, 'a displaced');

@@ -8,7 +8,7 @@ import { collect, failed, isBuildFailure, saysCaseFolded } from './build-results
 import type { OptionalPlugins } from './esbuild-options.js';
 import { OUT } from './esbuild-options.js';
 import { holdsOthersAssets } from './plugins/assets.js';
-import { noticingDeath } from './esbuild-service.js';
+import { serviceCall } from './esbuild-service.js';
 import { BuildCancelled, type BundleResult, type BundleTarget } from './types.js';
 
 export type BuildOptionsOf = (targets: BundleTarget[], variant: Variant, plugins?: OptionalPlugins) => esbuild.BuildOptions;
@@ -102,7 +102,7 @@ async function buildRecordingReads(root: string, buildOptions: BuildOptionsOf, t
     },
   };
   try {
-    return { result: await noticingDeath(esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] })), read };
+    return { result: await serviceCall(() => esbuild.build({ ...options, plugins: [recorder, ...(options.plugins ?? [])] })), read };
   } catch (error) {
     if (!isBuildFailure(error)) throw error;
     return { failure: withReads(failed(root, target, error.errors, error.warnings), read) };
@@ -121,14 +121,14 @@ function withReads(result: BundleResult, read: Set<string>): BundleResult {
 // there, or keeps a bare one: the metafile says so) or fails is built again with it, and only
 // that build counts. The plugin answers nothing for other imports, so every output is the same.
 async function buildBatch(optionsWith: (plugins: OptionalPlugins) => esbuild.BuildOptions, failedBefore: boolean): Promise<esbuild.BuildResult> {
-  if (failedBefore) return noticingDeath(esbuild.build(optionsWith({})));
+  if (failedBefore) return serviceCall(() => esbuild.build(optionsWith({})));
   try {
-    const result = await noticingDeath(esbuild.build(optionsWith({ cssModuleScripts: false })));
+    const result = await serviceCall(() => esbuild.build(optionsWith({ cssModuleScripts: false })));
     if (!importsCssModuleScript(result.metafile!)) return result;
   } catch (error) {
     if (!isBuildFailure(error)) throw error;
   }
-  return noticingDeath(esbuild.build(optionsWith({})));
+  return serviceCall(() => esbuild.build(optionsWith({})));
 }
 
 /** Whether entry `index`'s code or sheet holds an asset address that is not its target's own. */

@@ -9,7 +9,7 @@
 // Contexts belong to the generation they were made in, and one of an older generation is dropped
 // by its owner, never disposed (context-pool.ts).
 import * as esbuild from 'esbuild';
-import { esbuildProcesses } from './non-regular-files.js';
+import { esbuildProcess, recordingStart } from './esbuild-process.js';
 import { EngineUnavailable } from './types.js';
 
 /**
@@ -34,7 +34,7 @@ function startTuned(): void {
   }
   try {
     // Any call starts the process when none runs: the spawn happens before the call returns.
-    noticingDeath(esbuild.transform('')).catch(() => {});
+    noticingDeath(recordingStart(() => esbuild.transform(''))).catch(() => {});
   } catch {
     // A process that cannot start is the next build's to report.
   } finally {
@@ -47,9 +47,9 @@ function startTuned(): void {
 
 let generation = 0;
 /**
- * The generation whose process `startTuned` started. The package's builds run in `withLiveService`
- * (a stylesheet's transform follows a build), which starts the process first; a process that a
- * direct call of esbuild started before is kept as it is.
+ * The generation whose process `startTuned` started. Every esbuild call of the service goes
+ * through `withLiveService` or `serviceCall`, which start the process first: no other call of the
+ * service starts one (a process that another copy's call started before is kept as it is).
  */
 let started = -1;
 
@@ -108,7 +108,7 @@ export const isUnavailable = (): boolean => unavailable !== null;
 async function currentIsGone(): Promise<boolean> {
   startedTuned();
   try {
-    await esbuild.transform('');
+    await recordingStart(() => esbuild.transform(''));
     return false;
   } catch (error) {
     return isServiceGone(error);
@@ -161,6 +161,19 @@ export function noticingDeath<T>(call: Promise<T>): Promise<T> {
 }
 
 /**
+ * `call` (one call of esbuild's API, which starts esbuild's process when none runs), made as every
+ * esbuild call of the service is: refused at once past the restarts (EngineUnavailable), as it
+ * would start a process none counts, which no close would kill when hung (README "When esbuild's
+ * process dies"); else on this generation's process, started tuned first if none was, the process
+ * it starts recorded (esbuild-process.ts), and its failure by a death noticed (`noticingDeath`).
+ */
+export function serviceCall<T>(call: () => Promise<T>): Promise<T> {
+  if (unavailable) return Promise.reject(unavailable);
+  startedTuned();
+  return noticingDeath(recordingStart(call));
+}
+
+/**
  * `call`, a context's `dispose()` or `cancel()`, which esbuild settles alike whether its process
  * answered or died: once it has, a call that fails at once when the process is gone (one exchange
  * when it runs) tells, in the same turn, as `noticingDeath` does; it is waited for, as a call
@@ -169,7 +182,7 @@ export function noticingDeath<T>(call: Promise<T>): Promise<T> {
  */
 export async function settledNoticingDeath(call: Promise<void>): Promise<void> {
   await call;
-  if (!isUnavailable()) await noticingDeath(esbuild.transform('')).catch(() => {});
+  if (!isUnavailable()) await serviceCall(() => esbuild.transform('')).catch(() => {});
 }
 
 /** `run`, once more when esbuild's process died under it (or a context of a dead one was called); `onRestart` drops what belonged to dead ones. */
@@ -215,13 +228,14 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
 export async function endedOrHungKilled(ended: Promise<unknown>): Promise<void> {
   while (!(await settlesWithin(ended, CLOSE_PATIENCE_MS))) {
     // Past the restarts no process runs, and a call would start one: the calls wait on none.
-    if (isUnavailable() || (await settlesWithin(noticingDeath(esbuild.transform('')), CLOSE_PATIENCE_MS))) continue;
-    for (const pid of esbuildProcesses()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Ended meanwhile: its calls have failed already.
-      }
+    if (isUnavailable() || (await settlesWithin(serviceCall(() => esbuild.transform('')), CLOSE_PATIENCE_MS))) continue;
+    // The service's own process only: another child running esbuild's binary is not ours to end.
+    const pid = esbuildProcess();
+    if (typeof pid !== 'number') continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Ended meanwhile: its calls have failed already.
     }
   }
 }

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { noticingDeath, withLiveService } from './esbuild-service.js';
+import { serviceCall, withLiveService } from './esbuild-service.js';
 import { viteEnvDefines } from './vite-import-meta.js';
 import { inputPath, relativeResolutions } from './build-results.js';
 import { patternListings } from './glob-imports.js';
@@ -186,7 +186,7 @@ export async function bundleInstalled(entry: string, packageDir: string, exports
 const buildOf =
   (signal: AbortSignal | undefined) =>
   (options: esbuild.BuildOptions): Promise<esbuild.BuildResult> =>
-    signal?.aborted ? Promise.reject(new BuildCancelled()) : noticingDeath(esbuild.build(options));
+    signal?.aborted ? Promise.reject(new BuildCancelled()) : serviceCall(() => esbuild.build(options));
 
 type Build = ReturnType<typeof buildOf>;
 

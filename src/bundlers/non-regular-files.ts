@@ -26,6 +26,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
+import { esbuildProcess } from './esbuild-process.js';
 import { escapeRegExp } from './filters.js';
 import { nonRegularKind, nonRegularText } from '../regular-files.js';
 import { diagnostic } from '../workspace/diagnostics.js';
@@ -72,65 +73,39 @@ export interface NonRegularFiles {
  */
 export type FifoWaits = boolean | null | { paths: readonly string[] };
 
-/** The processes this one started (Linux: `/proc/<pid>/task/<tid>/children`), by pid. */
-function childProcesses(): string[] {
-  const tasks = `/proc/${process.pid}/task`;
-  return fs.readdirSync(tasks).flatMap((task) => fs.readFileSync(`${tasks}/${task}/children`, 'utf8').split(' ').filter(Boolean));
-}
-
-/** esbuild's processes among this one's children (Linux; none found elsewhere), by pid. */
-export function esbuildProcesses(): number[] {
-  try {
-    return childProcesses().flatMap((child) => {
-      try {
-        return fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'esbuild' ? [Number(child)] : [];
-      } catch {
-        return []; // ended meanwhile
-      }
-    });
-  } catch {
-    return [];
-  }
-}
-
 /**
- * What esbuild's process (a child of this one, on Linux) waits on: the kernel names where each
- * thread sleeps (`/proc/<pid>/task/<tid>/wchan`), and for one in the open of a FIFO, the call and
- * its arguments (`.../syscall`), whose path argument is read in the process's memory
- * (`/proc/<pid>/mem`: our child, same user). A few small reads, so a build that is merely slow
- * costs nothing more.
+ * What the service's esbuild process (a child of this one, on Linux: `esbuildProcess`, never
+ * another child running esbuild's binary) waits on: the kernel names where each thread sleeps
+ * (`/proc/<pid>/task/<tid>/wchan`), and for one in the open of a FIFO, the call and its arguments
+ * (`.../syscall`), whose path argument is read in the process's memory (`/proc/<pid>/mem`: our
+ * child, same user). A few small reads, so a build that is merely slow costs nothing more. A
+ * process that ended (a zombie not yet reaped included) waits on nothing; one not known is not told.
  */
 export function esbuildFifoWaits(arch: string = process.arch): FifoWaits {
+  const pid = esbuildProcess();
+  if (pid === 'ended') return false;
+  if (pid === 'unknown') return null;
   try {
-    const children = childProcesses();
-    const inFifoOpen: Array<{ pid: string; thread: string }> = [];
-    const esbuildSleeps = children.flatMap((child) => {
-      try {
-        // esbuild's process only: another child of ours may wait on a FIFO of its own.
-        if (fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() !== 'esbuild') return [];
-        return [
-          fs.readdirSync(`/proc/${child}/task`).map((thread) => {
-            const where = fs.readFileSync(`/proc/${child}/task/${thread}/wchan`, 'utf8').trim();
-            if (FIFO_OPEN_WAITS.has(where)) inFifoOpen.push({ pid: child, thread });
-            return where;
-          }),
-        ];
-      } catch {
-        return []; // ended meanwhile
-      }
+    const inFifoOpen: string[] = [];
+    const sleeps = fs.readdirSync(`/proc/${pid}/task`).map((thread) => {
+      const where = fs.readFileSync(`/proc/${pid}/task/${thread}/wchan`, 'utf8').trim();
+      if (FIFO_OPEN_WAITS.has(where)) inFifoOpen.push(thread);
+      return where;
     });
-    const judged = waitsOnFifoFrom(esbuildSleeps);
-    if (judged !== true) return judged;
+    const judged = waitsOnFifoFrom([sleeps]);
+    // Ended while its threads were read: they said "0" as they went.
+    if (judged !== true) return esbuildProcess() === 'ended' ? false : judged;
     const paths: string[] = [];
-    for (const { pid, thread } of inFifoOpen) {
-      const opened = pathOpenedBy(pid, thread, arch);
+    for (const thread of inFifoOpen) {
+      const opened = pathOpenedBy(String(pid), thread, arch);
       // One path not told is a FIFO not found: the search finds it.
       if (opened === null) return true;
       paths.push(opened);
     }
     return { paths };
   } catch {
-    return null;
+    // Ended while it was read (its /proc folder gone), or not readable.
+    return esbuildProcess() === 'ended' ? false : null;
   }
 }
 

@@ -10,7 +10,7 @@
 // still reaches the plugin, to mean what it means at the output's own address.
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { isServiceGone, noticingDeath, withLiveService } from './esbuild-service.js';
+import { isServiceGone, serviceCall, withLiveService } from './esbuild-service.js';
 import { notStartingWith } from './filters.js';
 import { PageBundleError, pathOf, type JoinFiles } from './join-files.js';
 import { diagnostic } from '../workspace/diagnostics.js';
@@ -198,7 +198,7 @@ async function joinable(module: BundledModule, maps: boolean, signal: AbortSigna
   // a `resolve` that resolves a relative or rooted specifier against it (the page's own for a bare one).
   const whole = TAKEN_WHOLE.test(code);
   const define: Record<string, string> = whole ? { 'import.meta': MODULE_META } : { 'import.meta.url': MODULE_URL };
-  const moved = await noticingDeath(esbuild.transform(code, { loader: 'js', format: 'esm', define, sourcemap: maps ? 'inline' : false, sourcefile: pathOf(module.address) }));
+  const moved = await serviceCall(() => esbuild.transform(code, { loader: 'js', format: 'esm', define, sourcemap: maps ? 'inline' : false, sourcefile: pathOf(module.address) }));
   const meta = whole ? ` const ${MODULE_META} = { url: ${MODULE_URL}, resolve: (specifier) => (/^\\.{0,2}\\//.test(specifier) ? new URL(specifier, ${MODULE_URL}).href : import.meta.resolve(specifier)) };` : '';
   return `const ${MODULE_URL} = new URL(${JSON.stringify(module.address)}, import.meta.url).href;${meta} ${moved.code}`;
 }
@@ -246,7 +246,7 @@ async function build(maps: boolean, options: esbuild.BuildOptions, addressOf: Re
   const joined = [...addressOf.keys()];
   if (signal?.aborted) throw new BuildCancelled();
   try {
-    const files = (await noticingDeath(esbuild.build({ ...options, sourcemap: maps ? 'external' : false }))).outputFiles!;
+    const files = (await serviceCall(() => esbuild.build({ ...options, sourcemap: maps ? 'external' : false }))).outputFiles!;
     const map = files.find((file) => file.path.endsWith('.map'));
     return [files.find((file) => file !== map)!.contents, map ? sourcesAsServed(map.contents, options.absWorkingDir!, joined) : new Uint8Array()];
   } catch (error) {

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { keptUntilSettled } from './calls-in-flight.js';
-import { noticingDeath, withLiveService } from './esbuild-service.js';
+import { serviceCall, withLiveService } from './esbuild-service.js';
 import type { Diagnostic } from '../workspace/diagnostics.js';
 import { variantKey, type Variant } from '../workspace/variant.js';
 import { isBuildFailure, misplacedImportRules, stylesInputs, unservedStylesheetReferences, warningsOf } from './build-results.js';
@@ -103,7 +103,7 @@ async function takeEarly(early: Map<string, EarlyTransform>, key: string, source
 // the stylesheet is built alone (the same bytes a whole build gives it; tested).
 export function createStylesheetRebuild(deps: StylesheetRebuildDeps): StylesheetRebuild {
   const { root, contexts, lastBuilds } = deps;
-  const transform: typeof esbuild.transform = deps.transform ?? ((input, options) => noticingDeath(esbuild.transform(input, options)));
+  const transform: typeof esbuild.transform = deps.transform ?? ((input, options) => serviceCall(() => esbuild.transform(input, options)));
   /** The module variant whose sheet was last transformed alone, by the sheet's path. */
   const sheets = new Map<string, { key: string; variant: Variant }>();
   const early = new Map<string, EarlyTransform>();

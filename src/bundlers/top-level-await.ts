@@ -3,7 +3,7 @@
 // not import it while it waits (README "The bundled preview"). esbuild tells it: such a module
 // has no CommonJS form, and its refusal says so.
 import * as esbuild from 'esbuild';
-import { noticingDeath } from './esbuild-service.js';
+import { serviceCall } from './esbuild-service.js';
 
 const TOP_LEVEL_AWAIT = /top-level await/i;
 
@@ -11,7 +11,7 @@ export async function awaitsAtTopLevel(code: string): Promise<boolean> {
   // Most modules have no `await` at all: no call of esbuild's for them.
   if (!/\bawait\b/.test(code)) return false;
   try {
-    await noticingDeath(esbuild.transform(code, { loader: 'js', format: 'cjs', logLevel: 'silent' }));
+    await serviceCall(() => esbuild.transform(code, { loader: 'js', format: 'cjs', logLevel: 'silent' }));
     return false;
   } catch (error) {
     // Any other refusal (esbuild gone, code it cannot read): nothing to say here, the join says it.

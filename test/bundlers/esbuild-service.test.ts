@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import * as esbuild from 'esbuild';
 import { allowRestarts, ESBUILD_GOGC, ESBUILD_GOMEMLIMIT, measureRestartWindowBy, RESTART_WINDOW_MS, RESTARTS_IN_WINDOW, reviveService, withLiveService } from '../../src/bundlers/esbuild-service.js';
+import { awaitsAtTopLevel } from '../../src/bundlers/top-level-await.js';
 import { esbuildChild, esbuildChildren as liveEsbuildChildren, killEsbuild } from '../helpers/esbuild-process.js';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace, PROJECT_DIR, tempWorkspace } from '../helpers/workspace.js';
@@ -109,6 +110,21 @@ describe("withLiveService, when esbuild's process died (README \"When esbuild's 
     expect(esbuildChild(), 'no process started for a late revive').to.equal(null);
     allowRestarts();
     expect((await withLiveService(() => esbuild.build(options()))).errors, 'after a save').to.deep.equal([]);
+  });
+
+  // The bundled preview's check of a top-level await calls esbuild outside any build: past the
+  // restarts it started a process none counted, which a close then never killed when it hung.
+  it('past the restarts, a call outside any build (the top-level await check) starts no process either, until a file is saved', async function () {
+    for (let death = 1; death <= RESTARTS_IN_WINDOW + 1; death++) {
+      await withLiveService(() => esbuild.build(options()));
+      await killEsbuild();
+    }
+    const refused = await withLiveService(() => esbuild.build(options())).catch((error: Error) => error);
+    expect((refused as Error).name).to.equal('EngineUnavailable');
+    expect(await awaitsAtTopLevel('await 1;\n'), 'not told').to.equal(false);
+    expect(esbuildChild(), 'no process started').to.equal(null);
+    allowRestarts();
+    expect(await awaitsAtTopLevel('await 1;\n'), 'after a save').to.equal(true);
   });
 
   it(`starts a new process again once the first of ${RESTARTS_IN_WINDOW} restarts is older than the window`, async function () {

@@ -20,7 +20,7 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { readRegularFile } from '../../regular-files.js';
 import { CODE_IMPORT_KINDS } from '../import-kinds.js';
-import { noticingDeath } from '../esbuild-service.js';
+import { noticingDeath, serviceCall } from '../esbuild-service.js';
 
 // The stem esbuild's transform gives every local name of the sheet: no name a sheet would write.
 const MARKER = 'zqxcorelocalzqx';
@@ -170,7 +170,7 @@ export function cssModulesPlugin(root: string): esbuild.Plugin {
           return undefined;
         }
         // Each call of the plugin's own tells a death at once (README "When esbuild's process dies").
-        const engine = { transform: (input, options) => noticingDeath(build.esbuild.transform(input, options)), build: (options) => noticingDeath(build.esbuild.build(options)) } as EsbuildApi;
+        const engine = { transform: (input, options) => serviceCall(() => build.esbuild.transform(input, options)), build: (options) => serviceCall(() => build.esbuild.build(options)) } as EsbuildApi;
         const renamed = await renamedOf(engine, args.path, source);
         if (args.suffix === CLASS_NAMES_SUFFIX) {
           // Left to esbuild's loader: the code imports the sheet itself, which gives its names.

@@ -27,7 +27,7 @@ import { isSkippedDirectory } from '../../workspace/paths.js';
 import { loadTsconfig, tsconfigPlaces } from '../../workspace/tsconfig.js';
 import { VITE_QUERY_SUFFIX } from '../vite-query-imports.js';
 import type { WorkspaceBoundaries } from '../../workspace/boundaries.js';
-import { noticingDeath } from '../esbuild-service.js';
+import { noticingDeath, serviceCall } from '../esbuild-service.js';
 
 const stem = (file: string) => file.replace(/\.(?:d\.)?[cm]?[jt]sx?$/, '');
 
@@ -363,7 +363,7 @@ function valueExportsOf(root: string, build: esbuild.PluginBuild) {
   const find = async (file: string): Promise<ValueExports | null> => {
     const { plugins = [], external, loader, define, platform, tsconfig, tsconfigRaw, conditions, mainFields } = build.initialOptions;
     try {
-      const result = await noticingDeath(
+      const result = await serviceCall(() =>
         build.esbuild.build({
           absWorkingDir: root,
           entryPoints: [file],
