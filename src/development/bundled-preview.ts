@@ -102,7 +102,7 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
   }
   const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: addressHash(module.styles!) ?? '' }));
   const importedSheets = readOutput ? sheetsImportedByAddress(state, sheets, readOutput) : [];
-  const named = readOutput ? namedModules(preview.entry, modules, imports, recordOf, readOutput) : new Map<string, LinkNames>();
+  const named = readOutput ? namedModules(preview.entry, modules, imports, recordOf) : new Map<string, LinkNames>();
   const namesKey = contentHash(JSON.stringify([preview.entry, [...modules], imports, [...named.keys()]]));
   // The script holds the names' key: a page saved under this key (README "The build cache") has the same.
   const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : []), ...(named.size > 0 ? [namesKey] : [])]));
@@ -118,9 +118,6 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
   };
 }
 
-// A literal `import()` in an output: the module it names runs when that call does, not before.
-const LITERAL_IMPORT_CALL = /\bimport\s*\(\s*(["'`])([^"'`]+)\1/g;
-
 /**
  * The joined modules the import map names too (README "The bundled preview"), with their link
  * names: those the join runs anyway, reached from the entry by static imports of joined modules
@@ -128,17 +125,16 @@ const LITERAL_IMPORT_CALL = /\bimport\s*\(\s*(["'`])([^"'`]+)\1/g;
  * it at the script's end, and one only imported later must not run sooner), whose exports are
  * known and whose whole or named re-exports resolve on the page.
  */
-function namedModules(entry: string, modules: ReadonlyMap<string, { hash: string }>, separate: Record<string, string>, recordOf: (specifier: string) => BuildRecord | null | undefined, readOutput: (hash: string) => string | undefined): Map<string, LinkNames> {
+function namedModules(entry: string, modules: ReadonlyMap<string, unknown>, separate: Record<string, string>, recordOf: (specifier: string) => BuildRecord | null | undefined): Map<string, LinkNames> {
   const reached = new Map<string, LinkNames>();
   const pending = modules.has(entry) ? [entry] : [];
   while (pending.length > 0) {
     const specifier = pending.pop()!;
-    const module = modules.get(specifier)!;
     const record = recordOf(specifier);
-    const code = readOutput(module.hash);
-    if (!record?.links || code === undefined || reached.has(specifier)) continue;
+    if (!record?.links || reached.has(specifier)) continue;
     reached.set(specifier, record.links);
-    const called = new Set([...code.matchAll(LITERAL_IMPORT_CALL)].map((found) => found[2]!));
+    // The build lists the literal `import()` calls itself (`dynamic`): no output is read for them.
+    const called = new Set((record.imports ?? []).filter((imported) => imported.dynamic).map((imported) => imported.specifier));
     for (const { specifier: imported } of record.imports ?? []) if (modules.has(imported) && !called.has(imported)) pending.push(imported);
   }
   // A re-export of a name the page cannot resolve would fail the small module's link: left unnamed.
