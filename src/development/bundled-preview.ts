@@ -35,11 +35,12 @@ export interface PageBundlePlan {
   broken: string[];
   /**
    * Joined modules the page's import map names all the same (README "The bundled preview"): bare
-   * specifier -> the code of the small module answering `import()` of it from the one script's run
-   * of it, under `key`, which names the script's code alone (an edit of a sheet keeps it: the open
+   * specifier -> its link names, from which `joinedModuleCode` makes the small module answering
+   * `import()` of it from the one script's run of it, under `key`, when that name is asked for
+   * (most never are); `key` names the script's code alone (an edit of a sheet keeps it: the open
    * page keeps its script). Its address is `joinedModuleAddress`'s. Present only when there are some.
    */
-  named?: { key: string; modules: Map<string, string> };
+  named?: { key: string; modules: Map<string, LinkNames> };
 }
 
 export interface PlanOptions {
@@ -114,7 +115,7 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
     ...(importedSheets.length > 0 ? { importedSheets } : {}),
     imports,
     broken: [...broken].filter((specifier) => preview.loads.includes(specifier) && preview.modules.some((module) => module.specifier === specifier)),
-    ...(named.size > 0 ? { named: { key: namesKey, modules: new Map([...named].map(([specifier, links]) => [specifier, joinedModuleCode(specifier, namesKey, links)])) } } : {}),
+    ...(named.size > 0 ? { named: { key: namesKey, modules: named } } : {}),
   };
 }
 
@@ -128,14 +129,19 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
 function namedModules(entry: string, modules: ReadonlyMap<string, unknown>, separate: Record<string, string>, recordOf: (specifier: string) => BuildRecord | null | undefined): Map<string, LinkNames> {
   const reached = new Map<string, LinkNames>();
   const pending = modules.has(entry) ? [entry] : [];
+  const seen = new Set(pending);
   while (pending.length > 0) {
     const specifier = pending.pop()!;
     const record = recordOf(specifier);
-    if (!record?.links || reached.has(specifier)) continue;
+    if (!record?.links) continue;
     reached.set(specifier, record.links);
     // The build lists the literal `import()` calls itself (`dynamic`): no output is read for them.
     const called = new Set((record.imports ?? []).filter((imported) => imported.dynamic).map((imported) => imported.specifier));
-    for (const { specifier: imported } of record.imports ?? []) if (modules.has(imported) && !called.has(imported)) pending.push(imported);
+    for (const { specifier: imported } of record.imports ?? []) {
+      if (!modules.has(imported) || called.has(imported) || seen.has(imported)) continue;
+      seen.add(imported);
+      pending.push(imported);
+    }
   }
   // A re-export of a name the page cannot resolve would fail the small module's link: left unnamed.
   for (let changed = true; changed; ) {
