@@ -94,7 +94,7 @@ export function collect(root: string, target: BundleTarget, index: number, resul
       const file = inputPath(input);
       if (file === null) continue;
       // Where it is written is found by the build runner; its JSON attribute, see `assertedJsonImports`.
-      imports.push({ specifier, file, ...(record.with?.type === 'json' || assertedJson.has(specifier) ? { json: true as const } : {}), ...(afterSheet.has(specifier) ? { afterSheet: true as const } : {}) });
+      imports.push({ specifier, file, ...(record.with?.type === 'json' || assertedJson.has(specifier) ? { json: true as const } : {}), ...(afterSheet.has(specifier) ? { afterSheet: true as const } : {}), ...(record.kind === 'dynamic-import' ? { dynamic: true as const } : {}) });
     }
   }
   const unserved = unservedStylesheetReferences(reads, metafile, `${OUT}${index}.css`, target);

@@ -35,11 +35,12 @@ export interface PageBundlePlan {
   broken: string[];
   /**
    * Joined modules the page's import map names all the same (README "The bundled preview"): bare
-   * specifier -> the code of the small module answering `import()` of it from the one script's run
-   * of it, under `key`, which names the script's code alone (an edit of a sheet keeps it: the open
+   * specifier -> its link names, from which `joinedModuleCode` makes the small module answering
+   * `import()` of it from the one script's run of it, under `key`, when that name is asked for
+   * (most never are); `key` names the script's code alone (an edit of a sheet keeps it: the open
    * page keeps its script). Its address is `joinedModuleAddress`'s. Present only when there are some.
    */
-  named?: { key: string; modules: Map<string, string> };
+  named?: { key: string; modules: Map<string, LinkNames> };
 }
 
 export interface PlanOptions {
@@ -102,7 +103,7 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
   }
   const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: addressHash(module.styles!) ?? '' }));
   const importedSheets = readOutput ? sheetsImportedByAddress(state, sheets, readOutput) : [];
-  const named = readOutput ? namedModules(preview.entry, modules, imports, recordOf, readOutput) : new Map<string, LinkNames>();
+  const named = readOutput ? namedModules(preview.entry, modules, imports, recordOf) : new Map<string, LinkNames>();
   const namesKey = contentHash(JSON.stringify([preview.entry, [...modules], imports, [...named.keys()]]));
   // The script holds the names' key: a page saved under this key (README "The build cache") has the same.
   const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : []), ...(named.size > 0 ? [namesKey] : [])]));
@@ -114,12 +115,9 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
     ...(importedSheets.length > 0 ? { importedSheets } : {}),
     imports,
     broken: [...broken].filter((specifier) => preview.loads.includes(specifier) && preview.modules.some((module) => module.specifier === specifier)),
-    ...(named.size > 0 ? { named: { key: namesKey, modules: new Map([...named].map(([specifier, links]) => [specifier, joinedModuleCode(specifier, namesKey, links)])) } } : {}),
+    ...(named.size > 0 ? { named: { key: namesKey, modules: named } } : {}),
   };
 }
-
-// A literal `import()` in an output: the module it names runs when that call does, not before.
-const LITERAL_IMPORT_CALL = /\bimport\s*\(\s*(["'`])([^"'`]+)\1/g;
 
 /**
  * The joined modules the import map names too (README "The bundled preview"), with their link
@@ -128,18 +126,22 @@ const LITERAL_IMPORT_CALL = /\bimport\s*\(\s*(["'`])([^"'`]+)\1/g;
  * it at the script's end, and one only imported later must not run sooner), whose exports are
  * known and whose whole or named re-exports resolve on the page.
  */
-function namedModules(entry: string, modules: ReadonlyMap<string, { hash: string }>, separate: Record<string, string>, recordOf: (specifier: string) => BuildRecord | null | undefined, readOutput: (hash: string) => string | undefined): Map<string, LinkNames> {
+function namedModules(entry: string, modules: ReadonlyMap<string, unknown>, separate: Record<string, string>, recordOf: (specifier: string) => BuildRecord | null | undefined): Map<string, LinkNames> {
   const reached = new Map<string, LinkNames>();
   const pending = modules.has(entry) ? [entry] : [];
+  const seen = new Set(pending);
   while (pending.length > 0) {
     const specifier = pending.pop()!;
-    const module = modules.get(specifier)!;
     const record = recordOf(specifier);
-    const code = readOutput(module.hash);
-    if (!record?.links || code === undefined || reached.has(specifier)) continue;
+    if (!record?.links) continue;
     reached.set(specifier, record.links);
-    const called = new Set([...code.matchAll(LITERAL_IMPORT_CALL)].map((found) => found[2]!));
-    for (const { specifier: imported } of record.imports ?? []) if (modules.has(imported) && !called.has(imported)) pending.push(imported);
+    // The build lists the literal `import()` calls itself (`dynamic`): no output is read for them.
+    const called = new Set((record.imports ?? []).filter((imported) => imported.dynamic).map((imported) => imported.specifier));
+    for (const { specifier: imported } of record.imports ?? []) {
+      if (!modules.has(imported) || called.has(imported) || seen.has(imported)) continue;
+      seen.add(imported);
+      pending.push(imported);
+    }
   }
   // A re-export of a name the page cannot resolve would fail the small module's link: left unnamed.
   for (let changed = true; changed; ) {

@@ -12,7 +12,7 @@ import type { JoinFiles } from '../bundlers/join-files.js';
 import { createCallsInFlight } from '../bundlers/calls-in-flight.js';
 import { EngineUnavailable } from '../bundlers/types.js';
 import type { ServiceState } from '../store/state.js';
-import { BundleOutputGone, createPageBundles, joinedModuleAddress, joinAhead, planPageBundle, prepareSavedPage, type BundledFile, type BundledPage, type PageBundlePlan, type PageBundles } from './bundled-preview.js';
+import { BundleOutputGone, createPageBundles, joinedModuleAddress, joinedModuleCode, joinAhead, planPageBundle, prepareSavedPage, type BundledFile, type BundledPage, type PageBundlePlan, type PageBundles } from './bundled-preview.js';
 import { contentHash } from '../outputs/content-hash.js';
 import path from 'node:path';
 import { packageFile } from '../package-files.js';
@@ -26,6 +26,7 @@ import { LOCAL_CDN, LOCAL_CDN_PREFIX, localCdnAddress, registerLocalCdn, type Lo
 import { diagnostic } from '../workspace/diagnostics.js';
 import { DIAGNOSTIC_KINDS, type DiagnosticKind } from '../codes.js';
 import type { PushMessage } from '../protocol/push.js';
+import type { LinkNames } from '../workspace/link-names.js';
 
 // Compiled into dist/, whichever form this code runs in.
 const RUNTIME_FILE = packageFile('dist/development/runtime/runtime.js');
@@ -214,7 +215,7 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   const plans = new WeakMap<object, { state: ServiceState; added: string; plan: PageBundlePlan }>();
   // The joined modules' names of the scripts served lately, by their key: an open page asks them
   // (a sheet's edit keeps the key, a code edit reloads the page).
-  const recentNames = new Map<string, Map<string, string>>();
+  const recentNames = new Map<string, Map<string, LinkNames>>();
   const planOf = (state: ServiceState, preview: Preview): PageBundlePlan => {
     // The scopes too: a scoped package's modules stay out of the bundle (bundled-preview.ts).
     const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null]);
@@ -253,7 +254,10 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   const withAwaitWarnings = awaitWarnings(host);
   return {
     bundles,
-    namedModule: (key, specifier) => recentNames.get(key)?.get(specifier),
+    namedModule: (key, specifier) => {
+      const links = recentNames.get(key)?.get(specifier);
+      return links && joinedModuleCode(specifier, key, links);
+    },
     async page(ctx) {
       const { preview, state } = await previews.previewAndState(ctx);
       lastAsked = { entry: entryOf(ctx), at: Date.now() };

@@ -143,7 +143,7 @@ export function isFileSignature(value: unknown): value is FileSignature {
 const isPosition = (value: unknown): boolean => value === undefined || isCount(value);
 
 const isImportRecord = (value: unknown): value is BuildRecord['imports'][number] =>
-  isRecord(value) && isString(value.specifier) && isString(value.file) && isPosition(value.line) && isPosition(value.column) && isOptional(value.written, isString);
+  isRecord(value) && isString(value.specifier) && isString(value.file) && isPosition(value.line) && isPosition(value.column) && isOptional(value.written, isString) && isOptional(value.dynamic, (dynamic): dynamic is true => dynamic === true);
 
 const isDiagnostic = (value: unknown): value is WorkspaceModel['diagnostics'][number] =>
   isRecord(value) && isString(value.kind) && Object.hasOwn(DIAGNOSTIC_KINDS, value.kind) && isString(value.message) && isOptional(value.file, isString) && isPosition(value.line) && isPosition(value.column);

@@ -27,6 +27,12 @@ export interface ImportRecord {
   json?: true;
   /** First written after the module's last import of a sheet of its own: its sheets come after the module's (README "Preview and stylesheet push"). */
   afterSheet?: true;
+  /**
+   * A literal `import()` of it in the module's code (the only imports the build itself names so):
+   * it runs when that call does, so the bundled preview names no module reached only through one
+   * (README "The bundled preview").
+   */
+  dynamic?: true;
 }
 
 /**

@@ -101,6 +101,12 @@ describe('isCacheEntry', () => {
     expect(isCacheEntry(withNamespaces([{ name: 'ns', specifier: '@p/c/c' }]))).to.equal(true);
     for (const namespaces of ['ns', [{ name: 'ns' }], [{ name: 1, specifier: '@p/c/c' }]]) expect(isCacheEntry(withNamespaces(namespaces)), JSON.stringify(namespaces)).to.equal(false);
   });
+
+  it('takes an import marked a literal import() (README "The bundled preview"), and no other mark', () => {
+    const withImport = (dynamic: unknown) => ({ ...entry, record: { ...entry.record, imports: [{ ...entry.record.imports[0]!, dynamic }] } });
+    expect(isCacheEntry(withImport(true))).to.equal(true);
+    for (const dynamic of [false, 'yes', 1, null]) expect(isCacheEntry(withImport(dynamic)), JSON.stringify(dynamic)).to.equal(false);
+  });
 });
 
 describe('isWorkspaceModel', () => {
