@@ -60,16 +60,43 @@ describe('selectReport', () => {
     expect(selectReport(fold([{ type: 'workspace.read', workspace: declared }], state)).modules[0]).to.deep.include({ status: 'valid', diagnostics: [] });
   });
 
-  it('judges a module by its default variant only', () => {
-    const state = fold([
+  it('judges a module by its default variant, and invalid by its production build once that failed, until an edit makes the verdict stale', () => {
+    const asked: Fact[] = [{ type: 'output.requested', module: one.specifier, variant: PROD }, startedBuild(2, PROD, [{ module: one, generation: 1 }])];
+    const failed = fold([
       started,
       read([one]),
       ...buildAll([one]),
+      ...asked,
+      { type: 'build.failed', build: 2, module: one.specifier, variant: PROD, errors: [diagnostic('BUNDLE_ERROR', 'minify failed')], imports: [], inputs: { 'app/one/index.ts': 'e1' } },
+    ]);
+    const line = selectReport(failed).modules[0]!;
+    expect([line.status, line.diagnostics]).to.deep.equal(['invalid', [{ ...diagnostic('BUNDLE_ERROR', 'minify failed'), env: 'production' }]]);
+    expect(selectModuleStatus(failed, one)).to.deep.equal({ status: 'invalid', diagnostics: line.diagnostics });
+    // An edit: the production verdict is of sources no longer there, and nobody asks again.
+    const edited = fold([{ type: 'files.changed', files: { 'app/one/index.ts': 'e2' }, source: 'watcher' }, startedBuild(3, DEV, [{ module: one, generation: 2 }]), succeeded(3, one, DEV, 'e2')], failed);
+    expect(selectReport(edited).modules[0]).to.deep.include({ status: 'valid', diagnostics: [] });
+    // A production build that succeeds clears it.
+    const passed = fold([...asked, succeeded(2, one, PROD, 'e1')], fold([started, read([one]), ...buildAll([one])]));
+    expect(selectReport(passed).modules[0]).to.deep.include({ status: 'valid', diagnostics: [] });
+  });
+
+  it('adds only what the production build finds that the development one does not, and keeps a pending module pending', () => {
+    const imports = [{ specifier: 'lit', file: 'app/one/index.ts', line: 1, column: 1 }];
+    const state = fold([
+      started,
+      read([one]),
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { imports }),
       { type: 'output.requested', module: one.specifier, variant: PROD },
       startedBuild(2, PROD, [{ module: one, generation: 1 }]),
-      { type: 'build.failed', build: 2, module: one.specifier, variant: PROD, errors: [diagnostic('BUNDLE_ERROR', 'minify failed')], imports: [], inputs: {} },
+      succeeded(2, one, PROD, 'e1', { imports: [...imports, { specifier: 'left-pad', file: 'app/one/index.ts', line: 2, column: 1 }] }),
     ]);
-    expect(selectReport(state).modules[0]!.status).to.equal('valid');
+    const line = selectReport(state).modules[0]!;
+    expect(line.diagnostics.map((problem) => [problem.kind, problem.message.split(' ')[2], problem.env])).to.deep.equal([
+      ['DEPENDENCY_NOT_DECLARED', '"lit"', undefined],
+      ['DEPENDENCY_NOT_DECLARED', '"left-pad"', 'production'],
+    ]);
+    expect(selectReport(fold([started, read([one]), { type: 'output.requested', module: one.specifier, variant: PROD }, startedBuild(1, PROD, [{ module: one, generation: 1 }]), succeeded(1, one, PROD, 'e1', { imports })])).modules[0]).to.deep.include({ status: 'pending', diagnostics: [] });
   });
 
   it('keeps the last result while a module rebuilds', () => {
