@@ -10,7 +10,7 @@ import { isCodeFile, SHARED_SEGMENT, sharedAmong, sharedSubpath, type SharedFile
 import { filesRead } from '../workspace/files-read.js';
 import { linkedThroughSharedFiles, unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
 import { effectsShimRead, judgeShimReads, type ShimFacts, type ShimJudgement } from '../workspace/shim-reads.js';
-import { isBuildable } from './reducer.js';
+import { isBuildable, runsInProduction } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 import type { BuildOutputs } from './events.js';
 
@@ -985,6 +985,8 @@ function isSettled(state: ServiceState): boolean {
     if (!isBuildable(module)) continue;
     const variant = selectVariant(state, module.specifier, defaultVariantKey(module));
     if (!variant || variant.status !== 'done') return false;
+    // A left-out package's module is judged by the production build the preview runs (README "The local CDN").
+    if (runsInProduction(state.workspace, module) && selectVariant(state, module.specifier, PRODUCTION_BROWSER_KEY)?.status !== 'done') return false;
   }
   // A copy of a shared file is built again, importing it (README "Shared files").
   return selectSharedFileCopies(state).length === 0;

@@ -1,8 +1,10 @@
-// A module's production build judged in its report (README "Addresses"): code only production
-// takes (a name no browser defines, an undeclared bare import, a Node global under
-// `process.env.NODE_ENV === 'production'`) fails that build alone, and once asked for at
-// `?env=production` and failed it makes the module invalid in `/state` and `/preview/entry.json`,
-// until an edit makes that verdict stale. No production build is made unasked.
+// A module's production build judged in its report (README "Addresses", "The local CDN"): code
+// only production takes (a name no browser defines, an undeclared bare import, a Node global
+// under `process.env.NODE_ENV === 'production'`) fails that build alone. A package left out of
+// development by `core select` runs its production build on /preview/ through the local CDN, so
+// `/state` and `/preview/entry.json` judge it before the page is opened; any other module's
+// production build, once asked for at `?env=production` and failed, makes it invalid too, until
+// an edit makes that verdict stale. Without a selection no production build is made unasked.
 import { expect } from 'chai';
 import { serve } from '../helpers/service.js';
 import { inlineWorkspace } from '../helpers/workspace.js';
@@ -61,6 +63,27 @@ const productionBuilds = async (service: Served): Promise<string[]> =>
 describe("a module's production build in its report", function () {
   for (const [name, { source, kind }] of Object.entries(CASES)) {
     describe(`code only production takes (${name})`, function () {
+      it('makes a module of a package left out of development invalid in /state and named in /preview/entry.json, before any page asks for it', async function () {
+        const service = await serve(workspace(source, true), { cdnOrigin: 'local' });
+        try {
+          const lines = await linesOf(service);
+          expect(lines['@demo/lib/x']!.status).to.equal('invalid');
+          const production = lines['@demo/lib/x']!.diagnostics.filter((problem) => problem.env === 'production');
+          expect(production.map((problem) => problem.kind)).to.deep.equal([kind]);
+          // The development build of the same module is fine: nothing of its own is listed.
+          expect(lines['@demo/lib/x']!.diagnostics.filter((problem) => problem.env === undefined && problem.kind !== 'BUNDLE_WARNING')).to.deep.equal([]);
+          expect(lines['@demo/lib/ok']!.status).to.equal('valid');
+          expect(lines['@demo/app/main']!.status).to.equal('valid');
+          const preview = (await service.get('/preview/entry.json')).json<{ diagnostics: { kind: string; module?: string; env?: string }[] }>();
+          expect(preview.diagnostics.map(({ kind: found, module, env }) => ({ kind: found, module, env }))).to.deep.equal([{ kind, module: '@demo/lib/x', env: 'production' }]);
+          // What the report says is what the page's request meets.
+          expect((await service.get('/m/@demo/lib@1.0.0/modules/x?env=production')).status).to.equal(422);
+          expect((await service.get('/m/@demo/lib@1.0.0/modules/ok?env=production')).status).to.equal(200);
+        } finally {
+          await service.close();
+        }
+      });
+
       it('makes any module invalid once its production address was asked for and failed, until an edit makes that verdict stale', async function () {
         const root = workspace(source, false);
         const service = await serve(root);
@@ -85,4 +108,23 @@ describe("a module's production build in its report", function () {
       });
     });
   }
+
+  it('judges a package left out by a selection made while the service runs, and no production build before it', async function () {
+    const root = workspace(CASES.global.source, false);
+    const service = await serve(root, { cdnOrigin: 'local' });
+    try {
+      expect((await linesOf(service))['@demo/lib/x']!.status).to.equal('valid');
+      expect(await productionBuilds(service)).to.deep.equal([]);
+      write(root, '.core/selection.json', JSON.stringify({ packages: ['@demo/app'] }));
+      const lines = await linesOf(service);
+      expect([lines['@demo/lib/x']!.status, lines['@demo/lib/ok']!.status, lines['@demo/app/main']!.status]).to.deep.equal(['invalid', 'valid', 'valid']);
+      expect([...new Set(await productionBuilds(service))].sort()).to.deep.equal(['@demo/lib/ok', '@demo/lib/x']);
+      // Fixed while left out: built again for production at once, and valid.
+      write(root, 'packages/lib/x.ts', FIXED);
+      const fixed = (await linesOf(service))['@demo/lib/x']!;
+      expect([fixed.status, fixed.diagnostics]).to.deep.equal(['valid', []]);
+    } finally {
+      await service.close();
+    }
+  });
 });

@@ -197,6 +197,13 @@ describe('buildDiagnostics', () => {
 });
 
 describe('selectSettled', () => {
+  it("waits for the production build of a left-out package's module, which the preview runs", () => {
+    const lib = moduleModel('lib', { package: '@t/lib' });
+    const developed = fold([started, read([one, lib], { selection: ['@t/app'] }), ...buildAll([one, lib])]);
+    expect(selectSettled(developed)).to.equal(false);
+    expect(selectSettled(fold([startedBuild(3, PROD, [{ module: lib, generation: 1 }]), succeeded(3, lib, PROD, 'e1')], developed))).to.equal(true);
+  });
+
   it('is false before the workspace is read', () => {
     expect(selectSettled(fold([started]))).to.equal(false);
   });
@@ -235,6 +242,33 @@ describe('selectBuildQueue', () => {
     expect(queue.map((t) => [t.module.specifier, t.variant, t.generation, t.requested, t.rebuilt])).to.deep.equal([
       ['@t/app/one', DEV, 1, false, false],
       ['@t/app/two', DEV, 1, false, false],
+    ]);
+  });
+
+  it('lists the production variant of each web module of a package left out by the selection, eagerly, and none without a selection', () => {
+    const lib = moduleModel('lib', { package: '@t/lib' });
+    const server = moduleModel('server', { package: '@t/lib', platforms: ['node'] });
+    const NODE_DEV = 'node.development';
+    const leftOut = fold([started, read([one, lib, server], { selection: ['@t/app'] })]);
+    expect(selectBuildQueue(leftOut).map((t) => [t.module.specifier, t.variant])).to.deep.equal([
+      ['@t/app/one', DEV],
+      ['@t/lib/lib', DEV],
+      ['@t/lib/lib', PROD],
+      ['@t/lib/server', NODE_DEV],
+    ]);
+    expect(selectBuildQueue(fold([started, read([one, lib, server])])).map((t) => t.variant)).to.deep.equal([DEV, DEV, NODE_DEV]);
+    // Selected again: no longer eager, and its last build kept; left out again: eager at once.
+    const built = fold([startedBuild(1, PROD, [{ module: lib, generation: 1 }]), succeeded(1, lib, PROD, 'e1')], leftOut);
+    const selectedAgain = fold([read([one, lib, server], { selection: ['@t/app', '@t/lib'] })], built);
+    expect(selectedAgain.builds[lib.specifier]!.variants[PROD]).to.deep.include({ eager: false, status: 'done' });
+    const edited = fold([{ type: 'files.changed', files: { 'lib/lib/index.ts': 'e2' }, source: 'watcher' }], selectedAgain);
+    expect(edited.builds[lib.specifier]!.variants[PROD]).to.deep.include({ eager: false, status: 'pending' });
+    expect(selectBuildQueue(edited).filter((t) => t.variant === PROD)).to.deep.equal([]);
+    expect(selectBuildQueue(fold([read([one, lib, server], { selection: ['@t/app'] })], edited)).map((t) => [t.module.specifier, t.variant])).to.deep.equal([
+      ['@t/app/one', DEV],
+      ['@t/lib/lib', DEV],
+      ['@t/lib/lib', PROD],
+      ['@t/lib/server', NODE_DEV],
     ]);
   });
 
