@@ -72,7 +72,8 @@ export function untoldSnapshot(state: ServiceState): TerminalSnapshot {
  * what to do about its kind (README "Error codes").
  */
 export function formatDiagnostic(d: Diagnostic, style: TerminalStyle, source: FramedSource, mark = style.red('✘'), about = ''): string {
-  const head = `${mark} ${style.bold(`[${d.kind}]`)} ${d.message}${about ? style.dim(`  ${about}`) : ''}`;
+  // A production build's finding says so: the development page may run (README "Addresses").
+  const head = `${mark} ${style.bold(`[${d.kind}]`)} ${d.env ? `${d.env} build: ` : ''}${d.message}${about ? style.dim(`  ${about}`) : ''}`;
   const remedy = `    ${style.dim(`→ ${DIAGNOSTIC_KINDS[d.kind].remedy}`)}`;
   if (!d.file) return `${head}\n${remedy}`;
   const place = `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}`;

@@ -5,7 +5,9 @@
 // failed fails the module's code too, and the page's overlay says why.
 import type { ExtensionHost } from '../extension.js';
 import { isServiceError } from '../http/errors.js';
-import { buildDiagnostics } from '../store/selectors.js';
+import { buildDiagnostics, selectProductionDiagnostics } from '../store/selectors.js';
+import type { ServiceState } from '../store/state.js';
+import type { Diagnostic } from '../workspace/diagnostics.js';
 import type { ModuleModel } from '../workspace/model.js';
 import type { WorkspaceIndex } from '../workspace/workspace-index.js';
 import { productionVariant, variantKey } from '../workspace/variant.js';
@@ -42,4 +44,19 @@ export async function leftOutProductionSheets(host: Pick<ExtensionHost, 'getStat
   });
   const sheets = await Promise.all(scripts.map((module) => hasProductionSheet(host, module)));
   return new Set(scripts.filter((_, at) => sheets[at]).map((module) => module.specifier));
+}
+
+/**
+ * What the production builds of the workspace modules that `imports` maps to addresses under
+ * `prefix` (the local CDN's, which run those builds) find wrong, each with its module: the page
+ * fails on them, and `/preview/entry.json` says so before it is opened (README "The local CDN").
+ */
+export function leftOutProductionDiagnostics(state: ServiceState, imports: Record<string, string>, workspace: WorkspaceIndex, prefix: string): (Diagnostic & { module: string })[] {
+  const found: (Diagnostic & { module: string })[] = [];
+  for (const [specifier, address] of Object.entries(imports)) {
+    const module = address.startsWith(`${prefix}/`) ? workspace.modules.get(specifier) : undefined;
+    if (!module) continue;
+    for (const problem of selectProductionDiagnostics(state, module)) found.push({ ...problem, env: 'production', module: specifier });
+  }
+  return found;
 }

@@ -24,6 +24,8 @@ import { createPreviewDeriver, linkCdnStylesheets, warnUnlinkedScriptSheets, typ
 import { awaitsAtTopLevel } from '../bundlers/top-level-await.js';
 import { LOCAL_CDN, LOCAL_CDN_PREFIX, localCdnAddress, registerLocalCdn, type LocalCdn } from './local-cdn.js';
 import { diagnostic } from '../workspace/diagnostics.js';
+import { indexWorkspace } from '../workspace/workspace-index.js';
+import { leftOutProductionDiagnostics } from './left-out-sheets.js';
 import { DIAGNOSTIC_KINDS, type DiagnosticKind } from '../codes.js';
 import type { PushMessage } from '../protocol/push.js';
 import type { LinkNames } from '../workspace/link-names.js';
@@ -135,6 +137,8 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
       }
       // The page's import of it fails: said here as the page would meet it (README "The local CDN").
       for (const { specifier, message } of refused) preview.diagnostics.push({ ...diagnostic('PREVIEW_CDN_PACKAGE_REFUSED', `${specifier}: ${message}`), module: specifier });
+      // A left-out package's module runs its production build there (README "The local CDN").
+      preview.diagnostics.push(...leftOutProductionDiagnostics(state, preview.imports, indexWorkspace(state.workspace), LOCAL_CDN_PREFIX));
       // A warning, not an error: the page runs until it loads that file (README "The local CDN").
       const unservedWarnings = unserved.map(({ specifier, url, address }) => ({
         ...diagnostic('PREVIEW_CDN_FILE_UNSERVED', `${specifier} loads its own file ${JSON.stringify(url)} by new URL(..., import.meta.url): the local CDN joins the package into one module at ${address}, so the URL names ${new URL(url, `http://cdn.invalid${address}`).pathname}, a file it does not serve, and that load fails`),

@@ -4,7 +4,7 @@ import { Immer, type Draft } from 'immer';
 import type { ImportRecord } from '../workspace/checks.js';
 import type { ModuleModel, WorkspaceModel } from '../workspace/model.js';
 import { pathRecord } from '../workspace/path-records.js';
-import { defaultVariant, variantKey } from '../workspace/variant.js';
+import { defaultVariant, PRODUCTION_BROWSER_KEY, variantKey } from '../workspace/variant.js';
 import { parseBareSpecifier } from '../workspace/specifiers.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
 import { withNamesSeen, type PackageNamesSeen } from '../workspace/former-names.js';
@@ -77,6 +77,30 @@ function replacing<T>(base: Readonly<Record<string, T>>) {
   };
 }
 
+const leftOutPackages = new WeakMap<WorkspaceModel, Set<string>>();
+
+/**
+ * Whether the module belongs to a package left out of development by `core select` and runs in
+ * browsers: the preview loads its production build (README "The local CDN"), so that variant is
+ * built as eagerly as the development one and judged in its report (README "Addresses"). False
+ * for every module while no selection exists: no production build the workspace did not ask for.
+ */
+export function runsInProduction(workspace: WorkspaceModel, module: ModuleModel): boolean {
+  if (workspace.selection === null || !module.platforms.includes('web') || !isBuildable(module)) return false;
+  let selected = leftOutPackages.get(workspace);
+  if (!selected) leftOutPackages.set(workspace, (selected = new Set(workspace.selection)));
+  return !selected.has(module.package);
+}
+
+// A module whose declaration is unchanged, its production variant made eager when its package
+// was left out of development, and no longer eager once selected again (its last build kept).
+function withProductionWanted(previous: ModuleBuilds, wanted: boolean): ModuleBuilds {
+  const variant = previous.variants[PRODUCTION_BROWSER_KEY];
+  if ((variant?.eager ?? false) === wanted) return previous;
+  const next: VariantState = variant ? { ...variant, eager: wanted } : freshVariant(true);
+  return { ...previous, variants: { ...previous.variants, [PRODUCTION_BROWSER_KEY]: next } };
+}
+
 // A variant whose sources changed: its last result is stale, and a build in flight is too.
 const invalidated = (variant: VariantState) => ({ generation: variant.generation + 1, status: 'pending' as const, build: null });
 
@@ -110,15 +134,20 @@ const handlers: Handlers = {
       seen.add(module.specifier);
       const fingerprint = fingerprintOf(module);
       const previous = base.builds[module.specifier];
-      if (previous && previous.fingerprint === fingerprint) continue;
+      const production = runsInProduction(workspace, module);
+      if (previous && previous.fingerprint === fingerprint) {
+        const wanted = withProductionWanted(previous, production);
+        if (wanted !== previous) builds.set(module.specifier, wanted);
+        continue;
+      }
       const next: ModuleBuilds = { fingerprint, variants: {} };
       if (isBuildable(module)) {
         // Variants someone asked for stay wanted; all restart from the new declaration.
         const before = previous?.variants ?? {};
-        const eagerKey = variantKey(defaultVariant(module));
-        for (const key of new Set([eagerKey, ...Object.keys(before)])) {
+        const eagerKeys = [variantKey(defaultVariant(module)), ...(production ? [PRODUCTION_BROWSER_KEY] : [])];
+        for (const key of new Set([...eagerKeys, ...Object.keys(before)])) {
           const earlier = outputsMadeBefore(previous, key);
-          next.variants[key] = { ...freshVariant(key === eagerKey), generation: (before[key]?.generation ?? 0) + 1, ...(earlier ? { earlier } : {}), ...(base.workspaceStale ? { afterChange: true as const } : {}) };
+          next.variants[key] = { ...freshVariant(eagerKeys.includes(key)), generation: (before[key]?.generation ?? 0) + 1, ...(earlier ? { earlier } : {}), ...(base.workspaceStale ? { afterChange: true as const } : {}) };
         }
       }
       if (previous) {

@@ -4,13 +4,13 @@ import { checkImports, type ImportRecord } from '../workspace/checks.js';
 import { formerNameWarnings } from '../workspace/former-names.js';
 import { diagnostic, type Diagnostic, boundaryCrossedModule } from '../workspace/diagnostics.js';
 import { moduleNames, type ModuleModel, type ModuleNames, type Platform, type WorkspaceModel } from '../workspace/model.js';
-import { defaultVariant, variantKey } from '../workspace/variant.js';
+import { defaultVariant, PRODUCTION_BROWSER_KEY, variantKey } from '../workspace/variant.js';
 import { indexWorkspace, type PackageTable } from '../workspace/workspace-index.js';
 import { isCodeFile, SHARED_SEGMENT, sharedAmong, sharedSubpath, type SharedFiles } from '../workspace/shared-files.js';
 import { filesRead } from '../workspace/files-read.js';
 import { linkedThroughSharedFiles, unlinkedDiagnostic, unlinkedNames, type LinkNames } from '../workspace/link-names.js';
 import { effectsShimRead, judgeShimReads, type ShimFacts, type ShimJudgement } from '../workspace/shim-reads.js';
-import { isBuildable } from './reducer.js';
+import { isBuildable, runsInProduction } from './reducer.js';
 import { knownInputHash, type BuildRecord, type ModuleBuilds, type RemoteCacheSummary, type ServiceState, type VariantState } from './state.js';
 import type { BuildOutputs } from './events.js';
 
@@ -143,10 +143,52 @@ export function buildDiagnostics(module: ModuleModel, record: BuildRecord, works
   return diagnostics;
 }
 
-/** The status and diagnostics of one module, judged by its default variant. */
+/**
+ * The status and diagnostics of one module, judged by its default variant, and by its production
+ * build's failure once one was built (README "Addresses").
+ */
 export function selectModuleStatus(state: ServiceState, module: ModuleModel): { status: ModuleStatus; diagnostics: Diagnostic[] } {
-  const record = selectVariant(state, module.specifier, defaultVariantKey(module))?.last;
-  return linkedStatus(state, record, moduleStatusOf(module, record, state.workspace));
+  const variants = state.builds[module.specifier]?.variants;
+  const record = variants?.[defaultVariantKey(module)]?.last;
+  return withProductionVerdict(state, module, settledRecord(variants?.[PRODUCTION_BROWSER_KEY]), linkedStatus(state, record, moduleStatusOf(module, record, state.workspace)));
+}
+
+/** The last build of a variant built from the current sources: a verdict an edit made stale is none. */
+const settledRecord = (variant: VariantState | undefined): BuildRecord | undefined => (variant?.status === 'done' && variant.last ? variant.last : undefined);
+
+/**
+ * What the production build of `module`, built from the current sources, finds wrong (its own
+ * errors, the checks of what it imports, the names it links by): none while that variant was
+ * never built or is being built again.
+ */
+export function selectProductionDiagnostics(state: ServiceState, module: ModuleModel): Diagnostic[] {
+  const record = settledRecord(state.builds[module.specifier]?.variants[PRODUCTION_BROWSER_KEY]);
+  return record ? selectBuildDiagnostics(state, module, record) : [];
+}
+
+const productionVerdicts = new WeakMap<BuildRecord, { judged: object; found: Diagnostic[]; answer: object }>();
+
+const sameDiagnostic = (a: Diagnostic, b: Diagnostic): boolean => a.kind === b.kind && a.message === b.message && a.file === b.file && a.line === b.line && a.column === b.column;
+
+/**
+ * A module judged by its development build, and invalid too where its production build failed
+ * (README "Addresses"): the production build's diagnostics the development one does not have, each
+ * with `env: "production"`. A pending module stays pending; the same object while nothing changed.
+ */
+function withProductionVerdict<T extends { status: ModuleStatus; diagnostics: Diagnostic[]; invalidImports?: string[] }>(state: ServiceState, module: ModuleModel, production: BuildRecord | undefined, judged: T): T {
+  if (!production || judged.status === 'pending') return judged;
+  const found = selectBuildDiagnostics(state, module, production);
+  if (found.length === 0) return judged;
+  const kept = productionVerdicts.get(production);
+  if (kept && kept.judged === judged && kept.found === found) return kept.answer as T;
+  const added = found.filter((problem) => !judged.diagnostics.some((own) => sameDiagnostic(own, problem))).map((problem): Diagnostic => ({ ...problem, env: 'production' }));
+  let answer = judged;
+  if (added.length > 0) {
+    const { invalidImports: _valid, ...rest } = judged;
+    answer = { ...rest, status: 'invalid', diagnostics: [...judged.diagnostics, ...added] } as T;
+  }
+  productionVerdicts.set(production, { judged, found, answer });
+  return answer;
 }
 
 /**
@@ -392,8 +434,21 @@ const defaultRecordsOf = new WeakMap<object, WeakMap<WorkspaceModel, (BuildRecor
  * specifier in the builds of 10,000 modules is the dearest step of such a walk).
  */
 function defaultRecords(state: ServiceState): (BuildRecord | null)[] {
-  return perBuildsAndWorkspace(defaultRecordsOf, state, () => state.workspace.modules.map((module) => selectVariant(state, module.specifier, defaultVariantKey(module))?.last ?? null));
+  return perBuildsAndWorkspace(defaultRecordsOf, state, () => {
+    // The production builds judged beside them, found in the same walk (one lookup per module).
+    const production = new Map<number, BuildRecord>();
+    const records = state.workspace.modules.map((module, at) => {
+      const variants = state.builds[module.specifier]?.variants;
+      const built = settledRecord(variants?.[PRODUCTION_BROWSER_KEY]);
+      if (built) production.set(at, built);
+      return variants?.[defaultVariantKey(module)]?.last ?? null;
+    });
+    productionRecordsOf.set(records, production);
+    return records;
+  });
 }
+
+const productionRecordsOf = new WeakMap<readonly (BuildRecord | null)[], ReadonlyMap<number, BuildRecord>>();
 
 const successful = (record: BuildRecord | null | undefined): BuildRecord | undefined => (record?.outputs ? record : undefined);
 
@@ -776,10 +831,14 @@ function selectModulesReport(state: ServiceState): Report {
   if (cached) return cached;
   const records = defaultRecords(state);
   const helpers = sharedHelpers(state);
-  const modules = withInvalidImports(
+  const judged = withInvalidImports(
     state,
     state.workspace.modules.map((module, index) => linkedStatus(state, records[index], selectModuleReport(state, module, records[index]!, helpers))),
   );
+  // After the walk of invalid imports: a development page that imports a module whose production
+  // build alone fails runs (README "Addresses").
+  const production = productionRecordsOf.get(records)!;
+  const modules = production.size === 0 ? judged : judged.map((report, index) => withProductionVerdict(state, state.workspace.modules[index]!, production.get(index), report));
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
     diagnostics: state.workspace.diagnostics,
@@ -928,6 +987,8 @@ function isSettled(state: ServiceState): boolean {
     if (!isBuildable(module)) continue;
     const variant = selectVariant(state, module.specifier, defaultVariantKey(module));
     if (!variant || variant.status !== 'done') return false;
+    // A left-out package's module is judged by the production build the preview runs (README "The local CDN").
+    if (runsInProduction(state.workspace, module) && selectVariant(state, module.specifier, PRODUCTION_BROWSER_KEY)?.status !== 'done') return false;
   }
   // A copy of a shared file is built again, importing it (README "Shared files").
   return selectSharedFileCopies(state).length === 0;

@@ -15,6 +15,8 @@ export interface Diagnostic {
   column?: number;
   /** The source lines it concerns, numbered, with a caret under the column (a CSS syntax problem). */
   frame?: string;
+  /** Found by the module's production build only (`env=production`; README "Addresses"): absent for the development build's. */
+  env?: 'production';
 }
 
 export function diagnostic(kind: DiagnosticKind, message: string, where: Pick<Diagnostic, 'file' | 'line' | 'column'> = {}): Diagnostic {

@@ -36,3 +36,6 @@ export const platformOf = (target: Target) => (target === 'browser' ? 'web' : 'n
 /** The variant kept built at all times: what `/state`, the preview and the push channel report. */
 export const defaultVariant = (module: Pick<ModuleModel, 'platforms'>): Variant =>
   developmentVariant(module.platforms.includes('web') ? 'browser' : 'node');
+
+/** The key of the variant the local CDN serves a left-out package's module at (README "The local CDN"). */
+export const PRODUCTION_BROWSER_KEY = variantKey(productionVariant('browser'));

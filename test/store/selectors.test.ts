@@ -60,16 +60,43 @@ describe('selectReport', () => {
     expect(selectReport(fold([{ type: 'workspace.read', workspace: declared }], state)).modules[0]).to.deep.include({ status: 'valid', diagnostics: [] });
   });
 
-  it('judges a module by its default variant only', () => {
-    const state = fold([
+  it('judges a module by its default variant, and invalid by its production build once that failed, until an edit makes the verdict stale', () => {
+    const asked: Fact[] = [{ type: 'output.requested', module: one.specifier, variant: PROD }, startedBuild(2, PROD, [{ module: one, generation: 1 }])];
+    const failed = fold([
       started,
       read([one]),
       ...buildAll([one]),
+      ...asked,
+      { type: 'build.failed', build: 2, module: one.specifier, variant: PROD, errors: [diagnostic('BUNDLE_ERROR', 'minify failed')], imports: [], inputs: { 'app/one/index.ts': 'e1' } },
+    ]);
+    const line = selectReport(failed).modules[0]!;
+    expect([line.status, line.diagnostics]).to.deep.equal(['invalid', [{ ...diagnostic('BUNDLE_ERROR', 'minify failed'), env: 'production' }]]);
+    expect(selectModuleStatus(failed, one)).to.deep.equal({ status: 'invalid', diagnostics: line.diagnostics });
+    // An edit: the production verdict is of sources no longer there, and nobody asks again.
+    const edited = fold([{ type: 'files.changed', files: { 'app/one/index.ts': 'e2' }, source: 'watcher' }, startedBuild(3, DEV, [{ module: one, generation: 2 }]), succeeded(3, one, DEV, 'e2')], failed);
+    expect(selectReport(edited).modules[0]).to.deep.include({ status: 'valid', diagnostics: [] });
+    // A production build that succeeds clears it.
+    const passed = fold([...asked, succeeded(2, one, PROD, 'e1')], fold([started, read([one]), ...buildAll([one])]));
+    expect(selectReport(passed).modules[0]).to.deep.include({ status: 'valid', diagnostics: [] });
+  });
+
+  it('adds only what the production build finds that the development one does not, and keeps a pending module pending', () => {
+    const imports = [{ specifier: 'lit', file: 'app/one/index.ts', line: 1, column: 1 }];
+    const state = fold([
+      started,
+      read([one]),
+      startedBuild(1, DEV, [{ module: one, generation: 1 }]),
+      succeeded(1, one, DEV, 'e1', { imports }),
       { type: 'output.requested', module: one.specifier, variant: PROD },
       startedBuild(2, PROD, [{ module: one, generation: 1 }]),
-      { type: 'build.failed', build: 2, module: one.specifier, variant: PROD, errors: [diagnostic('BUNDLE_ERROR', 'minify failed')], imports: [], inputs: {} },
+      succeeded(2, one, PROD, 'e1', { imports: [...imports, { specifier: 'left-pad', file: 'app/one/index.ts', line: 2, column: 1 }] }),
     ]);
-    expect(selectReport(state).modules[0]!.status).to.equal('valid');
+    const line = selectReport(state).modules[0]!;
+    expect(line.diagnostics.map((problem) => [problem.kind, problem.message.split(' ')[2], problem.env])).to.deep.equal([
+      ['DEPENDENCY_NOT_DECLARED', '"lit"', undefined],
+      ['DEPENDENCY_NOT_DECLARED', '"left-pad"', 'production'],
+    ]);
+    expect(selectReport(fold([started, read([one]), { type: 'output.requested', module: one.specifier, variant: PROD }, startedBuild(1, PROD, [{ module: one, generation: 1 }]), succeeded(1, one, PROD, 'e1', { imports })])).modules[0]).to.deep.include({ status: 'pending', diagnostics: [] });
   });
 
   it('keeps the last result while a module rebuilds', () => {
@@ -170,6 +197,13 @@ describe('buildDiagnostics', () => {
 });
 
 describe('selectSettled', () => {
+  it("waits for the production build of a left-out package's module, which the preview runs", () => {
+    const lib = moduleModel('lib', { package: '@t/lib' });
+    const developed = fold([started, read([one, lib], { selection: ['@t/app'] }), ...buildAll([one, lib])]);
+    expect(selectSettled(developed)).to.equal(false);
+    expect(selectSettled(fold([startedBuild(3, PROD, [{ module: lib, generation: 1 }]), succeeded(3, lib, PROD, 'e1')], developed))).to.equal(true);
+  });
+
   it('is false before the workspace is read', () => {
     expect(selectSettled(fold([started]))).to.equal(false);
   });
@@ -208,6 +242,33 @@ describe('selectBuildQueue', () => {
     expect(queue.map((t) => [t.module.specifier, t.variant, t.generation, t.requested, t.rebuilt])).to.deep.equal([
       ['@t/app/one', DEV, 1, false, false],
       ['@t/app/two', DEV, 1, false, false],
+    ]);
+  });
+
+  it('lists the production variant of each web module of a package left out by the selection, eagerly, and none without a selection', () => {
+    const lib = moduleModel('lib', { package: '@t/lib' });
+    const server = moduleModel('server', { package: '@t/lib', platforms: ['node'] });
+    const NODE_DEV = 'node.development';
+    const leftOut = fold([started, read([one, lib, server], { selection: ['@t/app'] })]);
+    expect(selectBuildQueue(leftOut).map((t) => [t.module.specifier, t.variant])).to.deep.equal([
+      ['@t/app/one', DEV],
+      ['@t/lib/lib', DEV],
+      ['@t/lib/lib', PROD],
+      ['@t/lib/server', NODE_DEV],
+    ]);
+    expect(selectBuildQueue(fold([started, read([one, lib, server])])).map((t) => t.variant)).to.deep.equal([DEV, DEV, NODE_DEV]);
+    // Selected again: no longer eager, and its last build kept; left out again: eager at once.
+    const built = fold([startedBuild(1, PROD, [{ module: lib, generation: 1 }]), succeeded(1, lib, PROD, 'e1')], leftOut);
+    const selectedAgain = fold([read([one, lib, server], { selection: ['@t/app', '@t/lib'] })], built);
+    expect(selectedAgain.builds[lib.specifier]!.variants[PROD]).to.deep.include({ eager: false, status: 'done' });
+    const edited = fold([{ type: 'files.changed', files: { 'lib/lib/index.ts': 'e2' }, source: 'watcher' }], selectedAgain);
+    expect(edited.builds[lib.specifier]!.variants[PROD]).to.deep.include({ eager: false, status: 'pending' });
+    expect(selectBuildQueue(edited).filter((t) => t.variant === PROD)).to.deep.equal([]);
+    expect(selectBuildQueue(fold([read([one, lib, server], { selection: ['@t/app'] })], edited)).map((t) => [t.module.specifier, t.variant])).to.deep.equal([
+      ['@t/app/one', DEV],
+      ['@t/lib/lib', DEV],
+      ['@t/lib/lib', PROD],
+      ['@t/lib/server', NODE_DEV],
     ]);
   });
 

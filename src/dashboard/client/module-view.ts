@@ -127,7 +127,7 @@ export function renderDiagnostics(list: readonly Diagnostic[], kind: 'error' | '
       h(
         'li',
         { class: 'diagnostic' },
-        h('div', { class: 'where' }, h('span', { class: `kind ${kind}` }, d.kind), d.file ? h('code', { class: 'place' }, place(d)) : null),
+        h('div', { class: 'where' }, h('span', { class: `kind ${kind}` }, d.kind), d.env ? h('span', { class: 'env' }, `${d.env} build`) : null, d.file ? h('code', { class: 'place' }, place(d)) : null),
         h('div', { class: 'message' }, d.message),
         d.file && d.line && frames[`${d.file}:${d.line}`] ? h('pre', { class: 'frame' }, frames[`${d.file}:${d.line}`]) : null,
       ),
