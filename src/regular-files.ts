@@ -124,7 +124,7 @@ export function readRegularFile(file: string, bounds?: ReadBounds): { bytes: Buf
 }
 
 /** Longer than any file-system timestamp tick (1 to 10 ms on Linux): the racy window of the service's file hashes (`RACY_MS` of io/file-hashes.ts). */
-const SETTLED_MS = 50;
+export const SETTLED_MS = 50;
 
 /**
  * `derive` of a file's bytes (read by `readRegularFile`), kept per absolute path while the file is
