@@ -55,11 +55,12 @@ export function unboundNameDiagnostics(reads: PlacedReads, built: Uint8Array, so
   // A parse and scope analysis costs about a millisecond of CPU per kilobyte of code, on every
   // build and rebuild, so it is made only where these can be (README "Bundling real code"): the
   // sloppy script's habits and reads of a page's globals in a module written in JavaScript
-  // (TypeScript's checker refuses the habits in a .ts source, and a global it reads is declared
-  // where no source of the build may say, in a .d.ts: a build-time constant's name is looked for
-  // in the code instead, and a name a TypeScript source declares for its checker alone, which the
-  // code then names), and a member of `this` where esbuild wrote a top-level one as `void 0`, of
-  // `import.meta.hot` or of `document.currentScript`.
+  // (TypeScript's checker refuses the habits in a .ts source, and a global it reads or writes is
+  // declared for the checker alone, in a source or in a .d.ts no build reads: a build-time
+  // constant's name is looked for in the code instead, and a name a TypeScript source or a .d.ts
+  // file its config includes declares so, which the code then names), and a member of `this`
+  // where esbuild wrote a top-level one as `void 0`, of `import.meta.hot` or of
+  // `document.currentScript`.
   const bytes = bufferView(built);
   const scriptHabits = sources.some((file) => SCRIPT_SOURCE.test(file));
   const nullish = bytes.includes('void 0') || bytes.includes('import.meta.hot') || bytes.includes('currentScript');
