@@ -23,6 +23,7 @@ import { analysedModule, isGlobalObject, isNode, keepsItsValue, memberKey, NODE_
 import { WINDOW_NAMES } from './window-names.js';
 import { unchangedReads } from '../regular-files.js';
 import { effectsShimUseText } from '../workspace/shim-reads.js';
+import { declarationFileGlobals } from './declared-globals.js';
 
 /** A source written in JavaScript, where no checker looks at what a sloppy script allowed. */
 const SCRIPT_SOURCE = /\.(?:[cm]?js|jsx)$/;
@@ -54,16 +55,17 @@ export function unboundNameDiagnostics(reads: PlacedReads, built: Uint8Array, so
   // A parse and scope analysis costs about a millisecond of CPU per kilobyte of code, on every
   // build and rebuild, so it is made only where these can be (README "Bundling real code"): the
   // sloppy script's habits and reads of a page's globals in a module written in JavaScript
-  // (TypeScript's checker refuses the habits in a .ts source, and a global it reads is declared
-  // where no source of the build may say, in a .d.ts: a build-time constant's name is looked for
-  // in the code instead, and a name a TypeScript source declares for its checker alone, which the
-  // code then names), and a member of `this` where esbuild wrote a top-level one as `void 0`, of
-  // `import.meta.hot` or of `document.currentScript`.
+  // (TypeScript's checker refuses the habits in a .ts source, and a global it reads or writes is
+  // declared for the checker alone, in a source or in a .d.ts no build reads: a build-time
+  // constant's name is looked for in the code instead, and a name a TypeScript source or a .d.ts
+  // file its config includes declares so, which the code then names), and a member of `this`
+  // where esbuild wrote a top-level one as `void 0`, of `import.meta.hot` or of
+  // `document.currentScript`.
   const bytes = bufferView(built);
   const scriptHabits = sources.some((file) => SCRIPT_SOURCE.test(file));
   const nullish = bytes.includes('void 0') || bytes.includes('import.meta.hot') || bytes.includes('currentScript');
   const text = scriptHabits || !bytes.includes('__') ? null : bytes.toString('utf8');
-  const judgesReads = scriptHabits || (text !== null && BUILD_CONSTANT.test(text)) || readsDeclaredGlobal(bytes, reads, sources);
+  const judgesReads = scriptHabits || (text !== null && BUILD_CONSTANT.test(text)) || readsDeclaredGlobal(bytes, reads, sources) || readsDeclarationFileGlobal(bytes, reads, sources, entry);
   if (!judgesReads && !nullish) return { errors: [], warnings: [] };
   const code = text ?? bytes.toString('utf8');
   const analysed = analysedModule(code);
@@ -111,11 +113,13 @@ function unboundUses(through: readonly Reference[], context: { shape: TreeShape;
     if (told?.onImport === true || jsxNames.has(name) || !surelyUnbound(name, identifier, shape)) continue;
     const onImport = runsOnImport(reference.from, at, shape);
     if (onImport) {
-      const why = scriptHabits && !mayBeDefined ? unboundUse(name, reference, shape, reads, sources) : null;
+      // A write throws in strict code whatever the source was written in: in TypeScript, of a name
+      // declared for the checker alone (`declare let counter: number; counter = 1;`).
       const written = !reference.isRead();
+      const why = (scriptHabits || written) && !mayBeDefined ? unboundUse(name, reference, shape, reads, sources) : null;
       if (why !== null) found.set(name, { why, name, at, surely: true, onImport });
       // Judged again across modules once the builds of those imported are known (src/workspace/shim-reads.ts).
-      else if (mayBeDefined && (!written || scriptHabits)) found.set(name, { why: effectsShimUseText(name, written ? 'written' : 'read', importedFirst, written ? writeRemedy(name) : readRemedy(name)), name, at, surely: false, onImport });
+      else if (mayBeDefined) found.set(name, { why: effectsShimUseText(name, written ? 'written' : 'read', importedFirst, written ? writeRemedy(name) : readRemedy(name)), name, at, surely: false, onImport });
       else if (!written) found.set(name, { why: unboundRead(name, true, false), name, at, surely: true, onImport });
     } else if (reference.isRead() && told === undefined) {
       found.set(name, { why: unboundRead(name, false, mayBeDefined), name, at, surely: false, onImport });
@@ -157,6 +161,17 @@ function readsDeclaredGlobal(bytes: Buffer, reads: PlacedReads, sources: readonl
   return false;
 }
 
+/**
+ * Whether a TypeScript module's code names a global a declaration file of its config declares
+ * (`globals.d.ts`: `declare function gtag(...)`), which no build reads (src/bundlers/declared-globals.ts).
+ */
+function readsDeclarationFileGlobal(bytes: Buffer, reads: PlacedReads, sources: readonly string[], entry: string): boolean {
+  const root = reads.absolute('.');
+  if (root === null || !sources.some((file) => TYPESCRIPT_SOURCE.test(file))) return false;
+  for (const name of declarationFileGlobals(root, entry)) if (JUDGED.test(name) && !WINDOW_NAMES.has(name) && bytes.includes(name)) return true;
+  return false;
+}
+
 /** Stands for `declare global { ... }`, which names no one global. */
 const GLOBAL_BLOCK = '';
 
@@ -180,7 +195,7 @@ function surelyUnbound(name: string, identifier: SyntaxNode, shape: TreeShape): 
 /** Why a use of a name nothing binds surely throws, or null when it may not (a read of a name a page's script may define). */
 function unboundUse(name: string, reference: Reference, shape: TreeShape, reads: PlacedReads, sources: readonly string[]): string | null {
   if (reference.isWrite()) {
-    return `${name} is written when the module is imported, and nothing declares it: ${STRICT}, where a write of a name nothing binds throws "ReferenceError: ${name} is not defined" (a sloppy script made it a global); ${writeRemedy(name)}`;
+    return `${name} is written when the module is imported, and nothing binds it (TypeScript's declare binds nothing: esbuild erases it): ${STRICT}, where a write of a name nothing binds throws "ReferenceError: ${name} is not defined" (a sloppy script made it a global); ${writeRemedy(name)}`;
   }
   if (name === 'arguments') {
     return `arguments is read when the module is imported, outside every function (an arrow has none of its own): nothing binds it there, so the page throws "ReferenceError: arguments is not defined"; read the arguments of the function meant, or give it a rest parameter (...args)`;

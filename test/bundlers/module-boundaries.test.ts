@@ -91,8 +91,39 @@ describe('moduleBoundariesPlugin with tsconfig paths, links and a workspace-root
     moduleBoundariesPlugin(root, [target]).setup({ onStart: () => {}, onEnd: () => {}, onLoad: () => {}, onResolve: ({ filter, namespace }: { filter: RegExp; namespace?: string }) => namespace === undefined && filters.push(filter) } as unknown as esbuild.PluginBuild);
     const passes = (specifier: string) => filters[0]!.test(specifier);
     expect(['lib/store', 'lib/store/index.js', 'registry', 'registry?v=2', '@acme/ui', './alias', './alias/', 'packages/lib/src/store'].filter((specifier) => !passes(specifier))).to.deep.equal([]);
-    // The catch-all `*` pattern is left out: every bare import would call into the service.
+    // The catch-all `*` pattern passes only an import whose last segment may name an entry: every bare import would call into the service.
     expect(['lodash', 'registry2', '@acme/uikit', 'react/jsx-runtime', 'library/x', './aliases.js'].filter(passes)).to.deep.equal([]);
+  });
+
+  // judge56: each bundled a second copy of the other module (test/browser/boundary-configs.test.ts).
+  it("asks about the imports a pattern of a config nearer to a file of the package, of an installed config one extends, or a catch-all pattern may spell; no other bare import", () => {
+    const root = tempWorkspace({
+      'packages/lib/tsconfig.json': JSON.stringify({ compilerOptions: { strict: true } }),
+      'packages/lib/src/store/index.ts': 'export const store = 1;\n',
+      'packages/lib/src/deep/tsconfig.json': JSON.stringify({ compilerOptions: { paths: { 'near/*': ['../*'] } } }),
+      'packages/lib/src/deep/use.ts': "import 'near/store';\n",
+      'node_modules/@acme/tsconfig/base.json': JSON.stringify({ compilerOptions: { paths: { 'shared/*': ['../../../packages/lib/src/*'] } } }),
+      'packages/app/tsconfig.json': JSON.stringify({ extends: '@acme/tsconfig/base.json' }),
+      'packages/app/main.ts': 'export {};\n',
+      'packages/cat/tsconfig.json': JSON.stringify({ compilerOptions: { paths: { '*': ['./src/*'] } } }),
+      'packages/cat/src/element.ts': 'export const element = 1;\n',
+    });
+    const entries = { 'packages/lib/src/store/index.ts': '@acme/lib/store', 'packages/app/main.ts': '@acme/app/main', 'packages/cat/src/element.ts': '@acme/cat/element' };
+    const manifests = { '@acme/lib': 'packages/lib/package.json', '@acme/app': 'packages/app/package.json', '@acme/cat': 'packages/cat/package.json' };
+    const workspace = { packages: ['@acme/app', '@acme/lib', '@acme/cat'], entries, manifests, key: '' };
+    const filterOf = (entry: string, dir: string): RegExp => {
+      const target = { specifier: entries[entry as keyof typeof entries], subpath: 'x', dir: path.posix.dirname(entry), entry, assets: [], platforms: ['browser'], package: { name: 'x', dir }, workspace } as unknown as BundleTarget;
+      const filters: RegExp[] = [];
+      moduleBoundariesPlugin(root, [target]).setup({ onStart: () => {}, onEnd: () => {}, onLoad: () => {}, onResolve: ({ filter, namespace }: { filter: RegExp; namespace?: string }) => namespace === undefined && filters.push(filter) } as unknown as esbuild.PluginBuild);
+      return filters[0]!;
+    };
+    const lib = filterOf('packages/lib/src/store/index.ts', 'packages/lib');
+    expect(['near/store', 'near/store/index.js'].filter((specifier) => !lib.test(specifier))).to.deep.equal([]);
+    const app = filterOf('packages/app/main.ts', 'packages/app');
+    expect(['shared/store', 'shared/store/index.ts'].filter((specifier) => !app.test(specifier))).to.deep.equal([]);
+    const cat = filterOf('packages/cat/src/element.ts', 'packages/cat');
+    expect(['element', 'element.js', 'x/element', 'store'].filter((specifier) => !cat.test(specifier))).to.deep.equal([]);
+    expect(['lodash', 'elements', 'react/jsx-runtime', 'near-store'].filter((specifier) => cat.test(specifier) || lib.test(specifier) || app.test(specifier))).to.deep.equal([]);
   });
 });
 

@@ -4,6 +4,8 @@
 // run in Chromium (test/browser/unbound-names.test.ts).
 import { expect } from 'chai';
 import * as esbuildApi from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
 import { collect } from '../../src/bundlers/build-results.js';
 import { esbuildOptions } from '../../src/bundlers/esbuild-options.js';
 import type { BundleTarget } from '../../src/bundlers/types.js';
@@ -197,5 +199,71 @@ describe('names and values that surely throw where the import runs', () => {
       expect(await judged(name), name).to.deep.equal([]);
       expect(await judged(name, developmentVariant('browser'), 'warnings'), name).to.deep.equal([]);
     }
+  });
+});
+
+// judge56: a global declared only in a declaration file the module's config includes, and a write
+// of a name TypeScript declares for its checker alone; each threw in Chromium
+// (test/browser/unbound-names.test.ts), where /state said valid.
+describe('globals a declaration file declares, and writes of declared names', () => {
+  const TYPED = {
+    'typed/tsconfig.json': JSON.stringify({ compilerOptions: { strict: true }, include: ['src', 'types/*.d.ts'], exclude: ['src/legacy'] }),
+    'typed/types/globals.d.ts': 'declare function gtag(...args: unknown[]): void;\ndeclare let counter: number;\n',
+    'typed/src/page-globals.d.ts': 'export {};\ndeclare global {\n  var dataLayer: unknown[];\n}\n',
+    'typed/outside.d.ts': 'declare const notIncluded: string;\n',
+    'typed/src/legacy/old.d.ts': 'declare const legacyName: string;\n',
+    'typed/src/call/index.ts': "gtag('js');\nexport {};\n",
+    'typed/src/push/index.ts': "dataLayer.push('x');\nexport {};\n",
+    'typed/src/writeDeclared/index.ts': 'counter = 1;\nexport {};\n',
+    'typed/src/writeOwn/index.ts': 'declare let ownCounter: number;\nownCounter = 1;\nexport {};\n',
+    'typed/src/tested/index.ts': "if (typeof gtag === 'function') gtag('js');\nexport {};\n",
+    'typed/src/inFunction/index.ts': "export function track(): void {\n  gtag('event');\n}\n",
+    'typed/src/writeInFunction/index.ts': 'declare let ownCounter: number;\nexport function reset(): void {\n  ownCounter = 0;\n}\n',
+    'typed/src/notIncluded/index.ts': 'export const value = notIncluded;\n',
+    'typed/src/excluded/index.ts': 'export const value = legacyName;\n',
+  };
+  let typedRoot: string;
+  const told = async (name: string, variant = developmentVariant('browser'), kind: 'errors' | 'warnings' = 'errors') => {
+    const entry = `typed/src/${name}/index.ts`;
+    const target: BundleTarget = { specifier: `@t/${name}`, subpath: 'index', dir: `typed/src/${name}`, entry, assets: [], platforms: ['web'] };
+    const result = collect(typedRoot, target, 0, await esbuildApi.build(esbuildOptions(typedRoot, [target], variant)), variant);
+    return (result[kind] ?? []).map(({ kind: code, line, message }) => ({ kind: code, line, says: /ReferenceError: [\w$]+ is not defined/.exec(message)?.[0] ?? message }));
+  };
+  before(() => {
+    typedRoot = tempWorkspace(TYPED);
+  });
+
+  it('tells a read of a global only a declaration file of the config declares, as a declare in a source, in both variants', async () => {
+    for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+      expect(await told('call', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: 'ReferenceError: gtag is not defined' }]);
+      expect(await told('push', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: 'ReferenceError: dataLayer is not defined' }]);
+    }
+    expect(await told('inFunction')).to.deep.equal([]);
+    expect(await told('inFunction', developmentVariant('browser'), 'warnings')).to.deep.equal([{ kind: 'BUNDLE_WARNING', line: 2, says: 'ReferenceError: gtag is not defined' }]);
+    expect(await told('tested')).to.deep.equal([]);
+    expect(await told('tested', developmentVariant('browser'), 'warnings')).to.deep.equal([]);
+  });
+
+  it('reads only the declaration files the config includes: not one outside its include, nor one it excludes', async () => {
+    // The checker refuses these reads itself ("Cannot find name"): the code is not parsed for them.
+    expect(await told('notIncluded')).to.deep.equal([]);
+    expect(await told('excluded')).to.deep.equal([]);
+  });
+
+  it('tells a write of a name TypeScript declares for its checker alone where the import runs, declared in the source or a declaration file', async () => {
+    for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+      expect(await told('writeOwn', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 2, says: 'ReferenceError: ownCounter is not defined' }]);
+      expect(await told('writeDeclared', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: 'ReferenceError: counter is not defined' }]);
+    }
+    expect(await told('writeInFunction')).to.deep.equal([]);
+  });
+
+  it('tells a declaration file added to the included folder at the next build', async () => {
+    fs.writeFileSync(path.join(typedRoot, 'typed/src/more.d.ts'), 'declare const laterName: string;\n');
+    fs.mkdirSync(path.join(typedRoot, 'typed/src/later'));
+    fs.writeFileSync(path.join(typedRoot, 'typed/src/later/index.ts'), 'export const value = laterName;\n');
+    // A new turn of the event loop: what one turn listed is looked at again in the next.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await told('later')).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: 'ReferenceError: laterName is not defined' }]);
   });
 });

@@ -21,9 +21,9 @@ import { CSS_MODULE_SCRIPTS } from './css-module-scripts.js';
 import { WORKSPACE_CONFINEMENT } from './workspace-confinement.js';
 import { LINKED_DIRS } from './linked-dirs.js';
 import { NON_REGULAR_GUARD } from '../non-regular-files.js';
-import { readRegularFile, unchangedReads } from '../../regular-files.js';
+import { isReallyInside, readRegularFile, unchangedReads } from '../../regular-files.js';
 import { isObject } from '../../workspace/json.js';
-import { isSkippedDirectory } from '../../workspace/paths.js';
+import { isInside, isSkippedDirectory } from '../../workspace/paths.js';
 import { loadTsconfig, tsconfigPlaces } from '../../workspace/tsconfig.js';
 import { VITE_QUERY_SUFFIX } from '../vite-query-imports.js';
 import type { WorkspaceBoundaries } from '../../workspace/boundaries.js';
@@ -112,6 +112,8 @@ interface EntryReach {
   links: Map<string, string>;
   /** The names the filter passes besides the entries': the `folders` inside packages, the `links`, and those from the workspace's root to a package. */
   names: string[];
+  /** The `tsconfig.json` and `jsconfig.json` files the walk for `links` found inside the packages (absolute): one nearer to a file of a module than its entry's config gives that file's imports its `paths`. */
+  configs: string[];
   filter: RegExp | null;
 }
 const entryCandidates = new WeakMap<Record<string, string>, EntryReach>();
@@ -130,10 +132,10 @@ function candidatesOf(root: string, boundaries: WorkspaceBoundaries | undefined)
     byStem.set(stem(path.join(root, file)), { file: path.join(root, file), specifier });
     for (const folder of foldersToward(path.join(root, file), packageDirs)) folders.add(folder);
   }
-  const links = byStem.size === 0 ? new Map<string, string>() : linksToward(packageDirs, folders, byStem);
+  const { links, configs } = byStem.size === 0 ? { links: new Map<string, string>(), configs: [] } : linksToward(packageDirs, folders, byStem);
   const linkNames = [...links.keys()].map((link) => stem(path.basename(link)));
   const names = [...folderNames(folders, packageDirs), ...linkNames, ...foldersAbove(root, packageDirs)];
-  const made = { root, byStem, folders, links, names, filter: byStem.size === 0 ? null : entryImportFilter(byStem.keys(), names) };
+  const made = { root, byStem, folders, links, names, configs, filter: byStem.size === 0 ? null : entryImportFilter(byStem.keys(), names) };
   entryCandidates.set(entries, made);
   return made;
 }
@@ -171,7 +173,7 @@ export function copiedThroughNewLink(root: string, target: BundleTarget, inputs:
  * leading out of the workspace is never one); links are not followed in the walk, nor are
  * `node_modules`, dot-directories and another package's folder. At most `MAX_WALKED` folders.
  */
-function linksToward(packageDirs: ReadonlySet<string>, folders: ReadonlySet<string>, byStem: ReadonlyMap<string, Candidate>): Map<string, string> {
+function linksToward(packageDirs: ReadonlySet<string>, folders: ReadonlySet<string>, byStem: ReadonlyMap<string, Candidate>): { links: Map<string, string>; configs: string[] } {
   const realOf = (file: string): string | null => {
     try {
       return fs.realpathSync.native(file);
@@ -185,6 +187,7 @@ function linksToward(packageDirs: ReadonlySet<string>, folders: ReadonlySet<stri
     if (real !== null && !targets.has(real)) targets.set(real, place);
   }
   const links = new Map<string, string>();
+  const configs: string[] = [];
   const pending = [...packageDirs].filter((dir) => folders.has(dir));
   for (let walked = 0; pending.length > 0 && walked < MAX_WALKED; walked += 1) {
     const dir = pending.pop()!;
@@ -197,13 +200,16 @@ function linksToward(packageDirs: ReadonlySet<string>, folders: ReadonlySet<stri
     for (const entry of entries) {
       const at = path.join(dir, entry.name);
       if (entry.isDirectory() && !isSkippedDirectory(entry.name) && !packageDirs.has(at)) pending.push(at);
+      if (entry.isFile() && CONFIG_NAME.test(entry.name)) configs.push(at);
       if (!entry.isSymbolicLink()) continue;
       const target = targets.get(realOf(at) ?? '');
       if (target !== undefined && target !== at) links.set(at, target);
     }
   }
-  return links;
+  return { links, configs };
 }
+
+const CONFIG_NAME = /^[tj]sconfig\.json$/;
 
 const MAX_WALKED = 5_000;
 
@@ -276,7 +282,7 @@ export function moduleBoundariesPlugin(root: string, targets: BundleTarget[]): e
       // Read as esbuild sets the plugin up, not as the options are made: options are made for a
       // stylesheet's build and a kept context's signature too, and a sheet's edit reads no config
       // (ARCHITECTURE.md "One stylesheet edit").
-      const aliases = pathsAliasesOf(root, targets);
+      const aliases = pathsAliasesOf(root, targets, ofEntries.configs, entryNameSource(byStem.keys(), ofEntries.names));
       const imports = aliases.length === 0 ? filter : new RegExp(`${filter.source}|^(?:${aliases.join('|')})(?:[?#].*)?$`);
       const valueExports = valueExportsOf(root, build);
       const exportsByName = namedExportsOf();
@@ -418,11 +424,9 @@ function valueExportsOf(root: string, build: esbuild.PluginBuild) {
 // JavaScript: a rebuild of a module asks its plugins again for every import it resolves, and a
 // callback waits for the main thread, which is answering the request that asked for the build.
 export function entryImportFilter(stems: Iterable<string>, folders: Iterable<string> = []): RegExp {
-  // An entry named `index` is reached by its directory's name too (`'../store'`), as esbuild resolves it.
-  const named = [...stems].flatMap((file) => (path.basename(file) === 'index' ? [path.basename(file), path.basename(path.dirname(file))] : [path.basename(file)]));
-  const inside = [...new Set([...folders].map(escapeRegExp))].sort();
-  const names = [...new Set([...named.map(escapeRegExp), ...inside])].sort();
-  const name = `(?:${names.join('|')})(?:\\.d)?(?:\\.[cm]?[jt]sx?)?`;
+  const plain = [...folders];
+  const inside = [...new Set(plain.map(escapeRegExp))].sort();
+  const name = entryNameSource(stems, plain);
   const suffix = '(?:[?#].*)?$';
   const relative = `\\.\\.?(?:$|/(?:.*/)?(?:${name}|\\.\\.?)?${suffix})`;
   const alias = `(?:@/|[^@A-Za-z0-9./_-])(?:.*/)?${name}/?${suffix}`;
@@ -431,17 +435,39 @@ export function entryImportFilter(stems: Iterable<string>, folders: Iterable<str
 }
 
 /**
- * The tsconfig `paths` patterns that read as a bare name (`"lib/*"`, `"registry"`, `"@acme/ui"`)
- * of the nearest tsconfig.json or jsconfig.json of each target's entry folder (its `extends`
- * chain inside the workspace), as the sources of regular expressions: an import matching one
- * may reach another module's entry, as an alias beginning with `@/` or `#` does, and only
- * esbuild's resolution tells (README "Bundling real code"). Every other bare import still never
- * reaches JavaScript. A catch-all pattern (`"*"`, `"*.js"`) is left out: it would call into the
- * service for every bare import of every rebuild. Configs are read as regular files only.
+ * The last segment of an import that may name an entry (with or without an extension), the
+ * directory of an `index` entry, or one of `folders` (already escaped or plain names), as the
+ * source of a regular expression.
  */
-function pathsAliasesOf(root: string, targets: readonly BundleTarget[]): string[] {
-  const read = (relative: string): string | null => configText(path.join(root, relative));
+function entryNameSource(stems: Iterable<string>, folders: Iterable<string>): string {
+  // An entry named `index` is reached by its directory's name too (`'../store'`), as esbuild resolves it.
+  const named = [...stems].flatMap((file) => (path.basename(file) === 'index' ? [path.basename(file), path.basename(path.dirname(file))] : [path.basename(file)]));
+  const names = [...new Set([...named, ...folders].map((name) => escapeRegExp(name)))].sort();
+  return `(?:${names.join('|')})(?:\\.d)?(?:\\.[cm]?[jt]sx?)?`;
+}
+
+/**
+ * The tsconfig `paths` patterns that read as a bare name (`"lib/*"`, `"registry"`, `"@acme/ui"`)
+ * of the nearest tsconfig.json or jsconfig.json of each target's entry folder, and of each config
+ * inside the target's package (`configs`, found by the walk for links: one nearer to a file of the
+ * module than its entry's gives that file's imports its own `paths`, as esbuild reads them), each
+ * with its `extends` chain inside the workspace, through an installed package too
+ * (`"@acme/tsconfig/base.json"` in a `node_modules` of the workspace), as the sources of regular
+ * expressions: an import matching one may reach another module's entry, as an alias beginning
+ * with `@/` or `#` does, and only esbuild's resolution tells (README "Bundling real code"). A
+ * catch-all pattern (`"*"`, `"*.js"`) would call into the service for every bare import of every
+ * rebuild: it passes only an import whose last segment may name an entry (`entryName`, as a
+ * `baseUrl` spelling's). Every other bare import still never reaches JavaScript. Configs are
+ * read as regular files inside the workspace's real path only.
+ */
+function pathsAliasesOf(root: string, targets: readonly BundleTarget[], configs: readonly string[], entryName: string): string[] {
+  const read = (relative: string): string | null => {
+    const text = isInside(relative) ? configText(path.join(root, relative)) : null;
+    return text !== null && isReallyInside(root, path.join(root, relative)) ? text : null;
+  };
+  const resolvePackage = (specifier: string, fromDir: string): string | null => installedConfig(specifier, fromDir, read);
   const patterns = new Set<string>();
+  const places = new Set<string>();
   const seen = new Set<string>();
   for (const target of targets) {
     const dir = path.posix.dirname(target.entry);
@@ -450,14 +476,31 @@ function pathsAliasesOf(root: string, targets: readonly BundleTarget[]): string[
     const place = tsconfigPlaces(dir)
       .flatMap((tsconfig) => [tsconfig, tsconfig.replace(/tsconfig\.json$/, 'jsconfig.json')])
       .find((file) => read(file) !== null);
-    if (place === undefined) continue;
-    const paths = loadTsconfig(place, { read, resolvePackage: () => null }).compilerOptions.paths;
+    if (place !== undefined) places.add(place);
+    const within = target.package ? path.join(root, target.package.dir) + path.sep : null;
+    for (const config of configs) if (within !== null && config.startsWith(within)) places.add(path.relative(root, config).split(path.sep).join('/'));
+  }
+  for (const place of places) {
+    const paths = loadTsconfig(place, { read, resolvePackage }).compilerOptions.paths;
     if (isObject(paths)) for (const pattern of Object.keys(paths)) patterns.add(pattern);
   }
   return [...patterns]
-    .filter((pattern) => !/^[*./]/.test(pattern) && pattern.indexOf('*') === pattern.lastIndexOf('*'))
-    .map((pattern) => pattern.split('*').map(escapeRegExp).join('.*'))
+    .filter((pattern) => !/^[./]/.test(pattern) && pattern.indexOf('*') === pattern.lastIndexOf('*'))
+    .map((pattern) => {
+      const [before, after = ''] = pattern.split('*').map(escapeRegExp);
+      if (!pattern.includes('*')) return before!;
+      return pattern.startsWith('*') ? `(?:.*/)?${entryName}/?${after}` : `${before}.*${after}`;
+    })
     .sort();
+}
+
+/** The config an `extends` naming a package leads to: `node_modules/<specifier>` (`.json`, `/tsconfig.json`) from `fromDir` up to the workspace's root, as esbuild looks for it. */
+function installedConfig(specifier: string, fromDir: string, read: (relative: string) => string | null): string | null {
+  for (let dir = fromDir; ; dir = path.posix.dirname(dir)) {
+    const base = path.posix.join(dir, 'node_modules', specifier);
+    for (const file of [base, `${base}.json`, `${base}/tsconfig.json`]) if (read(file) !== null) return file;
+    if (dir === '.' || dir === '/' || dir === '') return null;
+  }
 }
 
 /** A config's text, read again only when it changed: a stylesheet's edit makes its module's context, and reads no config (ARCHITECTURE.md "One stylesheet edit"). */
