@@ -50,8 +50,11 @@ export const bundlersCodeHash = (base = CODE_BASE): string => codeHash(base, ['b
  */
 const LISTING_RULES = ['io/file-reads', 'io/file-hashes', 'io/confined-paths', 'io/read-ahead', 'io/read-links', 'io/workspace-reads'];
 
-/** The workspace model (src/workspace/ and io/'s listing rules): how manifests are read into it. `base`: tests only. */
-export const workspaceReaderCodeHash = (base = CODE_BASE): string => codeHash(base, ['workspace'], LISTING_RULES);
+/**
+ * The workspace model (src/workspace/, its manifest validators in generated/, compiled from
+ * schemas/, and io/'s listing rules): how manifests are read into it. `base`: tests only.
+ */
+export const workspaceReaderCodeHash = (base = CODE_BASE): string => codeHash(base, ['workspace', 'workspace/generated'], LISTING_RULES);
 
 /**
  * The development extension (src/development/): how the bundled preview plans and joins a page.

@@ -14,6 +14,7 @@ const RECORDING_RULES = ['workspace/resolution', 'workspace/files-read', 'worksp
 function codeBase(changed?: string): string {
   const files: Record<string, string> = {
     'workspace/read-workspace.ts': 'export const read = 1;\n',
+    'workspace/generated/module-schema.ts': 'export const validate = 1;\n',
     'io/tree-watcher.ts': 'export const watch = 1;\n',
     'bundlers/esbuild.ts': 'export const bundle = 1;\n',
     'bundlers/plugins/assets.ts': 'export const plugin = 1;\n',
@@ -26,10 +27,12 @@ function codeBase(changed?: string): string {
 }
 
 describe('workspaceReaderCodeHash', () => {
-  it("changes with the workspace reader's code and with each io/ module of the listing rules, not with another of io/", () => {
+  it("changes with the workspace reader's code, its manifest validators and each io/ module of the listing rules, not with another of io/", () => {
     const original = workspaceReaderCodeHash(codeBase());
     expect(workspaceReaderCodeHash(codeBase()), 'the same code').to.equal(original);
     expect(workspaceReaderCodeHash(codeBase('workspace/read-workspace.ts'))).to.not.equal(original);
+    // probe56: a manifest schema changed (schemas/, compiled into generated/) took the model read under the old one.
+    expect(workspaceReaderCodeHash(codeBase('workspace/generated/module-schema.ts')), 'a manifest validator').to.not.equal(original);
     for (const module of LISTING_RULES) expect(workspaceReaderCodeHash(codeBase(`${module}.ts`)), module).to.not.equal(original);
     expect(workspaceReaderCodeHash(codeBase('io/tree-watcher.ts')), 'not a listing rule').to.equal(original);
   });

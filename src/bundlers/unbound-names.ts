@@ -60,10 +60,11 @@ export function unboundNameDiagnostics(reads: PlacedReads, built: Uint8Array, so
   // constant's name is looked for in the code instead, and a name a TypeScript source or a .d.ts
   // file its config includes declares so, which the code then names), and a member of `this`
   // where esbuild wrote a top-level one as `void 0`, of `import.meta.hot` or of
-  // `document.currentScript`.
+  // `document.currentScript` (also where `import.meta` is held, destructured or indexed, which
+  // may reach `hot`).
   const bytes = bufferView(built);
   const scriptHabits = sources.some((file) => SCRIPT_SOURCE.test(file));
-  const nullish = bytes.includes('void 0') || bytes.includes('import.meta.hot') || bytes.includes('currentScript');
+  const nullish = bytes.includes('void 0') || bytes.includes('import.meta.hot') || bytes.includes('currentScript') || reachesImportMeta(bytes);
   const text = scriptHabits || !bytes.includes('__') ? null : bytes.toString('utf8');
   const judgesReads = scriptHabits || (text !== null && BUILD_CONSTANT.test(text)) || readsDeclaredGlobal(bytes, reads, sources) || readsDeclarationFileGlobal(bytes, reads, sources, entry);
   if (!judgesReads && !nullish) return { errors: [], warnings: [] };
@@ -226,11 +227,25 @@ function declaresFunction(variable: Variable): boolean {
   return init?.type === 'FunctionExpression';
 }
 
-/** The values surely nullish on a page whose members throw: how a source writes each, and what it holds. */
+/**
+ * `import.meta` used otherwise than by the members a page defines (`import.meta.url`, `.resolve`)
+ * or the build replaces and judges itself (`.env`, src/bundlers/vite-import-meta.ts):
+ * held by a name (`const meta = import.meta`), destructured (`const { hot } = import.meta`) or
+ * indexed (`import.meta['hot']`), each of which may reach `hot` without the text `import.meta.hot`.
+ */
+const IMPORT_META_REACHED = /import\.meta(?!\s*\.\s*(?:url|resolve|env)(?![\w$]))/;
+
+const reachesImportMeta = (bytes: Buffer): boolean => bytes.includes('import.meta') && IMPORT_META_REACHED.test(bytes.toString('utf8'));
+
+/**
+ * The values surely nullish on a page whose members throw: how a source writes each (where it
+ * reaches it: `import.meta` for `import.meta.hot`, `import.meta['hot']` and `const { hot } =
+ * import.meta` alike), how a message names it, and what it holds.
+ */
 const NULLISH = {
-  this: { written: 'this', holds: 'undefined' },
-  hot: { written: 'import\\.meta\\.hot', holds: 'undefined' },
-  currentScript: { written: '(?:(?:window|globalThis|self)\\s*\\.\\s*)?document\\.currentScript', holds: 'null' },
+  this: { written: 'this', named: 'this', holds: 'undefined' },
+  hot: { written: 'import\\.meta(?!\\s*\\.\\s*(?:url|resolve|env)(?![\\w$]))', named: 'import.meta.hot', holds: 'undefined' },
+  currentScript: { written: '(?:(?:(?:window|globalThis|self)\\s*\\.\\s*)?document\\.currentScript|currentScript)', named: 'document.currentScript', holds: 'null' },
 } as const;
 
 type NullishValue = keyof typeof NULLISH;
@@ -240,6 +255,8 @@ interface NullishMember {
   /** The member read or written, when named (`accept` of `import.meta.hot.accept()`). */
   key: string | null;
   written: boolean;
+  /** Read by destructuring the value (`const { accept } = import.meta.hot`), not as its member. */
+  destructured: boolean;
   at: number;
   /** Where the import surely runs it: an error; else (in a function, a branch) a warning. */
   surely: boolean;
@@ -259,31 +276,68 @@ interface NullishMember {
 function nullishMembers(shape: TreeShape): NullishMember[] {
   const found = new Map<NullishValue, NullishMember>();
   const tested = new Set<NullishValue>();
+  const origin = heldOrigins(shape);
   const tell = (object: SyntaxNode, value: NullishValue, from: Scope) => {
-    const member = shape.parents.get(object);
-    if (member?.type !== 'MemberExpression' || member.object !== object || member.optional === true) {
-      if (value !== 'this' && member !== undefined && testsValue(object, member)) tested.add(value);
+    const use = shape.parents.get(object);
+    const read = use === undefined ? null : memberRead(object, use, shape);
+    if (read === null) {
+      if (value !== 'this' && use !== undefined && testsValue(object, use)) tested.add(value);
       return;
     }
     const at = object.range![0];
     const surely = runsOnImport(from, at, shape);
     if (found.get(value)?.surely === true || (found.has(value) && !surely) || (!surely && value === 'this')) return;
-    const parent = shape.parents.get(member);
-    const written = (parent?.type === 'AssignmentExpression' && parent.left === member) || (parent?.type === 'UpdateExpression' && parent.argument === member);
-    found.set(value, { value, key: memberKey(member), written, at, surely });
+    found.set(value, { value, ...read, at, surely });
   };
   for (const node of shape.parents.keys()) {
-    const value = nullishValue(node, shape);
+    const value = nullishValue(node, shape, origin);
     if (value !== null) tell(node, value, scopeOf(node, shape));
   }
   for (const scope of shape.scopes.scopes) {
     for (const reference of scope.references) {
-      const value = reference.resolved === null ? null : heldNullish(reference.resolved, shape);
+      const value = reference.resolved === null ? null : heldNullish(reference.resolved, shape, origin);
       if (value !== null) tell(reference.identifier as unknown as SyntaxNode, value, reference.from);
     }
   }
   return [...found.values()].filter((member) => member.surely || !tested.has(member.value)).sort((a, b) => a.at - b.at);
 }
+
+/**
+ * How a use of a value reads a member of it: `value.key` (read or written), or a destructuring of
+ * it (`const { key } = value`, `({ key } = value)`, `const [a] = value`), which throws as well;
+ * null for any other use (an optional member, a test, a call's argument).
+ */
+function memberRead(value: SyntaxNode, use: SyntaxNode, shape: TreeShape): Pick<NullishMember, 'key' | 'written' | 'destructured'> | null {
+  if (use.type === 'MemberExpression') {
+    if (use.object !== value || use.optional === true) return null;
+    const parent = shape.parents.get(use);
+    const written = (parent?.type === 'AssignmentExpression' && parent.left === use) || (parent?.type === 'UpdateExpression' && parent.argument === use);
+    return { key: memberKey(use), written, destructured: false };
+  }
+  const pattern = (use.type === 'VariableDeclarator' && use.init === value ? use.id : use.type === 'AssignmentExpression' && use.right === value ? use.left : null) as SyntaxNode | null;
+  if (pattern?.type !== 'ObjectPattern' && pattern?.type !== 'ArrayPattern') return null;
+  const first = pattern.type === 'ObjectPattern' ? (pattern.properties as SyntaxNode[])[0] : undefined;
+  return { key: first?.type === 'Property' ? memberKey(first) : null, written: false, destructured: true };
+}
+
+/**
+ * What a name holds where it is declared once as a plain binding and never written again
+ * (`const meta = import.meta`, `const doc = document`): its initializer; any other node is itself.
+ */
+function heldOrigins(shape: TreeShape): (node: SyntaxNode) => SyntaxNode {
+  const resolved = new Map<SyntaxNode, Variable>();
+  for (const scope of shape.scopes.scopes) {
+    for (const reference of scope.references) if (reference.resolved !== null) resolved.set(reference.identifier as unknown as SyntaxNode, reference.resolved);
+  }
+  return (node) => {
+    const variable = node.type === 'Identifier' ? resolved.get(node) : undefined;
+    if (variable === undefined || !keepsItsValue(variable)) return node;
+    const definition = variable.defs[0] as unknown as { type: string; node: SyntaxNode; name: SyntaxNode };
+    return definition.type === 'Variable' && definition.node.id === definition.name && isNode(definition.node.init) ? definition.node.init : node;
+  };
+}
+
+const isImportMeta = (node: SyntaxNode): boolean => node.type === 'MetaProperty' && (node.meta as SyntaxNode).name === 'import';
 
 /** Whether a value's use tests it: a condition (`if (hot)`, `hot && ...`, `!hot`, `hot ? a : b`), a comparison, or an optional member. */
 function testsValue(value: SyntaxNode, use: SyntaxNode): boolean {
@@ -292,13 +346,19 @@ function testsValue(value: SyntaxNode, use: SyntaxNode): boolean {
   return use.type === 'LogicalExpression' || use.type === 'BinaryExpression' || (use.type === 'UnaryExpression' && use.operator === '!');
 }
 
-/** Which surely nullish value a node is: `void 0`, `import.meta.hot`, `document.currentScript` of the global `document`. */
-function nullishValue(node: SyntaxNode, shape: TreeShape): NullishValue | null {
+/**
+ * Which surely nullish value a node is: `void 0`, `import.meta.hot` (`import.meta['hot']`, of a name
+ * holding `import.meta`), `document.currentScript` of the global `document` (or of a name holding it).
+ */
+function nullishValue(node: SyntaxNode, shape: TreeShape, origin: (node: SyntaxNode) => SyntaxNode): NullishValue | null {
   if (isVoid(node)) return 'this';
   if (node.type !== 'MemberExpression' || node.optional === true) return null;
-  const object = node.object as SyntaxNode;
-  const key = memberKey(node);
-  if (key === 'hot' && object.type === 'MetaProperty' && (object.meta as SyntaxNode).name === 'import') return 'hot';
+  return memberValue(memberKey(node), origin(node.object as SyntaxNode), shape);
+}
+
+/** Which surely nullish value member `key` of `object` is: `hot` of `import.meta`, `currentScript` of the global `document`. */
+function memberValue(key: string | null, object: SyntaxNode, shape: TreeShape): NullishValue | null {
+  if (key === 'hot' && isImportMeta(object)) return 'hot';
   if (key === 'currentScript' && globalDocument(object, shape)) return 'currentScript';
   return null;
 }
@@ -312,9 +372,11 @@ function globalDocument(node: SyntaxNode, shape: TreeShape): boolean {
 }
 
 /** What a member of a surely nullish value throws, and what to write. */
-function nullishMessage({ value, key, written, surely }: NullishMember): string {
-  const { holds } = NULLISH[value];
-  const thrown = `TypeError: Cannot ${written ? 'set' : 'read'} properties of ${holds}${key === null ? '' : ` (${written ? 'setting' : 'reading'} '${key}')`}`;
+function nullishMessage({ value, key, written, destructured, surely }: NullishMember): string {
+  const { holds, named } = NULLISH[value];
+  const thrown = destructured
+    ? `TypeError: Cannot destructure ${key === null ? '' : `property '${key}' of `}${named} as it is ${holds}`
+    : `TypeError: Cannot ${written ? 'set' : 'read'} properties of ${holds}${key === null ? '' : ` (${written ? 'setting' : 'reading'} '${key}')`}`;
   const done = `${written ? 'written' : 'read'} ${surely ? 'when the module is imported' : 'inside a function (or in a branch the import may not take)'}`;
   const throws = surely ? `so the page throws "${thrown}"` : `so that code throws "${thrown}" when it runs, unless it tests the value first (a module that tests it is not told)`;
   if (value === 'this') return `a member of this is ${done} (of this itself, or of a name or parameter holding it): \`this\` at the top level of an ES module is undefined (esbuild writes it as void 0), ${throws}; write globalThis (or window) where the code means the global object`;
@@ -333,11 +395,26 @@ function scopeOf(node: SyntaxNode, shape: TreeShape): Scope {
   return shape.scopes.globalScope!;
 }
 
+/**
+ * Which surely nullish value a declaration gives `name`: its initializer's for a plain binding
+ * (`const hot = import.meta.hot`); for a name destructured, the member it takes
+ * (`const { hot } = import.meta`, `const { currentScript } = document`), not a member of that
+ * member (`const { accept } = import.meta.hot` is told as a destructuring of the value itself).
+ */
+function declaredNullish(declarator: SyntaxNode, name: SyntaxNode, shape: TreeShape, origin: (node: SyntaxNode) => SyntaxNode): NullishValue | null {
+  const init = declarator.init as SyntaxNode;
+  if (declarator.id === name) return nullishValue(init, shape, origin);
+  const pattern = declarator.id as SyntaxNode;
+  if (pattern.type !== 'ObjectPattern') return null;
+  const property = (pattern.properties as SyntaxNode[]).find((candidate) => candidate.type === 'Property' && candidate.value === name);
+  return property === undefined ? null : memberValue(memberKey(property), origin(init), shape);
+}
+
 /** Which surely nullish value a variable holds: never written again, declared as one, or a parameter a call where its function is written leaves `void 0`. */
-function heldNullish(variable: Variable, shape: TreeShape): NullishValue | null {
+function heldNullish(variable: Variable, shape: TreeShape, origin: (node: SyntaxNode) => SyntaxNode): NullishValue | null {
   if (!keepsItsValue(variable)) return null;
   const definition = variable.defs[0] as unknown as { type: string; node: SyntaxNode; name: SyntaxNode; rest?: boolean };
-  if (definition.type === 'Variable') return isNode(definition.node.init) ? nullishValue(definition.node.init, shape) : null;
+  if (definition.type === 'Variable') return isNode(definition.node.init) ? declaredNullish(definition.node, definition.name, shape, origin) : null;
   if (definition.type !== 'Parameter' || definition.rest) return null;
   const position = (definition.node.params as SyntaxNode[]).indexOf(definition.name);
   const args = shape.runWhereWritten.get(definition.node);

@@ -2,8 +2,9 @@
 // code", names nothing binds): the code esbuild writes for a module writing an implicit global,
 // calling a function declared only in a block, reading arguments at the top level, calling
 // setImmediate, using a member of `this` at the top level (held by a name, passed to a function
-// called at once), of `import.meta.hot` or of `document.currentScript` (also as
-// `window.document.currentScript`), or reading a name no page the service serves defines
+// called at once), of `import.meta.hot` (also through `import.meta` indexed, held or destructured)
+// or of `document.currentScript` (also as `window.document.currentScript`, or of a name holding
+// `document`), destructuring either, or reading a name no page the service serves defines
 // (`__DEV__`, a page script's `gtag`, declared in TypeScript for its checker alone or not) throws on the page, and /state
 // lists each invalid, as core dist does; a module writing a name of Chromium's window, a name it
 // declares, one it writes on the global object first, or one in a function it does not call, one
@@ -48,6 +49,13 @@ const THROWING = {
   windowCurrentScript: { text: `const base = window.document.currentScript.src;\n${SHOW('base')}`, thrown: "Cannot read properties of null (reading 'src')" },
   globalThisCurrentScript: { text: `const script = globalThis.document.currentScript;\n${SHOW('script.src')}`, thrown: "Cannot read properties of null (reading 'src')" },
   selfCurrentScript: { text: `const base = self.document.currentScript.src;\n${SHOW('base')}`, thrown: "Cannot read properties of null (reading 'src')" },
+  // probe56: import.meta reached otherwise than as import.meta.hot, document held, a surely nullish value destructured.
+  hotIndexed: { text: `import.meta['hot'].accept();\n${SHOW("'hot'")}`, thrown: "Cannot read properties of undefined (reading 'accept')" },
+  hotFromMeta: { text: `const { hot } = import.meta;\nhot.accept();\n${SHOW("'hot'")}`, thrown: "Cannot read properties of undefined (reading 'accept')" },
+  hotMetaHeld: { text: `const meta = import.meta;\nmeta.hot.accept();\n${SHOW("'hot'")}`, thrown: "Cannot read properties of undefined (reading 'accept')" },
+  hotDestructured: { text: `const { accept } = import.meta.hot;\n${SHOW('typeof accept')}`, thrown: "Cannot destructure property 'accept'" },
+  currentScriptFromDocument: { text: `const { currentScript } = document;\n${SHOW('currentScript.src')}`, thrown: "Cannot read properties of null (reading 'src')" },
+  currentScriptDocumentHeld: { text: `const doc = document;\n${SHOW('doc.currentScript.src')}`, thrown: "Cannot read properties of null (reading 'src')" },
 } as const;
 
 const RUNNING = {
@@ -66,6 +74,7 @@ const RUNNING = {
   ambientTested: { file: 'index.ts', text: `declare function gtag(...args: unknown[]): void;\nif (typeof gtag === 'function') gtag('js');\n${SHOW("'tracked ' + typeof gtag")}`, shown: 'tracked undefined' },
   ambientShimmed: { file: 'index.ts', text: `declare const appConfig: { base: string };\n(globalThis as { appConfig?: object }).appConfig = { base: 'set' };\n${SHOW("'config ' + appConfig.base")}`, shown: 'config set' },
   windowCurrentScriptOptional: { text: `const base = window.document.currentScript?.src ?? 'module';\n${SHOW("'script ' + base")}`, shown: 'script module' },
+  hotMetaGuarded: { text: `const meta = import.meta;\nif (meta.hot) meta.hot.accept();\nconst { hot } = import.meta;\nhot?.dispose(() => {});\n${SHOW("'meta ' + typeof meta.hot + ' ' + typeof hot")}`, shown: 'meta undefined undefined' },
 } as const;
 
 const fileOf = (name: string): string => {

@@ -69,6 +69,17 @@ const SOURCES = {
   selfCurrentScript: 'export function base() {\n  return self.document.currentScript.src;\n}\n',
   windowCurrentScriptOptional: 'export const base = window.document.currentScript?.src ?? import.meta.url;\n',
   localWindowCurrentScript: "const window = { document: { currentScript: { src: 'x' } } };\nexport const base = window.document.currentScript.src;\n",
+  // probe56: import.meta reached otherwise than as import.meta.hot, document held, a surely nullish value destructured.
+  hotIndexed: "import.meta['hot'].accept();\nexport {};\n",
+  hotFromMeta: 'const { hot } = import.meta;\nhot.accept();\nexport {};\n',
+  hotMetaHeld: 'const meta = import.meta;\nmeta.hot.accept();\nexport {};\n',
+  'hotMetaTyped.ts': 'const meta: any = import.meta;\nmeta.hot.data.count = 1;\nexport {};\n',
+  hotDestructured: 'const { accept } = import.meta.hot;\nexport { accept };\n',
+  currentScriptFromDocument: 'const { currentScript } = document;\nexport const base = currentScript.src;\n',
+  currentScriptDestructured: 'const { src } = document.currentScript;\nexport { src };\n',
+  currentScriptDocumentHeld: 'const doc = document;\nexport const base = doc.currentScript.src;\n',
+  hotMetaGuarded: 'const meta = import.meta;\nif (meta.hot) meta.hot.accept();\nconst { hot } = import.meta;\nhot?.dispose(() => {});\nexport function later() {\n  if (hot) hot.invalidate();\n}\nexport const url = meta.url;\n',
+  hotFromMetaInFunction: 'const { hot } = import.meta;\nexport function reload() {\n  hot.invalidate();\n}\n',
 } as const;
 
 const entryOf = (name: string) => (name.endsWith('.ts') ? `app/${name.slice(0, -3)}/index.ts` : `app/${name}/index.js`);
@@ -186,6 +197,34 @@ describe('names and values that surely throw where the import runs', () => {
     }
     const [told] = (await collectOf('ambientConst.ts')).errors;
     expect(told!.message).to.include('"core.define"').and.include('declare it in the module');
+  });
+
+  // probe56: each threw in Chromium (test/browser/unbound-names.test.ts), where /state said valid.
+  it('tells a member of import.meta.hot reached through import.meta indexed, held or destructured, and of document.currentScript through a name holding document', async () => {
+    const reading = (key: string, holds = 'undefined') => `TypeError: Cannot read properties of ${holds} (reading '${key}')`;
+    for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+      expect(await judged('hotIndexed', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: reading('accept') }]);
+      expect(await judged('hotFromMeta', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: reading('accept') }]);
+      expect(await judged('hotMetaHeld', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: reading('accept') }]);
+    }
+    expect(await judged('hotMetaTyped.ts')).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: reading('data') }]);
+    expect(await judged('currentScriptFromDocument')).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 2, says: reading('src', 'null') }]);
+    const [held] = await judged('currentScriptDocumentHeld');
+    expect(held).to.include({ kind: 'BUNDLE_ERROR', says: reading('src', 'null') });
+  });
+
+  it('tells a destructuring of import.meta.hot or document.currentScript, which throws as a member read does', async () => {
+    for (const variant of [developmentVariant('browser'), productionVariant('browser')]) {
+      expect(await judged('hotDestructured', variant), variant.env).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: "TypeError: Cannot destructure property 'accept' of import.meta.hot as it is undefined" }]);
+    }
+    expect(await judged('currentScriptDestructured')).to.deep.equal([{ kind: 'BUNDLE_ERROR', line: 1, says: "TypeError: Cannot destructure property 'src' of document.currentScript as it is null" }]);
+  });
+
+  it('tells nothing where a name holding import.meta or its hot is tested or read optionally, and warns of one read in a function', async () => {
+    expect(await judged('hotMetaGuarded')).to.deep.equal([]);
+    expect(await judged('hotMetaGuarded', developmentVariant('browser'), 'warnings')).to.deep.equal([]);
+    expect(await judged('hotFromMetaInFunction')).to.deep.equal([]);
+    expect(await judged('hotFromMetaInFunction', developmentVariant('browser'), 'warnings')).to.deep.equal([{ kind: 'BUNDLE_WARNING', line: 1, says: "TypeError: Cannot read properties of undefined (reading 'invalidate')" }]);
   });
 
   it('tells a member of document.currentScript reached through the global object (window, globalThis, self), not of a local window', async () => {
