@@ -14,6 +14,11 @@ import { parsed, precomputedMimeTypes } from './mime-types-precomputed.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 
+// The hashes of the compiled code that key the build cache (src/code-hash.ts), written beside it
+// with the files they cover, so a start stats those files instead of reading and hashing them.
+const { writeCodeHashes } = await import(pathToFileURL(`${root}dist/code-hash.js`).href);
+writeCodeHashes();
+
 // RxJS's own `exports` give Node its CommonJS build, whose index loads every operator; its ES
 // modules let the bundle keep only the operators the service uses.
 const rxjsManifest = require.resolve('rxjs/package.json');

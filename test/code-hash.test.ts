@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { bundlersCodeHash, joinedPagesCodeHash, workspaceReaderCodeHash } from '../src/code-hash.js';
+import { bundlersCodeHash, joinedPagesCodeHash, workspaceReaderCodeHash, writeCodeHashes } from '../src/code-hash.js';
 import { PROJECT_DIR, tempWorkspace } from './helpers/workspace.js';
 
 const LISTING_RULES = ['io/file-reads', 'io/file-hashes', 'io/confined-paths', 'io/read-ahead', 'io/read-links', 'io/workspace-reads'];
@@ -55,6 +55,24 @@ describe('bundlersCodeHash', () => {
     expect(bundlersCodeHash(codeBase('io/tree-watcher.ts')), 'not a recording rule').to.equal(original);
   });
 
+  // probe56: a build restored its old warning text after the module that words it (outside
+  // bundlers/) changed, and the selectors, which read that text back, then judged it by new rules.
+  it('changes with every module the bundlers import, however deep, and not with one they do not', () => {
+    const importing = (changed?: string) => {
+      const base = codeBase();
+      fs.writeFileSync(path.join(base, 'bundlers/esbuild.ts'), "import { diagnostic } from '../workspace/diagnostics.js';\nexport const bundle = diagnostic;\n");
+      fs.writeFileSync(path.join(base, 'workspace/diagnostics.ts'), "export { CODES as diagnostic } from '../codes.js';\n");
+      fs.writeFileSync(path.join(base, 'codes.ts'), 'export const CODES = 1;\n');
+      if (changed) fs.appendFileSync(path.join(base, changed), '// changed\n');
+      return base;
+    };
+    const original = bundlersCodeHash(importing());
+    expect(bundlersCodeHash(importing()), 'the same code').to.equal(original);
+    expect(bundlersCodeHash(importing('workspace/diagnostics.ts')), 'imported by a bundler').to.not.equal(original);
+    expect(bundlersCodeHash(importing('codes.ts')), 'imported through it').to.not.equal(original);
+    expect(bundlersCodeHash(importing('workspace/read-workspace.ts')), 'imported by none').to.equal(original);
+  });
+
   it('is the hash of the package own code by default', () => {
     expect(bundlersCodeHash()).to.equal(bundlersCodeHash(path.join(PROJECT_DIR, 'src')));
   });
@@ -72,5 +90,47 @@ describe('joinedPagesCodeHash', () => {
 
   it('is the hash of the package own code by default', () => {
     expect(joinedPagesCodeHash()).to.equal(joinedPagesCodeHash(path.join(PROJECT_DIR, 'src')));
+  });
+});
+
+describe('writeCodeHashes', () => {
+  /** `writeCodeHashes`, as a build that looked at the files a minute after they were written (past any clock tick). */
+  function built(base: string): Record<string, { digest: string; at: number }> {
+    writeCodeHashes(base);
+    const file = path.join(base, 'code-hashes.json');
+    const written = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, { digest: string; at: number }>;
+    for (const entry of Object.values(written)) entry.at += 60_000;
+    fs.writeFileSync(file, JSON.stringify(written));
+    return written;
+  }
+
+  // The build writes the hashes with what they covered; a start takes them only while every file
+  // covered has the size and time it had, so compiled code changed since is hashed again.
+  it('gives the hashes a start then takes while the code holds, and none once a file covered moved', () => {
+    const expected = { bundlers: bundlersCodeHash(codeBase()), reader: workspaceReaderCodeHash(codeBase()), pages: joinedPagesCodeHash(codeBase()) };
+    const held = codeBase();
+    const written = built(held);
+    expect(Object.values(written).map((entry) => entry.digest).sort()).to.deep.equal(Object.values(expected).sort());
+    // Taken as written: a digest changed in the file is what the start gives.
+    for (const entry of Object.values(written)) entry.digest = `written ${entry.digest}`;
+    fs.writeFileSync(path.join(held, 'code-hashes.json'), JSON.stringify(written));
+    expect(bundlersCodeHash(held)).to.equal(`written ${expected.bundlers}`);
+
+    const moved = codeBase();
+    built(moved);
+    fs.appendFileSync(path.join(moved, 'bundlers/esbuild.ts'), '// changed\n');
+    expect(bundlersCodeHash(moved)).to.equal(bundlersCodeHash(codeBase('bundlers/esbuild.ts')));
+    fs.writeFileSync(path.join(moved, 'development/new-plan.ts'), 'export const plan = 2;\n');
+    expect(joinedPagesCodeHash(moved), 'a file added to a folder covered').to.not.equal(expected.pages);
+  });
+
+  it('takes no hash whose files the build looked at within a clock tick of their change', () => {
+    const racy = codeBase();
+    writeCodeHashes(racy);
+    const file = path.join(racy, 'code-hashes.json');
+    const written = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, { digest: string }>;
+    for (const entry of Object.values(written)) entry.digest = `written ${entry.digest}`;
+    fs.writeFileSync(file, JSON.stringify(written));
+    expect(bundlersCodeHash(racy)).to.equal(bundlersCodeHash(codeBase()));
   });
 });
