@@ -100,6 +100,10 @@ export interface Service {
  */
 export const loadHttpLayer = () => import('./http/app.js');
 
+// The origin `--cdn local` names (README "The local CDN"); the development extension that serves
+// it is loaded only when asked, so its module's constant is not imported here.
+const LOCAL_CDN_ORIGIN = 'local';
+
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const root = realDirectory(options.root ?? process.cwd());
   const host = options.host ?? '127.0.0.1';
@@ -113,7 +117,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const history = createBuildHistory(BUILD_HISTORY_LIMIT);
   const machinery = createEffectDeps(root, logger, options);
   const { deps, hashes, outputs, activity } = machinery;
-  const { dispatch, callbacks, subscriptions, pushed$ } = startEffects(store, history, deps, { root, watch: options.watch !== false, logger });
+  const { dispatch, callbacks, subscriptions, pushed$ } = startEffects(store, history, deps, { root, watch: options.watch !== false, localCdn: cdnOrigin === LOCAL_CDN_ORIGIN, logger });
 
   const freshness = createFreshnessCheck({ hashes, getState: store.getState, dispatch, failed: (error) => callbacks.failed('freshness', error), quiet: machinery.quiet });
   const readiness = createReadiness({ state$: store.state$, getState: store.getState, dispatch, freshness });

@@ -23,6 +23,8 @@ export interface RunningEffects {
 export interface EffectsOptions {
   root: string;
   watch: boolean;
+  /** The preview's CDN is the service's own (README "The local CDN"): said in `service.started`. */
+  localCdn: boolean;
   logger: (message: string) => void;
 }
 
@@ -54,7 +56,7 @@ export function startEffects(store: Store, history: BuildHistory, deps: EffectDe
   subscriptions.push(store.events$.subscribe((event) => callbacks.run('history', () => history.add(event, store.getState()))));
   // Subscribed before the first event, so the log holds every one.
   subscriptions.push(supervised(['record']).subscribe(dispatch));
-  store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root: options.root, service: VERSION });
+  store.dispatch({ type: 'service.started', format: EVENT_FORMAT, root: options.root, service: VERSION, ...(options.localCdn ? { localCdn: true as const } : {}) });
 
   // Each state reaches the push messages before the effects (ARCHITECTURE.md "One stylesheet
   // edit", step 5): a `styles` message then leaves before they judge the state (the build

@@ -82,7 +82,8 @@ export interface RestoredBuild extends BuildFindings {
 }
 
 export type Fact =
-  | { type: 'service.started'; format: typeof EVENT_FORMAT; root: string; service: string }
+  /** `localCdn`: `/preview/` serves packages through the service's own CDN, which runs a left-out package's production build (README "The local CDN"); absent with any other origin and in older logs. */
+  | { type: 'service.started'; format: typeof EVENT_FORMAT; root: string; service: string; localCdn?: true }
   /** `restored`: the model of an earlier run, taken from the build cache as none of its sources changed. */
   | { type: 'workspace.read'; workspace: WorkspaceModel; restored?: true }
   | { type: 'workspace.unchanged'; sources: WorkspaceModel['sources'] }

@@ -116,6 +116,8 @@ const engineWasUnavailable = (variant: VariantState): boolean => variant.last?.e
 const handlers: Handlers = {
   'service.started': (draft, event) => {
     Object.assign(draft, initialState(), { root: event.root });
+    if (event.localCdn) draft.localCdn = true;
+    else delete draft.localCdn;
     // The names of this run only (README "Workspaces"): a log of several runs replays each anew.
     delete draft.packageNamesSeen;
   },

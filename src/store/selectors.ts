@@ -25,7 +25,8 @@ export interface ModuleReport extends ModuleNames {
   warnings?: Diagnostic[];
   /**
    * Present when the module is valid but imports, itself or through valid modules it imports,
-   * modules of the workspace in development that are invalid: a page that loads it fails until
+   * modules of the workspace in development that are invalid, or modules of a left-out package
+   * whose production build, which the local CDN serves, failed: a page that loads it fails until
    * those build (README "Addresses").
    */
   invalidImports?: string[];
@@ -831,13 +832,14 @@ function selectModulesReport(state: ServiceState): Report {
   if (cached) return cached;
   const records = defaultRecords(state);
   const helpers = sharedHelpers(state);
+  const production = productionRecordsOf.get(records)!;
   const judged = withInvalidImports(
     state,
     state.workspace.modules.map((module, index) => linkedStatus(state, records[index], selectModuleReport(state, module, records[index]!, helpers))),
+    production,
   );
-  // After the walk of invalid imports: a development page that imports a module whose production
-  // build alone fails runs (README "Addresses").
-  const production = productionRecordsOf.get(records)!;
+  // After the walk of invalid imports: a development page that imports a module of a package in
+  // development whose production build alone fails runs (README "Addresses").
   const modules = production.size === 0 ? judged : judged.map((report, index) => withProductionVerdict(state, state.workspace.modules[index]!, production.get(index), report));
   const warningGroups = groupStructureWarnings(modules);
   const report: Report = {
@@ -878,18 +880,21 @@ export function selectImporters(state: ServiceState): readonly (readonly number[
  * The module lines of the valid modules that reach invalid ones through their bare imports, with
  * `invalidImports`: a build judges only its own module, and the page fails on the first module
  * that does not answer. Only modules of packages in development count (the CDN serves the
- * others), and only through them. A walk from each invalid module up its valid importers: its
- * cost grows with the invalid modules, not with every valid module's whole graph. An import of a
- * package whose package.json could not be read is of an invalid module too (README
- * "Workspaces"): its importer names it, and so do the valid modules that reach that importer.
+ * others), and only through them, but for a left-out package's module whose production build
+ * failed while the local CDN serves that build (`failingInProduction`). A walk from each invalid
+ * module up its valid importers: its cost grows with the invalid modules, not with every valid
+ * module's whole graph. An import of a package whose package.json could not be read is of an
+ * invalid module too (README "Workspaces"): its importer names it, and so do the valid modules
+ * that reach that importer.
  */
-function withInvalidImports(state: ServiceState, modules: ModuleReport[]): ModuleReport[] {
+function withInvalidImports(state: ServiceState, modules: ModuleReport[], production: ReadonlyMap<number, BuildRecord>): ModuleReport[] {
   const { workspace } = state;
   const { packageTable } = indexWorkspace(workspace);
   const unread = packageTable.someUnread;
-  if (!unread && !modules.some((module) => module.status === 'invalid')) return modules;
   const selection = workspace.selection === null ? null : new Set(workspace.selection);
   const served = (module: ModuleReport) => selection === null || selection.has(module.package);
+  const failing = failingInProduction(state, modules, production, served);
+  if (!unread && failing.length === 0 && !modules.some((module) => module.status === 'invalid')) return modules;
   const importers = selectImporters(state);
   const reached = new Map<number, Set<string>>();
   const reach = (index: number, specifiers: readonly string[]) => {
@@ -913,6 +918,7 @@ function withInvalidImports(state: ServiceState, modules: ModuleReport[]): Modul
   modules.forEach((module, index) => {
     if (module.status === 'invalid' && served(module)) walkUp(index, [module.specifier]);
   });
+  for (const index of failing) walkUp(index, [modules[index]!.specifier]);
   if (unread) {
     const records = defaultRecords(state);
     modules.forEach((module, index) => {
@@ -928,6 +934,23 @@ function withInvalidImports(state: ServiceState, modules: ModuleReport[]): Modul
     const found = reached.get(index);
     return found ? { ...module, invalidImports: [...found].sort() } : module;
   });
+}
+
+/**
+ * The indexes of the modules of packages left out of development whose production build, built
+ * from the current sources, failed, when the preview runs that build (the local CDN; README "The
+ * local CDN"): their importers' pages fail on them. None with another CDN origin, whose build of
+ * the package is not this one.
+ */
+function failingInProduction(state: ServiceState, modules: readonly ModuleReport[], production: ReadonlyMap<number, BuildRecord>, served: (module: ModuleReport) => boolean): number[] {
+  if (!state.localCdn || production.size === 0) return [];
+  const failing: number[] = [];
+  for (const [index, record] of production) {
+    const module = modules[index]!;
+    if (module.status === 'pending' || served(module)) continue;
+    if (selectBuildDiagnostics(state, state.workspace.modules[index]!, record).length > 0) failing.push(index);
+  }
+  return failing;
 }
 
 /** The bare imports of `record`, of a module of `packageName`, that may be of packages whose package.json could not be read (`PackageTable.ofImport`). */

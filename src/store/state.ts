@@ -91,6 +91,8 @@ export interface ServiceState {
   effects: Record<string, EffectFault>;
   /** Paths the watcher cannot look at, with the error code (README "Links and large trees"); absent in states of older logs. */
   unwatched?: Record<string, string>;
+  /** The preview runs a left-out package's production build through the local CDN (README "The local CDN"): its failure fails the importers' pages; absent with any other CDN origin. */
+  localCdn?: true;
   /** What the team's remote cache gave at start (README "A team's remote cache"); absent when none was asked. */
   remoteCache?: RemoteCacheSummary;
 }

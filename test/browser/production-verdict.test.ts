@@ -1,8 +1,8 @@
 // In Chromium, the verdict on a package left out of development (README "Addresses", "The local
 // CDN"): /preview/ runs its production build through the local CDN, so a module of it that
 // `/state` calls valid runs there (no overlay), and one whose code only production takes fails
-// is reported invalid, as its page shows. The three kinds of such code, and the address asked
-// directly: test/integration/production-verdict.test.ts.
+// is reported invalid, as its page shows, and its importer is told (`invalidImports`). The three
+// kinds of such code, and the address asked directly: test/integration/production-verdict.test.ts.
 import { expect } from 'chai';
 import { chromiumForSuite, openPage } from '../helpers/chromium.js';
 import { serve } from '../helpers/service.js';
@@ -41,9 +41,12 @@ describe("a left-out package's verdict in Chromium", function () {
   it('runs on /preview/ the module /state calls valid, and the page of the one it calls invalid fails, which the dashboard shows', async function () {
     const service = await serve(workspace(), { cdnOrigin: 'local' });
     try {
-      const { modules } = (await service.get('/state')).json<{ modules: { specifier: string; status: string }[] }>();
+      const { modules } = (await service.get('/state')).json<{ modules: { specifier: string; status: string; invalidImports?: string[] }[] }>();
       const statuses = Object.fromEntries(modules.map(({ specifier, status }) => [specifier, status]));
       expect([statuses['@demo/lib/ok'], statuses['@demo/lib/x']]).to.deep.equal(['valid', 'invalid']);
+      // The importer whose page fails below is told of the import it fails on; the other is not.
+      const invalidImports = Object.fromEntries(modules.map(({ specifier, invalidImports: found }) => [specifier, found ?? []]));
+      expect([invalidImports['@demo/app/main'], invalidImports['@demo/app/broken']]).to.deep.equal([[], ['@demo/lib/x']]);
       const outcome: Record<string, string> = {};
       for (const [entry, lib] of [['@demo/app/main', '@demo/lib/ok'], ['@demo/app/broken', '@demo/lib/x']] as const) {
         const watched = await openPage(browser());

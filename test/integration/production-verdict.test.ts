@@ -13,6 +13,7 @@ import { write } from '../helpers/edit.js';
 interface Line {
   specifier: string;
   status: string;
+  invalidImports?: string[];
   diagnostics: { kind: string; message: string; env?: string }[];
 }
 
@@ -73,7 +74,8 @@ describe("a module's production build in its report", function () {
           // The development build of the same module is fine: nothing of its own is listed.
           expect(lines['@demo/lib/x']!.diagnostics.filter((problem) => problem.env === undefined && problem.kind !== 'BUNDLE_WARNING')).to.deep.equal([]);
           expect(lines['@demo/lib/ok']!.status).to.equal('valid');
-          expect(lines['@demo/app/main']!.status).to.equal('valid');
+          // The importer's page loads that build through the local CDN, and fails on it.
+          expect([lines['@demo/app/main']!.status, lines['@demo/app/main']!.invalidImports]).to.deep.equal(['valid', ['@demo/lib/x']]);
           const preview = (await service.get('/preview/entry.json')).json<{ diagnostics: { kind: string; module?: string; env?: string }[] }>();
           expect(preview.diagnostics.map(({ kind: found, module, env }) => ({ kind: found, module, env }))).to.deep.equal([{ kind, module: '@demo/lib/x', env: 'production' }]);
           // What the report says is what the page's request meets.
@@ -108,6 +110,28 @@ describe("a module's production build in its report", function () {
       });
     });
   }
+
+  it("tells the importer of a left-out module whose production build fails only while the local CDN serves that build, and no longer once it is fixed", async function () {
+    const root = workspace(CASES.global.source, true);
+    const local = await serve(root, { cdnOrigin: 'local' });
+    try {
+      expect((await linesOf(local))['@demo/app/main']!.invalidImports).to.deep.equal(['@demo/lib/x']);
+      write(root, 'packages/lib/x.ts', FIXED);
+      const fixed = await linesOf(local);
+      expect([fixed['@demo/lib/x']!.status, fixed['@demo/app/main']!.status, fixed['@demo/app/main']!.invalidImports]).to.deep.equal(['valid', 'valid', undefined]);
+    } finally {
+      await local.close();
+    }
+    // Another origin's page loads that origin's build of the package, of which nothing is known here.
+    const remoteRoot = workspace(CASES.global.source, true);
+    const remote = await serve(remoteRoot, { cdnOrigin: 'https://cdn.test' });
+    try {
+      const lines = await linesOf(remote);
+      expect([lines['@demo/lib/x']!.status, lines['@demo/app/main']!.status, lines['@demo/app/main']!.invalidImports]).to.deep.equal(['invalid', 'valid', undefined]);
+    } finally {
+      await remote.close();
+    }
+  });
 
   it('judges a package left out by a selection made while the service runs, and no production build before it', async function () {
     const root = workspace(CASES.global.source, false);

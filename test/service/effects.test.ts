@@ -74,7 +74,7 @@ describe('startEffects', () => {
 
   it("derives the push messages from each state before the store's later subscribers get it", () => {
     const store = createStore({ now: () => new Date(0) });
-    const running = startEffects(store, createBuildHistory(), inertDeps(), { root: '/w', watch: false, logger: () => {} });
+    const running = startEffects(store, createBuildHistory(), inertDeps(), { root: '/w', watch: false, localCdn: false, logger: () => {} });
     const seen: string[] = [];
     // Subscribed after the effects started, before the messages are listened to (as an
     // extension's channel is, on a page's first connection): the message still comes first.

@@ -38,6 +38,12 @@ describe('reducer', () => {
       const state = fold([started, read(one), { ...started, root: '/other' }]);
       expect(state).to.deep.equal({ ...initialState(), root: '/other', seq: 3, time: TIME });
     });
+
+    it('keeps that the preview runs through the local CDN for that run only', () => {
+      const local = fold([{ ...started, localCdn: true }, read(one)]);
+      expect(local.localCdn).to.equal(true);
+      expect(fold([started], local)).to.not.have.property('localCdn');
+    });
   });
 
   describe('workspace.read', () => {
