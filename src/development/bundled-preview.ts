@@ -304,7 +304,7 @@ export interface PageBundlesOptions {
 /**
  * `mapAddress(kind, entry, key, part)`: where a file of `entry`'s bundle finds its source map:
  * the code's by the bundle's key, a part of the joined sheet's (`part`) by that part's own
- * (`sheetPartKeys`), so a part whose sheets no edit changed keeps its bytes and is not swapped.
+ * (`BundledPage.partKeys`), so a part whose sheets no edit changed keeps its bytes and is not swapped.
  */
 export type MapAddress = (kind: MapKind, entry: string, key: string, part: number) => string;
 

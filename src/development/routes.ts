@@ -217,8 +217,9 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   // (a sheet's edit keeps the key, a code edit reloads the page).
   const recentNames = new Map<string, Map<string, string>>();
   const planOf = (state: ServiceState, preview: Preview): PageBundlePlan => {
-    // The scopes too: a scoped package's modules stay out of the bundle (bundled-preview.ts).
-    const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null]);
+    // The scopes too: a scoped package's modules stay out of the bundle (bundled-preview.ts);
+    // and the CDN's sheets, which cut the joined sheet into parts where they stand.
+    const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null, preview.stylesheets ?? null]);
     const kept = plans.get(preview.modules);
     const importedByBundles = importedByInstalled.get(preview);
     const plan = kept && kept.state === state && kept.added === added ? kept.plan : planPageBundle(state, preview, { ...(importedByBundles ? { importedByInstalled: importedByBundles } : {}), readOutput: (hash) => host.outputs.get(hash)?.toString('utf8') });
