@@ -856,6 +856,29 @@ export function sharedInBatch(targets: readonly BundleTarget[], results: readonl
 }
 
 /**
+ * The module's result and its shared files' in the order esbuild joins their sheets when it
+ * bundles the files (README "Shared files"): a shared file's sheet before the sheet of the file
+ * importing it, but after it when that file imports it only after its last sheet of its own
+ * (`afterSheet`), each where first reached. Appended after the module's own sheet, a shared file's
+ * rule won over the module's where the module's own build, before the file was known to be
+ * shared, and every bundler let the module's win.
+ */
+function sheetsInImportOrder(own: BundleResult, reached: ReadonlyMap<string, BundleResult>): BundleResult[] {
+  const placed = new Set<string>();
+  const around = (part: BundleResult): BundleResult[] => {
+    const shared = part.imports.filter((record) => reached.has(record.specifier));
+    const place = (records: readonly ImportRecord[]): BundleResult[] =>
+      records.flatMap((record) => {
+        if (placed.has(record.specifier)) return [];
+        placed.add(record.specifier);
+        return around(reached.get(record.specifier)!);
+      });
+    return [...place(shared.filter((record) => !record.afterSheet)), part, ...place(shared.filter((record) => record.afterSheet))];
+  };
+  return around(own);
+}
+
+/**
  * The module's result with the shared files its code imports, directly or through each other
  * (`built`: each built alone, by internal specifier): their code as its chunks, what they read as
  * its inputs, their bare imports as its own. One that failed fails the module with its errors.
@@ -892,8 +915,8 @@ export function attachChunks(target: BundleTarget, result: BundleResult, built: 
   const errors = [...[...reached.values()].flatMap((chunk) => chunk.errors), ...undeclaredSharedAssets(target, reached)];
   const placedFrom = Object.assign({}, ...[...reached.values()].map((chunk) => chunk.placedFrom ?? {})) as Record<string, string>;
   if (errors.length > 0) return { specifier: result.specifier, code: null, styles: null, inputs, ...(resolution.length > 0 ? { resolution } : {}), imports: [], errors, ...(Object.keys(placedFrom).length > 0 ? { placedFrom } : {}) };
-  // A stylesheet a shared file imports is part of each module's stylesheet that imports it.
-  const sheets = parts.flatMap((part) => (part.styles ? [placeAssetAddresses(part.styles, target.subpath)] : []));
+  // A stylesheet a shared file imports is part of each module's stylesheet that imports it, where esbuild would join it.
+  const sheets = sheetsInImportOrder(result, reached).flatMap((part) => (part.styles ? [placeAssetAddresses(part.styles, target.subpath)] : []));
   const styles = sheets.length <= 1 ? (sheets[0] ?? null) : Buffer.concat(sheets);
   const warnings = parts.flatMap((part) => part.warnings ?? []);
   const chunks = Object.fromEntries([...reached].map(([specifier, chunk]) => [specifier, chunk.code!]));

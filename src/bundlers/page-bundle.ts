@@ -42,6 +42,11 @@ export interface PageBundleInput {
   modules: ReadonlyMap<string, BundledModule>;
   /** The stylesheets in the order the page links them. */
   sheets: readonly BundledSheet[];
+  /**
+   * Where each part of the joined sheet after the first starts, by index in `sheets`: the page
+   * links a CDN's sheet between two parts (README "The bundled preview"). Absent: one part.
+   */
+  sheetParts?: readonly number[];
   /** Development sheets those `@import` by address: joined where the `@import` is (README "The bundled preview"). */
   importedSheets?: readonly BundledSheet[];
   /** The page's other bare specifiers (its import map): they stay bare imports. */
@@ -56,13 +61,15 @@ export interface PageBundleInput {
 
 export interface PageBundle {
   code: Uint8Array;
-  styles: Uint8Array;
+  /** One joined sheet per part, in the page's order (`sheetParts`). */
+  styles: Uint8Array[];
 }
 
 /** Their source maps: only a debugger fetches one, a reload never does. */
 export interface PageBundleMaps {
   codeMap: Uint8Array;
-  stylesMap: Uint8Array;
+  /** One per part of the joined sheet. */
+  stylesMap: Uint8Array[];
 }
 
 export type MapKind = 'codeMap' | 'stylesMap';
@@ -90,16 +97,16 @@ const TAKEN_WHOLE = /\bimport\.meta\b(?!\s*\.)/;
  */
 export function bundlePage(input: PageBundleInput, files: JoinFiles, signal?: AbortSignal): Promise<PageBundle> {
   return withLiveService(async () => {
-    const [[code], [styles]] = await Promise.all([bundleCode(input, files, false, signal), bundleStyles(input, files, false, signal)]);
-    return { code, styles };
+    const [[code], parts] = await Promise.all([bundleCode(input, files, false, signal), bundleStyles(input, files, false, signal)]);
+    return { code, styles: parts.map(([styles]) => styles) };
   });
 }
 
 /** The source maps of what `bundlePage` joins from the same input, composed down to the workspace sources. */
 export function bundlePageMaps(input: PageBundleInput, files: JoinFiles, signal?: AbortSignal): Promise<PageBundleMaps> {
   return withLiveService(async () => {
-    const [[, codeMap], [, stylesMap]] = await Promise.all([bundleCode(input, files, true, signal), bundleStyles(input, files, true, signal)]);
-    return { codeMap, stylesMap };
+    const [[, codeMap], parts] = await Promise.all([bundleCode(input, files, true, signal), bundleStyles(input, files, true, signal)]);
+    return { codeMap, stylesMap: parts.map(([, map]) => map) };
   });
 }
 
@@ -203,8 +210,14 @@ async function joinable(module: BundledModule, maps: boolean, signal: AbortSigna
   return `const ${MODULE_URL} = new URL(${JSON.stringify(module.address)}, import.meta.url).href;${meta} ${moved.code}`;
 }
 
-async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: boolean, signal?: AbortSignal): Promise<[Uint8Array, Uint8Array]> {
-  if (input.sheets.length === 0) return [new Uint8Array(), new Uint8Array()];
+/** The sheets of each part of the joined sheet (`sheetParts`), in the page's order. */
+export function sheetPartsOf<Sheet>(input: { sheets: readonly Sheet[]; sheetParts?: readonly number[] }): Sheet[][] {
+  const starts = [0, ...(input.sheetParts ?? []), input.sheets.length];
+  return starts.slice(0, -1).map((start, at) => input.sheets.slice(start, starts[at + 1]));
+}
+
+/** Each part of the joined sheet (`sheetParts`), joined on its own, with its source map when `maps`. */
+async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: boolean, signal?: AbortSignal): Promise<[Uint8Array, Uint8Array][]> {
   const fileOf = (sheet: BundledSheet) => ({ sheet, file: files.fileOf(sheet.address, sheet.hash, maps ? 'map.css' : 'css') });
   const joined = input.sheets.map(fileOf);
   const imported = (input.importedSheets ?? []).map(fileOf);
@@ -214,31 +227,35 @@ async function bundleStyles(input: PageBundleInput, files: JoinFiles, maps: bool
   // esbuild would move it above every sheet before it, and the cascade would change.
   const importedFile = new Map(imported.map(({ sheet, file }) => [pathOf(sheet.address), file]));
   const dir = files.dir();
-  const options: esbuild.BuildOptions = {
-    ...COMMON,
-    absWorkingDir: dir,
-    outfile: 'page.css',
-    stdin: { contents: joined.map(({ file }) => `@import ${JSON.stringify(file)};`).join('\n'), sourcefile: 'page-entry.css', loader: 'css', resolveDir: dir },
-    plugins: [
-      {
-        name: 'core-page-sheets',
-        setup(build) {
-          // Every reference but the page's own imports of the sheets (paths in `dir`).
-          build.onResolve({ filter: notStartingWith(`${dir}${path.sep}`) }, (args) => {
-            const from = addressOf.get(args.importer);
-            // A `url()` or `@import` in a sheet means what it meant at the sheet's own address.
-            if (from !== undefined && !/^(?:[a-z][a-z0-9+.-]*:|\/\/|#)/i.test(args.path)) {
-              const address = resolveAgainst(args.path, from);
-              const file = args.kind === 'import-rule' ? importedFile.get(pathOf(address)) : undefined;
-              return file === undefined ? { path: address, external: true } : { path: file };
-            }
-            return { path: args.path, external: true };
-          });
+  const joinPart = (part: readonly BundledSheet[]): Promise<[Uint8Array, Uint8Array]> => {
+    if (part.length === 0) return Promise.resolve([new Uint8Array(), new Uint8Array()]);
+    const options: esbuild.BuildOptions = {
+      ...COMMON,
+      absWorkingDir: dir,
+      outfile: 'page.css',
+      stdin: { contents: part.map((sheet) => `@import ${JSON.stringify(fileOf(sheet).file)};`).join('\n'), sourcefile: 'page-entry.css', loader: 'css', resolveDir: dir },
+      plugins: [
+        {
+          name: 'core-page-sheets',
+          setup(build) {
+            // Every reference but the page's own imports of the sheets (paths in `dir`).
+            build.onResolve({ filter: notStartingWith(`${dir}${path.sep}`) }, (args) => {
+              const from = addressOf.get(args.importer);
+              // A `url()` or `@import` in a sheet means what it meant at the sheet's own address.
+              if (from !== undefined && !/^(?:[a-z][a-z0-9+.-]*:|\/\/|#)/i.test(args.path)) {
+                const address = resolveAgainst(args.path, from);
+                const file = args.kind === 'import-rule' ? importedFile.get(pathOf(address)) : undefined;
+                return file === undefined ? { path: address, external: true } : { path: file };
+              }
+              return { path: args.path, external: true };
+            });
+          },
         },
-      },
-    ],
+      ],
+    };
+    return build(maps, options, addressOf, signal);
   };
-  return build(maps, options, addressOf, signal);
+  return Promise.all(sheetPartsOf(input).map(joinPart));
 }
 
 /** The output, and its source map when `maps` (else empty); `addressOf`: each joined file's address. */

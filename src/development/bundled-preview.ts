@@ -4,7 +4,7 @@
 // `planPageBundle` is pure over the preview and the state; `createPageBundles` keeps the last
 // few bundles, so the page and its two files agree and an earlier address keeps its bytes.
 import { catchError, defer, distinctUntilChanged, EMPTY, filter, switchMap, type Observable, type Subscription } from 'rxjs';
-import { bundlePage, bundlePageMaps, joinedFiles, type MapKind, type PageBundleInput, type PageBundleMaps } from '../bundlers/page-bundle.js';
+import { bundlePage, bundlePageMaps, joinedFiles, sheetPartsOf, type MapKind, type PageBundleInput, type PageBundleMaps } from '../bundlers/page-bundle.js';
 import type { JoinFiles } from '../bundlers/join-files.js';
 import { createJoinFiles } from '../io/join-directory.js';
 import type { JoinedPages } from '../io/joined-pages.js';
@@ -17,7 +17,7 @@ import { canonicalSpecifier } from '../workspace/boundaries.js';
 import type { LinkNames } from '../workspace/link-names.js';
 import { JOINED_NAMESPACES } from '../bundlers/page-bundle.js';
 import { indexWorkspace } from '../workspace/workspace-index.js';
-import type { Preview } from './preview.js';
+import { bundledSheetOrder, type Preview } from './preview.js';
 
 export interface PageBundlePlan {
   /** Names the plan: the same key, the same two files. */
@@ -27,6 +27,8 @@ export interface PageBundlePlan {
   modules: Map<string, { address: string; hash: string }>;
   /** Every listed stylesheet, in the order `/preview/` links them. */
   sheets: { address: string; hash: string }[];
+  /** Where each part of the joined sheet after the first starts, by index in `sheets` (a CDN's sheet stands between two parts: `bundledSheetOrder`); present only when there are several. */
+  sheetParts?: number[];
   /** The page's import map: what stays a separate module. */
   imports: Record<string, string>;
   /** Development sheets a listed sheet `@import`s by their `/m/` address, joined at the place of that `@import`; present only when there are some. */
@@ -101,17 +103,21 @@ export function planPageBundle(state: ServiceState, preview: Preview, { imported
     if (hash !== null && !separate.has(address)) modules.set(specifier, { address, hash });
     else imports[specifier] = address;
   }
-  const sheets = preview.modules.filter((module) => module.styles !== null).map((module) => ({ address: module.styles!, hash: addressHash(module.styles!) ?? '' }));
+  // Joined in `/preview/`'s order, cut where it links a CDN's sheet between two (README "The bundled preview").
+  const parts = bundledSheetOrder(preview).parts.map((part) => part.map((module) => ({ address: module.styles!, hash: addressHash(module.styles!) ?? '' })));
+  const sheets = parts.flat();
+  const sheetParts = parts.slice(1).map((_, at) => parts.slice(0, at + 1).flat().length);
   const importedSheets = readOutput ? sheetsImportedByAddress(state, sheets, readOutput) : [];
   const named = readOutput ? namedModules(preview.entry, modules, imports, recordOf) : new Map<string, LinkNames>();
   const namesKey = contentHash(JSON.stringify([preview.entry, [...modules], imports, [...named.keys()]]));
   // The script holds the names' key: a page saved under this key (README "The build cache") has the same.
-  const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : []), ...(named.size > 0 ? [namesKey] : [])]));
+  const key = contentHash(JSON.stringify([preview.entry, [...modules], sheets, imports, ...(importedSheets.length > 0 ? [importedSheets] : []), ...(named.size > 0 ? [namesKey] : []), ...(sheetParts.length > 0 ? [{ sheetParts }] : [])]));
   return {
     key,
     entry: preview.entry,
     modules,
     sheets,
+    ...(sheetParts.length > 0 ? { sheetParts } : {}),
     ...(importedSheets.length > 0 ? { importedSheets } : {}),
     imports,
     broken: [...broken].filter((specifier) => preview.loads.includes(specifier) && preview.modules.some((module) => module.specifier === specifier)),
@@ -254,9 +260,18 @@ export interface BundledFile {
 
 export interface BundledPage {
   code: BundledFile;
-  styles: BundledFile;
-  /** The two source maps, joined the first time one is asked for. */
-  maps(): Promise<Record<MapKind, BundledFile>>;
+  /** One joined sheet per part (`PageBundlePlan.sheetParts`), in the page's order. */
+  styles: BundledFile[];
+  /** What names each part's source map: a hash of the sheets it joins. */
+  partKeys: string[];
+  /** The source maps, joined the first time one is asked for. */
+  maps(): Promise<BundledMaps>;
+}
+
+/** The code's source map, and one per part of the joined sheet. */
+export interface BundledMaps {
+  codeMap: BundledFile;
+  stylesMap: BundledFile[];
 }
 
 export interface PageBundles {
@@ -264,8 +279,8 @@ export interface PageBundles {
   bundle(plan: PageBundlePlan): Promise<BundledPage>;
   /** A file of a kept bundle by its content hash: an earlier `v=` address keeps its bytes. */
   find(hash: string): BundledFile | undefined;
-  /** A source map of a kept bundle, by the bundle's key (the maps are a function of what it joined). */
-  findMap(kind: MapKind, key: string): Promise<BundledFile> | undefined;
+  /** A source map of a kept bundle, by the bundle's key (the maps are a function of what it joined); a part's of the joined sheet by its number (undefined once it has no such part). */
+  findMap(kind: MapKind, key: string, part?: number): Promise<BundledFile | undefined> | undefined;
   /** Removes the files the joins read: the service is closing. */
   dispose(): void;
 }
@@ -288,8 +303,14 @@ export interface PageBundlesOptions {
   saved?: JoinedPages;
 }
 
-/** `mapAddress(kind, entry, key)`: where a file of `entry`'s bundle, of that key, finds its source map. */
-export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKind, entry: string, key: string) => string, options: PageBundlesOptions = {}): PageBundles {
+/**
+ * `mapAddress(kind, entry, key, part)`: where a file of `entry`'s bundle finds its source map:
+ * the code's by the bundle's key, a part of the joined sheet's (`part`) by that part's own
+ * (`BundledPage.partKeys`), so a part whose sheets no edit changed keeps its bytes and is not swapped.
+ */
+export type MapAddress = (kind: MapKind, entry: string, key: string, part: number) => string;
+
+export function createPageBundles(outputs: OutputCache, mapAddress: MapAddress, options: PageBundlesOptions = {}): PageBundles {
   const join = options.join ?? { files: bundlePage, maps: bundlePageMaps };
   const files = options.files ?? createJoinFiles();
   const kept = new Map<string, Promise<BundledPage>>();
@@ -304,7 +325,7 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKi
     for (const known of reading.keys()) if (!kept.has(known) && !joining.has(known)) reading.delete(known);
     files.retain(new Set([...reading.values()].flat()));
   };
-  const pageOf = (plan: PageBundlePlan, { code, styles }: { code: Uint8Array; styles: Uint8Array }): BundledPage => {
+  const pageOf = (plan: PageBundlePlan, { code, styles }: { code: Uint8Array; styles: Uint8Array[] }): BundledPage => {
     // A page restored from disk joins its maps from the same files a join reads: they are its
     // reading too, so another join's end does not remove them under it.
     const joinMaps = () => {
@@ -322,7 +343,7 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKi
     reading.set(plan.key, joinedFiles(input, files));
     joining.add(plan.key);
     const joined = join.files(input, files).then((bundle) => {
-      void options.saved?.write(plan.key, { code: Buffer.from(bundle.code), styles: Buffer.from(bundle.styles) });
+      void options.saved?.write(plan.key, { code: Buffer.from(bundle.code), styles: bundle.styles.map((part) => Buffer.from(part)) });
       return pageOf(plan, bundle);
     });
     joined.then(
@@ -352,12 +373,13 @@ export function createPageBundles(outputs: OutputCache, mapAddress: (kind: MapKi
     },
     find(hash) {
       for (const page of settled.values()) {
-        for (const kept of [page.code, page.styles]) if (kept.hash === hash) return kept;
+        for (const kept of [page.code, ...page.styles]) if (kept.hash === hash) return kept;
       }
       return undefined;
     },
-    findMap(kind, key) {
-      return settled.get(key)?.maps().then((maps) => maps[kind]);
+    findMap(kind, key, part = 0) {
+      if (kind === 'codeMap') return settled.get(key)?.maps().then((maps) => maps.codeMap);
+      return [...settled.values()].find((page) => page.partKeys[part] === key)?.maps().then((maps) => maps.stylesMap[part]);
     },
     dispose() {
       files.remove();
@@ -379,22 +401,26 @@ function planInput(outputs: OutputCache, plan: PageBundlePlan): PageBundleInput 
       const styles = text(hash, address);
       return { address, styles, hash: hash || contentHash(styles) };
     }),
+    ...(plan.sheetParts ? { sheetParts: plan.sheetParts } : {}),
     importedSheets: (plan.importedSheets ?? []).map(({ address, hash }) => ({ address, styles: text(hash, address), hash })),
     separate: Object.keys(plan.imports),
     ...(plan.named ? { named: { key: plan.named.key, specifiers: [...plan.named.modules.keys()] } } : {}),
   };
 }
 
-// The two files as served: each names its source map, joined the first time one is asked for.
-function bundledPage(plan: PageBundlePlan, code: Uint8Array, styles: Uint8Array, mapAddress: (kind: MapKind, entry: string, key: string) => string, joinMaps: () => Promise<PageBundleMaps>): BundledPage {
-  let maps: Promise<Record<MapKind, BundledFile>> | null = null;
+// The files as served: each names its source map, joined the first time one is asked for.
+function bundledPage(plan: PageBundlePlan, code: Uint8Array, styles: Uint8Array[], mapAddress: MapAddress, joinMaps: () => Promise<PageBundleMaps>): BundledPage {
+  let maps: Promise<BundledMaps> | null = null;
+  // The sheets a part joins, and those they `@import` by address, name its map: the other parts' edits leave its bytes as they were.
+  const partKeys = sheetPartsOf(plan).map((sheets) => contentHash(JSON.stringify([plan.entry, sheets, plan.importedSheets ?? []])));
   return {
-    code: file(Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress('codeMap', plan.entry, plan.key)}\n`)])),
-    styles: file(styles.byteLength === 0 ? styles : Buffer.concat([styles, Buffer.from(`/*# sourceMappingURL=${mapAddress('stylesMap', plan.entry, plan.key)} */\n`)])),
+    code: file(Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${mapAddress('codeMap', plan.entry, plan.key, 0)}\n`)])),
+    styles: styles.map((part, at) => file(part.byteLength === 0 ? part : Buffer.concat([part, Buffer.from(`/*# sourceMappingURL=${mapAddress('stylesMap', plan.entry, partKeys[at]!, at)} */\n`)]))),
+    partKeys,
     maps() {
       maps ??= Promise.resolve()
         .then(joinMaps)
-        .then(({ codeMap, stylesMap }) => ({ codeMap: file(codeMap), stylesMap: file(stylesMap) }));
+        .then(({ codeMap, stylesMap }) => ({ codeMap: file(codeMap), stylesMap: stylesMap.map(file) }));
       // A failure (an output collected since) is the request's to report; the next one tries again.
       maps.catch(() => (maps = null));
       return maps;

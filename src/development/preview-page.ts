@@ -2,19 +2,14 @@
 // module that has one, the development runtime, and a module script that imports the
 // entry and calls nothing: the entry's top-level code mounts the page.
 import { moduleLabel } from '../protocol/push.js';
-import type { Preview } from './preview.js';
+import { bundledSheetOrder, linkedSheets, type CdnSheet, type Preview } from './preview.js';
 import { escapeHtml, htmlPage, importMapScript, scriptJson } from '../html-page.js';
 
 export function renderPreviewPage(preview: Preview, runtimeAddress: string, writer: PageWriter): string {
   // The stylesheet order (README "Preview and stylesheet push"): the cascade, what a module
   // imports before the module's own sheet, a CDN's sheet at its place in it; the bundled preview
   // joins the development sheets in this order, and `core dist`'s page links its modules' in it.
-  const links = inCascadeOrder(preview, [
-    ...preview.modules
-      .filter((module) => module.styles !== null)
-      .map((module) => ({ specifier: module.specifier, link: `    <link rel="stylesheet" href="${escapeHtml(module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(module))}">` })),
-    ...cdnSheetLinks(preview),
-  ]);
+  const links = linkedSheets(preview).map((sheet) => ('cdn' in sheet ? cdnSheetLink(sheet.cdn) : `    <link rel="stylesheet" href="${escapeHtml(sheet.module.styles!)}" data-core-styles="${escapeHtml(moduleLabel(sheet.module))}">`));
   // Every module of the graph is fetched at once, not import by import (a waterfall one round
   // trip per level deep): the import map lists exactly the modules reached from the entry's package.
   const preloads = [...new Set(loadedAddresses(preview, preview.imports).filter((address) => address.startsWith('/')))].map(
@@ -23,25 +18,29 @@ export function renderPreviewPage(preview: Preview, runtimeAddress: string, writ
   return renderPage(preview, runtimeAddress, { imports: preview.imports, head: [...links, ...preloads], imported: preview.entry, writer });
 }
 
-/** The addresses of the bundled preview's two files (README "The bundled preview"). */
+/** The addresses of the bundled preview's files (README "The bundled preview"). */
 export interface BundledAddresses {
   code: string;
-  styles: string;
-  /** The styles address without its `v` token: the runtime asks it for the current sheet. */
-  currentStyles: string;
+  /** Each part of the joined sheet: its address, and the one without its `v` token, which the runtime asks for the current part. */
+  styles: { address: string; current: string }[];
 }
 
 /**
  * The bundled preview: the same page, its development modules in one script and its
- * stylesheets in one sheet; the import map keeps what stays a separate module.
+ * stylesheets joined, one part per run of them between two CDN sheets; the import map keeps what
+ * stays a separate module.
  */
 export function renderBundledPage(preview: Preview, imports: Record<string, string>, addresses: BundledAddresses, runtimeAddress: string, writer: PageWriter, named: Record<string, string> = {}): string {
   const preloads = [addresses.code, ...new Set(loadedAddresses(preview, imports).filter((address) => address.startsWith('/')))].map((address) => `    <link rel="modulepreload" href="${escapeHtml(address)}">`);
-  const sheet = `    <link rel="stylesheet" href="${escapeHtml(addresses.styles)}" data-core-bundle="${escapeHtml(addresses.currentStyles)}">`;
-  // Where `/preview/` links the sheets it joins: before the CDN's (the cascade is the link order).
+  // Where `/preview/` links the sheets each part joins: a CDN's sheet between two parts, as the cascade has it.
+  const sheets = bundledSheetOrder(preview).order.map((linked) => {
+    if ('cdn' in linked) return cdnSheetLink(linked.cdn);
+    const part = addresses.styles[linked.part]!;
+    return `    <link rel="stylesheet" href="${escapeHtml(part.address)}" data-core-bundle="${escapeHtml(part.current)}">`;
+  });
   // The joined modules' names are in the map for an `import()` by a computed name, never
   // preloaded: the page's own run of them is in the script (README "The bundled preview").
-  return renderPage(preview, runtimeAddress, { imports, mapped: { ...imports, ...named }, head: [sheet, ...cdnSheetLinks(preview).map(({ link }) => link), ...preloads], imported: addresses.code, writer });
+  return renderPage(preview, runtimeAddress, { imports, mapped: { ...imports, ...named }, head: [...sheets, ...preloads], imported: addresses.code, writer });
 }
 
 /**
@@ -55,27 +54,9 @@ const loadedAddresses = (preview: Preview, imports: Record<string, string>): str
 
 const JSON_ADDRESS = /\.json(?:\?|$)/;
 
-// The sheets a CDN serves (a stylesheet module's, or a left-out script module's at the local CDN's
+// A sheet a CDN serves (a stylesheet module's, or a left-out script module's at the local CDN's
 // `?styles`): never pushed, never joined (README "Stylesheet modules", "The local CDN").
-const cdnSheetLinks = (preview: Preview): { specifier: string; link: string }[] =>
-  (preview.stylesheets ?? []).map((sheet) => ({ specifier: sheet.at ?? sheet.specifier, link: `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">` }));
-
-/** The links in the preview's cascade; one whose specifier the walk did not reach (an installed package's own import) before the link given after it. */
-function inCascadeOrder(preview: Preview, links: { specifier: string; link: string }[]): string[] {
-  const rank = new Map((preview.cascade ?? []).map((specifier, at) => [specifier, at]));
-  // A sheet the cascade does not name (another package's sheet an installed package imports,
-  // listed right before its importer's: README "The local CDN") keeps its place before the sheet
-  // listed after it; when none follows, after the sheets the entry reaches, before those of the
-  // entry package's modules the entry never imports.
-  let next = preview.cascadeReached ?? rank.size + links.length;
-  const placed = links.map((entry, given) => ({ ...entry, given, at: 0 }));
-  for (let given = placed.length - 1; given >= 0; given -= 1) {
-    const own = rank.get(placed[given]!.specifier);
-    if (own !== undefined) next = own;
-    placed[given]!.at = own ?? next - 0.5;
-  }
-  return placed.sort((a, b) => a.at - b.at || a.given - b.given).map(({ link }) => link);
-}
+const cdnSheetLink = (sheet: CdnSheet): string => `    <link rel="stylesheet" href="${escapeHtml(sheet.href)}" data-core-cdn-styles="${escapeHtml(sheet.specifier)}">`;
 
 interface PageParts {
   imports: Record<string, string>;

@@ -131,6 +131,66 @@ export function createPreviewDeriver(installed: PreviewOptions['installed']): (s
   };
 }
 
+/** A sheet a CDN serves, which the page links (`Preview.stylesheets`). */
+export type CdnSheet = NonNullable<Preview['stylesheets']>[number];
+
+/** A stylesheet the page links: a development module's, or one a CDN serves. */
+export type LinkedSheet = { module: PreviewModule } | { cdn: CdnSheet };
+
+/**
+ * The page's stylesheets in the cascade (README "Preview and stylesheet push"): the development
+ * ones in the order `modules` keeps, each CDN sheet at its specifier's place (or its importer's,
+ * `at`). One whose specifier the walk did not reach (another package's sheet an installed
+ * package imports, listed right before its importer's: README "The local CDN") keeps its place
+ * before the sheet listed after it; when none follows, after the sheets the entry reaches, before
+ * those of the entry package's modules the entry never imports. `/preview/` links them so, and the
+ * bundled preview joins each run of development sheets between two CDN sheets into one part.
+ */
+export function linkedSheets(preview: Preview): LinkedSheet[] {
+  const sheets: (LinkedSheet & { specifier: string })[] = [
+    ...preview.modules.filter((module) => module.styles !== null).map((module) => ({ module, specifier: module.specifier })),
+    ...(preview.stylesheets ?? []).map((cdn) => ({ cdn, specifier: cdn.at ?? cdn.specifier })),
+  ];
+  const rank = new Map((preview.cascade ?? []).map((specifier, at) => [specifier, at]));
+  let next = preview.cascadeReached ?? rank.size + sheets.length;
+  const placed = sheets.map((sheet, given) => ({ sheet, given, at: 0 }));
+  for (let given = placed.length - 1; given >= 0; given -= 1) {
+    const own = rank.get(sheets[given]!.specifier);
+    if (own !== undefined) next = own;
+    placed[given]!.at = own ?? next - 0.5;
+  }
+  return placed.sort((a, b) => a.at - b.at || a.given - b.given).map(({ sheet: { specifier: _specifier, ...sheet } }) => sheet as LinkedSheet);
+}
+
+/**
+ * The bundled preview's sheets in `/preview/`'s order (README "The bundled preview"): each run of
+ * development sheets between two CDN sheets joined into one part of the joined sheet, linked at
+ * that run's place, so a CDN's sheet keeps its place in the cascade. One part, empty, when there
+ * is no development sheet (a module that gains one is changed code: the page reloads).
+ */
+export function bundledSheetOrder(preview: Preview): { parts: PreviewModule[][]; order: ({ part: number } | { cdn: CdnSheet })[] } {
+  const parts: PreviewModule[][] = [];
+  const order: ({ part: number } | { cdn: CdnSheet })[] = [];
+  let open: PreviewModule[] | null = null;
+  for (const sheet of linkedSheets(preview)) {
+    if ('cdn' in sheet) {
+      order.push(sheet);
+      open = null;
+      continue;
+    }
+    if (!open) {
+      parts.push((open = []));
+      order.push({ part: parts.length - 1 });
+    }
+    open.push(sheet.module);
+  }
+  if (parts.length === 0) {
+    parts.push([]);
+    order.unshift({ part: 0 });
+  }
+  return { parts, order };
+}
+
 /** The walk from the entry package's modules through what their builds import. */
 interface PreviewWalk {
   state: ServiceState;

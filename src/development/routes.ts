@@ -66,8 +66,8 @@ export function registerPreviewRoutes(host: ExtensionHost, instance: string): vo
     const { preview, plan, page, state } = made;
     const addresses = {
       code: bundledAddress('code.js', preview.entry, page.code.hash),
-      styles: bundledAddress('styles.css', preview.entry, page.styles.hash),
-      currentStyles: bundledAddress('styles.css', preview.entry),
+      // One address per part of the joined sheet (README "The bundled preview").
+      styles: page.styles.map((part, at) => ({ address: bundledAddress('styles.css', preview.entry, part.hash, at), current: bundledAddress('styles.css', preview.entry, undefined, at) })),
     };
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
@@ -188,7 +188,8 @@ function createPreviews(host: ExtensionHost, localCdn: LocalCdn | null): Preview
   };
 }
 
-const bundledAddress = (file: string, entry: string, hash?: string) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${hash ? `&v=${hash}` : ''}`;
+/** `part`: of the joined sheet, named when not the first (README "The bundled preview"). */
+const bundledAddress = (file: string, entry: string, hash?: string, part = 0) => `/preview/bundled/${file}?entry=${encodeURIComponent(entry)}${part > 0 ? `&part=${part}` : ''}${hash ? `&v=${hash}` : ''}`;
 const MAP_FILES = { codeMap: 'code.js.map', stylesMap: 'styles.css.map' } as const;
 const BUNDLED_TYPES = { code: 'text/javascript; charset=utf-8', styles: 'text/css; charset=utf-8', codeMap: 'application/json; charset=utf-8', stylesMap: 'application/json; charset=utf-8' } as const;
 
@@ -209,7 +210,7 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
     files: (input: PageBundleInput, files: JoinFiles) => calls.run(`the bundled page's join of ${input.entry}`, undefined, (signal) => bundlePage(input, files, signal)),
     maps: (input: PageBundleInput, files: JoinFiles) => calls.run(`the bundled page's source maps of ${input.entry}`, undefined, (signal) => bundlePageMaps(input, files, signal)),
   };
-  const bundles = createPageBundles(host.outputs, (kind, entry, hash) => bundledAddress(MAP_FILES[kind], entry, hash), { join, ...(saved ? { saved } : {}) });
+  const bundles = createPageBundles(host.outputs, (kind, entry, hash, part) => bundledAddress(MAP_FILES[kind], entry, hash, part), { join, ...(saved ? { saved } : {}) });
   host.atClose(async () => {
     await calls.end();
     bundles.dispose();
@@ -221,8 +222,9 @@ function createBundledPreview(host: ExtensionHost, previews: Previews): BundledP
   // (a sheet's edit keeps the key, a code edit reloads the page).
   const recentNames = new Map<string, Map<string, LinkNames>>();
   const planOf = (state: ServiceState, preview: Preview): PageBundlePlan => {
-    // The scopes too: a scoped package's modules stay out of the bundle (bundled-preview.ts).
-    const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null]);
+    // The scopes too: a scoped package's modules stay out of the bundle (bundled-preview.ts);
+    // and the CDN's sheets, which cut the joined sheet into parts where they stand.
+    const added = JSON.stringify([preview.diagnostics.length, preview.diagnostics.map((problem) => problem.module ?? null), preview.imports, preview.scopes ?? null, preview.stylesheets ?? null]);
     const kept = plans.get(preview.modules);
     const importedByBundles = importedByInstalled.get(preview);
     const plan = kept && kept.state === state && kept.added === added ? kept.plan : planPageBundle(state, preview, { ...(importedByBundles ? { importedByInstalled: importedByBundles } : {}), readOutput: (hash) => host.outputs.get(hash)?.toString('utf8') });
@@ -327,7 +329,8 @@ const sendBundled = (bundled: BundledPreview, kind: 'code' | 'styles') => async 
       diagnostics: preview.diagnostics.filter((problem) => problem.module !== undefined && plan.broken.includes(problem.module)),
     });
   }
-  const file = page[kind];
+  const file = kind === 'code' ? page.code : page.styles[partOf(ctx)];
+  if (!file) throw noLongerKept(`the joined sheet of ${preview.entry} has ${page.styles.length} part(s) now, and part=${partOf(ctx)} names an earlier page's`);
   if (isContentHash(token) && token !== file.hash) {
     throw noLongerKept(`v=${token} names an earlier bundle of ${preview.entry}`);
   }
@@ -351,17 +354,19 @@ const sendBundledMap = (bundled: BundledPreview, kind: MapKind) => async (ctx: H
   refuseCrossSite(ctx);
   const token = ctx.query.v;
   const type = BUNDLED_TYPES[kind];
-  const kept = isContentHash(token) ? bundled.bundles.findMap(kind, token) : undefined;
+  const part = partOf(ctx);
+  const kept = isContentHash(token) ? bundled.bundles.findMap(kind, token, part) : undefined;
   if (isContentHash(token) && !kept) {
     throw noLongerKept(`v=${token} names a bundle of the bundled preview of ${entryOf(ctx) ?? 'the default entry'}`);
   }
-  let map: BundledFile;
+  let map: BundledFile | undefined;
   try {
-    map = await (kept ?? (await bundled.page(ctx)).page.maps().then((maps) => maps[kind]));
+    map = await (kept ?? (await bundled.page(ctx)).page.maps().then((maps) => (kind === 'codeMap' ? maps.codeMap : maps.stylesMap[part])));
   } catch (error) {
     if (error instanceof BundleOutputGone) throw noLongerKept(`the source map of that bundle needs ${error.message}`);
     throw error;
   }
+  if (!map) throw noLongerKept(`part=${part} names a part of the joined sheet that bundle does not have`);
   sendOutput(ctx, map.body, { type, hash: map.hash, anyOrigin: false, immutable: isContentHash(token) });
 };
 
@@ -376,6 +381,17 @@ function entryOf(ctx: HttpContext): string | undefined {
   const entry = ctx.query.entry;
   if (Array.isArray(entry)) throw new ServiceError('OPTION_UNSUPPORTED', `${ctx.path}: the query parameter "entry" is given twice; name one preview entry`);
   return typeof entry === 'string' && entry !== '' ? entry : undefined;
+}
+
+/**
+ * `?part=`, the part of the joined sheet asked for (README "The bundled preview"); 0, the first,
+ * when absent. Anything but one decimal number names no part: refused, as `entry` given twice is.
+ */
+function partOf(ctx: HttpContext): number {
+  const part = ctx.query.part;
+  if (part === undefined) return 0;
+  if (typeof part !== 'string' || !/^(?:0|[1-9][0-9]{0,5})$/.test(part)) throw new ServiceError('OPTION_UNSUPPORTED', `${ctx.path}: the query parameter "part" names a part of the bundled page's joined sheet by its number (1, 2, ...), once; it is ${JSON.stringify(part)}`);
+  return Number(part);
 }
 
 /** `/preview` to `/preview/`, keeping the query: the page's relative addresses need the slash. */

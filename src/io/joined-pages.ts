@@ -3,7 +3,7 @@
 // is named by its plan's key, a hash of everything it joins (README "The bundled preview"),
 // together with what joins it (the versions of the service and esbuild, the bundlers' code): the
 // same name is the same bytes. A file starts with one line of JSON, the name of the page it holds
-// and the two files' lengths and hashes, then their bytes; one that does not hash to what it says,
+// and the lengths and hashes of its files (the script, then each part of the joined sheet), then their bytes; one that does not hash to what it says,
 // or holds another page than its name's (a file copied or renamed over it), is a miss, as is any failure.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,8 @@ import { removeAbandonedTemporaries, TEMPORARY_SUFFIX, writeAtomically } from '.
 
 export interface JoinedPage {
   code: Buffer;
-  styles: Buffer;
+  /** Each part of the joined sheet (README "The bundled preview"). */
+  styles: Buffer[];
 }
 
 export interface JoinedPages {
@@ -29,7 +30,7 @@ interface Header {
   /** The page's name, which its file's name must be: its bytes hash alone cannot say which page they are. */
   page: string;
   code: { bytes: number; hash: string };
-  styles: { bytes: number; hash: string };
+  styles: { bytes: number; hash: string }[];
 }
 
 /** Pages kept: those of the bundles the service keeps in memory (an open page, a reload after an edit, another entry). */
@@ -62,11 +63,11 @@ export function createJoinedPages(dir: string, identity: string, now: () => numb
       return parsePage(content, nameOf(key));
     },
     async write(key, page) {
-      const header: Header = { page: nameOf(key), code: { bytes: page.code.byteLength, hash: contentHash(page.code) }, styles: { bytes: page.styles.byteLength, hash: contentHash(page.styles) } };
+      const header: Header = { page: nameOf(key), code: { bytes: page.code.byteLength, hash: contentHash(page.code) }, styles: page.styles.map((part) => ({ bytes: part.byteLength, hash: contentHash(part) })) };
       try {
         await fs.promises.mkdir(dir, { recursive: true });
         // Renamed into place, as every file of the cache: a service sharing it never reads half a page.
-        await writeAtomically(fileOf(key), Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), page.code, page.styles]));
+        await writeAtomically(fileOf(key), Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), page.code, ...page.styles]));
         await removeOlderPages(dir);
         await removeAbandonedTemporaries(dir, isTemporaryFile, now);
       } catch {
@@ -85,15 +86,20 @@ function parsePage(content: Buffer, name: string): JoinedPage | null {
   } catch {
     return null;
   }
-  if (header?.page !== name) return null;
-  const codeBytes = header?.code?.bytes;
-  const stylesBytes = header?.styles?.bytes;
-  if (!Number.isSafeInteger(codeBytes) || !Number.isSafeInteger(stylesBytes) || codeBytes < 0 || stylesBytes < 0) return null;
-  if (end + 1 + codeBytes + stylesBytes !== content.byteLength) return null;
-  const code = content.subarray(end + 1, end + 1 + codeBytes);
-  const styles = content.subarray(end + 1 + codeBytes);
-  if (contentHash(code) !== header.code.hash || contentHash(styles) !== header.styles.hash) return null;
-  return { code: Buffer.from(code), styles: Buffer.from(styles) };
+  if (header?.page !== name || !Array.isArray(header.styles)) return null;
+  const files = [header.code, ...header.styles];
+  const sizes = files.map((file) => file?.bytes);
+  if (!sizes.every((bytes) => Number.isSafeInteger(bytes) && bytes >= 0)) return null;
+  if (end + 1 + sizes.reduce((sum, bytes) => sum + bytes, 0) !== content.byteLength) return null;
+  let at = end + 1;
+  const parts: Buffer[] = [];
+  for (const [index, file] of files.entries()) {
+    const part = content.subarray(at, at + sizes[index]!);
+    at += sizes[index]!;
+    if (contentHash(part) !== file.hash) return null;
+    parts.push(Buffer.from(part));
+  }
+  return { code: parts[0]!, styles: parts.slice(1) };
 }
 
 // The newest KEPT_PAGES pages stay, by their last write.

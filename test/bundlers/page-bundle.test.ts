@@ -78,7 +78,8 @@ describe('bundlePage', function () {
     expect(joined).to.include('"/u/absolute.js"');
     // import.meta.url of a joined module is its own address.
     expect(joined).to.include('new URL("/m/@t/app@1.0.0/modules/main');
-    const sheet = text(styles);
+    expect(styles, 'one part: no CDN sheet between').to.have.length(1);
+    const sheet = text(styles[0]!);
     expect(sheet).to.include('url(/m/@t/app@1.0.0/assets/main/logo.svg)');
     expect(sheet).to.include('https://cdn.test/font.css');
     expect(sheet.indexOf('.main')).to.be.lessThan(sheet.indexOf('.lib'));
@@ -135,6 +136,18 @@ describe('bundlePage', function () {
       delete scope.seenByMain;
       delete scope.libRuns;
     }
+  });
+
+  // README "The bundled preview": a CDN's sheet the page links between two runs of development sheets keeps its place.
+  it('joins each part of the sheet on its own, in the page\'s order, each with its own source map', async function () {
+    const input: PageBundleInput = { ...page(), sheetParts: [1] };
+    const { styles } = await bundlePage(input, files);
+    const parts = styles.map(text);
+    expect(parts).to.have.length(2);
+    expect(parts[0]).to.include('.main').and.not.include('.lib');
+    expect(parts[1]).to.include('.lib').and.not.include('.main');
+    const { stylesMap } = await bundlePageMaps(input, files);
+    expect(stylesMap.map((map) => (JSON.parse(text(map)) as { sources: string[] }).sources.length)).to.deep.equal([1, 1]);
   });
 
   it('names the sources of the joined maps as the outputs own maps do, not from the join directory', async function () {

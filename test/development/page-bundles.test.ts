@@ -26,11 +26,11 @@ function setup() {
   const joiner = {
     files: async (input: PageBundleInput) => {
       calls.files += 1;
-      return { code: Buffer.from([...input.modules.values()].map((module) => module.code).join('')), styles: Buffer.from(input.sheets.map((sheet) => sheet.styles).join('')) };
+      return { code: Buffer.from([...input.modules.values()].map((module) => module.code).join('')), styles: [Buffer.from(input.sheets.map((sheet) => sheet.styles).join(''))] };
     },
     maps: async (input: PageBundleInput) => {
       calls.maps += 1;
-      return { codeMap: Buffer.from(JSON.stringify({ modules: input.modules.size })), stylesMap: Buffer.from(JSON.stringify({ sheets: input.sheets.length })) };
+      return { codeMap: Buffer.from(JSON.stringify({ modules: input.modules.size })), stylesMap: [Buffer.from(JSON.stringify({ sheets: input.sheets.length }))] };
     },
   };
   const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: joiner });
@@ -43,11 +43,13 @@ describe('createPageBundles', () => {
     const page = await bundles.bundle(plan('KEY1'));
     expect(await bundles.bundle(plan('KEY1'))).to.equal(page);
     expect(page.code.body.toString()).to.equal('export const a = 1;\n//# sourceMappingURL=/codeMap?entry=@t/app/main&v=KEY1\n');
-    expect(page.styles.body.toString()).to.equal('.a { color: red }\n/*# sourceMappingURL=/stylesMap?entry=@t/app/main&v=KEY1 */\n');
+    // A part of the joined sheet names its map by the sheets it joins: an edit of the code alone keeps its bytes.
+    expect(page.partKeys).to.have.length(1).and.not.include('KEY1');
+    expect(page.styles[0]!.body.toString()).to.equal(`.a { color: red }\n/*# sourceMappingURL=/stylesMap?entry=@t/app/main&v=${page.partKeys[0]} */\n`);
     expect(bundles.find(page.code.hash)).to.equal(page.code);
     expect(calls).to.deep.equal({ files: 1, maps: 0 });
-    const codeMap = await bundles.findMap('codeMap', 'KEY1')!;
-    const stylesMap = await bundles.findMap('stylesMap', 'KEY1')!;
+    const codeMap = (await bundles.findMap('codeMap', 'KEY1'))!;
+    const stylesMap = (await bundles.findMap('stylesMap', page.partKeys[0]!))!;
     expect(JSON.parse(codeMap.body.toString())).to.deep.equal({ modules: 1 });
     expect(JSON.parse(stylesMap.body.toString())).to.deep.equal({ sheets: 1 });
     expect(calls, 'both maps from one join').to.deep.equal({ files: 1, maps: 1 });
@@ -63,7 +65,7 @@ describe('createPageBundles', () => {
     expect(failure).to.be.instanceOf(BundleOutputGone);
     outputs.put(Buffer.from('export const a = 1;\n'));
     outputs.put(Buffer.from('.a { color: red }\n'));
-    expect(JSON.parse((await bundles.findMap('codeMap', 'KEY1')!).body.toString())).to.deep.equal({ modules: 1 });
+    expect(JSON.parse((await bundles.findMap('codeMap', 'KEY1'))!.body.toString())).to.deep.equal({ modules: 1 });
     expect(calls.maps).to.equal(1);
   });
 
@@ -80,9 +82,9 @@ describe('createPageBundles', () => {
     const page = await bundles.bundle(restarted.plan('KEY1'));
     expect(restarted.calls.files, 'not joined again').to.equal(0);
     expect(page.code.body.equals(joined.code.body)).to.equal(true);
-    expect(page.styles.body.equals(joined.styles.body)).to.equal(true);
+    expect(page.styles[0]!.body.equals(joined.styles[0]!.body)).to.equal(true);
     expect(bundles.find(page.code.hash)).to.equal(page.code);
-    expect(JSON.parse((await bundles.findMap('codeMap', 'KEY1')!).body.toString())).to.deep.equal({ modules: 1 });
+    expect(JSON.parse((await bundles.findMap('codeMap', 'KEY1'))!.body.toString())).to.deep.equal({ modules: 1 });
     await bundles.bundle(restarted.plan('KEY2'));
     expect(restarted.calls.files, 'a plan never saved is joined').to.equal(1);
   });
@@ -94,10 +96,10 @@ describe('createPageBundles', () => {
     const files: JoinFiles = { ...real, retain: (keep) => (retained.push(new Set(keep)), real.retain(keep)) };
     let mapsJoined!: () => void;
     const joiner = {
-      files: async () => ({ code: Buffer.from('joined'), styles: Buffer.from('') }),
-      maps: () => new Promise<{ codeMap: Buffer; stylesMap: Buffer }>((resolve) => (mapsJoined = () => resolve({ codeMap: Buffer.from('{}'), stylesMap: Buffer.from('{}') }))),
+      files: async () => ({ code: Buffer.from('joined'), styles: [Buffer.from('')] }),
+      maps: () => new Promise<{ codeMap: Buffer; stylesMap: Buffer[] }>((resolve) => (mapsJoined = () => resolve({ codeMap: Buffer.from('{}'), stylesMap: [Buffer.from('{}')] }))),
     };
-    const pages: JoinedPages = { any: () => true, read: (key) => (key === 'KEY1' ? { code: Buffer.from('restored'), styles: Buffer.from('') } : null), write: async () => {} };
+    const pages: JoinedPages = { any: () => true, read: (key) => (key === 'KEY1' ? { code: Buffer.from('restored'), styles: [Buffer.from('')] } : null), write: async () => {} };
     const bundles = createPageBundles(outputs, (kind, entry, key) => `/${kind}?entry=${entry}&v=${key}`, { join: joiner, files, saved: pages });
     await bundles.bundle(plan('KEY1'));
     const map = bundles.findMap('codeMap', 'KEY1')!;

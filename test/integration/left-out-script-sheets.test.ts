@@ -2,7 +2,7 @@
 // "The local CDN", "Preview and stylesheet push"): its CDN address answers its code only, so the
 // preview links its production sheet, which the local CDN answers at `?styles` with the bytes of
 // `/m/...?env=production`, at its place in the cascade (before the sheet of the module importing
-// it; after the bundled preview's joined sheet); a CDN origin of its own has no address
+// it, on the bundled page too, before the part of its joined sheet holding it); a CDN origin of its own has no address
 // for it, and the preview says so (a PREVIEW_STYLESHEET_UNLINKED warning) rather than drop it.
 import { expect } from 'chai';
 import { serve } from '../helpers/service.js';
@@ -46,7 +46,7 @@ interface EntryReport {
 const linksOf = (html: string) => [...html.matchAll(/<link rel="stylesheet" href="([^"]+)" data-core-(styles|bundle|cdn-styles)=/g)].map((match) => (match[2] === 'cdn-styles' ? match[1]! : match[2]!));
 
 describe('the sheet of a script module of a package left out of development', function () {
-  it('is linked from the local CDN at ?styles, redirected to its production stylesheet, before its importer\'s sheet (after the bundled page\'s joined sheet)', async function () {
+  it('is linked from the local CDN at ?styles, redirected to its production stylesheet, before its importer\'s sheet (the bundled page\'s joined sheet too)', async function () {
     const service = await serve(workspace(), { cdnOrigin: 'local' });
     try {
       const preview = (await service.get('/preview/entry.json')).json<EntryReport>();
@@ -70,7 +70,7 @@ describe('the sheet of a script module of a package left out of development', fu
       for (const page of ['/preview/', '/preview/bundled/']) {
         const html = (await service.get(page)).text;
         const cdn = ['/cdn/@demo/tokens@1.0.0/js?styles', '/cdn/@demo/tokens@1.0.0/light.css?styles'];
-        expect(linksOf(html), page).to.deep.equal(page === '/preview/' ? [...cdn, 'styles'] : ['bundle', ...cdn]);
+        expect(linksOf(html), page).to.deep.equal([...cdn, page === '/preview/' ? 'styles' : 'bundle']);
         expect(html, page).to.include('data-core-cdn-styles="@demo/tokens/js"');
       }
     } finally {

@@ -15,7 +15,7 @@ describe('createJoinedPages', () => {
   });
   afterEach(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
 
-  const page = (n: number) => ({ code: Buffer.from(`export const n = ${n};\n`), styles: Buffer.from(`.n${n} { color: red }\n`) });
+  const page = (n: number) => ({ code: Buffer.from(`export const n = ${n};\n`), styles: [Buffer.from(`.n${n} { color: red }\n`)] });
   const pageFiles = () => fs.readdirSync(dir).filter((name) => name.endsWith('.page'));
 
   it('reads back what it wrote under the same key and identity, and nothing under another', async () => {
@@ -37,8 +37,18 @@ describe('createJoinedPages', () => {
 
   it('keeps an empty stylesheet empty', async () => {
     const pages = createJoinedPages(dir, 'identity-1');
-    await pages.write('KEY1', { code: Buffer.from('x'), styles: Buffer.alloc(0) });
-    expect(pages.read('KEY1')).to.deep.equal({ code: Buffer.from('x'), styles: Buffer.alloc(0) });
+    await pages.write('KEY1', { code: Buffer.from('x'), styles: [Buffer.alloc(0)] });
+    expect(pages.read('KEY1')).to.deep.equal({ code: Buffer.from('x'), styles: [Buffer.alloc(0)] });
+  });
+
+  it('reads back each part of the joined sheet in its order, and takes a part whose bytes changed as a miss', async () => {
+    const pages = createJoinedPages(dir, 'identity-1');
+    const parted = { code: Buffer.from('x'), styles: [Buffer.from('.a { color: red }\n'), Buffer.alloc(0), Buffer.from('.b { color: blue }\n')] };
+    await pages.write('KEY1', parted);
+    expect(pages.read('KEY1')).to.deep.equal(parted);
+    const file = path.join(dir, pageFiles()[0]!);
+    fs.writeFileSync(file, Buffer.from(fs.readFileSync(file, 'utf8').replace('.b {', '.c {')));
+    expect(pages.read('KEY1'), 'a changed byte of the last part').to.equal(null);
   });
 
   it('takes a page whose bytes changed, or were cut short, or whose header is not JSON, as a miss', async () => {

@@ -218,9 +218,10 @@ function replaceLinks(key: string, current: HTMLLinkElement[], href: string): vo
   current[current.length - 1]!.after(incoming);
 }
 
-// The bundled preview links one sheet for every module (README "The bundled preview"): a
-// changed stylesheet swaps it for the current one, named by its content hash (the ETag the
-// service answers for the sheet's plain address). A sheet that cannot be joined now (a broken
+// The bundled preview links one joined sheet for every module, in parts where a CDN's sheet
+// stands between (README "The bundled preview"): a changed stylesheet swaps each part that
+// changed for the current one, in its place, named by its content hash (the ETag the service
+// answers for the part's plain address). A sheet that cannot be joined now (a broken
 // stylesheet) answers an error, and the last good one stays.
 // One look at a time: a new connection hears the warnings of every module at once, each a reason
 // to look, and a page of many modules would ask the same HEAD for each. A reason that comes while
@@ -241,10 +242,15 @@ function swapBundle(): void {
 }
 
 async function lookAtBundle(): Promise<void> {
-  const current = [...document.querySelectorAll<HTMLLinkElement>('link[data-core-bundle]:not([data-core-incoming])')];
-  const plain = current[0]?.dataset.coreBundle;
+  const links = [...document.querySelectorAll<HTMLLinkElement>('link[data-core-bundle]:not([data-core-incoming])')];
   // The joined sheet holds a sheet with a syntax problem as it is: keep the last good one.
-  if (!plain || hasSyntaxProblem()) return;
+  if (hasSyntaxProblem()) return;
+  const parts = [...new Set(links.map((link) => link.dataset.coreBundle!))];
+  // Asked together: a part's answer does not wait for another's.
+  await Promise.all(parts.map((plain) => lookAtPart(plain, links.filter((link) => link.dataset.coreBundle === plain))));
+}
+
+async function lookAtPart(plain: string, current: HTMLLinkElement[]): Promise<void> {
   let hash: string | null = null;
   try {
     const answer = await fetch(plain, { method: 'HEAD', cache: 'no-store' });
@@ -258,7 +264,7 @@ async function lookAtBundle(): Promise<void> {
   const url = new URL(plain, location.href);
   url.searchParams.set('v', hash);
   if (current.some((link) => link.href === url.href)) return;
-  replaceLinks('bundle', current, url.href);
+  replaceLinks(`bundle ${plain}`, current, url.href);
 }
 
 function refreshAllSheets(): void {
