@@ -4,13 +4,8 @@
 // brings from an installed package in the workspace's node_modules. Each registry defines a custom
 // element, which throws when a second copy runs, and every importer pushes its name into the one
 // copy the page's public import holds: on /preview/, /preview/bundled/ and core dist's page.
-import path from 'node:path';
-import type http from 'node:http';
-import { expect } from 'chai';
-import { distribute } from '../../src/dist/distribute.js';
-import { chromiumForSuite, openPage } from '../helpers/chromium.js';
-import { serve } from '../helpers/service.js';
-import { staticServer } from '../helpers/static-server.js';
+import { chromiumForSuite } from '../helpers/chromium.js';
+import { itSharesOneCopyOnEveryPage } from '../helpers/registry-pages.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -55,41 +50,5 @@ describe("modules importing another module's entry by a paths pattern of a neare
   this.timeout(300_000);
   const browser = chromiumForSuite();
 
-  // The registries the page's one copy of each module holds: every importer pushed into it.
-  async function shownAt(url: string): Promise<string | undefined> {
-    const watched = await openPage(browser());
-    try {
-      await watched.page.goto(url, { waitUntil: 'load' });
-      await watched.page.waitForFunction(() => document.body.dataset.shown !== undefined, undefined, { timeout: 60_000 }).catch(() => {
-        throw new Error(`${url} did not run: ${[...watched.errors, ...watched.failed].join(' | ') || 'no error seen'}`);
-      });
-      expect({ errors: watched.errors, failed: watched.failed }, url).to.deep.equal({ errors: [], failed: [] });
-      return await watched.page.evaluate(() => document.body.dataset.shown);
-    } finally {
-      await watched.page.close();
-    }
-  }
-
-  it('share one copy of each registry on /preview/ and /preview/bundled/', async function () {
-    const service = await serve(workspace());
-    try {
-      expect(await shownAt(new URL('/preview/', service.url).href), '/preview/').to.equal(EVERY_ONE);
-      expect(await shownAt(new URL('/preview/bundled/', service.url).href), '/preview/bundled/').to.equal(EVERY_ONE);
-    } finally {
-      await service.close();
-    }
-  });
-
-  it("share one copy of each registry on core dist's page", async function () {
-    const root = workspace();
-    const out = path.join(root, 'dist');
-    expect((await distribute({ root, out })).page.written).to.equal(true);
-    const server: http.Server = await staticServer(out, null);
-    try {
-      const { port } = server.address() as { port: number };
-      expect(await shownAt(`http://127.0.0.1:${port}/`)).to.equal(EVERY_ONE);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
+  itSharesOneCopyOnEveryPage(browser, workspace, EVERY_ONE, 60_000);
 });
