@@ -85,8 +85,9 @@ let held = '';
 // loaded now is this one, and it shows the problems only (README "Preview and stylesheet push").
 let entryRan = false;
 const failedToLoad = (): boolean => failedOn.size > 0 || failedUnnamed;
-// The diagnostics of the page served now that concern modules this page does not load (it was
-// served by another run, or its import map names others now), shown with this page's own; and
+// The diagnostics of the page served now that no message tells this page: of modules it does not
+// load (it was served by another run, or its import map names others now), or of the page itself
+// (`PREVIEW_` kinds), shown with this page's own; and
 // those modules, each message of which asks the service again: their fix is what reloads this
 // page into the one served now (README "Preview and stylesheet push").
 const SERVED = 'served';
@@ -421,6 +422,9 @@ function handle(message: Message): void {
     else if (servedBroken.has(message.module) && message.type !== 'warnings') askService();
     return;
   }
+  // A problem of the page served now, shown for this module before its message came, may be one
+  // this message tells or ends: asked again, it is shown once, and goes with its fix.
+  if (message.type !== 'warnings' && problems.get(SERVED)?.some((d) => d.module === message.module)) askService();
   if (message.type === 'invalid') {
     problems.set(message.module, message.diagnostics);
     overlay.render();
@@ -511,15 +515,25 @@ async function compareWithService(): Promise<void> {
   }
 }
 
-/** Shows why the page served now is broken where that is a module this page does not load (the push tells of this page's own). */
+/**
+ * Shows why the page served now is broken where no message tells this page: a module it does not
+ * load (the push tells of its own), or the page itself (a `PREVIEW_` diagnostic, of the import map
+ * the service writes, such as an import left without a version by a package renamed under its
+ * importer), unless the page already shows it.
+ */
 function showServedProblems(served: Awaited<ReturnType<typeof servedPage>>): void {
   servedBroken.clear();
-  const foreign = (served?.diagnostics ?? []).filter((d) => d.module !== undefined && d.module !== '' && !onPage(d.module));
+  const foreign = (served?.diagnostics ?? []).filter((d) => (d.module !== undefined && d.module !== '' && !onPage(d.module)) || (d.kind.startsWith('PREVIEW_') && !shownAlready(d)));
   for (const module of served?.broken ? served.modules : []) if (!onPage(module)) servedBroken.add(module);
   if (foreign.length === 0 && !problems.has(SERVED)) return;
   if (foreign.length > 0) problems.set(SERVED, foreign);
   else problems.delete(SERVED);
   overlay.render();
+}
+
+/** Whether the overlay shows this diagnostic under another key than the served page's (the page was served with it). */
+function shownAlready(diagnostic: Diagnostic): boolean {
+  return [...problems.entries()].some(([key, list]) => key !== SERVED && list.some((d) => d.kind === diagnostic.kind && d.message === diagnostic.message));
 }
 
 /**
