@@ -132,7 +132,14 @@ export interface UnchangedReadsOptions {
   limit?: number;
 }
 
-const statOrUndefined = (absolute: string): fs.Stats | undefined => fs.statSync(absolute, { throwIfNoEntry: false });
+/** The stat of a path, undefined where there is none to take: absent, or a part of the path no directory (ENOTDIR, which `throwIfNoEntry` lets through), or unreadable. */
+const statOrUndefined = (absolute: string): fs.Stats | undefined => {
+  try {
+    return fs.statSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+};
 
 /**
  * `derive` of a file's bytes (read by `readRegularFile`), kept per absolute path while the file's

@@ -26,6 +26,14 @@ describe('unchangedReads', function () {
     });
   });
 
+  // A module folder replaced by a file while the service runs: a config path through it is no
+  // directory (ENOTDIR), which is nothing to read, never an error thrown into the build.
+  it('answers null for a path through a file, as for an absent one', function () {
+    expect(read(path.join(root, 'a.ts', 'tsconfig.json'))).to.equal(null);
+    expect(read(path.join(root, 'absent', 'tsconfig.json'))).to.equal(null);
+    expect(derived).to.have.length(0);
+  });
+
   it('reads a settled file once while it is unchanged', async function () {
     const file = path.join(root, 'a.ts');
     await pastRacyWindow();

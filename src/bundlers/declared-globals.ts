@@ -183,7 +183,13 @@ const listings = new Map<string, { folders: Map<string, { dev: number; read: Rea
 const folderGranularity = createGranularity();
 
 const folderHolds = (at: string, known: { dev: number; read: ReadStamp }): boolean => {
-  const stats = fs.statSync(at, { throwIfNoEntry: false });
+  let stats: fs.Stats | undefined;
+  try {
+    stats = fs.statSync(at, { throwIfNoEntry: false });
+  } catch {
+    // A folder replaced by a file (ENOTDIR on a path through it): the listing no longer holds.
+    return false;
+  }
   return stats !== undefined && stats.dev === known.dev && isStillValid(known.read, stats, folderGranularity(stats));
 };
 
