@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { chromiumForSuite, eventsOpen, openPage, type Watched } from '../helpers/chromium.js';
 import { write } from '../helpers/edit.js';
 import { serve } from '../helpers/service.js';
-import { inlineWorkspace } from '../helpers/workspace.js';
+import { sheetPartsWorkspace } from '../helpers/sheet-parts-workspace.js';
 
 const SHOW = "document.body.insertAdjacentHTML('beforeend', `<button id=\"b\" class=\"${cls}\">b</button>`);\ndocument.body.dataset.shown = 'yes';\n";
 
@@ -15,24 +15,9 @@ const SHOW = "document.body.insertAdjacentHTML('beforeend', `<button id=\"b\" cl
 // every bundler joins base.css, uikit.css, app.css. uikit's outline wins over base's, the app's
 // colour over uikit's: each a tie of specificity the order decides.
 function workspace(): string {
-  const json = (value: unknown) => JSON.stringify(value);
-  return inlineWorkspace(
-    {
-      'packages/lib': {
-        manifest: { name: '@demo/lib', version: '1.0.0', type: 'module', exports: { './base': './base.ts' } },
-        files: { 'base.ts': "import './base.css';\nexport const cls = 'btn';\n", 'base.css': '.btn { outline-color: rgb(255, 0, 0); }\n' },
-      },
-      'packages/app': {
-        manifest: { name: '@demo/app', version: '1.0.0', type: 'module', dependencies: { '@demo/lib': '1.0.0', uikit: '1.0.0' }, exports: { './main': './main.ts' } },
-        files: { 'main.ts': `import { cls } from '@demo/lib/base';\nimport 'uikit';\nimport './app.css';\n${SHOW}`, 'app.css': '.btn { color: rgb(0, 128, 0); }\n' },
-      },
-    },
-    {
-      'core.json': json({ packages: ['packages/lib', 'packages/app'], preview: '@demo/app/main' }),
-      'node_modules/uikit/package.json': json({ name: 'uikit', version: '1.0.0', type: 'module', exports: './index.js' }),
-      'node_modules/uikit/index.js': "import './uikit.css';\nexport const kit = true;\n",
-      'node_modules/uikit/uikit.css': '.btn { color: rgb(0, 0, 255); outline-color: rgb(0, 0, 255); }\n',
-    },
+  return sheetPartsWorkspace(
+    { base: "export const cls = 'btn';\n", main: `import { cls } from '@demo/lib/base';\nimport 'uikit';\nimport './app.css';\n${SHOW}` },
+    { 'index.js': "import './uikit.css';\nexport const kit = true;\n", 'uikit.css': '.btn { color: rgb(0, 0, 255); outline-color: rgb(0, 0, 255); }\n' },
   );
 }
 

@@ -5,27 +5,13 @@
 import { expect } from 'chai';
 import { write } from '../helpers/edit.js';
 import { serve } from '../helpers/service.js';
-import { inlineWorkspace } from '../helpers/workspace.js';
+import { sheetPartsWorkspace } from '../helpers/sheet-parts-workspace.js';
 
 function workspace(): string {
-  const json = (value: unknown) => JSON.stringify(value);
-  return inlineWorkspace(
-    {
-      'packages/lib': {
-        manifest: { name: '@demo/lib', version: '1.0.0', type: 'module', exports: { './base': './base.ts' } },
-        files: { 'base.ts': "import './base.css';\nexport const base = 1;\n", 'base.css': '.btn { outline-color: rgb(255, 0, 0); }\n' },
-      },
-      'packages/app': {
-        manifest: { name: '@demo/app', version: '1.0.0', type: 'module', dependencies: { '@demo/lib': '1.0.0', uikit: '1.0.0' }, exports: { './main': './main.ts' } },
-        files: { 'main.ts': "import '@demo/lib/base';\nimport 'uikit';\nimport './app.css';\nexport const main = 1;\n", 'app.css': '.btn { color: rgb(0, 128, 0); }\n' },
-      },
-    },
-    {
-      'core.json': json({ packages: ['packages/lib', 'packages/app'], preview: '@demo/app/main' }),
-      'node_modules/uikit/package.json': json({ name: 'uikit', version: '1.0.0', type: 'module', exports: './index.js' }),
-      // No sheet yet: one part.
-      'node_modules/uikit/index.js': 'export const kit = true;\n',
-    },
+  return sheetPartsWorkspace(
+    { base: 'export const base = 1;\n', main: "import '@demo/lib/base';\nimport 'uikit';\nimport './app.css';\nexport const main = 1;\n" },
+    // No sheet yet: one part.
+    { 'index.js': 'export const kit = true;\n' },
   );
 }
 
